@@ -1,0 +1,140 @@
+//! `docket apikey ...`
+
+use serde::Serialize;
+
+use super::{CliError, Ctx, fields, table};
+use crate::apikeys::{self, ApiKey, store};
+use crate::cli::ApikeyCommand;
+use crate::db::{now, write_tx};
+use crate::timefmt::{iso8601, iso8601_opt};
+
+#[derive(Serialize)]
+struct KeyOut<'a> {
+    id: i64,
+    user: &'a str,
+    name: &'a str,
+    prefix: &'a str,
+    state: &'static str,
+    created_at: String,
+    expires_at: Option<String>,
+    revoked_at: Option<String>,
+    last_used_at: Option<String>,
+}
+
+fn key_out(k: &ApiKey, now: i64) -> KeyOut<'_> {
+    KeyOut {
+        id: k.id,
+        user: &k.user,
+        name: &k.name,
+        prefix: &k.prefix,
+        state: k.state(now),
+        created_at: iso8601(k.created_at),
+        expires_at: iso8601_opt(k.expires_at),
+        revoked_at: iso8601_opt(k.revoked_at),
+        last_used_at: iso8601_opt(k.last_used_at),
+    }
+}
+
+pub fn run(ctx: &Ctx, cmd: ApikeyCommand) -> Result<(), CliError> {
+    let t = now();
+    match cmd {
+        ApikeyCommand::Create {
+            user,
+            name,
+            expires_in_days,
+        } => {
+            let name = name.trim().to_string();
+            if name.is_empty() || name.chars().count() > 100 {
+                return Err(CliError {
+                    message: "--name: give 1 to 100 characters".into(),
+                    code: 2,
+                });
+            }
+            let expires_at = expires_in_days.map(|d| t + i64::from(d) * 86_400);
+            let key = apikeys::generate();
+            let stored = ctx.db.call_blocking(|c| {
+                write_tx(c, |tx| {
+                    let owner = crate::users::store::require_by_email(tx, &user)?;
+                    store::insert(tx, owner.id, &name, &key, expires_at, t)
+                })
+            })?;
+            #[derive(Serialize)]
+            struct Out<'a> {
+                id: i64,
+                key: &'a str,
+                user: &'a str,
+                name: &'a str,
+                expires_at: Option<String>,
+            }
+            let out = Out {
+                id: stored.id,
+                key: key.expose(),
+                user: &stored.user,
+                name: &stored.name,
+                expires_at: iso8601_opt(stored.expires_at),
+            };
+            ctx.print(&out, || {
+                format!(
+                    "Created API key {} for {}\n\n{}\n\nThe key is shown only now. Send it as `Authorization: Bearer <key>`.",
+                    stored.id,
+                    stored.user,
+                    fields(&[
+                        ("key", key.expose().to_string()),
+                        ("name", stored.name.clone()),
+                        (
+                            "expires",
+                            iso8601_opt(stored.expires_at).unwrap_or_else(|| "never".into())
+                        ),
+                    ])
+                )
+            });
+        }
+        ApikeyCommand::List { user } => {
+            let keys = ctx.db.call_blocking(|c| {
+                let user_id = match &user {
+                    Some(email) => Some(crate::users::store::require_by_email(c, email)?.id),
+                    None => None,
+                };
+                store::list(c, user_id)
+            })?;
+            let out: Vec<KeyOut> = keys.iter().map(|k| key_out(k, t)).collect();
+            ctx.print(&out, || {
+                let rows: Vec<Vec<String>> = keys
+                    .iter()
+                    .map(|k| {
+                        vec![
+                            k.id.to_string(),
+                            k.user.clone(),
+                            k.name.clone(),
+                            format!("{}…", k.prefix),
+                            k.state(t).into(),
+                            iso8601(k.created_at),
+                            iso8601_opt(k.expires_at).unwrap_or_else(|| "never".into()),
+                            iso8601_opt(k.last_used_at).unwrap_or_else(|| "never".into()),
+                        ]
+                    })
+                    .collect();
+                table(
+                    &[
+                        "ID",
+                        "USER",
+                        "NAME",
+                        "KEY",
+                        "STATE",
+                        "CREATED",
+                        "EXPIRES",
+                        "LAST USED",
+                    ],
+                    &rows,
+                )
+            });
+        }
+        ApikeyCommand::Revoke { id } => {
+            let key = ctx.db.call_blocking(|c| store::revoke(c, id, t))?;
+            ctx.print(&key_out(&key, t), || {
+                format!("Revoked API key {} ({}, {})", key.id, key.name, key.user)
+            });
+        }
+    }
+    Ok(())
+}

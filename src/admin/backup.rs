@@ -1,0 +1,44 @@
+//! `docket backup DEST` and `docket version`.
+
+use super::{CliError, Ctx, fields};
+
+pub fn backup(ctx: &Ctx, dest: &std::path::Path) -> Result<(), CliError> {
+    let report = crate::backup::run(&ctx.data, &ctx.db, dest)?;
+    for id in &report.missing_blobs {
+        eprintln!("docket: warning: blob {id} was deleted while the backup ran; not copied");
+    }
+    ctx.print(&report, || {
+        format!(
+            "Backup written to {}\n{}\n\nRestore: stop docket, then copy this directory back as the data dir\n(e.g. cp -a {} /var/lib/docket), and start docket.",
+            report.path,
+            fields(&[
+                ("schema", report.schema_version.to_string()),
+                ("database", format!("{} bytes", report.database_bytes)),
+                ("blobs", format!("{} files, {} bytes", report.blobs, report.blob_bytes)),
+                ("created", report.created_at.clone()),
+            ]),
+            report.path
+        )
+    });
+    Ok(())
+}
+
+pub fn version(json: bool) {
+    let info = crate::version::info();
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&info).unwrap_or_default()
+        );
+    } else {
+        println!(
+            "docket {}\n{}",
+            info.version,
+            fields(&[
+                ("commit", info.commit.to_string()),
+                ("sqlite", info.sqlite.to_string()),
+                ("schema", info.schema.to_string()),
+            ])
+        );
+    }
+}

@@ -1,0 +1,283 @@
+//! Building the running appliance: data dir, database, keys, blob store, TLS, routes; binding
+//! the listener; the banner; serving until a signal; graceful shutdown.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+use url::Url;
+
+use crate::blob::{BlobStore, UrlSigner};
+use crate::config::{Config, StartupError, Tls, base};
+use crate::datadir::DataDir;
+use crate::db::Db;
+use crate::http::middleware::Options;
+use crate::keyring::KeyRing;
+
+/// Shared by every handler: cheap to clone, no globals.
+#[derive(Clone)]
+pub struct AppState {
+    pub config: Arc<Config>,
+    pub public_url: Arc<Url>,
+    pub app_url: Arc<Url>,
+    pub db: Db,
+    pub blobs: BlobStore,
+    pub signer: UrlSigner,
+    pub data: Arc<DataDir>,
+}
+
+/// Connections in the pool: enough readers for two cores plus the one writer SQLite allows.
+const POOL_SIZE: u32 = 8;
+/// How often the self-issued certificate is checked for renewal while serving.
+const RENEWAL_CHECK: Duration = Duration::from_secs(6 * 3600);
+
+/// A server that is listening.
+pub struct Running {
+    pub addr: SocketAddr,
+    pub public_url: Url,
+    pub banner: String,
+    stop: Option<oneshot::Sender<()>>,
+    task: JoinHandle<()>,
+    renewal: Option<JoinHandle<()>>,
+}
+
+impl Running {
+    /// Stops accepting, drains in-flight requests (10 s cap), and returns when done.
+    pub async fn shutdown(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        let _ = (&mut self.task).await;
+        if let Some(r) = self.renewal.take() {
+            r.abort();
+        }
+    }
+}
+
+/// Opens everything, binds, and starts serving in the background.
+pub async fn start(config: Config) -> Result<Running, StartupError> {
+    let data = DataDir::open(&config.data_dir).map_err(|source| StartupError::DataDir {
+        path: config.data_dir.display().to_string(),
+        source,
+    })?;
+    let dir_err = |path: &std::path::Path| {
+        let path = path.display().to_string();
+        move |source| StartupError::DataDir { path, source }
+    };
+    let listener = TcpListener::bind(config.listen)
+        .await
+        .map_err(|source| StartupError::Bind {
+            addr: config.listen,
+            source,
+        })?;
+    let addr = listener.local_addr().map_err(|source| StartupError::Bind {
+        addr: config.listen,
+        source,
+    })?;
+    let public_url = config.resolve_public_url(addr);
+    let app_url = config.app_url.clone().unwrap_or_else(|| public_url.clone());
+
+    let (db, ring, blobs) = {
+        let data = data.clone();
+        let public = base(&public_url);
+        tokio::task::spawn_blocking(move || -> Result<_, StartupError> {
+            let db = Db::open(&data.database(), &data.backups(), POOL_SIZE)?;
+            db.call_blocking(|c| {
+                crate::settings::set(c, crate::settings::PUBLIC_URL, &public, crate::db::now())
+            })
+            .map_err(|e| StartupError::Config(format!("recording the public URL: {e}")))?;
+            let ring =
+                KeyRing::load_or_create(&data.secrets()).map_err(dir_err(&data.secrets()))?;
+            let blobs = BlobStore::open(&data.blobs()).map_err(dir_err(&data.blobs()))?;
+            if let Ok(n @ 1..) = blobs.clean_stale_temp(Duration::from_secs(24 * 3600)) {
+                tracing::info!(files = n, "removed unfinished uploads left by a crash");
+            }
+            Ok((db, ring, blobs))
+        })
+        .await
+        .map_err(|e| StartupError::Config(format!("startup task failed: {e}")))??
+    };
+
+    let names = config.tls_names(&public_url);
+    let tls = {
+        let (mode, tls_dir) = (config.tls.clone(), data.tls());
+        let names = names.clone();
+        tokio::task::spawn_blocking(move || match mode {
+            Tls::Off => Ok(None),
+            Tls::Files { cert, key } => crate::tls::from_files(&cert, &key).map(Some),
+            Tls::Auto { .. } => crate::tls::self_issued(&tls_dir, &names).map(Some),
+        })
+        .await
+        .map_err(|e| StartupError::Tls(e.to_string()))?
+        .map_err(StartupError::Tls)?
+    };
+
+    let user_count = db
+        .call(|c| crate::users::store::count(c))
+        .await
+        .unwrap_or(0);
+    let banner = banner(
+        &config,
+        addr,
+        &public_url,
+        &app_url,
+        &data,
+        tls.as_ref(),
+        user_count,
+    );
+
+    let state = AppState {
+        config: Arc::new(config.clone()),
+        public_url: Arc::new(public_url.clone()),
+        app_url: Arc::new(app_url),
+        db,
+        blobs,
+        signer: UrlSigner::new(Arc::new(ring)),
+        data: Arc::new(data.clone()),
+    };
+    let routes = crate::http::routes(state);
+    let opts = Options {
+        tls: tls.is_some(),
+        // Uploads are the largest bodies; leave room for multipart framing.
+        max_body: config.max_upload_bytes + 1024 * 1024,
+    };
+
+    let renewal = match (&tls, &config.tls) {
+        (Some(t), Tls::Auto { .. }) => Some(tokio::spawn(renew_forever(
+            data.tls(),
+            names,
+            t.certs.clone(),
+        ))),
+        _ => None,
+    };
+    let (stop_tx, stop_rx) = oneshot::channel::<()>();
+    let acceptor = tls.map(|t| t.acceptor);
+    let task = tokio::spawn(async move {
+        crate::server::serve(listener, acceptor, routes, opts, async {
+            let _ = stop_rx.await;
+        })
+        .await;
+    });
+    Ok(Running {
+        addr,
+        public_url,
+        banner,
+        stop: Some(stop_tx),
+        task,
+        renewal,
+    })
+}
+
+/// Reissues the self-issued leaf when it nears expiry, without a restart.
+async fn renew_forever(
+    dir: std::path::PathBuf,
+    names: Vec<String>,
+    certs: Arc<crate::tls::SwappableCert>,
+) {
+    loop {
+        tokio::time::sleep(RENEWAL_CHECK).await;
+        let (dir, names) = (dir.clone(), names.clone());
+        let renewed = tokio::task::spawn_blocking(move || {
+            let now = time::OffsetDateTime::now_utc();
+            if !crate::tls::auto::needs_renewal(&dir, &names, now) {
+                return Ok(None);
+            }
+            let ca = crate::tls::auto::LocalCa::load_or_create(&dir)?;
+            crate::tls::auto::ensure_leaf(&dir, &ca, &names, now).map(Some)
+        })
+        .await;
+        match renewed {
+            Ok(Ok(Some(chain))) => match certs.replace(chain) {
+                Ok(()) => tracing::info!("TLS certificate renewed"),
+                Err(e) => tracing::error!(error = %e, "installing the renewed certificate failed"),
+            },
+            Ok(Ok(None)) => {}
+            Ok(Err(e)) => tracing::error!(error = %e, "TLS certificate renewal failed"),
+            Err(e) => tracing::error!(error = %e, "TLS renewal task failed"),
+        }
+    }
+}
+
+fn banner(
+    config: &Config,
+    addr: SocketAddr,
+    public_url: &Url,
+    app_url: &Url,
+    data: &DataDir,
+    tls: Option<&crate::tls::Tls>,
+    users: i64,
+) -> String {
+    let scheme = if tls.is_some() { "https" } else { "http" };
+    let mut lines = vec![
+        format!(
+            "docket {} ({})",
+            crate::version::VERSION,
+            crate::version::COMMIT
+        ),
+        format!("  listening    {scheme}://{addr}"),
+        format!("  public url   {}", base(public_url)),
+        format!("  app url      {}", base(app_url)),
+        format!("  data dir     {}", data.root().display()),
+    ];
+    match (&config.tls, tls) {
+        (Tls::Off, _) => {
+            lines.push("  tls          off (plain HTTP; put a TLS proxy in front)".into())
+        }
+        (Tls::Files { cert, .. }, _) => {
+            lines.push(format!("  tls          files ({})", cert.display()))
+        }
+        (Tls::Auto { .. }, Some(t)) => {
+            if let Some((ca, fp)) = &t.ca {
+                lines.push(format!(
+                    "  tls          auto (self-issued by the local CA {})",
+                    ca.display()
+                ));
+                lines.push(format!("  ca sha256    {fp}"));
+                lines.push(format!(
+                    "  trust it     curl --cacert {} {}/healthz",
+                    ca.display(),
+                    base(public_url)
+                ));
+                lines.push(format!(
+                    "               or: sudo cp {} /usr/local/share/ca-certificates/docket-ca.crt && sudo update-ca-certificates",
+                    ca.display()
+                ));
+            }
+        }
+        (Tls::Auto { .. }, None) => {}
+    }
+    if users == 0 {
+        lines.push("  no users yet: docket user add you@example.com --name \"Your Name\"".into());
+    }
+    lines.join("\n")
+}
+
+/// `docket serve`: start, print the banner, serve until SIGTERM or SIGINT, drain, return.
+pub async fn run(config: Config) -> Result<(), StartupError> {
+    let running = start(config).await?;
+    println!("{}", running.banner);
+    wait_for_signal().await;
+    tracing::info!("signal received; shutting down");
+    running.shutdown().await;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+async fn wait_for_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = match signal(SignalKind::terminate()) {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot listen for SIGTERM; only Ctrl-C stops the server");
+            let _ = tokio::signal::ctrl_c().await;
+            return;
+        }
+    };
+    tokio::select! {
+        _ = term.recv() => {},
+        _ = tokio::signal::ctrl_c() => {},
+    }
+}

@@ -1,0 +1,250 @@
+//! The file store: a blob is written to a temp file, fsynced, then renamed into place, so a
+//! reader never sees half a file and a failed write leaves nothing behind.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use crate::datadir::sync_dir;
+
+/// A blob's id: 32 lowercase hex characters (128 random bits).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct BlobId(String);
+
+impl BlobId {
+    pub fn generate() -> BlobId {
+        BlobId(hex::encode(crate::crypto::random_bytes(16)))
+    }
+
+    /// Accepts only the form `generate` makes, so an id can never walk the file system.
+    pub fn parse(s: &str) -> Option<BlobId> {
+        (s.len() == 32 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')))
+            .then(|| BlobId(s.to_string()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for BlobId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct BlobStore {
+    root: PathBuf,
+}
+
+impl BlobStore {
+    /// A store rooted at `root` (created if missing), with a `tmp/` for writes in progress.
+    pub fn open(root: &Path) -> io::Result<BlobStore> {
+        crate::datadir::create_private_dir(&root.join("tmp"))?;
+        Ok(BlobStore {
+            root: root.to_path_buf(),
+        })
+    }
+
+    /// Removes temp files older than `age`, left by a crash; nothing refers to them. Younger
+    /// ones may belong to a write in progress (another process can share the store).
+    pub fn clean_stale_temp(&self, age: std::time::Duration) -> io::Result<usize> {
+        let mut removed = 0;
+        for entry in fs::read_dir(self.root.join("tmp"))? {
+            let entry = entry?;
+            let old = entry
+                .metadata()?
+                .modified()?
+                .elapsed()
+                .is_ok_and(|e| e >= age);
+            if old && fs::remove_file(entry.path()).is_ok() {
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+
+    /// `<root>/<first two hex>/<id>`: keeps directories small.
+    pub fn path(&self, id: &BlobId) -> PathBuf {
+        self.root.join(&id.0[..2]).join(&id.0)
+    }
+
+    /// Starts a new blob. Write with `write_all`, then `commit`; dropping it uncommitted deletes
+    /// the temp file.
+    pub fn begin(&self) -> io::Result<BlobWriter> {
+        let id = BlobId::generate();
+        let tmp = self.root.join("tmp").join(id.as_str());
+        let file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&tmp)?;
+        Ok(BlobWriter {
+            id,
+            tmp,
+            final_path: None,
+            file: Some(file),
+            hasher: Sha256::new(),
+            size: 0,
+            store_root: self.root.clone(),
+        })
+    }
+
+    /// Writes `data` as a new blob in one call.
+    pub fn put(&self, data: &[u8]) -> io::Result<StoredBlob> {
+        let mut w = self.begin()?;
+        w.write_all(data)?;
+        w.commit()
+    }
+
+    pub fn open_blob(&self, id: &BlobId) -> io::Result<File> {
+        File::open(self.path(id))
+    }
+
+    pub fn exists(&self, id: &BlobId) -> bool {
+        self.path(id).is_file()
+    }
+
+    /// Deletes a blob; deleting one that is gone is not an error.
+    pub fn delete(&self, id: &BlobId) -> io::Result<()> {
+        match fs::remove_file(self.path(id)) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// What a committed blob is.
+#[derive(Debug, Clone)]
+pub struct StoredBlob {
+    pub id: BlobId,
+    pub size: u64,
+    pub sha256: String,
+}
+
+/// A blob being written; see [`BlobStore::begin`].
+pub struct BlobWriter {
+    id: BlobId,
+    tmp: PathBuf,
+    final_path: Option<PathBuf>,
+    file: Option<File>,
+    hasher: Sha256,
+    size: u64,
+    store_root: PathBuf,
+}
+
+impl BlobWriter {
+    pub fn id(&self) -> &BlobId {
+        &self.id
+    }
+
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// The temp file being written, e.g. to parse it before committing.
+    pub fn temp_path(&self) -> &Path {
+        &self.tmp
+    }
+
+    pub fn write_all(&mut self, data: &[u8]) -> io::Result<()> {
+        let file = self
+            .file
+            .as_mut()
+            .ok_or_else(|| io::Error::other("blob already committed"))?;
+        file.write_all(data)?;
+        self.hasher.update(data);
+        self.size += data.len() as u64;
+        Ok(())
+    }
+
+    /// Makes the blob durable and visible under its id.
+    pub fn commit(mut self) -> io::Result<StoredBlob> {
+        let file = self
+            .file
+            .take()
+            .ok_or_else(|| io::Error::other("blob already committed"))?;
+        file.sync_all()?;
+        drop(file);
+        let dest = self.store_root.join(&self.id.0[..2]).join(&self.id.0);
+        let dir = dest.parent().expect("blob path has a parent");
+        crate::datadir::create_private_dir(dir)?;
+        fs::rename(&self.tmp, &dest)?;
+        sync_dir(dir)?;
+        self.final_path = Some(dest);
+        Ok(StoredBlob {
+            id: self.id.clone(),
+            size: self.size,
+            sha256: hex::encode(self.hasher.clone().finalize()),
+        })
+    }
+}
+
+impl Drop for BlobWriter {
+    fn drop(&mut self) {
+        if self.final_path.is_none() {
+            let _ = fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn put_then_read_back() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = BlobStore::open(tmp.path()).unwrap();
+        let b = store.put(b"%PDF-1.7 hello").unwrap();
+        assert_eq!(b.size, 14);
+        assert_eq!(b.sha256, crate::crypto::sha256_hex(b"%PDF-1.7 hello"));
+        assert_eq!(fs::read(store.path(&b.id)).unwrap(), b"%PDF-1.7 hello");
+        assert!(store.exists(&b.id));
+        store.delete(&b.id).unwrap();
+        store.delete(&b.id).unwrap();
+        assert!(!store.exists(&b.id));
+    }
+
+    #[test]
+    fn abandoned_write_leaves_nothing() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = BlobStore::open(tmp.path()).unwrap();
+        let id;
+        {
+            let mut w = store.begin().unwrap();
+            w.write_all(b"partial").unwrap();
+            id = w.id().clone();
+            assert!(w.temp_path().exists());
+        }
+        assert!(!store.exists(&id));
+        assert_eq!(fs::read_dir(tmp.path().join("tmp")).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn ids_cannot_escape_the_store() {
+        assert!(BlobId::parse("../../etc/passwd").is_none());
+        assert!(BlobId::parse("ABCDEF0123456789abcdef0123456789").is_none());
+        let id = BlobId::generate();
+        assert_eq!(BlobId::parse(id.as_str()), Some(id));
+    }
+
+    #[test]
+    fn stale_temp_files_are_cleaned_young_ones_kept() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = BlobStore::open(tmp.path()).unwrap();
+        let w = store.begin().unwrap();
+        std::mem::forget(w);
+        let hour = std::time::Duration::from_secs(3600);
+        assert_eq!(store.clean_stale_temp(hour).unwrap(), 0);
+        assert_eq!(
+            store.clean_stale_temp(std::time::Duration::ZERO).unwrap(),
+            1
+        );
+        assert_eq!(fs::read_dir(tmp.path().join("tmp")).unwrap().count(), 0);
+    }
+}

@@ -1,0 +1,246 @@
+//! The command line (clap derive). Every `serve` flag is also a `DOCKET_*` environment variable.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+use crate::logging::LogFormat;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "docket",
+    version = concat!(env!("CARGO_PKG_VERSION"), " (", env!("DOCKET_COMMIT"), ")"),
+    about = "Docket: a self-hosted OAuth 2 provider and document-signing service in one binary",
+    long_about = None,
+    propagate_version = true,
+    after_help = "Start with `docket serve`, then create a user with `docket user add`.\nEvery command takes --data-dir (env DOCKET_DATA_DIR)."
+)]
+pub struct Cli {
+    /// Data directory (database, blobs, TLS, secrets). Default: the platform data dir, e.g. ~/.local/share/docket
+    #[arg(long, global = true, env = "DOCKET_DATA_DIR", value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the server until SIGTERM or Ctrl-C
+    Serve(Box<ServeArgs>),
+    /// Manage login users
+    User(UserArgs),
+    /// Manage OAuth clients (apps)
+    Client(ClientArgs),
+    /// Manage API keys
+    Apikey(ApikeyArgs),
+    /// Write a consistent copy of the database, blobs and keys to DEST while the server runs
+    Backup(BackupArgs),
+    /// Print version, commit and SQLite version
+    Version(JsonFlag),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TlsMode {
+    /// Self-issued certificate from a local CA kept in the data dir
+    Auto,
+    /// Plain HTTP, e.g. behind a reverse proxy that terminates TLS
+    Off,
+    /// Certificate and key from --tls-cert and --tls-key
+    Files,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Socket address to listen on [default: 127.0.0.1:8443, or 127.0.0.1:8080 with --tls off]
+    #[arg(long, env = "DOCKET_LISTEN", value_name = "ADDR")]
+    pub listen: Option<SocketAddr>,
+
+    /// Base URL of both APIs, used in every URL the server prints or returns [default: https://localhost:<port>]
+    #[arg(long, env = "DOCKET_PUBLIC_URL", value_name = "URL")]
+    pub public_url: Option<String>,
+
+    /// Base URL of signing links sent to recipients [default: --public-url]
+    #[arg(long, env = "DOCKET_APP_URL", value_name = "URL")]
+    pub app_url: Option<String>,
+
+    /// TLS mode
+    #[arg(long, env = "DOCKET_TLS", value_enum, default_value_t = TlsMode::Auto)]
+    pub tls: TlsMode,
+
+    /// PEM certificate chain for --tls files
+    #[arg(long, env = "DOCKET_TLS_CERT", value_name = "FILE")]
+    pub tls_cert: Option<PathBuf>,
+
+    /// PEM private key for --tls files
+    #[arg(long, env = "DOCKET_TLS_KEY", value_name = "FILE")]
+    pub tls_key: Option<PathBuf>,
+
+    /// Comma-separated names in the self-issued certificate [default: localhost,127.0.0.1,::1 and the public URL's host]
+    #[arg(
+        long,
+        env = "DOCKET_TLS_NAMES",
+        value_name = "NAMES",
+        value_delimiter = ','
+    )]
+    pub tls_names: Vec<String>,
+
+    /// Largest accepted upload, in MiB
+    #[arg(long, env = "DOCKET_MAX_UPLOAD_MB", default_value_t = 50, value_name = "N",
+          value_parser = clap::value_parser!(u64).range(1..=4096))]
+    pub max_upload_mb: u64,
+
+    /// Log format
+    #[arg(long, env = "DOCKET_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+
+    /// Log level or tracing filter (error, warn, info, debug, trace, or e.g. docket=debug)
+    #[arg(
+        long,
+        env = "DOCKET_LOG_LEVEL",
+        default_value = "info",
+        value_name = "LEVEL"
+    )]
+    pub log_level: String,
+}
+
+#[derive(Debug, Args)]
+pub struct JsonFlag {
+    /// Print one JSON object (an array for lists) on stdout, for scripts
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct UserArgs {
+    #[command(flatten)]
+    pub out: JsonFlag,
+    #[command(subcommand)]
+    pub command: UserCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum UserCommand {
+    /// Create a login user; prints a generated password once unless --password-stdin
+    Add {
+        email: String,
+        /// Display name
+        #[arg(long)]
+        name: String,
+        /// Username [default: the e-mail's local part, made unique]
+        #[arg(long)]
+        username: Option<String>,
+        /// Account tier
+        #[arg(long, default_value = "standard", value_parser = ["standard", "enterprise"])]
+        tier: String,
+        /// Read the password from the first line of standard input
+        #[arg(long)]
+        password_stdin: bool,
+    },
+    /// List users
+    List,
+    /// Show one user
+    Show { email: String },
+    /// Set a new password; prints a generated one once unless --password-stdin
+    Passwd {
+        email: String,
+        /// Read the password from the first line of standard input
+        #[arg(long)]
+        password_stdin: bool,
+    },
+    /// Stop a user from logging in; their tokens and keys stop working at once
+    Disable { email: String },
+    /// Allow a disabled user again
+    Enable { email: String },
+    /// Change a user's tier
+    SetTier {
+        email: String,
+        #[arg(value_parser = ["standard", "enterprise"])]
+        tier: String,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct ClientArgs {
+    #[command(flatten)]
+    pub out: JsonFlag,
+    /// Public URL used in the printed endpoint URLs [default: the one `docket serve` last ran with]
+    #[arg(long, global = true, env = "DOCKET_PUBLIC_URL", value_name = "URL")]
+    pub public_url: Option<String>,
+    #[command(subcommand)]
+    pub command: ClientCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ClientCommand {
+    /// Register an OAuth client; prints the five items the app needs
+    Add {
+        /// The app's name, shown on the consent page
+        #[arg(long)]
+        name: String,
+        /// Redirect URI (repeatable); compared to requests by exact string equality
+        #[arg(long = "redirect-uri", value_name = "URI", required = true)]
+        redirect_uris: Vec<String>,
+        /// The app's logo (https URL), shown on the consent page
+        #[arg(long, value_name = "URL")]
+        logo_url: Option<String>,
+        /// Link to the app, shown on the consent page
+        #[arg(long, value_name = "URL")]
+        app_url: Option<String>,
+        /// A public client (native or browser app): no secret, PKCE required
+        #[arg(long)]
+        public: bool,
+        /// Limit the client to these scopes (repeatable) [default: every scope]
+        #[arg(long = "scope", value_name = "SCOPE")]
+        scopes: Vec<String>,
+    },
+    /// List clients
+    List,
+    /// Show one client and its endpoint URLs
+    Show { client_id: String },
+    /// Issue a new client secret; the old one stops working
+    RotateSecret { client_id: String },
+    /// Remove a client and revoke every token it holds
+    Remove { client_id: String },
+}
+
+#[derive(Debug, Args)]
+pub struct ApikeyArgs {
+    #[command(flatten)]
+    pub out: JsonFlag,
+    #[command(subcommand)]
+    pub command: ApikeyCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ApikeyCommand {
+    /// Create an API key for a user; prints it once
+    Create {
+        /// The user the key acts as
+        #[arg(long, value_name = "EMAIL")]
+        user: String,
+        /// A name to recognise the key by
+        #[arg(long, default_value = "default")]
+        name: String,
+        /// Expire after N days [default: never]
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=3650))]
+        expires_in_days: Option<u32>,
+    },
+    /// List API keys
+    List {
+        /// Only this user's keys
+        #[arg(long, value_name = "EMAIL")]
+        user: Option<String>,
+    },
+    /// Revoke an API key
+    Revoke { id: i64 },
+}
+
+#[derive(Debug, Args)]
+pub struct BackupArgs {
+    #[command(flatten)]
+    pub out: JsonFlag,
+    /// Directory to create; must not exist yet
+    pub dest: PathBuf,
+}

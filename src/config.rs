@@ -1,0 +1,243 @@
+//! `docket serve` arguments turned once into a validated `Config`, and `StartupError`: what
+//! stops the server before it serves (printed as one line, exit code 1).
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+
+use url::Url;
+
+use crate::cli::{ServeArgs, TlsMode};
+use crate::logging::LogFormat;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartupError {
+    #[error("{0}")]
+    Config(String),
+    #[error("data directory {path}: {source}")]
+    DataDir {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Database(#[from] crate::db::OpenError),
+    #[error("TLS: {0}")]
+    Tls(String),
+    #[error("cannot listen on {addr}: {source}")]
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub enum Tls {
+    Off,
+    /// Self-issued; extra names beyond the defaults (or exactly these when given).
+    Auto {
+        names: Vec<String>,
+    },
+    Files {
+        cert: PathBuf,
+        key: PathBuf,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub listen: SocketAddr,
+    /// `None`: derived from the bound address once listening.
+    pub public_url: Option<Url>,
+    pub app_url: Option<Url>,
+    pub data_dir: PathBuf,
+    pub tls: Tls,
+    pub max_upload_bytes: u64,
+    pub log_format: LogFormat,
+    pub log_level: String,
+}
+
+/// A base URL: http(s), a host, no query or fragment; the trailing slash removed.
+pub fn parse_base_url(flag: &str, raw: &str) -> Result<Url, StartupError> {
+    let url =
+        Url::parse(raw.trim()).map_err(|e| StartupError::Config(format!("{flag} {raw:?}: {e}")))?;
+    if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
+        return Err(StartupError::Config(format!(
+            "{flag} {raw:?}: use an http or https URL with a host"
+        )));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(StartupError::Config(format!(
+            "{flag} {raw:?}: no query or fragment allowed"
+        )));
+    }
+    let trimmed = url.as_str().trim_end_matches('/').to_string();
+    Url::parse(&trimmed).map_err(|e| StartupError::Config(format!("{flag}: {e}")))
+}
+
+/// The URL's text without a trailing slash, ready to append paths to.
+pub fn base(url: &Url) -> String {
+    url.as_str().trim_end_matches('/').to_string()
+}
+
+impl Config {
+    pub fn from_args(args: &ServeArgs, data_dir: Option<PathBuf>) -> Result<Config, StartupError> {
+        let tls = match args.tls {
+            TlsMode::Off => Tls::Off,
+            TlsMode::Auto => Tls::Auto {
+                names: args
+                    .tls_names
+                    .iter()
+                    .map(|n| n.trim().to_string())
+                    .filter(|n| !n.is_empty())
+                    .collect(),
+            },
+            TlsMode::Files => match (&args.tls_cert, &args.tls_key) {
+                (Some(cert), Some(key)) => Tls::Files {
+                    cert: cert.clone(),
+                    key: key.clone(),
+                },
+                _ => {
+                    return Err(StartupError::Config(
+                        "--tls files needs --tls-cert FILE and --tls-key FILE".into(),
+                    ));
+                }
+            },
+        };
+        if !matches!(tls, Tls::Files { .. }) && (args.tls_cert.is_some() || args.tls_key.is_some())
+        {
+            return Err(StartupError::Config(
+                "--tls-cert and --tls-key are used only with --tls files".into(),
+            ));
+        }
+        let default_port = if matches!(tls, Tls::Off) { 8080 } else { 8443 };
+        let listen = args.listen.unwrap_or(SocketAddr::new(
+            IpAddr::V4(Ipv4Addr::LOCALHOST),
+            default_port,
+        ));
+        let public_url = args
+            .public_url
+            .as_deref()
+            .map(|u| parse_base_url("--public-url", u))
+            .transpose()?;
+        let app_url = args
+            .app_url
+            .as_deref()
+            .map(|u| parse_base_url("--app-url", u))
+            .transpose()?;
+        let data_dir = data_dir
+            .or_else(crate::datadir::DataDir::default_path)
+            .ok_or_else(|| StartupError::Config("no home directory: pass --data-dir DIR".into()))?;
+        Ok(Config {
+            listen,
+            public_url,
+            app_url,
+            data_dir,
+            tls,
+            max_upload_bytes: args.max_upload_mb * 1024 * 1024,
+            log_format: args.log_format,
+            log_level: args.log_level.clone(),
+        })
+    }
+
+    pub fn tls_on(&self) -> bool {
+        !matches!(self.tls, Tls::Off)
+    }
+
+    /// The public URL once the real address is known: the configured one, or
+    /// `https://localhost:<port>` (`http` with `--tls off`; the IP instead of `localhost` when
+    /// listening on a specific non-loopback address).
+    pub fn resolve_public_url(&self, bound: SocketAddr) -> Url {
+        if let Some(u) = &self.public_url {
+            return u.clone();
+        }
+        let scheme = if self.tls_on() { "https" } else { "http" };
+        let ip = bound.ip();
+        let host = if ip.is_loopback() || ip.is_unspecified() {
+            "localhost".to_string()
+        } else if ip.is_ipv6() {
+            format!("[{ip}]")
+        } else {
+            ip.to_string()
+        };
+        let default_port = if self.tls_on() { 443 } else { 80 };
+        let text = if bound.port() == default_port {
+            format!("{scheme}://{host}")
+        } else {
+            format!("{scheme}://{host}:{}", bound.port())
+        };
+        Url::parse(&text).expect("a URL built from a scheme, host and port parses")
+    }
+
+    /// Names for the self-issued certificate: the given ones, or the defaults plus the public host.
+    pub fn tls_names(&self, public_url: &Url) -> Vec<String> {
+        let given = match &self.tls {
+            Tls::Auto { names } if !names.is_empty() => return names.clone(),
+            _ => Vec::new(),
+        };
+        let mut names = given;
+        names.extend(["localhost", "127.0.0.1", "::1"].map(String::from));
+        if let Some(host) = public_url.host_str() {
+            let host = host
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .to_string();
+            if !names.iter().any(|n| n.eq_ignore_ascii_case(&host)) {
+                names.push(host);
+            }
+        }
+        names
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn config(args: &[&str]) -> Result<Config, StartupError> {
+        let mut argv = vec!["docket", "serve"];
+        argv.extend_from_slice(args);
+        let cli = crate::cli::Cli::try_parse_from(argv).unwrap();
+        match cli.command {
+            crate::cli::Command::Serve(a) => Config::from_args(&a, Some("/tmp/d".into())),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn defaults_follow_tls() {
+        let c = config(&[]).unwrap();
+        assert_eq!(c.listen.to_string(), "127.0.0.1:8443");
+        assert_eq!(
+            c.resolve_public_url(c.listen).as_str(),
+            "https://localhost:8443/"
+        );
+        let c = config(&["--tls", "off"]).unwrap();
+        assert_eq!(c.listen.to_string(), "127.0.0.1:8080");
+        assert_eq!(
+            c.resolve_public_url(c.listen).as_str(),
+            "http://localhost:8080/"
+        );
+    }
+
+    #[test]
+    fn public_url_follows_the_real_port_and_names_include_its_host() {
+        let c = config(&["--listen", "127.0.0.1:0"]).unwrap();
+        let url = c.resolve_public_url("127.0.0.1:41234".parse().unwrap());
+        assert_eq!(base(&url), "https://localhost:41234");
+        let c = config(&["--public-url", "https://sign.example.com/"]).unwrap();
+        let url = c.resolve_public_url(c.listen);
+        assert_eq!(base(&url), "https://sign.example.com");
+        assert_eq!(
+            c.tls_names(&url),
+            vec!["localhost", "127.0.0.1", "::1", "sign.example.com"]
+        );
+    }
+
+    #[test]
+    fn bad_combinations_are_refused() {
+        assert!(config(&["--tls", "files"]).is_err());
+        assert!(config(&["--tls-cert", "a.pem"]).is_err());
+        assert!(config(&["--public-url", "ftp://x"]).is_err());
+        assert!(config(&["--public-url", "https://x/?a=1"]).is_err());
+    }
+}

@@ -1,0 +1,187 @@
+//! Schema versions: a new database gets `schema.sql`; an older one gets the numbered migrations
+//! after its own version, in order, each in one transaction, after a backup copy of the file.
+
+use std::path::Path;
+
+use rusqlite::{Connection, TransactionBehavior};
+
+/// The schema of a new database (the repository's `schema.sql`).
+pub const SCHEMA: &str = include_str!("../../schema.sql");
+
+/// The version `SCHEMA` describes.
+pub const LATEST: i64 = 2;
+
+/// `(version, sql)`: what turns version `n - 1` into version `n`.
+pub const MIGRATIONS: &[(i64, &str)] = &[(
+    2,
+    include_str!("migrations/0002_client_scopes_and_blobs.sql"),
+)];
+
+#[derive(Debug, thiserror::Error)]
+pub enum MigrateError {
+    #[error("database error while migrating: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    #[error(
+        "the database has schema version {found}, newer than this docket knows ({LATEST}); run a newer docket"
+    )]
+    TooNew { found: i64 },
+    #[error("could not back up the database before upgrading it: {0}")]
+    Backup(String),
+}
+
+pub fn version(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.query_row("PRAGMA user_version", [], |r| r.get(0))
+}
+
+/// Brings the database on `conn` to `LATEST`. Safe to run from several processes at once:
+/// each step re-reads the version inside its write transaction.
+pub fn run(conn: &mut Connection, backup_dir: &Path) -> Result<(), MigrateError> {
+    let found = version(conn)?;
+    if found > LATEST {
+        return Err(MigrateError::TooNew { found });
+    }
+    if found == 0 {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        if version(&tx)? == 0 {
+            tx.execute_batch(SCHEMA)?;
+            tx.pragma_update(None, "user_version", LATEST)?;
+        }
+        tx.commit()?;
+        return Ok(());
+    }
+    if found < LATEST {
+        backup_before_upgrade(conn, backup_dir, found)?;
+    }
+    for (target, sql) in MIGRATIONS {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        if version(&tx)? == target - 1 {
+            tx.execute_batch(sql)?;
+            tx.pragma_update(None, "user_version", target)?;
+            tracing::info!(version = target, "database migrated");
+        }
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+fn backup_before_upgrade(conn: &Connection, dir: &Path, from: i64) -> Result<(), MigrateError> {
+    let stamp = time::OffsetDateTime::now_utc().unix_timestamp();
+    let dest = dir.join(format!("docket-v{from}-{stamp}.db"));
+    if dest.exists() {
+        return Ok(());
+    }
+    let dest_str = dest
+        .to_str()
+        .ok_or_else(|| MigrateError::Backup("backup path is not UTF-8".into()))?;
+    conn.execute("VACUUM INTO ?1", [dest_str])
+        .map_err(|e| MigrateError::Backup(e.to_string()))?;
+    tracing::info!(path = %dest.display(), from, to = LATEST, "database backed up before upgrade");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every table's columns and every index, in a comparable form.
+    fn shape(conn: &Connection) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut tables = conn
+            .prepare("SELECT type, name, tbl_name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name")
+            .unwrap();
+        let rows: Vec<(String, String, String)> = tables
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        for (kind, name, table) in rows {
+            out.push(format!("{kind} {name} on {table}"));
+            if kind == "table" {
+                let mut cols = conn
+                    .prepare(&format!("PRAGMA table_xinfo(\"{name}\")"))
+                    .unwrap();
+                let c: Vec<String> = cols
+                    .query_map([], |r| {
+                        Ok(format!(
+                            "  {} {} notnull={} default={:?} pk={}",
+                            r.get::<_, String>(1)?,
+                            r.get::<_, String>(2)?,
+                            r.get::<_, i64>(3)?,
+                            r.get::<_, Option<String>>(4)?,
+                            r.get::<_, i64>(5)?
+                        ))
+                    })
+                    .unwrap()
+                    .map(Result::unwrap)
+                    .collect();
+                out.extend(c);
+                let fks: Vec<String> = conn
+                    .prepare(&format!("PRAGMA foreign_key_list(\"{name}\")"))
+                    .unwrap()
+                    .query_map([], |r| {
+                        Ok(format!(
+                            "  fk {} -> {}.{} on delete {}",
+                            r.get::<_, String>(3)?,
+                            r.get::<_, String>(2)?,
+                            r.get::<_, String>(4)?,
+                            r.get::<_, String>(6)?
+                        ))
+                    })
+                    .unwrap()
+                    .map(Result::unwrap)
+                    .collect();
+                out.extend(fks);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn oldest_schema_plus_migrations_equals_schema_sql() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut fresh = Connection::open_in_memory().unwrap();
+        run(&mut fresh, tmp.path()).unwrap();
+
+        let mut old = Connection::open(tmp.path().join("old.db")).unwrap();
+        old.execute_batch(include_str!("../../tests/fixtures/schema_v1.sql"))
+            .unwrap();
+        run(&mut old, tmp.path()).unwrap();
+
+        assert_eq!(version(&fresh).unwrap(), LATEST);
+        assert_eq!(version(&old).unwrap(), LATEST);
+        assert_eq!(shape(&old), shape(&fresh));
+    }
+
+    #[test]
+    fn migrations_are_numbered_in_order_up_to_latest() {
+        let versions: Vec<i64> = MIGRATIONS.iter().map(|(v, _)| *v).collect();
+        let expected: Vec<i64> = (2..=LATEST).collect();
+        assert_eq!(versions, expected);
+    }
+
+    #[test]
+    fn refuses_a_newer_database() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut c = Connection::open_in_memory().unwrap();
+        c.pragma_update(None, "user_version", LATEST + 1).unwrap();
+        assert!(matches!(
+            run(&mut c, tmp.path()),
+            Err(MigrateError::TooNew { .. })
+        ));
+    }
+
+    #[test]
+    fn upgrade_takes_a_backup_first() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut old = Connection::open(tmp.path().join("old.db")).unwrap();
+        old.execute_batch(include_str!("../../tests/fixtures/schema_v1.sql"))
+            .unwrap();
+        let backups = tmp.path().join("backups");
+        std::fs::create_dir(&backups).unwrap();
+        run(&mut old, &backups).unwrap();
+        let files: Vec<_> = std::fs::read_dir(&backups).unwrap().collect();
+        assert_eq!(files.len(), 1);
+        let copy = Connection::open(files[0].as_ref().unwrap().path()).unwrap();
+        assert_eq!(version(&copy).unwrap(), 1);
+    }
+}

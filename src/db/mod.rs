@@ -1,0 +1,158 @@
+//! The SQLite database: connection pool, pragmas, and `Db::call`, the one gateway that runs
+//! blocking database work off the async threads.
+
+pub mod migrate;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::time::Duration;
+
+use r2d2_sqlite::SqliteConnectionManager;
+use rusqlite::{Connection, Transaction, TransactionBehavior};
+
+use crate::error::AppError;
+
+pub type Pool = r2d2::Pool<SqliteConnectionManager>;
+
+/// Applied to every connection, as the spec fixes.
+fn configure(conn: &mut Connection) -> rusqlite::Result<()> {
+    conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get::<_, String>(0))?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    conn.pragma_update(None, "busy_timeout", 5000)?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    Ok(())
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error("cannot open the database {path}: {source}")]
+    Sqlite {
+        path: String,
+        source: rusqlite::Error,
+    },
+    #[error("{0}")]
+    Migration(String),
+    #[error("database pool: {0}")]
+    Pool(#[from] r2d2::Error),
+}
+
+/// A cloneable handle on the pool.
+#[derive(Clone)]
+pub struct Db {
+    pool: Pool,
+}
+
+impl Db {
+    /// Opens (creating when new) the database at `path`, brings its schema up to date, and
+    /// builds a pool of `max_connections`. Before upgrading an existing database, a copy is
+    /// written into `backup_dir`.
+    pub fn open(path: &Path, backup_dir: &Path, max_connections: u32) -> Result<Db, OpenError> {
+        let sqlite_err = |source| OpenError::Sqlite {
+            path: path.display().to_string(),
+            source,
+        };
+        let is_new = !path.exists();
+        let mut conn = Connection::open(path).map_err(sqlite_err)?;
+        configure(&mut conn).map_err(sqlite_err)?;
+        if is_new {
+            // SQLite creates files with the umask; the database holds hashes, keep it private.
+            // The -wal and -shm files copy this mode.
+            let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
+        }
+        migrate::run(&mut conn, backup_dir).map_err(|e| OpenError::Migration(e.to_string()))?;
+        drop(conn);
+
+        let manager = SqliteConnectionManager::file(path).with_init(configure);
+        let pool = r2d2::Pool::builder()
+            .max_size(max_connections)
+            .min_idle(Some(1))
+            .connection_timeout(Duration::from_secs(10))
+            .build(manager)?;
+        Ok(Db { pool })
+    }
+
+    /// Runs `f` with a pooled connection on the blocking thread pool.
+    pub async fn call<F, T>(&self, f: F) -> Result<T, AppError>
+    where
+        F: FnOnce(&mut Connection) -> Result<T, AppError> + Send + 'static,
+        T: Send + 'static,
+    {
+        let pool = self.pool.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut conn = pool.get()?;
+            f(&mut conn)
+        })
+        .await
+        .map_err(|e| AppError::internal(format!("database task failed: {e}")))?
+    }
+
+    /// Runs `f` on the current thread: for the admin CLI, which has no async runtime.
+    pub fn call_blocking<F, T>(&self, f: F) -> Result<T, AppError>
+    where
+        F: FnOnce(&mut Connection) -> Result<T, AppError>,
+    {
+        let mut conn = self.pool.get()?;
+        f(&mut conn)
+    }
+}
+
+/// Runs `f` inside one `BEGIN IMMEDIATE` transaction: committed when `f` succeeds, rolled back
+/// otherwise. Every multi-step write goes through here.
+pub fn write_tx<T>(
+    conn: &mut Connection,
+    f: impl FnOnce(&Transaction<'_>) -> Result<T, AppError>,
+) -> Result<T, AppError> {
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let value = f(&tx)?;
+    tx.commit()?;
+    Ok(value)
+}
+
+/// Unix seconds now.
+pub fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pragmas_apply_to_every_pooled_connection() {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = Db::open(&tmp.path().join("t.db"), tmp.path(), 2).unwrap();
+        let (mode, fk, busy, sync) = db
+            .call_blocking(|c| {
+                Ok((
+                    c.query_row("PRAGMA journal_mode", [], |r| r.get::<_, String>(0))?,
+                    c.query_row("PRAGMA foreign_keys", [], |r| r.get::<_, i64>(0))?,
+                    c.query_row("PRAGMA busy_timeout", [], |r| r.get::<_, i64>(0))?,
+                    c.query_row("PRAGMA synchronous", [], |r| r.get::<_, i64>(0))?,
+                ))
+            })
+            .unwrap();
+        assert_eq!((mode.as_str(), fk, busy, sync), ("wal", 1, 5000, 1));
+    }
+
+    #[test]
+    fn failed_write_tx_rolls_back() {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = Db::open(&tmp.path().join("t.db"), tmp.path(), 2).unwrap();
+        let r: Result<(), AppError> = db.call_blocking(|c| {
+            write_tx(c, |tx| {
+                tx.execute(
+                    "INSERT INTO settings (key, value, updated_at) VALUES ('a', 'b', 0)",
+                    [],
+                )?;
+                Err(AppError::Conflict("stop".into()))
+            })
+        });
+        assert!(r.is_err());
+        let n: i64 = db
+            .call_blocking(|c| Ok(c.query_row("SELECT count(*) FROM settings", [], |r| r.get(0))?))
+            .unwrap();
+        assert_eq!(n, 0);
+    }
+}

@@ -1,0 +1,194 @@
+//! `AppError`: every failure a request can end in, with its status code and public message.
+//!
+//! Domain modules return it; `http::reply` turns it into a JSON or HTML response in one place.
+//! Internal causes are logged with the request id and never sent to the client.
+
+use http::StatusCode;
+use serde::Serialize;
+
+/// One invalid input, located by a JSON-ish path such as `recipients[0].email`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FieldError {
+    pub path: String,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum AppError {
+    #[error("{message}")]
+    BadRequest {
+        code: &'static str,
+        message: String,
+        details: Vec<FieldError>,
+    },
+    #[error("{0}")]
+    Unauthorized(String),
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("method not allowed")]
+    MethodNotAllowed,
+    #[error("{0}")]
+    Conflict(String),
+    #[error("{0}")]
+    PayloadTooLarge(String),
+    #[error("{0}")]
+    UnsupportedMediaType(String),
+    #[error("too many requests; retry in {retry_after} s")]
+    TooManyRequests { retry_after: u64 },
+    #[error("{0}")]
+    Unavailable(String),
+    /// A bug or an environment failure; the cause is logged, the client sees a generic message.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl AppError {
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        AppError::BadRequest {
+            code: "invalid_request",
+            message: message.into(),
+            details: Vec::new(),
+        }
+    }
+
+    pub fn validation(details: Vec<FieldError>) -> Self {
+        let message = match details.as_slice() {
+            [one] => format!("{}: {}", one.path, one.message),
+            _ => format!("{} fields are invalid", details.len()),
+        };
+        AppError::BadRequest {
+            code: "validation_error",
+            message,
+            details,
+        }
+    }
+
+    pub fn internal(cause: impl std::fmt::Display) -> Self {
+        AppError::Internal(cause.to_string())
+    }
+
+    pub fn not_found(what: &str) -> Self {
+        AppError::NotFound(format!("{what} not found"))
+    }
+
+    pub fn status(&self) -> StatusCode {
+        match self {
+            AppError::BadRequest { .. } => StatusCode::BAD_REQUEST,
+            AppError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            AppError::Forbidden(_) => StatusCode::FORBIDDEN,
+            AppError::NotFound(_) => StatusCode::NOT_FOUND,
+            AppError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            AppError::Conflict(_) => StatusCode::CONFLICT,
+            AppError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            AppError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            AppError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
+            AppError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// Machine-readable code sent as `code` (and `error`) in JSON bodies.
+    pub fn code(&self) -> &'static str {
+        match self {
+            AppError::BadRequest { code, .. } => code,
+            AppError::Unauthorized(_) => "unauthorized",
+            AppError::Forbidden(_) => "forbidden",
+            AppError::NotFound(_) => "not_found",
+            AppError::MethodNotAllowed => "method_not_allowed",
+            AppError::Conflict(_) => "conflict",
+            AppError::PayloadTooLarge(_) => "payload_too_large",
+            AppError::UnsupportedMediaType(_) => "unsupported_media_type",
+            AppError::TooManyRequests { .. } => "rate_limited",
+            AppError::Unavailable(_) => "unavailable",
+            AppError::Internal(_) => "internal_error",
+        }
+    }
+
+    /// The message a client may see: everything but internal causes.
+    pub fn public_message(&self) -> String {
+        match self {
+            AppError::Internal(_) => "internal error; the server log has details".to_string(),
+            other => other.to_string(),
+        }
+    }
+
+    pub fn details(&self) -> &[FieldError] {
+        match self {
+            AppError::BadRequest { details, .. } => details,
+            _ => &[],
+        }
+    }
+}
+
+impl From<rusqlite::Error> for AppError {
+    fn from(e: rusqlite::Error) -> Self {
+        if let rusqlite::Error::SqliteFailure(code, _) = &e
+            && matches!(
+                code.code,
+                rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+            )
+        {
+            return AppError::Unavailable("the database is busy; try again".into());
+        }
+        AppError::Internal(format!("database: {e}"))
+    }
+}
+
+impl From<r2d2::Error> for AppError {
+    fn from(e: r2d2::Error) -> Self {
+        AppError::Unavailable(format!("no database connection available: {e}"))
+    }
+}
+
+impl From<std::io::Error> for AppError {
+    fn from(e: std::io::Error) -> Self {
+        AppError::Internal(format!("i/o: {e}"))
+    }
+}
+
+/// Turns a unique-constraint violation into a 409 with `message`; other errors pass through.
+pub fn conflict_on_unique(e: rusqlite::Error, message: &str) -> AppError {
+    match &e {
+        rusqlite::Error::SqliteFailure(f, _)
+            if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
+                || f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY =>
+        {
+            AppError::Conflict(message.to_string())
+        }
+        _ => e.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn internal_causes_stay_private() {
+        let e = AppError::internal("disk /secret/path failed");
+        assert_eq!(e.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert!(!e.public_message().contains("/secret/path"));
+    }
+
+    #[test]
+    fn validation_message_names_the_field() {
+        let e = AppError::validation(vec![FieldError {
+            path: "email".into(),
+            message: "is not an e-mail address".into(),
+        }]);
+        assert_eq!(e.status(), StatusCode::BAD_REQUEST);
+        assert_eq!(e.public_message(), "email: is not an e-mail address");
+    }
+
+    #[test]
+    fn unique_violation_becomes_conflict() {
+        let c = rusqlite::Connection::open_in_memory().unwrap();
+        c.execute_batch("CREATE TABLE t(x UNIQUE); INSERT INTO t VALUES (1);")
+            .unwrap();
+        let err = c.execute("INSERT INTO t VALUES (1)", []).unwrap_err();
+        let mapped = conflict_on_unique(err, "already there");
+        assert_eq!(mapped.status(), StatusCode::CONFLICT);
+    }
+}

@@ -1,0 +1,42 @@
+//! The HTTP layer: warp routes per area, thin handlers, one error mapping (`reply`), and the
+//! middleware every request passes. Domain logic lives in the domain modules.
+
+pub mod body;
+pub mod health;
+pub mod middleware;
+pub mod pages;
+pub mod reply;
+pub mod static_files;
+
+use std::convert::Infallible;
+
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+use crate::app::AppState;
+
+/// Injects the shared state into a filter chain.
+pub fn with_state(
+    state: AppState,
+) -> impl Filter<Extract = (AppState,), Error = Infallible> + Clone {
+    warp::any().map(move || state.clone())
+}
+
+/// The client's address, as the accept loop recorded it.
+pub fn peer() -> impl Filter<Extract = (Option<std::net::SocketAddr>,), Error = Infallible> + Copy {
+    warp::ext::optional::<middleware::PeerAddr>()
+        .map(|p: Option<middleware::PeerAddr>| p.map(|p| p.0))
+}
+
+/// Every route of the appliance. Rejections become pending errors that the middleware renders.
+pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    health::routes(state)
+        .or(static_files::routes())
+        .unify()
+        .or(pages::routes())
+        .unify()
+        .recover(reply::recover)
+        .unify()
+        .boxed()
+}

@@ -1,0 +1,216 @@
+//! The one mapping from `AppError` (and warp rejections) to responses: JSON
+//! `{"error","code","message","details"?}` for APIs, the HTML error page for pages.
+
+use std::convert::Infallible;
+
+use http::{HeaderValue, StatusCode, header};
+use serde::Serialize;
+use warp::reply::Response;
+use warp::{Rejection, Reply};
+
+use crate::assets;
+use crate::error::AppError;
+
+/// How an error is shown: decided by the request path (see `format_for`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Json,
+    Html,
+}
+
+/// JSON for the APIs and machine endpoints, HTML for the pages people visit.
+pub fn format_for(path: &str) -> Format {
+    let json_prefixes = ["/api/", "/.well-known/"];
+    let json_paths = ["/api", "/healthz", "/listBookings"];
+    if json_paths.contains(&path) || json_prefixes.iter().any(|p| path.starts_with(p)) {
+        Format::Json
+    } else {
+        Format::Html
+    }
+}
+
+#[derive(Serialize)]
+struct ErrorBody<'a> {
+    error: &'static str,
+    code: &'static str,
+    message: String,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    details: &'a [crate::error::FieldError],
+}
+
+/// The response for `err`. Internal causes are logged here (inside the request's span, so with
+/// its request id) and replaced by a generic message.
+pub fn error_response(err: &AppError, format: Format) -> Response {
+    match err {
+        AppError::Internal(cause) => tracing::error!(%cause, "request failed"),
+        AppError::Unavailable(cause) => tracing::warn!(%cause, "service unavailable"),
+        _ => {}
+    }
+    let status = err.status();
+    let mut resp = match format {
+        Format::Json => json_response(
+            status,
+            &ErrorBody {
+                error: err.code(),
+                code: err.code(),
+                message: err.public_message(),
+                details: err.details(),
+            },
+        ),
+        Format::Html => html_response(status, &error_page(status, &err.public_message())),
+    };
+    let headers = resp.headers_mut();
+    match err {
+        AppError::Unauthorized(_) => {
+            headers.insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"docket\""),
+            );
+        }
+        AppError::TooManyRequests { retry_after } => {
+            headers.insert(header::RETRY_AFTER, HeaderValue::from(*retry_after));
+        }
+        _ => {}
+    }
+    resp
+}
+
+fn error_page(status: StatusCode, message: &str) -> String {
+    let title = status.canonical_reason().unwrap_or("Error");
+    let body = format!(
+        r#"<section class="error-page">
+  <p class="error-code">{code}</p>
+  <h1>{title}</h1>
+  <p class="muted">{message}</p>
+  <div class="row"><a class="button primary" href="/">Go to the start page</a></div>
+</section>"#,
+        code = status.as_u16(),
+        title = assets::escape(title),
+        message = assets::escape(message),
+    );
+    assets::page(title, &body)
+}
+
+pub fn json_response<T: Serialize>(status: StatusCode, value: &T) -> Response {
+    let mut resp = warp::reply::json(value).into_response();
+    *resp.status_mut() = status;
+    resp
+}
+
+pub fn html_response(status: StatusCode, html: &str) -> Response {
+    let mut resp = warp::reply::html(html.to_string()).into_response();
+    *resp.status_mut() = status;
+    resp
+}
+
+/// A handler's JSON result: 200 with the value, or the error's response.
+pub fn json_result<T: Serialize>(result: Result<T, AppError>) -> Response {
+    match result {
+        Ok(v) => json_response(StatusCode::OK, &v),
+        Err(e) => error_response(&e, Format::Json),
+    }
+}
+
+/// A page handler's result: the page, or the HTML error page.
+pub fn html_result(result: Result<Response, AppError>) -> Response {
+    result.unwrap_or_else(|e| error_response(&e, Format::Html))
+}
+
+/// A filter-level failure carrying the `AppError` to show.
+#[derive(Debug)]
+pub struct Rejected(pub AppError);
+
+impl warp::reject::Reject for Rejected {}
+
+pub fn reject(err: AppError) -> Rejection {
+    warp::reject::custom(Rejected(err))
+}
+
+/// What a rejection means for the client.
+pub fn rejection_error(r: &Rejection) -> AppError {
+    if let Some(Rejected(e)) = r.find::<Rejected>() {
+        return e.clone();
+    }
+    if r.is_not_found() {
+        return AppError::NotFound("there is nothing at this address".into());
+    }
+    if r.find::<warp::reject::MethodNotAllowed>().is_some() {
+        return AppError::MethodNotAllowed;
+    }
+    if r.find::<warp::reject::PayloadTooLarge>().is_some() {
+        return AppError::PayloadTooLarge("the request body is too large".into());
+    }
+    if let Some(e) = r.find::<warp::reject::UnsupportedMediaType>() {
+        return AppError::UnsupportedMediaType(e.to_string());
+    }
+    if let Some(e) = r.find::<warp::reject::InvalidQuery>() {
+        return AppError::bad_request(format!("invalid query string: {e}"));
+    }
+    if let Some(e) = r.find::<warp::reject::MissingHeader>() {
+        return AppError::bad_request(e.to_string());
+    }
+    if let Some(e) = r.find::<warp::reject::InvalidHeader>() {
+        return AppError::bad_request(e.to_string());
+    }
+    if let Some(e) = r.find::<warp::filters::body::BodyDeserializeError>() {
+        return AppError::bad_request(e.to_string());
+    }
+    if r.find::<warp::reject::LengthRequired>().is_some() {
+        return AppError::bad_request("a Content-Length header is required");
+    }
+    AppError::internal(format!("unhandled rejection: {r:?}"))
+}
+
+/// Marks a response as "this rejection, not yet rendered": the middleware renders it as JSON or
+/// HTML once it knows the request path.
+#[derive(Debug, Clone)]
+pub struct PendingError(pub AppError);
+
+/// The top-level `recover`: every rejection becomes a `PendingError` response.
+pub async fn recover(r: Rejection) -> Result<Response, Infallible> {
+    let err = rejection_error(&r);
+    let mut resp = Response::new(Default::default());
+    *resp.status_mut() = err.status();
+    resp.extensions_mut().insert(PendingError(err));
+    Ok(resp)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn api_paths_get_json_pages_get_html() {
+        assert_eq!(format_for("/api/v1/documents"), Format::Json);
+        assert_eq!(format_for("/api"), Format::Json);
+        assert_eq!(format_for("/healthz"), Format::Json);
+        assert_eq!(
+            format_for("/.well-known/oauth-authorization-server"),
+            Format::Json
+        );
+        assert_eq!(format_for("/auth/login"), Format::Html);
+        assert_eq!(format_for("/apiary"), Format::Html);
+        assert_eq!(format_for("/sign/abc"), Format::Html);
+    }
+
+    #[test]
+    fn unauthorized_and_rate_limited_carry_their_headers() {
+        let r = error_response(&AppError::Unauthorized("no".into()), Format::Json);
+        assert_eq!(r.status(), 401);
+        assert!(r.headers().contains_key(header::WWW_AUTHENTICATE));
+        let r = error_response(&AppError::TooManyRequests { retry_after: 7 }, Format::Json);
+        assert_eq!(r.headers()[header::RETRY_AFTER], "7");
+    }
+
+    #[test]
+    fn html_errors_escape_messages() {
+        let r = error_response(&AppError::NotFound("<script>".into()), Format::Html);
+        assert_eq!(r.status(), 404);
+        assert!(
+            r.headers()[header::CONTENT_TYPE]
+                .to_str()
+                .unwrap()
+                .starts_with("text/html")
+        );
+    }
+}

@@ -1,0 +1,27 @@
+//! Docket: a self-hosted OAuth 2 provider and document-signing appliance in one binary.
+//!
+//! The HTTP layer (`http`) is thin; the domain modules (`users`, `oauth`, `apikeys`, `blob`)
+//! know nothing of warp and keep their SQL in their own `store.rs`.
+
+pub mod admin;
+pub mod apikeys;
+pub mod app;
+pub mod assets;
+pub mod backup;
+pub mod blob;
+pub mod cli;
+pub mod config;
+pub mod crypto;
+pub mod datadir;
+pub mod db;
+pub mod error;
+pub mod http;
+pub mod keyring;
+pub mod logging;
+pub mod oauth;
+pub mod server;
+pub mod settings;
+pub mod timefmt;
+pub mod tls;
+pub mod users;
+pub mod version;

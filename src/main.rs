@@ -1,0 +1,53 @@
+//! `docket`: parse the command line, dispatch, exit with 0 (success), 1 (failure) or 2 (usage).
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use docket::admin::{self, CliError, Ctx};
+use docket::cli::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("docket: error: {}", e.message);
+            ExitCode::from(e.code as u8)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), CliError> {
+    match cli.command {
+        Command::Serve(args) => serve(&args, cli.data_dir),
+        Command::User(a) => admin::user::run(&Ctx::open(cli.data_dir, a.out.json)?, a.command),
+        Command::Client(a) => admin::client::run(
+            &Ctx::open(cli.data_dir, a.out.json)?,
+            a.public_url.as_deref(),
+            a.command,
+        ),
+        Command::Apikey(a) => admin::apikey::run(&Ctx::open(cli.data_dir, a.out.json)?, a.command),
+        Command::Backup(a) => admin::backup::backup(&Ctx::open(cli.data_dir, a.out.json)?, &a.dest),
+        Command::Version(f) => {
+            admin::backup::version(f.json);
+            Ok(())
+        }
+    }
+}
+
+fn serve(
+    args: &docket::cli::ServeArgs,
+    data_dir: Option<std::path::PathBuf>,
+) -> Result<(), CliError> {
+    let usage = |message: String| CliError { message, code: 2 };
+    let config =
+        docket::config::Config::from_args(args, data_dir).map_err(|e| usage(e.to_string()))?;
+    docket::logging::init(config.log_format, &config.log_level).map_err(usage)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| CliError::runtime(format!("cannot start the async runtime: {e}")))?;
+    runtime
+        .block_on(docket::app::run(config))
+        .map_err(|e| CliError::runtime(e.to_string()))
+}

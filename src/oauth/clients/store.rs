@@ -1,0 +1,137 @@
+//! SQL for `oauth_clients` and their redirect URIs.
+
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
+
+use super::{Client, Registration};
+use crate::crypto::SecretToken;
+use crate::error::AppError;
+use crate::oauth::scope::{self, Scope};
+
+/// A client id: 24 base62 characters, public.
+fn new_client_id() -> String {
+    crate::crypto::random_base62(24)
+}
+
+/// A client secret: 48 base62 characters (about 285 bits), shown once.
+fn new_secret() -> SecretToken {
+    SecretToken::generate("", 48)
+}
+
+/// Registers a client; returns it with its secret (`None` for public clients).
+pub fn insert(
+    tx: &Transaction<'_>,
+    reg: &Registration,
+    now: i64,
+) -> Result<(Client, Option<SecretToken>), AppError> {
+    let secret = (!reg.public).then(new_secret);
+    let client_id = new_client_id();
+    tx.execute(
+        "INSERT INTO oauth_clients (client_id, name, secret_hash, logo_url, app_url, is_public, allowed_scopes, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![
+            client_id,
+            reg.name,
+            secret.as_ref().map(SecretToken::hash),
+            reg.logo_url,
+            reg.app_url,
+            reg.public,
+            reg.allowed_scopes.as_deref().map(scope::join),
+            now
+        ],
+    )?;
+    let row_id = tx.last_insert_rowid();
+    for (i, uri) in reg.redirect_uris.iter().enumerate() {
+        tx.execute(
+            "INSERT INTO oauth_client_redirect_uris (client_id, position, uri) VALUES (?1, ?2, ?3)",
+            params![row_id, i as i64, uri],
+        )?;
+    }
+    let client =
+        get(tx, &client_id)?.ok_or_else(|| AppError::internal("inserted client vanished"))?;
+    Ok((client, secret))
+}
+
+fn redirect_uris(conn: &Connection, row_id: i64) -> Result<Vec<String>, AppError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT uri FROM oauth_client_redirect_uris WHERE client_id = ?1 ORDER BY position",
+    )?;
+    let rows = stmt.query_map([row_id], |r| r.get(0))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+const COLUMNS: &str =
+    "id, client_id, name, secret_hash, logo_url, app_url, is_public, allowed_scopes, created_at";
+
+fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Client> {
+    let scopes: Option<String> = r.get(7)?;
+    Ok(Client {
+        row_id: r.get(0)?,
+        client_id: r.get(1)?,
+        name: r.get(2)?,
+        secret_hash: r.get(3)?,
+        logo_url: r.get(4)?,
+        app_url: r.get(5)?,
+        public: r.get(6)?,
+        allowed_scopes: scopes.map(|s| s.split(' ').filter_map(Scope::parse).collect()),
+        created_at: r.get(8)?,
+        redirect_uris: Vec::new(),
+    })
+}
+
+pub fn get(conn: &Connection, client_id: &str) -> Result<Option<Client>, AppError> {
+    let found = conn
+        .query_row(
+            &format!("SELECT {COLUMNS} FROM oauth_clients WHERE client_id = ?1"),
+            [client_id],
+            from_row,
+        )
+        .optional()?;
+    match found {
+        Some(mut c) => {
+            c.redirect_uris = redirect_uris(conn, c.row_id)?;
+            Ok(Some(c))
+        }
+        None => Ok(None),
+    }
+}
+
+pub fn require(conn: &Connection, client_id: &str) -> Result<Client, AppError> {
+    get(conn, client_id)?
+        .ok_or_else(|| AppError::NotFound(format!("no client with id {client_id}")))
+}
+
+pub fn list(conn: &Connection) -> Result<Vec<Client>, AppError> {
+    let mut stmt = conn.prepare(&format!("SELECT {COLUMNS} FROM oauth_clients ORDER BY id"))?;
+    let mut clients: Vec<Client> = stmt.query_map([], from_row)?.collect::<Result<_, _>>()?;
+    for c in &mut clients {
+        c.redirect_uris = redirect_uris(conn, c.row_id)?;
+    }
+    Ok(clients)
+}
+
+/// Replaces a confidential client's secret; the old one stops working at once.
+pub fn rotate_secret(
+    conn: &Connection,
+    client_id: &str,
+    now: i64,
+) -> Result<SecretToken, AppError> {
+    let client = require(conn, client_id)?;
+    if client.public {
+        return Err(AppError::Conflict(format!(
+            "client {client_id} is public and has no secret"
+        )));
+    }
+    let secret = new_secret();
+    conn.execute(
+        "UPDATE oauth_clients SET secret_hash = ?2, secret_rotated_at = ?3 WHERE id = ?1",
+        params![client.row_id, secret.hash(), now],
+    )?;
+    Ok(secret)
+}
+
+/// Deletes a client; its redirect URIs, grants and tokens go with it (ON DELETE CASCADE).
+pub fn remove(conn: &Connection, client_id: &str) -> Result<Client, AppError> {
+    let client = require(conn, client_id)?;
+    conn.execute("DELETE FROM oauth_clients WHERE id = ?1", [client.row_id])?;
+    Ok(client)
+}

@@ -1,0 +1,105 @@
+//! OAuth scopes: the seed's `READ_BOOKING` and `READ_PROFILE`, and the document and booking
+//! write scopes. In a `scope` parameter they are separated by spaces or commas.
+
+use serde::Serialize;
+
+use crate::error::AppError;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum Scope {
+    #[serde(rename = "READ_BOOKING")]
+    ReadBooking,
+    #[serde(rename = "WRITE_BOOKING")]
+    WriteBooking,
+    #[serde(rename = "READ_PROFILE")]
+    ReadProfile,
+    #[serde(rename = "READ_DOCUMENT")]
+    ReadDocument,
+    #[serde(rename = "WRITE_DOCUMENT")]
+    WriteDocument,
+}
+
+impl Scope {
+    pub const ALL: [Scope; 5] = [
+        Scope::ReadBooking,
+        Scope::WriteBooking,
+        Scope::ReadProfile,
+        Scope::ReadDocument,
+        Scope::WriteDocument,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::ReadBooking => "READ_BOOKING",
+            Scope::WriteBooking => "WRITE_BOOKING",
+            Scope::ReadProfile => "READ_PROFILE",
+            Scope::ReadDocument => "READ_DOCUMENT",
+            Scope::WriteDocument => "WRITE_DOCUMENT",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Scope> {
+        Scope::ALL.into_iter().find(|x| x.as_str() == s)
+    }
+
+    /// What the consent page says the app may do.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Scope::ReadBooking => "See your bookings",
+            Scope::WriteBooking => "Create and cancel bookings for you",
+            Scope::ReadProfile => "See your name, username and e-mail address",
+            Scope::ReadDocument => "See your documents and their signing status",
+            Scope::WriteDocument => "Create, change and send documents for you",
+        }
+    }
+}
+
+/// Parses a scope list separated by spaces and/or commas; unknown or empty lists are errors.
+/// Duplicates collapse; the result is sorted.
+pub fn parse_list(raw: &str) -> Result<Vec<Scope>, AppError> {
+    let mut out = Vec::new();
+    for part in raw.split([' ', ',']).filter(|p| !p.is_empty()) {
+        let scope = Scope::parse(part).ok_or_else(|| {
+            AppError::bad_request(format!(
+                "unknown scope {part:?}; known scopes: {}",
+                Scope::ALL.map(Scope::as_str).join(", ")
+            ))
+        })?;
+        if !out.contains(&scope) {
+            out.push(scope);
+        }
+    }
+    if out.is_empty() {
+        return Err(AppError::bad_request("no scope given"));
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Space-separated form, as stored and as returned in token responses.
+pub fn join(scopes: &[Scope]) -> String {
+    scopes
+        .iter()
+        .map(|s| s.as_str())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_spaces_and_commas() {
+        let s = parse_list("READ_PROFILE,READ_BOOKING READ_PROFILE").unwrap();
+        assert_eq!(s, vec![Scope::ReadBooking, Scope::ReadProfile]);
+        assert_eq!(join(&s), "READ_BOOKING READ_PROFILE");
+    }
+
+    #[test]
+    fn rejects_unknown_and_empty() {
+        assert!(parse_list("READ_BOOKING ADMIN").is_err());
+        assert!(parse_list(" , ").is_err());
+        assert!(parse_list("read_booking").is_err());
+    }
+}

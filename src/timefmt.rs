@@ -1,0 +1,25 @@
+//! Unix seconds to ISO 8601 UTC text, the one time format clients see.
+
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+/// `2026-11-21T09:30:00Z`.
+pub fn iso8601(ts: i64) -> String {
+    OffsetDateTime::from_unix_timestamp(ts)
+        .ok()
+        .and_then(|t| t.format(&Rfc3339).ok())
+        .unwrap_or_else(|| ts.to_string())
+}
+
+pub fn iso8601_opt(ts: Option<i64>) -> Option<String> {
+    ts.map(iso8601)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn formats_utc() {
+        assert_eq!(super::iso8601(0), "1970-01-01T00:00:00Z");
+        assert_eq!(super::iso8601(1_795_000_000), "2026-11-18T11:06:40Z");
+    }
+}

@@ -1,0 +1,313 @@
+//! The self-issued certificates of `--tls auto`: a local CA kept in `<data>/tls/` (`ca.pem`,
+//! `ca.key`) and a leaf for the configured names (`server.pem`, `server.key`). The CA lives ten
+//! years; leaves live 90 days and are reissued when 30 or fewer remain or the names change.
+
+use std::path::{Path, PathBuf};
+
+use rcgen::{
+    BasicConstraints, CertificateParams, DistinguishedName, DnType, ExtendedKeyUsagePurpose, IsCa,
+    Issuer, KeyPair, KeyUsagePurpose, SerialNumber,
+};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+use time::{Duration, OffsetDateTime};
+
+use super::Chain;
+use crate::datadir::write_atomic;
+
+pub const LEAF_DAYS: i64 = 90;
+pub const RENEW_WITHIN_DAYS: i64 = 30;
+const CA_YEARS: i64 = 10;
+
+pub fn ca_path(dir: &Path) -> PathBuf {
+    dir.join("ca.pem")
+}
+fn ca_key_path(dir: &Path) -> PathBuf {
+    dir.join("ca.key")
+}
+fn leaf_path(dir: &Path) -> PathBuf {
+    dir.join("server.pem")
+}
+fn leaf_key_path(dir: &Path) -> PathBuf {
+    dir.join("server.key")
+}
+
+fn io_err(path: &Path, e: impl std::fmt::Display) -> String {
+    format!("{}: {e}", path.display())
+}
+
+fn serial() -> SerialNumber {
+    let mut bytes = crate::crypto::random_bytes(16);
+    bytes[0] &= 0x7f; // positive
+    SerialNumber::from_slice(&bytes)
+}
+
+/// The local certificate authority.
+pub struct LocalCa {
+    pub cert_pem: String,
+    der: CertificateDer<'static>,
+    key: KeyPair,
+}
+
+impl LocalCa {
+    /// Loads the CA from `dir`, or makes one (and writes it) when there is none.
+    pub fn load_or_create(dir: &Path) -> Result<LocalCa, String> {
+        let (cert, key) = (ca_path(dir), ca_key_path(dir));
+        if cert.exists() && key.exists() {
+            let cert_pem = std::fs::read_to_string(&cert).map_err(|e| io_err(&cert, e))?;
+            let key_pem = std::fs::read_to_string(&key).map_err(|e| io_err(&key, e))?;
+            let key = KeyPair::from_pem(&key_pem).map_err(|e| io_err(&key, e))?;
+            let der = pem_to_der(&cert_pem).map_err(|e| io_err(&cert, e))?;
+            return Ok(LocalCa { cert_pem, der, key });
+        }
+        let key_pair = KeyPair::generate().map_err(|e| format!("CA key: {e}"))?;
+        let mut params = CertificateParams::default();
+        let mut dn = DistinguishedName::new();
+        dn.push(DnType::OrganizationName, "Docket");
+        dn.push(
+            DnType::CommonName,
+            format!("Docket local CA {}", hostname()),
+        );
+        params.distinguished_name = dn;
+        params.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
+        params.key_usages = vec![
+            KeyUsagePurpose::KeyCertSign,
+            KeyUsagePurpose::CrlSign,
+            KeyUsagePurpose::DigitalSignature,
+        ];
+        let now = OffsetDateTime::now_utc();
+        params.not_before = now - Duration::hours(1);
+        params.not_after = now + Duration::days(365 * CA_YEARS);
+        params.serial_number = Some(serial());
+        let cert_obj = params
+            .self_signed(&key_pair)
+            .map_err(|e| format!("CA certificate: {e}"))?;
+        write_atomic(&key, key_pair.serialize_pem().as_bytes(), true)
+            .map_err(|e| io_err(&key, e))?;
+        write_atomic(&cert, cert_obj.pem().as_bytes(), false).map_err(|e| io_err(&cert, e))?;
+        Ok(LocalCa {
+            cert_pem: cert_obj.pem(),
+            der: cert_obj.der().clone(),
+            key: key_pair,
+        })
+    }
+
+    /// SHA-256 of the CA certificate, as colon-separated uppercase hex (what browsers show).
+    pub fn fingerprint(&self) -> String {
+        fingerprint(&self.der)
+    }
+
+    /// Issues a leaf certificate for `names`, valid from `now` for `LEAF_DAYS`.
+    pub fn issue_leaf(&self, names: &[String], now: OffsetDateTime) -> Result<Chain, String> {
+        let issuer = Issuer::from_ca_cert_pem(&self.cert_pem, &self.key)
+            .map_err(|e| format!("CA certificate: {e}"))?;
+        let mut params =
+            CertificateParams::new(names.to_vec()).map_err(|e| format!("--tls-names: {e}"))?;
+        let mut dn = DistinguishedName::new();
+        dn.push(
+            DnType::CommonName,
+            names.first().cloned().unwrap_or_default(),
+        );
+        params.distinguished_name = dn;
+        params.is_ca = IsCa::ExplicitNoCa;
+        params.key_usages = vec![KeyUsagePurpose::DigitalSignature];
+        params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+        params.use_authority_key_identifier_extension = true;
+        params.not_before = now - Duration::hours(1);
+        params.not_after = now + Duration::days(LEAF_DAYS);
+        params.serial_number = Some(serial());
+        let key = KeyPair::generate().map_err(|e| format!("leaf key: {e}"))?;
+        let cert = params
+            .signed_by(&key, &issuer)
+            .map_err(|e| format!("leaf certificate: {e}"))?;
+        Ok(Chain {
+            certs: vec![cert.der().clone(), self.der.clone()],
+            key: PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der())),
+        })
+    }
+}
+
+pub fn fingerprint(der: &[u8]) -> String {
+    let digest = crate::crypto::sha256_hex(der).to_uppercase();
+    digest
+        .as_bytes()
+        .chunks(2)
+        .map(|c| std::str::from_utf8(c).unwrap_or("??"))
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_default()
+}
+
+fn pem_to_der(pem: &str) -> Result<CertificateDer<'static>, String> {
+    use rustls::pki_types::pem::PemObject;
+    CertificateDer::from_pem_slice(pem.as_bytes()).map_err(|e| e.to_string())
+}
+
+/// What a stored leaf certificate says about itself.
+struct LeafInfo {
+    not_after: i64,
+    names: Vec<String>,
+}
+
+fn inspect(der: &[u8]) -> Option<LeafInfo> {
+    use x509_parser::prelude::*;
+    let (_, cert) = X509Certificate::from_der(der).ok()?;
+    let mut names = Vec::new();
+    if let Ok(Some(san)) = cert.subject_alternative_name() {
+        for n in &san.value.general_names {
+            match n {
+                GeneralName::DNSName(d) => names.push(d.to_string()),
+                GeneralName::IPAddress(b) => match b.len() {
+                    4 => names
+                        .push(std::net::Ipv4Addr::from(<[u8; 4]>::try_from(*b).ok()?).to_string()),
+                    16 => names
+                        .push(std::net::Ipv6Addr::from(<[u8; 16]>::try_from(*b).ok()?).to_string()),
+                    _ => {}
+                },
+                _ => {}
+            }
+        }
+    }
+    Some(LeafInfo {
+        not_after: cert.validity().not_after.timestamp(),
+        names,
+    })
+}
+
+/// Normalises names for comparison (IP addresses in canonical form, DNS names lowercased).
+fn canonical_names(names: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = names
+        .iter()
+        .map(|n| match n.parse::<std::net::IpAddr>() {
+            Ok(ip) => ip.to_string(),
+            Err(_) => n.to_ascii_lowercase(),
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Why the stored leaf must be reissued, or `None` when it can be kept.
+fn renewal_reason(dir: &Path, names: &[String], now: OffsetDateTime) -> Option<&'static str> {
+    let Ok(pem) = std::fs::read_to_string(leaf_path(dir)) else {
+        return Some("no certificate yet");
+    };
+    if !leaf_key_path(dir).exists() {
+        return Some("its key is missing");
+    }
+    let Some(info) = pem_to_der(&pem).ok().and_then(|d| inspect(&d)) else {
+        return Some("the stored certificate is unreadable");
+    };
+    if canonical_names(&info.names) != canonical_names(names) {
+        return Some("the names changed");
+    }
+    if info.not_after - now.unix_timestamp() <= RENEW_WITHIN_DAYS * 86_400 {
+        return Some("it expires soon");
+    }
+    None
+}
+
+/// The leaf chain for `names`: the stored one when still good, else a new one (written to `dir`).
+pub fn ensure_leaf(
+    dir: &Path,
+    ca: &LocalCa,
+    names: &[String],
+    now: OffsetDateTime,
+) -> Result<Chain, String> {
+    match renewal_reason(dir, names, now) {
+        None => {
+            let chain = Chain::from_pem_files(&leaf_path(dir), &leaf_key_path(dir))?;
+            Ok(Chain {
+                certs: vec![chain.certs[0].clone(), ca.der.clone()],
+                key: chain.key,
+            })
+        }
+        Some(reason) => {
+            let chain = ca.issue_leaf(names, now)?;
+            let cert_pem = pem_encode("CERTIFICATE", &chain.certs[0]);
+            let key_pem = pem_encode("PRIVATE KEY", chain.key.secret_der());
+            let (kp, cp) = (leaf_key_path(dir), leaf_path(dir));
+            write_atomic(&kp, key_pem.as_bytes(), true).map_err(|e| io_err(&kp, e))?;
+            write_atomic(&cp, cert_pem.as_bytes(), false).map_err(|e| io_err(&cp, e))?;
+            tracing::info!(reason, names = ?names, days = LEAF_DAYS, "issued a TLS certificate from the local CA");
+            Ok(chain)
+        }
+    }
+}
+
+/// True when the leaf stored in `dir` is due for renewal at `now`.
+pub fn needs_renewal(dir: &Path, names: &[String], now: OffsetDateTime) -> bool {
+    renewal_reason(dir, names, now).is_some()
+}
+
+fn pem_encode(label: &str, der: &[u8]) -> String {
+    use base64::Engine;
+    let b64 = base64::engine::general_purpose::STANDARD.encode(der);
+    let mut out = format!("-----BEGIN {label}-----\n");
+    for line in b64.as_bytes().chunks(64) {
+        out.push_str(std::str::from_utf8(line).unwrap_or_default());
+        out.push('\n');
+    }
+    out.push_str(&format!("-----END {label}-----\n"));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names() -> Vec<String> {
+        vec!["localhost".into(), "127.0.0.1".into(), "::1".into()]
+    }
+
+    #[test]
+    fn ca_is_created_once_and_reused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let a = LocalCa::load_or_create(tmp.path()).unwrap();
+        let b = LocalCa::load_or_create(tmp.path()).unwrap();
+        assert_eq!(a.fingerprint(), b.fingerprint());
+        assert_eq!(a.fingerprint().len(), 32 * 3 - 1);
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(ca_key_path(tmp.path()))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+
+    #[test]
+    fn leaf_is_kept_until_names_change_or_expiry_nears() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path();
+        let ca = LocalCa::load_or_create(dir).unwrap();
+        let now = OffsetDateTime::now_utc();
+        let first = ensure_leaf(dir, &ca, &names(), now).unwrap();
+        let again = ensure_leaf(dir, &ca, &names(), now).unwrap();
+        assert_eq!(first.certs[0], again.certs[0], "kept while valid");
+        assert!(!needs_renewal(dir, &names(), now));
+
+        let in_61_days = now + Duration::days(LEAF_DAYS - RENEW_WITHIN_DAYS + 1);
+        assert!(needs_renewal(dir, &names(), in_61_days));
+        let renewed = ensure_leaf(dir, &ca, &names(), in_61_days).unwrap();
+        assert_ne!(renewed.certs[0], first.certs[0]);
+
+        let mut more = names();
+        more.push("docket.example.com".into());
+        assert!(needs_renewal(dir, &more, in_61_days));
+        let info = inspect(&ensure_leaf(dir, &ca, &more, in_61_days).unwrap().certs[0]).unwrap();
+        assert_eq!(canonical_names(&info.names), canonical_names(&more));
+    }
+
+    #[test]
+    fn ip_names_become_ip_sans() {
+        use rcgen::SanType;
+        let sans = CertificateParams::new(names()).unwrap().subject_alt_names;
+        assert!(matches!(sans[1], SanType::IpAddress(_)));
+        assert!(matches!(sans[0], SanType::DnsName(_)));
+    }
+}
