@@ -47,6 +47,17 @@ impl Db {
     /// builds a pool of `max_connections`. Before upgrading an existing database, a copy is
     /// written into `backup_dir`.
     pub fn open(path: &Path, backup_dir: &Path, max_connections: u32) -> Result<Db, OpenError> {
+        Self::open_with(path, backup_dir, max_connections, Duration::from_secs(10))
+    }
+
+    /// As `open`, waiting at most `acquire_timeout` for a free connection before a call fails
+    /// with 503.
+    pub fn open_with(
+        path: &Path,
+        backup_dir: &Path,
+        max_connections: u32,
+        acquire_timeout: Duration,
+    ) -> Result<Db, OpenError> {
         let sqlite_err = |source| OpenError::Sqlite {
             path: path.display().to_string(),
             source,
@@ -66,7 +77,7 @@ impl Db {
         let pool = r2d2::Pool::builder()
             .max_size(max_connections)
             .min_idle(Some(1))
-            .connection_timeout(Duration::from_secs(10))
+            .connection_timeout(acquire_timeout)
             .build(manager)?;
         Ok(Db { pool })
     }
@@ -84,6 +95,12 @@ impl Db {
         })
         .await
         .map_err(|e| AppError::internal(format!("database task failed: {e}")))?
+    }
+
+    /// Takes a connection and keeps it until the guard drops: lets tests exhaust the pool.
+    #[cfg(test)]
+    pub(crate) fn hold(&self) -> r2d2::PooledConnection<SqliteConnectionManager> {
+        self.pool.get().expect("a free connection")
     }
 
     /// Runs `f` on the current thread: for the admin CLI, which has no async runtime.

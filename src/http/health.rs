@@ -8,19 +8,19 @@ use warp::reply::Response;
 
 use super::reply::json_response;
 use crate::app::AppState;
+use crate::db::Db;
 use crate::version::VERSION;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     warp::path!("healthz")
         .and(warp::get().or(warp::head()).unify())
         .and(super::with_state(state))
-        .then(healthz)
+        .then(|state: AppState| async move { healthz(&state.db).await })
         .boxed()
 }
 
-async fn healthz(state: AppState) -> Response {
-    let probe = state
-        .db
+async fn healthz(db: &Db) -> Response {
+    let probe = db
         .call(|c| {
             Ok(c.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
                 r.get::<_, i64>(0)
@@ -39,5 +39,29 @@ async fn healthz(state: AppState) -> Response {
                 &json!({"status": "unavailable", "version": VERSION, "database": "unavailable"}),
             )
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[tokio::test]
+    async fn answers_503_when_no_database_connection_is_available() {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = Db::open_with(
+            &tmp.path().join("t.db"),
+            tmp.path(),
+            1,
+            Duration::from_millis(200),
+        )
+        .unwrap();
+        assert_eq!(healthz(&db).await.status(), StatusCode::OK);
+        let held = db.hold();
+        let resp = healthz(&db).await;
+        assert_eq!(resp.status(), StatusCode::SERVICE_UNAVAILABLE);
+        drop(held);
+        assert_eq!(healthz(&db).await.status(), StatusCode::OK);
     }
 }

@@ -1,0 +1,246 @@
+//! The test harness: the real server in this process on 127.0.0.1:0 with a fresh temp data
+//! dir (`TestApp`), the real binary as a child process (`BinServer`), and the CLI (`docket`).
+
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use docket::app::Running;
+use docket::cli::{Cli, Command as Sub};
+use docket::config::Config;
+use tempfile::TempDir;
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_docket");
+
+/// A `Config` as `docket serve <args>` would build it, for `data_dir`.
+pub fn config(data_dir: &Path, args: &[&str]) -> Config {
+    let mut argv = vec!["docket", "serve", "--listen", "127.0.0.1:0"];
+    argv.extend_from_slice(args);
+    let cli = Cli::try_parse_from(argv).expect("valid serve arguments");
+    match cli.command {
+        Sub::Serve(a) => Config::from_args(&a, Some(data_dir.to_path_buf())).expect("valid config"),
+        _ => unreachable!(),
+    }
+}
+
+/// An HTTP client that trusts only the CA in `ca_pem` (or nothing extra) and sends `localhost`
+/// to `addr`.
+pub fn client(addr: SocketAddr, ca_pem: Option<&[u8]>) -> reqwest::Client {
+    let mut b = reqwest::Client::builder()
+        .tls_built_in_root_certs(false)
+        .resolve("localhost", addr)
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(Duration::from_secs(20));
+    if let Some(pem) = ca_pem {
+        b = b.add_root_certificate(reqwest::Certificate::from_pem(pem).expect("CA PEM parses"));
+    }
+    b.build().expect("client builds")
+}
+
+/// The server running inside the test process.
+pub struct TestApp {
+    pub dir: TempDir,
+    pub running: Option<Running>,
+    pub addr: SocketAddr,
+    pub base: String,
+    pub client: reqwest::Client,
+}
+
+impl TestApp {
+    /// TLS off: plain HTTP.
+    pub async fn spawn() -> TestApp {
+        Self::spawn_with(&["--tls", "off"]).await
+    }
+
+    pub async fn spawn_with(args: &[&str]) -> TestApp {
+        let dir = tempfile::tempdir().unwrap();
+        Self::spawn_in(dir, args).await
+    }
+
+    /// Starts on an existing data dir.
+    pub async fn spawn_in(dir: TempDir, args: &[&str]) -> TestApp {
+        let cfg = config(&dir.path().join("data"), args);
+        let tls = cfg.tls_on();
+        let running = docket::app::start(cfg).await.expect("server starts");
+        let addr = running.addr;
+        let ca = tls
+            .then(|| std::fs::read(dir.path().join("data/tls/ca.pem")).ok())
+            .flatten();
+        let scheme = if tls { "https" } else { "http" };
+        TestApp {
+            base: format!("{scheme}://localhost:{}", addr.port()),
+            client: client(addr, ca.as_deref()),
+            addr,
+            running: Some(running),
+            dir,
+        }
+    }
+
+    pub fn data_dir(&self) -> PathBuf {
+        self.dir.path().join("data")
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.client
+            .get(self.url(path))
+            .send()
+            .await
+            .expect("request succeeds")
+    }
+
+    /// Stops the server and hands back the data dir.
+    pub async fn stop(mut self) -> TempDir {
+        if let Some(r) = self.running.take() {
+            r.shutdown().await;
+        }
+        self.dir
+    }
+}
+
+/// Runs the CLI on `data_dir`, feeding `stdin`.
+pub fn docket(data_dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args)
+        .env("DOCKET_DATA_DIR", data_dir)
+        .env_remove("DOCKET_PUBLIC_URL")
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().expect("docket runs");
+    if let Some(input) = stdin {
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+    }
+    child.wait_with_output().expect("docket finishes")
+}
+
+/// Runs the CLI with `--json` and parses what it printed; panics with its stderr on failure.
+pub fn docket_json(data_dir: &Path, args: &[&str], stdin: Option<&str>) -> serde_json::Value {
+    let mut all: Vec<&str> = args.to_vec();
+    all.push("--json");
+    let out = docket(data_dir, &all, stdin);
+    assert!(
+        out.status.success(),
+        "docket {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "docket {args:?} printed no single JSON value ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+/// The real binary serving in a child process.
+pub struct BinServer {
+    pub child: Child,
+    pub addr: SocketAddr,
+    pub banner: Vec<String>,
+    pub stderr: Option<std::process::ChildStderr>,
+}
+
+impl BinServer {
+    /// Starts `docket serve <args>` with `env`, and waits for the banner's `listening` line.
+    pub fn start(args: &[&str], env: &[(&str, &str)]) -> BinServer {
+        let mut cmd = Command::new(BIN);
+        cmd.arg("serve")
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for var in [
+            "DOCKET_DATA_DIR",
+            "DOCKET_LISTEN",
+            "DOCKET_TLS",
+            "DOCKET_PUBLIC_URL",
+        ] {
+            cmd.env_remove(var);
+        }
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("docket serve starts");
+        let stdout = child.stdout.take().unwrap();
+        let mut lines = BufReader::new(stdout).lines();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let mut banner = Vec::new();
+        let mut addr = None;
+        while Instant::now() < deadline {
+            let Some(Ok(line)) = lines.next() else { break };
+            if let Some(rest) = line.trim().strip_prefix("listening") {
+                let hostport = rest.trim().split("://").nth(1).unwrap_or_default();
+                addr = hostport.parse().ok();
+            }
+            let done = line.contains("data dir") && addr.is_some();
+            banner.push(line);
+            if done {
+                // Read the rest of the banner without blocking the server later.
+                std::thread::spawn(move || for _ in lines.by_ref() {});
+                break;
+            }
+        }
+        let stderr = child.stderr.take();
+        let Some(addr) = addr else {
+            let _ = child.kill();
+            let mut err = String::new();
+            if let Some(mut e) = stderr {
+                use std::io::Read;
+                let _ = e.read_to_string(&mut err);
+            }
+            panic!("docket serve printed no address; banner {banner:?}; stderr {err}");
+        };
+        BinServer {
+            child,
+            addr,
+            banner,
+            stderr,
+        }
+    }
+
+    pub fn banner_value(&self, label: &str) -> Option<String> {
+        self.banner
+            .iter()
+            .find_map(|l| l.trim().strip_prefix(label).map(|v| v.trim().to_string()))
+    }
+
+    /// Sends `signal` and waits (up to 20 s) for the exit status.
+    pub fn stop_with(mut self, signal: nix::sys::signal::Signal) -> std::process::ExitStatus {
+        let pid = nix::unistd::Pid::from_raw(self.child.id() as i32);
+        nix::sys::signal::kill(pid, signal).expect("signal sent");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "docket did not stop after {signal}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for BinServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

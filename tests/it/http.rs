@@ -1,0 +1,176 @@
+//! The HTTP surface every later feature relies on: health, request ids, security headers,
+//! error formats, body limits, embedded assets.
+
+use crate::harness::TestApp;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn healthz_reports_version_and_database() {
+    let app = TestApp::spawn().await;
+    let resp = app.get("/healthz").await;
+    assert_eq!(resp.status(), 200);
+    assert!(
+        resp.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("application/json")
+    );
+    let body: serde_json::Value = resp.json().await.unwrap();
+    assert_eq!(
+        body,
+        serde_json::json!({"status": "ok", "version": env!("CARGO_PKG_VERSION"), "database": "ok"})
+    );
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_response_has_a_request_id_and_a_given_one_is_kept() {
+    let app = TestApp::spawn().await;
+    for path in [
+        "/healthz",
+        "/",
+        "/nope",
+        "/api/nope",
+        "/assets/css/docket.css",
+    ] {
+        let resp = app.get(path).await;
+        let id = resp
+            .headers()
+            .get("x-request-id")
+            .expect(path)
+            .to_str()
+            .unwrap();
+        assert!(id.len() >= 16, "{path}: {id}");
+    }
+    let resp = app
+        .client
+        .get(app.url("/healthz"))
+        .header("x-request-id", "trace-abc-123")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.headers()["x-request-id"], "trace-abc-123");
+    let resp = app
+        .client
+        .get(app.url("/healthz"))
+        .header("x-request-id", "not ok; injected")
+        .send()
+        .await
+        .unwrap();
+    assert_ne!(resp.headers()["x-request-id"], "not ok; injected");
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_carry_the_security_headers() {
+    let app = TestApp::spawn().await;
+    for (path, status) in [("/", 200), ("/no/such/page", 404)] {
+        let resp = app.get(path).await;
+        assert_eq!(resp.status(), status, "{path}");
+        let h = resp.headers();
+        assert!(
+            h["content-type"].to_str().unwrap().starts_with("text/html"),
+            "{path}"
+        );
+        let csp = h["content-security-policy"].to_str().unwrap();
+        assert!(csp.contains("default-src 'none'"), "{csp}");
+        assert!(csp.contains("frame-ancestors 'none'"), "{csp}");
+        assert!(!csp.contains("unsafe-inline"), "{csp}");
+        assert_eq!(h["x-frame-options"], "DENY");
+        assert_eq!(h["referrer-policy"], "no-referrer");
+        assert_eq!(h["x-content-type-options"], "nosniff");
+        let html = resp.text().await.unwrap();
+        assert!(
+            html.contains("/assets/css/docket.css?v="),
+            "shared stylesheet linked"
+        );
+        assert!(!html.contains("{{"), "template fully rendered");
+    }
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_api_routes_get_json_404_and_wrong_methods_json_405() {
+    let app = TestApp::spawn().await;
+    let resp = app.get("/api/v1/nothing-here").await;
+    assert_eq!(resp.status(), 404);
+    let body: serde_json::Value = resp.json().await.unwrap();
+    assert_eq!(body["code"], "not_found");
+    assert!(body["message"].as_str().unwrap().len() > 5);
+
+    let resp = app.client.post(app.url("/healthz")).send().await.unwrap();
+    assert_eq!(resp.status(), 405);
+    let body: serde_json::Value = resp.json().await.unwrap();
+    assert_eq!(body["code"], "method_not_allowed");
+
+    let resp = app.client.delete(app.url("/api")).send().await.unwrap();
+    assert_eq!(resp.status(), 404);
+    assert!(
+        resp.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("application/json")
+    );
+
+    // Pages get the HTML error page instead.
+    let resp = app.get("/no/such/page").await;
+    assert_eq!(resp.status(), 404);
+    assert!(resp.text().await.unwrap().contains("Not Found"));
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn declared_bodies_over_the_limit_are_refused_with_413() {
+    let app = TestApp::spawn_with(&["--tls", "off", "--max-upload-mb", "1"]).await;
+    let big = vec![b'x'; 3 * 1024 * 1024];
+    let resp = app
+        .client
+        .post(app.url("/api/v1/documents"))
+        .body(big)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 413);
+    let body: serde_json::Value = resp.json().await.unwrap();
+    assert_eq!(body["code"], "payload_too_large");
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn assets_have_types_etags_and_cache_headers() {
+    let app = TestApp::spawn().await;
+    let resp = app.get("/assets/css/docket.css").await;
+    assert_eq!(resp.status(), 200);
+    assert_eq!(resp.headers()["content-type"], "text/css; charset=utf-8");
+    assert_eq!(resp.headers()["cache-control"], "public, no-cache");
+    let etag = resp.headers()["etag"].to_str().unwrap().to_string();
+    assert!(etag.starts_with('"') && etag.ends_with('"'));
+    assert!(
+        resp.text().await.unwrap().contains("--"),
+        "the stylesheet itself"
+    );
+
+    let again = app
+        .client
+        .get(app.url("/assets/css/docket.css"))
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 304);
+
+    let version = etag.trim_matches('"');
+    let versioned = app
+        .get(&format!("/assets/css/docket.css?v={version}"))
+        .await;
+    assert_eq!(
+        versioned.headers()["cache-control"],
+        "public, max-age=31536000, immutable"
+    );
+
+    let svg = app.get("/assets/img/docket.svg").await;
+    assert_eq!(svg.headers()["content-type"], "image/svg+xml");
+    assert_eq!(app.get("/assets/templates/layout.html").await.status(), 404);
+    assert_eq!(app.get("/assets/nope.js").await.status(), 404);
+    assert_eq!(app.get("/assets/../Cargo.toml").await.status(), 404);
+    app.stop().await;
+}

@@ -1,0 +1,250 @@
+//! Storage: an older schema upgrades in place keeping its rows, secrets never reach the database
+//! in clear, and a backup taken while serving restores into a working data dir.
+
+use std::os::unix::fs::PermissionsExt;
+
+use crate::harness::{TestApp, docket, docket_json};
+
+#[test]
+fn an_old_database_upgrades_in_place_and_keeps_its_rows() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    {
+        let c = rusqlite::Connection::open(data.join("docket.db")).unwrap();
+        c.execute_batch(include_str!("../fixtures/schema_v1.sql"))
+            .unwrap();
+        c.execute_batch(
+            "INSERT INTO users (id, email, username, name, password_hash, created_at, updated_at)
+                  VALUES (7, 'old@example.com', 'old', 'Old Timer', '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaA', 100, 100);
+             INSERT INTO oauth_clients (id, client_id, name, secret_hash, created_at)
+                  VALUES (3, 'legacyclient0000000000000', 'Legacy', 'ab', 100);
+             INSERT INTO oauth_client_redirect_uris VALUES (3, 0, 'https://legacy.example/cb');
+             INSERT INTO api_keys (user_id, name, key_hash, key_prefix, created_at)
+                  VALUES (7, 'old key', 'cd', 'api_XXXX', 100);",
+        )
+        .unwrap();
+    }
+
+    let users = docket_json(&data, &["user", "list"], None);
+    assert_eq!(users[0]["email"], "old@example.com");
+    assert_eq!(users[0]["id"], 7);
+    let clients = docket_json(&data, &["client", "list"], None);
+    assert_eq!(clients[0]["client_id"], "legacyclient0000000000000");
+    assert_eq!(clients[0]["redirect_uris"][0], "https://legacy.example/cb");
+    assert!(
+        clients[0]["scopes"].is_null(),
+        "the new column exists and is empty"
+    );
+    let keys = docket_json(&data, &["apikey", "list"], None);
+    assert_eq!(keys[0]["name"], "old key");
+
+    let c = rusqlite::Connection::open(data.join("docket.db")).unwrap();
+    let version: i64 = c
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, docket::db::migrate::LATEST);
+    let blobs_table: i64 = c
+        .query_row(
+            "SELECT count(*) FROM sqlite_master WHERE name = 'blobs'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(blobs_table, 1);
+
+    // The automatic backup taken before the upgrade holds the old version and the rows.
+    let backups: Vec<_> = std::fs::read_dir(data.join("backups"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(backups.len(), 1, "{backups:?}");
+    let old = rusqlite::Connection::open(&backups[0]).unwrap();
+    let v: i64 = old
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(v, 1);
+    let n: i64 = old
+        .query_row("SELECT count(*) FROM users", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(n, 1);
+
+    // A second run has nothing to do and takes no further backup.
+    docket_json(&data, &["user", "list"], None);
+    assert_eq!(std::fs::read_dir(data.join("backups")).unwrap().count(), 1);
+}
+
+#[test]
+fn a_database_newer_than_the_binary_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    let c = rusqlite::Connection::open(data.join("docket.db")).unwrap();
+    c.execute_batch("PRAGMA user_version = 999;").unwrap();
+    drop(c);
+    let out = docket(&data, &["user", "list"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("newer"));
+}
+
+fn contains(haystack: &[u8], needle: &str) -> bool {
+    haystack
+        .windows(needle.len())
+        .any(|w| w == needle.as_bytes())
+}
+
+#[test]
+fn secrets_are_absent_in_clear_from_the_database_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let password = "Correct-Horse-Battery-Staple-42";
+    docket_json(
+        &data,
+        &[
+            "user",
+            "add",
+            "ada@example.com",
+            "--name",
+            "Ada",
+            "--password-stdin",
+        ],
+        Some(&format!("{password}\n")),
+    );
+    let generated = docket_json(
+        &data,
+        &["user", "add", "bob@example.com", "--name", "Bob"],
+        None,
+    );
+    let generated = generated["password"].as_str().unwrap().to_string();
+    let client = docket_json(
+        &data,
+        &[
+            "client",
+            "add",
+            "--name",
+            "Cal",
+            "--redirect-uri",
+            "https://cal.example.com/cb",
+        ],
+        None,
+    );
+    let secret = client["client_secret"].as_str().unwrap().to_string();
+    let rotated = docket_json(
+        &data,
+        &[
+            "client",
+            "rotate-secret",
+            client["client_id"].as_str().unwrap(),
+        ],
+        None,
+    );
+    let rotated = rotated["client_secret"].as_str().unwrap().to_string();
+    let key = docket_json(
+        &data,
+        &["apikey", "create", "--user", "ada@example.com"],
+        None,
+    );
+    let key = key["key"].as_str().unwrap().to_string();
+
+    let mut files = Vec::new();
+    for name in ["docket.db", "docket.db-wal", "docket.db-shm"] {
+        if let Ok(bytes) = std::fs::read(data.join(name)) {
+            files.push(bytes);
+        }
+    }
+    let all: Vec<u8> = files.concat();
+    assert!(!all.is_empty());
+    for secret in [
+        password,
+        generated.as_str(),
+        secret.as_str(),
+        rotated.as_str(),
+        key.as_str(),
+    ] {
+        assert!(!contains(&all, secret), "a secret is stored in clear");
+    }
+    // What is stored instead: the SHA-256 of the key and an argon2id hash of the password.
+    assert!(
+        contains(&all, &docket::crypto::sha256_hex(&key)),
+        "the key's hash is there"
+    );
+    assert!(contains(&all, "$argon2id$"));
+
+    let mode = std::fs::metadata(data.join("docket.db"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let dir_mode = std::fs::metadata(&data).unwrap().permissions().mode();
+    assert_eq!(dir_mode & 0o777, 0o700);
+    for entry in std::fs::read_dir(data.join("secrets")).unwrap() {
+        let mode = entry.unwrap().metadata().unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backup_taken_while_serving_restores_into_a_working_data_dir() {
+    let app = TestApp::spawn().await;
+    let data = app.data_dir();
+    docket_json(
+        &data,
+        &["user", "add", "ada@example.com", "--name", "Ada"],
+        None,
+    );
+    // A blob, written the way the server writes them, and its row.
+    let blobs = docket::blob::BlobStore::open(&data.join("blobs")).unwrap();
+    let stored = blobs.put(b"%PDF-1.7 backup me").unwrap();
+    let db = docket::db::Db::open(&data.join("docket.db"), &data.join("backups"), 1).unwrap();
+    let (id, sha) = (stored.id.to_string(), stored.sha256.clone());
+    db.call(move |c| {
+        c.execute(
+            "INSERT INTO blobs (id, size, sha256, content_type, created_at) VALUES (?1, 18, ?2, 'application/pdf', 0)",
+            [&id, &sha],
+        )?;
+        Ok(())
+    })
+    .await
+    .unwrap();
+
+    // Keep the server busy with writes while the backup runs.
+    let writer_data = data.clone();
+    let writer = std::thread::spawn(move || {
+        for i in 0..20 {
+            let email = format!("load{i}@example.com");
+            docket_json(
+                &writer_data,
+                &["user", "add", &email, "--name", "Load"],
+                None,
+            );
+        }
+    });
+    let dest = app.dir.path().join("backup-1");
+    let report = docket_json(&data, &["backup", dest.to_str().unwrap()], None);
+    writer.join().unwrap();
+    assert_eq!(report["blobs"], 1);
+    assert_eq!(app.get("/healthz").await.status(), 200, "still serving");
+
+    let copied = std::fs::read(
+        dest.join("blobs")
+            .join(&stored.id.as_str()[..2])
+            .join(stored.id.as_str()),
+    )
+    .unwrap();
+    assert_eq!(copied, b"%PDF-1.7 backup me");
+    assert!(dest.join("secrets/hmac-1.key").exists());
+    let _dir = app.stop().await; // keeps the temp dir (and the backup in it) alive
+
+    // Restore = use the copy as a data dir.
+    let restored = docket_json(&dest, &["user", "show", "ada@example.com"], None);
+    assert_eq!(restored["name"], "Ada");
+    let check = rusqlite::Connection::open(dest.join("docket.db")).unwrap();
+    let ok: String = check
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(ok, "ok");
+
+    // Backing up onto an existing directory is refused and changes nothing.
+    let again = docket(&data, &["backup", dest.to_str().unwrap()], None);
+    assert_eq!(again.status.code(), Some(1));
+}
