@@ -257,27 +257,27 @@ fn banner(
 
 /// `docket serve`: start, print the banner, serve until SIGTERM or SIGINT, drain, return.
 pub async fn run(config: Config) -> Result<(), StartupError> {
+    // Listen for signals before anyone can learn the address from the banner, so that a
+    // SIGTERM sent right after start is a graceful stop and not the default kill.
+    let stop = shutdown_signal().map_err(|e| StartupError::Config(format!("signals: {e}")))?;
     let running = start(config).await?;
     println!("{}", running.banner);
-    wait_for_signal().await;
+    stop.await;
     tracing::info!("signal received; shutting down");
     running.shutdown().await;
     tracing::info!("stopped");
     Ok(())
 }
 
-async fn wait_for_signal() {
+/// Resolves at the first SIGTERM or SIGINT; the handlers are installed when this returns.
+fn shutdown_signal() -> std::io::Result<impl std::future::Future<Output = ()>> {
     use tokio::signal::unix::{SignalKind, signal};
-    let mut term = match signal(SignalKind::terminate()) {
-        Ok(s) => s,
-        Err(e) => {
-            tracing::error!(error = %e, "cannot listen for SIGTERM; only Ctrl-C stops the server");
-            let _ = tokio::signal::ctrl_c().await;
-            return;
+    let mut term = signal(SignalKind::terminate())?;
+    let mut int = signal(SignalKind::interrupt())?;
+    Ok(async move {
+        tokio::select! {
+            _ = term.recv() => {},
+            _ = int.recv() => {},
         }
-    };
-    tokio::select! {
-        _ = term.recv() => {},
-        _ = tokio::signal::ctrl_c() => {},
-    }
+    })
 }

@@ -99,3 +99,65 @@ pub fn authenticate(conn: &Connection, presented: &str, now: i64) -> Result<Opti
     }
     Ok(found.map(|(_, user)| user))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::Db;
+
+    fn setup() -> (tempfile::TempDir, Db, i64) {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = Db::open(&tmp.path().join("t.db"), tmp.path(), 1).unwrap();
+        let user = db
+            .call_blocking(|c| {
+                c.execute(
+                    "INSERT INTO users (email, username, name, password_hash, created_at, updated_at)
+                     VALUES ('a@x.org', 'a', 'A', 'x', 0, 0)",
+                    [],
+                )?;
+                Ok(c.last_insert_rowid())
+            })
+            .unwrap();
+        (tmp, db, user)
+    }
+
+    #[test]
+    fn live_keys_authenticate_others_do_not() {
+        let (_tmp, db, user) = setup();
+        db.call_blocking(|c| {
+            let live = super::super::generate();
+            insert(c, user, "live", &live, None, 100)?;
+            assert_eq!(authenticate(c, live.expose(), 200)?, Some(user));
+            assert!(
+                get(c, 1)?.unwrap().last_used_at.is_some(),
+                "use is recorded"
+            );
+            assert_eq!(authenticate(c, "api_wrong", 200)?, None);
+
+            let expiring = super::super::generate();
+            insert(c, user, "exp", &expiring, Some(150), 100)?;
+            assert_eq!(authenticate(c, expiring.expose(), 149)?, Some(user));
+            assert_eq!(authenticate(c, expiring.expose(), 150)?, None);
+
+            revoke(c, 1, 300)?;
+            assert_eq!(authenticate(c, live.expose(), 301)?, None);
+            Ok(())
+        })
+        .unwrap();
+    }
+
+    #[test]
+    fn a_disabled_users_keys_stop_at_once() {
+        let (_tmp, db, user) = setup();
+        db.call_blocking(|c| {
+            let key = super::super::generate();
+            insert(c, user, "k", &key, None, 100)?;
+            crate::users::store::set_disabled(c, user, true, 110)?;
+            assert_eq!(authenticate(c, key.expose(), 120)?, None);
+            crate::users::store::set_disabled(c, user, false, 130)?;
+            assert_eq!(authenticate(c, key.expose(), 140)?, Some(user));
+            Ok(())
+        })
+        .unwrap();
+    }
+}

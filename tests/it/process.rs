@@ -114,3 +114,38 @@ async fn with_no_flags_it_answers_https_localhost_8443() {
     assert_eq!(resp.status(), 200);
     assert_eq!(server.stop_with(Signal::SIGTERM).code(), Some(0));
 }
+
+/// An idle keep-alive connection must not hold the shutdown for the whole drain limit.
+#[test]
+fn idle_keep_alive_connections_do_not_delay_shutdown() {
+    use std::io::{Read, Write};
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let server = BinServer::start(
+        &[
+            "--data-dir",
+            data.to_str().unwrap(),
+            "--listen",
+            "127.0.0.1:0",
+            "--tls",
+            "off",
+        ],
+        &[],
+    );
+    let mut conn = std::net::TcpStream::connect(server.addr).unwrap();
+    conn.write_all(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        .unwrap();
+    let mut buf = [0u8; 1024];
+    let n = conn.read(&mut buf).unwrap();
+    assert!(String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 200"));
+    // The connection stays open and idle.
+    let started = std::time::Instant::now();
+    let status = server.stop_with(Signal::SIGTERM);
+    assert_eq!(status.code(), Some(0));
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(8),
+        "shutdown waited {:?} for an idle connection",
+        started.elapsed()
+    );
+    drop(conn);
+}
