@@ -384,17 +384,7 @@ fn version_prints_version_commit_and_sqlite() {
 fn admin_commands_work_while_the_server_runs_and_use_its_public_url() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
-    let server = BinServer::start(
-        &[
-            "--data-dir",
-            data.to_str().unwrap(),
-            "--listen",
-            "127.0.0.1:0",
-            "--tls",
-            "off",
-        ],
-        &[],
-    );
+    let server = BinServer::start_in(&data, &["--tls", "off"]);
     let public = server.banner_value("public url").unwrap();
     docket_json(
         &data,

@@ -214,6 +214,18 @@ impl BinServer {
         }
     }
 
+    /// `docket serve --data-dir DATA --listen 127.0.0.1:0 <extra>`.
+    pub fn start_in(data: &Path, extra: &[&str]) -> BinServer {
+        let mut args = vec![
+            "--data-dir",
+            data.to_str().unwrap(),
+            "--listen",
+            "127.0.0.1:0",
+        ];
+        args.extend_from_slice(extra);
+        Self::start(&args, &[])
+    }
+
     pub fn banner_value(&self, label: &str) -> Option<String> {
         self.banner
             .iter()

@@ -10,15 +10,7 @@ async fn sigterm_and_sigint_stop_the_server_with_exit_code_0() {
     for signal in [Signal::SIGTERM, Signal::SIGINT] {
         let tmp = tempfile::tempdir().unwrap();
         let data = tmp.path().join("data");
-        let server = BinServer::start(
-            &[
-                "--data-dir",
-                data.to_str().unwrap(),
-                "--listen",
-                "127.0.0.1:0",
-            ],
-            &[],
-        );
+        let server = BinServer::start_in(&data, &[]);
         let ca = std::fs::read(data.join("tls/ca.pem")).unwrap();
         let c = client(server.addr, Some(&ca));
         let url = format!("https://localhost:{}/healthz", server.addr.port());
@@ -121,17 +113,7 @@ fn idle_keep_alive_connections_do_not_delay_shutdown() {
     use std::io::{Read, Write};
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
-    let server = BinServer::start(
-        &[
-            "--data-dir",
-            data.to_str().unwrap(),
-            "--listen",
-            "127.0.0.1:0",
-            "--tls",
-            "off",
-        ],
-        &[],
-    );
+    let server = BinServer::start_in(&data, &["--tls", "off"]);
     let mut conn = std::net::TcpStream::connect(server.addr).unwrap();
     conn.write_all(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
         .unwrap();
