@@ -26,7 +26,20 @@ pub struct AppState {
     pub db: Db,
     pub blobs: BlobStore,
     pub signer: UrlSigner,
+    /// HMAC keys for signed URLs and CSRF tokens.
+    pub keys: Arc<KeyRing>,
     pub data: Arc<DataDir>,
+}
+
+impl AppState {
+    /// The issuer: the public URL without a trailing slash.
+    pub fn issuer(&self) -> String {
+        base(&self.public_url)
+    }
+
+    pub fn tls(&self) -> bool {
+        self.config.tls_on()
+    }
 }
 
 /// Connections in the pool: enough readers for two cores plus the one writer SQLite allows.
@@ -129,13 +142,15 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         user_count,
     );
 
+    let keys = Arc::new(ring);
     let state = AppState {
         config: Arc::new(config.clone()),
         public_url: Arc::new(public_url.clone()),
         app_url: Arc::new(app_url),
         db,
         blobs,
-        signer: UrlSigner::new(Arc::new(ring)),
+        signer: UrlSigner::new(keys.clone()),
+        keys,
         data: Arc::new(data.clone()),
     };
     let routes = crate::http::routes(state);

@@ -91,6 +91,25 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(u64).range(1..=4096))]
     pub max_upload_mb: u64,
 
+    /// Lifetime of access tokens, in seconds
+    #[arg(long, env = "DOCKET_ACCESS_TOKEN_TTL", default_value_t = 3600, value_name = "SECS",
+          value_parser = clap::value_parser!(i64).range(60..=86_400))]
+    pub access_token_ttl: i64,
+
+    /// Lifetime of refresh tokens, in seconds
+    #[arg(long, env = "DOCKET_REFRESH_TOKEN_TTL", default_value_t = 2_592_000, value_name = "SECS",
+          value_parser = clap::value_parser!(i64).range(300..=31_536_000))]
+    pub refresh_token_ttl: i64,
+
+    /// Lifetime of authorization codes, in seconds
+    #[arg(long, env = "DOCKET_CODE_TTL", default_value_t = 600, value_name = "SECS",
+          value_parser = clap::value_parser!(i64).range(10..=3600))]
+    pub code_ttl: i64,
+
+    /// Rotate the refresh tokens of confidential clients on every use (public clients always rotate)
+    #[arg(long, env = "DOCKET_ROTATE_REFRESH_TOKENS")]
+    pub rotate_refresh_tokens: bool,
+
     /// Log format
     #[arg(long, env = "DOCKET_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,

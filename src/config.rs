@@ -51,6 +51,8 @@ pub struct Config {
     pub data_dir: PathBuf,
     pub tls: Tls,
     pub max_upload_bytes: u64,
+    pub lifetimes: crate::oauth::tokens::Lifetimes,
+    pub rotate_refresh_tokens: bool,
     pub log_format: LogFormat,
     pub log_level: String,
 }
@@ -133,6 +135,12 @@ impl Config {
             data_dir,
             tls,
             max_upload_bytes: args.max_upload_mb * 1024 * 1024,
+            lifetimes: crate::oauth::tokens::Lifetimes {
+                access: args.access_token_ttl,
+                refresh: args.refresh_token_ttl,
+                code: args.code_ttl,
+            },
+            rotate_refresh_tokens: args.rotate_refresh_tokens,
             log_format: args.log_format,
             log_level: args.log_level.clone(),
         })

@@ -25,6 +25,9 @@ pub enum AppError {
     Unauthorized(String),
     #[error("{0}")]
     Forbidden(String),
+    /// A valid credential without the scope this request needs (RFC 6750 3.1).
+    #[error("this token lacks the {0} scope")]
+    InsufficientScope(&'static str),
     #[error("{0}")]
     NotFound(String),
     #[error("method not allowed")]
@@ -77,7 +80,7 @@ impl AppError {
         match self {
             AppError::BadRequest { .. } => StatusCode::BAD_REQUEST,
             AppError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            AppError::Forbidden(_) => StatusCode::FORBIDDEN,
+            AppError::Forbidden(_) | AppError::InsufficientScope(_) => StatusCode::FORBIDDEN,
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
             AppError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             AppError::Conflict(_) => StatusCode::CONFLICT,
@@ -95,6 +98,7 @@ impl AppError {
             AppError::BadRequest { code, .. } => code,
             AppError::Unauthorized(_) => "unauthorized",
             AppError::Forbidden(_) => "forbidden",
+            AppError::InsufficientScope(_) => "insufficient_scope",
             AppError::NotFound(_) => "not_found",
             AppError::MethodNotAllowed => "method_not_allowed",
             AppError::Conflict(_) => "conflict",

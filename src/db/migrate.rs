@@ -9,13 +9,16 @@ use rusqlite::{Connection, TransactionBehavior};
 pub const SCHEMA: &str = include_str!("../../schema.sql");
 
 /// The version `SCHEMA` describes.
-pub const LATEST: i64 = 2;
+pub const LATEST: i64 = 3;
 
 /// `(version, sql)`: what turns version `n - 1` into version `n`.
-pub const MIGRATIONS: &[(i64, &str)] = &[(
-    2,
-    include_str!("migrations/0002_client_scopes_and_blobs.sql"),
-)];
+pub const MIGRATIONS: &[(i64, &str)] = &[
+    (
+        2,
+        include_str!("migrations/0002_client_scopes_and_blobs.sql"),
+    ),
+    (3, include_str!("migrations/0003_oauth_and_bookings.sql")),
+];
 
 #[derive(Debug, thiserror::Error)]
 pub enum MigrateError {

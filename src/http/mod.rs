@@ -1,11 +1,18 @@
 //! The HTTP layer: warp routes per area, thin handlers, one error mapping (`reply`), and the
 //! middleware every request passes. Domain logic lives in the domain modules.
 
+pub mod account;
+pub mod auth;
+pub mod authorize;
 pub mod body;
+pub mod bookings;
 pub mod health;
+pub mod login;
 pub mod middleware;
+pub mod oauth_api;
 pub mod pages;
 pub mod reply;
+pub mod session;
 pub mod static_files;
 
 use std::convert::Infallible;
@@ -31,7 +38,17 @@ pub fn peer() -> impl Filter<Extract = (Option<std::net::SocketAddr>,), Error = 
 
 /// Every route of the appliance. Rejections become pending errors that the middleware renders.
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    health::routes(state)
+    health::routes(state.clone())
+        .or(bookings::routes(state.clone()))
+        .unify()
+        .or(oauth_api::routes(state.clone()))
+        .unify()
+        .or(login::routes(state.clone()))
+        .unify()
+        .or(authorize::routes(state.clone()))
+        .unify()
+        .or(account::routes(state.clone()))
+        .unify()
         .or(static_files::routes())
         .unify()
         .or(pages::routes())

@@ -64,8 +64,15 @@ pub fn error_response(err: &AppError, format: Format) -> Response {
         AppError::Unauthorized(_) => {
             headers.insert(
                 header::WWW_AUTHENTICATE,
-                HeaderValue::from_static("Bearer realm=\"docket\""),
+                HeaderValue::from_static("Bearer realm=\"docket\", error=\"invalid_token\""),
             );
+        }
+        AppError::InsufficientScope(scope) => {
+            if let Ok(v) = HeaderValue::from_str(&format!(
+                "Bearer realm=\"docket\", error=\"insufficient_scope\", scope=\"{scope}\""
+            )) {
+                headers.insert(header::WWW_AUTHENTICATE, v);
+            }
         }
         AppError::TooManyRequests { retry_after } => {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(*retry_after));

@@ -1,4 +1,7 @@
 //! The OAuth 2 provider's domain: scopes and registered clients.
 
+pub mod authorize;
 pub mod clients;
+pub mod principal;
 pub mod scope;
+pub mod tokens;

@@ -151,3 +151,14 @@ pub fn set_tier(conn: &Connection, id: i64, tier: Tier, now: i64) -> Result<(), 
     )?;
     Ok(())
 }
+
+/// The id and PHC string of the enabled user with `email`, for login.
+pub fn login_record(conn: &Connection, email: &str) -> Result<Option<(i64, String)>, AppError> {
+    Ok(conn
+        .query_row(
+            "SELECT id, password_hash FROM users WHERE email = ?1 AND disabled_at IS NULL",
+            [email.trim().to_lowercase()],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?)
+}

@@ -2,8 +2,10 @@
 
 mod harness;
 
+mod bookings;
 mod cli;
 mod http;
+mod oauth_flow;
 mod process;
 mod storage;
 mod tls;

@@ -1,0 +1,248 @@
+//! SQL for the `bookings` table. Every read and write is scoped to the owning user, so another
+//! user's booking is simply not found.
+
+use rusqlite::types::Type;
+use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
+
+use super::{Attendee, Booking, NewBooking, Organizer, Status};
+use crate::error::AppError;
+
+const SELECT: &str = "SELECT b.id, b.uid, b.title, b.description, b.start_time, b.end_time,
+        b.status, b.location, b.attendees, b.cancellation_reason, b.created_at,
+        u.username, u.name, u.email, u.time_zone
+   FROM bookings b JOIN users u ON u.id = b.user_id";
+
+fn conversion(col: usize, e: impl std::error::Error + Send + Sync + 'static) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(col, Type::Text, Box::new(e))
+}
+
+fn from_row(r: &Row<'_>) -> rusqlite::Result<Booking> {
+    let status: String = r.get(6)?;
+    let status = Status::parse(&status).ok_or_else(|| {
+        conversion(
+            6,
+            std::io::Error::other(format!("unknown booking status {status:?}")),
+        )
+    })?;
+    let attendees: String = r.get(8)?;
+    let attendees: Vec<Attendee> =
+        serde_json::from_str(&attendees).map_err(|e| conversion(8, e))?;
+    Ok(Booking {
+        id: r.get(0)?,
+        uid: r.get(1)?,
+        title: r.get(2)?,
+        description: r.get(3)?,
+        start_time: r.get(4)?,
+        end_time: r.get(5)?,
+        status,
+        location: r.get(7)?,
+        attendees,
+        cancellation_reason: r.get(9)?,
+        created_at: r.get(10)?,
+        user: Organizer {
+            username: r.get(11)?,
+            name: r.get(12)?,
+            email: r.get(13)?,
+            time_zone: r.get(14)?,
+        },
+    })
+}
+
+/// Stores a validated booking for `user_id` and returns it as clients see it.
+pub fn insert(
+    tx: &Transaction<'_>,
+    user_id: i64,
+    uid: &str,
+    new: &NewBooking,
+    now: i64,
+) -> Result<Booking, AppError> {
+    let attendees = serde_json::to_string(&new.attendees).map_err(AppError::internal)?;
+    tx.execute(
+        "INSERT INTO bookings (uid, user_id, title, description, start_time, end_time, status,
+                               location, attendees, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
+        params![
+            uid,
+            user_id,
+            new.title,
+            new.description,
+            new.start_time,
+            new.end_time,
+            new.status.as_str(),
+            new.location,
+            attendees,
+            now
+        ],
+    )?;
+    get(tx, user_id, tx.last_insert_rowid())?
+        .ok_or_else(|| AppError::internal("inserted booking vanished"))
+}
+
+/// Booking `id` when it belongs to `user_id`.
+pub fn get(conn: &Connection, user_id: i64, id: i64) -> Result<Option<Booking>, AppError> {
+    Ok(conn
+        .query_row(
+            &format!("{SELECT} WHERE b.id = ?1 AND b.user_id = ?2"),
+            [id, user_id],
+            from_row,
+        )
+        .optional()?)
+}
+
+/// `user_id`'s bookings, newest created first, optionally only those with `status`.
+pub fn list(
+    conn: &Connection,
+    user_id: i64,
+    status: Option<Status>,
+    limit: u32,
+    offset: i64,
+) -> Result<Vec<Booking>, AppError> {
+    let mut stmt = conn.prepare(&format!(
+        "{SELECT} WHERE b.user_id = ?1 AND (?2 IS NULL OR b.status = ?2)
+          ORDER BY b.created_at DESC, b.id DESC LIMIT ?3 OFFSET ?4"
+    ))?;
+    let rows = stmt.query_map(
+        params![user_id, status.map(Status::as_str), limit, offset],
+        from_row,
+    )?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// How many bookings `list` would page through.
+pub fn count(conn: &Connection, user_id: i64, status: Option<Status>) -> Result<i64, AppError> {
+    Ok(conn.query_row(
+        "SELECT count(*) FROM bookings WHERE user_id = ?1 AND (?2 IS NULL OR status = ?2)",
+        params![user_id, status.map(Status::as_str)],
+        |r| r.get(0),
+    )?)
+}
+
+/// Cancels booking `id` of `user_id`. The UPDATE itself checks that the booking is still
+/// ACCEPTED or PENDING, so two concurrent cancels cannot both win: the loser gets 409.
+pub fn cancel(
+    tx: &Transaction<'_>,
+    user_id: i64,
+    id: i64,
+    reason: Option<&str>,
+    now: i64,
+) -> Result<Booking, AppError> {
+    let changed = tx.execute(
+        "UPDATE bookings SET status = 'CANCELLED', cancellation_reason = ?3, updated_at = ?4
+          WHERE id = ?1 AND user_id = ?2 AND status IN ('ACCEPTED', 'PENDING')",
+        params![id, user_id, reason, now],
+    )?;
+    let booking = get(tx, user_id, id)?.ok_or_else(|| AppError::not_found("booking"))?;
+    if changed == 0 {
+        return Err(AppError::Conflict(format!(
+            "booking {id} is {} and cannot be cancelled",
+            booking.status.as_str()
+        )));
+    }
+    Ok(booking)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::db::{Db, write_tx};
+
+    fn setup() -> (tempfile::TempDir, Db) {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = Db::open(&tmp.path().join("t.db"), tmp.path(), 1).unwrap();
+        db.call_blocking(|c| {
+            c.execute_batch(
+                "INSERT INTO users (id, email, username, name, password_hash, created_at, updated_at)
+                 VALUES (1, 'ada@x.org', 'ada', 'Ada', 'x', 0, 0),
+                        (2, 'bob@x.org', 'bob', 'Bob', 'x', 0, 0);",
+            )?;
+            Ok(())
+        })
+        .unwrap();
+        (tmp, db)
+    }
+
+    fn new(title: &str, status: Status) -> NewBooking {
+        NewBooking {
+            title: title.into(),
+            description: Some("d".into()),
+            start_time: 1000,
+            end_time: 2000,
+            status,
+            location: None,
+            attendees: vec![Attendee {
+                name: "Grace".into(),
+                email: "grace@x.org".into(),
+                time_zone: "Europe/Berlin".into(),
+            }],
+        }
+    }
+
+    fn add(c: &mut Connection, user: i64, title: &str, status: Status, now: i64) -> Booking {
+        write_tx(c, |tx| {
+            insert(tx, user, &super::super::new_uid(), &new(title, status), now)
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn insert_and_get_round_trip_for_the_owner_only() {
+        let (_tmp, db) = setup();
+        db.call_blocking(|c| {
+            let b = add(c, 1, "One", Status::Accepted, 100);
+            assert_eq!(b.title, "One");
+            assert_eq!(b.user.username, "ada");
+            assert_eq!(b.attendees[0].time_zone, "Europe/Berlin");
+            assert_eq!(b.uid.len(), 22);
+            assert_eq!(get(c, 1, b.id)?, Some(b.clone()));
+            assert_eq!(get(c, 2, b.id)?, None);
+            Ok(())
+        })
+        .unwrap();
+    }
+
+    #[test]
+    fn lists_newest_first_with_paging_and_status() {
+        let (_tmp, db) = setup();
+        db.call_blocking(|c| {
+            add(c, 1, "old", Status::Accepted, 100);
+            add(c, 1, "mid", Status::Pending, 200);
+            add(c, 1, "new-a", Status::Accepted, 300);
+            add(c, 1, "new-b", Status::Accepted, 300);
+            add(c, 2, "bob's", Status::Accepted, 400);
+            let titles = |v: Vec<Booking>| v.into_iter().map(|b| b.title).collect::<Vec<_>>();
+            assert_eq!(
+                titles(list(c, 1, None, 10, 0)?),
+                ["new-b", "new-a", "mid", "old"]
+            );
+            assert_eq!(titles(list(c, 1, None, 2, 2)?), ["mid", "old"]);
+            assert_eq!(titles(list(c, 1, Some(Status::Pending), 10, 0)?), ["mid"]);
+            assert_eq!(count(c, 1, None)?, 4);
+            assert_eq!(count(c, 1, Some(Status::Accepted))?, 3);
+            assert_eq!(count(c, 2, Some(Status::Cancelled))?, 0);
+            Ok(())
+        })
+        .unwrap();
+    }
+
+    #[test]
+    fn cancel_checks_owner_and_state() {
+        let (_tmp, db) = setup();
+        db.call_blocking(|c| {
+            let b = add(c, 1, "One", Status::Pending, 100);
+            let other = write_tx(c, |tx| cancel(tx, 2, b.id, None, 150)).unwrap_err();
+            assert_eq!(other.status(), 404);
+            let done = write_tx(c, |tx| cancel(tx, 1, b.id, Some("ill"), 200))?;
+            assert_eq!(done.status, Status::Cancelled);
+            assert_eq!(done.cancellation_reason.as_deref(), Some("ill"));
+            let again = write_tx(c, |tx| cancel(tx, 1, b.id, None, 300)).unwrap_err();
+            assert_eq!(again.status(), 409);
+            assert_eq!(
+                get(c, 1, b.id)?.unwrap().cancellation_reason.as_deref(),
+                Some("ill"),
+                "a refused cancel changes nothing"
+            );
+            Ok(())
+        })
+        .unwrap();
+    }
+}

@@ -1,0 +1,134 @@
+//! `GET /account`: who is logged in and the connected apps, each with Revoke
+//! (`POST /account/apps/{id}/revoke`).
+
+use std::collections::HashMap;
+
+use bytes::Bytes;
+use http::StatusCode;
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+use super::login::redirect;
+use super::reply::{Format, error_response, html_response};
+use super::session::{cookies, current};
+use crate::app::AppState;
+use crate::assets::{escape, page};
+use crate::crypto::SecretToken;
+use crate::db::{now, write_tx};
+use crate::error::AppError;
+use crate::oauth::tokens::store;
+use crate::sessions::csrf;
+use crate::timefmt::iso8601;
+
+pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let s = move || super::with_state(state.clone());
+    let show = warp::path!("account")
+        .and(warp::get())
+        .and(s())
+        .and(cookies())
+        .then(|st, c| async move { show(st, c).await });
+    let revoke = warp::path!("account" / "apps" / i64 / "revoke")
+        .and(warp::post())
+        .and(s())
+        .and(cookies())
+        .and(super::body::capped_bytes(16 * 1024))
+        .then(|id, st, c, b: Bytes| async move {
+            let form: HashMap<String, String> =
+                url::form_urlencoded::parse(&b).into_owned().collect();
+            revoke(st, c, id, form).await
+        });
+    show.or(revoke).unify().boxed()
+}
+
+async fn show(state: AppState, cookies: Option<String>) -> Response {
+    let (session, user) = match current(&state, cookies.as_deref()).await {
+        Ok(Some(s)) => s,
+        Ok(None) => return redirect("/auth/login?next=%2Faccount"),
+        Err(e) => return error_response(&e, Format::Html),
+    };
+    let uid = user.id;
+    let grants = match state.db.call(move |c| store::live_grants(c, uid)).await {
+        Ok(g) => g,
+        Err(e) => return error_response(&e, Format::Html),
+    };
+    let session_hash = SecretToken::presented(&session).hash();
+    let apps = if grants.is_empty() {
+        r#"<p class="muted">No apps are connected to your account.</p>"#.to_string()
+    } else {
+        let rows: String = grants
+            .iter()
+            .map(|g| {
+                let token = csrf::token(&state.keys, "revoke", &[&session_hash, &g.id.to_string()]);
+                let scopes: Vec<&str> = g.scopes.iter().map(|s| s.describe()).collect();
+                format!(
+                    r#"<tr><td><strong>{name}</strong></td><td class="wrap">{scopes}</td><td>{granted}</td><td>{used}</td>
+<td><form method="post" action="/account/apps/{id}/revoke"><input type="hidden" name="csrf_token" value="{token}">
+<button class="button danger" type="submit" aria-label="Revoke {name}">Revoke</button></form></td></tr>"#,
+                    name = escape(&g.client_name),
+                    scopes = escape(&scopes.join("; ")),
+                    granted = iso8601(g.created_at),
+                    used = g.last_used_at.map(iso8601).unwrap_or_else(|| "never".into()),
+                    id = g.id,
+                )
+            })
+            .collect();
+        format!(
+            r#"<div class="table-wrap" tabindex="0" role="region" aria-label="Connected apps"><table class="table">
+<thead><tr><th scope="col">App</th><th scope="col">Can</th><th scope="col">Granted</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
+<tbody>{rows}</tbody></table></div>"#
+        )
+    };
+    let logout = csrf::token(&state.keys, "logout", &[&session_hash]);
+    let main = format!(
+        r#"<section class="stack">
+  <div class="row spread"><h1>Your account</h1>
+    <form method="post" action="/auth/logout"><input type="hidden" name="csrf_token" value="{logout}">
+    <button class="button secondary" type="submit">Sign out</button></form></div>
+  <div class="card stack"><p><strong>{name}</strong> ({email})<br><span class="muted">Username {username}</span></p></div>
+  <h2>Connected apps</h2>
+  {apps}
+</section>"#,
+        name = escape(&user.name),
+        email = escape(&user.email),
+        username = escape(&user.username),
+    );
+    html_response(StatusCode::OK, &page("Your account", &main))
+}
+
+async fn revoke(
+    state: AppState,
+    cookies: Option<String>,
+    grant: i64,
+    form: HashMap<String, String>,
+) -> Response {
+    let (session, user) = match current(&state, cookies.as_deref()).await {
+        Ok(Some(s)) => s,
+        Ok(None) => return redirect("/auth/login?next=%2Faccount"),
+        Err(e) => return error_response(&e, Format::Html),
+    };
+    let session_hash = SecretToken::presented(&session).hash();
+    let ok = form.get("csrf_token").is_some_and(|t| {
+        csrf::verify(
+            &state.keys,
+            "revoke",
+            &[&session_hash, &grant.to_string()],
+            t,
+        )
+    });
+    if !ok {
+        return error_response(
+            &AppError::Forbidden("the form expired; reload the page".into()),
+            Format::Html,
+        );
+    }
+    let uid = user.id;
+    match state
+        .db
+        .call(move |c| write_tx(c, |tx| store::revoke_grant(tx, uid, grant, now())))
+        .await
+    {
+        Ok(()) => redirect("/account"),
+        Err(e) => error_response(&e, Format::Html),
+    }
+}

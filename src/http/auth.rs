@@ -1,0 +1,44 @@
+//! Credentials for the APIs: a filter that collects them (never rejects), and `authenticate`,
+//! which handlers call to get the `Principal` or a 401.
+
+use std::collections::HashMap;
+
+use warp::Filter;
+
+use crate::app::AppState;
+use crate::error::AppError;
+use crate::oauth::principal::{self, Credentials, Principal};
+
+/// The `Authorization` header only.
+pub fn credentials() -> impl Filter<Extract = (Credentials,), Error = warp::Rejection> + Clone {
+    warp::header::optional::<String>("authorization").map(|authorization| Credentials {
+        authorization,
+        query_api_key: None,
+    })
+}
+
+/// The `Authorization` header, or the `apiKey` query parameter (bookings endpoints only, as
+/// scheduling integrations send it so).
+pub fn credentials_or_query_key()
+-> impl Filter<Extract = (Credentials,), Error = warp::Rejection> + Clone {
+    warp::header::optional::<String>("authorization")
+        .and(
+            warp::query::<HashMap<String, String>>()
+                .or(warp::any().map(HashMap::new))
+                .unify(),
+        )
+        .map(
+            |authorization, mut q: HashMap<String, String>| Credentials {
+                authorization,
+                query_api_key: q.remove("apiKey"),
+            },
+        )
+}
+
+/// The principal behind `creds`, checked in the database off the async threads.
+pub async fn authenticate(state: &AppState, creds: Credentials) -> Result<Principal, AppError> {
+    state
+        .db
+        .call(move |c| principal::authenticate(c, &creds, crate::db::now()))
+        .await
+}

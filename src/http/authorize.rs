@@ -1,0 +1,279 @@
+//! `GET /auth/oauth2/authorize` (the consent page) and `POST /auth/oauth2/authorize` (Allow or
+//! Deny). Spec: ../shared/spec/oauth.md, "Authorization URL".
+
+use std::collections::HashMap;
+
+use bytes::Bytes;
+use http::{HeaderValue, StatusCode, header};
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+use super::login::redirect;
+use super::reply::{Format, error_response, html_response};
+use super::session::current;
+use crate::app::AppState;
+use crate::assets::{escape, page};
+use crate::crypto::SecretToken;
+use crate::db::{now, write_tx};
+use crate::error::AppError;
+use crate::oauth::authorize::{Invalid, Params, Valid, error_redirect, redirect_to, validate};
+use crate::oauth::scope;
+use crate::oauth::tokens::{new_code, store};
+use crate::sessions::csrf;
+
+pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let s = move || super::with_state(state.clone());
+    let show = warp::path!("auth" / "oauth2" / "authorize")
+        .and(warp::get())
+        .and(s())
+        .and(warp::query::<HashMap<String, String>>())
+        .and(super::session::cookies())
+        .then(|st, q, c| async move { show(st, q, c).await });
+    let decide = warp::path!("auth" / "oauth2" / "authorize")
+        .and(warp::post())
+        .and(s())
+        .and(super::session::cookies())
+        .and(super::body::capped_bytes(16 * 1024))
+        .then(|st, c, b: Bytes| async move {
+            let form: HashMap<String, String> =
+                url::form_urlencoded::parse(&b).into_owned().collect();
+            decide(st, c, form).await
+        });
+    show.or(decide).unify().boxed()
+}
+
+/// Validates the request against the database's view of the client.
+async fn check(state: &AppState, params: &Params) -> Result<Result<Valid, Invalid>, AppError> {
+    let id = params.client_id.clone().unwrap_or_default();
+    let client = state
+        .db
+        .call(move |c| crate::oauth::clients::store::get(c, &id))
+        .await?;
+    Ok(validate(params, client))
+}
+
+fn invalid(state: &AppState, e: Invalid) -> Response {
+    match e {
+        Invalid::Page(msg) => error_response(&AppError::bad_request(msg), Format::Html),
+        Invalid::Redirect {
+            redirect_uri,
+            error,
+            description,
+            state: st,
+        } => redirect(&error_redirect(
+            &redirect_uri,
+            error,
+            &description,
+            st.as_deref(),
+            &state.issuer(),
+        )),
+    }
+}
+
+fn login_redirect(params: &Params) -> Response {
+    let query: String = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(params.pairs())
+        .finish();
+    let next = format!("/auth/oauth2/authorize?{query}");
+    let login: String = url::form_urlencoded::Serializer::new(String::new())
+        .append_pair("next", &next)
+        .finish();
+    redirect(&format!("/auth/login?{login}"))
+}
+
+/// The consent CSRF token: bound to the session and to every request parameter.
+fn consent_token(state: &AppState, session: &str, v: &Valid) -> String {
+    let session_hash = SecretToken::presented(session).hash();
+    let scopes = scope::join(&v.scopes);
+    csrf::token(
+        &state.keys,
+        "consent",
+        &[
+            &session_hash,
+            &v.client.client_id,
+            &v.redirect_uri,
+            &v.state,
+            &scopes,
+            v.code_challenge.as_deref().unwrap_or(""),
+        ],
+    )
+}
+
+async fn show(
+    state: AppState,
+    query: HashMap<String, String>,
+    cookies: Option<String>,
+) -> Response {
+    let params = Params::from_map(&query);
+    let valid = match check(&state, &params).await {
+        Ok(Ok(v)) => v,
+        Ok(Err(e)) => return invalid(&state, e),
+        Err(e) => return error_response(&e, Format::Html),
+    };
+    let (session, user) = match current(&state, cookies.as_deref()).await {
+        Ok(Some(s)) => s,
+        Ok(None) => return login_redirect(&params),
+        Err(e) => return error_response(&e, Format::Html),
+    };
+    let token = consent_token(&state, &session, &valid);
+    let c = &valid.client;
+    let logo = match &c.logo_url {
+        Some(url) => format!(
+            r#"<img class="app-logo" src="{}" alt="" width="64" height="64">"#,
+            escape(url)
+        ),
+        None => format!(
+            r#"<span class="app-logo" aria-hidden="true">{}</span>"#,
+            escape(
+                &c.name
+                    .chars()
+                    .next()
+                    .unwrap_or('?')
+                    .to_uppercase()
+                    .to_string()
+            )
+        ),
+    };
+    let link = c
+        .app_url
+        .as_ref()
+        .map(|u| {
+            format!(
+                r#"<a href="{0}" rel="noopener noreferrer">{0}</a>"#,
+                escape(u)
+            )
+        })
+        .unwrap_or_default();
+    let scopes: String = valid
+        .scopes
+        .iter()
+        .map(|s| format!("<li><strong>{}</strong></li>", escape(s.describe())))
+        .collect();
+    let mut hidden = String::new();
+    for (k, v) in params.pairs() {
+        hidden.push_str(&format!(
+            r#"<input type="hidden" name="{k}" value="{}">"#,
+            escape(v)
+        ));
+    }
+    let main = format!(
+        r#"<section class="narrow">
+<div class="card stack">
+  <div class="app-identity">{logo}<div><h1 class="app-name">{name}</h1>{link}</div></div>
+  <p><strong>{name}</strong> wants to access your Docket account
+     <strong>{user_name}</strong> ({email}).</p>
+  <p class="muted">This will allow {name} to:</p>
+  <ul class="scope-list">{scopes}</ul>
+  <form method="post" action="/auth/oauth2/authorize" class="stack">
+    {hidden}
+    <input type="hidden" name="csrf_token" value="{token}">
+    <div class="form-actions">
+      <button class="button secondary" type="submit" name="decision" value="deny">Deny</button>
+      <button class="button primary" type="submit" name="decision" value="allow">Allow</button>
+    </div>
+  </form>
+  <p class="small muted">You will be sent to <code>{redirect}</code>. You can revoke access at any
+     time on your <a href="/account">account page</a>.</p>
+</div>
+</section>"#,
+        name = escape(&c.name),
+        user_name = escape(&user.name),
+        email = escape(&user.email),
+        redirect = escape(&valid.redirect_uri),
+    );
+    let mut resp = html_response(StatusCode::OK, &page(&format!("Allow {}?", c.name), &main));
+    // The Allow/Deny form redirects to the app: allow its origin as a form target.
+    if let Ok(v) = HeaderValue::from_str(&consent_csp(&valid.redirect_uri)) {
+        resp.headers_mut()
+            .insert(header::CONTENT_SECURITY_POLICY, v);
+    }
+    resp
+}
+
+fn consent_csp(redirect_uri: &str) -> String {
+    let target = match url::Url::parse(redirect_uri) {
+        Ok(u) if u.scheme() == "http" || u.scheme() == "https" => u.origin().ascii_serialization(),
+        Ok(u) => format!("{}:", u.scheme()),
+        Err(_) => String::new(),
+    };
+    super::middleware::PAGE_CSP.replace(
+        "form-action 'self'",
+        &format!("form-action 'self' {target}"),
+    )
+}
+
+async fn decide(
+    state: AppState,
+    cookies: Option<String>,
+    form: HashMap<String, String>,
+) -> Response {
+    let params = Params::from_map(&form);
+    let valid = match check(&state, &params).await {
+        Ok(Ok(v)) => v,
+        Ok(Err(e)) => return invalid(&state, e),
+        Err(e) => return error_response(&e, Format::Html),
+    };
+    let (session, user) = match current(&state, cookies.as_deref()).await {
+        Ok(Some(s)) => s,
+        Ok(None) => return login_redirect(&params),
+        Err(e) => return error_response(&e, Format::Html),
+    };
+    let presented = form
+        .get("csrf_token")
+        .map(String::as_str)
+        .unwrap_or_default();
+    if !crate::crypto::ct_eq(
+        consent_token(&state, &session, &valid).as_bytes(),
+        presented.as_bytes(),
+    ) {
+        return error_response(
+            &AppError::Forbidden("This form expired or was not sent from this site. Go back to the app and start again.".into()),
+            Format::Html,
+        );
+    }
+    let issuer = state.issuer();
+    if form.get("decision").map(String::as_str) != Some("allow") {
+        return redirect(&error_redirect(
+            &valid.redirect_uri,
+            "access_denied",
+            "the user denied the request",
+            Some(&valid.state),
+            &issuer,
+        ));
+    }
+    let code = new_code();
+    let (c, v, ttl) = (code.clone(), valid.clone(), state.config.lifetimes.code);
+    let stored = state
+        .db
+        .call(move |conn| {
+            write_tx(conn, |tx| {
+                let t = now();
+                let grant = store::upsert_grant(tx, user.id, v.client.row_id, &v.scopes, t)?;
+                store::insert_code(
+                    tx,
+                    &c,
+                    &store::NewCode {
+                        grant,
+                        redirect_uri: &v.redirect_uri,
+                        scopes: &v.scopes,
+                        code_challenge: v.code_challenge.as_deref(),
+                    },
+                    t,
+                    ttl,
+                )
+            })
+        })
+        .await;
+    match stored {
+        Ok(()) => redirect(&redirect_to(
+            &valid.redirect_uri,
+            &[
+                ("code", code.expose()),
+                ("state", &valid.state),
+                ("iss", &issuer),
+            ],
+        )),
+        Err(e) => error_response(&e, Format::Html),
+    }
+}

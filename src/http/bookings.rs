@@ -1,0 +1,208 @@
+//! Bookings over HTTP: the seed's `GET /listBookings` and the `/api/v1/bookings` API. Thin
+//! handlers: authenticate, check the scope, validate with `crate::bookings`, one `Db::call`.
+//!
+//! Spec: /work/shared/spec/oauth.md, section "Bookings".
+
+use http::StatusCode;
+use serde::{Deserialize, Serialize};
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+use super::auth::{authenticate, credentials, credentials_or_query_key};
+use super::reply::{Format, error_response, json_response, json_result};
+use super::{body, with_state};
+use crate::app::AppState;
+use crate::bookings::{self, Booking, CreateRequest, store};
+use crate::db::{now, write_tx};
+use crate::error::AppError;
+use crate::oauth::principal::{Credentials, Principal};
+use crate::oauth::scope::Scope;
+
+pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let list_legacy = warp::path!("listBookings")
+        .and(warp::get())
+        .and(credentials_or_query_key())
+        .and(warp::query::<LimitQuery>())
+        .and(with_state(state.clone()))
+        .then(|creds, q, state| async move { json_result(list_legacy(state, creds, q).await) });
+
+    let create = warp::path!("api" / "v1" / "bookings")
+        .and(warp::post())
+        .and(credentials())
+        .and(body::json::<CreateRequest>())
+        .and(with_state(state.clone()))
+        .then(|creds, req, state| async move { created(create(state, creds, req).await) });
+
+    let list = warp::path!("api" / "v1" / "bookings")
+        .and(warp::get())
+        .and(credentials())
+        .and(warp::query::<PageQuery>())
+        .and(with_state(state.clone()))
+        .then(|creds, q, state| async move { json_result(list(state, creds, q).await) });
+
+    let get = warp::path!("api" / "v1" / "bookings" / i64)
+        .and(warp::get())
+        .and(credentials())
+        .and(with_state(state.clone()))
+        .then(|id, creds, state| async move { json_result(get(state, creds, id).await) });
+
+    let cancel = warp::path!("api" / "v1" / "bookings" / i64 / "cancel")
+        .and(warp::post())
+        .and(credentials())
+        .and(optional_json::<CancelRequest>())
+        .and(with_state(state))
+        .then(
+            |id, creds, req, state| async move { json_result(cancel(state, creds, id, req).await) },
+        );
+
+    list_legacy
+        .or(create)
+        .unify()
+        .or(list)
+        .unify()
+        .or(get)
+        .unify()
+        .or(cancel)
+        .unify()
+        .boxed()
+}
+
+/// A JSON body that may be left out entirely (as `Default`); otherwise as `body::json`.
+fn optional_json<T>() -> impl Filter<Extract = (T,), Error = warp::Rejection> + Clone
+where
+    T: serde::de::DeserializeOwned + Default + Send,
+{
+    body::capped_bytes(body::JSON_LIMIT).and_then(|bytes: bytes::Bytes| async move {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(T::default());
+        }
+        serde_json::from_slice::<T>(&bytes).map_err(|e| {
+            super::reply::reject(AppError::bad_request(format!("invalid JSON body: {e}")))
+        })
+    })
+}
+
+/// 201 with the value, or the error's JSON response.
+fn created<T: Serialize>(result: Result<T, AppError>) -> Response {
+    match result {
+        Ok(v) => json_response(StatusCode::CREATED, &v),
+        Err(e) => error_response(&e, Format::Json),
+    }
+}
+
+/// The caller, who must hold `scope` (API keys hold every scope).
+async fn caller(state: &AppState, creds: Credentials, scope: Scope) -> Result<Principal, AppError> {
+    let principal = authenticate(state, creds).await?;
+    principal.require(scope)?;
+    Ok(principal)
+}
+
+/// Query parameters arrive as text and are checked after authentication, so an anonymous
+/// request gets 401 whatever its query says.
+#[derive(Debug, Deserialize)]
+struct LimitQuery {
+    limit: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct PageQuery {
+    page: Option<String>,
+    per_page: Option<String>,
+    status: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct CancelRequest {
+    reason: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Page {
+    bookings: Vec<Booking>,
+    total_pages: i64,
+}
+
+/// `GET /listBookings?limit=`: the caller's newest bookings as a bare array.
+async fn list_legacy(
+    state: AppState,
+    creds: Credentials,
+    q: LimitQuery,
+) -> Result<Vec<Booking>, AppError> {
+    let who = caller(&state, creds, Scope::ReadBooking).await?;
+    let limit = bookings::parse_limit(q.limit.as_deref())?;
+    state
+        .db
+        .call(move |c| store::list(c, who.user_id, None, limit, 0))
+        .await
+}
+
+/// `POST /api/v1/bookings`.
+async fn create(
+    state: AppState,
+    creds: Credentials,
+    req: CreateRequest,
+) -> Result<Booking, AppError> {
+    let who = caller(&state, creds, Scope::WriteBooking).await?;
+    let new = bookings::validate_new(&req)?;
+    let uid = bookings::new_uid();
+    state
+        .db
+        .call(move |c| write_tx(c, |tx| store::insert(tx, who.user_id, &uid, &new, now())))
+        .await
+}
+
+/// `GET /api/v1/bookings?page&perPage&status`.
+async fn list(state: AppState, creds: Credentials, q: PageQuery) -> Result<Page, AppError> {
+    let who = caller(&state, creds, Scope::ReadBooking).await?;
+    let page = bookings::parse_page(
+        q.page.as_deref(),
+        q.per_page.as_deref(),
+        q.status.as_deref(),
+    )?;
+    state
+        .db
+        .call(move |c| {
+            // One read transaction, so the count and the page agree.
+            let tx = c.transaction()?;
+            let total = store::count(&tx, who.user_id, page.status)?;
+            let bookings =
+                store::list(&tx, who.user_id, page.status, page.per_page, page.offset())?;
+            Ok(Page {
+                bookings,
+                total_pages: page.total_pages(total),
+            })
+        })
+        .await
+}
+
+/// `GET /api/v1/bookings/{id}`: another user's booking is a 404, like a missing one.
+async fn get(state: AppState, creds: Credentials, id: i64) -> Result<Booking, AppError> {
+    let who = caller(&state, creds, Scope::ReadBooking).await?;
+    state
+        .db
+        .call(move |c| store::get(c, who.user_id, id))
+        .await?
+        .ok_or_else(|| AppError::not_found("booking"))
+}
+
+/// `POST /api/v1/bookings/{id}/cancel` with `{"reason"?}`: 409 unless ACCEPTED or PENDING.
+async fn cancel(
+    state: AppState,
+    creds: Credentials,
+    id: i64,
+    req: CancelRequest,
+) -> Result<Booking, AppError> {
+    let who = caller(&state, creds, Scope::WriteBooking).await?;
+    let reason = bookings::validate_reason(req.reason.as_deref())?;
+    state
+        .db
+        .call(move |c| {
+            write_tx(c, |tx| {
+                store::cancel(tx, who.user_id, id, reason.as_deref(), now())
+            })
+        })
+        .await
+}

@@ -1,0 +1,288 @@
+//! `GET/POST /auth/login` and `POST /auth/logout`.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::{HeaderValue, StatusCode, header};
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+use super::reply::html_response;
+use super::session::{cookie, cookies, current, safe_next};
+use crate::app::AppState;
+use crate::assets::{escape, page};
+use crate::crypto::SecretToken;
+use crate::db::now;
+use crate::error::AppError;
+use crate::sessions::{self, csrf, throttle};
+
+fn login_cookie_name(tls: bool) -> &'static str {
+    if tls {
+        "__Host-docket_login"
+    } else {
+        "docket_login"
+    }
+}
+
+pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let s = move || super::with_state(state.clone());
+    let form = || {
+        super::body::capped_bytes(16 * 1024).map(|b: Bytes| -> HashMap<String, String> {
+            url::form_urlencoded::parse(&b).into_owned().collect()
+        })
+    };
+    let show = warp::path!("auth" / "login")
+        .and(warp::get())
+        .and(s())
+        .and(warp::query::<HashMap<String, String>>())
+        .and(cookies())
+        .then(
+            |st: AppState, q: HashMap<String, String>, c: Option<String>| async move {
+                login_page(
+                    &st,
+                    q.get("next").map(String::as_str),
+                    c.as_deref(),
+                    None,
+                    StatusCode::OK,
+                )
+            },
+        );
+    let submit = warp::path!("auth" / "login")
+        .and(warp::post())
+        .and(s())
+        .and(cookies())
+        .and(super::peer())
+        .and(form())
+        .then(|st, c, p, f| async move { submit(st, c, p, f).await });
+    let logout = warp::path!("auth" / "logout")
+        .and(warp::post())
+        .and(s())
+        .and(cookies())
+        .and(form())
+        .then(|st, c, f| async move { logout(st, c, f).await });
+    show.or(submit).unify().or(logout).unify().boxed()
+}
+
+/// The login form; sets the pre-session CSRF cookie when missing.
+fn login_page(
+    state: &AppState,
+    next: Option<&str>,
+    cookie_header: Option<&str>,
+    error: Option<&str>,
+    status: StatusCode,
+) -> Response {
+    let tls = state.tls();
+    let (seed, fresh) = match cookie(cookie_header, login_cookie_name(tls)) {
+        Some(v) => (v.to_string(), false),
+        None => (crate::crypto::random_base62(32), true),
+    };
+    let token = csrf::token(&state.keys, "login", &[&seed]);
+    let next = safe_next(next);
+    let alert = error
+        .map(|e| {
+            format!(
+                r#"<div class="alert error" role="alert">{}</div>"#,
+                escape(e)
+            )
+        })
+        .unwrap_or_default();
+    let main = format!(
+        r#"<section class="narrow">
+<div class="card stack">
+  <h1>Sign in</h1>
+  {alert}
+  <form method="post" action="/auth/login" class="stack">
+    <input type="hidden" name="csrf_token" value="{token}">
+    <input type="hidden" name="next" value="{next}">
+    <div class="field">
+      <label for="email">E-mail</label>
+      <input id="email" name="email" type="email" autocomplete="username" required autofocus>
+    </div>
+    <div class="field">
+      <label for="password">Password</label>
+      <input id="password" name="password" type="password" autocomplete="current-password" required>
+    </div>
+    <div class="form-actions"><button class="button primary block" type="submit">Sign in</button></div>
+  </form>
+</div>
+</section>"#,
+        next = escape(&next),
+    );
+    let mut resp = html_response(status, &page("Sign in", &main));
+    if fresh {
+        let c = format!(
+            "{}={seed}; Path=/; HttpOnly; SameSite=Lax{}",
+            login_cookie_name(tls),
+            if tls { "; Secure" } else { "" }
+        );
+        if let Ok(v) = HeaderValue::from_str(&c) {
+            resp.headers_mut().append(header::SET_COOKIE, v);
+        }
+    }
+    resp
+}
+
+fn see_other(location: &str) -> Response {
+    let mut resp = Response::new(Default::default());
+    *resp.status_mut() = StatusCode::SEE_OTHER;
+    if let Ok(v) = HeaderValue::from_str(location) {
+        resp.headers_mut().insert(header::LOCATION, v);
+    }
+    resp
+}
+
+pub fn redirect(location: &str) -> Response {
+    see_other(location)
+}
+
+async fn submit(
+    state: AppState,
+    cookie_header: Option<String>,
+    peer: Option<std::net::SocketAddr>,
+    form: HashMap<String, String>,
+) -> Response {
+    let next = form.get("next").map(String::as_str);
+    let get = |k: &str| form.get(k).map(String::as_str).unwrap_or_default();
+    let seed = cookie(cookie_header.as_deref(), login_cookie_name(state.tls())).unwrap_or_default();
+    if seed.is_empty() || !csrf::verify(&state.keys, "login", &[seed], get("csrf_token")) {
+        return login_page(
+            &state,
+            next,
+            cookie_header.as_deref(),
+            Some("The form expired. Please sign in again."),
+            StatusCode::FORBIDDEN,
+        );
+    }
+    match attempt(&state, get("email"), get("password"), peer).await {
+        Ok(Some(token)) => {
+            let mut resp = see_other(&safe_next(next));
+            if let Ok(v) = HeaderValue::from_str(&sessions::set_cookie(&token, state.tls())) {
+                resp.headers_mut().append(header::SET_COOKIE, v);
+            }
+            resp
+        }
+        Ok(None) => login_page(
+            &state,
+            next,
+            cookie_header.as_deref(),
+            Some("Wrong e-mail or password."),
+            StatusCode::UNAUTHORIZED,
+        ),
+        Err(AppError::TooManyRequests { retry_after }) => {
+            let mut resp = login_page(
+                &state,
+                next,
+                cookie_header.as_deref(),
+                Some("Too many failed sign-ins. Wait a while, then try again."),
+                StatusCode::TOO_MANY_REQUESTS,
+            );
+            resp.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
+            resp
+        }
+        Err(e) => super::reply::error_response(&e, super::reply::Format::Html),
+    }
+}
+
+/// Checks the credentials under the throttle; a new session token on success.
+async fn attempt(
+    state: &AppState,
+    email: &str,
+    password: &str,
+    peer: Option<std::net::SocketAddr>,
+) -> Result<Option<SecretToken>, AppError> {
+    let account = throttle::account_key(email);
+    let address = throttle::address_key(&peer.map(|p| p.ip().to_string()).unwrap_or_default());
+    let keys = vec![account.clone(), address.clone()];
+    let (k, e) = (keys.clone(), email.to_string());
+    let (verdict, record) = state
+        .db
+        .call(move |c| {
+            let refs: Vec<&str> = k.iter().map(String::as_str).collect();
+            Ok((
+                throttle::check(c, &refs, now())?,
+                crate::users::store::login_record(c, &e)?,
+            ))
+        })
+        .await?;
+    match verdict {
+        throttle::Verdict::Locked(secs) => {
+            return Err(AppError::TooManyRequests {
+                retry_after: secs.max(1) as u64,
+            });
+        }
+        throttle::Verdict::Slow(ms) => tokio::time::sleep(Duration::from_millis(ms)).await,
+        throttle::Verdict::Allow => {}
+    }
+    let password = password.to_string();
+    let (user, hash) = match record {
+        Some((id, h)) => (Some(id), h),
+        // Spend the same time on unknown accounts, so timing does not tell which exist.
+        None => (None, dummy_hash().to_string()),
+    };
+    let ok = tokio::task::spawn_blocking(move || crate::users::password::verify(&password, &hash))
+        .await
+        .map_err(AppError::internal)?;
+    match (ok, user) {
+        (true, Some(id)) => {
+            let token = sessions::new_token();
+            let t = token.clone();
+            state
+                .db
+                .call(move |c| {
+                    throttle::clear(c, &account)?;
+                    sessions::store::create(c, id, &t, now())
+                })
+                .await?;
+            Ok(Some(token))
+        }
+        _ => {
+            state
+                .db
+                .call(move |c| {
+                    let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+                    throttle::record_failure(c, &refs, now())
+                })
+                .await?;
+            Ok(None)
+        }
+    }
+}
+
+/// An argon2id hash of a random password, with the same parameters as real ones.
+fn dummy_hash() -> &'static str {
+    static HASH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    HASH.get_or_init(|| {
+        crate::users::password::hash(&crate::users::password::generate()).unwrap_or_default()
+    })
+}
+
+async fn logout(
+    state: AppState,
+    cookie_header: Option<String>,
+    form: HashMap<String, String>,
+) -> Response {
+    if let Ok(Some((token, _))) = current(&state, cookie_header.as_deref()).await {
+        let hash = SecretToken::presented(&token).hash();
+        let ok = form
+            .get("csrf_token")
+            .is_some_and(|t| csrf::verify(&state.keys, "logout", &[&hash], t));
+        if !ok {
+            return super::reply::error_response(
+                &AppError::Forbidden("the form expired; reload the page".into()),
+                super::reply::Format::Html,
+            );
+        }
+        let _ = state
+            .db
+            .call(move |c| sessions::store::delete(c, &token))
+            .await;
+    }
+    let mut resp = see_other("/auth/login");
+    if let Ok(v) = HeaderValue::from_str(&sessions::clear_cookie(state.tls())) {
+        resp.headers_mut().append(header::SET_COOKIE, v);
+    }
+    resp
+}

@@ -1,0 +1,87 @@
+//! Cookies and the logged-in user for the pages.
+
+use warp::Filter;
+
+use crate::app::AppState;
+use crate::error::AppError;
+use crate::users::User;
+
+/// The value of cookie `name` in a `Cookie` header.
+pub fn cookie<'a>(header: Option<&'a str>, name: &str) -> Option<&'a str> {
+    header?
+        .split(';')
+        .filter_map(|p| p.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v)
+        .filter(|v| !v.is_empty())
+}
+
+/// The raw `Cookie` header.
+pub fn cookies() -> impl Filter<Extract = (Option<String>,), Error = warp::Rejection> + Clone {
+    warp::header::optional::<String>("cookie")
+}
+
+/// The session cookie's value and its user, when logged in.
+pub async fn current(
+    state: &AppState,
+    cookie_header: Option<&str>,
+) -> Result<Option<(String, User)>, AppError> {
+    let Some(token) =
+        cookie(cookie_header, crate::sessions::cookie_name(state.tls())).map(str::to_string)
+    else {
+        return Ok(None);
+    };
+    let t = token.clone();
+    let user = state
+        .db
+        .call(move |c| crate::sessions::store::user_of(c, &t, crate::db::now()))
+        .await?;
+    Ok(user.map(|u| (token, u)))
+}
+
+/// Only same-origin paths may be a login's `next`; anything else goes to `/account`.
+pub fn safe_next(next: Option<&str>) -> String {
+    match next {
+        Some(n)
+            if n.starts_with('/')
+                && !n.starts_with("//")
+                && !n.starts_with("/\\")
+                && !n.contains(['\r', '\n']) =>
+        {
+            n.to_string()
+        }
+        _ => "/account".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cookies_are_found_by_name() {
+        assert_eq!(
+            cookie(Some("a=1; docket_session=xyz; b=2"), "docket_session"),
+            Some("xyz")
+        );
+        assert_eq!(cookie(Some("docket_session="), "docket_session"), None);
+        assert_eq!(cookie(None, "x"), None);
+    }
+
+    #[test]
+    fn next_must_stay_on_this_site() {
+        assert_eq!(
+            safe_next(Some("/auth/oauth2/authorize?x=1")),
+            "/auth/oauth2/authorize?x=1"
+        );
+        for bad in [
+            "https://evil.example",
+            "//evil.example",
+            "/\\evil.example",
+            "account",
+        ] {
+            assert_eq!(safe_next(Some(bad)), "/account");
+        }
+        assert_eq!(safe_next(None), "/account");
+    }
+}

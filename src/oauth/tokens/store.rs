@@ -1,0 +1,539 @@
+//! SQL for grants, codes and tokens. Every state change here runs inside the caller's
+//! `BEGIN IMMEDIATE` transaction and checks its precondition in SQL.
+
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
+
+use super::{Issued, Lifetimes, OAuthError, new_access, new_refresh};
+use crate::crypto::SecretToken;
+use crate::error::AppError;
+use crate::oauth::scope::{self, Scope};
+
+fn parse_scopes(s: &str) -> Vec<Scope> {
+    s.split(' ').filter_map(Scope::parse).collect()
+}
+
+/// The live grant of `user` to `client`, created or widened to include `scopes`.
+pub fn upsert_grant(
+    tx: &Transaction<'_>,
+    user: i64,
+    client: i64,
+    scopes: &[Scope],
+    now: i64,
+) -> Result<i64, AppError> {
+    let existing: Option<(i64, String)> = tx
+        .query_row(
+            "SELECT id, scopes FROM oauth_grants WHERE user_id = ?1 AND client_id = ?2 AND revoked_at IS NULL",
+            params![user, client],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?;
+    match existing {
+        Some((id, old)) => {
+            let mut all = parse_scopes(&old);
+            all.extend_from_slice(scopes);
+            all.sort();
+            all.dedup();
+            tx.execute(
+                "UPDATE oauth_grants SET scopes = ?2 WHERE id = ?1",
+                params![id, scope::join(&all)],
+            )?;
+            Ok(id)
+        }
+        None => {
+            tx.execute(
+                "INSERT INTO oauth_grants (user_id, client_id, scopes, created_at) VALUES (?1, ?2, ?3, ?4)",
+                params![user, client, scope::join(scopes), now],
+            )?;
+            Ok(tx.last_insert_rowid())
+        }
+    }
+}
+
+/// What a code is bound to.
+pub struct NewCode<'a> {
+    pub grant: i64,
+    pub redirect_uri: &'a str,
+    pub scopes: &'a [Scope],
+    pub code_challenge: Option<&'a str>,
+}
+
+pub fn insert_code(
+    tx: &Transaction<'_>,
+    code: &SecretToken,
+    new: &NewCode<'_>,
+    now: i64,
+    ttl: i64,
+) -> Result<(), AppError> {
+    tx.execute(
+        "INSERT INTO oauth_codes (code_hash, grant_id, redirect_uri, scopes, code_challenge, created_at, expires_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![
+            code.hash(),
+            new.grant,
+            new.redirect_uri,
+            scope::join(new.scopes),
+            new.code_challenge,
+            now,
+            now + ttl
+        ],
+    )?;
+    Ok(())
+}
+
+/// `(grant, code)`: the grant a token belongs to and the code its line descends from.
+type Line = (i64, Option<i64>);
+
+fn insert_token(
+    tx: &Transaction<'_>,
+    (grant, code): Line,
+    kind: &str,
+    token: &SecretToken,
+    scopes: &str,
+    now: i64,
+    ttl: i64,
+) -> Result<(), AppError> {
+    tx.execute(
+        "INSERT INTO oauth_tokens (grant_id, code_id, kind, token_hash, scopes, created_at, expires_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![grant, code, kind, token.hash(), scopes, now, now + ttl],
+    )?;
+    Ok(())
+}
+
+/// Issues an access token (and a refresh token when `with_refresh`) on `grant`.
+fn issue(
+    tx: &Transaction<'_>,
+    grant: i64,
+    code: Option<i64>,
+    scopes: &str,
+    with_refresh: bool,
+    life: Lifetimes,
+    now: i64,
+) -> Result<Issued, AppError> {
+    let access = new_access();
+    insert_token(
+        tx,
+        (grant, code),
+        "access",
+        &access,
+        scopes,
+        now,
+        life.access,
+    )?;
+    let refresh = if with_refresh {
+        let r = new_refresh();
+        insert_token(tx, (grant, code), "refresh", &r, scopes, now, life.refresh)?;
+        Some(r)
+    } else {
+        None
+    };
+    tx.execute(
+        "UPDATE oauth_grants SET last_used_at = ?2 WHERE id = ?1",
+        params![grant, now],
+    )?;
+    Ok(Issued {
+        access,
+        refresh,
+        scopes: parse_scopes(scopes),
+        expires_in: life.access,
+    })
+}
+
+/// What the token endpoint asks of a code.
+pub struct Redemption<'a> {
+    pub client: i64,
+    pub code: &'a str,
+    pub redirect_uri: Option<&'a str>,
+    pub code_verifier: Option<&'a str>,
+}
+
+/// Redeems a code once. A second use revokes every token issued from it. The outer `Result` is
+/// a database failure (roll back); the inner one a protocol answer (commit either way, so that
+/// the revocation of a reused code sticks).
+pub fn redeem_code(
+    tx: &Transaction<'_>,
+    req: &Redemption<'_>,
+    life: Lifetimes,
+    now: i64,
+) -> Result<Result<Issued, OAuthError>, AppError> {
+    let hash = SecretToken::presented(req.code).hash();
+    type Row = (
+        i64,
+        i64,
+        i64,
+        String,
+        String,
+        Option<String>,
+        i64,
+        Option<i64>,
+        bool,
+    );
+    let row: Option<Row> = tx
+        .query_row(
+            "SELECT c.id, c.grant_id, g.client_id, c.redirect_uri, c.scopes, c.code_challenge,
+                    c.expires_at, c.used_at,
+                    (g.revoked_at IS NULL AND u.disabled_at IS NULL)
+               FROM oauth_codes c
+               JOIN oauth_grants g ON g.id = c.grant_id
+               JOIN users u ON u.id = g.user_id
+              WHERE c.code_hash = ?1",
+            [hash],
+            |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                    r.get(7)?,
+                    r.get(8)?,
+                ))
+            },
+        )
+        .optional()?;
+    let bad = |d: &str| Ok(Err(OAuthError::invalid_grant(d)));
+    let Some((code_id, grant, client, redirect_uri, scopes, challenge, expires_at, used_at, live)) =
+        row
+    else {
+        return bad("the authorization code is invalid");
+    };
+    if client != req.client {
+        return bad("the authorization code was issued to another client");
+    }
+    if used_at.is_some() {
+        let n = tx.execute(
+            "UPDATE oauth_tokens SET revoked_at = ?2 WHERE code_id = ?1 AND revoked_at IS NULL",
+            params![code_id, now],
+        )?;
+        tracing::warn!(
+            code_id,
+            revoked = n,
+            "authorization code reused; its tokens are revoked"
+        );
+        return bad("the authorization code was already used");
+    }
+    // Single use, checked in SQL: only one redemption can flip `used_at`.
+    let flipped = tx.execute(
+        "UPDATE oauth_codes SET used_at = ?2 WHERE id = ?1 AND used_at IS NULL",
+        params![code_id, now],
+    )?;
+    if flipped != 1 {
+        return bad("the authorization code was already used");
+    }
+    if expires_at <= now {
+        return bad("the authorization code has expired");
+    }
+    if !live {
+        return bad("the authorization was revoked or the user is disabled");
+    }
+    match req.redirect_uri {
+        Some(uri) if uri == redirect_uri => {}
+        Some(_) => return bad("redirect_uri does not match the one used to get the code"),
+        None => return Ok(Err(OAuthError::invalid_request("redirect_uri is required"))),
+    }
+    match (challenge.as_deref(), req.code_verifier) {
+        (Some(ch), Some(v)) => {
+            if !super::verifier_is_well_formed(v) || !super::pkce_matches(v, ch) {
+                return bad("code_verifier does not match the code_challenge");
+            }
+        }
+        (Some(_), None) => return bad("code_verifier is required: the code was issued with PKCE"),
+        (None, Some(_)) => return bad("code_verifier given, but the code was issued without PKCE"),
+        (None, None) => {}
+    }
+    Ok(Ok(issue(
+        tx,
+        grant,
+        Some(code_id),
+        &scopes,
+        true,
+        life,
+        now,
+    )?))
+}
+
+/// What the refresh grant asks.
+pub struct Refresh<'a> {
+    pub client: i64,
+    pub refresh_token: &'a str,
+    /// Narrower scopes, when asked (RFC 6749 6).
+    pub scopes: Option<Vec<Scope>>,
+    /// Issue a new refresh token and retire the presented one.
+    pub rotate: bool,
+}
+
+pub fn refresh(
+    tx: &Transaction<'_>,
+    req: &Refresh<'_>,
+    life: Lifetimes,
+    now: i64,
+) -> Result<Result<Issued, OAuthError>, AppError> {
+    let hash = SecretToken::presented(req.refresh_token).hash();
+    type Row = (
+        i64,
+        i64,
+        Option<i64>,
+        i64,
+        String,
+        i64,
+        Option<i64>,
+        Option<i64>,
+        bool,
+    );
+    let row: Option<Row> = tx
+        .query_row(
+            "SELECT t.id, t.grant_id, t.code_id, g.client_id, t.scopes, t.expires_at, t.revoked_at,
+                    t.rotated_at, (g.revoked_at IS NULL AND u.disabled_at IS NULL)
+               FROM oauth_tokens t
+               JOIN oauth_grants g ON g.id = t.grant_id
+               JOIN users u ON u.id = g.user_id
+              WHERE t.token_hash = ?1 AND t.kind = 'refresh'",
+            [hash],
+            |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                    r.get(7)?,
+                    r.get(8)?,
+                ))
+            },
+        )
+        .optional()?;
+    let bad = |d: &str| Ok(Err(OAuthError::invalid_grant(d)));
+    let Some((id, grant, code, client, scopes, expires_at, revoked_at, rotated_at, live)) = row
+    else {
+        return bad("the refresh token is invalid");
+    };
+    if client != req.client {
+        return bad("the refresh token was issued to another client");
+    }
+    if rotated_at.is_some() {
+        // A retired refresh token came back: it may be stolen. End the whole grant.
+        revoke_grant_tokens(tx, grant, now)?;
+        tx.execute(
+            "UPDATE oauth_grants SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
+            params![grant, now],
+        )?;
+        tracing::warn!(
+            grant,
+            "rotated-out refresh token presented; the grant is revoked"
+        );
+        return bad("the refresh token was already used");
+    }
+    if revoked_at.is_some() || !live {
+        return bad("the refresh token was revoked");
+    }
+    if expires_at <= now {
+        return bad("the refresh token has expired");
+    }
+    let granted = parse_scopes(&scopes);
+    let scopes = match &req.scopes {
+        Some(asked) if asked.iter().all(|s| granted.contains(s)) => scope::join(asked),
+        Some(_) => {
+            return Ok(Err(OAuthError::invalid_scope(
+                "a refresh can only ask for scopes already granted",
+            )));
+        }
+        None => scopes,
+    };
+    if req.rotate {
+        let n = tx.execute(
+            "UPDATE oauth_tokens SET rotated_at = ?2 WHERE id = ?1 AND rotated_at IS NULL",
+            params![id, now],
+        )?;
+        if n != 1 {
+            return bad("the refresh token was already used");
+        }
+    }
+    Ok(Ok(issue(tx, grant, code, &scopes, req.rotate, life, now)?))
+}
+
+fn revoke_grant_tokens(tx: &Connection, grant: i64, now: i64) -> Result<usize, AppError> {
+    Ok(tx.execute(
+        "UPDATE oauth_tokens SET revoked_at = ?2 WHERE grant_id = ?1 AND revoked_at IS NULL",
+        params![grant, now],
+    )?)
+}
+
+/// A live access token, as the APIs see it.
+#[derive(Debug, Clone)]
+pub struct AccessInfo {
+    pub user_id: i64,
+    pub client: i64,
+    pub grant: i64,
+    pub scopes: Vec<Scope>,
+}
+
+/// The access token's owner and scopes when it is live: not expired or revoked, its grant not
+/// revoked, its client not removed, its user not disabled.
+pub fn authenticate_access(
+    conn: &Connection,
+    token: &str,
+    now: i64,
+) -> Result<Option<AccessInfo>, AppError> {
+    let hash = SecretToken::presented(token).hash();
+    let mut stmt = conn.prepare_cached(
+        "SELECT g.user_id, g.client_id, g.id, t.scopes, g.last_used_at
+           FROM oauth_tokens t
+           JOIN oauth_grants g ON g.id = t.grant_id
+           JOIN users u ON u.id = g.user_id
+          WHERE t.token_hash = ?1 AND t.kind = 'access' AND t.revoked_at IS NULL
+            AND t.expires_at > ?2 AND g.revoked_at IS NULL AND u.disabled_at IS NULL",
+    )?;
+    let found = stmt
+        .query_row(params![hash, now], |r| {
+            Ok((
+                AccessInfo {
+                    user_id: r.get(0)?,
+                    client: r.get(1)?,
+                    grant: r.get(2)?,
+                    scopes: parse_scopes(&r.get::<_, String>(3)?),
+                },
+                r.get::<_, Option<i64>>(4)?,
+            ))
+        })
+        .optional()?;
+    let Some((info, last_used)) = found else {
+        return Ok(None);
+    };
+    // "Last used" at minute resolution: most requests stay read-only.
+    if last_used.is_none_or(|t| t < now - 60) {
+        conn.execute(
+            "UPDATE oauth_grants SET last_used_at = ?2 WHERE id = ?1",
+            params![info.grant, now],
+        )?;
+    }
+    Ok(Some(info))
+}
+
+/// RFC 7009: revokes `token` if it belongs to `client`; a refresh token takes the access tokens
+/// of its line with it. Unknown tokens are not an error.
+pub fn revoke_token(
+    tx: &Transaction<'_>,
+    client: i64,
+    token: &str,
+    now: i64,
+) -> Result<(), AppError> {
+    let hash = SecretToken::presented(token).hash();
+    let row: Option<(i64, String, i64, Option<i64>)> = tx
+        .query_row(
+            "SELECT t.id, t.kind, t.grant_id, t.code_id FROM oauth_tokens t
+               JOIN oauth_grants g ON g.id = t.grant_id
+              WHERE t.token_hash = ?1 AND g.client_id = ?2",
+            params![hash, client],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .optional()?;
+    let Some((id, kind, grant, code)) = row else {
+        return Ok(());
+    };
+    tx.execute(
+        "UPDATE oauth_tokens SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
+        params![id, now],
+    )?;
+    if kind == "refresh" {
+        tx.execute(
+            "UPDATE oauth_tokens SET revoked_at = ?3
+              WHERE grant_id = ?1 AND code_id IS ?2 AND kind = 'access' AND revoked_at IS NULL",
+            params![grant, code, now],
+        )?;
+    }
+    Ok(())
+}
+
+/// RFC 7662: what `client` may learn about `token` (only its own tokens are ever active).
+#[derive(Debug, Clone)]
+pub struct Introspection {
+    pub kind: String,
+    pub scopes: Vec<Scope>,
+    pub client_id: String,
+    pub user_id: i64,
+    pub username: String,
+    pub issued_at: i64,
+    pub expires_at: i64,
+}
+
+pub fn introspect(
+    conn: &Connection,
+    client: i64,
+    token: &str,
+    now: i64,
+) -> Result<Option<Introspection>, AppError> {
+    let hash = SecretToken::presented(token).hash();
+    Ok(conn
+        .query_row(
+            "SELECT t.kind, t.scopes, c.client_id, u.id, u.username, t.created_at, t.expires_at
+               FROM oauth_tokens t
+               JOIN oauth_grants g ON g.id = t.grant_id
+               JOIN oauth_clients c ON c.id = g.client_id
+               JOIN users u ON u.id = g.user_id
+              WHERE t.token_hash = ?1 AND g.client_id = ?2 AND t.revoked_at IS NULL
+                AND t.rotated_at IS NULL AND t.expires_at > ?3 AND g.revoked_at IS NULL
+                AND u.disabled_at IS NULL",
+            params![hash, client, now],
+            |r| {
+                Ok(Introspection {
+                    kind: r.get(0)?,
+                    scopes: parse_scopes(&r.get::<_, String>(1)?),
+                    client_id: r.get(2)?,
+                    user_id: r.get(3)?,
+                    username: r.get(4)?,
+                    issued_at: r.get(5)?,
+                    expires_at: r.get(6)?,
+                })
+            },
+        )
+        .optional()?)
+}
+
+/// A connected app on the account page.
+#[derive(Debug, Clone)]
+pub struct GrantView {
+    pub id: i64,
+    pub client_name: String,
+    pub client_logo: Option<String>,
+    pub client_url: Option<String>,
+    pub scopes: Vec<Scope>,
+    pub created_at: i64,
+    pub last_used_at: Option<i64>,
+}
+
+pub fn live_grants(conn: &Connection, user: i64) -> Result<Vec<GrantView>, AppError> {
+    let mut stmt = conn.prepare(
+        "SELECT g.id, c.name, c.logo_url, c.app_url, g.scopes, g.created_at, g.last_used_at
+           FROM oauth_grants g JOIN oauth_clients c ON c.id = g.client_id
+          WHERE g.user_id = ?1 AND g.revoked_at IS NULL ORDER BY g.created_at DESC, g.id DESC",
+    )?;
+    let rows = stmt.query_map([user], |r| {
+        Ok(GrantView {
+            id: r.get(0)?,
+            client_name: r.get(1)?,
+            client_logo: r.get(2)?,
+            client_url: r.get(3)?,
+            scopes: parse_scopes(&r.get::<_, String>(4)?),
+            created_at: r.get(5)?,
+            last_used_at: r.get(6)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Revokes `user`'s grant `grant` and every token of it; another user's grant is a 404.
+pub fn revoke_grant(tx: &Transaction<'_>, user: i64, grant: i64, now: i64) -> Result<(), AppError> {
+    let n = tx.execute(
+        "UPDATE oauth_grants SET revoked_at = ?3 WHERE id = ?1 AND user_id = ?2 AND revoked_at IS NULL",
+        params![grant, user, now],
+    )?;
+    if n == 0 {
+        return Err(AppError::not_found("connected app"));
+    }
+    revoke_grant_tokens(tx, grant, now)?;
+    Ok(())
+}

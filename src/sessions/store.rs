@@ -1,0 +1,52 @@
+//! SQL for `sessions`: stored by the SHA-256 of the cookie value.
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::SESSION_TTL;
+use crate::crypto::SecretToken;
+use crate::error::AppError;
+use crate::users::User;
+
+pub fn create(conn: &Connection, user: i64, token: &SecretToken, now: i64) -> Result<(), AppError> {
+    // Drop this user's expired sessions while we are here.
+    conn.execute(
+        "DELETE FROM sessions WHERE user_id = ?1 AND expires_at <= ?2",
+        params![user, now],
+    )?;
+    conn.execute(
+        "INSERT INTO sessions (token_hash, user_id, created_at, expires_at, last_seen_at)
+         VALUES (?1, ?2, ?3, ?4, ?3)",
+        params![token.hash(), user, now, now + SESSION_TTL],
+    )?;
+    Ok(())
+}
+
+/// The enabled user behind a live session cookie value.
+pub fn user_of(conn: &Connection, token: &str, now: i64) -> Result<Option<User>, AppError> {
+    let hash = SecretToken::presented(token).hash();
+    let id: Option<i64> = conn
+        .query_row(
+            "SELECT s.user_id FROM sessions s JOIN users u ON u.id = s.user_id
+              WHERE s.token_hash = ?1 AND s.expires_at > ?2 AND u.disabled_at IS NULL",
+            params![hash, now],
+            |r| r.get(0),
+        )
+        .optional()?;
+    match id {
+        Some(id) => crate::users::store::get(conn, id),
+        None => Ok(None),
+    }
+}
+
+pub fn delete(conn: &Connection, token: &str) -> Result<(), AppError> {
+    conn.execute(
+        "DELETE FROM sessions WHERE token_hash = ?1",
+        [SecretToken::presented(token).hash()],
+    )?;
+    Ok(())
+}
+
+/// Ends every session of a user (e.g. when disabled or after a password change).
+pub fn delete_for_user(conn: &Connection, user: i64) -> Result<usize, AppError> {
+    Ok(conn.execute("DELETE FROM sessions WHERE user_id = ?1", [user])?)
+}
