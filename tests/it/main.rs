@@ -3,6 +3,7 @@
 mod harness;
 
 mod bookings;
+mod browser;
 mod cli;
 mod http;
 mod oauth_flow;

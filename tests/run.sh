@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs every test of Docket. Installs what the browser tests need when it is missing
+# (Debian's chromium; playwright-core from npm into tests/browser), then runs `cargo test`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+if ! [ -x /usr/bin/chromium ]; then
+  echo "== installing Debian chromium"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
+if ! [ -d tests/browser/node_modules/playwright-core ]; then
+  echo "== installing playwright-core (no browser download)"
+  (cd tests/browser && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
+fi
+
+echo "== cargo test"
+cargo test --locked "$@"
