@@ -157,6 +157,8 @@ pub fn run(ctx: &Ctx, cmd: UserCommand) -> Result<(), CliError> {
                 write_tx(c, |tx| {
                     let user = store::require_by_email(tx, &email)?;
                     store::set_password(tx, user.id, &hash, now())?;
+                    // A new password signs the user out everywhere.
+                    crate::sessions::store::delete_for_user(tx, user.id)?;
                     Ok(user)
                 })
             })?;
@@ -209,6 +211,9 @@ fn set_disabled(ctx: &Ctx, email: &str, disabled: bool) -> Result<(), CliError> 
         write_tx(c, |tx| {
             let user = store::require_by_email(tx, email)?;
             let changed = store::set_disabled(tx, user.id, disabled, now())?;
+            if disabled {
+                crate::sessions::store::delete_for_user(tx, user.id)?;
+            }
             Ok((store::require_by_email(tx, email)?, changed))
         })
     })?;

@@ -81,23 +81,27 @@ pub fn revoke(conn: &Connection, id: i64, now: i64) -> Result<ApiKey, AppError> 
 /// The key's owner when `presented` is a live key of an enabled user; records its use.
 pub fn authenticate(conn: &Connection, presented: &str, now: i64) -> Result<Option<i64>, AppError> {
     let hash = SecretToken::presented(presented).hash();
-    let found: Option<(i64, i64)> = conn
-        .query_row(
-            "SELECT k.id, k.user_id FROM api_keys k JOIN users u ON u.id = k.user_id
-              WHERE k.key_hash = ?1 AND k.revoked_at IS NULL
-                AND (k.expires_at IS NULL OR k.expires_at > ?2) AND u.disabled_at IS NULL",
-            params![hash, now],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
+    let mut stmt = conn.prepare_cached(
+        "SELECT k.id, k.user_id, k.last_used_at FROM api_keys k JOIN users u ON u.id = k.user_id
+          WHERE k.key_hash = ?1 AND k.revoked_at IS NULL
+            AND (k.expires_at IS NULL OR k.expires_at > ?2) AND u.disabled_at IS NULL",
+    )?;
+    let found: Option<(i64, i64, Option<i64>)> = stmt
+        .query_row(params![hash, now], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
         .optional()?;
-    if let Some((id, _)) = found {
-        // Minute resolution keeps hot keys from turning every read into a write.
+    let Some((id, user, last_used)) = found else {
+        return Ok(None);
+    };
+    // Minute resolution, checked before writing: most requests stay read-only.
+    if last_used.is_none_or(|t| t < now - 60) {
         conn.execute(
-            "UPDATE api_keys SET last_used_at = ?2 WHERE id = ?1 AND (last_used_at IS NULL OR last_used_at < ?2 - 60)",
+            "UPDATE api_keys SET last_used_at = ?2 WHERE id = ?1",
             params![id, now],
         )?;
     }
-    Ok(found.map(|(_, user)| user))
+    Ok(Some(user))
 }
 
 #[cfg(test)]

@@ -97,7 +97,7 @@ pub fn list(
     limit: u32,
     offset: i64,
 ) -> Result<Vec<Booking>, AppError> {
-    let mut stmt = conn.prepare(&format!(
+    let mut stmt = conn.prepare_cached(&format!(
         "{SELECT} WHERE b.user_id = ?1 AND (?2 IS NULL OR b.status = ?2)
           ORDER BY b.created_at DESC, b.id DESC LIMIT ?3 OFFSET ?4"
     ))?;

@@ -15,7 +15,7 @@ use super::session::{cookies, current};
 use crate::app::AppState;
 use crate::assets::{escape, page};
 use crate::crypto::SecretToken;
-use crate::db::{now, write_tx};
+use crate::db::now;
 use crate::error::AppError;
 use crate::oauth::tokens::store;
 use crate::sessions::csrf;
@@ -125,7 +125,7 @@ async fn revoke(
     let uid = user.id;
     match state
         .db
-        .call(move |c| write_tx(c, |tx| store::revoke_grant(tx, uid, grant, now())))
+        .write(move |tx| store::revoke_grant(tx, uid, grant, now()))
         .await
     {
         Ok(()) => redirect("/account"),

@@ -15,7 +15,7 @@ use super::session::current;
 use crate::app::AppState;
 use crate::assets::{escape, page};
 use crate::crypto::SecretToken;
-use crate::db::{now, write_tx};
+use crate::db::now;
 use crate::error::AppError;
 use crate::oauth::authorize::{Invalid, Params, Valid, error_redirect, redirect_to, validate};
 use crate::oauth::scope;
@@ -246,23 +246,21 @@ async fn decide(
     let (c, v, ttl) = (code.clone(), valid.clone(), state.config.lifetimes.code);
     let stored = state
         .db
-        .call(move |conn| {
-            write_tx(conn, |tx| {
-                let t = now();
-                let grant = store::upsert_grant(tx, user.id, v.client.row_id, &v.scopes, t)?;
-                store::insert_code(
-                    tx,
-                    &c,
-                    &store::NewCode {
-                        grant,
-                        redirect_uri: &v.redirect_uri,
-                        scopes: &v.scopes,
-                        code_challenge: v.code_challenge.as_deref(),
-                    },
-                    t,
-                    ttl,
-                )
-            })
+        .write(move |tx| {
+            let t = now();
+            let grant = store::upsert_grant(tx, user.id, v.client.row_id, &v.scopes, t)?;
+            store::insert_code(
+                tx,
+                &c,
+                &store::NewCode {
+                    grant,
+                    redirect_uri: &v.redirect_uri,
+                    scopes: &v.scopes,
+                    code_challenge: v.code_challenge.as_deref(),
+                },
+                t,
+                ttl,
+            )
         })
         .await;
     match stored {

@@ -14,7 +14,7 @@ use super::reply::{Format, error_response, json_response, json_result};
 use super::{body, with_state};
 use crate::app::AppState;
 use crate::bookings::{self, Booking, CreateRequest, store};
-use crate::db::{now, write_tx};
+use crate::db::now;
 use crate::error::AppError;
 use crate::oauth::principal::{Credentials, Principal};
 use crate::oauth::scope::Scope;
@@ -131,11 +131,15 @@ async fn list_legacy(
     creds: Credentials,
     q: LimitQuery,
 ) -> Result<Vec<Booking>, AppError> {
-    let who = caller(&state, creds, Scope::ReadBooking).await?;
-    let limit = bookings::parse_limit(q.limit.as_deref())?;
+    // The hot path of app integrations: credential check and read in one database trip.
     state
         .db
-        .call(move |c| store::list(c, who.user_id, None, limit, 0))
+        .call(move |c| {
+            let who = crate::oauth::principal::authenticate(c, &creds, now())?;
+            who.require(Scope::ReadBooking)?;
+            let limit = bookings::parse_limit(q.limit.as_deref())?;
+            store::list(c, who.user_id, None, limit, 0)
+        })
         .await
 }
 
@@ -150,7 +154,7 @@ async fn create(
     let uid = bookings::new_uid();
     state
         .db
-        .call(move |c| write_tx(c, |tx| store::insert(tx, who.user_id, &uid, &new, now())))
+        .write(move |tx| store::insert(tx, who.user_id, &uid, &new, now()))
         .await
 }
 
@@ -199,10 +203,6 @@ async fn cancel(
     let reason = bookings::validate_reason(req.reason.as_deref())?;
     state
         .db
-        .call(move |c| {
-            write_tx(c, |tx| {
-                store::cancel(tx, who.user_id, id, reason.as_deref(), now())
-            })
-        })
+        .write(move |tx| store::cancel(tx, who.user_id, id, reason.as_deref(), now()))
         .await
 }

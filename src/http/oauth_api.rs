@@ -14,7 +14,7 @@ use warp::reply::Response;
 
 use super::reply::{json_response, json_result};
 use crate::app::AppState;
-use crate::db::{now, write_tx};
+use crate::db::now;
 use crate::error::AppError;
 use crate::oauth::clients::Client;
 use crate::oauth::scope::{self, Scope};
@@ -267,7 +267,7 @@ async fn handle(
             let row = client.row_id;
             state
                 .db
-                .call(move |c| write_tx(c, |tx| store::revoke_token(tx, row, &token, now())))
+                .write(move |tx| store::revoke_token(tx, row, &token, now()))
                 .await?;
             Ok(Ok(json_response(StatusCode::OK, &json!({}))))
         }
@@ -336,20 +336,18 @@ async fn code_grant(state: &AppState, client: &Client, f: &HashMap<String, Strin
     let (row, life) = (client.row_id, state.config.lifetimes);
     let result = state
         .db
-        .call(move |c| {
-            write_tx(c, |tx| {
-                store::redeem_code(
-                    tx,
-                    &store::Redemption {
-                        client: row,
-                        code: &code,
-                        redirect_uri: redirect_uri.as_deref(),
-                        code_verifier: verifier.as_deref(),
-                    },
-                    life,
-                    now(),
-                )
-            })
+        .write(move |tx| {
+            store::redeem_code(
+                tx,
+                &store::Redemption {
+                    client: row,
+                    code: &code,
+                    redirect_uri: redirect_uri.as_deref(),
+                    code_verifier: verifier.as_deref(),
+                },
+                life,
+                now(),
+            )
         })
         .await?;
     Ok(result.map(|issued| token_response(&issued, None)))
@@ -377,20 +375,18 @@ async fn refresh_grant(
     let presented = rt.clone();
     let result = state
         .db
-        .call(move |c| {
-            write_tx(c, |tx| {
-                store::refresh(
-                    tx,
-                    &store::Refresh {
-                        client: row,
-                        refresh_token: &presented,
-                        scopes,
-                        rotate,
-                    },
-                    life,
-                    now(),
-                )
-            })
+        .write(move |tx| {
+            store::refresh(
+                tx,
+                &store::Refresh {
+                    client: row,
+                    refresh_token: &presented,
+                    scopes,
+                    rotate,
+                },
+                life,
+                now(),
+            )
         })
         .await?;
     // The token endpoint answers standard clients with the refresh token to keep using.
@@ -402,13 +398,16 @@ async fn me(
     state: &AppState,
     creds: crate::oauth::principal::Credentials,
 ) -> Result<Value, AppError> {
-    let who = super::auth::authenticate(state, creds).await?;
-    who.require(Scope::ReadProfile)?;
+    // One trip to the database: the credential check and the profile read together.
     let user = state
         .db
-        .call(move |c| crate::users::store::get(c, who.user_id))
-        .await?
-        .ok_or_else(|| AppError::Unauthorized("the user no longer exists".into()))?;
+        .call(move |c| {
+            let who = crate::oauth::principal::authenticate(c, &creds, now())?;
+            who.require(Scope::ReadProfile)?;
+            crate::users::store::get(c, who.user_id)?
+                .ok_or_else(|| AppError::Unauthorized("the user no longer exists".into()))
+        })
+        .await?;
     Ok(json!({"id": user.id, "username": user.username, "name": user.name, "email": user.email}))
 }
 

@@ -46,7 +46,8 @@ pub fn safe_next(next: Option<&str>) -> String {
             if n.starts_with('/')
                 && !n.starts_with("//")
                 && !n.starts_with("/\\")
-                && !n.contains(['\r', '\n']) =>
+                // Browsers drop tabs and newlines inside URLs (`/<TAB>/x` is `//x` to them).
+                && !n.chars().any(char::is_control) =>
         {
             n.to_string()
         }
@@ -78,6 +79,8 @@ mod tests {
             "https://evil.example",
             "//evil.example",
             "/\\evil.example",
+            "/\t/evil.example",
+            "/\t\\evil.example",
             "account",
         ] {
             assert_eq!(safe_next(Some(bad)), "/account");

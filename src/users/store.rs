@@ -80,13 +80,8 @@ fn unique_username(conn: &Connection, base: &str) -> Result<String, AppError> {
 }
 
 pub fn get(conn: &Connection, id: i64) -> Result<Option<User>, AppError> {
-    Ok(conn
-        .query_row(
-            &format!("SELECT {COLUMNS} FROM users WHERE id = ?1"),
-            [id],
-            from_row,
-        )
-        .optional()?)
+    let mut stmt = conn.prepare_cached(&format!("SELECT {COLUMNS} FROM users WHERE id = ?1"))?;
+    Ok(stmt.query_row([id], from_row).optional()?)
 }
 
 pub fn find_by_email(conn: &Connection, email: &str) -> Result<Option<User>, AppError> {

@@ -7,6 +7,7 @@ mod browser;
 mod cli;
 mod http;
 mod oauth_flow;
+mod oauth_rules;
 mod process;
 mod storage;
 mod tls;

@@ -100,13 +100,14 @@ fn insert_token(
     Ok(())
 }
 
-/// Issues an access token (and a refresh token when `with_refresh`) on `grant`.
+/// Issues an access token with `scopes` (and a refresh token with `refresh_scopes`, when given)
+/// on `grant`.
 fn issue(
     tx: &Transaction<'_>,
     grant: i64,
     code: Option<i64>,
     scopes: &str,
-    with_refresh: bool,
+    refresh_scopes: Option<&str>,
     life: Lifetimes,
     now: i64,
 ) -> Result<Issued, AppError> {
@@ -120,9 +121,17 @@ fn issue(
         now,
         life.access,
     )?;
-    let refresh = if with_refresh {
+    let refresh = if let Some(refresh_scopes) = refresh_scopes {
         let r = new_refresh();
-        insert_token(tx, (grant, code), "refresh", &r, scopes, now, life.refresh)?;
+        insert_token(
+            tx,
+            (grant, code),
+            "refresh",
+            &r,
+            refresh_scopes,
+            now,
+            life.refresh,
+        )?;
         Some(r)
     } else {
         None
@@ -248,7 +257,7 @@ pub fn redeem_code(
         grant,
         Some(code_id),
         &scopes,
-        true,
+        Some(&scopes),
         life,
         now,
     )?))
@@ -334,14 +343,14 @@ pub fn refresh(
         return bad("the refresh token has expired");
     }
     let granted = parse_scopes(&scopes);
-    let scopes = match &req.scopes {
+    let access_scopes = match &req.scopes {
         Some(asked) if asked.iter().all(|s| granted.contains(s)) => scope::join(asked),
         Some(_) => {
             return Ok(Err(OAuthError::invalid_scope(
                 "a refresh can only ask for scopes already granted",
             )));
         }
-        None => scopes,
+        None => scopes.clone(),
     };
     if req.rotate {
         let n = tx.execute(
@@ -352,7 +361,18 @@ pub fn refresh(
             return bad("the refresh token was already used");
         }
     }
-    Ok(Ok(issue(tx, grant, code, &scopes, req.rotate, life, now)?))
+    // RFC 6749 6: a new refresh token keeps the presented one's scope, even when the access
+    // token asked for less.
+    let refresh_scopes = req.rotate.then_some(scopes.as_str());
+    Ok(Ok(issue(
+        tx,
+        grant,
+        code,
+        &access_scopes,
+        refresh_scopes,
+        life,
+        now,
+    )?))
 }
 
 fn revoke_grant_tokens(tx: &Connection, grant: i64, now: i64) -> Result<usize, AppError> {
