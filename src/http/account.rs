@@ -19,7 +19,7 @@ use crate::db::now;
 use crate::error::AppError;
 use crate::oauth::tokens::store;
 use crate::sessions::csrf;
-use crate::timefmt::iso8601;
+use crate::timefmt::human;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let s = move || super::with_state(state.clone());
@@ -56,28 +56,27 @@ async fn show(state: AppState, cookies: Option<String>) -> Response {
     let apps = if grants.is_empty() {
         r#"<p class="muted">No apps are connected to your account.</p>"#.to_string()
     } else {
-        let rows: String = grants
+        let items: String = grants
             .iter()
             .map(|g| {
                 let token = csrf::token(&state.keys, "revoke", &[&session_hash, &g.id.to_string()]);
                 let scopes: Vec<&str> = g.scopes.iter().map(|s| s.describe()).collect();
                 format!(
-                    r#"<tr><td><strong>{name}</strong></td><td class="wrap">{scopes}</td><td>{granted}</td><td>{used}</td>
-<td><form method="post" action="/account/apps/{id}/revoke"><input type="hidden" name="csrf_token" value="{token}">
-<button class="button danger" type="submit" aria-label="Revoke {name}">Revoke</button></form></td></tr>"#,
+                    r#"<li class="list-item"><div class="stack tight">
+<h3 class="app-name">{name}</h3>
+<p class="small">Can: {scopes}</p>
+<p class="small muted">Allowed {granted} · last used {used}</p></div>
+<form method="post" action="/account/apps/{id}/revoke"><input type="hidden" name="csrf_token" value="{token}">
+<button class="button danger" type="submit" aria-label="Revoke {name}">Revoke</button></form></li>"#,
                     name = escape(&g.client_name),
                     scopes = escape(&scopes.join("; ")),
-                    granted = iso8601(g.created_at),
-                    used = g.last_used_at.map(iso8601).unwrap_or_else(|| "never".into()),
+                    granted = human(g.created_at),
+                    used = g.last_used_at.map(human).unwrap_or_else(|| "never".into()),
                     id = g.id,
                 )
             })
             .collect();
-        format!(
-            r#"<div class="table-wrap" tabindex="0" role="region" aria-label="Connected apps"><table class="table">
-<thead><tr><th scope="col">App</th><th scope="col">Can</th><th scope="col">Granted</th><th scope="col">Last used</th><th scope="col"><span class="visually-hidden">Action</span></th></tr></thead>
-<tbody>{rows}</tbody></table></div>"#
-        )
+        format!(r#"<ul class="list" aria-label="Connected apps">{items}</ul>"#)
     };
     let logout = csrf::token(&state.keys, "logout", &[&session_hash]);
     let main = format!(

@@ -77,7 +77,7 @@ try {
 
     // 5. The account page lists the app; Revoke ends its access.
     await page.goto(`${base}/account`);
-    await page.getByRole('cell', { name: 'Cal', exact: true }).waitFor();
+    await page.getByRole('heading', { name: 'Cal', exact: true }).waitFor();
     await page.screenshot({ path: `${outDir}/account-${label}.png`, fullPage: true });
     await page.getByRole('button', { name: 'Revoke Cal' }).click();
     await page.getByText('No apps are connected to your account.').waitFor();
