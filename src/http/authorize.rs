@@ -100,21 +100,34 @@ fn consent_token(state: &AppState, session: &str, v: &Valid) -> String {
     )
 }
 
+/// What both the page and the form submission need: a valid request and a signed-in user.
+/// Otherwise the response to send: the error page, the error redirect, or the login page.
+async fn admit(
+    state: &AppState,
+    fields: &HashMap<String, String>,
+    cookies: Option<&str>,
+) -> Result<(Valid, String, crate::users::User), Response> {
+    let params = Params::from_map(fields);
+    let valid = match check(state, &params).await {
+        Ok(Ok(v)) => v,
+        Ok(Err(e)) => return Err(invalid(state, e)),
+        Err(e) => return Err(error_response(&e, Format::Html)),
+    };
+    match current(state, cookies).await {
+        Ok(Some((session, user))) => Ok((valid, session, user)),
+        Ok(None) => Err(login_redirect(&params)),
+        Err(e) => Err(error_response(&e, Format::Html)),
+    }
+}
+
 async fn show(
     state: AppState,
     query: HashMap<String, String>,
     cookies: Option<String>,
 ) -> Response {
-    let params = Params::from_map(&query);
-    let valid = match check(&state, &params).await {
-        Ok(Ok(v)) => v,
-        Ok(Err(e)) => return invalid(&state, e),
-        Err(e) => return error_response(&e, Format::Html),
-    };
-    let (session, user) = match current(&state, cookies.as_deref()).await {
-        Ok(Some(s)) => s,
-        Ok(None) => return login_redirect(&params),
-        Err(e) => return error_response(&e, Format::Html),
+    let (valid, session, user) = match admit(&state, &query, cookies.as_deref()).await {
+        Ok(v) => v,
+        Err(resp) => return resp,
     };
     let token = consent_token(&state, &session, &valid);
     let c = &valid.client;
@@ -151,7 +164,7 @@ async fn show(
         .map(|s| format!("<li><strong>{}</strong></li>", escape(s.describe())))
         .collect();
     let mut hidden = String::new();
-    for (k, v) in params.pairs() {
+    for (k, v) in Params::from_map(&query).pairs() {
         hidden.push_str(&format!(
             r#"<input type="hidden" name="{k}" value="{}">"#,
             escape(v)
@@ -208,16 +221,9 @@ async fn decide(
     cookies: Option<String>,
     form: HashMap<String, String>,
 ) -> Response {
-    let params = Params::from_map(&form);
-    let valid = match check(&state, &params).await {
-        Ok(Ok(v)) => v,
-        Ok(Err(e)) => return invalid(&state, e),
-        Err(e) => return error_response(&e, Format::Html),
-    };
-    let (session, user) = match current(&state, cookies.as_deref()).await {
-        Ok(Some(s)) => s,
-        Ok(None) => return login_redirect(&params),
-        Err(e) => return error_response(&e, Format::Html),
+    let (valid, session, user) = match admit(&state, &form, cookies.as_deref()).await {
+        Ok(v) => v,
+        Err(resp) => return resp,
     };
     let presented = form
         .get("csrf_token")
