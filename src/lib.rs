@@ -15,6 +15,7 @@ pub mod config;
 pub mod crypto;
 pub mod datadir;
 pub mod db;
+pub mod documents;
 pub mod error;
 pub mod http;
 pub mod keyring;

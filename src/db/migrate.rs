@@ -9,7 +9,7 @@ use rusqlite::{Connection, TransactionBehavior};
 pub const SCHEMA: &str = include_str!("../../schema.sql");
 
 /// The version `SCHEMA` describes.
-pub const LATEST: i64 = 3;
+pub const LATEST: i64 = 4;
 
 /// `(version, sql)`: what turns version `n - 1` into version `n`.
 pub const MIGRATIONS: &[(i64, &str)] = &[
@@ -18,6 +18,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
         include_str!("migrations/0002_client_scopes_and_blobs.sql"),
     ),
     (3, include_str!("migrations/0003_oauth_and_bookings.sql")),
+    (4, include_str!("migrations/0004_documents.sql")),
 ];
 
 #[derive(Debug, thiserror::Error)]

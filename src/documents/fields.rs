@@ -1,0 +1,569 @@
+//! Fields placed on pages (seed 2.7, 2.8): types, geometry in percent of the page, and the full
+//! validation of `fieldMeta` per type.
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use super::check::{Check, join};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum FieldType {
+    Signature,
+    FreeSignature,
+    Initials,
+    Name,
+    Email,
+    Date,
+    Text,
+    Number,
+    Radio,
+    Checkbox,
+    Select,
+}
+
+impl FieldType {
+    pub const ALL: [FieldType; 11] = [
+        FieldType::Signature,
+        FieldType::FreeSignature,
+        FieldType::Initials,
+        FieldType::Name,
+        FieldType::Email,
+        FieldType::Date,
+        FieldType::Text,
+        FieldType::Number,
+        FieldType::Radio,
+        FieldType::Checkbox,
+        FieldType::Select,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FieldType::Signature => "SIGNATURE",
+            FieldType::FreeSignature => "FREE_SIGNATURE",
+            FieldType::Initials => "INITIALS",
+            FieldType::Name => "NAME",
+            FieldType::Email => "EMAIL",
+            FieldType::Date => "DATE",
+            FieldType::Text => "TEXT",
+            FieldType::Number => "NUMBER",
+            FieldType::Radio => "RADIO",
+            FieldType::Checkbox => "CHECKBOX",
+            FieldType::Select => "SELECT",
+        }
+    }
+
+    /// `DROPDOWN` is accepted as another name for `SELECT`.
+    pub fn parse(s: &str) -> Option<FieldType> {
+        if s == "DROPDOWN" {
+            return Some(FieldType::Select);
+        }
+        Self::ALL.into_iter().find(|t| t.as_str() == s)
+    }
+
+    /// The lowercase kind that `fieldMeta.type` must carry.
+    pub fn meta_kind(self) -> String {
+        self.as_str().to_ascii_lowercase()
+    }
+
+    /// Types whose `fieldMeta.type` is required (seed 2.8).
+    pub fn is_advanced(self) -> bool {
+        matches!(
+            self,
+            FieldType::Text
+                | FieldType::Number
+                | FieldType::Radio
+                | FieldType::Checkbox
+                | FieldType::Select
+        )
+    }
+}
+
+/// A field that passed validation, ready to store.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewField {
+    pub recipient_id: i64,
+    pub kind: FieldType,
+    pub page_number: i64,
+    pub page_x: f64,
+    pub page_y: f64,
+    pub page_width: f64,
+    pub page_height: f64,
+    pub field_meta: Option<Value>,
+}
+
+pub const CHECKBOX_RULES: &[&str] = &["Select at least", "Select exactly", "Select at most"];
+
+/// Validates one field object at `path`. `pages`: the PDF's page count when known.
+/// `recipient_ok`: whether a recipient id belongs to the document or template.
+pub fn parse_field(
+    c: &mut Check,
+    raw: &Value,
+    path: &str,
+    pages: Option<i64>,
+    recipient_ok: &dyn Fn(i64) -> bool,
+) -> Option<NewField> {
+    if !raw.is_object() {
+        c.fail(path, "must be an object");
+        return None;
+    }
+    let before = c.error_count();
+    let recipient_id = match raw.get("recipientId").and_then(Value::as_i64) {
+        Some(id) if recipient_ok(id) => Some(id),
+        Some(id) => {
+            c.fail(
+                join(path, "recipientId"),
+                format!("no recipient {id} on this document; add it first"),
+            );
+            None
+        }
+        None => {
+            c.fail(
+                join(path, "recipientId"),
+                "required: the id of one of the document's recipients",
+            );
+            None
+        }
+    };
+    let kind = match raw.get("type").and_then(Value::as_str) {
+        Some(t) => match FieldType::parse(t) {
+            Some(k) => Some(k),
+            None => {
+                c.fail(
+                    join(path, "type"),
+                    format!(
+                        "unknown type {t:?}; use one of {}",
+                        FieldType::ALL.map(FieldType::as_str).join(", ")
+                    ),
+                );
+                None
+            }
+        },
+        None => {
+            c.fail(join(path, "type"), "required");
+            None
+        }
+    };
+    let max_page = pages.unwrap_or(100_000);
+    let page_number = c.opt_int(raw, "pageNumber", path, 1..=max_page);
+    if raw.get("pageNumber").is_none_or(Value::is_null) {
+        c.fail(join(path, "pageNumber"), "required, from 1");
+    } else if page_number.is_none() && pages.is_some() {
+        // The failure was recorded; make its message name the last page.
+        if let Some(last) = c.last_mut() {
+            last.message = format!("must be from 1 to {max_page}, the PDF's last page");
+        }
+    }
+    let mut geometry = [0.0f64; 4];
+    for (i, key) in ["pageX", "pageY", "pageWidth", "pageHeight"]
+        .iter()
+        .enumerate()
+    {
+        match c.opt_f64(raw, key, path) {
+            Some(v) if (0.0..=100.0).contains(&v) => geometry[i] = v,
+            Some(_) => c.fail(join(path, key), "a percentage of the page, from 0 to 100"),
+            None if raw.get(*key).is_none_or(Value::is_null) => c.fail(join(path, key), "required"),
+            None => {}
+        }
+    }
+    let [x, y, w, h] = geometry;
+    if c.error_count() == before {
+        if w <= 0.0 || h <= 0.0 {
+            c.fail(
+                join(path, "pageWidth"),
+                "width and height must be greater than 0",
+            );
+        }
+        if x + w > 100.0 + 1e-9 {
+            c.fail(
+                join(path, "pageWidth"),
+                "pageX + pageWidth must not pass 100",
+            );
+        }
+        if y + h > 100.0 + 1e-9 {
+            c.fail(
+                join(path, "pageHeight"),
+                "pageY + pageHeight must not pass 100",
+            );
+        }
+    }
+    let field_meta =
+        kind.and_then(|k| parse_field_meta(c, raw.get("fieldMeta"), &join(path, "fieldMeta"), k));
+    if c.error_count() != before {
+        return None;
+    }
+    Some(NewField {
+        recipient_id: recipient_id?,
+        kind: kind?,
+        page_number: page_number?,
+        page_x: x,
+        page_y: y,
+        page_width: w,
+        page_height: h,
+        field_meta,
+    })
+}
+
+/// Validates `fieldMeta` for a field of `kind`; returns the normalised object (or None when
+/// absent and not required).
+pub fn parse_field_meta(
+    c: &mut Check,
+    raw: Option<&Value>,
+    path: &str,
+    kind: FieldType,
+) -> Option<Value> {
+    let want = kind.meta_kind();
+    let raw = match raw.filter(|v| !v.is_null()) {
+        Some(v) => v,
+        None if kind.is_advanced() => {
+            c.fail(
+                format!("{path}.type"),
+                format!("required for {} fields: \"{want}\"", kind.as_str()),
+            );
+            return None;
+        }
+        None => return None,
+    };
+    let Some(obj) = raw.as_object() else {
+        c.fail(path, "must be an object");
+        return None;
+    };
+    match obj.get("type") {
+        Some(Value::String(t)) if *t == want || (kind == FieldType::Select && t == "dropdown") => {}
+        Some(Value::String(t)) => c.fail(
+            format!("{path}.type"),
+            format!(
+                "is {t:?} but the field is {}; use \"{want}\"",
+                kind.as_str()
+            ),
+        ),
+        None | Some(Value::Null) if kind.is_advanced() => c.fail(
+            format!("{path}.type"),
+            format!("required for {} fields: \"{want}\"", kind.as_str()),
+        ),
+        None | Some(Value::Null) => {}
+        Some(_) => c.fail(format!("{path}.type"), "must be a string"),
+    }
+    let mut out = Map::new();
+    out.insert("type".into(), json!(want));
+    if let Some(v) = c.opt_str(raw, "label", path, 200) {
+        out.insert("label".into(), json!(v));
+    }
+    if let Some(v) = c.opt_str(raw, "placeholder", path, 200) {
+        out.insert("placeholder".into(), json!(v));
+    }
+    for key in ["required", "readOnly"] {
+        if let Some(v) = c.opt_bool(raw, key, path) {
+            out.insert(key.into(), json!(v));
+        }
+    }
+    if let Some(size) = c.opt_f64(raw, "fontSize", path) {
+        if (8.0..=96.0).contains(&size) {
+            out.insert("fontSize".into(), json!(size));
+        } else {
+            c.fail(format!("{path}.fontSize"), "from 8 to 96");
+        }
+    }
+    match kind {
+        FieldType::Text => text_meta(c, raw, path, &mut out),
+        FieldType::Number => number_meta(c, raw, path, &mut out),
+        FieldType::Radio | FieldType::Checkbox => choice_meta(c, raw, path, kind, &mut out),
+        FieldType::Select => select_meta(c, raw, path, &mut out),
+        _ => {}
+    }
+    Some(Value::Object(out))
+}
+
+fn text_meta(c: &mut Check, raw: &Value, path: &str, out: &mut Map<String, Value>) {
+    let limit = c.opt_int(raw, "characterLimit", path, 1..=10_000);
+    let text = c.opt_str(raw, "text", path, 10_000);
+    if let (Some(limit), Some(text)) = (limit, &text)
+        && text.chars().count() as i64 > limit
+    {
+        c.fail(
+            format!("{path}.text"),
+            format!("longer than characterLimit ({limit})"),
+        );
+    }
+    if let Some(l) = limit {
+        out.insert("characterLimit".into(), json!(l));
+    }
+    if let Some(t) = text {
+        out.insert("text".into(), json!(t));
+    }
+}
+
+fn number_meta(c: &mut Check, raw: &Value, path: &str, out: &mut Map<String, Value>) {
+    let min = c.opt_f64(raw, "minValue", path);
+    let max = c.opt_f64(raw, "maxValue", path);
+    let value = c.opt_f64(raw, "value", path);
+    if let (Some(a), Some(b)) = (min, max)
+        && a > b
+    {
+        c.fail(
+            format!("{path}.minValue"),
+            "must not be greater than maxValue",
+        );
+    }
+    if let Some(v) = value {
+        if min.is_some_and(|m| v < m) || max.is_some_and(|m| v > m) {
+            c.fail(
+                format!("{path}.value"),
+                "must lie between minValue and maxValue",
+            );
+        }
+        out.insert("value".into(), json!(v));
+    }
+    if let Some(m) = min {
+        out.insert("minValue".into(), json!(m));
+    }
+    if let Some(m) = max {
+        out.insert("maxValue".into(), json!(m));
+    }
+    if let Some(f) = c.opt_str(raw, "numberFormat", path, 32) {
+        out.insert("numberFormat".into(), json!(f));
+    }
+}
+
+fn values_array<'a>(c: &mut Check, raw: &'a Value, path: &str) -> Option<&'a Vec<Value>> {
+    match raw.get("values") {
+        Some(Value::Array(a)) if !a.is_empty() && a.len() <= 100 => Some(a),
+        Some(Value::Array(a)) if a.is_empty() => {
+            c.fail(format!("{path}.values"), "give at least one value");
+            None
+        }
+        Some(Value::Array(_)) => {
+            c.fail(format!("{path}.values"), "at most 100 values");
+            None
+        }
+        None | Some(Value::Null) => {
+            c.fail(format!("{path}.values"), "required: at least one value");
+            None
+        }
+        Some(_) => {
+            c.fail(format!("{path}.values"), "must be an array");
+            None
+        }
+    }
+}
+
+fn choice_meta(
+    c: &mut Check,
+    raw: &Value,
+    path: &str,
+    kind: FieldType,
+    out: &mut Map<String, Value>,
+) {
+    let Some(values) = values_array(c, raw, path) else {
+        return;
+    };
+    let mut clean = Vec::new();
+    let mut checked = 0;
+    for (i, v) in values.iter().enumerate() {
+        let p = format!("{path}.values[{i}]");
+        if !v.is_object() {
+            c.fail(&p, "must be an object {\"id\", \"checked\", \"value\"}");
+            continue;
+        }
+        let id = c
+            .opt_int(v, "id", &p, 0..=i64::from(u32::MAX))
+            .unwrap_or(i as i64);
+        let is_checked = c.opt_bool(v, "checked", &p).unwrap_or(false);
+        let value = c.opt_str(v, "value", &p, 500).unwrap_or_default();
+        checked += usize::from(is_checked);
+        clean.push(json!({"id": id, "checked": is_checked, "value": value}));
+    }
+    if kind == FieldType::Radio && checked > 1 {
+        c.fail(
+            format!("{path}.values"),
+            "a radio field can have at most one value checked",
+        );
+    }
+    out.insert("values".into(), Value::Array(clean));
+    if kind == FieldType::Checkbox {
+        let rule = c.opt_str(raw, "validationRule", path, 32);
+        let length = c.opt_int(raw, "validationLength", path, 1..=values.len() as i64);
+        match (&rule, length) {
+            (Some(r), _) if !CHECKBOX_RULES.contains(&r.as_str()) => c.fail(
+                format!("{path}.validationRule"),
+                format!("use one of: {}", CHECKBOX_RULES.join(", ")),
+            ),
+            (Some(_), None) if raw.get("validationLength").is_none_or(Value::is_null) => c.fail(
+                format!("{path}.validationLength"),
+                "required with validationRule",
+            ),
+            (Some(r), Some(n)) => {
+                out.insert("validationRule".into(), json!(r));
+                out.insert("validationLength".into(), json!(n));
+            }
+            _ => {}
+        }
+    }
+}
+
+fn select_meta(c: &mut Check, raw: &Value, path: &str, out: &mut Map<String, Value>) {
+    let Some(values) = values_array(c, raw, path) else {
+        return;
+    };
+    let mut clean = Vec::new();
+    for (i, v) in values.iter().enumerate() {
+        let p = format!("{path}.values[{i}]");
+        match v.get("value") {
+            Some(Value::String(s)) if !s.is_empty() && s.chars().count() <= 500 => {
+                clean.push(s.clone())
+            }
+            _ => c.fail(
+                format!("{p}.value"),
+                "a non-empty string of at most 500 characters",
+            ),
+        }
+    }
+    if let Some(d) = c.opt_str(raw, "defaultValue", path, 500) {
+        if !d.is_empty() && !clean.contains(&d) {
+            c.fail(format!("{path}.defaultValue"), "must be one of the values");
+        }
+        out.insert("defaultValue".into(), json!(d));
+    }
+    out.insert(
+        "values".into(),
+        Value::Array(clean.into_iter().map(|v| json!({"value": v})).collect()),
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(extra: Value) -> Value {
+        let mut base = json!({"recipientId": 1, "type": "SIGNATURE", "pageNumber": 1, "pageX": 10, "pageY": 10, "pageWidth": 20, "pageHeight": 5});
+        for (k, v) in extra.as_object().unwrap() {
+            base[k] = v.clone();
+        }
+        base
+    }
+
+    fn errors(raw: Value, pages: Option<i64>) -> Vec<String> {
+        let mut c = Check::new();
+        parse_field(&mut c, &raw, "fields[0]", pages, &|id| id == 1);
+        match c.finish(()) {
+            Ok(()) => vec![],
+            Err(e) => e.details().iter().map(|d| d.path.clone()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_signature_field_is_valid() {
+        assert!(errors(field(json!({})), Some(3)).is_empty());
+        assert!(errors(field(json!({"type": "DROPDOWN", "fieldMeta": {"type": "select", "values": [{"value": "a"}]}})), None).is_empty());
+    }
+
+    #[test]
+    fn geometry_rules() {
+        assert_eq!(
+            errors(field(json!({"pageX": 90, "pageWidth": 20})), None),
+            ["fields[0].pageWidth"]
+        );
+        assert_eq!(
+            errors(field(json!({"pageY": 99, "pageHeight": 2})), None),
+            ["fields[0].pageHeight"]
+        );
+        assert_eq!(
+            errors(field(json!({"pageWidth": 0})), None),
+            ["fields[0].pageWidth"]
+        );
+        assert_eq!(
+            errors(field(json!({"pageX": -1})), None),
+            ["fields[0].pageX"]
+        );
+        assert_eq!(
+            errors(field(json!({"pageNumber": 4})), Some(3)),
+            ["fields[0].pageNumber"]
+        );
+        assert_eq!(
+            errors(field(json!({"pageNumber": 0})), None),
+            ["fields[0].pageNumber"]
+        );
+        assert_eq!(
+            errors(field(json!({"recipientId": 2})), None),
+            ["fields[0].recipientId"]
+        );
+        assert_eq!(
+            errors(field(json!({"type": "BARCODE"})), None),
+            ["fields[0].type"]
+        );
+    }
+
+    #[test]
+    fn advanced_fields_need_a_matching_meta_type() {
+        assert_eq!(
+            errors(field(json!({"type": "TEXT"})), None),
+            ["fields[0].fieldMeta.type"]
+        );
+        assert_eq!(
+            errors(field(json!({"type": "TEXT", "fieldMeta": {}})), None),
+            ["fields[0].fieldMeta.type"]
+        );
+        assert_eq!(
+            errors(
+                field(json!({"type": "TEXT", "fieldMeta": {"type": "number"}})),
+                None
+            ),
+            ["fields[0].fieldMeta.type"]
+        );
+        assert!(
+            errors(
+                field(json!({"type": "TEXT", "fieldMeta": {"type": "text"}})),
+                None
+            )
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn per_type_meta_rules() {
+        let text = json!({"type": "TEXT", "fieldMeta": {"type": "text", "text": "abcdef", "characterLimit": 3}});
+        assert_eq!(errors(field(text), None), ["fields[0].fieldMeta.text"]);
+        let num = json!({"type": "NUMBER", "fieldMeta": {"type": "number", "minValue": 5, "maxValue": 1}});
+        assert_eq!(errors(field(num), None), ["fields[0].fieldMeta.minValue"]);
+        let num = json!({"type": "NUMBER", "fieldMeta": {"type": "number", "minValue": 1, "maxValue": 5, "value": 9}});
+        assert_eq!(errors(field(num), None), ["fields[0].fieldMeta.value"]);
+        let radio = json!({"type": "RADIO", "fieldMeta": {"type": "radio", "values": []}});
+        assert_eq!(errors(field(radio), None), ["fields[0].fieldMeta.values"]);
+        let radio = json!({"type": "RADIO", "fieldMeta": {"type": "radio", "values": [{"id": 1, "checked": true, "value": "a"}, {"id": 2, "checked": true, "value": "b"}]}});
+        assert_eq!(errors(field(radio), None), ["fields[0].fieldMeta.values"]);
+        let cb = json!({"type": "CHECKBOX", "fieldMeta": {"type": "checkbox", "values": [{"id": 1, "checked": false, "value": "a"}], "validationRule": "Select some"}});
+        assert_eq!(
+            errors(field(cb), None),
+            ["fields[0].fieldMeta.validationRule"]
+        );
+        let cb = json!({"type": "CHECKBOX", "fieldMeta": {"type": "checkbox", "values": [{"id": 1, "checked": false, "value": "a"}], "validationRule": "Select at least", "validationLength": 2}});
+        assert_eq!(
+            errors(field(cb), None),
+            ["fields[0].fieldMeta.validationLength"]
+        );
+        let sel = json!({"type": "SELECT", "fieldMeta": {"type": "select", "values": [{"value": "a"}], "defaultValue": "b"}});
+        assert_eq!(
+            errors(field(sel), None),
+            ["fields[0].fieldMeta.defaultValue"]
+        );
+        let font = json!({"fieldMeta": {"fontSize": 200}});
+        assert_eq!(errors(field(font), None), ["fields[0].fieldMeta.fontSize"]);
+    }
+
+    #[test]
+    fn meta_is_normalised() {
+        let mut c = Check::new();
+        let f = parse_field(
+            &mut c,
+            &field(json!({"type": "CHECKBOX", "fieldMeta": {"type": "checkbox", "values": [{"id": 1, "value": "x"}], "unknown": 1}})),
+            "f",
+            None,
+            &|_| true,
+        )
+        .unwrap();
+        assert_eq!(
+            f.field_meta.unwrap(),
+            json!({"type": "checkbox", "values": [{"id": 1, "checked": false, "value": "x"}]})
+        );
+    }
+}

@@ -1,0 +1,312 @@
+//! Document metadata (seed 2.5), authentication options (seed 2.6) and form values (seed 2.9):
+//! validation and their stored JSON.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::check::{Check, join};
+use crate::error::AppError;
+use crate::users::Tier;
+
+/// Date formats a document may ask for (`meta.dateFormat`), in the pattern language clients of
+/// the common open-source signing services use.
+pub const DATE_FORMATS: &[&str] = &[
+    "yyyy-MM-dd hh:mm a",
+    "yyyy-MM-dd",
+    "dd/MM/yyyy",
+    "MM/dd/yyyy",
+    "dd.MM.yyyy",
+    "yy-MM-dd",
+    "MMMM dd, yyyy",
+    "EEEE, MMMM dd, yyyy",
+    "dd/MM/yyyy hh:mm a",
+    "MM/dd/yyyy hh:mm a",
+    "dd.MM.yyyy HH:mm",
+    "yyyy-MM-dd HH:mm",
+    "yyyy-MM-dd'T'HH:mm:ss.SSSXXX",
+];
+
+pub const DEFAULT_DATE_FORMAT: &str = "yyyy-MM-dd hh:mm a";
+pub const DEFAULT_TIMEZONE: &str = "Etc/UTC";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum SigningOrder {
+    #[default]
+    Parallel,
+    Sequential,
+}
+
+/// `meta`, as stored and returned.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Meta {
+    pub subject: Option<String>,
+    pub message: Option<String>,
+    pub timezone: String,
+    pub date_format: String,
+    pub redirect_url: Option<String>,
+    pub signing_order: SigningOrder,
+}
+
+impl Default for Meta {
+    fn default() -> Self {
+        Meta {
+            subject: None,
+            message: None,
+            timezone: DEFAULT_TIMEZONE.into(),
+            date_format: DEFAULT_DATE_FORMAT.into(),
+            redirect_url: None,
+            signing_order: SigningOrder::Parallel,
+        }
+    }
+}
+
+/// True for IANA zone names the bundled time zone database knows (`Europe/Paris`, `UTC`).
+pub fn is_time_zone(name: &str) -> bool {
+    !name.is_empty() && jiff::tz::TimeZone::get(name).is_ok()
+}
+
+/// Applies the fields present in `raw` (an object, or null/absent for none) over `base`.
+/// `strict_zone`: documents need IANA names; templates' generate-document takes free strings.
+pub fn parse_meta(c: &mut Check, raw: Option<&Value>, base: Meta, strict_zone: bool) -> Meta {
+    let mut meta = base;
+    let Some(raw) = raw.filter(|v| !v.is_null()) else {
+        return meta;
+    };
+    if !raw.is_object() {
+        c.fail("meta", "must be an object");
+        return meta;
+    }
+    if let Some(s) = c.opt_str(raw, "subject", "meta", 255) {
+        meta.subject = Some(s);
+    }
+    if let Some(s) = c.opt_str(raw, "message", "meta", 5000) {
+        meta.message = Some(s);
+    }
+    if let Some(tz) = c.opt_str(raw, "timezone", "meta", 64) {
+        if strict_zone && !is_time_zone(&tz) {
+            c.fail(
+                "meta.timezone",
+                format!("{tz:?} is not an IANA time zone name such as Europe/Paris"),
+            );
+        } else {
+            meta.timezone = tz;
+        }
+    }
+    if let Some(f) = c.opt_str(raw, "dateFormat", "meta", 64) {
+        if strict_zone && !DATE_FORMATS.contains(&f.as_str()) {
+            c.fail(
+                "meta.dateFormat",
+                format!("unsupported; use one of: {}", DATE_FORMATS.join(" | ")),
+            );
+        } else {
+            meta.date_format = f;
+        }
+    }
+    if let Some(u) = c.opt_str(raw, "redirectUrl", "meta", 2000) {
+        match url::Url::parse(&u) {
+            Ok(url) if matches!(url.scheme(), "http" | "https") && url.host().is_some() => {
+                meta.redirect_url = Some(u)
+            }
+            _ => c.fail("meta.redirectUrl", "must be an http or https URL"),
+        }
+    }
+    match raw.get("signingOrder") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(s)) if s == "PARALLEL" => meta.signing_order = SigningOrder::Parallel,
+        Some(Value::String(s)) if s == "SEQUENTIAL" => {
+            meta.signing_order = SigningOrder::Sequential
+        }
+        Some(_) => c.fail("meta.signingOrder", "must be PARALLEL or SEQUENTIAL"),
+    }
+    meta
+}
+
+/// Document-level authentication options (seed 2.6).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthOptions {
+    pub global_access_auth: Option<String>,
+    pub global_action_auth: Option<String>,
+}
+
+const ACTION_AUTH: &[&str] = &["ACCOUNT", "PASSKEY", "TWO_FACTOR_AUTH"];
+
+fn enum_value(
+    c: &mut Check,
+    obj: &Value,
+    key: &str,
+    path: &str,
+    allowed: &[&str],
+) -> Option<String> {
+    match obj.get(key) {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) if allowed.contains(&s.as_str()) => Some(s.clone()),
+        Some(_) => {
+            c.fail(
+                join(path, key),
+                format!("must be one of {} or null", allowed.join(", ")),
+            );
+            None
+        }
+    }
+}
+
+pub fn parse_auth_options(c: &mut Check, raw: Option<&Value>) -> AuthOptions {
+    let Some(raw) = raw.filter(|v| !v.is_null()) else {
+        return AuthOptions::default();
+    };
+    if !raw.is_object() {
+        c.fail("authOptions", "must be an object");
+        return AuthOptions::default();
+    }
+    AuthOptions {
+        global_access_auth: enum_value(c, raw, "globalAccessAuth", "authOptions", &["ACCOUNT"]),
+        global_action_auth: enum_value(c, raw, "globalActionAuth", "authOptions", ACTION_AUTH),
+    }
+}
+
+/// A recipient's options (seed 4.6): `accessAuth` (ACCOUNT) and `actionAuth`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecipientAuth {
+    pub access_auth: Option<String>,
+    pub action_auth: Option<String>,
+}
+
+impl RecipientAuth {
+    pub fn is_empty(&self) -> bool {
+        self.access_auth.is_none() && self.action_auth.is_none()
+    }
+}
+
+pub fn parse_recipient_auth(c: &mut Check, raw: Option<&Value>, path: &str) -> RecipientAuth {
+    let Some(raw) = raw.filter(|v| !v.is_null()) else {
+        return RecipientAuth::default();
+    };
+    if !raw.is_object() {
+        c.fail(path, "must be an object");
+        return RecipientAuth::default();
+    }
+    RecipientAuth {
+        access_auth: enum_value(c, raw, "accessAuth", path, &["ACCOUNT"]),
+        action_auth: enum_value(c, raw, "actionAuth", path, ACTION_AUTH),
+    }
+}
+
+/// 403 unless the account may use action authentication (enterprise tier).
+pub fn require_tier(tier: Tier, what: &str) -> Result<(), AppError> {
+    if tier == Tier::Enterprise {
+        Ok(())
+    } else {
+        Err(AppError::Forbidden(format!(
+            "{what} is available only to enterprise-tier accounts"
+        )))
+    }
+}
+
+/// `formValues`: names to text, number or boolean values (seed 2.9).
+pub fn parse_form_values(
+    c: &mut Check,
+    raw: Option<&Value>,
+) -> Option<serde_json::Map<String, Value>> {
+    let raw = raw.filter(|v| !v.is_null())?;
+    let Some(obj) = raw.as_object() else {
+        c.fail(
+            "formValues",
+            "must be an object of names to text, numbers or booleans",
+        );
+        return None;
+    };
+    for (k, v) in obj {
+        if !(v.is_string() || v.is_number() || v.is_boolean()) {
+            c.fail(
+                format!("formValues.{k}"),
+                "must be text, a number or a boolean",
+            );
+        }
+    }
+    Some(obj.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn meta_is_validated_field_by_field() {
+        let mut c = Check::new();
+        let m = parse_meta(
+            &mut c,
+            Some(
+                &json!({"subject": "Sign", "timezone": "Europe/Paris", "dateFormat": "yyyy-MM-dd", "redirectUrl": "https://x.example/done", "signingOrder": "SEQUENTIAL"}),
+            ),
+            Meta::default(),
+            true,
+        );
+        assert!(c.is_ok());
+        assert_eq!(m.signing_order, SigningOrder::Sequential);
+        assert_eq!(m.timezone, "Europe/Paris");
+
+        let mut c = Check::new();
+        parse_meta(
+            &mut c,
+            Some(
+                &json!({"timezone": "Mars/Base", "dateFormat": "whatever", "redirectUrl": "javascript:x", "signingOrder": "RANDOM"}),
+            ),
+            Meta::default(),
+            true,
+        );
+        let err = c.finish(()).unwrap_err();
+        let paths: Vec<&str> = err.details().iter().map(|d| d.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "meta.timezone",
+                "meta.dateFormat",
+                "meta.redirectUrl",
+                "meta.signingOrder"
+            ]
+        );
+    }
+
+    #[test]
+    fn templates_take_free_time_zone_strings() {
+        let mut c = Check::new();
+        let m = parse_meta(
+            &mut c,
+            Some(&json!({"timezone": "CET-ish"})),
+            Meta::default(),
+            false,
+        );
+        assert!(c.is_ok());
+        assert_eq!(m.timezone, "CET-ish");
+    }
+
+    #[test]
+    fn auth_options_and_tiers() {
+        let mut c = Check::new();
+        let a = parse_auth_options(
+            &mut c,
+            Some(&json!({"globalAccessAuth": null, "globalActionAuth": "PASSKEY"})),
+        );
+        assert!(c.is_ok());
+        assert_eq!(a.global_action_auth.as_deref(), Some("PASSKEY"));
+        let mut c = Check::new();
+        parse_auth_options(&mut c, Some(&json!({"globalActionAuth": "SMS"})));
+        assert!(!c.is_ok());
+        assert!(require_tier(Tier::Standard, "x").is_err());
+        assert!(require_tier(Tier::Enterprise, "x").is_ok());
+    }
+
+    #[test]
+    fn form_values_are_scalars() {
+        let mut c = Check::new();
+        parse_form_values(&mut c, Some(&json!({"a": 1, "b": "x", "c": true})));
+        assert!(c.is_ok());
+        parse_form_values(&mut c, Some(&json!({"a": [1]})));
+        assert!(!c.is_ok());
+    }
+}
