@@ -25,7 +25,7 @@ CLIENT=$($BIN --data-dir "$DATA" client add --name Bench --redirect-uri $REDIREC
 CLIENT_ID=$(echo "$CLIENT" | python3 -c 'import json,sys;print(json.load(sys.stdin)["client_id"])')
 CLIENT_SECRET=$(echo "$CLIENT" | python3 -c 'import json,sys;print(json.load(sys.stdin)["client_secret"])')
 
-$BIN --data-dir "$DATA" serve --tls off --listen 127.0.0.1:0 --log-level warn > "$DATA/banner" &
+$BIN --data-dir "$DATA" serve --tls off --listen 127.0.0.1:0 --log-level warn --rate-limit 0 > "$DATA/banner" &
 SERVER=$!
 for _ in $(seq 1 100); do grep -q listening "$DATA/banner" 2>/dev/null && break; sleep 0.1; done
 BASE=$(grep listening "$DATA/banner" | awk '{print $2}')

@@ -29,6 +29,7 @@ pub struct AppState {
     /// HMAC keys for signed URLs and CSRF tokens.
     pub keys: Arc<KeyRing>,
     pub data: Arc<DataDir>,
+    pub limiter: Arc<crate::ratelimit::RateLimiter>,
 }
 
 impl AppState {
@@ -39,6 +40,11 @@ impl AppState {
 
     pub fn tls(&self) -> bool {
         self.config.tls_on()
+    }
+
+    /// The base of signing links (`--app-url`), without a trailing slash.
+    pub fn app_base(&self) -> String {
+        base(&self.app_url)
     }
 }
 
@@ -152,6 +158,7 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         signer: UrlSigner::new(keys.clone()),
         keys,
         data: Arc::new(data.clone()),
+        limiter: Arc::new(crate::ratelimit::RateLimiter::new(config.rate_limit)),
     };
     let routes = crate::http::routes(state);
     let opts = Options {

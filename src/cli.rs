@@ -91,6 +91,20 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(u64).range(1..=4096))]
     pub max_upload_mb: u64,
 
+    /// API requests a minute per credential (API key or access token); 0 turns the limit off
+    #[arg(
+        long,
+        env = "DOCKET_RATE_LIMIT",
+        default_value_t = 1000,
+        value_name = "N"
+    )]
+    pub rate_limit: u64,
+
+    /// Lifetime of signed upload URLs, in seconds
+    #[arg(long, env = "DOCKET_UPLOAD_URL_TTL", default_value_t = 3600, value_name = "SECS",
+          value_parser = clap::value_parser!(i64).range(60..=604_800))]
+    pub upload_url_ttl: i64,
+
     /// Lifetime of access tokens, in seconds
     #[arg(long, env = "DOCKET_ACCESS_TOKEN_TTL", default_value_t = 3600, value_name = "SECS",
           value_parser = clap::value_parser!(i64).range(60..=86_400))]

@@ -53,6 +53,8 @@ pub struct Config {
     pub max_upload_bytes: u64,
     pub lifetimes: crate::oauth::tokens::Lifetimes,
     pub rotate_refresh_tokens: bool,
+    pub rate_limit: u64,
+    pub upload_url_ttl: i64,
     pub log_format: LogFormat,
     pub log_level: String,
 }
@@ -141,6 +143,8 @@ impl Config {
                 code: args.code_ttl,
             },
             rotate_refresh_tokens: args.rotate_refresh_tokens,
+            rate_limit: args.rate_limit,
+            upload_url_ttl: args.upload_url_ttl,
             log_format: args.log_format,
             log_level: args.log_level.clone(),
         })

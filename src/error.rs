@@ -38,8 +38,9 @@ pub enum AppError {
     PayloadTooLarge(String),
     #[error("{0}")]
     UnsupportedMediaType(String),
+    /// `limit`: requests allowed a minute, for `X-RateLimit-Limit` (0 when not a rate limit).
     #[error("too many requests; retry in {retry_after} s")]
-    TooManyRequests { retry_after: u64 },
+    TooManyRequests { retry_after: u64, limit: u64 },
     #[error("{0}")]
     Unavailable(String),
     /// A bug or an environment failure; the cause is logged, the client sees a generic message.

@@ -3,6 +3,8 @@
 //! The HTTP layer (`http`) is thin; the domain modules (`users`, `oauth`, `apikeys`, `blob`)
 //! know nothing of warp and keep their SQL in their own `store.rs`.
 
+#![recursion_limit = "512"]
+
 pub mod admin;
 pub mod apikeys;
 pub mod app;
@@ -21,9 +23,12 @@ pub mod http;
 pub mod keyring;
 pub mod logging;
 pub mod oauth;
+pub mod pdf;
+pub mod ratelimit;
 pub mod server;
 pub mod sessions;
 pub mod settings;
+pub mod templates;
 pub mod timefmt;
 pub mod tls;
 pub mod users;

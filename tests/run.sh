@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs every test of Docket. Installs what the browser tests need when it is missing
-# (Debian's chromium; playwright-core from npm into tests/browser), then runs `cargo test`.
+# Runs every test of Docket. Installs what the tests need when it is missing (Debian's
+# chromium; playwright-core from npm into tests/browser; schemathesis from PyPI), then runs
+# `cargo test` and the schemathesis run over the OpenAPI document.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,3 +19,7 @@ fi
 
 echo "== cargo test"
 cargo test --locked "$@"
+
+echo "== schemathesis against /api/v1/openapi.json"
+command -v schemathesis >/dev/null || pip install -q 'schemathesis>=4,<5'
+tests/schemathesis.sh 40

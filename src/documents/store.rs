@@ -490,3 +490,12 @@ pub fn touch(tx: &Connection, doc: i64, now: i64) -> Result<(), AppError> {
     )?;
     Ok(())
 }
+
+/// Records the template a document was generated from (`templates.id`, SET NULL on its deletion).
+pub fn set_template(tx: &Connection, doc: i64, template: i64) -> Result<(), AppError> {
+    tx.execute(
+        "UPDATE documents SET template_id = ?2 WHERE id = ?1",
+        params![doc, template],
+    )?;
+    Ok(())
+}

@@ -35,8 +35,20 @@ pub fn credentials_or_query_key()
         )
 }
 
-/// The principal behind `creds`, checked in the database off the async threads.
+/// Counts the request against its credential's per-minute budget (429 when spent).
+pub fn rate_limit(state: &AppState, creds: &Credentials) -> Result<(), AppError> {
+    match creds.secret() {
+        Some(secret) if !secret.is_empty() => state
+            .limiter
+            .check(&crate::crypto::sha256_hex(secret), crate::db::now()),
+        _ => Ok(()),
+    }
+}
+
+/// The principal behind `creds`, checked in the database off the async threads, after the
+/// rate limit.
 pub async fn authenticate(state: &AppState, creds: Credentials) -> Result<Principal, AppError> {
+    rate_limit(state, &creds)?;
     state
         .db
         .call(move |c| principal::authenticate(c, &creds, crate::db::now()))

@@ -132,6 +132,7 @@ async fn list_legacy(
     q: LimitQuery,
 ) -> Result<Vec<Booking>, AppError> {
     // The hot path of app integrations: credential check and read in one database trip.
+    super::auth::rate_limit(&state, &creds)?;
     state
         .db
         .call(move |c| {

@@ -170,7 +170,7 @@ async fn submit(
             Some("Wrong e-mail or password."),
             StatusCode::UNAUTHORIZED,
         ),
-        Err(AppError::TooManyRequests { retry_after }) => {
+        Err(AppError::TooManyRequests { retry_after, .. }) => {
             let mut resp = login_page(
                 &state,
                 next,
@@ -211,6 +211,7 @@ async fn attempt(
         throttle::Verdict::Locked(secs) => {
             return Err(AppError::TooManyRequests {
                 retry_after: secs.max(1) as u64,
+                limit: 0,
             });
         }
         throttle::Verdict::Slow(ms) => tokio::time::sleep(Duration::from_millis(ms)).await,

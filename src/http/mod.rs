@@ -6,14 +6,18 @@ pub mod auth;
 pub mod authorize;
 pub mod body;
 pub mod bookings;
+pub mod documents;
 pub mod health;
 pub mod login;
 pub mod middleware;
 pub mod oauth_api;
+pub mod openapi;
 pub mod pages;
 pub mod reply;
 pub mod session;
 pub mod static_files;
+pub mod templates;
+pub mod uploads;
 
 use std::convert::Infallible;
 
@@ -42,6 +46,14 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(bookings::routes(state.clone()))
         .unify()
         .or(oauth_api::routes(state.clone()))
+        .unify()
+        .or(documents::routes(state.clone()))
+        .unify()
+        .or(uploads::routes(state.clone()))
+        .unify()
+        .or(templates::routes(state.clone()))
+        .unify()
+        .or(openapi::routes(state.clone()))
         .unify()
         .or(login::routes(state.clone()))
         .unify()

@@ -399,6 +399,7 @@ async fn me(
     creds: crate::oauth::principal::Credentials,
 ) -> Result<Value, AppError> {
     // One trip to the database: the credential check and the profile read together.
+    super::auth::rate_limit(state, &creds)?;
     let user = state
         .db
         .call(move |c| {

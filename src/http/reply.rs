@@ -74,8 +74,13 @@ pub fn error_response(err: &AppError, format: Format) -> Response {
                 headers.insert(header::WWW_AUTHENTICATE, v);
             }
         }
-        AppError::TooManyRequests { retry_after } => {
+        AppError::TooManyRequests { retry_after, limit } => {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(*retry_after));
+            if *limit > 0 {
+                headers.insert("x-ratelimit-limit", HeaderValue::from(*limit));
+                headers.insert("x-ratelimit-remaining", HeaderValue::from(0u64));
+                headers.insert("x-ratelimit-reset", HeaderValue::from(*retry_after));
+            }
         }
         _ => {}
     }
@@ -205,8 +210,15 @@ mod tests {
         let r = error_response(&AppError::Unauthorized("no".into()), Format::Json);
         assert_eq!(r.status(), 401);
         assert!(r.headers().contains_key(header::WWW_AUTHENTICATE));
-        let r = error_response(&AppError::TooManyRequests { retry_after: 7 }, Format::Json);
+        let r = error_response(
+            &AppError::TooManyRequests {
+                retry_after: 7,
+                limit: 10,
+            },
+            Format::Json,
+        );
         assert_eq!(r.headers()[header::RETRY_AFTER], "7");
+        assert_eq!(r.headers()["x-ratelimit-limit"], "10");
     }
 
     #[test]

@@ -43,7 +43,7 @@ pub struct Credentials {
 
 impl Credentials {
     /// The secret presented: `Bearer <x>`, a bare `api_...` key, or the query key.
-    fn secret(&self) -> Option<&str> {
+    pub fn secret(&self) -> Option<&str> {
         if let Some(h) = self.authorization.as_deref() {
             let h = h.trim();
             if let Some((scheme, rest)) = h.split_once(' ')

@@ -1,0 +1,362 @@
+//! `GET /api/v1/openapi.json` (OpenAPI 3.1 for every `/api/v1` path and the OAuth endpoints) and
+//! `GET /api/v1/openapi`, the API explorer page (our own small script; works offline).
+
+use http::StatusCode;
+use serde_json::{Value, json};
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+use super::reply::{html_response, json_response};
+use crate::app::AppState;
+use crate::assets::{page, url};
+
+pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let spec = warp::path!("api" / "v1" / "openapi.json")
+        .and(warp::get())
+        .and(super::with_state(state))
+        .map(|st: AppState| {
+            let mut r = json_response(StatusCode::OK, &document(&st.issuer()));
+            r.headers_mut().insert(
+                http::header::CACHE_CONTROL,
+                http::HeaderValue::from_static("no-cache"),
+            );
+            r
+        });
+    let explorer = warp::path!("api" / "v1" / "openapi")
+        .and(warp::get())
+        .map(|| html_response(StatusCode::OK, &explorer_page()));
+    spec.or(explorer).unify().boxed()
+}
+
+fn explorer_page() -> String {
+    let main = format!(
+        r#"<section class="stack">
+  <h1>Docket API explorer</h1>
+  <p class="muted">Every endpoint of the document API and the OAuth provider, with its payloads and
+  authentication. Paste an API key (<code>docket apikey create</code>) to send requests from this page;
+  it stays in this tab only. The machine-readable description is at <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</p>
+  <div class="card stack">
+    <div class="field"><label for="api-key">API key or access token</label>
+      <input id="api-key" type="password" autocomplete="off" placeholder="api_…"></div>
+    <div class="field"><label for="filter">Filter endpoints</label>
+      <input id="filter" type="search" placeholder="documents, POST, fields…"></div>
+  </div>
+  <div id="endpoints" class="stack" aria-live="polite"><p class="muted">Loading…</p></div>
+</section>
+<script src="{}" defer></script>"#,
+        url("js/explorer.js")
+    );
+    page("API explorer", &main)
+}
+
+fn ref_(name: &str) -> Value {
+    json!({"$ref": format!("#/components/schemas/{name}")})
+}
+
+fn nullable(t: &str) -> Value {
+    json!({"type": [t, "null"]})
+}
+
+fn content(schema: Value) -> Value {
+    json!({"application/json": {"schema": schema}})
+}
+
+/// Error responses every authenticated `/api/v1` operation may give.
+fn errors(codes: &[u16]) -> serde_json::Map<String, Value> {
+    let mut m = serde_json::Map::new();
+    for code in codes {
+        let description = match code {
+            400 => "Invalid input; `details` lists each problem with its path",
+            401 => "Missing or bad credentials",
+            403 => "Not allowed (tier, scope, or a bad signed URL)",
+            404 => "Unknown object, or another user's",
+            405 => "Wrong method",
+            409 => "Not allowed in the object's current state",
+            413 => "Body too large",
+            415 => "Unsupported media type",
+            429 => "Rate limited; see Retry-After and X-RateLimit-*",
+            _ => "Error",
+        };
+        m.insert(
+            code.to_string(),
+            json!({"description": description, "content": content(ref_("Error"))}),
+        );
+    }
+    m
+}
+
+const API_ERRORS: &[u16] = &[400, 401, 403, 404, 413, 429];
+
+fn op(
+    summary: &str,
+    tag: &str,
+    params: Value,
+    body: Option<Value>,
+    ok: Value,
+    errs: &[u16],
+) -> Value {
+    let mut responses = errors(errs);
+    responses.insert(
+        "200".into(),
+        json!({"description": "OK", "content": content(ok)}),
+    );
+    let mut o = json!({
+        "summary": summary,
+        "tags": [tag],
+        "parameters": params,
+        "responses": responses,
+        "security": [{"apiKey": []}, {"bearer": []}],
+    });
+    if let Some(b) = body {
+        o["requestBody"] = json!({"required": true, "content": content(b)});
+    }
+    o
+}
+
+fn id_param(name: &str) -> Value {
+    json!({"name": name, "in": "path", "required": true, "schema": {"type": "integer", "format": "int64"}})
+}
+
+fn paging() -> Vec<Value> {
+    vec![
+        json!({"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1}}),
+        json!({"name": "perPage", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100}}),
+    ]
+}
+
+/// The OpenAPI 3.1 document, with `issuer` as the server URL.
+pub fn document(issuer: &str) -> Value {
+    let doc_id = || id_param("id");
+    let mut list_params = paging();
+    list_params.push(json!({"name": "status", "in": "query", "schema": {"type": "string", "enum": ["DRAFT", "PENDING", "COMPLETED", "REJECTED", "CANCELLED"]}}));
+    let field_body = json!({"oneOf": [ref_("FieldInput"), {"type": "array", "items": ref_("FieldInput"), "minItems": 1}]});
+    json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": "Docket API",
+            "version": crate::version::VERSION,
+            "description": "The document-signing API (/api/v1) and the OAuth 2 provider of a Docket appliance. Errors are JSON {error, code, message, details?}; OAuth token endpoints answer RFC 6749 errors {error, error_description}."
+        },
+        "servers": [{"url": issuer}],
+        "components": {
+            "securitySchemes": {
+                "apiKey": {"type": "apiKey", "in": "header", "name": "Authorization", "description": "An API key (api_...), sent as is or as `Bearer api_...`"},
+                "bearer": {"type": "http", "scheme": "bearer", "description": "An OAuth access token (READ_DOCUMENT / WRITE_DOCUMENT, READ_BOOKING / WRITE_BOOKING, READ_PROFILE)"},
+                "clientBasic": {"type": "http", "scheme": "basic", "description": "OAuth client_id:client_secret"}
+            },
+            "schemas": schemas()
+        },
+        "paths": {
+            "/api/v1/documents": {
+                "post": op("Create a document (DRAFT) and get its upload URL", "documents", json!([]), Some(ref_("CreateDocument")), ref_("CreateDocumentResponse"), API_ERRORS),
+                "get": op("List documents, newest first", "documents", Value::Array(list_params), None, ref_("DocumentList"), API_ERRORS)
+            },
+            "/api/v1/documents/{id}": {
+                "get": op("Get a document", "documents", json!([doc_id()]), None, ref_("Document"), API_ERRORS),
+                "delete": op("Delete a draft, cancel a pending document, or hide a finished one", "documents", json!([doc_id()]), None, ref_("Deleted"), &[400, 401, 403, 404, 409, 429])
+            },
+            "/api/v1/documents/{id}/recipients": {
+                "post": op("Add a recipient", "recipients", json!([doc_id()]), Some(ref_("RecipientInput")), ref_("Recipient"), &[400, 401, 403, 404, 409, 413, 429])
+            },
+            "/api/v1/documents/{id}/recipients/{recipientId}": {
+                "patch": op("Change a recipient that has not acted", "recipients", json!([doc_id(), id_param("recipientId")]), Some(ref_("RecipientPatch")), ref_("Recipient"), &[400, 401, 403, 404, 409, 413, 429]),
+                "delete": op("Remove a recipient that has not acted, and its fields", "recipients", json!([doc_id(), id_param("recipientId")]), None, ref_("Deleted"), &[400, 401, 403, 404, 409, 429])
+            },
+            "/api/v1/documents/{id}/fields": {
+                "post": op("Add one field or an array of fields (all or nothing)", "fields", json!([doc_id()]), Some(field_body), ref_("FieldsResponse"), &[400, 401, 403, 404, 409, 413, 429])
+            },
+            "/api/v1/documents/{id}/fields/{fieldId}": {
+                "patch": op("Change a field (DRAFT only)", "fields", json!([doc_id(), id_param("fieldId")]), Some(ref_("FieldPatch")), ref_("Field"), &[400, 401, 403, 404, 409, 413, 429]),
+                "delete": op("Delete a field (DRAFT only)", "fields", json!([doc_id(), id_param("fieldId")]), None, ref_("Deleted"), &[400, 401, 403, 404, 409, 429])
+            },
+            "/api/v1/uploads/{dataId}": {
+                "put": {
+                    "summary": "Upload the PDF to a signed upload URL (raw body or one multipart file part)",
+                    "tags": ["documents"],
+                    "security": [],
+                    "parameters": [
+                        {"name": "dataId", "in": "path", "required": true, "schema": {"type": "string"}},
+                        {"name": "exp", "in": "query", "required": true, "schema": {"type": "integer"}},
+                        {"name": "kid", "in": "query", "required": true, "schema": {"type": "string"}},
+                        {"name": "sig", "in": "query", "required": true, "schema": {"type": "string"}}
+                    ],
+                    "requestBody": {"required": true, "content": {
+                        "application/pdf": {"schema": {"type": "string", "format": "binary"}},
+                        "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
+                        "multipart/form-data": {"schema": {"type": "object", "properties": {"file": {"type": "string", "format": "binary"}}}}
+                    }},
+                    "responses": merge(errors(&[400, 403, 404, 409, 413, 415]), "200", json!({"description": "Stored", "content": content(ref_("UploadResponse"))}))
+                }
+            },
+            "/api/v1/bookings": {
+                "post": op("Create a booking", "bookings", json!([]), Some(ref_("BookingInput")), ref_("Booking"), API_ERRORS),
+                "get": op("List bookings", "bookings", Value::Array({
+                    let mut p = paging();
+                    p.push(json!({"name": "status", "in": "query", "schema": {"type": "string", "enum": ["ACCEPTED", "PENDING", "CANCELLED", "REJECTED"]}}));
+                    p
+                }), None, ref_("BookingList"), API_ERRORS)
+            },
+            "/api/v1/bookings/{id}": {
+                "get": op("Get a booking", "bookings", json!([id_param("id")]), None, ref_("Booking"), API_ERRORS)
+            },
+            "/api/v1/bookings/{id}/cancel": {
+                "post": op("Cancel a booking", "bookings", json!([id_param("id")]), Some(json!({"type": "object", "properties": {"reason": {"type": "string", "maxLength": 500}}})), ref_("Booking"), &[400, 401, 403, 404, 409, 413, 429])
+            },
+            "/listBookings": {
+                "get": op("The caller's bookings (Bearer token with READ_BOOKING, or an API key, also as ?apiKey=)", "bookings", json!([
+                    {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100}},
+                    {"name": "apiKey", "in": "query", "schema": {"type": "string"}}
+                ]), None, json!({"type": "array", "items": ref_("Booking")}), API_ERRORS)
+            },
+            "/api/auth/oauth/me": {
+                "get": op("Identity check (READ_PROFILE)", "oauth", json!([]), None, ref_("Me"), &[401, 403, 429])
+            },
+            "/api/auth/oauth/token": {"post": oauth_op("Exchange a code, or refresh (RFC 6749)", ref_("TokenRequest"), ref_("TokenResponse"))},
+            "/api/auth/oauth/refreshToken": {"post": oauth_op("Refresh an access token (the refresh token in the body or as Authorization: Bearer)", ref_("RefreshRequest"), ref_("TokenResponse"))},
+            "/api/auth/oauth/revoke": {"post": oauth_op("Revoke a token (RFC 7009)", ref_("TokenParam"), json!({"type": "object"}))},
+            "/api/auth/oauth/introspect": {"post": oauth_op("Introspect a token (RFC 7662)", ref_("TokenParam"), ref_("Introspection"))},
+            "/.well-known/oauth-authorization-server": {
+                "get": {"summary": "OAuth metadata (RFC 8414)", "tags": ["oauth"], "security": [], "responses": {"200": {"description": "OK", "content": content(json!({"type": "object", "required": ["issuer"]}))}}}
+            }
+        }
+    })
+}
+
+fn merge(mut m: serde_json::Map<String, Value>, key: &str, v: Value) -> Value {
+    m.insert(key.into(), v);
+    Value::Object(m)
+}
+
+fn oauth_op(summary: &str, body: Value, ok: Value) -> Value {
+    let err = json!({"description": "OAuth error", "content": content(ref_("OAuthError"))});
+    json!({
+        "summary": summary,
+        "tags": ["oauth"],
+        "security": [{"clientBasic": []}, {}],
+        "requestBody": {"required": true, "content": {
+            "application/x-www-form-urlencoded": {"schema": body},
+            "application/json": {"schema": body}
+        }},
+        "responses": {"200": {"description": "OK", "content": content(ok)}, "400": err, "401": err, "413": {"description": "Body too large", "content": content(ref_("Error"))}}
+    })
+}
+
+fn schemas() -> Value {
+    let ts = json!({"type": "string", "format": "date-time"});
+    let ts_null = json!({"type": ["string", "null"], "format": "date-time"});
+    let role = json!({"type": "string", "enum": ["SIGNER", "APPROVER", "VIEWER", "CC"]});
+    let field_type = json!({"type": "string", "enum": ["SIGNATURE", "FREE_SIGNATURE", "INITIALS", "NAME", "EMAIL", "DATE", "TEXT", "NUMBER", "RADIO", "CHECKBOX", "SELECT", "DROPDOWN"]});
+    let percent = json!({"type": "number", "minimum": 0, "maximum": 100});
+    json!({
+        "Error": {"type": "object", "required": ["error", "code", "message"], "properties": {
+            "error": {"type": "string"}, "code": {"type": "string"}, "message": {"type": "string"},
+            "details": {"type": "array", "items": {"type": "object", "required": ["path", "message"], "properties": {"path": {"type": "string"}, "message": {"type": "string"}}}}
+        }},
+        "OAuthError": {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}, "error_description": {"type": "string"}}},
+        "Meta": {"type": "object", "properties": {
+            "subject": nullable("string"), "message": nullable("string"), "timezone": {"type": "string"},
+            "dateFormat": {"type": "string", "enum": crate::documents::meta::DATE_FORMATS},
+            "redirectUrl": nullable("string"), "signingOrder": {"type": "string", "enum": ["PARALLEL", "SEQUENTIAL"]}
+        }},
+        "AuthOptions": {"type": "object", "properties": {
+            "globalAccessAuth": {"enum": ["ACCOUNT", null]},
+            "globalActionAuth": {"enum": ["ACCOUNT", "PASSKEY", "TWO_FACTOR_AUTH", null]}
+        }},
+        "RecipientInput": {"type": "object", "required": ["email"], "properties": {
+            "name": {"type": "string", "maxLength": 200}, "email": {"type": "string", "format": "email"}, "role": role,
+            "signingOrder": {"type": ["integer", "null"], "minimum": 0},
+            "authOptions": {"type": ["object", "null"], "properties": {"accessAuth": {"enum": ["ACCOUNT", null]}, "actionAuth": {"enum": ["ACCOUNT", "PASSKEY", "TWO_FACTOR_AUTH", null]}}}
+        }},
+        "RecipientPatch": {"type": "object", "properties": {
+            "name": {"type": "string"}, "email": {"type": "string", "format": "email"}, "role": role, "signingOrder": {"type": ["integer", "null"], "minimum": 0}
+        }},
+        "CreateDocument": {"type": "object", "required": ["title", "recipients"], "properties": {
+            "title": {"type": "string", "minLength": 1, "maxLength": 255}, "externalId": nullable("string"),
+            "recipients": {"type": "array", "items": ref_("RecipientInput")},
+            "meta": ref_("Meta"), "authOptions": ref_("AuthOptions"),
+            "formValues": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]}}
+        }},
+        "RecipientBrief": {"type": "object", "required": ["recipientId", "name", "email", "token", "role", "signingOrder", "signingUrl"], "properties": {
+            "recipientId": {"type": "integer"}, "name": {"type": "string"}, "email": {"type": "string"}, "token": {"type": "string"},
+            "role": role, "signingOrder": nullable("integer"), "signingUrl": {"type": "string"}
+        }},
+        "CreateDocumentResponse": {"type": "object", "required": ["uploadUrl", "documentId", "recipients"], "properties": {
+            "uploadUrl": {"type": "string"}, "documentId": {"type": "integer"}, "recipients": {"type": "array", "items": ref_("RecipientBrief")}
+        }},
+        "Recipient": {"type": "object", "required": ["id", "documentId", "email", "name", "role", "signingOrder", "token", "signedAt", "readStatus", "signingStatus", "sendStatus", "signingUrl"], "properties": {
+            "id": {"type": "integer"}, "documentId": {"type": "integer"}, "email": {"type": "string"}, "name": {"type": "string"}, "role": role,
+            "signingOrder": nullable("integer"), "token": {"type": "string"}, "signedAt": ts_null,
+            "readStatus": {"type": "string", "enum": ["NOT_OPENED", "OPENED"]},
+            "signingStatus": {"type": "string", "enum": ["NOT_SIGNED", "SIGNED", "REJECTED"]},
+            "sendStatus": {"type": "string", "enum": ["NOT_SENT", "SENT"]},
+            "signingUrl": {"type": "string"}
+        }},
+        "FieldInput": {"type": "object", "required": ["recipientId", "type", "pageNumber", "pageX", "pageY", "pageWidth", "pageHeight"], "properties": {
+            "recipientId": {"type": "integer"}, "type": field_type, "pageNumber": {"type": "integer", "minimum": 1},
+            "pageX": percent, "pageY": percent, "pageWidth": percent, "pageHeight": percent, "fieldMeta": {"type": ["object", "null"]}
+        }},
+        "FieldPatch": {"type": "object", "properties": {
+            "recipientId": {"type": "integer"}, "type": field_type, "pageNumber": {"type": "integer", "minimum": 1},
+            "pageX": percent, "pageY": percent, "pageWidth": percent, "pageHeight": percent, "fieldMeta": {"type": ["object", "null"]}
+        }},
+        "Field": {"type": "object", "required": ["id", "documentId", "recipientId", "type", "pageNumber", "pageX", "pageY", "pageWidth", "pageHeight", "fieldMeta", "inserted", "customText"], "properties": {
+            "id": {"type": "integer"}, "documentId": {"type": "integer"}, "recipientId": {"type": "integer"}, "type": field_type,
+            "pageNumber": {"type": "integer"}, "pageX": {"type": "number"}, "pageY": {"type": "number"}, "pageWidth": {"type": "number"}, "pageHeight": {"type": "number"},
+            "fieldMeta": {"type": ["object", "null"]}, "inserted": {"type": "boolean"}, "customText": nullable("string")
+        }},
+        "FieldsResponse": {"type": "object", "required": ["documentId", "fields"], "properties": {"documentId": {"type": "integer"}, "fields": {"type": "array", "items": ref_("Field")}}},
+        "Document": {"type": "object", "required": ["id", "externalId", "userId", "teamId", "title", "status", "documentDataId", "createdAt", "updatedAt", "completedAt", "recipients", "fields", "meta"], "properties": {
+            "id": {"type": "integer"}, "externalId": nullable("string"), "userId": {"type": "integer"}, "teamId": nullable("integer"),
+            "title": {"type": "string"}, "status": {"type": "string", "enum": ["DRAFT", "PENDING", "COMPLETED", "REJECTED", "CANCELLED"]},
+            "documentDataId": {"type": "string"}, "createdAt": ts, "updatedAt": ts, "completedAt": ts_null,
+            "recipients": {"type": "array", "items": ref_("Recipient")}, "fields": {"type": "array", "items": ref_("Field")}, "meta": ref_("Meta")
+        }},
+        "DocumentList": {"type": "object", "required": ["documents", "totalPages"], "properties": {"documents": {"type": "array", "items": ref_("Document")}, "totalPages": {"type": "integer"}}},
+        "Deleted": {"type": "object", "required": ["id", "deleted"], "properties": {"id": {"type": "integer"}, "deleted": {"type": "boolean"}, "status": {"type": "string"}, "documentId": {"type": "integer"}}},
+        "UploadResponse": {"type": "object", "required": ["documentId", "pages", "size", "sha256"], "properties": {"documentId": {"type": "integer"}, "pages": {"type": "integer"}, "size": {"type": "integer"}, "sha256": {"type": "string"}}},
+        "Attendee": {"type": "object", "required": ["name", "email", "timeZone"], "properties": {"name": {"type": "string"}, "email": {"type": "string"}, "timeZone": {"type": "string"}}},
+        "BookingInput": {"type": "object", "required": ["title", "startTime", "endTime"], "properties": {
+            "title": {"type": "string"}, "description": nullable("string"), "startTime": ts, "endTime": ts, "location": nullable("string"),
+            "status": {"type": "string", "enum": ["ACCEPTED", "PENDING"]}, "attendees": {"type": "array", "items": ref_("Attendee")}
+        }},
+        "Booking": {"type": "object", "required": ["id", "uid", "title", "description", "startTime", "endTime", "status", "location", "attendees", "user", "createdAt", "cancellationReason"], "properties": {
+            "id": {"type": "integer"}, "uid": {"type": "string"}, "title": {"type": "string"}, "description": nullable("string"),
+            "startTime": ts, "endTime": ts, "status": {"type": "string", "enum": ["ACCEPTED", "PENDING", "CANCELLED", "REJECTED"]},
+            "location": nullable("string"), "attendees": {"type": "array", "items": ref_("Attendee")},
+            "user": {"type": "object", "required": ["username", "name", "email", "timeZone"], "properties": {"username": {"type": "string"}, "name": {"type": "string"}, "email": {"type": "string"}, "timeZone": {"type": "string"}}},
+            "createdAt": ts, "cancellationReason": nullable("string")
+        }},
+        "BookingList": {"type": "object", "required": ["bookings", "totalPages"], "properties": {"bookings": {"type": "array", "items": ref_("Booking")}, "totalPages": {"type": "integer"}}},
+        "Me": {"type": "object", "required": ["id", "username", "name", "email"], "properties": {"id": {"type": "integer"}, "username": {"type": "string"}, "name": {"type": "string"}, "email": {"type": "string"}}},
+        "TokenRequest": {"type": "object", "required": ["grant_type"], "properties": {
+            "grant_type": {"type": "string", "enum": ["authorization_code", "refresh_token"]}, "code": {"type": "string"}, "redirect_uri": {"type": "string"},
+            "code_verifier": {"type": "string"}, "refresh_token": {"type": "string"}, "client_id": {"type": "string"}, "client_secret": {"type": "string"}, "scope": {"type": "string"}
+        }},
+        "RefreshRequest": {"type": "object", "properties": {
+            "grant_type": {"type": "string", "enum": ["refresh_token"]}, "refresh_token": {"type": "string"}, "client_id": {"type": "string"}, "client_secret": {"type": "string"}, "scope": {"type": "string"}
+        }},
+        "TokenParam": {"type": "object", "required": ["token"], "properties": {"token": {"type": "string"}, "token_type_hint": {"type": "string"}, "client_id": {"type": "string"}, "client_secret": {"type": "string"}}},
+        "TokenResponse": {"type": "object", "required": ["access_token", "token_type", "expires_in", "scope"], "properties": {
+            "access_token": {"type": "string"}, "token_type": {"type": "string", "enum": ["Bearer"]}, "expires_in": {"type": "integer"}, "refresh_token": {"type": "string"}, "scope": {"type": "string"}
+        }},
+        "Introspection": {"type": "object", "required": ["active"], "properties": {"active": {"type": "boolean"}, "scope": {"type": "string"}, "client_id": {"type": "string"}, "username": {"type": "string"}, "exp": {"type": "integer"}, "iat": {"type": "integer"}}}
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_reference_resolves() {
+        let doc = document("https://d.example");
+        let text = doc.to_string();
+        let schemas = doc["components"]["schemas"].as_object().unwrap();
+        for part in text.split("#/components/schemas/").skip(1) {
+            let name = part.split('"').next().unwrap();
+            assert!(schemas.contains_key(name), "missing schema {name}");
+        }
+        assert_eq!(doc["openapi"], "3.1.0");
+    }
+}

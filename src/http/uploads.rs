@@ -1,0 +1,303 @@
+//! `PUT <uploadUrl>`: the PDF of a document or of a template, as the raw body or as the single
+//! file part of `multipart/form-data`, authorised only by the URL's signature (spec
+//! documents.md, seed 4.2).
+//!
+//! The body streams to a temp file in the blob store (never held in memory), is checked as a
+//! PDF, and only then becomes the document's (or template's) file, in one transaction that
+//! checks a document is still a draft. Any failure leaves no file and no changed row behind.
+
+use std::collections::HashMap;
+
+use bytes::{Buf, Bytes};
+use futures_util::{Stream, StreamExt};
+use serde_json::{Value, json};
+use tokio::sync::mpsc;
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+use super::reply::json_result;
+use crate::app::AppState;
+use crate::blob::SignedUrlError;
+use crate::blob::store::StoredBlob;
+use crate::db::now;
+use crate::documents::store;
+use crate::error::AppError;
+use crate::templates::store as templates;
+
+const PREFIX: &str = "/api/v1/uploads/";
+
+fn object(data_id: &str) -> String {
+    format!("upload:{data_id}")
+}
+
+/// The signed URL a client PUTs the file to, valid for `--upload-url-ttl`.
+pub fn upload_url(state: &AppState, data_id: &str, _document: i64) -> String {
+    let path = format!("{PREFIX}{data_id}");
+    let expires = now() + state.config.upload_url_ttl;
+    let query = state.signer.sign("PUT", &path, &object(data_id), expires);
+    format!("{}{path}?{query}", state.issuer())
+}
+
+pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    warp::path!("api" / "v1" / "uploads" / String)
+        .and(warp::put())
+        .and(super::with_state(state))
+        .and(warp::query::<HashMap<String, String>>())
+        .and(warp::header::optional::<String>("content-type"))
+        .and(warp::header::optional::<u64>("content-length"))
+        .and(warp::body::stream())
+        .then(
+            |data_id: String, st: AppState, q, ct, len, body| async move {
+                json_result(upload(st, data_id, q, ct, len, body).await)
+            },
+        )
+        .boxed()
+}
+
+async fn upload<S, B>(
+    state: AppState,
+    data_id: String,
+    query: HashMap<String, String>,
+    content_type: Option<String>,
+    length: Option<u64>,
+    body: S,
+) -> Result<Value, AppError>
+where
+    S: Stream<Item = Result<B, warp::Error>> + Send + 'static,
+    B: Buf + Send + 'static,
+{
+    let path = format!("{PREFIX}{data_id}");
+    state
+        .signer
+        .verify("PUT", &path, &object(&data_id), &query, now())
+        .map_err(|e| {
+            AppError::Forbidden(match e {
+                SignedUrlError::Expired => {
+                    "this upload URL has expired; create the document again for a new one".into()
+                }
+                SignedUrlError::Invalid => e.to_string(),
+            })
+        })?;
+    let max = state.config.max_upload_bytes;
+    if let Some(n) = length
+        && n > max
+    {
+        return Err(too_large(max));
+    }
+    let d = data_id.clone();
+    let target = state
+        .db
+        .call(move |c| match store::by_data_id(c, &d)? {
+            Some(doc) => {
+                store::require_draft(&doc, "upload a file").map(|()| Target::Document(doc.id))
+            }
+            None => templates::by_data_id(c, &d)?
+                .map(Target::Template)
+                .ok_or_else(|| AppError::not_found("document")),
+        })
+        .await?;
+
+    let kind = content_type
+        .as_deref()
+        .unwrap_or("application/octet-stream");
+    let bytes: std::pin::Pin<Box<dyn Stream<Item = Result<Bytes, AppError>> + Send>> = if kind
+        .starts_with("multipart/form-data")
+    {
+        let boundary = multer::parse_boundary(kind)
+            .map_err(|e| AppError::bad_request(format!("invalid multipart/form-data: {e}")))?;
+        Box::pin(file_part(body, boundary))
+    } else if kind.starts_with("application/pdf") || kind.starts_with("application/octet-stream") {
+        Box::pin(body.map(|r| {
+            r.map(|mut b| b.copy_to_bytes(b.remaining()))
+                .map_err(|e| AppError::bad_request(format!("reading the upload failed: {e}")))
+        }))
+    } else {
+        return Err(AppError::UnsupportedMediaType(format!(
+            "send the PDF as application/pdf, application/octet-stream or a multipart/form-data file part, not {kind}"
+        )));
+    };
+
+    let (stored, info) = receive(&state, bytes, max).await?;
+    let sizes = serde_json::to_string(
+        &info
+            .page_sizes
+            .iter()
+            .map(|(w, h)| [*w, *h])
+            .collect::<Vec<_>>(),
+    )
+    .unwrap_or_else(|_| "[]".into());
+    let blob = stored.clone();
+    let result = state
+        .db
+        .write(move |tx| match target {
+            Target::Document(id) => store::set_file(tx, id, &blob, &sizes, now()),
+            Target::Template(id) => templates::set_file(tx, id, &blob, &sizes, now()),
+        })
+        .await;
+    let blobs = state.blobs.clone();
+    match result {
+        Ok(old) => {
+            if let Some(old) = old.and_then(|o| crate::blob::BlobId::parse(&o)) {
+                let _ = tokio::task::spawn_blocking(move || blobs.delete(&old)).await;
+            }
+            let (key, id) = match target {
+                Target::Document(id) => ("documentId", id),
+                Target::Template(id) => ("templateId", id),
+            };
+            Ok(json!({
+                key: id,
+                "pages": info.pages,
+                "size": stored.size,
+                "sha256": stored.sha256,
+            }))
+        }
+        Err(e) => {
+            let id = stored.id.clone();
+            let _ = tokio::task::spawn_blocking(move || blobs.delete(&id)).await;
+            Err(e)
+        }
+    }
+}
+
+/// What an upload URL's `dataId` names: a document (only while DRAFT) or a template.
+#[derive(Debug, Clone, Copy)]
+enum Target {
+    Document(i64),
+    Template(i64),
+}
+
+fn too_large(max: u64) -> AppError {
+    AppError::PayloadTooLarge(format!(
+        "the file is larger than the {} MiB allowed (--max-upload-mb)",
+        max / (1024 * 1024)
+    ))
+}
+
+/// The bytes of the first file part (one with a file name, or named `file`) of a multipart
+/// body; other parts are skipped.
+fn file_part<S, B>(body: S, boundary: String) -> impl Stream<Item = Result<Bytes, AppError>> + Send
+where
+    S: Stream<Item = Result<B, warp::Error>> + Send + 'static,
+    B: Buf + Send + 'static,
+{
+    let raw = body.map(|r| r.map(|mut b| b.copy_to_bytes(b.remaining())));
+    let multipart = multer::Multipart::new(raw, boundary);
+    futures_util::stream::unfold(
+        Some((multipart, None::<multer::Field<'static>>)),
+        |state| async move {
+            let (mut mp, mut field) = state?;
+            loop {
+                if let Some(f) = field.as_mut() {
+                    return match f.chunk().await {
+                        Ok(Some(chunk)) => Some((Ok(chunk), Some((mp, field)))),
+                        Ok(None) => None,
+                        Err(e) => Some((
+                            Err(AppError::bad_request(format!(
+                                "invalid multipart body: {e}"
+                            ))),
+                            None,
+                        )),
+                    };
+                }
+                match mp.next_field().await {
+                    Ok(Some(f)) if f.file_name().is_some() || f.name() == Some("file") => {
+                        field = Some(f)
+                    }
+                    // Not the file: skip it (multer reads past it on the next call).
+                    Ok(Some(_)) => continue,
+                    Ok(None) => {
+                        return Some((
+                            Err(AppError::bad_request("the multipart body has no file part")),
+                            None,
+                        ));
+                    }
+                    Err(e) => {
+                        return Some((
+                            Err(AppError::bad_request(format!(
+                                "invalid multipart body: {e}"
+                            ))),
+                            None,
+                        ));
+                    }
+                }
+            }
+        },
+    )
+}
+
+/// Streams `bytes` into a new blob (at most `max` bytes), checks it is a PDF, and commits it.
+async fn receive(
+    state: &AppState,
+    mut bytes: std::pin::Pin<Box<dyn Stream<Item = Result<Bytes, AppError>> + Send>>,
+    max: u64,
+) -> Result<(StoredBlob, crate::pdf::PdfInfo), AppError> {
+    let (tx, mut rx) = mpsc::channel::<Bytes>(16);
+    let blobs = state.blobs.clone();
+    // The writer runs on a blocking thread; it stops (and the temp file goes) when the sender
+    // is dropped early, because it only commits after an explicit end-of-body marker.
+    let writer = tokio::task::spawn_blocking(
+        move || -> Result<(StoredBlob, crate::pdf::PdfInfo), AppError> {
+            let mut w = blobs.begin()?;
+            let mut complete = false;
+            while let Some(chunk) = rx.blocking_recv() {
+                if chunk.is_empty() {
+                    complete = true;
+                    break;
+                }
+                w.write_all(&chunk)?;
+            }
+            if !complete {
+                return Err(AppError::bad_request("the upload was interrupted"));
+            }
+            let info = crate::pdf::inspect_file(w.temp_path()).map_err(|e| {
+                if e.is_upload_fault() {
+                    match e {
+                        crate::pdf::PdfError::NotPdf => {
+                            AppError::UnsupportedMediaType(format!("{e}; upload a PDF file"))
+                        }
+                        other => AppError::bad_request(other.to_string()),
+                    }
+                } else {
+                    AppError::internal(e)
+                }
+            })?;
+            Ok((w.commit()?, info))
+        },
+    );
+    let mut total: u64 = 0;
+    let mut failure = None;
+    while let Some(chunk) = bytes.next().await {
+        match chunk {
+            Ok(c) if c.is_empty() => continue,
+            Ok(c) => {
+                total += c.len() as u64;
+                if total > max {
+                    failure = Some(too_large(max));
+                    break;
+                }
+                if tx.send(c).await.is_err() {
+                    break;
+                }
+            }
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        }
+    }
+    if failure.is_none() {
+        let _ = tx.send(Bytes::new()).await;
+    }
+    drop(tx);
+    let written = writer
+        .await
+        .map_err(|e| AppError::internal(format!("upload task failed: {e}")))?;
+    match failure {
+        Some(e) => Err(e),
+        None if total == 0 => Err(AppError::bad_request(
+            "the upload is empty; send the PDF as the body",
+        )),
+        None => written,
+    }
+}

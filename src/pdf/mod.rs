@@ -1,0 +1,52 @@
+//! PDF files as documents: what an upload holds (pages, page sizes, signatures) and why one is
+//! refused. Plain blocking functions on bytes or paths; callers run them off the async threads.
+
+mod inspect;
+
+pub use inspect::{inspect_bytes, inspect_file};
+
+/// What an accepted upload holds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PdfInfo {
+    /// Number of pages reached through the page tree; at least 1.
+    pub pages: u32,
+    /// Width and height of each page in PDF points (1/72 inch), as a viewer shows it: the
+    /// CropBox (clipped to the MediaBox) or else the MediaBox, both inherited through the page
+    /// tree, with width and height swapped when /Rotate is 90 or 270. A page without any
+    /// MediaBox counts as US Letter, as readers assume. (/UserUnit, rare, is not applied.)
+    pub page_sizes: Vec<(f32, f32)>,
+    /// Always false: an encrypted file, even one that opens without a password, is refused
+    /// with [`PdfError::Encrypted`]. Kept so stored and reported info states it plainly.
+    pub encrypted: bool,
+    /// The file already carries a signature (/SigFlags set in the AcroForm, a signature field
+    /// with a value, or a signature dictionary). Such a file must only be changed by
+    /// incremental updates, or the earlier signatures break.
+    pub signed: bool,
+    /// The PDF version in effect: the header's, or the catalog's /Version when that is later
+    /// (an incremental update may raise it), e.g. "1.7".
+    pub version: String,
+}
+
+/// Why an upload is not accepted as a PDF. The messages are written for the person uploading.
+#[derive(Debug, thiserror::Error)]
+pub enum PdfError {
+    #[error("the file is not a PDF")]
+    NotPdf,
+    #[error("the PDF is password-protected; remove the password and upload it again")]
+    Encrypted,
+    #[error("the PDF has no pages")]
+    NoPages,
+    #[error("the PDF could not be read: {0}")]
+    Damaged(String),
+    /// Reading the stored file failed: a fault of the server, not of the upload.
+    #[error("the uploaded file could not be read from storage")]
+    Io(#[from] std::io::Error),
+}
+
+impl PdfError {
+    /// True when the upload itself is at fault (answer 4xx with the message); false for
+    /// [`PdfError::Io`], which is the server's (answer 5xx and log the cause).
+    pub fn is_upload_fault(&self) -> bool {
+        !matches!(self, PdfError::Io(_))
+    }
+}

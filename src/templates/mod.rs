@@ -1,0 +1,602 @@
+//! Reusable templates (seed 2.4, 4.3, 4.4; spec documents.md): what clients send to create one
+//! or to generate a document from one, the shapes returned, and the copy into a new document.
+//! SQL lives in `store.rs`; the document side of a copy goes through `documents::store`.
+
+pub mod store;
+
+use std::collections::HashMap;
+use std::io::Read;
+
+use rusqlite::Transaction;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::blob::store::StoredBlob;
+use crate::blob::{BlobId, BlobStore};
+use crate::documents::check::{Check, join};
+use crate::documents::meta::{self, AuthOptions, Meta, SigningOrder};
+use crate::documents::recipients::{self, NewRecipient};
+use crate::documents::{self, CreateDocument, MAX_RECIPIENTS, RecipientView, check_tier};
+use crate::error::AppError;
+use crate::users::{Email, Tier};
+
+/// Template recipients may be created without an e-mail (a role to fill in later). They get
+/// `recipient.<n>@placeholder.docket.invalid` instead, because every recipient row needs an
+/// address and a generated document needs distinct ones: `.invalid` is reserved (RFC 2606), so
+/// nothing can ever be delivered there, and sending a document refuses addresses in this domain
+/// until the recipient is edited (seed 4.3: "sent to placeholder addresses that do not exist").
+pub const PLACEHOLDER_DOMAIN: &str = "placeholder.docket.invalid";
+
+/// The placeholder address of a template's `n`-th recipient (from 1).
+pub fn placeholder_email(n: usize) -> String {
+    format!("recipient.{n}@{PLACEHOLDER_DOMAIN}")
+}
+
+/// True for an address made by `placeholder_email`.
+pub fn is_placeholder(email: &str) -> bool {
+    email
+        .rsplit_once('@')
+        .is_some_and(|(_, domain)| domain.eq_ignore_ascii_case(PLACEHOLDER_DOMAIN))
+}
+
+/// `templateDocumentData.type`. The seed shows `S3_PATH`, whose `data` is a storage key; files
+/// live on this server's disk, so the type says how to read `data` instead: the SHA-256 (hex) of
+/// the uploaded PDF, or `""` before an upload. The PDF itself is never inlined.
+pub const DOCUMENT_DATA_TYPE: &str = "SHA256";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TemplateType {
+    Public,
+    Private,
+}
+
+impl TemplateType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TemplateType::Public => "PUBLIC",
+            TemplateType::Private => "PRIVATE",
+        }
+    }
+}
+
+/// `POST /api/v1/templates`, validated.
+#[derive(Debug, Clone)]
+pub struct CreateTemplate {
+    pub title: String,
+    pub external_id: Option<String>,
+    pub kind: TemplateType,
+    pub recipients: Vec<NewRecipient>,
+    pub meta: Meta,
+    pub auth_options: AuthOptions,
+}
+
+/// Seed 2.4, exactly.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateView {
+    pub id: i64,
+    pub external_id: Option<String>,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub title: String,
+    pub user_id: i64,
+    pub team_id: Option<i64>,
+    pub template_document_data_id: String,
+    pub created_at: String,
+    pub updated_at: String,
+    pub template_meta: TemplateMeta,
+    pub direct_link: DirectLink,
+    pub template_document_data: TemplateDocumentData,
+    #[serde(rename = "Field")]
+    pub fields: Vec<TemplateField>,
+    #[serde(rename = "Recipient")]
+    pub recipients: Vec<TemplateRecipient>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateMeta {
+    pub id: String,
+    pub subject: Option<String>,
+    pub message: Option<String>,
+    pub timezone: String,
+    pub date_format: String,
+    pub template_id: i64,
+    pub redirect_url: Option<String>,
+    pub signing_order: SigningOrder,
+}
+
+impl TemplateMeta {
+    pub fn new(id: String, template_id: i64, m: Meta) -> Self {
+        TemplateMeta {
+            id,
+            subject: m.subject,
+            message: m.message,
+            timezone: m.timezone,
+            date_format: m.date_format,
+            template_id,
+            redirect_url: m.redirect_url,
+            signing_order: m.signing_order,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DirectLink {
+    pub token: String,
+    pub enabled: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TemplateDocumentData {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub data: String,
+}
+
+/// A `Field` item of seed 2.4: position and size are decimal strings there.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateField {
+    pub id: i64,
+    pub recipient_id: i64,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub page: i64,
+    pub position_x: String,
+    pub position_y: String,
+    pub width: String,
+    pub height: String,
+    pub field_meta: Option<Value>,
+}
+
+/// A `Recipient` item of seed 2.4: `authOptions` is JSON text there (`""` when none).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateRecipient {
+    pub id: i64,
+    pub email: String,
+    pub name: String,
+    pub signing_order: Option<i64>,
+    pub auth_options: String,
+    pub role: String,
+}
+
+/// A percentage as the seed's decimal string: `10`, `12.5`.
+pub fn decimal(v: f64) -> String {
+    format!("{v}")
+}
+
+fn title(c: &mut Check, body: &Value, required: bool) -> Option<String> {
+    match body.get("title") {
+        Some(Value::String(t)) if !t.trim().is_empty() && t.chars().count() <= 255 => {
+            Some(t.trim().to_string())
+        }
+        Some(Value::String(_)) => {
+            c.fail("title", "1 to 255 characters");
+            None
+        }
+        None | Some(Value::Null) if !required => None,
+        _ => {
+            c.fail("title", "required: a string");
+            None
+        }
+    }
+}
+
+fn not_an_object() -> AppError {
+    let mut c = Check::new();
+    c.fail("", "the body must be a JSON object");
+    c.finish(()).unwrap_err()
+}
+
+/// `raw` with the placeholder address of recipient `n` when it has no e-mail (absent or null).
+pub fn with_placeholder(raw: &Value, n: usize) -> Value {
+    let mut out = raw.clone();
+    if let Some(obj) = out.as_object_mut()
+        && obj.get("email").is_none_or(Value::is_null)
+    {
+        obj.insert("email".into(), Value::String(placeholder_email(n)));
+    }
+    out
+}
+
+/// Validates a create request for an account of `tier` (400 with every problem; 403 for auth
+/// options the tier does not include).
+pub fn parse_create(body: &Value, tier: Tier) -> Result<CreateTemplate, AppError> {
+    if !body.is_object() {
+        return Err(not_an_object());
+    }
+    let mut c = Check::new();
+    let title = title(&mut c, body, true).unwrap_or_default();
+    let external_id = c.opt_str(body, "externalId", "", 255);
+    let kind = match body.get("type") {
+        None | Some(Value::Null) => TemplateType::Private,
+        Some(Value::String(s)) if s == "PUBLIC" => TemplateType::Public,
+        Some(Value::String(s)) if s == "PRIVATE" => TemplateType::Private,
+        Some(_) => {
+            c.fail("type", "must be PUBLIC or PRIVATE");
+            TemplateType::Private
+        }
+    };
+    let raw = body.get("recipients").map(|r| match r.as_array() {
+        Some(list) => Value::Array(
+            list.iter()
+                .enumerate()
+                .map(|(i, r)| with_placeholder(r, i + 1))
+                .collect(),
+        ),
+        None => r.clone(),
+    });
+    let recipients =
+        recipients::parse_recipients(&mut c, raw.as_ref(), "recipients", MAX_RECIPIENTS);
+    let meta = meta::parse_meta(&mut c, body.get("meta"), Meta::default(), true);
+    let auth_options = meta::parse_auth_options(&mut c, body.get("authOptions"));
+    let t = c.finish(CreateTemplate {
+        title,
+        external_id,
+        kind,
+        recipients,
+        meta,
+        auth_options,
+    })?;
+    check_tier(&t.auth_options, &t.recipients, tier)?;
+    Ok(t)
+}
+
+/// What a template gives a generated document before the request's changes.
+#[derive(Debug, Clone)]
+pub struct Base {
+    pub title: String,
+    pub meta: Meta,
+    pub auth_options: AuthOptions,
+    /// The template's recipients, in order, with their ids.
+    pub recipients: Vec<(i64, NewRecipient)>,
+}
+
+/// `POST /api/v1/templates/{id}/generate-document`, validated against the template.
+#[derive(Debug, Clone)]
+pub struct Generate {
+    pub document: CreateDocument,
+    /// Every template recipient (by its template id) as the document will have it.
+    pub recipients: Vec<(i64, NewRecipient)>,
+}
+
+/// Seed 4.3: `recipients` is required; each item names a template recipient by `id` and may
+/// change its `email`, `name` and `signingOrder` (absent keys keep the template's values).
+/// Template recipients not named keep theirs, placeholder addresses included. `meta` applies
+/// over the template's, with free-text `timezone` and `dateFormat`.
+pub fn parse_generate(body: &Value, base: &Base, tier: Tier) -> Result<Generate, AppError> {
+    if !body.is_object() {
+        return Err(not_an_object());
+    }
+    let mut c = Check::new();
+    let title = title(&mut c, body, false).unwrap_or_else(|| base.title.clone());
+    let external_id = c.opt_str(body, "externalId", "", 255);
+    let mut out = base.recipients.clone();
+    let mut named: HashMap<i64, usize> = HashMap::new();
+    match body.get("recipients") {
+        Some(Value::Array(list)) if list.len() > MAX_RECIPIENTS => {
+            c.fail("recipients", format!("at most {MAX_RECIPIENTS} recipients"))
+        }
+        Some(Value::Array(list)) => {
+            for (i, item) in list.iter().enumerate() {
+                let path = format!("recipients[{i}]");
+                if let Some((slot, r)) = parse_named(&mut c, item, &path, &out) {
+                    if named.insert(out[slot].0, i).is_some() {
+                        c.fail(join(&path, "id"), "names the same recipient twice");
+                    } else {
+                        out[slot].1 = r;
+                    }
+                }
+            }
+        }
+        _ => c.fail(
+            "recipients",
+            "required: an array of {id, name, email, signingOrder}, one for each template recipient",
+        ),
+    }
+    // Distinct addresses, as a document needs them; the error names the request's item.
+    for (slot, (id, r)) in out.iter().enumerate() {
+        let earlier = out[..slot].iter().find(|(_, o)| o.email == r.email);
+        if let Some(i) = earlier.and_then(|(other, _)| named.get(id).or(named.get(other))) {
+            c.fail(
+                format!("recipients[{i}].email"),
+                format!("{} is already another recipient's address", r.email),
+            );
+        }
+    }
+    let meta = meta::parse_meta(&mut c, body.get("meta"), base.meta.clone(), false);
+    let auth_options = match body.get("authOptions") {
+        None | Some(Value::Null) => base.auth_options.clone(),
+        raw => meta::parse_auth_options(&mut c, raw),
+    };
+    let form_values = meta::parse_form_values(&mut c, body.get("formValues"));
+    let g = c.finish(Generate {
+        document: CreateDocument {
+            title,
+            external_id,
+            recipients: Vec::new(),
+            meta,
+            auth_options,
+            form_values,
+        },
+        recipients: out,
+    })?;
+    let all: Vec<NewRecipient> = g.recipients.iter().map(|(_, r)| r.clone()).collect();
+    check_tier(&g.document.auth_options, &all, tier)?;
+    Ok(g)
+}
+
+/// One request item: which template recipient (its slot in `current`) and what it becomes.
+fn parse_named(
+    c: &mut Check,
+    raw: &Value,
+    path: &str,
+    current: &[(i64, NewRecipient)],
+) -> Option<(usize, NewRecipient)> {
+    if !raw.is_object() {
+        c.fail(path, "must be an object {id, name, email, signingOrder}");
+        return None;
+    }
+    let before = c.error_count();
+    let slot = match raw.get("id").and_then(Value::as_i64) {
+        Some(id) => {
+            match current.iter().position(|(rid, _)| *rid == id) {
+                Some(slot) => Some(slot),
+                None => {
+                    c.fail(
+                    join(path, "id"),
+                    format!("no recipient {id} on this template; GET the template for its Recipient ids"),
+                );
+                    None
+                }
+            }
+        }
+        None => {
+            c.fail(
+                join(path, "id"),
+                "required: the id of one of the template's recipients",
+            );
+            None
+        }
+    };
+    let email = match raw.get("email") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(e)) => match Email::parse(e) {
+            Ok(e) => Some(e.as_str().to_string()),
+            Err(_) => {
+                c.fail(
+                    join(path, "email"),
+                    format!("{e:?} is not a valid e-mail address"),
+                );
+                None
+            }
+        },
+        Some(_) => {
+            c.fail(join(path, "email"), "must be an e-mail address");
+            None
+        }
+    };
+    let name = c.opt_str(raw, "name", path, 200);
+    let order = c.opt_int(raw, "signingOrder", path, 0..=10_000);
+    if c.error_count() != before {
+        return None;
+    }
+    let slot = slot?;
+    let mut r = current[slot].1.clone();
+    if let Some(e) = email {
+        r.email = e;
+    }
+    if let Some(n) = name {
+        r.name = n;
+    }
+    match raw.get("signingOrder") {
+        None => {}
+        Some(Value::Null) => r.signing_order = None,
+        Some(_) => r.signing_order = order,
+    }
+    Some((slot, r))
+}
+
+/// A new blob with the bytes of `source`. A generated document owns its own copy of the
+/// template's PDF: document deletion and re-upload remove their blob row and file, and the
+/// template's must outlive them.
+pub fn copy_blob(blobs: &BlobStore, source: &BlobId) -> Result<StoredBlob, AppError> {
+    let mut from = blobs.open_blob(source).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            AppError::Conflict("the template's file changed meanwhile; try again".into())
+        } else {
+            e.into()
+        }
+    })?;
+    let mut w = blobs.begin()?;
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = from.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        w.write_all(&buf[..n])?;
+    }
+    Ok(w.commit()?)
+}
+
+/// Seed 4.3 in one transaction: a DRAFT of `user` with the template's recipients (as the
+/// request changed them), fields (on the new recipients), meta and `file` (a copy of the
+/// template's, made by `copy_blob` from `expected_blob`). Answers the document id and its
+/// recipients.
+#[allow(clippy::too_many_arguments)]
+pub fn generate(
+    tx: &Transaction<'_>,
+    user: i64,
+    template: i64,
+    body: &Value,
+    tier: Tier,
+    expected_blob: &str,
+    file: &StoredBlob,
+    data_id: &str,
+    app_url: &str,
+    now: i64,
+) -> Result<(i64, Vec<RecipientView>), AppError> {
+    let t = store::owned(tx, user, template)?;
+    let g = parse_generate(body, &store::base(tx, &t)?, tier)?;
+    let (Some(blob), Some(sizes)) = (&t.blob_id, &t.page_sizes) else {
+        return Err(no_file());
+    };
+    if blob != expected_blob {
+        return Err(AppError::Conflict(
+            "the template's file changed meanwhile; try again".into(),
+        ));
+    }
+    let doc = documents::store::insert(tx, user, &g.document, data_id, now)?;
+    documents::store::set_file(tx, doc, file, sizes, now)?;
+    documents::store::set_template(tx, doc, t.id)?;
+    let mut ids = HashMap::new();
+    for (tid, r) in &g.recipients {
+        ids.insert(*tid, documents::store::insert_recipient(tx, doc, r, now)?);
+    }
+    for mut f in store::source_fields(tx, t.id)? {
+        f.recipient_id = *ids
+            .get(&f.recipient_id)
+            .ok_or_else(|| AppError::internal("a template field without its recipient"))?;
+        documents::store::insert_field(tx, doc, &f, now)?;
+    }
+    Ok((doc, documents::store::recipients(tx, doc, app_url)?))
+}
+
+/// 409: generating needs the template's PDF.
+pub fn no_file() -> AppError {
+    AppError::Conflict("the template has no file yet; PUT the PDF to its uploadUrl first".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::documents::recipients::Role;
+    use serde_json::json;
+
+    #[test]
+    fn recipients_without_email_get_placeholders() {
+        let t = parse_create(
+            &json!({"title": "T", "recipients": [{"role": "SIGNER"}, {"email": "b@x.org", "role": "CC"}, {"name": "C", "email": null}]}),
+            Tier::Standard,
+        )
+        .unwrap();
+        let emails: Vec<&str> = t.recipients.iter().map(|r| r.email.as_str()).collect();
+        assert_eq!(
+            emails,
+            [
+                "recipient.1@placeholder.docket.invalid",
+                "b@x.org",
+                "recipient.3@placeholder.docket.invalid"
+            ]
+        );
+        assert_eq!(t.recipients[0].name, "");
+        assert!(is_placeholder(&emails[0].to_uppercase()));
+        assert!(!is_placeholder("b@x.org"));
+        assert_eq!(t.kind, TemplateType::Private);
+    }
+
+    #[test]
+    fn create_is_validated_like_documents() {
+        let err = parse_create(
+            &json!({"title": "", "type": "SHARED", "recipients": [{"email": "nope"}], "meta": {"timezone": "Mars/Base"}}),
+            Tier::Standard,
+        )
+        .unwrap_err();
+        let paths: Vec<&str> = err.details().iter().map(|d| d.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            ["title", "type", "recipients[0].email", "meta.timezone"]
+        );
+        let auth =
+            json!({"title": "T", "recipients": [], "authOptions": {"globalActionAuth": "PASSKEY"}});
+        assert!(matches!(
+            parse_create(&auth, Tier::Standard),
+            Err(AppError::Forbidden(_))
+        ));
+        assert!(parse_create(&auth, Tier::Enterprise).is_ok());
+    }
+
+    fn base() -> Base {
+        let r = |email: &str, order| NewRecipient {
+            email: email.into(),
+            name: "T".into(),
+            role: Role::Signer,
+            signing_order: order,
+            auth: Default::default(),
+        };
+        Base {
+            title: "Lease".into(),
+            meta: Meta {
+                subject: Some("from template".into()),
+                ..Meta::default()
+            },
+            auth_options: AuthOptions::default(),
+            recipients: vec![
+                (7, r(&placeholder_email(1), Some(0))),
+                (8, r(&placeholder_email(2), Some(1))),
+            ],
+        }
+    }
+
+    #[test]
+    fn generate_merges_the_request_over_the_template() {
+        let g = parse_generate(
+            &json!({"recipients": [{"id": 8, "name": "Bo", "email": "BO@x.org", "signingOrder": null}], "meta": {"timezone": "somewhere", "dateFormat": "whatever"}}),
+            &base(),
+            Tier::Standard,
+        )
+        .unwrap();
+        assert_eq!(g.document.title, "Lease");
+        assert_eq!(g.document.meta.timezone, "somewhere");
+        assert_eq!(g.document.meta.subject.as_deref(), Some("from template"));
+        assert_eq!(g.recipients[0].1.email, placeholder_email(1));
+        assert_eq!(
+            (
+                g.recipients[1].1.email.as_str(),
+                g.recipients[1].1.name.as_str(),
+                g.recipients[1].1.signing_order
+            ),
+            ("bo@x.org", "Bo", None)
+        );
+    }
+
+    #[test]
+    fn generate_names_bad_items() {
+        let paths = |body: Value| -> Vec<String> {
+            match parse_generate(&body, &base(), Tier::Standard) {
+                Ok(_) => vec![],
+                Err(e) => e.details().iter().map(|d| d.path.clone()).collect(),
+            }
+        };
+        assert_eq!(paths(json!({})), ["recipients"]);
+        assert_eq!(
+            paths(json!({"recipients": [{"id": 7}, {"id": 99}]})),
+            ["recipients[1].id"]
+        );
+        assert_eq!(
+            paths(json!({"recipients": [{"id": 7}, {"id": 7}]})),
+            ["recipients[1].id"]
+        );
+        assert_eq!(
+            paths(json!({"recipients": [{"email": "a@x.org"}]})),
+            ["recipients[0].id"]
+        );
+        assert_eq!(
+            paths(
+                json!({"recipients": [{"id": 7, "email": "a@x.org"}, {"id": 8, "email": "A@x.org"}]})
+            ),
+            ["recipients[1].email"]
+        );
+        assert!(paths(json!({"recipients": []})).is_empty());
+    }
+
+    #[test]
+    fn decimals_read_like_the_seed() {
+        assert_eq!(decimal(10.0), "10");
+        assert_eq!(decimal(12.5), "12.5");
+    }
+}

@@ -1,0 +1,757 @@
+//! The document API through the real server: shapes, uploads, access, validation, limits.
+
+use serde_json::{Value, json};
+
+use crate::harness::{TestApp, docket_json};
+
+pub fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(format!(
+        "{}/tests/fixtures/pdf/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap()
+}
+
+/// A user with an API key; returns the key.
+pub fn user_with_key(app: &TestApp, email: &str, tier: &str) -> String {
+    let d = app.data_dir();
+    docket_json(
+        &d,
+        &["user", "add", email, "--name", "Owner", "--tier", tier],
+        None,
+    );
+    docket_json(&d, &["apikey", "create", "--user", email], None)["key"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+pub async fn call(
+    app: &TestApp,
+    key: &str,
+    method: reqwest::Method,
+    path: &str,
+    body: Option<Value>,
+) -> (u16, Value) {
+    let mut req = app
+        .client
+        .request(method, app.url(path))
+        .header("authorization", key);
+    if let Some(b) = body {
+        req = req.json(&b);
+    }
+    let resp = req.send().await.unwrap();
+    let status = resp.status().as_u16();
+    let text = resp.text().await.unwrap();
+    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
+}
+
+pub async fn create(app: &TestApp, key: &str, body: Value) -> Value {
+    let (status, v) = call(
+        app,
+        key,
+        reqwest::Method::POST,
+        "/api/v1/documents",
+        Some(body),
+    )
+    .await;
+    assert_eq!(status, 200, "{v}");
+    v
+}
+
+fn keys(v: &Value) -> Vec<&str> {
+    let mut k: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+    k.sort();
+    k
+}
+
+fn sorted<'a>(k: &[&'a str]) -> Vec<&'a str> {
+    let mut v = k.to_vec();
+    v.sort();
+    v
+}
+
+pub fn two_recipients() -> Value {
+    json!({
+        "title": "NDA",
+        "externalId": "ext-1",
+        "recipients": [
+            {"name": "Ann", "email": "ann@example.com", "role": "SIGNER", "signingOrder": 0},
+            {"name": "Cid", "email": "cid@example.com", "role": "CC", "signingOrder": 1}
+        ],
+        "meta": {"subject": "Please sign", "timezone": "Europe/Paris", "dateFormat": "yyyy-MM-dd", "signingOrder": "SEQUENTIAL"}
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn create_get_and_upload_have_the_seed_shapes() {
+    let app = TestApp::spawn().await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    let created = create(&app, &key, two_recipients()).await;
+    assert_eq!(
+        keys(&created),
+        sorted(&["uploadUrl", "documentId", "recipients"])
+    );
+    let r0 = &created["recipients"][0];
+    assert_eq!(
+        keys(r0),
+        sorted(&[
+            "recipientId",
+            "name",
+            "email",
+            "token",
+            "role",
+            "signingOrder",
+            "signingUrl"
+        ])
+    );
+    assert_eq!(
+        r0["signingUrl"],
+        format!("{}/sign/{}", app.base, r0["token"].as_str().unwrap())
+    );
+    assert!(r0["token"].as_str().unwrap().len() >= 22);
+
+    let id = created["documentId"].as_i64().unwrap();
+    let (status, doc) = call(
+        &app,
+        &key,
+        reqwest::Method::GET,
+        &format!("/api/v1/documents/{id}"),
+        None,
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        keys(&doc),
+        sorted(&[
+            "id",
+            "externalId",
+            "userId",
+            "teamId",
+            "title",
+            "status",
+            "documentDataId",
+            "createdAt",
+            "updatedAt",
+            "completedAt",
+            "recipients",
+            "fields",
+            "meta"
+        ])
+    );
+    assert_eq!(doc["status"], "DRAFT");
+    assert_eq!(doc["externalId"], "ext-1");
+    assert!(doc["teamId"].is_null() && doc["completedAt"].is_null());
+    assert!(doc["createdAt"].as_str().unwrap().ends_with('Z'));
+    assert_eq!(doc["meta"]["signingOrder"], "SEQUENTIAL");
+    assert_eq!(doc["meta"]["timezone"], "Europe/Paris");
+    let rec = &doc["recipients"][0];
+    assert_eq!(
+        keys(rec),
+        sorted(&[
+            "id",
+            "documentId",
+            "email",
+            "name",
+            "role",
+            "signingOrder",
+            "token",
+            "signedAt",
+            "readStatus",
+            "signingStatus",
+            "sendStatus",
+            "signingUrl"
+        ])
+    );
+    assert_eq!(
+        (
+            rec["readStatus"].as_str(),
+            rec["signingStatus"].as_str(),
+            rec["sendStatus"].as_str()
+        ),
+        (Some("NOT_OPENED"), Some("NOT_SIGNED"), Some("NOT_SENT"))
+    );
+    assert_eq!(doc["recipients"][1]["role"], "CC");
+
+    // The upload URL takes the raw PDF with no other credentials.
+    let url = created["uploadUrl"].as_str().unwrap();
+    assert!(url.starts_with(&app.base));
+    let pdf = fixture("letter-120p.pdf");
+    let resp = app
+        .client
+        .put(url)
+        .header("content-type", "application/pdf")
+        .body(pdf.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let up: Value = resp.json().await.unwrap();
+    assert_eq!(
+        keys(&up),
+        sorted(&["documentId", "pages", "size", "sha256"])
+    );
+    assert_eq!(up["pages"], 120);
+    assert_eq!(up["size"], pdf.len());
+    assert_eq!(up["sha256"], docket::crypto::sha256_hex(&pdf));
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn uploads_accept_multipart_and_real_world_files() {
+    let app = TestApp::spawn().await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    for (name, pages) in [
+        ("a4-1p.pdf", 1),
+        ("scan-3p.pdf", 3),
+        ("bad-xref-offsets.pdf", 1),
+        ("bad-startxref.pdf", 1),
+        ("linearized-3p.pdf", 3),
+        ("signed-2rev.pdf", 1),
+        ("objstm-3p.pdf", 3),
+        ("rotated-4p.pdf", 4),
+        ("ps2pdf-a5-2p.pdf", 2),
+    ] {
+        let created = create(&app, &key, json!({"title": name, "recipients": []})).await;
+        let part = reqwest::multipart::Part::bytes(fixture(name))
+            .file_name(name.to_string())
+            .mime_str("application/pdf")
+            .unwrap();
+        let form = reqwest::multipart::Form::new()
+            .text("note", "ignored")
+            .part("file", part);
+        let resp = app
+            .client
+            .put(created["uploadUrl"].as_str().unwrap())
+            .multipart(form)
+            .send()
+            .await
+            .unwrap();
+        let status = resp.status();
+        let up: Value = resp.json().await.unwrap();
+        assert_eq!(status, 200, "{name}: {up}");
+        assert_eq!(up["pages"], pages, "{name}");
+    }
+    app.stop().await;
+}
+
+fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                out.extend(files_under(&p));
+            } else {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_uploads_are_refused_and_leave_nothing_behind() {
+    let app = TestApp::spawn_with(&["--tls", "off", "--max-upload-mb", "1"]).await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    let a = create(&app, &key, json!({"title": "A", "recipients": []})).await;
+    let b = create(&app, &key, json!({"title": "B", "recipients": []})).await;
+    let url_a = a["uploadUrl"].as_str().unwrap().to_string();
+    let url_b = b["uploadUrl"].as_str().unwrap().to_string();
+    let put = |url: String, ct: &'static str, body: Vec<u8>| {
+        let req = app.client.put(url).header("content-type", ct).body(body);
+        async move {
+            let r = req.send().await.unwrap();
+            let status = r.status().as_u16();
+            (status, r.json::<Value>().await.unwrap_or(Value::Null))
+        }
+    };
+    let pdf = fixture("a4-1p.pdf");
+
+    // Not a PDF, encrypted, empty, wrong content type.
+    let (s, v) = put(
+        url_a.clone(),
+        "application/pdf",
+        fixture("not-a-pdf-png.pdf"),
+    )
+    .await;
+    assert_eq!(s, 415, "{v}");
+    assert!(v["message"].as_str().unwrap().contains("not a PDF"));
+    let (s, v) = put(
+        url_a.clone(),
+        "application/pdf",
+        fixture("encrypted-aes256.pdf"),
+    )
+    .await;
+    assert_eq!(s, 400);
+    assert!(v["message"].as_str().unwrap().contains("password"), "{v}");
+    let (s, _) = put(url_a.clone(), "application/pdf", Vec::new()).await;
+    assert_eq!(s, 400);
+    let (s, _) = put(url_a.clone(), "text/plain", pdf.clone()).await;
+    assert_eq!(s, 415);
+
+    // Tampered, swapped and unsigned URLs.
+    let tampered = url_a.replace("sig=", "sig=A");
+    assert_eq!(put(tampered, "application/pdf", pdf.clone()).await.0, 403);
+    let sig_b = url_b.split('?').nth(1).unwrap();
+    let swapped = format!("{}?{sig_b}", url_a.split('?').next().unwrap());
+    assert_eq!(put(swapped, "application/pdf", pdf.clone()).await.0, 403);
+    let later = url_a.replace("exp=", "exp=9");
+    assert_eq!(put(later, "application/pdf", pdf.clone()).await.0, 403);
+    assert_eq!(
+        put(
+            url_a.split('?').next().unwrap().to_string(),
+            "application/pdf",
+            pdf.clone()
+        )
+        .await
+        .0,
+        403
+    );
+
+    // Too large: declared, and streamed without a length.
+    let big = vec![b'%'; 3 * 1024 * 1024];
+    assert_eq!(
+        put(url_a.clone(), "application/pdf", big.clone()).await.0,
+        413
+    );
+    let chunks: Vec<Result<Vec<u8>, std::io::Error>> =
+        big.chunks(64 * 1024).map(|c| Ok(c.to_vec())).collect();
+    let resp = app
+        .client
+        .put(&url_a)
+        .header("content-type", "application/pdf")
+        .body(reqwest::Body::wrap_stream(futures_util::stream::iter(
+            chunks,
+        )))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 413);
+
+    // Nothing was kept: no blob files, no temp files, the document has no file.
+    let blobs = files_under(&app.data_dir().join("blobs"));
+    assert!(blobs.is_empty(), "{blobs:?}");
+    let c = rusqlite::Connection::open(app.data_dir().join("docket.db")).unwrap();
+    let (n, blob): (i64, Option<String>) = c
+        .query_row(
+            "SELECT (SELECT count(*) FROM blobs), blob_id FROM documents WHERE id = ?1",
+            [a["documentId"].as_i64().unwrap()],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!((n, blob), (0, None));
+
+    // A good upload works, a second one replaces it, and after the draft stage it is 409.
+    assert_eq!(
+        put(url_a.clone(), "application/pdf", pdf.clone()).await.0,
+        200
+    );
+    assert_eq!(
+        put(
+            url_a.clone(),
+            "application/octet-stream",
+            fixture("scan-3p.pdf")
+        )
+        .await
+        .0,
+        200
+    );
+    assert_eq!(
+        files_under(&app.data_dir().join("blobs")).len(),
+        1,
+        "the replaced file is gone"
+    );
+    c.execute(
+        "UPDATE documents SET status = 'PENDING' WHERE id = ?1",
+        [a["documentId"].as_i64().unwrap()],
+    )
+    .unwrap();
+    assert_eq!(
+        put(url_a.clone(), "application/pdf", pdf.clone()).await.0,
+        409
+    );
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_users_documents_are_404() {
+    let app = TestApp::spawn().await;
+    let owner = user_with_key(&app, "owner@example.com", "standard");
+    let other = user_with_key(&app, "other@example.com", "standard");
+    let id = create(&app, &owner, two_recipients()).await["documentId"]
+        .as_i64()
+        .unwrap();
+    use reqwest::Method as M;
+    for (method, path, body) in [
+        (M::GET, format!("/api/v1/documents/{id}"), None),
+        (M::DELETE, format!("/api/v1/documents/{id}"), None),
+        (
+            M::POST,
+            format!("/api/v1/documents/{id}/recipients"),
+            Some(json!({"email": "x@example.com"})),
+        ),
+        (
+            M::POST,
+            format!("/api/v1/documents/{id}/fields"),
+            Some(
+                json!({"recipientId": 1, "type": "SIGNATURE", "pageNumber": 1, "pageX": 1, "pageY": 1, "pageWidth": 1, "pageHeight": 1}),
+            ),
+        ),
+        (
+            M::PATCH,
+            format!("/api/v1/documents/{id}/recipients/1"),
+            Some(json!({"name": "x"})),
+        ),
+        (M::DELETE, format!("/api/v1/documents/{id}/fields/1"), None),
+    ] {
+        let (s, v) = call(&app, &other, method.clone(), &path, body).await;
+        assert_eq!(s, 404, "{method} {path}: {v}");
+        assert_eq!(v["code"], "not_found");
+    }
+    let (_, list) = call(&app, &other, M::GET, "/api/v1/documents", None).await;
+    assert_eq!(list, json!({"documents": [], "totalPages": 0}));
+    let (s, _) = call(
+        &app,
+        &owner,
+        M::GET,
+        &format!("/api/v1/documents/{id}"),
+        None,
+    )
+    .await;
+    assert_eq!(s, 200, "the owner still sees it");
+    // No credentials at all.
+    let resp = app
+        .client
+        .get(app.url("/api/v1/documents"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 401);
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fields_are_all_or_nothing_and_follow_the_pdf() {
+    let app = TestApp::spawn().await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    let created = create(&app, &key, two_recipients()).await;
+    let id = created["documentId"].as_i64().unwrap();
+    let rid = created["recipients"][0]["recipientId"].as_i64().unwrap();
+    let resp = app
+        .client
+        .put(created["uploadUrl"].as_str().unwrap())
+        .body(fixture("mixed-sizes-3p.pdf"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let sig = |page: i64| json!({"recipientId": rid, "type": "SIGNATURE", "pageNumber": page, "pageX": 10, "pageY": 80, "pageWidth": 30, "pageHeight": 8});
+    let path = format!("/api/v1/documents/{id}/fields");
+    use reqwest::Method as M;
+
+    let (s, v) = call(&app, &key, M::POST, &path, Some(json!([sig(1), sig(4)]))).await;
+    assert_eq!(s, 400, "{v}");
+    assert_eq!(v["details"][0]["path"], "[1].pageNumber");
+    let (s, v) = call(&app, &key, M::POST, &path, Some(json!([sig(1), {"recipientId": rid, "type": "TEXT", "pageNumber": 1, "pageX": 1, "pageY": 1, "pageWidth": 5, "pageHeight": 5}]))).await;
+    assert_eq!(s, 400);
+    assert_eq!(v["details"][0]["path"], "[1].fieldMeta.type");
+    let (_, doc) = call(&app, &key, M::GET, &format!("/api/v1/documents/{id}"), None).await;
+    assert_eq!(doc["fields"], json!([]), "nothing was stored");
+
+    let text = json!({"recipientId": rid, "type": "TEXT", "pageNumber": 3, "pageX": 50, "pageY": 50, "pageWidth": 20, "pageHeight": 5, "fieldMeta": {"type": "text", "label": "Company", "characterLimit": 40}});
+    let (s, v) = call(&app, &key, M::POST, &path, Some(json!([sig(1), text]))).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(keys(&v), sorted(&["documentId", "fields"]));
+    let f = &v["fields"][1];
+    assert_eq!(
+        keys(f),
+        sorted(&[
+            "id",
+            "documentId",
+            "recipientId",
+            "type",
+            "pageNumber",
+            "pageX",
+            "pageY",
+            "pageWidth",
+            "pageHeight",
+            "fieldMeta",
+            "inserted",
+            "customText"
+        ])
+    );
+    assert_eq!(f["fieldMeta"]["characterLimit"], 40);
+    assert_eq!(f["inserted"], false);
+    // A single object works too.
+    let (s, v) = call(&app, &key, M::POST, &path, Some(sig(2))).await;
+    assert_eq!(s, 200);
+    let fid = v["fields"][0]["id"].as_i64().unwrap();
+    let (s, v) = call(
+        &app,
+        &key,
+        M::PATCH,
+        &format!("{path}/{fid}"),
+        Some(json!({"pageX": 95})),
+    )
+    .await;
+    assert_eq!(s, 400, "{v}");
+    let (s, v) = call(
+        &app,
+        &key,
+        M::PATCH,
+        &format!("{path}/{fid}"),
+        Some(json!({"pageX": 5})),
+    )
+    .await;
+    assert_eq!((s, v["pageX"].as_f64()), (200, Some(5.0)));
+    let (s, _) = call(&app, &key, M::DELETE, &format!("{path}/{fid}"), None).await;
+    assert_eq!(s, 200);
+    let (_, doc) = call(&app, &key, M::GET, &format!("/api/v1/documents/{id}"), None).await;
+    assert_eq!(doc["fields"].as_array().unwrap().len(), 2);
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn recipients_change_without_touching_the_others() {
+    let app = TestApp::spawn().await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    let created = create(&app, &key, two_recipients()).await;
+    let id = created["documentId"].as_i64().unwrap();
+    let before: Vec<Value> = created["recipients"].as_array().unwrap().clone();
+    let path = format!("/api/v1/documents/{id}/recipients");
+    use reqwest::Method as M;
+    let (s, added) = call(&app, &key, M::POST, &path, Some(json!({"name": "Dee", "email": "dee@example.com", "role": "APPROVER", "signingOrder": 2}))).await;
+    assert_eq!(s, 200, "{added}");
+    assert_eq!(added["role"], "APPROVER");
+    assert!(
+        added["signingUrl"]
+            .as_str()
+            .unwrap()
+            .ends_with(added["token"].as_str().unwrap())
+    );
+    let (s, v) = call(
+        &app,
+        &key,
+        M::POST,
+        &path,
+        Some(json!({"email": "DEE@example.com"})),
+    )
+    .await;
+    assert_eq!(s, 409, "{v}");
+    let rid = before[0]["recipientId"].as_i64().unwrap();
+    let (s, v) = call(
+        &app,
+        &key,
+        M::PATCH,
+        &format!("{path}/{rid}"),
+        Some(json!({"name": "Ann B."})),
+    )
+    .await;
+    assert_eq!((s, v["name"].as_str()), (200, Some("Ann B.")));
+    assert_eq!(v["token"], before[0]["token"], "a change keeps the token");
+    let (_, doc) = call(&app, &key, M::GET, &format!("/api/v1/documents/{id}"), None).await;
+    assert_eq!(doc["recipients"][1]["token"], before[1]["token"]);
+    assert_eq!(doc["recipients"][1]["name"], "Cid");
+    let cid = before[1]["recipientId"].as_i64().unwrap();
+    let (s, _) = call(&app, &key, M::DELETE, &format!("{path}/{cid}"), None).await;
+    assert_eq!(s, 200);
+    let (_, doc) = call(&app, &key, M::GET, &format!("/api/v1/documents/{id}"), None).await;
+    assert_eq!(doc["recipients"].as_array().unwrap().len(), 2);
+    let (s, v) = call(
+        &app,
+        &key,
+        M::POST,
+        &path,
+        Some(json!({"email": "bad", "role": "KING"})),
+    )
+    .await;
+    assert_eq!(s, 400);
+    let paths: Vec<&str> = v["details"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["email", "role"]);
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn validation_tiers_listing_and_deletion() {
+    let app = TestApp::spawn().await;
+    let std_key = user_with_key(&app, "std@example.com", "standard");
+    let ent_key = user_with_key(&app, "ent@example.com", "enterprise");
+    use reqwest::Method as M;
+    let auth = json!({"title": "T", "recipients": [], "authOptions": {"globalActionAuth": "TWO_FACTOR_AUTH"}});
+    let (s, v) = call(
+        &app,
+        &std_key,
+        M::POST,
+        "/api/v1/documents",
+        Some(auth.clone()),
+    )
+    .await;
+    assert_eq!((s, v["code"].as_str()), (403, Some("forbidden")));
+    assert_eq!(
+        call(&app, &ent_key, M::POST, "/api/v1/documents", Some(auth))
+            .await
+            .0,
+        200
+    );
+    let rec_auth = json!({"title": "T", "recipients": [{"email": "a@example.com", "authOptions": {"actionAuth": "ACCOUNT"}}]});
+    assert_eq!(
+        call(&app, &std_key, M::POST, "/api/v1/documents", Some(rec_auth))
+            .await
+            .0,
+        403
+    );
+
+    let (s, v) = call(&app, &std_key, M::POST, "/api/v1/documents", Some(json!({"title": "", "recipients": [{"email": "x"}], "meta": {"timezone": "Nowhere/City", "redirectUrl": "ftp://x"}}))).await;
+    assert_eq!(s, 400);
+    let paths: Vec<&str> = v["details"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            "title",
+            "recipients[0].email",
+            "meta.timezone",
+            "meta.redirectUrl"
+        ]
+    );
+    let resp = app
+        .client
+        .post(app.url("/api/v1/documents"))
+        .header("authorization", &std_key)
+        .header("content-type", "application/json")
+        .body("{not json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 400);
+
+    let mut ids = Vec::new();
+    for i in 0..12 {
+        ids.push(
+            create(
+                &app,
+                &std_key,
+                json!({"title": format!("D{i}"), "recipients": []}),
+            )
+            .await["documentId"]
+                .as_i64()
+                .unwrap(),
+        );
+    }
+    let (_, page1) = call(&app, &std_key, M::GET, "/api/v1/documents?perPage=5", None).await;
+    assert_eq!(page1["totalPages"], 3);
+    assert_eq!(page1["documents"][0]["title"], "D11", "newest first");
+    let (_, page3) = call(
+        &app,
+        &std_key,
+        M::GET,
+        "/api/v1/documents?perPage=5&page=3",
+        None,
+    )
+    .await;
+    assert_eq!(page3["documents"].as_array().unwrap().len(), 2);
+    assert_eq!(
+        call(
+            &app,
+            &std_key,
+            M::GET,
+            "/api/v1/documents?perPage=500",
+            None
+        )
+        .await
+        .0,
+        400
+    );
+    assert_eq!(
+        call(
+            &app,
+            &std_key,
+            M::GET,
+            "/api/v1/documents?status=SIGNED",
+            None
+        )
+        .await
+        .0,
+        400
+    );
+    let (_, pending) = call(
+        &app,
+        &std_key,
+        M::GET,
+        "/api/v1/documents?status=PENDING",
+        None,
+    )
+    .await;
+    assert_eq!(pending["documents"], json!([]));
+
+    let (s, v) = call(
+        &app,
+        &std_key,
+        M::DELETE,
+        &format!("/api/v1/documents/{}", ids[0]),
+        None,
+    )
+    .await;
+    assert_eq!((s, v["deleted"].as_bool()), (200, Some(true)));
+    assert_eq!(
+        call(
+            &app,
+            &std_key,
+            M::GET,
+            &format!("/api/v1/documents/{}", ids[0]),
+            None
+        )
+        .await
+        .0,
+        404
+    );
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_rate_limit_answers_429_with_its_headers() {
+    let app = TestApp::spawn_with(&["--tls", "off", "--rate-limit", "5"]).await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    for _ in 0..5 {
+        let r = app
+            .client
+            .get(app.url("/api/v1/documents"))
+            .header("authorization", &key)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+    }
+    let r = app
+        .client
+        .get(app.url("/api/v1/documents"))
+        .header("authorization", &key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 429);
+    assert!(r.headers().contains_key("retry-after"));
+    assert_eq!(r.headers()["x-ratelimit-limit"], "5");
+    assert_eq!(r.headers()["x-ratelimit-remaining"], "0");
+    // Another credential has its own budget.
+    let other = user_with_key(&app, "other@example.com", "standard");
+    let r = app
+        .client
+        .get(app.url("/api/v1/documents"))
+        .header("authorization", &other)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    app.stop().await;
+}

@@ -1,0 +1,796 @@
+//! The template API through the real server: the seed 2.4 shape, uploads, fields, generating
+//! documents, access and deletion.
+
+use reqwest::Method as M;
+use serde_json::{Value, json};
+
+use crate::documents::{call, create, fixture, user_with_key};
+use crate::harness::TestApp;
+
+fn keys(v: &Value) -> Vec<&str> {
+    let mut k: Vec<&str> = v
+        .as_object()
+        .unwrap_or_else(|| panic!("not an object: {v}"))
+        .keys()
+        .map(String::as_str)
+        .collect();
+    k.sort();
+    k
+}
+
+fn sorted<'a>(k: &[&'a str]) -> Vec<&'a str> {
+    let mut v = k.to_vec();
+    v.sort();
+    v
+}
+
+async fn create_template(app: &TestApp, key: &str, body: Value) -> Value {
+    let (s, v) = call(app, key, M::POST, "/api/v1/templates", Some(body)).await;
+    assert_eq!(s, 200, "{v}");
+    v
+}
+
+async fn upload(app: &TestApp, url: &str, pdf: Vec<u8>) -> Value {
+    let resp = app
+        .client
+        .put(url)
+        .header("content-type", "application/pdf")
+        .body(pdf)
+        .send()
+        .await
+        .unwrap();
+    let status = resp.status();
+    let v: Value = resp.json().await.unwrap();
+    assert_eq!(status, 200, "{v}");
+    v
+}
+
+/// A template with a placeholder signer and a fixed CC recipient.
+fn lease() -> Value {
+    json!({
+        "title": "Lease",
+        "externalId": "tpl-1",
+        "recipients": [
+            {"role": "SIGNER", "signingOrder": 0},
+            {"name": "Agency", "email": "agency@example.com", "role": "CC", "signingOrder": 1}
+        ],
+        "meta": {"subject": "Your lease", "message": "Please sign", "timezone": "Europe/Paris", "dateFormat": "yyyy-MM-dd"}
+    })
+}
+
+fn sig(rid: i64, page: i64) -> Value {
+    json!({"recipientId": rid, "type": "SIGNATURE", "pageNumber": page, "pageX": 10, "pageY": 80, "pageWidth": 30.5, "pageHeight": 8})
+}
+
+fn db(app: &TestApp) -> rusqlite::Connection {
+    rusqlite::Connection::open(app.data_dir().join("docket.db")).unwrap()
+}
+
+/// A lease template with its PDF (3 pages) and one field per recipient; answers (template id,
+/// its recipient ids, the PDF).
+async fn ready_template(app: &TestApp, key: &str) -> (i64, Vec<i64>, Vec<u8>) {
+    let created = create_template(app, key, lease()).await;
+    let id = created["templateId"].as_i64().unwrap();
+    let rids: Vec<i64> = created["recipients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["recipientId"].as_i64().unwrap())
+        .collect();
+    let pdf = fixture("mixed-sizes-3p.pdf");
+    upload(app, created["uploadUrl"].as_str().unwrap(), pdf.clone()).await;
+    let text = json!({"recipientId": rids[1], "type": "TEXT", "pageNumber": 3, "pageX": 50, "pageY": 50, "pageWidth": 20, "pageHeight": 5, "fieldMeta": {"type": "text", "label": "Agency ref"}});
+    let (s, v) = call(
+        app,
+        key,
+        M::POST,
+        &format!("/api/v1/templates/{id}/fields"),
+        Some(json!([sig(rids[0], 1), text])),
+    )
+    .await;
+    assert_eq!(s, 200, "{v}");
+    (id, rids, pdf)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn get_template_has_exactly_the_seed_shape() {
+    let app = TestApp::spawn().await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    let created = create_template(&app, &key, lease()).await;
+    assert_eq!(
+        keys(&created),
+        sorted(&["templateId", "uploadUrl", "recipients"])
+    );
+    let r0 = &created["recipients"][0];
+    assert_eq!(
+        keys(r0),
+        sorted(&[
+            "recipientId",
+            "name",
+            "email",
+            "token",
+            "role",
+            "signingOrder",
+            "signingUrl"
+        ])
+    );
+    assert_eq!(r0["email"], "recipient.1@placeholder.docket.invalid");
+    assert_eq!(r0["name"], "");
+    assert_eq!(created["recipients"][1]["email"], "agency@example.com");
+
+    // The template's PDF goes through the same signed PUT as a document's.
+    let id = created["templateId"].as_i64().unwrap();
+    let pdf = fixture("mixed-sizes-3p.pdf");
+    let up = upload(&app, created["uploadUrl"].as_str().unwrap(), pdf.clone()).await;
+    assert_eq!(
+        keys(&up),
+        sorted(&["templateId", "pages", "size", "sha256"])
+    );
+    assert_eq!(
+        (up["templateId"].as_i64(), up["pages"].as_i64()),
+        (Some(id), Some(3))
+    );
+    let rid = r0["recipientId"].as_i64().unwrap();
+    let (s, v) = call(
+        &app,
+        &key,
+        M::POST,
+        &format!("/api/v1/templates/{id}/fields"),
+        Some(json!([sig(rid, 2)])),
+    )
+    .await;
+    assert_eq!(s, 200, "{v}");
+
+    let (s, t) = call(&app, &key, M::GET, &format!("/api/v1/templates/{id}"), None).await;
+    assert_eq!(s, 200, "{t}");
+    assert_eq!(
+        keys(&t),
+        sorted(&[
+            "id",
+            "externalId",
+            "type",
+            "title",
+            "userId",
+            "teamId",
+            "templateDocumentDataId",
+            "createdAt",
+            "updatedAt",
+            "templateMeta",
+            "directLink",
+            "templateDocumentData",
+            "Field",
+            "Recipient"
+        ])
+    );
+    assert_eq!(t["id"], id);
+    assert_eq!(t["externalId"], "tpl-1");
+    assert_eq!(t["type"], "PRIVATE");
+    assert_eq!(t["title"], "Lease");
+    assert!(t["userId"].is_i64());
+    assert!(t["createdAt"].as_str().unwrap().ends_with('Z'));
+    let meta = &t["templateMeta"];
+    assert_eq!(
+        keys(meta),
+        sorted(&[
+            "id",
+            "subject",
+            "message",
+            "timezone",
+            "dateFormat",
+            "templateId",
+            "redirectUrl",
+            "signingOrder"
+        ])
+    );
+    assert!(meta["id"].is_string());
+    assert_eq!(meta["templateId"], json!(id), "an integer");
+    assert_eq!(meta["subject"], "Your lease");
+    assert_eq!(meta["timezone"], "Europe/Paris");
+    assert_eq!(meta["signingOrder"], "PARALLEL");
+    assert_eq!(keys(&t["directLink"]), sorted(&["token", "enabled"]));
+    assert!(t["directLink"]["token"].as_str().unwrap().len() >= 22);
+    assert_eq!(t["directLink"]["enabled"], false);
+    let data = &t["templateDocumentData"];
+    assert_eq!(keys(data), sorted(&["id", "type", "data"]));
+    assert_eq!(data["id"], t["templateDocumentDataId"]);
+    assert!(data["id"].is_string());
+    assert_eq!(data["type"], "SHA256");
+    assert_eq!(data["data"], docket::crypto::sha256_hex(&pdf));
+
+    let f = &t["Field"][0];
+    assert_eq!(
+        keys(f),
+        sorted(&[
+            "id",
+            "recipientId",
+            "type",
+            "page",
+            "positionX",
+            "positionY",
+            "width",
+            "height",
+            "fieldMeta"
+        ])
+    );
+    assert_eq!(
+        (&f["recipientId"], &f["type"], &f["page"]),
+        (&json!(rid), &json!("SIGNATURE"), &json!(2))
+    );
+    assert_eq!(
+        [&f["positionX"], &f["positionY"], &f["width"], &f["height"]],
+        [&json!("10"), &json!("80"), &json!("30.5"), &json!("8")],
+        "strings, as the seed shows them"
+    );
+    let recipients = t["Recipient"].as_array().unwrap();
+    assert_eq!(recipients.len(), 2);
+    assert_eq!(
+        keys(&recipients[0]),
+        sorted(&["id", "email", "name", "signingOrder", "authOptions", "role"])
+    );
+    assert_eq!(recipients[0]["id"], json!(rid));
+    assert_eq!(recipients[0]["authOptions"], "", "a string even when empty");
+    assert_eq!(recipients[1]["role"], "CC");
+    assert_eq!(recipients[1]["signingOrder"], 1);
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn recipients_tiers_and_auth_options_text() {
+    let app = TestApp::spawn().await;
+    let std_key = user_with_key(&app, "std@example.com", "standard");
+    let ent_key = user_with_key(&app, "ent@example.com", "enterprise");
+    let with_auth = json!({"title": "T", "recipients": [{"role": "SIGNER", "authOptions": {"actionAuth": "ACCOUNT"}}]});
+    let global =
+        json!({"title": "T", "recipients": [], "authOptions": {"globalActionAuth": "PASSKEY"}});
+    for body in [&with_auth, &global] {
+        let (s, v) = call(
+            &app,
+            &std_key,
+            M::POST,
+            "/api/v1/templates",
+            Some(body.clone()),
+        )
+        .await;
+        assert_eq!((s, v["code"].as_str()), (403, Some("forbidden")), "{body}");
+    }
+    assert_eq!(
+        call(&app, &ent_key, M::POST, "/api/v1/templates", Some(global))
+            .await
+            .0,
+        200
+    );
+    let id = create_template(&app, &ent_key, with_auth).await["templateId"]
+        .as_i64()
+        .unwrap();
+    let (_, t) = call(
+        &app,
+        &ent_key,
+        M::GET,
+        &format!("/api/v1/templates/{id}"),
+        None,
+    )
+    .await;
+    let text = t["Recipient"][0]["authOptions"].as_str().unwrap();
+    let parsed: Value = serde_json::from_str(text).unwrap();
+    assert_eq!(parsed["actionAuth"], "ACCOUNT");
+
+    // Adding recipients: placeholders continue, duplicates and bad input are refused.
+    let path = format!("/api/v1/templates/{id}/recipients");
+    let (s, r) = call(
+        &app,
+        &ent_key,
+        M::POST,
+        &path,
+        Some(json!({"role": "VIEWER"})),
+    )
+    .await;
+    assert_eq!(s, 200, "{r}");
+    assert_eq!(r["email"], "recipient.2@placeholder.docket.invalid");
+    assert_eq!(r["templateId"], id);
+    assert_eq!(r["role"], "VIEWER");
+    let (s, _) = call(
+        &app,
+        &ent_key,
+        M::POST,
+        &path,
+        Some(json!({"email": "b@example.com"})),
+    )
+    .await;
+    assert_eq!(s, 200);
+    let (s, v) = call(
+        &app,
+        &ent_key,
+        M::POST,
+        &path,
+        Some(json!({"email": "B@example.com"})),
+    )
+    .await;
+    assert_eq!(s, 409, "{v}");
+    let (s, v) = call(
+        &app,
+        &ent_key,
+        M::POST,
+        &path,
+        Some(json!({"email": "bad", "role": "KING"})),
+    )
+    .await;
+    assert_eq!(s, 400);
+    let paths: Vec<&str> = v["details"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["email", "role"]);
+    let (s, _) = call(&app, &std_key, M::POST, "/api/v1/templates", Some(json!({"title": "T", "recipients": [{"email": "x@example.com"}, {"email": "X@example.com"}]}))).await;
+    assert_eq!(s, 400, "the same address twice");
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fields_follow_the_templates_recipients_and_pdf() {
+    let app = TestApp::spawn().await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    let created = create_template(&app, &key, lease()).await;
+    let id = created["templateId"].as_i64().unwrap();
+    let rid = created["recipients"][0]["recipientId"].as_i64().unwrap();
+    upload(
+        &app,
+        created["uploadUrl"].as_str().unwrap(),
+        fixture("mixed-sizes-3p.pdf"),
+    )
+    .await;
+    let path = format!("/api/v1/templates/{id}/fields");
+    let (s, v) = call(
+        &app,
+        &key,
+        M::POST,
+        &path,
+        Some(json!([sig(rid, 1), sig(rid, 4)])),
+    )
+    .await;
+    assert_eq!(s, 400, "{v}");
+    assert_eq!(v["details"][0]["path"], "[1].pageNumber");
+    let (s, v) = call(
+        &app,
+        &key,
+        M::POST,
+        &path,
+        Some(json!([sig(rid, 1), sig(rid + 100, 1)])),
+    )
+    .await;
+    assert_eq!(s, 400, "{v}");
+    assert_eq!(v["details"][0]["path"], "[1].recipientId");
+    let text = json!({"recipientId": rid, "type": "TEXT", "pageNumber": 1, "pageX": 1, "pageY": 1, "pageWidth": 5, "pageHeight": 5});
+    let (s, v) = call(&app, &key, M::POST, &path, Some(text)).await;
+    assert_eq!(s, 400);
+    assert_eq!(v["details"][0]["path"], "fieldMeta.type");
+    let (_, t) = call(&app, &key, M::GET, &format!("/api/v1/templates/{id}"), None).await;
+    assert_eq!(t["Field"], json!([]), "nothing was stored");
+
+    // A recipient of another template is not one of this template's.
+    let other = create_template(&app, &key, lease()).await;
+    let foreign = other["recipients"][0]["recipientId"].as_i64().unwrap();
+    let (s, _) = call(&app, &key, M::POST, &path, Some(sig(foreign, 1))).await;
+    assert_eq!(s, 400);
+
+    let (s, v) = call(&app, &key, M::POST, &path, Some(sig(rid, 3))).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(keys(&v), sorted(&["templateId", "fields"]));
+    assert_eq!(v["fields"][0]["page"], 3);
+    assert_eq!(v["fields"][0]["width"], "30.5");
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn generate_document_copies_the_template() {
+    let app = TestApp::spawn().await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    let (id, rids, pdf) = ready_template(&app, &key).await;
+    let body = json!({
+        "title": "Lease: Flat 3",
+        "externalId": "lease-3",
+        "recipients": [{"id": rids[0], "name": "Tenant", "email": "Tenant@example.com", "signingOrder": 0}],
+        "meta": {"subject": "Flat 3 lease", "timezone": "Paris time", "dateFormat": "dd MMM"}
+    });
+    let (s, made) = call(
+        &app,
+        &key,
+        M::POST,
+        &format!("/api/v1/templates/{id}/generate-document"),
+        Some(body),
+    )
+    .await;
+    assert_eq!(s, 200, "{made}");
+    assert_eq!(keys(&made), sorted(&["documentId", "recipients"]));
+    assert_eq!(
+        keys(&made["recipients"][0]),
+        sorted(&[
+            "recipientId",
+            "name",
+            "email",
+            "token",
+            "role",
+            "signingOrder",
+            "signingUrl"
+        ])
+    );
+    let doc_id = made["documentId"].as_i64().unwrap();
+    let (s, doc) = call(
+        &app,
+        &key,
+        M::GET,
+        &format!("/api/v1/documents/{doc_id}"),
+        None,
+    )
+    .await;
+    assert_eq!(s, 200, "{doc}");
+    assert_eq!(doc["status"], "DRAFT");
+    assert_eq!(doc["title"], "Lease: Flat 3");
+    assert_eq!(doc["externalId"], "lease-3");
+
+    // Recipients: the named one changed, the other kept the template's values; all new rows.
+    let recipients = doc["recipients"].as_array().unwrap();
+    assert_eq!(recipients.len(), 2);
+    assert_eq!(
+        (
+            recipients[0]["email"].as_str(),
+            recipients[0]["name"].as_str()
+        ),
+        (Some("tenant@example.com"), Some("Tenant"))
+    );
+    assert_eq!(recipients[0]["role"], "SIGNER");
+    assert_eq!(
+        (
+            recipients[1]["email"].as_str(),
+            recipients[1]["role"].as_str()
+        ),
+        (Some("agency@example.com"), Some("CC"))
+    );
+    let new_ids: Vec<i64> = recipients
+        .iter()
+        .map(|r| r["id"].as_i64().unwrap())
+        .collect();
+    assert!(new_ids.iter().all(|n| !rids.contains(n)));
+
+    // Fields: copied, and pointing at the document's recipients.
+    let fields = doc["fields"].as_array().unwrap();
+    assert_eq!(fields.len(), 2);
+    assert_eq!(
+        (
+            fields[0]["recipientId"].as_i64(),
+            fields[0]["pageNumber"].as_i64()
+        ),
+        (Some(new_ids[0]), Some(1))
+    );
+    assert_eq!(fields[0]["pageWidth"], 30.5);
+    assert_eq!(fields[1]["recipientId"], json!(new_ids[1]));
+    assert_eq!(fields[1]["type"], "TEXT");
+    assert_eq!(fields[1]["fieldMeta"]["label"], "Agency ref");
+
+    // Meta: the request's values win, free-text zone and format included.
+    assert_eq!(doc["meta"]["subject"], "Flat 3 lease");
+    assert_eq!(
+        doc["meta"]["message"], "Please sign",
+        "kept from the template"
+    );
+    assert_eq!(doc["meta"]["timezone"], "Paris time");
+    assert_eq!(doc["meta"]["dateFormat"], "dd MMM");
+
+    // File: the same bytes, in the document's own blob; the document remembers its template.
+    let c = db(&app);
+    let (template_id, sha, pages): (Option<i64>, String, String) = c
+        .query_row(
+            "SELECT d.template_id, b.sha256, d.page_sizes FROM documents d JOIN blobs b ON b.id = d.blob_id WHERE d.id = ?1",
+            [doc_id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert_eq!(template_id, Some(id));
+    assert_eq!(sha, docket::crypto::sha256_hex(&pdf));
+    assert_eq!(serde_json::from_str::<Vec<Value>>(&pages).unwrap().len(), 3);
+
+    // Unnamed template recipients keep their placeholder address.
+    let (s, made2) = call(
+        &app,
+        &key,
+        M::POST,
+        &format!("/api/v1/templates/{id}/generate-document"),
+        Some(json!({"recipients": []})),
+    )
+    .await;
+    assert_eq!(s, 200, "{made2}");
+    assert_eq!(
+        made2["recipients"][0]["email"],
+        "recipient.1@placeholder.docket.invalid"
+    );
+    let doc2 = made2["documentId"].as_i64().unwrap();
+    let (_, d2) = call(
+        &app,
+        &key,
+        M::GET,
+        &format!("/api/v1/documents/{doc2}"),
+        None,
+    )
+    .await;
+    assert_eq!(d2["title"], "Lease");
+    assert_eq!(d2["meta"]["timezone"], "Europe/Paris");
+
+    // Deleting a generated draft leaves the template's file alone ...
+    let (s, _) = call(
+        &app,
+        &key,
+        M::DELETE,
+        &format!("/api/v1/documents/{doc2}"),
+        None,
+    )
+    .await;
+    assert_eq!(s, 200);
+    let (_, t) = call(&app, &key, M::GET, &format!("/api/v1/templates/{id}"), None).await;
+    assert_eq!(
+        t["templateDocumentData"]["data"],
+        docket::crypto::sha256_hex(&pdf)
+    );
+    // ... and deleting the template leaves the documents made from it working.
+    let (s, v) = call(
+        &app,
+        &key,
+        M::DELETE,
+        &format!("/api/v1/templates/{id}"),
+        None,
+    )
+    .await;
+    assert_eq!((s, v["deleted"].as_bool()), (200, Some(true)));
+    let (s, again) = call(
+        &app,
+        &key,
+        M::GET,
+        &format!("/api/v1/documents/{doc_id}"),
+        None,
+    )
+    .await;
+    assert_eq!(s, 200);
+    assert_eq!(again["fields"].as_array().unwrap().len(), 2);
+    let (template_id, blob): (Option<i64>, String) = c
+        .query_row(
+            "SELECT template_id, blob_id FROM documents WHERE id = ?1",
+            [doc_id],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(template_id, None);
+    let file = app.data_dir().join("blobs").join(&blob[..2]).join(&blob);
+    assert_eq!(
+        std::fs::read(file).unwrap(),
+        pdf,
+        "the document's file is intact"
+    );
+    let leftovers: i64 = c
+        .query_row(
+            "SELECT (SELECT count(*) FROM recipients WHERE template_id IS NOT NULL) + (SELECT count(*) FROM fields WHERE template_id IS NOT NULL)",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(leftovers, 0);
+    assert_eq!(
+        call(&app, &key, M::GET, &format!("/api/v1/templates/{id}"), None)
+            .await
+            .0,
+        404
+    );
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn generate_document_refuses_bad_requests() {
+    let app = TestApp::spawn().await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    let (id, rids, _) = ready_template(&app, &key).await;
+    let path = format!("/api/v1/templates/{id}/generate-document");
+    let documents_before = {
+        let (_, l) = call(&app, &key, M::GET, "/api/v1/documents", None).await;
+        l["documents"].as_array().unwrap().len()
+    };
+
+    let (s, v) = call(&app, &key, M::POST, &path, Some(json!({"title": "x"}))).await;
+    assert_eq!(s, 400, "{v}");
+    assert_eq!(v["details"][0]["path"], "recipients");
+    let (s, v) = call(
+        &app,
+        &key,
+        M::POST,
+        &path,
+        Some(json!({"recipients": [{"id": rids[0], "email": "a@example.com"}, {"id": 999999, "email": "b@example.com"}]})),
+    )
+    .await;
+    assert_eq!(s, 400, "{v}");
+    assert_eq!(v["details"][0]["path"], "recipients[1].id");
+    let (s, v) = call(
+        &app,
+        &key,
+        M::POST,
+        &path,
+        Some(json!({"recipients": [{"id": rids[0], "email": "agency@example.com"}]})),
+    )
+    .await;
+    assert_eq!(s, 400, "{v}");
+    assert_eq!(v["details"][0]["path"], "recipients[0].email");
+    let (s, v) = call(
+        &app,
+        &key,
+        M::POST,
+        &path,
+        Some(json!({"recipients": [{"id": rids[0]}], "meta": {"redirectUrl": "ftp://x"}})),
+    )
+    .await;
+    assert_eq!(s, 400, "{v}");
+    assert_eq!(v["details"][0]["path"], "meta.redirectUrl");
+    let (_, l) = call(&app, &key, M::GET, "/api/v1/documents", None).await;
+    assert_eq!(
+        l["documents"].as_array().unwrap().len(),
+        documents_before,
+        "no document was made"
+    );
+
+    // A template without a file cannot make a document.
+    let bare = create_template(&app, &key, lease()).await;
+    let bare_id = bare["templateId"].as_i64().unwrap();
+    let bare_rid = bare["recipients"][0]["recipientId"].as_i64().unwrap();
+    let (s, v) = call(
+        &app,
+        &key,
+        M::POST,
+        &format!("/api/v1/templates/{bare_id}/generate-document"),
+        Some(json!({"recipients": [{"id": bare_rid, "name": "A", "email": "a@example.com", "signingOrder": 0}]})),
+    )
+    .await;
+    assert_eq!((s, v["code"].as_str()), (409, Some("conflict")), "{v}");
+
+    // Refused requests copied nothing: the template's file is the only one.
+    let c = db(&app);
+    let blobs: i64 = c
+        .query_row("SELECT count(*) FROM blobs", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(blobs, 1);
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_users_templates_are_404() {
+    let app = TestApp::spawn().await;
+    let owner = user_with_key(&app, "owner@example.com", "standard");
+    let other = user_with_key(&app, "other@example.com", "standard");
+    let (id, rids, _) = ready_template(&app, &owner).await;
+    for (method, path, body) in [
+        (M::GET, format!("/api/v1/templates/{id}"), None),
+        (M::DELETE, format!("/api/v1/templates/{id}"), None),
+        (
+            M::POST,
+            format!("/api/v1/templates/{id}/recipients"),
+            Some(json!({"email": "x@example.com"})),
+        ),
+        (
+            M::POST,
+            format!("/api/v1/templates/{id}/fields"),
+            Some(sig(rids[0], 1)),
+        ),
+        (
+            M::POST,
+            format!("/api/v1/templates/{id}/generate-document"),
+            Some(json!({"recipients": [{"id": rids[0], "email": "x@example.com"}]})),
+        ),
+    ] {
+        let (s, v) = call(&app, &other, method.clone(), &path, body).await;
+        assert_eq!(s, 404, "{method} {path}: {v}");
+        assert_eq!(v["code"], "not_found");
+    }
+    let (_, list) = call(&app, &other, M::GET, "/api/v1/templates", None).await;
+    assert_eq!(list, json!({"templates": [], "totalPages": 0}));
+    let (s, _) = call(
+        &app,
+        &owner,
+        M::GET,
+        &format!("/api/v1/templates/{id}"),
+        None,
+    )
+    .await;
+    assert_eq!(s, 200, "the owner still sees it");
+    let resp = app
+        .client
+        .get(app.url("/api/v1/templates"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 401);
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listing_uploads_and_deletion() {
+    let app = TestApp::spawn().await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    let mut created = Vec::new();
+    for i in 0..3 {
+        created.push(
+            create_template(
+                &app,
+                &key,
+                json!({"title": format!("T{i}"), "recipients": [], "type": "PUBLIC"}),
+            )
+            .await,
+        );
+    }
+    let (s, page1) = call(&app, &key, M::GET, "/api/v1/templates?perPage=2", None).await;
+    assert_eq!(s, 200);
+    assert_eq!(page1["totalPages"], 2);
+    assert_eq!(page1["templates"][0]["title"], "T2", "newest first");
+    assert_eq!(page1["templates"][0]["type"], "PUBLIC");
+    assert_eq!(page1["templates"][0]["templateDocumentData"]["data"], "");
+    let (_, page2) = call(
+        &app,
+        &key,
+        M::GET,
+        "/api/v1/templates?perPage=2&page=2",
+        None,
+    )
+    .await;
+    assert_eq!(page2["templates"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        call(&app, &key, M::GET, "/api/v1/templates?perPage=0", None)
+            .await
+            .0,
+        400
+    );
+
+    // A second upload replaces the file; deleting the template removes it.
+    let url = created[0]["uploadUrl"].as_str().unwrap();
+    upload(&app, url, fixture("a4-1p.pdf")).await;
+    let up = upload(&app, url, fixture("scan-3p.pdf")).await;
+    assert_eq!(up["pages"], 3);
+    let blob_files = || {
+        std::fs::read_dir(app.data_dir().join("blobs"))
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name() != "tmp")
+            .map(|e| std::fs::read_dir(e.path()).unwrap().count())
+            .sum::<usize>()
+    };
+    assert_eq!(blob_files(), 1);
+    let id = created[0]["templateId"].as_i64().unwrap();
+    let (s, _) = call(
+        &app,
+        &key,
+        M::DELETE,
+        &format!("/api/v1/templates/{id}"),
+        None,
+    )
+    .await;
+    assert_eq!(s, 200);
+    assert_eq!(blob_files(), 0);
+    assert_eq!(
+        call(
+            &app,
+            &key,
+            M::DELETE,
+            &format!("/api/v1/templates/{id}"),
+            None
+        )
+        .await
+        .0,
+        404
+    );
+    let (_, list) = call(&app, &key, M::GET, "/api/v1/templates", None).await;
+    assert_eq!(list["templates"].as_array().unwrap().len(), 2);
+
+    // Documents' uploads are untouched by the template route.
+    let doc = create(&app, &key, json!({"title": "D", "recipients": []})).await;
+    let up = upload(
+        &app,
+        doc["uploadUrl"].as_str().unwrap(),
+        fixture("a4-1p.pdf"),
+    )
+    .await;
+    assert_eq!(up["documentId"], doc["documentId"]);
+    app.stop().await;
+}
