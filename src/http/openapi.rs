@@ -170,6 +170,23 @@ pub fn document(issuer: &str) -> Value {
                 "patch": op("Change a field (DRAFT only)", "fields", json!([doc_id(), id_param("fieldId")]), Some(ref_("FieldPatch")), ref_("Field"), &[400, 401, 403, 404, 409, 413, 429]),
                 "delete": op("Delete a field (DRAFT only)", "fields", json!([doc_id(), id_param("fieldId")]), None, ref_("Deleted"), &[400, 401, 403, 404, 409, 429])
             },
+            "/api/v1/templates": {
+                "post": op("Create a template and get its upload URL", "templates", json!([]), Some(ref_("CreateTemplate")), ref_("CreateTemplateResponse"), API_ERRORS),
+                "get": op("List templates, newest first", "templates", Value::Array(paging()), None, ref_("TemplateList"), API_ERRORS)
+            },
+            "/api/v1/templates/{id}": {
+                "get": op("Get a template (seed 2.4)", "templates", json!([doc_id()]), None, ref_("Template"), API_ERRORS),
+                "delete": op("Delete a template", "templates", json!([doc_id()]), None, ref_("Deleted"), &[400, 401, 403, 404, 429])
+            },
+            "/api/v1/templates/{id}/recipients": {
+                "post": op("Add a template recipient", "templates", json!([doc_id()]), Some(ref_("TemplateRecipientInput")), ref_("TemplateRecipient"), &[400, 401, 403, 404, 409, 413, 429])
+            },
+            "/api/v1/templates/{id}/fields": {
+                "post": op("Add template fields (all or nothing)", "templates", json!([doc_id()]), Some(json!({"oneOf": [ref_("FieldInput"), {"type": "array", "items": ref_("FieldInput"), "minItems": 1}]})), ref_("TemplateFieldsResponse"), &[400, 401, 403, 404, 409, 413, 429])
+            },
+            "/api/v1/templates/{id}/generate-document": {
+                "post": op("Generate a document from a template (seed 4.3)", "templates", json!([doc_id()]), Some(ref_("GenerateDocument")), ref_("GenerateDocumentResponse"), &[400, 401, 403, 404, 409, 413, 429])
+            },
             "/api/v1/uploads/{dataId}": {
                 "put": {
                     "summary": "Upload the PDF to a signed upload URL (raw body or one multipart file part)",
@@ -314,7 +331,56 @@ fn schemas() -> Value {
         }},
         "DocumentList": {"type": "object", "required": ["documents", "totalPages"], "properties": {"documents": {"type": "array", "items": ref_("Document")}, "totalPages": {"type": "integer"}}},
         "Deleted": {"type": "object", "required": ["id", "deleted"], "properties": {"id": {"type": "integer"}, "deleted": {"type": "boolean"}, "status": {"type": "string"}, "documentId": {"type": "integer"}}},
-        "UploadResponse": {"type": "object", "required": ["documentId", "pages", "size", "sha256"], "properties": {"documentId": {"type": "integer"}, "pages": {"type": "integer"}, "size": {"type": "integer"}, "sha256": {"type": "string"}}},
+        "CreateTemplate": {"type": "object", "required": ["title", "recipients"], "properties": {
+            "title": {"type": "string", "minLength": 1, "maxLength": 255}, "externalId": nullable("string"),
+            "type": {"type": "string", "enum": ["PUBLIC", "PRIVATE"]},
+            "recipients": {"type": "array", "items": ref_("TemplateRecipientInput")},
+            "meta": ref_("Meta"), "authOptions": ref_("AuthOptions")
+        }},
+        "TemplateRecipientInput": {"type": "object", "properties": {
+            "name": {"type": "string", "maxLength": 200}, "email": {"type": "string", "format": "email"}, "role": role,
+            "signingOrder": {"type": ["integer", "null"], "minimum": 0}
+        }},
+        "CreateTemplateResponse": {"type": "object", "required": ["templateId", "uploadUrl", "recipients"], "properties": {
+            "templateId": {"type": "integer"}, "uploadUrl": {"type": "string"}, "recipients": {"type": "array", "items": ref_("RecipientBrief")}
+        }},
+        "TemplateRecipient": {"type": "object", "required": ["id", "email", "name", "signingOrder", "authOptions", "role"], "properties": {
+            "id": {"type": "integer"}, "email": {"type": "string"}, "name": {"type": "string"}, "signingOrder": nullable("integer"),
+            "authOptions": {"type": "string"}, "role": role, "templateId": {"type": "integer"}
+        }},
+        "TemplateField": {"type": "object", "required": ["id", "recipientId", "type", "page", "positionX", "positionY", "width", "height"], "properties": {
+            "id": {"type": "integer"}, "recipientId": {"type": "integer"}, "type": field_type, "page": {"type": "integer"},
+            "positionX": {"type": "string"}, "positionY": {"type": "string"}, "width": {"type": "string"}, "height": {"type": "string"},
+            "fieldMeta": {"type": ["object", "null"]}
+        }},
+        "TemplateFieldsResponse": {"type": "object", "required": ["templateId", "fields"], "properties": {"templateId": {"type": "integer"}, "fields": {"type": "array", "items": ref_("TemplateField")}}},
+        "Template": {"type": "object", "required": ["id", "externalId", "type", "title", "userId", "teamId", "templateDocumentDataId", "createdAt", "updatedAt", "templateMeta", "directLink", "templateDocumentData", "Field", "Recipient"], "properties": {
+            "id": {"type": "integer"}, "externalId": nullable("string"), "type": {"type": "string", "enum": ["PUBLIC", "PRIVATE"]},
+            "title": {"type": "string"}, "userId": {"type": "integer"}, "teamId": nullable("integer"),
+            "templateDocumentDataId": {"type": "string"}, "createdAt": ts, "updatedAt": ts,
+            "templateMeta": {"type": "object", "required": ["id", "templateId", "signingOrder"], "properties": {
+                "id": {"type": "string"}, "subject": nullable("string"), "message": nullable("string"), "timezone": {"type": "string"},
+                "dateFormat": {"type": "string"}, "templateId": {"type": "integer"}, "redirectUrl": nullable("string"),
+                "signingOrder": {"type": "string", "enum": ["PARALLEL", "SEQUENTIAL"]}
+            }},
+            "directLink": {"type": "object", "required": ["token", "enabled"], "properties": {"token": {"type": "string"}, "enabled": {"type": "boolean"}}},
+            "templateDocumentData": {"type": "object", "required": ["id", "type", "data"], "properties": {"id": {"type": "string"}, "type": {"type": "string"}, "data": {"type": "string"}}},
+            "Field": {"type": "array", "items": ref_("TemplateField")},
+            "Recipient": {"type": "array", "items": ref_("TemplateRecipient")}
+        }},
+        "TemplateList": {"type": "object", "required": ["templates", "totalPages"], "properties": {"templates": {"type": "array", "items": ref_("Template")}, "totalPages": {"type": "integer"}}},
+        "GenerateDocument": {"type": "object", "required": ["recipients"], "properties": {
+            "title": {"type": "string"}, "externalId": nullable("string"),
+            "recipients": {"type": "array", "items": {"type": "object", "required": ["id"], "properties": {
+                "id": {"type": "integer"}, "name": {"type": "string"}, "email": {"type": "string", "format": "email"}, "signingOrder": {"type": ["integer", "null"], "minimum": 0}
+            }}},
+            "meta": {"type": "object"}, "authOptions": ref_("AuthOptions"),
+            "formValues": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]}}
+        }},
+        "GenerateDocumentResponse": {"type": "object", "required": ["documentId", "recipients"], "properties": {
+            "documentId": {"type": "integer"}, "recipients": {"type": "array", "items": ref_("RecipientBrief")}
+        }},
+        "UploadResponse": {"type": "object", "required": ["pages", "size", "sha256"], "properties": {"documentId": {"type": "integer"}, "templateId": {"type": "integer"}, "pages": {"type": "integer"}, "size": {"type": "integer"}, "sha256": {"type": "string"}}},
         "Attendee": {"type": "object", "required": ["name", "email", "timeZone"], "properties": {"name": {"type": "string"}, "email": {"type": "string"}, "timeZone": {"type": "string"}}},
         "BookingInput": {"type": "object", "required": ["title", "startTime", "endTime"], "properties": {
             "title": {"type": "string"}, "description": nullable("string"), "startTime": ts, "endTime": ts, "location": nullable("string"),
