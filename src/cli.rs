@@ -102,7 +102,7 @@ pub struct ServeArgs {
 
     /// Lifetime of signed upload URLs, in seconds
     #[arg(long, env = "DOCKET_UPLOAD_URL_TTL", default_value_t = 3600, value_name = "SECS",
-          value_parser = clap::value_parser!(i64).range(60..=604_800))]
+          value_parser = clap::value_parser!(i64).range(1..=604_800))]
     pub upload_url_ttl: i64,
 
     /// Lifetime of access tokens, in seconds

@@ -114,3 +114,40 @@ async fn login_consent_and_account_pages_work_in_chromium() {
     }
     app.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_api_explorer_lists_every_operation_and_sends_requests() {
+    let dir = browser_dir();
+    let app = TestApp::spawn().await;
+    let d = app.data_dir();
+    docket_json(&d, &["user", "add", "ex@example.com", "--name", "Ex"], None);
+    let key = docket_json(&d, &["apikey", "create", "--user", "ex@example.com"], None)["key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let out_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/browser-screenshots");
+    let base = app.base.clone();
+    let output = tokio::task::spawn_blocking(move || {
+        Command::new("node")
+            .current_dir(&dir)
+            .args(["explorer.mjs", &base, &key])
+            .arg(&out_dir)
+            .output()
+            .expect("node runs")
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "explorer test failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    // The document was really created.
+    let c = rusqlite::Connection::open(app.data_dir().join("docket.db")).unwrap();
+    let title: String = c
+        .query_row("SELECT title FROM documents", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(title, "From the explorer");
+    app.stop().await;
+}

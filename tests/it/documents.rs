@@ -755,3 +755,22 @@ async fn the_rate_limit_answers_429_with_its_headers() {
     assert_eq!(r.status(), 200);
     app.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_expired_upload_url_is_403() {
+    let app = TestApp::spawn_with(&["--tls", "off", "--upload-url-ttl", "1"]).await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    let created = create(&app, &key, json!({"title": "T", "recipients": []})).await;
+    tokio::time::sleep(std::time::Duration::from_millis(2100)).await;
+    let resp = app
+        .client
+        .put(created["uploadUrl"].as_str().unwrap())
+        .body(fixture("a4-1p.pdf"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 403);
+    let v: Value = resp.json().await.unwrap();
+    assert!(v["message"].as_str().unwrap().contains("expired"), "{v}");
+    app.stop().await;
+}
