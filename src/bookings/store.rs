@@ -2,7 +2,7 @@
 //! user's booking is simply not found.
 
 use rusqlite::types::Type;
-use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use super::{Attendee, Booking, NewBooking, Organizer, Status};
 use crate::error::AppError;
@@ -50,7 +50,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Booking> {
 
 /// Stores a validated booking for `user_id` and returns it as clients see it.
 pub fn insert(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     user_id: i64,
     uid: &str,
     new: &NewBooking,
@@ -120,7 +120,7 @@ pub fn count(conn: &Connection, user_id: i64, status: Option<Status>) -> Result<
 /// Cancels booking `id` of `user_id`. The UPDATE itself checks that the booking is still
 /// ACCEPTED or PENDING, so two concurrent cancels cannot both win: the loser gets 409.
 pub fn cancel(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     user_id: i64,
     id: i64,
     reason: Option<&str>,

@@ -2,6 +2,7 @@
 //! blocking database work off the async threads.
 
 pub mod migrate;
+mod writer;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -40,10 +41,11 @@ pub enum OpenError {
 #[derive(Clone)]
 pub struct Db {
     pool: Pool,
-    /// Serialises this process's write transactions. SQLite allows one writer at a time and its
-    /// busy handler waits by sleeping (up to 100 ms a step), which wrecks tail latency under
-    /// load; queueing writers here instead makes each wait exactly as long as the writer ahead.
-    writer: std::sync::Arc<std::sync::Mutex<()>>,
+    /// The queue of the one thread that runs this process's write transactions. SQLite allows
+    /// one writer at a time and its busy handler waits by sleeping (up to 100 ms a step), which
+    /// wrecks tail latency under load; queueing writers here instead makes each wait exactly as
+    /// long as the writes ahead of it.
+    writer: std::sync::mpsc::Sender<writer::Job>,
 }
 
 impl Db {
@@ -83,10 +85,8 @@ impl Db {
             .min_idle(Some(1))
             .connection_timeout(acquire_timeout)
             .build(manager)?;
-        Ok(Db {
-            pool,
-            writer: Default::default(),
-        })
+        let writer = writer::start(pool.clone())?;
+        Ok(Db { pool, writer })
     }
 
     /// Runs `f` with a pooled connection on the blocking thread pool.
@@ -104,21 +104,31 @@ impl Db {
         .map_err(|e| AppError::internal(format!("database task failed: {e}")))?
     }
 
-    /// Runs `f` in one `BEGIN IMMEDIATE` transaction on the blocking thread pool, after the
-    /// writers queued before it; committed when `f` succeeds, rolled back otherwise.
+    /// Runs `f` inside a write transaction on the writer thread and returns its result once
+    /// that transaction is committed. `f` runs in its own savepoint: when it fails, only its
+    /// changes are undone. Writes that arrive together share one transaction (group commit),
+    /// which spreads the cost of a commit over many requests.
     pub async fn write<F, T>(&self, f: F) -> Result<T, AppError>
     where
-        F: FnOnce(&Transaction<'_>) -> Result<T, AppError> + Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, AppError> + Send + 'static,
         T: Send + 'static,
     {
-        let (pool, writer) = (self.pool.clone(), self.writer.clone());
-        tokio::task::spawn_blocking(move || {
-            let mut conn = pool.get()?;
-            let _turn = writer.lock().unwrap_or_else(|p| p.into_inner());
-            write_tx(&mut conn, f)
-        })
-        .await
-        .map_err(|e| AppError::internal(format!("database task failed: {e}")))?
+        let (done, result) = tokio::sync::oneshot::channel();
+        let job: writer::Job = Box::new(move |conn| {
+            let outcome = match conn {
+                Some(conn) => writer::in_savepoint(conn, f),
+                None => Err(AppError::Unavailable("the write could not start".into())),
+            };
+            Box::new(move |commit: Result<(), AppError>| {
+                let _ = done.send(commit.and(outcome));
+            })
+        });
+        self.writer
+            .send(job)
+            .map_err(|_| AppError::Unavailable("the database writer has stopped".into()))?;
+        result
+            .await
+            .map_err(|_| AppError::internal("the database writer dropped a request"))?
     }
 
     /// Takes a connection and keeps it until the guard drops: lets tests exhaust the pool.

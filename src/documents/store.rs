@@ -1,6 +1,6 @@
 //! SQL for `documents`, and for their rows in `recipients` and `fields`.
 
-use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde_json::Value;
 
 use super::fields::NewField;
@@ -70,7 +70,7 @@ pub fn require_draft(doc: &DocRow, action: &str) -> Result<(), AppError> {
 }
 
 pub fn insert(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     user: i64,
     doc: &CreateDocument,
     data_id: &str,
@@ -173,7 +173,7 @@ pub fn recipient(
 
 /// Changes a recipient that has not acted yet; its token and the other recipients stay as they are.
 pub fn update_recipient(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     doc: i64,
     id: i64,
     r: &NewRecipient,
@@ -216,7 +216,7 @@ fn recipient_exists(conn: &Connection, doc: i64, id: i64) -> Result<(), AppError
 }
 
 /// Deletes a recipient that has not acted, and its fields.
-pub fn delete_recipient(tx: &Transaction<'_>, doc: i64, id: i64) -> Result<(), AppError> {
+pub fn delete_recipient(tx: &Connection, doc: i64, id: i64) -> Result<(), AppError> {
     let n = tx.execute(
         "DELETE FROM recipients WHERE document_id = ?1 AND id = ?2 AND signing_status = 'NOT_SIGNED'",
         params![doc, id],
@@ -237,12 +237,7 @@ pub fn recipient_ids(conn: &Connection, doc: i64) -> Result<Vec<i64>, AppError> 
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-pub fn insert_field(
-    tx: &Transaction<'_>,
-    doc: i64,
-    f: &NewField,
-    now: i64,
-) -> Result<i64, AppError> {
+pub fn insert_field(tx: &Connection, doc: i64, f: &NewField, now: i64) -> Result<i64, AppError> {
     tx.execute(
         "INSERT INTO fields (document_id, recipient_id, type, page_number, page_x, page_y, page_width, page_height, field_meta, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
@@ -262,7 +257,7 @@ pub fn insert_field(
     Ok(tx.last_insert_rowid())
 }
 
-pub fn update_field(tx: &Transaction<'_>, doc: i64, id: i64, f: &NewField) -> Result<(), AppError> {
+pub fn update_field(tx: &Connection, doc: i64, id: i64, f: &NewField) -> Result<(), AppError> {
     let n = tx.execute(
         "UPDATE fields SET recipient_id = ?3, type = ?4, page_number = ?5, page_x = ?6, page_y = ?7,
                 page_width = ?8, page_height = ?9, field_meta = ?10
@@ -286,7 +281,7 @@ pub fn update_field(tx: &Transaction<'_>, doc: i64, id: i64, f: &NewField) -> Re
     Ok(())
 }
 
-pub fn delete_field(tx: &Transaction<'_>, doc: i64, id: i64) -> Result<(), AppError> {
+pub fn delete_field(tx: &Connection, doc: i64, id: i64) -> Result<(), AppError> {
     let n = tx.execute(
         "DELETE FROM fields WHERE document_id = ?1 AND id = ?2",
         params![doc, id],
@@ -414,7 +409,7 @@ pub enum Deleted {
     Hidden,
 }
 
-pub fn delete(tx: &Transaction<'_>, doc: &DocRow, now: i64) -> Result<Deleted, AppError> {
+pub fn delete(tx: &Connection, doc: &DocRow, now: i64) -> Result<Deleted, AppError> {
     match doc.status {
         Status::Draft => {
             tx.execute(
@@ -450,7 +445,7 @@ pub fn delete(tx: &Transaction<'_>, doc: &DocRow, now: i64) -> Result<Deleted, A
 
 /// Records an uploaded file on a draft (checked in SQL); returns the replaced blob's id.
 pub fn set_file(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     doc: i64,
     blob: &crate::blob::store::StoredBlob,
     page_sizes: &str,

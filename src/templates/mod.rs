@@ -7,7 +7,7 @@ pub mod store;
 use std::collections::HashMap;
 use std::io::Read;
 
-use rusqlite::Transaction;
+use rusqlite::Connection;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -429,7 +429,7 @@ pub fn copy_blob(blobs: &BlobStore, source: &BlobId) -> Result<StoredBlob, AppEr
 /// recipients.
 #[allow(clippy::too_many_arguments)]
 pub fn generate(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     user: i64,
     template: i64,
     body: &Value,

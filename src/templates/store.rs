@@ -1,6 +1,6 @@
 //! SQL for `templates`, and for their rows in `recipients` and `fields` (`template_id` set).
 
-use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde_json::Value;
 
 use super::{
@@ -72,7 +72,7 @@ pub fn by_data_id(conn: &Connection, data_id: &str) -> Result<Option<i64>, AppEr
 }
 
 pub fn insert(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     user: i64,
     t: &CreateTemplate,
     data_id: &str,
@@ -245,7 +245,7 @@ pub fn base(conn: &Connection, t: &TemplateRow) -> Result<Base, AppError> {
 }
 
 pub fn insert_field(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     template: i64,
     f: &NewField,
     now: i64,
@@ -415,7 +415,7 @@ pub fn list(
 
 /// Deletes the template with its recipients, fields and file row (the blob id to remove after
 /// commit is the row's). Documents generated from it keep theirs (`template_id` becomes NULL).
-pub fn delete(tx: &Transaction<'_>, t: &TemplateRow) -> Result<(), AppError> {
+pub fn delete(tx: &Connection, t: &TemplateRow) -> Result<(), AppError> {
     tx.execute("DELETE FROM templates WHERE id = ?1", [t.id])?;
     if let Some(b) = &t.blob_id {
         tx.execute("DELETE FROM blobs WHERE id = ?1", [b])?;
@@ -426,7 +426,7 @@ pub fn delete(tx: &Transaction<'_>, t: &TemplateRow) -> Result<(), AppError> {
 /// Records an uploaded file on the template; returns the replaced blob's id (its file can go:
 /// generated documents hold copies).
 pub fn set_file(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     template: i64,
     blob: &crate::blob::store::StoredBlob,
     page_sizes: &str,

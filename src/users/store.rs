@@ -1,6 +1,6 @@
 //! SQL for the `users` table.
 
-use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use super::{Email, Tier, User};
 use crate::error::{AppError, conflict_on_unique};
@@ -34,7 +34,7 @@ pub struct NewUser<'a> {
     pub password_hash: &'a str,
 }
 
-pub fn insert(tx: &Transaction<'_>, new: &NewUser<'_>, now: i64) -> Result<User, AppError> {
+pub fn insert(tx: &Connection, new: &NewUser<'_>, now: i64) -> Result<User, AppError> {
     if find_by_email(tx, new.email.as_str())?.is_some() {
         return Err(AppError::Conflict(format!(
             "a user with e-mail {} already exists",

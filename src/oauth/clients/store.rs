@@ -1,6 +1,6 @@
 //! SQL for `oauth_clients` and their redirect URIs.
 
-use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{Client, Registration};
 use crate::crypto::SecretToken;
@@ -19,7 +19,7 @@ fn new_secret() -> SecretToken {
 
 /// Registers a client; returns it with its secret (`None` for public clients).
 pub fn insert(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     reg: &Registration,
     now: i64,
 ) -> Result<(Client, Option<SecretToken>), AppError> {

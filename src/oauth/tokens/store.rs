@@ -1,7 +1,7 @@
 //! SQL for grants, codes and tokens. Every state change here runs inside the caller's
 //! `BEGIN IMMEDIATE` transaction and checks its precondition in SQL.
 
-use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{Issued, Lifetimes, OAuthError, new_access, new_refresh};
 use crate::crypto::SecretToken;
@@ -14,7 +14,7 @@ fn parse_scopes(s: &str) -> Vec<Scope> {
 
 /// The live grant of `user` to `client`, created or widened to include `scopes`.
 pub fn upsert_grant(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     user: i64,
     client: i64,
     scopes: &[Scope],
@@ -58,7 +58,7 @@ pub struct NewCode<'a> {
 }
 
 pub fn insert_code(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     code: &SecretToken,
     new: &NewCode<'_>,
     now: i64,
@@ -84,7 +84,7 @@ pub fn insert_code(
 type Line = (i64, Option<i64>);
 
 fn insert_token(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     (grant, code): Line,
     kind: &str,
     token: &SecretToken,
@@ -103,7 +103,7 @@ fn insert_token(
 /// Issues an access token with `scopes` (and a refresh token with `refresh_scopes`, when given)
 /// on `grant`.
 fn issue(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     grant: i64,
     code: Option<i64>,
     scopes: &str,
@@ -160,7 +160,7 @@ pub struct Redemption<'a> {
 /// a database failure (roll back); the inner one a protocol answer (commit either way, so that
 /// the revocation of a reused code sticks).
 pub fn redeem_code(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     req: &Redemption<'_>,
     life: Lifetimes,
     now: i64,
@@ -274,7 +274,7 @@ pub struct Refresh<'a> {
 }
 
 pub fn refresh(
-    tx: &Transaction<'_>,
+    tx: &Connection,
     req: &Refresh<'_>,
     life: Lifetimes,
     now: i64,
@@ -435,12 +435,7 @@ pub fn authenticate_access(
 
 /// RFC 7009: revokes `token` if it belongs to `client`; a refresh token takes the access tokens
 /// of its line with it. Unknown tokens are not an error.
-pub fn revoke_token(
-    tx: &Transaction<'_>,
-    client: i64,
-    token: &str,
-    now: i64,
-) -> Result<(), AppError> {
+pub fn revoke_token(tx: &Connection, client: i64, token: &str, now: i64) -> Result<(), AppError> {
     let hash = SecretToken::presented(token).hash();
     let row: Option<(i64, String, i64, Option<i64>)> = tx
         .query_row(
@@ -546,7 +541,7 @@ pub fn live_grants(conn: &Connection, user: i64) -> Result<Vec<GrantView>, AppEr
 }
 
 /// Revokes `user`'s grant `grant` and every token of it; another user's grant is a 404.
-pub fn revoke_grant(tx: &Transaction<'_>, user: i64, grant: i64, now: i64) -> Result<(), AppError> {
+pub fn revoke_grant(tx: &Connection, user: i64, grant: i64, now: i64) -> Result<(), AppError> {
     let n = tx.execute(
         "UPDATE oauth_grants SET revoked_at = ?3 WHERE id = ?1 AND user_id = ?2 AND revoked_at IS NULL",
         params![grant, user, now],
