@@ -17,7 +17,7 @@ trap 'kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true; rm -rf
 
 $BIN --data-dir "$DATA" user add bench@example.com --name Bench --json >/dev/null
 KEY=$($BIN --data-dir "$DATA" apikey create --user bench@example.com --json | python3 -c 'import json,sys;print(json.load(sys.stdin)["key"])')
-$BIN --data-dir "$DATA" serve --tls off --listen 127.0.0.1:0 --rate-limit 0 --log-level warn --max-upload-mb 50 > "$DATA/banner" &
+$BIN --data-dir "$DATA" serve --tls off --listen 127.0.0.1:0 --rate-limit 0 --log-format json --max-upload-mb 50 > "$DATA/banner" 2> "$DATA/log" &
 SERVER=$!
 for _ in $(seq 1 100); do grep -q listening "$DATA/banner" 2>/dev/null && break; sleep 0.1; done
 BASE=$(grep listening "$DATA/banner" | awk '{print $2}')
@@ -40,15 +40,21 @@ PDF="$DATA/10mb.pdf"
 python3 bench/make_pdf.py "$PDF" 10
 SIZE=$(stat -c %s "$PDF")
 URL=$(curl -sf -H "authorization: $KEY" -H 'content-type: application/json' -d '{"title":"Upload","recipients":[]}' "$BASE/api/v1/documents" | python3 -c 'import json,sys;print(json.load(sys.stdin)["uploadUrl"])')
-curl -sf -o /dev/null -X PUT -H 'content-type: application/pdf' --data-binary @"$PDF" "$URL"   # warm-up and check
+curl -sf -o /dev/null -T "$PDF" -H 'content-type: application/pdf' "$URL"   # warm-up and check
+# curl -T streams the file (no read into memory first), as a real client would.
 hyperfine --style basic --warmup 1 --runs 10 --export-json "$DATA/up.json" \
-  "curl -sf -o /dev/null -X PUT -H 'content-type: application/pdf' --data-binary @$PDF '$URL'" >/dev/null
+  "curl -sf -o /dev/null -T $PDF -H 'content-type: application/pdf' '$URL'" >/dev/null
 hyperfine --style basic --warmup 1 --runs 10 --export-json "$DATA/dd.json" \
   "dd if=$PDF of=$DATA/dd-copy bs=1M conv=fsync status=none" >/dev/null
-python3 - "$DATA/up.json" "$DATA/dd.json" "$SIZE" <<'PY'
+python3 - "$DATA/up.json" "$DATA/dd.json" "$SIZE" "$DATA/log" <<'PY'
 import json, sys
 up = json.load(open(sys.argv[1]))["results"][0]["mean"]
 dd = json.load(open(sys.argv[2]))["results"][0]["mean"]
 mb = int(sys.argv[3]) / (1024 * 1024)
-print(f"upload {mb:.1f} MiB PDF: {up*1000:.1f} ms mean = {mb/up:.0f} MiB/s; dd (fsync) {dd*1000:.1f} ms = {mb/dd:.0f} MiB/s; upload/dd = {dd/up:.2f}")
+# The server's own time per upload (request line to response), from its JSON request log.
+server = [json.loads(l)["ms"] / 1000 for l in open(sys.argv[4]) if '"method":"PUT"' in l]
+server = server[2:]  # skip the warm-ups
+srv = sum(server) / len(server)
+print(f"upload {mb:.1f} MiB PDF: curl {up*1000:.1f} ms mean = {mb/up:.0f} MiB/s; server side {srv*1000:.1f} ms = {mb/srv:.0f} MiB/s")
+print(f"dd (fsync) {dd*1000:.1f} ms = {mb/dd:.0f} MiB/s; upload/dd = {dd/up:.2f} (curl), {dd/srv:.2f} (server side)")
 PY

@@ -151,6 +151,14 @@ impl BlobWriter {
         &self.tmp
     }
 
+    /// A second handle on the temp file, e.g. to fsync it on another thread.
+    pub fn file_handle(&self) -> io::Result<File> {
+        self.file
+            .as_ref()
+            .ok_or_else(|| io::Error::other("blob already committed"))?
+            .try_clone()
+    }
+
     pub fn write_all(&mut self, data: &[u8]) -> io::Result<()> {
         let file = self
             .file

@@ -26,6 +26,8 @@ use crate::error::AppError;
 use crate::templates::store as templates;
 
 const PREFIX: &str = "/api/v1/uploads/";
+/// Bytes gathered before a write to the temp file.
+const COALESCE: usize = 256 * 1024;
 
 fn object(data_id: &str) -> String {
     format!("upload:{data_id}")
@@ -250,7 +252,14 @@ async fn receive(
             if !complete {
                 return Err(AppError::bad_request("the upload was interrupted"));
             }
-            let info = crate::pdf::inspect_file(w.temp_path()).map_err(|e| {
+            // Flush the file to disk while the PDF is checked: the two are independent.
+            let file = w.file_handle()?;
+            let syncing = std::thread::spawn(move || file.sync_all());
+            let inspected = crate::pdf::inspect_file(w.temp_path());
+            syncing
+                .join()
+                .map_err(|_| AppError::internal("fsync thread panicked"))??;
+            let info = inspected.map_err(|e| {
                 if e.is_upload_fault() {
                     match e {
                         crate::pdf::PdfError::NotPdf => {
@@ -267,6 +276,8 @@ async fn receive(
     );
     let mut total: u64 = 0;
     let mut failure = None;
+    // Network chunks are small; hand the writer fewer, larger ones (fewer system calls).
+    let mut pending = bytes::BytesMut::with_capacity(COALESCE);
     while let Some(chunk) = bytes.next().await {
         match chunk {
             Ok(c) if c.is_empty() => continue,
@@ -276,7 +287,8 @@ async fn receive(
                     failure = Some(too_large(max));
                     break;
                 }
-                if tx.send(c).await.is_err() {
+                pending.extend_from_slice(&c);
+                if pending.len() >= COALESCE && tx.send(pending.split().freeze()).await.is_err() {
                     break;
                 }
             }
@@ -285,6 +297,10 @@ async fn receive(
                 break;
             }
         }
+    }
+    if failure.is_none() && !pending.is_empty() && tx.send(pending.split().freeze()).await.is_err()
+    {
+        failure = Some(AppError::internal("the upload writer stopped"));
     }
     if failure.is_none() {
         let _ = tx.send(Bytes::new()).await;
