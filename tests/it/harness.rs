@@ -256,3 +256,29 @@ impl Drop for BinServer {
         let _ = self.child.wait();
     }
 }
+
+/// Sends `request` on a fresh connection (without finishing a body) and returns the status and
+/// the text of the answer (read until the server closes the connection).
+pub fn raw_status(addr: std::net::SocketAddr, request: &[u8]) -> (u16, String) {
+    use std::io::{Read, Write};
+    let mut conn = std::net::TcpStream::connect(addr).unwrap();
+    conn.set_read_timeout(Some(std::time::Duration::from_secs(20)))
+        .unwrap();
+    conn.write_all(request).unwrap();
+    let mut text = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        match conn.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => text.extend_from_slice(&buf[..n]),
+            Err(e) => panic!("reading the answer failed: {e}"),
+        }
+    }
+    let text = String::from_utf8_lossy(&text).to_string();
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status line in {text:?}"));
+    (status, text)
+}
