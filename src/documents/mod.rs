@@ -145,6 +145,11 @@ pub struct CreateDocument {
 
 pub const MAX_RECIPIENTS: usize = 100;
 
+/// A new `documentDataId`: names a document's or template's file slot and its upload URL.
+pub fn new_data_id() -> String {
+    format!("dd_{}", crate::crypto::random_base62(24))
+}
+
 /// Validates a create request for an account of `tier` (400 with every problem; 403 for auth
 /// options the tier does not include).
 pub fn parse_create(body: &Value, tier: Tier) -> Result<CreateDocument, AppError> {

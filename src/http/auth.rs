@@ -54,3 +54,14 @@ pub async fn authenticate(state: &AppState, creds: Credentials) -> Result<Princi
         .call(move |c| principal::authenticate(c, &creds, crate::db::now()))
         .await
 }
+
+/// The principal behind `creds`, which must carry `scope` (403 otherwise).
+pub async fn authenticate_for(
+    state: &AppState,
+    creds: Credentials,
+    scope: crate::oauth::scope::Scope,
+) -> Result<Principal, AppError> {
+    let who = authenticate(state, creds).await?;
+    who.require(scope)?;
+    Ok(who)
+}

@@ -9,14 +9,14 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use super::auth::{authenticate, credentials, credentials_or_query_key};
+use super::auth::{authenticate_for, credentials, credentials_or_query_key};
 use super::reply::{Format, error_response, json_response, json_result};
 use super::{body, with_state};
 use crate::app::AppState;
 use crate::bookings::{self, Booking, CreateRequest, store};
 use crate::db::now;
 use crate::error::AppError;
-use crate::oauth::principal::{Credentials, Principal};
+use crate::oauth::principal::Credentials;
 use crate::oauth::scope::Scope;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
@@ -92,12 +92,6 @@ fn created<T: Serialize>(result: Result<T, AppError>) -> Response {
 }
 
 /// The caller, who must hold `scope` (API keys hold every scope).
-async fn caller(state: &AppState, creds: Credentials, scope: Scope) -> Result<Principal, AppError> {
-    let principal = authenticate(state, creds).await?;
-    principal.require(scope)?;
-    Ok(principal)
-}
-
 /// Query parameters arrive as text and are checked after authentication, so an anonymous
 /// request gets 401 whatever its query says.
 #[derive(Debug, Deserialize)]
@@ -150,7 +144,7 @@ async fn create(
     creds: Credentials,
     req: CreateRequest,
 ) -> Result<Booking, AppError> {
-    let who = caller(&state, creds, Scope::WriteBooking).await?;
+    let who = authenticate_for(&state, creds, Scope::WriteBooking).await?;
     let new = bookings::validate_new(&req)?;
     let uid = bookings::new_uid();
     state
@@ -161,7 +155,7 @@ async fn create(
 
 /// `GET /api/v1/bookings?page&perPage&status`.
 async fn list(state: AppState, creds: Credentials, q: PageQuery) -> Result<Page, AppError> {
-    let who = caller(&state, creds, Scope::ReadBooking).await?;
+    let who = authenticate_for(&state, creds, Scope::ReadBooking).await?;
     let page = bookings::parse_page(
         q.page.as_deref(),
         q.per_page.as_deref(),
@@ -185,7 +179,7 @@ async fn list(state: AppState, creds: Credentials, q: PageQuery) -> Result<Page,
 
 /// `GET /api/v1/bookings/{id}`: another user's booking is a 404, like a missing one.
 async fn get(state: AppState, creds: Credentials, id: i64) -> Result<Booking, AppError> {
-    let who = caller(&state, creds, Scope::ReadBooking).await?;
+    let who = authenticate_for(&state, creds, Scope::ReadBooking).await?;
     state
         .db
         .call(move |c| store::get(c, who.user_id, id))
@@ -200,7 +194,7 @@ async fn cancel(
     id: i64,
     req: CancelRequest,
 ) -> Result<Booking, AppError> {
-    let who = caller(&state, creds, Scope::WriteBooking).await?;
+    let who = authenticate_for(&state, creds, Scope::WriteBooking).await?;
     let reason = bookings::validate_reason(req.reason.as_deref())?;
     state
         .db

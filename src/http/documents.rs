@@ -8,7 +8,7 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use super::auth::{authenticate, credentials};
+use super::auth::{authenticate_for, credentials};
 use super::reply::json_result;
 use super::with_state;
 use crate::app::AppState;
@@ -19,7 +19,7 @@ use crate::documents::recipients::parse_recipient;
 use crate::documents::store::{self, Deleted};
 use crate::documents::{self, RecipientBrief, Status, parse_paging, total_pages};
 use crate::error::AppError;
-use crate::oauth::principal::{Credentials, Principal};
+use crate::oauth::principal::Credentials;
 use crate::oauth::scope::Scope;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
@@ -106,28 +106,16 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .boxed()
 }
 
-async fn caller(state: &AppState, creds: Credentials, scope: Scope) -> Result<Principal, AppError> {
-    let who = authenticate(state, creds).await?;
-    who.require(scope)?;
-    Ok(who)
-}
-
-fn tier_of(conn: &rusqlite::Connection, user: i64) -> Result<crate::users::Tier, AppError> {
-    Ok(crate::users::store::get(conn, user)?
-        .ok_or_else(|| AppError::Unauthorized("the user no longer exists".into()))?
-        .tier)
-}
-
 /// `POST /api/v1/documents` (seed 4.1): a DRAFT with its recipients, and the signed upload URL.
 async fn create(state: AppState, creds: Credentials, body: Value) -> Result<Value, AppError> {
-    let who = caller(&state, creds, Scope::WriteDocument).await?;
+    let who = authenticate_for(&state, creds, Scope::WriteDocument).await?;
     let app = state.app_base();
-    let data_id = format!("dd_{}", crate::crypto::random_base62(24));
+    let data_id = crate::documents::new_data_id();
     let d = data_id.clone();
     let (id, recipients) = state
         .db
         .write(move |tx| {
-            let doc = documents::parse_create(&body, tier_of(tx, who.user_id)?)?;
+            let doc = documents::parse_create(&body, crate::users::store::tier(tx, who.user_id)?)?;
             let id = store::insert(tx, who.user_id, &doc, &d, now())?;
             Ok((id, store::recipients(tx, id, &app)?))
         })
@@ -145,7 +133,7 @@ async fn list(
     creds: Credentials,
     q: HashMap<String, String>,
 ) -> Result<Value, AppError> {
-    let who = caller(&state, creds, Scope::ReadDocument).await?;
+    let who = authenticate_for(&state, creds, Scope::ReadDocument).await?;
     let (page, per_page) = parse_paging(
         q.get("page").map(String::as_str),
         q.get("perPage").map(String::as_str),
@@ -174,7 +162,7 @@ async fn list(
 }
 
 async fn get(state: AppState, creds: Credentials, id: i64) -> Result<Value, AppError> {
-    let who = caller(&state, creds, Scope::ReadDocument).await?;
+    let who = authenticate_for(&state, creds, Scope::ReadDocument).await?;
     let app = state.app_base();
     let doc = state
         .db
@@ -185,7 +173,7 @@ async fn get(state: AppState, creds: Credentials, id: i64) -> Result<Value, AppE
 
 /// DRAFT: deleted (with its file). PENDING: CANCELLED. Finished: hidden from lists.
 async fn delete(state: AppState, creds: Credentials, id: i64) -> Result<Value, AppError> {
-    let who = caller(&state, creds, Scope::WriteDocument).await?;
+    let who = authenticate_for(&state, creds, Scope::WriteDocument).await?;
     let app = state.app_base();
     let (view, outcome, blob) = state
         .db
@@ -216,7 +204,7 @@ async fn add_recipient(
     id: i64,
     body: Value,
 ) -> Result<Value, AppError> {
-    let who = caller(&state, creds, Scope::WriteDocument).await?;
+    let who = authenticate_for(&state, creds, Scope::WriteDocument).await?;
     let app = state.app_base();
     let view = state
         .db
@@ -230,7 +218,7 @@ async fn add_recipient(
             documents::check_tier(
                 &Default::default(),
                 std::slice::from_ref(&r),
-                tier_of(tx, who.user_id)?,
+                crate::users::store::tier(tx, who.user_id)?,
             )?;
             if !matches!(doc.status, Status::Draft | Status::Pending) {
                 return Err(AppError::Conflict(format!(
@@ -253,7 +241,7 @@ async fn patch_recipient(
     rid: i64,
     body: Value,
 ) -> Result<Value, AppError> {
-    let who = caller(&state, creds, Scope::WriteDocument).await?;
+    let who = authenticate_for(&state, creds, Scope::WriteDocument).await?;
     let app = state.app_base();
     let view = state
         .db
@@ -280,7 +268,7 @@ async fn patch_recipient(
             documents::check_tier(
                 &Default::default(),
                 std::slice::from_ref(&r),
-                tier_of(tx, who.user_id)?,
+                crate::users::store::tier(tx, who.user_id)?,
             )?;
             if !matches!(doc.status, Status::Draft | Status::Pending) {
                 return Err(AppError::Conflict(format!(
@@ -302,7 +290,7 @@ async fn delete_recipient(
     id: i64,
     rid: i64,
 ) -> Result<Value, AppError> {
-    let who = caller(&state, creds, Scope::WriteDocument).await?;
+    let who = authenticate_for(&state, creds, Scope::WriteDocument).await?;
     state
         .db
         .write(move |tx| {
@@ -327,7 +315,7 @@ async fn add_fields(
     id: i64,
     body: Value,
 ) -> Result<Value, AppError> {
-    let who = caller(&state, creds, Scope::WriteDocument).await?;
+    let who = authenticate_for(&state, creds, Scope::WriteDocument).await?;
     let fields = state
         .db
         .write(move |tx| {
@@ -376,7 +364,7 @@ async fn patch_field(
     fid: i64,
     body: Value,
 ) -> Result<Value, AppError> {
-    let who = caller(&state, creds, Scope::WriteDocument).await?;
+    let who = authenticate_for(&state, creds, Scope::WriteDocument).await?;
     let field = state
         .db
         .write(move |tx| {
@@ -412,7 +400,7 @@ async fn delete_field(
     id: i64,
     fid: i64,
 ) -> Result<Value, AppError> {
-    let who = caller(&state, creds, Scope::WriteDocument).await?;
+    let who = authenticate_for(&state, creds, Scope::WriteDocument).await?;
     state
         .db
         .write(move |tx| {

@@ -8,7 +8,7 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use super::auth::{authenticate, credentials};
+use super::auth::{authenticate_for, credentials};
 use super::reply::json_result;
 use super::with_state;
 use crate::app::AppState;
@@ -19,7 +19,7 @@ use crate::documents::fields::parse_field;
 use crate::documents::recipients::parse_recipient;
 use crate::documents::{RecipientBrief, check_tier, parse_paging, total_pages};
 use crate::error::AppError;
-use crate::oauth::principal::{Credentials, Principal};
+use crate::oauth::principal::Credentials;
 use crate::oauth::scope::Scope;
 use crate::templates::{self, store};
 
@@ -82,29 +82,17 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .boxed()
 }
 
-async fn caller(state: &AppState, creds: Credentials, scope: Scope) -> Result<Principal, AppError> {
-    let who = authenticate(state, creds).await?;
-    who.require(scope)?;
-    Ok(who)
-}
-
-fn tier_of(conn: &rusqlite::Connection, user: i64) -> Result<crate::users::Tier, AppError> {
-    Ok(crate::users::store::get(conn, user)?
-        .ok_or_else(|| AppError::Unauthorized("the user no longer exists".into()))?
-        .tier)
-}
-
 /// `POST /api/v1/templates`: the template with its recipients, and the signed upload URL of its
 /// PDF (the same `PUT` as for documents).
 async fn create(state: AppState, creds: Credentials, body: Value) -> Result<Value, AppError> {
-    let who = caller(&state, creds, Scope::WriteDocument).await?;
+    let who = authenticate_for(&state, creds, Scope::WriteDocument).await?;
     let app = state.app_base();
-    let data_id = format!("dd_{}", crate::crypto::random_base62(24));
+    let data_id = crate::documents::new_data_id();
     let d = data_id.clone();
     let (id, recipients) = state
         .db
         .write(move |tx| {
-            let t = templates::parse_create(&body, tier_of(tx, who.user_id)?)?;
+            let t = templates::parse_create(&body, crate::users::store::tier(tx, who.user_id)?)?;
             let id = store::insert(tx, who.user_id, &t, &d, now())?;
             Ok((id, store::recipient_briefs(tx, id, &app)?))
         })
@@ -121,7 +109,7 @@ async fn list(
     creds: Credentials,
     q: HashMap<String, String>,
 ) -> Result<Value, AppError> {
-    let who = caller(&state, creds, Scope::ReadDocument).await?;
+    let who = authenticate_for(&state, creds, Scope::ReadDocument).await?;
     let (page, per_page) = parse_paging(
         q.get("page").map(String::as_str),
         q.get("perPage").map(String::as_str),
@@ -135,7 +123,7 @@ async fn list(
 
 /// `GET /api/v1/templates/{id}` (seed 4.4): the template as seed 2.4 shows it.
 async fn get(state: AppState, creds: Credentials, id: i64) -> Result<Value, AppError> {
-    let who = caller(&state, creds, Scope::ReadDocument).await?;
+    let who = authenticate_for(&state, creds, Scope::ReadDocument).await?;
     let t = state
         .db
         .call(move |c| store::view(c, who.user_id, id))
@@ -145,7 +133,7 @@ async fn get(state: AppState, creds: Credentials, id: i64) -> Result<Value, AppE
 
 /// Deletes the template and its file; documents generated from it keep their own copies.
 async fn delete(state: AppState, creds: Credentials, id: i64) -> Result<Value, AppError> {
-    let who = caller(&state, creds, Scope::WriteDocument).await?;
+    let who = authenticate_for(&state, creds, Scope::WriteDocument).await?;
     let blob = state
         .db
         .write(move |tx| {
@@ -169,7 +157,7 @@ async fn add_recipient(
     id: i64,
     body: Value,
 ) -> Result<Value, AppError> {
-    let who = caller(&state, creds, Scope::WriteDocument).await?;
+    let who = authenticate_for(&state, creds, Scope::WriteDocument).await?;
     let view = state
         .db
         .write(move |tx| {
@@ -183,7 +171,7 @@ async fn add_recipient(
             check_tier(
                 &Default::default(),
                 std::slice::from_ref(&r),
-                tier_of(tx, who.user_id)?,
+                crate::users::store::tier(tx, who.user_id)?,
             )?;
             let rid = store::insert_recipient(tx, id, &r, now())?;
             store::touch(tx, id, now())?;
@@ -203,7 +191,7 @@ async fn add_fields(
     id: i64,
     body: Value,
 ) -> Result<Value, AppError> {
-    let who = caller(&state, creds, Scope::WriteDocument).await?;
+    let who = authenticate_for(&state, creds, Scope::WriteDocument).await?;
     let fields = state
         .db
         .write(move |tx| {
@@ -252,7 +240,7 @@ async fn generate(
     id: i64,
     body: Value,
 ) -> Result<Value, AppError> {
-    let who = caller(&state, creds, Scope::WriteDocument).await?;
+    let who = authenticate_for(&state, creds, Scope::WriteDocument).await?;
     let user = who.user_id;
     // Validate first, so a bad request or a template without a file copies nothing.
     let b = body.clone();
@@ -260,7 +248,11 @@ async fn generate(
         .db
         .call(move |c| {
             let t = store::owned(c, user, id)?;
-            templates::parse_generate(&b, &store::base(c, &t)?, tier_of(c, user)?)?;
+            templates::parse_generate(
+                &b,
+                &store::base(c, &t)?,
+                crate::users::store::tier(c, user)?,
+            )?;
             t.blob_id
                 .and_then(|b| BlobId::parse(&b))
                 .ok_or_else(templates::no_file)
@@ -272,12 +264,12 @@ async fn generate(
         .await
         .map_err(|e| AppError::internal(format!("copy task failed: {e}")))??;
     let app = state.app_base();
-    let data_id = format!("dd_{}", crate::crypto::random_base62(24));
+    let data_id = crate::documents::new_data_id();
     let file = copy.clone();
     let result = state
         .db
         .write(move |tx| {
-            let tier = tier_of(tx, user)?;
+            let tier = crate::users::store::tier(tx, user)?;
             templates::generate(
                 tx,
                 user,

@@ -157,3 +157,10 @@ pub fn login_record(conn: &Connection, email: &str) -> Result<Option<(i64, Strin
         )
         .optional()?)
 }
+
+/// The tier of user `id` (401 when the user is gone: its credential is stale).
+pub fn tier(conn: &Connection, id: i64) -> Result<Tier, AppError> {
+    Ok(get(conn, id)?
+        .ok_or_else(|| AppError::Unauthorized("the user no longer exists".into()))?
+        .tier)
+}
