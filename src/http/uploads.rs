@@ -141,7 +141,8 @@ where
     match result {
         Ok(old) => {
             if let Some(old) = old.and_then(|o| crate::blob::BlobId::parse(&o)) {
-                let _ = tokio::task::spawn_blocking(move || blobs.delete(&old)).await;
+                // Nothing refers to the replaced file any more; remove it after answering.
+                tokio::task::spawn_blocking(move || blobs.delete(&old));
             }
             let (key, id) = match target {
                 Target::Document(id) => ("documentId", id),
@@ -229,6 +230,11 @@ where
 }
 
 /// Streams `bytes` into a new blob (at most `max` bytes), checks it is a PDF, and commits it.
+///
+/// The body goes to the temp file as it arrives (a writer thread, fed in 256 KiB pieces). The
+/// PDF check needs the whole file in memory anyway (lopdf parses from a buffer), so the
+/// received bytes are also kept, up to the limit, and checked on a second thread while the
+/// writer finishes and fsyncs; the blob is committed only when both succeed.
 async fn receive(
     state: &AppState,
     mut bytes: std::pin::Pin<Box<dyn Stream<Item = Result<Bytes, AppError>> + Send>>,
@@ -236,60 +242,38 @@ async fn receive(
 ) -> Result<(StoredBlob, crate::pdf::PdfInfo), AppError> {
     let (tx, mut rx) = mpsc::channel::<Bytes>(16);
     let blobs = state.blobs.clone();
-    // The writer runs on a blocking thread; it stops (and the temp file goes) when the sender
-    // is dropped early, because it only commits after an explicit end-of-body marker.
-    let writer = tokio::task::spawn_blocking(
-        move || -> Result<(StoredBlob, crate::pdf::PdfInfo), AppError> {
-            let mut w = blobs.begin()?;
-            let mut complete = false;
-            while let Some(chunk) = rx.blocking_recv() {
-                if chunk.is_empty() {
-                    complete = true;
-                    break;
-                }
-                w.write_all(&chunk)?;
+    // The writer stops (and its temp file goes) when the sender is dropped early: it only
+    // finishes after an explicit end-of-body marker (an empty piece).
+    let writer = tokio::task::spawn_blocking(move || -> Result<crate::blob::BlobWriter, AppError> {
+        let mut w = blobs.begin()?;
+        while let Some(chunk) = rx.blocking_recv() {
+            if chunk.is_empty() {
+                w.file_handle()?.sync_all()?;
+                return Ok(w);
             }
-            if !complete {
-                return Err(AppError::bad_request("the upload was interrupted"));
-            }
-            // Flush the file to disk while the PDF is checked: the two are independent.
-            let file = w.file_handle()?;
-            let syncing = std::thread::spawn(move || file.sync_all());
-            let inspected = crate::pdf::inspect_file(w.temp_path());
-            syncing
-                .join()
-                .map_err(|_| AppError::internal("fsync thread panicked"))??;
-            let info = inspected.map_err(|e| {
-                if e.is_upload_fault() {
-                    match e {
-                        crate::pdf::PdfError::NotPdf => {
-                            AppError::UnsupportedMediaType(format!("{e}; upload a PDF file"))
-                        }
-                        other => AppError::bad_request(other.to_string()),
-                    }
-                } else {
-                    AppError::internal(e)
-                }
-            })?;
-            Ok((w.commit()?, info))
-        },
-    );
-    let mut total: u64 = 0;
+            w.write_all(&chunk)?;
+            w.start_writeback();
+        }
+        Err(AppError::bad_request("the upload was interrupted"))
+    });
+    let mut whole = bytes::BytesMut::new();
+    let mut sent = 0usize;
     let mut failure = None;
-    // Network chunks are small; hand the writer fewer, larger ones (fewer system calls).
-    let mut pending = bytes::BytesMut::with_capacity(COALESCE);
     while let Some(chunk) = bytes.next().await {
         match chunk {
             Ok(c) if c.is_empty() => continue,
             Ok(c) => {
-                total += c.len() as u64;
-                if total > max {
+                if (whole.len() + c.len()) as u64 > max {
                     failure = Some(too_large(max));
                     break;
                 }
-                pending.extend_from_slice(&c);
-                if pending.len() >= COALESCE && tx.send(pending.split().freeze()).await.is_err() {
-                    break;
+                whole.extend_from_slice(&c);
+                if whole.len() - sent >= COALESCE {
+                    let piece = Bytes::copy_from_slice(&whole[sent..]);
+                    sent = whole.len();
+                    if tx.send(piece).await.is_err() {
+                        break;
+                    }
                 }
             }
             Err(e) => {
@@ -298,22 +282,40 @@ async fn receive(
             }
         }
     }
-    if failure.is_none() && !pending.is_empty() && tx.send(pending.split().freeze()).await.is_err()
-    {
-        failure = Some(AppError::internal("the upload writer stopped"));
+    if let Some(e) = failure {
+        drop(tx);
+        let _ = writer.await;
+        return Err(e);
     }
-    if failure.is_none() {
-        let _ = tx.send(Bytes::new()).await;
+    if whole.is_empty() {
+        drop(tx);
+        let _ = writer.await;
+        return Err(AppError::bad_request("the upload is empty; send the PDF as the body"));
+    }
+    let last = Bytes::copy_from_slice(&whole[sent..]);
+    if (!last.is_empty() && tx.send(last).await.is_err()) || tx.send(Bytes::new()).await.is_err() {
+        drop(tx);
+        return Err(writer
+            .await
+            .map_err(|e| AppError::internal(format!("upload task failed: {e}")))?
+            .err()
+            .unwrap_or_else(|| AppError::internal("the upload writer stopped")));
     }
     drop(tx);
-    let written = writer
+    let whole = whole.freeze();
+    let inspect = tokio::task::spawn_blocking(move || crate::pdf::inspect_bytes(&whole));
+    let (written, inspected) = tokio::join!(writer, inspect);
+    let writer = written.map_err(|e| AppError::internal(format!("upload task failed: {e}")))??;
+    let info = inspected
+        .map_err(|e| AppError::internal(format!("PDF check failed: {e}")))?
+        .map_err(|e| match e {
+            crate::pdf::PdfError::NotPdf => AppError::UnsupportedMediaType(format!("{e}; upload a PDF file")),
+            e if e.is_upload_fault() => AppError::bad_request(e.to_string()),
+            e => AppError::internal(e),
+        })?;
+    // Dropping the writer on an error above removed its temp file; here it becomes the blob.
+    let stored = tokio::task::spawn_blocking(move || writer.commit())
         .await
-        .map_err(|e| AppError::internal(format!("upload task failed: {e}")))?;
-    match failure {
-        Some(e) => Err(e),
-        None if total == 0 => Err(AppError::bad_request(
-            "the upload is empty; send the PDF as the body",
-        )),
-        None => written,
-    }
+        .map_err(|e| AppError::internal(format!("upload task failed: {e}")))??;
+    Ok((stored, info))
 }
