@@ -244,18 +244,19 @@ async fn receive(
     let blobs = state.blobs.clone();
     // The writer stops (and its temp file goes) when the sender is dropped early: it only
     // finishes after an explicit end-of-body marker (an empty piece).
-    let writer = tokio::task::spawn_blocking(move || -> Result<crate::blob::BlobWriter, AppError> {
-        let mut w = blobs.begin()?;
-        while let Some(chunk) = rx.blocking_recv() {
-            if chunk.is_empty() {
-                w.file_handle()?.sync_all()?;
-                return Ok(w);
+    let writer =
+        tokio::task::spawn_blocking(move || -> Result<crate::blob::BlobWriter, AppError> {
+            let mut w = blobs.begin()?;
+            while let Some(chunk) = rx.blocking_recv() {
+                if chunk.is_empty() {
+                    w.file_handle()?.sync_all()?;
+                    return Ok(w);
+                }
+                w.write_all(&chunk)?;
+                w.start_writeback();
             }
-            w.write_all(&chunk)?;
-            w.start_writeback();
-        }
-        Err(AppError::bad_request("the upload was interrupted"))
-    });
+            Err(AppError::bad_request("the upload was interrupted"))
+        });
     let mut whole = bytes::BytesMut::new();
     let mut sent = 0usize;
     let mut failure = None;
@@ -290,7 +291,9 @@ async fn receive(
     if whole.is_empty() {
         drop(tx);
         let _ = writer.await;
-        return Err(AppError::bad_request("the upload is empty; send the PDF as the body"));
+        return Err(AppError::bad_request(
+            "the upload is empty; send the PDF as the body",
+        ));
     }
     let last = Bytes::copy_from_slice(&whole[sent..]);
     if (!last.is_empty() && tx.send(last).await.is_err()) || tx.send(Bytes::new()).await.is_err() {
@@ -309,7 +312,9 @@ async fn receive(
     let info = inspected
         .map_err(|e| AppError::internal(format!("PDF check failed: {e}")))?
         .map_err(|e| match e {
-            crate::pdf::PdfError::NotPdf => AppError::UnsupportedMediaType(format!("{e}; upload a PDF file")),
+            crate::pdf::PdfError::NotPdf => {
+                AppError::UnsupportedMediaType(format!("{e}; upload a PDF file"))
+            }
             e if e.is_upload_fault() => AppError::bad_request(e.to_string()),
             e => AppError::internal(e),
         })?;
