@@ -284,8 +284,16 @@ pub async fn run(config: Config) -> Result<(), StartupError> {
     let stop = shutdown_signal().map_err(|e| StartupError::Config(format!("signals: {e}")))?;
     let running = start(config).await?;
     println!("{}", running.banner);
+    {
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+    }
+    // Under systemd (Type=notify): READY=1 now that the listener is bound, watchdog pings.
+    let systemd =
+        crate::systemd::Service::ready(&format!("serving on {}", base(&running.public_url)));
     stop.await;
     tracing::info!("signal received; shutting down");
+    systemd.stopping();
     running.shutdown().await;
     tracing::info!("stopped");
     Ok(())

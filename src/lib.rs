@@ -28,6 +28,7 @@ pub mod ratelimit;
 pub mod server;
 pub mod sessions;
 pub mod settings;
+pub mod systemd;
 pub mod templates;
 pub mod timefmt;
 pub mod tls;

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Builds a statically linked `docket` and prints its path on the last line of stdout.
+#
+# musl (x86_64-unknown-linux-musl, C code built with Debian's musl-gcc from musl-tools) where
+# rustup has or can add that target; otherwise glibc with `-C target-feature=+crt-static`
+# (x86_64-unknown-linux-gnu). Either way the bundled SQLite and ring's C/assembly are compiled
+# for and linked into the one binary, and `file` says "statically linked" or "static-pie linked".
+#
+#   DOCKET_STATIC=auto|musl|glibc   which to build (default auto: musl, falling back to glibc)
+#   extra arguments are passed to `cargo build`
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+MUSL=x86_64-unknown-linux-musl
+GNU=x86_64-unknown-linux-gnu
+mode=${DOCKET_STATIC:-auto}
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else return 1; fi; }
+say() { echo "build-static: $*" >&2; }
+
+musl_ready() {
+  if ! command -v musl-gcc >/dev/null; then
+    say "installing Debian musl-tools (musl-gcc)"
+    { as_root apt-get update -qq && as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq musl-tools >/dev/null; } || return 1
+    command -v musl-gcc >/dev/null || return 1
+  fi
+  if ! rustup target list --installed 2>/dev/null | grep -qx "$MUSL"; then
+    say "adding the rustup target $MUSL"
+    timeout 300 rustup target add "$MUSL" >&2 || return 1
+  fi
+}
+
+case $mode in
+  auto) if musl_ready; then target=$MUSL; else say "musl unavailable; using glibc +crt-static"; target=$GNU; fi ;;
+  musl) musl_ready || { say "musl target unavailable"; exit 1; }; target=$MUSL ;;
+  glibc) target=$GNU ;;
+  *) say "DOCKET_STATIC must be auto, musl or glibc"; exit 2 ;;
+esac
+
+if [ "$target" = "$MUSL" ]; then
+  # Rust links musl targets statically by default; C sources (SQLite, ring) go through musl-gcc.
+  export CC_x86_64_unknown_linux_musl=musl-gcc
+  export CARGO_TARGET_X86_64_UNKNOWN_LINUX_MUSL_RUSTFLAGS="-C target-feature=+crt-static"
+else
+  # With an explicit --target these flags reach only the target's code, not build scripts or
+  # proc macros, which must stay dynamic.
+  export CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUSTFLAGS="-C target-feature=+crt-static"
+fi
+
+say "cargo build --release --target $target"
+cargo build --release --locked --target "$target" --bin docket "$@" >&2
+
+bin=target/$target/release/docket
+desc=$(file -L "$bin")
+say "$desc"
+case $desc in
+  *"statically linked"* | *"static-pie linked"*) ;;
+  *) say "not a static binary"; exit 1 ;;
+esac
+echo "$bin"

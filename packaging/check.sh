@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Checks Docket's packaging end to end (run by .ci/run; needs root or sudo for apt):
+#   1. the static binary (packaging/build-static.sh): `file` says static, and it runs from an
+#      empty directory with an empty environment: --help, serve answering /healthz, the systemd
+#      notify protocol, exit 0 on SIGTERM (packaging/smoke-serve.py);
+#   2. the Debian package (`cargo deb`): lintian without errors; its files, conffiles and
+#      maintainer scripts; every DOCKET_* setting of `docket serve --help` in /etc/default/docket;
+#   3. the systemd unit, as packaged, with `systemd-analyze verify` in a scratch root;
+#   4. the Homebrew formula's Ruby syntax.
+# Installs what it lacks: Debian lintian, systemd (systemd-analyze), ruby, file, musl-tools,
+# python3, curl; cargo-deb from crates.io at a pinned version.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+CARGO_DEB_VERSION=3.8.0
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+step() { echo "== packaging: $*"; }
+die() { echo "packaging check FAILED: $*" >&2; exit 1; }
+
+work=$(mktemp -d /tmp/docket-pkg.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+step "tools"
+missing=()
+for pair in lintian:lintian systemd-analyze:systemd ruby:ruby file:file musl-gcc:musl-tools \
+            python3:python3 dpkg-deb:dpkg; do
+  command -v "${pair%%:*}" >/dev/null || missing+=("${pair#*:}")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing Debian ${missing[*]}"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if ! cargo deb --version 2>/dev/null | grep -qF "$CARGO_DEB_VERSION"; then
+  echo "installing cargo-deb $CARGO_DEB_VERSION"
+  cargo install --locked --quiet cargo-deb --version "$CARGO_DEB_VERSION"
+fi
+cargo deb --version
+
+step "static binary"
+static=$(packaging/build-static.sh | tail -n 1)
+file -L "$static"
+ls -l "$static"
+timeout 180 python3 packaging/smoke-serve.py "$ROOT/$static" "$work/smoke"
+
+step "Debian package (cargo deb)"
+deb=$(cargo deb --locked 2>"$work/cargo-deb.log" | tail -n 1) || { cat "$work/cargo-deb.log" >&2; die "cargo deb"; }
+[ -f "$deb" ] || die "cargo deb printed no package path ($deb)"
+echo "$deb ($(du -h "$deb" | cut -f1))"
+dpkg-deb --info "$deb" | sed -n '/Package:/,$p'
+
+step "lintian"
+# Errors fail the check; warnings and info are shown.
+lintian --fail-on error --info "$deb" \
+  | tee "$work/lintian.txt" || die "lintian reports errors"
+grep -q '^E:' "$work/lintian.txt" && die "lintian reports errors"
+echo "lintian: $(grep -c '^E:' "$work/lintian.txt" || true) errors, $(grep -c '^W:' "$work/lintian.txt" || true) warnings"
+
+step "package contents"
+pkg=$work/root
+ctl=$work/control
+dpkg-deb -x "$deb" "$pkg"
+dpkg-deb -e "$deb" "$ctl"
+(cd "$pkg" && find . -type f -o -type l | sort)
+unit=$pkg/usr/lib/systemd/system/docket.service
+[ -f "$unit" ] || unit=$pkg/lib/systemd/system/docket.service
+for f in "$pkg/usr/bin/docket" "$unit" "$pkg/etc/default/docket" \
+         "$pkg/usr/share/man/man1/docket.1.gz" "$pkg/usr/share/doc/docket/copyright"; do
+  [ -f "$f" ] || die "missing in the package: ${f#"$pkg"}"
+done
+[ -x "$pkg/usr/bin/docket" ] || die "/usr/bin/docket is not executable"
+"$pkg/usr/bin/docket" --version
+cmp -s "$unit" packaging/systemd/docket.service || die "the packaged unit differs from packaging/systemd/docket.service"
+grep -qx /etc/default/docket "$ctl/conffiles" || die "/etc/default/docket is not a conffile"
+grep -q '^Depends:.*adduser' "$ctl/control" || die "Depends lacks adduser"
+for s in postinst prerm postrm; do
+  [ -x "$ctl/$s" ] || die "maintainer script $s missing or not executable"
+  sh -n "$ctl/$s" || die "maintainer script $s: syntax"
+  grep -q '#DEBHELPER#' "$ctl/$s" && die "maintainer script $s: #DEBHELPER# left unexpanded"
+done
+grep -q 'adduser .*--system --group --home /var/lib/docket' "$ctl/postinst" || die "postinst does not create the docket user"
+grep -q 'deb-systemd-helper' "$ctl/postinst" || die "postinst does not enable the unit"
+grep -q 'deb-systemd-invoke' "$ctl/postinst" || die "postinst does not start the unit"
+grep -q 'deb-systemd-invoke' "$ctl/prerm" || die "prerm does not stop the unit"
+grep -q 'rm -rf /var/lib/docket' "$ctl/postrm" || die "postrm does not delete the data on purge"
+# Order: `set -e` first, the user exists before the unit is enabled and started, and each
+# generated snippet appears once (a stray token in a comment would duplicate it).
+line() { grep -n -m1 -e "$1" "$2" | cut -d: -f1; }
+for s in postinst prerm postrm; do
+  [ "$(line '^set -e' "$ctl/$s")" -lt "$(line 'Automatically added' "$ctl/$s")" ] \
+    || die "$s: a generated snippet runs before set -e"
+done
+[ "$(line 'adduser --' "$ctl/postinst")" -lt "$(line 'deb-systemd-helper enable' "$ctl/postinst")" ] \
+  || die "postinst enables the unit before creating the user"
+[ "$(grep -c 'deb-systemd-invoke \$_dh_action' "$ctl/postinst")" = 1 ] || die "postinst starts the unit more than once"
+[ "$(grep -c 'deb-systemd-invoke stop' "$ctl/prerm")" = 1 ] || die "prerm stops the unit more than once"
+# Every DOCKET_* variable of `docket serve --help` is in /etc/default/docket, commented out.
+vars=$("$pkg/usr/bin/docket" serve --help | grep -o 'env: DOCKET_[A-Z_]*' | cut -d' ' -f2 | sort -u)
+[ -n "$vars" ] || die "no DOCKET_* variables in serve --help"
+for v in $vars; do
+  grep -q "^#$v=" "$pkg/etc/default/docket" || die "/etc/default/docket lacks a commented $v="
+done
+if grep -v '^#' "$pkg/etc/default/docket" | grep -q '[^[:space:]]'; then
+  die "/etc/default/docket sets something; every setting must be commented"
+fi
+echo "every one of $(echo "$vars" | wc -l) DOCKET_* settings is in /etc/default/docket, commented"
+
+step "systemd-analyze verify (the packaged unit in a scratch root)"
+# verify needs ExecStart's /usr/bin/docket to exist and the standard targets: the unpacked
+# package gives the first, the host's units the rest, without touching the real /usr.
+mkdir -p "$pkg/usr/lib/systemd/system"
+cp -an /usr/lib/systemd/system/. "$pkg/usr/lib/systemd/system/"
+[ "$unit" = "$pkg/usr/lib/systemd/system/docket.service" ] || cp "$unit" "$pkg/usr/lib/systemd/system/"
+out=$(systemd-analyze verify --man=no --root="$pkg" docket.service 2>&1) || { echo "$out"; die "systemd-analyze verify failed"; }
+[ -z "$out" ] || { echo "$out"; die "systemd-analyze verify printed warnings"; }
+echo "systemd-analyze verify: clean"
+
+step "Homebrew formula"
+ruby -c packaging/homebrew/docket.rb
+
+echo "== packaging: all checks passed"
