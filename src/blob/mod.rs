@@ -1,5 +1,6 @@
 //! Content files ("blobs") under `<data>/blobs/`, and HMAC-signed, expiring URLs to them.
 
+pub mod rows;
 pub mod signed_url;
 pub mod store;
 

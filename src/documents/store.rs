@@ -57,6 +57,19 @@ pub fn by_data_id(conn: &Connection, data_id: &str) -> Result<Option<DocRow>, Ap
         .optional()?)
 }
 
+/// 409 unless the document is still open (DRAFT or PENDING): recipients may change until it
+/// is finished or cancelled.
+pub fn require_open(doc: &DocRow, action: &str) -> Result<(), AppError> {
+    if matches!(doc.status, Status::Draft | Status::Pending) {
+        Ok(())
+    } else {
+        Err(AppError::Conflict(format!(
+            "cannot {action}: the document is {}",
+            doc.status.as_str()
+        )))
+    }
+}
+
 /// 409 unless the document is a draft.
 pub fn require_draft(doc: &DocRow, action: &str) -> Result<(), AppError> {
     if doc.status == Status::Draft {
@@ -417,7 +430,7 @@ pub fn delete(tx: &Connection, doc: &DocRow, now: i64) -> Result<Deleted, AppErr
                 [doc.id],
             )?;
             if let Some(b) = &doc.blob_id {
-                tx.execute("DELETE FROM blobs WHERE id = ?1", [b])?;
+                crate::blob::rows::delete(tx, b)?;
             }
             Ok(Deleted::Removed)
         }
@@ -463,16 +476,13 @@ pub fn set_file(
             "the document is no longer a draft; its file cannot change".into(),
         ));
     };
-    tx.execute(
-        "INSERT INTO blobs (id, size, sha256, content_type, created_at) VALUES (?1, ?2, ?3, 'application/pdf', ?4)",
-        params![blob.id.as_str(), blob.size as i64, blob.sha256, now],
-    )?;
+    crate::blob::rows::insert_pdf(tx, blob, now)?;
     tx.execute(
         "UPDATE documents SET blob_id = ?2, page_sizes = ?3, updated_at = ?4 WHERE id = ?1 AND status = 'DRAFT'",
         params![doc, blob.id.as_str(), page_sizes, now],
     )?;
     if let Some(o) = &old {
-        tx.execute("DELETE FROM blobs WHERE id = ?1", [o])?;
+        crate::blob::rows::delete(tx, o)?;
     }
     Ok(old)
 }

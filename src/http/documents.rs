@@ -122,7 +122,7 @@ async fn create(state: AppState, creds: Credentials, body: Value) -> Result<Valu
         .await?;
     let briefs: Vec<RecipientBrief> = recipients.iter().map(RecipientBrief::from).collect();
     Ok(json!({
-        "uploadUrl": super::uploads::upload_url(&state, &data_id, id),
+        "uploadUrl": super::uploads::upload_url(&state, &data_id),
         "documentId": id,
         "recipients": briefs,
     }))
@@ -220,12 +220,7 @@ async fn add_recipient(
                 std::slice::from_ref(&r),
                 crate::users::store::tier(tx, who.user_id)?,
             )?;
-            if !matches!(doc.status, Status::Draft | Status::Pending) {
-                return Err(AppError::Conflict(format!(
-                    "recipients cannot be added to a {} document",
-                    doc.status.as_str()
-                )));
-            }
+            store::require_open(&doc, "add recipients")?;
             let rid = store::insert_recipient(tx, id, &r, now())?;
             store::touch(tx, id, now())?;
             store::recipient(tx, id, rid, &app)
@@ -270,12 +265,7 @@ async fn patch_recipient(
                 std::slice::from_ref(&r),
                 crate::users::store::tier(tx, who.user_id)?,
             )?;
-            if !matches!(doc.status, Status::Draft | Status::Pending) {
-                return Err(AppError::Conflict(format!(
-                    "the document is {}",
-                    doc.status.as_str()
-                )));
-            }
+            store::require_open(&doc, "change recipients")?;
             store::update_recipient(tx, id, rid, &r)?;
             store::touch(tx, id, now())?;
             store::recipient(tx, id, rid, &app)
@@ -295,12 +285,7 @@ async fn delete_recipient(
         .db
         .write(move |tx| {
             let doc = store::owned(tx, who.user_id, id)?;
-            if !matches!(doc.status, Status::Draft | Status::Pending) {
-                return Err(AppError::Conflict(format!(
-                    "the document is {}",
-                    doc.status.as_str()
-                )));
-            }
+            store::require_open(&doc, "remove recipients")?;
             store::delete_recipient(tx, id, rid)?;
             store::touch(tx, id, now())
         })

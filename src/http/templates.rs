@@ -99,7 +99,7 @@ async fn create(state: AppState, creds: Credentials, body: Value) -> Result<Valu
         .await?;
     Ok(json!({
         "templateId": id,
-        "uploadUrl": super::uploads::upload_url(&state, &data_id, id),
+        "uploadUrl": super::uploads::upload_url(&state, &data_id),
         "recipients": recipients,
     }))
 }

@@ -34,7 +34,7 @@ fn object(data_id: &str) -> String {
 }
 
 /// The signed URL a client PUTs the file to, valid for `--upload-url-ttl`.
-pub fn upload_url(state: &AppState, data_id: &str, _document: i64) -> String {
+pub fn upload_url(state: &AppState, data_id: &str) -> String {
     let path = format!("{PREFIX}{data_id}");
     let expires = now() + state.config.upload_url_ttl;
     let query = state.signer.sign("PUT", &path, &object(data_id), expires);

@@ -418,7 +418,7 @@ pub fn list(
 pub fn delete(tx: &Connection, t: &TemplateRow) -> Result<(), AppError> {
     tx.execute("DELETE FROM templates WHERE id = ?1", [t.id])?;
     if let Some(b) = &t.blob_id {
-        tx.execute("DELETE FROM blobs WHERE id = ?1", [b])?;
+        crate::blob::rows::delete(tx, b)?;
     }
     Ok(())
 }
@@ -442,16 +442,13 @@ pub fn set_file(
     let Some(old) = old else {
         return Err(AppError::not_found("template"));
     };
-    tx.execute(
-        "INSERT INTO blobs (id, size, sha256, content_type, created_at) VALUES (?1, ?2, ?3, 'application/pdf', ?4)",
-        params![blob.id.as_str(), blob.size as i64, blob.sha256, now],
-    )?;
+    crate::blob::rows::insert_pdf(tx, blob, now)?;
     tx.execute(
         "UPDATE templates SET blob_id = ?2, page_sizes = ?3, updated_at = ?4 WHERE id = ?1",
         params![template, blob.id.as_str(), page_sizes, now],
     )?;
     if let Some(o) = &old {
-        tx.execute("DELETE FROM blobs WHERE id = ?1", [o])?;
+        crate::blob::rows::delete(tx, o)?;
     }
     Ok(old)
 }

@@ -1,0 +1,21 @@
+//! SQL for the `blobs` table: a row exists for every committed file something refers to.
+
+use rusqlite::{Connection, params};
+
+use super::store::StoredBlob;
+use crate::error::AppError;
+
+/// Records a committed PDF (call inside the transaction that starts referring to it).
+pub fn insert_pdf(conn: &Connection, blob: &StoredBlob, now: i64) -> Result<(), AppError> {
+    conn.execute(
+        "INSERT INTO blobs (id, size, sha256, content_type, created_at) VALUES (?1, ?2, ?3, 'application/pdf', ?4)",
+        params![blob.id.as_str(), blob.size as i64, blob.sha256, now],
+    )?;
+    Ok(())
+}
+
+/// Forgets a file's row; the file itself is removed after the transaction commits.
+pub fn delete(conn: &Connection, id: &str) -> Result<(), AppError> {
+    conn.execute("DELETE FROM blobs WHERE id = ?1", [id])?;
+    Ok(())
+}
