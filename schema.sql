@@ -1,6 +1,6 @@
 -- Docket database schema: the schema of a new database (embedded in the binary).
 --
--- Version 4 (PRAGMA user_version). A database of an older version is upgraded at start by the
+-- Version 5 (PRAGMA user_version). A database of an older version is upgraded at start by the
 -- numbered migrations in src/db/migrations/, each in one transaction, after an automatic backup.
 -- When you change this file, add the matching migration and bump db::migrate::LATEST; a unit
 -- test checks that the oldest schema plus every migration equals this file.
@@ -173,6 +173,7 @@ CREATE TABLE templates (
     updated_at          INTEGER NOT NULL
 );
 CREATE INDEX templates_user ON templates (user_id, created_at DESC, id DESC);
+CREATE INDEX templates_blob ON templates (blob_id);
 
 CREATE TABLE documents (
     id               INTEGER PRIMARY KEY,
@@ -194,6 +195,8 @@ CREATE TABLE documents (
     completed_at     INTEGER
 );
 CREATE INDEX documents_user ON documents (user_id, created_at DESC, id DESC);
+CREATE INDEX documents_blob ON documents (blob_id);
+CREATE INDEX documents_template ON documents (template_id);
 
 -- Recipients of a document or of a template (exactly one of the two).
 CREATE TABLE recipients (

@@ -76,9 +76,18 @@ impl BlobStore {
     /// Starts a new blob. Write with `write_all`, then `commit`; dropping it uncommitted deletes
     /// the temp file.
     pub fn begin(&self) -> io::Result<BlobWriter> {
+        let mut w = self.begin_unhashed()?;
+        w.hasher = Some(Sha256::new());
+        Ok(w)
+    }
+
+    /// Starts a new blob whose SHA-256 the caller computes (e.g. on another thread, as the
+    /// bytes arrive) and hands to `commit_with_sha256`.
+    pub fn begin_unhashed(&self) -> io::Result<BlobWriter> {
         let id = BlobId::generate();
         let tmp = self.root.join("tmp").join(id.as_str());
         let file = OpenOptions::new()
+            .read(true)
             .write(true)
             .create_new(true)
             .mode(0o600)
@@ -88,8 +97,9 @@ impl BlobStore {
             tmp,
             final_path: None,
             file: Some(file),
-            hasher: Sha256::new(),
+            hasher: None,
             size: 0,
+            flushed: 0,
             store_root: self.root.clone(),
         })
     }
@@ -132,8 +142,11 @@ pub struct BlobWriter {
     tmp: PathBuf,
     final_path: Option<PathBuf>,
     file: Option<File>,
-    hasher: Sha256,
+    /// `None` when the caller hashes (see `begin_unhashed`).
+    hasher: Option<Sha256>,
     size: u64,
+    /// Bytes already handed to `start_writeback`.
+    flushed: u64,
     store_root: PathBuf,
 }
 
@@ -159,19 +172,43 @@ impl BlobWriter {
             .try_clone()
     }
 
-    /// Asks the kernel to start writing what was written so far to disk, without waiting, so
-    /// that the fsync in `commit` has less left to do (Linux `sync_file_range`; elsewhere a
-    /// no-op).
-    pub fn start_writeback(&self) {
+    /// Maps what was written so far into memory, read-only, e.g. to parse it while it is
+    /// being fsynced; no copy is made, the pages come from the page cache.
+    pub fn map(&self) -> io::Result<memmap2::Mmap> {
+        let file = self
+            .file
+            .as_ref()
+            .ok_or_else(|| io::Error::other("blob already committed"))?;
+        // SAFETY: the temp file is private to this writer (created with create_new, mode 0600,
+        // in the store's private tmp dir) and is neither written nor truncated while the map
+        // lives: the writer is only read from until `commit` or drop, which callers do after
+        // dropping the map.
+        unsafe { memmap2::Mmap::map(file) }
+    }
+
+    /// Asks the kernel to start writing to disk what was written since the last call, once
+    /// that is at least 1 MiB, without waiting, so that the fsync in `commit` has less left to
+    /// do (Linux `sync_file_range` on just that range; elsewhere a no-op).
+    pub fn start_writeback(&mut self) {
+        const STEP: u64 = 1 << 20;
+        if self.size - self.flushed < STEP {
+            return;
+        }
         #[cfg(target_os = "linux")]
         if let Some(file) = &self.file {
             use std::os::fd::AsRawFd;
-            // SAFETY: the descriptor is open for as long as `file` lives; offset 0 and length
-            // 0 mean "the whole file"; the call only schedules I/O and touches no memory of ours.
+            // SAFETY: the descriptor is open for as long as `file` lives; the range lies within
+            // what was written; the call only schedules I/O and touches no memory of ours.
             unsafe {
-                libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE);
+                libc::sync_file_range(
+                    file.as_raw_fd(),
+                    self.flushed as libc::off64_t,
+                    (self.size - self.flushed) as libc::off64_t,
+                    libc::SYNC_FILE_RANGE_WRITE,
+                );
             }
         }
+        self.flushed = self.size;
     }
 
     pub fn write_all(&mut self, data: &[u8]) -> io::Result<()> {
@@ -180,13 +217,33 @@ impl BlobWriter {
             .as_mut()
             .ok_or_else(|| io::Error::other("blob already committed"))?;
         file.write_all(data)?;
-        self.hasher.update(data);
+        if let Some(h) = &mut self.hasher {
+            h.update(data);
+        }
         self.size += data.len() as u64;
         Ok(())
     }
 
     /// Makes the blob durable and visible under its id.
-    pub fn commit(mut self) -> io::Result<StoredBlob> {
+    pub fn commit(self) -> io::Result<StoredBlob> {
+        let digest = self
+            .hasher
+            .clone()
+            .ok_or_else(|| io::Error::other("this blob is hashed by its caller"))?
+            .finalize();
+        self.finish(hex::encode(digest))
+    }
+
+    /// `commit` for a writer from `begin_unhashed`: `sha256` is the hex digest of what was
+    /// written.
+    pub fn commit_with_sha256(self, sha256: String) -> io::Result<StoredBlob> {
+        if self.hasher.is_some() {
+            return Err(io::Error::other("this blob hashes what it writes"));
+        }
+        self.finish(sha256)
+    }
+
+    fn finish(mut self, sha256: String) -> io::Result<StoredBlob> {
         let file = self
             .file
             .take()
@@ -202,7 +259,7 @@ impl BlobWriter {
         Ok(StoredBlob {
             id: self.id.clone(),
             size: self.size,
-            sha256: hex::encode(self.hasher.clone().finalize()),
+            sha256,
         })
     }
 }

@@ -11,6 +11,7 @@ use std::collections::HashMap;
 use bytes::{Buf, Bytes};
 use futures_util::{Stream, StreamExt};
 use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
 use tokio::sync::mpsc;
 use warp::Filter;
 use warp::filters::BoxedFilter;
@@ -231,10 +232,12 @@ where
 
 /// Streams `bytes` into a new blob (at most `max` bytes), checks it is a PDF, and commits it.
 ///
-/// The body goes to the temp file as it arrives (a writer thread, fed in 256 KiB pieces). The
-/// PDF check needs the whole file in memory anyway (lopdf parses from a buffer), so the
-/// received bytes are also kept, up to the limit, and checked on a second thread while the
-/// writer finishes and fsyncs; the blob is committed only when both succeed.
+/// The body goes to the temp file as it arrives (a writer thread, fed in 256 KiB pieces through
+/// a short queue), so an upload holds at most a few MiB of memory whatever its size; a second
+/// thread computes its SHA-256 from the same pieces, off the writer's path. Once the
+/// last byte is written, the PDF is checked on a read-only map of the temp file (the pages are
+/// still in the page cache) while another thread fsyncs it; the blob is committed only when
+/// both succeed, and dropped (with its temp file) otherwise.
 async fn receive(
     state: &AppState,
     mut bytes: std::pin::Pin<Box<dyn Stream<Item = Result<Bytes, AppError>> + Send>>,
@@ -246,10 +249,9 @@ async fn receive(
     // finishes after an explicit end-of-body marker (an empty piece).
     let writer =
         tokio::task::spawn_blocking(move || -> Result<crate::blob::BlobWriter, AppError> {
-            let mut w = blobs.begin()?;
+            let mut w = blobs.begin_unhashed()?;
             while let Some(chunk) = rx.blocking_recv() {
                 if chunk.is_empty() {
-                    w.file_handle()?.sync_all()?;
                     return Ok(w);
                 }
                 w.write_all(&chunk)?;
@@ -257,22 +259,31 @@ async fn receive(
             }
             Err(AppError::bad_request("the upload was interrupted"))
         });
-    let mut whole = bytes::BytesMut::new();
-    let mut sent = 0usize;
+    let (hash_tx, mut hash_rx) = mpsc::channel::<Bytes>(16);
+    let hasher = tokio::task::spawn_blocking(move || {
+        let mut digest = Sha256::new();
+        while let Some(chunk) = hash_rx.blocking_recv() {
+            digest.update(&chunk);
+        }
+        hex::encode(digest.finalize())
+    });
+    let mut piece = bytes::BytesMut::with_capacity(COALESCE);
+    let mut total = 0u64;
     let mut failure = None;
     while let Some(chunk) = bytes.next().await {
         match chunk {
-            Ok(c) if c.is_empty() => continue,
             Ok(c) => {
-                if (whole.len() + c.len()) as u64 > max {
+                total += c.len() as u64;
+                if total > max {
                     failure = Some(too_large(max));
                     break;
                 }
-                whole.extend_from_slice(&c);
-                if whole.len() - sent >= COALESCE {
-                    let piece = Bytes::copy_from_slice(&whole[sent..]);
-                    sent = whole.len();
-                    if tx.send(piece).await.is_err() {
+                piece.extend_from_slice(&c);
+                if piece.len() >= COALESCE {
+                    let full =
+                        std::mem::replace(&mut piece, bytes::BytesMut::with_capacity(COALESCE))
+                            .freeze();
+                    if hash_tx.send(full.clone()).await.is_err() || tx.send(full).await.is_err() {
                         break;
                     }
                 }
@@ -283,19 +294,21 @@ async fn receive(
             }
         }
     }
+    if failure.is_none() && total == 0 {
+        failure = Some(AppError::bad_request(
+            "the upload is empty; send the PDF as the body",
+        ));
+    }
     if let Some(e) = failure {
         drop(tx);
         let _ = writer.await;
         return Err(e);
     }
-    if whole.is_empty() {
-        drop(tx);
-        let _ = writer.await;
-        return Err(AppError::bad_request(
-            "the upload is empty; send the PDF as the body",
-        ));
+    let last = piece.freeze();
+    if !last.is_empty() && hash_tx.send(last.clone()).await.is_err() {
+        return Err(AppError::internal("the upload's hashing stopped"));
     }
-    let last = Bytes::copy_from_slice(&whole[sent..]);
+    drop(hash_tx);
     if (!last.is_empty() && tx.send(last).await.is_err()) || tx.send(Bytes::new()).await.is_err() {
         drop(tx);
         return Err(writer
@@ -305,10 +318,15 @@ async fn receive(
             .unwrap_or_else(|| AppError::internal("the upload writer stopped")));
     }
     drop(tx);
-    let whole = whole.freeze();
-    let inspect = tokio::task::spawn_blocking(move || crate::pdf::inspect_bytes(&whole));
-    let (written, inspected) = tokio::join!(writer, inspect);
-    let writer = written.map_err(|e| AppError::internal(format!("upload task failed: {e}")))??;
+    let writer = writer
+        .await
+        .map_err(|e| AppError::internal(format!("upload task failed: {e}")))??;
+    let handle = writer.file_handle()?;
+    let map = writer.map()?;
+    let sync = tokio::task::spawn_blocking(move || handle.sync_all());
+    let inspect = tokio::task::spawn_blocking(move || crate::pdf::inspect_bytes(&map));
+    let (synced, inspected, sha256) = tokio::join!(sync, inspect, hasher);
+    synced.map_err(|e| AppError::internal(format!("upload task failed: {e}")))??;
     let info = inspected
         .map_err(|e| AppError::internal(format!("PDF check failed: {e}")))?
         .map_err(|e| match e {
@@ -318,8 +336,10 @@ async fn receive(
             e if e.is_upload_fault() => AppError::bad_request(e.to_string()),
             e => AppError::internal(e),
         })?;
-    // Dropping the writer on an error above removed its temp file; here it becomes the blob.
-    let stored = tokio::task::spawn_blocking(move || writer.commit())
+    // Dropping the writer on an error above removed its temp file; here it becomes the blob
+    // (its fsync finds nothing left to write).
+    let sha256 = sha256.map_err(|e| AppError::internal(format!("upload task failed: {e}")))?;
+    let stored = tokio::task::spawn_blocking(move || writer.commit_with_sha256(sha256))
         .await
         .map_err(|e| AppError::internal(format!("upload task failed: {e}")))??;
     Ok((stored, info))

@@ -782,3 +782,80 @@ async fn an_expired_upload_url_is_403() {
     assert!(v["message"].as_str().unwrap().contains("expired"), "{v}");
     app.stop().await;
 }
+
+/// A 1-page PDF of about `mib` MiB: the page draws an image XObject whose stream is
+/// incompressible bytes, so the upload spans many writer pieces.
+fn big_pdf(mib: usize) -> Vec<u8> {
+    use lopdf::{Document, Object, Stream, dictionary};
+    let mut doc = Document::with_version("1.7");
+    let mut noise = vec![0u8; mib << 20];
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    for b in noise.iter_mut() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        *b = x as u8;
+    }
+    let side = ((noise.len() / 3) as f64).sqrt() as i64;
+    noise.truncate((side * side * 3) as usize);
+    let image = doc.add_object(Stream::new(
+        dictionary! {"Type" => "XObject", "Subtype" => "Image", "Width" => side, "Height" => side,
+        "ColorSpace" => "DeviceRGB", "BitsPerComponent" => 8},
+        noise,
+    ));
+    let content = doc.add_object(Stream::new(
+        dictionary! {},
+        b"q 500 0 0 500 50 150 cm /Im Do Q".to_vec(),
+    ));
+    let pages = doc.new_object_id();
+    let page = doc.add_object(dictionary! {"Type" => "Page", "Parent" => pages,
+    "MediaBox" => vec![0.into(), 0.into(), 595.into(), 842.into()], "Contents" => content,
+    "Resources" => dictionary! {"XObject" => dictionary! {"Im" => image}}});
+    doc.objects.insert(
+        pages,
+        Object::Dictionary(
+            dictionary! {"Type" => "Pages", "Kids" => vec![page.into()], "Count" => 1},
+        ),
+    );
+    let catalog = doc.add_object(dictionary! {"Type" => "Catalog", "Pages" => pages});
+    doc.trailer.set("Root", catalog);
+    let mut out = Vec::new();
+    doc.save_to(&mut out).unwrap();
+    out
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_upload_streamed_in_small_chunks_is_stored_whole() {
+    let app = TestApp::spawn().await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    let pdf = big_pdf(3);
+    let created = create(&app, &key, json!({"title": "Big", "recipients": []})).await;
+    // 10,000-byte chunks: many pieces of the body, none aligned with the server's own.
+    let chunks: Vec<Result<Vec<u8>, std::io::Error>> =
+        pdf.chunks(10_000).map(|c| Ok(c.to_vec())).collect();
+    let resp = app
+        .client
+        .put(created["uploadUrl"].as_str().unwrap())
+        .header("content-type", "application/pdf")
+        .body(reqwest::Body::wrap_stream(futures_util::stream::iter(
+            chunks,
+        )))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let up: Value = resp.json().await.unwrap();
+    assert_eq!(up["pages"], 1);
+    assert_eq!(up["size"], pdf.len());
+    assert_eq!(up["sha256"], docket::crypto::sha256_hex(&pdf));
+    // Exactly one stored file, byte for byte the upload; no temp file left.
+    let data = app.data_dir();
+    let stored: Vec<_> = files_under(&data.join("blobs"))
+        .into_iter()
+        .filter(|p| !p.starts_with(data.join("blobs/tmp")))
+        .collect();
+    assert_eq!(stored.len(), 1, "{stored:?}");
+    assert!(std::fs::read(&stored[0]).unwrap() == pdf);
+    assert!(files_under(&data.join("blobs/tmp")).is_empty());
+    app.stop().await;
+}
