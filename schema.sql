@@ -1,6 +1,6 @@
 -- Docket database schema: the schema of a new database (embedded in the binary).
 --
--- Version 5 (PRAGMA user_version). A database of an older version is upgraded at start by the
+-- Version 6 (PRAGMA user_version). A database of an older version is upgraded at start by the
 -- numbered migrations in src/db/migrations/, each in one transaction, after an automatic backup.
 -- When you change this file, add the matching migration and bump db::migrate::LATEST; a unit
 -- test checks that the oldest schema plus every migration equals this file.
@@ -192,11 +192,14 @@ CREATE TABLE documents (
     hidden           INTEGER NOT NULL DEFAULT 0,     -- deleted after completion: kept, not listed
     created_at       INTEGER NOT NULL,
     updated_at       INTEGER NOT NULL,
-    completed_at     INTEGER
+    completed_at     INTEGER,
+    sent_at          INTEGER,
+    sealed_blob_id   TEXT REFERENCES blobs (id)
 );
 CREATE INDEX documents_user ON documents (user_id, created_at DESC, id DESC);
 CREATE INDEX documents_blob ON documents (blob_id);
 CREATE INDEX documents_template ON documents (template_id);
+CREATE INDEX documents_sealed_blob ON documents (sealed_blob_id);
 
 -- Recipients of a document or of a template (exactly one of the two).
 CREATE TABLE recipients (
@@ -214,6 +217,11 @@ CREATE TABLE recipients (
     send_status    TEXT NOT NULL DEFAULT 'NOT_SENT',
     signed_at      INTEGER,
     created_at     INTEGER NOT NULL,
+    sent_at        INTEGER,
+    opened_at      INTEGER,
+    rejection_reason TEXT,
+    acted_ip       TEXT,          -- where the recipient signed/approved/rejected from
+    acted_user_agent TEXT,
     CHECK ((document_id IS NULL) <> (template_id IS NULL))
 );
 CREATE UNIQUE INDEX recipients_document_email ON recipients (document_id, email) WHERE document_id IS NOT NULL;
@@ -234,8 +242,75 @@ CREATE TABLE fields (
     inserted     INTEGER NOT NULL DEFAULT 0,
     custom_text  TEXT,
     created_at   INTEGER NOT NULL,
+    signature_png BLOB,           -- a signature or initials drawn on the page; typed: custom_text
+    filled_at    INTEGER,
     CHECK ((document_id IS NULL) <> (template_id IS NULL))
 );
 CREATE INDEX fields_document ON fields (document_id);
 CREATE INDEX fields_template ON fields (template_id);
 CREATE INDEX fields_recipient ON fields (recipient_id);
+
+-- What happened to a document, oldest first; kept as long as the document.
+CREATE TABLE audit_events (
+    id           INTEGER PRIMARY KEY,
+    document_id  INTEGER NOT NULL REFERENCES documents (id) ON DELETE CASCADE,
+    at           INTEGER NOT NULL,
+    type         TEXT NOT NULL,   -- CREATED, UPLOADED, SENT, EMAILED, OPENED, FIELD_FILLED, SIGNED, APPROVED, VIEWED, REJECTED, COMPLETED, DOWNLOADED, CANCELLED
+    actor        TEXT NOT NULL,   -- the owner's or recipient's e-mail, or 'system'
+    recipient_id INTEGER,         -- no foreign key: the record outlives a deleted recipient
+    ip           TEXT,
+    user_agent   TEXT,
+    data         TEXT NOT NULL DEFAULT '{}'  -- JSON details
+);
+CREATE INDEX audit_events_document ON audit_events (document_id, id);
+
+-- Outgoing mail, queued in the same transaction as what it reports; a worker sends it (SMTP) or
+-- files it in the outbox (no SMTP configured), retrying with backoff.
+CREATE TABLE mail_queue (
+    id              INTEGER PRIMARY KEY,
+    document_id     INTEGER REFERENCES documents (id) ON DELETE SET NULL,
+    recipient_id    INTEGER REFERENCES recipients (id) ON DELETE SET NULL,
+    kind            TEXT NOT NULL,     -- SIGNING_REQUEST, COMPLETED, REJECTED, CANCELLED, ...
+    to_addr         TEXT NOT NULL,
+    subject         TEXT NOT NULL,
+    body_text       TEXT NOT NULL,
+    body_html       TEXT NOT NULL,
+    attachment_blob TEXT REFERENCES blobs (id),  -- e.g. the sealed PDF
+    attachment_name TEXT,
+    status          TEXT NOT NULL DEFAULT 'QUEUED' CHECK (status IN ('QUEUED', 'SENT', 'OUTBOX', 'FAILED')),
+    attempts        INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER NOT NULL,
+    last_error      TEXT,
+    created_at      INTEGER NOT NULL,
+    sent_at         INTEGER
+);
+CREATE INDEX mail_queue_due ON mail_queue (status, next_attempt_at);
+CREATE INDEX mail_queue_document ON mail_queue (document_id);
+CREATE INDEX mail_queue_recipient ON mail_queue (recipient_id);
+CREATE INDEX mail_queue_attachment ON mail_queue (attachment_blob);
+
+CREATE TABLE webhooks (
+    id          INTEGER PRIMARY KEY,
+    user_id     INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    url         TEXT NOT NULL,
+    events      TEXT NOT NULL,       -- JSON array of event names
+    secret      BLOB NOT NULL,       -- the HMAC key, encrypted at rest (see webhooks::secret)
+    created_at  INTEGER NOT NULL
+);
+CREATE INDEX webhooks_user ON webhooks (user_id);
+
+CREATE TABLE webhook_deliveries (
+    id              INTEGER PRIMARY KEY,
+    webhook_id      INTEGER NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+    event           TEXT NOT NULL,
+    body            TEXT NOT NULL,    -- the exact JSON posted, signed per attempt
+    status          TEXT NOT NULL DEFAULT 'PENDING' CHECK (status IN ('PENDING', 'DELIVERED', 'FAILED')),
+    attempts        INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at INTEGER NOT NULL,
+    last_status     INTEGER,          -- HTTP status of the last attempt
+    last_error      TEXT,
+    created_at      INTEGER NOT NULL,
+    delivered_at    INTEGER
+);
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
+CREATE INDEX webhook_deliveries_webhook ON webhook_deliveries (webhook_id, id);

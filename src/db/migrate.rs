@@ -9,7 +9,7 @@ use rusqlite::{Connection, TransactionBehavior};
 pub const SCHEMA: &str = include_str!("../../schema.sql");
 
 /// The version `SCHEMA` describes.
-pub const LATEST: i64 = 5;
+pub const LATEST: i64 = 6;
 
 /// `(version, sql)`: what turns version `n - 1` into version `n`.
 pub const MIGRATIONS: &[(i64, &str)] = &[
@@ -20,6 +20,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     (3, include_str!("migrations/0003_oauth_and_bookings.sql")),
     (4, include_str!("migrations/0004_documents.sql")),
     (5, include_str!("migrations/0005_child_key_indexes.sql")),
+    (6, include_str!("migrations/0006_signing.sql")),
 ];
 
 #[derive(Debug, thiserror::Error)]
