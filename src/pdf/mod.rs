@@ -1,9 +1,14 @@
 //! PDF files as documents: what an upload holds (pages, page sizes, signatures) and why one is
-//! refused. Plain blocking functions on bytes or paths; callers run them off the async threads.
+//! refused; its pages as PNG images, rendered and cached on disk. Plain blocking functions on
+//! bytes or paths; callers run them off the async threads.
 
 mod inspect;
+mod page_cache;
+mod render;
 
 pub use inspect::{inspect_bytes, inspect_file};
+pub use page_cache::{PageCache, PageWidth};
+pub use render::{LoadedPdf, MAX_PIXELS, MAX_WIDTH_PX, PageRenderer, render_all, render_page};
 
 /// What an accepted upload holds.
 #[derive(Debug, Clone, PartialEq)]
@@ -38,6 +43,12 @@ pub enum PdfError {
     NoPages,
     #[error("the PDF could not be read: {0}")]
     Damaged(String),
+    /// A page index (0-based) past the last page, when rendering.
+    #[error("the PDF has no page {} (it has {pages})", .index + 1)]
+    NoSuchPage { index: usize, pages: usize },
+    /// A render width of 0 or over [`MAX_WIDTH_PX`].
+    #[error("{0} pixels is not a width pages can be rendered at")]
+    BadWidth(u32),
     /// Reading the stored file failed: a fault of the server, not of the upload.
     #[error("the uploaded file could not be read from storage")]
     Io(#[from] std::io::Error),
