@@ -16,6 +16,7 @@ use crate::datadir::DataDir;
 use crate::db::Db;
 use crate::http::middleware::Options;
 use crate::keyring::KeyRing;
+use crate::retry::Wake;
 
 /// Shared by every handler: cheap to clone, no globals.
 #[derive(Clone)]
@@ -30,6 +31,10 @@ pub struct AppState {
     pub keys: Arc<KeyRing>,
     pub data: Arc<DataDir>,
     pub limiter: Arc<crate::ratelimit::RateLimiter>,
+    /// Wakes the mail worker: call `state.mail.wake()` after a transaction that queued mail.
+    pub mail: Wake,
+    /// Wakes the webhook worker: call `state.webhooks.wake()` after one that queued deliveries.
+    pub webhooks: Wake,
 }
 
 impl AppState {
@@ -61,6 +66,8 @@ pub struct Running {
     stop: Option<oneshot::Sender<()>>,
     task: JoinHandle<()>,
     renewal: Option<JoinHandle<()>>,
+    /// The mail and webhook workers.
+    workers: Vec<JoinHandle<()>>,
 }
 
 impl Running {
@@ -72,6 +79,10 @@ impl Running {
         let _ = (&mut self.task).await;
         if let Some(r) = self.renewal.take() {
             r.abort();
+        }
+        // Their state is in the database: what they were doing is redone at the next start.
+        for w in self.workers.drain(..) {
+            w.abort();
         }
     }
 }
@@ -149,6 +160,8 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
     );
 
     let keys = Arc::new(ring);
+    let (mail, webhooks) = (Wake::default(), Wake::default());
+    let mail_worker = mail_worker(&config, &public_url, &db, &blobs, &mail)?;
     let state = AppState {
         config: Arc::new(config.clone()),
         public_url: Arc::new(public_url.clone()),
@@ -159,7 +172,10 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         keys,
         data: Arc::new(data.clone()),
         limiter: Arc::new(crate::ratelimit::RateLimiter::new(config.rate_limit)),
+        mail,
+        webhooks,
     };
+    let workers = vec![tokio::spawn(mail_worker.run())];
     let routes = crate::http::routes(state);
     let opts = Options {
         tls: tls.is_some(),
@@ -190,6 +206,43 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         stop: Some(stop_tx),
         task,
         renewal,
+        workers,
+    })
+}
+
+/// The mail worker as configured: SMTP with `--smtp-url`, the outbox without.
+fn mail_worker(
+    config: &Config,
+    public_url: &Url,
+    db: &Db,
+    blobs: &BlobStore,
+    wake: &Wake,
+) -> Result<crate::mail::worker::Worker, StartupError> {
+    let transport = config
+        .smtp
+        .as_ref()
+        .map(|s| s.transport())
+        .transpose()
+        .map_err(|e| StartupError::Config(format!("--smtp-url: {e}")))?;
+    let from = match &config.mail_from {
+        Some(m) => m.clone(),
+        None => {
+            let host = match public_url.host() {
+                Some(url::Host::Domain(d)) => d.to_string(),
+                _ => "localhost".to_string(),
+            };
+            format!("Docket <docket@{host}>").parse().map_err(|e| {
+                StartupError::Config(format!("default sender for {host}: {e}; pass --mail-from"))
+            })?
+        }
+    };
+    Ok(crate::mail::worker::Worker {
+        db: db.clone(),
+        blobs: blobs.clone(),
+        transport,
+        from,
+        wake: wake.clone(),
+        backoff: crate::mail::worker::backoff(config.retry_base),
     })
 }
 

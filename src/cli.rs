@@ -37,6 +37,8 @@ pub enum Command {
     Apikey(ApikeyArgs),
     /// Write a consistent copy of the database, blobs and keys to DEST while the server runs
     Backup(BackupArgs),
+    /// Outgoing mail: the queue and the outbox
+    Mail(MailArgs),
     /// Print version, commit and SQLite version
     Version(JsonFlag),
 }
@@ -123,6 +125,25 @@ pub struct ServeArgs {
     /// Rotate the refresh tokens of confidential clients on every use (public clients always rotate)
     #[arg(long, env = "DOCKET_ROTATE_REFRESH_TOKENS")]
     pub rotate_refresh_tokens: bool,
+
+    /// Outgoing mail server: smtp://[user:pass@]host[:587] (STARTTLS), smtps://[user:pass@]host[:465]
+    /// (implicit TLS), or smtp://host[:25]?tls=none (no TLS: a local relay). Without it, mail goes
+    /// to the outbox (`docket mail list`)
+    #[arg(long, env = "DOCKET_SMTP_URL", value_name = "URL")]
+    pub smtp_url: Option<String>,
+
+    /// Sender of outgoing mail [default: Docket <docket@HOST>, HOST from the public URL]
+    #[arg(long, env = "DOCKET_MAIL_FROM", value_name = "MAILBOX")]
+    pub mail_from: Option<String>,
+
+    /// Deliver webhooks to loopback, private, link-local and other internal addresses too
+    #[arg(long, env = "DOCKET_ALLOW_PRIVATE_WEBHOOKS")]
+    pub allow_private_webhooks: bool,
+
+    /// First retry delay of the mail and webhook queues, in milliseconds (for tests)
+    #[arg(long, env = "DOCKET_RETRY_BASE_MS", default_value_t = 30_000, hide = true,
+          value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
+    pub retry_base_ms: u64,
 
     /// Log format
     #[arg(long, env = "DOCKET_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
@@ -276,4 +297,32 @@ pub struct BackupArgs {
     pub out: JsonFlag,
     /// Directory to create; must not exist yet
     pub dest: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct MailArgs {
+    #[command(flatten)]
+    pub out: JsonFlag,
+    #[command(subcommand)]
+    pub command: MailCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum MailCommand {
+    /// List queued, sent, outbox and failed messages, newest first (never their bodies)
+    List {
+        /// Only messages with this status
+        #[arg(long, value_parser = ["QUEUED", "SENT", "OUTBOX", "FAILED"])]
+        status: Option<String>,
+        /// At most this many
+        #[arg(long, default_value_t = 100)]
+        limit: i64,
+    },
+    /// Show one message whole (it may hold a signing link: forward it only to its recipient)
+    Show { id: i64 },
+    /// Queue a test message to ADDRESS; the running server sends it
+    Test {
+        #[arg(value_name = "ADDRESS")]
+        to: String,
+    },
 }

@@ -57,6 +57,13 @@ pub struct Config {
     pub upload_url_ttl: i64,
     pub log_format: LogFormat,
     pub log_level: String,
+    /// `None`: mail goes to the outbox.
+    pub smtp: Option<crate::mail::smtp::SmtpUrl>,
+    /// `None`: `Docket <docket@HOST>` once the public URL is known.
+    pub mail_from: Option<lettre::message::Mailbox>,
+    pub allow_private_webhooks: bool,
+    /// First retry delay of the outgoing queues.
+    pub retry_base: std::time::Duration,
 }
 
 /// A base URL: http(s), a host, no query or fragment; the trailing slash removed.
@@ -130,6 +137,25 @@ impl Config {
         let data_dir = data_dir
             .or_else(crate::datadir::DataDir::default_path)
             .ok_or_else(|| StartupError::Config("no home directory: pass --data-dir DIR".into()))?;
+        let smtp = args
+            .smtp_url
+            .as_deref()
+            .map(|u| {
+                crate::mail::smtp::SmtpUrl::parse(u)
+                    .map_err(|e| StartupError::Config(format!("--smtp-url: {e}")))
+            })
+            .transpose()?;
+        let mail_from = args
+            .mail_from
+            .as_deref()
+            .map(|m| {
+                m.trim().parse::<lettre::message::Mailbox>().map_err(|e| {
+                    StartupError::Config(format!(
+                        "--mail-from {m:?}: {e} (e.g. \"Docket <docket@example.com>\")"
+                    ))
+                })
+            })
+            .transpose()?;
         Ok(Config {
             listen,
             public_url,
@@ -147,6 +173,10 @@ impl Config {
             upload_url_ttl: args.upload_url_ttl,
             log_format: args.log_format,
             log_level: args.log_level.clone(),
+            smtp,
+            mail_from,
+            allow_private_webhooks: args.allow_private_webhooks,
+            retry_base: std::time::Duration::from_millis(args.retry_base_ms),
         })
     }
 
@@ -251,5 +281,24 @@ mod tests {
         assert!(config(&["--tls-cert", "a.pem"]).is_err());
         assert!(config(&["--public-url", "ftp://x"]).is_err());
         assert!(config(&["--public-url", "https://x/?a=1"]).is_err());
+        assert!(config(&["--smtp-url", "http://mail.example.com"]).is_err());
+        assert!(config(&["--smtp-url", "smtp://h?tls=maybe"]).is_err());
+        assert!(config(&["--mail-from", "not a mailbox"]).is_err());
+    }
+
+    #[test]
+    fn mail_settings_are_parsed() {
+        let c = config(&[
+            "--smtp-url",
+            "smtps://u:p@mail.example.com",
+            "--mail-from",
+            "Acme <sign@acme.example>",
+        ])
+        .unwrap();
+        assert_eq!(c.smtp.unwrap().port, 465);
+        assert_eq!(c.mail_from.unwrap().email.to_string(), "sign@acme.example");
+        let c = config(&[]).unwrap();
+        assert!(c.smtp.is_none() && c.mail_from.is_none() && !c.allow_private_webhooks);
+        assert_eq!(c.retry_base.as_secs(), 30);
     }
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every test of Docket. Installs what the tests need when it is missing (Debian's
-# chromium; playwright-core from npm into tests/browser; schemathesis from PyPI), then runs
+# chromium; playwright-core from npm into tests/browser; aiosmtpd and schemathesis from PyPI), then runs
 # `cargo test` and the schemathesis run over the OpenAPI document.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +15,11 @@ fi
 if ! [ -d tests/browser/node_modules/playwright-core ]; then
   echo "== installing playwright-core (no browser download)"
   (cd tests/browser && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
+fi
+
+if ! python3 -c 'import aiosmtpd' 2>/dev/null; then
+  echo "== installing aiosmtpd (the SMTP server the mail tests send to)"
+  pip install -q 'aiosmtpd>=1.4,<2'
 fi
 
 echo "== cargo test"

@@ -1,10 +1,11 @@
-//! The admin commands (`user`, `client`, `apikey`, `backup`, `version`): each opens the data
+//! The admin commands (`user`, `client`, `apikey`, `mail`, `backup`, `version`): each opens the data
 //! dir and database (safe while the server runs: WAL, busy timeout), does one thing, and prints
 //! either aligned text or exactly one JSON value.
 
 pub mod apikey;
 pub mod backup;
 pub mod client;
+pub mod mail;
 pub mod user;
 
 use std::io::BufRead;

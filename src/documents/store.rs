@@ -504,3 +504,13 @@ pub fn set_template(tx: &Connection, doc: i64, template: i64) -> Result<(), AppE
     )?;
     Ok(())
 }
+
+/// The recipient's signing request was handed to the mail system: `sendStatus` SENT, and
+/// `sent_at` the first time.
+pub fn mark_sent(tx: &Connection, recipient: i64, now: i64) -> Result<(), AppError> {
+    tx.execute(
+        "UPDATE recipients SET send_status = 'SENT', sent_at = COALESCE(sent_at, ?2) WHERE id = ?1",
+        params![recipient, now],
+    )?;
+    Ok(())
+}

@@ -7,6 +7,7 @@ mod browser;
 mod cli;
 mod documents;
 mod http;
+mod mail;
 mod oauth_flow;
 mod oauth_rules;
 mod process;

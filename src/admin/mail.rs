@@ -1,0 +1,125 @@
+//! `docket mail ...`: the mail queue and the outbox.
+
+use serde::Serialize;
+
+use super::{CliError, Ctx, fields, table};
+use crate::cli::MailCommand;
+use crate::db::{now, write_tx};
+use crate::mail::store::{self, Mail};
+use crate::mail::{Kind, NewMail, compose};
+
+/// A message without its bodies (they may hold a signing link).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Summary<'a> {
+    id: i64,
+    created_at: &'a str,
+    to: &'a str,
+    kind: &'a str,
+    status: &'a str,
+    attempts: u32,
+    last_error: Option<&'a str>,
+}
+
+fn summary(m: &Mail) -> Summary<'_> {
+    Summary {
+        id: m.id,
+        created_at: &m.created_at,
+        to: &m.to,
+        kind: &m.kind,
+        status: &m.status,
+        attempts: m.attempts,
+        last_error: m.last_error.as_deref(),
+    }
+}
+
+pub fn run(ctx: &Ctx, cmd: MailCommand) -> Result<(), CliError> {
+    match cmd {
+        MailCommand::List { status, limit } => {
+            let limit = limit.clamp(1, 10_000);
+            let mails = ctx
+                .db
+                .call_blocking(|c| store::list(c, status.as_deref(), limit))?;
+            let out: Vec<Summary<'_>> = mails.iter().map(summary).collect();
+            ctx.print(&out, || {
+                let rows: Vec<Vec<String>> = out
+                    .iter()
+                    .map(|m| {
+                        vec![
+                            m.id.to_string(),
+                            m.created_at.to_string(),
+                            m.to.to_string(),
+                            m.kind.to_string(),
+                            m.status.to_string(),
+                            m.attempts.to_string(),
+                            m.last_error.unwrap_or("").to_string(),
+                        ]
+                    })
+                    .collect();
+                table(
+                    &[
+                        "ID",
+                        "CREATED",
+                        "TO",
+                        "KIND",
+                        "STATUS",
+                        "ATTEMPTS",
+                        "LAST ERROR",
+                    ],
+                    &rows,
+                )
+            });
+        }
+        MailCommand::Show { id } => {
+            let m = ctx.db.call_blocking(|c| store::get(c, id))?;
+            ctx.print(&m, || {
+                format!(
+                    "{}\n\n{}\n\n--- HTML part ---\n{}",
+                    fields(&[
+                        ("id", m.id.to_string()),
+                        ("kind", m.kind.clone()),
+                        ("status", m.status.clone()),
+                        ("to", m.to.clone()),
+                        ("subject", m.subject.clone()),
+                        ("created", m.created_at.clone()),
+                        ("sent", m.sent_at.clone().unwrap_or_default()),
+                        ("attempts", m.attempts.to_string()),
+                        ("last error", m.last_error.clone().unwrap_or_default()),
+                        ("attachment", m.attachment_name.clone().unwrap_or_default(),),
+                    ]),
+                    m.text,
+                    m.html
+                )
+            });
+        }
+        MailCommand::Test { to } => {
+            let to = to.trim().to_string();
+            if to.parse::<lettre::Address>().is_err() {
+                return Err(CliError {
+                    message: format!("{to:?} is not an e-mail address"),
+                    code: 2,
+                });
+            }
+            let id = ctx.db.call_blocking(|c| {
+                write_tx(c, |tx| {
+                    let server = crate::settings::get(tx, crate::settings::PUBLIC_URL)?
+                        .unwrap_or_else(|| "(not started yet)".into());
+                    let m = NewMail::new(Kind::Test, &to, compose::test(&server));
+                    store::enqueue(tx, &m, now())
+                })
+            })?;
+            #[derive(Serialize)]
+            struct Out<'a> {
+                id: i64,
+                to: &'a str,
+                status: &'static str,
+            }
+            ctx.print(&Out { id, to: &to, status: "QUEUED" }, || {
+                format!(
+                    "Queued test message {id} to {to}; the running server sends it within seconds.\nCheck with: docket mail list"
+                )
+            });
+        }
+    }
+    Ok(())
+}

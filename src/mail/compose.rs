@@ -1,0 +1,280 @@
+//! The messages Docket sends, as plain functions: subject, plain text and HTML. Everything a
+//! user typed (titles, names, messages, reasons) is escaped before it enters the HTML part.
+
+use crate::documents::recipients::Role;
+
+/// A composed message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Composed {
+    pub subject: String,
+    pub text: String,
+    pub html: String,
+}
+
+/// `s` safe inside HTML text and attribute values.
+pub fn escape_html(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Escaped text with its line breaks kept.
+fn paragraph(s: &str) -> String {
+    escape_html(s).replace("\r\n", "\n").replace('\n', "<br>\n")
+}
+
+/// Subjects are one line: line breaks from user input would otherwise be header injection
+/// (lettre encodes them, but a broken subject is still wrong).
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The HTML frame around a message: `lead`, `body` and `after` are HTML already.
+fn page(lead: &str, body: &str, button: Option<(&str, &str)>, after: &str) -> String {
+    let button = button
+        .map(|(label, href)| {
+            format!(
+                "<p style=\"margin:24px 0\"><a href=\"{}\" style=\"background:#1f4fd1;color:#fff;padding:12px 20px;border-radius:6px;text-decoration:none;display:inline-block\">{}</a></p>\n",
+                escape_html(href),
+                escape_html(label)
+            )
+        })
+        .unwrap_or_default();
+    format!(
+        "<!doctype html>\n<html><body style=\"font-family:system-ui,sans-serif;color:#1d1d1f;max-width:560px;margin:0 auto;padding:24px\">\n<p>{lead}</p>\n{body}{button}{after}<p style=\"color:#666;font-size:13px\">Sent by Docket.</p>\n</body></html>\n"
+    )
+}
+
+/// A request to act on a document.
+#[derive(Debug, Clone)]
+pub struct SigningRequest<'a> {
+    pub title: &'a str,
+    pub sender_name: &'a str,
+    pub recipient_name: &'a str,
+    pub role: Role,
+    /// `meta.subject` and `meta.message`, when the sender gave them.
+    pub subject: Option<&'a str>,
+    pub message: Option<&'a str>,
+    /// The recipient's signing link (a credential: never logged).
+    pub link: &'a str,
+}
+
+fn verb(role: Role) -> (&'static str, &'static str) {
+    match role {
+        Role::Signer => ("sign", "Sign the document"),
+        Role::Approver => ("approve", "Review and approve"),
+        Role::Viewer | Role::Cc => ("view", "View the document"),
+    }
+}
+
+fn greeting(name: &str) -> String {
+    let name = name.trim();
+    if name.is_empty() {
+        "Hello,".into()
+    } else {
+        format!("Hello {name},")
+    }
+}
+
+pub fn signing_request(r: &SigningRequest<'_>) -> Composed {
+    let (verb, button) = verb(r.role);
+    let subject = match r.subject.map(str::trim).filter(|s| !s.is_empty()) {
+        Some(s) => one_line(s),
+        None => one_line(&format!(
+            "{} invited you to {verb} \"{}\"",
+            r.sender_name, r.title
+        )),
+    };
+    let invitation = format!(
+        "{} has invited you to {verb} the document \"{}\".",
+        r.sender_name, r.title
+    );
+    let message = r.message.map(str::trim).filter(|m| !m.is_empty());
+    let mut text = format!("{}\n\n{invitation}\n\n", greeting(r.recipient_name));
+    if let Some(m) = message {
+        text.push_str(&format!("Message from {}:\n{m}\n\n", r.sender_name));
+    }
+    text.push_str(&format!(
+        "{button}: {}\n\nThis link is personal: do not forward it.\n",
+        r.link
+    ));
+    let mut body = format!("<p>{}</p>\n", escape_html(&invitation));
+    if let Some(m) = message {
+        body.push_str(&format!(
+            "<blockquote style=\"border-left:3px solid #ccc;margin:0;padding-left:12px\">{}</blockquote>\n",
+            paragraph(m)
+        ));
+    }
+    let footer = format!(
+        "<p style=\"font-size:13px;color:#666\">Or open this link: <a href=\"{0}\">{0}</a><br>This link is personal: do not forward it.</p>\n",
+        escape_html(r.link)
+    );
+    let html = page(
+        &escape_html(&greeting(r.recipient_name)),
+        &body,
+        Some((button, r.link)),
+        &footer,
+    );
+    Composed {
+        subject,
+        text,
+        html,
+    }
+}
+
+/// The document is signed by everyone; the sealed PDF is attached by the caller.
+pub fn completed(title: &str, recipient_name: &str) -> Composed {
+    let line = format!("Everyone has signed \"{title}\". The signed PDF is attached.");
+    Composed {
+        subject: one_line(&format!("Completed: \"{title}\"")),
+        text: format!("{}\n\n{line}\n", greeting(recipient_name)),
+        html: page(
+            &escape_html(&greeting(recipient_name)),
+            &format!("<p>{}</p>\n", escape_html(&line)),
+            None,
+            "",
+        ),
+    }
+}
+
+/// Someone rejected the document; the others are told who and why.
+pub fn rejected(title: &str, recipient_name: &str, by: &str, reason: &str) -> Composed {
+    let line = format!("{by} has rejected the document \"{title}\". It will not be completed.");
+    let reason = reason.trim();
+    let mut text = format!("{}\n\n{line}\n", greeting(recipient_name));
+    let mut body = format!("<p>{}</p>\n", escape_html(&line));
+    if !reason.is_empty() {
+        text.push_str(&format!("\nReason:\n{reason}\n"));
+        body.push_str(&format!(
+            "<p>Reason:</p>\n<blockquote style=\"border-left:3px solid #ccc;margin:0;padding-left:12px\">{}</blockquote>\n",
+            paragraph(reason)
+        ));
+    }
+    Composed {
+        subject: one_line(&format!("Rejected: \"{title}\"")),
+        text,
+        html: page(&escape_html(&greeting(recipient_name)), &body, None, ""),
+    }
+}
+
+/// The sender cancelled the document; signing links stop working.
+pub fn cancelled(title: &str, recipient_name: &str, sender_name: &str) -> Composed {
+    let line = format!(
+        "{sender_name} has cancelled the document \"{title}\". You no longer need to act on it, and its signing link no longer works."
+    );
+    Composed {
+        subject: one_line(&format!("Cancelled: \"{title}\"")),
+        text: format!("{}\n\n{line}\n", greeting(recipient_name)),
+        html: page(
+            &escape_html(&greeting(recipient_name)),
+            &format!("<p>{}</p>\n", escape_html(&line)),
+            None,
+            "",
+        ),
+    }
+}
+
+/// `docket mail test`: proves the mail path works end to end.
+pub fn test(server: &str) -> Composed {
+    let line = format!("This is a test message from the Docket appliance at {server}.");
+    Composed {
+        subject: "Docket test message".into(),
+        text: format!("Hello,\n\n{line}\nIf you can read it, outgoing mail works.\n"),
+        html: page(
+            "Hello,",
+            &format!(
+                "<p>{}<br>If you can read it, outgoing mail works.</p>\n",
+                escape_html(&line)
+            ),
+            None,
+            "",
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req<'a>(
+        role: Role,
+        subject: Option<&'a str>,
+        message: Option<&'a str>,
+    ) -> SigningRequest<'a> {
+        SigningRequest {
+            title: "Lease <b>& co</b>",
+            sender_name: "Ann \"A\" O'Neil",
+            recipient_name: "Bob",
+            role,
+            subject,
+            message,
+            link: "https://d.example/sign/tok?a=1&b=2",
+        }
+    }
+
+    #[test]
+    fn escapes_every_special_character() {
+        assert_eq!(
+            escape_html(r#"<a href="x">&'</a>"#),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;"
+        );
+    }
+
+    #[test]
+    fn signing_request_defaults_escapes_and_links() {
+        let m = signing_request(&req(Role::Signer, None, None));
+        assert_eq!(
+            m.subject,
+            "Ann \"A\" O'Neil invited you to sign \"Lease <b>& co</b>\""
+        );
+        assert!(m.text.contains("Hello Bob,"));
+        assert!(m.text.contains("https://d.example/sign/tok?a=1&b=2"));
+        assert!(m.html.contains("Lease &lt;b&gt;&amp; co&lt;/b&gt;"));
+        assert!(m.html.contains("Ann &quot;A&quot; O&#39;Neil"));
+        assert!(
+            m.html
+                .contains("href=\"https://d.example/sign/tok?a=1&amp;b=2\"")
+        );
+        assert!(!m.html.contains("<b>"));
+        assert!(m.html.contains("Sign the document"));
+    }
+
+    #[test]
+    fn signing_request_uses_meta_and_role_wording() {
+        let m = signing_request(&req(
+            Role::Approver,
+            Some("  Please\r\nreview  "),
+            Some("Line one\n<script>x</script>"),
+        ));
+        assert_eq!(m.subject, "Please review");
+        assert!(m.text.contains("invited you to approve"));
+        assert!(m.text.contains("Line one\n<script>x</script>"));
+        assert!(
+            m.html
+                .contains("Line one<br>\n&lt;script&gt;x&lt;/script&gt;")
+        );
+        assert!(m.html.contains("Review and approve"));
+        let v = signing_request(&req(Role::Viewer, Some(" "), None));
+        assert!(v.subject.contains("invited you to view"));
+    }
+
+    #[test]
+    fn rejected_names_who_and_why() {
+        let m = rejected("T", "Ann", "bob@example.com", "Wrong <date>");
+        assert!(m.text.contains("bob@example.com has rejected"));
+        assert!(m.text.contains("Wrong <date>"));
+        assert!(m.html.contains("Wrong &lt;date&gt;"));
+        let c = cancelled("T", "", "Ann");
+        assert!(c.text.starts_with("Hello,"));
+        assert!(completed("T", "Bob").subject.starts_with("Completed"));
+    }
+}

@@ -1,0 +1,64 @@
+//! Outgoing mail (spec signing.md, "Mail"): messages queued in `mail_queue` inside the
+//! transaction of what they report (`store::enqueue`), composed by `compose`, and sent by the
+//! `worker` through SMTP (`smtp`) or filed in the outbox when no SMTP server is configured.
+
+pub mod compose;
+pub mod smtp;
+pub mod store;
+pub mod worker;
+
+use serde::Serialize;
+
+/// Why a message is sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Kind {
+    SigningRequest,
+    Completed,
+    Rejected,
+    Cancelled,
+    Test,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::SigningRequest => "SIGNING_REQUEST",
+            Kind::Completed => "COMPLETED",
+            Kind::Rejected => "REJECTED",
+            Kind::Cancelled => "CANCELLED",
+            Kind::Test => "TEST",
+        }
+    }
+}
+
+/// A message to queue.
+#[derive(Debug, Clone)]
+pub struct NewMail {
+    pub document_id: Option<i64>,
+    /// For a signing request: the recipient whose `sendStatus` becomes SENT once it is sent.
+    pub recipient_id: Option<i64>,
+    pub kind: Kind,
+    pub to: String,
+    pub subject: String,
+    pub text: String,
+    pub html: String,
+    /// A blob id and the file name it is attached under (e.g. the sealed PDF).
+    pub attachment: Option<(String, String)>,
+}
+
+impl NewMail {
+    /// A message of `kind` to `to` with the composed `content`, tied to nothing.
+    pub fn new(kind: Kind, to: impl Into<String>, content: compose::Composed) -> NewMail {
+        NewMail {
+            document_id: None,
+            recipient_id: None,
+            kind,
+            to: to.into(),
+            subject: content.subject,
+            text: content.text,
+            html: content.html,
+            attachment: None,
+        }
+    }
+}

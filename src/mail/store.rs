@@ -1,0 +1,150 @@
+//! SQL for `mail_queue`. Only `enqueue` runs inside other transactions; it only inserts.
+
+use rusqlite::{Connection, OptionalExtension, Row, params};
+use serde::Serialize;
+
+use super::NewMail;
+use crate::error::AppError;
+use crate::timefmt::{iso8601, iso8601_opt};
+
+/// Queues `m`, due now. Returns its id.
+pub fn enqueue(conn: &Connection, m: &NewMail, now: i64) -> Result<i64, AppError> {
+    let (blob, name) = match &m.attachment {
+        Some((b, n)) => (Some(b.as_str()), Some(n.as_str())),
+        None => (None, None),
+    };
+    conn.prepare_cached(
+        "INSERT INTO mail_queue (document_id, recipient_id, kind, to_addr, subject, body_text,
+                                 body_html, attachment_blob, attachment_name, next_attempt_at, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
+    )?
+    .execute(params![
+        m.document_id,
+        m.recipient_id,
+        m.kind.as_str(),
+        m.to,
+        m.subject,
+        m.text,
+        m.html,
+        blob,
+        name,
+        now
+    ])?;
+    Ok(conn.last_insert_rowid())
+}
+
+/// A queued message, whole.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Mail {
+    pub id: i64,
+    pub document_id: Option<i64>,
+    pub recipient_id: Option<i64>,
+    pub kind: String,
+    pub to: String,
+    pub subject: String,
+    pub text: String,
+    pub html: String,
+    pub attachment_blob: Option<String>,
+    pub attachment_name: Option<String>,
+    pub status: String,
+    pub attempts: u32,
+    #[serde(skip)]
+    pub created: i64,
+    #[serde(skip)]
+    pub next_attempt: i64,
+    pub created_at: String,
+    pub next_attempt_at: String,
+    pub sent_at: Option<String>,
+    pub last_error: Option<String>,
+}
+
+const COLUMNS: &str = "id, document_id, recipient_id, kind, to_addr, subject, body_text, body_html,
+    attachment_blob, attachment_name, status, attempts, created_at, next_attempt_at, sent_at, last_error";
+
+fn mail(r: &Row<'_>) -> rusqlite::Result<Mail> {
+    let created: i64 = r.get(12)?;
+    let next: i64 = r.get(13)?;
+    Ok(Mail {
+        id: r.get(0)?,
+        document_id: r.get(1)?,
+        recipient_id: r.get(2)?,
+        kind: r.get(3)?,
+        to: r.get(4)?,
+        subject: r.get(5)?,
+        text: r.get(6)?,
+        html: r.get(7)?,
+        attachment_blob: r.get(8)?,
+        attachment_name: r.get(9)?,
+        status: r.get(10)?,
+        attempts: r.get(11)?,
+        created,
+        next_attempt: next,
+        created_at: iso8601(created),
+        next_attempt_at: iso8601(next),
+        sent_at: iso8601_opt(r.get(14)?),
+        last_error: r.get(15)?,
+    })
+}
+
+/// Up to `limit` QUEUED messages due at `now`, oldest first.
+pub fn due(conn: &Connection, now: i64, limit: i64) -> Result<Vec<Mail>, AppError> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM mail_queue WHERE status = 'QUEUED' AND next_attempt_at <= ?1
+         ORDER BY next_attempt_at, id LIMIT ?2"
+    ))?;
+    let rows = stmt.query_map(params![now, limit], mail)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// One message, or a 404.
+pub fn get(conn: &Connection, id: i64) -> Result<Mail, AppError> {
+    conn.query_row(
+        &format!("SELECT {COLUMNS} FROM mail_queue WHERE id = ?1"),
+        [id],
+        mail,
+    )
+    .optional()?
+    .ok_or_else(|| AppError::not_found("message"))
+}
+
+/// Messages newest first, optionally only those with `status`.
+pub fn list(conn: &Connection, status: Option<&str>, limit: i64) -> Result<Vec<Mail>, AppError> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM mail_queue WHERE ?1 IS NULL OR status = ?1 ORDER BY id DESC LIMIT ?2"
+    ))?;
+    let rows = stmt.query_map(params![status, limit], mail)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The message left the building: `SENT` (through SMTP) or `OUTBOX` (filed, no SMTP).
+pub fn mark_done(conn: &Connection, id: i64, status: &str, now: i64) -> Result<(), AppError> {
+    conn.execute(
+        "UPDATE mail_queue SET status = ?2, attempts = attempts + 1, sent_at = ?3, last_error = NULL
+         WHERE id = ?1 AND status = 'QUEUED'",
+        params![id, status, now],
+    )?;
+    Ok(())
+}
+
+/// A failed attempt: retried at `next` (unix seconds), or `FAILED` when `next` is `None`.
+pub fn mark_attempt_failed(
+    conn: &Connection,
+    id: i64,
+    error: &str,
+    next: Option<i64>,
+) -> Result<(), AppError> {
+    match next {
+        Some(at) => conn.execute(
+            "UPDATE mail_queue SET attempts = attempts + 1, last_error = ?2, next_attempt_at = ?3
+             WHERE id = ?1 AND status = 'QUEUED'",
+            params![id, error, at],
+        )?,
+        None => conn.execute(
+            "UPDATE mail_queue SET attempts = attempts + 1, last_error = ?2, status = 'FAILED'
+             WHERE id = ?1 AND status = 'QUEUED'",
+            params![id, error],
+        )?,
+    };
+    Ok(())
+}

@@ -1,0 +1,158 @@
+//! The mail worker: a task of the server that sends due QUEUED messages, one at a time.
+//!
+//! State lives in `mail_queue` only, so a restart loses nothing; a message whose send was cut
+//! off by a stop may go out twice (at least once, never zero times). Woken by `Wake` right after
+//! an enqueue, and polling every `POLL` for messages queued by other processes (the CLI) and
+//! for retries that came due.
+
+use std::time::Duration;
+
+use lettre::message::Mailbox;
+use lettre::{AsyncSmtpTransport, Tokio1Executor};
+use serde_json::json;
+
+use super::smtp::{self, SendError};
+use super::store::{self, Mail};
+use crate::blob::{BlobId, BlobStore};
+use crate::db::{Db, now};
+use crate::documents::audit::{self, Actor, Event};
+use crate::error::AppError;
+use crate::retry::{Backoff, Wake};
+
+const POLL: Duration = Duration::from_secs(2);
+const BATCH: i64 = 20;
+
+/// The default schedule: 30 s doubling up to an hour, for 48 hours.
+pub fn backoff(base: Duration) -> Backoff {
+    Backoff {
+        base,
+        max: Duration::from_secs(3600),
+        give_up_after: Duration::from_secs(48 * 3600),
+    }
+}
+
+pub struct Worker {
+    pub db: Db,
+    pub blobs: BlobStore,
+    /// `None`: no SMTP configured, messages go to the outbox.
+    pub transport: Option<AsyncSmtpTransport<Tokio1Executor>>,
+    pub from: Mailbox,
+    pub wake: Wake,
+    pub backoff: Backoff,
+}
+
+impl Worker {
+    /// Runs until the task is aborted.
+    pub async fn run(self) {
+        loop {
+            match self.db.call(|c| store::due(c, now(), BATCH)).await {
+                Ok(batch) => {
+                    let full = batch.len() as i64 == BATCH;
+                    for m in batch {
+                        if let Err(e) = self.handle(m).await {
+                            tracing::error!(error = %e, "mail queue update failed");
+                        }
+                    }
+                    if full {
+                        continue;
+                    }
+                }
+                Err(e) => tracing::error!(error = %e, "reading the mail queue failed"),
+            }
+            tokio::select! {
+                _ = self.wake.notified() => {}
+                _ = tokio::time::sleep(POLL) => {}
+            }
+        }
+    }
+
+    async fn handle(&self, m: Mail) -> Result<(), AppError> {
+        let Some(transport) = &self.transport else {
+            // Never the body: it holds the signing link, a credential.
+            tracing::info!(mail_id = m.id, to = %m.to, kind = %m.kind,
+                "no --smtp-url: message filed in the outbox (docket mail show {})", m.id);
+            return self.done(m, "OUTBOX").await;
+        };
+        match self.send(transport, &m).await {
+            Ok(()) => {
+                tracing::info!(mail_id = m.id, to = %m.to, kind = %m.kind, "mail sent");
+                self.done(m, "SENT").await
+            }
+            Err(e) => {
+                let (id, attempts) = (m.id, m.attempts + 1);
+                let next = if e.permanent {
+                    None
+                } else {
+                    self.backoff.next_attempt(attempts, m.created, now())
+                };
+                tracing::warn!(mail_id = id, to = %m.to, attempts, error = %e.message,
+                    gives_up = next.is_none(), "sending mail failed");
+                self.db
+                    .write(move |tx| store::mark_attempt_failed(tx, id, &e.message, next))
+                    .await
+            }
+        }
+    }
+
+    async fn send(
+        &self,
+        transport: &AsyncSmtpTransport<Tokio1Executor>,
+        m: &Mail,
+    ) -> Result<(), SendError> {
+        let attachment = match (&m.attachment_blob, &m.attachment_name) {
+            (Some(blob), name) => {
+                let id = BlobId::parse(blob).ok_or_else(|| SendError {
+                    message: format!("attachment {blob}: not a blob id"),
+                    permanent: true,
+                })?;
+                let path = self.blobs.path(&id);
+                let bytes = tokio::fs::read(&path).await.map_err(|e| SendError {
+                    message: format!("reading attachment {blob}: {e}"),
+                    permanent: false,
+                })?;
+                Some((name.clone().unwrap_or_else(|| "document.pdf".into()), bytes))
+            }
+            (None, _) => None,
+        };
+        let message = smtp::build(
+            &self.from,
+            &m.to,
+            &m.subject,
+            m.text.clone(),
+            m.html.clone(),
+            attachment,
+        )?;
+        smtp::send(transport, message).await
+    }
+
+    /// The message left (`SENT`) or was filed (`OUTBOX`). For a signing request, the
+    /// recipient's `sendStatus` becomes SENT and an EMAILED event is recorded, in the same
+    /// transaction.
+    async fn done(&self, m: Mail, status: &'static str) -> Result<(), AppError> {
+        self.db
+            .write(move |tx| {
+                let t = now();
+                store::mark_done(tx, m.id, status, t)?;
+                if m.kind == super::Kind::SigningRequest.as_str()
+                    && let (Some(rid), Some(doc)) = (m.recipient_id, m.document_id)
+                {
+                    crate::documents::store::mark_sent(tx, rid, t)?;
+                    let via = if status == "SENT" { "smtp" } else { "outbox" };
+                    let actor = Actor {
+                        recipient_id: Some(rid),
+                        ..Actor::system()
+                    };
+                    audit::record(
+                        tx,
+                        doc,
+                        Event::Emailed,
+                        &actor,
+                        &json!({"mailId": m.id, "to": m.to, "via": via}),
+                        t,
+                    )?;
+                }
+                Ok(())
+            })
+            .await
+    }
+}

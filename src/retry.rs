@@ -1,0 +1,101 @@
+//! What the outgoing queues (mail, webhooks) share: a wake-up handle for their worker and the
+//! retry schedule (exponential backoff with jitter).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::Notify;
+
+/// Wakes a queue's worker right after something was queued. Cloneable; waking with nobody
+/// waiting is remembered until the worker next waits, so no enqueue is missed.
+#[derive(Clone, Default)]
+pub struct Wake(Arc<Notify>);
+
+impl Wake {
+    pub fn wake(&self) {
+        self.0.notify_one();
+    }
+
+    /// Resolves at the next `wake()`, or at once when one came while nobody waited.
+    pub async fn notified(&self) {
+        self.0.notified().await
+    }
+}
+
+/// The retry schedule of a queue: the first retry after `base`, doubling up to `max`, each
+/// delay drawn in its upper half (jitter, so that failures in one burst do not retry in step),
+/// and giving up once a message is older than `give_up_after`.
+#[derive(Debug, Clone, Copy)]
+pub struct Backoff {
+    pub base: Duration,
+    pub max: Duration,
+    pub give_up_after: Duration,
+}
+
+impl Backoff {
+    /// The delay before attempt number `attempts + 1`, after `attempts` failed ones (>= 1).
+    /// `unit` in [0, 1) picks the point in the jitter range.
+    pub fn delay(&self, attempts: u32, unit: f64) -> Duration {
+        let doublings = attempts.saturating_sub(1).min(30);
+        let full = self
+            .base
+            .saturating_mul(1u32 << doublings)
+            .min(self.max)
+            .max(Duration::from_millis(1));
+        let unit = unit.clamp(0.0, 1.0);
+        full.div_f64(2.0).mul_f64(1.0 + unit)
+    }
+
+    /// As `delay`, with a random jitter.
+    pub fn delay_random(&self, attempts: u32) -> Duration {
+        self.delay(attempts, rand::random::<f64>())
+    }
+
+    /// The unix second of the next attempt after `attempts` failures at `now`, or `None` when a
+    /// message created at `created_at` should be given up.
+    pub fn next_attempt(&self, attempts: u32, created_at: i64, now: i64) -> Option<i64> {
+        if now.saturating_sub(created_at) >= self.give_up_after.as_secs() as i64 {
+            return None;
+        }
+        let d = self.delay_random(attempts);
+        // Whole seconds, rounded up: the queue's clock is in seconds.
+        Some(now + d.as_millis().div_ceil(1000) as i64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn b() -> Backoff {
+        Backoff {
+            base: Duration::from_secs(30),
+            max: Duration::from_secs(3600),
+            give_up_after: Duration::from_secs(48 * 3600),
+        }
+    }
+
+    #[test]
+    fn doubles_from_the_base_up_to_the_cap_with_jitter_in_the_upper_half() {
+        let b = b();
+        assert_eq!(b.delay(1, 1.0), Duration::from_secs(30));
+        assert_eq!(b.delay(1, 0.0), Duration::from_secs(15));
+        assert_eq!(b.delay(2, 1.0), Duration::from_secs(60));
+        assert_eq!(b.delay(3, 1.0), Duration::from_secs(120));
+        assert_eq!(b.delay(8, 1.0), Duration::from_secs(3600));
+        assert_eq!(b.delay(1000, 1.0), Duration::from_secs(3600));
+        for n in 1..40 {
+            let d = b.delay_random(n);
+            assert!(d >= b.delay(n, 0.0) && d <= b.delay(n, 1.0), "{n}: {d:?}");
+        }
+    }
+
+    #[test]
+    fn gives_up_after_the_window() {
+        let b = b();
+        let t = b.next_attempt(1, 1000, 1000).unwrap();
+        assert!((1015..=1030).contains(&t), "{t}");
+        assert!(b.next_attempt(5, 0, 48 * 3600 - 1).is_some());
+        assert_eq!(b.next_attempt(5, 0, 48 * 3600), None);
+    }
+}

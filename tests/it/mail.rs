@@ -1,0 +1,283 @@
+//! Outgoing mail through the real server: a real SMTP server (Python's aiosmtpd, writing a
+//! Maildir) receives what the worker sends; retries, restarts and the outbox.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use docket::blob::BlobStore;
+use docket::datadir::DataDir;
+use docket::db::{Db, now, write_tx};
+use docket::mail::{Kind, NewMail, compose, store};
+use serde_json::Value;
+
+use crate::documents::{create, fixture, two_recipients, user_with_key};
+use crate::harness::{TestApp, docket_json};
+
+/// aiosmtpd on 127.0.0.1:`port`, delivering into the Maildir `dir`; killed on drop.
+struct SmtpServer {
+    child: Child,
+    dir: PathBuf,
+}
+
+impl SmtpServer {
+    fn start(port: u16, dir: &Path) -> SmtpServer {
+        let child = Command::new("python3")
+            .args(["-m", "aiosmtpd", "-n", "-l", &format!("127.0.0.1:{port}")])
+            .args(["-c", "aiosmtpd.handlers.Mailbox"])
+            // Python's Maildir creates its folders only when the directory does not exist.
+            .arg(dir.join("md"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("python3 -m aiosmtpd runs (pip install aiosmtpd)");
+        let deadline = Instant::now() + Duration::from_secs(15);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "aiosmtpd did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        SmtpServer {
+            child,
+            dir: dir.to_path_buf(),
+        }
+    }
+
+    /// The messages received so far, raw (`dir/md` is the Maildir).
+    fn messages(&self) -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir(self.dir.join("md/new")) else {
+            return Vec::new();
+        };
+        entries
+            .filter_map(|e| std::fs::read_to_string(e.ok()?.path()).ok())
+            .collect()
+    }
+
+    /// Waits for `n` messages.
+    async fn wait_for(&self, n: usize) -> Vec<String> {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let m = self.messages();
+            if m.len() >= n {
+                return m;
+            }
+            assert!(Instant::now() < deadline, "no mail arrived");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+impl Drop for SmtpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn smtp_url(port: u16) -> String {
+    format!("smtp://127.0.0.1:{port}?tls=none")
+}
+
+/// `docket mail list --json`.
+fn mail_list(data: &Path) -> Vec<Value> {
+    docket_json(data, &["mail", "list"], None)
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+/// Waits until message `id` has `status`, and returns its listing.
+async fn wait_status(data: &Path, id: i64, status: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let list = mail_list(data);
+        let m = list.iter().find(|m| m["id"] == id).cloned();
+        if let Some(m) = &m
+            && m["status"] == status
+        {
+            return m.clone();
+        }
+        assert!(
+            Instant::now() < deadline,
+            "message {id} never became {status}: {m:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+fn queue_test(data: &Path, to: &str) -> i64 {
+    let out = docket_json(data, &["mail", "test", to], None);
+    assert_eq!(out["status"], "QUEUED");
+    out["id"].as_i64().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn signing_request_with_attachment_goes_out_through_smtp() {
+    let maildir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let smtp = SmtpServer::start(port, maildir.path());
+    let url = smtp_url(port);
+    let app = TestApp::spawn_with(&[
+        "--tls",
+        "off",
+        "--smtp-url",
+        &url,
+        "--mail-from",
+        "Acme Signing <sign@acme.example>",
+    ])
+    .await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    let created = create(&app, &key, two_recipients()).await;
+    let doc = created["documentId"].as_i64().unwrap();
+    let rid = created["recipients"][0]["recipientId"].as_i64().unwrap();
+
+    // Queue a signing request with a PDF attached, as the sending code does.
+    let data = DataDir::open(&app.data_dir()).unwrap();
+    let blob = BlobStore::open(&data.blobs())
+        .unwrap()
+        .put(&fixture("a4-1p.pdf"))
+        .unwrap();
+    let db = Db::open(&data.database(), &data.backups(), 2).unwrap();
+    let content = compose::signing_request(&compose::SigningRequest {
+        title: "NDA <2026>",
+        sender_name: "Owner",
+        recipient_name: "Ann",
+        role: docket::documents::recipients::Role::Signer,
+        subject: None,
+        message: Some("Please & thanks"),
+        link: "https://d.example/sign/secret-token",
+    });
+    let id = db
+        .call_blocking(|c| {
+            write_tx(c, |tx| {
+                docket::blob::rows::insert_pdf(tx, &blob, now())?;
+                let mut m = NewMail::new(Kind::SigningRequest, "ann@example.com", content);
+                m.document_id = Some(doc);
+                m.recipient_id = Some(rid);
+                m.attachment = Some((blob.id.as_str().to_string(), "NDA.pdf".into()));
+                store::enqueue(tx, &m, now())
+            })
+        })
+        .unwrap();
+
+    let got = smtp.wait_for(1).await;
+    let raw = &got[0];
+    assert!(raw.contains("To: ann@example.com"), "{raw}");
+    assert!(
+        raw.contains("From: \"Acme Signing\" <sign@acme.example>")
+            || raw.contains("From: Acme Signing <sign@acme.example>"),
+        "{raw}"
+    );
+    assert!(raw.contains("multipart/mixed"));
+    assert!(raw.contains("multipart/alternative"));
+    assert!(raw.contains("Content-Type: text/plain"));
+    assert!(raw.contains("Content-Type: text/html"));
+    assert!(raw.contains("application/pdf"));
+    assert!(raw.contains("NDA.pdf"));
+    assert!(raw.contains("NDA &lt;2026&gt;"), "HTML part escaped: {raw}");
+
+    let listed = wait_status(&app.data_dir(), id, "SENT").await;
+    assert_eq!(listed["attempts"], 1);
+    assert!(listed.get("text").is_none(), "list never shows bodies");
+    // The recipient is marked SENT and the audit log says EMAILED, in the same transaction.
+    let (_, view) = crate::documents::call(
+        &app,
+        &key,
+        reqwest::Method::GET,
+        &format!("/api/v1/documents/{doc}"),
+        None,
+    )
+    .await;
+    let r = view["recipients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == rid)
+        .unwrap();
+    assert_eq!(r["sendStatus"], "SENT");
+    let events = db
+        .call_blocking(move |c| docket::documents::audit::list(c, doc))
+        .unwrap();
+    assert!(
+        events
+            .iter()
+            .any(|e| e.kind == "EMAILED" && e.recipient_id == Some(rid))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_queued_while_smtp_is_down_is_retried_until_it_arrives() {
+    let maildir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let url = smtp_url(port);
+    let app =
+        TestApp::spawn_with(&["--tls", "off", "--smtp-url", &url, "--retry-base-ms", "300"]).await;
+    let data = app.data_dir();
+    let id = queue_test(&data, "bob@example.com");
+    // The first attempt fails: nothing listens.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let m = mail_list(&data)
+            .into_iter()
+            .find(|m| m["id"] == id)
+            .unwrap();
+        if m["attempts"].as_i64().unwrap() >= 1 {
+            assert_eq!(m["status"], "QUEUED");
+            assert!(m["lastError"].as_str().is_some_and(|e| !e.is_empty()));
+            break;
+        }
+        assert!(Instant::now() < deadline, "no attempt was made");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let smtp = SmtpServer::start(port, maildir.path());
+    let got = smtp.wait_for(1).await;
+    assert!(got[0].contains("Subject: Docket test message"));
+    assert!(got[0].contains("To: bob@example.com"));
+    let m = wait_status(&data, id, "SENT").await;
+    assert!(m["attempts"].as_i64().unwrap() >= 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_queued_message_survives_a_restart() {
+    let maildir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let url = smtp_url(port);
+    let args = ["--tls", "off", "--smtp-url", &url];
+    let app = TestApp::spawn_with(&args).await;
+    let id = queue_test(&app.data_dir(), "carol@example.com");
+    let dir = app.stop().await;
+    // Queued while no server ran; the SMTP server comes up, then Docket again.
+    let smtp = SmtpServer::start(port, maildir.path());
+    let app = TestApp::spawn_in(dir, &args).await;
+    let got = smtp.wait_for(1).await;
+    assert!(got[0].contains("To: carol@example.com"));
+    wait_status(&app.data_dir(), id, "SENT").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_smtp_messages_go_to_the_outbox() {
+    let app = TestApp::spawn().await;
+    let data = app.data_dir();
+    let id = queue_test(&data, "dave@example.com");
+    let listed = wait_status(&data, id, "OUTBOX").await;
+    assert_eq!(listed["kind"], "TEST");
+    assert_eq!(listed["to"], "dave@example.com");
+    let shown = docket_json(&data, &["mail", "show", &id.to_string()], None);
+    assert_eq!(shown["status"], "OUTBOX");
+    assert!(
+        shown["text"]
+            .as_str()
+            .unwrap()
+            .contains("outgoing mail works")
+    );
+    assert!(shown["html"].as_str().unwrap().contains("<p>"));
+    let bad = crate::harness::docket(&data, &["mail", "test", "not-an-address"], None);
+    assert_eq!(bad.status.code(), Some(2));
+}
