@@ -2,6 +2,7 @@
 //! refused. Plain blocking functions on bytes or paths; callers run them off the async threads.
 
 mod inspect;
+pub mod seal;
 
 pub use inspect::{inspect_bytes, inspect_file};
 
@@ -38,6 +39,10 @@ pub enum PdfError {
     NoPages,
     #[error("the PDF could not be read: {0}")]
     Damaged(String),
+    /// Sealing failed for a reason that is not the upload's (a field off the page, an
+    /// unreadable signature image, an internal writing error).
+    #[error("the document could not be sealed: {0}")]
+    Seal(String),
     /// Reading the stored file failed: a fault of the server, not of the upload.
     #[error("the uploaded file could not be read from storage")]
     Io(#[from] std::io::Error),
@@ -45,8 +50,8 @@ pub enum PdfError {
 
 impl PdfError {
     /// True when the upload itself is at fault (answer 4xx with the message); false for
-    /// [`PdfError::Io`], which is the server's (answer 5xx and log the cause).
+    /// [`PdfError::Io`] and [`PdfError::Seal`], which are the server's (answer 5xx and log the cause).
     pub fn is_upload_fault(&self) -> bool {
-        !matches!(self, PdfError::Io(_))
+        !matches!(self, PdfError::Io(_) | PdfError::Seal(_))
     }
 }
