@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of Docket. Installs what the tests need when it is missing (Debian's
-# chromium; playwright-core from npm into tests/browser; aiosmtpd and schemathesis from PyPI), then runs
-# `cargo test` and the schemathesis run over the OpenAPI document.
+# chromium, poppler-utils and qpdf; playwright-core from npm into tests/browser; aiosmtpd and
+# schemathesis from PyPI), then runs `cargo test` and the schemathesis run over the OpenAPI document.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,6 +11,11 @@ if ! [ -x /usr/bin/chromium ]; then
   echo "== installing Debian chromium"
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+fi
+if ! command -v pdfsig >/dev/null || ! command -v pdftotext >/dev/null || ! command -v qpdf >/dev/null; then
+  echo "== installing poppler-utils and qpdf (checks of sealed PDFs)"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils qpdf >/dev/null
 fi
 if ! [ -d tests/browser/node_modules/playwright-core ]; then
   echo "== installing playwright-core (no browser download)"

@@ -266,6 +266,49 @@ fn page_size(doc: &Document, page: &Dictionary) -> (f32, f32) {
     }
 }
 
+/// The page's visible box in user space (the CropBox clipped to the MediaBox, or the
+/// MediaBox) as `[llx, lly, urx, ury]`, and its /Rotate normalised to 0, 90, 180 or 270:
+/// what stamping needs to place a box given in the viewer's coordinates.
+pub(super) fn page_frame(doc: &Document, page: &Dictionary) -> ([f64; 4], i64) {
+    let media = inherited(doc, page, b"MediaBox")
+        .and_then(|o| Rect::parse(doc, o))
+        .unwrap_or(LETTER);
+    let visible = inherited(doc, page, b"CropBox")
+        .and_then(|o| Rect::parse(doc, o))
+        .and_then(|crop| crop.intersect(media))
+        .unwrap_or(media);
+    let r = visible;
+    (
+        [r.llx as f64, r.lly as f64, r.urx as f64, r.ury as f64],
+        rotation(doc, page),
+    )
+}
+
+/// An inheritable page attribute, for stamping (see [`inherited`]).
+pub(super) fn inherited_attribute<'a>(
+    doc: &'a Document,
+    page: &'a Dictionary,
+    key: &[u8],
+) -> Option<&'a Object> {
+    inherited(doc, page, key)
+}
+
+/// Loads an accepted upload the way [`inspect_bytes`] does (lenient, then rebuilt when the
+/// page tree is not whole), refusing encrypted files. Not guarded against panics: callers are.
+pub(super) fn load_whole(bytes: &[u8]) -> Result<Document, PdfError> {
+    let doc = match load(bytes, false) {
+        Ok(doc) => doc,
+        Err(first) => load(bytes, true).map_err(|_| first)?,
+    };
+    if !PageTree::walk(&doc).is_whole()
+        && let Ok(rebuilt) = load(bytes, true)
+        && PageTree::walk(&rebuilt).is_whole()
+    {
+        return Ok(rebuilt);
+    }
+    Ok(doc)
+}
+
 /// /Rotate normalised to 0, 90, 180 or 270. A value that is not a multiple of 90 is invalid
 /// and, as in pdf.js, taken as 0.
 fn rotation(doc: &Document, page: &Dictionary) -> i64 {

@@ -5,6 +5,7 @@
 mod inspect;
 mod page_cache;
 mod render;
+pub mod seal;
 
 pub use inspect::{inspect_bytes, inspect_file};
 pub use page_cache::{PageCache, PageWidth};
@@ -49,6 +50,10 @@ pub enum PdfError {
     /// A render width of 0 or over [`MAX_WIDTH_PX`].
     #[error("{0} pixels is not a width pages can be rendered at")]
     BadWidth(u32),
+    /// Sealing failed for a reason that is not the upload's (a field off the page, an
+    /// unreadable signature image, an internal writing error).
+    #[error("the document could not be sealed: {0}")]
+    Seal(String),
     /// Reading the stored file failed: a fault of the server, not of the upload.
     #[error("the uploaded file could not be read from storage")]
     Io(#[from] std::io::Error),
@@ -56,8 +61,8 @@ pub enum PdfError {
 
 impl PdfError {
     /// True when the upload itself is at fault (answer 4xx with the message); false for
-    /// [`PdfError::Io`], which is the server's (answer 5xx and log the cause).
+    /// [`PdfError::Io`] and [`PdfError::Seal`], which are the server's (answer 5xx and log the cause).
     pub fn is_upload_fault(&self) -> bool {
-        !matches!(self, PdfError::Io(_))
+        !matches!(self, PdfError::Io(_) | PdfError::Seal(_))
     }
 }

@@ -96,6 +96,20 @@ impl LocalCa {
         fingerprint(&self.der)
     }
 
+    /// Signs `params` (given a fresh serial number) for `key` with this CA.
+    pub fn sign_params(
+        &self,
+        mut params: CertificateParams,
+        key: &KeyPair,
+    ) -> Result<rcgen::Certificate, String> {
+        let issuer = Issuer::from_ca_cert_pem(&self.cert_pem, &self.key)
+            .map_err(|e| format!("CA certificate: {e}"))?;
+        params.serial_number = Some(serial());
+        params
+            .signed_by(key, &issuer)
+            .map_err(|e| format!("certificate: {e}"))
+    }
+
     /// Issues a leaf certificate for `names`, valid from `now` for `LEAF_DAYS`.
     pub fn issue_leaf(&self, names: &[String], now: OffsetDateTime) -> Result<Chain, String> {
         let issuer = Issuer::from_ca_cert_pem(&self.cert_pem, &self.key)
