@@ -35,6 +35,8 @@ pub struct AppState {
     pub mail: Wake,
     /// Wakes the webhook worker: call `state.webhooks.wake()` after one that queued deliveries.
     pub webhooks: Wake,
+    /// Encrypts webhook secrets at rest.
+    pub webhook_secrets: Arc<crate::webhooks::secret::SecretBox>,
 }
 
 impl AppState {
@@ -110,7 +112,7 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
     let public_url = config.resolve_public_url(addr);
     let app_url = config.app_url.clone().unwrap_or_else(|| public_url.clone());
 
-    let (db, ring, blobs) = {
+    let (db, ring, blobs, webhook_secrets) = {
         let data = data.clone();
         let public = base(&public_url);
         tokio::task::spawn_blocking(move || -> Result<_, StartupError> {
@@ -122,10 +124,12 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
             let ring =
                 KeyRing::load_or_create(&data.secrets()).map_err(dir_err(&data.secrets()))?;
             let blobs = BlobStore::open(&data.blobs()).map_err(dir_err(&data.blobs()))?;
+            let secrets = crate::webhooks::secret::SecretBox::load_or_create(&data.secrets())
+                .map_err(dir_err(&data.secrets()))?;
             if let Ok(n @ 1..) = blobs.clean_stale_temp(Duration::from_secs(24 * 3600)) {
                 tracing::info!(files = n, "removed unfinished uploads left by a crash");
             }
-            Ok((db, ring, blobs))
+            Ok((db, ring, blobs, Arc::new(secrets)))
         })
         .await
         .map_err(|e| StartupError::Config(format!("startup task failed: {e}")))??
@@ -173,9 +177,20 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         data: Arc::new(data.clone()),
         limiter: Arc::new(crate::ratelimit::RateLimiter::new(config.rate_limit)),
         mail,
-        webhooks,
+        webhooks: webhooks.clone(),
+        webhook_secrets: webhook_secrets.clone(),
     };
-    let workers = vec![tokio::spawn(mail_worker.run())];
+    let webhook_worker = crate::webhooks::deliver::Worker {
+        db: state.db.clone(),
+        secrets: webhook_secrets,
+        wake: webhooks,
+        backoff: crate::webhooks::deliver::backoff(config.retry_base),
+        allow_private: config.allow_private_webhooks,
+    };
+    let workers = vec![
+        tokio::spawn(mail_worker.run()),
+        tokio::spawn(webhook_worker.run()),
+    ];
     let routes = crate::http::routes(state);
     let opts = Options {
         tls: tls.is_some(),
