@@ -418,3 +418,108 @@ async fn the_api_validates_and_keeps_users_apart() {
     .await;
     assert_eq!(status, 404);
 }
+
+/// The real binary, killed (SIGKILL, no shutdown) with a delivery pending: the next process
+/// delivers it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pending_delivery_survives_a_crash_of_the_binary() {
+    use crate::harness::{BinServer, docket_json};
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    docket_json(
+        &data,
+        &["user", "add", "o@example.com", "--name", "O"],
+        None,
+    );
+    let key = docket_json(
+        &data,
+        &["apikey", "create", "--user", "o@example.com"],
+        None,
+    )["key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let args = [
+        "--tls",
+        "off",
+        "--allow-private-webhooks",
+        "--retry-base-ms",
+        "4000",
+    ];
+    let server = BinServer::start_in(&data, &args);
+    let base = format!("http://{}", server.addr);
+    let http = reqwest::Client::new();
+    let post = |path: &str, body: Value| {
+        http.post(format!("{base}{path}"))
+            .header("authorization", &key)
+            .json(&body)
+            .send()
+    };
+    let hook: Value = post(
+        "/api/v1/webhooks",
+        json!({"url": format!("http://127.0.0.1:{port}/hook"), "events": ["DOCUMENT_CREATED"]}),
+    )
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    let id = hook["id"].as_i64().unwrap();
+    assert_eq!(
+        post("/api/v1/documents", two_recipients())
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+    let deliveries = format!("{base}/api/v1/webhooks/{id}/deliveries");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let v: Value = http
+            .get(&deliveries)
+            .header("authorization", &key)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if v["deliveries"][0]["attempts"].as_i64().unwrap_or(0) >= 1 {
+            assert_eq!(v["deliveries"][0]["status"], "PENDING");
+            break;
+        }
+        assert!(Instant::now() < deadline, "no attempt: {v}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    server.stop_with(nix::sys::signal::Signal::SIGKILL);
+
+    let rx = Receiver::start_on(format!("127.0.0.1:{port}").parse().unwrap(), &[]).await;
+    let server = BinServer::start_in(&data, &args);
+    let got = rx.wait_for(1).await;
+    let body: Value = serde_json::from_str(&got[0].body).unwrap();
+    assert_eq!(body["event"], "DOCUMENT_CREATED");
+    let base = format!("http://{}", server.addr);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let v: Value = http
+            .get(format!("{base}/api/v1/webhooks/{id}/deliveries"))
+            .header("authorization", &key)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if v["deliveries"][0]["status"] == "DELIVERED" {
+            assert!(v["deliveries"][0]["attempts"].as_i64().unwrap() >= 2);
+            break;
+        }
+        assert!(Instant::now() < deadline, "not delivered: {v}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
