@@ -60,6 +60,9 @@ const POOL_SIZE: u32 = 8;
 /// How often the self-issued certificate is checked for renewal while serving.
 const RENEWAL_CHECK: Duration = Duration::from_secs(6 * 3600);
 
+/// How long a stop waits for the mail and webhook workers to finish what they are sending.
+const WORKER_STOP: Duration = Duration::from_secs(15);
+
 /// A server that is listening.
 pub struct Running {
     pub addr: SocketAddr,
@@ -68,8 +71,9 @@ pub struct Running {
     stop: Option<oneshot::Sender<()>>,
     task: JoinHandle<()>,
     renewal: Option<JoinHandle<()>>,
-    /// The mail and webhook workers.
+    /// The mail and webhook workers, and the signal that stops them.
     workers: Vec<JoinHandle<()>>,
+    stop_workers: tokio::sync::watch::Sender<bool>,
 }
 
 impl Running {
@@ -82,9 +86,13 @@ impl Running {
         if let Some(r) = self.renewal.take() {
             r.abort();
         }
-        // Their state is in the database: what they were doing is redone at the next start.
-        for w in self.workers.drain(..) {
-            w.abort();
+        // Each finishes the message in hand (a send is bounded by its timeouts); one that
+        // hangs anyway is dropped: its state is in the database and is redone at the next start.
+        let _ = self.stop_workers.send(true);
+        for mut w in self.workers.drain(..) {
+            if tokio::time::timeout(WORKER_STOP, &mut w).await.is_err() {
+                w.abort();
+            }
         }
     }
 }
@@ -187,9 +195,10 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         backoff: crate::webhooks::deliver::backoff(config.retry_base),
         allow_private: config.allow_private_webhooks,
     };
+    let (stop_workers, stop) = crate::retry::Stop::new();
     let workers = vec![
-        tokio::spawn(mail_worker.run()),
-        tokio::spawn(webhook_worker.run()),
+        tokio::spawn(mail_worker.run(stop.clone())),
+        tokio::spawn(webhook_worker.run(stop)),
     ];
     let routes = crate::http::routes(state);
     let opts = Options {
@@ -222,6 +231,7 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         task,
         renewal,
         workers,
+        stop_workers,
     })
 }
 

@@ -18,7 +18,7 @@ use super::secret::SecretBox;
 use super::store::{self, Due};
 use crate::db::{Db, now};
 use crate::error::AppError;
-use crate::retry::{Backoff, Wake};
+use crate::retry::{Backoff, Stop, Wake};
 
 const POLL: Duration = Duration::from_secs(2);
 const BATCH: i64 = 20;
@@ -61,13 +61,16 @@ pub struct Worker {
 }
 
 impl Worker {
-    /// Runs until the task is aborted.
-    pub async fn run(self) {
-        loop {
+    /// Runs until `stop` is raised, finishing the item in hand.
+    pub async fn run(self, mut stop: Stop) {
+        while !stop.requested() {
             match self.db.call(|c| store::due(c, now(), BATCH)).await {
                 Ok(batch) => {
                     let full = batch.len() as i64 == BATCH;
                     for d in batch {
+                        if stop.requested() {
+                            return;
+                        }
                         if let Err(e) = self.handle(d).await {
                             tracing::error!(error = %e, "webhook queue update failed");
                         }
@@ -81,6 +84,7 @@ impl Worker {
             tokio::select! {
                 _ = self.wake.notified() => {}
                 _ = tokio::time::sleep(POLL) => {}
+                _ = stop.wait() => {}
             }
         }
     }
