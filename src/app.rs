@@ -35,6 +35,8 @@ pub struct AppState {
     pub mail: Wake,
     /// Wakes the webhook worker: call `state.webhooks.wake()` after one that queued deliveries.
     pub webhooks: Wake,
+    /// Encrypts webhook secrets at rest.
+    pub webhook_secrets: Arc<crate::webhooks::secret::SecretBox>,
 }
 
 impl AppState {
@@ -58,6 +60,9 @@ const POOL_SIZE: u32 = 8;
 /// How often the self-issued certificate is checked for renewal while serving.
 const RENEWAL_CHECK: Duration = Duration::from_secs(6 * 3600);
 
+/// How long a stop waits for the mail and webhook workers to finish what they are sending.
+const WORKER_STOP: Duration = Duration::from_secs(15);
+
 /// A server that is listening.
 pub struct Running {
     pub addr: SocketAddr,
@@ -66,8 +71,9 @@ pub struct Running {
     stop: Option<oneshot::Sender<()>>,
     task: JoinHandle<()>,
     renewal: Option<JoinHandle<()>>,
-    /// The mail and webhook workers.
+    /// The mail and webhook workers, and the signal that stops them.
     workers: Vec<JoinHandle<()>>,
+    stop_workers: tokio::sync::watch::Sender<bool>,
 }
 
 impl Running {
@@ -80,9 +86,13 @@ impl Running {
         if let Some(r) = self.renewal.take() {
             r.abort();
         }
-        // Their state is in the database: what they were doing is redone at the next start.
-        for w in self.workers.drain(..) {
-            w.abort();
+        // Each finishes the message in hand (a send is bounded by its timeouts); one that
+        // hangs anyway is dropped: its state is in the database and is redone at the next start.
+        let _ = self.stop_workers.send(true);
+        for mut w in self.workers.drain(..) {
+            if tokio::time::timeout(WORKER_STOP, &mut w).await.is_err() {
+                w.abort();
+            }
         }
     }
 }
@@ -110,7 +120,7 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
     let public_url = config.resolve_public_url(addr);
     let app_url = config.app_url.clone().unwrap_or_else(|| public_url.clone());
 
-    let (db, ring, blobs) = {
+    let (db, ring, blobs, webhook_secrets) = {
         let data = data.clone();
         let public = base(&public_url);
         tokio::task::spawn_blocking(move || -> Result<_, StartupError> {
@@ -122,10 +132,12 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
             let ring =
                 KeyRing::load_or_create(&data.secrets()).map_err(dir_err(&data.secrets()))?;
             let blobs = BlobStore::open(&data.blobs()).map_err(dir_err(&data.blobs()))?;
+            let secrets = crate::webhooks::secret::SecretBox::load_or_create(&data.secrets())
+                .map_err(dir_err(&data.secrets()))?;
             if let Ok(n @ 1..) = blobs.clean_stale_temp(Duration::from_secs(24 * 3600)) {
                 tracing::info!(files = n, "removed unfinished uploads left by a crash");
             }
-            Ok((db, ring, blobs))
+            Ok((db, ring, blobs, Arc::new(secrets)))
         })
         .await
         .map_err(|e| StartupError::Config(format!("startup task failed: {e}")))??
@@ -173,9 +185,21 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         data: Arc::new(data.clone()),
         limiter: Arc::new(crate::ratelimit::RateLimiter::new(config.rate_limit)),
         mail,
-        webhooks,
+        webhooks: webhooks.clone(),
+        webhook_secrets: webhook_secrets.clone(),
     };
-    let workers = vec![tokio::spawn(mail_worker.run())];
+    let webhook_worker = crate::webhooks::deliver::Worker {
+        db: state.db.clone(),
+        secrets: webhook_secrets,
+        wake: webhooks,
+        backoff: crate::webhooks::deliver::backoff(config.retry_base),
+        allow_private: config.allow_private_webhooks,
+    };
+    let (stop_workers, stop) = crate::retry::Stop::new();
+    let workers = vec![
+        tokio::spawn(mail_worker.run(stop.clone())),
+        tokio::spawn(webhook_worker.run(stop)),
+    ];
     let routes = crate::http::routes(state);
     let opts = Options {
         tls: tls.is_some(),
@@ -207,6 +231,7 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         task,
         renewal,
         workers,
+        stop_workers,
     })
 }
 

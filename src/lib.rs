@@ -36,3 +36,4 @@ pub mod timefmt;
 pub mod tls;
 pub mod users;
 pub mod version;
+pub mod webhooks;

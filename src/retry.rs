@@ -22,6 +22,28 @@ impl Wake {
     }
 }
 
+/// Asks a queue's worker to stop after the item in hand (so that a normal stop does not cut a
+/// send in two and send it again at the next start).
+#[derive(Clone)]
+pub struct Stop(tokio::sync::watch::Receiver<bool>);
+
+impl Stop {
+    /// The signal and the handle that raises it.
+    pub fn new() -> (tokio::sync::watch::Sender<bool>, Stop) {
+        let (tx, rx) = tokio::sync::watch::channel(false);
+        (tx, Stop(rx))
+    }
+
+    pub fn requested(&self) -> bool {
+        *self.0.borrow()
+    }
+
+    /// Resolves once a stop is requested.
+    pub async fn wait(&mut self) {
+        let _ = self.0.wait_for(|s| *s).await;
+    }
+}
+
 /// The retry schedule of a queue: the first retry after `base`, doubling up to `max`, each
 /// delay drawn in its upper half (jitter, so that failures in one burst do not retry in step),
 /// and giving up once a message is older than `give_up_after`.

@@ -116,10 +116,14 @@ async fn create(state: AppState, creds: Credentials, body: Value) -> Result<Valu
         .db
         .write(move |tx| {
             let doc = documents::parse_create(&body, crate::users::store::tier(tx, who.user_id)?)?;
-            let id = store::insert(tx, who.user_id, &doc, &d, now())?;
-            Ok((id, store::recipients(tx, id, &app)?))
+            let t = now();
+            let id = store::insert(tx, who.user_id, &doc, &d, t)?;
+            let view = store::view(tx, who.user_id, id, &app)?;
+            crate::webhooks::enqueue(tx, who.user_id, "DOCUMENT_CREATED", &json!(view), t)?;
+            Ok((id, view.recipients))
         })
         .await?;
+    state.webhooks.wake();
     let briefs: Vec<RecipientBrief> = recipients.iter().map(RecipientBrief::from).collect();
     Ok(json!({
         "uploadUrl": super::uploads::upload_url(&state, &data_id),

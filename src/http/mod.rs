@@ -18,6 +18,7 @@ pub mod session;
 pub mod static_files;
 pub mod templates;
 pub mod uploads;
+pub mod webhooks;
 
 use std::convert::Infallible;
 
@@ -52,6 +53,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(uploads::routes(state.clone()))
         .unify()
         .or(templates::routes(state.clone()))
+        .unify()
+        .or(webhooks::routes(state.clone()))
         .unify()
         .or(openapi::routes(state.clone()))
         .unify()

@@ -170,6 +170,16 @@ pub fn document(issuer: &str) -> Value {
                 "patch": op("Change a field (DRAFT only)", "fields", json!([doc_id(), id_param("fieldId")]), Some(ref_("FieldPatch")), ref_("Field"), &[400, 401, 403, 404, 409, 413, 429]),
                 "delete": op("Delete a field (DRAFT only)", "fields", json!([doc_id(), id_param("fieldId")]), None, ref_("Deleted"), &[400, 401, 403, 404, 409, 429])
             },
+            "/api/v1/webhooks": {
+                "post": op("Register a webhook; its secret (given or generated) is shown only in this response", "webhooks", json!([]), Some(ref_("WebhookInput")), ref_("WebhookCreated"), API_ERRORS),
+                "get": op("List your webhooks", "webhooks", json!([]), None, ref_("WebhookList"), API_ERRORS)
+            },
+            "/api/v1/webhooks/{id}": {
+                "delete": op("Delete a webhook and its deliveries", "webhooks", json!([id_param("id")]), None, ref_("Deleted"), &[400, 401, 403, 404, 429])
+            },
+            "/api/v1/webhooks/{id}/deliveries": {
+                "get": op("The webhook's latest 100 deliveries, newest first", "webhooks", json!([id_param("id")]), None, ref_("DeliveryList"), API_ERRORS)
+            },
             "/api/v1/templates": {
                 "post": op("Create a template and get its upload URL", "templates", json!([]), Some(ref_("CreateTemplate")), ref_("CreateTemplateResponse"), API_ERRORS),
                 "get": op("List templates, newest first", "templates", Value::Array(paging()), None, ref_("TemplateList"), API_ERRORS)
@@ -331,6 +341,28 @@ fn schemas() -> Value {
         }},
         "DocumentList": {"type": "object", "required": ["documents", "totalPages"], "properties": {"documents": {"type": "array", "items": ref_("Document")}, "totalPages": {"type": "integer"}}},
         "Deleted": {"type": "object", "required": ["id", "deleted"], "properties": {"id": {"type": "integer"}, "deleted": {"type": "boolean"}, "status": {"type": "string"}, "documentId": {"type": "integer"}}},
+        "WebhookInput": {"type": "object", "required": ["url", "events"], "properties": {
+            "url": {"type": "string", "format": "uri", "maxLength": 2048, "description": "http or https; deliveries to internal addresses are refused unless the server allows them"},
+            "events": {"type": "array", "minItems": 1, "items": {"type": "string", "enum": crate::webhooks::EVENTS}},
+            "secret": {"type": ["string", "null"], "minLength": 1, "maxLength": 256, "description": "The HMAC key; generated when absent"}
+        }},
+        "Webhook": {"type": "object", "required": ["id", "url", "events", "createdAt"], "properties": {
+            "id": {"type": "integer"}, "url": {"type": "string"},
+            "events": {"type": "array", "items": {"type": "string", "enum": crate::webhooks::EVENTS}}, "createdAt": ts
+        }},
+        "WebhookCreated": {"type": "object", "required": ["id", "url", "events", "createdAt", "secret"], "properties": {
+            "id": {"type": "integer"}, "url": {"type": "string"},
+            "events": {"type": "array", "items": {"type": "string", "enum": crate::webhooks::EVENTS}}, "createdAt": ts,
+            "secret": {"type": "string", "description": "Verify X-Docket-Signature (t=<unix>,v1=<hex HMAC-SHA256(secret, \"<t>.<body>\")>) with it; shown only now"}
+        }},
+        "WebhookList": {"type": "object", "required": ["webhooks"], "properties": {"webhooks": {"type": "array", "items": ref_("Webhook")}}},
+        "Delivery": {"type": "object", "required": ["id", "webhookId", "event", "status", "attempts", "nextAttemptAt", "lastStatus", "lastError", "createdAt", "deliveredAt"], "properties": {
+            "id": {"type": "integer"}, "webhookId": {"type": "integer"}, "event": {"type": "string"},
+            "status": {"type": "string", "enum": ["PENDING", "DELIVERED", "FAILED"]}, "attempts": {"type": "integer"},
+            "nextAttemptAt": ts_null, "lastStatus": nullable("integer"), "lastError": nullable("string"),
+            "createdAt": ts, "deliveredAt": ts_null
+        }},
+        "DeliveryList": {"type": "object", "required": ["webhookId", "deliveries"], "properties": {"webhookId": {"type": "integer"}, "deliveries": {"type": "array", "items": ref_("Delivery")}}},
         "CreateTemplate": {"type": "object", "required": ["title", "recipients"], "properties": {
             "title": {"type": "string", "minLength": 1, "maxLength": 255}, "externalId": nullable("string"),
             "type": {"type": "string", "enum": ["PUBLIC", "PRIVATE"]},

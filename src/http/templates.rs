@@ -270,7 +270,8 @@ async fn generate(
         .db
         .write(move |tx| {
             let tier = crate::users::store::tier(tx, user)?;
-            templates::generate(
+            let t = now();
+            let (doc, recipients) = templates::generate(
                 tx,
                 user,
                 id,
@@ -280,10 +281,14 @@ async fn generate(
                 &file,
                 &data_id,
                 &app,
-                now(),
-            )
+                t,
+            )?;
+            let view = crate::documents::store::view(tx, user, doc, &app)?;
+            crate::webhooks::enqueue(tx, user, "DOCUMENT_CREATED", &json!(view), t)?;
+            Ok((doc, recipients))
         })
         .await;
+    state.webhooks.wake();
     match result {
         Ok((doc, recipients)) => {
             let briefs: Vec<RecipientBrief> = recipients.iter().map(RecipientBrief::from).collect();

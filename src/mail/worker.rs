@@ -1,7 +1,8 @@
 //! The mail worker: a task of the server that sends due QUEUED messages, one at a time.
 //!
-//! State lives in `mail_queue` only, so a restart loses nothing; a message whose send was cut
-//! off by a stop may go out twice (at least once, never zero times). Woken by `Wake` right after
+//! State lives in `mail_queue` only, so a restart loses nothing; a stop lets the message in hand
+//! finish, and a message whose send was cut off by a crash may go out twice (at least once,
+//! never zero times). Woken by `Wake` right after
 //! an enqueue, and polling every `POLL` for messages queued by other processes (the CLI) and
 //! for retries that came due.
 
@@ -17,7 +18,7 @@ use crate::blob::{BlobId, BlobStore};
 use crate::db::{Db, now};
 use crate::documents::audit::{self, Actor, Event};
 use crate::error::AppError;
-use crate::retry::{Backoff, Wake};
+use crate::retry::{Backoff, Stop, Wake};
 
 const POLL: Duration = Duration::from_secs(2);
 const BATCH: i64 = 20;
@@ -42,13 +43,16 @@ pub struct Worker {
 }
 
 impl Worker {
-    /// Runs until the task is aborted.
-    pub async fn run(self) {
-        loop {
+    /// Runs until `stop` is raised, finishing the item in hand.
+    pub async fn run(self, mut stop: Stop) {
+        while !stop.requested() {
             match self.db.call(|c| store::due(c, now(), BATCH)).await {
                 Ok(batch) => {
                     let full = batch.len() as i64 == BATCH;
                     for m in batch {
+                        if stop.requested() {
+                            return;
+                        }
                         if let Err(e) = self.handle(m).await {
                             tracing::error!(error = %e, "mail queue update failed");
                         }
@@ -62,6 +66,7 @@ impl Worker {
             tokio::select! {
                 _ = self.wake.notified() => {}
                 _ = tokio::time::sleep(POLL) => {}
+                _ = stop.wait() => {}
             }
         }
     }

@@ -281,3 +281,27 @@ async fn without_smtp_messages_go_to_the_outbox() {
     let bad = crate::harness::docket(&data, &["mail", "test", "not-an-address"], None);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+#[test]
+fn a_bad_smtp_url_stops_the_server_before_it_serves() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = crate::harness::docket(
+        dir.path(),
+        &[
+            "serve",
+            "--tls",
+            "off",
+            "--listen",
+            "127.0.0.1:0",
+            "--smtp-url",
+            "http://mail.example.com",
+        ],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--smtp-url") && err.contains("smtp://"),
+        "{err}"
+    );
+}

@@ -14,3 +14,4 @@ mod process;
 mod storage;
 mod templates;
 mod tls;
+mod webhooks;

@@ -1,0 +1,97 @@
+//! The webhook API under `/api/v1/webhooks` (spec signing.md, "Webhooks"): thin handlers over
+//! `crate::webhooks`. Same credentials and errors as the document API; another user's webhook
+//! is a 404.
+
+use serde_json::{Value, json};
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+use super::auth::{authenticate_for, credentials};
+use super::reply::json_result;
+use super::with_state;
+use crate::app::AppState;
+use crate::db::now;
+use crate::error::AppError;
+use crate::oauth::principal::Credentials;
+use crate::oauth::scope::Scope;
+use crate::webhooks::{self, store};
+
+/// Deliveries listed per endpoint, newest first.
+const DELIVERIES_SHOWN: i64 = 100;
+
+pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let s = move || with_state(state.clone());
+    let create = warp::path!("api" / "v1" / "webhooks")
+        .and(warp::post())
+        .and(credentials())
+        .and(super::body::json::<Value>())
+        .and(s())
+        .then(|c, b, st| async move { json_result(create(st, c, b).await) });
+    let list = warp::path!("api" / "v1" / "webhooks")
+        .and(warp::get())
+        .and(credentials())
+        .and(s())
+        .then(|c, st| async move { json_result(list(st, c).await) });
+    let delete = warp::path!("api" / "v1" / "webhooks" / i64)
+        .and(warp::delete())
+        .and(credentials())
+        .and(s())
+        .then(|id, c, st| async move { json_result(delete(st, c, id).await) });
+    let deliveries = warp::path!("api" / "v1" / "webhooks" / i64 / "deliveries")
+        .and(warp::get())
+        .and(credentials())
+        .and(s())
+        .then(|id, c, st| async move { json_result(deliveries(st, c, id).await) });
+    create
+        .or(list)
+        .unify()
+        .or(delete)
+        .unify()
+        .or(deliveries)
+        .unify()
+        .boxed()
+}
+
+/// `POST /api/v1/webhooks`: the secret is in this response only.
+async fn create(state: AppState, creds: Credentials, body: Value) -> Result<Value, AppError> {
+    let who = authenticate_for(&state, creds, Scope::WriteDocument).await?;
+    let new = webhooks::parse_create(&body)?;
+    let sealed = state.webhook_secrets.seal(&new.secret)?;
+    let (url, events) = (new.url.clone(), new.events.clone());
+    let hook = state
+        .db
+        .write(move |tx| store::insert(tx, who.user_id, &url, &events, &sealed, now()))
+        .await?;
+    let mut out = json!(hook);
+    out["secret"] = Value::String(new.secret);
+    Ok(out)
+}
+
+async fn list(state: AppState, creds: Credentials) -> Result<Value, AppError> {
+    let who = authenticate_for(&state, creds, Scope::ReadDocument).await?;
+    let hooks = state.db.call(move |c| store::list(c, who.user_id)).await?;
+    Ok(json!({ "webhooks": hooks }))
+}
+
+/// Deletes the endpoint; its pending deliveries go with it.
+async fn delete(state: AppState, creds: Credentials, id: i64) -> Result<Value, AppError> {
+    let who = authenticate_for(&state, creds, Scope::WriteDocument).await?;
+    state
+        .db
+        .write(move |tx| store::delete(tx, who.user_id, id))
+        .await?;
+    Ok(json!({"id": id, "deleted": true}))
+}
+
+async fn deliveries(state: AppState, creds: Credentials, id: i64) -> Result<Value, AppError> {
+    let who = authenticate_for(&state, creds, Scope::ReadDocument).await?;
+    let list = state
+        .db
+        .call(move |c| {
+            store::owned(c, who.user_id, id)?;
+            store::deliveries(c, id, DELIVERIES_SHOWN)
+        })
+        .await?;
+    Ok(json!({ "webhookId": id, "deliveries": list }))
+}

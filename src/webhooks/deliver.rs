@@ -1,0 +1,215 @@
+//! The webhook worker: posts due PENDING deliveries, one at a time, signed with the endpoint's
+//! secret; records each attempt; retries with backoff for 24 hours. State lives in
+//! `webhook_deliveries`, so a restart loses nothing.
+//!
+//! The target host is resolved here once, every address checked (`address`), and the request
+//! connects to those checked addresses only: a second lookup by the HTTP client could answer
+//! differently (DNS rebinding). Proxies from the environment are ignored for the same reason.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+
+use super::address::internal_kind;
+use super::secret::SecretBox;
+use super::store::{self, Due};
+use crate::db::{Db, now};
+use crate::error::AppError;
+use crate::retry::{Backoff, Stop, Wake};
+
+const POLL: Duration = Duration::from_secs(2);
+const BATCH: i64 = 20;
+const TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The default schedule: 30 s doubling up to an hour, for 24 hours.
+pub fn backoff(base: Duration) -> Backoff {
+    Backoff {
+        base,
+        max: Duration::from_secs(3600),
+        give_up_after: Duration::from_secs(24 * 3600),
+    }
+}
+
+/// `X-Docket-Signature` for `body` sent at unix second `t`:
+/// `t=<t>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`.
+pub fn signature(secret: &str, t: i64, body: &str) -> String {
+    let mut mac =
+        Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("HMAC takes keys of any size");
+    mac.update(format!("{t}.{body}").as_bytes());
+    format!("t={t},v1={}", hex::encode(mac.finalize().into_bytes()))
+}
+
+/// How an attempt ended.
+#[derive(Debug)]
+enum Outcome {
+    Delivered(u16),
+    /// Worth retrying: a network error, a timeout, a non-2xx status.
+    Failed(Option<u16>, String),
+    /// Not worth retrying: a refused address, a broken URL or secret.
+    Refused(String),
+}
+
+pub struct Worker {
+    pub db: Db,
+    pub secrets: Arc<SecretBox>,
+    pub wake: Wake,
+    pub backoff: Backoff,
+    pub allow_private: bool,
+}
+
+impl Worker {
+    /// Runs until `stop` is raised, finishing the item in hand.
+    pub async fn run(self, mut stop: Stop) {
+        while !stop.requested() {
+            match self.db.call(|c| store::due(c, now(), BATCH)).await {
+                Ok(batch) => {
+                    let full = batch.len() as i64 == BATCH;
+                    for d in batch {
+                        if stop.requested() {
+                            return;
+                        }
+                        if let Err(e) = self.handle(d).await {
+                            tracing::error!(error = %e, "webhook queue update failed");
+                        }
+                    }
+                    if full {
+                        continue;
+                    }
+                }
+                Err(e) => tracing::error!(error = %e, "reading the webhook queue failed"),
+            }
+            tokio::select! {
+                _ = self.wake.notified() => {}
+                _ = tokio::time::sleep(POLL) => {}
+                _ = stop.wait() => {}
+            }
+        }
+    }
+
+    async fn handle(&self, d: Due) -> Result<(), AppError> {
+        let outcome = self.attempt(&d).await;
+        let (id, attempts) = (d.id, d.attempts + 1);
+        let t = now();
+        let (delivered, status, error, next) = match outcome {
+            Outcome::Delivered(s) => (true, Some(s), None, None),
+            Outcome::Failed(s, e) => (
+                false,
+                s,
+                Some(e),
+                self.backoff.next_attempt(attempts, d.created_at, t),
+            ),
+            Outcome::Refused(e) => (false, None, Some(e), None),
+        };
+        match (&error, delivered) {
+            (_, true) => tracing::info!(delivery = id, event = %d.event, "webhook delivered"),
+            (Some(e), _) => tracing::warn!(delivery = id, event = %d.event, attempts,
+                error = %e, gives_up = next.is_none(), "webhook delivery failed"),
+            (None, false) => {}
+        }
+        self.db
+            .write(move |tx| {
+                store::record_attempt(tx, id, delivered, status, error.as_deref(), next, t)
+            })
+            .await
+    }
+
+    async fn attempt(&self, d: &Due) -> Outcome {
+        let secret = match self.secrets.open(&d.sealed_secret) {
+            Ok(s) => s,
+            Err(e) => return Outcome::Refused(e.to_string()),
+        };
+        let url = match url::Url::parse(&d.url) {
+            Ok(u) => u,
+            Err(e) => return Outcome::Refused(format!("bad URL: {e}")),
+        };
+        let (host, port) = match (url.host(), url.port_or_known_default()) {
+            (Some(h), Some(p)) => (h.to_owned(), p),
+            _ => return Outcome::Refused("the URL has no host".into()),
+        };
+        let (domain, addrs): (Option<String>, Vec<SocketAddr>) = match &host {
+            url::Host::Ipv4(ip) => (None, vec![SocketAddr::new(IpAddr::V4(*ip), port)]),
+            url::Host::Ipv6(ip) => (None, vec![SocketAddr::new(IpAddr::V6(*ip), port)]),
+            url::Host::Domain(name) => match tokio::net::lookup_host((name.as_str(), port)).await {
+                Ok(found) => (Some(name.clone()), found.collect()),
+                Err(e) => return Outcome::Failed(None, format!("cannot resolve {name}: {e}")),
+            },
+        };
+        if addrs.is_empty() {
+            return Outcome::Failed(None, format!("{host} has no address"));
+        }
+        if !self.allow_private
+            && let Some((ip, kind)) = addrs
+                .iter()
+                .find_map(|a| internal_kind(a.ip()).map(|k| (a.ip(), k)))
+        {
+            return Outcome::Refused(format!(
+                "refused: {host} is {ip}, a {kind} address; the server delivers to such addresses only with --allow-private-webhooks"
+            ));
+        }
+        let mut client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(TIMEOUT)
+            .no_proxy()
+            .user_agent(concat!("Docket-Webhooks/", env!("CARGO_PKG_VERSION")));
+        if let Some(name) = &domain {
+            client = client.resolve_to_addrs(name, &addrs);
+        }
+        let client = match client.build() {
+            Ok(c) => c,
+            Err(e) => return Outcome::Failed(None, format!("HTTP client: {e}")),
+        };
+        let t = now();
+        let sent = client
+            .post(url)
+            .header("content-type", "application/json")
+            .header("x-docket-signature", signature(&secret, t, &d.body))
+            .header("x-docket-event", &d.event)
+            .header("x-docket-delivery", d.id.to_string())
+            .body(d.body.clone())
+            .send()
+            .await;
+        match sent {
+            Ok(resp) if resp.status().is_success() => Outcome::Delivered(resp.status().as_u16()),
+            Ok(resp) => {
+                let s = resp.status();
+                let what = if s.is_redirection() {
+                    " (redirects are not followed)"
+                } else {
+                    ""
+                };
+                Outcome::Failed(Some(s.as_u16()), format!("HTTP {s}{what}"))
+            }
+            Err(e) if e.is_timeout() => Outcome::Failed(None, "timed out after 10 s".into()),
+            Err(e) => Outcome::Failed(None, describe(&e)),
+        }
+    }
+}
+
+/// A transport error with its causes, without the URL.
+fn describe(e: &reqwest::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signature_is_hmac_of_time_dot_body() {
+        // HMAC-SHA256("key", "1700000000.{}"), computed independently with Python's hmac module.
+        assert_eq!(
+            signature("key", 1_700_000_000, "{}"),
+            "t=1700000000,v1=9d713ed406bb7076d4123f0dc2c39d2df5c654ed4b0cd56b52c8b4c940bd63ae"
+        );
+    }
+}

@@ -1,0 +1,190 @@
+//! Webhooks (spec signing.md, "Webhooks"): endpoints a user registers for document events
+//! (`store`, secrets encrypted by `secret`), deliveries queued in the transaction of the event
+//! (`enqueue`), and the task that posts them, signed, retried, and never to internal addresses
+//! (`deliver`, `address`).
+
+pub mod address;
+pub mod deliver;
+pub mod secret;
+pub mod store;
+
+use rusqlite::Connection;
+use serde_json::{Value, json};
+
+use crate::documents::check::Check;
+use crate::error::AppError;
+use crate::timefmt::iso8601;
+
+/// Every event a webhook can subscribe to.
+pub const EVENTS: &[&str] = &[
+    "DOCUMENT_CREATED",
+    "DOCUMENT_SENT",
+    "DOCUMENT_OPENED",
+    "DOCUMENT_RECIPIENT_COMPLETED",
+    "DOCUMENT_SIGNED",
+    "DOCUMENT_COMPLETED",
+    "DOCUMENT_REJECTED",
+    "DOCUMENT_CANCELLED",
+];
+
+/// A webhook as a client describes it, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewWebhook {
+    pub url: String,
+    pub events: Vec<String>,
+    /// Given by the client, or generated (and shown once).
+    pub secret: String,
+}
+
+/// A generated secret: `whsec_` and 32 base62 characters (190 bits).
+pub fn generate_secret() -> String {
+    format!("whsec_{}", crate::crypto::random_base62(32))
+}
+
+/// Validates `POST /api/v1/webhooks`: `{url, events, secret?}`.
+pub fn parse_create(body: &Value) -> Result<NewWebhook, AppError> {
+    let mut c = Check::new();
+    if !body.is_object() {
+        return Err(AppError::bad_request("the body must be a JSON object"));
+    }
+    let url = match body.get("url") {
+        Some(Value::String(s)) => match check_url(s) {
+            Ok(u) => Some(u),
+            Err(m) => {
+                c.fail("url", m);
+                None
+            }
+        },
+        None | Some(Value::Null) => {
+            c.fail("url", "required");
+            None
+        }
+        Some(_) => {
+            c.fail("url", "must be a string");
+            None
+        }
+    };
+    let mut events: Vec<String> = Vec::new();
+    match body.get("events") {
+        Some(Value::Array(items)) if !items.is_empty() => {
+            for (i, e) in items.iter().enumerate() {
+                match e.as_str() {
+                    Some(name) if EVENTS.contains(&name) => {
+                        if !events.iter().any(|x| x == name) {
+                            events.push(name.to_string());
+                        }
+                    }
+                    _ => c.fail(
+                        format!("events[{i}]"),
+                        format!("must be one of {}", EVENTS.join(", ")),
+                    ),
+                }
+            }
+        }
+        Some(Value::Array(_)) => c.fail("events", "give at least one event"),
+        None | Some(Value::Null) => c.fail("events", "required"),
+        Some(_) => c.fail("events", "must be an array of event names"),
+    }
+    let secret = match body.get("secret") {
+        None | Some(Value::Null) => Some(generate_secret()),
+        Some(Value::String(s)) if (1..=256).contains(&s.chars().count()) && s.trim() == s => {
+            Some(s.clone())
+        }
+        Some(Value::String(_)) => {
+            c.fail(
+                "secret",
+                "1 to 256 characters without leading or trailing spaces",
+            );
+            None
+        }
+        Some(_) => {
+            c.fail("secret", "must be a string");
+            None
+        }
+    };
+    match (url, secret) {
+        (Some(url), Some(secret)) if c.is_ok() => Ok(NewWebhook {
+            url,
+            events,
+            secret,
+        }),
+        _ => c
+            .finish(())
+            .and(Err(AppError::bad_request("invalid webhook"))),
+    }
+}
+
+/// An absolute http(s) URL with a host, no credentials or fragment, at most 2048 characters.
+fn check_url(raw: &str) -> Result<String, &'static str> {
+    if raw.len() > 2048 {
+        return Err("at most 2048 characters");
+    }
+    let url = url::Url::parse(raw.trim()).map_err(|_| "must be an absolute http or https URL")?;
+    if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none_or(str::is_empty) {
+        return Err("must be an absolute http or https URL");
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err("no credentials in the URL: verify requests with the secret");
+    }
+    if url.fragment().is_some() {
+        return Err("no fragment allowed");
+    }
+    Ok(url.to_string())
+}
+
+/// Queues one delivery of `event` per endpoint of `user` subscribed to it, inside the caller's
+/// transaction (it only inserts). Wake the worker (`state.webhooks.wake()`) after the commit.
+/// The body posted is exactly `{"event","payload","createdAt","webhookEndpoint"}`.
+pub fn enqueue(
+    conn: &Connection,
+    user_id: i64,
+    event: &str,
+    payload: &Value,
+    now: i64,
+) -> Result<(), AppError> {
+    if !EVENTS.contains(&event) {
+        return Err(AppError::internal(format!("unknown webhook event {event}")));
+    }
+    for hook in store::subscribed(conn, user_id, event)? {
+        let body = json!({
+            "event": event,
+            "payload": payload,
+            "createdAt": iso8601(now),
+            "webhookEndpoint": hook.url,
+        });
+        store::insert_delivery(conn, hook.id, event, &body.to_string(), now)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn validates_every_part() {
+        let ok = parse_create(&json!({"url": "https://h.example/x", "events": ["DOCUMENT_CREATED", "DOCUMENT_CREATED"]})).unwrap();
+        assert_eq!(ok.events, vec!["DOCUMENT_CREATED"]);
+        assert!(ok.secret.starts_with("whsec_") && ok.secret.len() == 38);
+        let given = parse_create(
+            &json!({"url": "http://h:8080/", "events": ["DOCUMENT_SIGNED"], "secret": "s3cret"}),
+        )
+        .unwrap();
+        assert_eq!(given.secret, "s3cret");
+        for bad in [
+            json!({"events": ["DOCUMENT_CREATED"]}),
+            json!({"url": "ftp://h/", "events": ["DOCUMENT_CREATED"]}),
+            json!({"url": "https://u:p@h/", "events": ["DOCUMENT_CREATED"]}),
+            json!({"url": "/relative", "events": ["DOCUMENT_CREATED"]}),
+            json!({"url": "https://h/", "events": []}),
+            json!({"url": "https://h/", "events": ["NOPE"]}),
+            json!({"url": "https://h/", "events": "DOCUMENT_CREATED"}),
+            json!({"url": "https://h/", "events": ["DOCUMENT_CREATED"], "secret": ""}),
+            json!({"url": "https://h/", "events": ["DOCUMENT_CREATED"], "secret": 5}),
+            json!([]),
+        ] {
+            let e = parse_create(&bad).unwrap_err();
+            assert_eq!(e.status(), 400, "{bad}");
+        }
+    }
+}

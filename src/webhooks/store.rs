@@ -1,0 +1,209 @@
+//! SQL for `webhooks` and `webhook_deliveries`.
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
+
+use crate::error::AppError;
+use crate::timefmt::{iso8601, iso8601_opt};
+
+/// An endpoint as the API shows it (never its secret).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Webhook {
+    pub id: i64,
+    pub url: String,
+    pub events: Vec<String>,
+    pub created_at: String,
+}
+
+pub fn insert(
+    tx: &Connection,
+    user: i64,
+    url: &str,
+    events: &[String],
+    sealed_secret: &[u8],
+    now: i64,
+) -> Result<Webhook, AppError> {
+    tx.execute(
+        "INSERT INTO webhooks (user_id, url, events, secret, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![
+            user,
+            url,
+            serde_json::to_string(events).unwrap_or_default(),
+            sealed_secret,
+            now
+        ],
+    )?;
+    Ok(Webhook {
+        id: tx.last_insert_rowid(),
+        url: url.to_string(),
+        events: events.to_vec(),
+        created_at: iso8601(now),
+    })
+}
+
+fn webhook(r: &rusqlite::Row<'_>) -> rusqlite::Result<Webhook> {
+    let events: String = r.get(2)?;
+    Ok(Webhook {
+        id: r.get(0)?,
+        url: r.get(1)?,
+        events: serde_json::from_str(&events).unwrap_or_default(),
+        created_at: iso8601(r.get(3)?),
+    })
+}
+
+/// The user's endpoints, oldest first.
+pub fn list(conn: &Connection, user: i64) -> Result<Vec<Webhook>, AppError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, url, events, created_at FROM webhooks WHERE user_id = ?1 ORDER BY id",
+    )?;
+    let rows = stmt.query_map([user], webhook)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The user's endpoint `id`, or a 404 (also for another user's).
+pub fn owned(conn: &Connection, user: i64, id: i64) -> Result<Webhook, AppError> {
+    conn.query_row(
+        "SELECT id, url, events, created_at FROM webhooks WHERE id = ?1 AND user_id = ?2",
+        params![id, user],
+        webhook,
+    )
+    .optional()?
+    .ok_or_else(|| AppError::not_found("webhook"))
+}
+
+/// Deletes the user's endpoint and its deliveries, or a 404.
+pub fn delete(tx: &Connection, user: i64, id: i64) -> Result<(), AppError> {
+    match tx.execute(
+        "DELETE FROM webhooks WHERE id = ?1 AND user_id = ?2",
+        params![id, user],
+    )? {
+        0 => Err(AppError::not_found("webhook")),
+        _ => Ok(()),
+    }
+}
+
+/// The user's endpoints subscribed to `event`.
+pub fn subscribed(conn: &Connection, user: i64, event: &str) -> Result<Vec<Webhook>, AppError> {
+    Ok(list(conn, user)?
+        .into_iter()
+        .filter(|w| w.events.iter().any(|e| e == event))
+        .collect())
+}
+
+pub fn insert_delivery(
+    tx: &Connection,
+    webhook: i64,
+    event: &str,
+    body: &str,
+    now: i64,
+) -> Result<i64, AppError> {
+    tx.prepare_cached(
+        "INSERT INTO webhook_deliveries (webhook_id, event, body, next_attempt_at, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?4)",
+    )?
+    .execute(params![webhook, event, body, now])?;
+    Ok(tx.last_insert_rowid())
+}
+
+/// A delivery as the API shows it (not its body).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Delivery {
+    pub id: i64,
+    pub webhook_id: i64,
+    pub event: String,
+    pub status: String,
+    pub attempts: i64,
+    pub next_attempt_at: Option<String>,
+    pub last_status: Option<i64>,
+    pub last_error: Option<String>,
+    pub created_at: String,
+    pub delivered_at: Option<String>,
+}
+
+/// The newest `limit` deliveries of an endpoint, newest first.
+pub fn deliveries(conn: &Connection, webhook: i64, limit: i64) -> Result<Vec<Delivery>, AppError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, webhook_id, event, status, attempts, next_attempt_at, last_status, last_error,
+                created_at, delivered_at
+         FROM webhook_deliveries WHERE webhook_id = ?1 ORDER BY id DESC LIMIT ?2",
+    )?;
+    let rows = stmt.query_map(params![webhook, limit], |r| {
+        let status: String = r.get(3)?;
+        let next: i64 = r.get(5)?;
+        Ok(Delivery {
+            id: r.get(0)?,
+            webhook_id: r.get(1)?,
+            event: r.get(2)?,
+            next_attempt_at: (status == "PENDING").then(|| iso8601(next)),
+            status,
+            attempts: r.get(4)?,
+            last_status: r.get(6)?,
+            last_error: r.get(7)?,
+            created_at: iso8601(r.get(8)?),
+            delivered_at: iso8601_opt(r.get(9)?),
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// A delivery due for an attempt, with what the attempt needs.
+#[derive(Debug, Clone)]
+pub struct Due {
+    pub id: i64,
+    pub event: String,
+    pub url: String,
+    pub sealed_secret: Vec<u8>,
+    pub body: String,
+    pub attempts: u32,
+    pub created_at: i64,
+}
+
+/// Up to `limit` PENDING deliveries due at `now`, oldest first.
+pub fn due(conn: &Connection, now: i64, limit: i64) -> Result<Vec<Due>, AppError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT d.id, d.event, w.url, w.secret, d.body, d.attempts, d.created_at
+         FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+         WHERE d.status = 'PENDING' AND d.next_attempt_at <= ?1
+         ORDER BY d.next_attempt_at, d.id LIMIT ?2",
+    )?;
+    let rows = stmt.query_map(params![now, limit], |r| {
+        Ok(Due {
+            id: r.get(0)?,
+            event: r.get(1)?,
+            url: r.get(2)?,
+            sealed_secret: r.get(3)?,
+            body: r.get(4)?,
+            attempts: r.get(5)?,
+            created_at: r.get(6)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The outcome of one attempt: DELIVERED, retried at `next`, or FAILED (`next` is `None`).
+pub fn record_attempt(
+    tx: &Connection,
+    id: i64,
+    delivered: bool,
+    http_status: Option<u16>,
+    error: Option<&str>,
+    next: Option<i64>,
+    now: i64,
+) -> Result<(), AppError> {
+    let status = match (delivered, next) {
+        (true, _) => "DELIVERED",
+        (false, Some(_)) => "PENDING",
+        (false, None) => "FAILED",
+    };
+    tx.execute(
+        "UPDATE webhook_deliveries
+            SET status = ?2, attempts = attempts + 1, last_status = ?3, last_error = ?4,
+                next_attempt_at = COALESCE(?5, next_attempt_at),
+                delivered_at = CASE WHEN ?2 = 'DELIVERED' THEN ?6 END
+          WHERE id = ?1 AND status = 'PENDING'",
+        params![id, status, http_status, error, next, now],
+    )?;
+    Ok(())
+}

@@ -1,0 +1,525 @@
+//! Webhooks through the real server: the API, and deliveries to a real receiver on
+//! 127.0.0.1:0 (signed, retried, surviving a restart, refused for internal addresses).
+
+use std::collections::{HashMap, VecDeque};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use hmac::{Hmac, Mac};
+use reqwest::Method;
+use serde_json::{Value, json};
+use sha2::Sha256;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+use crate::documents::{call, create, two_recipients, user_with_key};
+use crate::harness::TestApp;
+
+#[derive(Debug, Clone)]
+struct Received {
+    headers: HashMap<String, String>,
+    body: String,
+}
+
+/// A minimal HTTP/1.1 receiver answering each request with the next of `statuses` (then 200).
+struct Receiver {
+    addr: SocketAddr,
+    got: Arc<Mutex<Vec<Received>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Receiver {
+    async fn start(statuses: &[u16]) -> Receiver {
+        Self::start_on("127.0.0.1:0".parse().unwrap(), statuses).await
+    }
+
+    async fn start_on(addr: SocketAddr, statuses: &[u16]) -> Receiver {
+        let listener = TcpListener::bind(addr).await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let got = Arc::new(Mutex::new(Vec::new()));
+        let statuses = Arc::new(Mutex::new(
+            statuses.iter().copied().collect::<VecDeque<_>>(),
+        ));
+        let g = got.clone();
+        let task = tokio::spawn(async move {
+            loop {
+                let Ok((mut sock, _)) = listener.accept().await else {
+                    return;
+                };
+                let (g, statuses) = (g.clone(), statuses.clone());
+                tokio::spawn(async move {
+                    let mut buf = Vec::new();
+                    let mut chunk = [0u8; 4096];
+                    let head_end = loop {
+                        let n = sock.read(&mut chunk).await.unwrap_or(0);
+                        if n == 0 {
+                            return;
+                        }
+                        buf.extend_from_slice(&chunk[..n]);
+                        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                            break i + 4;
+                        }
+                    };
+                    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
+                    let headers: HashMap<String, String> = head
+                        .lines()
+                        .skip(1)
+                        .filter_map(|l| l.split_once(':'))
+                        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
+                        .collect();
+                    let len: usize = headers
+                        .get("content-length")
+                        .and_then(|v| v.parse().ok())
+                        .unwrap_or(0);
+                    while buf.len() < head_end + len {
+                        let n = sock.read(&mut chunk).await.unwrap_or(0);
+                        if n == 0 {
+                            break;
+                        }
+                        buf.extend_from_slice(&chunk[..n]);
+                    }
+                    let body = String::from_utf8_lossy(&buf[head_end..]).to_string();
+                    g.lock().unwrap().push(Received { headers, body });
+                    let status = statuses.lock().unwrap().pop_front().unwrap_or(200);
+                    let reply = format!(
+                        "HTTP/1.1 {status} X\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+                    );
+                    let _ = sock.write_all(reply.as_bytes()).await;
+                    let _ = sock.shutdown().await;
+                });
+            }
+        });
+        Receiver { addr, got, task }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/hook", self.addr.port())
+    }
+
+    fn received(&self) -> Vec<Received> {
+        self.got.lock().unwrap().clone()
+    }
+
+    async fn wait_for(&self, n: usize) -> Vec<Received> {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let got = self.received();
+            if got.len() >= n {
+                return got;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "only {} requests arrived",
+                got.len()
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+impl Drop for Receiver {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+async fn add_webhook(app: &TestApp, key: &str, body: Value) -> Value {
+    let (status, v) = call(app, key, Method::POST, "/api/v1/webhooks", Some(body)).await;
+    assert_eq!(status, 200, "{v}");
+    v
+}
+
+/// Waits until the webhook's newest delivery satisfies `done`, and returns it.
+async fn wait_delivery(
+    app: &TestApp,
+    key: &str,
+    hook: i64,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (status, v) = call(
+            app,
+            key,
+            Method::GET,
+            &format!("/api/v1/webhooks/{hook}/deliveries"),
+            None,
+        )
+        .await;
+        assert_eq!(status, 200, "{v}");
+        if let Some(d) = v["deliveries"].get(0)
+            && done(d)
+        {
+            return d.clone();
+        }
+        assert!(Instant::now() < deadline, "delivery never finished: {v}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+fn verify(secret: &str, header: &str, body: &str) -> bool {
+    let mut t = None;
+    let mut v1 = None;
+    for part in header.split(',') {
+        match part.split_once('=') {
+            Some(("t", x)) => t = Some(x.to_string()),
+            Some(("v1", x)) => v1 = Some(x.to_string()),
+            _ => {}
+        }
+    }
+    let (Some(t), Some(v1)) = (t, v1) else {
+        return false;
+    };
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();
+    mac.update(format!("{t}.{body}").as_bytes());
+    mac.verify_slice(&hex::decode(v1).unwrap_or_default())
+        .is_ok()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn document_created_is_delivered_signed_with_the_documents_shape() {
+    let app = TestApp::spawn_with(&["--tls", "off", "--allow-private-webhooks"]).await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    let rx = Receiver::start(&[]).await;
+    let hook = add_webhook(
+        &app,
+        &key,
+        json!({"url": rx.url(), "events": ["DOCUMENT_CREATED"], "secret": "topsecret"}),
+    )
+    .await;
+    assert_eq!(hook["secret"], "topsecret");
+    let created = create(&app, &key, two_recipients()).await;
+    let doc = created["documentId"].as_i64().unwrap();
+
+    let got = rx.wait_for(1).await;
+    let r = &got[0];
+    assert_eq!(r.headers["content-type"], "application/json");
+    assert!(
+        verify("topsecret", &r.headers["x-docket-signature"], &r.body),
+        "{r:?}"
+    );
+    assert!(!verify(
+        "othersecret",
+        &r.headers["x-docket-signature"],
+        &r.body
+    ));
+    let body: Value = serde_json::from_str(&r.body).unwrap();
+    let mut keys: Vec<&str> = body
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort();
+    assert_eq!(keys, ["createdAt", "event", "payload", "webhookEndpoint"]);
+    assert_eq!(body["event"], "DOCUMENT_CREATED");
+    assert_eq!(body["webhookEndpoint"], rx.url());
+    let (_, view) = call(
+        &app,
+        &key,
+        Method::GET,
+        &format!("/api/v1/documents/{doc}"),
+        None,
+    )
+    .await;
+    assert_eq!(
+        body["payload"], view,
+        "the payload is the document as GET shows it"
+    );
+
+    let d = wait_delivery(&app, &key, hook["id"].as_i64().unwrap(), |d| {
+        d["status"] == "DELIVERED"
+    })
+    .await;
+    assert_eq!(d["lastStatus"], 200);
+    assert_eq!(d["attempts"], 1);
+    // Not subscribed: nothing else was sent.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(rx.received().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_receiver_gets_the_delivery_on_retry() {
+    let app = TestApp::spawn_with(&[
+        "--tls",
+        "off",
+        "--allow-private-webhooks",
+        "--retry-base-ms",
+        "300",
+    ])
+    .await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    let rx = Receiver::start(&[500, 302]).await;
+    let hook = add_webhook(
+        &app,
+        &key,
+        json!({"url": rx.url(), "events": ["DOCUMENT_CREATED"]}),
+    )
+    .await;
+    let secret = hook["secret"].as_str().unwrap().to_string();
+    create(&app, &key, two_recipients()).await;
+    let got = rx.wait_for(3).await;
+    // The same body each time, signed afresh.
+    assert!(got.iter().all(|r| r.body == got[0].body));
+    assert!(
+        got.iter()
+            .all(|r| verify(&secret, &r.headers["x-docket-signature"], &r.body))
+    );
+    let d = wait_delivery(&app, &key, hook["id"].as_i64().unwrap(), |d| {
+        d["status"] == "DELIVERED"
+    })
+    .await;
+    assert_eq!(d["attempts"], 3);
+    assert_eq!(d["lastStatus"], 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pending_delivery_survives_a_restart() {
+    let args = ["--tls", "off", "--allow-private-webhooks"];
+    let app = TestApp::spawn_with(&args).await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    // A port with nobody listening yet: the first attempt fails, the next is 15-30 s away.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/hook");
+    let hook = add_webhook(
+        &app,
+        &key,
+        json!({"url": url, "events": ["DOCUMENT_CREATED"]}),
+    )
+    .await;
+    let id = hook["id"].as_i64().unwrap();
+    create(&app, &key, two_recipients()).await;
+    let d = wait_delivery(&app, &key, id, |d| d["attempts"] == 1).await;
+    assert_eq!(d["status"], "PENDING");
+    assert!(d["lastError"].as_str().is_some_and(|e| !e.is_empty()));
+    let dir = app.stop().await;
+
+    // Restarted with a short schedule, with the receiver up: the stored delivery goes out.
+    let rx = Receiver::start_on(format!("127.0.0.1:{port}").parse().unwrap(), &[]).await;
+    let app = TestApp::spawn_in(
+        dir,
+        &[
+            "--tls",
+            "off",
+            "--allow-private-webhooks",
+            "--retry-base-ms",
+            "1",
+        ],
+    )
+    .await;
+    // The retry time was fixed before the restart; make it due now.
+    let data = docket::datadir::DataDir::open(&app.data_dir()).unwrap();
+    let db = docket::db::Db::open(&data.database(), &data.backups(), 2).unwrap();
+    db.call_blocking(|c| Ok(c.execute("UPDATE webhook_deliveries SET next_attempt_at = 0", [])?))
+        .unwrap();
+    rx.wait_for(1).await;
+    let d = wait_delivery(&app, &key, id, |d| d["status"] == "DELIVERED").await;
+    assert_eq!(d["attempts"], 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn loopback_targets_are_refused_without_the_flag() {
+    let app = TestApp::spawn().await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    let rx = Receiver::start(&[]).await;
+    let hook = add_webhook(
+        &app,
+        &key,
+        json!({"url": rx.url(), "events": ["DOCUMENT_CREATED"]}),
+    )
+    .await;
+    create(&app, &key, two_recipients()).await;
+    let d = wait_delivery(&app, &key, hook["id"].as_i64().unwrap(), |d| {
+        d["status"] == "FAILED"
+    })
+    .await;
+    let err = d["lastError"].as_str().unwrap();
+    assert!(
+        err.contains("loopback") && err.contains("--allow-private-webhooks"),
+        "{err}"
+    );
+    assert_eq!(d["attempts"], 1);
+    assert!(rx.received().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_api_validates_and_keeps_users_apart() {
+    let app = TestApp::spawn().await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    let other = user_with_key(&app, "other@example.com", "standard");
+    let (status, v) = call(
+        &app,
+        &key,
+        Method::POST,
+        "/api/v1/webhooks",
+        Some(json!({"url": "ftp://x/", "events": ["NOPE"]})),
+    )
+    .await;
+    assert_eq!(status, 400);
+    let paths: Vec<&str> = v["details"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["url", "events[0]"]);
+    let hook = add_webhook(&app, &key, json!({"url": "https://hooks.example.com/x", "events": ["DOCUMENT_SIGNED", "DOCUMENT_COMPLETED"]})).await;
+    assert!(hook["secret"].as_str().unwrap().starts_with("whsec_"));
+    let id = hook["id"].as_i64().unwrap();
+    let (_, list) = call(&app, &key, Method::GET, "/api/v1/webhooks", None).await;
+    assert_eq!(list["webhooks"].as_array().unwrap().len(), 1);
+    assert!(
+        list["webhooks"][0].get("secret").is_none(),
+        "the secret is shown once"
+    );
+    assert_eq!(
+        list["webhooks"][0]["events"],
+        json!(["DOCUMENT_SIGNED", "DOCUMENT_COMPLETED"])
+    );
+    // The secret is not stored in clear.
+    let secret = hook["secret"].as_str().unwrap().as_bytes();
+    for file in ["docket.db", "docket.db-wal"] {
+        let bytes = std::fs::read(app.data_dir().join(file)).unwrap_or_default();
+        assert!(!bytes.windows(secret.len()).any(|w| w == secret), "{file}");
+    }
+
+    let (_, list) = call(&app, &other, Method::GET, "/api/v1/webhooks", None).await;
+    assert_eq!(list["webhooks"], json!([]));
+    for (m, p) in [
+        (Method::GET, format!("/api/v1/webhooks/{id}/deliveries")),
+        (Method::DELETE, format!("/api/v1/webhooks/{id}")),
+    ] {
+        let (status, _) = call(&app, &other, m, &p, None).await;
+        assert_eq!(status, 404, "{p}");
+    }
+    let (status, _) = call(&app, "", Method::GET, "/api/v1/webhooks", None).await;
+    assert_eq!(status, 401);
+    let (status, v) = call(
+        &app,
+        &key,
+        Method::DELETE,
+        &format!("/api/v1/webhooks/{id}"),
+        None,
+    )
+    .await;
+    assert_eq!((status, v), (200, json!({"id": id, "deleted": true})));
+    let (status, _) = call(
+        &app,
+        &key,
+        Method::DELETE,
+        &format!("/api/v1/webhooks/{id}"),
+        None,
+    )
+    .await;
+    assert_eq!(status, 404);
+}
+
+/// The real binary, killed (SIGKILL, no shutdown) with a delivery pending: the next process
+/// delivers it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pending_delivery_survives_a_crash_of_the_binary() {
+    use crate::harness::{BinServer, docket_json};
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    docket_json(
+        &data,
+        &["user", "add", "o@example.com", "--name", "O"],
+        None,
+    );
+    let key = docket_json(
+        &data,
+        &["apikey", "create", "--user", "o@example.com"],
+        None,
+    )["key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let args = [
+        "--tls",
+        "off",
+        "--allow-private-webhooks",
+        "--retry-base-ms",
+        "4000",
+    ];
+    let server = BinServer::start_in(&data, &args);
+    let base = format!("http://{}", server.addr);
+    let http = reqwest::Client::new();
+    let post = |path: &str, body: Value| {
+        http.post(format!("{base}{path}"))
+            .header("authorization", &key)
+            .json(&body)
+            .send()
+    };
+    let hook: Value = post(
+        "/api/v1/webhooks",
+        json!({"url": format!("http://127.0.0.1:{port}/hook"), "events": ["DOCUMENT_CREATED"]}),
+    )
+    .await
+    .unwrap()
+    .json()
+    .await
+    .unwrap();
+    let id = hook["id"].as_i64().unwrap();
+    assert_eq!(
+        post("/api/v1/documents", two_recipients())
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+    let deliveries = format!("{base}/api/v1/webhooks/{id}/deliveries");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let v: Value = http
+            .get(&deliveries)
+            .header("authorization", &key)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if v["deliveries"][0]["attempts"].as_i64().unwrap_or(0) >= 1 {
+            assert_eq!(v["deliveries"][0]["status"], "PENDING");
+            break;
+        }
+        assert!(Instant::now() < deadline, "no attempt: {v}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    server.stop_with(nix::sys::signal::Signal::SIGKILL);
+
+    let rx = Receiver::start_on(format!("127.0.0.1:{port}").parse().unwrap(), &[]).await;
+    let server = BinServer::start_in(&data, &args);
+    let got = rx.wait_for(1).await;
+    let body: Value = serde_json::from_str(&got[0].body).unwrap();
+    assert_eq!(body["event"], "DOCUMENT_CREATED");
+    let base = format!("http://{}", server.addr);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let v: Value = http
+            .get(format!("{base}/api/v1/webhooks/{id}/deliveries"))
+            .header("authorization", &key)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if v["deliveries"][0]["status"] == "DELIVERED" {
+            assert!(v["deliveries"][0]["attempts"].as_i64().unwrap() >= 2);
+            break;
+        }
+        assert!(Instant::now() < deadline, "not delivered: {v}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
