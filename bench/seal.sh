@@ -21,7 +21,7 @@ echo "== input: $(stat -c %s "$WORK/in.pdf") bytes, 100 pages; machine: $(nproc)
 echo "== seal() in-process, $RUNS runs (the first one creates the seal certificate before timing)"
 $BIN "$WORK/in.pdf" "$WORK/out.pdf" "$WORK/tls" "$RUNS"
 pdfsig "$WORK/out.pdf" | grep -E "Total document signed|Signature Validation"
-qpdf --check "$WORK/out.pdf" | tail -1
+qpdf --check "$WORK/out.pdf" | tail -2
 
 echo "== whole process (hyperfine)"
 hyperfine --warmup 1 --runs "$RUNS" "$BIN $WORK/in.pdf $WORK/out.pdf $WORK/tls 1"
