@@ -88,6 +88,24 @@ pub struct ServeArgs {
     )]
     pub tls_names: Vec<String>,
 
+    /// PEM certificate chain that seals completed documents (an RSA key) [default: one issued by the local CA in <data>/tls]
+    #[arg(
+        long,
+        env = "DOCKET_SEAL_CERT",
+        value_name = "FILE",
+        requires = "seal_key"
+    )]
+    pub seal_cert: Option<PathBuf>,
+
+    /// PEM private key (RSA, PKCS#8 or PKCS#1) of --seal-cert
+    #[arg(
+        long,
+        env = "DOCKET_SEAL_KEY",
+        value_name = "FILE",
+        requires = "seal_cert"
+    )]
+    pub seal_key: Option<PathBuf>,
+
     /// Largest accepted upload, in MiB
     #[arg(long, env = "DOCKET_MAX_UPLOAD_MB", default_value_t = 50, value_name = "N",
           value_parser = clap::value_parser!(u64).range(1..=4096))]

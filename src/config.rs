@@ -42,6 +42,15 @@ pub enum Tls {
     },
 }
 
+/// The certificate that seals completed documents.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SealCert {
+    /// Issued by the local CA and kept in `<data>/tls/` (`seal.pem`, `seal-key.pem`).
+    Auto,
+    /// From `--seal-cert` and `--seal-key`, checked at startup.
+    Files { cert: PathBuf, key: PathBuf },
+}
+
 #[derive(Debug, Clone)]
 pub struct Config {
     pub listen: SocketAddr,
@@ -50,6 +59,7 @@ pub struct Config {
     pub app_url: Option<Url>,
     pub data_dir: PathBuf,
     pub tls: Tls,
+    pub seal: SealCert,
     pub max_upload_bytes: u64,
     pub lifetimes: crate::oauth::tokens::Lifetimes,
     pub rotate_refresh_tokens: bool,
@@ -119,6 +129,22 @@ impl Config {
                 "--tls-cert and --tls-key are used only with --tls files".into(),
             ));
         }
+        let seal = match (&args.seal_cert, &args.seal_key) {
+            (Some(cert), Some(key)) => {
+                crate::pdf::seal::SealSigner::from_pem_files(cert, key)
+                    .map_err(|e| StartupError::Config(format!("--seal-cert/--seal-key: {e}")))?;
+                SealCert::Files {
+                    cert: cert.clone(),
+                    key: key.clone(),
+                }
+            }
+            (None, None) => SealCert::Auto,
+            _ => {
+                return Err(StartupError::Config(
+                    "--seal-cert and --seal-key go together".into(),
+                ));
+            }
+        };
         let default_port = if matches!(tls, Tls::Off) { 8080 } else { 8443 };
         let listen = args.listen.unwrap_or(SocketAddr::new(
             IpAddr::V4(Ipv4Addr::LOCALHOST),
@@ -162,6 +188,7 @@ impl Config {
             app_url,
             data_dir,
             tls,
+            seal,
             max_upload_bytes: args.max_upload_mb * 1024 * 1024,
             lifetimes: crate::oauth::tokens::Lifetimes {
                 access: args.access_token_ttl,
@@ -272,6 +299,39 @@ mod tests {
         assert_eq!(
             c.tls_names(&url),
             vec!["localhost", "127.0.0.1", "::1", "sign.example.com"]
+        );
+    }
+
+    #[test]
+    fn seal_files_are_checked_at_startup() {
+        assert_eq!(config(&[]).unwrap().seal, SealCert::Auto);
+        let one = tempfile::tempdir().unwrap();
+        let two = tempfile::tempdir().unwrap();
+        crate::pdf::seal::SealSigner::load_or_create(one.path()).unwrap();
+        crate::pdf::seal::SealSigner::load_or_create(two.path()).unwrap();
+        let path =
+            |dir: &tempfile::TempDir, name: &str| dir.path().join(name).display().to_string();
+        let (cert, key) = (path(&one, "seal.pem"), path(&one, "seal-key.pem"));
+        let c = config(&["--seal-cert", &cert, "--seal-key", &key]).unwrap();
+        assert!(matches!(c.seal, SealCert::Files { .. }));
+
+        let other_key = path(&two, "seal-key.pem");
+        let err = config(&["--seal-cert", &cert, "--seal-key", &other_key])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("does not belong"), "{err}");
+        let missing = path(&one, "nope.pem");
+        let err = config(&["--seal-cert", &missing, "--seal-key", &key])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("--seal-cert/--seal-key: ") && err.contains("nope.pem"),
+            "{err}"
+        );
+        let only_one = ["docket", "serve", "--seal-cert", &cert];
+        assert!(
+            crate::cli::Cli::try_parse_from(only_one).is_err(),
+            "both or neither"
         );
     }
 

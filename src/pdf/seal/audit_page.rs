@@ -20,6 +20,7 @@ const SIGNATURE_MAX_WIDTH: f64 = 180.0;
 struct Writer<'a> {
     doc: &'a mut Document,
     font: &'a mut Font,
+    images: &'a mut image::Images,
     pages: Vec<Canvas>,
     /// Baseline of the next line, from the bottom of the page.
     y: f64,
@@ -81,7 +82,7 @@ impl Writer<'_> {
     }
 
     fn signature(&mut self, png: &[u8]) -> Result<(), PdfError> {
-        let (id, px_w, px_h) = image::add_png(self.doc, png)?;
+        let (id, px_w, px_h) = self.images.add(self.doc, png)?;
         self.room(SIGNATURE_HEIGHT + 4.0);
         self.y -= SIGNATURE_HEIGHT + 2.0;
         let (x, y, w, h) = image::fit(
@@ -139,10 +140,12 @@ pub(super) fn append(
     doc: &mut Document,
     audit: &AuditSummary,
     font: &mut Font,
+    images: &mut image::Images,
 ) -> Result<(), PdfError> {
     let mut w = Writer {
         doc,
         font,
+        images,
         pages: Vec::new(),
         y: 0.0,
     };

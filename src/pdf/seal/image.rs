@@ -1,15 +1,39 @@
 //! Signature images: a PNG becomes an image XObject (8-bit RGB or grey) with its alpha channel,
 //! if any, as a soft mask, so a drawn signature keeps its transparent background.
 
+use std::collections::HashMap;
 use std::io::Cursor;
 
 use lopdf::{Document, Object, ObjectId, Stream, dictionary};
+use sha2::{Digest, Sha256};
 
 use super::font::lopdf_error;
 use crate::pdf::PdfError;
 
 /// Largest signature image accepted, in pixels per side (a drawn signature is a few hundred).
 const MAX_SIDE: u32 = 4096;
+
+/// The images added so far, by the SHA-256 of their PNG: a signature drawn into many fields
+/// (or shown again on the audit page) is stored once.
+#[derive(Default)]
+pub(super) struct Images(HashMap<[u8; 32], (ObjectId, u32, u32)>);
+
+impl Images {
+    /// The image for `png`: added to `doc` the first time, reused afterwards.
+    pub fn add(
+        &mut self,
+        doc: &mut Document,
+        png: &[u8],
+    ) -> Result<(ObjectId, u32, u32), PdfError> {
+        let key: [u8; 32] = Sha256::digest(png).into();
+        if let Some(&known) = self.0.get(&key) {
+            return Ok(known);
+        }
+        let added = add_png(doc, png)?;
+        self.0.insert(key, added);
+        Ok(added)
+    }
+}
 
 /// Adds the PNG to `doc`; returns the image's id and its pixel width and height.
 pub(super) fn add_png(doc: &mut Document, png: &[u8]) -> Result<(ObjectId, u32, u32), PdfError> {
@@ -123,6 +147,12 @@ mod tests {
             b"DeviceGray"
         );
         assert_eq!(mask.decompressed_content().unwrap().len(), 120 * 40);
+
+        let mut images = Images::default();
+        let png = test_png(50, 20);
+        let first = images.add(&mut doc, &png).unwrap();
+        assert_eq!(images.add(&mut doc, &png).unwrap(), first, "stored once");
+        assert_ne!(images.add(&mut doc, &test_png(51, 20)).unwrap().0, first.0);
     }
 
     #[test]

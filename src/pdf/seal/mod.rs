@@ -104,8 +104,9 @@ fn seal_unguarded(input: &SealInput, signer: &SealSigner) -> Result<Vec<u8>, Pdf
     }
     remove_signatures(&mut doc);
     let mut font = font::Font::new(&mut doc)?;
-    stamp::stamp_fields(&mut doc, &pages, &input.fields, &mut font)?;
-    audit_page::append(&mut doc, &input.audit, &mut font)?;
+    let mut images = image::Images::default();
+    stamp::stamp_fields(&mut doc, &pages, &input.fields, &mut font, &mut images)?;
+    audit_page::append(&mut doc, &input.audit, &mut font, &mut images)?;
     font.finish(&mut doc)?;
     doc.trailer.remove(b"Prev");
     doc.compress();

@@ -20,6 +20,7 @@ pub(super) fn stamp_fields(
     pages: &BTreeMap<u32, ObjectId>,
     fields: &[FilledField],
     font: &mut Font,
+    images: &mut image::Images,
 ) -> Result<(), PdfError> {
     let mut by_page: BTreeMap<u32, Vec<&FilledField>> = BTreeMap::new();
     for field in fields {
@@ -48,7 +49,7 @@ pub(super) fn stamp_fields(
                     fit_text(&mut canvas, font, &text, (x, y, w, h));
                 }
                 FieldValue::SignatureImage(png) => {
-                    let (id, px_w, px_h) = image::add_png(doc, png)?;
+                    let (id, px_w, px_h) = images.add(doc, png)?;
                     let (ix, iy, iw, ih) = image::fit(px_w, px_h, x, y, w, h);
                     canvas.image(id, ix, iy, iw, ih);
                 }
