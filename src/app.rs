@@ -26,6 +26,10 @@ pub struct AppState {
     pub app_url: Arc<Url>,
     pub db: Db,
     pub blobs: BlobStore,
+    /// Rendered pages of uploaded PDFs, for the signing page.
+    pub pages: crate::pdf::PageCache,
+    /// The certificate and key that sign sealed PDFs.
+    pub seal: Arc<crate::signing::sealing::SealKey>,
     pub signer: UrlSigner,
     /// HMAC keys for signed URLs and CSRF tokens.
     pub keys: Arc<KeyRing>,
@@ -40,6 +44,12 @@ pub struct AppState {
 }
 
 impl AppState {
+    /// Wakes the mail and webhook workers: call after a transaction that queued either.
+    pub fn wake_outbound(&self) {
+        self.mail.wake();
+        self.webhooks.wake();
+    }
+
     /// The issuer: the public URL without a trailing slash.
     pub fn issuer(&self) -> String {
         base(&self.public_url)
@@ -120,7 +130,7 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
     let public_url = config.resolve_public_url(addr);
     let app_url = config.app_url.clone().unwrap_or_else(|| public_url.clone());
 
-    let (db, ring, blobs, webhook_secrets) = {
+    let (db, ring, blobs, webhook_secrets, pages) = {
         let data = data.clone();
         let public = base(&public_url);
         tokio::task::spawn_blocking(move || -> Result<_, StartupError> {
@@ -137,7 +147,9 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
             if let Ok(n @ 1..) = blobs.clean_stale_temp(Duration::from_secs(24 * 3600)) {
                 tracing::info!(files = n, "removed unfinished uploads left by a crash");
             }
-            Ok((db, ring, blobs, Arc::new(secrets)))
+            let pages = crate::pdf::PageCache::open(&data.page_cache())
+                .map_err(dir_err(&data.page_cache()))?;
+            Ok((db, ring, blobs, Arc::new(secrets), pages))
         })
         .await
         .map_err(|e| StartupError::Config(format!("startup task failed: {e}")))??
@@ -171,6 +183,19 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         user_count,
     );
 
+    let seal = match &config.seal {
+        crate::config::SealCert::Auto => crate::signing::sealing::SealKey::lazy(data.tls()),
+        crate::config::SealCert::Files { cert, key } => {
+            let (cert, key) = (cert.clone(), key.clone());
+            let signer = tokio::task::spawn_blocking(move || {
+                crate::pdf::seal::SealSigner::from_pem_files(&cert, &key)
+            })
+            .await
+            .map_err(|e| StartupError::Config(format!("startup task failed: {e}")))?
+            .map_err(|e| StartupError::Config(format!("--seal-cert/--seal-key: {e}")))?;
+            crate::signing::sealing::SealKey::given(signer)
+        }
+    };
     let keys = Arc::new(ring);
     let (mail, webhooks) = (Wake::default(), Wake::default());
     let mail_worker = mail_worker(&config, &public_url, &db, &blobs, &mail)?;
@@ -180,6 +205,8 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         app_url: Arc::new(app_url),
         db,
         blobs,
+        pages,
+        seal: Arc::new(seal),
         signer: UrlSigner::new(keys.clone()),
         keys,
         data: Arc::new(data.clone()),
@@ -200,6 +227,15 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         tokio::spawn(mail_worker.run(stop.clone())),
         tokio::spawn(webhook_worker.run(stop)),
     ];
+    {
+        // Documents whose sealing a stop interrupted are sealed now.
+        let state = state.clone();
+        tokio::spawn(async move {
+            if let Err(e) = crate::signing::sealing::resume(&state).await {
+                tracing::error!(error = %e, "could not look for documents left unsealed");
+            }
+        });
+    }
     let routes = crate::http::routes(state);
     let opts = Options {
         tls: tls.is_some(),

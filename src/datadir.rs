@@ -41,6 +41,10 @@ impl DataDir {
     pub fn tls(&self) -> PathBuf {
         self.root.join("tls")
     }
+    /// Rendered PDF pages: a cache, left out of backups, rebuilt on demand.
+    pub fn page_cache(&self) -> PathBuf {
+        self.root.join("cache").join("pages")
+    }
     pub fn secrets(&self) -> PathBuf {
         self.root.join("secrets")
     }

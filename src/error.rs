@@ -34,6 +34,9 @@ pub enum AppError {
     MethodNotAllowed,
     #[error("{0}")]
     Conflict(String),
+    /// The thing existed but is gone for good (a cancelled document's signing link).
+    #[error("{0}")]
+    Gone(String),
     #[error("{0}")]
     PayloadTooLarge(String),
     #[error("{0}")]
@@ -85,6 +88,7 @@ impl AppError {
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
             AppError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             AppError::Conflict(_) => StatusCode::CONFLICT,
+            AppError::Gone(_) => StatusCode::GONE,
             AppError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             AppError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
@@ -103,6 +107,7 @@ impl AppError {
             AppError::NotFound(_) => "not_found",
             AppError::MethodNotAllowed => "method_not_allowed",
             AppError::Conflict(_) => "conflict",
+            AppError::Gone(_) => "gone",
             AppError::PayloadTooLarge(_) => "payload_too_large",
             AppError::UnsupportedMediaType(_) => "unsupported_media_type",
             AppError::TooManyRequests { .. } => "rate_limited",

@@ -30,6 +30,7 @@ pub mod retry;
 pub mod server;
 pub mod sessions;
 pub mod settings;
+pub mod signing;
 pub mod systemd;
 pub mod templates;
 pub mod timefmt;

@@ -66,6 +66,25 @@ impl Actor {
     }
 }
 
+/// Where a request came from, for the audit log.
+#[derive(Debug, Clone, Default)]
+pub struct Origin {
+    pub ip: Option<String>,
+    pub user_agent: Option<String>,
+}
+
+impl Origin {
+    /// The actor `label` (an e-mail address), acting from here.
+    pub fn actor(&self, label: &str, recipient: Option<i64>) -> Actor {
+        Actor {
+            label: label.to_string(),
+            recipient_id: recipient,
+            ip: self.ip.clone(),
+            user_agent: self.user_agent.clone(),
+        }
+    }
+}
+
 /// Records `event` on document `doc`; `data` holds event details (a JSON object).
 pub fn record(
     conn: &Connection,

@@ -26,6 +26,37 @@ pub const DATE_FORMATS: &[&str] = &[
     "yyyy-MM-dd'T'HH:mm:ss.SSSXXX",
 ];
 
+/// `DATE_FORMATS`' patterns in strftime form, same order.
+const STRFTIME: &[&str] = &[
+    "%Y-%m-%d %I:%M %p",
+    "%Y-%m-%d",
+    "%d/%m/%Y",
+    "%m/%d/%Y",
+    "%d.%m.%Y",
+    "%y-%m-%d",
+    "%B %d, %Y",
+    "%A, %B %d, %Y",
+    "%d/%m/%Y %I:%M %p",
+    "%m/%d/%Y %I:%M %p",
+    "%d.%m.%Y %H:%M",
+    "%Y-%m-%d %H:%M",
+    "%Y-%m-%dT%H:%M:%S%.3f%:z",
+];
+
+/// `ts` (Unix seconds) in the time zone `zone` and one of `DATE_FORMATS` (a DATE field's value
+/// at completion). An unknown zone or pattern falls back to UTC and the default pattern.
+pub fn format_date(ts: i64, zone: &str, pattern: &str) -> String {
+    let tz = jiff::tz::TimeZone::get(zone).unwrap_or(jiff::tz::TimeZone::UTC);
+    let fmt = DATE_FORMATS
+        .iter()
+        .position(|f| *f == pattern)
+        .map_or(STRFTIME[0], |i| STRFTIME[i]);
+    match jiff::Timestamp::from_second(ts) {
+        Ok(t) => t.to_zoned(tz).strftime(fmt).to_string(),
+        Err(_) => String::new(),
+    }
+}
+
 pub const DEFAULT_DATE_FORMAT: &str = "yyyy-MM-dd hh:mm a";
 pub const DEFAULT_TIMEZONE: &str = "Etc/UTC";
 
@@ -234,6 +265,33 @@ pub fn parse_form_values(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn dates_follow_the_zone_and_pattern() {
+        assert_eq!(DATE_FORMATS.len(), STRFTIME.len());
+        // 2026-11-21 15:04:05 UTC
+        let ts = 1_795_273_445;
+        assert_eq!(
+            format_date(ts, "Etc/UTC", "yyyy-MM-dd HH:mm"),
+            "2026-11-21 15:04"
+        );
+        assert_eq!(
+            format_date(ts, "Europe/Paris", "dd.MM.yyyy HH:mm"),
+            "21.11.2026 16:04"
+        );
+        assert_eq!(
+            format_date(ts, "America/New_York", "MMMM dd, yyyy"),
+            "November 21, 2026"
+        );
+        assert_eq!(
+            format_date(ts, "Etc/UTC", "yyyy-MM-dd hh:mm a"),
+            "2026-11-21 03:04 PM"
+        );
+        assert_eq!(
+            format_date(ts, "Asia/Tokyo", "yyyy-MM-dd'T'HH:mm:ss.SSSXXX"),
+            "2026-11-22T00:04:05.000+09:00"
+        );
+    }
 
     #[test]
     fn meta_is_validated_field_by_field() {

@@ -236,6 +236,28 @@ pub fn total_pages(total: i64, per_page: i64) -> i64 {
     (total + per_page - 1) / per_page
 }
 
+/// A safe file name for the download: the title's ASCII letters, digits and `-_.` (spaces
+/// become `-`), so it needs no escaping in the URL or the header.
+pub fn file_name(title: &str, sealed: bool) -> String {
+    let base: String = title
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, ' ' | '-' | '_' | '.'))
+        .take(80)
+        .collect::<String>()
+        .trim()
+        .replace(' ', "-");
+    let base = if base.is_empty() {
+        "document".into()
+    } else {
+        base
+    };
+    if sealed {
+        format!("{base}-signed.pdf")
+    } else {
+        format!("{base}.pdf")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

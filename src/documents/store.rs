@@ -46,6 +46,15 @@ pub fn owned(conn: &Connection, user: i64, id: i64) -> Result<DocRow, AppError> 
     .ok_or_else(|| AppError::not_found("document"))
 }
 
+/// The e-mail address of user `user` (a document's owner, as the audit log names them).
+pub fn owner_email(conn: &Connection, user: i64) -> Result<String, AppError> {
+    Ok(
+        conn.query_row("SELECT email FROM users WHERE id = ?1", [user], |r| {
+            r.get(0)
+        })?,
+    )
+}
+
 /// The document behind an upload URL's `documentDataId`.
 pub fn by_data_id(conn: &Connection, data_id: &str) -> Result<Option<DocRow>, AppError> {
     Ok(conn

@@ -54,6 +54,17 @@ pub fn json<T: DeserializeOwned + Send>() -> impl Filter<Extract = (T,), Error =
     })
 }
 
+/// Like [`json`], but an empty body counts as `{}` (for calls whose body is all optional).
+pub fn json_or_empty() -> impl Filter<Extract = (serde_json::Value,), Error = Rejection> + Clone {
+    capped_bytes(JSON_LIMIT).and_then(|bytes: Bytes| async move {
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(serde_json::Value::Object(Default::default()));
+        }
+        serde_json::from_slice(&bytes)
+            .map_err(|e| reject(AppError::bad_request(format!("invalid JSON body: {e}"))))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -29,8 +29,9 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::post())
         .and(credentials())
         .and(json())
+        .and(super::origin())
         .and(s())
-        .then(|c, b, st| async move { json_result(create(st, c, b).await) });
+        .then(|c, b, o, st| async move { json_result(create(st, c, b, o).await) });
     let list = warp::path!("api" / "v1" / "documents")
         .and(warp::get())
         .and(credentials())
@@ -45,8 +46,9 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let delete = warp::path!("api" / "v1" / "documents" / i64)
         .and(warp::delete())
         .and(credentials())
+        .and(super::origin())
         .and(s())
-        .then(|id, c, st| async move { json_result(delete(st, c, id).await) });
+        .then(|id, c, o, st| async move { json_result(delete(st, c, id, o).await) });
     let add_recipient = warp::path!("api" / "v1" / "documents" / i64 / "recipients")
         .and(warp::post())
         .and(credentials())
@@ -107,7 +109,12 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
 }
 
 /// `POST /api/v1/documents` (seed 4.1): a DRAFT with its recipients, and the signed upload URL.
-async fn create(state: AppState, creds: Credentials, body: Value) -> Result<Value, AppError> {
+async fn create(
+    state: AppState,
+    creds: Credentials,
+    body: Value,
+    origin: crate::documents::audit::Origin,
+) -> Result<Value, AppError> {
     let who = authenticate_for(&state, creds, Scope::WriteDocument).await?;
     let app = state.app_base();
     let data_id = crate::documents::new_data_id();
@@ -119,7 +126,8 @@ async fn create(state: AppState, creds: Credentials, body: Value) -> Result<Valu
             let t = now();
             let id = store::insert(tx, who.user_id, &doc, &d, t)?;
             let view = store::view(tx, who.user_id, id, &app)?;
-            crate::webhooks::enqueue(tx, who.user_id, "DOCUMENT_CREATED", &json!(view), t)?;
+            let owner = store::owner_email(tx, who.user_id)?;
+            crate::signing::notify::created(tx, &view, &origin.actor(&owner, None), t)?;
             Ok((id, view.recipients))
         })
         .await?;
@@ -176,7 +184,12 @@ async fn get(state: AppState, creds: Credentials, id: i64) -> Result<Value, AppE
 }
 
 /// DRAFT: deleted (with its file). PENDING: CANCELLED. Finished: hidden from lists.
-async fn delete(state: AppState, creds: Credentials, id: i64) -> Result<Value, AppError> {
+async fn delete(
+    state: AppState,
+    creds: Credentials,
+    id: i64,
+    origin: crate::documents::audit::Origin,
+) -> Result<Value, AppError> {
     let who = authenticate_for(&state, creds, Scope::WriteDocument).await?;
     let app = state.app_base();
     let (view, outcome, blob) = state
@@ -185,6 +198,18 @@ async fn delete(state: AppState, creds: Credentials, id: i64) -> Result<Value, A
             let doc = store::owned(tx, who.user_id, id)?;
             let view = store::view(tx, who.user_id, id, &app)?;
             let outcome = store::delete(tx, &doc, now())?;
+            if outcome == Deleted::Cancelled {
+                let owner = store::owner_email(tx, who.user_id)?;
+                crate::documents::audit::record(
+                    tx,
+                    id,
+                    crate::documents::audit::Event::Cancelled,
+                    &origin.actor(&owner, None),
+                    &json!({}),
+                    now(),
+                )?;
+                crate::signing::notify::cancelled(tx, id, &app, now())?;
+            }
             Ok((view, outcome, doc.blob_id))
         })
         .await?;
@@ -193,6 +218,9 @@ async fn delete(state: AppState, creds: Credentials, id: i64) -> Result<Value, A
     {
         let blobs = state.blobs.clone();
         let _ = tokio::task::spawn_blocking(move || blobs.delete(&b)).await;
+    }
+    if outcome == Deleted::Cancelled {
+        state.wake_outbound();
     }
     let status = match outcome {
         Deleted::Removed => "DELETED",

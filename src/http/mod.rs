@@ -14,7 +14,10 @@ pub mod oauth_api;
 pub mod openapi;
 pub mod pages;
 pub mod reply;
+pub mod sending;
 pub mod session;
+pub mod signing;
+pub mod signing_page;
 pub mod static_files;
 pub mod templates;
 pub mod uploads;
@@ -41,6 +44,19 @@ pub fn peer() -> impl Filter<Extract = (Option<std::net::SocketAddr>,), Error = 
         .map(|p: Option<middleware::PeerAddr>| p.map(|p| p.0))
 }
 
+/// Where the request came from (client address and user agent), for the audit log.
+pub fn origin()
+-> impl Filter<Extract = (crate::documents::audit::Origin,), Error = warp::Rejection> + Clone {
+    peer()
+        .and(warp::header::optional::<String>("user-agent"))
+        .map(
+            |p: Option<std::net::SocketAddr>, ua| crate::documents::audit::Origin {
+                ip: p.map(|p| p.ip().to_string()),
+                user_agent: ua,
+            },
+        )
+}
+
 /// Every route of the appliance. Rejections become pending errors that the middleware renders.
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     health::routes(state.clone())
@@ -51,6 +67,12 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(documents::routes(state.clone()))
         .unify()
         .or(uploads::routes(state.clone()))
+        .unify()
+        .or(sending::routes(state.clone()))
+        .unify()
+        .or(signing::routes(state.clone()))
+        .unify()
+        .or(signing_page::routes(state.clone()))
         .unify()
         .or(templates::routes(state.clone()))
         .unify()

@@ -180,6 +180,18 @@ pub fn document(issuer: &str) -> Value {
             "/api/v1/webhooks/{id}/deliveries": {
                 "get": op("The webhook's latest 100 deliveries, newest first", "webhooks", json!([id_param("id")]), None, ref_("DeliveryList"), API_ERRORS)
             },
+            "/api/v1/documents/{id}/send": {
+                "post": op("Send a DRAFT: it becomes PENDING and the first recipients are e-mailed (unless sendEmail is false)", "sending", json!([doc_id()]), Some(ref_("SendDocument")), ref_("Document"), &[400, 401, 403, 404, 409, 413, 429])
+            },
+            "/api/v1/documents/{id}/resend": {
+                "post": op("E-mail again the listed recipients whose turn it is and who have not finished", "sending", json!([doc_id()]), Some(ref_("ResendDocument")), ref_("ResendResponse"), &[400, 401, 403, 404, 409, 413, 429])
+            },
+            "/api/v1/documents/{id}/download": {
+                "get": op("A signed, expiring URL of the sealed PDF (COMPLETED) or, with original=true, of the uploaded file", "sending", json!([doc_id(), {"name": "original", "in": "query", "schema": {"type": "string", "enum": ["true", "false"]}}]), None, ref_("DownloadUrl"), &[400, 401, 403, 404, 409, 429])
+            },
+            "/api/v1/documents/{id}/audit-log": {
+                "get": op("The document's events, oldest first", "sending", json!([doc_id()]), None, ref_("AuditLog"), API_ERRORS)
+            },
             "/api/v1/templates": {
                 "post": op("Create a template and get its upload URL", "templates", json!([]), Some(ref_("CreateTemplate")), ref_("CreateTemplateResponse"), API_ERRORS),
                 "get": op("List templates, newest first", "templates", Value::Array(paging()), None, ref_("TemplateList"), API_ERRORS)
@@ -281,6 +293,15 @@ fn schemas() -> Value {
             "details": {"type": "array", "items": {"type": "object", "required": ["path", "message"], "properties": {"path": {"type": "string"}, "message": {"type": "string"}}}}
         }},
         "OAuthError": {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}, "error_description": {"type": "string"}}},
+        "SendDocument": {"type": "object", "properties": {"sendEmail": {"type": "boolean", "default": true}}},
+        "ResendDocument": {"type": "object", "required": ["recipients"], "properties": {"recipients": {"type": "array", "minItems": 1, "maxItems": 100, "items": {"type": "integer", "format": "int64"}}}},
+        "ResendResponse": {"type": "object", "required": ["documentId", "recipients"], "properties": {"documentId": {"type": "integer"}, "recipients": {"type": "array", "items": {"type": "integer"}}}},
+        "DownloadUrl": {"type": "object", "required": ["downloadUrl"], "properties": {"downloadUrl": {"type": "string", "format": "uri"}}},
+        "AuditLog": {"type": "object", "required": ["documentId", "events"], "properties": {"documentId": {"type": "integer"}, "events": {"type": "array", "items": {"type": "object",
+            "required": ["id", "type", "createdAt", "actor", "recipientId", "ipAddress", "userAgent", "data"], "properties": {
+            "id": {"type": "integer"}, "type": {"type": "string", "enum": ["CREATED", "UPLOADED", "SENT", "EMAILED", "OPENED", "FIELD_FILLED", "SIGNED", "APPROVED", "VIEWED", "REJECTED", "COMPLETED", "DOWNLOADED", "CANCELLED"]},
+            "createdAt": ts, "actor": {"type": "string"}, "recipientId": {"type": ["integer", "null"]}, "ipAddress": nullable("string"), "userAgent": nullable("string"), "data": {"type": "object"}
+        }}}}},
         "Meta": {"type": "object", "properties": {
             "subject": nullable("string"), "message": nullable("string"), "timezone": {"type": "string"},
             "dateFormat": {"type": "string", "enum": crate::documents::meta::DATE_FORMATS},

@@ -22,7 +22,14 @@ pub enum Format {
 pub fn format_for(path: &str) -> Format {
     let json_prefixes = ["/api/", "/.well-known/"];
     let json_paths = ["/api", "/healthz", "/listBookings"];
-    if json_paths.contains(&path) || json_prefixes.iter().any(|p| path.starts_with(p)) {
+    // A signing link's page is HTML; the calls it makes under `/sign/<token>/` are JSON.
+    let signing_call = path
+        .strip_prefix("/sign/")
+        .is_some_and(|rest| rest.trim_end_matches('/').contains('/'));
+    if signing_call
+        || json_paths.contains(&path)
+        || json_prefixes.iter().any(|p| path.starts_with(p))
+    {
         Format::Json
     } else {
         Format::Html
@@ -203,6 +210,8 @@ mod tests {
         assert_eq!(format_for("/auth/login"), Format::Html);
         assert_eq!(format_for("/apiary"), Format::Html);
         assert_eq!(format_for("/sign/abc"), Format::Html);
+        assert_eq!(format_for("/sign/abc/"), Format::Html);
+        assert_eq!(format_for("/sign/abc/complete"), Format::Json);
     }
 
     #[test]

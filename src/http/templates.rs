@@ -284,7 +284,12 @@ async fn generate(
                 t,
             )?;
             let view = crate::documents::store::view(tx, user, doc, &app)?;
-            crate::webhooks::enqueue(tx, user, "DOCUMENT_CREATED", &json!(view), t)?;
+            let owner = crate::documents::store::owner_email(tx, user)?;
+            let actor = crate::documents::audit::Actor {
+                label: owner,
+                ..Default::default()
+            };
+            crate::signing::notify::created(tx, &view, &actor, t)?;
             Ok((doc, recipients))
         })
         .await;

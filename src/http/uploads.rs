@@ -49,10 +49,11 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::query::<HashMap<String, String>>())
         .and(warp::header::optional::<String>("content-type"))
         .and(warp::header::optional::<u64>("content-length"))
+        .and(super::origin())
         .and(warp::body::stream())
         .then(
-            |data_id: String, st: AppState, q, ct, len, body| async move {
-                json_result(upload(st, data_id, q, ct, len, body).await)
+            |data_id: String, st: AppState, q, ct, len, origin, body| async move {
+                json_result(upload(st, data_id, q, ct, len, origin, body).await)
             },
         )
         .boxed()
@@ -64,6 +65,7 @@ async fn upload<S, B>(
     query: HashMap<String, String>,
     content_type: Option<String>,
     length: Option<u64>,
+    origin: crate::documents::audit::Origin,
     body: S,
 ) -> Result<Value, AppError>
 where
@@ -131,10 +133,22 @@ where
     )
     .unwrap_or_else(|_| "[]".into());
     let blob = stored.clone();
+    let pages = info.pages;
     let result = state
         .db
         .write(move |tx| match target {
-            Target::Document(id) => store::set_file(tx, id, &blob, &sizes, now()),
+            Target::Document(id) => {
+                let old = store::set_file(tx, id, &blob, &sizes, now())?;
+                crate::documents::audit::record(
+                    tx,
+                    id,
+                    crate::documents::audit::Event::Uploaded,
+                    &origin.actor("upload URL", None),
+                    &json!({"sha256": blob.sha256, "size": blob.size, "pages": pages}),
+                    now(),
+                )?;
+                Ok(old)
+            }
             Target::Template(id) => templates::set_file(tx, id, &blob, &sizes, now()),
         })
         .await;

@@ -11,6 +11,7 @@ mod mail;
 mod oauth_flow;
 mod oauth_rules;
 mod process;
+mod signing;
 mod storage;
 mod templates;
 mod tls;

@@ -1,0 +1,318 @@
+// The signing page: shows the document's pages with this recipient's fields over them, lets the
+// recipient fill each field (mouse, finger or keyboard), then complete or reject. Every value is
+// checked again by the server; this script only helps.
+'use strict';
+
+(function () {
+  const root = document.getElementById('signing');
+  if (!root) return;
+  const token = root.dataset.token;
+  const base = '/sign/' + encodeURIComponent(token);
+  let state = null;
+
+  function el(tag, attrs, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (k === 'class') e.className = v;
+      else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+      else if (v !== null && v !== undefined && v !== false) e.setAttribute(k, v === true ? '' : v);
+    }
+    for (const c of children.flat()) {
+      if (c !== null && c !== undefined) e.append(c.nodeType ? c : String(c));
+    }
+    return e;
+  }
+
+  async function call(path, body) {
+    const resp = await fetch(base + path, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      credentials: 'same-origin',
+    });
+    let data = null;
+    try { data = await resp.json(); } catch (_) { data = null; }
+    if (!resp.ok) {
+      const err = new Error((data && data.message) || ('The server answered ' + resp.status));
+      err.status = resp.status;
+      throw err;
+    }
+    return data;
+  }
+
+  function say(text, kind) {
+    const line = document.getElementById('signing-status');
+    if (!line) return;
+    line.textContent = text;
+    line.className = kind === 'error' ? 'notice error' : 'muted';
+  }
+
+  const ACTION = { SIGNER: 'Finish and sign', APPROVER: 'Approve', VIEWER: 'Mark as viewed' };
+
+  function fieldLabel(f) {
+    const meta = f.fieldMeta || {};
+    if (meta.label) return meta.label;
+    return {
+      SIGNATURE: 'Sign here', FREE_SIGNATURE: 'Sign here', INITIALS: 'Initials', NAME: 'Name',
+      EMAIL: 'E-mail', DATE: 'Date (filled when you finish)', TEXT: 'Text', NUMBER: 'Number',
+      RADIO: 'Choose one', CHECKBOX: 'Tick', SELECT: 'Choose',
+    }[f.type] || f.type;
+  }
+
+  function isRequired(f) {
+    if (f.type === 'DATE') return false;
+    if (['SIGNATURE', 'FREE_SIGNATURE'].includes(f.type)) return true;
+    return !!(f.fieldMeta && f.fieldMeta.required);
+  }
+
+  function fieldText(f) {
+    if (f.type === 'DATE') return f.value || fieldLabel(f);
+    if (f.drawn) return '✓ signed';
+    if (f.value) {
+      if (f.type === 'CHECKBOX') {
+        try { return JSON.parse(f.value).join(', ') || fieldLabel(f); } catch (_) { return f.value; }
+      }
+      return f.value;
+    }
+    return fieldLabel(f) + (isRequired(f) ? ' *' : '');
+  }
+
+  function render() {
+    const d = state.document;
+    root.replaceChildren();
+    root.append(el('h1', {}, d.title));
+    root.append(el('p', { class: 'muted' }, 'From ' + d.senderName + ' <' + d.senderEmail + '>'));
+    const status = el('p', { id: 'signing-status', class: 'muted', role: 'status' });
+    root.append(status);
+    const me = state.recipient;
+    const done = me.signingStatus !== 'NOT_SIGNED';
+    if (me.role === 'CC') status.textContent = 'You receive a copy of this document once everyone has signed.';
+    else if (done) status.textContent = 'You have finished. Thank you.';
+    else if (!state.yourTurn) status.textContent = 'It is not your turn yet: you will get an e-mail when it is.';
+    else status.textContent = state.fields.length
+      ? 'Fill in the highlighted fields, then press “' + ACTION[me.role] + '”.'
+      : 'Read the document, then press “' + ACTION[me.role] + '”.';
+
+    const pages = el('div', { class: 'sign-pages' });
+    d.pages.forEach((size, i) => {
+      const n = i + 1;
+      const pageBox = el('div', {
+        class: 'sign-page', style: 'aspect-ratio: ' + size[0] + ' / ' + size[1],
+        'aria-label': 'Page ' + n + ' of ' + d.pages.length, role: 'group',
+      });
+      pageBox.append(el('img', {
+        src: base + '/pages/' + n + '.png?w=1200', alt: 'Page ' + n, loading: i < 2 ? 'eager' : 'lazy',
+        width: 1200, height: Math.round(1200 * size[1] / size[0]),
+      }));
+      for (const f of state.fields.filter((x) => x.page === n)) {
+        const active = state.yourTurn && !done && f.type !== 'DATE' && !(f.fieldMeta && f.fieldMeta.readOnly);
+        const b = el('button', {
+          type: 'button', class: 'sign-field' + (f.inserted ? ' filled' : '') + (isRequired(f) ? ' required' : ''),
+          style: 'left:' + f.positionX + '%;top:' + f.positionY + '%;width:' + f.width + '%;height:' + f.height + '%',
+          'data-field-id': f.id, 'data-type': f.type, disabled: !active,
+          'aria-label': fieldLabel(f) + (f.inserted ? ' (filled)' : ''),
+          onclick: () => edit(f),
+        }, fieldText(f));
+        pageBox.append(b);
+      }
+      pages.append(pageBox);
+    });
+    root.append(pages);
+
+    if (state.yourTurn && !done && me.role !== 'CC') {
+      const missing = state.fields.filter((f) => isRequired(f) && !f.inserted).length;
+      const finish = el('button', {
+        type: 'button', class: 'button primary', id: 'complete', disabled: missing > 0,
+        onclick: complete,
+      }, ACTION[me.role]);
+      const reject = el('button', { type: 'button', class: 'button', id: 'reject', onclick: rejectDialog }, 'Reject…');
+      const bar = el('div', { class: 'sign-actions' }, finish, reject,
+        missing > 0 ? el('span', { class: 'muted' }, missing + ' required field' + (missing > 1 ? 's' : '') + ' left') : null);
+      root.append(bar);
+    }
+  }
+
+  // A modal dialog with a form; `build` adds the inputs and returns a function giving the value.
+  function dialog(title, build, onSubmit) {
+    const d = el('dialog', { class: 'sign-dialog', 'aria-label': title });
+    const form = el('form', { method: 'dialog', class: 'stack' });
+    const error = el('p', { class: 'notice error', role: 'alert', hidden: true });
+    form.append(el('h2', {}, title));
+    const value = build(form);
+    form.append(error);
+    const ok = el('button', { type: 'submit', class: 'button primary' }, 'Save');
+    const cancel = el('button', { type: 'button', class: 'button', onclick: () => d.close() }, 'Cancel');
+    form.append(el('div', { class: 'sign-actions' }, ok, cancel));
+    form.addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      error.hidden = true;
+      try {
+        await onSubmit(value());
+        d.close();
+      } catch (e) {
+        error.textContent = e.message;
+        error.hidden = false;
+      }
+    });
+    d.addEventListener('close', () => d.remove());
+    d.append(form);
+    document.body.append(d);
+    d.showModal();
+    const first = form.querySelector('input, textarea, select, canvas');
+    if (first) first.focus();
+  }
+
+  async function save(f, body) {
+    await call('/fields/' + f.id, body);
+    await reload();
+  }
+
+  function options(f) {
+    return ((f.fieldMeta && f.fieldMeta.values) || []).map((v) => v.value);
+  }
+
+  function edit(f) {
+    const meta = f.fieldMeta || {};
+    const me = state.recipient;
+    switch (f.type) {
+      case 'SIGNATURE': case 'FREE_SIGNATURE': case 'INITIALS':
+        return signatureDialog(f);
+      case 'NAME': case 'EMAIL': case 'TEXT': {
+        const initial = f.value || (f.type === 'NAME' ? me.name : f.type === 'EMAIL' ? me.email : (meta.text || ''));
+        return dialog(fieldLabel(f), (form) => {
+          const attrs = { id: 'field-input', name: 'value', value: initial, required: true,
+            type: f.type === 'EMAIL' ? 'email' : 'text', autocomplete: f.type === 'NAME' ? 'name' : f.type === 'EMAIL' ? 'email' : 'off',
+            maxlength: meta.characterLimit || null, placeholder: meta.placeholder || null };
+          const input = el('input', attrs);
+          form.append(el('label', { for: 'field-input' }, fieldLabel(f)), input);
+          return () => ({ value: input.value });
+        }, (v) => save(f, v));
+      }
+      case 'NUMBER':
+        return dialog(fieldLabel(f), (form) => {
+          const input = el('input', { id: 'field-input', type: 'number', step: 'any', required: true,
+            min: meta.minValue ?? null, max: meta.maxValue ?? null, value: f.value || (meta.value ?? '') });
+          form.append(el('label', { for: 'field-input' }, fieldLabel(f)), input);
+          return () => ({ value: input.value });
+        }, (v) => save(f, v));
+      case 'SELECT':
+        return dialog(fieldLabel(f), (form) => {
+          const select = el('select', { id: 'field-input', required: true },
+            el('option', { value: '' }, 'Choose…'),
+            options(f).map((o) => el('option', { value: o, selected: (f.value || meta.defaultValue) === o }, o)));
+          form.append(el('label', { for: 'field-input' }, fieldLabel(f)), select);
+          return () => ({ value: select.value });
+        }, (v) => save(f, v));
+      case 'RADIO':
+        return dialog(fieldLabel(f), (form) => {
+          const set = el('fieldset', {}, el('legend', {}, fieldLabel(f)));
+          options(f).forEach((o, i) => {
+            const id = 'opt-' + i;
+            set.append(el('div', {}, el('input', { type: 'radio', name: 'choice', id, value: o, required: true, checked: f.value === o }),
+              el('label', { for: id }, o)));
+          });
+          form.append(set);
+          return () => {
+            const c = form.querySelector('input[name=choice]:checked');
+            return { value: c ? c.value : '' };
+          };
+        }, (v) => save(f, v));
+      case 'CHECKBOX': {
+        let current = [];
+        try { current = f.value ? JSON.parse(f.value) : []; } catch (_) { current = []; }
+        return dialog(fieldLabel(f), (form) => {
+          const set = el('fieldset', {}, el('legend', {}, fieldLabel(f)));
+          options(f).forEach((o, i) => {
+            const id = 'box-' + i;
+            set.append(el('div', {}, el('input', { type: 'checkbox', name: 'box', id, value: o, checked: current.includes(o) }),
+              el('label', { for: id }, o)));
+          });
+          form.append(set);
+          return () => ({ value: [...form.querySelectorAll('input[name=box]:checked')].map((c) => c.value) });
+        }, (v) => save(f, v));
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  // Draw with a pointer (mouse, pen, finger) or type the name; the keyboard reaches both.
+  function signatureDialog(f) {
+    dialog(fieldLabel(f), (form) => {
+      const canvas = el('canvas', { class: 'sign-pad', width: 600, height: 200, tabindex: 0,
+        'aria-label': 'Signature pad: draw with the mouse or a finger, or use the typed signature below' });
+      const ctx = canvas.getContext('2d');
+      ctx.lineWidth = 3; ctx.lineCap = 'round'; ctx.lineJoin = 'round'; ctx.strokeStyle = '#10131a';
+      let drawing = false; let drawn = false;
+      const point = (ev) => {
+        const r = canvas.getBoundingClientRect();
+        return [(ev.clientX - r.left) * canvas.width / r.width, (ev.clientY - r.top) * canvas.height / r.height];
+      };
+      canvas.addEventListener('pointerdown', (ev) => {
+        drawing = true; canvas.setPointerCapture(ev.pointerId);
+        const [x, y] = point(ev); ctx.beginPath(); ctx.moveTo(x, y); ev.preventDefault();
+      });
+      canvas.addEventListener('pointermove', (ev) => {
+        if (!drawing) return;
+        const [x, y] = point(ev); ctx.lineTo(x, y); ctx.stroke(); drawn = true; ev.preventDefault();
+      });
+      const stop = () => { drawing = false; };
+      canvas.addEventListener('pointerup', stop);
+      canvas.addEventListener('pointercancel', stop);
+      const clear = el('button', { type: 'button', class: 'button', onclick: () => {
+        ctx.clearRect(0, 0, canvas.width, canvas.height); drawn = false;
+      } }, 'Clear');
+      const typed = el('input', { id: 'typed-signature', type: 'text', maxlength: 100, autocomplete: 'name',
+        placeholder: f.type === 'INITIALS' ? 'Your initials' : state.recipient.name });
+      form.append(canvas, clear, el('label', { for: 'typed-signature' }, 'Or type it'), typed);
+      return () => {
+        if (typed.value.trim()) return { typed: typed.value.trim() };
+        if (drawn) return { signature: canvas.toDataURL('image/png') };
+        throw new Error('Draw or type your signature first.');
+      };
+    }, (v) => save(f, v));
+  }
+
+  function rejectDialog() {
+    dialog('Reject this document', (form) => {
+      const reason = el('textarea', { id: 'reject-reason', required: true, maxlength: 500, rows: 4 });
+      form.append(el('label', { for: 'reject-reason' }, 'Why are you rejecting it? The sender will see this.'), reason);
+      return () => ({ reason: reason.value });
+    }, async (v) => {
+      await call('/reject', v);
+      finished('You rejected this document. The sender has been told.');
+    });
+  }
+
+  async function complete() {
+    const button = document.getElementById('complete');
+    button.disabled = true;
+    try {
+      await call('/complete', {});
+      const url = state.document.redirectUrl;
+      if (url && /^https?:\/\//.test(url)) {
+        window.location.assign(url);
+        return;
+      }
+      finished('Thank you: you have finished. You will receive the signed document by e-mail once everyone has signed.');
+    } catch (e) {
+      button.disabled = false;
+      document.getElementById('signing-status').textContent = e.message;
+    }
+  }
+
+  function finished(text) {
+    root.replaceChildren(el('h1', {}, state.document.title), el('p', { id: 'done', class: 'notice', role: 'status' }, text));
+  }
+
+  async function reload() {
+    try {
+      state = await call('/state');
+      render();
+    } catch (e) {
+      say(e.message, 'error');
+    }
+  }
+
+  reload();
+})();

@@ -1,0 +1,328 @@
+//! The transitions, each run by the caller inside one write transaction: it checks its
+//! precondition (in SQL, through `store`), changes state, records the audit event, and says
+//! who must now be told. Mail and webhooks are queued by the caller in the same transaction.
+
+use serde_json::{Value, json};
+
+use super::store::{self, Link};
+use super::values;
+use super::{all_finished, current_turn};
+pub use crate::documents::audit::Origin;
+use crate::documents::audit::{self, Event};
+use crate::documents::fields::FieldType;
+use crate::documents::meta::format_date;
+use crate::error::AppError;
+use rusqlite::Connection;
+
+fn conflict(msg: impl Into<String>) -> AppError {
+    AppError::Conflict(msg.into())
+}
+
+/// DRAFT to PENDING. Returns the recipients to e-mail now.
+pub fn send(
+    tx: &Connection,
+    doc: i64,
+    owner_email: &str,
+    origin: &Origin,
+    now: i64,
+) -> Result<Vec<i64>, AppError> {
+    let (status, blob, meta): (String, Option<String>, String) = tx.query_row(
+        "SELECT status, blob_id, meta FROM documents WHERE id = ?1",
+        [doc],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )?;
+    if status != "DRAFT" {
+        return Err(conflict(format!(
+            "the document is {status}; only a DRAFT can be sent"
+        )));
+    }
+    if blob.is_none() {
+        return Err(conflict("upload the PDF before sending"));
+    }
+    let people = store::addressees(tx, doc)?;
+    if people.is_empty() {
+        return Err(conflict("add at least one recipient before sending"));
+    }
+    let placeholders: Vec<&str> = people
+        .iter()
+        .filter(|p| crate::templates::is_placeholder(&p.email))
+        .map(|p| p.email.as_str())
+        .collect();
+    if !placeholders.is_empty() {
+        return Err(conflict(format!(
+            "replace the placeholder addresses first: {}",
+            placeholders.join(", ")
+        )));
+    }
+    let unsigned: Vec<String> = people
+        .iter()
+        .filter(|p| p.role == "SIGNER")
+        .filter(|p| {
+            !tx.query_row(
+                "SELECT EXISTS (SELECT 1 FROM fields WHERE recipient_id = ?1 AND type IN ('SIGNATURE', 'FREE_SIGNATURE'))",
+                [p.id],
+                |r| r.get::<_, bool>(0),
+            )
+            .unwrap_or(false)
+        })
+        .map(|p| p.email.clone())
+        .collect();
+    if !unsigned.is_empty() {
+        return Err(conflict(format!(
+            "every signer needs a SIGNATURE field; missing for {}",
+            unsigned.join(", ")
+        )));
+    }
+    if !store::set_status(tx, doc, "DRAFT", "PENDING", now)? {
+        return Err(conflict("the document changed state; try again"));
+    }
+    audit::record(
+        tx,
+        doc,
+        Event::Sent,
+        &origin.actor(owner_email, None),
+        &json!({}),
+        now,
+    )?;
+    let meta: crate::documents::meta::Meta = serde_json::from_str(&meta).unwrap_or_default();
+    Ok(current_turn(meta.signing_order, &store::parties(tx, doc)?))
+}
+
+/// The recipients among `ids` who may act now and have not finished (for `resend`); 409 unless
+/// the document is PENDING, 400 for an id that is not one of its recipients.
+pub fn resendable(tx: &Connection, doc: i64, ids: &[i64]) -> Result<Vec<i64>, AppError> {
+    let (status, meta): (String, String) = tx.query_row(
+        "SELECT status, meta FROM documents WHERE id = ?1",
+        [doc],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    if status != "PENDING" {
+        return Err(conflict(format!(
+            "the document is {status}; only a PENDING document's recipients can be reminded"
+        )));
+    }
+    let parties = store::parties(tx, doc)?;
+    let unknown: Vec<String> = ids
+        .iter()
+        .filter(|id| !parties.iter().any(|p| p.id == **id))
+        .map(i64::to_string)
+        .collect();
+    if !unknown.is_empty() {
+        return Err(AppError::bad_request(format!(
+            "not recipients of this document: {}",
+            unknown.join(", ")
+        )));
+    }
+    let meta: crate::documents::meta::Meta = serde_json::from_str(&meta).unwrap_or_default();
+    let turn = current_turn(meta.signing_order, &parties);
+    Ok(ids.iter().copied().filter(|id| turn.contains(id)).collect())
+}
+
+/// The page answers these for a link that cannot be used: 410 cancelled, 409 finished.
+pub fn require_usable(link: &Link) -> Result<(), AppError> {
+    match link.document.status.as_str() {
+        "PENDING" => Ok(()),
+        "CANCELLED" => Err(AppError::Gone(
+            "this document was cancelled by its sender".into(),
+        )),
+        "DRAFT" => Err(AppError::not_found("signing link")),
+        other => Err(conflict(format!(
+            "this document is {} and can no longer be signed",
+            other.to_lowercase()
+        ))),
+    }
+}
+
+/// 409 unless `link`'s recipient may act now.
+fn require_turn(tx: &Connection, link: &Link) -> Result<(), AppError> {
+    require_usable(link)?;
+    if link.role == "CC" {
+        return Err(conflict("you receive a copy; there is nothing to sign"));
+    }
+    if link.signing_status != "NOT_SIGNED" {
+        return Err(conflict(format!(
+            "you have already {} this document",
+            if link.signing_status == "REJECTED" {
+                "rejected"
+            } else {
+                "finished"
+            }
+        )));
+    }
+    let parties = store::parties(tx, link.document.id)?;
+    if !current_turn(link.document.meta.signing_order, &parties).contains(&link.recipient_id) {
+        return Err(conflict(
+            "it is not your turn yet: you will get an e-mail when it is",
+        ));
+    }
+    Ok(())
+}
+
+/// First visit of a link: OPENED, once.
+pub fn open(tx: &Connection, link: &Link, origin: &Origin, now: i64) -> Result<bool, AppError> {
+    let first = store::mark_opened(tx, link.recipient_id, now)?;
+    if first {
+        audit::record(
+            tx,
+            link.document.id,
+            Event::Opened,
+            &origin.actor(&link.email, Some(link.recipient_id)),
+            &json!({}),
+            now,
+        )?;
+    }
+    Ok(first)
+}
+
+/// Stores a value for one of the recipient's fields.
+pub fn fill(
+    tx: &Connection,
+    link: &Link,
+    field: i64,
+    value: &Value,
+    origin: &Origin,
+    now: i64,
+) -> Result<(), AppError> {
+    require_turn(tx, link)?;
+    let mine = store::fields_of(tx, link.document.id, link.recipient_id)?;
+    let f = mine
+        .iter()
+        .find(|f| f.id == field)
+        .ok_or_else(|| AppError::not_found("field"))?;
+    let kind = FieldType::parse(&f.kind).ok_or_else(|| AppError::internal("unknown field type"))?;
+    let stored = values::check(kind, f.meta.as_ref(), value)?;
+    if !store::save_value(tx, field, link.recipient_id, &stored, now)? {
+        return Err(conflict("the document changed state; reload the page"));
+    }
+    audit::record(
+        tx,
+        link.document.id,
+        Event::FieldFilled,
+        &origin.actor(&link.email, Some(link.recipient_id)),
+        &json!({"fieldId": field, "type": f.kind}),
+        now,
+    )?;
+    Ok(())
+}
+
+/// What finishing one recipient led to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finished {
+    /// Recipients whose turn it now is and who were not before (SEQUENTIAL: the next one).
+    pub newly_current: Vec<i64>,
+    /// Every acting recipient has finished: the document is to be sealed.
+    pub all_done: bool,
+}
+
+/// Signs (SIGNER), approves (APPROVER) or marks viewed (VIEWER).
+pub fn complete(
+    tx: &Connection,
+    link: &Link,
+    origin: &Origin,
+    now: i64,
+) -> Result<Finished, AppError> {
+    require_turn(tx, link)?;
+    let doc = link.document.id;
+    let before = current_turn(link.document.meta.signing_order, &store::parties(tx, doc)?);
+    if link.role == "SIGNER" {
+        let mine = store::fields_of(tx, doc, link.recipient_id)?;
+        let missing: Vec<String> = mine
+            .iter()
+            .filter(|f| f.kind != "DATE" && !f.inserted)
+            .filter(|f| {
+                matches!(f.kind.as_str(), "SIGNATURE" | "FREE_SIGNATURE")
+                    || f.meta
+                        .as_ref()
+                        .and_then(|m| m.get("required"))
+                        .and_then(Value::as_bool)
+                        == Some(true)
+            })
+            .map(|f| format!("{} on page {}", f.kind.to_lowercase(), f.page))
+            .collect();
+        if !missing.is_empty() {
+            return Err(AppError::bad_request(format!(
+                "fill in every required field first: {}",
+                missing.join(", ")
+            )));
+        }
+        let meta = &link.document.meta;
+        store::fill_dates(
+            tx,
+            link.recipient_id,
+            &format_date(now, &meta.timezone, &meta.date_format),
+            now,
+        )?;
+    }
+    if !store::finish(
+        tx,
+        link.recipient_id,
+        "SIGNED",
+        None,
+        origin.ip.as_deref(),
+        origin.user_agent.as_deref(),
+        now,
+    )? {
+        return Err(conflict("the document changed state; reload the page"));
+    }
+    let event = match link.role.as_str() {
+        "APPROVER" => Event::Approved,
+        "VIEWER" => Event::Viewed,
+        _ => Event::Signed,
+    };
+    audit::record(
+        tx,
+        doc,
+        event,
+        &origin.actor(&link.email, Some(link.recipient_id)),
+        &json!({}),
+        now,
+    )?;
+    let parties = store::parties(tx, doc)?;
+    let after = current_turn(link.document.meta.signing_order, &parties);
+    Ok(Finished {
+        newly_current: after
+            .into_iter()
+            .filter(|id| !before.contains(id))
+            .collect(),
+        all_done: all_finished(&parties),
+    })
+}
+
+/// Rejects with a reason: the document becomes REJECTED.
+pub fn reject(
+    tx: &Connection,
+    link: &Link,
+    reason: &str,
+    origin: &Origin,
+    now: i64,
+) -> Result<(), AppError> {
+    let reason = reason.trim();
+    if reason.is_empty() || reason.chars().count() > 500 {
+        return Err(AppError::bad_request(
+            "give a reason for rejecting, at most 500 characters",
+        ));
+    }
+    require_turn(tx, link)?;
+    let doc = link.document.id;
+    if !store::finish(
+        tx,
+        link.recipient_id,
+        "REJECTED",
+        Some(reason),
+        origin.ip.as_deref(),
+        origin.user_agent.as_deref(),
+        now,
+    )? || !store::set_status(tx, doc, "PENDING", "REJECTED", now)?
+    {
+        return Err(conflict("the document changed state; reload the page"));
+    }
+    audit::record(
+        tx,
+        doc,
+        Event::Rejected,
+        &origin.actor(&link.email, Some(link.recipient_id)),
+        &json!({"reason": reason}),
+        now,
+    )?;
+    Ok(())
+}

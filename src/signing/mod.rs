@@ -1,0 +1,108 @@
+//! Sending and signing (spec signing.md): whose turn it is, what a recipient may do with their
+//! link, and the transitions of a document from DRAFT to COMPLETED, REJECTED or CANCELLED. Each
+//! transition is one transaction that checks its precondition in SQL (`flow.rs`); the rules
+//! themselves are plain functions here and in `values.rs`.
+
+pub mod flow;
+pub mod notify;
+pub mod sealing;
+pub mod store;
+pub mod values;
+
+use crate::documents::meta::SigningOrder;
+
+/// A recipient as the turn rules see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Party {
+    pub id: i64,
+    pub role: String,
+    pub signing_order: Option<i64>,
+    /// `NOT_SIGNED`, `SIGNED` or `REJECTED`.
+    pub signing_status: String,
+}
+
+impl Party {
+    /// CC recipients never act; they get the sealed copy.
+    pub fn acts(&self) -> bool {
+        self.role != "CC"
+    }
+
+    pub fn finished(&self) -> bool {
+        self.signing_status == "SIGNED"
+    }
+}
+
+/// The recipients who may act now: in PARALLEL every acting recipient not yet finished; in
+/// SEQUENTIAL the first of them by `signingOrder` (unset last), then id. Nobody once someone
+/// rejected.
+pub fn current_turn(order: SigningOrder, parties: &[Party]) -> Vec<i64> {
+    if parties.iter().any(|p| p.signing_status == "REJECTED") {
+        return Vec::new();
+    }
+    let mut waiting: Vec<&Party> = parties
+        .iter()
+        .filter(|p| p.acts() && !p.finished())
+        .collect();
+    match order {
+        SigningOrder::Parallel => waiting.iter().map(|p| p.id).collect(),
+        SigningOrder::Sequential => {
+            waiting.sort_by_key(|p| (p.signing_order.unwrap_or(i64::MAX), p.id));
+            waiting.first().map(|p| vec![p.id]).unwrap_or_default()
+        }
+    }
+}
+
+/// True when every recipient who acts has finished (and there is at least one).
+pub fn all_finished(parties: &[Party]) -> bool {
+    parties.iter().any(Party::acts) && parties.iter().filter(|p| p.acts()).all(Party::finished)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(id: i64, role: &str, order: Option<i64>, status: &str) -> Party {
+        Party {
+            id,
+            role: role.into(),
+            signing_order: order,
+            signing_status: status.into(),
+        }
+    }
+
+    #[test]
+    fn sequential_goes_by_order_then_id_and_skips_cc() {
+        let ps = vec![
+            p(1, "SIGNER", Some(2), "NOT_SIGNED"),
+            p(2, "CC", Some(0), "NOT_SIGNED"),
+            p(3, "APPROVER", Some(1), "NOT_SIGNED"),
+            p(4, "SIGNER", None, "NOT_SIGNED"),
+            p(5, "VIEWER", Some(1), "NOT_SIGNED"),
+        ];
+        assert_eq!(current_turn(SigningOrder::Sequential, &ps), vec![3]);
+        let mut next = ps.clone();
+        next[2].signing_status = "SIGNED".into();
+        assert_eq!(current_turn(SigningOrder::Sequential, &next), vec![5]);
+        next[4].signing_status = "SIGNED".into();
+        next[0].signing_status = "SIGNED".into();
+        assert_eq!(current_turn(SigningOrder::Sequential, &next), vec![4]);
+        assert!(!all_finished(&next));
+        next[3].signing_status = "SIGNED".into();
+        assert!(all_finished(&next));
+        assert!(current_turn(SigningOrder::Sequential, &next).is_empty());
+    }
+
+    #[test]
+    fn parallel_lets_everyone_act_until_a_rejection() {
+        let mut ps = vec![
+            p(1, "SIGNER", None, "NOT_SIGNED"),
+            p(2, "CC", None, "NOT_SIGNED"),
+            p(3, "VIEWER", None, "SIGNED"),
+        ];
+        assert_eq!(current_turn(SigningOrder::Parallel, &ps), vec![1]);
+        ps[0].signing_status = "REJECTED".into();
+        assert!(current_turn(SigningOrder::Parallel, &ps).is_empty());
+        assert!(!all_finished(&ps));
+        assert!(!all_finished(&[p(1, "CC", None, "NOT_SIGNED")]));
+    }
+}

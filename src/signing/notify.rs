@@ -1,0 +1,205 @@
+//! Who is told what, queued in the caller's transaction (so a change and its notices commit or
+//! roll back together): e-mails through `mail`, and document events for `webhooks`.
+//!
+//! Webhook events: DOCUMENT_SENT (sent), DOCUMENT_OPENED (a recipient's first visit),
+//! DOCUMENT_RECIPIENT_COMPLETED (any recipient finished: signed, approved or viewed),
+//! DOCUMENT_SIGNED (a SIGNER signed), DOCUMENT_COMPLETED (sealed), DOCUMENT_REJECTED,
+//! DOCUMENT_CANCELLED; DOCUMENT_CREATED is queued where documents are created.
+
+use rusqlite::Connection;
+
+use super::store;
+use crate::documents::meta::Meta;
+use crate::documents::recipients::Role;
+use crate::error::AppError;
+use crate::mail::compose::{self, SigningRequest};
+use crate::mail::{Kind, NewMail};
+
+/// What the messages about a document need.
+struct About {
+    title: String,
+    meta: Meta,
+    sender_name: String,
+    sender_email: String,
+}
+
+fn about(tx: &Connection, doc: i64) -> Result<About, AppError> {
+    Ok(tx.query_row(
+        "SELECT d.title, d.meta, u.name, u.email FROM documents d JOIN users u ON u.id = d.user_id WHERE d.id = ?1",
+        [doc],
+        |r| {
+            let meta: String = r.get(1)?;
+            Ok(About {
+                title: r.get(0)?,
+                meta: serde_json::from_str(&meta).unwrap_or_default(),
+                sender_name: r.get(2)?,
+                sender_email: r.get(3)?,
+            })
+        },
+    )?)
+}
+
+fn role(s: &str) -> Role {
+    Role::parse(s).unwrap_or(Role::Signer)
+}
+
+/// A message about document `doc`.
+fn mail(doc: i64, kind: Kind, to: &str, content: compose::Composed) -> NewMail {
+    let mut m = NewMail::new(kind, to, content);
+    m.document_id = Some(doc);
+    m
+}
+
+fn queue(tx: &Connection, m: NewMail, now: i64) -> Result<(), AppError> {
+    crate::mail::store::enqueue(tx, &m, now)?;
+    Ok(())
+}
+
+/// Queues the signing-request e-mail for each of `recipients` of document `doc`.
+pub fn signing_requests(
+    tx: &Connection,
+    doc: i64,
+    recipients: &[i64],
+    app_url: &str,
+    now: i64,
+) -> Result<(), AppError> {
+    if recipients.is_empty() {
+        return Ok(());
+    }
+    let a = about(tx, doc)?;
+    for r in store::addressees(tx, doc)?
+        .into_iter()
+        .filter(|r| recipients.contains(&r.id))
+    {
+        let link = format!("{app_url}/sign/{}", r.token);
+        let content = compose::signing_request(&SigningRequest {
+            title: &a.title,
+            sender_name: &a.sender_name,
+            recipient_name: &r.name,
+            role: role(&r.role),
+            subject: a.meta.subject.as_deref(),
+            message: a.meta.message.as_deref(),
+            link: &link,
+        });
+        let mut m = mail(doc, Kind::SigningRequest, &r.email, content);
+        m.recipient_id = Some(r.id);
+        queue(tx, m, now)?;
+    }
+    Ok(())
+}
+
+/// The sealed PDF, attached, to every recipient and the owner; and DOCUMENT_COMPLETED.
+pub fn completed(
+    tx: &Connection,
+    doc: i64,
+    sealed_blob: &str,
+    app_url: &str,
+    now: i64,
+) -> Result<(), AppError> {
+    let a = about(tx, doc)?;
+    let file = crate::documents::file_name(&a.title, true);
+    let mut sent_to: Vec<String> = Vec::new();
+    for r in store::addressees(tx, doc)? {
+        if sent_to.contains(&r.email) {
+            continue;
+        }
+        let content = compose::completed(&a.title, &r.name);
+        let attach = Some((sealed_blob.to_string(), file.clone()));
+        let mut m = mail(doc, Kind::Completed, &r.email, content);
+        m.attachment = attach;
+        queue(tx, m, now)?;
+        sent_to.push(r.email);
+    }
+    if !sent_to.contains(&a.sender_email) {
+        let content = compose::completed(&a.title, &a.sender_name);
+        let attach = Some((sealed_blob.to_string(), file));
+        let mut m = mail(doc, Kind::Completed, &a.sender_email, content);
+        m.attachment = attach;
+        queue(tx, m, now)?;
+    }
+    event(tx, doc, "DOCUMENT_COMPLETED", app_url, now)
+}
+
+/// Tells the owner and the other recipients who the rejection came from and why; and
+/// DOCUMENT_REJECTED.
+pub fn rejected(
+    tx: &Connection,
+    doc: i64,
+    by: i64,
+    reason: &str,
+    app_url: &str,
+    now: i64,
+) -> Result<(), AppError> {
+    let a = about(tx, doc)?;
+    let people = store::addressees(tx, doc)?;
+    let by_name = people
+        .iter()
+        .find(|r| r.id == by)
+        .map(|r| format!("{} <{}>", r.name, r.email))
+        .unwrap_or_default();
+    for r in people.iter().filter(|r| r.id != by) {
+        let content = compose::rejected(&a.title, &r.name, &by_name, reason);
+        queue(tx, mail(doc, Kind::Rejected, &r.email, content), now)?;
+    }
+    let content = compose::rejected(&a.title, &a.sender_name, &by_name, reason);
+    let m = mail(doc, Kind::Rejected, &a.sender_email, content);
+    queue(tx, m, now)?;
+    event(tx, doc, "DOCUMENT_REJECTED", app_url, now)
+}
+
+/// Tells the recipients who were already e-mailed that the document was cancelled; and
+/// DOCUMENT_CANCELLED.
+pub fn cancelled(tx: &Connection, doc: i64, app_url: &str, now: i64) -> Result<(), AppError> {
+    let a = about(tx, doc)?;
+    let notified: Vec<i64> = {
+        let mut stmt = tx.prepare_cached(
+            "SELECT id FROM recipients WHERE document_id = ?1 AND send_status = 'SENT'",
+        )?;
+        let rows = stmt.query_map([doc], |r| r.get(0))?;
+        rows.collect::<Result<_, _>>()?
+    };
+    for r in store::addressees(tx, doc)?
+        .into_iter()
+        .filter(|r| notified.contains(&r.id))
+    {
+        let content = compose::cancelled(&a.title, &r.name, &a.sender_name);
+        queue(tx, mail(doc, Kind::Cancelled, &r.email, content), now)?;
+    }
+    event(tx, doc, "DOCUMENT_CANCELLED", app_url, now)
+}
+
+/// A document was created (through the API or from a template): the CREATED audit event and
+/// the DOCUMENT_CREATED webhook, whose payload is `view`.
+pub fn created(
+    tx: &Connection,
+    view: &crate::documents::DocumentView,
+    actor: &crate::documents::audit::Actor,
+    now: i64,
+) -> Result<(), AppError> {
+    crate::documents::audit::record(
+        tx,
+        view.id,
+        crate::documents::audit::Event::Created,
+        actor,
+        &serde_json::json!({"title": view.title}),
+        now,
+    )?;
+    let payload = serde_json::to_value(view).map_err(AppError::internal)?;
+    crate::webhooks::enqueue(tx, view.user_id, "DOCUMENT_CREATED", &payload, now)
+}
+
+/// Queues webhook `name` for the document's owner, with the document as the API shows it.
+pub fn event(
+    tx: &Connection,
+    doc: i64,
+    name: &str,
+    app_url: &str,
+    now: i64,
+) -> Result<(), AppError> {
+    let user: i64 = tx.query_row("SELECT user_id FROM documents WHERE id = ?1", [doc], |r| {
+        r.get(0)
+    })?;
+    let view = crate::documents::store::view(tx, user, doc, app_url)?;
+    let payload = serde_json::to_value(&view).map_err(AppError::internal)?;
+    crate::webhooks::enqueue(tx, user, name, &payload, now)
+}

@@ -1,0 +1,262 @@
+//! SQL for signing: a recipient's link, the document behind it, field values, and the state
+//! changes, each guarded by a WHERE clause that re-checks its precondition.
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::Party;
+use super::values::Stored;
+use crate::documents::meta::Meta;
+use crate::error::AppError;
+
+/// The recipient a signing token names, with its document.
+#[derive(Debug, Clone)]
+pub struct Link {
+    pub recipient_id: i64,
+    pub email: String,
+    pub name: String,
+    pub role: String,
+    pub read_status: String,
+    pub signing_status: String,
+    pub document: LinkedDocument,
+}
+
+#[derive(Debug, Clone)]
+pub struct LinkedDocument {
+    pub id: i64,
+    pub user_id: i64,
+    pub title: String,
+    pub status: String,
+    pub meta: Meta,
+    pub blob_id: Option<String>,
+    /// `[[width, height], ...]` in points, one per page.
+    pub page_sizes: Vec<[f64; 2]>,
+    pub sender_name: String,
+    pub sender_email: String,
+}
+
+/// The link for `token`; `None` for an unknown token (also a template's recipient).
+pub fn by_token(conn: &Connection, token: &str) -> Result<Option<Link>, AppError> {
+    Ok(conn
+        .query_row(
+            "SELECT r.id, r.email, r.name, r.role, r.read_status, r.signing_status,
+                    d.id, d.user_id, d.title, d.status, d.meta, d.blob_id, d.page_sizes, u.name, u.email
+             FROM recipients r JOIN documents d ON d.id = r.document_id JOIN users u ON u.id = d.user_id
+             WHERE r.token = ?1",
+            [token],
+            |r| {
+                let meta: String = r.get(10)?;
+                let sizes: Option<String> = r.get(12)?;
+                Ok(Link {
+                    recipient_id: r.get(0)?,
+                    email: r.get(1)?,
+                    name: r.get(2)?,
+                    role: r.get(3)?,
+                    read_status: r.get(4)?,
+                    signing_status: r.get(5)?,
+                    document: LinkedDocument {
+                        id: r.get(6)?,
+                        user_id: r.get(7)?,
+                        title: r.get(8)?,
+                        status: r.get(9)?,
+                        meta: serde_json::from_str(&meta).unwrap_or_default(),
+                        blob_id: r.get(11)?,
+                        page_sizes: sizes
+                            .and_then(|s| serde_json::from_str(&s).ok())
+                            .unwrap_or_default(),
+                        sender_name: r.get(13)?,
+                        sender_email: r.get(14)?,
+                    },
+                })
+            },
+        )
+        .optional()?)
+}
+
+/// The document's recipients as the turn rules see them.
+pub fn parties(conn: &Connection, doc: i64) -> Result<Vec<Party>, AppError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, role, signing_order, signing_status FROM recipients WHERE document_id = ?1 ORDER BY id",
+    )?;
+    let rows = stmt.query_map([doc], |r| {
+        Ok(Party {
+            id: r.get(0)?,
+            role: r.get(1)?,
+            signing_order: r.get(2)?,
+            signing_status: r.get(3)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Who to e-mail: id, name, e-mail, role, token.
+#[derive(Debug, Clone)]
+pub struct Addressee {
+    pub id: i64,
+    pub name: String,
+    pub email: String,
+    pub role: String,
+    pub token: String,
+}
+
+pub fn addressees(conn: &Connection, doc: i64) -> Result<Vec<Addressee>, AppError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, name, email, role, token FROM recipients WHERE document_id = ?1 ORDER BY id",
+    )?;
+    let rows = stmt.query_map([doc], |r| {
+        Ok(Addressee {
+            id: r.get(0)?,
+            name: r.get(1)?,
+            email: r.get(2)?,
+            role: r.get(3)?,
+            token: r.get(4)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// One of a recipient's fields, with whether it holds a value.
+#[derive(Debug, Clone)]
+pub struct MyField {
+    pub id: i64,
+    pub kind: String,
+    pub page: i64,
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+    pub meta: Option<serde_json::Value>,
+    pub text: Option<String>,
+    pub drawn: bool,
+    pub inserted: bool,
+}
+
+pub fn fields_of(conn: &Connection, doc: i64, recipient: i64) -> Result<Vec<MyField>, AppError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, type, page_number, page_x, page_y, page_width, page_height, field_meta, custom_text,
+                signature_png IS NOT NULL, inserted
+         FROM fields WHERE document_id = ?1 AND recipient_id = ?2 ORDER BY page_number, page_y, page_x, id",
+    )?;
+    let rows = stmt.query_map(params![doc, recipient], |r| {
+        let meta: Option<String> = r.get(7)?;
+        Ok(MyField {
+            id: r.get(0)?,
+            kind: r.get(1)?,
+            page: r.get(2)?,
+            x: r.get(3)?,
+            y: r.get(4)?,
+            width: r.get(5)?,
+            height: r.get(6)?,
+            meta: meta.and_then(|m| serde_json::from_str(&m).ok()),
+            text: r.get(8)?,
+            drawn: r.get(9)?,
+            inserted: r.get(10)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// First visit: OPENED (and SENT, the link having reached them). True when this was the first.
+pub fn mark_opened(tx: &Connection, recipient: i64, now: i64) -> Result<bool, AppError> {
+    let n = tx.execute(
+        "UPDATE recipients SET read_status = 'OPENED', opened_at = ?2,
+                send_status = 'SENT', sent_at = COALESCE(sent_at, ?2)
+         WHERE id = ?1 AND read_status = 'NOT_OPENED'",
+        params![recipient, now],
+    )?;
+    Ok(n == 1)
+}
+
+/// Stores a field's value while the document is PENDING and its recipient has not finished.
+/// Returns false when that no longer holds.
+pub fn save_value(
+    tx: &Connection,
+    field: i64,
+    recipient: i64,
+    value: &Stored,
+    now: i64,
+) -> Result<bool, AppError> {
+    let (text, png): (Option<&str>, Option<&[u8]>) = match value {
+        Stored::Text(t) => (Some(t), None),
+        Stored::Drawn(p) => (None, Some(p)),
+    };
+    let n = tx.execute(
+        "UPDATE fields SET custom_text = ?3, signature_png = ?4, inserted = 1, filled_at = ?5
+         WHERE id = ?1 AND recipient_id = ?2
+           AND EXISTS (SELECT 1 FROM recipients r JOIN documents d ON d.id = r.document_id
+                       WHERE r.id = ?2 AND r.signing_status = 'NOT_SIGNED' AND d.status = 'PENDING')",
+        params![field, recipient, text, png, now],
+    )?;
+    Ok(n == 1)
+}
+
+/// The recipient finishes (SIGNED: signed, approved or viewed) or rejects, if it has not yet
+/// and the document is PENDING. Returns false when that no longer holds.
+pub fn finish(
+    tx: &Connection,
+    recipient: i64,
+    status: &str,
+    reason: Option<&str>,
+    ip: Option<&str>,
+    user_agent: Option<&str>,
+    now: i64,
+) -> Result<bool, AppError> {
+    let n = tx.execute(
+        "UPDATE recipients SET signing_status = ?2, signed_at = ?3, rejection_reason = ?4,
+                acted_ip = ?5, acted_user_agent = ?6
+         WHERE id = ?1 AND signing_status = 'NOT_SIGNED'
+           AND (SELECT status FROM documents WHERE id = recipients.document_id) = 'PENDING'",
+        params![recipient, status, now, reason, ip, user_agent],
+    )?;
+    Ok(n == 1)
+}
+
+/// Moves the document from `from` to `to`; false when it was no longer `from`.
+pub fn set_status(
+    tx: &Connection,
+    doc: i64,
+    from: &str,
+    to: &str,
+    now: i64,
+) -> Result<bool, AppError> {
+    let n = tx.execute(
+        "UPDATE documents SET status = ?3, updated_at = ?4,
+                sent_at = CASE WHEN ?3 = 'PENDING' THEN ?4 ELSE sent_at END
+         WHERE id = ?1 AND status = ?2",
+        params![doc, from, to, now],
+    )?;
+    Ok(n == 1)
+}
+
+/// Records the sealed file and completes the document, if it is still PENDING with every
+/// acting recipient finished. False otherwise (e.g. cancelled while sealing).
+pub fn complete(tx: &Connection, doc: i64, sealed: &str, now: i64) -> Result<bool, AppError> {
+    let n = tx.execute(
+        "UPDATE documents SET status = 'COMPLETED', sealed_blob_id = ?2, completed_at = ?3, updated_at = ?3
+         WHERE id = ?1 AND status = 'PENDING'
+           AND NOT EXISTS (SELECT 1 FROM recipients WHERE document_id = ?1 AND role <> 'CC' AND signing_status <> 'SIGNED')",
+        params![doc, sealed, now],
+    )?;
+    Ok(n == 1)
+}
+
+/// Sets the value of every DATE field of `recipient` (at completion).
+pub fn fill_dates(tx: &Connection, recipient: i64, text: &str, now: i64) -> Result<(), AppError> {
+    tx.execute(
+        "UPDATE fields SET custom_text = ?2, inserted = 1, filled_at = ?3
+         WHERE recipient_id = ?1 AND type = 'DATE'",
+        params![recipient, text, now],
+    )?;
+    Ok(())
+}
+
+/// PENDING documents whose acting recipients have all finished but that are not sealed yet
+/// (the server stopped while sealing): sealed again at start.
+pub fn awaiting_seal(conn: &Connection) -> Result<Vec<i64>, AppError> {
+    let mut stmt = conn.prepare(
+        "SELECT d.id FROM documents d WHERE d.status = 'PENDING'
+           AND EXISTS (SELECT 1 FROM recipients WHERE document_id = d.id AND role <> 'CC')
+           AND NOT EXISTS (SELECT 1 FROM recipients WHERE document_id = d.id AND role <> 'CC' AND signing_status <> 'SIGNED')",
+    )?;
+    let rows = stmt.query_map([], |r| r.get(0))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}

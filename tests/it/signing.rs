@@ -1,0 +1,476 @@
+//! Sending and signing through the real server: preconditions, turns, validation, rejection,
+//! cancellation, completion with a sealed file, downloads and the audit log.
+
+use reqwest::Method as M;
+use serde_json::{Value, json};
+
+use crate::documents::{call, create, fixture, user_with_key};
+use crate::harness::TestApp;
+
+/// A one-page document with a SEQUENTIAL signer (order 1), approver (order 2) and CC, the
+/// signer's fields of several types, uploaded but not sent. Returns (id, signer token,
+/// approver token, cc token, field ids by type).
+async fn prepared(app: &TestApp, key: &str) -> (i64, String, String, String, Value) {
+    let created = create(
+        app,
+        key,
+        json!({"title": "Lease", "recipients": [
+            {"name": "Ann Signer", "email": "ann@example.com", "role": "SIGNER", "signingOrder": 1},
+            {"name": "Bob Approver", "email": "bob@example.com", "role": "APPROVER", "signingOrder": 2},
+            {"name": "Cid Copy", "email": "cid@example.com", "role": "CC", "signingOrder": 3}
+        ], "meta": {"signingOrder": "SEQUENTIAL", "timezone": "Europe/Paris", "dateFormat": "yyyy-MM-dd"}}),
+    )
+    .await;
+    let id = created["documentId"].as_i64().unwrap();
+    let resp = app
+        .client
+        .put(created["uploadUrl"].as_str().unwrap())
+        .header("content-type", "application/pdf")
+        .body(fixture("a4-1p.pdf"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let r = &created["recipients"];
+    let ann = r[0]["recipientId"].as_i64().unwrap();
+    let field = |kind: &str, y: i64, meta: Value| {
+        let mut f = json!({"recipientId": ann, "type": kind, "pageNumber": 1, "pageX": 10, "pageY": y, "pageWidth": 30, "pageHeight": 5});
+        if !meta.is_null() {
+            f["fieldMeta"] = meta;
+        }
+        f
+    };
+    let (s, v) = call(
+        app,
+        key,
+        M::POST,
+        &format!("/api/v1/documents/{id}/fields"),
+        Some(json!([
+            field("SIGNATURE", 80, Value::Null),
+            field("DATE", 88, Value::Null),
+            field(
+                "NUMBER",
+                10,
+                json!({"type": "number", "minValue": 1, "maxValue": 10, "required": true})
+            ),
+            field(
+                "SELECT",
+                20,
+                json!({"type": "select", "values": [{"value": "Monthly"}, {"value": "Yearly"}]})
+            ),
+            field("TEXT", 30, json!({"type": "text", "characterLimit": 5})),
+        ])),
+    )
+    .await;
+    assert_eq!(s, 200, "{v}");
+    let (_, doc) = call(app, key, M::GET, &format!("/api/v1/documents/{id}"), None).await;
+    let mut by_type = json!({});
+    for f in doc["fields"].as_array().unwrap() {
+        by_type[f["type"].as_str().unwrap()] = f["id"].clone();
+    }
+    let token = |i: usize| r[i]["token"].as_str().unwrap().to_string();
+    (id, token(0), token(1), token(2), by_type)
+}
+
+async fn post(app: &TestApp, path: &str, body: Value) -> (u16, Value) {
+    let resp = app
+        .client
+        .post(app.url(path))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let status = resp.status().as_u16();
+    (status, resp.json().await.unwrap_or(Value::Null))
+}
+
+async fn get_json(app: &TestApp, path: &str) -> (u16, Value) {
+    let resp = app.client.get(app.url(path)).send().await.unwrap();
+    let status = resp.status().as_u16();
+    (status, resp.json().await.unwrap_or(Value::Null))
+}
+
+async fn send(app: &TestApp, key: &str, id: i64) -> (u16, Value) {
+    call(
+        app,
+        key,
+        M::POST,
+        &format!("/api/v1/documents/{id}/send"),
+        Some(json!({"sendEmail": false})),
+    )
+    .await
+}
+
+const PNG_SIGNATURE: &str = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAACgAAAAMCAYAAAAQw/9NAAAAMklEQVR4nGMQEJb6z4AGBpMYBhhMjsMQGzQOGXXciHEcNjCYHDe0QnPQOGTUcSMtkwAAwO52gdvTiIsAAAAASUVORK5CYII=";
+
+async fn fill_ann(app: &TestApp, ann: &str, f: &Value) {
+    for (kind, body) in [
+        ("SIGNATURE", json!({"signature": PNG_SIGNATURE})),
+        ("NUMBER", json!({"value": "7"})),
+        ("SELECT", json!({"value": "Yearly"})),
+        ("TEXT", json!({"value": "Flat2"})),
+    ] {
+        let (s, v) = post(app, &format!("/sign/{ann}/fields/{}", f[kind]), body).await;
+        assert_eq!(s, 200, "{kind}: {v}");
+    }
+}
+
+/// Polls until the document has `status` (sealing runs in the background).
+async fn wait_status(app: &TestApp, key: &str, id: i64, status: &str) -> Value {
+    for _ in 0..200 {
+        let (_, doc) = call(app, key, M::GET, &format!("/api/v1/documents/{id}"), None).await;
+        if doc["status"] == status {
+            return doc;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("document {id} never became {status}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn send_checks_its_preconditions_once() {
+    let app = TestApp::spawn().await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    let bare = create(&app, &key, json!({"title": "No file", "recipients": [{"name": "A", "email": "a@example.com", "role": "SIGNER"}]})).await;
+    let (s, v) = send(&app, &key, bare["documentId"].as_i64().unwrap()).await;
+    assert_eq!((s, v["code"].as_str()), (409, Some("conflict")), "{v}");
+    assert!(v["message"].as_str().unwrap().contains("upload"), "{v}");
+
+    let (id, _, _, _, _) = prepared(&app, &key).await;
+    // Remove the signer's signature field: sending must name the signer.
+    let (_, doc) = call(&app, &key, M::GET, &format!("/api/v1/documents/{id}"), None).await;
+    let sig = doc["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["type"] == "SIGNATURE")
+        .unwrap()["id"]
+        .clone();
+    let (s, _) = call(
+        &app,
+        &key,
+        M::DELETE,
+        &format!("/api/v1/documents/{id}/fields/{sig}"),
+        None,
+    )
+    .await;
+    assert_eq!(s, 200);
+    let (s, v) = send(&app, &key, id).await;
+    assert_eq!(s, 409);
+    assert!(
+        v["message"].as_str().unwrap().contains("ann@example.com"),
+        "{v}"
+    );
+
+    let (id, ..) = prepared(&app, &key).await;
+    let (s, v) = send(&app, &key, id).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["status"], "PENDING");
+    let (s, _) = send(&app, &key, id).await;
+    assert_eq!(s, 409, "a second send changes nothing");
+    // Another user's document is a 404.
+    let other = user_with_key(&app, "other@example.com", "standard");
+    let (s, _) = send(&app, &other, id).await;
+    assert_eq!(s, 404);
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sequential_turns_validation_and_completion() {
+    let app = TestApp::spawn().await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    let (id, ann, bob, cid, f) = prepared(&app, &key).await;
+    let (s, _) = get_json(&app, &format!("/sign/{ann}/state")).await;
+    assert_eq!(s, 404, "a draft's links do not work yet");
+    assert_eq!(send(&app, &key, id).await.0, 200);
+
+    // The page opens; the recipient sees only their own fields.
+    let page = app
+        .client
+        .get(app.url(&format!("/sign/{ann}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    assert!(page.text().await.unwrap().contains("Lease"));
+    let (_, st) = get_json(&app, &format!("/sign/{ann}/state")).await;
+    assert_eq!(st["yourTurn"], true);
+    assert_eq!(st["recipient"]["readStatus"], "OPENED");
+    assert_eq!(st["fields"].as_array().unwrap().len(), 5);
+    let (_, st) = get_json(&app, &format!("/sign/{bob}/state")).await;
+    assert_eq!(st["yourTurn"], false);
+    assert_eq!(st["fields"], json!([]));
+
+    // Out of turn: 409, nothing changes.
+    let (s, v) = post(&app, &format!("/sign/{bob}/complete"), json!({})).await;
+    assert_eq!(s, 409, "{v}");
+    let (s, _) = post(&app, &format!("/sign/{cid}/complete"), json!({})).await;
+    assert_eq!(s, 409, "a CC never acts");
+    // Someone else's field: 404.
+    let (s, _) = post(
+        &app,
+        &format!("/sign/{bob}/fields/{}", f["TEXT"]),
+        json!({"value": "x"}),
+    )
+    .await;
+    assert_eq!(s, 409, "not their turn comes first");
+
+    // Values the page would not allow are refused by the server.
+    for (kind, body) in [
+        ("NUMBER", json!({"value": "11"})),
+        ("NUMBER", json!({"value": "abc"})),
+        ("SELECT", json!({"value": "Weekly"})),
+        ("TEXT", json!({"value": "toolong"})),
+        ("DATE", json!({"value": "2020-01-01"})),
+        (
+            "SIGNATURE",
+            json!({"signature": "data:image/png;base64,AAAA"}),
+        ),
+    ] {
+        let (s, v) = post(
+            &app,
+            &format!("/sign/{ann}/fields/{}", f[kind]),
+            body.clone(),
+        )
+        .await;
+        assert_eq!(s, 400, "{kind} {body}: {v}");
+    }
+    // Completing with required fields empty is refused.
+    let (s, v) = post(&app, &format!("/sign/{ann}/complete"), json!({})).await;
+    assert_eq!(s, 400, "{v}");
+    fill_ann(&app, &ann, &f).await;
+    let (s, v) = post(&app, &format!("/sign/{ann}/complete"), json!({})).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["documentCompleting"], false);
+    // Twice: 409.
+    let (s, _) = post(&app, &format!("/sign/{ann}/complete"), json!({})).await;
+    assert_eq!(s, 409);
+    let (s, _) = post(
+        &app,
+        &format!("/sign/{ann}/fields/{}", f["TEXT"]),
+        json!({"value": "new"}),
+    )
+    .await;
+    assert_eq!(s, 409, "a finished signer cannot change a value");
+
+    // The date was filled at completion in the document's zone and format.
+    let (_, doc) = call(&app, &key, M::GET, &format!("/api/v1/documents/{id}"), None).await;
+    let date = doc["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["type"] == "DATE")
+        .unwrap();
+    let value = date["customText"].as_str().unwrap();
+    assert_eq!(value.len(), 10, "{value}");
+    assert_eq!(&value[4..5], "-");
+    assert_eq!(doc["recipients"][0]["signingStatus"], "SIGNED");
+    assert!(doc["recipients"][0]["signedAt"].is_string());
+
+    // Now the approver's turn; their approval completes the document.
+    let (_, st) = get_json(&app, &format!("/sign/{bob}/state")).await;
+    assert_eq!(st["yourTurn"], true);
+    let (s, v) = post(&app, &format!("/sign/{bob}/complete"), json!({})).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["documentCompleting"], true);
+    let doc = wait_status(&app, &key, id, "COMPLETED").await;
+    assert!(doc["completedAt"].is_string());
+
+    // The sealed file downloads and carries a signature; the original is still there.
+    let (s, v) = call(
+        &app,
+        &key,
+        M::GET,
+        &format!("/api/v1/documents/{id}/download"),
+        None,
+    )
+    .await;
+    assert_eq!(s, 200, "{v}");
+    let sealed = app
+        .client
+        .get(v["downloadUrl"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(sealed.status(), 200);
+    assert_eq!(sealed.headers()["content-type"], "application/pdf");
+    let bytes = sealed.bytes().await.unwrap();
+    assert!(bytes.starts_with(b"%PDF-"));
+    assert!(
+        bytes.windows(10).any(|w| w == b"/ByteRange"),
+        "the sealed file is signed"
+    );
+    let (s, v) = call(
+        &app,
+        &key,
+        M::GET,
+        &format!("/api/v1/documents/{id}/download?original=true"),
+        None,
+    )
+    .await;
+    assert_eq!(s, 200);
+    let original = app
+        .client
+        .get(v["downloadUrl"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        original.bytes().await.unwrap().as_ref(),
+        fixture("a4-1p.pdf").as_slice()
+    );
+    // A tampered download URL is refused.
+    let tampered = v["downloadUrl"].as_str().unwrap().replace("sig=", "sig=0");
+    assert_eq!(app.client.get(tampered).send().await.unwrap().status(), 403);
+
+    // Finished links show a page saying so, with 409.
+    let page = app
+        .client
+        .get(app.url(&format!("/sign/{ann}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 409);
+
+    // The audit log tells the story in order.
+    let (s, log) = call(
+        &app,
+        &key,
+        M::GET,
+        &format!("/api/v1/documents/{id}/audit-log"),
+        None,
+    )
+    .await;
+    assert_eq!(s, 200);
+    let kinds: Vec<&str> = log["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .collect();
+    let expect = [
+        "SENT",
+        "OPENED",
+        "FIELD_FILLED",
+        "SIGNED",
+        "APPROVED",
+        "COMPLETED",
+        "DOWNLOADED",
+    ];
+    let mut at = 0;
+    for e in expect {
+        at += kinds[at..]
+            .iter()
+            .position(|k| *k == e)
+            .unwrap_or_else(|| panic!("{e} missing after {at} in {kinds:?}"));
+    }
+    let opened = log["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["type"] == "OPENED")
+        .unwrap();
+    assert_eq!(opened["actor"], "ann@example.com");
+    assert_eq!(opened["ipAddress"], "127.0.0.1");
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rejection_and_cancellation_stop_everything() {
+    let app = TestApp::spawn().await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    let (id, ann, bob, _, f) = prepared(&app, &key).await;
+    assert_eq!(send(&app, &key, id).await.0, 200);
+    let (s, _) = post(
+        &app,
+        &format!("/sign/{ann}/reject"),
+        json!({"reason": "  "}),
+    )
+    .await;
+    assert_eq!(s, 400, "a reason is required");
+    let (s, v) = post(
+        &app,
+        &format!("/sign/{ann}/reject"),
+        json!({"reason": "Wrong rent"}),
+    )
+    .await;
+    assert_eq!(s, 200, "{v}");
+    let (_, doc) = call(&app, &key, M::GET, &format!("/api/v1/documents/{id}"), None).await;
+    assert_eq!(doc["status"], "REJECTED");
+    assert_eq!(doc["recipients"][0]["signingStatus"], "REJECTED");
+    for (who, path, body) in [
+        (&ann, "reject", json!({"reason": "again"})),
+        (&ann, "complete", json!({})),
+        (&bob, "complete", json!({})),
+    ] {
+        let (s, _) = post(&app, &format!("/sign/{who}/{path}"), body).await;
+        assert_eq!(s, 409);
+    }
+    let (s, _) = post(
+        &app,
+        &format!("/sign/{ann}/fields/{}", f["TEXT"]),
+        json!({"value": "x"}),
+    )
+    .await;
+    assert_eq!(s, 409);
+    let (s, _) = call(
+        &app,
+        &key,
+        M::GET,
+        &format!("/api/v1/documents/{id}/download"),
+        None,
+    )
+    .await;
+    assert_eq!(s, 409, "no sealed file for a rejected document");
+
+    // Cancellation: the links answer 410 and nothing can be done.
+    let (id, ann, _, _, f) = prepared(&app, &key).await;
+    assert_eq!(send(&app, &key, id).await.0, 200);
+    let (s, v) = call(
+        &app,
+        &key,
+        M::DELETE,
+        &format!("/api/v1/documents/{id}"),
+        None,
+    )
+    .await;
+    assert_eq!((s, v["status"].as_str()), (200, Some("CANCELLED")));
+    let page = app
+        .client
+        .get(app.url(&format!("/sign/{ann}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 410);
+    assert!(
+        page.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html")
+    );
+    let (s, v) = post(
+        &app,
+        &format!("/sign/{ann}/fields/{}", f["TEXT"]),
+        json!({"value": "x"}),
+    )
+    .await;
+    assert_eq!((s, v["code"].as_str()), (410, Some("gone")));
+    let (s, _) = post(&app, &format!("/sign/{ann}/complete"), json!({})).await;
+    assert_eq!(s, 410);
+
+    // Unknown links: 404 page.
+    let page = app
+        .client
+        .get(app.url("/sign/no-such-token"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 404);
+    assert!(
+        page.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html")
+    );
+    app.stop().await;
+}
