@@ -14,6 +14,8 @@
     const e = document.createElement(tag);
     for (const [k, v] of Object.entries(attrs || {})) {
       if (k === 'class') e.className = v;
+      // Styles through the CSSOM: the page's CSP allows no inline style attributes.
+      else if (k === 'style') Object.assign(e.style, v);
       else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
       else if (v !== null && v !== undefined && v !== false) e.setAttribute(k, v === true ? '' : v);
     }
@@ -97,7 +99,7 @@
     d.pages.forEach((size, i) => {
       const n = i + 1;
       const pageBox = el('div', {
-        class: 'sign-page', style: 'aspect-ratio: ' + size[0] + ' / ' + size[1],
+        class: 'sign-page', style: { aspectRatio: size[0] + ' / ' + size[1] },
         'aria-label': 'Page ' + n + ' of ' + d.pages.length, role: 'group',
       });
       pageBox.append(el('img', {
@@ -108,7 +110,7 @@
         const active = state.yourTurn && !done && f.type !== 'DATE' && !(f.fieldMeta && f.fieldMeta.readOnly);
         const b = el('button', {
           type: 'button', class: 'sign-field' + (f.inserted ? ' filled' : '') + (isRequired(f) ? ' required' : ''),
-          style: 'left:' + f.positionX + '%;top:' + f.positionY + '%;width:' + f.width + '%;height:' + f.height + '%',
+          style: { left: f.positionX + '%', top: f.positionY + '%', width: f.width + '%', height: f.height + '%' },
           'data-field-id': f.id, 'data-type': f.type, disabled: !active,
           'aria-label': fieldLabel(f) + (f.inserted ? ' (filled)' : ''),
           onclick: () => edit(f),

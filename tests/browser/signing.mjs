@@ -110,6 +110,10 @@ async function first() {
   await page.getByRole('button', { name: 'Save' }).click();
   await page.getByRole('alert').waitFor();
   assert.match(await page.getByRole('alert').innerText(), /largest allowed value is 10/);
+  // That refusal was the point; the browser logs the 400 it got, which is not a fault.
+  const refused = problems.findIndex((p) => p.includes('status of 400'));
+  assert.ok(refused >= 0, 'the server refused the value');
+  problems.splice(refused, 1);
   await page.locator('#field-input').fill('7');
   await save(page);
 
@@ -121,7 +125,7 @@ async function first() {
   await page.getByLabel('Yearly').check();
   await save(page);
   await field('SELECT').click();
-  await page.getByLabel('Choose').selectOption('Furnished');
+  await page.locator('dialog select#field-input').selectOption('Furnished');
   await save(page);
 
   assert.ok(await field('DATE').isDisabled(), 'the date is filled at completion');

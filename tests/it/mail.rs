@@ -15,13 +15,13 @@ use crate::documents::{create, fixture, two_recipients, user_with_key};
 use crate::harness::{TestApp, docket_json};
 
 /// aiosmtpd on 127.0.0.1:`port`, delivering into the Maildir `dir`; killed on drop.
-struct SmtpServer {
+pub struct SmtpServer {
     child: Child,
     dir: PathBuf,
 }
 
 impl SmtpServer {
-    fn start(port: u16, dir: &Path) -> SmtpServer {
+    pub fn start(port: u16, dir: &Path) -> SmtpServer {
         let child = Command::new("python3")
             .args(["-m", "aiosmtpd", "-n", "-l", &format!("127.0.0.1:{port}")])
             .args(["-c", "aiosmtpd.handlers.Mailbox"])
@@ -73,7 +73,7 @@ impl Drop for SmtpServer {
     }
 }
 
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -81,7 +81,7 @@ fn free_port() -> u16 {
         .port()
 }
 
-fn smtp_url(port: u16) -> String {
+pub fn smtp_url(port: u16) -> String {
     format!("smtp://127.0.0.1:{port}?tls=none")
 }
 

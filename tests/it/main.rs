@@ -12,6 +12,7 @@ mod oauth_flow;
 mod oauth_rules;
 mod process;
 mod signing;
+mod signing_e2e;
 mod storage;
 mod templates;
 mod tls;

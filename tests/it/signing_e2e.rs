@@ -1,0 +1,298 @@
+//! The whole signing story, end to end: a document made through the API with two SEQUENTIAL
+//! signers, an approver and a CC and fields of every type; sent; each signer follows the link
+//! from the e-mail a real SMTP server (aiosmtpd) received and signs in headless Chromium; the
+//! approver approves from their e-mail's link; the document is sealed and everyone receives the
+//! sealed PDF, which poppler's `pdfsig`, `qpdf --check` and `pdftotext` accept.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use reqwest::Method as M;
+use serde_json::{Value, json};
+
+use crate::documents::{call, create, fixture, user_with_key};
+use crate::harness::TestApp;
+use crate::mail::{SmtpServer, free_port, smtp_url};
+
+/// The messages aiosmtpd stored, decoded by tests/support/maildir.py (attachments saved to
+/// `out`).
+fn received(maildir: &Path, out: &Path) -> Vec<Value> {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/support/maildir.py");
+    let output = Command::new("python3")
+        .arg(script)
+        .arg(maildir.join("md"))
+        .arg(out)
+        .output()
+        .expect("python3 runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// Waits for a message to `to` whose subject contains `subject`.
+async fn wait_mail(maildir: &Path, out: &Path, to: &str, subject: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Some(m) = received(maildir, out).into_iter().find(|m| {
+            m["to"].as_str().unwrap_or_default().contains(to)
+                && m["subject"].as_str().unwrap_or_default().contains(subject)
+        }) {
+            return m;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no mail to {to} about {subject:?}: {:?}",
+            received(maildir, out)
+                .iter()
+                .map(|m| (m["to"].clone(), m["subject"].clone()))
+                .collect::<Vec<_>>()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// The signing link in a message's text.
+fn link_in(mail: &Value, base: &str) -> String {
+    let text = mail["text"].as_str().unwrap();
+    let start = text
+        .find(&format!("{base}/sign/"))
+        .unwrap_or_else(|| panic!("no link in {text}"));
+    text[start..].split_whitespace().next().unwrap().to_string()
+}
+
+fn run_browser(args: &[&str]) {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/browser");
+    assert!(
+        dir.join("node_modules/playwright-core").is_dir()
+            && Path::new("/usr/bin/chromium").exists(),
+        "browser tests need Debian chromium and `npm ci` in tests/browser: run tests/run.sh"
+    );
+    let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/browser-screenshots");
+    let output = Command::new("node")
+        .current_dir(&dir)
+        .arg("signing.mjs")
+        .args(args)
+        .arg(out)
+        .output()
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains("\"ok\":true"),
+        "browser step {args:?} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn tool(cmd: &str, args: &[&str]) -> (bool, String) {
+    let out = Command::new(cmd)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{cmd} runs (apt-get install poppler-utils qpdf): {e}"));
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_signers_an_approver_and_a_cc_sign_through_mail_and_browser() {
+    let maildir = tempfile::tempdir().unwrap();
+    let attachments = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let _smtp = SmtpServer::start(port, maildir.path());
+    let url = smtp_url(port);
+    let app = TestApp::spawn_with(&["--tls", "off", "--smtp-url", &url]).await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    let md = maildir.path();
+    let att = attachments.path();
+
+    let created = create(
+        &app,
+        &key,
+        json!({"title": "Flat lease", "recipients": [
+            {"name": "Ann Signer", "email": "ann@example.com", "role": "SIGNER", "signingOrder": 1},
+            {"name": "Bea Second", "email": "bea@example.com", "role": "SIGNER", "signingOrder": 2},
+            {"name": "Abe Approver", "email": "abe@example.com", "role": "APPROVER", "signingOrder": 3},
+            {"name": "Cid Copy", "email": "cid@example.com", "role": "CC", "signingOrder": 4}
+        ], "meta": {"signingOrder": "SEQUENTIAL", "subject": "Your lease", "timezone": "Europe/Paris", "dateFormat": "dd.MM.yyyy"}}),
+    )
+    .await;
+    let id = created["documentId"].as_i64().unwrap();
+    let put = app
+        .client
+        .put(created["uploadUrl"].as_str().unwrap())
+        .header("content-type", "application/pdf")
+        .body(fixture("a4-1p.pdf"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(put.status(), 200);
+    let r = &created["recipients"];
+    let (ann, bea) = (r[0]["recipientId"].clone(), r[1]["recipientId"].clone());
+    let f = |who: &Value, kind: &str, x: i64, y: i64, meta: Value| {
+        let mut v = json!({"recipientId": who, "type": kind, "pageNumber": 1, "pageX": x, "pageY": y, "pageWidth": 28, "pageHeight": 5});
+        if !meta.is_null() {
+            v["fieldMeta"] = meta;
+        }
+        v
+    };
+    let choices = |kind: &str, labels: &[&str]| json!({"type": kind, "values": labels.iter().enumerate().map(|(i, l)| json!({"id": i + 1, "checked": false, "value": l})).collect::<Vec<_>>()});
+    let fields = json!([
+        f(&ann, "SIGNATURE", 10, 70, Value::Null),
+        f(&ann, "INITIALS", 60, 70, Value::Null),
+        f(&ann, "NAME", 10, 10, Value::Null),
+        f(&ann, "EMAIL", 60, 10, Value::Null),
+        f(&ann, "DATE", 10, 78, Value::Null),
+        f(
+            &ann,
+            "TEXT",
+            10,
+            20,
+            json!({"type": "text", "label": "Address", "characterLimit": 12, "required": true})
+        ),
+        f(
+            &ann,
+            "NUMBER",
+            60,
+            20,
+            json!({"type": "number", "label": "Tenants", "minValue": 1, "maxValue": 10, "required": true})
+        ),
+        f(
+            &ann,
+            "CHECKBOX",
+            10,
+            30,
+            choices("checkbox", &["Pets", "Parking", "Pool"])
+        ),
+        f(
+            &ann,
+            "RADIO",
+            60,
+            30,
+            choices("radio", &["Monthly", "Yearly"])
+        ),
+        f(
+            &ann,
+            "SELECT",
+            10,
+            40,
+            json!({"type": "select", "values": [{"value": "Furnished"}, {"value": "Unfurnished"}]})
+        ),
+        f(&bea, "FREE_SIGNATURE", 60, 78, Value::Null),
+    ]);
+    let (s, v) = call(
+        &app,
+        &key,
+        M::POST,
+        &format!("/api/v1/documents/{id}/fields"),
+        Some(fields),
+    )
+    .await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = call(
+        &app,
+        &key,
+        M::POST,
+        &format!("/api/v1/documents/{id}/send"),
+        Some(json!({})),
+    )
+    .await;
+    assert_eq!(s, 200, "{v}");
+
+    // Only the first signer is e-mailed; she follows her link.
+    let first = wait_mail(md, att, "ann@example.com", "Your lease").await;
+    let ann_link = link_in(&first, &app.base);
+    assert!(
+        received(md, att)
+            .iter()
+            .all(|m| !m["to"].as_str().unwrap().contains("bea@"))
+    );
+    let bea_link = r[1]["signingUrl"].as_str().unwrap().to_string();
+    run_browser(&["first", &ann_link, &bea_link]);
+
+    // Now the second signer gets her e-mail and signs on a phone, by keyboard.
+    let second = wait_mail(md, att, "bea@example.com", "Your lease").await;
+    assert_eq!(link_in(&second, &app.base), bea_link);
+    run_browser(&["second", &bea_link]);
+
+    // The approver approves from his e-mail's link.
+    let third = wait_mail(md, att, "abe@example.com", "Your lease").await;
+    let abe_token = link_in(&third, &app.base)
+        .rsplit('/')
+        .next()
+        .unwrap()
+        .to_string();
+    let resp = app
+        .client
+        .post(app.url(&format!("/sign/{abe_token}/complete")))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+
+    // Sealed and completed; everyone, the CC and the owner included, gets the sealed PDF.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let (_, doc) = call(&app, &key, M::GET, &format!("/api/v1/documents/{id}"), None).await;
+        if doc["status"] == "COMPLETED" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "never completed: {doc}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let mut pdf = None;
+    for who in ["ann@", "bea@", "abe@", "cid@", "owner@"] {
+        let m = wait_mail(md, att, who, "Completed").await;
+        let a = &m["attachments"][0];
+        assert_eq!(a["contentType"], "application/pdf", "{who}: {m}");
+        pdf = Some(a["path"].as_str().unwrap().to_string());
+    }
+    let pdf = pdf.unwrap();
+    let (ok, sig) = tool("pdfsig", &[&pdf]);
+    assert!(ok, "{sig}");
+    assert!(
+        sig.contains("Signature #1") && !sig.contains("Signature #2"),
+        "{sig}"
+    );
+    assert!(sig.contains("Signature is Valid"), "{sig}");
+    assert!(sig.contains("Total document signed"), "{sig}");
+    let (ok, check) = tool("qpdf", &["--check", &pdf]);
+    assert!(ok, "{check}");
+    assert!(
+        check.contains("No syntax or stream encoding errors"),
+        "{check}"
+    );
+    let (ok, text) = tool("pdftotext", &[&pdf, "-"]);
+    assert!(ok);
+    for expect in [
+        "Ann Signer",
+        "ann@example.com",
+        "Flat 4B, Rue",
+        "Yearly",
+        "Furnished",
+        "Pets",
+        "Parking",
+        "Audit certificate",
+        "bea@example.com",
+        "abe@example.com",
+    ] {
+        assert!(
+            text.contains(expect),
+            "{expect:?} missing from the sealed PDF:\n{text}"
+        );
+    }
+    // The date was filled at completion, in dd.MM.yyyy.
+    assert!(
+        text.split_whitespace()
+            .any(|w| w.len() == 10 && w.as_bytes()[2] == b'.' && w.as_bytes()[5] == b'.'),
+        "{text}"
+    );
+    app.stop().await;
+}
