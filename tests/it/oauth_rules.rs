@@ -41,7 +41,7 @@ fn valid_auth_url(app: &TestApp, client_id: &str, scope: &str, extra: &[(&str, &
 }
 
 /// Allows the request as the logged-in user; returns the code.
-async fn code(
+pub async fn code(
     app: &TestApp,
     cookie: &str,
     client_id: &str,
@@ -90,7 +90,7 @@ fn with_client<'a>(
 }
 
 /// Redeems `code` (redirect_uri REDIRECT) with `extra` fields.
-async fn redeem(
+pub async fn redeem(
     app: &TestApp,
     id: &str,
     secret: &str,
@@ -107,7 +107,7 @@ async fn redeem(
 }
 
 /// The seed's refresh endpoint, refresh token in the body.
-async fn refresh(app: &TestApp, id: &str, secret: &str, rt: &str) -> Response {
+pub async fn refresh(app: &TestApp, id: &str, secret: &str, rt: &str) -> Response {
     let form = [("grant_type", "refresh_token"), ("refresh_token", rt)];
     post_form(app, REFRESH, &with_client(id, secret, &form)).await
 }
@@ -126,7 +126,7 @@ fn s(v: &Value, k: &str) -> String {
 }
 
 /// (access, refresh) of a 200 token response.
-async fn pair(resp: Response) -> (String, String) {
+pub async fn pair(resp: Response) -> (String, String) {
     let t = tokens(resp).await;
     (s(&t, "access_token"), s(&t, "refresh_token"))
 }

@@ -248,3 +248,126 @@ async fn a_backup_taken_while_serving_restores_into_a_working_data_dir() {
     let again = docket(&data, &["backup", dest.to_str().unwrap()], None);
     assert_eq!(again.status.code(), Some(1));
 }
+
+/// Issue 6: a backup, restored as a data dir on a new server, serves the same documents and
+/// files, and the API key, OAuth tokens and signing links issued before it still work.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restored_backup_serves_the_same_documents_tokens_and_blobs() {
+    use crate::documents::{call, create, fixture};
+    use reqwest::Method as M;
+    use serde_json::json;
+
+    let app = TestApp::spawn().await;
+    let data = app.data_dir();
+    let (client_id, secret) = crate::oauth_flow::setup(&app, &[]);
+    let key = docket_json(
+        &data,
+        &["apikey", "create", "--user", "ada@example.com"],
+        None,
+    )["key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let cookie = crate::oauth_flow::login(&app, "ada@example.com", crate::oauth_flow::PASSWORD)
+        .await
+        .unwrap();
+    let code = crate::oauth_rules::code(&app, &cookie, &client_id, "READ_DOCUMENT", &[]).await;
+    let (access, refresh) = crate::oauth_rules::pair(
+        crate::oauth_rules::redeem(&app, &client_id, &secret, &code, &[]).await,
+    )
+    .await;
+
+    let created = create(&app, &key, json!({"title": "Kept", "recipients": [{"name": "Ann", "email": "ann@example.com", "role": "SIGNER"}]})).await;
+    let id = created["documentId"].as_i64().unwrap();
+    let put = app
+        .client
+        .put(created["uploadUrl"].as_str().unwrap())
+        .header("content-type", "application/pdf")
+        .body(fixture("a4-1p.pdf"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(put.status(), 200);
+    let rid = created["recipients"][0]["recipientId"].clone();
+    let field = json!({"recipientId": rid, "type": "SIGNATURE", "pageNumber": 1, "pageX": 10, "pageY": 80, "pageWidth": 30, "pageHeight": 8});
+    let path = format!("/api/v1/documents/{id}/fields");
+    assert_eq!(call(&app, &key, M::POST, &path, Some(field)).await.0, 200);
+    let send = format!("/api/v1/documents/{id}/send");
+    let sent = call(
+        &app,
+        &key,
+        M::POST,
+        &send,
+        Some(json!({"sendEmail": false})),
+    )
+    .await;
+    assert_eq!(sent.0, 200, "{}", sent.1);
+    let token = created["recipients"][0]["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (_, before) = call(&app, &key, M::GET, &format!("/api/v1/documents/{id}"), None).await;
+    let old_base = app.base.clone();
+
+    let target = tempfile::tempdir().unwrap();
+    let dest = target.path().join("data");
+    let report = docket_json(&data, &["backup", dest.to_str().unwrap()], None);
+    assert_eq!(report["blobs"], 1);
+    let _old = app.stop().await;
+
+    let restored = TestApp::spawn_in(target, &["--tls", "off"]).await;
+    // The same document (signing URLs name the new server's address).
+    let (s, after) = call(
+        &restored,
+        &key,
+        M::GET,
+        &format!("/api/v1/documents/{id}"),
+        None,
+    )
+    .await;
+    assert_eq!(s, 200, "the API key still works");
+    let before = before.to_string().replace(&old_base, &restored.base);
+    assert_eq!(after.to_string(), before);
+    // The OAuth access and refresh tokens still work.
+    let (s, list) = call(
+        &restored,
+        &format!("Bearer {access}"),
+        M::GET,
+        "/api/v1/documents",
+        None,
+    )
+    .await;
+    assert_eq!(s, 200);
+    assert_eq!(list["documents"][0]["id"], id);
+    let refreshed = crate::oauth_rules::refresh(&restored, &client_id, &secret, &refresh).await;
+    assert_eq!(refreshed.status(), 200);
+    // The signing link still works and the page renders from the restored file.
+    let state = restored.get(&format!("/sign/{token}/state")).await;
+    assert_eq!(state.status(), 200);
+    let st: serde_json::Value = state.json().await.unwrap();
+    assert_eq!(st["yourTurn"], true);
+    let png = restored.get(&format!("/sign/{token}/pages/1.png")).await;
+    assert_eq!(png.status(), 200);
+    assert!(png.bytes().await.unwrap().starts_with(b"\x89PNG"));
+    // The file itself, byte for byte.
+    let (s, v) = call(
+        &restored,
+        &key,
+        M::GET,
+        &format!("/api/v1/documents/{id}/download?original=true"),
+        None,
+    )
+    .await;
+    assert_eq!(s, 200);
+    let file = restored
+        .client
+        .get(v["downloadUrl"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        file.bytes().await.unwrap().as_ref(),
+        fixture("a4-1p.pdf").as_slice()
+    );
+    restored.stop().await;
+}
