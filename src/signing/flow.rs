@@ -118,13 +118,12 @@ pub fn resendable(tx: &Connection, doc: i64, ids: &[i64]) -> Result<Vec<i64>, Ap
     Ok(ids.iter().copied().filter(|id| turn.contains(id)).collect())
 }
 
-/// The page answers these for a link that cannot be used: 410 cancelled, 409 finished.
+/// 409 unless the document is PENDING (acting on a finished or cancelled document; the page
+/// itself shows a cancelled document's link as 410 Gone).
 pub fn require_usable(link: &Link) -> Result<(), AppError> {
     match link.document.status.as_str() {
         "PENDING" => Ok(()),
-        "CANCELLED" => Err(AppError::Gone(
-            "this document was cancelled by its sender".into(),
-        )),
+        "CANCELLED" => Err(conflict("this document was cancelled by its sender")),
         "DRAFT" => Err(AppError::not_found("signing link")),
         other => Err(conflict(format!(
             "this document is {} and can no longer be signed",

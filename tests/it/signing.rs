@@ -423,7 +423,7 @@ async fn rejection_and_cancellation_stop_everything() {
     .await;
     assert_eq!(s, 409, "no sealed file for a rejected document");
 
-    // Cancellation: the links answer 410 and nothing can be done.
+    // Cancellation: the page answers 410, actions 409, and nothing changes.
     let (id, ann, _, _, f) = prepared(&app, &key).await;
     assert_eq!(send(&app, &key, id).await.0, 200);
     let (s, v) = call(
@@ -454,9 +454,22 @@ async fn rejection_and_cancellation_stop_everything() {
         json!({"value": "x"}),
     )
     .await;
-    assert_eq!((s, v["code"].as_str()), (410, Some("gone")));
+    assert_eq!((s, v["code"].as_str()), (409, Some("conflict")));
     let (s, _) = post(&app, &format!("/sign/{ann}/complete"), json!({})).await;
-    assert_eq!(s, 410);
+    assert_eq!(s, 409);
+    let (_, doc) = call(&app, &key, M::GET, &format!("/api/v1/documents/{id}"), None).await;
+    assert_eq!(doc["status"], "CANCELLED");
+    assert_eq!(
+        doc["recipients"][0]["signingStatus"], "NOT_SIGNED",
+        "nothing changed"
+    );
+    assert!(
+        doc["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["inserted"] == false)
+    );
 
     // Unknown links: 404 page.
     let page = app
