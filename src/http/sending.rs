@@ -89,21 +89,95 @@ async fn send(
         Some(_) => return Err(AppError::bad_request("sendEmail must be true or false")),
     };
     let app = state.app_base();
-    let view = state
+    let filled = fill_form(&state, who.user_id, id).await?;
+    let replacement = filled.clone();
+    let result = state
         .db
         .write(move |tx| {
             store::owned(tx, who.user_id, id)?;
             let owner = store::owner_email(tx, who.user_id)?;
+            let replaced = match &replacement {
+                Some((blob, sizes)) => store::set_file(tx, id, blob, sizes, now())?,
+                None => None,
+            };
             let first = flow::send(tx, id, &owner, &origin, now())?;
             if send_email {
                 notify::signing_requests(tx, id, &first, &app, now())?;
             }
             notify::event(tx, id, "DOCUMENT_SENT", &app, now())?;
-            store::view(tx, who.user_id, id, &app)
+            Ok((store::view(tx, who.user_id, id, &app)?, replaced))
         })
-        .await?;
+        .await;
+    // The file that is no longer the document's: the uploaded one once the filled one took its
+    // place, or the filled one if sending failed.
+    let unused = match (&result, filled) {
+        (Ok((_, replaced)), _) => replaced.clone(),
+        (Err(_), Some((blob, _))) => Some(blob.id.to_string()),
+        (Err(_), None) => None,
+    };
+    if let Some(b) = unused.and_then(|b| crate::blob::BlobId::parse(&b)) {
+        let blobs = state.blobs.clone();
+        let _ = tokio::task::spawn_blocking(move || blobs.delete(&b)).await;
+    }
+    let (view, _) = result?;
     state.wake_outbound();
     Ok(json!(view))
+}
+
+/// The document's `formValues` set on its PDF's form fields, as a new blob with the page sizes
+/// (`None` when there are no form values or the document is not a draft, which `send` refuses
+/// anyway). Names the PDF's form does not have: 400 listing them.
+async fn fill_form(
+    state: &AppState,
+    user: i64,
+    id: i64,
+) -> Result<Option<(crate::blob::store::StoredBlob, String)>, AppError> {
+    let found = state
+        .db
+        .call(move |c| {
+            store::owned(c, user, id)?;
+            Ok(c.query_row(
+                "SELECT status, blob_id, form_values, page_sizes FROM documents WHERE id = ?1",
+                [id],
+                |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, Option<String>>(1)?,
+                        r.get::<_, Option<String>>(2)?,
+                        r.get::<_, Option<String>>(3)?,
+                    ))
+                },
+            )?)
+        })
+        .await?;
+    let (status, Some(blob), Some(values), sizes) = found else {
+        return Ok(None);
+    };
+    let values: serde_json::Map<String, Value> = serde_json::from_str(&values).unwrap_or_default();
+    if status != "DRAFT" || values.is_empty() {
+        return Ok(None);
+    }
+    let blob = crate::blob::BlobId::parse(&blob)
+        .ok_or_else(|| AppError::internal("a document's blob id is malformed"))?;
+    let blobs = state.blobs.clone();
+    let stored = tokio::task::spawn_blocking(move || -> Result<_, AppError> {
+        let original = std::fs::read(blobs.path(&blob))?;
+        let filled = crate::pdf::forms::fill(&original, &values).map_err(|e| match e {
+            crate::pdf::forms::FillError::Unknown(_) => AppError::bad_request(format!(
+                "formValues: {e}; the form's fields are: {}",
+                crate::pdf::forms::field_names(&original)
+                    .unwrap_or_default()
+                    .join(", ")
+            )),
+            crate::pdf::forms::FillError::Pdf(p) => {
+                AppError::bad_request(format!("formValues cannot be applied: {p}"))
+            }
+        })?;
+        Ok(blobs.put(&filled)?)
+    })
+    .await
+    .map_err(|e| AppError::internal(format!("form task failed: {e}")))??;
+    Ok(Some((stored, sizes.unwrap_or_else(|| "[]".into()))))
 }
 
 /// `POST /api/v1/documents/{id}/resend` `{"recipients": [ids]}`: e-mails again those of them

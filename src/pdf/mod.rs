@@ -2,6 +2,7 @@
 //! refused; its pages as PNG images, rendered and cached on disk. Plain blocking functions on
 //! bytes or paths; callers run them off the async threads.
 
+pub mod forms;
 mod inspect;
 mod page_cache;
 mod render;

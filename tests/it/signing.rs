@@ -487,3 +487,79 @@ async fn rejection_and_cancellation_stop_everything() {
     );
     app.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn form_values_fill_the_pdfs_form_at_send() {
+    let app = TestApp::spawn().await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    let make = |values: Value| json!({"title": "Form", "recipients": [{"name": "Ann", "email": "ann@example.com", "role": "SIGNER"}], "formValues": values});
+    let prepare = |values: Value| {
+        let (app, key) = (&app, &key);
+        async move {
+            let created = create(app, key, make(values)).await;
+            let id = created["documentId"].as_i64().unwrap();
+            let put = app
+                .client
+                .put(created["uploadUrl"].as_str().unwrap())
+                .header("content-type", "application/pdf")
+                .body(fixture("form-3-fields.pdf"))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(put.status(), 200);
+            let rid = created["recipients"][0]["recipientId"].clone();
+            let sig = json!({"recipientId": rid, "type": "SIGNATURE", "pageNumber": 1, "pageX": 10, "pageY": 80, "pageWidth": 30, "pageHeight": 8});
+            let path = format!("/api/v1/documents/{id}/fields");
+            assert_eq!(call(app, key, M::POST, &path, Some(sig)).await.0, 200);
+            id
+        }
+    };
+    // Unknown names: 400 listing them, and the document stays a DRAFT with its file.
+    let id = prepare(json!({"applicant.name": "Zoë", "nickname": "Z", "pet": "cat"})).await;
+    let (s, v) = send(&app, &key, id).await;
+    assert_eq!(s, 400, "{v}");
+    let msg = v["message"].as_str().unwrap();
+    assert!(
+        msg.contains("nickname") && msg.contains("pet") && !msg.contains("Zoë"),
+        "{msg}"
+    );
+    let (_, doc) = call(&app, &key, M::GET, &format!("/api/v1/documents/{id}"), None).await;
+    assert_eq!(doc["status"], "DRAFT");
+
+    // Known names: sent, and the file now carries the values.
+    let id = prepare(json!({"applicant.name": "Zoë", "city": "Paris", "agree": true})).await;
+    let (s, v) = send(&app, &key, id).await;
+    assert_eq!(s, 200, "{v}");
+    let (_, v) = call(
+        &app,
+        &key,
+        M::GET,
+        &format!("/api/v1/documents/{id}/download?original=true"),
+        None,
+    )
+    .await;
+    let file = app
+        .client
+        .get(v["downloadUrl"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
+    let bytes = file.bytes().await.unwrap();
+    let pdf = lopdf::Document::load_mem(&bytes).unwrap();
+    let value_of = |t: &[u8]| {
+        pdf.objects
+            .values()
+            .filter_map(|o| o.as_dict().ok())
+            .find(|d| d.get(b"T").ok().and_then(|x| x.as_str().ok()) == Some(t))
+            .and_then(|d| d.get(b"V").ok().cloned())
+    };
+    assert_eq!(value_of(b"city").unwrap().as_str().unwrap(), b"Paris");
+    assert_eq!(value_of(b"agree").unwrap().as_name().unwrap(), b"Yes");
+    let name = value_of(b"name").unwrap();
+    let utf16: Vec<u16> = name.as_str().unwrap()[2..]
+        .chunks(2)
+        .map(|c| u16::from_be_bytes([c[0], c[1]]))
+        .collect();
+    assert_eq!(String::from_utf16(&utf16).unwrap(), "Zoë");
+    app.stop().await;
+}
