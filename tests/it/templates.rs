@@ -756,6 +756,13 @@ async fn listing_uploads_and_deletion() {
             .map(|e| std::fs::read_dir(e.path()).unwrap().count())
             .sum::<usize>()
     };
+    // The replaced file is removed right after the answer, off the request's path.
+    for _ in 0..100 {
+        if blob_files() == 1 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
     assert_eq!(blob_files(), 1);
     let id = created[0]["templateId"].as_i64().unwrap();
     let (s, _) = call(
