@@ -563,3 +563,86 @@ async fn form_values_fill_the_pdfs_form_at_send() {
     assert_eq!(String::from_utf16(&utf16).unwrap(), "Zoë");
     app.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn parallel_lets_everyone_act_at_once_and_a_viewer_marks_it_viewed() {
+    let app = TestApp::spawn().await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    let created = create(
+        &app,
+        &key,
+        json!({"title": "Minutes", "recipients": [
+            {"name": "Ann", "email": "ann@example.com", "role": "SIGNER"},
+            {"name": "Vic", "email": "vic@example.com", "role": "VIEWER"},
+            {"name": "Cid", "email": "cid@example.com", "role": "CC"}
+        ]}),
+    )
+    .await;
+    let id = created["documentId"].as_i64().unwrap();
+    let put = app
+        .client
+        .put(created["uploadUrl"].as_str().unwrap())
+        .header("content-type", "application/pdf")
+        .body(fixture("mixed-sizes-3p.pdf"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(put.status(), 200);
+    let r = &created["recipients"];
+    let sig = json!({"recipientId": r[0]["recipientId"], "type": "SIGNATURE", "pageNumber": 3, "pageX": 10, "pageY": 80, "pageWidth": 30, "pageHeight": 8});
+    let path = format!("/api/v1/documents/{id}/fields");
+    assert_eq!(call(&app, &key, M::POST, &path, Some(sig)).await.0, 200);
+    assert_eq!(send(&app, &key, id).await.0, 200);
+    let token = |i: usize| r[i]["token"].as_str().unwrap().to_string();
+    let (ann, vic, cid) = (token(0), token(1), token(2));
+    // Both the signer and the viewer may act now; the CC never.
+    for t in [&ann, &vic] {
+        let (_, st) = get_json(&app, &format!("/sign/{t}/state")).await;
+        assert_eq!(st["yourTurn"], true, "{st}");
+    }
+    let (_, st) = get_json(&app, &format!("/sign/{cid}/state")).await;
+    assert_eq!(st["yourTurn"], false);
+    // The viewer finishes first; the document waits for the signer.
+    let (s, v) = post(&app, &format!("/sign/{vic}/complete"), json!({})).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["documentCompleting"], false);
+    let (_, doc) = call(&app, &key, M::GET, &format!("/api/v1/documents/{id}"), None).await;
+    assert_eq!(doc["status"], "PENDING");
+    assert_eq!(doc["recipients"][1]["signingStatus"], "SIGNED");
+    let (s, _) = post(
+        &app,
+        &format!("/sign/{ann}/fields/{}", doc["fields"][0]["id"]),
+        json!({"typed": "Ann"}),
+    )
+    .await;
+    assert_eq!(s, 200);
+    let (s, v) = post(&app, &format!("/sign/{ann}/complete"), json!({})).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["documentCompleting"], true);
+    wait_status(&app, &key, id, "COMPLETED").await;
+    let (_, log) = call(
+        &app,
+        &key,
+        M::GET,
+        &format!("/api/v1/documents/{id}/audit-log"),
+        None,
+    )
+    .await;
+    let kinds: Vec<&str> = log["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .collect();
+    for k in [
+        "CREATED",
+        "UPLOADED",
+        "SENT",
+        "VIEWED",
+        "SIGNED",
+        "COMPLETED",
+    ] {
+        assert!(kinds.contains(&k), "{k} in {kinds:?}");
+    }
+    app.stop().await;
+}
