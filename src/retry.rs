@@ -85,6 +85,53 @@ impl Backoff {
     }
 }
 
+/// How often a queue worker looks for due items when nothing wakes it.
+pub const POLL: Duration = Duration::from_secs(2);
+/// Items a queue worker takes per round.
+pub const BATCH: i64 = 20;
+
+/// The loop of a queue worker (mail, webhooks): take up to `BATCH` due items with `due`, hand
+/// each to `handle`, and when fewer than a batch were due, sleep until woken, `POLL` passes or
+/// `stop` is raised. A raised `stop` ends it after the item in hand. `what` names the queue in
+/// logs.
+pub async fn drain<T, F, Fut>(
+    db: &crate::db::Db,
+    wake: &Wake,
+    mut stop: Stop,
+    what: &'static str,
+    due: fn(&rusqlite::Connection, i64, i64) -> Result<Vec<T>, crate::error::AppError>,
+    mut handle: F,
+) where
+    T: Send + 'static,
+    F: FnMut(T) -> Fut,
+    Fut: std::future::Future<Output = Result<(), crate::error::AppError>>,
+{
+    while !stop.requested() {
+        match db.call(move |c| due(c, crate::db::now(), BATCH)).await {
+            Ok(batch) => {
+                let full = batch.len() as i64 == BATCH;
+                for item in batch {
+                    if stop.requested() {
+                        return;
+                    }
+                    if let Err(e) = handle(item).await {
+                        tracing::error!(error = %e, queue = what, "queue update failed");
+                    }
+                }
+                if full {
+                    continue;
+                }
+            }
+            Err(e) => tracing::error!(error = %e, queue = what, "reading the queue failed"),
+        }
+        tokio::select! {
+            _ = wake.notified() => {}
+            _ = tokio::time::sleep(POLL) => {}
+            _ = stop.wait() => {}
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

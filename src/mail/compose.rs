@@ -12,20 +12,7 @@ pub struct Composed {
 }
 
 /// `s` safe inside HTML text and attribute values.
-pub fn escape_html(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use crate::assets::escape as escape_html;
 
 /// Escaped text with its line breaks kept.
 fn paragraph(s: &str) -> String {

@@ -20,8 +20,6 @@ use crate::db::{Db, now};
 use crate::error::AppError;
 use crate::retry::{Backoff, Stop, Wake};
 
-const POLL: Duration = Duration::from_secs(2);
-const BATCH: i64 = 20;
 const TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The default schedule: 30 s doubling up to an hour, for 24 hours.
@@ -62,31 +60,11 @@ pub struct Worker {
 
 impl Worker {
     /// Runs until `stop` is raised, finishing the item in hand.
-    pub async fn run(self, mut stop: Stop) {
-        while !stop.requested() {
-            match self.db.call(|c| store::due(c, now(), BATCH)).await {
-                Ok(batch) => {
-                    let full = batch.len() as i64 == BATCH;
-                    for d in batch {
-                        if stop.requested() {
-                            return;
-                        }
-                        if let Err(e) = self.handle(d).await {
-                            tracing::error!(error = %e, "webhook queue update failed");
-                        }
-                    }
-                    if full {
-                        continue;
-                    }
-                }
-                Err(e) => tracing::error!(error = %e, "reading the webhook queue failed"),
-            }
-            tokio::select! {
-                _ = self.wake.notified() => {}
-                _ = tokio::time::sleep(POLL) => {}
-                _ = stop.wait() => {}
-            }
-        }
+    pub async fn run(self, stop: Stop) {
+        crate::retry::drain(&self.db, &self.wake, stop, "webhooks", store::due, |item| {
+            self.handle(item)
+        })
+        .await
     }
 
     async fn handle(&self, d: Due) -> Result<(), AppError> {
