@@ -159,7 +159,34 @@ pub struct BinServer {
 impl BinServer {
     /// Starts `docket serve <args>` with `env`, and waits for the banner's `listening` line.
     pub fn start(args: &[&str], env: &[(&str, &str)]) -> BinServer {
+        Self::start_capped(args, env, None)
+    }
+
+    /// As [`BinServer::start`], with the child's address space capped at `address_space`
+    /// bytes (RLIMIT_AS), so that a memory bound is proven by the kernel: over the cap an
+    /// allocation fails and the server aborts instead of growing.
+    pub fn start_capped(
+        args: &[&str],
+        env: &[(&str, &str)],
+        address_space: Option<u64>,
+    ) -> BinServer {
         let mut cmd = Command::new(BIN);
+        if let Some(bytes) = address_space {
+            use std::os::unix::process::CommandExt;
+            // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
+            unsafe {
+                cmd.pre_exec(move || {
+                    let limit = libc::rlimit {
+                        rlim_cur: bytes,
+                        rlim_max: bytes,
+                    };
+                    if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
         cmd.arg("serve")
             .args(args)
             .stdin(Stdio::null())
@@ -224,6 +251,24 @@ impl BinServer {
         ];
         args.extend_from_slice(extra);
         Self::start(&args, &[])
+    }
+
+    /// The child's peak resident set (VmHWM) in KiB, from /proc.
+    #[allow(dead_code)]
+    pub fn peak_rss_kib(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .expect("/proc/<pid>/status readable");
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmHWM in /proc/<pid>/status")
+    }
+
+    /// True while the child has not exited.
+    #[allow(dead_code)]
+    pub fn is_running(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
     }
 
     pub fn banner_value(&self, label: &str) -> Option<String> {
