@@ -194,7 +194,12 @@ CREATE TABLE documents (
     updated_at       INTEGER NOT NULL,
     completed_at     INTEGER,
     sent_at          INTEGER,
-    sealed_blob_id   TEXT REFERENCES blobs (id)
+    sealed_blob_id   TEXT REFERENCES blobs (id),
+    -- Failed sealing attempts, the last one's error as the owner reads it, and when the next
+    -- attempt is due (unix seconds; NULL when none failed and once sealed).
+    seal_failures    INTEGER NOT NULL DEFAULT 0,
+    seal_error       TEXT,
+    seal_next_at     INTEGER
 );
 CREATE INDEX documents_user ON documents (user_id, created_at DESC, id DESC);
 CREATE INDEX documents_blob ON documents (blob_id);

@@ -41,6 +41,8 @@ pub struct AppState {
     pub webhooks: Wake,
     /// Encrypts webhook secrets at rest.
     pub webhook_secrets: Arc<crate::webhooks::secret::SecretBox>,
+    /// Wakes the sealer: call `signing::sealing::start` once a document's last recipient finished.
+    pub sealing: Wake,
 }
 
 impl AppState {
@@ -214,6 +216,7 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         mail,
         webhooks: webhooks.clone(),
         webhook_secrets: webhook_secrets.clone(),
+        sealing: Wake::default(),
     };
     let webhook_worker = crate::webhooks::deliver::Worker {
         db: state.db.clone(),
@@ -223,19 +226,16 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         allow_private: config.allow_private_webhooks,
     };
     let (stop_workers, stop) = crate::retry::Stop::new();
+    // The sealer's first round seals what a stop interrupted and retries failures now due.
+    let sealer = crate::signing::sealing::Sealer {
+        state: state.clone(),
+        backoff: crate::signing::sealing::backoff(config.retry_base),
+    };
     let workers = vec![
         tokio::spawn(mail_worker.run(stop.clone())),
-        tokio::spawn(webhook_worker.run(stop)),
+        tokio::spawn(webhook_worker.run(stop.clone())),
+        tokio::spawn(sealer.run(stop)),
     ];
-    {
-        // Documents whose sealing a stop interrupted are sealed now.
-        let state = state.clone();
-        tokio::spawn(async move {
-            if let Err(e) = crate::signing::sealing::resume(&state).await {
-                tracing::error!(error = %e, "could not look for documents left unsealed");
-            }
-        });
-    }
     let routes = crate::http::routes(state);
     let opts = Options {
         tls: tls.is_some(),

@@ -76,12 +76,19 @@ impl Backoff {
     /// The unix second of the next attempt after `attempts` failures at `now`, or `None` when a
     /// message created at `created_at` should be given up.
     pub fn next_attempt(&self, attempts: u32, created_at: i64, now: i64) -> Option<i64> {
-        if now.saturating_sub(created_at) >= self.give_up_after.as_secs() as i64 {
+        let window = i64::try_from(self.give_up_after.as_secs()).unwrap_or(i64::MAX);
+        if now.saturating_sub(created_at) >= window {
             return None;
         }
+        Some(self.retry_at(attempts, now))
+    }
+
+    /// The unix second of the next attempt after `attempts` failures at `now`, whatever the
+    /// window (for work that is never given up, like sealing).
+    pub fn retry_at(&self, attempts: u32, now: i64) -> i64 {
         let d = self.delay_random(attempts);
-        // Whole seconds, rounded up: the queue's clock is in seconds.
-        Some(now + d.as_millis().div_ceil(1000) as i64)
+        // Whole seconds, rounded up: the queues' clock is in seconds.
+        now + d.as_millis().div_ceil(1000) as i64
     }
 }
 
@@ -166,5 +173,12 @@ mod tests {
         assert!((1015..=1030).contains(&t), "{t}");
         assert!(b.next_attempt(5, 0, 48 * 3600 - 1).is_some());
         assert_eq!(b.next_attempt(5, 0, 48 * 3600), None);
+        let forever = Backoff {
+            give_up_after: Duration::MAX,
+            ..b
+        };
+        assert!(forever.next_attempt(5, 0, 100 * 365 * 86400).is_some());
+        let t = forever.retry_at(1000, 5000);
+        assert!((5000 + 1800..=5000 + 3600).contains(&t), "{t}");
     }
 }

@@ -131,6 +131,43 @@ pub struct DocumentView {
     pub recipients: Vec<RecipientView>,
     pub fields: Vec<FieldView>,
     pub meta: Meta,
+    /// `null` until a sealing attempt fails; then how sealing is going.
+    pub sealing: Option<SealingView>,
+}
+
+/// How sealing a finished document went, once an attempt has failed: `FAILED` while it is being
+/// retried (`nextAttemptAt`; `null` when the document was cancelled in between), `SEALED` once
+/// a later attempt succeeded. `attempts` counts every attempt made, the successful one too.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct SealingView {
+    pub status: &'static str,
+    pub attempts: i64,
+    pub last_error: Option<String>,
+    pub next_attempt_at: Option<String>,
+}
+
+impl SealingView {
+    /// From the document's status and its `seal_failures`, `seal_error`, `seal_next_at`.
+    pub fn of(
+        status: &str,
+        failures: i64,
+        error: Option<String>,
+        next: Option<i64>,
+    ) -> Option<SealingView> {
+        if failures <= 0 {
+            return None;
+        }
+        let sealed = status == "COMPLETED";
+        Some(SealingView {
+            status: if sealed { "SEALED" } else { "FAILED" },
+            attempts: failures + i64::from(sealed),
+            last_error: error,
+            next_attempt_at: next
+                .filter(|_| status == "PENDING")
+                .map(crate::timefmt::iso8601),
+        })
+    }
 }
 
 /// `POST /api/v1/documents`, validated (seed 4.1).

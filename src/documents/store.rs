@@ -332,6 +332,42 @@ fn field_view(r: &Row<'_>) -> rusqlite::Result<FieldView> {
     })
 }
 
+/// Whose fields: a document's or a template's.
+#[derive(Debug, Clone, Copy)]
+pub enum FieldsOf {
+    Document(i64),
+    Template(i64),
+}
+
+/// Where each field of a document or template sits, for the checks against its file.
+pub fn placements(
+    conn: &Connection,
+    of: FieldsOf,
+) -> Result<Vec<super::fields::Placement>, AppError> {
+    let (sql, id) = match of {
+        FieldsOf::Document(id) => (
+            "SELECT id, page_number, page_x, page_y, page_width, page_height FROM fields WHERE document_id = ?1",
+            id,
+        ),
+        FieldsOf::Template(id) => (
+            "SELECT id, page_number, page_x, page_y, page_width, page_height FROM fields WHERE template_id = ?1",
+            id,
+        ),
+    };
+    let mut stmt = conn.prepare_cached(sql)?;
+    let rows = stmt.query_map([id], |r| {
+        Ok(super::fields::Placement {
+            id: r.get(0)?,
+            page: r.get(1)?,
+            x: r.get(2)?,
+            y: r.get(3)?,
+            width: r.get(4)?,
+            height: r.get(5)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
 const FIELD_COLUMNS: &str = "id, document_id, recipient_id, type, page_number, page_x, page_y,
     page_width, page_height, field_meta, inserted, custom_text";
 
@@ -354,18 +390,20 @@ pub fn field(conn: &Connection, doc: i64, id: i64) -> Result<FieldView, AppError
 }
 
 const DOC_COLUMNS: &str = "id, external_id, user_id, title, status, document_data_id, created_at,
-    updated_at, completed_at, meta";
+    updated_at, completed_at, meta, seal_failures, seal_error, seal_next_at";
 
 fn document_view(conn: &Connection, r: &Row<'_>, app_url: &str) -> Result<DocumentView, AppError> {
     let id: i64 = r.get(0)?;
     let meta: String = r.get(9)?;
+    let status: String = r.get(4)?;
     Ok(DocumentView {
         id,
         external_id: r.get(1)?,
         user_id: r.get(2)?,
         team_id: None,
         title: r.get(3)?,
-        status: r.get(4)?,
+        sealing: super::SealingView::of(&status, r.get(10)?, r.get(11)?, r.get(12)?),
+        status,
         document_data_id: r.get(5)?,
         created_at: iso8601(r.get(6)?),
         updated_at: iso8601(r.get(7)?),

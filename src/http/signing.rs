@@ -139,7 +139,7 @@ async fn complete(state: AppState, token: String, origin: Origin) -> Result<Valu
         .await?;
     state.wake_outbound();
     if finished.all_done {
-        crate::signing::sealing::start(&state, doc);
+        crate::signing::sealing::start(&state);
     }
     Ok(
         json!({"documentId": doc, "signingStatus": "SIGNED", "documentCompleting": finished.all_done}),

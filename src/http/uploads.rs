@@ -4,7 +4,8 @@
 //!
 //! The body streams to a temp file in the blob store (never held in memory), is checked as a
 //! PDF, and only then becomes the document's (or template's) file, in one transaction that
-//! checks a document is still a draft. Any failure leaves no file and no changed row behind.
+//! checks a document is still a draft and that no field lies past the new file's last page
+//! (409 naming them). Any failure leaves no file and no changed row behind.
 
 use std::collections::HashMap;
 
@@ -22,7 +23,8 @@ use crate::app::AppState;
 use crate::blob::SignedUrlError;
 use crate::blob::store::StoredBlob;
 use crate::db::now;
-use crate::documents::store;
+use crate::documents::fields;
+use crate::documents::store::{self, FieldsOf};
 use crate::error::AppError;
 use crate::templates::store as templates;
 
@@ -138,6 +140,10 @@ where
         .db
         .write(move |tx| match target {
             Target::Document(id) => {
+                fields::require_on_pages(
+                    &store::placements(tx, FieldsOf::Document(id))?,
+                    i64::from(pages),
+                )?;
                 let old = store::set_file(tx, id, &blob, &sizes, now())?;
                 crate::documents::audit::record(
                     tx,
@@ -149,7 +155,13 @@ where
                 )?;
                 Ok(old)
             }
-            Target::Template(id) => templates::set_file(tx, id, &blob, &sizes, now()),
+            Target::Template(id) => {
+                fields::require_on_pages(
+                    &store::placements(tx, FieldsOf::Template(id))?,
+                    i64::from(pages),
+                )?;
+                templates::set_file(tx, id, &blob, &sizes, now())
+            }
         })
         .await;
     let blobs = state.blobs.clone();

@@ -170,6 +170,40 @@ pub fn cancelled(title: &str, recipient_name: &str, sender_name: &str) -> Compos
     }
 }
 
+/// Sealing the finished document failed; Docket retries on its own. Sent to the owner once.
+pub fn seal_failed(
+    title: &str,
+    owner_name: &str,
+    document_id: i64,
+    error: &str,
+    next_attempt: &str,
+) -> Composed {
+    let line =
+        format!("Everyone has finished \"{title}\", but Docket could not seal the signed PDF.");
+    let retry = format!(
+        "Docket tries again on its own (next at {next_attempt}, then less and less often) and sends the signed PDF once sealing succeeds; you will not get this message again for this document. If it keeps failing, ask your Docket administrator to look at document {document_id} in the server log."
+    );
+    let error = error.trim();
+    Composed {
+        subject: one_line(&format!("Sealing failed: \"{title}\"")),
+        text: format!(
+            "{}\n\n{line}\n\nWhat went wrong:\n{error}\n\n{retry}\n",
+            greeting(owner_name)
+        ),
+        html: page(
+            &escape_html(&greeting(owner_name)),
+            &format!(
+                "<p>{}</p>\n<p>What went wrong:</p>\n<blockquote style=\"border-left:3px solid #ccc;margin:0;padding-left:12px\">{}</blockquote>\n<p>{}</p>\n",
+                escape_html(&line),
+                paragraph(error),
+                escape_html(&retry)
+            ),
+            None,
+            "",
+        ),
+    }
+}
+
 /// `docket mail test`: proves the mail path works end to end.
 pub fn test(server: &str) -> Composed {
     let line = format!("This is a test message from the Docket appliance at {server}.");
@@ -252,6 +286,22 @@ mod tests {
         assert!(m.html.contains("Review and approve"));
         let v = signing_request(&req(Role::Viewer, Some(" "), None));
         assert!(v.subject.contains("invited you to view"));
+    }
+
+    #[test]
+    fn seal_failed_says_what_went_wrong_and_escapes_it() {
+        let m = seal_failed(
+            "Lease <b>",
+            "Olga",
+            42,
+            "a field is on page 3 & more",
+            "1 Jan 2030, 10:00 UTC",
+        );
+        assert_eq!(m.subject, "Sealing failed: \"Lease <b>\"");
+        assert!(m.text.contains("a field is on page 3 & more"), "{}", m.text);
+        assert!(m.text.contains("1 Jan 2030, 10:00 UTC") && m.text.contains("document 42"));
+        assert!(m.html.contains("Lease &lt;b&gt;") && m.html.contains("page 3 &amp; more"));
+        assert!(!m.html.contains("<b>"));
     }
 
     #[test]

@@ -17,6 +17,8 @@ pub enum Kind {
     Completed,
     Rejected,
     Cancelled,
+    /// To the owner, once, when sealing a finished document first fails.
+    SealFailed,
     Test,
 }
 
@@ -27,6 +29,7 @@ impl Kind {
             Kind::Completed => "COMPLETED",
             Kind::Rejected => "REJECTED",
             Kind::Cancelled => "CANCELLED",
+            Kind::SealFailed => "SEAL_FAILED",
             Kind::Test => "TEST",
         }
     }

@@ -26,11 +26,12 @@ pub fn send(
     origin: &Origin,
     now: i64,
 ) -> Result<Vec<i64>, AppError> {
-    let (status, blob, meta): (String, Option<String>, String) = tx.query_row(
-        "SELECT status, blob_id, meta FROM documents WHERE id = ?1",
-        [doc],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-    )?;
+    let (status, blob, meta, sizes): (String, Option<String>, String, Option<String>) = tx
+        .query_row(
+            "SELECT status, blob_id, meta, page_sizes FROM documents WHERE id = ?1",
+            [doc],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )?;
     if status != "DRAFT" {
         return Err(conflict(format!(
             "the document is {status}; only a DRAFT can be sent"
@@ -39,6 +40,15 @@ pub fn send(
     if blob.is_none() {
         return Err(conflict("upload the PDF before sending"));
     }
+    // Uploads refuse a file shorter than the fields need, but fields can predate that check
+    // (or come from a template's older file): what cannot be shown or sealed is not sent.
+    let pages = sizes
+        .and_then(|s| serde_json::from_str::<Vec<Value>>(&s).ok())
+        .map_or(0, |v| v.len() as i64);
+    crate::documents::fields::require_placed(
+        &crate::documents::store::placements(tx, crate::documents::store::FieldsOf::Document(doc))?,
+        pages,
+    )?;
     let people = store::addressees(tx, doc)?;
     if people.is_empty() {
         return Err(conflict("add at least one recipient before sending"));

@@ -4,7 +4,8 @@
 //! Webhook events: DOCUMENT_SENT (sent), DOCUMENT_OPENED (a recipient's first visit),
 //! DOCUMENT_RECIPIENT_COMPLETED (any recipient finished: signed, approved or viewed),
 //! DOCUMENT_SIGNED (a SIGNER signed), DOCUMENT_COMPLETED (sealed), DOCUMENT_REJECTED,
-//! DOCUMENT_CANCELLED; DOCUMENT_CREATED is queued where documents are created.
+//! DOCUMENT_CANCELLED, DOCUMENT_SEAL_FAILED (the first failed sealing attempt of a finished
+//! document; its `sealing` says why); DOCUMENT_CREATED is queued where documents are created.
 
 use rusqlite::Connection;
 
@@ -118,6 +119,32 @@ pub fn completed(
         queue(tx, m, now)?;
     }
     event(tx, doc, "DOCUMENT_COMPLETED", app_url, now)
+}
+
+/// Tells the owner that sealing failed (`error`, as they may read it) and when it is retried
+/// (`next_attempt`, unix seconds); and DOCUMENT_SEAL_FAILED. Called for the first failure only.
+pub fn seal_failed(
+    tx: &Connection,
+    doc: i64,
+    error: &str,
+    next_attempt: i64,
+    app_url: &str,
+    now: i64,
+) -> Result<(), AppError> {
+    let a = about(tx, doc)?;
+    let content = compose::seal_failed(
+        &a.title,
+        &a.sender_name,
+        doc,
+        error,
+        &crate::timefmt::human(next_attempt),
+    );
+    queue(
+        tx,
+        mail(doc, Kind::SealFailed, &a.sender_email, content),
+        now,
+    )?;
+    event(tx, doc, "DOCUMENT_SEAL_FAILED", app_url, now)
 }
 
 /// Tells the owner and the other recipients who the rejection came from and why; and

@@ -1,8 +1,12 @@
 //! Sealing a document once every acting recipient has finished (spec signing.md, "The sealed
 //! PDF"): gather the values and the audit trail, burn them into the PDF and sign it (`pdf::seal`,
 //! off the async threads), store the result, then complete the document in one transaction
-//! that checks it is still PENDING with everyone finished. A document whose sealing was
-//! interrupted by a stop is sealed again at start (`resume`).
+//! that checks it is still PENDING with everyone finished. One task (`Sealer`) does this for
+//! every such document: right after the last recipient finishes, at start for those a stop
+//! interrupted, and again with backoff for those whose sealing failed (each failure recorded on
+//! the document, the first told to its owner).
+
+use std::time::Duration;
 
 use rusqlite::Connection;
 use serde_json::json;
@@ -14,6 +18,7 @@ use crate::error::AppError;
 use crate::pdf::seal::{
     AuditRecipient, AuditSummary, FieldValue, FilledField, SealInput, SealSigner,
 };
+use crate::retry::{Backoff, POLL, Stop};
 use crate::timefmt::human;
 
 /// The seal certificate, loaded when first needed: from `--seal-cert`/`--seal-key` when given
@@ -52,24 +57,6 @@ impl SealKey {
         *slot = Some(s.clone());
         Ok(s)
     }
-}
-
-/// Seals document `doc` in the background; failures are logged and retried at next start.
-pub fn start(state: &AppState, doc: i64) {
-    let state = state.clone();
-    tokio::spawn(async move {
-        if let Err(e) = seal(&state, doc).await {
-            tracing::error!(document = doc, error = %e, "sealing failed; it is retried at the next start");
-        }
-    });
-}
-
-/// Seals every document left finished but unsealed (e.g. by a stop during sealing).
-pub async fn resume(state: &AppState) -> Result<(), AppError> {
-    for doc in state.db.call(|c| super::store::awaiting_seal(c)).await? {
-        start(state, doc);
-    }
-    Ok(())
 }
 
 /// Everything `pdf::seal` needs, but the original's bytes: its blob id instead.
@@ -181,21 +168,188 @@ fn gather(c: &Connection, doc: i64) -> Result<Gathered, AppError> {
     })
 }
 
-async fn seal(state: &AppState, doc: i64) -> Result<(), AppError> {
-    let Gathered { blob, mut input } = state.db.call(move |c| gather(c, doc)).await?;
+/// The retry schedule of sealing: the shared backoff (30 s, or `--retry-base-ms`, doubling to an
+/// hour), never given up: everyone has signed, so the document is worth an hourly try until it
+/// seals or its owner cancels it.
+pub fn backoff(base: Duration) -> Backoff {
+    Backoff {
+        base,
+        max: Duration::from_secs(3600),
+        give_up_after: Duration::MAX,
+    }
+}
+
+/// Asks the sealer to look for documents to seal: call after a transaction that finished a
+/// document's last acting recipient.
+pub fn start(state: &AppState) {
+    state.sealing.wake();
+}
+
+/// The sealing task of the server: seals, one at a time, every PENDING document whose acting
+/// recipients have all finished and whose next attempt is due (at start: those a stop or a
+/// failure left unsealed). Woken by `start`, it otherwise sleeps until the next retry is due.
+pub struct Sealer {
+    pub state: AppState,
+    pub backoff: Backoff,
+}
+
+impl Sealer {
+    /// Runs until `stop` is raised, finishing the document in hand.
+    pub async fn run(self, mut stop: Stop) {
+        while !stop.requested() {
+            let at = now();
+            let pause = match self.state.db.call(|c| super::store::awaiting_seal(c)).await {
+                Ok(waiting) => {
+                    let due: Vec<i64> = waiting
+                        .iter()
+                        .filter(|(_, next)| next.is_none_or(|t| t <= at))
+                        .map(|(doc, _)| *doc)
+                        .collect();
+                    let mut trouble = false;
+                    for doc in &due {
+                        if stop.requested() {
+                            return;
+                        }
+                        if let Err(e) = self.attempt(*doc).await {
+                            tracing::error!(document = doc, error = %e, "recording a sealing attempt failed");
+                            trouble = true;
+                        }
+                    }
+                    if !due.is_empty() && !trouble {
+                        continue;
+                    }
+                    // Until the earliest retry (unix seconds, so up to a second late), or a
+                    // little while when the database is in trouble.
+                    let next = waiting.iter().filter_map(|(_, next)| *next).min();
+                    match (trouble, next) {
+                        (true, _) => Some(POLL),
+                        (false, Some(t)) => Some(until(t)),
+                        (false, None) => None,
+                    }
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, "looking for documents to seal failed");
+                    Some(POLL)
+                }
+            };
+            let sleep = async {
+                match pause {
+                    Some(d) => tokio::time::sleep(d).await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                _ = self.state.sealing.notified() => {}
+                _ = sleep => {}
+                _ = stop.wait() => {}
+            }
+        }
+    }
+
+    /// One attempt at sealing `doc`; a failure is recorded with the time of the next attempt,
+    /// and the first one is told to the owner (mail and DOCUMENT_SEAL_FAILED), not every retry.
+    async fn attempt(&self, doc: i64) -> Result<(), AppError> {
+        let failure = match seal(&self.state, doc).await {
+            Ok(()) => return Ok(()),
+            Err(f) => f,
+        };
+        let app = self.state.app_base();
+        let backoff = self.backoff;
+        let public = failure.public.clone();
+        let recorded = self
+            .state
+            .db
+            .write(move |tx| {
+                let at = now();
+                let next = |failures: u32| backoff.retry_at(failures, at);
+                let Some((failures, next_at)) =
+                    super::store::record_seal_failure(tx, doc, &public, next, at)?
+                else {
+                    return Ok(None);
+                };
+                if failures == 1 {
+                    super::notify::seal_failed(tx, doc, &public, next_at, &app, at)?;
+                }
+                Ok(Some((failures, next_at)))
+            })
+            .await?;
+        match recorded {
+            Some((failures, next_at)) => {
+                tracing::warn!(document = doc, failures, error = %failure.detail,
+                    next_attempt = %crate::timefmt::iso8601(next_at), "sealing failed; it will be retried");
+                if failures == 1 {
+                    self.state.wake_outbound();
+                }
+            }
+            // Cancelled in between: nothing more to do.
+            None => tracing::info!(document = doc, error = %failure.detail,
+                "sealing failed on a document that is no longer pending"),
+        }
+        Ok(())
+    }
+}
+
+/// How long until unix second `t`.
+fn until(t: i64) -> Duration {
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64);
+    Duration::from_millis((t.saturating_mul(1000) - now_ms).max(0) as u64)
+}
+
+/// Why an attempt failed: `public` is what the owner reads (in the API, the mail and the
+/// webhook); `detail` goes to the log only, since it may name paths and internals.
+#[derive(Debug)]
+struct Failure {
+    public: String,
+    detail: String,
+}
+
+impl Failure {
+    /// A cause in the server (storage, the seal certificate, the database).
+    fn server(what: &str, cause: impl std::fmt::Display) -> Failure {
+        Failure {
+            public: format!("{what} (the server log has the details)"),
+            detail: format!("{what}: {cause}"),
+        }
+    }
+
+    /// A cause in the document itself (e.g. a field on a page the file does not have).
+    fn document(e: crate::pdf::PdfError) -> Failure {
+        let message = e.to_string();
+        Failure {
+            public: message.clone(),
+            detail: message,
+        }
+    }
+}
+
+/// Seals `doc` and completes it. On any failure nothing is left behind: the sealed file is
+/// written whole or not at all (`BlobStore::put` renames a synced temp file), and is removed
+/// again when the completing transaction fails or finds the document no longer PENDING.
+async fn seal(state: &AppState, doc: i64) -> Result<(), Failure> {
+    let Gathered { blob, mut input } = state
+        .db
+        .call(move |c| gather(c, doc))
+        .await
+        .map_err(|e| Failure::server("reading the document failed", e))?;
     let blobs = state.blobs.clone();
     let signer = state.seal.clone();
-    let stored = tokio::task::spawn_blocking(move || -> Result<_, AppError> {
+    let stored = tokio::task::spawn_blocking(move || -> Result<_, Failure> {
         let id = crate::blob::BlobId::parse(&blob)
-            .ok_or_else(|| AppError::internal("a document's blob id is malformed"))?;
-        input.original = std::fs::read(blobs.path(&id))?;
-        let signer = signer.get()?;
-        let sealed = crate::pdf::seal::seal(&input, &signer)
-            .map_err(|e| AppError::internal(format!("sealing failed: {e}")))?;
-        Ok(blobs.put(&sealed)?)
+            .ok_or_else(|| Failure::server("the document's file id is malformed", &blob))?;
+        input.original = std::fs::read(blobs.path(&id))
+            .map_err(|e| Failure::server("the document's file could not be read", e))?;
+        let signer = signer
+            .get()
+            .map_err(|e| Failure::server("the seal certificate is not available", e))?;
+        let sealed = crate::pdf::seal::seal(&input, &signer).map_err(Failure::document)?;
+        blobs
+            .put(&sealed)
+            .map_err(|e| Failure::server("the sealed file could not be stored", e))
     })
     .await
-    .map_err(|e| AppError::internal(format!("sealing task failed: {e}")))??;
+    .map_err(|e| Failure::server("the sealing task failed", e))??;
     let app = state.app_base();
     let sealed = stored.clone();
     let completed = state
@@ -218,14 +372,17 @@ async fn seal(state: &AppState, doc: i64) -> Result<(), AppError> {
             super::notify::completed(tx, doc, sealed.id.as_str(), &app, at)?;
             Ok(true)
         })
-        .await?;
-    if completed {
+        .await;
+    if let Ok(true) = completed {
         state.wake_outbound();
         tracing::info!(document = doc, "document sealed and completed");
-    } else {
-        let blobs = state.blobs.clone();
-        let id = stored.id.clone();
-        let _ = tokio::task::spawn_blocking(move || blobs.delete(&id)).await;
+        return Ok(());
     }
-    Ok(())
+    let blobs = state.blobs.clone();
+    let id = stored.id.clone();
+    let _ = tokio::task::spawn_blocking(move || blobs.delete(&id)).await;
+    match completed {
+        Err(e) => Err(Failure::server("recording the sealed file failed", e)),
+        _ => Ok(()),
+    }
 }

@@ -231,7 +231,8 @@ pub fn set_status(
 /// acting recipient finished. False otherwise (e.g. cancelled while sealing).
 pub fn complete(tx: &Connection, doc: i64, sealed: &str, now: i64) -> Result<bool, AppError> {
     let n = tx.execute(
-        "UPDATE documents SET status = 'COMPLETED', sealed_blob_id = ?2, completed_at = ?3, updated_at = ?3
+        "UPDATE documents SET status = 'COMPLETED', sealed_blob_id = ?2, completed_at = ?3, updated_at = ?3,
+                seal_next_at = NULL
          WHERE id = ?1 AND status = 'PENDING'
            AND NOT EXISTS (SELECT 1 FROM recipients WHERE document_id = ?1 AND role <> 'CC' AND signing_status <> 'SIGNED')",
         params![doc, sealed, now],
@@ -249,14 +250,44 @@ pub fn fill_dates(tx: &Connection, recipient: i64, text: &str, now: i64) -> Resu
     Ok(())
 }
 
-/// PENDING documents whose acting recipients have all finished but that are not sealed yet
-/// (the server stopped while sealing): sealed again at start.
-pub fn awaiting_seal(conn: &Connection) -> Result<Vec<i64>, AppError> {
+/// PENDING documents whose acting recipients have all finished but that are not sealed yet,
+/// with when their next sealing attempt is due (`None`: at once; a time after a failure).
+pub fn awaiting_seal(conn: &Connection) -> Result<Vec<(i64, Option<i64>)>, AppError> {
     let mut stmt = conn.prepare(
-        "SELECT d.id FROM documents d WHERE d.status = 'PENDING'
+        "SELECT d.id, d.seal_next_at FROM documents d WHERE d.status = 'PENDING'
            AND EXISTS (SELECT 1 FROM recipients WHERE document_id = d.id AND role <> 'CC')
            AND NOT EXISTS (SELECT 1 FROM recipients WHERE document_id = d.id AND role <> 'CC' AND signing_status <> 'SIGNED')",
     )?;
-    let rows = stmt.query_map([], |r| r.get(0))?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
     Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Records a failed sealing attempt on a PENDING document: one more failure, its `error`, and
+/// the next attempt at `next(failures)`. Returns (failures, next attempt), or `None` when the
+/// document is no longer PENDING.
+pub fn record_seal_failure(
+    tx: &Connection,
+    doc: i64,
+    error: &str,
+    next: impl Fn(u32) -> i64,
+    now: i64,
+) -> Result<Option<(u32, i64)>, AppError> {
+    let before: Option<i64> = tx
+        .query_row(
+            "SELECT seal_failures FROM documents WHERE id = ?1 AND status = 'PENDING'",
+            [doc],
+            |r| r.get(0),
+        )
+        .optional()?;
+    let Some(before) = before else {
+        return Ok(None);
+    };
+    let failures = u32::try_from(before).unwrap_or(0).saturating_add(1);
+    let at = next(failures);
+    tx.execute(
+        "UPDATE documents SET seal_failures = ?2, seal_error = ?3, seal_next_at = ?4, updated_at = ?5
+         WHERE id = ?1 AND status = 'PENDING'",
+        params![doc, failures, error, at, now],
+    )?;
+    Ok(Some((failures, at)))
 }

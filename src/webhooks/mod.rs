@@ -25,6 +25,7 @@ pub const EVENTS: &[&str] = &[
     "DOCUMENT_COMPLETED",
     "DOCUMENT_REJECTED",
     "DOCUMENT_CANCELLED",
+    "DOCUMENT_SEAL_FAILED",
 ];
 
 /// A webhook as a client describes it, validated.

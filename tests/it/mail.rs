@@ -43,7 +43,7 @@ impl SmtpServer {
     }
 
     /// The messages received so far, raw (`dir/md` is the Maildir).
-    fn messages(&self) -> Vec<String> {
+    pub fn messages(&self) -> Vec<String> {
         let Ok(entries) = std::fs::read_dir(self.dir.join("md/new")) else {
             return Vec::new();
         };

@@ -11,6 +11,7 @@ mod mail;
 mod oauth_flow;
 mod oauth_rules;
 mod process;
+mod sealing;
 mod signing;
 mod signing_e2e;
 mod storage;

@@ -17,20 +17,20 @@ use crate::documents::{call, create, two_recipients, user_with_key};
 use crate::harness::TestApp;
 
 #[derive(Debug, Clone)]
-struct Received {
-    headers: HashMap<String, String>,
-    body: String,
+pub struct Received {
+    pub headers: HashMap<String, String>,
+    pub body: String,
 }
 
 /// A minimal HTTP/1.1 receiver answering each request with the next of `statuses` (then 200).
-struct Receiver {
+pub struct Receiver {
     addr: SocketAddr,
     got: Arc<Mutex<Vec<Received>>>,
     task: tokio::task::JoinHandle<()>,
 }
 
 impl Receiver {
-    async fn start(statuses: &[u16]) -> Receiver {
+    pub async fn start(statuses: &[u16]) -> Receiver {
         Self::start_on("127.0.0.1:0".parse().unwrap(), statuses).await
     }
 
@@ -93,15 +93,15 @@ impl Receiver {
         Receiver { addr, got, task }
     }
 
-    fn url(&self) -> String {
+    pub fn url(&self) -> String {
         format!("http://127.0.0.1:{}/hook", self.addr.port())
     }
 
-    fn received(&self) -> Vec<Received> {
+    pub fn received(&self) -> Vec<Received> {
         self.got.lock().unwrap().clone()
     }
 
-    async fn wait_for(&self, n: usize) -> Vec<Received> {
+    pub async fn wait_for(&self, n: usize) -> Vec<Received> {
         let deadline = Instant::now() + Duration::from_secs(30);
         loop {
             let got = self.received();
