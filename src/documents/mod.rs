@@ -131,7 +131,9 @@ pub struct DocumentView {
     pub recipients: Vec<RecipientView>,
     pub fields: Vec<FieldView>,
     pub meta: Meta,
-    /// `null` until a sealing attempt fails; then how sealing is going.
+    /// Absent until a sealing attempt fails (so the seed 2.1 shape holds for every document
+    /// that seals at once); then how sealing is going.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub sealing: Option<SealingView>,
 }
 

@@ -354,12 +354,12 @@ fn schemas() -> Value {
             "fieldMeta": {"type": ["object", "null"]}, "inserted": {"type": "boolean"}, "customText": nullable("string")
         }},
         "FieldsResponse": {"type": "object", "required": ["documentId", "fields"], "properties": {"documentId": {"type": "integer"}, "fields": {"type": "array", "items": ref_("Field")}}},
-        "Document": {"type": "object", "required": ["id", "externalId", "userId", "teamId", "title", "status", "documentDataId", "createdAt", "updatedAt", "completedAt", "recipients", "fields", "meta", "sealing"], "properties": {
+        "Document": {"type": "object", "required": ["id", "externalId", "userId", "teamId", "title", "status", "documentDataId", "createdAt", "updatedAt", "completedAt", "recipients", "fields", "meta"], "properties": {
             "id": {"type": "integer"}, "externalId": nullable("string"), "userId": {"type": "integer"}, "teamId": nullable("integer"),
             "title": {"type": "string"}, "status": {"type": "string", "enum": ["DRAFT", "PENDING", "COMPLETED", "REJECTED", "CANCELLED"]},
             "documentDataId": {"type": "string"}, "createdAt": ts, "updatedAt": ts, "completedAt": ts_null,
             "recipients": {"type": "array", "items": ref_("Recipient")}, "fields": {"type": "array", "items": ref_("Field")}, "meta": ref_("Meta"),
-            "sealing": {"oneOf": [{"type": "null"}, ref_("Sealing")], "description": "null until an attempt to seal the finished document fails"}
+            "sealing": {"allOf": [ref_("Sealing")], "description": "present once an attempt to seal the finished document has failed"}
         }},
         "Sealing": {"type": "object", "required": ["status", "attempts", "lastError", "nextAttemptAt"], "properties": {
             "status": {"type": "string", "enum": ["FAILED", "SEALED"], "description": "FAILED: the last attempt failed and sealing is retried at nextAttemptAt (while the document is PENDING); SEALED: a later attempt succeeded"},

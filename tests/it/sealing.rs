@@ -379,7 +379,8 @@ async fn failed_sealing_is_shown_told_once_retried_and_completes_once_fixed() {
 
     let (id, ann, sig, text) = one_pager(&app, &key, "Stranded").await;
     assert_eq!(send(&app, &key, id).await.0, 200);
-    assert!(get_doc(&app, &key, id).await["sealing"].is_null());
+    let doc = get_doc(&app, &key, id).await;
+    assert!(doc.get("sealing").is_none(), "no failure yet: {doc}");
     // A PENDING document with a field past its file's last page: what databases from before
     // the upload and send checks may hold (sent before this fix). Sealing cannot place it.
     db(&app)
