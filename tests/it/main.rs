@@ -2,6 +2,7 @@
 
 mod harness;
 
+mod basic_credentials;
 mod bookings;
 mod browser;
 mod cli;
