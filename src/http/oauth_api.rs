@@ -161,7 +161,9 @@ async fn endpoint(
         Ok(Err(e)) => oauth_error(&e, basic_used),
         Err(e) => {
             let e = match e {
-                AppError::Unavailable(_) => OAuthError::new("temporarily_unavailable", "try again"),
+                AppError::Unavailable(_) | AppError::Overloaded { .. } => {
+                    OAuthError::new("temporarily_unavailable", "try again")
+                }
                 other => {
                     tracing::error!(error = %other, "token endpoint failed");
                     OAuthError::new("server_error", "internal error; the server log has details")
