@@ -83,6 +83,12 @@ done
 "$pkg/usr/bin/docket" --version
 cmp -s "$unit" packaging/systemd/docket.service || die "the packaged unit differs from packaging/systemd/docket.service"
 grep -qx /etc/default/docket "$ctl/conffiles" || die "/etc/default/docket is not a conffile"
+# /etc/default/docket may hold the SMTP password: shipped 0640 (root:root in the archive, as
+# the docket group does not exist yet), then given to root:docket by the postinst.
+default_perm=$(dpkg-deb -c "$deb" | awk '$6 == "./etc/default/docket" { print $1, $2 }')
+[ "$default_perm" = "-rw-r----- root/root" ] || die "/etc/default/docket is shipped as '$default_perm', not -rw-r----- root/root"
+grep -q 'chown root:docket /etc/default/docket' "$ctl/postinst" || die "postinst does not give /etc/default/docket to root:docket"
+grep -q 'chmod 0640 /etc/default/docket' "$ctl/postinst" || die "postinst does not keep /etc/default/docket 0640"
 grep -q '^Depends:.*adduser' "$ctl/control" || die "Depends lacks adduser"
 for s in postinst prerm postrm; do
   [ -x "$ctl/$s" ] || die "maintainer script $s missing or not executable"
@@ -103,6 +109,8 @@ for s in postinst prerm postrm; do
 done
 [ "$(line 'adduser --' "$ctl/postinst")" -lt "$(line 'deb-systemd-helper enable' "$ctl/postinst")" ] \
   || die "postinst enables the unit before creating the user"
+[ "$(line 'adduser --' "$ctl/postinst")" -lt "$(line 'chown root:docket /etc/default/docket' "$ctl/postinst")" ] \
+  || die "postinst gives /etc/default/docket to the docket group before creating it"
 [ "$(grep -c 'deb-systemd-invoke \$_dh_action' "$ctl/postinst")" = 1 ] || die "postinst starts the unit more than once"
 [ "$(grep -c 'deb-systemd-invoke stop' "$ctl/prerm")" = 1 ] || die "prerm stops the unit more than once"
 # Every DOCKET_* variable of `docket serve --help` is in /etc/default/docket, commented out.

@@ -35,6 +35,8 @@ pub struct AppState {
     pub keys: Arc<KeyRing>,
     pub data: Arc<DataDir>,
     pub limiter: Arc<crate::ratelimit::RateLimiter>,
+    /// The bound on concurrent password checks (`--max-password-checks`).
+    pub passwords: crate::users::checks::PasswordChecks,
     /// Wakes the mail worker: call `state.mail.wake()` after a transaction that queued mail.
     pub mail: Wake,
     /// Wakes the webhook worker: call `state.webhooks.wake()` after one that queued deliveries.
@@ -213,6 +215,7 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         keys,
         data: Arc::new(data.clone()),
         limiter: Arc::new(crate::ratelimit::RateLimiter::new(config.rate_limit)),
+        passwords: crate::users::checks::PasswordChecks::new(config.max_password_checks),
         mail,
         webhooks: webhooks.clone(),
         webhook_secrets: webhook_secrets.clone(),

@@ -4,6 +4,7 @@
 //! into place, so `dest` is either complete or absent. Restoring is copying it back as a data dir.
 
 use std::fs;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -72,10 +73,14 @@ fn assemble(data: &DataDir, db: &Db, work: &Path) -> Result<Report, AppError> {
         .to_str()
         .ok_or_else(|| AppError::bad_request("the destination path is not UTF-8"))?
         .to_string();
+    // VACUUM INTO creates a missing file with SQLite's default mode (0644 less the umask) but
+    // keeps the mode of an empty one: make it owner-only first, like the live database.
+    create_private_file(&db_copy)?;
     db.call_blocking(|c| {
         c.execute("VACUUM INTO ?1", [&db_copy_str])?;
         Ok(())
     })?;
+    fs::set_permissions(&db_copy, fs::Permissions::from_mode(0o600))?;
     fs::File::open(&db_copy)?.sync_all()?;
 
     // Read the blob list from the snapshot itself, so files and rows agree.
@@ -141,6 +146,17 @@ fn assemble(data: &DataDir, db: &Db, work: &Path) -> Result<Report, AppError> {
         missing_blobs: missing,
         created_at,
     })
+}
+
+/// Creates the empty file `path` with mode 0600.
+fn create_private_file(path: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
+    fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)?;
+    Ok(())
 }
 
 /// Copies the regular files of `from` into a new private `to`, keeping them 0600.

@@ -120,6 +120,12 @@ pub struct ServeArgs {
     )]
     pub rate_limit: u64,
 
+    /// Password checks (argon2id, 19 MiB each) running at once; more wait up to 5 s, then get 503
+    /// [default: two per CPU]
+    #[arg(long, env = "DOCKET_MAX_PASSWORD_CHECKS", value_name = "N",
+          value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub max_password_checks: Option<u16>,
+
     /// Lifetime of signed upload URLs, in seconds
     #[arg(long, env = "DOCKET_UPLOAD_URL_TTL", default_value_t = 3600, value_name = "SECS",
           value_parser = clap::value_parser!(i64).range(1..=604_800))]
@@ -149,6 +155,17 @@ pub struct ServeArgs {
     /// to the outbox (`docket mail list`)
     #[arg(long, env = "DOCKET_SMTP_URL", value_name = "URL")]
     pub smtp_url: Option<String>,
+
+    /// File holding the SMTP password for the user of --smtp-url (smtp://USER@host), so that it
+    /// does not show in the process list as a password inside --smtp-url would; one trailing
+    /// newline is ignored
+    #[arg(
+        long,
+        env = "DOCKET_SMTP_PASSWORD_FILE",
+        value_name = "FILE",
+        requires = "smtp_url"
+    )]
+    pub smtp_password_file: Option<PathBuf>,
 
     /// Sender of outgoing mail [default: Docket <docket@HOST>, HOST from the public URL]
     #[arg(long, env = "DOCKET_MAIL_FROM", value_name = "MAILBOX")]

@@ -64,6 +64,8 @@ pub struct Config {
     pub lifetimes: crate::oauth::tokens::Lifetimes,
     pub rotate_refresh_tokens: bool,
     pub rate_limit: u64,
+    /// Password checks that may run at once.
+    pub max_password_checks: usize,
     pub upload_url_ttl: i64,
     pub log_format: LogFormat,
     pub log_level: String,
@@ -92,6 +94,13 @@ pub fn parse_base_url(flag: &str, raw: &str) -> Result<Url, StartupError> {
     }
     let trimmed = url.as_str().trim_end_matches('/').to_string();
     Url::parse(&trimmed).map_err(|e| StartupError::Config(format!("{flag}: {e}")))
+}
+
+/// A secret kept in a file: its text without one trailing newline.
+fn read_secret_file(path: &std::path::Path) -> Result<String, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let text = text.strip_suffix('\n').unwrap_or(&text);
+    Ok(text.strip_suffix('\r').unwrap_or(text).to_string())
 }
 
 /// The URL's text without a trailing slash, ready to append paths to.
@@ -171,6 +180,19 @@ impl Config {
                     .map_err(|e| StartupError::Config(format!("--smtp-url: {e}")))
             })
             .transpose()?;
+        let smtp = match (smtp, &args.smtp_password_file) {
+            (Some(url), Some(path)) => Some(
+                read_secret_file(path)
+                    .and_then(|pw| url.with_password(pw))
+                    .map_err(|e| {
+                        StartupError::Config(format!(
+                            "--smtp-password-file {}: {e}",
+                            path.display()
+                        ))
+                    })?,
+            ),
+            (smtp, _) => smtp,
+        };
         let mail_from = args
             .mail_from
             .as_deref()
@@ -197,6 +219,9 @@ impl Config {
             },
             rotate_refresh_tokens: args.rotate_refresh_tokens,
             rate_limit: args.rate_limit,
+            max_password_checks: args
+                .max_password_checks
+                .map_or_else(crate::users::checks::default_max, usize::from),
             upload_url_ttl: args.upload_url_ttl,
             log_format: args.log_format,
             log_level: args.log_level.clone(),
@@ -276,6 +301,13 @@ mod tests {
     fn defaults_follow_tls() {
         let c = config(&[]).unwrap();
         assert_eq!(c.listen.to_string(), "127.0.0.1:8443");
+        assert_eq!(c.max_password_checks, crate::users::checks::default_max());
+        assert_eq!(
+            config(&["--max-password-checks", "3"])
+                .unwrap()
+                .max_password_checks,
+            3
+        );
         assert_eq!(
             c.resolve_public_url(c.listen).as_str(),
             "https://localhost:8443/"
@@ -360,5 +392,34 @@ mod tests {
         let c = config(&[]).unwrap();
         assert!(c.smtp.is_none() && c.mail_from.is_none() && !c.allow_private_webhooks);
         assert_eq!(c.retry_base.as_secs(), 30);
+    }
+
+    #[test]
+    fn the_smtp_password_can_come_from_a_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("pw");
+        std::fs::write(&file, "s3cret:/@ %41\n").unwrap();
+        let file = file.to_str().unwrap();
+        let c = config(&["--smtp-url", "smtp://me@h", "--smtp-password-file", file]).unwrap();
+        let url = c.smtp.unwrap();
+        let plain = crate::mail::smtp::SmtpUrl::parse("smtp://me@h").unwrap();
+        assert_eq!(url, plain.with_password("s3cret:/@ %41".into()).unwrap());
+        let both = config(&["--smtp-url", "smtp://me:x@h", "--smtp-password-file", file]);
+        assert!(both.unwrap_err().to_string().contains("one place"));
+        let missing = dir.path().join("nope").display().to_string();
+        let err = config(&[
+            "--smtp-url",
+            "smtp://me@h",
+            "--smtp-password-file",
+            &missing,
+        ])
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("nope") && !err.contains("s3cret"), "{err}");
+        let argv = ["docket", "serve", "--smtp-password-file", file];
+        assert!(
+            crate::cli::Cli::try_parse_from(argv).is_err(),
+            "needs --smtp-url"
+        );
     }
 }

@@ -182,11 +182,29 @@ async fn submit(
                 .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
             resp
         }
+        Err(AppError::Overloaded { retry_after, .. }) => {
+            let mut resp = login_page(
+                &state,
+                next,
+                cookie_header.as_deref(),
+                Some("Too many sign-ins at once. Try again in a moment."),
+                StatusCode::SERVICE_UNAVAILABLE,
+            );
+            resp.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
+            resp
+        }
         Err(e) => super::reply::error_response(&e, super::reply::Format::Html),
     }
 }
 
-/// Checks the credentials under the throttle; a new session token on success.
+/// Checks the credentials under the throttle and within the bound on password checks; a new
+/// session token on success.
+///
+/// The attempt is reserved first (counted and checked against the lock in one write), so that
+/// concurrent attempts get at most the throttle's number of real checks. It stands as a failure
+/// unless the password matched (the account's count is cleared, the address's attempt taken
+/// back) or it was never checked (taken back).
 async fn attempt(
     state: &AppState,
     email: &str,
@@ -195,16 +213,16 @@ async fn attempt(
 ) -> Result<Option<SecretToken>, AppError> {
     let account = throttle::account_key(email);
     let address = throttle::address_key(&peer.map(|p| p.ip().to_string()).unwrap_or_default());
-    let keys = vec![account.clone(), address.clone()];
-    let (k, e) = (keys.clone(), email.to_string());
+    let (k, e) = ([account.clone(), address.clone()], email.to_string());
     let (verdict, record) = state
         .db
-        .call(move |c| {
-            let refs: Vec<&str> = k.iter().map(String::as_str).collect();
-            Ok((
-                throttle::check(c, &refs, now())?,
-                crate::users::store::login_record(c, &e)?,
-            ))
+        .write(move |c| {
+            let verdict = throttle::reserve(c, &[&k[0], &k[1]], now())?;
+            let record = match verdict {
+                throttle::Verdict::Locked(_) => None,
+                _ => crate::users::store::login_record(c, &e)?,
+            };
+            Ok((verdict, record))
         })
         .await?;
     match verdict {
@@ -217,47 +235,40 @@ async fn attempt(
         throttle::Verdict::Slow(ms) => tokio::time::sleep(Duration::from_millis(ms)).await,
         throttle::Verdict::Allow => {}
     }
-    let password = password.to_string();
-    let (user, hash) = match record {
-        Some((id, h)) => (Some(id), h),
-        // Spend the same time on unknown accounts, so timing does not tell which exist.
-        None => (None, dummy_hash().to_string()),
+    // Unknown accounts are checked against a dummy hash, so timing does not tell which exist.
+    let (user, hash) = record.map_or((None, None), |(id, h)| (Some(id), Some(h)));
+    let ok = match state.passwords.verify(password.to_string(), hash).await {
+        Ok(ok) => ok,
+        Err(e) => {
+            give_back(state, vec![account, address]).await;
+            return Err(e);
+        }
     };
-    let ok = tokio::task::spawn_blocking(move || crate::users::password::verify(&password, &hash))
-        .await
-        .map_err(AppError::internal)?;
-    match (ok, user) {
-        (true, Some(id)) => {
-            let token = sessions::new_token();
-            let t = token.clone();
-            state
-                .db
-                .call(move |c| {
-                    throttle::clear(c, &account)?;
-                    sessions::store::create(c, id, &t, now())
-                })
-                .await?;
-            Ok(Some(token))
-        }
-        _ => {
-            state
-                .db
-                .call(move |c| {
-                    let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
-                    throttle::record_failure(c, &refs, now())
-                })
-                .await?;
-            Ok(None)
-        }
-    }
+    let Some(id) = user.filter(|_| ok) else {
+        return Ok(None);
+    };
+    let token = sessions::new_token();
+    let t = token.clone();
+    state
+        .db
+        .write(move |c| {
+            throttle::clear(c, &account)?;
+            throttle::release(c, &address)?;
+            sessions::store::create(c, id, &t, now())
+        })
+        .await?;
+    Ok(Some(token))
 }
 
-/// An argon2id hash of a random password, with the same parameters as real ones.
-fn dummy_hash() -> &'static str {
-    static HASH: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    HASH.get_or_init(|| {
-        crate::users::password::hash(&crate::users::password::generate()).unwrap_or_default()
-    })
+/// Takes back attempts reserved for `keys` that were never checked.
+async fn give_back(state: &AppState, keys: Vec<String>) {
+    let released = state
+        .db
+        .write(move |c| keys.iter().try_for_each(|k| throttle::release(c, k)))
+        .await;
+    if let Err(e) = released {
+        tracing::warn!(error = %e, "could not take back a login attempt");
+    }
 }
 
 async fn logout(

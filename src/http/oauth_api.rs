@@ -4,7 +4,6 @@
 
 use std::collections::HashMap;
 
-use base64::Engine;
 use bytes::Bytes;
 use http::{HeaderValue, StatusCode, header};
 use serde_json::{Value, json};
@@ -16,6 +15,7 @@ use super::reply::{json_response, json_result};
 use crate::app::AppState;
 use crate::db::now;
 use crate::error::AppError;
+use crate::oauth::basic;
 use crate::oauth::clients::Client;
 use crate::oauth::scope::{self, Scope};
 use crate::oauth::tokens::{Issued, OAuthError, OAuthErrorBody, store};
@@ -104,25 +104,6 @@ fn fields(content_type: Option<&str>, body: &[u8]) -> Result<HashMap<String, Str
     }
 }
 
-/// `client_id:client_secret` from HTTP Basic (RFC 6749 2.3.1: each form-urlencoded).
-fn basic(header: &str) -> Option<(String, String)> {
-    let (scheme, rest) = header.trim().split_once(' ')?;
-    if !scheme.eq_ignore_ascii_case("basic") {
-        return None;
-    }
-    let decoded = base64::engine::general_purpose::STANDARD
-        .decode(rest.trim())
-        .ok()?;
-    let text = String::from_utf8(decoded).ok()?;
-    let (id, secret) = text.split_once(':')?;
-    let unescape = |s: &str| {
-        url::form_urlencoded::parse(format!("x={s}").as_bytes())
-            .next()
-            .map(|(_, v)| v.into_owned())
-    };
-    Some((unescape(id)?, unescape(secret)?))
-}
-
 fn oauth_error(e: &OAuthError, basic_used: bool) -> Response {
     let mut resp = json_response(
         e.status(),
@@ -159,7 +140,12 @@ async fn endpoint(
     body: Bytes,
     kind: Kind,
 ) -> Response {
-    let basic_creds = authorization.as_deref().and_then(basic);
+    let basic_creds = match authorization.as_deref().and_then(basic::parse) {
+        None => None,
+        Some(Ok(c)) => Some((c.client_id, c.secret)),
+        // RFC 6749 5.2: credentials that cannot be read are a failed client authentication.
+        Some(Err(why)) => return oauth_error(&OAuthError::invalid_client(why), true),
+    };
     let basic_used = basic_creds.is_some();
     match handle(
         &state,
@@ -175,7 +161,9 @@ async fn endpoint(
         Ok(Err(e)) => oauth_error(&e, basic_used),
         Err(e) => {
             let e = match e {
-                AppError::Unavailable(_) => OAuthError::new("temporarily_unavailable", "try again"),
+                AppError::Unavailable(_) | AppError::Overloaded { .. } => {
+                    OAuthError::new("temporarily_unavailable", "try again")
+                }
                 other => {
                     tracing::error!(error = %other, "token endpoint failed");
                     OAuthError::new("server_error", "internal error; the server log has details")
@@ -436,16 +424,6 @@ fn metadata(state: &AppState) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn basic_credentials_are_form_decoded() {
-        let h = format!(
-            "Basic {}",
-            base64::engine::general_purpose::STANDARD.encode("my%20id:s%3Acret")
-        );
-        assert_eq!(basic(&h), Some(("my id".into(), "s:cret".into())));
-        assert_eq!(basic("Bearer x"), None);
-    }
 
     #[test]
     fn bodies_are_json_or_form() {

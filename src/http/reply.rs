@@ -81,6 +81,9 @@ pub fn error_response(err: &AppError, format: Format) -> Response {
                 headers.insert(header::WWW_AUTHENTICATE, v);
             }
         }
+        AppError::Overloaded { retry_after, .. } => {
+            headers.insert(header::RETRY_AFTER, HeaderValue::from(*retry_after));
+        }
         AppError::TooManyRequests { retry_after, limit } => {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(*retry_after));
             if *limit > 0 {
@@ -228,6 +231,15 @@ mod tests {
         );
         assert_eq!(r.headers()[header::RETRY_AFTER], "7");
         assert_eq!(r.headers()["x-ratelimit-limit"], "10");
+        for format in [Format::Json, Format::Html] {
+            let busy = AppError::Overloaded {
+                retry_after: 2,
+                message: "busy".into(),
+            };
+            let r = error_response(&busy, format);
+            assert_eq!(r.status(), 503);
+            assert_eq!(r.headers()[header::RETRY_AFTER], "2");
+        }
     }
 
     #[test]

@@ -5,7 +5,9 @@
 //! - `smtp://host[:port]?tls=none`: no TLS at all (port 25 by default), for a relay on the same
 //!   host or network, and for tests.
 //!
-//! User and password are percent-decoded.
+//! User and password are percent-decoded. A password in the URL shows in the process list when
+//! the URL is given on the command line; `--smtp-password-file` keeps it in a file instead
+//! (`with_password`).
 
 use std::time::Duration;
 
@@ -96,6 +98,22 @@ impl SmtpUrl {
             user,
             password,
         })
+    }
+
+    /// This URL with `password` (read from `--smtp-password-file`) for its user. The URL must
+    /// name a user and carry no password of its own.
+    pub fn with_password(mut self, password: String) -> Result<SmtpUrl, String> {
+        if self.user.is_none() {
+            return Err("a password file needs a user in the URL (smtp://USER@host)".into());
+        }
+        if self.password.is_some() {
+            return Err("the URL has a password too: give it in one place".into());
+        }
+        if password.is_empty() {
+            return Err("the password file is empty".into());
+        }
+        self.password = Some(password);
+        Ok(self)
     }
 
     /// The transport this URL describes (no connection is made yet).
@@ -206,6 +224,19 @@ mod tests {
         let u = SmtpUrl::parse("smtp://[::1]:25?tls=none").unwrap();
         assert_eq!(u.host, "::1");
         assert!(SmtpUrl::parse("smtp://h?tls=starttls").unwrap().security == Security::StartTls);
+    }
+
+    #[test]
+    fn a_password_from_a_file_joins_a_url_with_a_user_and_no_password() {
+        let u = SmtpUrl::parse("smtp://me@h").unwrap();
+        let with = u.clone().with_password("p@ss:w/rd %20".into()).unwrap();
+        assert_eq!(with.password.as_deref(), Some("p@ss:w/rd %20"));
+        assert!(!format!("{with:?}").contains("p@ss"));
+        assert!(u.with_password(String::new()).is_err());
+        let no_user = SmtpUrl::parse("smtp://h").unwrap();
+        assert!(no_user.with_password("pw".into()).is_err());
+        let both = SmtpUrl::parse("smtp://me:pw@h").unwrap();
+        assert!(both.with_password("pw".into()).is_err());
     }
 
     #[test]

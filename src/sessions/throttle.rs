@@ -1,6 +1,11 @@
-//! Login throttling: failures are counted per account and per client address. After
-//! `SLOW_AFTER` failures each attempt waits; after `LOCK_AFTER` the key is refused with 429 for
-//! `LOCK_SECONDS`. Counts older than `WINDOW` start over; a success clears the account's count.
+//! Login throttling: attempts are counted per account and per client address. An attempt is
+//! reserved before its password is checked, in one step with the lock check (`reserve`, run in
+//! one write transaction), so concurrent attempts cannot all pass the check before any is
+//! counted. After `SLOW_AFTER` attempts each further one waits; the attempt that reaches
+//! `LOCK_AFTER` locks the key, and every attempt after it is refused with 429 for
+//! `LOCK_SECONDS`. Counts older than `WINDOW` start over. A reserved attempt stands as a failure
+//! unless it is taken back (`release`: it was never checked, or it succeeded for a shared
+//! address); a success clears the account's count.
 
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -21,12 +26,16 @@ pub fn address_key(ip: &str) -> String {
     format!("ip:{ip}")
 }
 
-fn limit_for(key: &str) -> i64 {
+fn factor(key: &str) -> i64 {
     if key.starts_with("ip:") {
-        LOCK_AFTER * ADDRESS_FACTOR
+        ADDRESS_FACTOR
     } else {
-        LOCK_AFTER
+        1
     }
+}
+
+fn limit_for(key: &str) -> i64 {
+    LOCK_AFTER * factor(key)
 }
 
 /// What to do with a login attempt for these keys.
@@ -39,8 +48,11 @@ pub enum Verdict {
     Locked(i64),
 }
 
-pub fn check(conn: &Connection, keys: &[&str], now: i64) -> Result<Verdict, AppError> {
-    let mut verdict = Verdict::Allow;
+/// Reserves one attempt for every key at `now`, in one step: `Locked` (and nothing counted) when
+/// any key is locked; otherwise each key's count goes up by one and the verdict says how long
+/// to wait before checking the password. Run it inside one write transaction (`Db::write`).
+pub fn reserve(conn: &Connection, keys: &[&str], now: i64) -> Result<Verdict, AppError> {
+    let mut counts = Vec::with_capacity(keys.len());
     for key in keys {
         let row: Option<(i64, i64, Option<i64>)> = conn
             .query_row(
@@ -49,49 +61,50 @@ pub fn check(conn: &Connection, keys: &[&str], now: i64) -> Result<Verdict, AppE
                 |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
             )
             .optional()?;
-        let Some((failures, first_at, locked_until)) = row else {
-            continue;
+        let before = match row {
+            Some((_, _, Some(until))) if until > now => return Ok(Verdict::Locked(until - now)),
+            // An expired lock or window starts over.
+            Some((_, _, Some(_))) => 0,
+            Some((_, first_at, None)) if first_at + WINDOW <= now => 0,
+            Some((failures, _, None)) => failures.max(0),
+            None => 0,
         };
-        if let Some(until) = locked_until
-            && until > now
-        {
-            return Ok(Verdict::Locked(until - now));
+        counts.push((*key, before));
+    }
+    let mut verdict = Verdict::Allow;
+    for (key, before) in counts {
+        let slow_after = SLOW_AFTER * factor(key);
+        if before >= slow_after {
+            let wait = (250 * (before - slow_after + 1)).min(2000) as u64;
+            if !matches!(verdict, Verdict::Slow(w) if w >= wait) {
+                verdict = Verdict::Slow(wait);
+            }
         }
-        if first_at + WINDOW <= now {
-            continue;
-        }
-        let slow_after = if key.starts_with("ip:") {
-            SLOW_AFTER * ADDRESS_FACTOR
-        } else {
-            SLOW_AFTER
-        };
-        if failures >= slow_after {
-            let wait = (250 * (failures - slow_after + 1)).min(2000) as u64;
-            verdict = match verdict {
-                Verdict::Slow(w) if w >= wait => verdict,
-                _ => Verdict::Slow(wait),
-            };
-        }
+        let after = before + 1;
+        let locked_until = (after >= limit_for(key)).then_some(now + LOCK_SECONDS);
+        conn.execute(
+            "INSERT INTO login_failures (key, failures, first_at, last_at, locked_until)
+             VALUES (?1, ?2, ?3, ?3, ?4)
+             ON CONFLICT (key) DO UPDATE SET
+               failures = excluded.failures,
+               first_at = CASE WHEN ?5 THEN excluded.first_at ELSE first_at END,
+               last_at = excluded.last_at,
+               locked_until = excluded.locked_until",
+            params![key, after, now, locked_until, before == 0],
+        )?;
     }
     Ok(verdict)
 }
 
-pub fn record_failure(conn: &Connection, keys: &[&str], now: i64) -> Result<(), AppError> {
-    for key in keys {
-        conn.execute(
-            "INSERT INTO login_failures (key, failures, first_at, last_at) VALUES (?1, 1, ?2, ?2)
-             ON CONFLICT (key) DO UPDATE SET
-               failures = CASE WHEN first_at + ?3 <= ?2 THEN 1 ELSE failures + 1 END,
-               first_at = CASE WHEN first_at + ?3 <= ?2 THEN ?2 ELSE first_at END,
-               last_at = ?2",
-            params![key, now, WINDOW],
-        )?;
-        conn.execute(
-            "UPDATE login_failures SET locked_until = ?2 + ?3, failures = 0, first_at = ?2
-              WHERE key = ?1 AND failures >= ?4",
-            params![key, now, LOCK_SECONDS, limit_for(key)],
-        )?;
-    }
+/// Takes back one attempt reserved for `key` (it was never checked, or it succeeded from a
+/// shared address); a lock that attempt set is lifted with it.
+pub fn release(conn: &Connection, key: &str) -> Result<(), AppError> {
+    conn.execute(
+        "UPDATE login_failures SET failures = failures - 1,
+           locked_until = CASE WHEN failures - 1 < ?2 THEN NULL ELSE locked_until END
+         WHERE key = ?1 AND failures > 0",
+        params![key, limit_for(key)],
+    )?;
     Ok(())
 }
 
@@ -105,26 +118,76 @@ mod tests {
     use super::*;
     use crate::db::Db;
 
-    #[test]
-    fn failures_slow_then_lock_then_expire() {
+    fn db() -> (tempfile::TempDir, Db) {
         let tmp = tempfile::tempdir().unwrap();
         let db = Db::open(&tmp.path().join("t.db"), tmp.path(), 1).unwrap();
+        (tmp, db)
+    }
+
+    #[test]
+    fn attempts_slow_then_lock_then_expire() {
+        let (_tmp, db) = db();
         db.call_blocking(|c| {
             let k = account_key("Ada@x.org");
             let keys = [k.as_str()];
-            assert_eq!(check(c, &keys, 0)?, Verdict::Allow);
             for i in 0..SLOW_AFTER {
-                record_failure(c, &keys, i)?;
+                assert_eq!(reserve(c, &keys, i)?, Verdict::Allow, "attempt {i}");
             }
-            assert!(matches!(check(c, &keys, 10)?, Verdict::Slow(_)));
-            for i in SLOW_AFTER..LOCK_AFTER {
-                record_failure(c, &keys, i)?;
+            assert_eq!(reserve(c, &keys, 10)?, Verdict::Slow(250));
+            for i in SLOW_AFTER + 1..LOCK_AFTER {
+                assert!(matches!(reserve(c, &keys, 10 + i)?, Verdict::Slow(_)));
             }
-            assert_eq!(check(c, &keys, 20)?, Verdict::Locked(LOCK_SECONDS - 11));
-            assert_eq!(check(c, &keys, 9 + LOCK_SECONDS + 1)?, Verdict::Allow);
-            record_failure(c, &keys, 5000)?;
+            // The tenth attempt was allowed and locked the key: the eleventh is refused.
+            assert_eq!(reserve(c, &keys, 20)?, Verdict::Locked(LOCK_SECONDS - 1));
+            assert_eq!(reserve(c, &keys, 21)?, Verdict::Locked(LOCK_SECONDS - 2));
+            assert_eq!(reserve(c, &keys, 19 + LOCK_SECONDS)?, Verdict::Allow);
+            reserve(c, &keys, 5000)?;
             clear(c, &k)?;
-            assert_eq!(check(c, &keys, 5001)?, Verdict::Allow);
+            assert_eq!(reserve(c, &keys, 5001)?, Verdict::Allow);
+            Ok(())
+        })
+        .unwrap();
+    }
+
+    #[test]
+    fn a_locked_key_counts_nothing_for_the_others() {
+        let (_tmp, db) = db();
+        db.call_blocking(|c| {
+            let (acct, ip) = (account_key("a@x.org"), address_key("192.0.2.1"));
+            for i in 0..LOCK_AFTER {
+                reserve(c, &[&acct, &ip], i)?;
+            }
+            assert!(matches!(reserve(c, &[&acct, &ip], 20)?, Verdict::Locked(_)));
+            // The address counted the ten reserved attempts, not the refused one.
+            let other = account_key("b@x.org");
+            for i in LOCK_AFTER..LOCK_AFTER * ADDRESS_FACTOR {
+                assert!(
+                    !matches!(reserve(c, &[&other, &ip], 30)?, Verdict::Locked(_)),
+                    "{i}"
+                );
+                clear(c, &other)?;
+            }
+            assert!(matches!(
+                reserve(c, &[&other, &ip], 31)?,
+                Verdict::Locked(_)
+            ));
+            Ok(())
+        })
+        .unwrap();
+    }
+
+    #[test]
+    fn a_released_attempt_is_not_counted_and_lifts_the_lock_it_set() {
+        let (_tmp, db) = db();
+        db.call_blocking(|c| {
+            let k = account_key("a@x.org");
+            for i in 0..LOCK_AFTER {
+                reserve(c, &[&k], i)?;
+            }
+            assert!(matches!(reserve(c, &[&k], 20)?, Verdict::Locked(_)));
+            release(c, &k)?;
+            assert!(matches!(reserve(c, &[&k], 21)?, Verdict::Slow(_)));
+            assert!(matches!(reserve(c, &[&k], 22)?, Verdict::Locked(_)));
             Ok(())
         })
         .unwrap();

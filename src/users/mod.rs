@@ -1,5 +1,6 @@
 //! Login users: validated e-mail addresses, tiers, usernames, passwords, and their table.
 
+pub mod checks;
 pub mod password;
 pub mod store;
 

@@ -2,16 +2,19 @@
 
 mod harness;
 
+mod basic_credentials;
 mod bookings;
 mod browser;
 mod cli;
 mod documents;
 mod http;
+mod login_limits;
 mod mail;
 mod oauth_flow;
 mod oauth_rules;
 mod process;
 mod sealing;
+mod secret_files;
 mod signing;
 mod signing_e2e;
 mod storage;
