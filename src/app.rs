@@ -221,6 +221,8 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         wake: webhooks,
         backoff: crate::webhooks::deliver::backoff(config.retry_base),
         allow_private: config.allow_private_webhooks,
+        concurrency: config.webhook_concurrency,
+        outbound: config.outbound,
     };
     let (stop_workers, stop) = crate::retry::Stop::new();
     let workers = vec![
