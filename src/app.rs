@@ -227,6 +227,8 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         wake: webhooks,
         backoff: crate::webhooks::deliver::backoff(config.retry_base),
         allow_private: config.allow_private_webhooks,
+        concurrency: config.webhook_concurrency,
+        outbound: config.outbound,
     };
     let (stop_workers, stop) = crate::retry::Stop::new();
     // The sealer's first round seals what a stop interrupted and retries failures now due.

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::logging::LogFormat;
+use crate::outbound::Outbound;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -174,6 +175,16 @@ pub struct ServeArgs {
     /// Deliver webhooks to loopback, private, link-local and other internal addresses too
     #[arg(long, env = "DOCKET_ALLOW_PRIVATE_WEBHOOKS")]
     pub allow_private_webhooks: bool,
+
+    /// Webhook deliveries in flight at once (each endpoint has at most one)
+    #[arg(long, env = "DOCKET_WEBHOOK_CONCURRENCY", default_value_t = 16, value_name = "N",
+          value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub webhook_concurrency: u16,
+
+    /// Where webhook deliveries and SMTP may connect: anywhere, or only to localhost and
+    /// loopback addresses (tests, staging copies)
+    #[arg(long, env = "DOCKET_OUTBOUND", value_enum, default_value_t = Outbound::Any)]
+    pub outbound: Outbound,
 
     /// First retry delay of the mail and webhook queues, in milliseconds (for tests)
     #[arg(long, env = "DOCKET_RETRY_BASE_MS", default_value_t = 30_000, hide = true,

@@ -74,6 +74,10 @@ pub struct Config {
     /// `None`: `Docket <docket@HOST>` once the public URL is known.
     pub mail_from: Option<lettre::message::Mailbox>,
     pub allow_private_webhooks: bool,
+    /// Webhook deliveries in flight at once.
+    pub webhook_concurrency: usize,
+    /// Where webhooks and SMTP may connect.
+    pub outbound: crate::outbound::Outbound,
     /// First retry delay of the outgoing queues.
     pub retry_base: std::time::Duration,
 }
@@ -193,6 +197,16 @@ impl Config {
             ),
             (smtp, _) => smtp,
         };
+        if let Some(s) = &smtp
+            && !args.outbound.permits_host(&s.host)
+        {
+            // The SMTP client looks its host up itself: refuse before it could.
+            return Err(StartupError::Config(format!(
+                "--smtp-url: {} is not localhost or a loopback address, which {} requires",
+                s.host,
+                crate::outbound::Outbound::LOOPBACK_ONLY
+            )));
+        }
         let mail_from = args
             .mail_from
             .as_deref()
@@ -228,6 +242,8 @@ impl Config {
             smtp,
             mail_from,
             allow_private_webhooks: args.allow_private_webhooks,
+            webhook_concurrency: usize::from(args.webhook_concurrency),
+            outbound: args.outbound,
             retry_base: std::time::Duration::from_millis(args.retry_base_ms),
         })
     }
@@ -421,5 +437,29 @@ mod tests {
             crate::cli::Cli::try_parse_from(argv).is_err(),
             "needs --smtp-url"
         );
+    }
+
+    #[test]
+    fn loopback_only_takes_only_a_local_smtp_host() {
+        let lo = ["--outbound", "loopback-only", "--smtp-url"];
+        for ok in [
+            "smtp://127.0.0.1:2525?tls=none",
+            "smtp://localhost",
+            "smtp://[::1]:25",
+        ] {
+            let c = config(&[lo.as_slice(), &[ok]].concat()).unwrap();
+            assert_eq!(c.outbound, crate::outbound::Outbound::LoopbackOnly, "{ok}");
+        }
+        let err = config(&[lo.as_slice(), &["smtps://mail.example.com"]].concat())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("--outbound loopback-only"), "{err}");
+        let parse =
+            |a: &[&str]| crate::cli::Cli::try_parse_from([&["docket", "serve"], a].concat());
+        assert!(parse(&["--outbound", "anywhere"]).is_err());
+        assert!(parse(&["--webhook-concurrency", "0"]).is_err());
+        let c = config(&[]).unwrap();
+        assert_eq!(c.outbound, crate::outbound::Outbound::Any);
+        assert_eq!(c.webhook_concurrency, 16);
     }
 }

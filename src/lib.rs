@@ -24,6 +24,7 @@ pub mod keyring;
 pub mod logging;
 pub mod mail;
 pub mod oauth;
+pub mod outbound;
 pub mod pdf;
 pub mod ratelimit;
 pub mod retry;

@@ -94,48 +94,69 @@ impl Backoff {
 
 /// How often a queue worker looks for due items when nothing wakes it.
 pub const POLL: Duration = Duration::from_secs(2);
-/// Items a queue worker takes per round.
-pub const BATCH: i64 = 20;
 
-/// The loop of a queue worker (mail, webhooks): take up to `BATCH` due items with `due`, hand
-/// each to `handle`, and when fewer than a batch were due, sleep until woken, `POLL` passes or
-/// `stop` is raised. A raised `stop` ends it after the item in hand. `what` names the queue in
-/// logs.
-pub async fn drain<T, F, Fut>(
-    db: &crate::db::Db,
+/// The loop of a queue worker (mail, webhooks): keeps up to `width` items in hand at once.
+/// Whenever there is room it asks `take(room)` for at most that many due items and runs
+/// `handle` on each in a task of its own; when fewer came than there was room for, it sleeps
+/// until woken, `POLL` passes, an item in hand finishes or `stop` is raised. A raised `stop`
+/// takes nothing more and returns once the items in hand are finished. `what` names the queue
+/// in logs.
+///
+/// `take` must not hand out an item that is still in hand: either it claims what it returns
+/// (webhooks), or `width` is 1 and `handle` records the outcome before it returns (mail).
+pub async fn drain<T, Take, TakeFut, H, HFut>(
     wake: &Wake,
     mut stop: Stop,
     what: &'static str,
-    due: fn(&rusqlite::Connection, i64, i64) -> Result<Vec<T>, crate::error::AppError>,
-    mut handle: F,
+    width: usize,
+    mut take: Take,
+    handle: H,
 ) where
-    T: Send + 'static,
-    F: FnMut(T) -> Fut,
-    Fut: std::future::Future<Output = Result<(), crate::error::AppError>>,
+    Take: FnMut(usize) -> TakeFut,
+    TakeFut: std::future::Future<Output = Result<Vec<T>, crate::error::AppError>>,
+    H: Fn(T) -> HFut,
+    HFut: std::future::Future<Output = Result<(), crate::error::AppError>> + Send + 'static,
 {
+    let width = width.max(1);
+    let mut in_hand = tokio::task::JoinSet::new();
+    let report =
+        |done: Result<Result<(), crate::error::AppError>, tokio::task::JoinError>| match done {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::error!(error = %e, queue = what, "queue update failed"),
+            Err(e) => tracing::error!(error = %e, queue = what, "queue task failed"),
+        };
     while !stop.requested() {
-        match db.call(move |c| due(c, crate::db::now(), BATCH)).await {
-            Ok(batch) => {
-                let full = batch.len() as i64 == BATCH;
-                for item in batch {
-                    if stop.requested() {
-                        return;
+        while let Some(done) = in_hand.try_join_next() {
+            report(done);
+        }
+        let room = width - in_hand.len();
+        if room > 0 {
+            match take(room).await {
+                Ok(items) => {
+                    let filled = items.len() == room;
+                    for item in items {
+                        in_hand.spawn(handle(item));
                     }
-                    if let Err(e) = handle(item).await {
-                        tracing::error!(error = %e, queue = what, "queue update failed");
+                    if filled {
+                        // More may be due: ask again as soon as there is room.
+                        if let Some(done) = in_hand.join_next().await {
+                            report(done);
+                        }
+                        continue;
                     }
                 }
-                if full {
-                    continue;
-                }
+                Err(e) => tracing::error!(error = %e, queue = what, "reading the queue failed"),
             }
-            Err(e) => tracing::error!(error = %e, queue = what, "reading the queue failed"),
         }
         tokio::select! {
             _ = wake.notified() => {}
             _ = tokio::time::sleep(POLL) => {}
             _ = stop.wait() => {}
+            Some(done) = in_hand.join_next(), if !in_hand.is_empty() => report(done),
         }
+    }
+    while let Some(done) = in_hand.join_next().await {
+        report(done);
     }
 }
 

@@ -16,7 +16,10 @@ trap 'kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true; rm -rf
 
 $BIN --data-dir "$DATA" user add st@example.com --name "Schema Test" --tier enterprise --json >/dev/null
 KEY=$($BIN --data-dir "$DATA" apikey create --user st@example.com --json | python3 -c 'import json,sys;print(json.load(sys.stdin)["key"])')
-$BIN --data-dir "$DATA" serve --tls off --listen 127.0.0.1:0 --rate-limit 0 --log-level warn > "$DATA/banner" &
+# Generated webhook URLs must not be delivered to: nothing leaves this machine, no name but
+# localhost is looked up (such deliveries fail, refused by the loopback-only policy).
+$BIN --data-dir "$DATA" serve --tls off --listen 127.0.0.1:0 --rate-limit 0 --log-level warn \
+  --outbound loopback-only > "$DATA/banner" &
 SERVER=$!
 for _ in $(seq 1 100); do grep -q listening "$DATA/banner" 2>/dev/null && break; sleep 0.1; done
 BASE=$(grep listening "$DATA/banner" | awk '{print $2}')

@@ -136,11 +136,9 @@ pub fn parse_meta(c: &mut Check, raw: Option<&Value>, base: Meta, strict_zone: b
         }
     }
     if let Some(u) = c.opt_str(raw, "redirectUrl", "meta", 2000) {
-        match url::Url::parse(&u) {
-            Ok(url) if matches!(url.scheme(), "http" | "https") && url.host().is_some() => {
-                meta.redirect_url = Some(u)
-            }
-            _ => c.fail("meta.redirectUrl", "must be an http or https URL"),
+        match redirect_url(&u) {
+            Ok(url) => meta.redirect_url = Some(url),
+            Err(why) => c.fail("meta.redirectUrl", why),
         }
     }
     match raw.get("signingOrder") {
@@ -163,6 +161,27 @@ pub struct AuthOptions {
 }
 
 const ACTION_AUTH: &[&str] = &["ACCOUNT", "PASSKEY", "TWO_FACTOR_AUTH"];
+
+/// `meta.redirectUrl`: an absolute http(s) URL with a host, written out in full (`https://`,
+/// not `https:host`, which browsers read as a relative path), without spaces, control
+/// characters or credentials; stored as `url` writes it (normalised), never raw.
+fn redirect_url(raw: &str) -> Result<String, &'static str> {
+    if raw.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err("no spaces or control characters allowed");
+    }
+    let lower = raw.get(..8).unwrap_or(raw).to_ascii_lowercase();
+    if !lower.starts_with("http://") && !lower.starts_with("https://") {
+        return Err("must be an absolute http or https URL (http://host/... or https://host/...)");
+    }
+    let url = url::Url::parse(raw).map_err(|_| "must be an absolute http or https URL")?;
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err("must be an absolute http or https URL with a host");
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err("no credentials (user@) allowed");
+    }
+    Ok(url.to_string())
+}
 
 fn enum_value(
     c: &mut Check,
@@ -328,6 +347,42 @@ mod tests {
                 "meta.signingOrder"
             ]
         );
+    }
+
+    #[test]
+    fn redirect_urls_are_absolute_clean_and_normalised() {
+        for (raw, stored) in [
+            ("https://x.example/done", "https://x.example/done"),
+            ("HTTPS://X.Example", "https://x.example/"),
+            (
+                "http://x.example:8080/a?b=c#d",
+                "http://x.example:8080/a?b=c#d",
+            ),
+            (
+                "https://bücher.example/ü",
+                "https://xn--bcher-kva.example/%C3%BC",
+            ),
+        ] {
+            assert_eq!(redirect_url(raw).as_deref(), Ok(stored), "{raw}");
+        }
+        for bad in [
+            "https:evil.example",
+            "https:/evil.example",
+            "javascript:alert(1)",
+            "//evil.example",
+            "/relative",
+            "ftp://x.example/",
+            "https://x.example/\n",
+            "https://x.exa\tmple/",
+            "\u{1}https://x.example/",
+            "https://x.example/a b",
+            "https://x.example/\u{85}",
+            "https://user:pw@x.example/",
+            "https://",
+            "",
+        ] {
+            assert!(redirect_url(bad).is_err(), "{bad:?} accepted");
+        }
     }
 
     #[test]

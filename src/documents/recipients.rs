@@ -50,12 +50,12 @@ pub fn parse_recipient(c: &mut Check, raw: &Value, path: &str) -> Option<NewReci
     }
     let before = c.error_count();
     let email = match raw.get("email") {
-        Some(Value::String(e)) => match Email::parse(e) {
+        Some(Value::String(e)) => match Email::check(e) {
             Ok(e) => Some(e.as_str().to_string()),
-            Err(_) => {
+            Err(why) => {
                 c.fail(
                     join(path, "email"),
-                    format!("{e:?} is not a valid e-mail address"),
+                    format!("{e:?} is not a valid e-mail address ({why})"),
                 );
                 None
             }

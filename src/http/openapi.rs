@@ -305,19 +305,20 @@ fn schemas() -> Value {
         "Meta": {"type": "object", "properties": {
             "subject": nullable("string"), "message": nullable("string"), "timezone": {"type": "string"},
             "dateFormat": {"type": "string", "enum": crate::documents::meta::DATE_FORMATS},
-            "redirectUrl": nullable("string"), "signingOrder": {"type": "string", "enum": ["PARALLEL", "SEQUENTIAL"]}
+            "redirectUrl": {"type": ["string", "null"], "format": "uri", "maxLength": 2000, "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$"},
+            "signingOrder": {"type": "string", "enum": ["PARALLEL", "SEQUENTIAL"]}
         }},
         "AuthOptions": {"type": "object", "properties": {
             "globalAccessAuth": {"enum": ["ACCOUNT", null]},
             "globalActionAuth": {"enum": ["ACCOUNT", "PASSKEY", "TWO_FACTOR_AUTH", null]}
         }},
         "RecipientInput": {"type": "object", "required": ["email"], "properties": {
-            "name": {"type": "string", "maxLength": 200}, "email": {"type": "string", "format": "email"}, "role": role,
+            "name": {"type": "string", "maxLength": 200}, "email": {"type": "string", "format": "email", "maxLength": 254}, "role": role,
             "signingOrder": {"type": ["integer", "null"], "minimum": 0},
             "authOptions": {"type": ["object", "null"], "properties": {"accessAuth": {"enum": ["ACCOUNT", null]}, "actionAuth": {"enum": ["ACCOUNT", "PASSKEY", "TWO_FACTOR_AUTH", null]}}}
         }},
         "RecipientPatch": {"type": "object", "properties": {
-            "name": {"type": "string"}, "email": {"type": "string", "format": "email"}, "role": role, "signingOrder": {"type": ["integer", "null"], "minimum": 0}
+            "name": {"type": "string"}, "email": {"type": "string", "format": "email", "maxLength": 254}, "role": role, "signingOrder": {"type": ["integer", "null"], "minimum": 0}
         }},
         "CreateDocument": {"type": "object", "required": ["title", "recipients"], "properties": {
             "title": {"type": "string", "minLength": 1, "maxLength": 255}, "externalId": nullable("string"),
@@ -397,7 +398,7 @@ fn schemas() -> Value {
             "meta": ref_("Meta"), "authOptions": ref_("AuthOptions")
         }},
         "TemplateRecipientInput": {"type": "object", "properties": {
-            "name": {"type": "string", "maxLength": 200}, "email": {"type": "string", "format": "email"}, "role": role,
+            "name": {"type": "string", "maxLength": 200}, "email": {"type": "string", "format": "email", "maxLength": 254}, "role": role,
             "signingOrder": {"type": ["integer", "null"], "minimum": 0}
         }},
         "CreateTemplateResponse": {"type": "object", "required": ["templateId", "uploadUrl", "recipients"], "properties": {
@@ -431,7 +432,7 @@ fn schemas() -> Value {
         "GenerateDocument": {"type": "object", "required": ["recipients"], "properties": {
             "title": {"type": "string"}, "externalId": nullable("string"),
             "recipients": {"type": "array", "items": {"type": "object", "required": ["id"], "properties": {
-                "id": {"type": "integer"}, "name": {"type": "string"}, "email": {"type": "string", "format": "email"}, "signingOrder": {"type": ["integer", "null"], "minimum": 0}
+                "id": {"type": "integer"}, "name": {"type": "string"}, "email": {"type": "string", "format": "email", "maxLength": 254}, "signingOrder": {"type": ["integer", "null"], "minimum": 0}
             }}},
             "meta": {"type": "object"}, "authOptions": ref_("AuthOptions"),
             "formValues": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]}}

@@ -42,8 +42,16 @@ pub struct Worker {
 impl Worker {
     /// Runs until `stop` is raised, finishing the item in hand.
     pub async fn run(self, stop: Stop) {
-        crate::retry::drain(&self.db, &self.wake, stop, "mail", store::due, |item| {
-            self.handle(item)
+        let (db, wake) = (self.db.clone(), self.wake.clone());
+        let this = std::sync::Arc::new(self);
+        // One at a time: `due` does not claim, so the next look must follow the last outcome.
+        let take = |room: usize| {
+            let db = db.clone();
+            async move { db.call(move |c| store::due(c, now(), room as i64)).await }
+        };
+        crate::retry::drain(&wake, stop, "mail", 1, take, |item| {
+            let this = this.clone();
+            async move { this.handle(item).await }
         })
         .await
     }

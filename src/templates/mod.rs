@@ -364,12 +364,12 @@ fn parse_named(
     };
     let email = match raw.get("email") {
         None | Some(Value::Null) => None,
-        Some(Value::String(e)) => match Email::parse(e) {
+        Some(Value::String(e)) => match Email::check(e) {
             Ok(e) => Some(e.as_str().to_string()),
-            Err(_) => {
+            Err(why) => {
                 c.fail(
                     join(path, "email"),
-                    format!("{e:?} is not a valid e-mail address"),
+                    format!("{e:?} is not a valid e-mail address ({why})"),
                 );
                 None
             }

@@ -8,44 +8,49 @@ use serde::Serialize;
 
 use crate::error::{AppError, FieldError};
 
-/// A syntactically valid e-mail address, lowercased. Only `Email::parse` makes one.
+/// A deliverable e-mail address, lowercased. Only `Email::parse` (or `Email::check`) makes one.
+///
+/// Strict on purpose, since every address here is one we may send mail to: a dot-atom local
+/// part (RFC 5322 `atext` and single inner dots; no quoted strings, no comments) of at most 64
+/// characters, `@`, and a DNS host name of at least two labels (letters, digits, inner hyphens;
+/// 63 characters each, 253 in all; an internationalised name is stored in its `xn--` form);
+/// never an IP address, bracketed or not. 254 characters in all.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
 pub struct Email(String);
 
 impl Email {
     pub fn parse(raw: &str) -> Result<Email, AppError> {
-        let s = raw.trim().to_lowercase();
-        let bad = |why: &str| {
+        Self::check(raw).map_err(|why| {
             AppError::validation(vec![FieldError {
                 path: "email".into(),
                 message: format!("{raw:?} is not a valid e-mail address ({why})"),
             }])
-        };
-        if s.len() > 254 {
-            return Err(bad("longer than 254 characters"));
-        }
-        let (local, domain) = s.split_once('@').ok_or_else(|| bad("no @"))?;
+        })
+    }
+
+    /// As `parse`, with the reason for a refusal as plain text (for errors at other paths).
+    pub fn check(raw: &str) -> Result<Email, &'static str> {
+        let s = raw.trim().to_lowercase();
+        let (local, domain) = s.split_once('@').ok_or("no @")?;
         if local.is_empty() || local.len() > 64 {
-            return Err(bad("the part before @ must have 1 to 64 characters"));
+            return Err("the part before @ must have 1 to 64 characters");
         }
-        if domain.is_empty() || domain.contains('@') {
-            return Err(bad("the part after @ must be one domain name"));
-        }
-        if s.chars()
-            .any(|c| c.is_whitespace() || c.is_control() || c == '<' || c == '>')
-        {
-            return Err(bad(
-                "spaces, control characters and angle brackets are not allowed",
-            ));
-        }
-        let labels_ok = domain
+        let atext = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-/=?^_`{|}~".contains(c);
+        if !local
             .split('.')
-            .all(|l| !l.is_empty() && !l.starts_with('-') && !l.ends_with('-'));
-        if !labels_ok {
-            return Err(bad("the domain name is malformed"));
+            .all(|a| !a.is_empty() && a.chars().all(atext))
+        {
+            return Err(
+                "the part before @ may hold letters, digits, !#$%&'*+-/=?^_`{|}~ and single inner dots",
+            );
         }
-        Ok(Email(s))
+        let domain = host_name(domain)?;
+        let email = format!("{local}@{domain}");
+        if email.len() > 254 {
+            return Err("longer than 254 characters");
+        }
+        Ok(Email(email))
     }
 
     pub fn as_str(&self) -> &str {
@@ -62,6 +67,39 @@ impl std::fmt::Display for Email {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
     }
+}
+
+/// The domain of an e-mail address as a DNS host name in ASCII, or why it is not one.
+fn host_name(domain: &str) -> Result<String, &'static str> {
+    const NOT_A_NAME: &str = "the part after @ must be a domain name such as example.com";
+    if domain.is_empty() || domain.contains(['@', '[', ']', ':']) {
+        return Err(NOT_A_NAME);
+    }
+    let ascii = if domain.is_ascii() {
+        domain.to_string()
+    } else {
+        match url::Host::parse(domain) {
+            Ok(url::Host::Domain(d)) => d,
+            _ => return Err(NOT_A_NAME),
+        }
+    };
+    let labels: Vec<&str> = ascii.split('.').collect();
+    let label_ok = |l: &&str| {
+        (1..=63).contains(&l.len())
+            && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+    };
+    if ascii.len() > 253 || labels.len() < 2 || !labels.iter().all(label_ok) {
+        return Err(NOT_A_NAME);
+    }
+    if labels
+        .last()
+        .is_some_and(|tld| tld.chars().all(|c| c.is_ascii_digit()))
+    {
+        return Err("the part after @ must be a domain name, not an IP address");
+    }
+    Ok(ascii)
 }
 
 /// What a user's account may do: `enterprise` unlocks recipient authentication options.
@@ -171,9 +209,43 @@ mod tests {
             "a@x..org",
             "a@b@c",
             "a@-x.org",
+            "a@example.com;evil",
+            "a;b@example.com",
+            "x\"y@example.com",
+            "\"x y\"@example.com",
+            "a@[127.0.0.1]",
+            "a@127.0.0.1",
+            "a@[::1]",
+            "a@localhost",
+            "a@example.com.",
+            "a@exa_mple.com",
+            ".a@x.org",
+            "a.@x.org",
+            "a..b@x.org",
+            "a(comment)@x.org",
+            "a@x.org\u{0}",
+            "a\u{7f}@x.org",
+            "é@x.org",
         ] {
             assert!(Email::parse(bad).is_err(), "{bad:?} accepted");
         }
+    }
+
+    #[test]
+    fn emails_respect_length_limits_and_keep_idn_domains_in_ascii() {
+        let local = "a".repeat(64);
+        assert!(Email::parse(&format!("{local}@x.org")).is_ok());
+        assert!(Email::parse(&format!("a{local}@x.org")).is_err());
+        let label = "b".repeat(63);
+        assert!(Email::parse(&format!("a@{label}.org")).is_ok());
+        assert!(Email::parse(&format!("a@b{label}.org")).is_err());
+        let long = format!("{}.org", vec!["c".repeat(63); 4].join("."));
+        assert!(Email::parse(&format!("a@{long}")).is_err(), "over 253");
+        assert_eq!(
+            Email::parse("o'brien+x@Bücher.example").unwrap().as_str(),
+            "o'brien+x@xn--bcher-kva.example"
+        );
+        assert!(Email::check("a@[127.0.0.1]").is_err());
     }
 
     #[test]

@@ -1,10 +1,17 @@
-//! The webhook worker: posts due PENDING deliveries, one at a time, signed with the endpoint's
-//! secret; records each attempt; retries with backoff for 24 hours. State lives in
+//! The webhook worker: posts due PENDING deliveries, signed with the endpoint's secret;
+//! records each attempt; retries with backoff for 24 hours. State lives in
 //! `webhook_deliveries`, so a restart loses nothing.
+//!
+//! Fairness: up to `--webhook-concurrency` attempts run at once, and each endpoint has at most
+//! one attempt in flight, its deliveries going out in the order they were queued
+//! (`store::claim`). An endpoint that never answers therefore holds one slot for one attempt
+//! (at most `ATTEMPT` long) and delays nobody else's deliveries.
 //!
 //! The target host is resolved here once, every address checked (`address`), and the request
 //! connects to those checked addresses only: a second lookup by the HTTP client could answer
 //! differently (DNS rebinding). Proxies from the environment are ignored for the same reason.
+//! Under `--outbound loopback-only` nothing but `localhost` is resolved and nothing but
+//! loopback is reached.
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
@@ -18,9 +25,17 @@ use super::secret::SecretBox;
 use super::store::{self, Due};
 use crate::db::{Db, now};
 use crate::error::AppError;
+use crate::outbound::Outbound;
 use crate::retry::{Backoff, Stop, Wake};
 
+/// The HTTP request of one attempt, connecting included.
 const TIMEOUT: Duration = Duration::from_secs(10);
+/// Looking the host up.
+const RESOLVE_TIMEOUT: Duration = Duration::from_secs(5);
+/// A claimed delivery is not claimed again for this long (seconds): longer than an attempt
+/// (lookup and request) and its recording, so only an attempt lost with its process outlives
+/// it, and is then retried.
+const LEASE: i64 = 60;
 
 /// The default schedule: 30 s doubling up to an hour, for 24 hours.
 pub fn backoff(base: Duration) -> Backoff {
@@ -56,13 +71,34 @@ pub struct Worker {
     pub wake: Wake,
     pub backoff: Backoff,
     pub allow_private: bool,
+    /// Attempts in flight at once.
+    pub concurrency: usize,
+    pub outbound: Outbound,
 }
 
 impl Worker {
-    /// Runs until `stop` is raised, finishing the item in hand.
+    /// Runs until `stop` is raised, finishing the attempts in hand.
     pub async fn run(self, stop: Stop) {
-        crate::retry::drain(&self.db, &self.wake, stop, "webhooks", store::due, |item| {
-            self.handle(item)
+        let (db, wake, width) = (self.db.clone(), self.wake.clone(), self.concurrency);
+        let this = Arc::new(self);
+        let take = |room: usize| {
+            let db = db.clone();
+            async move {
+                db.write(move |tx| {
+                    let t = now();
+                    store::claim(tx, t, t + LEASE, room as i64)
+                })
+                .await
+            }
+        };
+        crate::retry::drain(&wake, stop, "webhooks", width, take, |item| {
+            let this = this.clone();
+            async move {
+                let done = this.handle(item).await;
+                // The endpoint's next delivery may be due now.
+                this.wake.wake();
+                done
+            }
         })
         .await
     }
@@ -110,9 +146,26 @@ impl Worker {
         let (domain, addrs): (Option<String>, Vec<SocketAddr>) = match &host {
             url::Host::Ipv4(ip) => (None, vec![SocketAddr::new(IpAddr::V4(*ip), port)]),
             url::Host::Ipv6(ip) => (None, vec![SocketAddr::new(IpAddr::V6(*ip), port)]),
-            url::Host::Domain(name) => match tokio::net::lookup_host((name.as_str(), port)).await {
-                Ok(found) => (Some(name.clone()), found.collect()),
-                Err(e) => return Outcome::Failed(None, format!("cannot resolve {name}: {e}")),
+            url::Host::Domain(name) => match self.outbound.fixed_addresses(name) {
+                Err(refusal) => return Outcome::Refused(refusal),
+                Ok(Some(ips)) => (
+                    Some(name.clone()),
+                    ips.into_iter()
+                        .map(|ip| SocketAddr::new(ip, port))
+                        .collect(),
+                ),
+                Ok(None) => {
+                    let lookup = tokio::net::lookup_host((name.as_str(), port));
+                    match tokio::time::timeout(RESOLVE_TIMEOUT, lookup).await {
+                        Ok(Ok(found)) => (Some(name.clone()), found.collect()),
+                        Ok(Err(e)) => {
+                            return Outcome::Failed(None, format!("cannot resolve {name}: {e}"));
+                        }
+                        Err(_) => {
+                            return Outcome::Failed(None, format!("resolving {name} timed out"));
+                        }
+                    }
+                }
             },
         };
         if addrs.is_empty() {
@@ -125,6 +178,13 @@ impl Worker {
         {
             return Outcome::Refused(format!(
                 "refused: {host} is {ip}, a {kind} address; the server delivers to such addresses only with --allow-private-webhooks"
+            ));
+        }
+        if let Some(a) = addrs.iter().find(|a| !self.outbound.permits(a.ip())) {
+            return Outcome::Refused(format!(
+                "refused by {}: {host} is {}, not a loopback address",
+                Outbound::LOOPBACK_ONLY,
+                a.ip()
             ));
         }
         let mut client = reqwest::Client::builder()

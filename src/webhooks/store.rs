@@ -160,26 +160,49 @@ pub struct Due {
     pub created_at: i64,
 }
 
-/// Up to `limit` PENDING deliveries due at `now`, oldest first.
-pub fn due(conn: &Connection, now: i64, limit: i64) -> Result<Vec<Due>, AppError> {
-    let mut stmt = conn.prepare_cached(
+/// Claims up to `limit` deliveries for attempts starting at `now`, oldest due first: of each
+/// endpoint only its oldest PENDING delivery, and only when it is due. A claim moves that
+/// delivery's `next_attempt_at` to `lease_until`, which keeps it (and so its endpoint's later
+/// deliveries) from being claimed again while the attempt runs; the attempt's outcome then sets
+/// the real next time. When the process dies during an attempt, the lease runs out and the
+/// delivery is claimed again: at least once, one attempt at a time per endpoint, in order.
+pub fn claim(
+    tx: &Connection,
+    now: i64,
+    lease_until: i64,
+    limit: i64,
+) -> Result<Vec<Due>, AppError> {
+    // The PENDING set is small (deliveries end within a day) and `webhook_deliveries_due`
+    // finds it, so grouping it per endpoint is cheap however long the history is.
+    let mut stmt = tx.prepare_cached(
         "SELECT d.id, d.event, w.url, w.secret, d.body, d.attempts, d.created_at
-         FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-         WHERE d.status = 'PENDING' AND d.next_attempt_at <= ?1
+         FROM (SELECT MIN(id) AS id FROM webhook_deliveries
+               WHERE status = 'PENDING' GROUP BY webhook_id) head
+         JOIN webhook_deliveries d ON d.id = head.id
+         JOIN webhooks w ON w.id = d.webhook_id
+         WHERE d.next_attempt_at <= ?1
          ORDER BY d.next_attempt_at, d.id LIMIT ?2",
     )?;
-    let rows = stmt.query_map(params![now, limit], |r| {
-        Ok(Due {
-            id: r.get(0)?,
-            event: r.get(1)?,
-            url: r.get(2)?,
-            sealed_secret: r.get(3)?,
-            body: r.get(4)?,
-            attempts: r.get(5)?,
-            created_at: r.get(6)?,
-        })
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    let due = stmt
+        .query_map(params![now, limit], |r| {
+            Ok(Due {
+                id: r.get(0)?,
+                event: r.get(1)?,
+                url: r.get(2)?,
+                sealed_secret: r.get(3)?,
+                body: r.get(4)?,
+                attempts: r.get(5)?,
+                created_at: r.get(6)?,
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut lease = tx.prepare_cached(
+        "UPDATE webhook_deliveries SET next_attempt_at = ?2 WHERE id = ?1 AND status = 'PENDING'",
+    )?;
+    for d in &due {
+        lease.execute(params![d.id, lease_until])?;
+    }
+    Ok(due)
 }
 
 /// The outcome of one attempt: DELIVERED, retried at `next`, or FAILED (`next` is `None`).

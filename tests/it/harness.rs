@@ -17,7 +17,15 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_docket");
 
 /// A `Config` as `docket serve <args>` would build it, for `data_dir`.
 pub fn config(data_dir: &Path, args: &[&str]) -> Config {
-    let mut argv = vec!["docket", "serve", "--listen", "127.0.0.1:0"];
+    // Tests never reach beyond this machine: webhooks and SMTP stay on loopback.
+    let mut argv = vec![
+        "docket",
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--outbound",
+        "loopback-only",
+    ];
     argv.extend_from_slice(args);
     let cli = Cli::try_parse_from(argv).expect("valid serve arguments");
     match cli.command {
@@ -200,6 +208,7 @@ impl BinServer {
         ] {
             cmd.env_remove(var);
         }
+        cmd.env("DOCKET_OUTBOUND", "loopback-only");
         for (k, v) in env {
             cmd.env(k, v);
         }

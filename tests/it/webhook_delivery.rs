@@ -1,0 +1,361 @@
+//! Webhook delivery under hostile or slow receivers: endpoints that never answer do not delay
+//! other users' deliveries, one endpoint gets one attempt at a time and in order, targets
+//! inside special-purpose ranges are refused, and `--outbound loopback-only` (the harness
+//! default) refuses everything beyond this machine without looking a name up.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use reqwest::Method;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+use crate::documents::{call, create, two_recipients, user_with_key};
+use crate::harness::TestApp;
+
+/// A receiver on 127.0.0.1:0 that accepts connections and never answers, holding them open.
+struct Silent {
+    addr: SocketAddr,
+    accepted: Arc<AtomicUsize>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Silent {
+    async fn start() -> Silent {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let accepted = Arc::new(AtomicUsize::new(0));
+        let count = accepted.clone();
+        let task = tokio::spawn(async move {
+            let mut held = Vec::new();
+            while let Ok((sock, _)) = listener.accept().await {
+                count.fetch_add(1, Ordering::SeqCst);
+                held.push(sock);
+            }
+        });
+        Silent {
+            addr,
+            accepted,
+            task,
+        }
+    }
+}
+
+impl Drop for Silent {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// One request as a `Receiver` saw it: the document id in its payload and the status answered.
+#[derive(Debug, Clone, PartialEq)]
+struct Seen {
+    document: i64,
+    status: u16,
+}
+
+/// A receiver on 127.0.0.1:0 that answers each request after `delay` with the next of
+/// `statuses` (then 200), and records how many requests it had in hand at most.
+struct Receiver {
+    addr: SocketAddr,
+    seen: Arc<Mutex<Vec<Seen>>>,
+    most_at_once: Arc<AtomicUsize>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Receiver {
+    async fn start(delay: Duration, statuses: &[u16]) -> Receiver {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let most_at_once = Arc::new(AtomicUsize::new(0));
+        let now_in_hand = Arc::new(AtomicUsize::new(0));
+        let statuses = Arc::new(Mutex::new(statuses.to_vec()));
+        let (s, most) = (seen.clone(), most_at_once.clone());
+        let task = tokio::spawn(async move {
+            while let Ok((mut sock, _)) = listener.accept().await {
+                let (s, most, now_in_hand, statuses) = (
+                    s.clone(),
+                    most.clone(),
+                    now_in_hand.clone(),
+                    statuses.clone(),
+                );
+                tokio::spawn(async move {
+                    let mut buf = Vec::new();
+                    let mut chunk = [0u8; 4096];
+                    // Head and body: the deliveries here are small; read until the JSON closes.
+                    loop {
+                        let n = sock.read(&mut chunk).await.unwrap_or(0);
+                        if n == 0 {
+                            return;
+                        }
+                        buf.extend_from_slice(&chunk[..n]);
+                        let text = String::from_utf8_lossy(&buf);
+                        if let Some((_, body)) = text.split_once("\r\n\r\n")
+                            && serde_json::from_str::<Value>(body).is_ok()
+                        {
+                            break;
+                        }
+                    }
+                    let in_hand = now_in_hand.fetch_add(1, Ordering::SeqCst) + 1;
+                    most.fetch_max(in_hand, Ordering::SeqCst);
+                    tokio::time::sleep(delay).await;
+                    let text = String::from_utf8_lossy(&buf).to_string();
+                    let body: Value =
+                        serde_json::from_str(text.split_once("\r\n\r\n").unwrap().1).unwrap();
+                    let status = {
+                        let mut st = statuses.lock().unwrap();
+                        if st.is_empty() { 200 } else { st.remove(0) }
+                    };
+                    s.lock().unwrap().push(Seen {
+                        document: body["payload"]["id"].as_i64().unwrap_or(-1),
+                        status,
+                    });
+                    now_in_hand.fetch_sub(1, Ordering::SeqCst);
+                    let reply = format!(
+                        "HTTP/1.1 {status} X\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+                    );
+                    let _ = sock.write_all(reply.as_bytes()).await;
+                    let _ = sock.shutdown().await;
+                });
+            }
+        });
+        Receiver {
+            addr,
+            seen,
+            most_at_once,
+            task,
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}/hook", self.addr.port())
+    }
+
+    fn seen(&self) -> Vec<Seen> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Receiver {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+async fn add_webhook(app: &TestApp, key: &str, url: &str) -> i64 {
+    let (status, v) = call(
+        app,
+        key,
+        Method::POST,
+        "/api/v1/webhooks",
+        Some(json!({"url": url, "events": ["DOCUMENT_CREATED"]})),
+    )
+    .await;
+    assert_eq!(status, 200, "{v}");
+    v["id"].as_i64().unwrap()
+}
+
+/// The webhook's newest delivery once it is no longer PENDING.
+async fn finished_delivery(app: &TestApp, key: &str, hook: i64) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (status, v) = call(
+            app,
+            key,
+            Method::GET,
+            &format!("/api/v1/webhooks/{hook}/deliveries"),
+            None,
+        )
+        .await;
+        assert_eq!(status, 200, "{v}");
+        if let Some(d) = v["deliveries"].get(0)
+            && d["status"] != "PENDING"
+        {
+            return d.clone();
+        }
+        assert!(Instant::now() < deadline, "delivery never finished: {v}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+async fn wait_until(what: &str, within: Duration, done: impl Fn() -> bool) {
+    let deadline = Instant::now() + within;
+    while !done() {
+        assert!(Instant::now() < deadline, "{what} within {within:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn endpoints_that_never_answer_do_not_delay_another_users_delivery() {
+    let app = TestApp::spawn_with(&["--tls", "off", "--allow-private-webhooks"]).await;
+    let a = user_with_key(&app, "a@example.com", "standard");
+    let b = user_with_key(&app, "b@example.com", "standard");
+    let silent = Silent::start().await;
+    for i in 0..9 {
+        add_webhook(
+            &app,
+            &a,
+            &format!("http://127.0.0.1:{}/a{i}", silent.addr.port()),
+        )
+        .await;
+    }
+    let rx = Receiver::start(Duration::ZERO, &[]).await;
+    add_webhook(&app, &b, &rx.url()).await;
+
+    create(&app, &a, two_recipients()).await;
+    // A's deliveries are in flight (each would hang for the 10 s request timeout).
+    wait_until(
+        "A's first delivery connects",
+        Duration::from_secs(10),
+        || silent.accepted.load(Ordering::SeqCst) >= 1,
+    )
+    .await;
+    create(&app, &b, two_recipients()).await;
+    // Well under one 10 s attempt, let alone nine of them.
+    wait_until("B's delivery arrives", Duration::from_secs(5), || {
+        !rx.seen().is_empty()
+    })
+    .await;
+    // All nine of A's endpoints were tried at once, each one connection.
+    wait_until(
+        "all of A's endpoints are tried",
+        Duration::from_secs(5),
+        || silent.accepted.load(Ordering::SeqCst) >= 9,
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(silent.accepted.load(Ordering::SeqCst), 9);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_endpoint_gets_one_attempt_at_a_time_and_its_events_in_order() {
+    let app = TestApp::spawn_with(&[
+        "--tls",
+        "off",
+        "--allow-private-webhooks",
+        "--retry-base-ms",
+        "200",
+    ])
+    .await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    // Slow answers, and the first one a failure that is retried.
+    let rx = Receiver::start(Duration::from_millis(500), &[500]).await;
+    add_webhook(&app, &key, &rx.url()).await;
+    let mut docs = Vec::new();
+    for _ in 0..3 {
+        docs.push(
+            create(&app, &key, two_recipients()).await["documentId"]
+                .as_i64()
+                .unwrap(),
+        );
+    }
+    wait_until("four requests arrive", Duration::from_secs(30), || {
+        rx.seen().len() >= 4
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    let ok = |document| Seen {
+        document,
+        status: 200,
+    };
+    assert_eq!(
+        rx.seen(),
+        [
+            Seen {
+                document: docs[0],
+                status: 500
+            },
+            ok(docs[0]),
+            ok(docs[1]),
+            ok(docs[2])
+        ],
+        "the failed first event is retried before the later ones go out"
+    );
+    assert_eq!(rx.most_at_once.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn special_purpose_targets_are_refused_without_the_flag() {
+    let app = TestApp::spawn().await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    let rx = Receiver::start(Duration::ZERO, &[]).await;
+    let port = rx.addr.port();
+    let mut hooks = Vec::new();
+    for (host, kind) in [
+        ("[::ffff:0:7f00:1]", "IPv4-translated (SIIT)"),
+        ("[::ffff:7f00:1]", "IPv4-mapped"),
+        ("[2002:7f00:1::1]", "6to4"),
+        ("[64:ff9b:1::7f00:1]", "NAT64 local-use"),
+        ("[64:ff9b::7f00:1]", "loopback"),
+        ("[fec0::1]", "site-local"),
+        ("198.18.0.1", "benchmarking"),
+        ("192.0.0.8", "IETF protocol assignment"),
+    ] {
+        let url = format!("http://{host}:{port}/hook");
+        hooks.push((add_webhook(&app, &key, &url).await, kind));
+    }
+    create(&app, &key, two_recipients()).await;
+    for (hook, kind) in hooks {
+        let d = finished_delivery(&app, &key, hook).await;
+        assert_eq!(d["status"], "FAILED", "{d}");
+        assert_eq!(d["attempts"], 1, "{d}");
+        let err = d["lastError"].as_str().unwrap();
+        assert!(
+            err.contains(&format!("a {kind} address")) && err.contains("--allow-private-webhooks"),
+            "{kind}: {err}"
+        );
+    }
+    assert!(rx.seen().is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn loopback_only_refuses_other_targets_without_a_lookup() {
+    // The harness passes --outbound loopback-only; private targets are allowed, so what
+    // refuses below is the loopback-only policy alone.
+    let app = TestApp::spawn_with(&["--tls", "off", "--allow-private-webhooks"]).await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    let rx = Receiver::start(Duration::ZERO, &[]).await;
+    let port = rx.addr.port();
+    let named = add_webhook(&app, &key, "http://0.com/hook").await;
+    let long = add_webhook(
+        &app,
+        &key,
+        "https://qzv8x2k4m7w1r9t3y6u0p5s.docket-test.example.com:8443/h",
+    )
+    .await;
+    let outside = add_webhook(&app, &key, "http://192.0.2.10/hook").await;
+    let local = add_webhook(&app, &key, &format!("http://localhost:{port}/hook")).await;
+    create(&app, &key, two_recipients()).await;
+    for (hook, name) in [
+        (named, "0.com"),
+        (long, "qzv8x2k4m7w1r9t3y6u0p5s.docket-test.example.com"),
+    ] {
+        let d = finished_delivery(&app, &key, hook).await;
+        assert_eq!(
+            (&d["status"], &d["attempts"]),
+            (&json!("FAILED"), &json!(1))
+        );
+        let err = d["lastError"].as_str().unwrap();
+        assert!(
+            err.contains("refused by --outbound loopback-only")
+                && err.contains(&format!("{name} is not looked up")),
+            "{err}"
+        );
+    }
+    let d = finished_delivery(&app, &key, outside).await;
+    assert_eq!(d["status"], "FAILED");
+    let err = d["lastError"].as_str().unwrap();
+    assert!(
+        err.contains("refused by --outbound loopback-only") && err.contains("192.0.2.10"),
+        "{err}"
+    );
+    // `localhost` is loopback without a lookup, and is delivered to.
+    let d = finished_delivery(&app, &key, local).await;
+    assert_eq!(d["status"], "DELIVERED", "{d}");
+    assert_eq!(rx.seen().len(), 1);
+}
