@@ -25,6 +25,7 @@ pub mod logging;
 pub mod mail;
 pub mod oauth;
 pub mod pdf;
+pub mod proxy;
 pub mod ratelimit;
 pub mod retry;
 pub mod server;
