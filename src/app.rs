@@ -246,7 +246,9 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         tls: tls.is_some(),
         // Uploads are the largest bodies; leave room for multipart framing.
         max_body: config.max_upload_bytes + 1024 * 1024,
+        trusted: std::sync::Arc::new(config.trusted_proxies.clone()),
     };
+    let limits = config.limits;
 
     let renewal = match (&tls, &config.tls) {
         (Some(t), Tls::Auto { .. }) => Some(tokio::spawn(renew_forever(
@@ -259,7 +261,7 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let acceptor = tls.map(|t| t.acceptor);
     let task = tokio::spawn(async move {
-        crate::server::serve(listener, acceptor, routes, opts, async {
+        crate::server::serve(listener, acceptor, routes, opts, limits, async {
             let _ = stop_rx.await;
         })
         .await;

@@ -191,6 +191,40 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
     pub retry_base_ms: u64,
 
+    /// Open connections at most; more are accepted and closed at once
+    #[arg(long, env = "DOCKET_MAX_CONNECTIONS", default_value_t = 1024, value_name = "N",
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub max_connections: u64,
+
+    /// Open connections at most from one client address (IPv6: one /64); trusted proxies count
+    /// only toward --max-connections
+    #[arg(long, env = "DOCKET_MAX_CONNECTIONS_PER_IP", default_value_t = 64, value_name = "N",
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+    pub max_connections_per_ip: u64,
+
+    /// Close a connection with no request in flight after this many quiet seconds (also a new
+    /// one that sends nothing, and one whose client takes none of a response for that long)
+    #[arg(long, env = "DOCKET_IDLE_TIMEOUT_SECS", default_value_t = 30, value_name = "SECS",
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub idle_timeout_secs: u64,
+
+    /// Answer 408 and close the connection when a request body brings no new bytes for this
+    /// many seconds
+    #[arg(long, env = "DOCKET_BODY_TIMEOUT_SECS", default_value_t = 30, value_name = "SECS",
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub body_timeout_secs: u64,
+
+    /// Comma-separated address ranges of reverse proxies (e.g. 127.0.0.1/32,10.0.0.0/8): only
+    /// from these peers is the client address taken from X-Forwarded-For or Forwarded [default:
+    /// none, the headers are ignored]
+    #[arg(
+        long,
+        env = "DOCKET_TRUSTED_PROXIES",
+        value_name = "CIDRS",
+        value_delimiter = ','
+    )]
+    pub trusted_proxies: Vec<String>,
+
     /// Log format
     #[arg(long, env = "DOCKET_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,

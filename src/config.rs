@@ -80,6 +80,10 @@ pub struct Config {
     pub outbound: crate::outbound::Outbound,
     /// First retry delay of the outgoing queues.
     pub retry_base: std::time::Duration,
+    /// Connection caps and timeouts.
+    pub limits: crate::server::limits::Limits,
+    /// Reverse proxies whose forwarding headers name the client.
+    pub trusted_proxies: crate::proxy::TrustedProxies,
 }
 
 /// A base URL: http(s), a host, no query or fragment; the trailing slash removed.
@@ -218,6 +222,16 @@ impl Config {
                 })
             })
             .transpose()?;
+        let trusted_proxies =
+            crate::proxy::TrustedProxies::parse(args.trusted_proxies.iter().map(String::as_str))
+                .map_err(|e| StartupError::Config(format!("--trusted-proxies: {e}")))?;
+        let secs = std::time::Duration::from_secs;
+        let limits = crate::server::limits::Limits {
+            max_connections: args.max_connections as usize,
+            max_per_ip: args.max_connections_per_ip as usize,
+            idle: secs(args.idle_timeout_secs),
+            body: secs(args.body_timeout_secs),
+        };
         Ok(Config {
             listen,
             public_url,
@@ -245,6 +259,8 @@ impl Config {
             webhook_concurrency: usize::from(args.webhook_concurrency),
             outbound: args.outbound,
             retry_base: std::time::Duration::from_millis(args.retry_base_ms),
+            limits,
+            trusted_proxies,
         })
     }
 

@@ -41,6 +41,9 @@ pub enum AppError {
     PayloadTooLarge(String),
     #[error("{0}")]
     UnsupportedMediaType(String),
+    /// The client stopped sending the request body.
+    #[error("{0}")]
+    RequestTimeout(String),
     /// `limit`: requests allowed a minute, for `X-RateLimit-Limit` (0 when not a rate limit).
     #[error("too many requests; retry in {retry_after} s")]
     TooManyRequests { retry_after: u64, limit: u64 },
@@ -94,6 +97,7 @@ impl AppError {
             AppError::Gone(_) => StatusCode::GONE,
             AppError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            AppError::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
             AppError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             AppError::Unavailable(_) | AppError::Overloaded { .. } => {
                 StatusCode::SERVICE_UNAVAILABLE
@@ -115,6 +119,7 @@ impl AppError {
             AppError::Gone(_) => "gone",
             AppError::PayloadTooLarge(_) => "payload_too_large",
             AppError::UnsupportedMediaType(_) => "unsupported_media_type",
+            AppError::RequestTimeout(_) => "request_timeout",
             AppError::TooManyRequests { .. } => "rate_limited",
             AppError::Unavailable(_) => "unavailable",
             AppError::Overloaded { .. } => "overloaded",

@@ -26,6 +26,7 @@ pub mod mail;
 pub mod oauth;
 pub mod outbound;
 pub mod pdf;
+pub mod proxy;
 pub mod ratelimit;
 pub mod retry;
 pub mod server;

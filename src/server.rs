@@ -1,9 +1,16 @@
 //! The accept loop around `warp::service(routes)`: plain TCP or TLS (tokio-rustls), HTTP/1.1 and
 //! HTTP/2 (hyper-util auto), the peer address handed to the filters, and graceful shutdown that
-//! lets in-flight requests finish for up to `DRAIN_LIMIT`.
+//! lets in-flight requests finish for up to `DRAIN_LIMIT`. Every connection takes a place in
+//! [`limits::Slots`] (refused connections are accepted and closed at once), is closed when idle
+//! ([`activity`]), and reads request bodies under the body timeout ([`progress`]).
+
+pub mod activity;
+pub mod limits;
+pub mod progress;
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use hyper::body::Incoming;
@@ -15,6 +22,9 @@ use tokio_rustls::TlsAcceptor;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
+use self::activity::{Activity, Busy, Tracked, Watched};
+use self::limits::{Limits, Refused, Slots};
+use self::progress::{Stalled, Timed};
 use crate::http::middleware::{self, Options};
 
 pub const DRAIN_LIMIT: Duration = Duration::from_secs(10);
@@ -27,15 +37,19 @@ pub async fn serve(
     tls: Option<TlsAcceptor>,
     routes: BoxedFilter<(Response,)>,
     opts: Options,
+    limits: Limits,
     shutdown: impl Future<Output = ()>,
 ) {
     let graceful = GracefulShutdown::new();
     let mut builder = Builder::new(TokioExecutor::new());
+    // hyper starts this timer when it waits for a request head, also between keep-alive
+    // requests: it is the HTTP/1 idle timeout too, so it is never longer than `limits.idle`.
     builder
         .http1()
         .timer(TokioTimer::new())
-        .header_read_timeout(HEADER_READ_LIMIT);
+        .header_read_timeout(HEADER_READ_LIMIT.min(limits.idle));
     let service = warp::service(routes);
+    let slots = Slots::new(&limits);
     tokio::pin!(shutdown);
 
     loop {
@@ -51,24 +65,54 @@ pub async fn serve(
             },
             () = &mut shutdown => break,
         };
+        // A trusted proxy carries many clients: it counts only toward the total.
+        let slot = match slots.take(peer.ip(), !opts.trusted.contains(peer.ip())) {
+            Ok(slot) => slot,
+            Err(why) => {
+                tracing::debug!(peer = %peer.ip(), ?why, open = slots.open(), "connection refused");
+                if why == Refused::Full && slots.first_refusal_this_minute() {
+                    tracing::warn!(
+                        max = limits.max_connections,
+                        "connection limit reached (--max-connections); refusing new connections"
+                    );
+                }
+                drop(stream);
+                continue;
+            }
+        };
         let _ = stream.set_nodelay(true);
         let watcher = graceful.watcher();
         let builder = builder.clone();
         let service = service.clone();
         let tls = tls.clone();
+        let opts = opts.clone();
         tokio::spawn(async move {
+            let _slot = slot;
+            let activity = Activity::new();
+            let stream = Watched::new(stream, Arc::clone(&activity));
+            let act = Arc::clone(&activity);
             let svc = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
                 let routes = service.clone();
+                let opts = opts.clone();
+                let busy = Busy::new(&act);
+                let stalled = Stalled::default();
+                let mut req = req.map(|b| Timed::new(b, limits.body, stalled.clone()));
+                req.extensions_mut().insert(stalled);
                 async move {
-                    Ok::<_, std::convert::Infallible>(
-                        middleware::handle(routes, req, peer, opts).await,
-                    )
+                    let resp = middleware::handle(routes, req, peer, &opts).await;
+                    Ok::<_, std::convert::Infallible>(resp.map(|b| Tracked::new(b, busy)))
                 }
             });
             match tls {
                 None => {
                     let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), svc);
-                    let _ = watcher.watch(conn.into_owned()).await;
+                    let conn = watcher.watch(conn.into_owned());
+                    if activity::watch(conn, &activity, limits.idle)
+                        .await
+                        .is_none()
+                    {
+                        tracing::debug!(peer = %peer.ip(), "idle connection closed");
+                    }
                 }
                 Some(acceptor) => {
                     let Some(tls_stream) = handshake(&acceptor, stream, peer).await else {
@@ -76,7 +120,13 @@ pub async fn serve(
                     };
                     let conn =
                         builder.serve_connection_with_upgrades(TokioIo::new(tls_stream), svc);
-                    let _ = watcher.watch(conn.into_owned()).await;
+                    let conn = watcher.watch(conn.into_owned());
+                    if activity::watch(conn, &activity, limits.idle)
+                        .await
+                        .is_none()
+                    {
+                        tracing::debug!(peer = %peer.ip(), "idle connection closed");
+                    }
                 }
             }
         });
@@ -97,9 +147,9 @@ pub async fn serve(
 
 async fn handshake(
     acceptor: &TlsAcceptor,
-    stream: TcpStream,
+    stream: Watched<TcpStream>,
     peer: SocketAddr,
-) -> Option<tokio_rustls::server::TlsStream<TcpStream>> {
+) -> Option<tokio_rustls::server::TlsStream<Watched<TcpStream>>> {
     match tokio::time::timeout(HANDSHAKE_LIMIT, acceptor.accept(stream)).await {
         Ok(Ok(s)) => Some(s),
         Ok(Err(e)) => {

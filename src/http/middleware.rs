@@ -1,9 +1,12 @@
 //! What every request goes through, around the warp routes: a request id (header, log span),
-//! the peer address as a request extension, an early size check on declared bodies, rendering of
-//! pending errors as JSON or HTML, security and cache headers, and one log line.
+//! the client address as a request extension (the peer's, or the one a trusted proxy
+//! forwarded), an early size check on declared bodies, 408 for a body that stopped arriving,
+//! rendering of pending errors as JSON or HTML, security and cache headers, and one log line
+//! (its path with credentials redacted).
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::time::Instant;
 
 use http::{HeaderMap, HeaderValue, Request, header};
@@ -13,8 +16,12 @@ use warp::reply::Response;
 
 use super::reply::{PendingError, error_response, format_for};
 use crate::error::AppError;
+use crate::proxy::TrustedProxies;
+use crate::server::progress::Stalled;
 
-/// The client's socket address, inserted by the accept loop (warp has no server of its own here).
+/// The client's socket address, inserted by the middleware (warp has no server of its own
+/// here): the peer's, or with `--trusted-proxies` the address a trusted proxy forwarded (port 0
+/// when it forwarded none). Login throttling, the audit log and the request log use it.
 #[derive(Debug, Clone, Copy)]
 pub struct PeerAddr(pub SocketAddr);
 
@@ -31,11 +38,13 @@ pub const PAGE_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'se
 const OTHER_CSP: &str = "default-src 'none'; frame-ancestors 'none'; sandbox";
 
 /// Settings the middleware needs.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Options {
     pub tls: bool,
     /// Largest body any route accepts; bigger declared bodies are refused before routing.
     pub max_body: u64,
+    /// Peers whose forwarding headers name the client.
+    pub trusted: Arc<TrustedProxies>,
 }
 
 fn request_id(headers: &HeaderMap) -> String {
@@ -64,7 +73,7 @@ pub async fn handle<S, B>(
     mut routes: S,
     mut req: Request<B>,
     peer: SocketAddr,
-    opts: Options,
+    opts: &Options,
 ) -> Response
 where
     S: Service<Request<B>, Response = Response, Error = Infallible>,
@@ -72,18 +81,25 @@ where
     let started = Instant::now();
     let id = request_id(req.headers());
     let method = req.method().clone();
-    // The path only: query strings may carry credentials (`apiKey`) and must not be logged.
+    let version = req.version();
+    // The path only: query strings may carry credentials (`apiKey`, `sig`) and are never
+    // logged; credentials inside the path (signing links) are redacted.
     let path = req.uri().path().to_string();
-    req.extensions_mut().insert(PeerAddr(peer));
+    let logged_path = super::redact::path(&path);
+    let client = crate::proxy::client_addr(peer, req.headers(), &opts.trusted);
+    // The proxy the request came through, when it named another client.
+    let via = (client != peer).then(|| peer.ip());
+    let stalled = req.extensions().get::<Stalled>().cloned();
+    req.extensions_mut().insert(PeerAddr(client));
     req.extensions_mut().insert(RequestId(id.clone()));
     let span = tracing::info_span!("request", request_id = %id);
+    let (tls, max_body) = (opts.tls, opts.max_body);
 
     async move {
         let mut resp = match declared_length(req.headers()) {
-            Some(n) if n > opts.max_body => error_response(
+            Some(n) if n > max_body => error_response(
                 &AppError::PayloadTooLarge(format!(
-                    "the request body ({n} bytes) is larger than the {} bytes allowed",
-                    opts.max_body
+                    "the request body ({n} bytes) is larger than the {max_body} bytes allowed"
                 )),
                 format_for(&path),
             ),
@@ -95,13 +111,29 @@ where
         if let Some(PendingError(err)) = resp.extensions_mut().remove::<PendingError>() {
             resp = error_response(&err, format_for(&path));
         }
-        secure_headers(resp.headers_mut(), &id, opts.tls);
+        if stalled.is_some_and(|s| s.is_set()) {
+            // Whatever the handler made of the failed read, the client was too slow: say so,
+            // and do not wait for the rest of its body on this connection.
+            resp = error_response(
+                &AppError::RequestTimeout(
+                    "the request body stopped arriving (--body-timeout-secs)".into(),
+                ),
+                format_for(&path),
+            );
+            if version < http::Version::HTTP_2 {
+                resp.headers_mut()
+                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            }
+        }
+        secure_headers(resp.headers_mut(), &id, tls);
+        let via = via.map(|v| v.to_string());
         tracing::info!(
             %method,
-            %path,
+            path = %logged_path,
             status = resp.status().as_u16(),
             ms = started.elapsed().as_secs_f64() * 1000.0,
-            peer = %peer.ip(),
+            peer = %client.ip(),
+            via = via.as_deref(),
             "request"
         );
         resp

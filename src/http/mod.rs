@@ -13,6 +13,7 @@ pub mod middleware;
 pub mod oauth_api;
 pub mod openapi;
 pub mod pages;
+pub mod redact;
 pub mod reply;
 pub mod sending;
 pub mod session;
@@ -38,7 +39,8 @@ pub fn with_state(
     warp::any().map(move || state.clone())
 }
 
-/// The client's address, as the accept loop recorded it.
+/// The client's address, as the middleware resolved it (behind a trusted proxy, the address it
+/// forwarded).
 pub fn peer() -> impl Filter<Extract = (Option<std::net::SocketAddr>,), Error = Infallible> + Copy {
     warp::ext::optional::<middleware::PeerAddr>()
         .map(|p: Option<middleware::PeerAddr>| p.map(|p| p.0))

@@ -13,7 +13,7 @@ use bytes::{Buf, Bytes};
 use futures_util::{Stream, StreamExt};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
@@ -258,9 +258,11 @@ where
 
 /// Streams `bytes` into a new blob (at most `max` bytes), checks it is a PDF, and commits it.
 ///
-/// The body goes to the temp file as it arrives (a writer thread, fed in 256 KiB pieces through
-/// a short queue), so an upload holds at most a few MiB of memory whatever its size; a second
-/// thread computes its SHA-256 from the same pieces, off the writer's path. Once the
+/// The body is gathered on the async side into 256 KiB pieces; each piece is written to the
+/// temp file and hashed on the blocking pool (two short tasks, side by side) while the next
+/// piece arrives. A blocking thread is thus held only while a piece is written or hashed, never
+/// while the client is slow to send: slow uploads cannot use up the blocking pool that every
+/// database call (`Db::call`, `/healthz`) needs. At most two pieces are in memory. Once the
 /// last byte is written, the PDF is checked on a read-only map of the temp file (the pages are
 /// still in the page cache) while another thread fsyncs it; the blob is committed only when
 /// both succeed, and dropped (with its temp file) otherwise.
@@ -269,30 +271,7 @@ async fn receive(
     mut bytes: std::pin::Pin<Box<dyn Stream<Item = Result<Bytes, AppError>> + Send>>,
     max: u64,
 ) -> Result<(StoredBlob, crate::pdf::PdfInfo), AppError> {
-    let (tx, mut rx) = mpsc::channel::<Bytes>(16);
-    let blobs = state.blobs.clone();
-    // The writer stops (and its temp file goes) when the sender is dropped early: it only
-    // finishes after an explicit end-of-body marker (an empty piece).
-    let writer =
-        tokio::task::spawn_blocking(move || -> Result<crate::blob::BlobWriter, AppError> {
-            let mut w = blobs.begin_unhashed()?;
-            while let Some(chunk) = rx.blocking_recv() {
-                if chunk.is_empty() {
-                    return Ok(w);
-                }
-                w.write_all(&chunk)?;
-                w.start_writeback();
-            }
-            Err(AppError::bad_request("the upload was interrupted"))
-        });
-    let (hash_tx, mut hash_rx) = mpsc::channel::<Bytes>(16);
-    let hasher = tokio::task::spawn_blocking(move || {
-        let mut digest = Sha256::new();
-        while let Some(chunk) = hash_rx.blocking_recv() {
-            digest.update(&chunk);
-        }
-        hex::encode(digest.finalize())
-    });
+    let mut sink = Sink::start(state.blobs.clone());
     let mut piece = bytes::BytesMut::with_capacity(COALESCE);
     let mut total = 0u64;
     let mut failure = None;
@@ -309,9 +288,8 @@ async fn receive(
                     let full =
                         std::mem::replace(&mut piece, bytes::BytesMut::with_capacity(COALESCE))
                             .freeze();
-                    if hash_tx.send(full.clone()).await.is_err() || tx.send(full).await.is_err() {
-                        break;
-                    }
+                    // A failed write has dropped the writer, and with it the temp file.
+                    sink = sink.feed(full).await?;
                 }
             }
             Err(e) => {
@@ -326,32 +304,21 @@ async fn receive(
         ));
     }
     if let Some(e) = failure {
-        drop(tx);
-        let _ = writer.await;
+        // Waiting for the piece in hand drops the writer, and its temp file, before answering.
+        let _ = sink.finish().await;
         return Err(e);
     }
     let last = piece.freeze();
-    if !last.is_empty() && hash_tx.send(last.clone()).await.is_err() {
-        return Err(AppError::internal("the upload's hashing stopped"));
+    if !last.is_empty() {
+        sink = sink.feed(last).await?;
     }
-    drop(hash_tx);
-    if (!last.is_empty() && tx.send(last).await.is_err()) || tx.send(Bytes::new()).await.is_err() {
-        drop(tx);
-        return Err(writer
-            .await
-            .map_err(|e| AppError::internal(format!("upload task failed: {e}")))?
-            .err()
-            .unwrap_or_else(|| AppError::internal("the upload writer stopped")));
-    }
-    drop(tx);
-    let writer = writer
-        .await
-        .map_err(|e| AppError::internal(format!("upload task failed: {e}")))??;
+    let (writer, digest) = sink.finish().await?;
+    let sha256 = hex::encode(digest.finalize());
     let handle = writer.file_handle()?;
     let map = writer.map()?;
     let sync = tokio::task::spawn_blocking(move || handle.sync_all());
     let inspect = tokio::task::spawn_blocking(move || crate::pdf::inspect_bytes(&map));
-    let (synced, inspected, sha256) = tokio::join!(sync, inspect, hasher);
+    let (synced, inspected) = tokio::join!(sync, inspect);
     synced.map_err(|e| AppError::internal(format!("upload task failed: {e}")))??;
     let info = inspected
         .map_err(|e| AppError::internal(format!("PDF check failed: {e}")))?
@@ -364,9 +331,49 @@ async fn receive(
         })?;
     // Dropping the writer on an error above removed its temp file; here it becomes the blob
     // (its fsync finds nothing left to write).
-    let sha256 = sha256.map_err(|e| AppError::internal(format!("upload task failed: {e}")))?;
     let stored = tokio::task::spawn_blocking(move || writer.commit_with_sha256(sha256))
         .await
         .map_err(|e| AppError::internal(format!("upload task failed: {e}")))??;
     Ok((stored, info))
+}
+
+/// The temp file and the running SHA-256 of an upload, each behind the blocking task that
+/// handles the latest piece.
+struct Sink {
+    writing: JoinHandle<Result<crate::blob::BlobWriter, AppError>>,
+    hashing: JoinHandle<Sha256>,
+}
+
+impl Sink {
+    fn start(blobs: crate::blob::BlobStore) -> Sink {
+        Sink {
+            writing: tokio::task::spawn_blocking(move || Ok(blobs.begin_unhashed()?)),
+            hashing: tokio::task::spawn_blocking(Sha256::new),
+        }
+    }
+
+    /// Waits for the previous piece, then hands `piece` to a writing and a hashing task.
+    async fn feed(self, piece: Bytes) -> Result<Sink, AppError> {
+        let (mut writer, mut digest) = self.finish().await?;
+        let copy = piece.clone();
+        Ok(Sink {
+            writing: tokio::task::spawn_blocking(move || {
+                writer.write_all(&piece)?;
+                writer.start_writeback();
+                Ok(writer)
+            }),
+            hashing: tokio::task::spawn_blocking(move || {
+                digest.update(&copy);
+                digest
+            }),
+        })
+    }
+
+    /// The writer and the digest once every piece handed over is written and hashed.
+    async fn finish(self) -> Result<(crate::blob::BlobWriter, Sha256), AppError> {
+        let (written, hashed) = tokio::join!(self.writing, self.hashing);
+        let failed =
+            |e: tokio::task::JoinError| AppError::internal(format!("upload task failed: {e}"));
+        Ok((written.map_err(failed)??, hashed.map_err(failed)?))
+    }
 }

@@ -1,0 +1,170 @@
+//! Behind a reverse proxy (`--trusted-proxies`): login throttling and the audit log see the
+//! client the proxy forwarded, and only a trusted peer's forwarding headers count. The request
+//! log shows no signing token.
+
+use std::net::IpAddr;
+
+use nix::sys::signal::Signal;
+use serde_json::{Value, json};
+
+use crate::documents::{create, fixture, user_with_key};
+use crate::harness::{BinServer, TestApp, client, docket_json};
+use crate::oauth_flow::{PASSWORD, hidden_inputs};
+
+/// The login form's cookie and fields (the CSRF token stays valid for many posts).
+async fn login_form(app: &TestApp) -> (String, Vec<(String, String)>) {
+    let page = app.get("/auth/login").await;
+    let cookie = page
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok()?.split(';').next().map(str::to_string))
+        .collect::<Vec<_>>()
+        .join("; ");
+    (cookie, hidden_inputs(&page.text().await.unwrap()))
+}
+
+async fn login_as(
+    app: &TestApp,
+    form: &(String, Vec<(String, String)>),
+    forwarded_for: &str,
+    email: &str,
+    password: &str,
+) -> u16 {
+    let mut fields = form.1.clone();
+    fields.push(("email".into(), email.into()));
+    fields.push(("password".into(), password.into()));
+    app.client
+        .post(app.url("/auth/login"))
+        .header("cookie", &form.0)
+        .header("x-forwarded-for", forwarded_for)
+        .form(&fields)
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn failed_logins_of_forwarded_clients_lock_out_no_other_client() {
+    let app = TestApp::spawn_with(&["--tls", "off", "--trusted-proxies", "127.0.0.1/32"]).await;
+    docket_json(
+        &app.data_dir(),
+        &[
+            "user",
+            "add",
+            "ada@example.com",
+            "--name",
+            "Ada",
+            "--password-stdin",
+        ],
+        Some(&format!("{PASSWORD}\n")),
+    );
+    let form = login_form(&app).await;
+    // Sixty guesses at made-up accounts, each from another client behind the proxy: the
+    // proxy's own address would have been locked after forty.
+    for i in 0..60 {
+        let status = login_as(
+            &app,
+            &form,
+            &format!("198.51.100.{i}"),
+            &format!("nobody{i}@example.com"),
+            "wrong password",
+        )
+        .await;
+        assert_eq!(status, 401, "guess {i}");
+    }
+    assert_eq!(
+        login_as(&app, &form, "203.0.113.5", "ada@example.com", PASSWORD).await,
+        303,
+        "another client behind the same proxy signs in"
+    );
+    app.stop().await;
+}
+
+async fn upload_from(app: &TestApp, local: Option<&str>, url: &str, forwarded_for: &str) {
+    let mut b = reqwest::Client::builder().resolve("localhost", app.addr);
+    if let Some(ip) = local {
+        b = b.local_address(ip.parse::<IpAddr>().unwrap());
+    }
+    let resp = b
+        .build()
+        .unwrap()
+        .put(url)
+        .header("content-type", "application/pdf")
+        .header("x-forwarded-for", forwarded_for)
+        .header("forwarded", "for=192.0.2.66")
+        .body(fixture("a4-1p.pdf"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_audit_log_records_the_forwarded_client_only_from_a_trusted_proxy() {
+    let app = TestApp::spawn_with(&["--tls", "off", "--trusted-proxies", "127.0.0.1/32"]).await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    let created = create(&app, &key, json!({"title": "t", "recipients": []})).await;
+    let id = created["documentId"].as_i64().unwrap();
+    let url = created["uploadUrl"].as_str().unwrap();
+    // Through the proxy (127.0.0.1): the client wrote 6.6.6.6 itself, the proxy appended the
+    // address it saw.
+    upload_from(&app, Some("127.0.0.1"), url, "6.6.6.6, 203.0.113.9").await;
+    // Straight from an untrusted peer: its headers are ignored.
+    upload_from(&app, Some("127.0.0.2"), url, "203.0.113.10").await;
+    let log: Value = app
+        .client
+        .get(app.url(&format!("/api/v1/documents/{id}/audit-log")))
+        .header("authorization", &key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let ips: Vec<&str> = log["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "UPLOADED")
+        .map(|e| e["ipAddress"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(ips, ["203.0.113.9", "127.0.0.2"], "{log}");
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_request_log_does_not_show_signing_tokens() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let mut server = BinServer::start_in(&data, &["--tls", "off", "--log-format", "json"]);
+    let token = "Rt7KqW2mZpL9xYc4VbN8sD3fG6hJ1aE5";
+    let c = client(server.addr, None);
+    for path in [
+        format!("/sign/{token}"),
+        format!("/sign/{token}/state"),
+        format!("/sign/{token}/pages/1-800.png"),
+    ] {
+        let resp = c
+            .get(format!("http://127.0.0.1:{}{path}", server.addr.port()))
+            .send()
+            .await
+            .unwrap();
+        assert!(resp.status().is_client_error(), "{path}");
+    }
+    let stderr = server.stderr.take().unwrap();
+    assert_eq!(server.stop_with(Signal::SIGTERM).code(), Some(0));
+    let logs = std::io::read_to_string(stderr).unwrap();
+    assert!(!logs.contains(token), "the token is in the log: {logs}");
+    let paths: Vec<String> = logs
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|v| v["path"].as_str().map(str::to_string))
+        .collect();
+    assert!(
+        paths.contains(&"/sign/[redacted]/state".to_string()),
+        "{paths:?}"
+    );
+}
