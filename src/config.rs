@@ -74,6 +74,8 @@ pub struct Config {
     pub allow_private_webhooks: bool,
     /// First retry delay of the outgoing queues.
     pub retry_base: std::time::Duration,
+    /// Limits of page renders for the signing page.
+    pub render: crate::pdf::RenderLimits,
 }
 
 /// A base URL: http(s), a host, no query or fragment; the trailing slash removed.
@@ -204,6 +206,18 @@ impl Config {
             mail_from,
             allow_private_webhooks: args.allow_private_webhooks,
             retry_base: std::time::Duration::from_millis(args.retry_base_ms),
+            render: crate::pdf::RenderLimits {
+                exe: args
+                    .render_exe
+                    .clone()
+                    .unwrap_or_else(crate::pdf::RenderLimits::this_binary),
+                workers: args.render_workers.map_or_else(
+                    || std::thread::available_parallelism().map_or(1, usize::from),
+                    |n| n as usize,
+                ),
+                timeout: std::time::Duration::from_secs(args.render_timeout_secs),
+                memory_bytes: args.render_memory_mb << 20,
+            },
         })
     }
 

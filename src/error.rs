@@ -46,6 +46,9 @@ pub enum AppError {
     TooManyRequests { retry_after: u64, limit: u64 },
     #[error("{0}")]
     Unavailable(String),
+    /// Overloaded for now (every page renderer busy): 503 with `Retry-After`.
+    #[error("{message}")]
+    Busy { message: String, retry_after: u64 },
     /// A bug or an environment failure; the cause is logged, the client sees a generic message.
     #[error("internal error: {0}")]
     Internal(String),
@@ -92,7 +95,7 @@ impl AppError {
             AppError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             AppError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
-            AppError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            AppError::Unavailable(_) | AppError::Busy { .. } => StatusCode::SERVICE_UNAVAILABLE,
             AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -111,7 +114,7 @@ impl AppError {
             AppError::PayloadTooLarge(_) => "payload_too_large",
             AppError::UnsupportedMediaType(_) => "unsupported_media_type",
             AppError::TooManyRequests { .. } => "rate_limited",
-            AppError::Unavailable(_) => "unavailable",
+            AppError::Unavailable(_) | AppError::Busy { .. } => "unavailable",
             AppError::Internal(_) => "internal_error",
         }
     }

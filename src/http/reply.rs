@@ -81,6 +81,9 @@ pub fn error_response(err: &AppError, format: Format) -> Response {
                 headers.insert(header::WWW_AUTHENTICATE, v);
             }
         }
+        AppError::Busy { retry_after, .. } => {
+            headers.insert(header::RETRY_AFTER, HeaderValue::from(*retry_after));
+        }
         AppError::TooManyRequests { retry_after, limit } => {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(*retry_after));
             if *limit > 0 {

@@ -10,6 +10,8 @@ mod http;
 mod mail;
 mod oauth_flow;
 mod oauth_rules;
+mod page_cache;
+mod page_render;
 mod process;
 mod signing;
 mod signing_e2e;
