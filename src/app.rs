@@ -136,6 +136,7 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
 
     let (db, ring, blobs, webhook_secrets, pages) = {
         let data = data.clone();
+        let render_limits = config.render.clone();
         let public = base(&public_url);
         tokio::task::spawn_blocking(move || -> Result<_, StartupError> {
             let db = Db::open(&data.database(), &data.backups(), POOL_SIZE)?;
@@ -151,7 +152,7 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
             if let Ok(n @ 1..) = blobs.clean_stale_temp(Duration::from_secs(24 * 3600)) {
                 tracing::info!(files = n, "removed unfinished uploads left by a crash");
             }
-            let pages = crate::pdf::PageCache::open(&data.page_cache())
+            let pages = crate::pdf::PageCache::open(&data.page_cache(), render_limits)
                 .map_err(dir_err(&data.page_cache()))?;
             Ok((db, ring, blobs, Arc::new(secrets), pages))
         })

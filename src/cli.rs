@@ -42,6 +42,22 @@ pub enum Command {
     Mail(MailArgs),
     /// Print version, commit and SQLite version
     Version(JsonFlag),
+    /// Render one page of a PDF to PNG on stdout (the server runs this under limits)
+    #[command(hide = true)]
+    RenderPage(RenderPageArgs),
+}
+
+/// `docket render-page`: the child process of a page render; see `pdf/isolated.rs`.
+#[derive(Debug, Args)]
+pub struct RenderPageArgs {
+    /// Page index, 0-based
+    #[arg(long)]
+    pub page: usize,
+    /// Image width in pixels
+    #[arg(long)]
+    pub width: u32,
+    /// The PDF file
+    pub pdf: PathBuf,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -185,6 +201,24 @@ pub struct ServeArgs {
     /// loopback addresses (tests, staging copies)
     #[arg(long, env = "DOCKET_OUTBOUND", value_enum, default_value_t = Outbound::Any)]
     pub outbound: Outbound,
+    /// Page renders at once (each a child process); more wait up to 2 s for a slot, then get 503 [default: the number of CPUs]
+    #[arg(long, env = "DOCKET_RENDER_WORKERS", value_name = "N",
+          value_parser = clap::value_parser!(u64).range(1..=256))]
+    pub render_workers: Option<u64>,
+
+    /// Wall-clock time one page render may take, in seconds; a page over it gets a placeholder
+    #[arg(long, env = "DOCKET_RENDER_TIMEOUT_SECS", default_value_t = 20, value_name = "SECS",
+          value_parser = clap::value_parser!(u64).range(1..=600))]
+    pub render_timeout_secs: u64,
+
+    /// Memory (address space) one page render may use, in MiB; a page over it gets a placeholder
+    #[arg(long, env = "DOCKET_RENDER_MEMORY_MB", default_value_t = 512, value_name = "N",
+          value_parser = clap::value_parser!(u64).range(128..=65_536))]
+    pub render_memory_mb: u64,
+
+    /// The program run as `<FILE> render-page ...` to render pages (for tests) [default: this binary]
+    #[arg(long, env = "DOCKET_RENDER_EXE", value_name = "FILE", hide = true)]
+    pub render_exe: Option<PathBuf>,
 
     /// First retry delay of the mail and webhook queues, in milliseconds (for tests)
     #[arg(long, env = "DOCKET_RETRY_BASE_MS", default_value_t = 30_000, hide = true,

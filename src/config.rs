@@ -84,6 +84,8 @@ pub struct Config {
     pub limits: crate::server::limits::Limits,
     /// Reverse proxies whose forwarding headers name the client.
     pub trusted_proxies: crate::proxy::TrustedProxies,
+    /// Limits of page renders for the signing page.
+    pub render: crate::pdf::RenderLimits,
 }
 
 /// A base URL: http(s), a host, no query or fragment; the trailing slash removed.
@@ -261,6 +263,18 @@ impl Config {
             retry_base: std::time::Duration::from_millis(args.retry_base_ms),
             limits,
             trusted_proxies,
+            render: crate::pdf::RenderLimits {
+                exe: args
+                    .render_exe
+                    .clone()
+                    .unwrap_or_else(crate::pdf::RenderLimits::this_binary),
+                workers: args.render_workers.map_or_else(
+                    || std::thread::available_parallelism().map_or(1, usize::from),
+                    |n| n as usize,
+                ),
+                timeout: std::time::Duration::from_secs(args.render_timeout_secs),
+                memory_bytes: args.render_memory_mb << 20,
+            },
         })
     }
 

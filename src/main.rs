@@ -33,6 +33,10 @@ fn run(cli: Cli) -> Result<(), CliError> {
             admin::backup::version(f.json);
             Ok(())
         }
+        Command::RenderPage(a) => {
+            let code = docket::pdf::render_page_child(&a.pdf, a.page, a.width);
+            std::process::exit(code);
+        }
     }
 }
 

@@ -14,7 +14,7 @@ use crate::app::AppState;
 use crate::assets::{escape, page, url};
 use crate::db::now;
 use crate::error::AppError;
-use crate::pdf::PageWidth;
+use crate::pdf::{PageWidth, RETRY_AFTER_SECS, RenderError};
 use crate::signing::flow::{self, Origin};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
@@ -40,7 +40,9 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
 }
 
 /// `GET /sign/<token>/pages/<n>.png?w=<800|1200|1600>`: page `n` (1-based) rendered at that
-/// width (default 1200), from the page cache.
+/// width (default 1200), from the page cache; a placeholder image (with `X-Docket-Page:
+/// placeholder`) for a page that cannot be drawn; 503 with Retry-After when every renderer
+/// stays busy.
 async fn page_image(
     state: AppState,
     token: String,
@@ -57,7 +59,7 @@ async fn page_image(
         Some(w) => w.parse().ok().and_then(PageWidth::parse),
     }
     .ok_or_else(|| AppError::bad_request(format!("w must be one of {:?}", PageWidth::ALLOWED)))?;
-    let blob = state
+    let (blob, size) = state
         .db
         .call(move |c| {
             let l = link(c, &token)?;
@@ -67,23 +69,40 @@ async fn page_image(
             if l.document.status == "CANCELLED" {
                 return Err(AppError::Gone("this document was cancelled".into()));
             }
-            if n > l.document.page_sizes.len() {
+            let Some(&[w, h]) = l.document.page_sizes.get(n - 1) else {
                 return Err(AppError::not_found("page"));
-            }
-            l.document
+            };
+            let blob = l
+                .document
                 .blob_id
                 .and_then(|b| crate::blob::BlobId::parse(&b))
-                .ok_or_else(|| AppError::not_found("page"))
+                .ok_or_else(|| AppError::not_found("page"))?;
+            Ok((blob, (w as f32, h as f32)))
         })
         .await?;
-    let (pages, path) = (state.pages.clone(), state.blobs.path(&blob));
-    let png = tokio::task::spawn_blocking(move || pages.get_or_render(&blob, &path, n - 1, width))
+    let path = state.blobs.path(&blob);
+    // A client that leaves drops this future, and with it its share of the render.
+    let image = state
+        .pages
+        .get_or_render(&blob, &path, n - 1, width, size)
         .await
-        .map_err(|e| AppError::internal(format!("render task failed: {e}")))?
-        .map_err(|e| AppError::internal(format!("rendering page {n} failed: {e}")))?;
-    let mut resp = Response::new(png.into());
+        .map_err(|e| match e {
+            RenderError::Busy => AppError::Overloaded {
+                message: e.to_string(),
+                retry_after: RETRY_AFTER_SECS,
+            },
+            RenderError::NoSuchPage(_) => AppError::not_found("page"),
+            RenderError::Failed(cause) => {
+                AppError::internal(format!("rendering page {n} failed: {cause}"))
+            }
+        })?;
+    let mut resp = Response::new(image.png.into());
     let h = resp.headers_mut();
     h.insert("content-type", "image/png".parse().expect("static"));
+    if image.placeholder {
+        // The page cannot be drawn: the image says so; this header tells programs.
+        h.insert("x-docket-page", "placeholder".parse().expect("static"));
+    }
     // The link is a credential: no shared caches, but the browser may keep it a while.
     h.insert(
         "cache-control",

@@ -1,15 +1,20 @@
 //! PDF files as documents: what an upload holds (pages, page sizes, signatures) and why one is
 //! refused; its pages as PNG images, rendered and cached on disk. Plain blocking functions on
-//! bytes or paths; callers run them off the async threads.
+//! bytes or paths, which callers run off the async threads, except the page cache, whose
+//! renders run in child processes under limits and are awaited.
 
 pub mod forms;
 mod inspect;
+mod isolated;
 mod page_cache;
+mod placeholder;
 mod render;
 pub mod seal;
+mod single_flight;
 
 pub use inspect::{inspect_bytes, inspect_file};
-pub use page_cache::{PageCache, PageWidth};
+pub use isolated::{RenderLimits, child_main as render_page_child};
+pub use page_cache::{PageCache, PageImage, PageWidth, QUEUE_WAIT, RETRY_AFTER_SECS, RenderError};
 pub use render::{LoadedPdf, MAX_PIXELS, MAX_WIDTH_PX, PageRenderer, render_all, render_page};
 
 /// What an accepted upload holds.

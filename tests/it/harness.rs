@@ -15,7 +15,8 @@ use tempfile::TempDir;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_docket");
 
-/// A `Config` as `docket serve <args>` would build it, for `data_dir`.
+/// A `Config` as `docket serve <args>` would build it, for `data_dir`. Pages are rendered by
+/// the real binary (this test program cannot run `render-page`).
 pub fn config(data_dir: &Path, args: &[&str]) -> Config {
     // Tests never reach beyond this machine: webhooks and SMTP stay on loopback.
     let mut argv = vec![
@@ -25,6 +26,8 @@ pub fn config(data_dir: &Path, args: &[&str]) -> Config {
         "127.0.0.1:0",
         "--outbound",
         "loopback-only",
+        "--render-exe",
+        BIN,
     ];
     argv.extend_from_slice(args);
     let cli = Cli::try_parse_from(argv).expect("valid serve arguments");

@@ -13,6 +13,8 @@ mod login_limits;
 mod mail;
 mod oauth_flow;
 mod oauth_rules;
+mod page_cache;
+mod page_render;
 mod process;
 mod sealing;
 mod secret_files;
