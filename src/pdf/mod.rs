@@ -2,12 +2,14 @@
 //! refused; its pages as PNG images, rendered and cached on disk. Plain blocking functions on
 //! bytes or paths; callers run them off the async threads.
 
+pub(crate) mod budget;
 pub mod forms;
 mod inspect;
 mod page_cache;
 mod render;
 pub mod seal;
 
+pub use budget::{Exceeded, MAX_DECODED_BYTES, MAX_DEPTH, MAX_VALUES};
 pub use inspect::{inspect_bytes, inspect_file};
 pub use page_cache::{PageCache, PageWidth};
 pub use render::{LoadedPdf, MAX_PIXELS, MAX_WIDTH_PX, PageRenderer, render_all, render_page};
@@ -45,6 +47,10 @@ pub enum PdfError {
     NoPages,
     #[error("the PDF could not be read: {0}")]
     Damaged(String),
+    /// Over one of the complexity budgets (see `budget`): refused before it can take the
+    /// server's memory or time.
+    #[error("the PDF is too complex: {0}")]
+    TooComplex(Exceeded),
     /// A page index (0-based) past the last page, when rendering.
     #[error("the PDF has no page {} (it has {pages})", .index + 1)]
     NoSuchPage { index: usize, pages: usize },

@@ -6,6 +6,7 @@ mod bookings;
 mod browser;
 mod cli;
 mod documents;
+mod hostile_pdf;
 mod http;
 mod mail;
 mod oauth_flow;
