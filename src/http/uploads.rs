@@ -326,6 +326,11 @@ async fn receive(
             crate::pdf::PdfError::NotPdf => {
                 AppError::UnsupportedMediaType(format!("{e}; upload a PDF file"))
             }
+            crate::pdf::PdfError::TooComplex(_) => AppError::BadRequest {
+                code: "pdf_too_complex",
+                message: e.to_string(),
+                details: Vec::new(),
+            },
             e if e.is_upload_fault() => AppError::bad_request(e.to_string()),
             e => AppError::internal(e),
         })?;

@@ -113,6 +113,7 @@ fn encode_text(s: &str) -> Object {
     Object::String(bytes, StringFormat::Hexadecimal)
 }
 
+/// The budgeted loader every PDF goes through (see `inspect::load_whole`).
 fn load(bytes: &[u8]) -> Result<Document, PdfError> {
     let doc = super::inspect::load_whole(bytes)?;
     if doc.is_encrypted() {
@@ -121,10 +122,21 @@ fn load(bytes: &[u8]) -> Result<Document, PdfError> {
     Ok(doc)
 }
 
+/// Runs `work` and turns a panic inside the PDF library into `Damaged`.
+fn guarded<T, E: From<PdfError>>(work: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).unwrap_or_else(|_| {
+        tracing::warn!("the PDF library panicked on a form");
+        Err(PdfError::Damaged("it is malformed in a way the reader cannot handle".into()).into())
+    })
+}
+
 /// The fully qualified names of the form's fields (e.g. `applicant.name`), in form order.
+/// Never panics.
 pub fn field_names(bytes: &[u8]) -> Result<Vec<String>, PdfError> {
-    let doc = load(bytes)?;
-    Ok(terminal_fields(&doc).into_iter().map(|(n, _)| n).collect())
+    guarded(|| {
+        let doc = load(bytes)?;
+        Ok(terminal_fields(&doc).into_iter().map(|(n, _)| n).collect())
+    })
 }
 
 /// Why `fill` refused.
@@ -137,7 +149,12 @@ pub enum FillError {
 }
 
 /// The PDF with `values` set on its form fields; every name must be a field of the form.
+/// Never panics.
 pub fn fill(bytes: &[u8], values: &Map<String, Value>) -> Result<Vec<u8>, FillError> {
+    guarded(|| fill_unguarded(bytes, values))
+}
+
+fn fill_unguarded(bytes: &[u8], values: &Map<String, Value>) -> Result<Vec<u8>, FillError> {
     let mut doc = load(bytes)?;
     let fields = terminal_fields(&doc);
     let unknown: Vec<String> = values
@@ -313,6 +330,23 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn the_budgeted_loader_refuses_what_the_upload_check_refuses() {
+        use crate::pdf::budget::hostile::{nested, pdf_with};
+        let deep = pdf_with(&[nested(90)], 1, None);
+        let err = field_names(&deep).unwrap_err();
+        assert!(
+            matches!(err, PdfError::TooComplex(crate::pdf::Exceeded::Depth)),
+            "{err:?}"
+        );
+        let mut values = Map::new();
+        values.insert("x".into(), Value::Bool(true));
+        assert!(matches!(
+            fill(&deep, &values),
+            Err(FillError::Pdf(PdfError::TooComplex(_)))
+        ));
     }
 
     #[test]

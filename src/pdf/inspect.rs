@@ -14,6 +14,7 @@ use std::path::Path;
 
 use lopdf::{Dictionary, Document, LoadOptions, Object, ObjectId};
 
+use super::budget::{self, LoadBudget};
 use super::{PdfError, PdfInfo};
 
 /// Acrobat accepts a file whose `%PDF-` header starts within its first 1024 bytes, and one
@@ -31,7 +32,7 @@ const LETTER: Rect = Rect {
 /// Bound on what one object or cross-reference stream may inflate to while loading (lopdf's
 /// default is 256 MiB). Real ones hold kilobytes to a few megabytes; this keeps a small
 /// crafted upload from taking gigabytes of memory.
-const MAX_STREAM_BYTES: usize = 32 << 20;
+pub(super) const MAX_STREAM_BYTES: usize = 32 << 20;
 
 /// Bound on /Parent chains when looking up inherited page attributes; lopdf bounds the page
 /// tree walk itself (256 levels).
@@ -71,19 +72,8 @@ where
 const PANICKED: &str = "it is malformed in a way the reader cannot handle";
 
 fn inspect_loaded(bytes: &[u8]) -> Result<PdfInfo, PdfError> {
-    let doc = match load(bytes, false) {
-        Ok(doc) => doc,
-        Err(first) => load(bytes, true).map_err(|_| first)?,
-    };
+    let doc = load_whole(bytes)?;
     let tree = PageTree::walk(&doc);
-    if !tree.is_whole()
-        && let Ok(rebuilt) = load(bytes, true)
-    {
-        let rebuilt_tree = PageTree::walk(&rebuilt);
-        if rebuilt_tree.is_whole() {
-            return describe(&rebuilt, rebuilt_tree);
-        }
-    }
     describe(&doc, tree)
 }
 
@@ -94,6 +84,7 @@ fn load(bytes: &[u8], force_reconstruct: bool) -> Result<Document, PdfError> {
     let options = LoadOptions {
         force_reconstruct,
         max_decompressed_size: Some(MAX_STREAM_BYTES),
+        filter: Some(LoadBudget::filter),
         ..LoadOptions::default()
     };
     match Document::load_mem_with_options(bytes, options) {
@@ -293,20 +284,46 @@ pub(super) fn inherited_attribute<'a>(
     inherited(doc, page, key)
 }
 
-/// Loads an accepted upload the way [`inspect_bytes`] does (lenient, then rebuilt when the
-/// page tree is not whole), refusing encrypted files. Not guarded against panics: callers are.
+/// Loads a file within the complexity budget (see [`super::budget`]): first measured
+/// without building anything, then loaded lenient, and loaded once more rebuilt when the page
+/// tree is not whole (the rebuilt document is used if its tree is whole). Both loads share one
+/// budget of values, so a second load cannot double what a hostile file costs. Refuses
+/// encrypted files. This is the one loader of inspection, form filling and sealing. Not
+/// guarded against panics: callers are.
 pub(super) fn load_whole(bytes: &[u8]) -> Result<Document, PdfError> {
-    let doc = match load(bytes, false) {
-        Ok(doc) => doc,
-        Err(first) => load(bytes, true).map_err(|_| first)?,
-    };
-    if !PageTree::walk(&doc).is_whole()
-        && let Ok(rebuilt) = load(bytes, true)
-        && PageTree::walk(&rebuilt).is_whole()
-    {
-        return Ok(rebuilt);
+    let measure = budget::prescan(bytes).map_err(|exceeded| {
+        tracing::info!(%exceeded, "refused a PDF over its complexity budget");
+        PdfError::TooComplex(exceeded)
+    })?;
+    if measure.encrypted {
+        return Err(PdfError::Encrypted);
     }
-    Ok(doc)
+    let budget = LoadBudget::start();
+    let within = |budget: &LoadBudget| {
+        if budget.spent() {
+            tracing::info!("refused a PDF whose loading went over its budget of values");
+            return Err(PdfError::TooComplex(budget::Exceeded::Values));
+        }
+        Ok(())
+    };
+    let loaded = match load(bytes, false) {
+        Ok(doc) => Ok(doc),
+        Err(first) => {
+            within(&budget)?;
+            load(bytes, true).map_err(|_| first)
+        }
+    };
+    within(&budget)?;
+    let doc = loaded?;
+    if PageTree::walk(&doc).is_whole() {
+        return Ok(doc);
+    }
+    let rebuilt = load(bytes, true);
+    within(&budget)?;
+    match rebuilt {
+        Ok(rebuilt) if PageTree::walk(&rebuilt).is_whole() => Ok(rebuilt),
+        _ => Ok(doc),
+    }
 }
 
 /// /Rotate normalised to 0, 90, 180 or 270. A value that is not a multiple of 90 is invalid

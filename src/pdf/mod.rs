@@ -3,6 +3,7 @@
 //! bytes or paths, which callers run off the async threads, except the page cache, whose
 //! renders run in child processes under limits and are awaited.
 
+pub(crate) mod budget;
 pub mod forms;
 mod inspect;
 mod isolated;
@@ -12,6 +13,7 @@ mod render;
 pub mod seal;
 mod single_flight;
 
+pub use budget::{Exceeded, MAX_DECODED_BYTES, MAX_DEPTH, MAX_VALUES};
 pub use inspect::{inspect_bytes, inspect_file};
 pub use isolated::{RenderLimits, child_main as render_page_child};
 pub use page_cache::{PageCache, PageImage, PageWidth, QUEUE_WAIT, RETRY_AFTER_SECS, RenderError};
@@ -50,6 +52,10 @@ pub enum PdfError {
     NoPages,
     #[error("the PDF could not be read: {0}")]
     Damaged(String),
+    /// Over one of the complexity budgets (see `budget`): refused before it can take the
+    /// server's memory or time.
+    #[error("the PDF is too complex: {0}")]
+    TooComplex(Exceeded),
     /// A page index (0-based) past the last page, when rendering.
     #[error("the PDF has no page {} (it has {pages})", .index + 1)]
     NoSuchPage { index: usize, pages: usize },

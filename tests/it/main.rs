@@ -8,6 +8,7 @@ mod browser;
 mod cli;
 mod connections;
 mod documents;
+mod hostile_pdf;
 mod http;
 mod login_limits;
 mod mail;

@@ -327,6 +327,13 @@ fn encrypted_damaged_and_out_of_range_inputs_are_refused() {
         refuse(fixture("not-a-pdf-text.pdf"), vec![]),
         PdfError::Damaged(_) | PdfError::NotPdf
     ));
+    // The budgeted loader of the upload check.
+    let deep =
+        crate::pdf::budget::hostile::pdf_with(&[crate::pdf::budget::hostile::nested(90)], 1, None);
+    assert!(matches!(
+        refuse(deep, vec![]),
+        PdfError::TooComplex(crate::pdf::Exceeded::Depth)
+    ));
     assert!(matches!(
         refuse(fixture("a4-1p.pdf"), fields(2)),
         PdfError::Seal(_)
