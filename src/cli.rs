@@ -158,6 +158,11 @@ pub struct ServeArgs {
     #[arg(long, env = "DOCKET_ALLOW_PRIVATE_WEBHOOKS")]
     pub allow_private_webhooks: bool,
 
+    /// Webhook endpoints an account may have at once (its own and its apps' together)
+    #[arg(long, env = "DOCKET_MAX_WEBHOOKS_PER_USER", default_value_t = 20, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub max_webhooks_per_user: u32,
+
     /// First retry delay of the mail and webhook queues, in milliseconds (for tests)
     #[arg(long, env = "DOCKET_RETRY_BASE_MS", default_value_t = 30_000, hide = true,
           value_parser = clap::value_parser!(u64).range(1..=3_600_000))]

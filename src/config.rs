@@ -72,6 +72,8 @@ pub struct Config {
     /// `None`: `Docket <docket@HOST>` once the public URL is known.
     pub mail_from: Option<lettre::message::Mailbox>,
     pub allow_private_webhooks: bool,
+    /// Webhook endpoints per user.
+    pub max_webhooks_per_user: u32,
     /// First retry delay of the outgoing queues.
     pub retry_base: std::time::Duration,
 }
@@ -203,6 +205,7 @@ impl Config {
             smtp,
             mail_from,
             allow_private_webhooks: args.allow_private_webhooks,
+            max_webhooks_per_user: args.max_webhooks_per_user,
             retry_base: std::time::Duration::from_millis(args.retry_base_ms),
         })
     }
@@ -359,6 +362,7 @@ mod tests {
         assert_eq!(c.mail_from.unwrap().email.to_string(), "sign@acme.example");
         let c = config(&[]).unwrap();
         assert!(c.smtp.is_none() && c.mail_from.is_none() && !c.allow_private_webhooks);
+        assert_eq!(c.max_webhooks_per_user, 20);
         assert_eq!(c.retry_base.as_secs(), 30);
     }
 }

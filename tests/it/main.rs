@@ -11,6 +11,7 @@ mod mail;
 mod oauth_flow;
 mod oauth_rules;
 mod process;
+mod scope_containment;
 mod signing;
 mod signing_e2e;
 mod storage;
