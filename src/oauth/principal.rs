@@ -142,6 +142,13 @@ mod tests {
         assert!(p.require(Scope::ReadProfile).is_ok());
         assert_eq!(p.grant(), Some(7));
         assert!(!p.sees_signing_links());
+        let key = Principal {
+            user_id: 1,
+            scopes: Scope::ALL.to_vec(),
+            via: Via::ApiKey,
+        };
+        assert_eq!(key.grant(), None);
+        assert!(key.sees_signing_links());
         assert!(matches!(
             p.require(Scope::ReadBooking),
             Err(AppError::InsufficientScope("READ_BOOKING"))
