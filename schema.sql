@@ -300,9 +300,14 @@ CREATE TABLE webhooks (
     url         TEXT NOT NULL,
     events      TEXT NOT NULL,       -- JSON array of event names
     secret      BLOB NOT NULL,       -- the HMAC key, encrypted at rest (see webhooks::secret)
-    created_at  INTEGER NOT NULL
+    created_at  INTEGER NOT NULL,
+    -- The OAuth grant whose access token created it (v7); NULL for the owner's API key. Such a
+    -- webhook is the app's: it goes when the grant is revoked (trigger below) or deleted with
+    -- its client (cascade), and its payloads carry no signing links.
+    grant_id    INTEGER REFERENCES oauth_grants (id) ON DELETE CASCADE
 );
 CREATE INDEX webhooks_user ON webhooks (user_id);
+CREATE INDEX webhooks_grant ON webhooks (grant_id);
 
 CREATE TABLE webhook_deliveries (
     id              INTEGER PRIMARY KEY,
@@ -319,3 +324,21 @@ CREATE TABLE webhook_deliveries (
 );
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
 CREATE INDEX webhook_deliveries_webhook ON webhook_deliveries (webhook_id, id);
+
+-- An app's webhooks end with its grant, however the grant is revoked (the account page, a
+-- replayed refresh token): their queued deliveries go with them.
+CREATE TRIGGER webhooks_end_with_grant AFTER UPDATE OF revoked_at ON oauth_grants
+WHEN NEW.revoked_at IS NOT NULL
+BEGIN
+    DELETE FROM webhooks WHERE grant_id = NEW.id;
+END;
+
+-- A disabled user's apps lose their tokens; their webhooks' queued deliveries fail too (new
+-- events are not queued for them while the user is disabled: webhooks::store::subscribed).
+CREATE TRIGGER webhooks_stop_for_disabled_user AFTER UPDATE OF disabled_at ON users
+WHEN NEW.disabled_at IS NOT NULL
+BEGIN
+    UPDATE webhook_deliveries SET status = 'FAILED', last_error = 'the account was disabled'
+     WHERE status = 'PENDING'
+       AND webhook_id IN (SELECT id FROM webhooks WHERE user_id = NEW.id AND grant_id IS NOT NULL);
+END;

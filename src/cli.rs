@@ -201,6 +201,7 @@ pub struct ServeArgs {
     /// loopback addresses (tests, staging copies)
     #[arg(long, env = "DOCKET_OUTBOUND", value_enum, default_value_t = Outbound::Any)]
     pub outbound: Outbound,
+
     /// Page renders at once (each a child process); more wait up to 2 s for a slot, then get 503 [default: the number of CPUs]
     #[arg(long, env = "DOCKET_RENDER_WORKERS", value_name = "N",
           value_parser = clap::value_parser!(u64).range(1..=256))]
@@ -219,6 +220,11 @@ pub struct ServeArgs {
     /// The program run as `<FILE> render-page ...` to render pages (for tests) [default: this binary]
     #[arg(long, env = "DOCKET_RENDER_EXE", value_name = "FILE", hide = true)]
     pub render_exe: Option<PathBuf>,
+
+    /// Webhook endpoints an account may have at once (its own and its apps' together)
+    #[arg(long, env = "DOCKET_MAX_WEBHOOKS_PER_USER", default_value_t = 20, value_name = "N",
+          value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub max_webhooks_per_user: u32,
 
     /// First retry delay of the mail and webhook queues, in milliseconds (for tests)
     #[arg(long, env = "DOCKET_RETRY_BASE_MS", default_value_t = 30_000, hide = true,

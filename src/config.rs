@@ -78,6 +78,8 @@ pub struct Config {
     pub webhook_concurrency: usize,
     /// Where webhooks and SMTP may connect.
     pub outbound: crate::outbound::Outbound,
+    /// Webhook endpoints per user.
+    pub max_webhooks_per_user: u32,
     /// First retry delay of the outgoing queues.
     pub retry_base: std::time::Duration,
     /// Connection caps and timeouts.
@@ -260,6 +262,7 @@ impl Config {
             allow_private_webhooks: args.allow_private_webhooks,
             webhook_concurrency: usize::from(args.webhook_concurrency),
             outbound: args.outbound,
+            max_webhooks_per_user: args.max_webhooks_per_user,
             retry_base: std::time::Duration::from_millis(args.retry_base_ms),
             limits,
             trusted_proxies,
@@ -437,6 +440,7 @@ mod tests {
         assert_eq!(c.mail_from.unwrap().email.to_string(), "sign@acme.example");
         let c = config(&[]).unwrap();
         assert!(c.smtp.is_none() && c.mail_from.is_none() && !c.allow_private_webhooks);
+        assert_eq!(c.max_webhooks_per_user, 20);
         assert_eq!(c.retry_base.as_secs(), 30);
     }
 

@@ -9,7 +9,7 @@ use rusqlite::{Connection, TransactionBehavior};
 pub const SCHEMA: &str = include_str!("../../schema.sql");
 
 /// The version `SCHEMA` describes.
-pub const LATEST: i64 = 7;
+pub const LATEST: i64 = 8;
 
 /// `(version, sql)`: what turns version `n - 1` into version `n`.
 pub const MIGRATIONS: &[(i64, &str)] = &[
@@ -22,6 +22,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     (5, include_str!("migrations/0005_child_key_indexes.sql")),
     (6, include_str!("migrations/0006_signing.sql")),
     (7, include_str!("migrations/0007_sealing_retries.sql")),
+    (8, include_str!("migrations/0008_webhook_grants.sql")),
 ];
 
 #[derive(Debug, thiserror::Error)]

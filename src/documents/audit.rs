@@ -24,6 +24,8 @@ pub enum Event {
     Completed,
     Downloaded,
     Cancelled,
+    /// The owner gave a recipient a new e-mail address (and so a new signing link).
+    RecipientChanged,
 }
 
 impl Event {
@@ -42,6 +44,7 @@ impl Event {
             Event::Completed => "COMPLETED",
             Event::Downloaded => "DOWNLOADED",
             Event::Cancelled => "CANCELLED",
+            Event::RecipientChanged => "RECIPIENT_CHANGED",
         }
     }
 }

@@ -50,7 +50,8 @@ impl Status {
     }
 }
 
-/// Seed 2.2, with `signingUrl`.
+/// Seed 2.2, with `signingUrl`. `token` and `signingUrl` are the recipient's credential: null
+/// for callers that may not see it (`SigningLinks`).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RecipientView {
@@ -60,25 +61,70 @@ pub struct RecipientView {
     pub name: String,
     pub role: String,
     pub signing_order: Option<i64>,
-    pub token: String,
+    pub token: Option<String>,
     pub signed_at: Option<String>,
     pub read_status: String,
     pub signing_status: String,
     pub send_status: String,
-    pub signing_url: String,
+    pub signing_url: Option<String>,
 }
 
-/// Seed 2.3: recipients in create, generate and upload responses.
+/// Seed 2.3: recipients in create, generate and upload responses (links as in `RecipientView`).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RecipientBrief {
     pub recipient_id: i64,
     pub name: String,
     pub email: String,
-    pub token: String,
+    pub token: Option<String>,
     pub role: String,
     pub signing_order: Option<i64>,
-    pub signing_url: String,
+    pub signing_url: Option<String>,
+}
+
+/// What carries recipients' signing links. A signing token lets whoever holds it sign as the
+/// recipient, so only the document owner's own credential sees it; everything shown to an
+/// OAuth app, or posted to an app's webhook, goes through `hide_signing_links` first.
+pub trait SigningLinks {
+    /// Sets every `token` and `signingUrl` inside to null.
+    fn hide_signing_links(&mut self);
+
+    /// `self`, with the links hidden unless `shown`.
+    fn links_shown_if(mut self, shown: bool) -> Self
+    where
+        Self: Sized,
+    {
+        if !shown {
+            self.hide_signing_links();
+        }
+        self
+    }
+}
+
+impl SigningLinks for RecipientView {
+    fn hide_signing_links(&mut self) {
+        self.token = None;
+        self.signing_url = None;
+    }
+}
+
+impl SigningLinks for RecipientBrief {
+    fn hide_signing_links(&mut self) {
+        self.token = None;
+        self.signing_url = None;
+    }
+}
+
+impl SigningLinks for DocumentView {
+    fn hide_signing_links(&mut self) {
+        self.recipients.hide_signing_links();
+    }
+}
+
+impl<T: SigningLinks> SigningLinks for Vec<T> {
+    fn hide_signing_links(&mut self) {
+        self.iter_mut().for_each(T::hide_signing_links);
+    }
 }
 
 impl From<&RecipientView> for RecipientBrief {

@@ -157,8 +157,8 @@ fn recipient_view(r: &Row<'_>, app_url: &str) -> rusqlite::Result<RecipientView>
         name: r.get(3)?,
         role: r.get(4)?,
         signing_order: r.get(5)?,
-        signing_url: format!("{app_url}/sign/{token}"),
-        token,
+        signing_url: Some(format!("{app_url}/sign/{token}")),
+        token: Some(token),
         signed_at: iso8601_opt(r.get(7)?),
         read_status: r.get(8)?,
         signing_status: r.get(9)?,
@@ -193,13 +193,27 @@ pub fn recipient(
     .ok_or_else(|| AppError::not_found("recipient"))
 }
 
-/// Changes a recipient that has not acted yet; its token and the other recipients stay as they are.
+/// Changes a recipient that has not acted yet; the other recipients stay as they are. A new
+/// e-mail address is a new person: the recipient gets a new signing token (the old link then
+/// answers like an unknown one), is again unsent and unopened, and loses values entered through
+/// the old link. Returns the previous address when it changed.
 pub fn update_recipient(
     tx: &Connection,
     doc: i64,
     id: i64,
     r: &NewRecipient,
-) -> Result<(), AppError> {
+) -> Result<Option<String>, AppError> {
+    let old: Option<String> = tx
+        .query_row(
+            "SELECT email FROM recipients WHERE document_id = ?1 AND id = ?2",
+            params![doc, id],
+            |row| row.get(0),
+        )
+        .optional()?;
+    let Some(old) = old else {
+        return Err(AppError::not_found("recipient"));
+    };
+    let readdressed = old != r.email;
     let n = tx
         .execute(
             "UPDATE recipients SET email = ?3, name = ?4, role = ?5, signing_order = ?6, auth_options = ?7
@@ -216,12 +230,25 @@ pub fn update_recipient(
         )
         .map_err(|e| conflict_on_unique(e, &format!("{} is already a recipient of this document", r.email)))?;
     if n == 0 {
-        recipient_exists(tx, doc, id)?;
         return Err(AppError::Conflict(
             "the recipient has already acted and cannot be changed".into(),
         ));
     }
-    Ok(())
+    if !readdressed {
+        return Ok(None);
+    }
+    tx.execute(
+        "UPDATE recipients SET token = ?2, send_status = 'NOT_SENT', sent_at = NULL,
+                read_status = 'NOT_OPENED', opened_at = NULL
+          WHERE id = ?1",
+        params![id, new_token()],
+    )?;
+    tx.execute(
+        "UPDATE fields SET custom_text = NULL, signature_png = NULL, inserted = 0, filled_at = NULL
+          WHERE recipient_id = ?1",
+        [id],
+    )?;
+    Ok(Some(old))
 }
 
 fn recipient_exists(conn: &Connection, doc: i64, id: i64) -> Result<(), AppError> {

@@ -17,7 +17,7 @@ use crate::documents::check::Check;
 use crate::documents::fields::parse_field;
 use crate::documents::recipients::parse_recipient;
 use crate::documents::store::{self, Deleted};
-use crate::documents::{self, RecipientBrief, Status, parse_paging, total_pages};
+use crate::documents::{self, RecipientBrief, SigningLinks, Status, parse_paging, total_pages};
 use crate::error::AppError;
 use crate::oauth::principal::Credentials;
 use crate::oauth::scope::Scope;
@@ -55,15 +55,15 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(json())
         .and(s())
         .then(|id, c, b, st| async move { json_result(add_recipient(st, c, id, b).await) });
-    let patch_recipient =
-        warp::path!("api" / "v1" / "documents" / i64 / "recipients" / i64)
-            .and(warp::patch())
-            .and(credentials())
-            .and(json())
-            .and(s())
-            .then(|id, rid, c, b, st| async move {
-                json_result(patch_recipient(st, c, id, rid, b).await)
-            });
+    let patch_recipient = warp::path!("api" / "v1" / "documents" / i64 / "recipients" / i64)
+        .and(warp::patch())
+        .and(credentials())
+        .and(json())
+        .and(super::origin())
+        .and(s())
+        .then(|id, rid, c, b, o, st| async move {
+            json_result(patch_recipient(st, c, id, rid, b, o).await)
+        });
     let delete_recipient = warp::path!("api" / "v1" / "documents" / i64 / "recipients" / i64)
         .and(warp::delete())
         .and(credentials())
@@ -133,6 +133,7 @@ async fn create(
         .await?;
     state.webhooks.wake();
     let briefs: Vec<RecipientBrief> = recipients.iter().map(RecipientBrief::from).collect();
+    let briefs = briefs.links_shown_if(who.sees_signing_links());
     Ok(json!({
         "uploadUrl": super::uploads::upload_url(&state, &data_id),
         "documentId": id,
@@ -170,6 +171,7 @@ async fn list(
             )
         })
         .await?;
+    let docs = docs.links_shown_if(who.sees_signing_links());
     Ok(json!({"documents": docs, "totalPages": total_pages(total, per_page)}))
 }
 
@@ -180,7 +182,7 @@ async fn get(state: AppState, creds: Credentials, id: i64) -> Result<Value, AppE
         .db
         .call(move |c| store::view(c, who.user_id, id, &app))
         .await?;
-    Ok(json!(doc))
+    Ok(json!(doc.links_shown_if(who.sees_signing_links())))
 }
 
 /// DRAFT: deleted (with its file). PENDING: CANCELLED. Finished: hidden from lists.
@@ -258,15 +260,18 @@ async fn add_recipient(
             store::recipient(tx, id, rid, &app)
         })
         .await?;
-    Ok(json!(view))
+    Ok(json!(view.links_shown_if(who.sees_signing_links())))
 }
 
+/// A new e-mail address is a new signing link (see `store::update_recipient`); on a PENDING
+/// document whose recipient had been e-mailed, the new address is e-mailed its link.
 async fn patch_recipient(
     state: AppState,
     creds: Credentials,
     id: i64,
     rid: i64,
     body: Value,
+    origin: crate::documents::audit::Origin,
 ) -> Result<Value, AppError> {
     let who = authenticate_for(&state, creds, Scope::WriteDocument).await?;
     let app = state.app_base();
@@ -298,12 +303,20 @@ async fn patch_recipient(
                 crate::users::store::tier(tx, who.user_id)?,
             )?;
             store::require_open(&doc, "change recipients")?;
-            store::update_recipient(tx, id, rid, &r)?;
+            if let Some(old) = store::update_recipient(tx, id, rid, &r)? {
+                let owner = store::owner_email(tx, who.user_id)?;
+                let actor = origin.actor(&owner, None);
+                let change = (old.as_str(), r.email.as_str());
+                if crate::signing::flow::readdressed(tx, id, rid, change, &actor, now())? {
+                    crate::signing::notify::signing_requests(tx, id, &[rid], &app, now())?;
+                }
+            }
             store::touch(tx, id, now())?;
             store::recipient(tx, id, rid, &app)
         })
         .await?;
-    Ok(json!(view))
+    state.mail.wake();
+    Ok(json!(view.links_shown_if(who.sees_signing_links())))
 }
 
 async fn delete_recipient(

@@ -58,6 +58,12 @@ fn nullable(t: &str) -> Value {
     json!({"type": [t, "null"]})
 }
 
+/// A recipient's signing token or link: the recipient's credential, so null unless the caller
+/// uses the owner's API key.
+fn link(what: &str) -> Value {
+    json!({"type": ["string", "null"], "description": format!("{what}: a credential of the recipient's, shown to the owner's API key only (null for OAuth access tokens)")})
+}
+
 fn content(schema: Value) -> Value {
     json!({"application/json": {"schema": schema}})
 }
@@ -299,7 +305,7 @@ fn schemas() -> Value {
         "DownloadUrl": {"type": "object", "required": ["downloadUrl"], "properties": {"downloadUrl": {"type": "string", "format": "uri"}}},
         "AuditLog": {"type": "object", "required": ["documentId", "events"], "properties": {"documentId": {"type": "integer"}, "events": {"type": "array", "items": {"type": "object",
             "required": ["id", "type", "createdAt", "actor", "recipientId", "ipAddress", "userAgent", "data"], "properties": {
-            "id": {"type": "integer"}, "type": {"type": "string", "enum": ["CREATED", "UPLOADED", "SENT", "EMAILED", "OPENED", "FIELD_FILLED", "SIGNED", "APPROVED", "VIEWED", "REJECTED", "COMPLETED", "DOWNLOADED", "CANCELLED"]},
+            "id": {"type": "integer"}, "type": {"type": "string", "enum": ["CREATED", "UPLOADED", "SENT", "EMAILED", "OPENED", "FIELD_FILLED", "SIGNED", "APPROVED", "VIEWED", "REJECTED", "COMPLETED", "DOWNLOADED", "CANCELLED", "RECIPIENT_CHANGED"]},
             "createdAt": ts, "actor": {"type": "string"}, "recipientId": {"type": ["integer", "null"]}, "ipAddress": nullable("string"), "userAgent": nullable("string"), "data": {"type": "object"}
         }}}}},
         "Meta": {"type": "object", "properties": {
@@ -327,19 +333,19 @@ fn schemas() -> Value {
             "formValues": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]}}
         }},
         "RecipientBrief": {"type": "object", "required": ["recipientId", "name", "email", "token", "role", "signingOrder", "signingUrl"], "properties": {
-            "recipientId": {"type": "integer"}, "name": {"type": "string"}, "email": {"type": "string"}, "token": {"type": "string"},
-            "role": role, "signingOrder": nullable("integer"), "signingUrl": {"type": "string"}
+            "recipientId": {"type": "integer"}, "name": {"type": "string"}, "email": {"type": "string"}, "token": link("The recipient's signing token"),
+            "role": role, "signingOrder": nullable("integer"), "signingUrl": link("The recipient's signing link")
         }},
         "CreateDocumentResponse": {"type": "object", "required": ["uploadUrl", "documentId", "recipients"], "properties": {
             "uploadUrl": {"type": "string"}, "documentId": {"type": "integer"}, "recipients": {"type": "array", "items": ref_("RecipientBrief")}
         }},
         "Recipient": {"type": "object", "required": ["id", "documentId", "email", "name", "role", "signingOrder", "token", "signedAt", "readStatus", "signingStatus", "sendStatus", "signingUrl"], "properties": {
             "id": {"type": "integer"}, "documentId": {"type": "integer"}, "email": {"type": "string"}, "name": {"type": "string"}, "role": role,
-            "signingOrder": nullable("integer"), "token": {"type": "string"}, "signedAt": ts_null,
+            "signingOrder": nullable("integer"), "token": link("The recipient's signing token"), "signedAt": ts_null,
             "readStatus": {"type": "string", "enum": ["NOT_OPENED", "OPENED"]},
             "signingStatus": {"type": "string", "enum": ["NOT_SIGNED", "SIGNED", "REJECTED"]},
             "sendStatus": {"type": "string", "enum": ["NOT_SENT", "SENT"]},
-            "signingUrl": {"type": "string"}
+            "signingUrl": link("The recipient's signing link")
         }},
         "FieldInput": {"type": "object", "required": ["recipientId", "type", "pageNumber", "pageX", "pageY", "pageWidth", "pageHeight"], "properties": {
             "recipientId": {"type": "integer"}, "type": field_type, "pageNumber": {"type": "integer", "minimum": 1},

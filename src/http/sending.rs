@@ -13,6 +13,7 @@ use super::reply::json_result;
 use super::with_state;
 use crate::app::AppState;
 use crate::db::now;
+use crate::documents::SigningLinks;
 use crate::documents::audit::{self, Actor, Event};
 use crate::documents::store;
 use crate::error::AppError;
@@ -121,7 +122,7 @@ async fn send(
     }
     let (view, _) = result?;
     state.wake_outbound();
-    Ok(json!(view))
+    Ok(json!(view.links_shown_if(who.sees_signing_links())))
 }
 
 /// The document's `formValues` set on its PDF's form fields, as a new blob with the page sizes

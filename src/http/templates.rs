@@ -17,7 +17,7 @@ use crate::db::now;
 use crate::documents::check::Check;
 use crate::documents::fields::parse_field;
 use crate::documents::recipients::parse_recipient;
-use crate::documents::{RecipientBrief, check_tier, parse_paging, total_pages};
+use crate::documents::{RecipientBrief, SigningLinks, check_tier, parse_paging, total_pages};
 use crate::error::AppError;
 use crate::oauth::principal::Credentials;
 use crate::oauth::scope::Scope;
@@ -97,6 +97,7 @@ async fn create(state: AppState, creds: Credentials, body: Value) -> Result<Valu
             Ok((id, store::recipient_briefs(tx, id, &app)?))
         })
         .await?;
+    let recipients = recipients.links_shown_if(who.sees_signing_links());
     Ok(json!({
         "templateId": id,
         "uploadUrl": super::uploads::upload_url(&state, &data_id),
@@ -297,6 +298,7 @@ async fn generate(
     match result {
         Ok((doc, recipients)) => {
             let briefs: Vec<RecipientBrief> = recipients.iter().map(RecipientBrief::from).collect();
+            let briefs = briefs.links_shown_if(who.sees_signing_links());
             Ok(json!({"documentId": doc, "recipients": briefs}))
         }
         Err(e) => {

@@ -1,6 +1,7 @@
 //! The webhook API under `/api/v1/webhooks` (spec signing.md, "Webhooks"): thin handlers over
 //! `crate::webhooks`. Same credentials and errors as the document API; another user's webhook
-//! is a 404.
+//! is a 404. A webhook is a way to read documents, so every call needs READ_DOCUMENT; one made
+//! with an OAuth access token belongs to that app's grant, and the app sees only its own.
 
 use serde_json::{Value, json};
 use warp::Filter;
@@ -13,7 +14,7 @@ use super::with_state;
 use crate::app::AppState;
 use crate::db::now;
 use crate::error::AppError;
-use crate::oauth::principal::Credentials;
+use crate::oauth::principal::{Credentials, Principal};
 use crate::oauth::scope::Scope;
 use crate::webhooks::{self, store};
 
@@ -53,15 +54,24 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .boxed()
 }
 
+/// The webhooks `who` may see and manage.
+fn visible(who: &Principal) -> store::Visible {
+    store::Visible {
+        user: who.user_id,
+        grant: who.grant(),
+    }
+}
+
 /// `POST /api/v1/webhooks`: the secret is in this response only.
 async fn create(state: AppState, creds: Credentials, body: Value) -> Result<Value, AppError> {
-    let who = authenticate_for(&state, creds, Scope::WriteDocument).await?;
+    let who = authenticate_for(&state, creds, Scope::ReadDocument).await?;
     let new = webhooks::parse_create(&body)?;
     let sealed = state.webhook_secrets.seal(&new.secret)?;
     let (url, events) = (new.url.clone(), new.events.clone());
+    let (owner, max) = (visible(&who), state.config.max_webhooks_per_user);
     let hook = state
         .db
-        .write(move |tx| store::insert(tx, who.user_id, &url, &events, &sealed, now()))
+        .write(move |tx| store::insert(tx, owner, &url, &events, &sealed, max, now()))
         .await?;
     let mut out = json!(hook);
     out["secret"] = Value::String(new.secret);
@@ -69,27 +79,24 @@ async fn create(state: AppState, creds: Credentials, body: Value) -> Result<Valu
 }
 
 async fn list(state: AppState, creds: Credentials) -> Result<Value, AppError> {
-    let who = authenticate_for(&state, creds, Scope::ReadDocument).await?;
-    let hooks = state.db.call(move |c| store::list(c, who.user_id)).await?;
+    let who = visible(&authenticate_for(&state, creds, Scope::ReadDocument).await?);
+    let hooks = state.db.call(move |c| store::list(c, who)).await?;
     Ok(json!({ "webhooks": hooks }))
 }
 
 /// Deletes the endpoint; its pending deliveries go with it.
 async fn delete(state: AppState, creds: Credentials, id: i64) -> Result<Value, AppError> {
-    let who = authenticate_for(&state, creds, Scope::WriteDocument).await?;
-    state
-        .db
-        .write(move |tx| store::delete(tx, who.user_id, id))
-        .await?;
+    let who = visible(&authenticate_for(&state, creds, Scope::ReadDocument).await?);
+    state.db.write(move |tx| store::delete(tx, who, id)).await?;
     Ok(json!({"id": id, "deleted": true}))
 }
 
 async fn deliveries(state: AppState, creds: Credentials, id: i64) -> Result<Value, AppError> {
-    let who = authenticate_for(&state, creds, Scope::ReadDocument).await?;
+    let who = visible(&authenticate_for(&state, creds, Scope::ReadDocument).await?);
     let list = state
         .db
         .call(move |c| {
-            store::owned(c, who.user_id, id)?;
+            store::owned(c, who, id)?;
             store::deliveries(c, id, DELIVERIES_SHOWN)
         })
         .await?;

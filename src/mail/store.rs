@@ -33,6 +33,29 @@ pub fn enqueue(conn: &Connection, m: &NewMail, now: i64) -> Result<i64, AppError
     Ok(conn.last_insert_rowid())
 }
 
+/// Whether a signing request was ever queued for `recipient`.
+pub fn was_invited(conn: &Connection, recipient: i64) -> Result<bool, AppError> {
+    Ok(conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM mail_queue WHERE recipient_id = ?1 AND kind = 'SIGNING_REQUEST')",
+        [recipient],
+        |r| r.get(0),
+    )?)
+}
+
+/// Fails the signing requests of `recipient` still waiting in the queue, with `reason` (their
+/// link no longer works). Returns how many.
+pub fn withdraw_signing_requests(
+    conn: &Connection,
+    recipient: i64,
+    reason: &str,
+) -> Result<usize, AppError> {
+    Ok(conn.execute(
+        "UPDATE mail_queue SET status = 'FAILED', last_error = ?2
+          WHERE recipient_id = ?1 AND kind = 'SIGNING_REQUEST' AND status = 'QUEUED'",
+        params![recipient, reason],
+    )?)
+}
+
 /// A queued message, whole.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -9,9 +9,10 @@ use crate::error::AppError;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Via {
     ApiKey,
-    /// An OAuth access token issued to this client (row id).
+    /// An OAuth access token issued to this client (row id) under this grant (row id).
     AccessToken {
         client: i64,
+        grant: i64,
     },
 }
 
@@ -30,6 +31,21 @@ impl Principal {
         } else {
             Err(AppError::InsufficientScope(scope.as_str()))
         }
+    }
+
+    /// The OAuth grant behind the credential; `None` for the user's own API key.
+    pub fn grant(&self) -> Option<i64> {
+        match self.via {
+            Via::ApiKey => None,
+            Via::AccessToken { grant, .. } => Some(grant),
+        }
+    }
+
+    /// Whether the caller may see recipients' signing links (`token`, `signingUrl`). A link is
+    /// the recipient's credential: the owner's API key sees it (seed 2.2), a third-party app's
+    /// access token never does, whatever its scopes.
+    pub fn sees_signing_links(&self) -> bool {
+        self.via == Via::ApiKey
     }
 }
 
@@ -87,6 +103,7 @@ pub fn authenticate(
         scopes: access.scopes,
         via: Via::AccessToken {
             client: access.client,
+            grant: access.grant,
         },
     })
 }
@@ -117,9 +134,21 @@ mod tests {
         let p = Principal {
             user_id: 1,
             scopes: vec![Scope::ReadProfile],
-            via: Via::AccessToken { client: 1 },
+            via: Via::AccessToken {
+                client: 1,
+                grant: 7,
+            },
         };
         assert!(p.require(Scope::ReadProfile).is_ok());
+        assert_eq!(p.grant(), Some(7));
+        assert!(!p.sees_signing_links());
+        let key = Principal {
+            user_id: 1,
+            scopes: Scope::ALL.to_vec(),
+            via: Via::ApiKey,
+        };
+        assert_eq!(key.grant(), None);
+        assert!(key.sees_signing_links());
         assert!(matches!(
             p.require(Scope::ReadBooking),
             Err(AppError::InsufficientScope("READ_BOOKING"))

@@ -128,6 +128,40 @@ pub fn resendable(tx: &Connection, doc: i64, ids: &[i64]) -> Result<Vec<i64>, Ap
     Ok(ids.iter().copied().filter(|id| turn.contains(id)).collect())
 }
 
+/// The owner gave recipient `recipient` of document `doc` a new address, `from` -> `to`
+/// (`documents::store::update_recipient` already gave it a new token): records
+/// RECIPIENT_CHANGED and withdraws the signing requests still queued for the old address.
+/// Returns whether the new address is to be e-mailed its link now: the document is PENDING and
+/// the old address had been invited by e-mail (as the recipient's turn had come).
+pub fn readdressed(
+    tx: &Connection,
+    doc: i64,
+    recipient: i64,
+    (from, to): (&str, &str),
+    actor: &audit::Actor,
+    now: i64,
+) -> Result<bool, AppError> {
+    audit::record(
+        tx,
+        doc,
+        Event::RecipientChanged,
+        actor,
+        &json!({"recipientId": recipient, "from": from, "to": to}),
+        now,
+    )?;
+    let invited = crate::mail::store::was_invited(tx, recipient)?;
+    crate::mail::store::withdraw_signing_requests(
+        tx,
+        recipient,
+        "withdrawn: the recipient's address changed",
+    )?;
+    let status: String =
+        tx.query_row("SELECT status FROM documents WHERE id = ?1", [doc], |r| {
+            r.get(0)
+        })?;
+    Ok(invited && status == "PENDING")
+}
+
 /// 409 unless the document is PENDING (acting on a finished or cancelled document; the page
 /// itself shows a cancelled document's link as 410 Gone).
 pub fn require_usable(link: &Link) -> Result<(), AppError> {

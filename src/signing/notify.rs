@@ -211,8 +211,7 @@ pub fn created(
         &serde_json::json!({"title": view.title}),
         now,
     )?;
-    let payload = serde_json::to_value(view).map_err(AppError::internal)?;
-    crate::webhooks::enqueue(tx, view.user_id, "DOCUMENT_CREATED", &payload, now)
+    crate::webhooks::enqueue(tx, view.user_id, "DOCUMENT_CREATED", view, now)
 }
 
 /// Queues webhook `name` for the document's owner, with the document as the API shows it.
@@ -227,6 +226,5 @@ pub fn event(
         r.get(0)
     })?;
     let view = crate::documents::store::view(tx, user, doc, app_url)?;
-    let payload = serde_json::to_value(&view).map_err(AppError::internal)?;
-    crate::webhooks::enqueue(tx, user, name, &payload, now)
+    crate::webhooks::enqueue(tx, user, name, &view, now)
 }

@@ -204,8 +204,8 @@ pub fn recipient_briefs(
             name: r.get(2)?,
             role: r.get(3)?,
             signing_order: r.get(4)?,
-            signing_url: format!("{app_url}/sign/{token}"),
-            token,
+            signing_url: Some(format!("{app_url}/sign/{token}")),
+            token: Some(token),
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)

@@ -12,6 +12,7 @@ use rusqlite::Connection;
 use serde_json::{Value, json};
 
 use crate::documents::check::Check;
+use crate::documents::{DocumentView, SigningLinks};
 use crate::error::AppError;
 use crate::timefmt::iso8601;
 
@@ -135,18 +136,31 @@ fn check_url(raw: &str) -> Result<String, &'static str> {
 
 /// Queues one delivery of `event` per endpoint of `user` subscribed to it, inside the caller's
 /// transaction (it only inserts). Wake the worker (`state.webhooks.wake()`) after the commit.
-/// The body posted is exactly `{"event","payload","createdAt","webhookEndpoint"}`.
+/// The body posted is exactly `{"event","payload","createdAt","webhookEndpoint"}`, the payload
+/// being `document` as the endpoint's creator may read it: an app's endpoints (bound to its
+/// OAuth grant) never get the recipients' signing links.
 pub fn enqueue(
     conn: &Connection,
     user_id: i64,
     event: &str,
-    payload: &Value,
+    document: &DocumentView,
     now: i64,
 ) -> Result<(), AppError> {
     if !EVENTS.contains(&event) {
         return Err(AppError::internal(format!("unknown webhook event {event}")));
     }
-    for hook in store::subscribed(conn, user_id, event)? {
+    let hooks = store::subscribed(conn, user_id, event)?;
+    if hooks.is_empty() {
+        return Ok(());
+    }
+    let to_value = |d: DocumentView| serde_json::to_value(d).map_err(AppError::internal);
+    let full = to_value(document.clone())?;
+    let without_links = to_value(document.clone().links_shown_if(false))?;
+    for hook in hooks {
+        let payload = match hook.grant {
+            None => &full,
+            Some(_) => &without_links,
+        };
         let body = json!({
             "event": event,
             "payload": payload,

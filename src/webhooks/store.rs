@@ -14,24 +14,50 @@ pub struct Webhook {
     pub url: String,
     pub events: Vec<String>,
     pub created_at: String,
+    /// The OAuth grant it belongs to (`None`: the owner's, made with an API key).
+    #[serde(skip)]
+    pub grant: Option<i64>,
 }
 
+/// Whose webhooks a caller sees: the owner's credential sees all of the user's, an OAuth app
+/// only those made under its own grant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Visible {
+    pub user: i64,
+    /// `Some(grant)`: only the webhooks of that grant.
+    pub grant: Option<i64>,
+}
+
+/// Adds an endpoint, unless the user already has `max` (409).
 pub fn insert(
     tx: &Connection,
-    user: i64,
+    owner: Visible,
     url: &str,
     events: &[String],
     sealed_secret: &[u8],
+    max: u32,
     now: i64,
 ) -> Result<Webhook, AppError> {
+    let count: i64 = tx.query_row(
+        "SELECT count(*) FROM webhooks WHERE user_id = ?1",
+        [owner.user],
+        |r| r.get(0),
+    )?;
+    if count >= i64::from(max) {
+        return Err(AppError::Conflict(format!(
+            "an account may have at most {max} webhook endpoints; delete one first"
+        )));
+    }
     tx.execute(
-        "INSERT INTO webhooks (user_id, url, events, secret, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+        "INSERT INTO webhooks (user_id, url, events, secret, created_at, grant_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         params![
-            user,
+            owner.user,
             url,
             serde_json::to_string(events).unwrap_or_default(),
             sealed_secret,
-            now
+            now,
+            owner.grant,
         ],
     )?;
     Ok(Webhook {
@@ -39,8 +65,11 @@ pub fn insert(
         url: url.to_string(),
         events: events.to_vec(),
         created_at: iso8601(now),
+        grant: owner.grant,
     })
 }
+
+const COLUMNS: &str = "w.id, w.url, w.events, w.created_at, w.grant_id";
 
 fn webhook(r: &rusqlite::Row<'_>) -> rusqlite::Result<Webhook> {
     let events: String = r.get(2)?;
@@ -49,43 +78,60 @@ fn webhook(r: &rusqlite::Row<'_>) -> rusqlite::Result<Webhook> {
         url: r.get(1)?,
         events: serde_json::from_str(&events).unwrap_or_default(),
         created_at: iso8601(r.get(3)?),
+        grant: r.get(4)?,
     })
 }
 
-/// The user's endpoints, oldest first.
-pub fn list(conn: &Connection, user: i64) -> Result<Vec<Webhook>, AppError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT id, url, events, created_at FROM webhooks WHERE user_id = ?1 ORDER BY id",
-    )?;
-    let rows = stmt.query_map([user], webhook)?;
+/// The endpoints `who` sees, oldest first.
+pub fn list(conn: &Connection, who: Visible) -> Result<Vec<Webhook>, AppError> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM webhooks w
+          WHERE w.user_id = ?1 AND (?2 IS NULL OR w.grant_id = ?2) ORDER BY w.id"
+    ))?;
+    let rows = stmt.query_map(params![who.user, who.grant], webhook)?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-/// The user's endpoint `id`, or a 404 (also for another user's).
-pub fn owned(conn: &Connection, user: i64, id: i64) -> Result<Webhook, AppError> {
+/// Endpoint `id` if `who` sees it, or a 404 (also for another user's or another app's).
+pub fn owned(conn: &Connection, who: Visible, id: i64) -> Result<Webhook, AppError> {
     conn.query_row(
-        "SELECT id, url, events, created_at FROM webhooks WHERE id = ?1 AND user_id = ?2",
-        params![id, user],
+        &format!(
+            "SELECT {COLUMNS} FROM webhooks w
+              WHERE w.id = ?1 AND w.user_id = ?2 AND (?3 IS NULL OR w.grant_id = ?3)"
+        ),
+        params![id, who.user, who.grant],
         webhook,
     )
     .optional()?
     .ok_or_else(|| AppError::not_found("webhook"))
 }
 
-/// Deletes the user's endpoint and its deliveries, or a 404.
-pub fn delete(tx: &Connection, user: i64, id: i64) -> Result<(), AppError> {
+/// Deletes endpoint `id` that `who` sees, and its deliveries, or a 404.
+pub fn delete(tx: &Connection, who: Visible, id: i64) -> Result<(), AppError> {
     match tx.execute(
-        "DELETE FROM webhooks WHERE id = ?1 AND user_id = ?2",
-        params![id, user],
+        "DELETE FROM webhooks WHERE id = ?1 AND user_id = ?2 AND (?3 IS NULL OR grant_id = ?3)",
+        params![id, who.user, who.grant],
     )? {
         0 => Err(AppError::not_found("webhook")),
         _ => Ok(()),
     }
 }
 
-/// The user's endpoints subscribed to `event`.
+/// The user's live endpoints subscribed to `event`: the owner's, and those of apps whose grant
+/// is live while the user is enabled (a revoked grant's are already gone; this is the second
+/// lock on that door).
 pub fn subscribed(conn: &Connection, user: i64, event: &str) -> Result<Vec<Webhook>, AppError> {
-    Ok(list(conn, user)?
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM webhooks w
+           JOIN users u ON u.id = w.user_id
+           LEFT JOIN oauth_grants g ON g.id = w.grant_id
+          WHERE w.user_id = ?1
+            AND (w.grant_id IS NULL OR (g.revoked_at IS NULL AND u.disabled_at IS NULL))
+          ORDER BY w.id"
+    ))?;
+    let rows = stmt.query_map([user], webhook)?;
+    Ok(rows
+        .collect::<Result<Vec<_>, _>>()?
         .into_iter()
         .filter(|w| w.events.iter().any(|e| e == event))
         .collect())

@@ -19,6 +19,7 @@ mod page_render;
 mod process;
 mod proxies;
 mod recipient_input;
+mod scope_containment;
 mod sealing;
 mod secret_files;
 mod signing;

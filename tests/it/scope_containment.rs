@@ -1,0 +1,571 @@
+//! OAuth scope containment and signing links, through the real server: a third-party app's
+//! access token never sees a recipient's signing token; an app's webhooks need READ_DOCUMENT,
+//! carry no signing links and end with its grant (revoked, or its client removed); a new
+//! e-mail address gets a new link and kills the old one; webhook endpoints per user are capped.
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use reqwest::Method as M;
+use serde_json::{Value, json};
+use warp::Filter;
+
+use crate::documents::{call, create, fixture, two_recipients};
+use crate::harness::{TestApp, docket_json};
+use crate::oauth_flow::{PASSWORD, hidden_inputs, login, setup};
+use crate::oauth_rules::{code, pair, redeem};
+
+const ADA: &str = "ada@example.com";
+
+/// Ada with an API key, a confidential client "Cal", and her browser session.
+struct Ada {
+    key: String,
+    client_id: String,
+    secret: String,
+    cookie: String,
+}
+
+async fn ada(app: &TestApp) -> Ada {
+    let (client_id, secret) = setup(app, &[]);
+    let key = docket_json(&app.data_dir(), &["apikey", "create", "--user", ADA], None)["key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let cookie = login(app, ADA, PASSWORD).await.unwrap();
+    Ada {
+        key,
+        client_id,
+        secret,
+        cookie,
+    }
+}
+
+impl Ada {
+    /// An access token of Cal's with exactly `scope`, as `Authorization` value.
+    async fn app_token(&self, app: &TestApp, scope: &str) -> String {
+        let c = code(app, &self.cookie, &self.client_id, scope, &[]).await;
+        let (access, _) = pair(redeem(app, &self.client_id, &self.secret, &c, &[]).await).await;
+        format!("Bearer {access}")
+    }
+}
+
+/// Every recipient's `token` in a JSON value holding recipients, as strings.
+fn tokens(recipients: &Value) -> Vec<String> {
+    recipients
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["token"].as_str().expect("a token").to_string())
+        .collect()
+}
+
+/// Asserts that every recipient shows `token` and `signingUrl` as null.
+fn assert_no_links(recipients: &Value) {
+    let list = recipients.as_array().unwrap();
+    assert!(!list.is_empty());
+    for r in list {
+        assert!(r["token"].is_null(), "{r}");
+        assert!(r["signingUrl"].is_null(), "{r}");
+    }
+}
+
+/// Asserts that none of `secrets` appears anywhere in `text`.
+fn assert_hides(text: &str, secrets: &[String]) {
+    for s in secrets {
+        assert!(!text.contains(s.as_str()), "{s} leaked in {text}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_apps_token_never_sees_signing_links_and_the_owners_key_does() {
+    let app = TestApp::spawn().await;
+    let ada = ada(&app).await;
+    let read = ada.app_token(&app, "READ_DOCUMENT").await;
+    let write = ada.app_token(&app, "WRITE_DOCUMENT").await;
+
+    // The owner's API key gets the links, as the seed says.
+    let created = create(&app, &ada.key, two_recipients()).await;
+    let id = created["documentId"].as_i64().unwrap();
+    let secrets = tokens(&created["recipients"]);
+    let path = format!("/api/v1/documents/{id}");
+    let (s, doc) = call(&app, &ada.key, M::GET, &path, None).await;
+    assert_eq!(s, 200);
+    assert_eq!(tokens(&doc["recipients"]), secrets);
+    assert_eq!(
+        doc["recipients"][0]["signingUrl"],
+        format!("{}/sign/{}", app.base, secrets[0])
+    );
+
+    // READ_DOCUMENT: the document and the list, without the links.
+    let (s, doc) = call(&app, &read, M::GET, &path, None).await;
+    assert_eq!(s, 200, "{doc}");
+    assert_no_links(&doc["recipients"]);
+    assert_eq!(doc["recipients"][0]["email"], "ann@example.com");
+    assert_hides(&doc.to_string(), &secrets);
+    let (s, list) = call(&app, &read, M::GET, "/api/v1/documents", None).await;
+    assert_eq!(s, 200);
+    assert_no_links(&list["documents"][0]["recipients"]);
+    assert_hides(&list.to_string(), &secrets);
+
+    // WRITE_DOCUMENT: creating and changing recipients answers without the links either.
+    let (s, mine) = call(
+        &app,
+        &write,
+        M::POST,
+        "/api/v1/documents",
+        Some(two_recipients()),
+    )
+    .await;
+    assert_eq!(s, 200, "{mine}");
+    assert_no_links(&mine["recipients"]);
+    let mine_id = mine["documentId"].as_i64().unwrap();
+    let (s, added) = call(
+        &app,
+        &write,
+        M::POST,
+        &format!("/api/v1/documents/{mine_id}/recipients"),
+        Some(json!({"email": "dee@example.com", "name": "Dee"})),
+    )
+    .await;
+    assert_eq!(s, 200, "{added}");
+    assert_no_links(&json!([added]));
+    let (s, changed) = call(
+        &app,
+        &write,
+        M::PATCH,
+        &format!(
+            "/api/v1/documents/{id}/recipients/{}",
+            doc["recipients"][0]["id"]
+        ),
+        Some(json!({"name": "Ann B."})),
+    )
+    .await;
+    assert_eq!(s, 200, "{changed}");
+    assert_no_links(&json!([changed]));
+    assert_hides(&changed.to_string(), &secrets);
+
+    // The owner's key still sees the links of what the app created.
+    let (_, doc) = call(
+        &app,
+        &ada.key,
+        M::GET,
+        &format!("/api/v1/documents/{mine_id}"),
+        None,
+    )
+    .await;
+    assert_eq!(tokens(&doc["recipients"]).len(), 3);
+    app.stop().await;
+}
+
+/// Records what is posted to `/<name>`, answering 200, or 500 for names in `failing`.
+struct Receiver {
+    addr: SocketAddr,
+    got: Arc<Mutex<Vec<(String, String)>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Receiver {
+    async fn start(failing: &[&str]) -> Receiver {
+        let got: Arc<Mutex<Vec<(String, String)>>> = Arc::default();
+        let failing: Vec<String> = failing.iter().map(|s| s.to_string()).collect();
+        let g = got.clone();
+        let route = warp::post()
+            .and(warp::path::param::<String>())
+            .and(warp::body::bytes())
+            .map(move |name: String, body: bytes::Bytes| {
+                let status = if failing.contains(&name) {
+                    warp::http::StatusCode::INTERNAL_SERVER_ERROR
+                } else {
+                    warp::http::StatusCode::OK
+                };
+                let body = String::from_utf8_lossy(&body).into_owned();
+                g.lock().unwrap().push((name, body));
+                warp::reply::with_status("", status)
+            });
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let task = tokio::spawn(warp::serve(route).incoming(listener).run());
+        Receiver { addr, got, task }
+    }
+
+    fn url(&self, name: &str) -> String {
+        format!("http://127.0.0.1:{}/{name}", self.addr.port())
+    }
+
+    /// The bodies posted to `/<name>` so far.
+    fn bodies(&self, name: &str) -> Vec<String> {
+        let got = self.got.lock().unwrap();
+        got.iter()
+            .filter(|(n, _)| n == name)
+            .map(|(_, b)| b.clone())
+            .collect()
+    }
+
+    async fn wait_for(&self, name: &str, n: usize) -> Vec<String> {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let got = self.bodies(name);
+            if got.len() >= n {
+                return got;
+            }
+            assert!(Instant::now() < deadline, "{name} got only {}", got.len());
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+impl Drop for Receiver {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+async fn add_hook(app: &TestApp, cred: &str, url: &str) -> (u16, Value) {
+    call(
+        app,
+        cred,
+        M::POST,
+        "/api/v1/webhooks",
+        Some(json!({"url": url, "events": ["DOCUMENT_CREATED"]})),
+    )
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_apps_webhook_needs_read_document_and_its_payloads_carry_no_signing_links() {
+    let app = TestApp::spawn_with(&["--tls", "off", "--allow-private-webhooks"]).await;
+    let ada = ada(&app).await;
+    let rx = Receiver::start(&[]).await;
+
+    let write = ada.app_token(&app, "WRITE_DOCUMENT").await;
+    let (s, v) = add_hook(&app, &write, &rx.url("write")).await;
+    assert_eq!(
+        (s, v["code"].as_str()),
+        (403, Some("insufficient_scope")),
+        "{v}"
+    );
+
+    let (s, owners) = add_hook(&app, &ada.key, &rx.url("owner")).await;
+    assert_eq!(s, 200, "{owners}");
+    let read = ada.app_token(&app, "READ_DOCUMENT").await;
+    let (s, apps) = add_hook(&app, &read, &rx.url("app")).await;
+    assert_eq!(s, 200, "{apps}");
+
+    // The app sees and manages its own webhook only; the owner sees both.
+    let (_, listed) = call(&app, &read, M::GET, "/api/v1/webhooks", None).await;
+    assert_eq!(listed["webhooks"].as_array().unwrap().len(), 1, "{listed}");
+    assert_eq!(listed["webhooks"][0]["id"], apps["id"]);
+    let (_, listed) = call(&app, &ada.key, M::GET, "/api/v1/webhooks", None).await;
+    assert_eq!(listed["webhooks"].as_array().unwrap().len(), 2, "{listed}");
+    let owners_path = format!("/api/v1/webhooks/{}", owners["id"]);
+    let (s, _) = call(
+        &app,
+        &read,
+        M::GET,
+        &format!("{owners_path}/deliveries"),
+        None,
+    )
+    .await;
+    assert_eq!(s, 404);
+    let (s, _) = call(&app, &read, M::DELETE, &owners_path, None).await;
+    assert_eq!(s, 404);
+
+    let created = create(&app, &ada.key, two_recipients()).await;
+    let secrets = tokens(&created["recipients"]);
+    let owner_body = &rx.wait_for("owner", 1).await[0];
+    let app_body = &rx.wait_for("app", 1).await[0];
+    let owner_payload: Value = serde_json::from_str(owner_body).unwrap();
+    assert_eq!(tokens(&owner_payload["payload"]["recipients"]), secrets);
+    let app_payload: Value = serde_json::from_str(app_body).unwrap();
+    assert_eq!(app_payload["event"], "DOCUMENT_CREATED");
+    assert_eq!(app_payload["payload"]["id"], created["documentId"]);
+    assert_no_links(&app_payload["payload"]["recipients"]);
+    assert_hides(app_body, &secrets);
+    assert!(rx.bodies("write").is_empty());
+    app.stop().await;
+}
+
+/// How the app loses its access in `an_apps_webhook_stops`.
+enum Ending {
+    /// Ada presses Revoke on the account page.
+    Revoked,
+    /// The admin runs `docket client remove`.
+    ClientRemoved,
+    /// The admin runs `docket user disable` (her API key stops too, so no new events).
+    UserDisabled,
+}
+
+/// Ada revokes Cal on the account page.
+async fn revoke_on_account_page(app: &TestApp, cookie: &str) {
+    let html = app
+        .client
+        .get(app.url("/account"))
+        .header("cookie", cookie)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let start = html
+        .find(r#"action="/account/apps/"#)
+        .expect("a revoke form");
+    let form = &html[start..start + html[start..].find("</form>").unwrap()];
+    let action = form.split('"').nth(1).unwrap();
+    let resp = app
+        .client
+        .post(app.url(action))
+        .header("cookie", cookie)
+        .form(&hidden_inputs(form))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 303);
+}
+
+/// An app's webhook whose receiver keeps failing is being retried; after `ending`, neither the
+/// retries nor new events reach it, while the owner's own webhook goes on.
+async fn an_apps_webhook_stops(ending: Ending) {
+    let app = TestApp::spawn_with(&[
+        "--tls",
+        "off",
+        "--allow-private-webhooks",
+        "--retry-base-ms",
+        "100",
+    ])
+    .await;
+    let ada = ada(&app).await;
+    let rx = Receiver::start(&["app"]).await;
+    let (s, _) = add_hook(&app, &ada.key, &rx.url("owner")).await;
+    assert_eq!(s, 200);
+    let read = ada.app_token(&app, "READ_DOCUMENT").await;
+    let (s, _) = add_hook(&app, &read, &rx.url("app")).await;
+    assert_eq!(s, 200);
+
+    create(&app, &ada.key, two_recipients()).await;
+    rx.wait_for("app", 2).await;
+    match ending {
+        Ending::Revoked => revoke_on_account_page(&app, &ada.cookie).await,
+        Ending::ClientRemoved => {
+            docket_json(&app.data_dir(), &["client", "remove", &ada.client_id], None);
+        }
+        Ending::UserDisabled => {
+            docket_json(&app.data_dir(), &["user", "disable", ADA], None);
+        }
+    }
+    // A request already under way when access ended may still land; then nothing more.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let before = rx.bodies("app").len();
+
+    let disabled = matches!(ending, Ending::UserDisabled);
+    if !disabled {
+        let second = create(&app, &ada.key, two_recipients()).await;
+        let owner = rx.wait_for("owner", 2).await;
+        assert!(owner[1].contains(&format!("\"id\":{}", second["documentId"])));
+    }
+    // Retries were due every poll (2 s); give them time to show up if they still went out.
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    assert_eq!(
+        rx.bodies("app").len(),
+        before,
+        "deliveries after access ended"
+    );
+    if !disabled {
+        let (_, listed) = call(&app, &ada.key, M::GET, "/api/v1/webhooks", None).await;
+        assert_eq!(
+            listed["webhooks"].as_array().unwrap().len(),
+            1,
+            "the app's webhook is gone: {listed}"
+        );
+    }
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_apps_webhook_stops_when_the_user_revokes_the_app() {
+    an_apps_webhook_stops(Ending::Revoked).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_apps_webhook_stops_when_its_client_is_removed() {
+    an_apps_webhook_stops(Ending::ClientRemoved).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_apps_webhook_stops_when_the_user_is_disabled() {
+    an_apps_webhook_stops(Ending::UserDisabled).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webhook_endpoints_per_user_are_capped() {
+    let app = TestApp::spawn_with(&["--tls", "off", "--max-webhooks-per-user", "2"]).await;
+    let ada = ada(&app).await;
+    let read = ada.app_token(&app, "READ_DOCUMENT").await;
+    let (s, first) = add_hook(&app, &ada.key, "https://hooks.example/1").await;
+    assert_eq!(s, 200);
+    let (s, _) = add_hook(&app, &read, "https://hooks.example/2").await;
+    assert_eq!(s, 200);
+    // The owner's and the app's endpoints count together.
+    for cred in [&ada.key, &read] {
+        let (s, v) = add_hook(&app, cred, "https://hooks.example/3").await;
+        assert_eq!((s, v["code"].as_str()), (409, Some("conflict")), "{v}");
+        assert!(v["message"].as_str().unwrap().contains("at most 2"), "{v}");
+    }
+    let (_, listed) = call(&app, &ada.key, M::GET, "/api/v1/webhooks", None).await;
+    assert_eq!(listed["webhooks"].as_array().unwrap().len(), 2);
+    let path = format!("/api/v1/webhooks/{}", first["id"]);
+    assert_eq!(call(&app, &ada.key, M::DELETE, &path, None).await.0, 200);
+    let (s, _) = add_hook(&app, &ada.key, "https://hooks.example/3").await;
+    assert_eq!(s, 200);
+    app.stop().await;
+}
+
+const PNG_SIGNATURE: &str = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAACgAAAAMCAYAAAAQw/9NAAAAMklEQVR4nGMQEJb6z4AGBpMYBhhMjsMQGzQOGXXciHEcNjCYHDe0QnPQOGTUcSMtkwAAwO52gdvTiIsAAAAASUVORK5CYII=";
+
+async fn post_json(app: &TestApp, path: &str, body: Value) -> (u16, Value) {
+    let resp = app
+        .client
+        .post(app.url(path))
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    let status = resp.status().as_u16();
+    (status, resp.json().await.unwrap_or(Value::Null))
+}
+
+/// Status and text of the signing page at `/sign/<token>`, and the JSON of its state call.
+async fn link(app: &TestApp, token: &str) -> (u16, u16, Value) {
+    let page = app.get(&format!("/sign/{token}")).await.status().as_u16();
+    let state = app.get(&format!("/sign/{token}/state")).await;
+    let status = state.status().as_u16();
+    (page, status, state.json().await.unwrap_or(Value::Null))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_address_gets_a_new_link_and_the_old_one_is_dead() {
+    let app = TestApp::spawn().await;
+    let ada = ada(&app).await;
+    let created = create(
+        &app,
+        &ada.key,
+        json!({"title": "Lease", "recipients": [{"name": "Ann", "email": "ann@example.com", "role": "SIGNER"}]}),
+    )
+    .await;
+    let id = created["documentId"].as_i64().unwrap();
+    let rid = created["recipients"][0]["recipientId"].as_i64().unwrap();
+    let old = created["recipients"][0]["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let resp = app
+        .client
+        .put(created["uploadUrl"].as_str().unwrap())
+        .header("content-type", "application/pdf")
+        .body(fixture("a4-1p.pdf"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let (s, fields) = call(
+        &app,
+        &ada.key,
+        M::POST,
+        &format!("/api/v1/documents/{id}/fields"),
+        Some(json!({"recipientId": rid, "type": "SIGNATURE", "pageNumber": 1, "pageX": 10, "pageY": 80, "pageWidth": 30, "pageHeight": 5})),
+    )
+    .await;
+    assert_eq!(s, 200, "{fields}");
+    let field = fields["fields"][0]["id"].as_i64().unwrap();
+    let (s, v) = call(
+        &app,
+        &ada.key,
+        M::POST,
+        &format!("/api/v1/documents/{id}/send"),
+        Some(json!({})),
+    )
+    .await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(link(&app, &old).await.1, 200, "the first link works");
+
+    let (s, changed) = call(
+        &app,
+        &ada.key,
+        M::PATCH,
+        &format!("/api/v1/documents/{id}/recipients/{rid}"),
+        Some(json!({"email": "ann.b@example.com"})),
+    )
+    .await;
+    assert_eq!(s, 200, "{changed}");
+    let new = changed["token"].as_str().unwrap().to_string();
+    assert_ne!(new, old, "a new address gets a new token");
+    assert_eq!(changed["signingUrl"], format!("{}/sign/{new}", app.base));
+    assert_eq!(changed["readStatus"], "NOT_OPENED");
+
+    // The old link answers exactly like a link that never existed.
+    let unknown = "Zz".repeat(16);
+    let (old_page, old_status, old_json) = link(&app, &old).await;
+    let (unknown_page, unknown_status, unknown_json) = link(&app, &unknown).await;
+    assert_eq!((old_page, old_status), (404, 404));
+    assert_eq!((unknown_page, unknown_status), (404, 404));
+    assert_eq!(old_json["code"], unknown_json["code"]);
+    assert_eq!(old_json["message"], unknown_json["message"]);
+    let sig = json!({"signature": PNG_SIGNATURE});
+    let (s, _) = post_json(&app, &format!("/sign/{old}/fields/{field}"), sig.clone()).await;
+    assert_eq!(s, 404);
+    let (s, _) = post_json(&app, &format!("/sign/{old}/complete"), json!({})).await;
+    assert_eq!(s, 404);
+
+    // The new address is e-mailed the new link.
+    let mails = docket_json(&app.data_dir(), &["mail", "list"], None);
+    let to_new: Vec<&Value> = mails
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["to"] == "ann.b@example.com" && m["kind"] == "SIGNING_REQUEST")
+        .collect();
+    assert_eq!(to_new.len(), 1, "{mails}");
+    let mail = docket_json(
+        &app.data_dir(),
+        &["mail", "show", &to_new[0]["id"].to_string()],
+        None,
+    );
+    assert!(
+        mail["text"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("/sign/{new}"))
+    );
+    assert_hides(&mail.to_string(), std::slice::from_ref(&old));
+
+    // The new link signs, and the audit log names each address for what it did.
+    let (status, _, state) = link(&app, &new).await;
+    assert_eq!(status, 200, "{state}");
+    let (s, v) = post_json(&app, &format!("/sign/{new}/fields/{field}"), sig).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = post_json(&app, &format!("/sign/{new}/complete"), json!({})).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, log) = call(
+        &app,
+        &ada.key,
+        M::GET,
+        &format!("/api/v1/documents/{id}/audit-log"),
+        None,
+    )
+    .await;
+    assert_eq!(s, 200);
+    let events = log["events"].as_array().unwrap();
+    let of = |kind: &'static str| events.iter().filter(move |e| e["type"] == kind);
+    let change = of("RECIPIENT_CHANGED")
+        .next()
+        .expect("the change is recorded");
+    assert_eq!(change["actor"], ADA);
+    assert_eq!(change["data"]["from"], "ann@example.com");
+    assert_eq!(change["data"]["to"], "ann.b@example.com");
+    let opened: Vec<&Value> = of("OPENED").map(|e| &e["actor"]).collect();
+    assert_eq!(opened, ["ann@example.com", "ann.b@example.com"]);
+    let signed: Vec<&Value> = of("SIGNED").map(|e| &e["actor"]).collect();
+    assert_eq!(signed, ["ann.b@example.com"]);
+    app.stop().await;
+}
