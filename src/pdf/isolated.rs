@@ -171,7 +171,13 @@ fn outcome(
 }
 
 /// `want`, lowered to the hard limit this process already has (a child cannot raise it).
-fn clamp_to_hard_limit(resource: libc::__rlimit_resource_t, want: u64) -> u64 {
+/// The type of `setrlimit`'s resource argument: glibc's enum, musl's (and others') int.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+type Resource = libc::__rlimit_resource_t;
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+type Resource = libc::c_int;
+
+fn clamp_to_hard_limit(resource: Resource, want: u64) -> u64 {
     let mut current = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
@@ -183,7 +189,7 @@ fn clamp_to_hard_limit(resource: libc::__rlimit_resource_t, want: u64) -> u64 {
     want.min(current.rlim_max)
 }
 
-fn set_limit(resource: libc::__rlimit_resource_t, soft: u64, hard: u64) -> io::Result<()> {
+fn set_limit(resource: Resource, soft: u64, hard: u64) -> io::Result<()> {
     let limit = libc::rlimit {
         rlim_cur: soft.min(hard),
         rlim_max: hard,
