@@ -86,7 +86,11 @@ grep -qx /etc/default/docket "$ctl/conffiles" || die "/etc/default/docket is not
 # /etc/default/docket may hold the SMTP password: shipped 0640 (root:root in the archive, as
 # the docket group does not exist yet), then given to root:docket by the postinst.
 default_perm=$(dpkg-deb -c "$deb" | awk '$6 == "./etc/default/docket" { print $1, $2 }')
-[ "$default_perm" = "-rw-r----- root/root" ] || die "/etc/default/docket is shipped as '$default_perm', not -rw-r----- root/root"
+# (cargo-deb writes numeric owners: 0/0 is root/root)
+case "$default_perm" in
+  "-rw-r----- root/root" | "-rw-r----- 0/0") ;;
+  *) die "/etc/default/docket is shipped as '$default_perm', not -rw-r----- root/root" ;;
+esac
 grep -q 'chown root:docket /etc/default/docket' "$ctl/postinst" || die "postinst does not give /etc/default/docket to root:docket"
 grep -q 'chmod 0640 /etc/default/docket' "$ctl/postinst" || die "postinst does not keep /etc/default/docket 0640"
 grep -q '^Depends:.*adduser' "$ctl/control" || die "Depends lacks adduser"
