@@ -66,11 +66,12 @@ pub fn object_stream(number: u32, body: &[u8]) -> Vec<u8> {
     out
 }
 
-/// One array holding 16 Mi empty arrays: 32 MiB inflated, about 32 KB deflated.
+/// One array holding 16 million empty arrays: just under lopdf's bound of 32 MiB for one
+/// inflated stream, so only the budget stops it; about 32 KB deflated.
 pub fn empty_arrays() -> Vec<u8> {
     let mut body = Vec::with_capacity(32 << 20);
     body.push(b'[');
-    body.extend(std::iter::repeat_n(*b"[]", (16 << 20) - 1).flatten());
+    body.extend(std::iter::repeat_n(*b"[]", (16 << 20) - 8).flatten());
     body.push(b']');
     body
 }
