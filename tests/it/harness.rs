@@ -266,7 +266,6 @@ impl BinServer {
     }
 
     /// The child's peak resident set (VmHWM) in KiB, from /proc.
-    #[allow(dead_code)]
     pub fn peak_rss_kib(&self) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
             .expect("/proc/<pid>/status readable");
@@ -278,7 +277,6 @@ impl BinServer {
     }
 
     /// True while the child has not exited.
-    #[allow(dead_code)]
     pub fn is_running(&mut self) -> bool {
         self.child.try_wait().unwrap().is_none()
     }
