@@ -70,6 +70,7 @@ fn main() {
         role: "SIGNER".into(),
         ip: Some("203.0.113.7".into()),
         user_agent: Some("Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Firefox/128.0".into()),
+        authentication: "Signing link only".into(),
         opened_at: Some("2026-11-21 15:50:00 UTC".into()),
         signed_at: Some("2026-11-21 15:55:00 UTC".into()),
         status: "COMPLETED".into(),

@@ -43,6 +43,8 @@ pub struct AppState {
     pub webhooks: Wake,
     /// Encrypts webhook secrets at rest.
     pub webhook_secrets: Arc<crate::webhooks::secret::SecretBox>,
+    /// Checks second factors (TOTP, passkeys) for logins and recipient authentication.
+    pub factors: crate::factors::Verifier,
     /// Wakes the sealer: call `signing::sealing::start` once a document's last recipient finished.
     pub sealing: Wake,
 }
@@ -134,7 +136,7 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
     let public_url = config.resolve_public_url(addr);
     let app_url = config.app_url.clone().unwrap_or_else(|| public_url.clone());
 
-    let (db, ring, blobs, webhook_secrets, pages) = {
+    let (db, ring, blobs, webhook_secrets, account_secrets, pages) = {
         let data = data.clone();
         let render_limits = config.render.clone();
         let public = base(&public_url);
@@ -149,12 +151,24 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
             let blobs = BlobStore::open(&data.blobs()).map_err(dir_err(&data.blobs()))?;
             let secrets = crate::webhooks::secret::SecretBox::load_or_create(&data.secrets())
                 .map_err(dir_err(&data.secrets()))?;
+            let account_secrets = crate::webhooks::secret::SecretBox::load_or_create_file(
+                &data.secrets(),
+                crate::factors::SECRETS_FILE,
+            )
+            .map_err(dir_err(&data.secrets()))?;
             if let Ok(n @ 1..) = blobs.clean_stale_temp(Duration::from_secs(24 * 3600)) {
                 tracing::info!(files = n, "removed unfinished uploads left by a crash");
             }
             let pages = crate::pdf::PageCache::open(&data.page_cache(), render_limits)
                 .map_err(dir_err(&data.page_cache()))?;
-            Ok((db, ring, blobs, Arc::new(secrets), pages))
+            Ok((
+                db,
+                ring,
+                blobs,
+                Arc::new(secrets),
+                Arc::new(account_secrets),
+                pages,
+            ))
         })
         .await
         .map_err(|e| StartupError::Config(format!("startup task failed: {e}")))??
@@ -204,6 +218,7 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
     let keys = Arc::new(ring);
     let (mail, webhooks) = (Wake::default(), Wake::default());
     let mail_worker = mail_worker(&config, &public_url, &db, &blobs, &mail)?;
+    let relying_party = crate::factors::passkey::RelyingParty::for_app(&app_url);
     let state = AppState {
         config: Arc::new(config.clone()),
         public_url: Arc::new(public_url.clone()),
@@ -220,6 +235,10 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         mail,
         webhooks: webhooks.clone(),
         webhook_secrets: webhook_secrets.clone(),
+        factors: crate::factors::Verifier {
+            secrets: account_secrets,
+            rp: relying_party,
+        },
         sealing: Wake::default(),
     };
     let webhook_worker = crate::webhooks::deliver::Worker {

@@ -23,6 +23,10 @@ pub enum AppError {
     },
     #[error("{0}")]
     Unauthorized(String),
+    /// A browser session (and maybe a second factor) is needed first: 401 with `code`
+    /// (`account_required`, `wrong_account`, `second_factor_required`, `wrong_code`, ...).
+    #[error("{message}")]
+    AuthRequired { code: &'static str, message: String },
     #[error("{0}")]
     Forbidden(String),
     /// A valid credential without the scope this request needs (RFC 6750 3.1).
@@ -89,7 +93,7 @@ impl AppError {
     pub fn status(&self) -> StatusCode {
         match self {
             AppError::BadRequest { .. } => StatusCode::BAD_REQUEST,
-            AppError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            AppError::Unauthorized(_) | AppError::AuthRequired { .. } => StatusCode::UNAUTHORIZED,
             AppError::Forbidden(_) | AppError::InsufficientScope(_) => StatusCode::FORBIDDEN,
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
             AppError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
@@ -111,6 +115,7 @@ impl AppError {
         match self {
             AppError::BadRequest { code, .. } => code,
             AppError::Unauthorized(_) => "unauthorized",
+            AppError::AuthRequired { code, .. } => code,
             AppError::Forbidden(_) => "forbidden",
             AppError::InsufficientScope(_) => "insufficient_scope",
             AppError::NotFound(_) => "not_found",

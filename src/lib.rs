@@ -19,6 +19,7 @@ pub mod datadir;
 pub mod db;
 pub mod documents;
 pub mod error;
+pub mod factors;
 pub mod http;
 pub mod keyring;
 pub mod logging;

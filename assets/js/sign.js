@@ -1,6 +1,8 @@
 // The signing page: shows the document's pages with this recipient's fields over them, lets the
 // recipient fill each field (mouse, finger or keyboard), then complete or reject. Every value is
-// checked again by the server; this script only helps.
+// checked again by the server; this script only helps. A document that asks for recipient
+// authentication needs the recipient's account (a banner says how), and finishing then carries
+// a proof: a code from an authenticator app or a passkey (`state.auth`).
 'use strict';
 
 (function () {
@@ -24,6 +26,8 @@
     }
     return e;
   }
+
+  let drawnVersion = Date.now();
 
   async function call(path, body) {
     const resp = await fetch(base + path, {
@@ -67,9 +71,20 @@
     return !!(f.fieldMeta && f.fieldMeta.required);
   }
 
+  // What a field's box shows: the drawn signature as its image, a typed one in script style.
+  function fieldContent(f) {
+    if (f.drawn) {
+      return el('img', { class: 'sign-image', alt: fieldLabel(f) + ': your signature',
+        src: base + '/fields/' + f.id + '/signature.png?v=' + drawnVersion });
+    }
+    if (['SIGNATURE', 'FREE_SIGNATURE', 'INITIALS'].includes(f.type) && f.value) {
+      return el('span', { class: 'sign-typed' }, f.value);
+    }
+    return fieldText(f);
+  }
+
   function fieldText(f) {
     if (f.type === 'DATE') return f.value || fieldLabel(f);
-    if (f.drawn) return '✓ signed';
     if (f.value) {
       if (f.type === 'CHECKBOX') {
         try { return JSON.parse(f.value).join(', ') || fieldLabel(f); } catch (_) { return f.value; }
@@ -79,11 +94,59 @@
     return fieldLabel(f) + (isRequired(f) ? ' *' : '');
   }
 
+  const here = () => '/sign/' + encodeURIComponent(token);
+
+  // What the recipient must do before acting: sign in, or enrol the factor the document asks for.
+  function authBanner() {
+    const a = state.auth || {};
+    const me = state.recipient;
+    if (!a.actionAuth && !a.accessAuth) return null;
+    const box = el('div', { class: 'alert', id: 'auth-banner', role: 'status' });
+    if (!a.accountReady) {
+      const login = '/auth/login?next=' + encodeURIComponent(here()) + '&email=' + encodeURIComponent(me.email);
+      box.append(el('p', {}, a.signedInAs
+        ? 'You are signed in as ' + a.signedInAs + ', but this document is for ' + me.email + '.'
+        : 'This document asks you to sign in to your Docket account for ' + me.email + ' before you act on it.'));
+      box.append(el('p', {}, el('a', { class: 'button primary', id: 'sign-in', href: login }, 'Sign in as ' + me.email)));
+      if (a.inviteCsrf) {
+        box.append(el('form', { method: 'post', action: here() + '/account' },
+          el('input', { type: 'hidden', name: 'csrf_token', value: a.inviteCsrf }),
+          el('p', {}, 'No account yet? ',
+            el('button', { type: 'submit', class: 'button', id: 'create-account' }, 'Create one'),
+            ' (we e-mail you a link)')));
+      }
+      return box;
+    }
+    const enrolled = a.enrolled || {};
+    const account = '/account?next=' + encodeURIComponent(here());
+    if (a.actionAuth === 'TWO_FACTOR_AUTH' && !enrolled.totp) {
+      box.append(el('p', {}, 'To finish, this document asks for a code from an authenticator app. ',
+        el('a', { href: account, id: 'enrol' }, 'Set one up on your account page'), ', then come back.'));
+    } else if (a.actionAuth === 'PASSKEY' && !enrolled.passkeys) {
+      box.append(el('p', {}, 'To finish, this document asks for a passkey. ',
+        el('a', { href: account, id: 'enrol' }, 'Add one on your account page'), ', then come back.'));
+    } else if (a.actionAuth === 'TWO_FACTOR_AUTH') {
+      box.append(el('p', {}, 'Signed in as ' + a.signedInAs + '. To finish you will be asked for a code from your authenticator app.'));
+    } else if (a.actionAuth === 'PASSKEY') {
+      box.append(el('p', {}, 'Signed in as ' + a.signedInAs + '. To finish you will confirm with your passkey.'));
+    } else {
+      box.append(el('p', {}, 'Signed in as ' + a.signedInAs + '.'));
+    }
+    return box;
+  }
+
+  function canAct() {
+    const a = state.auth || {};
+    return a.accountReady !== false;
+  }
+
   function render() {
     const d = state.document;
     root.replaceChildren();
     root.append(el('h1', {}, d.title));
     root.append(el('p', { class: 'muted' }, 'From ' + d.senderName + ' <' + d.senderEmail + '>'));
+    const banner = authBanner();
+    if (banner) root.append(banner);
     const status = el('p', { id: 'signing-status', class: 'muted', role: 'status' });
     root.append(status);
     const me = state.recipient;
@@ -107,21 +170,21 @@
         width: 1200, height: Math.round(1200 * size[1] / size[0]),
       }));
       for (const f of state.fields.filter((x) => x.page === n)) {
-        const active = state.yourTurn && !done && f.type !== 'DATE' && !(f.fieldMeta && f.fieldMeta.readOnly);
+        const active = state.yourTurn && !done && canAct() && f.type !== 'DATE' && !(f.fieldMeta && f.fieldMeta.readOnly);
         const b = el('button', {
           type: 'button', class: 'sign-field' + (f.inserted ? ' filled' : '') + (isRequired(f) ? ' required' : ''),
           style: { left: f.positionX + '%', top: f.positionY + '%', width: f.width + '%', height: f.height + '%' },
           'data-field-id': f.id, 'data-type': f.type, disabled: !active,
           'aria-label': fieldLabel(f) + (f.inserted ? ' (filled)' : ''),
           onclick: () => edit(f),
-        }, fieldText(f));
+        }, fieldContent(f));
         pageBox.append(b);
       }
       pages.append(pageBox);
     });
     root.append(pages);
 
-    if (state.yourTurn && !done && me.role !== 'CC') {
+    if (state.yourTurn && !done && me.role !== 'CC' && canAct()) {
       const missing = state.fields.filter((f) => isRequired(f) && !f.inserted).length;
       const finish = el('button', {
         type: 'button', class: 'button primary', id: 'complete', disabled: missing > 0,
@@ -135,14 +198,14 @@
   }
 
   // A modal dialog with a form; `build` adds the inputs and returns a function giving the value.
-  function dialog(title, build, onSubmit) {
+  function dialog(title, build, onSubmit, okLabel) {
     const d = el('dialog', { class: 'sign-dialog', 'aria-label': title });
     const form = el('form', { method: 'dialog', class: 'stack' });
     const error = el('p', { class: 'notice error', role: 'alert', hidden: true });
     form.append(el('h2', {}, title));
     const value = build(form);
     form.append(error);
-    const ok = el('button', { type: 'submit', class: 'button primary' }, 'Save');
+    const ok = el('button', { type: 'submit', class: 'button primary' }, okLabel || 'Save');
     const cancel = el('button', { type: 'button', class: 'button', onclick: () => d.close() }, 'Cancel');
     form.append(el('div', { class: 'sign-actions' }, ok, cancel));
     form.addEventListener('submit', async (ev) => {
@@ -166,6 +229,7 @@
 
   async function save(f, body) {
     await call('/fields/' + f.id, body);
+    drawnVersion = Date.now();
     await reload();
   }
 
@@ -281,26 +345,59 @@
       form.append(el('label', { for: 'reject-reason' }, 'Why are you rejecting it? The sender will see this.'), reason);
       return () => ({ reason: reason.value });
     }, async (v) => {
-      await call('/reject', v);
-      finished('You rejected this document. The sender has been told.');
-    });
+      await withProof('Reject', async (auth) => {
+        await call('/reject', auth ? { ...v, auth } : v);
+        finished('You rejected this document. The sender has been told.');
+      });
+    }, 'Reject');
+  }
+
+  // Runs `act(auth)` with the proof the document asks for: none, a TOTP code (asked for in a
+  // dialog), or a passkey assertion (the browser asks).
+  async function withProof(label, act) {
+    const kind = (state.auth || {}).actionAuth;
+    if (kind === 'TWO_FACTOR_AUTH') {
+      // The dialog stays open with the server's answer when a code is wrong.
+      dialog('Code from your authenticator app', (form) => {
+        const input = el('input', { id: 'totp-code', name: 'code', inputmode: 'numeric',
+          autocomplete: 'one-time-code', maxlength: 7, required: true });
+        form.append(el('label', { for: 'totp-code' }, 'Enter the six-digit code your app shows now.'), input);
+        return () => input.value;
+      }, (code) => act({ method: 'TWO_FACTOR_AUTH', code }), label);
+      return;
+    }
+    if (kind === 'PASSKEY') {
+      const { publicKey } = await call('/passkey-challenge', {});
+      const credential = await window.DocketWebAuthn.get(publicKey);
+      await act({ method: 'PASSKEY', credential });
+      return;
+    }
+    await act(null);
   }
 
   async function complete() {
     const button = document.getElementById('complete');
     button.disabled = true;
     try {
-      await call('/complete', {});
-      const url = state.document.redirectUrl;
-      if (url && /^https?:\/\//.test(url)) {
-        window.location.assign(url);
-        return;
-      }
-      finished('Thank you: you have finished. You will receive the signed document by e-mail once everyone has signed.');
+      await withProof(ACTION[state.recipient.role], async (auth) => {
+        await call('/complete', auth ? { auth } : {});
+        afterComplete();
+      });
+      // A code dialog may still be open; the button works again if it is closed.
+      if (document.getElementById('complete')) button.disabled = false;
     } catch (e) {
       button.disabled = false;
       document.getElementById('signing-status').textContent = e.message;
     }
+  }
+
+  function afterComplete() {
+    const url = state.document.redirectUrl;
+    if (url && /^https?:\/\//.test(url)) {
+      window.location.assign(url);
+      return;
+    }
+    finished('Thank you: you have finished. You will receive the signed document by e-mail once everyone has signed.');
   }
 
   function finished(text) {

@@ -56,6 +56,7 @@ fuzz_target!(init: quiet_panics(), |data: &[u8]| {
                 role: "SIGNER".into(),
                 ip: Some("127.0.0.1".into()),
                 user_agent: None,
+                authentication: "Signing link only".into(),
                 opened_at: None,
                 signed_at: Some("2026-01-01 00:00:00 UTC".into()),
                 status: "SIGNED".into(),

@@ -27,7 +27,11 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::get())
         .and(s())
         .and(cookies())
-        .then(|st, c| async move { show(st, c).await });
+        .and(warp::query::<HashMap<String, String>>())
+        .then(|st, c, q: HashMap<String, String>| async move {
+            let next = q.get("next").map(|n| super::session::safe_next(Some(n)));
+            show(st, c, next).await
+        });
     let revoke = warp::path!("account" / "apps" / i64 / "revoke")
         .and(warp::post())
         .and(s())
@@ -41,17 +45,47 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     show.or(revoke).unify().boxed()
 }
 
-async fn show(state: AppState, cookies: Option<String>) -> Response {
+async fn show(state: AppState, cookies: Option<String>, next: Option<String>) -> Response {
     let (session, user) = match current(&state, cookies.as_deref()).await {
         Ok(Some(s)) => s,
         Ok(None) => return redirect("/auth/login?next=%2Faccount"),
         Err(e) => return error_response(&e, Format::Html),
     };
     let uid = user.id;
-    let grants = match state.db.call(move |c| store::live_grants(c, uid)).await {
+    let loaded = state
+        .db
+        .call(move |c| {
+            Ok((
+                store::live_grants(c, uid)?,
+                crate::factors::store::enrolled(c, uid)?,
+                crate::factors::store::recovery_codes_left(c, uid)?,
+                crate::factors::store::passkeys(c, uid)?,
+            ))
+        })
+        .await;
+    let (grants, enrolled, recovery_left, passkeys) = match loaded {
         Ok(g) => g,
         Err(e) => return error_response(&e, Format::Html),
     };
+    let factors_csrf = super::account_factors::factors_csrf(&state, &session);
+    let security = super::account_factors::section(
+        &state,
+        &factors_csrf,
+        enrolled,
+        recovery_left,
+        &passkeys,
+        next.as_deref(),
+    );
+    // Back to where the user came from (a signing page that asked for a second factor).
+    let back = next
+        .as_deref()
+        .map(|n| {
+            format!(
+                r#"<div class="alert" role="status">When you are done here, <a href="{}" id="back-to-document">go back to your document</a>.</div>"#,
+                escape(n)
+            )
+        })
+        .unwrap_or_default();
     let session_hash = SecretToken::presented(&session).hash();
     let apps = if grants.is_empty() {
         r#"<p class="muted">No apps are connected to your account.</p>"#.to_string()
@@ -84,10 +118,16 @@ async fn show(state: AppState, cookies: Option<String>) -> Response {
   <div class="row spread"><h1>Your account</h1>
     <form method="post" action="/auth/logout"><input type="hidden" name="csrf_token" value="{logout}">
     <button class="button secondary" type="submit">Sign out</button></form></div>
+  {back}
   <div class="card stack"><p><strong>{name}</strong> ({email})<br><span class="muted">Username {username}</span></p></div>
+  {security}
   <h2>Connected apps</h2>
   {apps}
-</section>"#,
+</section>
+<script src="{webauthn}" defer></script>
+<script src="{script}" defer></script>"#,
+        script = crate::assets::url("js/account.js"),
+        webauthn = crate::assets::url("js/webauthn.js"),
         name = escape(&user.name),
         email = escape(&user.email),
         username = escape(&user.username),

@@ -131,22 +131,21 @@ async fn show(
     };
     let token = consent_token(&state, &session, &valid);
     let c = &valid.client;
+    let initial = escape(
+        &c.name
+            .chars()
+            .next()
+            .unwrap_or('?')
+            .to_uppercase()
+            .to_string(),
+    );
+    // When the logo cannot load, `consent.js` swaps it for the initial.
     let logo = match &c.logo_url {
         Some(url) => format!(
-            r#"<img class="app-logo" src="{}" alt="" width="64" height="64">"#,
+            r#"<img class="app-logo" src="{}" alt="" width="64" height="64"><span class="app-logo app-logo-fallback" aria-hidden="true" hidden>{initial}</span>"#,
             escape(url)
         ),
-        None => format!(
-            r#"<span class="app-logo" aria-hidden="true">{}</span>"#,
-            escape(
-                &c.name
-                    .chars()
-                    .next()
-                    .unwrap_or('?')
-                    .to_uppercase()
-                    .to_string()
-            )
-        ),
+        None => format!(r#"<span class="app-logo" aria-hidden="true">{initial}</span>"#),
     };
     let link = c
         .app_url
@@ -189,7 +188,9 @@ async fn show(
   <p class="small muted">You will be sent to <code>{redirect}</code>. You can revoke access at any
      time on your <a href="/account">account page</a>.</p>
 </div>
-</section>"#,
+</section>
+<script src="{script}" defer></script>"#,
+        script = crate::assets::url("js/consent.js"),
         name = escape(&c.name),
         user_name = escape(&user.name),
         email = escape(&user.email),

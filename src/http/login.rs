@@ -1,4 +1,6 @@
-//! `GET/POST /auth/login` and `POST /auth/logout`.
+//! `GET/POST /auth/login` and `POST /auth/logout`. An account with a second factor (TOTP or a
+//! passkey) is not signed in by its password alone: the login waits (`sessions::pending`) for
+//! the second step in `second_factor.rs`.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -42,7 +44,10 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
             |st: AppState, q: HashMap<String, String>, c: Option<String>| async move {
                 login_page(
                     &st,
-                    q.get("next").map(String::as_str),
+                    Form {
+                        next: q.get("next").map(String::as_str),
+                        email: q.get("email").map(String::as_str),
+                    },
                     c.as_deref(),
                     None,
                     StatusCode::OK,
@@ -65,10 +70,17 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     show.or(submit).unify().or(logout).unify().boxed()
 }
 
+/// What the login form is filled with.
+#[derive(Clone, Copy, Default)]
+struct Form<'a> {
+    next: Option<&'a str>,
+    email: Option<&'a str>,
+}
+
 /// The login form; sets the pre-session CSRF cookie when missing.
 fn login_page(
     state: &AppState,
-    next: Option<&str>,
+    form: Form<'_>,
     cookie_header: Option<&str>,
     error: Option<&str>,
     status: StatusCode,
@@ -79,7 +91,8 @@ fn login_page(
         None => (crate::crypto::random_base62(32), true),
     };
     let token = csrf::token(&state.keys, "login", &[&seed]);
-    let next = safe_next(next);
+    let next = safe_next(form.next);
+    let email = form.email.unwrap_or_default();
     let alert = error
         .map(|e| {
             format!(
@@ -98,7 +111,7 @@ fn login_page(
     <input type="hidden" name="next" value="{next}">
     <div class="field">
       <label for="email">E-mail</label>
-      <input id="email" name="email" type="email" autocomplete="username" required autofocus>
+      <input id="email" name="email" type="email" autocomplete="username" value="{email}" required autofocus>
     </div>
     <div class="field">
       <label for="password">Password</label>
@@ -109,6 +122,7 @@ fn login_page(
 </div>
 </section>"#,
         next = escape(&next),
+        email = escape(email),
     );
     let mut resp = html_response(status, &page("Sign in", &main));
     if fresh {
@@ -145,27 +159,44 @@ async fn submit(
 ) -> Response {
     let next = form.get("next").map(String::as_str);
     let get = |k: &str| form.get(k).map(String::as_str).unwrap_or_default();
+    let again = Form {
+        next,
+        email: form.get("email").map(String::as_str),
+    };
     let seed = cookie(cookie_header.as_deref(), login_cookie_name(state.tls())).unwrap_or_default();
     if seed.is_empty() || !csrf::verify(&state.keys, "login", &[seed], get("csrf_token")) {
         return login_page(
             &state,
-            next,
+            again,
             cookie_header.as_deref(),
             Some("The form expired. Please sign in again."),
             StatusCode::FORBIDDEN,
         );
     }
     match attempt(&state, get("email"), get("password"), peer).await {
-        Ok(Some(token)) => {
+        Ok(Some(Passed::Session(token))) => {
             let mut resp = see_other(&safe_next(next));
             if let Ok(v) = HeaderValue::from_str(&sessions::set_cookie(&token, state.tls())) {
                 resp.headers_mut().append(header::SET_COOKIE, v);
             }
             resp
         }
+        Ok(Some(Passed::SecondFactor(token))) => {
+            let target = format!(
+                "/auth/login/verify?next={}",
+                url::form_urlencoded::byte_serialize(safe_next(next).as_bytes())
+                    .collect::<String>()
+            );
+            let mut resp = see_other(&target);
+            let cookie = super::second_factor::pending_cookie(&token, state.tls());
+            if let Ok(v) = HeaderValue::from_str(&cookie) {
+                resp.headers_mut().append(header::SET_COOKIE, v);
+            }
+            resp
+        }
         Ok(None) => login_page(
             &state,
-            next,
+            again,
             cookie_header.as_deref(),
             Some("Wrong e-mail or password."),
             StatusCode::UNAUTHORIZED,
@@ -173,7 +204,7 @@ async fn submit(
         Err(AppError::TooManyRequests { retry_after, .. }) => {
             let mut resp = login_page(
                 &state,
-                next,
+                again,
                 cookie_header.as_deref(),
                 Some("Too many failed sign-ins. Wait a while, then try again."),
                 StatusCode::TOO_MANY_REQUESTS,
@@ -185,7 +216,7 @@ async fn submit(
         Err(AppError::Overloaded { retry_after, .. }) => {
             let mut resp = login_page(
                 &state,
-                next,
+                again,
                 cookie_header.as_deref(),
                 Some("Too many sign-ins at once. Try again in a moment."),
                 StatusCode::SERVICE_UNAVAILABLE,
@@ -198,8 +229,16 @@ async fn submit(
     }
 }
 
+/// What a right password leads to.
+enum Passed {
+    /// Signed in.
+    Session(SecretToken),
+    /// The account has a second factor: this pending login waits for it.
+    SecondFactor(SecretToken),
+}
+
 /// Checks the credentials under the throttle and within the bound on password checks; a new
-/// session token on success.
+/// session token on success (or a pending login, for an account with a second factor).
 ///
 /// The attempt is reserved first (counted and checked against the lock in one write), so that
 /// concurrent attempts get at most the throttle's number of real checks. It stands as a failure
@@ -210,7 +249,7 @@ async fn attempt(
     email: &str,
     password: &str,
     peer: Option<std::net::SocketAddr>,
-) -> Result<Option<SecretToken>, AppError> {
+) -> Result<Option<Passed>, AppError> {
     let account = throttle::account_key(email);
     let address = throttle::address_key(&peer.map(|p| p.ip().to_string()).unwrap_or_default());
     let (k, e) = ([account.clone(), address.clone()], email.to_string());
@@ -249,15 +288,24 @@ async fn attempt(
     };
     let token = sessions::new_token();
     let t = token.clone();
-    state
+    let second = state
         .db
         .write(move |c| {
             throttle::clear(c, &account)?;
             throttle::release(c, &address)?;
-            sessions::store::create(c, id, &t, now())
+            if crate::factors::store::enrolled(c, id)?.any() {
+                sessions::pending::create(c, id, &t, now())?;
+                return Ok(true);
+            }
+            sessions::store::create(c, id, &t, now())?;
+            Ok(false)
         })
         .await?;
-    Ok(Some(token))
+    Ok(Some(if second {
+        Passed::SecondFactor(token)
+    } else {
+        Passed::Session(token)
+    }))
 }
 
 /// Takes back attempts reserved for `keys` that were never checked.
@@ -292,7 +340,15 @@ async fn logout(
             .call(move |c| sessions::store::delete(c, &token))
             .await;
     }
-    let mut resp = see_other("/auth/login");
+    // Back to the login, and from there to `next` (a signing page asking for another account).
+    let target = match form.get("next") {
+        Some(n) => format!(
+            "/auth/login?next={}",
+            url::form_urlencoded::byte_serialize(safe_next(Some(n)).as_bytes()).collect::<String>()
+        ),
+        None => "/auth/login".to_string(),
+    };
+    let mut resp = see_other(&target);
     if let Ok(v) = HeaderValue::from_str(&sessions::clear_cookie(state.tls())) {
         resp.headers_mut().append(header::SET_COOKIE, v);
     }

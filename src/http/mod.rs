@@ -2,6 +2,7 @@
 //! middleware every request passes. Domain logic lives in the domain modules.
 
 pub mod account;
+pub mod account_factors;
 pub mod auth;
 pub mod authorize;
 pub mod body;
@@ -15,10 +16,12 @@ pub mod openapi;
 pub mod pages;
 pub mod redact;
 pub mod reply;
+pub mod second_factor;
 pub mod sending;
 pub mod session;
 pub mod signing;
 pub mod signing_page;
+pub mod signup;
 pub mod static_files;
 pub mod templates;
 pub mod uploads;
@@ -76,15 +79,21 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .unify()
         .or(signing_page::routes(state.clone()))
         .unify()
+        .or(signup::routes(state.clone()))
+        .unify()
         .or(templates::routes(state.clone()))
         .unify()
         .or(webhooks::routes(state.clone()))
         .unify()
         .or(openapi::routes(state.clone()))
         .unify()
+        .or(second_factor::routes(state.clone()))
+        .unify()
         .or(login::routes(state.clone()))
         .unify()
         .or(authorize::routes(state.clone()))
+        .unify()
+        .or(account_factors::routes(state.clone()))
         .unify()
         .or(account::routes(state.clone()))
         .unify()

@@ -74,6 +74,13 @@ pub fn error_response(err: &AppError, format: Format) -> Response {
                 HeaderValue::from_static("Bearer realm=\"docket\", error=\"invalid_token\""),
             );
         }
+        AppError::AuthRequired { .. } => {
+            // The credential is a browser session: the scheme names the login form.
+            headers.insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Session realm=\"docket\", login=\"/auth/login\""),
+            );
+        }
         AppError::InsufficientScope(scope) => {
             if let Ok(v) = HeaderValue::from_str(&format!(
                 "Bearer realm=\"docket\", error=\"insufficient_scope\", scope=\"{scope}\""

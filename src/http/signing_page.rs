@@ -1,6 +1,8 @@
 //! `GET {app_url}/sign/<token>`: the signing page (spec signing.md), and the rendered pages of
 //! the PDF it shows. The page is a shell filled by `assets/js/sign.js` from `/sign/<token>/state`.
 //! Unknown links get 404, cancelled ones 410, finished ones 409, each as a page that says so.
+//! A document that asks for ACCOUNT access shows only its title and sender until the recipient
+//! is signed in to their account (`signing::auth`), with ways to sign in or create the account.
 
 use http::StatusCode;
 use warp::Filter;
@@ -8,13 +10,14 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::reply::{html_response, html_result};
-use super::signing::link;
+use super::signing::{link, session_token};
 use super::with_state;
 use crate::app::AppState;
 use crate::assets::{escape, page, url};
 use crate::db::now;
 use crate::error::AppError;
 use crate::pdf::{PageWidth, RETRY_AFTER_SECS, RenderError};
+use crate::signing::auth::{self, Signer};
 use crate::signing::flow::{self, Origin};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
@@ -22,21 +25,37 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let image = warp::path!("sign" / String / "pages" / String)
         .and(warp::get())
         .and(warp::query::<std::collections::HashMap<String, String>>())
+        .and(super::session::cookies())
         .and(s())
-        .then(|token: String, file: String, q, st| async move {
-            match page_image(st, token, file, q).await {
-                Ok(r) => r,
-                Err(e) => super::reply::error_response(&e, super::reply::Format::Json),
-            }
-        });
+        .then(
+            |token: String, file: String, q, c: Option<String>, st| async move {
+                match page_image(st, token, file, q, c).await {
+                    Ok(r) => r,
+                    Err(e) => super::reply::error_response(&e, super::reply::Format::Json),
+                }
+            },
+        );
     let shown = warp::path!("sign" / String)
         .and(warp::get())
         .and(super::origin())
+        .and(super::session::cookies())
+        .and(s())
+        .then(|token: String, origin, c: Option<String>, st| async move {
+            html_result(show(st, token, origin, c).await)
+        });
+    let signature = warp::path!("sign" / String / "fields" / i64 / "signature.png")
+        .and(warp::get())
+        .and(super::session::cookies())
         .and(s())
         .then(
-            |token: String, origin, st| async move { html_result(show(st, token, origin).await) },
+            |token: String, field: i64, c: Option<String>, st| async move {
+                match signature(st, token, field, c).await {
+                    Ok(r) => r,
+                    Err(e) => super::reply::error_response(&e, super::reply::Format::Json),
+                }
+            },
         );
-    image.or(shown).unify().boxed()
+    image.or(signature).unify().or(shown).unify().boxed()
 }
 
 /// `GET /sign/<token>/pages/<n>.png?w=<800|1200|1600>`: page `n` (1-based) rendered at that
@@ -48,7 +67,9 @@ async fn page_image(
     token: String,
     file: String,
     query: std::collections::HashMap<String, String>,
+    cookies: Option<String>,
 ) -> Result<Response, AppError> {
+    let session = session_token(&state, cookies.as_deref());
     let n: usize = file
         .strip_suffix(".png")
         .and_then(|n| n.parse().ok())
@@ -69,6 +90,8 @@ async fn page_image(
             if l.document.status == "CANCELLED" {
                 return Err(AppError::Gone("this document was cancelled".into()));
             }
+            let signer = auth::signer(c, session.as_deref(), now())?;
+            auth::require_account(l.requirement()?, &l, signer.as_ref(), true)?;
             let Some(&[w, h]) = l.document.page_sizes.get(n - 1) else {
                 return Err(AppError::not_found("page"));
             };
@@ -111,21 +134,87 @@ async fn page_image(
     Ok(resp)
 }
 
-async fn show(state: AppState, token: String, origin: Origin) -> Result<Response, AppError> {
+/// Why the page shows only the title: the document asks for the recipient's account first.
+struct Gate {
+    code: &'static str,
+    email: String,
+    signer: Option<Signer>,
+    account_exists: bool,
+    sender: (String, String),
+}
+
+/// `GET /sign/<token>/fields/<id>/signature.png`: the signature this recipient drew into one of
+/// their fields, for the page to show it in its box.
+async fn signature(
+    state: AppState,
+    token: String,
+    field: i64,
+    cookies: Option<String>,
+) -> Result<Response, AppError> {
+    let session = session_token(&state, cookies.as_deref());
+    let png = state
+        .db
+        .call(move |c| {
+            let l = link(c, &token)?;
+            if l.document.status == "DRAFT" {
+                return Err(AppError::not_found("signing link"));
+            }
+            let signer = auth::signer(c, session.as_deref(), now())?;
+            auth::require_account(l.requirement()?, &l, signer.as_ref(), true)?;
+            crate::signing::store::signature_png(c, l.document.id, l.recipient_id, field)?
+                .ok_or_else(|| AppError::not_found("signature"))
+        })
+        .await?;
+    let mut resp = Response::new(png.into());
+    let h = resp.headers_mut();
+    h.insert("content-type", "image/png".parse().expect("static"));
+    h.insert(
+        "cache-control",
+        "private, no-cache".parse().expect("static"),
+    );
+    Ok(resp)
+}
+
+async fn show(
+    state: AppState,
+    token: String,
+    origin: Origin,
+    cookies: Option<String>,
+) -> Result<Response, AppError> {
     let t = token.clone();
     let app = state.app_base();
-    let (title, status, role) = state
+    let session = session_token(&state, cookies.as_deref());
+    let (title, status, role, gate) = state
         .db
         .write(move |tx| {
             let l = link(tx, &t)?;
             if l.document.status == "DRAFT" {
                 return Err(AppError::not_found("signing link"));
             }
+            let signer = auth::signer(tx, session.as_deref(), now())?;
+            let gate = match auth::require_account(l.requirement()?, &l, signer.as_ref(), true) {
+                Ok(_) => None,
+                Err(AppError::AuthRequired { code, .. }) => Some(Gate {
+                    code,
+                    account_exists: crate::users::store::find_by_email(tx, &l.email)?.is_some(),
+                    email: l.email.clone(),
+                    signer,
+                    sender: (
+                        l.document.sender_name.clone(),
+                        l.document.sender_email.clone(),
+                    ),
+                }),
+                Err(e) => return Err(e),
+            };
             // A finished recipient may come back to see what they did; the page says so.
-            if l.document.status == "PENDING" && flow::open(tx, &l, &origin, now())? {
+            // Opened counts only once the recipient may see the document.
+            if gate.is_none()
+                && l.document.status == "PENDING"
+                && flow::open(tx, &l, &origin, now())?
+            {
                 crate::signing::notify::event(tx, l.document.id, "DOCUMENT_OPENED", &app, now())?;
             }
-            Ok((l.document.title, l.document.status, l.role))
+            Ok((l.document.title, l.document.status, l.role, gate))
         })
         .await?;
     match status.as_str() {
@@ -146,18 +235,85 @@ async fn show(state: AppState, token: String, origin: Origin) -> Result<Response
         }
         _ => {}
     }
+    if let Some(gate) = gate {
+        return Ok(gate_page(&state, &token, &title, &gate, cookies.as_deref()));
+    }
     let main = format!(
         r#"<section class="signing" id="signing" data-token="{token}" aria-live="polite">
   <h1>{title}</h1>
   <p class="muted" id="signing-status">Loading the document…</p>
   <noscript><p class="notice">Signing needs JavaScript; please turn it on for this page.</p></noscript>
 </section>
+<script src="{webauthn}" defer></script>
 <script src="{script}" defer></script>"#,
+        webauthn = crate::assets::url("js/webauthn.js"),
         token = escape(&token),
         title = escape(&title),
         script = url("js/sign.js"),
     );
     Ok(html_response(StatusCode::OK, &page(&title, &main)))
+}
+
+/// The page of a document that asks for ACCOUNT access, for a visitor not signed in as its
+/// recipient: the title, the sender, and the way in.
+fn gate_page(
+    state: &AppState,
+    token: &str,
+    title: &str,
+    gate: &Gate,
+    cookies: Option<&str>,
+) -> Response {
+    let here = format!("/sign/{token}");
+    let mut body = format!(
+        r#"<p class="muted">Sent by {name} ({sender})</p>
+<p>This document asks you to sign in to your Docket account for <strong>{email}</strong> before you can see it.</p>"#,
+        name = escape(&gate.sender.0),
+        sender = escape(&gate.sender.1),
+        email = escape(&gate.email),
+    );
+    match (&gate.signer, gate.code) {
+        (Some(s), "wrong_account") => {
+            let session = session_token(state, cookies).unwrap_or_default();
+            let hash = crate::crypto::SecretToken::presented(&session).hash();
+            let csrf = crate::sessions::csrf::token(&state.keys, "logout", &[&hash]);
+            body.push_str(&format!(
+                r#"<div class="alert" role="alert">You are signed in as {who}. Sign out, then sign in as {email}.</div>
+<form method="post" action="/auth/logout"><input type="hidden" name="csrf_token" value="{csrf}">
+<input type="hidden" name="next" value="{here}">
+<button class="button primary" type="submit">Sign out</button></form>"#,
+                who = escape(&s.email),
+                email = escape(&gate.email),
+                here = escape(&here),
+            ));
+        }
+        _ => {
+            body.push_str(&format!(
+                r#"<div class="row"><a class="button primary" id="sign-in" href="/auth/login?next={next}&amp;email={email}">Sign in</a></div>"#,
+                next = escape(&urlencode(&here)),
+                email = escape(&urlencode(&gate.email)),
+            ));
+            if !gate.account_exists {
+                body.push_str(&format!(
+                    r#"<form method="post" action="/sign/{token}/account" class="stack">
+<input type="hidden" name="csrf_token" value="{csrf}">
+<p>No Docket account yet? We will e-mail {email} a link to create one.</p>
+<div><button class="button secondary" id="create-account" type="submit">Create an account</button></div></form>"#,
+                    token = escape(token),
+                    csrf = super::signup::invite_csrf(state, token),
+                    email = escape(&gate.email),
+                ));
+            }
+        }
+    }
+    let main = format!(
+        r#"<section class="narrow"><div class="card stack" id="account-gate"><h1>{}</h1>{body}</div></section>"#,
+        escape(title)
+    );
+    html_response(StatusCode::OK, &page(title, &main))
+}
+
+fn urlencode(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
 fn notice(status: StatusCode, title: &str, text: &str) -> Response {

@@ -118,6 +118,34 @@ pub fn signing_request(r: &SigningRequest<'_>) -> Composed {
     }
 }
 
+/// A link to create a Docket account for `to`, asked for from the signing page of `title`
+/// (whose document wants its recipient signed in).
+pub fn account_invite(
+    title: &str,
+    sender_name: &str,
+    to: &str,
+    link: &str,
+    minutes: i64,
+) -> Composed {
+    let line = format!(
+        "{sender_name} sent you \"{title}\" and asks you to sign in to a Docket account before you act on it. \
+         Follow this link to create your account for {to}: you choose a password there, then go on to the document."
+    );
+    let after = format!(
+        "The link works once, for {minutes} minutes. If you did not ask for it, ignore this message."
+    );
+    Composed {
+        subject: one_line(&format!("Create your Docket account to open \"{title}\"")),
+        text: format!("Hello,\n\n{line}\n\n{link}\n\n{after}\n"),
+        html: page(
+            "Hello,",
+            &format!("<p>{}</p>\n", escape_html(&line)),
+            Some(("Create your account", link)),
+            &format!("<p style=\"color:#666\">{}</p>\n", escape_html(&after)),
+        ),
+    }
+}
+
 /// The document is signed by everyone; the sealed PDF is attached by the caller.
 pub fn completed(title: &str, recipient_name: &str) -> Composed {
     let line = format!("Everyone has signed \"{title}\". The signed PDF is attached.");

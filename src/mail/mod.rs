@@ -19,6 +19,8 @@ pub enum Kind {
     Cancelled,
     /// To the owner, once, when sealing a finished document first fails.
     SealFailed,
+    /// A link to create an account, for a recipient whose document asks for one.
+    AccountInvite,
     Test,
 }
 
@@ -30,6 +32,7 @@ impl Kind {
             Kind::Rejected => "REJECTED",
             Kind::Cancelled => "CANCELLED",
             Kind::SealFailed => "SEAL_FAILED",
+            Kind::AccountInvite => "ACCOUNT_INVITE",
             Kind::Test => "TEST",
         }
     }

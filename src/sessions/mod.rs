@@ -1,6 +1,7 @@
 //! Browser sessions after login, login throttling, and CSRF tokens for the pages' forms.
 
 pub mod csrf;
+pub mod pending;
 pub mod store;
 pub mod throttle;
 

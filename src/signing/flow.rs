@@ -4,6 +4,7 @@
 
 use serde_json::{Value, json};
 
+use super::auth::Acting;
 use super::store::{self, Link};
 use super::values;
 use super::{all_finished, current_turn};
@@ -223,9 +224,10 @@ pub fn fill(
     link: &Link,
     field: i64,
     value: &Value,
-    origin: &Origin,
+    acting: &Acting<'_>,
     now: i64,
 ) -> Result<(), AppError> {
+    acting.require_account(link)?;
     require_turn(tx, link)?;
     let mine = store::fields_of(tx, link.document.id, link.recipient_id)?;
     let f = mine
@@ -241,7 +243,7 @@ pub fn fill(
         tx,
         link.document.id,
         Event::FieldFilled,
-        &origin.actor(&link.email, Some(link.recipient_id)),
+        &acting.origin.actor(&link.email, Some(link.recipient_id)),
         &json!({"fieldId": field, "type": f.kind}),
         now,
     )?;
@@ -261,9 +263,10 @@ pub struct Finished {
 pub fn complete(
     tx: &Connection,
     link: &Link,
-    origin: &Origin,
+    acting: &Acting<'_>,
     now: i64,
 ) -> Result<Finished, AppError> {
+    acting.require_account(link)?;
     require_turn(tx, link)?;
     let doc = link.document.id;
     let before = current_turn(link.document.meta.signing_order, &store::parties(tx, doc)?);
@@ -288,6 +291,11 @@ pub fn complete(
                 missing.join(", ")
             )));
         }
+    }
+    // Checked last of all the preconditions, so a proof is used up only by an action that
+    // then happens (in this transaction).
+    let proved = acting.prove(tx, link, now)?;
+    if link.role == "SIGNER" {
         let meta = &link.document.meta;
         store::fill_dates(
             tx,
@@ -296,6 +304,7 @@ pub fn complete(
             now,
         )?;
     }
+    let origin = acting.origin;
     if !store::finish(
         tx,
         link.recipient_id,
@@ -307,6 +316,7 @@ pub fn complete(
     )? {
         return Err(conflict("the document changed state; reload the page"));
     }
+    store::record_auth(tx, link.recipient_id, &proved)?;
     let event = match link.role.as_str() {
         "APPROVER" => Event::Approved,
         "VIEWER" => Event::Viewed,
@@ -317,7 +327,7 @@ pub fn complete(
         doc,
         event,
         &origin.actor(&link.email, Some(link.recipient_id)),
-        &json!({}),
+        &json!({"auth": acting.audit(&proved)}),
         now,
     )?;
     let parties = store::parties(tx, doc)?;
@@ -336,9 +346,10 @@ pub fn reject(
     tx: &Connection,
     link: &Link,
     reason: &str,
-    origin: &Origin,
+    acting: &Acting<'_>,
     now: i64,
 ) -> Result<(), AppError> {
+    acting.require_account(link)?;
     let reason = reason.trim();
     if reason.is_empty() || reason.chars().count() > 500 {
         return Err(AppError::bad_request(
@@ -346,6 +357,8 @@ pub fn reject(
         ));
     }
     require_turn(tx, link)?;
+    let proved = acting.prove(tx, link, now)?;
+    let origin = acting.origin;
     let doc = link.document.id;
     if !store::finish(
         tx,
@@ -359,12 +372,13 @@ pub fn reject(
     {
         return Err(conflict("the document changed state; reload the page"));
     }
+    store::record_auth(tx, link.recipient_id, &proved)?;
     audit::record(
         tx,
         doc,
         Event::Rejected,
         &origin.actor(&link.email, Some(link.recipient_id)),
-        &json!({"reason": reason}),
+        &json!({"reason": reason, "auth": acting.audit(&proved)}),
         now,
     )?;
     Ok(())

@@ -119,8 +119,10 @@ fn gather(c: &Connection, doc: i64) -> Result<Gathered, AppError> {
         })
         .collect();
     let mut stmt = c.prepare(
-        "SELECT id, name, email, role, acted_ip, acted_user_agent, opened_at, signed_at, signing_status
-         FROM recipients WHERE document_id = ?1 ORDER BY id",
+        "SELECT r.id, r.name, r.email, r.role, r.acted_ip, r.acted_user_agent, r.opened_at,
+                r.signed_at, r.signing_status, r.auth_method, u.email
+         FROM recipients r LEFT JOIN users u ON u.id = r.auth_user_id
+         WHERE r.document_id = ?1 ORDER BY r.id",
     )?;
     let recipients = stmt
         .query_map([doc], |r| {
@@ -131,6 +133,10 @@ fn gather(c: &Connection, doc: i64) -> Result<Gathered, AppError> {
                 role: r.get(3)?,
                 ip: r.get(4)?,
                 user_agent: r.get(5)?,
+                authentication: crate::signing::auth::describe_proof(
+                    r.get::<_, Option<String>>(9)?.as_deref(),
+                    r.get::<_, Option<String>>(10)?.as_deref(),
+                ),
                 opened_at: r.get::<_, Option<i64>>(6)?.map(human),
                 signed_at: r.get::<_, Option<i64>>(7)?.map(human),
                 status: r.get(8)?,

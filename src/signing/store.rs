@@ -17,7 +17,31 @@ pub struct Link {
     pub role: String,
     pub read_status: String,
     pub signing_status: String,
+    /// The recipient's `authOptions` as stored (JSON), if any.
+    pub auth_options: Option<String>,
     pub document: LinkedDocument,
+}
+
+impl Link {
+    /// What this recipient must prove besides holding the link (`signing::auth`). A stored
+    /// value that cannot be read is an error, never "nothing to prove".
+    pub fn requirement(&self) -> Result<super::auth::Requirement, AppError> {
+        let damaged = |e: serde_json::Error| AppError::internal(format!("stored authOptions: {e}"));
+        let doc: crate::documents::meta::AuthOptions = match self.document.auth_options.as_deref() {
+            None | Some("") => Default::default(),
+            Some(s) => serde_json::from_str(s).map_err(damaged)?,
+        };
+        let mine: crate::documents::meta::RecipientAuth = match self.auth_options.as_deref() {
+            None | Some("") => Default::default(),
+            Some(s) => serde_json::from_str(s).map_err(damaged)?,
+        };
+        super::auth::Requirement::of(
+            doc.global_access_auth.as_deref(),
+            doc.global_action_auth.as_deref(),
+            mine.access_auth.as_deref(),
+            mine.action_auth.as_deref(),
+        )
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -32,6 +56,8 @@ pub struct LinkedDocument {
     pub page_sizes: Vec<[f64; 2]>,
     pub sender_name: String,
     pub sender_email: String,
+    /// The document's `authOptions` as stored (JSON).
+    pub auth_options: Option<String>,
 }
 
 /// The link for `token`; `None` for an unknown token (also a template's recipient).
@@ -39,7 +65,8 @@ pub fn by_token(conn: &Connection, token: &str) -> Result<Option<Link>, AppError
     Ok(conn
         .query_row(
             "SELECT r.id, r.email, r.name, r.role, r.read_status, r.signing_status,
-                    d.id, d.user_id, d.title, d.status, d.meta, d.blob_id, d.page_sizes, u.name, u.email
+                    d.id, d.user_id, d.title, d.status, d.meta, d.blob_id, d.page_sizes, u.name, u.email,
+                    r.auth_options, d.auth_options
              FROM recipients r JOIN documents d ON d.id = r.document_id JOIN users u ON u.id = d.user_id
              WHERE r.token = ?1",
             [token],
@@ -53,6 +80,7 @@ pub fn by_token(conn: &Connection, token: &str) -> Result<Option<Link>, AppError
                     role: r.get(3)?,
                     read_status: r.get(4)?,
                     signing_status: r.get(5)?,
+                    auth_options: r.get(15)?,
                     document: LinkedDocument {
                         id: r.get(6)?,
                         user_id: r.get(7)?,
@@ -65,6 +93,7 @@ pub fn by_token(conn: &Connection, token: &str) -> Result<Option<Link>, AppError
                             .unwrap_or_default(),
                         sender_name: r.get(13)?,
                         sender_email: r.get(14)?,
+                        auth_options: r.get(16)?,
                     },
                 })
             },
@@ -155,6 +184,23 @@ pub fn fields_of(conn: &Connection, doc: i64, recipient: i64) -> Result<Vec<MyFi
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// The PNG drawn into `field`, one of `recipient`'s fields on `doc`.
+pub fn signature_png(
+    conn: &Connection,
+    doc: i64,
+    recipient: i64,
+    field: i64,
+) -> Result<Option<Vec<u8>>, AppError> {
+    Ok(conn
+        .query_row(
+            "SELECT signature_png FROM fields
+              WHERE id = ?1 AND document_id = ?2 AND recipient_id = ?3 AND signature_png IS NOT NULL",
+            params![field, doc, recipient],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
 /// First visit: OPENED (and SENT, the link having reached them). True when this was the first.
 pub fn mark_opened(tx: &Connection, recipient: i64, now: i64) -> Result<bool, AppError> {
     let n = tx.execute(
@@ -208,6 +254,34 @@ pub fn finish(
         params![recipient, status, now, reason, ip, user_agent],
     )?;
     Ok(n == 1)
+}
+
+/// Recipient `recipient`'s signing token, while its address is still `email`.
+pub fn token_for(
+    conn: &Connection,
+    recipient: i64,
+    email: &str,
+) -> Result<Option<String>, AppError> {
+    Ok(conn
+        .query_row(
+            "SELECT token FROM recipients WHERE id = ?1 AND email = ?2 AND document_id IS NOT NULL",
+            params![recipient, email],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
+/// Records what the recipient proved when they finished.
+pub fn record_auth(
+    tx: &Connection,
+    recipient: i64,
+    proved: &super::auth::Proved,
+) -> Result<(), AppError> {
+    tx.execute(
+        "UPDATE recipients SET auth_method = ?2, auth_user_id = ?3 WHERE id = ?1",
+        params![recipient, proved.method, proved.user_id],
+    )?;
+    Ok(())
 }
 
 /// Moves the document from `from` to `to`; false when it was no longer `from`.

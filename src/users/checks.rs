@@ -70,6 +70,11 @@ impl PasswordChecks {
         .await
     }
 
+    /// The argon2id hash of a new password, made off the async threads within the same bound.
+    pub async fn hash(&self, password: String) -> Result<String, AppError> {
+        self.run(move || password::hash(&password)).await?
+    }
+
     async fn run<T: Send + 'static>(
         &self,
         work: impl FnOnce() -> T + Send + 'static,

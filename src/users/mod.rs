@@ -1,6 +1,7 @@
 //! Login users: validated e-mail addresses, tiers, usernames, passwords, and their table.
 
 pub mod checks;
+pub mod invites;
 pub mod password;
 pub mod store;
 

@@ -27,7 +27,12 @@ impl std::fmt::Debug for SecretBox {
 impl SecretBox {
     /// Loads the key from `secrets_dir`, creating it when there is none.
     pub fn load_or_create(secrets_dir: &Path) -> std::io::Result<SecretBox> {
-        let path = secrets_dir.join(FILE);
+        Self::load_or_create_file(secrets_dir, FILE)
+    }
+
+    /// As `load_or_create`, with the key in `secrets_dir/file` (each kind of secret has its own).
+    pub fn load_or_create_file(secrets_dir: &Path, file: &str) -> std::io::Result<SecretBox> {
+        let path = secrets_dir.join(file);
         let key = match std::fs::read_to_string(&path) {
             Ok(text) => STANDARD.decode(text.trim()).map_err(|e| {
                 std::io::Error::new(

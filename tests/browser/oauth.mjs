@@ -25,8 +25,12 @@ try {
       const u = r.url();
       if (!u.startsWith(base) && !u.startsWith(redirectUri) && !u.startsWith('data:') && !u.startsWith('https://cal.example.com/')) foreign.push(u);
     });
-    // The app's logo lives on the internet, which this machine cannot reach: serve a stand-in.
-    await context.route((u) => u.hostname === 'cal.example.com', (route) => route.fulfill({ status: 200, contentType: 'image/svg+xml', body: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" rx="12" fill="#e4572e"/></svg>' }));
+    // The app's logo lives on the internet, which this machine cannot reach: serve a stand-in on
+    // the desktop pass, and a broken one (404) on the phone pass, where the initial replaces it.
+    const logoLoads = label === 'desktop';
+    await context.route((u) => u.hostname === 'cal.example.com', (route) => (logoLoads
+      ? route.fulfill({ status: 200, contentType: 'image/svg+xml', body: '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" rx="12" fill="#e4572e"/></svg>' })
+      : route.fulfill({ status: 404, contentType: 'text/plain', body: 'gone' })));
 
     // 1. The authorization URL sends us to the login page.
     await page.goto(authUrl);
@@ -50,6 +54,14 @@ try {
     assert.match(text, /See your name, username and e-mail address/);
     assert.match(text, /See your bookings/);
     assert.match(text, new RegExp(email.replace(/[.@]/g, '\\$&')));
+    if (logoLoads) {
+      await page.waitForFunction(() => { const i = document.querySelector('img.app-logo'); return i && i.complete && i.naturalWidth > 0; });
+      assert.ok(await page.locator('.app-logo-fallback').isHidden(), 'no placeholder beside a logo');
+    } else {
+      await page.locator('.app-logo-fallback').waitFor({ state: 'visible' });
+      assert.equal((await page.locator('.app-logo-fallback').innerText()).trim(), 'C');
+      assert.equal(await page.locator('img.app-logo').count(), 0, 'the broken image is gone');
+    }
     await page.screenshot({ path: `${outDir}/consent-${label}.png`, fullPage: true });
     const noOverflow = await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
     assert.ok(noOverflow, 'consent page fits the viewport');

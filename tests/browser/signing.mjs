@@ -81,7 +81,10 @@ async function first() {
   }
   await page.mouse.up();
   await save(page);
-  assert.match(await field('SIGNATURE').innerText(), /signed/);
+  // The drawn signature shows as its image in its box.
+  const drawn = field('SIGNATURE').locator('img.sign-image');
+  await drawn.waitFor();
+  await page.waitForFunction((el) => el.complete && el.naturalWidth > 0, await drawn.elementHandle());
 
   // Initials: typed.
   await field('INITIALS').click();

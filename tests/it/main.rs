@@ -2,6 +2,10 @@
 
 mod harness;
 
+mod authenticator;
+
+mod auth_browser;
+
 mod basic_credentials;
 mod bookings;
 mod browser;
@@ -18,6 +22,7 @@ mod page_cache;
 mod page_render;
 mod process;
 mod proxies;
+mod recipient_auth;
 mod recipient_input;
 mod scope_containment;
 mod sealing;

@@ -116,7 +116,7 @@ async fn fill_ann(app: &TestApp, ann: &str, f: &Value) {
 }
 
 /// Polls until the document has `status` (sealing runs in the background).
-async fn wait_status(app: &TestApp, key: &str, id: i64, status: &str) -> Value {
+pub async fn wait_status(app: &TestApp, key: &str, id: i64, status: &str) -> Value {
     for _ in 0..200 {
         let (_, doc) = call(app, key, M::GET, &format!("/api/v1/documents/{id}"), None).await;
         if doc["status"] == status {

@@ -280,6 +280,7 @@ async fn two_signers_an_approver_and_a_cc_sign_through_mail_and_browser() {
         "Pets",
         "Parking",
         "Audit certificate",
+        "Signing link only",
         "bea@example.com",
         "abe@example.com",
     ] {

@@ -164,6 +164,7 @@ pub(super) fn append(
         w.field("Status", &r.status);
         w.field("IP address", or_dash(&r.ip));
         w.field("User agent", or_dash(&r.user_agent));
+        w.field("Authentication", &r.authentication);
         w.field("Opened", or_dash(&r.opened_at));
         w.field("Signed", or_dash(&r.signed_at));
         if let Some(png) = &r.signature_png {

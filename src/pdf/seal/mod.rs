@@ -76,6 +76,9 @@ pub struct AuditRecipient {
     pub role: String,
     pub ip: Option<String>,
     pub user_agent: Option<String>,
+    /// What the recipient proved besides holding the link (e.g. "Signing link only", "Account
+    /// sign-in and passkey").
+    pub authentication: String,
     pub opened_at: Option<String>,
     pub signed_at: Option<String>,
     pub status: String,

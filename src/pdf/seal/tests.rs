@@ -44,6 +44,7 @@ fn audit(recipients: usize, events: usize) -> AuditSummary {
                 user_agent: Some(
                     "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0".into(),
                 ),
+                authentication: "Account sign-in (signer@example.org) and passkey".into(),
                 opened_at: Some("2026-11-21 15:50:00 UTC".into()),
                 signed_at: Some("2026-11-21 15:55:00 UTC".into()),
                 status: "COMPLETED".into(),

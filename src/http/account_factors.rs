@@ -1,0 +1,468 @@
+//! The account page's second factors (`factors`): TOTP enrolment with a QR code drawn here and
+//! recovery codes, turning TOTP off, and passkeys (add, rename, remove). Forms carry CSRF tokens
+//! bound to the session; the passkey calls are JSON with the token in `X-CSRF-Token`.
+
+use std::collections::HashMap;
+
+use bytes::Bytes;
+use http::StatusCode;
+use serde_json::{Value, json};
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+use super::login::redirect;
+use super::reply::{Format, error_response, html_response, json_response};
+use super::session::{cookies, current, safe_next};
+use crate::app::AppState;
+use crate::assets::{escape, page};
+use crate::crypto::SecretToken;
+use crate::db::now;
+use crate::error::AppError;
+use crate::factors::{Enrolled, Enrolment, store};
+use crate::sessions::csrf;
+use crate::timefmt::human;
+use crate::users::User;
+
+type Form = HashMap<String, String>;
+
+fn form() -> impl Filter<Extract = (Form,), Error = warp::Rejection> + Clone {
+    super::body::capped_bytes(16 * 1024)
+        .map(|b: Bytes| -> Form { url::form_urlencoded::parse(&b).into_owned().collect() })
+}
+
+pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let s = move || super::with_state(state.clone());
+    let post_form = |tail: &'static str| {
+        warp::path("account")
+            .and(warp::path("totp"))
+            .and(warp::path(tail))
+            .and(warp::path::end())
+            .and(warp::post())
+    };
+    let start = post_form("start")
+        .and(s())
+        .and(cookies())
+        .and(form())
+        .then(|st, c, f| async move { totp_start(st, c, f).await });
+    let confirm = post_form("confirm")
+        .and(s())
+        .and(cookies())
+        .and(form())
+        .then(|st, c, f| async move { totp_confirm(st, c, f).await });
+    let disable = post_form("disable")
+        .and(s())
+        .and(cookies())
+        .and(form())
+        .then(|st, c, f| async move { totp_disable(st, c, f).await });
+    let options = warp::path!("account" / "passkeys" / "options")
+        .and(warp::post())
+        .and(s())
+        .and(cookies())
+        .and(warp::header::optional::<String>("x-csrf-token"))
+        .and(super::body::json_or_empty())
+        .then(|st, c, t, _b: Value| async move { passkey_options(st, c, t).await });
+    let add = warp::path!("account" / "passkeys")
+        .and(warp::post())
+        .and(s())
+        .and(cookies())
+        .and(warp::header::optional::<String>("x-csrf-token"))
+        .and(super::body::json::<Value>())
+        .then(|st, c, t, b| async move { passkey_add(st, c, t, b).await });
+    let rename = warp::path!("account" / "passkeys" / i64 / "rename")
+        .and(warp::post())
+        .and(s())
+        .and(cookies())
+        .and(form())
+        .then(|id, st, c, f| async move { passkey_change(st, c, id, f, true).await });
+    let remove = warp::path!("account" / "passkeys" / i64 / "delete")
+        .and(warp::post())
+        .and(s())
+        .and(cookies())
+        .and(form())
+        .then(|id, st, c, f| async move { passkey_change(st, c, id, f, false).await });
+    start
+        .or(confirm)
+        .unify()
+        .or(disable)
+        .unify()
+        .or(options)
+        .unify()
+        .or(add)
+        .unify()
+        .or(rename)
+        .unify()
+        .or(remove)
+        .unify()
+        .boxed()
+}
+
+/// The CSRF token for the account's second-factor forms and calls.
+pub fn factors_csrf(state: &AppState, session: &str) -> String {
+    csrf::token(
+        &state.keys,
+        "factors",
+        &[&SecretToken::presented(session).hash()],
+    )
+}
+
+/// The signed-in user when the CSRF token matches; otherwise the response to give.
+async fn signed_in(
+    state: &AppState,
+    cookies: Option<&str>,
+    presented: Option<&str>,
+) -> Result<User, Response> {
+    let (session, user) = match current(state, cookies).await {
+        Ok(Some(s)) => s,
+        Ok(None) => return Err(redirect("/auth/login?next=%2Faccount")),
+        Err(e) => return Err(error_response(&e, Format::Html)),
+    };
+    let ok = presented.is_some_and(|t| {
+        csrf::verify(
+            &state.keys,
+            "factors",
+            &[&SecretToken::presented(&session).hash()],
+            t,
+        )
+    });
+    if !ok {
+        return Err(error_response(
+            &AppError::Forbidden("the form expired; reload the page".into()),
+            Format::Html,
+        ));
+    }
+    Ok(user)
+}
+
+fn next_of(form: &Form) -> Option<String> {
+    form.get("next")
+        .filter(|n| !n.is_empty())
+        .map(|n| safe_next(Some(n)))
+}
+
+fn hidden_next(next: Option<&str>) -> String {
+    next.map(|n| format!(r#"<input type="hidden" name="next" value="{}">"#, escape(n)))
+        .unwrap_or_default()
+}
+
+fn account_link(next: Option<&str>) -> String {
+    match next {
+        Some(n) => format!("/account?next={}", enc(n)),
+        None => "/account".into(),
+    }
+}
+
+fn enc(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
+}
+
+/// The enrolment page: the QR code, the secret as text, and the confirmation form.
+fn enrol_page(csrf: &str, e: &Enrolment, next: Option<&str>, error: Option<&str>) -> Response {
+    use base64::Engine;
+    let qr = base64::engine::general_purpose::STANDARD.encode(e.qr_svg.as_bytes());
+    let alert = error
+        .map(|m| {
+            format!(
+                r#"<div class="alert error" role="alert">{}</div>"#,
+                escape(m)
+            )
+        })
+        .unwrap_or_default();
+    let main = format!(
+        r#"<section class="narrow"><div class="card stack" id="totp-enrol">
+  <h1>Set up an authenticator app</h1>
+  {alert}
+  <p>Scan this code with an authenticator app (such as Aegis, Google Authenticator or 1Password), or type in the key below.</p>
+  <img class="qr" src="data:image/svg+xml;base64,{qr}" width="200" height="200" alt="QR code of the authenticator key">
+  <p>Key: <code id="totp-secret">{secret}</code></p>
+  <form method="post" action="/account/totp/confirm" class="stack">
+    <input type="hidden" name="csrf_token" value="{csrf}">{next}
+    <div class="field"><label for="code">The six-digit code the app shows now</label>
+      <input type="text" id="code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="7" required autofocus></div>
+    <div class="form-actions"><button class="button primary" type="submit">Turn on</button>
+      <a class="button secondary" href="{back}">Cancel</a></div>
+  </form>
+</div></section>"#,
+        secret = escape(&e.secret_text),
+        next = hidden_next(next),
+        back = escape(&account_link(next)),
+    );
+    let status = if error.is_some() {
+        StatusCode::BAD_REQUEST
+    } else {
+        StatusCode::OK
+    };
+    html_response(status, &page("Set up an authenticator app", &main))
+}
+
+async fn totp_start(state: AppState, cookies: Option<String>, form: Form) -> Response {
+    let user = match signed_in(
+        &state,
+        cookies.as_deref(),
+        form.get("csrf_token").map(String::as_str),
+    )
+    .await
+    {
+        Ok(u) => u,
+        Err(r) => return r,
+    };
+    let verifier = state.factors.clone();
+    let email = user.email.clone();
+    match state
+        .db
+        .write(move |tx| verifier.totp_begin(tx, user.id, &email, now()))
+        .await
+    {
+        Ok(e) => enrol_page(
+            form.get("csrf_token").map(String::as_str).unwrap_or(""),
+            &e,
+            next_of(&form).as_deref(),
+            None,
+        ),
+        Err(e) => error_response(&e, Format::Html),
+    }
+}
+
+async fn totp_confirm(state: AppState, cookies: Option<String>, form: Form) -> Response {
+    let csrf = form.get("csrf_token").cloned().unwrap_or_default();
+    let user = match signed_in(&state, cookies.as_deref(), Some(&csrf)).await {
+        Ok(u) => u,
+        Err(r) => return r,
+    };
+    let next = next_of(&form);
+    let code = form.get("code").cloned().unwrap_or_default();
+    let verifier = state.factors.clone();
+    let uid = user.id;
+    let result = state
+        .db
+        .write(move |tx| verifier.totp_confirm(tx, uid, &code, now()))
+        .await;
+    match result {
+        Ok(codes) => {
+            let items: String = codes
+                .iter()
+                .map(|c| format!("<li><code>{}</code></li>", escape(c)))
+                .collect();
+            let main = format!(
+                r#"<section class="narrow"><div class="card stack" id="recovery-codes">
+  <h1>Authenticator app turned on</h1>
+  <p>From now on, signing in asks for a code from the app. Keep these recovery codes somewhere safe: each one signs you in once if you lose your device. They are shown only now.</p>
+  <ul class="codes">{items}</ul>
+  <div class="row"><a class="button primary" href="{back}">Done</a></div>
+</div></section>"#,
+                back = escape(next.as_deref().unwrap_or("/account")),
+            );
+            html_response(StatusCode::OK, &page("Recovery codes", &main))
+        }
+        Err(e @ AppError::BadRequest { .. }) => {
+            let verifier = state.factors.clone();
+            let email = user.email.clone();
+            match state
+                .db
+                .call(move |c| verifier.totp_pending(c, uid, &email))
+                .await
+            {
+                Ok(Some(en)) => enrol_page(&csrf, &en, next.as_deref(), Some(&e.public_message())),
+                Ok(None) => redirect(&account_link(next.as_deref())),
+                Err(e) => error_response(&e, Format::Html),
+            }
+        }
+        Err(e) => error_response(&e, Format::Html),
+    }
+}
+
+async fn totp_disable(state: AppState, cookies: Option<String>, form: Form) -> Response {
+    let user = match signed_in(
+        &state,
+        cookies.as_deref(),
+        form.get("csrf_token").map(String::as_str),
+    )
+    .await
+    {
+        Ok(u) => u,
+        Err(r) => return r,
+    };
+    let code = form.get("code").cloned().unwrap_or_default();
+    let verifier = state.factors.clone();
+    let result = state
+        .db
+        .write(move |tx| {
+            // A current code or a recovery code: whoever turns it off holds the factor.
+            verifier
+                .check_totp(tx, user.id, &code, now())
+                .or_else(|_| verifier.check_recovery_code(tx, user.id, &code, now()))?;
+            store::disable(tx, user.id, now())
+        })
+        .await;
+    match result {
+        Ok(()) => redirect("/account"),
+        Err(e) => error_response(&e, Format::Html),
+    }
+}
+
+async fn passkey_options(
+    state: AppState,
+    cookies: Option<String>,
+    csrf: Option<String>,
+) -> Response {
+    let user = match signed_in(&state, cookies.as_deref(), csrf.as_deref()).await {
+        Ok(u) => u,
+        Err(_) => return error_response(&forbidden(), Format::Json),
+    };
+    let verifier = state.factors.clone();
+    match state
+        .db
+        .write(move |tx| verifier.passkey_register_begin(tx, &user, now()))
+        .await
+    {
+        Ok(options) => json_response(StatusCode::OK, &json!({"publicKey": options})),
+        Err(e) => error_response(&e, Format::Json),
+    }
+}
+
+fn forbidden() -> AppError {
+    AppError::Forbidden("sign in again and reload the account page".into())
+}
+
+/// `{"credential": <RegistrationResponseJSON>, "name": "Laptop"}` → `{"id": n}`.
+async fn passkey_add(
+    state: AppState,
+    cookies: Option<String>,
+    csrf: Option<String>,
+    body: Value,
+) -> Response {
+    let user = match signed_in(&state, cookies.as_deref(), csrf.as_deref()).await {
+        Ok(u) => u,
+        Err(_) => return error_response(&forbidden(), Format::Json),
+    };
+    let Some(answer) = body.get("credential").filter(|c| c.is_object()) else {
+        return error_response(
+            &AppError::bad_request("credential must be the passkey's answer"),
+            Format::Json,
+        );
+    };
+    let bytes = serde_json::to_vec(answer).unwrap_or_default();
+    let name = body
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or("Passkey")
+        .to_string();
+    let verifier = state.factors.clone();
+    match state
+        .db
+        .write(move |tx| verifier.passkey_register_finish(tx, user.id, &bytes, &name, now()))
+        .await
+    {
+        Ok(id) => json_response(StatusCode::CREATED, &json!({"id": id})),
+        Err(e) => error_response(&e, Format::Json),
+    }
+}
+
+async fn passkey_change(
+    state: AppState,
+    cookies: Option<String>,
+    id: i64,
+    form: Form,
+    rename: bool,
+) -> Response {
+    let user = match signed_in(
+        &state,
+        cookies.as_deref(),
+        form.get("csrf_token").map(String::as_str),
+    )
+    .await
+    {
+        Ok(u) => u,
+        Err(r) => return r,
+    };
+    let name = form.get("name").cloned().unwrap_or_default();
+    let result = state
+        .db
+        .write(move |tx| {
+            let found = if rename {
+                store::rename_passkey(tx, user.id, id, &crate::factors::passkey_name(&name)?)?
+            } else {
+                store::delete_passkey(tx, user.id, id)?
+            };
+            if found {
+                Ok(())
+            } else {
+                Err(AppError::not_found("passkey"))
+            }
+        })
+        .await;
+    match result {
+        Ok(()) => redirect("/account"),
+        Err(e) => error_response(&e, Format::Html),
+    }
+}
+
+/// The "Sign-in security" part of the account page.
+pub fn section(
+    state: &AppState,
+    csrf: &str,
+    enrolled: Enrolled,
+    recovery_left: i64,
+    passkeys: &[store::PasskeyRow],
+    next: Option<&str>,
+) -> String {
+    let totp = if enrolled.totp {
+        format!(
+            r#"<p>Authenticator app: <strong>on</strong> · {recovery_left} recovery codes left.</p>
+<details><summary>Turn it off</summary>
+<form method="post" action="/account/totp/disable" class="row">
+  <input type="hidden" name="csrf_token" value="{csrf}">
+  <label for="disable-code" class="visually-hidden">Current code or a recovery code</label>
+  <input type="text" id="disable-code" name="code" placeholder="Current code or recovery code" autocomplete="one-time-code" required>
+  <button class="button danger" type="submit">Turn off</button></form></details>"#
+        )
+    } else {
+        format!(
+            r#"<p>Authenticator app: off. With it, signing in asks for a code from your phone, and documents that ask for two-factor authentication can be signed.</p>
+<form method="post" action="/account/totp/start"><input type="hidden" name="csrf_token" value="{csrf}">{next}
+<button class="button primary" type="submit" id="totp-start">Set up an authenticator app</button></form>"#,
+            next = hidden_next(next)
+        )
+    };
+    let items: String = passkeys
+        .iter()
+        .map(|p| {
+            format!(
+                r#"<li class="list-item passkey"><div class="stack tight"><h3>{name}</h3>
+<p class="small muted">Added {added} · last used {used}</p>
+<details><summary>Rename</summary><form method="post" action="/account/passkeys/{id}/rename" class="row">
+<input type="hidden" name="csrf_token" value="{csrf}"><label for="pk-name-{id}" class="visually-hidden">New name</label>
+<input type="text" id="pk-name-{id}" name="name" value="{name}" maxlength="60" required><button class="button secondary" type="submit">Save</button></form></details></div>
+<form method="post" action="/account/passkeys/{id}/delete"><input type="hidden" name="csrf_token" value="{csrf}">
+<button class="button danger" type="submit" aria-label="Remove {name}">Remove</button></form></li>"#,
+                name = escape(&p.name),
+                added = human(p.created_at),
+                used = p.last_used_at.map(human).unwrap_or_else(|| "never".into()),
+                id = p.id,
+            )
+        })
+        .collect();
+    let list = if passkeys.is_empty() {
+        r#"<p class="muted">No passkeys yet.</p>"#.to_string()
+    } else {
+        format!(r#"<ul class="list" aria-label="Passkeys">{items}</ul>"#)
+    };
+    let add = if state.factors.rp.is_some() {
+        format!(
+            r#"<div class="row" id="passkey-add" data-csrf="{csrf}">
+  <label for="passkey-name" class="visually-hidden">Name of the new passkey</label>
+  <input type="text" id="passkey-name" placeholder="Name, e.g. Laptop" maxlength="60" value="Passkey">
+  <button class="button primary" type="button" id="add-passkey">Add a passkey</button></div>
+<p class="small muted" id="passkey-status" role="status"></p>"#
+        )
+    } else {
+        r#"<p class="small muted">Passkeys need the app URL to name a host, not an IP address.</p>"#
+            .to_string()
+    };
+    format!(
+        r#"<h2>Sign-in security</h2>
+<div class="card stack" id="security">{totp}</div>
+<h2>Passkeys</h2>
+<div class="card stack">{list}{add}</div>"#
+    )
+}

@@ -1,0 +1,336 @@
+//! The second step of a login for an account with TOTP or a passkey (`sessions::pending`):
+//! `GET/POST /auth/login/verify` take a TOTP code or a recovery code;
+//! `POST /auth/login/passkey/options` and `POST /auth/login/passkey` take a passkey (JSON, driven
+//! by `assets/js/passkey.js`). Success turns the pending login into a session and goes on to
+//! `next` (the OAuth consent page, a signing page, the account page).
+
+use std::collections::HashMap;
+
+use bytes::Bytes;
+use http::{HeaderValue, StatusCode, header};
+use serde_json::{Value, json};
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+use super::login::redirect;
+use super::reply::{Format, error_response, html_response, json_response};
+use super::session::{cookie, cookies, safe_next};
+use crate::app::AppState;
+use crate::assets::{escape, page, url};
+use crate::crypto::SecretToken;
+use crate::db::now;
+use crate::error::AppError;
+use crate::factors::{Purpose, Verifier};
+use crate::sessions::{self, csrf, pending};
+
+fn cookie_name(tls: bool) -> &'static str {
+    if tls {
+        "__Host-docket_pending"
+    } else {
+        "docket_pending"
+    }
+}
+
+/// The `Set-Cookie` value that holds a pending login.
+pub fn pending_cookie(token: &SecretToken, tls: bool) -> String {
+    format!(
+        "{}={}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{}",
+        cookie_name(tls),
+        token.expose(),
+        pending::TTL,
+        if tls { "; Secure" } else { "" }
+    )
+}
+
+fn clear_pending(tls: bool) -> String {
+    format!(
+        "{}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0{}",
+        cookie_name(tls),
+        if tls { "; Secure" } else { "" }
+    )
+}
+
+pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let s = move || super::with_state(state.clone());
+    let form = || {
+        super::body::capped_bytes(16 * 1024).map(|b: Bytes| -> HashMap<String, String> {
+            url::form_urlencoded::parse(&b).into_owned().collect()
+        })
+    };
+    let show = warp::path!("auth" / "login" / "verify")
+        .and(warp::get())
+        .and(s())
+        .and(warp::query::<HashMap<String, String>>())
+        .and(cookies())
+        .then(
+            |st: AppState, q: HashMap<String, String>, c: Option<String>| async move {
+                let next = q.get("next").cloned();
+                show(&st, c.as_deref(), next.as_deref(), None).await
+            },
+        );
+    let submit = warp::path!("auth" / "login" / "verify")
+        .and(warp::post())
+        .and(s())
+        .and(cookies())
+        .and(form())
+        .then(|st, c, f| async move { submit(st, c, f).await });
+    let options = warp::path!("auth" / "login" / "passkey" / "options")
+        .and(warp::post())
+        .and(s())
+        .and(cookies())
+        .and(super::body::json_or_empty())
+        .then(|st, c, _b: Value| async move { passkey_options(st, c).await });
+    let passkey = warp::path!("auth" / "login" / "passkey")
+        .and(warp::post())
+        .and(s())
+        .and(cookies())
+        .and(super::body::json::<Value>())
+        .then(|st, c, b| async move { passkey(st, c, b).await });
+    show.or(submit)
+        .unify()
+        .or(options)
+        .unify()
+        .or(passkey)
+        .unify()
+        .boxed()
+}
+
+fn pending_token(state: &AppState, cookies: Option<&str>) -> Option<String> {
+    cookie(cookies, cookie_name(state.tls())).map(str::to_string)
+}
+
+/// The second-step page: a code field when the account has TOTP, a passkey button when it has
+/// passkeys. Without a live pending login, back to the password.
+async fn show(
+    state: &AppState,
+    cookies: Option<&str>,
+    next: Option<&str>,
+    error: Option<&str>,
+) -> Response {
+    let next = safe_next(next);
+    let Some(token) = pending_token(state, cookies) else {
+        return redirect(&format!("/auth/login?next={}", enc(&next)));
+    };
+    let t = token.clone();
+    let enrolled = state
+        .db
+        .call(move |c| match pending::user_of(c, &t, now())? {
+            Some(user) => Ok(Some(crate::factors::store::enrolled(c, user)?)),
+            None => Ok(None),
+        })
+        .await;
+    let enrolled = match enrolled {
+        Ok(Some(e)) => e,
+        Ok(None) => return redirect(&format!("/auth/login?next={}", enc(&next))),
+        Err(e) => return error_response(&e, Format::Html),
+    };
+    let csrf = csrf::token(
+        &state.keys,
+        "second-factor",
+        &[&SecretToken::presented(&token).hash()],
+    );
+    let alert = error
+        .map(|e| {
+            format!(
+                r#"<div class="alert error" role="alert">{}</div>"#,
+                escape(e)
+            )
+        })
+        .unwrap_or_default();
+    let mut parts = Vec::new();
+    if enrolled.passkeys > 0 && state.factors.rp.is_some() {
+        parts.push(format!(
+            r#"<div class="stack" id="passkey-login" data-next="{next}">
+  <p>Confirm with your passkey.</p>
+  <div><button class="button primary block" type="button" id="use-passkey">Use a passkey</button></div>
+  <p class="small muted" id="passkey-status" role="status"></p>
+</div>"#,
+            next = escape(&next)
+        ));
+    }
+    if enrolled.totp {
+        parts.push(format!(
+            r#"<form method="post" action="/auth/login/verify" class="stack">
+  <input type="hidden" name="csrf_token" value="{csrf}">
+  <input type="hidden" name="next" value="{next}">
+  <div class="field"><label for="code">Code from your authenticator app</label>
+    <input type="text" id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{{6,7}}" maxlength="7" required autofocus></div>
+  <div class="form-actions"><button class="button primary block" type="submit">Verify</button></div>
+</form>
+<details><summary>Lost your device? Use a recovery code</summary>
+<form method="post" action="/auth/login/verify" class="stack">
+  <input type="hidden" name="csrf_token" value="{csrf}">
+  <input type="hidden" name="next" value="{next}">
+  <div class="field"><label for="recovery_code">Recovery code</label>
+    <input type="text" id="recovery_code" name="recovery_code" autocomplete="off" maxlength="20" required></div>
+  <div class="form-actions"><button class="button secondary block" type="submit">Use recovery code</button></div>
+</form></details>"#,
+            next = escape(&next)
+        ));
+    }
+    let main = format!(
+        r#"<section class="narrow"><div class="card stack">
+  <h1>Two-step sign-in</h1>
+  {alert}
+  {parts}
+</div></section>
+<script src="{webauthn}" defer></script>
+<script src="{script}" defer></script>"#,
+        webauthn = crate::assets::url("js/webauthn.js"),
+        parts = parts.join("\n<hr>\n"),
+        script = url("js/passkey.js"),
+    );
+    let status = if error.is_some() {
+        StatusCode::UNAUTHORIZED
+    } else {
+        StatusCode::OK
+    };
+    html_response(status, &page("Two-step sign-in", &main))
+}
+
+fn enc(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
+}
+
+/// Signed in: the session cookie set, the pending one cleared.
+fn signed_in(mut resp: Response, session: &SecretToken, tls: bool) -> Response {
+    for c in [sessions::set_cookie(session, tls), clear_pending(tls)] {
+        if let Ok(v) = HeaderValue::from_str(&c) {
+            resp.headers_mut().append(header::SET_COOKIE, v);
+        }
+    }
+    resp
+}
+
+/// Checks `check` for the pending login `token` and, when it passes, ends the pending login
+/// and starts a session, in one transaction. A wrong answer is counted (and five end it).
+async fn finish(
+    state: &AppState,
+    token: String,
+    check: impl FnOnce(&rusqlite::Connection, &Verifier, i64) -> Result<(), AppError> + Send + 'static,
+) -> Result<SecretToken, AppError> {
+    let verifier = state.factors.clone();
+    let session = sessions::new_token();
+    let s = session.clone();
+    let t = token.clone();
+    let result = state
+        .db
+        .write(move |tx| {
+            let user = pending::user_of(tx, &t, now())?.ok_or_else(expired)?;
+            check(tx, &verifier, user)?;
+            pending::take(tx, &t, now())?.ok_or_else(expired)?;
+            sessions::store::create(tx, user, &s, now())
+        })
+        .await;
+    if let Err(e) = &result
+        && matches!(e.code(), "wrong_code" | "passkey_refused")
+    {
+        let counted = state
+            .db
+            .write(move |tx| {
+                if let Some(user) = pending::user_of(tx, &token, now())? {
+                    Verifier::record_failure(tx, user, now())?;
+                }
+                pending::failed(tx, &token)
+            })
+            .await;
+        if let Err(err) = counted {
+            tracing::warn!(error = %err, "could not count a failed second factor");
+        }
+    }
+    result.map(|()| session)
+}
+
+fn expired() -> AppError {
+    AppError::AuthRequired {
+        code: "login_expired",
+        message: "this sign-in expired; enter your password again".into(),
+    }
+}
+
+async fn submit(
+    state: AppState,
+    cookies: Option<String>,
+    form: HashMap<String, String>,
+) -> Response {
+    let next = form.get("next").map(String::as_str);
+    let Some(token) = pending_token(&state, cookies.as_deref()) else {
+        return redirect(&format!("/auth/login?next={}", enc(&safe_next(next))));
+    };
+    let presented = form.get("csrf_token").map(String::as_str).unwrap_or("");
+    let hash = SecretToken::presented(&token).hash();
+    if !csrf::verify(&state.keys, "second-factor", &[&hash], presented) {
+        return show(
+            &state,
+            cookies.as_deref(),
+            next,
+            Some("The form expired; try again."),
+        )
+        .await;
+    }
+    let code = form.get("code").cloned();
+    let recovery = form.get("recovery_code").cloned();
+    let result = finish(&state, token, move |tx, v, user| match (code, recovery) {
+        (Some(c), _) => v.check_totp(tx, user, &c, now()),
+        (None, Some(r)) => v.check_recovery_code(tx, user, &r, now()),
+        (None, None) => Err(AppError::bad_request("enter a code")),
+    })
+    .await;
+    match result {
+        Ok(session) => signed_in(redirect(&safe_next(next)), &session, state.tls()),
+        Err(e) if e.code() == "login_expired" => {
+            redirect(&format!("/auth/login?next={}", enc(&safe_next(next))))
+        }
+        Err(e @ (AppError::AuthRequired { .. } | AppError::BadRequest { .. })) => {
+            show(&state, cookies.as_deref(), next, Some(&e.public_message())).await
+        }
+        Err(e) => error_response(&e, Format::Html),
+    }
+}
+
+async fn passkey_options(state: AppState, cookies: Option<String>) -> Response {
+    let Some(token) = pending_token(&state, cookies.as_deref()) else {
+        return error_response(&expired(), Format::Json);
+    };
+    let verifier = state.factors.clone();
+    let result = state
+        .db
+        .write(move |tx| {
+            let user = pending::user_of(tx, &token, now())?.ok_or_else(expired)?;
+            verifier.assertion_begin(tx, user, Purpose::Login, now())
+        })
+        .await;
+    match result {
+        Ok(options) => json_response(StatusCode::OK, &json!({"publicKey": options})),
+        Err(e) => error_response(&e, Format::Json),
+    }
+}
+
+/// `{"credential": <AuthenticationResponseJSON>, "next": "/..."}` → `{"next": "/..."}` with the
+/// session cookie.
+async fn passkey(state: AppState, cookies: Option<String>, body: Value) -> Response {
+    let Some(token) = pending_token(&state, cookies.as_deref()) else {
+        return error_response(&expired(), Format::Json);
+    };
+    let next = safe_next(body.get("next").and_then(Value::as_str));
+    let Some(answer) = body.get("credential").filter(|c| c.is_object()) else {
+        return error_response(
+            &AppError::bad_request("credential must be the passkey's answer"),
+            Format::Json,
+        );
+    };
+    let bytes = serde_json::to_vec(answer).unwrap_or_default();
+    let result = finish(&state, token, move |tx, v, user| {
+        v.check_assertion(tx, user, Purpose::Login, &bytes, now())
+    })
+    .await;
+    match result {
+        Ok(session) => signed_in(
+            json_response(StatusCode::OK, &json!({"next": next})),
+            &session,
+            state.tls(),
+        ),
+        Err(e) => error_response(&e, Format::Json),
+    }
+}

@@ -1,0 +1,241 @@
+//! Accounts for recipients (recipient authentication, `signing::auth`): from a signing link
+//! whose document asks for a Docket account, `POST /sign/<token>/account` mails a one-time link
+//! to the recipient's address; `GET/POST /auth/signup/<code>` lets them choose a name and a
+//! password, signs them in and takes them back to the document.
+
+use std::collections::HashMap;
+
+use bytes::Bytes;
+use http::{HeaderValue, StatusCode, header};
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+use super::reply::{html_response, html_result};
+use super::signing::link;
+use crate::app::AppState;
+use crate::assets::{escape, page};
+use crate::crypto::SecretToken;
+use crate::db::now;
+use crate::error::AppError;
+use crate::mail::{Kind, NewMail, compose};
+use crate::sessions::csrf;
+use crate::users::{Email, Tier, invites, password, store as users};
+
+fn form() -> impl Filter<Extract = (HashMap<String, String>,), Error = warp::Rejection> + Clone {
+    super::body::capped_bytes(16 * 1024).map(|b: Bytes| -> HashMap<String, String> {
+        url::form_urlencoded::parse(&b).into_owned().collect()
+    })
+}
+
+pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let s = move || super::with_state(state.clone());
+    let invite = warp::path!("sign" / String / "account")
+        .and(warp::post())
+        .and(s())
+        .and(form())
+        .then(|t, st, f| async move { html_result(invite(st, t, f).await) });
+    let show = warp::path!("auth" / "signup" / String)
+        .and(warp::get())
+        .and(s())
+        .then(|code, st| async move { html_result(show(st, code, None).await) });
+    let submit = warp::path!("auth" / "signup" / String)
+        .and(warp::post())
+        .and(s())
+        .and(form())
+        .then(|code, st, f| async move { html_result(submit(st, code, f).await) });
+    invite.or(show).unify().or(submit).unify().boxed()
+}
+
+/// The CSRF token of the "create an account" form on link `token`'s page.
+pub fn invite_csrf(state: &AppState, token: &str) -> String {
+    csrf::token(&state.keys, "invite", &[token])
+}
+
+fn card(title: &str, inner: &str) -> String {
+    page(
+        title,
+        &format!(
+            r#"<section class="narrow"><div class="card stack"><h1>{}</h1>{inner}</div></section>"#,
+            escape(title)
+        ),
+    )
+}
+
+async fn invite(
+    state: AppState,
+    token: String,
+    form: HashMap<String, String>,
+) -> Result<Response, AppError> {
+    let presented = form.get("csrf_token").map(String::as_str).unwrap_or("");
+    if !csrf::verify(&state.keys, "invite", &[&token], presented) {
+        return Err(AppError::Forbidden(
+            "the form expired; reload the page".into(),
+        ));
+    }
+    let base = state.app_base();
+    let email = state
+        .db
+        .write(move |tx| {
+            let l = link(tx, &token)?;
+            crate::signing::flow::require_usable(&l)?;
+            if l.requirement()?.is_none() {
+                return Err(AppError::Conflict(
+                    "this document does not ask for an account".into(),
+                ));
+            }
+            let code = invites::create(tx, &l.email, l.recipient_id, now())?;
+            let url = format!("{base}/auth/signup/{}", code.expose());
+            let content = compose::account_invite(
+                &l.document.title,
+                &l.document.sender_name,
+                &l.email,
+                &url,
+                invites::TTL / 60,
+            );
+            let mut mail = NewMail::new(Kind::AccountInvite, &l.email, content);
+            mail.document_id = Some(l.document.id);
+            crate::mail::store::enqueue(tx, &mail, now())?;
+            Ok(l.email)
+        })
+        .await?;
+    state.mail.wake();
+    let inner = format!(
+        r#"<p>We sent a link to <strong>{}</strong>. Open it to create your account; it works once, for an hour.</p>
+<p class="muted">You can close this page.</p>"#,
+        escape(&email)
+    );
+    Ok(html_response(
+        StatusCode::OK,
+        &card("Check your e-mail", &inner),
+    ))
+}
+
+async fn show(state: AppState, code: String, error: Option<&str>) -> Result<Response, AppError> {
+    let c = code.clone();
+    let invite = state
+        .db
+        .call(move |conn| invites::find(conn, &c, now()))
+        .await?;
+    let Some(invite) = invite else {
+        return Ok(gone());
+    };
+    let hash = SecretToken::presented(&code).hash();
+    let csrf = csrf::token(&state.keys, "signup", &[&hash]);
+    let alert = error
+        .map(|e| {
+            format!(
+                r#"<div class="alert error" role="alert">{}</div>"#,
+                escape(e)
+            )
+        })
+        .unwrap_or_default();
+    let inner = format!(
+        r#"{alert}<p>Your account's e-mail is <strong>{email}</strong>.</p>
+<form method="post" action="/auth/signup/{code}" class="stack">
+  <input type="hidden" name="csrf_token" value="{csrf}">
+  <div class="field"><label for="name">Your name</label>
+    <input type="text" id="name" name="name" autocomplete="name" maxlength="100" required autofocus></div>
+  <div class="field"><label for="password">Password</label>
+    <input id="password" name="password" type="password" autocomplete="new-password" minlength="{min}" required>
+    <p class="small muted">At least {min} characters.</p></div>
+  <div class="field"><label for="password2">Password again</label>
+    <input id="password2" name="password2" type="password" autocomplete="new-password" required></div>
+  <div class="form-actions"><button class="button primary block" type="submit">Create account</button></div>
+</form>"#,
+        email = escape(&invite.email),
+        code = escape(&code),
+        min = password::MIN_LEN,
+    );
+    let status = if error.is_some() {
+        StatusCode::BAD_REQUEST
+    } else {
+        StatusCode::OK
+    };
+    Ok(html_response(status, &card("Create your account", &inner)))
+}
+
+fn gone() -> Response {
+    html_response(
+        StatusCode::GONE,
+        &card(
+            "This link has expired",
+            "<p>Links to create an account work once, for an hour. Open the document's link again to get a new one.</p>",
+        ),
+    )
+}
+
+async fn submit(
+    state: AppState,
+    code: String,
+    form: HashMap<String, String>,
+) -> Result<Response, AppError> {
+    let get = |k: &str| form.get(k).map(String::as_str).unwrap_or_default();
+    let hash = SecretToken::presented(&code).hash();
+    if !csrf::verify(&state.keys, "signup", &[&hash], get("csrf_token")) {
+        return Err(AppError::Forbidden(
+            "the form expired; reload the page".into(),
+        ));
+    }
+    let name = get("name").trim().to_string();
+    if name.is_empty() || name.chars().count() > 100 || name.chars().any(char::is_control) {
+        return show(
+            state,
+            code,
+            Some("Give your name (at most 100 characters)."),
+        )
+        .await;
+    }
+    if let Err(e) = password::check_policy(get("password")) {
+        return show(
+            state,
+            code,
+            Some(&format!("Password: {}", e.public_message())),
+        )
+        .await;
+    }
+    if get("password") != get("password2") {
+        return show(state, code, Some("The two passwords differ.")).await;
+    }
+    let phc = state.passwords.hash(get("password").to_string()).await?;
+    let session = crate::sessions::new_token();
+    let t = session.clone();
+    let next = state
+        .db
+        .write(move |tx| {
+            let Some(invite) = invites::redeem(tx, &code, now())? else {
+                return Ok(None);
+            };
+            let email = Email::parse(&invite.email)?;
+            let user = users::insert(
+                tx,
+                &users::NewUser {
+                    email: &email,
+                    name: &name,
+                    username: None,
+                    tier: Tier::Standard,
+                    password_hash: &phc,
+                },
+                now(),
+            )?;
+            crate::sessions::store::create(tx, user.id, &t, now())?;
+            // Back to the document, if that link is still this address's.
+            let back = match invite.recipient_id {
+                Some(r) => crate::signing::store::token_for(tx, r, &invite.email)?,
+                None => None,
+            };
+            Ok(Some(back.map_or_else(
+                || "/account".to_string(),
+                |t| format!("/sign/{t}"),
+            )))
+        })
+        .await?;
+    let Some(next) = next else {
+        return Ok(gone());
+    };
+    let mut resp = super::login::redirect(&next);
+    if let Ok(v) = HeaderValue::from_str(&crate::sessions::set_cookie(&session, state.tls())) {
+        resp.headers_mut().append(header::SET_COOKIE, v);
+    }
+    Ok(resp)
+}

@@ -1,0 +1,58 @@
+//! Logins waiting for a second factor (SQL for `pending_logins`): the password was right and
+//! the account has TOTP or a passkey. The browser holds the token in a short-lived cookie; a
+//! TOTP code, a recovery code or a passkey turns it into a session. Five wrong answers end it.
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::crypto::SecretToken;
+use crate::error::AppError;
+
+/// How long the second step may take.
+pub const TTL: i64 = 5 * 60;
+/// Wrong answers before the login starts over.
+pub const MAX_FAILURES: i64 = 5;
+
+pub fn create(tx: &Connection, user: i64, token: &SecretToken, now: i64) -> Result<(), AppError> {
+    tx.execute("DELETE FROM pending_logins WHERE expires_at <= ?1", [now])?;
+    tx.execute(
+        "INSERT INTO pending_logins (token_hash, user_id, created_at, expires_at)
+         VALUES (?1, ?2, ?3, ?4)",
+        params![token.hash(), user, now, now + TTL],
+    )?;
+    Ok(())
+}
+
+/// The account a live pending login is for.
+pub fn user_of(conn: &Connection, token: &str, now: i64) -> Result<Option<i64>, AppError> {
+    Ok(conn
+        .query_row(
+            "SELECT p.user_id FROM pending_logins p JOIN users u ON u.id = p.user_id
+              WHERE p.token_hash = ?1 AND p.expires_at > ?2 AND p.failures < ?3
+                AND u.disabled_at IS NULL",
+            params![SecretToken::presented(token).hash(), now, MAX_FAILURES],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
+/// Counts a wrong answer (run in a transaction that commits).
+pub fn failed(tx: &Connection, token: &str) -> Result<(), AppError> {
+    tx.execute(
+        "UPDATE pending_logins SET failures = failures + 1 WHERE token_hash = ?1",
+        [SecretToken::presented(token).hash()],
+    )?;
+    Ok(())
+}
+
+/// Ends the pending login (once): its account, or `None` when it was gone already.
+pub fn take(tx: &Connection, token: &str, now: i64) -> Result<Option<i64>, AppError> {
+    Ok(tx
+        .query_row(
+            "DELETE FROM pending_logins
+              WHERE token_hash = ?1 AND expires_at > ?2 AND failures < ?3
+             RETURNING user_id",
+            params![SecretToken::presented(token).hash(), now, MAX_FAILURES],
+            |r| r.get(0),
+        )
+        .optional()?)
+}

@@ -1,0 +1,226 @@
+// Recipient authentication in headless Chromium, one flow per mode; prints one JSON summary line
+// and exits non-zero on any failure.
+//
+//   node recipient_auth.mjs account <link> <email> <password> <maildir> <out_dir>
+//     ACCOUNT access: the link shows only the title; the recipient asks for an account, follows
+//     the mailed link (a real SMTP server's Maildir, read by tests/support/maildir.py), chooses a
+//     password and signs.
+//   node recipient_auth.mjs totp <link> <email> <password> - <out_dir>
+//     TWO_FACTOR_AUTH: the recipient signs in, enrols an authenticator app on the account page
+//     (the key read off the page, codes computed here), and signs with a current code after a
+//     wrong one is refused.
+//   node recipient_auth.mjs passkey <link> <email> <password> - <out_dir>
+//     PASSKEY: the recipient signs in, registers a passkey in Chromium's virtual authenticator
+//     on the account page and signs with it.
+import { chromium } from 'playwright-core';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const [mode, link, email, password, maildir, outDir] = process.argv.slice(2);
+mkdirSync(outDir, { recursive: true });
+const origin = new URL(link).origin;
+const here = dirname(fileURLToPath(import.meta.url));
+
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync', '--no-first-run'],
+});
+const summary = { ok: false, mode };
+
+function watch(page) {
+  const problems = [];
+  page.on('request', (r) => { if (!r.url().startsWith(origin) && !r.url().startsWith('data:')) problems.push('foreign ' + r.url()); });
+  page.on('pageerror', (e) => problems.push('script error ' + e.message));
+  return problems;
+}
+
+// RFC 6238 (SHA-1, six digits, 30 s steps) from a base32 key, computed here.
+function totp(base32, unix) {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = '';
+  for (const c of base32.replace(/\s+/g, '').toUpperCase()) bits += alphabet.indexOf(c).toString(2).padStart(5, '0');
+  const key = Buffer.from(bits.match(/.{8}/g).map((b) => parseInt(b, 2)));
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(unix / 30)));
+  const mac = createHmac('sha1', key).update(counter).digest();
+  const off = mac[mac.length - 1] & 15;
+  const n = (mac.readUInt32BE(off) & 0x7fffffff) % 1000000;
+  return String(n).padStart(6, '0');
+}
+
+async function signIn(page) {
+  // The banner's sign-in goes to the login page with the address filled in, and back.
+  await page.locator('#sign-in').click();
+  await page.waitForURL(/\/auth\/login/);
+  assert.equal(await page.locator('#email').inputValue(), email, 'the address is filled in');
+  await page.fill('#password', password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForURL(link);
+}
+
+async function typeSignature(page) {
+  await page.locator('.sign-field[data-type=SIGNATURE]').first().click();
+  await page.fill('#typed-signature', 'Signed by test');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.locator('dialog').waitFor({ state: 'detached' });
+  await page.locator('.sign-field[data-type=SIGNATURE] .sign-typed').waitFor();
+}
+
+async function finished(page) {
+  await page.locator('#done').waitFor();
+}
+
+async function account() {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  const problems = watch(page);
+  await page.goto(link);
+  await page.locator('#account-gate').waitFor();
+  assert.equal(await page.locator('.sign-page').count(), 0, 'no page of the document is shown');
+  assert.equal(await page.locator('#signing').count(), 0, 'no signing page yet');
+  const state = await page.evaluate(async (l) => (await fetch(l + '/state')).status, link);
+  assert.equal(state, 401, 'the JSON calls answer 401');
+  await page.screenshot({ path: `${outDir}/auth-account-gate.png`, fullPage: true });
+  await page.locator('#create-account').click();
+  await page.getByText('Check your e-mail').waitFor();
+
+  // The mail, as the real SMTP server received it.
+  let signup = null;
+  const out = mkdtempSync(join(tmpdir(), 'mail-'));
+  for (let i = 0; i < 300 && !signup; i++) {
+    const mails = JSON.parse(execFileSync('python3', [join(here, '../support/maildir.py'), join(maildir, 'md'), out]));
+    const m = mails.find((x) => x.to.includes(email) && /Create your Docket account/.test(x.subject));
+    if (m) signup = m.text.match(/https?:\/\/\S+\/auth\/signup\/\S+/)[0];
+    else await new Promise((r) => setTimeout(r, 200));
+  }
+  assert.ok(signup, 'the account link arrived by mail');
+  await page.goto(signup);
+  await page.fill('#name', 'Nora New');
+  await page.fill('#password', password);
+  await page.fill('#password2', password);
+  await page.getByRole('button', { name: 'Create account' }).click();
+  await page.waitForURL(link);
+  await page.locator('.sign-page img').first().waitFor();
+  await typeSignature(page);
+  await page.locator('#complete').click();
+  await finished(page);
+  await page.screenshot({ path: `${outDir}/auth-account-signed.png`, fullPage: true });
+  assert.deepEqual(problems, []);
+  await ctx.close();
+}
+
+async function twoFactor() {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  const problems = watch(page);
+  await page.goto(link);
+  await page.locator('#auth-banner').waitFor();
+  assert.ok(await page.locator('.sign-field').first().isDisabled(), 'no acting before signing in');
+  await signIn(page);
+  await page.locator('#enrol').click();
+  await page.waitForURL(/\/account/);
+  await page.locator('#totp-start').click();
+  await page.locator('#totp-enrol img.qr').waitFor();
+  assert.ok(await page.locator('#totp-enrol img.qr').evaluate((i) => i.complete && i.naturalWidth > 0), 'the QR code is drawn');
+  const key = (await page.locator('#totp-secret').textContent()).trim();
+  const now = Date.now() / 1000;
+  // Enrol with the previous step's code, so the current one is still unused for signing.
+  await page.fill('#code', totp(key, now - 30));
+  await page.getByRole('button', { name: 'Turn on' }).click();
+  await page.locator('#recovery-codes').waitFor();
+  await page.screenshot({ path: `${outDir}/auth-totp-recovery.png`, fullPage: true });
+  await page.getByRole('link', { name: 'Done' }).click();
+  await page.waitForURL(link);
+  await typeSignature(page);
+  await page.locator('#complete').click();
+  await page.fill('#totp-code', '000000');
+  await page.locator('dialog button[type=submit]').click();
+  await page.locator('dialog .notice.error').waitFor({ state: 'visible' });
+  summary.wrongCode = await page.locator('dialog .notice.error').textContent();
+  await page.fill('#totp-code', totp(key, Date.now() / 1000));
+  await page.locator('dialog button[type=submit]').click();
+  await finished(page);
+  assert.deepEqual(problems, []);
+  await ctx.close();
+}
+
+async function passkey() {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  const problems = watch(page);
+  const cdp = await ctx.newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2', transport: 'internal', hasResidentKey: true,
+      hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true,
+    },
+  });
+  await page.goto(link);
+  await page.locator('#auth-banner').waitFor();
+  await signIn(page);
+  // A drawn signature shows as its image in its box.
+  await page.locator('.sign-field[data-type=SIGNATURE]').first().click();
+  const pad = page.locator('canvas.sign-pad');
+  const box = await pad.boundingBox();
+  await page.mouse.move(box.x + 20, box.y + 60);
+  await page.mouse.down();
+  await page.mouse.move(box.x + 200, box.y + 120, { steps: 8 });
+  await page.mouse.move(box.x + 320, box.y + 50, { steps: 8 });
+  await page.mouse.up();
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.locator('dialog').waitFor({ state: 'detached' });
+  const drawn = async () => {
+    const img = page.locator('.sign-field[data-type=SIGNATURE] img.sign-image');
+    await img.waitFor();
+    await page.waitForFunction((el) => el.complete && el.naturalWidth > 0, await img.elementHandle());
+  };
+  await drawn();
+  // Without a passkey the page says how to add one; the raw call is refused.
+  const refused = await page.evaluate(async (l) => {
+    const r = await fetch(l + '/complete', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    return [r.status, (await r.json()).code];
+  }, link);
+  assert.deepEqual(refused, [401, 'passkey_not_enrolled']);
+  await page.locator('#enrol').click();
+  await page.waitForURL(/\/account/);
+  await page.fill('#passkey-name', 'Virtual key');
+  await page.locator('#add-passkey').click();
+  await page.locator('li.passkey h3', { hasText: 'Virtual key' }).waitFor({ timeout: 10000 }).catch(async (e) => {
+    throw new Error('no passkey listed; the page says: ' + await page.locator('#passkey-status').textContent() + '\n' + e);
+  });
+  await page.screenshot({ path: `${outDir}/auth-passkey-account.png`, fullPage: true });
+  await page.locator('#back-to-document').click();
+  await page.waitForURL(link);
+  await drawn();
+  // Reject's dialog says Reject; cancelled, nothing happens.
+  await page.locator('#reject').click();
+  assert.equal(await page.locator('dialog button[type=submit]').textContent(), 'Reject');
+  await page.getByRole('button', { name: 'Cancel' }).click();
+  await page.locator('dialog').waitFor({ state: 'detached' });
+  await page.locator('#complete').click();
+  await finished(page);
+  await page.screenshot({ path: `${outDir}/auth-passkey-signed.png`, fullPage: true });
+  assert.deepEqual(problems, []);
+  await ctx.close();
+}
+
+try {
+  if (mode === 'account') await account();
+  else if (mode === 'totp') await twoFactor();
+  else if (mode === 'passkey') await passkey();
+  else throw new Error('unknown mode ' + mode);
+  summary.ok = true;
+} catch (e) {
+  summary.error = String(e && e.stack || e);
+} finally {
+  await browser.close();
+  console.log(JSON.stringify(summary));
+  process.exit(summary.ok ? 0 : 1);
+}

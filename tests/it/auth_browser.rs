@@ -1,0 +1,96 @@
+//! Recipient authentication in headless Chromium (`tests/browser/recipient_auth.mjs`): a
+//! recipient of an ACCOUNT document creates an account through the mailed link (a real SMTP
+//! server) and signs; a TWO_FACTOR_AUTH signer enrols TOTP on the account page and signs with a
+//! computed code; a PASSKEY signer registers a passkey in Chromium's virtual authenticator and
+//! signs with it. The refusals without proof are in `recipient_auth.rs`, through the raw calls.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+use crate::documents::user_with_key;
+use crate::harness::TestApp;
+use crate::mail::{SmtpServer, free_port, smtp_url};
+use crate::oauth_flow::PASSWORD;
+use crate::recipient_auth::{account, sent};
+
+fn run(args: &[&str]) {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/browser");
+    assert!(
+        dir.join("node_modules/playwright-core").is_dir()
+            && Path::new("/usr/bin/chromium").exists(),
+        "browser tests need Debian chromium and `npm ci` in tests/browser: run tests/run.sh"
+    );
+    let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/browser-screenshots");
+    let output = Command::new("node")
+        .current_dir(&dir)
+        .arg("recipient_auth.mjs")
+        .args(args)
+        .arg(out)
+        .output()
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.contains("\"ok\":true"),
+        "browser flow {args:?} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+async fn flow(mode: &str, doc_auth: Value, recipient_auth: Value, with_account: bool) {
+    let maildir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let _smtp = SmtpServer::start(port, maildir.path());
+    let url = smtp_url(port);
+    let app = TestApp::spawn_with(&["--tls", "off", "--smtp-url", &url]).await;
+    let key = user_with_key(&app, "owner@example.com", "enterprise");
+    let email = "signer@example.com";
+    if with_account {
+        account(&app, email);
+    }
+    let (_, token, _) = sent(&app, &key, email, doc_auth, recipient_auth).await;
+    let link = app.url(&format!("/sign/{token}"));
+    let md = maildir.path().to_string_lossy().to_string();
+    let args: Vec<String> = vec![mode.into(), link, email.into(), PASSWORD.into(), md];
+    tokio::task::spawn_blocking(move || {
+        let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+        run(&refs);
+    })
+    .await
+    .unwrap();
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_account_recipient_creates_an_account_from_the_mail_and_signs_in_chromium() {
+    flow(
+        "account",
+        json!({"globalAccessAuth": "ACCOUNT"}),
+        Value::Null,
+        false,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_two_factor_signer_enrols_totp_and_signs_with_a_code_in_chromium() {
+    flow(
+        "totp",
+        Value::Null,
+        json!({"actionAuth": "TWO_FACTOR_AUTH"}),
+        true,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_passkey_signer_registers_a_passkey_and_signs_with_it_in_chromium() {
+    flow(
+        "passkey",
+        Value::Null,
+        json!({"actionAuth": "PASSKEY"}),
+        true,
+    )
+    .await;
+}

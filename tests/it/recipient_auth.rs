@@ -1,0 +1,1004 @@
+//! Recipient authentication through the real server's JSON calls (no browser): ACCOUNT access
+//! and action, accounts created from the mailed link, TWO_FACTOR_AUTH with TOTP codes computed
+//! here, PASSKEY with a software authenticator, and logins that then ask for the second factor.
+//! Each proof is refused when missing, replayed, or made for another account.
+
+use reqwest::Method as M;
+use serde_json::{Value, json};
+
+use crate::authenticator::Passkey;
+use crate::documents::{call, create, fixture, user_with_key};
+use crate::harness::{TestApp, docket_json};
+use crate::oauth_flow::{PASSWORD, hidden_inputs, login};
+
+/// A recipient account with the test password.
+pub fn account(app: &TestApp, email: &str) {
+    docket_json(
+        &app.data_dir(),
+        &["user", "add", email, "--name", "Ann", "--password-stdin"],
+        Some(&format!("{PASSWORD}\n")),
+    );
+}
+
+/// A sent one-page document for one SIGNER `email` with one SIGNATURE field and the given
+/// `authOptions` (document and recipient). Returns (document id, signing token, field id).
+pub async fn sent(
+    app: &TestApp,
+    key: &str,
+    email: &str,
+    doc_auth: Value,
+    recipient_auth: Value,
+) -> (i64, String, i64) {
+    let created = create(
+        app,
+        key,
+        json!({"title": "Guarded", "authOptions": doc_auth, "recipients": [
+            {"name": "Ann", "email": email, "role": "SIGNER", "authOptions": recipient_auth}
+        ]}),
+    )
+    .await;
+    let id = created["documentId"].as_i64().unwrap();
+    let token = created["recipients"][0]["token"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let rid = created["recipients"][0]["recipientId"].as_i64().unwrap();
+    let up = app
+        .client
+        .put(created["uploadUrl"].as_str().unwrap())
+        .header("content-type", "application/pdf")
+        .body(fixture("a4-1p.pdf"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(up.status(), 200);
+    let (s, fields) = call(
+        app,
+        key,
+        M::POST,
+        &format!("/api/v1/documents/{id}/fields"),
+        Some(
+            json!([{"recipientId": rid, "type": "SIGNATURE", "pageNumber": 1,
+            "pageX": 10, "pageY": 80, "pageWidth": 30, "pageHeight": 5}]),
+        ),
+    )
+    .await;
+    assert_eq!(s, 200, "{fields}");
+    let field = fields["fields"][0]["id"]
+        .as_i64()
+        .or_else(|| fields[0]["id"].as_i64())
+        .expect("field id");
+    let (s, v) = call(
+        app,
+        key,
+        M::POST,
+        &format!("/api/v1/documents/{id}/send"),
+        Some(json!({})),
+    )
+    .await;
+    assert_eq!(s, 200, "{v}");
+    (id, token, field)
+}
+
+/// A call on the signing link with the browser's cookies; (status, body).
+async fn sign_call(
+    app: &TestApp,
+    cookie: Option<&str>,
+    method: M,
+    path: &str,
+    body: Option<Value>,
+) -> (u16, Value) {
+    let mut req = app.client.request(method, app.url(path));
+    if let Some(c) = cookie {
+        req = req.header("cookie", c);
+    }
+    if let Some(b) = body {
+        req = req.json(&b);
+    }
+    let resp = req.send().await.unwrap();
+    let status = resp.status().as_u16();
+    (status, resp.json().await.unwrap_or(Value::Null))
+}
+
+async fn audit(app: &TestApp, key: &str, id: i64) -> Vec<Value> {
+    let (s, log) = call(
+        app,
+        key,
+        M::GET,
+        &format!("/api/v1/documents/{id}/audit-log"),
+        None,
+    )
+    .await;
+    assert_eq!(s, 200);
+    log["events"].as_array().unwrap().clone()
+}
+
+fn code_of(v: &Value) -> &str {
+    v["code"].as_str().unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn account_access_shows_nothing_until_the_recipients_account_signs_in() {
+    let app = TestApp::spawn().await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    let (id, token, field) = sent(
+        &app,
+        &key,
+        "ann@example.com",
+        json!({"globalAccessAuth": "ACCOUNT"}),
+        Value::Null,
+    )
+    .await;
+    let base = format!("/sign/{token}");
+
+    // Anonymous: the page shows the title and sender only; every JSON call is 401.
+    let page = app.get(&base).await;
+    assert_eq!(page.status(), 200);
+    let html = page.text().await.unwrap();
+    assert!(
+        html.contains("Guarded") && html.contains("owner@example.com"),
+        "{html}"
+    );
+    assert!(
+        html.contains("account-gate") && !html.contains("data-token"),
+        "{html}"
+    );
+    assert!(
+        html.contains("create-account"),
+        "no account yet: offer to make one"
+    );
+    for (m, path, body) in [
+        (M::GET, format!("{base}/state"), None),
+        (M::GET, format!("{base}/pages/1.png"), None),
+        (
+            M::POST,
+            format!("{base}/fields/{field}"),
+            Some(json!({"typed": "Ann"})),
+        ),
+        (M::POST, format!("{base}/complete"), Some(json!({}))),
+        (
+            M::POST,
+            format!("{base}/reject"),
+            Some(json!({"reason": "no"})),
+        ),
+    ] {
+        let (s, v) = sign_call(&app, None, m, &path, body).await;
+        assert_eq!((s, code_of(&v)), (401, "account_required"), "{path}: {v}");
+    }
+
+    // Another account is refused with a code that says so.
+    account(&app, "bob@example.com");
+    let bob = login(&app, "bob@example.com", PASSWORD).await.unwrap();
+    let (s, v) = sign_call(&app, Some(&bob), M::GET, &format!("{base}/state"), None).await;
+    assert_eq!((s, code_of(&v)), (401, "wrong_account"), "{v}");
+    let html = app
+        .client
+        .get(app.url(&base))
+        .header("cookie", &bob)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        html.contains("You are signed in as bob@example.com"),
+        "{html}"
+    );
+
+    // Nothing was opened yet.
+    let before: Vec<String> = audit(&app, &key, id)
+        .await
+        .iter()
+        .map(|e| e["type"].as_str().unwrap().to_string())
+        .collect();
+    assert!(!before.contains(&"OPENED".to_string()), "{before:?}");
+
+    // The recipient's own account reads and signs.
+    account(&app, "ann@example.com");
+    let ann = login(&app, "ann@example.com", PASSWORD).await.unwrap();
+    let (s, v) = sign_call(&app, Some(&ann), M::GET, &format!("{base}/state"), None).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["auth"]["accessAuth"], "ACCOUNT");
+    assert_eq!(v["auth"]["signedInAs"], "ann@example.com");
+    let (s, _) = sign_call(
+        &app,
+        Some(&ann),
+        M::POST,
+        &format!("{base}/fields/{field}"),
+        Some(json!({"typed": "Ann"})),
+    )
+    .await;
+    assert_eq!(s, 200);
+    let (s, v) = sign_call(
+        &app,
+        Some(&ann),
+        M::POST,
+        &format!("{base}/complete"),
+        Some(json!({})),
+    )
+    .await;
+    assert_eq!(s, 200, "{v}");
+    let signed = audit(&app, &key, id)
+        .await
+        .into_iter()
+        .find(|e| e["type"] == "SIGNED")
+        .expect("SIGNED recorded");
+    assert_eq!(signed["data"]["auth"]["method"], "ACCOUNT");
+    assert_eq!(signed["data"]["auth"]["account"], "ann@example.com");
+
+    // The sealed PDF's audit certificate says how the recipient proved who they were.
+    crate::signing::wait_status(&app, &key, id, "COMPLETED").await;
+    let (s, v) = call(
+        &app,
+        &key,
+        M::GET,
+        &format!("/api/v1/documents/{id}/download"),
+        None,
+    )
+    .await;
+    assert_eq!(s, 200, "{v}");
+    let bytes = app
+        .client
+        .get(v["downloadUrl"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap()
+        .bytes()
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let pdf = dir.path().join("sealed.pdf");
+    std::fs::write(&pdf, &bytes).unwrap();
+    let out = std::process::Command::new("pdftotext")
+        .arg(&pdf)
+        .arg("-")
+        .output()
+        .expect("pdftotext runs (apt-get install poppler-utils)");
+    let text = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        text.contains("Authentication") && text.contains("account sign-in"),
+        "{text}"
+    );
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn account_action_leaves_reading_open_and_guards_every_action() {
+    let app = TestApp::spawn().await;
+    let key = user_with_key(&app, "owner@example.com", "enterprise");
+    let (_, token, field) = sent(
+        &app,
+        &key,
+        "ann@example.com",
+        Value::Null,
+        json!({"actionAuth": "ACCOUNT"}),
+    )
+    .await;
+    let base = format!("/sign/{token}");
+    let (s, v) = sign_call(&app, None, M::GET, &format!("{base}/state"), None).await;
+    assert_eq!(s, 200, "reading is open: {v}");
+    assert_eq!(v["auth"]["actionAuth"], "ACCOUNT");
+    assert_eq!(v["auth"]["accountReady"], false);
+    assert!(v["auth"]["inviteCsrf"].is_string());
+    for (path, body) in [
+        (format!("{base}/fields/{field}"), json!({"typed": "Ann"})),
+        (format!("{base}/complete"), json!({})),
+        (format!("{base}/reject"), json!({"reason": "no"})),
+    ] {
+        let (s, v) = sign_call(&app, None, M::POST, &path, Some(body)).await;
+        assert_eq!((s, code_of(&v)), (401, "account_required"), "{path}: {v}");
+    }
+    account(&app, "ann@example.com");
+    let ann = login(&app, "ann@example.com", PASSWORD).await.unwrap();
+    let (s, _) = sign_call(
+        &app,
+        Some(&ann),
+        M::POST,
+        &format!("{base}/fields/{field}"),
+        Some(json!({"typed": "Ann"})),
+    )
+    .await;
+    assert_eq!(s, 200);
+    let (s, v) = sign_call(
+        &app,
+        Some(&ann),
+        M::POST,
+        &format!("{base}/reject"),
+        Some(json!({"reason": "wrong terms"})),
+    )
+    .await;
+    assert_eq!(s, 200, "{v}");
+    app.stop().await;
+}
+
+/// The link in the latest ACCOUNT_INVITE message to `to` in the outbox.
+fn invite_link(app: &TestApp, to: &str) -> String {
+    let list = docket_json(&app.data_dir(), &["mail", "list"], None);
+    let mail = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|m| m["kind"] == "ACCOUNT_INVITE" && m["to"] == to)
+        .unwrap_or_else(|| panic!("no invite to {to}: {list}"))
+        .clone();
+    let id = mail["id"].as_i64().unwrap().to_string();
+    let text = docket_json(&app.data_dir(), &["mail", "show", &id], None).to_string();
+    let start = text.find("/auth/signup/").expect("a signup link");
+    let code: String = text[start + "/auth/signup/".len()..]
+        .chars()
+        .take_while(char::is_ascii_alphanumeric)
+        .collect();
+    format!("/auth/signup/{code}")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recipient_without_an_account_creates_one_from_the_mailed_link() {
+    let app = TestApp::spawn().await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    let (_, token, _) = sent(
+        &app,
+        &key,
+        "new@example.com",
+        json!({"globalAccessAuth": "ACCOUNT"}),
+        Value::Null,
+    )
+    .await;
+    let base = format!("/sign/{token}");
+    let html = app.get(&base).await.text().await.unwrap();
+    let form: Vec<(String, String)> = hidden_inputs(&html)
+        .into_iter()
+        .filter(|(k, _)| k == "csrf_token")
+        .collect();
+    // Without the form's token: refused.
+    let resp = app
+        .client
+        .post(app.url(&format!("{base}/account")))
+        .form(&[("csrf_token", "forged")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 403);
+    let resp = app
+        .client
+        .post(app.url(&format!("{base}/account")))
+        .form(&form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let link = invite_link(&app, "new@example.com");
+
+    let page = app.get(&link).await;
+    assert_eq!(page.status(), 200);
+    let html = page.text().await.unwrap();
+    assert!(html.contains("new@example.com"));
+    let mut fields = hidden_inputs(&html);
+    fields.extend([
+        ("name".to_string(), "Nora New".to_string()),
+        ("password".to_string(), PASSWORD.to_string()),
+        ("password2".to_string(), PASSWORD.to_string()),
+    ]);
+    let resp = app
+        .client
+        .post(app.url(&link))
+        .form(&fields)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 303);
+    assert_eq!(resp.headers()["location"], base.as_str());
+    let cookie = resp
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok()?.split(';').next().map(str::to_string))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let (s, v) = sign_call(&app, Some(&cookie), M::GET, &format!("{base}/state"), None).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["auth"]["signedInAs"], "new@example.com");
+
+    // The link works once; the account exists now, so no new link is mailed.
+    let again = app
+        .client
+        .post(app.url(&link))
+        .form(&fields)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 410);
+    assert!(login(&app, "new@example.com", PASSWORD).await.is_ok());
+    let resp = app
+        .client
+        .post(app.url(&format!("{base}/account")))
+        .form(&form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 409);
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn account_links_are_mailed_at_most_three_times_an_hour() {
+    let app = TestApp::spawn().await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    let (_, token, _) = sent(
+        &app,
+        &key,
+        "new@example.com",
+        json!({"globalAccessAuth": "ACCOUNT"}),
+        Value::Null,
+    )
+    .await;
+    let base = format!("/sign/{token}");
+    let html = app.get(&base).await.text().await.unwrap();
+    let form: Vec<(String, String)> = hidden_inputs(&html);
+    let mut statuses = Vec::new();
+    for _ in 0..4 {
+        let resp = app
+            .client
+            .post(app.url(&format!("{base}/account")))
+            .form(&form)
+            .send()
+            .await
+            .unwrap();
+        statuses.push(resp.status().as_u16());
+    }
+    assert_eq!(statuses, [200, 200, 200, 429]);
+    app.stop().await;
+}
+
+/// The TOTP secret the enrolment page shows, as bytes.
+fn secret_from(html: &str) -> Vec<u8> {
+    let start = html.find("id=\"totp-secret\">").expect("the key is shown") + 17;
+    let text: String = html[start..]
+        .chars()
+        .take_while(|c| *c != '<')
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    totp_rs::Secret::try_from_base32(&text)
+        .expect("base32")
+        .as_ref()
+        .to_vec()
+}
+
+/// The code for `secret` at `unix` (RFC 6238, SHA-1, six digits, 30 s).
+fn totp_code(secret: &[u8], unix: u64) -> String {
+    totp_rs::Builder::new()
+        .with_secret(secret.to_vec())
+        .build()
+        .unwrap()
+        .generate(unix)
+        .to_string()
+}
+
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+/// A csrf token from the account page (forms) and the page itself.
+async fn account_page(app: &TestApp, cookie: &str) -> (String, String) {
+    let html = app
+        .client
+        .get(app.url("/account"))
+        .header("cookie", cookie)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    // The second-factor forms' token (the passkey box carries it too).
+    let start = html.find("data-csrf=\"").expect("the passkey box") + 11;
+    let csrf: String = html[start..].chars().take_while(|c| *c != '"').collect();
+    (csrf, html)
+}
+
+/// Enrols TOTP for the signed-in account through the account page; returns the secret and the
+/// recovery codes.
+async fn enrol_totp(app: &TestApp, cookie: &str) -> (Vec<u8>, Vec<String>) {
+    let (csrf, _) = account_page(app, cookie).await;
+    let page = app
+        .client
+        .post(app.url("/account/totp/start"))
+        .header("cookie", cookie)
+        .form(&[("csrf_token", csrf.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    let html = page.text().await.unwrap();
+    assert!(
+        html.contains("data:image/svg+xml;base64,"),
+        "a QR code is drawn"
+    );
+    let secret = secret_from(&html);
+    // A wrong code keeps the enrolment open.
+    let wrong = app
+        .client
+        .post(app.url("/account/totp/confirm"))
+        .header("cookie", cookie)
+        .form(&[("csrf_token", csrf.as_str()), ("code", "000000")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(wrong.status(), 400);
+    // Confirm with the previous step's code, leaving the current one for the test.
+    let code = totp_code(&secret, unix_now() - 30);
+    let done = app
+        .client
+        .post(app.url("/account/totp/confirm"))
+        .header("cookie", cookie)
+        .form(&[("csrf_token", csrf.as_str()), ("code", code.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(done.status(), 200);
+    let html = done.text().await.unwrap();
+    let codes: Vec<String> = html
+        .split("<li><code>")
+        .skip(1)
+        .map(|c| c.split('<').next().unwrap().to_string())
+        .collect();
+    assert_eq!(codes.len(), 10, "ten recovery codes");
+    (secret, codes)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_factor_actions_need_a_current_code_that_works_once() {
+    let app = TestApp::spawn().await;
+    let key = user_with_key(&app, "owner@example.com", "enterprise");
+    let auth = json!({"globalActionAuth": "TWO_FACTOR_AUTH"});
+    let (id1, t1, f1) = sent(&app, &key, "ann@example.com", auth.clone(), Value::Null).await;
+    let (_, t2, f2) = sent(&app, &key, "ann@example.com", auth, Value::Null).await;
+    account(&app, "ann@example.com");
+    let ann = login(&app, "ann@example.com", PASSWORD).await.unwrap();
+    for (t, f) in [(&t1, f1), (&t2, f2)] {
+        let (s, _) = sign_call(
+            &app,
+            Some(&ann),
+            M::POST,
+            &format!("/sign/{t}/fields/{f}"),
+            Some(json!({"typed": "Ann"})),
+        )
+        .await;
+        assert_eq!(s, 200);
+    }
+    let complete = |t: String, body: Value| {
+        let (app, ann) = (&app, ann.clone());
+        async move {
+            sign_call(
+                app,
+                Some(&ann),
+                M::POST,
+                &format!("/sign/{t}/complete"),
+                Some(body),
+            )
+            .await
+        }
+    };
+    // Not enrolled yet: told how to enrol.
+    let (s, v) = complete(t1.clone(), json!({})).await;
+    assert_eq!((s, code_of(&v)), (401, "totp_not_enrolled"), "{v}");
+    let (secret, recovery) = enrol_totp(&app, &ann).await;
+    let (s, v) = complete(t1.clone(), json!({})).await;
+    assert_eq!((s, code_of(&v)), (401, "second_factor_required"), "{v}");
+    let (s, v) = complete(
+        t1.clone(),
+        json!({"auth": {"method": "TWO_FACTOR_AUTH", "code": "123456"}}),
+    )
+    .await;
+    assert_eq!((s, code_of(&v)), (401, "wrong_code"), "{v}");
+    // A code from two minutes ago is too old.
+    let old = totp_code(&secret, unix_now() - 120);
+    let (s, v) = complete(
+        t1.clone(),
+        json!({"auth": {"method": "TWO_FACTOR_AUTH", "code": old}}),
+    )
+    .await;
+    assert_eq!((s, code_of(&v)), (401, "wrong_code"), "{v}");
+    let code = totp_code(&secret, unix_now());
+    let (s, v) = complete(
+        t1.clone(),
+        json!({"auth": {"method": "TWO_FACTOR_AUTH", "code": code}}),
+    )
+    .await;
+    assert_eq!(s, 200, "{v}");
+    // The same code again, for the other document: refused.
+    let (s, v) = complete(
+        t2.clone(),
+        json!({"auth": {"method": "TWO_FACTOR_AUTH", "code": code}}),
+    )
+    .await;
+    assert_eq!((s, code_of(&v)), (401, "wrong_code"), "replayed: {v}");
+    let signed = audit(&app, &key, id1)
+        .await
+        .into_iter()
+        .find(|e| e["type"] == "SIGNED")
+        .unwrap();
+    assert_eq!(signed["data"]["auth"]["method"], "TWO_FACTOR_AUTH");
+
+    // Logging in now asks for a code too.
+    let pending = app.get("/auth/login").await;
+    let pre = pending
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok()?.split(';').next().map(str::to_string))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let mut form: Vec<(String, String)> = hidden_inputs(&pending.text().await.unwrap())
+        .into_iter()
+        .filter(|(k, _)| k != "next")
+        .collect();
+    form.push(("next".into(), "/auth/oauth2/authorize?client_id=app".into()));
+    form.push(("email".into(), "ann@example.com".into()));
+    form.push(("password".into(), PASSWORD.into()));
+    let resp = app
+        .client
+        .post(app.url("/auth/login"))
+        .header("cookie", &pre)
+        .form(&form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 303);
+    assert!(
+        resp.headers()["location"]
+            .to_str()
+            .unwrap()
+            .starts_with("/auth/login/verify"),
+    );
+    let verify = resp.headers()["location"].to_str().unwrap().to_string();
+    let cookies: Vec<String> = resp
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok()?.split(';').next().map(str::to_string))
+        .collect();
+    assert!(
+        !cookies.iter().any(|c| c.starts_with("docket_session=")),
+        "no session from the password alone: {cookies:?}"
+    );
+    // The second step (as the OAuth consent flow goes through it): the code page keeps `next`.
+    let cookie = format!("{pre}; {}", cookies.join("; "));
+    let html = app
+        .client
+        .get(app.url(&verify))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let mut step = hidden_inputs(&html);
+    step.truncate(2); // the code form: csrf_token and next
+    assert_eq!(
+        step[1],
+        (
+            "next".to_string(),
+            "/auth/oauth2/authorize?client_id=app".to_string()
+        )
+    );
+    let mut wrong = step.clone();
+    wrong.push(("code".into(), code.clone()));
+    let again = app
+        .client
+        .post(app.url("/auth/login/verify"))
+        .header("cookie", &cookie)
+        .form(&wrong)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 401, "a used code does not sign in");
+    step.push(("code".into(), totp_code(&secret, unix_now() + 30)));
+    let done = app
+        .client
+        .post(app.url("/auth/login/verify"))
+        .header("cookie", &cookie)
+        .form(&step)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(done.status(), 303);
+    assert_eq!(
+        done.headers()["location"],
+        "/auth/oauth2/authorize?client_id=app"
+    );
+    assert!(
+        done.headers()
+            .get_all("set-cookie")
+            .iter()
+            .any(|v| v.to_str().unwrap().starts_with("docket_session=")),
+        "signed in after the code"
+    );
+
+    // Turning TOTP off needs a code: a wrong one changes nothing, a recovery code works (once).
+    let (csrf, _) = account_page(&app, &ann).await;
+    let off = |code: String| {
+        let (app, ann, csrf) = (&app, ann.clone(), csrf.clone());
+        async move {
+            app.client
+                .post(app.url("/account/totp/disable"))
+                .header("cookie", &ann)
+                .form(&[("csrf_token", csrf.as_str()), ("code", code.as_str())])
+                .send()
+                .await
+                .unwrap()
+                .status()
+        }
+    };
+    assert_eq!(off("999999".into()).await, 401);
+    let (_, html) = account_page(&app, &ann).await;
+    assert!(html.contains("Authenticator app: <strong>on</strong>"));
+    assert_eq!(off(recovery[0].clone()).await, 303);
+    let (_, html) = account_page(&app, &ann).await;
+    assert!(html.contains("Authenticator app: off"), "{html}");
+    app.stop().await;
+}
+
+/// Registers a software passkey for the signed-in account.
+async fn register_passkey(app: &TestApp, cookie: &str, name: &str) -> Passkey {
+    let (csrf, _) = account_page(app, cookie).await;
+    let options = app
+        .client
+        .post(app.url("/account/passkeys/options"))
+        .header("cookie", cookie)
+        .header("x-csrf-token", &csrf)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(options.status(), 200);
+    let options: Value = options.json().await.unwrap();
+    let mut key = Passkey::new();
+    let credential = key.register(&options["publicKey"], &app.base);
+    let resp = app
+        .client
+        .post(app.url("/account/passkeys"))
+        .header("cookie", cookie)
+        .header("x-csrf-token", &csrf)
+        .json(&json!({"credential": credential, "name": name}))
+        .send()
+        .await
+        .unwrap();
+    let status = resp.status();
+    assert_eq!(status, 201, "{}", resp.text().await.unwrap());
+    key
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn passkey_actions_need_an_assertion_by_the_recipients_own_passkey() {
+    let app = TestApp::spawn().await;
+    let key = user_with_key(&app, "owner@example.com", "enterprise");
+    let auth = json!({"actionAuth": "PASSKEY"});
+    let (id1, t1, f1) = sent(&app, &key, "ann@example.com", Value::Null, auth.clone()).await;
+    let (_, t2, f2) = sent(&app, &key, "ann@example.com", Value::Null, auth).await;
+    account(&app, "ann@example.com");
+    account(&app, "bob@example.com");
+    let ann = login(&app, "ann@example.com", PASSWORD).await.unwrap();
+    let bob = login(&app, "bob@example.com", PASSWORD).await.unwrap();
+    for (t, f) in [(&t1, f1), (&t2, f2)] {
+        let (s, _) = sign_call(
+            &app,
+            Some(&ann),
+            M::POST,
+            &format!("/sign/{t}/fields/{f}"),
+            Some(json!({"typed": "Ann"})),
+        )
+        .await;
+        assert_eq!(s, 200);
+    }
+    let (s, v) = sign_call(
+        &app,
+        Some(&ann),
+        M::POST,
+        &format!("/sign/{t1}/complete"),
+        Some(json!({})),
+    )
+    .await;
+    assert_eq!((s, code_of(&v)), (401, "passkey_not_enrolled"), "{v}");
+    let mut ann_key = register_passkey(&app, &ann, "Ann's laptop").await;
+    let mut bob_key = register_passkey(&app, &bob, "Bob's phone").await;
+
+    let (s, v) = sign_call(
+        &app,
+        Some(&ann),
+        M::POST,
+        &format!("/sign/{t1}/complete"),
+        Some(json!({})),
+    )
+    .await;
+    assert_eq!((s, code_of(&v)), (401, "second_factor_required"), "{v}");
+    let challenge = |t: String| {
+        let (app, ann) = (&app, ann.clone());
+        async move {
+            let (s, v) = sign_call(
+                app,
+                Some(&ann),
+                M::POST,
+                &format!("/sign/{t}/passkey-challenge"),
+                Some(json!({})),
+            )
+            .await;
+            assert_eq!(s, 200, "{v}");
+            v["publicKey"].clone()
+        }
+    };
+    // Bob's passkey answering Ann's challenge: refused.
+    let options = challenge(t1.clone()).await;
+    let foreign = bob_key.assert(&options, &app.base);
+    let (s, v) = sign_call(
+        &app,
+        Some(&ann),
+        M::POST,
+        &format!("/sign/{t1}/complete"),
+        Some(json!({"auth": {"method": "PASSKEY", "credential": foreign}})),
+    )
+    .await;
+    assert_eq!((s, code_of(&v)), (401, "passkey_refused"), "{v}");
+    // An answer made for another origin: refused.
+    let options = challenge(t1.clone()).await;
+    let phished = ann_key.assert(&options, "https://evil.example");
+    let (s, v) = sign_call(
+        &app,
+        Some(&ann),
+        M::POST,
+        &format!("/sign/{t1}/complete"),
+        Some(json!({"auth": {"method": "PASSKEY", "credential": phished}})),
+    )
+    .await;
+    assert_eq!((s, code_of(&v)), (401, "passkey_refused"), "{v}");
+    // Ann's own answer to Ann's challenge signs.
+    let options = challenge(t1.clone()).await;
+    let good = ann_key.assert(&options, &app.base);
+    let (s, v) = sign_call(
+        &app,
+        Some(&ann),
+        M::POST,
+        &format!("/sign/{t1}/complete"),
+        Some(json!({"auth": {"method": "PASSKEY", "credential": good.clone()}})),
+    )
+    .await;
+    assert_eq!(s, 200, "{v}");
+    // The same answer again, on the other document: its challenge was used and was not this
+    // recipient's.
+    let (s, v) = sign_call(
+        &app,
+        Some(&ann),
+        M::POST,
+        &format!("/sign/{t2}/complete"),
+        Some(json!({"auth": {"method": "PASSKEY", "credential": good}})),
+    )
+    .await;
+    assert_eq!((s, code_of(&v)), (401, "passkey_refused"), "replayed: {v}");
+    let signed = audit(&app, &key, id1)
+        .await
+        .into_iter()
+        .find(|e| e["type"] == "SIGNED")
+        .unwrap();
+    assert_eq!(signed["data"]["auth"]["method"], "PASSKEY");
+
+    // Logging in asks for the passkey now: the password alone gives no session, the
+    // assertion does.
+    let page = app.get("/auth/login").await;
+    let pre = page
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok()?.split(';').next().map(str::to_string))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let mut form = hidden_inputs(&page.text().await.unwrap());
+    form.push(("email".into(), "ann@example.com".into()));
+    form.push(("password".into(), PASSWORD.into()));
+    let resp = app
+        .client
+        .post(app.url("/auth/login"))
+        .header("cookie", &pre)
+        .form(&form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 303);
+    let pending = resp
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok()?.split(';').next().map(str::to_string))
+        .find(|c| c.starts_with("docket_pending="))
+        .expect("a pending login");
+    let options: Value = app
+        .client
+        .post(app.url("/auth/login/passkey/options"))
+        .header("cookie", &pending)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let answer = ann_key.assert(&options["publicKey"], &app.base);
+    let resp = app
+        .client
+        .post(app.url("/auth/login/passkey"))
+        .header("cookie", &pending)
+        .json(&json!({"credential": answer, "next": "/account"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    assert!(
+        resp.headers()
+            .get_all("set-cookie")
+            .iter()
+            .any(|v| v.to_str().unwrap().starts_with("docket_session=")),
+        "signed in"
+    );
+
+    // Rename and remove, own passkeys only.
+    let (csrf, html) = account_page(&app, &ann).await;
+    let id = |html: &str| -> String {
+        let at = html.find("/account/passkeys/").unwrap() + "/account/passkeys/".len();
+        html[at..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect()
+    };
+    let ann_id = id(&html);
+    let (_, bob_html) = account_page(&app, &bob).await;
+    let bob_id = id(&bob_html);
+    let post = |who: String, path: String, form: Vec<(&'static str, String)>| {
+        let app = &app;
+        async move {
+            app.client
+                .post(app.url(&path))
+                .header("cookie", &who)
+                .form(&form)
+                .send()
+                .await
+                .unwrap()
+                .status()
+        }
+    };
+    let renamed = post(
+        ann.clone(),
+        format!("/account/passkeys/{ann_id}/rename"),
+        vec![("csrf_token", csrf.clone()), ("name", "Work laptop".into())],
+    )
+    .await;
+    assert_eq!(renamed, 303);
+    assert!(account_page(&app, &ann).await.1.contains("Work laptop"));
+    let theirs = post(
+        ann.clone(),
+        format!("/account/passkeys/{bob_id}/delete"),
+        vec![("csrf_token", csrf.clone())],
+    )
+    .await;
+    assert_eq!(theirs, 404, "another account's passkey");
+    let bob_page = account_page(&app, &bob).await.1;
+    assert!(
+        bob_page.contains("phone</h3>"),
+        "Bob's passkey stays: {bob_page}"
+    );
+    let removed = post(
+        ann.clone(),
+        format!("/account/passkeys/{ann_id}/delete"),
+        vec![("csrf_token", csrf)],
+    )
+    .await;
+    assert_eq!(removed, 303);
+    assert!(account_page(&app, &ann).await.1.contains("No passkeys yet"));
+    app.stop().await;
+}
