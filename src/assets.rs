@@ -116,6 +116,18 @@ pub fn render(template: &str, values: &[(&str, &str)]) -> String {
 }
 
 /// A whole page in the shared layout. `title` is text; `main_html` is trusted HTML.
+/// A form's error line (`role="alert"`), or nothing.
+pub fn error_alert(error: Option<&str>) -> String {
+    error
+        .map(|e| {
+            format!(
+                r#"<div class="alert error" role="alert">{}</div>"#,
+                escape(e)
+            )
+        })
+        .unwrap_or_default()
+}
+
 pub fn page(title: &str, main_html: &str) -> String {
     render(
         "templates/layout.html",

@@ -65,8 +65,31 @@
     return data;
   }
 
+  const supported = () => !!(window.PublicKeyCredential && navigator.credentials);
+
+  // Runs `action` when `button` is pressed, saying in `status` what happens; `failed` prefixes an
+  // error. Without WebAuthn in this browser the button is off and says why.
+  function bind(button, status, action, failed) {
+    if (!supported()) {
+      button.disabled = true;
+      status.textContent = 'This browser cannot use passkeys.';
+      return;
+    }
+    button.addEventListener('click', async () => {
+      button.disabled = true;
+      status.textContent = 'Follow your browser\u2019s prompt\u2026';
+      try {
+        await action();
+      } catch (e) {
+        status.textContent = failed + e.message;
+        button.disabled = false;
+      }
+    });
+  }
+
   window.DocketWebAuthn = {
-    supported: () => !!(window.PublicKeyCredential && navigator.credentials),
+    supported,
+    bind,
     // A new credential for `options.publicKey` (creation options JSON), as JSON.
     async create(publicKey) {
       const cred = await navigator.credentials.create({ publicKey: creationOptions(publicKey) });

@@ -196,14 +196,7 @@ impl RelyingParty {
         let (server, client) = options
             .start_ceremony()
             .map_err(|e| AppError::internal(format!("passkey options: {e}")))?;
-        let options = serde_json::to_value(&client)
-            .map_err(|e| AppError::internal(format!("passkey options: {e}")))?;
-        Ok(Ceremony {
-            challenge: challenge_key(server.sent_challenge()),
-            expires_at: unix(server.expiration()),
-            state: encode(&server)?,
-            options,
-        })
+        begun(&server, &client)
     }
 
     /// Verifies a registration answer against the ceremony `state` it was begun with.
@@ -248,14 +241,7 @@ impl RelyingParty {
         let (server, client) = options
             .start_ceremony()
             .map_err(|e| AppError::internal(format!("passkey options: {e}")))?;
-        let options = serde_json::to_value(&client)
-            .map_err(|e| AppError::internal(format!("passkey options: {e}")))?;
-        Ok(Ceremony {
-            challenge: challenge_key(server.sent_challenge()),
-            expires_at: unix(server.expiration()),
-            state: encode(&server)?,
-            options,
-        })
+        begun(&server, &client)
     }
 
     /// Verifies an assertion by `stored` (a credential of the account whose user handle is
@@ -309,15 +295,25 @@ fn descriptor((id, transports): &(Vec<u8>, u8)) -> Option<PublicKeyCredentialDes
     })
 }
 
-fn encode<T: Encode>(state: &T) -> Result<Vec<u8>, AppError>
+/// A ceremony begun: the server's state encoded to keep, the client's options to send.
+fn begun<S, C>(server: &S, client: &C) -> Result<Ceremony, AppError>
 where
-    for<'a> T::Output<'a>: AsRef<[u8]>,
-    T::Err: std::fmt::Debug,
+    S: Encode + TimedCeremony,
+    for<'a> S::Output<'a>: AsRef<[u8]>,
+    S::Err: std::fmt::Debug,
+    C: serde::Serialize,
 {
-    state
+    let state = server
         .encode()
         .map(|o| o.as_ref().to_vec())
-        .map_err(|e| AppError::internal(format!("passkey ceremony: {e:?}")))
+        .map_err(|e| AppError::internal(format!("passkey ceremony: {e:?}")))?;
+    Ok(Ceremony {
+        challenge: challenge_key(server.sent_challenge()),
+        expires_at: unix(server.expiration()),
+        state,
+        options: serde_json::to_value(client)
+            .map_err(|e| AppError::internal(format!("passkey options: {e}")))?,
+    })
 }
 
 #[cfg(test)]

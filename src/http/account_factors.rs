@@ -160,14 +160,7 @@ fn enc(s: &str) -> String {
 fn enrol_page(csrf: &str, e: &Enrolment, next: Option<&str>, error: Option<&str>) -> Response {
     use base64::Engine;
     let qr = base64::engine::general_purpose::STANDARD.encode(e.qr_svg.as_bytes());
-    let alert = error
-        .map(|m| {
-            format!(
-                r#"<div class="alert error" role="alert">{}</div>"#,
-                escape(m)
-            )
-        })
-        .unwrap_or_default();
+    let alert = crate::assets::error_alert(error);
     let main = format!(
         r#"<section class="narrow"><div class="card stack" id="totp-enrol">
   <h1>Set up an authenticator app</h1>

@@ -93,14 +93,7 @@ fn login_page(
     let token = csrf::token(&state.keys, "login", &[&seed]);
     let next = safe_next(form.next);
     let email = form.email.unwrap_or_default();
-    let alert = error
-        .map(|e| {
-            format!(
-                r#"<div class="alert error" role="alert">{}</div>"#,
-                escape(e)
-            )
-        })
-        .unwrap_or_default();
+    let alert = crate::assets::error_alert(error);
     let main = format!(
         r#"<section class="narrow">
 <div class="card stack">

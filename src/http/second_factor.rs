@@ -130,14 +130,7 @@ async fn show(
         "second-factor",
         &[&SecretToken::presented(&token).hash()],
     );
-    let alert = error
-        .map(|e| {
-            format!(
-                r#"<div class="alert error" role="alert">{}</div>"#,
-                escape(e)
-            )
-        })
-        .unwrap_or_default();
+    let alert = crate::assets::error_alert(error);
     let mut parts = Vec::new();
     if enrolled.passkeys > 0 && state.factors.rp.is_some() {
         parts.push(format!(

@@ -122,14 +122,7 @@ async fn show(state: AppState, code: String, error: Option<&str>) -> Result<Resp
     };
     let hash = SecretToken::presented(&code).hash();
     let csrf = csrf::token(&state.keys, "signup", &[&hash]);
-    let alert = error
-        .map(|e| {
-            format!(
-                r#"<div class="alert error" role="alert">{}</div>"#,
-                escape(e)
-            )
-        })
-        .unwrap_or_default();
+    let alert = crate::assets::error_alert(error);
     let inner = format!(
         r#"{alert}<p>Your account's e-mail is <strong>{email}</strong>.</p>
 <form method="post" action="/auth/signup/{code}" class="stack">

@@ -21,6 +21,14 @@ pub struct Invite {
     pub recipient_id: Option<i64>,
 }
 
+fn invite_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Invite> {
+    Ok(Invite {
+        id: r.get(0)?,
+        email: r.get(1)?,
+        recipient_id: r.get(2)?,
+    })
+}
+
 /// A new link for `email` (from recipient `recipient`'s signing page). 409 when the address
 /// has an account already, 429 past `PER_HOUR` links an hour.
 pub fn create(
@@ -61,13 +69,7 @@ pub fn find(conn: &Connection, token: &str, now: i64) -> Result<Option<Invite>, 
             "SELECT id, email, recipient_id FROM account_invites
               WHERE token_hash = ?1 AND used_at IS NULL AND expires_at > ?2",
             params![SecretToken::presented(token).hash(), now],
-            |r| {
-                Ok(Invite {
-                    id: r.get(0)?,
-                    email: r.get(1)?,
-                    recipient_id: r.get(2)?,
-                })
-            },
+            invite_row,
         )
         .optional()?)
 }
@@ -81,13 +83,7 @@ pub fn redeem(tx: &Connection, token: &str, now: i64) -> Result<Option<Invite>, 
               WHERE token_hash = ?1 AND used_at IS NULL AND expires_at > ?2
              RETURNING id, email, recipient_id",
             params![SecretToken::presented(token).hash(), now],
-            |r| {
-                Ok(Invite {
-                    id: r.get(0)?,
-                    email: r.get(1)?,
-                    recipient_id: r.get(2)?,
-                })
-            },
+            invite_row,
         )
         .optional()?;
     if let Some(i) = &invite {

@@ -4,9 +4,6 @@
 //! computed code; a PASSKEY signer registers a passkey in Chromium's virtual authenticator and
 //! signs with it. The refusals without proof are in `recipient_auth.rs`, through the raw calls.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
 use serde_json::{Value, json};
 
 use crate::documents::user_with_key;
@@ -14,29 +11,7 @@ use crate::harness::TestApp;
 use crate::mail::{SmtpServer, free_port, smtp_url};
 use crate::oauth_flow::PASSWORD;
 use crate::recipient_auth::{account, sent};
-
-fn run(args: &[&str]) {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/browser");
-    assert!(
-        dir.join("node_modules/playwright-core").is_dir()
-            && Path::new("/usr/bin/chromium").exists(),
-        "browser tests need Debian chromium and `npm ci` in tests/browser: run tests/run.sh"
-    );
-    let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/browser-screenshots");
-    let output = Command::new("node")
-        .current_dir(&dir)
-        .arg("recipient_auth.mjs")
-        .args(args)
-        .arg(out)
-        .output()
-        .expect("node runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success() && stdout.contains("\"ok\":true"),
-        "browser flow {args:?} failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-}
+use crate::signing_e2e::run_script;
 
 async fn flow(mode: &str, doc_auth: Value, recipient_auth: Value, with_account: bool) {
     let maildir = tempfile::tempdir().unwrap();
@@ -55,7 +30,7 @@ async fn flow(mode: &str, doc_auth: Value, recipient_auth: Value, with_account: 
     let args: Vec<String> = vec![mode.into(), link, email.into(), PASSWORD.into(), md];
     tokio::task::spawn_blocking(move || {
         let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-        run(&refs);
+        run_script("recipient_auth.mjs", &refs);
     })
     .await
     .unwrap();

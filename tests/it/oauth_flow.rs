@@ -59,7 +59,7 @@ pub fn hidden_inputs(html: &str) -> Vec<(String, String)> {
         .collect()
 }
 
-fn set_cookie_pairs(resp: &reqwest::Response) -> Vec<String> {
+pub fn set_cookie_pairs(resp: &reqwest::Response) -> Vec<String> {
     resp.headers()
         .get_all("set-cookie")
         .iter()

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::authenticator::Passkey;
 use crate::documents::{call, create, fixture, user_with_key};
 use crate::harness::{TestApp, docket_json};
-use crate::oauth_flow::{PASSWORD, hidden_inputs, login};
+use crate::oauth_flow::{PASSWORD, hidden_inputs, login, set_cookie_pairs};
 
 /// A recipient account with the test password.
 pub fn account(app: &TestApp, email: &str) {
@@ -98,6 +98,30 @@ async fn sign_call(
     let resp = req.send().await.unwrap();
     let status = resp.status().as_u16();
     (status, resp.json().await.unwrap_or(Value::Null))
+}
+
+/// Types "Ann" into a signature field of link `base` (`/sign/<token>`); the status.
+async fn fill(app: &TestApp, cookie: &str, base: &str, field: i64) -> (u16, Value) {
+    sign_call(
+        app,
+        Some(cookie),
+        M::POST,
+        &format!("{base}/fields/{field}"),
+        Some(json!({"typed": "Ann"})),
+    )
+    .await
+}
+
+/// Finishes on link `base` with `body` (where the proof goes).
+async fn finish(app: &TestApp, cookie: &str, base: &str, body: Value) -> (u16, Value) {
+    sign_call(
+        app,
+        Some(cookie),
+        M::POST,
+        &format!("{base}/complete"),
+        Some(body),
+    )
+    .await
 }
 
 async fn audit(app: &TestApp, key: &str, id: i64) -> Vec<Value> {
@@ -201,23 +225,9 @@ async fn account_access_shows_nothing_until_the_recipients_account_signs_in() {
     assert_eq!(s, 200, "{v}");
     assert_eq!(v["auth"]["accessAuth"], "ACCOUNT");
     assert_eq!(v["auth"]["signedInAs"], "ann@example.com");
-    let (s, _) = sign_call(
-        &app,
-        Some(&ann),
-        M::POST,
-        &format!("{base}/fields/{field}"),
-        Some(json!({"typed": "Ann"})),
-    )
-    .await;
+    let (s, _) = fill(&app, &ann, &base, field).await;
     assert_eq!(s, 200);
-    let (s, v) = sign_call(
-        &app,
-        Some(&ann),
-        M::POST,
-        &format!("{base}/complete"),
-        Some(json!({})),
-    )
-    .await;
+    let (s, v) = finish(&app, &ann, &base, json!({})).await;
     assert_eq!(s, 200, "{v}");
     let signed = audit(&app, &key, id)
         .await
@@ -294,14 +304,7 @@ async fn account_action_leaves_reading_open_and_guards_every_action() {
     }
     account(&app, "ann@example.com");
     let ann = login(&app, "ann@example.com", PASSWORD).await.unwrap();
-    let (s, _) = sign_call(
-        &app,
-        Some(&ann),
-        M::POST,
-        &format!("{base}/fields/{field}"),
-        Some(json!({"typed": "Ann"})),
-    )
-    .await;
+    let (s, _) = fill(&app, &ann, &base, field).await;
     assert_eq!(s, 200);
     let (s, v) = sign_call(
         &app,
@@ -392,13 +395,7 @@ async fn a_recipient_without_an_account_creates_one_from_the_mailed_link() {
         .unwrap();
     assert_eq!(resp.status(), 303);
     assert_eq!(resp.headers()["location"], base.as_str());
-    let cookie = resp
-        .headers()
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok()?.split(';').next().map(str::to_string))
-        .collect::<Vec<_>>()
-        .join("; ");
+    let cookie = set_cookie_pairs(&resp).join("; ");
     let (s, v) = sign_call(&app, Some(&cookie), M::GET, &format!("{base}/state"), None).await;
     assert_eq!(s, 200, "{v}");
     assert_eq!(v["auth"]["signedInAs"], "new@example.com");
@@ -563,14 +560,7 @@ async fn two_factor_actions_need_a_current_code_that_works_once() {
     account(&app, "ann@example.com");
     let ann = login(&app, "ann@example.com", PASSWORD).await.unwrap();
     for (t, f) in [(&t1, f1), (&t2, f2)] {
-        let (s, _) = sign_call(
-            &app,
-            Some(&ann),
-            M::POST,
-            &format!("/sign/{t}/fields/{f}"),
-            Some(json!({"typed": "Ann"})),
-        )
-        .await;
+        let (s, _) = fill(&app, &ann, &format!("/sign/{t}"), f).await;
         assert_eq!(s, 200);
     }
     let complete = |t: String, body: Value| {
@@ -628,29 +618,12 @@ async fn two_factor_actions_need_a_current_code_that_works_once() {
     assert_eq!(signed["data"]["auth"]["method"], "TWO_FACTOR_AUTH");
 
     // Logging in now asks for a code too.
-    let pending = app.get("/auth/login").await;
-    let pre = pending
-        .headers()
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok()?.split(';').next().map(str::to_string))
-        .collect::<Vec<_>>()
-        .join("; ");
-    let mut form: Vec<(String, String)> = hidden_inputs(&pending.text().await.unwrap())
-        .into_iter()
-        .filter(|(k, _)| k != "next")
-        .collect();
-    form.push(("next".into(), "/auth/oauth2/authorize?client_id=app".into()));
-    form.push(("email".into(), "ann@example.com".into()));
-    form.push(("password".into(), PASSWORD.into()));
-    let resp = app
-        .client
-        .post(app.url("/auth/login"))
-        .header("cookie", &pre)
-        .form(&form)
-        .send()
-        .await
-        .unwrap();
+    let (pre, resp) = password_step(
+        &app,
+        "ann@example.com",
+        "/auth/oauth2/authorize?client_id=app",
+    )
+    .await;
     assert_eq!(resp.status(), 303);
     assert!(
         resp.headers()["location"]
@@ -659,12 +632,7 @@ async fn two_factor_actions_need_a_current_code_that_works_once() {
             .starts_with("/auth/login/verify"),
     );
     let verify = resp.headers()["location"].to_str().unwrap().to_string();
-    let cookies: Vec<String> = resp
-        .headers()
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok()?.split(';').next().map(str::to_string))
-        .collect();
+    let cookies: Vec<String> = set_cookie_pairs(&resp);
     assert!(
         !cookies.iter().any(|c| c.starts_with("docket_session=")),
         "no session from the password alone: {cookies:?}"
@@ -716,10 +684,9 @@ async fn two_factor_actions_need_a_current_code_that_works_once() {
         "/auth/oauth2/authorize?client_id=app"
     );
     assert!(
-        done.headers()
-            .get_all("set-cookie")
+        set_cookie_pairs(&done)
             .iter()
-            .any(|v| v.to_str().unwrap().starts_with("docket_session=")),
+            .any(|c| c.starts_with("docket_session=")),
         "signed in after the code"
     );
 
@@ -745,6 +712,29 @@ async fn two_factor_actions_need_a_current_code_that_works_once() {
     let (_, html) = account_page(&app, &ann).await;
     assert!(html.contains("Authenticator app: off"), "{html}");
     app.stop().await;
+}
+
+/// The login form's first step (e-mail and password) with `next`: the cookies the form page set,
+/// and the answer.
+async fn password_step(app: &TestApp, email: &str, next: &str) -> (String, reqwest::Response) {
+    let page = app.get("/auth/login").await;
+    let pre = set_cookie_pairs(&page).join("; ");
+    let mut form: Vec<(String, String)> = hidden_inputs(&page.text().await.unwrap())
+        .into_iter()
+        .filter(|(k, _)| k != "next")
+        .collect();
+    form.push(("next".into(), next.into()));
+    form.push(("email".into(), email.into()));
+    form.push(("password".into(), PASSWORD.into()));
+    let resp = app
+        .client
+        .post(app.url("/auth/login"))
+        .header("cookie", &pre)
+        .form(&form)
+        .send()
+        .await
+        .unwrap();
+    (pre, resp)
 }
 
 /// Registers a software passkey for the signed-in account.
@@ -789,36 +779,15 @@ async fn passkey_actions_need_an_assertion_by_the_recipients_own_passkey() {
     let ann = login(&app, "ann@example.com", PASSWORD).await.unwrap();
     let bob = login(&app, "bob@example.com", PASSWORD).await.unwrap();
     for (t, f) in [(&t1, f1), (&t2, f2)] {
-        let (s, _) = sign_call(
-            &app,
-            Some(&ann),
-            M::POST,
-            &format!("/sign/{t}/fields/{f}"),
-            Some(json!({"typed": "Ann"})),
-        )
-        .await;
+        let (s, _) = fill(&app, &ann, &format!("/sign/{t}"), f).await;
         assert_eq!(s, 200);
     }
-    let (s, v) = sign_call(
-        &app,
-        Some(&ann),
-        M::POST,
-        &format!("/sign/{t1}/complete"),
-        Some(json!({})),
-    )
-    .await;
+    let (s, v) = finish(&app, &ann, &format!("/sign/{t1}"), json!({})).await;
     assert_eq!((s, code_of(&v)), (401, "passkey_not_enrolled"), "{v}");
     let mut ann_key = register_passkey(&app, &ann, "Ann's laptop").await;
     let mut bob_key = register_passkey(&app, &bob, "Bob's phone").await;
 
-    let (s, v) = sign_call(
-        &app,
-        Some(&ann),
-        M::POST,
-        &format!("/sign/{t1}/complete"),
-        Some(json!({})),
-    )
-    .await;
+    let (s, v) = finish(&app, &ann, &format!("/sign/{t1}"), json!({})).await;
     assert_eq!((s, code_of(&v)), (401, "second_factor_required"), "{v}");
     let challenge = |t: String| {
         let (app, ann) = (&app, ann.clone());
@@ -838,47 +807,43 @@ async fn passkey_actions_need_an_assertion_by_the_recipients_own_passkey() {
     // Bob's passkey answering Ann's challenge: refused.
     let options = challenge(t1.clone()).await;
     let foreign = bob_key.assert(&options, &app.base);
-    let (s, v) = sign_call(
+    let (s, v) = finish(
         &app,
-        Some(&ann),
-        M::POST,
-        &format!("/sign/{t1}/complete"),
-        Some(json!({"auth": {"method": "PASSKEY", "credential": foreign}})),
+        &ann,
+        &format!("/sign/{t1}"),
+        json!({"auth": {"method": "PASSKEY", "credential": foreign}}),
     )
     .await;
     assert_eq!((s, code_of(&v)), (401, "passkey_refused"), "{v}");
     // An answer made for another origin: refused.
     let options = challenge(t1.clone()).await;
     let phished = ann_key.assert(&options, "https://evil.example");
-    let (s, v) = sign_call(
+    let (s, v) = finish(
         &app,
-        Some(&ann),
-        M::POST,
-        &format!("/sign/{t1}/complete"),
-        Some(json!({"auth": {"method": "PASSKEY", "credential": phished}})),
+        &ann,
+        &format!("/sign/{t1}"),
+        json!({"auth": {"method": "PASSKEY", "credential": phished}}),
     )
     .await;
     assert_eq!((s, code_of(&v)), (401, "passkey_refused"), "{v}");
     // Ann's own answer to Ann's challenge signs.
     let options = challenge(t1.clone()).await;
     let good = ann_key.assert(&options, &app.base);
-    let (s, v) = sign_call(
+    let (s, v) = finish(
         &app,
-        Some(&ann),
-        M::POST,
-        &format!("/sign/{t1}/complete"),
-        Some(json!({"auth": {"method": "PASSKEY", "credential": good.clone()}})),
+        &ann,
+        &format!("/sign/{t1}"),
+        json!({"auth": {"method": "PASSKEY", "credential": good.clone()}}),
     )
     .await;
     assert_eq!(s, 200, "{v}");
     // The same answer again, on the other document: its challenge was used and was not this
     // recipient's.
-    let (s, v) = sign_call(
+    let (s, v) = finish(
         &app,
-        Some(&ann),
-        M::POST,
-        &format!("/sign/{t2}/complete"),
-        Some(json!({"auth": {"method": "PASSKEY", "credential": good}})),
+        &ann,
+        &format!("/sign/{t2}"),
+        json!({"auth": {"method": "PASSKEY", "credential": good}}),
     )
     .await;
     assert_eq!((s, code_of(&v)), (401, "passkey_refused"), "replayed: {v}");
@@ -891,31 +856,10 @@ async fn passkey_actions_need_an_assertion_by_the_recipients_own_passkey() {
 
     // Logging in asks for the passkey now: the password alone gives no session, the
     // assertion does.
-    let page = app.get("/auth/login").await;
-    let pre = page
-        .headers()
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok()?.split(';').next().map(str::to_string))
-        .collect::<Vec<_>>()
-        .join("; ");
-    let mut form = hidden_inputs(&page.text().await.unwrap());
-    form.push(("email".into(), "ann@example.com".into()));
-    form.push(("password".into(), PASSWORD.into()));
-    let resp = app
-        .client
-        .post(app.url("/auth/login"))
-        .header("cookie", &pre)
-        .form(&form)
-        .send()
-        .await
-        .unwrap();
+    let (_, resp) = password_step(&app, "ann@example.com", "/account").await;
     assert_eq!(resp.status(), 303);
-    let pending = resp
-        .headers()
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok()?.split(';').next().map(str::to_string))
+    let pending = set_cookie_pairs(&resp)
+        .into_iter()
         .find(|c| c.starts_with("docket_pending="))
         .expect("a pending login");
     let options: Value = app
@@ -940,10 +884,9 @@ async fn passkey_actions_need_an_assertion_by_the_recipients_own_passkey() {
         .unwrap();
     assert_eq!(resp.status(), 200);
     assert!(
-        resp.headers()
-            .get_all("set-cookie")
+        set_cookie_pairs(&resp)
             .iter()
-            .any(|v| v.to_str().unwrap().starts_with("docket_session=")),
+            .any(|c| c.starts_with("docket_session=")),
         "signed in"
     );
 

@@ -65,6 +65,12 @@ fn link_in(mail: &Value, base: &str) -> String {
 }
 
 fn run_browser(args: &[&str]) {
+    run_script("signing.mjs", args);
+}
+
+/// Runs `tests/browser/<script>` with `args` and the screenshot folder; fails unless it prints
+/// `"ok":true` and exits 0.
+pub fn run_script(script: &str, args: &[&str]) {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/browser");
     assert!(
         dir.join("node_modules/playwright-core").is_dir()
@@ -74,7 +80,7 @@ fn run_browser(args: &[&str]) {
     let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/browser-screenshots");
     let output = Command::new("node")
         .current_dir(&dir)
-        .arg("signing.mjs")
+        .arg(script)
         .args(args)
         .arg(out)
         .output()
@@ -82,7 +88,7 @@ fn run_browser(args: &[&str]) {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success() && stdout.contains("\"ok\":true"),
-        "browser step {args:?} failed:\n{stdout}\n{}",
+        "browser step {script} {args:?} failed:\n{stdout}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
 }
