@@ -138,6 +138,12 @@ async function twoFactor() {
   await page.getByRole('link', { name: 'Done' }).click();
   await page.waitForURL(link);
   await typeSignature(page);
+  // Without a code the raw call is refused.
+  const refused = await page.evaluate(async (l) => {
+    const r = await fetch(l + '/complete', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    return [r.status, (await r.json()).code];
+  }, link);
+  assert.deepEqual(refused, [401, 'second_factor_required']);
   await page.locator('#complete').click();
   await page.fill('#totp-code', '000000');
   await page.locator('dialog button[type=submit]').click();
