@@ -333,6 +333,10 @@ pub enum UserCommand {
         #[arg(value_parser = ["standard", "enterprise"])]
         tier: String,
     },
+    /// Remove a user's second factors (authenticator app, recovery codes, passkeys) after they
+    /// lost them; their sessions end, and they sign in with the password alone until they
+    /// enrol again
+    ResetFactors { email: String },
 }
 
 #[derive(Debug, Args)]

@@ -202,6 +202,22 @@ pub fn run(ctx: &Ctx, cmd: UserCommand) -> Result<(), CliError> {
                 format!("{} is now on the {} tier", user.email, tier.as_str())
             });
         }
+        UserCommand::ResetFactors { email } => {
+            let (user, removed) = ctx.db.call_blocking(|c| {
+                write_tx(c, |tx| {
+                    let user = store::require_by_email(tx, &email)?;
+                    let removed = crate::factors::store::remove_all(tx, user.id, now())?;
+                    crate::sessions::store::delete_for_user(tx, user.id)?;
+                    Ok((user, removed))
+                })
+            })?;
+            ctx.print(&UserOut::from(&user), || {
+                format!(
+                    "Removed the second factors of {} ({removed}); they sign in with their password now",
+                    user.email
+                )
+            });
+        }
     }
     Ok(())
 }

@@ -8,7 +8,7 @@ pub mod passkey;
 pub mod store;
 pub mod totp;
 
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 
 use crate::crypto::sha256_hex;
 use crate::error::AppError;
@@ -302,14 +302,14 @@ impl Verifier {
 /// 429 while `user`'s second-factor attempts are locked.
 fn locked(tx: &Connection, user: i64, now: i64) -> Result<(), AppError> {
     let key = throttle_key(user);
-    let failures: Option<(i64, Option<i64>)> = tx
+    let until: Option<Option<i64>> = tx
         .query_row(
-            "SELECT failures, locked_until FROM login_failures WHERE key = ?1",
+            "SELECT locked_until FROM login_failures WHERE key = ?1",
             [&key],
-            |r| Ok((r.get(0)?, r.get(1)?)),
+            |r| r.get(0),
         )
-        .ok();
-    if let Some((_, Some(until))) = failures
+        .optional()?;
+    if let Some(Some(until)) = until
         && until > now
     {
         return Err(AppError::TooManyRequests {

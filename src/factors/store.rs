@@ -62,6 +62,19 @@ pub fn disable(conn: &Connection, user: i64, now: i64) -> Result<(), AppError> {
     Ok(())
 }
 
+/// Removes every second factor of `user` (the admin's reset after a lost device); says what.
+pub fn remove_all(conn: &Connection, user: i64, now: i64) -> Result<String, AppError> {
+    let had_totp = enrolled(conn, user)?.totp;
+    disable(conn, user, now)?;
+    let passkeys = conn.execute("DELETE FROM passkeys WHERE user_id = ?1", [user])?;
+    conn.execute("DELETE FROM webauthn_ceremonies WHERE user_id = ?1", [user])?;
+    conn.execute("DELETE FROM pending_logins WHERE user_id = ?1", [user])?;
+    Ok(format!(
+        "authenticator app: {}, passkeys: {passkeys}",
+        if had_totp { "removed" } else { "none" }
+    ))
+}
+
 /// Records `step` as used; false when it (or a later step) was used already, so a code is
 /// never accepted twice even by two requests at once.
 pub fn take_step(conn: &Connection, user: i64, step: i64) -> Result<bool, AppError> {

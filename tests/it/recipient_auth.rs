@@ -943,5 +943,25 @@ async fn passkey_actions_need_an_assertion_by_the_recipients_own_passkey() {
     .await;
     assert_eq!(removed, 303);
     assert!(account_page(&app, &ann).await.1.contains("No passkeys yet"));
+
+    // Bob lost his phone: the admin removes his second factors, and the password suffices again.
+    let (_, resp) = password_step(&app, "bob@example.com", "/account").await;
+    assert!(
+        !set_cookie_pairs(&resp)
+            .iter()
+            .any(|c| c.starts_with("docket_session="))
+    );
+    docket_json(
+        &app.data_dir(),
+        &["user", "reset-factors", "bob@example.com"],
+        None,
+    );
+    let (_, resp) = password_step(&app, "bob@example.com", "/account").await;
+    assert_eq!(resp.headers()["location"], "/account");
+    assert!(
+        set_cookie_pairs(&resp)
+            .iter()
+            .any(|c| c.starts_with("docket_session="))
+    );
     app.stop().await;
 }
