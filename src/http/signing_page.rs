@@ -10,15 +10,14 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::reply::{html_response, html_result};
-use super::signing::{link, session_token};
+use super::signing::{session_token, visit};
 use super::with_state;
 use crate::app::AppState;
 use crate::assets::{escape, page, url};
-use crate::db::now;
 use crate::error::AppError;
 use crate::pdf::{PageWidth, RETRY_AFTER_SECS, RenderError};
-use crate::signing::auth::{self, Signer};
-use crate::signing::flow::{self, Origin};
+use crate::signing::flow::Origin;
+use crate::signing::link::{self, Gate};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let s = move || with_state(state.clone());
@@ -69,7 +68,6 @@ async fn page_image(
     query: std::collections::HashMap<String, String>,
     cookies: Option<String>,
 ) -> Result<Response, AppError> {
-    let session = session_token(&state, cookies.as_deref());
     let n: usize = file
         .strip_suffix(".png")
         .and_then(|n| n.parse().ok())
@@ -80,29 +78,7 @@ async fn page_image(
         Some(w) => w.parse().ok().and_then(PageWidth::parse),
     }
     .ok_or_else(|| AppError::bad_request(format!("w must be one of {:?}", PageWidth::ALLOWED)))?;
-    let (blob, size) = state
-        .db
-        .call(move |c| {
-            let l = link(c, &token)?;
-            if l.document.status == "DRAFT" {
-                return Err(AppError::not_found("signing link"));
-            }
-            if l.document.status == "CANCELLED" {
-                return Err(AppError::Gone("this document was cancelled".into()));
-            }
-            let signer = auth::signer(c, session.as_deref(), now())?;
-            auth::require_account(l.requirement()?, &l, signer.as_ref(), true)?;
-            let Some(&[w, h]) = l.document.page_sizes.get(n - 1) else {
-                return Err(AppError::not_found("page"));
-            };
-            let blob = l
-                .document
-                .blob_id
-                .and_then(|b| crate::blob::BlobId::parse(&b))
-                .ok_or_else(|| AppError::not_found("page"))?;
-            Ok((blob, (w as f32, h as f32)))
-        })
-        .await?;
+    let (blob, size) = link::page_source(&state.db, visit(&state, token, cookies), n).await?;
     let path = state.blobs.path(&blob);
     // A client that leaves drops this future, and with it its share of the render.
     let image = state
@@ -134,15 +110,6 @@ async fn page_image(
     Ok(resp)
 }
 
-/// Why the page shows only the title: the document asks for the recipient's account first.
-struct Gate {
-    code: &'static str,
-    email: String,
-    signer: Option<Signer>,
-    account_exists: bool,
-    sender: (String, String),
-}
-
 /// `GET /sign/<token>/fields/<id>/signature.png`: the signature this recipient drew into one of
 /// their fields, for the page to show it in its box.
 async fn signature(
@@ -151,20 +118,7 @@ async fn signature(
     field: i64,
     cookies: Option<String>,
 ) -> Result<Response, AppError> {
-    let session = session_token(&state, cookies.as_deref());
-    let png = state
-        .db
-        .call(move |c| {
-            let l = link(c, &token)?;
-            if l.document.status == "DRAFT" {
-                return Err(AppError::not_found("signing link"));
-            }
-            let signer = auth::signer(c, session.as_deref(), now())?;
-            auth::require_account(l.requirement()?, &l, signer.as_ref(), true)?;
-            crate::signing::store::signature_png(c, l.document.id, l.recipient_id, field)?
-                .ok_or_else(|| AppError::not_found("signature"))
-        })
-        .await?;
+    let png = link::signature(&state.db, visit(&state, token, cookies), field).await?;
     let mut resp = Response::new(png.into());
     let h = resp.headers_mut();
     h.insert("content-type", "image/png".parse().expect("static"));
@@ -181,42 +135,14 @@ async fn show(
     origin: Origin,
     cookies: Option<String>,
 ) -> Result<Response, AppError> {
-    let t = token.clone();
-    let app = state.app_base();
-    let session = session_token(&state, cookies.as_deref());
-    let (title, status, role, gate) = state
-        .db
-        .write(move |tx| {
-            let l = link(tx, &t)?;
-            if l.document.status == "DRAFT" {
-                return Err(AppError::not_found("signing link"));
-            }
-            let signer = auth::signer(tx, session.as_deref(), now())?;
-            let gate = match auth::require_account(l.requirement()?, &l, signer.as_ref(), true) {
-                Ok(_) => None,
-                Err(AppError::AuthRequired { code, .. }) => Some(Gate {
-                    code,
-                    account_exists: crate::users::store::find_by_email(tx, &l.email)?.is_some(),
-                    email: l.email.clone(),
-                    signer,
-                    sender: (
-                        l.document.sender_name.clone(),
-                        l.document.sender_email.clone(),
-                    ),
-                }),
-                Err(e) => return Err(e),
-            };
-            // A finished recipient may come back to see what they did; the page says so.
-            // Opened counts only once the recipient may see the document.
-            if gate.is_none()
-                && l.document.status == "PENDING"
-                && flow::open(tx, &l, &origin, now())?
-            {
-                crate::signing::notify::event(tx, l.document.id, "DOCUMENT_OPENED", &app, now())?;
-            }
-            Ok((l.document.title, l.document.status, l.role, gate))
-        })
-        .await?;
+    let opened = link::open(
+        &state.db,
+        visit(&state, token.clone(), cookies.clone()),
+        origin,
+        state.app_base(),
+    )
+    .await?;
+    let (title, status, role, gate) = (opened.title, opened.status, opened.role, opened.gate);
     match status.as_str() {
         "CANCELLED" => {
             return Ok(notice(

@@ -12,15 +12,13 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::reply::{html_response, html_result};
-use super::signing::link;
 use crate::app::AppState;
 use crate::assets::{escape, page};
 use crate::crypto::SecretToken;
 use crate::db::now;
 use crate::error::AppError;
-use crate::mail::{Kind, NewMail, compose};
 use crate::sessions::csrf;
-use crate::users::{Email, Tier, invites, password, store as users};
+use crate::users::{invites, password};
 
 fn form() -> impl Filter<Extract = (HashMap<String, String>,), Error = warp::Rejection> + Clone {
     super::body::capped_bytes(16 * 1024).map(|b: Bytes| -> HashMap<String, String> {
@@ -73,32 +71,7 @@ async fn invite(
             "the form expired; reload the page".into(),
         ));
     }
-    let base = state.app_base();
-    let email = state
-        .db
-        .write(move |tx| {
-            let l = link(tx, &token)?;
-            crate::signing::flow::require_usable(&l)?;
-            if l.requirement()?.is_none() {
-                return Err(AppError::Conflict(
-                    "this document does not ask for an account".into(),
-                ));
-            }
-            let code = invites::create(tx, &l.email, l.recipient_id, now())?;
-            let url = format!("{base}/auth/signup/{}", code.expose());
-            let content = compose::account_invite(
-                &l.document.title,
-                &l.document.sender_name,
-                &l.email,
-                &url,
-                invites::TTL / 60,
-            );
-            let mut mail = NewMail::new(Kind::AccountInvite, &l.email, content);
-            mail.document_id = Some(l.document.id);
-            crate::mail::store::enqueue(tx, &mail, now())?;
-            Ok(l.email)
-        })
-        .await?;
+    let email = crate::signing::link::request_account(&state.db, token, state.app_base()).await?;
     state.mail.wake();
     let inner = format!(
         r#"<p>We sent a link to <strong>{}</strong>. Open it to create your account; it works once, for an hour.</p>
@@ -192,37 +165,7 @@ async fn submit(
     }
     let phc = state.passwords.hash(get("password").to_string()).await?;
     let session = crate::sessions::new_token();
-    let t = session.clone();
-    let next = state
-        .db
-        .write(move |tx| {
-            let Some(invite) = invites::redeem(tx, &code, now())? else {
-                return Ok(None);
-            };
-            let email = Email::parse(&invite.email)?;
-            let user = users::insert(
-                tx,
-                &users::NewUser {
-                    email: &email,
-                    name: &name,
-                    username: None,
-                    tier: Tier::Standard,
-                    password_hash: &phc,
-                },
-                now(),
-            )?;
-            crate::sessions::store::create(tx, user.id, &t, now())?;
-            // Back to the document, if that link is still this address's.
-            let back = match invite.recipient_id {
-                Some(r) => crate::signing::store::token_for(tx, r, &invite.email)?,
-                None => None,
-            };
-            Ok(Some(back.map_or_else(
-                || "/account".to_string(),
-                |t| format!("/sign/{t}"),
-            )))
-        })
-        .await?;
+    let next = invites::create_account(&state.db, code, name, phc, session.clone()).await?;
     let Some(next) = next else {
         return Ok(gone());
     };

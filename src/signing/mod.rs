@@ -5,6 +5,7 @@
 
 pub mod auth;
 pub mod flow;
+pub mod link;
 pub mod notify;
 pub mod sealing;
 pub mod store;

@@ -94,3 +94,44 @@ pub fn redeem(tx: &Connection, token: &str, now: i64) -> Result<Option<Invite>, 
     }
     Ok(invite)
 }
+
+/// Redeems invitation `code` into a new standard-tier account named `name` with the password
+/// hash `phc`, signed in with `session`, in one transaction. Returns where to go next: the
+/// document's link when it is still this address's, else the account page; `None` when the
+/// invitation was used, expired or unknown.
+pub async fn create_account(
+    db: &crate::db::Db,
+    code: String,
+    name: String,
+    phc: String,
+    session: SecretToken,
+) -> Result<Option<String>, AppError> {
+    let now = crate::db::now;
+    db.write(move |tx| {
+        let Some(invite) = redeem(tx, &code, now())? else {
+            return Ok(None);
+        };
+        let email = super::Email::parse(&invite.email)?;
+        let user = super::store::insert(
+            tx,
+            &super::store::NewUser {
+                email: &email,
+                name: &name,
+                username: None,
+                tier: super::Tier::Standard,
+                password_hash: &phc,
+            },
+            now(),
+        )?;
+        crate::sessions::store::create(tx, user.id, &session, now())?;
+        let back = match invite.recipient_id {
+            Some(r) => crate::signing::store::token_for(tx, r, &invite.email)?,
+            None => None,
+        };
+        Ok(Some(back.map_or_else(
+            || "/account".to_string(),
+            |t| format!("/sign/{t}"),
+        )))
+    })
+    .await
+}

@@ -1,0 +1,387 @@
+//! The use cases of a signing link (spec signing.md), each owning its transaction and the
+//! notices it queues: opening the page, reading its state, a page image's source, a drawn
+//! signature, filling a field, finishing, rejecting, and a passkey challenge. The token in the
+//! path is the credential; the browser's session (`Visit::session`) names the signer's account
+//! for recipient authentication (`auth`), checked inside each transaction.
+//!
+//! The HTTP layer (`http::signing`, `http::signing_page`) parses, calls one of these, and
+//! replies; waking the outbound workers and the sealer after a commit stays with it.
+
+use rusqlite::Connection;
+use serde_json::{Value, json};
+
+use super::auth::{self, Acting, Proof, Signer};
+use super::flow::{self, Origin};
+use super::notify;
+use super::store::{self, Link};
+use crate::db::{Db, now};
+use crate::error::AppError;
+use crate::factors::{Purpose, Verifier};
+
+/// Someone at a link: its token and the browser's session cookie, if any.
+#[derive(Debug, Clone)]
+pub struct Visit {
+    pub token: String,
+    pub session: Option<String>,
+}
+
+/// An action on a link: the visit, where it came from, and the proof it carries.
+#[derive(Debug, Clone)]
+pub struct Call {
+    pub visit: Visit,
+    pub origin: Origin,
+    pub proof: Option<Proof>,
+}
+
+/// The link for `token` (404 when unknown).
+pub fn link(conn: &Connection, token: &str) -> Result<Link, AppError> {
+    store::by_token(conn, token)?.ok_or_else(|| AppError::not_found("signing link"))
+}
+
+/// The link, 404 while its document is a draft, and the signer, for reading: 401 when the
+/// document asks for the recipient's account before anything is shown.
+fn readable(conn: &Connection, visit: &Visit) -> Result<(Link, Option<Signer>), AppError> {
+    let l = link(conn, &visit.token)?;
+    if l.document.status == "DRAFT" {
+        return Err(AppError::not_found("signing link"));
+    }
+    let signer = auth::signer(conn, visit.session.as_deref(), now())?;
+    auth::require_account(l.requirement()?, &l, signer.as_ref(), true)?;
+    Ok((l, signer))
+}
+
+/// Why the page shows only the title: the document asks for the recipient's account first.
+#[derive(Debug, Clone)]
+pub struct Gate {
+    /// `account_required` or `wrong_account`.
+    pub code: &'static str,
+    pub email: String,
+    pub signer: Option<Signer>,
+    pub account_exists: bool,
+    /// The sender's name and e-mail.
+    pub sender: (String, String),
+}
+
+/// What opening the page found.
+#[derive(Debug, Clone)]
+pub struct Opened {
+    pub title: String,
+    pub status: String,
+    pub role: String,
+    pub gate: Option<Gate>,
+}
+
+/// Opens the page: the first visit a recipient may see the document counts as OPENED (audit
+/// and DOCUMENT_OPENED webhook, queued with it).
+pub async fn open(db: &Db, visit: Visit, origin: Origin, app: String) -> Result<Opened, AppError> {
+    db.write(move |tx| {
+        let l = link(tx, &visit.token)?;
+        if l.document.status == "DRAFT" {
+            return Err(AppError::not_found("signing link"));
+        }
+        let signer = auth::signer(tx, visit.session.as_deref(), now())?;
+        let gate = match auth::require_account(l.requirement()?, &l, signer.as_ref(), true) {
+            Ok(_) => None,
+            Err(AppError::AuthRequired { code, .. }) => Some(Gate {
+                code,
+                account_exists: crate::users::store::find_by_email(tx, &l.email)?.is_some(),
+                email: l.email.clone(),
+                signer,
+                sender: (
+                    l.document.sender_name.clone(),
+                    l.document.sender_email.clone(),
+                ),
+            }),
+            Err(e) => return Err(e),
+        };
+        // A finished recipient may come back to see what they did; the page says so.
+        if gate.is_none() && l.document.status == "PENDING" && flow::open(tx, &l, &origin, now())? {
+            notify::event(tx, l.document.id, "DOCUMENT_OPENED", &app, now())?;
+        }
+        Ok(Opened {
+            title: l.document.title,
+            status: l.document.status,
+            role: l.role,
+            gate,
+        })
+    })
+    .await
+}
+
+/// What the recipient must prove and how far they are: `auth` in the state.
+fn auth_state(
+    conn: &Connection,
+    link: &Link,
+    signer: Option<&Signer>,
+    invite_csrf: &str,
+) -> Result<Value, AppError> {
+    let req = link.requirement()?;
+    let mut out = req.describe();
+    let mine = signer.filter(|s| s.email.eq_ignore_ascii_case(&link.email));
+    out["signedInAs"] = json!(signer.map(|s| &s.email));
+    out["accountReady"] = json!(req.is_none() || mine.is_some());
+    if !req.is_none() && mine.is_none() {
+        let exists = crate::users::store::find_by_email(conn, &link.email)?.is_some();
+        out["accountExists"] = json!(exists);
+        if !exists {
+            // For the "create an account" form (`POST /sign/<token>/account`).
+            out["inviteCsrf"] = json!(invite_csrf);
+        }
+    }
+    if let Some(s) = mine {
+        let e = crate::factors::store::enrolled(conn, s.user_id)?;
+        out["enrolled"] = json!({"totp": e.totp, "passkeys": e.passkeys});
+    }
+    Ok(out)
+}
+
+/// What the page shows: the document, this recipient, whether it is their turn, their fields,
+/// and what they must prove (`auth`).
+fn describe(
+    conn: &Connection,
+    link: &Link,
+    signer: Option<&Signer>,
+    invite_csrf: &str,
+) -> Result<Value, AppError> {
+    let parties = store::parties(conn, link.document.id)?;
+    let your_turn = link.document.status == "PENDING"
+        && super::current_turn(link.document.meta.signing_order, &parties)
+            .contains(&link.recipient_id);
+    let fields: Vec<Value> = store::fields_of(conn, link.document.id, link.recipient_id)?
+        .into_iter()
+        .map(|f| {
+            json!({
+                "id": f.id, "type": f.kind, "page": f.page,
+                "positionX": f.x, "positionY": f.y, "width": f.width, "height": f.height,
+                "fieldMeta": f.meta, "value": f.text, "drawn": f.drawn, "inserted": f.inserted,
+            })
+        })
+        .collect();
+    let d = &link.document;
+    Ok(json!({
+        "document": {
+            "title": d.title, "status": d.status, "senderName": d.sender_name,
+            "senderEmail": d.sender_email, "pages": d.page_sizes,
+            "signingOrder": d.meta.signing_order, "redirectUrl": d.meta.redirect_url,
+        },
+        "recipient": {
+            "name": link.name, "email": link.email, "role": link.role,
+            "signingStatus": link.signing_status, "readStatus": link.read_status,
+        },
+        "yourTurn": your_turn,
+        "fields": fields,
+        "auth": auth_state(conn, link, signer, invite_csrf)?,
+    }))
+}
+
+/// `GET /sign/<token>/state`. `invite_csrf` is the token of the "create an account" form.
+pub async fn state(db: &Db, visit: Visit, invite_csrf: String) -> Result<Value, AppError> {
+    db.call(move |c| {
+        let (l, signer) = readable(c, &visit)?;
+        describe(c, &l, signer.as_ref(), &invite_csrf)
+    })
+    .await
+}
+
+/// The stored PDF behind page `n` (1-based) of the link's document and that page's size in
+/// points; 410 once the document was cancelled.
+pub async fn page_source(
+    db: &Db,
+    visit: Visit,
+    n: usize,
+) -> Result<(crate::blob::BlobId, (f32, f32)), AppError> {
+    db.call(move |c| {
+        let l = link(c, &visit.token)?;
+        if l.document.status == "CANCELLED" {
+            return Err(AppError::Gone("this document was cancelled".into()));
+        }
+        let (l, _) = readable(c, &visit)?;
+        let Some(&[w, h]) = n.checked_sub(1).and_then(|i| l.document.page_sizes.get(i)) else {
+            return Err(AppError::not_found("page"));
+        };
+        let blob = l
+            .document
+            .blob_id
+            .and_then(|b| crate::blob::BlobId::parse(&b))
+            .ok_or_else(|| AppError::not_found("page"))?;
+        Ok((blob, (w as f32, h as f32)))
+    })
+    .await
+}
+
+/// The PNG the recipient drew into one of their fields.
+pub async fn signature(db: &Db, visit: Visit, field: i64) -> Result<Vec<u8>, AppError> {
+    db.call(move |c| {
+        let (l, _) = readable(c, &visit)?;
+        store::signature_png(c, l.document.id, l.recipient_id, field)?
+            .ok_or_else(|| AppError::not_found("signature"))
+    })
+    .await
+}
+
+/// Runs `action` in one write transaction with the link, the signer and their proof. A wrong
+/// code or a refused passkey still counts against the account's second-factor throttle,
+/// recorded after the action's transaction rolled back.
+async fn acting<T: Send + 'static>(
+    db: &Db,
+    verifier: &Verifier,
+    call: Call,
+    action: impl FnOnce(&Connection, &Link, &Acting<'_>) -> Result<T, AppError> + Send + 'static,
+) -> Result<T, AppError> {
+    let session = call.visit.session.clone();
+    let verifier = verifier.clone();
+    let result = db
+        .write(move |tx| {
+            let l = link(tx, &call.visit.token)?;
+            let acting = Acting {
+                origin: &call.origin,
+                verifier: &verifier,
+                signer: auth::signer(tx, call.visit.session.as_deref(), now())?,
+                proof: call.proof,
+            };
+            action(tx, &l, &acting)
+        })
+        .await;
+    if let Err(e) = &result
+        && matches!(e.code(), "wrong_code" | "passkey_refused")
+    {
+        let counted = db
+            .write(
+                move |tx| match auth::signer(tx, session.as_deref(), now())? {
+                    Some(s) => Verifier::record_failure(tx, s.user_id, now()),
+                    None => Ok(()),
+                },
+            )
+            .await;
+        if let Err(err) = counted {
+            tracing::warn!(error = %err, "could not count a failed second factor");
+        }
+    }
+    result
+}
+
+/// Stores a value for one of the recipient's fields.
+pub async fn fill(
+    db: &Db,
+    verifier: &Verifier,
+    call: Call,
+    field: i64,
+    value: Value,
+) -> Result<Value, AppError> {
+    acting(db, verifier, call, move |tx, l, a| {
+        flow::fill(tx, l, field, &value, a, now())?;
+        Ok(json!({"fieldId": field, "inserted": true}))
+    })
+    .await
+}
+
+/// A finished recipient: the answer, and whether the document is now to be sealed.
+#[derive(Debug, Clone)]
+pub struct Completed {
+    pub answer: Value,
+    pub all_done: bool,
+}
+
+/// Signs, approves or marks viewed; the next recipients' requests and the webhook events are
+/// queued with it. `app` is the app URL (for links in mail).
+pub async fn complete(
+    db: &Db,
+    verifier: &Verifier,
+    call: Call,
+    app: String,
+) -> Result<Completed, AppError> {
+    let (doc, done) = acting(db, verifier, call, move |tx, l, a| {
+        let doc = l.document.id;
+        let done = flow::complete(tx, l, a, now())?;
+        notify::signing_requests(tx, doc, &done.newly_current, &app, now())?;
+        notify::event(tx, doc, "DOCUMENT_RECIPIENT_COMPLETED", &app, now())?;
+        if l.role == "SIGNER" {
+            notify::event(tx, doc, "DOCUMENT_SIGNED", &app, now())?;
+        }
+        Ok((doc, done))
+    })
+    .await?;
+    Ok(Completed {
+        answer: json!({"documentId": doc, "signingStatus": "SIGNED", "documentCompleting": done.all_done}),
+        all_done: done.all_done,
+    })
+}
+
+/// Rejects with `reason`; everyone concerned is told (mail and webhook, queued with it).
+pub async fn reject(
+    db: &Db,
+    verifier: &Verifier,
+    call: Call,
+    reason: String,
+    app: String,
+) -> Result<Value, AppError> {
+    acting(db, verifier, call, move |tx, l, a| {
+        flow::reject(tx, l, &reason, a, now())?;
+        notify::rejected(
+            tx,
+            l.document.id,
+            l.recipient_id,
+            reason.trim(),
+            &app,
+            now(),
+        )?;
+        Ok(json!({"documentId": l.document.id, "signingStatus": "REJECTED"}))
+    })
+    .await
+}
+
+/// The WebAuthn request options for a recipient whose document asks for a PASSKEY, signed in
+/// to their account (`{"publicKey": options}`). The challenge is good for this recipient only,
+/// once, for five minutes.
+pub async fn passkey_challenge(
+    db: &Db,
+    verifier: &Verifier,
+    visit: Visit,
+) -> Result<Value, AppError> {
+    let verifier = verifier.clone();
+    db.write(move |tx| {
+        let l = link(tx, &visit.token)?;
+        flow::require_usable(&l)?;
+        let req = l.requirement()?;
+        if req.action != Some(auth::ActionAuth::Passkey) {
+            return Err(AppError::Conflict(
+                "this document does not ask you for a passkey".into(),
+            ));
+        }
+        let signer = auth::signer(tx, visit.session.as_deref(), now())?;
+        let user = auth::require_account(req, &l, signer.as_ref(), false)?
+            .ok_or_else(|| AppError::internal("a passkey requirement without an account"))?;
+        let options = verifier.assertion_begin(tx, user, Purpose::Sign(l.recipient_id), now())?;
+        Ok(json!({"publicKey": options}))
+    })
+    .await
+}
+
+/// Mails the recipient of a link whose document asks for an account a one-time link to create
+/// one (`users::invites`); `app` is the app URL. Returns the address it went to.
+pub async fn request_account(db: &Db, token: String, app: String) -> Result<String, AppError> {
+    db.write(move |tx| {
+        let l = link(tx, &token)?;
+        flow::require_usable(&l)?;
+        if l.requirement()?.is_none() {
+            return Err(AppError::Conflict(
+                "this document does not ask for an account".into(),
+            ));
+        }
+        let code = crate::users::invites::create(tx, &l.email, l.recipient_id, now())?;
+        let url = format!("{app}/auth/signup/{}", code.expose());
+        let content = crate::mail::compose::account_invite(
+            &l.document.title,
+            &l.document.sender_name,
+            &l.email,
+            &url,
+            crate::users::invites::TTL / 60,
+        );
+        let mut mail =
+            crate::mail::NewMail::new(crate::mail::Kind::AccountInvite, &l.email, content);
+        mail.document_id = Some(l.document.id);
+        crate::mail::store::enqueue(tx, &mail, now())?;
+        Ok(l.email)
+    })
+    .await
+}
