@@ -8,7 +8,7 @@ pub mod passkey;
 pub mod store;
 pub mod totp;
 
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::Connection;
 
 use crate::crypto::sha256_hex;
 use crate::error::AppError;
@@ -301,23 +301,19 @@ impl Verifier {
 
 /// 429 while `user`'s second-factor attempts are locked.
 fn locked(tx: &Connection, user: i64, now: i64) -> Result<(), AppError> {
-    let key = throttle_key(user);
-    let until: Option<Option<i64>> = tx
-        .query_row(
-            "SELECT locked_until FROM login_failures WHERE key = ?1",
-            [&key],
-            |r| r.get(0),
-        )
-        .optional()?;
-    if let Some(Some(until)) = until
-        && until > now
-    {
-        return Err(AppError::TooManyRequests {
-            retry_after: (until - now) as u64,
+    match throttle::locked_for(tx, &throttle_key(user), now)? {
+        Some(secs) => Err(AppError::TooManyRequests {
+            retry_after: secs as u64,
             limit: 0,
-        });
+        }),
+        None => Ok(()),
     }
-    Ok(())
+}
+
+/// Whether `e` is a refused proof (a wrong code, a refused passkey), which counts towards the
+/// account's lock even though the action it came with rolls back (`Verifier::record_failure`).
+pub fn is_refused_proof(e: &AppError) -> bool {
+    matches!(e.code(), "wrong_code" | "passkey_refused")
 }
 
 /// A recovery code: ten letters and digits in two groups (`k7m2q-9xw4t`).

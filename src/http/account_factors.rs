@@ -13,7 +13,7 @@ use warp::reply::Response;
 
 use super::login::redirect;
 use super::reply::{Format, error_response, html_response, json_response};
-use super::session::{cookies, current, safe_next};
+use super::session::{cookies, current, safe_next, urlencode};
 use crate::app::AppState;
 use crate::assets::{escape, page};
 use crate::crypto::SecretToken;
@@ -147,13 +147,9 @@ fn hidden_next(next: Option<&str>) -> String {
 
 fn account_link(next: Option<&str>) -> String {
     match next {
-        Some(n) => format!("/account?next={}", enc(n)),
+        Some(n) => format!("/account?next={}", urlencode(n)),
         None => "/account".into(),
     }
-}
-
-fn enc(s: &str) -> String {
-    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
 /// The enrolment page: the QR code, the secret as text, and the confirmation form.

@@ -12,7 +12,7 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::reply::html_response;
-use super::session::{cookie, cookies, current, safe_next};
+use super::session::{cookie, cookies, current, safe_next, urlencode};
 use crate::app::AppState;
 use crate::assets::{escape, page};
 use crate::crypto::SecretToken;
@@ -335,10 +335,7 @@ async fn logout(
     }
     // Back to the login, and from there to `next` (a signing page asking for another account).
     let target = match form.get("next") {
-        Some(n) => format!(
-            "/auth/login?next={}",
-            url::form_urlencoded::byte_serialize(safe_next(Some(n)).as_bytes()).collect::<String>()
-        ),
+        Some(n) => format!("/auth/login?next={}", urlencode(&safe_next(Some(n)))),
         None => "/auth/login".to_string(),
     };
     let mut resp = see_other(&target);

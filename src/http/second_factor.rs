@@ -15,7 +15,7 @@ use warp::reply::Response;
 
 use super::login::redirect;
 use super::reply::{Format, error_response, html_response, json_response};
-use super::session::{cookie, cookies, safe_next};
+use super::session::{cookie, cookies, safe_next, urlencode};
 use crate::app::AppState;
 use crate::assets::{escape, page, url};
 use crate::crypto::SecretToken;
@@ -110,7 +110,7 @@ async fn show(
 ) -> Response {
     let next = safe_next(next);
     let Some(token) = pending_token(state, cookies) else {
-        return redirect(&format!("/auth/login?next={}", enc(&next)));
+        return redirect(&format!("/auth/login?next={}", urlencode(&next)));
     };
     let t = token.clone();
     let enrolled = state
@@ -122,7 +122,7 @@ async fn show(
         .await;
     let enrolled = match enrolled {
         Ok(Some(e)) => e,
-        Ok(None) => return redirect(&format!("/auth/login?next={}", enc(&next))),
+        Ok(None) => return redirect(&format!("/auth/login?next={}", urlencode(&next))),
         Err(e) => return error_response(&e, Format::Html),
     };
     let csrf = csrf::token(
@@ -182,10 +182,6 @@ async fn show(
     html_response(status, &page("Two-step sign-in", &main))
 }
 
-fn enc(s: &str) -> String {
-    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
-}
-
 /// Signed in: the session cookie set, the pending one cleared.
 fn signed_in(mut resp: Response, session: &SecretToken, tls: bool) -> Response {
     for c in [sessions::set_cookie(session, tls), clear_pending(tls)] {
@@ -217,7 +213,7 @@ async fn finish(
         })
         .await;
     if let Err(e) = &result
-        && matches!(e.code(), "wrong_code" | "passkey_refused")
+        && crate::factors::is_refused_proof(e)
     {
         let counted = state
             .db
@@ -249,7 +245,7 @@ async fn submit(
 ) -> Response {
     let next = form.get("next").map(String::as_str);
     let Some(token) = pending_token(&state, cookies.as_deref()) else {
-        return redirect(&format!("/auth/login?next={}", enc(&safe_next(next))));
+        return redirect(&format!("/auth/login?next={}", urlencode(&safe_next(next))));
     };
     let presented = form.get("csrf_token").map(String::as_str).unwrap_or("");
     let hash = SecretToken::presented(&token).hash();
@@ -273,7 +269,7 @@ async fn submit(
     match result {
         Ok(session) => signed_in(redirect(&safe_next(next)), &session, state.tls()),
         Err(e) if e.code() == "login_expired" => {
-            redirect(&format!("/auth/login?next={}", enc(&safe_next(next))))
+            redirect(&format!("/auth/login?next={}", urlencode(&safe_next(next))))
         }
         Err(e @ (AppError::AuthRequired { .. } | AppError::BadRequest { .. })) => {
             show(&state, cookies.as_deref(), next, Some(&e.public_message())).await

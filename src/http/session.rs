@@ -39,6 +39,11 @@ pub async fn current(
     Ok(user.map(|u| (token, u)))
 }
 
+/// `s` encoded for a query string value.
+pub fn urlencode(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
+}
+
 /// Only same-origin paths may be a login's `next`; anything else goes to `/account`.
 pub fn safe_next(next: Option<&str>) -> String {
     match next {

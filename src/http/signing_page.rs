@@ -10,6 +10,7 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::reply::{html_response, html_result};
+use super::session::urlencode;
 use super::signing::{session_token, visit};
 use super::with_state;
 use crate::app::AppState;
@@ -236,10 +237,6 @@ fn gate_page(
         escape(title)
     );
     html_response(StatusCode::OK, &page(title, &main))
-}
-
-fn urlencode(s: &str) -> String {
-    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
 fn notice(status: StatusCode, title: &str, text: &str) -> Response {

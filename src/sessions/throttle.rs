@@ -108,6 +108,18 @@ pub fn release(conn: &Connection, key: &str) -> Result<(), AppError> {
     Ok(())
 }
 
+/// Seconds `key` stays locked at `now`, if it is.
+pub fn locked_for(conn: &Connection, key: &str, now: i64) -> Result<Option<i64>, AppError> {
+    let until: Option<Option<i64>> = conn
+        .query_row(
+            "SELECT locked_until FROM login_failures WHERE key = ?1",
+            [key],
+            |r| r.get(0),
+        )
+        .optional()?;
+    Ok(until.flatten().filter(|u| *u > now).map(|u| u - now))
+}
+
 pub fn clear(conn: &Connection, key: &str) -> Result<(), AppError> {
     conn.execute("DELETE FROM login_failures WHERE key = ?1", [key])?;
     Ok(())

@@ -38,16 +38,21 @@ pub fn link(conn: &Connection, token: &str) -> Result<Link, AppError> {
     store::by_token(conn, token)?.ok_or_else(|| AppError::not_found("signing link"))
 }
 
-/// The link, 404 while its document is a draft, and the signer, for reading: 401 when the
-/// document asks for the recipient's account before anything is shown.
-fn readable(conn: &Connection, visit: &Visit) -> Result<(Link, Option<Signer>), AppError> {
+/// The link, 404 while its document is a draft.
+fn shown_link(conn: &Connection, visit: &Visit) -> Result<Link, AppError> {
     let l = link(conn, &visit.token)?;
     if l.document.status == "DRAFT" {
         return Err(AppError::not_found("signing link"));
     }
+    Ok(l)
+}
+
+/// The signer, for reading `l`: 401 when the document asks for the recipient's account before
+/// anything is shown.
+fn reader(conn: &Connection, l: &Link, visit: &Visit) -> Result<Option<Signer>, AppError> {
     let signer = auth::signer(conn, visit.session.as_deref(), now())?;
-    auth::require_account(l.requirement()?, &l, signer.as_ref(), true)?;
-    Ok((l, signer))
+    auth::require_account(l.requirement()?, l, signer.as_ref(), true)?;
+    Ok(signer)
 }
 
 /// Why the page shows only the title: the document asks for the recipient's account first.
@@ -75,10 +80,7 @@ pub struct Opened {
 /// and DOCUMENT_OPENED webhook, queued with it).
 pub async fn open(db: &Db, visit: Visit, origin: Origin, app: String) -> Result<Opened, AppError> {
     db.write(move |tx| {
-        let l = link(tx, &visit.token)?;
-        if l.document.status == "DRAFT" {
-            return Err(AppError::not_found("signing link"));
-        }
+        let l = shown_link(tx, &visit)?;
         let signer = auth::signer(tx, visit.session.as_deref(), now())?;
         let gate = match auth::require_account(l.requirement()?, &l, signer.as_ref(), true) {
             Ok(_) => None,
@@ -177,7 +179,8 @@ fn describe(
 /// `GET /sign/<token>/state`. `invite_csrf` is the token of the "create an account" form.
 pub async fn state(db: &Db, visit: Visit, invite_csrf: String) -> Result<Value, AppError> {
     db.call(move |c| {
-        let (l, signer) = readable(c, &visit)?;
+        let l = shown_link(c, &visit)?;
+        let signer = reader(c, &l, &visit)?;
         describe(c, &l, signer.as_ref(), &invite_csrf)
     })
     .await
@@ -191,11 +194,11 @@ pub async fn page_source(
     n: usize,
 ) -> Result<(crate::blob::BlobId, (f32, f32)), AppError> {
     db.call(move |c| {
-        let l = link(c, &visit.token)?;
+        let l = shown_link(c, &visit)?;
         if l.document.status == "CANCELLED" {
             return Err(AppError::Gone("this document was cancelled".into()));
         }
-        let (l, _) = readable(c, &visit)?;
+        reader(c, &l, &visit)?;
         let Some(&[w, h]) = n.checked_sub(1).and_then(|i| l.document.page_sizes.get(i)) else {
             return Err(AppError::not_found("page"));
         };
@@ -212,7 +215,8 @@ pub async fn page_source(
 /// The PNG the recipient drew into one of their fields.
 pub async fn signature(db: &Db, visit: Visit, field: i64) -> Result<Vec<u8>, AppError> {
     db.call(move |c| {
-        let (l, _) = readable(c, &visit)?;
+        let l = shown_link(c, &visit)?;
+        reader(c, &l, &visit)?;
         store::signature_png(c, l.document.id, l.recipient_id, field)?
             .ok_or_else(|| AppError::not_found("signature"))
     })
@@ -243,7 +247,7 @@ async fn acting<T: Send + 'static>(
         })
         .await;
     if let Err(e) = &result
-        && matches!(e.code(), "wrong_code" | "passkey_refused")
+        && crate::factors::is_refused_proof(e)
     {
         let counted = db
             .write(

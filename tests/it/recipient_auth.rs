@@ -339,13 +339,12 @@ fn invite_link(app: &TestApp, to: &str) -> String {
     format!("/auth/signup/{code}")
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_recipient_without_an_account_creates_one_from_the_mailed_link() {
-    let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
+/// A sent ACCOUNT-access document for new@example.com, who has no account: its link, and the
+/// hidden fields of the page's "create an account" form.
+async fn gated_for_new(app: &TestApp, key: &str) -> (String, Vec<(String, String)>) {
     let (_, token, _) = sent(
-        &app,
-        &key,
+        app,
+        key,
         "new@example.com",
         json!({"globalAccessAuth": "ACCOUNT"}),
         Value::Null,
@@ -353,10 +352,18 @@ async fn a_recipient_without_an_account_creates_one_from_the_mailed_link() {
     .await;
     let base = format!("/sign/{token}");
     let html = app.get(&base).await.text().await.unwrap();
-    let form: Vec<(String, String)> = hidden_inputs(&html)
+    let form = hidden_inputs(&html)
         .into_iter()
         .filter(|(k, _)| k == "csrf_token")
         .collect();
+    (base, form)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recipient_without_an_account_creates_one_from_the_mailed_link() {
+    let app = TestApp::spawn().await;
+    let key = user_with_key(&app, "owner@example.com", "standard");
+    let (base, form) = gated_for_new(&app, &key).await;
     // Without the form's token: refused.
     let resp = app
         .client
@@ -425,17 +432,7 @@ async fn a_recipient_without_an_account_creates_one_from_the_mailed_link() {
 async fn account_links_are_mailed_at_most_three_times_an_hour() {
     let app = TestApp::spawn().await;
     let key = user_with_key(&app, "owner@example.com", "standard");
-    let (_, token, _) = sent(
-        &app,
-        &key,
-        "new@example.com",
-        json!({"globalAccessAuth": "ACCOUNT"}),
-        Value::Null,
-    )
-    .await;
-    let base = format!("/sign/{token}");
-    let html = app.get(&base).await.text().await.unwrap();
-    let form: Vec<(String, String)> = hidden_inputs(&html);
+    let (base, form) = gated_for_new(&app, &key).await;
     let mut statuses = Vec::new();
     for _ in 0..4 {
         let resp = app
