@@ -142,7 +142,7 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         let public = base(&public_url);
         tokio::task::spawn_blocking(move || -> Result<_, StartupError> {
             let db = Db::open(&data.database(), &data.backups(), POOL_SIZE)?;
-            db.call_blocking(|c| {
+            db.write_blocking(move |c| {
                 crate::settings::set(c, crate::settings::PUBLIC_URL, &public, crate::db::now())
             })
             .map_err(|e| StartupError::Config(format!("recording the public URL: {e}")))?;
@@ -188,10 +188,7 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         .map_err(StartupError::Tls)?
     };
 
-    let user_count = db
-        .call(|c| crate::users::store::count(c))
-        .await
-        .unwrap_or(0);
+    let user_count = db.read(crate::users::store::count).await.unwrap_or(0);
     let banner = banner(
         &config,
         addr,

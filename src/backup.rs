@@ -76,10 +76,7 @@ fn assemble(data: &DataDir, db: &Db, work: &Path) -> Result<Report, AppError> {
     // VACUUM INTO creates a missing file with SQLite's default mode (0644 less the umask) but
     // keeps the mode of an empty one: make it owner-only first, like the live database.
     create_private_file(&db_copy)?;
-    db.call_blocking(|c| {
-        c.execute("VACUUM INTO ?1", [&db_copy_str])?;
-        Ok(())
-    })?;
+    db.vacuum_into(&db_copy_str)?;
     fs::set_permissions(&db_copy, fs::Permissions::from_mode(0o600))?;
     fs::File::open(&db_copy)?.sync_all()?;
 

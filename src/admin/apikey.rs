@@ -5,7 +5,7 @@ use serde::Serialize;
 use super::{CliError, Ctx, fields, table};
 use crate::apikeys::{self, ApiKey, store};
 use crate::cli::ApikeyCommand;
-use crate::db::{now, write_tx};
+use crate::db::now;
 use crate::timefmt::{iso8601, iso8601_opt};
 
 #[derive(Serialize)]
@@ -51,12 +51,13 @@ pub fn run(ctx: &Ctx, cmd: ApikeyCommand) -> Result<(), CliError> {
                 });
             }
             let expires_at = expires_in_days.map(|d| t + i64::from(d) * 86_400);
-            let key = apikeys::generate();
-            let stored = ctx.db.call_blocking(|c| {
-                write_tx(c, |tx| {
+            let key = std::sync::Arc::new(apikeys::generate());
+            let stored = ctx.db.write_blocking({
+                let key = key.clone();
+                move |tx| {
                     let owner = crate::users::store::require_by_email(tx, &user)?;
                     store::insert(tx, owner.id, &name, &key, expires_at, t)
-                })
+                }
             })?;
             #[derive(Serialize)]
             struct Out<'a> {
@@ -90,7 +91,7 @@ pub fn run(ctx: &Ctx, cmd: ApikeyCommand) -> Result<(), CliError> {
             });
         }
         ApikeyCommand::List { user } => {
-            let keys = ctx.db.call_blocking(|c| {
+            let keys = ctx.db.read_blocking(|c| {
                 let user_id = match &user {
                     Some(email) => Some(crate::users::store::require_by_email(c, email)?.id),
                     None => None,
@@ -130,7 +131,7 @@ pub fn run(ctx: &Ctx, cmd: ApikeyCommand) -> Result<(), CliError> {
             });
         }
         ApikeyCommand::Revoke { id } => {
-            let key = ctx.db.call_blocking(|c| store::revoke(c, id, t))?;
+            let key = ctx.db.write_blocking(move |c| store::revoke(c, id, t))?;
             ctx.print(&key_out(&key, t), || {
                 format!("Revoked API key {} ({}, {})", key.id, key.name, key.user)
             });

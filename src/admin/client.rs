@@ -5,7 +5,7 @@ use serde::Serialize;
 use super::{CliError, Ctx, fields, table};
 use crate::cli::ClientCommand;
 use crate::config::{base, parse_base_url};
-use crate::db::{now, write_tx};
+use crate::db::now;
 use crate::oauth::clients::store;
 use crate::oauth::clients::{Client, Registration};
 use crate::oauth::scope;
@@ -40,7 +40,7 @@ fn base_url(ctx: &Ctx, flag: Option<&str>) -> Result<String, CliError> {
     }
     let stored = ctx
         .db
-        .call_blocking(|c| crate::settings::get(c, crate::settings::PUBLIC_URL))?;
+        .read_blocking(|c| crate::settings::get(c, crate::settings::PUBLIC_URL))?;
     Ok(stored.unwrap_or_else(|| "https://localhost:8443".to_string()))
 }
 
@@ -127,7 +127,7 @@ pub fn run(ctx: &Ctx, public_url: Option<&str>, cmd: ClientCommand) -> Result<()
             let base_url = base_url(ctx, public_url)?;
             let (client, secret) = ctx
                 .db
-                .call_blocking(|c| write_tx(c, |tx| store::insert(tx, &reg, now())))?;
+                .write_blocking(move |tx| store::insert(tx, &reg, now()))?;
             let endpoints = Endpoints::new(&base_url);
             #[derive(Serialize)]
             struct Out<'a> {
@@ -159,7 +159,7 @@ pub fn run(ctx: &Ctx, public_url: Option<&str>, cmd: ClientCommand) -> Result<()
             });
         }
         ClientCommand::List => {
-            let clients = ctx.db.call_blocking(|c| store::list(c))?;
+            let clients = ctx.db.read_blocking(store::list)?;
             let base_url = base_url(ctx, public_url)?;
             let out: Vec<ClientOut> = clients.iter().map(|c| client_out(c, &base_url)).collect();
             ctx.print(&out, || {
@@ -182,7 +182,7 @@ pub fn run(ctx: &Ctx, public_url: Option<&str>, cmd: ClientCommand) -> Result<()
             });
         }
         ClientCommand::Show { client_id } => {
-            let client = ctx.db.call_blocking(|c| store::require(c, &client_id))?;
+            let client = ctx.db.read_blocking(|c| store::require(c, &client_id))?;
             let base_url = base_url(ctx, public_url)?;
             let endpoints = Endpoints::new(&base_url);
             ctx.print(&client_out(&client, &base_url), || {
@@ -190,9 +190,10 @@ pub fn run(ctx: &Ctx, public_url: Option<&str>, cmd: ClientCommand) -> Result<()
             });
         }
         ClientCommand::RotateSecret { client_id } => {
-            let secret = ctx
-                .db
-                .call_blocking(|c| store::rotate_secret(c, &client_id, now()))?;
+            let secret = ctx.db.write_blocking({
+                let client_id = client_id.clone();
+                move |c| store::rotate_secret(c, &client_id, now())
+            })?;
             #[derive(Serialize)]
             struct Out<'a> {
                 client_id: &'a str,
@@ -212,7 +213,10 @@ pub fn run(ctx: &Ctx, public_url: Option<&str>, cmd: ClientCommand) -> Result<()
             );
         }
         ClientCommand::Remove { client_id } => {
-            let client = ctx.db.call_blocking(|c| store::remove(c, &client_id))?;
+            let client = ctx.db.write_blocking({
+                let client_id = client_id.clone();
+                move |c| store::remove(c, &client_id)
+            })?;
             #[derive(Serialize)]
             struct Out<'a> {
                 client_id: &'a str,

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::{CliError, Ctx, fields, table};
 use crate::cli::MailCommand;
-use crate::db::{now, write_tx};
+use crate::db::now;
 use crate::mail::store::{self, Mail};
 use crate::mail::{Kind, NewMail, compose};
 
@@ -39,7 +39,7 @@ pub fn run(ctx: &Ctx, cmd: MailCommand) -> Result<(), CliError> {
             let limit = limit.clamp(1, 10_000);
             let mails = ctx
                 .db
-                .call_blocking(|c| store::list(c, status.as_deref(), limit))?;
+                .read_blocking(|c| store::list(c, status.as_deref(), limit))?;
             let out: Vec<Summary<'_>> = mails.iter().map(summary).collect();
             ctx.print(&out, || {
                 let rows: Vec<Vec<String>> = out
@@ -71,7 +71,7 @@ pub fn run(ctx: &Ctx, cmd: MailCommand) -> Result<(), CliError> {
             });
         }
         MailCommand::Show { id } => {
-            let m = ctx.db.call_blocking(|c| store::get(c, id))?;
+            let m = ctx.db.read_blocking(|c| store::get(c, id))?;
             ctx.print(&m, || {
                 format!(
                     "{}\n\n{}\n\n--- HTML part ---\n{}",
@@ -100,13 +100,14 @@ pub fn run(ctx: &Ctx, cmd: MailCommand) -> Result<(), CliError> {
                     code: 2,
                 });
             }
-            let id = ctx.db.call_blocking(|c| {
-                write_tx(c, |tx| {
+            let id = ctx.db.write_blocking({
+                let to = to.clone();
+                move |tx| {
                     let server = crate::settings::get(tx, crate::settings::PUBLIC_URL)?
                         .unwrap_or_else(|| "(not started yet)".into());
                     let m = NewMail::new(Kind::Test, &to, compose::test(&server));
                     store::enqueue(tx, &m, now())
-                })
+                }
             })?;
             #[derive(Serialize)]
             struct Out<'a> {

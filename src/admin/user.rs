@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::{CliError, Ctx, fields, read_password_stdin, table};
 use crate::cli::UserCommand;
-use crate::db::{now, write_tx};
+use crate::db::now;
 use crate::timefmt::iso8601;
 use crate::users::store::{self, NewUser};
 use crate::users::{Email, Tier, User, parse_name, parse_username, password};
@@ -75,20 +75,18 @@ pub fn run(ctx: &Ctx, cmd: UserCommand) -> Result<(), CliError> {
             let tier = Tier::parse(&tier)?;
             let (pw, generated) = choose_password(password_stdin)?;
             let hash = password::hash(&pw)?;
-            let user = ctx.db.call_blocking(|c| {
-                write_tx(c, |tx| {
-                    store::insert(
-                        tx,
-                        &NewUser {
-                            email: &email,
-                            name: &name,
-                            username: username.as_deref(),
-                            tier,
-                            password_hash: &hash,
-                        },
-                        now(),
-                    )
-                })
+            let user = ctx.db.write_blocking(move |tx| {
+                store::insert(
+                    tx,
+                    &NewUser {
+                        email: &email,
+                        name: &name,
+                        username: username.as_deref(),
+                        tier,
+                        password_hash: &hash,
+                    },
+                    now(),
+                )
             })?;
             #[derive(Serialize)]
             struct Out<'a> {
@@ -119,7 +117,7 @@ pub fn run(ctx: &Ctx, cmd: UserCommand) -> Result<(), CliError> {
             });
         }
         UserCommand::List => {
-            let users = ctx.db.call_blocking(|c| store::list(c))?;
+            let users = ctx.db.read_blocking(store::list)?;
             let out: Vec<UserOut> = users.iter().map(UserOut::from).collect();
             ctx.print(&out, || {
                 let rows: Vec<Vec<String>> = users
@@ -144,7 +142,7 @@ pub fn run(ctx: &Ctx, cmd: UserCommand) -> Result<(), CliError> {
         UserCommand::Show { email } => {
             let user = ctx
                 .db
-                .call_blocking(|c| store::require_by_email(c, &email))?;
+                .read_blocking(|c| store::require_by_email(c, &email))?;
             ctx.print(&UserOut::from(&user), || describe(&user));
         }
         UserCommand::Passwd {
@@ -153,14 +151,12 @@ pub fn run(ctx: &Ctx, cmd: UserCommand) -> Result<(), CliError> {
         } => {
             let (pw, generated) = choose_password(password_stdin)?;
             let hash = password::hash(&pw)?;
-            let user = ctx.db.call_blocking(|c| {
-                write_tx(c, |tx| {
-                    let user = store::require_by_email(tx, &email)?;
-                    store::set_password(tx, user.id, &hash, now())?;
-                    // A new password signs the user out everywhere.
-                    crate::sessions::store::delete_for_user(tx, user.id)?;
-                    Ok(user)
-                })
+            let user = ctx.db.write_blocking(move |tx| {
+                let user = store::require_by_email(tx, &email)?;
+                store::set_password(tx, user.id, &hash, now())?;
+                // A new password signs the user out everywhere.
+                crate::sessions::store::delete_for_user(tx, user.id)?;
+                Ok(user)
             })?;
             #[derive(Serialize)]
             struct Out<'a> {
@@ -191,25 +187,21 @@ pub fn run(ctx: &Ctx, cmd: UserCommand) -> Result<(), CliError> {
         UserCommand::Enable { email } => set_disabled(ctx, &email, false)?,
         UserCommand::SetTier { email, tier } => {
             let tier = Tier::parse(&tier)?;
-            let user = ctx.db.call_blocking(|c| {
-                write_tx(c, |tx| {
-                    let user = store::require_by_email(tx, &email)?;
-                    store::set_tier(tx, user.id, tier, now())?;
-                    store::require_by_email(tx, &email)
-                })
+            let user = ctx.db.write_blocking(move |tx| {
+                let user = store::require_by_email(tx, &email)?;
+                store::set_tier(tx, user.id, tier, now())?;
+                store::require_by_email(tx, &email)
             })?;
             ctx.print(&UserOut::from(&user), || {
                 format!("{} is now on the {} tier", user.email, tier.as_str())
             });
         }
         UserCommand::ResetFactors { email } => {
-            let (user, removed) = ctx.db.call_blocking(|c| {
-                write_tx(c, |tx| {
-                    let user = store::require_by_email(tx, &email)?;
-                    let removed = crate::factors::store::remove_all(tx, user.id, now())?;
-                    crate::sessions::store::delete_for_user(tx, user.id)?;
-                    Ok((user, removed))
-                })
+            let (user, removed) = ctx.db.write_blocking(move |tx| {
+                let user = store::require_by_email(tx, &email)?;
+                let removed = crate::factors::store::remove_all(tx, user.id, now())?;
+                crate::sessions::store::delete_for_user(tx, user.id)?;
+                Ok((user, removed))
             })?;
             ctx.print(&UserOut::from(&user), || {
                 format!(
@@ -223,15 +215,14 @@ pub fn run(ctx: &Ctx, cmd: UserCommand) -> Result<(), CliError> {
 }
 
 fn set_disabled(ctx: &Ctx, email: &str, disabled: bool) -> Result<(), CliError> {
-    let (user, changed) = ctx.db.call_blocking(|c| {
-        write_tx(c, |tx| {
-            let user = store::require_by_email(tx, email)?;
-            let changed = store::set_disabled(tx, user.id, disabled, now())?;
-            if disabled {
-                crate::sessions::store::delete_for_user(tx, user.id)?;
-            }
-            Ok((store::require_by_email(tx, email)?, changed))
-        })
+    let email = email.to_string();
+    let (user, changed) = ctx.db.write_blocking(move |tx| {
+        let user = store::require_by_email(tx, &email)?;
+        let changed = store::set_disabled(tx, user.id, disabled, now())?;
+        if disabled {
+            crate::sessions::store::delete_for_user(tx, user.id)?;
+        }
+        Ok((store::require_by_email(tx, &email)?, changed))
     })?;
     let verb = if disabled { "disabled" } else { "enabled" };
     ctx.print(&UserOut::from(&user), || {

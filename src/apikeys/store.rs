@@ -78,8 +78,21 @@ pub fn revoke(conn: &Connection, id: i64, now: i64) -> Result<ApiKey, AppError> 
     Ok(key)
 }
 
-/// The key's owner when `presented` is a live key of an enabled user; records its use.
-pub fn authenticate(conn: &Connection, presented: &str, now: i64) -> Result<Option<i64>, AppError> {
+/// A live key of an enabled user, as presented.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Presented {
+    pub id: i64,
+    pub user_id: i64,
+    /// Its last use is older than a minute: `record_use` is due.
+    pub stale: bool,
+}
+
+/// The key `presented` when it is live and its user enabled (read only).
+pub fn find_live(
+    conn: &Connection,
+    presented: &str,
+    now: i64,
+) -> Result<Option<Presented>, AppError> {
     let hash = SecretToken::presented(presented).hash();
     let mut stmt = conn.prepare_cached(
         "SELECT k.id, k.user_id, k.last_used_at FROM api_keys k JOIN users u ON u.id = k.user_id
@@ -91,77 +104,76 @@ pub fn authenticate(conn: &Connection, presented: &str, now: i64) -> Result<Opti
             Ok((r.get(0)?, r.get(1)?, r.get(2)?))
         })
         .optional()?;
-    let Some((id, user, last_used)) = found else {
-        return Ok(None);
-    };
-    // Minute resolution, checked before writing: most requests stay read-only.
-    if last_used.is_none_or(|t| t < now - 60) {
-        conn.execute(
-            "UPDATE api_keys SET last_used_at = ?2 WHERE id = ?1",
-            params![id, now],
-        )?;
-    }
-    Ok(Some(user))
+    // Minute resolution: most requests stay read-only.
+    Ok(found.map(|(id, user_id, last_used)| Presented {
+        id,
+        user_id,
+        stale: last_used.is_none_or(|t| t < now - 60),
+    }))
+}
+
+/// Records that key `id` was used at `now`.
+pub fn record_use(conn: &Connection, id: i64, now: i64) -> Result<(), AppError> {
+    conn.execute(
+        "UPDATE api_keys SET last_used_at = ?2 WHERE id = ?1",
+        params![id, now],
+    )?;
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::db::Db;
 
-    fn setup() -> (tempfile::TempDir, Db, i64) {
-        let tmp = tempfile::tempdir().unwrap();
-        let db = Db::open(&tmp.path().join("t.db"), tmp.path(), 1).unwrap();
-        let user = db
-            .call_blocking(|c| {
-                c.execute(
-                    "INSERT INTO users (email, username, name, password_hash, created_at, updated_at)
-                     VALUES ('a@x.org', 'a', 'A', 'x', 0, 0)",
-                    [],
-                )?;
-                Ok(c.last_insert_rowid())
-            })
-            .unwrap();
-        (tmp, db, user)
+    fn setup() -> (Connection, i64) {
+        let c = crate::db::memory();
+        c.execute(
+            "INSERT INTO users (email, username, name, password_hash, created_at, updated_at)
+             VALUES ('a@x.org', 'a', 'A', 'x', 0, 0)",
+            [],
+        )
+        .unwrap();
+        let user = c.last_insert_rowid();
+        (c, user)
+    }
+
+    fn owner(c: &Connection, presented: &str, now: i64) -> Option<i64> {
+        find_live(c, presented, now).unwrap().map(|k| k.user_id)
     }
 
     #[test]
     fn live_keys_authenticate_others_do_not() {
-        let (_tmp, db, user) = setup();
-        db.call_blocking(|c| {
-            let live = super::super::generate();
-            insert(c, user, "live", &live, None, 100)?;
-            assert_eq!(authenticate(c, live.expose(), 200)?, Some(user));
-            assert!(
-                get(c, 1)?.unwrap().last_used_at.is_some(),
-                "use is recorded"
-            );
-            assert_eq!(authenticate(c, "api_wrong", 200)?, None);
+        let (c, user) = setup();
+        let live = super::super::generate();
+        insert(&c, user, "live", &live, None, 100).unwrap();
+        let found = find_live(&c, live.expose(), 200).unwrap().unwrap();
+        assert_eq!((found.user_id, found.stale), (user, true));
+        record_use(&c, found.id, 200).unwrap();
+        assert!(
+            get(&c, 1).unwrap().unwrap().last_used_at.is_some(),
+            "use is recorded"
+        );
+        assert!(!find_live(&c, live.expose(), 230).unwrap().unwrap().stale);
+        assert!(find_live(&c, live.expose(), 261).unwrap().unwrap().stale);
+        assert_eq!(owner(&c, "api_wrong", 200), None);
 
-            let expiring = super::super::generate();
-            insert(c, user, "exp", &expiring, Some(150), 100)?;
-            assert_eq!(authenticate(c, expiring.expose(), 149)?, Some(user));
-            assert_eq!(authenticate(c, expiring.expose(), 150)?, None);
+        let expiring = super::super::generate();
+        insert(&c, user, "exp", &expiring, Some(150), 100).unwrap();
+        assert_eq!(owner(&c, expiring.expose(), 149), Some(user));
+        assert_eq!(owner(&c, expiring.expose(), 150), None);
 
-            revoke(c, 1, 300)?;
-            assert_eq!(authenticate(c, live.expose(), 301)?, None);
-            Ok(())
-        })
-        .unwrap();
+        revoke(&c, 1, 300).unwrap();
+        assert_eq!(owner(&c, live.expose(), 301), None);
     }
 
     #[test]
     fn a_disabled_users_keys_stop_at_once() {
-        let (_tmp, db, user) = setup();
-        db.call_blocking(|c| {
-            let key = super::super::generate();
-            insert(c, user, "k", &key, None, 100)?;
-            crate::users::store::set_disabled(c, user, true, 110)?;
-            assert_eq!(authenticate(c, key.expose(), 120)?, None);
-            crate::users::store::set_disabled(c, user, false, 130)?;
-            assert_eq!(authenticate(c, key.expose(), 140)?, Some(user));
-            Ok(())
-        })
-        .unwrap();
+        let (c, user) = setup();
+        let key = super::super::generate();
+        insert(&c, user, "k", &key, None, 100).unwrap();
+        crate::users::store::set_disabled(&c, user, true, 110).unwrap();
+        assert_eq!(owner(&c, key.expose(), 120), None);
+        crate::users::store::set_disabled(&c, user, false, 130).unwrap();
+        assert_eq!(owner(&c, key.expose(), 140), Some(user));
     }
 }

@@ -144,21 +144,18 @@ pub fn cancel(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::db::{Db, write_tx};
+    use crate::db::write_tx;
 
-    fn setup() -> (tempfile::TempDir, Db) {
-        let tmp = tempfile::tempdir().unwrap();
-        let db = Db::open(&tmp.path().join("t.db"), tmp.path(), 1).unwrap();
-        db.call_blocking(|c| {
-            c.execute_batch(
-                "INSERT INTO users (id, email, username, name, password_hash, created_at, updated_at)
-                 VALUES (1, 'ada@x.org', 'ada', 'Ada', 'x', 0, 0),
-                        (2, 'bob@x.org', 'bob', 'Bob', 'x', 0, 0);",
-            )?;
-            Ok(())
-        })
+    /// Runs `f` on a fresh in-memory database with two users.
+    fn with_users(f: impl FnOnce(&mut Connection) -> Result<(), AppError>) {
+        let mut c = crate::db::memory();
+        c.execute_batch(
+            "INSERT INTO users (id, email, username, name, password_hash, created_at, updated_at)
+             VALUES (1, 'ada@x.org', 'ada', 'Ada', 'x', 0, 0),
+                    (2, 'bob@x.org', 'bob', 'Bob', 'x', 0, 0);",
+        )
         .unwrap();
-        (tmp, db)
+        f(&mut c).unwrap()
     }
 
     fn new(title: &str, status: Status) -> NewBooking {
@@ -186,8 +183,7 @@ mod tests {
 
     #[test]
     fn insert_and_get_round_trip_for_the_owner_only() {
-        let (_tmp, db) = setup();
-        db.call_blocking(|c| {
+        with_users(|c| {
             let b = add(c, 1, "One", Status::Accepted, 100);
             assert_eq!(b.title, "One");
             assert_eq!(b.user.username, "ada");
@@ -196,14 +192,12 @@ mod tests {
             assert_eq!(get(c, 1, b.id)?, Some(b.clone()));
             assert_eq!(get(c, 2, b.id)?, None);
             Ok(())
-        })
-        .unwrap();
+        });
     }
 
     #[test]
     fn lists_newest_first_with_paging_and_status() {
-        let (_tmp, db) = setup();
-        db.call_blocking(|c| {
+        with_users(|c| {
             add(c, 1, "old", Status::Accepted, 100);
             add(c, 1, "mid", Status::Pending, 200);
             add(c, 1, "new-a", Status::Accepted, 300);
@@ -220,14 +214,12 @@ mod tests {
             assert_eq!(count(c, 1, Some(Status::Accepted))?, 3);
             assert_eq!(count(c, 2, Some(Status::Cancelled))?, 0);
             Ok(())
-        })
-        .unwrap();
+        });
     }
 
     #[test]
     fn cancel_checks_owner_and_state() {
-        let (_tmp, db) = setup();
-        db.call_blocking(|c| {
+        with_users(|c| {
             let b = add(c, 1, "One", Status::Pending, 100);
             let other = write_tx(c, |tx| cancel(tx, 2, b.id, None, 150)).unwrap_err();
             assert_eq!(other.status(), 404);
@@ -242,7 +234,6 @@ mod tests {
                 "a refused cancel changes nothing"
             );
             Ok(())
-        })
-        .unwrap();
+        });
     }
 }

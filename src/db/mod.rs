@@ -1,5 +1,6 @@
-//! The SQLite database: connection pool, pragmas, and `Db::call`, the one gateway that runs
-//! blocking database work off the async threads.
+//! The SQLite database: pragmas, migrations, and the two gateways that run blocking database
+//! work off the async threads: `Db::read`, on a pool of read-only connections, and `Db::write`,
+//! on the one thread that runs write transactions.
 
 pub mod migrate;
 mod writer;
@@ -24,6 +25,13 @@ fn configure(conn: &mut Connection) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// The read side's connections refuse every change (`query_only`): a write that slips into
+/// `Db::read` fails loudly instead of racing the writer thread.
+fn configure_reader(conn: &mut Connection) -> rusqlite::Result<()> {
+    configure(conn)?;
+    conn.pragma_update(None, "query_only", "ON")
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum OpenError {
     #[error("cannot open the database {path}: {source}")]
@@ -37,10 +45,14 @@ pub enum OpenError {
     Pool(#[from] r2d2::Error),
 }
 
-/// A cloneable handle on the pool.
+/// A cloneable handle on the database: a pool of read-only connections and the queue of the
+/// writer thread.
 #[derive(Clone)]
 pub struct Db {
+    /// Read-only connections (`configure_reader`).
     pool: Pool,
+    /// The database file, for `vacuum_into`.
+    path: std::path::PathBuf,
     /// The queue of the one thread that runs this process's write transactions. SQLite allows
     /// one writer at a time and its busy handler waits by sleeping (up to 100 ms a step), which
     /// wrecks tail latency under load; queueing writers here instead makes each wait exactly as
@@ -77,28 +89,33 @@ impl Db {
             let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
         }
         migrate::run(&mut conn, backup_dir).map_err(|e| OpenError::Migration(e.to_string()))?;
-        drop(conn);
 
-        let manager = SqliteConnectionManager::file(path).with_init(configure);
+        let manager = SqliteConnectionManager::file(path).with_init(configure_reader);
         let pool = r2d2::Pool::builder()
             .max_size(max_connections)
             .min_idle(Some(1))
             .connection_timeout(acquire_timeout)
             .build(manager)?;
-        let writer = writer::start(pool.clone())?;
-        Ok(Db { pool, writer })
+        // The connection that migrated the schema runs every write from now on.
+        let writer = writer::start(conn)?;
+        Ok(Db {
+            pool,
+            path: path.to_path_buf(),
+            writer,
+        })
     }
 
-    /// Runs `f` with a pooled connection on the blocking thread pool.
-    pub async fn call<F, T>(&self, f: F) -> Result<T, AppError>
+    /// Runs `f` with a pooled read-only connection on the blocking thread pool. Several reads
+    /// that must agree go in one `unchecked_transaction`.
+    pub async fn read<F, T>(&self, f: F) -> Result<T, AppError>
     where
-        F: FnOnce(&mut Connection) -> Result<T, AppError> + Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, AppError> + Send + 'static,
         T: Send + 'static,
     {
         let pool = self.pool.clone();
         tokio::task::spawn_blocking(move || {
-            let mut conn = pool.get()?;
-            f(&mut conn)
+            let conn = pool.get()?;
+            f(&conn)
         })
         .await
         .map_err(|e| AppError::internal(format!("database task failed: {e}")))?
@@ -109,6 +126,20 @@ impl Db {
     /// changes are undone. Writes that arrive together share one transaction (group commit),
     /// which spreads the cost of a commit over many requests.
     pub async fn write<F, T>(&self, f: F) -> Result<T, AppError>
+    where
+        F: FnOnce(&Connection) -> Result<T, AppError> + Send + 'static,
+        T: Send + 'static,
+    {
+        self.queue_write(f)?
+            .await
+            .map_err(|_| AppError::internal("the database writer dropped a request"))?
+    }
+
+    /// Hands `f` to the writer thread; the receiver gets its outcome once committed.
+    fn queue_write<F, T>(
+        &self,
+        f: F,
+    ) -> Result<tokio::sync::oneshot::Receiver<Result<T, AppError>>, AppError>
     where
         F: FnOnce(&Connection) -> Result<T, AppError> + Send + 'static,
         T: Send + 'static,
@@ -126,9 +157,7 @@ impl Db {
         self.writer
             .send(job)
             .map_err(|_| AppError::Unavailable("the database writer has stopped".into()))?;
-        result
-            .await
-            .map_err(|_| AppError::internal("the database writer dropped a request"))?
+        Ok(result)
     }
 
     /// Takes a connection and keeps it until the guard drops: lets tests exhaust the pool.
@@ -137,18 +166,39 @@ impl Db {
         self.pool.get().expect("a free connection")
     }
 
-    /// Runs `f` on the current thread: for the admin CLI, which has no async runtime.
-    pub fn call_blocking<F, T>(&self, f: F) -> Result<T, AppError>
+    /// `read` on the current thread: for the admin CLI, which has no async runtime.
+    pub fn read_blocking<F, T>(&self, f: F) -> Result<T, AppError>
     where
-        F: FnOnce(&mut Connection) -> Result<T, AppError>,
+        F: FnOnce(&Connection) -> Result<T, AppError>,
     {
-        let mut conn = self.pool.get()?;
-        f(&mut conn)
+        let conn = self.pool.get()?;
+        f(&conn)
+    }
+
+    /// `write`, waiting on the current thread: for the admin CLI, which has no async runtime
+    /// (it must not be called from one).
+    pub fn write_blocking<F, T>(&self, f: F) -> Result<T, AppError>
+    where
+        F: FnOnce(&Connection) -> Result<T, AppError> + Send + 'static,
+        T: Send + 'static,
+    {
+        self.queue_write(f)?
+            .blocking_recv()
+            .map_err(|_| AppError::internal("the database writer dropped a request"))?
+    }
+
+    /// Writes a consistent copy of the database to `dest` (`VACUUM INTO`), on a connection of
+    /// its own: the copy changes no data but is refused on the read-only side.
+    pub fn vacuum_into(&self, dest: &str) -> Result<(), AppError> {
+        let mut conn = Connection::open(&self.path)?;
+        configure(&mut conn)?;
+        conn.execute("VACUUM INTO ?1", [dest])?;
+        Ok(())
     }
 }
 
 /// Runs `f` inside one `BEGIN IMMEDIATE` transaction: committed when `f` succeeds, rolled back
-/// otherwise. Every multi-step write goes through here.
+/// otherwise. For connections outside `Db` (migrations, tests); `Db::write` already runs in one.
 pub fn write_tx<T>(
     conn: &mut Connection,
     f: impl FnOnce(&Transaction<'_>) -> Result<T, AppError>,
@@ -157,6 +207,15 @@ pub fn write_tx<T>(
     let value = f(&tx)?;
     tx.commit()?;
     Ok(value)
+}
+
+/// A fresh in-memory database with the whole schema, for unit tests of store functions.
+#[cfg(test)]
+pub fn memory() -> Connection {
+    let mut c = Connection::open_in_memory().expect("in-memory database");
+    c.pragma_update(None, "foreign_keys", "ON").unwrap();
+    migrate::run(&mut c, std::path::Path::new("/nonexistent")).expect("migrations apply");
+    c
 }
 
 /// Unix seconds now.
@@ -175,7 +234,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let db = Db::open(&tmp.path().join("t.db"), tmp.path(), 2).unwrap();
         let (mode, fk, busy, sync) = db
-            .call_blocking(|c| {
+            .read_blocking(|c| {
                 Ok((
                     c.query_row("PRAGMA journal_mode", [], |r| r.get::<_, String>(0))?,
                     c.query_row("PRAGMA foreign_keys", [], |r| r.get::<_, i64>(0))?,
@@ -189,21 +248,37 @@ mod tests {
 
     #[test]
     fn failed_write_tx_rolls_back() {
-        let tmp = tempfile::tempdir().unwrap();
-        let db = Db::open(&tmp.path().join("t.db"), tmp.path(), 2).unwrap();
-        let r: Result<(), AppError> = db.call_blocking(|c| {
-            write_tx(c, |tx| {
-                tx.execute(
-                    "INSERT INTO settings (key, value, updated_at) VALUES ('a', 'b', 0)",
-                    [],
-                )?;
-                Err(AppError::Conflict("stop".into()))
-            })
+        let mut c = memory();
+        let r: Result<(), AppError> = write_tx(&mut c, |tx| {
+            tx.execute(
+                "INSERT INTO settings (key, value, updated_at) VALUES ('a', 'b', 0)",
+                [],
+            )?;
+            Err(AppError::Conflict("stop".into()))
         });
         assert!(r.is_err());
-        let n: i64 = db
-            .call_blocking(|c| Ok(c.query_row("SELECT count(*) FROM settings", [], |r| r.get(0))?))
+        let n: i64 = c
+            .query_row("SELECT count(*) FROM settings", [], |r| r.get(0))
             .unwrap();
         assert_eq!(n, 0);
+    }
+
+    #[test]
+    fn the_read_side_refuses_writes_and_the_write_side_takes_them() {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = Db::open(&tmp.path().join("t.db"), tmp.path(), 2).unwrap();
+        let insert = |c: &Connection| -> Result<usize, AppError> {
+            Ok(c.execute(
+                "INSERT INTO settings (key, value, updated_at) VALUES ('a', 'b', 0)",
+                [],
+            )?)
+        };
+        let refused = db.read_blocking(insert).unwrap_err();
+        assert!(refused.to_string().contains("readonly"), "{refused}");
+        assert_eq!(db.write_blocking(insert).unwrap(), 1);
+        let n: i64 = db
+            .read_blocking(|c| Ok(c.query_row("SELECT count(*) FROM settings", [], |r| r.get(0))?))
+            .unwrap();
+        assert_eq!(n, 1);
     }
 }

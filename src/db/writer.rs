@@ -6,7 +6,6 @@ use std::sync::mpsc;
 
 use rusqlite::{Connection, TransactionBehavior};
 
-use super::Pool;
 use crate::error::AppError;
 
 /// Called after the commit with its outcome.
@@ -18,18 +17,18 @@ pub type Job = Box<dyn FnOnce(Option<&Connection>) -> Finish + Send>;
 /// Most jobs one transaction takes, so that a long queue still commits often.
 const MAX_BATCH: usize = 64;
 
-pub fn start(pool: Pool) -> Result<mpsc::Sender<Job>, super::OpenError> {
+pub fn start(conn: Connection) -> Result<mpsc::Sender<Job>, super::OpenError> {
     let (tx, rx) = mpsc::channel::<Job>();
     std::thread::Builder::new()
         .name("docket-db-writer".into())
-        .spawn(move || run(pool, rx))
+        .spawn(move || run(conn, rx))
         .map_err(|e| {
             super::OpenError::Migration(format!("cannot start the database writer: {e}"))
         })?;
     Ok(tx)
 }
 
-fn run(pool: Pool, rx: mpsc::Receiver<Job>) {
+fn run(mut conn: Connection, rx: mpsc::Receiver<Job>) {
     // Ends when every `Db` (and so every sender) is gone.
     while let Ok(first) = rx.recv() {
         let mut batch = vec![first];
@@ -39,16 +38,6 @@ fn run(pool: Pool, rx: mpsc::Receiver<Job>) {
                 Err(_) => break,
             }
         }
-        let mut conn = match pool.get() {
-            Ok(c) => c,
-            Err(e) => {
-                let err = AppError::from(e);
-                for job in batch {
-                    job(None)(Err(err.clone()));
-                }
-                continue;
-            }
-        };
         let tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
             Ok(tx) => tx,
             Err(e) => {
@@ -116,7 +105,7 @@ mod tests {
         }
         assert_eq!(ok, 25);
         let n: i64 = db
-            .call(|c| Ok(c.query_row("SELECT count(*) FROM settings", [], |r| r.get(0))?))
+            .read(|c| Ok(c.query_row("SELECT count(*) FROM settings", [], |r| r.get(0))?))
             .await
             .unwrap();
         assert_eq!(n, 25, "only the successful writes were kept");

@@ -54,7 +54,7 @@ async fn show(state: AppState, cookies: Option<String>, next: Option<String>) ->
     let uid = user.id;
     let loaded = state
         .db
-        .call(move |c| {
+        .read(move |c| {
             Ok((
                 store::live_grants(c, uid)?,
                 crate::factors::store::enrolled(c, uid)?,

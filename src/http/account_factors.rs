@@ -248,7 +248,7 @@ async fn totp_confirm(state: AppState, cookies: Option<String>, form: Form) -> R
             let email = user.email.clone();
             match state
                 .db
-                .call(move |c| verifier.totp_pending(c, uid, &email))
+                .read(move |c| verifier.totp_pending(c, uid, &email))
                 .await
             {
                 Ok(Some(en)) => enrol_page(&csrf, &en, next.as_deref(), Some(&e.public_message())),

@@ -49,10 +49,7 @@ pub fn rate_limit(state: &AppState, creds: &Credentials) -> Result<(), AppError>
 /// rate limit.
 pub async fn authenticate(state: &AppState, creds: Credentials) -> Result<Principal, AppError> {
     rate_limit(state, &creds)?;
-    state
-        .db
-        .call(move |c| principal::authenticate(c, &creds, crate::db::now()))
-        .await
+    principal::authenticate(&state.db, creds).await
 }
 
 /// The principal behind `creds`, which must carry `scope` (403 otherwise).

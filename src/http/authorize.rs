@@ -48,7 +48,7 @@ async fn check(state: &AppState, params: &Params) -> Result<Result<Valid, Invali
     let id = params.client_id.clone().unwrap_or_default();
     let client = state
         .db
-        .call(move |c| crate::oauth::clients::store::get(c, &id))
+        .read(move |c| crate::oauth::clients::store::get(c, &id))
         .await?;
     Ok(validate(params, client))
 }

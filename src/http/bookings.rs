@@ -127,15 +127,12 @@ async fn list_legacy(
 ) -> Result<Vec<Booking>, AppError> {
     // The hot path of app integrations: credential check and read in one database trip.
     super::auth::rate_limit(&state, &creds)?;
-    state
-        .db
-        .call(move |c| {
-            let who = crate::oauth::principal::authenticate(c, &creds, now())?;
-            who.require(Scope::ReadBooking)?;
-            let limit = bookings::parse_limit(q.limit.as_deref())?;
-            store::list(c, who.user_id, None, limit, 0)
-        })
-        .await
+    crate::oauth::principal::read_as(&state.db, creds, move |c, who| {
+        who.require(Scope::ReadBooking)?;
+        let limit = bookings::parse_limit(q.limit.as_deref())?;
+        store::list(c, who.user_id, None, limit, 0)
+    })
+    .await
 }
 
 /// `POST /api/v1/bookings`.
@@ -163,9 +160,9 @@ async fn list(state: AppState, creds: Credentials, q: PageQuery) -> Result<Page,
     )?;
     state
         .db
-        .call(move |c| {
+        .read(move |c| {
             // One read transaction, so the count and the page agree.
-            let tx = c.transaction()?;
+            let tx = c.unchecked_transaction()?;
             let total = store::count(&tx, who.user_id, page.status)?;
             let bookings =
                 store::list(&tx, who.user_id, page.status, page.per_page, page.offset())?;
@@ -182,7 +179,7 @@ async fn get(state: AppState, creds: Credentials, id: i64) -> Result<Booking, Ap
     let who = authenticate_for(&state, creds, Scope::ReadBooking).await?;
     state
         .db
-        .call(move |c| store::get(c, who.user_id, id))
+        .read(move |c| store::get(c, who.user_id, id))
         .await?
         .ok_or_else(|| AppError::not_found("booking"))
 }

@@ -160,7 +160,7 @@ async fn list(
     let app = state.app_base();
     let (docs, total) = state
         .db
-        .call(move |c| {
+        .read(move |c| {
             store::list(
                 c,
                 who.user_id,
@@ -180,7 +180,7 @@ async fn get(state: AppState, creds: Credentials, id: i64) -> Result<Value, AppE
     let app = state.app_base();
     let doc = state
         .db
-        .call(move |c| store::view(c, who.user_id, id, &app))
+        .read(move |c| store::view(c, who.user_id, id, &app))
         .await?;
     Ok(json!(doc.links_shown_if(who.sees_signing_links())))
 }

@@ -21,7 +21,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
 
 async fn healthz(db: &Db) -> Response {
     let probe = db
-        .call(|c| {
+        .read(|c| {
             Ok(c.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
                 r.get::<_, i64>(0)
             })?)

@@ -330,7 +330,7 @@ async fn logout(
         }
         let _ = state
             .db
-            .call(move |c| sessions::store::delete(c, &token))
+            .write(move |c| sessions::store::delete(c, &token))
             .await;
     }
     // Back to the login, and from there to `next` (a signing page asking for another account).

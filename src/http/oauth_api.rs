@@ -218,7 +218,7 @@ async fn handle(
         let id = client_id.clone();
         state
             .db
-            .call(move |c| crate::oauth::clients::store::get(c, &id))
+            .read(move |c| crate::oauth::clients::store::get(c, &id))
             .await?
     };
     let client = match authenticate_client(client, secret.as_deref()) {
@@ -266,7 +266,7 @@ async fn handle(
             let row = client.row_id;
             let found = state
                 .db
-                .call(move |c| store::introspect(c, row, &token, now()))
+                .read(move |c| store::introspect(c, row, &token, now()))
                 .await?;
             let body = match found {
                 None => json!({"active": false}),
@@ -388,15 +388,12 @@ async fn me(
 ) -> Result<Value, AppError> {
     // One trip to the database: the credential check and the profile read together.
     super::auth::rate_limit(state, &creds)?;
-    let user = state
-        .db
-        .call(move |c| {
-            let who = crate::oauth::principal::authenticate(c, &creds, now())?;
-            who.require(Scope::ReadProfile)?;
-            crate::users::store::get(c, who.user_id)?
-                .ok_or_else(|| AppError::Unauthorized("the user no longer exists".into()))
-        })
-        .await?;
+    let user = crate::oauth::principal::read_as(&state.db, creds, |c, who| {
+        who.require(Scope::ReadProfile)?;
+        crate::users::store::get(c, who.user_id)?
+            .ok_or_else(|| AppError::Unauthorized("the user no longer exists".into()))
+    })
+    .await?;
     Ok(json!({"id": user.id, "username": user.username, "name": user.name, "email": user.email}))
 }
 

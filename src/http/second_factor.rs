@@ -115,7 +115,7 @@ async fn show(
     let t = token.clone();
     let enrolled = state
         .db
-        .call(move |c| match pending::user_of(c, &t, now())? {
+        .read(move |c| match pending::user_of(c, &t, now())? {
             Some(user) => Ok(Some(crate::factors::store::enrolled(c, user)?)),
             None => Ok(None),
         })

@@ -135,7 +135,7 @@ async fn fill_form(
 ) -> Result<Option<(crate::blob::store::StoredBlob, String)>, AppError> {
     let found = state
         .db
-        .call(move |c| {
+        .read(move |c| {
             store::owned(c, user, id)?;
             Ok(c.query_row(
                 "SELECT status, blob_id, form_values, page_sizes FROM documents WHERE id = ?1",
@@ -322,7 +322,7 @@ async fn audit_log(state: AppState, creds: Credentials, id: i64) -> Result<Value
     let who = authenticate_for(&state, creds, Scope::ReadDocument).await?;
     let events = state
         .db
-        .call(move |c| {
+        .read(move |c| {
             store::owned(c, who.user_id, id)?;
             audit::list(c, id)
         })

@@ -34,7 +34,7 @@ pub async fn current(
     let t = token.clone();
     let user = state
         .db
-        .call(move |c| crate::sessions::store::user_of(c, &t, crate::db::now()))
+        .read(move |c| crate::sessions::store::user_of(c, &t, crate::db::now()))
         .await?;
     Ok(user.map(|u| (token, u)))
 }

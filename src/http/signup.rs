@@ -88,7 +88,7 @@ async fn show(state: AppState, code: String, error: Option<&str>) -> Result<Resp
     let c = code.clone();
     let invite = state
         .db
-        .call(move |conn| invites::find(conn, &c, now()))
+        .read(move |conn| invites::find(conn, &c, now()))
         .await?;
     let Some(invite) = invite else {
         return Ok(gone());

@@ -117,7 +117,7 @@ async fn list(
     )?;
     let (items, total) = state
         .db
-        .call(move |c| store::list(c, who.user_id, per_page, (page - 1) * per_page))
+        .read(move |c| store::list(c, who.user_id, per_page, (page - 1) * per_page))
         .await?;
     Ok(json!({"templates": items, "totalPages": total_pages(total, per_page)}))
 }
@@ -127,7 +127,7 @@ async fn get(state: AppState, creds: Credentials, id: i64) -> Result<Value, AppE
     let who = authenticate_for(&state, creds, Scope::ReadDocument).await?;
     let t = state
         .db
-        .call(move |c| store::view(c, who.user_id, id))
+        .read(move |c| store::view(c, who.user_id, id))
         .await?;
     Ok(json!(t))
 }
@@ -247,7 +247,7 @@ async fn generate(
     let b = body.clone();
     let source = state
         .db
-        .call(move |c| {
+        .read(move |c| {
             let t = store::owned(c, user, id)?;
             templates::parse_generate(
                 &b,

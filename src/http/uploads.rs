@@ -95,7 +95,7 @@ where
     let d = data_id.clone();
     let target = state
         .db
-        .call(move |c| match store::by_data_id(c, &d)? {
+        .read(move |c| match store::by_data_id(c, &d)? {
             Some(doc) => {
                 store::require_draft(&doc, "upload a file").map(|()| Target::Document(doc.id))
             }

@@ -80,7 +80,7 @@ async fn create(state: AppState, creds: Credentials, body: Value) -> Result<Valu
 
 async fn list(state: AppState, creds: Credentials) -> Result<Value, AppError> {
     let who = visible(&authenticate_for(&state, creds, Scope::ReadDocument).await?);
-    let hooks = state.db.call(move |c| store::list(c, who)).await?;
+    let hooks = state.db.read(move |c| store::list(c, who)).await?;
     Ok(json!({ "webhooks": hooks }))
 }
 
@@ -95,7 +95,7 @@ async fn deliveries(state: AppState, creds: Credentials, id: i64) -> Result<Valu
     let who = visible(&authenticate_for(&state, creds, Scope::ReadDocument).await?);
     let list = state
         .db
-        .call(move |c| {
+        .read(move |c| {
             store::owned(c, who, id)?;
             store::deliveries(c, id, DELIVERIES_SHOWN)
         })

@@ -47,7 +47,7 @@ impl Worker {
         // One at a time: `due` does not claim, so the next look must follow the last outcome.
         let take = |room: usize| {
             let db = db.clone();
-            async move { db.call(move |c| store::due(c, now(), room as i64)).await }
+            async move { db.read(move |c| store::due(c, now(), room as i64)).await }
         };
         crate::retry::drain(&wake, stop, "mail", 1, take, |item| {
             let this = this.clone();

@@ -128,18 +128,15 @@ pub fn clear(conn: &Connection, key: &str) -> Result<(), AppError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::db::Db;
 
-    fn db() -> (tempfile::TempDir, Db) {
-        let tmp = tempfile::tempdir().unwrap();
-        let db = Db::open(&tmp.path().join("t.db"), tmp.path(), 1).unwrap();
-        (tmp, db)
+    /// Runs `f` on a fresh in-memory database.
+    fn with_memory(f: impl FnOnce(&Connection) -> Result<(), AppError>) {
+        f(&crate::db::memory()).unwrap()
     }
 
     #[test]
     fn attempts_slow_then_lock_then_expire() {
-        let (_tmp, db) = db();
-        db.call_blocking(|c| {
+        with_memory(|c| {
             let k = account_key("Ada@x.org");
             let keys = [k.as_str()];
             for i in 0..SLOW_AFTER {
@@ -157,14 +154,12 @@ mod tests {
             clear(c, &k)?;
             assert_eq!(reserve(c, &keys, 5001)?, Verdict::Allow);
             Ok(())
-        })
-        .unwrap();
+        });
     }
 
     #[test]
     fn a_locked_key_counts_nothing_for_the_others() {
-        let (_tmp, db) = db();
-        db.call_blocking(|c| {
+        with_memory(|c| {
             let (acct, ip) = (account_key("a@x.org"), address_key("192.0.2.1"));
             for i in 0..LOCK_AFTER {
                 reserve(c, &[&acct, &ip], i)?;
@@ -184,14 +179,12 @@ mod tests {
                 Verdict::Locked(_)
             ));
             Ok(())
-        })
-        .unwrap();
+        });
     }
 
     #[test]
     fn a_released_attempt_is_not_counted_and_lifts_the_lock_it_set() {
-        let (_tmp, db) = db();
-        db.call_blocking(|c| {
+        with_memory(|c| {
             let k = account_key("a@x.org");
             for i in 0..LOCK_AFTER {
                 reserve(c, &[&k], i)?;
@@ -201,7 +194,6 @@ mod tests {
             assert!(matches!(reserve(c, &[&k], 21)?, Verdict::Slow(_)));
             assert!(matches!(reserve(c, &[&k], 22)?, Verdict::Locked(_)));
             Ok(())
-        })
-        .unwrap();
+        });
     }
 }

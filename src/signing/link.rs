@@ -178,7 +178,7 @@ fn describe(
 
 /// `GET /sign/<token>/state`. `invite_csrf` is the token of the "create an account" form.
 pub async fn state(db: &Db, visit: Visit, invite_csrf: String) -> Result<Value, AppError> {
-    db.call(move |c| {
+    db.read(move |c| {
         let l = shown_link(c, &visit)?;
         let signer = reader(c, &l, &visit)?;
         describe(c, &l, signer.as_ref(), &invite_csrf)
@@ -193,7 +193,7 @@ pub async fn page_source(
     visit: Visit,
     n: usize,
 ) -> Result<(crate::blob::BlobId, (f32, f32)), AppError> {
-    db.call(move |c| {
+    db.read(move |c| {
         let l = shown_link(c, &visit)?;
         if l.document.status == "CANCELLED" {
             return Err(AppError::Gone("this document was cancelled".into()));
@@ -214,7 +214,7 @@ pub async fn page_source(
 
 /// The PNG the recipient drew into one of their fields.
 pub async fn signature(db: &Db, visit: Visit, field: i64) -> Result<Vec<u8>, AppError> {
-    db.call(move |c| {
+    db.read(move |c| {
         let l = shown_link(c, &visit)?;
         reader(c, &l, &visit)?;
         store::signature_png(c, l.document.id, l.recipient_id, field)?

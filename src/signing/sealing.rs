@@ -204,7 +204,7 @@ impl Sealer {
     pub async fn run(self, mut stop: Stop) {
         while !stop.requested() {
             let at = now();
-            let pause = match self.state.db.call(|c| super::store::awaiting_seal(c)).await {
+            let pause = match self.state.db.read(super::store::awaiting_seal).await {
                 Ok(waiting) => {
                     let due: Vec<i64> = waiting
                         .iter()
@@ -336,7 +336,7 @@ impl Failure {
 async fn seal(state: &AppState, doc: i64) -> Result<(), Failure> {
     let Gathered { blob, mut input } = state
         .db
-        .call(move |c| gather(c, doc))
+        .read(move |c| gather(c, doc))
         .await
         .map_err(|e| Failure::server("reading the document failed", e))?;
     let blobs = state.blobs.clone();

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use docket::blob::BlobStore;
 use docket::datadir::DataDir;
-use docket::db::{Db, now, write_tx};
+use docket::db::{Db, now};
 use docket::mail::{Kind, NewMail, compose, store};
 use serde_json::Value;
 
@@ -155,16 +155,15 @@ async fn signing_request_with_attachment_goes_out_through_smtp() {
         link: "https://d.example/sign/secret-token",
     });
     let id = db
-        .call_blocking(|c| {
-            write_tx(c, |tx| {
-                docket::blob::rows::insert_pdf(tx, &blob, now())?;
-                let mut m = NewMail::new(Kind::SigningRequest, "ann@example.com", content);
-                m.document_id = Some(doc);
-                m.recipient_id = Some(rid);
-                m.attachment = Some((blob.id.as_str().to_string(), "NDA.pdf".into()));
-                store::enqueue(tx, &m, now())
-            })
+        .write(move |tx| {
+            docket::blob::rows::insert_pdf(tx, &blob, now())?;
+            let mut m = NewMail::new(Kind::SigningRequest, "ann@example.com", content);
+            m.document_id = Some(doc);
+            m.recipient_id = Some(rid);
+            m.attachment = Some((blob.id.as_str().to_string(), "NDA.pdf".into()));
+            store::enqueue(tx, &m, now())
         })
+        .await
         .unwrap();
 
     let got = smtp.wait_for(1).await;
@@ -203,7 +202,7 @@ async fn signing_request_with_attachment_goes_out_through_smtp() {
         .unwrap();
     assert_eq!(r["sendStatus"], "SENT");
     let events = db
-        .call_blocking(move |c| docket::documents::audit::list(c, doc))
+        .read_blocking(move |c| docket::documents::audit::list(c, doc))
         .unwrap();
     assert!(
         events

@@ -197,7 +197,7 @@ async fn a_backup_taken_while_serving_restores_into_a_working_data_dir() {
     let stored = blobs.put(b"%PDF-1.7 backup me").unwrap();
     let db = docket::db::Db::open(&data.join("docket.db"), &data.join("backups"), 1).unwrap();
     let (id, sha) = (stored.id.to_string(), stored.sha256.clone());
-    db.call(move |c| {
+    db.write(move |c| {
         c.execute(
             "INSERT INTO blobs (id, size, sha256, content_type, created_at) VALUES (?1, 18, ?2, 'application/pdf', 0)",
             [&id, &sha],

@@ -315,7 +315,8 @@ async fn a_pending_delivery_survives_a_restart() {
     // The retry time was fixed before the restart; make it due now.
     let data = docket::datadir::DataDir::open(&app.data_dir()).unwrap();
     let db = docket::db::Db::open(&data.database(), &data.backups(), 2).unwrap();
-    db.call_blocking(|c| Ok(c.execute("UPDATE webhook_deliveries SET next_attempt_at = 0", [])?))
+    db.write(|c| Ok(c.execute("UPDATE webhook_deliveries SET next_attempt_at = 0", [])?))
+        .await
         .unwrap();
     rx.wait_for(1).await;
     let d = wait_delivery(&app, &key, id, |d| d["status"] == "DELIVERED").await;

@@ -389,6 +389,8 @@ pub struct AccessInfo {
     pub client: i64,
     pub grant: i64,
     pub scopes: Vec<Scope>,
+    /// The grant's last use is older than a minute: `record_grant_use` is due.
+    pub stale: bool,
 }
 
 /// The access token's owner and scopes when it is live: not expired or revoked, its grant not
@@ -415,22 +417,26 @@ pub fn authenticate_access(
                     client: r.get(1)?,
                     grant: r.get(2)?,
                     scopes: parse_scopes(&r.get::<_, String>(3)?),
+                    stale: false,
                 },
                 r.get::<_, Option<i64>>(4)?,
             ))
         })
         .optional()?;
-    let Some((info, last_used)) = found else {
-        return Ok(None);
-    };
     // "Last used" at minute resolution: most requests stay read-only.
-    if last_used.is_none_or(|t| t < now - 60) {
-        conn.execute(
-            "UPDATE oauth_grants SET last_used_at = ?2 WHERE id = ?1",
-            params![info.grant, now],
-        )?;
-    }
-    Ok(Some(info))
+    Ok(found.map(|(info, last_used)| AccessInfo {
+        stale: last_used.is_none_or(|t| t < now - 60),
+        ..info
+    }))
+}
+
+/// Records that `grant` was used at `now` (its "last used" on the account page).
+pub fn record_grant_use(conn: &Connection, grant: i64, now: i64) -> Result<(), AppError> {
+    conn.execute(
+        "UPDATE oauth_grants SET last_used_at = ?2 WHERE id = ?1",
+        params![grant, now],
+    )?;
+    Ok(())
 }
 
 /// RFC 7009: revokes `token` if it belongs to `client`; a refresh token takes the access tokens
