@@ -15,61 +15,9 @@ use crate::config::{Config, StartupError, Tls, base};
 use crate::datadir::DataDir;
 use crate::db::Db;
 use crate::http::middleware::Options;
+use crate::http::state::AppState;
 use crate::keyring::KeyRing;
-use crate::retry::Wake;
-
-/// Shared by every handler: cheap to clone, no globals.
-#[derive(Clone)]
-pub struct AppState {
-    pub config: Arc<Config>,
-    pub public_url: Arc<Url>,
-    pub app_url: Arc<Url>,
-    pub db: Db,
-    pub blobs: BlobStore,
-    /// Rendered pages of uploaded PDFs, for the signing page.
-    pub pages: crate::pdf::PageCache,
-    /// The certificate and key that sign sealed PDFs.
-    pub seal: Arc<crate::signing::sealing::SealKey>,
-    pub signer: UrlSigner,
-    /// HMAC keys for signed URLs and CSRF tokens.
-    pub keys: Arc<KeyRing>,
-    pub data: Arc<DataDir>,
-    pub limiter: Arc<crate::ratelimit::RateLimiter>,
-    /// The bound on concurrent password checks (`--max-password-checks`).
-    pub passwords: crate::users::checks::PasswordChecks,
-    /// Wakes the mail worker: call `state.mail.wake()` after a transaction that queued mail.
-    pub mail: Wake,
-    /// Wakes the webhook worker: call `state.webhooks.wake()` after one that queued deliveries.
-    pub webhooks: Wake,
-    /// Encrypts webhook secrets at rest.
-    pub webhook_secrets: Arc<crate::webhooks::secret::SecretBox>,
-    /// Checks second factors (TOTP, passkeys) for logins and recipient authentication.
-    pub factors: crate::factors::Verifier,
-    /// Wakes the sealer: call `signing::sealing::start` once a document's last recipient finished.
-    pub sealing: Wake,
-}
-
-impl AppState {
-    /// Wakes the mail and webhook workers: call after a transaction that queued either.
-    pub fn wake_outbound(&self) {
-        self.mail.wake();
-        self.webhooks.wake();
-    }
-
-    /// The issuer: the public URL without a trailing slash.
-    pub fn issuer(&self) -> String {
-        base(&self.public_url)
-    }
-
-    pub fn tls(&self) -> bool {
-        self.config.tls_on()
-    }
-
-    /// The base of signing links (`--app-url`), without a trailing slash.
-    pub fn app_base(&self) -> String {
-        base(&self.app_url)
-    }
-}
+use crate::retry::{Wake, Workers};
 
 /// Connections in the pool: enough readers for two cores plus the one writer SQLite allows.
 const POOL_SIZE: u32 = 8;
@@ -213,8 +161,8 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         }
     };
     let keys = Arc::new(ring);
-    let (mail, webhooks) = (Wake::default(), Wake::default());
-    let mail_worker = mail_worker(&config, &public_url, &db, &blobs, &mail)?;
+    let wakes = Workers::default();
+    let mail_worker = mail_worker(&config, &public_url, &db, &blobs, &wakes.mail)?;
     let relying_party = crate::factors::passkey::RelyingParty::for_app(&app_url);
     let state = AppState {
         config: Arc::new(config.clone()),
@@ -229,19 +177,17 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         data: Arc::new(data.clone()),
         limiter: Arc::new(crate::ratelimit::RateLimiter::new(config.rate_limit)),
         passwords: crate::users::checks::PasswordChecks::new(config.max_password_checks),
-        mail,
-        webhooks: webhooks.clone(),
+        workers: wakes.clone(),
         webhook_secrets: webhook_secrets.clone(),
         factors: crate::factors::Verifier {
             secrets: account_secrets,
             rp: relying_party,
         },
-        sealing: Wake::default(),
     };
     let webhook_worker = crate::webhooks::deliver::Worker {
         db: state.db.clone(),
         secrets: webhook_secrets,
-        wake: webhooks,
+        wake: wakes.webhooks.clone(),
         backoff: crate::webhooks::deliver::backoff(config.retry_base),
         allow_private: config.allow_private_webhooks,
         concurrency: config.webhook_concurrency,
@@ -250,7 +196,11 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
     let (stop_workers, stop) = crate::retry::Stop::new();
     // The sealer's first round seals what a stop interrupted and retries failures now due.
     let sealer = crate::signing::sealing::Sealer {
-        state: state.clone(),
+        db: state.db.clone(),
+        blobs: state.blobs.clone(),
+        seal: state.seal.clone(),
+        app_base: state.app_base(),
+        workers: wakes,
         backoff: crate::signing::sealing::backoff(config.retry_base),
     };
     let workers = vec![

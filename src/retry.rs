@@ -22,6 +22,29 @@ impl Wake {
     }
 }
 
+/// The wake handles of the background workers. A use case that committed queued work wakes
+/// the worker that does it: `notices()` after mail or webhooks, `seal()` once a document's last
+/// recipient finished.
+#[derive(Clone, Default)]
+pub struct Workers {
+    pub mail: Wake,
+    pub webhooks: Wake,
+    pub sealing: Wake,
+}
+
+impl Workers {
+    /// Wakes the mail and webhook workers: call after a transaction that queued either.
+    pub fn notices(&self) {
+        self.mail.wake();
+        self.webhooks.wake();
+    }
+
+    /// Wakes the sealer: a document is ready to be sealed.
+    pub fn seal(&self) {
+        self.sealing.wake();
+    }
+}
+
 /// Asks a queue's worker to stop after the item in hand (so that a normal stop does not cut a
 /// send in two and send it again at the next start).
 #[derive(Clone)]

@@ -5,8 +5,8 @@ use std::collections::HashMap;
 
 use warp::Filter;
 
-use crate::app::AppState;
 use crate::error::AppError;
+use crate::http::state::AppState;
 use crate::oauth::principal::{self, Credentials, Principal};
 
 /// The `Authorization` header only.

@@ -12,10 +12,10 @@ use warp::reply::Response;
 use super::auth::{authenticate_for, credentials, credentials_or_query_key};
 use super::reply::{Format, error_response, json_response, json_result};
 use super::{body, with_state};
-use crate::app::AppState;
 use crate::bookings::{self, Booking, CreateRequest, store};
 use crate::db::now;
 use crate::error::AppError;
+use crate::http::state::AppState;
 use crate::oauth::principal::Credentials;
 use crate::oauth::scope::Scope;
 

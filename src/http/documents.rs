@@ -11,7 +11,6 @@ use warp::reply::Response;
 use super::auth::{authenticate_for, credentials};
 use super::reply::json_result;
 use super::with_state;
-use crate::app::AppState;
 use crate::db::now;
 use crate::documents::check::Check;
 use crate::documents::fields::parse_field;
@@ -19,6 +18,7 @@ use crate::documents::recipients::parse_recipient;
 use crate::documents::store::{self, Deleted};
 use crate::documents::{self, RecipientBrief, SigningLinks, Status, parse_paging, total_pages};
 use crate::error::AppError;
+use crate::http::state::AppState;
 use crate::oauth::principal::Credentials;
 use crate::oauth::scope::Scope;
 
@@ -131,7 +131,7 @@ async fn create(
             Ok((id, view.recipients))
         })
         .await?;
-    state.webhooks.wake();
+    state.workers.webhooks.wake();
     let briefs: Vec<RecipientBrief> = recipients.iter().map(RecipientBrief::from).collect();
     let briefs = briefs.links_shown_if(who.sees_signing_links());
     Ok(json!({
@@ -315,7 +315,7 @@ async fn patch_recipient(
             store::recipient(tx, id, rid, &app)
         })
         .await?;
-    state.mail.wake();
+    state.workers.mail.wake();
     Ok(json!(view.links_shown_if(who.sees_signing_links())))
 }
 

@@ -7,8 +7,8 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::reply::json_response;
-use crate::app::AppState;
 use crate::db::Db;
+use crate::http::state::AppState;
 use crate::version::VERSION;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {

@@ -13,11 +13,11 @@ use warp::reply::Response;
 
 use super::reply::html_response;
 use super::session::{cookie, cookies, current, safe_next, urlencode};
-use crate::app::AppState;
 use crate::assets::{escape, page};
 use crate::crypto::SecretToken;
 use crate::db::now;
 use crate::error::AppError;
+use crate::http::state::AppState;
 use crate::sessions::{self, csrf, throttle};
 
 fn login_cookie_name(tls: bool) -> &'static str {

@@ -22,6 +22,7 @@ pub mod session;
 pub mod signing;
 pub mod signing_page;
 pub mod signup;
+pub mod state;
 pub mod static_files;
 pub mod templates;
 pub mod uploads;
@@ -33,7 +34,7 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use crate::app::AppState;
+use crate::http::state::AppState;
 
 /// Injects the shared state into a filter chain.
 pub fn with_state(

@@ -12,9 +12,9 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::reply::{json_response, json_result};
-use crate::app::AppState;
 use crate::db::now;
 use crate::error::AppError;
+use crate::http::state::AppState;
 use crate::oauth::basic;
 use crate::oauth::clients::Client;
 use crate::oauth::scope::{self, Scope};

@@ -8,8 +8,8 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::reply::{html_response, json_response};
-use crate::app::AppState;
 use crate::assets::{page, url};
+use crate::http::state::AppState;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let spec = warp::path!("api" / "v1" / "openapi.json")

@@ -16,12 +16,12 @@ use warp::reply::Response;
 use super::login::redirect;
 use super::reply::{Format, error_response, html_response, json_response};
 use super::session::{cookie, cookies, safe_next, urlencode};
-use crate::app::AppState;
 use crate::assets::{escape, page, url};
 use crate::crypto::SecretToken;
 use crate::db::now;
 use crate::error::AppError;
 use crate::factors::{Purpose, Verifier};
+use crate::http::state::AppState;
 use crate::sessions::{self, csrf, pending};
 
 fn cookie_name(tls: bool) -> &'static str {

@@ -2,8 +2,8 @@
 
 use warp::Filter;
 
-use crate::app::AppState;
 use crate::error::AppError;
+use crate::http::state::AppState;
 use crate::users::User;
 
 /// The value of cookie `name` in a `Cookie` header.

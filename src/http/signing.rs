@@ -16,8 +16,8 @@ use warp::reply::Response;
 
 use super::reply::json_result;
 use super::with_state;
-use crate::app::AppState;
 use crate::error::AppError;
+use crate::http::state::AppState;
 use crate::signing::auth::Proof;
 use crate::signing::flow::Origin;
 use crate::signing::link::{self, Call, Visit};
@@ -120,7 +120,7 @@ async fn complete(
     let done = link::complete(&state.db, &state.factors, call, state.app_base()).await?;
     state.wake_outbound();
     if done.all_done {
-        crate::signing::sealing::start(state);
+        state.workers.seal();
     }
     Ok(done.answer)
 }

@@ -12,11 +12,11 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::reply::{html_response, html_result};
-use crate::app::AppState;
 use crate::assets::{escape, page};
 use crate::crypto::SecretToken;
 use crate::db::now;
 use crate::error::AppError;
+use crate::http::state::AppState;
 use crate::sessions::csrf;
 use crate::users::{invites, password};
 
@@ -72,7 +72,7 @@ async fn invite(
         ));
     }
     let email = crate::signing::link::request_account(&state.db, token, state.app_base()).await?;
-    state.mail.wake();
+    state.workers.mail.wake();
     let inner = format!(
         r#"<p>We sent a link to <strong>{}</strong>. Open it to create your account; it works once, for an hour.</p>
 <p class="muted">You can close this page.</p>"#,

@@ -11,7 +11,6 @@ use warp::reply::Response;
 use super::auth::{authenticate_for, credentials};
 use super::reply::json_result;
 use super::with_state;
-use crate::app::AppState;
 use crate::blob::BlobId;
 use crate::db::now;
 use crate::documents::check::Check;
@@ -19,6 +18,7 @@ use crate::documents::fields::parse_field;
 use crate::documents::recipients::parse_recipient;
 use crate::documents::{RecipientBrief, SigningLinks, check_tier, parse_paging, total_pages};
 use crate::error::AppError;
+use crate::http::state::AppState;
 use crate::oauth::principal::Credentials;
 use crate::oauth::scope::Scope;
 use crate::templates::{self, store};
@@ -294,7 +294,7 @@ async fn generate(
             Ok((doc, recipients))
         })
         .await;
-    state.webhooks.wake();
+    state.workers.webhooks.wake();
     match result {
         Ok((doc, recipients)) => {
             let briefs: Vec<RecipientBrief> = recipients.iter().map(RecipientBrief::from).collect();

@@ -19,13 +19,13 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::reply::json_result;
-use crate::app::AppState;
 use crate::blob::SignedUrlError;
 use crate::blob::store::StoredBlob;
 use crate::db::now;
 use crate::documents::fields;
 use crate::documents::store::{self, FieldsOf};
 use crate::error::AppError;
+use crate::http::state::AppState;
 use crate::templates::store as templates;
 
 const PREFIX: &str = "/api/v1/uploads/";

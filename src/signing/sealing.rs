@@ -11,7 +11,6 @@ use std::time::Duration;
 use rusqlite::Connection;
 use serde_json::json;
 
-use crate::app::AppState;
 use crate::db::now;
 use crate::documents::audit::{self, Actor, Event};
 use crate::error::AppError;
@@ -187,15 +186,18 @@ pub fn backoff(base: Duration) -> Backoff {
 
 /// Asks the sealer to look for documents to seal: call after a transaction that finished a
 /// document's last acting recipient.
-pub fn start(state: &AppState) {
-    state.sealing.wake();
-}
-
 /// The sealing task of the server: seals, one at a time, every PENDING document whose acting
 /// recipients have all finished and whose next attempt is due (at start: those a stop or a
 /// failure left unsealed). Woken by `start`, it otherwise sleeps until the next retry is due.
 pub struct Sealer {
-    pub state: AppState,
+    pub db: crate::db::Db,
+    pub blobs: crate::blob::BlobStore,
+    pub seal: std::sync::Arc<SealKey>,
+    /// The base of signing links, for the notices.
+    pub app_base: String,
+    /// Wakes the sealer (`Workers::seal`) and, after a commit that queued notices, mail and
+    /// webhooks.
+    pub workers: crate::retry::Workers,
     pub backoff: Backoff,
 }
 
@@ -204,7 +206,7 @@ impl Sealer {
     pub async fn run(self, mut stop: Stop) {
         while !stop.requested() {
             let at = now();
-            let pause = match self.state.db.read(super::store::awaiting_seal).await {
+            let pause = match self.db.read(super::store::awaiting_seal).await {
                 Ok(waiting) => {
                     let due: Vec<i64> = waiting
                         .iter()
@@ -245,7 +247,7 @@ impl Sealer {
                 }
             };
             tokio::select! {
-                _ = self.state.sealing.notified() => {}
+                _ = self.workers.sealing.notified() => {}
                 _ = sleep => {}
                 _ = stop.wait() => {}
             }
@@ -255,15 +257,14 @@ impl Sealer {
     /// One attempt at sealing `doc`; a failure is recorded with the time of the next attempt,
     /// and the first one is told to the owner (mail and DOCUMENT_SEAL_FAILED), not every retry.
     async fn attempt(&self, doc: i64) -> Result<(), AppError> {
-        let failure = match seal(&self.state, doc).await {
+        let failure = match self.seal(doc).await {
             Ok(()) => return Ok(()),
             Err(f) => f,
         };
-        let app = self.state.app_base();
+        let app = self.app_base.clone();
         let backoff = self.backoff;
         let public = failure.public.clone();
         let recorded = self
-            .state
             .db
             .write(move |tx| {
                 let at = now();
@@ -284,7 +285,7 @@ impl Sealer {
                 tracing::warn!(document = doc, failures, error = %failure.detail,
                     next_attempt = %crate::timefmt::iso8601(next_at), "sealing failed; it will be retried");
                 if failures == 1 {
-                    self.state.wake_outbound();
+                    self.workers.notices();
                 }
             }
             // Cancelled in between: nothing more to do.
@@ -292,6 +293,69 @@ impl Sealer {
                 "sealing failed on a document that is no longer pending"),
         }
         Ok(())
+    }
+
+    /// Seals `doc` and completes it. On any failure nothing is left behind: the sealed file is
+    /// written whole or not at all (`BlobStore::put` renames a synced temp file), and is removed
+    /// again when the completing transaction fails or finds the document no longer PENDING.
+    async fn seal(&self, doc: i64) -> Result<(), Failure> {
+        let Gathered { blob, mut input } = self
+            .db
+            .read(move |c| gather(c, doc))
+            .await
+            .map_err(|e| Failure::server("reading the document failed", e))?;
+        let blobs = self.blobs.clone();
+        let signer = self.seal.clone();
+        let stored = tokio::task::spawn_blocking(move || -> Result<_, Failure> {
+            let id = crate::blob::BlobId::parse(&blob)
+                .ok_or_else(|| Failure::server("the document's file id is malformed", &blob))?;
+            input.original = std::fs::read(blobs.path(&id))
+                .map_err(|e| Failure::server("the document's file could not be read", e))?;
+            let signer = signer
+                .get()
+                .map_err(|e| Failure::server("the seal certificate is not available", e))?;
+            let sealed = crate::pdf::seal::seal(&input, &signer).map_err(Failure::document)?;
+            blobs
+                .put(&sealed)
+                .map_err(|e| Failure::server("the sealed file could not be stored", e))
+        })
+        .await
+        .map_err(|e| Failure::server("the sealing task failed", e))??;
+        let app = self.app_base.clone();
+        let sealed = stored.clone();
+        let completed = self
+            .db
+            .write(move |tx| {
+                let at = now();
+                crate::blob::rows::insert_pdf(tx, &sealed, at)?;
+                if !super::store::complete(tx, doc, sealed.id.as_str(), at)? {
+                    crate::blob::rows::delete(tx, sealed.id.as_str())?;
+                    return Ok(false);
+                }
+                audit::record(
+                    tx,
+                    doc,
+                    Event::Completed,
+                    &Actor::system(),
+                    &json!({"sha256": sealed.sha256}),
+                    at,
+                )?;
+                super::notify::completed(tx, doc, sealed.id.as_str(), &app, at)?;
+                Ok(true)
+            })
+            .await;
+        if let Ok(true) = completed {
+            self.workers.notices();
+            tracing::info!(document = doc, "document sealed and completed");
+            return Ok(());
+        }
+        let blobs = self.blobs.clone();
+        let id = stored.id.clone();
+        let _ = tokio::task::spawn_blocking(move || blobs.delete(&id)).await;
+        match completed {
+            Err(e) => Err(Failure::server("recording the sealed file failed", e)),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -327,68 +391,5 @@ impl Failure {
             public: message.clone(),
             detail: message,
         }
-    }
-}
-
-/// Seals `doc` and completes it. On any failure nothing is left behind: the sealed file is
-/// written whole or not at all (`BlobStore::put` renames a synced temp file), and is removed
-/// again when the completing transaction fails or finds the document no longer PENDING.
-async fn seal(state: &AppState, doc: i64) -> Result<(), Failure> {
-    let Gathered { blob, mut input } = state
-        .db
-        .read(move |c| gather(c, doc))
-        .await
-        .map_err(|e| Failure::server("reading the document failed", e))?;
-    let blobs = state.blobs.clone();
-    let signer = state.seal.clone();
-    let stored = tokio::task::spawn_blocking(move || -> Result<_, Failure> {
-        let id = crate::blob::BlobId::parse(&blob)
-            .ok_or_else(|| Failure::server("the document's file id is malformed", &blob))?;
-        input.original = std::fs::read(blobs.path(&id))
-            .map_err(|e| Failure::server("the document's file could not be read", e))?;
-        let signer = signer
-            .get()
-            .map_err(|e| Failure::server("the seal certificate is not available", e))?;
-        let sealed = crate::pdf::seal::seal(&input, &signer).map_err(Failure::document)?;
-        blobs
-            .put(&sealed)
-            .map_err(|e| Failure::server("the sealed file could not be stored", e))
-    })
-    .await
-    .map_err(|e| Failure::server("the sealing task failed", e))??;
-    let app = state.app_base();
-    let sealed = stored.clone();
-    let completed = state
-        .db
-        .write(move |tx| {
-            let at = now();
-            crate::blob::rows::insert_pdf(tx, &sealed, at)?;
-            if !super::store::complete(tx, doc, sealed.id.as_str(), at)? {
-                crate::blob::rows::delete(tx, sealed.id.as_str())?;
-                return Ok(false);
-            }
-            audit::record(
-                tx,
-                doc,
-                Event::Completed,
-                &Actor::system(),
-                &json!({"sha256": sealed.sha256}),
-                at,
-            )?;
-            super::notify::completed(tx, doc, sealed.id.as_str(), &app, at)?;
-            Ok(true)
-        })
-        .await;
-    if let Ok(true) = completed {
-        state.wake_outbound();
-        tracing::info!(document = doc, "document sealed and completed");
-        return Ok(());
-    }
-    let blobs = state.blobs.clone();
-    let id = stored.id.clone();
-    let _ = tokio::task::spawn_blocking(move || blobs.delete(&id)).await;
-    match completed {
-        Err(e) => Err(Failure::server("recording the sealed file failed", e)),
-        _ => Ok(()),
     }
 }

@@ -135,7 +135,7 @@ fn check_url(raw: &str) -> Result<String, &'static str> {
 }
 
 /// Queues one delivery of `event` per endpoint of `user` subscribed to it, inside the caller's
-/// transaction (it only inserts). Wake the worker (`state.webhooks.wake()`) after the commit.
+/// transaction (it only inserts). Wake the worker (`Workers::notices`) after the commit.
 /// The body posted is exactly `{"event","payload","createdAt","webhookEndpoint"}`, the payload
 /// being `document` as the endpoint's creator may read it: an app's endpoints (bound to its
 /// OAuth grant) never get the recipients' signing links.

@@ -1,0 +1,61 @@
+//! What every handler is given: the appliance's services and settings, built once by the
+//! composition root (`app`), cheap to clone, no globals.
+
+use std::sync::Arc;
+
+use url::Url;
+
+use crate::blob::{BlobStore, UrlSigner};
+use crate::config::{Config, base};
+use crate::datadir::DataDir;
+use crate::db::Db;
+use crate::keyring::KeyRing;
+use crate::retry::Workers;
+
+/// Shared by every handler: cheap to clone, no globals.
+#[derive(Clone)]
+pub struct AppState {
+    pub config: Arc<Config>,
+    pub public_url: Arc<Url>,
+    pub app_url: Arc<Url>,
+    pub db: Db,
+    pub blobs: BlobStore,
+    /// Rendered pages of uploaded PDFs, for the signing page.
+    pub pages: crate::pdf::PageCache,
+    /// The certificate and key that sign sealed PDFs.
+    pub seal: Arc<crate::signing::sealing::SealKey>,
+    pub signer: UrlSigner,
+    /// HMAC keys for signed URLs and CSRF tokens.
+    pub keys: Arc<KeyRing>,
+    pub data: Arc<DataDir>,
+    pub limiter: Arc<crate::ratelimit::RateLimiter>,
+    /// The bound on concurrent password checks (`--max-password-checks`).
+    pub passwords: crate::users::checks::PasswordChecks,
+    /// Wakes the mail and webhook workers and the sealer after a commit that queued their work.
+    pub workers: Workers,
+    /// Encrypts webhook secrets at rest.
+    pub webhook_secrets: Arc<crate::webhooks::secret::SecretBox>,
+    /// Checks second factors (TOTP, passkeys) for logins and recipient authentication.
+    pub factors: crate::factors::Verifier,
+}
+
+impl AppState {
+    /// Wakes the mail and webhook workers: call after a transaction that queued either.
+    pub fn wake_outbound(&self) {
+        self.workers.notices();
+    }
+
+    /// The issuer: the public URL without a trailing slash.
+    pub fn issuer(&self) -> String {
+        base(&self.public_url)
+    }
+
+    pub fn tls(&self) -> bool {
+        self.config.tls_on()
+    }
+
+    /// The base of signing links (`--app-url`), without a trailing slash.
+    pub fn app_base(&self) -> String {
+        base(&self.app_url)
+    }
+}
