@@ -6,7 +6,6 @@
 
 use serde_json::{Value, json};
 
-use crate::documents::user_with_key;
 use crate::harness::TestApp;
 use crate::mail::{SmtpServer, free_port, smtp_url};
 use crate::oauth_flow::PASSWORD;
@@ -19,12 +18,12 @@ async fn flow(mode: &str, doc_auth: Value, recipient_auth: Value, with_account: 
     let _smtp = SmtpServer::start(port, maildir.path());
     let url = smtp_url(port);
     let app = TestApp::spawn_with(&["--tls", "off", "--smtp-url", &url]).await;
-    let key = user_with_key(&app, "owner@example.com", "enterprise");
+    let owner = app.user_with_key("owner@example.com", "enterprise");
     let email = "signer@example.com";
     if with_account {
         account(&app, email);
     }
-    let (_, token, _) = sent(&app, &key, email, doc_auth, recipient_auth).await;
+    let (_, token, _) = sent(&owner, email, doc_auth, recipient_auth).await;
     let link = app.url(&format!("/sign/{token}"));
     let md = maildir.path().to_string_lossy().to_string();
     let args: Vec<String> = vec![mode.into(), link, email.into(), PASSWORD.into(), md];

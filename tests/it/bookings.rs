@@ -1,26 +1,19 @@
 //! Bookings through the real server with API keys: `GET /listBookings` and `/api/v1/bookings`
 //! (create, validation, listing and paging, owner scoping, cancellation, credentials).
 
-use reqwest::Response;
+use reqwest::{Method, Response};
 use serde_json::{Value, json};
 
+use crate::api::{Api, add_user, create_api_key, keys};
 use crate::harness::{TestApp, docket, docket_json};
 
-/// Adds a user and returns a fresh API key of theirs.
-fn user_with_key(app: &TestApp, email: &str) -> String {
-    docket_json(
-        &app.data_dir(),
-        &["user", "add", email, "--name", "Test User"],
-        None,
-    );
-    new_key(app, email)["key"].as_str().unwrap().to_string()
-}
-
-fn new_key(app: &TestApp, email: &str) -> Value {
-    docket_json(
-        &app.data_dir(),
-        &["apikey", "create", "--user", email],
-        None,
+/// Adds a user named "Test User"; a client sending a fresh API key of theirs as a Bearer token.
+fn user_with_bearer_key(app: &TestApp, email: &str) -> Api {
+    add_user(&app.data_dir(), email, &["--name", "Test User"]);
+    app.bearer(
+        create_api_key(&app.data_dir(), email)["key"]
+            .as_str()
+            .unwrap(),
     )
 }
 
@@ -33,41 +26,9 @@ fn booking(title: &str) -> Value {
     })
 }
 
-async fn post(app: &TestApp, key: &str, path: &str, body: &Value) -> Response {
-    app.client
-        .post(app.url(path))
-        .bearer_auth(key)
-        .json(body)
-        .send()
-        .await
-        .unwrap()
-}
-
-async fn get(app: &TestApp, key: &str, path: &str) -> Response {
-    app.client
-        .get(app.url(path))
-        .bearer_auth(key)
-        .send()
-        .await
-        .unwrap()
-}
-
-/// Creates a booking and returns it (asserting 201).
-async fn create(app: &TestApp, key: &str, body: &Value) -> Value {
-    let resp = post(app, key, "/api/v1/bookings", body).await;
-    assert_eq!(resp.status(), 201);
-    resp.json().await.unwrap()
-}
-
 async fn json_of(resp: Response, status: u16) -> Value {
     assert_eq!(resp.status(), status);
     resp.json().await.unwrap()
-}
-
-fn keys(v: &Value) -> Vec<&str> {
-    let mut k: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
-    k.sort();
-    k
 }
 
 fn titles(list: &Value) -> Vec<&str> {
@@ -90,14 +51,14 @@ fn detail_paths(err: &Value) -> Vec<&str> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn create_answers_201_with_the_spec_shape() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "ada@example.com");
+    let ada = user_with_bearer_key(&app, "ada@example.com");
     let mut body = booking("Intro call");
     body["description"] = json!("Agenda:\n- hello");
     body["status"] = json!("PENDING");
     body["location"] = json!("Room 1");
     body["attendees"][0]["timeZone"] = json!("Europe/Berlin");
     body["somethingElse"] = json!({"ignored": true});
-    let b = create(&app, &key, &body).await;
+    let b = ada.create_booking(&body).await;
 
     assert_eq!(
         keys(&b),
@@ -139,14 +100,15 @@ async fn create_answers_201_with_the_spec_shape() {
     // Defaults: ACCEPTED, no description or location, attendee zone UTC; offsets become UTC.
     let mut body = booking("Minimal");
     body["startTime"] = json!("2026-11-21T10:30:00+01:00");
-    let b = create(&app, &key, &body).await;
+    let b = ada.create_booking(&body).await;
     assert_eq!(b["status"], "ACCEPTED");
     assert_eq!(b["startTime"], "2026-11-21T09:30:00Z");
     assert!(b["description"].is_null() && b["location"].is_null());
     assert_eq!(b["attendees"][0]["timeZone"], "UTC");
 
     let fetched = json_of(
-        get(&app, &key, &format!("/api/v1/bookings/{}", b["id"])).await,
+        ada.get_response(&format!("/api/v1/bookings/{}", b["id"]))
+            .await,
         200,
     )
     .await;
@@ -157,22 +119,22 @@ async fn create_answers_201_with_the_spec_shape() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn invalid_bookings_are_400_naming_every_field() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "ada@example.com");
+    let ada = user_with_bearer_key(&app, "ada@example.com");
 
     let mut body = booking("Backwards");
     body["endTime"] = json!("2026-11-21T09:00:00Z");
-    let err = json_of(post(&app, &key, "/api/v1/bookings", &body).await, 400).await;
+    let err = json_of(ada.post_response("/api/v1/bookings", &body).await, 400).await;
     assert_eq!(err["code"], "validation_error");
     assert_eq!(detail_paths(&err), ["endTime"]);
 
     let mut body = booking("Bad e-mail");
     body["attendees"][0]["email"] = json!("not-an-address");
-    let err = json_of(post(&app, &key, "/api/v1/bookings", &body).await, 400).await;
+    let err = json_of(ada.post_response("/api/v1/bookings", &body).await, 400).await;
     assert_eq!(detail_paths(&err), ["attendees[0].email"]);
 
     let mut body = booking("x");
     body.as_object_mut().unwrap().remove("title");
-    let err = json_of(post(&app, &key, "/api/v1/bookings", &body).await, 400).await;
+    let err = json_of(ada.post_response("/api/v1/bookings", &body).await, 400).await;
     assert_eq!(detail_paths(&err), ["title"]);
 
     // Everything wrong at once is reported at once.
@@ -182,7 +144,7 @@ async fn invalid_bookings_are_400_naming_every_field() {
         "status": "CANCELLED",
         "attendees": [{"name": "Ok", "email": "ok@example.com"}, {"email": "x@", "timeZone": "Mars Base"}]
     });
-    let err = json_of(post(&app, &key, "/api/v1/bookings", &body).await, 400).await;
+    let err = json_of(ada.post_response("/api/v1/bookings", &body).await, 400).await;
     assert_eq!(
         detail_paths(&err),
         [
@@ -199,19 +161,17 @@ async fn invalid_bookings_are_400_naming_every_field() {
     // Wrong JSON types and broken JSON are 400 too.
     let mut body = booking("Typed");
     body["title"] = json!(42);
-    let err = json_of(post(&app, &key, "/api/v1/bookings", &body).await, 400).await;
+    let err = json_of(ada.post_response("/api/v1/bookings", &body).await, 400).await;
     assert_eq!(err["code"], "invalid_request");
-    let resp = app
-        .client
-        .post(app.url("/api/v1/bookings"))
-        .bearer_auth(&key)
+    let resp = ada
+        .request(Method::POST, "/api/v1/bookings")
         .body("{not json")
         .send()
         .await
         .unwrap();
     assert_eq!(resp.status(), 400);
 
-    let list = json_of(get(&app, &key, "/listBookings").await, 200).await;
+    let list = json_of(ada.get_response("/listBookings").await, 200).await;
     assert_eq!(list, json!([]), "nothing was stored");
     app.stop().await;
 }
@@ -219,22 +179,23 @@ async fn invalid_bookings_are_400_naming_every_field() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn list_bookings_is_newest_first_and_takes_every_api_key_form() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "ada@example.com");
+    let ada = user_with_bearer_key(&app, "ada@example.com");
     for t in ["first", "second", "third"] {
-        create(&app, &key, &booking(t)).await;
+        ada.create_booking(&booking(t)).await;
     }
 
-    let list = json_of(get(&app, &key, "/listBookings").await, 200).await;
+    let list = json_of(ada.get_response("/listBookings").await, 200).await;
     assert_eq!(titles(&list), ["third", "second", "first"]);
     assert_eq!(list[0]["user"]["username"], "ada");
 
-    let list = json_of(get(&app, &key, "/listBookings?limit=2").await, 200).await;
+    let list = json_of(ada.get_response("/listBookings?limit=2").await, 200).await;
     assert_eq!(titles(&list), ["third", "second"]);
-    let list = json_of(get(&app, &key, "/listBookings?limit=100").await, 200).await;
+    let list = json_of(ada.get_response("/listBookings?limit=100").await, 200).await;
     assert_eq!(list.as_array().unwrap().len(), 3);
     for bad in ["0", "101", "-1", "lots"] {
         let err = json_of(
-            get(&app, &key, &format!("/listBookings?limit={bad}")).await,
+            ada.get_response(&format!("/listBookings?limit={bad}"))
+                .await,
             400,
         )
         .await;
@@ -242,16 +203,10 @@ async fn list_bookings_is_newest_first_and_takes_every_api_key_form() {
     }
 
     // A bare key in the header, and the key as a query parameter.
-    let resp = app
-        .client
-        .get(app.url("/listBookings"))
-        .header("authorization", &key)
-        .send()
-        .await
-        .unwrap();
+    let resp = app.api(ada.key()).get_response("/listBookings").await;
     assert_eq!(titles(&json_of(resp, 200).await).len(), 3);
     let resp = app
-        .get(&format!("/listBookings?apiKey={key}&limit=1"))
+        .get(&format!("/listBookings?apiKey={}&limit=1", ada.key()))
         .await;
     assert_eq!(titles(&json_of(resp, 200).await), ["third"]);
     app.stop().await;
@@ -260,7 +215,7 @@ async fn list_bookings_is_newest_first_and_takes_every_api_key_form() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn missing_bad_revoked_and_disabled_credentials_are_401() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "ada@example.com");
+    let ada = user_with_bearer_key(&app, "ada@example.com");
     let d = app.data_dir();
 
     async fn assert_401(resp: Response, what: &str) {
@@ -282,7 +237,9 @@ async fn missing_bad_revoked_and_disabled_credentials_are_401() {
     )
     .await;
     assert_401(
-        get(&app, "api_notarealkey", "/listBookings").await,
+        app.bearer("api_notarealkey")
+            .get_response("/listBookings")
+            .await,
         "unknown key",
     )
     .await;
@@ -292,24 +249,37 @@ async fn missing_bad_revoked_and_disabled_credentials_are_401() {
     )
     .await;
     assert_401(
-        post(&app, "api_notarealkey", "/api/v1/bookings", &booking("x")).await,
+        app.bearer("api_notarealkey")
+            .post_response("/api/v1/bookings", &booking("x"))
+            .await,
         "unknown key on create",
     )
     .await;
     // The API under /api/v1 takes the Authorization header only.
     assert_401(
-        app.get(&format!("/api/v1/bookings?apiKey={key}")).await,
+        app.get(&format!("/api/v1/bookings?apiKey={}", ada.key()))
+            .await,
         "query key on /api/v1",
     )
     .await;
 
     // A revoked key stops working; the user's other keys do not.
-    let doomed = new_key(&app, "ada@example.com");
+    let doomed = create_api_key(&app.data_dir(), "ada@example.com");
     let doomed_key = doomed["key"].as_str().unwrap();
-    assert_eq!(get(&app, doomed_key, "/listBookings").await.status(), 200);
+    assert_eq!(
+        app.bearer(doomed_key)
+            .get_response("/listBookings")
+            .await
+            .status(),
+        200
+    );
     docket_json(&d, &["apikey", "revoke", &doomed["id"].to_string()], None);
-    assert_401(get(&app, doomed_key, "/listBookings").await, "revoked key").await;
-    assert_eq!(get(&app, &key, "/listBookings").await.status(), 200);
+    assert_401(
+        app.bearer(doomed_key).get_response("/listBookings").await,
+        "revoked key",
+    )
+    .await;
+    assert_eq!(ada.get_response("/listBookings").await.status(), 200);
 
     // A disabled user's keys stop at once.
     let out = docket(&d, &["user", "disable", "ada@example.com"], None);
@@ -318,32 +288,34 @@ async fn missing_bad_revoked_and_disabled_credentials_are_401() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert_401(get(&app, &key, "/listBookings").await, "disabled user").await;
-    assert_401(get(&app, &key, "/api/v1/bookings").await, "disabled user").await;
+    assert_401(ada.get_response("/listBookings").await, "disabled user").await;
+    assert_401(ada.get_response("/api/v1/bookings").await, "disabled user").await;
     app.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn another_users_booking_is_not_found() {
     let app = TestApp::spawn().await;
-    let ada = user_with_key(&app, "ada@example.com");
-    let bob = user_with_key(&app, "bob@example.com");
-    let b = create(&app, &ada, &booking("Ada's")).await;
+    let ada = user_with_bearer_key(&app, "ada@example.com");
+    let bob = user_with_bearer_key(&app, "bob@example.com");
+    let b = ada.create_booking(&booking("Ada's")).await;
     let path = format!("/api/v1/bookings/{}", b["id"]);
 
-    let err = json_of(get(&app, &bob, &path).await, 404).await;
+    let err = json_of(bob.get_response(&path).await, 404).await;
     assert_eq!(err["code"], "not_found");
-    let resp = post(&app, &bob, &format!("{path}/cancel"), &json!({})).await;
+    let resp = bob
+        .post_response(&format!("{path}/cancel"), &json!({}))
+        .await;
     assert_eq!(resp.status(), 404);
     assert_eq!(
-        get(&app, &bob, "/api/v1/bookings/999999").await.status(),
+        bob.get_response("/api/v1/bookings/999999").await.status(),
         404
     );
-    let bobs = json_of(get(&app, &bob, "/listBookings").await, 200).await;
+    let bobs = json_of(bob.get_response("/listBookings").await, 200).await;
     assert_eq!(bobs, json!([]));
 
     // Untouched by Bob's attempt.
-    let still = json_of(get(&app, &ada, &path).await, 200).await;
+    let still = json_of(ada.get_response(&path).await, 200).await;
     assert_eq!(still["status"], "ACCEPTED");
     app.stop().await;
 }
@@ -351,16 +323,17 @@ async fn another_users_booking_is_not_found() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn cancel_once_then_409() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "ada@example.com");
-    let b = create(&app, &key, &booking("Doomed")).await;
+    let ada = user_with_bearer_key(&app, "ada@example.com");
+    let b = ada.create_booking(&booking("Doomed")).await;
     let path = format!("/api/v1/bookings/{}/cancel", b["id"]);
 
     let long = json!({"reason": "r".repeat(501)});
-    let err = json_of(post(&app, &key, &path, &long).await, 400).await;
+    let err = json_of(ada.post_response(&path, &long).await, 400).await;
     assert_eq!(detail_paths(&err), ["reason"]);
 
     let done = json_of(
-        post(&app, &key, &path, &json!({"reason": "Double-booked"})).await,
+        ada.post_response(&path, &json!({"reason": "Double-booked"}))
+            .await,
         200,
     )
     .await;
@@ -368,21 +341,23 @@ async fn cancel_once_then_409() {
     assert_eq!(done["status"], "CANCELLED");
     assert_eq!(done["cancellationReason"], "Double-booked");
 
-    let err = json_of(post(&app, &key, &path, &json!({})).await, 409).await;
+    let err = json_of(ada.post_response(&path, &json!({})).await, 409).await;
     assert_eq!(err["code"], "conflict");
     let got = json_of(
-        get(&app, &key, &format!("/api/v1/bookings/{}", b["id"])).await,
+        ada.get_response(&format!("/api/v1/bookings/{}", b["id"]))
+            .await,
         200,
     )
     .await;
     assert_eq!(got["cancellationReason"], "Double-booked");
 
     // The body may be left out entirely.
-    let other = create(&app, &key, &booking("Also doomed")).await;
-    let resp = app
-        .client
-        .post(app.url(&format!("/api/v1/bookings/{}/cancel", other["id"])))
-        .bearer_auth(&key)
+    let other = ada.create_booking(&booking("Also doomed")).await;
+    let resp = ada
+        .request(
+            Method::POST,
+            &format!("/api/v1/bookings/{}/cancel", other["id"]),
+        )
         .send()
         .await
         .unwrap();
@@ -395,37 +370,37 @@ async fn cancel_once_then_409() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pages_and_status_filter() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "ada@example.com");
+    let ada = user_with_bearer_key(&app, "ada@example.com");
     for i in 1..=5 {
         let mut body = booking(&format!("b{i}"));
         if i == 2 {
             body["status"] = json!("PENDING");
         }
-        create(&app, &key, &body).await;
+        ada.create_booking(&body).await;
     }
 
-    let page = json_of(get(&app, &key, "/api/v1/bookings").await, 200).await;
+    let page = json_of(ada.get_response("/api/v1/bookings").await, 200).await;
     assert_eq!(keys(&page), ["bookings", "totalPages"]);
     assert_eq!(page["totalPages"], 1);
     assert_eq!(titles(&page["bookings"]), ["b5", "b4", "b3", "b2", "b1"]);
 
-    let page = json_of(get(&app, &key, "/api/v1/bookings?perPage=2").await, 200).await;
+    let page = json_of(ada.get_response("/api/v1/bookings?perPage=2").await, 200).await;
     assert_eq!(page["totalPages"], 3);
     assert_eq!(titles(&page["bookings"]), ["b5", "b4"]);
     let page = json_of(
-        get(&app, &key, "/api/v1/bookings?perPage=2&page=3").await,
+        ada.get_response("/api/v1/bookings?perPage=2&page=3").await,
         200,
     )
     .await;
     assert_eq!(titles(&page["bookings"]), ["b1"]);
     let page = json_of(
-        get(&app, &key, "/api/v1/bookings?perPage=2&page=4").await,
+        ada.get_response("/api/v1/bookings?perPage=2&page=4").await,
         200,
     )
     .await;
     assert_eq!(page["bookings"], json!([]));
     assert_eq!(page["totalPages"], 3);
-    let page = json_of(get(&app, &key, "/api/v1/bookings?perPage=100").await, 200).await;
+    let page = json_of(ada.get_response("/api/v1/bookings?perPage=100").await, 200).await;
     assert_eq!(page["bookings"].as_array().unwrap().len(), 5);
 
     for (query, field) in [
@@ -436,7 +411,7 @@ async fn pages_and_status_filter() {
         ("status=DONE", "status"),
     ] {
         let err = json_of(
-            get(&app, &key, &format!("/api/v1/bookings?{query}")).await,
+            ada.get_response(&format!("/api/v1/bookings?{query}")).await,
             400,
         )
         .await;
@@ -444,31 +419,32 @@ async fn pages_and_status_filter() {
     }
 
     let page = json_of(
-        get(&app, &key, "/api/v1/bookings?status=PENDING").await,
+        ada.get_response("/api/v1/bookings?status=PENDING").await,
         200,
     )
     .await;
     assert_eq!(titles(&page["bookings"]), ["b2"]);
     assert_eq!(page["totalPages"], 1);
     let page = json_of(
-        get(&app, &key, "/api/v1/bookings?status=CANCELLED").await,
+        ada.get_response("/api/v1/bookings?status=CANCELLED").await,
         200,
     )
     .await;
     assert_eq!(page, json!({"bookings": [], "totalPages": 0}));
 
-    let first = json_of(get(&app, &key, "/api/v1/bookings?perPage=2").await, 200).await;
+    let first = json_of(ada.get_response("/api/v1/bookings?perPage=2").await, 200).await;
     let b4 = &first["bookings"][1];
     let cancel = format!("/api/v1/bookings/{}/cancel", b4["id"]);
-    assert_eq!(post(&app, &key, &cancel, &json!({})).await.status(), 200);
+    assert_eq!(ada.post_response(&cancel, &json!({})).await.status(), 200);
     let page = json_of(
-        get(&app, &key, "/api/v1/bookings?status=cancelled").await,
+        ada.get_response("/api/v1/bookings?status=cancelled").await,
         200,
     )
     .await;
     assert_eq!(titles(&page["bookings"]), ["b4"]);
     let page = json_of(
-        get(&app, &key, "/api/v1/bookings?status=ACCEPTED&perPage=1").await,
+        ada.get_response("/api/v1/bookings?status=ACCEPTED&perPage=1")
+            .await,
         200,
     )
     .await;

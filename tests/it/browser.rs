@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+use crate::api::{add_user, create_api_key};
 use crate::harness::{TestApp, docket_json};
 use crate::oauth_flow::{PASSWORD, urlencode};
 
@@ -120,8 +121,8 @@ async fn the_api_explorer_lists_every_operation_and_sends_requests() {
     let dir = browser_dir();
     let app = TestApp::spawn().await;
     let d = app.data_dir();
-    docket_json(&d, &["user", "add", "ex@example.com", "--name", "Ex"], None);
-    let key = docket_json(&d, &["apikey", "create", "--user", "ex@example.com"], None)["key"]
+    add_user(&d, "ex@example.com", &["--name", "Ex"]);
+    let key = create_api_key(&d, "ex@example.com")["key"]
         .as_str()
         .unwrap()
         .to_string();
@@ -144,7 +145,7 @@ async fn the_api_explorer_lists_every_operation_and_sends_requests() {
         String::from_utf8_lossy(&output.stderr)
     );
     // The document was really created.
-    let c = rusqlite::Connection::open(app.data_dir().join("docket.db")).unwrap();
+    let c = app.db();
     let title: String = c
         .query_row("SELECT title FROM documents", [], |r| r.get(0))
         .unwrap();

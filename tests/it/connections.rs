@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 
-use crate::harness::{BinServer, client, docket, docket_json};
+use crate::api::create_api_key;
+use crate::harness::{BinServer, client, docket};
 
 /// A connection to `server` from the loopback address `from`.
 async fn connect_from(from: &str, server: SocketAddr) -> TcpStream {
@@ -136,11 +137,7 @@ async fn three_hundred_slow_uploads_from_one_address_leave_healthz_answering() {
         None,
     );
     assert!(out.status.success());
-    let key = docket_json(
-        &data,
-        &["apikey", "create", "--user", "o@example.com"],
-        None,
-    )["key"]
+    let key = create_api_key(&data, "o@example.com")["key"]
         .as_str()
         .unwrap()
         .to_string();

@@ -2,92 +2,14 @@
 
 use serde_json::{Value, json};
 
-use crate::harness::{TestApp, docket_json};
-
-pub fn fixture(name: &str) -> Vec<u8> {
-    std::fs::read(format!(
-        "{}/tests/fixtures/pdf/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    ))
-    .unwrap()
-}
-
-/// A user with an API key; returns the key.
-pub fn user_with_key(app: &TestApp, email: &str, tier: &str) -> String {
-    let d = app.data_dir();
-    docket_json(
-        &d,
-        &["user", "add", email, "--name", "Owner", "--tier", tier],
-        None,
-    );
-    docket_json(&d, &["apikey", "create", "--user", email], None)["key"]
-        .as_str()
-        .unwrap()
-        .to_string()
-}
-
-pub async fn call(
-    app: &TestApp,
-    key: &str,
-    method: reqwest::Method,
-    path: &str,
-    body: Option<Value>,
-) -> (u16, Value) {
-    let mut req = app
-        .client
-        .request(method, app.url(path))
-        .header("authorization", key);
-    if let Some(b) = body {
-        req = req.json(&b);
-    }
-    let resp = req.send().await.unwrap();
-    let status = resp.status().as_u16();
-    let text = resp.text().await.unwrap();
-    (status, serde_json::from_str(&text).unwrap_or(Value::Null))
-}
-
-pub async fn create(app: &TestApp, key: &str, body: Value) -> Value {
-    let (status, v) = call(
-        app,
-        key,
-        reqwest::Method::POST,
-        "/api/v1/documents",
-        Some(body),
-    )
-    .await;
-    assert_eq!(status, 200, "{v}");
-    v
-}
-
-fn keys(v: &Value) -> Vec<&str> {
-    let mut k: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
-    k.sort();
-    k
-}
-
-fn sorted<'a>(k: &[&'a str]) -> Vec<&'a str> {
-    let mut v = k.to_vec();
-    v.sort();
-    v
-}
-
-pub fn two_recipients() -> Value {
-    json!({
-        "title": "NDA",
-        "externalId": "ext-1",
-        "recipients": [
-            {"name": "Ann", "email": "ann@example.com", "role": "SIGNER", "signingOrder": 0},
-            {"name": "Cid", "email": "cid@example.com", "role": "CC", "signingOrder": 1}
-        ],
-        "meta": {"subject": "Please sign", "timezone": "Europe/Paris", "dateFormat": "yyyy-MM-dd", "signingOrder": "SEQUENTIAL"}
-    })
-}
+use crate::api::{fixture, keys, sorted, two_recipients};
+use crate::harness::TestApp;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn create_get_and_upload_have_the_seed_shapes() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
-    let created = create(&app, &key, two_recipients()).await;
+    let api = app.user_with_key("owner@example.com", "standard");
+    let created = api.create_document(two_recipients()).await;
     assert_eq!(
         keys(&created),
         sorted(&["uploadUrl", "documentId", "recipients"])
@@ -111,15 +33,8 @@ async fn create_get_and_upload_have_the_seed_shapes() {
     );
     assert!(r0["token"].as_str().unwrap().len() >= 22);
 
-    let id = created["documentId"].as_i64().unwrap();
-    let (status, doc) = call(
-        &app,
-        &key,
-        reqwest::Method::GET,
-        &format!("/api/v1/documents/{id}"),
-        None,
-    )
-    .await;
+    let id = created.document_id();
+    let (status, doc) = api.get(&format!("/api/v1/documents/{id}")).await;
     assert_eq!(status, 200);
     assert_eq!(
         keys(&doc),
@@ -174,19 +89,10 @@ async fn create_get_and_upload_have_the_seed_shapes() {
     assert_eq!(doc["recipients"][1]["role"], "CC");
 
     // The upload URL takes the raw PDF with no other credentials.
-    let url = created["uploadUrl"].as_str().unwrap();
+    let url = created.upload_url();
     assert!(url.starts_with(&app.base));
     let pdf = fixture("letter-120p.pdf");
-    let resp = app
-        .client
-        .put(url)
-        .header("content-type", "application/pdf")
-        .body(pdf.clone())
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 200);
-    let up: Value = resp.json().await.unwrap();
+    let up = api.upload_ok(url, pdf.clone()).await;
     assert_eq!(
         keys(&up),
         sorted(&["documentId", "pages", "size", "sha256"])
@@ -200,7 +106,7 @@ async fn create_get_and_upload_have_the_seed_shapes() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn uploads_accept_multipart_and_real_world_files() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
+    let api = app.user_with_key("owner@example.com", "standard");
     for (name, pages) in [
         ("a4-1p.pdf", 1),
         ("scan-3p.pdf", 3),
@@ -212,7 +118,9 @@ async fn uploads_accept_multipart_and_real_world_files() {
         ("rotated-4p.pdf", 4),
         ("ps2pdf-a5-2p.pdf", 2),
     ] {
-        let created = create(&app, &key, json!({"title": name, "recipients": []})).await;
+        let created = api
+            .create_document(json!({"title": name, "recipients": []}))
+            .await;
         let part = reqwest::multipart::Part::bytes(fixture(name))
             .file_name(name.to_string())
             .mime_str("application/pdf")
@@ -222,7 +130,7 @@ async fn uploads_accept_multipart_and_real_world_files() {
             .part("file", part);
         let resp = app
             .client
-            .put(created["uploadUrl"].as_str().unwrap())
+            .put(created.upload_url())
             .multipart(form)
             .send()
             .await
@@ -253,11 +161,15 @@ fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_uploads_are_refused_and_leave_nothing_behind() {
     let app = TestApp::spawn_with(&["--tls", "off", "--max-upload-mb", "1"]).await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
-    let a = create(&app, &key, json!({"title": "A", "recipients": []})).await;
-    let b = create(&app, &key, json!({"title": "B", "recipients": []})).await;
-    let url_a = a["uploadUrl"].as_str().unwrap().to_string();
-    let url_b = b["uploadUrl"].as_str().unwrap().to_string();
+    let api = app.user_with_key("owner@example.com", "standard");
+    let a = api
+        .create_document(json!({"title": "A", "recipients": []}))
+        .await;
+    let b = api
+        .create_document(json!({"title": "B", "recipients": []}))
+        .await;
+    let url_a = a.upload_url().to_string();
+    let url_b = b.upload_url().to_string();
     let put = |url: String, ct: &'static str, body: Vec<u8>| {
         let req = app.client.put(url).header("content-type", ct).body(body);
         async move {
@@ -335,11 +247,11 @@ async fn bad_uploads_are_refused_and_leave_nothing_behind() {
     // Nothing was kept: no blob files, no temp files, the document has no file.
     let blobs = files_under(&app.data_dir().join("blobs"));
     assert!(blobs.is_empty(), "{blobs:?}");
-    let c = rusqlite::Connection::open(app.data_dir().join("docket.db")).unwrap();
+    let c = app.db_rw();
     let (n, blob): (i64, Option<String>) = c
         .query_row(
             "SELECT (SELECT count(*) FROM blobs), blob_id FROM documents WHERE id = ?1",
-            [a["documentId"].as_i64().unwrap()],
+            [a.document_id()],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .unwrap();
@@ -372,7 +284,7 @@ async fn bad_uploads_are_refused_and_leave_nothing_behind() {
     assert_eq!(left, 1, "the replaced file is gone");
     c.execute(
         "UPDATE documents SET status = 'PENDING' WHERE id = ?1",
-        [a["documentId"].as_i64().unwrap()],
+        [a.document_id()],
     )
     .unwrap();
     assert_eq!(
@@ -385,9 +297,9 @@ async fn bad_uploads_are_refused_and_leave_nothing_behind() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn another_users_documents_are_404() {
     let app = TestApp::spawn().await;
-    let owner = user_with_key(&app, "owner@example.com", "standard");
-    let other = user_with_key(&app, "other@example.com", "standard");
-    let id = create(&app, &owner, two_recipients()).await["documentId"]
+    let owner = app.user_with_key("owner@example.com", "standard");
+    let other = app.user_with_key("other@example.com", "standard");
+    let id = owner.create_document(two_recipients()).await["documentId"]
         .as_i64()
         .unwrap();
     use reqwest::Method as M;
@@ -413,20 +325,13 @@ async fn another_users_documents_are_404() {
         ),
         (M::DELETE, format!("/api/v1/documents/{id}/fields/1"), None),
     ] {
-        let (s, v) = call(&app, &other, method.clone(), &path, body).await;
+        let (s, v) = other.call(method.clone(), &path, body).await;
         assert_eq!(s, 404, "{method} {path}: {v}");
         assert_eq!(v["code"], "not_found");
     }
-    let (_, list) = call(&app, &other, M::GET, "/api/v1/documents", None).await;
+    let (_, list) = other.get("/api/v1/documents").await;
     assert_eq!(list, json!({"documents": [], "totalPages": 0}));
-    let (s, _) = call(
-        &app,
-        &owner,
-        M::GET,
-        &format!("/api/v1/documents/{id}"),
-        None,
-    )
-    .await;
+    let (s, _) = owner.get(&format!("/api/v1/documents/{id}")).await;
     assert_eq!(s, 200, "the owner still sees it");
     // No credentials at all.
     let resp = app
@@ -442,13 +347,13 @@ async fn another_users_documents_are_404() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fields_are_all_or_nothing_and_follow_the_pdf() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
-    let created = create(&app, &key, two_recipients()).await;
-    let id = created["documentId"].as_i64().unwrap();
-    let rid = created["recipients"][0]["recipientId"].as_i64().unwrap();
+    let api = app.user_with_key("owner@example.com", "standard");
+    let created = api.create_document(two_recipients()).await;
+    let id = created.document_id();
+    let rid = created.recipient_id(0);
     let resp = app
         .client
-        .put(created["uploadUrl"].as_str().unwrap())
+        .put(created.upload_url())
         .body(fixture("mixed-sizes-3p.pdf"))
         .send()
         .await
@@ -456,19 +361,18 @@ async fn fields_are_all_or_nothing_and_follow_the_pdf() {
     assert_eq!(resp.status(), 200);
     let sig = |page: i64| json!({"recipientId": rid, "type": "SIGNATURE", "pageNumber": page, "pageX": 10, "pageY": 80, "pageWidth": 30, "pageHeight": 8});
     let path = format!("/api/v1/documents/{id}/fields");
-    use reqwest::Method as M;
 
-    let (s, v) = call(&app, &key, M::POST, &path, Some(json!([sig(1), sig(4)]))).await;
+    let (s, v) = api.post(&path, json!([sig(1), sig(4)])).await;
     assert_eq!(s, 400, "{v}");
     assert_eq!(v["details"][0]["path"], "[1].pageNumber");
-    let (s, v) = call(&app, &key, M::POST, &path, Some(json!([sig(1), {"recipientId": rid, "type": "TEXT", "pageNumber": 1, "pageX": 1, "pageY": 1, "pageWidth": 5, "pageHeight": 5}]))).await;
+    let (s, v) = api.post(&path, json!([sig(1), {"recipientId": rid, "type": "TEXT", "pageNumber": 1, "pageX": 1, "pageY": 1, "pageWidth": 5, "pageHeight": 5}])).await;
     assert_eq!(s, 400);
     assert_eq!(v["details"][0]["path"], "[1].fieldMeta.type");
-    let (_, doc) = call(&app, &key, M::GET, &format!("/api/v1/documents/{id}"), None).await;
+    let (_, doc) = api.get(&format!("/api/v1/documents/{id}")).await;
     assert_eq!(doc["fields"], json!([]), "nothing was stored");
 
     let text = json!({"recipientId": rid, "type": "TEXT", "pageNumber": 3, "pageX": 50, "pageY": 50, "pageWidth": 20, "pageHeight": 5, "fieldMeta": {"type": "text", "label": "Company", "characterLimit": 40}});
-    let (s, v) = call(&app, &key, M::POST, &path, Some(json!([sig(1), text]))).await;
+    let (s, v) = api.post(&path, json!([sig(1), text])).await;
     assert_eq!(s, 200, "{v}");
     assert_eq!(keys(&v), sorted(&["documentId", "fields"]));
     let f = &v["fields"][1];
@@ -492,30 +396,20 @@ async fn fields_are_all_or_nothing_and_follow_the_pdf() {
     assert_eq!(f["fieldMeta"]["characterLimit"], 40);
     assert_eq!(f["inserted"], false);
     // A single object works too.
-    let (s, v) = call(&app, &key, M::POST, &path, Some(sig(2))).await;
+    let (s, v) = api.post(&path, sig(2)).await;
     assert_eq!(s, 200);
     let fid = v["fields"][0]["id"].as_i64().unwrap();
-    let (s, v) = call(
-        &app,
-        &key,
-        M::PATCH,
-        &format!("{path}/{fid}"),
-        Some(json!({"pageX": 95})),
-    )
-    .await;
+    let (s, v) = api
+        .patch(&format!("{path}/{fid}"), json!({"pageX": 95}))
+        .await;
     assert_eq!(s, 400, "{v}");
-    let (s, v) = call(
-        &app,
-        &key,
-        M::PATCH,
-        &format!("{path}/{fid}"),
-        Some(json!({"pageX": 5})),
-    )
-    .await;
+    let (s, v) = api
+        .patch(&format!("{path}/{fid}"), json!({"pageX": 5}))
+        .await;
     assert_eq!((s, v["pageX"].as_f64()), (200, Some(5.0)));
-    let (s, _) = call(&app, &key, M::DELETE, &format!("{path}/{fid}"), None).await;
+    let (s, _) = api.delete(&format!("{path}/{fid}")).await;
     assert_eq!(s, 200);
-    let (_, doc) = call(&app, &key, M::GET, &format!("/api/v1/documents/{id}"), None).await;
+    let (_, doc) = api.get(&format!("/api/v1/documents/{id}")).await;
     assert_eq!(doc["fields"].as_array().unwrap().len(), 2);
     app.stop().await;
 }
@@ -523,13 +417,12 @@ async fn fields_are_all_or_nothing_and_follow_the_pdf() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn recipients_change_without_touching_the_others() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
-    let created = create(&app, &key, two_recipients()).await;
-    let id = created["documentId"].as_i64().unwrap();
+    let api = app.user_with_key("owner@example.com", "standard");
+    let created = api.create_document(two_recipients()).await;
+    let id = created.document_id();
     let before: Vec<Value> = created["recipients"].as_array().unwrap().clone();
     let path = format!("/api/v1/documents/{id}/recipients");
-    use reqwest::Method as M;
-    let (s, added) = call(&app, &key, M::POST, &path, Some(json!({"name": "Dee", "email": "dee@example.com", "role": "APPROVER", "signingOrder": 2}))).await;
+    let (s, added) = api.post(&path, json!({"name": "Dee", "email": "dee@example.com", "role": "APPROVER", "signingOrder": 2})).await;
     assert_eq!(s, 200, "{added}");
     assert_eq!(added["role"], "APPROVER");
     assert!(
@@ -538,42 +431,25 @@ async fn recipients_change_without_touching_the_others() {
             .unwrap()
             .ends_with(added["token"].as_str().unwrap())
     );
-    let (s, v) = call(
-        &app,
-        &key,
-        M::POST,
-        &path,
-        Some(json!({"email": "DEE@example.com"})),
-    )
-    .await;
+    let (s, v) = api.post(&path, json!({"email": "DEE@example.com"})).await;
     assert_eq!(s, 409, "{v}");
     let rid = before[0]["recipientId"].as_i64().unwrap();
-    let (s, v) = call(
-        &app,
-        &key,
-        M::PATCH,
-        &format!("{path}/{rid}"),
-        Some(json!({"name": "Ann B."})),
-    )
-    .await;
+    let (s, v) = api
+        .patch(&format!("{path}/{rid}"), json!({"name": "Ann B."}))
+        .await;
     assert_eq!((s, v["name"].as_str()), (200, Some("Ann B.")));
     assert_eq!(v["token"], before[0]["token"], "a change keeps the token");
-    let (_, doc) = call(&app, &key, M::GET, &format!("/api/v1/documents/{id}"), None).await;
+    let (_, doc) = api.get(&format!("/api/v1/documents/{id}")).await;
     assert_eq!(doc["recipients"][1]["token"], before[1]["token"]);
     assert_eq!(doc["recipients"][1]["name"], "Cid");
     let cid = before[1]["recipientId"].as_i64().unwrap();
-    let (s, _) = call(&app, &key, M::DELETE, &format!("{path}/{cid}"), None).await;
+    let (s, _) = api.delete(&format!("{path}/{cid}")).await;
     assert_eq!(s, 200);
-    let (_, doc) = call(&app, &key, M::GET, &format!("/api/v1/documents/{id}"), None).await;
+    let (_, doc) = api.get(&format!("/api/v1/documents/{id}")).await;
     assert_eq!(doc["recipients"].as_array().unwrap().len(), 2);
-    let (s, v) = call(
-        &app,
-        &key,
-        M::POST,
-        &path,
-        Some(json!({"email": "bad", "role": "KING"})),
-    )
-    .await;
+    let (s, v) = api
+        .post(&path, json!({"email": "bad", "role": "KING"}))
+        .await;
     assert_eq!(s, 400);
     let paths: Vec<&str> = v["details"]
         .as_array()
@@ -588,34 +464,17 @@ async fn recipients_change_without_touching_the_others() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn validation_tiers_listing_and_deletion() {
     let app = TestApp::spawn().await;
-    let std_key = user_with_key(&app, "std@example.com", "standard");
-    let ent_key = user_with_key(&app, "ent@example.com", "enterprise");
+    let standard = app.user_with_key("std@example.com", "standard");
+    let enterprise = app.user_with_key("ent@example.com", "enterprise");
     use reqwest::Method as M;
     let auth = json!({"title": "T", "recipients": [], "authOptions": {"globalActionAuth": "TWO_FACTOR_AUTH"}});
-    let (s, v) = call(
-        &app,
-        &std_key,
-        M::POST,
-        "/api/v1/documents",
-        Some(auth.clone()),
-    )
-    .await;
+    let (s, v) = standard.post("/api/v1/documents", auth.clone()).await;
     assert_eq!((s, v["code"].as_str()), (403, Some("forbidden")));
-    assert_eq!(
-        call(&app, &ent_key, M::POST, "/api/v1/documents", Some(auth))
-            .await
-            .0,
-        200
-    );
+    assert_eq!(enterprise.post("/api/v1/documents", auth).await.0, 200);
     let rec_auth = json!({"title": "T", "recipients": [{"email": "a@example.com", "authOptions": {"actionAuth": "ACCOUNT"}}]});
-    assert_eq!(
-        call(&app, &std_key, M::POST, "/api/v1/documents", Some(rec_auth))
-            .await
-            .0,
-        403
-    );
+    assert_eq!(standard.post("/api/v1/documents", rec_auth).await.0, 403);
 
-    let (s, v) = call(&app, &std_key, M::POST, "/api/v1/documents", Some(json!({"title": "", "recipients": [{"email": "x"}], "meta": {"timezone": "Nowhere/City", "redirectUrl": "ftp://x"}}))).await;
+    let (s, v) = standard.post("/api/v1/documents", json!({"title": "", "recipients": [{"email": "x"}], "meta": {"timezone": "Nowhere/City", "redirectUrl": "ftp://x"}})).await;
     assert_eq!(s, 400);
     let paths: Vec<&str> = v["details"]
         .as_array()
@@ -632,10 +491,8 @@ async fn validation_tiers_listing_and_deletion() {
             "meta.redirectUrl"
         ]
     );
-    let resp = app
-        .client
-        .post(app.url("/api/v1/documents"))
-        .header("authorization", &std_key)
+    let resp = standard
+        .request(M::POST, "/api/v1/documents")
         .header("content-type", "application/json")
         .body("{not json")
         .send()
@@ -646,81 +503,32 @@ async fn validation_tiers_listing_and_deletion() {
     let mut ids = Vec::new();
     for i in 0..12 {
         ids.push(
-            create(
-                &app,
-                &std_key,
-                json!({"title": format!("D{i}"), "recipients": []}),
-            )
-            .await["documentId"]
+            standard
+                .create_document(json!({"title": format!("D{i}"), "recipients": []}))
+                .await["documentId"]
                 .as_i64()
                 .unwrap(),
         );
     }
-    let (_, page1) = call(&app, &std_key, M::GET, "/api/v1/documents?perPage=5", None).await;
+    let (_, page1) = standard.get("/api/v1/documents?perPage=5").await;
     assert_eq!(page1["totalPages"], 3);
     assert_eq!(page1["documents"][0]["title"], "D11", "newest first");
-    let (_, page3) = call(
-        &app,
-        &std_key,
-        M::GET,
-        "/api/v1/documents?perPage=5&page=3",
-        None,
-    )
-    .await;
+    let (_, page3) = standard.get("/api/v1/documents?perPage=5&page=3").await;
     assert_eq!(page3["documents"].as_array().unwrap().len(), 2);
-    assert_eq!(
-        call(
-            &app,
-            &std_key,
-            M::GET,
-            "/api/v1/documents?perPage=500",
-            None
-        )
-        .await
-        .0,
-        400
-    );
-    assert_eq!(
-        call(
-            &app,
-            &std_key,
-            M::GET,
-            "/api/v1/documents?status=SIGNED",
-            None
-        )
-        .await
-        .0,
-        400
-    );
-    let (_, pending) = call(
-        &app,
-        &std_key,
-        M::GET,
-        "/api/v1/documents?status=PENDING",
-        None,
-    )
-    .await;
+    assert_eq!(standard.get("/api/v1/documents?perPage=500").await.0, 400);
+    assert_eq!(standard.get("/api/v1/documents?status=SIGNED").await.0, 400);
+    let (_, pending) = standard.get("/api/v1/documents?status=PENDING").await;
     assert_eq!(pending["documents"], json!([]));
 
-    let (s, v) = call(
-        &app,
-        &std_key,
-        M::DELETE,
-        &format!("/api/v1/documents/{}", ids[0]),
-        None,
-    )
-    .await;
+    let (s, v) = standard
+        .delete(&format!("/api/v1/documents/{}", ids[0]))
+        .await;
     assert_eq!((s, v["deleted"].as_bool()), (200, Some(true)));
     assert_eq!(
-        call(
-            &app,
-            &std_key,
-            M::GET,
-            &format!("/api/v1/documents/{}", ids[0]),
-            None
-        )
-        .await
-        .0,
+        standard
+            .get(&format!("/api/v1/documents/{}", ids[0]))
+            .await
+            .0,
         404
     );
     app.stop().await;
@@ -729,37 +537,19 @@ async fn validation_tiers_listing_and_deletion() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_rate_limit_answers_429_with_its_headers() {
     let app = TestApp::spawn_with(&["--tls", "off", "--rate-limit", "5"]).await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
+    let api = app.user_with_key("owner@example.com", "standard");
     for _ in 0..5 {
-        let r = app
-            .client
-            .get(app.url("/api/v1/documents"))
-            .header("authorization", &key)
-            .send()
-            .await
-            .unwrap();
+        let r = api.get_response("/api/v1/documents").await;
         assert_eq!(r.status(), 200);
     }
-    let r = app
-        .client
-        .get(app.url("/api/v1/documents"))
-        .header("authorization", &key)
-        .send()
-        .await
-        .unwrap();
+    let r = api.get_response("/api/v1/documents").await;
     assert_eq!(r.status(), 429);
     assert!(r.headers().contains_key("retry-after"));
     assert_eq!(r.headers()["x-ratelimit-limit"], "5");
     assert_eq!(r.headers()["x-ratelimit-remaining"], "0");
     // Another credential has its own budget.
-    let other = user_with_key(&app, "other@example.com", "standard");
-    let r = app
-        .client
-        .get(app.url("/api/v1/documents"))
-        .header("authorization", &other)
-        .send()
-        .await
-        .unwrap();
+    let other = app.user_with_key("other@example.com", "standard");
+    let r = other.get_response("/api/v1/documents").await;
     assert_eq!(r.status(), 200);
     app.stop().await;
 }
@@ -767,12 +557,14 @@ async fn the_rate_limit_answers_429_with_its_headers() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_expired_upload_url_is_403() {
     let app = TestApp::spawn_with(&["--tls", "off", "--upload-url-ttl", "1"]).await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
-    let created = create(&app, &key, json!({"title": "T", "recipients": []})).await;
+    let api = app.user_with_key("owner@example.com", "standard");
+    let created = api
+        .create_document(json!({"title": "T", "recipients": []}))
+        .await;
     tokio::time::sleep(std::time::Duration::from_millis(2100)).await;
     let resp = app
         .client
-        .put(created["uploadUrl"].as_str().unwrap())
+        .put(created.upload_url())
         .body(fixture("a4-1p.pdf"))
         .send()
         .await
@@ -827,15 +619,17 @@ fn big_pdf(mib: usize) -> Vec<u8> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_large_upload_streamed_in_small_chunks_is_stored_whole() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
+    let api = app.user_with_key("owner@example.com", "standard");
     let pdf = big_pdf(3);
-    let created = create(&app, &key, json!({"title": "Big", "recipients": []})).await;
+    let created = api
+        .create_document(json!({"title": "Big", "recipients": []}))
+        .await;
     // 10,000-byte chunks: many pieces of the body, none aligned with the server's own.
     let chunks: Vec<Result<Vec<u8>, std::io::Error>> =
         pdf.chunks(10_000).map(|c| Ok(c.to_vec())).collect();
     let resp = app
         .client
-        .put(created["uploadUrl"].as_str().unwrap())
+        .put(created.upload_url())
         .header("content-type", "application/pdf")
         .body(reqwest::Body::wrap_stream(futures_util::stream::iter(
             chunks,

@@ -6,7 +6,8 @@ use std::io::Write;
 
 use serde_json::{Value, json};
 
-use crate::harness::{BinServer, client, docket_json};
+use crate::api::{Api, add_user, create_api_key};
+use crate::harness::{BinServer, client};
 
 /// The child's address space: far below what the hostile files cost unchecked (2 to 8 GB).
 const CAP: u64 = 1 << 30;
@@ -85,8 +86,7 @@ pub fn nested(depth: usize) -> Vec<u8> {
 
 struct Server {
     server: BinServer,
-    http: reqwest::Client,
-    key: String,
+    api: Api,
     _tmp: tempfile::TempDir,
 }
 
@@ -107,71 +107,54 @@ impl Server {
             &[],
             Some(CAP),
         );
-        docket_json(
+        add_user(
             &data,
-            &[
-                "user",
-                "add",
-                "owner@example.com",
-                "--name",
-                "Owner",
-                "--tier",
-                "standard",
-            ],
-            None,
+            "owner@example.com",
+            &["--name", "Owner", "--tier", "standard"],
         );
-        let key = docket_json(
-            &data,
-            &["apikey", "create", "--user", "owner@example.com"],
-            None,
-        )["key"]
+        let key = create_api_key(&data, "owner@example.com")["key"]
             .as_str()
             .unwrap()
             .to_string();
-        let http = client(server.addr, None);
+        let api = Api::new(
+            client(server.addr, None),
+            &format!("http://{}", server.addr),
+            &key,
+        );
         Server {
             server,
-            http,
-            key,
+            api,
             _tmp: tmp,
         }
-    }
-
-    fn url(&self, path: &str) -> String {
-        format!("http://{}{path}", self.server.addr)
     }
 
     /// Creates a document and uploads `pdf` to it: the status and JSON answer.
     async fn upload(&self, pdf: Vec<u8>) -> (u16, Value) {
         let created: Value = self
-            .http
-            .post(self.url("/api/v1/documents"))
-            .header("authorization", &self.key)
-            .json(&json!({"title": "hostile", "recipients": []}))
-            .send()
+            .api
+            .post_response(
+                "/api/v1/documents",
+                &json!({"title": "hostile", "recipients": []}),
+            )
             .await
-            .unwrap()
             .json()
             .await
             .unwrap();
         let upload = created["uploadUrl"].as_str().expect("an upload URL");
         let path = &upload[upload.find("/api/").expect("a path in the upload URL")..];
-        let resp = self
-            .http
-            .put(self.url(path))
-            .header("content-type", "application/pdf")
-            .body(pdf)
-            .send()
-            .await
-            .unwrap_or_else(|e| panic!("the server gave no answer (did it die?): {e}"));
-        let status = resp.status().as_u16();
-        (status, resp.json().await.unwrap_or(Value::Null))
+        self.api.upload(&self.api.url(path), pdf).await
     }
 
     /// The server is alive, answers /healthz and took at most MAX_PEAK_RSS_KIB.
     async fn assert_healthy(&mut self) {
         assert!(self.server.is_running(), "the server exited");
-        let health = self.http.get(self.url("/healthz")).send().await.unwrap();
+        let health = self
+            .api
+            .client()
+            .get(self.api.url("/healthz"))
+            .send()
+            .await
+            .unwrap();
         assert_eq!(health.status(), 200);
         let peak = self.server.peak_rss_kib();
         assert!(

@@ -11,7 +11,7 @@ use docket::db::{Db, now};
 use docket::mail::{Kind, NewMail, compose, store};
 use serde_json::Value;
 
-use crate::documents::{create, fixture, two_recipients, user_with_key};
+use crate::api::{fixture, two_recipients};
 use crate::harness::{TestApp, docket_json};
 
 /// aiosmtpd on 127.0.0.1:`port`, delivering into the Maildir `dir`; killed on drop.
@@ -133,10 +133,10 @@ async fn signing_request_with_attachment_goes_out_through_smtp() {
         "Acme Signing <sign@acme.example>",
     ])
     .await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
-    let created = create(&app, &key, two_recipients()).await;
-    let doc = created["documentId"].as_i64().unwrap();
-    let rid = created["recipients"][0]["recipientId"].as_i64().unwrap();
+    let api = app.user_with_key("owner@example.com", "standard");
+    let created = api.create_document(two_recipients()).await;
+    let doc = created.document_id();
+    let rid = created.recipient_id(0);
 
     // Queue a signing request with a PDF attached, as the sending code does.
     let data = DataDir::open(&app.data_dir()).unwrap();
@@ -186,14 +186,7 @@ async fn signing_request_with_attachment_goes_out_through_smtp() {
     assert_eq!(listed["attempts"], 1);
     assert!(listed.get("text").is_none(), "list never shows bodies");
     // The recipient is marked SENT and the audit log says EMAILED, in the same transaction.
-    let (_, view) = crate::documents::call(
-        &app,
-        &key,
-        reqwest::Method::GET,
-        &format!("/api/v1/documents/{doc}"),
-        None,
-    )
-    .await;
+    let (_, view) = api.get(&format!("/api/v1/documents/{doc}")).await;
     let r = view["recipients"]
         .as_array()
         .unwrap()

@@ -1,5 +1,6 @@
 //! Black-box tests: the real server over HTTP(S) and the real binary's command line.
 
+mod api;
 mod harness;
 
 mod authenticator;

@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 use lopdf::{Document, Object, Stream, dictionary};
 use serde_json::{Value, json};
 
-use crate::harness::{BinServer, docket_json};
+use crate::api::{Api, add_user, create_api_key};
+use crate::harness::BinServer;
 
 /// The server's own address-space cap: far below what the hostile pages would take in it.
 const SERVER_CAP: u64 = 1 << 30;
@@ -133,9 +134,7 @@ fn zlib_of_repeats(chunk: &[u8], repeats: usize) -> Vec<u8> {
 /// The binary serving with JSON logs collected, a user and an API key.
 struct Server {
     bin: BinServer,
-    base: String,
-    http: reqwest::Client,
-    key: String,
+    api: Api,
     logs: Arc<Mutex<Vec<Value>>>,
     _tmp: tempfile::TempDir,
 }
@@ -144,16 +143,8 @@ impl Server {
     fn start(extra: &[&str]) -> Server {
         let tmp = tempfile::tempdir().unwrap();
         let data = tmp.path().join("data");
-        docket_json(
-            &data,
-            &["user", "add", "o@example.com", "--name", "O"],
-            None,
-        );
-        let key = docket_json(
-            &data,
-            &["apikey", "create", "--user", "o@example.com"],
-            None,
-        )["key"]
+        add_user(&data, "o@example.com", &["--name", "O"]);
+        let key = create_api_key(&data, "o@example.com")["key"]
             .as_str()
             .unwrap()
             .to_string();
@@ -179,24 +170,23 @@ impl Server {
                 }
             }
         });
+        let http = reqwest::Client::builder()
+            .timeout(Duration::from_secs(60))
+            .build()
+            .unwrap();
         Server {
-            base: format!("http://{}", bin.addr),
+            api: Api::new(http, &format!("http://{}", bin.addr), &key),
             bin,
-            http: reqwest::Client::builder()
-                .timeout(Duration::from_secs(60))
-                .build()
-                .unwrap(),
-            key,
             logs,
             _tmp: tmp,
         }
     }
 
-    async fn api(&self, method: reqwest::Method, path: &str, body: Value) -> Value {
+    /// Sends `body` to `path` with the key, asserting a success; the JSON answer.
+    async fn expect_ok(&self, method: reqwest::Method, path: &str, body: Value) -> Value {
         let resp = self
-            .http
-            .request(method, format!("{}{path}", self.base))
-            .header("authorization", &self.key)
+            .api
+            .request(method, path)
             .json(&body)
             .send()
             .await
@@ -208,7 +198,7 @@ impl Server {
     /// Uploads `pdf` as a document for one signer, sends it, and returns the signer's token.
     async fn signing_token(&self, pdf: Vec<u8>) -> String {
         let created = self
-            .api(
+            .expect_ok(
                 reqwest::Method::POST,
                 "/api/v1/documents",
                 json!({"title": "Hostile", "recipients": [
@@ -216,7 +206,8 @@ impl Server {
             )
             .await;
         let upload = self
-            .http
+            .api
+            .client()
             .put(created["uploadUrl"].as_str().unwrap())
             .header("content-type", "application/pdf")
             .body(pdf)
@@ -226,14 +217,14 @@ impl Server {
         assert_eq!(upload.status(), 200, "{}", upload.text().await.unwrap());
         let id = created["documentId"].as_i64().unwrap();
         let ann = &created["recipients"][0];
-        self.api(
+        self.expect_ok(
             reqwest::Method::POST,
             &format!("/api/v1/documents/{id}/fields"),
             json!([{"recipientId": ann["recipientId"], "type": "SIGNATURE", "pageNumber": 1,
                     "pageX": 10, "pageY": 80, "pageWidth": 30, "pageHeight": 5}]),
         )
         .await;
-        self.api(
+        self.expect_ok(
             reqwest::Method::POST,
             &format!("/api/v1/documents/{id}/send"),
             json!({"sendEmail": false}),
@@ -243,7 +234,8 @@ impl Server {
     }
 
     fn page_url(&self, token: &str, width: u32) -> String {
-        format!("{}/sign/{token}/pages/1.png?w={width}", self.base)
+        self.api
+            .url(&format!("/sign/{token}/pages/1.png?w={width}"))
     }
 
     fn pid(&self) -> i32 {
@@ -264,8 +256,9 @@ impl Server {
     async fn healthz_answers_within(&self, bound: Duration) {
         let started = Instant::now();
         let resp = self
-            .http
-            .get(format!("{}/healthz", self.base))
+            .api
+            .client()
+            .get(self.api.url("/healthz"))
             .timeout(bound)
             .send()
             .await
@@ -333,7 +326,7 @@ async fn nested_forms_get_a_placeholder_within_the_time_budget_and_the_server_st
     let server = Server::start(&["--render-timeout-secs", "3"]);
     let token = server.signing_token(nested_forms_pdf()).await;
     let started = Instant::now();
-    let request = tokio::spawn(server.http.get(server.page_url(&token, 800)).send());
+    let request = tokio::spawn(server.api.client().get(server.page_url(&token, 800)).send());
     wait_until("a render process starts", Duration::from_secs(10), || {
         live_children(server.pid()) == 1
     })
@@ -361,7 +354,8 @@ async fn nested_forms_get_a_placeholder_within_the_time_budget_and_the_server_st
     // The placeholder is kept: the next request is answered from the cache.
     assert_placeholder(
         server
-            .http
+            .api
+            .client()
             .get(server.page_url(&token, 800))
             .send()
             .await
@@ -378,7 +372,8 @@ async fn content_that_inflates_past_the_memory_budget_gets_a_placeholder_and_the
     let token = server.signing_token(huge_content_pdf()).await;
     let before_kib = server.bin.peak_rss_kib();
     let resp = server
-        .http
+        .api
+        .client()
         .get(server.page_url(&token, 800))
         .send()
         .await
@@ -405,7 +400,7 @@ async fn concurrent_requests_for_one_page_share_one_render() {
     let server = Server::start(&["--render-timeout-secs", "3"]);
     let token = server.signing_token(nested_forms_pdf()).await;
     let requests: Vec<_> = (0..5)
-        .map(|_| tokio::spawn(server.http.get(server.page_url(&token, 800)).send()))
+        .map(|_| tokio::spawn(server.api.client().get(server.page_url(&token, 800)).send()))
         .collect();
     wait_until("a render process starts", Duration::from_secs(10), || {
         live_children(server.pid()) >= 1
@@ -428,7 +423,7 @@ async fn concurrent_requests_for_one_page_share_one_render() {
 async fn a_client_that_leaves_stops_the_render() {
     let server = Server::start(&["--render-timeout-secs", "120"]);
     let token = server.signing_token(nested_forms_pdf()).await;
-    let request = tokio::spawn(server.http.get(server.page_url(&token, 800)).send());
+    let request = tokio::spawn(server.api.client().get(server.page_url(&token, 800)).send());
     wait_until("a render process starts", Duration::from_secs(10), || {
         live_children(server.pid()) == 1
     })
@@ -449,14 +444,15 @@ async fn a_client_that_leaves_stops_the_render() {
 async fn beyond_the_pool_and_its_wait_the_answer_is_503_with_retry_after() {
     let server = Server::start(&["--render-workers", "1", "--render-timeout-secs", "120"]);
     let token = server.signing_token(nested_forms_pdf()).await;
-    let first = tokio::spawn(server.http.get(server.page_url(&token, 800)).send());
+    let first = tokio::spawn(server.api.client().get(server.page_url(&token, 800)).send());
     wait_until("a render process starts", Duration::from_secs(10), || {
         live_children(server.pid()) == 1
     })
     .await;
     // Another width is another render; the only slot is taken.
     let resp = server
-        .http
+        .api
+        .client()
         .get(server.page_url(&token, 1200))
         .send()
         .await

@@ -7,7 +7,7 @@ use std::net::IpAddr;
 use nix::sys::signal::Signal;
 use serde_json::{Value, json};
 
-use crate::documents::{create, fixture, user_with_key};
+use crate::api::fixture;
 use crate::harness::{BinServer, TestApp, client, docket_json};
 use crate::oauth_flow::{PASSWORD, hidden_inputs};
 
@@ -105,22 +105,20 @@ async fn upload_from(app: &TestApp, local: Option<&str>, url: &str, forwarded_fo
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_audit_log_records_the_forwarded_client_only_from_a_trusted_proxy() {
     let app = TestApp::spawn_with(&["--tls", "off", "--trusted-proxies", "127.0.0.1/32"]).await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
-    let created = create(&app, &key, json!({"title": "t", "recipients": []})).await;
-    let id = created["documentId"].as_i64().unwrap();
-    let url = created["uploadUrl"].as_str().unwrap();
+    let api = app.user_with_key("owner@example.com", "standard");
+    let created = api
+        .create_document(json!({"title": "t", "recipients": []}))
+        .await;
+    let id = created.document_id();
+    let url = created.upload_url();
     // Through the proxy (127.0.0.1): the client wrote 6.6.6.6 itself, the proxy appended the
     // address it saw.
     upload_from(&app, Some("127.0.0.1"), url, "6.6.6.6, 203.0.113.9").await;
     // Straight from an untrusted peer: its headers are ignored.
     upload_from(&app, Some("127.0.0.2"), url, "203.0.113.10").await;
-    let log: Value = app
-        .client
-        .get(app.url(&format!("/api/v1/documents/{id}/audit-log")))
-        .header("authorization", &key)
-        .send()
+    let log: Value = api
+        .get_response(&format!("/api/v1/documents/{id}/audit-log"))
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();

@@ -6,8 +6,8 @@
 use reqwest::Method as M;
 use serde_json::{Value, json};
 
+use crate::api::{Api, Signer, fixture};
 use crate::authenticator::Passkey;
-use crate::documents::{call, create, fixture, user_with_key};
 use crate::harness::{TestApp, docket_json};
 use crate::oauth_flow::{PASSWORD, hidden_inputs, login, set_cookie_pairs};
 
@@ -23,118 +23,40 @@ pub fn account(app: &TestApp, email: &str) {
 /// A sent one-page document for one SIGNER `email` with one SIGNATURE field and the given
 /// `authOptions` (document and recipient). Returns (document id, signing token, field id).
 pub async fn sent(
-    app: &TestApp,
-    key: &str,
+    owner: &Api,
     email: &str,
     doc_auth: Value,
     recipient_auth: Value,
 ) -> (i64, String, i64) {
-    let created = create(
-        app,
-        key,
-        json!({"title": "Guarded", "authOptions": doc_auth, "recipients": [
-            {"name": "Ann", "email": email, "role": "SIGNER", "authOptions": recipient_auth}
-        ]}),
-    )
-    .await;
-    let id = created["documentId"].as_i64().unwrap();
-    let token = created["recipients"][0]["token"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let rid = created["recipients"][0]["recipientId"].as_i64().unwrap();
-    let up = app
-        .client
-        .put(created["uploadUrl"].as_str().unwrap())
-        .header("content-type", "application/pdf")
-        .body(fixture("a4-1p.pdf"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(up.status(), 200);
-    let (s, fields) = call(
-        app,
-        key,
-        M::POST,
-        &format!("/api/v1/documents/{id}/fields"),
-        Some(
+    let created = owner
+        .create_document(
+            json!({"title": "Guarded", "authOptions": doc_auth, "recipients": [
+                {"name": "Ann", "email": email, "role": "SIGNER", "authOptions": recipient_auth}
+            ]}),
+        )
+        .await;
+    let id = created.document_id();
+    let token = created.token(0);
+    let rid = created.recipient_id(0);
+    let (up, _) = owner
+        .upload(created.upload_url(), fixture("a4-1p.pdf"))
+        .await;
+    assert_eq!(up, 200);
+    let (s, fields) = owner
+        .post(
+            &format!("/api/v1/documents/{id}/fields"),
             json!([{"recipientId": rid, "type": "SIGNATURE", "pageNumber": 1,
             "pageX": 10, "pageY": 80, "pageWidth": 30, "pageHeight": 5}]),
-        ),
-    )
-    .await;
+        )
+        .await;
     assert_eq!(s, 200, "{fields}");
     let field = fields["fields"][0]["id"]
         .as_i64()
         .or_else(|| fields[0]["id"].as_i64())
         .expect("field id");
-    let (s, v) = call(
-        app,
-        key,
-        M::POST,
-        &format!("/api/v1/documents/{id}/send"),
-        Some(json!({})),
-    )
-    .await;
+    let (s, v) = owner.send_with(id, json!({})).await;
     assert_eq!(s, 200, "{v}");
     (id, token, field)
-}
-
-/// A call on the signing link with the browser's cookies; (status, body).
-async fn sign_call(
-    app: &TestApp,
-    cookie: Option<&str>,
-    method: M,
-    path: &str,
-    body: Option<Value>,
-) -> (u16, Value) {
-    let mut req = app.client.request(method, app.url(path));
-    if let Some(c) = cookie {
-        req = req.header("cookie", c);
-    }
-    if let Some(b) = body {
-        req = req.json(&b);
-    }
-    let resp = req.send().await.unwrap();
-    let status = resp.status().as_u16();
-    (status, resp.json().await.unwrap_or(Value::Null))
-}
-
-/// Types "Ann" into a signature field of link `base` (`/sign/<token>`); the status.
-async fn fill(app: &TestApp, cookie: &str, base: &str, field: i64) -> (u16, Value) {
-    sign_call(
-        app,
-        Some(cookie),
-        M::POST,
-        &format!("{base}/fields/{field}"),
-        Some(json!({"typed": "Ann"})),
-    )
-    .await
-}
-
-/// Finishes on link `base` with `body` (where the proof goes).
-async fn finish(app: &TestApp, cookie: &str, base: &str, body: Value) -> (u16, Value) {
-    sign_call(
-        app,
-        Some(cookie),
-        M::POST,
-        &format!("{base}/complete"),
-        Some(body),
-    )
-    .await
-}
-
-async fn audit(app: &TestApp, key: &str, id: i64) -> Vec<Value> {
-    let (s, log) = call(
-        app,
-        key,
-        M::GET,
-        &format!("/api/v1/documents/{id}/audit-log"),
-        None,
-    )
-    .await;
-    assert_eq!(s, 200);
-    log["events"].as_array().unwrap().clone()
 }
 
 fn code_of(v: &Value) -> &str {
@@ -144,16 +66,16 @@ fn code_of(v: &Value) -> &str {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn account_access_shows_nothing_until_the_recipients_account_signs_in() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
+    let owner = app.user_with_key("owner@example.com", "standard");
     let (id, token, field) = sent(
-        &app,
-        &key,
+        &owner,
         "ann@example.com",
         json!({"globalAccessAuth": "ACCOUNT"}),
         Value::Null,
     )
     .await;
     let base = format!("/sign/{token}");
+    let link = app.signer(&token);
 
     // Anonymous: the page shows the title and sender only; every JSON call is 401.
     let page = app.get(&base).await;
@@ -171,47 +93,41 @@ async fn account_access_shows_nothing_until_the_recipients_account_signs_in() {
         html.contains("create-account"),
         "no account yet: offer to make one"
     );
-    for (m, path, body) in [
-        (M::GET, format!("{base}/state"), None),
-        (M::GET, format!("{base}/pages/1.png"), None),
+    for (m, rest, body) in [
+        (M::GET, "/state".to_string(), None),
+        (M::GET, "/pages/1.png".to_string(), None),
         (
             M::POST,
-            format!("{base}/fields/{field}"),
+            format!("/fields/{field}"),
             Some(json!({"typed": "Ann"})),
         ),
-        (M::POST, format!("{base}/complete"), Some(json!({}))),
+        (M::POST, "/complete".to_string(), Some(json!({}))),
         (
             M::POST,
-            format!("{base}/reject"),
+            "/reject".to_string(),
             Some(json!({"reason": "no"})),
         ),
     ] {
-        let (s, v) = sign_call(&app, None, m, &path, body).await;
+        let (s, v) = link.call(m, &rest, body).await;
+        let path = link.path(&rest);
         assert_eq!((s, code_of(&v)), (401, "account_required"), "{path}: {v}");
     }
 
     // Another account is refused with a code that says so.
     account(&app, "bob@example.com");
     let bob = login(&app, "bob@example.com", PASSWORD).await.unwrap();
-    let (s, v) = sign_call(&app, Some(&bob), M::GET, &format!("{base}/state"), None).await;
+    let as_bob = link.with_cookie(&bob);
+    let (s, v) = as_bob.state().await;
     assert_eq!((s, code_of(&v)), (401, "wrong_account"), "{v}");
-    let html = app
-        .client
-        .get(app.url(&base))
-        .header("cookie", &bob)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let html = as_bob.page().await.text().await.unwrap();
     assert!(
         html.contains("You are signed in as bob@example.com"),
         "{html}"
     );
 
     // Nothing was opened yet.
-    let before: Vec<String> = audit(&app, &key, id)
+    let before: Vec<String> = owner
+        .audit(id)
         .await
         .iter()
         .map(|e| e["type"].as_str().unwrap().to_string())
@@ -221,15 +137,17 @@ async fn account_access_shows_nothing_until_the_recipients_account_signs_in() {
     // The recipient's own account reads and signs.
     account(&app, "ann@example.com");
     let ann = login(&app, "ann@example.com", PASSWORD).await.unwrap();
-    let (s, v) = sign_call(&app, Some(&ann), M::GET, &format!("{base}/state"), None).await;
+    let as_ann = link.with_cookie(&ann);
+    let (s, v) = as_ann.state().await;
     assert_eq!(s, 200, "{v}");
     assert_eq!(v["auth"]["accessAuth"], "ACCOUNT");
     assert_eq!(v["auth"]["signedInAs"], "ann@example.com");
-    let (s, _) = fill(&app, &ann, &base, field).await;
+    let (s, _) = as_ann.sign_typed(field, "Ann").await;
     assert_eq!(s, 200);
-    let (s, v) = finish(&app, &ann, &base, json!({})).await;
+    let (s, v) = as_ann.complete(json!({})).await;
     assert_eq!(s, 200, "{v}");
-    let signed = audit(&app, &key, id)
+    let signed = owner
+        .audit(id)
         .await
         .into_iter()
         .find(|e| e["type"] == "SIGNED")
@@ -238,15 +156,8 @@ async fn account_access_shows_nothing_until_the_recipients_account_signs_in() {
     assert_eq!(signed["data"]["auth"]["account"], "ann@example.com");
 
     // The sealed PDF's audit certificate says how the recipient proved who they were.
-    crate::signing::wait_status(&app, &key, id, "COMPLETED").await;
-    let (s, v) = call(
-        &app,
-        &key,
-        M::GET,
-        &format!("/api/v1/documents/{id}/download"),
-        None,
-    )
-    .await;
+    owner.wait_status(id, "COMPLETED").await;
+    let (s, v) = owner.get(&format!("/api/v1/documents/{id}/download")).await;
     assert_eq!(s, 200, "{v}");
     let bytes = app
         .client
@@ -279,41 +190,35 @@ async fn account_access_shows_nothing_until_the_recipients_account_signs_in() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn account_action_leaves_reading_open_and_guards_every_action() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "owner@example.com", "enterprise");
+    let owner = app.user_with_key("owner@example.com", "enterprise");
     let (_, token, field) = sent(
-        &app,
-        &key,
+        &owner,
         "ann@example.com",
         Value::Null,
         json!({"actionAuth": "ACCOUNT"}),
     )
     .await;
-    let base = format!("/sign/{token}");
-    let (s, v) = sign_call(&app, None, M::GET, &format!("{base}/state"), None).await;
+    let link = app.signer(&token);
+    let (s, v) = link.state().await;
     assert_eq!(s, 200, "reading is open: {v}");
     assert_eq!(v["auth"]["actionAuth"], "ACCOUNT");
     assert_eq!(v["auth"]["accountReady"], false);
     assert!(v["auth"]["inviteCsrf"].is_string());
-    for (path, body) in [
-        (format!("{base}/fields/{field}"), json!({"typed": "Ann"})),
-        (format!("{base}/complete"), json!({})),
-        (format!("{base}/reject"), json!({"reason": "no"})),
+    for (rest, body) in [
+        (format!("/fields/{field}"), json!({"typed": "Ann"})),
+        ("/complete".to_string(), json!({})),
+        ("/reject".to_string(), json!({"reason": "no"})),
     ] {
-        let (s, v) = sign_call(&app, None, M::POST, &path, Some(body)).await;
+        let (s, v) = link.call(M::POST, &rest, Some(body)).await;
+        let path = link.path(&rest);
         assert_eq!((s, code_of(&v)), (401, "account_required"), "{path}: {v}");
     }
     account(&app, "ann@example.com");
     let ann = login(&app, "ann@example.com", PASSWORD).await.unwrap();
-    let (s, _) = fill(&app, &ann, &base, field).await;
+    let as_ann = link.with_cookie(&ann);
+    let (s, _) = as_ann.sign_typed(field, "Ann").await;
     assert_eq!(s, 200);
-    let (s, v) = sign_call(
-        &app,
-        Some(&ann),
-        M::POST,
-        &format!("{base}/reject"),
-        Some(json!({"reason": "wrong terms"})),
-    )
-    .await;
+    let (s, v) = as_ann.reject("wrong terms").await;
     assert_eq!(s, 200, "{v}");
     app.stop().await;
 }
@@ -341,29 +246,29 @@ fn invite_link(app: &TestApp, to: &str) -> String {
 
 /// A sent ACCOUNT-access document for new@example.com, who has no account: its link, and the
 /// hidden fields of the page's "create an account" form.
-async fn gated_for_new(app: &TestApp, key: &str) -> (String, Vec<(String, String)>) {
+async fn gated_for_new(app: &TestApp, owner: &Api) -> (Signer, Vec<(String, String)>) {
     let (_, token, _) = sent(
-        app,
-        key,
+        owner,
         "new@example.com",
         json!({"globalAccessAuth": "ACCOUNT"}),
         Value::Null,
     )
     .await;
-    let base = format!("/sign/{token}");
-    let html = app.get(&base).await.text().await.unwrap();
+    let signing = app.signer(&token);
+    let html = signing.page().await.text().await.unwrap();
     let form = hidden_inputs(&html)
         .into_iter()
         .filter(|(k, _)| k == "csrf_token")
         .collect();
-    (base, form)
+    (signing, form)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_recipient_without_an_account_creates_one_from_the_mailed_link() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
-    let (base, form) = gated_for_new(&app, &key).await;
+    let owner = app.user_with_key("owner@example.com", "standard");
+    let (signing, form) = gated_for_new(&app, &owner).await;
+    let base = signing.path("");
     // Without the form's token: refused.
     let resp = app
         .client
@@ -403,7 +308,7 @@ async fn a_recipient_without_an_account_creates_one_from_the_mailed_link() {
     assert_eq!(resp.status(), 303);
     assert_eq!(resp.headers()["location"], base.as_str());
     let cookie = set_cookie_pairs(&resp).join("; ");
-    let (s, v) = sign_call(&app, Some(&cookie), M::GET, &format!("{base}/state"), None).await;
+    let (s, v) = signing.with_cookie(&cookie).state().await;
     assert_eq!(s, 200, "{v}");
     assert_eq!(v["auth"]["signedInAs"], "new@example.com");
 
@@ -431,8 +336,9 @@ async fn a_recipient_without_an_account_creates_one_from_the_mailed_link() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn account_links_are_mailed_at_most_three_times_an_hour() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
-    let (base, form) = gated_for_new(&app, &key).await;
+    let owner = app.user_with_key("owner@example.com", "standard");
+    let (signing, form) = gated_for_new(&app, &owner).await;
+    let base = signing.path("");
     let mut statuses = Vec::new();
     for _ in 0..4 {
         let resp = app
@@ -550,28 +456,19 @@ async fn enrol_totp(app: &TestApp, cookie: &str) -> (Vec<u8>, Vec<String>) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_factor_actions_need_a_current_code_that_works_once() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "owner@example.com", "enterprise");
+    let owner = app.user_with_key("owner@example.com", "enterprise");
     let auth = json!({"globalActionAuth": "TWO_FACTOR_AUTH"});
-    let (id1, t1, f1) = sent(&app, &key, "ann@example.com", auth.clone(), Value::Null).await;
-    let (_, t2, f2) = sent(&app, &key, "ann@example.com", auth, Value::Null).await;
+    let (id1, t1, f1) = sent(&owner, "ann@example.com", auth.clone(), Value::Null).await;
+    let (_, t2, f2) = sent(&owner, "ann@example.com", auth, Value::Null).await;
     account(&app, "ann@example.com");
     let ann = login(&app, "ann@example.com", PASSWORD).await.unwrap();
     for (t, f) in [(&t1, f1), (&t2, f2)] {
-        let (s, _) = fill(&app, &ann, &format!("/sign/{t}"), f).await;
+        let (s, _) = app.signer(t).with_cookie(&ann).sign_typed(f, "Ann").await;
         assert_eq!(s, 200);
     }
     let complete = |t: String, body: Value| {
-        let (app, ann) = (&app, ann.clone());
-        async move {
-            sign_call(
-                app,
-                Some(&ann),
-                M::POST,
-                &format!("/sign/{t}/complete"),
-                Some(body),
-            )
-            .await
-        }
+        let link = app.signer(&t).with_cookie(&ann);
+        async move { link.complete(body).await }
     };
     // Not enrolled yet: told how to enrol.
     let (s, v) = complete(t1.clone(), json!({})).await;
@@ -607,7 +504,8 @@ async fn two_factor_actions_need_a_current_code_that_works_once() {
     )
     .await;
     assert_eq!((s, code_of(&v)), (401, "wrong_code"), "replayed: {v}");
-    let signed = audit(&app, &key, id1)
+    let signed = owner
+        .audit(id1)
         .await
         .into_iter()
         .find(|e| e["type"] == "SIGNED")
@@ -767,84 +665,68 @@ async fn register_passkey(app: &TestApp, cookie: &str, name: &str) -> Passkey {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn passkey_actions_need_an_assertion_by_the_recipients_own_passkey() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "owner@example.com", "enterprise");
+    let owner = app.user_with_key("owner@example.com", "enterprise");
     let auth = json!({"actionAuth": "PASSKEY"});
-    let (id1, t1, f1) = sent(&app, &key, "ann@example.com", Value::Null, auth.clone()).await;
-    let (_, t2, f2) = sent(&app, &key, "ann@example.com", Value::Null, auth).await;
+    let (id1, t1, f1) = sent(&owner, "ann@example.com", Value::Null, auth.clone()).await;
+    let (_, t2, f2) = sent(&owner, "ann@example.com", Value::Null, auth).await;
     account(&app, "ann@example.com");
     account(&app, "bob@example.com");
     let ann = login(&app, "ann@example.com", PASSWORD).await.unwrap();
     let bob = login(&app, "bob@example.com", PASSWORD).await.unwrap();
-    for (t, f) in [(&t1, f1), (&t2, f2)] {
-        let (s, _) = fill(&app, &ann, &format!("/sign/{t}"), f).await;
+    let (ann1, ann2) = (
+        app.signer(&t1).with_cookie(&ann),
+        app.signer(&t2).with_cookie(&ann),
+    );
+    for (link, f) in [(&ann1, f1), (&ann2, f2)] {
+        let (s, _) = link.sign_typed(f, "Ann").await;
         assert_eq!(s, 200);
     }
-    let (s, v) = finish(&app, &ann, &format!("/sign/{t1}"), json!({})).await;
+    let (s, v) = ann1.complete(json!({})).await;
     assert_eq!((s, code_of(&v)), (401, "passkey_not_enrolled"), "{v}");
     let mut ann_key = register_passkey(&app, &ann, "Ann's laptop").await;
     let mut bob_key = register_passkey(&app, &bob, "Bob's phone").await;
 
-    let (s, v) = finish(&app, &ann, &format!("/sign/{t1}"), json!({})).await;
+    let (s, v) = ann1.complete(json!({})).await;
     assert_eq!((s, code_of(&v)), (401, "second_factor_required"), "{v}");
-    let challenge = |t: String| {
-        let (app, ann) = (&app, ann.clone());
+    let challenge = |link: &Signer| {
+        let link = link.clone();
         async move {
-            let (s, v) = sign_call(
-                app,
-                Some(&ann),
-                M::POST,
-                &format!("/sign/{t}/passkey-challenge"),
-                Some(json!({})),
-            )
-            .await;
+            let (s, v) = link
+                .call(M::POST, "/passkey-challenge", Some(json!({})))
+                .await;
             assert_eq!(s, 200, "{v}");
             v["publicKey"].clone()
         }
     };
     // Bob's passkey answering Ann's challenge: refused.
-    let options = challenge(t1.clone()).await;
+    let options = challenge(&ann1).await;
     let foreign = bob_key.assert(&options, &app.base);
-    let (s, v) = finish(
-        &app,
-        &ann,
-        &format!("/sign/{t1}"),
-        json!({"auth": {"method": "PASSKEY", "credential": foreign}}),
-    )
-    .await;
+    let (s, v) = ann1
+        .complete(json!({"auth": {"method": "PASSKEY", "credential": foreign}}))
+        .await;
     assert_eq!((s, code_of(&v)), (401, "passkey_refused"), "{v}");
     // An answer made for another origin: refused.
-    let options = challenge(t1.clone()).await;
+    let options = challenge(&ann1).await;
     let phished = ann_key.assert(&options, "https://evil.example");
-    let (s, v) = finish(
-        &app,
-        &ann,
-        &format!("/sign/{t1}"),
-        json!({"auth": {"method": "PASSKEY", "credential": phished}}),
-    )
-    .await;
+    let (s, v) = ann1
+        .complete(json!({"auth": {"method": "PASSKEY", "credential": phished}}))
+        .await;
     assert_eq!((s, code_of(&v)), (401, "passkey_refused"), "{v}");
     // Ann's own answer to Ann's challenge signs.
-    let options = challenge(t1.clone()).await;
+    let options = challenge(&ann1).await;
     let good = ann_key.assert(&options, &app.base);
-    let (s, v) = finish(
-        &app,
-        &ann,
-        &format!("/sign/{t1}"),
-        json!({"auth": {"method": "PASSKEY", "credential": good.clone()}}),
-    )
-    .await;
+    let (s, v) = ann1
+        .complete(json!({"auth": {"method": "PASSKEY", "credential": good.clone()}}))
+        .await;
     assert_eq!(s, 200, "{v}");
     // The same answer again, on the other document: its challenge was used and was not this
     // recipient's.
-    let (s, v) = finish(
-        &app,
-        &ann,
-        &format!("/sign/{t2}"),
-        json!({"auth": {"method": "PASSKEY", "credential": good}}),
-    )
-    .await;
+    let (s, v) = ann2
+        .complete(json!({"auth": {"method": "PASSKEY", "credential": good}}))
+        .await;
     assert_eq!((s, code_of(&v)), (401, "passkey_refused"), "replayed: {v}");
-    let signed = audit(&app, &key, id1)
+    let signed = owner
+        .audit(id1)
         .await
         .into_iter()
         .find(|e| e["type"] == "SIGNED")

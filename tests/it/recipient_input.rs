@@ -2,10 +2,8 @@
 //! a clear 400 with the JSON path, never a value that fails later; redirect URLs are stored
 //! normalised.
 
-use reqwest::Method as M;
 use serde_json::{Value, json};
 
-use crate::documents::{call, create, user_with_key};
 use crate::harness::TestApp;
 
 fn paths(v: &Value) -> Vec<String> {
@@ -50,16 +48,11 @@ const BAD_REDIRECTS: &[&str] = &[
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn documents_refuse_bad_addresses_and_redirects_with_their_paths() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
+    let api = app.user_with_key("owner@example.com", "standard");
     for email in BAD_EMAILS {
-        let (s, v) = call(
-            &app,
-            &key,
-            M::POST,
-            "/api/v1/documents",
-            Some(document(email, Value::Null)),
-        )
-        .await;
+        let (s, v) = api
+            .post("/api/v1/documents", document(email, Value::Null))
+            .await;
         assert_eq!(s, 400, "{email:?}: {v}");
         assert_eq!(paths(&v), ["recipients[0].email"], "{email:?}");
         assert!(
@@ -70,26 +63,19 @@ async fn documents_refuse_bad_addresses_and_redirects_with_their_paths() {
         );
     }
     for url in BAD_REDIRECTS {
-        let (s, v) = call(
-            &app,
-            &key,
-            M::POST,
-            "/api/v1/documents",
-            Some(document("ann@example.com", json!(url))),
-        )
-        .await;
+        let (s, v) = api
+            .post("/api/v1/documents", document("ann@example.com", json!(url)))
+            .await;
         assert_eq!(s, 400, "{url:?}: {v}");
         assert_eq!(paths(&v), ["meta.redirectUrl"], "{url:?}");
     }
     // Both at once: every problem is listed.
-    let (s, v) = call(
-        &app,
-        &key,
-        M::POST,
-        "/api/v1/documents",
-        Some(document("a@[127.0.0.1]", json!("https:evil.example"))),
-    )
-    .await;
+    let (s, v) = api
+        .post(
+            "/api/v1/documents",
+            document("a@[127.0.0.1]", json!("https:evil.example")),
+        )
+        .await;
     assert_eq!(s, 400);
     assert_eq!(paths(&v), ["recipients[0].email", "meta.redirectUrl"]);
 }
@@ -97,15 +83,15 @@ async fn documents_refuse_bad_addresses_and_redirects_with_their_paths() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redirect_urls_are_stored_normalised() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
-    let made = create(
-        &app,
-        &key,
-        document("Ann@Example.COM", json!("HTTPS://Done.Example:443/thanks")),
-    )
-    .await;
+    let api = app.user_with_key("owner@example.com", "standard");
+    let made = api
+        .create_document(document(
+            "Ann@Example.COM",
+            json!("HTTPS://Done.Example:443/thanks"),
+        ))
+        .await;
     let id = made["documentId"].as_i64().unwrap();
-    let db = rusqlite::Connection::open(app.data_dir().join("docket.db")).unwrap();
+    let db = app.db();
     let meta: String = db
         .query_row("SELECT meta FROM documents WHERE id = ?1", [id], |r| {
             r.get(0)
@@ -119,16 +105,16 @@ async fn redirect_urls_are_stored_normalised() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn templates_refuse_bad_addresses_and_redirects_with_their_paths() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
+    let api = app.user_with_key("owner@example.com", "standard");
     for email in BAD_EMAILS {
         let body = json!({"title": "T", "recipients": [{"email": email}]});
-        let (s, v) = call(&app, &key, M::POST, "/api/v1/templates", Some(body)).await;
+        let (s, v) = api.post("/api/v1/templates", body).await;
         assert_eq!(s, 400, "{email:?}: {v}");
         assert_eq!(paths(&v), ["recipients[0].email"], "{email:?}");
     }
     for url in BAD_REDIRECTS {
         let body = json!({"title": "T", "recipients": [], "meta": {"redirectUrl": url}});
-        let (s, v) = call(&app, &key, M::POST, "/api/v1/templates", Some(body)).await;
+        let (s, v) = api.post("/api/v1/templates", body).await;
         assert_eq!(s, 400, "{url:?}: {v}");
         assert_eq!(paths(&v), ["meta.redirectUrl"], "{url:?}");
     }

@@ -7,11 +7,10 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use reqwest::Method as M;
 use serde_json::{Value, json};
 use warp::Filter;
 
-use crate::documents::{call, create, fixture, two_recipients};
+use crate::api::{Api, Signer, create_api_key, fixture, two_recipients, webhook};
 use crate::harness::{TestApp, docket_json};
 use crate::oauth_flow::{PASSWORD, hidden_inputs, login, setup};
 use crate::oauth_rules::{code, pair, redeem};
@@ -20,7 +19,7 @@ const ADA: &str = "ada@example.com";
 
 /// Ada with an API key, a confidential client "Cal", and her browser session.
 struct Ada {
-    key: String,
+    api: Api,
     client_id: String,
     secret: String,
     cookie: String,
@@ -28,13 +27,14 @@ struct Ada {
 
 async fn ada(app: &TestApp) -> Ada {
     let (client_id, secret) = setup(app, &[]);
-    let key = docket_json(&app.data_dir(), &["apikey", "create", "--user", ADA], None)["key"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let api = app.api(
+        create_api_key(&app.data_dir(), ADA)["key"]
+            .as_str()
+            .unwrap(),
+    );
     let cookie = login(app, ADA, PASSWORD).await.unwrap();
     Ada {
-        key,
+        api,
         client_id,
         secret,
         cookie,
@@ -42,11 +42,11 @@ async fn ada(app: &TestApp) -> Ada {
 }
 
 impl Ada {
-    /// An access token of Cal's with exactly `scope`, as `Authorization` value.
-    async fn app_token(&self, app: &TestApp, scope: &str) -> String {
+    /// A client with an access token of Cal's with exactly `scope`.
+    async fn app_token(&self, app: &TestApp, scope: &str) -> Api {
         let c = code(app, &self.cookie, &self.client_id, scope, &[]).await;
         let (access, _) = pair(redeem(app, &self.client_id, &self.secret, &c, &[]).await).await;
-        format!("Bearer {access}")
+        app.api(&format!("Bearer {access}"))
     }
 }
 
@@ -85,11 +85,11 @@ async fn an_apps_token_never_sees_signing_links_and_the_owners_key_does() {
     let write = ada.app_token(&app, "WRITE_DOCUMENT").await;
 
     // The owner's API key gets the links, as the seed says.
-    let created = create(&app, &ada.key, two_recipients()).await;
-    let id = created["documentId"].as_i64().unwrap();
+    let created = ada.api.create_document(two_recipients()).await;
+    let id = created.document_id();
     let secrets = tokens(&created["recipients"]);
     let path = format!("/api/v1/documents/{id}");
-    let (s, doc) = call(&app, &ada.key, M::GET, &path, None).await;
+    let (s, doc) = ada.api.get(&path).await;
     assert_eq!(s, 200);
     assert_eq!(tokens(&doc["recipients"]), secrets);
     assert_eq!(
@@ -98,62 +98,44 @@ async fn an_apps_token_never_sees_signing_links_and_the_owners_key_does() {
     );
 
     // READ_DOCUMENT: the document and the list, without the links.
-    let (s, doc) = call(&app, &read, M::GET, &path, None).await;
+    let (s, doc) = read.get(&path).await;
     assert_eq!(s, 200, "{doc}");
     assert_no_links(&doc["recipients"]);
     assert_eq!(doc["recipients"][0]["email"], "ann@example.com");
     assert_hides(&doc.to_string(), &secrets);
-    let (s, list) = call(&app, &read, M::GET, "/api/v1/documents", None).await;
+    let (s, list) = read.get("/api/v1/documents").await;
     assert_eq!(s, 200);
     assert_no_links(&list["documents"][0]["recipients"]);
     assert_hides(&list.to_string(), &secrets);
 
     // WRITE_DOCUMENT: creating and changing recipients answers without the links either.
-    let (s, mine) = call(
-        &app,
-        &write,
-        M::POST,
-        "/api/v1/documents",
-        Some(two_recipients()),
-    )
-    .await;
+    let (s, mine) = write.post("/api/v1/documents", two_recipients()).await;
     assert_eq!(s, 200, "{mine}");
     assert_no_links(&mine["recipients"]);
     let mine_id = mine["documentId"].as_i64().unwrap();
-    let (s, added) = call(
-        &app,
-        &write,
-        M::POST,
-        &format!("/api/v1/documents/{mine_id}/recipients"),
-        Some(json!({"email": "dee@example.com", "name": "Dee"})),
-    )
-    .await;
+    let (s, added) = write
+        .post(
+            &format!("/api/v1/documents/{mine_id}/recipients"),
+            json!({"email": "dee@example.com", "name": "Dee"}),
+        )
+        .await;
     assert_eq!(s, 200, "{added}");
     assert_no_links(&json!([added]));
-    let (s, changed) = call(
-        &app,
-        &write,
-        M::PATCH,
-        &format!(
-            "/api/v1/documents/{id}/recipients/{}",
-            doc["recipients"][0]["id"]
-        ),
-        Some(json!({"name": "Ann B."})),
-    )
-    .await;
+    let (s, changed) = write
+        .patch(
+            &format!(
+                "/api/v1/documents/{id}/recipients/{}",
+                doc["recipients"][0]["id"]
+            ),
+            json!({"name": "Ann B."}),
+        )
+        .await;
     assert_eq!(s, 200, "{changed}");
     assert_no_links(&json!([changed]));
     assert_hides(&changed.to_string(), &secrets);
 
     // The owner's key still sees the links of what the app created.
-    let (_, doc) = call(
-        &app,
-        &ada.key,
-        M::GET,
-        &format!("/api/v1/documents/{mine_id}"),
-        None,
-    )
-    .await;
+    let (_, doc) = ada.api.get(&format!("/api/v1/documents/{mine_id}")).await;
     assert_eq!(tokens(&doc["recipients"]).len(), 3);
     app.stop().await;
 }
@@ -221,17 +203,6 @@ impl Drop for Receiver {
     }
 }
 
-async fn add_hook(app: &TestApp, cred: &str, url: &str) -> (u16, Value) {
-    call(
-        app,
-        cred,
-        M::POST,
-        "/api/v1/webhooks",
-        Some(json!({"url": url, "events": ["DOCUMENT_CREATED"]})),
-    )
-    .await
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_apps_webhook_needs_read_document_and_its_payloads_carry_no_signing_links() {
     let app = TestApp::spawn_with(&["--tls", "off", "--allow-private-webhooks"]).await;
@@ -239,39 +210,48 @@ async fn an_apps_webhook_needs_read_document_and_its_payloads_carry_no_signing_l
     let rx = Receiver::start(&[]).await;
 
     let write = ada.app_token(&app, "WRITE_DOCUMENT").await;
-    let (s, v) = add_hook(&app, &write, &rx.url("write")).await;
+    let (s, v) = write
+        .post(
+            "/api/v1/webhooks",
+            webhook(&rx.url("write"), &["DOCUMENT_CREATED"]),
+        )
+        .await;
     assert_eq!(
         (s, v["code"].as_str()),
         (403, Some("insufficient_scope")),
         "{v}"
     );
 
-    let (s, owners) = add_hook(&app, &ada.key, &rx.url("owner")).await;
+    let (s, owners) = ada
+        .api
+        .post(
+            "/api/v1/webhooks",
+            webhook(&rx.url("owner"), &["DOCUMENT_CREATED"]),
+        )
+        .await;
     assert_eq!(s, 200, "{owners}");
     let read = ada.app_token(&app, "READ_DOCUMENT").await;
-    let (s, apps) = add_hook(&app, &read, &rx.url("app")).await;
+    let (s, apps) = read
+        .post(
+            "/api/v1/webhooks",
+            webhook(&rx.url("app"), &["DOCUMENT_CREATED"]),
+        )
+        .await;
     assert_eq!(s, 200, "{apps}");
 
     // The app sees and manages its own webhook only; the owner sees both.
-    let (_, listed) = call(&app, &read, M::GET, "/api/v1/webhooks", None).await;
+    let (_, listed) = read.get("/api/v1/webhooks").await;
     assert_eq!(listed["webhooks"].as_array().unwrap().len(), 1, "{listed}");
     assert_eq!(listed["webhooks"][0]["id"], apps["id"]);
-    let (_, listed) = call(&app, &ada.key, M::GET, "/api/v1/webhooks", None).await;
+    let (_, listed) = ada.api.get("/api/v1/webhooks").await;
     assert_eq!(listed["webhooks"].as_array().unwrap().len(), 2, "{listed}");
     let owners_path = format!("/api/v1/webhooks/{}", owners["id"]);
-    let (s, _) = call(
-        &app,
-        &read,
-        M::GET,
-        &format!("{owners_path}/deliveries"),
-        None,
-    )
-    .await;
+    let (s, _) = read.get(&format!("{owners_path}/deliveries")).await;
     assert_eq!(s, 404);
-    let (s, _) = call(&app, &read, M::DELETE, &owners_path, None).await;
+    let (s, _) = read.delete(&owners_path).await;
     assert_eq!(s, 404);
 
-    let created = create(&app, &ada.key, two_recipients()).await;
+    let created = ada.api.create_document(two_recipients()).await;
     let secrets = tokens(&created["recipients"]);
     let owner_body = &rx.wait_for("owner", 1).await[0];
     let app_body = &rx.wait_for("app", 1).await[0];
@@ -337,13 +317,24 @@ async fn an_apps_webhook_stops(ending: Ending) {
     .await;
     let ada = ada(&app).await;
     let rx = Receiver::start(&["app"]).await;
-    let (s, _) = add_hook(&app, &ada.key, &rx.url("owner")).await;
+    let (s, _) = ada
+        .api
+        .post(
+            "/api/v1/webhooks",
+            webhook(&rx.url("owner"), &["DOCUMENT_CREATED"]),
+        )
+        .await;
     assert_eq!(s, 200);
     let read = ada.app_token(&app, "READ_DOCUMENT").await;
-    let (s, _) = add_hook(&app, &read, &rx.url("app")).await;
+    let (s, _) = read
+        .post(
+            "/api/v1/webhooks",
+            webhook(&rx.url("app"), &["DOCUMENT_CREATED"]),
+        )
+        .await;
     assert_eq!(s, 200);
 
-    create(&app, &ada.key, two_recipients()).await;
+    ada.api.create_document(two_recipients()).await;
     rx.wait_for("app", 2).await;
     match ending {
         Ending::Revoked => revoke_on_account_page(&app, &ada.cookie).await,
@@ -360,7 +351,7 @@ async fn an_apps_webhook_stops(ending: Ending) {
 
     let disabled = matches!(ending, Ending::UserDisabled);
     if !disabled {
-        let second = create(&app, &ada.key, two_recipients()).await;
+        let second = ada.api.create_document(two_recipients()).await;
         let owner = rx.wait_for("owner", 2).await;
         assert!(owner[1].contains(&format!("\"id\":{}", second["documentId"])));
     }
@@ -372,7 +363,7 @@ async fn an_apps_webhook_stops(ending: Ending) {
         "deliveries after access ended"
     );
     if !disabled {
-        let (_, listed) = call(&app, &ada.key, M::GET, "/api/v1/webhooks", None).await;
+        let (_, listed) = ada.api.get("/api/v1/webhooks").await;
         assert_eq!(
             listed["webhooks"].as_array().unwrap().len(),
             1,
@@ -402,101 +393,83 @@ async fn webhook_endpoints_per_user_are_capped() {
     let app = TestApp::spawn_with(&["--tls", "off", "--max-webhooks-per-user", "2"]).await;
     let ada = ada(&app).await;
     let read = ada.app_token(&app, "READ_DOCUMENT").await;
-    let (s, first) = add_hook(&app, &ada.key, "https://hooks.example/1").await;
+    let (s, first) = ada
+        .api
+        .post(
+            "/api/v1/webhooks",
+            webhook("https://hooks.example/1", &["DOCUMENT_CREATED"]),
+        )
+        .await;
     assert_eq!(s, 200);
-    let (s, _) = add_hook(&app, &read, "https://hooks.example/2").await;
+    let (s, _) = read
+        .post(
+            "/api/v1/webhooks",
+            webhook("https://hooks.example/2", &["DOCUMENT_CREATED"]),
+        )
+        .await;
     assert_eq!(s, 200);
     // The owner's and the app's endpoints count together.
-    for cred in [&ada.key, &read] {
-        let (s, v) = add_hook(&app, cred, "https://hooks.example/3").await;
+    for cred in [&ada.api, &read] {
+        let (s, v) = cred
+            .post(
+                "/api/v1/webhooks",
+                webhook("https://hooks.example/3", &["DOCUMENT_CREATED"]),
+            )
+            .await;
         assert_eq!((s, v["code"].as_str()), (409, Some("conflict")), "{v}");
         assert!(v["message"].as_str().unwrap().contains("at most 2"), "{v}");
     }
-    let (_, listed) = call(&app, &ada.key, M::GET, "/api/v1/webhooks", None).await;
+    let (_, listed) = ada.api.get("/api/v1/webhooks").await;
     assert_eq!(listed["webhooks"].as_array().unwrap().len(), 2);
     let path = format!("/api/v1/webhooks/{}", first["id"]);
-    assert_eq!(call(&app, &ada.key, M::DELETE, &path, None).await.0, 200);
-    let (s, _) = add_hook(&app, &ada.key, "https://hooks.example/3").await;
+    assert_eq!(ada.api.delete(&path).await.0, 200);
+    let (s, _) = ada
+        .api
+        .post(
+            "/api/v1/webhooks",
+            webhook("https://hooks.example/3", &["DOCUMENT_CREATED"]),
+        )
+        .await;
     assert_eq!(s, 200);
     app.stop().await;
 }
 
-const PNG_SIGNATURE: &str = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAACgAAAAMCAYAAAAQw/9NAAAAMklEQVR4nGMQEJb6z4AGBpMYBhhMjsMQGzQOGXXciHEcNjCYHDe0QnPQOGTUcSMtkwAAwO52gdvTiIsAAAAASUVORK5CYII=";
-
-async fn post_json(app: &TestApp, path: &str, body: Value) -> (u16, Value) {
-    let resp = app
-        .client
-        .post(app.url(path))
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    let status = resp.status().as_u16();
-    (status, resp.json().await.unwrap_or(Value::Null))
-}
-
-/// Status and text of the signing page at `/sign/<token>`, and the JSON of its state call.
-async fn link(app: &TestApp, token: &str) -> (u16, u16, Value) {
-    let page = app.get(&format!("/sign/{token}")).await.status().as_u16();
-    let state = app.get(&format!("/sign/{token}/state")).await;
-    let status = state.status().as_u16();
-    (page, status, state.json().await.unwrap_or(Value::Null))
+/// Status of the signing page of `signer`, and the status and JSON of its state call.
+async fn link(signer: &Signer) -> (u16, u16, Value) {
+    let page = signer.page().await.status().as_u16();
+    let (status, state) = signer.state().await;
+    (page, status, state)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_new_address_gets_a_new_link_and_the_old_one_is_dead() {
     let app = TestApp::spawn().await;
     let ada = ada(&app).await;
-    let created = create(
-        &app,
-        &ada.key,
-        json!({"title": "Lease", "recipients": [{"name": "Ann", "email": "ann@example.com", "role": "SIGNER"}]}),
-    )
+    let created = ada.api.create_document(json!({"title": "Lease", "recipients": [{"name": "Ann", "email": "ann@example.com", "role": "SIGNER"}]}))
     .await;
-    let id = created["documentId"].as_i64().unwrap();
-    let rid = created["recipients"][0]["recipientId"].as_i64().unwrap();
-    let old = created["recipients"][0]["token"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let resp = app
-        .client
-        .put(created["uploadUrl"].as_str().unwrap())
-        .header("content-type", "application/pdf")
-        .body(fixture("a4-1p.pdf"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 200);
-    let (s, fields) = call(
-        &app,
-        &ada.key,
-        M::POST,
-        &format!("/api/v1/documents/{id}/fields"),
-        Some(json!({"recipientId": rid, "type": "SIGNATURE", "pageNumber": 1, "pageX": 10, "pageY": 80, "pageWidth": 30, "pageHeight": 5})),
-    )
+    let id = created.document_id();
+    let rid = created.recipient_id(0);
+    let old = created.token(0);
+    let (s, _) = ada
+        .api
+        .upload(created.upload_url(), fixture("a4-1p.pdf"))
+        .await;
+    assert_eq!(s, 200);
+    let (s, fields) = ada.api.post(&format!("/api/v1/documents/{id}/fields"), json!({"recipientId": rid, "type": "SIGNATURE", "pageNumber": 1, "pageX": 10, "pageY": 80, "pageWidth": 30, "pageHeight": 5}))
     .await;
     assert_eq!(s, 200, "{fields}");
     let field = fields["fields"][0]["id"].as_i64().unwrap();
-    let (s, v) = call(
-        &app,
-        &ada.key,
-        M::POST,
-        &format!("/api/v1/documents/{id}/send"),
-        Some(json!({})),
-    )
-    .await;
+    let (s, v) = ada.api.send_with(id, json!({})).await;
     assert_eq!(s, 200, "{v}");
-    assert_eq!(link(&app, &old).await.1, 200, "the first link works");
+    assert_eq!(link(&app.signer(&old)).await.1, 200, "the first link works");
 
-    let (s, changed) = call(
-        &app,
-        &ada.key,
-        M::PATCH,
-        &format!("/api/v1/documents/{id}/recipients/{rid}"),
-        Some(json!({"email": "ann.b@example.com"})),
-    )
-    .await;
+    let (s, changed) = ada
+        .api
+        .patch(
+            &format!("/api/v1/documents/{id}/recipients/{rid}"),
+            json!({"email": "ann.b@example.com"}),
+        )
+        .await;
     assert_eq!(s, 200, "{changed}");
     let new = changed["token"].as_str().unwrap().to_string();
     assert_ne!(new, old, "a new address gets a new token");
@@ -505,16 +478,15 @@ async fn a_new_address_gets_a_new_link_and_the_old_one_is_dead() {
 
     // The old link answers exactly like a link that never existed.
     let unknown = "Zz".repeat(16);
-    let (old_page, old_status, old_json) = link(&app, &old).await;
-    let (unknown_page, unknown_status, unknown_json) = link(&app, &unknown).await;
+    let (old_page, old_status, old_json) = link(&app.signer(&old)).await;
+    let (unknown_page, unknown_status, unknown_json) = link(&app.signer(&unknown)).await;
     assert_eq!((old_page, old_status), (404, 404));
     assert_eq!((unknown_page, unknown_status), (404, 404));
     assert_eq!(old_json["code"], unknown_json["code"]);
     assert_eq!(old_json["message"], unknown_json["message"]);
-    let sig = json!({"signature": PNG_SIGNATURE});
-    let (s, _) = post_json(&app, &format!("/sign/{old}/fields/{field}"), sig.clone()).await;
+    let (s, _) = app.signer(&old).sign(field).await;
     assert_eq!(s, 404);
-    let (s, _) = post_json(&app, &format!("/sign/{old}/complete"), json!({})).await;
+    let (s, _) = app.signer(&old).complete(json!({})).await;
     assert_eq!(s, 404);
 
     // The new address is e-mailed the new link.
@@ -540,22 +512,13 @@ async fn a_new_address_gets_a_new_link_and_the_old_one_is_dead() {
     assert_hides(&mail.to_string(), std::slice::from_ref(&old));
 
     // The new link signs, and the audit log names each address for what it did.
-    let (status, _, state) = link(&app, &new).await;
+    let (status, _, state) = link(&app.signer(&new)).await;
     assert_eq!(status, 200, "{state}");
-    let (s, v) = post_json(&app, &format!("/sign/{new}/fields/{field}"), sig).await;
+    let (s, v) = app.signer(&new).sign(field).await;
     assert_eq!(s, 200, "{v}");
-    let (s, v) = post_json(&app, &format!("/sign/{new}/complete"), json!({})).await;
+    let (s, v) = app.signer(&new).complete(json!({})).await;
     assert_eq!(s, 200, "{v}");
-    let (s, log) = call(
-        &app,
-        &ada.key,
-        M::GET,
-        &format!("/api/v1/documents/{id}/audit-log"),
-        None,
-    )
-    .await;
-    assert_eq!(s, 200);
-    let events = log["events"].as_array().unwrap();
+    let events = ada.api.audit(id).await;
     let of = |kind: &'static str| events.iter().filter(move |e| e["type"] == kind);
     let change = of("RECIPIENT_CHANGED")
         .next()

@@ -4,33 +4,22 @@
 use reqwest::Method as M;
 use serde_json::{Value, json};
 
-use crate::documents::{call, create, fixture, user_with_key};
+use crate::api::{Api, PNG_SIGNATURE, Signer, fixture};
 use crate::harness::TestApp;
 
 /// A one-page document with a SEQUENTIAL signer (order 1), approver (order 2) and CC, the
-/// signer's fields of several types, uploaded but not sent. Returns (id, signer token,
-/// approver token, cc token, field ids by type).
-async fn prepared(app: &TestApp, key: &str) -> (i64, String, String, String, Value) {
-    let created = create(
-        app,
-        key,
-        json!({"title": "Lease", "recipients": [
+/// signer's fields of several types, uploaded but not sent. Returns (id, signer, approver, cc,
+/// field ids by type).
+async fn prepared(app: &TestApp, api: &Api) -> (i64, Signer, Signer, Signer, Value) {
+    let created = api.create_document(json!({"title": "Lease", "recipients": [
             {"name": "Ann Signer", "email": "ann@example.com", "role": "SIGNER", "signingOrder": 1},
             {"name": "Bob Approver", "email": "bob@example.com", "role": "APPROVER", "signingOrder": 2},
             {"name": "Cid Copy", "email": "cid@example.com", "role": "CC", "signingOrder": 3}
-        ], "meta": {"signingOrder": "SEQUENTIAL", "timezone": "Europe/Paris", "dateFormat": "yyyy-MM-dd"}}),
-    )
+        ], "meta": {"signingOrder": "SEQUENTIAL", "timezone": "Europe/Paris", "dateFormat": "yyyy-MM-dd"}}))
     .await;
-    let id = created["documentId"].as_i64().unwrap();
-    let resp = app
-        .client
-        .put(created["uploadUrl"].as_str().unwrap())
-        .header("content-type", "application/pdf")
-        .body(fixture("a4-1p.pdf"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 200);
+    let id = created.document_id();
+    let (s, _) = api.upload(created.upload_url(), fixture("a4-1p.pdf")).await;
+    assert_eq!(s, 200);
     let r = &created["recipients"];
     let ann = r[0]["recipientId"].as_i64().unwrap();
     let field = |kind: &str, y: i64, meta: Value| {
@@ -40,105 +29,60 @@ async fn prepared(app: &TestApp, key: &str) -> (i64, String, String, String, Val
         }
         f
     };
-    let (s, v) = call(
-        app,
-        key,
-        M::POST,
-        &format!("/api/v1/documents/{id}/fields"),
-        Some(json!([
-            field("SIGNATURE", 80, Value::Null),
-            field("DATE", 88, Value::Null),
-            field(
-                "NUMBER",
-                10,
-                json!({"type": "number", "minValue": 1, "maxValue": 10, "required": true})
-            ),
-            field(
-                "SELECT",
-                20,
-                json!({"type": "select", "values": [{"value": "Monthly"}, {"value": "Yearly"}]})
-            ),
-            field("TEXT", 30, json!({"type": "text", "characterLimit": 5})),
-        ])),
-    )
-    .await;
+    let (s, v) = api
+        .post(
+            &format!("/api/v1/documents/{id}/fields"),
+            json!([
+                field("SIGNATURE", 80, Value::Null),
+                field("DATE", 88, Value::Null),
+                field(
+                    "NUMBER",
+                    10,
+                    json!({"type": "number", "minValue": 1, "maxValue": 10, "required": true})
+                ),
+                field(
+                    "SELECT",
+                    20,
+                    json!({"type": "select", "values": [{"value": "Monthly"}, {"value": "Yearly"}]})
+                ),
+                field("TEXT", 30, json!({"type": "text", "characterLimit": 5})),
+            ]),
+        )
+        .await;
     assert_eq!(s, 200, "{v}");
-    let (_, doc) = call(app, key, M::GET, &format!("/api/v1/documents/{id}"), None).await;
+    let (_, doc) = api.get(&format!("/api/v1/documents/{id}")).await;
     let mut by_type = json!({});
     for f in doc["fields"].as_array().unwrap() {
         by_type[f["type"].as_str().unwrap()] = f["id"].clone();
     }
-    let token = |i: usize| r[i]["token"].as_str().unwrap().to_string();
-    (id, token(0), token(1), token(2), by_type)
+    let signer = |i: usize| app.signer(r[i]["token"].as_str().unwrap());
+    (id, signer(0), signer(1), signer(2), by_type)
 }
 
-async fn post(app: &TestApp, path: &str, body: Value) -> (u16, Value) {
-    let resp = app
-        .client
-        .post(app.url(path))
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    let status = resp.status().as_u16();
-    (status, resp.json().await.unwrap_or(Value::Null))
-}
-
-async fn get_json(app: &TestApp, path: &str) -> (u16, Value) {
-    let resp = app.client.get(app.url(path)).send().await.unwrap();
-    let status = resp.status().as_u16();
-    (status, resp.json().await.unwrap_or(Value::Null))
-}
-
-async fn send(app: &TestApp, key: &str, id: i64) -> (u16, Value) {
-    call(
-        app,
-        key,
-        M::POST,
-        &format!("/api/v1/documents/{id}/send"),
-        Some(json!({"sendEmail": false})),
-    )
-    .await
-}
-
-const PNG_SIGNATURE: &str = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAACgAAAAMCAYAAAAQw/9NAAAAMklEQVR4nGMQEJb6z4AGBpMYBhhMjsMQGzQOGXXciHEcNjCYHDe0QnPQOGTUcSMtkwAAwO52gdvTiIsAAAAASUVORK5CYII=";
-
-async fn fill_ann(app: &TestApp, ann: &str, f: &Value) {
+async fn fill_ann(ann: &Signer, f: &Value) {
     for (kind, body) in [
         ("SIGNATURE", json!({"signature": PNG_SIGNATURE})),
         ("NUMBER", json!({"value": "7"})),
         ("SELECT", json!({"value": "Yearly"})),
         ("TEXT", json!({"value": "Flat2"})),
     ] {
-        let (s, v) = post(app, &format!("/sign/{ann}/fields/{}", f[kind]), body).await;
+        let (s, v) = ann.fill(&f[kind], body).await;
         assert_eq!(s, 200, "{kind}: {v}");
     }
-}
-
-/// Polls until the document has `status` (sealing runs in the background).
-pub async fn wait_status(app: &TestApp, key: &str, id: i64, status: &str) -> Value {
-    for _ in 0..200 {
-        let (_, doc) = call(app, key, M::GET, &format!("/api/v1/documents/{id}"), None).await;
-        if doc["status"] == status {
-            return doc;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    panic!("document {id} never became {status}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn send_checks_its_preconditions_once() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
-    let bare = create(&app, &key, json!({"title": "No file", "recipients": [{"name": "A", "email": "a@example.com", "role": "SIGNER"}]})).await;
-    let (s, v) = send(&app, &key, bare["documentId"].as_i64().unwrap()).await;
+    let api = app.user_with_key("owner@example.com", "standard");
+    let bare = api.create_document(json!({"title": "No file", "recipients": [{"name": "A", "email": "a@example.com", "role": "SIGNER"}]})).await;
+    let (s, v) = api.send(bare.document_id()).await;
     assert_eq!((s, v["code"].as_str()), (409, Some("conflict")), "{v}");
     assert!(v["message"].as_str().unwrap().contains("upload"), "{v}");
 
-    let (id, _, _, _, _) = prepared(&app, &key).await;
+    let (id, _, _, _, _) = prepared(&app, &api).await;
     // Remove the signer's signature field: sending must name the signer.
-    let (_, doc) = call(&app, &key, M::GET, &format!("/api/v1/documents/{id}"), None).await;
+    let (_, doc) = api.get(&format!("/api/v1/documents/{id}")).await;
     let sig = doc["fields"]
         .as_array()
         .unwrap()
@@ -146,31 +90,26 @@ async fn send_checks_its_preconditions_once() {
         .find(|f| f["type"] == "SIGNATURE")
         .unwrap()["id"]
         .clone();
-    let (s, _) = call(
-        &app,
-        &key,
-        M::DELETE,
-        &format!("/api/v1/documents/{id}/fields/{sig}"),
-        None,
-    )
-    .await;
+    let (s, _) = api
+        .delete(&format!("/api/v1/documents/{id}/fields/{sig}"))
+        .await;
     assert_eq!(s, 200);
-    let (s, v) = send(&app, &key, id).await;
+    let (s, v) = api.send(id).await;
     assert_eq!(s, 409);
     assert!(
         v["message"].as_str().unwrap().contains("ann@example.com"),
         "{v}"
     );
 
-    let (id, ..) = prepared(&app, &key).await;
-    let (s, v) = send(&app, &key, id).await;
+    let (id, ..) = prepared(&app, &api).await;
+    let (s, v) = api.send(id).await;
     assert_eq!(s, 200, "{v}");
     assert_eq!(v["status"], "PENDING");
-    let (s, _) = send(&app, &key, id).await;
+    let (s, _) = api.send(id).await;
     assert_eq!(s, 409, "a second send changes nothing");
     // Another user's document is a 404.
-    let other = user_with_key(&app, "other@example.com", "standard");
-    let (s, _) = send(&app, &other, id).await;
+    let other = app.user_with_key("other@example.com", "standard");
+    let (s, _) = other.send(id).await;
     assert_eq!(s, 404);
     app.stop().await;
 }
@@ -178,41 +117,31 @@ async fn send_checks_its_preconditions_once() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sequential_turns_validation_and_completion() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
-    let (id, ann, bob, cid, f) = prepared(&app, &key).await;
-    let (s, _) = get_json(&app, &format!("/sign/{ann}/state")).await;
+    let api = app.user_with_key("owner@example.com", "standard");
+    let (id, ann, bob, cid, f) = prepared(&app, &api).await;
+    let (s, _) = ann.state().await;
     assert_eq!(s, 404, "a draft's links do not work yet");
-    assert_eq!(send(&app, &key, id).await.0, 200);
+    assert_eq!(api.send(id).await.0, 200);
 
     // The page opens; the recipient sees only their own fields.
-    let page = app
-        .client
-        .get(app.url(&format!("/sign/{ann}")))
-        .send()
-        .await
-        .unwrap();
+    let page = ann.page().await;
     assert_eq!(page.status(), 200);
     assert!(page.text().await.unwrap().contains("Lease"));
-    let (_, st) = get_json(&app, &format!("/sign/{ann}/state")).await;
+    let (_, st) = ann.state().await;
     assert_eq!(st["yourTurn"], true);
     assert_eq!(st["recipient"]["readStatus"], "OPENED");
     assert_eq!(st["fields"].as_array().unwrap().len(), 5);
-    let (_, st) = get_json(&app, &format!("/sign/{bob}/state")).await;
+    let (_, st) = bob.state().await;
     assert_eq!(st["yourTurn"], false);
     assert_eq!(st["fields"], json!([]));
 
     // Out of turn: 409, nothing changes.
-    let (s, v) = post(&app, &format!("/sign/{bob}/complete"), json!({})).await;
+    let (s, v) = bob.complete(json!({})).await;
     assert_eq!(s, 409, "{v}");
-    let (s, _) = post(&app, &format!("/sign/{cid}/complete"), json!({})).await;
+    let (s, _) = cid.complete(json!({})).await;
     assert_eq!(s, 409, "a CC never acts");
     // Someone else's field: 404.
-    let (s, _) = post(
-        &app,
-        &format!("/sign/{bob}/fields/{}", f["TEXT"]),
-        json!({"value": "x"}),
-    )
-    .await;
+    let (s, _) = bob.fill(&f["TEXT"], json!({"value": "x"})).await;
     assert_eq!(s, 409, "not their turn comes first");
 
     // Values the page would not allow are refused by the server.
@@ -227,34 +156,24 @@ async fn sequential_turns_validation_and_completion() {
             json!({"signature": "data:image/png;base64,AAAA"}),
         ),
     ] {
-        let (s, v) = post(
-            &app,
-            &format!("/sign/{ann}/fields/{}", f[kind]),
-            body.clone(),
-        )
-        .await;
+        let (s, v) = ann.fill(&f[kind], body.clone()).await;
         assert_eq!(s, 400, "{kind} {body}: {v}");
     }
     // Completing with required fields empty is refused.
-    let (s, v) = post(&app, &format!("/sign/{ann}/complete"), json!({})).await;
+    let (s, v) = ann.complete(json!({})).await;
     assert_eq!(s, 400, "{v}");
-    fill_ann(&app, &ann, &f).await;
-    let (s, v) = post(&app, &format!("/sign/{ann}/complete"), json!({})).await;
+    fill_ann(&ann, &f).await;
+    let (s, v) = ann.complete(json!({})).await;
     assert_eq!(s, 200, "{v}");
     assert_eq!(v["documentCompleting"], false);
     // Twice: 409.
-    let (s, _) = post(&app, &format!("/sign/{ann}/complete"), json!({})).await;
+    let (s, _) = ann.complete(json!({})).await;
     assert_eq!(s, 409);
-    let (s, _) = post(
-        &app,
-        &format!("/sign/{ann}/fields/{}", f["TEXT"]),
-        json!({"value": "new"}),
-    )
-    .await;
+    let (s, _) = ann.fill(&f["TEXT"], json!({"value": "new"})).await;
     assert_eq!(s, 409, "a finished signer cannot change a value");
 
     // The date was filled at completion in the document's zone and format.
-    let (_, doc) = call(&app, &key, M::GET, &format!("/api/v1/documents/{id}"), None).await;
+    let (_, doc) = api.get(&format!("/api/v1/documents/{id}")).await;
     let date = doc["fields"]
         .as_array()
         .unwrap()
@@ -268,23 +187,16 @@ async fn sequential_turns_validation_and_completion() {
     assert!(doc["recipients"][0]["signedAt"].is_string());
 
     // Now the approver's turn; their approval completes the document.
-    let (_, st) = get_json(&app, &format!("/sign/{bob}/state")).await;
+    let (_, st) = bob.state().await;
     assert_eq!(st["yourTurn"], true);
-    let (s, v) = post(&app, &format!("/sign/{bob}/complete"), json!({})).await;
+    let (s, v) = bob.complete(json!({})).await;
     assert_eq!(s, 200, "{v}");
     assert_eq!(v["documentCompleting"], true);
-    let doc = wait_status(&app, &key, id, "COMPLETED").await;
+    let doc = api.wait_status(id, "COMPLETED").await;
     assert!(doc["completedAt"].is_string());
 
     // The sealed file downloads and carries a signature; the original is still there.
-    let (s, v) = call(
-        &app,
-        &key,
-        M::GET,
-        &format!("/api/v1/documents/{id}/download"),
-        None,
-    )
-    .await;
+    let (s, v) = api.get(&format!("/api/v1/documents/{id}/download")).await;
     assert_eq!(s, 200, "{v}");
     let sealed = app
         .client
@@ -300,14 +212,9 @@ async fn sequential_turns_validation_and_completion() {
         bytes.windows(10).any(|w| w == b"/ByteRange"),
         "the sealed file is signed"
     );
-    let (s, v) = call(
-        &app,
-        &key,
-        M::GET,
-        &format!("/api/v1/documents/{id}/download?original=true"),
-        None,
-    )
-    .await;
+    let (s, v) = api
+        .get(&format!("/api/v1/documents/{id}/download?original=true"))
+        .await;
     assert_eq!(s, 200);
     let original = app
         .client
@@ -324,30 +231,12 @@ async fn sequential_turns_validation_and_completion() {
     assert_eq!(app.client.get(tampered).send().await.unwrap().status(), 403);
 
     // Finished links show a page saying so, with 409.
-    let page = app
-        .client
-        .get(app.url(&format!("/sign/{ann}")))
-        .send()
-        .await
-        .unwrap();
+    let page = ann.page().await;
     assert_eq!(page.status(), 409);
 
     // The audit log tells the story in order.
-    let (s, log) = call(
-        &app,
-        &key,
-        M::GET,
-        &format!("/api/v1/documents/{id}/audit-log"),
-        None,
-    )
-    .await;
-    assert_eq!(s, 200);
-    let kinds: Vec<&str> = log["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| e["type"].as_str().unwrap())
-        .collect();
+    let events = api.audit(id).await;
+    let kinds: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
     let expect = [
         "SENT",
         "OPENED",
@@ -364,12 +253,7 @@ async fn sequential_turns_validation_and_completion() {
             .position(|k| *k == e)
             .unwrap_or_else(|| panic!("{e} missing after {at} in {kinds:?}"));
     }
-    let opened = log["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|e| e["type"] == "OPENED")
-        .unwrap();
+    let opened = events.iter().find(|e| e["type"] == "OPENED").unwrap();
     assert_eq!(opened["actor"], "ann@example.com");
     assert_eq!(opened["ipAddress"], "127.0.0.1");
     app.stop().await;
@@ -378,24 +262,14 @@ async fn sequential_turns_validation_and_completion() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn rejection_and_cancellation_stop_everything() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
-    let (id, ann, bob, _, f) = prepared(&app, &key).await;
-    assert_eq!(send(&app, &key, id).await.0, 200);
-    let (s, _) = post(
-        &app,
-        &format!("/sign/{ann}/reject"),
-        json!({"reason": "  "}),
-    )
-    .await;
+    let api = app.user_with_key("owner@example.com", "standard");
+    let (id, ann, bob, _, f) = prepared(&app, &api).await;
+    assert_eq!(api.send(id).await.0, 200);
+    let (s, _) = ann.reject("  ").await;
     assert_eq!(s, 400, "a reason is required");
-    let (s, v) = post(
-        &app,
-        &format!("/sign/{ann}/reject"),
-        json!({"reason": "Wrong rent"}),
-    )
-    .await;
+    let (s, v) = ann.reject("Wrong rent").await;
     assert_eq!(s, 200, "{v}");
-    let (_, doc) = call(&app, &key, M::GET, &format!("/api/v1/documents/{id}"), None).await;
+    let (_, doc) = api.get(&format!("/api/v1/documents/{id}")).await;
     assert_eq!(doc["status"], "REJECTED");
     assert_eq!(doc["recipients"][0]["signingStatus"], "REJECTED");
     for (who, path, body) in [
@@ -403,44 +277,20 @@ async fn rejection_and_cancellation_stop_everything() {
         (&ann, "complete", json!({})),
         (&bob, "complete", json!({})),
     ] {
-        let (s, _) = post(&app, &format!("/sign/{who}/{path}"), body).await;
+        let (s, _) = who.call(M::POST, &format!("/{path}"), Some(body)).await;
         assert_eq!(s, 409);
     }
-    let (s, _) = post(
-        &app,
-        &format!("/sign/{ann}/fields/{}", f["TEXT"]),
-        json!({"value": "x"}),
-    )
-    .await;
+    let (s, _) = ann.fill(&f["TEXT"], json!({"value": "x"})).await;
     assert_eq!(s, 409);
-    let (s, _) = call(
-        &app,
-        &key,
-        M::GET,
-        &format!("/api/v1/documents/{id}/download"),
-        None,
-    )
-    .await;
+    let (s, _) = api.get(&format!("/api/v1/documents/{id}/download")).await;
     assert_eq!(s, 409, "no sealed file for a rejected document");
 
     // Cancellation: the page answers 410, actions 409, and nothing changes.
-    let (id, ann, _, _, f) = prepared(&app, &key).await;
-    assert_eq!(send(&app, &key, id).await.0, 200);
-    let (s, v) = call(
-        &app,
-        &key,
-        M::DELETE,
-        &format!("/api/v1/documents/{id}"),
-        None,
-    )
-    .await;
+    let (id, ann, _, _, f) = prepared(&app, &api).await;
+    assert_eq!(api.send(id).await.0, 200);
+    let (s, v) = api.delete(&format!("/api/v1/documents/{id}")).await;
     assert_eq!((s, v["status"].as_str()), (200, Some("CANCELLED")));
-    let page = app
-        .client
-        .get(app.url(&format!("/sign/{ann}")))
-        .send()
-        .await
-        .unwrap();
+    let page = ann.page().await;
     assert_eq!(page.status(), 410);
     assert!(
         page.headers()["content-type"]
@@ -448,16 +298,11 @@ async fn rejection_and_cancellation_stop_everything() {
             .unwrap()
             .starts_with("text/html")
     );
-    let (s, v) = post(
-        &app,
-        &format!("/sign/{ann}/fields/{}", f["TEXT"]),
-        json!({"value": "x"}),
-    )
-    .await;
+    let (s, v) = ann.fill(&f["TEXT"], json!({"value": "x"})).await;
     assert_eq!((s, v["code"].as_str()), (409, Some("conflict")));
-    let (s, _) = post(&app, &format!("/sign/{ann}/complete"), json!({})).await;
+    let (s, _) = ann.complete(json!({})).await;
     assert_eq!(s, 409);
-    let (_, doc) = call(&app, &key, M::GET, &format!("/api/v1/documents/{id}"), None).await;
+    let (_, doc) = api.get(&format!("/api/v1/documents/{id}")).await;
     assert_eq!(doc["status"], "CANCELLED");
     assert_eq!(
         doc["recipients"][0]["signingStatus"], "NOT_SIGNED",
@@ -472,12 +317,7 @@ async fn rejection_and_cancellation_stop_everything() {
     );
 
     // Unknown links: 404 page.
-    let page = app
-        .client
-        .get(app.url("/sign/no-such-token"))
-        .send()
-        .await
-        .unwrap();
+    let page = app.signer("no-such-token").page().await;
     assert_eq!(page.status(), 404);
     assert!(
         page.headers()["content-type"]
@@ -491,53 +331,43 @@ async fn rejection_and_cancellation_stop_everything() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn form_values_fill_the_pdfs_form_at_send() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
+    let api = app.user_with_key("owner@example.com", "standard");
     let make = |values: Value| json!({"title": "Form", "recipients": [{"name": "Ann", "email": "ann@example.com", "role": "SIGNER"}], "formValues": values});
     let prepare = |values: Value| {
-        let (app, key) = (&app, &key);
+        let api = &api;
         async move {
-            let created = create(app, key, make(values)).await;
-            let id = created["documentId"].as_i64().unwrap();
-            let put = app
-                .client
-                .put(created["uploadUrl"].as_str().unwrap())
-                .header("content-type", "application/pdf")
-                .body(fixture("form-3-fields.pdf"))
-                .send()
-                .await
-                .unwrap();
-            assert_eq!(put.status(), 200);
+            let created = api.create_document(make(values)).await;
+            let id = created.document_id();
+            let (put, _) = api
+                .upload(created.upload_url(), fixture("form-3-fields.pdf"))
+                .await;
+            assert_eq!(put, 200);
             let rid = created["recipients"][0]["recipientId"].clone();
             let sig = json!({"recipientId": rid, "type": "SIGNATURE", "pageNumber": 1, "pageX": 10, "pageY": 80, "pageWidth": 30, "pageHeight": 8});
             let path = format!("/api/v1/documents/{id}/fields");
-            assert_eq!(call(app, key, M::POST, &path, Some(sig)).await.0, 200);
+            assert_eq!(api.post(&path, sig).await.0, 200);
             id
         }
     };
     // Unknown names: 400 listing them, and the document stays a DRAFT with its file.
     let id = prepare(json!({"applicant.name": "Zoë", "nickname": "Z", "pet": "cat"})).await;
-    let (s, v) = send(&app, &key, id).await;
+    let (s, v) = api.send(id).await;
     assert_eq!(s, 400, "{v}");
     let msg = v["message"].as_str().unwrap();
     assert!(
         msg.contains("nickname") && msg.contains("pet") && !msg.contains("Zoë"),
         "{msg}"
     );
-    let (_, doc) = call(&app, &key, M::GET, &format!("/api/v1/documents/{id}"), None).await;
+    let (_, doc) = api.get(&format!("/api/v1/documents/{id}")).await;
     assert_eq!(doc["status"], "DRAFT");
 
     // Known names: sent, and the file now carries the values.
     let id = prepare(json!({"applicant.name": "Zoë", "city": "Paris", "agree": true})).await;
-    let (s, v) = send(&app, &key, id).await;
+    let (s, v) = api.send(id).await;
     assert_eq!(s, 200, "{v}");
-    let (_, v) = call(
-        &app,
-        &key,
-        M::GET,
-        &format!("/api/v1/documents/{id}/download?original=true"),
-        None,
-    )
-    .await;
+    let (_, v) = api
+        .get(&format!("/api/v1/documents/{id}/download?original=true"))
+        .await;
     let file = app
         .client
         .get(v["downloadUrl"].as_str().unwrap())
@@ -567,67 +397,49 @@ async fn form_values_fill_the_pdfs_form_at_send() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn parallel_lets_everyone_act_at_once_and_a_viewer_marks_it_viewed() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
-    let created = create(
-        &app,
-        &key,
-        json!({"title": "Minutes", "recipients": [
+    let api = app.user_with_key("owner@example.com", "standard");
+    let created = api
+        .create_document(json!({"title": "Minutes", "recipients": [
             {"name": "Ann", "email": "ann@example.com", "role": "SIGNER"},
             {"name": "Vic", "email": "vic@example.com", "role": "VIEWER"},
             {"name": "Cid", "email": "cid@example.com", "role": "CC"}
-        ]}),
-    )
-    .await;
-    let id = created["documentId"].as_i64().unwrap();
-    let put = app
-        .client
-        .put(created["uploadUrl"].as_str().unwrap())
-        .header("content-type", "application/pdf")
-        .body(fixture("mixed-sizes-3p.pdf"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(put.status(), 200);
+        ]}))
+        .await;
+    let id = created.document_id();
+    let (put, _) = api
+        .upload(created.upload_url(), fixture("mixed-sizes-3p.pdf"))
+        .await;
+    assert_eq!(put, 200);
     let r = &created["recipients"];
     let sig = json!({"recipientId": r[0]["recipientId"], "type": "SIGNATURE", "pageNumber": 3, "pageX": 10, "pageY": 80, "pageWidth": 30, "pageHeight": 8});
     let path = format!("/api/v1/documents/{id}/fields");
-    assert_eq!(call(&app, &key, M::POST, &path, Some(sig)).await.0, 200);
-    assert_eq!(send(&app, &key, id).await.0, 200);
-    let token = |i: usize| r[i]["token"].as_str().unwrap().to_string();
-    let (ann, vic, cid) = (token(0), token(1), token(2));
+    assert_eq!(api.post(&path, sig).await.0, 200);
+    assert_eq!(api.send(id).await.0, 200);
+    let signer = |i: usize| app.signer(r[i]["token"].as_str().unwrap());
+    let (ann, vic, cid) = (signer(0), signer(1), signer(2));
     // Both the signer and the viewer may act now; the CC never.
     for t in [&ann, &vic] {
-        let (_, st) = get_json(&app, &format!("/sign/{t}/state")).await;
+        let (_, st) = t.state().await;
         assert_eq!(st["yourTurn"], true, "{st}");
     }
-    let (_, st) = get_json(&app, &format!("/sign/{cid}/state")).await;
+    let (_, st) = cid.state().await;
     assert_eq!(st["yourTurn"], false);
     // The viewer finishes first; the document waits for the signer.
-    let (s, v) = post(&app, &format!("/sign/{vic}/complete"), json!({})).await;
+    let (s, v) = vic.complete(json!({})).await;
     assert_eq!(s, 200, "{v}");
     assert_eq!(v["documentCompleting"], false);
-    let (_, doc) = call(&app, &key, M::GET, &format!("/api/v1/documents/{id}"), None).await;
+    let (_, doc) = api.get(&format!("/api/v1/documents/{id}")).await;
     assert_eq!(doc["status"], "PENDING");
     assert_eq!(doc["recipients"][1]["signingStatus"], "SIGNED");
-    let (s, _) = post(
-        &app,
-        &format!("/sign/{ann}/fields/{}", doc["fields"][0]["id"]),
-        json!({"typed": "Ann"}),
-    )
-    .await;
+    let (s, _) = ann
+        .fill(&doc["fields"][0]["id"], json!({"typed": "Ann"}))
+        .await;
     assert_eq!(s, 200);
-    let (s, v) = post(&app, &format!("/sign/{ann}/complete"), json!({})).await;
+    let (s, v) = ann.complete(json!({})).await;
     assert_eq!(s, 200, "{v}");
     assert_eq!(v["documentCompleting"], true);
-    wait_status(&app, &key, id, "COMPLETED").await;
-    let (_, log) = call(
-        &app,
-        &key,
-        M::GET,
-        &format!("/api/v1/documents/{id}/audit-log"),
-        None,
-    )
-    .await;
+    api.wait_status(id, "COMPLETED").await;
+    let (_, log) = api.get(&format!("/api/v1/documents/{id}/audit-log")).await;
     let kinds: Vec<&str> = log["events"]
         .as_array()
         .unwrap()

@@ -8,10 +8,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use reqwest::Method as M;
 use serde_json::{Value, json};
 
-use crate::documents::{call, create, fixture, user_with_key};
+use crate::api::fixture;
 use crate::harness::TestApp;
 use crate::mail::{SmtpServer, free_port, smtp_url};
 
@@ -114,31 +113,20 @@ async fn two_signers_an_approver_and_a_cc_sign_through_mail_and_browser() {
     let _smtp = SmtpServer::start(port, maildir.path());
     let url = smtp_url(port);
     let app = TestApp::spawn_with(&["--tls", "off", "--smtp-url", &url]).await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
+    let api = app.user_with_key("owner@example.com", "standard");
     let md = maildir.path();
     let att = attachments.path();
 
-    let created = create(
-        &app,
-        &key,
-        json!({"title": "Flat lease", "recipients": [
+    let created = api.create_document(json!({"title": "Flat lease", "recipients": [
             {"name": "Ann Signer", "email": "ann@example.com", "role": "SIGNER", "signingOrder": 1},
             {"name": "Bea Second", "email": "bea@example.com", "role": "SIGNER", "signingOrder": 2},
             {"name": "Abe Approver", "email": "abe@example.com", "role": "APPROVER", "signingOrder": 3},
             {"name": "Cid Copy", "email": "cid@example.com", "role": "CC", "signingOrder": 4}
-        ], "meta": {"signingOrder": "SEQUENTIAL", "subject": "Your lease", "timezone": "Europe/Paris", "dateFormat": "dd.MM.yyyy"}}),
-    )
+        ], "meta": {"signingOrder": "SEQUENTIAL", "subject": "Your lease", "timezone": "Europe/Paris", "dateFormat": "dd.MM.yyyy"}}))
     .await;
-    let id = created["documentId"].as_i64().unwrap();
-    let put = app
-        .client
-        .put(created["uploadUrl"].as_str().unwrap())
-        .header("content-type", "application/pdf")
-        .body(fixture("a4-1p.pdf"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(put.status(), 200);
+    let id = created.document_id();
+    let (put, _) = api.upload(created.upload_url(), fixture("a4-1p.pdf")).await;
+    assert_eq!(put, 200);
     let r = &created["recipients"];
     let (ann, bea) = (r[0]["recipientId"].clone(), r[1]["recipientId"].clone());
     let f = |who: &Value, kind: &str, x: i64, y: i64, meta: Value| {
@@ -192,23 +180,11 @@ async fn two_signers_an_approver_and_a_cc_sign_through_mail_and_browser() {
         ),
         f(&bea, "FREE_SIGNATURE", 60, 78, Value::Null),
     ]);
-    let (s, v) = call(
-        &app,
-        &key,
-        M::POST,
-        &format!("/api/v1/documents/{id}/fields"),
-        Some(fields),
-    )
-    .await;
+    let (s, v) = api
+        .post(&format!("/api/v1/documents/{id}/fields"), fields)
+        .await;
     assert_eq!(s, 200, "{v}");
-    let (s, v) = call(
-        &app,
-        &key,
-        M::POST,
-        &format!("/api/v1/documents/{id}/send"),
-        Some(json!({})),
-    )
-    .await;
+    let (s, v) = api.send_with(id, json!({})).await;
     assert_eq!(s, 200, "{v}");
 
     // Only the first signer is e-mailed; she follows her link.
@@ -234,19 +210,13 @@ async fn two_signers_an_approver_and_a_cc_sign_through_mail_and_browser() {
         .next()
         .unwrap()
         .to_string();
-    let resp = app
-        .client
-        .post(app.url(&format!("/sign/{abe_token}/complete")))
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 200);
+    let (s, _) = app.signer(&abe_token).complete(json!({})).await;
+    assert_eq!(s, 200);
 
     // Sealed and completed; everyone, the CC and the owner included, gets the sealed PDF.
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        let (_, doc) = call(&app, &key, M::GET, &format!("/api/v1/documents/{id}"), None).await;
+        let (_, doc) = api.get(&format!("/api/v1/documents/{id}")).await;
         if doc["status"] == "COMPLETED" {
             break;
         }

@@ -253,21 +253,17 @@ async fn a_backup_taken_while_serving_restores_into_a_working_data_dir() {
 /// files, and the API key, OAuth tokens and signing links issued before it still work.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restored_backup_serves_the_same_documents_tokens_and_blobs() {
-    use crate::documents::{call, create, fixture};
-    use reqwest::Method as M;
+    use crate::api::{create_api_key, fixture};
     use serde_json::json;
 
     let app = TestApp::spawn().await;
     let data = app.data_dir();
     let (client_id, secret) = crate::oauth_flow::setup(&app, &[]);
-    let key = docket_json(
-        &data,
-        &["apikey", "create", "--user", "ada@example.com"],
-        None,
-    )["key"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let api = app.api(
+        create_api_key(&data, "ada@example.com")["key"]
+            .as_str()
+            .unwrap(),
+    );
     let cookie = crate::oauth_flow::login(&app, "ada@example.com", crate::oauth_flow::PASSWORD)
         .await
         .unwrap();
@@ -277,36 +273,18 @@ async fn a_restored_backup_serves_the_same_documents_tokens_and_blobs() {
     )
     .await;
 
-    let created = create(&app, &key, json!({"title": "Kept", "recipients": [{"name": "Ann", "email": "ann@example.com", "role": "SIGNER"}]})).await;
-    let id = created["documentId"].as_i64().unwrap();
-    let put = app
-        .client
-        .put(created["uploadUrl"].as_str().unwrap())
-        .header("content-type", "application/pdf")
-        .body(fixture("a4-1p.pdf"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(put.status(), 200);
+    let created = api.create_document(json!({"title": "Kept", "recipients": [{"name": "Ann", "email": "ann@example.com", "role": "SIGNER"}]})).await;
+    let id = created.document_id();
+    let (put, _) = api.upload(created.upload_url(), fixture("a4-1p.pdf")).await;
+    assert_eq!(put, 200);
     let rid = created["recipients"][0]["recipientId"].clone();
     let field = json!({"recipientId": rid, "type": "SIGNATURE", "pageNumber": 1, "pageX": 10, "pageY": 80, "pageWidth": 30, "pageHeight": 8});
     let path = format!("/api/v1/documents/{id}/fields");
-    assert_eq!(call(&app, &key, M::POST, &path, Some(field)).await.0, 200);
-    let send = format!("/api/v1/documents/{id}/send");
-    let sent = call(
-        &app,
-        &key,
-        M::POST,
-        &send,
-        Some(json!({"sendEmail": false})),
-    )
-    .await;
+    assert_eq!(api.post(&path, field).await.0, 200);
+    let sent = api.send(id).await;
     assert_eq!(sent.0, 200, "{}", sent.1);
-    let token = created["recipients"][0]["token"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let (_, before) = call(&app, &key, M::GET, &format!("/api/v1/documents/{id}"), None).await;
+    let token = created.token(0);
+    let (_, before) = api.get(&format!("/api/v1/documents/{id}")).await;
     let old_base = app.base.clone();
 
     let target = tempfile::tempdir().unwrap();
@@ -316,27 +294,17 @@ async fn a_restored_backup_serves_the_same_documents_tokens_and_blobs() {
     let _old = app.stop().await;
 
     let restored = TestApp::spawn_in(target, &["--tls", "off"]).await;
+    let api = restored.api(api.key());
     // The same document (signing URLs name the new server's address).
-    let (s, after) = call(
-        &restored,
-        &key,
-        M::GET,
-        &format!("/api/v1/documents/{id}"),
-        None,
-    )
-    .await;
+    let (s, after) = api.get(&format!("/api/v1/documents/{id}")).await;
     assert_eq!(s, 200, "the API key still works");
     let before = before.to_string().replace(&old_base, &restored.base);
     assert_eq!(after.to_string(), before);
     // The OAuth access and refresh tokens still work.
-    let (s, list) = call(
-        &restored,
-        &format!("Bearer {access}"),
-        M::GET,
-        "/api/v1/documents",
-        None,
-    )
-    .await;
+    let (s, list) = restored
+        .api(&format!("Bearer {access}"))
+        .get("/api/v1/documents")
+        .await;
     assert_eq!(s, 200);
     assert_eq!(list["documents"][0]["id"], id);
     let refreshed = crate::oauth_rules::refresh(&restored, &client_id, &secret, &refresh).await;
@@ -350,14 +318,9 @@ async fn a_restored_backup_serves_the_same_documents_tokens_and_blobs() {
     assert_eq!(png.status(), 200);
     assert!(png.bytes().await.unwrap().starts_with(b"\x89PNG"));
     // The file itself, byte for byte.
-    let (s, v) = call(
-        &restored,
-        &key,
-        M::GET,
-        &format!("/api/v1/documents/{id}/download?original=true"),
-        None,
-    )
-    .await;
+    let (s, v) = api
+        .get(&format!("/api/v1/documents/{id}/download?original=true"))
+        .await;
     assert_eq!(s, 200);
     let file = restored
         .client

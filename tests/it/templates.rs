@@ -4,46 +4,8 @@
 use reqwest::Method as M;
 use serde_json::{Value, json};
 
-use crate::documents::{call, create, fixture, user_with_key};
+use crate::api::{Api, fixture, keys, sorted};
 use crate::harness::TestApp;
-
-fn keys(v: &Value) -> Vec<&str> {
-    let mut k: Vec<&str> = v
-        .as_object()
-        .unwrap_or_else(|| panic!("not an object: {v}"))
-        .keys()
-        .map(String::as_str)
-        .collect();
-    k.sort();
-    k
-}
-
-fn sorted<'a>(k: &[&'a str]) -> Vec<&'a str> {
-    let mut v = k.to_vec();
-    v.sort();
-    v
-}
-
-async fn create_template(app: &TestApp, key: &str, body: Value) -> Value {
-    let (s, v) = call(app, key, M::POST, "/api/v1/templates", Some(body)).await;
-    assert_eq!(s, 200, "{v}");
-    v
-}
-
-async fn upload(app: &TestApp, url: &str, pdf: Vec<u8>) -> Value {
-    let resp = app
-        .client
-        .put(url)
-        .header("content-type", "application/pdf")
-        .body(pdf)
-        .send()
-        .await
-        .unwrap();
-    let status = resp.status();
-    let v: Value = resp.json().await.unwrap();
-    assert_eq!(status, 200, "{v}");
-    v
-}
 
 /// A template with a placeholder signer and a fixed CC recipient.
 fn lease() -> Value {
@@ -62,15 +24,11 @@ fn sig(rid: i64, page: i64) -> Value {
     json!({"recipientId": rid, "type": "SIGNATURE", "pageNumber": page, "pageX": 10, "pageY": 80, "pageWidth": 30.5, "pageHeight": 8})
 }
 
-fn db(app: &TestApp) -> rusqlite::Connection {
-    rusqlite::Connection::open(app.data_dir().join("docket.db")).unwrap()
-}
-
 /// A lease template with its PDF (3 pages) and one field per recipient; answers (template id,
 /// its recipient ids, the PDF).
-async fn ready_template(app: &TestApp, key: &str) -> (i64, Vec<i64>, Vec<u8>) {
-    let created = create_template(app, key, lease()).await;
-    let id = created["templateId"].as_i64().unwrap();
+async fn ready_template(api: &Api) -> (i64, Vec<i64>, Vec<u8>) {
+    let created = api.create_template(lease()).await;
+    let id = created.template_id();
     let rids: Vec<i64> = created["recipients"]
         .as_array()
         .unwrap()
@@ -78,16 +36,14 @@ async fn ready_template(app: &TestApp, key: &str) -> (i64, Vec<i64>, Vec<u8>) {
         .map(|r| r["recipientId"].as_i64().unwrap())
         .collect();
     let pdf = fixture("mixed-sizes-3p.pdf");
-    upload(app, created["uploadUrl"].as_str().unwrap(), pdf.clone()).await;
+    api.upload_ok(created.upload_url(), pdf.clone()).await;
     let text = json!({"recipientId": rids[1], "type": "TEXT", "pageNumber": 3, "pageX": 50, "pageY": 50, "pageWidth": 20, "pageHeight": 5, "fieldMeta": {"type": "text", "label": "Agency ref"}});
-    let (s, v) = call(
-        app,
-        key,
-        M::POST,
-        &format!("/api/v1/templates/{id}/fields"),
-        Some(json!([sig(rids[0], 1), text])),
-    )
-    .await;
+    let (s, v) = api
+        .post(
+            &format!("/api/v1/templates/{id}/fields"),
+            json!([sig(rids[0], 1), text]),
+        )
+        .await;
     assert_eq!(s, 200, "{v}");
     (id, rids, pdf)
 }
@@ -95,8 +51,8 @@ async fn ready_template(app: &TestApp, key: &str) -> (i64, Vec<i64>, Vec<u8>) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn get_template_has_exactly_the_seed_shape() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
-    let created = create_template(&app, &key, lease()).await;
+    let api = app.user_with_key("owner@example.com", "standard");
+    let created = api.create_template(lease()).await;
     assert_eq!(
         keys(&created),
         sorted(&["templateId", "uploadUrl", "recipients"])
@@ -119,9 +75,9 @@ async fn get_template_has_exactly_the_seed_shape() {
     assert_eq!(created["recipients"][1]["email"], "agency@example.com");
 
     // The template's PDF goes through the same signed PUT as a document's.
-    let id = created["templateId"].as_i64().unwrap();
+    let id = created.template_id();
     let pdf = fixture("mixed-sizes-3p.pdf");
-    let up = upload(&app, created["uploadUrl"].as_str().unwrap(), pdf.clone()).await;
+    let up = api.upload_ok(created.upload_url(), pdf.clone()).await;
     assert_eq!(
         keys(&up),
         sorted(&["templateId", "pages", "size", "sha256"])
@@ -131,17 +87,15 @@ async fn get_template_has_exactly_the_seed_shape() {
         (Some(id), Some(3))
     );
     let rid = r0["recipientId"].as_i64().unwrap();
-    let (s, v) = call(
-        &app,
-        &key,
-        M::POST,
-        &format!("/api/v1/templates/{id}/fields"),
-        Some(json!([sig(rid, 2)])),
-    )
-    .await;
+    let (s, v) = api
+        .post(
+            &format!("/api/v1/templates/{id}/fields"),
+            json!([sig(rid, 2)]),
+        )
+        .await;
     assert_eq!(s, 200, "{v}");
 
-    let (s, t) = call(&app, &key, M::GET, &format!("/api/v1/templates/{id}"), None).await;
+    let (s, t) = api.get(&format!("/api/v1/templates/{id}")).await;
     assert_eq!(s, 200, "{t}");
     assert_eq!(
         keys(&t),
@@ -237,83 +191,42 @@ async fn get_template_has_exactly_the_seed_shape() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn recipients_tiers_and_auth_options_text() {
     let app = TestApp::spawn().await;
-    let std_key = user_with_key(&app, "std@example.com", "standard");
-    let ent_key = user_with_key(&app, "ent@example.com", "enterprise");
+    let standard = app.user_with_key("std@example.com", "standard");
+    let enterprise = app.user_with_key("ent@example.com", "enterprise");
     let with_auth = json!({"title": "T", "recipients": [{"role": "SIGNER", "authOptions": {"actionAuth": "ACCOUNT"}}]});
     let global =
         json!({"title": "T", "recipients": [], "authOptions": {"globalActionAuth": "PASSKEY"}});
     for body in [&with_auth, &global] {
-        let (s, v) = call(
-            &app,
-            &std_key,
-            M::POST,
-            "/api/v1/templates",
-            Some(body.clone()),
-        )
-        .await;
+        let (s, v) = standard.post("/api/v1/templates", body.clone()).await;
         assert_eq!((s, v["code"].as_str()), (403, Some("forbidden")), "{body}");
     }
-    assert_eq!(
-        call(&app, &ent_key, M::POST, "/api/v1/templates", Some(global))
-            .await
-            .0,
-        200
-    );
-    let id = create_template(&app, &ent_key, with_auth).await["templateId"]
+    assert_eq!(enterprise.post("/api/v1/templates", global).await.0, 200);
+    let id = enterprise.create_template(with_auth).await["templateId"]
         .as_i64()
         .unwrap();
-    let (_, t) = call(
-        &app,
-        &ent_key,
-        M::GET,
-        &format!("/api/v1/templates/{id}"),
-        None,
-    )
-    .await;
+    let (_, t) = enterprise.get(&format!("/api/v1/templates/{id}")).await;
     let text = t["Recipient"][0]["authOptions"].as_str().unwrap();
     let parsed: Value = serde_json::from_str(text).unwrap();
     assert_eq!(parsed["actionAuth"], "ACCOUNT");
 
     // Adding recipients: placeholders continue, duplicates and bad input are refused.
     let path = format!("/api/v1/templates/{id}/recipients");
-    let (s, r) = call(
-        &app,
-        &ent_key,
-        M::POST,
-        &path,
-        Some(json!({"role": "VIEWER"})),
-    )
-    .await;
+    let (s, r) = enterprise.post(&path, json!({"role": "VIEWER"})).await;
     assert_eq!(s, 200, "{r}");
     assert_eq!(r["email"], "recipient.2@placeholder.docket.invalid");
     assert_eq!(r["templateId"], id);
     assert_eq!(r["role"], "VIEWER");
-    let (s, _) = call(
-        &app,
-        &ent_key,
-        M::POST,
-        &path,
-        Some(json!({"email": "b@example.com"})),
-    )
-    .await;
+    let (s, _) = enterprise
+        .post(&path, json!({"email": "b@example.com"}))
+        .await;
     assert_eq!(s, 200);
-    let (s, v) = call(
-        &app,
-        &ent_key,
-        M::POST,
-        &path,
-        Some(json!({"email": "B@example.com"})),
-    )
-    .await;
+    let (s, v) = enterprise
+        .post(&path, json!({"email": "B@example.com"}))
+        .await;
     assert_eq!(s, 409, "{v}");
-    let (s, v) = call(
-        &app,
-        &ent_key,
-        M::POST,
-        &path,
-        Some(json!({"email": "bad", "role": "KING"})),
-    )
-    .await;
+    let (s, v) = enterprise
+        .post(&path, json!({"email": "bad", "role": "KING"}))
+        .await;
     assert_eq!(s, 400);
     let paths: Vec<&str> = v["details"]
         .as_array()
@@ -322,7 +235,7 @@ async fn recipients_tiers_and_auth_options_text() {
         .map(|d| d["path"].as_str().unwrap())
         .collect();
     assert_eq!(paths, ["email", "role"]);
-    let (s, _) = call(&app, &std_key, M::POST, "/api/v1/templates", Some(json!({"title": "T", "recipients": [{"email": "x@example.com"}, {"email": "X@example.com"}]}))).await;
+    let (s, _) = standard.post("/api/v1/templates", json!({"title": "T", "recipients": [{"email": "x@example.com"}, {"email": "X@example.com"}]})).await;
     assert_eq!(s, 400, "the same address twice");
     app.stop().await;
 }
@@ -330,51 +243,35 @@ async fn recipients_tiers_and_auth_options_text() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn fields_follow_the_templates_recipients_and_pdf() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
-    let created = create_template(&app, &key, lease()).await;
-    let id = created["templateId"].as_i64().unwrap();
-    let rid = created["recipients"][0]["recipientId"].as_i64().unwrap();
-    upload(
-        &app,
-        created["uploadUrl"].as_str().unwrap(),
-        fixture("mixed-sizes-3p.pdf"),
-    )
-    .await;
+    let api = app.user_with_key("owner@example.com", "standard");
+    let created = api.create_template(lease()).await;
+    let id = created.template_id();
+    let rid = created.recipient_id(0);
+    api.upload_ok(created.upload_url(), fixture("mixed-sizes-3p.pdf"))
+        .await;
     let path = format!("/api/v1/templates/{id}/fields");
-    let (s, v) = call(
-        &app,
-        &key,
-        M::POST,
-        &path,
-        Some(json!([sig(rid, 1), sig(rid, 4)])),
-    )
-    .await;
+    let (s, v) = api.post(&path, json!([sig(rid, 1), sig(rid, 4)])).await;
     assert_eq!(s, 400, "{v}");
     assert_eq!(v["details"][0]["path"], "[1].pageNumber");
-    let (s, v) = call(
-        &app,
-        &key,
-        M::POST,
-        &path,
-        Some(json!([sig(rid, 1), sig(rid + 100, 1)])),
-    )
-    .await;
+    let (s, v) = api
+        .post(&path, json!([sig(rid, 1), sig(rid + 100, 1)]))
+        .await;
     assert_eq!(s, 400, "{v}");
     assert_eq!(v["details"][0]["path"], "[1].recipientId");
     let text = json!({"recipientId": rid, "type": "TEXT", "pageNumber": 1, "pageX": 1, "pageY": 1, "pageWidth": 5, "pageHeight": 5});
-    let (s, v) = call(&app, &key, M::POST, &path, Some(text)).await;
+    let (s, v) = api.post(&path, text).await;
     assert_eq!(s, 400);
     assert_eq!(v["details"][0]["path"], "fieldMeta.type");
-    let (_, t) = call(&app, &key, M::GET, &format!("/api/v1/templates/{id}"), None).await;
+    let (_, t) = api.get(&format!("/api/v1/templates/{id}")).await;
     assert_eq!(t["Field"], json!([]), "nothing was stored");
 
     // A recipient of another template is not one of this template's.
-    let other = create_template(&app, &key, lease()).await;
+    let other = api.create_template(lease()).await;
     let foreign = other["recipients"][0]["recipientId"].as_i64().unwrap();
-    let (s, _) = call(&app, &key, M::POST, &path, Some(sig(foreign, 1))).await;
+    let (s, _) = api.post(&path, sig(foreign, 1)).await;
     assert_eq!(s, 400);
 
-    let (s, v) = call(&app, &key, M::POST, &path, Some(sig(rid, 3))).await;
+    let (s, v) = api.post(&path, sig(rid, 3)).await;
     assert_eq!(s, 200, "{v}");
     assert_eq!(keys(&v), sorted(&["templateId", "fields"]));
     assert_eq!(v["fields"][0]["page"], 3);
@@ -385,22 +282,17 @@ async fn fields_follow_the_templates_recipients_and_pdf() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn generate_document_copies_the_template() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
-    let (id, rids, pdf) = ready_template(&app, &key).await;
+    let api = app.user_with_key("owner@example.com", "standard");
+    let (id, rids, pdf) = ready_template(&api).await;
     let body = json!({
         "title": "Lease: Flat 3",
         "externalId": "lease-3",
         "recipients": [{"id": rids[0], "name": "Tenant", "email": "Tenant@example.com", "signingOrder": 0}],
         "meta": {"subject": "Flat 3 lease", "timezone": "Paris time", "dateFormat": "dd MMM"}
     });
-    let (s, made) = call(
-        &app,
-        &key,
-        M::POST,
-        &format!("/api/v1/templates/{id}/generate-document"),
-        Some(body),
-    )
-    .await;
+    let (s, made) = api
+        .post(&format!("/api/v1/templates/{id}/generate-document"), body)
+        .await;
     assert_eq!(s, 200, "{made}");
     assert_eq!(keys(&made), sorted(&["documentId", "recipients"]));
     assert_eq!(
@@ -416,14 +308,7 @@ async fn generate_document_copies_the_template() {
         ])
     );
     let doc_id = made["documentId"].as_i64().unwrap();
-    let (s, doc) = call(
-        &app,
-        &key,
-        M::GET,
-        &format!("/api/v1/documents/{doc_id}"),
-        None,
-    )
-    .await;
+    let (s, doc) = api.get(&format!("/api/v1/documents/{doc_id}")).await;
     assert_eq!(s, 200, "{doc}");
     assert_eq!(doc["status"], "DRAFT");
     assert_eq!(doc["title"], "Lease: Flat 3");
@@ -478,7 +363,7 @@ async fn generate_document_copies_the_template() {
     assert_eq!(doc["meta"]["dateFormat"], "dd MMM");
 
     // File: the same bytes, in the document's own blob; the document remembers its template.
-    let c = db(&app);
+    let c = app.db();
     let (template_id, sha, pages): (Option<i64>, String, String) = c
         .query_row(
             "SELECT d.template_id, b.sha256, d.page_sizes FROM documents d JOIN blobs b ON b.id = d.blob_id WHERE d.id = ?1",
@@ -491,64 +376,34 @@ async fn generate_document_copies_the_template() {
     assert_eq!(serde_json::from_str::<Vec<Value>>(&pages).unwrap().len(), 3);
 
     // Unnamed template recipients keep their placeholder address.
-    let (s, made2) = call(
-        &app,
-        &key,
-        M::POST,
-        &format!("/api/v1/templates/{id}/generate-document"),
-        Some(json!({"recipients": []})),
-    )
-    .await;
+    let (s, made2) = api
+        .post(
+            &format!("/api/v1/templates/{id}/generate-document"),
+            json!({"recipients": []}),
+        )
+        .await;
     assert_eq!(s, 200, "{made2}");
     assert_eq!(
         made2["recipients"][0]["email"],
         "recipient.1@placeholder.docket.invalid"
     );
     let doc2 = made2["documentId"].as_i64().unwrap();
-    let (_, d2) = call(
-        &app,
-        &key,
-        M::GET,
-        &format!("/api/v1/documents/{doc2}"),
-        None,
-    )
-    .await;
+    let (_, d2) = api.get(&format!("/api/v1/documents/{doc2}")).await;
     assert_eq!(d2["title"], "Lease");
     assert_eq!(d2["meta"]["timezone"], "Europe/Paris");
 
     // Deleting a generated draft leaves the template's file alone ...
-    let (s, _) = call(
-        &app,
-        &key,
-        M::DELETE,
-        &format!("/api/v1/documents/{doc2}"),
-        None,
-    )
-    .await;
+    let (s, _) = api.delete(&format!("/api/v1/documents/{doc2}")).await;
     assert_eq!(s, 200);
-    let (_, t) = call(&app, &key, M::GET, &format!("/api/v1/templates/{id}"), None).await;
+    let (_, t) = api.get(&format!("/api/v1/templates/{id}")).await;
     assert_eq!(
         t["templateDocumentData"]["data"],
         docket::crypto::sha256_hex(&pdf)
     );
     // ... and deleting the template leaves the documents made from it working.
-    let (s, v) = call(
-        &app,
-        &key,
-        M::DELETE,
-        &format!("/api/v1/templates/{id}"),
-        None,
-    )
-    .await;
+    let (s, v) = api.delete(&format!("/api/v1/templates/{id}")).await;
     assert_eq!((s, v["deleted"].as_bool()), (200, Some(true)));
-    let (s, again) = call(
-        &app,
-        &key,
-        M::GET,
-        &format!("/api/v1/documents/{doc_id}"),
-        None,
-    )
-    .await;
+    let (s, again) = api.get(&format!("/api/v1/documents/{doc_id}")).await;
     assert_eq!(s, 200);
     assert_eq!(again["fields"].as_array().unwrap().len(), 2);
     let (template_id, blob): (Option<i64>, String) = c
@@ -573,60 +428,45 @@ async fn generate_document_copies_the_template() {
         )
         .unwrap();
     assert_eq!(leftovers, 0);
-    assert_eq!(
-        call(&app, &key, M::GET, &format!("/api/v1/templates/{id}"), None)
-            .await
-            .0,
-        404
-    );
+    assert_eq!(api.get(&format!("/api/v1/templates/{id}")).await.0, 404);
     app.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn generate_document_refuses_bad_requests() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
-    let (id, rids, _) = ready_template(&app, &key).await;
+    let api = app.user_with_key("owner@example.com", "standard");
+    let (id, rids, _) = ready_template(&api).await;
     let path = format!("/api/v1/templates/{id}/generate-document");
     let documents_before = {
-        let (_, l) = call(&app, &key, M::GET, "/api/v1/documents", None).await;
+        let (_, l) = api.get("/api/v1/documents").await;
         l["documents"].as_array().unwrap().len()
     };
 
-    let (s, v) = call(&app, &key, M::POST, &path, Some(json!({"title": "x"}))).await;
+    let (s, v) = api.post(&path, json!({"title": "x"})).await;
     assert_eq!(s, 400, "{v}");
     assert_eq!(v["details"][0]["path"], "recipients");
-    let (s, v) = call(
-        &app,
-        &key,
-        M::POST,
-        &path,
-        Some(json!({"recipients": [{"id": rids[0], "email": "a@example.com"}, {"id": 999999, "email": "b@example.com"}]})),
-    )
+    let (s, v) = api.post(&path, json!({"recipients": [{"id": rids[0], "email": "a@example.com"}, {"id": 999999, "email": "b@example.com"}]}))
     .await;
     assert_eq!(s, 400, "{v}");
     assert_eq!(v["details"][0]["path"], "recipients[1].id");
-    let (s, v) = call(
-        &app,
-        &key,
-        M::POST,
-        &path,
-        Some(json!({"recipients": [{"id": rids[0], "email": "agency@example.com"}]})),
-    )
-    .await;
+    let (s, v) = api
+        .post(
+            &path,
+            json!({"recipients": [{"id": rids[0], "email": "agency@example.com"}]}),
+        )
+        .await;
     assert_eq!(s, 400, "{v}");
     assert_eq!(v["details"][0]["path"], "recipients[0].email");
-    let (s, v) = call(
-        &app,
-        &key,
-        M::POST,
-        &path,
-        Some(json!({"recipients": [{"id": rids[0]}], "meta": {"redirectUrl": "ftp://x"}})),
-    )
-    .await;
+    let (s, v) = api
+        .post(
+            &path,
+            json!({"recipients": [{"id": rids[0]}], "meta": {"redirectUrl": "ftp://x"}}),
+        )
+        .await;
     assert_eq!(s, 400, "{v}");
     assert_eq!(v["details"][0]["path"], "meta.redirectUrl");
-    let (_, l) = call(&app, &key, M::GET, "/api/v1/documents", None).await;
+    let (_, l) = api.get("/api/v1/documents").await;
     assert_eq!(
         l["documents"].as_array().unwrap().len(),
         documents_before,
@@ -634,21 +474,15 @@ async fn generate_document_refuses_bad_requests() {
     );
 
     // A template without a file cannot make a document.
-    let bare = create_template(&app, &key, lease()).await;
-    let bare_id = bare["templateId"].as_i64().unwrap();
-    let bare_rid = bare["recipients"][0]["recipientId"].as_i64().unwrap();
-    let (s, v) = call(
-        &app,
-        &key,
-        M::POST,
-        &format!("/api/v1/templates/{bare_id}/generate-document"),
-        Some(json!({"recipients": [{"id": bare_rid, "name": "A", "email": "a@example.com", "signingOrder": 0}]})),
-    )
+    let bare = api.create_template(lease()).await;
+    let bare_id = bare.template_id();
+    let bare_rid = bare.recipient_id(0);
+    let (s, v) = api.post(&format!("/api/v1/templates/{bare_id}/generate-document"), json!({"recipients": [{"id": bare_rid, "name": "A", "email": "a@example.com", "signingOrder": 0}]}))
     .await;
     assert_eq!((s, v["code"].as_str()), (409, Some("conflict")), "{v}");
 
     // Refused requests copied nothing: the template's file is the only one.
-    let c = db(&app);
+    let c = app.db();
     let blobs: i64 = c
         .query_row("SELECT count(*) FROM blobs", [], |r| r.get(0))
         .unwrap();
@@ -659,9 +493,9 @@ async fn generate_document_refuses_bad_requests() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn another_users_templates_are_404() {
     let app = TestApp::spawn().await;
-    let owner = user_with_key(&app, "owner@example.com", "standard");
-    let other = user_with_key(&app, "other@example.com", "standard");
-    let (id, rids, _) = ready_template(&app, &owner).await;
+    let owner = app.user_with_key("owner@example.com", "standard");
+    let other = app.user_with_key("other@example.com", "standard");
+    let (id, rids, _) = ready_template(&owner).await;
     for (method, path, body) in [
         (M::GET, format!("/api/v1/templates/{id}"), None),
         (M::DELETE, format!("/api/v1/templates/{id}"), None),
@@ -681,20 +515,13 @@ async fn another_users_templates_are_404() {
             Some(json!({"recipients": [{"id": rids[0], "email": "x@example.com"}]})),
         ),
     ] {
-        let (s, v) = call(&app, &other, method.clone(), &path, body).await;
+        let (s, v) = other.call(method.clone(), &path, body).await;
         assert_eq!(s, 404, "{method} {path}: {v}");
         assert_eq!(v["code"], "not_found");
     }
-    let (_, list) = call(&app, &other, M::GET, "/api/v1/templates", None).await;
+    let (_, list) = other.get("/api/v1/templates").await;
     assert_eq!(list, json!({"templates": [], "totalPages": 0}));
-    let (s, _) = call(
-        &app,
-        &owner,
-        M::GET,
-        &format!("/api/v1/templates/{id}"),
-        None,
-    )
-    .await;
+    let (s, _) = owner.get(&format!("/api/v1/templates/{id}")).await;
     assert_eq!(s, 200, "the owner still sees it");
     let resp = app
         .client
@@ -709,44 +536,30 @@ async fn another_users_templates_are_404() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn listing_uploads_and_deletion() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
+    let api = app.user_with_key("owner@example.com", "standard");
     let mut created = Vec::new();
     for i in 0..3 {
         created.push(
-            create_template(
-                &app,
-                &key,
+            api.create_template(
                 json!({"title": format!("T{i}"), "recipients": [], "type": "PUBLIC"}),
             )
             .await,
         );
     }
-    let (s, page1) = call(&app, &key, M::GET, "/api/v1/templates?perPage=2", None).await;
+    let (s, page1) = api.get("/api/v1/templates?perPage=2").await;
     assert_eq!(s, 200);
     assert_eq!(page1["totalPages"], 2);
     assert_eq!(page1["templates"][0]["title"], "T2", "newest first");
     assert_eq!(page1["templates"][0]["type"], "PUBLIC");
     assert_eq!(page1["templates"][0]["templateDocumentData"]["data"], "");
-    let (_, page2) = call(
-        &app,
-        &key,
-        M::GET,
-        "/api/v1/templates?perPage=2&page=2",
-        None,
-    )
-    .await;
+    let (_, page2) = api.get("/api/v1/templates?perPage=2&page=2").await;
     assert_eq!(page2["templates"].as_array().unwrap().len(), 1);
-    assert_eq!(
-        call(&app, &key, M::GET, "/api/v1/templates?perPage=0", None)
-            .await
-            .0,
-        400
-    );
+    assert_eq!(api.get("/api/v1/templates?perPage=0").await.0, 400);
 
     // A second upload replaces the file; deleting the template removes it.
     let url = created[0]["uploadUrl"].as_str().unwrap();
-    upload(&app, url, fixture("a4-1p.pdf")).await;
-    let up = upload(&app, url, fixture("scan-3p.pdf")).await;
+    api.upload_ok(url, fixture("a4-1p.pdf")).await;
+    let up = api.upload_ok(url, fixture("scan-3p.pdf")).await;
     assert_eq!(up["pages"], 3);
     let blob_files = || {
         std::fs::read_dir(app.data_dir().join("blobs"))
@@ -765,39 +578,20 @@ async fn listing_uploads_and_deletion() {
     }
     assert_eq!(blob_files(), 1);
     let id = created[0]["templateId"].as_i64().unwrap();
-    let (s, _) = call(
-        &app,
-        &key,
-        M::DELETE,
-        &format!("/api/v1/templates/{id}"),
-        None,
-    )
-    .await;
+    let (s, _) = api.delete(&format!("/api/v1/templates/{id}")).await;
     assert_eq!(s, 200);
     assert_eq!(blob_files(), 0);
-    assert_eq!(
-        call(
-            &app,
-            &key,
-            M::DELETE,
-            &format!("/api/v1/templates/{id}"),
-            None
-        )
-        .await
-        .0,
-        404
-    );
-    let (_, list) = call(&app, &key, M::GET, "/api/v1/templates", None).await;
+    assert_eq!(api.delete(&format!("/api/v1/templates/{id}")).await.0, 404);
+    let (_, list) = api.get("/api/v1/templates").await;
     assert_eq!(list["templates"].as_array().unwrap().len(), 2);
 
     // Documents' uploads are untouched by the template route.
-    let doc = create(&app, &key, json!({"title": "D", "recipients": []})).await;
-    let up = upload(
-        &app,
-        doc["uploadUrl"].as_str().unwrap(),
-        fixture("a4-1p.pdf"),
-    )
-    .await;
+    let doc = api
+        .create_document(json!({"title": "D", "recipients": []}))
+        .await;
+    let up = api
+        .upload_ok(doc["uploadUrl"].as_str().unwrap(), fixture("a4-1p.pdf"))
+        .await;
     assert_eq!(up["documentId"], doc["documentId"]);
     app.stop().await;
 }

@@ -8,13 +8,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use reqwest::Method;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
-use crate::documents::{call, create, two_recipients, user_with_key};
+use crate::api::{two_recipients, webhook};
 use crate::harness::TestApp;
+
+/// What the webhooks here subscribe to.
+const CREATED: &[&str] = &["DOCUMENT_CREATED"];
 
 /// A receiver on 127.0.0.1:0 that accepts connections and never answers, holding them open.
 struct Silent {
@@ -146,42 +148,6 @@ impl Drop for Receiver {
     }
 }
 
-async fn add_webhook(app: &TestApp, key: &str, url: &str) -> i64 {
-    let (status, v) = call(
-        app,
-        key,
-        Method::POST,
-        "/api/v1/webhooks",
-        Some(json!({"url": url, "events": ["DOCUMENT_CREATED"]})),
-    )
-    .await;
-    assert_eq!(status, 200, "{v}");
-    v["id"].as_i64().unwrap()
-}
-
-/// The webhook's newest delivery once it is no longer PENDING.
-async fn finished_delivery(app: &TestApp, key: &str, hook: i64) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let (status, v) = call(
-            app,
-            key,
-            Method::GET,
-            &format!("/api/v1/webhooks/{hook}/deliveries"),
-            None,
-        )
-        .await;
-        assert_eq!(status, 200, "{v}");
-        if let Some(d) = v["deliveries"].get(0)
-            && d["status"] != "PENDING"
-        {
-            return d.clone();
-        }
-        assert!(Instant::now() < deadline, "delivery never finished: {v}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
 async fn wait_until(what: &str, within: Duration, done: impl Fn() -> bool) {
     let deadline = Instant::now() + within;
     while !done() {
@@ -193,21 +159,24 @@ async fn wait_until(what: &str, within: Duration, done: impl Fn() -> bool) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn endpoints_that_never_answer_do_not_delay_another_users_delivery() {
     let app = TestApp::spawn_with(&["--tls", "off", "--allow-private-webhooks"]).await;
-    let a = user_with_key(&app, "a@example.com", "standard");
-    let b = user_with_key(&app, "b@example.com", "standard");
+    let a = app.user_with_key("a@example.com", "standard");
+    let b = app.user_with_key("b@example.com", "standard");
     let silent = Silent::start().await;
     for i in 0..9 {
-        add_webhook(
-            &app,
-            &a,
+        a.add_webhook(webhook(
             &format!("http://127.0.0.1:{}/a{i}", silent.addr.port()),
-        )
-        .await;
+            CREATED,
+        ))
+        .await["id"]
+            .as_i64()
+            .unwrap();
     }
     let rx = Receiver::start(Duration::ZERO, &[]).await;
-    add_webhook(&app, &b, &rx.url()).await;
+    b.add_webhook(webhook(&rx.url(), CREATED)).await["id"]
+        .as_i64()
+        .unwrap();
 
-    create(&app, &a, two_recipients()).await;
+    a.create_document(two_recipients()).await;
     // A's deliveries are in flight (each would hang for the 10 s request timeout).
     wait_until(
         "A's first delivery connects",
@@ -215,7 +184,7 @@ async fn endpoints_that_never_answer_do_not_delay_another_users_delivery() {
         || silent.accepted.load(Ordering::SeqCst) >= 1,
     )
     .await;
-    create(&app, &b, two_recipients()).await;
+    b.create_document(two_recipients()).await;
     // Well under one 10 s attempt, let alone nine of them.
     wait_until("B's delivery arrives", Duration::from_secs(5), || {
         !rx.seen().is_empty()
@@ -242,14 +211,16 @@ async fn one_endpoint_gets_one_attempt_at_a_time_and_its_events_in_order() {
         "200",
     ])
     .await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
+    let api = app.user_with_key("owner@example.com", "standard");
     // Slow answers, and the first one a failure that is retried.
     let rx = Receiver::start(Duration::from_millis(500), &[500]).await;
-    add_webhook(&app, &key, &rx.url()).await;
+    api.add_webhook(webhook(&rx.url(), CREATED)).await["id"]
+        .as_i64()
+        .unwrap();
     let mut docs = Vec::new();
     for _ in 0..3 {
         docs.push(
-            create(&app, &key, two_recipients()).await["documentId"]
+            api.create_document(two_recipients()).await["documentId"]
                 .as_i64()
                 .unwrap(),
         );
@@ -282,7 +253,7 @@ async fn one_endpoint_gets_one_attempt_at_a_time_and_its_events_in_order() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn special_purpose_targets_are_refused_without_the_flag() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
+    let api = app.user_with_key("owner@example.com", "standard");
     let rx = Receiver::start(Duration::ZERO, &[]).await;
     let port = rx.addr.port();
     let mut hooks = Vec::new();
@@ -297,11 +268,16 @@ async fn special_purpose_targets_are_refused_without_the_flag() {
         ("192.0.0.8", "IETF protocol assignment"),
     ] {
         let url = format!("http://{host}:{port}/hook");
-        hooks.push((add_webhook(&app, &key, &url).await, kind));
+        hooks.push((
+            api.add_webhook(webhook(&url, CREATED)).await["id"]
+                .as_i64()
+                .unwrap(),
+            kind,
+        ));
     }
-    create(&app, &key, two_recipients()).await;
+    api.create_document(two_recipients()).await;
     for (hook, kind) in hooks {
-        let d = finished_delivery(&app, &key, hook).await;
+        let d = api.wait_delivery(hook, |d| d["status"] != "PENDING").await;
         assert_eq!(d["status"], "FAILED", "{d}");
         assert_eq!(d["attempts"], 1, "{d}");
         let err = d["lastError"].as_str().unwrap();
@@ -318,24 +294,36 @@ async fn loopback_only_refuses_other_targets_without_a_lookup() {
     // The harness passes --outbound loopback-only; private targets are allowed, so what
     // refuses below is the loopback-only policy alone.
     let app = TestApp::spawn_with(&["--tls", "off", "--allow-private-webhooks"]).await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
+    let api = app.user_with_key("owner@example.com", "standard");
     let rx = Receiver::start(Duration::ZERO, &[]).await;
     let port = rx.addr.port();
-    let named = add_webhook(&app, &key, "http://0.com/hook").await;
-    let long = add_webhook(
-        &app,
-        &key,
-        "https://qzv8x2k4m7w1r9t3y6u0p5s.docket-test.example.com:8443/h",
-    )
-    .await;
-    let outside = add_webhook(&app, &key, "http://192.0.2.10/hook").await;
-    let local = add_webhook(&app, &key, &format!("http://localhost:{port}/hook")).await;
-    create(&app, &key, two_recipients()).await;
+    let named = api.add_webhook(webhook("http://0.com/hook", CREATED)).await["id"]
+        .as_i64()
+        .unwrap();
+    let long = api
+        .add_webhook(webhook(
+            "https://qzv8x2k4m7w1r9t3y6u0p5s.docket-test.example.com:8443/h",
+            CREATED,
+        ))
+        .await["id"]
+        .as_i64()
+        .unwrap();
+    let outside = api
+        .add_webhook(webhook("http://192.0.2.10/hook", CREATED))
+        .await["id"]
+        .as_i64()
+        .unwrap();
+    let local = api
+        .add_webhook(webhook(&format!("http://localhost:{port}/hook"), CREATED))
+        .await["id"]
+        .as_i64()
+        .unwrap();
+    api.create_document(two_recipients()).await;
     for (hook, name) in [
         (named, "0.com"),
         (long, "qzv8x2k4m7w1r9t3y6u0p5s.docket-test.example.com"),
     ] {
-        let d = finished_delivery(&app, &key, hook).await;
+        let d = api.wait_delivery(hook, |d| d["status"] != "PENDING").await;
         assert_eq!(
             (&d["status"], &d["attempts"]),
             (&json!("FAILED"), &json!(1))
@@ -347,7 +335,9 @@ async fn loopback_only_refuses_other_targets_without_a_lookup() {
             "{err}"
         );
     }
-    let d = finished_delivery(&app, &key, outside).await;
+    let d = api
+        .wait_delivery(outside, |d| d["status"] != "PENDING")
+        .await;
     assert_eq!(d["status"], "FAILED");
     let err = d["lastError"].as_str().unwrap();
     assert!(
@@ -355,7 +345,7 @@ async fn loopback_only_refuses_other_targets_without_a_lookup() {
         "{err}"
     );
     // `localhost` is loopback without a lookup, and is delivered to.
-    let d = finished_delivery(&app, &key, local).await;
+    let d = api.wait_delivery(local, |d| d["status"] != "PENDING").await;
     assert_eq!(d["status"], "DELIVERED", "{d}");
     assert_eq!(rx.seen().len(), 1);
 }

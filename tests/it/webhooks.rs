@@ -13,7 +13,7 @@ use sha2::Sha256;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
-use crate::documents::{call, create, two_recipients, user_with_key};
+use crate::api::{create_api_key, two_recipients};
 use crate::harness::TestApp;
 
 #[derive(Debug, Clone)]
@@ -124,40 +124,6 @@ impl Drop for Receiver {
     }
 }
 
-async fn add_webhook(app: &TestApp, key: &str, body: Value) -> Value {
-    let (status, v) = call(app, key, Method::POST, "/api/v1/webhooks", Some(body)).await;
-    assert_eq!(status, 200, "{v}");
-    v
-}
-
-/// Waits until the webhook's newest delivery satisfies `done`, and returns it.
-async fn wait_delivery(
-    app: &TestApp,
-    key: &str,
-    hook: i64,
-    done: impl Fn(&Value) -> bool,
-) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let (status, v) = call(
-            app,
-            key,
-            Method::GET,
-            &format!("/api/v1/webhooks/{hook}/deliveries"),
-            None,
-        )
-        .await;
-        assert_eq!(status, 200, "{v}");
-        if let Some(d) = v["deliveries"].get(0)
-            && done(d)
-        {
-            return d.clone();
-        }
-        assert!(Instant::now() < deadline, "delivery never finished: {v}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
 fn verify(secret: &str, header: &str, body: &str) -> bool {
     let mut t = None;
     let mut v1 = None;
@@ -180,17 +146,16 @@ fn verify(secret: &str, header: &str, body: &str) -> bool {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn document_created_is_delivered_signed_with_the_documents_shape() {
     let app = TestApp::spawn_with(&["--tls", "off", "--allow-private-webhooks"]).await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
+    let api = app.user_with_key("owner@example.com", "standard");
     let rx = Receiver::start(&[]).await;
-    let hook = add_webhook(
-        &app,
-        &key,
-        json!({"url": rx.url(), "events": ["DOCUMENT_CREATED"], "secret": "topsecret"}),
-    )
-    .await;
+    let hook = api
+        .add_webhook(
+            json!({"url": rx.url(), "events": ["DOCUMENT_CREATED"], "secret": "topsecret"}),
+        )
+        .await;
     assert_eq!(hook["secret"], "topsecret");
-    let created = create(&app, &key, two_recipients()).await;
-    let doc = created["documentId"].as_i64().unwrap();
+    let created = api.create_document(two_recipients()).await;
+    let doc = created.document_id();
 
     let got = rx.wait_for(1).await;
     let r = &got[0];
@@ -215,23 +180,15 @@ async fn document_created_is_delivered_signed_with_the_documents_shape() {
     assert_eq!(keys, ["createdAt", "event", "payload", "webhookEndpoint"]);
     assert_eq!(body["event"], "DOCUMENT_CREATED");
     assert_eq!(body["webhookEndpoint"], rx.url());
-    let (_, view) = call(
-        &app,
-        &key,
-        Method::GET,
-        &format!("/api/v1/documents/{doc}"),
-        None,
-    )
-    .await;
+    let (_, view) = api.get(&format!("/api/v1/documents/{doc}")).await;
     assert_eq!(
         body["payload"], view,
         "the payload is the document as GET shows it"
     );
 
-    let d = wait_delivery(&app, &key, hook["id"].as_i64().unwrap(), |d| {
-        d["status"] == "DELIVERED"
-    })
-    .await;
+    let d = api
+        .wait_delivery(hook["id"].as_i64().unwrap(), |d| d["status"] == "DELIVERED")
+        .await;
     assert_eq!(d["lastStatus"], 200);
     assert_eq!(d["attempts"], 1);
     // Not subscribed: nothing else was sent.
@@ -249,16 +206,13 @@ async fn a_failing_receiver_gets_the_delivery_on_retry() {
         "300",
     ])
     .await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
+    let api = app.user_with_key("owner@example.com", "standard");
     let rx = Receiver::start(&[500, 302]).await;
-    let hook = add_webhook(
-        &app,
-        &key,
-        json!({"url": rx.url(), "events": ["DOCUMENT_CREATED"]}),
-    )
-    .await;
+    let hook = api
+        .add_webhook(json!({"url": rx.url(), "events": ["DOCUMENT_CREATED"]}))
+        .await;
     let secret = hook["secret"].as_str().unwrap().to_string();
-    create(&app, &key, two_recipients()).await;
+    api.create_document(two_recipients()).await;
     let got = rx.wait_for(3).await;
     // The same body each time, signed afresh.
     assert!(got.iter().all(|r| r.body == got[0].body));
@@ -266,10 +220,9 @@ async fn a_failing_receiver_gets_the_delivery_on_retry() {
         got.iter()
             .all(|r| verify(&secret, &r.headers["x-docket-signature"], &r.body))
     );
-    let d = wait_delivery(&app, &key, hook["id"].as_i64().unwrap(), |d| {
-        d["status"] == "DELIVERED"
-    })
-    .await;
+    let d = api
+        .wait_delivery(hook["id"].as_i64().unwrap(), |d| d["status"] == "DELIVERED")
+        .await;
     assert_eq!(d["attempts"], 3);
     assert_eq!(d["lastStatus"], 200);
 }
@@ -278,7 +231,7 @@ async fn a_failing_receiver_gets_the_delivery_on_retry() {
 async fn a_pending_delivery_survives_a_restart() {
     let args = ["--tls", "off", "--allow-private-webhooks"];
     let app = TestApp::spawn_with(&args).await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
+    let api = app.user_with_key("owner@example.com", "standard");
     // A port with nobody listening yet: the first attempt fails, the next is 15-30 s away.
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -286,15 +239,12 @@ async fn a_pending_delivery_survives_a_restart() {
         .unwrap()
         .port();
     let url = format!("http://127.0.0.1:{port}/hook");
-    let hook = add_webhook(
-        &app,
-        &key,
-        json!({"url": url, "events": ["DOCUMENT_CREATED"]}),
-    )
-    .await;
+    let hook = api
+        .add_webhook(json!({"url": url, "events": ["DOCUMENT_CREATED"]}))
+        .await;
     let id = hook["id"].as_i64().unwrap();
-    create(&app, &key, two_recipients()).await;
-    let d = wait_delivery(&app, &key, id, |d| d["attempts"] == 1).await;
+    api.create_document(two_recipients()).await;
+    let d = api.wait_delivery(id, |d| d["attempts"] == 1).await;
     assert_eq!(d["status"], "PENDING");
     assert!(d["lastError"].as_str().is_some_and(|e| !e.is_empty()));
     let dir = app.stop().await;
@@ -312,6 +262,7 @@ async fn a_pending_delivery_survives_a_restart() {
         ],
     )
     .await;
+    let api = app.api(api.key());
     // The retry time was fixed before the restart; make it due now.
     let data = docket::datadir::DataDir::open(&app.data_dir()).unwrap();
     let db = docket::db::Db::open(&data.database(), &data.backups(), 2).unwrap();
@@ -319,26 +270,22 @@ async fn a_pending_delivery_survives_a_restart() {
         .await
         .unwrap();
     rx.wait_for(1).await;
-    let d = wait_delivery(&app, &key, id, |d| d["status"] == "DELIVERED").await;
+    let d = api.wait_delivery(id, |d| d["status"] == "DELIVERED").await;
     assert_eq!(d["attempts"], 2);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn loopback_targets_are_refused_without_the_flag() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
+    let api = app.user_with_key("owner@example.com", "standard");
     let rx = Receiver::start(&[]).await;
-    let hook = add_webhook(
-        &app,
-        &key,
-        json!({"url": rx.url(), "events": ["DOCUMENT_CREATED"]}),
-    )
-    .await;
-    create(&app, &key, two_recipients()).await;
-    let d = wait_delivery(&app, &key, hook["id"].as_i64().unwrap(), |d| {
-        d["status"] == "FAILED"
-    })
-    .await;
+    let hook = api
+        .add_webhook(json!({"url": rx.url(), "events": ["DOCUMENT_CREATED"]}))
+        .await;
+    api.create_document(two_recipients()).await;
+    let d = api
+        .wait_delivery(hook["id"].as_i64().unwrap(), |d| d["status"] == "FAILED")
+        .await;
     let err = d["lastError"].as_str().unwrap();
     assert!(
         err.contains("loopback") && err.contains("--allow-private-webhooks"),
@@ -351,16 +298,14 @@ async fn loopback_targets_are_refused_without_the_flag() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_api_validates_and_keeps_users_apart() {
     let app = TestApp::spawn().await;
-    let key = user_with_key(&app, "owner@example.com", "standard");
-    let other = user_with_key(&app, "other@example.com", "standard");
-    let (status, v) = call(
-        &app,
-        &key,
-        Method::POST,
-        "/api/v1/webhooks",
-        Some(json!({"url": "ftp://x/", "events": ["NOPE"]})),
-    )
-    .await;
+    let api = app.user_with_key("owner@example.com", "standard");
+    let other = app.user_with_key("other@example.com", "standard");
+    let (status, v) = api
+        .post(
+            "/api/v1/webhooks",
+            json!({"url": "ftp://x/", "events": ["NOPE"]}),
+        )
+        .await;
     assert_eq!(status, 400);
     let paths: Vec<&str> = v["details"]
         .as_array()
@@ -369,10 +314,10 @@ async fn the_api_validates_and_keeps_users_apart() {
         .map(|d| d["path"].as_str().unwrap())
         .collect();
     assert_eq!(paths, ["url", "events[0]"]);
-    let hook = add_webhook(&app, &key, json!({"url": "https://hooks.example.com/x", "events": ["DOCUMENT_SIGNED", "DOCUMENT_COMPLETED"]})).await;
+    let hook = api.add_webhook(json!({"url": "https://hooks.example.com/x", "events": ["DOCUMENT_SIGNED", "DOCUMENT_COMPLETED"]})).await;
     assert!(hook["secret"].as_str().unwrap().starts_with("whsec_"));
     let id = hook["id"].as_i64().unwrap();
-    let (_, list) = call(&app, &key, Method::GET, "/api/v1/webhooks", None).await;
+    let (_, list) = api.get("/api/v1/webhooks").await;
     assert_eq!(list["webhooks"].as_array().unwrap().len(), 1);
     assert!(
         list["webhooks"][0].get("secret").is_none(),
@@ -389,34 +334,20 @@ async fn the_api_validates_and_keeps_users_apart() {
         assert!(!bytes.windows(secret.len()).any(|w| w == secret), "{file}");
     }
 
-    let (_, list) = call(&app, &other, Method::GET, "/api/v1/webhooks", None).await;
+    let (_, list) = other.get("/api/v1/webhooks").await;
     assert_eq!(list["webhooks"], json!([]));
     for (m, p) in [
         (Method::GET, format!("/api/v1/webhooks/{id}/deliveries")),
         (Method::DELETE, format!("/api/v1/webhooks/{id}")),
     ] {
-        let (status, _) = call(&app, &other, m, &p, None).await;
+        let (status, _) = other.call(m, &p, None).await;
         assert_eq!(status, 404, "{p}");
     }
-    let (status, _) = call(&app, "", Method::GET, "/api/v1/webhooks", None).await;
+    let (status, _) = app.api("").get("/api/v1/webhooks").await;
     assert_eq!(status, 401);
-    let (status, v) = call(
-        &app,
-        &key,
-        Method::DELETE,
-        &format!("/api/v1/webhooks/{id}"),
-        None,
-    )
-    .await;
+    let (status, v) = api.delete(&format!("/api/v1/webhooks/{id}")).await;
     assert_eq!((status, v), (200, json!({"id": id, "deleted": true})));
-    let (status, _) = call(
-        &app,
-        &key,
-        Method::DELETE,
-        &format!("/api/v1/webhooks/{id}"),
-        None,
-    )
-    .await;
+    let (status, _) = api.delete(&format!("/api/v1/webhooks/{id}")).await;
     assert_eq!(status, 404);
 }
 
@@ -424,19 +355,12 @@ async fn the_api_validates_and_keeps_users_apart() {
 /// delivers it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pending_delivery_survives_a_crash_of_the_binary() {
-    use crate::harness::{BinServer, docket_json};
+    use crate::api::{Api, add_user};
+    use crate::harness::BinServer;
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
-    docket_json(
-        &data,
-        &["user", "add", "o@example.com", "--name", "O"],
-        None,
-    );
-    let key = docket_json(
-        &data,
-        &["apikey", "create", "--user", "o@example.com"],
-        None,
-    )["key"]
+    add_user(&data, "o@example.com", &["--name", "O"]);
+    let key = create_api_key(&data, "o@example.com")["key"]
         .as_str()
         .unwrap()
         .to_string();
@@ -453,43 +377,28 @@ async fn a_pending_delivery_survives_a_crash_of_the_binary() {
         "4000",
     ];
     let server = BinServer::start_in(&data, &args);
-    let base = format!("http://{}", server.addr);
     let http = reqwest::Client::new();
-    let post = |path: &str, body: Value| {
-        http.post(format!("{base}{path}"))
-            .header("authorization", &key)
-            .json(&body)
-            .send()
-    };
-    let hook: Value = post(
-        "/api/v1/webhooks",
-        json!({"url": format!("http://127.0.0.1:{port}/hook"), "events": ["DOCUMENT_CREATED"]}),
-    )
-    .await
-    .unwrap()
-    .json()
-    .await
-    .unwrap();
+    let api = Api::new(http.clone(), &format!("http://{}", server.addr), &key);
+    let hook: Value = api
+        .post_response(
+            "/api/v1/webhooks",
+            &json!({"url": format!("http://127.0.0.1:{port}/hook"), "events": ["DOCUMENT_CREATED"]}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
     let id = hook["id"].as_i64().unwrap();
     assert_eq!(
-        post("/api/v1/documents", two_recipients())
+        api.post_response("/api/v1/documents", &two_recipients())
             .await
-            .unwrap()
             .status(),
         200
     );
-    let deliveries = format!("{base}/api/v1/webhooks/{id}/deliveries");
+    let deliveries = format!("/api/v1/webhooks/{id}/deliveries");
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        let v: Value = http
-            .get(&deliveries)
-            .header("authorization", &key)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let v: Value = api.get_response(&deliveries).await.json().await.unwrap();
         if v["deliveries"][0]["attempts"].as_i64().unwrap_or(0) >= 1 {
             assert_eq!(v["deliveries"][0]["status"], "PENDING");
             break;
@@ -504,18 +413,10 @@ async fn a_pending_delivery_survives_a_crash_of_the_binary() {
     let got = rx.wait_for(1).await;
     let body: Value = serde_json::from_str(&got[0].body).unwrap();
     assert_eq!(body["event"], "DOCUMENT_CREATED");
-    let base = format!("http://{}", server.addr);
+    let api = Api::new(http, &format!("http://{}", server.addr), &key);
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        let v: Value = http
-            .get(format!("{base}/api/v1/webhooks/{id}/deliveries"))
-            .header("authorization", &key)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let v: Value = api.get_response(&deliveries).await.json().await.unwrap();
         if v["deliveries"][0]["status"] == "DELIVERED" {
             assert!(v["deliveries"][0]["attempts"].as_i64().unwrap() >= 2);
             break;
