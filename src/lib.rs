@@ -14,6 +14,7 @@ pub mod blob;
 pub mod bookings;
 pub mod cli;
 pub mod config;
+pub mod context;
 pub mod crypto;
 pub mod datadir;
 pub mod db;

@@ -141,6 +141,20 @@ pub fn cancel(
     Ok(booking)
 }
 
+/// A page of the user's bookings and how many there are in all, read in one transaction so
+/// that the two agree.
+pub fn page(
+    conn: &Connection,
+    user: i64,
+    status: Option<Status>,
+    limit: u32,
+    offset: i64,
+) -> Result<(Vec<Booking>, i64), AppError> {
+    let tx = conn.unchecked_transaction()?;
+    let total = count(&tx, user, status)?;
+    Ok((list(&tx, user, status, limit, offset)?, total))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

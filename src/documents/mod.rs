@@ -4,7 +4,9 @@
 pub mod audit;
 pub mod check;
 pub mod fields;
+pub mod manage;
 pub mod meta;
+pub mod parts;
 pub mod recipients;
 pub mod store;
 

@@ -588,3 +588,49 @@ pub fn mark_sent(tx: &Connection, recipient: i64, now: i64) -> Result<(), AppErr
     )?;
     Ok(())
 }
+
+/// What filling a document's form needs: its status, file, `formValues` and page sizes.
+pub struct FormSource {
+    pub status: String,
+    pub blob_id: Option<String>,
+    pub form_values: Option<String>,
+    pub page_sizes: Option<String>,
+}
+
+pub fn form_source(conn: &Connection, doc: i64) -> Result<FormSource, AppError> {
+    Ok(conn.query_row(
+        "SELECT status, blob_id, form_values, page_sizes FROM documents WHERE id = ?1",
+        [doc],
+        |r| {
+            Ok(FormSource {
+                status: r.get(0)?,
+                blob_id: r.get(1)?,
+                form_values: r.get(2)?,
+                page_sizes: r.get(3)?,
+            })
+        },
+    )?)
+}
+
+/// A document's files: its status, the uploaded file, the sealed one, and its title.
+pub struct Files {
+    pub status: String,
+    pub uploaded: Option<String>,
+    pub sealed: Option<String>,
+    pub title: String,
+}
+
+pub fn files(conn: &Connection, doc: i64) -> Result<Files, AppError> {
+    Ok(conn.query_row(
+        "SELECT status, blob_id, sealed_blob_id, title FROM documents WHERE id = ?1",
+        [doc],
+        |r| {
+            Ok(Files {
+                status: r.get(0)?,
+                uploaded: r.get(1)?,
+                sealed: r.get(2)?,
+                title: r.get(3)?,
+            })
+        },
+    )?)
+}

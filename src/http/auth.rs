@@ -1,5 +1,6 @@
-//! Credentials for the APIs: a filter that collects them (never rejects), and `authenticate`,
-//! which handlers call to get the `Principal` or a 401.
+//! Credentials for the APIs: filters that collect them (never reject), the `principal` filter
+//! that authenticates them before the body is read, and `authenticate` for handlers that must
+//! decide later.
 
 use std::collections::HashMap;
 
@@ -50,6 +51,23 @@ pub fn rate_limit(state: &AppState, creds: &Credentials) -> Result<(), AppError>
 pub async fn authenticate(state: &AppState, creds: Credentials) -> Result<Principal, AppError> {
     rate_limit(state, &creds)?;
     principal::authenticate(&state.db, creds).await
+}
+
+/// The principal behind the `Authorization` header, which must carry `scope`. Placed after the
+/// path and method and before the body: an anonymous or under-scoped request is refused (401,
+/// 403, or 429 past the rate limit) before its body is read or parsed.
+pub fn principal(
+    state: AppState,
+    scope: crate::oauth::scope::Scope,
+) -> impl Filter<Extract = (Principal,), Error = warp::Rejection> + Clone {
+    credentials().and_then(move |creds| {
+        let state = state.clone();
+        async move {
+            authenticate_for(&state, creds, scope)
+                .await
+                .map_err(super::reply::reject)
+        }
+    })
 }
 
 /// The principal behind `creds`, which must carry `scope` (403 otherwise).

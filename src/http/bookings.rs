@@ -1,5 +1,6 @@
 //! Bookings over HTTP: the seed's `GET /listBookings` and the `/api/v1/bookings` API. Thin
-//! handlers: authenticate, check the scope, validate with `crate::bookings`, one `Db::call`.
+//! handlers: authenticate with the scope (before the body), validate with `crate::bookings`,
+//! one `Db::read` or `Db::write` of a `bookings::store` function.
 //!
 //! Spec: /work/shared/spec/oauth.md, section "Bookings".
 
@@ -9,14 +10,14 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use super::auth::{authenticate_for, credentials, credentials_or_query_key};
+use super::auth::{credentials_or_query_key, principal};
 use super::reply::{Format, error_response, json_response, json_result};
 use super::{body, with_state};
 use crate::bookings::{self, Booking, CreateRequest, store};
 use crate::db::now;
 use crate::error::AppError;
 use crate::http::state::AppState;
-use crate::oauth::principal::Credentials;
+use crate::oauth::principal::{Credentials, Principal};
 use crate::oauth::scope::Scope;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
@@ -29,32 +30,30 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
 
     let create = warp::path!("api" / "v1" / "bookings")
         .and(warp::post())
-        .and(credentials())
+        .and(principal(state.clone(), Scope::WriteBooking))
         .and(body::json::<CreateRequest>())
         .and(with_state(state.clone()))
-        .then(|creds, req, state| async move { created(create(state, creds, req).await) });
+        .then(|who, req, state| async move { created(create(state, who, req).await) });
 
     let list = warp::path!("api" / "v1" / "bookings")
         .and(warp::get())
-        .and(credentials())
+        .and(principal(state.clone(), Scope::ReadBooking))
         .and(warp::query::<PageQuery>())
         .and(with_state(state.clone()))
-        .then(|creds, q, state| async move { json_result(list(state, creds, q).await) });
+        .then(|who, q, state| async move { json_result(list(state, who, q).await) });
 
     let get = warp::path!("api" / "v1" / "bookings" / i64)
         .and(warp::get())
-        .and(credentials())
+        .and(principal(state.clone(), Scope::ReadBooking))
         .and(with_state(state.clone()))
-        .then(|id, creds, state| async move { json_result(get(state, creds, id).await) });
+        .then(|id, who, state| async move { json_result(get(state, who, id).await) });
 
     let cancel = warp::path!("api" / "v1" / "bookings" / i64 / "cancel")
         .and(warp::post())
-        .and(credentials())
+        .and(principal(state.clone(), Scope::WriteBooking))
         .and(optional_json::<CancelRequest>())
         .and(with_state(state))
-        .then(
-            |id, creds, req, state| async move { json_result(cancel(state, creds, id, req).await) },
-        );
+        .then(|id, who, req, state| async move { json_result(cancel(state, who, id, req).await) });
 
     list_legacy
         .or(create)
@@ -91,7 +90,6 @@ fn created<T: Serialize>(result: Result<T, AppError>) -> Response {
     }
 }
 
-/// The caller, who must hold `scope` (API keys hold every scope).
 /// Query parameters arrive as text and are checked after authentication, so an anonymous
 /// request gets 401 whatever its query says.
 #[derive(Debug, Deserialize)]
@@ -136,12 +134,7 @@ async fn list_legacy(
 }
 
 /// `POST /api/v1/bookings`.
-async fn create(
-    state: AppState,
-    creds: Credentials,
-    req: CreateRequest,
-) -> Result<Booking, AppError> {
-    let who = authenticate_for(&state, creds, Scope::WriteBooking).await?;
+async fn create(state: AppState, who: Principal, req: CreateRequest) -> Result<Booking, AppError> {
     let new = bookings::validate_new(&req)?;
     let uid = bookings::new_uid();
     state
@@ -151,32 +144,24 @@ async fn create(
 }
 
 /// `GET /api/v1/bookings?page&perPage&status`.
-async fn list(state: AppState, creds: Credentials, q: PageQuery) -> Result<Page, AppError> {
-    let who = authenticate_for(&state, creds, Scope::ReadBooking).await?;
+async fn list(state: AppState, who: Principal, q: PageQuery) -> Result<Page, AppError> {
     let page = bookings::parse_page(
         q.page.as_deref(),
         q.per_page.as_deref(),
         q.status.as_deref(),
     )?;
-    state
+    let (bookings, total) = state
         .db
-        .read(move |c| {
-            // One read transaction, so the count and the page agree.
-            let tx = c.unchecked_transaction()?;
-            let total = store::count(&tx, who.user_id, page.status)?;
-            let bookings =
-                store::list(&tx, who.user_id, page.status, page.per_page, page.offset())?;
-            Ok(Page {
-                bookings,
-                total_pages: page.total_pages(total),
-            })
-        })
-        .await
+        .read(move |c| store::page(c, who.user_id, page.status, page.per_page, page.offset()))
+        .await?;
+    Ok(Page {
+        bookings,
+        total_pages: page.total_pages(total),
+    })
 }
 
 /// `GET /api/v1/bookings/{id}`: another user's booking is a 404, like a missing one.
-async fn get(state: AppState, creds: Credentials, id: i64) -> Result<Booking, AppError> {
-    let who = authenticate_for(&state, creds, Scope::ReadBooking).await?;
+async fn get(state: AppState, who: Principal, id: i64) -> Result<Booking, AppError> {
     state
         .db
         .read(move |c| store::get(c, who.user_id, id))
@@ -187,11 +172,10 @@ async fn get(state: AppState, creds: Credentials, id: i64) -> Result<Booking, Ap
 /// `POST /api/v1/bookings/{id}/cancel` with `{"reason"?}`: 409 unless ACCEPTED or PENDING.
 async fn cancel(
     state: AppState,
-    creds: Credentials,
+    who: Principal,
     id: i64,
     req: CancelRequest,
 ) -> Result<Booking, AppError> {
-    let who = authenticate_for(&state, creds, Scope::WriteBooking).await?;
     let reason = bookings::validate_reason(req.reason.as_deref())?;
     state
         .db

@@ -1,5 +1,6 @@
-//! Sending a document and what follows it, for its owner (spec documents.md): send, resend,
-//! download and the audit log, plus the signed download URLs docket serves itself.
+//! Sending a document and what follows it, for its owner (spec documents.md): the routes of
+//! send, resend, download and the audit log over `signing::sending`, and the signed download
+//! URLs docket serves itself.
 
 use std::collections::HashMap;
 
@@ -8,51 +9,62 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use super::auth::{authenticate_for, credentials};
+use super::auth::principal;
 use super::reply::json_result;
 use super::with_state;
 use crate::db::now;
-use crate::documents::SigningLinks;
-use crate::documents::audit::{self, Actor, Event};
-use crate::documents::store;
 use crate::error::AppError;
 use crate::http::state::AppState;
-use crate::oauth::principal::Credentials;
+use crate::oauth::principal::Principal;
 use crate::oauth::scope::Scope;
-use crate::signing::flow::{self, Origin};
-use crate::signing::notify;
+use crate::signing::flow::Origin;
+use crate::signing::sending;
 
 /// How long a download URL stays valid.
 const DOWNLOAD_TTL: i64 = 3600;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    let s = move || with_state(state.clone());
+    let s = {
+        let state = state.clone();
+        move || with_state(state.clone())
+    };
+    let read = {
+        let state = state.clone();
+        move || principal(state.clone(), Scope::ReadDocument)
+    };
+    let write = {
+        let state = state.clone();
+        move || principal(state.clone(), Scope::WriteDocument)
+    };
     let origin = super::origin;
     let send = warp::path!("api" / "v1" / "documents" / i64 / "send")
         .and(warp::post())
-        .and(credentials())
+        .and(write())
         .and(super::body::json_or_empty())
         .and(origin())
         .and(s())
-        .then(|id, c, b, o, st| async move { json_result(send(st, c, id, b, o).await) });
+        .then(|id, who, b, o, st| async move { json_result(send(st, who, id, b, o).await) });
     let resend = warp::path!("api" / "v1" / "documents" / i64 / "resend")
         .and(warp::post())
-        .and(credentials())
+        .and(write())
         .and(super::body::json::<Value>())
         .and(s())
-        .then(|id, c, b, st| async move { json_result(resend(st, c, id, b).await) });
+        .then(|id, who, b, st| async move { json_result(resend(st, who, id, b).await) });
     let download = warp::path!("api" / "v1" / "documents" / i64 / "download")
         .and(warp::get())
-        .and(credentials())
+        .and(read())
         .and(warp::query::<HashMap<String, String>>())
         .and(origin())
         .and(s())
-        .then(|id, c, q, o, st| async move { json_result(download(st, c, id, q, o).await) });
+        .then(|id, who, q, o, st| async move { json_result(download(st, who, id, q, o).await) });
     let audit_log = warp::path!("api" / "v1" / "documents" / i64 / "audit-log")
         .and(warp::get())
-        .and(credentials())
+        .and(read())
         .and(s())
-        .then(|id, c, st| async move { json_result(audit_log(st, c, id).await) });
+        .then(|id, who: Principal, st: AppState| async move {
+            let events = sending::audit_log(&st.ctx(), &who, id).await;
+            json_result(events.map(|e| json!({"documentId": id, "events": e})))
+        });
     let fetch = warp::path!("api" / "v1" / "downloads" / String / String)
         .and(warp::get())
         .and(warp::query::<HashMap<String, String>>())
@@ -74,122 +86,25 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .boxed()
 }
 
-/// `POST /api/v1/documents/{id}/send`: DRAFT to PENDING; the first recipients are e-mailed
-/// unless `sendEmail` is false (then the owner hands out the signing links).
+/// `POST /api/v1/documents/{id}/send` with `{"sendEmail"?}`.
 async fn send(
     state: AppState,
-    creds: Credentials,
+    who: Principal,
     id: i64,
     body: Value,
     origin: Origin,
 ) -> Result<Value, AppError> {
-    let who = authenticate_for(&state, creds, Scope::WriteDocument).await?;
     let send_email = match body.get("sendEmail") {
         None | Some(Value::Null) => true,
         Some(Value::Bool(b)) => *b,
         Some(_) => return Err(AppError::bad_request("sendEmail must be true or false")),
     };
-    let app = state.app_base();
-    let filled = fill_form(&state, who.user_id, id).await?;
-    let replacement = filled.clone();
-    let result = state
-        .db
-        .write(move |tx| {
-            store::owned(tx, who.user_id, id)?;
-            let owner = store::owner_email(tx, who.user_id)?;
-            let replaced = match &replacement {
-                Some((blob, sizes)) => store::set_file(tx, id, blob, sizes, now())?,
-                None => None,
-            };
-            let first = flow::send(tx, id, &owner, &origin, now())?;
-            if send_email {
-                notify::signing_requests(tx, id, &first, &app, now())?;
-            }
-            notify::event(tx, id, "DOCUMENT_SENT", &app, now())?;
-            Ok((store::view(tx, who.user_id, id, &app)?, replaced))
-        })
-        .await;
-    // The file that is no longer the document's: the uploaded one once the filled one took its
-    // place, or the filled one if sending failed.
-    let unused = match (&result, filled) {
-        (Ok((_, replaced)), _) => replaced.clone(),
-        (Err(_), Some((blob, _))) => Some(blob.id.to_string()),
-        (Err(_), None) => None,
-    };
-    if let Some(b) = unused.and_then(|b| crate::blob::BlobId::parse(&b)) {
-        let blobs = state.blobs.clone();
-        let _ = tokio::task::spawn_blocking(move || blobs.delete(&b)).await;
-    }
-    let (view, _) = result?;
-    state.wake_outbound();
-    Ok(json!(view.links_shown_if(who.sees_signing_links())))
+    let view = sending::send(&state.ctx(), &who, id, send_email, origin).await?;
+    Ok(json!(view))
 }
 
-/// The document's `formValues` set on its PDF's form fields, as a new blob with the page sizes
-/// (`None` when there are no form values or the document is not a draft, which `send` refuses
-/// anyway). Names the PDF's form does not have: 400 listing them.
-async fn fill_form(
-    state: &AppState,
-    user: i64,
-    id: i64,
-) -> Result<Option<(crate::blob::store::StoredBlob, String)>, AppError> {
-    let found = state
-        .db
-        .read(move |c| {
-            store::owned(c, user, id)?;
-            Ok(c.query_row(
-                "SELECT status, blob_id, form_values, page_sizes FROM documents WHERE id = ?1",
-                [id],
-                |r| {
-                    Ok((
-                        r.get::<_, String>(0)?,
-                        r.get::<_, Option<String>>(1)?,
-                        r.get::<_, Option<String>>(2)?,
-                        r.get::<_, Option<String>>(3)?,
-                    ))
-                },
-            )?)
-        })
-        .await?;
-    let (status, Some(blob), Some(values), sizes) = found else {
-        return Ok(None);
-    };
-    let values: serde_json::Map<String, Value> = serde_json::from_str(&values).unwrap_or_default();
-    if status != "DRAFT" || values.is_empty() {
-        return Ok(None);
-    }
-    let blob = crate::blob::BlobId::parse(&blob)
-        .ok_or_else(|| AppError::internal("a document's blob id is malformed"))?;
-    let blobs = state.blobs.clone();
-    let stored = tokio::task::spawn_blocking(move || -> Result<_, AppError> {
-        let original = std::fs::read(blobs.path(&blob))?;
-        let filled = crate::pdf::forms::fill(&original, &values).map_err(|e| match e {
-            crate::pdf::forms::FillError::Unknown(_) => AppError::bad_request(format!(
-                "formValues: {e}; the form's fields are: {}",
-                crate::pdf::forms::field_names(&original)
-                    .unwrap_or_default()
-                    .join(", ")
-            )),
-            crate::pdf::forms::FillError::Pdf(p) => {
-                AppError::bad_request(format!("formValues cannot be applied: {p}"))
-            }
-        })?;
-        Ok(blobs.put(&filled)?)
-    })
-    .await
-    .map_err(|e| AppError::internal(format!("form task failed: {e}")))??;
-    Ok(Some((stored, sizes.unwrap_or_else(|| "[]".into()))))
-}
-
-/// `POST /api/v1/documents/{id}/resend` `{"recipients": [ids]}`: e-mails again those of them
-/// whose turn it is and who have not finished; answers who was reminded.
-async fn resend(
-    state: AppState,
-    creds: Credentials,
-    id: i64,
-    body: Value,
-) -> Result<Value, AppError> {
-    let who = authenticate_for(&state, creds, Scope::WriteDocument).await?;
+/// `POST /api/v1/documents/{id}/resend` with `{"recipients": [ids]}`.
+async fn resend(state: AppState, who: Principal, id: i64, body: Value) -> Result<Value, AppError> {
     let ids: Vec<i64> = body
         .get("recipients")
         .and_then(Value::as_array)
@@ -198,17 +113,7 @@ async fn resend(
         .ok_or_else(|| {
             AppError::bad_request("recipients: a list of 1 to 100 recipient ids is required")
         })?;
-    let app = state.app_base();
-    let reminded = state
-        .db
-        .write(move |tx| {
-            store::owned(tx, who.user_id, id)?;
-            let due = flow::resendable(tx, id, &ids)?;
-            notify::signing_requests(tx, id, &due, &app, now())?;
-            Ok(due)
-        })
-        .await?;
-    state.wake_outbound();
+    let reminded = sending::resend(&state.ctx(), &who, id, ids).await?;
     Ok(json!({"documentId": id, "recipients": reminded}))
 }
 
@@ -216,55 +121,18 @@ async fn resend(
 /// PDF (COMPLETED) or of the uploaded file.
 async fn download(
     state: AppState,
-    creds: Credentials,
+    who: Principal,
     id: i64,
     query: HashMap<String, String>,
     origin: Origin,
 ) -> Result<Value, AppError> {
-    let who = authenticate_for(&state, creds, Scope::ReadDocument).await?;
     let original = match query.get("original").map(String::as_str) {
         None | Some("false") => false,
         Some("true") => true,
         Some(_) => return Err(AppError::bad_request("original must be true or false")),
     };
-    let (blob, title) = state
-        .db
-        .write(move |tx| {
-            store::owned(tx, who.user_id, id)?;
-            let (status, blob, sealed, title): (String, Option<String>, Option<String>, String) =
-                tx.query_row(
-                    "SELECT status, blob_id, sealed_blob_id, title FROM documents WHERE id = ?1",
-                    [id],
-                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-                )?;
-            let blob = if original {
-                blob.ok_or_else(|| AppError::Conflict("no PDF has been uploaded yet".into()))?
-            } else if status == "COMPLETED" {
-                sealed.ok_or_else(|| AppError::internal("completed without a sealed file"))?
-            } else {
-                return Err(AppError::Conflict(format!(
-                    "the document is {status}; the signed PDF exists once it is COMPLETED (use ?original=true for the uploaded file)"
-                )));
-            };
-            let owner = store::owner_email(tx, who.user_id)?;
-            audit::record(
-                tx,
-                id,
-                Event::Downloaded,
-                &Actor {
-                    label: owner,
-                    recipient_id: None,
-                    ip: origin.ip,
-                    user_agent: origin.user_agent,
-                },
-                &json!({"original": original}),
-                now(),
-            )?;
-            Ok((blob, title))
-        })
-        .await?;
-    let name = crate::documents::file_name(&title, !original);
-    Ok(json!({"downloadUrl": download_url(&state, &blob, &name)}))
+    let d = sending::download(&state.ctx(), &who, id, original, origin).await?;
+    Ok(json!({"downloadUrl": download_url(&state, &d.blob, &d.name)}))
 }
 
 fn object(blob: &str) -> String {
@@ -315,17 +183,4 @@ async fn fetch(
         "private, no-store".parse().expect("static"),
     );
     Ok(resp)
-}
-
-/// `GET /api/v1/documents/{id}/audit-log`: the document's events, oldest first.
-async fn audit_log(state: AppState, creds: Credentials, id: i64) -> Result<Value, AppError> {
-    let who = authenticate_for(&state, creds, Scope::ReadDocument).await?;
-    let events = state
-        .db
-        .read(move |c| {
-            store::owned(c, who.user_id, id)?;
-            audit::list(c, id)
-        })
-        .await?;
-    Ok(json!({"documentId": id, "events": events}))
 }

@@ -58,4 +58,14 @@ impl AppState {
     pub fn app_base(&self) -> String {
         base(&self.app_url)
     }
+
+    /// What the domain's use cases are given.
+    pub fn ctx(&self) -> crate::context::Context {
+        crate::context::Context {
+            db: self.db.clone(),
+            blobs: self.blobs.clone(),
+            workers: self.workers.clone(),
+            app: self.app_base(),
+        }
+    }
 }

@@ -8,13 +8,13 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use super::auth::{authenticate_for, credentials};
+use super::auth::principal;
 use super::reply::json_result;
 use super::with_state;
 use crate::db::now;
 use crate::error::AppError;
 use crate::http::state::AppState;
-use crate::oauth::principal::{Credentials, Principal};
+use crate::oauth::principal::Principal;
 use crate::oauth::scope::Scope;
 use crate::webhooks::{self, store};
 
@@ -22,28 +22,33 @@ use crate::webhooks::{self, store};
 const DELIVERIES_SHOWN: i64 = 100;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    let s = move || with_state(state.clone());
+    let s = {
+        let state = state.clone();
+        move || with_state(state.clone())
+    };
+    // A webhook is a way to read documents: every call needs READ_DOCUMENT.
+    let who = move || principal(state.clone(), Scope::ReadDocument);
     let create = warp::path!("api" / "v1" / "webhooks")
         .and(warp::post())
-        .and(credentials())
+        .and(who())
         .and(super::body::json::<Value>())
         .and(s())
-        .then(|c, b, st| async move { json_result(create(st, c, b).await) });
+        .then(|w, b, st| async move { json_result(create(st, w, b).await) });
     let list = warp::path!("api" / "v1" / "webhooks")
         .and(warp::get())
-        .and(credentials())
+        .and(who())
         .and(s())
-        .then(|c, st| async move { json_result(list(st, c).await) });
+        .then(|w, st| async move { json_result(list(st, w).await) });
     let delete = warp::path!("api" / "v1" / "webhooks" / i64)
         .and(warp::delete())
-        .and(credentials())
+        .and(who())
         .and(s())
-        .then(|id, c, st| async move { json_result(delete(st, c, id).await) });
+        .then(|id, w, st| async move { json_result(delete(st, w, id).await) });
     let deliveries = warp::path!("api" / "v1" / "webhooks" / i64 / "deliveries")
         .and(warp::get())
-        .and(credentials())
+        .and(who())
         .and(s())
-        .then(|id, c, st| async move { json_result(deliveries(st, c, id).await) });
+        .then(|id, w, st| async move { json_result(deliveries(st, w, id).await) });
     create
         .or(list)
         .unify()
@@ -63,8 +68,7 @@ fn visible(who: &Principal) -> store::Visible {
 }
 
 /// `POST /api/v1/webhooks`: the secret is in this response only.
-async fn create(state: AppState, creds: Credentials, body: Value) -> Result<Value, AppError> {
-    let who = authenticate_for(&state, creds, Scope::ReadDocument).await?;
+async fn create(state: AppState, who: Principal, body: Value) -> Result<Value, AppError> {
     let new = webhooks::parse_create(&body)?;
     let sealed = state.webhook_secrets.seal(&new.secret)?;
     let (url, events) = (new.url.clone(), new.events.clone());
@@ -78,21 +82,21 @@ async fn create(state: AppState, creds: Credentials, body: Value) -> Result<Valu
     Ok(out)
 }
 
-async fn list(state: AppState, creds: Credentials) -> Result<Value, AppError> {
-    let who = visible(&authenticate_for(&state, creds, Scope::ReadDocument).await?);
+async fn list(state: AppState, who: Principal) -> Result<Value, AppError> {
+    let who = visible(&who);
     let hooks = state.db.read(move |c| store::list(c, who)).await?;
     Ok(json!({ "webhooks": hooks }))
 }
 
 /// Deletes the endpoint; its pending deliveries go with it.
-async fn delete(state: AppState, creds: Credentials, id: i64) -> Result<Value, AppError> {
-    let who = visible(&authenticate_for(&state, creds, Scope::ReadDocument).await?);
+async fn delete(state: AppState, who: Principal, id: i64) -> Result<Value, AppError> {
+    let who = visible(&who);
     state.db.write(move |tx| store::delete(tx, who, id)).await?;
     Ok(json!({"id": id, "deleted": true}))
 }
 
-async fn deliveries(state: AppState, creds: Credentials, id: i64) -> Result<Value, AppError> {
-    let who = visible(&authenticate_for(&state, creds, Scope::ReadDocument).await?);
+async fn deliveries(state: AppState, who: Principal, id: i64) -> Result<Value, AppError> {
+    let who = visible(&who);
     let list = state
         .db
         .read(move |c| {

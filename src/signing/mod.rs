@@ -8,6 +8,7 @@ pub mod flow;
 pub mod link;
 pub mod notify;
 pub mod sealing;
+pub mod sending;
 pub mod store;
 pub mod values;
 

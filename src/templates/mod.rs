@@ -2,6 +2,7 @@
 //! or to generate a document from one, the shapes returned, and the copy into a new document.
 //! SQL lives in `store.rs`; the document side of a copy goes through `documents::store`.
 
+pub mod manage;
 pub mod store;
 
 use std::collections::HashMap;

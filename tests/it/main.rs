@@ -6,6 +6,7 @@ mod harness;
 mod authenticator;
 
 mod auth_browser;
+mod auth_first;
 
 mod basic_credentials;
 mod bookings;

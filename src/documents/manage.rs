@@ -1,0 +1,325 @@
+//! The document use cases of the API (spec documents.md): create, list, read, delete, and the
+//! editing of recipients and fields. Each owns its transaction, the audit rows and notices it
+//! queues, and wakes the workers that send them once committed. The caller has authenticated
+//! `who` and checked its scope.
+
+use rusqlite::Connection;
+use serde_json::{Value, json};
+
+use super::audit::{self, Event, Origin};
+use super::parts::{self, Owner};
+use super::store::{self, Deleted};
+use super::{DocumentView, FieldView, RecipientView, SigningLinks, Status};
+use crate::context::Context;
+use crate::db::now;
+use crate::documents::fields::NewField;
+use crate::documents::recipients::NewRecipient;
+use crate::error::AppError;
+use crate::oauth::principal::Principal;
+
+/// A document as the owner of its recipients and fields.
+struct Doc<'a> {
+    id: i64,
+    app: &'a str,
+}
+
+impl Owner for Doc<'_> {
+    type Recipient = RecipientView;
+    type Field = FieldView;
+    fn recipient_ids(&self, conn: &Connection) -> Result<Vec<i64>, AppError> {
+        store::recipient_ids(conn, self.id)
+    }
+    fn insert_recipient(
+        &self,
+        conn: &Connection,
+        r: &NewRecipient,
+        now: i64,
+    ) -> Result<i64, AppError> {
+        store::insert_recipient(conn, self.id, r, now)
+    }
+    fn recipient(&self, conn: &Connection, id: i64) -> Result<RecipientView, AppError> {
+        store::recipient(conn, self.id, id, self.app)
+    }
+    fn insert_field(&self, conn: &Connection, f: &NewField, now: i64) -> Result<i64, AppError> {
+        store::insert_field(conn, self.id, f, now)
+    }
+    fn field(&self, conn: &Connection, id: i64) -> Result<FieldView, AppError> {
+        store::field(conn, self.id, id)
+    }
+    fn touch(&self, conn: &Connection, now: i64) -> Result<(), AppError> {
+        store::touch(conn, self.id, now)
+    }
+}
+
+/// A new draft: its id, the id its upload URL carries, and its recipients.
+#[derive(Debug)]
+pub struct Created {
+    pub id: i64,
+    pub data_id: String,
+    pub recipients: Vec<RecipientView>,
+}
+
+/// `POST /api/v1/documents` (seed 4.1): a DRAFT with its recipients (DOCUMENT_CREATED queued).
+pub async fn create(
+    ctx: &Context,
+    who: &Principal,
+    body: Value,
+    origin: Origin,
+) -> Result<Created, AppError> {
+    let (user, app) = (who.user_id, ctx.app.clone());
+    let data_id = super::new_data_id();
+    let d = data_id.clone();
+    let (id, recipients) = ctx
+        .db
+        .write(move |tx| {
+            let doc = super::parse_create(&body, crate::users::store::tier(tx, user)?)?;
+            let t = now();
+            let id = store::insert(tx, user, &doc, &d, t)?;
+            let view = store::view(tx, user, id, &app)?;
+            let owner = store::owner_email(tx, user)?;
+            crate::signing::notify::created(tx, &view, &origin.actor(&owner, None), t)?;
+            Ok((id, view.recipients))
+        })
+        .await?;
+    ctx.workers.webhooks.wake();
+    Ok(Created {
+        id,
+        data_id,
+        recipients: recipients.links_shown_if(who.sees_signing_links()),
+    })
+}
+
+/// What a listing asks for: a page of `per_page`, and optionally one status.
+#[derive(Debug, Clone, Copy)]
+pub struct Listing {
+    pub page: i64,
+    pub per_page: i64,
+    pub status: Option<Status>,
+}
+
+/// The page of the user's listed documents and the number of pages.
+pub async fn list(
+    ctx: &Context,
+    who: &Principal,
+    q: Listing,
+) -> Result<(Vec<DocumentView>, i64), AppError> {
+    let (user, app) = (who.user_id, ctx.app.clone());
+    let (docs, total) = ctx
+        .db
+        .read(move |c| {
+            let offset = (q.page - 1) * q.per_page;
+            store::list(c, user, q.status, q.per_page, offset, &app)
+        })
+        .await?;
+    Ok((
+        docs.links_shown_if(who.sees_signing_links()),
+        super::total_pages(total, q.per_page),
+    ))
+}
+
+/// The user's document `id` (another user's is a 404).
+pub async fn get(ctx: &Context, who: &Principal, id: i64) -> Result<DocumentView, AppError> {
+    let (user, app) = (who.user_id, ctx.app.clone());
+    let doc = ctx.db.read(move |c| store::view(c, user, id, &app)).await?;
+    Ok(doc.links_shown_if(who.sees_signing_links()))
+}
+
+/// What deleting did, for the answer: the document's id and status after, and whether it is
+/// gone.
+#[derive(Debug)]
+pub struct Removal {
+    pub id: i64,
+    pub status: String,
+    pub deleted: bool,
+}
+
+/// DRAFT: deleted, with its file. PENDING: CANCELLED (audited, DOCUMENT_CANCELLED queued).
+/// Finished: hidden from lists.
+pub async fn delete(
+    ctx: &Context,
+    who: &Principal,
+    id: i64,
+    origin: Origin,
+) -> Result<Removal, AppError> {
+    let (user, app) = (who.user_id, ctx.app.clone());
+    let (view, outcome, blob) = ctx
+        .db
+        .write(move |tx| {
+            let doc = store::owned(tx, user, id)?;
+            let view = store::view(tx, user, id, &app)?;
+            let outcome = store::delete(tx, &doc, now())?;
+            if outcome == Deleted::Cancelled {
+                let owner = store::owner_email(tx, user)?;
+                let actor = origin.actor(&owner, None);
+                audit::record(tx, id, Event::Cancelled, &actor, &json!({}), now())?;
+                crate::signing::notify::cancelled(tx, id, &app, now())?;
+            }
+            Ok((view, outcome, doc.blob_id))
+        })
+        .await?;
+    match outcome {
+        Deleted::Removed => {
+            if let Some(b) = blob.and_then(|b| crate::blob::BlobId::parse(&b)) {
+                ctx.discard_blob(b).await;
+            }
+        }
+        Deleted::Cancelled => ctx.workers.notices(),
+        Deleted::Hidden => {}
+    }
+    let status = match outcome {
+        Deleted::Removed => "DELETED".to_string(),
+        Deleted::Cancelled => "CANCELLED".to_string(),
+        Deleted::Hidden => view.status,
+    };
+    Ok(Removal {
+        id: view.id,
+        status,
+        deleted: outcome == Deleted::Removed,
+    })
+}
+
+/// `POST /api/v1/documents/{id}/recipients`, while the document is a draft or pending.
+pub async fn add_recipient(
+    ctx: &Context,
+    who: &Principal,
+    id: i64,
+    body: Value,
+) -> Result<RecipientView, AppError> {
+    let (user, app) = (who.user_id, ctx.app.clone());
+    let view = ctx
+        .db
+        .write(move |tx| {
+            let doc = store::owned(tx, user, id)?;
+            let r = parts::recipient(tx, user, &body)?;
+            store::require_open(&doc, "add recipients")?;
+            parts::add_recipient(tx, &Doc { id, app: &app }, &r, now())
+        })
+        .await?;
+    Ok(view.links_shown_if(who.sees_signing_links()))
+}
+
+/// `PATCH /api/v1/documents/{id}/recipients/{rid}`: absent keys keep their values. A new
+/// e-mail address is a new signing link (see `store::update_recipient`); on a PENDING document
+/// whose recipient had been e-mailed, the new address is e-mailed its link.
+pub async fn patch_recipient(
+    ctx: &Context,
+    who: &Principal,
+    (id, rid): (i64, i64),
+    body: Value,
+    origin: Origin,
+) -> Result<RecipientView, AppError> {
+    let (user, app) = (who.user_id, ctx.app.clone());
+    let view = ctx
+        .db
+        .write(move |tx| {
+            let doc = store::owned(tx, user, id)?;
+            let current = store::recipient(tx, id, rid, &app)?;
+            let raw = parts::merged(
+                json!({
+                    "email": current.email, "name": current.name, "role": current.role,
+                    "signingOrder": current.signing_order,
+                }),
+                &body,
+            )?;
+            let r = parts::recipient(tx, user, &raw)?;
+            store::require_open(&doc, "change recipients")?;
+            if let Some(old) = store::update_recipient(tx, id, rid, &r)? {
+                let owner = store::owner_email(tx, user)?;
+                let actor = origin.actor(&owner, None);
+                let change = (old.as_str(), r.email.as_str());
+                if crate::signing::flow::readdressed(tx, id, rid, change, &actor, now())? {
+                    crate::signing::notify::signing_requests(tx, id, &[rid], &app, now())?;
+                }
+            }
+            store::touch(tx, id, now())?;
+            store::recipient(tx, id, rid, &app)
+        })
+        .await?;
+    ctx.workers.mail.wake();
+    Ok(view.links_shown_if(who.sees_signing_links()))
+}
+
+/// `DELETE /api/v1/documents/{id}/recipients/{rid}`, while the document is a draft or pending.
+pub async fn delete_recipient(
+    ctx: &Context,
+    who: &Principal,
+    (id, rid): (i64, i64),
+) -> Result<(), AppError> {
+    let user = who.user_id;
+    ctx.db
+        .write(move |tx| {
+            let doc = store::owned(tx, user, id)?;
+            store::require_open(&doc, "remove recipients")?;
+            store::delete_recipient(tx, id, rid)?;
+            store::touch(tx, id, now())
+        })
+        .await
+}
+
+/// `POST /api/v1/documents/{id}/fields` (seed 4.7): one field or an array; all or nothing.
+pub async fn add_fields(
+    ctx: &Context,
+    who: &Principal,
+    id: i64,
+    body: Value,
+) -> Result<Vec<FieldView>, AppError> {
+    let (user, app) = (who.user_id, ctx.app.clone());
+    ctx.db
+        .write(move |tx| {
+            let doc = store::owned(tx, user, id)?;
+            store::require_draft(&doc, "add fields")?;
+            parts::add_fields(tx, &Doc { id, app: &app }, &body, doc.pages, now())
+        })
+        .await
+}
+
+/// `PATCH /api/v1/documents/{id}/fields/{fid}`: absent keys keep their values.
+pub async fn patch_field(
+    ctx: &Context,
+    who: &Principal,
+    (id, fid): (i64, i64),
+    body: Value,
+) -> Result<FieldView, AppError> {
+    let user = who.user_id;
+    ctx.db
+        .write(move |tx| {
+            let doc = store::owned(tx, user, id)?;
+            let current = store::field(tx, id, fid)?;
+            store::require_draft(&doc, "change fields")?;
+            let raw = parts::merged(
+                json!({
+                    "recipientId": current.recipient_id, "type": current.kind,
+                    "pageNumber": current.page_number, "pageX": current.page_x,
+                    "pageY": current.page_y, "pageWidth": current.page_width,
+                    "pageHeight": current.page_height, "fieldMeta": current.field_meta,
+                }),
+                &body,
+            )?;
+            let recipients = store::recipient_ids(tx, id)?;
+            let f = parts::field_batch(&raw, doc.pages, &recipients)?
+                .pop()
+                .ok_or_else(|| AppError::bad_request("invalid field"))?;
+            store::update_field(tx, id, fid, &f)?;
+            store::touch(tx, id, now())?;
+            store::field(tx, id, fid)
+        })
+        .await
+}
+
+/// `DELETE /api/v1/documents/{id}/fields/{fid}`, while the document is a draft.
+pub async fn delete_field(
+    ctx: &Context,
+    who: &Principal,
+    (id, fid): (i64, i64),
+) -> Result<(), AppError> {
+    let user = who.user_id;
+    ctx.db
+        .write(move |tx| {
+            let doc = store::owned(tx, user, id)?;
+            store::field(tx, id, fid)?;
+            store::require_draft(&doc, "delete fields")?;
+            store::delete_field(tx, id, fid)?;
+            store::touch(tx, id, now())
+        })
+        .await
+}
