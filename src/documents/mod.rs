@@ -1,6 +1,7 @@
 //! Documents to be signed (seed sections 2 and 4; spec documents.md): what clients send, the
 //! rules it must follow, and the shapes returned. SQL lives in `store.rs`.
 
+pub mod attach;
 pub mod audit;
 pub mod check;
 pub mod fields;
