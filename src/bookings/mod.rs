@@ -54,6 +54,8 @@ impl Status {
     }
 }
 
+crate::sql_text_enum!(Status);
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Attendee {

@@ -3,6 +3,7 @@
 //! on the one thread that runs write transactions.
 
 pub mod migrate;
+mod text_enum;
 mod writer;
 
 use std::os::unix::fs::PermissionsExt;

@@ -204,6 +204,8 @@ pub fn require_placed(fields: &[Placement], pages: i64) -> Result<(), crate::err
 
 pub const CHECKBOX_RULES: &[&str] = &["Select at least", "Select exactly", "Select at most"];
 
+crate::sql_text_enum!(FieldType);
+
 /// Validates one field object at `path`. `pages`: the PDF's page count when known.
 /// `recipient_ok`: whether a recipient id belongs to the document or template.
 pub fn parse_field(

@@ -53,6 +53,8 @@ impl Status {
     }
 }
 
+crate::sql_text_enum!(Status);
+
 /// Seed 2.2, with `signingUrl`. `token` and `signingUrl` are the recipient's credential: null
 /// for callers that may not see it (`SigningLinks`).
 #[derive(Debug, Clone, Serialize)]

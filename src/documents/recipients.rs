@@ -32,6 +32,59 @@ impl Role {
     }
 }
 
+crate::sql_text_enum!(Role);
+
+/// Whether a recipient has finished: signed (or approved, or viewed), or rejected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum SigningStatus {
+    NotSigned,
+    Signed,
+    Rejected,
+}
+
+impl SigningStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SigningStatus::NotSigned => "NOT_SIGNED",
+            SigningStatus::Signed => "SIGNED",
+            SigningStatus::Rejected => "REJECTED",
+        }
+    }
+    pub fn parse(s: &str) -> Option<SigningStatus> {
+        use SigningStatus::*;
+        [NotSigned, Signed, Rejected]
+            .into_iter()
+            .find(|x| x.as_str() == s)
+    }
+}
+
+crate::sql_text_enum!(SigningStatus);
+
+/// Whether a recipient has opened their link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ReadStatus {
+    NotOpened,
+    Opened,
+}
+
+impl ReadStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReadStatus::NotOpened => "NOT_OPENED",
+            ReadStatus::Opened => "OPENED",
+        }
+    }
+    pub fn parse(s: &str) -> Option<ReadStatus> {
+        [ReadStatus::NotOpened, ReadStatus::Opened]
+            .into_iter()
+            .find(|x| x.as_str() == s)
+    }
+}
+
+crate::sql_text_enum!(ReadStatus);
+
 /// A recipient as a client describes it, validated.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewRecipient {

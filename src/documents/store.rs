@@ -591,7 +591,7 @@ pub fn mark_sent(tx: &Connection, recipient: i64, now: i64) -> Result<(), AppErr
 
 /// What filling a document's form needs: its status, file, `formValues` and page sizes.
 pub struct FormSource {
-    pub status: String,
+    pub status: Status,
     pub blob_id: Option<String>,
     pub form_values: Option<String>,
     pub page_sizes: Option<String>,
@@ -614,7 +614,7 @@ pub fn form_source(conn: &Connection, doc: i64) -> Result<FormSource, AppError> 
 
 /// A document's files: its status, the uploaded file, the sealed one, and its title.
 pub struct Files {
-    pub status: String,
+    pub status: Status,
     pub uploaded: Option<String>,
     pub sealed: Option<String>,
     pub title: String,

@@ -14,6 +14,8 @@ use super::session::urlencode;
 use super::signing::{session_token, visit};
 use super::with_state;
 use crate::assets::{escape, page, url};
+use crate::documents::Status;
+use crate::documents::recipients::Role;
 use crate::error::AppError;
 use crate::http::state::AppState;
 use crate::pdf::{PageWidth, RETRY_AFTER_SECS, RenderError};
@@ -144,16 +146,16 @@ async fn show(
     )
     .await?;
     let (title, status, role, gate) = (opened.title, opened.status, opened.role, opened.gate);
-    match status.as_str() {
-        "CANCELLED" => {
+    match status {
+        Status::Cancelled => {
             return Ok(notice(
                 StatusCode::GONE,
                 &title,
                 "This document was cancelled by its sender. There is nothing left to do.",
             ));
         }
-        "COMPLETED" | "REJECTED" if role != "CC" => {
-            let what = if status == "COMPLETED" {
+        Status::Completed | Status::Rejected if role != Role::Cc => {
+            let what = if status == Status::Completed {
                 "Everyone has finished: this document is complete. The signed copy was sent by e-mail."
             } else {
                 "This document was rejected and can no longer be signed."

@@ -8,10 +8,12 @@ use super::auth::Acting;
 use super::store::{self, Link};
 use super::values;
 use super::{all_finished, current_turn};
+use crate::documents::Status;
 pub use crate::documents::audit::Origin;
 use crate::documents::audit::{self, Event};
 use crate::documents::fields::FieldType;
 use crate::documents::meta::format_date;
+use crate::documents::recipients::{Role, SigningStatus};
 use crate::error::AppError;
 use rusqlite::Connection;
 
@@ -27,15 +29,16 @@ pub fn send(
     origin: &Origin,
     now: i64,
 ) -> Result<Vec<i64>, AppError> {
-    let (status, blob, meta, sizes): (String, Option<String>, String, Option<String>) = tx
+    let (status, blob, meta, sizes): (Status, Option<String>, String, Option<String>) = tx
         .query_row(
             "SELECT status, blob_id, meta, page_sizes FROM documents WHERE id = ?1",
             [doc],
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
         )?;
-    if status != "DRAFT" {
+    if status != Status::Draft {
         return Err(conflict(format!(
-            "the document is {status}; only a DRAFT can be sent"
+            "the document is {}; only a DRAFT can be sent",
+            status.as_str()
         )));
     }
     if blob.is_none() {
@@ -67,7 +70,7 @@ pub fn send(
     }
     let unsigned: Vec<String> = people
         .iter()
-        .filter(|p| p.role == "SIGNER")
+        .filter(|p| p.role == Role::Signer)
         .filter(|p| {
             !tx.query_row(
                 "SELECT EXISTS (SELECT 1 FROM fields WHERE recipient_id = ?1 AND type IN ('SIGNATURE', 'FREE_SIGNATURE'))",
@@ -84,7 +87,7 @@ pub fn send(
             unsigned.join(", ")
         )));
     }
-    if !store::set_status(tx, doc, "DRAFT", "PENDING", now)? {
+    if !store::set_status(tx, doc, Status::Draft, Status::Pending, now)? {
         return Err(conflict("the document changed state; try again"));
     }
     audit::record(
@@ -102,14 +105,15 @@ pub fn send(
 /// The recipients among `ids` who may act now and have not finished (for `resend`); 409 unless
 /// the document is PENDING, 400 for an id that is not one of its recipients.
 pub fn resendable(tx: &Connection, doc: i64, ids: &[i64]) -> Result<Vec<i64>, AppError> {
-    let (status, meta): (String, String) = tx.query_row(
+    let (status, meta): (Status, String) = tx.query_row(
         "SELECT status, meta FROM documents WHERE id = ?1",
         [doc],
         |r| Ok((r.get(0)?, r.get(1)?)),
     )?;
-    if status != "PENDING" {
+    if status != Status::Pending {
         return Err(conflict(format!(
-            "the document is {status}; only a PENDING document's recipients can be reminded"
+            "the document is {}; only a PENDING document's recipients can be reminded",
+            status.as_str()
         )));
     }
     let parties = store::parties(tx, doc)?;
@@ -156,23 +160,23 @@ pub fn readdressed(
         recipient,
         "withdrawn: the recipient's address changed",
     )?;
-    let status: String =
+    let status: Status =
         tx.query_row("SELECT status FROM documents WHERE id = ?1", [doc], |r| {
             r.get(0)
         })?;
-    Ok(invited && status == "PENDING")
+    Ok(invited && status == Status::Pending)
 }
 
 /// 409 unless the document is PENDING (acting on a finished or cancelled document; the page
 /// itself shows a cancelled document's link as 410 Gone).
 pub fn require_usable(link: &Link) -> Result<(), AppError> {
-    match link.document.status.as_str() {
-        "PENDING" => Ok(()),
-        "CANCELLED" => Err(conflict("this document was cancelled by its sender")),
-        "DRAFT" => Err(AppError::not_found("signing link")),
-        other => Err(conflict(format!(
+    match link.document.status {
+        Status::Pending => Ok(()),
+        Status::Cancelled => Err(conflict("this document was cancelled by its sender")),
+        Status::Draft => Err(AppError::not_found("signing link")),
+        other @ (Status::Completed | Status::Rejected) => Err(conflict(format!(
             "this document is {} and can no longer be signed",
-            other.to_lowercase()
+            other.as_str().to_lowercase()
         ))),
     }
 }
@@ -180,13 +184,13 @@ pub fn require_usable(link: &Link) -> Result<(), AppError> {
 /// 409 unless `link`'s recipient may act now.
 fn require_turn(tx: &Connection, link: &Link) -> Result<(), AppError> {
     require_usable(link)?;
-    if link.role == "CC" {
+    if link.role == Role::Cc {
         return Err(conflict("you receive a copy; there is nothing to sign"));
     }
-    if link.signing_status != "NOT_SIGNED" {
+    if link.signing_status != SigningStatus::NotSigned {
         return Err(conflict(format!(
             "you have already {} this document",
-            if link.signing_status == "REJECTED" {
+            if link.signing_status == SigningStatus::Rejected {
                 "rejected"
             } else {
                 "finished"
@@ -234,7 +238,7 @@ pub fn fill(
         .iter()
         .find(|f| f.id == field)
         .ok_or_else(|| AppError::not_found("field"))?;
-    let kind = FieldType::parse(&f.kind).ok_or_else(|| AppError::internal("unknown field type"))?;
+    let kind = f.kind;
     let stored = values::check(kind, f.meta.as_ref(), value)?;
     if !store::save_value(tx, field, link.recipient_id, &stored, now)? {
         return Err(conflict("the document changed state; reload the page"));
@@ -270,20 +274,20 @@ pub fn complete(
     require_turn(tx, link)?;
     let doc = link.document.id;
     let before = current_turn(link.document.meta.signing_order, &store::parties(tx, doc)?);
-    if link.role == "SIGNER" {
+    if link.role == Role::Signer {
         let mine = store::fields_of(tx, doc, link.recipient_id)?;
         let missing: Vec<String> = mine
             .iter()
-            .filter(|f| f.kind != "DATE" && !f.inserted)
+            .filter(|f| f.kind != FieldType::Date && !f.inserted)
             .filter(|f| {
-                matches!(f.kind.as_str(), "SIGNATURE" | "FREE_SIGNATURE")
+                matches!(f.kind, FieldType::Signature | FieldType::FreeSignature)
                     || f.meta
                         .as_ref()
                         .and_then(|m| m.get("required"))
                         .and_then(Value::as_bool)
                         == Some(true)
             })
-            .map(|f| format!("{} on page {}", f.kind.to_lowercase(), f.page))
+            .map(|f| format!("{} on page {}", f.kind.as_str().to_lowercase(), f.page))
             .collect();
         if !missing.is_empty() {
             return Err(AppError::bad_request(format!(
@@ -295,7 +299,7 @@ pub fn complete(
     // Checked last of all the preconditions, so a proof is used up only by an action that
     // then happens (in this transaction).
     let proved = acting.prove(tx, link, now)?;
-    if link.role == "SIGNER" {
+    if link.role == Role::Signer {
         let meta = &link.document.meta;
         store::fill_dates(
             tx,
@@ -308,7 +312,7 @@ pub fn complete(
     if !store::finish(
         tx,
         link.recipient_id,
-        "SIGNED",
+        SigningStatus::Signed,
         None,
         origin.ip.as_deref(),
         origin.user_agent.as_deref(),
@@ -317,10 +321,10 @@ pub fn complete(
         return Err(conflict("the document changed state; reload the page"));
     }
     store::record_auth(tx, link.recipient_id, &proved)?;
-    let event = match link.role.as_str() {
-        "APPROVER" => Event::Approved,
-        "VIEWER" => Event::Viewed,
-        _ => Event::Signed,
+    let event = match link.role {
+        Role::Approver => Event::Approved,
+        Role::Viewer => Event::Viewed,
+        Role::Signer | Role::Cc => Event::Signed,
     };
     audit::record(
         tx,
@@ -363,12 +367,12 @@ pub fn reject(
     if !store::finish(
         tx,
         link.recipient_id,
-        "REJECTED",
+        SigningStatus::Rejected,
         Some(reason),
         origin.ip.as_deref(),
         origin.user_agent.as_deref(),
         now,
-    )? || !store::set_status(tx, doc, "PENDING", "REJECTED", now)?
+    )? || !store::set_status(tx, doc, Status::Pending, Status::Rejected, now)?
     {
         return Err(conflict("the document changed state; reload the page"));
     }

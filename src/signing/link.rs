@@ -15,6 +15,8 @@ use super::flow::{self, Origin};
 use super::notify;
 use super::store::{self, Link};
 use crate::db::{Db, now};
+use crate::documents::Status;
+use crate::documents::recipients::{Role, SigningStatus};
 use crate::error::AppError;
 use crate::factors::{Purpose, Verifier};
 
@@ -41,7 +43,7 @@ pub fn link(conn: &Connection, token: &str) -> Result<Link, AppError> {
 /// The link, 404 while its document is a draft.
 fn shown_link(conn: &Connection, visit: &Visit) -> Result<Link, AppError> {
     let l = link(conn, &visit.token)?;
-    if l.document.status == "DRAFT" {
+    if l.document.status == Status::Draft {
         return Err(AppError::not_found("signing link"));
     }
     Ok(l)
@@ -71,8 +73,8 @@ pub struct Gate {
 #[derive(Debug, Clone)]
 pub struct Opened {
     pub title: String,
-    pub status: String,
-    pub role: String,
+    pub status: Status,
+    pub role: Role,
     pub gate: Option<Gate>,
 }
 
@@ -97,7 +99,8 @@ pub async fn open(db: &Db, visit: Visit, origin: Origin, app: String) -> Result<
             Err(e) => return Err(e),
         };
         // A finished recipient may come back to see what they did; the page says so.
-        if gate.is_none() && l.document.status == "PENDING" && flow::open(tx, &l, &origin, now())? {
+        let pending = l.document.status == Status::Pending;
+        if gate.is_none() && pending && flow::open(tx, &l, &origin, now())? {
             notify::event(tx, l.document.id, "DOCUMENT_OPENED", &app, now())?;
         }
         Ok(Opened {
@@ -146,7 +149,7 @@ fn describe(
     invite_csrf: &str,
 ) -> Result<Value, AppError> {
     let parties = store::parties(conn, link.document.id)?;
-    let your_turn = link.document.status == "PENDING"
+    let your_turn = link.document.status == Status::Pending
         && super::current_turn(link.document.meta.signing_order, &parties)
             .contains(&link.recipient_id);
     let fields: Vec<Value> = store::fields_of(conn, link.document.id, link.recipient_id)?
@@ -195,7 +198,7 @@ pub async fn page_source(
 ) -> Result<(crate::blob::BlobId, (f32, f32)), AppError> {
     db.read(move |c| {
         let l = shown_link(c, &visit)?;
-        if l.document.status == "CANCELLED" {
+        if l.document.status == Status::Cancelled {
             return Err(AppError::Gone("this document was cancelled".into()));
         }
         reader(c, &l, &visit)?;
@@ -299,14 +302,14 @@ pub async fn complete(
         let done = flow::complete(tx, l, a, now())?;
         notify::signing_requests(tx, doc, &done.newly_current, &app, now())?;
         notify::event(tx, doc, "DOCUMENT_RECIPIENT_COMPLETED", &app, now())?;
-        if l.role == "SIGNER" {
+        if l.role == Role::Signer {
             notify::event(tx, doc, "DOCUMENT_SIGNED", &app, now())?;
         }
         Ok((doc, done))
     })
     .await?;
     Ok(Completed {
-        answer: json!({"documentId": doc, "signingStatus": "SIGNED", "documentCompleting": done.all_done}),
+        answer: json!({"documentId": doc, "signingStatus": SigningStatus::Signed, "documentCompleting": done.all_done}),
         all_done: done.all_done,
     })
 }
@@ -329,7 +332,7 @@ pub async fn reject(
             &app,
             now(),
         )?;
-        Ok(json!({"documentId": l.document.id, "signingStatus": "REJECTED"}))
+        Ok(json!({"documentId": l.document.id, "signingStatus": SigningStatus::Rejected}))
     })
     .await
 }

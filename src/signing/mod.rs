@@ -13,25 +13,25 @@ pub mod store;
 pub mod values;
 
 use crate::documents::meta::SigningOrder;
+use crate::documents::recipients::{Role, SigningStatus};
 
 /// A recipient as the turn rules see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Party {
     pub id: i64,
-    pub role: String,
+    pub role: Role,
     pub signing_order: Option<i64>,
-    /// `NOT_SIGNED`, `SIGNED` or `REJECTED`.
-    pub signing_status: String,
+    pub signing_status: SigningStatus,
 }
 
 impl Party {
     /// CC recipients never act; they get the sealed copy.
     pub fn acts(&self) -> bool {
-        self.role != "CC"
+        self.role != Role::Cc
     }
 
     pub fn finished(&self) -> bool {
-        self.signing_status == "SIGNED"
+        self.signing_status == SigningStatus::Signed
     }
 }
 
@@ -39,7 +39,10 @@ impl Party {
 /// SEQUENTIAL the first of them by `signingOrder` (unset last), then id. Nobody once someone
 /// rejected.
 pub fn current_turn(order: SigningOrder, parties: &[Party]) -> Vec<i64> {
-    if parties.iter().any(|p| p.signing_status == "REJECTED") {
+    if parties
+        .iter()
+        .any(|p| p.signing_status == SigningStatus::Rejected)
+    {
         return Vec::new();
     }
     let mut waiting: Vec<&Party> = parties
@@ -67,9 +70,9 @@ mod tests {
     fn p(id: i64, role: &str, order: Option<i64>, status: &str) -> Party {
         Party {
             id,
-            role: role.into(),
+            role: Role::parse(role).unwrap(),
             signing_order: order,
-            signing_status: status.into(),
+            signing_status: SigningStatus::parse(status).unwrap(),
         }
     }
 
@@ -84,13 +87,13 @@ mod tests {
         ];
         assert_eq!(current_turn(SigningOrder::Sequential, &ps), vec![3]);
         let mut next = ps.clone();
-        next[2].signing_status = "SIGNED".into();
+        next[2].signing_status = SigningStatus::Signed;
         assert_eq!(current_turn(SigningOrder::Sequential, &next), vec![5]);
-        next[4].signing_status = "SIGNED".into();
-        next[0].signing_status = "SIGNED".into();
+        next[4].signing_status = SigningStatus::Signed;
+        next[0].signing_status = SigningStatus::Signed;
         assert_eq!(current_turn(SigningOrder::Sequential, &next), vec![4]);
         assert!(!all_finished(&next));
-        next[3].signing_status = "SIGNED".into();
+        next[3].signing_status = SigningStatus::Signed;
         assert!(all_finished(&next));
         assert!(current_turn(SigningOrder::Sequential, &next).is_empty());
     }
@@ -103,7 +106,7 @@ mod tests {
             p(3, "VIEWER", None, "SIGNED"),
         ];
         assert_eq!(current_turn(SigningOrder::Parallel, &ps), vec![1]);
-        ps[0].signing_status = "REJECTED".into();
+        ps[0].signing_status = SigningStatus::Rejected;
         assert!(current_turn(SigningOrder::Parallel, &ps).is_empty());
         assert!(!all_finished(&ps));
         assert!(!all_finished(&[p(1, "CC", None, "NOT_SIGNED")]));

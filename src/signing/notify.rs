@@ -11,7 +11,6 @@ use rusqlite::Connection;
 
 use super::store;
 use crate::documents::meta::Meta;
-use crate::documents::recipients::Role;
 use crate::error::AppError;
 use crate::mail::compose::{self, SigningRequest};
 use crate::mail::{Kind, NewMail};
@@ -38,10 +37,6 @@ fn about(tx: &Connection, doc: i64) -> Result<About, AppError> {
             })
         },
     )?)
-}
-
-fn role(s: &str) -> Role {
-    Role::parse(s).unwrap_or(Role::Signer)
 }
 
 /// A message about document `doc`.
@@ -77,7 +72,7 @@ pub fn signing_requests(
             title: &a.title,
             sender_name: &a.sender_name,
             recipient_name: &r.name,
-            role: role(&r.role),
+            role: r.role,
             subject: a.meta.subject.as_deref(),
             message: a.meta.message.as_deref(),
             link: &link,

@@ -10,7 +10,7 @@ use crate::blob::store::StoredBlob;
 use crate::context::Context;
 use crate::db::now;
 use crate::documents::audit::{self, Actor, Event};
-use crate::documents::{DocumentView, SigningLinks, store};
+use crate::documents::{DocumentView, SigningLinks, Status, store};
 use crate::error::AppError;
 use crate::oauth::principal::Principal;
 
@@ -77,7 +77,7 @@ async fn fill_form(
         return Ok(None);
     };
     let values: serde_json::Map<String, Value> = serde_json::from_str(&values).unwrap_or_default();
-    if found.status != "DRAFT" || values.is_empty() {
+    if found.status != Status::Draft || values.is_empty() {
         return Ok(None);
     }
     let blob = crate::blob::BlobId::parse(&blob)
@@ -152,14 +152,14 @@ pub async fn download(
                 files
                     .uploaded
                     .ok_or_else(|| AppError::Conflict("no PDF has been uploaded yet".into()))?
-            } else if files.status == "COMPLETED" {
+            } else if files.status == Status::Completed {
                 files
                     .sealed
                     .ok_or_else(|| AppError::internal("completed without a sealed file"))?
             } else {
                 return Err(AppError::Conflict(format!(
                     "the document is {}; the signed PDF exists once it is COMPLETED (use ?original=true for the uploaded file)",
-                    files.status
+                    files.status.as_str()
                 )));
             };
             let owner = store::owner_email(tx, user)?;

@@ -5,7 +5,10 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::Party;
 use super::values::Stored;
+use crate::documents::Status;
+use crate::documents::fields::FieldType;
 use crate::documents::meta::Meta;
+use crate::documents::recipients::{ReadStatus, Role, SigningStatus};
 use crate::error::AppError;
 
 /// The recipient a signing token names, with its document.
@@ -14,9 +17,9 @@ pub struct Link {
     pub recipient_id: i64,
     pub email: String,
     pub name: String,
-    pub role: String,
-    pub read_status: String,
-    pub signing_status: String,
+    pub role: Role,
+    pub read_status: ReadStatus,
+    pub signing_status: SigningStatus,
     /// The recipient's `authOptions` as stored (JSON), if any.
     pub auth_options: Option<String>,
     pub document: LinkedDocument,
@@ -49,7 +52,7 @@ pub struct LinkedDocument {
     pub id: i64,
     pub user_id: i64,
     pub title: String,
-    pub status: String,
+    pub status: Status,
     pub meta: Meta,
     pub blob_id: Option<String>,
     /// `[[width, height], ...]` in points, one per page.
@@ -58,6 +61,13 @@ pub struct LinkedDocument {
     pub sender_email: String,
     /// The document's `authOptions` as stored (JSON).
     pub auth_options: Option<String>,
+}
+
+/// JSON stored in column `col`: what the code cannot read is an error, never a default.
+fn stored_json<T: serde::de::DeserializeOwned>(col: usize, text: &str) -> rusqlite::Result<T> {
+    serde_json::from_str(text).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(col, rusqlite::types::Type::Text, Box::new(e))
+    })
 }
 
 /// The link for `token`; `None` for an unknown token (also a template's recipient).
@@ -86,11 +96,12 @@ pub fn by_token(conn: &Connection, token: &str) -> Result<Option<Link>, AppError
                         user_id: r.get(7)?,
                         title: r.get(8)?,
                         status: r.get(9)?,
-                        meta: serde_json::from_str(&meta).unwrap_or_default(),
+                        meta: stored_json(10, &meta)?,
                         blob_id: r.get(11)?,
-                        page_sizes: sizes
-                            .and_then(|s| serde_json::from_str(&s).ok())
-                            .unwrap_or_default(),
+                        page_sizes: match sizes {
+                            Some(s) => stored_json(12, &s)?,
+                            None => Vec::new(),
+                        },
                         sender_name: r.get(13)?,
                         sender_email: r.get(14)?,
                         auth_options: r.get(16)?,
@@ -123,7 +134,7 @@ pub struct Addressee {
     pub id: i64,
     pub name: String,
     pub email: String,
-    pub role: String,
+    pub role: Role,
     pub token: String,
 }
 
@@ -147,7 +158,7 @@ pub fn addressees(conn: &Connection, doc: i64) -> Result<Vec<Addressee>, AppErro
 #[derive(Debug, Clone)]
 pub struct MyField {
     pub id: i64,
-    pub kind: String,
+    pub kind: FieldType,
     pub page: i64,
     pub x: f64,
     pub y: f64,
@@ -240,7 +251,7 @@ pub fn save_value(
 pub fn finish(
     tx: &Connection,
     recipient: i64,
-    status: &str,
+    status: SigningStatus,
     reason: Option<&str>,
     ip: Option<&str>,
     user_agent: Option<&str>,
@@ -288,8 +299,8 @@ pub fn record_auth(
 pub fn set_status(
     tx: &Connection,
     doc: i64,
-    from: &str,
-    to: &str,
+    from: Status,
+    to: Status,
     now: i64,
 ) -> Result<bool, AppError> {
     let n = tx.execute(
