@@ -67,76 +67,17 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         path: config.data_dir.display().to_string(),
         source,
     })?;
-    let dir_err = |path: &std::path::Path| {
-        let path = path.display().to_string();
-        move |source| StartupError::DataDir { path, source }
-    };
-    let listener = TcpListener::bind(config.listen)
-        .await
-        .map_err(|source| StartupError::Bind {
-            addr: config.listen,
-            source,
-        })?;
-    let addr = listener.local_addr().map_err(|source| StartupError::Bind {
-        addr: config.listen,
-        source,
-    })?;
+    let (listener, addr) = bind(&config).await?;
     let public_url = config.resolve_public_url(addr);
     let app_url = config.app_url.clone().unwrap_or_else(|| public_url.clone());
-
-    let (db, ring, blobs, webhook_secrets, account_secrets, pages) = {
-        let data = data.clone();
-        let render_limits = config.render.clone();
-        let public = base(&public_url);
-        tokio::task::spawn_blocking(move || -> Result<_, StartupError> {
-            let db = Db::open(&data.database(), &data.backups(), POOL_SIZE)?;
-            db.write_blocking(move |c| {
-                crate::settings::set(c, crate::settings::PUBLIC_URL, &public, crate::db::now())
-            })
-            .map_err(|e| StartupError::Config(format!("recording the public URL: {e}")))?;
-            let ring =
-                KeyRing::load_or_create(&data.secrets()).map_err(dir_err(&data.secrets()))?;
-            let blobs = BlobStore::open(&data.blobs()).map_err(dir_err(&data.blobs()))?;
-            let secrets = crate::webhooks::secret::SecretBox::load_or_create(&data.secrets())
-                .map_err(dir_err(&data.secrets()))?;
-            let account_secrets = crate::webhooks::secret::SecretBox::load_or_create_file(
-                &data.secrets(),
-                crate::factors::SECRETS_FILE,
-            )
-            .map_err(dir_err(&data.secrets()))?;
-            if let Ok(n @ 1..) = blobs.clean_stale_temp(Duration::from_secs(24 * 3600)) {
-                tracing::info!(files = n, "removed unfinished uploads left by a crash");
-            }
-            let pages = crate::pdf::PageCache::open(&data.page_cache(), render_limits)
-                .map_err(dir_err(&data.page_cache()))?;
-            Ok((
-                db,
-                ring,
-                blobs,
-                Arc::new(secrets),
-                Arc::new(account_secrets),
-                pages,
-            ))
-        })
-        .await
-        .map_err(|e| StartupError::Config(format!("startup task failed: {e}")))??
-    };
-
+    let stores = open_stores(&config, &data, &public_url).await?;
     let names = config.tls_names(&public_url);
-    let tls = {
-        let (mode, tls_dir) = (config.tls.clone(), data.tls());
-        let names = names.clone();
-        tokio::task::spawn_blocking(move || match mode {
-            Tls::Off => Ok(None),
-            Tls::Files { cert, key } => crate::tls::from_files(&cert, &key).map(Some),
-            Tls::Auto { .. } => crate::tls::self_issued(&tls_dir, &names).map(Some),
-        })
+    let tls = load_tls(&config, &data, &names).await?;
+    let user_count = stores
+        .db
+        .read(crate::users::store::count)
         .await
-        .map_err(|e| StartupError::Tls(e.to_string()))?
-        .map_err(StartupError::Tls)?
-    };
-
-    let user_count = db.read(crate::users::store::count).await.unwrap_or(0);
+        .unwrap_or(0);
     let banner = banner(
         &config,
         addr,
@@ -146,77 +87,12 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         tls.as_ref(),
         user_count,
     );
-
-    let seal = match &config.seal {
-        crate::config::SealCert::Auto => crate::signing::sealing::SealKey::lazy(data.tls()),
-        crate::config::SealCert::Files { cert, key } => {
-            let (cert, key) = (cert.clone(), key.clone());
-            let signer = tokio::task::spawn_blocking(move || {
-                crate::pdf::seal::SealSigner::from_pem_files(&cert, &key)
-            })
-            .await
-            .map_err(|e| StartupError::Config(format!("startup task failed: {e}")))?
-            .map_err(|e| StartupError::Config(format!("--seal-cert/--seal-key: {e}")))?;
-            crate::signing::sealing::SealKey::given(signer)
-        }
-    };
-    let keys = Arc::new(ring);
+    let seal = load_seal(&config, &data).await?;
     let wakes = Workers::default();
-    let mail_worker = mail_worker(&config, &public_url, &db, &blobs, &wakes.mail)?;
-    let relying_party = crate::factors::passkey::RelyingParty::for_app(&app_url);
-    let state = AppState {
-        config: Arc::new(config.clone()),
-        public_url: Arc::new(public_url.clone()),
-        app_url: Arc::new(app_url),
-        db,
-        blobs,
-        pages,
-        seal: Arc::new(seal),
-        signer: UrlSigner::new(keys.clone()),
-        keys,
-        data: Arc::new(data.clone()),
-        limiter: Arc::new(crate::ratelimit::RateLimiter::new(config.rate_limit)),
-        passwords: crate::users::checks::PasswordChecks::new(config.max_password_checks),
-        workers: wakes.clone(),
-        webhook_secrets: webhook_secrets.clone(),
-        factors: crate::factors::Verifier {
-            secrets: account_secrets,
-            rp: relying_party,
-        },
-    };
-    let webhook_worker = crate::webhooks::deliver::Worker {
-        db: state.db.clone(),
-        secrets: webhook_secrets,
-        wake: wakes.webhooks.clone(),
-        backoff: crate::webhooks::deliver::backoff(config.retry_base),
-        allow_private: config.allow_private_webhooks,
-        concurrency: config.webhook_concurrency,
-        outbound: config.outbound,
-    };
-    let (stop_workers, stop) = crate::retry::Stop::new();
-    // The sealer's first round seals what a stop interrupted and retries failures now due.
-    let sealer = crate::signing::sealing::Sealer {
-        db: state.db.clone(),
-        blobs: state.blobs.clone(),
-        seal: state.seal.clone(),
-        app_base: state.app_base(),
-        workers: wakes,
-        backoff: crate::signing::sealing::backoff(config.retry_base),
-    };
-    let workers = vec![
-        tokio::spawn(mail_worker.run(stop.clone())),
-        tokio::spawn(webhook_worker.run(stop.clone())),
-        tokio::spawn(sealer.run(stop)),
-    ];
-    let routes = crate::http::routes(state);
-    let opts = Options {
-        tls: tls.is_some(),
-        // Uploads are the largest bodies; leave room for multipart framing.
-        max_body: config.max_upload_bytes + 1024 * 1024,
-        trusted: std::sync::Arc::new(config.trusted_proxies.clone()),
-    };
-    let limits = config.limits;
-
+    let mail_worker = mail_worker(&config, &public_url, &stores.db, &stores.blobs, &wakes.mail)?;
+    let webhook_secrets = stores.webhook_secrets.clone();
+    let state = app_state(&config, &data, (&public_url, app_url), stores, seal, &wakes);
+    let (workers, stop_workers) = spawn_workers(&config, &state, webhook_secrets, mail_worker);
     let renewal = match (&tls, &config.tls) {
         (Some(t), Tls::Auto { .. }) => Some(tokio::spawn(renew_forever(
             data.tls(),
@@ -225,6 +101,13 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         ))),
         _ => None,
     };
+    let opts = Options {
+        tls: tls.is_some(),
+        // Uploads are the largest bodies; leave room for multipart framing.
+        max_body: config.max_upload_bytes + 1024 * 1024,
+        trusted: std::sync::Arc::new(config.trusted_proxies.clone()),
+    };
+    let (limits, routes) = (config.limits, crate::http::routes(state));
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let acceptor = tls.map(|t| t.acceptor);
     let task = tokio::spawn(async move {
@@ -243,6 +126,183 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         workers,
         stop_workers,
     })
+}
+
+/// The listener on `--listen`, and the address it got (the port when 0 was asked).
+async fn bind(config: &Config) -> Result<(TcpListener, SocketAddr), StartupError> {
+    let bind_err = |source| StartupError::Bind {
+        addr: config.listen,
+        source,
+    };
+    let listener = TcpListener::bind(config.listen).await.map_err(bind_err)?;
+    let addr = listener.local_addr().map_err(bind_err)?;
+    Ok((listener, addr))
+}
+
+fn dir_err(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> StartupError + use<> {
+    let path = path.display().to_string();
+    move |source| StartupError::DataDir { path, source }
+}
+
+/// What lives in the data directory: the database, the keys, the blobs and the page cache.
+struct Stores {
+    db: Db,
+    ring: KeyRing,
+    blobs: BlobStore,
+    webhook_secrets: Arc<crate::webhooks::secret::SecretBox>,
+    account_secrets: Arc<crate::webhooks::secret::SecretBox>,
+    pages: crate::pdf::PageCache,
+}
+
+/// Opens (creating when new) the stores in `data`, off the async threads; records the public
+/// URL for the CLI and removes uploads a crash left unfinished.
+async fn open_stores(
+    config: &Config,
+    data: &DataDir,
+    public_url: &Url,
+) -> Result<Stores, StartupError> {
+    let data = data.clone();
+    let render_limits = config.render.clone();
+    let public = base(public_url);
+    tokio::task::spawn_blocking(move || -> Result<_, StartupError> {
+        let db = Db::open(&data.database(), &data.backups(), POOL_SIZE)?;
+        db.write_blocking(move |c| {
+            crate::settings::set(c, crate::settings::PUBLIC_URL, &public, crate::db::now())
+        })
+        .map_err(|e| StartupError::Config(format!("recording the public URL: {e}")))?;
+        let secrets = data.secrets();
+        let ring = KeyRing::load_or_create(&secrets).map_err(dir_err(&secrets))?;
+        let blobs = BlobStore::open(&data.blobs()).map_err(dir_err(&data.blobs()))?;
+        let webhook_secrets = crate::webhooks::secret::SecretBox::load_or_create(&secrets)
+            .map_err(dir_err(&secrets))?;
+        let account_secrets = crate::webhooks::secret::SecretBox::load_or_create_file(
+            &secrets,
+            crate::factors::SECRETS_FILE,
+        )
+        .map_err(dir_err(&secrets))?;
+        if let Ok(n @ 1..) = blobs.clean_stale_temp(Duration::from_secs(24 * 3600)) {
+            tracing::info!(files = n, "removed unfinished uploads left by a crash");
+        }
+        let pages = crate::pdf::PageCache::open(&data.page_cache(), render_limits)
+            .map_err(dir_err(&data.page_cache()))?;
+        Ok(Stores {
+            db,
+            ring,
+            blobs,
+            webhook_secrets: Arc::new(webhook_secrets),
+            account_secrets: Arc::new(account_secrets),
+            pages,
+        })
+    })
+    .await
+    .map_err(|e| StartupError::Config(format!("startup task failed: {e}")))?
+}
+
+/// The TLS configuration `--tls` asks for: none, the given files, or a self-issued certificate
+/// for `names`.
+async fn load_tls(
+    config: &Config,
+    data: &DataDir,
+    names: &[String],
+) -> Result<Option<crate::tls::Tls>, StartupError> {
+    let (mode, tls_dir, names) = (config.tls.clone(), data.tls(), names.to_vec());
+    tokio::task::spawn_blocking(move || match mode {
+        Tls::Off => Ok(None),
+        Tls::Files { cert, key } => crate::tls::from_files(&cert, &key).map(Some),
+        Tls::Auto { .. } => crate::tls::self_issued(&tls_dir, &names).map(Some),
+    })
+    .await
+    .map_err(|e| StartupError::Tls(e.to_string()))?
+    .map_err(StartupError::Tls)
+}
+
+/// The seal certificate: `--seal-cert`/`--seal-key`, checked now, or the local CA's, made
+/// when first needed.
+async fn load_seal(
+    config: &Config,
+    data: &DataDir,
+) -> Result<crate::signing::sealing::SealKey, StartupError> {
+    use crate::signing::sealing::SealKey;
+    match &config.seal {
+        crate::config::SealCert::Auto => Ok(SealKey::lazy(data.tls())),
+        crate::config::SealCert::Files { cert, key } => {
+            let (cert, key) = (cert.clone(), key.clone());
+            let signer = tokio::task::spawn_blocking(move || {
+                crate::pdf::seal::SealSigner::from_pem_files(&cert, &key)
+            })
+            .await
+            .map_err(|e| StartupError::Config(format!("startup task failed: {e}")))?
+            .map_err(|e| StartupError::Config(format!("--seal-cert/--seal-key: {e}")))?;
+            Ok(SealKey::given(signer))
+        }
+    }
+}
+
+/// What every handler is given.
+fn app_state(
+    config: &Config,
+    data: &DataDir,
+    (public_url, app_url): (&Url, Url),
+    stores: Stores,
+    seal: crate::signing::sealing::SealKey,
+    wakes: &Workers,
+) -> AppState {
+    let keys = Arc::new(stores.ring);
+    let relying_party = crate::factors::passkey::RelyingParty::for_app(&app_url);
+    AppState {
+        config: Arc::new(config.clone()),
+        public_url: Arc::new(public_url.clone()),
+        app_url: Arc::new(app_url),
+        db: stores.db,
+        blobs: stores.blobs,
+        pages: stores.pages,
+        seal: Arc::new(seal),
+        signer: UrlSigner::new(keys.clone()),
+        keys,
+        data: Arc::new(data.clone()),
+        limiter: Arc::new(crate::ratelimit::RateLimiter::new(config.rate_limit)),
+        passwords: crate::users::checks::PasswordChecks::new(config.max_password_checks),
+        workers: wakes.clone(),
+        webhook_secrets: stores.webhook_secrets,
+        factors: crate::factors::Verifier {
+            secrets: stores.account_secrets,
+            rp: relying_party,
+        },
+    }
+}
+
+/// Starts the mail and webhook workers and the sealer; the sender stops them.
+fn spawn_workers(
+    config: &Config,
+    state: &AppState,
+    webhook_secrets: Arc<crate::webhooks::secret::SecretBox>,
+    mail_worker: crate::mail::worker::Worker,
+) -> (Vec<JoinHandle<()>>, tokio::sync::watch::Sender<bool>) {
+    let webhook_worker = crate::webhooks::deliver::Worker {
+        db: state.db.clone(),
+        secrets: webhook_secrets,
+        wake: state.workers.webhooks.clone(),
+        backoff: crate::webhooks::deliver::backoff(config.retry_base),
+        allow_private: config.allow_private_webhooks,
+        concurrency: config.webhook_concurrency,
+        outbound: config.outbound,
+    };
+    // The sealer's first round seals what a stop interrupted and retries failures now due.
+    let sealer = crate::signing::sealing::Sealer {
+        db: state.db.clone(),
+        blobs: state.blobs.clone(),
+        seal: state.seal.clone(),
+        app_base: state.app_base(),
+        workers: state.workers.clone(),
+        backoff: crate::signing::sealing::backoff(config.retry_base),
+    };
+    let (stop_workers, stop) = crate::retry::Stop::new();
+    let workers = vec![
+        tokio::spawn(mail_worker.run(stop.clone())),
+        tokio::spawn(webhook_worker.run(stop.clone())),
+        tokio::spawn(sealer.run(stop)),
+    ];
+    (workers, stop_workers)
 }
 
 /// The mail worker as configured: SMTP with `--smtp-url`, the outbox without.
