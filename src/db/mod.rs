@@ -106,6 +106,35 @@ impl Db {
         })
     }
 
+    /// A database of its own in memory, with the whole schema, read and written through the
+    /// same two gateways as a file: for unit tests of use cases. (Shared-cache memory, so the
+    /// pool and the writer see one database; it lives as long as this `Db`'s connections.)
+    #[cfg(test)]
+    pub fn memory() -> Db {
+        use rusqlite::OpenFlags;
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let uri = format!("file:docket-test-{n}?mode=memory&cache=shared");
+        let flags = OpenFlags::default() | OpenFlags::SQLITE_OPEN_URI;
+        let mut conn = Connection::open_with_flags(&uri, flags).expect("in-memory database");
+        configure(&mut conn).unwrap();
+        migrate::run(&mut conn, Path::new("/nonexistent")).expect("migrations apply");
+        let manager = SqliteConnectionManager::file(&uri)
+            .with_flags(flags)
+            .with_init(configure_reader);
+        let pool = r2d2::Pool::builder()
+            .max_size(2)
+            .min_idle(Some(1))
+            .build(manager)
+            .expect("pool");
+        let writer = writer::start(conn).expect("writer");
+        Db {
+            pool,
+            path: std::path::PathBuf::new(),
+            writer,
+        }
+    }
+
     /// Runs `f` with a pooled read-only connection on the blocking thread pool. Several reads
     /// that must agree go in one `unchecked_transaction`.
     pub async fn read<F, T>(&self, f: F) -> Result<T, AppError>

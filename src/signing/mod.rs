@@ -12,6 +12,9 @@ pub mod sending;
 pub mod store;
 pub mod values;
 
+#[cfg(test)]
+pub(crate) mod flow_tests;
+
 use crate::documents::meta::SigningOrder;
 use crate::documents::recipients::{Role, SigningStatus};
 

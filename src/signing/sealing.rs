@@ -393,3 +393,117 @@ impl Failure {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::documents::audit::Origin;
+    use crate::oauth::principal::{Principal, Via};
+    use crate::oauth::scope::Scope;
+    use crate::signing::flow_tests::{Sent, sent};
+    use crate::signing::link::{self, Call, Visit};
+
+    fn owner() -> Principal {
+        Principal {
+            user_id: 1,
+            scopes: Scope::ALL.to_vec(),
+            via: Via::ApiKey,
+        }
+    }
+
+    /// Both signers sign, as the flow tests do.
+    async fn signed() -> Sent {
+        let s = sent().await;
+        for (token, field) in &s.signers {
+            let call = || Call {
+                visit: Visit {
+                    token: token.clone(),
+                    session: None,
+                },
+                origin: Origin::default(),
+                proof: None,
+            };
+            let typed = serde_json::json!({"typed": "A. Signer"});
+            link::fill(&s.ctx.db, &s.verifier, call(), *field, typed)
+                .await
+                .unwrap();
+            link::complete(&s.ctx.db, &s.verifier, call(), s.ctx.app.clone())
+                .await
+                .unwrap();
+        }
+        s
+    }
+
+    fn sealer(s: &Sent) -> Sealer {
+        Sealer {
+            db: s.ctx.db.clone(),
+            blobs: s.ctx.blobs.clone(),
+            seal: std::sync::Arc::new(SealKey::lazy(s._dir.path().join("tls"))),
+            app_base: s.ctx.app.clone(),
+            workers: s.ctx.workers.clone(),
+            backoff: backoff(Duration::from_secs(1)),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_signed_document_is_sealed_into_a_new_pdf_and_completed_once() {
+        let s = signed().await;
+        sealer(&s).attempt(s.doc).await.unwrap();
+        let doc = crate::documents::manage::get(&s.ctx, &owner(), s.doc)
+            .await
+            .unwrap();
+        assert_eq!(doc.status, "COMPLETED");
+        let sealed =
+            crate::signing::sending::download(&s.ctx, &owner(), s.doc, false, Origin::default())
+                .await
+                .unwrap();
+        let original =
+            crate::signing::sending::download(&s.ctx, &owner(), s.doc, true, Origin::default())
+                .await
+                .unwrap();
+        assert_ne!(sealed.blob, original.blob);
+        let id = crate::blob::BlobId::parse(&sealed.blob).unwrap();
+        let bytes = std::fs::read(s.ctx.blobs.path(&id)).unwrap();
+        assert!(bytes.starts_with(b"%PDF"));
+        assert!(
+            bytes
+                .windows(b"/ByteRange".len())
+                .any(|w| w == b"/ByteRange"),
+            "the sealed file carries a signature"
+        );
+        // A second attempt finds nothing PENDING and changes nothing.
+        sealer(&s).attempt(s.doc).await.unwrap();
+        let log = crate::signing::sending::audit_log(&s.ctx, &owner(), s.doc)
+            .await
+            .unwrap();
+        let completed = serde_json::to_value(log)
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["type"] == "COMPLETED")
+            .count();
+        assert_eq!(completed, 1);
+    }
+
+    #[tokio::test]
+    async fn a_failed_attempt_is_recorded_and_the_document_stays_pending() {
+        let s = signed().await;
+        let original =
+            crate::signing::sending::download(&s.ctx, &owner(), s.doc, true, Origin::default())
+                .await
+                .unwrap();
+        let id = crate::blob::BlobId::parse(&original.blob).unwrap();
+        std::fs::remove_file(s.ctx.blobs.path(&id)).unwrap();
+        sealer(&s).attempt(s.doc).await.unwrap();
+        let doc = crate::documents::manage::get(&s.ctx, &owner(), s.doc)
+            .await
+            .unwrap();
+        assert_eq!(doc.status, "PENDING");
+        let sealing = serde_json::to_value(doc.sealing.expect("the failure is shown")).unwrap();
+        assert_eq!(sealing["status"], "FAILED");
+        assert_eq!(sealing["attempts"], 1);
+        let message = sealing["lastError"].as_str().unwrap();
+        assert!(message.contains("could not be read"), "{message}");
+    }
+}
