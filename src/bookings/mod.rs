@@ -1,6 +1,7 @@
 //! Bookings: a user's meetings with attendees, the rules for creating, listing and cancelling
 //! them (plain functions over request shapes), and their table (`store`).
 
+pub mod manage;
 pub mod store;
 
 use serde::{Deserialize, Serialize, Serializer};

@@ -196,6 +196,17 @@ impl Db {
         self.pool.get().expect("a free connection")
     }
 
+    /// Answers once a pooled connection reads the schema: the health check.
+    pub async fn ping(&self) -> Result<(), AppError> {
+        self.read(|c| {
+            c.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
+                r.get::<_, i64>(0)
+            })?;
+            Ok(())
+        })
+        .await
+    }
+
     /// `read` on the current thread: for the admin CLI, which has no async runtime.
     pub fn read_blocking<F, T>(&self, f: F) -> Result<T, AppError>
     where

@@ -1,8 +1,6 @@
-//! Bookings over HTTP: the seed's `GET /listBookings` and the `/api/v1/bookings` API. Thin
-//! handlers: authenticate with the scope (before the body), validate with `crate::bookings`,
-//! one `Db::read` or `Db::write` of a `bookings::store` function.
-//!
-//! Spec: /work/shared/spec/oauth.md, section "Bookings".
+//! Bookings over HTTP: the integrations' `GET /listBookings` and the `/api/v1/bookings` API.
+//! Thin handlers: authenticate with the scope (before the body), parse, one call to
+//! `bookings::manage`.
 
 use http::StatusCode;
 use serde::{Deserialize, Serialize};
@@ -13,8 +11,7 @@ use warp::reply::Response;
 use super::auth::{credentials_or_query_key, principal};
 use super::reply::{Format, error_response, json_response, json_result};
 use super::{body, with_state};
-use crate::bookings::{self, Booking, CreateRequest, store};
-use crate::db::now;
+use crate::bookings::{self, Booking, CreateRequest, manage};
 use crate::error::AppError;
 use crate::http::state::AppState;
 use crate::oauth::principal::{Credentials, Principal};
@@ -125,22 +122,12 @@ async fn list_legacy(
 ) -> Result<Vec<Booking>, AppError> {
     // The hot path of app integrations: credential check and read in one database trip.
     super::auth::rate_limit(&state, &creds)?;
-    crate::oauth::principal::read_as(&state.db, creds, move |c, who| {
-        who.require(Scope::ReadBooking)?;
-        let limit = bookings::parse_limit(q.limit.as_deref())?;
-        store::list(c, who.user_id, None, limit, 0)
-    })
-    .await
+    manage::list_legacy(&state.db, creds, q.limit).await
 }
 
 /// `POST /api/v1/bookings`.
 async fn create(state: AppState, who: Principal, req: CreateRequest) -> Result<Booking, AppError> {
-    let new = bookings::validate_new(&req)?;
-    let uid = bookings::new_uid();
-    state
-        .db
-        .write(move |tx| store::insert(tx, who.user_id, &uid, &new, now()))
-        .await
+    manage::create(&state.db, &who, &req).await
 }
 
 /// `GET /api/v1/bookings?page&perPage&status`.
@@ -150,35 +137,24 @@ async fn list(state: AppState, who: Principal, q: PageQuery) -> Result<Page, App
         q.per_page.as_deref(),
         q.status.as_deref(),
     )?;
-    let (bookings, total) = state
-        .db
-        .read(move |c| store::page(c, who.user_id, page.status, page.per_page, page.offset()))
-        .await?;
+    let (bookings, total_pages) = manage::list(&state.db, &who, page).await?;
     Ok(Page {
         bookings,
-        total_pages: page.total_pages(total),
+        total_pages,
     })
 }
 
-/// `GET /api/v1/bookings/{id}`: another user's booking is a 404, like a missing one.
+/// `GET /api/v1/bookings/{id}`.
 async fn get(state: AppState, who: Principal, id: i64) -> Result<Booking, AppError> {
-    state
-        .db
-        .read(move |c| store::get(c, who.user_id, id))
-        .await?
-        .ok_or_else(|| AppError::not_found("booking"))
+    manage::get(&state.db, &who, id).await
 }
 
-/// `POST /api/v1/bookings/{id}/cancel` with `{"reason"?}`: 409 unless ACCEPTED or PENDING.
+/// `POST /api/v1/bookings/{id}/cancel` with `{"reason"?}`.
 async fn cancel(
     state: AppState,
     who: Principal,
     id: i64,
     req: CancelRequest,
 ) -> Result<Booking, AppError> {
-    let reason = bookings::validate_reason(req.reason.as_deref())?;
-    state
-        .db
-        .write(move |tx| store::cancel(tx, who.user_id, id, reason.as_deref(), now()))
-        .await
+    manage::cancel(&state.db, &who, id, req.reason.as_deref()).await
 }

@@ -20,14 +20,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
 }
 
 async fn healthz(db: &Db) -> Response {
-    let probe = db
-        .read(|c| {
-            Ok(c.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
-                r.get::<_, i64>(0)
-            })?)
-        })
-        .await;
-    match probe {
+    match db.ping().await {
         Ok(_) => json_response(
             StatusCode::OK,
             &json!({"status": "ok", "version": VERSION, "database": "ok"}),

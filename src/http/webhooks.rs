@@ -11,15 +11,11 @@ use warp::reply::Response;
 use super::auth::principal;
 use super::reply::json_result;
 use super::with_state;
-use crate::db::now;
 use crate::error::AppError;
 use crate::http::state::AppState;
 use crate::oauth::principal::Principal;
 use crate::oauth::scope::Scope;
-use crate::webhooks::{self, store};
-
-/// Deliveries listed per endpoint, newest first.
-const DELIVERIES_SHOWN: i64 = 100;
+use crate::webhooks::manage;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let s = {
@@ -59,50 +55,27 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .boxed()
 }
 
-/// The webhooks `who` may see and manage.
-fn visible(who: &Principal) -> store::Visible {
-    store::Visible {
-        user: who.user_id,
-        grant: who.grant(),
-    }
-}
-
 /// `POST /api/v1/webhooks`: the secret is in this response only.
 async fn create(state: AppState, who: Principal, body: Value) -> Result<Value, AppError> {
-    let new = webhooks::parse_create(&body)?;
-    let sealed = state.webhook_secrets.seal(&new.secret)?;
-    let (url, events) = (new.url.clone(), new.events.clone());
-    let (owner, max) = (visible(&who), state.config.max_webhooks_per_user);
-    let hook = state
-        .db
-        .write(move |tx| store::insert(tx, owner, &url, &events, &sealed, max, now()))
-        .await?;
+    let max = state.config.max_webhooks_per_user;
+    let (hook, secret) =
+        manage::create(&state.db, &state.webhook_secrets, &who, &body, max).await?;
     let mut out = json!(hook);
-    out["secret"] = Value::String(new.secret);
+    out["secret"] = Value::String(secret);
     Ok(out)
 }
 
 async fn list(state: AppState, who: Principal) -> Result<Value, AppError> {
-    let who = visible(&who);
-    let hooks = state.db.read(move |c| store::list(c, who)).await?;
+    let hooks = manage::list(&state.db, &who).await?;
     Ok(json!({ "webhooks": hooks }))
 }
 
-/// Deletes the endpoint; its pending deliveries go with it.
 async fn delete(state: AppState, who: Principal, id: i64) -> Result<Value, AppError> {
-    let who = visible(&who);
-    state.db.write(move |tx| store::delete(tx, who, id)).await?;
+    manage::delete(&state.db, &who, id).await?;
     Ok(json!({"id": id, "deleted": true}))
 }
 
 async fn deliveries(state: AppState, who: Principal, id: i64) -> Result<Value, AppError> {
-    let who = visible(&who);
-    let list = state
-        .db
-        .read(move |c| {
-            store::owned(c, who, id)?;
-            store::deliveries(c, id, DELIVERIES_SHOWN)
-        })
-        .await?;
+    let list = manage::deliveries(&state.db, &who, id).await?;
     Ok(json!({ "webhookId": id, "deliveries": list }))
 }

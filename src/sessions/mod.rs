@@ -42,6 +42,15 @@ pub fn new_token() -> SecretToken {
     SecretToken::generate("", 43)
 }
 
+/// The user signed in with session `token`, if it is live.
+pub async fn user_of(
+    db: &crate::db::Db,
+    token: String,
+) -> Result<Option<crate::users::User>, crate::error::AppError> {
+    db.read(move |c| store::user_of(c, &token, crate::db::now()))
+        .await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,6 +5,7 @@
 
 pub mod address;
 pub mod deliver;
+pub mod manage;
 pub mod secret;
 pub mod store;
 

@@ -1,0 +1,65 @@
+//! The booking use cases (spec oauth.md, "Bookings"): create, list, read and cancel for the
+//! caller, plus the integrations' legacy listing, which checks the credential and reads in one
+//! trip to the database. The caller has authenticated `who` (with its scope) where it says so.
+
+use super::{Booking, CreateRequest, PageRequest, store};
+use crate::db::{Db, now};
+use crate::error::AppError;
+use crate::oauth::principal::{Credentials, Principal};
+use crate::oauth::scope::Scope;
+
+/// `GET /listBookings?limit=`: the caller's newest bookings; authenticates `creds` itself.
+pub async fn list_legacy(
+    db: &Db,
+    creds: Credentials,
+    limit: Option<String>,
+) -> Result<Vec<Booking>, AppError> {
+    crate::oauth::principal::read_as(db, creds, move |c, who| {
+        who.require(Scope::ReadBooking)?;
+        let limit = super::parse_limit(limit.as_deref())?;
+        store::list(c, who.user_id, None, limit, 0)
+    })
+    .await
+}
+
+/// A new booking for `who`.
+pub async fn create(db: &Db, who: &Principal, req: &CreateRequest) -> Result<Booking, AppError> {
+    let new = super::validate_new(req)?;
+    let (user, uid) = (who.user_id, super::new_uid());
+    db.write(move |tx| store::insert(tx, user, &uid, &new, now()))
+        .await
+}
+
+/// A page of `who`'s bookings and the number of pages.
+pub async fn list(
+    db: &Db,
+    who: &Principal,
+    page: PageRequest,
+) -> Result<(Vec<Booking>, i64), AppError> {
+    let user = who.user_id;
+    let (bookings, total) = db
+        .read(move |c| store::page(c, user, page.status, page.per_page, page.offset()))
+        .await?;
+    Ok((bookings, page.total_pages(total)))
+}
+
+/// `who`'s booking `id`: another user's is a 404, like a missing one.
+pub async fn get(db: &Db, who: &Principal, id: i64) -> Result<Booking, AppError> {
+    let user = who.user_id;
+    db.read(move |c| store::get(c, user, id))
+        .await?
+        .ok_or_else(|| AppError::not_found("booking"))
+}
+
+/// Cancels `who`'s booking `id` with an optional reason: 409 unless ACCEPTED or PENDING.
+pub async fn cancel(
+    db: &Db,
+    who: &Principal,
+    id: i64,
+    reason: Option<&str>,
+) -> Result<Booking, AppError> {
+    let reason = super::validate_reason(reason)?;
+    let user = who.user_id;
+    db.write(move |tx| store::cancel(tx, user, id, reason.as_deref(), now()))
+        .await
+}
