@@ -1,4 +1,4 @@
-//! The booking use cases (spec oauth.md, "Bookings"): create, list, read and cancel for the
+//! The booking use cases: create, list, read and cancel for the
 //! caller, plus the integrations' legacy listing, which checks the credential and reads in one
 //! trip to the database. The caller has authenticated `who` (with its scope) where it says so.
 

@@ -1,4 +1,4 @@
-//! Attaching an uploaded PDF to its document or template (spec documents.md, seed 4.2): the
+//! Attaching an uploaded PDF to its document or template: the
 //! body streams into a temp file in the blob store (never held whole in memory), is checked as
 //! a PDF, and only then becomes the file, in one transaction that checks a document is still a
 //! draft and that no field lies past the new file's last page (409 naming them). Any failure

@@ -1,4 +1,4 @@
-//! The audit log of a document (spec signing.md, "Each event ... goes to the audit log"): one
+//! The audit log of a document: one
 //! row per event, written in the same transaction as the change it records, read oldest first.
 
 use rusqlite::{Connection, params};

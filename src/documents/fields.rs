@@ -1,4 +1,4 @@
-//! Fields placed on pages (seed 2.7, 2.8): types, geometry in percent of the page, and the full
+//! Fields placed on pages: types, geometry in percent of the page, and the full
 //! validation of `fieldMeta` per type.
 
 use serde::Serialize;
@@ -66,7 +66,7 @@ impl FieldType {
         self.as_str().to_ascii_lowercase()
     }
 
-    /// Types whose `fieldMeta.type` is required (seed 2.8).
+    /// Types whose `fieldMeta.type` is required.
     pub fn is_advanced(self) -> bool {
         matches!(
             self,

@@ -1,4 +1,4 @@
-//! The document use cases of the API (spec documents.md): create, list, read, delete, and the
+//! The document use cases of the API: create, list, read, delete, and the
 //! editing of recipients and fields. Each owns its transaction, the audit rows and notices it
 //! queues, and wakes the workers that send them once committed. The caller has authenticated
 //! `who` and checked its scope.
@@ -59,7 +59,7 @@ pub struct Created {
     pub recipients: Vec<RecipientView>,
 }
 
-/// `POST /api/v1/documents` (seed 4.1): a DRAFT with its recipients (DOCUMENT_CREATED queued).
+/// `POST /api/v1/documents`: a DRAFT with its recipients (DOCUMENT_CREATED queued).
 pub async fn create(
     ctx: &Context,
     who: &Principal,
@@ -256,7 +256,7 @@ pub async fn delete_recipient(
         .await
 }
 
-/// `POST /api/v1/documents/{id}/fields` (seed 4.7): one field or an array; all or nothing.
+/// `POST /api/v1/documents/{id}/fields`: one field or an array; all or nothing.
 pub async fn add_fields(
     ctx: &Context,
     who: &Principal,

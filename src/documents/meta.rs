@@ -1,4 +1,4 @@
-//! Document metadata (seed 2.5), authentication options (seed 2.6) and form values (seed 2.9):
+//! Document metadata, authentication options and form values:
 //! validation and their stored JSON.
 
 use serde::{Deserialize, Serialize};
@@ -152,7 +152,7 @@ pub fn parse_meta(c: &mut Check, raw: Option<&Value>, base: Meta, strict_zone: b
     meta
 }
 
-/// Document-level authentication options (seed 2.6).
+/// Document-level authentication options.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AuthOptions {
@@ -217,7 +217,7 @@ pub fn parse_auth_options(c: &mut Check, raw: Option<&Value>) -> AuthOptions {
     }
 }
 
-/// A recipient's options (seed 4.6): `accessAuth` (ACCOUNT) and `actionAuth`.
+/// A recipient's options: `accessAuth` (ACCOUNT) and `actionAuth`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RecipientAuth {
@@ -256,7 +256,7 @@ pub fn require_tier(tier: Tier, what: &str) -> Result<(), AppError> {
     }
 }
 
-/// `formValues`: names to text, number or boolean values (seed 2.9).
+/// `formValues`: names to text, number or boolean values.
 pub fn parse_form_values(
     c: &mut Check,
     raw: Option<&Value>,

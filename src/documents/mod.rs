@@ -1,4 +1,4 @@
-//! Documents to be signed (seed sections 2 and 4; spec documents.md): what clients send, the
+//! Documents to be signed: what clients send, the
 //! rules it must follow, and the shapes returned. SQL lives in `store.rs`.
 
 pub mod attach;
@@ -182,8 +182,8 @@ pub struct DocumentView {
     pub recipients: Vec<RecipientView>,
     pub fields: Vec<FieldView>,
     pub meta: Meta,
-    /// Absent until a sealing attempt fails (so the seed 2.1 shape holds for every document
-    /// that seals at once); then how sealing is going.
+    /// Absent until a sealing attempt fails (so a document that seals at once keeps the
+    /// documented shape); then how sealing is going.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sealing: Option<SealingView>,
 }
@@ -223,7 +223,7 @@ impl SealingView {
     }
 }
 
-/// `POST /api/v1/documents`, validated (seed 4.1).
+/// `POST /api/v1/documents`, validated.
 #[derive(Debug, Clone)]
 pub struct CreateDocument {
     pub title: String,

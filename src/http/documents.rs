@@ -1,4 +1,4 @@
-//! The document API under `/api/v1/documents` (spec documents.md; seed 4.1, 4.5, 4.6, 4.7):
+//! The document API under `/api/v1/documents`:
 //! routes and replies over `documents::manage`. Each route authenticates (`auth::principal`)
 //! before it reads the body.
 
@@ -138,7 +138,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .boxed()
 }
 
-/// `POST /api/v1/documents` (seed 4.1): the new draft, its recipients, and the signed URL its
+/// `POST /api/v1/documents`: the new draft, its recipients, and the signed URL its
 /// PDF is to be uploaded to.
 async fn create(
     state: AppState,

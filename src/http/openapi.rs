@@ -203,7 +203,7 @@ pub fn document(issuer: &str) -> Value {
                 "get": op("List templates, newest first", "templates", Value::Array(paging()), None, ref_("TemplateList"), API_ERRORS)
             },
             "/api/v1/templates/{id}": {
-                "get": op("Get a template (seed 2.4)", "templates", json!([doc_id()]), None, ref_("Template"), API_ERRORS),
+                "get": op("Get a template", "templates", json!([doc_id()]), None, ref_("Template"), API_ERRORS),
                 "delete": op("Delete a template", "templates", json!([doc_id()]), None, ref_("Deleted"), &[400, 401, 403, 404, 429])
             },
             "/api/v1/templates/{id}/recipients": {
@@ -213,7 +213,7 @@ pub fn document(issuer: &str) -> Value {
                 "post": op("Add template fields (all or nothing)", "templates", json!([doc_id()]), Some(json!({"oneOf": [ref_("FieldInput"), {"type": "array", "items": ref_("FieldInput"), "minItems": 1}]})), ref_("TemplateFieldsResponse"), &[400, 401, 403, 404, 409, 413, 429])
             },
             "/api/v1/templates/{id}/generate-document": {
-                "post": op("Generate a document from a template (seed 4.3)", "templates", json!([doc_id()]), Some(ref_("GenerateDocument")), ref_("GenerateDocumentResponse"), &[400, 401, 403, 404, 409, 413, 429])
+                "post": op("Generate a document from a template", "templates", json!([doc_id()]), Some(ref_("GenerateDocument")), ref_("GenerateDocumentResponse"), &[400, 401, 403, 404, 409, 413, 429])
             },
             "/api/v1/uploads/{dataId}": {
                 "put": {

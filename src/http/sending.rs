@@ -1,4 +1,4 @@
-//! Sending a document and what follows it, for its owner (spec documents.md): the routes of
+//! Sending a document and what follows it, for its owner: the routes of
 //! send, resend, download and the audit log over `signing::sending`, and the signed download
 //! URLs docket serves itself.
 

@@ -1,4 +1,4 @@
-//! The signing link's JSON calls under `/sign/<token>/...` (spec signing.md): the token is the
+//! The signing link's JSON calls under `/sign/<token>/...`: the token is the
 //! credential. The page itself and its rendered pages are in `signing_page.rs`; the use cases
 //! in `signing::link`.
 //!

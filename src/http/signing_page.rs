@@ -1,4 +1,4 @@
-//! `GET {app_url}/sign/<token>`: the signing page (spec signing.md), and the rendered pages of
+//! `GET {app_url}/sign/<token>`: the signing page, and the rendered pages of
 //! the PDF it shows. The page is a shell filled by `assets/js/sign.js` from `/sign/<token>/state`.
 //! Unknown links get 404, cancelled ones 410, finished ones 409, each as a page that says so.
 //! A document that asks for ACCOUNT access shows only its title and sender until the recipient

@@ -1,4 +1,4 @@
-//! The template API under `/api/v1/templates` (spec documents.md; seed 2.4, 4.3, 4.4): routes
+//! The template API under `/api/v1/templates`: routes
 //! and replies over `templates::manage`. Each route authenticates (`auth::principal`) before it
 //! reads the body.
 

@@ -1,6 +1,5 @@
 //! `PUT <uploadUrl>`: the PDF of a document or of a template, as the raw body or as the single
-//! file part of `multipart/form-data`, authorised only by the URL's signature (spec
-//! documents.md, seed 4.2). This checks the signature, the size and the content type, and
+//! file part of `multipart/form-data`, authorised only by the URL's signature. This checks the signature, the size and the content type, and
 //! hands the body as a stream to `documents::attach`, which stores, checks and attaches it.
 
 use std::collections::HashMap;

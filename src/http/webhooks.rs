@@ -1,4 +1,4 @@
-//! The webhook API under `/api/v1/webhooks` (spec signing.md, "Webhooks"): thin handlers over
+//! The webhook API under `/api/v1/webhooks`: thin handlers over
 //! `crate::webhooks`. Same credentials and errors as the document API; another user's webhook
 //! is a 404. A webhook is a way to read documents, so every call needs READ_DOCUMENT; one made
 //! with an OAuth access token belongs to that app's grant, and the app sees only its own.

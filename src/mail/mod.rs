@@ -1,4 +1,4 @@
-//! Outgoing mail (spec signing.md, "Mail"): messages queued in `mail_queue` inside the
+//! Outgoing mail: messages queued in `mail_queue` inside the
 //! transaction of what they report (`store::enqueue`), composed by `compose`, and sent by the
 //! `worker` through SMTP (`smtp`) or filed in the outbox when no SMTP server is configured.
 

@@ -43,7 +43,7 @@ impl Principal {
     }
 
     /// Whether the caller may see recipients' signing links (`token`, `signingUrl`). A link is
-    /// the recipient's credential: the owner's API key sees it (seed 2.2), a third-party app's
+    /// the recipient's credential: the owner's API key sees it, a third-party app's
     /// access token never does, whatever its scopes.
     pub fn sees_signing_links(&self) -> bool {
         self.via == Via::ApiKey

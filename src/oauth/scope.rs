@@ -1,4 +1,4 @@
-//! OAuth scopes: the seed's `READ_BOOKING` and `READ_PROFILE`, and the document and booking
+//! OAuth scopes: the scheduling service's `READ_BOOKING` and `READ_PROFILE`, and the document and booking
 //! write scopes. In a `scope` parameter they are separated by spaces or commas.
 
 use serde::Serialize;

@@ -1,5 +1,5 @@
 //! The PDF's own interactive form (AcroForm): the fully qualified names of its fields, and
-//! filling them with a document's `formValues` when it is sent (spec documents.md, send).
+//! filling them with a document's `formValues` when it is sent.
 //!
 //! Values are set as each field's `/V` (text as a PDF text string, numbers as text, booleans on
 //! check boxes as their "on" appearance state or `/Off`), each widget's `/AS` follows a check

@@ -1,4 +1,4 @@
-//! Recipient authentication (spec signing.md, seed 2.6 and 4.6): what a recipient must prove
+//! Recipient authentication: what a recipient must prove
 //! besides holding the link, and the checks, run in the transaction of the action they guard.
 //!
 //! - ACCOUNT access: the recipient must be signed in to the docket account whose e-mail is the

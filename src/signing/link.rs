@@ -1,4 +1,4 @@
-//! The use cases of a signing link (spec signing.md), each owning its transaction and the
+//! The use cases of a signing link, each owning its transaction and the
 //! notices it queues: opening the page, reading its state, a page image's source, a drawn
 //! signature, filling a field, finishing, rejecting, and a passkey challenge. The token in the
 //! path is the credential; the browser's session (`Visit::session`) names the signer's account

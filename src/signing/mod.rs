@@ -1,4 +1,4 @@
-//! Sending and signing (spec signing.md): whose turn it is, what a recipient may do with their
+//! Sending and signing: whose turn it is, what a recipient may do with their
 //! link, and the transitions of a document from DRAFT to COMPLETED, REJECTED or CANCELLED. Each
 //! transition is one transaction that checks its precondition in SQL (`flow.rs`); the rules
 //! themselves are plain functions here and in `values.rs`.

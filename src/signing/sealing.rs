@@ -1,5 +1,4 @@
-//! Sealing a document once every acting recipient has finished (spec signing.md, "The sealed
-//! PDF"): gather the values and the audit trail, burn them into the PDF and sign it (`pdf::seal`,
+//! Sealing a document once every acting recipient has finished gather the values and the audit trail, burn them into the PDF and sign it (`pdf::seal`,
 //! off the async threads), store the result, then complete the document in one transaction
 //! that checks it is still PENDING with everyone finished. One task (`Sealer`) does this for
 //! every such document: right after the last recipient finishes, at start for those a stop

@@ -1,4 +1,4 @@
-//! Sending a document and what follows it, for its owner (spec documents.md): send (with the
+//! Sending a document and what follows it, for its owner: send (with the
 //! document's `formValues` filled into its PDF first), resend, download and the audit log. Each
 //! owns its transaction and the notices it queues, and wakes the workers that send them.
 

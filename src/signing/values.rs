@@ -1,5 +1,5 @@
-//! What a recipient may put in a field (spec signing.md, "the server validates every value
-//! again"): the value a signing page submits, checked against the field's type and `fieldMeta`,
+//! What a recipient may put in a field, checked again on the server whatever the page did: the
+//! value a signing page submits, checked against the field's type and `fieldMeta`,
 //! and turned into what is stored (`custom_text`, or a PNG for a drawn signature).
 
 use base64::Engine;

@@ -1,4 +1,4 @@
-//! The template use cases of the API (spec documents.md; seed 2.4, 4.3, 4.4): create, list,
+//! The template use cases of the API: create, list,
 //! read, delete, add recipients and fields (through `documents::parts`, as documents do), and
 //! generate a document. Each owns its transaction; the caller has authenticated `who`.
 
@@ -89,7 +89,7 @@ pub async fn list(
     Ok((items, crate::documents::total_pages(total, per_page)))
 }
 
-/// `GET /api/v1/templates/{id}` (seed 4.4): the template as seed 2.4 shows it.
+/// `GET /api/v1/templates/{id}`: the template with its recipients and fields.
 pub async fn get(ctx: &Context, who: &Principal, id: i64) -> Result<TemplateView, AppError> {
     let user = who.user_id;
     ctx.db.read(move |c| store::view(c, user, id)).await
@@ -148,7 +148,7 @@ pub async fn add_fields(
         .await
 }
 
-/// `POST /api/v1/templates/{id}/generate-document` (seed 4.3): a DRAFT copy of the template
+/// `POST /api/v1/templates/{id}/generate-document`: a DRAFT copy of the template
 /// (recipients as the request names them, fields, meta, and a copy of the PDF), created as
 /// documents are (DOCUMENT_CREATED queued). Answers its id and recipients.
 pub async fn generate(

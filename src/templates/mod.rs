@@ -1,4 +1,4 @@
-//! Reusable templates (seed 2.4, 4.3, 4.4; spec documents.md): what clients send to create one
+//! Reusable templates: what clients send to create one
 //! or to generate a document from one, the shapes returned, and the copy into a new document.
 //! SQL lives in `store.rs`; the document side of a copy goes through `documents::store`.
 
@@ -25,7 +25,7 @@ use crate::users::{Email, Tier};
 /// `recipient.<n>@placeholder.docket.invalid` instead, because every recipient row needs an
 /// address and a generated document needs distinct ones: `.invalid` is reserved (RFC 2606), so
 /// nothing can ever be delivered there, and sending a document refuses addresses in this domain
-/// until the recipient is edited (seed 4.3: "sent to placeholder addresses that do not exist").
+/// until the recipient is edited.
 pub const PLACEHOLDER_DOMAIN: &str = "placeholder.docket.invalid";
 
 /// The placeholder address of a template's `n`-th recipient (from 1).
@@ -136,7 +136,7 @@ pub struct TemplateDocumentData {
     pub data: String,
 }
 
-/// A `Field` item of seed 2.4: position and size are decimal strings there.
+/// A template's field as the API shows it: position and size are decimal strings.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TemplateField {
@@ -152,7 +152,7 @@ pub struct TemplateField {
     pub field_meta: Option<Value>,
 }
 
-/// A `Recipient` item of seed 2.4: `authOptions` is JSON text there (`""` when none).
+/// A template's recipient as the API shows it: `authOptions` is JSON text (`""` when none).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TemplateRecipient {
@@ -164,7 +164,7 @@ pub struct TemplateRecipient {
     pub role: String,
 }
 
-/// A percentage as the seed's decimal string: `10`, `12.5`.
+/// A percentage as the API's decimal string: `10`, `12.5`.
 pub fn decimal(v: f64) -> String {
     format!("{v}")
 }

@@ -187,7 +187,7 @@ pub fn recipient(conn: &Connection, template: i64, id: i64) -> Result<TemplateRe
     .ok_or_else(|| AppError::not_found("recipient"))
 }
 
-/// The template's recipients in the seed 2.3 shape, for create responses.
+/// The template's recipients in the shape create responses give them.
 pub fn recipient_briefs(
     conn: &Connection,
     template: i64,
@@ -377,7 +377,7 @@ fn template_view(conn: &Connection, r: &Row<'_>) -> Result<TemplateView, AppErro
     })
 }
 
-/// The user's template as the API shows it (seed 2.4), or a 404.
+/// The user's template as the API shows it, or a 404.
 pub fn view(conn: &Connection, user: i64, id: i64) -> Result<TemplateView, AppError> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {TEMPLATE_COLUMNS} FROM templates t WHERE t.id = ?1 AND t.user_id = ?2"

@@ -1,4 +1,4 @@
-//! Webhooks (spec signing.md, "Webhooks"): endpoints a user registers for document events
+//! Webhooks: endpoints a user registers for document events
 //! (`store`, secrets encrypted by `secret`), deliveries queued in the transaction of the event
 //! (`enqueue`), and the task that posts them, signed, retried, and never to internal addresses
 //! (`deliver`, `address`).

@@ -2,7 +2,7 @@
 //! pages appended, then one PAdES signature over the whole file with the seal certificate.
 //! Plain blocking functions; callers run them off the async threads.
 //!
-//! The pipeline follows `shared/notes/pdf-feasibility.md`: load (encrypted files refused),
+//! The pipeline: load (encrypted files refused),
 //! stamp and append pages, write the whole file anew (which also repairs damaged
 //! cross-reference data), then sign the rewritten file with an incremental update. Signatures
 //! the upload already carried would be broken by the stamping, so their fields are removed
