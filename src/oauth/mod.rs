@@ -4,6 +4,7 @@
 pub mod authorize;
 pub mod basic;
 pub mod clients;
+pub mod consent;
 pub mod identity;
 pub mod principal;
 pub mod scope;
