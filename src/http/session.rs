@@ -31,11 +31,7 @@ pub async fn current(
     else {
         return Ok(None);
     };
-    let t = token.clone();
-    let user = state
-        .db
-        .read(move |c| crate::sessions::store::user_of(c, &t, crate::db::now()))
-        .await?;
+    let user = crate::sessions::login::signed_in(&state.db, token.clone()).await?;
     Ok(user.map(|u| (token, u)))
 }
 

@@ -1,7 +1,10 @@
-//! Browser sessions after login, login throttling, and CSRF tokens for the pages' forms.
+//! Browser sessions: signing in (`login`, `second_step`), logins waiting for a second factor,
+//! login throttling, and CSRF tokens for the pages' forms.
 
 pub mod csrf;
+pub mod login;
 pub mod pending;
+pub mod second_step;
 pub mod store;
 pub mod throttle;
 
