@@ -1,9 +1,10 @@
 //! Second factors of accounts: TOTP (with one-time recovery codes) and passkeys. They guard
-//! logins (`http::second_factor`) and the actions of recipients whose documents ask for
-//! TWO_FACTOR_AUTH or PASSKEY (`signing::auth`). Every function here runs inside the caller's
-//! write transaction, so a proof is checked and used up in the same transaction as the action
-//! it guards.
+//! logins (`sessions::second_step`) and the actions of recipients whose documents ask for
+//! TWO_FACTOR_AUTH or PASSKEY (`signing::auth`). Every `Verifier` method runs inside the
+//! caller's write transaction, so a proof is checked and used up in the same transaction as the
+//! action it guards; the account page's use cases (`account`) own their transactions.
 
+pub mod account;
 pub mod passkey;
 pub mod store;
 pub mod totp;

@@ -1,5 +1,5 @@
 //! `GET /account`: who is logged in and the connected apps, each with Revoke
-//! (`POST /account/apps/{id}/revoke`).
+//! (`POST /account/apps/{id}/revoke`). What it lists and the revocation are `users::account`.
 
 use std::collections::HashMap;
 
@@ -14,12 +14,12 @@ use super::reply::{Format, error_response, html_response};
 use super::session::{cookies, current};
 use crate::assets::{escape, page};
 use crate::crypto::SecretToken;
-use crate::db::now;
 use crate::error::AppError;
 use crate::http::state::AppState;
-use crate::oauth::tokens::store;
+use crate::oauth::tokens::store::GrantView;
 use crate::sessions::csrf;
 use crate::timefmt::human;
+use crate::users::account;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let s = move || super::with_state(state.clone());
@@ -51,67 +51,21 @@ async fn show(state: AppState, cookies: Option<String>, next: Option<String>) ->
         Ok(None) => return redirect("/auth/login?next=%2Faccount"),
         Err(e) => return error_response(&e, Format::Html),
     };
-    let uid = user.id;
-    let loaded = state
-        .db
-        .read(move |c| {
-            Ok((
-                store::live_grants(c, uid)?,
-                crate::factors::store::enrolled(c, uid)?,
-                crate::factors::store::recovery_codes_left(c, uid)?,
-                crate::factors::store::passkeys(c, uid)?,
-            ))
-        })
-        .await;
-    let (grants, enrolled, recovery_left, passkeys) = match loaded {
-        Ok(g) => g,
+    let overview = match account::overview(&state.db, user.id).await {
+        Ok(o) => o,
         Err(e) => return error_response(&e, Format::Html),
     };
     let factors_csrf = super::account_factors::factors_csrf(&state, &session);
     let security = super::account_factors::section(
         &state,
         &factors_csrf,
-        enrolled,
-        recovery_left,
-        &passkeys,
+        overview.enrolled,
+        overview.recovery_codes_left,
+        &overview.passkeys,
         next.as_deref(),
     );
-    // Back to where the user came from (a signing page that asked for a second factor).
-    let back = next
-        .as_deref()
-        .map(|n| {
-            format!(
-                r#"<div class="alert" role="status">When you are done here, <a href="{}" id="back-to-document">go back to your document</a>.</div>"#,
-                escape(n)
-            )
-        })
-        .unwrap_or_default();
     let session_hash = SecretToken::presented(&session).hash();
-    let apps = if grants.is_empty() {
-        r#"<p class="muted">No apps are connected to your account.</p>"#.to_string()
-    } else {
-        let items: String = grants
-            .iter()
-            .map(|g| {
-                let token = csrf::token(&state.keys, "revoke", &[&session_hash, &g.id.to_string()]);
-                let scopes: Vec<&str> = g.scopes.iter().map(|s| s.describe()).collect();
-                format!(
-                    r#"<li class="list-item"><div class="stack tight">
-<h3 class="app-name">{name}</h3>
-<p class="small">Can: {scopes}</p>
-<p class="small muted">Allowed {granted} · last used {used}</p></div>
-<form method="post" action="/account/apps/{id}/revoke"><input type="hidden" name="csrf_token" value="{token}">
-<button class="button danger" type="submit" aria-label="Revoke {name}">Revoke</button></form></li>"#,
-                    name = escape(&g.client_name),
-                    scopes = escape(&scopes.join("; ")),
-                    granted = human(g.created_at),
-                    used = g.last_used_at.map(human).unwrap_or_else(|| "never".into()),
-                    id = g.id,
-                )
-            })
-            .collect();
-        format!(r#"<ul class="list" aria-label="Connected apps">{items}</ul>"#)
-    };
+    let apps = apps(&state, &session_hash, &overview.grants);
     let logout = csrf::token(&state.keys, "logout", &[&session_hash]);
     let main = format!(
         r#"<section class="stack">
@@ -126,6 +80,7 @@ async fn show(state: AppState, cookies: Option<String>, next: Option<String>) ->
 </section>
 <script src="{webauthn}" defer></script>
 <script src="{script}" defer></script>"#,
+        back = back_link(next.as_deref()),
         script = crate::assets::url("js/account.js"),
         webauthn = crate::assets::url("js/webauthn.js"),
         name = escape(&user.name),
@@ -133,6 +88,45 @@ async fn show(state: AppState, cookies: Option<String>, next: Option<String>) ->
         username = escape(&user.username),
     );
     html_response(StatusCode::OK, &page("Your account", &main))
+}
+
+/// Back to where the user came from (a signing page that asked for a second factor).
+fn back_link(next: Option<&str>) -> String {
+    next.map(|n| {
+        format!(
+            r#"<div class="alert" role="status">When you are done here, <a href="{}" id="back-to-document">go back to your document</a>.</div>"#,
+            escape(n)
+        )
+    })
+    .unwrap_or_default()
+}
+
+/// The connected apps, each with its Revoke form.
+fn apps(state: &AppState, session_hash: &str, grants: &[GrantView]) -> String {
+    if grants.is_empty() {
+        return r#"<p class="muted">No apps are connected to your account.</p>"#.to_string();
+    }
+    let items: String = grants
+        .iter()
+        .map(|g| {
+            let token = csrf::token(&state.keys, "revoke", &[session_hash, &g.id.to_string()]);
+            let scopes: Vec<&str> = g.scopes.iter().map(|s| s.describe()).collect();
+            format!(
+                r#"<li class="list-item"><div class="stack tight">
+<h3 class="app-name">{name}</h3>
+<p class="small">Can: {scopes}</p>
+<p class="small muted">Allowed {granted} · last used {used}</p></div>
+<form method="post" action="/account/apps/{id}/revoke"><input type="hidden" name="csrf_token" value="{token}">
+<button class="button danger" type="submit" aria-label="Revoke {name}">Revoke</button></form></li>"#,
+                name = escape(&g.client_name),
+                scopes = escape(&scopes.join("; ")),
+                granted = human(g.created_at),
+                used = g.last_used_at.map(human).unwrap_or_else(|| "never".into()),
+                id = g.id,
+            )
+        })
+        .collect();
+    format!(r#"<ul class="list" aria-label="Connected apps">{items}</ul>"#)
 }
 
 async fn revoke(
@@ -161,12 +155,7 @@ async fn revoke(
             Format::Html,
         );
     }
-    let uid = user.id;
-    match state
-        .db
-        .write(move |tx| store::revoke_grant(tx, uid, grant, now()))
-        .await
-    {
+    match account::revoke_app(&state.db, user.id, grant).await {
         Ok(()) => redirect("/account"),
         Err(e) => error_response(&e, Format::Html),
     }

@@ -1,6 +1,7 @@
 //! The account page's second factors (`factors`): TOTP enrolment with a QR code drawn here and
 //! recovery codes, turning TOTP off, and passkeys (add, rename, remove). Forms carry CSRF tokens
-//! bound to the session; the passkey calls are JSON with the token in `X-CSRF-Token`.
+//! bound to the session; the passkey calls are JSON with the token in `X-CSRF-Token`. The use
+//! cases are `factors::account`.
 
 use std::collections::HashMap;
 
@@ -16,8 +17,8 @@ use super::reply::{Format, error_response, html_response, json_response};
 use super::session::{cookies, current, safe_next, urlencode};
 use crate::assets::{escape, page};
 use crate::crypto::SecretToken;
-use crate::db::now;
 use crate::error::AppError;
+use crate::factors::account::{self, Confirmation, PasskeyChange};
 use crate::factors::{Enrolled, Enrolment, store};
 use crate::http::state::AppState;
 use crate::sessions::csrf;
@@ -195,13 +196,7 @@ async fn totp_start(state: AppState, cookies: Option<String>, form: Form) -> Res
         Ok(u) => u,
         Err(r) => return r,
     };
-    let verifier = state.factors.clone();
-    let email = user.email.clone();
-    match state
-        .db
-        .write(move |tx| verifier.totp_begin(tx, user.id, &email, now()))
-        .await
-    {
+    match account::start_totp(&state.db, &state.factors, &user).await {
         Ok(e) => enrol_page(
             form.get("csrf_token").map(String::as_str).unwrap_or(""),
             &e,
@@ -220,44 +215,35 @@ async fn totp_confirm(state: AppState, cookies: Option<String>, form: Form) -> R
     };
     let next = next_of(&form);
     let code = form.get("code").cloned().unwrap_or_default();
-    let verifier = state.factors.clone();
-    let uid = user.id;
-    let result = state
-        .db
-        .write(move |tx| verifier.totp_confirm(tx, uid, &code, now()))
-        .await;
-    match result {
-        Ok(codes) => {
-            let items: String = codes
-                .iter()
-                .map(|c| format!("<li><code>{}</code></li>", escape(c)))
-                .collect();
-            let main = format!(
-                r#"<section class="narrow"><div class="card stack" id="recovery-codes">
+    match account::confirm_totp(&state.db, &state.factors, &user, code).await {
+        Ok(Confirmation::RecoveryCodes(codes)) => recovery_codes_page(&codes, next.as_deref()),
+        Ok(Confirmation::Refused {
+            why,
+            enrolment: Some(en),
+        }) => enrol_page(&csrf, &en, next.as_deref(), Some(&why)),
+        Ok(Confirmation::Refused {
+            enrolment: None, ..
+        }) => redirect(&account_link(next.as_deref())),
+        Err(e) => error_response(&e, Format::Html),
+    }
+}
+
+/// TOTP is on: the recovery codes, shown this once.
+fn recovery_codes_page(codes: &[String], next: Option<&str>) -> Response {
+    let items: String = codes
+        .iter()
+        .map(|c| format!("<li><code>{}</code></li>", escape(c)))
+        .collect();
+    let main = format!(
+        r#"<section class="narrow"><div class="card stack" id="recovery-codes">
   <h1>Authenticator app turned on</h1>
   <p>From now on, signing in asks for a code from the app. Keep these recovery codes somewhere safe: each one signs you in once if you lose your device. They are shown only now.</p>
   <ul class="codes">{items}</ul>
   <div class="row"><a class="button primary" href="{back}">Done</a></div>
 </div></section>"#,
-                back = escape(next.as_deref().unwrap_or("/account")),
-            );
-            html_response(StatusCode::OK, &page("Recovery codes", &main))
-        }
-        Err(e @ AppError::BadRequest { .. }) => {
-            let verifier = state.factors.clone();
-            let email = user.email.clone();
-            match state
-                .db
-                .read(move |c| verifier.totp_pending(c, uid, &email))
-                .await
-            {
-                Ok(Some(en)) => enrol_page(&csrf, &en, next.as_deref(), Some(&e.public_message())),
-                Ok(None) => redirect(&account_link(next.as_deref())),
-                Err(e) => error_response(&e, Format::Html),
-            }
-        }
-        Err(e) => error_response(&e, Format::Html),
-    }
+        back = escape(next.unwrap_or("/account")),
+    );
+    html_response(StatusCode::OK, &page("Recovery codes", &main))
 }
 
 async fn totp_disable(state: AppState, cookies: Option<String>, form: Form) -> Response {
@@ -272,18 +258,7 @@ async fn totp_disable(state: AppState, cookies: Option<String>, form: Form) -> R
         Err(r) => return r,
     };
     let code = form.get("code").cloned().unwrap_or_default();
-    let verifier = state.factors.clone();
-    let result = state
-        .db
-        .write(move |tx| {
-            // A current code or a recovery code: whoever turns it off holds the factor.
-            verifier
-                .check_totp(tx, user.id, &code, now())
-                .or_else(|_| verifier.check_recovery_code(tx, user.id, &code, now()))?;
-            store::disable(tx, user.id, now())
-        })
-        .await;
-    match result {
+    match account::disable_totp(&state.db, &state.factors, user.id, code).await {
         Ok(()) => redirect("/account"),
         Err(e) => error_response(&e, Format::Html),
     }
@@ -298,12 +273,7 @@ async fn passkey_options(
         Ok(u) => u,
         Err(_) => return error_response(&forbidden(), Format::Json),
     };
-    let verifier = state.factors.clone();
-    match state
-        .db
-        .write(move |tx| verifier.passkey_register_begin(tx, &user, now()))
-        .await
-    {
+    match account::passkey_options(&state.db, &state.factors, user).await {
         Ok(options) => json_response(StatusCode::OK, &json!({"publicKey": options})),
         Err(e) => error_response(&e, Format::Json),
     }
@@ -336,12 +306,7 @@ async fn passkey_add(
         .and_then(Value::as_str)
         .unwrap_or("Passkey")
         .to_string();
-    let verifier = state.factors.clone();
-    match state
-        .db
-        .write(move |tx| verifier.passkey_register_finish(tx, user.id, &bytes, &name, now()))
-        .await
-    {
+    match account::add_passkey(&state.db, &state.factors, user.id, bytes, name).await {
         Ok(id) => json_response(StatusCode::CREATED, &json!({"id": id})),
         Err(e) => error_response(&e, Format::Json),
     }
@@ -364,23 +329,12 @@ async fn passkey_change(
         Ok(u) => u,
         Err(r) => return r,
     };
-    let name = form.get("name").cloned().unwrap_or_default();
-    let result = state
-        .db
-        .write(move |tx| {
-            let found = if rename {
-                store::rename_passkey(tx, user.id, id, &crate::factors::passkey_name(&name)?)?
-            } else {
-                store::delete_passkey(tx, user.id, id)?
-            };
-            if found {
-                Ok(())
-            } else {
-                Err(AppError::not_found("passkey"))
-            }
-        })
-        .await;
-    match result {
+    let change = if rename {
+        PasskeyChange::Rename(form.get("name").cloned().unwrap_or_default())
+    } else {
+        PasskeyChange::Remove
+    };
+    match account::change_passkey(&state.db, user.id, id, change).await {
         Ok(()) => redirect("/account"),
         Err(e) => error_response(&e, Format::Html),
     }

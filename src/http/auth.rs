@@ -70,6 +70,14 @@ pub fn principal(
     })
 }
 
+/// `principal`, then the state for the handler: what most API routes start with.
+pub fn caller(
+    state: &AppState,
+    scope: crate::oauth::scope::Scope,
+) -> impl Filter<Extract = (Principal, AppState), Error = warp::Rejection> + Clone + use<> {
+    principal(state.clone(), scope).and(super::with_state(state.clone()))
+}
+
 /// The principal behind `creds`, which must carry `scope` (403 otherwise).
 pub async fn authenticate_for(
     state: &AppState,

@@ -1,5 +1,6 @@
 //! `GET /auth/oauth2/authorize` (the consent page) and `POST /auth/oauth2/authorize` (Allow or
-//! Deny). Spec: ../shared/spec/oauth.md, "Authorization URL".
+//! Deny). The checks and the Allow are in
+//! `oauth::consent`; this module keeps the page, the CSRF token and the redirects.
 
 use std::collections::HashMap;
 
@@ -14,13 +15,13 @@ use super::reply::{Format, error_response, html_response};
 use super::session::current;
 use crate::assets::{escape, page};
 use crate::crypto::SecretToken;
-use crate::db::now;
 use crate::error::AppError;
 use crate::http::state::AppState;
-use crate::oauth::authorize::{Invalid, Params, Valid, error_redirect, redirect_to, validate};
-use crate::oauth::scope;
-use crate::oauth::tokens::{new_code, store};
+use crate::oauth::authorize::{Invalid, Params, Valid, error_redirect, redirect_to};
+use crate::oauth::clients::Client;
+use crate::oauth::{consent, scope};
 use crate::sessions::csrf;
+use crate::users::User;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let s = move || super::with_state(state.clone());
@@ -41,16 +42,6 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
             decide(st, c, form).await
         });
     show.or(decide).unify().boxed()
-}
-
-/// Validates the request against the database's view of the client.
-async fn check(state: &AppState, params: &Params) -> Result<Result<Valid, Invalid>, AppError> {
-    let id = params.client_id.clone().unwrap_or_default();
-    let client = state
-        .db
-        .read(move |c| crate::oauth::clients::store::get(c, &id))
-        .await?;
-    Ok(validate(params, client))
 }
 
 fn invalid(state: &AppState, e: Invalid) -> Response {
@@ -106,9 +97,9 @@ async fn admit(
     state: &AppState,
     fields: &HashMap<String, String>,
     cookies: Option<&str>,
-) -> Result<(Valid, String, crate::users::User), Response> {
+) -> Result<(Valid, String, User), Response> {
     let params = Params::from_map(fields);
-    let valid = match check(state, &params).await {
+    let valid = match consent::check(&state.db, &params).await {
         Ok(Ok(v)) => v,
         Ok(Err(e)) => return Err(invalid(state, e)),
         Err(e) => return Err(error_response(&e, Format::Html)),
@@ -130,7 +121,31 @@ async fn show(
         Err(resp) => return resp,
     };
     let token = consent_token(&state, &session, &valid);
-    let c = &valid.client;
+    let main = consent_page(&valid, &user, &hidden_fields(&query), &token);
+    let title = format!("Allow {}?", valid.client.name);
+    let mut resp = html_response(StatusCode::OK, &page(&title, &main));
+    // The Allow/Deny form redirects to the app: allow its origin as a form target.
+    if let Ok(v) = HeaderValue::from_str(&consent_csp(&valid.redirect_uri)) {
+        resp.headers_mut()
+            .insert(header::CONTENT_SECURITY_POLICY, v);
+    }
+    resp
+}
+
+/// The request's parameters as hidden inputs, so that the form carries them to `decide`.
+fn hidden_fields(query: &HashMap<String, String>) -> String {
+    let mut hidden = String::new();
+    for (k, v) in Params::from_map(query).pairs() {
+        hidden.push_str(&format!(
+            r#"<input type="hidden" name="{k}" value="{}">"#,
+            escape(v)
+        ));
+    }
+    hidden
+}
+
+/// The app's logo (or its initial) and its link.
+fn app_identity(c: &Client) -> (String, String) {
     let initial = escape(
         &c.name
             .chars()
@@ -157,19 +172,19 @@ async fn show(
             )
         })
         .unwrap_or_default();
+    (logo, link)
+}
+
+/// The consent page's main part: who asks, for what, and the Allow/Deny form.
+fn consent_page(valid: &Valid, user: &User, hidden: &str, token: &str) -> String {
+    let c = &valid.client;
+    let (logo, link) = app_identity(c);
     let scopes: String = valid
         .scopes
         .iter()
         .map(|s| format!("<li><strong>{}</strong></li>", escape(s.describe())))
         .collect();
-    let mut hidden = String::new();
-    for (k, v) in Params::from_map(&query).pairs() {
-        hidden.push_str(&format!(
-            r#"<input type="hidden" name="{k}" value="{}">"#,
-            escape(v)
-        ));
-    }
-    let main = format!(
+    format!(
         r#"<section class="narrow">
 <div class="card stack">
   <div class="app-identity">{logo}<div><h1 class="app-name">{name}</h1>{link}</div></div>
@@ -195,14 +210,7 @@ async fn show(
         user_name = escape(&user.name),
         email = escape(&user.email),
         redirect = escape(&valid.redirect_uri),
-    );
-    let mut resp = html_response(StatusCode::OK, &page(&format!("Allow {}?", c.name), &main));
-    // The Allow/Deny form redirects to the app: allow its origin as a form target.
-    if let Ok(v) = HeaderValue::from_str(&consent_csp(&valid.redirect_uri)) {
-        resp.headers_mut()
-            .insert(header::CONTENT_SECURITY_POLICY, v);
-    }
-    resp
+    )
 }
 
 fn consent_csp(redirect_uri: &str) -> String {
@@ -249,29 +257,15 @@ async fn decide(
             &issuer,
         ));
     }
-    let code = new_code();
-    let (c, v, ttl) = (code.clone(), valid.clone(), state.config.lifetimes.code);
-    let stored = state
-        .db
-        .write(move |tx| {
-            let t = now();
-            let grant = store::upsert_grant(tx, user.id, v.client.row_id, &v.scopes, t)?;
-            store::insert_code(
-                tx,
-                &c,
-                &store::NewCode {
-                    grant,
-                    redirect_uri: &v.redirect_uri,
-                    scopes: &v.scopes,
-                    code_challenge: v.code_challenge.as_deref(),
-                },
-                t,
-                ttl,
-            )
-        })
-        .await;
+    let stored = consent::allow(
+        &state.db,
+        user.id,
+        valid.clone(),
+        state.config.lifetimes.code,
+    )
+    .await;
     match stored {
-        Ok(()) => redirect(&redirect_to(
+        Ok(code) => redirect(&redirect_to(
             &valid.redirect_uri,
             &[
                 ("code", code.expose()),

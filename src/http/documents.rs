@@ -9,9 +9,8 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use super::auth::principal;
+use super::auth::caller;
 use super::reply::json_result;
-use super::with_state;
 use crate::documents::manage::{self, Listing};
 use crate::documents::{RecipientBrief, Status, parse_paging};
 use crate::error::AppError;
@@ -20,101 +19,44 @@ use crate::oauth::principal::Principal;
 use crate::oauth::scope::Scope;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    let s = {
-        let state = state.clone();
-        move || with_state(state.clone())
-    };
-    let read = {
-        let state = state.clone();
-        move || principal(state.clone(), Scope::ReadDocument)
-    };
-    let write = move || principal(state.clone(), Scope::WriteDocument);
-    let json = || super::body::json::<Value>();
-    let origin = super::origin;
+    document_routes(state.clone())
+        .or(recipient_routes(state.clone()))
+        .unify()
+        .or(field_routes(state))
+        .unify()
+        .boxed()
+}
+
+/// Create, list, read, delete.
+fn document_routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let (read, write) = (Scope::ReadDocument, Scope::WriteDocument);
     let create = warp::path!("api" / "v1" / "documents")
         .and(warp::post())
-        .and(write())
-        .and(json())
-        .and(origin())
-        .and(s())
-        .then(|who, b, o, st| async move { json_result(create(st, who, b, o).await) });
+        .and(caller(&state, write))
+        .and(super::body::json::<Value>())
+        .and(super::origin())
+        .then(|who, st, b, o| async move { json_result(create(st, who, b, o).await) });
     let list = warp::path!("api" / "v1" / "documents")
         .and(warp::get())
-        .and(read())
+        .and(caller(&state, read))
         .and(warp::query::<HashMap<String, String>>())
-        .and(s())
-        .then(|who, q, st| async move { json_result(list(st, who, q).await) });
+        .then(|who, st, q| async move { json_result(list(st, who, q).await) });
     let get = warp::path!("api" / "v1" / "documents" / i64)
         .and(warp::get())
-        .and(read())
-        .and(s())
+        .and(caller(&state, read))
         .then(|id, who: Principal, st: AppState| async move {
             json_result(manage::get(&st.ctx(), &who, id).await.map(|d| json!(d)))
         });
     let delete = warp::path!("api" / "v1" / "documents" / i64)
         .and(warp::delete())
-        .and(write())
-        .and(origin())
-        .and(s())
-        .then(|id, who: Principal, o, st: AppState| async move {
+        .and(caller(&state, write))
+        .and(super::origin())
+        .then(|id, who: Principal, st: AppState, o| async move {
             json_result(
                 manage::delete(&st.ctx(), &who, id, o)
                     .await
                     .map(|r| json!({"id": r.id, "status": r.status, "deleted": r.deleted})),
             )
-        });
-    let add_recipient = warp::path!("api" / "v1" / "documents" / i64 / "recipients")
-        .and(warp::post())
-        .and(write())
-        .and(json())
-        .and(s())
-        .then(|id, who: Principal, b, st: AppState| async move {
-            let r = manage::add_recipient(&st.ctx(), &who, id, b).await;
-            json_result(r.map(|v| json!(v)))
-        });
-    let patch_recipient = warp::path!("api" / "v1" / "documents" / i64 / "recipients" / i64)
-        .and(warp::patch())
-        .and(write())
-        .and(json())
-        .and(origin())
-        .and(s())
-        .then(|id, rid, who: Principal, b, o, st: AppState| async move {
-            let r = manage::patch_recipient(&st.ctx(), &who, (id, rid), b, o).await;
-            json_result(r.map(|v| json!(v)))
-        });
-    let delete_recipient = warp::path!("api" / "v1" / "documents" / i64 / "recipients" / i64)
-        .and(warp::delete())
-        .and(write())
-        .and(s())
-        .then(|id, rid, who: Principal, st: AppState| async move {
-            let r = manage::delete_recipient(&st.ctx(), &who, (id, rid)).await;
-            json_result(r.map(|()| json!({"id": rid, "documentId": id, "deleted": true})))
-        });
-    let add_fields = warp::path!("api" / "v1" / "documents" / i64 / "fields")
-        .and(warp::post())
-        .and(write())
-        .and(json())
-        .and(s())
-        .then(|id, who: Principal, b, st: AppState| async move {
-            let r = manage::add_fields(&st.ctx(), &who, id, b).await;
-            json_result(r.map(|fields| json!({"documentId": id, "fields": fields})))
-        });
-    let patch_field = warp::path!("api" / "v1" / "documents" / i64 / "fields" / i64)
-        .and(warp::patch())
-        .and(write())
-        .and(json())
-        .and(s())
-        .then(|id, fid, who: Principal, b, st: AppState| async move {
-            let r = manage::patch_field(&st.ctx(), &who, (id, fid), b).await;
-            json_result(r.map(|f| json!(f)))
-        });
-    let delete_field = warp::path!("api" / "v1" / "documents" / i64 / "fields" / i64)
-        .and(warp::delete())
-        .and(write())
-        .and(s())
-        .then(|id, fid, who: Principal, st: AppState| async move {
-            let r = manage::delete_field(&st.ctx(), &who, (id, fid)).await;
-            json_result(r.map(|()| json!({"id": fid, "documentId": id, "deleted": true})))
         });
     create
         .or(list)
@@ -123,19 +65,66 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .unify()
         .or(delete)
         .unify()
-        .or(add_recipient)
-        .unify()
-        .or(patch_recipient)
-        .unify()
-        .or(delete_recipient)
-        .unify()
-        .or(add_fields)
-        .unify()
-        .or(patch_field)
-        .unify()
-        .or(delete_field)
-        .unify()
         .boxed()
+}
+
+/// Adding, changing and removing recipients.
+fn recipient_routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let write = Scope::WriteDocument;
+    let add = warp::path!("api" / "v1" / "documents" / i64 / "recipients")
+        .and(warp::post())
+        .and(caller(&state, write))
+        .and(super::body::json::<Value>())
+        .then(|id, who: Principal, st: AppState, b| async move {
+            let r = manage::add_recipient(&st.ctx(), &who, id, b).await;
+            json_result(r.map(|v| json!(v)))
+        });
+    let patch = warp::path!("api" / "v1" / "documents" / i64 / "recipients" / i64)
+        .and(warp::patch())
+        .and(caller(&state, write))
+        .and(super::body::json::<Value>())
+        .and(super::origin())
+        .then(|id, rid, who: Principal, st: AppState, b, o| async move {
+            let r = manage::patch_recipient(&st.ctx(), &who, (id, rid), b, o).await;
+            json_result(r.map(|v| json!(v)))
+        });
+    let delete = warp::path!("api" / "v1" / "documents" / i64 / "recipients" / i64)
+        .and(warp::delete())
+        .and(caller(&state, write))
+        .then(|id, rid, who: Principal, st: AppState| async move {
+            let r = manage::delete_recipient(&st.ctx(), &who, (id, rid)).await;
+            json_result(r.map(|()| json!({"id": rid, "documentId": id, "deleted": true})))
+        });
+    add.or(patch).unify().or(delete).unify().boxed()
+}
+
+/// Adding, changing and removing fields.
+fn field_routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let write = Scope::WriteDocument;
+    let add = warp::path!("api" / "v1" / "documents" / i64 / "fields")
+        .and(warp::post())
+        .and(caller(&state, write))
+        .and(super::body::json::<Value>())
+        .then(|id, who: Principal, st: AppState, b| async move {
+            let r = manage::add_fields(&st.ctx(), &who, id, b).await;
+            json_result(r.map(|fields| json!({"documentId": id, "fields": fields})))
+        });
+    let patch = warp::path!("api" / "v1" / "documents" / i64 / "fields" / i64)
+        .and(warp::patch())
+        .and(caller(&state, write))
+        .and(super::body::json::<Value>())
+        .then(|id, fid, who: Principal, st: AppState, b| async move {
+            let r = manage::patch_field(&st.ctx(), &who, (id, fid), b).await;
+            json_result(r.map(|f| json!(f)))
+        });
+    let delete = warp::path!("api" / "v1" / "documents" / i64 / "fields" / i64)
+        .and(warp::delete())
+        .and(caller(&state, write))
+        .then(|id, fid, who: Principal, st: AppState| async move {
+            let r = manage::delete_field(&st.ctx(), &who, (id, fid)).await;
+            json_result(r.map(|()| json!({"id": fid, "documentId": id, "deleted": true})))
+        });
+    add.or(patch).unify().or(delete).unify().boxed()
 }
 
 /// `POST /api/v1/documents`: the new draft, its recipients, and the signed URL its

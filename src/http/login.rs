@@ -1,9 +1,8 @@
 //! `GET/POST /auth/login` and `POST /auth/logout`. An account with a second factor (TOTP or a
 //! passkey) is not signed in by its password alone: the login waits (`sessions::pending`) for
-//! the second step in `second_factor.rs`.
+//! the second step in `second_factor.rs`. The attempt itself is `sessions::login`.
 
 use std::collections::HashMap;
-use std::time::Duration;
 
 use bytes::Bytes;
 use http::{HeaderValue, StatusCode, header};
@@ -15,10 +14,10 @@ use super::reply::html_response;
 use super::session::{cookie, cookies, current, safe_next, urlencode};
 use crate::assets::{escape, page};
 use crate::crypto::SecretToken;
-use crate::db::now;
 use crate::error::AppError;
 use crate::http::state::AppState;
-use crate::sessions::{self, csrf, throttle};
+use crate::sessions::login::{self, Passed};
+use crate::sessions::{self, csrf};
 
 fn login_cookie_name(tls: bool) -> &'static str {
     if tls {
@@ -166,27 +165,10 @@ async fn submit(
             StatusCode::FORBIDDEN,
         );
     }
-    match attempt(&state, get("email"), get("password"), peer).await {
-        Ok(Some(Passed::Session(token))) => {
-            let mut resp = see_other(&safe_next(next));
-            if let Ok(v) = HeaderValue::from_str(&sessions::set_cookie(&token, state.tls())) {
-                resp.headers_mut().append(header::SET_COOKIE, v);
-            }
-            resp
-        }
-        Ok(Some(Passed::SecondFactor(token))) => {
-            let target = format!(
-                "/auth/login/verify?next={}",
-                url::form_urlencoded::byte_serialize(safe_next(next).as_bytes())
-                    .collect::<String>()
-            );
-            let mut resp = see_other(&target);
-            let cookie = super::second_factor::pending_cookie(&token, state.tls());
-            if let Ok(v) = HeaderValue::from_str(&cookie) {
-                resp.headers_mut().append(header::SET_COOKIE, v);
-            }
-            resp
-        }
+    let (email, password) = (get("email"), get("password"));
+    let address = peer.map(|p| p.ip());
+    match login::attempt(&state.db, &state.passwords, email, password, address).await {
+        Ok(Some(passed)) => signed_in(&state, next, passed),
         Ok(None) => login_page(
             &state,
             again,
@@ -222,94 +204,20 @@ async fn submit(
     }
 }
 
-/// What a right password leads to.
-enum Passed {
-    /// Signed in.
-    Session(SecretToken),
-    /// The account has a second factor: this pending login waits for it.
-    SecondFactor(SecretToken),
-}
-
-/// Checks the credentials under the throttle and within the bound on password checks; a new
-/// session token on success (or a pending login, for an account with a second factor).
-///
-/// The attempt is reserved first (counted and checked against the lock in one write), so that
-/// concurrent attempts get at most the throttle's number of real checks. It stands as a failure
-/// unless the password matched (the account's count is cleared, the address's attempt taken
-/// back) or it was never checked (taken back).
-async fn attempt(
-    state: &AppState,
-    email: &str,
-    password: &str,
-    peer: Option<std::net::SocketAddr>,
-) -> Result<Option<Passed>, AppError> {
-    let account = throttle::account_key(email);
-    let address = throttle::address_key(&peer.map(|p| p.ip().to_string()).unwrap_or_default());
-    let (k, e) = ([account.clone(), address.clone()], email.to_string());
-    let (verdict, record) = state
-        .db
-        .write(move |c| {
-            let verdict = throttle::reserve(c, &[&k[0], &k[1]], now())?;
-            let record = match verdict {
-                throttle::Verdict::Locked(_) => None,
-                _ => crate::users::store::login_record(c, &e)?,
-            };
-            Ok((verdict, record))
-        })
-        .await?;
-    match verdict {
-        throttle::Verdict::Locked(secs) => {
-            return Err(AppError::TooManyRequests {
-                retry_after: secs.max(1) as u64,
-                limit: 0,
-            });
-        }
-        throttle::Verdict::Slow(ms) => tokio::time::sleep(Duration::from_millis(ms)).await,
-        throttle::Verdict::Allow => {}
-    }
-    // Unknown accounts are checked against a dummy hash, so timing does not tell which exist.
-    let (user, hash) = record.map_or((None, None), |(id, h)| (Some(id), Some(h)));
-    let ok = match state.passwords.verify(password.to_string(), hash).await {
-        Ok(ok) => ok,
-        Err(e) => {
-            give_back(state, vec![account, address]).await;
-            return Err(e);
-        }
+/// Past the password: a session, or the second step with the pending login's cookie.
+fn signed_in(state: &AppState, next: Option<&str>, passed: Passed) -> Response {
+    let (target, cookie) = match passed {
+        Passed::Session(token) => (safe_next(next), sessions::set_cookie(&token, state.tls())),
+        Passed::SecondFactor(token) => (
+            format!("/auth/login/verify?next={}", urlencode(&safe_next(next))),
+            super::second_factor::pending_cookie(&token, state.tls()),
+        ),
     };
-    let Some(id) = user.filter(|_| ok) else {
-        return Ok(None);
-    };
-    let token = sessions::new_token();
-    let t = token.clone();
-    let second = state
-        .db
-        .write(move |c| {
-            throttle::clear(c, &account)?;
-            throttle::release(c, &address)?;
-            if crate::factors::store::enrolled(c, id)?.any() {
-                sessions::pending::create(c, id, &t, now())?;
-                return Ok(true);
-            }
-            sessions::store::create(c, id, &t, now())?;
-            Ok(false)
-        })
-        .await?;
-    Ok(Some(if second {
-        Passed::SecondFactor(token)
-    } else {
-        Passed::Session(token)
-    }))
-}
-
-/// Takes back attempts reserved for `keys` that were never checked.
-async fn give_back(state: &AppState, keys: Vec<String>) {
-    let released = state
-        .db
-        .write(move |c| keys.iter().try_for_each(|k| throttle::release(c, k)))
-        .await;
-    if let Err(e) = released {
-        tracing::warn!(error = %e, "could not take back a login attempt");
+    let mut resp = see_other(&target);
+    if let Ok(v) = HeaderValue::from_str(&cookie) {
+        resp.headers_mut().append(header::SET_COOKIE, v);
     }
+    resp
 }
 
 async fn logout(
@@ -328,10 +236,7 @@ async fn logout(
                 super::reply::Format::Html,
             );
         }
-        let _ = state
-            .db
-            .write(move |c| sessions::store::delete(c, &token))
-            .await;
+        let _ = login::logout(&state.db, token).await;
     }
     // Back to the login, and from there to `next` (a signing page asking for another account).
     let target = match form.get("next") {

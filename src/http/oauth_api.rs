@@ -1,6 +1,7 @@
 //! The OAuth endpoints apps call: token, refreshToken, revoke, introspect, the identity check
 //! and the metadata document. Bodies are form-encoded or JSON; clients authenticate with HTTP
-//! Basic or body credentials.
+//! Basic or body credentials. The use cases are in `oauth::token_endpoint` and
+//! `oauth::identity`; this module reads the request and writes the protocol's answers.
 
 use std::collections::HashMap;
 
@@ -12,13 +13,13 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::reply::{json_response, json_result};
-use crate::db::now;
 use crate::error::AppError;
 use crate::http::state::AppState;
 use crate::oauth::basic;
-use crate::oauth::clients::Client;
 use crate::oauth::scope::{self, Scope};
-use crate::oauth::tokens::{Issued, OAuthError, OAuthErrorBody, store};
+use crate::oauth::token_endpoint::{self, Answer, Endpoint, Policy, Request, Tokens};
+use crate::oauth::tokens::store::Introspection;
+use crate::oauth::tokens::{OAuthError, OAuthErrorBody};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let s = move || super::with_state(state.clone());
@@ -31,22 +32,22 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::post())
         .and(s())
         .and(body())
-        .then(|st, ct, auth, b| endpoint(st, ct, auth, b, Kind::Token));
+        .then(|st, ct, auth, b| endpoint(st, ct, auth, b, Endpoint::Token));
     let refresh = warp::path!("api" / "auth" / "oauth" / "refreshToken")
         .and(warp::post())
         .and(s())
         .and(body())
-        .then(|st, ct, auth, b| endpoint(st, ct, auth, b, Kind::Refresh));
+        .then(|st, ct, auth, b| endpoint(st, ct, auth, b, Endpoint::Refresh));
     let revoke = warp::path!("api" / "auth" / "oauth" / "revoke")
         .and(warp::post())
         .and(s())
         .and(body())
-        .then(|st, ct, auth, b| endpoint(st, ct, auth, b, Kind::Revoke));
+        .then(|st, ct, auth, b| endpoint(st, ct, auth, b, Endpoint::Revoke));
     let introspect = warp::path!("api" / "auth" / "oauth" / "introspect")
         .and(warp::post())
         .and(s())
         .and(body())
-        .then(|st, ct, auth, b| endpoint(st, ct, auth, b, Kind::Introspect));
+        .then(|st, ct, auth, b| endpoint(st, ct, auth, b, Endpoint::Introspect));
     let me = warp::path!("api" / "auth" / "oauth" / "me")
         .and(warp::get())
         .and(s())
@@ -68,14 +69,6 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(metadata)
         .unify()
         .boxed()
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Token,
-    Refresh,
-    Revoke,
-    Introspect,
 }
 
 /// The body's fields: JSON (string, number or boolean values) or form-encoded.
@@ -138,262 +131,105 @@ async fn endpoint(
     content_type: Option<String>,
     authorization: Option<String>,
     body: Bytes,
-    kind: Kind,
+    endpoint: Endpoint,
 ) -> Response {
-    let basic_creds = match authorization.as_deref().and_then(basic::parse) {
+    let basic = match authorization.as_deref().and_then(basic::parse) {
         None => None,
         Some(Ok(c)) => Some((c.client_id, c.secret)),
         // RFC 6749 5.2: credentials that cannot be read are a failed client authentication.
         Some(Err(why)) => return oauth_error(&OAuthError::invalid_client(why), true),
     };
-    let basic_used = basic_creds.is_some();
-    match handle(
-        &state,
-        content_type.as_deref(),
-        authorization.as_deref(),
-        basic_creds,
-        &body,
-        kind,
-    )
-    .await
-    {
-        Ok(Ok(resp)) => no_store(resp),
+    let basic_used = basic.is_some();
+    let fields = match fields(content_type.as_deref(), &body) {
+        Ok(f) => f,
+        Err(e) => return oauth_error(&e, basic_used),
+    };
+    let request = Request {
+        endpoint,
+        fields,
+        basic,
+        bearer: bearer(authorization.as_deref()),
+    };
+    let policy = Policy {
+        lifetimes: state.config.lifetimes,
+        rotate_refresh_tokens: state.config.rotate_refresh_tokens,
+    };
+    match token_endpoint::answer(&state.db, policy, request).await {
+        Ok(Ok(answer)) => no_store(reply(&state, answer)),
         Ok(Err(e)) => oauth_error(&e, basic_used),
-        Err(e) => {
-            let e = match e {
-                AppError::Unavailable(_) | AppError::Overloaded { .. } => {
-                    OAuthError::new("temporarily_unavailable", "try again")
-                }
-                other => {
-                    tracing::error!(error = %other, "token endpoint failed");
-                    OAuthError::new("server_error", "internal error; the server log has details")
-                }
-            };
-            oauth_error(&e, basic_used)
-        }
+        Err(e) => oauth_error(&server_error(e), basic_used),
     }
 }
 
-type Outcome = Result<Result<Response, OAuthError>, AppError>;
-
-async fn handle(
-    state: &AppState,
-    content_type: Option<&str>,
-    authorization: Option<&str>,
-    basic_creds: Option<(String, String)>,
-    body: &[u8],
-    kind: Kind,
-) -> Outcome {
-    let f = match fields(content_type, body) {
-        Ok(f) => f,
-        Err(e) => return Ok(Err(e)),
-    };
-    // Seed clients send the refresh token as `Authorization: Bearer` on the refresh endpoint.
-    let bearer = authorization
+/// The token of an `Authorization: Bearer` header.
+fn bearer(authorization: Option<&str>) -> Option<String> {
+    authorization
         .and_then(|h| h.trim().split_once(' '))
         .filter(|(s, _)| s.eq_ignore_ascii_case("bearer"))
-        .map(|(_, t)| t.trim().to_string());
-    let (client_id, secret) = match (&basic_creds, f.get("client_id"), f.get("client_secret")) {
-        (Some(_), _, Some(_)) => {
-            return Ok(Err(OAuthError::invalid_request(
-                "use one client authentication method, not two",
-            )));
+        .map(|(_, t)| t.trim().to_string())
+}
+
+/// The protocol's word for a failure of the server's own (RFC 6749 5.2).
+fn server_error(e: AppError) -> OAuthError {
+    match e {
+        AppError::Unavailable(_) | AppError::Overloaded { .. } => {
+            OAuthError::new("temporarily_unavailable", "try again")
         }
-        (Some((id, s)), body_id, None) => {
-            if body_id.is_some_and(|b| b != id) {
-                return Ok(Err(OAuthError::invalid_request(
-                    "client_id differs from the Basic credentials",
-                )));
-            }
-            (id.clone(), Some(s.clone()))
-        }
-        (None, Some(id), s) => (id.clone(), s.cloned()),
-        (None, None, _) => {
-            return Ok(Err(OAuthError::invalid_client(
-                "client authentication is required",
-            )));
-        }
-    };
-    let client = {
-        let id = client_id.clone();
-        state
-            .db
-            .read(move |c| crate::oauth::clients::store::get(c, &id))
-            .await?
-    };
-    let client = match authenticate_client(client, secret.as_deref()) {
-        Ok(c) => c,
-        Err(e) => return Ok(Err(e)),
-    };
-    match kind {
-        Kind::Token => match f.get("grant_type").map(String::as_str) {
-            Some("authorization_code") => code_grant(state, &client, &f).await,
-            Some("refresh_token") => {
-                let rt = f.get("refresh_token").cloned();
-                refresh_grant(state, &client, &f, rt, true).await
-            }
-            Some(other) => Ok(Err(OAuthError::new(
-                "unsupported_grant_type",
-                format!("grant_type {other:?} is not supported"),
-            ))),
-            None => Ok(Err(OAuthError::invalid_request("grant_type is required"))),
-        },
-        Kind::Refresh => match f.get("grant_type").map(String::as_str) {
-            Some("refresh_token") | None => {
-                let rt = f.get("refresh_token").cloned().or(bearer);
-                refresh_grant(state, &client, &f, rt, false).await
-            }
-            Some(other) => Ok(Err(OAuthError::new(
-                "unsupported_grant_type",
-                format!("this endpoint takes grant_type=refresh_token, not {other:?}"),
-            ))),
-        },
-        Kind::Revoke => {
-            let Some(token) = f.get("token").cloned() else {
-                return Ok(Err(OAuthError::invalid_request("token is required")));
-            };
-            let row = client.row_id;
-            state
-                .db
-                .write(move |tx| store::revoke_token(tx, row, &token, now()))
-                .await?;
-            Ok(Ok(json_response(StatusCode::OK, &json!({}))))
-        }
-        Kind::Introspect => {
-            let Some(token) = f.get("token").cloned() else {
-                return Ok(Err(OAuthError::invalid_request("token is required")));
-            };
-            let row = client.row_id;
-            let found = state
-                .db
-                .read(move |c| store::introspect(c, row, &token, now()))
-                .await?;
-            let body = match found {
-                None => json!({"active": false}),
-                Some(i) => json!({
-                    "active": true,
-                    "scope": scope::join(&i.scopes),
-                    "client_id": i.client_id,
-                    "username": i.username,
-                    "sub": i.user_id.to_string(),
-                    "token_type": if i.kind == "access" { "Bearer" } else { "refresh_token" },
-                    "iat": i.issued_at,
-                    "exp": i.expires_at,
-                    "iss": state.issuer(),
-                }),
-            };
-            Ok(Ok(json_response(StatusCode::OK, &body)))
+        other => {
+            tracing::error!(error = %other, "token endpoint failed");
+            OAuthError::new("server_error", "internal error; the server log has details")
         }
     }
 }
 
-fn authenticate_client(client: Option<Client>, secret: Option<&str>) -> Result<Client, OAuthError> {
-    let bad = || OAuthError::invalid_client("unknown client or wrong client credentials");
-    let client = client.ok_or_else(bad)?;
-    match (client.public, secret) {
-        (true, None) => Ok(client),
-        (true, Some(_)) => Err(OAuthError::invalid_client(
-            "this public client has no secret",
-        )),
-        (false, Some(s)) if client.secret_matches(s) => Ok(client),
-        (false, _) => Err(bad()),
+fn reply(state: &AppState, answer: Answer) -> Response {
+    match answer {
+        Answer::Tokens(t) => token_response(&t),
+        Answer::Revoked => json_response(StatusCode::OK, &json!({})),
+        Answer::Introspected(found) => {
+            json_response(StatusCode::OK, &introspection(state, found.as_ref()))
+        }
     }
 }
 
-fn token_response(issued: &Issued, refresh: Option<&str>) -> Response {
+/// RFC 7662 2.2.
+fn introspection(state: &AppState, found: Option<&Introspection>) -> Value {
+    match found {
+        None => json!({"active": false}),
+        Some(i) => json!({
+            "active": true,
+            "scope": scope::join(&i.scopes),
+            "client_id": i.client_id,
+            "username": i.username,
+            "sub": i.user_id.to_string(),
+            "token_type": if i.kind == "access" { "Bearer" } else { "refresh_token" },
+            "iat": i.issued_at,
+            "exp": i.expires_at,
+            "iss": state.issuer(),
+        }),
+    }
+}
+
+fn token_response(tokens: &Tokens) -> Response {
+    let issued = &tokens.issued;
     let mut body = json!({
         "access_token": issued.access.expose(),
         "token_type": "Bearer",
         "expires_in": issued.expires_in,
         "scope": scope::join(&issued.scopes),
     });
-    if let Some(r) = issued.refresh.as_ref().map(|r| r.expose()).or(refresh) {
+    if let Some(r) = tokens.refresh_token() {
         body["refresh_token"] = json!(r);
     }
     json_response(StatusCode::OK, &body)
-}
-
-async fn code_grant(state: &AppState, client: &Client, f: &HashMap<String, String>) -> Outcome {
-    let Some(code) = f.get("code").cloned() else {
-        return Ok(Err(OAuthError::invalid_request("code is required")));
-    };
-    let (redirect_uri, verifier) = (
-        f.get("redirect_uri").cloned(),
-        f.get("code_verifier").cloned(),
-    );
-    let (row, life) = (client.row_id, state.config.lifetimes);
-    let result = state
-        .db
-        .write(move |tx| {
-            store::redeem_code(
-                tx,
-                &store::Redemption {
-                    client: row,
-                    code: &code,
-                    redirect_uri: redirect_uri.as_deref(),
-                    code_verifier: verifier.as_deref(),
-                },
-                life,
-                now(),
-            )
-        })
-        .await?;
-    Ok(result.map(|issued| token_response(&issued, None)))
-}
-
-async fn refresh_grant(
-    state: &AppState,
-    client: &Client,
-    f: &HashMap<String, String>,
-    refresh_token: Option<String>,
-    echo_refresh: bool,
-) -> Outcome {
-    let Some(rt) = refresh_token.filter(|t| !t.is_empty()) else {
-        return Ok(Err(OAuthError::invalid_request(
-            "refresh_token is required",
-        )));
-    };
-    let scopes = match f.get("scope").map(|s| scope::parse_list(s)) {
-        None => None,
-        Some(Ok(s)) => Some(s),
-        Some(Err(e)) => return Ok(Err(OAuthError::invalid_scope(e.public_message()))),
-    };
-    let rotate = client.public || state.config.rotate_refresh_tokens;
-    let (row, life) = (client.row_id, state.config.lifetimes);
-    let presented = rt.clone();
-    let result = state
-        .db
-        .write(move |tx| {
-            store::refresh(
-                tx,
-                &store::Refresh {
-                    client: row,
-                    refresh_token: &presented,
-                    scopes,
-                    rotate,
-                },
-                life,
-                now(),
-            )
-        })
-        .await?;
-    // The token endpoint answers standard clients with the refresh token to keep using.
-    let echo = (echo_refresh && !rotate).then_some(rt.as_str());
-    Ok(result.map(|issued| token_response(&issued, echo)))
 }
 
 async fn me(
     state: &AppState,
     creds: crate::oauth::principal::Credentials,
 ) -> Result<Value, AppError> {
-    // One trip to the database: the credential check and the profile read together.
     super::auth::rate_limit(state, &creds)?;
-    let user = crate::oauth::principal::read_as(&state.db, creds, |c, who| {
-        who.require(Scope::ReadProfile)?;
-        crate::users::store::get(c, who.user_id)?
-            .ok_or_else(|| AppError::Unauthorized("the user no longer exists".into()))
-    })
-    .await?;
+    let user = crate::oauth::identity::profile(&state.db, creds).await?;
     Ok(json!({"id": user.id, "username": user.username, "name": user.name, "email": user.email}))
 }
 

@@ -2,7 +2,8 @@
 //! `GET/POST /auth/login/verify` take a TOTP code or a recovery code;
 //! `POST /auth/login/passkey/options` and `POST /auth/login/passkey` take a passkey (JSON, driven
 //! by `assets/js/passkey.js`). Success turns the pending login into a session and goes on to
-//! `next` (the OAuth consent page, a signing page, the account page).
+//! `next` (the OAuth consent page, a signing page, the account page). The checks are
+//! `sessions::second_step`; this module keeps the pages, the cookies and the redirects.
 
 use std::collections::HashMap;
 
@@ -18,10 +19,9 @@ use super::reply::{Format, error_response, html_response, json_response};
 use super::session::{cookie, cookies, safe_next, urlencode};
 use crate::assets::{escape, page, url};
 use crate::crypto::SecretToken;
-use crate::db::now;
 use crate::error::AppError;
-use crate::factors::{Purpose, Verifier};
 use crate::http::state::AppState;
+use crate::sessions::second_step::{self, Proof, expired};
 use crate::sessions::{self, csrf, pending};
 
 fn cookie_name(tls: bool) -> &'static str {
@@ -112,15 +112,7 @@ async fn show(
     let Some(token) = pending_token(state, cookies) else {
         return redirect(&format!("/auth/login?next={}", urlencode(&next)));
     };
-    let t = token.clone();
-    let enrolled = state
-        .db
-        .read(move |c| match pending::user_of(c, &t, now())? {
-            Some(user) => Ok(Some(crate::factors::store::enrolled(c, user)?)),
-            None => Ok(None),
-        })
-        .await;
-    let enrolled = match enrolled {
+    let enrolled = match second_step::waiting(&state.db, token.clone()).await {
         Ok(Some(e)) => e,
         Ok(None) => return redirect(&format!("/auth/login?next={}", urlencode(&next))),
         Err(e) => return error_response(&e, Format::Html),
@@ -192,52 +184,6 @@ fn signed_in(mut resp: Response, session: &SecretToken, tls: bool) -> Response {
     resp
 }
 
-/// Checks `check` for the pending login `token` and, when it passes, ends the pending login
-/// and starts a session, in one transaction. A wrong answer is counted (and five end it).
-async fn finish(
-    state: &AppState,
-    token: String,
-    check: impl FnOnce(&rusqlite::Connection, &Verifier, i64) -> Result<(), AppError> + Send + 'static,
-) -> Result<SecretToken, AppError> {
-    let verifier = state.factors.clone();
-    let session = sessions::new_token();
-    let s = session.clone();
-    let t = token.clone();
-    let result = state
-        .db
-        .write(move |tx| {
-            let user = pending::user_of(tx, &t, now())?.ok_or_else(expired)?;
-            check(tx, &verifier, user)?;
-            pending::take(tx, &t, now())?.ok_or_else(expired)?;
-            sessions::store::create(tx, user, &s, now())
-        })
-        .await;
-    if let Err(e) = &result
-        && crate::factors::is_refused_proof(e)
-    {
-        let counted = state
-            .db
-            .write(move |tx| {
-                if let Some(user) = pending::user_of(tx, &token, now())? {
-                    Verifier::record_failure(tx, user, now())?;
-                }
-                pending::failed(tx, &token)
-            })
-            .await;
-        if let Err(err) = counted {
-            tracing::warn!(error = %err, "could not count a failed second factor");
-        }
-    }
-    result.map(|()| session)
-}
-
-fn expired() -> AppError {
-    AppError::AuthRequired {
-        code: "login_expired",
-        message: "this sign-in expired; enter your password again".into(),
-    }
-}
-
 async fn submit(
     state: AppState,
     cookies: Option<String>,
@@ -258,15 +204,12 @@ async fn submit(
         )
         .await;
     }
-    let code = form.get("code").cloned();
-    let recovery = form.get("recovery_code").cloned();
-    let result = finish(&state, token, move |tx, v, user| match (code, recovery) {
-        (Some(c), _) => v.check_totp(tx, user, &c, now()),
-        (None, Some(r)) => v.check_recovery_code(tx, user, &r, now()),
-        (None, None) => Err(AppError::bad_request("enter a code")),
-    })
-    .await;
-    match result {
+    let proof = match (form.get("code"), form.get("recovery_code")) {
+        (Some(c), _) => Some(Proof::Totp(c.clone())),
+        (None, Some(r)) => Some(Proof::RecoveryCode(r.clone())),
+        (None, None) => None,
+    };
+    match second_step::finish(&state.db, &state.factors, token, proof).await {
         Ok(session) => signed_in(redirect(&safe_next(next)), &session, state.tls()),
         Err(e) if e.code() == "login_expired" => {
             redirect(&format!("/auth/login?next={}", urlencode(&safe_next(next))))
@@ -282,15 +225,7 @@ async fn passkey_options(state: AppState, cookies: Option<String>) -> Response {
     let Some(token) = pending_token(&state, cookies.as_deref()) else {
         return error_response(&expired(), Format::Json);
     };
-    let verifier = state.factors.clone();
-    let result = state
-        .db
-        .write(move |tx| {
-            let user = pending::user_of(tx, &token, now())?.ok_or_else(expired)?;
-            verifier.assertion_begin(tx, user, Purpose::Login, now())
-        })
-        .await;
-    match result {
+    match second_step::passkey_options(&state.db, &state.factors, token).await {
         Ok(options) => json_response(StatusCode::OK, &json!({"publicKey": options})),
         Err(e) => error_response(&e, Format::Json),
     }
@@ -309,12 +244,8 @@ async fn passkey(state: AppState, cookies: Option<String>, body: Value) -> Respo
             Format::Json,
         );
     };
-    let bytes = serde_json::to_vec(answer).unwrap_or_default();
-    let result = finish(&state, token, move |tx, v, user| {
-        v.check_assertion(tx, user, Purpose::Login, &bytes, now())
-    })
-    .await;
-    match result {
+    let proof = Proof::Passkey(serde_json::to_vec(answer).unwrap_or_default());
+    match second_step::finish(&state.db, &state.factors, token, Some(proof)).await {
         Ok(session) => signed_in(
             json_response(StatusCode::OK, &json!({"next": next})),
             &session,

@@ -31,7 +31,7 @@ pub async fn current(
     else {
         return Ok(None);
     };
-    let user = crate::sessions::user_of(&state.db, token.clone()).await?;
+    let user = crate::sessions::login::signed_in(&state.db, token.clone()).await?;
     Ok(user.map(|u| (token, u)))
 }
 

@@ -1,7 +1,8 @@
 //! Accounts for recipients (recipient authentication, `signing::auth`): from a signing link
 //! whose document asks for a Docket account, `POST /sign/<token>/account` mails a one-time link
 //! to the recipient's address; `GET/POST /auth/signup/<code>` lets them choose a name and a
-//! password, signs them in and takes them back to the document.
+//! password, signs them in and takes them back to the document. The use cases are
+//! `signing::link::request_account` and `users::invites`.
 
 use std::collections::HashMap;
 
@@ -14,11 +15,11 @@ use warp::reply::Response;
 use super::reply::{html_response, html_result};
 use crate::assets::{escape, page};
 use crate::crypto::SecretToken;
-use crate::db::now;
 use crate::error::AppError;
 use crate::http::state::AppState;
 use crate::sessions::csrf;
-use crate::users::{invites, password};
+use crate::users::invites::{self, SignedUp, Signup};
+use crate::users::password;
 
 fn form() -> impl Filter<Extract = (HashMap<String, String>,), Error = warp::Rejection> + Clone {
     super::body::capped_bytes(16 * 1024).map(|b: Bytes| -> HashMap<String, String> {
@@ -85,12 +86,7 @@ async fn invite(
 }
 
 async fn show(state: AppState, code: String, error: Option<&str>) -> Result<Response, AppError> {
-    let c = code.clone();
-    let invite = state
-        .db
-        .read(move |conn| invites::find(conn, &c, now()))
-        .await?;
-    let Some(invite) = invite else {
+    let Some(invite) = invites::live(&state.db, code.clone()).await? else {
         return Ok(gone());
     };
     let hash = SecretToken::presented(&code).hash();
@@ -143,30 +139,13 @@ async fn submit(
             "the form expired; reload the page".into(),
         ));
     }
-    let name = get("name").trim().to_string();
-    if name.is_empty() || name.chars().count() > 100 || name.chars().any(char::is_control) {
-        return show(
-            state,
-            code,
-            Some("Give your name (at most 100 characters)."),
-        )
-        .await;
-    }
-    if let Err(e) = password::check_policy(get("password")) {
-        return show(
-            state,
-            code,
-            Some(&format!("Password: {}", e.public_message())),
-        )
-        .await;
-    }
-    if get("password") != get("password2") {
-        return show(state, code, Some("The two passwords differ.")).await;
-    }
-    let phc = state.passwords.hash(get("password").to_string()).await?;
-    let session = crate::sessions::new_token();
-    let next = invites::create_account(&state.db, code, name, phc, session.clone()).await?;
-    let Some(next) = next else {
+    let signup = match Signup::check(get("name"), get("password"), get("password2")) {
+        Ok(f) => f,
+        Err(why) => return show(state, code, Some(&why)).await,
+    };
+    let Some(SignedUp { next, session }) =
+        invites::sign_up(&state.db, &state.passwords, code, signup).await?
+    else {
         return Ok(gone());
     };
     let mut resp = super::login::redirect(&next);

@@ -9,9 +9,8 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use super::auth::principal;
+use super::auth::caller;
 use super::reply::json_result;
-use super::with_state;
 use crate::documents::parse_paging;
 use crate::error::AppError;
 use crate::http::state::AppState;
@@ -20,76 +19,37 @@ use crate::oauth::scope::Scope;
 use crate::templates::manage;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    let s = {
-        let state = state.clone();
-        move || with_state(state.clone())
-    };
-    let read = {
-        let state = state.clone();
-        move || principal(state.clone(), Scope::ReadDocument)
-    };
-    let write = move || principal(state.clone(), Scope::WriteDocument);
-    let json = || super::body::json::<Value>();
+    template_routes(state.clone())
+        .or(part_routes(state))
+        .unify()
+        .boxed()
+}
+
+/// Create, list, read, delete.
+fn template_routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let (read, write) = (Scope::ReadDocument, Scope::WriteDocument);
     let create = warp::path!("api" / "v1" / "templates")
         .and(warp::post())
-        .and(write())
-        .and(json())
-        .and(s())
-        .then(|who, b, st| async move { json_result(create(st, who, b).await) });
+        .and(caller(&state, write))
+        .and(super::body::json::<Value>())
+        .then(|who, st, b| async move { json_result(create(st, who, b).await) });
     let list = warp::path!("api" / "v1" / "templates")
         .and(warp::get())
-        .and(read())
+        .and(caller(&state, read))
         .and(warp::query::<HashMap<String, String>>())
-        .and(s())
-        .then(|who, q, st| async move { json_result(list(st, who, q).await) });
+        .then(|who, st, q| async move { json_result(list(st, who, q).await) });
     let get = warp::path!("api" / "v1" / "templates" / i64)
         .and(warp::get())
-        .and(read())
-        .and(s())
+        .and(caller(&state, read))
         .then(|id, who: Principal, st: AppState| async move {
             json_result(manage::get(&st.ctx(), &who, id).await.map(|t| json!(t)))
         });
     let delete = warp::path!("api" / "v1" / "templates" / i64)
         .and(warp::delete())
-        .and(write())
-        .and(s())
+        .and(caller(&state, write))
         .then(|id, who: Principal, st: AppState| async move {
             let r = manage::delete(&st.ctx(), &who, id).await;
             json_result(r.map(|()| json!({"id": id, "deleted": true})))
-        });
-    let add_recipient = warp::path!("api" / "v1" / "templates" / i64 / "recipients")
-        .and(warp::post())
-        .and(write())
-        .and(json())
-        .and(s())
-        .then(|id, who: Principal, b, st: AppState| async move {
-            let r = manage::add_recipient(&st.ctx(), &who, id, b).await;
-            // Seed 2.4's shape, with the template it belongs to.
-            json_result(r.map(|view| {
-                let mut v = json!(view);
-                v["templateId"] = json!(id);
-                v
-            }))
-        });
-    let add_fields = warp::path!("api" / "v1" / "templates" / i64 / "fields")
-        .and(warp::post())
-        .and(write())
-        .and(json())
-        .and(s())
-        .then(|id, who: Principal, b, st: AppState| async move {
-            let r = manage::add_fields(&st.ctx(), &who, id, b).await;
-            json_result(r.map(|fields| json!({"templateId": id, "fields": fields})))
-        });
-    let generate = warp::path!("api" / "v1" / "templates" / i64 / "generate-document")
-        .and(warp::post())
-        .and(write())
-        .and(json())
-        .and(s())
-        .then(|id, who: Principal, b, st: AppState| async move {
-            let r = manage::generate(&st.ctx(), &who, id, b).await;
-            json_result(
-                r.map(|(doc, recipients)| json!({"documentId": doc, "recipients": recipients})),
-            )
         });
     create
         .or(list)
@@ -98,8 +58,44 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .unify()
         .or(delete)
         .unify()
-        .or(add_recipient)
-        .unify()
+        .boxed()
+}
+
+/// Adding recipients and fields, and generating a document.
+fn part_routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let write = Scope::WriteDocument;
+    let add_recipient = warp::path!("api" / "v1" / "templates" / i64 / "recipients")
+        .and(warp::post())
+        .and(caller(&state, write))
+        .and(super::body::json::<Value>())
+        .then(|id, who: Principal, st: AppState, b| async move {
+            let r = manage::add_recipient(&st.ctx(), &who, id, b).await;
+            // The recipient, with the template it belongs to.
+            json_result(r.map(|view| {
+                let mut v = json!(view);
+                v["templateId"] = json!(id);
+                v
+            }))
+        });
+    let add_fields = warp::path!("api" / "v1" / "templates" / i64 / "fields")
+        .and(warp::post())
+        .and(caller(&state, write))
+        .and(super::body::json::<Value>())
+        .then(|id, who: Principal, st: AppState, b| async move {
+            let r = manage::add_fields(&st.ctx(), &who, id, b).await;
+            json_result(r.map(|fields| json!({"templateId": id, "fields": fields})))
+        });
+    let generate = warp::path!("api" / "v1" / "templates" / i64 / "generate-document")
+        .and(warp::post())
+        .and(caller(&state, write))
+        .and(super::body::json::<Value>())
+        .then(|id, who: Principal, st: AppState, b| async move {
+            let r = manage::generate(&st.ctx(), &who, id, b).await;
+            json_result(
+                r.map(|(doc, recipients)| json!({"documentId": doc, "recipients": recipients})),
+            )
+        });
+    add_recipient
         .or(add_fields)
         .unify()
         .or(generate)

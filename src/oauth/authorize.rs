@@ -126,42 +126,7 @@ pub fn validate(p: &Params, client: Option<Client>) -> Result<Valid, Invalid> {
             &format!("this app may not ask for {}", extra.as_str()),
         ));
     }
-    let code_challenge = match (
-        p.code_challenge.as_deref(),
-        p.code_challenge_method.as_deref(),
-    ) {
-        (None, None) => None,
-        (None, Some(_)) => {
-            return Err(fail(
-                "invalid_request",
-                "code_challenge_method without code_challenge",
-            ));
-        }
-        (Some(_), Some(m)) if m != "S256" => {
-            return Err(fail(
-                "invalid_request",
-                "only code_challenge_method=S256 is supported",
-            ));
-        }
-        (Some(_), None) => {
-            return Err(fail(
-                "invalid_request",
-                "code_challenge_method=S256 is required with code_challenge",
-            ));
-        }
-        (Some(c), Some(_)) => {
-            let ok = c.len() == 43
-                && c.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-            if !ok {
-                return Err(fail(
-                    "invalid_request",
-                    "code_challenge must be a base64url SHA-256 (43 characters)",
-                ));
-            }
-            Some(c.to_string())
-        }
-    };
+    let code_challenge = code_challenge(p).map_err(|d| fail("invalid_request", d))?;
     if client.public && code_challenge.is_none() {
         return Err(fail(
             "invalid_request",
@@ -175,6 +140,28 @@ pub fn validate(p: &Params, client: Option<Client>) -> Result<Valid, Invalid> {
         scopes,
         code_challenge,
     })
+}
+
+/// The PKCE challenge (RFC 7636 4.3): S256 only, a base64url SHA-256; else why not.
+fn code_challenge(p: &Params) -> Result<Option<String>, &'static str> {
+    match (
+        p.code_challenge.as_deref(),
+        p.code_challenge_method.as_deref(),
+    ) {
+        (None, None) => Ok(None),
+        (None, Some(_)) => Err("code_challenge_method without code_challenge"),
+        (Some(_), Some(m)) if m != "S256" => Err("only code_challenge_method=S256 is supported"),
+        (Some(_), None) => Err("code_challenge_method=S256 is required with code_challenge"),
+        (Some(c), Some(_)) => {
+            let ok = c.len() == 43
+                && c.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+            if !ok {
+                return Err("code_challenge must be a base64url SHA-256 (43 characters)");
+            }
+            Ok(Some(c.to_string()))
+        }
+    }
 }
 
 /// `redirect_uri` with `pairs` appended to its query (parameters already there are kept).

@@ -1,8 +1,12 @@
-//! The OAuth 2 provider's domain: scopes and registered clients.
+//! The OAuth 2 provider's domain: scopes, registered clients, the authorization request and
+//! its consent, the token endpoints' use cases, and the principal behind a credential.
 
 pub mod authorize;
 pub mod basic;
 pub mod clients;
+pub mod consent;
+pub mod identity;
 pub mod principal;
 pub mod scope;
+pub mod token_endpoint;
 pub mod tokens;

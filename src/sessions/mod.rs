@@ -1,7 +1,10 @@
-//! Browser sessions after login, login throttling, and CSRF tokens for the pages' forms.
+//! Browser sessions: signing in (`login`, `second_step`), logins waiting for a second factor,
+//! login throttling, and CSRF tokens for the pages' forms.
 
 pub mod csrf;
+pub mod login;
 pub mod pending;
+pub mod second_step;
 pub mod store;
 pub mod throttle;
 
@@ -40,15 +43,6 @@ pub fn clear_cookie(tls: bool) -> String {
 
 pub fn new_token() -> SecretToken {
     SecretToken::generate("", 43)
-}
-
-/// The user signed in with session `token`, if it is live.
-pub async fn user_of(
-    db: &crate::db::Db,
-    token: String,
-) -> Result<Option<crate::users::User>, crate::error::AppError> {
-    db.read(move |c| store::user_of(c, &token, crate::db::now()))
-        .await
 }
 
 #[cfg(test)]

@@ -6,7 +6,9 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::crypto::SecretToken;
+use crate::db::Db;
 use crate::error::AppError;
+use crate::users::checks::PasswordChecks;
 
 /// How long a link works.
 pub const TTL: i64 = 60 * 60;
@@ -74,6 +76,11 @@ pub fn find(conn: &Connection, token: &str, now: i64) -> Result<Option<Invite>, 
         .optional()?)
 }
 
+/// The invitation behind `code`, while it can still be used.
+pub async fn live(db: &Db, code: String) -> Result<Option<Invite>, AppError> {
+    db.read(move |c| find(c, &code, crate::db::now())).await
+}
+
 /// Uses the invitation behind `token` up, once: `None` when it was used, expired or unknown.
 /// Every other link for the same address stops working too.
 pub fn redeem(tx: &Connection, token: &str, now: i64) -> Result<Option<Invite>, AppError> {
@@ -100,7 +107,7 @@ pub fn redeem(tx: &Connection, token: &str, now: i64) -> Result<Option<Invite>, 
 /// document's link when it is still this address's, else the account page; `None` when the
 /// invitation was used, expired or unknown.
 pub async fn create_account(
-    db: &crate::db::Db,
+    db: &Db,
     code: String,
     name: String,
     phc: String,
@@ -134,4 +141,111 @@ pub async fn create_account(
         )))
     })
     .await
+}
+
+/// The signup form, checked: the name to give the account and its new password.
+pub struct Signup {
+    name: String,
+    password: String,
+}
+
+impl Signup {
+    /// `name` (trimmed) and `password`, typed twice; otherwise the sentence the form shows.
+    pub fn check(name: &str, password: &str, again: &str) -> Result<Signup, String> {
+        let name = name.trim();
+        if name.is_empty() || name.chars().count() > 100 || name.chars().any(char::is_control) {
+            return Err("Give your name (at most 100 characters).".into());
+        }
+        if let Err(e) = super::password::check_policy(password) {
+            return Err(format!("Password: {}", e.public_message()));
+        }
+        if password != again {
+            return Err("The two passwords differ.".into());
+        }
+        Ok(Signup {
+            name: name.to_string(),
+            password: password.to_string(),
+        })
+    }
+}
+
+/// A new account, signed in.
+#[derive(Debug)]
+pub struct SignedUp {
+    /// Where to go next: the document's link, or the account page.
+    pub next: String,
+    pub session: SecretToken,
+}
+
+/// Creates the account of invitation `code` from `form` (its password hashed within the bound
+/// on password checks) and signs it in; `None` when the invitation was used, expired or unknown.
+pub async fn sign_up(
+    db: &Db,
+    passwords: &PasswordChecks,
+    code: String,
+    form: Signup,
+) -> Result<Option<SignedUp>, AppError> {
+    let phc = passwords.hash(form.password).await?;
+    let session = crate::sessions::new_token();
+    let next = create_account(db, code, form.name, phc, session.clone()).await?;
+    Ok(next.map(|next| SignedUp { next, session }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_form_needs_a_name_a_good_password_and_the_same_one_twice() {
+        let long = "x".repeat(101);
+        assert!(Signup::check(" ", "long enough pw", "long enough pw").is_err());
+        assert!(Signup::check(&long, "long enough pw", "long enough pw").is_err());
+        let short = Signup::check("Ada", "short", "short").err().unwrap();
+        assert!(short.starts_with("Password: "), "{short}");
+        let differ = Signup::check("Ada", "long enough pw", "long enough pX");
+        assert_eq!(differ.err().as_deref(), Some("The two passwords differ."));
+        let ok = Signup::check("  Ada  ", "long enough pw", "long enough pw").unwrap();
+        assert_eq!(ok.name, "Ada");
+    }
+
+    #[tokio::test]
+    async fn an_invitation_makes_one_signed_in_account() {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = Db::open(&tmp.path().join("t.db"), tmp.path(), 2).unwrap();
+        let token = SecretToken::generate("", 43);
+        let hash = token.hash();
+        db.write(move |c| {
+            // Without a recipient: the invitation leads to the account page.
+            c.execute(
+                "INSERT INTO account_invites (email, token_hash, created_at, expires_at)
+                 VALUES ('r@x.org', ?1, 0, 9999999999)",
+                [hash],
+            )?;
+            Ok(())
+        })
+        .await
+        .unwrap();
+        let code = token.expose().to_string();
+        assert_eq!(
+            live(&db, code.clone()).await.unwrap().map(|i| i.email),
+            Some("r@x.org".to_string())
+        );
+        let checks = PasswordChecks::new(1);
+        let form = || Signup::check("Rae", "long enough pw", "long enough pw").unwrap();
+        let done = sign_up(&db, &checks, code.clone(), form())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(done.next, "/account");
+        let user = crate::sessions::login::signed_in(&db, done.session.expose().to_string())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (user.email.as_str(), user.name.as_str()),
+            ("r@x.org", "Rae")
+        );
+        assert!(live(&db, code.clone()).await.unwrap().is_none());
+        assert!(sign_up(&db, &checks, code, form()).await.unwrap().is_none());
+    }
 }

@@ -1,5 +1,7 @@
-//! Login users: validated e-mail addresses, tiers, usernames, passwords, and their table.
+//! Login users: validated e-mail addresses, tiers, usernames, passwords, their table, the
+//! account page's use cases (`account`) and accounts created from invitations (`invites`).
 
+pub mod account;
 pub mod checks;
 pub mod invites;
 pub mod password;

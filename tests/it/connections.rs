@@ -193,7 +193,16 @@ async fn connection_caps_hold_per_address_and_in_all() {
     let dir = tempfile::tempdir().unwrap();
     let server = serve(
         &dir,
-        &["--max-connections", "8", "--max-connections-per-ip", "5"],
+        // Held connections send nothing: keep them past the idle timeout however slow a
+        // loaded machine makes the steps below.
+        &[
+            "--max-connections",
+            "8",
+            "--max-connections-per-ip",
+            "5",
+            "--idle-timeout-secs",
+            "3600",
+        ],
     );
     let addr = server.addr;
     let mut held = Vec::new();

@@ -1,0 +1,534 @@
+//! The use cases of the endpoints apps call with their client credentials (`/token`,
+//! `/refreshToken`, `/revoke`, `/introspect`): which client calls, what it asks, and the one
+//! transaction that answers. Protocol refusals are `OAuthError`s (RFC 6749 5.2); `AppError` is
+//! left for the server's own failures.
+
+use std::collections::HashMap;
+
+use rusqlite::Connection;
+
+use super::clients::Client;
+use super::scope::{self, Scope};
+use super::tokens::store::{self, Introspection};
+use super::tokens::{Issued, Lifetimes, OAuthError};
+use crate::db::{Db, now};
+use crate::error::AppError;
+
+/// Which endpoint was called.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Endpoint {
+    Token,
+    /// The seed's `/refreshToken`: the refresh grant only, the token also as `Bearer`.
+    Refresh,
+    Revoke,
+    Introspect,
+}
+
+/// A call as the HTTP layer read it.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub endpoint: Endpoint,
+    /// The body's fields (form-encoded or JSON).
+    pub fields: HashMap<String, String>,
+    /// `(client_id, secret)` from `Authorization: Basic`.
+    pub basic: Option<(String, String)>,
+    /// The token of `Authorization: Bearer`: seed clients send their refresh token so on
+    /// `/refreshToken`.
+    pub bearer: Option<String>,
+}
+
+/// The server's token settings (`--access-token-ttl` and the other lifetimes,
+/// `--rotate-refresh-tokens`).
+#[derive(Debug, Clone, Copy)]
+pub struct Policy {
+    pub lifetimes: Lifetimes,
+    pub rotate_refresh_tokens: bool,
+}
+
+/// Tokens handed out by a grant.
+#[derive(Debug)]
+pub struct Tokens {
+    pub issued: Issued,
+    /// The refresh token the client goes on using when none was issued: standard clients get
+    /// it back from `/token` when it does not rotate.
+    pub kept_refresh: Option<String>,
+}
+
+impl Tokens {
+    /// The `refresh_token` of the answer, if it has one.
+    pub fn refresh_token(&self) -> Option<&str> {
+        self.issued
+            .refresh
+            .as_ref()
+            .map(|r| r.expose())
+            .or(self.kept_refresh.as_deref())
+    }
+}
+
+/// A successful call.
+#[derive(Debug)]
+pub enum Answer {
+    Tokens(Tokens),
+    /// Revoked, or not this client's token to revoke (RFC 7009 2.2: the same answer).
+    Revoked,
+    /// What the client may learn about the token; `None`: not active.
+    Introspected(Option<Introspection>),
+}
+
+/// The outer `Result` is a server failure; the inner one the protocol's answer (a refusal still
+/// commits what it changed, such as the revocation that follows a reused code).
+pub type Outcome = Result<Result<Answer, OAuthError>, AppError>;
+
+/// What an authenticated client asks, checked for the parameters it needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ask {
+    Code {
+        code: String,
+        redirect_uri: Option<String>,
+        verifier: Option<String>,
+    },
+    Refresh {
+        token: String,
+        scopes: Option<Vec<Scope>>,
+        rotate: bool,
+        /// Answer with the presented token when none is issued (`/token`, not `/refreshToken`).
+        echo: bool,
+    },
+    Revoke(String),
+    Introspect(String),
+}
+
+/// Answers `req`: authenticates the client (read side), then runs what it asks, on the write
+/// side except for introspection.
+pub async fn answer(db: &Db, policy: Policy, req: Request) -> Outcome {
+    let (client_id, secret) = match client_credentials(req.basic.as_ref(), &req.fields) {
+        Ok(c) => c,
+        Err(e) => return Ok(Err(e)),
+    };
+    let client = db
+        .read(move |c| super::clients::store::get(c, &client_id))
+        .await?;
+    let client = match authenticate_client(client, secret.as_deref()) {
+        Ok(c) => c,
+        Err(e) => return Ok(Err(e)),
+    };
+    let ask = match ask(&req, &client, policy) {
+        Ok(a) => a,
+        Err(e) => return Ok(Err(e)),
+    };
+    let (row, life) = (client.row_id, policy.lifetimes);
+    match ask {
+        Ask::Introspect(_) => db.read(move |c| run(c, row, ask, life, now())).await,
+        _ => db.write(move |tx| run(tx, row, ask, life, now())).await,
+    }
+}
+
+/// The client id and secret presented: by HTTP Basic or in the body, never both.
+pub fn client_credentials(
+    basic: Option<&(String, String)>,
+    fields: &HashMap<String, String>,
+) -> Result<(String, Option<String>), OAuthError> {
+    match (basic, fields.get("client_id"), fields.get("client_secret")) {
+        (Some(_), _, Some(_)) => Err(OAuthError::invalid_request(
+            "use one client authentication method, not two",
+        )),
+        (Some((id, s)), body_id, None) => {
+            if body_id.is_some_and(|b| b != id) {
+                return Err(OAuthError::invalid_request(
+                    "client_id differs from the Basic credentials",
+                ));
+            }
+            Ok((id.clone(), Some(s.clone())))
+        }
+        (None, Some(id), s) => Ok((id.clone(), s.cloned())),
+        (None, None, _) => Err(OAuthError::invalid_client(
+            "client authentication is required",
+        )),
+    }
+}
+
+/// The client, when `secret` proves it: confidential clients need theirs, public ones have none.
+pub fn authenticate_client(
+    client: Option<Client>,
+    secret: Option<&str>,
+) -> Result<Client, OAuthError> {
+    let bad = || OAuthError::invalid_client("unknown client or wrong client credentials");
+    let client = client.ok_or_else(bad)?;
+    match (client.public, secret) {
+        (true, None) => Ok(client),
+        (true, Some(_)) => Err(OAuthError::invalid_client(
+            "this public client has no secret",
+        )),
+        (false, Some(s)) if client.secret_matches(s) => Ok(client),
+        (false, _) => Err(bad()),
+    }
+}
+
+/// What `req` asks of the endpoint, for `client` under `policy`.
+pub fn ask(req: &Request, client: &Client, policy: Policy) -> Result<Ask, OAuthError> {
+    let f = &req.fields;
+    let grant_type = f.get("grant_type").map(String::as_str);
+    let rotate = client.public || policy.rotate_refresh_tokens;
+    match req.endpoint {
+        Endpoint::Token => match grant_type {
+            Some("authorization_code") => {
+                let code = f
+                    .get("code")
+                    .cloned()
+                    .ok_or_else(|| OAuthError::invalid_request("code is required"))?;
+                Ok(Ask::Code {
+                    code,
+                    redirect_uri: f.get("redirect_uri").cloned(),
+                    verifier: f.get("code_verifier").cloned(),
+                })
+            }
+            Some("refresh_token") => refresh(f, f.get("refresh_token").cloned(), rotate, true),
+            Some(other) => Err(OAuthError::new(
+                "unsupported_grant_type",
+                format!("grant_type {other:?} is not supported"),
+            )),
+            None => Err(OAuthError::invalid_request("grant_type is required")),
+        },
+        Endpoint::Refresh => match grant_type {
+            Some("refresh_token") | None => {
+                let presented = f.get("refresh_token").cloned().or(req.bearer.clone());
+                refresh(f, presented, rotate, false)
+            }
+            Some(other) => Err(OAuthError::new(
+                "unsupported_grant_type",
+                format!("this endpoint takes grant_type=refresh_token, not {other:?}"),
+            )),
+        },
+        Endpoint::Revoke => token_field(f).map(Ask::Revoke),
+        Endpoint::Introspect => token_field(f).map(Ask::Introspect),
+    }
+}
+
+fn token_field(f: &HashMap<String, String>) -> Result<String, OAuthError> {
+    f.get("token")
+        .cloned()
+        .ok_or_else(|| OAuthError::invalid_request("token is required"))
+}
+
+/// The refresh grant's parameters: the token presented and the narrower scopes asked, if any.
+fn refresh(
+    f: &HashMap<String, String>,
+    presented: Option<String>,
+    rotate: bool,
+    echo: bool,
+) -> Result<Ask, OAuthError> {
+    let token = presented
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| OAuthError::invalid_request("refresh_token is required"))?;
+    let scopes = match f.get("scope").map(|s| scope::parse_list(s)) {
+        None => None,
+        Some(Ok(s)) => Some(s),
+        Some(Err(e)) => return Err(OAuthError::invalid_scope(e.public_message())),
+    };
+    Ok(Ask::Refresh {
+        token,
+        scopes,
+        rotate,
+        echo,
+    })
+}
+
+/// Runs `ask` for client `client` (row id) at `now`, inside the caller's transaction.
+pub fn run(conn: &Connection, client: i64, ask: Ask, life: Lifetimes, now: i64) -> Outcome {
+    match ask {
+        Ask::Code {
+            code,
+            redirect_uri,
+            verifier,
+        } => {
+            let redemption = store::Redemption {
+                client,
+                code: &code,
+                redirect_uri: redirect_uri.as_deref(),
+                code_verifier: verifier.as_deref(),
+            };
+            let issued = store::redeem_code(conn, &redemption, life, now)?;
+            Ok(issued.map(|issued| {
+                Answer::Tokens(Tokens {
+                    issued,
+                    kept_refresh: None,
+                })
+            }))
+        }
+        Ask::Refresh {
+            token,
+            scopes,
+            rotate,
+            echo,
+        } => {
+            let req = store::Refresh {
+                client,
+                refresh_token: &token,
+                scopes,
+                rotate,
+            };
+            let issued = store::refresh(conn, &req, life, now)?;
+            Ok(issued.map(|issued| {
+                Answer::Tokens(Tokens {
+                    issued,
+                    kept_refresh: (echo && !rotate).then_some(token),
+                })
+            }))
+        }
+        Ask::Revoke(token) => {
+            store::revoke_token(conn, client, &token, now)?;
+            Ok(Ok(Answer::Revoked))
+        }
+        Ask::Introspect(token) => Ok(Ok(Answer::Introspected(store::introspect(
+            conn, client, &token, now,
+        )?))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::oauth::clients::Registration;
+    use crate::oauth::tokens::{self, store::NewCode};
+
+    const LIFE: Lifetimes = Lifetimes {
+        access: 3600,
+        refresh: 86_400,
+        code: 600,
+    };
+    const REDIRECT: &str = "https://app.example/cb";
+
+    fn fields(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn request(endpoint: Endpoint, pairs: &[(&str, &str)]) -> Request {
+        Request {
+            endpoint,
+            fields: fields(pairs),
+            basic: None,
+            bearer: None,
+        }
+    }
+
+    /// A user, a confidential client and a code the user allowed it: `(client row, code)`.
+    fn allowed(c: &Connection) -> (i64, String) {
+        c.execute_batch(
+            "INSERT INTO users (id, email, username, name, password_hash, created_at, updated_at)
+             VALUES (1, 'a@x.org', 'a', 'A', 'x', 0, 0);",
+        )
+        .unwrap();
+        let reg =
+            Registration::validate("App", &[REDIRECT.to_string()], None, None, false, &[]).unwrap();
+        let (client, _) = crate::oauth::clients::store::insert(c, &reg, 0).unwrap();
+        let scopes = [Scope::ReadProfile];
+        let grant = store::upsert_grant(c, 1, client.row_id, &scopes, 0).unwrap();
+        let code = tokens::new_code();
+        let new = NewCode {
+            grant,
+            redirect_uri: REDIRECT,
+            scopes: &scopes,
+            code_challenge: None,
+        };
+        store::insert_code(c, &code, &new, 0, LIFE.code).unwrap();
+        (client.row_id, code.expose().to_string())
+    }
+
+    fn redeem(code: &str) -> Ask {
+        Ask::Code {
+            code: code.to_string(),
+            redirect_uri: Some(REDIRECT.to_string()),
+            verifier: None,
+        }
+    }
+
+    fn issued_tokens(outcome: Outcome) -> Tokens {
+        match outcome.unwrap() {
+            Ok(Answer::Tokens(t)) => t,
+            other => panic!("expected tokens, got {other:?}"),
+        }
+    }
+
+    fn refused(outcome: Outcome) -> OAuthError {
+        match outcome.unwrap() {
+            Err(e) => e,
+            Ok(other) => panic!("expected a refusal, got {other:?}"),
+        }
+    }
+
+    fn is_live(c: &Connection, access: &str) -> bool {
+        store::authenticate_access(c, access, 10).unwrap().is_some()
+    }
+
+    #[test]
+    fn a_reused_code_is_refused_and_revokes_what_it_issued() {
+        let c = crate::db::memory();
+        let (client, code) = allowed(&c);
+        let first = issued_tokens(run(&c, client, redeem(&code), LIFE, 1));
+        let access = first.issued.access.expose().to_string();
+        assert!(first.refresh_token().is_some());
+        assert!(is_live(&c, &access));
+        let again = refused(run(&c, client, redeem(&code), LIFE, 2));
+        assert_eq!(again.error, "invalid_grant");
+        assert!(!is_live(&c, &access), "the replay revoked the first tokens");
+    }
+
+    #[test]
+    fn a_rotated_refresh_token_presented_again_ends_the_grant() {
+        let c = crate::db::memory();
+        let (client, code) = allowed(&c);
+        let first = issued_tokens(run(&c, client, redeem(&code), LIFE, 1));
+        let old = first.refresh_token().unwrap().to_string();
+        let refresh = |token: &str| Ask::Refresh {
+            token: token.to_string(),
+            scopes: None,
+            rotate: true,
+            echo: true,
+        };
+        let second = issued_tokens(run(&c, client, refresh(&old), LIFE, 2));
+        let new = second.refresh_token().unwrap().to_string();
+        assert_ne!(new, old, "rotation issues a new refresh token");
+        assert!(second.kept_refresh.is_none());
+        let access = second.issued.access.expose().to_string();
+        assert!(is_live(&c, &access));
+        assert_eq!(
+            refused(run(&c, client, refresh(&old), LIFE, 3)).error,
+            "invalid_grant"
+        );
+        assert!(!is_live(&c, &access), "the grant's tokens are revoked");
+        assert_eq!(
+            refused(run(&c, client, refresh(&new), LIFE, 4)).error,
+            "invalid_grant",
+            "the new refresh token died with the grant"
+        );
+    }
+
+    #[test]
+    fn without_rotation_the_token_endpoint_echoes_the_refresh_token() {
+        let c = crate::db::memory();
+        let (client, code) = allowed(&c);
+        let first = issued_tokens(run(&c, client, redeem(&code), LIFE, 1));
+        let presented = first.refresh_token().unwrap().to_string();
+        let refresh = |echo| Ask::Refresh {
+            token: presented.clone(),
+            scopes: Some(vec![Scope::ReadProfile]),
+            rotate: false,
+            echo,
+        };
+        let echoed = issued_tokens(run(&c, client, refresh(true), LIFE, 2));
+        assert_eq!(echoed.refresh_token(), Some(presented.as_str()));
+        let short = issued_tokens(run(&c, client, refresh(false), LIFE, 3));
+        assert_eq!(short.refresh_token(), None, "the seed's short answer");
+    }
+
+    #[test]
+    fn revocation_and_introspection_see_only_the_callers_tokens() {
+        let c = crate::db::memory();
+        let (client, code) = allowed(&c);
+        let t = issued_tokens(run(&c, client, redeem(&code), LIFE, 1));
+        let access = t.issued.access.expose().to_string();
+        let look = |who| match run(&c, who, Ask::Introspect(access.clone()), LIFE, 2) {
+            Ok(Ok(Answer::Introspected(i))) => i,
+            other => panic!("{other:?}"),
+        };
+        assert!(look(client + 1).is_none(), "another client learns nothing");
+        assert_eq!(look(client).unwrap().kind, "access");
+        let revoke = |who| run(&c, who, Ask::Revoke(access.clone()), LIFE, 3).unwrap();
+        assert!(matches!(revoke(client + 1), Ok(Answer::Revoked)));
+        assert!(is_live(&c, &access), "another client cannot revoke it");
+        assert!(matches!(revoke(client), Ok(Answer::Revoked)));
+        assert!(look(client).is_none());
+    }
+
+    #[test]
+    fn client_credentials_come_one_way_only() {
+        let basic = ("id".to_string(), "s".to_string());
+        let f = fields(&[("client_secret", "s")]);
+        assert_eq!(
+            client_credentials(Some(&basic), &f).unwrap_err().error,
+            "invalid_request"
+        );
+        let f = fields(&[("client_id", "other")]);
+        assert!(client_credentials(Some(&basic), &f).is_err());
+        let f = fields(&[("client_id", "id")]);
+        assert_eq!(
+            client_credentials(Some(&basic), &f).unwrap(),
+            ("id".to_string(), Some("s".to_string()))
+        );
+        assert_eq!(
+            client_credentials(None, &f).unwrap(),
+            ("id".to_string(), None)
+        );
+        assert_eq!(
+            client_credentials(None, &fields(&[])).unwrap_err().error,
+            "invalid_client"
+        );
+    }
+
+    #[test]
+    fn asks_name_their_grant_and_parameters() {
+        let client = |public| Client {
+            row_id: 1,
+            client_id: "c".into(),
+            name: "C".into(),
+            redirect_uris: vec![REDIRECT.into()],
+            logo_url: None,
+            app_url: None,
+            public,
+            allowed_scopes: None,
+            created_at: 0,
+            secret_hash: None,
+        };
+        let policy = Policy {
+            lifetimes: LIFE,
+            rotate_refresh_tokens: false,
+        };
+        let code = request(
+            Endpoint::Token,
+            &[("grant_type", "authorization_code"), ("code", "x")],
+        );
+        assert!(matches!(
+            ask(&code, &client(false), policy),
+            Ok(Ask::Code { .. })
+        ));
+        let mut seed = request(Endpoint::Refresh, &[]);
+        seed.bearer = Some("dkr_x".into());
+        assert_eq!(
+            ask(&seed, &client(true), policy).unwrap(),
+            Ask::Refresh {
+                token: "dkr_x".into(),
+                scopes: None,
+                rotate: true,
+                echo: false
+            },
+            "public clients always rotate"
+        );
+        let wrong = request(Endpoint::Token, &[("grant_type", "password")]);
+        assert_eq!(
+            ask(&wrong, &client(false), policy).unwrap_err().error,
+            "unsupported_grant_type"
+        );
+        let scope = request(
+            Endpoint::Token,
+            &[
+                ("grant_type", "refresh_token"),
+                ("refresh_token", "r"),
+                ("scope", "NOPE"),
+            ],
+        );
+        assert_eq!(
+            ask(&scope, &client(false), policy).unwrap_err().error,
+            "invalid_scope"
+        );
+        let revoke = request(Endpoint::Revoke, &[]);
+        assert_eq!(
+            ask(&revoke, &client(false), policy)
+                .unwrap_err()
+                .description,
+            "token is required"
+        );
+    }
+}
