@@ -6,7 +6,7 @@ use super::{CliError, Ctx, fields, table};
 use crate::cli::MailCommand;
 use crate::db::now;
 use crate::mail::store::{self, Mail};
-use crate::mail::{Kind, NewMail, compose};
+use crate::mail::{Kind, NewMail, Status, compose};
 
 /// A message without its bodies (they may hold a signing link).
 #[derive(Serialize)]
@@ -15,8 +15,8 @@ struct Summary<'a> {
     id: i64,
     created_at: &'a str,
     to: &'a str,
-    kind: &'a str,
-    status: &'a str,
+    kind: Kind,
+    status: Status,
     attempts: u32,
     last_error: Option<&'a str>,
 }
@@ -26,8 +26,8 @@ fn summary(m: &Mail) -> Summary<'_> {
         id: m.id,
         created_at: &m.created_at,
         to: &m.to,
-        kind: &m.kind,
-        status: &m.status,
+        kind: m.kind,
+        status: m.status,
         attempts: m.attempts,
         last_error: m.last_error.as_deref(),
     }
@@ -37,9 +37,9 @@ pub fn run(ctx: &Ctx, cmd: MailCommand) -> Result<(), CliError> {
     match cmd {
         MailCommand::List { status, limit } => {
             let limit = limit.clamp(1, 10_000);
-            let mails = ctx
-                .db
-                .read_blocking(|c| store::list(c, status.as_deref(), limit))?;
+            let mails = ctx.db.read_blocking(|c| {
+                store::list(c, status.as_deref().and_then(Status::parse), limit)
+            })?;
             let out: Vec<Summary<'_>> = mails.iter().map(summary).collect();
             ctx.print(&out, || {
                 let rows: Vec<Vec<String>> = out
@@ -49,8 +49,8 @@ pub fn run(ctx: &Ctx, cmd: MailCommand) -> Result<(), CliError> {
                             m.id.to_string(),
                             m.created_at.to_string(),
                             m.to.to_string(),
-                            m.kind.to_string(),
-                            m.status.to_string(),
+                            m.kind.as_str().to_string(),
+                            m.status.as_str().to_string(),
                             m.attempts.to_string(),
                             m.last_error.unwrap_or("").to_string(),
                         ]
@@ -77,8 +77,8 @@ pub fn run(ctx: &Ctx, cmd: MailCommand) -> Result<(), CliError> {
                     "{}\n\n{}\n\n--- HTML part ---\n{}",
                     fields(&[
                         ("id", m.id.to_string()),
-                        ("kind", m.kind.clone()),
-                        ("status", m.status.clone()),
+                        ("kind", m.kind.as_str().to_string()),
+                        ("status", m.status.as_str().to_string()),
                         ("to", m.to.clone()),
                         ("subject", m.subject.clone()),
                         ("created", m.created_at.clone()),
@@ -113,9 +113,9 @@ pub fn run(ctx: &Ctx, cmd: MailCommand) -> Result<(), CliError> {
             struct Out<'a> {
                 id: i64,
                 to: &'a str,
-                status: &'static str,
+                status: Status,
             }
-            ctx.print(&Out { id, to: &to, status: "QUEUED" }, || {
+            ctx.print(&Out { id, to: &to, status: Status::Queued }, || {
                 format!(
                     "Queued test message {id} to {to}; the running server sends it within seconds.\nCheck with: docket mail list"
                 )

@@ -43,4 +43,53 @@ mod tests {
         let e = unknown.unwrap_err().to_string();
         assert!(e.contains("\"PENDNG\" is not a known Status"), "{e}");
     }
+
+    /// Every stored enum: its text parses back to it, and its JSON is that same text, so what
+    /// the API shows and what the database holds cannot drift apart.
+    #[test]
+    fn stored_text_and_json_agree_for_every_variant() {
+        fn check<T>(all: &[T], as_str: fn(T) -> &'static str, parse: fn(&str) -> Option<T>)
+        where
+            T: Copy + PartialEq + std::fmt::Debug + serde::Serialize,
+        {
+            for v in all {
+                let text = as_str(*v);
+                assert_eq!(parse(text), Some(*v), "{text}");
+                assert_eq!(serde_json::to_value(v).unwrap(), text, "{v:?}");
+            }
+        }
+        use crate::documents::recipients::{ReadStatus, Role, SigningStatus};
+        check(&Status::ALL, Status::as_str, Status::parse);
+        let roles = [Role::Signer, Role::Approver, Role::Viewer, Role::Cc];
+        check(&roles, Role::as_str, Role::parse);
+        let signing = [
+            SigningStatus::NotSigned,
+            SigningStatus::Signed,
+            SigningStatus::Rejected,
+        ];
+        check(&signing, SigningStatus::as_str, SigningStatus::parse);
+        let read = [ReadStatus::NotOpened, ReadStatus::Opened];
+        check(&read, ReadStatus::as_str, ReadStatus::parse);
+        use crate::documents::fields::FieldType;
+        check(&FieldType::ALL, FieldType::as_str, FieldType::parse);
+        use crate::bookings::Status as Booking;
+        check(&Booking::ALL, Booking::as_str, Booking::parse);
+        use crate::mail::{Kind, Status as Mail};
+        check(&Mail::ALL, Mail::as_str, Mail::parse);
+        let kinds = [
+            Kind::SigningRequest,
+            Kind::Completed,
+            Kind::Rejected,
+            Kind::Cancelled,
+            Kind::SealFailed,
+            Kind::AccountInvite,
+            Kind::Test,
+        ];
+        check(&kinds, Kind::as_str, Kind::parse);
+        use crate::webhooks::Event;
+        check(&Event::ALL, Event::as_str, Event::parse);
+        use crate::webhooks::store::DeliveryStatus as Delivery;
+        let deliveries = [Delivery::Pending, Delivery::Delivered, Delivery::Failed];
+        check(&deliveries, Delivery::as_str, Delivery::parse);
+    }
 }

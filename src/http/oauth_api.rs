@@ -18,7 +18,7 @@ use crate::http::state::AppState;
 use crate::oauth::basic;
 use crate::oauth::scope::{self, Scope};
 use crate::oauth::token_endpoint::{self, Answer, Endpoint, Policy, Request, Tokens};
-use crate::oauth::tokens::store::Introspection;
+use crate::oauth::tokens::store::{Introspection, Kind};
 use crate::oauth::tokens::{OAuthError, OAuthErrorBody};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
@@ -202,7 +202,10 @@ fn introspection(state: &AppState, found: Option<&Introspection>) -> Value {
             "client_id": i.client_id,
             "username": i.username,
             "sub": i.user_id.to_string(),
-            "token_type": if i.kind == "access" { "Bearer" } else { "refresh_token" },
+            "token_type": match i.kind {
+                Kind::Access => "Bearer",
+                Kind::Refresh => "refresh_token",
+            },
             "iat": i.issued_at,
             "exp": i.expires_at,
             "iss": state.issuer(),

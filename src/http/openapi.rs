@@ -377,16 +377,16 @@ fn schemas() -> Value {
         "Deleted": {"type": "object", "required": ["id", "deleted"], "properties": {"id": {"type": "integer"}, "deleted": {"type": "boolean"}, "status": {"type": "string"}, "documentId": {"type": "integer"}}},
         "WebhookInput": {"type": "object", "required": ["url", "events"], "properties": {
             "url": {"type": "string", "format": "uri", "maxLength": 2048, "description": "http or https; deliveries to internal addresses are refused unless the server allows them"},
-            "events": {"type": "array", "minItems": 1, "items": {"type": "string", "enum": crate::webhooks::EVENTS}},
+            "events": {"type": "array", "minItems": 1, "items": {"type": "string", "enum": crate::webhooks::Event::names()}},
             "secret": {"type": ["string", "null"], "minLength": 1, "maxLength": 256, "description": "The HMAC key; generated when absent"}
         }},
         "Webhook": {"type": "object", "required": ["id", "url", "events", "createdAt"], "properties": {
             "id": {"type": "integer"}, "url": {"type": "string"},
-            "events": {"type": "array", "items": {"type": "string", "enum": crate::webhooks::EVENTS}}, "createdAt": ts
+            "events": {"type": "array", "items": {"type": "string", "enum": crate::webhooks::Event::names()}}, "createdAt": ts
         }},
         "WebhookCreated": {"type": "object", "required": ["id", "url", "events", "createdAt", "secret"], "properties": {
             "id": {"type": "integer"}, "url": {"type": "string"},
-            "events": {"type": "array", "items": {"type": "string", "enum": crate::webhooks::EVENTS}}, "createdAt": ts,
+            "events": {"type": "array", "items": {"type": "string", "enum": crate::webhooks::Event::names()}}, "createdAt": ts,
             "secret": {"type": "string", "description": "Verify X-Docket-Signature (t=<unix>,v1=<hex HMAC-SHA256(secret, \"<t>.<body>\")>) with it; shown only now"}
         }},
         "WebhookList": {"type": "object", "required": ["webhooks"], "properties": {"webhooks": {"type": "array", "items": ref_("Webhook")}}},

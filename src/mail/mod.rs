@@ -36,7 +36,54 @@ impl Kind {
             Kind::Test => "TEST",
         }
     }
+
+    pub fn parse(s: &str) -> Option<Kind> {
+        use Kind::*;
+        [
+            SigningRequest,
+            Completed,
+            Rejected,
+            Cancelled,
+            SealFailed,
+            AccountInvite,
+            Test,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == s)
+    }
 }
+
+crate::sql_text_enum!(Kind);
+
+/// Where a queued message is: waiting (`QUEUED`), handed to the SMTP server (`SENT`), filed in
+/// the outbox because none is configured (`OUTBOX`), or given up on (`FAILED`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Status {
+    Queued,
+    Sent,
+    Outbox,
+    Failed,
+}
+
+impl Status {
+    pub const ALL: [Status; 4] = [Status::Queued, Status::Sent, Status::Outbox, Status::Failed];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Queued => "QUEUED",
+            Status::Sent => "SENT",
+            Status::Outbox => "OUTBOX",
+            Status::Failed => "FAILED",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Status> {
+        Status::ALL.into_iter().find(|x| x.as_str() == s)
+    }
+}
+
+crate::sql_text_enum!(Status);
 
 /// A message to queue.
 #[derive(Debug, Clone)]

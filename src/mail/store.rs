@@ -3,7 +3,7 @@
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde::Serialize;
 
-use super::NewMail;
+use super::{Kind, NewMail, Status};
 use crate::error::AppError;
 use crate::timefmt::{iso8601, iso8601_opt};
 
@@ -21,7 +21,7 @@ pub fn enqueue(conn: &Connection, m: &NewMail, now: i64) -> Result<i64, AppError
     .execute(params![
         m.document_id,
         m.recipient_id,
-        m.kind.as_str(),
+        m.kind,
         m.to,
         m.subject,
         m.text,
@@ -63,14 +63,14 @@ pub struct Mail {
     pub id: i64,
     pub document_id: Option<i64>,
     pub recipient_id: Option<i64>,
-    pub kind: String,
+    pub kind: Kind,
     pub to: String,
     pub subject: String,
     pub text: String,
     pub html: String,
     pub attachment_blob: Option<String>,
     pub attachment_name: Option<String>,
-    pub status: String,
+    pub status: Status,
     pub attempts: u32,
     #[serde(skip)]
     pub created: i64,
@@ -132,7 +132,7 @@ pub fn get(conn: &Connection, id: i64) -> Result<Mail, AppError> {
 }
 
 /// Messages newest first, optionally only those with `status`.
-pub fn list(conn: &Connection, status: Option<&str>, limit: i64) -> Result<Vec<Mail>, AppError> {
+pub fn list(conn: &Connection, status: Option<Status>, limit: i64) -> Result<Vec<Mail>, AppError> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM mail_queue WHERE ?1 IS NULL OR status = ?1 ORDER BY id DESC LIMIT ?2"
     ))?;
@@ -141,7 +141,7 @@ pub fn list(conn: &Connection, status: Option<&str>, limit: i64) -> Result<Vec<M
 }
 
 /// The message left the building: `SENT` (through SMTP) or `OUTBOX` (filed, no SMTP).
-pub fn mark_done(conn: &Connection, id: i64, status: &str, now: i64) -> Result<(), AppError> {
+pub fn mark_done(conn: &Connection, id: i64, status: Status, now: i64) -> Result<(), AppError> {
     conn.execute(
         "UPDATE mail_queue SET status = ?2, attempts = attempts + 1, sent_at = ?3, last_error = NULL
          WHERE id = ?1 AND status = 'QUEUED'",

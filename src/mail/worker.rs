@@ -59,14 +59,14 @@ impl Worker {
     async fn handle(&self, m: Mail) -> Result<(), AppError> {
         let Some(transport) = &self.transport else {
             // Never the body: it holds the signing link, a credential.
-            tracing::info!(mail_id = m.id, to = %m.to, kind = %m.kind,
+            tracing::info!(mail_id = m.id, to = %m.to, kind = m.kind.as_str(),
                 "no --smtp-url: message filed in the outbox (docket mail show {})", m.id);
-            return self.done(m, "OUTBOX").await;
+            return self.done(m, super::Status::Outbox).await;
         };
         match self.send(transport, &m).await {
             Ok(()) => {
-                tracing::info!(mail_id = m.id, to = %m.to, kind = %m.kind, "mail sent");
-                self.done(m, "SENT").await
+                tracing::info!(mail_id = m.id, to = %m.to, kind = m.kind.as_str(), "mail sent");
+                self.done(m, super::Status::Sent).await
             }
             Err(e) => {
                 let (id, attempts) = (m.id, m.attempts + 1);
@@ -118,16 +118,19 @@ impl Worker {
     /// The message left (`SENT`) or was filed (`OUTBOX`). For a signing request, the
     /// recipient's `sendStatus` becomes SENT and an EMAILED event is recorded, in the same
     /// transaction.
-    async fn done(&self, m: Mail, status: &'static str) -> Result<(), AppError> {
+    async fn done(&self, m: Mail, status: super::Status) -> Result<(), AppError> {
         self.db
             .write(move |tx| {
                 let t = now();
                 store::mark_done(tx, m.id, status, t)?;
-                if m.kind == super::Kind::SigningRequest.as_str()
+                if m.kind == super::Kind::SigningRequest
                     && let (Some(rid), Some(doc)) = (m.recipient_id, m.document_id)
                 {
                     crate::documents::store::mark_sent(tx, rid, t)?;
-                    let via = if status == "SENT" { "smtp" } else { "outbox" };
+                    let via = match status {
+                        super::Status::Sent => "smtp",
+                        _ => "outbox",
+                    };
                     let actor = Actor {
                         recipient_id: Some(rid),
                         ..Actor::system()

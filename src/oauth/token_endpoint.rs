@@ -435,7 +435,7 @@ mod tests {
             other => panic!("{other:?}"),
         };
         assert!(look(client + 1).is_none(), "another client learns nothing");
-        assert_eq!(look(client).unwrap().kind, "access");
+        assert_eq!(look(client).unwrap().kind, store::Kind::Access);
         let revoke = |who| run(&c, who, Ask::Revoke(access.clone()), LIFE, 3).unwrap();
         assert!(matches!(revoke(client + 1), Ok(Answer::Revoked)));
         assert!(is_live(&c, &access), "another client cannot revoke it");

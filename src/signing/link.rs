@@ -19,6 +19,7 @@ use crate::documents::Status;
 use crate::documents::recipients::{Role, SigningStatus};
 use crate::error::AppError;
 use crate::factors::{Purpose, Verifier};
+use crate::webhooks::Event;
 
 /// Someone at a link: its token and the browser's session cookie, if any.
 #[derive(Debug, Clone)]
@@ -101,7 +102,7 @@ pub async fn open(db: &Db, visit: Visit, origin: Origin, app: String) -> Result<
         // A finished recipient may come back to see what they did; the page says so.
         let pending = l.document.status == Status::Pending;
         if gate.is_none() && pending && flow::open(tx, &l, &origin, now())? {
-            notify::event(tx, l.document.id, "DOCUMENT_OPENED", &app, now())?;
+            notify::event(tx, l.document.id, Event::DocumentOpened, &app, now())?;
         }
         Ok(Opened {
             title: l.document.title,
@@ -301,9 +302,9 @@ pub async fn complete(
         let doc = l.document.id;
         let done = flow::complete(tx, l, a, now())?;
         notify::signing_requests(tx, doc, &done.newly_current, &app, now())?;
-        notify::event(tx, doc, "DOCUMENT_RECIPIENT_COMPLETED", &app, now())?;
+        notify::event(tx, doc, Event::DocumentRecipientCompleted, &app, now())?;
         if l.role == Role::Signer {
-            notify::event(tx, doc, "DOCUMENT_SIGNED", &app, now())?;
+            notify::event(tx, doc, Event::DocumentSigned, &app, now())?;
         }
         Ok((doc, done))
     })

@@ -14,6 +14,7 @@ use crate::documents::meta::Meta;
 use crate::error::AppError;
 use crate::mail::compose::{self, SigningRequest};
 use crate::mail::{Kind, NewMail};
+use crate::webhooks::Event;
 
 /// What the messages about a document need.
 struct About {
@@ -113,7 +114,7 @@ pub fn completed(
         m.attachment = attach;
         queue(tx, m, now)?;
     }
-    event(tx, doc, "DOCUMENT_COMPLETED", app_url, now)
+    event(tx, doc, Event::DocumentCompleted, app_url, now)
 }
 
 /// Tells the owner that sealing failed (`error`, as they may read it) and when it is retried
@@ -139,7 +140,7 @@ pub fn seal_failed(
         mail(doc, Kind::SealFailed, &a.sender_email, content),
         now,
     )?;
-    event(tx, doc, "DOCUMENT_SEAL_FAILED", app_url, now)
+    event(tx, doc, Event::DocumentSealFailed, app_url, now)
 }
 
 /// Tells the owner and the other recipients who the rejection came from and why; and
@@ -166,7 +167,7 @@ pub fn rejected(
     let content = compose::rejected(&a.title, &a.sender_name, &by_name, reason);
     let m = mail(doc, Kind::Rejected, &a.sender_email, content);
     queue(tx, m, now)?;
-    event(tx, doc, "DOCUMENT_REJECTED", app_url, now)
+    event(tx, doc, Event::DocumentRejected, app_url, now)
 }
 
 /// Tells the recipients who were already e-mailed that the document was cancelled; and
@@ -187,7 +188,7 @@ pub fn cancelled(tx: &Connection, doc: i64, app_url: &str, now: i64) -> Result<(
         let content = compose::cancelled(&a.title, &r.name, &a.sender_name);
         queue(tx, mail(doc, Kind::Cancelled, &r.email, content), now)?;
     }
-    event(tx, doc, "DOCUMENT_CANCELLED", app_url, now)
+    event(tx, doc, Event::DocumentCancelled, app_url, now)
 }
 
 /// A document was created (through the API or from a template): the CREATED audit event and
@@ -206,14 +207,14 @@ pub fn created(
         &serde_json::json!({"title": view.title}),
         now,
     )?;
-    crate::webhooks::enqueue(tx, view.user_id, "DOCUMENT_CREATED", view, now)
+    crate::webhooks::enqueue(tx, view.user_id, Event::DocumentCreated, view, now)
 }
 
 /// Queues webhook `name` for the document's owner, with the document as the API shows it.
 pub fn event(
     tx: &Connection,
     doc: i64,
-    name: &str,
+    name: Event,
     app_url: &str,
     now: i64,
 ) -> Result<(), AppError> {

@@ -13,6 +13,7 @@ use crate::documents::audit::{self, Actor, Event};
 use crate::documents::{DocumentView, SigningLinks, Status, store};
 use crate::error::AppError;
 use crate::oauth::principal::Principal;
+use crate::webhooks::Event as Hook;
 
 /// `POST /api/v1/documents/{id}/send`: DRAFT to PENDING; the first recipients are e-mailed
 /// unless `send_email` is false (then the owner hands out the signing links).
@@ -39,7 +40,7 @@ pub async fn send(
             if send_email {
                 notify::signing_requests(tx, id, &first, &app, now())?;
             }
-            notify::event(tx, id, "DOCUMENT_SENT", &app, now())?;
+            notify::event(tx, id, Hook::DocumentSent, &app, now())?;
             Ok((store::view(tx, user, id, &app)?, replaced))
         })
         .await;

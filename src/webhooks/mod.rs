@@ -10,6 +10,7 @@ pub mod secret;
 pub mod store;
 
 use rusqlite::Connection;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::documents::check::Check;
@@ -17,24 +18,65 @@ use crate::documents::{DocumentView, SigningLinks};
 use crate::error::AppError;
 use crate::timefmt::iso8601;
 
-/// Every event a webhook can subscribe to.
-pub const EVENTS: &[&str] = &[
-    "DOCUMENT_CREATED",
-    "DOCUMENT_SENT",
-    "DOCUMENT_OPENED",
-    "DOCUMENT_RECIPIENT_COMPLETED",
-    "DOCUMENT_SIGNED",
-    "DOCUMENT_COMPLETED",
-    "DOCUMENT_REJECTED",
-    "DOCUMENT_CANCELLED",
-    "DOCUMENT_SEAL_FAILED",
-];
+/// An event a webhook can subscribe to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum Event {
+    DocumentCreated,
+    DocumentSent,
+    DocumentOpened,
+    DocumentRecipientCompleted,
+    DocumentSigned,
+    DocumentCompleted,
+    DocumentRejected,
+    DocumentCancelled,
+    DocumentSealFailed,
+}
+
+impl Event {
+    pub const ALL: [Event; 9] = [
+        Event::DocumentCreated,
+        Event::DocumentSent,
+        Event::DocumentOpened,
+        Event::DocumentRecipientCompleted,
+        Event::DocumentSigned,
+        Event::DocumentCompleted,
+        Event::DocumentRejected,
+        Event::DocumentCancelled,
+        Event::DocumentSealFailed,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Event::DocumentCreated => "DOCUMENT_CREATED",
+            Event::DocumentSent => "DOCUMENT_SENT",
+            Event::DocumentOpened => "DOCUMENT_OPENED",
+            Event::DocumentRecipientCompleted => "DOCUMENT_RECIPIENT_COMPLETED",
+            Event::DocumentSigned => "DOCUMENT_SIGNED",
+            Event::DocumentCompleted => "DOCUMENT_COMPLETED",
+            Event::DocumentRejected => "DOCUMENT_REJECTED",
+            Event::DocumentCancelled => "DOCUMENT_CANCELLED",
+            Event::DocumentSealFailed => "DOCUMENT_SEAL_FAILED",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Event> {
+        Event::ALL.into_iter().find(|e| e.as_str() == s)
+    }
+
+    /// Every event's name, for messages and the OpenAPI document.
+    pub fn names() -> Vec<&'static str> {
+        Event::ALL.into_iter().map(Event::as_str).collect()
+    }
+}
+
+crate::sql_text_enum!(Event);
 
 /// A webhook as a client describes it, validated.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewWebhook {
     pub url: String,
-    pub events: Vec<String>,
+    pub events: Vec<Event>,
     /// Given by the client, or generated (and shown once).
     pub secret: String,
 }
@@ -67,19 +109,19 @@ pub fn parse_create(body: &Value) -> Result<NewWebhook, AppError> {
             None
         }
     };
-    let mut events: Vec<String> = Vec::new();
+    let mut events: Vec<Event> = Vec::new();
     match body.get("events") {
         Some(Value::Array(items)) if !items.is_empty() => {
             for (i, e) in items.iter().enumerate() {
-                match e.as_str() {
-                    Some(name) if EVENTS.contains(&name) => {
-                        if !events.iter().any(|x| x == name) {
-                            events.push(name.to_string());
+                match e.as_str().and_then(Event::parse) {
+                    Some(event) => {
+                        if !events.contains(&event) {
+                            events.push(event);
                         }
                     }
-                    _ => c.fail(
+                    None => c.fail(
                         format!("events[{i}]"),
-                        format!("must be one of {}", EVENTS.join(", ")),
+                        format!("must be one of {}", Event::names().join(", ")),
                     ),
                 }
             }
@@ -143,13 +185,10 @@ fn check_url(raw: &str) -> Result<String, &'static str> {
 pub fn enqueue(
     conn: &Connection,
     user_id: i64,
-    event: &str,
+    event: Event,
     document: &DocumentView,
     now: i64,
 ) -> Result<(), AppError> {
-    if !EVENTS.contains(&event) {
-        return Err(AppError::internal(format!("unknown webhook event {event}")));
-    }
     let hooks = store::subscribed(conn, user_id, event)?;
     if hooks.is_empty() {
         return Ok(());
@@ -163,7 +202,7 @@ pub fn enqueue(
             Some(_) => &without_links,
         };
         let body = json!({
-            "event": event,
+            "event": event.as_str(),
             "payload": payload,
             "createdAt": iso8601(now),
             "webhookEndpoint": hook.url,
@@ -180,7 +219,7 @@ mod tests {
     #[test]
     fn validates_every_part() {
         let ok = parse_create(&json!({"url": "https://h.example/x", "events": ["DOCUMENT_CREATED", "DOCUMENT_CREATED"]})).unwrap();
-        assert_eq!(ok.events, vec!["DOCUMENT_CREATED"]);
+        assert_eq!(ok.events, vec![Event::DocumentCreated]);
         assert!(ok.secret.starts_with("whsec_") && ok.secret.len() == 38);
         let given = parse_create(
             &json!({"url": "http://h:8080/", "events": ["DOCUMENT_SIGNED"], "secret": "s3cret"}),

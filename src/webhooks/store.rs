@@ -3,6 +3,7 @@
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
+use super::Event;
 use crate::error::AppError;
 use crate::timefmt::{iso8601, iso8601_opt};
 
@@ -12,7 +13,7 @@ use crate::timefmt::{iso8601, iso8601_opt};
 pub struct Webhook {
     pub id: i64,
     pub url: String,
-    pub events: Vec<String>,
+    pub events: Vec<Event>,
     pub created_at: String,
     /// The OAuth grant it belongs to (`None`: the owner's, made with an API key).
     #[serde(skip)]
@@ -33,7 +34,7 @@ pub fn insert(
     tx: &Connection,
     owner: Visible,
     url: &str,
-    events: &[String],
+    events: &[Event],
     sealed_secret: &[u8],
     max: u32,
     now: i64,
@@ -54,7 +55,7 @@ pub fn insert(
         params![
             owner.user,
             url,
-            serde_json::to_string(events).unwrap_or_default(),
+            serde_json::to_string(events).map_err(AppError::internal)?,
             sealed_secret,
             now,
             owner.grant,
@@ -73,10 +74,14 @@ const COLUMNS: &str = "w.id, w.url, w.events, w.created_at, w.grant_id";
 
 fn webhook(r: &rusqlite::Row<'_>) -> rusqlite::Result<Webhook> {
     let events: String = r.get(2)?;
+    // Stored names the code does not know are an error, never "subscribed to nothing".
+    let events = serde_json::from_str(&events).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(2, rusqlite::types::Type::Text, Box::new(e))
+    })?;
     Ok(Webhook {
         id: r.get(0)?,
         url: r.get(1)?,
-        events: serde_json::from_str(&events).unwrap_or_default(),
+        events,
         created_at: iso8601(r.get(3)?),
         grant: r.get(4)?,
     })
@@ -120,7 +125,7 @@ pub fn delete(tx: &Connection, who: Visible, id: i64) -> Result<(), AppError> {
 /// The user's live endpoints subscribed to `event`: the owner's, and those of apps whose grant
 /// is live while the user is enabled (a revoked grant's are already gone; this is the second
 /// lock on that door).
-pub fn subscribed(conn: &Connection, user: i64, event: &str) -> Result<Vec<Webhook>, AppError> {
+pub fn subscribed(conn: &Connection, user: i64, event: Event) -> Result<Vec<Webhook>, AppError> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM webhooks w
            JOIN users u ON u.id = w.user_id
@@ -133,14 +138,14 @@ pub fn subscribed(conn: &Connection, user: i64, event: &str) -> Result<Vec<Webho
     Ok(rows
         .collect::<Result<Vec<_>, _>>()?
         .into_iter()
-        .filter(|w| w.events.iter().any(|e| e == event))
+        .filter(|w| w.events.contains(&event))
         .collect())
 }
 
 pub fn insert_delivery(
     tx: &Connection,
     webhook: i64,
-    event: &str,
+    event: Event,
     body: &str,
     now: i64,
 ) -> Result<i64, AppError> {
@@ -152,14 +157,43 @@ pub fn insert_delivery(
     Ok(tx.last_insert_rowid())
 }
 
+/// Where a delivery is: still being tried (`PENDING`), answered with a 2xx (`DELIVERED`), or
+/// given up on (`FAILED`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum DeliveryStatus {
+    Pending,
+    Delivered,
+    Failed,
+}
+
+impl DeliveryStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeliveryStatus::Pending => "PENDING",
+            DeliveryStatus::Delivered => "DELIVERED",
+            DeliveryStatus::Failed => "FAILED",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<DeliveryStatus> {
+        use DeliveryStatus::*;
+        [Pending, Delivered, Failed]
+            .into_iter()
+            .find(|x| x.as_str() == s)
+    }
+}
+
+crate::sql_text_enum!(DeliveryStatus);
+
 /// A delivery as the API shows it (not its body).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Delivery {
     pub id: i64,
     pub webhook_id: i64,
-    pub event: String,
-    pub status: String,
+    pub event: Event,
+    pub status: DeliveryStatus,
     pub attempts: i64,
     pub next_attempt_at: Option<String>,
     pub last_status: Option<i64>,
@@ -176,13 +210,13 @@ pub fn deliveries(conn: &Connection, webhook: i64, limit: i64) -> Result<Vec<Del
          FROM webhook_deliveries WHERE webhook_id = ?1 ORDER BY id DESC LIMIT ?2",
     )?;
     let rows = stmt.query_map(params![webhook, limit], |r| {
-        let status: String = r.get(3)?;
+        let status: DeliveryStatus = r.get(3)?;
         let next: i64 = r.get(5)?;
         Ok(Delivery {
             id: r.get(0)?,
             webhook_id: r.get(1)?,
             event: r.get(2)?,
-            next_attempt_at: (status == "PENDING").then(|| iso8601(next)),
+            next_attempt_at: (status == DeliveryStatus::Pending).then(|| iso8601(next)),
             status,
             attempts: r.get(4)?,
             last_status: r.get(6)?,
@@ -262,9 +296,9 @@ pub fn record_attempt(
     now: i64,
 ) -> Result<(), AppError> {
     let status = match (delivered, next) {
-        (true, _) => "DELIVERED",
-        (false, Some(_)) => "PENDING",
-        (false, None) => "FAILED",
+        (true, _) => DeliveryStatus::Delivered,
+        (false, Some(_)) => DeliveryStatus::Pending,
+        (false, None) => DeliveryStatus::Failed,
     };
     tx.execute(
         "UPDATE webhook_deliveries

@@ -80,13 +80,37 @@ pub fn insert_code(
     Ok(())
 }
 
+/// What a stored token is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Access,
+    Refresh,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Access => "access",
+            Kind::Refresh => "refresh",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Kind> {
+        [Kind::Access, Kind::Refresh]
+            .into_iter()
+            .find(|k| k.as_str() == s)
+    }
+}
+
+crate::sql_text_enum!(Kind);
+
 /// `(grant, code)`: the grant a token belongs to and the code its line descends from.
 type Line = (i64, Option<i64>);
 
 fn insert_token(
     tx: &Connection,
     (grant, code): Line,
-    kind: &str,
+    kind: Kind,
     token: &SecretToken,
     scopes: &str,
     now: i64,
@@ -115,7 +139,7 @@ fn issue(
     insert_token(
         tx,
         (grant, code),
-        "access",
+        Kind::Access,
         &access,
         scopes,
         now,
@@ -126,7 +150,7 @@ fn issue(
         insert_token(
             tx,
             (grant, code),
-            "refresh",
+            Kind::Refresh,
             &r,
             refresh_scopes,
             now,
@@ -443,7 +467,7 @@ pub fn record_grant_use(conn: &Connection, grant: i64, now: i64) -> Result<(), A
 /// of its line with it. Unknown tokens are not an error.
 pub fn revoke_token(tx: &Connection, client: i64, token: &str, now: i64) -> Result<(), AppError> {
     let hash = SecretToken::presented(token).hash();
-    let row: Option<(i64, String, i64, Option<i64>)> = tx
+    let row: Option<(i64, Kind, i64, Option<i64>)> = tx
         .query_row(
             "SELECT t.id, t.kind, t.grant_id, t.code_id FROM oauth_tokens t
                JOIN oauth_grants g ON g.id = t.grant_id
@@ -459,7 +483,7 @@ pub fn revoke_token(tx: &Connection, client: i64, token: &str, now: i64) -> Resu
         "UPDATE oauth_tokens SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
         params![id, now],
     )?;
-    if kind == "refresh" {
+    if kind == Kind::Refresh {
         tx.execute(
             "UPDATE oauth_tokens SET revoked_at = ?3
               WHERE grant_id = ?1 AND code_id IS ?2 AND kind = 'access' AND revoked_at IS NULL",
@@ -472,7 +496,7 @@ pub fn revoke_token(tx: &Connection, client: i64, token: &str, now: i64) -> Resu
 /// RFC 7662: what `client` may learn about `token` (only its own tokens are ever active).
 #[derive(Debug, Clone)]
 pub struct Introspection {
-    pub kind: String,
+    pub kind: Kind,
     pub scopes: Vec<Scope>,
     pub client_id: String,
     pub user_id: i64,
