@@ -634,3 +634,93 @@ pub fn files(conn: &Connection, doc: i64) -> Result<Files, AppError> {
         },
     )?)
 }
+
+/// A document's state as the signing flow checks it.
+#[derive(Debug, Clone)]
+pub struct State {
+    pub status: Status,
+    pub blob_id: Option<String>,
+    pub meta: Meta,
+    /// Pages of its file (0 before an upload).
+    pub pages: i64,
+}
+
+/// Document `doc`'s state; stored JSON the code cannot read is an error, never a default.
+pub fn state(conn: &Connection, doc: i64) -> Result<State, AppError> {
+    let (status, blob_id, meta, sizes): (Status, Option<String>, String, Option<String>) = conn
+        .query_row(
+            "SELECT status, blob_id, meta, page_sizes FROM documents WHERE id = ?1",
+            [doc],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )?;
+    let damaged = |what: &str, e: serde_json::Error| {
+        AppError::internal(format!("document {doc}: stored {what}: {e}"))
+    };
+    let meta = serde_json::from_str(&meta).map_err(|e| damaged("meta", e))?;
+    let pages = match sizes {
+        Some(s) => serde_json::from_str::<Vec<Value>>(&s)
+            .map_err(|e| damaged("page sizes", e))?
+            .len() as i64,
+        None => 0,
+    };
+    Ok(State {
+        status,
+        blob_id,
+        meta,
+        pages,
+    })
+}
+
+/// Whether recipient `recipient` has a signature field (SIGNATURE or FREE_SIGNATURE).
+pub fn has_signature_field(conn: &Connection, recipient: i64) -> Result<bool, AppError> {
+    Ok(conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM fields WHERE recipient_id = ?1 AND type IN ('SIGNATURE', 'FREE_SIGNATURE'))",
+        [recipient],
+        |r| r.get(0),
+    )?)
+}
+
+/// What messages about a document name: its title and meta, and its sender.
+#[derive(Debug, Clone)]
+pub struct Heading {
+    pub title: String,
+    pub meta: Meta,
+    pub sender_name: String,
+    pub sender_email: String,
+}
+
+pub fn heading(conn: &Connection, doc: i64) -> Result<Heading, AppError> {
+    Ok(conn.query_row(
+        "SELECT d.title, d.meta, u.name, u.email FROM documents d JOIN users u ON u.id = d.user_id WHERE d.id = ?1",
+        [doc],
+        |r| {
+            let meta: String = r.get(1)?;
+            Ok(Heading {
+                title: r.get(0)?,
+                meta: serde_json::from_str(&meta).map_err(|e| {
+                    rusqlite::Error::FromSqlConversionFailure(1, rusqlite::types::Type::Text, Box::new(e))
+                })?,
+                sender_name: r.get(2)?,
+                sender_email: r.get(3)?,
+            })
+        },
+    )?)
+}
+
+/// The recipients of `doc` whose signing request was e-mailed.
+pub fn emailed_recipients(conn: &Connection, doc: i64) -> Result<Vec<i64>, AppError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id FROM recipients WHERE document_id = ?1 AND send_status = 'SENT'",
+    )?;
+    let rows = stmt.query_map([doc], |r| r.get(0))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The owner of document `doc`.
+pub fn owner_of(conn: &Connection, doc: i64) -> Result<i64, AppError> {
+    Ok(
+        conn.query_row("SELECT user_id FROM documents WHERE id = ?1", [doc], |r| {
+            r.get(0)
+        })?,
+    )
+}

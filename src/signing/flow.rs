@@ -14,6 +14,7 @@ use crate::documents::audit::{self, Event};
 use crate::documents::fields::FieldType;
 use crate::documents::meta::format_date;
 use crate::documents::recipients::{Role, SigningStatus};
+use crate::documents::store as documents;
 use crate::error::AppError;
 use rusqlite::Connection;
 
@@ -29,29 +30,21 @@ pub fn send(
     origin: &Origin,
     now: i64,
 ) -> Result<Vec<i64>, AppError> {
-    let (status, blob, meta, sizes): (Status, Option<String>, String, Option<String>) = tx
-        .query_row(
-            "SELECT status, blob_id, meta, page_sizes FROM documents WHERE id = ?1",
-            [doc],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-        )?;
-    if status != Status::Draft {
+    let state = documents::state(tx, doc)?;
+    if state.status != Status::Draft {
         return Err(conflict(format!(
             "the document is {}; only a DRAFT can be sent",
-            status.as_str()
+            state.status.as_str()
         )));
     }
-    if blob.is_none() {
+    if state.blob_id.is_none() {
         return Err(conflict("upload the PDF before sending"));
     }
     // Uploads refuse a file shorter than the fields need, but fields can predate that check
     // (or come from a template's older file): what cannot be shown or sealed is not sent.
-    let pages = sizes
-        .and_then(|s| serde_json::from_str::<Vec<Value>>(&s).ok())
-        .map_or(0, |v| v.len() as i64);
     crate::documents::fields::require_placed(
-        &crate::documents::store::placements(tx, crate::documents::store::FieldsOf::Document(doc))?,
-        pages,
+        &documents::placements(tx, documents::FieldsOf::Document(doc))?,
+        state.pages,
     )?;
     let people = store::addressees(tx, doc)?;
     if people.is_empty() {
@@ -68,19 +61,12 @@ pub fn send(
             placeholders.join(", ")
         )));
     }
-    let unsigned: Vec<String> = people
-        .iter()
-        .filter(|p| p.role == Role::Signer)
-        .filter(|p| {
-            !tx.query_row(
-                "SELECT EXISTS (SELECT 1 FROM fields WHERE recipient_id = ?1 AND type IN ('SIGNATURE', 'FREE_SIGNATURE'))",
-                [p.id],
-                |r| r.get::<_, bool>(0),
-            )
-            .unwrap_or(false)
-        })
-        .map(|p| p.email.clone())
-        .collect();
+    let mut unsigned: Vec<String> = Vec::new();
+    for p in people.iter().filter(|p| p.role == Role::Signer) {
+        if !documents::has_signature_field(tx, p.id)? {
+            unsigned.push(p.email.clone());
+        }
+    }
     if !unsigned.is_empty() {
         return Err(conflict(format!(
             "every signer needs a SIGNATURE field; missing for {}",
@@ -98,22 +84,20 @@ pub fn send(
         &json!({}),
         now,
     )?;
-    let meta: crate::documents::meta::Meta = serde_json::from_str(&meta).unwrap_or_default();
-    Ok(current_turn(meta.signing_order, &store::parties(tx, doc)?))
+    Ok(current_turn(
+        state.meta.signing_order,
+        &store::parties(tx, doc)?,
+    ))
 }
 
 /// The recipients among `ids` who may act now and have not finished (for `resend`); 409 unless
 /// the document is PENDING, 400 for an id that is not one of its recipients.
 pub fn resendable(tx: &Connection, doc: i64, ids: &[i64]) -> Result<Vec<i64>, AppError> {
-    let (status, meta): (Status, String) = tx.query_row(
-        "SELECT status, meta FROM documents WHERE id = ?1",
-        [doc],
-        |r| Ok((r.get(0)?, r.get(1)?)),
-    )?;
-    if status != Status::Pending {
+    let state = documents::state(tx, doc)?;
+    if state.status != Status::Pending {
         return Err(conflict(format!(
             "the document is {}; only a PENDING document's recipients can be reminded",
-            status.as_str()
+            state.status.as_str()
         )));
     }
     let parties = store::parties(tx, doc)?;
@@ -128,8 +112,7 @@ pub fn resendable(tx: &Connection, doc: i64, ids: &[i64]) -> Result<Vec<i64>, Ap
             unknown.join(", ")
         )));
     }
-    let meta: crate::documents::meta::Meta = serde_json::from_str(&meta).unwrap_or_default();
-    let turn = current_turn(meta.signing_order, &parties);
+    let turn = current_turn(state.meta.signing_order, &parties);
     Ok(ids.iter().copied().filter(|id| turn.contains(id)).collect())
 }
 
@@ -160,11 +143,7 @@ pub fn readdressed(
         recipient,
         "withdrawn: the recipient's address changed",
     )?;
-    let status: Status =
-        tx.query_row("SELECT status FROM documents WHERE id = ?1", [doc], |r| {
-            r.get(0)
-        })?;
-    Ok(invited && status == Status::Pending)
+    Ok(invited && documents::state(tx, doc)?.status == Status::Pending)
 }
 
 /// 409 unless the document is PENDING (acting on a finished or cancelled document; the page

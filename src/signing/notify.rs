@@ -10,34 +10,15 @@
 use rusqlite::Connection;
 
 use super::store;
-use crate::documents::meta::Meta;
+use crate::documents::store::Heading;
 use crate::error::AppError;
 use crate::mail::compose::{self, SigningRequest};
 use crate::mail::{Kind, NewMail};
 use crate::webhooks::Event;
 
 /// What the messages about a document need.
-struct About {
-    title: String,
-    meta: Meta,
-    sender_name: String,
-    sender_email: String,
-}
-
-fn about(tx: &Connection, doc: i64) -> Result<About, AppError> {
-    Ok(tx.query_row(
-        "SELECT d.title, d.meta, u.name, u.email FROM documents d JOIN users u ON u.id = d.user_id WHERE d.id = ?1",
-        [doc],
-        |r| {
-            let meta: String = r.get(1)?;
-            Ok(About {
-                title: r.get(0)?,
-                meta: serde_json::from_str(&meta).unwrap_or_default(),
-                sender_name: r.get(2)?,
-                sender_email: r.get(3)?,
-            })
-        },
-    )?)
+fn about(tx: &Connection, doc: i64) -> Result<Heading, AppError> {
+    crate::documents::store::heading(tx, doc)
 }
 
 /// A message about document `doc`.
@@ -174,13 +155,7 @@ pub fn rejected(
 /// DOCUMENT_CANCELLED.
 pub fn cancelled(tx: &Connection, doc: i64, app_url: &str, now: i64) -> Result<(), AppError> {
     let a = about(tx, doc)?;
-    let notified: Vec<i64> = {
-        let mut stmt = tx.prepare_cached(
-            "SELECT id FROM recipients WHERE document_id = ?1 AND send_status = 'SENT'",
-        )?;
-        let rows = stmt.query_map([doc], |r| r.get(0))?;
-        rows.collect::<Result<_, _>>()?
-    };
+    let notified = crate::documents::store::emailed_recipients(tx, doc)?;
     for r in store::addressees(tx, doc)?
         .into_iter()
         .filter(|r| notified.contains(&r.id))
@@ -218,9 +193,7 @@ pub fn event(
     app_url: &str,
     now: i64,
 ) -> Result<(), AppError> {
-    let user: i64 = tx.query_row("SELECT user_id FROM documents WHERE id = ?1", [doc], |r| {
-        r.get(0)
-    })?;
+    let user = crate::documents::store::owner_of(tx, doc)?;
     let view = crate::documents::store::view(tx, user, doc, app_url)?;
     crate::webhooks::enqueue(tx, user, name, &view, now)
 }

@@ -12,6 +12,7 @@ use serde_json::json;
 
 use crate::db::now;
 use crate::documents::audit::{self, Actor, Event};
+use crate::documents::fields::FieldType;
 use crate::error::AppError;
 use crate::pdf::seal::{
     AuditRecipient, AuditSummary, FieldValue, FilledField, SealInput, SealSigner,
@@ -64,87 +65,60 @@ struct Gathered {
 }
 
 fn gather(c: &Connection, doc: i64) -> Result<Gathered, AppError> {
-    let (title, blob, sha256): (String, String, String) = c.query_row(
-        "SELECT d.title, d.blob_id, b.sha256 FROM documents d JOIN blobs b ON b.id = d.blob_id WHERE d.id = ?1",
-        [doc],
-        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-    )?;
-    let mut stmt = c.prepare(
-        "SELECT page_number, page_x, page_y, page_width, page_height, type, custom_text, signature_png, recipient_id
-         FROM fields WHERE document_id = ?1 AND inserted = 1 ORDER BY id",
-    )?;
+    let source = super::store::seal_source(c, doc)?;
     let mut signatures: Vec<(i64, Vec<u8>)> = Vec::new();
-    let fields = stmt
-        .query_map([doc], |r| {
-            let kind: String = r.get(5)?;
-            let text: Option<String> = r.get(6)?;
-            let png: Option<Vec<u8>> = r.get(7)?;
-            Ok((
-                FilledField {
-                    page: r.get::<_, i64>(0)?.max(1) as u32,
-                    x: r.get(1)?,
-                    y: r.get(2)?,
-                    width: r.get(3)?,
-                    height: r.get(4)?,
-                    value: FieldValue::Text(String::new()),
-                },
-                kind,
-                text,
-                png,
-                r.get::<_, i64>(8)?,
-            ))
-        })?
-        .collect::<Result<Vec<_>, _>>()?
+    let mut fields = Vec::new();
+    for f in super::store::filled_fields(c, doc)? {
+        let signature = matches!(
+            f.kind,
+            FieldType::Signature | FieldType::FreeSignature | FieldType::Initials
+        );
+        let value = match (signature, f.kind, f.text, f.png) {
+            (true, kind, _, Some(png)) => {
+                if kind != FieldType::Initials {
+                    signatures.push((f.recipient, png.clone()));
+                }
+                FieldValue::SignatureImage(png)
+            }
+            (true, _, Some(t), None) => FieldValue::SignatureTyped(t),
+            (false, FieldType::Checkbox, Some(t), _) => {
+                FieldValue::Checkbox(serde_json::from_str(&t).map_err(|e| {
+                    AppError::internal(format!("document {doc}: a stored checkbox value: {e}"))
+                })?)
+            }
+            (false, _, Some(t), _) => FieldValue::Text(t),
+            _ => continue,
+        };
+        fields.push(FilledField {
+            page: f.page.max(1) as u32,
+            x: f.x,
+            y: f.y,
+            width: f.width,
+            height: f.height,
+            value,
+        });
+    }
+    let recipients = super::store::acted(c, doc)?
         .into_iter()
-        .filter_map(|(mut f, kind, text, png, recipient)| {
-            f.value = match (kind.as_str(), text, png) {
-                ("SIGNATURE" | "FREE_SIGNATURE" | "INITIALS", _, Some(png)) => {
-                    if kind != "INITIALS" {
-                        signatures.push((recipient, png.clone()));
-                    }
-                    FieldValue::SignatureImage(png)
-                }
-                ("SIGNATURE" | "FREE_SIGNATURE" | "INITIALS", Some(t), None) => {
-                    FieldValue::SignatureTyped(t)
-                }
-                ("CHECKBOX", Some(t), _) => {
-                    FieldValue::Checkbox(serde_json::from_str(&t).unwrap_or_default())
-                }
-                (_, Some(t), _) => FieldValue::Text(t),
-                _ => return None,
-            };
-            Some(f)
+        .map(|r| AuditRecipient {
+            authentication: crate::signing::auth::describe_proof(
+                r.auth_method.as_deref(),
+                r.auth_account.as_deref(),
+            ),
+            opened_at: r.opened_at.map(human),
+            signed_at: r.signed_at.map(human),
+            signature_png: signatures
+                .iter()
+                .find(|(rid, _)| *rid == r.id)
+                .map(|(_, p)| p.clone()),
+            name: r.name,
+            email: r.email,
+            role: r.role.as_str().to_string(),
+            ip: r.ip,
+            user_agent: r.user_agent,
+            status: r.status.as_str().to_string(),
         })
         .collect();
-    let mut stmt = c.prepare(
-        "SELECT r.id, r.name, r.email, r.role, r.acted_ip, r.acted_user_agent, r.opened_at,
-                r.signed_at, r.signing_status, r.auth_method, u.email
-         FROM recipients r LEFT JOIN users u ON u.id = r.auth_user_id
-         WHERE r.document_id = ?1 ORDER BY r.id",
-    )?;
-    let recipients = stmt
-        .query_map([doc], |r| {
-            let id: i64 = r.get(0)?;
-            Ok(AuditRecipient {
-                name: r.get(1)?,
-                email: r.get(2)?,
-                role: r.get(3)?,
-                ip: r.get(4)?,
-                user_agent: r.get(5)?,
-                authentication: crate::signing::auth::describe_proof(
-                    r.get::<_, Option<String>>(9)?.as_deref(),
-                    r.get::<_, Option<String>>(10)?.as_deref(),
-                ),
-                opened_at: r.get::<_, Option<i64>>(6)?.map(human),
-                signed_at: r.get::<_, Option<i64>>(7)?.map(human),
-                status: r.get(8)?,
-                signature_png: signatures
-                    .iter()
-                    .find(|(rid, _)| *rid == id)
-                    .map(|(_, p)| p.clone()),
-            })
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
     let events = audit::list(c, doc)?
         .into_iter()
         .map(|e| {
@@ -156,14 +130,14 @@ fn gather(c: &Connection, doc: i64) -> Result<Gathered, AppError> {
         })
         .collect();
     Ok(Gathered {
-        blob,
+        blob: source.blob,
         input: SealInput {
             original: Vec::new(),
             fields,
             audit: AuditSummary {
-                title,
+                title: source.title,
                 document_id: doc,
-                original_sha256: sha256,
+                original_sha256: source.sha256,
                 completed_at: human(now()),
                 recipients,
                 events,

@@ -376,3 +376,101 @@ pub fn record_seal_failure(
     )?;
     Ok(Some((failures, at)))
 }
+
+/// The file a document is sealed from: its title, blob id and SHA-256.
+pub struct SealSource {
+    pub title: String,
+    pub blob: String,
+    pub sha256: String,
+}
+
+pub fn seal_source(conn: &Connection, doc: i64) -> Result<SealSource, AppError> {
+    Ok(conn.query_row(
+        "SELECT d.title, d.blob_id, b.sha256 FROM documents d JOIN blobs b ON b.id = d.blob_id WHERE d.id = ?1",
+        [doc],
+        |r| {
+            Ok(SealSource {
+                title: r.get(0)?,
+                blob: r.get(1)?,
+                sha256: r.get(2)?,
+            })
+        },
+    )?)
+}
+
+/// A filled field as sealing burns it in.
+pub struct FilledRow {
+    pub page: i64,
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+    pub kind: FieldType,
+    pub text: Option<String>,
+    pub png: Option<Vec<u8>>,
+    pub recipient: i64,
+}
+
+/// The document's filled fields, in the order they were placed.
+pub fn filled_fields(conn: &Connection, doc: i64) -> Result<Vec<FilledRow>, AppError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT page_number, page_x, page_y, page_width, page_height, type, custom_text, signature_png, recipient_id
+         FROM fields WHERE document_id = ?1 AND inserted = 1 ORDER BY id",
+    )?;
+    let rows = stmt.query_map([doc], |r| {
+        Ok(FilledRow {
+            page: r.get(0)?,
+            x: r.get(1)?,
+            y: r.get(2)?,
+            width: r.get(3)?,
+            height: r.get(4)?,
+            kind: r.get(5)?,
+            text: r.get(6)?,
+            png: r.get(7)?,
+            recipient: r.get(8)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// What a recipient did, for the audit certificate.
+pub struct Acted {
+    pub id: i64,
+    pub name: String,
+    pub email: String,
+    pub role: Role,
+    pub ip: Option<String>,
+    pub user_agent: Option<String>,
+    pub opened_at: Option<i64>,
+    pub signed_at: Option<i64>,
+    pub status: SigningStatus,
+    /// How they authenticated (`recipients.auth_method`) and as which account.
+    pub auth_method: Option<String>,
+    pub auth_account: Option<String>,
+}
+
+/// Every recipient of the document with what they did, by id.
+pub fn acted(conn: &Connection, doc: i64) -> Result<Vec<Acted>, AppError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT r.id, r.name, r.email, r.role, r.acted_ip, r.acted_user_agent, r.opened_at,
+                r.signed_at, r.signing_status, r.auth_method, u.email
+         FROM recipients r LEFT JOIN users u ON u.id = r.auth_user_id
+         WHERE r.document_id = ?1 ORDER BY r.id",
+    )?;
+    let rows = stmt.query_map([doc], |r| {
+        Ok(Acted {
+            id: r.get(0)?,
+            name: r.get(1)?,
+            email: r.get(2)?,
+            role: r.get(3)?,
+            ip: r.get(4)?,
+            user_agent: r.get(5)?,
+            opened_at: r.get(6)?,
+            signed_at: r.get(7)?,
+            status: r.get(8)?,
+            auth_method: r.get(9)?,
+            auth_account: r.get(10)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
