@@ -1,7 +1,6 @@
 //! SQL for the `bookings` table. Every read and write is scoped to the owning user, so another
 //! user's booking is simply not found.
 
-use rusqlite::types::Type;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use super::{Attendee, Booking, NewBooking, Organizer, Status};
@@ -12,21 +11,10 @@ const SELECT: &str = "SELECT b.id, b.uid, b.title, b.description, b.start_time, 
         u.username, u.name, u.email, u.time_zone
    FROM bookings b JOIN users u ON u.id = b.user_id";
 
-fn conversion(col: usize, e: impl std::error::Error + Send + Sync + 'static) -> rusqlite::Error {
-    rusqlite::Error::FromSqlConversionFailure(col, Type::Text, Box::new(e))
-}
-
 fn from_row(r: &Row<'_>) -> rusqlite::Result<Booking> {
-    let status: String = r.get(6)?;
-    let status = Status::parse(&status).ok_or_else(|| {
-        conversion(
-            6,
-            std::io::Error::other(format!("unknown booking status {status:?}")),
-        )
-    })?;
+    let status: Status = r.get(6)?;
     let attendees: String = r.get(8)?;
-    let attendees: Vec<Attendee> =
-        serde_json::from_str(&attendees).map_err(|e| conversion(8, e))?;
+    let attendees: Vec<Attendee> = crate::db::stored_json(8, &attendees)?;
     Ok(Booking {
         id: r.get(0)?,
         uid: r.get(1)?,

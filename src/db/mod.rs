@@ -259,6 +259,14 @@ pub fn memory() -> Connection {
     c
 }
 
+/// JSON text stored in column `col`, read as `T`: what the code cannot read is a conversion
+/// error, never a default.
+pub fn stored_json<T: serde::de::DeserializeOwned>(col: usize, text: &str) -> rusqlite::Result<T> {
+    serde_json::from_str(text).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(col, rusqlite::types::Type::Text, Box::new(e))
+    })
+}
+
 /// Unix seconds now.
 pub fn now() -> i64 {
     std::time::SystemTime::now()

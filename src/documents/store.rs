@@ -653,14 +653,9 @@ pub fn state(conn: &Connection, doc: i64) -> Result<State, AppError> {
             [doc],
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
         )?;
-    let damaged = |what: &str, e: serde_json::Error| {
-        AppError::internal(format!("document {doc}: stored {what}: {e}"))
-    };
-    let meta = serde_json::from_str(&meta).map_err(|e| damaged("meta", e))?;
+    let meta = crate::db::stored_json(2, &meta)?;
     let pages = match sizes {
-        Some(s) => serde_json::from_str::<Vec<Value>>(&s)
-            .map_err(|e| damaged("page sizes", e))?
-            .len() as i64,
+        Some(s) => crate::db::stored_json::<Vec<Value>>(3, &s)?.len() as i64,
         None => 0,
     };
     Ok(State {
@@ -697,9 +692,7 @@ pub fn heading(conn: &Connection, doc: i64) -> Result<Heading, AppError> {
             let meta: String = r.get(1)?;
             Ok(Heading {
                 title: r.get(0)?,
-                meta: serde_json::from_str(&meta).map_err(|e| {
-                    rusqlite::Error::FromSqlConversionFailure(1, rusqlite::types::Type::Text, Box::new(e))
-                })?,
+                meta: crate::db::stored_json(1, &meta)?,
                 sender_name: r.get(2)?,
                 sender_email: r.get(3)?,
             })

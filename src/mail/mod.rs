@@ -25,6 +25,16 @@ pub enum Kind {
 }
 
 impl Kind {
+    pub const ALL: [Kind; 7] = [
+        Kind::SigningRequest,
+        Kind::Completed,
+        Kind::Rejected,
+        Kind::Cancelled,
+        Kind::SealFailed,
+        Kind::AccountInvite,
+        Kind::Test,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Kind::SigningRequest => "SIGNING_REQUEST",
@@ -38,18 +48,7 @@ impl Kind {
     }
 
     pub fn parse(s: &str) -> Option<Kind> {
-        use Kind::*;
-        [
-            SigningRequest,
-            Completed,
-            Rejected,
-            Cancelled,
-            SealFailed,
-            AccountInvite,
-            Test,
-        ]
-        .into_iter()
-        .find(|k| k.as_str() == s)
+        Kind::ALL.into_iter().find(|k| k.as_str() == s)
     }
 }
 

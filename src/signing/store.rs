@@ -5,6 +5,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::Party;
 use super::values::Stored;
+use crate::db::stored_json;
 use crate::documents::Status;
 use crate::documents::fields::FieldType;
 use crate::documents::meta::Meta;
@@ -61,13 +62,6 @@ pub struct LinkedDocument {
     pub sender_email: String,
     /// The document's `authOptions` as stored (JSON).
     pub auth_options: Option<String>,
-}
-
-/// JSON stored in column `col`: what the code cannot read is an error, never a default.
-fn stored_json<T: serde::de::DeserializeOwned>(col: usize, text: &str) -> rusqlite::Result<T> {
-    serde_json::from_str(text).map_err(|e| {
-        rusqlite::Error::FromSqlConversionFailure(col, rusqlite::types::Type::Text, Box::new(e))
-    })
 }
 
 /// The link for `token`; `None` for an unknown token (also a template's recipient).

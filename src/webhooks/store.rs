@@ -75,9 +75,7 @@ const COLUMNS: &str = "w.id, w.url, w.events, w.created_at, w.grant_id";
 fn webhook(r: &rusqlite::Row<'_>) -> rusqlite::Result<Webhook> {
     let events: String = r.get(2)?;
     // Stored names the code does not know are an error, never "subscribed to nothing".
-    let events = serde_json::from_str(&events).map_err(|e| {
-        rusqlite::Error::FromSqlConversionFailure(2, rusqlite::types::Type::Text, Box::new(e))
-    })?;
+    let events = crate::db::stored_json(2, &events)?;
     Ok(Webhook {
         id: r.get(0)?,
         url: r.get(1)?,
