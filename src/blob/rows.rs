@@ -19,3 +19,11 @@ pub fn delete(conn: &Connection, id: &str) -> Result<(), AppError> {
     conn.execute("DELETE FROM blobs WHERE id = ?1", [id])?;
     Ok(())
 }
+
+/// The SHA-256 (hex) of file `id`, as recorded when it was stored.
+pub fn sha256(conn: &Connection, id: &str) -> Result<Option<String>, AppError> {
+    use rusqlite::OptionalExtension;
+    Ok(conn
+        .query_row("SELECT sha256 FROM blobs WHERE id = ?1", [id], |r| r.get(0))
+        .optional()?)
+}

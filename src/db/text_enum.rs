@@ -70,8 +70,17 @@ mod tests {
         check(&signing, SigningStatus::as_str, SigningStatus::parse);
         let read = [ReadStatus::NotOpened, ReadStatus::Opened];
         check(&read, ReadStatus::as_str, ReadStatus::parse);
+        use crate::documents::recipients::SendStatus;
+        let send = [SendStatus::NotSent, SendStatus::Sent];
+        check(&send, SendStatus::as_str, SendStatus::parse);
         use crate::documents::fields::FieldType;
         check(&FieldType::ALL, FieldType::as_str, FieldType::parse);
+        use crate::templates::TemplateType;
+        check(
+            &TemplateType::ALL,
+            TemplateType::as_str,
+            TemplateType::parse,
+        );
         use crate::bookings::Status as Booking;
         check(&Booking::ALL, Booking::as_str, Booking::parse);
         use crate::mail::{Kind, Status as Mail};

@@ -11,7 +11,8 @@ use sha2::{Digest, Sha256};
 use tokio::task::JoinHandle;
 
 use super::fields;
-use super::store::{self, FieldsOf};
+use super::model::placements;
+use super::store::{self, Parent};
 use crate::blob::store::StoredBlob;
 use crate::context::Context;
 use crate::db::now;
@@ -42,9 +43,9 @@ pub fn too_large(max: u64) -> AppError {
 pub async fn target(ctx: &Context, data_id: String) -> Result<Target, AppError> {
     ctx.db
         .read(move |c| match store::by_data_id(c, &data_id)? {
-            Some(doc) => {
-                store::require_draft(&doc, "upload a file").map(|()| Target::Document(doc.id))
-            }
+            Some(doc) => doc
+                .require_draft("upload a file")
+                .map(|()| Target::Document(doc.id)),
             None => templates::by_data_id(c, &data_id)?
                 .map(Target::Template)
                 .ok_or_else(|| AppError::not_found("document")),
@@ -86,7 +87,7 @@ pub async fn receive(
         .write(move |tx| match target {
             Target::Document(id) => {
                 fields::require_on_pages(
-                    &store::placements(tx, FieldsOf::Document(id))?,
+                    &placements(&store::fields::of(tx, Parent::Document(id))?),
                     i64::from(pages),
                 )?;
                 let old = store::set_file(tx, id, &blob, &sizes, now())?;
@@ -102,7 +103,7 @@ pub async fn receive(
             }
             Target::Template(id) => {
                 fields::require_on_pages(
-                    &store::placements(tx, FieldsOf::Template(id))?,
+                    &placements(&store::fields::of(tx, Parent::Template(id))?),
                     i64::from(pages),
                 )?;
                 templates::set_file(tx, id, &blob, &sizes, now())

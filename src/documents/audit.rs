@@ -88,6 +88,13 @@ impl Origin {
     }
 }
 
+/// The e-mail address of user `user`: how the audit log names a document's owner.
+pub fn owner_email(conn: &Connection, user: i64) -> Result<String, AppError> {
+    crate::users::store::get(conn, user)?
+        .map(|u| u.email)
+        .ok_or_else(|| AppError::internal(format!("user {user} is gone")))
+}
+
 /// Records `event` on document `doc`; `data` holds event details (a JSON object).
 pub fn record(
     conn: &Connection,

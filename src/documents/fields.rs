@@ -220,7 +220,35 @@ pub fn parse_field(
         return None;
     }
     let before = c.error_count();
-    let recipient_id = match raw.get("recipientId").and_then(Value::as_i64) {
+    let recipient_id = field_recipient(c, raw, path, recipient_ok);
+    let kind = field_type(c, raw, path);
+    let page_number = field_page(c, raw, path, pages);
+    let [x, y, w, h] = field_geometry(c, raw, path, before);
+    let field_meta =
+        kind.and_then(|k| parse_field_meta(c, raw.get("fieldMeta"), &join(path, "fieldMeta"), k));
+    if c.error_count() != before {
+        return None;
+    }
+    Some(NewField {
+        recipient_id: recipient_id?,
+        kind: kind?,
+        page_number: page_number?,
+        page_x: x,
+        page_y: y,
+        page_width: w,
+        page_height: h,
+        field_meta,
+    })
+}
+
+/// `recipientId`: one of the parent's recipients.
+fn field_recipient(
+    c: &mut Check,
+    raw: &Value,
+    path: &str,
+    recipient_ok: &dyn Fn(i64) -> bool,
+) -> Option<i64> {
+    match raw.get("recipientId").and_then(Value::as_i64) {
         Some(id) if recipient_ok(id) => Some(id),
         Some(id) => {
             c.fail(
@@ -236,26 +264,30 @@ pub fn parse_field(
             );
             None
         }
+    }
+}
+
+/// `type`: one of `FieldType::ALL`.
+fn field_type(c: &mut Check, raw: &Value, path: &str) -> Option<FieldType> {
+    let Some(t) = raw.get("type").and_then(Value::as_str) else {
+        c.fail(join(path, "type"), "required");
+        return None;
     };
-    let kind = match raw.get("type").and_then(Value::as_str) {
-        Some(t) => match FieldType::parse(t) {
-            Some(k) => Some(k),
-            None => {
-                c.fail(
-                    join(path, "type"),
-                    format!(
-                        "unknown type {t:?}; use one of {}",
-                        FieldType::ALL.map(FieldType::as_str).join(", ")
-                    ),
-                );
-                None
-            }
-        },
-        None => {
-            c.fail(join(path, "type"), "required");
-            None
-        }
-    };
+    let kind = FieldType::parse(t);
+    if kind.is_none() {
+        c.fail(
+            join(path, "type"),
+            format!(
+                "unknown type {t:?}; use one of {}",
+                FieldType::ALL.map(FieldType::as_str).join(", ")
+            ),
+        );
+    }
+    kind
+}
+
+/// `pageNumber`: from 1 to the PDF's last page (when known).
+fn field_page(c: &mut Check, raw: &Value, path: &str, pages: Option<i64>) -> Option<i64> {
     let max_page = pages.unwrap_or(100_000);
     let page_number = c.opt_int(raw, "pageNumber", path, 1..=max_page);
     if raw.get("pageNumber").is_none_or(Value::is_null) {
@@ -266,6 +298,12 @@ pub fn parse_field(
             last.message = format!("must be from 1 to {max_page}, the PDF's last page");
         }
     }
+    page_number
+}
+
+/// `pageX`, `pageY`, `pageWidth`, `pageHeight`: percentages of the page, the box inside it
+/// (checked as a box only when the field had no other problem since `before` errors).
+fn field_geometry(c: &mut Check, raw: &Value, path: &str, before: usize) -> [f64; 4] {
     let mut geometry = [0.0f64; 4];
     for (i, key) in ["pageX", "pageY", "pageWidth", "pageHeight"]
         .iter()
@@ -299,21 +337,7 @@ pub fn parse_field(
             );
         }
     }
-    let field_meta =
-        kind.and_then(|k| parse_field_meta(c, raw.get("fieldMeta"), &join(path, "fieldMeta"), k));
-    if c.error_count() != before {
-        return None;
-    }
-    Some(NewField {
-        recipient_id: recipient_id?,
-        kind: kind?,
-        page_number: page_number?,
-        page_x: x,
-        page_y: y,
-        page_width: w,
-        page_height: h,
-        field_meta,
-    })
+    geometry
 }
 
 /// Validates `fieldMeta` for a field of `kind`; returns the normalised object (or None when

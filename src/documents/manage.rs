@@ -3,53 +3,18 @@
 //! queues, and wakes the workers that send them once committed. The caller has authenticated
 //! `who` and checked its scope.
 
-use rusqlite::Connection;
 use serde_json::{Value, json};
 
 use super::audit::{self, Event, Origin};
-use super::parts::{self, Owner};
-use super::store::{self, Deleted};
+use super::model::Document;
+use super::parts;
+use super::store::{self, Deleted, Parent};
 use super::{DocumentView, FieldView, RecipientView, SigningLinks, Status};
 use crate::context::Context;
 use crate::db::now;
-use crate::documents::fields::NewField;
-use crate::documents::recipients::NewRecipient;
 use crate::error::AppError;
 use crate::oauth::principal::Principal;
-
-/// A document as the owner of its recipients and fields.
-struct Doc<'a> {
-    id: i64,
-    app: &'a str,
-}
-
-impl Owner for Doc<'_> {
-    type Recipient = RecipientView;
-    type Field = FieldView;
-    fn recipient_ids(&self, conn: &Connection) -> Result<Vec<i64>, AppError> {
-        store::recipient_ids(conn, self.id)
-    }
-    fn insert_recipient(
-        &self,
-        conn: &Connection,
-        r: &NewRecipient,
-        now: i64,
-    ) -> Result<i64, AppError> {
-        store::insert_recipient(conn, self.id, r, now)
-    }
-    fn recipient(&self, conn: &Connection, id: i64) -> Result<RecipientView, AppError> {
-        store::recipient(conn, self.id, id, self.app)
-    }
-    fn insert_field(&self, conn: &Connection, f: &NewField, now: i64) -> Result<i64, AppError> {
-        store::insert_field(conn, self.id, f, now)
-    }
-    fn field(&self, conn: &Connection, id: i64) -> Result<FieldView, AppError> {
-        store::field(conn, self.id, id)
-    }
-    fn touch(&self, conn: &Connection, now: i64) -> Result<(), AppError> {
-        store::touch(conn, self.id, now)
-    }
-}
+use audit::owner_email;
 
 /// A new draft: its id, the id its upload URL carries, and its recipients.
 #[derive(Debug)]
@@ -75,8 +40,8 @@ pub async fn create(
             let doc = super::parse_create(&body, crate::users::store::tier(tx, user)?)?;
             let t = now();
             let id = store::insert(tx, user, &doc, &d, t)?;
-            let view = store::view(tx, user, id, &app)?;
-            let owner = store::owner_email(tx, user)?;
+            let view = DocumentView::of(&store::load(tx, id)?, &app);
+            let owner = owner_email(tx, user)?;
             crate::signing::notify::created(tx, &view, &origin.actor(&owner, None), t)?;
             Ok((id, view.recipients))
         })
@@ -108,7 +73,9 @@ pub async fn list(
         .db
         .read(move |c| {
             let offset = (q.page - 1) * q.per_page;
-            store::list(c, user, q.status, q.per_page, offset, &app)
+            let (docs, total) = store::list(c, user, q.status, q.per_page, offset)?;
+            let views: Vec<DocumentView> = docs.iter().map(|d| DocumentView::of(d, &app)).collect();
+            Ok((views, total))
         })
         .await?;
     Ok((
@@ -120,7 +87,10 @@ pub async fn list(
 /// The user's document `id` (another user's is a 404).
 pub async fn get(ctx: &Context, who: &Principal, id: i64) -> Result<DocumentView, AppError> {
     let (user, app) = (who.user_id, ctx.app.clone());
-    let doc = ctx.db.read(move |c| store::view(c, user, id, &app)).await?;
+    let doc = ctx
+        .db
+        .read(move |c| Ok(DocumentView::of(&store::owned(c, user, id)?, &app)))
+        .await?;
     Ok(doc.links_shown_if(who.sees_signing_links()))
 }
 
@@ -146,10 +116,10 @@ pub async fn delete(
         .db
         .write(move |tx| {
             let doc = store::owned(tx, user, id)?;
-            let view = store::view(tx, user, id, &app)?;
+            let view = DocumentView::of(&doc, &app);
             let outcome = store::delete(tx, &doc, now())?;
             if outcome == Deleted::Cancelled {
-                let owner = store::owner_email(tx, user)?;
+                let owner = owner_email(tx, user)?;
                 let actor = origin.actor(&owner, None);
                 audit::record(tx, id, Event::Cancelled, &actor, &json!({}), now())?;
                 crate::signing::notify::cancelled(tx, id, &app, now())?;
@@ -169,7 +139,7 @@ pub async fn delete(
     let status = match outcome {
         Deleted::Removed => "DELETED".to_string(),
         Deleted::Cancelled => "CANCELLED".to_string(),
-        Deleted::Hidden => view.status,
+        Deleted::Hidden => view.status.as_str().to_string(),
     };
     Ok(Removal {
         id: view.id,
@@ -191,15 +161,16 @@ pub async fn add_recipient(
         .write(move |tx| {
             let doc = store::owned(tx, user, id)?;
             let r = parts::recipient(tx, user, &body)?;
-            store::require_open(&doc, "add recipients")?;
-            parts::add_recipient(tx, &Doc { id, app: &app }, &r, now())
+            doc.require_open("add recipients")?;
+            let added = parts::add_recipient(tx, Parent::Document(id), &r, now())?;
+            Ok(RecipientView::of(&added, id, &app))
         })
         .await?;
     Ok(view.links_shown_if(who.sees_signing_links()))
 }
 
 /// `PATCH /api/v1/documents/{id}/recipients/{rid}`: absent keys keep their values. A new
-/// e-mail address is a new signing link (see `store::update_recipient`); on a PENDING document
+/// e-mail address is a new signing link (see `store::recipients::update`); on a PENDING document
 /// whose recipient had been e-mailed, the new address is e-mailed its link.
 pub async fn patch_recipient(
     ctx: &Context,
@@ -213,7 +184,9 @@ pub async fn patch_recipient(
         .db
         .write(move |tx| {
             let doc = store::owned(tx, user, id)?;
-            let current = store::recipient(tx, id, rid, &app)?;
+            let current = doc
+                .recipient(rid)
+                .ok_or_else(|| AppError::not_found("recipient"))?;
             let raw = parts::merged(
                 json!({
                     "email": current.email, "name": current.name, "role": current.role,
@@ -222,9 +195,9 @@ pub async fn patch_recipient(
                 &body,
             )?;
             let r = parts::recipient(tx, user, &raw)?;
-            store::require_open(&doc, "change recipients")?;
-            if let Some(old) = store::update_recipient(tx, id, rid, &r)? {
-                let owner = store::owner_email(tx, user)?;
+            doc.require_open("change recipients")?;
+            if let Some(old) = store::recipients::update(tx, id, rid, &r)? {
+                let owner = owner_email(tx, user)?;
                 let actor = origin.actor(&owner, None);
                 let change = (old.as_str(), r.email.as_str());
                 if crate::signing::flow::readdressed(tx, id, rid, change, &actor, now())? {
@@ -232,7 +205,8 @@ pub async fn patch_recipient(
                 }
             }
             store::touch(tx, id, now())?;
-            store::recipient(tx, id, rid, &app)
+            let changed = store::recipients::one(tx, Parent::Document(id), rid)?;
+            Ok(RecipientView::of(&changed, id, &app))
         })
         .await?;
     ctx.workers.mail.wake();
@@ -249,8 +223,8 @@ pub async fn delete_recipient(
     ctx.db
         .write(move |tx| {
             let doc = store::owned(tx, user, id)?;
-            store::require_open(&doc, "remove recipients")?;
-            store::delete_recipient(tx, id, rid)?;
+            doc.require_open("remove recipients")?;
+            store::recipients::delete(tx, id, rid)?;
             store::touch(tx, id, now())
         })
         .await
@@ -263,12 +237,14 @@ pub async fn add_fields(
     id: i64,
     body: Value,
 ) -> Result<Vec<FieldView>, AppError> {
-    let (user, app) = (who.user_id, ctx.app.clone());
+    let user = who.user_id;
     ctx.db
         .write(move |tx| {
             let doc = store::owned(tx, user, id)?;
-            store::require_draft(&doc, "add fields")?;
-            parts::add_fields(tx, &Doc { id, app: &app }, &body, doc.pages, now())
+            doc.require_draft("add fields")?;
+            let parent = Parent::Document(id);
+            let added = parts::add_fields(tx, parent, &doc.recipients, &body, doc.pages(), now())?;
+            Ok(added.iter().map(|f| FieldView::of(f, id)).collect())
         })
         .await
 }
@@ -284,8 +260,8 @@ pub async fn patch_field(
     ctx.db
         .write(move |tx| {
             let doc = store::owned(tx, user, id)?;
-            let current = store::field(tx, id, fid)?;
-            store::require_draft(&doc, "change fields")?;
+            let current = FieldView::of(field_of(&doc, fid)?, id);
+            doc.require_draft("change fields")?;
             let raw = parts::merged(
                 json!({
                     "recipientId": current.recipient_id, "type": current.kind,
@@ -295,13 +271,16 @@ pub async fn patch_field(
                 }),
                 &body,
             )?;
-            let recipients = store::recipient_ids(tx, id)?;
-            let f = parts::field_batch(&raw, doc.pages, &recipients)?
+            let recipients: Vec<i64> = doc.recipients.iter().map(|r| r.id).collect();
+            let f = parts::field_batch(&raw, doc.pages(), &recipients)?
                 .pop()
                 .ok_or_else(|| AppError::bad_request("invalid field"))?;
-            store::update_field(tx, id, fid, &f)?;
+            store::fields::update(tx, id, fid, &f)?;
             store::touch(tx, id, now())?;
-            store::field(tx, id, fid)
+            Ok(FieldView::of(
+                &store::fields::one(tx, Parent::Document(id), fid)?,
+                id,
+            ))
         })
         .await
 }
@@ -316,10 +295,18 @@ pub async fn delete_field(
     ctx.db
         .write(move |tx| {
             let doc = store::owned(tx, user, id)?;
-            store::field(tx, id, fid)?;
-            store::require_draft(&doc, "delete fields")?;
-            store::delete_field(tx, id, fid)?;
+            field_of(&doc, fid)?;
+            doc.require_draft("delete fields")?;
+            store::fields::delete(tx, id, fid)?;
             store::touch(tx, id, now())
         })
         .await
+}
+
+/// Field `fid` of `doc`, or a 404.
+fn field_of(doc: &Document, fid: i64) -> Result<&super::model::Field, AppError> {
+    doc.fields
+        .iter()
+        .find(|f| f.id == fid)
+        .ok_or_else(|| AppError::not_found("field"))
 }

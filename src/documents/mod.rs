@@ -7,9 +7,11 @@ pub mod check;
 pub mod fields;
 pub mod manage;
 pub mod meta;
+pub mod model;
 pub mod parts;
 pub mod recipients;
 pub mod store;
+pub mod view;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -55,173 +57,7 @@ impl Status {
 
 crate::sql_text_enum!(Status);
 
-/// Seed 2.2, with `signingUrl`. `token` and `signingUrl` are the recipient's credential: null
-/// for callers that may not see it (`SigningLinks`).
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RecipientView {
-    pub id: i64,
-    pub document_id: i64,
-    pub email: String,
-    pub name: String,
-    pub role: String,
-    pub signing_order: Option<i64>,
-    pub token: Option<String>,
-    pub signed_at: Option<String>,
-    pub read_status: String,
-    pub signing_status: String,
-    pub send_status: String,
-    pub signing_url: Option<String>,
-}
-
-/// Seed 2.3: recipients in create, generate and upload responses (links as in `RecipientView`).
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RecipientBrief {
-    pub recipient_id: i64,
-    pub name: String,
-    pub email: String,
-    pub token: Option<String>,
-    pub role: String,
-    pub signing_order: Option<i64>,
-    pub signing_url: Option<String>,
-}
-
-/// What carries recipients' signing links. A signing token lets whoever holds it sign as the
-/// recipient, so only the document owner's own credential sees it; everything shown to an
-/// OAuth app, or posted to an app's webhook, goes through `hide_signing_links` first.
-pub trait SigningLinks {
-    /// Sets every `token` and `signingUrl` inside to null.
-    fn hide_signing_links(&mut self);
-
-    /// `self`, with the links hidden unless `shown`.
-    fn links_shown_if(mut self, shown: bool) -> Self
-    where
-        Self: Sized,
-    {
-        if !shown {
-            self.hide_signing_links();
-        }
-        self
-    }
-}
-
-impl SigningLinks for RecipientView {
-    fn hide_signing_links(&mut self) {
-        self.token = None;
-        self.signing_url = None;
-    }
-}
-
-impl SigningLinks for RecipientBrief {
-    fn hide_signing_links(&mut self) {
-        self.token = None;
-        self.signing_url = None;
-    }
-}
-
-impl SigningLinks for DocumentView {
-    fn hide_signing_links(&mut self) {
-        self.recipients.hide_signing_links();
-    }
-}
-
-impl<T: SigningLinks> SigningLinks for Vec<T> {
-    fn hide_signing_links(&mut self) {
-        self.iter_mut().for_each(T::hide_signing_links);
-    }
-}
-
-impl From<&RecipientView> for RecipientBrief {
-    fn from(r: &RecipientView) -> Self {
-        RecipientBrief {
-            recipient_id: r.id,
-            name: r.name.clone(),
-            email: r.email.clone(),
-            token: r.token.clone(),
-            role: r.role.clone(),
-            signing_order: r.signing_order,
-            signing_url: r.signing_url.clone(),
-        }
-    }
-}
-
-/// Seed 2.7 with `id`, `documentId`, `inserted` and `customText`.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct FieldView {
-    pub id: i64,
-    pub document_id: i64,
-    pub recipient_id: i64,
-    #[serde(rename = "type")]
-    pub kind: String,
-    pub page_number: i64,
-    pub page_x: f64,
-    pub page_y: f64,
-    pub page_width: f64,
-    pub page_height: f64,
-    pub field_meta: Option<Value>,
-    pub inserted: bool,
-    pub custom_text: Option<String>,
-}
-
-/// Seed 2.1, plus `fields` and `meta`.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct DocumentView {
-    pub id: i64,
-    pub external_id: Option<String>,
-    pub user_id: i64,
-    pub team_id: Option<i64>,
-    pub title: String,
-    pub status: String,
-    pub document_data_id: String,
-    pub created_at: String,
-    pub updated_at: String,
-    pub completed_at: Option<String>,
-    pub recipients: Vec<RecipientView>,
-    pub fields: Vec<FieldView>,
-    pub meta: Meta,
-    /// Absent until a sealing attempt fails (so a document that seals at once keeps the
-    /// documented shape); then how sealing is going.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sealing: Option<SealingView>,
-}
-
-/// How sealing a finished document went, once an attempt has failed: `FAILED` while it is being
-/// retried (`nextAttemptAt`; `null` when the document was cancelled in between), `SEALED` once
-/// a later attempt succeeded. `attempts` counts every attempt made, the successful one too.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct SealingView {
-    pub status: &'static str,
-    pub attempts: i64,
-    pub last_error: Option<String>,
-    pub next_attempt_at: Option<String>,
-}
-
-impl SealingView {
-    /// From the document's status and its `seal_failures`, `seal_error`, `seal_next_at`.
-    pub fn of(
-        status: &str,
-        failures: i64,
-        error: Option<String>,
-        next: Option<i64>,
-    ) -> Option<SealingView> {
-        if failures <= 0 {
-            return None;
-        }
-        let sealed = status == "COMPLETED";
-        Some(SealingView {
-            status: if sealed { "SEALED" } else { "FAILED" },
-            attempts: failures + i64::from(sealed),
-            last_error: error,
-            next_attempt_at: next
-                .filter(|_| status == "PENDING")
-                .map(crate::timefmt::iso8601),
-        })
-    }
-}
+pub use view::{DocumentView, FieldView, RecipientBrief, RecipientView, SealingView, SigningLinks};
 
 /// `POST /api/v1/documents`, validated.
 #[derive(Debug, Clone)]

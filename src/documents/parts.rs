@@ -1,6 +1,6 @@
-//! Recipients and fields, one implementation for their two owners, documents and templates: a
-//! request's recipient or batch of fields is checked against the user's tier, the owner's
-//! recipients and its pages, then written through the owner's store (`Owner`). Each owner
+//! Recipients and fields, one implementation for their two parents, documents and templates:
+//! a request's recipient or batch of fields is checked against the user's tier, the parent's
+//! recipients and its pages, then written through `documents::store` (`Parent`). Each parent
 //! checks its own state (a document must still be a draft) before.
 
 use rusqlite::Connection;
@@ -8,29 +8,20 @@ use serde_json::Value;
 
 use super::check::Check;
 use super::fields::{NewField, parse_field};
+use super::model::{Field, Recipient};
 use super::recipients::{NewRecipient, parse_recipient};
+use super::store::{self, Parent};
 use crate::error::AppError;
 
 /// Most fields one request may add.
 const MAX_BATCH: usize = 500;
 
-/// Where recipients and fields live: a document or a template, each with its store.
-pub trait Owner {
-    /// How the owner answers for a recipient and a field.
-    type Recipient;
-    type Field;
-    fn recipient_ids(&self, conn: &Connection) -> Result<Vec<i64>, AppError>;
-    fn insert_recipient(
-        &self,
-        conn: &Connection,
-        r: &NewRecipient,
-        now: i64,
-    ) -> Result<i64, AppError>;
-    fn recipient(&self, conn: &Connection, id: i64) -> Result<Self::Recipient, AppError>;
-    fn insert_field(&self, conn: &Connection, f: &NewField, now: i64) -> Result<i64, AppError>;
-    fn field(&self, conn: &Connection, id: i64) -> Result<Self::Field, AppError>;
-    /// Records that the owner changed.
-    fn touch(&self, conn: &Connection, now: i64) -> Result<(), AppError>;
+/// Records that `parent` changed.
+pub fn touch(conn: &Connection, parent: Parent, now: i64) -> Result<(), AppError> {
+    match parent {
+        Parent::Document(id) => store::touch(conn, id, now),
+        Parent::Template(id) => crate::templates::store::touch(conn, id, now),
+    }
 }
 
 /// One recipient from `raw`, allowed on `user`'s tier.
@@ -48,16 +39,16 @@ pub fn recipient(conn: &Connection, user: i64, raw: &Value) -> Result<NewRecipie
     Ok(r)
 }
 
-/// Adds recipient `r` to `owner` and answers it.
-pub fn add_recipient<O: Owner>(
+/// Adds recipient `r` to `parent` and answers it.
+pub fn add_recipient(
     conn: &Connection,
-    owner: &O,
+    parent: Parent,
     r: &NewRecipient,
     now: i64,
-) -> Result<O::Recipient, AppError> {
-    let id = owner.insert_recipient(conn, r, now)?;
-    owner.touch(conn, now)?;
-    owner.recipient(conn, id)
+) -> Result<Recipient, AppError> {
+    let id = store::recipients::insert(conn, parent, r, now)?;
+    touch(conn, parent, now)?;
+    store::recipients::one(conn, parent, id)
 }
 
 /// One field or an array of them (`body`), for a file of `pages` pages and `recipients`.
@@ -91,21 +82,27 @@ pub fn field_batch(
     c.finish(parsed)
 }
 
-/// Adds the fields in `body` to `owner`, whose file has `pages` pages: all or nothing.
-pub fn add_fields<O: Owner>(
+/// Adds the fields in `body` to `parent`, whose recipients are `recipients` and whose file has
+/// `pages` pages: all or nothing.
+pub fn add_fields(
     conn: &Connection,
-    owner: &O,
+    parent: Parent,
+    recipients: &[Recipient],
     body: &Value,
     pages: Option<i64>,
     now: i64,
-) -> Result<Vec<O::Field>, AppError> {
-    let parsed = field_batch(body, pages, &owner.recipient_ids(conn)?)?;
-    let mut ids = Vec::with_capacity(parsed.len());
+) -> Result<Vec<Field>, AppError> {
+    let ids: Vec<i64> = recipients.iter().map(|r| r.id).collect();
+    let parsed = field_batch(body, pages, &ids)?;
+    let mut added = Vec::with_capacity(parsed.len());
     for f in &parsed {
-        ids.push(owner.insert_field(conn, f, now)?);
+        added.push(store::fields::insert(conn, parent, f, now)?);
     }
-    owner.touch(conn, now)?;
-    ids.iter().map(|id| owner.field(conn, *id)).collect()
+    touch(conn, parent, now)?;
+    added
+        .iter()
+        .map(|id| store::fields::one(conn, parent, *id))
+        .collect()
 }
 
 /// `current` (an object) with the keys of `patch` (which must be one) laid over it: absent keys

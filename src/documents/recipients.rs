@@ -85,6 +85,30 @@ impl ReadStatus {
 
 crate::sql_text_enum!(ReadStatus);
 
+/// Whether a recipient's signing request has reached them: e-mailed, or their link opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum SendStatus {
+    NotSent,
+    Sent,
+}
+
+impl SendStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SendStatus::NotSent => "NOT_SENT",
+            SendStatus::Sent => "SENT",
+        }
+    }
+    pub fn parse(s: &str) -> Option<SendStatus> {
+        [SendStatus::NotSent, SendStatus::Sent]
+            .into_iter()
+            .find(|x| x.as_str() == s)
+    }
+}
+
+crate::sql_text_enum!(SendStatus);
+
 /// A recipient as a client describes it, validated.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewRecipient {

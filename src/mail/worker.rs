@@ -126,7 +126,7 @@ impl Worker {
                 if m.kind == super::Kind::SigningRequest
                     && let (Some(rid), Some(doc)) = (m.recipient_id, m.document_id)
                 {
-                    crate::documents::store::mark_sent(tx, rid, t)?;
+                    crate::documents::store::recipients::mark_sent(tx, rid, t)?;
                     let via = match status {
                         super::Status::Sent => "smtp",
                         _ => "outbox",

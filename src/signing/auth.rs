@@ -15,7 +15,7 @@
 use rusqlite::Connection;
 use serde_json::{Value, json};
 
-use super::store::Link;
+use super::link::Link;
 use crate::error::AppError;
 use crate::factors::{Purpose, Verifier};
 
@@ -247,14 +247,14 @@ pub fn require_account(
             code: "account_required",
             message: format!(
                 "this document asks you to sign in to your Docket account for {} first",
-                link.email
+                link.me.email
             ),
         }),
-        Some(s) if !s.email.eq_ignore_ascii_case(&link.email) => Err(AppError::AuthRequired {
+        Some(s) if !s.email.eq_ignore_ascii_case(&link.me.email) => Err(AppError::AuthRequired {
             code: "wrong_account",
             message: format!(
                 "you are signed in as {}, but this document is for {}: sign out, then sign in as {}",
-                s.email, link.email, link.email
+                s.email, link.me.email, link.me.email
             ),
         }),
         Some(s) => Ok(Some(s.user_id)),
@@ -289,13 +289,7 @@ pub fn prove(
             match proof {
                 Some(Proof::Passkey(answer)) => {
                     let bytes = serde_json::to_vec(answer).map_err(AppError::internal)?;
-                    verifier.check_assertion(
-                        tx,
-                        user,
-                        Purpose::Sign(link.recipient_id),
-                        &bytes,
-                        now,
-                    )?
+                    verifier.check_assertion(tx, user, Purpose::Sign(link.me.id), &bytes, now)?
                 }
                 _ => return Err(missing(tx, user, ActionAuth::Passkey)?),
             }

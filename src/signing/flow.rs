@@ -5,16 +5,17 @@
 use serde_json::{Value, json};
 
 use super::auth::Acting;
-use super::store::{self, Link};
-use super::values;
-use super::{all_finished, current_turn};
+use super::link::Link;
+use super::values::{self, Stored};
+use super::{all_finished, current_turn, parties};
 use crate::documents::Status;
 pub use crate::documents::audit::Origin;
 use crate::documents::audit::{self, Event};
-use crate::documents::fields::FieldType;
 use crate::documents::meta::format_date;
 use crate::documents::recipients::{Role, SigningStatus};
-use crate::documents::store as documents;
+use crate::documents::store::fields::{self, Value as Entered};
+use crate::documents::store::recipients::{self, Finish};
+use crate::documents::store::{self as documents, Parent};
 use crate::error::AppError;
 use rusqlite::Connection;
 
@@ -30,23 +31,20 @@ pub fn send(
     origin: &Origin,
     now: i64,
 ) -> Result<Vec<i64>, AppError> {
-    let state = documents::state(tx, doc)?;
-    if state.status != Status::Draft {
+    let d = documents::load(tx, doc)?;
+    if d.status != Status::Draft {
         return Err(conflict(format!(
             "the document is {}; only a DRAFT can be sent",
-            state.status.as_str()
+            d.status.as_str()
         )));
     }
-    if state.blob_id.is_none() {
+    if d.blob_id.is_none() {
         return Err(conflict("upload the PDF before sending"));
     }
     // Uploads refuse a file shorter than the fields need, but fields can predate that check
     // (or come from a template's older file): what cannot be shown or sealed is not sent.
-    crate::documents::fields::require_placed(
-        &documents::placements(tx, documents::FieldsOf::Document(doc))?,
-        state.pages,
-    )?;
-    let people = store::addressees(tx, doc)?;
+    crate::documents::fields::require_placed(&d.placements(), d.pages().unwrap_or(0))?;
+    let people = &d.recipients;
     if people.is_empty() {
         return Err(conflict("add at least one recipient before sending"));
     }
@@ -61,19 +59,18 @@ pub fn send(
             placeholders.join(", ")
         )));
     }
-    let mut unsigned: Vec<String> = Vec::new();
-    for p in people.iter().filter(|p| p.role == Role::Signer) {
-        if !documents::has_signature_field(tx, p.id)? {
-            unsigned.push(p.email.clone());
-        }
-    }
+    let unsigned: Vec<String> = people
+        .iter()
+        .filter(|p| p.role == Role::Signer && !d.has_signature_field(p.id))
+        .map(|p| p.email.clone())
+        .collect();
     if !unsigned.is_empty() {
         return Err(conflict(format!(
             "every signer needs a SIGNATURE field; missing for {}",
             unsigned.join(", ")
         )));
     }
-    if !store::set_status(tx, doc, Status::Draft, Status::Pending, now)? {
+    if !documents::set_status(tx, doc, Status::Draft, Status::Pending, now)? {
         return Err(conflict("the document changed state; try again"));
     }
     audit::record(
@@ -84,23 +81,20 @@ pub fn send(
         &json!({}),
         now,
     )?;
-    Ok(current_turn(
-        state.meta.signing_order,
-        &store::parties(tx, doc)?,
-    ))
+    Ok(current_turn(d.meta.signing_order, &parties(&d.recipients)))
 }
 
 /// The recipients among `ids` who may act now and have not finished (for `resend`); 409 unless
 /// the document is PENDING, 400 for an id that is not one of its recipients.
 pub fn resendable(tx: &Connection, doc: i64, ids: &[i64]) -> Result<Vec<i64>, AppError> {
-    let state = documents::state(tx, doc)?;
-    if state.status != Status::Pending {
+    let d = documents::load(tx, doc)?;
+    if d.status != Status::Pending {
         return Err(conflict(format!(
             "the document is {}; only a PENDING document's recipients can be reminded",
-            state.status.as_str()
+            d.status.as_str()
         )));
     }
-    let parties = store::parties(tx, doc)?;
+    let parties = parties(&d.recipients);
     let unknown: Vec<String> = ids
         .iter()
         .filter(|id| !parties.iter().any(|p| p.id == **id))
@@ -112,12 +106,12 @@ pub fn resendable(tx: &Connection, doc: i64, ids: &[i64]) -> Result<Vec<i64>, Ap
             unknown.join(", ")
         )));
     }
-    let turn = current_turn(state.meta.signing_order, &parties);
+    let turn = current_turn(d.meta.signing_order, &parties);
     Ok(ids.iter().copied().filter(|id| turn.contains(id)).collect())
 }
 
 /// The owner gave recipient `recipient` of document `doc` a new address, `from` -> `to`
-/// (`documents::store::update_recipient` already gave it a new token): records
+/// (`documents::store::recipients::update` already gave it a new token): records
 /// RECIPIENT_CHANGED and withdraws the signing requests still queued for the old address.
 /// Returns whether the new address is to be e-mailed its link now: the document is PENDING and
 /// the old address had been invited by e-mail (as the recipient's turn had come).
@@ -143,7 +137,7 @@ pub fn readdressed(
         recipient,
         "withdrawn: the recipient's address changed",
     )?;
-    Ok(invited && documents::state(tx, doc)?.status == Status::Pending)
+    Ok(invited && documents::load(tx, doc)?.status == Status::Pending)
 }
 
 /// 409 unless the document is PENDING (acting on a finished or cancelled document; the page
@@ -161,23 +155,23 @@ pub fn require_usable(link: &Link) -> Result<(), AppError> {
 }
 
 /// 409 unless `link`'s recipient may act now.
-fn require_turn(tx: &Connection, link: &Link) -> Result<(), AppError> {
+fn require_turn(link: &Link) -> Result<(), AppError> {
     require_usable(link)?;
-    if link.role == Role::Cc {
+    if link.me.role == Role::Cc {
         return Err(conflict("you receive a copy; there is nothing to sign"));
     }
-    if link.signing_status != SigningStatus::NotSigned {
+    if link.me.signing_status != SigningStatus::NotSigned {
         return Err(conflict(format!(
             "you have already {} this document",
-            if link.signing_status == SigningStatus::Rejected {
+            if link.me.signing_status == SigningStatus::Rejected {
                 "rejected"
             } else {
                 "finished"
             }
         )));
     }
-    let parties = store::parties(tx, link.document.id)?;
-    if !current_turn(link.document.meta.signing_order, &parties).contains(&link.recipient_id) {
+    let parties = parties(&link.document.recipients);
+    if !current_turn(link.document.meta.signing_order, &parties).contains(&link.me.id) {
         return Err(conflict(
             "it is not your turn yet: you will get an e-mail when it is",
         ));
@@ -187,13 +181,13 @@ fn require_turn(tx: &Connection, link: &Link) -> Result<(), AppError> {
 
 /// First visit of a link: OPENED, once.
 pub fn open(tx: &Connection, link: &Link, origin: &Origin, now: i64) -> Result<bool, AppError> {
-    let first = store::mark_opened(tx, link.recipient_id, now)?;
+    let first = recipients::mark_opened(tx, link.me.id, now)?;
     if first {
         audit::record(
             tx,
             link.document.id,
             Event::Opened,
-            &origin.actor(&link.email, Some(link.recipient_id)),
+            &origin.actor(&link.me.email, Some(link.me.id)),
             &json!({}),
             now,
         )?;
@@ -211,22 +205,26 @@ pub fn fill(
     now: i64,
 ) -> Result<(), AppError> {
     acting.require_account(link)?;
-    require_turn(tx, link)?;
-    let mine = store::fields_of(tx, link.document.id, link.recipient_id)?;
-    let f = mine
-        .iter()
+    require_turn(link)?;
+    let f = link
+        .document
+        .fields_of(link.me.id)
+        .into_iter()
         .find(|f| f.id == field)
         .ok_or_else(|| AppError::not_found("field"))?;
-    let kind = f.kind;
-    let stored = values::check(kind, f.meta.as_ref(), value)?;
-    if !store::save_value(tx, field, link.recipient_id, &stored, now)? {
+    let stored = values::check(f.kind, f.meta.as_ref(), value)?;
+    let entered = match &stored {
+        Stored::Text(t) => Entered::Text(t),
+        Stored::Drawn(p) => Entered::Drawn(p),
+    };
+    if !fields::save_value(tx, field, link.me.id, entered, now)? {
         return Err(conflict("the document changed state; reload the page"));
     }
     audit::record(
         tx,
         link.document.id,
         Event::FieldFilled,
-        &acting.origin.actor(&link.email, Some(link.recipient_id)),
+        &acting.origin.actor(&link.me.email, Some(link.me.id)),
         &json!({"fieldId": field, "type": f.kind}),
         now,
     )?;
@@ -250,22 +248,16 @@ pub fn complete(
     now: i64,
 ) -> Result<Finished, AppError> {
     acting.require_account(link)?;
-    require_turn(tx, link)?;
+    require_turn(link)?;
     let doc = link.document.id;
-    let before = current_turn(link.document.meta.signing_order, &store::parties(tx, doc)?);
-    if link.role == Role::Signer {
-        let mine = store::fields_of(tx, doc, link.recipient_id)?;
-        let missing: Vec<String> = mine
-            .iter()
-            .filter(|f| f.kind != FieldType::Date && !f.inserted)
-            .filter(|f| {
-                matches!(f.kind, FieldType::Signature | FieldType::FreeSignature)
-                    || f.meta
-                        .as_ref()
-                        .and_then(|m| m.get("required"))
-                        .and_then(Value::as_bool)
-                        == Some(true)
-            })
+    let order = link.document.meta.signing_order;
+    let before = current_turn(order, &parties(&link.document.recipients));
+    if link.me.role == Role::Signer {
+        let missing: Vec<String> = link
+            .document
+            .fields_of(link.me.id)
+            .into_iter()
+            .filter(|f| f.required() && !f.inserted)
             .map(|f| format!("{} on page {}", f.kind.as_str().to_lowercase(), f.page))
             .collect();
         if !missing.is_empty() {
@@ -278,29 +270,27 @@ pub fn complete(
     // Checked last of all the preconditions, so a proof is used up only by an action that
     // then happens (in this transaction).
     let proved = acting.prove(tx, link, now)?;
-    if link.role == Role::Signer {
+    if link.me.role == Role::Signer {
         let meta = &link.document.meta;
-        store::fill_dates(
+        fields::fill_dates(
             tx,
-            link.recipient_id,
+            link.me.id,
             &format_date(now, &meta.timezone, &meta.date_format),
             now,
         )?;
     }
     let origin = acting.origin;
-    if !store::finish(
-        tx,
-        link.recipient_id,
-        SigningStatus::Signed,
-        None,
-        origin.ip.as_deref(),
-        origin.user_agent.as_deref(),
-        now,
-    )? {
+    let finish = Finish {
+        status: SigningStatus::Signed,
+        reason: None,
+        ip: origin.ip.as_deref(),
+        user_agent: origin.user_agent.as_deref(),
+    };
+    if !recipients::finish(tx, link.me.id, finish, now)? {
         return Err(conflict("the document changed state; reload the page"));
     }
-    store::record_auth(tx, link.recipient_id, &proved)?;
-    let event = match link.role {
+    recipients::record_auth(tx, link.me.id, proved.method, proved.user_id)?;
+    let event = match link.me.role {
         Role::Approver => Event::Approved,
         Role::Viewer => Event::Viewed,
         Role::Signer | Role::Cc => Event::Signed,
@@ -309,12 +299,12 @@ pub fn complete(
         tx,
         doc,
         event,
-        &origin.actor(&link.email, Some(link.recipient_id)),
+        &origin.actor(&link.me.email, Some(link.me.id)),
         &json!({"auth": acting.audit(&proved)}),
         now,
     )?;
-    let parties = store::parties(tx, doc)?;
-    let after = current_turn(link.document.meta.signing_order, &parties);
+    let parties = parties(&recipients::of(tx, Parent::Document(doc))?);
+    let after = current_turn(order, &parties);
     Ok(Finished {
         newly_current: after
             .into_iter()
@@ -339,28 +329,27 @@ pub fn reject(
             "give a reason for rejecting, at most 500 characters",
         ));
     }
-    require_turn(tx, link)?;
+    require_turn(link)?;
     let proved = acting.prove(tx, link, now)?;
     let origin = acting.origin;
     let doc = link.document.id;
-    if !store::finish(
-        tx,
-        link.recipient_id,
-        SigningStatus::Rejected,
-        Some(reason),
-        origin.ip.as_deref(),
-        origin.user_agent.as_deref(),
-        now,
-    )? || !store::set_status(tx, doc, Status::Pending, Status::Rejected, now)?
+    let finish = Finish {
+        status: SigningStatus::Rejected,
+        reason: Some(reason),
+        ip: origin.ip.as_deref(),
+        user_agent: origin.user_agent.as_deref(),
+    };
+    if !recipients::finish(tx, link.me.id, finish, now)?
+        || !documents::set_status(tx, doc, Status::Pending, Status::Rejected, now)?
     {
         return Err(conflict("the document changed state; reload the page"));
     }
-    store::record_auth(tx, link.recipient_id, &proved)?;
+    recipients::record_auth(tx, link.me.id, proved.method, proved.user_id)?;
     audit::record(
         tx,
         doc,
         Event::Rejected,
-        &origin.actor(&link.email, Some(link.recipient_id)),
+        &origin.actor(&link.me.email, Some(link.me.id)),
         &json!({"reason": reason, "auth": acting.audit(&proved)}),
         now,
     )?;

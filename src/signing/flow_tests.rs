@@ -128,7 +128,12 @@ async fn complete(s: &Sent, who: usize) -> Result<link::Completed, AppError> {
 }
 
 async fn status(s: &Sent) -> String {
-    manage::get(&s.ctx, &owner(), s.doc).await.unwrap().status
+    manage::get(&s.ctx, &owner(), s.doc)
+        .await
+        .unwrap()
+        .status
+        .as_str()
+        .to_string()
 }
 
 /// The audit events' types, oldest first.

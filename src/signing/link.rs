@@ -13,10 +13,11 @@ use serde_json::{Value, json};
 use super::auth::{self, Acting, Proof, Signer};
 use super::flow::{self, Origin};
 use super::notify;
-use super::store::{self, Link};
 use crate::db::{Db, now};
 use crate::documents::Status;
+use crate::documents::model::{Document, Recipient};
 use crate::documents::recipients::{Role, SigningStatus};
+use crate::documents::store as documents;
 use crate::error::AppError;
 use crate::factors::{Purpose, Verifier};
 use crate::webhooks::Event;
@@ -36,9 +37,55 @@ pub struct Call {
     pub proof: Option<Proof>,
 }
 
-/// The link for `token` (404 when unknown).
+/// A recipient's signing link: the document it opens, the recipient (`me`), and the sender.
+#[derive(Debug, Clone)]
+pub struct Link {
+    pub document: Document,
+    pub me: Recipient,
+    pub sender: Sender,
+}
+
+/// Who sent a document: its owner's name and e-mail.
+#[derive(Debug, Clone)]
+pub struct Sender {
+    pub name: String,
+    pub email: String,
+}
+
+impl Link {
+    /// What this recipient must prove besides holding the link (`signing::auth`): their own
+    /// options win over the document's.
+    pub fn requirement(&self) -> Result<auth::Requirement, AppError> {
+        let doc = &self.document.auth_options;
+        let mine = &self.me.auth;
+        auth::Requirement::of(
+            doc.global_access_auth.as_deref(),
+            doc.global_action_auth.as_deref(),
+            mine.access_auth.as_deref(),
+            mine.action_auth.as_deref(),
+        )
+    }
+}
+
+/// The link for `token` (404 when unknown, also for a template's recipient).
 pub fn link(conn: &Connection, token: &str) -> Result<Link, AppError> {
-    store::by_token(conn, token)?.ok_or_else(|| AppError::not_found("signing link"))
+    let (doc, me) = documents::recipients::by_token(conn, token)?
+        .ok_or_else(|| AppError::not_found("signing link"))?;
+    let document = documents::load(conn, doc)?;
+    let me = document
+        .recipient(me)
+        .cloned()
+        .ok_or_else(|| AppError::not_found("signing link"))?;
+    let owner = crate::users::store::get(conn, document.user_id)?
+        .ok_or_else(|| AppError::internal("a document without its owner"))?;
+    Ok(Link {
+        document,
+        me,
+        sender: Sender {
+            name: owner.name,
+            email: owner.email,
+        },
+    })
 }
 
 /// The link, 404 while its document is a draft.
@@ -89,13 +136,10 @@ pub async fn open(db: &Db, visit: Visit, origin: Origin, app: String) -> Result<
             Ok(_) => None,
             Err(AppError::AuthRequired { code, .. }) => Some(Gate {
                 code,
-                account_exists: crate::users::store::find_by_email(tx, &l.email)?.is_some(),
-                email: l.email.clone(),
+                account_exists: crate::users::store::find_by_email(tx, &l.me.email)?.is_some(),
+                email: l.me.email.clone(),
                 signer,
-                sender: (
-                    l.document.sender_name.clone(),
-                    l.document.sender_email.clone(),
-                ),
+                sender: (l.sender.name.clone(), l.sender.email.clone()),
             }),
             Err(e) => return Err(e),
         };
@@ -107,7 +151,7 @@ pub async fn open(db: &Db, visit: Visit, origin: Origin, app: String) -> Result<
         Ok(Opened {
             title: l.document.title,
             status: l.document.status,
-            role: l.role,
+            role: l.me.role,
             gate,
         })
     })
@@ -123,11 +167,11 @@ fn auth_state(
 ) -> Result<Value, AppError> {
     let req = link.requirement()?;
     let mut out = req.describe();
-    let mine = signer.filter(|s| s.email.eq_ignore_ascii_case(&link.email));
+    let mine = signer.filter(|s| s.email.eq_ignore_ascii_case(&link.me.email));
     out["signedInAs"] = json!(signer.map(|s| &s.email));
     out["accountReady"] = json!(req.is_none() || mine.is_some());
     if !req.is_none() && mine.is_none() {
-        let exists = crate::users::store::find_by_email(conn, &link.email)?.is_some();
+        let exists = crate::users::store::find_by_email(conn, &link.me.email)?.is_some();
         out["accountExists"] = json!(exists);
         if !exists {
             // For the "create an account" form (`POST /sign/<token>/account`).
@@ -149,30 +193,32 @@ fn describe(
     signer: Option<&Signer>,
     invite_csrf: &str,
 ) -> Result<Value, AppError> {
-    let parties = store::parties(conn, link.document.id)?;
+    let parties = super::parties(&link.document.recipients);
     let your_turn = link.document.status == Status::Pending
-        && super::current_turn(link.document.meta.signing_order, &parties)
-            .contains(&link.recipient_id);
-    let fields: Vec<Value> = store::fields_of(conn, link.document.id, link.recipient_id)?
+        && super::current_turn(link.document.meta.signing_order, &parties).contains(&link.me.id);
+    let fields: Vec<Value> = link
+        .document
+        .fields_of(link.me.id)
         .into_iter()
         .map(|f| {
             json!({
                 "id": f.id, "type": f.kind, "page": f.page,
                 "positionX": f.x, "positionY": f.y, "width": f.width, "height": f.height,
-                "fieldMeta": f.meta, "value": f.text, "drawn": f.drawn, "inserted": f.inserted,
+                "fieldMeta": f.meta, "value": f.custom_text, "drawn": f.drawn,
+                "inserted": f.inserted,
             })
         })
         .collect();
     let d = &link.document;
     Ok(json!({
         "document": {
-            "title": d.title, "status": d.status, "senderName": d.sender_name,
-            "senderEmail": d.sender_email, "pages": d.page_sizes,
+            "title": d.title, "status": d.status, "senderName": link.sender.name,
+            "senderEmail": link.sender.email, "pages": d.page_sizes.as_deref().unwrap_or_default(),
             "signingOrder": d.meta.signing_order, "redirectUrl": d.meta.redirect_url,
         },
         "recipient": {
-            "name": link.name, "email": link.email, "role": link.role,
-            "signingStatus": link.signing_status, "readStatus": link.read_status,
+            "name": link.me.name, "email": link.me.email, "role": link.me.role,
+            "signingStatus": link.me.signing_status, "readStatus": link.me.read_status,
         },
         "yourTurn": your_turn,
         "fields": fields,
@@ -203,13 +249,15 @@ pub async fn page_source(
             return Err(AppError::Gone("this document was cancelled".into()));
         }
         reader(c, &l, &visit)?;
-        let Some(&[w, h]) = n.checked_sub(1).and_then(|i| l.document.page_sizes.get(i)) else {
+        let sizes = l.document.page_sizes.as_deref().unwrap_or_default();
+        let Some(&[w, h]) = n.checked_sub(1).and_then(|i| sizes.get(i)) else {
             return Err(AppError::not_found("page"));
         };
         let blob = l
             .document
             .blob_id
-            .and_then(|b| crate::blob::BlobId::parse(&b))
+            .as_deref()
+            .and_then(crate::blob::BlobId::parse)
             .ok_or_else(|| AppError::not_found("page"))?;
         Ok((blob, (w as f32, h as f32)))
     })
@@ -221,7 +269,10 @@ pub async fn signature(db: &Db, visit: Visit, field: i64) -> Result<Vec<u8>, App
     db.read(move |c| {
         let l = shown_link(c, &visit)?;
         reader(c, &l, &visit)?;
-        store::signature_png(c, l.document.id, l.recipient_id, field)?
+        if !l.document.fields_of(l.me.id).iter().any(|f| f.id == field) {
+            return Err(AppError::not_found("signature"));
+        }
+        documents::fields::signature_png(c, l.document.id, field)?
             .ok_or_else(|| AppError::not_found("signature"))
     })
     .await
@@ -303,7 +354,7 @@ pub async fn complete(
         let done = flow::complete(tx, l, a, now())?;
         notify::signing_requests(tx, doc, &done.newly_current, &app, now())?;
         notify::event(tx, doc, Event::DocumentRecipientCompleted, &app, now())?;
-        if l.role == Role::Signer {
+        if l.me.role == Role::Signer {
             notify::event(tx, doc, Event::DocumentSigned, &app, now())?;
         }
         Ok((doc, done))
@@ -325,14 +376,7 @@ pub async fn reject(
 ) -> Result<Value, AppError> {
     acting(db, verifier, call, move |tx, l, a| {
         flow::reject(tx, l, &reason, a, now())?;
-        notify::rejected(
-            tx,
-            l.document.id,
-            l.recipient_id,
-            reason.trim(),
-            &app,
-            now(),
-        )?;
+        notify::rejected(tx, l.document.id, l.me.id, reason.trim(), &app, now())?;
         Ok(json!({"documentId": l.document.id, "signingStatus": SigningStatus::Rejected}))
     })
     .await
@@ -359,7 +403,7 @@ pub async fn passkey_challenge(
         let signer = auth::signer(tx, visit.session.as_deref(), now())?;
         let user = auth::require_account(req, &l, signer.as_ref(), false)?
             .ok_or_else(|| AppError::internal("a passkey requirement without an account"))?;
-        let options = verifier.assertion_begin(tx, user, Purpose::Sign(l.recipient_id), now())?;
+        let options = verifier.assertion_begin(tx, user, Purpose::Sign(l.me.id), now())?;
         Ok(json!({"publicKey": options}))
     })
     .await
@@ -376,20 +420,20 @@ pub async fn request_account(db: &Db, token: String, app: String) -> Result<Stri
                 "this document does not ask for an account".into(),
             ));
         }
-        let code = crate::users::invites::create(tx, &l.email, l.recipient_id, now())?;
+        let code = crate::users::invites::create(tx, &l.me.email, l.me.id, now())?;
         let url = format!("{app}/auth/signup/{}", code.expose());
         let content = crate::mail::compose::account_invite(
             &l.document.title,
-            &l.document.sender_name,
-            &l.email,
+            &l.sender.name,
+            &l.me.email,
             &url,
             crate::users::invites::TTL / 60,
         );
         let mut mail =
-            crate::mail::NewMail::new(crate::mail::Kind::AccountInvite, &l.email, content);
+            crate::mail::NewMail::new(crate::mail::Kind::AccountInvite, &l.me.email, content);
         mail.document_id = Some(l.document.id);
         crate::mail::store::enqueue(tx, &mail, now())?;
-        Ok(l.email)
+        Ok(l.me.email)
     })
     .await
 }

@@ -9,13 +9,13 @@ pub mod link;
 pub mod notify;
 pub mod sealing;
 pub mod sending;
-pub mod store;
 pub mod values;
 
 #[cfg(test)]
 pub(crate) mod flow_tests;
 
 use crate::documents::meta::SigningOrder;
+use crate::documents::model::Recipient;
 use crate::documents::recipients::{Role, SigningStatus};
 
 /// A recipient as the turn rules see it.
@@ -36,6 +36,19 @@ impl Party {
     pub fn finished(&self) -> bool {
         self.signing_status == SigningStatus::Signed
     }
+}
+
+/// `recipients` as the turn rules see them.
+pub fn parties(recipients: &[Recipient]) -> Vec<Party> {
+    recipients
+        .iter()
+        .map(|r| Party {
+            id: r.id,
+            role: r.role,
+            signing_order: r.signing_order,
+            signing_status: r.signing_status,
+        })
+        .collect()
 }
 
 /// The recipients who may act now: in PARALLEL every acting recipient not yet finished; in

@@ -9,16 +9,30 @@
 
 use rusqlite::Connection;
 
-use super::store;
-use crate::documents::store::Heading;
+use crate::documents::model::Document;
+use crate::documents::recipients::SendStatus;
+use crate::documents::{DocumentView, store};
 use crate::error::AppError;
 use crate::mail::compose::{self, SigningRequest};
 use crate::mail::{Kind, NewMail};
 use crate::webhooks::Event;
 
-/// What the messages about a document need.
-fn about(tx: &Connection, doc: i64) -> Result<Heading, AppError> {
-    crate::documents::store::heading(tx, doc)
+/// What the messages about a document need: the document, and its sender's name and e-mail.
+struct About {
+    doc: Document,
+    sender_name: String,
+    sender_email: String,
+}
+
+fn about(tx: &Connection, doc: i64) -> Result<About, AppError> {
+    let doc = store::load(tx, doc)?;
+    let owner = crate::users::store::get(tx, doc.user_id)?
+        .ok_or_else(|| AppError::internal("a document without its owner"))?;
+    Ok(About {
+        doc,
+        sender_name: owner.name,
+        sender_email: owner.email,
+    })
 }
 
 /// A message about document `doc`.
@@ -45,18 +59,20 @@ pub fn signing_requests(
         return Ok(());
     }
     let a = about(tx, doc)?;
-    for r in store::addressees(tx, doc)?
-        .into_iter()
+    for r in a
+        .doc
+        .recipients
+        .iter()
         .filter(|r| recipients.contains(&r.id))
     {
         let link = format!("{app_url}/sign/{}", r.token);
         let content = compose::signing_request(&SigningRequest {
-            title: &a.title,
+            title: &a.doc.title,
             sender_name: &a.sender_name,
             recipient_name: &r.name,
             role: r.role,
-            subject: a.meta.subject.as_deref(),
-            message: a.meta.message.as_deref(),
+            subject: a.doc.meta.subject.as_deref(),
+            message: a.doc.meta.message.as_deref(),
             link: &link,
         });
         let mut m = mail(doc, Kind::SigningRequest, &r.email, content);
@@ -75,21 +91,21 @@ pub fn completed(
     now: i64,
 ) -> Result<(), AppError> {
     let a = about(tx, doc)?;
-    let file = crate::documents::file_name(&a.title, true);
+    let file = crate::documents::file_name(&a.doc.title, true);
     let mut sent_to: Vec<String> = Vec::new();
-    for r in store::addressees(tx, doc)? {
+    for r in &a.doc.recipients {
         if sent_to.contains(&r.email) {
             continue;
         }
-        let content = compose::completed(&a.title, &r.name);
+        let content = compose::completed(&a.doc.title, &r.name);
         let attach = Some((sealed_blob.to_string(), file.clone()));
         let mut m = mail(doc, Kind::Completed, &r.email, content);
         m.attachment = attach;
         queue(tx, m, now)?;
-        sent_to.push(r.email);
+        sent_to.push(r.email.clone());
     }
     if !sent_to.contains(&a.sender_email) {
-        let content = compose::completed(&a.title, &a.sender_name);
+        let content = compose::completed(&a.doc.title, &a.sender_name);
         let attach = Some((sealed_blob.to_string(), file));
         let mut m = mail(doc, Kind::Completed, &a.sender_email, content);
         m.attachment = attach;
@@ -110,7 +126,7 @@ pub fn seal_failed(
 ) -> Result<(), AppError> {
     let a = about(tx, doc)?;
     let content = compose::seal_failed(
-        &a.title,
+        &a.doc.title,
         &a.sender_name,
         doc,
         error,
@@ -135,17 +151,17 @@ pub fn rejected(
     now: i64,
 ) -> Result<(), AppError> {
     let a = about(tx, doc)?;
-    let people = store::addressees(tx, doc)?;
+    let people = &a.doc.recipients;
     let by_name = people
         .iter()
         .find(|r| r.id == by)
         .map(|r| format!("{} <{}>", r.name, r.email))
         .unwrap_or_default();
     for r in people.iter().filter(|r| r.id != by) {
-        let content = compose::rejected(&a.title, &r.name, &by_name, reason);
+        let content = compose::rejected(&a.doc.title, &r.name, &by_name, reason);
         queue(tx, mail(doc, Kind::Rejected, &r.email, content), now)?;
     }
-    let content = compose::rejected(&a.title, &a.sender_name, &by_name, reason);
+    let content = compose::rejected(&a.doc.title, &a.sender_name, &by_name, reason);
     let m = mail(doc, Kind::Rejected, &a.sender_email, content);
     queue(tx, m, now)?;
     event(tx, doc, Event::DocumentRejected, app_url, now)
@@ -155,12 +171,13 @@ pub fn rejected(
 /// DOCUMENT_CANCELLED.
 pub fn cancelled(tx: &Connection, doc: i64, app_url: &str, now: i64) -> Result<(), AppError> {
     let a = about(tx, doc)?;
-    let notified = crate::documents::store::emailed_recipients(tx, doc)?;
-    for r in store::addressees(tx, doc)?
-        .into_iter()
-        .filter(|r| notified.contains(&r.id))
-    {
-        let content = compose::cancelled(&a.title, &r.name, &a.sender_name);
+    let emailed = a
+        .doc
+        .recipients
+        .iter()
+        .filter(|r| r.send_status == SendStatus::Sent);
+    for r in emailed {
+        let content = compose::cancelled(&a.doc.title, &r.name, &a.sender_name);
         queue(tx, mail(doc, Kind::Cancelled, &r.email, content), now)?;
     }
     event(tx, doc, Event::DocumentCancelled, app_url, now)
@@ -170,7 +187,7 @@ pub fn cancelled(tx: &Connection, doc: i64, app_url: &str, now: i64) -> Result<(
 /// the DOCUMENT_CREATED webhook, whose payload is `view`.
 pub fn created(
     tx: &Connection,
-    view: &crate::documents::DocumentView,
+    view: &DocumentView,
     actor: &crate::documents::audit::Actor,
     now: i64,
 ) -> Result<(), AppError> {
@@ -193,7 +210,6 @@ pub fn event(
     app_url: &str,
     now: i64,
 ) -> Result<(), AppError> {
-    let user = crate::documents::store::owner_of(tx, doc)?;
-    let view = crate::documents::store::view(tx, user, doc, app_url)?;
-    crate::webhooks::enqueue(tx, user, name, &view, now)
+    let view = DocumentView::of(&store::load(tx, doc)?, app_url);
+    crate::webhooks::enqueue(tx, view.user_id, name, &view, now)
 }

@@ -13,6 +13,8 @@ use serde_json::json;
 use crate::db::now;
 use crate::documents::audit::{self, Actor, Event};
 use crate::documents::fields::FieldType;
+use crate::documents::model::Document;
+use crate::documents::store as documents;
 use crate::error::AppError;
 use crate::pdf::seal::{
     AuditRecipient, AuditSummary, FieldValue, FilledField, SealInput, SealSigner,
@@ -64,32 +66,66 @@ struct Gathered {
     input: SealInput,
 }
 
-fn gather(c: &Connection, doc: i64) -> Result<Gathered, AppError> {
-    let source = super::store::seal_source(c, doc)?;
-    let mut signatures: Vec<(i64, Vec<u8>)> = Vec::new();
-    let mut fields = Vec::new();
-    for f in super::store::filled_fields(c, doc)? {
+fn gather(c: &Connection, id: i64) -> Result<Gathered, AppError> {
+    let doc = documents::load(c, id)?;
+    let blob = doc
+        .blob_id
+        .clone()
+        .ok_or_else(|| AppError::internal(format!("document {id} has no file to seal")))?;
+    let sha256 = crate::blob::rows::sha256(c, &blob)?
+        .ok_or_else(|| AppError::internal(format!("document {id}: its file's row is gone")))?;
+    let (fields, signatures) = filled_fields(c, &doc)?;
+    Ok(Gathered {
+        blob,
+        input: SealInput {
+            original: Vec::new(),
+            fields,
+            audit: AuditSummary {
+                title: doc.title.clone(),
+                document_id: id,
+                original_sha256: sha256,
+                completed_at: human(now()),
+                recipients: audit_recipients(c, &doc, &signatures)?,
+                events: audit_events(c, id)?,
+            },
+        },
+    })
+}
+
+/// Drawn signatures: (recipient id, PNG).
+type Drawn = Vec<(i64, Vec<u8>)>;
+
+/// The document's filled fields as they are burnt in, in the order they were placed, and the
+/// drawn signatures by recipient (for the audit certificate).
+fn filled_fields(c: &Connection, doc: &Document) -> Result<(Vec<FilledField>, Drawn), AppError> {
+    let mut signatures: Drawn = Vec::new();
+    let mut out = Vec::new();
+    for f in doc.fields.iter().filter(|f| f.inserted) {
         let signature = matches!(
             f.kind,
             FieldType::Signature | FieldType::FreeSignature | FieldType::Initials
         );
-        let value = match (signature, f.kind, f.text, f.png) {
+        let png = match f.drawn {
+            true => documents::fields::signature_png(c, doc.id, f.id)?,
+            false => None,
+        };
+        let value = match (signature, f.kind, f.custom_text.clone(), png) {
             (true, kind, _, Some(png)) => {
                 if kind != FieldType::Initials {
-                    signatures.push((f.recipient, png.clone()));
+                    signatures.push((f.recipient_id, png.clone()));
                 }
                 FieldValue::SignatureImage(png)
             }
             (true, _, Some(t), None) => FieldValue::SignatureTyped(t),
             (false, FieldType::Checkbox, Some(t), _) => {
                 FieldValue::Checkbox(serde_json::from_str(&t).map_err(|e| {
-                    AppError::internal(format!("document {doc}: a stored checkbox value: {e}"))
+                    AppError::internal(format!("document {}: a stored checkbox value: {e}", doc.id))
                 })?)
             }
             (false, _, Some(t), _) => FieldValue::Text(t),
             _ => continue,
         };
-        fields.push(FilledField {
+        out.push(FilledField {
             page: f.page.max(1) as u32,
             x: f.x,
             y: f.y,
@@ -98,12 +134,25 @@ fn gather(c: &Connection, doc: i64) -> Result<Gathered, AppError> {
             value,
         });
     }
-    let recipients = super::store::acted(c, doc)?
-        .into_iter()
-        .map(|r| AuditRecipient {
+    Ok((out, signatures))
+}
+
+/// Every recipient with what they did and how they proved it, by id.
+fn audit_recipients(
+    c: &Connection,
+    doc: &Document,
+    signatures: &[(i64, Vec<u8>)],
+) -> Result<Vec<AuditRecipient>, AppError> {
+    let mut out = Vec::with_capacity(doc.recipients.len());
+    for r in &doc.recipients {
+        let account = match r.auth_user_id {
+            Some(u) => crate::users::store::get(c, u)?.map(|u| u.email),
+            None => None,
+        };
+        out.push(AuditRecipient {
             authentication: crate::signing::auth::describe_proof(
                 r.auth_method.as_deref(),
-                r.auth_account.as_deref(),
+                account.as_deref(),
             ),
             opened_at: r.opened_at.map(human),
             signed_at: r.signed_at.map(human),
@@ -111,15 +160,20 @@ fn gather(c: &Connection, doc: i64) -> Result<Gathered, AppError> {
                 .iter()
                 .find(|(rid, _)| *rid == r.id)
                 .map(|(_, p)| p.clone()),
-            name: r.name,
-            email: r.email,
+            name: r.name.clone(),
+            email: r.email.clone(),
             role: r.role.as_str().to_string(),
-            ip: r.ip,
-            user_agent: r.user_agent,
-            status: r.status.as_str().to_string(),
-        })
-        .collect();
-    let events = audit::list(c, doc)?
+            ip: r.acted_ip.clone(),
+            user_agent: r.acted_user_agent.clone(),
+            status: r.signing_status.as_str().to_string(),
+        });
+    }
+    Ok(out)
+}
+
+/// The audit log as the certificate lists it: when, and what by whom (from where).
+fn audit_events(c: &Connection, doc: i64) -> Result<Vec<(String, String)>, AppError> {
+    Ok(audit::list(c, doc)?
         .into_iter()
         .map(|e| {
             let what = match e.ip_address {
@@ -128,22 +182,7 @@ fn gather(c: &Connection, doc: i64) -> Result<Gathered, AppError> {
             };
             (e.created_at, what)
         })
-        .collect();
-    Ok(Gathered {
-        blob: source.blob,
-        input: SealInput {
-            original: Vec::new(),
-            fields,
-            audit: AuditSummary {
-                title: source.title,
-                document_id: doc,
-                original_sha256: source.sha256,
-                completed_at: human(now()),
-                recipients,
-                events,
-            },
-        },
-    })
+        .collect())
 }
 
 /// The retry schedule of sealing: the shared backoff (30 s, or `--retry-base-ms`, doubling to an
@@ -179,7 +218,7 @@ impl Sealer {
     pub async fn run(self, mut stop: Stop) {
         while !stop.requested() {
             let at = now();
-            let pause = match self.db.read(super::store::awaiting_seal).await {
+            let pause = match self.db.read(documents::awaiting_seal).await {
                 Ok(waiting) => {
                     let due: Vec<i64> = waiting
                         .iter()
@@ -243,7 +282,7 @@ impl Sealer {
                 let at = now();
                 let next = |failures: u32| backoff.retry_at(failures, at);
                 let Some((failures, next_at)) =
-                    super::store::record_seal_failure(tx, doc, &public, next, at)?
+                    documents::record_seal_failure(tx, doc, &public, next, at)?
                 else {
                     return Ok(None);
                 };
@@ -301,7 +340,7 @@ impl Sealer {
             .write(move |tx| {
                 let at = now();
                 crate::blob::rows::insert_pdf(tx, &sealed, at)?;
-                if !super::store::complete(tx, doc, sealed.id.as_str(), at)? {
+                if !documents::complete(tx, doc, sealed.id.as_str(), at)? {
                     crate::blob::rows::delete(tx, sealed.id.as_str())?;
                     return Ok(false);
                 }
@@ -425,7 +464,7 @@ mod tests {
         let doc = crate::documents::manage::get(&s.ctx, &owner(), s.doc)
             .await
             .unwrap();
-        assert_eq!(doc.status, "COMPLETED");
+        assert_eq!(doc.status.as_str(), "COMPLETED");
         let sealed =
             crate::signing::sending::download(&s.ctx, &owner(), s.doc, false, Origin::default())
                 .await
@@ -472,7 +511,7 @@ mod tests {
         let doc = crate::documents::manage::get(&s.ctx, &owner(), s.doc)
             .await
             .unwrap();
-        assert_eq!(doc.status, "PENDING");
+        assert_eq!(doc.status.as_str(), "PENDING");
         let sealing = serde_json::to_value(doc.sealing.expect("the failure is shown")).unwrap();
         assert_eq!(sealing["status"], "FAILED");
         assert_eq!(sealing["attempts"], 1);

@@ -2,7 +2,7 @@
 //! document's `formValues` filled into its PDF first), resend, download and the audit log. Each
 //! owns its transaction and the notices it queues, and wakes the workers that send them.
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::flow::{self, Origin};
 use super::notify;
@@ -31,7 +31,7 @@ pub async fn send(
         .db
         .write(move |tx| {
             store::owned(tx, user, id)?;
-            let owner = store::owner_email(tx, user)?;
+            let owner = audit::owner_email(tx, user)?;
             let replaced = match &replacement {
                 Some((blob, sizes)) => store::set_file(tx, id, blob, sizes, now())?,
                 None => None,
@@ -41,7 +41,7 @@ pub async fn send(
                 notify::signing_requests(tx, id, &first, &app, now())?;
             }
             notify::event(tx, id, Hook::DocumentSent, &app, now())?;
-            Ok((store::view(tx, user, id, &app)?, replaced))
+            Ok((DocumentView::of(&store::load(tx, id)?, &app), replaced))
         })
         .await;
     // The file that is no longer the document's: the uploaded one once the filled one took its
@@ -67,17 +67,10 @@ async fn fill_form(
     user: i64,
     id: i64,
 ) -> Result<Option<(StoredBlob, String)>, AppError> {
-    let found = ctx
-        .db
-        .read(move |c| {
-            store::owned(c, user, id)?;
-            store::form_source(c, id)
-        })
-        .await?;
+    let found = ctx.db.read(move |c| store::owned(c, user, id)).await?;
     let (Some(blob), Some(values)) = (found.blob_id, found.form_values) else {
         return Ok(None);
     };
-    let values: serde_json::Map<String, Value> = serde_json::from_str(&values).unwrap_or_default();
     if found.status != Status::Draft || values.is_empty() {
         return Ok(None);
     }
@@ -101,7 +94,8 @@ async fn fill_form(
     })
     .await
     .map_err(|e| AppError::internal(format!("form task failed: {e}")))??;
-    let sizes = found.page_sizes.unwrap_or_else(|| "[]".into());
+    let sizes = found.page_sizes.unwrap_or_default();
+    let sizes = serde_json::to_string(&sizes).unwrap_or_else(|_| "[]".into());
     Ok(Some((stored, sizes)))
 }
 
@@ -147,15 +141,14 @@ pub async fn download(
     let (blob, title) = ctx
         .db
         .write(move |tx| {
-            store::owned(tx, user, id)?;
-            let files = store::files(tx, id)?;
+            let files = store::owned(tx, user, id)?;
             let blob = if original {
                 files
-                    .uploaded
+                    .blob_id
                     .ok_or_else(|| AppError::Conflict("no PDF has been uploaded yet".into()))?
             } else if files.status == Status::Completed {
                 files
-                    .sealed
+                    .sealed_blob_id
                     .ok_or_else(|| AppError::internal("completed without a sealed file"))?
             } else {
                 return Err(AppError::Conflict(format!(
@@ -163,7 +156,7 @@ pub async fn download(
                     files.status.as_str()
                 )));
             };
-            let owner = store::owner_email(tx, user)?;
+            let owner = audit::owner_email(tx, user)?;
             let actor = Actor {
                 label: owner,
                 recipient_id: None,

@@ -2,50 +2,17 @@
 //! read, delete, add recipients and fields (through `documents::parts`, as documents do), and
 //! generate a document. Each owns its transaction; the caller has authenticated `who`.
 
-use rusqlite::Connection;
 use serde_json::Value;
 
 use super::{TemplateField, TemplateRecipient, TemplateView, store};
 use crate::blob::BlobId;
 use crate::context::Context;
 use crate::db::now;
-use crate::documents::fields::NewField;
-use crate::documents::parts::{self, Owner};
-use crate::documents::recipients::NewRecipient;
-use crate::documents::{RecipientBrief, SigningLinks};
+use crate::documents::parts;
+use crate::documents::store::Parent;
+use crate::documents::{DocumentView, RecipientBrief, SigningLinks};
 use crate::error::AppError;
 use crate::oauth::principal::Principal;
-
-/// A template as the owner of its recipients and fields.
-struct Template(i64);
-
-impl Owner for Template {
-    type Recipient = TemplateRecipient;
-    type Field = TemplateField;
-    fn recipient_ids(&self, conn: &Connection) -> Result<Vec<i64>, AppError> {
-        store::recipient_ids(conn, self.0)
-    }
-    fn insert_recipient(
-        &self,
-        conn: &Connection,
-        r: &NewRecipient,
-        now: i64,
-    ) -> Result<i64, AppError> {
-        store::insert_recipient(conn, self.0, r, now)
-    }
-    fn recipient(&self, conn: &Connection, id: i64) -> Result<TemplateRecipient, AppError> {
-        store::recipient(conn, self.0, id)
-    }
-    fn insert_field(&self, conn: &Connection, f: &NewField, now: i64) -> Result<i64, AppError> {
-        store::insert_field(conn, self.0, f, now)
-    }
-    fn field(&self, conn: &Connection, id: i64) -> Result<TemplateField, AppError> {
-        store::field(conn, self.0, id)
-    }
-    fn touch(&self, conn: &Connection, now: i64) -> Result<(), AppError> {
-        store::touch(conn, self.0, now)
-    }
-}
 
 /// A new template: its id, the id its upload URL carries, and its recipients.
 #[derive(Debug)]
@@ -65,7 +32,13 @@ pub async fn create(ctx: &Context, who: &Principal, body: Value) -> Result<Creat
         .write(move |tx| {
             let t = super::parse_create(&body, crate::users::store::tier(tx, user)?)?;
             let id = store::insert(tx, user, &t, &d, now())?;
-            Ok((id, store::recipient_briefs(tx, id, &app)?))
+            let created = store::owned(tx, user, id)?;
+            let briefs: Vec<RecipientBrief> = created
+                .recipients
+                .iter()
+                .map(|r| RecipientBrief::of(r, &app))
+                .collect();
+            Ok((id, briefs))
         })
         .await?;
     Ok(Created {
@@ -84,7 +57,13 @@ pub async fn list(
     let user = who.user_id;
     let (items, total) = ctx
         .db
-        .read(move |c| store::list(c, user, per_page, (page - 1) * per_page))
+        .read(move |c| {
+            let (items, total) = store::list(c, user, per_page, (page - 1) * per_page)?;
+            Ok((
+                items.iter().map(TemplateView::of).collect::<Vec<_>>(),
+                total,
+            ))
+        })
         .await?;
     Ok((items, crate::documents::total_pages(total, per_page)))
 }
@@ -92,7 +71,9 @@ pub async fn list(
 /// `GET /api/v1/templates/{id}`: the template with its recipients and fields.
 pub async fn get(ctx: &Context, who: &Principal, id: i64) -> Result<TemplateView, AppError> {
     let user = who.user_id;
-    ctx.db.read(move |c| store::view(c, user, id)).await
+    ctx.db
+        .read(move |c| Ok(TemplateView::of(&store::owned(c, user, id)?)))
+        .await
 }
 
 /// Deletes the template and its file; documents generated from it keep their own copies.
@@ -123,10 +104,11 @@ pub async fn add_recipient(
     let user = who.user_id;
     ctx.db
         .write(move |tx| {
-            store::owned(tx, user, id)?;
-            let raw = super::with_placeholder(&body, store::next_placeholder(tx, id)?);
+            let t = store::owned(tx, user, id)?;
+            let raw = super::with_placeholder(&body, t.next_placeholder());
             let r = parts::recipient(tx, user, &raw)?;
-            parts::add_recipient(tx, &Template(id), &r, now())
+            let added = parts::add_recipient(tx, Parent::Template(id), &r, now())?;
+            Ok(TemplateRecipient::of(&added))
         })
         .await
 }
@@ -143,7 +125,9 @@ pub async fn add_fields(
     ctx.db
         .write(move |tx| {
             let t = store::owned(tx, user, id)?;
-            parts::add_fields(tx, &Template(id), &body, t.pages(), now())
+            let parent = Parent::Template(id);
+            let added = parts::add_fields(tx, parent, &t.recipients, &body, t.pages(), now())?;
+            Ok(added.iter().map(TemplateField::of).collect())
         })
         .await
 }
@@ -165,7 +149,7 @@ pub async fn generate(
         .read(move |c| {
             let t = store::owned(c, user, id)?;
             let tier = crate::users::store::tier(c, user)?;
-            super::parse_generate(&b, &store::base(c, &t)?, tier)?;
+            super::parse_generate(&b, &t.base(), tier)?;
             t.blob_id
                 .and_then(|b| BlobId::parse(&b))
                 .ok_or_else(super::no_file)
@@ -185,16 +169,15 @@ pub async fn generate(
             let tier = crate::users::store::tier(tx, user)?;
             let t = now();
             let source = source.as_str();
-            let (doc, recipients) =
-                super::generate(tx, user, id, &body, tier, source, &file, &data_id, &app, t)?;
-            let view = crate::documents::store::view(tx, user, doc, &app)?;
-            let owner = crate::documents::store::owner_email(tx, user)?;
+            let doc = super::generate(tx, user, id, &body, tier, source, &file, &data_id, t)?;
+            let view = DocumentView::of(&crate::documents::store::load(tx, doc)?, &app);
+            let owner = crate::documents::audit::owner_email(tx, user)?;
             let actor = crate::documents::audit::Actor {
                 label: owner,
                 ..Default::default()
             };
             crate::signing::notify::created(tx, &view, &actor, t)?;
-            Ok((doc, recipients))
+            Ok((doc, view.recipients))
         })
         .await;
     ctx.workers.webhooks.wake();

@@ -3,6 +3,7 @@
 //! SQL lives in `store.rs`; the document side of a copy goes through `documents::store`.
 
 pub mod manage;
+pub mod model;
 pub mod store;
 
 use std::collections::HashMap;
@@ -15,9 +16,10 @@ use serde_json::Value;
 use crate::blob::store::StoredBlob;
 use crate::blob::{BlobId, BlobStore};
 use crate::documents::check::{Check, join};
+use crate::documents::fields::FieldType;
 use crate::documents::meta::{self, AuthOptions, Meta, SigningOrder};
-use crate::documents::recipients::{self, NewRecipient};
-use crate::documents::{self, CreateDocument, MAX_RECIPIENTS, RecipientView, check_tier};
+use crate::documents::recipients::{self, NewRecipient, Role};
+use crate::documents::{self, CreateDocument, MAX_RECIPIENTS, check_tier};
 use crate::error::AppError;
 use crate::users::{Email, Tier};
 
@@ -45,20 +47,27 @@ pub fn is_placeholder(email: &str) -> bool {
 /// the uploaded PDF, or `""` before an upload. The PDF itself is never inlined.
 pub const DOCUMENT_DATA_TYPE: &str = "SHA256";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
 pub enum TemplateType {
     Public,
     Private,
 }
 
 impl TemplateType {
+    pub const ALL: [TemplateType; 2] = [TemplateType::Public, TemplateType::Private];
     pub fn as_str(self) -> &'static str {
         match self {
             TemplateType::Public => "PUBLIC",
             TemplateType::Private => "PRIVATE",
         }
     }
+    pub fn parse(s: &str) -> Option<TemplateType> {
+        Self::ALL.into_iter().find(|t| t.as_str() == s)
+    }
 }
+
+crate::sql_text_enum!(TemplateType);
 
 /// `POST /api/v1/templates`, validated.
 #[derive(Debug, Clone)]
@@ -78,7 +87,7 @@ pub struct TemplateView {
     pub id: i64,
     pub external_id: Option<String>,
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: TemplateType,
     pub title: String,
     pub user_id: i64,
     pub team_id: Option<i64>,
@@ -143,7 +152,7 @@ pub struct TemplateField {
     pub id: i64,
     pub recipient_id: i64,
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: FieldType,
     pub page: i64,
     pub position_x: String,
     pub position_y: String,
@@ -161,7 +170,7 @@ pub struct TemplateRecipient {
     pub name: String,
     pub signing_order: Option<i64>,
     pub auth_options: String,
-    pub role: String,
+    pub role: Role,
 }
 
 /// A percentage as the API's decimal string: `10`, `12.5`.
@@ -426,8 +435,7 @@ pub fn copy_blob(blobs: &BlobStore, source: &BlobId) -> Result<StoredBlob, AppEr
 
 /// Seed 4.3 in one transaction: a DRAFT of `user` with the template's recipients (as the
 /// request changed them), fields (on the new recipients), meta and `file` (a copy of the
-/// template's, made by `copy_blob` from `expected_blob`). Answers the document id and its
-/// recipients.
+/// template's, made by `copy_blob` from `expected_blob`). Answers the document id.
 #[allow(clippy::too_many_arguments)]
 pub fn generate(
     tx: &Connection,
@@ -438,33 +446,38 @@ pub fn generate(
     expected_blob: &str,
     file: &StoredBlob,
     data_id: &str,
-    app_url: &str,
     now: i64,
-) -> Result<(i64, Vec<RecipientView>), AppError> {
+) -> Result<i64, AppError> {
     let t = store::owned(tx, user, template)?;
-    let g = parse_generate(body, &store::base(tx, &t)?, tier)?;
+    let g = parse_generate(body, &t.base(), tier)?;
     let (Some(blob), Some(sizes)) = (&t.blob_id, &t.page_sizes) else {
         return Err(no_file());
     };
+    let sizes = serde_json::to_string(sizes).unwrap_or_else(|_| "[]".into());
     if blob != expected_blob {
         return Err(AppError::Conflict(
             "the template's file changed meanwhile; try again".into(),
         ));
     }
     let doc = documents::store::insert(tx, user, &g.document, data_id, now)?;
-    documents::store::set_file(tx, doc, file, sizes, now)?;
+    documents::store::set_file(tx, doc, file, &sizes, now)?;
     documents::store::set_template(tx, doc, t.id)?;
+    let parent = documents::store::Parent::Document(doc);
     let mut ids = HashMap::new();
     for (tid, r) in &g.recipients {
-        ids.insert(*tid, documents::store::insert_recipient(tx, doc, r, now)?);
+        ids.insert(
+            *tid,
+            documents::store::recipients::insert(tx, parent, r, now)?,
+        );
     }
-    for mut f in store::source_fields(tx, t.id)? {
+    for source in &t.fields {
+        let mut f = source.as_new();
         f.recipient_id = *ids
             .get(&f.recipient_id)
             .ok_or_else(|| AppError::internal("a template field without its recipient"))?;
-        documents::store::insert_field(tx, doc, &f, now)?;
+        documents::store::fields::insert(tx, parent, &f, now)?;
     }
-    Ok((doc, documents::store::recipients(tx, doc, app_url)?))
+    Ok(doc)
 }
 
 /// 409: generating needs the template's PDF.

@@ -132,7 +132,7 @@ pub async fn create_account(
         )?;
         crate::sessions::store::create(tx, user.id, &session, now())?;
         let back = match invite.recipient_id {
-            Some(r) => crate::signing::store::token_for(tx, r, &invite.email)?,
+            Some(r) => crate::documents::store::recipients::token_for(tx, r, &invite.email)?,
             None => None,
         };
         Ok(Some(back.map_or_else(

@@ -1,0 +1,211 @@
+//! The one read model of the document aggregate: a document with its recipients and fields,
+//! typed as stored (`documents::store::load` reads it). Templates hold the same `Recipient`
+//! and `Field`. Every view of a document (the API's, the signing page's, the sealer's, the
+//! notices') is made from these, never from a query of its own.
+
+use serde_json::{Map, Value};
+
+use super::Status;
+use super::fields::{FieldType, NewField, Placement};
+use super::meta::{AuthOptions, Meta, RecipientAuth};
+use super::recipients::{NewRecipient, ReadStatus, Role, SendStatus, SigningStatus};
+
+/// A document, its recipients (by id) and its fields (by id).
+#[derive(Debug, Clone)]
+pub struct Document {
+    pub id: i64,
+    pub user_id: i64,
+    pub external_id: Option<String>,
+    pub title: String,
+    pub status: Status,
+    pub document_data_id: String,
+    /// The uploaded (or form-filled) PDF.
+    pub blob_id: Option<String>,
+    /// `[width, height]` in points, one per page of `blob_id`; `None` before an upload.
+    pub page_sizes: Option<Vec<[f64; 2]>>,
+    pub meta: Meta,
+    pub auth_options: AuthOptions,
+    pub form_values: Option<Map<String, Value>>,
+    pub sealed_blob_id: Option<String>,
+    pub created_at: i64,
+    pub updated_at: i64,
+    pub completed_at: Option<i64>,
+    pub seal: SealRecord,
+    pub recipients: Vec<Recipient>,
+    pub fields: Vec<Field>,
+}
+
+/// Failed sealing attempts: how many, the last error as the owner reads it, and when the next
+/// attempt is due (none once sealed).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SealRecord {
+    pub failures: i64,
+    pub error: Option<String>,
+    pub next_at: Option<i64>,
+}
+
+/// A recipient of a document or a template.
+#[derive(Debug, Clone)]
+pub struct Recipient {
+    pub id: i64,
+    pub email: String,
+    pub name: String,
+    pub role: Role,
+    pub signing_order: Option<i64>,
+    /// The signing link's secret.
+    pub token: String,
+    pub auth: RecipientAuth,
+    pub read_status: ReadStatus,
+    pub signing_status: SigningStatus,
+    pub send_status: SendStatus,
+    pub opened_at: Option<i64>,
+    pub signed_at: Option<i64>,
+    /// Where they signed, approved or rejected from.
+    pub acted_ip: Option<String>,
+    pub acted_user_agent: Option<String>,
+    /// What they proved when they finished (`None`: the link alone), and as which account.
+    pub auth_method: Option<String>,
+    pub auth_user_id: Option<i64>,
+}
+
+/// A field of a document or a template.
+#[derive(Debug, Clone)]
+pub struct Field {
+    pub id: i64,
+    pub recipient_id: i64,
+    pub kind: FieldType,
+    pub page: i64,
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+    pub meta: Option<Value>,
+    pub inserted: bool,
+    /// A typed value (text, a typed signature, a checkbox's JSON list).
+    pub custom_text: Option<String>,
+    /// Whether a signature or initials were drawn (the PNG is read on its own when needed).
+    pub drawn: bool,
+}
+
+impl Document {
+    /// Page count of its file, once there is one.
+    pub fn pages(&self) -> Option<i64> {
+        self.page_sizes.as_ref().map(|s| s.len() as i64)
+    }
+
+    pub fn recipient(&self, id: i64) -> Option<&Recipient> {
+        self.recipients.iter().find(|r| r.id == id)
+    }
+
+    /// Recipient `recipient`'s fields, in reading order (page, top to bottom, left to right).
+    pub fn fields_of(&self, recipient: i64) -> Vec<&Field> {
+        let mut mine: Vec<&Field> = self
+            .fields
+            .iter()
+            .filter(|f| f.recipient_id == recipient)
+            .collect();
+        mine.sort_by(|a, b| {
+            (a.page, a.y, a.x, a.id)
+                .partial_cmp(&(b.page, b.y, b.x, b.id))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        mine
+    }
+
+    /// Whether recipient `recipient` has a signature field (SIGNATURE or FREE_SIGNATURE).
+    pub fn has_signature_field(&self, recipient: i64) -> bool {
+        self.fields.iter().any(|f| {
+            f.recipient_id == recipient
+                && matches!(f.kind, FieldType::Signature | FieldType::FreeSignature)
+        })
+    }
+
+    /// Where each field sits, for the checks against a file.
+    pub fn placements(&self) -> Vec<Placement> {
+        placements(&self.fields)
+    }
+
+    /// 409 unless the document is still open (DRAFT or PENDING): recipients may change until
+    /// it is finished or cancelled.
+    pub fn require_open(&self, action: &str) -> Result<(), crate::error::AppError> {
+        if matches!(self.status, Status::Draft | Status::Pending) {
+            Ok(())
+        } else {
+            Err(crate::error::AppError::Conflict(format!(
+                "cannot {action}: the document is {}",
+                self.status.as_str()
+            )))
+        }
+    }
+
+    /// 409 unless the document is a draft.
+    pub fn require_draft(&self, action: &str) -> Result<(), crate::error::AppError> {
+        if self.status == Status::Draft {
+            Ok(())
+        } else {
+            Err(crate::error::AppError::Conflict(format!(
+                "cannot {action}: the document is {}, not DRAFT",
+                self.status.as_str()
+            )))
+        }
+    }
+}
+
+/// Where each of `fields` sits.
+pub fn placements(fields: &[Field]) -> Vec<Placement> {
+    fields.iter().map(Field::placement).collect()
+}
+
+impl Recipient {
+    /// The recipient as a new one to copy (a template's into a generated document).
+    pub fn as_new(&self) -> NewRecipient {
+        NewRecipient {
+            email: self.email.clone(),
+            name: self.name.clone(),
+            role: self.role,
+            signing_order: self.signing_order,
+            auth: self.auth.clone(),
+        }
+    }
+}
+
+impl Field {
+    pub fn placement(&self) -> Placement {
+        Placement {
+            id: self.id,
+            page: self.page,
+            x: self.x,
+            y: self.y,
+            width: self.width,
+            height: self.height,
+        }
+    }
+
+    /// The field as a new one to copy (a template's into a generated document), still on
+    /// its recipient's id.
+    pub fn as_new(&self) -> NewField {
+        NewField {
+            recipient_id: self.recipient_id,
+            kind: self.kind,
+            page_number: self.page,
+            page_x: self.x,
+            page_y: self.y,
+            page_width: self.width,
+            page_height: self.height,
+            field_meta: self.meta.clone(),
+        }
+    }
+
+    /// Whether completing needs a value here: every signature field, and fields marked
+    /// `required` (DATE fields are filled at completion).
+    pub fn required(&self) -> bool {
+        self.kind != FieldType::Date
+            && (matches!(self.kind, FieldType::Signature | FieldType::FreeSignature)
+                || self
+                    .meta
+                    .as_ref()
+                    .and_then(|m| m.get("required"))
+                    .and_then(Value::as_bool)
+                    == Some(true))
+    }
+}
