@@ -9,7 +9,8 @@ use crate::error::AppError;
 use crate::timefmt::iso8601;
 
 /// What happened.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum Event {
     Created,
     Uploaded,
@@ -29,6 +30,27 @@ pub enum Event {
 }
 
 impl Event {
+    pub const ALL: [Event; 14] = [
+        Event::Created,
+        Event::Uploaded,
+        Event::Sent,
+        Event::Emailed,
+        Event::Opened,
+        Event::FieldFilled,
+        Event::Signed,
+        Event::Approved,
+        Event::Viewed,
+        Event::Rejected,
+        Event::Completed,
+        Event::Downloaded,
+        Event::Cancelled,
+        Event::RecipientChanged,
+    ];
+
+    pub fn parse(s: &str) -> Option<Event> {
+        Self::ALL.into_iter().find(|e| e.as_str() == s)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Event::Created => "CREATED",
@@ -48,6 +70,8 @@ impl Event {
         }
     }
 }
+
+crate::sql_text_enum!(Event);
 
 /// Who did it, and from where (the request's client address and user agent, when a request
 /// caused it).
@@ -127,7 +151,7 @@ pub fn record(
 pub struct AuditEvent {
     pub id: i64,
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: Event,
     pub created_at: String,
     pub actor: String,
     pub recipient_id: Option<i64>,
@@ -152,7 +176,7 @@ pub fn list(conn: &Connection, doc: i64) -> Result<Vec<AuditEvent>, AppError> {
             recipient_id: r.get(4)?,
             ip_address: r.get(5)?,
             user_agent: r.get(6)?,
-            data: serde_json::from_str(&data).unwrap_or(Value::Null),
+            data: crate::db::stored_json(7, &data)?,
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
@@ -189,7 +213,7 @@ mod tests {
         .unwrap();
         let events = list(&conn, 7).unwrap();
         assert_eq!(events.len(), 2);
-        assert_eq!(events[0].kind, "CREATED");
+        assert_eq!(events[0].kind.as_str(), "CREATED");
         assert_eq!(events[0].ip_address.as_deref(), Some("127.0.0.1"));
         assert_eq!(events[1].actor, "system");
         assert_eq!(events[1].data["n"], 2);

@@ -177,8 +177,8 @@ fn audit_events(c: &Connection, doc: i64) -> Result<Vec<(String, String)>, AppEr
         .into_iter()
         .map(|e| {
             let what = match e.ip_address {
-                Some(ip) => format!("{} by {} from {ip}", e.kind, e.actor),
-                None => format!("{} by {}", e.kind, e.actor),
+                Some(ip) => format!("{} by {} from {ip}", e.kind.as_str(), e.actor),
+                None => format!("{} by {}", e.kind.as_str(), e.actor),
             };
             (e.created_at, what)
         })

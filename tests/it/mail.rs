@@ -200,7 +200,7 @@ async fn signing_request_with_attachment_goes_out_through_smtp() {
     assert!(
         events
             .iter()
-            .any(|e| e.kind == "EMAILED" && e.recipient_id == Some(rid))
+            .any(|e| e.kind.as_str() == "EMAILED" && e.recipient_id == Some(rid))
     );
 }
 
