@@ -1,5 +1,5 @@
 //! SQL for `settings`: small facts about this installation that admin commands need, such as
-//! the public URL the server last ran with.
+//! the public URL the server last ran with. No other module touches the table.
 
 use rusqlite::{Connection, OptionalExtension, params};
 

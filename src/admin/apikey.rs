@@ -3,7 +3,8 @@
 use serde::Serialize;
 
 use super::{CliError, Ctx, fields, table};
-use crate::apikeys::{self, ApiKey, store};
+use crate::apikeys::ApiKey;
+use crate::apikeys::manage::{self, Created, NewKey};
 use crate::cli::ApikeyCommand;
 use crate::db::now;
 use crate::timefmt::{iso8601, iso8601_opt};
@@ -50,92 +51,95 @@ pub fn run(ctx: &Ctx, cmd: ApikeyCommand) -> Result<(), CliError> {
                     code: 2,
                 });
             }
-            let expires_at = expires_in_days.map(|d| t + i64::from(d) * 86_400);
-            let key = std::sync::Arc::new(apikeys::generate());
-            let stored = ctx.db.write_blocking({
-                let key = key.clone();
-                move |tx| {
-                    let owner = crate::users::store::require_by_email(tx, &user)?;
-                    store::insert(tx, owner.id, &name, &key, expires_at, t)
-                }
-            })?;
-            #[derive(Serialize)]
-            struct Out<'a> {
-                id: i64,
-                key: &'a str,
-                user: &'a str,
-                name: &'a str,
-                expires_at: Option<String>,
-            }
-            let out = Out {
-                id: stored.id,
-                key: key.expose(),
-                user: &stored.user,
-                name: &stored.name,
-                expires_at: iso8601_opt(stored.expires_at),
+            let new = NewKey {
+                owner: user,
+                name,
+                expires_in_days,
             };
-            ctx.print(&out, || {
-                format!(
-                    "Created API key {} for {}\n\n{}\n\nThe key is shown only now. Send it as `Authorization: Bearer <key>`.",
-                    stored.id,
-                    stored.user,
-                    fields(&[
-                        ("key", key.expose().to_string()),
-                        ("name", stored.name.clone()),
-                        (
-                            "expires",
-                            iso8601_opt(stored.expires_at).unwrap_or_else(|| "never".into())
-                        ),
-                    ])
-                )
-            });
+            create(ctx, new, t)
         }
-        ApikeyCommand::List { user } => {
-            let keys = ctx.db.read_blocking(|c| {
-                let user_id = match &user {
-                    Some(email) => Some(crate::users::store::require_by_email(c, email)?.id),
-                    None => None,
-                };
-                store::list(c, user_id)
-            })?;
-            let out: Vec<KeyOut> = keys.iter().map(|k| key_out(k, t)).collect();
-            ctx.print(&out, || {
-                let rows: Vec<Vec<String>> = keys
-                    .iter()
-                    .map(|k| {
-                        vec![
-                            k.id.to_string(),
-                            k.user.clone(),
-                            k.name.clone(),
-                            format!("{}…", k.prefix),
-                            k.state(t).into(),
-                            iso8601(k.created_at),
-                            iso8601_opt(k.expires_at).unwrap_or_else(|| "never".into()),
-                            iso8601_opt(k.last_used_at).unwrap_or_else(|| "never".into()),
-                        ]
-                    })
-                    .collect();
-                table(
-                    &[
-                        "ID",
-                        "USER",
-                        "NAME",
-                        "KEY",
-                        "STATE",
-                        "CREATED",
-                        "EXPIRES",
-                        "LAST USED",
-                    ],
-                    &rows,
-                )
-            });
-        }
-        ApikeyCommand::Revoke { id } => {
-            let key = ctx.db.write_blocking(move |c| store::revoke(c, id, t))?;
-            ctx.print(&key_out(&key, t), || {
-                format!("Revoked API key {} ({}, {})", key.id, key.name, key.user)
-            });
-        }
+        ApikeyCommand::List { user } => list(ctx, user.as_deref(), t),
+        ApikeyCommand::Revoke { id } => revoke(ctx, id, t),
     }
+}
+
+fn create(ctx: &Ctx, new: NewKey, t: i64) -> Result<(), CliError> {
+    let Created { key, stored } = manage::create(&ctx.db, new, t)?;
+    #[derive(Serialize)]
+    struct Out<'a> {
+        id: i64,
+        key: &'a str,
+        user: &'a str,
+        name: &'a str,
+        expires_at: Option<String>,
+    }
+    let out = Out {
+        id: stored.id,
+        key: key.expose(),
+        user: &stored.user,
+        name: &stored.name,
+        expires_at: iso8601_opt(stored.expires_at),
+    };
+    ctx.print(&out, || {
+        format!(
+            "Created API key {} for {}\n\n{}\n\nThe key is shown only now. Send it as `Authorization: Bearer <key>`.",
+            stored.id,
+            stored.user,
+            fields(&[
+                ("key", key.expose().to_string()),
+                ("name", stored.name.clone()),
+                ("expires", never_or(stored.expires_at)),
+            ])
+        )
+    });
     Ok(())
+}
+
+fn list(ctx: &Ctx, owner: Option<&str>, t: i64) -> Result<(), CliError> {
+    let keys = manage::list(&ctx.db, owner)?;
+    let out: Vec<KeyOut> = keys.iter().map(|k| key_out(k, t)).collect();
+    ctx.print(&out, || {
+        let rows: Vec<Vec<String>> = keys
+            .iter()
+            .map(|k| {
+                vec![
+                    k.id.to_string(),
+                    k.user.clone(),
+                    k.name.clone(),
+                    format!("{}…", k.prefix),
+                    k.state(t).into(),
+                    iso8601(k.created_at),
+                    never_or(k.expires_at),
+                    never_or(k.last_used_at),
+                ]
+            })
+            .collect();
+        table(
+            &[
+                "ID",
+                "USER",
+                "NAME",
+                "KEY",
+                "STATE",
+                "CREATED",
+                "EXPIRES",
+                "LAST USED",
+            ],
+            &rows,
+        )
+    });
+    Ok(())
+}
+
+fn revoke(ctx: &Ctx, id: i64, t: i64) -> Result<(), CliError> {
+    let key = manage::revoke(&ctx.db, id, t)?;
+    ctx.print(&key_out(&key, t), || {
+        format!("Revoked API key {} ({}, {})", key.id, key.name, key.user)
+    });
+    Ok(())
+}
+
+/// A time, or "never" when there is none.
+fn never_or(t: Option<i64>) -> String {
+    iso8601_opt(t).unwrap_or_else(|| "never".into())
 }

@@ -5,43 +5,22 @@ use serde::Serialize;
 use super::{CliError, Ctx, fields, table};
 use crate::cli::ClientCommand;
 use crate::config::{base, parse_base_url};
-use crate::db::now;
-use crate::oauth::clients::store;
+use crate::oauth::clients::manage::{self, Endpoints, Registered};
 use crate::oauth::clients::{Client, Registration};
 use crate::oauth::scope;
 use crate::timefmt::iso8601;
 
-/// The endpoint URLs of this installation, as an app needs them.
-#[derive(Serialize)]
-struct Endpoints {
-    authorization_url: String,
-    token_url: String,
-    refresh_token_url: String,
-}
-
-impl Endpoints {
-    fn new(base_url: &str) -> Self {
-        Endpoints {
-            authorization_url: format!("{base_url}/auth/oauth2/authorize"),
-            token_url: format!("{base_url}/api/auth/oauth/token"),
-            refresh_token_url: format!("{base_url}/api/auth/oauth/refreshToken"),
-        }
-    }
-}
-
-/// `--public-url`, else the URL the server last ran with, else the built-in default.
-fn base_url(ctx: &Ctx, flag: Option<&str>) -> Result<String, CliError> {
-    if let Some(u) = flag {
-        let url = parse_base_url("--public-url", u).map_err(|e| CliError {
-            message: e.to_string(),
-            code: 2,
-        })?;
-        return Ok(base(&url));
-    }
-    let stored = ctx
-        .db
-        .read_blocking(|c| crate::settings::get(c, crate::settings::PUBLIC_URL))?;
-    Ok(stored.unwrap_or_else(|| "https://localhost:8443".to_string()))
+/// The validated `--public-url`, without a trailing slash; `None` when not given.
+fn public_url(flag: Option<&str>) -> Result<Option<String>, CliError> {
+    flag.map(|u| {
+        parse_base_url("--public-url", u)
+            .map(|url| base(&url))
+            .map_err(|e| CliError {
+                message: e.to_string(),
+                code: 2,
+            })
+    })
+    .transpose()
 }
 
 #[derive(Serialize)]
@@ -55,10 +34,10 @@ struct ClientOut<'a> {
     scopes: Option<String>,
     created_at: String,
     #[serde(flatten)]
-    endpoints: Endpoints,
+    endpoints: &'a Endpoints,
 }
 
-fn client_out<'a>(c: &'a Client, base_url: &str) -> ClientOut<'a> {
+fn client_out<'a>(c: &'a Client, endpoints: &'a Endpoints) -> ClientOut<'a> {
     ClientOut {
         client_id: &c.client_id,
         name: &c.name,
@@ -68,7 +47,7 @@ fn client_out<'a>(c: &'a Client, base_url: &str) -> ClientOut<'a> {
         public: c.public,
         scopes: c.allowed_scopes.as_deref().map(scope::join),
         created_at: iso8601(c.created_at),
-        endpoints: Endpoints::new(base_url),
+        endpoints,
     }
 }
 
@@ -106,7 +85,7 @@ fn describe(c: &Client, e: &Endpoints, secret_line: Option<String>) -> String {
     fields(&rows)
 }
 
-pub fn run(ctx: &Ctx, public_url: Option<&str>, cmd: ClientCommand) -> Result<(), CliError> {
+pub fn run(ctx: &Ctx, public_url_flag: Option<&str>, cmd: ClientCommand) -> Result<(), CliError> {
     match cmd {
         ClientCommand::Add {
             name,
@@ -124,119 +103,126 @@ pub fn run(ctx: &Ctx, public_url: Option<&str>, cmd: ClientCommand) -> Result<()
                 public,
                 &scopes,
             )?;
-            let base_url = base_url(ctx, public_url)?;
-            let (client, secret) = ctx
-                .db
-                .write_blocking(move |tx| store::insert(tx, &reg, now()))?;
-            let endpoints = Endpoints::new(&base_url);
-            #[derive(Serialize)]
-            struct Out<'a> {
-                client_id: &'a str,
-                client_secret: Option<&'a str>,
-                #[serde(flatten)]
-                endpoints: &'a Endpoints,
-                name: &'a str,
-                redirect_uris: &'a [String],
-            }
-            let out = Out {
-                client_id: &client.client_id,
-                client_secret: secret.as_ref().map(|s| s.expose()),
-                endpoints: &endpoints,
-                name: &client.name,
-                redirect_uris: &client.redirect_uris,
-            };
-            ctx.print(&out, || {
-                let secret_line = secret.as_ref().map(|s| s.expose().to_string());
-                let mut text = format!(
-                    "Registered OAuth client \"{}\". Give the app these five items:\n\n{}",
-                    client.name,
-                    describe(&client, &endpoints, secret_line)
-                );
-                if secret.is_some() {
-                    text.push_str("\n\nThe client secret is shown only now; keep it secret.");
-                }
-                text
-            });
+            add(ctx, reg, public_url(public_url_flag)?)
         }
-        ClientCommand::List => {
-            let clients = ctx.db.read_blocking(store::list)?;
-            let base_url = base_url(ctx, public_url)?;
-            let out: Vec<ClientOut> = clients.iter().map(|c| client_out(c, &base_url)).collect();
-            ctx.print(&out, || {
-                let rows: Vec<Vec<String>> = clients
-                    .iter()
-                    .map(|c| {
-                        vec![
-                            c.client_id.clone(),
-                            c.name.clone(),
-                            if c.public { "public" } else { "confidential" }.into(),
-                            c.redirect_uris.join(" "),
-                            iso8601(c.created_at),
-                        ]
-                    })
-                    .collect();
-                table(
-                    &["CLIENT ID", "NAME", "TYPE", "REDIRECT URIS", "CREATED"],
-                    &rows,
-                )
-            });
-        }
-        ClientCommand::Show { client_id } => {
-            let client = ctx.db.read_blocking(|c| store::require(c, &client_id))?;
-            let base_url = base_url(ctx, public_url)?;
-            let endpoints = Endpoints::new(&base_url);
-            ctx.print(&client_out(&client, &base_url), || {
-                describe(&client, &endpoints, None)
-            });
-        }
-        ClientCommand::RotateSecret { client_id } => {
-            let secret = ctx.db.write_blocking({
-                let client_id = client_id.clone();
-                move |c| store::rotate_secret(c, &client_id, now())
-            })?;
-            #[derive(Serialize)]
-            struct Out<'a> {
-                client_id: &'a str,
-                client_secret: &'a str,
-            }
-            ctx.print(
-                &Out {
-                    client_id: &client_id,
-                    client_secret: secret.expose(),
-                },
-                || {
-                    format!(
-                        "New secret for client {client_id}:\n\n  Client Secret  {}\n\nThe old secret no longer works. This one is shown only now.",
-                        secret.expose()
-                    )
-                },
-            );
-        }
-        ClientCommand::Remove { client_id } => {
-            let client = ctx.db.write_blocking({
-                let client_id = client_id.clone();
-                move |c| store::remove(c, &client_id)
-            })?;
-            #[derive(Serialize)]
-            struct Out<'a> {
-                client_id: &'a str,
-                name: &'a str,
-                removed: bool,
-            }
-            ctx.print(
-                &Out {
-                    client_id: &client.client_id,
-                    name: &client.name,
-                    removed: true,
-                },
-                || {
-                    format!(
-                        "Removed client {} ({}); its tokens no longer work",
-                        client.client_id, client.name
-                    )
-                },
-            );
-        }
+        ClientCommand::List => list(ctx, public_url(public_url_flag)?),
+        ClientCommand::Show { client_id } => show(ctx, &client_id, public_url(public_url_flag)?),
+        ClientCommand::RotateSecret { client_id } => rotate_secret(ctx, &client_id),
+        ClientCommand::Remove { client_id } => remove(ctx, &client_id),
     }
+}
+
+fn add(ctx: &Ctx, reg: Registration, public_url: Option<String>) -> Result<(), CliError> {
+    let Registered {
+        client,
+        secret,
+        endpoints,
+    } = manage::register(&ctx.db, reg, public_url)?;
+    #[derive(Serialize)]
+    struct Out<'a> {
+        client_id: &'a str,
+        client_secret: Option<&'a str>,
+        #[serde(flatten)]
+        endpoints: &'a Endpoints,
+        name: &'a str,
+        redirect_uris: &'a [String],
+    }
+    let out = Out {
+        client_id: &client.client_id,
+        client_secret: secret.as_ref().map(|s| s.expose()),
+        endpoints: &endpoints,
+        name: &client.name,
+        redirect_uris: &client.redirect_uris,
+    };
+    ctx.print(&out, || {
+        let secret_line = secret.as_ref().map(|s| s.expose().to_string());
+        let mut text = format!(
+            "Registered OAuth client \"{}\". Give the app these five items:\n\n{}",
+            client.name,
+            describe(&client, &endpoints, secret_line)
+        );
+        if secret.is_some() {
+            text.push_str("\n\nThe client secret is shown only now; keep it secret.");
+        }
+        text
+    });
+    Ok(())
+}
+
+fn list(ctx: &Ctx, public_url: Option<String>) -> Result<(), CliError> {
+    let (clients, endpoints) = manage::list(&ctx.db, public_url.as_deref())?;
+    let out: Vec<ClientOut> = clients.iter().map(|c| client_out(c, &endpoints)).collect();
+    ctx.print(&out, || {
+        let rows: Vec<Vec<String>> = clients
+            .iter()
+            .map(|c| {
+                vec![
+                    c.client_id.clone(),
+                    c.name.clone(),
+                    if c.public { "public" } else { "confidential" }.into(),
+                    c.redirect_uris.join(" "),
+                    iso8601(c.created_at),
+                ]
+            })
+            .collect();
+        table(
+            &["CLIENT ID", "NAME", "TYPE", "REDIRECT URIS", "CREATED"],
+            &rows,
+        )
+    });
+    Ok(())
+}
+
+fn show(ctx: &Ctx, client_id: &str, public_url: Option<String>) -> Result<(), CliError> {
+    let (client, endpoints) = manage::show(&ctx.db, client_id, public_url.as_deref())?;
+    ctx.print(&client_out(&client, &endpoints), || {
+        describe(&client, &endpoints, None)
+    });
+    Ok(())
+}
+
+fn rotate_secret(ctx: &Ctx, client_id: &str) -> Result<(), CliError> {
+    let secret = manage::rotate_secret(&ctx.db, client_id)?;
+    #[derive(Serialize)]
+    struct Out<'a> {
+        client_id: &'a str,
+        client_secret: &'a str,
+    }
+    ctx.print(
+        &Out {
+            client_id,
+            client_secret: secret.expose(),
+        },
+        || {
+            format!(
+                "New secret for client {client_id}:\n\n  Client Secret  {}\n\nThe old secret no longer works. This one is shown only now.",
+                secret.expose()
+            )
+        },
+    );
+    Ok(())
+}
+
+fn remove(ctx: &Ctx, client_id: &str) -> Result<(), CliError> {
+    let client = manage::remove(&ctx.db, client_id)?;
+    #[derive(Serialize)]
+    struct Out<'a> {
+        client_id: &'a str,
+        name: &'a str,
+        removed: bool,
+    }
+    ctx.print(
+        &Out {
+            client_id: &client.client_id,
+            name: &client.name,
+            removed: true,
+        },
+        || {
+            format!(
+                "Removed client {} ({}); its tokens no longer work",
+                client.client_id, client.name
+            )
+        },
+    );
     Ok(())
 }

@@ -4,9 +4,9 @@ use serde::Serialize;
 
 use super::{CliError, Ctx, fields, table};
 use crate::cli::MailCommand;
-use crate::db::now;
-use crate::mail::store::{self, Mail};
-use crate::mail::{Kind, NewMail, Status, compose};
+use crate::mail::manage;
+use crate::mail::store::Mail;
+use crate::mail::{Kind, Status};
 
 /// A message without its bodies (they may hold a signing link).
 #[derive(Serialize)]
@@ -36,62 +36,9 @@ fn summary(m: &Mail) -> Summary<'_> {
 pub fn run(ctx: &Ctx, cmd: MailCommand) -> Result<(), CliError> {
     match cmd {
         MailCommand::List { status, limit } => {
-            let limit = limit.clamp(1, 10_000);
-            let mails = ctx.db.read_blocking(|c| {
-                store::list(c, status.as_deref().and_then(Status::parse), limit)
-            })?;
-            let out: Vec<Summary<'_>> = mails.iter().map(summary).collect();
-            ctx.print(&out, || {
-                let rows: Vec<Vec<String>> = out
-                    .iter()
-                    .map(|m| {
-                        vec![
-                            m.id.to_string(),
-                            m.created_at.to_string(),
-                            m.to.to_string(),
-                            m.kind.as_str().to_string(),
-                            m.status.as_str().to_string(),
-                            m.attempts.to_string(),
-                            m.last_error.unwrap_or("").to_string(),
-                        ]
-                    })
-                    .collect();
-                table(
-                    &[
-                        "ID",
-                        "CREATED",
-                        "TO",
-                        "KIND",
-                        "STATUS",
-                        "ATTEMPTS",
-                        "LAST ERROR",
-                    ],
-                    &rows,
-                )
-            });
+            list(ctx, status.as_deref().and_then(Status::parse), limit)
         }
-        MailCommand::Show { id } => {
-            let m = ctx.db.read_blocking(|c| store::get(c, id))?;
-            ctx.print(&m, || {
-                format!(
-                    "{}\n\n{}\n\n--- HTML part ---\n{}",
-                    fields(&[
-                        ("id", m.id.to_string()),
-                        ("kind", m.kind.as_str().to_string()),
-                        ("status", m.status.as_str().to_string()),
-                        ("to", m.to.clone()),
-                        ("subject", m.subject.clone()),
-                        ("created", m.created_at.clone()),
-                        ("sent", m.sent_at.clone().unwrap_or_default()),
-                        ("attempts", m.attempts.to_string()),
-                        ("last error", m.last_error.clone().unwrap_or_default()),
-                        ("attachment", m.attachment_name.clone().unwrap_or_default(),),
-                    ]),
-                    m.text,
-                    m.html
-                )
-            });
-        }
+        MailCommand::Show { id } => show(ctx, id),
         MailCommand::Test { to } => {
             let to = to.trim().to_string();
             if to.parse::<lettre::Address>().is_err() {
@@ -100,27 +47,81 @@ pub fn run(ctx: &Ctx, cmd: MailCommand) -> Result<(), CliError> {
                     code: 2,
                 });
             }
-            let id = ctx.db.write_blocking({
-                let to = to.clone();
-                move |tx| {
-                    let server = crate::settings::get(tx, crate::settings::PUBLIC_URL)?
-                        .unwrap_or_else(|| "(not started yet)".into());
-                    let m = NewMail::new(Kind::Test, &to, compose::test(&server));
-                    store::enqueue(tx, &m, now())
-                }
-            })?;
-            #[derive(Serialize)]
-            struct Out<'a> {
-                id: i64,
-                to: &'a str,
-                status: Status,
-            }
-            ctx.print(&Out { id, to: &to, status: Status::Queued }, || {
-                format!(
-                    "Queued test message {id} to {to}; the running server sends it within seconds.\nCheck with: docket mail list"
-                )
-            });
+            queue_test(ctx, &to)
         }
     }
+}
+
+fn list(ctx: &Ctx, status: Option<Status>, limit: i64) -> Result<(), CliError> {
+    let mails = manage::list(&ctx.db, status, limit)?;
+    let out: Vec<Summary<'_>> = mails.iter().map(summary).collect();
+    ctx.print(&out, || {
+        let rows: Vec<Vec<String>> = out
+            .iter()
+            .map(|m| {
+                vec![
+                    m.id.to_string(),
+                    m.created_at.to_string(),
+                    m.to.to_string(),
+                    m.kind.as_str().to_string(),
+                    m.status.as_str().to_string(),
+                    m.attempts.to_string(),
+                    m.last_error.unwrap_or("").to_string(),
+                ]
+            })
+            .collect();
+        table(
+            &[
+                "ID",
+                "CREATED",
+                "TO",
+                "KIND",
+                "STATUS",
+                "ATTEMPTS",
+                "LAST ERROR",
+            ],
+            &rows,
+        )
+    });
+    Ok(())
+}
+
+fn show(ctx: &Ctx, id: i64) -> Result<(), CliError> {
+    let m = manage::show(&ctx.db, id)?;
+    ctx.print(&m, || {
+        format!(
+            "{}\n\n{}\n\n--- HTML part ---\n{}",
+            fields(&[
+                ("id", m.id.to_string()),
+                ("kind", m.kind.as_str().to_string()),
+                ("status", m.status.as_str().to_string()),
+                ("to", m.to.clone()),
+                ("subject", m.subject.clone()),
+                ("created", m.created_at.clone()),
+                ("sent", m.sent_at.clone().unwrap_or_default()),
+                ("attempts", m.attempts.to_string()),
+                ("last error", m.last_error.clone().unwrap_or_default()),
+                ("attachment", m.attachment_name.clone().unwrap_or_default(),),
+            ]),
+            m.text,
+            m.html
+        )
+    });
+    Ok(())
+}
+
+fn queue_test(ctx: &Ctx, to: &str) -> Result<(), CliError> {
+    let id = manage::queue_test(&ctx.db, to)?;
+    #[derive(Serialize)]
+    struct Out<'a> {
+        id: i64,
+        to: &'a str,
+        status: Status,
+    }
+    ctx.print(&Out { id, to, status: Status::Queued }, || {
+        format!(
+            "Queued test message {id} to {to}; the running server sends it within seconds.\nCheck with: docket mail list"
+        )
+    });
     Ok(())
 }

@@ -4,9 +4,8 @@ use serde::Serialize;
 
 use super::{CliError, Ctx, fields, read_password_stdin, table};
 use crate::cli::UserCommand;
-use crate::db::now;
 use crate::timefmt::iso8601;
-use crate::users::store::{self, NewUser};
+use crate::users::admin::{self, FactorsReset, NewAccount, Switched};
 use crate::users::{Email, Tier, User, parse_name, parse_username, password};
 
 #[derive(Serialize)]
@@ -43,12 +42,13 @@ fn describe(u: &User) -> String {
         ("username", u.username.clone()),
         ("name", u.name.clone()),
         ("tier", u.tier.as_str().into()),
-        (
-            "status",
-            if u.disabled { "disabled" } else { "active" }.into(),
-        ),
+        ("status", status(u).into()),
         ("created", iso8601(u.created_at)),
     ])
+}
+
+fn status(u: &User) -> &'static str {
+    if u.disabled { "disabled" } else { "active" }
 }
 
 /// The new password: from stdin when asked, else generated (and then printed once).
@@ -68,162 +68,136 @@ pub fn run(ctx: &Ctx, cmd: UserCommand) -> Result<(), CliError> {
             username,
             tier,
             password_stdin,
-        } => {
-            let email = Email::parse(&email)?;
-            let name = parse_name(&name)?;
-            let username = username.as_deref().map(parse_username).transpose()?;
-            let tier = Tier::parse(&tier)?;
-            let (pw, generated) = choose_password(password_stdin)?;
-            let hash = password::hash(&pw)?;
-            let user = ctx.db.write_blocking(move |tx| {
-                store::insert(
-                    tx,
-                    &NewUser {
-                        email: &email,
-                        name: &name,
-                        username: username.as_deref(),
-                        tier,
-                        password_hash: &hash,
-                    },
-                    now(),
-                )
-            })?;
-            #[derive(Serialize)]
-            struct Out<'a> {
-                id: i64,
-                email: &'a str,
-                name: &'a str,
-                username: &'a str,
-                tier: Tier,
-                #[serde(skip_serializing_if = "Option::is_none")]
-                password: Option<&'a str>,
-            }
-            let out = Out {
-                id: user.id,
-                email: &user.email,
-                name: &user.name,
-                username: &user.username,
-                tier: user.tier,
-                password: generated.then_some(pw.as_str()),
-            };
-            ctx.print(&out, || {
-                let mut text = format!("Created user {}\n{}", user.email, describe(&user));
-                if generated {
-                    text.push_str(&format!(
-                        "\n\n  password  {pw}\n\nThe password is shown only now; give it to the user."
-                    ));
-                }
-                text
-            });
-        }
-        UserCommand::List => {
-            let users = ctx.db.read_blocking(store::list)?;
-            let out: Vec<UserOut> = users.iter().map(UserOut::from).collect();
-            ctx.print(&out, || {
-                let rows: Vec<Vec<String>> = users
-                    .iter()
-                    .map(|u| {
-                        vec![
-                            u.id.to_string(),
-                            u.email.clone(),
-                            u.username.clone(),
-                            u.name.clone(),
-                            u.tier.as_str().into(),
-                            if u.disabled { "disabled" } else { "active" }.into(),
-                        ]
-                    })
-                    .collect();
-                table(
-                    &["ID", "EMAIL", "USERNAME", "NAME", "TIER", "STATUS"],
-                    &rows,
-                )
-            });
-        }
-        UserCommand::Show { email } => {
-            let user = ctx
-                .db
-                .read_blocking(|c| store::require_by_email(c, &email))?;
-            ctx.print(&UserOut::from(&user), || describe(&user));
-        }
+        } => add(
+            ctx,
+            &email,
+            &name,
+            username.as_deref(),
+            &tier,
+            password_stdin,
+        ),
+        UserCommand::List => list(ctx),
+        UserCommand::Show { email } => show(ctx, &email),
         UserCommand::Passwd {
             email,
             password_stdin,
-        } => {
-            let (pw, generated) = choose_password(password_stdin)?;
-            let hash = password::hash(&pw)?;
-            let user = ctx.db.write_blocking(move |tx| {
-                let user = store::require_by_email(tx, &email)?;
-                store::set_password(tx, user.id, &hash, now())?;
-                // A new password signs the user out everywhere.
-                crate::sessions::store::delete_for_user(tx, user.id)?;
-                Ok(user)
-            })?;
-            #[derive(Serialize)]
-            struct Out<'a> {
-                id: i64,
-                email: &'a str,
-                password_changed: bool,
-                #[serde(skip_serializing_if = "Option::is_none")]
-                password: Option<&'a str>,
-            }
-            let out = Out {
-                id: user.id,
-                email: &user.email,
-                password_changed: true,
-                password: generated.then_some(pw.as_str()),
-            };
-            ctx.print(&out, || {
-                if generated {
-                    format!(
-                        "New password for {}\n\n  password  {pw}\n\nThe password is shown only now.",
-                        user.email
-                    )
-                } else {
-                    format!("Password changed for {}", user.email)
-                }
-            });
-        }
-        UserCommand::Disable { email } => set_disabled(ctx, &email, true)?,
-        UserCommand::Enable { email } => set_disabled(ctx, &email, false)?,
-        UserCommand::SetTier { email, tier } => {
-            let tier = Tier::parse(&tier)?;
-            let user = ctx.db.write_blocking(move |tx| {
-                let user = store::require_by_email(tx, &email)?;
-                store::set_tier(tx, user.id, tier, now())?;
-                store::require_by_email(tx, &email)
-            })?;
-            ctx.print(&UserOut::from(&user), || {
-                format!("{} is now on the {} tier", user.email, tier.as_str())
-            });
-        }
-        UserCommand::ResetFactors { email } => {
-            let (user, removed) = ctx.db.write_blocking(move |tx| {
-                let user = store::require_by_email(tx, &email)?;
-                let removed = crate::factors::store::remove_all(tx, user.id, now())?;
-                crate::sessions::store::delete_for_user(tx, user.id)?;
-                Ok((user, removed))
-            })?;
-            ctx.print(&UserOut::from(&user), || {
-                format!(
-                    "Removed the second factors of {} ({removed}); they sign in with their password now",
-                    user.email
-                )
-            });
-        }
+        } => passwd(ctx, &email, password_stdin),
+        UserCommand::Disable { email } => set_disabled(ctx, &email, true),
+        UserCommand::Enable { email } => set_disabled(ctx, &email, false),
+        UserCommand::SetTier { email, tier } => set_tier(ctx, &email, &tier),
+        UserCommand::ResetFactors { email } => reset_factors(ctx, &email),
     }
+}
+
+fn add(
+    ctx: &Ctx,
+    email: &str,
+    name: &str,
+    username: Option<&str>,
+    tier: &str,
+    password_stdin: bool,
+) -> Result<(), CliError> {
+    let new = NewAccount {
+        email: Email::parse(email)?,
+        name: parse_name(name)?,
+        username: username.map(parse_username).transpose()?,
+        tier: Tier::parse(tier)?,
+    };
+    let (pw, generated) = choose_password(password_stdin)?;
+    let user = admin::create(&ctx.db, new, &pw)?;
+    #[derive(Serialize)]
+    struct Out<'a> {
+        id: i64,
+        email: &'a str,
+        name: &'a str,
+        username: &'a str,
+        tier: Tier,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        password: Option<&'a str>,
+    }
+    let out = Out {
+        id: user.id,
+        email: &user.email,
+        name: &user.name,
+        username: &user.username,
+        tier: user.tier,
+        password: generated.then_some(pw.as_str()),
+    };
+    ctx.print(&out, || {
+        let mut text = format!("Created user {}\n{}", user.email, describe(&user));
+        if generated {
+            text.push_str(&format!(
+                "\n\n  password  {pw}\n\nThe password is shown only now; give it to the user."
+            ));
+        }
+        text
+    });
+    Ok(())
+}
+
+fn list(ctx: &Ctx) -> Result<(), CliError> {
+    let users = admin::list(&ctx.db)?;
+    let out: Vec<UserOut> = users.iter().map(UserOut::from).collect();
+    ctx.print(&out, || {
+        let rows: Vec<Vec<String>> = users
+            .iter()
+            .map(|u| {
+                vec![
+                    u.id.to_string(),
+                    u.email.clone(),
+                    u.username.clone(),
+                    u.name.clone(),
+                    u.tier.as_str().into(),
+                    status(u).into(),
+                ]
+            })
+            .collect();
+        table(
+            &["ID", "EMAIL", "USERNAME", "NAME", "TIER", "STATUS"],
+            &rows,
+        )
+    });
+    Ok(())
+}
+
+fn show(ctx: &Ctx, email: &str) -> Result<(), CliError> {
+    let user = admin::find(&ctx.db, email)?;
+    ctx.print(&UserOut::from(&user), || describe(&user));
+    Ok(())
+}
+
+fn passwd(ctx: &Ctx, email: &str, password_stdin: bool) -> Result<(), CliError> {
+    let (pw, generated) = choose_password(password_stdin)?;
+    let user = admin::set_password(&ctx.db, email, &pw)?;
+    #[derive(Serialize)]
+    struct Out<'a> {
+        id: i64,
+        email: &'a str,
+        password_changed: bool,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        password: Option<&'a str>,
+    }
+    let out = Out {
+        id: user.id,
+        email: &user.email,
+        password_changed: true,
+        password: generated.then_some(pw.as_str()),
+    };
+    ctx.print(&out, || {
+        if generated {
+            format!(
+                "New password for {}\n\n  password  {pw}\n\nThe password is shown only now.",
+                user.email
+            )
+        } else {
+            format!("Password changed for {}", user.email)
+        }
+    });
     Ok(())
 }
 
 fn set_disabled(ctx: &Ctx, email: &str, disabled: bool) -> Result<(), CliError> {
-    let email = email.to_string();
-    let (user, changed) = ctx.db.write_blocking(move |tx| {
-        let user = store::require_by_email(tx, &email)?;
-        let changed = store::set_disabled(tx, user.id, disabled, now())?;
-        if disabled {
-            crate::sessions::store::delete_for_user(tx, user.id)?;
-        }
-        Ok((store::require_by_email(tx, &email)?, changed))
-    })?;
+    let Switched { user, changed } = admin::set_disabled(&ctx.db, email, disabled)?;
     let verb = if disabled { "disabled" } else { "enabled" };
     ctx.print(&UserOut::from(&user), || {
         if changed {
@@ -231,6 +205,26 @@ fn set_disabled(ctx: &Ctx, email: &str, disabled: bool) -> Result<(), CliError> 
         } else {
             format!("{} was already {verb}", user.email)
         }
+    });
+    Ok(())
+}
+
+fn set_tier(ctx: &Ctx, email: &str, tier: &str) -> Result<(), CliError> {
+    let tier = Tier::parse(tier)?;
+    let user = admin::set_tier(&ctx.db, email, tier)?;
+    ctx.print(&UserOut::from(&user), || {
+        format!("{} is now on the {} tier", user.email, tier.as_str())
+    });
+    Ok(())
+}
+
+fn reset_factors(ctx: &Ctx, email: &str) -> Result<(), CliError> {
+    let FactorsReset { user, removed } = admin::reset_factors(&ctx.db, email)?;
+    ctx.print(&UserOut::from(&user), || {
+        format!(
+            "Removed the second factors of {} ({removed}); they sign in with their password now",
+            user.email
+        )
     });
     Ok(())
 }

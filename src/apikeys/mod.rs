@@ -1,6 +1,8 @@
 //! API keys: `api_` plus 40 base62 characters, acting as their user with every scope.
-//! Shown once at creation, stored as SHA-256.
+//! Shown once at creation, stored as SHA-256. The administrator's use cases are in `manage`,
+//! the SQL in `store`.
 
+pub mod manage;
 pub mod store;
 
 use serde::Serialize;

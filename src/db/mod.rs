@@ -299,35 +299,22 @@ mod tests {
     fn failed_write_tx_rolls_back() {
         let mut c = memory();
         let r: Result<(), AppError> = write_tx(&mut c, |tx| {
-            tx.execute(
-                "INSERT INTO settings (key, value, updated_at) VALUES ('a', 'b', 0)",
-                [],
-            )?;
+            crate::settings::set(tx, "a", "b", 0)?;
             Err(AppError::Conflict("stop".into()))
         });
         assert!(r.is_err());
-        let n: i64 = c
-            .query_row("SELECT count(*) FROM settings", [], |r| r.get(0))
-            .unwrap();
-        assert_eq!(n, 0);
+        assert_eq!(crate::settings::get(&c, "a").unwrap(), None);
     }
 
     #[test]
     fn the_read_side_refuses_writes_and_the_write_side_takes_them() {
         let tmp = tempfile::tempdir().unwrap();
         let db = Db::open(&tmp.path().join("t.db"), tmp.path(), 2).unwrap();
-        let insert = |c: &Connection| -> Result<usize, AppError> {
-            Ok(c.execute(
-                "INSERT INTO settings (key, value, updated_at) VALUES ('a', 'b', 0)",
-                [],
-            )?)
-        };
+        let insert = |c: &Connection| crate::settings::set(c, "a", "b", 0);
         let refused = db.read_blocking(insert).unwrap_err();
         assert!(refused.to_string().contains("readonly"), "{refused}");
-        assert_eq!(db.write_blocking(insert).unwrap(), 1);
-        let n: i64 = db
-            .read_blocking(|c| Ok(c.query_row("SELECT count(*) FROM settings", [], |r| r.get(0))?))
-            .unwrap();
-        assert_eq!(n, 1);
+        db.write_blocking(insert).unwrap();
+        let stored = db.read_blocking(|c| crate::settings::get(c, "a")).unwrap();
+        assert_eq!(stored.as_deref(), Some("b"));
     }
 }

@@ -85,10 +85,7 @@ mod tests {
             let db = db.clone();
             handles.push(tokio::spawn(async move {
                 db.write(move |c| {
-                    c.execute(
-                        "INSERT INTO settings (key, value, updated_at) VALUES (?1, 'v', 0)",
-                        [format!("k{i}")],
-                    )?;
+                    crate::settings::set(c, &format!("k{i}"), "v", 0)?;
                     if i % 2 == 1 {
                         return Err(AppError::Conflict("odd".into()));
                     }
@@ -104,11 +101,16 @@ mod tests {
             }
         }
         assert_eq!(ok, 25);
-        let n: i64 = db
-            .read(|c| Ok(c.query_row("SELECT count(*) FROM settings", [], |r| r.get(0))?))
+        let kept = db
+            .read(|c| {
+                (0..50)
+                    .map(|i| crate::settings::get(c, &format!("k{i}")).map(|v| v.is_some()))
+                    .collect::<Result<Vec<bool>, AppError>>()
+            })
             .await
             .unwrap();
-        assert_eq!(n, 25, "only the successful writes were kept");
+        let expected: Vec<bool> = (0..50).map(|i| i % 2 == 0).collect();
+        assert_eq!(kept, expected, "only the successful writes were kept");
     }
 
     #[tokio::test]

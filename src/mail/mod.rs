@@ -1,8 +1,10 @@
 //! Outgoing mail: messages queued in `mail_queue` inside the
 //! transaction of what they report (`store::enqueue`), composed by `compose`, and sent by the
 //! `worker` through SMTP (`smtp`) or filed in the outbox when no SMTP server is configured.
+//! The administrator's use cases on the queue are in `manage`.
 
 pub mod compose;
+pub mod manage;
 pub mod smtp;
 pub mod store;
 pub mod worker;

@@ -1,7 +1,9 @@
 //! Login users: validated e-mail addresses, tiers, usernames, passwords, their table, the
-//! account page's use cases (`account`) and accounts created from invitations (`invites`).
+//! account page's use cases (`account`), the administrator's (`admin`) and accounts created
+//! from invitations (`invites`).
 
 pub mod account;
+pub mod admin;
 pub mod checks;
 pub mod invites;
 pub mod password;

@@ -1,5 +1,7 @@
-//! Registered OAuth clients: what an admin registers and the rules their URLs follow.
+//! Registered OAuth clients: what an admin registers, the rules their URLs follow, the
+//! administrator's use cases on them (`manage`) and their SQL (`store`).
 
+pub mod manage;
 pub mod store;
 
 use serde::Serialize;

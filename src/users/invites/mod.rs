@@ -1,9 +1,11 @@
 //! Accounts created from a signing link: a recipient whose document asks for a Docket account
-//! and who has none gets a one-time link by e-mail (SQL for `account_invites`). Following it,
-//! they choose a name and a password; the account's e-mail is the invited address, so the link
-//! proves they receive mail there.
+//! and who has none gets a one-time link by e-mail. Following it, they choose a name and a
+//! password; the account's e-mail is the invited address, so the link proves they receive mail
+//! there. The links' SQL is in `store`.
 
-use rusqlite::{Connection, OptionalExtension, params};
+pub mod store;
+
+use rusqlite::Connection;
 
 use crate::crypto::SecretToken;
 use crate::db::Db;
@@ -23,14 +25,6 @@ pub struct Invite {
     pub recipient_id: Option<i64>,
 }
 
-fn invite_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Invite> {
-    Ok(Invite {
-        id: r.get(0)?,
-        email: r.get(1)?,
-        recipient_id: r.get(2)?,
-    })
-}
-
 /// A new link for `email` (from recipient `recipient`'s signing page). 409 when the address
 /// has an account already, 429 past `PER_HOUR` links an hour.
 pub fn create(
@@ -44,11 +38,7 @@ pub fn create(
             "{email} has a Docket account already: sign in instead"
         )));
     }
-    let (recent, oldest): (i64, Option<i64>) = tx.query_row(
-        "SELECT count(*), min(created_at) FROM account_invites WHERE email = ?1 AND created_at > ?2",
-        params![email, now - 3600],
-        |r| Ok((r.get(0)?, r.get(1)?)),
-    )?;
+    let (recent, oldest) = store::created_since(tx, email, now - 3600)?;
     if recent >= PER_HOUR {
         return Err(AppError::TooManyRequests {
             retry_after: (oldest.unwrap_or(now) + 3600 - now).max(1) as u64,
@@ -56,24 +46,13 @@ pub fn create(
         });
     }
     let token = SecretToken::generate("", 43);
-    tx.execute(
-        "INSERT INTO account_invites (email, token_hash, recipient_id, created_at, expires_at)
-         VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![email, token.hash(), recipient, now, now + TTL],
-    )?;
+    store::insert(tx, email, &token.hash(), Some(recipient), now, now + TTL)?;
     Ok(token)
 }
 
 /// The unused, unexpired invitation behind `token`.
 pub fn find(conn: &Connection, token: &str, now: i64) -> Result<Option<Invite>, AppError> {
-    Ok(conn
-        .query_row(
-            "SELECT id, email, recipient_id FROM account_invites
-              WHERE token_hash = ?1 AND used_at IS NULL AND expires_at > ?2",
-            params![SecretToken::presented(token).hash(), now],
-            invite_row,
-        )
-        .optional()?)
+    store::find_live(conn, &SecretToken::presented(token).hash(), now)
 }
 
 /// The invitation behind `code`, while it can still be used.
@@ -84,20 +63,9 @@ pub async fn live(db: &Db, code: String) -> Result<Option<Invite>, AppError> {
 /// Uses the invitation behind `token` up, once: `None` when it was used, expired or unknown.
 /// Every other link for the same address stops working too.
 pub fn redeem(tx: &Connection, token: &str, now: i64) -> Result<Option<Invite>, AppError> {
-    let invite = tx
-        .query_row(
-            "UPDATE account_invites SET used_at = ?2
-              WHERE token_hash = ?1 AND used_at IS NULL AND expires_at > ?2
-             RETURNING id, email, recipient_id",
-            params![SecretToken::presented(token).hash(), now],
-            invite_row,
-        )
-        .optional()?;
+    let invite = store::use_up(tx, &SecretToken::presented(token).hash(), now)?;
     if let Some(i) = &invite {
-        tx.execute(
-            "UPDATE account_invites SET used_at = ?2 WHERE email = ?1 AND used_at IS NULL",
-            params![i.email, now],
-        )?;
+        store::use_up_all_for(tx, &i.email, now)?;
     }
     Ok(invite)
 }
@@ -214,17 +182,10 @@ mod tests {
         let db = Db::open(&tmp.path().join("t.db"), tmp.path(), 2).unwrap();
         let token = SecretToken::generate("", 43);
         let hash = token.hash();
-        db.write(move |c| {
-            // Without a recipient: the invitation leads to the account page.
-            c.execute(
-                "INSERT INTO account_invites (email, token_hash, created_at, expires_at)
-                 VALUES ('r@x.org', ?1, 0, 9999999999)",
-                [hash],
-            )?;
-            Ok(())
-        })
-        .await
-        .unwrap();
+        // Without a recipient: the invitation leads to the account page.
+        db.write(move |c| store::insert(c, "r@x.org", &hash, None, 0, 9_999_999_999))
+            .await
+            .unwrap();
         let code = token.expose().to_string();
         assert_eq!(
             live(&db, code.clone()).await.unwrap().map(|i| i.email),
