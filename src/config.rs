@@ -120,122 +120,153 @@ pub fn base(url: &Url) -> String {
     url.as_str().trim_end_matches('/').to_string()
 }
 
-impl Config {
-    pub fn from_args(args: &ServeArgs, data_dir: Option<PathBuf>) -> Result<Config, StartupError> {
-        let tls = match args.tls {
-            TlsMode::Off => Tls::Off,
-            TlsMode::Auto => Tls::Auto {
-                names: args
-                    .tls_names
-                    .iter()
-                    .map(|n| n.trim().to_string())
-                    .filter(|n| !n.is_empty())
-                    .collect(),
+/// `--tls` and its files; the files are refused without `--tls files`.
+fn tls_from_args(args: &ServeArgs) -> Result<Tls, StartupError> {
+    let tls = match args.tls {
+        TlsMode::Off => Tls::Off,
+        TlsMode::Auto => Tls::Auto {
+            names: args
+                .tls_names
+                .iter()
+                .map(|n| n.trim().to_string())
+                .filter(|n| !n.is_empty())
+                .collect(),
+        },
+        TlsMode::Files => match (&args.tls_cert, &args.tls_key) {
+            (Some(cert), Some(key)) => Tls::Files {
+                cert: cert.clone(),
+                key: key.clone(),
             },
-            TlsMode::Files => match (&args.tls_cert, &args.tls_key) {
-                (Some(cert), Some(key)) => Tls::Files {
-                    cert: cert.clone(),
-                    key: key.clone(),
-                },
-                _ => {
-                    return Err(StartupError::Config(
-                        "--tls files needs --tls-cert FILE and --tls-key FILE".into(),
-                    ));
-                }
-            },
-        };
-        if !matches!(tls, Tls::Files { .. }) && (args.tls_cert.is_some() || args.tls_key.is_some())
-        {
-            return Err(StartupError::Config(
-                "--tls-cert and --tls-key are used only with --tls files".into(),
-            ));
-        }
-        let seal = match (&args.seal_cert, &args.seal_key) {
-            (Some(cert), Some(key)) => {
-                crate::pdf::seal::SealSigner::from_pem_files(cert, key)
-                    .map_err(|e| StartupError::Config(format!("--seal-cert/--seal-key: {e}")))?;
-                SealCert::Files {
-                    cert: cert.clone(),
-                    key: key.clone(),
-                }
-            }
-            (None, None) => SealCert::Auto,
             _ => {
                 return Err(StartupError::Config(
-                    "--seal-cert and --seal-key go together".into(),
+                    "--tls files needs --tls-cert FILE and --tls-key FILE".into(),
                 ));
             }
-        };
-        let default_port = if matches!(tls, Tls::Off) { 8080 } else { 8443 };
-        let listen = args.listen.unwrap_or(SocketAddr::new(
-            IpAddr::V4(Ipv4Addr::LOCALHOST),
-            default_port,
+        },
+    };
+    if !matches!(tls, Tls::Files { .. }) && (args.tls_cert.is_some() || args.tls_key.is_some()) {
+        return Err(StartupError::Config(
+            "--tls-cert and --tls-key are used only with --tls files".into(),
         ));
-        let public_url = args
-            .public_url
-            .as_deref()
-            .map(|u| parse_base_url("--public-url", u))
-            .transpose()?;
-        let app_url = args
-            .app_url
-            .as_deref()
-            .map(|u| parse_base_url("--app-url", u))
-            .transpose()?;
+    }
+    Ok(tls)
+}
+
+/// `--seal-cert` and `--seal-key`: both (loaded once to check that they fit) or neither.
+fn seal_from_args(args: &ServeArgs) -> Result<SealCert, StartupError> {
+    match (&args.seal_cert, &args.seal_key) {
+        (Some(cert), Some(key)) => {
+            crate::pdf::seal::SealSigner::from_pem_files(cert, key)
+                .map_err(|e| StartupError::Config(format!("--seal-cert/--seal-key: {e}")))?;
+            Ok(SealCert::Files {
+                cert: cert.clone(),
+                key: key.clone(),
+            })
+        }
+        (None, None) => Ok(SealCert::Auto),
+        _ => Err(StartupError::Config(
+            "--seal-cert and --seal-key go together".into(),
+        )),
+    }
+}
+
+/// Without `--listen`: localhost, port 8443 with TLS and 8080 without.
+fn default_listen(tls: &Tls) -> SocketAddr {
+    let port = if matches!(tls, Tls::Off) { 8080 } else { 8443 };
+    SocketAddr::new(IpAddr::V4(Ipv4Addr::LOCALHOST), port)
+}
+
+fn optional_base_url(flag: &str, raw: Option<&str>) -> Result<Option<Url>, StartupError> {
+    raw.map(|u| parse_base_url(flag, u)).transpose()
+}
+
+/// `--smtp-url`, with the password from `--smtp-password-file` when given; under
+/// `--outbound loopback-only` its host must be local.
+fn smtp_from_args(args: &ServeArgs) -> Result<Option<crate::mail::smtp::SmtpUrl>, StartupError> {
+    let smtp = args
+        .smtp_url
+        .as_deref()
+        .map(|u| {
+            crate::mail::smtp::SmtpUrl::parse(u)
+                .map_err(|e| StartupError::Config(format!("--smtp-url: {e}")))
+        })
+        .transpose()?;
+    let smtp = match (smtp, &args.smtp_password_file) {
+        (Some(url), Some(path)) => Some(
+            read_secret_file(path)
+                .and_then(|pw| url.with_password(pw))
+                .map_err(|e| {
+                    StartupError::Config(format!("--smtp-password-file {}: {e}", path.display()))
+                })?,
+        ),
+        (smtp, _) => smtp,
+    };
+    if let Some(s) = &smtp
+        && !args.outbound.permits_host(&s.host)
+    {
+        // The SMTP client looks its host up itself: refuse before it could.
+        return Err(StartupError::Config(format!(
+            "--smtp-url: {} is not localhost or a loopback address, which {} requires",
+            s.host,
+            crate::outbound::Outbound::LOOPBACK_ONLY
+        )));
+    }
+    Ok(smtp)
+}
+
+fn mail_from_args(args: &ServeArgs) -> Result<Option<lettre::message::Mailbox>, StartupError> {
+    args.mail_from
+        .as_deref()
+        .map(|m| {
+            m.trim().parse::<lettre::message::Mailbox>().map_err(|e| {
+                StartupError::Config(format!(
+                    "--mail-from {m:?}: {e} (e.g. \"Docket <docket@example.com>\")"
+                ))
+            })
+        })
+        .transpose()
+}
+
+fn connection_limits(args: &ServeArgs) -> crate::server::limits::Limits {
+    let secs = std::time::Duration::from_secs;
+    crate::server::limits::Limits {
+        max_connections: args.max_connections as usize,
+        max_per_ip: args.max_connections_per_ip as usize,
+        idle: secs(args.idle_timeout_secs),
+        body: secs(args.body_timeout_secs),
+    }
+}
+
+fn render_limits(args: &ServeArgs) -> crate::pdf::RenderLimits {
+    crate::pdf::RenderLimits {
+        exe: args
+            .render_exe
+            .clone()
+            .unwrap_or_else(crate::pdf::RenderLimits::this_binary),
+        workers: args.render_workers.map_or_else(
+            || std::thread::available_parallelism().map_or(1, usize::from),
+            |n| n as usize,
+        ),
+        timeout: std::time::Duration::from_secs(args.render_timeout_secs),
+        memory_bytes: args.render_memory_mb << 20,
+    }
+}
+
+impl Config {
+    pub fn from_args(args: &ServeArgs, data_dir: Option<PathBuf>) -> Result<Config, StartupError> {
+        let tls = tls_from_args(args)?;
+        let seal = seal_from_args(args)?;
+        let listen = args.listen.unwrap_or(default_listen(&tls));
+        let public_url = optional_base_url("--public-url", args.public_url.as_deref())?;
+        let app_url = optional_base_url("--app-url", args.app_url.as_deref())?;
         let data_dir = data_dir
             .or_else(crate::datadir::DataDir::default_path)
             .ok_or_else(|| StartupError::Config("no home directory: pass --data-dir DIR".into()))?;
-        let smtp = args
-            .smtp_url
-            .as_deref()
-            .map(|u| {
-                crate::mail::smtp::SmtpUrl::parse(u)
-                    .map_err(|e| StartupError::Config(format!("--smtp-url: {e}")))
-            })
-            .transpose()?;
-        let smtp = match (smtp, &args.smtp_password_file) {
-            (Some(url), Some(path)) => Some(
-                read_secret_file(path)
-                    .and_then(|pw| url.with_password(pw))
-                    .map_err(|e| {
-                        StartupError::Config(format!(
-                            "--smtp-password-file {}: {e}",
-                            path.display()
-                        ))
-                    })?,
-            ),
-            (smtp, _) => smtp,
-        };
-        if let Some(s) = &smtp
-            && !args.outbound.permits_host(&s.host)
-        {
-            // The SMTP client looks its host up itself: refuse before it could.
-            return Err(StartupError::Config(format!(
-                "--smtp-url: {} is not localhost or a loopback address, which {} requires",
-                s.host,
-                crate::outbound::Outbound::LOOPBACK_ONLY
-            )));
-        }
-        let mail_from = args
-            .mail_from
-            .as_deref()
-            .map(|m| {
-                m.trim().parse::<lettre::message::Mailbox>().map_err(|e| {
-                    StartupError::Config(format!(
-                        "--mail-from {m:?}: {e} (e.g. \"Docket <docket@example.com>\")"
-                    ))
-                })
-            })
-            .transpose()?;
+        let smtp = smtp_from_args(args)?;
+        let mail_from = mail_from_args(args)?;
         let trusted_proxies =
             crate::proxy::TrustedProxies::parse(args.trusted_proxies.iter().map(String::as_str))
                 .map_err(|e| StartupError::Config(format!("--trusted-proxies: {e}")))?;
-        let secs = std::time::Duration::from_secs;
-        let limits = crate::server::limits::Limits {
-            max_connections: args.max_connections as usize,
-            max_per_ip: args.max_connections_per_ip as usize,
-            idle: secs(args.idle_timeout_secs),
-            body: secs(args.body_timeout_secs),
-        };
         Ok(Config {
             listen,
             public_url,
@@ -264,20 +295,9 @@ impl Config {
             outbound: args.outbound,
             max_webhooks_per_user: args.max_webhooks_per_user,
             retry_base: std::time::Duration::from_millis(args.retry_base_ms),
-            limits,
+            limits: connection_limits(args),
             trusted_proxies,
-            render: crate::pdf::RenderLimits {
-                exe: args
-                    .render_exe
-                    .clone()
-                    .unwrap_or_else(crate::pdf::RenderLimits::this_binary),
-                workers: args.render_workers.map_or_else(
-                    || std::thread::available_parallelism().map_or(1, usize::from),
-                    |n| n as usize,
-                ),
-                timeout: std::time::Duration::from_secs(args.render_timeout_secs),
-                memory_bytes: args.render_memory_mb << 20,
-            },
+            render: render_limits(args),
         })
     }
 

@@ -16,14 +16,15 @@ use std::time::Duration;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto::Builder;
-use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::server::graceful::{GracefulShutdown, Watcher};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio_rustls::TlsAcceptor;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use self::activity::{Activity, Busy, Tracked, Watched};
-use self::limits::{Limits, Refused, Slots};
+use self::limits::{Limits, Refused, Slot, Slots};
 use self::progress::{Stalled, Timed};
 use crate::http::middleware::{self, Options};
 
@@ -41,6 +42,46 @@ pub async fn serve(
     shutdown: impl Future<Output = ()>,
 ) {
     let graceful = GracefulShutdown::new();
+    let server = Server {
+        builder: http_builder(&limits),
+        routes,
+        tls,
+        opts,
+        limits,
+    };
+    let slots = Slots::new(&limits);
+    tokio::pin!(shutdown);
+
+    loop {
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = &mut shutdown => break,
+        };
+        let (stream, peer) = match accepted {
+            Ok(pair) => pair,
+            Err(e) => {
+                // Out of file descriptors and the like: wait a moment rather than spin.
+                tracing::warn!(error = %e, "accept failed");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let Some(slot) = take_slot(&slots, peer, &server.opts, &limits) else {
+            drop(stream);
+            continue;
+        };
+        let _ = stream.set_nodelay(true);
+        let watcher = graceful.watcher();
+        let server = server.clone();
+        tokio::spawn(async move { server.connection(stream, peer, slot, watcher).await });
+    }
+
+    drop(listener);
+    drain(graceful).await;
+}
+
+/// The HTTP/1 and HTTP/2 connection builder.
+fn http_builder(limits: &Limits) -> Builder<TokioExecutor> {
     let mut builder = Builder::new(TokioExecutor::new());
     // hyper starts this timer when it waits for a request head, also between keep-alive
     // requests: it is the HTTP/1 idle timeout too, so it is never longer than `limits.idle`.
@@ -48,91 +89,34 @@ pub async fn serve(
         .http1()
         .timer(TokioTimer::new())
         .header_read_timeout(HEADER_READ_LIMIT.min(limits.idle));
-    let service = warp::service(routes);
-    let slots = Slots::new(&limits);
-    tokio::pin!(shutdown);
+    builder
+}
 
-    loop {
-        let (stream, peer) = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok(pair) => pair,
-                Err(e) => {
-                    // Out of file descriptors and the like: wait a moment rather than spin.
-                    tracing::warn!(error = %e, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            },
-            () = &mut shutdown => break,
-        };
-        // A trusted proxy carries many clients: it counts only toward the total.
-        let slot = match slots.take(peer.ip(), !opts.trusted.contains(peer.ip())) {
-            Ok(slot) => slot,
-            Err(why) => {
-                tracing::debug!(peer = %peer.ip(), ?why, open = slots.open(), "connection refused");
-                if why == Refused::Full && slots.first_refusal_this_minute() {
-                    tracing::warn!(
-                        max = limits.max_connections,
-                        "connection limit reached (--max-connections); refusing new connections"
-                    );
-                }
-                drop(stream);
-                continue;
+/// A place for a connection from `peer`, or `None` (logged) when the limits refuse it.
+fn take_slot(
+    slots: &Arc<Slots>,
+    peer: SocketAddr,
+    opts: &Options,
+    limits: &Limits,
+) -> Option<Slot> {
+    // A trusted proxy carries many clients: it counts only toward the total.
+    match slots.take(peer.ip(), !opts.trusted.contains(peer.ip())) {
+        Ok(slot) => Some(slot),
+        Err(why) => {
+            tracing::debug!(peer = %peer.ip(), ?why, open = slots.open(), "connection refused");
+            if why == Refused::Full && slots.first_refusal_this_minute() {
+                tracing::warn!(
+                    max = limits.max_connections,
+                    "connection limit reached (--max-connections); refusing new connections"
+                );
             }
-        };
-        let _ = stream.set_nodelay(true);
-        let watcher = graceful.watcher();
-        let builder = builder.clone();
-        let service = service.clone();
-        let tls = tls.clone();
-        let opts = opts.clone();
-        tokio::spawn(async move {
-            let _slot = slot;
-            let activity = Activity::new();
-            let stream = Watched::new(stream, Arc::clone(&activity));
-            let act = Arc::clone(&activity);
-            let svc = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
-                let routes = service.clone();
-                let opts = opts.clone();
-                let busy = Busy::new(&act);
-                let stalled = Stalled::default();
-                let mut req = req.map(|b| Timed::new(b, limits.body, stalled.clone()));
-                req.extensions_mut().insert(stalled);
-                async move {
-                    let resp = middleware::handle(routes, req, peer, &opts).await;
-                    Ok::<_, std::convert::Infallible>(resp.map(|b| Tracked::new(b, busy)))
-                }
-            });
-            match tls {
-                None => {
-                    let conn = builder.serve_connection_with_upgrades(TokioIo::new(stream), svc);
-                    let conn = watcher.watch(conn.into_owned());
-                    if activity::watch(conn, &activity, limits.idle)
-                        .await
-                        .is_none()
-                    {
-                        tracing::debug!(peer = %peer.ip(), "idle connection closed");
-                    }
-                }
-                Some(acceptor) => {
-                    let Some(tls_stream) = handshake(&acceptor, stream, peer).await else {
-                        return;
-                    };
-                    let conn =
-                        builder.serve_connection_with_upgrades(TokioIo::new(tls_stream), svc);
-                    let conn = watcher.watch(conn.into_owned());
-                    if activity::watch(conn, &activity, limits.idle)
-                        .await
-                        .is_none()
-                    {
-                        tracing::debug!(peer = %peer.ip(), "idle connection closed");
-                    }
-                }
-            }
-        });
+            None
+        }
     }
+}
 
-    drop(listener);
+/// Waits up to `DRAIN_LIMIT` for the open connections to finish.
+async fn drain(graceful: GracefulShutdown) {
     tracing::info!(
         connections = graceful.count(),
         "shutting down; draining connections"
@@ -142,6 +126,65 @@ pub async fn serve(
         .is_err()
     {
         tracing::warn!("some connections were still open after {DRAIN_LIMIT:?}; closing them");
+    }
+}
+
+/// What every accepted connection is served with; each connection's task has its own copy.
+#[derive(Clone)]
+struct Server {
+    builder: Builder<TokioExecutor>,
+    routes: BoxedFilter<(Response,)>,
+    tls: Option<TlsAcceptor>,
+    opts: Options,
+    limits: Limits,
+}
+
+impl Server {
+    /// Serves one connection (after the TLS handshake, when on) while it holds its `slot`.
+    async fn connection(self, stream: TcpStream, peer: SocketAddr, _slot: Slot, watcher: Watcher) {
+        let activity = Activity::new();
+        let stream = Watched::new(stream, Arc::clone(&activity));
+        match &self.tls {
+            None => self.http(stream, peer, activity, watcher).await,
+            Some(acceptor) => {
+                let Some(tls_stream) = handshake(acceptor, stream, peer).await else {
+                    return;
+                };
+                self.http(tls_stream, peer, activity, watcher).await;
+            }
+        }
+    }
+
+    /// HTTP on `io` until the client or the server closes it, or it has been idle too long.
+    async fn http<I>(&self, io: I, peer: SocketAddr, activity: Arc<Activity>, watcher: Watcher)
+    where
+        I: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    {
+        let service = warp::service(self.routes.clone());
+        let (opts, limits) = (self.opts.clone(), self.limits);
+        let act = Arc::clone(&activity);
+        let svc = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
+            let routes = service.clone();
+            let opts = opts.clone();
+            let busy = Busy::new(&act);
+            let stalled = Stalled::default();
+            let mut req = req.map(|b| Timed::new(b, limits.body, stalled.clone()));
+            req.extensions_mut().insert(stalled);
+            async move {
+                let resp = middleware::handle(routes, req, peer, &opts).await;
+                Ok::<_, std::convert::Infallible>(resp.map(|b| Tracked::new(b, busy)))
+            }
+        });
+        let conn = self
+            .builder
+            .serve_connection_with_upgrades(TokioIo::new(io), svc);
+        let conn = watcher.watch(conn.into_owned());
+        if activity::watch(conn, &activity, limits.idle)
+            .await
+            .is_none()
+        {
+            tracing::debug!(peer = %peer.ip(), "idle connection closed");
+        }
     }
 }
 

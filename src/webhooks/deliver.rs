@@ -131,79 +131,126 @@ impl Worker {
     }
 
     async fn attempt(&self, d: &Due) -> Outcome {
-        let secret = match self.secrets.open(&d.sealed_secret) {
-            Ok(s) => s,
-            Err(e) => return Outcome::Refused(e.to_string()),
-        };
-        let url = match url::Url::parse(&d.url) {
-            Ok(u) => u,
-            Err(e) => return Outcome::Refused(format!("bad URL: {e}")),
-        };
+        match self.prepare(d).await {
+            Ok(ready) => ready.send(d).await,
+            Err(ended) => ended,
+        }
+    }
+
+    /// Everything before the request: the secret, the URL, its checked addresses and a client
+    /// that connects to those only. `Err`: how the attempt ended without sending.
+    async fn prepare(&self, d: &Due) -> Result<Ready, Outcome> {
+        let secret = self
+            .secrets
+            .open(&d.sealed_secret)
+            .map_err(|e| Outcome::Refused(e.to_string()))?;
+        let url = url::Url::parse(&d.url).map_err(|e| Outcome::Refused(format!("bad URL: {e}")))?;
         let (host, port) = match (url.host(), url.port_or_known_default()) {
             (Some(h), Some(p)) => (h.to_owned(), p),
-            _ => return Outcome::Refused("the URL has no host".into()),
+            _ => return Err(Outcome::Refused("the URL has no host".into())),
         };
-        let (domain, addrs): (Option<String>, Vec<SocketAddr>) = match &host {
-            url::Host::Ipv4(ip) => (None, vec![SocketAddr::new(IpAddr::V4(*ip), port)]),
-            url::Host::Ipv6(ip) => (None, vec![SocketAddr::new(IpAddr::V6(*ip), port)]),
-            url::Host::Domain(name) => match self.outbound.fixed_addresses(name) {
-                Err(refusal) => return Outcome::Refused(refusal),
-                Ok(Some(ips)) => (
-                    Some(name.clone()),
-                    ips.into_iter()
-                        .map(|ip| SocketAddr::new(ip, port))
-                        .collect(),
-                ),
-                Ok(None) => {
-                    let lookup = tokio::net::lookup_host((name.as_str(), port));
-                    match tokio::time::timeout(RESOLVE_TIMEOUT, lookup).await {
-                        Ok(Ok(found)) => (Some(name.clone()), found.collect()),
-                        Ok(Err(e)) => {
-                            return Outcome::Failed(None, format!("cannot resolve {name}: {e}"));
-                        }
-                        Err(_) => {
-                            return Outcome::Failed(None, format!("resolving {name} timed out"));
-                        }
-                    }
+        let (domain, addrs) = self.resolve(&host, port).await?;
+        self.check_addresses(&host, &addrs)?;
+        let client = client(domain.as_deref(), &addrs)?;
+        Ok(Ready {
+            client,
+            url,
+            secret,
+        })
+    }
+
+    /// The addresses of `host`, and its name when it is not an IP address.
+    async fn resolve(
+        &self,
+        host: &url::Host<String>,
+        port: u16,
+    ) -> Result<(Option<String>, Vec<SocketAddr>), Outcome> {
+        let name = match host {
+            url::Host::Ipv4(ip) => return Ok((None, vec![SocketAddr::new(IpAddr::V4(*ip), port)])),
+            url::Host::Ipv6(ip) => return Ok((None, vec![SocketAddr::new(IpAddr::V6(*ip), port)])),
+            url::Host::Domain(name) => name,
+        };
+        match self.outbound.fixed_addresses(name) {
+            Err(refusal) => Err(Outcome::Refused(refusal)),
+            Ok(Some(ips)) => Ok((
+                Some(name.clone()),
+                ips.into_iter()
+                    .map(|ip| SocketAddr::new(ip, port))
+                    .collect(),
+            )),
+            Ok(None) => {
+                let lookup = tokio::net::lookup_host((name.as_str(), port));
+                match tokio::time::timeout(RESOLVE_TIMEOUT, lookup).await {
+                    Ok(Ok(found)) => Ok((Some(name.clone()), found.collect())),
+                    Ok(Err(e)) => Err(Outcome::Failed(None, format!("cannot resolve {name}: {e}"))),
+                    Err(_) => Err(Outcome::Failed(None, format!("resolving {name} timed out"))),
                 }
-            },
-        };
+            }
+        }
+    }
+
+    /// Every address of `host` may be reached: none internal (unless allowed), all permitted
+    /// by `--outbound`.
+    fn check_addresses(
+        &self,
+        host: &url::Host<String>,
+        addrs: &[SocketAddr],
+    ) -> Result<(), Outcome> {
         if addrs.is_empty() {
-            return Outcome::Failed(None, format!("{host} has no address"));
+            return Err(Outcome::Failed(None, format!("{host} has no address")));
         }
         if !self.allow_private
             && let Some((ip, kind)) = addrs
                 .iter()
                 .find_map(|a| internal_kind(a.ip()).map(|k| (a.ip(), k)))
         {
-            return Outcome::Refused(format!(
+            return Err(Outcome::Refused(format!(
                 "refused: {host} is {ip}, a {kind} address; the server delivers to such addresses only with --allow-private-webhooks"
-            ));
+            )));
         }
         if let Some(a) = addrs.iter().find(|a| !self.outbound.permits(a.ip())) {
-            return Outcome::Refused(format!(
+            return Err(Outcome::Refused(format!(
                 "refused by {}: {host} is {}, not a loopback address",
                 Outbound::LOOPBACK_ONLY,
                 a.ip()
-            ));
+            )));
         }
-        let mut client = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(TIMEOUT)
-            .no_proxy()
-            .user_agent(concat!("Docket-Webhooks/", env!("CARGO_PKG_VERSION")));
-        if let Some(name) = &domain {
-            client = client.resolve_to_addrs(name, &addrs);
-        }
-        let client = match client.build() {
-            Ok(c) => c,
-            Err(e) => return Outcome::Failed(None, format!("HTTP client: {e}")),
-        };
+        Ok(())
+    }
+}
+
+/// An HTTP client that follows no redirects, uses no proxy and connects to `domain` only at
+/// `addrs`.
+fn client(domain: Option<&str>, addrs: &[SocketAddr]) -> Result<reqwest::Client, Outcome> {
+    let mut client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(TIMEOUT)
+        .no_proxy()
+        .user_agent(concat!("Docket-Webhooks/", env!("CARGO_PKG_VERSION")));
+    if let Some(name) = domain {
+        client = client.resolve_to_addrs(name, addrs);
+    }
+    client
+        .build()
+        .map_err(|e| Outcome::Failed(None, format!("HTTP client: {e}")))
+}
+
+/// An attempt ready to send.
+struct Ready {
+    client: reqwest::Client,
+    url: url::Url,
+    secret: String,
+}
+
+impl Ready {
+    /// Posts the delivery, signed now.
+    async fn send(self, d: &Due) -> Outcome {
         let t = now();
-        let sent = client
-            .post(url)
+        let sent = self
+            .client
+            .post(self.url)
             .header("content-type", "application/json")
-            .header("x-docket-signature", signature(&secret, t, &d.body))
+            .header("x-docket-signature", signature(&self.secret, t, &d.body))
             .header("x-docket-event", &d.event)
             .header("x-docket-delivery", d.id.to_string())
             .body(d.body.clone())

@@ -180,28 +180,22 @@ pub struct Redemption<'a> {
     pub code_verifier: Option<&'a str>,
 }
 
-/// Redeems a code once. A second use revokes every token issued from it. The outer `Result` is
-/// a database failure (roll back); the inner one a protocol answer (commit either way, so that
-/// the revocation of a reused code sticks).
-pub fn redeem_code(
-    tx: &Connection,
-    req: &Redemption<'_>,
-    life: Lifetimes,
-    now: i64,
-) -> Result<Result<Issued, OAuthError>, AppError> {
-    let hash = SecretToken::presented(req.code).hash();
-    type Row = (
-        i64,
-        i64,
-        i64,
-        String,
-        String,
-        Option<String>,
-        i64,
-        Option<i64>,
-        bool,
-    );
-    let row: Option<Row> = tx
+/// A stored code with its grant, as `redeem_code` checks it.
+struct StoredCode {
+    id: i64,
+    grant: i64,
+    client: i64,
+    redirect_uri: String,
+    scopes: String,
+    challenge: Option<String>,
+    expires_at: i64,
+    used_at: Option<i64>,
+    /// The grant is not revoked and its user not disabled.
+    live: bool,
+}
+
+fn find_code(tx: &Connection, hash: &str) -> Result<Option<StoredCode>, AppError> {
+    Ok(tx
         .query_row(
             "SELECT c.id, c.grant_id, g.client_id, c.redirect_uri, c.scopes, c.code_challenge,
                     c.expires_at, c.used_at,
@@ -212,61 +206,95 @@ pub fn redeem_code(
               WHERE c.code_hash = ?1",
             [hash],
             |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                    r.get(6)?,
-                    r.get(7)?,
-                    r.get(8)?,
-                ))
+                Ok(StoredCode {
+                    id: r.get(0)?,
+                    grant: r.get(1)?,
+                    client: r.get(2)?,
+                    redirect_uri: r.get(3)?,
+                    scopes: r.get(4)?,
+                    challenge: r.get(5)?,
+                    expires_at: r.get(6)?,
+                    used_at: r.get(7)?,
+                    live: r.get(8)?,
+                })
             },
         )
-        .optional()?;
+        .optional()?)
+}
+
+/// Redeems a code once. A second use revokes every token issued from it. The outer `Result` is
+/// a database failure (roll back); the inner one a protocol answer (commit either way, so that
+/// the revocation of a reused code sticks).
+pub fn redeem_code(
+    tx: &Connection,
+    req: &Redemption<'_>,
+    life: Lifetimes,
+    now: i64,
+) -> Result<Result<Issued, OAuthError>, AppError> {
+    let hash = SecretToken::presented(req.code).hash();
     let bad = |d: &str| Ok(Err(OAuthError::invalid_grant(d)));
-    let Some((code_id, grant, client, redirect_uri, scopes, challenge, expires_at, used_at, live)) =
-        row
-    else {
+    let Some(code) = find_code(tx, &hash)? else {
         return bad("the authorization code is invalid");
     };
-    if client != req.client {
+    if code.client != req.client {
         return bad("the authorization code was issued to another client");
     }
-    if used_at.is_some() {
-        let n = tx.execute(
-            "UPDATE oauth_tokens SET revoked_at = ?2 WHERE code_id = ?1 AND revoked_at IS NULL",
-            params![code_id, now],
-        )?;
-        tracing::warn!(
-            code_id,
-            revoked = n,
-            "authorization code reused; its tokens are revoked"
-        );
+    if code.used_at.is_some() {
+        revoke_code_tokens(tx, code.id, now)?;
         return bad("the authorization code was already used");
     }
     // Single use, checked in SQL: only one redemption can flip `used_at`.
     let flipped = tx.execute(
         "UPDATE oauth_codes SET used_at = ?2 WHERE id = ?1 AND used_at IS NULL",
-        params![code_id, now],
+        params![code.id, now],
     )?;
     if flipped != 1 {
         return bad("the authorization code was already used");
     }
-    if expires_at <= now {
+    if code.expires_at <= now {
         return bad("the authorization code has expired");
     }
-    if !live {
+    if !code.live {
         return bad("the authorization was revoked or the user is disabled");
     }
-    match req.redirect_uri {
-        Some(uri) if uri == redirect_uri => {}
-        Some(_) => return bad("redirect_uri does not match the one used to get the code"),
-        None => return Ok(Err(OAuthError::invalid_request("redirect_uri is required"))),
+    if let Err(e) = check_redemption(&code, req) {
+        return Ok(Err(e));
     }
-    match (challenge.as_deref(), req.code_verifier) {
+    let scopes = code.scopes.as_str();
+    Ok(Ok(issue(
+        tx,
+        code.grant,
+        Some(code.id),
+        scopes,
+        Some(scopes),
+        life,
+        now,
+    )?))
+}
+
+/// A reused code: every token issued from it is revoked.
+fn revoke_code_tokens(tx: &Connection, code_id: i64, now: i64) -> Result<(), AppError> {
+    let n = tx.execute(
+        "UPDATE oauth_tokens SET revoked_at = ?2 WHERE code_id = ?1 AND revoked_at IS NULL",
+        params![code_id, now],
+    )?;
+    tracing::warn!(
+        code_id,
+        revoked = n,
+        "authorization code reused; its tokens are revoked"
+    );
+    Ok(())
+}
+
+/// The request repeats the code's `redirect_uri` and proves its PKCE challenge, if any.
+fn check_redemption(code: &StoredCode, req: &Redemption<'_>) -> Result<(), OAuthError> {
+    let bad = |d: &str| Err(OAuthError::invalid_grant(d));
+    match req.redirect_uri {
+        Some(uri) if uri == code.redirect_uri => {}
+        Some(_) => return bad("redirect_uri does not match the one used to get the code"),
+        None => return Err(OAuthError::invalid_request("redirect_uri is required")),
+    }
+    match (code.challenge.as_deref(), req.code_verifier) {
         (Some(ch), Some(v)) => {
             if !super::verifier_is_well_formed(v) || !super::pkce_matches(v, ch) {
                 return bad("code_verifier does not match the code_challenge");
@@ -276,15 +304,7 @@ pub fn redeem_code(
         (None, Some(_)) => return bad("code_verifier given, but the code was issued without PKCE"),
         (None, None) => {}
     }
-    Ok(Ok(issue(
-        tx,
-        grant,
-        Some(code_id),
-        &scopes,
-        Some(&scopes),
-        life,
-        now,
-    )?))
+    Ok(())
 }
 
 /// What the refresh grant asks.
@@ -297,25 +317,22 @@ pub struct Refresh<'a> {
     pub rotate: bool,
 }
 
-pub fn refresh(
-    tx: &Connection,
-    req: &Refresh<'_>,
-    life: Lifetimes,
-    now: i64,
-) -> Result<Result<Issued, OAuthError>, AppError> {
-    let hash = SecretToken::presented(req.refresh_token).hash();
-    type Row = (
-        i64,
-        i64,
-        Option<i64>,
-        i64,
-        String,
-        i64,
-        Option<i64>,
-        Option<i64>,
-        bool,
-    );
-    let row: Option<Row> = tx
+/// A stored refresh token with its grant, as `refresh` checks it.
+struct StoredRefresh {
+    id: i64,
+    grant: i64,
+    code: Option<i64>,
+    client: i64,
+    scopes: String,
+    expires_at: i64,
+    revoked_at: Option<i64>,
+    rotated_at: Option<i64>,
+    /// The grant is not revoked and its user not disabled.
+    live: bool,
+}
+
+fn find_refresh(tx: &Connection, hash: &str) -> Result<Option<StoredRefresh>, AppError> {
+    Ok(tx
         .query_row(
             "SELECT t.id, t.grant_id, t.code_id, g.client_id, t.scopes, t.expires_at, t.revoked_at,
                     t.rotated_at, (g.revoked_at IS NULL AND u.disabled_at IS NULL)
@@ -325,61 +342,57 @@ pub fn refresh(
               WHERE t.token_hash = ?1 AND t.kind = 'refresh'",
             [hash],
             |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                    r.get(6)?,
-                    r.get(7)?,
-                    r.get(8)?,
-                ))
+                Ok(StoredRefresh {
+                    id: r.get(0)?,
+                    grant: r.get(1)?,
+                    code: r.get(2)?,
+                    client: r.get(3)?,
+                    scopes: r.get(4)?,
+                    expires_at: r.get(5)?,
+                    revoked_at: r.get(6)?,
+                    rotated_at: r.get(7)?,
+                    live: r.get(8)?,
+                })
             },
         )
-        .optional()?;
+        .optional()?)
+}
+
+/// Issues new tokens for a refresh token. A rotated-out one coming back ends its grant. The
+/// `Result`s are those of `redeem_code`.
+pub fn refresh(
+    tx: &Connection,
+    req: &Refresh<'_>,
+    life: Lifetimes,
+    now: i64,
+) -> Result<Result<Issued, OAuthError>, AppError> {
+    let hash = SecretToken::presented(req.refresh_token).hash();
     let bad = |d: &str| Ok(Err(OAuthError::invalid_grant(d)));
-    let Some((id, grant, code, client, scopes, expires_at, revoked_at, rotated_at, live)) = row
-    else {
+    let Some(token) = find_refresh(tx, &hash)? else {
         return bad("the refresh token is invalid");
     };
-    if client != req.client {
+    if token.client != req.client {
         return bad("the refresh token was issued to another client");
     }
-    if rotated_at.is_some() {
+    if token.rotated_at.is_some() {
         // A retired refresh token came back: it may be stolen. End the whole grant.
-        revoke_grant_tokens(tx, grant, now)?;
-        tx.execute(
-            "UPDATE oauth_grants SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
-            params![grant, now],
-        )?;
-        tracing::warn!(
-            grant,
-            "rotated-out refresh token presented; the grant is revoked"
-        );
+        end_stolen_grant(tx, token.grant, now)?;
         return bad("the refresh token was already used");
     }
-    if revoked_at.is_some() || !live {
+    if token.revoked_at.is_some() || !token.live {
         return bad("the refresh token was revoked");
     }
-    if expires_at <= now {
+    if token.expires_at <= now {
         return bad("the refresh token has expired");
     }
-    let granted = parse_scopes(&scopes);
-    let access_scopes = match &req.scopes {
-        Some(asked) if asked.iter().all(|s| granted.contains(s)) => scope::join(asked),
-        Some(_) => {
-            return Ok(Err(OAuthError::invalid_scope(
-                "a refresh can only ask for scopes already granted",
-            )));
-        }
-        None => scopes.clone(),
+    let access_scopes = match access_scopes(req.scopes.as_deref(), &token.scopes) {
+        Ok(s) => s,
+        Err(e) => return Ok(Err(e)),
     };
     if req.rotate {
         let n = tx.execute(
             "UPDATE oauth_tokens SET rotated_at = ?2 WHERE id = ?1 AND rotated_at IS NULL",
-            params![id, now],
+            params![token.id, now],
         )?;
         if n != 1 {
             return bad("the refresh token was already used");
@@ -387,16 +400,44 @@ pub fn refresh(
     }
     // RFC 6749 6: a new refresh token keeps the presented one's scope, even when the access
     // token asked for less.
-    let refresh_scopes = req.rotate.then_some(scopes.as_str());
+    let refresh_scopes = req.rotate.then_some(token.scopes.as_str());
     Ok(Ok(issue(
         tx,
-        grant,
-        code,
+        token.grant,
+        token.code,
         &access_scopes,
         refresh_scopes,
         life,
         now,
     )?))
+}
+
+/// The new access token's scopes: the asked ones (all of them granted), or all granted when
+/// none were asked.
+fn access_scopes(asked: Option<&[Scope]>, granted: &str) -> Result<String, OAuthError> {
+    let granted_list = parse_scopes(granted);
+    match asked {
+        Some(asked) if asked.iter().all(|s| granted_list.contains(s)) => Ok(scope::join(asked)),
+        Some(_) => Err(OAuthError::invalid_scope(
+            "a refresh can only ask for scopes already granted",
+        )),
+        None => Ok(granted.to_string()),
+    }
+}
+
+/// Ends a grant whose rotated-out refresh token came back: its tokens and the grant itself
+/// are revoked.
+fn end_stolen_grant(tx: &Connection, grant: i64, now: i64) -> Result<(), AppError> {
+    revoke_grant_tokens(tx, grant, now)?;
+    tx.execute(
+        "UPDATE oauth_grants SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
+        params![grant, now],
+    )?;
+    tracing::warn!(
+        grant,
+        "rotated-out refresh token presented; the grant is revoked"
+    );
+    Ok(())
 }
 
 fn revoke_grant_tokens(tx: &Connection, grant: i64, now: i64) -> Result<usize, AppError> {
