@@ -86,10 +86,7 @@ fn assemble(data: &DataDir, db: &Db, work: &Path) -> Result<Report, AppError> {
         rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
     )?;
     let schema_version = crate::db::migrate::version(&snapshot)?;
-    let ids: Vec<String> = snapshot
-        .prepare("SELECT id FROM blobs ORDER BY id")?
-        .query_map([], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
+    let ids = crate::blob::rows::ids(&snapshot)?;
     drop(snapshot);
 
     let live = BlobStore::open(&data.blobs())?;

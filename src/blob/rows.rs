@@ -27,3 +27,10 @@ pub fn sha256(conn: &Connection, id: &str) -> Result<Option<String>, AppError> {
         .query_row("SELECT sha256 FROM blobs WHERE id = ?1", [id], |r| r.get(0))
         .optional()?)
 }
+
+/// The ids of every recorded file, in order.
+pub fn ids(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+    conn.prepare("SELECT id FROM blobs ORDER BY id")?
+        .query_map([], |r| r.get(0))?
+        .collect()
+}

@@ -63,7 +63,7 @@ pub async fn disable_totp(
         verifier
             .check_totp(tx, user, &code, now())
             .or_else(|_| verifier.check_recovery_code(tx, user, &code, now()))?;
-        store::disable(tx, user, now())
+        super::disable_totp(tx, user, now())
     })
     .await
 }
@@ -153,7 +153,7 @@ mod tests {
     async fn current_code(db: &Db, verifier: &Verifier, enrolled: bool) -> String {
         let v = verifier.clone();
         db.read(move |c| {
-            let cols = store::totp_columns(c, 1)?;
+            let cols = crate::users::store::totp_columns(c, 1)?;
             let sealed = if enrolled { cols.secret } else { cols.pending };
             super::super::totp::code_at(&v.open(&sealed.unwrap())?, now())
         })

@@ -77,7 +77,7 @@ impl Verifier {
     ) -> Result<Enrolment, AppError> {
         let secret = totp::new_secret();
         let sealed = self.secrets.seal(&hex::encode(&secret))?;
-        store::set_pending(tx, user, &sealed, now)?;
+        crate::users::store::set_totp_pending(tx, user, &sealed, now)?;
         self.enrolment(&secret, email)
     }
 
@@ -88,7 +88,7 @@ impl Verifier {
         user: i64,
         email: &str,
     ) -> Result<Option<Enrolment>, AppError> {
-        match store::totp_columns(tx, user)?.pending {
+        match crate::users::store::totp_columns(tx, user)?.pending {
             Some(sealed) => Ok(Some(self.enrolment(&self.open(&sealed)?, email)?)),
             None => Ok(None),
         }
@@ -124,7 +124,7 @@ impl Verifier {
         code: &str,
         now: i64,
     ) -> Result<Vec<String>, AppError> {
-        let cols = store::totp_columns(tx, user)?;
+        let cols = crate::users::store::totp_columns(tx, user)?;
         let Some(sealed) = cols.pending else {
             return Err(AppError::Conflict(
                 "no enrolment is under way; start again".into(),
@@ -136,7 +136,7 @@ impl Verifier {
                 "that code does not match; check the time on your device and try the current code",
             ));
         };
-        if !store::enable(tx, user, step, now)? {
+        if !crate::users::store::enable_totp(tx, user, step, now)? {
             return Err(AppError::Conflict(
                 "no enrolment is under way; start again".into(),
             ));
@@ -169,7 +169,7 @@ impl Verifier {
         code: &str,
         now: i64,
     ) -> Result<(), AppError> {
-        let cols = store::totp_columns(tx, user)?;
+        let cols = crate::users::store::totp_columns(tx, user)?;
         let Some(sealed) = cols.secret else {
             return Err(unauthorized(
                 "totp_not_enrolled",
@@ -179,7 +179,7 @@ impl Verifier {
         locked(tx, user, now)?;
         let secret = self.open(&sealed)?;
         match totp::accepted_step(&secret, code, now, cols.last_step)? {
-            Some(step) if store::take_step(tx, user, step)? => {
+            Some(step) if crate::users::store::take_totp_step(tx, user, step)? => {
                 throttle::clear(tx, &throttle_key(user))?;
                 Ok(())
             }
@@ -224,7 +224,7 @@ impl Verifier {
         now: i64,
     ) -> Result<serde_json::Value, AppError> {
         let rp = self.rp()?;
-        let handle = store::passkey_handle(tx, user.id)?;
+        let handle = crate::users::store::passkey_handle(tx, user.id)?;
         let existing = store::credential_ids(tx, user.id)?;
         let c = rp.start_registration(&handle, &user.email, &user.name, &existing)?;
         store::insert_ceremony(tx, Purpose::Register, user.id, &c, now)?;
@@ -290,7 +290,7 @@ impl Verifier {
             .ok_or_else(|| refused("that passkey request expired or was used; try again"))?;
         let (id, stored) = store::credential(tx, user, &answer.credential_id())?
             .ok_or_else(|| refused("that passkey does not belong to this account"))?;
-        let handle = store::passkey_handle(tx, user)?;
+        let handle = crate::users::store::passkey_handle(tx, user)?;
         let dynamic = rp
             .finish_assertion(&state, &answer, &handle, &stored)
             .map_err(|e| refused(&e.to_string()))?;
@@ -309,6 +309,25 @@ fn locked(tx: &Connection, user: i64, now: i64) -> Result<(), AppError> {
         }),
         None => Ok(()),
     }
+}
+
+/// Turns the authenticator app off: its secret and the recovery codes go.
+pub fn disable_totp(tx: &Connection, user: i64, now: i64) -> Result<(), AppError> {
+    crate::users::store::clear_totp(tx, user, now)?;
+    store::delete_recovery_codes(tx, user)
+}
+
+/// Removes every second factor of `user` and the logins waiting for one (the admin's reset
+/// after a lost device); says what went.
+pub fn remove_all(tx: &Connection, user: i64, now: i64) -> Result<String, AppError> {
+    let had_totp = crate::users::store::has_totp(tx, user)?;
+    disable_totp(tx, user, now)?;
+    let passkeys = store::delete_passkeys(tx, user)?;
+    crate::sessions::pending::delete_for_user(tx, user)?;
+    Ok(format!(
+        "authenticator app: {}, passkeys: {passkeys}",
+        if had_totp { "removed" } else { "none" }
+    ))
 }
 
 /// Whether `e` is a refused proof (a wrong code, a refused passkey), which counts towards the

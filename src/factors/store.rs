@@ -1,87 +1,21 @@
-//! SQL for second factors: the TOTP columns of `users`, `recovery_codes`, `passkeys` and
-//! `webauthn_ceremonies`. Each state change re-checks its precondition in its WHERE clause.
+//! SQL for second factors: `recovery_codes`, `passkeys` and `webauthn_ceremonies` (the TOTP
+//! secret and the passkey handle are columns of `users`, whose SQL is `users::store`'s). Each state change re-checks its precondition in its WHERE clause.
 
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::error::AppError;
 
-/// A user's TOTP columns; secrets still sealed.
-#[derive(Debug, Clone, Default)]
-pub struct TotpColumns {
-    pub secret: Option<Vec<u8>>,
-    pub pending: Option<Vec<u8>>,
-    pub last_step: i64,
-}
-
-pub fn totp_columns(conn: &Connection, user: i64) -> Result<TotpColumns, AppError> {
-    Ok(conn
-        .query_row(
-            "SELECT totp_secret, totp_pending, totp_last_step FROM users WHERE id = ?1",
-            [user],
-            |r| {
-                Ok(TotpColumns {
-                    secret: r.get(0)?,
-                    pending: r.get(1)?,
-                    last_step: r.get(2)?,
-                })
-            },
-        )
-        .optional()?
-        .unwrap_or_default())
-}
-
-/// Keeps `sealed` as the secret being enrolled (replacing an earlier unconfirmed one).
-pub fn set_pending(conn: &Connection, user: i64, sealed: &[u8], now: i64) -> Result<(), AppError> {
-    conn.execute(
-        "UPDATE users SET totp_pending = ?2, updated_at = ?3 WHERE id = ?1",
-        params![user, sealed, now],
-    )?;
-    Ok(())
-}
-
-/// The pending secret becomes the account's, its first code's step the last one used. False when
-/// nothing was pending any more.
-pub fn enable(conn: &Connection, user: i64, step: i64, now: i64) -> Result<bool, AppError> {
-    Ok(conn.execute(
-        "UPDATE users SET totp_secret = totp_pending, totp_pending = NULL, totp_enabled_at = ?3,
-                          totp_last_step = ?2, updated_at = ?3
-          WHERE id = ?1 AND totp_pending IS NOT NULL",
-        params![user, step, now],
-    )? == 1)
-}
-
-/// Removes TOTP and the recovery codes.
-pub fn disable(conn: &Connection, user: i64, now: i64) -> Result<(), AppError> {
-    conn.execute(
-        "UPDATE users SET totp_secret = NULL, totp_pending = NULL, totp_enabled_at = NULL,
-                          updated_at = ?2
-          WHERE id = ?1",
-        params![user, now],
-    )?;
+/// Deletes `user`'s recovery codes.
+pub fn delete_recovery_codes(conn: &Connection, user: i64) -> Result<(), AppError> {
     conn.execute("DELETE FROM recovery_codes WHERE user_id = ?1", [user])?;
     Ok(())
 }
 
-/// Removes every second factor of `user` (the admin's reset after a lost device); says what.
-pub fn remove_all(conn: &Connection, user: i64, now: i64) -> Result<String, AppError> {
-    let had_totp = enrolled(conn, user)?.totp;
-    disable(conn, user, now)?;
+/// Deletes `user`'s passkeys and open WebAuthn ceremonies; answers how many passkeys went.
+pub fn delete_passkeys(conn: &Connection, user: i64) -> Result<usize, AppError> {
     let passkeys = conn.execute("DELETE FROM passkeys WHERE user_id = ?1", [user])?;
     conn.execute("DELETE FROM webauthn_ceremonies WHERE user_id = ?1", [user])?;
-    conn.execute("DELETE FROM pending_logins WHERE user_id = ?1", [user])?;
-    Ok(format!(
-        "authenticator app: {}, passkeys: {passkeys}",
-        if had_totp { "removed" } else { "none" }
-    ))
-}
-
-/// Records `step` as used; false when it (or a later step) was used already, so a code is
-/// never accepted twice even by two requests at once.
-pub fn take_step(conn: &Connection, user: i64, step: i64) -> Result<bool, AppError> {
-    Ok(conn.execute(
-        "UPDATE users SET totp_last_step = ?2 WHERE id = ?1 AND totp_last_step < ?2",
-        params![user, step],
-    )? == 1)
+    Ok(passkeys)
 }
 
 /// Replaces the recovery codes with `hashes`.
@@ -230,28 +164,6 @@ pub fn delete_passkey(conn: &Connection, user: i64, id: i64) -> Result<bool, App
     )? == 1)
 }
 
-/// The account's WebAuthn user handle, made on first use.
-pub fn passkey_handle(conn: &Connection, user: i64) -> Result<Vec<u8>, AppError> {
-    let existing: Option<Vec<u8>> = conn.query_row(
-        "SELECT passkey_handle FROM users WHERE id = ?1",
-        [user],
-        |r| r.get(0),
-    )?;
-    if let Some(h) = existing {
-        return Ok(h);
-    }
-    let h = super::passkey::new_handle();
-    conn.execute(
-        "UPDATE users SET passkey_handle = ?2 WHERE id = ?1 AND passkey_handle IS NULL",
-        params![user, h],
-    )?;
-    Ok(conn.query_row(
-        "SELECT passkey_handle FROM users WHERE id = ?1",
-        [user],
-        |r| r.get(0),
-    )?)
-}
-
 /// What a WebAuthn ceremony is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Purpose {
@@ -334,15 +246,12 @@ impl Enrolled {
 }
 
 pub fn enrolled(conn: &Connection, user: i64) -> Result<Enrolled, AppError> {
-    Ok(conn.query_row(
-        "SELECT totp_secret IS NOT NULL, (SELECT count(*) FROM passkeys WHERE user_id = ?1)
-           FROM users WHERE id = ?1",
-        [user],
-        |r| {
-            Ok(Enrolled {
-                totp: r.get(0)?,
-                passkeys: r.get(1)?,
-            })
-        },
-    )?)
+    Ok(Enrolled {
+        totp: crate::users::store::has_totp(conn, user)?,
+        passkeys: conn.query_row(
+            "SELECT count(*) FROM passkeys WHERE user_id = ?1",
+            [user],
+            |r| r.get(0),
+        )?,
+    })
 }

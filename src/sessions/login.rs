@@ -201,8 +201,8 @@ mod tests {
     async fn an_account_with_a_second_factor_waits_for_it() {
         let (_tmp, db) = with_account().await;
         db.write(|c| {
-            crate::factors::store::set_pending(c, 1, b"sealed", 0)?;
-            crate::factors::store::enable(c, 1, 0, 0).map(drop)
+            crate::users::store::set_totp_pending(c, 1, b"sealed", 0)?;
+            crate::users::store::enable_totp(c, 1, 0, 0).map(drop)
         })
         .await
         .unwrap();

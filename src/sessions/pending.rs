@@ -56,3 +56,9 @@ pub fn take(tx: &Connection, token: &str, now: i64) -> Result<Option<i64>, AppEr
         )
         .optional()?)
 }
+
+/// Forgets every login of `user` waiting for a second factor.
+pub fn delete_for_user(tx: &Connection, user: i64) -> Result<(), AppError> {
+    tx.execute("DELETE FROM pending_logins WHERE user_id = ?1", [user])?;
+    Ok(())
+}

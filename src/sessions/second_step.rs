@@ -137,8 +137,8 @@ mod tests {
                     "INSERT INTO users (id, email, username, name, password_hash, created_at, updated_at)
                      VALUES (1, 'a@x.org', 'a', 'A', 'x', 0, 0);",
                 )?;
-                crate::factors::store::set_pending(c, 1, b"unused", 0)?;
-                crate::factors::store::enable(c, 1, 0, 0)?;
+                crate::users::store::set_totp_pending(c, 1, b"unused", 0)?;
+                crate::users::store::enable_totp(c, 1, 0, 0)?;
                 pending::create(c, 1, &t, now())?;
                 v.new_recovery_codes(c, 1, 0)
             })

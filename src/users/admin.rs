@@ -104,7 +104,7 @@ pub fn reset_factors(db: &Db, email: &str) -> Result<FactorsReset, AppError> {
     let email = email.to_string();
     db.write_blocking(move |tx| {
         let user = store::require_by_email(tx, &email)?;
-        let removed = crate::factors::store::remove_all(tx, user.id, now())?;
+        let removed = crate::factors::remove_all(tx, user.id, now())?;
         crate::sessions::store::delete_for_user(tx, user.id)?;
         Ok(FactorsReset { user, removed })
     })

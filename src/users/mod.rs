@@ -134,6 +134,25 @@ impl Tier {
     }
 }
 
+/// Stored as its text; stored text that names no tier is an error, never a default.
+impl rusqlite::types::ToSql for Tier {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        Ok(self.as_str().into())
+    }
+}
+
+impl rusqlite::types::FromSql for Tier {
+    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
+        let text = value.as_str()?;
+        [Tier::Standard, Tier::Enterprise]
+            .into_iter()
+            .find(|t| t.as_str() == text)
+            .ok_or_else(|| {
+                rusqlite::types::FromSqlError::Other(format!("{text:?} is not a known Tier").into())
+            })
+    }
+}
+
 /// Validates a username given by an admin: 1..=40 of `[a-z0-9._-]`, starting with a letter or digit.
 pub fn parse_username(raw: &str) -> Result<String, AppError> {
     let s = raw.trim().to_lowercase();

@@ -8,17 +8,12 @@ use crate::error::{AppError, conflict_on_unique};
 const COLUMNS: &str = "id, email, username, name, tier, time_zone, disabled_at, created_at";
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<User> {
-    let tier: String = r.get(4)?;
     Ok(User {
         id: r.get(0)?,
         email: r.get(1)?,
         username: r.get(2)?,
         name: r.get(3)?,
-        tier: if tier == "enterprise" {
-            Tier::Enterprise
-        } else {
-            Tier::Standard
-        },
+        tier: r.get(4)?,
         time_zone: r.get(5)?,
         disabled: r.get::<_, Option<i64>>(6)?.is_some(),
         created_at: r.get(7)?,
@@ -52,7 +47,7 @@ pub fn insert(tx: &Connection, new: &NewUser<'_>, now: i64) -> Result<User, AppE
             new.email.as_str(),
             username,
             new.name,
-            new.tier.as_str(),
+            new.tier,
             new.password_hash,
             now
         ],
@@ -142,7 +137,7 @@ pub fn set_disabled(
 pub fn set_tier(conn: &Connection, id: i64, tier: Tier, now: i64) -> Result<(), AppError> {
     conn.execute(
         "UPDATE users SET tier = ?2, updated_at = ?3 WHERE id = ?1",
-        params![id, tier.as_str(), now],
+        params![id, tier, now],
     )?;
     Ok(())
 }
@@ -163,4 +158,110 @@ pub fn tier(conn: &Connection, id: i64) -> Result<Tier, AppError> {
     Ok(get(conn, id)?
         .ok_or_else(|| AppError::Unauthorized("the user no longer exists".into()))?
         .tier)
+}
+
+// The second factors' columns of `users`: the TOTP secret (sealed) and the passkey handle.
+
+/// A user's TOTP columns; secrets still sealed.
+#[derive(Debug, Clone, Default)]
+pub struct TotpColumns {
+    pub secret: Option<Vec<u8>>,
+    pub pending: Option<Vec<u8>>,
+    pub last_step: i64,
+}
+
+pub fn totp_columns(conn: &Connection, user: i64) -> Result<TotpColumns, AppError> {
+    Ok(conn
+        .query_row(
+            "SELECT totp_secret, totp_pending, totp_last_step FROM users WHERE id = ?1",
+            [user],
+            |r| {
+                Ok(TotpColumns {
+                    secret: r.get(0)?,
+                    pending: r.get(1)?,
+                    last_step: r.get(2)?,
+                })
+            },
+        )
+        .optional()?
+        .unwrap_or_default())
+}
+
+/// Keeps `sealed` as the TOTP secret being enrolled (replacing an earlier unconfirmed one).
+pub fn set_totp_pending(
+    conn: &Connection,
+    user: i64,
+    sealed: &[u8],
+    now: i64,
+) -> Result<(), AppError> {
+    conn.execute(
+        "UPDATE users SET totp_pending = ?2, updated_at = ?3 WHERE id = ?1",
+        params![user, sealed, now],
+    )?;
+    Ok(())
+}
+
+/// The pending TOTP secret becomes the account's, its first code's step the last one used. False when
+/// nothing was pending any more.
+pub fn enable_totp(conn: &Connection, user: i64, step: i64, now: i64) -> Result<bool, AppError> {
+    Ok(conn.execute(
+        "UPDATE users SET totp_secret = totp_pending, totp_pending = NULL, totp_enabled_at = ?3,
+                          totp_last_step = ?2, updated_at = ?3
+          WHERE id = ?1 AND totp_pending IS NOT NULL",
+        params![user, step, now],
+    )? == 1)
+}
+
+/// Removes the account's TOTP secret (enrolled or pending).
+pub fn clear_totp(conn: &Connection, user: i64, now: i64) -> Result<(), AppError> {
+    conn.execute(
+        "UPDATE users SET totp_secret = NULL, totp_pending = NULL, totp_enabled_at = NULL,
+                          updated_at = ?2
+          WHERE id = ?1",
+        params![user, now],
+    )?;
+    Ok(())
+}
+
+/// Whether the account has an authenticator app enrolled.
+pub fn has_totp(conn: &Connection, user: i64) -> Result<bool, AppError> {
+    Ok(conn
+        .query_row(
+            "SELECT totp_secret IS NOT NULL FROM users WHERE id = ?1",
+            [user],
+            |r| r.get(0),
+        )
+        .optional()?
+        .unwrap_or(false))
+}
+
+/// Records TOTP `step` as used; false when it (or a later step) was used already, so a code is
+/// never accepted twice even by two requests at once.
+pub fn take_totp_step(conn: &Connection, user: i64, step: i64) -> Result<bool, AppError> {
+    Ok(conn.execute(
+        "UPDATE users SET totp_last_step = ?2 WHERE id = ?1 AND totp_last_step < ?2",
+        params![user, step],
+    )? == 1)
+}
+
+/// The account's WebAuthn user handle, made on first use.
+pub fn passkey_handle(conn: &Connection, user: i64) -> Result<Vec<u8>, AppError> {
+    let existing: Option<Vec<u8>> = conn.query_row(
+        "SELECT passkey_handle FROM users WHERE id = ?1",
+        [user],
+        |r| r.get(0),
+    )?;
+    if let Some(h) = existing {
+        return Ok(h);
+    }
+    let h = crate::factors::passkey::new_handle();
+    conn.execute(
+        "UPDATE users SET passkey_handle = ?2 WHERE id = ?1 AND passkey_handle IS NULL",
+        params![user, h],
+    )?;
+    Ok(conn.query_row(
+        "SELECT passkey_handle FROM users WHERE id = ?1",
+        [user],
+        |r| r.get(0),
+    )?)
 }
