@@ -75,6 +75,8 @@ mod tests {
         check(&send, SendStatus::as_str, SendStatus::parse);
         use crate::documents::fields::FieldType;
         check(&FieldType::ALL, FieldType::as_str, FieldType::parse);
+        use crate::documents::meta::ActionAuth;
+        check(&ActionAuth::ALL, ActionAuth::as_str, ActionAuth::parse);
         use crate::documents::audit::Event as Audit;
         check(&Audit::ALL, Audit::as_str, Audit::parse);
         use crate::templates::TemplateType;

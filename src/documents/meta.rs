@@ -152,6 +152,40 @@ pub fn parse_meta(c: &mut Check, raw: Option<&Value>, base: Meta, strict_zone: b
     meta
 }
 
+/// The action authentication a recipient needs, and what they proved when they finished
+/// (`recipients.auth_method`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum ActionAuth {
+    #[serde(rename = "ACCOUNT")]
+    Account,
+    #[serde(rename = "TWO_FACTOR_AUTH")]
+    TwoFactor,
+    #[serde(rename = "PASSKEY")]
+    Passkey,
+}
+
+impl ActionAuth {
+    pub const ALL: [ActionAuth; 3] = [
+        ActionAuth::Account,
+        ActionAuth::TwoFactor,
+        ActionAuth::Passkey,
+    ];
+
+    pub fn parse(s: &str) -> Option<ActionAuth> {
+        Self::ALL.into_iter().find(|a| a.as_str() == s)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActionAuth::Account => "ACCOUNT",
+            ActionAuth::TwoFactor => "TWO_FACTOR_AUTH",
+            ActionAuth::Passkey => "PASSKEY",
+        }
+    }
+}
+
+crate::sql_text_enum!(ActionAuth);
+
 /// Document-level authentication options.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::Status;
 use super::fields::{FieldType, NewField, Placement};
-use super::meta::{AuthOptions, Meta, RecipientAuth};
+use super::meta::{ActionAuth, AuthOptions, Meta, RecipientAuth};
 use super::recipients::{NewRecipient, ReadStatus, Role, SendStatus, SigningStatus};
 
 /// A document, its recipients (by id) and its fields (by id).
@@ -64,7 +64,7 @@ pub struct Recipient {
     pub acted_ip: Option<String>,
     pub acted_user_agent: Option<String>,
     /// What they proved when they finished (`None`: the link alone), and as which account.
-    pub auth_method: Option<String>,
+    pub auth_method: Option<ActionAuth>,
     pub auth_user_id: Option<i64>,
 }
 

@@ -19,34 +19,7 @@ use super::link::Link;
 use crate::error::AppError;
 use crate::factors::{Purpose, Verifier};
 
-/// The action authentication a recipient needs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ActionAuth {
-    Account,
-    TwoFactor,
-    Passkey,
-}
-
-impl ActionAuth {
-    pub fn parse(s: &str) -> Result<ActionAuth, AppError> {
-        match s {
-            "ACCOUNT" => Ok(ActionAuth::Account),
-            "TWO_FACTOR_AUTH" => Ok(ActionAuth::TwoFactor),
-            "PASSKEY" => Ok(ActionAuth::Passkey),
-            other => Err(AppError::internal(format!(
-                "unknown action authentication {other:?} stored"
-            ))),
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ActionAuth::Account => "ACCOUNT",
-            ActionAuth::TwoFactor => "TWO_FACTOR_AUTH",
-            ActionAuth::Passkey => "PASSKEY",
-        }
-    }
-}
+pub use crate::documents::meta::ActionAuth;
 
 /// What one recipient must prove.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -79,7 +52,11 @@ impl Requirement {
             access_account,
             action: action
                 .or(global_action)
-                .map(ActionAuth::parse)
+                .map(|a| {
+                    ActionAuth::parse(a).ok_or_else(|| {
+                        AppError::internal(format!("unknown action authentication {a:?} stored"))
+                    })
+                })
                 .transpose()?,
         })
     }
@@ -196,7 +173,7 @@ impl Acting<'_> {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Proved {
     /// `None`: the link alone.
-    pub method: Option<&'static str>,
+    pub method: Option<ActionAuth>,
     pub user_id: Option<i64>,
 }
 
@@ -205,23 +182,22 @@ impl Proved {
     pub fn audit(&self, account: Option<&str>) -> Value {
         match self.method {
             None => json!({"method": "LINK"}),
-            Some(m) => json!({"method": m, "account": account}),
+            Some(m) => json!({"method": m.as_str(), "account": account}),
         }
     }
 }
 
 /// What a recipient proved, in words, for the audit certificate (from `recipients.auth_method`
 /// and the account's e-mail).
-pub fn describe_proof(method: Option<&str>, account: Option<&str>) -> String {
+pub fn describe_proof(method: Option<ActionAuth>, account: Option<&str>) -> String {
     let who = account.map(|a| format!(" ({a})")).unwrap_or_default();
     match method {
         None => "Signing link only".to_string(),
-        Some("ACCOUNT") => format!("Signing link and account sign-in{who}"),
-        Some("TWO_FACTOR_AUTH") => {
+        Some(ActionAuth::Account) => format!("Signing link and account sign-in{who}"),
+        Some(ActionAuth::TwoFactor) => {
             format!("Signing link, account sign-in{who} and an authenticator app code")
         }
-        Some("PASSKEY") => format!("Signing link, account sign-in{who} and a passkey"),
-        Some(other) => format!("Signing link and {other}"),
+        Some(ActionAuth::Passkey) => format!("Signing link, account sign-in{who} and a passkey"),
     }
 }
 
@@ -277,13 +253,13 @@ pub fn prove(
         return Ok(Proved::default());
     };
     let method = match req.action {
-        None | Some(ActionAuth::Account) => "ACCOUNT",
+        None | Some(ActionAuth::Account) => ActionAuth::Account,
         Some(ActionAuth::TwoFactor) => {
             match proof {
                 Some(Proof::Totp(code)) => verifier.check_totp(tx, user, code, now)?,
                 _ => return Err(missing(tx, user, ActionAuth::TwoFactor)?),
             }
-            "TWO_FACTOR_AUTH"
+            ActionAuth::TwoFactor
         }
         Some(ActionAuth::Passkey) => {
             match proof {
@@ -293,7 +269,7 @@ pub fn prove(
                 }
                 _ => return Err(missing(tx, user, ActionAuth::Passkey)?),
             }
-            "PASSKEY"
+            ActionAuth::Passkey
         }
     };
     Ok(Proved {

@@ -150,10 +150,7 @@ fn audit_recipients(
             None => None,
         };
         out.push(AuditRecipient {
-            authentication: crate::signing::auth::describe_proof(
-                r.auth_method.as_deref(),
-                account.as_deref(),
-            ),
+            authentication: crate::signing::auth::describe_proof(r.auth_method, account.as_deref()),
             opened_at: r.opened_at.map(human),
             signed_at: r.signed_at.map(human),
             signature_png: signatures

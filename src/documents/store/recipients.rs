@@ -5,7 +5,7 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use super::Parent;
 use crate::db::stored_json;
-use crate::documents::meta::RecipientAuth;
+use crate::documents::meta::{ActionAuth, RecipientAuth};
 use crate::documents::model::Recipient;
 use crate::documents::recipients::{NewRecipient, SigningStatus, new_token};
 use crate::error::{AppError, conflict_on_unique};
@@ -241,7 +241,7 @@ pub fn finish(tx: &Connection, recipient: i64, f: Finish<'_>, now: i64) -> Resul
 pub fn record_auth(
     tx: &Connection,
     recipient: i64,
-    method: Option<&str>,
+    method: Option<ActionAuth>,
     user: Option<i64>,
 ) -> Result<(), AppError> {
     tx.execute(
