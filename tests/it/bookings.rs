@@ -212,23 +212,24 @@ async fn list_bookings_is_newest_first_and_takes_every_api_key_form() {
     app.stop().await;
 }
 
+/// `resp` is a 401 with a Bearer challenge and the `unauthorized` code.
+async fn assert_401(resp: Response, what: &str) {
+    assert_eq!(resp.status(), 401, "{what}");
+    assert!(
+        resp.headers()
+            .get("www-authenticate")
+            .is_some_and(|h| h.to_str().unwrap().starts_with("Bearer")),
+        "{what}: WWW-Authenticate"
+    );
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body["code"], "unauthorized", "{what}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn missing_bad_revoked_and_disabled_credentials_are_401() {
     let app = TestApp::spawn().await;
     let ada = user_with_bearer_key(&app, "ada@example.com");
     let d = app.data_dir();
-
-    async fn assert_401(resp: Response, what: &str) {
-        assert_eq!(resp.status(), 401, "{what}");
-        assert!(
-            resp.headers()
-                .get("www-authenticate")
-                .is_some_and(|h| h.to_str().unwrap().starts_with("Bearer")),
-            "{what}: WWW-Authenticate"
-        );
-        let body: Value = resp.json().await.unwrap();
-        assert_eq!(body["code"], "unauthorized", "{what}");
-    }
 
     assert_401(app.get("/listBookings").await, "no credentials").await;
     assert_401(
@@ -378,7 +379,14 @@ async fn pages_and_status_filter() {
         }
         ada.create_booking(&body).await;
     }
+    five_bookings_page_newest_first(&ada).await;
+    bad_paging_and_status_queries_are_400(&ada).await;
+    the_status_filter_pages_too(&ada).await;
+    app.stop().await;
+}
 
+/// The five bookings b1..b5 list newest first, in pages of `perPage`.
+async fn five_bookings_page_newest_first(ada: &Api) {
     let page = json_of(ada.get_response("/api/v1/bookings").await, 200).await;
     assert_eq!(keys(&page), ["bookings", "totalPages"]);
     assert_eq!(page["totalPages"], 1);
@@ -402,7 +410,10 @@ async fn pages_and_status_filter() {
     assert_eq!(page["totalPages"], 3);
     let page = json_of(ada.get_response("/api/v1/bookings?perPage=100").await, 200).await;
     assert_eq!(page["bookings"].as_array().unwrap().len(), 5);
+}
 
+/// Out-of-range pages, sizes and unknown statuses are 400, naming the parameter.
+async fn bad_paging_and_status_queries_are_400(ada: &Api) {
     for (query, field) in [
         ("perPage=0", "perPage"),
         ("perPage=101", "perPage"),
@@ -417,7 +428,10 @@ async fn pages_and_status_filter() {
         .await;
         assert_eq!(detail_paths(&err), [field], "{query}");
     }
+}
 
+/// `status` filters (in any case) and pages; cancelling b4 moves it to CANCELLED.
+async fn the_status_filter_pages_too(ada: &Api) {
     let page = json_of(
         ada.get_response("/api/v1/bookings?status=PENDING").await,
         200,
@@ -450,5 +464,4 @@ async fn pages_and_status_filter() {
     .await;
     assert_eq!(page["totalPages"], 3);
     assert_eq!(titles(&page["bookings"]), ["b5"]);
-    app.stop().await;
 }

@@ -2,7 +2,7 @@
 //! Playwright from npm `playwright-core`; `tests/run.sh` installs both). Screenshots are kept in
 //! `target/browser-screenshots/`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::api::{add_user, create_api_key};
@@ -39,35 +39,9 @@ async fn login_consent_and_account_pages_work_in_chromium() {
     );
     let app = TestApp::spawn().await;
     let d = app.data_dir();
-    docket_json(
-        &d,
-        &[
-            "user",
-            "add",
-            "ada@example.com",
-            "--name",
-            "Ada",
-            "--password-stdin",
-        ],
-        Some(&format!("{PASSWORD}\n")),
-    );
+    add_ada_with_the_test_password(&d);
     let redirect = fake_app();
-    let client = docket_json(
-        &d,
-        &[
-            "client",
-            "add",
-            "--name",
-            "Cal",
-            "--redirect-uri",
-            &redirect,
-            "--logo-url",
-            "https://cal.example.com/logo.png",
-        ],
-        None,
-    );
-    let id = client["client_id"].as_str().unwrap().to_string();
-    let secret = client["client_secret"].as_str().unwrap().to_string();
+    let (id, secret) = add_the_client_cal(&d, &redirect);
     let auth_url = format!(
         "{}?client_id={id}&redirect_uri={}&state=browser-state&scope=READ_PROFILE%20READ_BOOKING",
         app.url("/auth/oauth2/authorize"),
@@ -114,6 +88,43 @@ async fn login_consent_and_account_pages_work_in_chromium() {
         assert!(path.exists(), "{shot} screenshot kept");
     }
     app.stop().await;
+}
+
+/// ada@example.com with the test password.
+fn add_ada_with_the_test_password(d: &Path) {
+    docket_json(
+        d,
+        &[
+            "user",
+            "add",
+            "ada@example.com",
+            "--name",
+            "Ada",
+            "--password-stdin",
+        ],
+        Some(&format!("{PASSWORD}\n")),
+    );
+}
+
+/// The confidential client "Cal" redirecting to `redirect`, with a logo: its id and secret.
+fn add_the_client_cal(d: &Path, redirect: &str) -> (String, String) {
+    let client = docket_json(
+        d,
+        &[
+            "client",
+            "add",
+            "--name",
+            "Cal",
+            "--redirect-uri",
+            redirect,
+            "--logo-url",
+            "https://cal.example.com/logo.png",
+        ],
+        None,
+    );
+    let id = client["client_id"].as_str().unwrap().to_string();
+    let secret = client["client_secret"].as_str().unwrap().to_string();
+    (id, secret)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

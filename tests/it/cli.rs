@@ -1,6 +1,8 @@
 //! The admin CLI through the real binary: every command, `--json` shapes, exit codes, and
 //! working while the server runs.
 
+use std::path::Path;
+
 use serde_json::Value;
 
 use crate::harness::{BinServer, docket, docket_json};
@@ -22,6 +24,19 @@ fn user_commands_with_json() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
 
+    user_add_prints_the_user_and_any_generated_password(d);
+    users_are_listed_shown_and_changed(d);
+
+    // Human output works too.
+    let out = docket(d, &["user", "list"], None);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("EMAIL") && text.contains("grace@example.com"));
+}
+
+/// Adds ada@example.com (generated password), grace@example.com (chosen password, username,
+/// tier) and ada@other.org (the same local part).
+fn user_add_prints_the_user_and_any_generated_password(d: &Path) {
     let ada = docket_json(
         d,
         &["user", "add", "Ada@Example.com", "--name", "Ada Lovelace"],
@@ -70,7 +85,10 @@ fn user_commands_with_json() {
         None,
     );
     assert_eq!(ada2["username"], "ada-2");
+}
 
+/// `user list`, `show`, `passwd`, `disable`, `enable` and `set-tier` with `--json`.
+fn users_are_listed_shown_and_changed(d: &Path) {
     let list = docket_json(d, &["user", "list"], None);
     let list = list.as_array().expect("list prints an array");
     assert_eq!(list.len(), 3);
@@ -101,12 +119,6 @@ fn user_commands_with_json() {
         None,
     );
     assert_eq!(tier["tier"], "enterprise");
-
-    // Human output works too.
-    let out = docket(d, &["user", "list"], None);
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("EMAIL") && text.contains("grace@example.com"));
 }
 
 #[test]
@@ -156,6 +168,48 @@ fn user_errors_have_exit_codes_and_one_line() {
 fn client_commands_print_what_an_app_needs() {
     let tmp = tempfile::tempdir().unwrap();
     let d = tmp.path();
+    let (id, secret) = client_add_prints_the_ids_and_urls(d);
+    client_add_human_output_lists_the_five_items(d);
+
+    let public = docket_json(
+        d,
+        &[
+            "client",
+            "add",
+            "--name",
+            "Phone",
+            "--redirect-uri",
+            "com.example.phone:/cb",
+            "--public",
+            "--scope",
+            "READ_PROFILE",
+        ],
+        None,
+    );
+    assert!(public["client_secret"].is_null());
+    let public_id = public["client_id"].as_str().unwrap();
+
+    clients_are_listed_and_shown_without_their_secret(d, &id, public_id);
+    secrets_are_rotated_and_clients_removed(d, &id, &secret, public_id);
+
+    let bad = docket(
+        d,
+        &[
+            "client",
+            "add",
+            "--name",
+            "Bad",
+            "--redirect-uri",
+            "http://evil.example/cb",
+        ],
+        None,
+    );
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8(bad.stderr).unwrap().contains("https"));
+}
+
+/// Adds the confidential client "Cal" with two redirect URIs: its id and secret.
+fn client_add_prints_the_ids_and_urls(d: &Path) -> (String, String) {
     let added = docket_json(
         d,
         &[
@@ -204,8 +258,11 @@ fn client_commands_print_what_an_app_needs() {
         "https://docket.example.org/api/auth/oauth/refreshToken"
     );
     assert_eq!(added["redirect_uris"].as_array().unwrap().len(), 2);
+    (id, secret)
+}
 
-    // Human output lists the five items.
+/// Human output lists the five items.
+fn client_add_human_output_lists_the_five_items(d: &Path) {
     let out = docket(
         d,
         &[
@@ -228,76 +285,39 @@ fn client_commands_print_what_an_app_needs() {
     ] {
         assert!(text.contains(item), "{item} missing from {text}");
     }
+}
 
-    let public = docket_json(
-        d,
-        &[
-            "client",
-            "add",
-            "--name",
-            "Phone",
-            "--redirect-uri",
-            "com.example.phone:/cb",
-            "--public",
-            "--scope",
-            "READ_PROFILE",
-        ],
-        None,
-    );
-    assert!(public["client_secret"].is_null());
-
+/// The three clients are listed; Cal (`id`) and the public Phone (`public_id`) are shown,
+/// without a secret.
+fn clients_are_listed_and_shown_without_their_secret(d: &Path, id: &str, public_id: &str) {
     let list = docket_json(d, &["client", "list"], None);
     assert_eq!(list.as_array().unwrap().len(), 3);
-    let shown = docket_json(d, &["client", "show", &id], None);
+    let shown = docket_json(d, &["client", "show", id], None);
     assert_eq!(shown["name"], "Cal");
     assert_eq!(shown["logo_url"], "https://cal.example.com/logo.png");
     assert!(
         shown.get("client_secret").is_none(),
         "the secret is never shown again"
     );
-    let phone = docket_json(
-        d,
-        &["client", "show", public["client_id"].as_str().unwrap()],
-        None,
-    );
+    let phone = docket_json(d, &["client", "show", public_id], None);
     assert_eq!(phone["scopes"], "READ_PROFILE");
     assert_eq!(phone["public"], true);
+}
 
-    let rotated = docket_json(d, &["client", "rotate-secret", &id], None);
+/// Cal's (`id`) `secret` is rotated, the public client's cannot be; Cal is removed.
+fn secrets_are_rotated_and_clients_removed(d: &Path, id: &str, secret: &str, public_id: &str) {
+    let rotated = docket_json(d, &["client", "rotate-secret", id], None);
     let new_secret = rotated["client_secret"].as_str().unwrap();
     assert_ne!(new_secret, secret);
-    let no_secret = docket(
-        d,
-        &[
-            "client",
-            "rotate-secret",
-            public["client_id"].as_str().unwrap(),
-        ],
-        None,
-    );
+    let no_secret = docket(d, &["client", "rotate-secret", public_id], None);
     assert_eq!(no_secret.status.code(), Some(1));
 
-    let removed = docket_json(d, &["client", "remove", &id], None);
+    let removed = docket_json(d, &["client", "remove", id], None);
     assert_eq!(removed["removed"], true);
     assert_eq!(
-        docket(d, &["client", "show", &id], None).status.code(),
+        docket(d, &["client", "show", id], None).status.code(),
         Some(1)
     );
-
-    let bad = docket(
-        d,
-        &[
-            "client",
-            "add",
-            "--name",
-            "Bad",
-            "--redirect-uri",
-            "http://evil.example/cb",
-        ],
-        None,
-    );
-    assert_eq!(bad.status.code(), Some(2));
-    assert!(String::from_utf8(bad.stderr).unwrap().contains("https"));
 }
 
 #[test]

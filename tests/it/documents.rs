@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::api::{fixture, keys, sorted, two_recipients};
+use crate::api::{Api, fixture, keys, sorted, two_recipients};
 use crate::harness::TestApp;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -10,8 +10,32 @@ async fn create_get_and_upload_have_the_seed_shapes() {
     let app = TestApp::spawn().await;
     let api = app.user_with_key("owner@example.com", "standard");
     let created = api.create_document(two_recipients()).await;
+    assert_created_document_shape(&app, &created);
+
+    let id = created.document_id();
+    let (status, doc) = api.get(&format!("/api/v1/documents/{id}")).await;
+    assert_eq!(status, 200);
+    assert_document_shape(&doc);
+
+    // The upload URL takes the raw PDF with no other credentials.
+    let url = created.upload_url();
+    assert!(url.starts_with(&app.base));
+    let pdf = fixture("letter-120p.pdf");
+    let up = api.upload_ok(url, pdf.clone()).await;
     assert_eq!(
-        keys(&created),
+        keys(&up),
+        sorted(&["documentId", "pages", "size", "sha256"])
+    );
+    assert_eq!(up["pages"], 120);
+    assert_eq!(up["size"], pdf.len());
+    assert_eq!(up["sha256"], docket::crypto::sha256_hex(&pdf));
+    app.stop().await;
+}
+
+/// What creating a document answered: its keys and its first recipient's link.
+fn assert_created_document_shape(app: &TestApp, created: &Value) {
+    assert_eq!(
+        keys(created),
         sorted(&["uploadUrl", "documentId", "recipients"])
     );
     let r0 = &created["recipients"][0];
@@ -32,12 +56,12 @@ async fn create_get_and_upload_have_the_seed_shapes() {
         format!("{}/sign/{}", app.base, r0["token"].as_str().unwrap())
     );
     assert!(r0["token"].as_str().unwrap().len() >= 22);
+}
 
-    let id = created.document_id();
-    let (status, doc) = api.get(&format!("/api/v1/documents/{id}")).await;
-    assert_eq!(status, 200);
+/// A new draft of [`two_recipients`] as GET answers it.
+fn assert_document_shape(doc: &Value) {
     assert_eq!(
-        keys(&doc),
+        keys(doc),
         sorted(&[
             "id",
             "externalId",
@@ -87,20 +111,6 @@ async fn create_get_and_upload_have_the_seed_shapes() {
         (Some("NOT_OPENED"), Some("NOT_SIGNED"), Some("NOT_SENT"))
     );
     assert_eq!(doc["recipients"][1]["role"], "CC");
-
-    // The upload URL takes the raw PDF with no other credentials.
-    let url = created.upload_url();
-    assert!(url.starts_with(&app.base));
-    let pdf = fixture("letter-120p.pdf");
-    let up = api.upload_ok(url, pdf.clone()).await;
-    assert_eq!(
-        keys(&up),
-        sorted(&["documentId", "pages", "size", "sha256"])
-    );
-    assert_eq!(up["pages"], 120);
-    assert_eq!(up["size"], pdf.len());
-    assert_eq!(up["sha256"], docket::crypto::sha256_hex(&pdf));
-    app.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -170,79 +180,11 @@ async fn bad_uploads_are_refused_and_leave_nothing_behind() {
         .await;
     let url_a = a.upload_url().to_string();
     let url_b = b.upload_url().to_string();
-    let put = |url: String, ct: &'static str, body: Vec<u8>| {
-        let req = app.client.put(url).header("content-type", ct).body(body);
-        async move {
-            let r = req.send().await.unwrap();
-            let status = r.status().as_u16();
-            (status, r.json::<Value>().await.unwrap_or(Value::Null))
-        }
-    };
     let pdf = fixture("a4-1p.pdf");
 
-    // Not a PDF, encrypted, empty, wrong content type.
-    let (s, v) = put(
-        url_a.clone(),
-        "application/pdf",
-        fixture("not-a-pdf-png.pdf"),
-    )
-    .await;
-    assert_eq!(s, 415, "{v}");
-    assert!(v["message"].as_str().unwrap().contains("not a PDF"));
-    let (s, v) = put(
-        url_a.clone(),
-        "application/pdf",
-        fixture("encrypted-aes256.pdf"),
-    )
-    .await;
-    assert_eq!(s, 400);
-    assert!(v["message"].as_str().unwrap().contains("password"), "{v}");
-    let (s, _) = put(url_a.clone(), "application/pdf", Vec::new()).await;
-    assert_eq!(s, 400);
-    let (s, _) = put(url_a.clone(), "text/plain", pdf.clone()).await;
-    assert_eq!(s, 415);
-
-    // Tampered, swapped and unsigned URLs.
-    let tampered = url_a.replace("sig=", "sig=A");
-    assert_eq!(put(tampered, "application/pdf", pdf.clone()).await.0, 403);
-    let sig_b = url_b.split('?').nth(1).unwrap();
-    let swapped = format!("{}?{sig_b}", url_a.split('?').next().unwrap());
-    assert_eq!(put(swapped, "application/pdf", pdf.clone()).await.0, 403);
-    let later = url_a.replace("exp=", "exp=9");
-    assert_eq!(put(later, "application/pdf", pdf.clone()).await.0, 403);
-    assert_eq!(
-        put(
-            url_a.split('?').next().unwrap().to_string(),
-            "application/pdf",
-            pdf.clone()
-        )
-        .await
-        .0,
-        403
-    );
-
-    // Too large, declared: the answer comes before any of the body is sent.
-    let path = url_a.strip_prefix(&app.base).unwrap().to_string();
-    let head = format!(
-        "PUT {path} HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/pdf\r\ncontent-length: {}\r\n\r\n",
-        3 * 1024 * 1024
-    );
-    let (status, text) = crate::harness::raw_status(app.addr, head.as_bytes());
-    assert_eq!(status, 413, "{text}");
-    // Too large, streamed without a length: refused once it passes the limit (1 MiB + 1 byte
-    // sent, all of which the server reads).
-    let mut chunked = format!(
-        "PUT {path} HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/pdf\r\ntransfer-encoding: chunked\r\n\r\n"
-    )
-    .into_bytes();
-    for size in [512 * 1024, 512 * 1024, 1] {
-        chunked.extend_from_slice(format!("{size:x}\r\n").as_bytes());
-        chunked.extend(std::iter::repeat_n(b'%', size));
-        chunked.extend_from_slice(b"\r\n");
-    }
-    let (status, text) = crate::harness::raw_status(app.addr, &chunked);
-    assert_eq!(status, 413, "{text}");
-    assert!(text.contains("payload_too_large"), "{text}");
+    what_is_not_a_plain_pdf_is_refused(&app, &url_a, &pdf).await;
+    tampered_swapped_and_unsigned_urls_are_refused(&app, &url_a, &url_b, &pdf).await;
+    too_large_bodies_are_refused(&app, &url_a);
 
     // Nothing was kept: no blob files, no temp files, the document has no file.
     let blobs = files_under(&app.data_dir().join("blobs"));
@@ -257,14 +199,133 @@ async fn bad_uploads_are_refused_and_leave_nothing_behind() {
         .unwrap();
     assert_eq!((n, blob), (0, None));
 
-    // A good upload works, a second one replaces it, and after the draft stage it is 409.
+    a_good_upload_replaces_the_last_until_the_draft_is_sent(
+        &app,
+        &c,
+        &url_a,
+        a.document_id(),
+        &pdf,
+    )
+    .await;
+    app.stop().await;
+}
+
+/// PUTs `body` as `ct` to `url` (no credential): the status and the JSON answer (`Null` when
+/// it is not JSON).
+async fn put(app: &TestApp, url: String, ct: &'static str, body: Vec<u8>) -> (u16, Value) {
+    let req = app.client.put(url).header("content-type", ct).body(body);
+    let r = req.send().await.unwrap();
+    let status = r.status().as_u16();
+    (status, r.json::<Value>().await.unwrap_or(Value::Null))
+}
+
+/// Not a PDF, encrypted, empty, wrong content type.
+async fn what_is_not_a_plain_pdf_is_refused(app: &TestApp, url_a: &str, pdf: &[u8]) {
+    let (s, v) = put(
+        app,
+        url_a.to_string(),
+        "application/pdf",
+        fixture("not-a-pdf-png.pdf"),
+    )
+    .await;
+    assert_eq!(s, 415, "{v}");
+    assert!(v["message"].as_str().unwrap().contains("not a PDF"));
+    let (s, v) = put(
+        app,
+        url_a.to_string(),
+        "application/pdf",
+        fixture("encrypted-aes256.pdf"),
+    )
+    .await;
+    assert_eq!(s, 400);
+    assert!(v["message"].as_str().unwrap().contains("password"), "{v}");
+    let (s, _) = put(app, url_a.to_string(), "application/pdf", Vec::new()).await;
+    assert_eq!(s, 400);
+    let (s, _) = put(app, url_a.to_string(), "text/plain", pdf.to_vec()).await;
+    assert_eq!(s, 415);
+}
+
+/// Tampered, swapped and unsigned URLs.
+async fn tampered_swapped_and_unsigned_urls_are_refused(
+    app: &TestApp,
+    url_a: &str,
+    url_b: &str,
+    pdf: &[u8],
+) {
+    let tampered = url_a.replace("sig=", "sig=A");
     assert_eq!(
-        put(url_a.clone(), "application/pdf", pdf.clone()).await.0,
+        put(app, tampered, "application/pdf", pdf.to_vec()).await.0,
+        403
+    );
+    let sig_b = url_b.split('?').nth(1).unwrap();
+    let swapped = format!("{}?{sig_b}", url_a.split('?').next().unwrap());
+    assert_eq!(
+        put(app, swapped, "application/pdf", pdf.to_vec()).await.0,
+        403
+    );
+    let later = url_a.replace("exp=", "exp=9");
+    assert_eq!(
+        put(app, later, "application/pdf", pdf.to_vec()).await.0,
+        403
+    );
+    assert_eq!(
+        put(
+            app,
+            url_a.split('?').next().unwrap().to_string(),
+            "application/pdf",
+            pdf.to_vec()
+        )
+        .await
+        .0,
+        403
+    );
+}
+
+/// Too large, declared or streamed: 413.
+fn too_large_bodies_are_refused(app: &TestApp, url_a: &str) {
+    // Declared: the answer comes before any of the body is sent.
+    let path = url_a.strip_prefix(&app.base).unwrap().to_string();
+    let head = format!(
+        "PUT {path} HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/pdf\r\ncontent-length: {}\r\n\r\n",
+        3 * 1024 * 1024
+    );
+    let (status, text) = crate::harness::raw_status(app.addr, head.as_bytes());
+    assert_eq!(status, 413, "{text}");
+    // Streamed without a length: refused once it passes the limit (1 MiB + 1 byte sent, all of
+    // which the server reads).
+    let mut chunked = format!(
+        "PUT {path} HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/pdf\r\ntransfer-encoding: chunked\r\n\r\n"
+    )
+    .into_bytes();
+    for size in [512 * 1024, 512 * 1024, 1] {
+        chunked.extend_from_slice(format!("{size:x}\r\n").as_bytes());
+        chunked.extend(std::iter::repeat_n(b'%', size));
+        chunked.extend_from_slice(b"\r\n");
+    }
+    let (status, text) = crate::harness::raw_status(app.addr, &chunked);
+    assert_eq!(status, 413, "{text}");
+    assert!(text.contains("payload_too_large"), "{text}");
+}
+
+/// A good upload works, a second one replaces it (whose file is removed just after the
+/// answer), and after the draft stage it is 409.
+async fn a_good_upload_replaces_the_last_until_the_draft_is_sent(
+    app: &TestApp,
+    c: &rusqlite::Connection,
+    url_a: &str,
+    id: i64,
+    pdf: &[u8],
+) {
+    assert_eq!(
+        put(app, url_a.to_string(), "application/pdf", pdf.to_vec())
+            .await
+            .0,
         200
     );
     assert_eq!(
         put(
-            url_a.clone(),
+            app,
+            url_a.to_string(),
             "application/octet-stream",
             fixture("scan-3p.pdf")
         )
@@ -284,14 +345,15 @@ async fn bad_uploads_are_refused_and_leave_nothing_behind() {
     assert_eq!(left, 1, "the replaced file is gone");
     c.execute(
         "UPDATE documents SET status = 'PENDING' WHERE id = ?1",
-        [a.document_id()],
+        [id],
     )
     .unwrap();
     assert_eq!(
-        put(url_a.clone(), "application/pdf", pdf.clone()).await.0,
+        put(app, url_a.to_string(), "application/pdf", pdf.to_vec())
+            .await
+            .0,
         409
     );
-    app.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -466,7 +528,6 @@ async fn validation_tiers_listing_and_deletion() {
     let app = TestApp::spawn().await;
     let standard = app.user_with_key("std@example.com", "standard");
     let enterprise = app.user_with_key("ent@example.com", "enterprise");
-    use reqwest::Method as M;
     let auth = json!({"title": "T", "recipients": [], "authOptions": {"globalActionAuth": "TWO_FACTOR_AUTH"}});
     let (s, v) = standard.post("/api/v1/documents", auth.clone()).await;
     assert_eq!((s, v["code"].as_str()), (403, Some("forbidden")));
@@ -474,6 +535,14 @@ async fn validation_tiers_listing_and_deletion() {
     let rec_auth = json!({"title": "T", "recipients": [{"email": "a@example.com", "authOptions": {"actionAuth": "ACCOUNT"}}]});
     assert_eq!(standard.post("/api/v1/documents", rec_auth).await.0, 403);
 
+    bad_document_bodies_are_400(&standard).await;
+    listing_pages_and_deletion(&standard).await;
+    app.stop().await;
+}
+
+/// Every invalid value is named by its path; a body that is not JSON is 400 too.
+async fn bad_document_bodies_are_400(standard: &Api) {
+    use reqwest::Method as M;
     let (s, v) = standard.post("/api/v1/documents", json!({"title": "", "recipients": [{"email": "x"}], "meta": {"timezone": "Nowhere/City", "redirectUrl": "ftp://x"}})).await;
     assert_eq!(s, 400);
     let paths: Vec<&str> = v["details"]
@@ -499,7 +568,10 @@ async fn validation_tiers_listing_and_deletion() {
         .await
         .unwrap();
     assert_eq!(resp.status(), 400);
+}
 
+/// Twelve documents list newest first in pages; a deleted one is gone.
+async fn listing_pages_and_deletion(standard: &Api) {
     let mut ids = Vec::new();
     for i in 0..12 {
         ids.push(
@@ -531,7 +603,6 @@ async fn validation_tiers_listing_and_deletion() {
             .0,
         404
     );
-    app.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -181,6 +181,31 @@ impl BinServer {
         env: &[(&str, &str)],
         address_space: Option<u64>,
     ) -> BinServer {
+        let mut child = Self::serve_command(args, env, address_space)
+            .spawn()
+            .expect("docket serve starts");
+        let (banner, addr) = Self::read_banner(child.stdout.take().unwrap());
+        let stderr = child.stderr.take();
+        let Some(addr) = addr else {
+            let _ = child.kill();
+            let mut err = String::new();
+            if let Some(mut e) = stderr {
+                use std::io::Read;
+                let _ = e.read_to_string(&mut err);
+            }
+            panic!("docket serve printed no address; banner {banner:?}; stderr {err}");
+        };
+        BinServer {
+            child,
+            addr,
+            banner,
+            stderr,
+        }
+    }
+
+    /// `docket serve <args>` with `env` over a clean environment (outbound traffic kept on
+    /// loopback), its address space capped at `address_space` bytes if given.
+    fn serve_command(args: &[&str], env: &[(&str, &str)], address_space: Option<u64>) -> Command {
         let mut cmd = Command::new(BIN);
         if let Some(bytes) = address_space {
             use std::os::unix::process::CommandExt;
@@ -215,8 +240,13 @@ impl BinServer {
         for (k, v) in env {
             cmd.env(k, v);
         }
-        let mut child = cmd.spawn().expect("docket serve starts");
-        let stdout = child.stdout.take().unwrap();
+        cmd
+    }
+
+    /// Reads the banner from the child's `stdout` (60 s at most) up to its `data dir` line:
+    /// the lines read and the address of the `listening` line, if any. The rest is drained in
+    /// the background.
+    fn read_banner(stdout: std::process::ChildStdout) -> (Vec<String>, Option<SocketAddr>) {
         let mut lines = BufReader::new(stdout).lines();
         let deadline = Instant::now() + Duration::from_secs(60);
         let mut banner = Vec::new();
@@ -235,22 +265,7 @@ impl BinServer {
                 break;
             }
         }
-        let stderr = child.stderr.take();
-        let Some(addr) = addr else {
-            let _ = child.kill();
-            let mut err = String::new();
-            if let Some(mut e) = stderr {
-                use std::io::Read;
-                let _ = e.read_to_string(&mut err);
-            }
-            panic!("docket serve printed no address; banner {banner:?}; stderr {err}");
-        };
-        BinServer {
-            child,
-            addr,
-            banner,
-            stderr,
-        }
+        (banner, addr)
     }
 
     /// `docket serve --data-dir DATA --listen 127.0.0.1:0 <extra>`.

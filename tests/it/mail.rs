@@ -138,7 +138,35 @@ async fn signing_request_with_attachment_goes_out_through_smtp() {
     let doc = created.document_id();
     let rid = created.recipient_id(0);
 
-    // Queue a signing request with a PDF attached, as the sending code does.
+    let (db, id) = queue_a_signing_request_with_a_pdf(&app, doc, rid).await;
+    let got = smtp.wait_for(1).await;
+    assert_the_message_has_both_parts_and_the_pdf(&got[0]);
+
+    let listed = wait_status(&app.data_dir(), id, "SENT").await;
+    assert_eq!(listed["attempts"], 1);
+    assert!(listed.get("text").is_none(), "list never shows bodies");
+    // The recipient is marked SENT and the audit log says EMAILED, in the same transaction.
+    let (_, view) = api.get(&format!("/api/v1/documents/{doc}")).await;
+    let r = view["recipients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == rid)
+        .unwrap();
+    assert_eq!(r["sendStatus"], "SENT");
+    let events = db
+        .read_blocking(move |c| docket::documents::audit::list(c, doc))
+        .unwrap();
+    assert!(
+        events
+            .iter()
+            .any(|e| e.kind.as_str() == "EMAILED" && e.recipient_id == Some(rid))
+    );
+}
+
+/// Queues a signing request for recipient `rid` of document `doc` with a PDF attached, as the
+/// sending code does: the database and the message's id.
+async fn queue_a_signing_request_with_a_pdf(app: &TestApp, doc: i64, rid: i64) -> (Db, i64) {
     let data = DataDir::open(&app.data_dir()).unwrap();
     let blob = BlobStore::open(&data.blobs())
         .unwrap()
@@ -165,9 +193,12 @@ async fn signing_request_with_attachment_goes_out_through_smtp() {
         })
         .await
         .unwrap();
+    (db, id)
+}
 
-    let got = smtp.wait_for(1).await;
-    let raw = &got[0];
+/// The message as received: addressed, from the configured sender, with text, escaped HTML
+/// and the PDF attached.
+fn assert_the_message_has_both_parts_and_the_pdf(raw: &str) {
     assert!(raw.contains("To: ann@example.com"), "{raw}");
     assert!(
         raw.contains("From: \"Acme Signing\" <sign@acme.example>")
@@ -181,27 +212,6 @@ async fn signing_request_with_attachment_goes_out_through_smtp() {
     assert!(raw.contains("application/pdf"));
     assert!(raw.contains("NDA.pdf"));
     assert!(raw.contains("NDA &lt;2026&gt;"), "HTML part escaped: {raw}");
-
-    let listed = wait_status(&app.data_dir(), id, "SENT").await;
-    assert_eq!(listed["attempts"], 1);
-    assert!(listed.get("text").is_none(), "list never shows bodies");
-    // The recipient is marked SENT and the audit log says EMAILED, in the same transaction.
-    let (_, view) = api.get(&format!("/api/v1/documents/{doc}")).await;
-    let r = view["recipients"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["id"] == rid)
-        .unwrap();
-    assert_eq!(r["sendStatus"], "SENT");
-    let events = db
-        .read_blocking(move |c| docket::documents::audit::list(c, doc))
-        .unwrap();
-    assert!(
-        events
-            .iter()
-            .any(|e| e.kind.as_str() == "EMAILED" && e.recipient_id == Some(rid))
-    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

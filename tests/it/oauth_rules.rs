@@ -343,16 +343,28 @@ async fn other_authorization_errors_redirect_with_error_description_state_and_is
         }
     }
     // The registered query survives on success too, and the code redeems on that URI.
+    the_registered_query_survives_success(&app, &cookie, (&id, &secret), tenant, state).await;
+    app.stop().await;
+}
+
+/// The registered query of `tenant` survives on success too, and the code redeems on that URI.
+async fn the_registered_query_survives_success(
+    app: &TestApp,
+    cookie: &str,
+    (id, secret): (&str, &str),
+    tenant: &str,
+    state: &str,
+) {
     let url = auth_url(
-        &app,
+        app,
         &[
-            ("client_id", &id),
+            ("client_id", id),
             ("redirect_uri", tenant),
             ("state", state),
             ("scope", "READ_PROFILE"),
         ],
     );
-    let q = consent(&app, &cookie, &url, "allow").await;
+    let q = consent(app, cookie, &url, "allow").await;
     assert_eq!((q["tenant"].as_str(), q["state"].as_str()), ("7", state));
     assert_eq!(q["iss"], app.base);
     let form = [
@@ -360,8 +372,7 @@ async fn other_authorization_errors_redirect_with_error_description_state_and_is
         ("code", q["code"].as_str()),
         ("redirect_uri", tenant),
     ];
-    tokens(post_form(&app, TOKEN, &with_client(&id, &secret, &form)).await).await;
-    app.stop().await;
+    tokens(post_form(app, TOKEN, &with_client(id, secret, &form)).await).await;
 }
 
 // 3
@@ -763,8 +774,22 @@ async fn consent_and_login_forms_need_their_csrf_tokens() {
     let (id, _) = setup(&app, &[]);
     let first = login(&app, EMAIL, PASSWORD).await.unwrap();
     let second = login(&app, EMAIL, PASSWORD).await.unwrap();
-    let url = valid_auth_url(&app, &id, "READ_PROFILE", &[]);
-    let page = get_with(&app, &url, Some(&first)).await;
+    the_consent_form_needs_its_own_token_and_session(&app, &id, &first, &second).await;
+    the_login_form_needs_its_token_and_cookie(&app).await;
+    app.stop().await;
+}
+
+/// Consent to `id`'s request without a csrf_token, with a wrong one, another session's
+/// (`second`), or for other parameters is 403; the page's own form in its own session
+/// (`first`) gives a code.
+async fn the_consent_form_needs_its_own_token_and_session(
+    app: &TestApp,
+    id: &str,
+    first: &str,
+    second: &str,
+) {
+    let url = valid_auth_url(app, id, "READ_PROFILE", &[]);
+    let page = get_with(app, &url, Some(first)).await;
     let mut form = hidden_inputs(&page.text().await.unwrap());
     form.push(("decision".into(), "allow".into()));
     let without: Vec<(String, String)> = form
@@ -786,25 +811,28 @@ async fn consent_and_login_forms_need_their_csrf_tokens() {
         async move { req.send().await.unwrap() }
     };
     for (what, form, cookie) in [
-        ("no csrf_token", without, &first),
-        ("a wrong one", replace("csrf_token", "AAAA"), &first),
-        ("another session's", form.clone(), &second),
+        ("no csrf_token", without, first),
+        ("a wrong one", replace("csrf_token", "AAAA"), first),
+        ("another session's", form.clone(), second),
         (
             "other parameters",
             replace("scope", "READ_PROFILE WRITE_BOOKING"),
-            &first,
+            first,
         ),
     ] {
-        let resp = post(form, cookie.clone()).await;
+        let resp = post(form, cookie.to_string()).await;
         assert_eq!(resp.status(), 403, "{what}");
         assert!(location(&resp).is_none(), "{what}: no code");
     }
     // The control: the page's own form, in its own session.
-    let resp = post(form.clone(), first.clone()).await;
+    let resp = post(form.clone(), first.to_string()).await;
     assert_eq!(resp.status(), 303);
     assert!(query_of(&location(&resp).unwrap()).contains_key("code"));
+}
 
-    // Login without the login CSRF token, with a wrong one, or without its cookie.
+/// Login without the login CSRF token, with a wrong one, or without its cookie: 403 and no
+/// session; the control logs in.
+async fn the_login_form_needs_its_token_and_cookie(app: &TestApp) {
     let page = app.get("/auth/login").await;
     let pre = set_cookies(&page).join("; ");
     let hidden = hidden_inputs(&page.text().await.unwrap());
@@ -863,7 +891,6 @@ async fn consent_and_login_forms_need_their_csrf_tokens() {
         .await
         .unwrap();
     assert_eq!(resp.status(), 303, "the control logs in");
-    app.stop().await;
 }
 
 // 13
@@ -1007,30 +1034,10 @@ async fn revocation_and_introspection() {
     let (id, secret) = setup(&app, &[]);
     let (other, other_secret) = other_client(&app, "Other", &[]);
     let cookie = login(&app, EMAIL, PASSWORD).await.unwrap();
-    let introspect = |cid: &str, csecret: &str, token: &str| {
-        let form: Vec<(String, String)> = with_client(cid, csecret, &[("token", token)])
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        let req = app.client.post(app.url(INTROSPECT)).form(&form);
-        async move {
-            let resp = req.send().await.unwrap();
-            assert_eq!(resp.status(), 200);
-            resp.json::<Value>().await.unwrap()
-        }
-    };
-    let revoke = |cid: &str, csecret: &str, token: &str| {
-        let form: Vec<(String, String)> = with_client(cid, csecret, &[("token", token)])
-            .into_iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        let req = app.client.post(app.url(REVOKE)).form(&form);
-        async move { req.send().await.unwrap() }
-    };
 
     let c = code(&app, &cookie, &id, "READ_BOOKING READ_PROFILE", &[]).await;
     let (a1, _) = pair(redeem(&app, &id, &secret, &c, &[]).await).await;
-    let info = introspect(&id, &secret, &a1).await;
+    let info = introspect(&app, &id, &secret, &a1).await;
     assert_eq!(info["active"], true, "{info}");
     assert_eq!(info["scope"], "READ_BOOKING READ_PROFILE");
     assert_eq!(info["client_id"], id.as_str());
@@ -1041,58 +1048,101 @@ async fn revocation_and_introspection() {
         .as_secs();
     assert!(info["exp"].as_u64().unwrap() > now, "{info}");
     assert_eq!(
-        introspect(&other, &other_secret, &a1).await,
+        introspect(&app, &other, &other_secret, &a1).await,
         serde_json::json!({"active": false})
     );
 
-    // Revocation needs client authentication, and only the token's own client revokes it.
+    only_the_tokens_own_client_revokes_it(&app, (&id, &secret), (&other, &other_secret), &a1).await;
+    a_refresh_token_takes_the_access_tokens_of_its_line(&app, &cookie, &id, &secret).await;
     assert_eq!(
-        oauth_error(revoke(&id, "wrong", &a1).await, 401).await,
+        revoke(&app, &id, &secret, "dka_unknown").await.status(),
+        200
+    );
+    app.stop().await;
+}
+
+/// The form `token=<token>` plus client `cid`'s credentials, as owned pairs.
+fn owned_with_client(cid: &str, csecret: &str, token: &str) -> Vec<(String, String)> {
+    with_client(cid, csecret, &[("token", token)])
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+/// Introspects `token` as client `cid` (asserting 200): the answer.
+async fn introspect(app: &TestApp, cid: &str, csecret: &str, token: &str) -> Value {
+    let form = owned_with_client(cid, csecret, token);
+    let req = app.client.post(app.url(INTROSPECT)).form(&form);
+    let resp = req.send().await.unwrap();
+    assert_eq!(resp.status(), 200);
+    resp.json::<Value>().await.unwrap()
+}
+
+/// Revokes `token` as client `cid`.
+async fn revoke(app: &TestApp, cid: &str, csecret: &str, token: &str) -> Response {
+    let form = owned_with_client(cid, csecret, token);
+    let req = app.client.post(app.url(REVOKE)).form(&form);
+    req.send().await.unwrap()
+}
+
+/// Revocation needs client authentication, and only the token's own client revokes it.
+async fn only_the_tokens_own_client_revokes_it(
+    app: &TestApp,
+    (id, secret): (&str, &str),
+    (other, other_secret): (&str, &str),
+    a1: &str,
+) {
+    assert_eq!(
+        oauth_error(revoke(app, id, "wrong", a1).await, 401).await,
         "invalid_client"
     );
-    assert_eq!(revoke(&other, &other_secret, &a1).await.status(), 200);
+    assert_eq!(revoke(app, other, other_secret, a1).await.status(), 200);
     assert_eq!(
-        me(&app, &a1).await.status(),
+        me(app, a1).await.status(),
         200,
         "another client cannot revoke it"
     );
     let resp = app
         .client
         .post(app.url(REVOKE))
-        .basic_auth(&id, Some(&secret))
-        .form(&[("token", &a1)])
+        .basic_auth(id, Some(secret))
+        .form(&[("token", a1)])
         .send()
         .await
         .unwrap();
     assert_eq!(resp.status(), 200);
-    assert_eq!(me(&app, &a1).await.status(), 401);
+    assert_eq!(me(app, a1).await.status(), 401);
     assert_eq!(
-        introspect(&id, &secret, &a1).await,
+        introspect(app, id, secret, a1).await,
         serde_json::json!({"active": false})
     );
+}
 
-    // A refresh token takes the access tokens of its line with it.
-    let c = code(&app, &cookie, &id, "READ_PROFILE", &[]).await;
-    let (a2, r2) = pair(redeem(&app, &id, &secret, &c, &[]).await).await;
+/// A refresh token takes the access tokens of its line with it.
+async fn a_refresh_token_takes_the_access_tokens_of_its_line(
+    app: &TestApp,
+    cookie: &str,
+    id: &str,
+    secret: &str,
+) {
+    let c = code(app, cookie, id, "READ_PROFILE", &[]).await;
+    let (a2, r2) = pair(redeem(app, id, secret, &c, &[]).await).await;
     let a2b = s(
-        &tokens(refresh(&app, &id, &secret, &r2).await).await,
+        &tokens(refresh(app, id, secret, &r2).await).await,
         "access_token",
     );
-    assert_eq!(introspect(&id, &secret, &r2).await["active"], true);
-    assert_eq!(revoke(&id, &secret, &r2).await.status(), 200);
-    assert_eq!(me(&app, &a2).await.status(), 401);
-    assert_eq!(me(&app, &a2b).await.status(), 401);
+    assert_eq!(introspect(app, id, secret, &r2).await["active"], true);
+    assert_eq!(revoke(app, id, secret, &r2).await.status(), 200);
+    assert_eq!(me(app, &a2).await.status(), 401);
+    assert_eq!(me(app, &a2b).await.status(), 401);
     assert_eq!(
-        oauth_error(refresh(&app, &id, &secret, &r2).await, 400).await,
+        oauth_error(refresh(app, id, secret, &r2).await, 400).await,
         "invalid_grant"
     );
     assert_eq!(
-        introspect(&id, &secret, &r2).await,
+        introspect(app, id, secret, &r2).await,
         serde_json::json!({"active": false})
     );
-
-    assert_eq!(revoke(&id, &secret, "dka_unknown").await.status(), 200);
-    app.stop().await;
 }
 
 // 17

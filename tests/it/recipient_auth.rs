@@ -74,11 +74,28 @@ async fn account_access_shows_nothing_until_the_recipients_account_signs_in() {
         Value::Null,
     )
     .await;
-    let base = format!("/sign/{token}");
     let link = app.signer(&token);
 
-    // Anonymous: the page shows the title and sender only; every JSON call is 401.
-    let page = app.get(&base).await;
+    anonymous_sees_the_title_and_sender_only(&app, &link, field).await;
+    another_account_is_refused(&app, &link).await;
+
+    // Nothing was opened yet.
+    let before: Vec<String> = owner
+        .audit(id)
+        .await
+        .iter()
+        .map(|e| e["type"].as_str().unwrap().to_string())
+        .collect();
+    assert!(!before.contains(&"OPENED".to_string()), "{before:?}");
+
+    the_recipients_own_account_reads_and_signs(&app, &owner, &link, id, field).await;
+    the_certificate_says_how_the_recipient_proved_who_they_were(&app, &owner, id).await;
+    app.stop().await;
+}
+
+/// Anonymous: the page shows the title and sender only; every JSON call is 401.
+async fn anonymous_sees_the_title_and_sender_only(app: &TestApp, link: &Signer, field: i64) {
+    let page = app.get(&link.path("")).await;
     assert_eq!(page.status(), 200);
     let html = page.text().await.unwrap();
     assert!(
@@ -112,10 +129,12 @@ async fn account_access_shows_nothing_until_the_recipients_account_signs_in() {
         let path = link.path(&rest);
         assert_eq!((s, code_of(&v)), (401, "account_required"), "{path}: {v}");
     }
+}
 
-    // Another account is refused with a code that says so.
-    account(&app, "bob@example.com");
-    let bob = login(&app, "bob@example.com", PASSWORD).await.unwrap();
+/// Another account is refused with a code that says so.
+async fn another_account_is_refused(app: &TestApp, link: &Signer) {
+    account(app, "bob@example.com");
+    let bob = login(app, "bob@example.com", PASSWORD).await.unwrap();
     let as_bob = link.with_cookie(&bob);
     let (s, v) = as_bob.state().await;
     assert_eq!((s, code_of(&v)), (401, "wrong_account"), "{v}");
@@ -124,19 +143,18 @@ async fn account_access_shows_nothing_until_the_recipients_account_signs_in() {
         html.contains("You are signed in as bob@example.com"),
         "{html}"
     );
+}
 
-    // Nothing was opened yet.
-    let before: Vec<String> = owner
-        .audit(id)
-        .await
-        .iter()
-        .map(|e| e["type"].as_str().unwrap().to_string())
-        .collect();
-    assert!(!before.contains(&"OPENED".to_string()), "{before:?}");
-
-    // The recipient's own account reads and signs.
-    account(&app, "ann@example.com");
-    let ann = login(&app, "ann@example.com", PASSWORD).await.unwrap();
+/// The recipient's own account reads and signs; the audit log says how.
+async fn the_recipients_own_account_reads_and_signs(
+    app: &TestApp,
+    owner: &Api,
+    link: &Signer,
+    id: i64,
+    field: i64,
+) {
+    account(app, "ann@example.com");
+    let ann = login(app, "ann@example.com", PASSWORD).await.unwrap();
     let as_ann = link.with_cookie(&ann);
     let (s, v) = as_ann.state().await;
     assert_eq!(s, 200, "{v}");
@@ -154,8 +172,14 @@ async fn account_access_shows_nothing_until_the_recipients_account_signs_in() {
         .expect("SIGNED recorded");
     assert_eq!(signed["data"]["auth"]["method"], "ACCOUNT");
     assert_eq!(signed["data"]["auth"]["account"], "ann@example.com");
+}
 
-    // The sealed PDF's audit certificate says how the recipient proved who they were.
+/// The sealed PDF's audit certificate says how the recipient proved who they were.
+async fn the_certificate_says_how_the_recipient_proved_who_they_were(
+    app: &TestApp,
+    owner: &Api,
+    id: i64,
+) {
     owner.wait_status(id, "COMPLETED").await;
     let (s, v) = owner.get(&format!("/api/v1/documents/{id}/download")).await;
     assert_eq!(s, 200, "{v}");
@@ -184,7 +208,6 @@ async fn account_access_shows_nothing_until_the_recipients_account_signs_in() {
         text.contains("Authentication") && text.contains("account sign-in"),
         "{text}"
     );
-    app.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -466,44 +489,11 @@ async fn two_factor_actions_need_a_current_code_that_works_once() {
         let (s, _) = app.signer(t).with_cookie(&ann).sign_typed(f, "Ann").await;
         assert_eq!(s, 200);
     }
-    let complete = |t: String, body: Value| {
-        let link = app.signer(&t).with_cookie(&ann);
-        async move { link.complete(body).await }
-    };
     // Not enrolled yet: told how to enrol.
-    let (s, v) = complete(t1.clone(), json!({})).await;
+    let (s, v) = complete_as(&app, &ann, &t1, json!({})).await;
     assert_eq!((s, code_of(&v)), (401, "totp_not_enrolled"), "{v}");
     let (secret, recovery) = enrol_totp(&app, &ann).await;
-    let (s, v) = complete(t1.clone(), json!({})).await;
-    assert_eq!((s, code_of(&v)), (401, "second_factor_required"), "{v}");
-    let (s, v) = complete(
-        t1.clone(),
-        json!({"auth": {"method": "TWO_FACTOR_AUTH", "code": "123456"}}),
-    )
-    .await;
-    assert_eq!((s, code_of(&v)), (401, "wrong_code"), "{v}");
-    // A code from two minutes ago is too old.
-    let old = totp_code(&secret, unix_now() - 120);
-    let (s, v) = complete(
-        t1.clone(),
-        json!({"auth": {"method": "TWO_FACTOR_AUTH", "code": old}}),
-    )
-    .await;
-    assert_eq!((s, code_of(&v)), (401, "wrong_code"), "{v}");
-    let code = totp_code(&secret, unix_now());
-    let (s, v) = complete(
-        t1.clone(),
-        json!({"auth": {"method": "TWO_FACTOR_AUTH", "code": code}}),
-    )
-    .await;
-    assert_eq!(s, 200, "{v}");
-    // The same code again, for the other document: refused.
-    let (s, v) = complete(
-        t2.clone(),
-        json!({"auth": {"method": "TWO_FACTOR_AUTH", "code": code}}),
-    )
-    .await;
-    assert_eq!((s, code_of(&v)), (401, "wrong_code"), "replayed: {v}");
+    let code = only_a_current_code_completes_and_once(&app, &ann, &secret, &t1, &t2).await;
     let signed = owner
         .audit(id1)
         .await
@@ -512,9 +502,72 @@ async fn two_factor_actions_need_a_current_code_that_works_once() {
         .unwrap();
     assert_eq!(signed["data"]["auth"]["method"], "TWO_FACTOR_AUTH");
 
-    // Logging in now asks for a code too.
+    logging_in_asks_for_a_code_too(&app, &secret, &code).await;
+    turning_totp_off_needs_a_code(&app, &ann, &recovery).await;
+    app.stop().await;
+}
+
+/// Completes signing link `token` with `body`, signed in with `cookie`.
+async fn complete_as(app: &TestApp, cookie: &str, token: &str, body: Value) -> (u16, Value) {
+    let link = app.signer(token).with_cookie(cookie);
+    link.complete(body).await
+}
+
+/// Completing document 1 needs a code: none, a wrong one or an old one is refused, the current
+/// one signs, and the same code again (for document 2) is refused. The code that signed.
+async fn only_a_current_code_completes_and_once(
+    app: &TestApp,
+    ann: &str,
+    secret: &[u8],
+    t1: &str,
+    t2: &str,
+) -> String {
+    let (s, v) = complete_as(app, ann, t1, json!({})).await;
+    assert_eq!((s, code_of(&v)), (401, "second_factor_required"), "{v}");
+    let (s, v) = complete_as(
+        app,
+        ann,
+        t1,
+        json!({"auth": {"method": "TWO_FACTOR_AUTH", "code": "123456"}}),
+    )
+    .await;
+    assert_eq!((s, code_of(&v)), (401, "wrong_code"), "{v}");
+    // A code from two minutes ago is too old.
+    let old = totp_code(secret, unix_now() - 120);
+    let (s, v) = complete_as(
+        app,
+        ann,
+        t1,
+        json!({"auth": {"method": "TWO_FACTOR_AUTH", "code": old}}),
+    )
+    .await;
+    assert_eq!((s, code_of(&v)), (401, "wrong_code"), "{v}");
+    let code = totp_code(secret, unix_now());
+    let (s, v) = complete_as(
+        app,
+        ann,
+        t1,
+        json!({"auth": {"method": "TWO_FACTOR_AUTH", "code": code}}),
+    )
+    .await;
+    assert_eq!(s, 200, "{v}");
+    // The same code again, for the other document: refused.
+    let (s, v) = complete_as(
+        app,
+        ann,
+        t2,
+        json!({"auth": {"method": "TWO_FACTOR_AUTH", "code": code}}),
+    )
+    .await;
+    assert_eq!((s, code_of(&v)), (401, "wrong_code"), "replayed: {v}");
+    code
+}
+
+/// Logging in now asks for a code too: the password alone gives no session, `code` (used
+/// already) does not sign in, the next one does and keeps `next`.
+async fn logging_in_asks_for_a_code_too(app: &TestApp, secret: &[u8], code: &str) {
     let (pre, resp) = password_step(
-        &app,
+        app,
         "ann@example.com",
         "/auth/oauth2/authorize?client_id=app",
     )
@@ -554,25 +607,11 @@ async fn two_factor_actions_need_a_current_code_that_works_once() {
         )
     );
     let mut wrong = step.clone();
-    wrong.push(("code".into(), code.clone()));
-    let again = app
-        .client
-        .post(app.url("/auth/login/verify"))
-        .header("cookie", &cookie)
-        .form(&wrong)
-        .send()
-        .await
-        .unwrap();
+    wrong.push(("code".into(), code.to_string()));
+    let again = verify_login(app, &cookie, &wrong).await;
     assert_eq!(again.status(), 401, "a used code does not sign in");
-    step.push(("code".into(), totp_code(&secret, unix_now() + 30)));
-    let done = app
-        .client
-        .post(app.url("/auth/login/verify"))
-        .header("cookie", &cookie)
-        .form(&step)
-        .send()
-        .await
-        .unwrap();
+    step.push(("code".into(), totp_code(secret, unix_now() + 30)));
+    let done = verify_login(app, &cookie, &step).await;
     assert_eq!(done.status(), 303);
     assert_eq!(
         done.headers()["location"],
@@ -584,29 +623,40 @@ async fn two_factor_actions_need_a_current_code_that_works_once() {
             .any(|c| c.starts_with("docket_session=")),
         "signed in after the code"
     );
+}
 
-    // Turning TOTP off needs a code: a wrong one changes nothing, a recovery code works (once).
-    let (csrf, _) = account_page(&app, &ann).await;
-    let off = |code: String| {
-        let (app, ann, csrf) = (&app, ann.clone(), csrf.clone());
-        async move {
-            app.client
-                .post(app.url("/account/totp/disable"))
-                .header("cookie", &ann)
-                .form(&[("csrf_token", csrf.as_str()), ("code", code.as_str())])
-                .send()
-                .await
-                .unwrap()
-                .status()
-        }
-    };
-    assert_eq!(off("999999".into()).await, 401);
-    let (_, html) = account_page(&app, &ann).await;
+/// Posts the login's second step, `form`, with `cookie`.
+async fn verify_login(app: &TestApp, cookie: &str, form: &[(String, String)]) -> reqwest::Response {
+    app.client
+        .post(app.url("/auth/login/verify"))
+        .header("cookie", cookie)
+        .form(form)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// Turning TOTP off needs a code: a wrong one changes nothing, a recovery code works (once).
+async fn turning_totp_off_needs_a_code(app: &TestApp, ann: &str, recovery: &[String]) {
+    let (csrf, _) = account_page(app, ann).await;
+    assert_eq!(totp_off(app, ann, &csrf, "999999").await, 401);
+    let (_, html) = account_page(app, ann).await;
     assert!(html.contains("Authenticator app: <strong>on</strong>"));
-    assert_eq!(off(recovery[0].clone()).await, 303);
-    let (_, html) = account_page(&app, &ann).await;
+    assert_eq!(totp_off(app, ann, &csrf, &recovery[0]).await, 303);
+    let (_, html) = account_page(app, ann).await;
     assert!(html.contains("Authenticator app: off"), "{html}");
-    app.stop().await;
+}
+
+/// Asks to turn TOTP off with `code`, signed in with `cookie`: the status.
+async fn totp_off(app: &TestApp, cookie: &str, csrf: &str, code: &str) -> reqwest::StatusCode {
+    app.client
+        .post(app.url("/account/totp/disable"))
+        .header("cookie", cookie)
+        .form(&[("csrf_token", csrf), ("code", code)])
+        .send()
+        .await
+        .unwrap()
+        .status()
 }
 
 /// The login form's first step (e-mail and password) with `next`: the cookies the form page set,
@@ -686,34 +736,63 @@ async fn passkey_actions_need_an_assertion_by_the_recipients_own_passkey() {
     let mut ann_key = register_passkey(&app, &ann, "Ann's laptop").await;
     let mut bob_key = register_passkey(&app, &bob, "Bob's phone").await;
 
+    only_a_fresh_assertion_by_anns_passkey_completes(
+        &app,
+        [&ann1, &ann2],
+        &mut ann_key,
+        &mut bob_key,
+    )
+    .await;
+    let signed = owner
+        .audit(id1)
+        .await
+        .into_iter()
+        .find(|e| e["type"] == "SIGNED")
+        .unwrap();
+    assert_eq!(signed["data"]["auth"]["method"], "PASSKEY");
+
+    logging_in_asks_for_the_passkey(&app, &mut ann_key).await;
+    passkeys_are_renamed_and_removed_by_their_own_account_only(&app, &ann, &bob).await;
+    resetting_bobs_factors_lets_his_password_suffice(&app).await;
+    app.stop().await;
+}
+
+/// A passkey challenge for `link` (asserting 200): its `publicKey` options.
+async fn passkey_challenge(link: &Signer) -> Value {
+    let (s, v) = link
+        .call(M::POST, "/passkey-challenge", Some(json!({})))
+        .await;
+    assert_eq!(s, 200, "{v}");
+    v["publicKey"].clone()
+}
+
+/// Completing Ann's first document needs an assertion: Bob's passkey's or one made for another
+/// origin is refused, Ann's own signs, and the same answer again (on the second document) is
+/// refused.
+async fn only_a_fresh_assertion_by_anns_passkey_completes(
+    app: &TestApp,
+    [ann1, ann2]: [&Signer; 2],
+    ann_key: &mut Passkey,
+    bob_key: &mut Passkey,
+) {
     let (s, v) = ann1.complete(json!({})).await;
     assert_eq!((s, code_of(&v)), (401, "second_factor_required"), "{v}");
-    let challenge = |link: &Signer| {
-        let link = link.clone();
-        async move {
-            let (s, v) = link
-                .call(M::POST, "/passkey-challenge", Some(json!({})))
-                .await;
-            assert_eq!(s, 200, "{v}");
-            v["publicKey"].clone()
-        }
-    };
     // Bob's passkey answering Ann's challenge: refused.
-    let options = challenge(&ann1).await;
+    let options = passkey_challenge(ann1).await;
     let foreign = bob_key.assert(&options, &app.base);
     let (s, v) = ann1
         .complete(json!({"auth": {"method": "PASSKEY", "credential": foreign}}))
         .await;
     assert_eq!((s, code_of(&v)), (401, "passkey_refused"), "{v}");
     // An answer made for another origin: refused.
-    let options = challenge(&ann1).await;
+    let options = passkey_challenge(ann1).await;
     let phished = ann_key.assert(&options, "https://evil.example");
     let (s, v) = ann1
         .complete(json!({"auth": {"method": "PASSKEY", "credential": phished}}))
         .await;
     assert_eq!((s, code_of(&v)), (401, "passkey_refused"), "{v}");
     // Ann's own answer to Ann's challenge signs.
-    let options = challenge(&ann1).await;
+    let options = passkey_challenge(ann1).await;
     let good = ann_key.assert(&options, &app.base);
     let (s, v) = ann1
         .complete(json!({"auth": {"method": "PASSKEY", "credential": good.clone()}}))
@@ -725,17 +804,12 @@ async fn passkey_actions_need_an_assertion_by_the_recipients_own_passkey() {
         .complete(json!({"auth": {"method": "PASSKEY", "credential": good}}))
         .await;
     assert_eq!((s, code_of(&v)), (401, "passkey_refused"), "replayed: {v}");
-    let signed = owner
-        .audit(id1)
-        .await
-        .into_iter()
-        .find(|e| e["type"] == "SIGNED")
-        .unwrap();
-    assert_eq!(signed["data"]["auth"]["method"], "PASSKEY");
+}
 
-    // Logging in asks for the passkey now: the password alone gives no session, the
-    // assertion does.
-    let (_, resp) = password_step(&app, "ann@example.com", "/account").await;
+/// Logging in asks for the passkey now: the password alone gives no session, the assertion
+/// does.
+async fn logging_in_asks_for_the_passkey(app: &TestApp, ann_key: &mut Passkey) {
+    let (_, resp) = password_step(app, "ann@example.com", "/account").await;
     assert_eq!(resp.status(), 303);
     let pending = set_cookie_pairs(&resp)
         .into_iter()
@@ -768,63 +842,80 @@ async fn passkey_actions_need_an_assertion_by_the_recipients_own_passkey() {
             .any(|c| c.starts_with("docket_session=")),
         "signed in"
     );
+}
 
-    // Rename and remove, own passkeys only.
-    let (csrf, html) = account_page(&app, &ann).await;
-    let id = |html: &str| -> String {
-        let at = html.find("/account/passkeys/").unwrap() + "/account/passkeys/".len();
-        html[at..]
-            .chars()
-            .take_while(char::is_ascii_digit)
-            .collect()
-    };
-    let ann_id = id(&html);
-    let (_, bob_html) = account_page(&app, &bob).await;
-    let bob_id = id(&bob_html);
-    let post = |who: String, path: String, form: Vec<(&'static str, String)>| {
-        let app = &app;
-        async move {
-            app.client
-                .post(app.url(&path))
-                .header("cookie", &who)
-                .form(&form)
-                .send()
-                .await
-                .unwrap()
-                .status()
-        }
-    };
-    let renamed = post(
-        ann.clone(),
-        format!("/account/passkeys/{ann_id}/rename"),
-        vec![("csrf_token", csrf.clone()), ("name", "Work laptop".into())],
+/// The id of the first passkey listed on an account page.
+fn first_passkey_id(html: &str) -> String {
+    let at = html.find("/account/passkeys/").unwrap() + "/account/passkeys/".len();
+    html[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect()
+}
+
+/// Posts `form` to `path` signed in with `cookie`: the status.
+async fn post_form(
+    app: &TestApp,
+    cookie: &str,
+    path: &str,
+    form: &[(&str, String)],
+) -> reqwest::StatusCode {
+    app.client
+        .post(app.url(path))
+        .header("cookie", cookie)
+        .form(form)
+        .send()
+        .await
+        .unwrap()
+        .status()
+}
+
+/// Rename and remove, own passkeys only.
+async fn passkeys_are_renamed_and_removed_by_their_own_account_only(
+    app: &TestApp,
+    ann: &str,
+    bob: &str,
+) {
+    let (csrf, html) = account_page(app, ann).await;
+    let ann_id = first_passkey_id(&html);
+    let (_, bob_html) = account_page(app, bob).await;
+    let bob_id = first_passkey_id(&bob_html);
+    let renamed = post_form(
+        app,
+        ann,
+        &format!("/account/passkeys/{ann_id}/rename"),
+        &[("csrf_token", csrf.clone()), ("name", "Work laptop".into())],
     )
     .await;
     assert_eq!(renamed, 303);
-    assert!(account_page(&app, &ann).await.1.contains("Work laptop"));
-    let theirs = post(
-        ann.clone(),
-        format!("/account/passkeys/{bob_id}/delete"),
-        vec![("csrf_token", csrf.clone())],
+    assert!(account_page(app, ann).await.1.contains("Work laptop"));
+    let theirs = post_form(
+        app,
+        ann,
+        &format!("/account/passkeys/{bob_id}/delete"),
+        &[("csrf_token", csrf.clone())],
     )
     .await;
     assert_eq!(theirs, 404, "another account's passkey");
-    let bob_page = account_page(&app, &bob).await.1;
+    let bob_page = account_page(app, bob).await.1;
     assert!(
         bob_page.contains("phone</h3>"),
         "Bob's passkey stays: {bob_page}"
     );
-    let removed = post(
-        ann.clone(),
-        format!("/account/passkeys/{ann_id}/delete"),
-        vec![("csrf_token", csrf)],
+    let removed = post_form(
+        app,
+        ann,
+        &format!("/account/passkeys/{ann_id}/delete"),
+        &[("csrf_token", csrf)],
     )
     .await;
     assert_eq!(removed, 303);
-    assert!(account_page(&app, &ann).await.1.contains("No passkeys yet"));
+    assert!(account_page(app, ann).await.1.contains("No passkeys yet"));
+}
 
-    // Bob lost his phone: the admin removes his second factors, and the password suffices again.
-    let (_, resp) = password_step(&app, "bob@example.com", "/account").await;
+/// Bob lost his phone: the admin removes his second factors, and the password suffices again.
+async fn resetting_bobs_factors_lets_his_password_suffice(app: &TestApp) {
+    let (_, resp) = password_step(app, "bob@example.com", "/account").await;
     assert!(
         !set_cookie_pairs(&resp)
             .iter()
@@ -835,12 +926,11 @@ async fn passkey_actions_need_an_assertion_by_the_recipients_own_passkey() {
         &["user", "reset-factors", "bob@example.com"],
         None,
     );
-    let (_, resp) = password_step(&app, "bob@example.com", "/account").await;
+    let (_, resp) = password_step(app, "bob@example.com", "/account").await;
     assert_eq!(resp.headers()["location"], "/account");
     assert!(
         set_cookie_pairs(&resp)
             .iter()
             .any(|c| c.starts_with("docket_session="))
     );
-    app.stop().await;
 }

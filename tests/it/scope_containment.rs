@@ -445,23 +445,7 @@ async fn link(signer: &Signer) -> (u16, u16, Value) {
 async fn a_new_address_gets_a_new_link_and_the_old_one_is_dead() {
     let app = TestApp::spawn().await;
     let ada = ada(&app).await;
-    let created = ada.api.create_document(json!({"title": "Lease", "recipients": [{"name": "Ann", "email": "ann@example.com", "role": "SIGNER"}]}))
-    .await;
-    let id = created.document_id();
-    let rid = created.recipient_id(0);
-    let old = created.token(0);
-    let (s, _) = ada
-        .api
-        .upload(created.upload_url(), fixture("a4-1p.pdf"))
-        .await;
-    assert_eq!(s, 200);
-    let (s, fields) = ada.api.post(&format!("/api/v1/documents/{id}/fields"), json!({"recipientId": rid, "type": "SIGNATURE", "pageNumber": 1, "pageX": 10, "pageY": 80, "pageWidth": 30, "pageHeight": 5}))
-    .await;
-    assert_eq!(s, 200, "{fields}");
-    let field = fields["fields"][0]["id"].as_i64().unwrap();
-    let (s, v) = ada.api.send_with(id, json!({})).await;
-    assert_eq!(s, 200, "{v}");
-    assert_eq!(link(&app.signer(&old)).await.1, 200, "the first link works");
+    let (id, rid, old, field) = a_lease_sent_to_ann(&app, &ada.api).await;
 
     let (s, changed) = ada
         .api
@@ -476,20 +460,57 @@ async fn a_new_address_gets_a_new_link_and_the_old_one_is_dead() {
     assert_eq!(changed["signingUrl"], format!("{}/sign/{new}", app.base));
     assert_eq!(changed["readStatus"], "NOT_OPENED");
 
-    // The old link answers exactly like a link that never existed.
+    the_old_link_answers_like_one_that_never_existed(&app, &old, field).await;
+    the_new_address_is_mailed_the_new_link(&app, &new, &old);
+
+    // The new link signs, and the audit log names each address for what it did.
+    let (status, _, state) = link(&app.signer(&new)).await;
+    assert_eq!(status, 200, "{state}");
+    let (s, v) = app.signer(&new).sign(field).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = app.signer(&new).complete(json!({})).await;
+    assert_eq!(s, 200, "{v}");
+    the_audit_log_names_each_address(&ada.api, id).await;
+    app.stop().await;
+}
+
+/// A lease for Ann with one signature field, sent, whose link works: (document id, recipient
+/// id, signing token, field id).
+async fn a_lease_sent_to_ann(app: &TestApp, api: &Api) -> (i64, i64, String, i64) {
+    let created = api.create_document(json!({"title": "Lease", "recipients": [{"name": "Ann", "email": "ann@example.com", "role": "SIGNER"}]}))
+    .await;
+    let id = created.document_id();
+    let rid = created.recipient_id(0);
+    let old = created.token(0);
+    let (s, _) = api.upload(created.upload_url(), fixture("a4-1p.pdf")).await;
+    assert_eq!(s, 200);
+    let (s, fields) = api.post(&format!("/api/v1/documents/{id}/fields"), json!({"recipientId": rid, "type": "SIGNATURE", "pageNumber": 1, "pageX": 10, "pageY": 80, "pageWidth": 30, "pageHeight": 5}))
+    .await;
+    assert_eq!(s, 200, "{fields}");
+    let field = fields["fields"][0]["id"].as_i64().unwrap();
+    let (s, v) = api.send_with(id, json!({})).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(link(&app.signer(&old)).await.1, 200, "the first link works");
+    (id, rid, old, field)
+}
+
+/// The old link answers exactly like a link that never existed, and acts on nothing.
+async fn the_old_link_answers_like_one_that_never_existed(app: &TestApp, old: &str, field: i64) {
     let unknown = "Zz".repeat(16);
-    let (old_page, old_status, old_json) = link(&app.signer(&old)).await;
+    let (old_page, old_status, old_json) = link(&app.signer(old)).await;
     let (unknown_page, unknown_status, unknown_json) = link(&app.signer(&unknown)).await;
     assert_eq!((old_page, old_status), (404, 404));
     assert_eq!((unknown_page, unknown_status), (404, 404));
     assert_eq!(old_json["code"], unknown_json["code"]);
     assert_eq!(old_json["message"], unknown_json["message"]);
-    let (s, _) = app.signer(&old).sign(field).await;
+    let (s, _) = app.signer(old).sign(field).await;
     assert_eq!(s, 404);
-    let (s, _) = app.signer(&old).complete(json!({})).await;
+    let (s, _) = app.signer(old).complete(json!({})).await;
     assert_eq!(s, 404);
+}
 
-    // The new address is e-mailed the new link.
+/// The new address is e-mailed the `new` link, and the message hides the `old` one.
+fn the_new_address_is_mailed_the_new_link(app: &TestApp, new: &str, old: &str) {
     let mails = docket_json(&app.data_dir(), &["mail", "list"], None);
     let to_new: Vec<&Value> = mails
         .as_array()
@@ -509,16 +530,12 @@ async fn a_new_address_gets_a_new_link_and_the_old_one_is_dead() {
             .unwrap()
             .contains(&format!("/sign/{new}"))
     );
-    assert_hides(&mail.to_string(), std::slice::from_ref(&old));
+    assert_hides(&mail.to_string(), &[old.to_string()]);
+}
 
-    // The new link signs, and the audit log names each address for what it did.
-    let (status, _, state) = link(&app.signer(&new)).await;
-    assert_eq!(status, 200, "{state}");
-    let (s, v) = app.signer(&new).sign(field).await;
-    assert_eq!(s, 200, "{v}");
-    let (s, v) = app.signer(&new).complete(json!({})).await;
-    assert_eq!(s, 200, "{v}");
-    let events = ada.api.audit(id).await;
+/// The audit log of document `id` names each address for what it did.
+async fn the_audit_log_names_each_address(api: &Api, id: i64) {
+    let events = api.audit(id).await;
     let of = |kind: &'static str| events.iter().filter(move |e| e["type"] == kind);
     let change = of("RECIPIENT_CHANGED")
         .next()
@@ -530,5 +547,4 @@ async fn a_new_address_gets_a_new_link_and_the_old_one_is_dead() {
     assert_eq!(opened, ["ann@example.com", "ann.b@example.com"]);
     let signed: Vec<&Value> = of("SIGNED").map(|e| &e["actor"]).collect();
     assert_eq!(signed, ["ann.b@example.com"]);
-    app.stop().await;
 }

@@ -45,37 +45,8 @@ async fn a_shorter_reupload_is_refused_while_fields_lie_past_its_last_page() {
             ]),
         )
         .await;
-    let before = api.document(id).await;
 
-    // One page: the fields on pages 2 and 3 would be stranded; 409 names each, by page.
-    let (s, v) = api.upload(url, fixture("a4-1p.pdf")).await;
-    assert_eq!((s, v["code"].as_str()), (409, Some("conflict")), "{v}");
-    let msg = v["message"].as_str().unwrap();
-    let expected = format!(
-        "field {} is on page 2; fields {} and {} are on page 3; the new file has 1 page",
-        ids[3], ids[1], ids[2]
-    );
-    assert!(msg.starts_with(&expected), "{msg}");
-
-    // Nothing changed: same file, same fields, one upload in the audit log, no stray blob.
-    let after = api.document(id).await;
-    assert_eq!(after["fields"], before["fields"]);
-    assert_eq!(after["updatedAt"], before["updatedAt"]);
-    assert_eq!(api.original(id).await, three);
-    let (_, log) = api.get(&format!("/api/v1/documents/{id}/audit-log")).await;
-    let uploads = log["events"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|e| e["type"] == "UPLOADED")
-        .count();
-    assert_eq!(uploads, 1, "{log}");
-    let blobs: i64 = app
-        .db()
-        .query_row("SELECT count(*) FROM blobs", [], |r| r.get(0))
-        .unwrap();
-    assert_eq!(blobs, 1);
-
+    a_one_page_file_is_refused_and_changes_nothing(&app, &api, id, url, &ids, &three).await;
     // A two-page file still strands page 3 only.
     let (s, v) = api.upload(url, fixture("ps2pdf-a5-2p.pdf")).await;
     assert_eq!(s, 409, "{v}");
@@ -98,14 +69,60 @@ async fn a_shorter_reupload_is_refused_while_fields_lie_past_its_last_page() {
     let (s, v) = api.upload(url, fixture("a4-1p.pdf")).await;
     assert_eq!((s, v["pages"].as_i64()), (200, Some(1)), "{v}");
 
-    // A template's re-upload follows the same rule.
+    a_templates_reupload_follows_the_same_rule(&app, &api, &three).await;
+    app.stop().await;
+}
+
+/// One page: the fields `ids` on pages 2 and 3 of document `id` (on `three`) would be
+/// stranded; 409 names each, by page. Nothing changed: same file, same fields, one upload in
+/// the audit log, no stray blob.
+async fn a_one_page_file_is_refused_and_changes_nothing(
+    app: &TestApp,
+    api: &Api,
+    id: i64,
+    url: &str,
+    ids: &[i64],
+    three: &[u8],
+) {
+    let before = api.document(id).await;
+
+    let (s, v) = api.upload(url, fixture("a4-1p.pdf")).await;
+    assert_eq!((s, v["code"].as_str()), (409, Some("conflict")), "{v}");
+    let msg = v["message"].as_str().unwrap();
+    let expected = format!(
+        "field {} is on page 2; fields {} and {} are on page 3; the new file has 1 page",
+        ids[3], ids[1], ids[2]
+    );
+    assert!(msg.starts_with(&expected), "{msg}");
+
+    let after = api.document(id).await;
+    assert_eq!(after["fields"], before["fields"]);
+    assert_eq!(after["updatedAt"], before["updatedAt"]);
+    assert_eq!(api.original(id).await, three);
+    let (_, log) = api.get(&format!("/api/v1/documents/{id}/audit-log")).await;
+    let uploads = log["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["type"] == "UPLOADED")
+        .count();
+    assert_eq!(uploads, 1, "{log}");
+    let blobs: i64 = app
+        .db()
+        .query_row("SELECT count(*) FROM blobs", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(blobs, 1);
+}
+
+/// A template's re-upload follows the same rule: a field on page 3 keeps its three-page file.
+async fn a_templates_reupload_follows_the_same_rule(app: &TestApp, api: &Api, three: &[u8]) {
     let t = api
         .create_template(json!({"title": "T", "recipients": [{"name": "A", "email": "a@example.com", "role": "SIGNER"}]}))
         .await;
     let tid = t["templateId"].as_i64().unwrap();
     let turl = t["uploadUrl"].as_str().unwrap();
     let trid = t["recipients"][0]["recipientId"].as_i64().unwrap();
-    assert_eq!(api.upload(turl, three.clone()).await.0, 200);
+    assert_eq!(api.upload(turl, three.to_vec()).await.0, 200);
     let tids = api
         .add_template_fields(
             tid,
@@ -134,7 +151,6 @@ async fn a_shorter_reupload_is_refused_while_fields_lie_past_its_last_page() {
         3,
         "the template keeps its file"
     );
-    app.stop().await;
 }
 
 /// A one-signer document on a one-page file with a SIGNATURE and a TEXT field, uploaded, not
@@ -254,6 +270,30 @@ async fn failed_sealing_is_shown_told_once_retried_and_completes_once_fixed() {
     app.db_rw()
         .execute("UPDATE fields SET page_number = 3 WHERE id = ?1", [sig])
         .unwrap();
+    the_signer_fills_and_completes(&ann, sig, text).await;
+
+    the_failure_shows_in_the_api(&api, id).await;
+    the_owner_is_told_by_mail_and_webhook(&smtp, &rx, id).await;
+    // It is retried: attempts go up while the cause stays.
+    let doc = api
+        .wait_document(id, "retried", |d| {
+            d["sealing"]["attempts"].as_i64().unwrap_or(0) >= 3
+        })
+        .await;
+    assert_eq!(doc["status"], "PENDING");
+    assert_eq!(doc["sealing"]["status"], "FAILED");
+
+    // The cause fixed, a later attempt seals and completes the document as usual.
+    app.db_rw()
+        .execute("UPDATE fields SET page_number = 1 WHERE id = ?1", [sig])
+        .unwrap();
+    the_document_seals_and_completes(&api, id).await;
+    completion_follows_one_notice_of_each_kind(&app, &smtp, &rx).await;
+    app.stop().await;
+}
+
+/// The signer signs `sig`, fills `text` and completes, which starts sealing.
+async fn the_signer_fills_and_completes(ann: &Signer, sig: i64, text: i64) {
     let (s, v) = ann.sign(sig).await;
     assert_eq!(s, 200, "{v}");
     let (s, v) = ann.fill(text, json!({"value": "x"})).await;
@@ -264,8 +304,10 @@ async fn failed_sealing_is_shown_told_once_retried_and_completes_once_fixed() {
         (200, Some(true)),
         "{v}"
     );
+}
 
-    // The failure shows in the API, with the reason and the next attempt.
+/// The failure shows in the API, with the reason and the next attempt.
+async fn the_failure_shows_in_the_api(api: &Api, id: i64) {
     let doc = api
         .wait_document(id, "FAILED", |d| d["sealing"]["status"] == "FAILED")
         .await;
@@ -280,9 +322,11 @@ async fn failed_sealing_is_shown_told_once_retried_and_completes_once_fixed() {
         "{sealing}"
     );
     assert!(sealing["nextAttemptAt"].is_string(), "{sealing}");
+}
 
-    // The owner is told: a mail and a webhook event carrying the document with its sealing.
-    let told = wait_mail(&smtp, |m| m.contains("Subject: Sealing failed")).await;
+/// The owner is told: a mail and a webhook event carrying document `id` with its sealing.
+async fn the_owner_is_told_by_mail_and_webhook(smtp: &SmtpServer, rx: &Receiver, id: i64) {
+    let told = wait_mail(smtp, |m| m.contains("Subject: Sealing failed")).await;
     assert!(told[0].contains("To: owner@example.com"), "{}", told[0]);
     assert!(told[0].contains("page 3"), "{}", told[0]);
     let got = rx.wait_for(1).await;
@@ -290,20 +334,10 @@ async fn failed_sealing_is_shown_told_once_retried_and_completes_once_fixed() {
     assert_eq!(event["event"], "DOCUMENT_SEAL_FAILED");
     assert_eq!(event["payload"]["id"], id);
     assert_eq!(event["payload"]["sealing"]["status"], "FAILED");
+}
 
-    // It is retried: attempts go up while the cause stays.
-    let doc = api
-        .wait_document(id, "retried", |d| {
-            d["sealing"]["attempts"].as_i64().unwrap_or(0) >= 3
-        })
-        .await;
-    assert_eq!(doc["status"], "PENDING");
-    assert_eq!(doc["sealing"]["status"], "FAILED");
-
-    // The cause fixed, a later attempt seals and completes the document as usual.
-    app.db_rw()
-        .execute("UPDATE fields SET page_number = 1 WHERE id = ?1", [sig])
-        .unwrap();
+/// Document `id` becomes COMPLETED, SEALED after several attempts, and downloads.
+async fn the_document_seals_and_completes(api: &Api, id: i64) {
     let doc = api
         .wait_document(id, "COMPLETED", |d| d["status"] == "COMPLETED")
         .await;
@@ -313,10 +347,16 @@ async fn failed_sealing_is_shown_told_once_retried_and_completes_once_fixed() {
     assert!(sealing["nextAttemptAt"].is_null(), "{sealing}");
     let (s, v) = api.get(&format!("/api/v1/documents/{id}/download")).await;
     assert_eq!(s, 200, "{v}");
+}
 
-    // The completion mail and event follow the failure notices (queued after them), and there
-    // was one notice of each kind, not one per retry.
-    wait_mail(&smtp, |m| {
+/// The completion mail and event follow the failure notices (queued after them), and there
+/// was one notice of each kind, not one per retry; no failed attempt left a file behind.
+async fn completion_follows_one_notice_of_each_kind(
+    app: &TestApp,
+    smtp: &SmtpServer,
+    rx: &Receiver,
+) {
+    wait_mail(smtp, |m| {
         m.contains("To: owner@example.com") && m.contains("Subject: Completed:")
     })
     .await;
@@ -343,5 +383,4 @@ async fn failed_sealing_is_shown_told_once_retried_and_completes_once_fixed() {
         .query_row("SELECT count(*) FROM blobs", [], |r| r.get(0))
         .unwrap();
     assert_eq!(blobs, 2);
-    app.stop().await;
 }

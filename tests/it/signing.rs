@@ -123,7 +123,43 @@ async fn sequential_turns_validation_and_completion() {
     assert_eq!(s, 404, "a draft's links do not work yet");
     assert_eq!(api.send(id).await.0, 200);
 
-    // The page opens; the recipient sees only their own fields.
+    only_the_signer_whose_turn_it_is_acts(&ann, &bob, &cid, &f).await;
+    the_server_refuses_what_the_page_would_not_allow(&ann, &f).await;
+    fill_ann(&ann, &f).await;
+    let (s, v) = ann.complete(json!({})).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["documentCompleting"], false);
+    // Twice: 409.
+    let (s, _) = ann.complete(json!({})).await;
+    assert_eq!(s, 409);
+    let (s, _) = ann.fill(&f["TEXT"], json!({"value": "new"})).await;
+    assert_eq!(s, 409, "a finished signer cannot change a value");
+    the_date_was_filled_at_completion(&api, id).await;
+
+    // Now the approver's turn; their approval completes the document.
+    let (_, st) = bob.state().await;
+    assert_eq!(st["yourTurn"], true);
+    let (s, v) = bob.complete(json!({})).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["documentCompleting"], true);
+    let doc = api.wait_status(id, "COMPLETED").await;
+    assert!(doc["completedAt"].is_string());
+
+    the_sealed_and_the_original_file_download(&app, &api, id).await;
+    // Finished links show a page saying so, with 409.
+    let page = ann.page().await;
+    assert_eq!(page.status(), 409);
+    the_audit_log_tells_the_story_in_order(&api, id).await;
+    app.stop().await;
+}
+
+/// The page opens; each recipient sees only their own fields; out of turn, nothing changes.
+async fn only_the_signer_whose_turn_it_is_acts(
+    ann: &Signer,
+    bob: &Signer,
+    cid: &Signer,
+    f: &Value,
+) {
     let page = ann.page().await;
     assert_eq!(page.status(), 200);
     assert!(page.text().await.unwrap().contains("Lease"));
@@ -143,8 +179,11 @@ async fn sequential_turns_validation_and_completion() {
     // Someone else's field: 404.
     let (s, _) = bob.fill(&f["TEXT"], json!({"value": "x"})).await;
     assert_eq!(s, 409, "not their turn comes first");
+}
 
-    // Values the page would not allow are refused by the server.
+/// Values the page would not allow are refused by the server, and so is completing with
+/// required fields empty.
+async fn the_server_refuses_what_the_page_would_not_allow(ann: &Signer, f: &Value) {
     for (kind, body) in [
         ("NUMBER", json!({"value": "11"})),
         ("NUMBER", json!({"value": "abc"})),
@@ -162,17 +201,10 @@ async fn sequential_turns_validation_and_completion() {
     // Completing with required fields empty is refused.
     let (s, v) = ann.complete(json!({})).await;
     assert_eq!(s, 400, "{v}");
-    fill_ann(&ann, &f).await;
-    let (s, v) = ann.complete(json!({})).await;
-    assert_eq!(s, 200, "{v}");
-    assert_eq!(v["documentCompleting"], false);
-    // Twice: 409.
-    let (s, _) = ann.complete(json!({})).await;
-    assert_eq!(s, 409);
-    let (s, _) = ann.fill(&f["TEXT"], json!({"value": "new"})).await;
-    assert_eq!(s, 409, "a finished signer cannot change a value");
+}
 
-    // The date was filled at completion in the document's zone and format.
+/// The date was filled at completion in the document's zone and format; the signer is SIGNED.
+async fn the_date_was_filled_at_completion(api: &Api, id: i64) {
     let (_, doc) = api.get(&format!("/api/v1/documents/{id}")).await;
     let date = doc["fields"]
         .as_array()
@@ -185,17 +217,11 @@ async fn sequential_turns_validation_and_completion() {
     assert_eq!(&value[4..5], "-");
     assert_eq!(doc["recipients"][0]["signingStatus"], "SIGNED");
     assert!(doc["recipients"][0]["signedAt"].is_string());
+}
 
-    // Now the approver's turn; their approval completes the document.
-    let (_, st) = bob.state().await;
-    assert_eq!(st["yourTurn"], true);
-    let (s, v) = bob.complete(json!({})).await;
-    assert_eq!(s, 200, "{v}");
-    assert_eq!(v["documentCompleting"], true);
-    let doc = api.wait_status(id, "COMPLETED").await;
-    assert!(doc["completedAt"].is_string());
-
-    // The sealed file downloads and carries a signature; the original is still there.
+/// The sealed file downloads and carries a signature; the original is still there; a tampered
+/// download URL is refused.
+async fn the_sealed_and_the_original_file_download(app: &TestApp, api: &Api, id: i64) {
     let (s, v) = api.get(&format!("/api/v1/documents/{id}/download")).await;
     assert_eq!(s, 200, "{v}");
     let sealed = app
@@ -229,12 +255,10 @@ async fn sequential_turns_validation_and_completion() {
     // A tampered download URL is refused.
     let tampered = v["downloadUrl"].as_str().unwrap().replace("sig=", "sig=0");
     assert_eq!(app.client.get(tampered).send().await.unwrap().status(), 403);
+}
 
-    // Finished links show a page saying so, with 409.
-    let page = ann.page().await;
-    assert_eq!(page.status(), 409);
-
-    // The audit log tells the story in order.
+/// The audit log tells the story in order.
+async fn the_audit_log_tells_the_story_in_order(api: &Api, id: i64) {
     let events = api.audit(id).await;
     let kinds: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
     let expect = [
@@ -256,7 +280,6 @@ async fn sequential_turns_validation_and_completion() {
     let opened = events.iter().find(|e| e["type"] == "OPENED").unwrap();
     assert_eq!(opened["actor"], "ann@example.com");
     assert_eq!(opened["ipAddress"], "127.0.0.1");
-    app.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::api::fixture;
+use crate::api::{Api, Created, fixture};
 use crate::harness::TestApp;
 use crate::mail::{SmtpServer, free_port, smtp_url};
 
@@ -117,6 +117,23 @@ async fn two_signers_an_approver_and_a_cc_sign_through_mail_and_browser() {
     let md = maildir.path();
     let att = attachments.path();
 
+    let created = lease_with_fields_of_every_type(&api).await;
+    let id = created.document_id();
+    let (s, v) = api.send_with(id, json!({})).await;
+    assert_eq!(s, 200, "{v}");
+
+    everyone_signs_from_their_mail(&app, md, att, &created).await;
+
+    // Sealed and completed; everyone, the CC and the owner included, gets the sealed PDF.
+    wait_completed(&api, id).await;
+    let pdf = everyone_receives_the_sealed_pdf(md, att).await;
+    assert_sealed_pdf_passes_the_tools(&pdf);
+    app.stop().await;
+}
+
+/// The lease for Ann and Bea (SIGNERs), Abe (APPROVER) and Cid (CC), SEQUENTIAL, uploaded,
+/// with Ann's fields of every type and Bea's free signature.
+async fn lease_with_fields_of_every_type(api: &Api) -> Created {
     let created = api.create_document(json!({"title": "Flat lease", "recipients": [
             {"name": "Ann Signer", "email": "ann@example.com", "role": "SIGNER", "signingOrder": 1},
             {"name": "Bea Second", "email": "bea@example.com", "role": "SIGNER", "signingOrder": 2},
@@ -128,65 +145,80 @@ async fn two_signers_an_approver_and_a_cc_sign_through_mail_and_browser() {
     let (put, _) = api.upload(created.upload_url(), fixture("a4-1p.pdf")).await;
     assert_eq!(put, 200);
     let r = &created["recipients"];
-    let (ann, bea) = (r[0]["recipientId"].clone(), r[1]["recipientId"].clone());
-    let f = |who: &Value, kind: &str, x: i64, y: i64, meta: Value| {
-        let mut v = json!({"recipientId": who, "type": kind, "pageNumber": 1, "pageX": x, "pageY": y, "pageWidth": 28, "pageHeight": 5});
-        if !meta.is_null() {
-            v["fieldMeta"] = meta;
-        }
-        v
-    };
-    let choices = |kind: &str, labels: &[&str]| json!({"type": kind, "values": labels.iter().enumerate().map(|(i, l)| json!({"id": i + 1, "checked": false, "value": l})).collect::<Vec<_>>()});
-    let fields = json!([
-        f(&ann, "SIGNATURE", 10, 70, Value::Null),
-        f(&ann, "INITIALS", 60, 70, Value::Null),
-        f(&ann, "NAME", 10, 10, Value::Null),
-        f(&ann, "EMAIL", 60, 10, Value::Null),
-        f(&ann, "DATE", 10, 78, Value::Null),
+    let fields = lease_fields(&r[0]["recipientId"], &r[1]["recipientId"]);
+    let (s, v) = api
+        .post(&format!("/api/v1/documents/{id}/fields"), fields)
+        .await;
+    assert_eq!(s, 200, "{v}");
+    created
+}
+
+/// A field of `kind` for `who` on page 1 at (`x`, `y`), with `meta` unless it is null.
+fn field(who: &Value, kind: &str, x: i64, y: i64, meta: Value) -> Value {
+    let mut v = json!({"recipientId": who, "type": kind, "pageNumber": 1, "pageX": x, "pageY": y, "pageWidth": 28, "pageHeight": 5});
+    if !meta.is_null() {
+        v["fieldMeta"] = meta;
+    }
+    v
+}
+
+/// The `fieldMeta` of a checkbox or radio field with `labels`, none checked.
+fn choices(kind: &str, labels: &[&str]) -> Value {
+    json!({"type": kind, "values": labels.iter().enumerate().map(|(i, l)| json!({"id": i + 1, "checked": false, "value": l})).collect::<Vec<_>>()})
+}
+
+/// Ann's fields of every type and Bea's free signature.
+fn lease_fields(ann: &Value, bea: &Value) -> Value {
+    let f = field;
+    json!([
+        f(ann, "SIGNATURE", 10, 70, Value::Null),
+        f(ann, "INITIALS", 60, 70, Value::Null),
+        f(ann, "NAME", 10, 10, Value::Null),
+        f(ann, "EMAIL", 60, 10, Value::Null),
+        f(ann, "DATE", 10, 78, Value::Null),
         f(
-            &ann,
+            ann,
             "TEXT",
             10,
             20,
             json!({"type": "text", "label": "Address", "characterLimit": 12, "required": true})
         ),
         f(
-            &ann,
+            ann,
             "NUMBER",
             60,
             20,
             json!({"type": "number", "label": "Tenants", "minValue": 1, "maxValue": 10, "required": true})
         ),
         f(
-            &ann,
+            ann,
             "CHECKBOX",
             10,
             30,
             choices("checkbox", &["Pets", "Parking", "Pool"])
         ),
         f(
-            &ann,
+            ann,
             "RADIO",
             60,
             30,
             choices("radio", &["Monthly", "Yearly"])
         ),
         f(
-            &ann,
+            ann,
             "SELECT",
             10,
             40,
             json!({"type": "select", "values": [{"value": "Furnished"}, {"value": "Unfurnished"}]})
         ),
-        f(&bea, "FREE_SIGNATURE", 60, 78, Value::Null),
-    ]);
-    let (s, v) = api
-        .post(&format!("/api/v1/documents/{id}/fields"), fields)
-        .await;
-    assert_eq!(s, 200, "{v}");
-    let (s, v) = api.send_with(id, json!({})).await;
-    assert_eq!(s, 200, "{v}");
+        f(bea, "FREE_SIGNATURE", 60, 78, Value::Null),
+    ])
+}
 
+/// Each signer, in turn, follows the link in the e-mail she got and signs in Chromium; then
+/// the approver approves from his.
+async fn everyone_signs_from_their_mail(app: &TestApp, md: &Path, att: &Path, created: &Created) {
+    let r = &created["recipients"];
     // Only the first signer is e-mailed; she follows her link.
     let first = wait_mail(md, att, "ann@example.com", "Your lease").await;
     let ann_link = link_in(&first, &app.base);
@@ -212,8 +244,10 @@ async fn two_signers_an_approver_and_a_cc_sign_through_mail_and_browser() {
         .to_string();
     let (s, _) = app.signer(&abe_token).complete(json!({})).await;
     assert_eq!(s, 200);
+}
 
-    // Sealed and completed; everyone, the CC and the owner included, gets the sealed PDF.
+/// Waits (60 s at most) until document `id` is COMPLETED.
+async fn wait_completed(api: &Api, id: i64) {
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
         let (_, doc) = api.get(&format!("/api/v1/documents/{id}")).await;
@@ -223,6 +257,10 @@ async fn two_signers_an_approver_and_a_cc_sign_through_mail_and_browser() {
         assert!(Instant::now() < deadline, "never completed: {doc}");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+}
+
+/// Waits for everyone's "Completed" mail with the sealed PDF attached; the last one's path.
+async fn everyone_receives_the_sealed_pdf(md: &Path, att: &Path) -> String {
     let mut pdf = None;
     for who in ["ann@", "bea@", "abe@", "cid@", "owner@"] {
         let m = wait_mail(md, att, who, "Completed").await;
@@ -230,8 +268,12 @@ async fn two_signers_an_approver_and_a_cc_sign_through_mail_and_browser() {
         assert_eq!(a["contentType"], "application/pdf", "{who}: {m}");
         pdf = Some(a["path"].as_str().unwrap().to_string());
     }
-    let pdf = pdf.unwrap();
-    let (ok, sig) = tool("pdfsig", &[&pdf]);
+    pdf.unwrap()
+}
+
+/// `pdfsig`, `qpdf --check` and `pdftotext` accept the sealed PDF, which shows what was filled.
+fn assert_sealed_pdf_passes_the_tools(pdf: &str) {
+    let (ok, sig) = tool("pdfsig", &[pdf]);
     assert!(ok, "{sig}");
     assert!(
         sig.contains("Signature #1") && !sig.contains("Signature #2"),
@@ -239,13 +281,13 @@ async fn two_signers_an_approver_and_a_cc_sign_through_mail_and_browser() {
     );
     assert!(sig.contains("Signature is Valid"), "{sig}");
     assert!(sig.contains("Total document signed"), "{sig}");
-    let (ok, check) = tool("qpdf", &["--check", &pdf]);
+    let (ok, check) = tool("qpdf", &["--check", pdf]);
     assert!(ok, "{check}");
     assert!(
         check.contains("No syntax or stream encoding errors"),
         "{check}"
     );
-    let (ok, text) = tool("pdftotext", &[&pdf, "-"]);
+    let (ok, text) = tool("pdftotext", &[pdf, "-"]);
     assert!(ok);
     for expect in [
         "Ann Signer",
@@ -271,5 +313,4 @@ async fn two_signers_an_approver_and_a_cc_sign_through_mail_and_browser() {
             .any(|w| w.len() == 10 && w.as_bytes()[2] == b'.' && w.as_bytes()[5] == b'.'),
         "{text}"
     );
-    app.stop().await;
 }

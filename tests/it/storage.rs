@@ -2,7 +2,11 @@
 //! in clear, and a backup taken while serving restores into a working data dir.
 
 use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
 
+use serde_json::json;
+
+use crate::api::{Api, create_api_key, fixture};
 use crate::harness::{TestApp, docket, docket_json};
 
 #[test]
@@ -98,53 +102,7 @@ fn secrets_are_absent_in_clear_from_the_database_files() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
     let password = "Correct-Horse-Battery-Staple-42";
-    docket_json(
-        &data,
-        &[
-            "user",
-            "add",
-            "ada@example.com",
-            "--name",
-            "Ada",
-            "--password-stdin",
-        ],
-        Some(&format!("{password}\n")),
-    );
-    let generated = docket_json(
-        &data,
-        &["user", "add", "bob@example.com", "--name", "Bob"],
-        None,
-    );
-    let generated = generated["password"].as_str().unwrap().to_string();
-    let client = docket_json(
-        &data,
-        &[
-            "client",
-            "add",
-            "--name",
-            "Cal",
-            "--redirect-uri",
-            "https://cal.example.com/cb",
-        ],
-        None,
-    );
-    let secret = client["client_secret"].as_str().unwrap().to_string();
-    let rotated = docket_json(
-        &data,
-        &[
-            "client",
-            "rotate-secret",
-            client["client_id"].as_str().unwrap(),
-        ],
-        None,
-    );
-    let rotated = rotated["client_secret"].as_str().unwrap().to_string();
-    let key = docket_json(
-        &data,
-        &["apikey", "create", "--user", "ada@example.com"],
-        None,
-    );
-    let key = key["key"].as_str().unwrap().to_string();
+    let [generated, secret, rotated, key] = users_a_client_and_a_key_with_secrets(&data, password);
 
     let mut files = Vec::new();
     for name in ["docket.db", "docket.db-wal", "docket.db-shm"] {
@@ -169,13 +127,70 @@ fn secrets_are_absent_in_clear_from_the_database_files() {
         "the key's hash is there"
     );
     assert!(contains(&all, "$argon2id$"));
+    the_database_and_secrets_are_private(&data);
+}
 
+/// Adds Ada with `password`, Bob with a generated one, the client Cal (its secret rotated) and
+/// an API key for Ada: [Bob's password, Cal's first secret, the rotated one, the key].
+fn users_a_client_and_a_key_with_secrets(data: &Path, password: &str) -> [String; 4] {
+    docket_json(
+        data,
+        &[
+            "user",
+            "add",
+            "ada@example.com",
+            "--name",
+            "Ada",
+            "--password-stdin",
+        ],
+        Some(&format!("{password}\n")),
+    );
+    let generated = docket_json(
+        data,
+        &["user", "add", "bob@example.com", "--name", "Bob"],
+        None,
+    );
+    let generated = generated["password"].as_str().unwrap().to_string();
+    let client = docket_json(
+        data,
+        &[
+            "client",
+            "add",
+            "--name",
+            "Cal",
+            "--redirect-uri",
+            "https://cal.example.com/cb",
+        ],
+        None,
+    );
+    let secret = client["client_secret"].as_str().unwrap().to_string();
+    let rotated = docket_json(
+        data,
+        &[
+            "client",
+            "rotate-secret",
+            client["client_id"].as_str().unwrap(),
+        ],
+        None,
+    );
+    let rotated = rotated["client_secret"].as_str().unwrap().to_string();
+    let key = docket_json(
+        data,
+        &["apikey", "create", "--user", "ada@example.com"],
+        None,
+    );
+    let key = key["key"].as_str().unwrap().to_string();
+    [generated, secret, rotated, key]
+}
+
+/// The database file and the secrets are the owner's only (0600), in a 0700 data dir.
+fn the_database_and_secrets_are_private(data: &Path) {
     let mode = std::fs::metadata(data.join("docket.db"))
         .unwrap()
         .permissions()
         .mode();
     assert_eq!(mode & 0o777, 0o600);
-    let dir_mode = std::fs::metadata(&data).unwrap().permissions().mode();
+    let dir_mode = std::fs::metadata(data).unwrap().permissions().mode();
     assert_eq!(dir_mode & 0o777, 0o700);
     for entry in std::fs::read_dir(data.join("secrets")).unwrap() {
         let mode = entry.unwrap().metadata().unwrap().permissions().mode();
@@ -253,9 +268,6 @@ async fn a_backup_taken_while_serving_restores_into_a_working_data_dir() {
 /// files, and the API key, OAuth tokens and signing links issued before it still work.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restored_backup_serves_the_same_documents_tokens_and_blobs() {
-    use crate::api::{create_api_key, fixture};
-    use serde_json::json;
-
     let app = TestApp::spawn().await;
     let data = app.data_dir();
     let (client_id, secret) = crate::oauth_flow::setup(&app, &[]);
@@ -264,26 +276,8 @@ async fn a_restored_backup_serves_the_same_documents_tokens_and_blobs() {
             .as_str()
             .unwrap(),
     );
-    let cookie = crate::oauth_flow::login(&app, "ada@example.com", crate::oauth_flow::PASSWORD)
-        .await
-        .unwrap();
-    let code = crate::oauth_rules::code(&app, &cookie, &client_id, "READ_DOCUMENT", &[]).await;
-    let (access, refresh) = crate::oauth_rules::pair(
-        crate::oauth_rules::redeem(&app, &client_id, &secret, &code, &[]).await,
-    )
-    .await;
-
-    let created = api.create_document(json!({"title": "Kept", "recipients": [{"name": "Ann", "email": "ann@example.com", "role": "SIGNER"}]})).await;
-    let id = created.document_id();
-    let (put, _) = api.upload(created.upload_url(), fixture("a4-1p.pdf")).await;
-    assert_eq!(put, 200);
-    let rid = created["recipients"][0]["recipientId"].clone();
-    let field = json!({"recipientId": rid, "type": "SIGNATURE", "pageNumber": 1, "pageX": 10, "pageY": 80, "pageWidth": 30, "pageHeight": 8});
-    let path = format!("/api/v1/documents/{id}/fields");
-    assert_eq!(api.post(&path, field).await.0, 200);
-    let sent = api.send(id).await;
-    assert_eq!(sent.0, 200, "{}", sent.1);
-    let token = created.token(0);
+    let (access, refresh) = oauth_tokens_for_ada(&app, &client_id, &secret).await;
+    let (id, token) = a_sent_document_for_ann(&api).await;
     let (_, before) = api.get(&format!("/api/v1/documents/{id}")).await;
     let old_base = app.base.clone();
 
@@ -309,7 +303,43 @@ async fn a_restored_backup_serves_the_same_documents_tokens_and_blobs() {
     assert_eq!(list["documents"][0]["id"], id);
     let refreshed = crate::oauth_rules::refresh(&restored, &client_id, &secret, &refresh).await;
     assert_eq!(refreshed.status(), 200);
-    // The signing link still works and the page renders from the restored file.
+    the_signing_link_and_the_file_still_work(&restored, &api, id, &token).await;
+    restored.stop().await;
+}
+
+/// Ada signs in and allows client `client_id` READ_DOCUMENT: (access token, refresh token).
+async fn oauth_tokens_for_ada(app: &TestApp, client_id: &str, secret: &str) -> (String, String) {
+    let cookie = crate::oauth_flow::login(app, "ada@example.com", crate::oauth_flow::PASSWORD)
+        .await
+        .unwrap();
+    let code = crate::oauth_rules::code(app, &cookie, client_id, "READ_DOCUMENT", &[]).await;
+    crate::oauth_rules::pair(crate::oauth_rules::redeem(app, client_id, secret, &code, &[]).await)
+        .await
+}
+
+/// A document for Ann with a signature field, sent: (its id, Ann's signing token).
+async fn a_sent_document_for_ann(api: &Api) -> (i64, String) {
+    let created = api.create_document(json!({"title": "Kept", "recipients": [{"name": "Ann", "email": "ann@example.com", "role": "SIGNER"}]})).await;
+    let id = created.document_id();
+    let (put, _) = api.upload(created.upload_url(), fixture("a4-1p.pdf")).await;
+    assert_eq!(put, 200);
+    let rid = created["recipients"][0]["recipientId"].clone();
+    let field = json!({"recipientId": rid, "type": "SIGNATURE", "pageNumber": 1, "pageX": 10, "pageY": 80, "pageWidth": 30, "pageHeight": 8});
+    let path = format!("/api/v1/documents/{id}/fields");
+    assert_eq!(api.post(&path, field).await.0, 200);
+    let sent = api.send(id).await;
+    assert_eq!(sent.0, 200, "{}", sent.1);
+    (id, created.token(0))
+}
+
+/// The signing link still works and the page renders from the restored file; the file
+/// itself downloads byte for byte.
+async fn the_signing_link_and_the_file_still_work(
+    restored: &TestApp,
+    api: &Api,
+    id: i64,
+    token: &str,
+) {
     let state = restored.get(&format!("/sign/{token}/state")).await;
     assert_eq!(state.status(), 200);
     let st: serde_json::Value = state.json().await.unwrap();
@@ -332,5 +362,4 @@ async fn a_restored_backup_serves_the_same_documents_tokens_and_blobs() {
         file.bytes().await.unwrap().as_ref(),
         fixture("a4-1p.pdf").as_slice()
     );
-    restored.stop().await;
 }

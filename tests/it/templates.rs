@@ -53,8 +53,41 @@ async fn get_template_has_exactly_the_seed_shape() {
     let app = TestApp::spawn().await;
     let api = app.user_with_key("owner@example.com", "standard");
     let created = api.create_template(lease()).await;
+    assert_created_template_shape(&created);
+
+    // The template's PDF goes through the same signed PUT as a document's.
+    let id = created.template_id();
+    let pdf = fixture("mixed-sizes-3p.pdf");
+    let up = api.upload_ok(created.upload_url(), pdf.clone()).await;
     assert_eq!(
-        keys(&created),
+        keys(&up),
+        sorted(&["templateId", "pages", "size", "sha256"])
+    );
+    assert_eq!(
+        (up["templateId"].as_i64(), up["pages"].as_i64()),
+        (Some(id), Some(3))
+    );
+    let rid = created["recipients"][0]["recipientId"].as_i64().unwrap();
+    let (s, v) = api
+        .post(
+            &format!("/api/v1/templates/{id}/fields"),
+            json!([sig(rid, 2)]),
+        )
+        .await;
+    assert_eq!(s, 200, "{v}");
+
+    let (s, t) = api.get(&format!("/api/v1/templates/{id}")).await;
+    assert_eq!(s, 200, "{t}");
+    assert_template_top_level(&t, id);
+    assert_template_meta_and_file(&t, id, &pdf);
+    assert_template_field_and_recipients(&t, rid);
+    app.stop().await;
+}
+
+/// What creating the lease template answered: its keys, a placeholder signer and the CC.
+fn assert_created_template_shape(created: &Value) {
+    assert_eq!(
+        keys(created),
         sorted(&["templateId", "uploadUrl", "recipients"])
     );
     let r0 = &created["recipients"][0];
@@ -73,32 +106,12 @@ async fn get_template_has_exactly_the_seed_shape() {
     assert_eq!(r0["email"], "recipient.1@placeholder.docket.invalid");
     assert_eq!(r0["name"], "");
     assert_eq!(created["recipients"][1]["email"], "agency@example.com");
+}
 
-    // The template's PDF goes through the same signed PUT as a document's.
-    let id = created.template_id();
-    let pdf = fixture("mixed-sizes-3p.pdf");
-    let up = api.upload_ok(created.upload_url(), pdf.clone()).await;
+/// The template `t`'s keys and plain values.
+fn assert_template_top_level(t: &Value, id: i64) {
     assert_eq!(
-        keys(&up),
-        sorted(&["templateId", "pages", "size", "sha256"])
-    );
-    assert_eq!(
-        (up["templateId"].as_i64(), up["pages"].as_i64()),
-        (Some(id), Some(3))
-    );
-    let rid = r0["recipientId"].as_i64().unwrap();
-    let (s, v) = api
-        .post(
-            &format!("/api/v1/templates/{id}/fields"),
-            json!([sig(rid, 2)]),
-        )
-        .await;
-    assert_eq!(s, 200, "{v}");
-
-    let (s, t) = api.get(&format!("/api/v1/templates/{id}")).await;
-    assert_eq!(s, 200, "{t}");
-    assert_eq!(
-        keys(&t),
+        keys(t),
         sorted(&[
             "id",
             "externalId",
@@ -122,6 +135,10 @@ async fn get_template_has_exactly_the_seed_shape() {
     assert_eq!(t["title"], "Lease");
     assert!(t["userId"].is_i64());
     assert!(t["createdAt"].as_str().unwrap().ends_with('Z'));
+}
+
+/// The template `t`'s `templateMeta`, `directLink` and `templateDocumentData` (of `pdf`).
+fn assert_template_meta_and_file(t: &Value, id: i64, pdf: &[u8]) {
     let meta = &t["templateMeta"];
     assert_eq!(
         keys(meta),
@@ -149,8 +166,11 @@ async fn get_template_has_exactly_the_seed_shape() {
     assert_eq!(data["id"], t["templateDocumentDataId"]);
     assert!(data["id"].is_string());
     assert_eq!(data["type"], "SHA256");
-    assert_eq!(data["data"], docket::crypto::sha256_hex(&pdf));
+    assert_eq!(data["data"], docket::crypto::sha256_hex(pdf));
+}
 
+/// The template `t`'s one field (for recipient `rid`, on page 2) and its two recipients.
+fn assert_template_field_and_recipients(t: &Value, rid: i64) {
     let f = &t["Field"][0];
     assert_eq!(
         keys(f),
@@ -185,7 +205,6 @@ async fn get_template_has_exactly_the_seed_shape() {
     assert_eq!(recipients[0]["authOptions"], "", "a string even when empty");
     assert_eq!(recipients[1]["role"], "CC");
     assert_eq!(recipients[1]["signingOrder"], 1);
-    app.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -284,10 +303,47 @@ async fn generate_document_copies_the_template() {
     let app = TestApp::spawn().await;
     let api = app.user_with_key("owner@example.com", "standard");
     let (id, rids, pdf) = ready_template(&api).await;
+    let doc_id = generate_flat_3_lease(&api, id, rids[0]).await;
+    let (s, doc) = api.get(&format!("/api/v1/documents/{doc_id}")).await;
+    assert_eq!(s, 200, "{doc}");
+    assert_eq!(doc["status"], "DRAFT");
+    assert_eq!(doc["title"], "Lease: Flat 3");
+    assert_eq!(doc["externalId"], "lease-3");
+    let new_ids = assert_recipients_are_new_rows(&doc, &rids);
+    assert_fields_and_meta_are_copied(&doc, &new_ids);
+
+    // File: the same bytes, in the document's own blob; the document remembers its template.
+    let c = app.db();
+    let (template_id, sha, pages): (Option<i64>, String, String) = c
+        .query_row(
+            "SELECT d.template_id, b.sha256, d.page_sizes FROM documents d JOIN blobs b ON b.id = d.blob_id WHERE d.id = ?1",
+            [doc_id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert_eq!(template_id, Some(id));
+    assert_eq!(sha, docket::crypto::sha256_hex(&pdf));
+    assert_eq!(serde_json::from_str::<Vec<Value>>(&pages).unwrap().len(), 3);
+
+    let doc2 = unnamed_recipients_keep_their_placeholder(&api, id).await;
+    // Deleting a generated draft leaves the template's file alone ...
+    let (s, _) = api.delete(&format!("/api/v1/documents/{doc2}")).await;
+    assert_eq!(s, 200);
+    let (_, t) = api.get(&format!("/api/v1/templates/{id}")).await;
+    assert_eq!(
+        t["templateDocumentData"]["data"],
+        docket::crypto::sha256_hex(&pdf)
+    );
+    deleting_the_template_leaves_its_documents_working(&app, &api, &c, id, doc_id, &pdf).await;
+    app.stop().await;
+}
+
+/// Generates "Lease: Flat 3" from template `id`, naming recipient `rid`; the document's id.
+async fn generate_flat_3_lease(api: &Api, id: i64, rid: i64) -> i64 {
     let body = json!({
         "title": "Lease: Flat 3",
         "externalId": "lease-3",
-        "recipients": [{"id": rids[0], "name": "Tenant", "email": "Tenant@example.com", "signingOrder": 0}],
+        "recipients": [{"id": rid, "name": "Tenant", "email": "Tenant@example.com", "signingOrder": 0}],
         "meta": {"subject": "Flat 3 lease", "timezone": "Paris time", "dateFormat": "dd MMM"}
     });
     let (s, made) = api
@@ -307,14 +363,12 @@ async fn generate_document_copies_the_template() {
             "signingUrl"
         ])
     );
-    let doc_id = made["documentId"].as_i64().unwrap();
-    let (s, doc) = api.get(&format!("/api/v1/documents/{doc_id}")).await;
-    assert_eq!(s, 200, "{doc}");
-    assert_eq!(doc["status"], "DRAFT");
-    assert_eq!(doc["title"], "Lease: Flat 3");
-    assert_eq!(doc["externalId"], "lease-3");
+    made["documentId"].as_i64().unwrap()
+}
 
-    // Recipients: the named one changed, the other kept the template's values; all new rows.
+/// Recipients: the named one changed, the other kept the template's values; all new rows
+/// (not the template's `rids`). Their ids.
+fn assert_recipients_are_new_rows(doc: &Value, rids: &[i64]) -> Vec<i64> {
     let recipients = doc["recipients"].as_array().unwrap();
     assert_eq!(recipients.len(), 2);
     assert_eq!(
@@ -337,8 +391,12 @@ async fn generate_document_copies_the_template() {
         .map(|r| r["id"].as_i64().unwrap())
         .collect();
     assert!(new_ids.iter().all(|n| !rids.contains(n)));
+    new_ids
+}
 
-    // Fields: copied, and pointing at the document's recipients.
+/// Fields: copied, and pointing at the document's recipients `new_ids`. Meta: the request's
+/// values win, free-text zone and format included.
+fn assert_fields_and_meta_are_copied(doc: &Value, new_ids: &[i64]) {
     let fields = doc["fields"].as_array().unwrap();
     assert_eq!(fields.len(), 2);
     assert_eq!(
@@ -353,7 +411,6 @@ async fn generate_document_copies_the_template() {
     assert_eq!(fields[1]["type"], "TEXT");
     assert_eq!(fields[1]["fieldMeta"]["label"], "Agency ref");
 
-    // Meta: the request's values win, free-text zone and format included.
     assert_eq!(doc["meta"]["subject"], "Flat 3 lease");
     assert_eq!(
         doc["meta"]["message"], "Please sign",
@@ -361,21 +418,10 @@ async fn generate_document_copies_the_template() {
     );
     assert_eq!(doc["meta"]["timezone"], "Paris time");
     assert_eq!(doc["meta"]["dateFormat"], "dd MMM");
+}
 
-    // File: the same bytes, in the document's own blob; the document remembers its template.
-    let c = app.db();
-    let (template_id, sha, pages): (Option<i64>, String, String) = c
-        .query_row(
-            "SELECT d.template_id, b.sha256, d.page_sizes FROM documents d JOIN blobs b ON b.id = d.blob_id WHERE d.id = ?1",
-            [doc_id],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
-        )
-        .unwrap();
-    assert_eq!(template_id, Some(id));
-    assert_eq!(sha, docket::crypto::sha256_hex(&pdf));
-    assert_eq!(serde_json::from_str::<Vec<Value>>(&pages).unwrap().len(), 3);
-
-    // Unnamed template recipients keep their placeholder address.
+/// Unnamed template recipients keep their placeholder address; the document made so.
+async fn unnamed_recipients_keep_their_placeholder(api: &Api, id: i64) -> i64 {
     let (s, made2) = api
         .post(
             &format!("/api/v1/templates/{id}/generate-document"),
@@ -391,16 +437,19 @@ async fn generate_document_copies_the_template() {
     let (_, d2) = api.get(&format!("/api/v1/documents/{doc2}")).await;
     assert_eq!(d2["title"], "Lease");
     assert_eq!(d2["meta"]["timezone"], "Europe/Paris");
+    doc2
+}
 
-    // Deleting a generated draft leaves the template's file alone ...
-    let (s, _) = api.delete(&format!("/api/v1/documents/{doc2}")).await;
-    assert_eq!(s, 200);
-    let (_, t) = api.get(&format!("/api/v1/templates/{id}")).await;
-    assert_eq!(
-        t["templateDocumentData"]["data"],
-        docket::crypto::sha256_hex(&pdf)
-    );
-    // ... and deleting the template leaves the documents made from it working.
+/// ... and deleting template `id` leaves document `doc_id`, made from it, working, with its
+/// file (`pdf`) intact and no template rows left over.
+async fn deleting_the_template_leaves_its_documents_working(
+    app: &TestApp,
+    api: &Api,
+    c: &rusqlite::Connection,
+    id: i64,
+    doc_id: i64,
+    pdf: &[u8],
+) {
     let (s, v) = api.delete(&format!("/api/v1/templates/{id}")).await;
     assert_eq!((s, v["deleted"].as_bool()), (200, Some(true)));
     let (s, again) = api.get(&format!("/api/v1/documents/{doc_id}")).await;
@@ -429,7 +478,6 @@ async fn generate_document_copies_the_template() {
         .unwrap();
     assert_eq!(leftovers, 0);
     assert_eq!(api.get(&format!("/api/v1/templates/{id}")).await.0, 404);
-    app.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -13,8 +13,8 @@ use sha2::Sha256;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
-use crate::api::{create_api_key, two_recipients};
-use crate::harness::TestApp;
+use crate::api::{Api, add_user, create_api_key, two_recipients};
+use crate::harness::{BinServer, TestApp};
 
 #[derive(Debug, Clone)]
 pub struct Received {
@@ -355,8 +355,6 @@ async fn the_api_validates_and_keeps_users_apart() {
 /// delivers it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_pending_delivery_survives_a_crash_of_the_binary() {
-    use crate::api::{Api, add_user};
-    use crate::harness::BinServer;
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
     add_user(&data, "o@example.com", &["--name", "O"]);
@@ -396,16 +394,7 @@ async fn a_pending_delivery_survives_a_crash_of_the_binary() {
         200
     );
     let deliveries = format!("/api/v1/webhooks/{id}/deliveries");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let v: Value = api.get_response(&deliveries).await.json().await.unwrap();
-        if v["deliveries"][0]["attempts"].as_i64().unwrap_or(0) >= 1 {
-            assert_eq!(v["deliveries"][0]["status"], "PENDING");
-            break;
-        }
-        assert!(Instant::now() < deadline, "no attempt: {v}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    wait_first_attempt_still_pending(&api, &deliveries).await;
     server.stop_with(nix::sys::signal::Signal::SIGKILL);
 
     let rx = Receiver::start_on(format!("127.0.0.1:{port}").parse().unwrap(), &[]).await;
@@ -414,9 +403,30 @@ async fn a_pending_delivery_survives_a_crash_of_the_binary() {
     let body: Value = serde_json::from_str(&got[0].body).unwrap();
     assert_eq!(body["event"], "DOCUMENT_CREATED");
     let api = Api::new(http, &format!("http://{}", server.addr), &key);
+    wait_delivered_after_a_retry(&api, &deliveries).await;
+}
+
+/// Polls `deliveries` (30 s at most) until the newest delivery was attempted; it is still
+/// PENDING.
+async fn wait_first_attempt_still_pending(api: &Api, deliveries: &str) {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
-        let v: Value = api.get_response(&deliveries).await.json().await.unwrap();
+        let v: Value = api.get_response(deliveries).await.json().await.unwrap();
+        if v["deliveries"][0]["attempts"].as_i64().unwrap_or(0) >= 1 {
+            assert_eq!(v["deliveries"][0]["status"], "PENDING");
+            break;
+        }
+        assert!(Instant::now() < deadline, "no attempt: {v}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Polls `deliveries` (30 s at most) until the newest delivery is DELIVERED, after more than
+/// one attempt.
+async fn wait_delivered_after_a_retry(api: &Api, deliveries: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let v: Value = api.get_response(deliveries).await.json().await.unwrap();
         if v["deliveries"][0]["status"] == "DELIVERED" {
             assert!(v["deliveries"][0]["attempts"].as_i64().unwrap() >= 2);
             break;
