@@ -1,6 +1,6 @@
 -- Docket database schema: the schema of a new database (embedded in the binary).
 --
--- Version 6 (PRAGMA user_version). A database of an older version is upgraded at start by the
+-- Version 10 (PRAGMA user_version). A database of an older version is upgraded at start by the
 -- numbered migrations in src/db/migrations/, each in one transaction, after an automatic backup.
 -- When you change this file, add the matching migration and bump db::migrate::LATEST; a unit
 -- test checks that the oldest schema plus every migration equals this file.
@@ -124,7 +124,8 @@ CREATE TABLE oauth_codes (
     code_challenge TEXT,                         -- S256 challenge, when PKCE was used
     created_at     INTEGER NOT NULL,
     expires_at     INTEGER NOT NULL,
-    used_at        INTEGER
+    used_at        INTEGER,
+    nonce          TEXT                          -- OpenID Connect: the request's nonce
 );
 CREATE INDEX oauth_codes_grant ON oauth_codes (grant_id);
 

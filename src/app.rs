@@ -268,6 +268,7 @@ fn app_state(
             secrets: stores.account_secrets,
             rp: relying_party,
         },
+        id_tokens: Arc::new(crate::oauth::oidc::IdTokens::lazy(&data.secrets())),
     }
 }
 

@@ -9,7 +9,7 @@ use rusqlite::{Connection, TransactionBehavior};
 pub const SCHEMA: &str = include_str!("../../schema.sql");
 
 /// The version `SCHEMA` describes.
-pub const LATEST: i64 = 9;
+pub const LATEST: i64 = 10;
 
 /// `(version, sql)`: what turns version `n - 1` into version `n`.
 pub const MIGRATIONS: &[(i64, &str)] = &[
@@ -24,6 +24,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     (7, include_str!("migrations/0007_sealing_retries.sql")),
     (8, include_str!("migrations/0008_webhook_grants.sql")),
     (9, include_str!("migrations/0009_recipient_auth.sql")),
+    (10, include_str!("migrations/0010_openid.sql")),
 ];
 
 #[derive(Debug, thiserror::Error)]

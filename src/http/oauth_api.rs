@@ -48,15 +48,29 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(s())
         .and(body())
         .then(|st, ct, auth, b| endpoint(st, ct, auth, b, Endpoint::Introspect));
+    // The identity check answers GET and POST, as the scheduling service's does.
     let me = warp::path!("api" / "auth" / "oauth" / "me")
-        .and(warp::get())
+        .and(warp::get().or(warp::post()).unify())
         .and(s())
         .and(super::auth::credentials())
         .then(|st: AppState, creds| async move { json_result(me(&st, creds).await) });
+    let userinfo = warp::path!("api" / "auth" / "oauth" / "userinfo")
+        .and(warp::get().or(warp::post()).unify())
+        .and(s())
+        .and(super::auth::credentials())
+        .then(|st: AppState, creds| async move { json_result(userinfo(&st, creds).await) });
     let metadata = warp::path!(".well-known" / "oauth-authorization-server")
         .and(warp::get())
         .and(s())
         .map(|st: AppState| json_response(StatusCode::OK, &metadata(&st)));
+    let openid_configuration = warp::path!(".well-known" / "openid-configuration")
+        .and(warp::get())
+        .and(s())
+        .map(|st: AppState| json_response(StatusCode::OK, &openid_metadata(&st)));
+    let jwks = warp::path!(".well-known" / "jwks.json")
+        .and(warp::get())
+        .and(s())
+        .then(|st: AppState| async move { json_result(jwks(&st).await) });
     token
         .or(refresh)
         .unify()
@@ -66,7 +80,13 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .unify()
         .or(me)
         .unify()
+        .or(userinfo)
+        .unify()
         .or(metadata)
+        .unify()
+        .or(openid_configuration)
+        .unify()
+        .or(jwks)
         .unify()
         .boxed()
 }
@@ -154,7 +174,11 @@ async fn endpoint(
         lifetimes: state.config.lifetimes,
         rotate_refresh_tokens: state.config.rotate_refresh_tokens,
     };
-    match token_endpoint::answer(&state.db, policy, request).await {
+    let openid = token_endpoint::OpenId {
+        tokens: state.id_tokens.clone(),
+        issuer: state.issuer(),
+    };
+    match token_endpoint::answer(&state.db, policy, &openid, request).await {
         Ok(Ok(answer)) => no_store(reply(&state, answer)),
         Ok(Err(e)) => oauth_error(&e, basic_used),
         Err(e) => oauth_error(&server_error(e), basic_used),
@@ -224,6 +248,9 @@ fn token_response(tokens: &Tokens) -> Response {
     if let Some(r) = tokens.refresh_token() {
         body["refresh_token"] = json!(r);
     }
+    if let Some(t) = &tokens.id_token {
+        body["id_token"] = json!(t);
+    }
     json_response(StatusCode::OK, &body)
 }
 
@@ -236,6 +263,44 @@ async fn me(
     Ok(json!({"id": user.id, "username": user.username, "name": user.name, "email": user.email}))
 }
 
+async fn userinfo(
+    state: &AppState,
+    creds: crate::oauth::principal::Credentials,
+) -> Result<Value, AppError> {
+    super::auth::rate_limit(state, &creds)?;
+    crate::oauth::identity::userinfo(&state.db, creds).await
+}
+
+/// The public key that signs ID tokens (made on the first call when there is none yet).
+async fn jwks(state: &AppState) -> Result<Value, AppError> {
+    let tokens = state.id_tokens.clone();
+    tokio::task::spawn_blocking(move || tokens.jwks())
+        .await
+        .map_err(|e| AppError::internal(format!("JWKS task failed: {e}")))?
+}
+
+/// OpenID Connect discovery: the authorization server's metadata with what OpenID adds.
+fn openid_metadata(state: &AppState) -> Value {
+    let issuer = state.issuer();
+    let mut m = metadata(state);
+    m["jwks_uri"] = json!(format!("{issuer}/.well-known/jwks.json"));
+    m["subject_types_supported"] = json!(["public"]);
+    m["id_token_signing_alg_values_supported"] = json!(["RS256"]);
+    m["claims_supported"] = json!([
+        "sub",
+        "iss",
+        "aud",
+        "exp",
+        "iat",
+        "nonce",
+        "name",
+        "preferred_username",
+        "email",
+        "email_verified"
+    ]);
+    m
+}
+
 fn metadata(state: &AppState) -> Value {
     let issuer = state.issuer();
     json!({
@@ -244,7 +309,8 @@ fn metadata(state: &AppState) -> Value {
         "token_endpoint": format!("{issuer}/api/auth/oauth/token"),
         "revocation_endpoint": format!("{issuer}/api/auth/oauth/revoke"),
         "introspection_endpoint": format!("{issuer}/api/auth/oauth/introspect"),
-        "userinfo_endpoint": format!("{issuer}/api/auth/oauth/me"),
+        "userinfo_endpoint": format!("{issuer}/api/auth/oauth/userinfo"),
+        "jwks_uri": format!("{issuer}/.well-known/jwks.json"),
         "scopes_supported": Scope::ALL.map(Scope::as_str),
         "response_types_supported": ["code"],
         "response_modes_supported": ["query"],

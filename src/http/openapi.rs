@@ -255,7 +255,12 @@ pub fn document(issuer: &str) -> Value {
                 ]), None, json!({"type": "array", "items": ref_("Booking")}), API_ERRORS)
             },
             "/api/auth/oauth/me": {
-                "get": op("Identity check (READ_PROFILE)", "oauth", json!([]), None, ref_("Me"), &[401, 403, 429])
+                "get": op("Identity check (READ_PROFILE)", "oauth", json!([]), None, ref_("Me"), &[401, 403, 429]),
+                "post": op("Identity check by POST (READ_PROFILE)", "oauth", json!([]), None, ref_("Me"), &[401, 403, 429])
+            },
+            "/api/auth/oauth/userinfo": {
+                "get": op("OpenID Connect userinfo (openid or READ_PROFILE)", "oauth", json!([]), None, ref_("UserInfo"), &[401, 403, 429]),
+                "post": op("OpenID Connect userinfo by POST", "oauth", json!([]), None, ref_("UserInfo"), &[401, 403, 429])
             },
             "/api/auth/oauth/token": {"post": oauth_op("Exchange a code, or refresh (RFC 6749)", ref_("TokenRequest"), ref_("TokenResponse"))},
             "/api/auth/oauth/refreshToken": {"post": oauth_op("Refresh an access token (the refresh token in the body or as Authorization: Bearer)", ref_("RefreshRequest"), ref_("TokenResponse"))},
@@ -263,6 +268,12 @@ pub fn document(issuer: &str) -> Value {
             "/api/auth/oauth/introspect": {"post": oauth_op("Introspect a token (RFC 7662)", ref_("TokenParam"), ref_("Introspection"))},
             "/.well-known/oauth-authorization-server": {
                 "get": {"summary": "OAuth metadata (RFC 8414)", "tags": ["oauth"], "security": [], "responses": {"200": {"description": "OK", "content": content(json!({"type": "object", "required": ["issuer"]}))}}}
+            },
+            "/.well-known/openid-configuration": {
+                "get": {"summary": "OpenID Connect discovery", "tags": ["oauth"], "security": [], "responses": {"200": {"description": "OK", "content": content(json!({"type": "object", "required": ["issuer", "jwks_uri"]}))}}}
+            },
+            "/.well-known/jwks.json": {
+                "get": {"summary": "The public key that signs ID tokens (JWK Set)", "tags": ["oauth"], "security": [], "responses": {"200": {"description": "OK", "content": content(json!({"type": "object", "required": ["keys"]}))}}}
             }
         }
     })
@@ -461,6 +472,7 @@ fn schemas() -> Value {
         }},
         "BookingList": {"type": "object", "required": ["bookings", "totalPages"], "properties": {"bookings": {"type": "array", "items": ref_("Booking")}, "totalPages": {"type": "integer"}}},
         "Me": {"type": "object", "required": ["id", "username", "name", "email"], "properties": {"id": {"type": "integer"}, "username": {"type": "string"}, "name": {"type": "string"}, "email": {"type": "string"}}},
+        "UserInfo": {"type": "object", "required": ["sub"], "description": "name and preferred_username with profile (or READ_PROFILE), email and email_verified with email (or READ_PROFILE)", "properties": {"sub": {"type": "string"}, "name": {"type": "string"}, "preferred_username": {"type": "string"}, "email": {"type": "string"}, "email_verified": {"type": "boolean"}}},
         "TokenRequest": {"type": "object", "required": ["grant_type"], "properties": {
             "grant_type": {"type": "string", "enum": ["authorization_code", "refresh_token"]}, "code": {"type": "string"}, "redirect_uri": {"type": "string"},
             "code_verifier": {"type": "string"}, "refresh_token": {"type": "string"}, "client_id": {"type": "string"}, "client_secret": {"type": "string"}, "scope": {"type": "string"}

@@ -37,6 +37,8 @@ pub struct AppState {
     pub webhook_secrets: Arc<crate::webhooks::secret::SecretBox>,
     /// Checks second factors (TOTP, passkeys) for logins and recipient authentication.
     pub factors: crate::factors::Verifier,
+    /// Signs OpenID Connect ID tokens.
+    pub id_tokens: Arc<crate::oauth::oidc::IdTokens>,
 }
 
 impl AppState {

@@ -18,6 +18,8 @@ pub struct Params {
     pub scope: Option<String>,
     pub code_challenge: Option<String>,
     pub code_challenge_method: Option<String>,
+    /// OpenID Connect: echoed in the ID token.
+    pub nonce: Option<String>,
 }
 
 impl Params {
@@ -31,6 +33,7 @@ impl Params {
             scope: get("scope"),
             code_challenge: get("code_challenge"),
             code_challenge_method: get("code_challenge_method"),
+            nonce: get("nonce"),
         }
     }
 
@@ -45,6 +48,7 @@ impl Params {
             ("scope", &self.scope),
             ("code_challenge", &self.code_challenge),
             ("code_challenge_method", &self.code_challenge_method),
+            ("nonce", &self.nonce),
         ] {
             if let Some(v) = v {
                 out.push((k, v.as_str()));
@@ -62,6 +66,7 @@ pub struct Valid {
     pub state: String,
     pub scopes: Vec<Scope>,
     pub code_challenge: Option<String>,
+    pub nonce: Option<String>,
 }
 
 /// Why a request failed, and how the user must hear of it.
@@ -133,12 +138,18 @@ pub fn validate(p: &Params, client: Option<Client>) -> Result<Valid, Invalid> {
             "public clients must use PKCE (code_challenge)",
         ));
     }
+    let nonce = match p.nonce.as_deref() {
+        None | Some("") => None,
+        Some(n) if n.len() <= 512 => Some(n.to_string()),
+        Some(_) => return Err(fail("invalid_request", "nonce is longer than 512 bytes")),
+    };
     Ok(Valid {
         client,
         redirect_uri,
         state,
         scopes,
         code_challenge,
+        nonce,
     })
 }
 

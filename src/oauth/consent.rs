@@ -50,6 +50,7 @@ fn record(
             redirect_uri: &v.redirect_uri,
             scopes: &v.scopes,
             code_challenge: v.code_challenge.as_deref(),
+            nonce: v.nonce.as_deref(),
         },
         now,
         ttl,
@@ -81,6 +82,7 @@ mod tests {
             state: "s".into(),
             scopes,
             code_challenge: None,
+            nonce: None,
         };
         let (first, second) = (new_code(), new_code());
         record(&c, 1, &valid(vec![Scope::ReadBooking]), &first, 600, 1).unwrap();

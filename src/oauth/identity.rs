@@ -1,19 +1,41 @@
-//! The identity check (`/api/auth/oauth/me`): the profile of the user behind a credential that
-//! carries READ_PROFILE.
+//! The identity check (`/api/auth/oauth/me`: the profile of the user behind a credential that
+//! carries READ_PROFILE) and OpenID Connect's userinfo (`/api/auth/oauth/userinfo`).
 
 use super::principal::{self, Credentials};
 use super::scope::Scope;
 use crate::db::Db;
 use crate::error::AppError;
 use crate::users::User;
+use serde_json::{Value, json};
 
 /// The user behind `creds`, checked and read in one trip to the database: 403 without
 /// READ_PROFILE, 401 when the user is gone.
 pub async fn profile(db: &Db, creds: Credentials) -> Result<User, AppError> {
     principal::read_as(db, creds, |c, who| {
         who.require(Scope::ReadProfile)?;
-        crate::users::store::get(c, who.user_id)?
-            .ok_or_else(|| AppError::Unauthorized("the user no longer exists".into()))
+        user(c, who.user_id)
     })
     .await
+}
+
+/// OpenID Connect's userinfo for `creds` (a credential with `openid` or READ_PROFILE): `sub`
+/// and the claims its scopes allow. 403 without either scope, 401 when the user is gone.
+pub async fn userinfo(db: &Db, creds: Credentials) -> Result<Value, AppError> {
+    principal::read_as(db, creds, |c, who| {
+        if !who.scopes.contains(&Scope::OpenId) {
+            who.require(Scope::ReadProfile)?;
+        }
+        let u = user(c, who.user_id)?;
+        let mut out = json!({"sub": super::oidc::subject(&u)});
+        for (k, v) in super::oidc::user_claims(&u, &who.scopes) {
+            out[k] = v;
+        }
+        Ok(out)
+    })
+    .await
+}
+
+fn user(c: &rusqlite::Connection, id: i64) -> Result<User, AppError> {
+    crate::users::store::get(c, id)?
+        .ok_or_else(|| AppError::Unauthorized("the user no longer exists".into()))
 }

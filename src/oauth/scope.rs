@@ -1,5 +1,7 @@
-//! OAuth scopes: the scheduling service's `READ_BOOKING` and `READ_PROFILE`, and the document and booking
-//! write scopes. In a `scope` parameter they are separated by spaces or commas.
+//! OAuth scopes: the scheduling service's `READ_BOOKING` and `READ_PROFILE`, the document and
+//! booking write scopes, and OpenID Connect's `openid`, `profile` and `email` (an ID token, and
+//! the claims it and the identity check may carry). In a `scope` parameter they are separated
+//! by spaces or commas.
 
 use serde::Serialize;
 
@@ -17,15 +19,24 @@ pub enum Scope {
     ReadDocument,
     #[serde(rename = "WRITE_DOCUMENT")]
     WriteDocument,
+    #[serde(rename = "openid")]
+    OpenId,
+    #[serde(rename = "profile")]
+    Profile,
+    #[serde(rename = "email")]
+    Email,
 }
 
 impl Scope {
-    pub const ALL: [Scope; 5] = [
+    pub const ALL: [Scope; 8] = [
         Scope::ReadBooking,
         Scope::WriteBooking,
         Scope::ReadProfile,
         Scope::ReadDocument,
         Scope::WriteDocument,
+        Scope::OpenId,
+        Scope::Profile,
+        Scope::Email,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -35,6 +46,9 @@ impl Scope {
             Scope::ReadProfile => "READ_PROFILE",
             Scope::ReadDocument => "READ_DOCUMENT",
             Scope::WriteDocument => "WRITE_DOCUMENT",
+            Scope::OpenId => "openid",
+            Scope::Profile => "profile",
+            Scope::Email => "email",
         }
     }
 
@@ -50,6 +64,9 @@ impl Scope {
             Scope::ReadProfile => "See your name, username and e-mail address",
             Scope::ReadDocument => "See your documents and their signing status",
             Scope::WriteDocument => "Create, change and send documents for you",
+            Scope::OpenId => "Know who you are on this server (your account id)",
+            Scope::Profile => "See your name and username",
+            Scope::Email => "See your e-mail address",
         }
     }
 }

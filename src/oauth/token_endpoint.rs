@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use rusqlite::Connection;
 
 use super::clients::Client;
+use super::oidc::{IdToken, IdTokens};
 use super::scope::{self, Scope};
 use super::tokens::store::{self, Introspection};
 use super::tokens::{Issued, Lifetimes, OAuthError};
@@ -49,6 +50,8 @@ pub struct Policy {
 #[derive(Debug)]
 pub struct Tokens {
     pub issued: Issued,
+    /// OpenID Connect: the ID token, when a code granted `openid`.
+    pub id_token: Option<String>,
     /// The refresh token the client goes on using when none was issued: standard clients get
     /// it back from `/token` when it does not rotate.
     pub kept_refresh: Option<String>,
@@ -98,9 +101,16 @@ pub enum Ask {
     Introspect(String),
 }
 
+/// Who signs ID tokens, and as which issuer.
+#[derive(Clone)]
+pub struct OpenId {
+    pub tokens: std::sync::Arc<IdTokens>,
+    pub issuer: String,
+}
+
 /// Answers `req`: authenticates the client (read side), then runs what it asks, on the write
-/// side except for introspection.
-pub async fn answer(db: &Db, policy: Policy, req: Request) -> Outcome {
+/// side except for introspection. A code redeemed for `openid` also gets its ID token.
+pub async fn answer(db: &Db, policy: Policy, openid: &OpenId, req: Request) -> Outcome {
     let (client_id, secret) = match client_credentials(req.basic.as_ref(), &req.fields) {
         Ok(c) => c,
         Err(e) => return Ok(Err(e)),
@@ -117,10 +127,58 @@ pub async fn answer(db: &Db, policy: Policy, req: Request) -> Outcome {
         Err(e) => return Ok(Err(e)),
     };
     let (row, life) = (client.row_id, policy.lifetimes);
-    match ask {
+    let outcome = match ask {
         Ask::Introspect(_) => db.read(move |c| run(c, row, ask, life, now())).await,
         _ => db.write(move |tx| run(tx, row, ask, life, now())).await,
+    };
+    match outcome {
+        Ok(Ok(Answer::Tokens(mut t))) => {
+            t.id_token = id_token(db, openid, &client, &t.issued, life).await?;
+            Ok(Ok(Answer::Tokens(t)))
+        }
+        other => other,
     }
+}
+
+/// The ID token for tokens that a code issued with `openid`; `None` otherwise.
+async fn id_token(
+    db: &Db,
+    openid: &OpenId,
+    client: &Client,
+    issued: &Issued,
+    life: Lifetimes,
+) -> Result<Option<String>, AppError> {
+    let Some(who) = issued.identity.clone() else {
+        return Ok(None);
+    };
+    if !issued.scopes.contains(&Scope::OpenId) {
+        return Ok(None);
+    }
+    let user = db
+        .read(move |c| crate::users::store::get(c, who.user))
+        .await?
+        .ok_or_else(|| AppError::internal("the code's user is gone"))?;
+    let (openid, client_id, scopes) = (
+        openid.clone(),
+        client.client_id.clone(),
+        issued.scopes.clone(),
+    );
+    tokio::task::spawn_blocking(move || {
+        openid
+            .tokens
+            .issue(&IdToken {
+                issuer: &openid.issuer,
+                client_id: &client_id,
+                user: &user,
+                scopes: &scopes,
+                nonce: who.nonce.as_deref(),
+                now: now(),
+                lifetime: life.access,
+            })
+            .map(Some)
+    })
+    .await
+    .map_err(|e| AppError::internal(format!("ID token task failed: {e}")))?
 }
 
 /// The client id and secret presented: by HTTP Basic or in the body, never both.
@@ -251,6 +309,7 @@ pub fn run(conn: &Connection, client: i64, ask: Ask, life: Lifetimes, now: i64) 
             Ok(issued.map(|issued| {
                 Answer::Tokens(Tokens {
                     issued,
+                    id_token: None,
                     kept_refresh: None,
                 })
             }))
@@ -271,6 +330,7 @@ pub fn run(conn: &Connection, client: i64, ask: Ask, life: Lifetimes, now: i64) 
             Ok(issued.map(|issued| {
                 Answer::Tokens(Tokens {
                     issued,
+                    id_token: None,
                     kept_refresh: (echo && !rotate).then_some(token),
                 })
             }))
@@ -332,6 +392,7 @@ mod tests {
             redirect_uri: REDIRECT,
             scopes: &scopes,
             code_challenge: None,
+            nonce: None,
         };
         store::insert_code(c, &code, &new, 0, LIFE.code).unwrap();
         (client.row_id, code.expose().to_string())

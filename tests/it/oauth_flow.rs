@@ -102,6 +102,21 @@ pub async fn consent(
     auth_url: &str,
     decision: &str,
 ) -> HashMap<String, String> {
+    let location = consent_location(app, cookie, auth_url, decision).await;
+    url::Url::parse(&location)
+        .unwrap()
+        .query_pairs()
+        .into_owned()
+        .collect()
+}
+
+/// As `consent`, the whole URL the browser is sent back to.
+pub async fn consent_location(
+    app: &TestApp,
+    cookie: &str,
+    auth_url: &str,
+    decision: &str,
+) -> String {
     let page = app
         .client
         .get(auth_url)
@@ -133,11 +148,7 @@ pub async fn consent(
     assert_eq!(resp.status(), 303);
     let location = resp.headers()["location"].to_str().unwrap();
     assert!(location.starts_with(REDIRECT), "{location}");
-    url::Url::parse(location)
-        .unwrap()
-        .query_pairs()
-        .into_owned()
-        .collect()
+    location.to_string()
 }
 
 fn oauth_client(

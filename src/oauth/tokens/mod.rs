@@ -51,6 +51,15 @@ pub struct Issued {
     pub refresh: Option<SecretToken>,
     pub scopes: Vec<Scope>,
     pub expires_in: i64,
+    /// Who the user is, for an ID token: set when a code was redeemed.
+    pub identity: Option<Identity>,
+}
+
+/// The user a code was issued for, and the authorization request's `nonce`.
+#[derive(Debug, Clone)]
+pub struct Identity {
+    pub user: i64,
+    pub nonce: Option<String>,
 }
 
 /// An OAuth protocol error: `{"error","error_description"}`.

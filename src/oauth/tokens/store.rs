@@ -55,6 +55,7 @@ pub struct NewCode<'a> {
     pub redirect_uri: &'a str,
     pub scopes: &'a [Scope],
     pub code_challenge: Option<&'a str>,
+    pub nonce: Option<&'a str>,
 }
 
 pub fn insert_code(
@@ -65,8 +66,8 @@ pub fn insert_code(
     ttl: i64,
 ) -> Result<(), AppError> {
     tx.execute(
-        "INSERT INTO oauth_codes (code_hash, grant_id, redirect_uri, scopes, code_challenge, created_at, expires_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        "INSERT INTO oauth_codes (code_hash, grant_id, redirect_uri, scopes, code_challenge, created_at, expires_at, nonce)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         params![
             code.hash(),
             new.grant,
@@ -74,7 +75,8 @@ pub fn insert_code(
             scope::join(new.scopes),
             new.code_challenge,
             now,
-            now + ttl
+            now + ttl,
+            new.nonce
         ],
     )?;
     Ok(())
@@ -169,6 +171,7 @@ fn issue(
         refresh,
         scopes: parse_scopes(scopes),
         expires_in: life.access,
+        identity: None,
     })
 }
 
@@ -192,6 +195,8 @@ struct StoredCode {
     used_at: Option<i64>,
     /// The grant is not revoked and its user not disabled.
     live: bool,
+    user: i64,
+    nonce: Option<String>,
 }
 
 fn find_code(tx: &Connection, hash: &str) -> Result<Option<StoredCode>, AppError> {
@@ -199,7 +204,7 @@ fn find_code(tx: &Connection, hash: &str) -> Result<Option<StoredCode>, AppError
         .query_row(
             "SELECT c.id, c.grant_id, g.client_id, c.redirect_uri, c.scopes, c.code_challenge,
                     c.expires_at, c.used_at,
-                    (g.revoked_at IS NULL AND u.disabled_at IS NULL)
+                    (g.revoked_at IS NULL AND u.disabled_at IS NULL), g.user_id, c.nonce
                FROM oauth_codes c
                JOIN oauth_grants g ON g.id = c.grant_id
                JOIN users u ON u.id = g.user_id
@@ -216,6 +221,8 @@ fn find_code(tx: &Connection, hash: &str) -> Result<Option<StoredCode>, AppError
                     expires_at: r.get(6)?,
                     used_at: r.get(7)?,
                     live: r.get(8)?,
+                    user: r.get(9)?,
+                    nonce: r.get(10)?,
                 })
             },
         )
@@ -261,7 +268,7 @@ pub fn redeem_code(
         return Ok(Err(e));
     }
     let scopes = code.scopes.as_str();
-    Ok(Ok(issue(
+    let mut issued = issue(
         tx,
         code.grant,
         Some(code.id),
@@ -269,7 +276,12 @@ pub fn redeem_code(
         Some(scopes),
         life,
         now,
-    )?))
+    )?;
+    issued.identity = Some(super::Identity {
+        user: code.user,
+        nonce: code.nonce,
+    });
+    Ok(Ok(issued))
 }
 
 /// A reused code: every token issued from it is revoked.

@@ -1,0 +1,2 @@
+-- OpenID Connect: the authorization request's `nonce`, carried by its code into the ID token.
+ALTER TABLE oauth_codes ADD COLUMN nonce TEXT;

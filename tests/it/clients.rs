@@ -1,0 +1,144 @@
+//! Real client libraries, unchanged but for the base URL and the client's credentials, against
+//! the real server: openid-client v6 (Node, on oauth4webapi) and authlib (Python) from
+//! `tests/clients/`. The test plays the user (login and Allow on the consent page); the library
+//! does the protocol.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use serde_json::Value;
+
+use crate::harness::TestApp;
+use crate::oauth_flow::{PASSWORD, REDIRECT, consent_location, login, setup};
+
+fn clients_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/clients")
+}
+
+/// A client script (Node or Python), talking JSON lines on stdout and reading stdin.
+struct Script {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Script {
+    fn node(script: &str, env: &[(&str, &str)]) -> Script {
+        assert!(
+            clients_dir().join("node_modules/openid-client").is_dir(),
+            "client tests need `npm ci` in tests/clients: run tests/run.sh"
+        );
+        Script::start("node", script, env)
+    }
+
+    fn python(script: &str, env: &[(&str, &str)]) -> Script {
+        let found = Command::new("python3")
+            .args(["-c", "import authlib, requests"])
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(
+            found,
+            "client tests need authlib and requests from PyPI: run tests/run.sh"
+        );
+        Script::start("python3", script, env)
+    }
+
+    fn start(interpreter: &str, script: &str, env: &[(&str, &str)]) -> Script {
+        let dir = clients_dir();
+        let mut child = Command::new(interpreter)
+            .arg(dir.join(script))
+            .current_dir(&dir)
+            .envs(env.iter().copied())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("node runs");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Script {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    /// The next JSON line the script prints (blocking; the script's own failures end it).
+    fn read(&mut self) -> Value {
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).unwrap();
+        if line.trim().is_empty() {
+            let status = self.child.wait().unwrap();
+            panic!("the client script ended ({status}) without an answer; its error is above");
+        }
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"))
+    }
+
+    fn write(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").unwrap();
+    }
+}
+
+impl Drop for Script {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Runs a client script's sign-in: it prints the authorization URL, the user (Ada, signed in)
+/// allows, the script gets the redirect back and prints what it found.
+async fn sign_in(app: &TestApp, mut script: Script) -> Value {
+    let cookie = login(app, "ada@example.com", PASSWORD).await.unwrap();
+    let first = tokio::task::block_in_place(|| script.read());
+    let auth_url = first["authorization_url"].as_str().unwrap().to_string();
+    let back = consent_location(app, &cookie, &auth_url, "allow").await;
+    script.write(&back);
+    tokio::task::block_in_place(|| script.read())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openid_client_discovers_signs_in_checks_the_id_token_and_reads_userinfo() {
+    let app = TestApp::spawn().await;
+    let (id, secret) = setup(&app, &[]);
+    let env = [
+        ("ISSUER", app.base.as_str()),
+        ("CLIENT_ID", id.as_str()),
+        ("CLIENT_SECRET", secret.as_str()),
+        ("REDIRECT_URI", REDIRECT),
+    ];
+    let out = sign_in(&app, Script::node("openid_client.mjs", &env)).await;
+    let claims = &out["claims"];
+    assert_eq!(claims["iss"], app.base.as_str());
+    assert_eq!(claims["aud"], id.as_str());
+    assert!(claims["sub"].is_string(), "{claims}");
+    assert_eq!(claims["email"], "ada@example.com");
+    assert_eq!(claims["name"], "Ada");
+    assert_eq!(out["userinfo"]["sub"], claims["sub"]);
+    assert_eq!(out["userinfo"]["email"], "ada@example.com");
+    assert_eq!(out["scope"], "openid profile email");
+    assert_eq!(out["refreshed"]["access_token"], true);
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn authlib_verifies_the_id_token_signature_with_the_published_keys() {
+    let app = TestApp::spawn().await;
+    let (id, secret) = setup(&app, &[]);
+    let env = [
+        ("ISSUER", app.base.as_str()),
+        ("CLIENT_ID", id.as_str()),
+        ("CLIENT_SECRET", secret.as_str()),
+        ("REDIRECT_URI", REDIRECT),
+        ("AUTHLIB_INSECURE_TRANSPORT", "1"),
+    ];
+    let out = sign_in(&app, Script::python("authlib_client.py", &env)).await;
+    let claims = &out["claims"];
+    assert_eq!(out["algorithms"], serde_json::json!(["RS256"]));
+    assert_eq!(claims["iss"], app.base.as_str());
+    assert_eq!(claims["aud"], id.as_str());
+    assert_eq!(claims["preferred_username"], "ada");
+    assert_eq!(out["userinfo"]["sub"], claims["sub"]);
+    assert_eq!(out["refreshed"]["access_token"], true);
+    app.stop().await;
+}
