@@ -24,6 +24,18 @@ pub const DATE_FORMATS: &[&str] = &[
     "dd.MM.yyyy HH:mm",
     "yyyy-MM-dd HH:mm",
     "yyyy-MM-dd'T'HH:mm:ss.SSSXXX",
+    "dd-MM-yyyy",
+    "dd/MM/yyyy HH:mm",
+    "dd-MM-yyyy hh:mm a",
+    "dd-MM-yyyy HH:mm",
+    "MM/dd/yyyy HH:mm",
+    "yy-MM-dd hh:mm a",
+    "yy-MM-dd HH:mm",
+    "yyyy-MM-dd HH:mm:ss",
+    "MMMM dd, yyyy hh:mm a",
+    "MMMM dd, yyyy HH:mm",
+    "EEEE, MMMM dd, yyyy hh:mm a",
+    "EEEE, MMMM dd, yyyy HH:mm",
 ];
 
 /// `DATE_FORMATS`' patterns in strftime form, same order.
@@ -41,6 +53,18 @@ const STRFTIME: &[&str] = &[
     "%d.%m.%Y %H:%M",
     "%Y-%m-%d %H:%M",
     "%Y-%m-%dT%H:%M:%S%.3f%:z",
+    "%d-%m-%Y",
+    "%d/%m/%Y %H:%M",
+    "%d-%m-%Y %I:%M %p",
+    "%d-%m-%Y %H:%M",
+    "%m/%d/%Y %H:%M",
+    "%y-%m-%d %I:%M %p",
+    "%y-%m-%d %H:%M",
+    "%Y-%m-%d %H:%M:%S",
+    "%B %d, %Y %I:%M %p",
+    "%B %d, %Y %H:%M",
+    "%A, %B %d, %Y %I:%M %p",
+    "%A, %B %d, %Y %H:%M",
 ];
 
 /// `ts` (Unix seconds) in the time zone `zone` and one of `DATE_FORMATS` (a DATE field's value
@@ -344,6 +368,36 @@ mod tests {
             format_date(ts, "Asia/Tokyo", "yyyy-MM-dd'T'HH:mm:ss.SSSXXX"),
             "2026-11-22T00:04:05.000+09:00"
         );
+    }
+
+    #[test]
+    fn every_date_format_of_the_common_signing_services_is_known() {
+        assert_eq!(DATE_FORMATS.len(), 25);
+        // 2026-11-21 15:04:05 UTC, a Saturday
+        let ts = 1_795_273_445;
+        let cases = [
+            ("dd-MM-yyyy", "21-11-2026"),
+            ("dd/MM/yyyy HH:mm", "21/11/2026 15:04"),
+            ("dd-MM-yyyy hh:mm a", "21-11-2026 03:04 PM"),
+            ("dd-MM-yyyy HH:mm", "21-11-2026 15:04"),
+            ("MM/dd/yyyy HH:mm", "11/21/2026 15:04"),
+            ("yy-MM-dd hh:mm a", "26-11-21 03:04 PM"),
+            ("yy-MM-dd HH:mm", "26-11-21 15:04"),
+            ("yyyy-MM-dd HH:mm:ss", "2026-11-21 15:04:05"),
+            ("MMMM dd, yyyy hh:mm a", "November 21, 2026 03:04 PM"),
+            ("MMMM dd, yyyy HH:mm", "November 21, 2026 15:04"),
+            (
+                "EEEE, MMMM dd, yyyy hh:mm a",
+                "Saturday, November 21, 2026 03:04 PM",
+            ),
+            (
+                "EEEE, MMMM dd, yyyy HH:mm",
+                "Saturday, November 21, 2026 15:04",
+            ),
+        ];
+        for (pattern, want) in cases {
+            assert_eq!(format_date(ts, "Etc/UTC", pattern), want, "{pattern}");
+        }
     }
 
     #[test]

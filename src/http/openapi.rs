@@ -193,7 +193,7 @@ pub fn document(issuer: &str) -> Value {
                 "post": op("E-mail again the listed recipients whose turn it is and who have not finished", "sending", json!([doc_id()]), Some(ref_("ResendDocument")), ref_("ResendResponse"), &[400, 401, 403, 404, 409, 413, 429])
             },
             "/api/v1/documents/{id}/download": {
-                "get": op("A signed, expiring URL of the sealed PDF (COMPLETED) or, with original=true, of the uploaded file", "sending", json!([doc_id(), {"name": "original", "in": "query", "schema": {"type": "string", "enum": ["true", "false"]}}]), None, ref_("DownloadUrl"), &[400, 401, 403, 404, 409, 429])
+                "get": op("A signed, expiring URL of the sealed PDF (COMPLETED) or, with original=true, of the uploaded file", "sending", json!([doc_id(), {"name": "original", "in": "query", "schema": {"type": "string", "enum": ["true", "false"]}}, {"name": "downloadOriginalDocument", "in": "query", "description": "the other signing service's name for original: true or 1", "schema": {"type": "string"}}]), None, ref_("DownloadUrl"), &[400, 401, 403, 404, 409, 429])
             },
             "/api/v1/documents/{id}/audit-log": {
                 "get": op("The document's events, oldest first", "sending", json!([doc_id()]), None, ref_("AuditLog"), API_ERRORS)

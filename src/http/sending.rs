@@ -118,7 +118,8 @@ async fn resend(state: AppState, who: Principal, id: i64, body: Value) -> Result
 }
 
 /// `GET /api/v1/documents/{id}/download[?original=true]`: a signed, expiring URL of the sealed
-/// PDF (COMPLETED) or of the uploaded file.
+/// PDF (COMPLETED) or of the uploaded file. `downloadOriginalDocument` is the other signing
+/// service's name for `original` (`true` or `1`; anything else is false there, and here).
 async fn download(
     state: AppState,
     who: Principal,
@@ -127,7 +128,10 @@ async fn download(
     origin: Origin,
 ) -> Result<Value, AppError> {
     let original = match query.get("original").map(String::as_str) {
-        None | Some("false") => false,
+        None | Some("false") => matches!(
+            query.get("downloadOriginalDocument").map(String::as_str),
+            Some("true" | "1")
+        ),
         Some("true") => true,
         Some(_) => return Err(AppError::bad_request("original must be true or false")),
     };

@@ -14,6 +14,7 @@ mod browser;
 mod cli;
 mod clients;
 mod connections;
+mod documenso_compat;
 mod documents;
 mod hostile_pdf;
 mod http;
