@@ -125,7 +125,8 @@ CREATE TABLE oauth_codes (
     created_at     INTEGER NOT NULL,
     expires_at     INTEGER NOT NULL,
     used_at        INTEGER,
-    nonce          TEXT                          -- OpenID Connect: the request's nonce
+    nonce          TEXT,                         -- OpenID Connect: the request's nonce
+    redirect_uri_sent INTEGER NOT NULL DEFAULT 1 -- 0: the client's only URI, not named
 );
 CREATE INDEX oauth_codes_grant ON oauth_codes (grant_id);
 

@@ -84,9 +84,11 @@ fn consent_token(state: &AppState, session: &str, v: &Valid) -> String {
             &session_hash,
             &v.client.client_id,
             &v.redirect_uri,
-            &v.state,
+            if v.redirect_uri_sent { "sent" } else { "only" },
+            v.state.as_deref().unwrap_or(""),
             &scopes,
             v.code_challenge.as_deref().unwrap_or(""),
+            v.nonce.as_deref().unwrap_or(""),
         ],
     )
 }
@@ -253,7 +255,7 @@ async fn decide(
             &valid.redirect_uri,
             "access_denied",
             "the user denied the request",
-            Some(&valid.state),
+            valid.state.as_deref(),
             &issuer,
         ));
     }
@@ -265,14 +267,14 @@ async fn decide(
     )
     .await;
     match stored {
-        Ok(code) => redirect(&redirect_to(
-            &valid.redirect_uri,
-            &[
-                ("code", code.expose()),
-                ("state", &valid.state),
-                ("iss", &issuer),
-            ],
-        )),
+        Ok(code) => {
+            let mut pairs = vec![("code", code.expose())];
+            if let Some(s) = &valid.state {
+                pairs.push(("state", s));
+            }
+            pairs.push(("iss", &issuer));
+            redirect(&redirect_to(&valid.redirect_uri, &pairs))
+        }
         Err(e) => error_response(&e, Format::Html),
     }
 }

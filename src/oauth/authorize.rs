@@ -63,7 +63,11 @@ impl Params {
 pub struct Valid {
     pub client: Client,
     pub redirect_uri: String,
-    pub state: String,
+    /// Whether the request named the redirect URI (else the client's only one is used, and the
+    /// token request need not repeat it).
+    pub redirect_uri_sent: bool,
+    /// `None`: the request sent none (allowed with PKCE).
+    pub state: Option<String>,
     pub scopes: Vec<Scope>,
     pub code_challenge: Option<String>,
     pub nonce: Option<String>,
@@ -93,15 +97,7 @@ pub fn validate(p: &Params, client: Option<Client>) -> Result<Valid, Invalid> {
             _ => "The request names no app (client_id is missing).".into(),
         }));
     };
-    let Some(redirect_uri) = p.redirect_uri.clone() else {
-        return Err(Invalid::Page("The request has no redirect_uri.".into()));
-    };
-    if !client.redirect_uris.contains(&redirect_uri) {
-        return Err(Invalid::Page(format!(
-            "The redirect_uri is not registered for {}; ask the app's developer to fix it.",
-            client.name
-        )));
-    }
+    let (redirect_uri, redirect_uri_sent) = redirect_uri(p, &client)?;
     let fail = |error: &'static str, description: &str| Invalid::Redirect {
         redirect_uri: redirect_uri.clone(),
         error,
@@ -117,21 +113,16 @@ pub fn validate(p: &Params, client: Option<Client>) -> Result<Valid, Invalid> {
             ));
         }
     }
-    let state = match p.state.as_deref() {
-        Some(s) if !s.is_empty() => s.to_string(),
-        _ => return Err(fail("invalid_request", "state is required")),
-    };
-    let scopes = scope::parse_list(p.scope.as_deref().unwrap_or(""))
-        .map_err(|e| fail("invalid_scope", &e.public_message()))?;
-    if let Some(allowed) = &client.allowed_scopes
-        && let Some(extra) = scopes.iter().find(|s| !allowed.contains(s))
-    {
+    let state = p.state.clone().filter(|s| !s.is_empty());
+    let scopes = requested_scopes(p, &client).map_err(|d| fail("invalid_scope", &d))?;
+    let code_challenge = code_challenge(p).map_err(|d| fail("invalid_request", d))?;
+    if state.is_none() && code_challenge.is_none() {
+        // Without either, nothing ties the redirect to the browser that started the flow.
         return Err(fail(
-            "invalid_scope",
-            &format!("this app may not ask for {}", extra.as_str()),
+            "invalid_request",
+            "state is required (or use PKCE: code_challenge)",
         ));
     }
-    let code_challenge = code_challenge(p).map_err(|d| fail("invalid_request", d))?;
     if client.public && code_challenge.is_none() {
         return Err(fail(
             "invalid_request",
@@ -146,11 +137,52 @@ pub fn validate(p: &Params, client: Option<Client>) -> Result<Valid, Invalid> {
     Ok(Valid {
         client,
         redirect_uri,
+        redirect_uri_sent,
         state,
         scopes,
         code_challenge,
         nonce,
     })
+}
+
+/// The redirect URI: the one sent, which must be registered exactly, or, when none was sent,
+/// the client's only registered one (RFC 6749 3.1.2.3); `false` when it was not sent.
+fn redirect_uri(p: &Params, client: &Client) -> Result<(String, bool), Invalid> {
+    match (p.redirect_uri.as_deref(), client.redirect_uris.as_slice()) {
+        (Some(uri), registered) if registered.iter().any(|r| r == uri) => {
+            Ok((uri.to_string(), true))
+        }
+        (Some(_), _) => Err(Invalid::Page(format!(
+            "The redirect_uri is not registered for {}; ask the app's developer to fix it.",
+            client.name
+        ))),
+        (None, [only]) => Ok((only.clone(), false)),
+        (None, _) => Err(Invalid::Page(format!(
+            "The request has no redirect_uri, and {} has several registered: it must name one.",
+            client.name
+        ))),
+    }
+}
+
+/// The scopes asked for. Without `scope` (or with an empty one) the app gets what it was
+/// registered for (`client add --scope`), else the scheduling service's default, READ_BOOKING
+/// and READ_PROFILE.
+fn requested_scopes(p: &Params, client: &Client) -> Result<Vec<Scope>, String> {
+    let raw = p.scope.as_deref().unwrap_or("");
+    let scopes = if raw.split([' ', ',']).all(str::is_empty) {
+        client
+            .allowed_scopes
+            .clone()
+            .unwrap_or_else(|| vec![Scope::ReadBooking, Scope::ReadProfile])
+    } else {
+        scope::parse_list(raw).map_err(|e| e.public_message())?
+    };
+    if let Some(allowed) = &client.allowed_scopes
+        && let Some(extra) = scopes.iter().find(|s| !allowed.contains(s))
+    {
+        return Err(format!("this app may not ask for {}", extra.as_str()));
+    }
+    Ok(scopes)
 }
 
 /// The PKCE challenge (RFC 7636 4.3): S256 only, a base64url SHA-256; else why not.
@@ -244,6 +276,41 @@ mod tests {
     }
 
     #[test]
+    fn without_redirect_uri_scope_or_state_where_that_is_safe() {
+        // No redirect_uri: the client's one registered URI, marked as not sent.
+        let mut p = params();
+        p.redirect_uri = None;
+        let v = validate(&p, Some(client(false))).unwrap();
+        assert_eq!(v.redirect_uri, "https://cal.example/cb?tenant=7");
+        assert!(!v.redirect_uri_sent);
+        // With two registered, the request must name one: an error page, never a redirect.
+        let mut two = client(false);
+        two.redirect_uris.push("https://cal.example/other".into());
+        assert!(matches!(validate(&p, Some(two)), Err(Invalid::Page(_))));
+        // No scope, or an empty one: what the client was registered for, else the default.
+        for scope in [None, Some(""), Some(" , ")] {
+            let mut p = params();
+            p.scope = scope.map(String::from);
+            let mut open = client(false);
+            open.allowed_scopes = None;
+            let v = validate(&p, Some(open)).unwrap();
+            assert_eq!(v.scopes, vec![Scope::ReadBooking, Scope::ReadProfile]);
+            let mut narrow = client(false);
+            narrow.allowed_scopes = Some(vec![Scope::ReadProfile]);
+            assert_eq!(
+                validate(&p, Some(narrow)).unwrap().scopes,
+                vec![Scope::ReadProfile]
+            );
+        }
+        // No state: allowed with PKCE, which binds the code to the browser that started.
+        let mut p = params();
+        p.state = None;
+        p.code_challenge = Some("E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM".into());
+        p.code_challenge_method = Some("S256".into());
+        assert_eq!(validate(&p, Some(client(true))).unwrap().state, None);
+    }
+
+    #[test]
     fn unknown_clients_and_redirects_never_redirect() {
         assert!(matches!(validate(&params(), None), Err(Invalid::Page(_))));
         let mut p = params();
@@ -265,9 +332,6 @@ mod tests {
         assert_eq!(code(&p, false), "invalid_request");
         let mut p = params();
         p.scope = Some("WRITE_DOCUMENT".into());
-        assert_eq!(code(&p, false), "invalid_scope");
-        let mut p = params();
-        p.scope = None;
         assert_eq!(code(&p, false), "invalid_scope");
         let mut p = params();
         p.response_type = Some("token".into());

@@ -51,6 +51,7 @@ fn record(
             scopes: &v.scopes,
             code_challenge: v.code_challenge.as_deref(),
             nonce: v.nonce.as_deref(),
+            redirect_uri_sent: v.redirect_uri_sent,
         },
         now,
         ttl,
@@ -79,7 +80,8 @@ mod tests {
         let valid = |scopes: Vec<Scope>| Valid {
             client: client.clone(),
             redirect_uri: uri.clone(),
-            state: "s".into(),
+            redirect_uri_sent: true,
+            state: Some("s".into()),
             scopes,
             code_challenge: None,
             nonce: None,

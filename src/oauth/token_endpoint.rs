@@ -393,6 +393,7 @@ mod tests {
             scopes: &scopes,
             code_challenge: None,
             nonce: None,
+            redirect_uri_sent: true,
         };
         store::insert_code(c, &code, &new, 0, LIFE.code).unwrap();
         (client.row_id, code.expose().to_string())

@@ -11,6 +11,7 @@ mod auth_first;
 mod basic_credentials;
 mod bookings;
 mod browser;
+mod calcom_compat;
 mod cli;
 mod clients;
 mod connections;

@@ -296,8 +296,8 @@ async fn other_authorization_errors_redirect_with_error_description_state_and_is
     let cases: Vec<(&str, &str, Pairs, &str)> = vec![
         (&id, REDIRECT, vec![("scope", "READ_PROFILE")], "invalid_request"),
         (&id, REDIRECT, vec![("state", state), ("scope", "READ_PROFILE ADMIN")], "invalid_scope"),
-        (&id, REDIRECT, vec![("state", state), ("scope", "")], "invalid_scope"),
-        (&id, REDIRECT, vec![("state", state)], "invalid_scope"),
+        (&id, REDIRECT, vec![("state", state), ("scope", ",READ_PROFILE,,NOPE")], "invalid_scope"),
+        (&id, REDIRECT, vec![("state", state), ("scope", "openid ADMIN")], "invalid_scope"),
         (&id, REDIRECT, vec![("state", state), ("scope", "READ_PROFILE"), ("response_type", "token")], "unsupported_response_type"),
         (&narrow, REDIRECT, vec![("state", state), ("scope", "READ_BOOKING")], "invalid_scope"),
         (&public, REDIRECT, vec![("state", state), ("scope", "READ_PROFILE")], "invalid_request"),

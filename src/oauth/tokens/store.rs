@@ -56,6 +56,8 @@ pub struct NewCode<'a> {
     pub scopes: &'a [Scope],
     pub code_challenge: Option<&'a str>,
     pub nonce: Option<&'a str>,
+    /// The authorization request named `redirect_uri` (the token request must repeat it).
+    pub redirect_uri_sent: bool,
 }
 
 pub fn insert_code(
@@ -66,8 +68,8 @@ pub fn insert_code(
     ttl: i64,
 ) -> Result<(), AppError> {
     tx.execute(
-        "INSERT INTO oauth_codes (code_hash, grant_id, redirect_uri, scopes, code_challenge, created_at, expires_at, nonce)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        "INSERT INTO oauth_codes (code_hash, grant_id, redirect_uri, scopes, code_challenge, created_at, expires_at, nonce, redirect_uri_sent)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         params![
             code.hash(),
             new.grant,
@@ -76,7 +78,8 @@ pub fn insert_code(
             new.code_challenge,
             now,
             now + ttl,
-            new.nonce
+            new.nonce,
+            new.redirect_uri_sent
         ],
     )?;
     Ok(())
@@ -197,6 +200,7 @@ struct StoredCode {
     live: bool,
     user: i64,
     nonce: Option<String>,
+    redirect_uri_sent: bool,
 }
 
 fn find_code(tx: &Connection, hash: &str) -> Result<Option<StoredCode>, AppError> {
@@ -204,7 +208,8 @@ fn find_code(tx: &Connection, hash: &str) -> Result<Option<StoredCode>, AppError
         .query_row(
             "SELECT c.id, c.grant_id, g.client_id, c.redirect_uri, c.scopes, c.code_challenge,
                     c.expires_at, c.used_at,
-                    (g.revoked_at IS NULL AND u.disabled_at IS NULL), g.user_id, c.nonce
+                    (g.revoked_at IS NULL AND u.disabled_at IS NULL), g.user_id, c.nonce,
+                    c.redirect_uri_sent
                FROM oauth_codes c
                JOIN oauth_grants g ON g.id = c.grant_id
                JOIN users u ON u.id = g.user_id
@@ -223,6 +228,7 @@ fn find_code(tx: &Connection, hash: &str) -> Result<Option<StoredCode>, AppError
                     live: r.get(8)?,
                     user: r.get(9)?,
                     nonce: r.get(10)?,
+                    redirect_uri_sent: r.get(11)?,
                 })
             },
         )
@@ -298,12 +304,14 @@ fn revoke_code_tokens(tx: &Connection, code_id: i64, now: i64) -> Result<(), App
     Ok(())
 }
 
-/// The request repeats the code's `redirect_uri` and proves its PKCE challenge, if any.
+/// The request repeats the code's `redirect_uri` (needed when the authorization request named
+/// it, RFC 6749 4.1.3) and proves its PKCE challenge, if any.
 fn check_redemption(code: &StoredCode, req: &Redemption<'_>) -> Result<(), OAuthError> {
     let bad = |d: &str| Err(OAuthError::invalid_grant(d));
     match req.redirect_uri {
         Some(uri) if uri == code.redirect_uri => {}
         Some(_) => return bad("redirect_uri does not match the one used to get the code"),
+        None if !code.redirect_uri_sent => {}
         None => return Err(OAuthError::invalid_request("redirect_uri is required")),
     }
     match (code.challenge.as_deref(), req.code_verifier) {

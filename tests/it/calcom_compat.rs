@@ -1,0 +1,138 @@
+//! Requests written for the scheduling service's OAuth interface, sent unchanged but for the
+//! base URL and the client's credentials: an authorization without `redirect_uri` (the app has
+//! one registered), without `scope`, or without `state` where PKCE protects the flow, and the
+//! identity check by POST.
+
+use serde_json::Value;
+
+use crate::harness::TestApp;
+use crate::oauth_flow::{PASSWORD, REDIRECT, consent, login, setup};
+use crate::oauth_rules::pair;
+
+fn authorize_url(app: &TestApp, pairs: &[(&str, &str)]) -> String {
+    let mut url = url::Url::parse(&app.url("/auth/oauth2/authorize")).unwrap();
+    url.query_pairs_mut().extend_pairs(pairs);
+    url.to_string()
+}
+
+async fn token(app: &TestApp, form: &[(&str, &str)]) -> reqwest::Response {
+    app.client
+        .post(app.url("/api/auth/oauth/token"))
+        .form(form)
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_without_redirect_uri_or_scope_gets_the_lone_uri_and_the_default_scopes() {
+    let app = TestApp::spawn().await;
+    let (id, secret) = setup(&app, &[]);
+    let cookie = login(&app, "ada@example.com", PASSWORD).await.unwrap();
+    let url = authorize_url(&app, &[("client_id", &id), ("state", "st")]);
+    let q = consent(&app, &cookie, &url, "allow").await;
+    assert_eq!(q["state"], "st");
+    // The token request need not name the URI the authorization request did not name.
+    let form = [
+        ("grant_type", "authorization_code"),
+        ("code", q["code"].as_str()),
+        ("client_id", &id),
+        ("client_secret", &secret),
+    ];
+    let t: Value = token(&app, &form).await.json().await.unwrap();
+    assert_eq!(t["scope"], "READ_BOOKING READ_PROFILE", "{t}");
+    // The identity check, by POST as the other service's clients send it.
+    let me = app
+        .client
+        .post(app.url("/api/auth/oauth/me"))
+        .bearer_auth(t["access_token"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(me.status(), 200);
+    let me: Value = me.json().await.unwrap();
+    assert_eq!(me["email"], "ada@example.com");
+    // Naming it anyway is fine; naming another is not.
+    let q = consent(&app, &cookie, &url, "allow").await;
+    let mut form = form.to_vec();
+    form[1].1 = q["code"].as_str();
+    form.push(("redirect_uri", REDIRECT));
+    assert_eq!(token(&app, &form).await.status(), 200);
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn several_registered_uris_must_be_named_and_a_named_code_needs_its_uri() {
+    let app = TestApp::spawn().await;
+    let other = "https://app.example/other";
+    let (id, secret) = setup(&app, &["--redirect-uri", other]);
+    let url = authorize_url(&app, &[("client_id", &id), ("state", "st")]);
+    let page = app.get(url.trim_start_matches(app.base.as_str())).await;
+    assert_eq!(page.status(), 400, "no redirect to guess between two URIs");
+    // A code whose request named its URI still needs it at the token endpoint.
+    let cookie = login(&app, "ada@example.com", PASSWORD).await.unwrap();
+    let named = authorize_url(
+        &app,
+        &[
+            ("client_id", &id),
+            ("state", "st"),
+            ("redirect_uri", REDIRECT),
+        ],
+    );
+    let q = consent(&app, &cookie, &named, "allow").await;
+    let form = [
+        ("grant_type", "authorization_code"),
+        ("code", q["code"].as_str()),
+        ("client_id", &id),
+        ("client_secret", &secret),
+    ];
+    assert_eq!(token(&app, &form).await.status(), 400);
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_state_pkce_is_needed_and_the_redirect_carries_no_state() {
+    let app = TestApp::spawn().await;
+    let (id, secret) = setup(&app, &[]);
+    let cookie = login(&app, "ada@example.com", PASSWORD).await.unwrap();
+    // Neither state nor PKCE: refused at the app's redirect URI.
+    let bare = authorize_url(&app, &[("client_id", &id), ("scope", "READ_PROFILE")]);
+    let resp = app
+        .client
+        .get(&bare)
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 303);
+    let location = resp.headers()["location"].to_str().unwrap();
+    assert!(location.contains("error=invalid_request"), "{location}");
+    // With PKCE: the code comes back without a state.
+    let verifier = "v".repeat(64);
+    let challenge = {
+        use base64::Engine;
+        use sha2::Digest;
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(&verifier))
+    };
+    let url = authorize_url(
+        &app,
+        &[
+            ("client_id", &id),
+            ("scope", "READ_PROFILE"),
+            ("code_challenge", &challenge),
+            ("code_challenge_method", "S256"),
+        ],
+    );
+    let q = consent(&app, &cookie, &url, "allow").await;
+    assert!(!q.contains_key("state"), "{q:?}");
+    let form = [
+        ("grant_type", "authorization_code"),
+        ("code", q["code"].as_str()),
+        ("client_id", &id),
+        ("client_secret", &secret),
+        ("code_verifier", &verifier),
+    ];
+    let (access, _) = pair(token(&app, &form).await).await;
+    assert!(!access.is_empty());
+    app.stop().await;
+}
