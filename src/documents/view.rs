@@ -118,6 +118,13 @@ pub struct FieldView {
     pub field_meta: Option<Value>,
     pub inserted: bool,
     pub custom_text: Option<String>,
+    /// The other signing service's names for the page and the box (the box as decimal
+    /// strings, as it sends them), beside docket's own.
+    pub page: i64,
+    pub position_x: String,
+    pub position_y: String,
+    pub width: String,
+    pub height: String,
 }
 
 /// Seed 2.1, plus `fields` and `meta`.
@@ -227,6 +234,11 @@ impl FieldView {
             field_meta: f.meta.clone(),
             inserted: f.inserted,
             custom_text: f.custom_text.clone(),
+            page: f.page,
+            position_x: crate::templates::decimal(f.x),
+            position_y: crate::templates::decimal(f.y),
+            width: crate::templates::decimal(f.width),
+            height: crate::templates::decimal(f.height),
         }
     }
 }

@@ -58,12 +58,21 @@ fn document_routes(state: AppState) -> BoxedFilter<(Response,)> {
                     .map(|r| json!({"id": r.id, "status": r.status, "deleted": r.deleted})),
             )
         });
+    // The account behind the key: the other signing service's clients test keys with it.
+    let me = warp::path!("api" / "v1" / "me")
+        .and(warp::get())
+        .and(caller(&state, read))
+        .then(|who: Principal, st: AppState| async move {
+            json_result(crate::oauth::identity::api_account(&st.db, &who).await)
+        });
     create
         .or(list)
         .unify()
         .or(get)
         .unify()
         .or(delete)
+        .unify()
+        .or(me)
         .unify()
         .boxed()
 }

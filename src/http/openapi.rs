@@ -186,6 +186,9 @@ pub fn document(issuer: &str) -> Value {
             "/api/v1/webhooks/{id}/deliveries": {
                 "get": op("The webhook's latest 100 deliveries, newest first", "webhooks", json!([id_param("id")]), None, ref_("DeliveryList"), API_ERRORS)
             },
+            "/api/v1/me": {
+                "get": op("The account behind the credential: name and id, with username and email for READ_PROFILE (an API key has it)", "documents", json!([]), None, json!({"type": "object", "required": ["name", "id"], "properties": {"name": {"type": "string"}, "id": {"type": "integer"}, "username": {"type": "string"}, "email": {"type": "string"}}}), API_ERRORS)
+            },
             "/api/v1/documents/{id}/send": {
                 "post": op("Send a DRAFT: it becomes PENDING and the first recipients are e-mailed (unless sendEmail is false)", "sending", json!([doc_id()]), Some(ref_("SendDocument")), ref_("Document"), &[400, 401, 403, 404, 409, 413, 429])
             },
@@ -312,7 +315,7 @@ fn schemas() -> Value {
         "OAuthError": {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}, "error_description": {"type": "string"}}},
         "SendDocument": {"type": "object", "properties": {"sendEmail": {"type": "boolean", "default": true}}},
         "ResendDocument": {"type": "object", "required": ["recipients"], "properties": {"recipients": {"type": "array", "minItems": 1, "maxItems": 100, "items": {"type": "integer", "format": "int64"}}}},
-        "ResendResponse": {"type": "object", "required": ["documentId", "recipients"], "properties": {"documentId": {"type": "integer"}, "recipients": {"type": "array", "items": {"type": "integer"}}}},
+        "ResendResponse": {"type": "object", "required": ["documentId", "recipients", "message"], "properties": {"documentId": {"type": "integer"}, "recipients": {"type": "array", "items": {"type": "integer"}}, "message": {"type": "string"}}},
         "DownloadUrl": {"type": "object", "required": ["downloadUrl"], "properties": {"downloadUrl": {"type": "string", "format": "uri"}}},
         "AuditLog": {"type": "object", "required": ["documentId", "events"], "properties": {"documentId": {"type": "integer"}, "events": {"type": "array", "items": {"type": "object",
             "required": ["id", "type", "createdAt", "actor", "recipientId", "ipAddress", "userAgent", "data"], "properties": {
@@ -366,10 +369,11 @@ fn schemas() -> Value {
             "recipientId": {"type": "integer"}, "type": field_type, "pageNumber": {"type": "integer", "minimum": 1},
             "pageX": percent, "pageY": percent, "pageWidth": percent, "pageHeight": percent, "fieldMeta": {"type": ["object", "null"]}
         }},
-        "Field": {"type": "object", "required": ["id", "documentId", "recipientId", "type", "pageNumber", "pageX", "pageY", "pageWidth", "pageHeight", "fieldMeta", "inserted", "customText"], "properties": {
+        "Field": {"type": "object", "required": ["id", "documentId", "recipientId", "type", "pageNumber", "pageX", "pageY", "pageWidth", "pageHeight", "fieldMeta", "inserted", "customText", "page", "positionX", "positionY", "width", "height"], "properties": {
             "id": {"type": "integer"}, "documentId": {"type": "integer"}, "recipientId": {"type": "integer"}, "type": field_type,
             "pageNumber": {"type": "integer"}, "pageX": {"type": "number"}, "pageY": {"type": "number"}, "pageWidth": {"type": "number"}, "pageHeight": {"type": "number"},
-            "fieldMeta": {"type": ["object", "null"]}, "inserted": {"type": "boolean"}, "customText": nullable("string")
+            "fieldMeta": {"type": ["object", "null"]}, "inserted": {"type": "boolean"}, "customText": nullable("string"),
+            "page": {"type": "integer"}, "positionX": {"type": "string"}, "positionY": {"type": "string"}, "width": {"type": "string"}, "height": {"type": "string"}
         }},
         "FieldsResponse": {"type": "object", "required": ["documentId", "fields"], "properties": {"documentId": {"type": "integer"}, "fields": {"type": "array", "items": ref_("Field")}}},
         "Document": {"type": "object", "required": ["id", "externalId", "userId", "teamId", "title", "status", "documentDataId", "createdAt", "updatedAt", "completedAt", "recipients", "fields", "meta"], "properties": {

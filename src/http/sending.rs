@@ -100,7 +100,10 @@ async fn send(
         Some(_) => return Err(AppError::bad_request("sendEmail must be true or false")),
     };
     let view = sending::send(&state.ctx(), &who, id, send_email, origin).await?;
-    Ok(json!(view))
+    let mut out = json!(view);
+    // The other signing service's confirmation, beside the document.
+    out["message"] = json!("Document sent for signing successfully");
+    Ok(out)
 }
 
 /// `POST /api/v1/documents/{id}/resend` with `{"recipients": [ids]}`.
@@ -114,7 +117,10 @@ async fn resend(state: AppState, who: Principal, id: i64, body: Value) -> Result
             AppError::bad_request("recipients: a list of 1 to 100 recipient ids is required")
         })?;
     let reminded = sending::resend(&state.ctx(), &who, id, ids).await?;
-    Ok(json!({"documentId": id, "recipients": reminded}))
+    Ok(json!({
+        "documentId": id, "recipients": reminded,
+        "message": "Document resend successfully initiated",
+    }))
 }
 
 /// `GET /api/v1/documents/{id}/download[?original=true]`: a signed, expiring URL of the sealed

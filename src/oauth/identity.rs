@@ -35,6 +35,23 @@ pub async fn userinfo(db: &Db, creds: Credentials) -> Result<Value, AppError> {
     .await
 }
 
+/// `GET /api/v1/me`, with which the other signing service's clients test a key: the account's
+/// `name` and `id`, and its `username` and `email` when the credential carries READ_PROFILE (an
+/// API key carries every scope).
+pub async fn api_account(db: &Db, who: &super::principal::Principal) -> Result<Value, AppError> {
+    let (id, profile) = (who.user_id, who.scopes.contains(&Scope::ReadProfile));
+    db.read(move |c| {
+        let u = user(c, id)?;
+        let mut out = json!({"name": u.name, "id": u.id});
+        if profile {
+            out["username"] = json!(u.username);
+            out["email"] = json!(u.email);
+        }
+        Ok(out)
+    })
+    .await
+}
+
 fn user(c: &rusqlite::Connection, id: i64) -> Result<User, AppError> {
     crate::users::store::get(c, id)?
         .ok_or_else(|| AppError::Unauthorized("the user no longer exists".into()))

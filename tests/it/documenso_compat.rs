@@ -48,3 +48,49 @@ async fn its_date_formats_and_its_name_for_the_original_download_work() {
     assert_ne!(s, 200);
     app.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_v1_script_tests_its_key_reads_fields_by_its_names_sends_and_reminds() {
+    let app = TestApp::spawn().await;
+    let api = app.user_with_key("ada@example.com", "standard");
+    let (s, me) = api.get("/api/v1/me").await;
+    assert_eq!(s, 200, "{me}");
+    assert_eq!(me["email"], "ada@example.com");
+    assert!(me["name"].is_string() && me["id"].is_i64(), "{me}");
+    let (s, _) = app.api("api_not-a-key").get("/api/v1/me").await;
+    assert_eq!(s, 401);
+
+    let doc = api.create_document(crate::api::two_recipients()).await;
+    let id = doc.document_id();
+    api.upload_ok(doc.upload_url(), fixture("a4-1p.pdf")).await;
+    let signer = doc.recipient_id(0);
+    api.add_fields(
+        id,
+        json!([{"recipientId": signer, "type": "SIGNATURE", "pageNumber": 1,
+                "pageX": 10.5, "pageY": 80, "pageWidth": 30, "pageHeight": 5}]),
+    )
+    .await;
+    let field = &api.document(id).await["fields"][0];
+    assert_eq!(
+        (&field["page"], &field["positionX"], &field["positionY"]),
+        (&json!(1), &json!("10.5"), &json!("80"))
+    );
+    assert_eq!(
+        (&field["width"], &field["height"]),
+        (&json!("30"), &json!("5"))
+    );
+
+    let (s, sent) = api.send(id).await;
+    assert_eq!(s, 200, "{sent}");
+    assert_eq!(sent["message"], "Document sent for signing successfully");
+    assert_eq!(sent["status"], "PENDING");
+    let (s, resent) = api
+        .post(
+            &format!("/api/v1/documents/{id}/resend"),
+            json!({"recipients": [signer]}),
+        )
+        .await;
+    assert_eq!(s, 200, "{resent}");
+    assert_eq!(resent["message"], "Document resend successfully initiated");
+    app.stop().await;
+}

@@ -452,7 +452,12 @@ async fn fields_are_all_or_nothing_and_follow_the_pdf() {
             "pageHeight",
             "fieldMeta",
             "inserted",
-            "customText"
+            "customText",
+            "page",
+            "positionX",
+            "positionY",
+            "width",
+            "height"
         ])
     );
     assert_eq!(f["fieldMeta"]["characterLimit"], 40);
