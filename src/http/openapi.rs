@@ -412,7 +412,7 @@ fn schemas() -> Value {
             "createdAt": ts, "deliveredAt": ts_null
         }},
         "DeliveryList": {"type": "object", "required": ["webhookId", "deliveries"], "properties": {"webhookId": {"type": "integer"}, "deliveries": {"type": "array", "items": ref_("Delivery")}}},
-        "CreateTemplate": {"type": "object", "required": ["title", "recipients"], "properties": {
+        "CreateTemplate": {"type": "object", "required": ["title"], "properties": {
             "title": {"type": "string", "minLength": 1, "maxLength": 255}, "externalId": nullable("string"),
             "type": {"type": "string", "enum": ["PUBLIC", "PRIVATE"]},
             "recipients": {"type": "array", "items": ref_("TemplateRecipientInput")},
@@ -422,8 +422,9 @@ fn schemas() -> Value {
             "name": {"type": "string", "maxLength": 200}, "email": {"type": "string", "format": "email", "maxLength": 254}, "role": role,
             "signingOrder": {"type": ["integer", "null"], "minimum": 0}
         }},
-        "CreateTemplateResponse": {"type": "object", "required": ["templateId", "uploadUrl", "recipients"], "properties": {
-            "templateId": {"type": "integer"}, "uploadUrl": {"type": "string"}, "recipients": {"type": "array", "items": ref_("RecipientBrief")}
+        "CreateTemplateResponse": {"type": "object", "required": ["templateId", "uploadUrl", "recipients", "template"], "properties": {
+            "templateId": {"type": "integer"}, "uploadUrl": {"type": "string"}, "recipients": {"type": "array", "items": ref_("RecipientBrief")},
+            "template": ref_("Template")
         }},
         "TemplateRecipient": {"type": "object", "required": ["id", "email", "name", "signingOrder", "authOptions", "role"], "properties": {
             "id": {"type": "integer"}, "email": {"type": "string"}, "name": {"type": "string"}, "signingOrder": nullable("integer"),

@@ -111,6 +111,8 @@ async fn create(state: AppState, who: Principal, body: Value) -> Result<Value, A
         "templateId": created.id,
         "uploadUrl": super::uploads::upload_url(&state, &created.data_id),
         "recipients": created.recipients,
+        // The other signing service's clients read the new template here.
+        "template": created.template,
     }))
 }
 

@@ -14,12 +14,14 @@ use crate::documents::{DocumentView, RecipientBrief, SigningLinks};
 use crate::error::AppError;
 use crate::oauth::principal::Principal;
 
-/// A new template: its id, the id its upload URL carries, and its recipients.
+/// A new template: its id, the id its upload URL carries, its recipients, and the template as
+/// the API shows it.
 #[derive(Debug)]
 pub struct Created {
     pub id: i64,
     pub data_id: String,
     pub recipients: Vec<RecipientBrief>,
+    pub template: TemplateView,
 }
 
 /// `POST /api/v1/templates`: the template with its recipients; its PDF comes by upload.
@@ -38,13 +40,15 @@ pub async fn create(ctx: &Context, who: &Principal, body: Value) -> Result<Creat
                 .iter()
                 .map(|r| RecipientBrief::of(r, &app))
                 .collect();
-            Ok((id, briefs))
+            Ok((id, (briefs, TemplateView::of(&created))))
         })
         .await?;
+    let (recipients, template) = recipients;
     Ok(Created {
         id,
         data_id,
         recipients: recipients.links_shown_if(who.sees_signing_links()),
+        template,
     })
 }
 

@@ -230,17 +230,24 @@ pub fn parse_create(body: &Value, tier: Tier) -> Result<CreateTemplate, AppError
             TemplateType::Private
         }
     };
-    let raw = body.get("recipients").map(|r| match r.as_array() {
-        Some(list) => Value::Array(
-            list.iter()
-                .enumerate()
-                .map(|(i, r)| with_placeholder(r, i + 1))
-                .collect(),
-        ),
-        None => r.clone(),
-    });
-    let recipients =
-        recipients::parse_recipients(&mut c, raw.as_ref(), "recipients", MAX_RECIPIENTS);
+    // A template may start without recipients (the other signing service's clients create
+    // them so) and get them later through its recipients route.
+    let raw = body
+        .get("recipients")
+        .filter(|r| !r.is_null())
+        .map(|r| match r.as_array() {
+            Some(list) => Value::Array(
+                list.iter()
+                    .enumerate()
+                    .map(|(i, r)| with_placeholder(r, i + 1))
+                    .collect(),
+            ),
+            None => r.clone(),
+        });
+    let recipients = match raw {
+        None => Vec::new(),
+        raw => recipients::parse_recipients(&mut c, raw.as_ref(), "recipients", MAX_RECIPIENTS),
+    };
     let meta = meta::parse_meta(&mut c, body.get("meta"), Meta::default(), true);
     let auth_options = meta::parse_auth_options(&mut c, body.get("authOptions"));
     let t = c.finish(CreateTemplate {

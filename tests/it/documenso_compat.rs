@@ -94,3 +94,27 @@ async fn a_v1_script_tests_its_key_reads_fields_by_its_names_sends_and_reminds()
     assert_eq!(resent["message"], "Document resend successfully initiated");
     app.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_template_starts_without_recipients_and_the_answer_carries_it() {
+    let app = TestApp::spawn().await;
+    let api = app.user_with_key("ada@example.com", "standard");
+    let (s, created) = api
+        .post("/api/v1/templates", json!({"title": "Lease"}))
+        .await;
+    assert_eq!(s, 200, "{created}");
+    let id = created["templateId"].as_i64().unwrap();
+    assert_eq!(created["template"]["id"], id);
+    assert_eq!(created["template"]["title"], "Lease");
+    assert_eq!(created["recipients"], json!([]));
+    let (s, r) = api
+        .post(
+            &format!("/api/v1/templates/{id}/recipients"),
+            json!({"name": "Tenant", "email": "tenant@example.com", "role": "SIGNER"}),
+        )
+        .await;
+    assert_eq!(s, 200, "{r}");
+    let (_, t) = api.get(&format!("/api/v1/templates/{id}")).await;
+    assert_eq!(t["Recipient"][0]["email"], "tenant@example.com");
+    app.stop().await;
+}

@@ -88,7 +88,7 @@ async fn get_template_has_exactly_the_seed_shape() {
 fn assert_created_template_shape(created: &Value) {
     assert_eq!(
         keys(created),
-        sorted(&["templateId", "uploadUrl", "recipients"])
+        sorted(&["templateId", "uploadUrl", "recipients", "template"])
     );
     let r0 = &created["recipients"][0];
     assert_eq!(
