@@ -230,7 +230,8 @@ pub async fn delete_recipient(
         .await
 }
 
-/// `POST /api/v1/documents/{id}/fields`: one field or an array; all or nothing.
+/// `POST /api/v1/documents/{id}/fields`: one field or an array; all or nothing. While the
+/// document is a draft, or PENDING for recipients who have not finished.
 pub async fn add_fields(
     ctx: &Context,
     who: &Principal,
@@ -241,7 +242,10 @@ pub async fn add_fields(
     ctx.db
         .write(move |tx| {
             let doc = store::owned(tx, user, id)?;
-            doc.require_draft("add fields")?;
+            let ids: Vec<i64> = doc.recipients.iter().map(|r| r.id).collect();
+            let batch = parts::field_batch(&body, doc.pages(), &ids);
+            let targets: Vec<i64> = batch.iter().flatten().map(|f| f.recipient_id).collect();
+            doc.require_fields_editable("add fields", &targets)?;
             let parent = Parent::Document(id);
             let added = parts::add_fields(tx, parent, &doc.recipients, &body, doc.pages(), now())?;
             Ok(added.iter().map(|f| FieldView::of(f, id)).collect())
@@ -260,8 +264,9 @@ pub async fn patch_field(
     ctx.db
         .write(move |tx| {
             let doc = store::owned(tx, user, id)?;
-            let current = FieldView::of(field_of(&doc, fid)?, id);
-            doc.require_draft("change fields")?;
+            let field = field_of(&doc, fid)?;
+            let current = FieldView::of(field, id);
+            doc.require_fields_editable("change fields", &[field.recipient_id])?;
             let raw = parts::merged(
                 json!({
                     "recipientId": current.recipient_id, "type": current.kind,
@@ -275,6 +280,8 @@ pub async fn patch_field(
             let f = parts::field_batch(&raw, doc.pages(), &recipients)?
                 .pop()
                 .ok_or_else(|| AppError::bad_request("invalid field"))?;
+            doc.require_fields_editable("change fields", &[f.recipient_id])?;
+            doc.require_field_change_keeps_it_signable(field, Some(&f))?;
             store::fields::update(tx, id, fid, &f)?;
             store::touch(tx, id, now())?;
             Ok(FieldView::of(
@@ -285,7 +292,8 @@ pub async fn patch_field(
         .await
 }
 
-/// `DELETE /api/v1/documents/{id}/fields/{fid}`, while the document is a draft.
+/// `DELETE /api/v1/documents/{id}/fields/{fid}`, while the document is a draft, or PENDING for
+/// a recipient who has not finished (never a filled field, nor a signer's last signature field).
 pub async fn delete_field(
     ctx: &Context,
     who: &Principal,
@@ -295,8 +303,9 @@ pub async fn delete_field(
     ctx.db
         .write(move |tx| {
             let doc = store::owned(tx, user, id)?;
-            field_of(&doc, fid)?;
-            doc.require_draft("delete fields")?;
+            let field = field_of(&doc, fid)?;
+            doc.require_fields_editable("delete fields", &[field.recipient_id])?;
+            doc.require_field_change_keeps_it_signable(field, None)?;
             store::fields::delete(tx, id, fid)?;
             store::touch(tx, id, now())
         })

@@ -9,6 +9,7 @@ use super::Status;
 use super::fields::{FieldType, NewField, Placement};
 use super::meta::{ActionAuth, AuthOptions, Meta, RecipientAuth};
 use super::recipients::{NewRecipient, ReadStatus, Role, SendStatus, SigningStatus};
+use crate::error::AppError;
 
 /// A document, its recipients (by id) and its fields (by id).
 #[derive(Debug, Clone)]
@@ -114,10 +115,9 @@ impl Document {
 
     /// Whether recipient `recipient` has a signature field (SIGNATURE or FREE_SIGNATURE).
     pub fn has_signature_field(&self, recipient: i64) -> bool {
-        self.fields.iter().any(|f| {
-            f.recipient_id == recipient
-                && matches!(f.kind, FieldType::Signature | FieldType::FreeSignature)
-        })
+        self.fields
+            .iter()
+            .any(|f| f.recipient_id == recipient && is_signature(f.kind))
     }
 
     /// Where each field sits, for the checks against a file.
@@ -127,11 +127,11 @@ impl Document {
 
     /// 409 unless the document is still open (DRAFT or PENDING): recipients may change until
     /// it is finished or cancelled.
-    pub fn require_open(&self, action: &str) -> Result<(), crate::error::AppError> {
+    pub fn require_open(&self, action: &str) -> Result<(), AppError> {
         if matches!(self.status, Status::Draft | Status::Pending) {
             Ok(())
         } else {
-            Err(crate::error::AppError::Conflict(format!(
+            Err(AppError::Conflict(format!(
                 "cannot {action}: the document is {}",
                 self.status.as_str()
             )))
@@ -139,13 +139,85 @@ impl Document {
     }
 
     /// 409 unless the document is a draft.
-    pub fn require_draft(&self, action: &str) -> Result<(), crate::error::AppError> {
+    pub fn require_draft(&self, action: &str) -> Result<(), AppError> {
         if self.status == Status::Draft {
             Ok(())
         } else {
-            Err(crate::error::AppError::Conflict(format!(
+            Err(AppError::Conflict(format!(
                 "cannot {action}: the document is {}, not DRAFT",
                 self.status.as_str()
+            )))
+        }
+    }
+}
+
+/// A signature field: SIGNATURE or FREE_SIGNATURE.
+fn is_signature(kind: FieldType) -> bool {
+    matches!(kind, FieldType::Signature | FieldType::FreeSignature)
+}
+
+impl Document {
+    /// Fields may change while the document is a draft, and while it is PENDING for recipients
+    /// who have not finished (`recipients`: those whose fields change). 409 otherwise.
+    pub fn require_fields_editable(
+        &self,
+        action: &str,
+        recipients: &[i64],
+    ) -> Result<(), AppError> {
+        match self.status {
+            Status::Draft => Ok(()),
+            Status::Pending => {
+                for id in recipients {
+                    if let Some(r) = self.recipient(*id)
+                        && r.signing_status != SigningStatus::NotSigned
+                    {
+                        return Err(AppError::Conflict(format!(
+                            "cannot {action}: {} has already finished",
+                            r.email
+                        )));
+                    }
+                }
+                Ok(())
+            }
+            other => Err(AppError::Conflict(format!(
+                "cannot {action}: the document is {}",
+                other.as_str()
+            ))),
+        }
+    }
+
+    /// On a PENDING document, field `field` may not stop being the last signature field of its
+    /// signer (`after`: what it becomes; `None`: deleted), nor change once filled.
+    pub fn require_field_change_keeps_it_signable(
+        &self,
+        field: &Field,
+        after: Option<&NewField>,
+    ) -> Result<(), AppError> {
+        if self.status != Status::Pending {
+            return Ok(());
+        }
+        if field.inserted {
+            return Err(AppError::Conflict(
+                "the field holds the recipient's value and cannot change".into(),
+            ));
+        }
+        let Some(owner) = self.recipient(field.recipient_id) else {
+            return Ok(());
+        };
+        if owner.role != Role::Signer || !is_signature(field.kind) {
+            return Ok(());
+        }
+        let stays = after.is_some_and(|f| f.recipient_id == owner.id && is_signature(f.kind));
+        let another = self
+            .fields
+            .iter()
+            .any(|f| f.id != field.id && f.recipient_id == owner.id && is_signature(f.kind));
+        if stays || another {
+            Ok(())
+        } else {
+            Err(AppError::Conflict(format!(
+                "every signer needs a SIGNATURE field; this is the last of {}",
+                owner.email
             )))
         }
     }

@@ -118,3 +118,68 @@ async fn a_template_starts_without_recipients_and_the_answer_carries_it() {
     assert_eq!(t["Recipient"][0]["email"], "tenant@example.com");
     app.stop().await;
 }
+
+/// A sent document for a SIGNER (Ann) and a CC, Ann with one signature field: (id, Ann's
+/// recipient id, her token, her signature field).
+async fn sent_for_ann(api: &crate::api::Api) -> (i64, i64, String, i64) {
+    let doc = api.create_document(crate::api::two_recipients()).await;
+    let id = doc.document_id();
+    api.upload_ok(doc.upload_url(), fixture("a4-1p.pdf")).await;
+    let ann = doc.recipient_id(0);
+    let sig = api
+        .add_fields(
+            id,
+            json!([{"recipientId": ann, "type": "SIGNATURE", "pageNumber": 1,
+                    "pageX": 10, "pageY": 80, "pageWidth": 30, "pageHeight": 5}]),
+        )
+        .await[0];
+    let (s, v) = api.send(id).await;
+    assert_eq!(s, 200, "{v}");
+    (id, ann, doc.token(0), sig)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fields_change_while_pending_for_recipients_who_have_not_finished() {
+    let app = TestApp::spawn().await;
+    let api = app.user_with_key("ada@example.com", "standard");
+    let (id, ann, token, sig) = sent_for_ann(&api).await;
+    let path = format!("/api/v1/documents/{id}/fields");
+    let text = json!({"recipientId": ann, "type": "TEXT", "pageNumber": 1, "pageX": 10,
+                      "pageY": 50, "pageWidth": 30, "pageHeight": 5,
+                      "fieldMeta": {"type": "text", "required": true}});
+    let (s, v) = api.post(&path, text).await;
+    assert_eq!(s, 200, "{v}");
+    let added = v["fields"][0]["id"].as_i64().unwrap();
+    let (s, v) = api
+        .patch(&format!("{path}/{added}"), json!({"pageY": 60}))
+        .await;
+    assert_eq!((s, &v["pageY"]), (200, &json!(60.0)), "{v}");
+    // The signer's only signature field stays.
+    let (s, _) = api.delete(&format!("{path}/{sig}")).await;
+    assert_eq!(s, 409);
+    let (s, _) = api
+        .patch(
+            &format!("{path}/{sig}"),
+            json!({"type": "TEXT", "fieldMeta": {"type": "text"}}),
+        )
+        .await;
+    assert_eq!(s, 409);
+    // Ann sees the new field, must fill it, and signs.
+    let ann_link = app.signer(&token);
+    assert_eq!(ann_link.sign(sig).await.0, 200);
+    let (s, _) = ann_link.complete(json!({})).await;
+    assert_eq!(s, 400, "the added required field is still empty");
+    let (s, _) = ann_link.fill(added, json!({"value": "ACME"})).await;
+    assert_eq!(s, 200);
+    // A filled field no longer changes.
+    let (s, _) = api.delete(&format!("{path}/{added}")).await;
+    assert_eq!(s, 409);
+    assert_eq!(ann_link.complete(json!({})).await.0, 200);
+    // Once she has finished, her fields are closed.
+    let late = json!({"recipientId": ann, "type": "TEXT", "pageNumber": 1, "pageX": 10,
+                      "pageY": 20, "pageWidth": 30, "pageHeight": 5,
+                      "fieldMeta": {"type": "text"}});
+    let (s, v) = api.post(&path, late).await;
+    assert_eq!(s, 409, "{v}");
+    app.stop().await;
+}
