@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of Docket. Installs what the tests need when it is missing (Debian's
 # chromium, poppler-utils and qpdf; playwright-core from npm into tests/browser, openid-client
-# into tests/clients; aiosmtpd, authlib, requests and schemathesis from PyPI), then runs
-# `cargo test` and the schemathesis run over the OpenAPI document.
+# into tests/clients; aiosmtpd, authlib, requests, requests-oauthlib and schemathesis from
+# PyPI), then runs `cargo test` and the schemathesis run over the OpenAPI document.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,9 +27,9 @@ if ! [ -d tests/clients/node_modules/openid-client ]; then
   echo "== installing openid-client (the OpenID Connect client library the client tests drive)"
   (cd tests/clients && npm ci --no-audit --no-fund)
 fi
-if ! python3 -c 'import authlib, requests' 2>/dev/null; then
-  echo "== installing authlib and requests (the Python client library the client tests drive)"
-  pip install -q 'authlib>=1.6,<2' 'requests>=2.31,<3'
+if ! python3 -c 'import authlib, requests, requests_oauthlib' 2>/dev/null; then
+  echo "== installing authlib, requests and requests-oauthlib (Python clients the tests drive)"
+  pip install -q 'authlib>=1.6,<2' 'requests>=2.31,<3' 'requests-oauthlib>=2,<3'
 fi
 
 if ! python3 -c 'import aiosmtpd' 2>/dev/null; then

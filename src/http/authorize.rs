@@ -76,7 +76,7 @@ fn login_redirect(params: &Params) -> Response {
 /// The consent CSRF token: bound to the session and to every request parameter.
 fn consent_token(state: &AppState, session: &str, v: &Valid) -> String {
     let session_hash = SecretToken::presented(session).hash();
-    let scopes = scope::join(&v.scopes);
+    let scopes = format!("{} ({})", scope::join(&v.scopes), v.scope_text);
     csrf::token(
         &state.keys,
         "consent",

@@ -243,7 +243,7 @@ fn token_response(tokens: &Tokens) -> Response {
         "access_token": issued.access.expose(),
         "token_type": "Bearer",
         "expires_in": issued.expires_in,
-        "scope": scope::join(&issued.scopes),
+        "scope": issued.scope_text,
     });
     if let Some(r) = tokens.refresh_token() {
         body["refresh_token"] = json!(r);

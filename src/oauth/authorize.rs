@@ -69,6 +69,8 @@ pub struct Valid {
     /// `None`: the request sent none (allowed with PKCE).
     pub state: Option<String>,
     pub scopes: Vec<Scope>,
+    /// `scopes` in the names the app used (`scope::Spelled`), echoed in token answers.
+    pub scope_text: String,
     pub code_challenge: Option<String>,
     pub nonce: Option<String>,
 }
@@ -114,7 +116,7 @@ pub fn validate(p: &Params, client: Option<Client>) -> Result<Valid, Invalid> {
         }
     }
     let state = p.state.clone().filter(|s| !s.is_empty());
-    let scopes = requested_scopes(p, &client).map_err(|d| fail("invalid_scope", &d))?;
+    let asked = requested_scopes(p, &client).map_err(|d| fail("invalid_scope", &d))?;
     let code_challenge = code_challenge(p).map_err(|d| fail("invalid_request", d))?;
     if state.is_none() && code_challenge.is_none() {
         // Without either, nothing ties the redirect to the browser that started the flow.
@@ -139,7 +141,8 @@ pub fn validate(p: &Params, client: Option<Client>) -> Result<Valid, Invalid> {
         redirect_uri,
         redirect_uri_sent,
         state,
-        scopes,
+        scopes: asked.scopes,
+        scope_text: asked.text,
         code_challenge,
         nonce,
     })
@@ -167,22 +170,26 @@ fn redirect_uri(p: &Params, client: &Client) -> Result<(String, bool), Invalid> 
 /// The scopes asked for. Without `scope` (or with an empty one) the app gets what it was
 /// registered for (`client add --scope`), else the scheduling service's default, READ_BOOKING
 /// and READ_PROFILE.
-fn requested_scopes(p: &Params, client: &Client) -> Result<Vec<Scope>, String> {
+fn requested_scopes(p: &Params, client: &Client) -> Result<scope::Spelled, String> {
     let raw = p.scope.as_deref().unwrap_or("");
-    let scopes = if raw.split([' ', ',']).all(str::is_empty) {
-        client
+    let asked = if raw.split([' ', ',']).all(str::is_empty) {
+        let scopes = client
             .allowed_scopes
             .clone()
-            .unwrap_or_else(|| vec![Scope::ReadBooking, Scope::ReadProfile])
+            .unwrap_or_else(|| vec![Scope::ReadBooking, Scope::ReadProfile]);
+        scope::Spelled {
+            text: scope::join(&scopes),
+            scopes,
+        }
     } else {
-        scope::parse_list(raw).map_err(|e| e.public_message())?
+        scope::parse_spelled(raw).map_err(|e| e.public_message())?
     };
     if let Some(allowed) = &client.allowed_scopes
-        && let Some(extra) = scopes.iter().find(|s| !allowed.contains(s))
+        && let Some(extra) = asked.scopes.iter().find(|s| !allowed.contains(s))
     {
         return Err(format!("this app may not ask for {}", extra.as_str()));
     }
-    Ok(scopes)
+    Ok(asked)
 }
 
 /// The PKCE challenge (RFC 7636 4.3): S256 only, a base64url SHA-256; else why not.

@@ -48,7 +48,7 @@ fn record(
         &store::NewCode {
             grant,
             redirect_uri: &v.redirect_uri,
-            scopes: &v.scopes,
+            scopes: &v.scope_text,
             code_challenge: v.code_challenge.as_deref(),
             nonce: v.nonce.as_deref(),
             redirect_uri_sent: v.redirect_uri_sent,
@@ -82,6 +82,7 @@ mod tests {
             redirect_uri: uri.clone(),
             redirect_uri_sent: true,
             state: Some("s".into()),
+            scope_text: crate::oauth::scope::join(&scopes),
             scopes,
             code_challenge: None,
             nonce: None,

@@ -52,8 +52,19 @@ impl Scope {
         }
     }
 
+    /// The scheduling service's newer names for three of these, accepted as aliases.
+    pub const ALIASES: [(&'static str, Scope); 3] = [
+        ("BOOKING_READ", Scope::ReadBooking),
+        ("BOOKING_WRITE", Scope::WriteBooking),
+        ("PROFILE_READ", Scope::ReadProfile),
+    ];
+
+    /// The scope a name (or an alias) stands for.
     pub fn parse(s: &str) -> Option<Scope> {
-        Scope::ALL.into_iter().find(|x| x.as_str() == s)
+        Scope::ALL
+            .into_iter()
+            .find(|x| x.as_str() == s)
+            .or_else(|| Self::ALIASES.iter().find(|(a, _)| *a == s).map(|(_, x)| *x))
     }
 
     /// What the consent page says the app may do.
@@ -74,7 +85,20 @@ impl Scope {
 /// Parses a scope list separated by spaces and/or commas; unknown or empty lists are errors.
 /// Duplicates collapse; the result is sorted.
 pub fn parse_list(raw: &str) -> Result<Vec<Scope>, AppError> {
-    let mut out = Vec::new();
+    Ok(parse_spelled(raw)?.scopes)
+}
+
+/// Scopes as a client asked for them: what they are (sorted, no duplicates), and `text`, the
+/// same list in the client's own names (an alias stays an alias), which token answers echo:
+/// clients such as requests-oauthlib refuse an answer whose names differ from their request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spelled {
+    pub scopes: Vec<Scope>,
+    pub text: String,
+}
+
+pub fn parse_spelled(raw: &str) -> Result<Spelled, AppError> {
+    let mut named: Vec<(Scope, &str)> = Vec::new();
     for part in raw.split([' ', ',']).filter(|p| !p.is_empty()) {
         let scope = Scope::parse(part).ok_or_else(|| {
             AppError::bad_request(format!(
@@ -82,15 +106,18 @@ pub fn parse_list(raw: &str) -> Result<Vec<Scope>, AppError> {
                 Scope::ALL.map(Scope::as_str).join(", ")
             ))
         })?;
-        if !out.contains(&scope) {
-            out.push(scope);
+        if !named.iter().any(|(s, _)| *s == scope) {
+            named.push((scope, part));
         }
     }
-    if out.is_empty() {
+    if named.is_empty() {
         return Err(AppError::bad_request("no scope given"));
     }
-    out.sort();
-    Ok(out)
+    named.sort_by_key(|(s, _)| *s);
+    Ok(Spelled {
+        scopes: named.iter().map(|(s, _)| *s).collect(),
+        text: named.iter().map(|(_, n)| *n).collect::<Vec<_>>().join(" "),
+    })
 }
 
 /// Space-separated form, as stored and as returned in token responses.
@@ -111,6 +138,15 @@ mod tests {
         let s = parse_list("READ_PROFILE,READ_BOOKING READ_PROFILE").unwrap();
         assert_eq!(s, vec![Scope::ReadBooking, Scope::ReadProfile]);
         assert_eq!(join(&s), "READ_BOOKING READ_PROFILE");
+    }
+
+    #[test]
+    fn the_newer_names_are_aliases_and_keep_their_spelling() {
+        let s = parse_spelled("PROFILE_READ,BOOKING_READ READ_PROFILE").unwrap();
+        assert_eq!(s.scopes, vec![Scope::ReadBooking, Scope::ReadProfile]);
+        assert_eq!(s.text, "BOOKING_READ PROFILE_READ");
+        assert_eq!(Scope::parse("BOOKING_WRITE"), Some(Scope::WriteBooking));
+        assert_eq!(parse_spelled("openid email").unwrap().text, "openid email");
     }
 
     #[test]

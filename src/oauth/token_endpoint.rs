@@ -92,7 +92,7 @@ pub enum Ask {
     },
     Refresh {
         token: String,
-        scopes: Option<Vec<Scope>>,
+        scopes: Option<scope::Spelled>,
         rotate: bool,
         /// Answer with the presented token when none is issued (`/token`, not `/refreshToken`).
         echo: bool,
@@ -278,7 +278,7 @@ fn refresh(
     let token = presented
         .filter(|t| !t.is_empty())
         .ok_or_else(|| OAuthError::invalid_request("refresh_token is required"))?;
-    let scopes = match f.get("scope").map(|s| scope::parse_list(s)) {
+    let scopes = match f.get("scope").map(|s| scope::parse_spelled(s)) {
         None => None,
         Some(Ok(s)) => Some(s),
         Some(Err(e)) => return Err(OAuthError::invalid_scope(e.public_message())),
@@ -390,7 +390,7 @@ mod tests {
         let new = NewCode {
             grant,
             redirect_uri: REDIRECT,
-            scopes: &scopes,
+            scopes: &scope::join(&scopes),
             code_challenge: None,
             nonce: None,
             redirect_uri_sent: true,
@@ -476,7 +476,7 @@ mod tests {
         let presented = first.refresh_token().unwrap().to_string();
         let refresh = |echo| Ask::Refresh {
             token: presented.clone(),
-            scopes: Some(vec![Scope::ReadProfile]),
+            scopes: Some(scope::parse_spelled("READ_PROFILE").unwrap()),
             rotate: false,
             echo,
         };

@@ -1,6 +1,6 @@
 //! Real client libraries, unchanged but for the base URL and the client's credentials, against
-//! the real server: openid-client v6 (Node, on oauth4webapi) and authlib (Python) from
-//! `tests/clients/`. The test plays the user (login and Allow on the consent page); the library
+//! the real server: openid-client v6 (Node, on oauth4webapi), authlib and requests-oauthlib
+//! (Python) from `tests/clients/`. The test plays the user (login and Allow on the consent page); the library
 //! does the protocol.
 
 use std::io::{BufRead, BufReader, Write};
@@ -34,12 +34,12 @@ impl Script {
 
     fn python(script: &str, env: &[(&str, &str)]) -> Script {
         let found = Command::new("python3")
-            .args(["-c", "import authlib, requests"])
+            .args(["-c", "import authlib, requests, requests_oauthlib"])
             .status()
             .is_ok_and(|s| s.success());
         assert!(
             found,
-            "client tests need authlib and requests from PyPI: run tests/run.sh"
+            "client tests need authlib, requests and requests-oauthlib from PyPI: run tests/run.sh"
         );
         Script::start("python3", script, env)
     }
@@ -140,5 +140,27 @@ async fn authlib_verifies_the_id_token_signature_with_the_published_keys() {
     assert_eq!(claims["preferred_username"], "ada");
     assert_eq!(out["userinfo"]["sub"], claims["sub"]);
     assert_eq!(out["refreshed"]["access_token"], true);
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_oauthlib_with_the_newer_scope_names_gets_them_back_and_refreshes() {
+    let app = TestApp::spawn().await;
+    let (id, secret) = setup(&app, &[]);
+    let env = [
+        ("BASE", app.base.as_str()),
+        ("CLIENT_ID", id.as_str()),
+        ("CLIENT_SECRET", secret.as_str()),
+        ("REDIRECT_URI", REDIRECT),
+        ("OAUTHLIB_INSECURE_TRANSPORT", "1"),
+    ];
+    let out = sign_in(&app, Script::python("requests_oauthlib_client.py", &env)).await;
+    assert_eq!(
+        out["scope"],
+        serde_json::json!(["BOOKING_READ", "PROFILE_READ"])
+    );
+    assert_eq!(out["me_status"], 200);
+    assert_eq!(out["me"]["email"], "ada@example.com");
+    assert_eq!(out["refreshed_scope"], out["scope"]);
     app.stop().await;
 }

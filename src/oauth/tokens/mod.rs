@@ -50,6 +50,8 @@ pub struct Issued {
     pub access: SecretToken,
     pub refresh: Option<SecretToken>,
     pub scopes: Vec<Scope>,
+    /// The scopes in the names the app asked with, as token answers give them.
+    pub scope_text: String,
     pub expires_in: i64,
     /// Who the user is, for an ID token: set when a code was redeemed.
     pub identity: Option<Identity>,

@@ -8,6 +8,7 @@ use crate::crypto::SecretToken;
 use crate::error::AppError;
 use crate::oauth::scope::{self, Scope};
 
+/// Stored scope text (canonical names or the app's aliases) as scopes.
 fn parse_scopes(s: &str) -> Vec<Scope> {
     s.split(' ').filter_map(Scope::parse).collect()
 }
@@ -53,7 +54,8 @@ pub fn upsert_grant(
 pub struct NewCode<'a> {
     pub grant: i64,
     pub redirect_uri: &'a str,
-    pub scopes: &'a [Scope],
+    /// The scopes in the names the app asked with (`scope::Spelled::text`).
+    pub scopes: &'a str,
     pub code_challenge: Option<&'a str>,
     pub nonce: Option<&'a str>,
     /// The authorization request named `redirect_uri` (the token request must repeat it).
@@ -74,7 +76,7 @@ pub fn insert_code(
             code.hash(),
             new.grant,
             new.redirect_uri,
-            scope::join(new.scopes),
+            new.scopes,
             new.code_challenge,
             now,
             now + ttl,
@@ -173,6 +175,7 @@ fn issue(
         access,
         refresh,
         scopes: parse_scopes(scopes),
+        scope_text: scopes.to_string(),
         expires_in: life.access,
         identity: None,
     })
@@ -332,7 +335,7 @@ pub struct Refresh<'a> {
     pub client: i64,
     pub refresh_token: &'a str,
     /// Narrower scopes, when asked (RFC 6749 6).
-    pub scopes: Option<Vec<Scope>>,
+    pub scopes: Option<scope::Spelled>,
     /// Issue a new refresh token and retire the presented one.
     pub rotate: bool,
 }
@@ -405,7 +408,7 @@ pub fn refresh(
     if token.expires_at <= now {
         return bad("the refresh token has expired");
     }
-    let access_scopes = match access_scopes(req.scopes.as_deref(), &token.scopes) {
+    let access_scopes = match access_scopes(req.scopes.as_ref(), &token.scopes) {
         Ok(s) => s,
         Err(e) => return Ok(Err(e)),
     };
@@ -433,11 +436,13 @@ pub fn refresh(
 }
 
 /// The new access token's scopes: the asked ones (all of them granted), or all granted when
-/// none were asked.
-fn access_scopes(asked: Option<&[Scope]>, granted: &str) -> Result<String, OAuthError> {
+/// none were asked; in the names the app used.
+fn access_scopes(asked: Option<&scope::Spelled>, granted: &str) -> Result<String, OAuthError> {
     let granted_list = parse_scopes(granted);
     match asked {
-        Some(asked) if asked.iter().all(|s| granted_list.contains(s)) => Ok(scope::join(asked)),
+        Some(asked) if asked.scopes.iter().all(|s| granted_list.contains(s)) => {
+            Ok(asked.text.clone())
+        }
         Some(_) => Err(OAuthError::invalid_scope(
             "a refresh can only ask for scopes already granted",
         )),
