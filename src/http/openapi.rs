@@ -218,6 +218,9 @@ pub fn document(issuer: &str) -> Value {
             "/api/v1/templates/{id}/generate-document": {
                 "post": op("Generate a document from a template", "templates", json!([doc_id()]), Some(ref_("GenerateDocument")), ref_("GenerateDocumentResponse"), &[400, 401, 403, 404, 409, 413, 429])
             },
+            "/api/v1/templates/{id}/create-document": {
+                "post": op("Generate a document from a template, recipients by their position in the template and title required (the other signing service's older form)", "templates", json!([doc_id()]), Some(json!({"type": "object", "required": ["title", "recipients"], "properties": {"title": {"type": "string"}, "recipients": {"type": "array", "items": {"type": "object"}}}})), ref_("GenerateDocumentResponse"), &[400, 401, 403, 404, 409, 413, 429])
+            },
             "/api/v1/uploads/{dataId}": {
                 "put": {
                     "summary": "Upload the PDF to a signed upload URL (raw body or one multipart file part)",

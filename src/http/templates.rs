@@ -95,10 +95,23 @@ fn part_routes(state: AppState) -> BoxedFilter<(Response,)> {
                 r.map(|(doc, recipients)| json!({"documentId": doc, "recipients": recipients})),
             )
         });
+    // The other signing service's older form: recipients by position, `title` required.
+    let create_document = warp::path!("api" / "v1" / "templates" / i64 / "create-document")
+        .and(warp::post())
+        .and(caller(&state, write))
+        .and(super::body::json::<Value>())
+        .then(|id, who: Principal, st: AppState, b| async move {
+            let r = manage::create_document(&st.ctx(), &who, id, b).await;
+            json_result(
+                r.map(|(doc, recipients)| json!({"documentId": doc, "recipients": recipients})),
+            )
+        });
     add_recipient
         .or(add_fields)
         .unify()
         .or(generate)
+        .unify()
+        .or(create_document)
         .unify()
         .boxed()
 }

@@ -136,6 +136,22 @@ pub async fn add_fields(
         .await
 }
 
+/// `POST /api/v1/templates/{id}/create-document`: `generate` with recipients named by their
+/// position in the template (`templates::by_position`).
+pub async fn create_document(
+    ctx: &Context,
+    who: &Principal,
+    id: i64,
+    body: Value,
+) -> Result<(i64, Vec<RecipientBrief>), AppError> {
+    let user = who.user_id;
+    let named = ctx
+        .db
+        .read(move |c| super::by_position(&body, &store::owned(c, user, id)?))
+        .await?;
+    generate(ctx, who, id, named).await
+}
+
 /// `POST /api/v1/templates/{id}/generate-document`: a DRAFT copy of the template
 /// (recipients as the request names them, fields, meta, and a copy of the PDF), created as
 /// documents are (DOCUMENT_CREATED queued). Answers its id and recipients.

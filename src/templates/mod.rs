@@ -398,11 +398,22 @@ fn parse_named(
     };
     let name = c.opt_str(raw, "name", path, 200);
     let order = c.opt_int(raw, "signingOrder", path, 0..=10_000);
+    let role = match raw.get("role") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(r)) if Role::parse(r).is_some() => Role::parse(r),
+        Some(_) => {
+            c.fail(join(path, "role"), "must be SIGNER, APPROVER, VIEWER or CC");
+            None
+        }
+    };
     if c.error_count() != before {
         return None;
     }
     let slot = slot?;
     let mut r = current[slot].1.clone();
+    if let Some(role) = role {
+        r.role = role;
+    }
     if let Some(e) = email {
         r.email = e;
     }
@@ -415,6 +426,49 @@ fn parse_named(
         Some(_) => r.signing_order = order,
     }
     Some((slot, r))
+}
+
+/// `POST /api/v1/templates/{id}/create-document` (the other signing service's older way to
+/// generate): `title` is required, and `recipients` name the template's recipients by position
+/// (the first item is the template's first recipient) instead of by `id`. Answers the same
+/// request as `generate-document` would take.
+pub fn by_position(body: &Value, template: &model::Template) -> Result<Value, AppError> {
+    let Some(obj) = body.as_object() else {
+        return Err(not_an_object());
+    };
+    let mut c = Check::new();
+    if !matches!(obj.get("title"), Some(Value::String(t)) if !t.trim().is_empty()) {
+        c.fail("title", "required: 1 to 255 characters");
+    }
+    let mut out = obj.clone();
+    match obj.get("recipients") {
+        Some(Value::Array(list)) => {
+            let mut named = Vec::with_capacity(list.len());
+            for (i, item) in list.iter().enumerate() {
+                match (template.recipients.get(i), item.as_object()) {
+                    (Some(r), Some(item)) => {
+                        let mut item = item.clone();
+                        item.insert("id".into(), Value::from(r.id));
+                        named.push(Value::Object(item));
+                    }
+                    (None, _) => c.fail(
+                        format!("recipients[{i}]"),
+                        format!(
+                            "the template has {} recipients; this one has none to stand for",
+                            template.recipients.len()
+                        ),
+                    ),
+                    (_, None) => c.fail(format!("recipients[{i}]"), "must be an object"),
+                }
+            }
+            out.insert("recipients".into(), Value::Array(named));
+        }
+        _ => c.fail(
+            "recipients",
+            "required: an array of {name, email, role, signingOrder}, in the template's order",
+        ),
+    }
+    c.finish(Value::Object(out))
 }
 
 /// A new blob with the bytes of `source`. A generated document owns its own copy of the

@@ -183,3 +183,39 @@ async fn fields_change_while_pending_for_recipients_who_have_not_finished() {
     assert_eq!(s, 409, "{v}");
     app.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn create_document_names_template_recipients_by_position() {
+    let app = TestApp::spawn().await;
+    let api = app.user_with_key("ada@example.com", "standard");
+    let t = api
+        .create_template(json!({"title": "Lease", "recipients": [
+            {"name": "Tenant", "email": "t@example.com", "role": "SIGNER"},
+            {"name": "Agent", "email": "a@example.com", "role": "SIGNER"}]}))
+        .await;
+    let id = t.template_id();
+    api.upload_ok(t.upload_url(), fixture("a4-1p.pdf")).await;
+    let path = format!("/api/v1/templates/{id}/create-document");
+    let body = json!({"title": "Lease for Bo", "recipients": [
+        {"name": "Bo", "email": "bo@example.com", "role": "APPROVER"}]});
+    let (s, v) = api.post(&path, body).await;
+    assert_eq!(s, 200, "{v}");
+    let doc = api.document(v["documentId"].as_i64().unwrap()).await;
+    assert_eq!(doc["title"], "Lease for Bo");
+    let r = &doc["recipients"];
+    assert_eq!(
+        (&r[0]["email"], &r[0]["role"]),
+        (&json!("bo@example.com"), &json!("APPROVER"))
+    );
+    assert_eq!(
+        r[1]["email"], "a@example.com",
+        "the rest keep the template's"
+    );
+    // More recipients than the template has, or no title: 400.
+    let three = json!({"title": "x", "recipients": [{"email": "1@example.com"},
+        {"email": "2@example.com"}, {"email": "3@example.com"}]});
+    assert_eq!(api.post(&path, three).await.0, 400);
+    let untitled = json!({"recipients": [{"email": "1@example.com"}]});
+    assert_eq!(api.post(&path, untitled).await.0, 400);
+    app.stop().await;
+}
