@@ -242,12 +242,10 @@ pub async fn add_fields(
     ctx.db
         .write(move |tx| {
             let doc = store::owned(tx, user, id)?;
-            let ids: Vec<i64> = doc.recipients.iter().map(|r| r.id).collect();
-            let batch = parts::field_batch(&body, doc.pages(), &ids);
+            let batch = parts::fields_for(&body, doc.pages(), &doc.recipients);
             let targets: Vec<i64> = batch.iter().flatten().map(|f| f.recipient_id).collect();
             doc.require_fields_editable("add fields", &targets)?;
-            let parent = Parent::Document(id);
-            let added = parts::add_fields(tx, parent, &doc.recipients, &body, doc.pages(), now())?;
+            let added = parts::add_fields(tx, Parent::Document(id), &batch?, now())?;
             Ok(added.iter().map(|f| FieldView::of(f, id)).collect())
         })
         .await

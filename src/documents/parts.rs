@@ -82,20 +82,25 @@ pub fn field_batch(
     c.finish(parsed)
 }
 
-/// Adds the fields in `body` to `parent`, whose recipients are `recipients` and whose file has
-/// `pages` pages: all or nothing.
+/// One field or an array of them (`body`) for `recipients` and a file of `pages` pages.
+pub fn fields_for(
+    body: &Value,
+    pages: Option<i64>,
+    recipients: &[Recipient],
+) -> Result<Vec<NewField>, AppError> {
+    let ids: Vec<i64> = recipients.iter().map(|r| r.id).collect();
+    field_batch(body, pages, &ids)
+}
+
+/// Adds `parsed` (from `fields_for`) to `parent`: all or nothing.
 pub fn add_fields(
     conn: &Connection,
     parent: Parent,
-    recipients: &[Recipient],
-    body: &Value,
-    pages: Option<i64>,
+    parsed: &[NewField],
     now: i64,
 ) -> Result<Vec<Field>, AppError> {
-    let ids: Vec<i64> = recipients.iter().map(|r| r.id).collect();
-    let parsed = field_batch(body, pages, &ids)?;
     let mut added = Vec::with_capacity(parsed.len());
-    for f in &parsed {
+    for f in parsed {
         added.push(store::fields::insert(conn, parent, f, now)?);
     }
     touch(conn, parent, now)?;

@@ -130,7 +130,8 @@ pub async fn add_fields(
         .write(move |tx| {
             let t = store::owned(tx, user, id)?;
             let parent = Parent::Template(id);
-            let added = parts::add_fields(tx, parent, &t.recipients, &body, t.pages(), now())?;
+            let parsed = parts::fields_for(&body, t.pages(), &t.recipients)?;
+            let added = parts::add_fields(tx, parent, &parsed, now())?;
             Ok(added.iter().map(TemplateField::of).collect())
         })
         .await

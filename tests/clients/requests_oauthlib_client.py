@@ -5,7 +5,7 @@ back the URL the browser was redirected to, then redeems the code, calls the ide
 refreshes. requests-oauthlib refuses a token answer whose scope names differ from the ones it
 asked for, so this also checks that Docket echoes the app's own names.
 
-Environment: BASE, CLIENT_ID, CLIENT_SECRET, REDIRECT_URI, OAUTHLIB_INSECURE_TRANSPORT=1 (test
+Environment: ISSUER (the base URL), CLIENT_ID, CLIENT_SECRET, REDIRECT_URI, OAUTHLIB_INSECURE_TRANSPORT=1 (test
 servers listen on plain HTTP on loopback).
 """
 
@@ -15,7 +15,7 @@ import sys
 
 from requests_oauthlib import OAuth2Session
 
-base = os.environ["BASE"]
+base = os.environ["ISSUER"]
 client_id = os.environ["CLIENT_ID"]
 secret = os.environ["CLIENT_SECRET"]
 session = OAuth2Session(

@@ -86,28 +86,37 @@ impl Drop for Script {
     }
 }
 
-/// Runs a client script's sign-in: it prints the authorization URL, the user (Ada, signed in)
-/// allows, the script gets the redirect back and prints what it found.
-async fn sign_in(app: &TestApp, mut script: Script) -> Value {
-    let cookie = login(app, "ada@example.com", PASSWORD).await.unwrap();
-    let first = tokio::task::block_in_place(|| script.read());
-    let auth_url = first["authorization_url"].as_str().unwrap().to_string();
-    let back = consent_location(app, &cookie, &auth_url, "allow").await;
-    script.write(&back);
-    tokio::task::block_in_place(|| script.read())
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn openid_client_discovers_signs_in_checks_the_id_token_and_reads_userinfo() {
-    let app = TestApp::spawn().await;
-    let (id, secret) = setup(&app, &[]);
-    let env = [
+/// Runs a client script's sign-in for a new app registered on `app`: the script gets the base
+/// URL (`ISSUER`), the app's credentials and `REDIRECT_URI`, plus `extra`; it prints the
+/// authorization URL, the user (Ada, signed in) allows, the script gets the redirect back and
+/// prints what it found. Answers that, and the app's client id.
+async fn sign_in(
+    app: &TestApp,
+    start: fn(&str, &[(&str, &str)]) -> Script,
+    script: &str,
+    extra: &[(&str, &str)],
+) -> (Value, String) {
+    let (id, secret) = setup(app, &[]);
+    let mut env = vec![
         ("ISSUER", app.base.as_str()),
         ("CLIENT_ID", id.as_str()),
         ("CLIENT_SECRET", secret.as_str()),
         ("REDIRECT_URI", REDIRECT),
     ];
-    let out = sign_in(&app, Script::node("openid_client.mjs", &env)).await;
+    env.extend_from_slice(extra);
+    let mut script = start(script, &env);
+    let cookie = login(app, "ada@example.com", PASSWORD).await.unwrap();
+    let first = tokio::task::block_in_place(|| script.read());
+    let auth_url = first["authorization_url"].as_str().unwrap().to_string();
+    let back = consent_location(app, &cookie, &auth_url, "allow").await;
+    script.write(&back);
+    (tokio::task::block_in_place(|| script.read()), id)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openid_client_discovers_signs_in_checks_the_id_token_and_reads_userinfo() {
+    let app = TestApp::spawn().await;
+    let (out, id) = sign_in(&app, Script::node, "openid_client.mjs", &[]).await;
     let claims = &out["claims"];
     assert_eq!(claims["iss"], app.base.as_str());
     assert_eq!(claims["aud"], id.as_str());
@@ -124,15 +133,8 @@ async fn openid_client_discovers_signs_in_checks_the_id_token_and_reads_userinfo
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn authlib_verifies_the_id_token_signature_with_the_published_keys() {
     let app = TestApp::spawn().await;
-    let (id, secret) = setup(&app, &[]);
-    let env = [
-        ("ISSUER", app.base.as_str()),
-        ("CLIENT_ID", id.as_str()),
-        ("CLIENT_SECRET", secret.as_str()),
-        ("REDIRECT_URI", REDIRECT),
-        ("AUTHLIB_INSECURE_TRANSPORT", "1"),
-    ];
-    let out = sign_in(&app, Script::python("authlib_client.py", &env)).await;
+    let insecure = [("AUTHLIB_INSECURE_TRANSPORT", "1")];
+    let (out, id) = sign_in(&app, Script::python, "authlib_client.py", &insecure).await;
     let claims = &out["claims"];
     assert_eq!(out["algorithms"], serde_json::json!(["RS256"]));
     assert_eq!(claims["iss"], app.base.as_str());
@@ -146,15 +148,14 @@ async fn authlib_verifies_the_id_token_signature_with_the_published_keys() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn requests_oauthlib_with_the_newer_scope_names_gets_them_back_and_refreshes() {
     let app = TestApp::spawn().await;
-    let (id, secret) = setup(&app, &[]);
-    let env = [
-        ("BASE", app.base.as_str()),
-        ("CLIENT_ID", id.as_str()),
-        ("CLIENT_SECRET", secret.as_str()),
-        ("REDIRECT_URI", REDIRECT),
-        ("OAUTHLIB_INSECURE_TRANSPORT", "1"),
-    ];
-    let out = sign_in(&app, Script::python("requests_oauthlib_client.py", &env)).await;
+    let insecure = [("OAUTHLIB_INSECURE_TRANSPORT", "1")];
+    let (out, _) = sign_in(
+        &app,
+        Script::python,
+        "requests_oauthlib_client.py",
+        &insecure,
+    )
+    .await;
     assert_eq!(
         out["scope"],
         serde_json::json!(["BOOKING_READ", "PROFILE_READ"])
