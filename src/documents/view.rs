@@ -10,7 +10,7 @@ use super::model::{Document, Field, Recipient, SealRecord};
 use super::recipients::{ReadStatus, Role, SendStatus, SigningStatus};
 use crate::timefmt::{iso8601, iso8601_opt};
 
-/// Seed 2.2, with `signingUrl`. `token` and `signingUrl` are the recipient's credential: null
+/// A recipient as the API shows it, with `signingUrl`. `token` and `signingUrl` are the recipient's credential: null
 /// for callers that may not see it (`SigningLinks`).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -29,7 +29,7 @@ pub struct RecipientView {
     pub signing_url: Option<String>,
 }
 
-/// Seed 2.3: recipients in create, generate and upload responses (links as in `RecipientView`).
+/// Recipients in create, generate and upload responses (links as in `RecipientView`).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RecipientBrief {
@@ -101,7 +101,7 @@ impl From<&RecipientView> for RecipientBrief {
     }
 }
 
-/// Seed 2.7 with `id`, `documentId`, `inserted` and `customText`.
+/// A field as the API shows it, with `id`, `documentId`, `inserted` and `customText`.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FieldView {
@@ -127,7 +127,7 @@ pub struct FieldView {
     pub height: String,
 }
 
-/// Seed 2.1, plus `fields` and `meta`.
+/// A document as the API shows it, with its `recipients`, `fields` and `meta`.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DocumentView {

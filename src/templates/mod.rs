@@ -80,7 +80,7 @@ pub struct CreateTemplate {
     pub auth_options: AuthOptions,
 }
 
-/// Seed 2.4, exactly.
+/// A template as the API shows it, in the other signing service's shape exactly.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TemplateView {
@@ -280,7 +280,7 @@ pub struct Generate {
     pub recipients: Vec<(i64, NewRecipient)>,
 }
 
-/// Seed 4.3: `recipients` is required; each item names a template recipient by `id` and may
+/// `generate-document`: `recipients` is required; each item names a template recipient by `id` and may
 /// change its `email`, `name` and `signingOrder` (absent keys keep the template's values).
 /// Template recipients not named keep theirs, placeholder addresses included. `meta` applies
 /// over the template's, with free-text `timezone` and `dateFormat`.
@@ -494,7 +494,7 @@ pub fn copy_blob(blobs: &BlobStore, source: &BlobId) -> Result<StoredBlob, AppEr
     Ok(w.commit()?)
 }
 
-/// Seed 4.3 in one transaction: a DRAFT of `user` with the template's recipients (as the
+/// `generate-document` in one transaction: a DRAFT of `user` with the template's recipients (as the
 /// request changed them), fields (on the new recipients), meta and `file` (a copy of the
 /// template's, made by `copy_blob` from `expected_blob`). Answers the document id.
 #[allow(clippy::too_many_arguments)]
