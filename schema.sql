@@ -1,6 +1,6 @@
 -- Docket database schema: the schema of a new database (embedded in the binary).
 --
--- Version 10 (PRAGMA user_version). A database of an older version is upgraded at start by the
+-- Version 11 (PRAGMA user_version). A database of an older version is upgraded at start by the
 -- numbered migrations in src/db/migrations/, each in one transaction, after an automatic backup.
 -- When you change this file, add the matching migration and bump db::migrate::LATEST; a unit
 -- test checks that the oldest schema plus every migration equals this file.
@@ -161,7 +161,11 @@ CREATE TABLE bookings (
     attendees           TEXT NOT NULL DEFAULT '[]',  -- JSON [{"name","email","timeZone"}]
     cancellation_reason TEXT,
     created_at          INTEGER NOT NULL,
-    updated_at          INTEGER NOT NULL
+    updated_at          INTEGER NOT NULL,
+    -- JSON {"title","description","length","requiresConfirmation","price","currency"}, each
+    -- optional (what is left out is derived from the booking); NULL: all derived (v11)
+    event_type          TEXT,
+    responses           TEXT NOT NULL DEFAULT '{}'  -- JSON: the booker's answers by field name
 );
 CREATE INDEX bookings_user_created ON bookings (user_id, created_at DESC, id DESC);
 
@@ -319,7 +323,10 @@ CREATE TABLE webhooks (
     -- The OAuth grant whose access token created it (v7); NULL for the owner's API key. Such a
     -- webhook is the app's: it goes when the grant is revoked (trigger below) or deleted with
     -- its client (cascade), and its payloads carry no signing links.
-    grant_id    INTEGER REFERENCES oauth_grants (id) ON DELETE CASCADE
+    grant_id    INTEGER REFERENCES oauth_grants (id) ON DELETE CASCADE,
+    -- 'ZAPIER': made through a Zapier REST-hook route (v11); its payloads take the shapes
+    -- Zapier's apps map
+    app         TEXT NOT NULL DEFAULT 'API' CHECK (app IN ('API', 'ZAPIER'))
 );
 CREATE INDEX webhooks_user ON webhooks (user_id);
 CREATE INDEX webhooks_grant ON webhooks (grant_id);

@@ -1,12 +1,16 @@
 //! The booking use cases: create, list, read and cancel for the
 //! caller, plus the integrations' legacy listing, which checks the credential and reads in one
 //! trip to the database. The caller has authenticated `who` (with its scope) where it says so.
+//! Creating and cancelling queue the BOOKING_CREATED and BOOKING_CANCELLED webhooks in their
+//! transaction, and wake the worker after it.
 
 use super::{Booking, CreateRequest, PageRequest, store};
+use crate::context::Context;
 use crate::db::{Db, now};
 use crate::error::AppError;
 use crate::oauth::principal::{Credentials, Principal};
 use crate::oauth::scope::Scope;
+use crate::webhooks::{Event, enqueue_booking};
 
 /// `GET /listBookings?limit=`: the caller's newest bookings; authenticates `creds` itself.
 pub async fn list_legacy(
@@ -23,11 +27,30 @@ pub async fn list_legacy(
 }
 
 /// A new booking for `who`.
-pub async fn create(db: &Db, who: &Principal, req: &CreateRequest) -> Result<Booking, AppError> {
+pub async fn create(
+    ctx: &Context,
+    who: &Principal,
+    req: &CreateRequest,
+) -> Result<Booking, AppError> {
     let new = super::validate_new(req)?;
     let (user, uid) = (who.user_id, super::new_uid());
-    db.write(move |tx| store::insert(tx, user, &uid, &new, now()))
-        .await
+    let booking = ctx
+        .db
+        .write(move |tx| {
+            let t = now();
+            let booking = store::insert(tx, user, &uid, &new, t)?;
+            enqueue_booking(tx, user, Event::BookingCreated, &booking, t)?;
+            Ok(booking)
+        })
+        .await?;
+    ctx.workers.notices();
+    Ok(booking)
+}
+
+/// `who`'s newest `limit` bookings by id (integrations' sample data).
+pub async fn newest(db: &Db, who: &Principal, limit: u32) -> Result<Vec<Booking>, AppError> {
+    let user = who.user_id;
+    db.read(move |c| store::newest(c, user, limit)).await
 }
 
 /// A page of `who`'s bookings and the number of pages.
@@ -53,13 +76,22 @@ pub async fn get(db: &Db, who: &Principal, id: i64) -> Result<Booking, AppError>
 
 /// Cancels `who`'s booking `id` with an optional reason: 409 unless ACCEPTED or PENDING.
 pub async fn cancel(
-    db: &Db,
+    ctx: &Context,
     who: &Principal,
     id: i64,
     reason: Option<&str>,
 ) -> Result<Booking, AppError> {
     let reason = super::validate_reason(reason)?;
     let user = who.user_id;
-    db.write(move |tx| store::cancel(tx, user, id, reason.as_deref(), now()))
-        .await
+    let booking = ctx
+        .db
+        .write(move |tx| {
+            let t = now();
+            let booking = store::cancel(tx, user, id, reason.as_deref(), t)?;
+            enqueue_booking(tx, user, Event::BookingCancelled, &booking, t)?;
+            Ok(booking)
+        })
+        .await?;
+    ctx.workers.notices();
+    Ok(booking)
 }

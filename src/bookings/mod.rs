@@ -1,16 +1,20 @@
 //! Bookings: a user's meetings with attendees, the rules for creating, listing and cancelling
 //! them (plain functions over request shapes), and their table (`store`).
 
+pub mod details;
 pub mod manage;
 pub mod store;
 
 use serde::{Deserialize, Serialize, Serializer};
+use serde_json::{Map, Value};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
 use crate::error::{AppError, FieldError};
 use crate::timefmt::iso8601;
 use crate::users::Email;
+
+pub use details::{Answers, EventType};
 
 /// Longest accepted values, in characters.
 pub const TITLE_MAX: usize = 200;
@@ -73,6 +77,8 @@ pub struct Organizer {
     pub name: String,
     pub email: String,
     pub time_zone: String,
+    /// The language of docket's pages and mail (English), as integrations read it.
+    pub locale: &'static str,
 }
 
 /// A booking as stored and as clients see it (times are Unix seconds, shown as ISO 8601 UTC).
@@ -94,6 +100,10 @@ pub struct Booking {
     #[serde(serialize_with = "as_iso8601")]
     pub created_at: i64,
     pub cancellation_reason: Option<String>,
+    pub event_type: EventType,
+    /// `responses`, `userFieldsResponses`, `customInputs`.
+    #[serde(flatten)]
+    pub answers: Answers,
 }
 
 fn as_iso8601<S: Serializer>(ts: &i64, s: S) -> Result<S::Ok, S::Error> {
@@ -112,6 +122,10 @@ pub struct CreateRequest {
     pub status: Option<String>,
     pub location: Option<String>,
     pub attendees: Option<Vec<AttendeeRequest>>,
+    /// `{title?, description?, length?, requiresConfirmation?, price?, currency?}`.
+    pub event_type: Option<Value>,
+    /// The booker's answers by field name.
+    pub responses: Option<Value>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -132,6 +146,8 @@ pub struct NewBooking {
     pub status: Status,
     pub location: Option<String>,
     pub attendees: Vec<Attendee>,
+    pub event_type: EventType,
+    pub responses: Map<String, Value>,
 }
 
 /// Collects every invalid field before failing, so a client fixes them in one round.
@@ -298,14 +314,32 @@ pub fn validate_new(req: &CreateRequest) -> Result<NewBooking, AppError> {
             attendees.extend(attendee(a, &format!("attendees[{i}]"), &mut p));
         }
     }
+    let (start_time, end_time) = (start.unwrap_or_default(), end.unwrap_or_default());
+    let derived = EventType::derived(
+        &title,
+        description.as_deref(),
+        start_time,
+        end_time,
+        status == Status::Pending,
+    );
+    let event_type = match &req.event_type {
+        None | Some(Value::Null) => derived,
+        Some(raw) => details::event_type(raw, derived, &mut p.0),
+    };
+    let responses = match &req.responses {
+        None | Some(Value::Null) => Map::new(),
+        Some(raw) => details::responses(raw, &mut p.0),
+    };
     p.into_result(|| NewBooking {
         title,
         description,
-        start_time: start.unwrap_or_default(),
-        end_time: end.unwrap_or_default(),
+        start_time,
+        end_time,
         status,
         location,
         attendees,
+        event_type,
+        responses,
     })
 }
 
@@ -558,9 +592,12 @@ mod tests {
                 name: "Ada".into(),
                 email: "ada@example.com".into(),
                 time_zone: "UTC".into(),
+                locale: "en",
             },
             created_at: 0,
             cancellation_reason: None,
+            event_type: EventType::derived("T", None, 0, 60, true),
+            answers: Answers::of(&[], None, None, &Map::new()),
         };
         let v = serde_json::to_value(&b).unwrap();
         assert_eq!(v["startTime"], "1970-01-01T00:00:00Z");
@@ -568,6 +605,13 @@ mod tests {
         assert_eq!(v["status"], "PENDING");
         assert_eq!(v["user"]["timeZone"], "UTC");
         assert!(v["cancellationReason"].is_null());
-        assert_eq!(v.as_object().unwrap().len(), 12);
+        // The spec's twelve keys, then what integrations map: the event type and the answers.
+        assert_eq!(v["eventType"]["length"], 1);
+        assert_eq!(v["eventType"]["requiresConfirmation"], true);
+        assert_eq!(v["responses"], serde_json::json!({}));
+        assert_eq!(v["userFieldsResponses"], serde_json::json!({}));
+        assert_eq!(v["customInputs"], serde_json::json!({}));
+        assert_eq!(v["user"]["locale"], "en");
+        assert_eq!(v.as_object().unwrap().len(), 16);
     }
 }

@@ -3,27 +3,49 @@
 
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
-use super::{Attendee, Booking, NewBooking, Organizer, Status};
+use super::{Answers, Attendee, Booking, EventType, NewBooking, Organizer, Status};
 use crate::error::AppError;
 
 const SELECT: &str = "SELECT b.id, b.uid, b.title, b.description, b.start_time, b.end_time,
         b.status, b.location, b.attendees, b.cancellation_reason, b.created_at,
-        u.username, u.name, u.email, u.time_zone
+        u.username, u.name, u.email, u.time_zone, b.event_type, b.responses
    FROM bookings b JOIN users u ON u.id = b.user_id";
 
 fn from_row(r: &Row<'_>) -> rusqlite::Result<Booking> {
     let status: Status = r.get(6)?;
     let attendees: String = r.get(8)?;
     let attendees: Vec<Attendee> = crate::db::stored_json(8, &attendees)?;
+    let (title, description): (String, Option<String>) = (r.get(2)?, r.get(3)?);
+    let (start_time, end_time, location): (i64, i64, Option<String>) =
+        (r.get(4)?, r.get(5)?, r.get(7)?);
+    // A booking made before event types were stored shows the one derived from it.
+    let event_type = match r.get::<_, Option<String>>(15)? {
+        Some(json) => crate::db::stored_json(15, &json)?,
+        None => EventType::derived(
+            &title,
+            description.as_deref(),
+            start_time,
+            end_time,
+            status == Status::Pending,
+        ),
+    };
+    let responses: String = r.get(16)?;
+    let responses = crate::db::stored_json(16, &responses)?;
+    let answers = Answers::of(
+        &attendees,
+        location.as_deref(),
+        description.as_deref(),
+        &responses,
+    );
     Ok(Booking {
         id: r.get(0)?,
         uid: r.get(1)?,
-        title: r.get(2)?,
-        description: r.get(3)?,
-        start_time: r.get(4)?,
-        end_time: r.get(5)?,
+        title,
+        description,
+        start_time,
+        end_time,
         status,
-        location: r.get(7)?,
+        location,
         attendees,
         cancellation_reason: r.get(9)?,
         created_at: r.get(10)?,
@@ -32,7 +54,10 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Booking> {
             name: r.get(12)?,
             email: r.get(13)?,
             time_zone: r.get(14)?,
+            locale: "en",
         },
+        event_type,
+        answers,
     })
 }
 
@@ -45,10 +70,12 @@ pub fn insert(
     now: i64,
 ) -> Result<Booking, AppError> {
     let attendees = serde_json::to_string(&new.attendees).map_err(AppError::internal)?;
+    let event_type = serde_json::to_string(&new.event_type).map_err(AppError::internal)?;
+    let responses = serde_json::to_string(&new.responses).map_err(AppError::internal)?;
     tx.execute(
         "INSERT INTO bookings (uid, user_id, title, description, start_time, end_time, status,
-                               location, attendees, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
+                               location, attendees, created_at, updated_at, event_type, responses)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11, ?12)",
         params![
             uid,
             user_id,
@@ -59,7 +86,9 @@ pub fn insert(
             new.status.as_str(),
             new.location,
             attendees,
-            now
+            now,
+            event_type,
+            responses
         ],
     )?;
     get(tx, user_id, tx.last_insert_rowid())?
@@ -93,6 +122,15 @@ pub fn list(
         params![user_id, status.map(Status::as_str), limit, offset],
         from_row,
     )?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// `user_id`'s newest `limit` bookings by id.
+pub fn newest(conn: &Connection, user_id: i64, limit: u32) -> Result<Vec<Booking>, AppError> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "{SELECT} WHERE b.user_id = ?1 ORDER BY b.id DESC LIMIT ?2"
+    ))?;
+    let rows = stmt.query_map(params![user_id, limit], from_row)?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
@@ -173,6 +211,8 @@ mod tests {
                 email: "grace@x.org".into(),
                 time_zone: "Europe/Berlin".into(),
             }],
+            event_type: crate::bookings::EventType::derived(title, None, 1000, 2000, false),
+            responses: serde_json::Map::new(),
         }
     }
 

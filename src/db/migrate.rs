@@ -9,7 +9,7 @@ use rusqlite::{Connection, TransactionBehavior};
 pub const SCHEMA: &str = include_str!("../../schema.sql");
 
 /// The version `SCHEMA` describes.
-pub const LATEST: i64 = 10;
+pub const LATEST: i64 = 11;
 
 /// `(version, sql)`: what turns version `n - 1` into version `n`.
 pub const MIGRATIONS: &[(i64, &str)] = &[
@@ -25,6 +25,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     (8, include_str!("migrations/0008_webhook_grants.sql")),
     (9, include_str!("migrations/0009_recipient_auth.sql")),
     (10, include_str!("migrations/0010_openid.sql")),
+    (11, include_str!("migrations/0011_integrations.sql")),
 ];
 
 #[derive(Debug, thiserror::Error)]

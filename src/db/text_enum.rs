@@ -92,6 +92,8 @@ mod tests {
         check(&Kind::ALL, Kind::as_str, Kind::parse);
         use crate::webhooks::Event;
         check(&Event::ALL, Event::as_str, Event::parse);
+        use crate::webhooks::store::App;
+        check(&App::ALL, App::as_str, App::parse);
         use crate::webhooks::store::DeliveryStatus as Delivery;
         let deliveries = [Delivery::Pending, Delivery::Delivered, Delivery::Failed];
         check(&deliveries, Delivery::as_str, Delivery::parse);

@@ -9,7 +9,7 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::auth::{credentials_or_query_key, principal};
-use super::reply::{Format, error_response, json_response, json_result};
+use super::reply::{json_result, json_result_as};
 use super::{body, with_state};
 use crate::bookings::{self, Booking, CreateRequest, manage};
 use crate::error::AppError;
@@ -30,7 +30,9 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(principal(state.clone(), Scope::WriteBooking))
         .and(body::json::<CreateRequest>())
         .and(with_state(state.clone()))
-        .then(|who, req, state| async move { created(create(state, who, req).await) });
+        .then(|who, req, state| async move {
+            json_result_as(StatusCode::CREATED, create(state, who, req).await)
+        });
 
     let list = warp::path!("api" / "v1" / "bookings")
         .and(warp::get())
@@ -79,14 +81,6 @@ where
     })
 }
 
-/// 201 with the value, or the error's JSON response.
-fn created<T: Serialize>(result: Result<T, AppError>) -> Response {
-    match result {
-        Ok(v) => json_response(StatusCode::CREATED, &v),
-        Err(e) => error_response(&e, Format::Json),
-    }
-}
-
 /// Query parameters arrive as text and are checked after authentication, so an anonymous
 /// request gets 401 whatever its query says.
 #[derive(Debug, Deserialize)]
@@ -127,7 +121,7 @@ async fn list_legacy(
 
 /// `POST /api/v1/bookings`.
 async fn create(state: AppState, who: Principal, req: CreateRequest) -> Result<Booking, AppError> {
-    manage::create(&state.db, &who, &req).await
+    manage::create(&state.ctx(), &who, &req).await
 }
 
 /// `GET /api/v1/bookings?page&perPage&status`.
@@ -156,5 +150,5 @@ async fn cancel(
     id: i64,
     req: CancelRequest,
 ) -> Result<Booking, AppError> {
-    manage::cancel(&state.db, &who, id, req.reason.as_deref()).await
+    manage::cancel(&state.ctx(), &who, id, req.reason.as_deref()).await
 }

@@ -27,6 +27,7 @@ pub mod static_files;
 pub mod templates;
 pub mod uploads;
 pub mod webhooks;
+pub mod zapier;
 
 use std::convert::Infallible;
 
@@ -85,6 +86,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(templates::routes(state.clone()))
         .unify()
         .or(webhooks::routes(state.clone()))
+        .unify()
+        .or(zapier::routes(state.clone()))
         .unify()
         .or(openapi::routes(state.clone()))
         .unify()

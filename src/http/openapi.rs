@@ -94,6 +94,27 @@ fn errors(codes: &[u16]) -> serde_json::Map<String, Value> {
 
 const API_ERRORS: &[u16] = &[400, 401, 403, 404, 413, 429];
 
+/// `op` answering `status` (201, 204) on success rather than 200.
+fn op_as(
+    status: u16,
+    summary: &str,
+    tag: &str,
+    params: Value,
+    body: Option<Value>,
+    ok: Option<Value>,
+    errs: &[u16],
+) -> Value {
+    let mut o = op(summary, tag, params, body, json!({}), errs);
+    let responses = o["responses"].as_object_mut().expect("responses");
+    responses.remove("200");
+    let answer = match ok {
+        Some(schema) => json!({"description": "OK", "content": content(schema)}),
+        None => json!({"description": "Done, no body"}),
+    };
+    responses.insert(status.to_string(), answer);
+    o
+}
+
 fn op(
     summary: &str,
     tag: &str,
@@ -259,6 +280,27 @@ pub fn document(issuer: &str) -> Value {
                     {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100}},
                     {"name": "apiKey", "in": "query", "schema": {"type": "string"}}
                 ]), None, json!({"type": "array", "items": ref_("Booking")}), API_ERRORS)
+            },
+            "/api/integrations/zapier/listBookings": {
+                "get": op_as(201, "Sample bookings for the scheduling service's Zapier app: the newest three, flat as its subscriptions deliver them (READ_BOOKING; Bearer or ?apiKey=)", "zapier", json!([{"name": "apiKey", "in": "query", "schema": {"type": "string"}}]), None, Some(json!({"type": "array", "maxItems": 3, "items": ref_("ZapierBooking")})), &[401, 403, 429])
+            },
+            "/api/integrations/zapier/addSubscription": {
+                "post": op("Subscribe a Zapier REST hook to BOOKING_CREATED or BOOKING_CANCELLED (READ_BOOKING and READ_PROFILE); deliveries are ZapierBooking bodies", "zapier", json!([{"name": "apiKey", "in": "query", "schema": {"type": "string"}}]), Some(json!({"type": "object", "required": ["subscriberUrl", "triggerEvent"], "properties": {"subscriberUrl": {"type": "string"}, "triggerEvent": {"type": "string", "enum": ["BOOKING_CREATED", "BOOKING_CANCELLED"]}}})), ref_("CalSubscription"), &[400, 401, 403, 409, 413, 429])
+            },
+            "/api/integrations/zapier/deleteSubscription": {
+                "delete": op_as(204, "Delete a subscription made through addSubscription", "zapier", json!([{"name": "id", "in": "query", "required": true, "schema": {"type": "string"}}, {"name": "apiKey", "in": "query", "schema": {"type": "string"}}]), None, None, &[400, 401, 403, 404, 429])
+            },
+            "/api/integrations/zapier/me": {
+                "get": op_as(201, "The account behind the credential, as the scheduling service's Zapier app checks it (READ_PROFILE)", "zapier", json!([{"name": "apiKey", "in": "query", "schema": {"type": "string"}}]), None, Some(json!({"type": "object", "required": ["username"], "properties": {"username": {"type": "string"}, "name": {"type": "string"}, "id": {"type": "integer"}, "email": {"type": "string"}}})), &[401, 403, 429])
+            },
+            "/api/v1/zapier/list-documents": {
+                "get": op("Sample for the signing service's Zapier app: empty until the account has a webhook and a document with recipients, then one delivery as the oldest webhook would get it (any method)", "zapier", json!([]), None, json!({"type": "array", "maxItems": 1, "items": {"type": "object", "required": ["event", "createdAt", "webhookEndpoint", "payload"]}}), &[401, 403, 429])
+            },
+            "/api/v1/zapier/subscribe": {
+                "post": op("Subscribe a Zapier REST hook to one document event (any method)", "zapier", json!([]), Some(json!({"type": "object", "required": ["webhookUrl", "eventTrigger"], "properties": {"webhookUrl": {"type": "string"}, "eventTrigger": {"type": "string", "enum": crate::webhooks::Event::DOCUMENT.map(crate::webhooks::Event::as_str)}}})), ref_("SignSubscription"), &[400, 401, 403, 409, 413, 429])
+            },
+            "/api/v1/zapier/unsubscribe": {
+                "post": op("Delete a webhook by id; the webhook as it was (any method)", "zapier", json!([]), Some(json!({"type": "object", "required": ["webhookId"], "properties": {"webhookId": {"type": ["string", "integer"]}}})), ref_("SignSubscription"), &[400, 401, 403, 404, 413, 429])
             },
             "/api/auth/oauth/me": {
                 "get": op("Identity check (READ_PROFILE)", "oauth", json!([]), None, ref_("Me"), &[401, 403, 429]),
@@ -469,14 +511,42 @@ fn schemas() -> Value {
         "Attendee": {"type": "object", "required": ["name", "email", "timeZone"], "properties": {"name": {"type": "string"}, "email": {"type": "string"}, "timeZone": {"type": "string"}}},
         "BookingInput": {"type": "object", "required": ["title", "startTime", "endTime"], "properties": {
             "title": {"type": "string"}, "description": nullable("string"), "startTime": ts, "endTime": ts, "location": nullable("string"),
-            "status": {"type": "string", "enum": ["ACCEPTED", "PENDING"]}, "attendees": {"type": "array", "items": ref_("Attendee")}
+            "status": {"type": "string", "enum": ["ACCEPTED", "PENDING"]}, "attendees": {"type": "array", "items": ref_("Attendee")},
+            "eventType": {"type": ["object", "null"], "description": "Each member optional; what is left out comes from the booking", "properties": {
+                "title": {"type": "string"}, "description": nullable("string"), "length": {"type": "integer", "minimum": 1, "maximum": 10080},
+                "requiresConfirmation": {"type": "boolean"}, "price": {"type": "integer", "minimum": 0}, "currency": {"type": "string", "minLength": 3, "maxLength": 3}
+            }},
+            "responses": {"type": ["object", "null"], "maxProperties": 50, "description": "The booker's answers by field name"}
         }},
         "Booking": {"type": "object", "required": ["id", "uid", "title", "description", "startTime", "endTime", "status", "location", "attendees", "user", "createdAt", "cancellationReason"], "properties": {
             "id": {"type": "integer"}, "uid": {"type": "string"}, "title": {"type": "string"}, "description": nullable("string"),
             "startTime": ts, "endTime": ts, "status": {"type": "string", "enum": ["ACCEPTED", "PENDING", "CANCELLED", "REJECTED"]},
             "location": nullable("string"), "attendees": {"type": "array", "items": ref_("Attendee")},
-            "user": {"type": "object", "required": ["username", "name", "email", "timeZone"], "properties": {"username": {"type": "string"}, "name": {"type": "string"}, "email": {"type": "string"}, "timeZone": {"type": "string"}}},
-            "createdAt": ts, "cancellationReason": nullable("string")
+            "user": {"type": "object", "required": ["username", "name", "email", "timeZone", "locale"], "properties": {"username": {"type": "string"}, "name": {"type": "string"}, "email": {"type": "string"}, "timeZone": {"type": "string"}, "locale": {"type": "string"}}},
+            "createdAt": ts, "cancellationReason": nullable("string"),
+            "eventType": ref_("EventType"), "responses": ref_("Answers"), "userFieldsResponses": ref_("Answers"), "customInputs": {"type": "object"}
+        }},
+        "EventType": {"type": "object", "required": ["title", "description", "length", "requiresConfirmation", "price", "currency"], "properties": {
+            "title": {"type": "string"}, "description": nullable("string"), "length": {"type": "integer"},
+            "requiresConfirmation": {"type": "boolean"}, "price": {"type": "integer"}, "currency": {"type": "string"}
+        }},
+        "Answers": {"type": "object", "additionalProperties": {"type": "object", "required": ["label", "value"], "properties": {"label": {"type": "string"}, "value": {}}}},
+        "ZapierBooking": {"type": "object", "required": ["title", "description", "customInputs", "responses", "userFieldsResponses", "startTime", "endTime", "location", "status", "cancellationReason", "user", "eventType", "attendees", "createdAt"], "properties": {
+            "id": {"type": "integer"}, "uid": {"type": "string"}, "title": {"type": "string"}, "description": nullable("string"),
+            "customInputs": {"type": "object"}, "responses": ref_("Answers"), "userFieldsResponses": ref_("Answers"),
+            "startTime": ts, "endTime": ts, "location": nullable("string"), "status": {"type": "string"}, "cancellationReason": nullable("string"),
+            "user": {"type": "object", "required": ["username", "name", "email", "timeZone", "utcOffset", "locale"]},
+            "eventType": ref_("EventType"),
+            "attendees": {"type": "array", "items": {"type": "object", "required": ["name", "email", "timeZone", "utcOffset"]}},
+            "createdAt": ts
+        }},
+        "CalSubscription": {"type": "object", "required": ["id", "userId", "subscriberUrl", "appId", "active", "eventTriggers", "secret", "createdAt"], "properties": {
+            "id": {"type": "string"}, "userId": {"type": "integer"}, "subscriberUrl": {"type": "string"}, "appId": {"type": "string"},
+            "active": {"type": "boolean"}, "eventTriggers": {"type": "array", "items": {"type": "string"}}, "secret": {"type": "null"}, "createdAt": ts
+        }},
+        "SignSubscription": {"type": "object", "required": ["id", "webhookUrl", "eventTriggers", "secret", "enabled", "createdAt", "updatedAt", "userId", "teamId"], "properties": {
+            "id": {"type": "string"}, "webhookUrl": {"type": "string"}, "eventTriggers": {"type": "array", "items": {"type": "string"}},
+            "secret": {"type": "null"}, "enabled": {"type": "boolean"}, "createdAt": ts, "updatedAt": ts, "userId": {"type": "integer"}, "teamId": {"type": "null"}
         }},
         "BookingList": {"type": "object", "required": ["bookings", "totalPages"], "properties": {"bookings": {"type": "array", "items": ref_("Booking")}, "totalPages": {"type": "integer"}}},
         "Me": {"type": "object", "required": ["id", "username", "name", "email"], "properties": {"id": {"type": "integer"}, "username": {"type": "string"}, "name": {"type": "string"}, "email": {"type": "string"}}},

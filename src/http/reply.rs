@@ -134,8 +134,13 @@ pub fn html_response(status: StatusCode, html: &str) -> Response {
 
 /// A handler's JSON result: 200 with the value, or the error's response.
 pub fn json_result<T: Serialize>(result: Result<T, AppError>) -> Response {
+    json_result_as(StatusCode::OK, result)
+}
+
+/// A handler's JSON result: `status` with the value, or the error's response.
+pub fn json_result_as<T: Serialize>(status: StatusCode, result: Result<T, AppError>) -> Response {
     match result {
-        Ok(v) => json_response(StatusCode::OK, &v),
+        Ok(v) => json_response(status, &v),
         Err(e) => error_response(&e, Format::Json),
     }
 }

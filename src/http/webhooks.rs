@@ -71,7 +71,7 @@ async fn list(state: AppState, who: Principal) -> Result<Value, AppError> {
 }
 
 async fn delete(state: AppState, who: Principal, id: i64) -> Result<Value, AppError> {
-    manage::delete(&state.db, &who, id).await?;
+    manage::delete(&state.db, &who, id, None).await?;
     Ok(json!({"id": id, "deleted": true}))
 }
 

@@ -4,8 +4,9 @@
 
 use serde_json::Value;
 
+use super::Event;
 use super::secret::SecretBox;
-use super::store::{self, Delivery, Visible, Webhook};
+use super::store::{self, App, Delivery, NewEndpoint, Visible, Webhook};
 use crate::db::{Db, now};
 use crate::error::AppError;
 use crate::oauth::principal::Principal;
@@ -14,7 +15,7 @@ use crate::oauth::principal::Principal;
 const DELIVERIES_SHOWN: i64 = 100;
 
 /// The webhooks `who` may see and manage.
-fn visible(who: &Principal) -> Visible {
+pub(super) fn visible(who: &Principal) -> Visible {
     Visible {
         user: who.user_id,
         grant: who.grant(),
@@ -30,12 +31,47 @@ pub async fn create(
     max: u32,
 ) -> Result<(Webhook, String), AppError> {
     let new = super::parse_create(body)?;
-    let sealed = secrets.seal(&new.secret)?;
-    let (url, events, owner) = (new.url.clone(), new.events.clone(), visible(who));
-    let hook = db
-        .write(move |tx| store::insert(tx, owner, &url, &events, &sealed, max, now()))
-        .await?;
+    for event in &new.events {
+        who.require(event.scope())?;
+    }
+    let hook = insert(
+        db,
+        secrets,
+        who,
+        &new.url,
+        new.events,
+        &new.secret,
+        App::Api,
+        max,
+    )
+    .await?;
     Ok((hook, new.secret))
+}
+
+/// Stores a new endpoint of `who` (at most `max` per user), its secret sealed.
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn insert(
+    db: &Db,
+    secrets: &SecretBox,
+    who: &Principal,
+    url: &str,
+    events: Vec<Event>,
+    secret: &str,
+    app: App,
+    max: u32,
+) -> Result<Webhook, AppError> {
+    let sealed = secrets.seal(secret)?;
+    let (url, owner) = (url.to_string(), visible(who));
+    db.write(move |tx| {
+        let new = NewEndpoint {
+            url: &url,
+            events: &events,
+            sealed_secret: &sealed,
+            app,
+        };
+        store::insert(tx, owner, &new, max, now())
+    })
+    .await
 }
 
 pub async fn list(db: &Db, who: &Principal) -> Result<Vec<Webhook>, AppError> {
@@ -43,10 +79,16 @@ pub async fn list(db: &Db, who: &Principal) -> Result<Vec<Webhook>, AppError> {
     db.read(move |c| store::list(c, who)).await
 }
 
-/// Deletes the endpoint; its pending deliveries go with it.
-pub async fn delete(db: &Db, who: &Principal, id: i64) -> Result<(), AppError> {
+/// Deletes the endpoint (when `only` is given, only one made through that route); its pending
+/// deliveries go with it. The endpoint as it was.
+pub async fn delete(
+    db: &Db,
+    who: &Principal,
+    id: i64,
+    only: Option<App>,
+) -> Result<Webhook, AppError> {
     let who = visible(who);
-    db.write(move |tx| store::delete(tx, who, id)).await
+    db.write(move |tx| store::delete(tx, who, id, only)).await
 }
 
 /// The endpoint's latest deliveries, newest first.

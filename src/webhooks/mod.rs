@@ -1,22 +1,27 @@
-//! Webhooks: endpoints a user registers for document events
+//! Webhooks: endpoints a user registers for document and booking events
 //! (`store`, secrets encrypted by `secret`), deliveries queued in the transaction of the event
-//! (`enqueue`), and the task that posts them, signed, retried, and never to internal addresses
-//! (`deliver`, `address`).
+//! (`enqueue`, `enqueue_booking`, bodies shaped by `payload`), and the task that posts them,
+//! signed, retried, and never to internal addresses (`deliver`, `address`). Endpoints made
+//! through the Zapier REST-hook routes are managed by `zapier`.
 
 pub mod address;
 pub mod deliver;
 pub mod manage;
+pub mod payload;
 pub mod secret;
 pub mod store;
+pub mod zapier;
 
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
+use crate::bookings::Booking;
+use crate::documents::DocumentView;
 use crate::documents::check::Check;
-use crate::documents::{DocumentView, SigningLinks};
 use crate::error::AppError;
-use crate::timefmt::iso8601;
+use crate::oauth::scope::Scope;
+use store::App;
 
 /// An event a webhook can subscribe to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -31,10 +36,27 @@ pub enum Event {
     DocumentRejected,
     DocumentCancelled,
     DocumentSealFailed,
+    BookingCreated,
+    BookingCancelled,
 }
 
 impl Event {
-    pub const ALL: [Event; 9] = [
+    pub const ALL: [Event; 11] = [
+        Event::DocumentCreated,
+        Event::DocumentSent,
+        Event::DocumentOpened,
+        Event::DocumentRecipientCompleted,
+        Event::DocumentSigned,
+        Event::DocumentCompleted,
+        Event::DocumentRejected,
+        Event::DocumentCancelled,
+        Event::DocumentSealFailed,
+        Event::BookingCreated,
+        Event::BookingCancelled,
+    ];
+
+    /// The document events, as the signing service's REST-hook route takes them.
+    pub const DOCUMENT: [Event; 9] = [
         Event::DocumentCreated,
         Event::DocumentSent,
         Event::DocumentOpened,
@@ -45,6 +67,9 @@ impl Event {
         Event::DocumentCancelled,
         Event::DocumentSealFailed,
     ];
+
+    /// The booking events, as the scheduling service's REST-hook route takes them.
+    pub const BOOKING: [Event; 2] = [Event::BookingCreated, Event::BookingCancelled];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -57,6 +82,17 @@ impl Event {
             Event::DocumentRejected => "DOCUMENT_REJECTED",
             Event::DocumentCancelled => "DOCUMENT_CANCELLED",
             Event::DocumentSealFailed => "DOCUMENT_SEAL_FAILED",
+            Event::BookingCreated => "BOOKING_CREATED",
+            Event::BookingCancelled => "BOOKING_CANCELLED",
+        }
+    }
+
+    /// The scope a credential needs to subscribe to the event: a webhook is a way to read.
+    pub fn scope(self) -> Scope {
+        if Event::BOOKING.contains(&self) {
+            Scope::ReadBooking
+        } else {
+            Scope::ReadDocument
         }
     }
 
@@ -160,7 +196,7 @@ pub fn parse_create(body: &Value) -> Result<NewWebhook, AppError> {
 }
 
 /// An absolute http(s) URL with a host, no credentials or fragment, at most 2048 characters.
-fn check_url(raw: &str) -> Result<String, &'static str> {
+pub fn check_url(raw: &str) -> Result<String, &'static str> {
     if raw.len() > 2048 {
         return Err("at most 2048 characters");
     }
@@ -177,11 +213,11 @@ fn check_url(raw: &str) -> Result<String, &'static str> {
     Ok(url.to_string())
 }
 
-/// Queues one delivery of `event` per endpoint of `user` subscribed to it, inside the caller's
-/// transaction (it only inserts). Wake the worker (`Workers::notices`) after the commit.
-/// The body posted is exactly `{"event","payload","createdAt","webhookEndpoint"}`, the payload
-/// being `document` as the endpoint's creator may read it: an app's endpoints (bound to its
-/// OAuth grant) never get the recipients' signing links.
+/// Queues one delivery of document `event` per endpoint of `user` subscribed to it, inside the
+/// caller's transaction (it only inserts). Wake the worker (`Workers::notices`) after the commit.
+/// The body posted is `{"event","payload","createdAt","webhookEndpoint"}`, the payload being
+/// `document` as the endpoint's creator may read it (`payload::document`): an app's endpoints
+/// (bound to its OAuth grant) never get the recipients' signing links.
 pub fn enqueue(
     conn: &Connection,
     user_id: i64,
@@ -193,20 +229,41 @@ pub fn enqueue(
     if hooks.is_empty() {
         return Ok(());
     }
-    let to_value = |d: DocumentView| serde_json::to_value(d).map_err(AppError::internal);
-    let full = to_value(document.clone())?;
-    let without_links = to_value(document.clone().links_shown_if(false))?;
+    let full = payload::document(document, true)?;
+    let without_links = payload::document(document, false)?;
     for hook in hooks {
-        let payload = match hook.grant {
+        let shown = match hook.grant {
             None => &full,
             Some(_) => &without_links,
         };
-        let body = json!({
-            "event": event.as_str(),
-            "payload": payload,
-            "createdAt": iso8601(now),
-            "webhookEndpoint": hook.url,
-        });
+        let body = payload::envelope(event, shown, now, &hook.url);
+        store::insert_delivery(conn, hook.id, event, &body.to_string(), now)?;
+    }
+    Ok(())
+}
+
+/// Queues one delivery of booking `event` per endpoint of `user` subscribed to it, inside the
+/// caller's transaction. An endpoint made through the Zapier route gets the booking itself, in
+/// the flat shape the scheduling service's Zapier app maps (`payload::zapier_booking`); any
+/// other the envelope around the booking as the API shows it.
+pub fn enqueue_booking(
+    conn: &Connection,
+    user_id: i64,
+    event: Event,
+    booking: &Booking,
+    now: i64,
+) -> Result<(), AppError> {
+    let hooks = store::subscribed(conn, user_id, event)?;
+    if hooks.is_empty() {
+        return Ok(());
+    }
+    let plain = serde_json::to_value(booking).map_err(AppError::internal)?;
+    let zapier = payload::zapier_booking(booking);
+    for hook in hooks {
+        let body = match hook.app {
+            App::Zapier => zapier.clone(),
+            App::Api => payload::envelope(event, &plain, now, &hook.url),
+        };
         store::insert_delivery(conn, hook.id, event, &body.to_string(), now)?;
     }
     Ok(())
@@ -215,6 +272,7 @@ pub fn enqueue(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn validates_every_part() {

@@ -7,6 +7,32 @@ use super::Event;
 use crate::error::AppError;
 use crate::timefmt::{iso8601, iso8601_opt};
 
+/// Through which route an endpoint was made: docket's webhook API, or a Zapier REST-hook
+/// route (whose deliveries take the shapes Zapier's apps map).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum App {
+    Api,
+    Zapier,
+}
+
+impl App {
+    pub const ALL: [App; 2] = [App::Api, App::Zapier];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            App::Api => "API",
+            App::Zapier => "ZAPIER",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<App> {
+        App::ALL.into_iter().find(|a| a.as_str() == s)
+    }
+}
+
+crate::sql_text_enum!(App);
+
 /// An endpoint as the API shows it (never its secret).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -18,6 +44,16 @@ pub struct Webhook {
     /// The OAuth grant it belongs to (`None`: the owner's, made with an API key).
     #[serde(skip)]
     pub grant: Option<i64>,
+    #[serde(skip)]
+    pub app: App,
+}
+
+/// What a new endpoint is.
+pub struct NewEndpoint<'a> {
+    pub url: &'a str,
+    pub events: &'a [Event],
+    pub sealed_secret: &'a [u8],
+    pub app: App,
 }
 
 /// Whose webhooks a caller sees: the owner's credential sees all of the user's, an OAuth app
@@ -33,9 +69,7 @@ pub struct Visible {
 pub fn insert(
     tx: &Connection,
     owner: Visible,
-    url: &str,
-    events: &[Event],
-    sealed_secret: &[u8],
+    new: &NewEndpoint<'_>,
     max: u32,
     now: i64,
 ) -> Result<Webhook, AppError> {
@@ -50,27 +84,29 @@ pub fn insert(
         )));
     }
     tx.execute(
-        "INSERT INTO webhooks (user_id, url, events, secret, created_at, grant_id)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO webhooks (user_id, url, events, secret, created_at, grant_id, app)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         params![
             owner.user,
-            url,
-            serde_json::to_string(events).map_err(AppError::internal)?,
-            sealed_secret,
+            new.url,
+            serde_json::to_string(new.events).map_err(AppError::internal)?,
+            new.sealed_secret,
             now,
             owner.grant,
+            new.app,
         ],
     )?;
     Ok(Webhook {
         id: tx.last_insert_rowid(),
-        url: url.to_string(),
-        events: events.to_vec(),
+        url: new.url.to_string(),
+        events: new.events.to_vec(),
         created_at: iso8601(now),
         grant: owner.grant,
+        app: new.app,
     })
 }
 
-const COLUMNS: &str = "w.id, w.url, w.events, w.created_at, w.grant_id";
+const COLUMNS: &str = "w.id, w.url, w.events, w.created_at, w.grant_id, w.app";
 
 fn webhook(r: &rusqlite::Row<'_>) -> rusqlite::Result<Webhook> {
     let events: String = r.get(2)?;
@@ -82,6 +118,7 @@ fn webhook(r: &rusqlite::Row<'_>) -> rusqlite::Result<Webhook> {
         events,
         created_at: iso8601(r.get(3)?),
         grant: r.get(4)?,
+        app: r.get(5)?,
     })
 }
 
@@ -109,15 +146,25 @@ pub fn owned(conn: &Connection, who: Visible, id: i64) -> Result<Webhook, AppErr
     .ok_or_else(|| AppError::not_found("webhook"))
 }
 
-/// Deletes endpoint `id` that `who` sees, and its deliveries, or a 404.
-pub fn delete(tx: &Connection, who: Visible, id: i64) -> Result<(), AppError> {
-    match tx.execute(
-        "DELETE FROM webhooks WHERE id = ?1 AND user_id = ?2 AND (?3 IS NULL OR grant_id = ?3)",
-        params![id, who.user, who.grant],
-    )? {
-        0 => Err(AppError::not_found("webhook")),
-        _ => Ok(()),
+/// Deletes endpoint `id` that `who` sees (and, when `only` is given, made through that route),
+/// and its deliveries; the endpoint as it was, or a 404.
+pub fn delete(
+    tx: &Connection,
+    who: Visible,
+    id: i64,
+    only: Option<App>,
+) -> Result<Webhook, AppError> {
+    let hook = owned(tx, who, id)?;
+    if only.is_some_and(|app| app != hook.app) {
+        return Err(AppError::not_found("webhook"));
     }
+    tx.execute("DELETE FROM webhooks WHERE id = ?1", [id])?;
+    Ok(hook)
+}
+
+/// The oldest endpoint `who` sees, if any.
+pub fn first(conn: &Connection, who: Visible) -> Result<Option<Webhook>, AppError> {
+    Ok(list(conn, who)?.into_iter().next())
 }
 
 /// The user's live endpoints subscribed to `event`: the owner's, and those of apps whose grant
@@ -231,6 +278,7 @@ pub fn deliveries(conn: &Connection, webhook: i64, limit: i64) -> Result<Vec<Del
 pub struct Due {
     pub id: i64,
     pub event: String,
+    pub app: App,
     pub url: String,
     pub sealed_secret: Vec<u8>,
     pub body: String,
@@ -253,7 +301,7 @@ pub fn claim(
     // The PENDING set is small (deliveries end within a day) and `webhook_deliveries_due`
     // finds it, so grouping it per endpoint is cheap however long the history is.
     let mut stmt = tx.prepare_cached(
-        "SELECT d.id, d.event, w.url, w.secret, d.body, d.attempts, d.created_at
+        "SELECT d.id, d.event, w.url, w.secret, d.body, d.attempts, d.created_at, w.app
          FROM (SELECT MIN(id) AS id FROM webhook_deliveries
                WHERE status = 'PENDING' GROUP BY webhook_id) head
          JOIN webhook_deliveries d ON d.id = head.id
@@ -271,6 +319,7 @@ pub fn claim(
                 body: r.get(4)?,
                 attempts: r.get(5)?,
                 created_at: r.get(6)?,
+                app: r.get(7)?,
             })
         })?
         .collect::<Result<Vec<_>, _>>()?;

@@ -66,17 +66,31 @@ async fn create_answers_201_with_the_spec_shape() {
             "attendees",
             "cancellationReason",
             "createdAt",
+            "customInputs",
             "description",
             "endTime",
+            "eventType",
             "id",
             "location",
+            "responses",
             "startTime",
             "status",
             "title",
             "uid",
-            "user"
+            "user",
+            "userFieldsResponses"
         ]
     );
+    // What integrations map beside the spec's keys: the event type derived from the booking
+    // (none was given), and the answers derived from its attendees, location and description.
+    assert_eq!(
+        b["eventType"],
+        json!({"title": "Intro call", "description": "Agenda:\n- hello", "length": 30,
+               "requiresConfirmation": true, "price": 0, "currency": "usd"})
+    );
+    assert_eq!(b["responses"]["name"]["value"], "Grace Hopper");
+    assert_eq!(b["responses"]["location"]["value"]["value"], "Room 1");
+    assert_eq!(b["userFieldsResponses"], json!({}));
     assert!(b["id"].as_i64().unwrap() > 0);
     assert_eq!(b["uid"].as_str().unwrap().len(), 22);
     assert_eq!(b["title"], "Intro call");
@@ -89,7 +103,10 @@ async fn create_answers_201_with_the_spec_shape() {
         b["attendees"],
         json!([{"name": "Grace Hopper", "email": "grace@example.com", "timeZone": "Europe/Berlin"}])
     );
-    assert_eq!(keys(&b["user"]), ["email", "name", "timeZone", "username"]);
+    assert_eq!(
+        keys(&b["user"]),
+        ["email", "locale", "name", "timeZone", "username"]
+    );
     assert_eq!(b["user"]["username"], "ada");
     assert_eq!(b["user"]["email"], "ada@example.com");
     assert_eq!(b["user"]["name"], "Test User");

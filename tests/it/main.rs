@@ -40,3 +40,4 @@ mod templates;
 mod tls;
 mod webhook_delivery;
 mod webhooks;
+mod zapier;

@@ -1,0 +1,225 @@
+//! The routes Zapier's apps for the two peers call, answering as each peer does: the
+//! scheduling service's under `/api/integrations/zapier/` (an `apiKey` query or a Bearer
+//! token; sample bookings, booking subscriptions, the account check) and the signing
+//! service's under `/api/v1/zapier/` (the API key in `Authorization`, any method; sample
+//! documents, document subscriptions). Thin handlers over `webhooks::zapier` and
+//! `bookings::manage`.
+
+use http::StatusCode;
+use serde::Deserialize;
+use serde_json::Value;
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+use super::auth::{authenticate, credentials, credentials_or_query_key};
+use super::reply::{Format, error_response, json_result, json_result_as, reject};
+use super::{body, with_state};
+use crate::error::AppError;
+use crate::http::state::AppState;
+use crate::oauth::principal::{Credentials, Principal};
+use crate::oauth::scope::Scope;
+use crate::webhooks::{Event, payload, zapier};
+
+/// Bookings the scheduling service's app reads as sample data.
+const SAMPLE_BOOKINGS: u32 = 3;
+
+pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let s = {
+        let state = state.clone();
+        move || with_state(state.clone())
+    };
+    // The scheduling service's routes: the credential checked (with `scopes`) before any body.
+    let cal = |name: &'static str, scopes: &'static [Scope]| {
+        let state = state.clone();
+        warp::path!("api" / "integrations" / "zapier" / String)
+            .and_then(move |n: String| async move {
+                if n == name {
+                    Ok(())
+                } else {
+                    Err(warp::reject::not_found())
+                }
+            })
+            .untuple_one()
+            .and(credentials_or_query_key())
+            .and_then(move |c| {
+                let state = state.clone();
+                async move { caller(&state, c, scopes).await.map_err(reject) }
+            })
+    };
+    const SUBSCRIBE: &[Scope] = &[Scope::ReadBooking, Scope::ReadProfile];
+    let list_bookings = cal("listBookings", &[Scope::ReadBooking])
+        .and(warp::get())
+        .and(s())
+        .then(
+            |w, st| async move { json_result_as(StatusCode::CREATED, list_bookings(st, w).await) },
+        );
+    let add = cal("addSubscription", SUBSCRIBE)
+        .and(warp::post())
+        .and(s())
+        .and(body::json::<Value>())
+        .then(|w, st, b| async move { json_result(add_subscription(st, w, b).await) });
+    let delete = cal("deleteSubscription", SUBSCRIBE)
+        .and(warp::delete())
+        .and(warp::query::<IdQuery>())
+        .and(s())
+        .then(|w, q, st| async move {
+            match delete_subscription(st, w, q).await {
+                Ok(()) => warp::http::Response::builder()
+                    .status(StatusCode::NO_CONTENT)
+                    .body(Default::default())
+                    .unwrap_or_default(),
+                Err(e) => error_response(&e, Format::Json),
+            }
+        });
+    let me = cal("me", &[Scope::ReadProfile])
+        .and(warp::get())
+        .and(s())
+        .then(|w, st| async move { json_result_as(StatusCode::CREATED, me(st, w).await) });
+
+    // The signing service's routes: any method, the API key in `Authorization`.
+    let sign = |name: &'static str| {
+        let state = state.clone();
+        warp::path!("api" / "v1" / "zapier" / String)
+            .and_then(move |n: String| async move {
+                if n == name {
+                    Ok(())
+                } else {
+                    Err(warp::reject::not_found())
+                }
+            })
+            .untuple_one()
+            .and(credentials())
+            .and_then(move |c| {
+                let state = state.clone();
+                async move {
+                    caller(&state, c, &[Scope::ReadDocument])
+                        .await
+                        .map_err(reject)
+                }
+            })
+    };
+    let list_documents = sign("list-documents")
+        .and(s())
+        .then(|w, st| async move { json_result(list_documents(st, w).await) });
+    let subscribe = sign("subscribe")
+        .and(s())
+        .and(body::json::<Value>())
+        .then(|w, st, b| async move { json_result(subscribe(st, w, b).await) });
+    let unsubscribe = sign("unsubscribe")
+        .and(s())
+        .and(body::json::<Value>())
+        .then(|w, st, b| async move { json_result(unsubscribe(st, w, b).await) });
+
+    list_bookings
+        .or(add)
+        .unify()
+        .or(delete)
+        .unify()
+        .or(me)
+        .unify()
+        .or(list_documents)
+        .unify()
+        .or(subscribe)
+        .unify()
+        .or(unsubscribe)
+        .unify()
+        .boxed()
+}
+
+#[derive(Debug, Deserialize)]
+struct IdQuery {
+    id: Option<String>,
+}
+
+/// The caller, holding every one of `scopes`.
+async fn caller(
+    state: &AppState,
+    creds: Credentials,
+    scopes: &[Scope],
+) -> Result<Principal, AppError> {
+    let who = authenticate(state, creds).await?;
+    for s in scopes {
+        who.require(*s)?;
+    }
+    Ok(who)
+}
+
+/// A subscription's id as Zapier hands it back: text or a number.
+fn hook_id(raw: Option<&Value>, key: &str) -> Result<i64, AppError> {
+    let id = match raw {
+        Some(Value::String(s)) => s.trim().parse().ok(),
+        Some(Value::Number(n)) => n.as_i64(),
+        _ => None,
+    };
+    id.ok_or_else(|| AppError::bad_request(format!("{key}: give the subscription's id")))
+}
+
+/// `GET .../listBookings`: the newest bookings, as a subscription delivers them.
+async fn list_bookings(state: AppState, who: Principal) -> Result<Vec<Value>, AppError> {
+    let bookings = crate::bookings::manage::newest(&state.db, &who, SAMPLE_BOOKINGS).await?;
+    Ok(bookings.iter().map(payload::zapier_booking).collect())
+}
+
+/// `POST .../addSubscription` with `{subscriberUrl, triggerEvent}`.
+async fn add_subscription(state: AppState, who: Principal, b: Value) -> Result<Value, AppError> {
+    let hook = zapier::subscribe(
+        &state.db,
+        &state.webhook_secrets,
+        &who,
+        (
+            "subscriberUrl",
+            b.get("subscriberUrl").and_then(Value::as_str),
+        ),
+        (
+            "triggerEvent",
+            b.get("triggerEvent").and_then(Value::as_str),
+        ),
+        &Event::BOOKING,
+        state.config.max_webhooks_per_user,
+    )
+    .await?;
+    Ok(zapier::calcom_row(&hook, who.user_id))
+}
+
+/// `DELETE .../deleteSubscription?id=`: 204.
+async fn delete_subscription(state: AppState, who: Principal, q: IdQuery) -> Result<(), AppError> {
+    let id = hook_id(q.id.map(Value::String).as_ref(), "id")?;
+    zapier::unsubscribe(&state.db, &who, id, true).await?;
+    Ok(())
+}
+
+/// `GET .../me`: who the credential is (the peer's `{username}`, and docket's identity keys).
+async fn me(state: AppState, who: Principal) -> Result<Value, AppError> {
+    crate::oauth::identity::api_account(&state.db, &who).await
+}
+
+/// `/api/v1/zapier/list-documents`: the sample a Zap shows while it is set up.
+async fn list_documents(state: AppState, who: Principal) -> Result<Vec<Value>, AppError> {
+    zapier::documenso_sample(&state.ctx(), &who).await
+}
+
+/// `/api/v1/zapier/subscribe` with `{webhookUrl, eventTrigger}`.
+async fn subscribe(state: AppState, who: Principal, b: Value) -> Result<Value, AppError> {
+    let hook = zapier::subscribe(
+        &state.db,
+        &state.webhook_secrets,
+        &who,
+        ("webhookUrl", b.get("webhookUrl").and_then(Value::as_str)),
+        (
+            "eventTrigger",
+            b.get("eventTrigger").and_then(Value::as_str),
+        ),
+        &Event::DOCUMENT,
+        state.config.max_webhooks_per_user,
+    )
+    .await?;
+    Ok(zapier::documenso_row(&hook, who.user_id))
+}
+
+/// `/api/v1/zapier/unsubscribe` with `{webhookId}`: the deleted subscription.
+async fn unsubscribe(state: AppState, who: Principal, b: Value) -> Result<Value, AppError> {
+    let id = hook_id(b.get("webhookId"), "webhookId")?;
+    let hook = zapier::unsubscribe(&state.db, &who, id, false).await?;
+    Ok(zapier::documenso_row(&hook, who.user_id))
+}
