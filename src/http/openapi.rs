@@ -190,7 +190,7 @@ pub fn document(issuer: &str) -> Value {
                 "get": op("The account behind the credential: name and id, with username and email for READ_PROFILE (an API key has it)", "documents", json!([]), None, json!({"type": "object", "required": ["name", "id"], "properties": {"name": {"type": "string"}, "id": {"type": "integer"}, "username": {"type": "string"}, "email": {"type": "string"}}}), API_ERRORS)
             },
             "/api/v1/documents/{id}/send": {
-                "post": op("Send a DRAFT: it becomes PENDING and the first recipients are e-mailed (unless sendEmail is false)", "sending", json!([doc_id()]), Some(ref_("SendDocument")), ref_("Document"), &[400, 401, 403, 404, 409, 413, 429])
+                "post": op("Send a DRAFT: it becomes PENDING and the first recipients are e-mailed (unless sendEmail is false). A PENDING document answers 200 unchanged, e-mailing those whose turn it is and who were never e-mailed; a finished one, or one lacking its file, recipients or signature fields, is 400", "sending", json!([doc_id()]), Some(ref_("SendDocument")), ref_("Document"), &[400, 401, 403, 404, 409, 413, 429])
             },
             "/api/v1/documents/{id}/resend": {
                 "post": op("E-mail again the listed recipients whose turn it is and who have not finished", "sending", json!([doc_id()]), Some(ref_("ResendDocument")), ref_("ResendResponse"), &[400, 401, 403, 404, 409, 413, 429])
@@ -317,7 +317,7 @@ fn schemas() -> Value {
         }},
         "OAuthError": {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}, "error_description": {"type": "string"}}},
         "SendDocument": {"type": "object", "properties": {"sendEmail": {"type": "boolean", "default": true}}},
-        "ResendDocument": {"type": "object", "required": ["recipients"], "properties": {"recipients": {"type": "array", "minItems": 1, "maxItems": 100, "items": {"type": "integer", "format": "int64"}}}},
+        "ResendDocument": {"type": "object", "required": ["recipients"], "properties": {"recipients": {"type": "array", "maxItems": 100, "items": {"type": "integer", "format": "int64"}}}},
         "ResendResponse": {"type": "object", "required": ["documentId", "recipients", "message"], "properties": {"documentId": {"type": "integer"}, "recipients": {"type": "array", "items": {"type": "integer"}}, "message": {"type": "string"}}},
         "DownloadUrl": {"type": "object", "required": ["downloadUrl"], "properties": {"downloadUrl": {"type": "string", "format": "uri"}}},
         "AuditLog": {"type": "object", "required": ["documentId", "events"], "properties": {"documentId": {"type": "integer"}, "events": {"type": "array", "items": {"type": "object",

@@ -180,7 +180,7 @@ async fn fields_change_while_pending_for_recipients_who_have_not_finished() {
                       "pageY": 20, "pageWidth": 30, "pageHeight": 5,
                       "fieldMeta": {"type": "text"}});
     let (s, v) = api.post(&path, late).await;
-    assert_eq!(s, 409, "{v}");
+    assert_eq!(s, 400, "{v}");
     app.stop().await;
 }
 
@@ -217,5 +217,95 @@ async fn create_document_names_template_recipients_by_position() {
     assert_eq!(api.post(&path, three).await.0, 400);
     let untitled = json!({"recipients": [{"email": "1@example.com"}]});
     assert_eq!(api.post(&path, untitled).await.0, 400);
+    app.stop().await;
+}
+
+/// Signing requests queued for recipient `id`.
+fn invitations(app: &TestApp, id: i64) -> i64 {
+    app.db()
+        .query_row(
+            "SELECT count(*) FROM mail_queue WHERE recipient_id = ?1 AND kind = 'SIGNING_REQUEST'",
+            [id],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_it_answers_400_is_400_and_a_second_send_is_a_success() {
+    let app = TestApp::spawn().await;
+    let api = app.user_with_key("ada@example.com", "standard");
+    // A draft without its file: sending, and downloading either copy, are 400.
+    let bare = api.create_document(crate::api::two_recipients()).await;
+    let bare_id = bare.document_id();
+    assert_eq!(api.send(bare_id).await.0, 400);
+    for q in ["", "?downloadOriginalDocument=true"] {
+        let (s, v) = api
+            .get(&format!("/api/v1/documents/{bare_id}/download{q}"))
+            .await;
+        assert_eq!((s, v["code"].as_str()), (400, Some("invalid_state")), "{v}");
+    }
+    // The same address twice on a document.
+    let recipients = format!("/api/v1/documents/{bare_id}/recipients");
+    let (s, v) = api
+        .post(
+            &recipients,
+            json!({"name": "A", "email": "ann@example.com"}),
+        )
+        .await;
+    assert_eq!(s, 400, "{v}");
+
+    let (id, ann, token, sig) = sent_for_ann(&api).await;
+    // Sent without e-mail: sending again changes nothing but e-mails those whose turn it is
+    // and who were never asked; a third time e-mails nobody.
+    assert_eq!(invitations(&app, ann), 0);
+    for _ in 0..2 {
+        let (s, v) = api.send_with(id, json!({})).await;
+        assert_eq!(s, 200, "{v}");
+        assert_eq!(v["status"], "PENDING");
+        assert_eq!(v["message"], "Document sent for signing successfully");
+        assert_eq!(invitations(&app, ann), 1);
+    }
+    // Not finished yet: no signed copy.
+    let (s, _) = api.get(&format!("/api/v1/documents/{id}/download")).await;
+    assert_eq!(s, 400);
+    // An empty reminder list reminds nobody.
+    let (s, v) = api
+        .post(
+            &format!("/api/v1/documents/{id}/resend"),
+            json!({"recipients": []}),
+        )
+        .await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["message"], "Document resend successfully initiated");
+    assert_eq!(v["recipients"], json!([]));
+    assert_eq!(invitations(&app, ann), 1);
+
+    // Ann signs: she can no longer be changed or removed.
+    let link = app.signer(&token);
+    assert_eq!(link.sign(sig).await.0, 200);
+    assert_eq!(link.complete(json!({})).await.0, 200);
+    let ann_path = format!("/api/v1/documents/{id}/recipients/{ann}");
+    assert_eq!(api.patch(&ann_path, json!({"name": "Ann B."})).await.0, 400);
+    assert_eq!(api.delete(&ann_path).await.0, 400);
+    let done = api.wait_status(id, "COMPLETED").await;
+    assert_eq!(done["status"], "COMPLETED");
+    // A finished document: sending, resending, recipients and fields are 400.
+    let (s, v) = api.send(id).await;
+    assert_eq!((s, v["code"].as_str()), (400, Some("invalid_state")), "{v}");
+    let path = format!("/api/v1/documents/{id}/resend");
+    assert_eq!(api.post(&path, json!({"recipients": [ann]})).await.0, 400);
+    let recipients = format!("/api/v1/documents/{id}/recipients");
+    let (s, v) = api
+        .post(&recipients, json!({"name": "Z", "email": "z@example.com"}))
+        .await;
+    assert_eq!(s, 400, "{v}");
+    let field = json!({"recipientId": ann, "type": "TEXT", "pageNumber": 1, "pageX": 10,
+                       "pageY": 20, "pageWidth": 30, "pageHeight": 5,
+                       "fieldMeta": {"type": "text"}});
+    let (s, v) = api
+        .post(&format!("/api/v1/documents/{id}/fields"), field)
+        .await;
+    assert_eq!(s, 400, "{v}");
     app.stop().await;
 }

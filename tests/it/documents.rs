@@ -499,7 +499,7 @@ async fn recipients_change_without_touching_the_others() {
             .ends_with(added["token"].as_str().unwrap())
     );
     let (s, v) = api.post(&path, json!({"email": "DEE@example.com"})).await;
-    assert_eq!(s, 409, "{v}");
+    assert_eq!(s, 400, "{v}");
     let rid = before[0]["recipientId"].as_i64().unwrap();
     let (s, v) = api
         .patch(&format!("{path}/{rid}"), json!({"name": "Ann B."}))
