@@ -54,6 +54,11 @@ fn ref_(name: &str) -> Value {
     json!({"$ref": format!("#/components/schemas/{name}")})
 }
 
+/// `{"deleted": true}` beside a deleted object's shape.
+fn deleted_flag() -> Value {
+    json!({"type": "object", "required": ["deleted"], "properties": {"deleted": {"const": true}}})
+}
+
 fn nullable(t: &str) -> Value {
     json!({"type": [t, "null"]})
 }
@@ -160,21 +165,21 @@ pub fn document(issuer: &str) -> Value {
             },
             "/api/v1/documents/{id}": {
                 "get": op("Get a document", "documents", json!([doc_id()]), None, ref_("Document"), API_ERRORS),
-                "delete": op("Delete a draft, cancel a pending document, or hide a finished one", "documents", json!([doc_id()]), None, ref_("Deleted"), &[400, 401, 403, 404, 409, 429])
+                "delete": op("Delete a draft, cancel a pending document, or hide a finished one; answers the document (a removed draft as it was)", "documents", json!([doc_id()]), None, ref_("DeletedDocument"), &[400, 401, 403, 404, 409, 429])
             },
             "/api/v1/documents/{id}/recipients": {
                 "post": op("Add a recipient", "recipients", json!([doc_id()]), Some(ref_("RecipientInput")), ref_("Recipient"), &[400, 401, 403, 404, 409, 413, 429])
             },
             "/api/v1/documents/{id}/recipients/{recipientId}": {
                 "patch": op("Change a recipient that has not acted", "recipients", json!([doc_id(), id_param("recipientId")]), Some(ref_("RecipientPatch")), ref_("Recipient"), &[400, 401, 403, 404, 409, 413, 429]),
-                "delete": op("Remove a recipient that has not acted, and its fields", "recipients", json!([doc_id(), id_param("recipientId")]), None, ref_("Deleted"), &[400, 401, 403, 404, 409, 429])
+                "delete": op("Remove a recipient that has not acted, and its fields; answers the recipient as it was (signingUrl \"\")", "recipients", json!([doc_id(), id_param("recipientId")]), None, ref_("DeletedRecipient"), &[400, 401, 403, 404, 409, 429])
             },
             "/api/v1/documents/{id}/fields": {
                 "post": op("Add one field or an array of fields (all or nothing)", "fields", json!([doc_id()]), Some(field_body), ref_("FieldsResponse"), &[400, 401, 403, 404, 409, 413, 429])
             },
             "/api/v1/documents/{id}/fields/{fieldId}": {
                 "patch": op("Change a field (DRAFT only)", "fields", json!([doc_id(), id_param("fieldId")]), Some(ref_("FieldPatch")), ref_("Field"), &[400, 401, 403, 404, 409, 413, 429]),
-                "delete": op("Delete a field (DRAFT only)", "fields", json!([doc_id(), id_param("fieldId")]), None, ref_("Deleted"), &[400, 401, 403, 404, 409, 429])
+                "delete": op("Delete a field; answers it as it was", "fields", json!([doc_id(), id_param("fieldId")]), None, ref_("DeletedField"), &[400, 401, 403, 404, 409, 429])
             },
             "/api/v1/webhooks": {
                 "post": op("Register a webhook; its secret (given or generated) is shown only in this response", "webhooks", json!([]), Some(ref_("WebhookInput")), ref_("WebhookCreated"), API_ERRORS),
@@ -207,7 +212,7 @@ pub fn document(issuer: &str) -> Value {
             },
             "/api/v1/templates/{id}": {
                 "get": op("Get a template", "templates", json!([doc_id()]), None, ref_("Template"), API_ERRORS),
-                "delete": op("Delete a template", "templates", json!([doc_id()]), None, ref_("Deleted"), &[400, 401, 403, 404, 429])
+                "delete": op("Delete a template; answers it as it was", "templates", json!([doc_id()]), None, ref_("DeletedTemplate"), &[400, 401, 403, 404, 429])
             },
             "/api/v1/templates/{id}/recipients": {
                 "post": op("Add a template recipient", "templates", json!([doc_id()]), Some(ref_("TemplateRecipientInput")), ref_("TemplateRecipient"), &[400, 401, 403, 404, 409, 413, 429])
@@ -375,7 +380,7 @@ fn schemas() -> Value {
         "Field": {"type": "object", "required": ["id", "documentId", "recipientId", "type", "pageNumber", "pageX", "pageY", "pageWidth", "pageHeight", "fieldMeta", "inserted", "customText", "page", "positionX", "positionY", "width", "height"], "properties": {
             "id": {"type": "integer"}, "documentId": {"type": "integer"}, "recipientId": {"type": "integer"}, "type": field_type,
             "pageNumber": {"type": "integer"}, "pageX": {"type": "number"}, "pageY": {"type": "number"}, "pageWidth": {"type": "number"}, "pageHeight": {"type": "number"},
-            "fieldMeta": {"type": ["object", "null"]}, "inserted": {"type": "boolean"}, "customText": nullable("string"),
+            "fieldMeta": {"type": ["object", "null"]}, "inserted": {"type": "boolean"}, "customText": {"type": "string"},
             "page": {"type": "integer"}, "positionX": {"type": "string"}, "positionY": {"type": "string"}, "width": {"type": "string"}, "height": {"type": "string"}
         }},
         "FieldsResponse": {"type": "object", "required": ["documentId", "fields"], "properties": {"documentId": {"type": "integer"}, "fields": {"type": "array", "items": ref_("Field")}}},
@@ -392,6 +397,13 @@ fn schemas() -> Value {
             "lastError": nullable("string"), "nextAttemptAt": ts_null
         }},
         "DocumentList": {"type": "object", "required": ["documents", "totalPages"], "properties": {"documents": {"type": "array", "items": ref_("Document")}, "totalPages": {"type": "integer"}}},
+        "DeletedDocument": {"allOf": [ref_("Document"), {"type": "object", "required": ["deleted", "outcome"], "properties": {
+            "deleted": {"type": "boolean", "description": "true when the draft and its file are gone"},
+            "outcome": {"type": "string", "enum": ["DELETED", "CANCELLED", "HIDDEN"]}
+        }}]},
+        "DeletedRecipient": {"allOf": [ref_("Recipient"), deleted_flag()]},
+        "DeletedField": {"allOf": [ref_("Field"), deleted_flag()]},
+        "DeletedTemplate": {"allOf": [ref_("Template"), deleted_flag()]},
         "Deleted": {"type": "object", "required": ["id", "deleted"], "properties": {"id": {"type": "integer"}, "deleted": {"type": "boolean"}, "status": {"type": "string"}, "documentId": {"type": "integer"}}},
         "WebhookInput": {"type": "object", "required": ["url", "events"], "properties": {
             "url": {"type": "string", "format": "uri", "maxLength": 2048, "description": "http or https; deliveries to internal addresses are refused unless the server allows them"},

@@ -49,7 +49,8 @@ fn template_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(caller(&state, write))
         .then(|id, who: Principal, st: AppState| async move {
             let r = manage::delete(&st.ctx(), &who, id).await;
-            json_result(r.map(|()| json!({"id": id, "deleted": true})))
+            // The template as it was (the other signing service's answer), and docket's flag.
+            json_result(r.map(|t| super::reply::with_keys(json!(t), json!({"deleted": true}))))
         });
     create
         .or(list)

@@ -81,20 +81,22 @@ pub async fn get(ctx: &Context, who: &Principal, id: i64) -> Result<TemplateView
 }
 
 /// Deletes the template and its file; documents generated from it keep their own copies.
-pub async fn delete(ctx: &Context, who: &Principal, id: i64) -> Result<(), AppError> {
+/// Answers the template as it was.
+pub async fn delete(ctx: &Context, who: &Principal, id: i64) -> Result<TemplateView, AppError> {
     let user = who.user_id;
-    let blob = ctx
+    let (view, blob) = ctx
         .db
         .write(move |tx| {
             let t = store::owned(tx, user, id)?;
+            let view = TemplateView::of(&t);
             store::delete(tx, &t)?;
-            Ok(t.blob_id)
+            Ok((view, t.blob_id))
         })
         .await?;
     if let Some(b) = blob.and_then(|b| BlobId::parse(&b)) {
         ctx.discard_blob(b).await;
     }
-    Ok(())
+    Ok(view)
 }
 
 /// `POST /api/v1/templates/{id}/recipients`: as for documents; without an e-mail the recipient

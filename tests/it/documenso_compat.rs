@@ -309,3 +309,96 @@ async fn what_it_answers_400_is_400_and_a_second_send_is_a_success() {
     assert_eq!(s, 400, "{v}");
     app.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deleting_answers_what_was_deleted_and_empty_values_are_empty_strings() {
+    let app = TestApp::spawn().await;
+    let api = app.user_with_key("ada@example.com", "standard");
+    let doc = api.create_document(crate::api::two_recipients()).await;
+    let id = doc.document_id();
+    api.upload_ok(doc.upload_url(), fixture("a4-1p.pdf")).await;
+    let ann = doc.recipient_id(0);
+    let field = api
+        .add_fields(
+            id,
+            json!([{"recipientId": ann, "type": "TEXT", "pageNumber": 1, "pageX": 10,
+                    "pageY": 80, "pageWidth": 30, "pageHeight": 5,
+                    "fieldMeta": {"type": "text"}}]),
+        )
+        .await[0];
+    // Nothing typed yet: "" as the other service shows it, not null.
+    assert_eq!(api.document(id).await["fields"][0]["customText"], "");
+
+    let (s, v) = api
+        .delete(&format!("/api/v1/documents/{id}/fields/{field}"))
+        .await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(
+        (&v["id"], &v["documentId"], &v["recipientId"], &v["type"]),
+        (&json!(field), &json!(id), &json!(ann), &json!("TEXT"))
+    );
+    assert_eq!(
+        (&v["customText"], &v["deleted"]),
+        (&json!(""), &json!(true))
+    );
+
+    let path = format!("/api/v1/documents/{id}/recipients");
+    let (_, added) = api
+        .post(
+            &path,
+            json!({"name": "Dee", "email": "dee@example.com", "role": "VIEWER"}),
+        )
+        .await;
+    let dee = added["id"].as_i64().unwrap();
+    let (s, v) = api.delete(&format!("{path}/{dee}")).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(
+        (&v["id"], &v["documentId"], &v["email"], &v["role"]),
+        (
+            &json!(dee),
+            &json!(id),
+            &json!("dee@example.com"),
+            &json!("VIEWER")
+        )
+    );
+    assert_eq!(
+        (&v["signingUrl"], &v["deleted"]),
+        (&json!(""), &json!(true))
+    );
+
+    let (s, v) = api.delete(&format!("/api/v1/documents/{id}")).await;
+    assert_eq!(s, 200, "{v}");
+    for key in ["userId", "teamId", "createdAt", "updatedAt", "completedAt"] {
+        assert!(v.get(key).is_some(), "{key}: {v}");
+    }
+    assert_eq!(
+        (&v["id"], &v["externalId"], &v["title"], &v["status"]),
+        (&json!(id), &json!("ext-1"), &json!("NDA"), &json!("DRAFT"))
+    );
+    assert_eq!(
+        (&v["deleted"], &v["outcome"]),
+        (&json!(true), &json!("DELETED"))
+    );
+
+    let t = api
+        .create_template(json!({"title": "Lease", "externalId": "t-1"}))
+        .await;
+    let (s, v) = api
+        .delete(&format!("/api/v1/templates/{}", t.template_id()))
+        .await;
+    assert_eq!(s, 200, "{v}");
+    for key in ["userId", "teamId", "createdAt", "updatedAt"] {
+        assert!(v.get(key).is_some(), "{key}: {v}");
+    }
+    assert_eq!(
+        (&v["id"], &v["externalId"], &v["title"], &v["type"]),
+        (
+            &json!(t.template_id()),
+            &json!("t-1"),
+            &json!("Lease"),
+            &json!("PRIVATE")
+        )
+    );
+    assert_eq!(v["deleted"], true);
+    app.stop().await;
+}
