@@ -129,6 +129,8 @@
       box.append(el('p', {}, 'Signed in as ' + a.signedInAs + '. To finish you will be asked for a code from your authenticator app.'));
     } else if (a.actionAuth === 'PASSKEY') {
       box.append(el('p', {}, 'Signed in as ' + a.signedInAs + '. To finish you will confirm with your passkey.'));
+    } else if (a.actionAuth === 'PASSWORD') {
+      box.append(el('p', {}, 'Signed in as ' + a.signedInAs + '. To finish you will enter your Docket account password again.'));
     } else {
       box.append(el('p', {}, 'Signed in as ' + a.signedInAs + '.'));
     }
@@ -352,8 +354,8 @@
     }, 'Reject');
   }
 
-  // Runs `act(auth)` with the proof the document asks for: none, a TOTP code (asked for in a
-  // dialog), or a passkey assertion (the browser asks).
+  // Runs `act(auth)` with the proof the document asks for: none, a TOTP code or the account
+  // password (asked for in a dialog), or a passkey assertion (the browser asks).
   async function withProof(label, act) {
     const kind = (state.auth || {}).actionAuth;
     if (kind === 'TWO_FACTOR_AUTH') {
@@ -364,6 +366,16 @@
         form.append(el('label', { for: 'totp-code' }, 'Enter the six-digit code your app shows now.'), input);
         return () => input.value;
       }, (code) => act({ method: 'TWO_FACTOR_AUTH', code }), label);
+      return;
+    }
+    if (kind === 'PASSWORD') {
+      // As for codes, the dialog stays open with the server's answer when it is wrong.
+      dialog('Your Docket account password', (form) => {
+        const input = el('input', { id: 'account-password', name: 'password', type: 'password',
+          autocomplete: 'current-password', maxlength: 1024, required: true });
+        form.append(el('label', { for: 'account-password' }, 'Enter the password of ' + state.recipient.email + ' to confirm it is you.'), input);
+        return () => input.value;
+      }, (password) => act({ method: 'PASSWORD', password }), label);
       return;
     }
     if (kind === 'PASSKEY') {

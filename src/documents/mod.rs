@@ -122,7 +122,7 @@ pub fn check_tier(
     recipients: &[NewRecipient],
     tier: Tier,
 ) -> Result<(), AppError> {
-    if auth.global_action_auth.is_some() {
+    if !auth.global_action_auth.is_empty() {
         meta::require_tier(tier, "authOptions.globalActionAuth")?;
     }
     if recipients.iter().any(|r| !r.auth.is_empty()) {

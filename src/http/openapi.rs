@@ -54,6 +54,25 @@ fn ref_(name: &str) -> Value {
     json!({"$ref": format!("#/components/schemas/{name}")})
 }
 
+const ACCESS_AUTH: &[&str] = &["ACCOUNT"];
+const ACTION_AUTH: &[&str] = &["ACCOUNT", "PASSKEY", "TWO_FACTOR_AUTH", "PASSWORD"];
+const RECIPIENT_ACTION_AUTH: &[&str] = &[
+    "ACCOUNT",
+    "PASSKEY",
+    "TWO_FACTOR_AUTH",
+    "PASSWORD",
+    "EXPLICIT_NONE",
+];
+
+/// Authentication methods in a request: one, a list (any one of several will do), or null.
+fn auth_methods(allowed: &[&str]) -> Value {
+    json!({"anyOf": [
+        {"type": "string", "enum": allowed},
+        {"type": "array", "items": {"type": "string", "enum": allowed}},
+        {"type": "null"}
+    ]})
+}
+
 /// `{"deleted": true}` beside a deleted object's shape.
 fn deleted_flag() -> Value {
     json!({"type": "object", "required": ["deleted"], "properties": {"deleted": {"const": true}}})
@@ -337,13 +356,13 @@ fn schemas() -> Value {
             "signingOrder": {"type": "string", "enum": ["PARALLEL", "SEQUENTIAL"]}
         }},
         "AuthOptions": {"type": "object", "properties": {
-            "globalAccessAuth": {"enum": ["ACCOUNT", null]},
-            "globalActionAuth": {"enum": ["ACCOUNT", "PASSKEY", "TWO_FACTOR_AUTH", null]}
+            "globalAccessAuth": auth_methods(ACCESS_AUTH),
+            "globalActionAuth": auth_methods(ACTION_AUTH)
         }},
         "RecipientInput": {"type": "object", "required": ["email"], "properties": {
             "name": {"type": "string", "maxLength": 200}, "email": {"type": "string", "format": "email", "maxLength": 254}, "role": role,
             "signingOrder": {"type": ["integer", "null"], "minimum": 0},
-            "authOptions": {"type": ["object", "null"], "properties": {"accessAuth": {"enum": ["ACCOUNT", null]}, "actionAuth": {"enum": ["ACCOUNT", "PASSKEY", "TWO_FACTOR_AUTH", null]}}}
+            "authOptions": {"type": ["object", "null"], "properties": {"accessAuth": auth_methods(ACCESS_AUTH), "actionAuth": auth_methods(RECIPIENT_ACTION_AUTH)}}
         }},
         "RecipientPatch": {"type": "object", "properties": {
             "name": {"type": "string"}, "email": {"type": "string", "format": "email", "maxLength": 254}, "role": role, "signingOrder": {"type": ["integer", "null"], "minimum": 0}
@@ -431,7 +450,8 @@ fn schemas() -> Value {
             "title": {"type": "string", "minLength": 1, "maxLength": 255}, "externalId": nullable("string"),
             "type": {"type": "string", "enum": ["PUBLIC", "PRIVATE"]},
             "recipients": {"type": "array", "items": ref_("TemplateRecipientInput")},
-            "meta": ref_("Meta"), "authOptions": ref_("AuthOptions")
+            "meta": ref_("Meta"), "authOptions": ref_("AuthOptions"),
+            "globalAccessAuth": auth_methods(ACCESS_AUTH), "globalActionAuth": auth_methods(ACTION_AUTH)
         }},
         "TemplateRecipientInput": {"type": "object", "properties": {
             "name": {"type": "string", "maxLength": 200}, "email": {"type": "string", "format": "email", "maxLength": 254}, "role": role,

@@ -402,3 +402,76 @@ async fn deleting_answers_what_was_deleted_and_empty_values_are_empty_strings() 
     assert_eq!(v["deleted"], true);
     app.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auth_options_come_as_lists_and_templates_take_them_at_the_top_level() {
+    let app = TestApp::spawn().await;
+    let api = app.user_with_key("ada@example.com", "enterprise");
+    // A template as the newer schema creates it: the lists at the top level.
+    let (s, created) = api
+        .post(
+            "/api/v1/templates",
+            json!({"title": "Lease", "globalAccessAuth": ["ACCOUNT"],
+                   "globalActionAuth": ["PASSWORD"]}),
+        )
+        .await;
+    assert_eq!(s, 200, "{created}");
+    let tid = created["templateId"].as_i64().unwrap();
+    let (s, r) = api
+        .post(
+            &format!("/api/v1/templates/{tid}/recipients"),
+            json!({"name": "T", "email": "t@example.com",
+                   "authOptions": {"actionAuth": ["PASSKEY", "PASSWORD"]}}),
+        )
+        .await;
+    assert_eq!(s, 200, "{r}");
+    let (_, t) = api.get(&format!("/api/v1/templates/{tid}")).await;
+    let text = t["Recipient"][0]["authOptions"].as_str().unwrap();
+    let shown: serde_json::Value = serde_json::from_str(text).unwrap();
+    assert_eq!(
+        shown,
+        json!({"accessAuth": [], "actionAuth": ["PASSKEY", "PASSWORD"]})
+    );
+    // A bad value in a list is a 400 naming it.
+    let (s, v) = api
+        .post(
+            "/api/v1/templates",
+            json!({"title": "x", "globalActionAuth": ["SMS"]}),
+        )
+        .await;
+    assert_eq!(s, 400, "{v}");
+    assert!(
+        v["message"].as_str().unwrap().contains("globalActionAuth"),
+        "{v}"
+    );
+
+    // A document with lists: its link asks for the account before it shows anything.
+    let doc = api
+        .create_document(json!({
+            "title": "NDA",
+            "authOptions": {"globalAccessAuth": ["ACCOUNT"], "globalActionAuth": []},
+            "recipients": [{"name": "Ann", "email": "ann@example.com",
+                            "authOptions": {"actionAuth": ["PASSWORD"]}}]
+        }))
+        .await;
+    let id = doc.document_id();
+    api.upload_ok(doc.upload_url(), fixture("a4-1p.pdf")).await;
+    api.add_fields(
+        id,
+        json!([{"recipientId": doc.recipient_id(0), "type": "SIGNATURE", "pageNumber": 1,
+                "pageX": 10, "pageY": 80, "pageWidth": 30, "pageHeight": 5}]),
+    )
+    .await;
+    assert_eq!(api.send(id).await.0, 200);
+    let (s, v) = app.signer(&doc.token(0)).state().await;
+    assert_eq!((s, &v["code"]), (401, &json!("account_required")), "{v}");
+    // A recipient's list on update.
+    let (s, v) = api
+        .patch(
+            &format!("/api/v1/documents/{id}/recipients/{}", doc.recipient_id(0)),
+            json!({"authOptions": {"actionAuth": ["TWO_FACTOR_AUTH", "PASSKEY"]}}),
+        )
+        .await;
+    assert_eq!(s, 200, "{v}");
+    app.stop().await;
+}
