@@ -53,9 +53,16 @@
     line.className = kind === 'error' ? 'notice error' : 'muted';
   }
 
-  const ACTION = { SIGNER: 'Finish and sign', APPROVER: 'Approve', VIEWER: 'Mark as viewed' };
+  const ACTION = { SIGNER: 'Finish and sign', APPROVER: 'Approve', VIEWER: 'Mark as viewed', ASSISTANT: 'Finish preparing' };
 
+  // A field an assistant fills in for a later recipient names them.
   function fieldLabel(f) {
+    const own = ownLabel(f);
+    const other = f.forRecipient;
+    return other ? own + ' (for ' + (other.name || other.email) + ')' : own;
+  }
+
+  function ownLabel(f) {
     const meta = f.fieldMeta || {};
     if (meta.label) return meta.label;
     return {
@@ -66,7 +73,7 @@
   }
 
   function isRequired(f) {
-    if (f.type === 'DATE') return false;
+    if (f.type === 'DATE' || f.forRecipient) return false;
     if (['SIGNATURE', 'FREE_SIGNATURE'].includes(f.type)) return true;
     return !!(f.fieldMeta && f.fieldMeta.required);
   }
@@ -156,6 +163,7 @@
     if (me.role === 'CC') status.textContent = 'You receive a copy of this document once everyone has signed.';
     else if (done) status.textContent = 'You have finished. Thank you.';
     else if (!state.yourTurn) status.textContent = 'It is not your turn yet: you will get an e-mail when it is.';
+    else if (me.role === 'ASSISTANT') status.textContent = 'Fill in what you can for the recipients after you, then press “' + ACTION[me.role] + '”.';
     else status.textContent = state.fields.length
       ? 'Fill in the highlighted fields, then press “' + ACTION[me.role] + '”.'
       : 'Read the document, then press “' + ACTION[me.role] + '”.';
@@ -246,7 +254,8 @@
       case 'SIGNATURE': case 'FREE_SIGNATURE': case 'INITIALS':
         return signatureDialog(f);
       case 'NAME': case 'EMAIL': case 'TEXT': {
-        const initial = f.value || (f.type === 'NAME' ? me.name : f.type === 'EMAIL' ? me.email : (meta.text || ''));
+        const who = f.forRecipient || me;
+        const initial = f.value || (f.type === 'NAME' ? who.name : f.type === 'EMAIL' ? who.email : (meta.text || ''));
         return dialog(fieldLabel(f), (form) => {
           const attrs = { id: 'field-input', name: 'value', value: initial, required: true,
             type: f.type === 'EMAIL' ? 'email' : 'text', autocomplete: f.type === 'NAME' ? 'name' : f.type === 'EMAIL' ? 'email' : 'off',

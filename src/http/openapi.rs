@@ -331,7 +331,8 @@ fn oauth_op(summary: &str, body: Value, ok: Value) -> Value {
 fn schemas() -> Value {
     let ts = json!({"type": "string", "format": "date-time"});
     let ts_null = json!({"type": ["string", "null"], "format": "date-time"});
-    let role = json!({"type": "string", "enum": ["SIGNER", "APPROVER", "VIEWER", "CC"]});
+    let role =
+        json!({"type": "string", "enum": ["SIGNER", "APPROVER", "VIEWER", "CC", "ASSISTANT"]});
     let field_type = json!({"type": "string", "enum": ["SIGNATURE", "FREE_SIGNATURE", "INITIALS", "NAME", "EMAIL", "DATE", "TEXT", "NUMBER", "RADIO", "CHECKBOX", "SELECT", "DROPDOWN"]});
     let percent = json!({"type": "number", "minimum": 0, "maximum": 100});
     json!({
@@ -346,7 +347,7 @@ fn schemas() -> Value {
         "DownloadUrl": {"type": "object", "required": ["downloadUrl"], "properties": {"downloadUrl": {"type": "string", "format": "uri"}}},
         "AuditLog": {"type": "object", "required": ["documentId", "events"], "properties": {"documentId": {"type": "integer"}, "events": {"type": "array", "items": {"type": "object",
             "required": ["id", "type", "createdAt", "actor", "recipientId", "ipAddress", "userAgent", "data"], "properties": {
-            "id": {"type": "integer"}, "type": {"type": "string", "enum": ["CREATED", "UPLOADED", "SENT", "EMAILED", "OPENED", "FIELD_FILLED", "SIGNED", "APPROVED", "VIEWED", "REJECTED", "COMPLETED", "DOWNLOADED", "CANCELLED", "RECIPIENT_CHANGED"]},
+            "id": {"type": "integer"}, "type": {"type": "string", "enum": ["CREATED", "UPLOADED", "SENT", "EMAILED", "OPENED", "FIELD_FILLED", "SIGNED", "APPROVED", "VIEWED", "REJECTED", "COMPLETED", "DOWNLOADED", "CANCELLED", "RECIPIENT_CHANGED", "ASSISTED"]},
             "createdAt": ts, "actor": {"type": "string"}, "recipientId": {"type": ["integer", "null"]}, "ipAddress": nullable("string"), "userAgent": nullable("string"), "data": {"type": "object"}
         }}}}},
         "Meta": {"type": "object", "properties": {

@@ -216,7 +216,8 @@ pub fn open(tx: &Connection, link: &Link, origin: &Origin, now: i64) -> Result<b
     Ok(first)
 }
 
-/// Stores a value for one of the recipient's fields.
+/// Stores a value for one of the recipient's fields, or, for an ASSISTANT, for one of the
+/// fields they may fill in for the recipients after them (`assistable`).
 pub fn fill(
     tx: &Connection,
     link: &Link,
@@ -231,6 +232,7 @@ pub fn fill(
         .document
         .fields_of(link.me.id)
         .into_iter()
+        .chain(super::assistable(&link.document, &link.me))
         .find(|f| f.id == field)
         .ok_or_else(|| AppError::not_found("field"))?;
     let stored = values::check(f.kind, f.meta.as_ref(), value)?;
@@ -238,15 +240,21 @@ pub fn fill(
         Stored::Text(t) => Entered::Text(t),
         Stored::Drawn(p) => Entered::Drawn(p),
     };
-    if !fields::save_value(tx, field, link.me.id, entered, now)? {
+    // The field's own recipient must not have finished (for an assistant's filling, the one
+    // it is filled in for).
+    if !fields::save_value(tx, field, f.recipient_id, entered, now)? {
         return Err(conflict("the document changed state; reload the page"));
+    }
+    let mut data = json!({"fieldId": field, "type": f.kind});
+    if f.recipient_id != link.me.id {
+        data["forRecipientId"] = json!(f.recipient_id);
     }
     audit::record(
         tx,
         link.document.id,
         Event::FieldFilled,
         &acting.origin.actor(&link.me.email, Some(link.me.id)),
-        &json!({"fieldId": field, "type": f.kind}),
+        &data,
         now,
     )?;
     Ok(())
@@ -314,6 +322,7 @@ pub fn complete(
     let event = match link.me.role {
         Role::Approver => Event::Approved,
         Role::Viewer => Event::Viewed,
+        Role::Assistant => Event::Assisted,
         Role::Signer | Role::Cc => Event::Signed,
     };
     audit::record(

@@ -200,19 +200,28 @@ fn describe(
     let parties = super::parties(&link.document.recipients);
     let your_turn = link.document.status == Status::Pending
         && super::current_turn(link.document.meta.signing_order, &parties).contains(&link.me.id);
-    let fields: Vec<Value> = link
+    let shown = |f: &crate::documents::model::Field| {
+        json!({
+            "id": f.id, "type": f.kind, "page": f.page,
+            "positionX": f.x, "positionY": f.y, "width": f.width, "height": f.height,
+            "fieldMeta": f.meta, "value": f.custom_text, "drawn": f.drawn,
+            "inserted": f.inserted,
+        })
+    };
+    let mut fields: Vec<Value> = link
         .document
         .fields_of(link.me.id)
         .into_iter()
-        .map(|f| {
-            json!({
-                "id": f.id, "type": f.kind, "page": f.page,
-                "positionX": f.x, "positionY": f.y, "width": f.width, "height": f.height,
-                "fieldMeta": f.meta, "value": f.custom_text, "drawn": f.drawn,
-                "inserted": f.inserted,
-            })
-        })
+        .map(shown)
         .collect();
+    // An assistant's: what they may fill in for those after them, and for whom.
+    for f in super::assistable(&link.document, &link.me) {
+        let mut v = shown(f);
+        if let Some(r) = link.document.recipient(f.recipient_id) {
+            v["forRecipient"] = json!({"id": r.id, "name": r.name, "email": r.email});
+        }
+        fields.push(v);
+    }
     let d = &link.document;
     Ok(json!({
         "document": {

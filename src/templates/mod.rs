@@ -410,7 +410,10 @@ fn parse_named(
         None | Some(Value::Null) => None,
         Some(Value::String(r)) if Role::parse(r).is_some() => Role::parse(r),
         Some(_) => {
-            c.fail(join(path, "role"), "must be SIGNER, APPROVER, VIEWER or CC");
+            c.fail(
+                join(path, "role"),
+                "must be SIGNER, APPROVER, VIEWER, CC or ASSISTANT",
+            );
             None
         }
     };

@@ -475,3 +475,92 @@ async fn auth_options_come_as_lists_and_templates_take_them_at_the_top_level() {
     assert_eq!(s, 200, "{v}");
     app.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_assistant_fills_in_for_the_next_signer_before_her_turn() {
+    let app = TestApp::spawn().await;
+    let api = app.user_with_key("ada@example.com", "standard");
+    let doc = api
+        .create_document(json!({
+            "title": "Lease",
+            "meta": {"signingOrder": "SEQUENTIAL"},
+            "recipients": [
+                {"name": "Asa", "email": "asa@example.com", "role": "ASSISTANT", "signingOrder": 1},
+                {"name": "Ann", "email": "ann@example.com", "role": "SIGNER", "signingOrder": 2}
+            ]
+        }))
+        .await;
+    let id = doc.document_id();
+    assert_eq!(api.document(id).await["recipients"][0]["role"], "ASSISTANT");
+    api.upload_ok(doc.upload_url(), fixture("a4-1p.pdf")).await;
+    let ann = doc.recipient_id(1);
+    let box_at = |kind: &str, y: i64, meta: serde_json::Value| {
+        json!({"recipientId": ann, "type": kind, "pageNumber": 1, "pageX": 10, "pageY": y,
+               "pageWidth": 30, "pageHeight": 5, "fieldMeta": meta})
+    };
+    let ids = api
+        .add_fields(
+            id,
+            json!([
+                box_at("SIGNATURE", 80, json!(null)),
+                box_at("TEXT", 60, json!({"type": "text", "required": true}))
+            ]),
+        )
+        .await;
+    let (sig, text) = (ids[0], ids[1]);
+    assert_eq!(api.send(id).await.0, 200);
+
+    // Asa's turn: she sees Ann's text field, named as Ann's, and not Ann's signature.
+    let asa = app.signer(&doc.token(0));
+    let (s, v) = asa.state().await;
+    assert_eq!((s, &v["yourTurn"]), (200, &json!(true)), "{v}");
+    let fields = v["fields"].as_array().unwrap();
+    assert_eq!(fields.len(), 1, "{v}");
+    assert_eq!(
+        (&fields[0]["id"], &fields[0]["forRecipient"]["email"]),
+        (&json!(text), &json!("ann@example.com"))
+    );
+    assert_eq!(asa.sign(sig).await.0, 404, "never a signature");
+    let ann_link = app.signer(&doc.token(1));
+    let (s, _) = ann_link.fill(text, json!({"value": "mine"})).await;
+    assert_eq!(s, 409, "not Ann's turn yet");
+    let (s, v) = asa.fill(text, json!({"value": "Flat 2"})).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = asa.complete(json!({})).await;
+    assert_eq!(s, 200, "{v}");
+    assert!(
+        api.audit(id).await.iter().any(|e| e["type"] == "ASSISTED"),
+        "the audit log says she assisted"
+    );
+    let (s, _) = asa.fill(text, json!({"value": "again"})).await;
+    assert_eq!(s, 409, "finished");
+
+    // Ann's turn: the field is filled; she signs and the document completes.
+    let (_, v) = ann_link.state().await;
+    let filled = v["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == text)
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (&filled["inserted"], &filled["value"]),
+        (&json!(true), &json!("Flat 2"))
+    );
+    assert_eq!(ann_link.sign(sig).await.0, 200);
+    let (s, v) = ann_link.complete(json!({})).await;
+    assert_eq!(s, 200, "{v}");
+    api.wait_status(id, "COMPLETED").await;
+
+    // Templates take the role too.
+    let t = api
+        .create_template(json!({"title": "T", "recipients": [
+            {"name": "A", "email": "a@example.com", "role": "ASSISTANT"}]}))
+        .await;
+    let (_, tv) = api
+        .get(&format!("/api/v1/templates/{}", t.template_id()))
+        .await;
+    assert_eq!(tv["Recipient"][0]["role"], "ASSISTANT");
+    app.stop().await;
+}
