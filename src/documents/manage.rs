@@ -21,6 +21,7 @@ use audit::owner_email;
 pub struct Created {
     pub id: i64,
     pub data_id: String,
+    pub external_id: Option<String>,
     pub recipients: Vec<RecipientView>,
 }
 
@@ -34,7 +35,7 @@ pub async fn create(
     let (user, app) = (who.user_id, ctx.app.clone());
     let data_id = super::new_data_id();
     let d = data_id.clone();
-    let (id, recipients) = ctx
+    let view = ctx
         .db
         .write(move |tx| {
             let doc = super::parse_create(&body, crate::users::store::tier(tx, user)?)?;
@@ -43,14 +44,15 @@ pub async fn create(
             let view = DocumentView::of(&store::load(tx, id)?, &app);
             let owner = owner_email(tx, user)?;
             crate::signing::notify::created(tx, &view, &origin.actor(&owner, None), t)?;
-            Ok((id, view.recipients))
+            Ok(view)
         })
         .await?;
     ctx.workers.webhooks.wake();
     Ok(Created {
-        id,
+        id: view.id,
         data_id,
-        recipients: recipients.links_shown_if(who.sees_signing_links()),
+        external_id: view.external_id,
+        recipients: view.recipients.links_shown_if(who.sees_signing_links()),
     })
 }
 

@@ -167,6 +167,7 @@ async fn create(
     Ok(json!({
         "uploadUrl": super::uploads::upload_url(&state, &created.data_id),
         "documentId": created.id,
+        "externalId": created.external_id,
         "recipients": briefs,
     }))
 }

@@ -148,6 +148,15 @@ fn id_param(name: &str) -> Value {
     json!({"name": name, "in": "path", "required": true, "schema": {"type": "integer", "format": "int64"}})
 }
 
+/// Paging of documents and templates: `perPage` above 100 is served as 100 (the signing
+/// service's API v1 sets no maximum).
+fn doc_paging() -> Vec<Value> {
+    vec![
+        json!({"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1}}),
+        json!({"name": "perPage", "in": "query", "description": "at most 100 are served", "schema": {"type": "integer", "minimum": 1}}),
+    ]
+}
+
 fn paging() -> Vec<Value> {
     vec![
         json!({"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1}}),
@@ -158,7 +167,7 @@ fn paging() -> Vec<Value> {
 /// The OpenAPI 3.1 document, with `issuer` as the server URL.
 pub fn document(issuer: &str) -> Value {
     let doc_id = || id_param("id");
-    let mut list_params = paging();
+    let mut list_params = doc_paging();
     list_params.push(json!({"name": "status", "in": "query", "schema": {"type": "string", "enum": ["DRAFT", "PENDING", "COMPLETED", "REJECTED", "CANCELLED"]}}));
     let field_body = json!({"oneOf": [ref_("FieldInput"), {"type": "array", "items": ref_("FieldInput"), "minItems": 1}]});
     json!({
@@ -227,7 +236,7 @@ pub fn document(issuer: &str) -> Value {
             },
             "/api/v1/templates": {
                 "post": op("Create a template and get its upload URL", "templates", json!([]), Some(ref_("CreateTemplate")), ref_("CreateTemplateResponse"), API_ERRORS),
-                "get": op("List templates, newest first", "templates", Value::Array(paging()), None, ref_("TemplateList"), API_ERRORS)
+                "get": op("List templates, newest first", "templates", Value::Array(doc_paging()), None, ref_("TemplateList"), API_ERRORS)
             },
             "/api/v1/templates/{id}": {
                 "get": op("Get a template", "templates", json!([doc_id()]), None, ref_("Template"), API_ERRORS),
@@ -378,8 +387,8 @@ fn schemas() -> Value {
             "recipientId": {"type": "integer"}, "name": {"type": "string"}, "email": {"type": "string"}, "token": link("The recipient's signing token"),
             "role": role, "signingOrder": nullable("integer"), "signingUrl": link("The recipient's signing link")
         }},
-        "CreateDocumentResponse": {"type": "object", "required": ["uploadUrl", "documentId", "recipients"], "properties": {
-            "uploadUrl": {"type": "string"}, "documentId": {"type": "integer"}, "recipients": {"type": "array", "items": ref_("RecipientBrief")}
+        "CreateDocumentResponse": {"type": "object", "required": ["uploadUrl", "documentId", "externalId", "recipients"], "properties": {
+            "uploadUrl": {"type": "string"}, "documentId": {"type": "integer"}, "externalId": nullable("string"), "recipients": {"type": "array", "items": ref_("RecipientBrief")}
         }},
         "Recipient": {"type": "object", "required": ["id", "documentId", "email", "name", "role", "signingOrder", "token", "signedAt", "readStatus", "signingStatus", "sendStatus", "signingUrl"], "properties": {
             "id": {"type": "integer"}, "documentId": {"type": "integer"}, "email": {"type": "string"}, "name": {"type": "string"}, "role": role,
@@ -495,8 +504,8 @@ fn schemas() -> Value {
             "meta": {"type": "object"}, "authOptions": ref_("AuthOptions"),
             "formValues": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]}}
         }},
-        "GenerateDocumentResponse": {"type": "object", "required": ["documentId", "recipients"], "properties": {
-            "documentId": {"type": "integer"}, "recipients": {"type": "array", "items": ref_("RecipientBrief")}
+        "GenerateDocumentResponse": {"type": "object", "required": ["documentId", "externalId", "recipients"], "properties": {
+            "documentId": {"type": "integer"}, "externalId": nullable("string"), "recipients": {"type": "array", "items": ref_("RecipientBrief")}
         }},
         "UploadResponse": {"type": "object", "required": ["pages", "size", "sha256"], "properties": {"documentId": {"type": "integer"}, "templateId": {"type": "integer"}, "pages": {"type": "integer"}, "size": {"type": "integer"}, "sha256": {"type": "string"}}},
         "Attendee": {"type": "object", "required": ["name", "email", "timeZone"], "properties": {"name": {"type": "string"}, "email": {"type": "string"}, "timeZone": {"type": "string"}}},

@@ -91,10 +91,7 @@ fn part_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(caller(&state, write))
         .and(super::body::json::<Value>())
         .then(|id, who: Principal, st: AppState, b| async move {
-            let r = manage::generate(&st.ctx(), &who, id, b).await;
-            json_result(
-                r.map(|(doc, recipients)| json!({"documentId": doc, "recipients": recipients})),
-            )
+            json_result(manage::generate(&st.ctx(), &who, id, b).await)
         });
     // The other signing service's older form: recipients by position, `title` required.
     let create_document = warp::path!("api" / "v1" / "templates" / i64 / "create-document")
@@ -102,10 +99,7 @@ fn part_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(caller(&state, write))
         .and(super::body::json::<Value>())
         .then(|id, who: Principal, st: AppState, b| async move {
-            let r = manage::create_document(&st.ctx(), &who, id, b).await;
-            json_result(
-                r.map(|(doc, recipients)| json!({"documentId": doc, "recipients": recipients})),
-            )
+            json_result(manage::create_document(&st.ctx(), &who, id, b).await)
         });
     add_recipient
         .or(add_fields)

@@ -564,3 +564,37 @@ async fn an_assistant_fills_in_for_the_next_signer_before_her_turn() {
     assert_eq!(tv["Recipient"][0]["role"], "ASSISTANT");
     app.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn more_per_page_than_served_is_served_as_a_hundred_and_answers_carry_external_ids() {
+    let app = TestApp::spawn().await;
+    let api = app.user_with_key("ada@example.com", "standard");
+    let created = api.create_document(crate::api::two_recipients()).await;
+    assert_eq!(created.0["externalId"], "ext-1");
+    for path in [
+        "/api/v1/documents?perPage=500",
+        "/api/v1/templates?perPage=101",
+    ] {
+        let (s, v) = api.get(path).await;
+        assert_eq!(s, 200, "{path}: {v}");
+    }
+    let (_, v) = api.get("/api/v1/documents?perPage=500").await;
+    assert_eq!(v["documents"][0]["externalId"], "ext-1");
+    assert_eq!(api.get("/api/v1/documents?perPage=0").await.0, 400);
+
+    let t = api
+        .create_template(json!({"title": "Lease", "recipients": [
+            {"name": "T", "email": "t@example.com", "role": "SIGNER"}]}))
+        .await;
+    api.upload_ok(t.upload_url(), fixture("a4-1p.pdf")).await;
+    let (s, v) = api
+        .post(
+            &format!("/api/v1/templates/{}/generate-document", t.template_id()),
+            json!({"externalId": "gen-7", "recipients": [
+                {"id": t.0["recipients"][0]["recipientId"], "email": "bo@example.com"}]}),
+        )
+        .await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(v["externalId"], "gen-7");
+    app.stop().await;
+}

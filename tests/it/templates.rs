@@ -351,7 +351,10 @@ async fn generate_flat_3_lease(api: &Api, id: i64, rid: i64) -> i64 {
         .post(&format!("/api/v1/templates/{id}/generate-document"), body)
         .await;
     assert_eq!(s, 200, "{made}");
-    assert_eq!(keys(&made), sorted(&["documentId", "recipients"]));
+    assert_eq!(
+        keys(&made),
+        sorted(&["documentId", "externalId", "recipients"])
+    );
     assert_eq!(
         keys(&made["recipients"][0]),
         sorted(&[
