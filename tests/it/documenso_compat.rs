@@ -598,3 +598,51 @@ async fn more_per_page_than_served_is_served_as_a_hundred_and_answers_carry_exte
     assert_eq!(v["externalId"], "gen-7");
     app.stop().await;
 }
+
+/// The assistant's signing page in Chromium (`tests/browser/assistant.mjs`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_assistant_prepares_the_document_in_chromium() {
+    let app = TestApp::spawn().await;
+    let api = app.user_with_key("ada@example.com", "standard");
+    let doc = api
+        .create_document(json!({
+            "title": "Lease",
+            "meta": {"signingOrder": "SEQUENTIAL"},
+            "recipients": [
+                {"name": "Asa", "email": "asa@example.com", "role": "ASSISTANT", "signingOrder": 1},
+                {"name": "Ann", "email": "ann@example.com", "role": "SIGNER", "signingOrder": 2}
+            ]
+        }))
+        .await;
+    let id = doc.document_id();
+    api.upload_ok(doc.upload_url(), fixture("a4-1p.pdf")).await;
+    let ann = doc.recipient_id(1);
+    let text = api
+        .add_fields(
+            id,
+            json!([{"recipientId": ann, "type": "SIGNATURE", "pageNumber": 1, "pageX": 10,
+                    "pageY": 80, "pageWidth": 30, "pageHeight": 5},
+                   {"recipientId": ann, "type": "TEXT", "pageNumber": 1, "pageX": 10,
+                    "pageY": 60, "pageWidth": 30, "pageHeight": 5,
+                    "fieldMeta": {"type": "text", "required": true}}]),
+        )
+        .await[1];
+    assert_eq!(api.send(id).await.0, 200);
+    let link = app.url(&format!("/sign/{}", doc.token(0)));
+    tokio::task::spawn_blocking(move || {
+        crate::signing_e2e::run_script("assistant.mjs", &[&link, "Ann"]);
+    })
+    .await
+    .unwrap();
+    let d = api.document(id).await;
+    let filled = d["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == text)
+        .unwrap()
+        .clone();
+    assert_eq!(filled["customText"], "Flat 2");
+    assert_eq!(d["recipients"][0]["signingStatus"], "SIGNED");
+    app.stop().await;
+}
