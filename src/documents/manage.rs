@@ -186,7 +186,7 @@ pub async fn patch_recipient(
             let raw = parts::merged(
                 json!({
                     "email": current.email, "name": current.name, "role": current.role,
-                    "signingOrder": current.signing_order,
+                    "signingOrder": current.signing_order, "authOptions": current.auth,
                 }),
                 &body,
             )?;

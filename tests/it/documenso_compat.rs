@@ -473,6 +473,24 @@ async fn auth_options_come_as_lists_and_templates_take_them_at_the_top_level() {
         )
         .await;
     assert_eq!(s, 200, "{v}");
+    // A change that leaves them out keeps them.
+    let (s, v) = api
+        .patch(
+            &format!("/api/v1/documents/{id}/recipients/{}", doc.recipient_id(0)),
+            json!({"name": "Ann B."}),
+        )
+        .await;
+    assert_eq!(s, 200, "{v}");
+    let stored: String = app
+        .db()
+        .query_row(
+            "SELECT auth_options FROM recipients WHERE id = ?1",
+            [doc.recipient_id(0)],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let stored: serde_json::Value = serde_json::from_str(&stored).unwrap();
+    assert_eq!(stored["actionAuth"], json!(["TWO_FACTOR_AUTH", "PASSKEY"]));
     app.stop().await;
 }
 
