@@ -1,6 +1,6 @@
 -- Docket database schema: the schema of a new database (embedded in the binary).
 --
--- Version 11 (PRAGMA user_version). A database of an older version is upgraded at start by the
+-- Version 12 (PRAGMA user_version). A database of an older version is upgraded at start by the
 -- numbered migrations in src/db/migrations/, each in one transaction, after an automatic backup.
 -- When you change this file, add the matching migration and bump db::migrate::LATEST; a unit
 -- test checks that the oldest schema plus every migration equals this file.
@@ -227,7 +227,7 @@ CREATE TABLE recipients (
     template_id    INTEGER REFERENCES templates (id) ON DELETE CASCADE,
     email          TEXT NOT NULL,
     name           TEXT NOT NULL,
-    role           TEXT NOT NULL CHECK (role IN ('SIGNER', 'APPROVER', 'VIEWER', 'CC')),
+    role           TEXT NOT NULL CHECK (role IN ('SIGNER', 'APPROVER', 'VIEWER', 'CC', 'ASSISTANT')),
     signing_order  INTEGER,
     token          TEXT NOT NULL UNIQUE,              -- the signing link's secret, shown to the owner
     auth_options   TEXT,

@@ -82,6 +82,17 @@ impl AppError {
         }
     }
 
+    /// The request cannot apply to the thing in its present state (a finished document, a
+    /// recipient who has acted): 400 `invalid_state`, as the signing service's API v1 answers
+    /// such requests. Races (the state changed under the request) stay 409.
+    pub fn wrong_state(message: impl Into<String>) -> Self {
+        AppError::BadRequest {
+            code: "invalid_state",
+            message: message.into(),
+            details: Vec::new(),
+        }
+    }
+
     pub fn internal(cause: impl std::fmt::Display) -> Self {
         AppError::Internal(cause.to_string())
     }

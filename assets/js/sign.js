@@ -53,9 +53,16 @@
     line.className = kind === 'error' ? 'notice error' : 'muted';
   }
 
-  const ACTION = { SIGNER: 'Finish and sign', APPROVER: 'Approve', VIEWER: 'Mark as viewed' };
+  const ACTION = { SIGNER: 'Finish and sign', APPROVER: 'Approve', VIEWER: 'Mark as viewed', ASSISTANT: 'Finish preparing' };
 
+  // A field an assistant fills in for a later recipient names them.
   function fieldLabel(f) {
+    const own = ownLabel(f);
+    const other = f.forRecipient;
+    return other ? own + ' (for ' + (other.name || other.email) + ')' : own;
+  }
+
+  function ownLabel(f) {
     const meta = f.fieldMeta || {};
     if (meta.label) return meta.label;
     return {
@@ -66,7 +73,7 @@
   }
 
   function isRequired(f) {
-    if (f.type === 'DATE') return false;
+    if (f.type === 'DATE' || f.forRecipient) return false;
     if (['SIGNATURE', 'FREE_SIGNATURE'].includes(f.type)) return true;
     return !!(f.fieldMeta && f.fieldMeta.required);
   }
@@ -129,6 +136,8 @@
       box.append(el('p', {}, 'Signed in as ' + a.signedInAs + '. To finish you will be asked for a code from your authenticator app.'));
     } else if (a.actionAuth === 'PASSKEY') {
       box.append(el('p', {}, 'Signed in as ' + a.signedInAs + '. To finish you will confirm with your passkey.'));
+    } else if (a.actionAuth === 'PASSWORD') {
+      box.append(el('p', {}, 'Signed in as ' + a.signedInAs + '. To finish you will enter your Docket account password again.'));
     } else {
       box.append(el('p', {}, 'Signed in as ' + a.signedInAs + '.'));
     }
@@ -154,6 +163,7 @@
     if (me.role === 'CC') status.textContent = 'You receive a copy of this document once everyone has signed.';
     else if (done) status.textContent = 'You have finished. Thank you.';
     else if (!state.yourTurn) status.textContent = 'It is not your turn yet: you will get an e-mail when it is.';
+    else if (me.role === 'ASSISTANT') status.textContent = 'Fill in what you can for the recipients after you, then press “' + ACTION[me.role] + '”.';
     else status.textContent = state.fields.length
       ? 'Fill in the highlighted fields, then press “' + ACTION[me.role] + '”.'
       : 'Read the document, then press “' + ACTION[me.role] + '”.';
@@ -244,7 +254,8 @@
       case 'SIGNATURE': case 'FREE_SIGNATURE': case 'INITIALS':
         return signatureDialog(f);
       case 'NAME': case 'EMAIL': case 'TEXT': {
-        const initial = f.value || (f.type === 'NAME' ? me.name : f.type === 'EMAIL' ? me.email : (meta.text || ''));
+        const who = f.forRecipient || me;
+        const initial = f.value || (f.type === 'NAME' ? who.name : f.type === 'EMAIL' ? who.email : (meta.text || ''));
         return dialog(fieldLabel(f), (form) => {
           const attrs = { id: 'field-input', name: 'value', value: initial, required: true,
             type: f.type === 'EMAIL' ? 'email' : 'text', autocomplete: f.type === 'NAME' ? 'name' : f.type === 'EMAIL' ? 'email' : 'off',
@@ -352,8 +363,8 @@
     }, 'Reject');
   }
 
-  // Runs `act(auth)` with the proof the document asks for: none, a TOTP code (asked for in a
-  // dialog), or a passkey assertion (the browser asks).
+  // Runs `act(auth)` with the proof the document asks for: none, a TOTP code or the account
+  // password (asked for in a dialog), or a passkey assertion (the browser asks).
   async function withProof(label, act) {
     const kind = (state.auth || {}).actionAuth;
     if (kind === 'TWO_FACTOR_AUTH') {
@@ -364,6 +375,16 @@
         form.append(el('label', { for: 'totp-code' }, 'Enter the six-digit code your app shows now.'), input);
         return () => input.value;
       }, (code) => act({ method: 'TWO_FACTOR_AUTH', code }), label);
+      return;
+    }
+    if (kind === 'PASSWORD') {
+      // As for codes, the dialog stays open with the server's answer when it is wrong.
+      dialog('Your Docket account password', (form) => {
+        const input = el('input', { id: 'account-password', name: 'password', type: 'password',
+          autocomplete: 'current-password', maxlength: 1024, required: true });
+        form.append(el('label', { for: 'account-password' }, 'Enter the password of ' + state.recipient.email + ' to confirm it is you.'), input);
+        return () => input.value;
+      }, (password) => act({ method: 'PASSWORD', password }), label);
       return;
     }
     if (kind === 'PASSKEY') {

@@ -9,7 +9,7 @@ use rusqlite::{Connection, TransactionBehavior};
 pub const SCHEMA: &str = include_str!("../../schema.sql");
 
 /// The version `SCHEMA` describes.
-pub const LATEST: i64 = 11;
+pub const LATEST: i64 = 12;
 
 /// `(version, sql)`: what turns version `n - 1` into version `n`.
 pub const MIGRATIONS: &[(i64, &str)] = &[
@@ -26,6 +26,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     (9, include_str!("migrations/0009_recipient_auth.sql")),
     (10, include_str!("migrations/0010_openid.sql")),
     (11, include_str!("migrations/0011_integrations.sql")),
+    (12, include_str!("migrations/0012_assistant_role.sql")),
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -67,12 +68,21 @@ pub fn run(conn: &mut Connection, backup_dir: &Path) -> Result<(), MigrateError>
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         if version(&tx)? == target - 1 {
             tx.execute_batch(sql)?;
+            bump_schema_version(&tx)?;
             tx.pragma_update(None, "user_version", target)?;
             tracing::info!(version = target, "database migrated");
         }
         tx.commit()?;
     }
     Ok(())
+}
+
+/// Makes every connection reread the schema: needed after a migration that edits a table's
+/// stored definition (`writable_schema`), which SQLite does not notice by itself; after other
+/// migrations it only repeats what their statements did.
+fn bump_schema_version(conn: &Connection) -> rusqlite::Result<()> {
+    let v: i64 = conn.query_row("PRAGMA schema_version", [], |r| r.get(0))?;
+    conn.pragma_update(None, "schema_version", v + 1)
 }
 
 fn backup_before_upgrade(conn: &Connection, dir: &Path, from: i64) -> Result<(), MigrateError> {
@@ -200,6 +210,57 @@ mod tests {
             }
         }
         assert!(unindexed.is_empty(), "no index starts with {unindexed:?}");
+    }
+
+    /// Migration 12 edits the stored CHECK of `recipients`: an upgraded database takes the
+    /// new role, on the connection that migrated it and on another.
+    #[test]
+    fn an_upgraded_database_takes_assistant_recipients() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("old.db");
+        let mut old = Connection::open(&path).unwrap();
+        old.execute_batch(include_str!("../../tests/fixtures/schema_v1.sql"))
+            .unwrap();
+        let other = Connection::open(&path).unwrap();
+        other
+            .query_row("SELECT count(*) FROM users", [], |r| r.get::<_, i64>(0))
+            .unwrap();
+        run(&mut old, tmp.path()).unwrap();
+        let insert = |c: &Connection, role: &str, email: &str| {
+            c.execute(
+                "INSERT INTO recipients (template_id, email, name, role, token, created_at)
+                 VALUES (NULL, ?1, '', ?2, ?1, 0)",
+                [email, role],
+            )
+        };
+        for c in [&old, &other] {
+            c.execute_batch("PRAGMA foreign_keys = OFF").unwrap();
+        }
+        // The CHECK that one of document or template is set still holds: give a document.
+        let insert_doc = |c: &Connection, role: &str, email: &str| {
+            c.execute(
+                "INSERT INTO recipients (document_id, email, name, role, token, created_at)
+                 VALUES (1, ?1, '', ?2, ?1, 0)",
+                [email, role],
+            )
+        };
+        assert!(insert(&old, "ASSISTANT", "x@x").is_err(), "no parent");
+        insert_doc(&old, "ASSISTANT", "a@x").unwrap();
+        insert_doc(&other, "ASSISTANT", "b@x").unwrap();
+        assert!(insert_doc(&old, "OWNER", "c@x").is_err());
+        let check: String = old
+            .query_row(
+                "SELECT sql FROM sqlite_master WHERE name = 'recipients'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert!(check.contains("'CC', 'ASSISTANT'"), "{check}");
+        assert_eq!(
+            old.query_row("PRAGMA integrity_check", [], |r| r.get::<_, String>(0))
+                .unwrap(),
+            "ok"
+        );
     }
 
     #[test]

@@ -60,8 +60,7 @@ mod tests {
         }
         use crate::documents::recipients::{ReadStatus, Role, SigningStatus};
         check(&Status::ALL, Status::as_str, Status::parse);
-        let roles = [Role::Signer, Role::Approver, Role::Viewer, Role::Cc];
-        check(&roles, Role::as_str, Role::parse);
+        check(&Role::ALL, Role::as_str, Role::parse);
         let signing = [
             SigningStatus::NotSigned,
             SigningStatus::Signed,

@@ -27,10 +27,12 @@ pub enum Event {
     Cancelled,
     /// The owner gave a recipient a new e-mail address (and so a new signing link).
     RecipientChanged,
+    /// An ASSISTANT finished (having filled in what they chose for those after them).
+    Assisted,
 }
 
 impl Event {
-    pub const ALL: [Event; 14] = [
+    pub const ALL: [Event; 15] = [
         Event::Created,
         Event::Uploaded,
         Event::Sent,
@@ -45,6 +47,7 @@ impl Event {
         Event::Downloaded,
         Event::Cancelled,
         Event::RecipientChanged,
+        Event::Assisted,
     ];
 
     pub fn parse(s: &str) -> Option<Event> {
@@ -67,6 +70,7 @@ impl Event {
             Event::Downloaded => "DOWNLOADED",
             Event::Cancelled => "CANCELLED",
             Event::RecipientChanged => "RECIPIENT_CHANGED",
+            Event::Assisted => "ASSISTED",
         }
     }
 }

@@ -189,14 +189,14 @@ pub fn misplaced(f: &Placement, pages: i64) -> Option<String> {
     None
 }
 
-/// Refuses to send while any field is off the file's pages or outside its page (409 naming
+/// Refuses to send while any field is off the file's pages or outside its page (400 naming
 /// each): such a field can neither be shown to its signer nor sealed.
 pub fn require_placed(fields: &[Placement], pages: i64) -> Result<(), crate::error::AppError> {
     let problems: Vec<String> = fields.iter().filter_map(|f| misplaced(f, pages)).collect();
     if problems.is_empty() {
         return Ok(());
     }
-    Err(crate::error::AppError::Conflict(format!(
+    Err(crate::error::AppError::wrong_state(format!(
         "every field must lie on one of the file's pages before sending: {}; move or delete them",
         problems.join("; ")
     )))
@@ -752,7 +752,7 @@ mod tests {
         };
         assert!(misplaced(&flat, 1).unwrap().contains("no width"));
         let e = require_placed(&[at(1, 1), at(4, 3), wide], 2).unwrap_err();
-        assert_eq!(e.status(), http::StatusCode::CONFLICT);
+        assert_eq!(e.status(), http::StatusCode::BAD_REQUEST);
         let msg = e.to_string();
         assert!(
             msg.contains("field 4 is on page 3") && msg.contains("field 6 reaches"),

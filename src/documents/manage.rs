@@ -21,6 +21,7 @@ use audit::owner_email;
 pub struct Created {
     pub id: i64,
     pub data_id: String,
+    pub external_id: Option<String>,
     pub recipients: Vec<RecipientView>,
 }
 
@@ -34,7 +35,7 @@ pub async fn create(
     let (user, app) = (who.user_id, ctx.app.clone());
     let data_id = super::new_data_id();
     let d = data_id.clone();
-    let (id, recipients) = ctx
+    let view = ctx
         .db
         .write(move |tx| {
             let doc = super::parse_create(&body, crate::users::store::tier(tx, user)?)?;
@@ -43,14 +44,15 @@ pub async fn create(
             let view = DocumentView::of(&store::load(tx, id)?, &app);
             let owner = owner_email(tx, user)?;
             crate::signing::notify::created(tx, &view, &origin.actor(&owner, None), t)?;
-            Ok((id, view.recipients))
+            Ok(view)
         })
         .await?;
     ctx.workers.webhooks.wake();
     Ok(Created {
-        id,
+        id: view.id,
         data_id,
-        recipients: recipients.links_shown_if(who.sees_signing_links()),
+        external_id: view.external_id,
+        recipients: view.recipients.links_shown_if(who.sees_signing_links()),
     })
 }
 
@@ -94,13 +96,12 @@ pub async fn get(ctx: &Context, who: &Principal, id: i64) -> Result<DocumentView
     Ok(doc.links_shown_if(who.sees_signing_links()))
 }
 
-/// What deleting did, for the answer: the document's id and status after, and whether it is
-/// gone.
+/// What deleting did, for the answer: the document (a removed draft as it was, a cancelled
+/// or hidden one as it now is), and what became of it.
 #[derive(Debug)]
 pub struct Removal {
-    pub id: i64,
-    pub status: String,
-    pub deleted: bool,
+    pub document: DocumentView,
+    pub outcome: Deleted,
 }
 
 /// DRAFT: deleted, with its file. PENDING: CANCELLED (audited, DOCUMENT_CANCELLED queued).
@@ -116,13 +117,14 @@ pub async fn delete(
         .db
         .write(move |tx| {
             let doc = store::owned(tx, user, id)?;
-            let view = DocumentView::of(&doc, &app);
+            let mut view = DocumentView::of(&doc, &app);
             let outcome = store::delete(tx, &doc, now())?;
             if outcome == Deleted::Cancelled {
                 let owner = owner_email(tx, user)?;
                 let actor = origin.actor(&owner, None);
                 audit::record(tx, id, Event::Cancelled, &actor, &json!({}), now())?;
                 crate::signing::notify::cancelled(tx, id, &app, now())?;
+                view = DocumentView::of(&store::load(tx, id)?, &app);
             }
             Ok((view, outcome, doc.blob_id))
         })
@@ -136,15 +138,9 @@ pub async fn delete(
         Deleted::Cancelled => ctx.workers.notices(),
         Deleted::Hidden => {}
     }
-    let status = match outcome {
-        Deleted::Removed => "DELETED".to_string(),
-        Deleted::Cancelled => "CANCELLED".to_string(),
-        Deleted::Hidden => view.status.as_str().to_string(),
-    };
     Ok(Removal {
-        id: view.id,
-        status,
-        deleted: outcome == Deleted::Removed,
+        document: view.links_shown_if(who.sees_signing_links()),
+        outcome,
     })
 }
 
@@ -190,7 +186,7 @@ pub async fn patch_recipient(
             let raw = parts::merged(
                 json!({
                     "email": current.email, "name": current.name, "role": current.role,
-                    "signingOrder": current.signing_order,
+                    "signingOrder": current.signing_order, "authOptions": current.auth,
                 }),
                 &body,
             )?;
@@ -214,20 +210,27 @@ pub async fn patch_recipient(
 }
 
 /// `DELETE /api/v1/documents/{id}/recipients/{rid}`, while the document is a draft or pending.
+/// Answers the recipient as it was, its dead link as `""` (as the other signing service does).
 pub async fn delete_recipient(
     ctx: &Context,
     who: &Principal,
     (id, rid): (i64, i64),
-) -> Result<(), AppError> {
-    let user = who.user_id;
-    ctx.db
+) -> Result<RecipientView, AppError> {
+    let (user, app) = (who.user_id, ctx.app.clone());
+    let view = ctx
+        .db
         .write(move |tx| {
             let doc = store::owned(tx, user, id)?;
             doc.require_open("remove recipients")?;
+            let gone = store::recipients::one(tx, Parent::Document(id), rid)?;
             store::recipients::delete(tx, id, rid)?;
-            store::touch(tx, id, now())
+            store::touch(tx, id, now())?;
+            let mut view = RecipientView::of(&gone, id, &app);
+            view.signing_url = Some(String::new());
+            Ok(view)
         })
-        .await
+        .await?;
+    Ok(view.links_shown_if(who.sees_signing_links()))
 }
 
 /// `POST /api/v1/documents/{id}/fields`: one field or an array; all or nothing. While the
@@ -292,11 +295,12 @@ pub async fn patch_field(
 
 /// `DELETE /api/v1/documents/{id}/fields/{fid}`, while the document is a draft, or PENDING for
 /// a recipient who has not finished (never a filled field, nor a signer's last signature field).
+/// Answers the field as it was.
 pub async fn delete_field(
     ctx: &Context,
     who: &Principal,
     (id, fid): (i64, i64),
-) -> Result<(), AppError> {
+) -> Result<FieldView, AppError> {
     let user = who.user_id;
     ctx.db
         .write(move |tx| {
@@ -305,7 +309,8 @@ pub async fn delete_field(
             doc.require_fields_editable("delete fields", &[field.recipient_id])?;
             doc.require_field_change_keeps_it_signable(field, None)?;
             store::fields::delete(tx, id, fid)?;
-            store::touch(tx, id, now())
+            store::touch(tx, id, now())?;
+            Ok(FieldView::of(field, id))
         })
         .await
 }

@@ -186,13 +186,17 @@ pub enum ActionAuth {
     TwoFactor,
     #[serde(rename = "PASSKEY")]
     Passkey,
+    /// The recipient's account password, typed again on the signing page.
+    #[serde(rename = "PASSWORD")]
+    Password,
 }
 
 impl ActionAuth {
-    pub const ALL: [ActionAuth; 3] = [
+    pub const ALL: [ActionAuth; 4] = [
         ActionAuth::Account,
         ActionAuth::TwoFactor,
         ActionAuth::Passkey,
+        ActionAuth::Password,
     ];
 
     pub fn parse(s: &str) -> Option<ActionAuth> {
@@ -204,21 +208,65 @@ impl ActionAuth {
             ActionAuth::Account => "ACCOUNT",
             ActionAuth::TwoFactor => "TWO_FACTOR_AUTH",
             ActionAuth::Passkey => "PASSKEY",
+            ActionAuth::Password => "PASSWORD",
         }
     }
 }
 
 crate::sql_text_enum!(ActionAuth);
 
+/// A recipient's `actionAuth` that waives the document's `globalActionAuth` for them.
+pub const EXPLICIT_NONE: &str = "EXPLICIT_NONE";
+
+/// Authentication methods as the signing service's API v1 gives and shows them: a list (any
+/// one of several action methods will do). Requests may give one value, an array, or null;
+/// stored JSON from before lists were allowed holds one string or null, read the same way.
+pub type Methods = Vec<String>;
+
+mod methods {
+    use serde::{Deserialize, Deserializer};
+
+    /// One string, null or a list of strings.
+    pub fn read<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Stored {
+            One(String),
+            Many(Vec<String>),
+        }
+        Ok(match Option::<Stored>::deserialize(d)? {
+            None => Vec::new(),
+            Some(Stored::One(s)) => vec![s],
+            Some(Stored::Many(v)) => v,
+        })
+    }
+}
+
 /// Document-level authentication options.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AuthOptions {
-    pub global_access_auth: Option<String>,
-    pub global_action_auth: Option<String>,
+    #[serde(default, deserialize_with = "methods::read")]
+    pub global_access_auth: Methods,
+    #[serde(default, deserialize_with = "methods::read")]
+    pub global_action_auth: Methods,
 }
 
-const ACTION_AUTH: &[&str] = &["ACCOUNT", "PASSKEY", "TWO_FACTOR_AUTH"];
+impl AuthOptions {
+    pub fn is_empty(&self) -> bool {
+        self.global_access_auth.is_empty() && self.global_action_auth.is_empty()
+    }
+}
+
+const ACCESS_AUTH: &[&str] = &["ACCOUNT"];
+const ACTION_AUTH: &[&str] = &["ACCOUNT", "PASSKEY", "TWO_FACTOR_AUTH", "PASSWORD"];
+const RECIPIENT_ACTION_AUTH: &[&str] = &[
+    "ACCOUNT",
+    "PASSKEY",
+    "TWO_FACTOR_AUTH",
+    "PASSWORD",
+    EXPLICIT_NONE,
+];
 
 /// `meta.redirectUrl`: an absolute http(s) URL with a host, written out in full (`https://`,
 /// not `https:host`, which browsers read as a relative path), without spaces, control
@@ -241,26 +289,47 @@ fn redirect_url(raw: &str) -> Result<String, &'static str> {
     Ok(url.to_string())
 }
 
-fn enum_value(
-    c: &mut Check,
-    obj: &Value,
-    key: &str,
-    path: &str,
-    allowed: &[&str],
-) -> Option<String> {
-    match obj.get(key) {
-        None | Some(Value::Null) => None,
-        Some(Value::String(s)) if allowed.contains(&s.as_str()) => Some(s.clone()),
-        Some(_) => {
-            c.fail(
-                join(path, key),
-                format!("must be one of {} or null", allowed.join(", ")),
-            );
-            None
+/// `obj[key]`: one of `allowed`, a list of them (repeats dropped), or null (none).
+/// `EXPLICIT_NONE` stands alone.
+fn methods(c: &mut Check, obj: &Value, key: &str, path: &str, allowed: &[&str]) -> Methods {
+    let fail = |c: &mut Check| {
+        c.fail(
+            join(path, key),
+            format!(
+                "must be one of {}, a list of them, or null",
+                allowed.join(", ")
+            ),
+        );
+        Vec::new()
+    };
+    let given: Vec<&Value> = match obj.get(key) {
+        None | Some(Value::Null) => return Vec::new(),
+        Some(Value::Array(a)) => a.iter().collect(),
+        Some(one) => vec![one],
+    };
+    let mut out: Methods = Vec::new();
+    for v in given {
+        match v.as_str() {
+            Some(s) if allowed.contains(&s) => {
+                if !out.iter().any(|o| o == s) {
+                    out.push(s.to_string());
+                }
+            }
+            _ => return fail(c),
         }
     }
+    if out.len() > 1 && out.iter().any(|m| m == EXPLICIT_NONE) {
+        c.fail(
+            join(path, key),
+            format!("{EXPLICIT_NONE} cannot be combined with other methods"),
+        );
+        return Vec::new();
+    }
+    out
 }
 
+/// A document's `authOptions`: `globalAccessAuth` and `globalActionAuth`, each one value, a
+/// list or null.
 pub fn parse_auth_options(c: &mut Check, raw: Option<&Value>) -> AuthOptions {
     let Some(raw) = raw.filter(|v| !v.is_null()) else {
         return AuthOptions::default();
@@ -269,9 +338,15 @@ pub fn parse_auth_options(c: &mut Check, raw: Option<&Value>) -> AuthOptions {
         c.fail("authOptions", "must be an object");
         return AuthOptions::default();
     }
+    parse_global_auth(c, raw, "authOptions")
+}
+
+/// `globalAccessAuth` and `globalActionAuth` of `obj` (an `authOptions` object, or a template
+/// body, where the signing service's newer schema puts them at the top level).
+pub fn parse_global_auth(c: &mut Check, obj: &Value, path: &str) -> AuthOptions {
     AuthOptions {
-        global_access_auth: enum_value(c, raw, "globalAccessAuth", "authOptions", &["ACCOUNT"]),
-        global_action_auth: enum_value(c, raw, "globalActionAuth", "authOptions", ACTION_AUTH),
+        global_access_auth: methods(c, obj, "globalAccessAuth", path, ACCESS_AUTH),
+        global_action_auth: methods(c, obj, "globalActionAuth", path, ACTION_AUTH),
     }
 }
 
@@ -279,13 +354,15 @@ pub fn parse_auth_options(c: &mut Check, raw: Option<&Value>) -> AuthOptions {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RecipientAuth {
-    pub access_auth: Option<String>,
-    pub action_auth: Option<String>,
+    #[serde(default, deserialize_with = "methods::read")]
+    pub access_auth: Methods,
+    #[serde(default, deserialize_with = "methods::read")]
+    pub action_auth: Methods,
 }
 
 impl RecipientAuth {
     pub fn is_empty(&self) -> bool {
-        self.access_auth.is_none() && self.action_auth.is_none()
+        self.access_auth.is_empty() && self.action_auth.is_empty()
     }
 }
 
@@ -298,8 +375,8 @@ pub fn parse_recipient_auth(c: &mut Check, raw: Option<&Value>, path: &str) -> R
         return RecipientAuth::default();
     }
     RecipientAuth {
-        access_auth: enum_value(c, raw, "accessAuth", path, &["ACCOUNT"]),
-        action_auth: enum_value(c, raw, "actionAuth", path, ACTION_AUTH),
+        access_auth: methods(c, raw, "accessAuth", path, ACCESS_AUTH),
+        action_auth: methods(c, raw, "actionAuth", path, RECIPIENT_ACTION_AUTH),
     }
 }
 
@@ -494,12 +571,54 @@ mod tests {
             Some(&json!({"globalAccessAuth": null, "globalActionAuth": "PASSKEY"})),
         );
         assert!(c.is_ok());
-        assert_eq!(a.global_action_auth.as_deref(), Some("PASSKEY"));
+        assert_eq!(a.global_action_auth, vec!["PASSKEY"]);
+        assert!(a.global_access_auth.is_empty());
         let mut c = Check::new();
         parse_auth_options(&mut c, Some(&json!({"globalActionAuth": "SMS"})));
         assert!(!c.is_ok());
         assert!(require_tier(Tier::Standard, "x").is_err());
         assert!(require_tier(Tier::Enterprise, "x").is_ok());
+    }
+
+    #[test]
+    fn auth_methods_come_as_one_or_a_list_and_are_stored_as_lists() {
+        let mut c = Check::new();
+        let a = parse_auth_options(
+            &mut c,
+            Some(&json!({"globalAccessAuth": ["ACCOUNT"],
+                         "globalActionAuth": ["PASSWORD", "PASSKEY", "PASSWORD"]})),
+        );
+        assert!(c.is_ok());
+        assert_eq!(a.global_action_auth, vec!["PASSWORD", "PASSKEY"]);
+        assert_eq!(
+            serde_json::to_value(&a).unwrap(),
+            json!({"globalAccessAuth": ["ACCOUNT"], "globalActionAuth": ["PASSWORD", "PASSKEY"]})
+        );
+        let r = parse_recipient_auth(
+            &mut c,
+            Some(&json!({"actionAuth": ["EXPLICIT_NONE"]})),
+            "authOptions",
+        );
+        assert!(c.is_ok());
+        assert_eq!(r.action_auth, vec![EXPLICIT_NONE]);
+        for bad in [
+            json!({"actionAuth": ["EXPLICIT_NONE", "ACCOUNT"]}),
+            json!({"actionAuth": [1]}),
+            json!({"accessAuth": ["PASSKEY"]}),
+        ] {
+            let mut c = Check::new();
+            parse_recipient_auth(&mut c, Some(&bad), "authOptions");
+            assert!(!c.is_ok(), "{bad}");
+        }
+        // What older rows hold reads as lists too.
+        let old: RecipientAuth =
+            serde_json::from_str(r#"{"accessAuth":null,"actionAuth":"PASSKEY"}"#).unwrap();
+        assert_eq!(
+            (old.access_auth.len(), old.action_auth),
+            (0, vec!["PASSKEY".to_string()])
+        );
+        let old: AuthOptions = serde_json::from_str("{}").unwrap();
+        assert!(old.is_empty());
     }
 
     #[test]

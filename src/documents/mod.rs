@@ -122,7 +122,7 @@ pub fn check_tier(
     recipients: &[NewRecipient],
     tier: Tier,
 ) -> Result<(), AppError> {
-    if auth.global_action_auth.is_some() {
+    if !auth.global_action_auth.is_empty() {
         meta::require_tier(tier, "authOptions.globalActionAuth")?;
     }
     if recipients.iter().any(|r| !r.auth.is_empty()) {
@@ -131,7 +131,11 @@ pub fn check_tier(
     Ok(())
 }
 
-/// Page and per-page from `?page&perPage` (page from 1; perPage 1..=100, default 10).
+/// The most items one page of a listing holds.
+pub const MAX_PER_PAGE: i64 = 100;
+
+/// Page and per-page from `?page&perPage` (page from 1; perPage from 1, default 10, more than
+/// `MAX_PER_PAGE` served as that many).
 pub fn parse_paging(page: Option<&str>, per_page: Option<&str>) -> Result<(i64, i64), AppError> {
     let mut c = Check::new();
     let page = match page {
@@ -147,9 +151,10 @@ pub fn parse_paging(page: Option<&str>, per_page: Option<&str>) -> Result<(i64, 
     let per_page = match per_page {
         None => 10,
         Some(p) => match p.parse::<i64>() {
-            Ok(n) if (1..=100).contains(&n) => n,
+            // The signing service's API v1 sets no maximum: more than 100 is served as 100.
+            Ok(n) if n >= 1 => n.min(MAX_PER_PAGE),
             _ => {
-                c.fail("perPage", "a whole number from 1 to 100");
+                c.fail("perPage", "a whole number from 1 (at most 100 are served)");
                 10
             }
         },
@@ -234,7 +239,10 @@ mod tests {
     fn paging() {
         assert_eq!(parse_paging(None, None).unwrap(), (1, 10));
         assert!(parse_paging(Some("0"), None).is_err());
-        assert!(parse_paging(None, Some("101")).is_err());
+        assert!(parse_paging(None, Some("0")).is_err());
+        assert!(parse_paging(None, Some("ten")).is_err());
+        assert_eq!(parse_paging(None, Some("101")).unwrap(), (1, 100));
+        assert_eq!(parse_paging(None, Some("5000")).unwrap(), (1, 100));
         assert_eq!(total_pages(0, 10), 0);
         assert_eq!(total_pages(10, 10), 1);
         assert_eq!(total_pages(11, 10), 2);

@@ -125,13 +125,13 @@ impl Document {
         placements(&self.fields)
     }
 
-    /// 409 unless the document is still open (DRAFT or PENDING): recipients may change until
+    /// 400 unless the document is still open (DRAFT or PENDING): recipients may change until
     /// it is finished or cancelled.
     pub fn require_open(&self, action: &str) -> Result<(), AppError> {
         if matches!(self.status, Status::Draft | Status::Pending) {
             Ok(())
         } else {
-            Err(AppError::Conflict(format!(
+            Err(AppError::wrong_state(format!(
                 "cannot {action}: the document is {}",
                 self.status.as_str()
             )))
@@ -158,7 +158,7 @@ fn is_signature(kind: FieldType) -> bool {
 
 impl Document {
     /// Fields may change while the document is a draft, and while it is PENDING for recipients
-    /// who have not finished (`recipients`: those whose fields change). 409 otherwise.
+    /// who have not finished (`recipients`: those whose fields change). 400 otherwise.
     pub fn require_fields_editable(
         &self,
         action: &str,
@@ -171,7 +171,7 @@ impl Document {
                     if let Some(r) = self.recipient(*id)
                         && r.signing_status != SigningStatus::NotSigned
                     {
-                        return Err(AppError::Conflict(format!(
+                        return Err(AppError::wrong_state(format!(
                             "cannot {action}: {} has already finished",
                             r.email
                         )));
@@ -179,7 +179,7 @@ impl Document {
                 }
                 Ok(())
             }
-            other => Err(AppError::Conflict(format!(
+            other => Err(AppError::wrong_state(format!(
                 "cannot {action}: the document is {}",
                 other.as_str()
             ))),

@@ -14,21 +14,31 @@ pub enum Role {
     Approver,
     Viewer,
     Cc,
+    /// Fills in fields for the recipients after them in a SEQUENTIAL signing order (never
+    /// their signatures), then finishes; signing passes on to the next recipient.
+    Assistant,
 }
 
 impl Role {
+    pub const ALL: [Role; 5] = [
+        Role::Signer,
+        Role::Approver,
+        Role::Viewer,
+        Role::Cc,
+        Role::Assistant,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Role::Signer => "SIGNER",
             Role::Approver => "APPROVER",
             Role::Viewer => "VIEWER",
             Role::Cc => "CC",
+            Role::Assistant => "ASSISTANT",
         }
     }
     pub fn parse(s: &str) -> Option<Role> {
-        [Role::Signer, Role::Approver, Role::Viewer, Role::Cc]
-            .into_iter()
-            .find(|r| r.as_str() == s)
+        Self::ALL.into_iter().find(|r| r.as_str() == s)
     }
 }
 
@@ -148,12 +158,18 @@ pub fn parse_recipient(c: &mut Check, raw: &Value, path: &str) -> Option<NewReci
         Some(Value::String(r)) => match Role::parse(r) {
             Some(role) => Some(role),
             None => {
-                c.fail(join(path, "role"), "must be SIGNER, APPROVER, VIEWER or CC");
+                c.fail(
+                    join(path, "role"),
+                    "must be SIGNER, APPROVER, VIEWER, CC or ASSISTANT",
+                );
                 None
             }
         },
         Some(_) => {
-            c.fail(join(path, "role"), "must be SIGNER, APPROVER, VIEWER or CC");
+            c.fail(
+                join(path, "role"),
+                "must be SIGNER, APPROVER, VIEWER, CC or ASSISTANT",
+            );
             None
         }
     };

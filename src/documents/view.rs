@@ -117,7 +117,8 @@ pub struct FieldView {
     pub page_height: f64,
     pub field_meta: Option<Value>,
     pub inserted: bool,
-    pub custom_text: Option<String>,
+    /// The typed value; `""` until there is one (as the other signing service shows it).
+    pub custom_text: String,
     /// The other signing service's names for the page and the box (the box as decimal
     /// strings, as it sends them), beside docket's own.
     pub page: i64,
@@ -233,7 +234,7 @@ impl FieldView {
             page_height: f.height,
             field_meta: f.meta.clone(),
             inserted: f.inserted,
-            custom_text: f.custom_text.clone(),
+            custom_text: f.custom_text.clone().unwrap_or_default(),
             page: f.page,
             position_x: crate::templates::decimal(f.x),
             position_y: crate::templates::decimal(f.y),

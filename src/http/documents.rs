@@ -10,8 +10,9 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::auth::caller;
-use super::reply::json_result;
+use super::reply::{json_result, with_keys};
 use crate::documents::manage::{self, Listing};
+use crate::documents::store::Deleted;
 use crate::documents::{RecipientBrief, Status, parse_paging};
 use crate::error::AppError;
 use crate::http::state::AppState;
@@ -55,7 +56,7 @@ fn document_routes(state: AppState) -> BoxedFilter<(Response,)> {
             json_result(
                 manage::delete(&st.ctx(), &who, id, o)
                     .await
-                    .map(|r| json!({"id": r.id, "status": r.status, "deleted": r.deleted})),
+                    .map(deleted_document),
             )
         });
     // The account behind the key: the other signing service's clients test keys with it.
@@ -102,7 +103,7 @@ fn recipient_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(caller(&state, write))
         .then(|id, rid, who: Principal, st: AppState| async move {
             let r = manage::delete_recipient(&st.ctx(), &who, (id, rid)).await;
-            json_result(r.map(|()| json!({"id": rid, "documentId": id, "deleted": true})))
+            json_result(r.map(|v| with_keys(json!(v), json!({"deleted": true}))))
         });
     add.or(patch).unify().or(delete).unify().boxed()
 }
@@ -131,9 +132,22 @@ fn field_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(caller(&state, write))
         .then(|id, fid, who: Principal, st: AppState| async move {
             let r = manage::delete_field(&st.ctx(), &who, (id, fid)).await;
-            json_result(r.map(|()| json!({"id": fid, "documentId": id, "deleted": true})))
+            json_result(r.map(|v| with_keys(json!(v), json!({"deleted": true}))))
         });
     add.or(patch).unify().or(delete).unify().boxed()
+}
+
+/// The answer to deleting a document: the document (the other signing service answers it),
+/// its `status` a DocumentStatus (a removed draft's is DRAFT), with docket's `deleted` (the
+/// row is gone) and `outcome` (`DELETED`, `CANCELLED` or `HIDDEN`).
+fn deleted_document(r: manage::Removal) -> Value {
+    let outcome = match r.outcome {
+        Deleted::Removed => "DELETED",
+        Deleted::Cancelled => "CANCELLED",
+        Deleted::Hidden => "HIDDEN",
+    };
+    let extra = json!({"deleted": r.outcome == Deleted::Removed, "outcome": outcome});
+    with_keys(json!(r.document), extra)
 }
 
 /// `POST /api/v1/documents`: the new draft, its recipients, and the signed URL its
@@ -153,6 +167,7 @@ async fn create(
     Ok(json!({
         "uploadUrl": super::uploads::upload_url(&state, &created.data_id),
         "documentId": created.id,
+        "externalId": created.external_id,
         "recipients": briefs,
     }))
 }

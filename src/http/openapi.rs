@@ -54,6 +54,30 @@ fn ref_(name: &str) -> Value {
     json!({"$ref": format!("#/components/schemas/{name}")})
 }
 
+const ACCESS_AUTH: &[&str] = &["ACCOUNT"];
+const ACTION_AUTH: &[&str] = &["ACCOUNT", "PASSKEY", "TWO_FACTOR_AUTH", "PASSWORD"];
+const RECIPIENT_ACTION_AUTH: &[&str] = &[
+    "ACCOUNT",
+    "PASSKEY",
+    "TWO_FACTOR_AUTH",
+    "PASSWORD",
+    "EXPLICIT_NONE",
+];
+
+/// Authentication methods in a request: one, a list (any one of several will do), or null.
+fn auth_methods(allowed: &[&str]) -> Value {
+    json!({"anyOf": [
+        {"type": "string", "enum": allowed},
+        {"type": "array", "items": {"type": "string", "enum": allowed}},
+        {"type": "null"}
+    ]})
+}
+
+/// `{"deleted": true}` beside a deleted object's shape.
+fn deleted_flag() -> Value {
+    json!({"type": "object", "required": ["deleted"], "properties": {"deleted": {"const": true}}})
+}
+
 fn nullable(t: &str) -> Value {
     json!({"type": [t, "null"]})
 }
@@ -145,6 +169,15 @@ fn id_param(name: &str) -> Value {
     json!({"name": name, "in": "path", "required": true, "schema": {"type": "integer", "format": "int64"}})
 }
 
+/// Paging of documents and templates: `perPage` above 100 is served as 100 (the signing
+/// service's API v1 sets no maximum).
+fn doc_paging() -> Vec<Value> {
+    vec![
+        json!({"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1}}),
+        json!({"name": "perPage", "in": "query", "description": "at most 100 are served", "schema": {"type": "integer", "minimum": 1}}),
+    ]
+}
+
 fn paging() -> Vec<Value> {
     vec![
         json!({"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1}}),
@@ -155,7 +188,7 @@ fn paging() -> Vec<Value> {
 /// The OpenAPI 3.1 document, with `issuer` as the server URL.
 pub fn document(issuer: &str) -> Value {
     let doc_id = || id_param("id");
-    let mut list_params = paging();
+    let mut list_params = doc_paging();
     list_params.push(json!({"name": "status", "in": "query", "schema": {"type": "string", "enum": ["DRAFT", "PENDING", "COMPLETED", "REJECTED", "CANCELLED"]}}));
     let field_body = json!({"oneOf": [ref_("FieldInput"), {"type": "array", "items": ref_("FieldInput"), "minItems": 1}]});
     json!({
@@ -181,21 +214,21 @@ pub fn document(issuer: &str) -> Value {
             },
             "/api/v1/documents/{id}": {
                 "get": op("Get a document", "documents", json!([doc_id()]), None, ref_("Document"), API_ERRORS),
-                "delete": op("Delete a draft, cancel a pending document, or hide a finished one", "documents", json!([doc_id()]), None, ref_("Deleted"), &[400, 401, 403, 404, 409, 429])
+                "delete": op("Delete a draft, cancel a pending document, or hide a finished one; answers the document (a removed draft as it was)", "documents", json!([doc_id()]), None, ref_("DeletedDocument"), &[400, 401, 403, 404, 409, 429])
             },
             "/api/v1/documents/{id}/recipients": {
                 "post": op("Add a recipient", "recipients", json!([doc_id()]), Some(ref_("RecipientInput")), ref_("Recipient"), &[400, 401, 403, 404, 409, 413, 429])
             },
             "/api/v1/documents/{id}/recipients/{recipientId}": {
                 "patch": op("Change a recipient that has not acted", "recipients", json!([doc_id(), id_param("recipientId")]), Some(ref_("RecipientPatch")), ref_("Recipient"), &[400, 401, 403, 404, 409, 413, 429]),
-                "delete": op("Remove a recipient that has not acted, and its fields", "recipients", json!([doc_id(), id_param("recipientId")]), None, ref_("Deleted"), &[400, 401, 403, 404, 409, 429])
+                "delete": op("Remove a recipient that has not acted, and its fields; answers the recipient as it was (signingUrl \"\")", "recipients", json!([doc_id(), id_param("recipientId")]), None, ref_("DeletedRecipient"), &[400, 401, 403, 404, 409, 429])
             },
             "/api/v1/documents/{id}/fields": {
                 "post": op("Add one field or an array of fields (all or nothing)", "fields", json!([doc_id()]), Some(field_body), ref_("FieldsResponse"), &[400, 401, 403, 404, 409, 413, 429])
             },
             "/api/v1/documents/{id}/fields/{fieldId}": {
                 "patch": op("Change a field (DRAFT only)", "fields", json!([doc_id(), id_param("fieldId")]), Some(ref_("FieldPatch")), ref_("Field"), &[400, 401, 403, 404, 409, 413, 429]),
-                "delete": op("Delete a field (DRAFT only)", "fields", json!([doc_id(), id_param("fieldId")]), None, ref_("Deleted"), &[400, 401, 403, 404, 409, 429])
+                "delete": op("Delete a field; answers it as it was", "fields", json!([doc_id(), id_param("fieldId")]), None, ref_("DeletedField"), &[400, 401, 403, 404, 409, 429])
             },
             "/api/v1/webhooks": {
                 "post": op("Register a webhook; its secret (given or generated) is shown only in this response", "webhooks", json!([]), Some(ref_("WebhookInput")), ref_("WebhookCreated"), API_ERRORS),
@@ -211,7 +244,7 @@ pub fn document(issuer: &str) -> Value {
                 "get": op("The account behind the credential: name and id, with username and email for READ_PROFILE (an API key has it)", "documents", json!([]), None, json!({"type": "object", "required": ["name", "id"], "properties": {"name": {"type": "string"}, "id": {"type": "integer"}, "username": {"type": "string"}, "email": {"type": "string"}}}), API_ERRORS)
             },
             "/api/v1/documents/{id}/send": {
-                "post": op("Send a DRAFT: it becomes PENDING and the first recipients are e-mailed (unless sendEmail is false)", "sending", json!([doc_id()]), Some(ref_("SendDocument")), ref_("Document"), &[400, 401, 403, 404, 409, 413, 429])
+                "post": op("Send a DRAFT: it becomes PENDING and the first recipients are e-mailed (unless sendEmail is false). A PENDING document answers 200 unchanged, e-mailing those whose turn it is and who were never e-mailed; a finished one, or one lacking its file, recipients or signature fields, is 400", "sending", json!([doc_id()]), Some(ref_("SendDocument")), ref_("Document"), &[400, 401, 403, 404, 409, 413, 429])
             },
             "/api/v1/documents/{id}/resend": {
                 "post": op("E-mail again the listed recipients whose turn it is and who have not finished", "sending", json!([doc_id()]), Some(ref_("ResendDocument")), ref_("ResendResponse"), &[400, 401, 403, 404, 409, 413, 429])
@@ -224,11 +257,11 @@ pub fn document(issuer: &str) -> Value {
             },
             "/api/v1/templates": {
                 "post": op("Create a template and get its upload URL", "templates", json!([]), Some(ref_("CreateTemplate")), ref_("CreateTemplateResponse"), API_ERRORS),
-                "get": op("List templates, newest first", "templates", Value::Array(paging()), None, ref_("TemplateList"), API_ERRORS)
+                "get": op("List templates, newest first", "templates", Value::Array(doc_paging()), None, ref_("TemplateList"), API_ERRORS)
             },
             "/api/v1/templates/{id}": {
                 "get": op("Get a template", "templates", json!([doc_id()]), None, ref_("Template"), API_ERRORS),
-                "delete": op("Delete a template", "templates", json!([doc_id()]), None, ref_("Deleted"), &[400, 401, 403, 404, 429])
+                "delete": op("Delete a template; answers it as it was", "templates", json!([doc_id()]), None, ref_("DeletedTemplate"), &[400, 401, 403, 404, 429])
             },
             "/api/v1/templates/{id}/recipients": {
                 "post": op("Add a template recipient", "templates", json!([doc_id()]), Some(ref_("TemplateRecipientInput")), ref_("TemplateRecipient"), &[400, 401, 403, 404, 409, 413, 429])
@@ -349,7 +382,8 @@ fn oauth_op(summary: &str, body: Value, ok: Value) -> Value {
 fn schemas() -> Value {
     let ts = json!({"type": "string", "format": "date-time"});
     let ts_null = json!({"type": ["string", "null"], "format": "date-time"});
-    let role = json!({"type": "string", "enum": ["SIGNER", "APPROVER", "VIEWER", "CC"]});
+    let role =
+        json!({"type": "string", "enum": ["SIGNER", "APPROVER", "VIEWER", "CC", "ASSISTANT"]});
     let field_type = json!({"type": "string", "enum": ["SIGNATURE", "FREE_SIGNATURE", "INITIALS", "NAME", "EMAIL", "DATE", "TEXT", "NUMBER", "RADIO", "CHECKBOX", "SELECT", "DROPDOWN"]});
     let percent = json!({"type": "number", "minimum": 0, "maximum": 100});
     json!({
@@ -359,12 +393,12 @@ fn schemas() -> Value {
         }},
         "OAuthError": {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}, "error_description": {"type": "string"}}},
         "SendDocument": {"type": "object", "properties": {"sendEmail": {"type": "boolean", "default": true}}},
-        "ResendDocument": {"type": "object", "required": ["recipients"], "properties": {"recipients": {"type": "array", "minItems": 1, "maxItems": 100, "items": {"type": "integer", "format": "int64"}}}},
+        "ResendDocument": {"type": "object", "required": ["recipients"], "properties": {"recipients": {"type": "array", "maxItems": 100, "items": {"type": "integer", "format": "int64"}}}},
         "ResendResponse": {"type": "object", "required": ["documentId", "recipients", "message"], "properties": {"documentId": {"type": "integer"}, "recipients": {"type": "array", "items": {"type": "integer"}}, "message": {"type": "string"}}},
         "DownloadUrl": {"type": "object", "required": ["downloadUrl"], "properties": {"downloadUrl": {"type": "string", "format": "uri"}}},
         "AuditLog": {"type": "object", "required": ["documentId", "events"], "properties": {"documentId": {"type": "integer"}, "events": {"type": "array", "items": {"type": "object",
             "required": ["id", "type", "createdAt", "actor", "recipientId", "ipAddress", "userAgent", "data"], "properties": {
-            "id": {"type": "integer"}, "type": {"type": "string", "enum": ["CREATED", "UPLOADED", "SENT", "EMAILED", "OPENED", "FIELD_FILLED", "SIGNED", "APPROVED", "VIEWED", "REJECTED", "COMPLETED", "DOWNLOADED", "CANCELLED", "RECIPIENT_CHANGED"]},
+            "id": {"type": "integer"}, "type": {"type": "string", "enum": ["CREATED", "UPLOADED", "SENT", "EMAILED", "OPENED", "FIELD_FILLED", "SIGNED", "APPROVED", "VIEWED", "REJECTED", "COMPLETED", "DOWNLOADED", "CANCELLED", "RECIPIENT_CHANGED", "ASSISTED"]},
             "createdAt": ts, "actor": {"type": "string"}, "recipientId": {"type": ["integer", "null"]}, "ipAddress": nullable("string"), "userAgent": nullable("string"), "data": {"type": "object"}
         }}}}},
         "Meta": {"type": "object", "properties": {
@@ -374,13 +408,13 @@ fn schemas() -> Value {
             "signingOrder": {"type": "string", "enum": ["PARALLEL", "SEQUENTIAL"]}
         }},
         "AuthOptions": {"type": "object", "properties": {
-            "globalAccessAuth": {"enum": ["ACCOUNT", null]},
-            "globalActionAuth": {"enum": ["ACCOUNT", "PASSKEY", "TWO_FACTOR_AUTH", null]}
+            "globalAccessAuth": auth_methods(ACCESS_AUTH),
+            "globalActionAuth": auth_methods(ACTION_AUTH)
         }},
         "RecipientInput": {"type": "object", "required": ["email"], "properties": {
             "name": {"type": "string", "maxLength": 200}, "email": {"type": "string", "format": "email", "maxLength": 254}, "role": role,
             "signingOrder": {"type": ["integer", "null"], "minimum": 0},
-            "authOptions": {"type": ["object", "null"], "properties": {"accessAuth": {"enum": ["ACCOUNT", null]}, "actionAuth": {"enum": ["ACCOUNT", "PASSKEY", "TWO_FACTOR_AUTH", null]}}}
+            "authOptions": {"type": ["object", "null"], "properties": {"accessAuth": auth_methods(ACCESS_AUTH), "actionAuth": auth_methods(RECIPIENT_ACTION_AUTH)}}
         }},
         "RecipientPatch": {"type": "object", "properties": {
             "name": {"type": "string"}, "email": {"type": "string", "format": "email", "maxLength": 254}, "role": role, "signingOrder": {"type": ["integer", "null"], "minimum": 0}
@@ -395,8 +429,8 @@ fn schemas() -> Value {
             "recipientId": {"type": "integer"}, "name": {"type": "string"}, "email": {"type": "string"}, "token": link("The recipient's signing token"),
             "role": role, "signingOrder": nullable("integer"), "signingUrl": link("The recipient's signing link")
         }},
-        "CreateDocumentResponse": {"type": "object", "required": ["uploadUrl", "documentId", "recipients"], "properties": {
-            "uploadUrl": {"type": "string"}, "documentId": {"type": "integer"}, "recipients": {"type": "array", "items": ref_("RecipientBrief")}
+        "CreateDocumentResponse": {"type": "object", "required": ["uploadUrl", "documentId", "externalId", "recipients"], "properties": {
+            "uploadUrl": {"type": "string"}, "documentId": {"type": "integer"}, "externalId": nullable("string"), "recipients": {"type": "array", "items": ref_("RecipientBrief")}
         }},
         "Recipient": {"type": "object", "required": ["id", "documentId", "email", "name", "role", "signingOrder", "token", "signedAt", "readStatus", "signingStatus", "sendStatus", "signingUrl"], "properties": {
             "id": {"type": "integer"}, "documentId": {"type": "integer"}, "email": {"type": "string"}, "name": {"type": "string"}, "role": role,
@@ -417,7 +451,7 @@ fn schemas() -> Value {
         "Field": {"type": "object", "required": ["id", "documentId", "recipientId", "type", "pageNumber", "pageX", "pageY", "pageWidth", "pageHeight", "fieldMeta", "inserted", "customText", "page", "positionX", "positionY", "width", "height"], "properties": {
             "id": {"type": "integer"}, "documentId": {"type": "integer"}, "recipientId": {"type": "integer"}, "type": field_type,
             "pageNumber": {"type": "integer"}, "pageX": {"type": "number"}, "pageY": {"type": "number"}, "pageWidth": {"type": "number"}, "pageHeight": {"type": "number"},
-            "fieldMeta": {"type": ["object", "null"]}, "inserted": {"type": "boolean"}, "customText": nullable("string"),
+            "fieldMeta": {"type": ["object", "null"]}, "inserted": {"type": "boolean"}, "customText": {"type": "string"},
             "page": {"type": "integer"}, "positionX": {"type": "string"}, "positionY": {"type": "string"}, "width": {"type": "string"}, "height": {"type": "string"}
         }},
         "FieldsResponse": {"type": "object", "required": ["documentId", "fields"], "properties": {"documentId": {"type": "integer"}, "fields": {"type": "array", "items": ref_("Field")}}},
@@ -434,6 +468,13 @@ fn schemas() -> Value {
             "lastError": nullable("string"), "nextAttemptAt": ts_null
         }},
         "DocumentList": {"type": "object", "required": ["documents", "totalPages"], "properties": {"documents": {"type": "array", "items": ref_("Document")}, "totalPages": {"type": "integer"}}},
+        "DeletedDocument": {"allOf": [ref_("Document"), {"type": "object", "required": ["deleted", "outcome"], "properties": {
+            "deleted": {"type": "boolean", "description": "true when the draft and its file are gone"},
+            "outcome": {"type": "string", "enum": ["DELETED", "CANCELLED", "HIDDEN"]}
+        }}]},
+        "DeletedRecipient": {"allOf": [ref_("Recipient"), deleted_flag()]},
+        "DeletedField": {"allOf": [ref_("Field"), deleted_flag()]},
+        "DeletedTemplate": {"allOf": [ref_("Template"), deleted_flag()]},
         "Deleted": {"type": "object", "required": ["id", "deleted"], "properties": {"id": {"type": "integer"}, "deleted": {"type": "boolean"}, "status": {"type": "string"}, "documentId": {"type": "integer"}}},
         "WebhookInput": {"type": "object", "required": ["url", "events"], "properties": {
             "url": {"type": "string", "format": "uri", "maxLength": 2048, "description": "http or https; deliveries to internal addresses are refused unless the server allows them"},
@@ -461,7 +502,8 @@ fn schemas() -> Value {
             "title": {"type": "string", "minLength": 1, "maxLength": 255}, "externalId": nullable("string"),
             "type": {"type": "string", "enum": ["PUBLIC", "PRIVATE"]},
             "recipients": {"type": "array", "items": ref_("TemplateRecipientInput")},
-            "meta": ref_("Meta"), "authOptions": ref_("AuthOptions")
+            "meta": ref_("Meta"), "authOptions": ref_("AuthOptions"),
+            "globalAccessAuth": auth_methods(ACCESS_AUTH), "globalActionAuth": auth_methods(ACTION_AUTH)
         }},
         "TemplateRecipientInput": {"type": "object", "properties": {
             "name": {"type": "string", "maxLength": 200}, "email": {"type": "string", "format": "email", "maxLength": 254}, "role": role,
@@ -504,8 +546,8 @@ fn schemas() -> Value {
             "meta": {"type": "object"}, "authOptions": ref_("AuthOptions"),
             "formValues": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]}}
         }},
-        "GenerateDocumentResponse": {"type": "object", "required": ["documentId", "recipients"], "properties": {
-            "documentId": {"type": "integer"}, "recipients": {"type": "array", "items": ref_("RecipientBrief")}
+        "GenerateDocumentResponse": {"type": "object", "required": ["documentId", "externalId", "recipients"], "properties": {
+            "documentId": {"type": "integer"}, "externalId": nullable("string"), "recipients": {"type": "array", "items": ref_("RecipientBrief")}
         }},
         "UploadResponse": {"type": "object", "required": ["pages", "size", "sha256"], "properties": {"documentId": {"type": "integer"}, "templateId": {"type": "integer"}, "pages": {"type": "integer"}, "size": {"type": "integer"}, "sha256": {"type": "string"}}},
         "Attendee": {"type": "object", "required": ["name", "email", "timeZone"], "properties": {"name": {"type": "string"}, "email": {"type": "string"}, "timeZone": {"type": "string"}}},

@@ -145,6 +145,15 @@ pub fn json_result_as<T: Serialize>(status: StatusCode, result: Result<T, AppErr
     }
 }
 
+/// `base` (a JSON object) with the keys of `extra` set on it: docket's own keys beside the
+/// shape of the other signing service's answer.
+pub fn with_keys(mut base: serde_json::Value, extra: serde_json::Value) -> serde_json::Value {
+    if let (Some(b), serde_json::Value::Object(e)) = (base.as_object_mut(), extra) {
+        b.extend(e);
+    }
+    base
+}
+
 /// A page handler's result: the page, or the HTML error page.
 pub fn html_result(result: Result<Response, AppError>) -> Response {
     result.unwrap_or_else(|e| error_response(&e, Format::Html))

@@ -112,9 +112,9 @@ async fn resend(state: AppState, who: Principal, id: i64, body: Value) -> Result
         .get("recipients")
         .and_then(Value::as_array)
         .and_then(|a| a.iter().map(Value::as_i64).collect::<Option<Vec<_>>>())
-        .filter(|v| !v.is_empty() && v.len() <= 100)
+        .filter(|v| v.len() <= 100)
         .ok_or_else(|| {
-            AppError::bad_request("recipients: a list of 1 to 100 recipient ids is required")
+            AppError::bad_request("recipients: a list of at most 100 recipient ids is required")
         })?;
     let reminded = sending::resend(&state.ctx(), &who, id, ids).await?;
     Ok(json!({

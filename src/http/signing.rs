@@ -117,7 +117,8 @@ async fn complete(
     cookies: Option<String>,
 ) -> Result<Value, AppError> {
     let call = call(state, token, origin, cookies, Proof::from_body(&body)?);
-    let done = link::complete(&state.db, &state.factors, call, state.app_base()).await?;
+    let checks = (&state.factors, &state.passwords);
+    let done = link::complete(&state.db, checks, call, state.app_base()).await?;
     state.wake_outbound();
     if done.all_done {
         state.workers.seal();
@@ -138,7 +139,8 @@ async fn reject(
         .unwrap_or_default()
         .to_string();
     let call = call(state, token, origin, cookies, Proof::from_body(&body)?);
-    let answer = link::reject(&state.db, &state.factors, call, reason, state.app_base()).await?;
+    let checks = (&state.factors, &state.passwords);
+    let answer = link::reject(&state.db, checks, call, reason, state.app_base()).await?;
     state.wake_outbound();
     Ok(answer)
 }

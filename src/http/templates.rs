@@ -49,7 +49,8 @@ fn template_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(caller(&state, write))
         .then(|id, who: Principal, st: AppState| async move {
             let r = manage::delete(&st.ctx(), &who, id).await;
-            json_result(r.map(|()| json!({"id": id, "deleted": true})))
+            // The template as it was (the other signing service's answer), and docket's flag.
+            json_result(r.map(|t| super::reply::with_keys(json!(t), json!({"deleted": true}))))
         });
     create
         .or(list)
@@ -90,10 +91,7 @@ fn part_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(caller(&state, write))
         .and(super::body::json::<Value>())
         .then(|id, who: Principal, st: AppState, b| async move {
-            let r = manage::generate(&st.ctx(), &who, id, b).await;
-            json_result(
-                r.map(|(doc, recipients)| json!({"documentId": doc, "recipients": recipients})),
-            )
+            json_result(manage::generate(&st.ctx(), &who, id, b).await)
         });
     // The other signing service's older form: recipients by position, `title` required.
     let create_document = warp::path!("api" / "v1" / "templates" / i64 / "create-document")
@@ -101,10 +99,7 @@ fn part_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(caller(&state, write))
         .and(super::body::json::<Value>())
         .then(|id, who: Principal, st: AppState, b| async move {
-            let r = manage::create_document(&st.ctx(), &who, id, b).await;
-            json_result(
-                r.map(|(doc, recipients)| json!({"documentId": doc, "recipients": recipients})),
-            )
+            json_result(manage::create_document(&st.ctx(), &who, id, b).await)
         });
     add_recipient
         .or(add_fields)

@@ -60,6 +60,7 @@ fn verb(role: Role) -> (&'static str, &'static str) {
         Role::Signer => ("sign", "Sign the document"),
         Role::Approver => ("approve", "Review and approve"),
         Role::Viewer | Role::Cc => ("view", "View the document"),
+        Role::Assistant => ("prepare", "Prepare the document"),
     }
 }
 

@@ -44,6 +44,51 @@ pub async fn attempt(
     address: Option<IpAddr>,
 ) -> Result<Option<Passed>, AppError> {
     let keys = keys(email, address);
+    let Some(id) = checked(db, passwords, &keys, email, password).await? else {
+        return Ok(None);
+    };
+    let token = super::new_token();
+    let t = token.clone();
+    let second = db.write(move |c| passed(c, id, &keys, &t, now())).await?;
+    Ok(Some(if second {
+        Passed::SecondFactor(token)
+    } else {
+        Passed::Session(token)
+    }))
+}
+
+/// The password of the account `email` typed again by someone signed in to it (a signing
+/// link's PASSWORD action authentication), under the same throttle as logins to that account
+/// and from that address, so that neither door adds guesses to the other's. `Some(user id)`
+/// when right (the counts then clear as for a login), `None` when wrong, 429 while locked.
+pub async fn recheck(
+    db: &Db,
+    passwords: &PasswordChecks,
+    email: &str,
+    password: &str,
+    address: Option<IpAddr>,
+) -> Result<Option<i64>, AppError> {
+    let keys = keys(email, address);
+    let Some(id) = checked(db, passwords, &keys, email, password).await? else {
+        return Ok(None);
+    };
+    db.write(move |c| {
+        throttle::clear(c, &keys[0])?;
+        throttle::release(c, &keys[1])
+    })
+    .await?;
+    Ok(Some(id))
+}
+
+/// Reserves the attempt for `keys`, waits as the throttle says, and checks the password within
+/// the bound on password checks: the account's id when right.
+async fn checked(
+    db: &Db,
+    passwords: &PasswordChecks,
+    keys: &[String; 2],
+    email: &str,
+    password: &str,
+) -> Result<Option<i64>, AppError> {
     let (k, e) = (keys.clone(), email.to_string());
     let (verdict, record) = db.write(move |c| reserve(c, &k, &e, now())).await?;
     match verdict {
@@ -61,21 +106,11 @@ pub async fn attempt(
     let ok = match passwords.verify(password.to_string(), hash).await {
         Ok(ok) => ok,
         Err(e) => {
-            give_back(db, keys).await;
+            give_back(db, keys.clone()).await;
             return Err(e);
         }
     };
-    let Some(id) = user.filter(|_| ok) else {
-        return Ok(None);
-    };
-    let token = super::new_token();
-    let t = token.clone();
-    let second = db.write(move |c| passed(c, id, &keys, &t, now())).await?;
-    Ok(Some(if second {
-        Passed::SecondFactor(token)
-    } else {
-        Passed::Session(token)
-    }))
+    Ok(user.filter(|_| ok))
 }
 
 /// Reserves the attempt for `keys`; unless locked, the account's id and password hash too.

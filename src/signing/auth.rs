@@ -5,12 +5,15 @@
 //!   recipient's before the document is shown at all (only its title and sender are).
 //! - ACCOUNT action: reading is open; every action (fill, complete, approve, reject) needs that
 //!   sign-in.
-//! - TWO_FACTOR_AUTH / PASSKEY action: that sign-in for every action, and the finishing actions
-//!   (complete, approve, view, reject) carry a proof made for them: a current TOTP code of that
-//!   account (never accepted twice), or a WebAuthn assertion by one of its passkeys for a
-//!   challenge issued to this recipient.
+//! - TWO_FACTOR_AUTH / PASSKEY / PASSWORD action: that sign-in for every action, and the
+//!   finishing actions (complete, approve, view, reject) carry a proof made for them: a current
+//!   TOTP code of that account (never accepted twice), a WebAuthn assertion by one of its
+//!   passkeys for a challenge issued to this recipient, or that account's password typed again
+//!   (checked before the action's transaction, under the login throttle: `link::complete`).
 //!
-//! A recipient's own option wins over the document's global one.
+//! Several action methods (the signing service's lists) mean any one of them will do; ACCOUNT
+//! among them means the sign-in alone. A recipient's own option wins over the document's
+//! global one; a recipient's EXPLICIT_NONE waives the document's action authentication.
 
 use rusqlite::Connection;
 use serde_json::{Value, json};
@@ -20,60 +23,129 @@ use crate::error::AppError;
 use crate::factors::{Purpose, Verifier};
 
 pub use crate::documents::meta::ActionAuth;
+use crate::documents::meta::EXPLICIT_NONE;
+
+/// A set of action methods, any one of which will do (empty: none asked for).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Actions(u8);
+
+impl Actions {
+    fn bit(a: ActionAuth) -> u8 {
+        1 << (a as u8)
+    }
+
+    pub fn of(list: &[ActionAuth]) -> Actions {
+        Actions(list.iter().fold(0, |acc, a| acc | Self::bit(*a)))
+    }
+
+    pub fn contains(self, a: ActionAuth) -> bool {
+        self.0 & Self::bit(a) != 0
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    pub fn iter(self) -> impl Iterator<Item = ActionAuth> {
+        ActionAuth::ALL
+            .into_iter()
+            .filter(move |a| self.contains(*a))
+    }
+
+    /// The method the signing page asks for: none when the sign-in suffices (ACCOUNT is among
+    /// them), else the first the account can give (`enrolled`, when known): a passkey, a
+    /// TOTP code, then the password, which every account has.
+    pub fn preferred(
+        self,
+        enrolled: Option<crate::factors::store::Enrolled>,
+    ) -> Option<ActionAuth> {
+        if self.is_empty() || self.contains(ActionAuth::Account) {
+            return self.iter().next();
+        }
+        let can = |a: ActionAuth| match (a, enrolled) {
+            (ActionAuth::Passkey, Some(e)) => e.passkeys > 0,
+            (ActionAuth::TwoFactor, Some(e)) => e.totp,
+            _ => true,
+        };
+        [
+            ActionAuth::Passkey,
+            ActionAuth::TwoFactor,
+            ActionAuth::Password,
+        ]
+        .into_iter()
+        .find(|a| self.contains(*a) && can(*a))
+        .or_else(|| self.iter().next())
+    }
+}
 
 /// What one recipient must prove.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Requirement {
     /// ACCOUNT access: signed in before anything is shown.
     pub access_account: bool,
-    pub action: Option<ActionAuth>,
+    /// Action authentication: any one of these.
+    pub actions: Actions,
 }
 
 impl Requirement {
     /// The recipient's options over the document's (stored values; an unknown one is an error,
     /// never read as "none").
     pub fn of(
-        global_access: Option<&str>,
-        global_action: Option<&str>,
-        access: Option<&str>,
-        action: Option<&str>,
+        global_access: &[String],
+        global_action: &[String],
+        access: &[String],
+        action: &[String],
     ) -> Result<Requirement, AppError> {
-        let access = access.or(global_access);
-        let access_account = match access {
-            None => false,
-            Some("ACCOUNT") => true,
-            Some(other) => {
-                return Err(AppError::internal(format!(
-                    "unknown access authentication {other:?} stored"
-                )));
-            }
+        let access = if access.is_empty() {
+            global_access
+        } else {
+            access
         };
+        let mut access_account = false;
+        for a in access {
+            match a.as_str() {
+                "ACCOUNT" => access_account = true,
+                other => {
+                    return Err(AppError::internal(format!(
+                        "unknown access authentication {other:?} stored"
+                    )));
+                }
+            }
+        }
+        let action = if action.is_empty() {
+            global_action
+        } else {
+            action
+        };
+        let mut methods = Vec::new();
+        for a in action.iter().filter(|a| *a != EXPLICIT_NONE) {
+            methods.push(ActionAuth::parse(a).ok_or_else(|| {
+                AppError::internal(format!("unknown action authentication {a:?} stored"))
+            })?);
+        }
         Ok(Requirement {
             access_account,
-            action: action
-                .or(global_action)
-                .map(|a| {
-                    ActionAuth::parse(a).ok_or_else(|| {
-                        AppError::internal(format!("unknown action authentication {a:?} stored"))
-                    })
-                })
-                .transpose()?,
+            actions: Actions::of(&methods),
         })
     }
 
     /// Whether acting needs the recipient's account.
     pub fn account_to_act(self) -> bool {
-        self.access_account || self.action.is_some()
+        self.access_account || !self.actions.is_empty()
     }
 
     pub fn is_none(self) -> bool {
         !self.account_to_act()
     }
 
-    pub fn describe(self) -> Value {
+    /// For the signing page: `accessAuth`, `actionAuth` (the one method the page will ask
+    /// for, `preferred`) and `actionAuthAllowed` (every method that will do).
+    pub fn describe(self, enrolled: Option<crate::factors::store::Enrolled>) -> Value {
+        let allowed: Vec<&str> = self.actions.iter().map(ActionAuth::as_str).collect();
         json!({
             "accessAuth": self.access_account.then_some("ACCOUNT"),
-            "actionAuth": self.action.map(ActionAuth::as_str),
+            "actionAuth": self.actions.preferred(enrolled).map(ActionAuth::as_str),
+            "actionAuthAllowed": allowed,
         })
     }
 }
@@ -103,11 +175,28 @@ pub fn signer(
 }
 
 /// The proof a finishing action carries: `{"auth": {"method": "TWO_FACTOR_AUTH", "code":
-/// "123456"}}` or `{"auth": {"method": "PASSKEY", "credential": <AuthenticationResponseJSON>}}`.
-#[derive(Debug, Clone)]
+/// "123456"}}`, `{"auth": {"method": "PASSKEY", "credential": <AuthenticationResponseJSON>}}`
+/// or `{"auth": {"method": "PASSWORD", "password": "..."}}`.
+#[derive(Clone)]
 pub enum Proof {
     Totp(String),
     Passkey(Value),
+    /// A password as typed, not yet checked (`link` checks it before the action).
+    Password(String),
+    /// The password of account `.0` was checked and right, under the login throttle. Only
+    /// `link` makes it, never a request body.
+    PasswordChecked(i64),
+}
+
+impl std::fmt::Debug for Proof {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Proof::Totp(_) => f.write_str("Totp(***)"),
+            Proof::Passkey(_) => f.write_str("Passkey(..)"),
+            Proof::Password(_) => f.write_str("Password(***)"),
+            Proof::PasswordChecked(u) => write!(f, "PasswordChecked({u})"),
+        }
+    }
 }
 
 impl Proof {
@@ -129,8 +218,16 @@ impl Proof {
                     "auth.credential must be the passkey's answer (PublicKeyCredential.toJSON())",
                 )),
             },
+            Some("PASSWORD") => match auth.get("password").and_then(Value::as_str) {
+                Some(p) if !p.is_empty() && p.len() <= 1024 => {
+                    Ok(Some(Proof::Password(p.to_string())))
+                }
+                _ => Err(AppError::bad_request(
+                    "auth.password must be your account's password",
+                )),
+            },
             _ => Err(AppError::bad_request(
-                "auth.method must be TWO_FACTOR_AUTH or PASSKEY",
+                "auth.method must be TWO_FACTOR_AUTH, PASSKEY or PASSWORD",
             )),
         }
     }
@@ -198,6 +295,9 @@ pub fn describe_proof(method: Option<ActionAuth>, account: Option<&str>) -> Stri
             format!("Signing link, account sign-in{who} and an authenticator app code")
         }
         Some(ActionAuth::Passkey) => format!("Signing link, account sign-in{who} and a passkey"),
+        Some(ActionAuth::Password) => {
+            format!("Signing link, account sign-in{who} and the account password")
+        }
     }
 }
 
@@ -252,24 +352,26 @@ pub fn prove(
     let Some(user) = require_account(req, link, signer, false)? else {
         return Ok(Proved::default());
     };
-    let method = match req.action {
-        None | Some(ActionAuth::Account) => ActionAuth::Account,
-        Some(ActionAuth::TwoFactor) => {
-            match proof {
-                Some(Proof::Totp(code)) => verifier.check_totp(tx, user, code, now)?,
-                _ => return Err(missing(tx, user, ActionAuth::TwoFactor)?),
+    let allowed = req.actions;
+    let method = if allowed.is_empty() || allowed.contains(ActionAuth::Account) {
+        ActionAuth::Account
+    } else {
+        match proof {
+            Some(Proof::Totp(code)) if allowed.contains(ActionAuth::TwoFactor) => {
+                verifier.check_totp(tx, user, code, now)?;
+                ActionAuth::TwoFactor
             }
-            ActionAuth::TwoFactor
-        }
-        Some(ActionAuth::Passkey) => {
-            match proof {
-                Some(Proof::Passkey(answer)) => {
-                    let bytes = serde_json::to_vec(answer).map_err(AppError::internal)?;
-                    verifier.check_assertion(tx, user, Purpose::Sign(link.me.id), &bytes, now)?
-                }
-                _ => return Err(missing(tx, user, ActionAuth::Passkey)?),
+            Some(Proof::Passkey(answer)) if allowed.contains(ActionAuth::Passkey) => {
+                let bytes = serde_json::to_vec(answer).map_err(AppError::internal)?;
+                verifier.check_assertion(tx, user, Purpose::Sign(link.me.id), &bytes, now)?;
+                ActionAuth::Passkey
             }
-            ActionAuth::Passkey
+            Some(Proof::PasswordChecked(checked))
+                if allowed.contains(ActionAuth::Password) && *checked == user =>
+            {
+                ActionAuth::Password
+            }
+            _ => return Err(missing(tx, user, allowed)?),
         }
     };
     Ok(Proved {
@@ -278,19 +380,24 @@ pub fn prove(
     })
 }
 
-/// The error for a finishing action without its proof: how to give it, or how to enrol first.
-fn missing(tx: &Connection, user: i64, needed: ActionAuth) -> Result<AppError, AppError> {
+/// The error for a finishing action without a proof it accepts: how to give one, or how to
+/// enrol first.
+fn missing(tx: &Connection, user: i64, allowed: Actions) -> Result<AppError, AppError> {
     let enrolled = crate::factors::store::enrolled(tx, user)?;
-    Ok(match needed {
-        ActionAuth::TwoFactor if !enrolled.totp => AppError::AuthRequired {
+    Ok(match allowed.preferred(Some(enrolled)) {
+        Some(ActionAuth::Password) => AppError::AuthRequired {
+            code: "password_required",
+            message: "enter your Docket account password to finish".into(),
+        },
+        Some(ActionAuth::TwoFactor) if !enrolled.totp => AppError::AuthRequired {
             code: "totp_not_enrolled",
             message: "this document asks for a code from an authenticator app: set one up on your account page (/account), then come back".into(),
         },
-        ActionAuth::Passkey if enrolled.passkeys == 0 => AppError::AuthRequired {
+        Some(ActionAuth::Passkey) if enrolled.passkeys == 0 => AppError::AuthRequired {
             code: "passkey_not_enrolled",
             message: "this document asks for a passkey: add one on your account page (/account), then come back".into(),
         },
-        ActionAuth::TwoFactor => AppError::AuthRequired {
+        Some(ActionAuth::TwoFactor) => AppError::AuthRequired {
             code: "second_factor_required",
             message: "enter the current code from your authenticator app to finish".into(),
         },
@@ -307,21 +414,43 @@ mod tests {
 
     #[test]
     fn the_recipients_option_wins_over_the_documents() {
+        let l = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         let r = Requirement::of(
-            Some("ACCOUNT"),
-            Some("PASSKEY"),
-            None,
-            Some("TWO_FACTOR_AUTH"),
+            &l(&["ACCOUNT"]),
+            &l(&["PASSKEY"]),
+            &[],
+            &l(&["TWO_FACTOR_AUTH"]),
         )
         .unwrap();
         assert!(r.access_account);
-        assert_eq!(r.action, Some(ActionAuth::TwoFactor));
-        let none = Requirement::of(None, None, None, None).unwrap();
+        assert_eq!(r.actions, Actions::of(&[ActionAuth::TwoFactor]));
+        let none = Requirement::of(&[], &[], &[], &[]).unwrap();
         assert!(none.is_none());
-        let act = Requirement::of(None, Some("ACCOUNT"), None, None).unwrap();
+        let act = Requirement::of(&[], &l(&["ACCOUNT"]), &[], &[]).unwrap();
         assert!(!act.access_account && act.account_to_act());
-        assert!(Requirement::of(None, Some("SMS"), None, None).is_err());
-        assert!(Requirement::of(Some("EVERYONE"), None, None, None).is_err());
+        let waived = Requirement::of(&[], &l(&["PASSKEY"]), &[], &l(&["EXPLICIT_NONE"])).unwrap();
+        assert!(waived.is_none());
+        assert!(Requirement::of(&[], &l(&["SMS"]), &[], &[]).is_err());
+        assert!(Requirement::of(&l(&["EVERYONE"]), &[], &[], &[]).is_err());
+    }
+
+    #[test]
+    fn any_of_several_methods_and_the_page_asks_for_one_the_account_can_give() {
+        use crate::factors::store::Enrolled;
+        let both = Actions::of(&[ActionAuth::Password, ActionAuth::Passkey]);
+        let none = Enrolled {
+            totp: false,
+            passkeys: 0,
+        };
+        let key = Enrolled {
+            totp: false,
+            passkeys: 1,
+        };
+        assert_eq!(both.preferred(Some(none)), Some(ActionAuth::Password));
+        assert_eq!(both.preferred(Some(key)), Some(ActionAuth::Passkey));
+        let with_account = Actions::of(&[ActionAuth::Passkey, ActionAuth::Account]);
+        assert_eq!(with_account.preferred(None), Some(ActionAuth::Account));
+        assert_eq!(Actions::default().preferred(None), None);
     }
 
     #[test]
@@ -336,5 +465,12 @@ mod tests {
             Proof::from_body(&json!({"auth": {"method": "PASSKEY", "credential": "x"}})).is_err()
         );
         assert!(Proof::from_body(&json!({"auth": {"method": "SMS"}})).is_err());
+        let typed = Proof::from_body(&json!({"auth": {"method": "PASSWORD", "password": "pw"}}));
+        assert!(matches!(typed.unwrap(), Some(Proof::Password(p)) if p == "pw"));
+        assert!(Proof::from_body(&json!({"auth": {"method": "PASSWORD"}})).is_err());
+        assert_eq!(
+            format!("{:?}", Proof::Password("pw".into())),
+            "Password(***)"
+        );
     }
 }

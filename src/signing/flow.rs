@@ -23,7 +23,9 @@ fn conflict(msg: impl Into<String>) -> AppError {
     AppError::Conflict(msg.into())
 }
 
-/// DRAFT to PENDING. Returns the recipients to e-mail now.
+/// DRAFT to PENDING. Returns the recipients to e-mail now. What the document lacks is a 400
+/// (the signing service's API v1 answers so), as is a finished or cancelled document; a
+/// PENDING one is `send_again`'s.
 pub fn send(
     tx: &Connection,
     doc: i64,
@@ -33,20 +35,22 @@ pub fn send(
 ) -> Result<Vec<i64>, AppError> {
     let d = documents::load(tx, doc)?;
     if d.status != Status::Draft {
-        return Err(conflict(format!(
+        return Err(AppError::wrong_state(format!(
             "the document is {}; only a DRAFT can be sent",
             d.status.as_str()
         )));
     }
     if d.blob_id.is_none() {
-        return Err(conflict("upload the PDF before sending"));
+        return Err(AppError::wrong_state("upload the PDF before sending"));
     }
     // Uploads refuse a file shorter than the fields need, but fields can predate that check
     // (or come from a template's older file): what cannot be shown or sealed is not sent.
     crate::documents::fields::require_placed(&d.placements(), d.pages().unwrap_or(0))?;
     let people = &d.recipients;
     if people.is_empty() {
-        return Err(conflict("add at least one recipient before sending"));
+        return Err(AppError::wrong_state(
+            "add at least one recipient before sending",
+        ));
     }
     let placeholders: Vec<&str> = people
         .iter()
@@ -54,7 +58,7 @@ pub fn send(
         .map(|p| p.email.as_str())
         .collect();
     if !placeholders.is_empty() {
-        return Err(conflict(format!(
+        return Err(AppError::wrong_state(format!(
             "replace the placeholder addresses first: {}",
             placeholders.join(", ")
         )));
@@ -65,7 +69,7 @@ pub fn send(
         .map(|p| p.email.clone())
         .collect();
     if !unsigned.is_empty() {
-        return Err(conflict(format!(
+        return Err(AppError::wrong_state(format!(
             "every signer needs a SIGNATURE field; missing for {}",
             unsigned.join(", ")
         )));
@@ -84,12 +88,29 @@ pub fn send(
     Ok(current_turn(d.meta.signing_order, &parties(&d.recipients)))
 }
 
-/// The recipients among `ids` who may act now and have not finished (for `resend`); 409 unless
-/// the document is PENDING, 400 for an id that is not one of its recipients.
+/// Sending a document that is already PENDING changes nothing and records nothing (the
+/// signing service's API v1 answers it as a success): returns those whose turn it is and who
+/// were never asked by e-mail (sent with `sendEmail: false`, or added since), to e-mail now.
+pub fn send_again(tx: &Connection, doc: i64) -> Result<Vec<i64>, AppError> {
+    let d = documents::load(tx, doc)?;
+    if d.status != Status::Pending {
+        return Err(conflict("the document changed state; try again"));
+    }
+    let mut due = Vec::new();
+    for id in current_turn(d.meta.signing_order, &parties(&d.recipients)) {
+        if !crate::mail::store::was_invited(tx, id)? {
+            due.push(id);
+        }
+    }
+    Ok(due)
+}
+
+/// The recipients among `ids` who may act now and have not finished (for `resend`); 400 unless
+/// the document is PENDING, or for an id that is not one of its recipients.
 pub fn resendable(tx: &Connection, doc: i64, ids: &[i64]) -> Result<Vec<i64>, AppError> {
     let d = documents::load(tx, doc)?;
     if d.status != Status::Pending {
-        return Err(conflict(format!(
+        return Err(AppError::wrong_state(format!(
             "the document is {}; only a PENDING document's recipients can be reminded",
             d.status.as_str()
         )));
@@ -195,7 +216,8 @@ pub fn open(tx: &Connection, link: &Link, origin: &Origin, now: i64) -> Result<b
     Ok(first)
 }
 
-/// Stores a value for one of the recipient's fields.
+/// Stores a value for one of the recipient's fields, or, for an ASSISTANT, for one of the
+/// fields they may fill in for the recipients after them (`assistable`).
 pub fn fill(
     tx: &Connection,
     link: &Link,
@@ -210,6 +232,7 @@ pub fn fill(
         .document
         .fields_of(link.me.id)
         .into_iter()
+        .chain(super::assistable(&link.document, &link.me))
         .find(|f| f.id == field)
         .ok_or_else(|| AppError::not_found("field"))?;
     let stored = values::check(f.kind, f.meta.as_ref(), value)?;
@@ -217,15 +240,21 @@ pub fn fill(
         Stored::Text(t) => Entered::Text(t),
         Stored::Drawn(p) => Entered::Drawn(p),
     };
-    if !fields::save_value(tx, field, link.me.id, entered, now)? {
+    // The field's own recipient must not have finished (for an assistant's filling, the one
+    // it is filled in for).
+    if !fields::save_value(tx, field, f.recipient_id, entered, now)? {
         return Err(conflict("the document changed state; reload the page"));
+    }
+    let mut data = json!({"fieldId": field, "type": f.kind});
+    if f.recipient_id != link.me.id {
+        data["forRecipientId"] = json!(f.recipient_id);
     }
     audit::record(
         tx,
         link.document.id,
         Event::FieldFilled,
         &acting.origin.actor(&link.me.email, Some(link.me.id)),
-        &json!({"fieldId": field, "type": f.kind}),
+        &data,
         now,
     )?;
     Ok(())
@@ -293,6 +322,7 @@ pub fn complete(
     let event = match link.me.role {
         Role::Approver => Event::Approved,
         Role::Viewer => Event::Viewed,
+        Role::Assistant => Event::Assisted,
         Role::Signer | Role::Cc => Event::Signed,
     };
     audit::record(

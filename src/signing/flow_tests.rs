@@ -13,6 +13,7 @@ use crate::error::AppError;
 use crate::factors::Verifier;
 use crate::oauth::principal::{Principal, Via};
 use crate::oauth::scope::Scope;
+use crate::users::checks::PasswordChecks;
 
 /// A document sent to two signers in turn, each with one signature field.
 pub(crate) struct Sent {
@@ -124,7 +125,8 @@ async fn fill(s: &Sent, who: usize) -> Result<Value, AppError> {
 
 async fn complete(s: &Sent, who: usize) -> Result<link::Completed, AppError> {
     let app = s.ctx.app.clone();
-    link::complete(&s.ctx.db, &s.verifier, call(&s.signers[who].0), app).await
+    let checks = (&s.verifier, &PasswordChecks::new(1));
+    link::complete(&s.ctx.db, checks, call(&s.signers[who].0), app).await
 }
 
 async fn status(s: &Sent) -> String {
@@ -184,9 +186,11 @@ async fn signers_go_in_turn_each_once_and_the_last_one_completes() {
 #[tokio::test]
 async fn a_rejection_ends_the_document_for_everyone() {
     let s = sent().await;
+    let passwords = PasswordChecks::new(1);
     let reject = |token: &str, reason: &str| {
         let app = s.ctx.app.clone();
-        link::reject(&s.ctx.db, &s.verifier, call(token), reason.to_string(), app)
+        let checks = (&s.verifier, &passwords);
+        link::reject(&s.ctx.db, checks, call(token), reason.to_string(), app)
     };
     assert_eq!(
         reject(&s.signers[0].0, "  ").await.unwrap_err().status(),

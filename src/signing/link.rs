@@ -20,6 +20,7 @@ use crate::documents::recipients::{Role, SigningStatus};
 use crate::documents::store as documents;
 use crate::error::AppError;
 use crate::factors::{Purpose, Verifier};
+use crate::users::checks::PasswordChecks;
 use crate::webhooks::Event;
 
 /// Someone at a link: its token and the browser's session cookie, if any.
@@ -59,10 +60,10 @@ impl Link {
         let doc = &self.document.auth_options;
         let mine = &self.me.auth;
         auth::Requirement::of(
-            doc.global_access_auth.as_deref(),
-            doc.global_action_auth.as_deref(),
-            mine.access_auth.as_deref(),
-            mine.action_auth.as_deref(),
+            &doc.global_access_auth,
+            &doc.global_action_auth,
+            &mine.access_auth,
+            &mine.action_auth,
         )
     }
 }
@@ -166,8 +167,12 @@ fn auth_state(
     invite_csrf: &str,
 ) -> Result<Value, AppError> {
     let req = link.requirement()?;
-    let mut out = req.describe();
     let mine = signer.filter(|s| s.email.eq_ignore_ascii_case(&link.me.email));
+    let enrolled = match mine {
+        Some(s) => Some(crate::factors::store::enrolled(conn, s.user_id)?),
+        None => None,
+    };
+    let mut out = req.describe(enrolled);
     out["signedInAs"] = json!(signer.map(|s| &s.email));
     out["accountReady"] = json!(req.is_none() || mine.is_some());
     if !req.is_none() && mine.is_none() {
@@ -178,8 +183,7 @@ fn auth_state(
             out["inviteCsrf"] = json!(invite_csrf);
         }
     }
-    if let Some(s) = mine {
-        let e = crate::factors::store::enrolled(conn, s.user_id)?;
+    if let Some(e) = enrolled {
         out["enrolled"] = json!({"totp": e.totp, "passkeys": e.passkeys});
     }
     Ok(out)
@@ -196,19 +200,28 @@ fn describe(
     let parties = super::parties(&link.document.recipients);
     let your_turn = link.document.status == Status::Pending
         && super::current_turn(link.document.meta.signing_order, &parties).contains(&link.me.id);
-    let fields: Vec<Value> = link
+    let shown = |f: &crate::documents::model::Field| {
+        json!({
+            "id": f.id, "type": f.kind, "page": f.page,
+            "positionX": f.x, "positionY": f.y, "width": f.width, "height": f.height,
+            "fieldMeta": f.meta, "value": f.custom_text, "drawn": f.drawn,
+            "inserted": f.inserted,
+        })
+    };
+    let mut fields: Vec<Value> = link
         .document
         .fields_of(link.me.id)
         .into_iter()
-        .map(|f| {
-            json!({
-                "id": f.id, "type": f.kind, "page": f.page,
-                "positionX": f.x, "positionY": f.y, "width": f.width, "height": f.height,
-                "fieldMeta": f.meta, "value": f.custom_text, "drawn": f.drawn,
-                "inserted": f.inserted,
-            })
-        })
+        .map(shown)
         .collect();
+    // An assistant's: what they may fill in for those after them, and for whom.
+    for f in super::assistable(&link.document, &link.me) {
+        let mut v = shown(f);
+        if let Some(r) = link.document.recipient(f.recipient_id) {
+            v["forRecipient"] = json!({"id": r.id, "name": r.name, "email": r.email});
+        }
+        fields.push(v);
+    }
     let d = &link.document;
     Ok(json!({
         "document": {
@@ -341,14 +354,58 @@ pub struct Completed {
     pub all_done: bool,
 }
 
+/// A PASSWORD proof, checked before the action's transaction (a password check is slow work
+/// that must not hold the writer) and under the login throttle of the recipient's account
+/// (`sessions::login::recheck`): only someone signed in to that account may try, and a right
+/// password becomes `Proof::PasswordChecked`, which `auth::prove` accepts for that account in
+/// the action's own transaction. A wrong one is 401 `wrong_password`, and counts as a failed
+/// login.
+async fn check_password(
+    db: &Db,
+    passwords: &PasswordChecks,
+    call: &mut Call,
+) -> Result<(), AppError> {
+    let Some(Proof::Password(typed)) = &call.proof else {
+        return Ok(());
+    };
+    let visit = call.visit.clone();
+    let email = db
+        .read(move |c| {
+            let l = link(c, &visit.token)?;
+            flow::require_usable(&l)?;
+            let req = l.requirement()?;
+            if !req.actions.contains(auth::ActionAuth::Password) {
+                return Err(AppError::bad_request(
+                    "this document does not ask you for your password",
+                ));
+            }
+            let signer = auth::signer(c, visit.session.as_deref(), now())?;
+            auth::require_account(req, &l, signer.as_ref(), false)?;
+            Ok(l.me.email)
+        })
+        .await?;
+    let address = call.origin.ip.as_deref().and_then(|ip| ip.parse().ok());
+    match crate::sessions::login::recheck(db, passwords, &email, typed, address).await? {
+        Some(user) => {
+            call.proof = Some(Proof::PasswordChecked(user));
+            Ok(())
+        }
+        None => Err(AppError::AuthRequired {
+            code: "wrong_password",
+            message: "that is not the password of your Docket account".into(),
+        }),
+    }
+}
+
 /// Signs, approves or marks viewed; the next recipients' requests and the webhook events are
 /// queued with it. `app` is the app URL (for links in mail).
 pub async fn complete(
     db: &Db,
-    verifier: &Verifier,
-    call: Call,
+    (verifier, passwords): (&Verifier, &PasswordChecks),
+    mut call: Call,
     app: String,
 ) -> Result<Completed, AppError> {
+    check_password(db, passwords, &mut call).await?;
     let (doc, done) = acting(db, verifier, call, move |tx, l, a| {
         let doc = l.document.id;
         let done = flow::complete(tx, l, a, now())?;
@@ -369,11 +426,12 @@ pub async fn complete(
 /// Rejects with `reason`; everyone concerned is told (mail and webhook, queued with it).
 pub async fn reject(
     db: &Db,
-    verifier: &Verifier,
-    call: Call,
+    (verifier, passwords): (&Verifier, &PasswordChecks),
+    mut call: Call,
     reason: String,
     app: String,
 ) -> Result<Value, AppError> {
+    check_password(db, passwords, &mut call).await?;
     acting(db, verifier, call, move |tx, l, a| {
         flow::reject(tx, l, &reason, a, now())?;
         notify::rejected(tx, l.document.id, l.me.id, reason.trim(), &app, now())?;
@@ -395,7 +453,7 @@ pub async fn passkey_challenge(
         let l = link(tx, &visit.token)?;
         flow::require_usable(&l)?;
         let req = l.requirement()?;
-        if req.action != Some(auth::ActionAuth::Passkey) {
+        if !req.actions.contains(auth::ActionAuth::Passkey) {
             return Err(AppError::Conflict(
                 "this document does not ask you for a passkey".into(),
             ));

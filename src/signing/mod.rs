@@ -14,8 +14,9 @@ pub mod values;
 #[cfg(test)]
 pub(crate) mod flow_tests;
 
+use crate::documents::fields::FieldType;
 use crate::documents::meta::SigningOrder;
-use crate::documents::model::Recipient;
+use crate::documents::model::{Document, Field, Recipient};
 use crate::documents::recipients::{Role, SigningStatus};
 
 /// A recipient as the turn rules see it.
@@ -72,6 +73,45 @@ pub fn current_turn(order: SigningOrder, parties: &[Party]) -> Vec<i64> {
             waiting.first().map(|p| vec![p.id]).unwrap_or_default()
         }
     }
+}
+
+/// Where a recipient stands in a SEQUENTIAL order: by `signingOrder` (unset last), then id.
+fn place(r: &Recipient) -> (i64, i64) {
+    (r.signing_order.unwrap_or(i64::MAX), r.id)
+}
+
+/// The fields an ASSISTANT (`me`) may fill in for others: in a SEQUENTIAL document, those of
+/// the recipients after them who have not finished. Never a signature, initials or a date:
+/// those are the recipient's own marks, and a date is filled when its recipient finishes. In
+/// a PARALLEL document nobody comes after anyone: none.
+pub fn assistable<'a>(doc: &'a Document, me: &Recipient) -> Vec<&'a Field> {
+    if me.role != Role::Assistant || doc.meta.signing_order != SigningOrder::Sequential {
+        return Vec::new();
+    }
+    let later: Vec<i64> = doc
+        .recipients
+        .iter()
+        .filter(|r| {
+            r.id != me.id
+                && place(r) > place(me)
+                && r.role != Role::Cc
+                && r.signing_status == SigningStatus::NotSigned
+        })
+        .map(|r| r.id)
+        .collect();
+    later
+        .iter()
+        .flat_map(|id| doc.fields_of(*id))
+        .filter(|f| {
+            !matches!(
+                f.kind,
+                FieldType::Signature
+                    | FieldType::FreeSignature
+                    | FieldType::Initials
+                    | FieldType::Date
+            )
+        })
+        .collect()
 }
 
 /// True when every recipient who acts has finished (and there is at least one).

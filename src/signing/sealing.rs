@@ -411,6 +411,7 @@ mod tests {
     use crate::oauth::scope::Scope;
     use crate::signing::flow_tests::{Sent, sent};
     use crate::signing::link::{self, Call, Visit};
+    use crate::users::checks::PasswordChecks;
 
     fn owner() -> Principal {
         Principal {
@@ -436,7 +437,8 @@ mod tests {
             link::fill(&s.ctx.db, &s.verifier, call(), *field, typed)
                 .await
                 .unwrap();
-            link::complete(&s.ctx.db, &s.verifier, call(), s.ctx.app.clone())
+            let checks = (&s.verifier, &PasswordChecks::new(1));
+            link::complete(&s.ctx.db, checks, call(), s.ctx.app.clone())
                 .await
                 .unwrap();
         }

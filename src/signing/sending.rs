@@ -16,7 +16,9 @@ use crate::oauth::principal::Principal;
 use crate::webhooks::Event as Hook;
 
 /// `POST /api/v1/documents/{id}/send`: DRAFT to PENDING; the first recipients are e-mailed
-/// unless `send_email` is false (then the owner hands out the signing links).
+/// unless `send_email` is false (then the owner hands out the signing links). A PENDING
+/// document stays as it is: those whose turn it is and who were never e-mailed are e-mailed
+/// now (unless `send_email` is false), as the signing service does.
 pub async fn send(
     ctx: &Context,
     who: &Principal,
@@ -30,7 +32,13 @@ pub async fn send(
     let result = ctx
         .db
         .write(move |tx| {
-            store::owned(tx, user, id)?;
+            if store::owned(tx, user, id)?.status == Status::Pending {
+                let due = flow::send_again(tx, id)?;
+                if send_email {
+                    notify::signing_requests(tx, id, &due, &app, now())?;
+                }
+                return Ok((DocumentView::of(&store::load(tx, id)?, &app), None));
+            }
             let owner = audit::owner_email(tx, user)?;
             let replaced = match &replacement {
                 Some((blob, sizes)) => store::set_file(tx, id, blob, sizes, now())?,
@@ -100,7 +108,8 @@ async fn fill_form(
 }
 
 /// `POST /api/v1/documents/{id}/resend`: e-mails again those of `recipients` whose turn it is
-/// and who have not finished; answers who was reminded.
+/// and who have not finished; answers who was reminded. An empty list reminds nobody (the
+/// document must still be the caller's and PENDING).
 pub async fn resend(
     ctx: &Context,
     who: &Principal,
@@ -145,13 +154,13 @@ pub async fn download(
             let blob = if original {
                 files
                     .blob_id
-                    .ok_or_else(|| AppError::Conflict("no PDF has been uploaded yet".into()))?
+                    .ok_or_else(|| AppError::wrong_state("no PDF has been uploaded yet"))?
             } else if files.status == Status::Completed {
                 files
                     .sealed_blob_id
                     .ok_or_else(|| AppError::internal("completed without a sealed file"))?
             } else {
-                return Err(AppError::Conflict(format!(
+                return Err(AppError::wrong_state(format!(
                     "the document is {}; the signed PDF exists once it is COMPLETED (use ?original=true for the uploaded file)",
                     files.status.as_str()
                 )));

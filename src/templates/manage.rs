@@ -81,20 +81,22 @@ pub async fn get(ctx: &Context, who: &Principal, id: i64) -> Result<TemplateView
 }
 
 /// Deletes the template and its file; documents generated from it keep their own copies.
-pub async fn delete(ctx: &Context, who: &Principal, id: i64) -> Result<(), AppError> {
+/// Answers the template as it was.
+pub async fn delete(ctx: &Context, who: &Principal, id: i64) -> Result<TemplateView, AppError> {
     let user = who.user_id;
-    let blob = ctx
+    let (view, blob) = ctx
         .db
         .write(move |tx| {
             let t = store::owned(tx, user, id)?;
+            let view = TemplateView::of(&t);
             store::delete(tx, &t)?;
-            Ok(t.blob_id)
+            Ok((view, t.blob_id))
         })
         .await?;
     if let Some(b) = blob.and_then(|b| BlobId::parse(&b)) {
         ctx.discard_blob(b).await;
     }
-    Ok(())
+    Ok(view)
 }
 
 /// `POST /api/v1/templates/{id}/recipients`: as for documents; without an e-mail the recipient
@@ -137,6 +139,16 @@ pub async fn add_fields(
         .await
 }
 
+/// A document generated from a template, as the answer shows it: `documentId`, the
+/// `externalId` it was given, and its recipients.
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Generated {
+    pub document_id: i64,
+    pub external_id: Option<String>,
+    pub recipients: Vec<RecipientBrief>,
+}
+
 /// `POST /api/v1/templates/{id}/create-document`: `generate` with recipients named by their
 /// position in the template (`templates::by_position`).
 pub async fn create_document(
@@ -144,7 +156,7 @@ pub async fn create_document(
     who: &Principal,
     id: i64,
     body: Value,
-) -> Result<(i64, Vec<RecipientBrief>), AppError> {
+) -> Result<Generated, AppError> {
     let user = who.user_id;
     let named = ctx
         .db
@@ -161,7 +173,7 @@ pub async fn generate(
     who: &Principal,
     id: i64,
     body: Value,
-) -> Result<(i64, Vec<RecipientBrief>), AppError> {
+) -> Result<Generated, AppError> {
     let user = who.user_id;
     // Check first, so a bad request or a template without a file copies nothing.
     let b = body.clone();
@@ -198,14 +210,18 @@ pub async fn generate(
                 ..Default::default()
             };
             crate::signing::notify::created(tx, &view, &actor, t)?;
-            Ok((doc, view.recipients))
+            Ok((doc, view.external_id, view.recipients))
         })
         .await;
     ctx.workers.webhooks.wake();
     match result {
-        Ok((doc, recipients)) => {
+        Ok((document_id, external_id, recipients)) => {
             let briefs: Vec<RecipientBrief> = recipients.iter().map(RecipientBrief::from).collect();
-            Ok((doc, briefs.links_shown_if(who.sees_signing_links())))
+            Ok(Generated {
+                document_id,
+                external_id,
+                recipients: briefs.links_shown_if(who.sees_signing_links()),
+            })
         }
         Err(e) => {
             ctx.discard_blob(copy.id).await;

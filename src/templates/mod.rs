@@ -249,7 +249,15 @@ pub fn parse_create(body: &Value, tier: Tier) -> Result<CreateTemplate, AppError
         raw => recipients::parse_recipients(&mut c, raw.as_ref(), "recipients", MAX_RECIPIENTS),
     };
     let meta = meta::parse_meta(&mut c, body.get("meta"), Meta::default(), true);
-    let auth_options = meta::parse_auth_options(&mut c, body.get("authOptions"));
+    // docket's `authOptions` object, or the signing service's newer top-level lists.
+    let mut auth_options = meta::parse_auth_options(&mut c, body.get("authOptions"));
+    let top = meta::parse_global_auth(&mut c, body, "");
+    if auth_options.global_access_auth.is_empty() {
+        auth_options.global_access_auth = top.global_access_auth;
+    }
+    if auth_options.global_action_auth.is_empty() {
+        auth_options.global_action_auth = top.global_action_auth;
+    }
     let t = c.finish(CreateTemplate {
         title,
         external_id,
@@ -402,7 +410,10 @@ fn parse_named(
         None | Some(Value::Null) => None,
         Some(Value::String(r)) if Role::parse(r).is_some() => Role::parse(r),
         Some(_) => {
-            c.fail(join(path, "role"), "must be SIGNER, APPROVER, VIEWER or CC");
+            c.fail(
+                join(path, "role"),
+                "must be SIGNER, APPROVER, VIEWER, CC or ASSISTANT",
+            );
             None
         }
     };

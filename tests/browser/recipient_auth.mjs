@@ -12,6 +12,9 @@
 //   node recipient_auth.mjs passkey <link> <email> <password> - <out_dir>
 //     PASSKEY: the recipient signs in, registers a passkey in Chromium's virtual authenticator
 //     on the account page and signs with it.
+//   node recipient_auth.mjs password <link> <email> <password> - <out_dir>
+//     PASSWORD: the recipient signs in and, to finish, types the account's password again; a
+//     wrong one is refused in the dialog.
 import { chromium } from 'playwright-core';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -217,8 +220,31 @@ async function passkey() {
   await ctx.close();
 }
 
+async function passwordAgain() {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  const problems = watch(page);
+  await page.goto(link);
+  await page.locator('#auth-banner').waitFor();
+  await signIn(page);
+  assert.match(await page.locator('#auth-banner').textContent(), /password again/);
+  await typeSignature(page);
+  await page.locator('#complete').click();
+  await page.fill('#account-password', 'not the password');
+  await page.locator('dialog button[type=submit]').click();
+  await page.locator('dialog .notice.error').waitFor({ state: 'visible' });
+  summary.wrongPassword = await page.locator('dialog .notice.error').textContent();
+  await page.fill('#account-password', password);
+  await page.locator('dialog button[type=submit]').click();
+  await finished(page);
+  await page.screenshot({ path: `${outDir}/auth-password-signed.png`, fullPage: true });
+  assert.deepEqual(problems, []);
+  await ctx.close();
+}
+
 try {
   if (mode === 'account') await account();
+  else if (mode === 'password') await passwordAgain();
   else if (mode === 'totp') await twoFactor();
   else if (mode === 'passkey') await passkey();
   else throw new Error('unknown mode ' + mode);

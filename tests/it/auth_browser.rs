@@ -2,7 +2,8 @@
 //! recipient of an ACCOUNT document creates an account through the mailed link (a real SMTP
 //! server) and signs; a TWO_FACTOR_AUTH signer enrols TOTP on the account page and signs with a
 //! computed code; a PASSKEY signer registers a passkey in Chromium's virtual authenticator and
-//! signs with it. The refusals without proof are in `recipient_auth.rs`, through the raw calls.
+//! signs with it; a PASSWORD signer types their account password again. The refusals without
+//! proof are in `recipient_auth.rs`, through the raw calls.
 
 use serde_json::{Value, json};
 
@@ -64,6 +65,17 @@ async fn a_passkey_signer_registers_a_passkey_and_signs_with_it_in_chromium() {
         "passkey",
         Value::Null,
         json!({"actionAuth": "PASSKEY"}),
+        true,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_password_signer_types_the_account_password_again_in_chromium() {
+    flow(
+        "password",
+        Value::Null,
+        json!({"actionAuth": ["PASSWORD"]}),
         true,
     )
     .await;

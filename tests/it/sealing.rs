@@ -189,7 +189,7 @@ async fn send_refuses_fields_off_the_files_pages_naming_them() {
     .unwrap();
 
     let (s, v) = api.send(id).await;
-    assert_eq!((s, v["code"].as_str()), (409, Some("conflict")), "{v}");
+    assert_eq!((s, v["code"].as_str()), (400, Some("invalid_state")), "{v}");
     let msg = v["message"].as_str().unwrap();
     assert!(
         msg.contains(&format!(

@@ -76,8 +76,9 @@ async fn send_checks_its_preconditions_once() {
     let app = TestApp::spawn().await;
     let api = app.user_with_key("owner@example.com", "standard");
     let bare = api.create_document(json!({"title": "No file", "recipients": [{"name": "A", "email": "a@example.com", "role": "SIGNER"}]})).await;
+    // What the document lacks is a 400, as the other signing service answers.
     let (s, v) = api.send(bare.document_id()).await;
-    assert_eq!((s, v["code"].as_str()), (409, Some("conflict")), "{v}");
+    assert_eq!((s, v["code"].as_str()), (400, Some("invalid_state")), "{v}");
     assert!(v["message"].as_str().unwrap().contains("upload"), "{v}");
 
     let (id, _, _, _, _) = prepared(&app, &api).await;
@@ -95,7 +96,7 @@ async fn send_checks_its_preconditions_once() {
         .await;
     assert_eq!(s, 200);
     let (s, v) = api.send(id).await;
-    assert_eq!(s, 409);
+    assert_eq!(s, 400);
     assert!(
         v["message"].as_str().unwrap().contains("ann@example.com"),
         "{v}"
@@ -105,8 +106,9 @@ async fn send_checks_its_preconditions_once() {
     let (s, v) = api.send(id).await;
     assert_eq!(s, 200, "{v}");
     assert_eq!(v["status"], "PENDING");
-    let (s, _) = api.send(id).await;
-    assert_eq!(s, 409, "a second send changes nothing");
+    // A second send changes nothing, and answers the document as the other service does.
+    let (s, v) = api.send(id).await;
+    assert_eq!((s, &v["status"]), (200, &json!("PENDING")), "{v}");
     // Another user's document is a 404.
     let other = app.user_with_key("other@example.com", "standard");
     let (s, _) = other.send(id).await;
@@ -306,7 +308,7 @@ async fn rejection_and_cancellation_stop_everything() {
     let (s, _) = ann.fill(&f["TEXT"], json!({"value": "x"})).await;
     assert_eq!(s, 409);
     let (s, _) = api.get(&format!("/api/v1/documents/{id}/download")).await;
-    assert_eq!(s, 409, "no sealed file for a rejected document");
+    assert_eq!(s, 400, "no sealed file for a rejected document");
 
     // Cancellation: the page answers 410, actions 409, and nothing changes.
     let (id, ann, _, _, f) = prepared(&app, &api).await;

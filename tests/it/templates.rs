@@ -226,7 +226,8 @@ async fn recipients_tiers_and_auth_options_text() {
     let (_, t) = enterprise.get(&format!("/api/v1/templates/{id}")).await;
     let text = t["Recipient"][0]["authOptions"].as_str().unwrap();
     let parsed: Value = serde_json::from_str(text).unwrap();
-    assert_eq!(parsed["actionAuth"], "ACCOUNT");
+    // The other signing service's shape: lists, one method or several.
+    assert_eq!(parsed, json!({"accessAuth": [], "actionAuth": ["ACCOUNT"]}));
 
     // Adding recipients: placeholders continue, duplicates and bad input are refused.
     let path = format!("/api/v1/templates/{id}/recipients");
@@ -350,7 +351,10 @@ async fn generate_flat_3_lease(api: &Api, id: i64, rid: i64) -> i64 {
         .post(&format!("/api/v1/templates/{id}/generate-document"), body)
         .await;
     assert_eq!(s, 200, "{made}");
-    assert_eq!(keys(&made), sorted(&["documentId", "recipients"]));
+    assert_eq!(
+        keys(&made),
+        sorted(&["documentId", "externalId", "recipients"])
+    );
     assert_eq!(
         keys(&made["recipients"][0]),
         sorted(&[

@@ -67,14 +67,25 @@ fn auth_text(r: &NewRecipient) -> Option<String> {
     (!r.auth.is_empty()).then(|| serde_json::to_string(&r.auth).unwrap_or_default())
 }
 
+/// The same e-mail twice on one parent: 400 on a document (the signing service's API v1
+/// answers "Recipient already exists" so), 409 on a template (docket's own route).
 fn taken(parent: Parent, email: &str) -> AppError {
-    AppError::Conflict(format!(
-        "{email} is already a recipient of this {}",
-        parent.noun()
-    ))
+    let message = format!("{email} is already a recipient of this {}", parent.noun());
+    match parent {
+        Parent::Document(_) => AppError::wrong_state(message),
+        Parent::Template(_) => AppError::Conflict(message),
+    }
 }
 
-/// Adds a recipient with a fresh token; the same e-mail twice on one parent is a 409 (a
+/// A unique-index violation on the recipient's address (a concurrent insert) as `taken`.
+fn on_unique(e: rusqlite::Error, parent: Parent, email: &str) -> AppError {
+    match conflict_on_unique(e, "") {
+        AppError::Conflict(_) => taken(parent, email),
+        other => other,
+    }
+}
+
+/// Adds a recipient with a fresh token; the same e-mail twice on one parent is refused (a
 /// document generated from a template could not hold both).
 pub fn insert(
     tx: &Connection,
@@ -110,7 +121,7 @@ pub fn insert(
             now
         ],
     )
-    .map_err(|e| conflict_on_unique(e, &taken(parent, &r.email).to_string()))?;
+    .map_err(|e| on_unique(e, parent, &r.email))?;
     Ok(tx.last_insert_rowid())
 }
 
@@ -132,10 +143,10 @@ pub fn update(
               WHERE document_id = ?1 AND id = ?2 AND signing_status = 'NOT_SIGNED'",
             params![doc, id, r.email, r.name, r.role, r.signing_order, auth_text(r)],
         )
-        .map_err(|e| conflict_on_unique(e, &taken(Parent::Document(doc), &r.email).to_string()))?;
+        .map_err(|e| on_unique(e, Parent::Document(doc), &r.email))?;
     if n == 0 {
-        return Err(AppError::Conflict(
-            "the recipient has already acted and cannot be changed".into(),
+        return Err(AppError::wrong_state(
+            "the recipient has already acted and cannot be changed",
         ));
     }
     if !readdressed {
@@ -159,8 +170,8 @@ pub fn delete(tx: &Connection, doc: i64, id: i64) -> Result<(), AppError> {
     )?;
     if n == 0 {
         one(tx, Parent::Document(doc), id)?;
-        return Err(AppError::Conflict(
-            "the recipient has already acted and cannot be removed".into(),
+        return Err(AppError::wrong_state(
+            "the recipient has already acted and cannot be removed",
         ));
     }
     Ok(())
