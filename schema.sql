@@ -126,7 +126,8 @@ CREATE TABLE oauth_codes (
     expires_at     INTEGER NOT NULL,
     used_at        INTEGER,
     nonce          TEXT,                         -- OpenID Connect: the request's nonce
-    redirect_uri_sent INTEGER NOT NULL DEFAULT 1 -- 0: the client's only URI, not named
+    redirect_uri_sent INTEGER NOT NULL DEFAULT 1, -- 0: the client's only URI, not named
+    auth_time      INTEGER                       -- when the user signed in (ID token auth_time)
 );
 CREATE INDEX oauth_codes_grant ON oauth_codes (grant_id);
 

@@ -171,6 +171,7 @@ async fn id_token(
                 user: &user,
                 scopes: &scopes,
                 nonce: who.nonce.as_deref(),
+                auth_time: who.auth_time,
                 now: now(),
                 lifetime: life.access,
             })
@@ -390,6 +391,7 @@ mod tests {
             code_challenge: None,
             nonce: None,
             redirect_uri_sent: true,
+            auth_time: Some(0),
         };
         store::insert_code(c, &code, &new, 0, LIFE.code).unwrap();
         (client.row_id, code.expose().to_string())
