@@ -1,6 +1,6 @@
 -- Docket database schema: the schema of a new database (embedded in the binary).
 --
--- Version 12 (PRAGMA user_version). A database of an older version is upgraded at start by the
+-- Version 13 (PRAGMA user_version). A database of an older version is upgraded at start by the
 -- numbered migrations in src/db/migrations/, each in one transaction, after an automatic backup.
 -- When you change this file, add the matching migration and bump db::migrate::LATEST; a unit
 -- test checks that the oldest schema plus every migration equals this file.
@@ -126,7 +126,8 @@ CREATE TABLE oauth_codes (
     expires_at     INTEGER NOT NULL,
     used_at        INTEGER,
     nonce          TEXT,                         -- OpenID Connect: the request's nonce
-    redirect_uri_sent INTEGER NOT NULL DEFAULT 1 -- 0: the client's only URI, not named
+    redirect_uri_sent INTEGER NOT NULL DEFAULT 1, -- 0: the client's only URI, not named
+    auth_time      INTEGER                       -- when the user signed in (ID token auth_time)
 );
 CREATE INDEX oauth_codes_grant ON oauth_codes (grant_id);
 

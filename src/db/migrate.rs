@@ -9,7 +9,7 @@ use rusqlite::{Connection, TransactionBehavior};
 pub const SCHEMA: &str = include_str!("../../schema.sql");
 
 /// The version `SCHEMA` describes.
-pub const LATEST: i64 = 12;
+pub const LATEST: i64 = 13;
 
 /// `(version, sql)`: what turns version `n - 1` into version `n`.
 pub const MIGRATIONS: &[(i64, &str)] = &[
@@ -27,6 +27,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     (10, include_str!("migrations/0010_openid.sql")),
     (11, include_str!("migrations/0011_integrations.sql")),
     (12, include_str!("migrations/0012_assistant_role.sql")),
+    (13, include_str!("migrations/0013_auth_time.sql")),
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -264,10 +265,9 @@ mod tests {
     }
 
     #[test]
-    fn migrations_are_numbered_in_order_up_to_latest() {
+    fn migrations_are_numbered_without_gaps_up_to_latest() {
         let versions: Vec<i64> = MIGRATIONS.iter().map(|(v, _)| *v).collect();
-        let expected: Vec<i64> = (2..=LATEST).collect();
-        assert_eq!(versions, expected);
+        assert_eq!(versions, (2..=LATEST).collect::<Vec<_>>());
     }
 
     #[test]

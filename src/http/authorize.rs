@@ -1,6 +1,6 @@
 //! `GET /auth/oauth2/authorize` (the consent page) and `POST /auth/oauth2/authorize` (Allow or
-//! Deny). The checks and the Allow are in
-//! `oauth::consent`; this module keeps the page, the CSRF token and the redirects.
+//! Deny). The checks, OpenID Connect's `prompt` and `max_age` (`oauth::prompt`) and the Allow
+//! are in `oauth::consent`; this module keeps the page, the CSRF token and the redirects.
 
 use std::collections::HashMap;
 
@@ -12,15 +12,17 @@ use warp::reply::Response;
 
 use super::login::redirect;
 use super::reply::{Format, error_response, html_response};
-use super::session::current;
+use super::session::current_session;
 use crate::assets::{escape, page};
 use crate::crypto::SecretToken;
 use crate::error::AppError;
 use crate::http::state::AppState;
-use crate::oauth::authorize::{Invalid, Params, Valid, error_redirect, redirect_to};
+use crate::oauth::authorize::{Invalid, LOGIN_SINCE, Params, Valid, error_redirect, redirect_to};
 use crate::oauth::clients::Client;
-use crate::oauth::{consent, scope};
-use crate::sessions::csrf;
+use crate::oauth::consent::{self, Allower, Next};
+use crate::oauth::prompt;
+use crate::oauth::scope;
+use crate::sessions::{Session, csrf};
 use crate::users::User;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
@@ -62,15 +64,25 @@ fn invalid(state: &AppState, e: Invalid) -> Response {
     }
 }
 
-fn login_redirect(params: &Params) -> Response {
-    let query: String = url::form_urlencoded::Serializer::new(String::new())
-        .extend_pairs(params.pairs())
-        .finish();
+/// To the login page, then back to this request; when it asks for a recent login, marked as
+/// having signed in since `since` (so that `prompt=login` or `max_age=0` asks once, not
+/// forever). The form is filled with `login_hint`.
+fn login_redirect(params: &Params, valid: &Valid, since: i64) -> Response {
+    let since = since.to_string();
+    let pairs = params.pairs();
+    let mut back = url::form_urlencoded::Serializer::new(String::new());
+    back.extend_pairs(pairs.iter().filter(|(k, _)| *k != LOGIN_SINCE));
+    if valid.interaction.wants_recent_login() {
+        back.append_pair(LOGIN_SINCE, &since);
+    }
+    let query = back.finish();
     let next = format!("/auth/oauth2/authorize?{query}");
-    let login: String = url::form_urlencoded::Serializer::new(String::new())
-        .append_pair("next", &next)
-        .finish();
-    redirect(&format!("/auth/login?{login}"))
+    let mut login = url::form_urlencoded::Serializer::new(String::new());
+    login.append_pair("next", &next);
+    if let Some(hint) = &valid.login_hint {
+        login.append_pair("email", hint);
+    }
+    redirect(&format!("/auth/login?{}", login.finish()))
 }
 
 /// The consent CSRF token: bound to the session and to every request parameter.
@@ -93,22 +105,28 @@ fn consent_token(state: &AppState, session: &str, v: &Valid) -> String {
     )
 }
 
-/// What both the page and the form submission need: a valid request and a signed-in user.
-/// Otherwise the response to send: the error page, the error redirect, or the login page.
+/// A request as sent, and as checked.
+struct Request {
+    params: Params,
+    valid: Valid,
+}
+
+/// What both the page and the form submission need: a valid request, and the browser's
+/// session if any (its cookie value and the session). Otherwise the response to send: the
+/// error page or the error redirect.
 async fn admit(
     state: &AppState,
     fields: &HashMap<String, String>,
     cookies: Option<&str>,
-) -> Result<(Valid, String, User), Response> {
+) -> Result<(Request, Option<(String, Session)>), Response> {
     let params = Params::from_map(fields);
     let valid = match consent::check(&state.db, &params).await {
         Ok(Ok(v)) => v,
         Ok(Err(e)) => return Err(invalid(state, e)),
         Err(e) => return Err(error_response(&e, Format::Html)),
     };
-    match current(state, cookies).await {
-        Ok(Some((session, user))) => Ok((valid, session, user)),
-        Ok(None) => Err(login_redirect(&params)),
+    match current_session(state, cookies).await {
+        Ok(session) => Ok((Request { params, valid }, session)),
         Err(e) => Err(error_response(&e, Format::Html)),
     }
 }
@@ -118,12 +136,22 @@ async fn show(
     query: HashMap<String, String>,
     cookies: Option<String>,
 ) -> Response {
-    let (valid, session, user) = match admit(&state, &query, cookies.as_deref()).await {
+    let (req, session) = match admit(&state, &query, cookies.as_deref()).await {
         Ok(v) => v,
         Err(resp) => return resp,
     };
-    let token = consent_token(&state, &session, &valid);
-    let main = consent_page(&valid, &user, &hidden_fields(&query), &token);
+    let (cookie, session) = match consent::next_step(&state.db, &req.valid, session).await {
+        Err(e) => return error_response(&e, Format::Html),
+        Ok(Next::Refuse(error)) => {
+            return invalid(&state, req.valid.refuse(error, prompt::describe(error)));
+        }
+        Ok(Next::Login { since }) => return login_redirect(&req.params, &req.valid, since),
+        Ok(Next::Silent(_, s)) => return issue_silently(&state, Allower::of(&s), req.valid).await,
+        Ok(Next::Consent(cookie, s)) => (cookie, s),
+    };
+    let valid = req.valid;
+    let token = consent_token(&state, &cookie, &valid);
+    let main = consent_page(&valid, &session.user, &hidden_fields(&query), &token);
     let title = format!("Allow {}?", valid.client.name);
     let mut resp = html_response(StatusCode::OK, &page(&title, &main));
     // The Allow/Deny form redirects to the app: allow its origin as a form target.
@@ -232,10 +260,15 @@ async fn decide(
     cookies: Option<String>,
     form: HashMap<String, String>,
 ) -> Response {
-    let (valid, session, user) = match admit(&state, &form, cookies.as_deref()).await {
+    let (req, session) = match admit(&state, &form, cookies.as_deref()).await {
         Ok(v) => v,
         Err(resp) => return resp,
     };
+    let (session, user) = match consent::decider(&req.valid, session) {
+        Ok(signed_in) => signed_in,
+        Err(since) => return login_redirect(&req.params, &req.valid, since),
+    };
+    let valid = req.valid;
     let presented = form
         .get("csrf_token")
         .map(String::as_str)
@@ -259,22 +292,39 @@ async fn decide(
             &issuer,
         ));
     }
-    let stored = consent::allow(
-        &state.db,
-        user.id,
-        valid.clone(),
-        state.config.lifetimes.code,
-    )
-    .await;
+    issue(&state, Allower::of(&user), &valid).await
+}
+
+/// Issues the code `who` allowed and redirects to the app with it.
+async fn issue(state: &AppState, who: Allower, valid: &Valid) -> Response {
+    let stored = consent::allow(&state.db, who, valid.clone(), state.config.lifetimes.code).await;
     match stored {
-        Ok(code) => {
-            let mut pairs = vec![("code", code.expose())];
-            if let Some(s) = &valid.state {
-                pairs.push(("state", s));
-            }
-            pairs.push(("iss", &issuer));
-            redirect(&redirect_to(&valid.redirect_uri, &pairs))
+        Ok(code) => code_redirect(state, valid, &code),
+        Err(e) => error_response(&e, Format::Html),
+    }
+}
+
+/// `prompt=none`: the code for what `who` already allowed, or `consent_required` when that
+/// changed in the meantime.
+async fn issue_silently(state: &AppState, who: Allower, valid: Valid) -> Response {
+    let ttl = state.config.lifetimes.code;
+    match consent::allow_silently(&state.db, who, valid.clone(), ttl).await {
+        Ok(Some(code)) => code_redirect(state, &valid, &code),
+        Ok(None) => {
+            let error = "consent_required";
+            invalid(state, valid.refuse(error, prompt::describe(error)))
         }
         Err(e) => error_response(&e, Format::Html),
     }
+}
+
+/// To the app with `code` (and `state`, `iss`).
+fn code_redirect(state: &AppState, valid: &Valid, code: &SecretToken) -> Response {
+    let issuer = state.issuer();
+    let mut pairs = vec![("code", code.expose())];
+    if let Some(s) = &valid.state {
+        pairs.push(("state", s));
+    }
+    pairs.push(("iss", &issuer));
+    redirect(&redirect_to(&valid.redirect_uri, &pairs))
 }

@@ -292,12 +292,15 @@ fn openid_metadata(state: &AppState) -> Value {
         "aud",
         "exp",
         "iat",
+        "auth_time",
         "nonce",
         "name",
         "preferred_username",
         "email",
         "email_verified"
     ]);
+    // `select_account` signs in again: one account per browser, and signing in picks it.
+    m["prompt_values_supported"] = json!(["none", "login", "consent", "select_account"]);
     m
 }
 

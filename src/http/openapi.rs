@@ -601,7 +601,7 @@ fn schemas() -> Value {
             "grant_type": {"type": "string", "enum": ["refresh_token"]}, "refresh_token": {"type": "string"}, "client_id": {"type": "string"}, "client_secret": {"type": "string"}, "scope": {"type": "string"}
         }},
         "TokenParam": {"type": "object", "required": ["token"], "properties": {"token": {"type": "string"}, "token_type_hint": {"type": "string"}, "client_id": {"type": "string"}, "client_secret": {"type": "string"}}},
-        "TokenResponse": {"type": "object", "required": ["access_token", "token_type", "expires_in", "scope"], "properties": {
+        "TokenResponse": {"type": "object", "required": ["access_token", "token_type", "expires_in", "refresh_token", "scope"], "properties": {
             "access_token": {"type": "string"}, "token_type": {"type": "string", "enum": ["Bearer"]}, "expires_in": {"type": "integer"}, "refresh_token": {"type": "string"}, "scope": {"type": "string"}
         }},
         "Introspection": {"type": "object", "required": ["active"], "properties": {"active": {"type": "boolean"}, "scope": {"type": "string"}, "client_id": {"type": "string"}, "username": {"type": "string"}, "exp": {"type": "integer"}, "iat": {"type": "integer"}}}

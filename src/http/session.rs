@@ -4,6 +4,7 @@ use warp::Filter;
 
 use crate::error::AppError;
 use crate::http::state::AppState;
+use crate::sessions::Session;
 use crate::users::User;
 
 /// The value of cookie `name` in a `Cookie` header.
@@ -26,13 +27,23 @@ pub async fn current(
     state: &AppState,
     cookie_header: Option<&str>,
 ) -> Result<Option<(String, User)>, AppError> {
+    Ok(current_session(state, cookie_header)
+        .await?
+        .map(|(token, s)| (token, s.user)))
+}
+
+/// The session cookie's value and its session (user and sign-in time), when logged in.
+pub async fn current_session(
+    state: &AppState,
+    cookie_header: Option<&str>,
+) -> Result<Option<(String, Session)>, AppError> {
     let Some(token) =
         cookie(cookie_header, crate::sessions::cookie_name(state.tls())).map(str::to_string)
     else {
         return Ok(None);
     };
-    let user = crate::sessions::login::signed_in(&state.db, token.clone()).await?;
-    Ok(user.map(|u| (token, u)))
+    let session = crate::sessions::login::session(&state.db, token.clone()).await?;
+    Ok(session.map(|s| (token, s)))
 }
 
 /// `s` encoded for a query string value.

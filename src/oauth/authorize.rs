@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use url::Url;
 
 use super::clients::Client;
+use super::prompt::{self, Interaction, Prompt};
 use super::scope::{self, Scope};
 
 /// The parameters as sent (query string of the GET, form of the POST).
@@ -20,7 +21,18 @@ pub struct Params {
     pub code_challenge_method: Option<String>,
     /// OpenID Connect: echoed in the ID token.
     pub nonce: Option<String>,
+    /// OpenID Connect: `none`, `login`, `consent`, `select_account` (`prompt::Prompt`).
+    pub prompt: Option<String>,
+    /// OpenID Connect: the longest time since the user signed in, in seconds.
+    pub max_age: Option<String>,
+    /// OpenID Connect: the address to fill in on the login form.
+    pub login_hint: Option<String>,
+    /// Docket's own, added on the way to a login it asked for (`Interaction::login_since`).
+    pub login_since: Option<String>,
 }
+
+/// The query parameter that carries `Interaction::login_since`.
+pub const LOGIN_SINCE: &str = "login_since";
 
 impl Params {
     pub fn from_map(m: &HashMap<String, String>) -> Params {
@@ -34,6 +46,10 @@ impl Params {
             code_challenge: get("code_challenge"),
             code_challenge_method: get("code_challenge_method"),
             nonce: get("nonce"),
+            prompt: get("prompt"),
+            max_age: get("max_age"),
+            login_hint: get("login_hint"),
+            login_since: get(LOGIN_SINCE),
         }
     }
 
@@ -49,6 +65,10 @@ impl Params {
             ("code_challenge", &self.code_challenge),
             ("code_challenge_method", &self.code_challenge_method),
             ("nonce", &self.nonce),
+            ("prompt", &self.prompt),
+            ("max_age", &self.max_age),
+            ("login_hint", &self.login_hint),
+            (LOGIN_SINCE, &self.login_since),
         ] {
             if let Some(v) = v {
                 out.push((k, v.as_str()));
@@ -73,6 +93,22 @@ pub struct Valid {
     pub scope_text: String,
     pub code_challenge: Option<String>,
     pub nonce: Option<String>,
+    /// `prompt`, `max_age` and docket's own `login_since`.
+    pub interaction: Interaction,
+    /// The address to fill in on the login form, if the app sent a plausible one.
+    pub login_hint: Option<String>,
+}
+
+impl Valid {
+    /// The redirect that tells the app `error` (e.g. `login_required` for `prompt=none`).
+    pub fn refuse(&self, error: &'static str, description: &str) -> Invalid {
+        Invalid::Redirect {
+            redirect_uri: self.redirect_uri.clone(),
+            error,
+            description: description.to_string(),
+            state: self.state.clone(),
+        }
+    }
 }
 
 /// Why a request failed, and how the user must hear of it.
@@ -136,6 +172,16 @@ pub fn validate(p: &Params, client: Option<Client>) -> Result<Valid, Invalid> {
         Some(n) if n.len() <= 512 => Some(n.to_string()),
         Some(_) => return Err(fail("invalid_request", "nonce is longer than 512 bytes")),
     };
+    let interaction = Interaction {
+        prompt: Prompt::parse(p.prompt.as_deref()).map_err(|d| fail("invalid_request", &d))?,
+        max_age: prompt::max_age(p.max_age.as_deref()).map_err(|d| fail("invalid_request", d))?,
+        login_since: p.login_since.as_deref().and_then(|t| t.parse().ok()),
+    };
+    // A hint is only ever a convenience: one no address could be is dropped, not refused.
+    let login_hint = p
+        .login_hint
+        .clone()
+        .filter(|h| !h.is_empty() && h.len() <= 254 && !h.chars().any(char::is_control));
     Ok(Valid {
         client,
         redirect_uri,
@@ -145,6 +191,8 @@ pub fn validate(p: &Params, client: Option<Client>) -> Result<Valid, Invalid> {
         scope_text: asked.text,
         code_challenge,
         nonce,
+        interaction,
+        login_hint,
     })
 }
 
@@ -352,6 +400,32 @@ mod tests {
         p.code_challenge = Some("E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM".into());
         p.code_challenge_method = Some("plain".into());
         assert_eq!(code(&p, false), "invalid_request");
+        for (prompt, max_age) in [("none login", ""), ("bogus", ""), ("", "-5"), ("", "soon")] {
+            let mut p = params();
+            p.prompt = Some(prompt.into());
+            p.max_age = Some(max_age.into());
+            assert_eq!(code(&p, false), "invalid_request", "{prompt:?} {max_age:?}");
+        }
+    }
+
+    #[test]
+    fn openid_interaction_parameters_travel_with_the_request() {
+        let mut p = params();
+        p.prompt = Some("login consent".into());
+        p.max_age = Some("300".into());
+        p.login_hint = Some("ada@example.org".into());
+        p.login_since = Some("1700000000".into());
+        let v = validate(&p, Some(client(false))).unwrap();
+        assert!(v.interaction.prompt.login && v.interaction.prompt.consent);
+        assert_eq!(v.interaction.max_age, Some(300));
+        assert_eq!(v.interaction.login_since, Some(1_700_000_000));
+        assert_eq!(v.login_hint.as_deref(), Some("ada@example.org"));
+        let carried: Vec<&str> = p.pairs().iter().map(|(k, _)| *k).collect();
+        for k in ["prompt", "max_age", "login_hint", LOGIN_SINCE] {
+            assert!(carried.contains(&k), "{k}");
+        }
+        p.login_hint = Some("x".repeat(300));
+        assert_eq!(validate(&p, Some(client(false))).unwrap().login_hint, None);
     }
 
     #[test]

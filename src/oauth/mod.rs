@@ -8,6 +8,7 @@ pub mod consent;
 pub mod identity;
 pub mod oidc;
 pub mod principal;
+pub mod prompt;
 pub mod scope;
 pub mod token_endpoint;
 pub mod tokens;

@@ -121,6 +121,9 @@ pub struct IdToken<'a> {
     pub user: &'a User,
     pub scopes: &'a [Scope],
     pub nonce: Option<&'a str>,
+    /// When the user signed in (OpenID Connect Core 1.0 2): sent always, since a client that
+    /// asked for `max_age` or requires it must find it.
+    pub auth_time: Option<i64>,
     pub now: i64,
     pub lifetime: i64,
 }
@@ -136,6 +139,9 @@ impl IdToken<'_> {
         });
         if let Some(n) = self.nonce {
             claims["nonce"] = json!(n);
+        }
+        if let Some(t) = self.auth_time {
+            claims["auth_time"] = json!(t);
         }
         for (k, v) in user_claims(self.user, self.scopes) {
             claims[k] = v;
@@ -201,6 +207,7 @@ mod tests {
                 user: &u,
                 scopes: &[Scope::OpenId, Scope::Email],
                 nonce: Some("n-0"),
+                auth_time: Some(900),
                 now: 1000,
                 lifetime: 600,
             })
@@ -215,6 +222,7 @@ mod tests {
         assert_eq!(claims["aud"], "app");
         assert_eq!(claims["nonce"], "n-0");
         assert_eq!(claims["exp"], 1600);
+        assert_eq!(claims["auth_time"], 900);
         assert_eq!(claims["email"], "ada@example.org");
         assert!(claims.get("name").is_none(), "no profile scope, no name");
         // Verify with the public key rebuilt from the JWK alone.

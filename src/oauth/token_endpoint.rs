@@ -52,8 +52,9 @@ pub struct Tokens {
     pub issued: Issued,
     /// OpenID Connect: the ID token, when a code granted `openid`.
     pub id_token: Option<String>,
-    /// The refresh token the client goes on using when none was issued: standard clients get
-    /// it back from `/token` when it does not rotate.
+    /// The refresh token the client goes on using when none was issued: a refresh that does
+    /// not rotate answers with the presented token (it is the client's own), so that every
+    /// refresh answer carries `refresh_token`, as the scheduling service's clients expect.
     pub kept_refresh: Option<String>,
 }
 
@@ -94,8 +95,6 @@ pub enum Ask {
         token: String,
         scopes: Option<scope::Spelled>,
         rotate: bool,
-        /// Answer with the presented token when none is issued (`/token`, not `/refreshToken`).
-        echo: bool,
     },
     Revoke(String),
     Introspect(String),
@@ -172,6 +171,7 @@ async fn id_token(
                 user: &user,
                 scopes: &scopes,
                 nonce: who.nonce.as_deref(),
+                auth_time: who.auth_time,
                 now: now(),
                 lifetime: life.access,
             })
@@ -240,7 +240,7 @@ pub fn ask(req: &Request, client: &Client, policy: Policy) -> Result<Ask, OAuthE
                     verifier: f.get("code_verifier").cloned(),
                 })
             }
-            Some("refresh_token") => refresh(f, f.get("refresh_token").cloned(), rotate, true),
+            Some("refresh_token") => refresh(f, f.get("refresh_token").cloned(), rotate),
             Some(other) => Err(OAuthError::new(
                 "unsupported_grant_type",
                 format!("grant_type {other:?} is not supported"),
@@ -250,7 +250,7 @@ pub fn ask(req: &Request, client: &Client, policy: Policy) -> Result<Ask, OAuthE
         Endpoint::Refresh => match grant_type {
             Some("refresh_token") | None => {
                 let presented = f.get("refresh_token").cloned().or(req.bearer.clone());
-                refresh(f, presented, rotate, false)
+                refresh(f, presented, rotate)
             }
             Some(other) => Err(OAuthError::new(
                 "unsupported_grant_type",
@@ -273,7 +273,6 @@ fn refresh(
     f: &HashMap<String, String>,
     presented: Option<String>,
     rotate: bool,
-    echo: bool,
 ) -> Result<Ask, OAuthError> {
     let token = presented
         .filter(|t| !t.is_empty())
@@ -287,7 +286,6 @@ fn refresh(
         token,
         scopes,
         rotate,
-        echo,
     })
 }
 
@@ -318,7 +316,6 @@ pub fn run(conn: &Connection, client: i64, ask: Ask, life: Lifetimes, now: i64) 
             token,
             scopes,
             rotate,
-            echo,
         } => {
             let req = store::Refresh {
                 client,
@@ -331,7 +328,7 @@ pub fn run(conn: &Connection, client: i64, ask: Ask, life: Lifetimes, now: i64) 
                 Answer::Tokens(Tokens {
                     issued,
                     id_token: None,
-                    kept_refresh: (echo && !rotate).then_some(token),
+                    kept_refresh: (!rotate).then_some(token),
                 })
             }))
         }
@@ -394,6 +391,7 @@ mod tests {
             code_challenge: None,
             nonce: None,
             redirect_uri_sent: true,
+            auth_time: Some(0),
         };
         store::insert_code(c, &code, &new, 0, LIFE.code).unwrap();
         (client.row_id, code.expose().to_string())
@@ -448,7 +446,6 @@ mod tests {
             token: token.to_string(),
             scopes: None,
             rotate: true,
-            echo: true,
         };
         let second = issued_tokens(run(&c, client, refresh(&old), LIFE, 2));
         let new = second.refresh_token().unwrap().to_string();
@@ -469,21 +466,25 @@ mod tests {
     }
 
     #[test]
-    fn without_rotation_the_token_endpoint_echoes_the_refresh_token() {
+    fn without_rotation_a_refresh_answers_with_the_presented_refresh_token() {
         let c = crate::db::memory();
         let (client, code) = allowed(&c);
         let first = issued_tokens(run(&c, client, redeem(&code), LIFE, 1));
         let presented = first.refresh_token().unwrap().to_string();
-        let refresh = |echo| Ask::Refresh {
+        let refresh = Ask::Refresh {
             token: presented.clone(),
             scopes: Some(scope::parse_spelled("READ_PROFILE").unwrap()),
             rotate: false,
-            echo,
         };
-        let echoed = issued_tokens(run(&c, client, refresh(true), LIFE, 2));
+        let echoed = issued_tokens(run(&c, client, refresh.clone(), LIFE, 2));
         assert_eq!(echoed.refresh_token(), Some(presented.as_str()));
-        let short = issued_tokens(run(&c, client, refresh(false), LIFE, 3));
-        assert_eq!(short.refresh_token(), None, "the seed's short answer");
+        assert!(echoed.issued.refresh.is_none(), "no new refresh token");
+        let again = issued_tokens(run(&c, client, refresh, LIFE, 3));
+        assert_eq!(
+            again.refresh_token(),
+            Some(presented.as_str()),
+            "still good"
+        );
     }
 
     #[test]
@@ -564,7 +565,6 @@ mod tests {
                 token: "dkr_x".into(),
                 scopes: None,
                 rotate: true,
-                echo: false
             },
             "public clients always rotate"
         );

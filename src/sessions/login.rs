@@ -165,7 +165,12 @@ pub async fn logout(db: &Db, token: String) -> Result<(), AppError> {
 
 /// The enabled user behind a live session `token`.
 pub async fn signed_in(db: &Db, token: String) -> Result<Option<User>, AppError> {
-    db.read(move |c| store::user_of(c, &token, now())).await
+    Ok(session(db, token).await?.map(|s| s.user))
+}
+
+/// The live session behind `token`, with when its user signed in.
+pub async fn session(db: &Db, token: String) -> Result<Option<super::Session>, AppError> {
+    db.read(move |c| store::session_of(c, &token, now())).await
 }
 
 #[cfg(test)]

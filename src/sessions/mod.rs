@@ -9,6 +9,14 @@ pub mod store;
 pub mod throttle;
 
 use crate::crypto::SecretToken;
+use crate::users::User;
+
+/// A live session: its user, and when they signed in (OpenID Connect's `auth_time`).
+#[derive(Debug, Clone)]
+pub struct Session {
+    pub user: User,
+    pub authenticated_at: i64,
+}
 
 /// How long a login lasts.
 pub const SESSION_TTL: i64 = 12 * 3600;

@@ -2,7 +2,7 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::SESSION_TTL;
+use super::{SESSION_TTL, Session};
 use crate::crypto::SecretToken;
 use crate::error::AppError;
 use crate::users::User;
@@ -23,19 +23,29 @@ pub fn create(conn: &Connection, user: i64, token: &SecretToken, now: i64) -> Re
 
 /// The enabled user behind a live session cookie value.
 pub fn user_of(conn: &Connection, token: &str, now: i64) -> Result<Option<User>, AppError> {
+    Ok(session_of(conn, token, now)?.map(|s| s.user))
+}
+
+/// The live session behind a cookie value, with its enabled user. A session starts only when
+/// the user has proved who they are (password, then second factor if any, or an invitation's
+/// new password), so its `created_at` is when they signed in.
+pub fn session_of(conn: &Connection, token: &str, now: i64) -> Result<Option<Session>, AppError> {
     let hash = SecretToken::presented(token).hash();
-    let id: Option<i64> = conn
+    let found: Option<(i64, i64)> = conn
         .query_row(
-            "SELECT s.user_id FROM sessions s JOIN users u ON u.id = s.user_id
+            "SELECT s.user_id, s.created_at FROM sessions s JOIN users u ON u.id = s.user_id
               WHERE s.token_hash = ?1 AND s.expires_at > ?2 AND u.disabled_at IS NULL",
             params![hash, now],
-            |r| r.get(0),
+            |r| Ok((r.get(0)?, r.get(1)?)),
         )
         .optional()?;
-    match id {
-        Some(id) => crate::users::store::get(conn, id),
-        None => Ok(None),
-    }
+    let Some((id, authenticated_at)) = found else {
+        return Ok(None);
+    };
+    Ok(crate::users::store::get(conn, id)?.map(|user| Session {
+        user,
+        authenticated_at,
+    }))
 }
 
 pub fn delete(conn: &Connection, token: &str) -> Result<(), AppError> {

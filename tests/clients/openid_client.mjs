@@ -3,11 +3,13 @@
 // authorization URL it built, reads back the URL the browser was redirected to, then redeems the
 // code, validates the ID token, reads userinfo and refreshes. Its findings go to stdout as JSON.
 //
-// Environment: ISSUER, CLIENT_ID, CLIENT_SECRET (empty for a public client), REDIRECT_URI.
+// Environment: ISSUER, CLIENT_ID, CLIENT_SECRET (empty for a public client), REDIRECT_URI, and
+// MAX_AGE (optional: sent as max_age, and the library then checks the ID token's auth_time).
 import * as client from 'openid-client';
 import * as readline from 'node:readline';
 
-const { ISSUER, CLIENT_ID, CLIENT_SECRET, REDIRECT_URI } = process.env;
+const { ISSUER, CLIENT_ID, CLIENT_SECRET, REDIRECT_URI, MAX_AGE } = process.env;
+const maxAge = MAX_AGE ? Number(MAX_AGE) : undefined;
 
 async function nextLine() {
   const rl = readline.createInterface({ input: process.stdin });
@@ -38,6 +40,7 @@ const url = client.buildAuthorizationUrl(config, {
   code_challenge_method: 'S256',
   nonce,
   state,
+  ...(maxAge === undefined ? {} : { max_age: String(maxAge) }),
 });
 console.log(JSON.stringify({ authorization_url: url.href }));
 
@@ -47,6 +50,7 @@ const tokens = await client.authorizationCodeGrant(config, redirected, {
   expectedNonce: nonce,
   expectedState: state,
   idTokenExpected: true,
+  maxAge,
 });
 const claims = tokens.claims();
 const userinfo = await client.fetchUserInfo(config, tokens.access_token, claims.sub);

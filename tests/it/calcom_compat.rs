@@ -136,3 +136,56 @@ async fn without_state_pkce_is_needed_and_the_redirect_carries_no_state() {
     assert!(!access.is_empty());
     app.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_refresh_answer_carries_the_refresh_token_to_keep_using() {
+    let app = TestApp::spawn().await;
+    let (id, secret) = setup(&app, &[]);
+    let cookie = login(&app, "ada@example.com", PASSWORD).await.unwrap();
+    let url = authorize_url(&app, &[("client_id", &id), ("state", "st")]);
+    let q = consent(&app, &cookie, &url, "allow").await;
+    let form = [
+        ("grant_type", "authorization_code"),
+        ("code", q["code"].as_str()),
+        ("client_id", &id),
+        ("client_secret", &secret),
+    ];
+    let (_, refresh) = pair(token(&app, &form).await).await;
+    // Without rotation the answer names the same token, on the other service's endpoint (the
+    // token as Bearer, as its clients send it, or in the body) and on the standard one.
+    let bearer = app
+        .client
+        .post(app.url("/api/auth/oauth/refreshToken"))
+        .bearer_auth(&refresh)
+        .json(&serde_json::json!({"client_id": id, "client_secret": secret}))
+        .send()
+        .await
+        .unwrap();
+    let (_, kept) = pair(bearer).await;
+    assert_eq!(kept, refresh);
+    let body = [
+        ("grant_type", "refresh_token"),
+        ("refresh_token", refresh.as_str()),
+        ("client_id", &id),
+        ("client_secret", &secret),
+    ];
+    let in_body = app
+        .client
+        .post(app.url("/api/auth/oauth/refreshToken"))
+        .form(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(pair(in_body).await.1, refresh);
+    let (access, kept) = pair(token(&app, &body).await).await;
+    assert_eq!(kept, refresh, "and it still works");
+    let me = app
+        .client
+        .get(app.url("/api/auth/oauth/me"))
+        .bearer_auth(&access)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(me.status(), 200);
+    app.stop().await;
+}

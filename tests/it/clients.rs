@@ -131,6 +131,24 @@ async fn openid_client_discovers_signs_in_checks_the_id_token_and_reads_userinfo
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn openid_client_asking_for_max_age_gets_and_checks_auth_time() {
+    let app = TestApp::spawn().await;
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let max_age = [("MAX_AGE", "300")];
+    let (out, _) = sign_in(&app, Script::node, "openid_client.mjs", &max_age).await;
+    // The library refuses an ID token without auth_time, or one older than max_age, itself.
+    let auth_time = out["claims"]["auth_time"].as_u64().expect("auth_time");
+    assert!(
+        auth_time >= before && auth_time <= before + 60,
+        "auth_time {auth_time} is the sign-in's, which came after {before}"
+    );
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn authlib_verifies_the_id_token_signature_with_the_published_keys() {
     let app = TestApp::spawn().await;
     let insecure = [("AUTHLIB_INSECURE_TRANSPORT", "1")];

@@ -279,9 +279,9 @@ async fn seed_style_clients_work() {
     let body: Value = resp.json().await.unwrap();
     let new_access = body["access_token"].as_str().unwrap();
     assert_ne!(new_access, access);
-    assert!(
-        body.get("refresh_token").is_none(),
-        "confidential clients keep their refresh token"
+    assert_eq!(
+        body["refresh_token"], refresh,
+        "confidential clients keep their refresh token, and every answer carries it"
     );
     assert_eq!(me(&app, new_access).await.status(), 200);
     app.stop().await;

@@ -1,10 +1,16 @@
 //! OpenID Connect at the protocol level: discovery, the key set, when an ID token is issued,
-//! and what userinfo tells (the client libraries' own runs are in `clients.rs`).
+//! what userinfo tells, and the authorization request's `prompt`, `max_age` and `login_hint`
+//! (the client libraries' own runs are in `clients.rs`).
+
+use std::collections::HashMap;
+use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::harness::TestApp;
-use crate::oauth_flow::{PASSWORD, login, setup};
+use crate::oauth_flow::{
+    PASSWORD, REDIRECT, consent, hidden_inputs, login, set_cookie_pairs, setup,
+};
 use crate::oauth_rules::{code, redeem};
 
 async fn json(app: &TestApp, path: &str) -> Value {
@@ -45,6 +51,17 @@ async fn discovery_and_the_key_set_describe_what_is_served() {
     );
     assert_eq!(m["id_token_signing_alg_values_supported"][0], "RS256");
     assert_eq!(m["subject_types_supported"][0], "public");
+    let listed = |key: &str, value: &str| {
+        m[key]
+            .as_array()
+            .unwrap_or_else(|| panic!("{key} in {m}"))
+            .iter()
+            .any(|v| v == value)
+    };
+    assert!(listed("claims_supported", "auth_time"));
+    for p in ["none", "login", "consent", "select_account"] {
+        assert!(listed("prompt_values_supported", p), "{p}");
+    }
     for s in ["openid", "profile", "email", "READ_PROFILE"] {
         assert!(
             m["scopes_supported"]
@@ -117,5 +134,224 @@ async fn an_id_token_comes_only_with_openid_and_userinfo_tells_what_the_scopes_a
     assert!(claims.get("nonce").is_none(), "no nonce was sent: {claims}");
     assert_eq!(claims["email"], "ada@example.com");
     assert_eq!(claims["email_verified"], false);
+    app.stop().await;
+}
+
+/// An authorization URL asking Ada's app for `openid` (state `st`), plus `extra`.
+fn authorize(app: &TestApp, client_id: &str, extra: &[(&str, &str)]) -> String {
+    authorize_for(app, client_id, "openid", extra)
+}
+
+/// As `authorize`, for `scope`.
+fn authorize_for(app: &TestApp, client_id: &str, scope: &str, extra: &[(&str, &str)]) -> String {
+    let mut url = url::Url::parse(&app.url("/auth/oauth2/authorize")).unwrap();
+    url.query_pairs_mut().extend_pairs([
+        ("client_id", client_id),
+        ("redirect_uri", REDIRECT),
+        ("state", "st"),
+        ("scope", scope),
+    ]);
+    url.query_pairs_mut().extend_pairs(extra);
+    url.to_string()
+}
+
+/// GETs `url` (with `cookie`, if any): the status and the redirect's `Location`, if any.
+async fn visit(app: &TestApp, url: &str, cookie: Option<&str>) -> (u16, String) {
+    let mut req = app.client.get(url);
+    if let Some(c) = cookie {
+        req = req.header("cookie", c);
+    }
+    let resp = req.send().await.unwrap();
+    let location = resp
+        .headers()
+        .get("location")
+        .map(|l| l.to_str().unwrap().to_string())
+        .unwrap_or_default();
+    (resp.status().as_u16(), location)
+}
+
+/// The query parameters of a URL (relative ones on this site too).
+fn query(location: &str) -> HashMap<String, String> {
+    url::Url::parse("https://docket.invalid/")
+        .unwrap()
+        .join(location)
+        .unwrap()
+        .query_pairs()
+        .into_owned()
+        .collect()
+}
+
+/// The ID token's claims for `code`.
+async fn id_claims(app: &TestApp, id: &str, secret: &str, code: &str) -> Value {
+    let t: Value = redeem(app, id, secret, code, &[])
+        .await
+        .json()
+        .await
+        .unwrap();
+    jwt_claims(t["id_token"].as_str().unwrap_or_else(|| panic!("{t}")))
+}
+
+fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs() as i64
+}
+
+/// Signs in as Ada on the login page at `location` (where the authorization endpoint sent the
+/// browser): the new `Cookie` header, and where the login sends the browser next.
+async fn sign_in_at(app: &TestApp, location: &str) -> (String, String) {
+    assert!(location.starts_with("/auth/login?"), "{location}");
+    let page = app.get(location).await;
+    assert_eq!(page.status(), 200);
+    let pre = set_cookie_pairs(&page).join("; ");
+    let mut form = hidden_inputs(&page.text().await.unwrap());
+    form.push(("email".into(), "ada@example.com".into()));
+    form.push(("password".into(), PASSWORD.into()));
+    let resp = app
+        .client
+        .post(app.url("/auth/login"))
+        .header("cookie", &pre)
+        .form(&form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 303);
+    let next = resp.headers()["location"].to_str().unwrap().to_string();
+    let session = set_cookie_pairs(&resp).join("; ");
+    (format!("{pre}; {session}"), next)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prompt_none_answers_without_a_page_or_says_why_it_cannot() {
+    let app = TestApp::spawn().await;
+    let (id, secret) = setup(&app, &[]);
+    let none = [("prompt", "none")];
+    let refused = |location: &str, error: &str| {
+        assert!(location.starts_with(REDIRECT), "{location}");
+        let q = query(location);
+        assert_eq!(q["error"], error, "{location}");
+        assert_eq!(q["state"], "st");
+        assert_eq!(q["iss"], app.base.as_str());
+    };
+    // Not signed in: no login page, the app hears login_required.
+    let (status, location) = visit(&app, &authorize(&app, &id, &none), None).await;
+    assert_eq!(status, 303);
+    refused(&location, "login_required");
+    // Signed in, but the app was never allowed: consent_required.
+    let cookie = login(&app, "ada@example.com", PASSWORD).await.unwrap();
+    let (_, location) = visit(&app, &authorize(&app, &id, &none), Some(&cookie)).await;
+    refused(&location, "consent_required");
+    // Once allowed, the same request gets its code at once, and the ID token says when Ada
+    // signed in.
+    let allowed = code(&app, &cookie, &id, "openid", &[]).await;
+    let first = id_claims(&app, &id, &secret, &allowed).await;
+    let (status, location) = visit(&app, &authorize(&app, &id, &none), Some(&cookie)).await;
+    assert_eq!(status, 303);
+    let q = query(&location);
+    assert_eq!(q["state"], "st");
+    let claims = id_claims(&app, &id, &secret, &q["code"]).await;
+    assert_eq!(claims["auth_time"], first["auth_time"]);
+    assert!(claims["auth_time"].as_i64().unwrap() <= unix_now());
+    // More than was allowed needs the page again.
+    let wider = authorize_for(&app, &id, "openid email", &none);
+    let (_, location) = visit(&app, &wider, Some(&cookie)).await;
+    refused(&location, "consent_required");
+    // prompt=consent shows the page although everything was allowed.
+    let (status, _) = visit(
+        &app,
+        &authorize(&app, &id, &[("prompt", "consent")]),
+        Some(&cookie),
+    )
+    .await;
+    assert_eq!(status, 200);
+    // Unknown values, none with another, a max_age that is no number of seconds.
+    for bad in [
+        [("prompt", "none login"), ("max_age", "")],
+        [("prompt", "bogus"), ("max_age", "")],
+        [("prompt", ""), ("max_age", "-1")],
+    ] {
+        let (_, location) = visit(&app, &authorize(&app, &id, &bad), Some(&cookie)).await;
+        refused(&location, "invalid_request");
+    }
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prompt_login_and_an_exceeded_max_age_sign_the_user_in_again_once() {
+    let app = TestApp::spawn().await;
+    let (id, secret) = setup(&app, &[]);
+    let cookie = login(&app, "ada@example.com", PASSWORD).await.unwrap();
+    let first = id_claims(
+        &app,
+        &id,
+        &secret,
+        &code(&app, &cookie, &id, "openid", &[]).await,
+    )
+    .await;
+    let first = first["auth_time"].as_i64().expect("auth_time");
+    // A young enough session goes straight to the consent page.
+    let young = authorize(&app, &id, &[("max_age", "3600")]);
+    assert_eq!(visit(&app, &young, Some(&cookie)).await.0, 200);
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+
+    // prompt=login: to the login page (the hint filled in), then back, once.
+    let again = [("prompt", "login"), ("login_hint", "ada@example.com")];
+    let (status, location) = visit(&app, &authorize(&app, &id, &again), Some(&cookie)).await;
+    assert_eq!(status, 303);
+    assert_eq!(query(&location)["email"], "ada@example.com");
+    let (fresh, next) = sign_in_at(&app, &location).await;
+    assert!(next.starts_with("/auth/oauth2/authorize?"), "{next}");
+    let q = consent(&app, &fresh, &app.url(&next), "allow").await;
+    let claims = id_claims(&app, &id, &secret, &q["code"]).await;
+    let second = claims["auth_time"].as_i64().unwrap();
+    assert!(second > first, "signed in again: {second} after {first}");
+    // The old session is not good enough for prompt=login even with the marker docket adds.
+    assert_eq!(visit(&app, &app.url(&next), Some(&cookie)).await.0, 303);
+
+    // max_age=0 after a second: sign in again, and the login that follows counts.
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let (status, location) = visit(
+        &app,
+        &authorize(&app, &id, &[("max_age", "0")]),
+        Some(&fresh),
+    )
+    .await;
+    assert_eq!(status, 303);
+    assert!(location.starts_with("/auth/login?"), "{location}");
+    let (newest, next) = sign_in_at(&app, &location).await;
+    let q = consent(&app, &newest, &app.url(&next), "allow").await;
+    let claims = id_claims(&app, &id, &secret, &q["code"]).await;
+    assert!(claims["auth_time"].as_i64().unwrap() > second);
+    // select_account is a login too.
+    let (_, location) = visit(
+        &app,
+        &authorize(&app, &id, &[("prompt", "select_account")]),
+        Some(&newest),
+    )
+    .await;
+    assert!(location.starts_with("/auth/login?"), "{location}");
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn login_hint_fills_in_the_login_form_escaped() {
+    let app = TestApp::spawn().await;
+    let (id, _) = setup(&app, &[]);
+    let hint = r#"ada@example.com"><script>alert(1)</script>"#;
+    let (status, location) =
+        visit(&app, &authorize(&app, &id, &[("login_hint", hint)]), None).await;
+    assert_eq!(status, 303);
+    assert_eq!(query(&location)["email"], hint);
+    let html = app.get(&location).await.text().await.unwrap();
+    assert!(
+        html.contains(r#"value="ada@example.com&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;""#),
+        "the hint is in the field, escaped"
+    );
+    assert!(!html.contains("<script>alert"), "never as markup");
+    // Signing in from there comes back to the request.
+    let (_, next) = sign_in_at(&app, &location).await;
+    assert!(next.starts_with("/auth/oauth2/authorize?"), "{next}");
+    assert_eq!(query(&next)["login_hint"], hint);
     app.stop().await;
 }

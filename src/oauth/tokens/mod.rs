@@ -57,11 +57,13 @@ pub struct Issued {
     pub identity: Option<Identity>,
 }
 
-/// The user a code was issued for, and the authorization request's `nonce`.
+/// The user a code was issued for, the authorization request's `nonce`, and when the user
+/// signed in (`None` for codes issued before docket recorded it).
 #[derive(Debug, Clone)]
 pub struct Identity {
     pub user: i64,
     pub nonce: Option<String>,
+    pub auth_time: Option<i64>,
 }
 
 /// An OAuth protocol error: `{"error","error_description"}`.

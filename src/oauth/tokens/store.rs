@@ -50,6 +50,26 @@ pub fn upsert_grant(
     }
 }
 
+/// Whether `user`'s live grant to `client` already holds every one of `scopes`.
+pub fn grant_covers(
+    conn: &Connection,
+    user: i64,
+    client: i64,
+    scopes: &[Scope],
+) -> Result<bool, AppError> {
+    let granted: Option<String> = conn
+        .query_row(
+            "SELECT scopes FROM oauth_grants WHERE user_id = ?1 AND client_id = ?2 AND revoked_at IS NULL",
+            params![user, client],
+            |r| r.get(0),
+        )
+        .optional()?;
+    Ok(granted.is_some_and(|g| {
+        let granted = parse_scopes(&g);
+        scopes.iter().all(|s| granted.contains(s))
+    }))
+}
+
 /// What a code is bound to.
 pub struct NewCode<'a> {
     pub grant: i64,
@@ -60,6 +80,9 @@ pub struct NewCode<'a> {
     pub nonce: Option<&'a str>,
     /// The authorization request named `redirect_uri` (the token request must repeat it).
     pub redirect_uri_sent: bool,
+    /// When the user last signed in (password, and second factor if any): the ID token's
+    /// `auth_time`.
+    pub auth_time: Option<i64>,
 }
 
 pub fn insert_code(
@@ -70,8 +93,8 @@ pub fn insert_code(
     ttl: i64,
 ) -> Result<(), AppError> {
     tx.execute(
-        "INSERT INTO oauth_codes (code_hash, grant_id, redirect_uri, scopes, code_challenge, created_at, expires_at, nonce, redirect_uri_sent)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        "INSERT INTO oauth_codes (code_hash, grant_id, redirect_uri, scopes, code_challenge, created_at, expires_at, nonce, redirect_uri_sent, auth_time)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         params![
             code.hash(),
             new.grant,
@@ -81,7 +104,8 @@ pub fn insert_code(
             now,
             now + ttl,
             new.nonce,
-            new.redirect_uri_sent
+            new.redirect_uri_sent,
+            new.auth_time
         ],
     )?;
     Ok(())
@@ -204,6 +228,7 @@ struct StoredCode {
     user: i64,
     nonce: Option<String>,
     redirect_uri_sent: bool,
+    auth_time: Option<i64>,
 }
 
 fn find_code(tx: &Connection, hash: &str) -> Result<Option<StoredCode>, AppError> {
@@ -212,7 +237,7 @@ fn find_code(tx: &Connection, hash: &str) -> Result<Option<StoredCode>, AppError
             "SELECT c.id, c.grant_id, g.client_id, c.redirect_uri, c.scopes, c.code_challenge,
                     c.expires_at, c.used_at,
                     (g.revoked_at IS NULL AND u.disabled_at IS NULL), g.user_id, c.nonce,
-                    c.redirect_uri_sent
+                    c.redirect_uri_sent, c.auth_time
                FROM oauth_codes c
                JOIN oauth_grants g ON g.id = c.grant_id
                JOIN users u ON u.id = g.user_id
@@ -232,6 +257,7 @@ fn find_code(tx: &Connection, hash: &str) -> Result<Option<StoredCode>, AppError
                     user: r.get(9)?,
                     nonce: r.get(10)?,
                     redirect_uri_sent: r.get(11)?,
+                    auth_time: r.get(12)?,
                 })
             },
         )
@@ -289,6 +315,7 @@ pub fn redeem_code(
     issued.identity = Some(super::Identity {
         user: code.user,
         nonce: code.nonce,
+        auth_time: code.auth_time,
     });
     Ok(Ok(issued))
 }
