@@ -1,5 +1,5 @@
 //! Real client libraries, unchanged but for the base URL and the client's credentials, against
-//! the real server: openid-client v6 (Node, on oauth4webapi), authlib and requests-oauthlib
+//! the real server: openid-client v6 and oauth4webapi alone (Node), authlib and requests-oauthlib
 //! (Python) from `tests/clients/`. The test plays the user (login and Allow on the consent page); the library
 //! does the protocol.
 
@@ -181,5 +181,27 @@ async fn requests_oauthlib_with_the_newer_scope_names_gets_them_back_and_refresh
     assert_eq!(out["me_status"], 200);
     assert_eq!(out["me"]["email"], "ada@example.com");
     assert_eq!(out["refreshed_scope"], out["scope"]);
+    app.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oauth4webapi_signs_in_calls_the_identity_check_and_zapier_refreshes_and_revokes() {
+    let app = TestApp::spawn().await;
+    let (out, _) = sign_in(&app, Script::node, "oauth4webapi_client.mjs", &[]).await;
+    assert_eq!(out["issuer"], app.base.as_str());
+    assert_eq!(out["scope"], "READ_BOOKING READ_PROFILE");
+    assert_eq!(out["token_type"], "bearer", "the library lower-cases it");
+    assert_eq!(out["me"]["status"], 200);
+    assert_eq!(out["me"]["body"]["email"], "ada@example.com");
+    // The Zapier app's sample bookings through the library's Bearer request: 201, none yet.
+    assert_eq!(out["bookings"]["status"], 201);
+    assert_eq!(out["bookings"]["body"], serde_json::json!([]));
+    assert_eq!(out["refreshed"]["access_token"], true);
+    assert_eq!(out["refreshed"]["refresh_token"], true);
+    assert_eq!(
+        out["revoked"],
+        serde_json::json!({"status": 401, "error": "invalid_token"}),
+        "a revoked token is refused with RFC 6750's challenge"
+    );
     app.stop().await;
 }
