@@ -108,6 +108,17 @@ fn recipient_routes(state: AppState) -> BoxedFilter<(Response,)> {
     add.or(patch).unify().or(delete).unify().boxed()
 }
 
+/// The answer to adding fields: `{documentId, fields}`; when one field was sent (an object, not
+/// a list), its keys stand at the top level too, as clients of the other signing service read
+/// `id` there.
+fn added_fields(document: i64, single: bool, fields: Value) -> Value {
+    let top = json!({"documentId": document, "fields": fields});
+    match (single, fields.get(0)) {
+        (true, Some(one)) => with_keys(one.clone(), top),
+        _ => top,
+    }
+}
+
 /// Adding, changing and removing fields.
 fn field_routes(state: AppState) -> BoxedFilter<(Response,)> {
     let write = Scope::WriteDocument;
@@ -115,9 +126,10 @@ fn field_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::post())
         .and(caller(&state, write))
         .and(super::body::json::<Value>())
-        .then(|id, who: Principal, st: AppState, b| async move {
+        .then(|id, who: Principal, st: AppState, b: Value| async move {
+            let single = b.is_object();
             let r = manage::add_fields(&st.ctx(), &who, id, b).await;
-            json_result(r.map(|fields| json!({"documentId": id, "fields": fields})))
+            json_result(r.map(|fields| added_fields(id, single, json!(fields))))
         });
     let patch = warp::path!("api" / "v1" / "documents" / i64 / "fields" / i64)
         .and(warp::patch())

@@ -123,6 +123,7 @@ fn oauth_error(e: &OAuthError, basic_used: bool) -> Response {
         &OAuthErrorBody {
             error: e.error,
             error_description: &e.description,
+            message: &e.description,
         },
     );
     if e.error == "invalid_client" {

@@ -391,7 +391,7 @@ fn schemas() -> Value {
             "error": {"type": "string"}, "code": {"type": "string"}, "message": {"type": "string"},
             "details": {"type": "array", "items": {"type": "object", "required": ["path", "message"], "properties": {"path": {"type": "string"}, "message": {"type": "string"}}}}
         }},
-        "OAuthError": {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}, "error_description": {"type": "string"}}},
+        "OAuthError": {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}, "error_description": {"type": "string"}, "message": {"type": "string", "description": "error_description again, for integrations that read message"}}},
         "SendDocument": {"type": "object", "properties": {"sendEmail": {"type": "boolean", "default": true}}},
         "ResendDocument": {"type": "object", "required": ["recipients"], "properties": {"recipients": {"type": "array", "maxItems": 100, "items": {"type": "integer", "format": "int64"}}}},
         "ResendResponse": {"type": "object", "required": ["documentId", "recipients", "message"], "properties": {"documentId": {"type": "integer"}, "recipients": {"type": "array", "items": {"type": "integer"}}, "message": {"type": "string"}}},
@@ -454,7 +454,7 @@ fn schemas() -> Value {
             "fieldMeta": {"type": ["object", "null"]}, "inserted": {"type": "boolean"}, "customText": {"type": "string"},
             "page": {"type": "integer"}, "positionX": {"type": "string"}, "positionY": {"type": "string"}, "width": {"type": "string"}, "height": {"type": "string"}
         }},
-        "FieldsResponse": {"type": "object", "required": ["documentId", "fields"], "properties": {"documentId": {"type": "integer"}, "fields": {"type": "array", "items": ref_("Field")}}},
+        "FieldsResponse": {"type": "object", "required": ["documentId", "fields"], "description": "When one field was sent (an object), its keys (id, recipientId, type, ...) also stand at the top level", "properties": {"documentId": {"type": "integer"}, "fields": {"type": "array", "items": ref_("Field")}}},
         "Document": {"type": "object", "required": ["id", "externalId", "userId", "teamId", "title", "status", "documentDataId", "createdAt", "updatedAt", "completedAt", "recipients", "fields", "meta"], "properties": {
             "id": {"type": "integer"}, "externalId": nullable("string"), "userId": {"type": "integer"}, "teamId": nullable("integer"),
             "title": {"type": "string"}, "status": {"type": "string", "enum": ["DRAFT", "PENDING", "COMPLETED", "REJECTED", "CANCELLED"]},

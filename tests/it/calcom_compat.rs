@@ -189,3 +189,22 @@ async fn every_refresh_answer_carries_the_refresh_token_to_keep_using() {
     assert_eq!(me.status(), 200);
     app.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn token_errors_carry_message_beside_error_for_older_integrations() {
+    let app = TestApp::spawn().await;
+    let (id, secret) = setup(&app, &[]);
+    let form = [
+        ("grant_type", "authorization_code"),
+        ("code", "not-a-code"),
+        ("client_id", id.as_str()),
+        ("client_secret", secret.as_str()),
+    ];
+    let resp = token(&app, &form).await;
+    assert_eq!(resp.status(), 400);
+    let body: Value = resp.json().await.unwrap();
+    assert_eq!(body["error"], "invalid_grant", "{body}");
+    assert!(!body["message"].as_str().unwrap().is_empty(), "{body}");
+    assert_eq!(body["message"], body["error_description"]);
+    app.stop().await;
+}

@@ -16,6 +16,7 @@ mod cli;
 mod clients;
 mod connections;
 mod documenso_compat;
+mod documenso_examples;
 mod documents;
 mod hostile_pdf;
 mod http;

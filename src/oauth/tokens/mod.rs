@@ -103,10 +103,13 @@ impl OAuthError {
     }
 }
 
+/// RFC 6749 5.2's error body, with the description again as `message`, which the scheduling
+/// service's older integrations read.
 #[derive(Serialize)]
 pub struct OAuthErrorBody<'a> {
     pub error: &'a str,
     pub error_description: &'a str,
+    pub message: &'a str,
 }
 
 /// S256 (RFC 7636 4.6): BASE64URL(SHA256(verifier)), compared in constant time.
