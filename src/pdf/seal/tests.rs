@@ -70,6 +70,7 @@ fn fields(page: u32) -> Vec<FilledField> {
         width: 30.0,
         height: 4.0,
         value,
+        align: TextAlign::Left,
     };
     vec![
         f(10.0, 10.0, FieldValue::Text("Zoë Łukasiewicz".into())),
@@ -248,6 +249,7 @@ fn values_land_where_the_viewer_placed_them_on_every_rotation() {
             width: 20.0,
             height: 5.0,
             value: FieldValue::Text(format!("Marker{page}")),
+            align: TextAlign::Left,
         });
     }
     let input = SealInput {
@@ -347,6 +349,7 @@ fn encrypted_damaged_and_out_of_range_inputs_are_refused() {
         width: 10.0,
         height: 10.0,
         value: FieldValue::SignatureImage(b"nope".to_vec()),
+        align: TextAlign::Left,
     });
     assert!(matches!(
         refuse(fixture("a4-1p.pdf"), bad_png),
