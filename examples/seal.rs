@@ -7,7 +7,7 @@
 use std::time::Instant;
 
 use docket::pdf::seal::{
-    AuditRecipient, AuditSummary, FieldValue, FilledField, SealInput, SealSigner, seal,
+    AuditRecipient, AuditSummary, FieldValue, FilledField, SealInput, SealSigner, TextAlign, seal,
 };
 
 fn signature_png() -> Vec<u8> {
@@ -54,6 +54,7 @@ fn main() {
             width: 35.0,
             height: 4.0,
             value: FieldValue::Text("Zoë Łukasiewicz".into()),
+            align: TextAlign::Left,
         });
         fields.push(FilledField {
             page,
@@ -62,6 +63,7 @@ fn main() {
             width: 35.0,
             height: 8.0,
             value: FieldValue::SignatureImage(png.clone()),
+            align: TextAlign::Left,
         });
     }
     let recipient = |i: usize| AuditRecipient {

@@ -68,7 +68,7 @@
     return {
       SIGNATURE: 'Sign here', FREE_SIGNATURE: 'Sign here', INITIALS: 'Initials', NAME: 'Name',
       EMAIL: 'E-mail', DATE: 'Date (filled when you finish)', TEXT: 'Text', NUMBER: 'Number',
-      RADIO: 'Choose one', CHECKBOX: 'Tick', SELECT: 'Choose',
+      RADIO: 'Choose one', CHECKBOX: 'Tick', SELECT: 'Choose', DROPDOWN: 'Choose',
     }[f.type] || f.type;
   }
 
@@ -273,6 +273,7 @@
           return () => ({ value: input.value });
         }, (v) => save(f, v));
       case 'SELECT':
+      case 'DROPDOWN':
         return dialog(fieldLabel(f), (form) => {
           const select = el('select', { id: 'field-input', required: true },
             el('option', { value: '' }, 'Choose…'),

@@ -20,10 +20,13 @@ pub enum FieldType {
     Radio,
     Checkbox,
     Select,
+    /// The other signing service's name for SELECT: a field created as DROPDOWN keeps that
+    /// name (and `fieldMeta.type: "dropdown"`) in every answer; it behaves as SELECT.
+    Dropdown,
 }
 
 impl FieldType {
-    pub const ALL: [FieldType; 11] = [
+    pub const ALL: [FieldType; 12] = [
         FieldType::Signature,
         FieldType::FreeSignature,
         FieldType::Initials,
@@ -35,6 +38,7 @@ impl FieldType {
         FieldType::Radio,
         FieldType::Checkbox,
         FieldType::Select,
+        FieldType::Dropdown,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -50,14 +54,11 @@ impl FieldType {
             FieldType::Radio => "RADIO",
             FieldType::Checkbox => "CHECKBOX",
             FieldType::Select => "SELECT",
+            FieldType::Dropdown => "DROPDOWN",
         }
     }
 
-    /// `DROPDOWN` is accepted as another name for `SELECT`.
     pub fn parse(s: &str) -> Option<FieldType> {
-        if s == "DROPDOWN" {
-            return Some(FieldType::Select);
-        }
         Self::ALL.into_iter().find(|t| t.as_str() == s)
     }
 
@@ -75,7 +76,13 @@ impl FieldType {
                 | FieldType::Radio
                 | FieldType::Checkbox
                 | FieldType::Select
+                | FieldType::Dropdown
         )
+    }
+
+    /// A list to pick one of (SELECT, or its other name DROPDOWN).
+    pub fn is_select(self) -> bool {
+        matches!(self, FieldType::Select | FieldType::Dropdown)
     }
 }
 
@@ -365,7 +372,9 @@ pub fn parse_field_meta(
         return None;
     };
     match obj.get("type") {
-        Some(Value::String(t)) if *t == want || (kind == FieldType::Select && t == "dropdown") => {}
+        // SELECT and DROPDOWN take either kind; the stored kind follows the field's type.
+        Some(Value::String(t))
+            if *t == want || (kind.is_select() && (t == "select" || t == "dropdown")) => {}
         Some(Value::String(t)) => c.fail(
             format!("{path}.type"),
             format!(
@@ -400,20 +409,96 @@ pub fn parse_field_meta(
             c.fail(format!("{path}.fontSize"), "from 8 to 96");
         }
     }
+    layout_meta(c, raw, path, kind, &mut out);
     match kind {
         FieldType::Text => text_meta(c, raw, path, &mut out),
         FieldType::Number => number_meta(c, raw, path, &mut out),
         FieldType::Radio | FieldType::Checkbox => choice_meta(c, raw, path, kind, &mut out),
-        FieldType::Select => select_meta(c, raw, path, &mut out),
+        FieldType::Select | FieldType::Dropdown => select_meta(c, raw, path, &mut out),
         _ => {}
     }
     Some(Value::Object(out))
 }
 
+/// `textAlign` values, as the other signing service names them.
+pub const TEXT_ALIGN: &[&str] = &["left", "center", "right"];
+const OVERFLOW: &[&str] = &["auto", "horizontal", "vertical", "crop"];
+const VERTICAL_ALIGN: &[&str] = &["top", "middle", "bottom"];
+const DIRECTION: &[&str] = &["vertical", "horizontal"];
+
+/// The optional string `key`, one of `allowed`, copied into `out`.
+fn opt_enum(
+    c: &mut Check,
+    raw: &Value,
+    path: &str,
+    key: &str,
+    allowed: &[&str],
+    out: &mut Map<String, Value>,
+) {
+    if let Some(v) = c.opt_str(raw, key, path, 32) {
+        if allowed.contains(&v.as_str()) {
+            out.insert(key.into(), json!(v));
+        } else {
+            c.fail(
+                join(path, key),
+                format!("use one of: {}", allowed.join(", ")),
+            );
+        }
+    }
+}
+
+/// The optional number `key` within `range`, copied into `out`.
+fn opt_ranged(
+    c: &mut Check,
+    raw: &Value,
+    path: &str,
+    key: &str,
+    range: std::ops::RangeInclusive<f64>,
+    out: &mut Map<String, Value>,
+) {
+    if let Some(v) = c.opt_f64(raw, key, path) {
+        if range.contains(&v) {
+            out.insert(key.into(), json!(v));
+        } else {
+            c.fail(
+                join(path, key),
+                format!("from {} to {}", range.start(), range.end()),
+            );
+        }
+    }
+}
+
+/// How the value is laid out, for the kinds that have each key (the other signing service's
+/// field-meta schema): `overflow` for all; `textAlign` for text-like kinds; `lineHeight`,
+/// `letterSpacing` and `verticalAlign` for TEXT and NUMBER; `direction` for RADIO and CHECKBOX.
+/// A key the kind does not have is dropped, as that schema drops it.
+fn layout_meta(
+    c: &mut Check,
+    raw: &Value,
+    path: &str,
+    kind: FieldType,
+    out: &mut Map<String, Value>,
+) {
+    use FieldType::*;
+    opt_enum(c, raw, path, "overflow", OVERFLOW, out);
+    if matches!(kind, Initials | Name | Email | Date | Text | Number) {
+        opt_enum(c, raw, path, "textAlign", TEXT_ALIGN, out);
+    }
+    if matches!(kind, Text | Number) {
+        opt_ranged(c, raw, path, "lineHeight", 1.0..=10.0, out);
+        opt_ranged(c, raw, path, "letterSpacing", 0.0..=100.0, out);
+        opt_enum(c, raw, path, "verticalAlign", VERTICAL_ALIGN, out);
+    }
+    if matches!(kind, Radio | Checkbox) {
+        opt_enum(c, raw, path, "direction", DIRECTION, out);
+    }
+}
+
+/// `characterLimit`: 0 means no limit, as in the other signing service's schema.
 fn text_meta(c: &mut Check, raw: &Value, path: &str, out: &mut Map<String, Value>) {
-    let limit = c.opt_int(raw, "characterLimit", path, 1..=10_000);
+    let limit = c.opt_int(raw, "characterLimit", path, 0..=10_000);
     let text = c.opt_str(raw, "text", path, 10_000);
-    if let (Some(limit), Some(text)) = (limit, &text)
+    if let (Some(limit @ 1..), Some(text)) = (limit, &text)
         && text.chars().count() as i64 > limit
     {
         c.fail(
@@ -429,6 +514,7 @@ fn text_meta(c: &mut Check, raw: &Value, path: &str, out: &mut Map<String, Value
     }
 }
 
+/// `value` keeps the JSON type it was sent in (the other signing service takes a string).
 fn number_meta(c: &mut Check, raw: &Value, path: &str, out: &mut Map<String, Value>) {
     let min = c.opt_f64(raw, "minValue", path);
     let max = c.opt_f64(raw, "maxValue", path);
@@ -448,7 +534,11 @@ fn number_meta(c: &mut Check, raw: &Value, path: &str, out: &mut Map<String, Val
                 "must lie between minValue and maxValue",
             );
         }
-        out.insert("value".into(), json!(v));
+        let sent = match raw.get("value") {
+            Some(Value::String(s)) if s.chars().count() <= 64 => json!(s.trim()),
+            _ => json!(v),
+        };
+        out.insert("value".into(), sent);
     }
     if let Some(m) = min {
         out.insert("minValue".into(), json!(m));
@@ -461,19 +551,14 @@ fn number_meta(c: &mut Check, raw: &Value, path: &str, out: &mut Map<String, Val
     }
 }
 
+/// `values`: optional, as in the other signing service (a field without any cannot be sent to
+/// a signer: `require_choices`); at most 100.
 fn values_array<'a>(c: &mut Check, raw: &'a Value, path: &str) -> Option<&'a Vec<Value>> {
     match raw.get("values") {
-        Some(Value::Array(a)) if !a.is_empty() && a.len() <= 100 => Some(a),
-        Some(Value::Array(a)) if a.is_empty() => {
-            c.fail(format!("{path}.values"), "give at least one value");
-            None
-        }
+        None | Some(Value::Null) => None,
+        Some(Value::Array(a)) if a.len() <= 100 => Some(a),
         Some(Value::Array(_)) => {
             c.fail(format!("{path}.values"), "at most 100 values");
-            None
-        }
-        None | Some(Value::Null) => {
-            c.fail(format!("{path}.values"), "required: at least one value");
             None
         }
         Some(_) => {
@@ -490,59 +575,82 @@ fn choice_meta(
     kind: FieldType,
     out: &mut Map<String, Value>,
 ) {
-    let Some(values) = values_array(c, raw, path) else {
-        return;
-    };
-    let mut clean = Vec::new();
-    let mut checked = 0;
-    for (i, v) in values.iter().enumerate() {
-        let p = format!("{path}.values[{i}]");
-        if !v.is_object() {
-            c.fail(&p, "must be an object {\"id\", \"checked\", \"value\"}");
-            continue;
-        }
-        let id = c
-            .opt_int(v, "id", &p, 0..=i64::from(u32::MAX))
-            .unwrap_or(i as i64);
-        let is_checked = c.opt_bool(v, "checked", &p).unwrap_or(false);
-        let value = c.opt_str(v, "value", &p, 500).unwrap_or_default();
-        checked += usize::from(is_checked);
-        clean.push(json!({"id": id, "checked": is_checked, "value": value}));
-    }
-    if kind == FieldType::Radio && checked > 1 {
-        c.fail(
-            format!("{path}.values"),
-            "a radio field can have at most one value checked",
-        );
-    }
-    out.insert("values".into(), Value::Array(clean));
-    if kind == FieldType::Checkbox {
-        let rule = c.opt_str(raw, "validationRule", path, 32);
-        let length = c.opt_int(raw, "validationLength", path, 1..=values.len() as i64);
-        match (&rule, length) {
-            (Some(r), _) if !CHECKBOX_RULES.contains(&r.as_str()) => c.fail(
-                format!("{path}.validationRule"),
-                format!("use one of: {}", CHECKBOX_RULES.join(", ")),
-            ),
-            (Some(_), None) if raw.get("validationLength").is_none_or(Value::is_null) => c.fail(
-                format!("{path}.validationLength"),
-                "required with validationRule",
-            ),
-            (Some(r), Some(n)) => {
-                out.insert("validationRule".into(), json!(r));
-                out.insert("validationLength".into(), json!(n));
+    let values = values_array(c, raw, path);
+    let count = values.map_or(0, Vec::len);
+    if let Some(values) = values {
+        let mut clean = Vec::new();
+        let mut checked = 0;
+        for (i, v) in values.iter().enumerate() {
+            let p = format!("{path}.values[{i}]");
+            if !v.is_object() {
+                c.fail(&p, "must be an object {\"id\", \"checked\", \"value\"}");
+                continue;
             }
-            _ => {}
+            let id = c
+                .opt_int(v, "id", &p, 0..=i64::from(u32::MAX))
+                .unwrap_or(i as i64);
+            let is_checked = c.opt_bool(v, "checked", &p).unwrap_or(false);
+            let value = c.opt_str(v, "value", &p, 500).unwrap_or_default();
+            checked += usize::from(is_checked);
+            clean.push(json!({"id": id, "checked": is_checked, "value": value}));
         }
+        if kind == FieldType::Radio && checked > 1 {
+            c.fail(
+                format!("{path}.values"),
+                "a radio field can have at most one value checked",
+            );
+        }
+        out.insert("values".into(), Value::Array(clean));
+    }
+    if kind == FieldType::Checkbox {
+        checkbox_rule(c, raw, path, count, out);
+    }
+}
+
+/// `validationRule` (one of `CHECKBOX_RULES`; `""` is no rule, as the other signing service's
+/// defaults send it) and `validationLength` (from 1 to the number of values with a rule).
+fn checkbox_rule(
+    c: &mut Check,
+    raw: &Value,
+    path: &str,
+    count: usize,
+    out: &mut Map<String, Value>,
+) {
+    let rule = c
+        .opt_str(raw, "validationRule", path, 32)
+        .filter(|r| !r.is_empty());
+    if rule.is_none() {
+        // No rule: a length means nothing, but is kept as sent.
+        if let Some(n) = c.opt_int(raw, "validationLength", path, 0..=100) {
+            out.insert("validationLength".into(), json!(n));
+        }
+        if raw.get("validationRule") == Some(&json!("")) {
+            out.insert("validationRule".into(), json!(""));
+        }
+        return;
+    }
+    let length = c.opt_int(raw, "validationLength", path, 1..=count.max(1) as i64);
+    match (&rule, length) {
+        (Some(r), _) if !CHECKBOX_RULES.contains(&r.as_str()) => c.fail(
+            format!("{path}.validationRule"),
+            format!("use one of: {}", CHECKBOX_RULES.join(", ")),
+        ),
+        (Some(_), None) if raw.get("validationLength").is_none_or(Value::is_null) => c.fail(
+            format!("{path}.validationLength"),
+            "required with validationRule",
+        ),
+        (Some(r), Some(n)) => {
+            out.insert("validationRule".into(), json!(r));
+            out.insert("validationLength".into(), json!(n));
+        }
+        _ => {}
     }
 }
 
 fn select_meta(c: &mut Check, raw: &Value, path: &str, out: &mut Map<String, Value>) {
-    let Some(values) = values_array(c, raw, path) else {
-        return;
-    };
+    let values = values_array(c, raw, path);
     let mut clean = Vec::new();
-    for (i, v) in values.iter().enumerate() {
+    for (i, v) in values.into_iter().flatten().enumerate() {
         let p = format!("{path}.values[{i}]");
         match v.get("value") {
             Some(Value::String(s)) if !s.is_empty() && s.chars().count() <= 500 => {
@@ -560,10 +668,23 @@ fn select_meta(c: &mut Check, raw: &Value, path: &str, out: &mut Map<String, Val
         }
         out.insert("defaultValue".into(), json!(d));
     }
-    out.insert(
-        "values".into(),
-        Value::Array(clean.into_iter().map(|v| json!({"value": v})).collect()),
-    );
+    if values.is_some() {
+        out.insert(
+            "values".into(),
+            Value::Array(clean.into_iter().map(|v| json!({"value": v})).collect()),
+        );
+    }
+}
+
+/// Whether a choice field (RADIO, CHECKBOX, SELECT/DROPDOWN) has no values to choose from.
+pub fn lacks_choices(kind: FieldType, meta: Option<&Value>) -> bool {
+    matches!(
+        kind,
+        FieldType::Radio | FieldType::Checkbox | FieldType::Select | FieldType::Dropdown
+    ) && meta
+        .and_then(|m| m.get("values"))
+        .and_then(Value::as_array)
+        .is_none_or(Vec::is_empty)
 }
 
 #[cfg(test)]
@@ -663,7 +784,10 @@ mod tests {
         assert_eq!(errors(field(num), None), ["fields[0].fieldMeta.minValue"]);
         let num = json!({"type": "NUMBER", "fieldMeta": {"type": "number", "minValue": 1, "maxValue": 5, "value": 9}});
         assert_eq!(errors(field(num), None), ["fields[0].fieldMeta.value"]);
+        // Values are optional (sending refuses a signer's choice field without any).
         let radio = json!({"type": "RADIO", "fieldMeta": {"type": "radio", "values": []}});
+        assert!(errors(field(radio), None).is_empty());
+        let radio = json!({"type": "RADIO", "fieldMeta": {"type": "radio", "values": {}}});
         assert_eq!(errors(field(radio), None), ["fields[0].fieldMeta.values"]);
         let radio = json!({"type": "RADIO", "fieldMeta": {"type": "radio", "values": [{"id": 1, "checked": true, "value": "a"}, {"id": 2, "checked": true, "value": "b"}]}});
         assert_eq!(errors(field(radio), None), ["fields[0].fieldMeta.values"]);
@@ -759,6 +883,81 @@ mod tests {
             "{msg}"
         );
         assert!(!msg.contains("field 1 "), "{msg}");
+    }
+
+    fn meta_of(raw: Value) -> Result<Value, Vec<String>> {
+        let mut c = Check::new();
+        let f = parse_field(&mut c, &field(raw), "f", None, &|_| true);
+        match c.finish(f) {
+            Ok(f) => Ok(f.unwrap().field_meta.unwrap()),
+            Err(e) => Err(e.details().iter().map(|d| d.path.clone()).collect()),
+        }
+    }
+
+    #[test]
+    fn layout_keys_are_kept_where_the_kind_has_them_and_checked() {
+        let text = json!({"type": "text", "textAlign": "center", "lineHeight": 1.5,
+            "letterSpacing": "2", "verticalAlign": "bottom", "overflow": "crop", "characterLimit": 0});
+        assert_eq!(
+            meta_of(json!({"type": "TEXT", "fieldMeta": text})).unwrap(),
+            json!({"type": "text", "textAlign": "center", "lineHeight": 1.5, "letterSpacing": 2.0,
+                   "verticalAlign": "bottom", "overflow": "crop", "characterLimit": 0})
+        );
+        let radio = json!({"type": "radio", "direction": "horizontal", "textAlign": "left"});
+        assert_eq!(
+            meta_of(json!({"type": "RADIO", "fieldMeta": radio})).unwrap(),
+            json!({"type": "radio", "direction": "horizontal"})
+        );
+        let bad = json!({"type": "text", "textAlign": "justify", "lineHeight": 11,
+            "letterSpacing": -1, "verticalAlign": "center", "overflow": "wrap"});
+        assert_eq!(
+            meta_of(json!({"type": "TEXT", "fieldMeta": bad})).unwrap_err(),
+            [
+                "f.fieldMeta.overflow",
+                "f.fieldMeta.textAlign",
+                "f.fieldMeta.lineHeight",
+                "f.fieldMeta.letterSpacing",
+                "f.fieldMeta.verticalAlign"
+            ]
+        );
+        let dir = json!({"type": "checkbox", "direction": "diagonal"});
+        assert_eq!(
+            meta_of(json!({"type": "CHECKBOX", "fieldMeta": dir})).unwrap_err(),
+            ["f.fieldMeta.direction"]
+        );
+        // The other service's defaults for a checkbox: no rule.
+        let cb = json!({"type": "checkbox", "validationRule": "", "validationLength": 0});
+        assert_eq!(
+            meta_of(json!({"type": "CHECKBOX", "fieldMeta": cb.clone()})).unwrap(),
+            cb
+        );
+        let num = json!({"type": "number", "value": "42"});
+        assert_eq!(
+            meta_of(json!({"type": "NUMBER", "fieldMeta": num.clone()})).unwrap(),
+            num
+        );
+    }
+
+    #[test]
+    fn dropdown_keeps_its_name_and_choice_fields_may_lack_values() {
+        let sel = json!({"type": "DROPDOWN", "fieldMeta": {"type": "select"}});
+        assert_eq!(meta_of(sel).unwrap(), json!({"type": "dropdown"}));
+        let sel = json!({"type": "SELECT", "fieldMeta": {"type": "dropdown"}});
+        assert_eq!(meta_of(sel).unwrap(), json!({"type": "select"}));
+        assert_eq!(FieldType::parse("DROPDOWN"), Some(FieldType::Dropdown));
+        assert!(lacks_choices(
+            FieldType::Dropdown,
+            Some(&json!({"type": "dropdown"}))
+        ));
+        assert!(lacks_choices(
+            FieldType::Radio,
+            Some(&json!({"values": []}))
+        ));
+        assert!(!lacks_choices(
+            FieldType::Checkbox,
+            Some(&json!({"values": [{"value": "a"}]}))
+        ));
+        assert!(!lacks_choices(FieldType::Text, None));
     }
 
     #[test]

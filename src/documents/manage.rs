@@ -249,6 +249,9 @@ pub async fn add_fields(
             let targets: Vec<i64> = batch.iter().flatten().map(|f| f.recipient_id).collect();
             doc.require_fields_editable("add fields", &targets)?;
             let added = parts::add_fields(tx, Parent::Document(id), &batch?, now())?;
+            if doc.status == Status::Pending {
+                store::load(tx, id)?.require_choices()?;
+            }
             Ok(added.iter().map(|f| FieldView::of(f, id)).collect())
         })
         .await
@@ -284,6 +287,9 @@ pub async fn patch_field(
             doc.require_fields_editable("change fields", &[f.recipient_id])?;
             doc.require_field_change_keeps_it_signable(field, Some(&f))?;
             store::fields::update(tx, id, fid, &f)?;
+            if doc.status == Status::Pending {
+                store::load(tx, id)?.require_choices()?;
+            }
             store::touch(tx, id, now())?;
             Ok(FieldView::of(
                 &store::fields::one(tx, Parent::Document(id), fid)?,

@@ -223,6 +223,31 @@ impl Document {
     }
 }
 
+impl Document {
+    /// 400 naming every choice field (RADIO, CHECKBOX, SELECT/DROPDOWN) meant for a signer that
+    /// has no values to choose from: such a field may be created without them (as the other
+    /// signing service allows), but no signer could fill it.
+    pub fn require_choices(&self) -> Result<(), AppError> {
+        let empty: Vec<String> = self
+            .fields
+            .iter()
+            .filter(|f| !f.read_only() && super::fields::lacks_choices(f.kind, f.meta.as_ref()))
+            .filter(|f| {
+                self.recipient(f.recipient_id)
+                    .is_some_and(|r| r.role == Role::Signer)
+            })
+            .map(|f| format!("field {} ({})", f.id, f.kind.as_str()))
+            .collect();
+        if empty.is_empty() {
+            return Ok(());
+        }
+        Err(AppError::wrong_state(format!(
+            "choice fields need at least one value in fieldMeta.values before a signer gets them: {}",
+            empty.join(", ")
+        )))
+    }
+}
+
 /// Where each of `fields` sits.
 pub fn placements(fields: &[Field]) -> Vec<Placement> {
     fields.iter().map(Field::placement).collect()
@@ -266,6 +291,15 @@ impl Field {
             page_height: self.height,
             field_meta: self.meta.clone(),
         }
+    }
+
+    /// Whether `fieldMeta.readOnly` is set: the recipient cannot change the field's value.
+    pub fn read_only(&self) -> bool {
+        self.meta
+            .as_ref()
+            .and_then(|m| m.get("readOnly"))
+            .and_then(Value::as_bool)
+            == Some(true)
     }
 
     /// Whether completing needs a value here: every signature field, and fields marked

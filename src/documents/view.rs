@@ -126,6 +126,20 @@ pub struct FieldView {
     pub position_y: String,
     pub width: String,
     pub height: String,
+    /// The other signing service's second id of a field (a string); here `field_<id>`.
+    pub secondary_id: String,
+    /// Whose field it is, in a document's `fields` (absent where the field is answered alone).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recipient: Option<FieldRecipient>,
+}
+
+/// A field's recipient as a document's `fields` show it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FieldRecipient {
+    pub name: String,
+    pub email: String,
+    pub signing_status: SigningStatus,
 }
 
 /// A document as the API shows it, with its `recipients`, `fields` and `meta`.
@@ -136,6 +150,8 @@ pub struct DocumentView {
     pub external_id: Option<String>,
     pub user_id: i64,
     pub team_id: Option<i64>,
+    /// Always null: docket has no folders (the other signing service's key).
+    pub folder_id: Option<String>,
     pub title: String,
     pub status: Status,
     pub document_data_id: String,
@@ -240,6 +256,8 @@ impl FieldView {
             position_y: crate::templates::decimal(f.y),
             width: crate::templates::decimal(f.width),
             height: crate::templates::decimal(f.height),
+            secondary_id: format!("field_{}", f.id),
+            recipient: None,
         }
     }
 }
@@ -251,6 +269,7 @@ impl DocumentView {
             external_id: d.external_id.clone(),
             user_id: d.user_id,
             team_id: None,
+            folder_id: None,
             title: d.title.clone(),
             status: d.status,
             document_data_id: d.document_data_id.clone(),
@@ -262,7 +281,19 @@ impl DocumentView {
                 .iter()
                 .map(|r| RecipientView::of(r, d.id, app_url))
                 .collect(),
-            fields: d.fields.iter().map(|f| FieldView::of(f, d.id)).collect(),
+            fields: d
+                .fields
+                .iter()
+                .map(|f| {
+                    let mut v = FieldView::of(f, d.id);
+                    v.recipient = d.recipient(f.recipient_id).map(|r| FieldRecipient {
+                        name: r.name.clone(),
+                        email: r.email.clone(),
+                        signing_status: r.signing_status,
+                    });
+                    v
+                })
+                .collect(),
             meta: d.meta.clone(),
             sealing: SealingView::of(d.status, &d.seal),
         }

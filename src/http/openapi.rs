@@ -448,15 +448,20 @@ fn schemas() -> Value {
             "recipientId": {"type": "integer"}, "type": field_type, "pageNumber": {"type": "integer", "minimum": 1},
             "pageX": percent, "pageY": percent, "pageWidth": percent, "pageHeight": percent, "fieldMeta": {"type": ["object", "null"]}
         }},
-        "Field": {"type": "object", "required": ["id", "documentId", "recipientId", "type", "pageNumber", "pageX", "pageY", "pageWidth", "pageHeight", "fieldMeta", "inserted", "customText", "page", "positionX", "positionY", "width", "height"], "properties": {
+        "Field": {"type": "object", "required": ["id", "documentId", "recipientId", "type", "pageNumber", "pageX", "pageY", "pageWidth", "pageHeight", "fieldMeta", "inserted", "customText", "page", "positionX", "positionY", "width", "height", "secondaryId"], "properties": {
             "id": {"type": "integer"}, "documentId": {"type": "integer"}, "recipientId": {"type": "integer"}, "type": field_type,
             "pageNumber": {"type": "integer"}, "pageX": {"type": "number"}, "pageY": {"type": "number"}, "pageWidth": {"type": "number"}, "pageHeight": {"type": "number"},
             "fieldMeta": {"type": ["object", "null"]}, "inserted": {"type": "boolean"}, "customText": {"type": "string"},
-            "page": {"type": "integer"}, "positionX": {"type": "string"}, "positionY": {"type": "string"}, "width": {"type": "string"}, "height": {"type": "string"}
+            "page": {"type": "integer"}, "positionX": {"type": "string"}, "positionY": {"type": "string"}, "width": {"type": "string"}, "height": {"type": "string"},
+            "secondaryId": {"type": "string"},
+            "recipient": {"type": "object", "required": ["name", "email", "signingStatus"], "description": "whose field it is; in a document's fields only", "properties": {
+                "name": {"type": "string"}, "email": {"type": "string"}, "signingStatus": {"type": "string", "enum": ["NOT_SIGNED", "SIGNED", "REJECTED"]}
+            }}
         }},
         "FieldsResponse": {"type": "object", "required": ["documentId", "fields"], "description": "When one field was sent (an object), its keys (id, recipientId, type, ...) also stand at the top level", "properties": {"documentId": {"type": "integer"}, "fields": {"type": "array", "items": ref_("Field")}}},
-        "Document": {"type": "object", "required": ["id", "externalId", "userId", "teamId", "title", "status", "documentDataId", "createdAt", "updatedAt", "completedAt", "recipients", "fields", "meta"], "properties": {
+        "Document": {"type": "object", "required": ["id", "externalId", "userId", "teamId", "folderId", "title", "status", "documentDataId", "createdAt", "updatedAt", "completedAt", "recipients", "fields", "meta"], "properties": {
             "id": {"type": "integer"}, "externalId": nullable("string"), "userId": {"type": "integer"}, "teamId": nullable("integer"),
+            "folderId": {"type": "null", "description": "always null: there are no folders"},
             "title": {"type": "string"}, "status": {"type": "string", "enum": ["DRAFT", "PENDING", "COMPLETED", "REJECTED", "CANCELLED"]},
             "documentDataId": {"type": "string"}, "createdAt": ts, "updatedAt": ts, "completedAt": ts_null,
             "recipients": {"type": "array", "items": ref_("Recipient")}, "fields": {"type": "array", "items": ref_("Field")}, "meta": ref_("Meta"),
@@ -544,7 +549,13 @@ fn schemas() -> Value {
                 "id": {"type": "integer"}, "name": {"type": "string"}, "email": {"type": "string", "format": "email", "maxLength": 254}, "signingOrder": {"type": ["integer", "null"], "minimum": 0}
             }}},
             "meta": {"type": "object"}, "authOptions": ref_("AuthOptions"),
-            "formValues": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]}}
+            "formValues": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]}},
+            "prefillFields": {"type": "array", "maxItems": 500, "description": "values for the copied fields, by template field id: filled at once and read-only", "items": {
+                "type": "object", "required": ["id", "type"], "properties": {
+                    "id": {"type": "integer"}, "type": {"type": "string", "enum": ["text", "number", "radio", "checkbox", "dropdown", "date"]},
+                    "label": {"type": "string", "maxLength": 200}, "placeholder": {"type": "string", "maxLength": 200},
+                    "value": {"type": ["string", "array"], "items": {"type": "string"}, "description": "checkbox: the checked values; date: 2026-03-01 or an RFC 3339 time"}
+                }}}
         }},
         "GenerateDocumentResponse": {"type": "object", "required": ["documentId", "externalId", "recipients"], "properties": {
             "documentId": {"type": "integer"}, "externalId": nullable("string"), "recipients": {"type": "array", "items": ref_("RecipientBrief")}

@@ -74,6 +74,7 @@ pub fn send(
             unsigned.join(", ")
         )));
     }
+    d.require_choices()?;
     if !documents::set_status(tx, doc, Status::Draft, Status::Pending, now)? {
         return Err(conflict("the document changed state; try again"));
     }

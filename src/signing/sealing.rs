@@ -17,7 +17,7 @@ use crate::documents::model::Document;
 use crate::documents::store as documents;
 use crate::error::AppError;
 use crate::pdf::seal::{
-    AuditRecipient, AuditSummary, FieldValue, FilledField, SealInput, SealSigner,
+    AuditRecipient, AuditSummary, FieldValue, FilledField, SealInput, SealSigner, TextAlign,
 };
 use crate::retry::{Backoff, POLL, Stop};
 use crate::timefmt::human;
@@ -132,6 +132,12 @@ fn filled_fields(c: &Connection, doc: &Document) -> Result<(Vec<FilledField>, Dr
             width: f.width,
             height: f.height,
             value,
+            align: TextAlign::parse(
+                f.meta
+                    .as_ref()
+                    .and_then(|m| m.get("textAlign"))
+                    .and_then(|a| a.as_str()),
+            ),
         });
     }
     Ok((out, signatures))

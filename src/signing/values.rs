@@ -52,6 +52,7 @@ pub fn check(kind: FieldType, meta: Option<&Value>, value: &Value) -> Result<Sto
             let limit = meta
                 .get("characterLimit")
                 .and_then(Value::as_u64)
+                .filter(|l| *l > 0)
                 .map_or(MAX_TEXT, |l| l as usize);
             text_value(value, limit).map(Stored::Text)
         }
@@ -61,7 +62,7 @@ pub fn check(kind: FieldType, meta: Option<&Value>, value: &Value) -> Result<Sto
             require_option(&meta, &choice)?;
             Ok(Stored::Text(choice))
         }
-        FieldType::Select => {
+        FieldType::Select | FieldType::Dropdown => {
             let choice = text_value(value, 500)?;
             require_option(&meta, &choice)?;
             Ok(Stored::Text(choice))

@@ -4,6 +4,7 @@
 
 pub mod manage;
 pub mod model;
+pub mod prefill;
 pub mod store;
 
 use std::collections::HashMap;
@@ -278,6 +279,8 @@ pub struct Base {
     pub auth_options: AuthOptions,
     /// The template's recipients, in order, with their ids.
     pub recipients: Vec<(i64, NewRecipient)>,
+    /// The template's fields (what `prefillFields` names).
+    pub fields: Vec<crate::documents::model::Field>,
 }
 
 /// `POST /api/v1/templates/{id}/generate-document`, validated against the template.
@@ -286,6 +289,8 @@ pub struct Generate {
     pub document: CreateDocument,
     /// Every template recipient (by its template id) as the document will have it.
     pub recipients: Vec<(i64, NewRecipient)>,
+    /// `prefillFields`, by template field id.
+    pub prefill: HashMap<i64, prefill::Prefilled>,
 }
 
 /// `generate-document`: `recipients` is required; each item names a template recipient by `id` and may
@@ -338,6 +343,7 @@ pub fn parse_generate(body: &Value, base: &Base, tier: Tier) -> Result<Generate,
         raw => meta::parse_auth_options(&mut c, raw),
     };
     let form_values = meta::parse_form_values(&mut c, body.get("formValues"));
+    let prefill = prefill::parse(&mut c, body.get("prefillFields"), &base.fields, &meta);
     let g = c.finish(Generate {
         document: CreateDocument {
             title,
@@ -348,6 +354,7 @@ pub fn parse_generate(body: &Value, base: &Base, tier: Tier) -> Result<Generate,
             form_values,
         },
         recipients: out,
+        prefill,
     })?;
     let all: Vec<NewRecipient> = g.recipients.iter().map(|(_, r)| r.clone()).collect();
     check_tier(&g.document.auth_options, &all, tier)?;
@@ -547,7 +554,14 @@ pub fn generate(
         f.recipient_id = *ids
             .get(&f.recipient_id)
             .ok_or_else(|| AppError::internal("a template field without its recipient"))?;
-        documents::store::fields::insert(tx, parent, &f, now)?;
+        let prefilled = g.prefill.get(&source.id);
+        if let Some(p) = prefilled {
+            f.field_meta = p.meta.clone();
+        }
+        let id = documents::store::fields::insert(tx, parent, &f, now)?;
+        if let Some(value) = prefilled.and_then(|p| p.value.as_deref()) {
+            documents::store::fields::preset(tx, id, value, now)?;
+        }
     }
     Ok(doc)
 }
@@ -625,6 +639,7 @@ mod tests {
                 (7, r(&placeholder_email(1), Some(0))),
                 (8, r(&placeholder_email(2), Some(1))),
             ],
+            fields: Vec::new(),
         }
     }
 

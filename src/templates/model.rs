@@ -48,6 +48,7 @@ impl Template {
             meta: self.meta.clone(),
             auth_options: self.auth_options.clone(),
             recipients: self.recipients.iter().map(|r| (r.id, r.as_new())).collect(),
+            fields: self.fields.clone(),
         }
     }
 

@@ -68,6 +68,7 @@ fn assert_document_shape(doc: &Value) {
             "externalId",
             "userId",
             "teamId",
+            "folderId",
             "title",
             "status",
             "documentDataId",
@@ -458,7 +459,8 @@ async fn fields_are_all_or_nothing_and_follow_the_pdf() {
             "positionX",
             "positionY",
             "width",
-            "height"
+            "height",
+            "secondaryId"
         ])
     );
     assert_eq!(f["fieldMeta"]["characterLimit"], 40);

@@ -77,11 +77,27 @@ pub fn insert(tx: &Connection, parent: Parent, f: &NewField, now: i64) -> Result
     Ok(tx.last_insert_rowid())
 }
 
-/// Replaces field `id` of document `doc` by `f`.
+/// Gives new field `id` the value its owner set (a template's `prefillFields`): filled before
+/// anyone signs.
+pub fn preset(tx: &Connection, id: i64, text: &str, now: i64) -> Result<(), AppError> {
+    tx.execute(
+        "UPDATE fields SET custom_text = ?2, inserted = 1, filled_at = ?3 WHERE id = ?1",
+        params![id, text, now],
+    )?;
+    Ok(())
+}
+
+/// Replaces field `id` of document `doc` by `f`. A value it held (on a draft, the owner's
+/// preset; a PENDING document's filled fields cannot change) is kept while its recipient and
+/// type stay, and forgotten otherwise.
 pub fn update(tx: &Connection, doc: i64, id: i64, f: &NewField) -> Result<(), AppError> {
     let n = tx.execute(
         "UPDATE fields SET recipient_id = ?3, type = ?4, page_number = ?5, page_x = ?6, page_y = ?7,
-                page_width = ?8, page_height = ?9, field_meta = ?10
+                page_width = ?8, page_height = ?9, field_meta = ?10,
+                custom_text = CASE WHEN recipient_id = ?3 AND type = ?4 THEN custom_text END,
+                signature_png = CASE WHEN recipient_id = ?3 AND type = ?4 THEN signature_png END,
+                filled_at = CASE WHEN recipient_id = ?3 AND type = ?4 THEN filled_at END,
+                inserted = CASE WHEN recipient_id = ?3 AND type = ?4 THEN inserted ELSE 0 END
           WHERE document_id = ?1 AND id = ?2",
         params![
             doc,
@@ -113,11 +129,13 @@ pub fn delete(tx: &Connection, doc: i64, id: i64) -> Result<(), AppError> {
     Ok(())
 }
 
-/// Forgets every value recipient `recipient` entered.
+/// Forgets every value recipient `recipient` entered (not the owner's presets: read-only
+/// fields, which the recipient cannot fill).
 pub fn clear_values(tx: &Connection, recipient: i64) -> Result<(), AppError> {
     tx.execute(
         "UPDATE fields SET custom_text = NULL, signature_png = NULL, inserted = 0, filled_at = NULL
-          WHERE recipient_id = ?1",
+          WHERE recipient_id = ?1
+            AND coalesce(json_extract(field_meta, '$.readOnly'), 0) = 0",
         [recipient],
     )?;
     Ok(())
@@ -153,11 +171,12 @@ pub fn save_value(
     Ok(n == 1)
 }
 
-/// Sets the value of every DATE field of `recipient` (at completion).
+/// Sets the value of every DATE field of `recipient` not already set (at completion; a
+/// template's `prefillFields` may have set one).
 pub fn fill_dates(tx: &Connection, recipient: i64, text: &str, now: i64) -> Result<(), AppError> {
     tx.execute(
         "UPDATE fields SET custom_text = ?2, inserted = 1, filled_at = ?3
-         WHERE recipient_id = ?1 AND type = 'DATE'",
+         WHERE recipient_id = ?1 AND type = 'DATE' AND inserted = 0",
         params![recipient, text, now],
     )?;
     Ok(())

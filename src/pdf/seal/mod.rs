@@ -43,6 +43,28 @@ pub struct FilledField {
     pub width: f64,
     pub height: f64,
     pub value: FieldValue,
+    /// Where text sits across its box (`fieldMeta.textAlign`); images are centred.
+    pub align: TextAlign,
+}
+
+/// A text value's place across its box.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TextAlign {
+    #[default]
+    Left,
+    Center,
+    Right,
+}
+
+impl TextAlign {
+    /// From `fieldMeta.textAlign` (`left`, `center`, `right`); anything else is left.
+    pub fn parse(s: Option<&str>) -> TextAlign {
+        match s {
+            Some("center") => TextAlign::Center,
+            Some("right") => TextAlign::Right,
+            _ => TextAlign::Left,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]

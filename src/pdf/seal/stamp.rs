@@ -8,7 +8,7 @@ use lopdf::{Document, ObjectId};
 use super::canvas::{Canvas, Frame};
 use super::font::Font;
 use super::image;
-use super::{FieldValue, FilledField};
+use super::{FieldValue, FilledField, TextAlign};
 use crate::pdf::PdfError;
 
 /// Text is at most this share of its box's height.
@@ -41,12 +41,12 @@ pub(super) fn stamp_fields(
             let (x, y, w, h) = field_box(field, frame);
             match &field.value {
                 FieldValue::Text(text) | FieldValue::SignatureTyped(text) => {
-                    fit_text(&mut canvas, font, text, (x, y, w, h));
+                    fit_text(&mut canvas, font, text, (x, y, w, h), field.align);
                 }
                 FieldValue::Checkbox(labels) if labels.is_empty() => {}
                 FieldValue::Checkbox(labels) => {
                     let text = format!("\u{2713} {}", labels.join(", "));
-                    fit_text(&mut canvas, font, &text, (x, y, w, h));
+                    fit_text(&mut canvas, font, &text, (x, y, w, h), field.align);
                 }
                 FieldValue::SignatureImage(png) => {
                     let (id, px_w, px_h) = images.add(doc, png)?;
@@ -79,12 +79,14 @@ fn field_box(field: &FilledField, frame: Frame) -> (f64, f64, f64, f64) {
     (x, frame.height - top - h, w, h)
 }
 
-/// One line of text, left-aligned and vertically centred, as large as the box allows.
+/// One line of text, vertically centred, placed across the box as `align` says, as large as
+/// the box allows.
 pub(super) fn fit_text(
     canvas: &mut Canvas,
     font: &mut Font,
     text: &str,
     rect: (f64, f64, f64, f64),
+    align: TextAlign,
 ) {
     let (x, y, w, h) = rect;
     let text: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -98,7 +100,19 @@ pub(super) fn fit_text(
         .max(MIN_TEXT_SIZE);
     let (ascent, descent) = font.ascent_descent();
     let baseline = y + h / 2.0 - (ascent + descent) / 2000.0 * size;
-    canvas.text(font, x + pad, baseline, size, &text);
+    let left = text_left(align, (x, w), pad, width_at_1pt * size);
+    canvas.text(font, left, baseline, size, &text);
+}
+
+/// Where a line `text_width` wide starts in a box from `x`, `w` wide, `pad` in from its edges;
+/// a line wider than the box starts at its left padding whatever the alignment.
+fn text_left(align: TextAlign, (x, w): (f64, f64), pad: f64, text_width: f64) -> f64 {
+    let start = match align {
+        TextAlign::Left => x + pad,
+        TextAlign::Center => x + (w - text_width) / 2.0,
+        TextAlign::Right => x + w - pad - text_width,
+    };
+    start.max(x + pad)
 }
 
 #[cfg(test)]
@@ -113,7 +127,21 @@ mod tests {
             width,
             height,
             value: FieldValue::Text("x".into()),
+            align: TextAlign::Left,
         }
+    }
+
+    #[test]
+    fn text_is_placed_across_its_box_as_aligned() {
+        let b = (100.0, 50.0);
+        assert_eq!(text_left(TextAlign::Left, b, 2.0, 20.0), 102.0);
+        assert_eq!(text_left(TextAlign::Center, b, 2.0, 20.0), 115.0);
+        assert_eq!(text_left(TextAlign::Right, b, 2.0, 20.0), 128.0);
+        // Too wide to align: from the left padding.
+        assert_eq!(text_left(TextAlign::Right, b, 2.0, 60.0), 102.0);
+        assert_eq!(TextAlign::parse(Some("center")), TextAlign::Center);
+        assert_eq!(TextAlign::parse(Some("justify")), TextAlign::Left);
+        assert_eq!(TextAlign::parse(None), TextAlign::Left);
     }
 
     #[test]

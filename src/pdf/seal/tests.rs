@@ -70,6 +70,7 @@ fn fields(page: u32) -> Vec<FilledField> {
         width: 30.0,
         height: 4.0,
         value,
+        align: TextAlign::Left,
     };
     vec![
         f(10.0, 10.0, FieldValue::Text("Zoë Łukasiewicz".into())),
@@ -248,6 +249,7 @@ fn values_land_where_the_viewer_placed_them_on_every_rotation() {
             width: 20.0,
             height: 5.0,
             value: FieldValue::Text(format!("Marker{page}")),
+            align: TextAlign::Left,
         });
     }
     let input = SealInput {
@@ -263,6 +265,39 @@ fn values_land_where_the_viewer_placed_them_on_every_rotation() {
         assert!((60.0..62.5).contains(&x), "page {page}: x {x}%");
         assert!((70.0..73.0).contains(&y), "page {page}: y {y}%");
     }
+}
+
+#[test]
+fn text_align_places_the_value_across_its_box() {
+    let at = |y: f64, align: TextAlign, word: &str| FilledField {
+        page: 1,
+        x: 10.0,
+        y,
+        width: 80.0,
+        height: 4.0,
+        value: FieldValue::Text(word.into()),
+        align,
+    };
+    let input = SealInput {
+        original: fixture("a4-1p.pdf"),
+        fields: vec![
+            at(10.0, TextAlign::Left, "Leftword"),
+            at(20.0, TextAlign::Center, "Middleword"),
+            at(30.0, TextAlign::Right, "Rightword"),
+        ],
+        audit: audit(1, 1),
+    };
+    let sealed = seal(&input, signer()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "sealed.pdf", &sealed);
+    let (left, _) = word_position(&path, 1, "Leftword");
+    let (middle, _) = word_position(&path, 1, "Middleword");
+    let (right, _) = word_position(&path, 1, "Rightword");
+    // The box spans 10% to 90% of the page; each word (about a fifth of the page wide at
+    // this height) is narrower than that.
+    assert!((10.0..12.0).contains(&left), "left starts at {left}%");
+    assert!((30.0..48.0).contains(&middle), "centre starts at {middle}%");
+    assert!((55.0..89.0).contains(&right), "right starts at {right}%");
 }
 
 #[test]
@@ -347,6 +382,7 @@ fn encrypted_damaged_and_out_of_range_inputs_are_refused() {
         width: 10.0,
         height: 10.0,
         value: FieldValue::SignatureImage(b"nope".to_vec()),
+        align: TextAlign::Left,
     });
     assert!(matches!(
         refuse(fixture("a4-1p.pdf"), bad_png),
