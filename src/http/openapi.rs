@@ -392,7 +392,10 @@ fn schemas() -> Value {
             "details": {"type": "array", "items": {"type": "object", "required": ["path", "message"], "properties": {"path": {"type": "string"}, "message": {"type": "string"}}}}
         }},
         "OAuthError": {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}, "error_description": {"type": "string"}}},
-        "SendDocument": {"type": "object", "properties": {"sendEmail": {"type": "boolean", "default": true}}},
+        "SendDocument": {"type": "object", "description": "A body that is not an object means the defaults, as the signing service reads it", "properties": {
+            "sendEmail": {"type": ["boolean", "null"], "default": true, "description": "false: nobody is e-mailed (the owner hands out the signing links)"},
+            "sendCompletionEmails": {"type": ["boolean", "null"], "description": "sets meta.emailSettings documentCompleted and ownerDocumentCompleted"}
+        }},
         "ResendDocument": {"type": "object", "required": ["recipients"], "properties": {"recipients": {"type": "array", "maxItems": 100, "items": {"type": "integer", "format": "int64"}}}},
         "ResendResponse": {"type": "object", "required": ["documentId", "recipients", "message"], "properties": {"documentId": {"type": "integer"}, "recipients": {"type": "array", "items": {"type": "integer"}}, "message": {"type": "string"}}},
         "DownloadUrl": {"type": "object", "required": ["downloadUrl"], "properties": {"downloadUrl": {"type": "string", "format": "uri"}}},
@@ -402,10 +405,18 @@ fn schemas() -> Value {
             "createdAt": ts, "actor": {"type": "string"}, "recipientId": {"type": ["integer", "null"]}, "ipAddress": nullable("string"), "userAgent": nullable("string"), "data": {"type": "object"}
         }}}}},
         "Meta": {"type": "object", "properties": {
-            "subject": nullable("string"), "message": nullable("string"), "timezone": {"type": "string"},
+            "subject": {"type": ["string", "null"], "maxLength": 255, "description": "the signing request's subject; {signer.name}, {signer.email} and {document.name} are filled in per recipient"},
+            "message": {"type": ["string", "null"], "maxLength": 5000, "description": "the signing request's message; {signer.name}, {signer.email} and {document.name} are filled in per recipient"},
+            "timezone": {"type": "string"},
             "dateFormat": {"type": "string", "enum": crate::documents::meta::DATE_FORMATS},
             "redirectUrl": {"type": ["string", "null"], "format": "uri", "maxLength": 2000, "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$"},
-            "signingOrder": {"type": "string", "enum": ["PARALLEL", "SEQUENTIAL"]}
+            "signingOrder": {"type": "string", "enum": ["PARALLEL", "SEQUENTIAL"]},
+            "distributionMethod": {"type": "string", "enum": ["EMAIL", "NONE"], "default": "EMAIL", "description": "NONE: recipients are never e-mailed (no signing requests, reminders, completion or cancellation e-mails); the owner hands out the signing links"},
+            "emailSettings": {"type": "object", "description": "the e-mails the document sends; a switch left out is on. Docket has mail for recipientSigningRequest (signing requests and reminders), documentCompleted (the signed copy to recipients), ownerDocumentCompleted (to the owner) and documentDeleted (cancellation); the others are kept and shown", "properties": {
+                "recipientSigningRequest": {"type": "boolean"}, "recipientRemoved": {"type": "boolean"}, "recipientSigned": {"type": "boolean"},
+                "documentPending": {"type": "boolean"}, "documentCompleted": {"type": "boolean"}, "documentDeleted": {"type": "boolean"},
+                "ownerDocumentCompleted": {"type": "boolean"}, "ownerRecipientExpired": {"type": "boolean"}, "ownerDocumentCreated": {"type": "boolean"}
+            }}
         }},
         "AuthOptions": {"type": "object", "properties": {
             "globalAccessAuth": auth_methods(ACCESS_AUTH),
