@@ -108,6 +108,73 @@ pub struct Meta {
     /// Which e-mails the document sends (all by default); see `EmailSettings::effective`.
     #[serde(default)]
     pub email_settings: EmailSettings,
+    /// Links the sender attached at creation (`attachments`), shown to signers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<Attachment>,
+}
+
+/// A link attachment: a label and an http(s) URL (the signing service's `{label, data, type:
+/// "link"}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attachment {
+    pub label: String,
+    pub data: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+}
+
+/// At most this many attachments a document.
+pub const MAX_ATTACHMENTS: usize = 10;
+
+/// `attachments`: null, or a list of at most `MAX_ATTACHMENTS` `{label (1..255 characters),
+/// data (an absolute http(s) URL, as `meta.redirectUrl`), type? ("link")}`.
+pub fn parse_attachments(c: &mut Check, raw: Option<&Value>) -> Vec<Attachment> {
+    let Some(raw) = raw.filter(|v| !v.is_null()) else {
+        return Vec::new();
+    };
+    let Some(list) = raw.as_array().filter(|a| a.len() <= MAX_ATTACHMENTS) else {
+        c.fail(
+            "attachments",
+            format!("must be a list of at most {MAX_ATTACHMENTS} {{label, data}} links"),
+        );
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (i, a) in list.iter().enumerate() {
+        let path = format!("attachments[{i}]");
+        if !a.is_object() {
+            c.fail(path, "must be an object {label, data}");
+            continue;
+        }
+        let label = c
+            .opt_str(a, "label", &path, 255)
+            .map(|l| l.trim().to_string());
+        if label.as_deref().is_none_or(str::is_empty) {
+            c.fail(join(&path, "label"), "required: 1 to 255 characters");
+        }
+        let data = match c.opt_str(a, "data", &path, 2000) {
+            Some(u) => redirect_url(&u)
+                .map_err(|why| c.fail(join(&path, "data"), why))
+                .ok(),
+            None => {
+                c.fail(join(&path, "data"), "required: an http or https URL");
+                None
+            }
+        };
+        match a.get("type") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(t)) if t == "link" => {}
+            Some(_) => c.fail(join(&path, "type"), "only \"link\" attachments exist"),
+        }
+        if let (Some(label), Some(data)) = (label.filter(|l| !l.is_empty()), data) {
+            out.push(Attachment {
+                label,
+                data,
+                kind: "link".into(),
+            });
+        }
+    }
+    out
 }
 
 /// How recipients get their signing links (`meta.distributionMethod`).
@@ -208,6 +275,7 @@ impl Default for Meta {
             signing_order: SigningOrder::Parallel,
             distribution_method: DistributionMethod::Email,
             email_settings: EmailSettings::default(),
+            attachments: Vec::new(),
         }
     }
 }
@@ -694,6 +762,46 @@ mod tests {
                 "meta.emailSettings.documentCompleted"
             ]
         );
+    }
+
+    #[test]
+    fn attachments_are_labelled_http_links_and_few() {
+        let mut c = Check::new();
+        let a = parse_attachments(
+            &mut c,
+            Some(
+                &json!([{"label": " Terms ", "data": "https://x.example/terms", "type": "link"},
+                         {"label": "Price list", "data": "HTTP://X.example/p"}]),
+            ),
+        );
+        assert!(c.is_ok());
+        assert_eq!(a.len(), 2);
+        assert_eq!(
+            (a[0].label.as_str(), a[1].data.as_str()),
+            ("Terms", "http://x.example/p")
+        );
+        let mut c = Check::new();
+        parse_attachments(
+            &mut c,
+            Some(&json!([{"label": "", "data": "javascript:alert(1)", "type": "file"}, 3])),
+        );
+        let err = c.finish(()).unwrap_err();
+        let paths: Vec<&str> = err.details().iter().map(|d| d.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "attachments[0].label",
+                "attachments[0].data",
+                "attachments[0].type",
+                "attachments[1]"
+            ]
+        );
+        let many: Vec<Value> = (0..=MAX_ATTACHMENTS)
+            .map(|i| json!({"label": i.to_string(), "data": "https://x.example/"}))
+            .collect();
+        let mut c = Check::new();
+        parse_attachments(&mut c, Some(&Value::Array(many)));
+        assert!(!c.is_ok());
     }
 
     #[test]

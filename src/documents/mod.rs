@@ -101,7 +101,8 @@ pub fn parse_create(body: &Value, tier: Tier) -> Result<CreateDocument, AppError
     let external_id = c.opt_str(body, "externalId", "", 255);
     let recipients =
         recipients::parse_recipients(&mut c, body.get("recipients"), "recipients", MAX_RECIPIENTS);
-    let meta = meta::parse_meta(&mut c, body.get("meta"), Meta::default(), true);
+    let mut meta = meta::parse_meta(&mut c, body.get("meta"), Meta::default(), true);
+    meta.attachments = meta::parse_attachments(&mut c, body.get("attachments"));
     let auth_options = meta::parse_auth_options(&mut c, body.get("authOptions"));
     let form_values = meta::parse_form_values(&mut c, body.get("formValues"));
     let doc = c.finish(CreateDocument {

@@ -416,7 +416,8 @@ fn schemas() -> Value {
                 "recipientSigningRequest": {"type": "boolean"}, "recipientRemoved": {"type": "boolean"}, "recipientSigned": {"type": "boolean"},
                 "documentPending": {"type": "boolean"}, "documentCompleted": {"type": "boolean"}, "documentDeleted": {"type": "boolean"},
                 "ownerDocumentCompleted": {"type": "boolean"}, "ownerRecipientExpired": {"type": "boolean"}, "ownerDocumentCreated": {"type": "boolean"}
-            }}
+            }},
+            "attachments": {"type": "array", "readOnly": true, "description": "the link attachments given at creation (present when there are any)", "items": ref_("Attachment")}
         }},
         "AuthOptions": {"type": "object", "properties": {
             "globalAccessAuth": auth_methods(ACCESS_AUTH),
@@ -434,7 +435,13 @@ fn schemas() -> Value {
             "title": {"type": "string", "minLength": 1, "maxLength": 255}, "externalId": nullable("string"),
             "recipients": {"type": "array", "items": ref_("RecipientInput")},
             "meta": ref_("Meta"), "authOptions": ref_("AuthOptions"),
-            "formValues": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]}}
+            "formValues": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]}},
+            "attachments": {"type": ["array", "null"], "maxItems": 10, "description": "links shown to the signers; stored as meta.attachments", "items": ref_("Attachment")}
+        }},
+        "Attachment": {"type": "object", "required": ["label", "data"], "properties": {
+            "label": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "\\S"},
+            "data": {"type": "string", "format": "uri", "maxLength": 2000, "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$"},
+            "type": {"type": "string", "enum": ["link"], "default": "link"}
         }},
         "RecipientBrief": {"type": "object", "required": ["recipientId", "name", "email", "token", "role", "signingOrder", "signingUrl"], "properties": {
             "recipientId": {"type": "integer"}, "name": {"type": "string"}, "email": {"type": "string"}, "token": link("The recipient's signing token"),

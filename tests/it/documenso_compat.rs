@@ -941,3 +941,82 @@ async fn email_settings_come_from_the_template_and_document_deleted_is_honoured(
     );
     app.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn link_attachments_are_kept_and_shown_to_signers() {
+    let app = TestApp::spawn().await;
+    let api = app.user_with_key("ada@example.com", "standard");
+    let mut body = crate::api::two_recipients();
+    body["attachments"] = json!([
+        {"label": "Terms <v2>", "data": "https://x.example/terms?a=1&b=2", "type": "link"},
+        {"label": "Prices", "data": "http://x.example/prices"}
+    ]);
+    let doc = api.create_document(body).await;
+    let id = doc.document_id();
+    let shown = api.document(id).await["meta"]["attachments"].clone();
+    assert_eq!(
+        shown,
+        json!([{"label": "Terms <v2>", "data": "https://x.example/terms?a=1&b=2", "type": "link"},
+               {"label": "Prices", "data": "http://x.example/prices", "type": "link"}])
+    );
+    api.upload_ok(doc.upload_url(), fixture("a4-1p.pdf")).await;
+    let ann = doc.recipient_id(0);
+    api.add_fields(
+        id,
+        json!([{"recipientId": ann, "type": "SIGNATURE", "pageNumber": 1,
+                "pageX": 10, "pageY": 80, "pageWidth": 30, "pageHeight": 5}]),
+    )
+    .await;
+    assert_eq!(api.send(id).await.0, 200);
+    let page = app.signer(&doc.token(0)).page().await;
+    assert_eq!(page.status(), 200);
+    let html = page.text().await.unwrap();
+    assert!(
+        html.contains(
+            r#"<a href="https://x.example/terms?a=1&amp;b=2" target="_blank" rel="noopener noreferrer">Terms &lt;v2&gt;</a>"#
+        ),
+        "{html}"
+    );
+    assert!(html.contains(">Prices</a>"), "{html}");
+
+    // Not a link, no label, too many: 400 naming each.
+    for (bad, path) in [
+        (
+            json!([{"label": "x", "data": "javascript:alert(1)"}]),
+            "attachments[0].data",
+        ),
+        (
+            json!([{"data": "https://x.example/"}]),
+            "attachments[0].label",
+        ),
+        (
+            json!([{"label": "x", "data": "https://x.example/", "type": "file"}]),
+            "attachments[0].type",
+        ),
+        (
+            json!(
+                (0..11)
+                    .map(|i| json!({"label": i.to_string(), "data": "https://x.example/"}))
+                    .collect::<Vec<_>>()
+            ),
+            "attachments",
+        ),
+    ] {
+        let (s, v) = api
+            .post(
+                "/api/v1/documents",
+                json!({"title": "x", "recipients": [], "attachments": bad}),
+            )
+            .await;
+        assert_eq!(s, 400, "{v}");
+        assert!(v.to_string().contains(path), "{path}: {v}");
+    }
+    // None given: no key.
+    let plain = api.create_document(crate::api::two_recipients()).await;
+    assert!(
+        api.document(plain.document_id()).await["meta"]
+            .get("attachments")
+            .is_none()
+    );
+    app.stop().await;
+}
