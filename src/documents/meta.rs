@@ -457,7 +457,9 @@ impl AuthOptions {
     }
 }
 
-const ACCESS_AUTH: &[&str] = &["ACCOUNT"];
+/// TWO_FACTOR_AUTH access leaves reading open and asks for a current TOTP code of the
+/// recipient's account at finishing (`signing::auth::Requirement::of`).
+const ACCESS_AUTH: &[&str] = &["ACCOUNT", "TWO_FACTOR_AUTH"];
 const ACTION_AUTH: &[&str] = &["ACCOUNT", "PASSKEY", "TWO_FACTOR_AUTH", "PASSWORD"];
 const RECIPIENT_ACTION_AUTH: &[&str] = &[
     "ACCOUNT",

@@ -126,6 +126,14 @@ pub fn check_tier(
     if !auth.global_action_auth.is_empty() {
         meta::require_tier(tier, "authOptions.globalActionAuth")?;
     }
+    // TWO_FACTOR_AUTH access is a proof at finishing, as action authentication is.
+    if auth
+        .global_access_auth
+        .iter()
+        .any(|m| m == "TWO_FACTOR_AUTH")
+    {
+        meta::require_tier(tier, "authOptions.globalAccessAuth TWO_FACTOR_AUTH")?;
+    }
     if recipients.iter().any(|r| !r.auth.is_empty()) {
         meta::require_tier(tier, "recipient authOptions")?;
     }

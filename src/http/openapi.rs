@@ -54,7 +54,7 @@ fn ref_(name: &str) -> Value {
     json!({"$ref": format!("#/components/schemas/{name}")})
 }
 
-const ACCESS_AUTH: &[&str] = &["ACCOUNT"];
+const ACCESS_AUTH: &[&str] = &["ACCOUNT", "TWO_FACTOR_AUTH"];
 const ACTION_AUTH: &[&str] = &["ACCOUNT", "PASSKEY", "TWO_FACTOR_AUTH", "PASSWORD"];
 const RECIPIENT_ACTION_AUTH: &[&str] = &[
     "ACCOUNT",
