@@ -102,6 +102,166 @@ pub struct Meta {
     pub date_format: String,
     pub redirect_url: Option<String>,
     pub signing_order: SigningOrder,
+    /// EMAIL, or NONE: the owner hands out the signing links and recipients get no e-mail.
+    #[serde(default)]
+    pub distribution_method: DistributionMethod,
+    /// Which e-mails the document sends (all by default); see `EmailSettings::effective`.
+    #[serde(default)]
+    pub email_settings: EmailSettings,
+    /// Links the sender attached at creation (`attachments`), shown to signers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<Attachment>,
+}
+
+/// A link attachment: a label and an http(s) URL (the signing service's `{label, data, type:
+/// "link"}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attachment {
+    pub label: String,
+    pub data: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+}
+
+/// At most this many attachments a document.
+pub const MAX_ATTACHMENTS: usize = 10;
+
+/// `attachments`: null, or a list of at most `MAX_ATTACHMENTS` `{label (1..255 characters),
+/// data (an absolute http(s) URL, as `meta.redirectUrl`), type? ("link")}`.
+pub fn parse_attachments(c: &mut Check, raw: Option<&Value>) -> Vec<Attachment> {
+    let Some(raw) = raw.filter(|v| !v.is_null()) else {
+        return Vec::new();
+    };
+    let Some(list) = raw.as_array().filter(|a| a.len() <= MAX_ATTACHMENTS) else {
+        c.fail(
+            "attachments",
+            format!("must be a list of at most {MAX_ATTACHMENTS} {{label, data}} links"),
+        );
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (i, a) in list.iter().enumerate() {
+        let path = format!("attachments[{i}]");
+        if !a.is_object() {
+            c.fail(path, "must be an object {label, data}");
+            continue;
+        }
+        let label = c
+            .opt_str(a, "label", &path, 255)
+            .map(|l| l.trim().to_string());
+        if label.as_deref().is_none_or(str::is_empty) {
+            c.fail(join(&path, "label"), "required: 1 to 255 characters");
+        }
+        let data = match c.opt_str(a, "data", &path, 2000) {
+            Some(u) => redirect_url(&u)
+                .map_err(|why| c.fail(join(&path, "data"), why))
+                .ok(),
+            None => {
+                c.fail(join(&path, "data"), "required: an http or https URL");
+                None
+            }
+        };
+        match a.get("type") {
+            None | Some(Value::Null) => {}
+            Some(Value::String(t)) if t == "link" => {}
+            Some(_) => c.fail(join(&path, "type"), "only \"link\" attachments exist"),
+        }
+        if let (Some(label), Some(data)) = (label.filter(|l| !l.is_empty()), data) {
+            out.push(Attachment {
+                label,
+                data,
+                kind: "link".into(),
+            });
+        }
+    }
+    out
+}
+
+/// How recipients get their signing links (`meta.distributionMethod`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum DistributionMethod {
+    /// E-mailed by docket.
+    #[default]
+    Email,
+    /// Handed out by the owner (the API answers the links): no e-mail to recipients.
+    None,
+}
+
+/// `meta.emailSettings`: the signing service's nine switches, all on by default. Docket has
+/// mail for four of them (`recipientSigningRequest`, `documentCompleted`,
+/// `ownerDocumentCompleted`, `documentDeleted`); the others are kept and shown as given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct EmailSettings {
+    pub recipient_signing_request: bool,
+    pub recipient_removed: bool,
+    pub recipient_signed: bool,
+    pub document_pending: bool,
+    pub document_completed: bool,
+    pub document_deleted: bool,
+    pub owner_document_completed: bool,
+    pub owner_recipient_expired: bool,
+    pub owner_document_created: bool,
+}
+
+impl Default for EmailSettings {
+    fn default() -> Self {
+        EmailSettings {
+            recipient_signing_request: true,
+            recipient_removed: true,
+            recipient_signed: true,
+            document_pending: true,
+            document_completed: true,
+            document_deleted: true,
+            owner_document_completed: true,
+            owner_recipient_expired: true,
+            owner_document_created: true,
+        }
+    }
+}
+
+/// A switch of `EmailSettings`, reached by its name.
+type Switch = fn(&mut EmailSettings) -> &mut bool;
+
+impl EmailSettings {
+    /// The settings' keys as the API names them, with a setter each.
+    const KEYS: [(&'static str, Switch); 9] = [
+        ("recipientSigningRequest", |s| {
+            &mut s.recipient_signing_request
+        }),
+        ("recipientRemoved", |s| &mut s.recipient_removed),
+        ("recipientSigned", |s| &mut s.recipient_signed),
+        ("documentPending", |s| &mut s.document_pending),
+        ("documentCompleted", |s| &mut s.document_completed),
+        ("documentDeleted", |s| &mut s.document_deleted),
+        ("ownerDocumentCompleted", |s| {
+            &mut s.owner_document_completed
+        }),
+        ("ownerRecipientExpired", |s| &mut s.owner_recipient_expired),
+        ("ownerDocumentCreated", |s| &mut s.owner_document_created),
+    ];
+}
+
+impl Meta {
+    /// The e-mail switches in force: `emailSettings`, with every e-mail to recipients off when
+    /// `distributionMethod` is NONE (the owner's own e-mails keep their setting), as the
+    /// signing service derives them.
+    pub fn effective_email(&self) -> EmailSettings {
+        let s = self.email_settings;
+        match self.distribution_method {
+            DistributionMethod::Email => s,
+            DistributionMethod::None => EmailSettings {
+                recipient_signing_request: false,
+                recipient_removed: false,
+                recipient_signed: false,
+                document_pending: false,
+                document_completed: false,
+                document_deleted: false,
+                ..s
+            },
+        }
+    }
 }
 
 impl Default for Meta {
@@ -113,6 +273,9 @@ impl Default for Meta {
             date_format: DEFAULT_DATE_FORMAT.into(),
             redirect_url: None,
             signing_order: SigningOrder::Parallel,
+            distribution_method: DistributionMethod::Email,
+            email_settings: EmailSettings::default(),
+            attachments: Vec::new(),
         }
     }
 }
@@ -173,7 +336,43 @@ pub fn parse_meta(c: &mut Check, raw: Option<&Value>, base: Meta, strict_zone: b
         }
         Some(_) => c.fail("meta.signingOrder", "must be PARALLEL or SEQUENTIAL"),
     }
+    match raw.get("distributionMethod") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(s)) if s == "EMAIL" => {
+            meta.distribution_method = DistributionMethod::Email
+        }
+        Some(Value::String(s)) if s == "NONE" => {
+            meta.distribution_method = DistributionMethod::None
+        }
+        Some(_) => c.fail("meta.distributionMethod", "must be EMAIL or NONE"),
+    }
+    if let Some(s) = parse_email_settings(c, raw.get("emailSettings")) {
+        meta.email_settings = s;
+    }
     meta
+}
+
+/// `meta.emailSettings`: an object of the nine switches, each true or false; those left out
+/// are on (as the signing service reads it), keys it does not know are ignored. Null or
+/// absent: `None` (keep what there is).
+fn parse_email_settings(c: &mut Check, raw: Option<&Value>) -> Option<EmailSettings> {
+    let raw = raw.filter(|v| !v.is_null())?;
+    let Some(obj) = raw.as_object() else {
+        c.fail(
+            "meta.emailSettings",
+            "must be an object of true/false switches",
+        );
+        return None;
+    };
+    let mut out = EmailSettings::default();
+    for (key, field) in EmailSettings::KEYS {
+        match obj.get(key) {
+            None | Some(Value::Null) => {}
+            Some(Value::Bool(b)) => *field(&mut out) = *b,
+            Some(_) => c.fail(format!("meta.emailSettings.{key}"), "must be true or false"),
+        }
+    }
+    Some(out)
 }
 
 /// The action authentication a recipient needs, and what they proved when they finished
@@ -258,7 +457,9 @@ impl AuthOptions {
     }
 }
 
-const ACCESS_AUTH: &[&str] = &["ACCOUNT"];
+/// TWO_FACTOR_AUTH access leaves reading open and asks for a current TOTP code of the
+/// recipient's account at finishing (`signing::auth::Requirement::of`).
+const ACCESS_AUTH: &[&str] = &["ACCOUNT", "TWO_FACTOR_AUTH"];
 const ACTION_AUTH: &[&str] = &["ACCOUNT", "PASSKEY", "TWO_FACTOR_AUTH", "PASSWORD"];
 const RECIPIENT_ACTION_AUTH: &[&str] = &[
     "ACCOUNT",
@@ -512,6 +713,97 @@ mod tests {
                 "meta.signingOrder"
             ]
         );
+    }
+
+    #[test]
+    fn distribution_and_email_settings_are_read_stored_and_derived() {
+        let mut c = Check::new();
+        let m = parse_meta(
+            &mut c,
+            Some(&json!({"distributionMethod": "NONE",
+                         "emailSettings": {"documentCompleted": false, "unknownKey": 1}})),
+            Meta::default(),
+            true,
+        );
+        assert!(c.is_ok());
+        assert_eq!(m.distribution_method, DistributionMethod::None);
+        assert!(!m.email_settings.document_completed);
+        assert!(m.email_settings.recipient_signed, "left out: on");
+        let e = m.effective_email();
+        assert!(!e.recipient_signing_request && !e.document_deleted);
+        assert!(
+            e.owner_document_completed,
+            "the owner's own mail keeps its setting"
+        );
+        // Stored meta from before these keys reads with their defaults.
+        let old: Meta = serde_json::from_value(json!({"subject": null, "message": null,
+            "timezone": "Etc/UTC", "dateFormat": "yyyy-MM-dd", "redirectUrl": null,
+            "signingOrder": "PARALLEL"}))
+        .unwrap();
+        assert_eq!(old.distribution_method, DistributionMethod::Email);
+        assert_eq!(old.email_settings, EmailSettings::default());
+        let shown = serde_json::to_value(&m).unwrap();
+        assert_eq!(shown["distributionMethod"], "NONE");
+        assert_eq!(shown["emailSettings"].as_object().unwrap().len(), 9);
+
+        let mut c = Check::new();
+        parse_meta(
+            &mut c,
+            Some(
+                &json!({"distributionMethod": "FAX", "emailSettings": {"documentCompleted": "no"}}),
+            ),
+            Meta::default(),
+            true,
+        );
+        let err = c.finish(()).unwrap_err();
+        let paths: Vec<&str> = err.details().iter().map(|d| d.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "meta.distributionMethod",
+                "meta.emailSettings.documentCompleted"
+            ]
+        );
+    }
+
+    #[test]
+    fn attachments_are_labelled_http_links_and_few() {
+        let mut c = Check::new();
+        let a = parse_attachments(
+            &mut c,
+            Some(
+                &json!([{"label": " Terms ", "data": "https://x.example/terms", "type": "link"},
+                         {"label": "Price list", "data": "HTTP://X.example/p"}]),
+            ),
+        );
+        assert!(c.is_ok());
+        assert_eq!(a.len(), 2);
+        assert_eq!(
+            (a[0].label.as_str(), a[1].data.as_str()),
+            ("Terms", "http://x.example/p")
+        );
+        let mut c = Check::new();
+        parse_attachments(
+            &mut c,
+            Some(&json!([{"label": "", "data": "javascript:alert(1)", "type": "file"}, 3])),
+        );
+        let err = c.finish(()).unwrap_err();
+        let paths: Vec<&str> = err.details().iter().map(|d| d.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "attachments[0].label",
+                "attachments[0].data",
+                "attachments[0].type",
+                "attachments[1]"
+            ]
+        );
+        let many: Vec<Value> = (0..=MAX_ATTACHMENTS)
+            .map(|i| json!({"label": i.to_string(), "data": "https://x.example/"}))
+            .collect();
+        let mut c = Check::new();
+        parse_attachments(&mut c, Some(&Value::Array(many)));
+        assert!(!c.is_ok());
     }
 
     #[test]

@@ -101,7 +101,8 @@ pub fn parse_create(body: &Value, tier: Tier) -> Result<CreateDocument, AppError
     let external_id = c.opt_str(body, "externalId", "", 255);
     let recipients =
         recipients::parse_recipients(&mut c, body.get("recipients"), "recipients", MAX_RECIPIENTS);
-    let meta = meta::parse_meta(&mut c, body.get("meta"), Meta::default(), true);
+    let mut meta = meta::parse_meta(&mut c, body.get("meta"), Meta::default(), true);
+    meta.attachments = meta::parse_attachments(&mut c, body.get("attachments"));
     let auth_options = meta::parse_auth_options(&mut c, body.get("authOptions"));
     let form_values = meta::parse_form_values(&mut c, body.get("formValues"));
     let doc = c.finish(CreateDocument {
@@ -124,6 +125,14 @@ pub fn check_tier(
 ) -> Result<(), AppError> {
     if !auth.global_action_auth.is_empty() {
         meta::require_tier(tier, "authOptions.globalActionAuth")?;
+    }
+    // TWO_FACTOR_AUTH access is a proof at finishing, as action authentication is.
+    if auth
+        .global_access_auth
+        .iter()
+        .any(|m| m == "TWO_FACTOR_AUTH")
+    {
+        meta::require_tier(tier, "authOptions.globalAccessAuth TWO_FACTOR_AUTH")?;
     }
     if recipients.iter().any(|r| !r.auth.is_empty()) {
         meta::require_tier(tier, "recipient authOptions")?;

@@ -54,7 +54,7 @@ fn ref_(name: &str) -> Value {
     json!({"$ref": format!("#/components/schemas/{name}")})
 }
 
-const ACCESS_AUTH: &[&str] = &["ACCOUNT"];
+const ACCESS_AUTH: &[&str] = &["ACCOUNT", "TWO_FACTOR_AUTH"];
 const ACTION_AUTH: &[&str] = &["ACCOUNT", "PASSKEY", "TWO_FACTOR_AUTH", "PASSWORD"];
 const RECIPIENT_ACTION_AUTH: &[&str] = &[
     "ACCOUNT",
@@ -392,7 +392,10 @@ fn schemas() -> Value {
             "details": {"type": "array", "items": {"type": "object", "required": ["path", "message"], "properties": {"path": {"type": "string"}, "message": {"type": "string"}}}}
         }},
         "OAuthError": {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}, "error_description": {"type": "string"}, "message": {"type": "string", "description": "error_description again, for integrations that read message"}}},
-        "SendDocument": {"type": "object", "properties": {"sendEmail": {"type": "boolean", "default": true}}},
+        "SendDocument": {"type": "object", "description": "A body that is not an object means the defaults, as the signing service reads it", "properties": {
+            "sendEmail": {"type": ["boolean", "null"], "default": true, "description": "false: nobody is e-mailed (the owner hands out the signing links)"},
+            "sendCompletionEmails": {"type": ["boolean", "null"], "description": "sets meta.emailSettings documentCompleted and ownerDocumentCompleted"}
+        }},
         "ResendDocument": {"type": "object", "required": ["recipients"], "properties": {"recipients": {"type": "array", "maxItems": 100, "items": {"type": "integer", "format": "int64"}}}},
         "ResendResponse": {"type": "object", "required": ["documentId", "recipients", "message"], "properties": {"documentId": {"type": "integer"}, "recipients": {"type": "array", "items": {"type": "integer"}}, "message": {"type": "string"}}},
         "DownloadUrl": {"type": "object", "required": ["downloadUrl"], "properties": {"downloadUrl": {"type": "string", "format": "uri"}}},
@@ -402,10 +405,19 @@ fn schemas() -> Value {
             "createdAt": ts, "actor": {"type": "string"}, "recipientId": {"type": ["integer", "null"]}, "ipAddress": nullable("string"), "userAgent": nullable("string"), "data": {"type": "object"}
         }}}}},
         "Meta": {"type": "object", "properties": {
-            "subject": nullable("string"), "message": nullable("string"), "timezone": {"type": "string"},
+            "subject": {"type": ["string", "null"], "maxLength": 255, "description": "the signing request's subject; {signer.name}, {signer.email} and {document.name} are filled in per recipient"},
+            "message": {"type": ["string", "null"], "maxLength": 5000, "description": "the signing request's message; {signer.name}, {signer.email} and {document.name} are filled in per recipient"},
+            "timezone": {"type": "string"},
             "dateFormat": {"type": "string", "enum": crate::documents::meta::DATE_FORMATS},
             "redirectUrl": {"type": ["string", "null"], "format": "uri", "maxLength": 2000, "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$"},
-            "signingOrder": {"type": "string", "enum": ["PARALLEL", "SEQUENTIAL"]}
+            "signingOrder": {"type": "string", "enum": ["PARALLEL", "SEQUENTIAL"]},
+            "distributionMethod": {"type": "string", "enum": ["EMAIL", "NONE"], "default": "EMAIL", "description": "NONE: recipients are never e-mailed (no signing requests, reminders, completion or cancellation e-mails); the owner hands out the signing links"},
+            "emailSettings": {"type": "object", "description": "the e-mails the document sends; a switch left out is on. Docket has mail for recipientSigningRequest (signing requests and reminders), documentCompleted (the signed copy to recipients), ownerDocumentCompleted (to the owner) and documentDeleted (cancellation); the others are kept and shown", "properties": {
+                "recipientSigningRequest": {"type": "boolean"}, "recipientRemoved": {"type": "boolean"}, "recipientSigned": {"type": "boolean"},
+                "documentPending": {"type": "boolean"}, "documentCompleted": {"type": "boolean"}, "documentDeleted": {"type": "boolean"},
+                "ownerDocumentCompleted": {"type": "boolean"}, "ownerRecipientExpired": {"type": "boolean"}, "ownerDocumentCreated": {"type": "boolean"}
+            }},
+            "attachments": {"type": "array", "readOnly": true, "description": "the link attachments given at creation (present when there are any)", "items": ref_("Attachment")}
         }},
         "AuthOptions": {"type": "object", "properties": {
             "globalAccessAuth": auth_methods(ACCESS_AUTH),
@@ -423,7 +435,13 @@ fn schemas() -> Value {
             "title": {"type": "string", "minLength": 1, "maxLength": 255}, "externalId": nullable("string"),
             "recipients": {"type": "array", "items": ref_("RecipientInput")},
             "meta": ref_("Meta"), "authOptions": ref_("AuthOptions"),
-            "formValues": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]}}
+            "formValues": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]}},
+            "attachments": {"type": ["array", "null"], "maxItems": 10, "description": "links shown to the signers; stored as meta.attachments", "items": ref_("Attachment")}
+        }},
+        "Attachment": {"type": "object", "required": ["label", "data"], "properties": {
+            "label": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "\\S"},
+            "data": {"type": "string", "format": "uri", "maxLength": 2000, "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$"},
+            "type": {"type": "string", "enum": ["link"], "default": "link"}
         }},
         "RecipientBrief": {"type": "object", "required": ["recipientId", "name", "email", "token", "role", "signingOrder", "signingUrl"], "properties": {
             "recipientId": {"type": "integer"}, "name": {"type": "string"}, "email": {"type": "string"}, "token": link("The recipient's signing token"),

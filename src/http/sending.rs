@@ -86,7 +86,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .boxed()
 }
 
-/// `POST /api/v1/documents/{id}/send` with `{"sendEmail"?}`.
+/// `POST /api/v1/documents/{id}/send` with `{"sendEmail"?, "sendCompletionEmails"?}`.
 async fn send(
     state: AppState,
     who: Principal,
@@ -94,16 +94,30 @@ async fn send(
     body: Value,
     origin: Origin,
 ) -> Result<Value, AppError> {
-    let send_email = match body.get("sendEmail") {
-        None | Some(Value::Null) => true,
-        Some(Value::Bool(b)) => *b,
-        Some(_) => return Err(AppError::bad_request("sendEmail must be true or false")),
-    };
-    let view = sending::send(&state.ctx(), &who, id, send_email, origin).await?;
+    let opts = send_options(&body)?;
+    let view = sending::send(&state.ctx(), &who, id, opts, origin).await?;
     let mut out = json!(view);
     // The other signing service's confirmation, beside the document.
     out["message"] = json!("Document sent for signing successfully");
     Ok(out)
+}
+
+/// The send body. Like the signing service, a body that is not an object (an array, a string,
+/// null) means the defaults: e-mail the recipients, completion e-mails as the document says.
+/// Inside an object a switch must be true, false or null: a wrong type is 400, not a guess,
+/// since mail sent against the owner's wish cannot be taken back.
+fn send_options(body: &Value) -> Result<sending::SendOptions, AppError> {
+    let switch = |key: &str| match body.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Bool(b)) => Ok(Some(*b)),
+        Some(_) => Err(AppError::bad_request(format!(
+            "{key} must be true or false"
+        ))),
+    };
+    Ok(sending::SendOptions {
+        send_email: switch("sendEmail")?.unwrap_or(true),
+        completion_emails: switch("sendCompletionEmails")?,
+    })
 }
 
 /// `POST /api/v1/documents/{id}/resend` with `{"recipients": [ids]}`.

@@ -132,6 +132,25 @@ async fn signature(
     Ok(resp)
 }
 
+/// The sender's link attachments as a list of links that open apart from the page (no
+/// referrer, no opener); the URLs were checked as http(s) when the document was created.
+fn attachment_list(links: &[crate::documents::meta::Attachment]) -> String {
+    if links.is_empty() {
+        return String::new();
+    }
+    let items: String = links
+        .iter()
+        .map(|a| {
+            format!(
+                "    <li><a href=\"{}\" target=\"_blank\" rel=\"noopener noreferrer\">{}</a></li>\n",
+                escape(&a.data),
+                escape(&a.label)
+            )
+        })
+        .collect();
+    format!("  <ul class=\"attachments\" aria-label=\"Attachments\">\n{items}  </ul>\n")
+}
+
 async fn show(
     state: AppState,
     token: String,
@@ -145,6 +164,7 @@ async fn show(
         state.app_base(),
     )
     .await?;
+    let links = attachment_list(&opened.attachments);
     let (title, status, role, gate) = (opened.title, opened.status, opened.role, opened.gate);
     match status {
         Status::Cancelled => {
@@ -170,7 +190,7 @@ async fn show(
     let main = format!(
         r#"<section class="signing" id="signing" data-token="{token}" aria-live="polite">
   <h1>{title}</h1>
-  <p class="muted" id="signing-status">Loading the document…</p>
+{links}  <p class="muted" id="signing-status">Loading the document…</p>
   <noscript><p class="notice">Signing needs JavaScript; please turn it on for this page.</p></noscript>
 </section>
 <script src="{webauthn}" defer></script>

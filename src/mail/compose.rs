@@ -41,6 +41,36 @@ fn page(lead: &str, body: &str, button: Option<(&str, &str)>, after: &str) -> St
     )
 }
 
+/// `text` with the signing service's placeholders for one recipient: `{signer.name}`,
+/// `{signer.email}` and `{document.name}`. Other braces stay as they are. The result is plain
+/// text (the composers escape it for the HTML part).
+pub fn placeholders(text: &str, name: &str, email: &str, title: &str) -> String {
+    let known = [
+        ("{signer.name}", name),
+        ("{signer.email}", email),
+        ("{document.name}", title),
+    ];
+    // One pass, so that a value holding a placeholder is not expanded again.
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('{') {
+        out.push_str(&rest[..at]);
+        rest = &rest[at..];
+        match known.iter().find(|(key, _)| rest.starts_with(key)) {
+            Some((key, value)) => {
+                out.push_str(value);
+                rest = &rest[key.len()..];
+            }
+            None => {
+                out.push('{');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// A request to act on a document.
 #[derive(Debug, Clone)]
 pub struct SigningRequest<'a> {
@@ -269,6 +299,24 @@ mod tests {
             message,
             link: "https://d.example/sign/tok?a=1&b=2",
         }
+    }
+
+    #[test]
+    fn placeholders_name_the_recipient_and_the_document() {
+        assert_eq!(
+            placeholders(
+                "Hi {signer.name} <{signer.email}>, sign {document.name} {other} {signer.name}",
+                "Bo",
+                "bo@example.com",
+                "NDA"
+            ),
+            "Hi Bo <bo@example.com>, sign NDA {other} Bo"
+        );
+        // A value that looks like a placeholder is not expanded again.
+        assert_eq!(
+            placeholders("{signer.name}", "{document.name}", "e", "T"),
+            "{document.name}"
+        );
     }
 
     #[test]

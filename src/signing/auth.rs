@@ -102,9 +102,11 @@ impl Requirement {
             access
         };
         let mut access_account = false;
+        let mut access_two_factor = false;
         for a in access {
             match a.as_str() {
                 "ACCOUNT" => access_account = true,
+                "TWO_FACTOR_AUTH" => access_two_factor = true,
                 other => {
                     return Err(AppError::internal(format!(
                         "unknown access authentication {other:?} stored"
@@ -122,6 +124,12 @@ impl Requirement {
             methods.push(ActionAuth::parse(a).ok_or_else(|| {
                 AppError::internal(format!("unknown action authentication {a:?} stored"))
             })?);
+        }
+        // TWO_FACTOR_AUTH access (the signing service's: reading stays open, finishing needs a
+        // code) is asked as the account's TOTP code at finishing; that one proof is then the
+        // only one that will do, whatever action methods were also named.
+        if access_two_factor {
+            methods = vec![ActionAuth::TwoFactor];
         }
         Ok(Requirement {
             access_account,
@@ -430,6 +438,20 @@ mod tests {
         assert!(!act.access_account && act.account_to_act());
         let waived = Requirement::of(&[], &l(&["PASSKEY"]), &[], &l(&["EXPLICIT_NONE"])).unwrap();
         assert!(waived.is_none());
+        // TWO_FACTOR_AUTH access: reading open, the TOTP code at finishing, even when the
+        // action authentication is waived or names another method.
+        for action in [l(&[]), l(&["EXPLICIT_NONE"]), l(&["PASSKEY", "ACCOUNT"])] {
+            let r = Requirement::of(&l(&["TWO_FACTOR_AUTH"]), &[], &[], &action).unwrap();
+            assert!(!r.access_account, "{action:?}");
+            assert_eq!(
+                r.actions,
+                Actions::of(&[ActionAuth::TwoFactor]),
+                "{action:?}"
+            );
+        }
+        let r = Requirement::of(&[], &[], &l(&["ACCOUNT", "TWO_FACTOR_AUTH"]), &[]).unwrap();
+        assert!(r.access_account);
+        assert_eq!(r.actions, Actions::of(&[ActionAuth::TwoFactor]));
         assert!(Requirement::of(&[], &l(&["SMS"]), &[], &[]).is_err());
         assert!(Requirement::of(&l(&["EVERYONE"]), &[], &[], &[]).is_err());
     }

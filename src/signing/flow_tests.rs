@@ -94,7 +94,11 @@ pub(crate) async fn sent() -> Sent {
             .unwrap();
         signers.push((r.token.clone().unwrap(), added[0].id));
     }
-    super::sending::send(&ctx, &who, created.id, false, Origin::default())
+    let opts = super::sending::SendOptions {
+        send_email: false,
+        completion_emails: None,
+    };
+    super::sending::send(&ctx, &who, created.id, opts, Origin::default())
         .await
         .unwrap();
     Sent {

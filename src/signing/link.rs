@@ -125,6 +125,8 @@ pub struct Opened {
     pub status: Status,
     pub role: Role,
     pub gate: Option<Gate>,
+    /// The sender's link attachments (none while the gate is up).
+    pub attachments: Vec<crate::documents::meta::Attachment>,
 }
 
 /// Opens the page: the first visit a recipient may see the document counts as OPENED (audit
@@ -149,11 +151,16 @@ pub async fn open(db: &Db, visit: Visit, origin: Origin, app: String) -> Result<
         if gate.is_none() && pending && flow::open(tx, &l, &origin, now())? {
             notify::event(tx, l.document.id, Event::DocumentOpened, &app, now())?;
         }
+        let attachments = match gate {
+            None => l.document.meta.attachments,
+            Some(_) => Vec::new(),
+        };
         Ok(Opened {
             title: l.document.title,
             status: l.document.status,
             role: l.me.role,
             gate,
+            attachments,
         })
     })
     .await

@@ -47,7 +47,9 @@ fn queue(tx: &Connection, m: NewMail, now: i64) -> Result<(), AppError> {
     Ok(())
 }
 
-/// Queues the signing-request e-mail for each of `recipients` of document `doc`.
+/// Queues the signing-request e-mail for each of `recipients` of document `doc`, unless the
+/// document's e-mail settings turn signing requests off (`distributionMethod: NONE` or
+/// `emailSettings.recipientSigningRequest: false`: the owner hands out the links).
 pub fn signing_requests(
     tx: &Connection,
     doc: i64,
@@ -55,10 +57,37 @@ pub fn signing_requests(
     app_url: &str,
     now: i64,
 ) -> Result<(), AppError> {
+    requests(tx, doc, recipients, app_url, now, false).map(drop)
+}
+
+/// Queues a reminder (a signing request whose subject starts "Reminder: ") for each of
+/// `recipients`, under the same settings; answers who was e-mailed.
+pub fn reminders(
+    tx: &Connection,
+    doc: i64,
+    recipients: &[i64],
+    app_url: &str,
+    now: i64,
+) -> Result<Vec<i64>, AppError> {
+    requests(tx, doc, recipients, app_url, now, true)
+}
+
+fn requests(
+    tx: &Connection,
+    doc: i64,
+    recipients: &[i64],
+    app_url: &str,
+    now: i64,
+    reminder: bool,
+) -> Result<Vec<i64>, AppError> {
     if recipients.is_empty() {
-        return Ok(());
+        return Ok(Vec::new());
     }
     let a = about(tx, doc)?;
+    if !a.doc.meta.effective_email().recipient_signing_request {
+        return Ok(Vec::new());
+    }
+    let mut queued = Vec::new();
     for r in a
         .doc
         .recipients
@@ -66,23 +95,36 @@ pub fn signing_requests(
         .filter(|r| recipients.contains(&r.id))
     {
         let link = format!("{app_url}/sign/{}", r.token);
-        let content = compose::signing_request(&SigningRequest {
+        // The sender's own words, with the signing service's placeholders for this recipient.
+        let own = |s: &Option<String>| {
+            s.as_deref()
+                .map(|s| compose::placeholders(s, &r.name, &r.email, &a.doc.title))
+        };
+        let (subject, message) = (own(&a.doc.meta.subject), own(&a.doc.meta.message));
+        let mut content = compose::signing_request(&SigningRequest {
             title: &a.doc.title,
             sender_name: &a.sender_name,
             recipient_name: &r.name,
             role: r.role,
-            subject: a.doc.meta.subject.as_deref(),
-            message: a.doc.meta.message.as_deref(),
+            subject: subject.as_deref(),
+            message: message.as_deref(),
             link: &link,
         });
+        if reminder {
+            content.subject = format!("Reminder: {}", content.subject);
+        }
         let mut m = mail(doc, Kind::SigningRequest, &r.email, content);
         m.recipient_id = Some(r.id);
         queue(tx, m, now)?;
+        queued.push(r.id);
     }
-    Ok(())
+    Ok(queued)
 }
 
-/// The sealed PDF, attached, to every recipient and the owner; and DOCUMENT_COMPLETED.
+/// The sealed PDF, attached, to every recipient (unless `emailSettings.documentCompleted` is
+/// off or the document is not distributed by e-mail) and to the owner (unless
+/// `ownerDocumentCompleted` is off; once only when the owner is also a recipient); and
+/// DOCUMENT_COMPLETED.
 pub fn completed(
     tx: &Connection,
     doc: i64,
@@ -92,8 +134,14 @@ pub fn completed(
 ) -> Result<(), AppError> {
     let a = about(tx, doc)?;
     let file = crate::documents::file_name(&a.doc.title, true);
+    let settings = a.doc.meta.effective_email();
     let mut sent_to: Vec<String> = Vec::new();
-    for r in &a.doc.recipients {
+    let to_recipients = a
+        .doc
+        .recipients
+        .iter()
+        .filter(|_| settings.document_completed);
+    for r in to_recipients {
         if sent_to.contains(&r.email) {
             continue;
         }
@@ -104,7 +152,7 @@ pub fn completed(
         queue(tx, m, now)?;
         sent_to.push(r.email.clone());
     }
-    if !sent_to.contains(&a.sender_email) {
+    if settings.owner_document_completed && !sent_to.contains(&a.sender_email) {
         let content = compose::completed(&a.doc.title, &a.sender_name);
         let attach = Some((sealed_blob.to_string(), file));
         let mut m = mail(doc, Kind::Completed, &a.sender_email, content);
@@ -167,15 +215,16 @@ pub fn rejected(
     event(tx, doc, Event::DocumentRejected, app_url, now)
 }
 
-/// Tells the recipients who were already e-mailed that the document was cancelled; and
-/// DOCUMENT_CANCELLED.
+/// Tells the recipients who were already e-mailed that the document was cancelled (unless
+/// `emailSettings.documentDeleted` is off); and DOCUMENT_CANCELLED.
 pub fn cancelled(tx: &Connection, doc: i64, app_url: &str, now: i64) -> Result<(), AppError> {
     let a = about(tx, doc)?;
+    let tell = a.doc.meta.effective_email().document_deleted;
     let emailed = a
         .doc
         .recipients
         .iter()
-        .filter(|r| r.send_status == SendStatus::Sent);
+        .filter(|r| tell && r.send_status == SendStatus::Sent);
     for r in emailed {
         let content = compose::cancelled(&a.doc.title, &r.name, &a.sender_name);
         queue(tx, mail(doc, Kind::Cancelled, &r.email, content), now)?;

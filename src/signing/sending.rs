@@ -15,24 +15,48 @@ use crate::error::AppError;
 use crate::oauth::principal::Principal;
 use crate::webhooks::Event as Hook;
 
+/// What a send asks besides sending.
+#[derive(Debug, Clone, Copy)]
+pub struct SendOptions {
+    /// False: nobody is e-mailed a signing request now (the owner hands out the links).
+    pub send_email: bool,
+    /// Some: turns the completion e-mails to recipients and to the owner on or off
+    /// (`emailSettings.documentCompleted` and `ownerDocumentCompleted`), stored with the meta.
+    pub completion_emails: Option<bool>,
+}
+
 /// `POST /api/v1/documents/{id}/send`: DRAFT to PENDING; the first recipients are e-mailed
-/// unless `send_email` is false (then the owner hands out the signing links). A PENDING
-/// document stays as it is: those whose turn it is and who were never e-mailed are e-mailed
-/// now (unless `send_email` is false), as the signing service does.
+/// unless `send_email` is false or the document's e-mail settings say not to (then the owner
+/// hands out the signing links). A PENDING document stays as it is: those whose turn it is
+/// and who were never e-mailed are e-mailed now (same conditions), as the signing service
+/// does.
 pub async fn send(
     ctx: &Context,
     who: &Principal,
     id: i64,
-    send_email: bool,
+    opts: SendOptions,
     origin: Origin,
 ) -> Result<DocumentView, AppError> {
+    let SendOptions {
+        send_email,
+        completion_emails,
+    } = opts;
     let (user, app) = (who.user_id, ctx.app.clone());
     let filled = fill_form(ctx, user, id).await?;
     let replacement = filled.clone();
     let result = ctx
         .db
         .write(move |tx| {
-            if store::owned(tx, user, id)?.status == Status::Pending {
+            let doc = store::owned(tx, user, id)?;
+            if let Some(on) = completion_emails
+                && matches!(doc.status, Status::Draft | Status::Pending)
+            {
+                let mut meta = doc.meta.clone();
+                meta.email_settings.document_completed = on;
+                meta.email_settings.owner_document_completed = on;
+                store::set_meta(tx, id, &meta, now())?;
+            }
+            if doc.status == Status::Pending {
                 let due = flow::send_again(tx, id)?;
                 if send_email {
                     notify::signing_requests(tx, id, &due, &app, now())?;
@@ -108,7 +132,8 @@ async fn fill_form(
 }
 
 /// `POST /api/v1/documents/{id}/resend`: e-mails again those of `recipients` whose turn it is
-/// and who have not finished; answers who was reminded. An empty list reminds nobody (the
+/// and who have not finished; answers who was reminded (nobody when the document's e-mail
+/// settings turn signing requests off). An empty list reminds nobody (the
 /// document must still be the caller's and PENDING).
 pub async fn resend(
     ctx: &Context,
@@ -122,8 +147,7 @@ pub async fn resend(
         .write(move |tx| {
             store::owned(tx, user, id)?;
             let due = flow::resendable(tx, id, &recipients)?;
-            notify::signing_requests(tx, id, &due, &app, now())?;
-            Ok(due)
+            notify::reminders(tx, id, &due, &app, now())
         })
         .await?;
     ctx.workers.notices();

@@ -1021,3 +1021,58 @@ async fn password_action_needs_the_accounts_password_typed_again_under_the_login
     assert_eq!(s, 200, "{v}");
     app.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_factor_access_leaves_reading_open_and_asks_the_code_at_finishing() {
+    let app = TestApp::spawn().await;
+    let owner = app.user_with_key("owner@example.com", "enterprise");
+    let access = json!({"globalAccessAuth": ["TWO_FACTOR_AUTH"]});
+    let (id, token, field) = sent(&owner, "ann@example.com", access.clone(), Value::Null).await;
+    // The link alone reads the document (unlike ACCOUNT access) but cannot act.
+    let anonymous = app.signer(&token);
+    let (s, v) = anonymous.state().await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(anonymous.page().await.status(), 200);
+    let (s, v) = anonymous.sign_typed(field, "Ann").await;
+    assert_eq!((s, code_of(&v)), (401, "account_required"), "{v}");
+
+    account(&app, "ann@example.com");
+    let ann = login(&app, "ann@example.com", PASSWORD).await.unwrap();
+    let (s, _) = app
+        .signer(&token)
+        .with_cookie(&ann)
+        .sign_typed(field, "Ann")
+        .await;
+    assert_eq!(s, 200);
+    let (s, v) = complete_as(&app, &ann, &token, json!({})).await;
+    assert_eq!((s, code_of(&v)), (401, "totp_not_enrolled"), "{v}");
+    let (secret, _) = enrol_totp(&app, &ann).await;
+    let (s, v) = complete_as(&app, &ann, &token, json!({})).await;
+    assert_eq!((s, code_of(&v)), (401, "second_factor_required"), "{v}");
+    let code = totp_code(&secret, unix_now());
+    let body = json!({"auth": {"method": "TWO_FACTOR_AUTH", "code": code}});
+    let (s, v) = complete_as(&app, &ann, &token, body).await;
+    assert_eq!(s, 200, "{v}");
+    let signed = owner
+        .audit(id)
+        .await
+        .into_iter()
+        .find(|e| e["type"] == "SIGNED")
+        .unwrap();
+    assert_eq!(signed["data"]["auth"]["method"], "TWO_FACTOR_AUTH");
+
+    // Per recipient too; and, like action authentication, for enterprise accounts only.
+    let recipient = json!({"accessAuth": "TWO_FACTOR_AUTH"});
+    let (_, token, field) = sent(&owner, "bob@example.com", Value::Null, recipient).await;
+    let (s, v) = app.signer(&token).sign_typed(field, "Bob").await;
+    assert_eq!((s, code_of(&v)), (401, "account_required"), "{v}");
+    let standard = app.user_with_key("std@example.com", "standard");
+    let (s, v) = standard
+        .post(
+            "/api/v1/documents",
+            json!({"title": "x", "recipients": [], "authOptions": access}),
+        )
+        .await;
+    assert_eq!(s, 403, "{v}");
+    app.stop().await;
+}

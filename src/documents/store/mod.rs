@@ -8,6 +8,7 @@ pub mod recipients;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde_json::Value;
 
+use super::meta::Meta;
 use super::model::{Document, SealRecord};
 use super::{CreateDocument, Status};
 use crate::db::stored_json;
@@ -251,6 +252,17 @@ pub fn touch(tx: &Connection, doc: i64, now: i64) -> Result<(), AppError> {
     tx.execute(
         "UPDATE documents SET updated_at = ?2 WHERE id = ?1",
         params![doc, now],
+    )?;
+    Ok(())
+}
+
+/// Replaces the document's `meta` (e.g. the e-mail settings a send overrides).
+pub fn set_meta(tx: &Connection, doc: i64, meta: &Meta, now: i64) -> Result<(), AppError> {
+    let json = serde_json::to_string(meta)
+        .map_err(|e| AppError::internal(format!("meta does not serialise: {e}")))?;
+    tx.execute(
+        "UPDATE documents SET meta = ?2, updated_at = ?3 WHERE id = ?1",
+        params![doc, json, now],
     )?;
     Ok(())
 }
