@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::Status;
 use super::fields::FieldType;
-use super::meta::Meta;
+use super::meta::{AuthOptions, Meta, RecipientAuth};
 use super::model::{Document, Field, Recipient, SealRecord};
 use super::recipients::{ReadStatus, Role, SendStatus, SigningStatus};
 use crate::timefmt::{iso8601, iso8601_opt};
@@ -27,6 +27,8 @@ pub struct RecipientView {
     pub signing_status: SigningStatus,
     pub send_status: SendStatus,
     pub signing_url: Option<String>,
+    /// How the recipient authenticates (`{accessAuth, actionAuth}`, lists).
+    pub auth_options: RecipientAuth,
 }
 
 /// Recipients in create, generate and upload responses (links as in `RecipientView`).
@@ -161,6 +163,8 @@ pub struct DocumentView {
     pub recipients: Vec<RecipientView>,
     pub fields: Vec<FieldView>,
     pub meta: Meta,
+    /// How every recipient authenticates (`{globalAccessAuth, globalActionAuth}`, lists).
+    pub auth_options: AuthOptions,
     /// Absent until a sealing attempt fails (so a document that seals at once keeps the
     /// documented shape); then how sealing is going.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -218,6 +222,7 @@ impl RecipientView {
             signing_status: r.signing_status,
             send_status: r.send_status,
             signing_url: Some(signing_url(app_url, &r.token)),
+            auth_options: r.auth.clone(),
         }
     }
 }
@@ -295,6 +300,7 @@ impl DocumentView {
                 })
                 .collect(),
             meta: d.meta.clone(),
+            auth_options: d.auth_options.clone(),
             sealing: SealingView::of(d.status, &d.seal),
         }
     }

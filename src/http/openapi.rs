@@ -451,6 +451,7 @@ fn schemas() -> Value {
             "uploadUrl": {"type": "string"}, "documentId": {"type": "integer"}, "externalId": nullable("string"), "recipients": {"type": "array", "items": ref_("RecipientBrief")}
         }},
         "Recipient": {"type": "object", "required": ["id", "documentId", "email", "name", "role", "signingOrder", "token", "signedAt", "readStatus", "signingStatus", "sendStatus", "signingUrl"], "properties": {
+            "authOptions": {"type": "object", "description": "How the recipient authenticates", "properties": {"accessAuth": {"type": "array", "items": {"type": "string"}}, "actionAuth": {"type": "array", "items": {"type": "string"}}}},
             "id": {"type": "integer"}, "documentId": {"type": "integer"}, "email": {"type": "string"}, "name": {"type": "string"}, "role": role,
             "signingOrder": nullable("integer"), "token": link("The recipient's signing token"), "signedAt": ts_null,
             "readStatus": {"type": "string", "enum": ["NOT_OPENED", "OPENED"]},
@@ -483,6 +484,7 @@ fn schemas() -> Value {
             "title": {"type": "string"}, "status": {"type": "string", "enum": ["DRAFT", "PENDING", "COMPLETED", "REJECTED", "CANCELLED"]},
             "documentDataId": {"type": "string"}, "createdAt": ts, "updatedAt": ts, "completedAt": ts_null,
             "recipients": {"type": "array", "items": ref_("Recipient")}, "fields": {"type": "array", "items": ref_("Field")}, "meta": ref_("Meta"),
+            "authOptions": {"type": "object", "description": "How every recipient authenticates", "properties": {"globalAccessAuth": {"type": "array", "items": {"type": "string"}}, "globalActionAuth": {"type": "array", "items": {"type": "string"}}}},
             "sealing": {"allOf": [ref_("Sealing")], "description": "present once an attempt to seal the finished document has failed"}
         }},
         "Sealing": {"type": "object", "required": ["status", "attempts", "lastError", "nextAttemptAt"], "properties": {

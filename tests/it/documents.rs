@@ -77,8 +77,13 @@ fn assert_document_shape(doc: &Value) {
             "completedAt",
             "recipients",
             "fields",
-            "meta"
+            "meta",
+            "authOptions"
         ])
+    );
+    assert_eq!(
+        doc["authOptions"],
+        json!({"globalAccessAuth": [], "globalActionAuth": []})
     );
     assert_eq!(doc["status"], "DRAFT");
     assert_eq!(doc["externalId"], "ext-1");
@@ -101,8 +106,13 @@ fn assert_document_shape(doc: &Value) {
             "readStatus",
             "signingStatus",
             "sendStatus",
-            "signingUrl"
+            "signingUrl",
+            "authOptions"
         ])
+    );
+    assert_eq!(
+        rec["authOptions"],
+        json!({"accessAuth": [], "actionAuth": []})
     );
     assert_eq!(
         (

@@ -361,6 +361,14 @@ async fn document_subscriptions_sample_and_unsubscribe_as_the_signing_zapier_app
     assert_eq!(payload["documentMeta"]["subject"], "Please sign");
     assert_eq!(payload["documentMeta"]["id"], doc.to_string());
     assert_eq!(payload["visibility"], "EVERYONE");
+    assert_eq!(
+        payload["authOptions"],
+        json!({"globalAccessAuth": [], "globalActionAuth": []})
+    );
+    assert_eq!(
+        payload["Recipient"][0]["authOptions"],
+        json!({"accessAuth": [], "actionAuth": []})
+    );
     assert!(payload["deletedAt"].is_null());
 
     let (status, sample) = zap(&api, Method::GET, "list-documents", None).await;
