@@ -303,8 +303,14 @@ impl Field {
     }
 
     /// Whether completing needs a value here: every signature field, and fields marked
-    /// `required` (DATE fields are filled at completion).
+    /// `required` (DATE fields are filled at completion). A read-only field other than a
+    /// signature is never required: its signer cannot fill it, and what it holds (a default, a
+    /// prefill) stands as it is.
     pub fn required(&self) -> bool {
+        let signature = matches!(self.kind, FieldType::Signature | FieldType::FreeSignature);
+        if self.read_only() && !signature {
+            return false;
+        }
         self.kind != FieldType::Date
             && (matches!(self.kind, FieldType::Signature | FieldType::FreeSignature)
                 || self

@@ -1472,3 +1472,22 @@ async fn link_attachments_are_kept_and_shown_to_signers() {
     );
     app.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_required_read_only_field_does_not_keep_its_signer_from_finishing() {
+    let app = TestApp::spawn().await;
+    let api = app.user_with_key("ada@example.com", "standard");
+    let (id, ann, token, sig) = ready_with_meta(&api, json!({})).await;
+    // A fixed reference the signer sees but cannot change, marked required as the peer's
+    // templates often mark every field.
+    api.add_fields(
+        id,
+        json!([{"recipientId": ann, "type": "TEXT", "pageNumber": 1, "pageX": 10, "pageY": 20,
+                "pageWidth": 30, "pageHeight": 5,
+                "fieldMeta": {"type": "text", "text": "REF-42", "readOnly": true, "required": true}}]),
+    )
+    .await;
+    assert_eq!(api.send(id).await.0, 200);
+    ann_finishes(&app, &api, id, &token, sig).await;
+    app.stop().await;
+}
