@@ -174,13 +174,6 @@ const SYSTEM_FIELDS: [(&str, &str); 6] = [
     ("rescheduleReason", "reason_for_reschedule"),
 ];
 
-/// One answer as integrations read it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Answer {
-    pub label: String,
-    pub value: Value,
-}
-
 /// A booking's answers: `responses` holds every one (the booker's name and e-mail from the
 /// first attendee, the location, the description as notes, the other attendees as guests, then
 /// the stored answers, which win), `userFieldsResponses` the booker's own, `customInputs` the
@@ -201,18 +194,15 @@ impl Answers {
         stored: &Map<String, Value>,
     ) -> Answers {
         let mut all = Map::new();
+        // Each answer as integrations read it: `{label, value}`.
         let put = |map: &mut Map<String, Value>, key: &str, value: Value| {
             let label = SYSTEM_FIELDS
                 .iter()
                 .find(|(k, _)| *k == key)
                 .map_or(key, |(_, l)| l);
-            let answer = Answer {
-                label: label.to_string(),
-                value,
-            };
             map.insert(
                 key.to_string(),
-                serde_json::to_value(answer).unwrap_or_default(),
+                serde_json::json!({"label": label, "value": value}),
             );
         };
         if let Some(first) = attendees.first() {

@@ -330,7 +330,7 @@ pub fn document(issuer: &str) -> Value {
                 "get": op("Sample for the signing service's Zapier app: empty until the account has a webhook and a document with recipients, then one delivery as the oldest webhook would get it (any method)", "zapier", json!([]), None, json!({"type": "array", "maxItems": 1, "items": {"type": "object", "required": ["event", "createdAt", "webhookEndpoint", "payload"]}}), &[401, 403, 429])
             },
             "/api/v1/zapier/subscribe": {
-                "post": op("Subscribe a Zapier REST hook to one document event (any method)", "zapier", json!([]), Some(json!({"type": "object", "required": ["webhookUrl", "eventTrigger"], "properties": {"webhookUrl": {"type": "string"}, "eventTrigger": {"type": "string", "enum": crate::webhooks::Event::DOCUMENT.map(crate::webhooks::Event::as_str)}}})), ref_("SignSubscription"), &[400, 401, 403, 409, 413, 429])
+                "post": op("Subscribe a Zapier REST hook to one document event (any method)", "zapier", json!([]), Some(json!({"type": "object", "required": ["webhookUrl", "eventTrigger"], "properties": {"webhookUrl": {"type": "string"}, "eventTrigger": {"type": "string", "enum": crate::webhooks::Event::names_of(false)}}})), ref_("SignSubscription"), &[400, 401, 403, 409, 413, 429])
             },
             "/api/v1/zapier/unsubscribe": {
                 "post": op("Delete a webhook by id; the webhook as it was (any method)", "zapier", json!([]), Some(json!({"type": "object", "required": ["webhookId"], "properties": {"webhookId": {"type": ["string", "integer"]}}})), ref_("SignSubscription"), &[400, 401, 403, 404, 413, 429])

@@ -19,7 +19,7 @@ use crate::error::AppError;
 use crate::http::state::AppState;
 use crate::oauth::principal::{Credentials, Principal};
 use crate::oauth::scope::Scope;
-use crate::webhooks::{Event, payload, zapier};
+use crate::webhooks::{payload, zapier};
 
 /// Bookings the scheduling service's app reads as sample data.
 const SAMPLE_BOOKINGS: u32 = 3;
@@ -29,23 +29,12 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         let state = state.clone();
         move || with_state(state.clone())
     };
-    // The scheduling service's routes: the credential checked (with `scopes`) before any body.
+    // The scheduling service's routes: `?apiKey=` or `Authorization`, checked before any body.
     let cal = |name: &'static str, scopes: &'static [Scope]| {
-        let state = state.clone();
-        warp::path!("api" / "integrations" / "zapier" / String)
-            .and_then(move |n: String| async move {
-                if n == name {
-                    Ok(())
-                } else {
-                    Err(warp::reject::not_found())
-                }
-            })
-            .untuple_one()
-            .and(credentials_or_query_key())
-            .and_then(move |c| {
-                let state = state.clone();
-                async move { caller(&state, c, scopes).await.map_err(reject) }
-            })
+        warp::path!("api" / "integrations" / "zapier" / ..)
+            .and(warp::path(name))
+            .and(warp::path::end())
+            .and(authed(state.clone(), credentials_or_query_key(), scopes))
     };
     const SUBSCRIBE: &[Scope] = &[Scope::ReadBooking, Scope::ReadProfile];
     let list_bookings = cal("listBookings", &[Scope::ReadBooking])
@@ -79,25 +68,10 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
 
     // The signing service's routes: any method, the API key in `Authorization`.
     let sign = |name: &'static str| {
-        let state = state.clone();
-        warp::path!("api" / "v1" / "zapier" / String)
-            .and_then(move |n: String| async move {
-                if n == name {
-                    Ok(())
-                } else {
-                    Err(warp::reject::not_found())
-                }
-            })
-            .untuple_one()
-            .and(credentials())
-            .and_then(move |c| {
-                let state = state.clone();
-                async move {
-                    caller(&state, c, &[Scope::ReadDocument])
-                        .await
-                        .map_err(reject)
-                }
-            })
+        warp::path!("api" / "v1" / "zapier" / ..)
+            .and(warp::path(name))
+            .and(warp::path::end())
+            .and(authed(state.clone(), credentials(), &[Scope::ReadDocument]))
     };
     let list_documents = sign("list-documents")
         .and(s())
@@ -130,6 +104,18 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
 #[derive(Debug, Deserialize)]
 struct IdQuery {
     id: Option<String>,
+}
+
+/// The caller behind `creds`, holding every one of `scopes` (401, 403 or 429 otherwise).
+fn authed(
+    state: AppState,
+    creds: impl Filter<Extract = (Credentials,), Error = warp::Rejection> + Clone,
+    scopes: &'static [Scope],
+) -> impl Filter<Extract = (Principal,), Error = warp::Rejection> + Clone {
+    creds.and_then(move |c| {
+        let state = state.clone();
+        async move { caller(&state, c, scopes).await.map_err(reject) }
+    })
 }
 
 /// The caller, holding every one of `scopes`.
@@ -175,7 +161,7 @@ async fn add_subscription(state: AppState, who: Principal, b: Value) -> Result<V
             "triggerEvent",
             b.get("triggerEvent").and_then(Value::as_str),
         ),
-        &Event::BOOKING,
+        true,
         state.config.max_webhooks_per_user,
     )
     .await?;
@@ -210,7 +196,7 @@ async fn subscribe(state: AppState, who: Principal, b: Value) -> Result<Value, A
             "eventTrigger",
             b.get("eventTrigger").and_then(Value::as_str),
         ),
-        &Event::DOCUMENT,
+        false,
         state.config.max_webhooks_per_user,
     )
     .await?;

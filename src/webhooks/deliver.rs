@@ -49,19 +49,21 @@ pub fn backoff(base: Duration) -> Backoff {
 /// `X-Docket-Signature` for `body` sent at unix second `t`:
 /// `t=<t>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`.
 pub fn signature(secret: &str, t: i64, body: &str) -> String {
+    format!("t={t},v1={}", hmac_hex(secret, &format!("{t}.{body}")))
+}
+
+/// Hex HMAC-SHA256 of `message` under `secret`.
+fn hmac_hex(secret: &str, message: &str) -> String {
     let mut mac =
         Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("HMAC takes keys of any size");
-    mac.update(format!("{t}.{body}").as_bytes());
-    format!("t={t},v1={}", hex::encode(mac.finalize().into_bytes()))
+    mac.update(message.as_bytes());
+    hex::encode(mac.finalize().into_bytes())
 }
 
 /// `X-Cal-Signature-256` for `body`: the hex HMAC-SHA256 of the body under the secret, as
 /// receivers written for the scheduling service check booking deliveries.
 pub fn cal_signature(secret: &str, body: &str) -> String {
-    let mut mac =
-        Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("HMAC takes keys of any size");
-    mac.update(body.as_bytes());
-    hex::encode(mac.finalize().into_bytes())
+    hmac_hex(secret, body)
 }
 
 /// How an attempt ended.
@@ -262,7 +264,7 @@ impl Ready {
             .header("x-docket-signature", signature(&self.secret, t, &d.body))
             .header("x-docket-event", &d.event)
             .header("x-docket-delivery", d.id.to_string());
-        let booking = d.event.starts_with("BOOKING_");
+        let booking = super::Event::parse(&d.event).is_some_and(super::Event::is_booking);
         if booking {
             request = request.header("x-cal-signature-256", cal_signature(&self.secret, &d.body));
         } else if d.app == App::Zapier {

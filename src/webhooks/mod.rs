@@ -55,22 +55,6 @@ impl Event {
         Event::BookingCancelled,
     ];
 
-    /// The document events, as the signing service's REST-hook route takes them.
-    pub const DOCUMENT: [Event; 9] = [
-        Event::DocumentCreated,
-        Event::DocumentSent,
-        Event::DocumentOpened,
-        Event::DocumentRecipientCompleted,
-        Event::DocumentSigned,
-        Event::DocumentCompleted,
-        Event::DocumentRejected,
-        Event::DocumentCancelled,
-        Event::DocumentSealFailed,
-    ];
-
-    /// The booking events, as the scheduling service's REST-hook route takes them.
-    pub const BOOKING: [Event; 2] = [Event::BookingCreated, Event::BookingCancelled];
-
     pub fn as_str(self) -> &'static str {
         match self {
             Event::DocumentCreated => "DOCUMENT_CREATED",
@@ -87,9 +71,23 @@ impl Event {
         }
     }
 
+    /// A booking's event (the rest are a document's).
+    pub fn is_booking(self) -> bool {
+        matches!(self, Event::BookingCreated | Event::BookingCancelled)
+    }
+
+    /// The names of the booking events (`true`) or of the document events (`false`).
+    pub fn names_of(bookings: bool) -> Vec<&'static str> {
+        Event::ALL
+            .into_iter()
+            .filter(|e| e.is_booking() == bookings)
+            .map(Event::as_str)
+            .collect()
+    }
+
     /// The scope a credential needs to subscribe to the event: a webhook is a way to read.
     pub fn scope(self) -> Scope {
-        if Event::BOOKING.contains(&self) {
+        if self.is_booking() {
             Scope::ReadBooking
         } else {
             Scope::ReadDocument

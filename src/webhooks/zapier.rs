@@ -17,14 +17,15 @@ use crate::documents::DocumentView;
 use crate::error::{AppError, FieldError};
 use crate::oauth::principal::Principal;
 
-/// A new subscription of `who` to the one event `trigger` (one of `allowed`) at `url`.
+/// A new subscription of `who` to the one event `trigger` at `url`: a booking event when
+/// `bookings`, else a document event.
 pub async fn subscribe(
     db: &Db,
     secrets: &SecretBox,
     who: &Principal,
     (url_key, url): (&str, Option<&str>),
     (trigger_key, trigger): (&str, Option<&str>),
-    allowed: &[Event],
+    bookings: bool,
     max: u32,
 ) -> Result<Webhook, AppError> {
     let mut problems = Vec::new();
@@ -45,13 +46,13 @@ pub async fn subscribe(
             None
         }
     };
-    let names: Vec<&str> = allowed.iter().map(|e| e.as_str()).collect();
     let event = trigger
         .map(str::trim)
         .and_then(Event::parse)
-        .filter(|e| allowed.contains(e));
+        .filter(|e| e.is_booking() == bookings);
     if event.is_none() {
-        fail(trigger_key, format!("must be one of {}", names.join(", ")));
+        let names = Event::names_of(bookings).join(", ");
+        fail(trigger_key, format!("must be one of {names}"));
     }
     let (Some(url), Some(event)) = (url, event) else {
         return Err(AppError::validation(problems));
