@@ -164,8 +164,9 @@ async fn open_stores(
     let data = data.clone();
     let render_limits = config.render.clone();
     let public = base(public_url);
+    let database = config.database.clone();
     tokio::task::spawn_blocking(move || -> Result<_, StartupError> {
-        let db = Db::open(&data.database(), &data.backups(), POOL_SIZE)?;
+        let db = database.open(&data.database(), &data.backups(), POOL_SIZE, true)?;
         db.write_blocking(move |c| {
             crate::settings::set(c, crate::settings::PUBLIC_URL, &public, crate::db::now())
         })

@@ -86,7 +86,7 @@ fn assemble(data: &DataDir, db: &Db, work: &Path) -> Result<Report, AppError> {
         rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
     )?;
     let schema_version = crate::db::migrate::version(&snapshot)?;
-    let ids = crate::blob::rows::ids(&snapshot)?;
+    let ids = crate::blob::rows::ids(&crate::db::Conn::sqlite(&snapshot))?;
     drop(snapshot);
 
     let live = BlobStore::open(&data.blobs())?;

@@ -22,8 +22,31 @@ pub struct Cli {
     #[arg(long, global = true, env = "DOCKET_DATA_DIR", value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
 
+    /// The database: `sqlite` (default: <data-dir>/docket.db) or postgres://USER:PASS@HOST:PORT/DB?sslmode=... shared by every node
+    #[arg(long, global = true, env = "DOCKET_DATABASE_URL", value_name = "URL")]
+    pub database_url: Option<String>,
+
+    /// A file holding the database URL (keeps its password off the command line)
+    #[arg(
+        long,
+        global = true,
+        env = "DOCKET_DATABASE_URL_FILE",
+        value_name = "FILE"
+    )]
+    pub database_url_file: Option<PathBuf>,
+
     #[command(subcommand)]
     pub command: Command,
+}
+
+impl Cli {
+    /// The database the flags name.
+    pub fn database(&self) -> Result<crate::db::Target, String> {
+        crate::db::Target::from_flags(
+            self.database_url.as_deref(),
+            self.database_url_file.as_deref(),
+        )
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -40,6 +63,8 @@ pub enum Command {
     Backup(BackupArgs),
     /// Outgoing mail: the queue and the outbox
     Mail(MailArgs),
+    /// Create or upgrade the database schema (PostgreSQL: once for every node, under a lock)
+    Migrate(JsonFlag),
     /// Print version, commit and SQLite version
     Version(JsonFlag),
     /// Render one page of a PDF to PNG on stdout (the server runs this under limits)

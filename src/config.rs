@@ -58,6 +58,8 @@ pub struct Config {
     pub public_url: Option<Url>,
     pub app_url: Option<Url>,
     pub data_dir: PathBuf,
+    /// SQLite under `data_dir` (the default), or a PostgreSQL database shared by every node.
+    pub database: crate::db::Target,
     pub tls: Tls,
     pub seal: SealCert,
     pub max_upload_bytes: u64,
@@ -272,6 +274,7 @@ impl Config {
             public_url,
             app_url,
             data_dir,
+            database: crate::db::Target::Sqlite,
             tls,
             seal,
             max_upload_bytes: args.max_upload_mb * 1024 * 1024,

@@ -159,17 +159,18 @@ impl AppError {
     }
 }
 
-impl From<rusqlite::Error> for AppError {
-    fn from(e: rusqlite::Error) -> Self {
-        if let rusqlite::Error::SqliteFailure(code, _) = &e
-            && matches!(
-                code.code,
-                rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
-            )
-        {
+impl From<crate::db::Error> for AppError {
+    fn from(e: crate::db::Error) -> Self {
+        if e.is_transient() {
             return AppError::Unavailable("the database is busy; try again".into());
         }
         AppError::Internal(format!("database: {e}"))
+    }
+}
+
+impl From<rusqlite::Error> for AppError {
+    fn from(e: rusqlite::Error) -> Self {
+        crate::db::Error::from(e).into()
     }
 }
 
@@ -186,15 +187,11 @@ impl From<std::io::Error> for AppError {
 }
 
 /// Turns a unique-constraint violation into a 409 with `message`; other errors pass through.
-pub fn conflict_on_unique(e: rusqlite::Error, message: &str) -> AppError {
-    match &e {
-        rusqlite::Error::SqliteFailure(f, _)
-            if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
-                || f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY =>
-        {
-            AppError::Conflict(message.to_string())
-        }
-        _ => e.into(),
+pub fn conflict_on_unique(e: crate::db::Error, message: &str) -> AppError {
+    if e.is_unique_violation() {
+        AppError::Conflict(message.to_string())
+    } else {
+        e.into()
     }
 }
 
@@ -221,7 +218,7 @@ mod tests {
 
     #[test]
     fn unique_violation_becomes_conflict() {
-        let c = rusqlite::Connection::open_in_memory().unwrap();
+        let c = crate::db::Conn::sqlite_memory();
         c.execute_batch("CREATE TABLE t(x UNIQUE); INSERT INTO t VALUES (1);")
             .unwrap();
         let err = c.execute("INSERT INTO t VALUES (1)", []).unwrap_err();

@@ -19,17 +19,22 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
+    let database = cli
+        .database()
+        .map_err(|message| CliError { message, code: 2 })?;
+    let open = |data_dir, json| Ctx::open(data_dir, &database, json);
     match cli.command {
-        Command::Serve(args) => serve(&args, cli.data_dir),
-        Command::User(a) => admin::user::run(&Ctx::open(cli.data_dir, a.out.json)?, a.command),
+        Command::Serve(args) => serve(&args, cli.data_dir, database),
+        Command::Migrate(f) => admin::backup::migrate(&open(cli.data_dir, f.json)?),
+        Command::User(a) => admin::user::run(&open(cli.data_dir, a.out.json)?, a.command),
         Command::Client(a) => admin::client::run(
-            &Ctx::open(cli.data_dir, a.out.json)?,
+            &open(cli.data_dir, a.out.json)?,
             a.public_url.as_deref(),
             a.command,
         ),
-        Command::Apikey(a) => admin::apikey::run(&Ctx::open(cli.data_dir, a.out.json)?, a.command),
-        Command::Backup(a) => admin::backup::backup(&Ctx::open(cli.data_dir, a.out.json)?, &a.dest),
-        Command::Mail(a) => admin::mail::run(&Ctx::open(cli.data_dir, a.out.json)?, a.command),
+        Command::Apikey(a) => admin::apikey::run(&open(cli.data_dir, a.out.json)?, a.command),
+        Command::Backup(a) => admin::backup::backup(&open(cli.data_dir, a.out.json)?, &a.dest),
+        Command::Mail(a) => admin::mail::run(&open(cli.data_dir, a.out.json)?, a.command),
         Command::Version(f) => {
             admin::backup::version(f.json);
             Ok(())
@@ -44,10 +49,12 @@ fn run(cli: Cli) -> Result<(), CliError> {
 fn serve(
     args: &docket::cli::ServeArgs,
     data_dir: Option<std::path::PathBuf>,
+    database: docket::db::Target,
 ) -> Result<(), CliError> {
     let usage = |message: String| CliError { message, code: 2 };
-    let config =
+    let mut config =
         docket::config::Config::from_args(args, data_dir).map_err(|e| usage(e.to_string()))?;
+    config.database = database;
     docket::logging::init(config.log_format, &config.log_level).map_err(usage)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -1,13 +1,14 @@
 //! SQL for `settings`: small facts about this installation that admin commands need, such as
 //! the public URL the server last ran with. No other module touches the table.
 
-use rusqlite::{Connection, OptionalExtension, params};
+use crate::db::{Conn, OptionalExtension};
+use crate::params;
 
 use crate::error::AppError;
 
 pub const PUBLIC_URL: &str = "public_url";
 
-pub fn get(conn: &Connection, key: &str) -> Result<Option<String>, AppError> {
+pub fn get(conn: &Conn, key: &str) -> Result<Option<String>, AppError> {
     Ok(conn
         .query_row("SELECT value FROM settings WHERE key = ?1", [key], |r| {
             r.get(0)
@@ -15,7 +16,7 @@ pub fn get(conn: &Connection, key: &str) -> Result<Option<String>, AppError> {
         .optional()?)
 }
 
-pub fn set(conn: &Connection, key: &str, value: &str, now: i64) -> Result<(), AppError> {
+pub fn set(conn: &Conn, key: &str, value: &str, now: i64) -> Result<(), AppError> {
     conn.execute(
         "INSERT INTO settings (key, value, updated_at) VALUES (?1, ?2, ?3)
          ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",

@@ -1,4 +1,4 @@
-//! `docket backup DEST` and `docket version`.
+//! `docket backup DEST`, `docket migrate` and `docket version`.
 
 use super::{CliError, Ctx, fields};
 
@@ -20,6 +20,24 @@ pub fn backup(ctx: &Ctx, dest: &std::path::Path) -> Result<(), CliError> {
             report.path
         )
     });
+    Ok(())
+}
+
+/// `docket migrate`: opening the database brought its schema up to date (PostgreSQL: under an
+/// advisory lock, so it is done once however many nodes start at the same time).
+pub fn migrate(ctx: &Ctx) -> Result<(), CliError> {
+    let schema = ctx
+        .db
+        .schema_version()
+        .map_err(|e| CliError::runtime(e.to_string()))?;
+    let database = match ctx.db.dialect() {
+        crate::db::Dialect::Sqlite => "sqlite",
+        crate::db::Dialect::Postgres => "postgres",
+    };
+    ctx.print(
+        &serde_json::json!({ "database": database, "schema": schema }),
+        || format!("the {database} database is at schema version {schema}"),
+    );
     Ok(())
 }
 

@@ -57,13 +57,18 @@ pub struct Ctx {
 }
 
 impl Ctx {
-    pub fn open(data_dir: Option<PathBuf>, json: bool) -> Result<Ctx, CliError> {
+    pub fn open(
+        data_dir: Option<PathBuf>,
+        database: &crate::db::Target,
+        json: bool,
+    ) -> Result<Ctx, CliError> {
         let root = data_dir
             .or_else(DataDir::default_path)
             .ok_or_else(|| CliError::runtime("no home directory: pass --data-dir DIR"))?;
         let data = DataDir::open(&root)
             .map_err(|e| CliError::runtime(format!("data directory {}: {e}", root.display())))?;
-        let db = Db::open(&data.database(), &data.backups(), 2)
+        let db = database
+            .open(&data.database(), &data.backups(), 2, true)
             .map_err(|e| CliError::runtime(e.to_string()))?;
         Ok(Ctx { data, db, json })
     }

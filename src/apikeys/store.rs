@@ -1,6 +1,7 @@
 //! SQL for `api_keys`.
 
-use rusqlite::{Connection, OptionalExtension, params};
+use crate::db::{Conn, OptionalExtension};
+use crate::params;
 
 use super::ApiKey;
 use crate::crypto::SecretToken;
@@ -10,7 +11,7 @@ const SELECT: &str = "SELECT k.id, k.user_id, u.email, k.name, k.key_prefix, k.c
         k.expires_at, k.revoked_at, k.last_used_at
    FROM api_keys k JOIN users u ON u.id = k.user_id";
 
-fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ApiKey> {
+fn from_row(r: &crate::db::Row<'_>) -> crate::db::Result<ApiKey> {
     Ok(ApiKey {
         id: r.get(0)?,
         user_id: r.get(1)?,
@@ -25,14 +26,14 @@ fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ApiKey> {
 }
 
 pub fn insert(
-    conn: &Connection,
+    conn: &Conn,
     user_id: i64,
     name: &str,
     key: &SecretToken,
     expires_at: Option<i64>,
     now: i64,
 ) -> Result<ApiKey, AppError> {
-    conn.execute(
+    let inserted_id = conn.insert(
         "INSERT INTO api_keys (user_id, name, key_hash, key_prefix, created_at, expires_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
         params![
@@ -44,17 +45,17 @@ pub fn insert(
             expires_at
         ],
     )?;
-    get(conn, conn.last_insert_rowid())?.ok_or_else(|| AppError::internal("inserted key vanished"))
+    get(conn, inserted_id)?.ok_or_else(|| AppError::internal("inserted key vanished"))
 }
 
-pub fn get(conn: &Connection, id: i64) -> Result<Option<ApiKey>, AppError> {
+pub fn get(conn: &Conn, id: i64) -> Result<Option<ApiKey>, AppError> {
     Ok(conn
         .query_row(&format!("{SELECT} WHERE k.id = ?1"), [id], from_row)
         .optional()?)
 }
 
 /// Every key, or those of one user, oldest first.
-pub fn list(conn: &Connection, user_id: Option<i64>) -> Result<Vec<ApiKey>, AppError> {
+pub fn list(conn: &Conn, user_id: Option<i64>) -> Result<Vec<ApiKey>, AppError> {
     let mut stmt = conn.prepare(&format!(
         "{SELECT} WHERE ?1 IS NULL OR k.user_id = ?1 ORDER BY k.id"
     ))?;
@@ -63,7 +64,7 @@ pub fn list(conn: &Connection, user_id: Option<i64>) -> Result<Vec<ApiKey>, AppE
 }
 
 /// Revokes a key; revoking twice is a 409.
-pub fn revoke(conn: &Connection, id: i64, now: i64) -> Result<ApiKey, AppError> {
+pub fn revoke(conn: &Conn, id: i64, now: i64) -> Result<ApiKey, AppError> {
     let n = conn.execute(
         "UPDATE api_keys SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
         params![id, now],
@@ -88,11 +89,7 @@ pub struct Presented {
 }
 
 /// The key `presented` when it is live and its user enabled (read only).
-pub fn find_live(
-    conn: &Connection,
-    presented: &str,
-    now: i64,
-) -> Result<Option<Presented>, AppError> {
+pub fn find_live(conn: &Conn, presented: &str, now: i64) -> Result<Option<Presented>, AppError> {
     let hash = SecretToken::presented(presented).hash();
     let mut stmt = conn.prepare_cached(
         "SELECT k.id, k.user_id, k.last_used_at FROM api_keys k JOIN users u ON u.id = k.user_id
@@ -113,7 +110,7 @@ pub fn find_live(
 }
 
 /// Records that key `id` was used at `now`.
-pub fn record_use(conn: &Connection, id: i64, now: i64) -> Result<(), AppError> {
+pub fn record_use(conn: &Conn, id: i64, now: i64) -> Result<(), AppError> {
     conn.execute(
         "UPDATE api_keys SET last_used_at = ?2 WHERE id = ?1",
         params![id, now],
@@ -125,19 +122,19 @@ pub fn record_use(conn: &Connection, id: i64, now: i64) -> Result<(), AppError> 
 mod tests {
     use super::*;
 
-    fn setup() -> (Connection, i64) {
+    fn setup() -> (Conn<'static>, i64) {
         let c = crate::db::memory();
-        c.execute(
-            "INSERT INTO users (email, username, name, password_hash, created_at, updated_at)
+        let user = c
+            .insert(
+                "INSERT INTO users (email, username, name, password_hash, created_at, updated_at)
              VALUES ('a@x.org', 'a', 'A', 'x', 0, 0)",
-            [],
-        )
-        .unwrap();
-        let user = c.last_insert_rowid();
+                [],
+            )
+            .unwrap();
         (c, user)
     }
 
-    fn owner(c: &Connection, presented: &str, now: i64) -> Option<i64> {
+    fn owner(c: &Conn, presented: &str, now: i64) -> Option<i64> {
         find_live(c, presented, now).unwrap().map(|k| k.user_id)
     }
 

@@ -1,12 +1,13 @@
 //! SQL for the `blobs` table: a row exists for every committed file something refers to.
 
-use rusqlite::{Connection, params};
+use crate::db::Conn;
+use crate::params;
 
 use super::store::StoredBlob;
 use crate::error::AppError;
 
 /// Records a committed PDF (call inside the transaction that starts referring to it).
-pub fn insert_pdf(conn: &Connection, blob: &StoredBlob, now: i64) -> Result<(), AppError> {
+pub fn insert_pdf(conn: &Conn, blob: &StoredBlob, now: i64) -> Result<(), AppError> {
     conn.execute(
         "INSERT INTO blobs (id, size, sha256, content_type, created_at) VALUES (?1, ?2, ?3, 'application/pdf', ?4)",
         params![blob.id.as_str(), blob.size as i64, blob.sha256, now],
@@ -15,21 +16,21 @@ pub fn insert_pdf(conn: &Connection, blob: &StoredBlob, now: i64) -> Result<(), 
 }
 
 /// Forgets a file's row; the file itself is removed after the transaction commits.
-pub fn delete(conn: &Connection, id: &str) -> Result<(), AppError> {
+pub fn delete(conn: &Conn, id: &str) -> Result<(), AppError> {
     conn.execute("DELETE FROM blobs WHERE id = ?1", [id])?;
     Ok(())
 }
 
 /// The SHA-256 (hex) of file `id`, as recorded when it was stored.
-pub fn sha256(conn: &Connection, id: &str) -> Result<Option<String>, AppError> {
-    use rusqlite::OptionalExtension;
+pub fn sha256(conn: &Conn, id: &str) -> Result<Option<String>, AppError> {
+    use crate::db::OptionalExtension;
     Ok(conn
         .query_row("SELECT sha256 FROM blobs WHERE id = ?1", [id], |r| r.get(0))
         .optional()?)
 }
 
 /// The ids of every recorded file, in order.
-pub fn ids(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+pub fn ids(conn: &Conn) -> crate::db::Result<Vec<String>> {
     conn.prepare("SELECT id FROM blobs ORDER BY id")?
         .query_map([], |r| r.get(0))?
         .collect()

@@ -1,7 +1,8 @@
 //! SQL for the `bookings` table. Every read and write is scoped to the owning user, so another
 //! user's booking is simply not found.
 
-use rusqlite::{Connection, OptionalExtension, Row, params};
+use crate::db::{Conn, OptionalExtension, Row};
+use crate::params;
 
 use super::{Answers, Attendee, Booking, EventType, NewBooking, Organizer, Status};
 use crate::error::AppError;
@@ -11,7 +12,7 @@ const SELECT: &str = "SELECT b.id, b.uid, b.title, b.description, b.start_time, 
         u.username, u.name, u.email, u.time_zone, b.event_type, b.responses
    FROM bookings b JOIN users u ON u.id = b.user_id";
 
-fn from_row(r: &Row<'_>) -> rusqlite::Result<Booking> {
+fn from_row(r: &Row<'_>) -> crate::db::Result<Booking> {
     let status: Status = r.get(6)?;
     let attendees: String = r.get(8)?;
     let attendees: Vec<Attendee> = crate::db::stored_json(8, &attendees)?;
@@ -63,7 +64,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Booking> {
 
 /// Stores a validated booking for `user_id` and returns it as clients see it.
 pub fn insert(
-    tx: &Connection,
+    tx: &Conn,
     user_id: i64,
     uid: &str,
     new: &NewBooking,
@@ -72,7 +73,7 @@ pub fn insert(
     let attendees = serde_json::to_string(&new.attendees).map_err(AppError::internal)?;
     let event_type = serde_json::to_string(&new.event_type).map_err(AppError::internal)?;
     let responses = serde_json::to_string(&new.responses).map_err(AppError::internal)?;
-    tx.execute(
+    let inserted_id = tx.insert(
         "INSERT INTO bookings (uid, user_id, title, description, start_time, end_time, status,
                                location, attendees, created_at, updated_at, event_type, responses)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11, ?12)",
@@ -91,12 +92,11 @@ pub fn insert(
             responses
         ],
     )?;
-    get(tx, user_id, tx.last_insert_rowid())?
-        .ok_or_else(|| AppError::internal("inserted booking vanished"))
+    get(tx, user_id, inserted_id)?.ok_or_else(|| AppError::internal("inserted booking vanished"))
 }
 
 /// Booking `id` when it belongs to `user_id`.
-pub fn get(conn: &Connection, user_id: i64, id: i64) -> Result<Option<Booking>, AppError> {
+pub fn get(conn: &Conn, user_id: i64, id: i64) -> Result<Option<Booking>, AppError> {
     Ok(conn
         .query_row(
             &format!("{SELECT} WHERE b.id = ?1 AND b.user_id = ?2"),
@@ -108,7 +108,7 @@ pub fn get(conn: &Connection, user_id: i64, id: i64) -> Result<Option<Booking>, 
 
 /// `user_id`'s bookings, newest created first, optionally only those with `status`.
 pub fn list(
-    conn: &Connection,
+    conn: &Conn,
     user_id: i64,
     status: Option<Status>,
     limit: u32,
@@ -126,7 +126,7 @@ pub fn list(
 }
 
 /// `user_id`'s newest `limit` bookings by id.
-pub fn newest(conn: &Connection, user_id: i64, limit: u32) -> Result<Vec<Booking>, AppError> {
+pub fn newest(conn: &Conn, user_id: i64, limit: u32) -> Result<Vec<Booking>, AppError> {
     let mut stmt = conn.prepare_cached(&format!(
         "{SELECT} WHERE b.user_id = ?1 ORDER BY b.id DESC LIMIT ?2"
     ))?;
@@ -135,7 +135,7 @@ pub fn newest(conn: &Connection, user_id: i64, limit: u32) -> Result<Vec<Booking
 }
 
 /// How many bookings `list` would page through.
-pub fn count(conn: &Connection, user_id: i64, status: Option<Status>) -> Result<i64, AppError> {
+pub fn count(conn: &Conn, user_id: i64, status: Option<Status>) -> Result<i64, AppError> {
     Ok(conn.query_row(
         "SELECT count(*) FROM bookings WHERE user_id = ?1 AND (?2 IS NULL OR status = ?2)",
         params![user_id, status.map(Status::as_str)],
@@ -146,7 +146,7 @@ pub fn count(conn: &Connection, user_id: i64, status: Option<Status>) -> Result<
 /// Cancels booking `id` of `user_id`. The UPDATE itself checks that the booking is still
 /// ACCEPTED or PENDING, so two concurrent cancels cannot both win: the loser gets 409.
 pub fn cancel(
-    tx: &Connection,
+    tx: &Conn,
     user_id: i64,
     id: i64,
     reason: Option<&str>,
@@ -170,15 +170,16 @@ pub fn cancel(
 /// A page of the user's bookings and how many there are in all, read in one transaction so
 /// that the two agree.
 pub fn page(
-    conn: &Connection,
+    conn: &Conn,
     user: i64,
     status: Option<Status>,
     limit: u32,
     offset: i64,
 ) -> Result<(Vec<Booking>, i64), AppError> {
-    let tx = conn.unchecked_transaction()?;
-    let total = count(&tx, user, status)?;
-    Ok((list(&tx, user, status, limit, offset)?, total))
+    conn.consistent_read(|tx| {
+        let total = count(tx, user, status)?;
+        Ok((list(tx, user, status, limit, offset)?, total))
+    })
 }
 
 #[cfg(test)]
@@ -187,7 +188,7 @@ mod tests {
     use crate::db::write_tx;
 
     /// Runs `f` on a fresh in-memory database with two users.
-    fn with_users(f: impl FnOnce(&mut Connection) -> Result<(), AppError>) {
+    fn with_users(f: impl FnOnce(&mut Conn) -> Result<(), AppError>) {
         let mut c = crate::db::memory();
         c.execute_batch(
             "INSERT INTO users (id, email, username, name, password_hash, created_at, updated_at)
@@ -216,7 +217,7 @@ mod tests {
         }
     }
 
-    fn add(c: &mut Connection, user: i64, title: &str, status: Status, now: i64) -> Booking {
+    fn add(c: &mut Conn, user: i64, title: &str, status: Status, now: i64) -> Booking {
         write_tx(c, |tx| {
             insert(tx, user, &super::super::new_uid(), &new(title, status), now)
         })

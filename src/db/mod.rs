@@ -2,16 +2,28 @@
 //! work off the async threads: `Db::read`, on a pool of read-only connections, and `Db::write`,
 //! on the one thread that runs write transactions.
 
+mod conn;
+mod dialect;
 pub mod migrate;
+mod pg;
+pub mod pg_migrate;
+mod target;
 mod text_enum;
+mod value;
 mod writer;
 
 use std::os::unix::fs::PermissionsExt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
 use std::time::Duration;
 
 use r2d2_sqlite::SqliteConnectionManager;
-use rusqlite::{Connection, Transaction, TransactionBehavior};
+use rusqlite::Connection;
+
+pub use crate::params;
+pub use conn::{Conn, Dialect, Error, OptionalExtension, Result, Row, RowIndex, Stmt};
+pub use target::Target;
+pub use value::{FromSql, Params, ToSql, Value, ValueRef, params_from_iter};
 
 use crate::error::AppError;
 
@@ -23,6 +35,7 @@ fn configure(conn: &mut Connection) -> rusqlite::Result<()> {
     conn.pragma_update(None, "foreign_keys", "ON")?;
     conn.pragma_update(None, "busy_timeout", 5000)?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.set_prepared_statement_cache_capacity(128);
     Ok(())
 }
 
@@ -40,25 +53,36 @@ pub enum OpenError {
         path: String,
         source: rusqlite::Error,
     },
+    #[error("cannot connect to PostgreSQL at {target}: {message}")]
+    Postgres { target: String, message: String },
     #[error("{0}")]
     Migration(String),
     #[error("database pool: {0}")]
     Pool(#[from] r2d2::Error),
 }
 
-/// A cloneable handle on the database: a pool of read-only connections and the queue of the
-/// writer thread.
+/// A cloneable handle on the database, SQLite or PostgreSQL.
 #[derive(Clone)]
 pub struct Db {
-    /// Read-only connections (`configure_reader`).
-    pool: Pool,
-    /// The database file, for `vacuum_into`.
-    path: std::path::PathBuf,
-    /// The queue of the one thread that runs this process's write transactions. SQLite allows
-    /// one writer at a time and its busy handler waits by sleeping (up to 100 ms a step), which
-    /// wrecks tail latency under load; queueing writers here instead makes each wait exactly as
-    /// long as the writes ahead of it.
-    writer: std::sync::mpsc::Sender<writer::Job>,
+    backend: Backend,
+}
+
+#[derive(Clone)]
+enum Backend {
+    Sqlite {
+        /// Read-only connections (`configure_reader`).
+        pool: Pool,
+        /// The database file, for `vacuum_into`.
+        path: std::path::PathBuf,
+        /// The queue of the one thread that runs this process's write transactions. SQLite
+        /// allows one writer at a time and its busy handler waits by sleeping (up to 100 ms a
+        /// step), which wrecks tail latency under load; queueing writers here instead makes
+        /// each wait exactly as long as the writes ahead of it.
+        writer: std::sync::mpsc::Sender<writer::Job>,
+    },
+    /// Every node's connections to one PostgreSQL database: reads and write transactions
+    /// alike take one from the pool; PostgreSQL orders concurrent writers with row locks.
+    Postgres { pool: r2d2::Pool<pg::Manager> },
 }
 
 impl Db {
@@ -100,10 +124,54 @@ impl Db {
         // The connection that migrated the schema runs every write from now on.
         let writer = writer::start(conn)?;
         Ok(Db {
-            pool,
-            path: path.to_path_buf(),
-            writer,
+            backend: Backend::Sqlite {
+                pool,
+                path: path.to_path_buf(),
+                writer,
+            },
         })
+    }
+
+    /// Connects to the PostgreSQL database at `url` with a pool of `max_connections`. With
+    /// `migrate`, brings its schema up to date first (under an advisory lock, so nodes that
+    /// start together migrate once); without, refuses a schema this docket does not know.
+    pub fn open_postgres(
+        url: &str,
+        max_connections: u32,
+        acquire_timeout: Duration,
+        migrate: bool,
+    ) -> Result<Db, OpenError> {
+        let config: postgres::Config =
+            url.parse()
+                .map_err(|e: postgres::Error| OpenError::Postgres {
+                    target: pg_migrate::redacted(url),
+                    message: e.to_string(),
+                })?;
+        let manager = pg::Manager { config };
+        let pool = r2d2::Pool::builder()
+            .max_size(max_connections)
+            .min_idle(Some(1))
+            .connection_timeout(acquire_timeout)
+            .error_handler(Box::new(r2d2::NopErrorHandler))
+            .build(manager)
+            .map_err(|e| OpenError::Postgres {
+                target: pg_migrate::redacted(url),
+                message: e.to_string(),
+            })?;
+        let db = Db {
+            backend: Backend::Postgres { pool },
+        };
+        db.write_blocking_pg(move |c| pg_migrate::check_or_run(c, migrate))
+            .map_err(|e| OpenError::Migration(e.to_string()))?;
+        Ok(db)
+    }
+
+    /// Which database this is.
+    pub fn dialect(&self) -> Dialect {
+        match self.backend {
+            Backend::Sqlite { .. } => Dialect::Sqlite,
+            Backend::Postgres { .. } => Dialect::Postgres,
+        }
     }
 
     /// A database of its own in memory, with the whole schema, read and written through the
@@ -129,51 +197,62 @@ impl Db {
             .expect("pool");
         let writer = writer::start(conn).expect("writer");
         Db {
-            pool,
-            path: std::path::PathBuf::new(),
-            writer,
+            backend: Backend::Sqlite {
+                pool,
+                path: std::path::PathBuf::new(),
+                writer,
+            },
         }
     }
 
-    /// Runs `f` with a pooled read-only connection on the blocking thread pool. Several reads
-    /// that must agree go in one `unchecked_transaction`.
+    /// Runs `f` with a pooled connection on the blocking thread pool (with SQLite, one that
+    /// refuses writes). Several reads that must agree go in one `Conn::consistent_read`.
     pub async fn read<F, T>(&self, f: F) -> Result<T, AppError>
     where
-        F: FnOnce(&Connection) -> Result<T, AppError> + Send + 'static,
+        F: FnOnce(&Conn<'_>) -> Result<T, AppError> + Send + 'static,
         T: Send + 'static,
     {
-        let pool = self.pool.clone();
-        tokio::task::spawn_blocking(move || {
-            let conn = pool.get()?;
-            f(&conn)
-        })
-        .await
-        .map_err(|e| AppError::internal(format!("database task failed: {e}")))?
+        let db = self.clone();
+        tokio::task::spawn_blocking(move || db.read_blocking(f))
+            .await
+            .map_err(|e| AppError::internal(format!("database task failed: {e}")))?
     }
 
-    /// Runs `f` inside a write transaction on the writer thread and returns its result once
-    /// that transaction is committed. `f` runs in its own savepoint: when it fails, only its
-    /// changes are undone. Writes that arrive together share one transaction (group commit),
-    /// which spreads the cost of a commit over many requests.
+    /// Runs `f` inside a write transaction and returns its result once that transaction is
+    /// committed. With SQLite it runs on the writer thread in its own savepoint (when it fails,
+    /// only its changes are undone) and writes that arrive together share one transaction
+    /// (group commit). With PostgreSQL it is one transaction on a pooled connection.
     pub async fn write<F, T>(&self, f: F) -> Result<T, AppError>
     where
-        F: FnOnce(&Connection) -> Result<T, AppError> + Send + 'static,
+        F: FnOnce(&Conn<'_>) -> Result<T, AppError> + Send + 'static,
         T: Send + 'static,
     {
-        self.queue_write(f)?
-            .await
-            .map_err(|_| AppError::internal("the database writer dropped a request"))?
+        match &self.backend {
+            Backend::Sqlite { .. } => self
+                .queue_write(f)?
+                .await
+                .map_err(|_| AppError::internal("the database writer dropped a request"))?,
+            Backend::Postgres { .. } => {
+                let db = self.clone();
+                tokio::task::spawn_blocking(move || db.write_blocking_pg(f))
+                    .await
+                    .map_err(|e| AppError::internal(format!("database task failed: {e}")))?
+            }
+        }
     }
 
-    /// Hands `f` to the writer thread; the receiver gets its outcome once committed.
+    /// Hands `f` to the SQLite writer thread; the receiver gets its outcome once committed.
     fn queue_write<F, T>(
         &self,
         f: F,
     ) -> Result<tokio::sync::oneshot::Receiver<Result<T, AppError>>, AppError>
     where
-        F: FnOnce(&Connection) -> Result<T, AppError> + Send + 'static,
+        F: FnOnce(&Conn<'_>) -> Result<T, AppError> + Send + 'static,
         T: Send + 'static,
     {
+        let Backend::Sqlite { writer, .. } = &self.backend else {
+            return Err(AppError::internal("no SQLite writer"));
+        };
         let (done, result) = tokio::sync::oneshot::channel();
         let job: writer::Job = Box::new(move |conn| {
             let outcome = match conn {
@@ -184,24 +263,66 @@ impl Db {
                 let _ = done.send(commit.and(outcome));
             })
         });
-        self.writer
+        writer
             .send(job)
             .map_err(|_| AppError::Unavailable("the database writer has stopped".into()))?;
         Ok(result)
     }
 
+    /// One PostgreSQL write transaction on the current thread: committed when `f` succeeds,
+    /// rolled back when it fails or panics.
+    fn write_blocking_pg<F, T>(&self, f: F) -> Result<T, AppError>
+    where
+        F: FnOnce(&Conn<'_>) -> Result<T, AppError>,
+    {
+        let Backend::Postgres { pool } = &self.backend else {
+            return Err(AppError::internal("not PostgreSQL"));
+        };
+        let client = pool.get()?;
+        let conn = Conn::postgres(&client);
+        conn.execute_batch("BEGIN")?;
+        let outcome = catch_unwind(AssertUnwindSafe(|| f(&conn)))
+            .unwrap_or_else(|_| Err(AppError::internal("a database write panicked")));
+        match outcome {
+            Ok(value) => {
+                if let Err(e) = conn.execute_batch("COMMIT") {
+                    client.reset();
+                    return Err(e.into());
+                }
+                Ok(value)
+            }
+            Err(e) => {
+                client.reset();
+                Err(e)
+            }
+        }
+    }
+
     /// Takes a connection and keeps it until the guard drops: lets tests exhaust the pool.
     #[cfg(test)]
     pub(crate) fn hold(&self) -> r2d2::PooledConnection<SqliteConnectionManager> {
-        self.pool.get().expect("a free connection")
+        match &self.backend {
+            Backend::Sqlite { pool, .. } => pool.get().expect("a free connection"),
+            Backend::Postgres { .. } => panic!("hold is for SQLite tests"),
+        }
+    }
+
+    /// The schema version the database has.
+    pub fn schema_version(&self) -> Result<i64, AppError> {
+        self.read_blocking(|c| match c.as_sqlite() {
+            Some(sqlite) => Ok(migrate::version(sqlite)?),
+            None => pg_migrate::version(c),
+        })
     }
 
     /// Answers once a pooled connection reads the schema: the health check.
     pub async fn ping(&self) -> Result<(), AppError> {
         self.read(|c| {
-            c.query_row("SELECT count(*) FROM sqlite_master", [], |r| {
-                r.get::<_, i64>(0)
-            })?;
+            let sql = match c.dialect() {
+                Dialect::Sqlite => "SELECT count(*) FROM sqlite_master",
+                Dialect::Postgres => "SELECT count(*) FROM pg_catalog.pg_tables",
+            };
+            c.query_row(sql, [], |r| r.get::<_, i64>(0))?;
             Ok(())
         })
         .await
@@ -210,28 +331,47 @@ impl Db {
     /// `read` on the current thread: for the admin CLI, which has no async runtime.
     pub fn read_blocking<F, T>(&self, f: F) -> Result<T, AppError>
     where
-        F: FnOnce(&Connection) -> Result<T, AppError>,
+        F: FnOnce(&Conn<'_>) -> Result<T, AppError>,
     {
-        let conn = self.pool.get()?;
-        f(&conn)
+        match &self.backend {
+            Backend::Sqlite { pool, .. } => {
+                let conn = pool.get()?;
+                f(&Conn::sqlite(&conn))
+            }
+            Backend::Postgres { pool } => {
+                let client = pool.get()?;
+                let out = f(&Conn::postgres(&client));
+                client.reset();
+                out
+            }
+        }
     }
 
     /// `write`, waiting on the current thread: for the admin CLI, which has no async runtime
     /// (it must not be called from one).
     pub fn write_blocking<F, T>(&self, f: F) -> Result<T, AppError>
     where
-        F: FnOnce(&Connection) -> Result<T, AppError> + Send + 'static,
+        F: FnOnce(&Conn<'_>) -> Result<T, AppError> + Send + 'static,
         T: Send + 'static,
     {
-        self.queue_write(f)?
-            .blocking_recv()
-            .map_err(|_| AppError::internal("the database writer dropped a request"))?
+        match &self.backend {
+            Backend::Sqlite { .. } => self
+                .queue_write(f)?
+                .blocking_recv()
+                .map_err(|_| AppError::internal("the database writer dropped a request"))?,
+            Backend::Postgres { .. } => self.write_blocking_pg(f),
+        }
     }
 
     /// Writes a consistent copy of the database to `dest` (`VACUUM INTO`), on a connection of
     /// its own: the copy changes no data but is refused on the read-only side.
     pub fn vacuum_into(&self, dest: &str) -> Result<(), AppError> {
-        let mut conn = Connection::open(&self.path)?;
+        let Backend::Sqlite { path, .. } = &self.backend else {
+            return Err(AppError::bad_request(
+                "docket backup copies a SQLite database; back up PostgreSQL with pg_dump",
+            ));
+        };
+        let mut conn = Connection::open(path)?;
         configure(&mut conn)?;
         conn.execute("VACUUM INTO ?1", [dest])?;
         Ok(())
@@ -241,29 +381,40 @@ impl Db {
 /// Runs `f` inside one `BEGIN IMMEDIATE` transaction: committed when `f` succeeds, rolled back
 /// otherwise. For connections outside `Db` (migrations, tests); `Db::write` already runs in one.
 pub fn write_tx<T>(
-    conn: &mut Connection,
-    f: impl FnOnce(&Transaction<'_>) -> Result<T, AppError>,
+    conn: &Conn<'_>,
+    f: impl FnOnce(&Conn<'_>) -> Result<T, AppError>,
 ) -> Result<T, AppError> {
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let value = f(&tx)?;
-    tx.commit()?;
-    Ok(value)
+    conn.execute_batch(match conn.dialect() {
+        Dialect::Sqlite => "BEGIN IMMEDIATE",
+        Dialect::Postgres => "BEGIN",
+    })?;
+    match f(conn) {
+        Ok(value) => {
+            conn.execute_batch("COMMIT")?;
+            Ok(value)
+        }
+        Err(e) => {
+            conn.execute_batch("ROLLBACK")?;
+            Err(e)
+        }
+    }
 }
 
 /// A fresh in-memory database with the whole schema, for unit tests of store functions.
 #[cfg(test)]
-pub fn memory() -> Connection {
+pub fn memory() -> Conn<'static> {
     let mut c = Connection::open_in_memory().expect("in-memory database");
     c.pragma_update(None, "foreign_keys", "ON").unwrap();
     migrate::run(&mut c, std::path::Path::new("/nonexistent")).expect("migrations apply");
-    c
+    Conn::sqlite_owned(c)
 }
 
 /// JSON text stored in column `col`, read as `T`: what the code cannot read is a conversion
 /// error, never a default.
-pub fn stored_json<T: serde::de::DeserializeOwned>(col: usize, text: &str) -> rusqlite::Result<T> {
-    serde_json::from_str(text).map_err(|e| {
-        rusqlite::Error::FromSqlConversionFailure(col, rusqlite::types::Type::Text, Box::new(e))
+pub fn stored_json<T: serde::de::DeserializeOwned>(col: usize, text: &str) -> Result<T> {
+    serde_json::from_str(text).map_err(|e| Error::Conversion {
+        col,
+        message: e.to_string(),
     })
 }
 
@@ -297,8 +448,8 @@ mod tests {
 
     #[test]
     fn failed_write_tx_rolls_back() {
-        let mut c = memory();
-        let r: Result<(), AppError> = write_tx(&mut c, |tx| {
+        let c = memory();
+        let r: Result<(), AppError> = write_tx(&c, |tx| {
             crate::settings::set(tx, "a", "b", 0)?;
             Err(AppError::Conflict("stop".into()))
         });
@@ -310,7 +461,7 @@ mod tests {
     fn the_read_side_refuses_writes_and_the_write_side_takes_them() {
         let tmp = tempfile::tempdir().unwrap();
         let db = Db::open(&tmp.path().join("t.db"), tmp.path(), 2).unwrap();
-        let insert = |c: &Connection| crate::settings::set(c, "a", "b", 0);
+        let insert = |c: &Conn| crate::settings::set(c, "a", "b", 0);
         let refused = db.read_blocking(insert).unwrap_err();
         assert!(refused.to_string().contains("readonly"), "{refused}");
         db.write_blocking(insert).unwrap();

@@ -7,22 +7,17 @@
 #[macro_export]
 macro_rules! sql_text_enum {
     ($t:ty) => {
-        impl rusqlite::types::ToSql for $t {
-            fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
-                Ok(rusqlite::types::ToSqlOutput::from(self.as_str()))
+        impl $crate::db::ToSql for $t {
+            fn to_sql(&self) -> $crate::db::Value {
+                $crate::db::Value::Text(self.as_str().to_owned())
             }
         }
 
-        impl rusqlite::types::FromSql for $t {
-            fn column_result(
-                value: rusqlite::types::ValueRef<'_>,
-            ) -> rusqlite::types::FromSqlResult<Self> {
+        impl $crate::db::FromSql for $t {
+            fn from_sql(value: $crate::db::ValueRef<'_>) -> Result<Self, String> {
                 let text = value.as_str()?;
-                <$t>::parse(text).ok_or_else(|| {
-                    rusqlite::types::FromSqlError::Other(
-                        format!("{text:?} is not a known {}", stringify!($t)).into(),
-                    )
-                })
+                <$t>::parse(text)
+                    .ok_or_else(|| format!("{text:?} is not a known {}", stringify!($t)))
             }
         }
     };
@@ -34,7 +29,7 @@ mod tests {
 
     #[test]
     fn known_text_round_trips_and_unknown_text_is_an_error() {
-        let c = rusqlite::Connection::open_in_memory().unwrap();
+        let c = crate::db::Conn::sqlite_memory();
         let back: Status = c
             .query_row("SELECT ?1", [Status::Pending], |r| r.get(0))
             .unwrap();

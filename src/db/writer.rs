@@ -59,10 +59,10 @@ fn run(mut conn: Connection, rx: mpsc::Receiver<Job>) {
 /// Runs `f` in a savepoint on `conn`: released on success, rolled back on error or panic.
 pub fn in_savepoint<T>(
     conn: &Connection,
-    f: impl FnOnce(&Connection) -> Result<T, AppError>,
+    f: impl FnOnce(&super::Conn<'_>) -> Result<T, AppError>,
 ) -> Result<T, AppError> {
     conn.execute_batch("SAVEPOINT job")?;
-    let outcome = catch_unwind(AssertUnwindSafe(|| f(conn)))
+    let outcome = catch_unwind(AssertUnwindSafe(|| f(&super::Conn::sqlite(conn))))
         .unwrap_or_else(|_| Err(AppError::internal("a database write panicked")));
     match &outcome {
         Ok(_) => conn.execute_batch("RELEASE job")?,

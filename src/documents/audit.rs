@@ -1,7 +1,8 @@
 //! The audit log of a document: one
 //! row per event, written in the same transaction as the change it records, read oldest first.
 
-use rusqlite::{Connection, params};
+use crate::db::Conn;
+use crate::params;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -117,7 +118,7 @@ impl Origin {
 }
 
 /// The e-mail address of user `user`: how the audit log names a document's owner.
-pub fn owner_email(conn: &Connection, user: i64) -> Result<String, AppError> {
+pub fn owner_email(conn: &Conn, user: i64) -> Result<String, AppError> {
     crate::users::store::get(conn, user)?
         .map(|u| u.email)
         .ok_or_else(|| AppError::internal(format!("user {user} is gone")))
@@ -125,7 +126,7 @@ pub fn owner_email(conn: &Connection, user: i64) -> Result<String, AppError> {
 
 /// Records `event` on document `doc`; `data` holds event details (a JSON object).
 pub fn record(
-    conn: &Connection,
+    conn: &Conn,
     doc: i64,
     event: Event,
     actor: &Actor,
@@ -165,7 +166,7 @@ pub struct AuditEvent {
 }
 
 /// The document's events, oldest first.
-pub fn list(conn: &Connection, doc: i64) -> Result<Vec<AuditEvent>, AppError> {
+pub fn list(conn: &Conn, doc: i64) -> Result<Vec<AuditEvent>, AppError> {
     let mut stmt = conn.prepare_cached(
         "SELECT id, type, at, actor, recipient_id, ip, user_agent, data
          FROM audit_events WHERE document_id = ?1 ORDER BY id",
@@ -192,9 +193,7 @@ mod tests {
 
     #[test]
     fn events_come_back_oldest_first_with_their_actor() {
-        let tmp = tempfile::tempdir().unwrap();
-        let mut conn = Connection::open_in_memory().unwrap();
-        crate::db::migrate::run(&mut conn, tmp.path()).unwrap();
+        let conn = crate::db::memory();
         conn.execute_batch(
             "INSERT INTO users (id, email, username, name, password_hash, created_at, updated_at) VALUES (1, 'o@e.com', 'o', 'O', 'x', 0, 0);
              INSERT INTO documents (id, user_id, title, document_data_id, created_at, updated_at) VALUES (7, 1, 'T', 'd', 0, 0);",

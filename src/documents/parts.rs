@@ -3,7 +3,7 @@
 //! recipients and its pages, then written through `documents::store` (`Parent`). Each parent
 //! checks its own state (a document must still be a draft) before.
 
-use rusqlite::Connection;
+use crate::db::Conn;
 use serde_json::Value;
 
 use super::check::Check;
@@ -17,7 +17,7 @@ use crate::error::AppError;
 const MAX_BATCH: usize = 500;
 
 /// Records that `parent` changed.
-pub fn touch(conn: &Connection, parent: Parent, now: i64) -> Result<(), AppError> {
+pub fn touch(conn: &Conn, parent: Parent, now: i64) -> Result<(), AppError> {
     match parent {
         Parent::Document(id) => store::touch(conn, id, now),
         Parent::Template(id) => crate::templates::store::touch(conn, id, now),
@@ -25,7 +25,7 @@ pub fn touch(conn: &Connection, parent: Parent, now: i64) -> Result<(), AppError
 }
 
 /// One recipient from `raw`, allowed on `user`'s tier.
-pub fn recipient(conn: &Connection, user: i64, raw: &Value) -> Result<NewRecipient, AppError> {
+pub fn recipient(conn: &Conn, user: i64, raw: &Value) -> Result<NewRecipient, AppError> {
     let mut c = Check::new();
     let r = parse_recipient(&mut c, raw, "");
     let r = c
@@ -41,7 +41,7 @@ pub fn recipient(conn: &Connection, user: i64, raw: &Value) -> Result<NewRecipie
 
 /// Adds recipient `r` to `parent` and answers it.
 pub fn add_recipient(
-    conn: &Connection,
+    conn: &Conn,
     parent: Parent,
     r: &NewRecipient,
     now: i64,
@@ -94,7 +94,7 @@ pub fn fields_for(
 
 /// Adds `parsed` (from `fields_for`) to `parent`: all or nothing.
 pub fn add_fields(
-    conn: &Connection,
+    conn: &Conn,
     parent: Parent,
     parsed: &[NewField],
     now: i64,

@@ -9,7 +9,7 @@ pub mod passkey;
 pub mod store;
 pub mod totp;
 
-use rusqlite::Connection;
+use crate::db::Conn;
 
 use crate::crypto::sha256_hex;
 use crate::error::AppError;
@@ -70,7 +70,7 @@ impl Verifier {
     /// Starts (or restarts) TOTP enrolment for `user`.
     pub fn totp_begin(
         &self,
-        tx: &Connection,
+        tx: &Conn,
         user: i64,
         email: &str,
         now: i64,
@@ -84,7 +84,7 @@ impl Verifier {
     /// The enrolment under way, shown again (after a wrong confirmation code).
     pub fn totp_pending(
         &self,
-        tx: &Connection,
+        tx: &Conn,
         user: i64,
         email: &str,
     ) -> Result<Option<Enrolment>, AppError> {
@@ -119,7 +119,7 @@ impl Verifier {
     /// once.
     pub fn totp_confirm(
         &self,
-        tx: &Connection,
+        tx: &Conn,
         user: i64,
         code: &str,
         now: i64,
@@ -147,7 +147,7 @@ impl Verifier {
     /// Replaces the recovery codes.
     pub fn new_recovery_codes(
         &self,
-        tx: &Connection,
+        tx: &Conn,
         user: i64,
         now: i64,
     ) -> Result<Vec<String>, AppError> {
@@ -162,13 +162,7 @@ impl Verifier {
     ///
     /// Callers that roll back on error must still commit the failure count: see
     /// [`Verifier::record_failure`].
-    pub fn check_totp(
-        &self,
-        tx: &Connection,
-        user: i64,
-        code: &str,
-        now: i64,
-    ) -> Result<(), AppError> {
+    pub fn check_totp(&self, tx: &Conn, user: i64, code: &str, now: i64) -> Result<(), AppError> {
         let cols = crate::users::store::totp_columns(tx, user)?;
         let Some(sealed) = cols.secret else {
             return Err(unauthorized(
@@ -193,7 +187,7 @@ impl Verifier {
     /// Uses one of `user`'s recovery codes.
     pub fn check_recovery_code(
         &self,
-        tx: &Connection,
+        tx: &Conn,
         user: i64,
         code: &str,
         now: i64,
@@ -211,7 +205,7 @@ impl Verifier {
     }
 
     /// Counts a failed proof for `user` (run in a transaction that commits).
-    pub fn record_failure(tx: &Connection, user: i64, now: i64) -> Result<(), AppError> {
+    pub fn record_failure(tx: &Conn, user: i64, now: i64) -> Result<(), AppError> {
         throttle::reserve(tx, &[&throttle_key(user)], now)?;
         Ok(())
     }
@@ -219,7 +213,7 @@ impl Verifier {
     /// Begins registering a passkey for `user`.
     pub fn passkey_register_begin(
         &self,
-        tx: &Connection,
+        tx: &Conn,
         user: &crate::users::User,
         now: i64,
     ) -> Result<serde_json::Value, AppError> {
@@ -234,7 +228,7 @@ impl Verifier {
     /// Verifies a registration answer and stores the passkey as `name`.
     pub fn passkey_register_finish(
         &self,
-        tx: &Connection,
+        tx: &Conn,
         user: i64,
         answer: &[u8],
         name: &str,
@@ -253,7 +247,7 @@ impl Verifier {
     /// Begins an assertion by one of `user`'s passkeys, for `purpose`.
     pub fn assertion_begin(
         &self,
-        tx: &Connection,
+        tx: &Conn,
         user: i64,
         purpose: Purpose,
         now: i64,
@@ -275,7 +269,7 @@ impl Verifier {
     /// up, a credential of another account is refused, the counter is stored.
     pub fn check_assertion(
         &self,
-        tx: &Connection,
+        tx: &Conn,
         user: i64,
         purpose: Purpose,
         answer: &[u8],
@@ -301,7 +295,7 @@ impl Verifier {
 }
 
 /// 429 while `user`'s second-factor attempts are locked.
-fn locked(tx: &Connection, user: i64, now: i64) -> Result<(), AppError> {
+fn locked(tx: &Conn, user: i64, now: i64) -> Result<(), AppError> {
     match throttle::locked_for(tx, &throttle_key(user), now)? {
         Some(secs) => Err(AppError::TooManyRequests {
             retry_after: secs as u64,
@@ -312,14 +306,14 @@ fn locked(tx: &Connection, user: i64, now: i64) -> Result<(), AppError> {
 }
 
 /// Turns the authenticator app off: its secret and the recovery codes go.
-pub fn disable_totp(tx: &Connection, user: i64, now: i64) -> Result<(), AppError> {
+pub fn disable_totp(tx: &Conn, user: i64, now: i64) -> Result<(), AppError> {
     crate::users::store::clear_totp(tx, user, now)?;
     store::delete_recovery_codes(tx, user)
 }
 
 /// Removes every second factor of `user` and the logins waiting for one (the admin's reset
 /// after a lost device); says what went.
-pub fn remove_all(tx: &Connection, user: i64, now: i64) -> Result<String, AppError> {
+pub fn remove_all(tx: &Conn, user: i64, now: i64) -> Result<String, AppError> {
     let had_totp = crate::users::store::has_totp(tx, user)?;
     disable_totp(tx, user, now)?;
     let passkeys = store::delete_passkeys(tx, user)?;

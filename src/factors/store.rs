@@ -1,18 +1,19 @@
 //! SQL for second factors: `recovery_codes`, `passkeys` and `webauthn_ceremonies` (the TOTP
 //! secret and the passkey handle are columns of `users`, whose SQL is `users::store`'s). Each state change re-checks its precondition in its WHERE clause.
 
-use rusqlite::{Connection, OptionalExtension, params};
+use crate::db::{Conn, OptionalExtension};
+use crate::params;
 
 use crate::error::AppError;
 
 /// Deletes `user`'s recovery codes.
-pub fn delete_recovery_codes(conn: &Connection, user: i64) -> Result<(), AppError> {
+pub fn delete_recovery_codes(conn: &Conn, user: i64) -> Result<(), AppError> {
     conn.execute("DELETE FROM recovery_codes WHERE user_id = ?1", [user])?;
     Ok(())
 }
 
 /// Deletes `user`'s passkeys and open WebAuthn ceremonies; answers how many passkeys went.
-pub fn delete_passkeys(conn: &Connection, user: i64) -> Result<usize, AppError> {
+pub fn delete_passkeys(conn: &Conn, user: i64) -> Result<usize, AppError> {
     let passkeys = conn.execute("DELETE FROM passkeys WHERE user_id = ?1", [user])?;
     conn.execute("DELETE FROM webauthn_ceremonies WHERE user_id = ?1", [user])?;
     Ok(passkeys)
@@ -20,7 +21,7 @@ pub fn delete_passkeys(conn: &Connection, user: i64) -> Result<usize, AppError> 
 
 /// Replaces the recovery codes with `hashes`.
 pub fn replace_recovery_codes(
-    conn: &Connection,
+    conn: &Conn,
     user: i64,
     hashes: &[String],
     now: i64,
@@ -36,12 +37,7 @@ pub fn replace_recovery_codes(
 }
 
 /// Uses the unused recovery code with hash `hash`; false when there is none.
-pub fn use_recovery_code(
-    conn: &Connection,
-    user: i64,
-    hash: &str,
-    now: i64,
-) -> Result<bool, AppError> {
+pub fn use_recovery_code(conn: &Conn, user: i64, hash: &str, now: i64) -> Result<bool, AppError> {
     Ok(conn.execute(
         "UPDATE recovery_codes SET used_at = ?3
           WHERE user_id = ?1 AND code_hash = ?2 AND used_at IS NULL",
@@ -49,7 +45,7 @@ pub fn use_recovery_code(
     )? == 1)
 }
 
-pub fn recovery_codes_left(conn: &Connection, user: i64) -> Result<i64, AppError> {
+pub fn recovery_codes_left(conn: &Conn, user: i64) -> Result<i64, AppError> {
     Ok(conn.query_row(
         "SELECT count(*) FROM recovery_codes WHERE user_id = ?1 AND used_at IS NULL",
         [user],
@@ -66,7 +62,7 @@ pub struct PasskeyRow {
     pub last_used_at: Option<i64>,
 }
 
-pub fn passkeys(conn: &Connection, user: i64) -> Result<Vec<PasskeyRow>, AppError> {
+pub fn passkeys(conn: &Conn, user: i64) -> Result<Vec<PasskeyRow>, AppError> {
     let mut stmt = conn.prepare_cached(
         "SELECT id, name, created_at, last_used_at FROM passkeys WHERE user_id = ?1 ORDER BY id",
     )?;
@@ -82,7 +78,7 @@ pub fn passkeys(conn: &Connection, user: i64) -> Result<Vec<PasskeyRow>, AppErro
 }
 
 /// The credential ids and transports of `user`'s passkeys.
-pub fn credential_ids(conn: &Connection, user: i64) -> Result<Vec<(Vec<u8>, u8)>, AppError> {
+pub fn credential_ids(conn: &Conn, user: i64) -> Result<Vec<(Vec<u8>, u8)>, AppError> {
     let mut stmt = conn.prepare_cached(
         "SELECT credential_id, transports FROM passkeys WHERE user_id = ?1 ORDER BY id",
     )?;
@@ -92,7 +88,7 @@ pub fn credential_ids(conn: &Connection, user: i64) -> Result<Vec<(Vec<u8>, u8)>
 
 /// `user`'s passkey with credential id `credential_id` (none for another account's).
 pub fn credential(
-    conn: &Connection,
+    conn: &Conn,
     user: i64,
     credential_id: &[u8],
 ) -> Result<Option<(i64, super::passkey::StoredCredential)>, AppError> {
@@ -116,13 +112,13 @@ pub fn credential(
 }
 
 pub fn insert_passkey(
-    conn: &Connection,
+    conn: &Conn,
     user: i64,
     cred: &super::passkey::NewCredential,
     name: &str,
     now: i64,
 ) -> Result<i64, AppError> {
-    conn.execute(
+    let inserted_id = conn.insert(
         "INSERT INTO passkeys (user_id, credential_id, transports, static_state, dynamic_state, name, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         params![
@@ -136,11 +132,11 @@ pub fn insert_passkey(
         ],
     )
     .map_err(|e| crate::error::conflict_on_unique(e, "this passkey is registered already"))?;
-    Ok(conn.last_insert_rowid())
+    Ok(inserted_id)
 }
 
 /// Stores the counter state after a use.
-pub fn passkey_used(conn: &Connection, id: i64, dynamic: &[u8], now: i64) -> Result<(), AppError> {
+pub fn passkey_used(conn: &Conn, id: i64, dynamic: &[u8], now: i64) -> Result<(), AppError> {
     conn.execute(
         "UPDATE passkeys SET dynamic_state = ?2, last_used_at = ?3 WHERE id = ?1",
         params![id, dynamic, now],
@@ -149,7 +145,7 @@ pub fn passkey_used(conn: &Connection, id: i64, dynamic: &[u8], now: i64) -> Res
 }
 
 /// Renames `user`'s passkey `id`; false when it is not theirs.
-pub fn rename_passkey(conn: &Connection, user: i64, id: i64, name: &str) -> Result<bool, AppError> {
+pub fn rename_passkey(conn: &Conn, user: i64, id: i64, name: &str) -> Result<bool, AppError> {
     Ok(conn.execute(
         "UPDATE passkeys SET name = ?3 WHERE id = ?1 AND user_id = ?2",
         params![id, user, name],
@@ -157,7 +153,7 @@ pub fn rename_passkey(conn: &Connection, user: i64, id: i64, name: &str) -> Resu
 }
 
 /// Removes `user`'s passkey `id`; false when it is not theirs.
-pub fn delete_passkey(conn: &Connection, user: i64, id: i64) -> Result<bool, AppError> {
+pub fn delete_passkey(conn: &Conn, user: i64, id: i64) -> Result<bool, AppError> {
     Ok(conn.execute(
         "DELETE FROM passkeys WHERE id = ?1 AND user_id = ?2",
         params![id, user],
@@ -185,7 +181,7 @@ impl Purpose {
 
 /// Keeps a ceremony until its answer (expired ones of the user are dropped on the way).
 pub fn insert_ceremony(
-    conn: &Connection,
+    conn: &Conn,
     purpose: Purpose,
     user: i64,
     c: &super::passkey::Ceremony,
@@ -213,7 +209,7 @@ pub fn insert_ceremony(
 /// Takes (removes and returns) the state of the unexpired ceremony with `challenge`, begun for
 /// `purpose` by `user`; none when there is no such ceremony, so each is answered once.
 pub fn take_ceremony(
-    conn: &Connection,
+    conn: &Conn,
     challenge: &str,
     purpose: Purpose,
     user: i64,
@@ -245,7 +241,7 @@ impl Enrolled {
     }
 }
 
-pub fn enrolled(conn: &Connection, user: i64) -> Result<Enrolled, AppError> {
+pub fn enrolled(conn: &Conn, user: i64) -> Result<Enrolled, AppError> {
     Ok(Enrolled {
         totp: crate::users::store::has_totp(conn, user)?,
         passkeys: conn.query_row(

@@ -1,6 +1,7 @@
 //! SQL for `mail_queue`. Only `enqueue` runs inside other transactions; it only inserts.
 
-use rusqlite::{Connection, OptionalExtension, Row, params};
+use crate::db::{Conn, OptionalExtension, Row};
+use crate::params;
 use serde::Serialize;
 
 use super::{Kind, NewMail, Status};
@@ -8,17 +9,15 @@ use crate::error::AppError;
 use crate::timefmt::{iso8601, iso8601_opt};
 
 /// Queues `m`, due now. Returns its id.
-pub fn enqueue(conn: &Connection, m: &NewMail, now: i64) -> Result<i64, AppError> {
+pub fn enqueue(conn: &Conn, m: &NewMail, now: i64) -> Result<i64, AppError> {
     let (blob, name) = match &m.attachment {
         Some((b, n)) => (Some(b.as_str()), Some(n.as_str())),
         None => (None, None),
     };
-    conn.prepare_cached(
+    let inserted_id = conn.insert(
         "INSERT INTO mail_queue (document_id, recipient_id, kind, to_addr, subject, body_text,
                                  body_html, attachment_blob, attachment_name, next_attempt_at, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
-    )?
-    .execute(params![
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)", params![
         m.document_id,
         m.recipient_id,
         m.kind,
@@ -30,11 +29,11 @@ pub fn enqueue(conn: &Connection, m: &NewMail, now: i64) -> Result<i64, AppError
         name,
         now
     ])?;
-    Ok(conn.last_insert_rowid())
+    Ok(inserted_id)
 }
 
 /// Whether a signing request was ever queued for `recipient`.
-pub fn was_invited(conn: &Connection, recipient: i64) -> Result<bool, AppError> {
+pub fn was_invited(conn: &Conn, recipient: i64) -> Result<bool, AppError> {
     Ok(conn.query_row(
         "SELECT EXISTS (SELECT 1 FROM mail_queue WHERE recipient_id = ?1 AND kind = 'SIGNING_REQUEST')",
         [recipient],
@@ -45,7 +44,7 @@ pub fn was_invited(conn: &Connection, recipient: i64) -> Result<bool, AppError> 
 /// Fails the signing requests of `recipient` still waiting in the queue, with `reason` (their
 /// link no longer works). Returns how many.
 pub fn withdraw_signing_requests(
-    conn: &Connection,
+    conn: &Conn,
     recipient: i64,
     reason: &str,
 ) -> Result<usize, AppError> {
@@ -85,7 +84,7 @@ pub struct Mail {
 const COLUMNS: &str = "id, document_id, recipient_id, kind, to_addr, subject, body_text, body_html,
     attachment_blob, attachment_name, status, attempts, created_at, next_attempt_at, sent_at, last_error";
 
-fn mail(r: &Row<'_>) -> rusqlite::Result<Mail> {
+fn mail(r: &Row<'_>) -> crate::db::Result<Mail> {
     let created: i64 = r.get(12)?;
     let next: i64 = r.get(13)?;
     Ok(Mail {
@@ -111,7 +110,7 @@ fn mail(r: &Row<'_>) -> rusqlite::Result<Mail> {
 }
 
 /// Up to `limit` QUEUED messages due at `now`, oldest first.
-pub fn due(conn: &Connection, now: i64, limit: i64) -> Result<Vec<Mail>, AppError> {
+pub fn due(conn: &Conn, now: i64, limit: i64) -> Result<Vec<Mail>, AppError> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM mail_queue WHERE status = 'QUEUED' AND next_attempt_at <= ?1
          ORDER BY next_attempt_at, id LIMIT ?2"
@@ -121,7 +120,7 @@ pub fn due(conn: &Connection, now: i64, limit: i64) -> Result<Vec<Mail>, AppErro
 }
 
 /// One message, or a 404.
-pub fn get(conn: &Connection, id: i64) -> Result<Mail, AppError> {
+pub fn get(conn: &Conn, id: i64) -> Result<Mail, AppError> {
     conn.query_row(
         &format!("SELECT {COLUMNS} FROM mail_queue WHERE id = ?1"),
         [id],
@@ -132,7 +131,7 @@ pub fn get(conn: &Connection, id: i64) -> Result<Mail, AppError> {
 }
 
 /// Messages newest first, optionally only those with `status`.
-pub fn list(conn: &Connection, status: Option<Status>, limit: i64) -> Result<Vec<Mail>, AppError> {
+pub fn list(conn: &Conn, status: Option<Status>, limit: i64) -> Result<Vec<Mail>, AppError> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM mail_queue WHERE ?1 IS NULL OR status = ?1 ORDER BY id DESC LIMIT ?2"
     ))?;
@@ -141,7 +140,7 @@ pub fn list(conn: &Connection, status: Option<Status>, limit: i64) -> Result<Vec
 }
 
 /// The message left the building: `SENT` (through SMTP) or `OUTBOX` (filed, no SMTP).
-pub fn mark_done(conn: &Connection, id: i64, status: Status, now: i64) -> Result<(), AppError> {
+pub fn mark_done(conn: &Conn, id: i64, status: Status, now: i64) -> Result<(), AppError> {
     conn.execute(
         "UPDATE mail_queue SET status = ?2, attempts = attempts + 1, sent_at = ?3, last_error = NULL
          WHERE id = ?1 AND status = 'QUEUED'",
@@ -152,7 +151,7 @@ pub fn mark_done(conn: &Connection, id: i64, status: Status, now: i64) -> Result
 
 /// A failed attempt: retried at `next` (unix seconds), or `FAILED` when `next` is `None`.
 pub fn mark_attempt_failed(
-    conn: &Connection,
+    conn: &Conn,
     id: i64,
     error: &str,
     next: Option<i64>,

@@ -3,7 +3,7 @@
 //! allowed it (for `prompt=none`), and the user's Allow, which records the grant and issues the
 //! code in one transaction.
 
-use rusqlite::Connection;
+use crate::db::Conn;
 
 use super::authorize::{Invalid, Params, Valid, validate};
 use super::prompt::Step;
@@ -125,7 +125,7 @@ pub async fn allow_silently(
 /// The writes of `allow_silently`: `false`, and nothing written, unless the live grant holds
 /// every scope asked.
 fn record_granted(
-    tx: &Connection,
+    tx: &Conn,
     who: Allower,
     v: &Valid,
     code: &SecretToken,
@@ -141,7 +141,7 @@ fn record_granted(
 
 /// The writes of `allow`, inside the caller's transaction.
 fn record(
-    tx: &Connection,
+    tx: &Conn,
     who: Allower,
     v: &Valid,
     code: &SecretToken,

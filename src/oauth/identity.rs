@@ -52,7 +52,7 @@ pub async fn api_account(db: &Db, who: &super::principal::Principal) -> Result<V
     .await
 }
 
-fn user(c: &rusqlite::Connection, id: i64) -> Result<User, AppError> {
+fn user(c: &crate::db::Conn, id: i64) -> Result<User, AppError> {
     crate::users::store::get(c, id)?
         .ok_or_else(|| AppError::Unauthorized("the user no longer exists".into()))
 }

@@ -1,7 +1,7 @@
 //! Who a request acts for: a user, through an API key (every scope) or an access token (its
 //! scopes), and the one place that turns a credential into that.
 
-use rusqlite::Connection;
+use crate::db::Conn;
 
 use super::scope::Scope;
 use crate::db::{Db, now};
@@ -85,7 +85,7 @@ pub enum Use {
 }
 
 impl Use {
-    fn record(self, conn: &Connection, now: i64) -> Result<(), AppError> {
+    fn record(self, conn: &Conn, now: i64) -> Result<(), AppError> {
         match self {
             Use::ApiKey(id) => crate::apikeys::store::record_use(conn, id, now),
             Use::Grant(id) => super::tokens::store::record_grant_use(conn, id, now),
@@ -96,7 +96,7 @@ impl Use {
 /// Resolves `creds` to a principal at `now`: a live API key or access token of an enabled user.
 /// Reads only; a use that is due to be recorded comes back as well.
 pub fn resolve(
-    conn: &Connection,
+    conn: &Conn,
     creds: &Credentials,
     now: i64,
 ) -> Result<(Principal, Option<Use>), AppError> {
@@ -139,7 +139,7 @@ pub async fn authenticate(db: &Db, creds: Credentials) -> Result<Principal, AppE
 /// hot paths of app integrations), then records the credential's use when due.
 pub async fn read_as<T, F>(db: &Db, creds: Credentials, read: F) -> Result<T, AppError>
 where
-    F: FnOnce(&Connection, &Principal) -> Result<T, AppError> + Send + 'static,
+    F: FnOnce(&Conn, &Principal) -> Result<T, AppError> + Send + 'static,
     T: Send + 'static,
 {
     let t = now();

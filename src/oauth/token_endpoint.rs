@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 
-use rusqlite::Connection;
+use crate::db::Conn;
 
 use super::clients::Client;
 use super::oidc::{IdToken, IdTokens};
@@ -290,7 +290,7 @@ fn refresh(
 }
 
 /// Runs `ask` for client `client` (row id) at `now`, inside the caller's transaction.
-pub fn run(conn: &Connection, client: i64, ask: Ask, life: Lifetimes, now: i64) -> Outcome {
+pub fn run(conn: &Conn, client: i64, ask: Ask, life: Lifetimes, now: i64) -> Outcome {
     match ask {
         Ask::Code {
             code,
@@ -372,7 +372,7 @@ mod tests {
     }
 
     /// A user, a confidential client and a code the user allowed it: `(client row, code)`.
-    fn allowed(c: &Connection) -> (i64, String) {
+    fn allowed(c: &Conn) -> (i64, String) {
         c.execute_batch(
             "INSERT INTO users (id, email, username, name, password_hash, created_at, updated_at)
              VALUES (1, 'a@x.org', 'a', 'A', 'x', 0, 0);",
@@ -419,7 +419,7 @@ mod tests {
         }
     }
 
-    fn is_live(c: &Connection, access: &str) -> bool {
+    fn is_live(c: &Conn, access: &str) -> bool {
         store::authenticate_access(c, access, 10).unwrap().is_some()
     }
 

@@ -5,7 +5,7 @@
 use std::net::IpAddr;
 use std::time::Duration;
 
-use rusqlite::Connection;
+use crate::db::Conn;
 
 use super::{pending, store, throttle};
 use crate::crypto::SecretToken;
@@ -115,7 +115,7 @@ async fn checked(
 
 /// Reserves the attempt for `keys`; unless locked, the account's id and password hash too.
 fn reserve(
-    c: &Connection,
+    c: &Conn,
     keys: &[String; 2],
     email: &str,
     now: i64,
@@ -132,7 +132,7 @@ fn reserve(
 /// taken back, and `token` starts a session, or a pending login when the account has a second
 /// factor (then `true`).
 fn passed(
-    c: &Connection,
+    c: &Conn,
     user: i64,
     [account, address]: &[String; 2],
     token: &SecretToken,

@@ -2,7 +2,8 @@
 //! the account has TOTP or a passkey. The browser holds the token in a short-lived cookie; a
 //! TOTP code, a recovery code or a passkey turns it into a session. Five wrong answers end it.
 
-use rusqlite::{Connection, OptionalExtension, params};
+use crate::db::{Conn, OptionalExtension};
+use crate::params;
 
 use crate::crypto::SecretToken;
 use crate::error::AppError;
@@ -12,7 +13,7 @@ pub const TTL: i64 = 5 * 60;
 /// Wrong answers before the login starts over.
 pub const MAX_FAILURES: i64 = 5;
 
-pub fn create(tx: &Connection, user: i64, token: &SecretToken, now: i64) -> Result<(), AppError> {
+pub fn create(tx: &Conn, user: i64, token: &SecretToken, now: i64) -> Result<(), AppError> {
     tx.execute("DELETE FROM pending_logins WHERE expires_at <= ?1", [now])?;
     tx.execute(
         "INSERT INTO pending_logins (token_hash, user_id, created_at, expires_at)
@@ -23,7 +24,7 @@ pub fn create(tx: &Connection, user: i64, token: &SecretToken, now: i64) -> Resu
 }
 
 /// The account a live pending login is for.
-pub fn user_of(conn: &Connection, token: &str, now: i64) -> Result<Option<i64>, AppError> {
+pub fn user_of(conn: &Conn, token: &str, now: i64) -> Result<Option<i64>, AppError> {
     Ok(conn
         .query_row(
             "SELECT p.user_id FROM pending_logins p JOIN users u ON u.id = p.user_id
@@ -36,7 +37,7 @@ pub fn user_of(conn: &Connection, token: &str, now: i64) -> Result<Option<i64>, 
 }
 
 /// Counts a wrong answer (run in a transaction that commits).
-pub fn failed(tx: &Connection, token: &str) -> Result<(), AppError> {
+pub fn failed(tx: &Conn, token: &str) -> Result<(), AppError> {
     tx.execute(
         "UPDATE pending_logins SET failures = failures + 1 WHERE token_hash = ?1",
         [SecretToken::presented(token).hash()],
@@ -45,7 +46,7 @@ pub fn failed(tx: &Connection, token: &str) -> Result<(), AppError> {
 }
 
 /// Ends the pending login (once): its account, or `None` when it was gone already.
-pub fn take(tx: &Connection, token: &str, now: i64) -> Result<Option<i64>, AppError> {
+pub fn take(tx: &Conn, token: &str, now: i64) -> Result<Option<i64>, AppError> {
     Ok(tx
         .query_row(
             "DELETE FROM pending_logins
@@ -58,7 +59,7 @@ pub fn take(tx: &Connection, token: &str, now: i64) -> Result<Option<i64>, AppEr
 }
 
 /// Forgets every login of `user` waiting for a second factor.
-pub fn delete_for_user(tx: &Connection, user: i64) -> Result<(), AppError> {
+pub fn delete_for_user(tx: &Conn, user: i64) -> Result<(), AppError> {
     tx.execute("DELETE FROM pending_logins WHERE user_id = ?1", [user])?;
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! (`pending`) may answer with, and the answer that turns it into a session. Wrong answers
 //! count against the account's second-factor lock and the pending login (five end it).
 
-use rusqlite::Connection;
+use crate::db::Conn;
 
 use super::pending;
 use crate::crypto::SecretToken;
@@ -82,7 +82,7 @@ pub async fn finish(
 }
 
 fn check(
-    tx: &Connection,
+    tx: &Conn,
     verifier: &Verifier,
     user: i64,
     proof: Option<Proof>,
@@ -99,7 +99,7 @@ fn check(
 }
 
 /// Counts a refused answer against the account and the pending login.
-fn count_failure(tx: &Connection, token: &str, now: i64) -> Result<(), AppError> {
+fn count_failure(tx: &Conn, token: &str, now: i64) -> Result<(), AppError> {
     if let Some(user) = pending::user_of(tx, token, now)? {
         Verifier::record_failure(tx, user, now)?;
     }

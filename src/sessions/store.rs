@@ -1,13 +1,14 @@
 //! SQL for `sessions`: stored by the SHA-256 of the cookie value.
 
-use rusqlite::{Connection, OptionalExtension, params};
+use crate::db::{Conn, OptionalExtension};
+use crate::params;
 
 use super::{SESSION_TTL, Session};
 use crate::crypto::SecretToken;
 use crate::error::AppError;
 use crate::users::User;
 
-pub fn create(conn: &Connection, user: i64, token: &SecretToken, now: i64) -> Result<(), AppError> {
+pub fn create(conn: &Conn, user: i64, token: &SecretToken, now: i64) -> Result<(), AppError> {
     // Drop this user's expired sessions while we are here.
     conn.execute(
         "DELETE FROM sessions WHERE user_id = ?1 AND expires_at <= ?2",
@@ -22,14 +23,14 @@ pub fn create(conn: &Connection, user: i64, token: &SecretToken, now: i64) -> Re
 }
 
 /// The enabled user behind a live session cookie value.
-pub fn user_of(conn: &Connection, token: &str, now: i64) -> Result<Option<User>, AppError> {
+pub fn user_of(conn: &Conn, token: &str, now: i64) -> Result<Option<User>, AppError> {
     Ok(session_of(conn, token, now)?.map(|s| s.user))
 }
 
 /// The live session behind a cookie value, with its enabled user. A session starts only when
 /// the user has proved who they are (password, then second factor if any, or an invitation's
 /// new password), so its `created_at` is when they signed in.
-pub fn session_of(conn: &Connection, token: &str, now: i64) -> Result<Option<Session>, AppError> {
+pub fn session_of(conn: &Conn, token: &str, now: i64) -> Result<Option<Session>, AppError> {
     let hash = SecretToken::presented(token).hash();
     let found: Option<(i64, i64)> = conn
         .query_row(
@@ -48,7 +49,7 @@ pub fn session_of(conn: &Connection, token: &str, now: i64) -> Result<Option<Ses
     }))
 }
 
-pub fn delete(conn: &Connection, token: &str) -> Result<(), AppError> {
+pub fn delete(conn: &Conn, token: &str) -> Result<(), AppError> {
     conn.execute(
         "DELETE FROM sessions WHERE token_hash = ?1",
         [SecretToken::presented(token).hash()],
@@ -57,6 +58,6 @@ pub fn delete(conn: &Connection, token: &str) -> Result<(), AppError> {
 }
 
 /// Ends every session of a user (e.g. when disabled or after a password change).
-pub fn delete_for_user(conn: &Connection, user: i64) -> Result<usize, AppError> {
+pub fn delete_for_user(conn: &Conn, user: i64) -> Result<usize, AppError> {
     Ok(conn.execute("DELETE FROM sessions WHERE user_id = ?1", [user])?)
 }

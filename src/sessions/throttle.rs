@@ -7,7 +7,8 @@
 //! unless it is taken back (`release`: it was never checked, or it succeeded for a shared
 //! address); a success clears the account's count.
 
-use rusqlite::{Connection, OptionalExtension, params};
+use crate::db::{Conn, OptionalExtension};
+use crate::params;
 
 use crate::error::AppError;
 
@@ -51,7 +52,7 @@ pub enum Verdict {
 /// Reserves one attempt for every key at `now`, in one step: `Locked` (and nothing counted) when
 /// any key is locked; otherwise each key's count goes up by one and the verdict says how long
 /// to wait before checking the password. Run it inside one write transaction (`Db::write`).
-pub fn reserve(conn: &Connection, keys: &[&str], now: i64) -> Result<Verdict, AppError> {
+pub fn reserve(conn: &Conn, keys: &[&str], now: i64) -> Result<Verdict, AppError> {
     let mut counts = Vec::with_capacity(keys.len());
     for key in keys {
         let row: Option<(i64, i64, Option<i64>)> = conn
@@ -98,7 +99,7 @@ pub fn reserve(conn: &Connection, keys: &[&str], now: i64) -> Result<Verdict, Ap
 
 /// Takes back one attempt reserved for `key` (it was never checked, or it succeeded from a
 /// shared address); a lock that attempt set is lifted with it.
-pub fn release(conn: &Connection, key: &str) -> Result<(), AppError> {
+pub fn release(conn: &Conn, key: &str) -> Result<(), AppError> {
     conn.execute(
         "UPDATE login_failures SET failures = failures - 1,
            locked_until = CASE WHEN failures - 1 < ?2 THEN NULL ELSE locked_until END
@@ -109,7 +110,7 @@ pub fn release(conn: &Connection, key: &str) -> Result<(), AppError> {
 }
 
 /// Seconds `key` stays locked at `now`, if it is.
-pub fn locked_for(conn: &Connection, key: &str, now: i64) -> Result<Option<i64>, AppError> {
+pub fn locked_for(conn: &Conn, key: &str, now: i64) -> Result<Option<i64>, AppError> {
     let until: Option<Option<i64>> = conn
         .query_row(
             "SELECT locked_until FROM login_failures WHERE key = ?1",
@@ -120,7 +121,7 @@ pub fn locked_for(conn: &Connection, key: &str, now: i64) -> Result<Option<i64>,
     Ok(until.flatten().filter(|u| *u > now).map(|u| u - now))
 }
 
-pub fn clear(conn: &Connection, key: &str) -> Result<(), AppError> {
+pub fn clear(conn: &Conn, key: &str) -> Result<(), AppError> {
     conn.execute("DELETE FROM login_failures WHERE key = ?1", [key])?;
     Ok(())
 }
@@ -130,7 +131,7 @@ mod tests {
     use super::*;
 
     /// Runs `f` on a fresh in-memory database.
-    fn with_memory(f: impl FnOnce(&Connection) -> Result<(), AppError>) {
+    fn with_memory(f: impl FnOnce(&Conn) -> Result<(), AppError>) {
         f(&crate::db::memory()).unwrap()
     }
 

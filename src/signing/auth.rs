@@ -15,7 +15,7 @@
 //! among them means the sign-in alone. A recipient's own option wins over the document's
 //! global one; a recipient's EXPLICIT_NONE waives the document's action authentication.
 
-use rusqlite::Connection;
+use crate::db::Conn;
 use serde_json::{Value, json};
 
 use super::link::Link;
@@ -166,11 +166,7 @@ pub struct Signer {
 }
 
 /// The session behind `token` (a session cookie's value), read in `conn`.
-pub fn signer(
-    conn: &Connection,
-    token: Option<&str>,
-    now: i64,
-) -> Result<Option<Signer>, AppError> {
+pub fn signer(conn: &Conn, token: Option<&str>, now: i64) -> Result<Option<Signer>, AppError> {
     let Some(token) = token else {
         return Ok(None);
     };
@@ -256,7 +252,7 @@ impl Acting<'_> {
     }
 
     /// The full check for a finishing action (`prove`).
-    pub fn prove(&self, tx: &Connection, link: &Link, now: i64) -> Result<Proved, AppError> {
+    pub fn prove(&self, tx: &Conn, link: &Link, now: i64) -> Result<Proved, AppError> {
         prove(
             tx,
             self.verifier,
@@ -349,7 +345,7 @@ pub fn require_account(
 /// proof the requirement names, used up in `tx`. Call after the action's own preconditions and
 /// before it changes anything, in the same transaction.
 pub fn prove(
-    tx: &Connection,
+    tx: &Conn,
     verifier: &Verifier,
     req: Requirement,
     link: &Link,
@@ -390,7 +386,7 @@ pub fn prove(
 
 /// The error for a finishing action without a proof it accepts: how to give one, or how to
 /// enrol first.
-fn missing(tx: &Connection, user: i64, allowed: Actions) -> Result<AppError, AppError> {
+fn missing(tx: &Conn, user: i64, allowed: Actions) -> Result<AppError, AppError> {
     let enrolled = crate::factors::store::enrolled(tx, user)?;
     Ok(match allowed.preferred(Some(enrolled)) {
         Some(ActionAuth::Password) => AppError::AuthRequired {

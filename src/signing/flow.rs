@@ -8,6 +8,7 @@ use super::auth::Acting;
 use super::link::Link;
 use super::values::{self, Stored};
 use super::{all_finished, current_turn, parties};
+use crate::db::Conn;
 use crate::documents::Status;
 pub use crate::documents::audit::Origin;
 use crate::documents::audit::{self, Event};
@@ -17,7 +18,6 @@ use crate::documents::store::fields::{self, Value as Entered};
 use crate::documents::store::recipients::{self, Finish};
 use crate::documents::store::{self as documents, Parent};
 use crate::error::AppError;
-use rusqlite::Connection;
 
 fn conflict(msg: impl Into<String>) -> AppError {
     AppError::Conflict(msg.into())
@@ -27,7 +27,7 @@ fn conflict(msg: impl Into<String>) -> AppError {
 /// (the signing service's API v1 answers so), as is a finished or cancelled document; a
 /// PENDING one is `send_again`'s.
 pub fn send(
-    tx: &Connection,
+    tx: &Conn,
     doc: i64,
     owner_email: &str,
     origin: &Origin,
@@ -92,7 +92,7 @@ pub fn send(
 /// Sending a document that is already PENDING changes nothing and records nothing (the
 /// signing service's API v1 answers it as a success): returns those whose turn it is and who
 /// were never asked by e-mail (sent with `sendEmail: false`, or added since), to e-mail now.
-pub fn send_again(tx: &Connection, doc: i64) -> Result<Vec<i64>, AppError> {
+pub fn send_again(tx: &Conn, doc: i64) -> Result<Vec<i64>, AppError> {
     let d = documents::load(tx, doc)?;
     if d.status != Status::Pending {
         return Err(conflict("the document changed state; try again"));
@@ -108,7 +108,7 @@ pub fn send_again(tx: &Connection, doc: i64) -> Result<Vec<i64>, AppError> {
 
 /// The recipients among `ids` who may act now and have not finished (for `resend`); 400 unless
 /// the document is PENDING, or for an id that is not one of its recipients.
-pub fn resendable(tx: &Connection, doc: i64, ids: &[i64]) -> Result<Vec<i64>, AppError> {
+pub fn resendable(tx: &Conn, doc: i64, ids: &[i64]) -> Result<Vec<i64>, AppError> {
     let d = documents::load(tx, doc)?;
     if d.status != Status::Pending {
         return Err(AppError::wrong_state(format!(
@@ -138,7 +138,7 @@ pub fn resendable(tx: &Connection, doc: i64, ids: &[i64]) -> Result<Vec<i64>, Ap
 /// Returns whether the new address is to be e-mailed its link now: the document is PENDING and
 /// the old address had been invited by e-mail (as the recipient's turn had come).
 pub fn readdressed(
-    tx: &Connection,
+    tx: &Conn,
     doc: i64,
     recipient: i64,
     (from, to): (&str, &str),
@@ -202,7 +202,7 @@ fn require_turn(link: &Link) -> Result<(), AppError> {
 }
 
 /// First visit of a link: OPENED, once.
-pub fn open(tx: &Connection, link: &Link, origin: &Origin, now: i64) -> Result<bool, AppError> {
+pub fn open(tx: &Conn, link: &Link, origin: &Origin, now: i64) -> Result<bool, AppError> {
     let first = recipients::mark_opened(tx, link.me.id, now)?;
     if first {
         audit::record(
@@ -220,7 +220,7 @@ pub fn open(tx: &Connection, link: &Link, origin: &Origin, now: i64) -> Result<b
 /// Stores a value for one of the recipient's fields, or, for an ASSISTANT, for one of the
 /// fields they may fill in for the recipients after them (`assistable`).
 pub fn fill(
-    tx: &Connection,
+    tx: &Conn,
     link: &Link,
     field: i64,
     value: &Value,
@@ -272,7 +272,7 @@ pub struct Finished {
 
 /// Signs (SIGNER), approves (APPROVER) or marks viewed (VIEWER).
 pub fn complete(
-    tx: &Connection,
+    tx: &Conn,
     link: &Link,
     acting: &Acting<'_>,
     now: i64,
@@ -347,7 +347,7 @@ pub fn complete(
 
 /// Rejects with a reason: the document becomes REJECTED.
 pub fn reject(
-    tx: &Connection,
+    tx: &Conn,
     link: &Link,
     reason: &str,
     acting: &Acting<'_>,

@@ -7,7 +7,7 @@
 //! The HTTP layer (`http::signing`, `http::signing_page`) parses, calls one of these, and
 //! replies; waking the outbound workers and the sealer after a commit stays with it.
 
-use rusqlite::Connection;
+use crate::db::Conn;
 use serde_json::{Value, json};
 
 use super::auth::{self, Acting, Proof, Signer};
@@ -69,7 +69,7 @@ impl Link {
 }
 
 /// The link for `token` (404 when unknown, also for a template's recipient).
-pub fn link(conn: &Connection, token: &str) -> Result<Link, AppError> {
+pub fn link(conn: &Conn, token: &str) -> Result<Link, AppError> {
     let (doc, me) = documents::recipients::by_token(conn, token)?
         .ok_or_else(|| AppError::not_found("signing link"))?;
     let document = documents::load(conn, doc)?;
@@ -90,7 +90,7 @@ pub fn link(conn: &Connection, token: &str) -> Result<Link, AppError> {
 }
 
 /// The link, 404 while its document is a draft.
-fn shown_link(conn: &Connection, visit: &Visit) -> Result<Link, AppError> {
+fn shown_link(conn: &Conn, visit: &Visit) -> Result<Link, AppError> {
     let l = link(conn, &visit.token)?;
     if l.document.status == Status::Draft {
         return Err(AppError::not_found("signing link"));
@@ -100,7 +100,7 @@ fn shown_link(conn: &Connection, visit: &Visit) -> Result<Link, AppError> {
 
 /// The signer, for reading `l`: 401 when the document asks for the recipient's account before
 /// anything is shown.
-fn reader(conn: &Connection, l: &Link, visit: &Visit) -> Result<Option<Signer>, AppError> {
+fn reader(conn: &Conn, l: &Link, visit: &Visit) -> Result<Option<Signer>, AppError> {
     let signer = auth::signer(conn, visit.session.as_deref(), now())?;
     auth::require_account(l.requirement()?, l, signer.as_ref(), true)?;
     Ok(signer)
@@ -168,7 +168,7 @@ pub async fn open(db: &Db, visit: Visit, origin: Origin, app: String) -> Result<
 
 /// What the recipient must prove and how far they are: `auth` in the state.
 fn auth_state(
-    conn: &Connection,
+    conn: &Conn,
     link: &Link,
     signer: Option<&Signer>,
     invite_csrf: &str,
@@ -199,7 +199,7 @@ fn auth_state(
 /// What the page shows: the document, this recipient, whether it is their turn, their fields,
 /// and what they must prove (`auth`).
 fn describe(
-    conn: &Connection,
+    conn: &Conn,
     link: &Link,
     signer: Option<&Signer>,
     invite_csrf: &str,
@@ -305,7 +305,7 @@ async fn acting<T: Send + 'static>(
     db: &Db,
     verifier: &Verifier,
     call: Call,
-    action: impl FnOnce(&Connection, &Link, &Acting<'_>) -> Result<T, AppError> + Send + 'static,
+    action: impl FnOnce(&Conn, &Link, &Acting<'_>) -> Result<T, AppError> + Send + 'static,
 ) -> Result<T, AppError> {
     let session = call.visit.session.clone();
     let verifier = verifier.clone();

@@ -7,7 +7,7 @@
 //! DOCUMENT_CANCELLED, DOCUMENT_SEAL_FAILED (the first failed sealing attempt of a finished
 //! document; its `sealing` says why); DOCUMENT_CREATED is queued where documents are created.
 
-use rusqlite::Connection;
+use crate::db::Conn;
 
 use crate::documents::model::Document;
 use crate::documents::recipients::SendStatus;
@@ -24,7 +24,7 @@ struct About {
     sender_email: String,
 }
 
-fn about(tx: &Connection, doc: i64) -> Result<About, AppError> {
+fn about(tx: &Conn, doc: i64) -> Result<About, AppError> {
     let doc = store::load(tx, doc)?;
     let owner = crate::users::store::get(tx, doc.user_id)?
         .ok_or_else(|| AppError::internal("a document without its owner"))?;
@@ -42,7 +42,7 @@ fn mail(doc: i64, kind: Kind, to: &str, content: compose::Composed) -> NewMail {
     m
 }
 
-fn queue(tx: &Connection, m: NewMail, now: i64) -> Result<(), AppError> {
+fn queue(tx: &Conn, m: NewMail, now: i64) -> Result<(), AppError> {
     crate::mail::store::enqueue(tx, &m, now)?;
     Ok(())
 }
@@ -51,7 +51,7 @@ fn queue(tx: &Connection, m: NewMail, now: i64) -> Result<(), AppError> {
 /// document's e-mail settings turn signing requests off (`distributionMethod: NONE` or
 /// `emailSettings.recipientSigningRequest: false`: the owner hands out the links).
 pub fn signing_requests(
-    tx: &Connection,
+    tx: &Conn,
     doc: i64,
     recipients: &[i64],
     app_url: &str,
@@ -63,7 +63,7 @@ pub fn signing_requests(
 /// Queues a reminder (a signing request whose subject starts "Reminder: ") for each of
 /// `recipients`, under the same settings; answers who was e-mailed.
 pub fn reminders(
-    tx: &Connection,
+    tx: &Conn,
     doc: i64,
     recipients: &[i64],
     app_url: &str,
@@ -73,7 +73,7 @@ pub fn reminders(
 }
 
 fn requests(
-    tx: &Connection,
+    tx: &Conn,
     doc: i64,
     recipients: &[i64],
     app_url: &str,
@@ -126,7 +126,7 @@ fn requests(
 /// `ownerDocumentCompleted` is off; once only when the owner is also a recipient); and
 /// DOCUMENT_COMPLETED.
 pub fn completed(
-    tx: &Connection,
+    tx: &Conn,
     doc: i64,
     sealed_blob: &str,
     app_url: &str,
@@ -165,7 +165,7 @@ pub fn completed(
 /// Tells the owner that sealing failed (`error`, as they may read it) and when it is retried
 /// (`next_attempt`, unix seconds); and DOCUMENT_SEAL_FAILED. Called for the first failure only.
 pub fn seal_failed(
-    tx: &Connection,
+    tx: &Conn,
     doc: i64,
     error: &str,
     next_attempt: i64,
@@ -191,7 +191,7 @@ pub fn seal_failed(
 /// Tells the owner and the other recipients who the rejection came from and why; and
 /// DOCUMENT_REJECTED.
 pub fn rejected(
-    tx: &Connection,
+    tx: &Conn,
     doc: i64,
     by: i64,
     reason: &str,
@@ -217,7 +217,7 @@ pub fn rejected(
 
 /// Tells the recipients who were already e-mailed that the document was cancelled (unless
 /// `emailSettings.documentDeleted` is off); and DOCUMENT_CANCELLED.
-pub fn cancelled(tx: &Connection, doc: i64, app_url: &str, now: i64) -> Result<(), AppError> {
+pub fn cancelled(tx: &Conn, doc: i64, app_url: &str, now: i64) -> Result<(), AppError> {
     let a = about(tx, doc)?;
     let tell = a.doc.meta.effective_email().document_deleted;
     let emailed = a
@@ -235,7 +235,7 @@ pub fn cancelled(tx: &Connection, doc: i64, app_url: &str, now: i64) -> Result<(
 /// A document was created (through the API or from a template): the CREATED audit event and
 /// the DOCUMENT_CREATED webhook, whose payload is `view`.
 pub fn created(
-    tx: &Connection,
+    tx: &Conn,
     view: &DocumentView,
     actor: &crate::documents::audit::Actor,
     now: i64,
@@ -252,13 +252,7 @@ pub fn created(
 }
 
 /// Queues webhook `name` for the document's owner, with the document as the API shows it.
-pub fn event(
-    tx: &Connection,
-    doc: i64,
-    name: Event,
-    app_url: &str,
-    now: i64,
-) -> Result<(), AppError> {
+pub fn event(tx: &Conn, doc: i64, name: Event, app_url: &str, now: i64) -> Result<(), AppError> {
     let view = DocumentView::of(&store::load(tx, doc)?, app_url);
     crate::webhooks::enqueue(tx, view.user_id, name, &view, now)
 }

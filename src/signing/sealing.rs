@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use rusqlite::Connection;
+use crate::db::Conn;
 use serde_json::json;
 
 use crate::db::now;
@@ -66,7 +66,7 @@ struct Gathered {
     input: SealInput,
 }
 
-fn gather(c: &Connection, id: i64) -> Result<Gathered, AppError> {
+fn gather(c: &Conn, id: i64) -> Result<Gathered, AppError> {
     let doc = documents::load(c, id)?;
     let blob = doc
         .blob_id
@@ -97,7 +97,7 @@ type Drawn = Vec<(i64, Vec<u8>)>;
 
 /// The document's filled fields as they are burnt in, in the order they were placed, and the
 /// drawn signatures by recipient (for the audit certificate).
-fn filled_fields(c: &Connection, doc: &Document) -> Result<(Vec<FilledField>, Drawn), AppError> {
+fn filled_fields(c: &Conn, doc: &Document) -> Result<(Vec<FilledField>, Drawn), AppError> {
     let mut signatures: Drawn = Vec::new();
     let mut out = Vec::new();
     for f in doc.fields.iter().filter(|f| f.inserted) {
@@ -145,7 +145,7 @@ fn filled_fields(c: &Connection, doc: &Document) -> Result<(Vec<FilledField>, Dr
 
 /// Every recipient with what they did and how they proved it, by id.
 fn audit_recipients(
-    c: &Connection,
+    c: &Conn,
     doc: &Document,
     signatures: &[(i64, Vec<u8>)],
 ) -> Result<Vec<AuditRecipient>, AppError> {
@@ -175,7 +175,7 @@ fn audit_recipients(
 }
 
 /// The audit log as the certificate lists it: when, and what by whom (from where).
-fn audit_events(c: &Connection, doc: i64) -> Result<Vec<(String, String)>, AppError> {
+fn audit_events(c: &Conn, doc: i64) -> Result<Vec<(String, String)>, AppError> {
     Ok(audit::list(c, doc)?
         .into_iter()
         .map(|e| {

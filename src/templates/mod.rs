@@ -10,7 +10,7 @@ pub mod store;
 use std::collections::HashMap;
 use std::io::Read;
 
-use rusqlite::Connection;
+use crate::db::Conn;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -517,7 +517,7 @@ pub fn copy_blob(blobs: &BlobStore, source: &BlobId) -> Result<StoredBlob, AppEr
 /// template's, made by `copy_blob` from `expected_blob`). Answers the document id.
 #[allow(clippy::too_many_arguments)]
 pub fn generate(
-    tx: &Connection,
+    tx: &Conn,
     user: i64,
     template: i64,
     body: &Value,

@@ -1,7 +1,8 @@
 //! SQL for `templates`. Their recipients and fields are rows of `recipients` and `fields`,
 //! whose SQL `documents::store` holds for both parents (`Parent::Template`).
 
-use rusqlite::{Connection, OptionalExtension, Row, params};
+use crate::db::{Conn, OptionalExtension, Row};
+use crate::params;
 
 use super::CreateTemplate;
 use super::model::Template;
@@ -15,7 +16,7 @@ const COLUMNS: &str = "t.id, t.user_id, t.external_id, t.type, t.title, t.docume
 
 /// A template's row, without its recipients and fields yet. Stored JSON the code cannot read
 /// is an error, never a default.
-fn from_row(r: &Row<'_>) -> rusqlite::Result<Template> {
+fn from_row(r: &Row<'_>) -> crate::db::Result<Template> {
     let sizes: Option<String> = r.get(7)?;
     let meta: String = r.get(9)?;
     let auth: String = r.get(10)?;
@@ -46,7 +47,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Template> {
 }
 
 /// The row with its file's digest, its recipients and its fields.
-fn complete_aggregate(conn: &Connection, mut t: Template) -> Result<Template, AppError> {
+fn complete_aggregate(conn: &Conn, mut t: Template) -> Result<Template, AppError> {
     if let Some(b) = &t.blob_id {
         t.blob_sha256 = crate::blob::rows::sha256(conn, b)?;
     }
@@ -57,7 +58,7 @@ fn complete_aggregate(conn: &Connection, mut t: Template) -> Result<Template, Ap
 
 /// The user's template `id` with its recipients and fields, or a 404 (also for another
 /// user's template).
-pub fn owned(conn: &Connection, user: i64, id: i64) -> Result<Template, AppError> {
+pub fn owned(conn: &Conn, user: i64, id: i64) -> Result<Template, AppError> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM templates t WHERE t.id = ?1 AND t.user_id = ?2"
     ))?;
@@ -68,7 +69,7 @@ pub fn owned(conn: &Connection, user: i64, id: i64) -> Result<Template, AppError
 }
 
 /// The template behind an upload URL's `documentDataId`.
-pub fn by_data_id(conn: &Connection, data_id: &str) -> Result<Option<i64>, AppError> {
+pub fn by_data_id(conn: &Conn, data_id: &str) -> Result<Option<i64>, AppError> {
     Ok(conn
         .query_row(
             "SELECT id FROM templates WHERE document_data_id = ?1",
@@ -80,7 +81,7 @@ pub fn by_data_id(conn: &Connection, data_id: &str) -> Result<Option<i64>, AppEr
 
 /// A page of the user's templates, newest first, and how many there are in all.
 pub fn list(
-    conn: &Connection,
+    conn: &Conn,
     user: i64,
     limit: i64,
     offset: i64,
@@ -104,13 +105,13 @@ pub fn list(
 }
 
 pub fn insert(
-    tx: &Connection,
+    tx: &Conn,
     user: i64,
     t: &CreateTemplate,
     data_id: &str,
     now: i64,
 ) -> Result<i64, AppError> {
-    tx.execute(
+    let inserted_id = tx.insert(
         "INSERT INTO templates (user_id, external_id, title, type, document_data_id, meta_id, meta, auth_options,
                                 direct_link_token, created_at, updated_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
@@ -127,7 +128,7 @@ pub fn insert(
             now
         ],
     )?;
-    let id = tx.last_insert_rowid();
+    let id = inserted_id;
     for r in &t.recipients {
         recipients::insert(tx, Parent::Template(id), r, now)?;
     }
@@ -136,7 +137,7 @@ pub fn insert(
 
 /// Deletes the template with its recipients, fields and file row (the blob id to remove after
 /// commit is the row's). Documents generated from it keep theirs (`template_id` becomes NULL).
-pub fn delete(tx: &Connection, t: &Template) -> Result<(), AppError> {
+pub fn delete(tx: &Conn, t: &Template) -> Result<(), AppError> {
     tx.execute("DELETE FROM templates WHERE id = ?1", [t.id])?;
     if let Some(b) = &t.blob_id {
         crate::blob::rows::delete(tx, b)?;
@@ -147,7 +148,7 @@ pub fn delete(tx: &Connection, t: &Template) -> Result<(), AppError> {
 /// Records an uploaded file on the template; returns the replaced blob's id (its file can go:
 /// generated documents hold copies).
 pub fn set_file(
-    tx: &Connection,
+    tx: &Conn,
     template: i64,
     blob: &crate::blob::store::StoredBlob,
     page_sizes: &str,
@@ -175,7 +176,7 @@ pub fn set_file(
 }
 
 /// Marks the template changed now.
-pub fn touch(conn: &Connection, template: i64, now: i64) -> Result<(), AppError> {
+pub fn touch(conn: &Conn, template: i64, now: i64) -> Result<(), AppError> {
     conn.execute(
         "UPDATE templates SET updated_at = ?2 WHERE id = ?1",
         params![template, now],

@@ -135,21 +135,19 @@ impl Tier {
 }
 
 /// Stored as its text; stored text that names no tier is an error, never a default.
-impl rusqlite::types::ToSql for Tier {
-    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
-        Ok(self.as_str().into())
+impl crate::db::ToSql for Tier {
+    fn to_sql(&self) -> crate::db::Value {
+        crate::db::Value::Text(self.as_str().to_owned())
     }
 }
 
-impl rusqlite::types::FromSql for Tier {
-    fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
+impl crate::db::FromSql for Tier {
+    fn from_sql(value: crate::db::ValueRef<'_>) -> Result<Self, String> {
         let text = value.as_str()?;
         [Tier::Standard, Tier::Enterprise]
             .into_iter()
             .find(|t| t.as_str() == text)
-            .ok_or_else(|| {
-                rusqlite::types::FromSqlError::Other(format!("{text:?} is not a known Tier").into())
-            })
+            .ok_or_else(|| format!("{text:?} is not a known Tier"))
     }
 }
 

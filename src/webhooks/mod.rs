@@ -12,7 +12,7 @@ pub mod secret;
 pub mod store;
 pub mod zapier;
 
-use rusqlite::Connection;
+use crate::db::Conn;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -217,7 +217,7 @@ pub fn check_url(raw: &str) -> Result<String, &'static str> {
 /// `document` as the endpoint's creator may read it (`payload::document`): an app's endpoints
 /// (bound to its OAuth grant) never get the recipients' signing links.
 pub fn enqueue(
-    conn: &Connection,
+    conn: &Conn,
     user_id: i64,
     event: Event,
     document: &DocumentView,
@@ -245,7 +245,7 @@ pub fn enqueue(
 /// the flat shape the scheduling service's Zapier app maps (`payload::zapier_booking`); any
 /// other the envelope around the booking as the API shows it.
 pub fn enqueue_booking(
-    conn: &Connection,
+    conn: &Conn,
     user_id: i64,
     event: Event,
     booking: &Booking,

@@ -1,6 +1,7 @@
 //! SQL for `webhooks` and `webhook_deliveries`.
 
-use rusqlite::{Connection, OptionalExtension, params};
+use crate::db::{Conn, OptionalExtension};
+use crate::params;
 use serde::Serialize;
 
 use super::Event;
@@ -67,7 +68,7 @@ pub struct Visible {
 
 /// Adds an endpoint, unless the user already has `max` (409).
 pub fn insert(
-    tx: &Connection,
+    tx: &Conn,
     owner: Visible,
     new: &NewEndpoint<'_>,
     max: u32,
@@ -83,7 +84,7 @@ pub fn insert(
             "an account may have at most {max} webhook endpoints; delete one first"
         )));
     }
-    tx.execute(
+    let inserted_id = tx.insert(
         "INSERT INTO webhooks (user_id, url, events, secret, created_at, grant_id, app)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         params![
@@ -97,7 +98,7 @@ pub fn insert(
         ],
     )?;
     Ok(Webhook {
-        id: tx.last_insert_rowid(),
+        id: inserted_id,
         url: new.url.to_string(),
         events: new.events.to_vec(),
         created_at: iso8601(now),
@@ -108,7 +109,7 @@ pub fn insert(
 
 const COLUMNS: &str = "w.id, w.url, w.events, w.created_at, w.grant_id, w.app";
 
-fn webhook(r: &rusqlite::Row<'_>) -> rusqlite::Result<Webhook> {
+fn webhook(r: &crate::db::Row<'_>) -> crate::db::Result<Webhook> {
     let events: String = r.get(2)?;
     // Stored names the code does not know are an error, never "subscribed to nothing".
     let events = crate::db::stored_json(2, &events)?;
@@ -123,7 +124,7 @@ fn webhook(r: &rusqlite::Row<'_>) -> rusqlite::Result<Webhook> {
 }
 
 /// The endpoints `who` sees, oldest first.
-pub fn list(conn: &Connection, who: Visible) -> Result<Vec<Webhook>, AppError> {
+pub fn list(conn: &Conn, who: Visible) -> Result<Vec<Webhook>, AppError> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM webhooks w
           WHERE w.user_id = ?1 AND (?2 IS NULL OR w.grant_id = ?2) ORDER BY w.id"
@@ -133,7 +134,7 @@ pub fn list(conn: &Connection, who: Visible) -> Result<Vec<Webhook>, AppError> {
 }
 
 /// Endpoint `id` if `who` sees it, or a 404 (also for another user's or another app's).
-pub fn owned(conn: &Connection, who: Visible, id: i64) -> Result<Webhook, AppError> {
+pub fn owned(conn: &Conn, who: Visible, id: i64) -> Result<Webhook, AppError> {
     conn.query_row(
         &format!(
             "SELECT {COLUMNS} FROM webhooks w
@@ -148,12 +149,7 @@ pub fn owned(conn: &Connection, who: Visible, id: i64) -> Result<Webhook, AppErr
 
 /// Deletes endpoint `id` that `who` sees (and, when `only` is given, made through that route),
 /// and its deliveries; the endpoint as it was, or a 404.
-pub fn delete(
-    tx: &Connection,
-    who: Visible,
-    id: i64,
-    only: Option<App>,
-) -> Result<Webhook, AppError> {
+pub fn delete(tx: &Conn, who: Visible, id: i64, only: Option<App>) -> Result<Webhook, AppError> {
     let hook = owned(tx, who, id)?;
     if only.is_some_and(|app| app != hook.app) {
         return Err(AppError::not_found("webhook"));
@@ -163,14 +159,14 @@ pub fn delete(
 }
 
 /// The oldest endpoint `who` sees, if any.
-pub fn first(conn: &Connection, who: Visible) -> Result<Option<Webhook>, AppError> {
+pub fn first(conn: &Conn, who: Visible) -> Result<Option<Webhook>, AppError> {
     Ok(list(conn, who)?.into_iter().next())
 }
 
 /// The user's live endpoints subscribed to `event`: the owner's, and those of apps whose grant
 /// is live while the user is enabled (a revoked grant's are already gone; this is the second
 /// lock on that door).
-pub fn subscribed(conn: &Connection, user: i64, event: Event) -> Result<Vec<Webhook>, AppError> {
+pub fn subscribed(conn: &Conn, user: i64, event: Event) -> Result<Vec<Webhook>, AppError> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM webhooks w
            JOIN users u ON u.id = w.user_id
@@ -188,18 +184,18 @@ pub fn subscribed(conn: &Connection, user: i64, event: Event) -> Result<Vec<Webh
 }
 
 pub fn insert_delivery(
-    tx: &Connection,
+    tx: &Conn,
     webhook: i64,
     event: Event,
     body: &str,
     now: i64,
 ) -> Result<i64, AppError> {
-    tx.prepare_cached(
+    let inserted_id = tx.insert(
         "INSERT INTO webhook_deliveries (webhook_id, event, body, next_attempt_at, created_at)
          VALUES (?1, ?2, ?3, ?4, ?4)",
-    )?
-    .execute(params![webhook, event, body, now])?;
-    Ok(tx.last_insert_rowid())
+        params![webhook, event, body, now],
+    )?;
+    Ok(inserted_id)
 }
 
 /// Where a delivery is: still being tried (`PENDING`), answered with a 2xx (`DELIVERED`), or
@@ -248,7 +244,7 @@ pub struct Delivery {
 }
 
 /// The newest `limit` deliveries of an endpoint, newest first.
-pub fn deliveries(conn: &Connection, webhook: i64, limit: i64) -> Result<Vec<Delivery>, AppError> {
+pub fn deliveries(conn: &Conn, webhook: i64, limit: i64) -> Result<Vec<Delivery>, AppError> {
     let mut stmt = conn.prepare_cached(
         "SELECT id, webhook_id, event, status, attempts, next_attempt_at, last_status, last_error,
                 created_at, delivered_at
@@ -292,12 +288,7 @@ pub struct Due {
 /// deliveries) from being claimed again while the attempt runs; the attempt's outcome then sets
 /// the real next time. When the process dies during an attempt, the lease runs out and the
 /// delivery is claimed again: at least once, one attempt at a time per endpoint, in order.
-pub fn claim(
-    tx: &Connection,
-    now: i64,
-    lease_until: i64,
-    limit: i64,
-) -> Result<Vec<Due>, AppError> {
+pub fn claim(tx: &Conn, now: i64, lease_until: i64, limit: i64) -> Result<Vec<Due>, AppError> {
     // The PENDING set is small (deliveries end within a day) and `webhook_deliveries_due`
     // finds it, so grouping it per endpoint is cheap however long the history is.
     let mut stmt = tx.prepare_cached(
@@ -334,7 +325,7 @@ pub fn claim(
 
 /// The outcome of one attempt: DELIVERED, retried at `next`, or FAILED (`next` is `None`).
 pub fn record_attempt(
-    tx: &Connection,
+    tx: &Conn,
     id: i64,
     delivered: bool,
     http_status: Option<u16>,

@@ -15,6 +15,39 @@ use tempfile::TempDir;
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_docket");
 
+/// Whether this run is on PostgreSQL: `DOCKET_TEST_POSTGRES` holds the URL of a superuser's
+/// connection to a test cluster (tests/pg/postgres.sh), and every data dir the tests use gets
+/// a database of its own there. Unset: SQLite in the data dir, as the appliance's default.
+pub fn on_postgres() -> bool {
+    std::env::var_os("DOCKET_TEST_POSTGRES").is_some()
+}
+
+/// The PostgreSQL database of `data_dir` on the test cluster, created on first use; `None`
+/// when the tests run on SQLite.
+pub fn postgres_for(data_dir: &Path) -> Option<String> {
+    use std::hash::{Hash, Hasher};
+    let admin = std::env::var("DOCKET_TEST_POSTGRES").ok()?;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    data_dir.hash(&mut h);
+    let name = format!("docket_{:016x}", h.finish());
+    let mut url = url::Url::parse(&admin).expect("DOCKET_TEST_POSTGRES is a URL");
+    url.set_path(&name);
+    let create = format!("CREATE DATABASE {name}");
+    // The synchronous client runs its own runtime: keep it off the test's async threads.
+    std::thread::spawn(move || {
+        let mut client = postgres::Client::connect(&admin, postgres::NoTls)
+            .expect("the test PostgreSQL cluster answers");
+        if let Err(e) = client.batch_execute(&create)
+            && e.code() != Some(&postgres::error::SqlState::DUPLICATE_DATABASE)
+        {
+            panic!("{create}: {e}");
+        }
+    })
+    .join()
+    .expect("database created");
+    Some(url.to_string())
+}
+
 /// A `Config` as `docket serve <args>` would build it, for `data_dir`. Pages are rendered by
 /// the real binary (this test program cannot run `render-page`).
 pub fn config(data_dir: &Path, args: &[&str]) -> Config {
@@ -31,10 +64,14 @@ pub fn config(data_dir: &Path, args: &[&str]) -> Config {
     ];
     argv.extend_from_slice(args);
     let cli = Cli::try_parse_from(argv).expect("valid serve arguments");
-    match cli.command {
+    let mut cfg = match cli.command {
         Sub::Serve(a) => Config::from_args(&a, Some(data_dir.to_path_buf())).expect("valid config"),
         _ => unreachable!(),
+    };
+    if let Some(url) = postgres_for(data_dir) {
+        cfg.database = docket::db::Target::Postgres(url);
     }
+    cfg
 }
 
 /// An HTTP client that trusts only the CA in `ca_pem` (or nothing extra) and sends `localhost`
@@ -121,13 +158,17 @@ pub fn docket(data_dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
     cmd.args(args)
         .env("DOCKET_DATA_DIR", data_dir)
         .env_remove("DOCKET_PUBLIC_URL")
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .env_remove("DOCKET_DATABASE_URL");
+    if let Some(url) = postgres_for(data_dir) {
+        cmd.env("DOCKET_DATABASE_URL", url);
+    }
+    cmd.stdin(if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    })
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("docket runs");
     if let Some(input) = stdin {
         use std::io::Write;
@@ -233,12 +274,32 @@ impl BinServer {
             "DOCKET_LISTEN",
             "DOCKET_TLS",
             "DOCKET_PUBLIC_URL",
+            "DOCKET_DATABASE_URL",
         ] {
             cmd.env_remove(var);
         }
         cmd.env("DOCKET_OUTBOUND", "loopback-only");
         for (k, v) in env {
             cmd.env(k, v);
+        }
+        // On PostgreSQL, the data dir's own database (the flag or variable a test gives wins).
+        let data_dir = args
+            .windows(2)
+            .find(|w| w[0] == "--data-dir")
+            .map(|w| w[1])
+            .or_else(|| {
+                env.iter()
+                    .find(|(k, _)| *k == "DOCKET_DATA_DIR")
+                    .map(|(_, v)| *v)
+            });
+        let named = args.iter().any(|a| a.starts_with("--database-url"))
+            || env
+                .iter()
+                .any(|(k, _)| k.starts_with("DOCKET_DATABASE_URL"));
+        if let (Some(dir), false) = (data_dir, named)
+            && let Some(url) = postgres_for(Path::new(dir))
+        {
+            cmd.env("DOCKET_DATABASE_URL", url);
         }
         cmd
     }

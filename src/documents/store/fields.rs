@@ -1,7 +1,8 @@
 //! SQL for `fields`, of documents and of templates alike (`Parent`), and the values recipients
 //! enter, each guarded by a WHERE clause that re-checks its precondition.
 
-use rusqlite::{Connection, OptionalExtension, Row, params};
+use crate::db::{Conn, OptionalExtension, Row};
+use crate::params;
 
 use super::Parent;
 use crate::db::stored_json;
@@ -12,7 +13,7 @@ use crate::error::AppError;
 const COLUMNS: &str = "id, recipient_id, type, page_number, page_x, page_y, page_width,
     page_height, field_meta, inserted, custom_text, signature_png IS NOT NULL";
 
-fn from_row(r: &Row<'_>) -> rusqlite::Result<Field> {
+fn from_row(r: &Row<'_>) -> crate::db::Result<Field> {
     let meta: Option<String> = r.get(8)?;
     Ok(Field {
         id: r.get(0)?,
@@ -31,7 +32,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Field> {
 }
 
 /// The fields of `parent`, by id.
-pub fn of(conn: &Connection, parent: Parent) -> Result<Vec<Field>, AppError> {
+pub fn of(conn: &Conn, parent: Parent) -> Result<Vec<Field>, AppError> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM fields WHERE {} = ?1 ORDER BY id",
         parent.column()
@@ -41,7 +42,7 @@ pub fn of(conn: &Connection, parent: Parent) -> Result<Vec<Field>, AppError> {
 }
 
 /// Field `id` of `parent`, or a 404.
-pub fn one(conn: &Connection, parent: Parent, id: i64) -> Result<Field, AppError> {
+pub fn one(conn: &Conn, parent: Parent, id: i64) -> Result<Field, AppError> {
     conn.query_row(
         &format!(
             "SELECT {COLUMNS} FROM fields WHERE {} = ?1 AND id = ?2",
@@ -54,8 +55,8 @@ pub fn one(conn: &Connection, parent: Parent, id: i64) -> Result<Field, AppError
     .ok_or_else(|| AppError::not_found("field"))
 }
 
-pub fn insert(tx: &Connection, parent: Parent, f: &NewField, now: i64) -> Result<i64, AppError> {
-    tx.execute(
+pub fn insert(tx: &Conn, parent: Parent, f: &NewField, now: i64) -> Result<i64, AppError> {
+    let inserted_id = tx.insert(
         &format!(
             "INSERT INTO fields ({}, recipient_id, type, page_number, page_x, page_y, page_width, page_height, field_meta, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
@@ -74,12 +75,12 @@ pub fn insert(tx: &Connection, parent: Parent, f: &NewField, now: i64) -> Result
             now
         ],
     )?;
-    Ok(tx.last_insert_rowid())
+    Ok(inserted_id)
 }
 
 /// Gives new field `id` the value its owner set (a template's `prefillFields`): filled before
 /// anyone signs.
-pub fn preset(tx: &Connection, id: i64, text: &str, now: i64) -> Result<(), AppError> {
+pub fn preset(tx: &Conn, id: i64, text: &str, now: i64) -> Result<(), AppError> {
     tx.execute(
         "UPDATE fields SET custom_text = ?2, inserted = 1, filled_at = ?3 WHERE id = ?1",
         params![id, text, now],
@@ -90,7 +91,7 @@ pub fn preset(tx: &Connection, id: i64, text: &str, now: i64) -> Result<(), AppE
 /// Replaces field `id` of document `doc` by `f`. A value it held (on a draft, the owner's
 /// preset; a PENDING document's filled fields cannot change) is kept while its recipient and
 /// type stay, and forgotten otherwise.
-pub fn update(tx: &Connection, doc: i64, id: i64, f: &NewField) -> Result<(), AppError> {
+pub fn update(tx: &Conn, doc: i64, id: i64, f: &NewField) -> Result<(), AppError> {
     let n = tx.execute(
         "UPDATE fields SET recipient_id = ?3, type = ?4, page_number = ?5, page_x = ?6, page_y = ?7,
                 page_width = ?8, page_height = ?9, field_meta = ?10,
@@ -118,7 +119,7 @@ pub fn update(tx: &Connection, doc: i64, id: i64, f: &NewField) -> Result<(), Ap
     Ok(())
 }
 
-pub fn delete(tx: &Connection, doc: i64, id: i64) -> Result<(), AppError> {
+pub fn delete(tx: &Conn, doc: i64, id: i64) -> Result<(), AppError> {
     let n = tx.execute(
         "DELETE FROM fields WHERE document_id = ?1 AND id = ?2",
         params![doc, id],
@@ -131,7 +132,7 @@ pub fn delete(tx: &Connection, doc: i64, id: i64) -> Result<(), AppError> {
 
 /// Forgets every value recipient `recipient` entered (not the owner's presets: read-only
 /// fields, which the recipient cannot fill).
-pub fn clear_values(tx: &Connection, recipient: i64) -> Result<(), AppError> {
+pub fn clear_values(tx: &Conn, recipient: i64) -> Result<(), AppError> {
     tx.execute(
         "UPDATE fields SET custom_text = NULL, signature_png = NULL, inserted = 0, filled_at = NULL
           WHERE recipient_id = ?1
@@ -151,7 +152,7 @@ pub enum Value<'a> {
 /// Stores a field's value while the document is PENDING and its recipient has not finished.
 /// Returns false when that no longer holds.
 pub fn save_value(
-    tx: &Connection,
+    tx: &Conn,
     field: i64,
     recipient: i64,
     value: Value<'_>,
@@ -173,7 +174,7 @@ pub fn save_value(
 
 /// Sets the value of every DATE field of `recipient` not already set (at completion; a
 /// template's `prefillFields` may have set one).
-pub fn fill_dates(tx: &Connection, recipient: i64, text: &str, now: i64) -> Result<(), AppError> {
+pub fn fill_dates(tx: &Conn, recipient: i64, text: &str, now: i64) -> Result<(), AppError> {
     tx.execute(
         "UPDATE fields SET custom_text = ?2, inserted = 1, filled_at = ?3
          WHERE recipient_id = ?1 AND type = 'DATE' AND inserted = 0",
@@ -183,7 +184,7 @@ pub fn fill_dates(tx: &Connection, recipient: i64, text: &str, now: i64) -> Resu
 }
 
 /// The PNG drawn into field `field` of document `doc`, if one was.
-pub fn signature_png(conn: &Connection, doc: i64, field: i64) -> Result<Option<Vec<u8>>, AppError> {
+pub fn signature_png(conn: &Conn, doc: i64, field: i64) -> Result<Option<Vec<u8>>, AppError> {
     Ok(conn
         .query_row(
             "SELECT signature_png FROM fields

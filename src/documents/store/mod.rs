@@ -5,7 +5,8 @@
 pub mod fields;
 pub mod recipients;
 
-use rusqlite::{Connection, OptionalExtension, Row, params};
+use crate::db::{Conn, OptionalExtension, Row};
+use crate::params;
 use serde_json::Value;
 
 use super::meta::Meta;
@@ -50,7 +51,7 @@ const COLUMNS: &str = "id, user_id, external_id, title, status, document_data_id
 
 /// A document's row, without its recipients and fields yet. Stored JSON the code cannot read
 /// is an error, never a default.
-fn from_row(r: &Row<'_>) -> rusqlite::Result<Document> {
+fn from_row(r: &Row<'_>) -> crate::db::Result<Document> {
     let sizes: Option<String> = r.get(7)?;
     let meta: String = r.get(8)?;
     let auth: String = r.get(9)?;
@@ -86,16 +87,16 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Document> {
 }
 
 /// The row with its recipients and fields.
-fn complete_aggregate(conn: &Connection, mut doc: Document) -> Result<Document, AppError> {
+fn complete_aggregate(conn: &Conn, mut doc: Document) -> Result<Document, AppError> {
     doc.recipients = recipients::of(conn, Parent::Document(doc.id))?;
     doc.fields = fields::of(conn, Parent::Document(doc.id))?;
     Ok(doc)
 }
 
 fn load_where(
-    conn: &Connection,
+    conn: &Conn,
     filter: &str,
-    args: impl rusqlite::Params,
+    args: impl crate::db::Params,
 ) -> Result<Option<Document>, AppError> {
     let mut stmt =
         conn.prepare_cached(&format!("SELECT {COLUMNS} FROM documents WHERE {filter}"))?;
@@ -106,24 +107,24 @@ fn load_where(
 }
 
 /// Document `id` with its recipients and fields.
-pub fn load(conn: &Connection, id: i64) -> Result<Document, AppError> {
+pub fn load(conn: &Conn, id: i64) -> Result<Document, AppError> {
     load_where(conn, "id = ?1", [id])?.ok_or_else(|| AppError::not_found("document"))
 }
 
 /// The user's document `id`, or a 404 (also for another user's document).
-pub fn owned(conn: &Connection, user: i64, id: i64) -> Result<Document, AppError> {
+pub fn owned(conn: &Conn, user: i64, id: i64) -> Result<Document, AppError> {
     load_where(conn, "id = ?1 AND user_id = ?2", params![id, user])?
         .ok_or_else(|| AppError::not_found("document"))
 }
 
 /// The document behind an upload URL's `documentDataId`.
-pub fn by_data_id(conn: &Connection, data_id: &str) -> Result<Option<Document>, AppError> {
+pub fn by_data_id(conn: &Conn, data_id: &str) -> Result<Option<Document>, AppError> {
     load_where(conn, "document_data_id = ?1", [data_id])
 }
 
 /// A page of the user's listed documents, newest first, and how many there are in all.
 pub fn list(
-    conn: &Connection,
+    conn: &Conn,
     user: i64,
     status: Option<Status>,
     limit: i64,
@@ -148,13 +149,13 @@ pub fn list(
 }
 
 pub fn insert(
-    tx: &Connection,
+    tx: &Conn,
     user: i64,
     doc: &CreateDocument,
     data_id: &str,
     now: i64,
 ) -> Result<i64, AppError> {
-    tx.execute(
+    let inserted_id = tx.insert(
         "INSERT INTO documents (user_id, external_id, title, document_data_id, meta, auth_options, form_values, created_at, updated_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
         params![
@@ -168,7 +169,7 @@ pub fn insert(
             now
         ],
     )?;
-    let id = tx.last_insert_rowid();
+    let id = inserted_id;
     for r in &doc.recipients {
         recipients::insert(tx, Parent::Document(id), r, now)?;
     }
@@ -186,7 +187,7 @@ pub enum Deleted {
     Hidden,
 }
 
-pub fn delete(tx: &Connection, doc: &Document, now: i64) -> Result<Deleted, AppError> {
+pub fn delete(tx: &Conn, doc: &Document, now: i64) -> Result<Deleted, AppError> {
     match doc.status {
         Status::Draft => {
             tx.execute(
@@ -218,7 +219,7 @@ pub fn delete(tx: &Connection, doc: &Document, now: i64) -> Result<Deleted, AppE
 
 /// Records an uploaded file on a draft (checked in SQL); returns the replaced blob's id.
 pub fn set_file(
-    tx: &Connection,
+    tx: &Conn,
     doc: i64,
     blob: &crate::blob::store::StoredBlob,
     page_sizes: &str,
@@ -248,7 +249,7 @@ pub fn set_file(
 }
 
 /// Marks the document changed now.
-pub fn touch(tx: &Connection, doc: i64, now: i64) -> Result<(), AppError> {
+pub fn touch(tx: &Conn, doc: i64, now: i64) -> Result<(), AppError> {
     tx.execute(
         "UPDATE documents SET updated_at = ?2 WHERE id = ?1",
         params![doc, now],
@@ -257,7 +258,7 @@ pub fn touch(tx: &Connection, doc: i64, now: i64) -> Result<(), AppError> {
 }
 
 /// Replaces the document's `meta` (e.g. the e-mail settings a send overrides).
-pub fn set_meta(tx: &Connection, doc: i64, meta: &Meta, now: i64) -> Result<(), AppError> {
+pub fn set_meta(tx: &Conn, doc: i64, meta: &Meta, now: i64) -> Result<(), AppError> {
     let json = serde_json::to_string(meta)
         .map_err(|e| AppError::internal(format!("meta does not serialise: {e}")))?;
     tx.execute(
@@ -268,7 +269,7 @@ pub fn set_meta(tx: &Connection, doc: i64, meta: &Meta, now: i64) -> Result<(), 
 }
 
 /// Records the template a document was generated from (`templates.id`, SET NULL on its deletion).
-pub fn set_template(tx: &Connection, doc: i64, template: i64) -> Result<(), AppError> {
+pub fn set_template(tx: &Conn, doc: i64, template: i64) -> Result<(), AppError> {
     tx.execute(
         "UPDATE documents SET template_id = ?2 WHERE id = ?1",
         params![doc, template],
@@ -278,7 +279,7 @@ pub fn set_template(tx: &Connection, doc: i64, template: i64) -> Result<(), AppE
 
 /// Moves the document from `from` to `to`; false when it was no longer `from`.
 pub fn set_status(
-    tx: &Connection,
+    tx: &Conn,
     doc: i64,
     from: Status,
     to: Status,
@@ -295,7 +296,7 @@ pub fn set_status(
 
 /// Records the sealed file and completes the document, if it is still PENDING with every
 /// acting recipient finished. False otherwise (e.g. cancelled while sealing).
-pub fn complete(tx: &Connection, doc: i64, sealed: &str, now: i64) -> Result<bool, AppError> {
+pub fn complete(tx: &Conn, doc: i64, sealed: &str, now: i64) -> Result<bool, AppError> {
     let n = tx.execute(
         "UPDATE documents SET status = 'COMPLETED', sealed_blob_id = ?2, completed_at = ?3, updated_at = ?3,
                 seal_next_at = NULL
@@ -308,7 +309,7 @@ pub fn complete(tx: &Connection, doc: i64, sealed: &str, now: i64) -> Result<boo
 
 /// PENDING documents whose acting recipients have all finished but that are not sealed yet,
 /// with when their next sealing attempt is due (`None`: at once; a time after a failure).
-pub fn awaiting_seal(conn: &Connection) -> Result<Vec<(i64, Option<i64>)>, AppError> {
+pub fn awaiting_seal(conn: &Conn) -> Result<Vec<(i64, Option<i64>)>, AppError> {
     let mut stmt = conn.prepare(
         "SELECT d.id, d.seal_next_at FROM documents d WHERE d.status = 'PENDING'
            AND EXISTS (SELECT 1 FROM recipients WHERE document_id = d.id AND role <> 'CC')
@@ -322,7 +323,7 @@ pub fn awaiting_seal(conn: &Connection) -> Result<Vec<(i64, Option<i64>)>, AppEr
 /// the next attempt at `next(failures)`. Returns (failures, next attempt), or `None` when the
 /// document is no longer PENDING.
 pub fn record_seal_failure(
-    tx: &Connection,
+    tx: &Conn,
     doc: i64,
     error: &str,
     next: impl Fn(u32) -> i64,

@@ -1,7 +1,8 @@
 //! SQL for `recipients`, of documents and of templates alike (`Parent`), and their changes
 //! while a document is signed, each guarded by a WHERE clause that re-checks its precondition.
 
-use rusqlite::{Connection, OptionalExtension, Row, params};
+use crate::db::{Conn, OptionalExtension, Row};
+use crate::params;
 
 use super::Parent;
 use crate::db::stored_json;
@@ -14,7 +15,7 @@ const COLUMNS: &str = "id, email, name, role, signing_order, token, auth_options
     signing_status, send_status, opened_at, signed_at, acted_ip, acted_user_agent, auth_method,
     auth_user_id";
 
-fn from_row(r: &Row<'_>) -> rusqlite::Result<Recipient> {
+fn from_row(r: &Row<'_>) -> crate::db::Result<Recipient> {
     let auth: Option<String> = r.get(6)?;
     Ok(Recipient {
         id: r.get(0)?,
@@ -40,7 +41,7 @@ fn from_row(r: &Row<'_>) -> rusqlite::Result<Recipient> {
 }
 
 /// The recipients of `parent`, by id.
-pub fn of(conn: &Connection, parent: Parent) -> Result<Vec<Recipient>, AppError> {
+pub fn of(conn: &Conn, parent: Parent) -> Result<Vec<Recipient>, AppError> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM recipients WHERE {} = ?1 ORDER BY id",
         parent.column()
@@ -50,7 +51,7 @@ pub fn of(conn: &Connection, parent: Parent) -> Result<Vec<Recipient>, AppError>
 }
 
 /// Recipient `id` of `parent`, or a 404.
-pub fn one(conn: &Connection, parent: Parent, id: i64) -> Result<Recipient, AppError> {
+pub fn one(conn: &Conn, parent: Parent, id: i64) -> Result<Recipient, AppError> {
     conn.query_row(
         &format!(
             "SELECT {COLUMNS} FROM recipients WHERE {} = ?1 AND id = ?2",
@@ -78,7 +79,7 @@ fn taken(parent: Parent, email: &str) -> AppError {
 }
 
 /// A unique-index violation on the recipient's address (a concurrent insert) as `taken`.
-fn on_unique(e: rusqlite::Error, parent: Parent, email: &str) -> AppError {
+fn on_unique(e: crate::db::Error, parent: Parent, email: &str) -> AppError {
     match conflict_on_unique(e, "") {
         AppError::Conflict(_) => taken(parent, email),
         other => other,
@@ -87,12 +88,7 @@ fn on_unique(e: rusqlite::Error, parent: Parent, email: &str) -> AppError {
 
 /// Adds a recipient with a fresh token; the same e-mail twice on one parent is refused (a
 /// document generated from a template could not hold both).
-pub fn insert(
-    tx: &Connection,
-    parent: Parent,
-    r: &NewRecipient,
-    now: i64,
-) -> Result<i64, AppError> {
+pub fn insert(tx: &Conn, parent: Parent, r: &NewRecipient, now: i64) -> Result<i64, AppError> {
     let exists: bool = tx.query_row(
         &format!(
             "SELECT EXISTS (SELECT 1 FROM recipients WHERE {} = ?1 AND email = ?2)",
@@ -104,7 +100,7 @@ pub fn insert(
     if exists {
         return Err(taken(parent, &r.email));
     }
-    tx.execute(
+    let inserted_id = tx.insert(
         &format!(
             "INSERT INTO recipients ({}, email, name, role, signing_order, token, auth_options, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
@@ -122,19 +118,14 @@ pub fn insert(
         ],
     )
     .map_err(|e| on_unique(e, parent, &r.email))?;
-    Ok(tx.last_insert_rowid())
+    Ok(inserted_id)
 }
 
 /// Changes a document's recipient that has not acted yet; the other recipients stay as they
 /// are. A new e-mail address is a new person: the recipient gets a new signing token (the old
 /// link then answers like an unknown one), is again unsent and unopened, and loses values
 /// entered through the old link. Returns the previous address when it changed.
-pub fn update(
-    tx: &Connection,
-    doc: i64,
-    id: i64,
-    r: &NewRecipient,
-) -> Result<Option<String>, AppError> {
+pub fn update(tx: &Conn, doc: i64, id: i64, r: &NewRecipient) -> Result<Option<String>, AppError> {
     let old = one(tx, Parent::Document(doc), id)?.email;
     let readdressed = old != r.email;
     let n = tx
@@ -163,7 +154,7 @@ pub fn update(
 }
 
 /// Deletes a document's recipient that has not acted, and its fields.
-pub fn delete(tx: &Connection, doc: i64, id: i64) -> Result<(), AppError> {
+pub fn delete(tx: &Conn, doc: i64, id: i64) -> Result<(), AppError> {
     let n = tx.execute(
         "DELETE FROM recipients WHERE document_id = ?1 AND id = ?2 AND signing_status = 'NOT_SIGNED'",
         params![doc, id],
@@ -179,7 +170,7 @@ pub fn delete(tx: &Connection, doc: i64, id: i64) -> Result<(), AppError> {
 
 /// The document and recipient a signing token names; `None` for an unknown token (also a
 /// template's recipient).
-pub fn by_token(conn: &Connection, token: &str) -> Result<Option<(i64, i64)>, AppError> {
+pub fn by_token(conn: &Conn, token: &str) -> Result<Option<(i64, i64)>, AppError> {
     Ok(conn
         .query_row(
             "SELECT document_id, id FROM recipients WHERE token = ?1 AND document_id IS NOT NULL",
@@ -190,11 +181,7 @@ pub fn by_token(conn: &Connection, token: &str) -> Result<Option<(i64, i64)>, Ap
 }
 
 /// Recipient `recipient`'s signing token, while its address is still `email`.
-pub fn token_for(
-    conn: &Connection,
-    recipient: i64,
-    email: &str,
-) -> Result<Option<String>, AppError> {
+pub fn token_for(conn: &Conn, recipient: i64, email: &str) -> Result<Option<String>, AppError> {
     Ok(conn
         .query_row(
             "SELECT token FROM recipients WHERE id = ?1 AND email = ?2 AND document_id IS NOT NULL",
@@ -206,7 +193,7 @@ pub fn token_for(
 
 /// The recipient's signing request was handed to the mail system: `sendStatus` SENT, and
 /// `sent_at` the first time.
-pub fn mark_sent(tx: &Connection, recipient: i64, now: i64) -> Result<(), AppError> {
+pub fn mark_sent(tx: &Conn, recipient: i64, now: i64) -> Result<(), AppError> {
     tx.execute(
         "UPDATE recipients SET send_status = 'SENT', sent_at = COALESCE(sent_at, ?2) WHERE id = ?1",
         params![recipient, now],
@@ -215,7 +202,7 @@ pub fn mark_sent(tx: &Connection, recipient: i64, now: i64) -> Result<(), AppErr
 }
 
 /// First visit: OPENED (and SENT, the link having reached them). True when this was the first.
-pub fn mark_opened(tx: &Connection, recipient: i64, now: i64) -> Result<bool, AppError> {
+pub fn mark_opened(tx: &Conn, recipient: i64, now: i64) -> Result<bool, AppError> {
     let n = tx.execute(
         "UPDATE recipients SET read_status = 'OPENED', opened_at = ?2,
                 send_status = 'SENT', sent_at = COALESCE(sent_at, ?2)
@@ -236,7 +223,7 @@ pub struct Finish<'a> {
 
 /// The recipient finishes (SIGNED: signed, approved or viewed) or rejects, if it has not yet
 /// and the document is PENDING. Returns false when that no longer holds.
-pub fn finish(tx: &Connection, recipient: i64, f: Finish<'_>, now: i64) -> Result<bool, AppError> {
+pub fn finish(tx: &Conn, recipient: i64, f: Finish<'_>, now: i64) -> Result<bool, AppError> {
     let n = tx.execute(
         "UPDATE recipients SET signing_status = ?2, signed_at = ?3, rejection_reason = ?4,
                 acted_ip = ?5, acted_user_agent = ?6
@@ -250,7 +237,7 @@ pub fn finish(tx: &Connection, recipient: i64, f: Finish<'_>, now: i64) -> Resul
 /// Records what the recipient proved when they finished: the method (`None`: the link alone)
 /// and the account.
 pub fn record_auth(
-    tx: &Connection,
+    tx: &Conn,
     recipient: i64,
     method: Option<ActionAuth>,
     user: Option<i64>,

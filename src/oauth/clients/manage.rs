@@ -3,7 +3,7 @@
 //! transaction on the calling thread (`Db::write_blocking`, `Db::read_blocking`), since the
 //! admin commands run without an async runtime.
 
-use rusqlite::Connection;
+use crate::db::Conn;
 use serde::Serialize;
 
 use super::{Client, Registration, store};
@@ -35,7 +35,7 @@ impl Endpoints {
 
 /// The endpoints under `base_url` when given, else under the URL the server last ran with,
 /// else under `DEFAULT_BASE_URL`.
-fn endpoints(conn: &Connection, base_url: Option<&str>) -> Result<Endpoints, AppError> {
+fn endpoints(conn: &Conn, base_url: Option<&str>) -> Result<Endpoints, AppError> {
     let base = match base_url {
         Some(b) => b.to_string(),
         None => crate::settings::get(conn, crate::settings::PUBLIC_URL)?
@@ -119,15 +119,15 @@ mod tests {
         let client_id = client_id.to_string();
         db.read_blocking(move |c| {
             let mut stmt = c.prepare("SELECT * FROM oauth_clients WHERE client_id = ?1")?;
-            let width = stmt.column_count();
-            let mut rows = stmt.query([client_id])?;
-            let row = rows.next()?.expect("the client's row");
-            let mut texts = Vec::new();
-            for i in 0..width {
-                if let rusqlite::types::ValueRef::Text(t) = row.get_ref(i)? {
-                    texts.push(String::from_utf8_lossy(t).into_owned());
+            let texts = stmt.query_row([client_id], |row| {
+                let mut texts = Vec::new();
+                for i in 0..row.len() {
+                    if let crate::db::Value::Text(t) = row.get(i)? {
+                        texts.push(t);
+                    }
                 }
-            }
+                Ok(texts)
+            })?;
             Ok(texts)
         })
         .unwrap()

@@ -1,6 +1,7 @@
 //! SQL for `oauth_clients` and their redirect URIs.
 
-use rusqlite::{Connection, OptionalExtension, params};
+use crate::db::{Conn, OptionalExtension};
+use crate::params;
 
 use super::{Client, Registration};
 use crate::crypto::SecretToken;
@@ -19,13 +20,13 @@ fn new_secret() -> SecretToken {
 
 /// Registers a client; returns it with its secret (`None` for public clients).
 pub fn insert(
-    tx: &Connection,
+    tx: &Conn,
     reg: &Registration,
     now: i64,
 ) -> Result<(Client, Option<SecretToken>), AppError> {
     let secret = (!reg.public).then(new_secret);
     let client_id = new_client_id();
-    tx.execute(
+    let inserted_id = tx.insert(
         "INSERT INTO oauth_clients (client_id, name, secret_hash, logo_url, app_url, is_public, allowed_scopes, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         params![
@@ -39,7 +40,7 @@ pub fn insert(
             now
         ],
     )?;
-    let row_id = tx.last_insert_rowid();
+    let row_id = inserted_id;
     for (i, uri) in reg.redirect_uris.iter().enumerate() {
         tx.execute(
             "INSERT INTO oauth_client_redirect_uris (client_id, position, uri) VALUES (?1, ?2, ?3)",
@@ -51,7 +52,7 @@ pub fn insert(
     Ok((client, secret))
 }
 
-fn redirect_uris(conn: &Connection, row_id: i64) -> Result<Vec<String>, AppError> {
+fn redirect_uris(conn: &Conn, row_id: i64) -> Result<Vec<String>, AppError> {
     let mut stmt = conn.prepare_cached(
         "SELECT uri FROM oauth_client_redirect_uris WHERE client_id = ?1 ORDER BY position",
     )?;
@@ -62,7 +63,7 @@ fn redirect_uris(conn: &Connection, row_id: i64) -> Result<Vec<String>, AppError
 const COLUMNS: &str =
     "id, client_id, name, secret_hash, logo_url, app_url, is_public, allowed_scopes, created_at";
 
-fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Client> {
+fn from_row(r: &crate::db::Row<'_>) -> crate::db::Result<Client> {
     let scopes: Option<String> = r.get(7)?;
     Ok(Client {
         row_id: r.get(0)?,
@@ -78,7 +79,7 @@ fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Client> {
     })
 }
 
-pub fn get(conn: &Connection, client_id: &str) -> Result<Option<Client>, AppError> {
+pub fn get(conn: &Conn, client_id: &str) -> Result<Option<Client>, AppError> {
     let found = conn
         .query_row(
             &format!("SELECT {COLUMNS} FROM oauth_clients WHERE client_id = ?1"),
@@ -95,12 +96,12 @@ pub fn get(conn: &Connection, client_id: &str) -> Result<Option<Client>, AppErro
     }
 }
 
-pub fn require(conn: &Connection, client_id: &str) -> Result<Client, AppError> {
+pub fn require(conn: &Conn, client_id: &str) -> Result<Client, AppError> {
     get(conn, client_id)?
         .ok_or_else(|| AppError::NotFound(format!("no client with id {client_id}")))
 }
 
-pub fn list(conn: &Connection) -> Result<Vec<Client>, AppError> {
+pub fn list(conn: &Conn) -> Result<Vec<Client>, AppError> {
     let mut stmt = conn.prepare(&format!("SELECT {COLUMNS} FROM oauth_clients ORDER BY id"))?;
     let mut clients: Vec<Client> = stmt.query_map([], from_row)?.collect::<Result<_, _>>()?;
     for c in &mut clients {
@@ -110,11 +111,7 @@ pub fn list(conn: &Connection) -> Result<Vec<Client>, AppError> {
 }
 
 /// Replaces a confidential client's secret; the old one stops working at once.
-pub fn rotate_secret(
-    conn: &Connection,
-    client_id: &str,
-    now: i64,
-) -> Result<SecretToken, AppError> {
+pub fn rotate_secret(conn: &Conn, client_id: &str, now: i64) -> Result<SecretToken, AppError> {
     let client = require(conn, client_id)?;
     if client.public {
         return Err(AppError::Conflict(format!(
@@ -130,7 +127,7 @@ pub fn rotate_secret(
 }
 
 /// Deletes a client; its redirect URIs, grants and tokens go with it (ON DELETE CASCADE).
-pub fn remove(conn: &Connection, client_id: &str) -> Result<Client, AppError> {
+pub fn remove(conn: &Conn, client_id: &str) -> Result<Client, AppError> {
     let client = require(conn, client_id)?;
     conn.execute("DELETE FROM oauth_clients WHERE id = ?1", [client.row_id])?;
     Ok(client)

@@ -1,7 +1,8 @@
 //! SQL for grants, codes and tokens. Every state change here runs inside the caller's
 //! `BEGIN IMMEDIATE` transaction and checks its precondition in SQL.
 
-use rusqlite::{Connection, OptionalExtension, params};
+use crate::db::{Conn, OptionalExtension};
+use crate::params;
 
 use super::{Issued, Lifetimes, OAuthError, new_access, new_refresh};
 use crate::crypto::SecretToken;
@@ -15,7 +16,7 @@ fn parse_scopes(s: &str) -> Vec<Scope> {
 
 /// The live grant of `user` to `client`, created or widened to include `scopes`.
 pub fn upsert_grant(
-    tx: &Connection,
+    tx: &Conn,
     user: i64,
     client: i64,
     scopes: &[Scope],
@@ -41,18 +42,18 @@ pub fn upsert_grant(
             Ok(id)
         }
         None => {
-            tx.execute(
+            let inserted_id = tx.insert(
                 "INSERT INTO oauth_grants (user_id, client_id, scopes, created_at) VALUES (?1, ?2, ?3, ?4)",
                 params![user, client, scope::join(scopes), now],
             )?;
-            Ok(tx.last_insert_rowid())
+            Ok(inserted_id)
         }
     }
 }
 
 /// Whether `user`'s live grant to `client` already holds every one of `scopes`.
 pub fn grant_covers(
-    conn: &Connection,
+    conn: &Conn,
     user: i64,
     client: i64,
     scopes: &[Scope],
@@ -86,7 +87,7 @@ pub struct NewCode<'a> {
 }
 
 pub fn insert_code(
-    tx: &Connection,
+    tx: &Conn,
     code: &SecretToken,
     new: &NewCode<'_>,
     now: i64,
@@ -139,7 +140,7 @@ crate::sql_text_enum!(Kind);
 type Line = (i64, Option<i64>);
 
 fn insert_token(
-    tx: &Connection,
+    tx: &Conn,
     (grant, code): Line,
     kind: Kind,
     token: &SecretToken,
@@ -158,7 +159,7 @@ fn insert_token(
 /// Issues an access token with `scopes` (and a refresh token with `refresh_scopes`, when given)
 /// on `grant`.
 fn issue(
-    tx: &Connection,
+    tx: &Conn,
     grant: i64,
     code: Option<i64>,
     scopes: &str,
@@ -231,7 +232,7 @@ struct StoredCode {
     auth_time: Option<i64>,
 }
 
-fn find_code(tx: &Connection, hash: &str) -> Result<Option<StoredCode>, AppError> {
+fn find_code(tx: &Conn, hash: &str) -> Result<Option<StoredCode>, AppError> {
     Ok(tx
         .query_row(
             "SELECT c.id, c.grant_id, g.client_id, c.redirect_uri, c.scopes, c.code_challenge,
@@ -268,7 +269,7 @@ fn find_code(tx: &Connection, hash: &str) -> Result<Option<StoredCode>, AppError
 /// a database failure (roll back); the inner one a protocol answer (commit either way, so that
 /// the revocation of a reused code sticks).
 pub fn redeem_code(
-    tx: &Connection,
+    tx: &Conn,
     req: &Redemption<'_>,
     life: Lifetimes,
     now: i64,
@@ -321,7 +322,7 @@ pub fn redeem_code(
 }
 
 /// A reused code: every token issued from it is revoked.
-fn revoke_code_tokens(tx: &Connection, code_id: i64, now: i64) -> Result<(), AppError> {
+fn revoke_code_tokens(tx: &Conn, code_id: i64, now: i64) -> Result<(), AppError> {
     let n = tx.execute(
         "UPDATE oauth_tokens SET revoked_at = ?2 WHERE code_id = ?1 AND revoked_at IS NULL",
         params![code_id, now],
@@ -381,7 +382,7 @@ struct StoredRefresh {
     live: bool,
 }
 
-fn find_refresh(tx: &Connection, hash: &str) -> Result<Option<StoredRefresh>, AppError> {
+fn find_refresh(tx: &Conn, hash: &str) -> Result<Option<StoredRefresh>, AppError> {
     Ok(tx
         .query_row(
             "SELECT t.id, t.grant_id, t.code_id, g.client_id, t.scopes, t.expires_at, t.revoked_at,
@@ -411,7 +412,7 @@ fn find_refresh(tx: &Connection, hash: &str) -> Result<Option<StoredRefresh>, Ap
 /// Issues new tokens for a refresh token. A rotated-out one coming back ends its grant. The
 /// `Result`s are those of `redeem_code`.
 pub fn refresh(
-    tx: &Connection,
+    tx: &Conn,
     req: &Refresh<'_>,
     life: Lifetimes,
     now: i64,
@@ -479,7 +480,7 @@ fn access_scopes(asked: Option<&scope::Spelled>, granted: &str) -> Result<String
 
 /// Ends a grant whose rotated-out refresh token came back: its tokens and the grant itself
 /// are revoked.
-fn end_stolen_grant(tx: &Connection, grant: i64, now: i64) -> Result<(), AppError> {
+fn end_stolen_grant(tx: &Conn, grant: i64, now: i64) -> Result<(), AppError> {
     revoke_grant_tokens(tx, grant, now)?;
     tx.execute(
         "UPDATE oauth_grants SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
@@ -492,7 +493,7 @@ fn end_stolen_grant(tx: &Connection, grant: i64, now: i64) -> Result<(), AppErro
     Ok(())
 }
 
-fn revoke_grant_tokens(tx: &Connection, grant: i64, now: i64) -> Result<usize, AppError> {
+fn revoke_grant_tokens(tx: &Conn, grant: i64, now: i64) -> Result<usize, AppError> {
     Ok(tx.execute(
         "UPDATE oauth_tokens SET revoked_at = ?2 WHERE grant_id = ?1 AND revoked_at IS NULL",
         params![grant, now],
@@ -513,7 +514,7 @@ pub struct AccessInfo {
 /// The access token's owner and scopes when it is live: not expired or revoked, its grant not
 /// revoked, its client not removed, its user not disabled.
 pub fn authenticate_access(
-    conn: &Connection,
+    conn: &Conn,
     token: &str,
     now: i64,
 ) -> Result<Option<AccessInfo>, AppError> {
@@ -548,7 +549,7 @@ pub fn authenticate_access(
 }
 
 /// Records that `grant` was used at `now` (its "last used" on the account page).
-pub fn record_grant_use(conn: &Connection, grant: i64, now: i64) -> Result<(), AppError> {
+pub fn record_grant_use(conn: &Conn, grant: i64, now: i64) -> Result<(), AppError> {
     conn.execute(
         "UPDATE oauth_grants SET last_used_at = ?2 WHERE id = ?1",
         params![grant, now],
@@ -558,7 +559,7 @@ pub fn record_grant_use(conn: &Connection, grant: i64, now: i64) -> Result<(), A
 
 /// RFC 7009: revokes `token` if it belongs to `client`; a refresh token takes the access tokens
 /// of its line with it. Unknown tokens are not an error.
-pub fn revoke_token(tx: &Connection, client: i64, token: &str, now: i64) -> Result<(), AppError> {
+pub fn revoke_token(tx: &Conn, client: i64, token: &str, now: i64) -> Result<(), AppError> {
     let hash = SecretToken::presented(token).hash();
     let row: Option<(i64, Kind, i64, Option<i64>)> = tx
         .query_row(
@@ -599,7 +600,7 @@ pub struct Introspection {
 }
 
 pub fn introspect(
-    conn: &Connection,
+    conn: &Conn,
     client: i64,
     token: &str,
     now: i64,
@@ -643,7 +644,7 @@ pub struct GrantView {
     pub last_used_at: Option<i64>,
 }
 
-pub fn live_grants(conn: &Connection, user: i64) -> Result<Vec<GrantView>, AppError> {
+pub fn live_grants(conn: &Conn, user: i64) -> Result<Vec<GrantView>, AppError> {
     let mut stmt = conn.prepare(
         "SELECT g.id, c.name, c.logo_url, c.app_url, g.scopes, g.created_at, g.last_used_at
            FROM oauth_grants g JOIN oauth_clients c ON c.id = g.client_id
@@ -664,7 +665,7 @@ pub fn live_grants(conn: &Connection, user: i64) -> Result<Vec<GrantView>, AppEr
 }
 
 /// Revokes `user`'s grant `grant` and every token of it; another user's grant is a 404.
-pub fn revoke_grant(tx: &Connection, user: i64, grant: i64, now: i64) -> Result<(), AppError> {
+pub fn revoke_grant(tx: &Conn, user: i64, grant: i64, now: i64) -> Result<(), AppError> {
     let n = tx.execute(
         "UPDATE oauth_grants SET revoked_at = ?3 WHERE id = ?1 AND user_id = ?2 AND revoked_at IS NULL",
         params![grant, user, now],

@@ -5,7 +5,7 @@
 
 pub mod store;
 
-use rusqlite::Connection;
+use crate::db::Conn;
 
 use crate::crypto::SecretToken;
 use crate::db::Db;
@@ -27,12 +27,7 @@ pub struct Invite {
 
 /// A new link for `email` (from recipient `recipient`'s signing page). 409 when the address
 /// has an account already, 429 past `PER_HOUR` links an hour.
-pub fn create(
-    tx: &Connection,
-    email: &str,
-    recipient: i64,
-    now: i64,
-) -> Result<SecretToken, AppError> {
+pub fn create(tx: &Conn, email: &str, recipient: i64, now: i64) -> Result<SecretToken, AppError> {
     if super::store::find_by_email(tx, email)?.is_some() {
         return Err(AppError::Conflict(format!(
             "{email} has a Docket account already: sign in instead"
@@ -51,7 +46,7 @@ pub fn create(
 }
 
 /// The unused, unexpired invitation behind `token`.
-pub fn find(conn: &Connection, token: &str, now: i64) -> Result<Option<Invite>, AppError> {
+pub fn find(conn: &Conn, token: &str, now: i64) -> Result<Option<Invite>, AppError> {
     store::find_live(conn, &SecretToken::presented(token).hash(), now)
 }
 
@@ -62,7 +57,7 @@ pub async fn live(db: &Db, code: String) -> Result<Option<Invite>, AppError> {
 
 /// Uses the invitation behind `token` up, once: `None` when it was used, expired or unknown.
 /// Every other link for the same address stops working too.
-pub fn redeem(tx: &Connection, token: &str, now: i64) -> Result<Option<Invite>, AppError> {
+pub fn redeem(tx: &Conn, token: &str, now: i64) -> Result<Option<Invite>, AppError> {
     let invite = store::use_up(tx, &SecretToken::presented(token).hash(), now)?;
     if let Some(i) = &invite {
         store::use_up_all_for(tx, &i.email, now)?;

@@ -1,11 +1,12 @@
 //! SQL for `account_invites`: the one-time links that let a recipient create an account.
 
-use rusqlite::{Connection, OptionalExtension, params};
+use crate::db::{Conn, OptionalExtension};
+use crate::params;
 
 use super::Invite;
 use crate::error::AppError;
 
-fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Invite> {
+fn from_row(r: &crate::db::Row<'_>) -> crate::db::Result<Invite> {
     Ok(Invite {
         id: r.get(0)?,
         email: r.get(1)?,
@@ -14,11 +15,7 @@ fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Invite> {
 }
 
 /// Links created for `email` after `since`: how many, and when the oldest of them was.
-pub fn created_since(
-    conn: &Connection,
-    email: &str,
-    since: i64,
-) -> Result<(i64, Option<i64>), AppError> {
+pub fn created_since(conn: &Conn, email: &str, since: i64) -> Result<(i64, Option<i64>), AppError> {
     Ok(conn.query_row(
         "SELECT count(*), min(created_at) FROM account_invites WHERE email = ?1 AND created_at > ?2",
         params![email, since],
@@ -28,7 +25,7 @@ pub fn created_since(
 
 /// A new link for `email`, stored by the hash of its token, working until `expires_at`.
 pub fn insert(
-    conn: &Connection,
+    conn: &Conn,
     email: &str,
     token_hash: &str,
     recipient: Option<i64>,
@@ -44,11 +41,7 @@ pub fn insert(
 }
 
 /// The unused, unexpired invitation whose token hashes to `token_hash`.
-pub fn find_live(
-    conn: &Connection,
-    token_hash: &str,
-    now: i64,
-) -> Result<Option<Invite>, AppError> {
+pub fn find_live(conn: &Conn, token_hash: &str, now: i64) -> Result<Option<Invite>, AppError> {
     Ok(conn
         .query_row(
             "SELECT id, email, recipient_id FROM account_invites
@@ -61,7 +54,7 @@ pub fn find_live(
 
 /// Marks the live invitation whose token hashes to `token_hash` used and returns it; `None`
 /// when there is none.
-pub fn use_up(conn: &Connection, token_hash: &str, now: i64) -> Result<Option<Invite>, AppError> {
+pub fn use_up(conn: &Conn, token_hash: &str, now: i64) -> Result<Option<Invite>, AppError> {
     Ok(conn
         .query_row(
             "UPDATE account_invites SET used_at = ?2
@@ -74,7 +67,7 @@ pub fn use_up(conn: &Connection, token_hash: &str, now: i64) -> Result<Option<In
 }
 
 /// Marks every unused invitation for `email` used.
-pub fn use_up_all_for(conn: &Connection, email: &str, now: i64) -> Result<(), AppError> {
+pub fn use_up_all_for(conn: &Conn, email: &str, now: i64) -> Result<(), AppError> {
     conn.execute(
         "UPDATE account_invites SET used_at = ?2 WHERE email = ?1 AND used_at IS NULL",
         params![email, now],

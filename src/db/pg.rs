@@ -1,0 +1,196 @@
+//! PostgreSQL connections: the synchronous `postgres` client in an r2d2 pool (the same shape as
+//! the SQLite side: store code runs in `spawn_blocking`), each connection with its own cache
+//! of prepared statements, and the conversions between `Value` and PostgreSQL's types.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::error::Error as StdError;
+
+use bytes::BytesMut;
+use postgres::types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
+
+use super::Error;
+use super::dialect;
+use super::value::Value;
+
+/// Most statements one connection keeps prepared; past it the cache starts over.
+const MAX_STATEMENTS: usize = 512;
+
+/// One PostgreSQL connection. Store code gets it as `&PgClient` (inside a `Conn`) and calls
+/// one statement at a time, so the client sits in a `RefCell`.
+pub struct PgClient {
+    inner: RefCell<Inner>,
+}
+
+struct Inner {
+    client: postgres::Client,
+    statements: HashMap<String, postgres::Statement>,
+    in_transaction: bool,
+}
+
+impl PgClient {
+    fn new(client: postgres::Client) -> PgClient {
+        PgClient {
+            inner: RefCell::new(Inner {
+                client,
+                statements: HashMap::new(),
+                in_transaction: false,
+            }),
+        }
+    }
+
+    fn statement(inner: &mut Inner, sql: &str) -> Result<postgres::Statement, Error> {
+        if let Some(s) = inner.statements.get(sql) {
+            return Ok(s.clone());
+        }
+        let stmt = inner.client.prepare(&dialect::to_postgres(sql))?;
+        if inner.statements.len() >= MAX_STATEMENTS {
+            inner.statements.clear();
+        }
+        inner.statements.insert(sql.to_owned(), stmt.clone());
+        Ok(stmt)
+    }
+
+    pub(super) fn execute(&self, sql: &str, values: &[Value]) -> Result<usize, Error> {
+        let mut inner = self.inner.borrow_mut();
+        let stmt = Self::statement(&mut inner, sql)?;
+        let params = as_params(values);
+        Ok(inner.client.execute(&stmt, &params)? as usize)
+    }
+
+    pub(super) fn query(&self, sql: &str, values: &[Value]) -> Result<Vec<postgres::Row>, Error> {
+        let mut inner = self.inner.borrow_mut();
+        let stmt = Self::statement(&mut inner, sql)?;
+        let params = as_params(values);
+        Ok(inner.client.query(&stmt, &params)?)
+    }
+
+    /// Runs statements without parameters; keeps track of BEGIN / COMMIT / ROLLBACK.
+    pub(super) fn batch(&self, sql: &str) -> Result<(), Error> {
+        let mut inner = self.inner.borrow_mut();
+        let head = sql.trim_start().to_ascii_uppercase();
+        inner.client.batch_execute(sql)?;
+        if head.starts_with("BEGIN") || head.starts_with("START TRANSACTION") {
+            inner.in_transaction = true;
+        } else if head.starts_with("COMMIT") || head.starts_with("ROLLBACK") {
+            inner.in_transaction = false;
+        }
+        Ok(())
+    }
+
+    pub(super) fn in_transaction(&self) -> bool {
+        self.inner.borrow().in_transaction
+    }
+
+    /// Ends whatever transaction a failed call left open, so the connection goes back to the
+    /// pool clean.
+    pub(super) fn reset(&self) {
+        let mut inner = self.inner.borrow_mut();
+        if inner.in_transaction {
+            let _ = inner.client.batch_execute("ROLLBACK");
+            inner.in_transaction = false;
+        }
+    }
+}
+
+fn as_params(values: &[Value]) -> Vec<&(dyn ToSql + Sync)> {
+    values.iter().map(|v| v as &(dyn ToSql + Sync)).collect()
+}
+
+/// Opens PostgreSQL connections for the pool.
+pub struct Manager {
+    pub config: postgres::Config,
+}
+
+impl r2d2::ManageConnection for Manager {
+    type Connection = PgClient;
+    type Error = postgres::Error;
+
+    fn connect(&self) -> Result<PgClient, postgres::Error> {
+        Ok(PgClient::new(self.config.connect(postgres::NoTls)?))
+    }
+
+    fn is_valid(&self, conn: &mut PgClient) -> Result<(), postgres::Error> {
+        let inner = conn.inner.get_mut();
+        inner.in_transaction = false;
+        inner.client.batch_execute("")
+    }
+
+    fn has_broken(&self, conn: &mut PgClient) -> bool {
+        conn.inner.get_mut().client.is_closed()
+    }
+}
+
+/// A `Value` bound as whatever type PostgreSQL expects at that place: integers also as the
+/// narrower integer types, booleans and doubles, so that store code binds `i64` everywhere.
+impl ToSql for Value {
+    fn to_sql(
+        &self,
+        ty: &Type,
+        out: &mut BytesMut,
+    ) -> Result<IsNull, Box<dyn StdError + Sync + Send>> {
+        match self {
+            Value::Null => Ok(IsNull::Yes),
+            Value::Integer(i) => match *ty {
+                Type::INT8 => i.to_sql(ty, out),
+                Type::INT4 => i32::try_from(*i)?.to_sql(ty, out),
+                Type::INT2 => i16::try_from(*i)?.to_sql(ty, out),
+                Type::BOOL => (*i != 0).to_sql(ty, out),
+                Type::FLOAT8 => (*i as f64).to_sql(ty, out),
+                Type::FLOAT4 => (*i as f32).to_sql(ty, out),
+                Type::TEXT | Type::VARCHAR | Type::UNKNOWN => i.to_string().to_sql(ty, out),
+                _ => Err(format!("an integer cannot be bound as {ty}").into()),
+            },
+            Value::Real(f) => match *ty {
+                Type::FLOAT8 => f.to_sql(ty, out),
+                Type::FLOAT4 => (*f as f32).to_sql(ty, out),
+                _ => Err(format!("a real cannot be bound as {ty}").into()),
+            },
+            Value::Text(s) => match *ty {
+                Type::TEXT | Type::VARCHAR | Type::BPCHAR | Type::NAME | Type::UNKNOWN => {
+                    s.as_str().to_sql(&Type::TEXT, out)
+                }
+                _ => Err(format!("text cannot be bound as {ty}").into()),
+            },
+            Value::Blob(b) => match *ty {
+                Type::BYTEA => b.as_slice().to_sql(ty, out),
+                _ => Err(format!("bytes cannot be bound as {ty}").into()),
+            },
+        }
+    }
+
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+
+    to_sql_checked!();
+}
+
+/// A column of any type docket stores, read as a `Value`.
+pub struct PgValue(pub Value);
+
+impl<'a> FromSql<'a> for PgValue {
+    fn from_sql(ty: &Type, raw: &'a [u8]) -> Result<PgValue, Box<dyn StdError + Sync + Send>> {
+        Ok(PgValue(match *ty {
+            Type::INT8 => Value::Integer(i64::from_sql(ty, raw)?),
+            Type::INT4 => Value::Integer(i32::from_sql(ty, raw)?.into()),
+            Type::INT2 => Value::Integer(i16::from_sql(ty, raw)?.into()),
+            Type::BOOL => Value::Integer(bool::from_sql(ty, raw)?.into()),
+            Type::FLOAT8 => Value::Real(f64::from_sql(ty, raw)?),
+            Type::FLOAT4 => Value::Real(f32::from_sql(ty, raw)?.into()),
+            Type::BYTEA => Value::Blob(Vec::<u8>::from_sql(ty, raw)?),
+            Type::TEXT | Type::VARCHAR | Type::BPCHAR | Type::NAME | Type::UNKNOWN => {
+                Value::Text(String::from_sql(ty, raw)?)
+            }
+            _ => return Err(format!("cannot read a column of type {ty}").into()),
+        }))
+    }
+
+    fn from_sql_null(_: &Type) -> Result<PgValue, Box<dyn StdError + Sync + Send>> {
+        Ok(PgValue(Value::Null))
+    }
+
+    fn accepts(_: &Type) -> bool {
+        true
+    }
+}
