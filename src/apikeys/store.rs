@@ -57,7 +57,7 @@ pub fn get(conn: &Conn, id: i64) -> Result<Option<ApiKey>, AppError> {
 /// Every key, or those of one user, oldest first.
 pub fn list(conn: &Conn, user_id: Option<i64>) -> Result<Vec<ApiKey>, AppError> {
     let mut stmt = conn.prepare(&format!(
-        "{SELECT} WHERE ?1 IS NULL OR k.user_id = ?1 ORDER BY k.id"
+        "{SELECT} WHERE k.user_id = ?1 OR ?1 IS NULL ORDER BY k.id"
     ))?;
     let rows = stmt.query_map([user_id], from_row)?;
     Ok(rows.collect::<Result<_, _>>()?)

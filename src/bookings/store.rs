@@ -115,7 +115,7 @@ pub fn list(
     offset: i64,
 ) -> Result<Vec<Booking>, AppError> {
     let mut stmt = conn.prepare_cached(&format!(
-        "{SELECT} WHERE b.user_id = ?1 AND (?2 IS NULL OR b.status = ?2)
+        "{SELECT} WHERE b.user_id = ?1 AND (b.status = ?2 OR ?2 IS NULL)
           ORDER BY b.created_at DESC, b.id DESC LIMIT ?3 OFFSET ?4"
     ))?;
     let rows = stmt.query_map(
@@ -137,7 +137,7 @@ pub fn newest(conn: &Conn, user_id: i64, limit: u32) -> Result<Vec<Booking>, App
 /// How many bookings `list` would page through.
 pub fn count(conn: &Conn, user_id: i64, status: Option<Status>) -> Result<i64, AppError> {
     Ok(conn.query_row(
-        "SELECT count(*) FROM bookings WHERE user_id = ?1 AND (?2 IS NULL OR status = ?2)",
+        "SELECT count(*) FROM bookings WHERE user_id = ?1 AND (status = ?2 OR ?2 IS NULL)",
         params![user_id, status.map(Status::as_str)],
         |r| r.get(0),
     )?)

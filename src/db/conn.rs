@@ -95,6 +95,7 @@ enum Inner<'a> {
     Sqlite(&'a rusqlite::Connection),
     SqliteOwned(rusqlite::Connection),
     Postgres(&'a PgClient),
+    PostgresOwned(Box<PgClient>),
 }
 
 impl<'a> Conn<'a> {
@@ -108,7 +109,7 @@ impl<'a> Conn<'a> {
 
     pub fn dialect(&self) -> Dialect {
         match self.0 {
-            Inner::Postgres(_) => Dialect::Postgres,
+            Inner::Postgres(_) | Inner::PostgresOwned(_) => Dialect::Postgres,
             _ => Dialect::Sqlite,
         }
     }
@@ -118,7 +119,7 @@ impl<'a> Conn<'a> {
         match &self.0 {
             Inner::Sqlite(c) => Some(c),
             Inner::SqliteOwned(c) => Some(c),
-            Inner::Postgres(_) => None,
+            Inner::Postgres(_) | Inner::PostgresOwned(_) => None,
         }
     }
 
@@ -148,6 +149,7 @@ impl<'a> Conn<'a> {
             Inner::Sqlite(c) => StmtInner::Sqlite(c.prepare_cached(sql)?),
             Inner::SqliteOwned(c) => StmtInner::Sqlite(c.prepare_cached(sql)?),
             Inner::Postgres(c) => StmtInner::Postgres(c, sql.to_owned()),
+            Inner::PostgresOwned(c) => StmtInner::Postgres(c, sql.to_owned()),
         }))
     }
 
@@ -162,7 +164,22 @@ impl<'a> Conn<'a> {
             Inner::Sqlite(c) => Ok(c.execute_batch(sql)?),
             Inner::SqliteOwned(c) => Ok(c.execute_batch(sql)?),
             Inner::Postgres(c) => c.batch(sql),
+            Inner::PostgresOwned(c) => c.batch(sql),
         }
+    }
+
+    /// Makes write transactions that name the same `key` take turns until they end, for a
+    /// read-then-write that no single statement can guard. SQLite already runs one write at a
+    /// time; PostgreSQL takes a transaction-scoped advisory lock on the key's hash.
+    pub fn serialize_on(&self, key: &str) -> Result<()> {
+        if self.dialect() == Dialect::Postgres {
+            self.query_row(
+                "SELECT pg_advisory_xact_lock(hashtextextended(?1, 0))",
+                [key],
+                |_| Ok(()),
+            )?;
+        }
+        Ok(())
     }
 
     /// Runs `f` in a transaction of its own that only reads, so that what it reads agrees.
@@ -189,6 +206,7 @@ impl<'a> Conn<'a> {
     fn pg_in_transaction(&self) -> bool {
         match &self.0 {
             Inner::Postgres(c) => c.in_transaction(),
+            Inner::PostgresOwned(c) => c.in_transaction(),
             _ => false,
         }
     }
@@ -198,6 +216,14 @@ impl Conn<'static> {
     /// An owned SQLite connection (tests, migrations, the admin CLI's one-off work).
     pub fn sqlite_owned(conn: rusqlite::Connection) -> Conn<'static> {
         Conn(Inner::SqliteOwned(conn))
+    }
+
+    /// A connection of its own to the PostgreSQL database at `url` (tools and tests; the
+    /// server uses its pool). Not on a thread that drives async tasks: the client blocks.
+    pub fn postgres_connect(url: &str) -> Result<Conn<'static>> {
+        Ok(Conn(Inner::PostgresOwned(Box::new(PgClient::connect(
+            url,
+        )?))))
     }
 
     /// An empty SQLite database in memory, with foreign keys on: for tests.

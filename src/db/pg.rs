@@ -23,7 +23,8 @@ pub struct PgClient {
 }
 
 struct Inner {
-    client: postgres::Client,
+    /// Always `Some` until dropped (see `Drop`).
+    client: Option<postgres::Client>,
     statements: HashMap<String, postgres::Statement>,
     in_transaction: bool,
 }
@@ -32,18 +33,27 @@ impl PgClient {
     fn new(client: postgres::Client) -> PgClient {
         PgClient {
             inner: RefCell::new(Inner {
-                client,
+                client: Some(client),
                 statements: HashMap::new(),
                 in_transaction: false,
             }),
         }
     }
 
+    /// A client of its own, outside any pool.
+    pub(super) fn connect(url: &str) -> Result<PgClient, Error> {
+        let config: postgres::Config = url.parse()?;
+        Ok(PgClient::new(config.connect(postgres::NoTls)?))
+    }
+
     fn statement(inner: &mut Inner, sql: &str) -> Result<postgres::Statement, Error> {
         if let Some(s) = inner.statements.get(sql) {
             return Ok(s.clone());
         }
-        let stmt = inner.client.prepare(&dialect::to_postgres(sql))?;
+        let stmt = inner
+            .client()
+            .prepare(&dialect::to_postgres(sql))
+            .inspect_err(|e| tracing::error!(error = %e, sql, "PostgreSQL refused a statement"))?;
         if inner.statements.len() >= MAX_STATEMENTS {
             inner.statements.clear();
         }
@@ -55,21 +65,21 @@ impl PgClient {
         let mut inner = self.inner.borrow_mut();
         let stmt = Self::statement(&mut inner, sql)?;
         let params = as_params(values);
-        Ok(inner.client.execute(&stmt, &params)? as usize)
+        Ok(inner.client().execute(&stmt, &params)? as usize)
     }
 
     pub(super) fn query(&self, sql: &str, values: &[Value]) -> Result<Vec<postgres::Row>, Error> {
         let mut inner = self.inner.borrow_mut();
         let stmt = Self::statement(&mut inner, sql)?;
         let params = as_params(values);
-        Ok(inner.client.query(&stmt, &params)?)
+        Ok(inner.client().query(&stmt, &params)?)
     }
 
     /// Runs statements without parameters; keeps track of BEGIN / COMMIT / ROLLBACK.
     pub(super) fn batch(&self, sql: &str) -> Result<(), Error> {
         let mut inner = self.inner.borrow_mut();
         let head = sql.trim_start().to_ascii_uppercase();
-        inner.client.batch_execute(sql)?;
+        inner.client().batch_execute(sql)?;
         if head.starts_with("BEGIN") || head.starts_with("START TRANSACTION") {
             inner.in_transaction = true;
         } else if head.starts_with("COMMIT") || head.starts_with("ROLLBACK") {
@@ -87,8 +97,33 @@ impl PgClient {
     pub(super) fn reset(&self) {
         let mut inner = self.inner.borrow_mut();
         if inner.in_transaction {
-            let _ = inner.client.batch_execute("ROLLBACK");
+            let _ = inner.client().batch_execute("ROLLBACK");
             inner.in_transaction = false;
+        }
+    }
+}
+
+impl Inner {
+    fn client(&mut self) -> &mut postgres::Client {
+        self.client
+            .as_mut()
+            .expect("a PostgreSQL client until dropped")
+    }
+}
+
+/// The synchronous client says goodbye to the server when dropped, by blocking on a runtime
+/// of its own, which panics on a thread that drives async tasks; a pool can be dropped on one
+/// (the last `Db` handle going away in a request). There the client is closed on a thread of
+/// its own.
+impl Drop for PgClient {
+    fn drop(&mut self) {
+        let Some(client) = self.inner.get_mut().client.take() else {
+            return;
+        };
+        if tokio::runtime::Handle::try_current().is_ok() {
+            let _ = std::thread::Builder::new()
+                .name("docket-pg-close".into())
+                .spawn(move || drop(client));
         }
     }
 }
@@ -113,11 +148,11 @@ impl r2d2::ManageConnection for Manager {
     fn is_valid(&self, conn: &mut PgClient) -> Result<(), postgres::Error> {
         let inner = conn.inner.get_mut();
         inner.in_transaction = false;
-        inner.client.batch_execute("")
+        inner.client().batch_execute("")
     }
 
     fn has_broken(&self, conn: &mut PgClient) -> bool {
-        conn.inner.get_mut().client.is_closed()
+        conn.inner.get_mut().client().is_closed()
     }
 }
 
@@ -179,6 +214,7 @@ impl<'a> FromSql<'a> for PgValue {
             Type::FLOAT8 => Value::Real(f64::from_sql(ty, raw)?),
             Type::FLOAT4 => Value::Real(f32::from_sql(ty, raw)?.into()),
             Type::BYTEA => Value::Blob(Vec::<u8>::from_sql(ty, raw)?),
+            Type::NUMERIC => numeric(raw)?,
             Type::TEXT | Type::VARCHAR | Type::BPCHAR | Type::NAME | Type::UNKNOWN => {
                 Value::Text(String::from_sql(ty, raw)?)
             }
@@ -192,5 +228,83 @@ impl<'a> FromSql<'a> for PgValue {
 
     fn accepts(_: &Type) -> bool {
         true
+    }
+}
+
+/// A NUMERIC in PostgreSQL's binary form (what `sum` and `avg` answer): an integer when it has
+/// no fraction and fits, a double otherwise.
+fn numeric(raw: &[u8]) -> Result<Value, Box<dyn StdError + Sync + Send>> {
+    let word = |i: usize| -> Result<u16, Box<dyn StdError + Sync + Send>> {
+        raw.get(i..i + 2)
+            .map(|b| u16::from_be_bytes([b[0], b[1]]))
+            .ok_or_else(|| "a truncated NUMERIC".into())
+    };
+    let ndigits = word(0)? as usize;
+    let weight = word(2)? as i16;
+    let sign = word(4)?;
+    if sign == 0xC000 {
+        return Ok(Value::Real(f64::NAN));
+    }
+    let mut whole: i128 = 0;
+    let mut value = 0f64;
+    let mut fraction = false;
+    for k in 0..ndigits {
+        let digit = word(8 + 2 * k)?;
+        let power = i32::from(weight) - k as i32;
+        value += f64::from(digit) * 10000f64.powi(power);
+        if power >= 0 {
+            whole = whole
+                .saturating_mul(10000)
+                .saturating_add(i128::from(digit));
+        } else if digit != 0 {
+            fraction = true;
+        }
+    }
+    // Trailing zero groups are not sent: scale the whole part up to the weight.
+    let sent_whole = (i32::from(weight) + 1).min(ndigits as i32).max(0);
+    for _ in sent_whole..=i32::from(weight) {
+        whole = whole.saturating_mul(10000);
+    }
+    let negative = sign == 0x4000;
+    if !fraction && let Ok(i) = i64::try_from(if negative { -whole } else { whole }) {
+        return Ok(Value::Integer(i));
+    }
+    Ok(Value::Real(if negative { -value } else { value }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn encode(weight: i16, sign: u16, digits: &[u16]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for w in [digits.len() as u16, weight as u16, sign, 0] {
+            out.extend_from_slice(&w.to_be_bytes());
+        }
+        for d in digits {
+            out.extend_from_slice(&d.to_be_bytes());
+        }
+        out
+    }
+
+    #[test]
+    fn numerics_read_as_integers_when_whole() {
+        assert_eq!(numeric(&encode(0, 0, &[])).unwrap(), Value::Integer(0));
+        assert_eq!(numeric(&encode(0, 0, &[7])).unwrap(), Value::Integer(7));
+        assert_eq!(
+            numeric(&encode(1, 0, &[1, 2])).unwrap(),
+            Value::Integer(10002)
+        );
+        // 20000: one group sent (2) at weight 1.
+        assert_eq!(numeric(&encode(1, 0, &[2])).unwrap(), Value::Integer(20000));
+        assert_eq!(
+            numeric(&encode(0, 0x4000, &[5])).unwrap(),
+            Value::Integer(-5)
+        );
+        assert_eq!(
+            numeric(&encode(0, 0, &[1, 5000])).unwrap(),
+            Value::Real(1.5)
+        );
+        assert!(numeric(&[0, 1]).is_err());
     }
 }

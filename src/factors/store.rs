@@ -220,7 +220,7 @@ pub fn take_ceremony(
         .query_row(
             "DELETE FROM webauthn_ceremonies
               WHERE challenge = ?1 AND purpose = ?2 AND user_id = ?3
-                AND recipient_id IS ?4 AND expires_at > ?5
+                AND recipient_id IS NOT DISTINCT FROM ?4 AND expires_at > ?5
              RETURNING state",
             params![challenge, kind, user, recipient, now],
             |r| r.get(0),

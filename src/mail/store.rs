@@ -133,7 +133,7 @@ pub fn get(conn: &Conn, id: i64) -> Result<Mail, AppError> {
 /// Messages newest first, optionally only those with `status`.
 pub fn list(conn: &Conn, status: Option<Status>, limit: i64) -> Result<Vec<Mail>, AppError> {
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM mail_queue WHERE ?1 IS NULL OR status = ?1 ORDER BY id DESC LIMIT ?2"
+        "SELECT {COLUMNS} FROM mail_queue WHERE status = ?1 OR ?1 IS NULL ORDER BY id DESC LIMIT ?2"
     ))?;
     let rows = stmt.query_map(params![status, limit], mail)?;
     Ok(rows.collect::<Result<_, _>>()?)

@@ -55,6 +55,10 @@ pub enum Verdict {
 pub fn reserve(conn: &Conn, keys: &[&str], now: i64) -> Result<Verdict, AppError> {
     let mut counts = Vec::with_capacity(keys.len());
     for key in keys {
+        // Nodes counting the same key at once take turns, so no failure goes uncounted.
+        conn.serialize_on(&format!("login:{key}"))?;
+    }
+    for key in keys {
         let row: Option<(i64, i64, Option<i64>)> = conn
             .query_row(
                 "SELECT failures, first_at, locked_until FROM login_failures WHERE key = ?1",
@@ -88,7 +92,7 @@ pub fn reserve(conn: &Conn, keys: &[&str], now: i64) -> Result<Verdict, AppError
              VALUES (?1, ?2, ?3, ?3, ?4)
              ON CONFLICT (key) DO UPDATE SET
                failures = excluded.failures,
-               first_at = CASE WHEN ?5 THEN excluded.first_at ELSE first_at END,
+               first_at = CASE WHEN ?5 THEN excluded.first_at ELSE login_failures.first_at END,
                last_at = excluded.last_at,
                locked_until = excluded.locked_until",
             params![key, after, now, locked_until, before == 0],

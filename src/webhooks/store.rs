@@ -127,7 +127,7 @@ fn webhook(r: &crate::db::Row<'_>) -> crate::db::Result<Webhook> {
 pub fn list(conn: &Conn, who: Visible) -> Result<Vec<Webhook>, AppError> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM webhooks w
-          WHERE w.user_id = ?1 AND (?2 IS NULL OR w.grant_id = ?2) ORDER BY w.id"
+          WHERE w.user_id = ?1 AND (w.grant_id = ?2 OR ?2 IS NULL) ORDER BY w.id"
     ))?;
     let rows = stmt.query_map(params![who.user, who.grant], webhook)?;
     Ok(rows.collect::<Result<_, _>>()?)
@@ -138,7 +138,7 @@ pub fn owned(conn: &Conn, who: Visible, id: i64) -> Result<Webhook, AppError> {
     conn.query_row(
         &format!(
             "SELECT {COLUMNS} FROM webhooks w
-              WHERE w.id = ?1 AND w.user_id = ?2 AND (?3 IS NULL OR w.grant_id = ?3)"
+              WHERE w.id = ?1 AND w.user_id = ?2 AND (w.grant_id = ?3 OR ?3 IS NULL)"
         ),
         params![id, who.user, who.grant],
         webhook,
@@ -342,9 +342,16 @@ pub fn record_attempt(
         "UPDATE webhook_deliveries
             SET status = ?2, attempts = attempts + 1, last_status = ?3, last_error = ?4,
                 next_attempt_at = COALESCE(?5, next_attempt_at),
-                delivered_at = CASE WHEN ?2 = 'DELIVERED' THEN ?6 END
+                delivered_at = ?6
           WHERE id = ?1 AND status = 'PENDING'",
-        params![id, status, http_status, error, next, now],
+        params![
+            id,
+            status,
+            http_status,
+            error,
+            next,
+            delivered.then_some(now)
+        ],
     )?;
     Ok(())
 }

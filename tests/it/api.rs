@@ -105,18 +105,14 @@ impl TestApp {
         }
     }
 
-    /// The database, read-only, to look at rows.
-    pub fn db(&self) -> rusqlite::Connection {
-        rusqlite::Connection::open_with_flags(
-            self.data_dir().join("docket.db"),
-            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .unwrap()
+    /// The database, to look at rows.
+    pub fn db(&self) -> crate::harness::TestDb {
+        crate::harness::TestDb::open(&self.data_dir())
     }
 
-    /// The database, writable, for tests that put rows into states the API cannot reach.
-    pub fn db_rw(&self) -> rusqlite::Connection {
-        rusqlite::Connection::open(self.data_dir().join("docket.db")).unwrap()
+    /// The database, for tests that put rows into states the API cannot reach.
+    pub fn db_rw(&self) -> crate::harness::TestDb {
+        self.db()
     }
 }
 

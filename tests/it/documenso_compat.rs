@@ -1122,19 +1122,14 @@ type Queued = (String, String, String, String);
 
 /// Messages of `kind` queued about document `doc`, oldest first.
 fn queued(app: &TestApp, doc: i64, kind: &str) -> Vec<Queued> {
-    let db = app.db();
-    let mut q = db
-        .prepare(
+    app.db()
+        .query_map(
             "SELECT to_addr, subject, body_text, body_html FROM mail_queue
              WHERE document_id = ?1 AND kind = ?2 ORDER BY id",
+            docket::params![doc, kind.to_string()],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
         )
-        .unwrap();
-    q.query_map(rusqlite::params![doc, kind], |r| {
-        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-    })
-    .unwrap()
-    .collect::<Result<_, _>>()
-    .unwrap()
+        .unwrap()
 }
 
 /// A document for Ann (SIGNER, with a signature field) and Cid (CC) with `meta`, its file

@@ -323,7 +323,7 @@ fn too_large_bodies_are_refused(app: &TestApp, url_a: &str) {
 /// answer), and after the draft stage it is 409.
 async fn a_good_upload_replaces_the_last_until_the_draft_is_sent(
     app: &TestApp,
-    c: &rusqlite::Connection,
+    c: &crate::harness::TestDb,
     url_a: &str,
     id: i64,
     pdf: &[u8],

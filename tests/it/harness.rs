@@ -22,6 +22,16 @@ pub fn on_postgres() -> bool {
     std::env::var_os("DOCKET_TEST_POSTGRES").is_some()
 }
 
+/// True (with a notice) when this run is on PostgreSQL and the calling test is about what
+/// only the SQLite appliance has (`why`): its database file, `docket backup`. The SQLite run
+/// of the suite runs it.
+pub fn skip_on_postgres(why: &str) -> bool {
+    if on_postgres() {
+        eprintln!("skipped on PostgreSQL: {why}");
+    }
+    on_postgres()
+}
+
 /// The PostgreSQL database of `data_dir` on the test cluster, created on first use; `None`
 /// when the tests run on SQLite.
 pub fn postgres_for(data_dir: &Path) -> Option<String> {
@@ -74,6 +84,113 @@ pub fn config(data_dir: &Path, args: &[&str]) -> Config {
     cfg
 }
 
+/// The database of `data_dir` opened as the server opens it (SQLite file or the data dir's
+/// PostgreSQL database), off the async threads.
+pub fn open_db(data_dir: &Path) -> docket::db::Db {
+    let target = match postgres_for(data_dir) {
+        Some(url) => docket::db::Target::Postgres(url),
+        None => docket::db::Target::Sqlite,
+    };
+    let (file, backups) = (data_dir.join("docket.db"), data_dir.join("backups"));
+    std::thread::spawn(move || target.open(&file, &backups, 2, true))
+        .join()
+        .unwrap()
+        .expect("the database opens")
+}
+
+/// Every byte the database of `data_dir` keeps, to look for what must not be stored in clear:
+/// the SQLite files, or a data dump of its PostgreSQL database (`pg_dump`).
+pub fn database_bytes(data_dir: &Path) -> Vec<u8> {
+    match postgres_for(data_dir) {
+        Some(url) => {
+            let out = Command::new("pg_dump")
+                .args(["--data-only", "--dbname", &url])
+                .output()
+                .expect("pg_dump runs");
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            out.stdout
+        }
+        None => ["docket.db", "docket.db-wal", "docket.db-shm"]
+            .iter()
+            .filter_map(|n| std::fs::read(data_dir.join(n)).ok())
+            .collect::<Vec<_>>()
+            .concat(),
+    }
+}
+
+/// A connection to the database of a data dir, for tests that look at rows or put them into
+/// states the API cannot reach: the SQLite file, or the data dir's PostgreSQL database. Each
+/// call runs on a thread of its own (the PostgreSQL client blocks, which async tests' threads
+/// must not).
+pub struct TestDb {
+    data_dir: PathBuf,
+    postgres: Option<String>,
+}
+
+impl TestDb {
+    pub fn open(data_dir: &Path) -> TestDb {
+        TestDb {
+            data_dir: data_dir.to_path_buf(),
+            postgres: postgres_for(data_dir),
+        }
+    }
+
+    fn run<T: Send>(&self, f: impl FnOnce(&docket::db::Conn<'static>) -> T + Send) -> T {
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                let conn = match &self.postgres {
+                    Some(url) => {
+                        docket::db::Conn::postgres_connect(url).expect("the test database answers")
+                    }
+                    None => docket::db::Conn::sqlite_owned(
+                        rusqlite::Connection::open(self.data_dir.join("docket.db")).unwrap(),
+                    ),
+                };
+                f(&conn)
+            })
+            .join()
+            .unwrap()
+        })
+    }
+
+    pub fn query_row<T, P, F>(&self, sql: &str, params: P, f: F) -> docket::db::Result<T>
+    where
+        T: Send,
+        P: docket::db::Params,
+        F: FnOnce(&docket::db::Row<'_>) -> docket::db::Result<T> + Send,
+    {
+        let values = params.values();
+        self.run(|c| c.query_row(sql, docket::db::params_from_iter(values), f))
+    }
+
+    pub fn query_map<T, P, F>(&self, sql: &str, params: P, f: F) -> docket::db::Result<Vec<T>>
+    where
+        T: Send,
+        P: docket::db::Params,
+        F: FnMut(&docket::db::Row<'_>) -> docket::db::Result<T> + Send,
+    {
+        let values = params.values();
+        self.run(|c| {
+            c.prepare(sql)?
+                .query_map(docket::db::params_from_iter(values), f)?
+                .collect()
+        })
+    }
+
+    pub fn execute<P: docket::db::Params>(
+        &self,
+        sql: &str,
+        params: P,
+    ) -> docket::db::Result<usize> {
+        let values = params.values();
+        self.run(|c| c.execute(sql, docket::db::params_from_iter(values)))
+    }
+}
+
 /// An HTTP client that trusts only the CA in `ca_pem` (or nothing extra) and sends `localhost`
 /// to `addr`.
 pub fn client(addr: SocketAddr, ca_pem: Option<&[u8]>) -> reqwest::Client {
@@ -110,6 +227,14 @@ impl TestApp {
 
     /// Starts on an existing data dir.
     pub async fn spawn_in(dir: TempDir, args: &[&str]) -> TestApp {
+        // The server's errors go to the test's captured output: shown when it fails.
+        static LOG: std::sync::Once = std::sync::Once::new();
+        LOG.call_once(|| {
+            let _ = tracing_subscriber::fmt()
+                .with_test_writer()
+                .with_env_filter("docket=error")
+                .try_init();
+        });
         let cfg = config(&dir.path().join("data"), args);
         let tls = cfg.tls_on();
         let running = docket::app::start(cfg).await.expect("server starts");

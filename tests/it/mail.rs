@@ -172,7 +172,7 @@ async fn queue_a_signing_request_with_a_pdf(app: &TestApp, doc: i64, rid: i64) -
         .unwrap()
         .put(&fixture("a4-1p.pdf"))
         .unwrap();
-    let db = Db::open(&data.database(), &data.backups(), 2).unwrap();
+    let db = crate::harness::open_db(&app.data_dir());
     let content = compose::signing_request(&compose::SigningRequest {
         title: "NDA <2026>",
         sender_name: "Owner",

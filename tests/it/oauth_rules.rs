@@ -940,12 +940,7 @@ async fn codes_tokens_and_sessions_are_stored_only_as_hashes() {
     let (access, rt) = pair(redeem(&app, &id, &secret, &c, &[]).await).await;
     assert_eq!(me(&app, &access).await.status(), 200);
 
-    let data = app.data_dir();
-    let all: Vec<u8> = ["docket.db", "docket.db-wal", "docket.db-shm"]
-        .iter()
-        .filter_map(|n| std::fs::read(data.join(n)).ok())
-        .collect::<Vec<_>>()
-        .concat();
+    let all = crate::harness::database_bytes(&app.data_dir());
     let has = |needle: &str| all.windows(needle.len()).any(|w| w == needle.as_bytes());
     for (what, clear) in [
         ("code", &c),

@@ -987,8 +987,8 @@ async fn password_action_needs_the_accounts_password_typed_again_under_the_login
     // While logins to her account are locked, so is this.
     app.db_rw()
         .execute(
-            "UPDATE login_failures SET locked_until = strftime('%s','now') + 600 WHERE key = ?1",
-            [key],
+            "UPDATE login_failures SET locked_until = ?2 WHERE key = ?1",
+            docket::params![key, docket::db::now() + 600],
         )
         .unwrap();
     let (s, v) = as_ann.complete(with(PASSWORD)).await;

@@ -449,7 +449,7 @@ async fn unnamed_recipients_keep_their_placeholder(api: &Api, id: i64) -> i64 {
 async fn deleting_the_template_leaves_its_documents_working(
     app: &TestApp,
     api: &Api,
-    c: &rusqlite::Connection,
+    c: &crate::harness::TestDb,
     id: i64,
     doc_id: i64,
     pdf: &[u8],

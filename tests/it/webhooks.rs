@@ -295,8 +295,7 @@ async fn a_pending_delivery_survives_a_restart() {
     .await;
     let api = app.api(api.key());
     // The retry time was fixed before the restart; make it due now.
-    let data = docket::datadir::DataDir::open(&app.data_dir()).unwrap();
-    let db = docket::db::Db::open(&data.database(), &data.backups(), 2).unwrap();
+    let db = crate::harness::open_db(&app.data_dir());
     db.write(|c| Ok(c.execute("UPDATE webhook_deliveries SET next_attempt_at = 0", [])?))
         .await
         .unwrap();

@@ -1,7 +1,7 @@
 //! SQL for `fields`, of documents and of templates alike (`Parent`), and the values recipients
 //! enter, each guarded by a WHERE clause that re-checks its precondition.
 
-use crate::db::{Conn, OptionalExtension, Row};
+use crate::db::{Conn, Dialect, OptionalExtension, Row};
 use crate::params;
 
 use super::Parent;
@@ -133,10 +133,15 @@ pub fn delete(tx: &Conn, doc: i64, id: i64) -> Result<(), AppError> {
 /// Forgets every value recipient `recipient` entered (not the owner's presets: read-only
 /// fields, which the recipient cannot fill).
 pub fn clear_values(tx: &Conn, recipient: i64) -> Result<(), AppError> {
+    let read_only = match tx.dialect() {
+        Dialect::Sqlite => "coalesce(json_extract(field_meta, '$.readOnly'), 0)",
+        Dialect::Postgres => "coalesce((field_meta::jsonb ->> 'readOnly')::boolean, false)",
+    };
     tx.execute(
-        "UPDATE fields SET custom_text = NULL, signature_png = NULL, inserted = 0, filled_at = NULL
-          WHERE recipient_id = ?1
-            AND coalesce(json_extract(field_meta, '$.readOnly'), 0) = 0",
+        &format!(
+            "UPDATE fields SET custom_text = NULL, signature_png = NULL, inserted = 0, filled_at = NULL
+              WHERE recipient_id = ?1 AND NOT {read_only}"
+        ),
         [recipient],
     )?;
     Ok(())

@@ -131,12 +131,12 @@ pub fn list(
     offset: i64,
 ) -> Result<(Vec<Document>, i64), AppError> {
     let total: i64 = conn.query_row(
-        "SELECT count(*) FROM documents WHERE user_id = ?1 AND hidden = 0 AND (?2 IS NULL OR status = ?2)",
+        "SELECT count(*) FROM documents WHERE user_id = ?1 AND hidden = 0 AND (status = ?2 OR ?2 IS NULL)",
         params![user, status],
         |r| r.get(0),
     )?;
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM documents WHERE user_id = ?1 AND hidden = 0 AND (?2 IS NULL OR status = ?2)
+        "SELECT {COLUMNS} FROM documents WHERE user_id = ?1 AND hidden = 0 AND (status = ?2 OR ?2 IS NULL)
           ORDER BY created_at DESC, id DESC LIMIT ?3 OFFSET ?4"
     ))?;
     let rows = stmt.query_map(params![user, status, limit, offset], from_row)?;

@@ -580,7 +580,7 @@ pub fn revoke_token(tx: &Conn, client: i64, token: &str, now: i64) -> Result<(),
     if kind == Kind::Refresh {
         tx.execute(
             "UPDATE oauth_tokens SET revoked_at = ?3
-              WHERE grant_id = ?1 AND code_id IS ?2 AND kind = 'access' AND revoked_at IS NULL",
+              WHERE grant_id = ?1 AND code_id IS NOT DISTINCT FROM ?2 AND kind = 'access' AND revoked_at IS NULL",
             params![grant, code, now],
         )?;
     }
