@@ -28,7 +28,9 @@ fn run(cli: Cli) -> Result<(), CliError> {
             a.command,
         ),
         Command::Apikey(a) => admin::apikey::run(&Ctx::open(cli.data_dir, a.out.json)?, a.command),
-        Command::Backup(a) => admin::backup::backup(&Ctx::open(cli.data_dir, a.out.json)?, &a.dest),
+        Command::Backup(a) => {
+            admin::backup::backup(&Ctx::open(cli.data_dir, a.out.json)?, &a.dest, &a.blob_url)
+        }
         Command::Mail(a) => admin::mail::run(&Ctx::open(cli.data_dir, a.out.json)?, a.command),
         Command::Version(f) => {
             admin::backup::version(f.json);

@@ -2,7 +2,18 @@
 
 use super::{CliError, Ctx, fields};
 
-pub fn backup(ctx: &Ctx, dest: &std::path::Path) -> Result<(), CliError> {
+pub fn backup(ctx: &Ctx, dest: &std::path::Path, blob_url: &str) -> Result<(), CliError> {
+    let usage = |message: String| CliError { message, code: 2 };
+    match crate::blob::BlobUrl::parse(blob_url).map_err(|e| usage(format!("--blob-url {e}")))? {
+        crate::blob::BlobUrl::File => {}
+        s3 => {
+            return Err(usage(format!(
+                "docket backup copies blobs from the data directory only; with --blob-url {s3} \
+                 back up the database and turn on versioning for the bucket instead \
+                 (docs/ARCHITECTURE.md, \"Blob store\")"
+            )));
+        }
+    }
     let report = crate::backup::run(&ctx.data, &ctx.db, dest)?;
     for id in &report.missing_blobs {
         eprintln!("docket: warning: blob {id} was deleted while the backup ran; not copied");
