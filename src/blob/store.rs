@@ -430,6 +430,21 @@ mod tests {
         assert_eq!(gone.kind(), io::ErrorKind::NotFound);
     }
 
+    #[tokio::test]
+    async fn async_callers_read_and_find_the_same_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = BlobStore::open(tmp.path()).unwrap();
+        let b = store.put(b"%PDF-1.7 async").unwrap();
+        assert_eq!(store.read_async(&b.id).await.unwrap(), b"%PDF-1.7 async");
+        assert_eq!(
+            store.local_path_async(&b.id).await.unwrap(),
+            store.local_path(&b.id).unwrap()
+        );
+        assert!(store.check().await.is_ok());
+        assert!(!store.is_remote());
+        assert_eq!(store.describe(), "file");
+    }
+
     #[test]
     fn abandoned_write_leaves_nothing() {
         let tmp = tempfile::tempdir().unwrap();
