@@ -125,7 +125,8 @@ pub struct ServeArgs {
 
     /// Where blobs (uploaded and sealed PDFs) live: `file` (<data>/blobs) or
     /// `s3://bucket[/prefix]`, a bucket every node shares, reached with AWS_ENDPOINT_URL,
-    /// AWS_REGION, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (path-style requests)
+    /// AWS_REGION, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (path-style requests to a custom
+    /// endpoint)
     #[arg(
         long,
         env = "DOCKET_BLOB_URL",

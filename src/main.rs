@@ -29,7 +29,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
         ),
         Command::Apikey(a) => admin::apikey::run(&Ctx::open(cli.data_dir, a.out.json)?, a.command),
         Command::Backup(a) => {
-            admin::backup::backup(&Ctx::open(cli.data_dir, a.out.json)?, &a.dest, &a.blob_url)
+            admin::backup::only_file_blobs(&a.blob_url)?;
+            admin::backup::backup(&Ctx::open(cli.data_dir, a.out.json)?, &a.dest)
         }
         Command::Mail(a) => admin::mail::run(&Ctx::open(cli.data_dir, a.out.json)?, a.command),
         Command::Version(f) => {

@@ -9,7 +9,7 @@
 //! legal on any thread that is not an async worker (never panics, unlike a nested `block_on`);
 //! async callers await the spawned task instead.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, OpenOptions};
 use std::future::Future;
 use std::io::{self, Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
@@ -54,11 +54,21 @@ impl std::fmt::Debug for S3Blobs {
     }
 }
 
-/// A `NotFound` io error for a missing object, `Other` for anything else.
+/// The bucket did not answer as it should (unreachable, refused, failing): carried inside an
+/// `io::Error`, it makes a request that needs a blob a 503 rather than a 500 (see
+/// `AppError::from`), since the store may come back. The cause is logged where it happens.
+#[derive(Debug, thiserror::Error)]
+#[error("the file storage is unavailable; try again later")]
+pub struct Unavailable;
+
+/// A `NotFound` io error for a missing object; anything else is logged and [`Unavailable`].
 fn io_err(e: object_store::Error) -> io::Error {
     match e {
         object_store::Error::NotFound { .. } => io::Error::new(io::ErrorKind::NotFound, e),
-        e => io::Error::other(e),
+        e => {
+            tracing::warn!(error = %e, "blob store request failed");
+            io::Error::other(Unavailable)
+        }
     }
 }
 
@@ -86,9 +96,11 @@ impl S3Blobs {
             retry_timeout: Duration::from_secs(30),
             ..RetryConfig::default()
         };
+        // Path-style requests (`<endpoint>/<bucket>/<key>`) for other S3 implementations, which
+        // seldom have a DNS name per bucket; AWS itself gets the virtual-hosted style it prefers.
         let store = AmazonS3Builder::from_env()
             .with_bucket_name(bucket)
-            .with_virtual_hosted_style_request(false)
+            .with_virtual_hosted_style_request(endpoint.is_none())
             .with_client_options(options)
             .with_retry(retry)
             .build()
@@ -151,8 +163,7 @@ impl S3Blobs {
         self.handle()?.spawn(async move {
             let _ = tx.send(fut.await);
         });
-        rx.recv()
-            .map_err(|_| io::Error::other("the S3 request was cancelled"))
+        rx.recv().map_err(|_| io::Error::other(Unavailable))
     }
 
     /// Runs `fut` on the store's runtime, from async code.
@@ -404,8 +415,29 @@ impl Drop for S3Blobs {
     }
 }
 
-/// Opens the temp file of a writer again from its start, for the upload.
-pub fn rewind(file: &mut File) -> io::Result<()> {
-    use std::io::Seek;
-    file.seek(io::SeekFrom::Start(0)).map(drop)
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::AppError;
+
+    #[test]
+    fn a_failing_bucket_is_a_503_and_a_missing_object_not_found() {
+        let failed = io_err(object_store::Error::Generic {
+            store: "S3",
+            source: "connection refused".into(),
+        });
+        let e = AppError::from(failed);
+        assert_eq!(e.status(), http::StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(
+            e.public_message(),
+            "the file storage is unavailable; try again later"
+        );
+        let missing = io_err(object_store::Error::NotFound {
+            path: "ab/ab01".into(),
+            source: "404".into(),
+        });
+        assert_eq!(missing.kind(), io::ErrorKind::NotFound);
+        let plain = AppError::from(io::Error::other("disk full"));
+        assert_eq!(plain.status(), http::StatusCode::INTERNAL_SERVER_ERROR);
+    }
 }

@@ -373,7 +373,7 @@ impl BlobWriter {
         if let Some(remote) = self.store.remote.clone() {
             // The temp file goes when the writer drops, uploaded or not; a failed upload left
             // no object (see `S3Blobs::upload`).
-            super::s3::rewind(&mut file)?;
+            io::Seek::seek(&mut file, io::SeekFrom::Start(0))?;
             remote.upload(&self.id, &mut file, self.size)?;
             return Ok(StoredBlob {
                 id: self.id.clone(),

@@ -190,7 +190,7 @@ async fn fetch(
         .map_err(|e| AppError::internal(format!("download task failed: {e}")))?
         .map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => AppError::not_found("file"),
-            _ => AppError::internal(format!("reading file {blob}: {e}")),
+            _ => e.into(),
         })?;
     // `name` is ASCII letters, digits and `-_.` (see `file_name`) and covered by the signature.
     let decoded = name;

@@ -86,7 +86,7 @@ async fn page_image(
         .blobs
         .local_path_async(&blob)
         .await
-        .map_err(|e| AppError::internal(format!("fetching the file of page {n}: {e}")))?;
+        .map_err(AppError::from)?;
     // A client that leaves drops this future, and with it its share of the render.
     let image = state
         .pages

@@ -240,4 +240,8 @@ fn backup_refuses_an_s3_blob_store_instead_of_skipping_its_blobs() {
         "{err}"
     );
     assert!(!dest.exists());
+    assert!(
+        !tmp.path().join("data").exists(),
+        "refused before opening the data dir"
+    );
 }
