@@ -163,6 +163,7 @@ async fn open_stores(
 ) -> Result<Stores, StartupError> {
     let data = data.clone();
     let render_limits = config.render.clone();
+    let blob_url = config.blob_url.clone();
     let public = base(public_url);
     let database = config.database.clone();
     tokio::task::spawn_blocking(move || -> Result<_, StartupError> {
@@ -173,7 +174,11 @@ async fn open_stores(
         .map_err(|e| StartupError::Config(format!("recording the public URL: {e}")))?;
         let secrets = data.secrets();
         let ring = KeyRing::load_or_create(&secrets).map_err(dir_err(&secrets))?;
-        let blobs = BlobStore::open(&data.blobs()).map_err(dir_err(&data.blobs()))?;
+        let blobs = BlobStore::open_url(&blob_url, &data.blobs(), &data.blob_cache())
+            .map_err(StartupError::BlobStore)?;
+        if blobs.is_remote() {
+            tracing::info!(store = %blobs.describe(), "blobs are kept in a bucket");
+        }
         let webhook_secrets = crate::webhooks::secret::SecretBox::load_or_create(&secrets)
             .map_err(dir_err(&secrets))?;
         let account_secrets = crate::webhooks::secret::SecretBox::load_or_create_file(

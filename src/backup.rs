@@ -97,9 +97,12 @@ fn assemble(data: &DataDir, db: &Db, work: &Path) -> Result<Report, AppError> {
             missing.push(id);
             continue;
         };
-        let target = copy.path(&blob_id);
+        let target = copy.file_path(&blob_id);
         create_private_dir(target.parent().expect("blob paths have a parent"))?;
-        match fs::copy(live.path(&blob_id), &target) {
+        match live
+            .local_path(&blob_id)
+            .and_then(|from| fs::copy(from, &target))
+        {
             Ok(n) => {
                 fs::File::open(&target)?.sync_all()?;
                 blobs += 1;

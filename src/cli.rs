@@ -148,6 +148,18 @@ pub struct ServeArgs {
     )]
     pub seal_key: Option<PathBuf>,
 
+    /// Where blobs (uploaded and sealed PDFs) live: `file` (<data>/blobs) or
+    /// `s3://bucket[/prefix]`, a bucket every node shares, reached with AWS_ENDPOINT_URL,
+    /// AWS_REGION, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (path-style requests to a custom
+    /// endpoint)
+    #[arg(
+        long,
+        env = "DOCKET_BLOB_URL",
+        default_value = "file",
+        value_name = "URL"
+    )]
+    pub blob_url: String,
+
     /// Largest accepted upload, in MiB
     #[arg(long, env = "DOCKET_MAX_UPLOAD_MB", default_value_t = 50, value_name = "N",
           value_parser = clap::value_parser!(u64).range(1..=4096))]
@@ -446,6 +458,14 @@ pub struct BackupArgs {
     pub out: JsonFlag,
     /// Directory to create; must not exist yet
     pub dest: PathBuf,
+    /// The blob store `docket serve` uses; only `file` can be backed up this way
+    #[arg(
+        long,
+        env = "DOCKET_BLOB_URL",
+        default_value = "file",
+        value_name = "URL"
+    )]
+    pub blob_url: String,
 }
 
 #[derive(Debug, Args)]

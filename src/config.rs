@@ -20,6 +20,8 @@ pub enum StartupError {
     },
     #[error("{0}")]
     Database(#[from] crate::db::OpenError),
+    #[error("{0}")]
+    BlobStore(String),
     #[error("TLS: {0}")]
     Tls(String),
     #[error("cannot listen on {addr}: {source}")]
@@ -62,6 +64,8 @@ pub struct Config {
     pub database: crate::db::Target,
     pub tls: Tls,
     pub seal: SealCert,
+    /// Where blobs live (`--blob-url`).
+    pub blob_url: crate::blob::BlobUrl,
     pub max_upload_bytes: u64,
     pub lifetimes: crate::oauth::tokens::Lifetimes,
     pub rotate_refresh_tokens: bool,
@@ -277,6 +281,8 @@ impl Config {
             database: crate::db::Target::Sqlite,
             tls,
             seal,
+            blob_url: crate::blob::BlobUrl::parse(&args.blob_url)
+                .map_err(|e| StartupError::Config(format!("--blob-url {e}")))?,
             max_upload_bytes: args.max_upload_mb * 1024 * 1024,
             lifetimes: crate::oauth::tokens::Lifetimes {
                 access: args.access_token_ttl,

@@ -45,6 +45,10 @@ impl DataDir {
     pub fn page_cache(&self) -> PathBuf {
         self.root.join("cache").join("pages")
     }
+    /// This node's copies of blobs kept in an S3 bucket (`--blob-url s3://...`): a cache.
+    pub fn blob_cache(&self) -> PathBuf {
+        self.root.join("cache").join("blobs")
+    }
     pub fn secrets(&self) -> PathBuf {
         self.root.join("secrets")
     }

@@ -182,6 +182,12 @@ impl From<r2d2::Error> for AppError {
 
 impl From<std::io::Error> for AppError {
     fn from(e: std::io::Error) -> Self {
+        if let Some(u) = e
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<crate::blob::s3::Unavailable>())
+        {
+            return AppError::Unavailable(u.to_string());
+        }
         AppError::Internal(format!("i/o: {e}"))
     }
 }

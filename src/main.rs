@@ -33,7 +33,10 @@ fn run(cli: Cli) -> Result<(), CliError> {
             a.command,
         ),
         Command::Apikey(a) => admin::apikey::run(&open(cli.data_dir, a.out.json)?, a.command),
-        Command::Backup(a) => admin::backup::backup(&open(cli.data_dir, a.out.json)?, &a.dest),
+        Command::Backup(a) => {
+            admin::backup::only_file_blobs(&a.blob_url)?;
+            admin::backup::backup(&open(cli.data_dir, a.out.json)?, &a.dest)
+        }
         Command::Mail(a) => admin::mail::run(&open(cli.data_dir, a.out.json)?, a.command),
         Command::Version(f) => {
             admin::backup::version(f.json);

@@ -2,6 +2,20 @@
 
 use super::{CliError, Ctx, fields};
 
+/// Refuses a backup that would leave the blobs out: `docket backup` copies `<data>/blobs` only,
+/// so with an S3 blob store it stops (exit 2) before it opens anything.
+pub fn only_file_blobs(blob_url: &str) -> Result<(), CliError> {
+    let usage = |message: String| CliError { message, code: 2 };
+    match crate::blob::BlobUrl::parse(blob_url).map_err(|e| usage(format!("--blob-url {e}")))? {
+        crate::blob::BlobUrl::File => Ok(()),
+        s3 => Err(usage(format!(
+            "docket backup copies blobs from the data directory only; with --blob-url {s3} \
+             back up the database and turn on versioning for the bucket instead \
+             (docs/ARCHITECTURE.md, \"Blob store\")"
+        ))),
+    }
+}
+
 pub fn backup(ctx: &Ctx, dest: &std::path::Path) -> Result<(), CliError> {
     let report = crate::backup::run(&ctx.data, &ctx.db, dest)?;
     for id in &report.missing_blobs {

@@ -1,13 +1,23 @@
-//! The file store: a blob is written to a temp file, fsynced, then renamed into place, so a
-//! reader never sees half a file and a failed write leaves nothing behind.
+//! The blob store. A blob is written to a local temp file (hashed, checked, mapped by its
+//! caller), and only on commit does it become visible: with the file backend (the default) the
+//! temp file is fsynced and renamed into `<data>/blobs/`; with the S3 backend (`s3.rs`) it is
+//! put to the bucket and the temp file removed. Either way a reader never sees half a blob and
+//! a failed write leaves nothing behind.
+//!
+//! The API is sync: call it from the blocking pool (`spawn_blocking`) or from the admin CLI,
+//! never on an async worker thread (the S3 backend waits for the network); async callers have
+//! `read_async` and `check`.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use sha2::{Digest, Sha256};
 
+use super::s3::S3Blobs;
+use super::url::BlobUrl;
 use crate::datadir::sync_dir;
 
 /// A blob's id: 32 lowercase hex characters (128 random bits).
@@ -36,24 +46,76 @@ impl std::fmt::Display for BlobId {
     }
 }
 
+/// Committed blobs and the writes in progress. Clones share the backend.
 #[derive(Debug, Clone)]
 pub struct BlobStore {
+    /// The file backend's blobs, and with either backend `tmp/`, the writes in progress.
     root: PathBuf,
+    /// `Some`: committed blobs live in a bucket, not under `root`.
+    remote: Option<Arc<S3Blobs>>,
 }
 
 impl BlobStore {
-    /// A store rooted at `root` (created if missing), with a `tmp/` for writes in progress.
+    /// A file store rooted at `root` (created if missing), with a `tmp/` for writes in progress.
     pub fn open(root: &Path) -> io::Result<BlobStore> {
         crate::datadir::create_private_dir(&root.join("tmp"))?;
         Ok(BlobStore {
             root: root.to_path_buf(),
+            remote: None,
         })
     }
 
+    /// The store `url` names: `file` is [`BlobStore::open`] on `root`; `s3://` keeps its temp
+    /// files under `root/tmp` and its node-local copies under `cache`, and is checked to answer
+    /// (bucket reachable, credentials accepted) before it is returned.
+    pub fn open_url(url: &BlobUrl, root: &Path, cache: &Path) -> Result<BlobStore, String> {
+        let store = BlobStore::open(root).map_err(|e| format!("{}: {e}", root.display()))?;
+        let BlobUrl::S3 { bucket, prefix } = url else {
+            return Ok(store);
+        };
+        let remote = S3Blobs::connect(bucket, prefix, cache)?;
+        remote
+            .check()
+            .map_err(|e| format!("blob store {}: {e}", remote.describe()))?;
+        Ok(BlobStore {
+            remote: Some(Arc::new(remote)),
+            ..store
+        })
+    }
+
+    /// `file` or `s3://bucket/prefix at <endpoint>`, for messages.
+    pub fn describe(&self) -> String {
+        match &self.remote {
+            None => "file".into(),
+            Some(r) => r.describe().to_string(),
+        }
+    }
+
+    pub fn is_remote(&self) -> bool {
+        self.remote.is_some()
+    }
+
+    /// Whether committed blobs can be read and written now (`/healthz`): the bucket answers,
+    /// or the blob directory is there.
+    pub async fn check(&self) -> Result<(), String> {
+        match &self.remote {
+            Some(r) => r.check_async().await,
+            None => match tokio::fs::metadata(self.root.join("tmp")).await {
+                Ok(m) if m.is_dir() => Ok(()),
+                Ok(_) => Err(format!("{}/tmp is not a directory", self.root.display())),
+                Err(e) => Err(format!("{}: {e}", self.root.display())),
+            },
+        }
+    }
+
     /// Removes temp files older than `age`, left by a crash; nothing refers to them. Younger
-    /// ones may belong to a write in progress (another process can share the store).
+    /// ones may belong to a write in progress (another process can share the store). With S3,
+    /// also the node-local copies fetched longer ago than `age` (they are fetched again).
     pub fn clean_stale_temp(&self, age: std::time::Duration) -> io::Result<usize> {
-        let mut removed = 0;
+        let mut removed = match &self.remote {
+            Some(r) => r.clean_cache(age)?,
+            None => 0,
+        };
         for entry in fs::read_dir(self.root.join("tmp"))? {
             let entry = entry?;
             let old = entry
@@ -68,9 +130,54 @@ impl BlobStore {
         Ok(removed)
     }
 
-    /// `<root>/<first two hex>/<id>`: keeps directories small.
-    pub fn path(&self, id: &BlobId) -> PathBuf {
+    /// `<root>/<first two hex>/<id>`: where the file backend keeps a blob (two-hex directories
+    /// keep directories small). To read a blob use `read` or `local_path`, which work with
+    /// either backend; this is for code that lays out a file store, such as backups.
+    pub fn file_path(&self, id: &BlobId) -> PathBuf {
         self.root.join(&id.0[..2]).join(&id.0)
+    }
+
+    /// A file holding the blob, for callers that need a path (a page render) or a map: the
+    /// blob itself with the file backend, this node's cached copy with S3 (fetched on a miss).
+    /// A missing blob is `NotFound`.
+    pub fn local_path(&self, id: &BlobId) -> io::Result<PathBuf> {
+        match &self.remote {
+            Some(r) => r.local_copy(id),
+            None => {
+                let path = self.file_path(id);
+                fs::metadata(&path)?;
+                Ok(path)
+            }
+        }
+    }
+
+    /// [`BlobStore::local_path`] for async code. With the file backend it is the blob's path,
+    /// unchecked (a missing blob shows when the file is opened); with S3 the copy is fetched on
+    /// the blocking pool.
+    pub async fn local_path_async(&self, id: &BlobId) -> io::Result<PathBuf> {
+        if self.remote.is_none() {
+            return Ok(self.file_path(id));
+        }
+        let (store, id) = (self.clone(), id.clone());
+        tokio::task::spawn_blocking(move || store.local_path(&id))
+            .await
+            .map_err(|e| io::Error::other(format!("fetching a blob failed: {e}")))?
+    }
+
+    /// The blob's bytes; a missing blob is `NotFound`.
+    pub fn read(&self, id: &BlobId) -> io::Result<Vec<u8>> {
+        match &self.remote {
+            Some(r) => r.read(id),
+            None => fs::read(self.file_path(id)),
+        }
+    }
+
+    /// [`BlobStore::read`] for async code: it does not hold an async thread meanwhile.
+    pub async fn read_async(&self, id: &BlobId) -> io::Result<Vec<u8>> {
+        match &self.remote {
+            Some(r) => r.read_async(id).await,
+            None => tokio::fs::read(self.file_path(id)).await,
+        }
     }
 
     /// Starts a new blob. Write with `write_all`, then `commit`; dropping it uncommitted deletes
@@ -100,7 +207,7 @@ impl BlobStore {
             hasher: None,
             size: 0,
             flushed: 0,
-            store_root: self.root.clone(),
+            store: self.clone(),
         })
     }
 
@@ -111,19 +218,34 @@ impl BlobStore {
         w.commit()
     }
 
+    /// The blob as an open file (see [`BlobStore::local_path`]).
     pub fn open_blob(&self, id: &BlobId) -> io::Result<File> {
-        File::open(self.path(id))
+        File::open(self.local_path(id)?)
     }
 
-    pub fn exists(&self, id: &BlobId) -> bool {
-        self.path(id).is_file()
+    pub fn exists(&self, id: &BlobId) -> io::Result<bool> {
+        match &self.remote {
+            Some(r) => r.exists(id),
+            None => Ok(self.file_path(id).is_file()),
+        }
     }
 
     /// Deletes a blob; deleting one that is gone is not an error.
     pub fn delete(&self, id: &BlobId) -> io::Result<()> {
-        match fs::remove_file(self.path(id)) {
+        if let Some(r) = &self.remote {
+            return r.delete(id);
+        }
+        match fs::remove_file(self.file_path(id)) {
             Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
             _ => Ok(()),
+        }
+    }
+
+    /// Keys in the bucket under the store's prefix (S3 only; tests and checks).
+    pub fn remote_keys(&self) -> io::Result<Vec<String>> {
+        match &self.remote {
+            Some(r) => r.list_keys(),
+            None => Err(io::Error::other("not an S3 blob store")),
         }
     }
 }
@@ -147,7 +269,7 @@ pub struct BlobWriter {
     size: u64,
     /// Bytes already handed to `start_writeback`.
     flushed: u64,
-    store_root: PathBuf,
+    store: BlobStore,
 }
 
 impl BlobWriter {
@@ -244,13 +366,24 @@ impl BlobWriter {
     }
 
     fn finish(mut self, sha256: String) -> io::Result<StoredBlob> {
-        let file = self
+        let mut file = self
             .file
             .take()
             .ok_or_else(|| io::Error::other("blob already committed"))?;
+        if let Some(remote) = self.store.remote.clone() {
+            // The temp file goes when the writer drops, uploaded or not; a failed upload left
+            // no object (see `S3Blobs::upload`).
+            io::Seek::seek(&mut file, io::SeekFrom::Start(0))?;
+            remote.upload(&self.id, &mut file, self.size)?;
+            return Ok(StoredBlob {
+                id: self.id.clone(),
+                size: self.size,
+                sha256,
+            });
+        }
         file.sync_all()?;
         drop(file);
-        let dest = self.store_root.join(&self.id.0[..2]).join(&self.id.0);
+        let dest = self.store.file_path(&self.id);
         let dir = dest.parent().expect("blob path has a parent");
         crate::datadir::create_private_dir(dir)?;
         fs::rename(&self.tmp, &dest)?;
@@ -283,11 +416,33 @@ mod tests {
         let b = store.put(b"%PDF-1.7 hello").unwrap();
         assert_eq!(b.size, 14);
         assert_eq!(b.sha256, crate::crypto::sha256_hex(b"%PDF-1.7 hello"));
-        assert_eq!(fs::read(store.path(&b.id)).unwrap(), b"%PDF-1.7 hello");
-        assert!(store.exists(&b.id));
+        assert_eq!(store.read(&b.id).unwrap(), b"%PDF-1.7 hello");
+        let path = store.local_path(&b.id).unwrap();
+        assert_eq!(path, tmp.path().join(&b.id.0[..2]).join(&b.id.0));
+        assert_eq!(fs::read(path).unwrap(), b"%PDF-1.7 hello");
+        assert!(store.exists(&b.id).unwrap());
         store.delete(&b.id).unwrap();
         store.delete(&b.id).unwrap();
-        assert!(!store.exists(&b.id));
+        assert!(!store.exists(&b.id).unwrap());
+        let gone = store.read(&b.id).unwrap_err();
+        assert_eq!(gone.kind(), io::ErrorKind::NotFound);
+        let gone = store.local_path(&b.id).unwrap_err();
+        assert_eq!(gone.kind(), io::ErrorKind::NotFound);
+    }
+
+    #[tokio::test]
+    async fn async_callers_read_and_find_the_same_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = BlobStore::open(tmp.path()).unwrap();
+        let b = store.put(b"%PDF-1.7 async").unwrap();
+        assert_eq!(store.read_async(&b.id).await.unwrap(), b"%PDF-1.7 async");
+        assert_eq!(
+            store.local_path_async(&b.id).await.unwrap(),
+            store.local_path(&b.id).unwrap()
+        );
+        assert!(store.check().await.is_ok());
+        assert!(!store.is_remote());
+        assert_eq!(store.describe(), "file");
     }
 
     #[test]
@@ -301,7 +456,7 @@ mod tests {
             id = w.id().clone();
             assert!(w.temp_path().exists());
         }
-        assert!(!store.exists(&id));
+        assert!(!store.exists(&id).unwrap());
         assert_eq!(fs::read_dir(tmp.path().join("tmp")).unwrap().count(), 0);
     }
 

@@ -185,10 +185,13 @@ async fn fetch(
         .map_err(|e| AppError::Forbidden(e.to_string()))?;
     let id = crate::blob::BlobId::parse(&blob).ok_or_else(|| AppError::not_found("file"))?;
     let blobs = state.blobs.clone();
-    let bytes = tokio::task::spawn_blocking(move || std::fs::read(blobs.path(&id)))
+    let bytes = tokio::task::spawn_blocking(move || blobs.read(&id))
         .await
         .map_err(|e| AppError::internal(format!("download task failed: {e}")))?
-        .map_err(|_| AppError::not_found("file"))?;
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => AppError::not_found("file"),
+            _ => e.into(),
+        })?;
     // `name` is ASCII letters, digits and `-_.` (see `file_name`) and covered by the signature.
     let decoded = name;
     let mut resp = Response::new(bytes.into());

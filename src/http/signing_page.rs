@@ -82,7 +82,11 @@ async fn page_image(
     }
     .ok_or_else(|| AppError::bad_request(format!("w must be one of {:?}", PageWidth::ALLOWED)))?;
     let (blob, size) = link::page_source(&state.db, visit(&state, token, cookies), n).await?;
-    let path = state.blobs.path(&blob);
+    let path = state
+        .blobs
+        .local_path_async(&blob)
+        .await
+        .map_err(AppError::from)?;
     // A client that leaves drops this future, and with it its share of the render.
     let image = state
         .pages

@@ -95,8 +95,7 @@ impl Worker {
                     message: format!("attachment {blob}: not a blob id"),
                     permanent: true,
                 })?;
-                let path = self.blobs.path(&id);
-                let bytes = tokio::fs::read(&path).await.map_err(|e| SendError {
+                let bytes = self.blobs.read_async(&id).await.map_err(|e| SendError {
                     message: format!("reading attachment {blob}: {e}"),
                     permanent: false,
                 })?;

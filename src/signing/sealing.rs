@@ -324,7 +324,8 @@ impl Sealer {
         let stored = tokio::task::spawn_blocking(move || -> Result<_, Failure> {
             let id = crate::blob::BlobId::parse(&blob)
                 .ok_or_else(|| Failure::server("the document's file id is malformed", &blob))?;
-            input.original = std::fs::read(blobs.path(&id))
+            input.original = blobs
+                .read(&id)
                 .map_err(|e| Failure::server("the document's file could not be read", e))?;
             let signer = signer
                 .get()
@@ -480,7 +481,7 @@ mod tests {
                 .unwrap();
         assert_ne!(sealed.blob, original.blob);
         let id = crate::blob::BlobId::parse(&sealed.blob).unwrap();
-        let bytes = std::fs::read(s.ctx.blobs.path(&id)).unwrap();
+        let bytes = s.ctx.blobs.read(&id).unwrap();
         assert!(bytes.starts_with(b"%PDF"));
         assert!(
             bytes
@@ -511,7 +512,7 @@ mod tests {
                 .await
                 .unwrap();
         let id = crate::blob::BlobId::parse(&original.blob).unwrap();
-        std::fs::remove_file(s.ctx.blobs.path(&id)).unwrap();
+        s.ctx.blobs.delete(&id).unwrap();
         sealer(&s).attempt(s.doc).await.unwrap();
         let doc = crate::documents::manage::get(&s.ctx, &owner(), s.doc)
             .await

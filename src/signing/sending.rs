@@ -110,7 +110,7 @@ async fn fill_form(
         .ok_or_else(|| AppError::internal("a document's blob id is malformed"))?;
     let blobs = ctx.blobs.clone();
     let stored = tokio::task::spawn_blocking(move || -> Result<_, AppError> {
-        let original = std::fs::read(blobs.path(&blob))?;
+        let original = blobs.read(&blob)?;
         let filled = crate::pdf::forms::fill(&original, &values).map_err(|e| match e {
             crate::pdf::forms::FillError::Unknown(_) => AppError::bad_request(format!(
                 "formValues: {e}; the form's fields are: {}",

@@ -9,6 +9,7 @@ mod auth_browser;
 mod auth_first;
 
 mod basic_credentials;
+mod blob_store;
 mod bookings;
 mod browser;
 mod calcom_compat;

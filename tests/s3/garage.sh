@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# A throwaway single-node Garage (https://garagehq.deuxfleurs.fr, an S3-compatible object store)
+# on 127.0.0.1, for tests of `--blob-url s3://...`. Garage is AGPL: it is only run as a separate
+# program, never linked into docket.
+#
+#   tests/s3/garage.sh install   build Garage from crates.io into the tools cache, unless there
+#   eval "$(tests/s3/garage.sh start)"
+#                                install if needed, start Garage in a new temp dir, create a key
+#                                and a bucket; prints `export` lines for AWS_ENDPOINT_URL,
+#                                AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+#                                DOCKET_TEST_BLOB_URL (s3://<bucket>), DOCKET_S3_BUCKET and
+#                                DOCKET_GARAGE_DIR (what `stop` needs)
+#   tests/s3/garage.sh stop [DIR]
+#                                stop the Garage started in DIR (default $DOCKET_GARAGE_DIR) and
+#                                remove DIR
+#
+# The tools cache is ${DOCKET_TOOLS:-$HOME/.cache/docket-tools} (binary: bin/garage); it
+# survives between runs, so only the first run on a machine builds Garage (several minutes).
+# GARAGE=/path/to/garage uses that binary instead. Logs go to stderr and DIR/garage.log.
+set -euo pipefail
+
+GARAGE_VERSION=2.5.0
+TOOLS=${DOCKET_TOOLS:-$HOME/.cache/docket-tools}
+GARAGE=${GARAGE:-$TOOLS/bin/garage}
+BUCKET=${DOCKET_S3_BUCKET:-docket-test}
+REGION=garage
+
+say() { echo "garage.sh: $*" >&2; }
+die() { say "$*"; exit 1; }
+
+install_garage() {
+    if [[ -x $GARAGE ]]; then
+        return
+    fi
+    command -v cargo > /dev/null || die "cargo is needed to build Garage $GARAGE_VERSION"
+    say "building Garage $GARAGE_VERSION from crates.io into $TOOLS (takes several minutes, once)"
+    mkdir -p "$TOOLS"
+    # Only what a test needs: the LMDB metadata engine, no metrics or K2V.
+    cargo install --locked garage --version "$GARAGE_VERSION" \
+        --no-default-features --features bundled-libs,lmdb \
+        --root "$TOOLS" >&2
+    [[ -x $GARAGE ]] || die "cargo install finished but $GARAGE is missing"
+}
+
+hex() { head -c "$1" /dev/urandom | od -An -tx1 | tr -d ' \n'; }
+
+# Three free TCP ports on 127.0.0.1 (S3 API, RPC, admin).
+free_ports() {
+    python3 - << 'EOF'
+import socket
+socks = []
+for _ in range(3):
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    socks.append(s)
+print(" ".join(str(s.getsockname()[1]) for s in socks))
+EOF
+}
+
+start() {
+    install_garage
+    local dir ports s3_port rpc_port admin_port
+    dir=$(mktemp -d "${TMPDIR:-/tmp}/docket-garage.XXXXXX")
+    read -r s3_port rpc_port admin_port <<< "$(free_ports)"
+    cat > "$dir/garage.toml" << EOF
+metadata_dir = "$dir/meta"
+data_dir = "$dir/data"
+db_engine = "lmdb"
+replication_factor = 1
+rpc_bind_addr = "127.0.0.1:$rpc_port"
+rpc_public_addr = "127.0.0.1:$rpc_port"
+rpc_secret = "$(hex 32)"
+
+[s3_api]
+s3_region = "$REGION"
+api_bind_addr = "127.0.0.1:$s3_port"
+root_domain = ".s3.garage.localhost"
+
+[admin]
+api_bind_addr = "127.0.0.1:$admin_port"
+admin_token = "$(hex 16)"
+EOF
+    chmod 600 "$dir/garage.toml"
+    local g=("$GARAGE" -c "$dir/garage.toml")
+    RUST_LOG=${RUST_LOG:-garage=warn} setsid "${g[@]}" server > "$dir/garage.log" 2>&1 < /dev/null &
+    echo $! > "$dir/garage.pid"
+    say "started Garage (pid $(cat "$dir/garage.pid")) in $dir, S3 API on 127.0.0.1:$s3_port"
+
+    local up=
+    for _ in $(seq 1 100); do
+        if "${g[@]}" status > /dev/null 2>&1; then
+            up=1
+            break
+        fi
+        kill -0 "$(cat "$dir/garage.pid")" 2> /dev/null || break
+        sleep 0.2
+    done
+    if [[ -z $up ]]; then
+        tail -n 20 "$dir/garage.log" >&2 || true
+        stop "$dir"
+        die "Garage did not come up"
+    fi
+
+    local node
+    node=$("${g[@]}" node id -q 2> /dev/null)
+    node=${node%%@*}
+    "${g[@]}" layout assign -z dc1 -c 1G "$node" > /dev/null
+    "${g[@]}" layout apply --version 1 > /dev/null
+
+    local key_id="GK$(hex 12)" secret
+    secret=$(hex 32)
+    "${g[@]}" key import "$key_id" "$secret" -n docket-test --yes > /dev/null
+    "${g[@]}" bucket create "$BUCKET" > /dev/null
+    "${g[@]}" bucket allow --read --write --owner --key "$key_id" "$BUCKET" > /dev/null
+
+    # The S3 API answers once the layout is live.
+    for _ in $(seq 1 50); do
+        if curl -s -o /dev/null "http://127.0.0.1:$s3_port/"; then
+            break
+        fi
+        sleep 0.2
+    done
+
+    cat << EOF
+export AWS_ENDPOINT_URL=http://127.0.0.1:$s3_port
+export AWS_REGION=$REGION
+export AWS_ACCESS_KEY_ID=$key_id
+export AWS_SECRET_ACCESS_KEY=$secret
+export DOCKET_S3_BUCKET=$BUCKET
+export DOCKET_TEST_BLOB_URL=s3://$BUCKET
+export DOCKET_GARAGE_DIR=$dir
+EOF
+}
+
+stop() {
+    local dir=${1:-${DOCKET_GARAGE_DIR:-}}
+    [[ -n $dir ]] || die "stop: give the directory start printed (DOCKET_GARAGE_DIR)"
+    [[ -f $dir/garage.toml ]] || die "stop: $dir is not a directory made by garage.sh start"
+    if [[ -f $dir/garage.pid ]]; then
+        local pid
+        pid=$(cat "$dir/garage.pid")
+        if kill "$pid" 2> /dev/null; then
+            for _ in $(seq 1 50); do
+                kill -0 "$pid" 2> /dev/null || break
+                sleep 0.1
+            done
+            kill -9 "$pid" 2> /dev/null || true
+        fi
+    fi
+    rm -rf "$dir"
+    say "stopped Garage in $dir"
+}
+
+case "${1:-}" in
+    install) install_garage; echo "$GARAGE" ;;
+    start) start ;;
+    stop) stop "${2:-}" ;;
+    *) die "usage: $0 install | start | stop [DIR]" ;;
+esac
