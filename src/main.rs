@@ -72,13 +72,18 @@ fn serve(
 /// block comes from a per-thread arena that keeps the memory after it is freed: with password
 /// checks running on changing blocking threads, a bounded number of checks still grew the
 /// process to the sum of every arena (about 1 GB on two cores). A fixed threshold keeps large
-/// blocks mmapped and returned on free, so memory follows the bound. (The static musl build
-/// always maps large blocks.)
+/// blocks mmapped and returned on free, so memory follows the bound. Each arena also reserves
+/// 64 MiB of address space, and glibc allows eight per core: with PostgreSQL, more threads
+/// touch the allocator (each connection's client), so the arenas are capped at two per core.
+/// (The static musl build always maps large blocks and has no arenas.)
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn fixed_mmap_threshold() {
+    let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let arenas = i32::try_from(2 * cores).unwrap_or(i32::MAX);
     // SAFETY: mallopt only changes allocator parameters; called before any other thread runs.
     unsafe {
         libc::mallopt(libc::M_MMAP_THRESHOLD, 256 * 1024);
+        libc::mallopt(libc::M_ARENA_MAX, arenas);
     }
 }
 

@@ -155,7 +155,8 @@ async fn signing_request_with_attachment_goes_out_through_smtp() {
         .unwrap();
     assert_eq!(r["sendStatus"], "SENT");
     let events = db
-        .read_blocking(move |c| docket::documents::audit::list(c, doc))
+        .read(move |c| docket::documents::audit::list(c, doc))
+        .await
         .unwrap();
     assert!(
         events

@@ -39,7 +39,13 @@ async fn every_flag_is_also_an_environment_variable_and_logs_carry_request_ids()
         server.banner_value("public url").as_deref(),
         Some("https://docket.example.org")
     );
-    assert!(data.join("docket.db").exists());
+    // DOCKET_DATA_DIR was honoured: the data dir holds the database (or, on PostgreSQL, the
+    // secrets every data dir has).
+    if crate::harness::on_postgres() {
+        assert!(data.join("secrets").is_dir());
+    } else {
+        assert!(data.join("docket.db").exists());
+    }
     let c = client(server.addr, None);
     let resp = c
         .get(format!("http://127.0.0.1:{}/healthz", server.addr.port()))
