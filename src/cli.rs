@@ -35,11 +35,27 @@ pub struct Cli {
     )]
     pub database_url_file: Option<PathBuf>,
 
+    /// A file (mode 0600) holding the secret key that seals the secrets every node shares, in the database: 64 hex characters or base64 of 32 bytes (`openssl rand -hex 32`). Required with PostgreSQL; the key itself may come in DOCKET_SECRET_KEY instead
+    #[arg(
+        long,
+        global = true,
+        env = "DOCKET_SECRET_KEY_FILE",
+        value_name = "FILE"
+    )]
+    pub secret_key_file: Option<PathBuf>,
+
     #[command(subcommand)]
     pub command: Command,
 }
 
 impl Cli {
+    /// The secret key from `--secret-key-file` or the variable `DOCKET_SECRET_KEY` (read
+    /// from the environment only, so the key itself never stands on a command line).
+    pub fn secret_key(&self) -> Result<Option<crate::secrets::NodeKey>, String> {
+        let text = std::env::var("DOCKET_SECRET_KEY").ok();
+        crate::secrets::NodeKey::from_flags(self.secret_key_file.as_deref(), text.as_deref())
+    }
+
     /// The database the flags name.
     pub fn database(&self) -> Result<crate::db::Target, String> {
         crate::db::Target::from_flags(

@@ -60,6 +60,9 @@ pub struct Config {
     pub data_dir: PathBuf,
     /// SQLite under `data_dir` (the default), or a PostgreSQL database shared by every node.
     pub database: crate::db::Target,
+    /// The key that seals the secrets every node shares, in the database (`--secret-key-file`
+    /// or `DOCKET_SECRET_KEY`); required with PostgreSQL, optional with SQLite.
+    pub secret_key: Option<crate::secrets::NodeKey>,
     pub tls: Tls,
     pub seal: SealCert,
     pub max_upload_bytes: u64,
@@ -275,6 +278,7 @@ impl Config {
             app_url,
             data_dir,
             database: crate::db::Target::Sqlite,
+            secret_key: None,
             tls,
             seal,
             max_upload_bytes: args.max_upload_mb * 1024 * 1024,
