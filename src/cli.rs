@@ -52,7 +52,9 @@ impl Cli {
     /// The secret key from `--secret-key-file` or the variable `DOCKET_SECRET_KEY` (read
     /// from the environment only, so the key itself never stands on a command line).
     pub fn secret_key(&self) -> Result<Option<crate::secrets::NodeKey>, String> {
-        let text = std::env::var("DOCKET_SECRET_KEY").ok();
+        let text = std::env::var("DOCKET_SECRET_KEY")
+            .ok()
+            .filter(|t| !t.trim().is_empty());
         crate::secrets::NodeKey::from_flags(self.secret_key_file.as_deref(), text.as_deref())
     }
 

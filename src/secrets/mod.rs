@@ -143,9 +143,36 @@ fn dirs_file(dir: &Path, file: &str) -> Option<Vec<u8>> {
 /// The shared secrets of one database, sealed under the node key.
 #[derive(Clone)]
 pub struct Shared {
-    db: Db,
+    db: Arc<DbHandle>,
     cipher: Arc<XChaCha20Poly1305>,
     dirs: Dirs,
+}
+
+/// The database of the shared secrets. The lazily loaded secrets (the seal certificate, the ID
+/// token key) keep it as long as the tasks that use them, so the last handle on a PostgreSQL
+/// pool may go with an async task (the sealer's, at shutdown); closing the synchronous
+/// client's connections blocks, which must not happen on an async thread, so a handle
+/// dropped in the runtime is let go on a thread of its own.
+struct DbHandle(Option<Db>);
+
+impl DbHandle {
+    fn get(&self) -> Result<&Db, String> {
+        self.0
+            .as_ref()
+            .ok_or_else(|| "the shared secrets' database is closed".to_string())
+    }
+}
+
+impl Drop for DbHandle {
+    fn drop(&mut self) {
+        if let Some(db) = self.0.take()
+            && tokio::runtime::Handle::try_current().is_ok()
+        {
+            let _ = std::thread::Builder::new()
+                .name("docket-secrets-db".into())
+                .spawn(move || drop(db));
+        }
+    }
 }
 
 /// A value as stored: its plain bytes, and the sealed bytes that `replace` compares.
@@ -159,7 +186,7 @@ impl Shared {
     /// check row was sealed under another key. The first node records the check row.
     pub fn open(db: Db, key: &NodeKey, dirs: Dirs) -> Result<Shared, String> {
         let shared = Shared {
-            db,
+            db: Arc::new(DbHandle(Some(db))),
             cipher: Arc::new(XChaCha20Poly1305::new(key.bytes().into())),
             dirs,
         };
@@ -199,6 +226,7 @@ impl Shared {
         let owned = name.to_string();
         let sealed = self
             .db
+            .get()?
             .read_blocking(move |c| Ok(store::get(c, &owned)?))
             .map_err(|e| format!("reading the shared secret {name}: {e}"))?;
         sealed
@@ -215,6 +243,7 @@ impl Shared {
     pub fn list(&self, prefix: &str) -> Result<Vec<(String, Vec<u8>)>, String> {
         let rows = self
             .db
+            .get()?
             .read_blocking(|c| Ok(store::all(c)?))
             .map_err(|e| format!("reading the shared secrets: {e}"))?;
         rows.into_iter()
@@ -231,6 +260,7 @@ impl Shared {
         let sealed = self.seal_value(name, plain)?;
         let owned = name.to_string();
         self.db
+            .get()?
             .write_blocking(move |c| Ok(store::insert(c, &owned, &sealed, crate::db::now())?))
             .map_err(|e| format!("storing the shared secret {name}: {e}"))
     }
@@ -241,6 +271,7 @@ impl Shared {
         let sealed = self.seal_value(name, plain)?;
         let (owned, old) = (name.to_string(), old.sealed.clone());
         self.db
+            .get()?
             .write_blocking(move |c| {
                 Ok(store::replace(c, &owned, &old, &sealed, crate::db::now())?)
             })

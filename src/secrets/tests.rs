@@ -302,3 +302,19 @@ fn nodes_share_the_local_ca_and_the_id_token_key() {
     };
     assert_eq!(ids(&a), ids(&b), "one ID token key");
 }
+
+/// The sealer may hold the last handle on the pool and end on an async thread (at shutdown):
+/// closing PostgreSQL's synchronous connections there must not panic.
+#[test]
+fn the_last_handle_may_go_on_an_async_thread() {
+    let Some(url) = postgres() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let shared = Shared::open(pg_node(&url), &key(9), dirs(tmp.path())).unwrap();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .build()
+        .unwrap();
+    runtime.block_on(async move {
+        tokio::spawn(async move { drop(shared) }).await.unwrap();
+    });
+}
