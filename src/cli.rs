@@ -81,6 +81,8 @@ pub enum Command {
     Backup(BackupArgs),
     /// Outgoing mail: the queue and the outbox
     Mail(MailArgs),
+    /// The secrets every node shares: check the secret key against the database
+    Secrets(SecretsArgs),
     /// Create or upgrade the database schema (PostgreSQL: once for every node, under a lock)
     Migrate(JsonFlag),
     /// Print version, commit and SQLite version
@@ -464,6 +466,21 @@ pub struct BackupArgs {
     pub out: JsonFlag,
     /// Directory to create; must not exist yet
     pub dest: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct SecretsArgs {
+    #[command(flatten)]
+    pub out: JsonFlag,
+    #[command(subcommand)]
+    pub command: SecretsCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SecretsCommand {
+    /// Say where the secrets live; with a secret key, check that it opens every shared secret
+    /// of the database (the first node's key becomes the database's), without printing any
+    Check,
 }
 
 #[derive(Debug, Args)]

@@ -38,6 +38,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Apikey(a) => admin::apikey::run(&open(cli.data_dir, a.out.json)?, a.command),
         Command::Backup(a) => admin::backup::backup(&open(cli.data_dir, a.out.json)?, &a.dest),
         Command::Mail(a) => admin::mail::run(&open(cli.data_dir, a.out.json)?, a.command),
+        Command::Secrets(a) => admin::secrets::run(&open(cli.data_dir, a.out.json)?, a.command),
         Command::Version(f) => {
             admin::backup::version(f.json);
             Ok(())

@@ -255,6 +255,11 @@ impl Shared {
             .collect()
     }
 
+    /// The names of the stored values, each checked to open under this key.
+    pub fn names(&self) -> Result<Vec<String>, String> {
+        Ok(self.list("")?.into_iter().map(|(name, _)| name).collect())
+    }
+
     /// Stores `plain` as `name` unless that name is taken: answers whether it was stored.
     pub fn insert(&self, name: &str, plain: &[u8]) -> Result<bool, String> {
         let sealed = self.seal_value(name, plain)?;

@@ -89,6 +89,16 @@ impl LocalCa {
             .map_err(|e| format!("the shared {SHARED_CA}: {e}"))?;
         let path = ca_path(&dir);
         if std::fs::read_to_string(&path).ok().as_deref() != Some(ca.cert_pem.as_str()) {
+            // A leaf this node kept from another CA (its own, before it joined) would be served
+            // with a chain that does not hold: it goes, and `ensure_leaf` issues one from this CA.
+            for leaf in [leaf_path(&dir), leaf_key_path(&dir)] {
+                match std::fs::remove_file(&leaf) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(io_err(&leaf, e));
+                    }
+                    _ => {}
+                }
+            }
             write_atomic(&path, ca.cert_pem.as_bytes(), false).map_err(|e| io_err(&path, e))?;
         }
         Ok(ca)
@@ -401,6 +411,37 @@ mod tests {
         assert!(needs_renewal(dir, &more, in_61_days));
         let info = inspect(&ensure_leaf(dir, &ca, &more, in_61_days).unwrap().certs[0]).unwrap();
         assert_eq!(canonical_names(&info.names), canonical_names(&more));
+    }
+
+    #[test]
+    fn a_node_joining_a_database_drops_the_leaf_of_its_own_ca() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (mine, theirs) = (tmp.path().join("mine"), tmp.path().join("theirs"));
+        std::fs::create_dir_all(&mine).unwrap();
+        std::fs::create_dir_all(&theirs).unwrap();
+        let now = OffsetDateTime::now_utc();
+        let own = LocalCa::load_or_create(&mine).unwrap();
+        ensure_leaf(&mine, &own, &names(), now).unwrap();
+        // The database already has another node's CA.
+        let db = crate::db::Db::open(&tmp.path().join("t.db"), tmp.path(), 2).unwrap();
+        let key = crate::secrets::NodeKey::parse(&"cd".repeat(32)).unwrap();
+        let node = |dir: &Path| {
+            let dirs = crate::secrets::Dirs {
+                secrets: dir.to_path_buf(),
+                tls: dir.to_path_buf(),
+            };
+            Source::Database(crate::secrets::Shared::open(db.clone(), &key, dirs).unwrap())
+        };
+        let shared = LocalCa::from_source(&node(&theirs)).unwrap();
+        let joined = LocalCa::from_source(&node(&mine)).unwrap();
+        assert_eq!(joined.fingerprint(), shared.fingerprint());
+        assert_ne!(joined.fingerprint(), own.fingerprint());
+        assert!(needs_renewal(&mine, &names(), now), "the old leaf is gone");
+        let chain = ensure_leaf(&mine, &joined, &names(), now).unwrap();
+        assert_eq!(chain.certs[1].as_ref(), shared.der());
+        // The leaf it issued stays while the CA does.
+        LocalCa::from_source(&node(&mine)).unwrap();
+        assert!(!needs_renewal(&mine, &names(), now));
     }
 
     #[test]

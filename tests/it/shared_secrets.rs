@@ -1,7 +1,8 @@
-//! Several nodes on one PostgreSQL database share their secrets through it (sealed under the
-//! secret key): what one node signs, another accepts, and both serve a certificate from the
-//! same local CA. A node with another key, or none, refuses to start. Runs only on
-//! PostgreSQL (`DOCKET_TEST_POSTGRES`, see tests/pg/postgres.sh).
+//! Secrets in the database, sealed under the secret key. Several nodes on one PostgreSQL
+//! database share them: what one node signs, another accepts, and both serve a certificate
+//! from the same local CA; a node with another key, or none, refuses to start (only on
+//! PostgreSQL: `DOCKET_TEST_POSTGRES`, see tests/pg/postgres.sh). A single node given a key
+//! keeps them in its database too, and `docket secrets check` tells a wrong key.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
@@ -11,7 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::api::{Api, fixture};
-use crate::harness::{BIN, BinServer, client, docket_json, on_postgres, postgres_for};
+use crate::harness::{BIN, BinServer, client, docket, docket_json, on_postgres, postgres_for};
 
 /// A private key file holding `hex`.
 fn key_file(path: &Path, hex: &str) -> String {
@@ -175,6 +176,35 @@ async fn nodes_with_one_key_share_their_secrets_and_another_key_is_refused() {
     let (status, body) = at_b.upload(&to_node_b, fixture("a4-1p.pdf")).await;
     assert_eq!(status, 200, "B accepts what A signed: {body}");
 
+    // The admin command opens every shared secret with the same key.
+    let checked = tokio::task::spawn_blocking({
+        let (a_dir, url, key) = (a_dir.clone(), url.clone(), key.clone());
+        move || {
+            docket_json(
+                &a_dir,
+                &[
+                    "--database-url",
+                    &url,
+                    "--secret-key-file",
+                    &key,
+                    "secrets",
+                    "check",
+                ],
+                None,
+            )
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(checked["store"], "database", "{checked}");
+    assert!(
+        checked["secrets"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("oidc-signing.pem")),
+        "{checked}"
+    );
+
     // A third node with another key, or none, does not start, and says why.
     let other = key_file(
         &tmp.path().join("other.key"),
@@ -212,4 +242,58 @@ async fn nodes_with_one_key_share_their_secrets_and_another_key_is_refused() {
     assert!(!ok);
     assert!(err.contains("--secret-key-file"), "{err}");
     drop((a, b));
+}
+
+#[test]
+fn a_single_node_given_a_key_keeps_its_secrets_in_the_database() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let key = key_file(
+        &tmp.path().join("secret.key"),
+        "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0",
+    );
+    let server = BinServer::start_in(&data, &["--secret-key-file", &key]);
+    let checked = docket_json(
+        &data,
+        &["secrets", "check", "--secret-key-file", &key],
+        None,
+    );
+    assert_eq!(checked["store"], "database", "{checked}");
+    let names: Vec<&str> = checked["secrets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    for name in [
+        "account-secrets.key",
+        "hmac-1.key",
+        "key-check",
+        "local-ca",
+        "webhook-secrets.key",
+    ] {
+        assert!(names.contains(&name), "{name} in {names:?}");
+    }
+    let files: Vec<_> = std::fs::read_dir(data.join("secrets")).unwrap().collect();
+    assert!(files.is_empty(), "no secret files beside the database");
+    assert!(data.join("tls/ca.pem").exists() && !data.join("tls/ca.key").exists());
+    drop(server);
+
+    let other = key_file(
+        &tmp.path().join("other.key"),
+        "1f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0",
+    );
+    let out = docket(
+        &data,
+        &["secrets", "check", "--secret-key-file", &other],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("does not match this database's"), "{err}");
+    if !on_postgres() {
+        // Without the key, SQLite falls back to files: the check says so, it does not fail.
+        let files = docket_json(&data, &["secrets", "check"], None);
+        assert_eq!(files["store"], "files", "{files}");
+    }
 }
