@@ -107,8 +107,7 @@ impl Source {
         match self {
             Source::Files(dirs) => file_get_or_create(&dirs.secrets.join(file), generate),
             Source::Database(shared) => {
-                let adopted = dirs_file(&shared.dirs.secrets, file);
-                shared.get_or_create(file, || match adopted {
+                shared.get_or_create(file, || match dirs_file(&shared.dirs.secrets, file) {
                     Some(bytes) => Ok(bytes),
                     None => generate(),
                 })
@@ -190,14 +189,18 @@ impl Shared {
             cipher: Arc::new(XChaCha20Poly1305::new(key.bytes().into())),
             dirs,
         };
-        let check = match shared.get_or_create(CHECK_NAME, || Ok(CHECK_VALUE.to_vec())) {
-            Err(e) if e == undecryptable(CHECK_NAME) => return Err(WRONG_KEY.into()),
-            other => other?,
-        };
-        if check != CHECK_VALUE {
-            return Err(WRONG_KEY.into());
+        // The first node records the check; every node (that one too, should another have
+        // been faster with another key) then opens the one stored.
+        if shared.sealed(CHECK_NAME)?.is_none() {
+            shared.insert(CHECK_NAME, CHECK_VALUE)?;
         }
-        Ok(shared)
+        let sealed = shared
+            .sealed(CHECK_NAME)?
+            .ok_or("the secret key check vanished after it was stored")?;
+        match shared.open_value(CHECK_NAME, &sealed) {
+            Ok(check) if check == CHECK_VALUE => Ok(shared),
+            _ => Err(WRONG_KEY.into()),
+        }
     }
 
     /// The node's own secret directories (for secrets an earlier single node left there).
@@ -223,13 +226,7 @@ impl Shared {
 
     /// The value named `name`, if stored.
     pub fn get(&self, name: &str) -> Result<Option<Stored>, String> {
-        let owned = name.to_string();
-        let sealed = self
-            .db
-            .get()?
-            .read_blocking(move |c| Ok(store::get(c, &owned)?))
-            .map_err(|e| format!("reading the shared secret {name}: {e}"))?;
-        sealed
+        self.sealed(name)?
             .map(|sealed| {
                 Ok(Stored {
                     plain: self.open_value(name, &sealed)?,
@@ -237,6 +234,15 @@ impl Shared {
                 })
             })
             .transpose()
+    }
+
+    /// The sealed bytes stored as `name`, if any.
+    fn sealed(&self, name: &str) -> Result<Option<Vec<u8>>, String> {
+        let owned = name.to_string();
+        self.db
+            .get()?
+            .read_blocking(move |c| Ok(store::get(c, &owned)?))
+            .map_err(|e| format!("reading the shared secret {name}: {e}"))
     }
 
     /// Every stored value whose name starts with `prefix`, by name.
@@ -316,16 +322,12 @@ impl Shared {
         let aad = associated_data(name);
         self.cipher
             .decrypt(XNonce::from_slice(nonce), Payload { msg: ct, aad: &aad })
-            .map_err(|_| undecryptable(name))
+            .map_err(|_| format!("the shared secret {name} does not open with this secret key"))
     }
 }
 
 fn associated_data(name: &str) -> Vec<u8> {
     format!("docket shared secret v1\n{name}").into_bytes()
-}
-
-fn undecryptable(name: &str) -> String {
-    format!("the shared secret {name} does not open with this secret key")
 }
 
 #[cfg(test)]
