@@ -1,6 +1,6 @@
 -- Docket database schema: the schema of a new database (embedded in the binary).
 --
--- Version 13 (PRAGMA user_version). A database of an older version is upgraded at start by the
+-- Version 14 (PRAGMA user_version). A database of an older version is upgraded at start by the
 -- numbered migrations in src/db/migrations/, each in one transaction, after an automatic backup.
 -- When you change this file, add the matching migration and bump db::migrate::LATEST; a unit
 -- test checks that the oldest schema plus every migration equals this file.
@@ -428,3 +428,15 @@ CREATE TABLE account_invites (
 );
 CREATE INDEX account_invites_email ON account_invites (email, created_at);
 CREATE INDEX account_invites_recipient ON account_invites (recipient_id);
+
+-- Secret material every node must share (the HMAC key ring of signed URLs and CSRF tokens, the
+-- webhook and account secret keys, the ID token key, the local CA, the seal certificate), kept
+-- in the database when docket runs with a secret key (--secret-key-file or DOCKET_SECRET_KEY;
+-- required with PostgreSQL). `sealed` is XChaCha20-Poly1305 under that key, bound to `name`;
+-- the row `key-check` holds a known value that tells a wrong key at start. Without a secret
+-- key (SQLite), the secrets stay in files under the data dir and this table stays empty.
+CREATE TABLE shared_secrets (
+    name       TEXT PRIMARY KEY,
+    sealed     BLOB NOT NULL,
+    created_at INTEGER NOT NULL
+);

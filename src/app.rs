@@ -72,7 +72,8 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
     let app_url = config.app_url.clone().unwrap_or_else(|| public_url.clone());
     let stores = open_stores(&config, &data, &public_url).await?;
     let names = config.tls_names(&public_url);
-    let tls = load_tls(&config, &data, &names).await?;
+    let secrets = stores.secrets.clone();
+    let tls = load_tls(&config, &secrets, &data, &names).await?;
     let user_count = stores
         .db
         .read(crate::users::store::count)
@@ -87,7 +88,7 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         tls.as_ref(),
         user_count,
     );
-    let seal = load_seal(&config, &data).await?;
+    let seal = load_seal(&config, &secrets).await?;
     let wakes = Workers::default();
     let mail_worker = mail_worker(&config, &public_url, &stores.db, &stores.blobs, &wakes.mail)?;
     let webhook_secrets = stores.webhook_secrets.clone();
@@ -95,6 +96,7 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
     let (workers, stop_workers) = spawn_workers(&config, &state, webhook_secrets, mail_worker);
     let renewal = match (&tls, &config.tls) {
         (Some(t), Tls::Auto { .. }) => Some(tokio::spawn(renew_forever(
+            secrets,
             data.tls(),
             names,
             t.certs.clone(),
@@ -147,6 +149,8 @@ fn dir_err(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> StartupErro
 /// What lives in the data directory: the database, the keys, the blobs and the page cache.
 struct Stores {
     db: Db,
+    /// Where the secrets live: the data dir's files, or the database (with a secret key).
+    secrets: crate::secrets::Source,
     ring: KeyRing,
     blobs: BlobStore,
     webhook_secrets: Arc<crate::webhooks::secret::SecretBox>,
@@ -166,26 +170,28 @@ async fn open_stores(
     let blob_url = config.blob_url.clone();
     let public = base(public_url);
     let database = config.database.clone();
+    let key = config.secret_key.clone();
+    crate::secrets::Source::check_flags(&database, key.as_ref()).map_err(StartupError::Config)?;
     tokio::task::spawn_blocking(move || -> Result<_, StartupError> {
         let db = database.open(&data.database(), &data.backups(), POOL_SIZE, true)?;
+        let source =
+            crate::secrets::Source::open(&db, &data, key.as_ref()).map_err(StartupError::Config)?;
         db.write_blocking(move |c| {
             crate::settings::set(c, crate::settings::PUBLIC_URL, &public, crate::db::now())
         })
         .map_err(|e| StartupError::Config(format!("recording the public URL: {e}")))?;
-        let secrets = data.secrets();
-        let ring = KeyRing::load_or_create(&secrets).map_err(dir_err(&secrets))?;
+        let ring = KeyRing::from_source(&source).map_err(StartupError::Config)?;
         let blobs = BlobStore::open_url(&blob_url, &data.blobs(), &data.blob_cache())
             .map_err(StartupError::BlobStore)?;
         if blobs.is_remote() {
             tracing::info!(store = %blobs.describe(), "blobs are kept in a bucket");
         }
-        let webhook_secrets = crate::webhooks::secret::SecretBox::load_or_create(&secrets)
-            .map_err(dir_err(&secrets))?;
-        let account_secrets = crate::webhooks::secret::SecretBox::load_or_create_file(
-            &secrets,
-            crate::factors::SECRETS_FILE,
-        )
-        .map_err(dir_err(&secrets))?;
+        let boxed = |file| {
+            crate::webhooks::secret::SecretBox::from_source(&source, file)
+                .map_err(StartupError::Config)
+        };
+        let webhook_secrets = boxed(crate::webhooks::secret::FILE)?;
+        let account_secrets = boxed(crate::factors::SECRETS_FILE)?;
         if let Ok(n @ 1..) = blobs.clean_stale_temp(Duration::from_secs(24 * 3600)) {
             tracing::info!(files = n, "removed unfinished uploads left by a crash");
         }
@@ -193,6 +199,7 @@ async fn open_stores(
             .map_err(dir_err(&data.page_cache()))?;
         Ok(Stores {
             db,
+            secrets: source,
             ring,
             blobs,
             webhook_secrets: Arc::new(webhook_secrets),
@@ -208,14 +215,16 @@ async fn open_stores(
 /// for `names`.
 async fn load_tls(
     config: &Config,
+    secrets: &crate::secrets::Source,
     data: &DataDir,
     names: &[String],
 ) -> Result<Option<crate::tls::Tls>, StartupError> {
     let (mode, tls_dir, names) = (config.tls.clone(), data.tls(), names.to_vec());
+    let secrets = secrets.clone();
     tokio::task::spawn_blocking(move || match mode {
         Tls::Off => Ok(None),
         Tls::Files { cert, key } => crate::tls::from_files(&cert, &key).map(Some),
-        Tls::Auto { .. } => crate::tls::self_issued(&tls_dir, &names).map(Some),
+        Tls::Auto { .. } => crate::tls::self_issued(&secrets, &tls_dir, &names).map(Some),
     })
     .await
     .map_err(|e| StartupError::Tls(e.to_string()))?
@@ -226,11 +235,11 @@ async fn load_tls(
 /// when first needed.
 async fn load_seal(
     config: &Config,
-    data: &DataDir,
+    secrets: &crate::secrets::Source,
 ) -> Result<crate::signing::sealing::SealKey, StartupError> {
     use crate::signing::sealing::SealKey;
     match &config.seal {
-        crate::config::SealCert::Auto => Ok(SealKey::lazy(data.tls())),
+        crate::config::SealCert::Auto => Ok(SealKey::lazy(secrets.clone())),
         crate::config::SealCert::Files { cert, key } => {
             let (cert, key) = (cert.clone(), key.clone());
             let signer = tokio::task::spawn_blocking(move || {
@@ -254,6 +263,7 @@ fn app_state(
     wakes: &Workers,
 ) -> AppState {
     let keys = Arc::new(stores.ring);
+    let id_tokens = Arc::new(crate::oauth::oidc::IdTokens::lazy(stores.secrets.clone()));
     let relying_party = crate::factors::passkey::RelyingParty::for_app(&app_url);
     AppState {
         config: Arc::new(config.clone()),
@@ -274,7 +284,7 @@ fn app_state(
             secrets: stores.account_secrets,
             rp: relying_party,
         },
-        id_tokens: Arc::new(crate::oauth::oidc::IdTokens::lazy(&data.secrets())),
+        id_tokens,
     }
 }
 
@@ -350,19 +360,20 @@ fn mail_worker(
 
 /// Reissues the self-issued leaf when it nears expiry, without a restart.
 async fn renew_forever(
+    secrets: crate::secrets::Source,
     dir: std::path::PathBuf,
     names: Vec<String>,
     certs: Arc<crate::tls::SwappableCert>,
 ) {
     loop {
         tokio::time::sleep(RENEWAL_CHECK).await;
-        let (dir, names) = (dir.clone(), names.clone());
+        let (secrets, dir, names) = (secrets.clone(), dir.clone(), names.clone());
         let renewed = tokio::task::spawn_blocking(move || {
             let now = time::OffsetDateTime::now_utc();
             if !crate::tls::auto::needs_renewal(&dir, &names, now) {
                 return Ok(None);
             }
-            let ca = crate::tls::auto::LocalCa::load_or_create(&dir)?;
+            let ca = crate::tls::auto::LocalCa::from_source(&secrets)?;
             crate::tls::auto::ensure_leaf(&dir, &ca, &names, now).map(Some)
         })
         .await;

@@ -35,11 +35,29 @@ pub struct Cli {
     )]
     pub database_url_file: Option<PathBuf>,
 
+    /// A file (mode 0600) holding the secret key that seals the secrets every node shares, in the database: 64 hex characters or base64 of 32 bytes (`openssl rand -hex 32`). Required with PostgreSQL; the key itself may come in DOCKET_SECRET_KEY instead
+    #[arg(
+        long,
+        global = true,
+        env = "DOCKET_SECRET_KEY_FILE",
+        value_name = "FILE"
+    )]
+    pub secret_key_file: Option<PathBuf>,
+
     #[command(subcommand)]
     pub command: Command,
 }
 
 impl Cli {
+    /// The secret key from `--secret-key-file` or the variable `DOCKET_SECRET_KEY` (read
+    /// from the environment only, so the key itself never stands on a command line).
+    pub fn secret_key(&self) -> Result<Option<crate::secrets::NodeKey>, String> {
+        let text = std::env::var("DOCKET_SECRET_KEY")
+            .ok()
+            .filter(|t| !t.trim().is_empty());
+        crate::secrets::NodeKey::from_flags(self.secret_key_file.as_deref(), text.as_deref())
+    }
+
     /// The database the flags name.
     pub fn database(&self) -> Result<crate::db::Target, String> {
         crate::db::Target::from_flags(
@@ -63,6 +81,8 @@ pub enum Command {
     Backup(BackupArgs),
     /// Outgoing mail: the queue and the outbox
     Mail(MailArgs),
+    /// The secrets every node shares: check the secret key against the database
+    Secrets(SecretsArgs),
     /// Create or upgrade the database schema (PostgreSQL: once for every node, under a lock)
     Migrate(JsonFlag),
     /// Print version, commit and SQLite version
@@ -466,6 +486,21 @@ pub struct BackupArgs {
         value_name = "URL"
     )]
     pub blob_url: String,
+}
+
+#[derive(Debug, Args)]
+pub struct SecretsArgs {
+    #[command(flatten)]
+    pub out: JsonFlag,
+    #[command(subcommand)]
+    pub command: SecretsCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum SecretsCommand {
+    /// Say where the secrets live; with a secret key, check that it opens every shared secret
+    /// of the database (the first node's key becomes the database's), without printing any
+    Check,
 }
 
 #[derive(Debug, Args)]

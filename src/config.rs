@@ -62,6 +62,9 @@ pub struct Config {
     pub data_dir: PathBuf,
     /// SQLite under `data_dir` (the default), or a PostgreSQL database shared by every node.
     pub database: crate::db::Target,
+    /// The key that seals the secrets every node shares, in the database (`--secret-key-file`
+    /// or `DOCKET_SECRET_KEY`); required with PostgreSQL, optional with SQLite.
+    pub secret_key: Option<crate::secrets::NodeKey>,
     pub tls: Tls,
     pub seal: SealCert,
     /// Where blobs live (`--blob-url`).
@@ -279,6 +282,7 @@ impl Config {
             app_url,
             data_dir,
             database: crate::db::Target::Sqlite,
+            secret_key: None,
             tls,
             seal,
             blob_url: crate::blob::BlobUrl::parse(&args.blob_url)

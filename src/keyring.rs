@@ -1,4 +1,5 @@
-//! The HMAC key ring in `<data>/secrets/`: one 256-bit key a file (`hmac-<n>.key`, mode 0600).
+//! The HMAC key ring in `<data>/secrets/`: one 256-bit key a file (`hmac-<n>.key`, mode 0600),
+//! or, with a secret key, the database's shared secrets of the same names (`secrets`).
 //!
 //! The newest key signs; every key still on disk verifies, so keys can rotate without breaking
 //! URLs already handed out. Key ids travel in signed URLs, never the keys.
@@ -11,6 +12,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 
 use crate::datadir::write_atomic;
+use crate::secrets::{Shared, Source};
 
 #[derive(Clone)]
 pub struct KeyRing {
@@ -33,19 +35,13 @@ impl KeyRing {
         for entry in fs::read_dir(dir)? {
             let path = entry?.path();
             if let Some(n) = key_number(&path) {
-                let text = fs::read_to_string(&path)?;
-                let key = STANDARD.decode(text.trim()).map_err(|e| {
+                let text = fs::read(&path)?;
+                let key = parse_key(&text).map_err(|e| {
                     std::io::Error::new(
                         std::io::ErrorKind::InvalidData,
-                        format!("{}: not a base64 key: {e}", path.display()),
+                        format!("{}: {e}", path.display()),
                     )
                 })?;
-                if key.len() < 32 {
-                    return Err(std::io::Error::new(
-                        std::io::ErrorKind::InvalidData,
-                        format!("{}: key shorter than 256 bits", path.display()),
-                    ));
-                }
                 keys.insert(n, key);
             }
         }
@@ -58,11 +54,80 @@ impl KeyRing {
 
     /// Adds a new active key and returns its id.
     pub fn rotate(&mut self, dir: &Path) -> std::io::Result<String> {
-        let next = self.keys.keys().next_back().map_or(1, |n| n + 1);
+        let next = self.next_number();
         let key = crate::crypto::random_bytes(32);
-        write_atomic(&key_path(dir, next), STANDARD.encode(&key).as_bytes(), true)?;
+        write_atomic(&key_path(dir, next), &encode_key(&key), true)?;
         self.keys.insert(next, key);
         Ok(key_id(next))
+    }
+
+    /// The ring `source` keeps: the files of `<data>/secrets/` as `load_or_create` reads them,
+    /// or the database's rows `hmac-<n>.key` (the same text as the files; when there are none
+    /// yet, the node's own files are adopted, or a first key is made). Blocking.
+    pub fn from_source(source: &Source) -> Result<KeyRing, String> {
+        let shared = match source {
+            Source::Files(dirs) => {
+                return KeyRing::load_or_create(&dirs.secrets)
+                    .map_err(|e| format!("{}: {e}", dirs.secrets.display()));
+            }
+            Source::Database(shared) => shared,
+        };
+        let mut ring = ring_in(shared)?;
+        if ring.keys.is_empty() {
+            let adopted = KeyRing::adoptable(&shared.dirs().secrets);
+            let first = match adopted.keys.is_empty() {
+                true => BTreeMap::from([(1, crate::crypto::random_bytes(32))]),
+                false => adopted.keys,
+            };
+            for (n, key) in &first {
+                shared.insert(&file_name(*n), &encode_key(key))?;
+            }
+            ring = ring_in(shared)?;
+        }
+        if ring.keys.is_empty() {
+            return Err("the shared key ring is empty after a key was stored".into());
+        }
+        Ok(ring)
+    }
+
+    /// Adds a new active key to the ring `source` keeps and returns its id. In the database,
+    /// a node that rotates at the same moment as another gets the other's key as the new one.
+    pub fn rotate_in(&mut self, source: &Source) -> Result<String, String> {
+        let shared = match source {
+            Source::Files(dirs) => {
+                return self
+                    .rotate(&dirs.secrets)
+                    .map_err(|e| format!("{}: {e}", dirs.secrets.display()));
+            }
+            Source::Database(shared) => shared,
+        };
+        let next = self.next_number();
+        shared.insert(
+            &file_name(next),
+            &encode_key(&crate::crypto::random_bytes(32)),
+        )?;
+        *self = ring_in(shared)?;
+        Ok(self.active().0)
+    }
+
+    /// The keys in the files of `dir`, when they read (none otherwise).
+    fn adoptable(dir: &Path) -> KeyRing {
+        let keys = fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|entry| {
+                let path = entry.path();
+                let n = key_number(&path)?;
+                let key = parse_key(&fs::read(&path).ok()?).ok()?;
+                Some((n, key))
+            })
+            .collect();
+        KeyRing { keys }
+    }
+
+    fn next_number(&self) -> u32 {
+        self.keys.keys().next_back().map_or(1, |n| n + 1)
     }
 
     /// The id and bytes of the key that signs.
@@ -93,16 +158,55 @@ fn key_id(n: u32) -> String {
     format!("k{n}")
 }
 
+fn file_name(n: u32) -> String {
+    format!("hmac-{n}.key")
+}
+
 fn key_path(dir: &Path, n: u32) -> PathBuf {
-    dir.join(format!("hmac-{n}.key"))
+    dir.join(file_name(n))
 }
 
 fn key_number(path: &Path) -> Option<u32> {
-    let name = path.file_name()?.to_str()?;
+    number_of(path.file_name()?.to_str()?)
+}
+
+/// `n` of a key named `hmac-<n>.key` (a file, or a row of the database).
+fn number_of(name: &str) -> Option<u32> {
     name.strip_prefix("hmac-")?
         .strip_suffix(".key")?
         .parse()
         .ok()
+}
+
+/// A key as stored: base64 text.
+fn encode_key(key: &[u8]) -> Vec<u8> {
+    STANDARD.encode(key).into_bytes()
+}
+
+/// A stored key: base64 of at least 256 bits.
+fn parse_key(text: &[u8]) -> Result<Vec<u8>, String> {
+    let text = std::str::from_utf8(text).map_err(|_| "not a base64 key: not UTF-8".to_string())?;
+    let key = STANDARD
+        .decode(text.trim())
+        .map_err(|e| format!("not a base64 key: {e}"))?;
+    if key.len() < 32 {
+        return Err("key shorter than 256 bits".into());
+    }
+    Ok(key)
+}
+
+/// The ring of the database's `hmac-<n>.key` rows (empty when there are none).
+fn ring_in(shared: &Shared) -> Result<KeyRing, String> {
+    let mut keys = BTreeMap::new();
+    for (name, text) in shared.list("hmac-")? {
+        if let Some(n) = number_of(&name) {
+            keys.insert(
+                n,
+                parse_key(&text).map_err(|e| format!("the shared {name}: {e}"))?,
+            );
+        }
+    }
+    Ok(KeyRing { keys })
 }
 
 #[cfg(test)]

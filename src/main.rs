@@ -22,9 +22,12 @@ fn run(cli: Cli) -> Result<(), CliError> {
     let database = cli
         .database()
         .map_err(|message| CliError { message, code: 2 })?;
-    let open = |data_dir, json| Ctx::open(data_dir, &database, json);
+    let secret_key = cli
+        .secret_key()
+        .map_err(|message| CliError { message, code: 2 })?;
+    let open = |data_dir, json| Ctx::open(data_dir, &database, secret_key.clone(), json);
     match cli.command {
-        Command::Serve(args) => serve(&args, cli.data_dir, database),
+        Command::Serve(args) => serve(&args, cli.data_dir, database, secret_key.clone()),
         Command::Migrate(f) => admin::backup::migrate(&open(cli.data_dir, f.json)?),
         Command::User(a) => admin::user::run(&open(cli.data_dir, a.out.json)?, a.command),
         Command::Client(a) => admin::client::run(
@@ -38,6 +41,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             admin::backup::backup(&open(cli.data_dir, a.out.json)?, &a.dest)
         }
         Command::Mail(a) => admin::mail::run(&open(cli.data_dir, a.out.json)?, a.command),
+        Command::Secrets(a) => admin::secrets::run(&open(cli.data_dir, a.out.json)?, a.command),
         Command::Version(f) => {
             admin::backup::version(f.json);
             Ok(())
@@ -53,11 +57,14 @@ fn serve(
     args: &docket::cli::ServeArgs,
     data_dir: Option<std::path::PathBuf>,
     database: docket::db::Target,
+    secret_key: Option<docket::secrets::NodeKey>,
 ) -> Result<(), CliError> {
     let usage = |message: String| CliError { message, code: 2 };
     let mut config =
         docket::config::Config::from_args(args, data_dir).map_err(|e| usage(e.to_string()))?;
+    docket::secrets::Source::check_flags(&database, secret_key.as_ref()).map_err(usage)?;
     config.database = database;
+    config.secret_key = secret_key;
     docket::logging::init(config.log_format, &config.log_level).map_err(usage)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()

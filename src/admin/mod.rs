@@ -1,4 +1,4 @@
-//! The admin commands (`user`, `client`, `apikey`, `mail`, `backup`, `version`): each opens the data
+//! The admin commands (`user`, `client`, `apikey`, `mail`, `secrets`, `backup`, `version`): each opens the data
 //! dir and database (safe while the server runs: WAL, busy timeout), does one thing, and prints
 //! either aligned text or exactly one JSON value.
 
@@ -6,6 +6,7 @@ pub mod apikey;
 pub mod backup;
 pub mod client;
 pub mod mail;
+pub mod secrets;
 pub mod user;
 
 use std::io::BufRead;
@@ -54,12 +55,15 @@ pub struct Ctx {
     pub data: DataDir,
     pub db: Db,
     pub json: bool,
+    /// `--secret-key-file` / `DOCKET_SECRET_KEY`, for the commands that need the secrets.
+    secret_key: Option<crate::secrets::NodeKey>,
 }
 
 impl Ctx {
     pub fn open(
         data_dir: Option<PathBuf>,
         database: &crate::db::Target,
+        secret_key: Option<crate::secrets::NodeKey>,
         json: bool,
     ) -> Result<Ctx, CliError> {
         let root = data_dir
@@ -70,7 +74,20 @@ impl Ctx {
         let db = database
             .open(&data.database(), &data.backups(), 2, true)
             .map_err(|e| CliError::runtime(e.to_string()))?;
-        Ok(Ctx { data, db, json })
+        Ok(Ctx {
+            data,
+            db,
+            json,
+            secret_key,
+        })
+    }
+
+    /// Where the secrets live, as `docket serve` with the same flags finds them: the data
+    /// dir's files, or the database under the secret key (checked, so a wrong key is refused
+    /// with the same message the server gives).
+    pub fn secrets(&self) -> Result<crate::secrets::Source, CliError> {
+        crate::secrets::Source::open(&self.db, &self.data, self.secret_key.as_ref())
+            .map_err(CliError::runtime)
     }
 
     /// Prints `value` as JSON, or `text()` for people.

@@ -9,7 +9,7 @@ use rusqlite::{Connection, TransactionBehavior};
 pub const SCHEMA: &str = include_str!("../../schema.sql");
 
 /// The version `SCHEMA` describes.
-pub const LATEST: i64 = 13;
+pub const LATEST: i64 = 14;
 
 /// `(version, sql)`: what turns version `n - 1` into version `n`.
 pub const MIGRATIONS: &[(i64, &str)] = &[
@@ -28,6 +28,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     (11, include_str!("migrations/0011_integrations.sql")),
     (12, include_str!("migrations/0012_assistant_role.sql")),
     (13, include_str!("migrations/0013_auth_time.sql")),
+    (14, include_str!("migrations/0014_shared_secrets.sql")),
 ];
 
 #[derive(Debug, thiserror::Error)]

@@ -1,9 +1,9 @@
 //! OpenID Connect: the RSA key that signs ID tokens (RS256, the algorithm every OpenID client
 //! accepts), its public half as a JWK Set, and the ID token itself. The key is made on first use
-//! and kept in `<data>/secrets/oidc-signing.pem` (PKCS#8, mode 0600), so tokens stay verifiable
-//! across restarts and backups; its `kid` is its RFC 7638 thumbprint.
+//! and kept in `<data>/secrets/oidc-signing.pem` (PKCS#8, mode 0600), or with a secret key in the
+//! database's shared secrets under that name, so tokens stay verifiable across restarts, backups
+//! and nodes; its `kid` is its RFC 7638 thumbprint.
 
-use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use base64::Engine;
@@ -17,6 +17,7 @@ use sha2::{Digest, Sha256};
 
 use super::scope::Scope;
 use crate::error::AppError;
+use crate::secrets::Source;
 use crate::users::User;
 
 /// The key file under `<data>/secrets/`.
@@ -44,24 +45,29 @@ impl Key {
         }
     }
 
-    /// Reads the key at `path`, or makes and stores a new one (2048 bits).
-    fn load_or_create(path: &Path) -> Result<Key, String> {
-        match std::fs::read_to_string(path) {
-            Ok(pem) => rsa::RsaPrivateKey::from_pkcs8_pem(&pem)
-                .map(Key::from_private)
-                .map_err(|e| format!("{}: not a PKCS#8 RSA key: {e}", path.display())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let private = rsa::RsaPrivateKey::new(&mut rsa::rand_core::OsRng, 2048)
-                    .map_err(|e| format!("making the ID token key: {e}"))?;
-                let pem = private
-                    .to_pkcs8_pem(LineEnding::LF)
-                    .map_err(|e| format!("encoding the ID token key: {e}"))?;
-                crate::datadir::write_atomic(path, pem.as_bytes(), true)
-                    .map_err(|e| format!("{}: {e}", path.display()))?;
-                Ok(Key::from_private(private))
-            }
-            Err(e) => Err(format!("{}: {e}", path.display())),
-        }
+    /// The key `source` keeps as [`KEY_FILE`], or a new one (2048 bits) stored there.
+    fn load_or_create(source: &Source) -> Result<Key, String> {
+        let pem = source.get_or_create(KEY_FILE, Key::generate)?;
+        Key::parse(&pem)
+    }
+
+    /// A new key, as stored: PKCS#8 PEM.
+    fn generate() -> Result<Vec<u8>, String> {
+        let private = rsa::RsaPrivateKey::new(&mut rsa::rand_core::OsRng, 2048)
+            .map_err(|e| format!("making the ID token key: {e}"))?;
+        let pem = private
+            .to_pkcs8_pem(LineEnding::LF)
+            .map_err(|e| format!("encoding the ID token key: {e}"))?;
+        Ok(pem.as_bytes().to_vec())
+    }
+
+    /// A stored key: PKCS#8 PEM of an RSA key.
+    fn parse(pem: &[u8]) -> Result<Key, String> {
+        std::str::from_utf8(pem)
+            .ok()
+            .and_then(|pem| rsa::RsaPrivateKey::from_pkcs8_pem(pem).ok())
+            .map(Key::from_private)
+            .ok_or_else(|| format!("{KEY_FILE}: not a PKCS#8 RSA key"))
     }
 
     /// A compact JWS (RS256) of `claims`.
@@ -80,14 +86,14 @@ impl Key {
 /// The ID token key, loaded (or made) when first needed: the server starts without the cost of
 /// an RSA key until an app asks for `openid`.
 pub struct IdTokens {
-    path: PathBuf,
+    source: Source,
     key: Mutex<Option<Arc<Key>>>,
 }
 
 impl IdTokens {
-    pub fn lazy(secrets_dir: &Path) -> IdTokens {
+    pub fn lazy(source: Source) -> IdTokens {
         IdTokens {
-            path: secrets_dir.join(KEY_FILE),
+            source,
             key: Mutex::new(None),
         }
     }
@@ -98,7 +104,7 @@ impl IdTokens {
         if let Some(k) = slot.as_ref() {
             return Ok(k.clone());
         }
-        let k = Arc::new(Key::load_or_create(&self.path).map_err(AppError::internal)?);
+        let k = Arc::new(Key::load_or_create(&self.source).map_err(AppError::internal)?);
         *slot = Some(k.clone());
         Ok(k)
     }
@@ -195,9 +201,15 @@ mod tests {
         use rsa::pkcs1v15::{Signature, VerifyingKey};
         use rsa::signature::Verifier;
         let dir = tempfile::tempdir().unwrap();
-        let tokens = IdTokens::lazy(dir.path());
+        let files = || {
+            Source::Files(crate::secrets::Dirs {
+                secrets: dir.path().to_path_buf(),
+                tls: dir.path().to_path_buf(),
+            })
+        };
+        let tokens = IdTokens::lazy(files());
         let jwks = tokens.jwks().unwrap();
-        let again = IdTokens::lazy(dir.path()).jwks().unwrap();
+        let again = IdTokens::lazy(files()).jwks().unwrap();
         assert_eq!(jwks, again, "the key file is reused");
         let u = user();
         let t = tokens

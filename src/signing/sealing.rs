@@ -23,24 +23,25 @@ use crate::retry::{Backoff, POLL, Stop};
 use crate::timefmt::human;
 
 /// The seal certificate, loaded when first needed: from `--seal-cert`/`--seal-key` when given
-/// (checked at start), else issued by the local CA in `<data>/tls/`, which is created then if
-/// the server runs with `--tls files` or `off` and has none.
+/// (checked at start), else issued by the local CA the secret source keeps (`<data>/tls/`, or
+/// the database with a secret key), which is created then if the server runs with `--tls files`
+/// or `off` and has none.
 pub struct SealKey {
-    tls_dir: std::path::PathBuf,
+    source: Option<crate::secrets::Source>,
     signer: std::sync::Mutex<Option<std::sync::Arc<SealSigner>>>,
 }
 
 impl SealKey {
-    pub fn lazy(tls_dir: std::path::PathBuf) -> SealKey {
+    pub fn lazy(source: crate::secrets::Source) -> SealKey {
         SealKey {
-            tls_dir,
+            source: Some(source),
             signer: std::sync::Mutex::new(None),
         }
     }
 
     pub fn given(signer: SealSigner) -> SealKey {
         SealKey {
-            tls_dir: std::path::PathBuf::new(),
+            source: None,
             signer: std::sync::Mutex::new(Some(std::sync::Arc::new(signer))),
         }
     }
@@ -51,8 +52,12 @@ impl SealKey {
         if let Some(s) = slot.as_ref() {
             return Ok(s.clone());
         }
+        let source = self
+            .source
+            .as_ref()
+            .ok_or_else(|| AppError::internal("the seal certificate: none given"))?;
         let s = std::sync::Arc::new(
-            SealSigner::load_or_create(&self.tls_dir)
+            SealSigner::from_source(source)
                 .map_err(|e| AppError::internal(format!("the seal certificate: {e}")))?,
         );
         *slot = Some(s.clone());
@@ -456,7 +461,12 @@ mod tests {
         Sealer {
             db: s.ctx.db.clone(),
             blobs: s.ctx.blobs.clone(),
-            seal: std::sync::Arc::new(SealKey::lazy(s._dir.path().join("tls"))),
+            seal: std::sync::Arc::new(SealKey::lazy(crate::secrets::Source::Files(
+                crate::secrets::Dirs {
+                    secrets: s._dir.path().join("secrets"),
+                    tls: s._dir.path().join("tls"),
+                },
+            ))),
             app_base: s.ctx.app.clone(),
             workers: s.ctx.workers.clone(),
             backoff: backoff(Duration::from_secs(1)),

@@ -13,6 +13,10 @@ use time::{Duration, OffsetDateTime};
 
 use super::Chain;
 use crate::datadir::write_atomic;
+use crate::secrets::Source;
+
+/// The local CA's name among the database's shared secrets.
+const SHARED_CA: &str = "local-ca";
 
 pub const LEAF_DAYS: i64 = 90;
 pub const RENEW_WITHIN_DAYS: i64 = 30;
@@ -53,12 +57,78 @@ impl LocalCa {
     pub fn load_or_create(dir: &Path) -> Result<LocalCa, String> {
         let (cert, key) = (ca_path(dir), ca_key_path(dir));
         if cert.exists() && key.exists() {
-            let cert_pem = std::fs::read_to_string(&cert).map_err(|e| io_err(&cert, e))?;
-            let key_pem = std::fs::read_to_string(&key).map_err(|e| io_err(&key, e))?;
-            let key = KeyPair::from_pem(&key_pem).map_err(|e| io_err(&key, e))?;
-            let der = pem_to_der(&cert_pem).map_err(|e| io_err(&cert, e))?;
-            return Ok(LocalCa { cert_pem, der, key });
+            return LocalCa::read(dir);
         }
+        let ca = LocalCa::generate()?;
+        write_atomic(&key, ca.key.serialize_pem().as_bytes(), true).map_err(|e| io_err(&key, e))?;
+        write_atomic(&cert, ca.cert_pem.as_bytes(), false).map_err(|e| io_err(&cert, e))?;
+        Ok(ca)
+    }
+
+    /// The CA `source` keeps: the files of `<data>/tls/` as `load_or_create` reads and makes
+    /// them, or the database's `local-ca` (when there is none yet, the node's own CA files are
+    /// adopted, or a new CA is made). In the database case the certificate, which is public,
+    /// is also written to `<data>/tls/ca.pem` for clients to trust. Blocking.
+    pub fn from_source(source: &Source) -> Result<LocalCa, String> {
+        let shared = match source {
+            Source::Files(dirs) => return LocalCa::load_or_create(&dirs.tls),
+            Source::Database(shared) => shared,
+        };
+        let dir = shared.dirs().tls.clone();
+        let stored = shared.get_or_create(SHARED_CA, || {
+            let ca = match (ca_path(&dir).exists() && ca_key_path(&dir).exists())
+                .then(|| LocalCa::read(&dir))
+            {
+                Some(Ok(adopted)) => adopted,
+                _ => LocalCa::generate()?,
+            };
+            Ok(PemPair::of(&ca.cert_pem, &ca.key.serialize_pem()).to_bytes())
+        })?;
+        let pair = PemPair::parse(&stored).map_err(|e| format!("the shared {SHARED_CA}: {e}"))?;
+        let ca = LocalCa::parse(&pair.cert, &pair.key)
+            .map_err(|e| format!("the shared {SHARED_CA}: {e}"))?;
+        let path = ca_path(&dir);
+        if std::fs::read_to_string(&path).ok().as_deref() != Some(ca.cert_pem.as_str()) {
+            // A leaf this node kept from another CA (its own, before it joined) would be served
+            // with a chain that does not hold: it goes, and `ensure_leaf` issues one from this CA.
+            for leaf in [leaf_path(&dir), leaf_key_path(&dir)] {
+                match std::fs::remove_file(&leaf) {
+                    Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                        return Err(io_err(&leaf, e));
+                    }
+                    _ => {}
+                }
+            }
+            write_atomic(&path, ca.cert_pem.as_bytes(), false).map_err(|e| io_err(&path, e))?;
+        }
+        Ok(ca)
+    }
+
+    /// The CA in the files of `dir`.
+    fn read(dir: &Path) -> Result<LocalCa, String> {
+        let (cert, key) = (ca_path(dir), ca_key_path(dir));
+        let cert_pem = std::fs::read_to_string(&cert).map_err(|e| io_err(&cert, e))?;
+        let key_pem = std::fs::read_to_string(&key).map_err(|e| io_err(&key, e))?;
+        let parsed_key = KeyPair::from_pem(&key_pem).map_err(|e| io_err(&key, e))?;
+        let der = pem_to_der(&cert_pem).map_err(|e| io_err(&cert, e))?;
+        Ok(LocalCa {
+            cert_pem,
+            der,
+            key: parsed_key,
+        })
+    }
+
+    /// A CA from its certificate and key, as PEM.
+    fn parse(cert_pem: &str, key_pem: &str) -> Result<LocalCa, String> {
+        Ok(LocalCa {
+            der: pem_to_der(cert_pem).map_err(|e| format!("the CA certificate: {e}"))?,
+            key: KeyPair::from_pem(key_pem).map_err(|e| format!("the CA key: {e}"))?,
+            cert_pem: cert_pem.to_string(),
+        })
+    }
+
+    /// A new CA (ECDSA P-256, ten years).
+    fn generate() -> Result<LocalCa, String> {
         let key_pair = KeyPair::generate().map_err(|e| format!("CA key: {e}"))?;
         let mut params = CertificateParams::default();
         let mut dn = DistinguishedName::new();
@@ -81,14 +151,16 @@ impl LocalCa {
         let cert_obj = params
             .self_signed(&key_pair)
             .map_err(|e| format!("CA certificate: {e}"))?;
-        write_atomic(&key, key_pair.serialize_pem().as_bytes(), true)
-            .map_err(|e| io_err(&key, e))?;
-        write_atomic(&cert, cert_obj.pem().as_bytes(), false).map_err(|e| io_err(&cert, e))?;
         Ok(LocalCa {
             cert_pem: cert_obj.pem(),
             der: cert_obj.der().clone(),
             key: key_pair,
         })
+    }
+
+    /// The CA certificate as DER.
+    pub fn der(&self) -> &[u8] {
+        &self.der
     }
 
     /// SHA-256 of the CA certificate, as colon-separated uppercase hex (what browsers show).
@@ -259,6 +331,30 @@ pub fn needs_renewal(dir: &Path, names: &[String], now: OffsetDateTime) -> bool 
     renewal_reason(dir, names, now).is_some()
 }
 
+/// A certificate and its key as the database stores them: `{"cert": PEM, "key": PEM}`.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub struct PemPair {
+    pub cert: String,
+    pub key: String,
+}
+
+impl PemPair {
+    pub fn of(cert: &str, key: &str) -> PemPair {
+        PemPair {
+            cert: cert.to_string(),
+            key: key.to_string(),
+        }
+    }
+
+    pub fn to_bytes(&self) -> Vec<u8> {
+        serde_json::to_vec(self).unwrap_or_default()
+    }
+
+    pub fn parse(bytes: &[u8]) -> Result<PemPair, String> {
+        serde_json::from_slice(bytes).map_err(|e| format!("not a certificate and key: {e}"))
+    }
+}
+
 fn pem_encode(label: &str, der: &[u8]) -> String {
     use base64::Engine;
     let b64 = base64::engine::general_purpose::STANDARD.encode(der);
@@ -315,6 +411,37 @@ mod tests {
         assert!(needs_renewal(dir, &more, in_61_days));
         let info = inspect(&ensure_leaf(dir, &ca, &more, in_61_days).unwrap().certs[0]).unwrap();
         assert_eq!(canonical_names(&info.names), canonical_names(&more));
+    }
+
+    #[test]
+    fn a_node_joining_a_database_drops_the_leaf_of_its_own_ca() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (mine, theirs) = (tmp.path().join("mine"), tmp.path().join("theirs"));
+        std::fs::create_dir_all(&mine).unwrap();
+        std::fs::create_dir_all(&theirs).unwrap();
+        let now = OffsetDateTime::now_utc();
+        let own = LocalCa::load_or_create(&mine).unwrap();
+        ensure_leaf(&mine, &own, &names(), now).unwrap();
+        // The database already has another node's CA.
+        let db = crate::db::Db::open(&tmp.path().join("t.db"), tmp.path(), 2).unwrap();
+        let key = crate::secrets::NodeKey::parse(&"cd".repeat(32)).unwrap();
+        let node = |dir: &Path| {
+            let dirs = crate::secrets::Dirs {
+                secrets: dir.to_path_buf(),
+                tls: dir.to_path_buf(),
+            };
+            Source::Database(crate::secrets::Shared::open(db.clone(), &key, dirs).unwrap())
+        };
+        let shared = LocalCa::from_source(&node(&theirs)).unwrap();
+        let joined = LocalCa::from_source(&node(&mine)).unwrap();
+        assert_eq!(joined.fingerprint(), shared.fingerprint());
+        assert_ne!(joined.fingerprint(), own.fingerprint());
+        assert!(needs_renewal(&mine, &names(), now), "the old leaf is gone");
+        let chain = ensure_leaf(&mine, &joined, &names(), now).unwrap();
+        assert_eq!(chain.certs[1].as_ref(), shared.der());
+        // The leaf it issued stays while the CA does.
+        LocalCa::from_source(&node(&mine)).unwrap();
+        assert!(!needs_renewal(&mine, &names(), now));
     }
 
     #[test]

@@ -103,10 +103,15 @@ pub fn from_files(cert: &Path, key: &Path) -> Result<Tls, String> {
     })
 }
 
-/// Self-issued TLS (`--tls auto`): the local CA in `dir` (made on first use) and a leaf for
-/// `names`, reissued when missing, for other names, or near expiry.
-pub fn self_issued(dir: &Path, names: &[String]) -> Result<Tls, String> {
-    let ca = auto::LocalCa::load_or_create(dir)?;
+/// Self-issued TLS (`--tls auto`): the local CA that `source` keeps (made on first use) and a
+/// leaf for `names` in `dir`, this node's own, reissued when missing, for other names, or near
+/// expiry.
+pub fn self_issued(
+    source: &crate::secrets::Source,
+    dir: &Path,
+    names: &[String],
+) -> Result<Tls, String> {
+    let ca = auto::LocalCa::from_source(source)?;
     let chain = auto::ensure_leaf(dir, &ca, names, time::OffsetDateTime::now_utc())?;
     let certs = SwappableCert::new(chain)?;
     Ok(Tls {

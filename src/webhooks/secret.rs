@@ -1,6 +1,7 @@
 //! Webhook secrets at rest: encrypted with ChaCha20-Poly1305 under a key kept in
-//! `<data>/secrets/webhook-secrets.key` (mode 0600, next to the HMAC keys). A stolen database
-//! alone does not reveal the secrets. Stored as nonce (12 bytes) || ciphertext.
+//! `<data>/secrets/webhook-secrets.key` (mode 0600, next to the HMAC keys), or, with a secret
+//! key, in the database's shared secrets under that name (`secrets`). A stolen database alone
+//! does not reveal the secrets. Stored as nonce (12 bytes) || ciphertext.
 
 use std::path::Path;
 
@@ -10,8 +11,10 @@ use chacha20poly1305::aead::{Aead, KeyInit};
 use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
 
 use crate::error::AppError;
+use crate::secrets::Source;
 
-const FILE: &str = "webhook-secrets.key";
+/// The webhook secrets' key under `<data>/secrets/` (and its name in the database).
+pub const FILE: &str = "webhook-secrets.key";
 
 #[derive(Clone)]
 pub struct SecretBox {
@@ -33,25 +36,45 @@ impl SecretBox {
     /// As `load_or_create`, with the key in `secrets_dir/file` (each kind of secret has its own).
     pub fn load_or_create_file(secrets_dir: &Path, file: &str) -> std::io::Result<SecretBox> {
         let path = secrets_dir.join(file);
-        let key = match std::fs::read_to_string(&path) {
-            Ok(text) => STANDARD.decode(text.trim()).map_err(|e| {
-                std::io::Error::new(
-                    std::io::ErrorKind::InvalidData,
-                    format!("{}: not a base64 key: {e}", path.display()),
-                )
-            })?,
+        let text = match std::fs::read(&path) {
+            Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let key = crate::crypto::random_bytes(32);
-                crate::datadir::write_atomic(&path, STANDARD.encode(&key).as_bytes(), true)?;
-                key
+                let text = Self::generate();
+                crate::datadir::write_atomic(&path, &text, true)?;
+                text
             }
             Err(e) => return Err(e),
         };
-        if key.len() != 32 {
-            return Err(std::io::Error::new(
+        Self::parse(&text).map_err(|e| {
+            std::io::Error::new(
                 std::io::ErrorKind::InvalidData,
-                format!("{}: the key must be 256 bits", path.display()),
-            ));
+                format!("{}: {e}", path.display()),
+            )
+        })
+    }
+
+    /// The key that `source` keeps as `file` (in `<data>/secrets/`, or the database row of
+    /// that name), made when there is none. Blocking.
+    pub fn from_source(source: &Source, file: &str) -> Result<SecretBox, String> {
+        let text = source.get_or_create(file, || Ok(Self::generate()))?;
+        Self::parse(&text).map_err(|e| format!("the secret key {file}: {e}"))
+    }
+
+    /// A new key, as stored: the base64 of 256 random bits.
+    fn generate() -> Vec<u8> {
+        STANDARD
+            .encode(crate::crypto::random_bytes(32))
+            .into_bytes()
+    }
+
+    /// A stored key: the base64 of 256 bits.
+    fn parse(text: &[u8]) -> Result<SecretBox, String> {
+        let text = std::str::from_utf8(text).map_err(|_| "not a base64 key: not UTF-8")?;
+        let key = STANDARD
+            .decode(text.trim())
+            .map_err(|e| format!("not a base64 key: {e}"))?;
+        if key.len() != 32 {
+            return Err("the key must be 256 bits".into());
         }
         Ok(Self::from_key(&key))
     }

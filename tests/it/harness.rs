@@ -58,6 +58,10 @@ pub fn postgres_for(data_dir: &Path) -> Option<String> {
     Some(url.to_string())
 }
 
+/// The secret key the tests' nodes share on PostgreSQL, which needs one (`DOCKET_SECRET_KEY`).
+pub const TEST_SECRET_KEY: &str =
+    "7e57000000000000000000000000000000000000000000000000000000007e57";
+
 /// A `Config` as `docket serve <args>` would build it, for `data_dir`. Pages are rendered by
 /// the real binary (this test program cannot run `render-page`).
 pub fn config(data_dir: &Path, args: &[&str]) -> Config {
@@ -80,6 +84,7 @@ pub fn config(data_dir: &Path, args: &[&str]) -> Config {
     };
     if let Some(url) = postgres_for(data_dir) {
         cfg.database = docket::db::Target::Postgres(url);
+        cfg.secret_key = docket::secrets::NodeKey::parse(TEST_SECRET_KEY).ok();
     }
     cfg
 }
@@ -283,9 +288,14 @@ pub fn docket(data_dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
     cmd.args(args)
         .env("DOCKET_DATA_DIR", data_dir)
         .env_remove("DOCKET_PUBLIC_URL")
-        .env_remove("DOCKET_DATABASE_URL");
+        .env_remove("DOCKET_DATABASE_URL")
+        .env_remove("DOCKET_SECRET_KEY")
+        .env_remove("DOCKET_SECRET_KEY_FILE");
     if let Some(url) = postgres_for(data_dir) {
         cmd.env("DOCKET_DATABASE_URL", url);
+    }
+    if on_postgres() && !args.iter().any(|a| a.starts_with("--secret-key-file")) {
+        cmd.env("DOCKET_SECRET_KEY", TEST_SECRET_KEY);
     }
     cmd.stdin(if stdin.is_some() {
         Stdio::piped()
@@ -400,6 +410,8 @@ impl BinServer {
             "DOCKET_TLS",
             "DOCKET_PUBLIC_URL",
             "DOCKET_DATABASE_URL",
+            "DOCKET_SECRET_KEY",
+            "DOCKET_SECRET_KEY_FILE",
         ] {
             cmd.env_remove(var);
         }
@@ -425,6 +437,12 @@ impl BinServer {
             && let Some(url) = postgres_for(Path::new(dir))
         {
             cmd.env("DOCKET_DATABASE_URL", url);
+        }
+        // On PostgreSQL, the key every test node shares (unless the test gives one).
+        let keyed = args.iter().any(|a| a.starts_with("--secret-key-file"))
+            || env.iter().any(|(k, _)| k.starts_with("DOCKET_SECRET_KEY"));
+        if on_postgres() && !keyed {
+            cmd.env("DOCKET_SECRET_KEY", TEST_SECRET_KEY);
         }
         cmd
     }

@@ -35,6 +35,7 @@ mod recipient_input;
 mod scope_containment;
 mod sealing;
 mod secret_files;
+mod shared_secrets;
 mod signing;
 mod signing_e2e;
 mod storage;

@@ -1,6 +1,7 @@
 //! The seal certificate: an RSA key and a certificate chain (seal certificate first) that sign
 //! sealed PDFs. Either issued by the local CA of `<data>/tls/` and kept beside it as
-//! `seal.pem` / `seal-key.pem`, or read from PEM files given with `--seal-cert` / `--seal-key`.
+//! `seal.pem` / `seal-key.pem` (with a secret key: by the shared local CA, and kept in the
+//! database's shared secrets), or read from PEM files given with `--seal-cert` / `--seal-key`.
 
 use std::path::Path;
 
@@ -12,7 +13,11 @@ use rustls::pki_types::pem::PemObject;
 use time::{Duration, OffsetDateTime};
 
 use crate::datadir::write_atomic;
-use crate::tls::auto::LocalCa;
+use crate::secrets::Source;
+use crate::tls::auto::{LocalCa, PemPair};
+
+/// The seal certificate's name among the database's shared secrets.
+const SHARED_SEAL: &str = "seal";
 
 /// The seal certificate lives this long, and is reissued when this many days or fewer remain.
 pub const SEAL_DAYS: i64 = 825;
@@ -51,6 +56,81 @@ impl SealSigner {
                 }
             }
         }
+        let pair = SealSigner::generate(&ca, now)?;
+        write_atomic(&key_path, pair.key.as_bytes(), true)
+            .map_err(|e| format!("{}: {e}", key_path.display()))?;
+        write_atomic(&cert_path, pair.cert.as_bytes(), false)
+            .map_err(|e| format!("{}: {e}", cert_path.display()))?;
+        SealSigner::from_pem_files(&cert_path, &key_path)
+    }
+
+    /// The seal certificate `source` keeps: the files of `<data>/tls/` as `load_or_create`
+    /// keeps them, or the database's `seal` (its certificate issued by the shared local CA;
+    /// when there is none yet, the node's own seal files are adopted if that CA issued them).
+    /// In the database, one that expires soon is replaced once, whichever node sees it first.
+    /// Blocking.
+    pub fn from_source(source: &Source) -> Result<SealSigner, String> {
+        let shared = match source {
+            Source::Files(dirs) => return SealSigner::load_or_create(&dirs.tls),
+            Source::Database(shared) => shared,
+        };
+        let ca = LocalCa::from_source(source)?;
+        let now = OffsetDateTime::now_utc();
+        let stored = match shared.get(SHARED_SEAL)? {
+            Some(stored) => stored,
+            None => {
+                let first = match SealSigner::adoptable(&shared.dirs().tls, &ca, now) {
+                    Some(pair) => pair,
+                    None => SealSigner::generate(&ca, now)?,
+                };
+                shared.insert(SHARED_SEAL, &first.to_bytes())?;
+                shared
+                    .get(SHARED_SEAL)?
+                    .ok_or("the shared seal certificate vanished after it was stored")?
+            }
+        };
+        match SealSigner::parse_pair(&stored.plain) {
+            Ok(signer) if signer.days_left(now) > SEAL_RENEW_WITHIN_DAYS => return Ok(signer),
+            Ok(_) => tracing::info!("the seal certificate expires soon; issuing a new one"),
+            Err(e) => {
+                tracing::warn!(error = %e, "the seal certificate is unusable; issuing a new one")
+            }
+        }
+        let fresh = SealSigner::generate(&ca, now)?;
+        shared.replace(SHARED_SEAL, &stored, &fresh.to_bytes())?;
+        // This node's replacement, or the one another node stored first.
+        let current = shared
+            .get(SHARED_SEAL)?
+            .ok_or("the shared seal certificate vanished after it was replaced")?;
+        SealSigner::parse_pair(&current.plain)
+    }
+
+    /// The seal files in `tls_dir` when they read, are not due for renewal and were issued by
+    /// `ca`.
+    fn adoptable(tls_dir: &Path, ca: &LocalCa, now: OffsetDateTime) -> Option<PemPair> {
+        let (cert, key) = (tls_dir.join("seal.pem"), tls_dir.join("seal-key.pem"));
+        let signer = SealSigner::from_pem_files(&cert, &key).ok()?;
+        let issuer = signer.chain.get(1)?.to_der().ok()?;
+        (signer.days_left(now) > SEAL_RENEW_WITHIN_DAYS && issuer == ca.der()).then_some(())?;
+        Some(PemPair::of(
+            &std::fs::read_to_string(&cert).ok()?,
+            &std::fs::read_to_string(&key).ok()?,
+        ))
+    }
+
+    fn parse_pair(bytes: &[u8]) -> Result<SealSigner, String> {
+        let pair = PemPair::parse(bytes).map_err(|e| format!("the shared {SHARED_SEAL}: {e}"))?;
+        SealSigner::from_pem(
+            &pair.cert,
+            &pair.key,
+            "the shared seal certificate",
+            "its key",
+        )
+    }
+
+    /// A new seal key (RSA 2048) and its certificate from `ca`, valid from `now` for
+    /// [`SEAL_DAYS`]: the chain (seal certificate, then the CA) and the PKCS#8 key, as PEM.
+    fn generate(ca: &LocalCa, now: OffsetDateTime) -> Result<PemPair, String> {
         let key = rsa::RsaPrivateKey::new(&mut rsa::rand_core::OsRng, 2048)
             .map_err(|e| format!("seal key: {e}"))?;
         let key_der = key.to_pkcs8_der().map_err(|e| format!("seal key: {e}"))?;
@@ -60,55 +140,64 @@ impl SealSigner {
         let key_pem = key_der
             .to_pem("PRIVATE KEY", der::pem::LineEnding::LF)
             .map_err(|e| format!("seal key: {e}"))?;
-        write_atomic(&key_path, key_pem.as_bytes(), true)
-            .map_err(|e| format!("{}: {e}", key_path.display()))?;
-        write_atomic(&cert_path, cert_pem.as_bytes(), false)
-            .map_err(|e| format!("{}: {e}", cert_path.display()))?;
         tracing::info!(
             days = SEAL_DAYS,
             "issued a seal certificate from the local CA"
         );
-        SealSigner::from_pem_files(&cert_path, &key_path)
+        Ok(PemPair::of(&cert_pem, &key_pem))
     }
 
     /// Reads a PEM certificate chain (seal certificate first) and its RSA private key
     /// (PKCS#8 or PKCS#1 PEM); refuses a key that does not belong to the first certificate.
     pub fn from_pem_files(cert: &Path, key: &Path) -> Result<SealSigner, String> {
-        let ders = CertificateDer::pem_file_iter(cert)
-            .and_then(|it| it.collect::<Result<Vec<_>, _>>())
+        let cert_pem = std::fs::read(cert)
             .map_err(|e| format!("{}: cannot read certificates: {e}", cert.display()))?;
+        let key_pem = std::fs::read_to_string(key)
+            .map_err(|e| format!("{}: cannot read: {e}", key.display()))?;
+        let cert_pem = String::from_utf8(cert_pem)
+            .map_err(|_| format!("{}: cannot read certificates: not PEM", cert.display()))?;
+        SealSigner::from_pem(
+            &cert_pem,
+            &key_pem,
+            &cert.display().to_string(),
+            &key.display().to_string(),
+        )
+    }
+
+    /// As `from_pem_files`, from the PEM texts; `cert_name` and `key_name` say in messages
+    /// where they came from.
+    fn from_pem(
+        cert_pem: &str,
+        key_pem: &str,
+        cert_name: &str,
+        key_name: &str,
+    ) -> Result<SealSigner, String> {
+        let ders = CertificateDer::pem_slice_iter(cert_pem.as_bytes())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("{cert_name}: cannot read certificates: {e}"))?;
         if ders.is_empty() {
-            return Err(format!("{}: no certificate found", cert.display()));
+            return Err(format!("{cert_name}: no certificate found"));
         }
         let chain = ders
             .iter()
             .map(|d| x509_cert::Certificate::from_der(d))
             .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| format!("{}: not an X.509 certificate: {e}", cert.display()))?;
-        let pem = std::fs::read_to_string(key)
-            .map_err(|e| format!("{}: cannot read: {e}", key.display()))?;
-        let private = rsa::RsaPrivateKey::from_pkcs8_pem(&pem)
-            .or_else(|_| rsa::RsaPrivateKey::from_pkcs1_pem(&pem))
-            .map_err(|_| {
-                format!(
-                    "{}: not an RSA private key in PEM (PKCS#8 or PKCS#1)",
-                    key.display()
-                )
-            })?;
+            .map_err(|e| format!("{cert_name}: not an X.509 certificate: {e}"))?;
+        let private = rsa::RsaPrivateKey::from_pkcs8_pem(key_pem)
+            .or_else(|_| rsa::RsaPrivateKey::from_pkcs1_pem(key_pem))
+            .map_err(|_| format!("{key_name}: not an RSA private key in PEM (PKCS#8 or PKCS#1)"))?;
         let public = private
             .to_public_key()
             .to_public_key_der()
-            .map_err(|e| format!("{}: {e}", key.display()))?;
+            .map_err(|e| format!("{key_name}: {e}"))?;
         let in_cert = chain[0]
             .tbs_certificate
             .subject_public_key_info
             .to_der()
-            .map_err(|e| format!("{}: {e}", cert.display()))?;
+            .map_err(|e| format!("{cert_name}: {e}"))?;
         if public.as_bytes() != in_cert.as_slice() {
             return Err(format!(
-                "{} does not belong to the certificate in {}",
-                key.display(),
-                cert.display()
+                "{key_name} does not belong to the certificate in {cert_name}"
             ));
         }
         Ok(SealSigner {
@@ -181,6 +270,32 @@ mod tests {
         assert_eq!(mode & 0o777, 0o600);
         assert!(a.days_left(OffsetDateTime::now_utc()) > SEAL_DAYS - 2);
         assert!(!format!("{a:?}").contains("BEGIN"));
+    }
+
+    #[test]
+    fn nodes_of_one_database_share_one_seal_certificate() {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = crate::db::Db::open(&tmp.path().join("t.db"), tmp.path(), 2).unwrap();
+        let key = crate::secrets::NodeKey::parse(&"ab".repeat(32)).unwrap();
+        let node = |name: &str| {
+            let dirs = crate::secrets::Dirs {
+                secrets: tmp.path().join(name),
+                tls: tmp.path().join(name),
+            };
+            std::fs::create_dir_all(&dirs.tls).unwrap();
+            Source::Database(crate::secrets::Shared::open(db.clone(), &key, dirs).unwrap())
+        };
+        let (a, b) = (node("a"), node("b"));
+        let seal_a = SealSigner::from_source(&a).unwrap();
+        let seal_b = SealSigner::from_source(&b).unwrap();
+        assert_eq!(seal_a.chain, seal_b.chain);
+        assert_eq!(seal_a.key, seal_b.key);
+        assert!(
+            !tmp.path().join("a/seal-key.pem").exists(),
+            "kept in the database"
+        );
+        let ca = LocalCa::from_source(&b).unwrap();
+        assert_eq!(seal_a.chain[1].to_der().unwrap(), ca.der());
     }
 
     #[test]
