@@ -2,7 +2,9 @@
 # Runs every test of Docket. Installs what the tests need when it is missing (Debian's
 # chromium, poppler-utils and qpdf; playwright-core from npm into tests/browser, openid-client
 # into tests/clients; aiosmtpd, authlib, requests, requests-oauthlib and schemathesis from
-# PyPI), then runs `cargo test` and the schemathesis run over the OpenAPI document.
+# PyPI; Debian's postgresql and Garage from crates.io for the shared-storage run), then runs
+# `cargo test`, the integration suite again on PostgreSQL (with Garage for the S3 tests), and
+# the schemathesis run over the OpenAPI document.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,8 +39,30 @@ if ! python3 -c 'import aiosmtpd' 2>/dev/null; then
   pip install -q 'aiosmtpd>=1.4,<2'
 fi
 
-echo "== cargo test"
+echo "== cargo test (SQLite and files: the appliance's embedded defaults)"
 cargo test --locked "$@"
+
+# The black-box suite again on what several nodes share: a real PostgreSQL (Debian's, a
+# throwaway cluster on 127.0.0.1) where every data dir gets a database of its own, beside a
+# real S3 server (Garage from crates.io, built once into ~/.cache/docket-tools) for the tests
+# of --blob-url s3://.
+echo "== cargo test --test it on PostgreSQL, with Garage for the S3 tests"
+SHARED=$(mktemp -d)
+chmod 755 "$SHARED"
+stop_shared() {
+  tests/pg/postgres.sh stop "$SHARED/pg" || true
+  tests/s3/garage.sh stop "${DOCKET_GARAGE_DIR:-}" >/dev/null 2>&1 || true
+  rm -rf "$SHARED"
+}
+trap stop_shared EXIT
+eval "$(tests/pg/postgres.sh start "$SHARED/pg")"
+eval "$(tests/s3/garage.sh start)"
+export DOCKET_TEST_POSTGRES DOCKET_TEST_BLOB_URL AWS_ENDPOINT_URL AWS_REGION AWS_ACCESS_KEY_ID \
+  AWS_SECRET_ACCESS_KEY DOCKET_GARAGE_DIR
+cargo test --locked --test it "$@"
+stop_shared
+trap - EXIT
+unset DOCKET_TEST_POSTGRES DOCKET_TEST_BLOB_URL
 
 echo "== schemathesis against /api/v1/openapi.json"
 command -v schemathesis >/dev/null || pip install -q 'schemathesis>=4,<5'

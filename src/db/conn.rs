@@ -168,6 +168,18 @@ impl<'a> Conn<'a> {
         }
     }
 
+    /// What a query that claims queued rows ends with: on PostgreSQL, lock the rows it picks
+    /// and pass over those another node's transaction holds (`FOR UPDATE SKIP LOCKED`), so two
+    /// nodes never claim one item; SQLite's one writer needs nothing. `of` names the table
+    /// alias to lock when the query joins others.
+    pub fn claim_clause(&self, of: Option<&str>) -> String {
+        match (self.dialect(), of) {
+            (Dialect::Sqlite, _) => String::new(),
+            (Dialect::Postgres, None) => " FOR UPDATE SKIP LOCKED".into(),
+            (Dialect::Postgres, Some(alias)) => format!(" FOR UPDATE OF {alias} SKIP LOCKED"),
+        }
+    }
+
     /// Makes write transactions that name the same `key` take turns until they end, for a
     /// read-then-write that no single statement can guard. SQLite already runs one write at a
     /// time; PostgreSQL takes a transaction-scoped advisory lock on the key's hash.

@@ -109,14 +109,27 @@ fn mail(r: &Row<'_>) -> crate::db::Result<Mail> {
     })
 }
 
-/// Up to `limit` QUEUED messages due at `now`, oldest first.
-pub fn due(conn: &Conn, now: i64, limit: i64) -> Result<Vec<Mail>, AppError> {
-    let mut stmt = conn.prepare_cached(&format!(
+/// Claims up to `limit` QUEUED messages due at `now`, oldest first, for sending: each one's
+/// `next_attempt_at` moves to `lease_until`, so no other worker (of this node or another)
+/// takes it while it is being sent; the outcome (`mark_done`, `mark_attempt_failed`) then
+/// ends the lease. When the process dies mid-send, the lease runs out and another worker
+/// sends it: nothing queued is lost.
+pub fn claim(tx: &Conn, now: i64, lease_until: i64, limit: i64) -> Result<Vec<Mail>, AppError> {
+    let mut stmt = tx.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM mail_queue WHERE status = 'QUEUED' AND next_attempt_at <= ?1
-         ORDER BY next_attempt_at, id LIMIT ?2"
+         ORDER BY next_attempt_at, id LIMIT ?2{}",
+        tx.claim_clause(None)
     ))?;
-    let rows = stmt.query_map(params![now, limit], mail)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    let due = stmt
+        .query_map(params![now, limit], mail)?
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut lease = tx.prepare_cached(
+        "UPDATE mail_queue SET next_attempt_at = ?2 WHERE id = ?1 AND status = 'QUEUED'",
+    )?;
+    for m in &due {
+        lease.execute(params![m.id, lease_until])?;
+    }
+    Ok(due)
 }
 
 /// One message, or a 404.
@@ -169,4 +182,54 @@ pub fn mark_attempt_failed(
         )?,
     };
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mail::{Kind, NewMail, compose::Composed};
+
+    fn queued(c: &Conn, to: &str) -> i64 {
+        let content = Composed {
+            subject: "s".into(),
+            text: "t".into(),
+            html: "h".into(),
+        };
+        enqueue(c, &NewMail::new(Kind::SigningRequest, to, content), 100).unwrap()
+    }
+
+    #[test]
+    fn a_claimed_message_is_not_claimed_again_until_its_lease_runs_out() {
+        let c = crate::db::memory();
+        let (a, b) = (queued(&c, "a@x.org"), queued(&c, "b@x.org"));
+        let first: Vec<i64> = claim(&c, 100, 400, 1)
+            .unwrap()
+            .iter()
+            .map(|m| m.id)
+            .collect();
+        assert_eq!(first, [a]);
+        // Another worker, at once: only what is not leased.
+        let second: Vec<i64> = claim(&c, 101, 401, 5)
+            .unwrap()
+            .iter()
+            .map(|m| m.id)
+            .collect();
+        assert_eq!(second, [b]);
+        assert!(claim(&c, 102, 402, 5).unwrap().is_empty());
+        // The first worker died: after the lease, the message is claimed again, not lost.
+        let retaken: Vec<i64> = claim(&c, 400, 700, 5)
+            .unwrap()
+            .iter()
+            .map(|m| m.id)
+            .collect();
+        assert_eq!(retaken, [a]);
+        // Once sent, it is never claimed again.
+        mark_done(&c, a, Status::Sent, 450).unwrap();
+        assert!(
+            claim(&c, 10_000, 10_300, 5)
+                .unwrap()
+                .iter()
+                .all(|m| m.id != a)
+        );
+    }
 }

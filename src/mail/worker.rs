@@ -39,15 +39,25 @@ pub struct Worker {
     pub backoff: Backoff,
 }
 
+/// How long a claimed message is kept from other workers: longer than one SMTP exchange can
+/// take (lettre's timeout is one minute per command).
+const LEASE: i64 = 300;
+
 impl Worker {
     /// Runs until `stop` is raised, finishing the item in hand.
     pub async fn run(self, stop: Stop) {
         let (db, wake) = (self.db.clone(), self.wake.clone());
         let this = std::sync::Arc::new(self);
-        // One at a time: `due` does not claim, so the next look must follow the last outcome.
+        // One at a time, each claimed for `LEASE` (several nodes share the queue).
         let take = |room: usize| {
             let db = db.clone();
-            async move { db.read(move |c| store::due(c, now(), room as i64)).await }
+            async move {
+                db.write(move |tx| {
+                    let t = now();
+                    store::claim(tx, t, t + LEASE, room as i64)
+                })
+                .await
+            }
         };
         crate::retry::drain(&wake, stop, "mail", 1, take, |item| {
             let this = this.clone();

@@ -277,6 +277,17 @@ impl Sealer {
     /// One attempt at sealing `doc`; a failure is recorded with the time of the next attempt,
     /// and the first one is told to the owner (mail and DOCUMENT_SEAL_FAILED), not every retry.
     async fn attempt(&self, doc: i64) -> Result<(), AppError> {
+        let claimed = self
+            .db
+            .write(move |tx| {
+                let t = now();
+                documents::claim_seal(tx, doc, t, t + SEAL_LEASE)
+            })
+            .await?;
+        if !claimed {
+            // Another worker (another node) has it, or it is no longer waiting.
+            return Ok(());
+        }
         let failure = match self.seal(doc).await {
             Ok(()) => return Ok(()),
             Err(f) => f,
@@ -379,6 +390,10 @@ impl Sealer {
         }
     }
 }
+
+/// How long a document claimed for sealing is kept from other workers: far longer than
+/// sealing the largest accepted file takes.
+const SEAL_LEASE: i64 = 300;
 
 /// How long until unix second `t`.
 fn until(t: i64) -> Duration {

@@ -291,15 +291,17 @@ pub struct Due {
 pub fn claim(tx: &Conn, now: i64, lease_until: i64, limit: i64) -> Result<Vec<Due>, AppError> {
     // The PENDING set is small (deliveries end within a day) and `webhook_deliveries_due`
     // finds it, so grouping it per endpoint is cheap however long the history is.
-    let mut stmt = tx.prepare_cached(
+    // Across nodes, the rows picked are locked until the lease is written (`claim_clause`).
+    let mut stmt = tx.prepare_cached(&format!(
         "SELECT d.id, d.event, w.url, w.secret, d.body, d.attempts, d.created_at, w.app
          FROM (SELECT MIN(id) AS id FROM webhook_deliveries
                WHERE status = 'PENDING' GROUP BY webhook_id) head
          JOIN webhook_deliveries d ON d.id = head.id
          JOIN webhooks w ON w.id = d.webhook_id
          WHERE d.next_attempt_at <= ?1
-         ORDER BY d.next_attempt_at, d.id LIMIT ?2",
-    )?;
+         ORDER BY d.next_attempt_at, d.id LIMIT ?2{}",
+        tx.claim_clause(Some("d"))
+    ))?;
     let due = stmt
         .query_map(params![now, limit], |r| {
             Ok(Due {

@@ -78,12 +78,19 @@ pub fn config(data_dir: &Path, args: &[&str]) -> Config {
     ];
     argv.extend_from_slice(args);
     let cli = Cli::try_parse_from(argv).expect("valid serve arguments");
+    // A database the test names itself (nodes sharing one) wins over the data dir's own.
+    let named = args.iter().any(|a| a.starts_with("--database-url"));
+    let database = cli.database().expect("a valid --database-url");
     let mut cfg = match cli.command {
         Sub::Serve(a) => Config::from_args(&a, Some(data_dir.to_path_buf())).expect("valid config"),
         _ => unreachable!(),
     };
-    if let Some(url) = postgres_for(data_dir) {
+    if named {
+        cfg.database = database;
+    } else if let Some(url) = postgres_for(data_dir) {
         cfg.database = docket::db::Target::Postgres(url);
+    }
+    if matches!(cfg.database, docket::db::Target::Postgres(_)) {
         cfg.secret_key = docket::secrets::NodeKey::parse(TEST_SECRET_KEY).ok();
     }
     cfg

@@ -15,6 +15,7 @@ mod browser;
 mod calcom_compat;
 mod cli;
 mod clients;
+mod cluster;
 mod connections;
 mod documenso_compat;
 mod documenso_examples;

@@ -307,6 +307,19 @@ pub fn complete(tx: &Conn, doc: i64, sealed: &str, now: i64) -> Result<bool, App
     Ok(n == 1)
 }
 
+/// Claims `doc` for one sealing attempt until `lease_until`, if it is still PENDING and its
+/// attempt is due at `now`: true for the one worker (of any node) that gets it. The outcome
+/// (`complete`, `record_seal_failure`) ends the lease; when the process dies while sealing,
+/// the lease runs out and another worker seals it.
+pub fn claim_seal(tx: &Conn, doc: i64, now: i64, lease_until: i64) -> Result<bool, AppError> {
+    let n = tx.execute(
+        "UPDATE documents SET seal_next_at = ?3
+          WHERE id = ?1 AND status = 'PENDING' AND (seal_next_at IS NULL OR seal_next_at <= ?2)",
+        params![doc, now, lease_until],
+    )?;
+    Ok(n == 1)
+}
+
 /// PENDING documents whose acting recipients have all finished but that are not sealed yet,
 /// with when their next sealing attempt is due (`None`: at once; a time after a failure).
 pub fn awaiting_seal(conn: &Conn) -> Result<Vec<(i64, Option<i64>)>, AppError> {
