@@ -59,7 +59,8 @@ eval "$(tests/pg/postgres.sh start "$SHARED/pg")"
 eval "$(tests/s3/garage.sh start)"
 export DOCKET_TEST_POSTGRES DOCKET_TEST_BLOB_URL AWS_ENDPOINT_URL AWS_REGION AWS_ACCESS_KEY_ID \
   AWS_SECRET_ACCESS_KEY DOCKET_GARAGE_DIR
-cargo test --locked --test it "$@"
+# The unit tests again too: those of the S3 store and of secrets in PostgreSQL run only here.
+cargo test --locked --lib --test it "$@"
 stop_shared
 trap - EXIT
 unset DOCKET_TEST_POSTGRES DOCKET_TEST_BLOB_URL
