@@ -375,17 +375,7 @@ impl S3Blobs {
             if !dir.file_type()?.is_dir() {
                 continue;
             }
-            for entry in fs::read_dir(dir.path())? {
-                let entry = entry?;
-                let old = entry
-                    .metadata()?
-                    .modified()?
-                    .elapsed()
-                    .is_ok_and(|e| e >= age);
-                if old && fs::remove_file(entry.path()).is_ok() {
-                    removed += 1;
-                }
-            }
+            removed += super::store::remove_older_than(&dir.path(), age)?;
         }
         Ok(removed)
     }

@@ -116,17 +116,7 @@ impl BlobStore {
             Some(r) => r.clean_cache(age)?,
             None => 0,
         };
-        for entry in fs::read_dir(self.root.join("tmp"))? {
-            let entry = entry?;
-            let old = entry
-                .metadata()?
-                .modified()?
-                .elapsed()
-                .is_ok_and(|e| e >= age);
-            if old && fs::remove_file(entry.path()).is_ok() {
-                removed += 1;
-            }
-        }
+        removed += remove_older_than(&self.root.join("tmp"), age)?;
         Ok(removed)
     }
 
@@ -403,6 +393,23 @@ impl Drop for BlobWriter {
             let _ = fs::remove_file(&self.tmp);
         }
     }
+}
+
+/// Removes the files in `dir` last modified longer than `age` ago; answers how many went.
+pub(super) fn remove_older_than(dir: &Path, age: std::time::Duration) -> io::Result<usize> {
+    let mut removed = 0;
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        let old = entry
+            .metadata()?
+            .modified()?
+            .elapsed()
+            .is_ok_and(|e| e >= age);
+        if old && fs::remove_file(entry.path()).is_ok() {
+            removed += 1;
+        }
+    }
+    Ok(removed)
 }
 
 #[cfg(test)]

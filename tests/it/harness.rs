@@ -42,6 +42,12 @@ pub fn postgres_for(data_dir: &Path) -> Option<String> {
     let name = format!("docket_{:016x}", h.finish());
     let mut url = url::Url::parse(&admin).expect("DOCKET_TEST_POSTGRES is a URL");
     url.set_path(&name);
+    // Created once per test process (tests ask for it at every CLI call and connection).
+    static CREATED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut created = CREATED.lock().unwrap_or_else(|p| p.into_inner());
+    if created.contains(&name) {
+        return Some(url.to_string());
+    }
     let create = format!("CREATE DATABASE {name}");
     // The synchronous client runs its own runtime: keep it off the test's async threads.
     std::thread::spawn(move || {
@@ -55,6 +61,7 @@ pub fn postgres_for(data_dir: &Path) -> Option<String> {
     })
     .join()
     .expect("database created");
+    created.push(name);
     Some(url.to_string())
 }
 
