@@ -10,8 +10,8 @@ pub fn only_file_blobs(blob_url: &str) -> Result<(), CliError> {
         crate::blob::BlobUrl::File => Ok(()),
         s3 => Err(usage(format!(
             "docket backup copies blobs from the data directory only; with --blob-url {s3} \
-             back up the database and turn on versioning for the bucket instead \
-             (docs/ARCHITECTURE.md, \"Blob store\")"
+             back up the database (pg_dump with PostgreSQL) and the bucket instead \
+             (README, \"More than one machine\")"
         ))),
     }
 }

@@ -11,7 +11,7 @@ use crate::api::{Api, fixture};
 use crate::harness::{TestApp, TestDb, on_postgres, postgres_for};
 use crate::mail::{SmtpServer, free_port, smtp_url};
 use crate::oauth_flow::{PASSWORD, login, me, setup};
-use crate::oauth_rules::{code, pair, redeem};
+use crate::oauth_rules::{code, pair, redeem, refresh};
 
 const EMAIL: &str = "ada@example.com";
 
@@ -78,6 +78,63 @@ async fn a_code_issued_on_one_node_is_redeemed_on_another_and_once_when_two_race
         let mut statuses = [one.status().as_u16(), two.status().as_u16()];
         statuses.sort();
         assert_eq!(statuses, [200, 400], "exactly one redemption");
+    }
+    for n in nodes {
+        n.stop().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refresh_token_raced_at_two_nodes_rotates_once_and_the_reuse_ends_the_grant() {
+    if skipped() {
+        return;
+    }
+    let nodes = three_nodes(&[]).await;
+    let (a, b, c) = (&nodes[0], &nodes[1], &nodes[2]);
+    // A public client: its refresh tokens always rotate.
+    let (id, _) = setup(a, &["--public"]);
+    let cookie = login(a, EMAIL, PASSWORD).await.unwrap();
+    for _ in 0..3 {
+        let (challenge, verifier) = oauth2::PkceCodeChallenge::new_random_sha256();
+        let pkce = [
+            ("code_challenge", challenge.as_str()),
+            ("code_challenge_method", "S256"),
+        ];
+        let issued = code(a, &cookie, &id, "READ_PROFILE", &pkce).await;
+        let verifier = [("code_verifier", verifier.secret().as_str())];
+        let (access, rt) = pair(redeem(c, &id, "", &issued, &verifier).await).await;
+
+        // B and C present the same refresh token at once: one rotates it; the other presents
+        // a token rotated out (or waits for the row and then finds it so), which is reuse:
+        // the whole grant ends, the winner's new tokens included.
+        let (one, two) = tokio::join!(refresh(b, &id, "", &rt), refresh(c, &id, "", &rt));
+        let mut answers = Vec::new();
+        for resp in [one, two] {
+            let status = resp.status().as_u16();
+            answers.push((status, resp.json::<Value>().await.unwrap()));
+        }
+        answers.sort_by_key(|(status, _)| *status);
+        assert_eq!(
+            [answers[0].0, answers[1].0],
+            [200, 400],
+            "exactly one rotation: {answers:?}"
+        );
+        assert_eq!(answers[1].1["error"], "invalid_grant");
+        let won = &answers[0].1;
+        let (new_access, new_rt) = (
+            won["access_token"].as_str().unwrap(),
+            won["refresh_token"].as_str().unwrap(),
+        );
+        assert_ne!(new_rt, rt);
+        for node in [a, b, c] {
+            assert_eq!(me(node, &access).await.status(), 401);
+            assert_eq!(
+                me(node, new_access).await.status(),
+                401,
+                "reuse revoked the grant"
+            );
+        }
+        assert_eq!(refresh(a, &id, "", new_rt).await.status(), 400);
     }
     for n in nodes {
         n.stop().await;

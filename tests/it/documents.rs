@@ -3,7 +3,7 @@
 use serde_json::{Value, json};
 
 use crate::api::{Api, fixture, keys, sorted, two_recipients};
-use crate::harness::TestApp;
+use crate::harness::{TestApp, stored_blob, stored_blob_ids};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn create_get_and_upload_have_the_seed_shapes() {
@@ -199,8 +199,10 @@ async fn bad_uploads_are_refused_and_leave_nothing_behind() {
     too_large_bodies_are_refused(&app, &url_a);
 
     // Nothing was kept: no blob files, no temp files, the document has no file.
-    let blobs = files_under(&app.data_dir().join("blobs"));
+    let blobs = stored_blob_ids(&app.data_dir());
     assert!(blobs.is_empty(), "{blobs:?}");
+    let temp = files_under(&app.data_dir().join("blobs/tmp"));
+    assert!(temp.is_empty(), "{temp:?}");
     let c = app.db_rw();
     let (n, blob): (i64, Option<String>) = c
         .query_row(
@@ -346,13 +348,13 @@ async fn a_good_upload_replaces_the_last_until_the_draft_is_sent(
         200
     );
     // The replaced file is removed just after the answer.
-    let mut left = files_under(&app.data_dir().join("blobs")).len();
+    let mut left = stored_blob_ids(&app.data_dir()).len();
     for _ in 0..40 {
         if left == 1 {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        left = files_under(&app.data_dir().join("blobs")).len();
+        left = stored_blob_ids(&app.data_dir()).len();
     }
     assert_eq!(left, 1, "the replaced file is gone");
     c.execute(
@@ -736,12 +738,9 @@ async fn a_large_upload_streamed_in_small_chunks_is_stored_whole() {
     assert_eq!(up["sha256"], docket::crypto::sha256_hex(&pdf));
     // Exactly one stored file, byte for byte the upload; no temp file left.
     let data = app.data_dir();
-    let stored: Vec<_> = files_under(&data.join("blobs"))
-        .into_iter()
-        .filter(|p| !p.starts_with(data.join("blobs/tmp")))
-        .collect();
+    let stored = stored_blob_ids(&data);
     assert_eq!(stored.len(), 1, "{stored:?}");
-    assert!(std::fs::read(&stored[0]).unwrap() == pdf);
+    assert!(stored_blob(&data, &stored[0]) == pdf);
     assert!(files_under(&data.join("blobs/tmp")).is_empty());
     app.stop().await;
 }

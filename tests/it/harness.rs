@@ -35,11 +35,8 @@ pub fn skip_on_postgres(why: &str) -> bool {
 /// The PostgreSQL database of `data_dir` on the test cluster, created on first use; `None`
 /// when the tests run on SQLite.
 pub fn postgres_for(data_dir: &Path) -> Option<String> {
-    use std::hash::{Hash, Hasher};
     let admin = std::env::var("DOCKET_TEST_POSTGRES").ok()?;
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    data_dir.hash(&mut h);
-    let name = format!("docket_{:016x}", h.finish());
+    let name = format!("docket_{}", tag(data_dir));
     let mut url = url::Url::parse(&admin).expect("DOCKET_TEST_POSTGRES is a URL");
     url.set_path(&name);
     // Created once per test process (tests ask for it at every CLI call and connection).
@@ -63,6 +60,83 @@ pub fn postgres_for(data_dir: &Path) -> Option<String> {
     .expect("database created");
     created.push(name);
     Some(url.to_string())
+}
+
+/// A name for `data_dir` that is the same at every call: its database's and its bucket
+/// prefix's.
+fn tag(data_dir: &Path) -> String {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    data_dir.hash(&mut h);
+    format!("{:016x}", h.finish())
+}
+
+/// The blob store of `data_dir` on the PostgreSQL run when a test bucket is there
+/// (`DOCKET_TEST_BLOB_URL`, tests/s3/garage.sh): a prefix of its own in that bucket, so the
+/// whole suite runs on what several nodes share. `None`: `<data>/blobs`, the default.
+pub fn blob_url_for(data_dir: &Path) -> Option<String> {
+    if !on_postgres() {
+        return None;
+    }
+    let bucket = std::env::var("DOCKET_TEST_BLOB_URL").ok()?;
+    Some(format!(
+        "{}/d{}",
+        bucket.trim_end_matches('/'),
+        tag(data_dir)
+    ))
+}
+
+/// The blob store of `data_dir` as its server opens it (see [`blob_url_for`]), for tests that
+/// look at stored files or put some there. Opened off the async threads.
+pub fn blob_store(data_dir: &Path) -> docket::blob::BlobStore {
+    let url = match blob_url_for(data_dir) {
+        Some(u) => docket::blob::BlobUrl::parse(&u).expect("a valid test bucket URL"),
+        None => docket::blob::BlobUrl::File,
+    };
+    let data = docket::datadir::DataDir::open(data_dir).expect("the data dir opens");
+    std::thread::scope(|s| {
+        s.spawn(|| docket::blob::BlobStore::open_url(&url, &data.blobs(), &data.blob_cache()))
+            .join()
+            .unwrap()
+            .expect("the blob store opens")
+    })
+}
+
+/// The ids of the blobs committed in `data_dir`'s store (files, or objects in its bucket
+/// prefix), sorted; temp files are not blobs.
+pub fn stored_blob_ids(data_dir: &Path) -> Vec<String> {
+    let mut ids: Vec<String> = match blob_url_for(data_dir) {
+        Some(_) => {
+            let store = blob_store(data_dir);
+            std::thread::scope(|s| s.spawn(|| store.remote_keys()).join().unwrap())
+                .expect("the bucket lists")
+                .into_iter()
+                .map(|k| k.rsplit('/').next().unwrap_or_default().to_string())
+                .collect()
+        }
+        None => {
+            let root = data_dir.join("blobs");
+            let mut found = Vec::new();
+            for shard in std::fs::read_dir(&root).into_iter().flatten().flatten() {
+                if shard.file_name() == "tmp" || !shard.path().is_dir() {
+                    continue;
+                }
+                for f in std::fs::read_dir(shard.path()).unwrap().flatten() {
+                    found.push(f.file_name().to_string_lossy().into_owned());
+                }
+            }
+            found
+        }
+    };
+    ids.sort();
+    ids
+}
+
+/// The bytes of blob `id` in `data_dir`'s store.
+pub fn stored_blob(data_dir: &Path, id: &str) -> Vec<u8> {
+    let store = blob_store(data_dir);
+    let id = docket::blob::BlobId::parse(id).expect("a blob id");
+    std::thread::scope(|s| s.spawn(|| store.read(&id)).join().unwrap()).expect("the blob reads")
 }
 
 /// The secret key the tests' nodes share on PostgreSQL, which needs one (`DOCKET_SECRET_KEY`).
@@ -96,6 +170,11 @@ pub fn config(data_dir: &Path, args: &[&str]) -> Config {
         cfg.database = database;
     } else if let Some(url) = postgres_for(data_dir) {
         cfg.database = docket::db::Target::Postgres(url);
+    }
+    if !args.iter().any(|a| a.starts_with("--blob-url"))
+        && let Some(url) = blob_url_for(data_dir)
+    {
+        cfg.blob_url = docket::blob::BlobUrl::parse(&url).expect("a valid test bucket URL");
     }
     if matches!(cfg.database, docket::db::Target::Postgres(_)) {
         cfg.secret_key = docket::secrets::NodeKey::parse(TEST_SECRET_KEY).ok();
@@ -304,9 +383,13 @@ pub fn docket(data_dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
         .env_remove("DOCKET_PUBLIC_URL")
         .env_remove("DOCKET_DATABASE_URL")
         .env_remove("DOCKET_SECRET_KEY")
-        .env_remove("DOCKET_SECRET_KEY_FILE");
+        .env_remove("DOCKET_SECRET_KEY_FILE")
+        .env_remove("DOCKET_BLOB_URL");
     if let Some(url) = postgres_for(data_dir) {
         cmd.env("DOCKET_DATABASE_URL", url);
+    }
+    if let Some(url) = blob_url_for(data_dir) {
+        cmd.env("DOCKET_BLOB_URL", url);
     }
     if on_postgres() && !args.iter().any(|a| a.starts_with("--secret-key-file")) {
         cmd.env("DOCKET_SECRET_KEY", TEST_SECRET_KEY);
@@ -426,6 +509,7 @@ impl BinServer {
             "DOCKET_DATABASE_URL",
             "DOCKET_SECRET_KEY",
             "DOCKET_SECRET_KEY_FILE",
+            "DOCKET_BLOB_URL",
         ] {
             cmd.env_remove(var);
         }
@@ -451,6 +535,14 @@ impl BinServer {
             && let Some(url) = postgres_for(Path::new(dir))
         {
             cmd.env("DOCKET_DATABASE_URL", url);
+        }
+        // ... and its own prefix in the test bucket.
+        let bucketed = args.iter().any(|a| a.starts_with("--blob-url"))
+            || env.iter().any(|(k, _)| *k == "DOCKET_BLOB_URL");
+        if let (Some(dir), false) = (data_dir, bucketed)
+            && let Some(url) = blob_url_for(Path::new(dir))
+        {
+            cmd.env("DOCKET_BLOB_URL", url);
         }
         // On PostgreSQL, the key every test node shares (unless the test gives one).
         let keyed = args.iter().any(|a| a.starts_with("--secret-key-file"))

@@ -5,8 +5,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use docket::blob::BlobStore;
-use docket::datadir::DataDir;
 use docket::db::{Db, now};
 use docket::mail::{Kind, NewMail, compose, store};
 use serde_json::Value;
@@ -168,11 +166,9 @@ async fn signing_request_with_attachment_goes_out_through_smtp() {
 /// Queues a signing request for recipient `rid` of document `doc` with a PDF attached, as the
 /// sending code does: the database and the message's id.
 async fn queue_a_signing_request_with_a_pdf(app: &TestApp, doc: i64, rid: i64) -> (Db, i64) {
-    let data = DataDir::open(&app.data_dir()).unwrap();
-    let blob = BlobStore::open(&data.blobs())
-        .unwrap()
-        .put(&fixture("a4-1p.pdf"))
-        .unwrap();
+    let store = crate::harness::blob_store(&app.data_dir());
+    let pdf = fixture("a4-1p.pdf");
+    let blob = std::thread::scope(|s| s.spawn(|| store.put(&pdf)).join().unwrap()).unwrap();
     let db = crate::harness::open_db(&app.data_dir());
     let content = compose::signing_request(&compose::SigningRequest {
         title: "NDA <2026>",

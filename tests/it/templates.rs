@@ -467,9 +467,8 @@ async fn deleting_the_template_leaves_its_documents_working(
         )
         .unwrap();
     assert_eq!(template_id, None);
-    let file = app.data_dir().join("blobs").join(&blob[..2]).join(&blob);
     assert_eq!(
-        std::fs::read(file).unwrap(),
+        crate::harness::stored_blob(&app.data_dir(), &blob),
         pdf,
         "the document's file is intact"
     );
@@ -613,14 +612,7 @@ async fn listing_uploads_and_deletion() {
     api.upload_ok(url, fixture("a4-1p.pdf")).await;
     let up = api.upload_ok(url, fixture("scan-3p.pdf")).await;
     assert_eq!(up["pages"], 3);
-    let blob_files = || {
-        std::fs::read_dir(app.data_dir().join("blobs"))
-            .unwrap()
-            .flatten()
-            .filter(|e| e.file_name() != "tmp")
-            .map(|e| std::fs::read_dir(e.path()).unwrap().count())
-            .sum::<usize>()
-    };
+    let blob_files = || crate::harness::stored_blob_ids(&app.data_dir()).len();
     // The replaced file is removed right after the answer, off the request's path.
     for _ in 0..100 {
         if blob_files() == 1 {

@@ -446,6 +446,9 @@ pub fn refresh(
             params![token.id, now],
         )?;
         if n != 1 {
+            // Another node rotated it since it was read: the same reuse as above (what one
+            // node's serialized writes would have seen).
+            end_stolen_grant(tx, token.grant, now)?;
             return bad("the refresh token was already used");
         }
     }
