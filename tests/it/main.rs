@@ -30,6 +30,7 @@ mod oauth_rules;
 mod oidc;
 mod page_cache;
 mod page_render;
+mod pg_blip;
 mod process;
 mod proxies;
 mod recipient_auth;
