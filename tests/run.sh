@@ -46,7 +46,7 @@ cargo test --locked "$@"
 # throwaway cluster on 127.0.0.1) where every data dir gets a database of its own, beside a
 # real S3 server (Garage from crates.io, built once into ~/.cache/docket-tools) for the tests
 # of --blob-url s3://.
-echo "== cargo test --test it on PostgreSQL, with Garage for the S3 tests"
+echo "== cargo test --lib --test it, and schemathesis, on PostgreSQL and a Garage bucket"
 SHARED=$(mktemp -d)
 chmod 755 "$SHARED"
 stop_shared() {
@@ -61,10 +61,16 @@ export DOCKET_TEST_POSTGRES DOCKET_TEST_BLOB_URL AWS_ENDPOINT_URL AWS_REGION AWS
   AWS_SECRET_ACCESS_KEY DOCKET_GARAGE_DIR
 # The unit tests again too: those of the S3 store and of secrets in PostgreSQL run only here.
 cargo test --locked --lib --test it "$@"
+# The API's property test against a node on PostgreSQL and the bucket as well.
+command -v schemathesis >/dev/null || pip install -q 'schemathesis>=4,<5'
+psql --quiet --dbname "$DOCKET_TEST_POSTGRES" --command 'CREATE DATABASE schemathesis'
+DOCKET_DATABASE_URL="${DOCKET_TEST_POSTGRES%/*}/schemathesis" \
+  DOCKET_SECRET_KEY=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n') \
+  DOCKET_BLOB_URL="$DOCKET_TEST_BLOB_URL/schemathesis" \
+  tests/schemathesis.sh 20
 stop_shared
 trap - EXIT
 unset DOCKET_TEST_POSTGRES DOCKET_TEST_BLOB_URL
 
-echo "== schemathesis against /api/v1/openapi.json"
-command -v schemathesis >/dev/null || pip install -q 'schemathesis>=4,<5'
+echo "== schemathesis against /api/v1/openapi.json (SQLite and files)"
 tests/schemathesis.sh 40
