@@ -16,6 +16,7 @@ mod calcom_compat;
 mod cli;
 mod clients;
 mod cluster;
+mod cluster_limits;
 mod connections;
 mod documenso_compat;
 mod documenso_examples;
