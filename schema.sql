@@ -1,6 +1,6 @@
 -- Docket database schema: the schema of a new database (embedded in the binary).
 --
--- Version 14 (PRAGMA user_version). A database of an older version is upgraded at start by the
+-- Version 15 (PRAGMA user_version). A database of an older version is upgraded at start by the
 -- numbered migrations in src/db/migrations/, each in one transaction, after an automatic backup.
 -- When you change this file, add the matching migration and bump db::migrate::LATEST; a unit
 -- test checks that the oldest schema plus every migration equals this file.
@@ -439,4 +439,16 @@ CREATE TABLE shared_secrets (
     name       TEXT PRIMARY KEY,
     sealed     BLOB NOT NULL,
     created_at INTEGER NOT NULL
+);
+
+-- The API rate limit's counts (`--rate-limit N` requests a minute per credential), kept here
+-- when several nodes share a PostgreSQL database so the limit holds for the cluster: one row per
+-- credential (its SHA-256, never the credential) and one-minute window, counted up by one upsert
+-- per request. Windows before the current minute are deleted. SQLite (one node) counts in
+-- memory and leaves this table empty. Keyed by the window first, so the sweep reads a range.
+CREATE TABLE rate_windows (
+    window_start INTEGER NOT NULL,
+    key          TEXT NOT NULL,
+    count        INTEGER NOT NULL,
+    PRIMARY KEY (window_start, key)
 );

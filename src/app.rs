@@ -265,6 +265,7 @@ fn app_state(
     let keys = Arc::new(stores.ring);
     let id_tokens = Arc::new(crate::oauth::oidc::IdTokens::lazy(stores.secrets.clone()));
     let relying_party = crate::factors::passkey::RelyingParty::for_app(&app_url);
+    let limiter = crate::ratelimit::RateLimiter::new(config.rate_limit, &stores.db);
     AppState {
         config: Arc::new(config.clone()),
         public_url: Arc::new(public_url.clone()),
@@ -276,7 +277,7 @@ fn app_state(
         signer: UrlSigner::new(keys.clone()),
         keys,
         data: Arc::new(data.clone()),
-        limiter: Arc::new(crate::ratelimit::RateLimiter::new(config.rate_limit)),
+        limiter: Arc::new(limiter),
         passwords: crate::users::checks::PasswordChecks::new(config.max_password_checks),
         workers: wakes.clone(),
         webhook_secrets: stores.webhook_secrets,

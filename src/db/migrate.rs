@@ -9,7 +9,7 @@ use rusqlite::{Connection, TransactionBehavior};
 pub const SCHEMA: &str = include_str!("../../schema.sql");
 
 /// The version `SCHEMA` describes.
-pub const LATEST: i64 = 14;
+pub const LATEST: i64 = 15;
 
 /// `(version, sql)`: what turns version `n - 1` into version `n`.
 pub const MIGRATIONS: &[(i64, &str)] = &[
@@ -29,6 +29,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     (12, include_str!("migrations/0012_assistant_role.sql")),
     (13, include_str!("migrations/0013_auth_time.sql")),
     (14, include_str!("migrations/0014_shared_secrets.sql")),
+    (15, include_str!("migrations/0015_rate_windows.sql")),
 ];
 
 #[derive(Debug, thiserror::Error)]

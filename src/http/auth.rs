@@ -36,12 +36,14 @@ pub fn credentials_or_query_key()
         )
 }
 
-/// Counts the request against its credential's per-minute budget (429 when spent).
-pub fn rate_limit(state: &AppState, creds: &Credentials) -> Result<(), AppError> {
+/// Counts the request against its credential's per-minute budget (429 when spent); on
+/// PostgreSQL the count is a database write, run off the async threads.
+pub async fn rate_limit(state: &AppState, creds: &Credentials) -> Result<(), AppError> {
     match creds.secret() {
-        Some(secret) if !secret.is_empty() => state
-            .limiter
-            .check(&crate::crypto::sha256_hex(secret), crate::db::now()),
+        Some(secret) if !secret.is_empty() => {
+            let key = crate::crypto::sha256_hex(secret);
+            state.limiter.check(&key, crate::db::now()).await
+        }
         _ => Ok(()),
     }
 }
@@ -49,7 +51,7 @@ pub fn rate_limit(state: &AppState, creds: &Credentials) -> Result<(), AppError>
 /// The principal behind `creds`, checked in the database off the async threads, after the
 /// rate limit.
 pub async fn authenticate(state: &AppState, creds: Credentials) -> Result<Principal, AppError> {
-    rate_limit(state, &creds)?;
+    rate_limit(state, &creds).await?;
     principal::authenticate(&state.db, creds).await
 }
 

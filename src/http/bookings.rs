@@ -115,7 +115,7 @@ async fn list_legacy(
     q: LimitQuery,
 ) -> Result<Vec<Booking>, AppError> {
     // The hot path of app integrations: credential check and read in one database trip.
-    super::auth::rate_limit(&state, &creds)?;
+    super::auth::rate_limit(&state, &creds).await?;
     manage::list_legacy(&state.db, creds, q.limit).await
 }
 

@@ -259,7 +259,7 @@ async fn me(
     state: &AppState,
     creds: crate::oauth::principal::Credentials,
 ) -> Result<Value, AppError> {
-    super::auth::rate_limit(state, &creds)?;
+    super::auth::rate_limit(state, &creds).await?;
     let user = crate::oauth::identity::profile(&state.db, creds).await?;
     Ok(json!({"id": user.id, "username": user.username, "name": user.name, "email": user.email}))
 }
@@ -268,7 +268,7 @@ async fn userinfo(
     state: &AppState,
     creds: crate::oauth::principal::Credentials,
 ) -> Result<Value, AppError> {
-    super::auth::rate_limit(state, &creds)?;
+    super::auth::rate_limit(state, &creds).await?;
     crate::oauth::identity::userinfo(&state.db, creds).await
 }
 

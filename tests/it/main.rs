@@ -16,6 +16,7 @@ mod calcom_compat;
 mod cli;
 mod clients;
 mod cluster;
+mod cluster_limits;
 mod cluster_restore;
 mod connections;
 mod documenso_compat;
