@@ -8,6 +8,8 @@ pub mod migrate;
 mod pg;
 pub mod pg_migrate;
 mod target;
+#[cfg(test)]
+pub mod testing;
 mod text_enum;
 mod value;
 mod writer;

@@ -30,21 +30,7 @@ fn sqlite(root: &Path) -> Db {
 
 /// A new database of its own on the test cluster, or `None` (with a notice) without one.
 fn postgres() -> Option<String> {
-    let Ok(admin) = std::env::var("DOCKET_TEST_POSTGRES") else {
-        eprintln!("skipped on PostgreSQL: DOCKET_TEST_POSTGRES is not set");
-        return None;
-    };
-    let name = format!(
-        "docket_secrets_{}",
-        crate::crypto::random_base62(12).to_lowercase()
-    );
-    let mut client = postgres::Client::connect(&admin, postgres::NoTls).unwrap();
-    client
-        .batch_execute(&format!("CREATE DATABASE {name}"))
-        .unwrap();
-    let mut url = url::Url::parse(&admin).unwrap();
-    url.set_path(&name);
-    Some(url.to_string())
+    crate::db::testing::postgres_database("secrets")
 }
 
 fn pg_node(url: &str) -> Db {

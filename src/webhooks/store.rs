@@ -74,6 +74,8 @@ pub fn insert(
     max: u32,
     now: i64,
 ) -> Result<Webhook, AppError> {
+    // Counted, then inserted: one user's additions take turns so the cap holds across nodes.
+    tx.serialize_on(&format!("webhooks:{}", owner.user))?;
     let count: i64 = tx.query_row(
         "SELECT count(*) FROM webhooks WHERE user_id = ?1",
         [owner.user],

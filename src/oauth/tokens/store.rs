@@ -22,6 +22,9 @@ pub fn upsert_grant(
     scopes: &[Scope],
     now: i64,
 ) -> Result<i64, AppError> {
+    // Read, then insert or widen: two consents at once (on two nodes) take turns, so neither
+    // hits the one-live-grant index nor loses the other's scopes.
+    tx.serialize_on(&format!("oauth-grant:{user}:{client}"))?;
     let existing: Option<(i64, String)> = tx
         .query_row(
             "SELECT id, scopes FROM oauth_grants WHERE user_id = ?1 AND client_id = ?2 AND revoked_at IS NULL",
@@ -679,3 +682,7 @@ pub fn revoke_grant(tx: &Conn, user: i64, grant: i64, now: i64) -> Result<(), Ap
     revoke_grant_tokens(tx, grant, now)?;
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "store_tests.rs"]
+mod tests;

@@ -28,6 +28,8 @@ pub struct Invite {
 /// A new link for `email` (from recipient `recipient`'s signing page). 409 when the address
 /// has an account already, 429 past `PER_HOUR` links an hour.
 pub fn create(tx: &Conn, email: &str, recipient: i64, now: i64) -> Result<SecretToken, AppError> {
+    // Counted, then inserted: links for one address take turns so the hourly cap holds.
+    tx.serialize_on(&format!("invites:{email}"))?;
     if super::store::find_by_email(tx, email)?.is_some() {
         return Err(AppError::Conflict(format!(
             "{email} has a Docket account already: sign in instead"
