@@ -29,6 +29,7 @@ mod oauth_rules;
 mod oidc;
 mod page_cache;
 mod page_render;
+mod pg_tls;
 mod process;
 mod proxies;
 mod recipient_auth;
