@@ -24,6 +24,9 @@ pub enum Error {
     Sqlite(#[from] rusqlite::Error),
     #[error("{}", pg_message(.0))]
     Postgres(#[from] postgres::Error),
+    /// A PostgreSQL URL that cannot be used (its TLS settings, its root certificate file).
+    #[error("{0}")]
+    Config(String),
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -31,7 +34,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 fn pg_message(e: &postgres::Error) -> String {
     match e.as_db_error() {
         Some(db) => format!("{} ({})", db.message(), db.code().code()),
-        None => e.to_string(),
+        None => super::pg::describe(e),
     }
 }
 

@@ -7,6 +7,7 @@ mod dialect;
 pub mod migrate;
 mod pg;
 pub mod pg_migrate;
+mod pg_tls;
 mod target;
 #[cfg(test)]
 pub mod testing;
@@ -143,23 +144,25 @@ impl Db {
         acquire_timeout: Duration,
         migrate: bool,
     ) -> Result<Db, OpenError> {
-        let config: postgres::Config =
-            url.parse()
-                .map_err(|e: postgres::Error| OpenError::Postgres {
-                    target: pg_migrate::redacted(url),
-                    message: e.to_string(),
-                })?;
-        let manager = pg::Manager { config };
+        let failed = |message: String| OpenError::Postgres {
+            target: pg_migrate::redacted(url),
+            message,
+        };
+        let manager = pg::Manager::new(url).map_err(failed)?;
+        // One connection first, so that a refusal (a certificate, a password) stops the start
+        // at once with its reason; a server not up yet gets the pool's timeout to come up.
+        if let Err(e) = r2d2::ManageConnection::connect(&manager)
+            && pg::refused(&e.0)
+        {
+            return Err(failed(e.to_string()));
+        }
         let pool = r2d2::Pool::builder()
             .max_size(max_connections)
             .min_idle(Some(1))
             .connection_timeout(acquire_timeout)
             .error_handler(Box::new(r2d2::NopErrorHandler))
             .build(manager)
-            .map_err(|e| OpenError::Postgres {
-                target: pg_migrate::redacted(url),
-                message: e.to_string(),
-            })?;
+            .map_err(|e| failed(e.to_string()))?;
         let db = Db {
             backend: Backend::Postgres { pool },
         };

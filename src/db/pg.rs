@@ -8,9 +8,11 @@ use std::error::Error as StdError;
 
 use bytes::BytesMut;
 use postgres::types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
+use tokio_postgres_rustls::MakeRustlsConnect;
 
 use super::Error;
 use super::dialect;
+use super::pg_tls::PgUrl;
 use super::value::Value;
 
 /// Most statements one connection keeps prepared; past it the cache starts over.
@@ -40,10 +42,11 @@ impl PgClient {
         }
     }
 
-    /// A client of its own, outside any pool.
+    /// A client of its own, outside any pool, with the TLS the URL asks for.
     pub(super) fn connect(url: &str) -> Result<PgClient, Error> {
-        let config: postgres::Config = url.parse()?;
-        Ok(PgClient::new(config.connect(postgres::NoTls)?))
+        use r2d2::ManageConnection;
+        let manager = Manager::new(url).map_err(Error::Config)?;
+        manager.connect().map_err(|e| Error::Postgres(e.0))
     }
 
     fn statement(inner: &mut Inner, sql: &str) -> Result<postgres::Statement, Error> {
@@ -134,26 +137,86 @@ fn as_params(values: &[Value]) -> Vec<&(dyn ToSql + Sync)> {
 
 /// Opens PostgreSQL connections for the pool.
 pub struct Manager {
-    pub config: postgres::Config,
+    config: postgres::Config,
+    tls: MakeRustlsConnect,
+}
+
+impl Manager {
+    /// For the database at `url`; an error names what is wrong with it (never its password).
+    pub fn new(url: &str) -> Result<Manager, String> {
+        let url = PgUrl::parse(url)?;
+        let tls = url.connector()?;
+        Ok(Manager {
+            config: url.config,
+            tls,
+        })
+    }
 }
 
 impl r2d2::ManageConnection for Manager {
     type Connection = PgClient;
-    type Error = postgres::Error;
+    type Error = PgError;
 
-    fn connect(&self) -> Result<PgClient, postgres::Error> {
-        Ok(PgClient::new(self.config.connect(postgres::NoTls)?))
+    fn connect(&self) -> Result<PgClient, PgError> {
+        Ok(PgClient::new(
+            self.config.connect(self.tls.clone()).map_err(PgError)?,
+        ))
     }
 
-    fn is_valid(&self, conn: &mut PgClient) -> Result<(), postgres::Error> {
+    fn is_valid(&self, conn: &mut PgClient) -> Result<(), PgError> {
         let inner = conn.inner.get_mut();
         inner.in_transaction = false;
-        inner.client().batch_execute("")
+        inner.client().batch_execute("").map_err(PgError)
     }
 
     fn has_broken(&self, conn: &mut PgClient) -> bool {
         conn.inner.get_mut().client().is_closed()
     }
+}
+
+/// A client error that shows its causes (`describe`), as the pool reports it.
+#[derive(Debug)]
+pub struct PgError(pub postgres::Error);
+
+impl std::fmt::Display for PgError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&describe(&self.0))
+    }
+}
+
+impl StdError for PgError {}
+
+/// A client error with its causes, `error performing TLS handshake: invalid peer
+/// certificate: UnknownIssuer`: the client's own text names only the kind of failure.
+pub fn describe(e: &postgres::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    text
+}
+
+/// Whether a failed connection was turned down (by the server: a password, a database that
+/// is not there; or by TLS: a certificate), which trying again will not change; a server
+/// still starting or out of connections is not.
+pub fn refused(e: &postgres::Error) -> bool {
+    if let Some(db) = e.as_db_error() {
+        return matches!(db.code().code().get(..2), Some("28" | "3D"));
+    }
+    let mut cause: Option<&(dyn StdError + 'static)> = Some(e);
+    while let Some(c) = cause {
+        let tls = c
+            .downcast_ref::<std::io::Error>()
+            .and_then(|io| io.get_ref());
+        if c.is::<rustls::Error>() || tls.is_some_and(|inner| inner.is::<rustls::Error>()) {
+            return true;
+        }
+        cause = c.source();
+    }
+    false
 }
 
 /// A `Value` bound as whatever type PostgreSQL expects at that place: integers also as the

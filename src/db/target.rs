@@ -63,8 +63,8 @@ impl Target {
             return Ok(Target::Sqlite);
         }
         if text.starts_with("postgres://") || text.starts_with("postgresql://") {
-            text.parse::<postgres::Config>()
-                .map_err(|e| format!("--database-url: not a PostgreSQL URL: {e}"))?;
+            super::pg_tls::PgUrl::parse(text)
+                .map_err(|e| format!("--database-url: not a usable PostgreSQL URL: {e}"))?;
             return Ok(Target::Postgres(text.to_string()));
         }
         Err("--database-url: expected `sqlite` or a postgres:// URL".into())

@@ -32,6 +32,7 @@ mod oidc;
 mod page_cache;
 mod page_render;
 mod pg_blip;
+mod pg_tls;
 mod process;
 mod proxies;
 mod recipient_auth;

@@ -3,7 +3,12 @@
 #   tests/pg/postgres.sh start DIR   installs Debian's postgresql when missing, creates a cluster
 #                                    in DIR (listening on 127.0.0.1 at a free port, its socket
 #                                    in DIR too) and prints `export DOCKET_TEST_POSTGRES=...`,
-#                                    the URL of a superuser connection to its `postgres` database
+#                                    the URL of a superuser connection to its `postgres` database,
+#                                    and `export DOCKET_TEST_POSTGRES_CA=...`: the cluster speaks
+#                                    TLS too (plain stays allowed), with a certificate for the name
+#                                    `localhost` (only) from a CA made at start, in that PEM file.
+#                                    The role `docket_tls_only`, if a test creates it, may only
+#                                    connect over TLS.
 #   tests/pg/postgres.sh stop DIR    stops it (DIR is left for the caller to remove)
 # The server runs as the `postgres` user when started as root (PostgreSQL refuses root).
 set -euo pipefail
@@ -38,13 +43,33 @@ case "$cmd" in
     [ "$(id -u)" = 0 ] && chown postgres: "$dir"
     port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     run_as_pg "$bin/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --no-locale >"$dir/initdb.log" 2>&1
+    # TLS: a throwaway CA and a server certificate it issues for `localhost`.
+    tls=$dir/tls
+    run_as_pg mkdir -p "$tls"
+    run_as_pg openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 \
+      -subj "/CN=docket test PostgreSQL CA" -keyout "$tls/ca.key" -out "$tls/ca.pem" \
+      -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign" 2>/dev/null
+    run_as_pg openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=localhost" \
+      -keyout "$tls/server.key" -out "$tls/server.csr" 2>/dev/null
+    printf 'subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n' \
+      >"$dir/server.ext"
+    run_as_pg openssl x509 -req -in "$tls/server.csr" -CA "$tls/ca.pem" -CAkey "$tls/ca.key" \
+      -CAcreateserial -days 30 -extfile "$dir/server.ext" -out "$tls/server.pem" 2>/dev/null
+    run_as_pg chmod 600 "$tls/server.key" "$tls/ca.key"
+    # Before initdb's `trust` lines, which match either way.
+    hba=$dir/data/pg_hba.conf
+    { echo "hostnossl all docket_tls_only all reject"; cat "$hba"; } >"$dir/pg_hba.new"
+    cat "$dir/pg_hba.new" >"$hba" && rm "$dir/pg_hba.new"
     # Sized for tests: many short-lived databases, a few hundred connections, no durability
     # needed (the cluster is thrown away).
     run_as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
       -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir \
           -c max_connections=400 -c fsync=off -c synchronous_commit=off \
-          -c full_page_writes=off -c shared_buffers=128MB" start >/dev/null
+          -c full_page_writes=off -c shared_buffers=128MB \
+          -c ssl=on -c ssl_cert_file=$tls/server.pem -c ssl_key_file=$tls/server.key" \
+      start >/dev/null
     echo "export DOCKET_TEST_POSTGRES=postgres://postgres@127.0.0.1:$port/postgres"
+    echo "export DOCKET_TEST_POSTGRES_CA=$tls/ca.pem"
     ;;
   stop)
     bin=$(bindir)
