@@ -73,8 +73,43 @@ pub fn redacted(url: &str) -> String {
             if u.password().is_some() {
                 let _ = u.set_password(Some("***"));
             }
+            // libpq also takes the password as a parameter: `?password=...`.
+            if u.query_pairs().any(|(k, _)| k == "password") {
+                let pairs: Vec<(String, String)> = u
+                    .query_pairs()
+                    .map(|(k, v)| {
+                        let v = if k == "password" {
+                            "***".into()
+                        } else {
+                            v.into_owned()
+                        };
+                        (k.into_owned(), v)
+                    })
+                    .collect();
+                u.query_pairs_mut().clear().extend_pairs(pairs);
+            }
             u.to_string()
         }
         Err(_) => "the configured PostgreSQL URL".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redacted;
+
+    #[test]
+    fn passwords_are_hidden_wherever_the_url_carries_them() {
+        assert_eq!(
+            redacted("postgres://docket:s3cret@db:5432/docket?sslmode=require"),
+            "postgres://docket:***@db:5432/docket?sslmode=require"
+        );
+        let query = redacted("postgres://db/docket?user=docket&password=s3cret&sslmode=require");
+        assert!(!query.contains("s3cret"), "{query}");
+        assert!(query.contains("user=docket") && query.contains("sslmode=require"));
+        assert_eq!(
+            redacted("not a url s3cret"),
+            "the configured PostgreSQL URL"
+        );
     }
 }
