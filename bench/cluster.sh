@@ -123,7 +123,8 @@ uploads() {
   printf '%s\n' "${times[@]}" | python3 -c '
 import sys
 t = [float(x) for x in sys.stdin]
-print(f"  {\"upload 1 MiB PDF (10, mean)\":<30} {sum(t)/len(t)*1000:9.1f} ms      min {min(t)*1000:.1f}  max {max(t)*1000:.1f}")'
+label = "upload 1 MiB PDF (10, mean)"
+print(f"  {label:<30} {sum(t)/len(t)*1000:9.1f} ms      min {min(t)*1000:.1f}  max {max(t)*1000:.1f}")'
 }
 
 measure() { # title
