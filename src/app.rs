@@ -304,6 +304,9 @@ fn spawn_workers(
         allow_private: config.allow_private_webhooks,
         concurrency: config.webhook_concurrency,
         outbound: config.outbound,
+        lease: config
+            .queue_lease
+            .unwrap_or(crate::webhooks::deliver::LEASE),
     };
     // The sealer's first round seals what a stop interrupted and retries failures now due.
     let sealer = crate::signing::sealing::Sealer {
@@ -313,6 +316,9 @@ fn spawn_workers(
         app_base: state.app_base(),
         workers: state.workers.clone(),
         backoff: crate::signing::sealing::backoff(config.retry_base),
+        lease: config
+            .queue_lease
+            .unwrap_or(crate::signing::sealing::SEAL_LEASE),
     };
     let (stop_workers, stop) = crate::retry::Stop::new();
     let workers = vec![
@@ -356,6 +362,7 @@ fn mail_worker(
         from,
         wake: wake.clone(),
         backoff: crate::mail::worker::backoff(config.retry_base),
+        lease: config.queue_lease.unwrap_or(crate::mail::worker::LEASE),
     })
 }
 

@@ -288,6 +288,13 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
     pub retry_base_ms: u64,
 
+    /// Seconds a claimed queue item (a mail, a webhook delivery, a document to seal) is kept
+    /// from the other nodes; when its node dies, another takes it over after this. Each
+    /// attempt is cut off 2 s before [default: 300 for mail and sealing, 60 for webhooks]
+    #[arg(long, env = "DOCKET_QUEUE_LEASE", value_name = "SECS",
+          value_parser = clap::value_parser!(u64).range(crate::retry::Lease::MIN_SECS..=86_400))]
+    pub queue_lease: Option<u64>,
+
     /// Open connections at most; more are accepted and closed at once
     #[arg(long, env = "DOCKET_MAX_CONNECTIONS", default_value_t = 1024, value_name = "N",
           value_parser = clap::value_parser!(u64).range(1..=1_000_000))]

@@ -97,6 +97,8 @@ pub struct Config {
     pub trusted_proxies: crate::proxy::TrustedProxies,
     /// Limits of page renders for the signing page.
     pub render: crate::pdf::RenderLimits,
+    /// `--queue-lease`: the lease of every queue; `None`: each queue's own default.
+    pub queue_lease: Option<crate::retry::Lease>,
 }
 
 /// A base URL: http(s), a host, no query or fragment; the trailing slash removed.
@@ -311,6 +313,7 @@ impl Config {
             limits: connection_limits(args),
             trusted_proxies,
             render: render_limits(args),
+            queue_lease: args.queue_lease.map(crate::retry::Lease::secs),
         })
     }
 
@@ -528,5 +531,18 @@ mod tests {
         let c = config(&[]).unwrap();
         assert_eq!(c.outbound, crate::outbound::Outbound::Any);
         assert_eq!(c.webhook_concurrency, 16);
+    }
+
+    #[test]
+    fn one_queue_lease_overrides_every_queue_or_none_keeps_their_own() {
+        assert_eq!(config(&[]).unwrap().queue_lease, None);
+        let c = config(&["--queue-lease", "4"]).unwrap();
+        assert_eq!(c.queue_lease, Some(crate::retry::Lease::secs(4)));
+        let parse =
+            |a: &[&str]| crate::cli::Cli::try_parse_from([&["docket", "serve"], a].concat());
+        // Too short to leave an attempt any time, or not a number of seconds.
+        for bad in ["2", "0", "-1", "1.5", "86401"] {
+            assert!(parse(&["--queue-lease", bad]).is_err(), "{bad}");
+        }
     }
 }

@@ -118,6 +118,40 @@ impl Backoff {
 /// How often a queue worker looks for due items when nothing wakes it.
 pub const POLL: Duration = Duration::from_secs(2);
 
+/// How long a claimed queue item (a mail, a webhook delivery, a document to seal) is kept from
+/// every other worker, of this node or another. A worker that dies holding an item leaves it
+/// to the others once its lease runs out: nothing is lost. A live worker gives up an attempt
+/// ([`Lease::attempt`]) before its lease runs out, so an item is never in two workers' hands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lease(Duration);
+
+impl Lease {
+    /// The shortest lease: the attempt it allows must leave room for recording the outcome.
+    pub const MIN_SECS: u64 = 3;
+
+    /// A lease of `secs` seconds, at least [`Lease::MIN_SECS`].
+    pub const fn secs(secs: u64) -> Lease {
+        let secs = if secs < Self::MIN_SECS {
+            Self::MIN_SECS
+        } else {
+            secs
+        };
+        Lease(Duration::from_secs(secs))
+    }
+
+    /// The unix second until which an item claimed at unix second `now` is held.
+    pub fn until(self, now: i64) -> i64 {
+        now.saturating_add(i64::try_from(self.0.as_secs()).unwrap_or(i64::MAX))
+    }
+
+    /// How long one attempt may take: two seconds less than the lease, since the claim is
+    /// written in whole seconds (so may end up to a second early) and the outcome must be
+    /// recorded before another worker may take the item.
+    pub fn attempt(self) -> Duration {
+        self.0.saturating_sub(Duration::from_secs(2))
+    }
+}
+
 /// The loop of a queue worker (mail, webhooks): keeps up to `width` items in hand at once.
 /// Whenever there is room it asks `take(room)` for at most that many due items and runs
 /// `handle` on each in a task of its own; when fewer came than there was room for, it sleeps
@@ -208,6 +242,16 @@ mod tests {
             let d = b.delay_random(n);
             assert!(d >= b.delay(n, 0.0) && d <= b.delay(n, 1.0), "{n}: {d:?}");
         }
+    }
+
+    #[test]
+    fn a_lease_holds_until_its_end_and_an_attempt_ends_two_seconds_before() {
+        let lease = Lease::secs(60);
+        assert_eq!(lease.until(1000), 1060);
+        assert_eq!(lease.attempt(), Duration::from_secs(58));
+        // Shorter leases are raised to the shortest that leaves an attempt a second.
+        assert_eq!(Lease::secs(1), Lease::secs(Lease::MIN_SECS));
+        assert_eq!(Lease::secs(0).attempt(), Duration::from_secs(1));
     }
 
     #[test]

@@ -2,9 +2,12 @@
 //!
 //! State lives in `mail_queue` only, so a restart loses nothing; a stop lets the message in hand
 //! finish, and a message whose send was cut off by a crash may go out twice (at least once,
-//! never zero times). Woken by `Wake` right after
-//! an enqueue, and polling every `POLL` for messages queued by other processes (the CLI) and
-//! for retries that came due.
+//! never zero times): only when the server had accepted it and the crash came before it was
+//! marked sent. Each message is claimed for a lease (`LEASE`, or `--queue-lease`) that the
+//! send never outlives, so nodes sharing the queue never send one message at the same time,
+//! and one that died mid-send leaves the message to the others once the lease runs out.
+//! Woken by `Wake` right after an enqueue, and polling every `POLL` for messages queued by
+//! other processes (the CLI, other nodes) and for retries and leases that came due.
 
 use std::time::Duration;
 
@@ -18,7 +21,7 @@ use crate::blob::{BlobId, BlobStore};
 use crate::db::{Db, now};
 use crate::documents::audit::{self, Actor, Event};
 use crate::error::AppError;
-use crate::retry::{Backoff, Stop, Wake};
+use crate::retry::{Backoff, Lease, Stop, Wake};
 
 /// The default schedule: 30 s doubling up to an hour, for 48 hours.
 pub fn backoff(base: Duration) -> Backoff {
@@ -37,24 +40,26 @@ pub struct Worker {
     pub from: Mailbox,
     pub wake: Wake,
     pub backoff: Backoff,
+    /// How long a message is claimed for; its send is cut off before.
+    pub lease: Lease,
 }
 
-/// How long a claimed message is kept from other workers: longer than one SMTP exchange can
-/// take (lettre's timeout is one minute per command).
-const LEASE: i64 = 300;
+/// The default lease of a message: room for a slow SMTP exchange (30 s per command, see
+/// `smtp::SmtpUrl::transport`).
+pub const LEASE: Lease = Lease::secs(300);
 
 impl Worker {
     /// Runs until `stop` is raised, finishing the item in hand.
     pub async fn run(self, stop: Stop) {
-        let (db, wake) = (self.db.clone(), self.wake.clone());
+        let (db, wake, lease) = (self.db.clone(), self.wake.clone(), self.lease);
         let this = std::sync::Arc::new(self);
-        // One at a time, each claimed for `LEASE` (several nodes share the queue).
+        // One at a time, each claimed for the lease (several nodes share the queue).
         let take = |room: usize| {
             let db = db.clone();
             async move {
                 db.write(move |tx| {
                     let t = now();
-                    store::claim(tx, t, t + LEASE, room as i64)
+                    store::claim(tx, t, lease.until(t), room as i64)
                 })
                 .await
             }
@@ -73,7 +78,19 @@ impl Worker {
                 "no --smtp-url: message filed in the outbox (docket mail show {})", m.id);
             return self.done(m, super::Status::Outbox).await;
         };
-        match self.send(transport, &m).await {
+        let limit = self.lease.attempt();
+        let sent = tokio::time::timeout(limit, self.send(transport, &m))
+            .await
+            .unwrap_or_else(|_| {
+                Err(SendError {
+                    message: format!(
+                        "cut off after {} s, before the message's lease ran out",
+                        limit.as_secs()
+                    ),
+                    permanent: false,
+                })
+            });
+        match sent {
             Ok(()) => {
                 tracing::info!(mail_id = m.id, to = %m.to, kind = m.kind.as_str(), "mail sent");
                 self.done(m, super::Status::Sent).await

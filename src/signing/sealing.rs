@@ -19,7 +19,7 @@ use crate::error::AppError;
 use crate::pdf::seal::{
     AuditRecipient, AuditSummary, FieldValue, FilledField, SealInput, SealSigner, TextAlign,
 };
-use crate::retry::{Backoff, POLL, Stop};
+use crate::retry::{Backoff, Lease, POLL, Stop};
 use crate::timefmt::human;
 
 /// The seal certificate, loaded when first needed: from `--seal-cert`/`--seal-key` when given
@@ -204,11 +204,12 @@ pub fn backoff(base: Duration) -> Backoff {
     }
 }
 
-/// Asks the sealer to look for documents to seal: call after a transaction that finished a
-/// document's last acting recipient.
 /// The sealing task of the server: seals, one at a time, every PENDING document whose acting
 /// recipients have all finished and whose next attempt is due (at start: those a stop or a
-/// failure left unsealed). Woken by `start`, it otherwise sleeps until the next retry is due.
+/// failure left unsealed), each claimed for its lease so that nodes sharing the database
+/// never seal one at the same time. Woken by `Workers::seal` after a last recipient finished
+/// on this node, it otherwise looks again every `POLL` at most: for documents finished on
+/// other nodes, retries that came due and leases of dead nodes that ran out.
 pub struct Sealer {
     pub db: crate::db::Db,
     pub blobs: crate::blob::BlobStore,
@@ -219,6 +220,8 @@ pub struct Sealer {
     /// webhooks.
     pub workers: crate::retry::Workers,
     pub backoff: Backoff,
+    /// How long a document is claimed for one attempt.
+    pub lease: Lease,
 }
 
 impl Sealer {
@@ -246,29 +249,23 @@ impl Sealer {
                     if !due.is_empty() && !trouble {
                         continue;
                     }
-                    // Until the earliest retry (unix seconds, so up to a second late), or a
-                    // little while when the database is in trouble.
+                    // Until the earliest retry or lease end (unix seconds, so up to a second
+                    // late), and no longer than `POLL`: other nodes finish documents too (their
+                    // wake-ups do not reach this node), and may die holding one.
                     let next = waiting.iter().filter_map(|(_, next)| *next).min();
                     match (trouble, next) {
-                        (true, _) => Some(POLL),
-                        (false, Some(t)) => Some(until(t)),
-                        (false, None) => None,
+                        (false, Some(t)) => until(t).min(POLL),
+                        _ => POLL,
                     }
                 }
                 Err(e) => {
                     tracing::error!(error = %e, "looking for documents to seal failed");
-                    Some(POLL)
-                }
-            };
-            let sleep = async {
-                match pause {
-                    Some(d) => tokio::time::sleep(d).await,
-                    None => std::future::pending().await,
+                    POLL
                 }
             };
             tokio::select! {
                 _ = self.workers.sealing.notified() => {}
-                _ = sleep => {}
+                _ = tokio::time::sleep(pause) => {}
                 _ = stop.wait() => {}
             }
         }
@@ -277,11 +274,12 @@ impl Sealer {
     /// One attempt at sealing `doc`; a failure is recorded with the time of the next attempt,
     /// and the first one is told to the owner (mail and DOCUMENT_SEAL_FAILED), not every retry.
     async fn attempt(&self, doc: i64) -> Result<(), AppError> {
+        let lease = self.lease;
         let claimed = self
             .db
             .write(move |tx| {
                 let t = now();
-                documents::claim_seal(tx, doc, t, t + SEAL_LEASE)
+                documents::claim_seal(tx, doc, t, lease.until(t))
             })
             .await?;
         if !claimed {
@@ -391,9 +389,11 @@ impl Sealer {
     }
 }
 
-/// How long a document claimed for sealing is kept from other workers: far longer than
-/// sealing the largest accepted file takes.
-const SEAL_LEASE: i64 = 300;
+/// The default lease of a document claimed for sealing: far longer than sealing the largest
+/// accepted file takes. Sealing is not cut off at its lease (it runs on the blocking pool); a
+/// lease outlived by a slow but live node costs a second sealed file, which the completing
+/// transaction refuses and removes, never a second completion.
+pub const SEAL_LEASE: Lease = Lease::secs(300);
 
 /// How long until unix second `t`.
 fn until(t: i64) -> Duration {
@@ -485,6 +485,7 @@ mod tests {
             app_base: s.ctx.app.clone(),
             workers: s.ctx.workers.clone(),
             backoff: backoff(Duration::from_secs(1)),
+            lease: SEAL_LEASE,
         }
     }
 

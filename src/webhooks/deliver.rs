@@ -26,16 +26,16 @@ use super::store::{self, App, Due};
 use crate::db::{Db, now};
 use crate::error::AppError;
 use crate::outbound::Outbound;
-use crate::retry::{Backoff, Stop, Wake};
+use crate::retry::{Backoff, Lease, Stop, Wake};
 
 /// The HTTP request of one attempt, connecting included.
 const TIMEOUT: Duration = Duration::from_secs(10);
 /// Looking the host up.
 const RESOLVE_TIMEOUT: Duration = Duration::from_secs(5);
-/// A claimed delivery is not claimed again for this long (seconds): longer than an attempt
-/// (lookup and request) and its recording, so only an attempt lost with its process outlives
-/// it, and is then retried.
-const LEASE: i64 = 60;
+/// The default lease of a claimed delivery: longer than an attempt (lookup and request) and
+/// its recording, so only an attempt lost with its process outlives it, and is then retried
+/// (with the same `X-Docket-Delivery` id) by whichever node claims it next.
+pub const LEASE: Lease = Lease::secs(60);
 
 /// The default schedule: 30 s doubling up to an hour, for 24 hours.
 pub fn backoff(base: Duration) -> Backoff {
@@ -85,19 +85,22 @@ pub struct Worker {
     /// Attempts in flight at once.
     pub concurrency: usize,
     pub outbound: Outbound,
+    /// How long a delivery is claimed for; its attempt is cut off before.
+    pub lease: Lease,
 }
 
 impl Worker {
     /// Runs until `stop` is raised, finishing the attempts in hand.
     pub async fn run(self, stop: Stop) {
         let (db, wake, width) = (self.db.clone(), self.wake.clone(), self.concurrency);
+        let lease = self.lease;
         let this = Arc::new(self);
         let take = |room: usize| {
             let db = db.clone();
             async move {
                 db.write(move |tx| {
                     let t = now();
-                    store::claim(tx, t, t + LEASE, room as i64)
+                    store::claim(tx, t, lease.until(t), room as i64)
                 })
                 .await
             }
@@ -141,11 +144,27 @@ impl Worker {
             .await
     }
 
+    /// One attempt, cut off before the delivery's lease runs out (with a short
+    /// `--queue-lease`, sooner than the request's own timeout).
     async fn attempt(&self, d: &Due) -> Outcome {
-        match self.prepare(d).await {
-            Ok(ready) => ready.send(d).await,
-            Err(ended) => ended,
-        }
+        let limit = self.lease.attempt();
+        let attempt = async {
+            match self.prepare(d).await {
+                Ok(ready) => ready.send(d).await,
+                Err(ended) => ended,
+            }
+        };
+        tokio::time::timeout(limit, attempt)
+            .await
+            .unwrap_or_else(|_| {
+                Outcome::Failed(
+                    None,
+                    format!(
+                        "cut off after {} s, before the delivery's lease ran out",
+                        limit.as_secs()
+                    ),
+                )
+            })
     }
 
     /// Everything before the request: the secret, the URL, its checked addresses and a client

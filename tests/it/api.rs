@@ -426,6 +426,16 @@ pub struct Signer {
 }
 
 impl Signer {
+    /// The recipient holding signing token `token` at the server at `base`, without cookies.
+    pub fn at(base: &str, token: &str) -> Signer {
+        Signer {
+            client: reqwest::Client::new(),
+            base: base.to_string(),
+            token: token.to_string(),
+            cookie: None,
+        }
+    }
+
     /// `/sign/<token><rest>`.
     pub fn path(&self, rest: &str) -> String {
         format!("/sign/{}{rest}", self.token)

@@ -36,7 +36,7 @@ async fn three_nodes(extra: &[&str]) -> Vec<TestApp> {
     nodes
 }
 
-fn skipped() -> bool {
+pub fn skipped() -> bool {
     if !on_postgres() {
         eprintln!("skipped: the cluster tests need PostgreSQL (DOCKET_TEST_POSTGRES)");
     }
@@ -44,7 +44,7 @@ fn skipped() -> bool {
 }
 
 /// Files must be shared too: without a bucket each node keeps its uploads to itself.
-fn skipped_without_a_bucket() -> bool {
+pub fn skipped_without_a_bucket() -> bool {
     let none = std::env::var_os("DOCKET_TEST_BLOB_URL").is_none();
     if none {
         eprintln!("skipped: documents across nodes need a shared bucket (DOCKET_TEST_BLOB_URL)");
