@@ -1,6 +1,6 @@
 -- Docket database schema: the schema of a new database (embedded in the binary).
 --
--- Version 15 (PRAGMA user_version). A database of an older version is upgraded at start by the
+-- Version 16 (PRAGMA user_version). A database of an older version is upgraded at start by the
 -- numbered migrations in src/db/migrations/, each in one transaction, after an automatic backup.
 -- When you change this file, add the matching migration and bump db::migrate::LATEST; a unit
 -- test checks that the oldest schema plus every migration equals this file.
@@ -220,6 +220,7 @@ CREATE INDEX documents_user ON documents (user_id, created_at DESC, id DESC);
 CREATE INDEX documents_blob ON documents (blob_id);
 CREATE INDEX documents_template ON documents (template_id);
 CREATE INDEX documents_sealed_blob ON documents (sealed_blob_id);
+CREATE INDEX documents_pending ON documents (id) WHERE status = 'PENDING';  -- the sealers' look
 
 -- Recipients of a document or of a template (exactly one of the two).
 CREATE TABLE recipients (

@@ -37,17 +37,34 @@ fn main() -> ExitCode {
             .unwrap();
         let for_sync = url.clone();
         let db = tokio::task::spawn_blocking(move || {
-            Db::open_postgres(&for_sync, pool, Duration::from_secs(10), true).expect("database opens")
+            Db::open_postgres(&for_sync, pool, Duration::from_secs(10), true)
+                .expect("database opens")
         })
         .await
         .unwrap();
         let async_pool = AsyncPool::connect(&url, pool as usize).await;
         let time = Duration::from_secs(seconds);
         println!("{tasks} tasks, pool of {pool}, {seconds} s each");
-        report("sync postgres + r2d2", "read", drive(tasks, time, sync_read(db.clone())).await);
-        report("async tokio-postgres", "read", drive(tasks, time, async_read(async_pool.clone())).await);
-        report("sync postgres + r2d2", "write tx", drive(tasks, time, sync_write(db.clone())).await);
-        report("async tokio-postgres", "write tx", drive(tasks, time, async_write(async_pool)).await);
+        report(
+            "sync postgres + r2d2",
+            "read",
+            drive(tasks, time, sync_read(db.clone())).await,
+        );
+        report(
+            "async tokio-postgres",
+            "read",
+            drive(tasks, time, async_read(async_pool.clone())).await,
+        );
+        report(
+            "sync postgres + r2d2",
+            "write tx",
+            drive(tasks, time, sync_write(db.clone())).await,
+        );
+        report(
+            "async tokio-postgres",
+            "write tx",
+            drive(tasks, time, async_write(async_pool)).await,
+        );
     });
     ExitCode::SUCCESS
 }
@@ -153,12 +170,14 @@ impl AsyncPool {
         }
     }
 
-    async fn with<T>(
-        &self,
-        f: impl AsyncFnOnce(&mut Pooled) -> T,
-    ) -> T {
+    async fn with<T>(&self, f: impl AsyncFnOnce(&mut Pooled) -> T) -> T {
         let _permit = self.permits.acquire().await.unwrap();
-        let mut client = self.idle.lock().unwrap().pop().expect("a permit means a client");
+        let mut client = self
+            .idle
+            .lock()
+            .unwrap()
+            .pop()
+            .expect("a permit means a client");
         let out = f(&mut client).await;
         self.idle.lock().unwrap().push(client);
         out

@@ -9,7 +9,7 @@ use rusqlite::{Connection, TransactionBehavior};
 pub const SCHEMA: &str = include_str!("../../schema.sql");
 
 /// The version `SCHEMA` describes.
-pub const LATEST: i64 = 15;
+pub const LATEST: i64 = 16;
 
 /// `(version, sql)`: what turns version `n - 1` into version `n`.
 pub const MIGRATIONS: &[(i64, &str)] = &[
@@ -30,6 +30,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     (13, include_str!("migrations/0013_auth_time.sql")),
     (14, include_str!("migrations/0014_shared_secrets.sql")),
     (15, include_str!("migrations/0015_rate_windows.sql")),
+    (16, include_str!("migrations/0016_pending_documents.sql")),
 ];
 
 #[derive(Debug, thiserror::Error)]
