@@ -81,7 +81,7 @@ fn prepare(url: &str) {
         .unwrap();
     client
         .execute(
-            "INSERT INTO bench_tokens (hash) SELECT md5(g::text) FROM generate_series(1, $1) g",
+            "INSERT INTO bench_tokens (hash) SELECT md5(g::text) FROM generate_series(1, $1::bigint) g",
             &[&ROWS],
         )
         .unwrap();
@@ -129,8 +129,10 @@ fn sync_write(db: Db) -> Op {
     })
 }
 
-/// A fresh hash for each insert.
-fn unique(n: u64) -> String {
+/// A fresh hash for each insert, across every run of this process.
+fn unique(_: u64) -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     format!("new-{n}-{}", std::process::id())
 }
 

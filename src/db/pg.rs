@@ -5,6 +5,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::error::Error as StdError;
+use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
 use postgres::types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
@@ -18,6 +19,12 @@ use super::value::Value;
 /// Most statements one connection keeps prepared; past it the cache starts over.
 const MAX_STATEMENTS: usize = 512;
 
+/// A connection that answered a statement this recently is handed out of the pool without a
+/// round trip to check it (a busy pool would otherwise pay one per checkout: see
+/// docs/PERFORMANCE.md, "PostgreSQL driver"). One that failed since, or has been idle longer,
+/// is checked first.
+const TRUSTED_FOR: Duration = Duration::from_secs(1);
+
 /// One PostgreSQL connection. Store code gets it as `&PgClient` (inside a `Conn`) and calls
 /// one statement at a time, so the client sits in a `RefCell`.
 pub struct PgClient {
@@ -29,6 +36,8 @@ struct Inner {
     client: Option<postgres::Client>,
     statements: HashMap<String, postgres::Statement>,
     in_transaction: bool,
+    /// When a statement last succeeded; `None` after a failure.
+    answered_at: Option<Instant>,
 }
 
 impl PgClient {
@@ -38,6 +47,7 @@ impl PgClient {
                 client: Some(client),
                 statements: HashMap::new(),
                 in_transaction: false,
+                answered_at: None,
             }),
         }
     }
@@ -68,21 +78,24 @@ impl PgClient {
         let mut inner = self.inner.borrow_mut();
         let stmt = Self::statement(&mut inner, sql)?;
         let params = as_params(values);
-        Ok(inner.client().execute(&stmt, &params)? as usize)
+        let done = inner.client().execute(&stmt, &params);
+        Ok(inner.answered(done)? as usize)
     }
 
     pub(super) fn query(&self, sql: &str, values: &[Value]) -> Result<Vec<postgres::Row>, Error> {
         let mut inner = self.inner.borrow_mut();
         let stmt = Self::statement(&mut inner, sql)?;
         let params = as_params(values);
-        Ok(inner.client().query(&stmt, &params)?)
+        let rows = inner.client().query(&stmt, &params);
+        Ok(inner.answered(rows)?)
     }
 
     /// Runs statements without parameters; keeps track of BEGIN / COMMIT / ROLLBACK.
     pub(super) fn batch(&self, sql: &str) -> Result<(), Error> {
         let mut inner = self.inner.borrow_mut();
         let head = sql.trim_start().to_ascii_uppercase();
-        inner.client().batch_execute(sql)?;
+        let done = inner.client().batch_execute(sql);
+        inner.answered(done)?;
         if head.starts_with("BEGIN") || head.starts_with("START TRANSACTION") {
             inner.in_transaction = true;
         } else if head.starts_with("COMMIT") || head.starts_with("ROLLBACK") {
@@ -107,6 +120,12 @@ impl PgClient {
 }
 
 impl Inner {
+    /// Notes whether the server answered.
+    fn answered<T>(&mut self, outcome: Result<T, postgres::Error>) -> Result<T, postgres::Error> {
+        self.answered_at = outcome.is_ok().then(Instant::now);
+        outcome
+    }
+
     fn client(&mut self) -> &mut postgres::Client {
         self.client
             .as_mut()
@@ -166,7 +185,11 @@ impl r2d2::ManageConnection for Manager {
     fn is_valid(&self, conn: &mut PgClient) -> Result<(), PgError> {
         let inner = conn.inner.get_mut();
         inner.in_transaction = false;
-        inner.client().batch_execute("").map_err(PgError)
+        if inner.answered_at.is_some_and(|t| t.elapsed() < TRUSTED_FOR) {
+            return Ok(());
+        }
+        let done = inner.client().batch_execute("");
+        inner.answered(done).map_err(PgError)
     }
 
     fn has_broken(&self, conn: &mut PgClient) -> bool {
