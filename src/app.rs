@@ -192,7 +192,7 @@ async fn open_stores(
         };
         let webhook_secrets = boxed(crate::webhooks::secret::FILE)?;
         let account_secrets = boxed(crate::factors::SECRETS_FILE)?;
-        if let Ok(n @ 1..) = blobs.clean_stale_temp(Duration::from_secs(24 * 3600)) {
+        if let Ok(n @ 1..) = blobs.clean_stale_temp(crate::blob::sweep::OLDER_THAN) {
             tracing::info!(files = n, "removed unfinished uploads left by a crash");
         }
         let pages = crate::pdf::PageCache::open(&data.page_cache(), render_limits)
@@ -289,7 +289,7 @@ fn app_state(
     }
 }
 
-/// Starts the mail and webhook workers and the sealer; the sender stops them.
+/// Starts the mail and webhook workers, the blob sweep and the sealer; the sender stops them.
 fn spawn_workers(
     config: &Config,
     state: &AppState,
@@ -321,9 +321,12 @@ fn spawn_workers(
             .unwrap_or(crate::signing::sealing::SEAL_LEASE),
     };
     let (stop_workers, stop) = crate::retry::Stop::new();
+    let sweep =
+        crate::blob::sweep::run(state.blobs.clone(), crate::blob::sweep::EVERY, stop.clone());
     let workers = vec![
         tokio::spawn(mail_worker.run(stop.clone())),
         tokio::spawn(webhook_worker.run(stop.clone())),
+        tokio::spawn(sweep),
         tokio::spawn(sealer.run(stop)),
     ];
     (workers, stop_workers)

@@ -5,6 +5,7 @@ pub mod rows;
 pub mod s3;
 pub mod signed_url;
 pub mod store;
+pub mod sweep;
 pub mod url;
 
 pub use signed_url::{SignedUrlError, UrlSigner};
