@@ -1,9 +1,9 @@
 //! A node SIGKILLed mid-work loses nothing, and nothing is done twice (only with
-//! `DOCKET_TEST_POSTGRES`; sealing also needs `DOCKET_TEST_BLOB_URL`). Two real `docket serve`
-//! processes share one database with a short `--queue-lease`; the peer of the work (an SMTP
-//! server, a webhook receiver, the bucket) stalls the first exchange before it takes anything;
-//! the node in that exchange is killed; the other takes the item over once the lease runs out,
-//! and the peer gets it exactly once. And, on either backend, a live node cuts its attempt off
+//! `DOCKET_TEST_POSTGRES`; sealing also needs `DOCKET_TEST_BLOB_URL`). Real `docket serve`
+//! processes (three for mail and webhooks, two for sealing) share one database with a short
+//! `--queue-lease`; the peer of the work (an SMTP server, a webhook receiver, the bucket) stalls
+//! the first exchange before it takes anything; the node in that exchange is killed; another
+//! takes the item over once the lease runs out, and the peer gets it exactly once. And, on either backend, a live node cuts its attempt off
 //! before its lease runs out, so that no item is ever in two nodes' hands.
 //!
 //! "Exactly once" is what the stall makes certain: a node killed after the peer accepted a
@@ -126,12 +126,13 @@ async fn wait_for(what: &str, within: Duration, done: impl Fn() -> bool) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_mail_whose_node_is_killed_while_the_smtp_server_stalls_is_sent_once_by_the_other() {
+async fn a_mail_whose_node_is_killed_while_the_smtp_server_stalls_is_sent_once_by_another() {
     if skipped() {
         return;
     }
     let smtp = StallingSmtp::start(1).await;
-    let mut cluster = Cluster::start(&["--smtp-url", &smtp.url()], &[vec![], vec![]]);
+    // Three nodes: when the holder dies, the two others race for its message.
+    let mut cluster = Cluster::start(&["--smtp-url", &smtp.url()], &[vec![], vec![], vec![]]);
     // Queued by the CLI: whichever node polls first takes it.
     let out = docket(
         cluster.shared.path(),
@@ -143,7 +144,7 @@ async fn a_mail_whose_node_is_killed_while_the_smtp_server_stalls_is_sent_once_b
     let client = smtp.first_stalled(Duration::from_secs(15)).await;
     let stalled_at = Instant::now();
     let dead = cluster.kill_holder(client, smtp.addr());
-    wait_for("the other node sends it", TAKEOVER, || {
+    wait_for("another node sends it", TAKEOVER, || {
         !smtp.accepted().is_empty()
     })
     .await;
@@ -176,12 +177,12 @@ async fn a_mail_whose_node_is_killed_while_the_smtp_server_stalls_is_sent_once_b
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_webhook_whose_node_is_killed_while_the_receiver_stalls_is_delivered_once_by_the_other() {
+async fn a_webhook_whose_node_is_killed_while_the_receiver_stalls_is_delivered_once_by_another() {
     if skipped() {
         return;
     }
     let rx = StallingReceiver::start(1).await;
-    let mut cluster = Cluster::start(&["--allow-private-webhooks"], &[vec![], vec![]]);
+    let mut cluster = Cluster::start(&["--allow-private-webhooks"], &[vec![], vec![], vec![]]);
     let owner = cluster.owner_at(0);
     owner
         .add_webhook(webhook(&rx.url(), &["DOCUMENT_CREATED"]))
@@ -190,7 +191,7 @@ async fn a_webhook_whose_node_is_killed_while_the_receiver_stalls_is_delivered_o
 
     let client = rx.first_stalled(Duration::from_secs(15)).await;
     cluster.kill_holder(client, rx.addr());
-    wait_for("the other node delivers it", TAKEOVER, || {
+    wait_for("another node delivers it", TAKEOVER, || {
         !rx.answered().is_empty()
     })
     .await;
