@@ -149,7 +149,7 @@ measure "SQLite + files, 1 node"
 stop_nodes
 
 # 2. PostgreSQL and a bucket, one node, then two.
-eval "$(tests/pg/postgres.sh start "$WORK/pg")"
+eval "$(DOCKET_PG_DURABLE=1 tests/pg/postgres.sh start "$WORK/pg")"   # fsync and synchronous commit on
 eval "$(tests/s3/garage.sh start)"
 export AWS_ENDPOINT_URL AWS_REGION AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY
 psql --quiet --dbname "$DOCKET_TEST_POSTGRES" --command 'CREATE DATABASE bench'

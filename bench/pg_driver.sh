@@ -14,7 +14,7 @@ cargo build --release --quiet --example pg_driver
 WORK=$(mktemp -d -p "$PWD/target" bench-pg.XXXX)
 chmod 755 "$WORK"
 trap 'tests/pg/postgres.sh stop "$WORK/pg" >/dev/null 2>&1 || true; rm -rf "$WORK"' EXIT
-eval "$(tests/pg/postgres.sh start "$WORK/pg")"
+eval "$(DOCKET_PG_DURABLE=1 tests/pg/postgres.sh start "$WORK/pg")"   # fsync and synchronous commit on
 psql --quiet --dbname "$DOCKET_TEST_POSTGRES" --command 'CREATE DATABASE driver'
 echo "$(nproc) cores, $(psql -tA --dbname "$DOCKET_TEST_POSTGRES" -c 'SHOW server_version')"
 target/release/examples/pg_driver "${DOCKET_TEST_POSTGRES%/*}/driver?sslmode=disable" \

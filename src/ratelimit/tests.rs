@@ -165,3 +165,23 @@ fn on_postgres_a_database_of_the_version_before_gains_the_table() {
         assert_eq!(refusal(&l, "k", 1).await, Some((59, 1)));
     });
 }
+
+#[test]
+fn on_postgres_a_count_does_not_wait_for_the_disk_and_other_writes_still_do() {
+    let Some(url) = postgres() else { return };
+    // One connection, made to wait for the disk at every commit (the test cluster does not).
+    let db = Db::open_postgres(&url, 1, Duration::from_secs(10), true).unwrap();
+    db.write_blocking(|c| Ok(c.execute_batch("SET SESSION synchronous_commit TO on")?))
+        .unwrap();
+    let show = |c: &crate::db::Conn| -> Result<String, AppError> {
+        Ok(c.query_row("SHOW synchronous_commit", [], |r| r.get(0))?)
+    };
+    let during = db
+        .write_blocking(move |c| {
+            super::store::count(c, "k", 60)?;
+            show(c)
+        })
+        .unwrap();
+    assert_eq!(during, "off");
+    assert_eq!(db.write_blocking(move |c| show(c)).unwrap(), "on");
+}

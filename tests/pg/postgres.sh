@@ -10,6 +10,8 @@
 #                                    The role `docket_tls_only`, if a test creates it, may only
 #                                    connect over TLS.
 #   tests/pg/postgres.sh stop DIR    stops it (DIR is left for the caller to remove)
+# DOCKET_PG_DURABLE=1 keeps PostgreSQL's durable defaults (fsync, synchronous commit), for
+# benchmarks; without it the cluster trades them for speed.
 # The server runs as the `postgres` user when started as root (PostgreSQL refuses root).
 set -euo pipefail
 
@@ -61,11 +63,13 @@ case "$cmd" in
     { echo "hostnossl all docket_tls_only all reject"; cat "$hba"; } >"$dir/pg_hba.new"
     cat "$dir/pg_hba.new" >"$hba" && rm "$dir/pg_hba.new"
     # Sized for tests: many short-lived databases, a few hundred connections, no durability
-    # needed (the cluster is thrown away).
+    # needed (the cluster is thrown away). Benchmarks ask for PostgreSQL's durable defaults
+    # with DOCKET_PG_DURABLE=1.
+    durability="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+    [ "${DOCKET_PG_DURABLE:-0}" = 1 ] && durability=""
     run_as_pg "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
       -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir \
-          -c max_connections=400 -c fsync=off -c synchronous_commit=off \
-          -c full_page_writes=off -c shared_buffers=128MB \
+          -c max_connections=400 $durability -c shared_buffers=128MB \
           -c ssl=on -c ssl_cert_file=$tls/server.pem -c ssl_key_file=$tls/server.key" \
       start >/dev/null
     echo "export DOCKET_TEST_POSTGRES=postgres://postgres@127.0.0.1:$port/postgres"
