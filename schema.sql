@@ -1,6 +1,6 @@
 -- Docket database schema: the schema of a new database (embedded in the binary).
 --
--- Version 16 (PRAGMA user_version). A database of an older version is upgraded at start by the
+-- Version 17 (PRAGMA user_version). A database of an older version is upgraded at start by the
 -- numbered migrations in src/db/migrations/, each in one transaction, after an automatic backup.
 -- When you change this file, add the matching migration and bump db::migrate::LATEST; a unit
 -- test checks that the oldest schema plus every migration equals this file.
@@ -89,7 +89,10 @@ CREATE TABLE sessions (
     user_id      INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
     created_at   INTEGER NOT NULL,
     expires_at   INTEGER NOT NULL,
-    last_seen_at INTEGER NOT NULL
+    last_seen_at INTEGER NOT NULL,
+    -- When the owner last confirmed who they are in this session (a current second factor, or
+    -- the password for an account without one); sign-in security changes ask for it.
+    confirmed_at INTEGER
 );
 CREATE INDEX sessions_user ON sessions (user_id);
 
@@ -392,11 +395,12 @@ CREATE TABLE passkeys (
 CREATE INDEX passkeys_user ON passkeys (user_id);
 
 -- WebAuthn ceremonies under way (registration or assertion), taken once by their challenge.
--- `purpose`: REGISTER, LOGIN or SIGN; bound to the user, and for SIGN to the recipient.
+-- `purpose`: REGISTER, LOGIN, SIGN or CONFIRM (a session's owner confirming who they are);
+-- bound to the user, and for SIGN to the recipient.
 CREATE TABLE webauthn_ceremonies (
     id           INTEGER PRIMARY KEY,
     challenge    TEXT NOT NULL UNIQUE,
-    purpose      TEXT NOT NULL CHECK (purpose IN ('REGISTER', 'LOGIN', 'SIGN')),
+    purpose      TEXT NOT NULL CHECK (purpose IN ('REGISTER', 'LOGIN', 'SIGN', 'CONFIRM')),
     user_id      INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
     recipient_id INTEGER REFERENCES recipients (id) ON DELETE CASCADE,
     state        BLOB NOT NULL,

@@ -9,7 +9,7 @@ use rusqlite::{Connection, TransactionBehavior};
 pub const SCHEMA: &str = include_str!("../../schema.sql");
 
 /// The version `SCHEMA` describes.
-pub const LATEST: i64 = 16;
+pub const LATEST: i64 = 17;
 
 /// `(version, sql)`: what turns version `n - 1` into version `n`.
 pub const MIGRATIONS: &[(i64, &str)] = &[
@@ -31,6 +31,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     (14, include_str!("migrations/0014_shared_secrets.sql")),
     (15, include_str!("migrations/0015_rate_windows.sql")),
     (16, include_str!("migrations/0016_pending_documents.sql")),
+    (17, include_str!("migrations/0017_session_confirmation.sql")),
 ];
 
 #[derive(Debug, thiserror::Error)]

@@ -3,13 +3,17 @@
 //! TWO_FACTOR_AUTH or PASSKEY (`signing::auth`). Every `Verifier` method runs inside the
 //! caller's write transaction, so a proof is checked and used up in the same transaction as the
 //! action it guards; the account page's use cases (`account`) own their transactions.
+//!
+//! Guesses are bounded by counting before checking: an answer is first reserved
+//! ([`Verifier::reserve`], an [`Attempt`]) in a write of its own that commits, and only then
+//! checked. Concurrent wrong answers therefore cannot all be checked before any is counted.
 
 pub mod account;
 pub mod passkey;
 pub mod store;
 pub mod totp;
 
-use crate::db::Conn;
+use crate::db::{Conn, Db};
 
 use crate::crypto::sha256_hex;
 use crate::error::AppError;
@@ -55,6 +59,23 @@ fn unauthorized(code: &'static str, message: impl Into<String>) -> AppError {
 
 fn throttle_key(user: i64) -> String {
     format!("factor:{user}")
+}
+
+/// One answer to the second factor of an account, counted before it is checked. Only
+/// [`Verifier::reserve`] makes one, so no check can run uncounted. It stands as a failure
+/// unless the check passes (the account's count is then cleared) or it is taken back unchecked
+/// ([`Verifier::release`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[must_use = "an attempt is checked or released"]
+pub struct Attempt {
+    user: i64,
+}
+
+impl Attempt {
+    /// The account this attempt is at.
+    pub fn user(&self) -> i64 {
+        self.user
+    }
 }
 
 impl Verifier {
@@ -157,12 +178,35 @@ impl Verifier {
         Ok(codes)
     }
 
-    /// Checks a current TOTP code of `user` and uses it up. Wrong codes count towards the
-    /// account's second-factor throttle (`Err` with 401 `wrong_code`, or 429 once locked).
-    ///
-    /// Callers that roll back on error must still commit the failure count: see
-    /// [`Verifier::record_failure`].
-    pub fn check_totp(&self, tx: &Conn, user: i64, code: &str, now: i64) -> Result<(), AppError> {
+    /// Counts one answer to `user`'s second factor before it is checked: 429 (and nothing
+    /// counted) while the account's second-factor attempts are locked. Run it in a write that
+    /// commits before the check's transaction begins.
+    pub fn reserve(tx: &Conn, user: i64, now: i64) -> Result<Attempt, AppError> {
+        match throttle::reserve(tx, &[&throttle_key(user)], now)? {
+            throttle::Verdict::Locked(secs) => Err(AppError::TooManyRequests {
+                retry_after: secs.max(1) as u64,
+                limit: 0,
+            }),
+            // The bound is the count; a wrong second factor costs no password hash to wait on.
+            throttle::Verdict::Allow | throttle::Verdict::Slow(_) => Ok(Attempt { user }),
+        }
+    }
+
+    /// Takes back an attempt that was never checked (its action failed first).
+    pub fn release(tx: &Conn, attempt: Attempt) -> Result<(), AppError> {
+        throttle::release(tx, &throttle_key(attempt.user))
+    }
+
+    /// Checks a current TOTP code of the account `attempt` is at and uses it up: 401
+    /// `wrong_code` when wrong (the attempt then stands as a failure).
+    pub fn check_totp(
+        &self,
+        tx: &Conn,
+        attempt: &Attempt,
+        code: &str,
+        now: i64,
+    ) -> Result<(), AppError> {
+        let user = attempt.user;
         let cols = crate::users::store::totp_columns(tx, user)?;
         let Some(sealed) = cols.secret else {
             return Err(unauthorized(
@@ -170,7 +214,6 @@ impl Verifier {
                 "this account has no authenticator app yet: set one up on your account page",
             ));
         };
-        locked(tx, user, now)?;
         let secret = self.open(&sealed)?;
         match totp::accepted_step(&secret, code, now, cols.last_step)? {
             Some(step) if crate::users::store::take_totp_step(tx, user, step)? => {
@@ -184,15 +227,15 @@ impl Verifier {
         }
     }
 
-    /// Uses one of `user`'s recovery codes.
+    /// Uses one of the recovery codes of the account `attempt` is at.
     pub fn check_recovery_code(
         &self,
         tx: &Conn,
-        user: i64,
+        attempt: &Attempt,
         code: &str,
         now: i64,
     ) -> Result<(), AppError> {
-        locked(tx, user, now)?;
+        let user = attempt.user;
         if store::use_recovery_code(tx, user, &recovery_hash(code), now)? {
             throttle::clear(tx, &throttle_key(user))?;
             Ok(())
@@ -202,12 +245,6 @@ impl Verifier {
                 "that recovery code is wrong or was used already",
             ))
         }
-    }
-
-    /// Counts a failed proof for `user` (run in a transaction that commits).
-    pub fn record_failure(tx: &Conn, user: i64, now: i64) -> Result<(), AppError> {
-        throttle::reserve(tx, &[&throttle_key(user)], now)?;
-        Ok(())
     }
 
     /// Begins registering a passkey for `user`.
@@ -265,18 +302,19 @@ impl Verifier {
         Ok(c.options)
     }
 
-    /// Verifies an assertion for `purpose` by one of `user`'s passkeys: the ceremony is used
-    /// up, a credential of another account is refused, the counter is stored.
+    /// Verifies an assertion for `purpose` by one of the passkeys of the account `attempt` is
+    /// at: the ceremony is used up, a credential of another account is refused, the counter is
+    /// stored.
     pub fn check_assertion(
         &self,
         tx: &Conn,
-        user: i64,
+        attempt: &Attempt,
         purpose: Purpose,
         answer: &[u8],
         now: i64,
     ) -> Result<(), AppError> {
+        let user = attempt.user;
         let rp = self.rp()?;
-        locked(tx, user, now)?;
         let refused = |why: &str| unauthorized("passkey_refused", why.to_string());
         let answer = passkey::Assertion::parse(answer)
             .map_err(|_| refused("that passkey answer could not be read"))?;
@@ -291,17 +329,6 @@ impl Verifier {
         store::passkey_used(tx, id, &dynamic, now)?;
         throttle::clear(tx, &throttle_key(user))?;
         Ok(())
-    }
-}
-
-/// 429 while `user`'s second-factor attempts are locked.
-fn locked(tx: &Conn, user: i64, now: i64) -> Result<(), AppError> {
-    match throttle::locked_for(tx, &throttle_key(user), now)? {
-        Some(secs) => Err(AppError::TooManyRequests {
-            retry_after: secs as u64,
-            limit: 0,
-        }),
-        None => Ok(()),
     }
 }
 
@@ -324,8 +351,35 @@ pub fn remove_all(tx: &Conn, user: i64, now: i64) -> Result<String, AppError> {
     ))
 }
 
-/// Whether `e` is a refused proof (a wrong code, a refused passkey), which counts towards the
-/// account's lock even though the action it came with rolls back (`Verifier::record_failure`).
+/// Runs one checked answer: `reserve` counts it in a write that commits first (an [`Attempt`]
+/// or more), `check` then checks it in a transaction of its own. When `check` fails for a
+/// reason other than a refused proof, the answer was never really checked and `release` takes
+/// the count back; a refused proof stands as a failure, and a right one clears the counts in
+/// `check` itself.
+pub async fn counted<R, T>(
+    db: &Db,
+    reserve: impl FnOnce(&Conn) -> Result<R, AppError> + Send + 'static,
+    check: impl FnOnce(&Conn, &R) -> Result<T, AppError> + Send + 'static,
+    release: impl FnOnce(&Conn, R) -> Result<(), AppError> + Send + 'static,
+) -> Result<T, AppError>
+where
+    R: Clone + Send + 'static,
+    T: Send + 'static,
+{
+    let reserved = db.write(reserve).await?;
+    let r = reserved.clone();
+    let result = db.write(move |tx| check(tx, &r)).await;
+    if let Err(e) = &result
+        && !is_refused_proof(e)
+        && let Err(err) = db.write(move |tx| release(tx, reserved)).await
+    {
+        tracing::warn!(error = %err, "could not take back an unchecked second factor");
+    }
+    result
+}
+
+/// Whether `e` is a refused proof (a wrong code, a refused passkey): its attempt stands as a
+/// failure, where an action that failed for another reason takes its attempt back.
 pub fn is_refused_proof(e: &AppError) -> bool {
     matches!(e.code(), "wrong_code" | "passkey_refused")
 }

@@ -152,12 +152,15 @@ pub fn rename_passkey(conn: &Conn, user: i64, id: i64, name: &str) -> Result<boo
     )? == 1)
 }
 
-/// Removes `user`'s passkey `id`; false when it is not theirs.
-pub fn delete_passkey(conn: &Conn, user: i64, id: i64) -> Result<bool, AppError> {
-    Ok(conn.execute(
-        "DELETE FROM passkeys WHERE id = ?1 AND user_id = ?2",
-        params![id, user],
-    )? == 1)
+/// Removes `user`'s passkey `id`: its name, or `None` when it is not theirs.
+pub fn delete_passkey(conn: &Conn, user: i64, id: i64) -> Result<Option<String>, AppError> {
+    Ok(conn
+        .query_row(
+            "DELETE FROM passkeys WHERE id = ?1 AND user_id = ?2 RETURNING name",
+            params![id, user],
+            |r| r.get(0),
+        )
+        .optional()?)
 }
 
 /// What a WebAuthn ceremony is for.
@@ -167,6 +170,8 @@ pub enum Purpose {
     Login,
     /// An action on a signing link, bound to its recipient.
     Sign(i64),
+    /// A signed-in user confirming who they are before a sign-in security change.
+    Confirm,
 }
 
 impl Purpose {
@@ -175,6 +180,7 @@ impl Purpose {
             Purpose::Register => ("REGISTER", None),
             Purpose::Login => ("LOGIN", None),
             Purpose::Sign(r) => ("SIGN", Some(r)),
+            Purpose::Confirm => ("CONFIRM", None),
         }
     }
 }

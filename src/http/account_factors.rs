@@ -18,7 +18,7 @@ use super::session::{cookies, current, safe_next, urlencode};
 use crate::assets::{escape, page};
 use crate::crypto::SecretToken;
 use crate::error::AppError;
-use crate::factors::account::{self, Confirmation, PasskeyChange};
+use crate::factors::account::{self, Confirmation, NewPasskey, PasskeyChange};
 use crate::factors::{Enrolled, Enrolment, store};
 use crate::http::state::AppState;
 use crate::sessions::csrf;
@@ -107,12 +107,12 @@ pub fn factors_csrf(state: &AppState, session: &str) -> String {
     )
 }
 
-/// The signed-in user when the CSRF token matches; otherwise the response to give.
-async fn signed_in(
+/// The signed-in session and user when the CSRF token matches; otherwise the response to give.
+pub(super) async fn signed_in(
     state: &AppState,
     cookies: Option<&str>,
     presented: Option<&str>,
-) -> Result<User, Response> {
+) -> Result<(String, User), Response> {
     let (session, user) = match current(state, cookies).await {
         Ok(Some(s)) => s,
         Ok(None) => return Err(redirect("/auth/login?next=%2Faccount")),
@@ -132,7 +132,17 @@ async fn signed_in(
             Format::Html,
         ));
     }
-    Ok(user)
+    Ok((session, user))
+}
+
+/// The answer to a change refused with `e`: the confirmation page when it needs one (back to
+/// the account page afterwards), the error page otherwise.
+fn refused_page(e: &AppError, next: Option<&str>) -> Response {
+    if e.code() == "confirmation_required" {
+        let back = account_link(next);
+        return redirect(&format!("/account/confirm?next={}", urlencode(&back)));
+    }
+    error_response(e, Format::Html)
 }
 
 fn next_of(form: &Form) -> Option<String> {
@@ -196,20 +206,22 @@ async fn totp_start(state: AppState, cookies: Option<String>, form: Form) -> Res
         Ok(u) => u,
         Err(r) => return r,
     };
-    match account::start_totp(&state.db, &state.factors, &user).await {
+    let (session, user) = user;
+    let next = next_of(&form);
+    match account::start_totp(&state.db, &state.factors, &user, session).await {
         Ok(e) => enrol_page(
             form.get("csrf_token").map(String::as_str).unwrap_or(""),
             &e,
-            next_of(&form).as_deref(),
+            next.as_deref(),
             None,
         ),
-        Err(e) => error_response(&e, Format::Html),
+        Err(e) => refused_page(&e, next.as_deref()),
     }
 }
 
 async fn totp_confirm(state: AppState, cookies: Option<String>, form: Form) -> Response {
     let csrf = form.get("csrf_token").cloned().unwrap_or_default();
-    let user = match signed_in(&state, cookies.as_deref(), Some(&csrf)).await {
+    let (_, user) = match signed_in(&state, cookies.as_deref(), Some(&csrf)).await {
         Ok(u) => u,
         Err(r) => return r,
     };
@@ -258,7 +270,7 @@ async fn totp_disable(state: AppState, cookies: Option<String>, form: Form) -> R
         Err(r) => return r,
     };
     let code = form.get("code").cloned().unwrap_or_default();
-    match account::disable_totp(&state.db, &state.factors, user.id, code).await {
+    match account::disable_totp(&state.db, &state.factors, user.1.id, code).await {
         Ok(()) => redirect("/account"),
         Err(e) => error_response(&e, Format::Html),
     }
@@ -269,11 +281,11 @@ async fn passkey_options(
     cookies: Option<String>,
     csrf: Option<String>,
 ) -> Response {
-    let user = match signed_in(&state, cookies.as_deref(), csrf.as_deref()).await {
+    let (session, user) = match signed_in(&state, cookies.as_deref(), csrf.as_deref()).await {
         Ok(u) => u,
         Err(_) => return error_response(&forbidden(), Format::Json),
     };
-    match account::passkey_options(&state.db, &state.factors, user).await {
+    match account::passkey_options(&state.db, &state.factors, user, session).await {
         Ok(options) => json_response(StatusCode::OK, &json!({"publicKey": options})),
         Err(e) => error_response(&e, Format::Json),
     }
@@ -290,7 +302,7 @@ async fn passkey_add(
     csrf: Option<String>,
     body: Value,
 ) -> Response {
-    let user = match signed_in(&state, cookies.as_deref(), csrf.as_deref()).await {
+    let (session, user) = match signed_in(&state, cookies.as_deref(), csrf.as_deref()).await {
         Ok(u) => u,
         Err(_) => return error_response(&forbidden(), Format::Json),
     };
@@ -300,13 +312,15 @@ async fn passkey_add(
             Format::Json,
         );
     };
-    let bytes = serde_json::to_vec(answer).unwrap_or_default();
-    let name = body
-        .get("name")
-        .and_then(Value::as_str)
-        .unwrap_or("Passkey")
-        .to_string();
-    match account::add_passkey(&state.db, &state.factors, user.id, bytes, name).await {
+    let new = NewPasskey {
+        answer: serde_json::to_vec(answer).unwrap_or_default(),
+        name: body
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("Passkey")
+            .to_string(),
+    };
+    match account::add_passkey(&state.db, &state.factors, user.id, session, new).await {
         Ok(id) => json_response(StatusCode::CREATED, &json!({"id": id})),
         Err(e) => error_response(&e, Format::Json),
     }
@@ -329,14 +343,15 @@ async fn passkey_change(
         Ok(u) => u,
         Err(r) => return r,
     };
+    let (session, user) = user;
     let change = if rename {
         PasskeyChange::Rename(form.get("name").cloned().unwrap_or_default())
     } else {
         PasskeyChange::Remove
     };
-    match account::change_passkey(&state.db, user.id, id, change).await {
+    match account::change_passkey(&state.db, user.id, session, id, change).await {
         Ok(()) => redirect("/account"),
-        Err(e) => error_response(&e, Format::Html),
+        Err(e) => refused_page(&e, None),
     }
 }
 

@@ -2,6 +2,7 @@
 //! middleware every request passes. Domain logic lives in the domain modules.
 
 pub mod account;
+pub mod account_confirm;
 pub mod account_factors;
 pub mod auth;
 pub mod authorize;
@@ -98,6 +99,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(authorize::routes(state.clone()))
         .unify()
         .or(account_factors::routes(state.clone()))
+        .unify()
+        .or(account_confirm::routes(state.clone()))
         .unify()
         .or(account::routes(state.clone()))
         .unify()

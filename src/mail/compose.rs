@@ -177,6 +177,25 @@ pub fn account_invite(
     }
 }
 
+/// How `email`'s account signs in changed (`what`, e.g. "A passkey named \"Laptop\" was
+/// added"), so that its owner notices a change they did not make.
+pub fn security_notice(name: &str, email: &str, what: &str) -> Composed {
+    let line = format!("{what} on your Docket account {email}.");
+    let after = "If this was you, there is nothing to do. If it was not, someone may be signed in \
+                 to your account: sign in, check \"Sign-in security\" on your account page, and \
+                 ask your administrator to reset your second factors if you cannot.";
+    Composed {
+        subject: one_line("Your Docket sign-in security changed"),
+        text: format!("{}\n\n{line}\n\n{after}\n", greeting(name)),
+        html: page(
+            &escape_html(&greeting(name)),
+            &format!("<p>{}</p>\n", escape_html(&line)),
+            None,
+            &format!("<p style=\"color:#666\">{}</p>\n", escape_html(after)),
+        ),
+    }
+}
+
 /// The document is signed by everyone; the sealed PDF is attached by the caller.
 pub fn completed(title: &str, recipient_name: &str) -> Composed {
     let line = format!("Everyone has signed \"{title}\". The signed PDF is attached.");

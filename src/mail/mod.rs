@@ -23,17 +23,20 @@ pub enum Kind {
     SealFailed,
     /// A link to create an account, for a recipient whose document asks for one.
     AccountInvite,
+    /// To an account, when how it signs in changed (a second factor added, replaced or removed).
+    SecurityNotice,
     Test,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 7] = [
+    pub const ALL: [Kind; 8] = [
         Kind::SigningRequest,
         Kind::Completed,
         Kind::Rejected,
         Kind::Cancelled,
         Kind::SealFailed,
         Kind::AccountInvite,
+        Kind::SecurityNotice,
         Kind::Test,
     ];
 
@@ -45,6 +48,7 @@ impl Kind {
             Kind::Cancelled => "CANCELLED",
             Kind::SealFailed => "SEAL_FAILED",
             Kind::AccountInvite => "ACCOUNT_INVITE",
+            Kind::SecurityNotice => "SECURITY_NOTICE",
             Kind::Test => "TEST",
         }
     }

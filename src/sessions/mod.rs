@@ -1,6 +1,8 @@
 //! Browser sessions: signing in (`login`, `second_step`), logins waiting for a second factor,
-//! login throttling, and CSRF tokens for the pages' forms.
+//! login throttling, confirming who one is before sign-in security changes (`confirm`), and CSRF
+//! tokens for the pages' forms.
 
+pub mod confirm;
 pub mod csrf;
 pub mod login;
 pub mod pending;

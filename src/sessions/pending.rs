@@ -1,6 +1,8 @@
 //! Logins waiting for a second factor (SQL for `pending_logins`): the password was right and
 //! the account has TOTP or a passkey. The browser holds the token in a short-lived cookie; a
-//! TOTP code, a recovery code or a passkey turns it into a session. Five wrong answers end it.
+//! TOTP code, a recovery code or a passkey turns it into a session. Every answer is counted
+//! before it is checked (`reserve`, in a write of its own); five counted answers that did not
+//! sign in end it, however many arrive at once.
 
 use crate::db::{Conn, OptionalExtension};
 use crate::params;
@@ -10,7 +12,7 @@ use crate::error::AppError;
 
 /// How long the second step may take.
 pub const TTL: i64 = 5 * 60;
-/// Wrong answers before the login starts over.
+/// Answers checked before the login starts over.
 pub const MAX_FAILURES: i64 = 5;
 
 pub fn create(tx: &Conn, user: i64, token: &SecretToken, now: i64) -> Result<(), AppError> {
@@ -23,7 +25,7 @@ pub fn create(tx: &Conn, user: i64, token: &SecretToken, now: i64) -> Result<(),
     Ok(())
 }
 
-/// The account a live pending login is for.
+/// The account a live pending login is for, while it may take another answer.
 pub fn user_of(conn: &Conn, token: &str, now: i64) -> Result<Option<i64>, AppError> {
     Ok(conn
         .query_row(
@@ -36,21 +38,39 @@ pub fn user_of(conn: &Conn, token: &str, now: i64) -> Result<Option<i64>, AppErr
         .optional()?)
 }
 
-/// Counts a wrong answer (run in a transaction that commits).
-pub fn failed(tx: &Conn, token: &str) -> Result<(), AppError> {
+/// Counts one answer before it is checked, in one statement with the check of the limit: the
+/// account, or `None` when the login is gone or has had its `MAX_FAILURES` answers. Run it in a
+/// write that commits before the answer's check; the count stands unless the answer signs in
+/// (the pending login then ends) or is taken back unchecked (`release`).
+pub fn reserve(tx: &Conn, token: &str, now: i64) -> Result<Option<i64>, AppError> {
+    Ok(tx
+        .query_row(
+            "UPDATE pending_logins SET failures = failures + 1
+              WHERE token_hash = ?1 AND expires_at > ?2 AND failures < ?3
+                AND user_id IN (SELECT id FROM users WHERE disabled_at IS NULL)
+             RETURNING user_id",
+            params![SecretToken::presented(token).hash(), now, MAX_FAILURES],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
+/// Takes back an answer counted by `reserve` that was never checked.
+pub fn release(tx: &Conn, token: &str) -> Result<(), AppError> {
     tx.execute(
-        "UPDATE pending_logins SET failures = failures + 1 WHERE token_hash = ?1",
+        "UPDATE pending_logins SET failures = failures - 1 WHERE token_hash = ?1 AND failures > 0",
         [SecretToken::presented(token).hash()],
     )?;
     Ok(())
 }
 
-/// Ends the pending login (once): its account, or `None` when it was gone already.
+/// Ends the pending login (once) after an answer counted by `reserve` passed: its account, or
+/// `None` when it was gone already.
 pub fn take(tx: &Conn, token: &str, now: i64) -> Result<Option<i64>, AppError> {
     Ok(tx
         .query_row(
             "DELETE FROM pending_logins
-              WHERE token_hash = ?1 AND expires_at > ?2 AND failures < ?3
+              WHERE token_hash = ?1 AND expires_at > ?2 AND failures <= ?3
              RETURNING user_id",
             params![SecretToken::presented(token).hash(), now, MAX_FAILURES],
             |r| r.get(0),

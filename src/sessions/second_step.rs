@@ -8,7 +8,7 @@ use super::pending;
 use crate::crypto::SecretToken;
 use crate::db::{Db, now};
 use crate::error::AppError;
-use crate::factors::{Enrolled, Purpose, Verifier};
+use crate::factors::{Attempt, Enrolled, Purpose, Verifier};
 
 /// What the browser answers with.
 #[derive(Debug, Clone)]
@@ -51,59 +51,54 @@ pub async fn passkey_options(
 }
 
 /// Checks `proof` (`None`: the form had no code) for the pending login `token` and, when it
-/// passes, ends the pending login and starts a session, in one transaction: the new session's
-/// token. A refused proof is counted after that transaction rolled back.
+/// passes, ends the pending login and starts a session: the new session's token. The answer is
+/// counted against the pending login and the account before it is checked
+/// (`factors::counted`), so that concurrent wrong answers get at most the limits' checks.
 pub async fn finish(
     db: &Db,
     verifier: &Verifier,
     token: String,
     proof: Option<Proof>,
 ) -> Result<SecretToken, AppError> {
+    let proof = proof.ok_or_else(|| AppError::bad_request("enter a code"))?;
     let verifier = verifier.clone();
     let session = super::new_token();
-    let (s, t) = (session.clone(), token.clone());
-    let result = db
-        .write(move |tx| {
-            let user = pending::user_of(tx, &t, now())?.ok_or_else(expired)?;
-            check(tx, &verifier, user, proof, now())?;
-            pending::take(tx, &t, now())?.ok_or_else(expired)?;
-            super::store::create(tx, user, &s, now())
-        })
-        .await;
-    if let Err(e) = &result
-        && crate::factors::is_refused_proof(e)
-    {
-        let counted = db.write(move |tx| count_failure(tx, &token, now())).await;
-        if let Err(err) = counted {
-            tracing::warn!(error = %err, "could not count a failed second factor");
-        }
-    }
-    result.map(|()| session)
+    let s = session.clone();
+    let (t1, t2, t3) = (token.clone(), token.clone(), token);
+    crate::factors::counted(
+        db,
+        move |tx| {
+            let user = pending::reserve(tx, &t1, now())?.ok_or_else(expired)?;
+            Verifier::reserve(tx, user, now())
+        },
+        move |tx, attempt| {
+            check(tx, &verifier, attempt, proof, now())?;
+            pending::take(tx, &t2, now())?.ok_or_else(expired)?;
+            super::store::create(tx, attempt.user(), &s, now())
+        },
+        move |tx, attempt| {
+            pending::release(tx, &t3)?;
+            Verifier::release(tx, attempt)
+        },
+    )
+    .await?;
+    Ok(session)
 }
 
 fn check(
     tx: &Conn,
     verifier: &Verifier,
-    user: i64,
-    proof: Option<Proof>,
+    attempt: &Attempt,
+    proof: Proof,
     now: i64,
 ) -> Result<(), AppError> {
     match proof {
-        Some(Proof::Totp(code)) => verifier.check_totp(tx, user, &code, now),
-        Some(Proof::RecoveryCode(code)) => verifier.check_recovery_code(tx, user, &code, now),
-        Some(Proof::Passkey(answer)) => {
-            verifier.check_assertion(tx, user, Purpose::Login, &answer, now)
+        Proof::Totp(code) => verifier.check_totp(tx, attempt, &code, now),
+        Proof::RecoveryCode(code) => verifier.check_recovery_code(tx, attempt, &code, now),
+        Proof::Passkey(answer) => {
+            verifier.check_assertion(tx, attempt, Purpose::Login, &answer, now)
         }
-        None => Err(AppError::bad_request("enter a code")),
     }
-}
-
-/// Counts a refused answer against the account and the pending login.
-fn count_failure(tx: &Conn, token: &str, now: i64) -> Result<(), AppError> {
-    if let Some(user) = pending::user_of(tx, token, now)? {
-        Verifier::record_failure(tx, user, now)?;
-    }
-    pending::failed(tx, token)
 }
 
 #[cfg(test)]

@@ -61,3 +61,24 @@ pub fn delete(conn: &Conn, token: &str) -> Result<(), AppError> {
 pub fn delete_for_user(conn: &Conn, user: i64) -> Result<usize, AppError> {
     Ok(conn.execute("DELETE FROM sessions WHERE user_id = ?1", [user])?)
 }
+
+/// Records that the owner of the session behind `token` confirmed who they are at `now`.
+pub fn mark_confirmed(conn: &Conn, token: &str, now: i64) -> Result<(), AppError> {
+    conn.execute(
+        "UPDATE sessions SET confirmed_at = ?2 WHERE token_hash = ?1",
+        params![SecretToken::presented(token).hash(), now],
+    )?;
+    Ok(())
+}
+
+/// When the owner of the live session behind `token` last confirmed who they are in it.
+pub fn confirmed_at(conn: &Conn, token: &str, now: i64) -> Result<Option<i64>, AppError> {
+    Ok(conn
+        .query_row(
+            "SELECT confirmed_at FROM sessions WHERE token_hash = ?1 AND expires_at > ?2",
+            params![SecretToken::presented(token).hash(), now],
+            |r| r.get::<_, Option<i64>>(0),
+        )
+        .optional()?
+        .flatten())
+}

@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 
 use super::link::Link;
 use crate::error::AppError;
-use crate::factors::{Purpose, Verifier};
+use crate::factors::{Attempt, Purpose, Verifier};
 
 pub use crate::documents::meta::ActionAuth;
 use crate::documents::meta::EXPLICIT_NONE;
@@ -243,6 +243,8 @@ pub struct Acting<'a> {
     pub verifier: &'a Verifier,
     pub signer: Option<Signer>,
     pub proof: Option<Proof>,
+    /// The signer's second-factor answer, counted before this transaction (`factors::counted`).
+    pub attempt: Option<Attempt>,
 }
 
 impl Acting<'_> {
@@ -259,7 +261,7 @@ impl Acting<'_> {
             link.requirement()?,
             link,
             self.signer.as_ref(),
-            self.proof.as_ref(),
+            (self.proof.as_ref(), self.attempt.as_ref()),
             now,
         )
     }
@@ -350,24 +352,28 @@ pub fn prove(
     req: Requirement,
     link: &Link,
     signer: Option<&Signer>,
-    proof: Option<&Proof>,
+    (proof, attempt): (Option<&Proof>, Option<&Attempt>),
     now: i64,
 ) -> Result<Proved, AppError> {
     let Some(user) = require_account(req, link, signer, false)? else {
         return Ok(Proved::default());
     };
+    // A second factor is checked only under an attempt counted for this very account.
+    let attempt = attempt.filter(|a| a.user() == user);
     let allowed = req.actions;
     let method = if allowed.is_empty() || allowed.contains(ActionAuth::Account) {
         ActionAuth::Account
     } else {
         match proof {
             Some(Proof::Totp(code)) if allowed.contains(ActionAuth::TwoFactor) => {
-                verifier.check_totp(tx, user, code, now)?;
+                let attempt = attempt.ok_or_else(uncounted)?;
+                verifier.check_totp(tx, attempt, code, now)?;
                 ActionAuth::TwoFactor
             }
             Some(Proof::Passkey(answer)) if allowed.contains(ActionAuth::Passkey) => {
+                let attempt = attempt.ok_or_else(uncounted)?;
                 let bytes = serde_json::to_vec(answer).map_err(AppError::internal)?;
-                verifier.check_assertion(tx, user, Purpose::Sign(link.me.id), &bytes, now)?;
+                verifier.check_assertion(tx, attempt, Purpose::Sign(link.me.id), &bytes, now)?;
                 ActionAuth::Passkey
             }
             Some(Proof::PasswordChecked(checked))
@@ -382,6 +388,12 @@ pub fn prove(
         method: Some(method),
         user_id: Some(user),
     })
+}
+
+/// A second factor that came without a counted attempt for the account (the session changed
+/// between counting and checking): nothing is checked; try again.
+fn uncounted() -> AppError {
+    AppError::Conflict("your sign-in changed while checking the code; try again".into())
 }
 
 /// The error for a finishing action without a proof it accepts: how to give one, or how to

@@ -298,45 +298,39 @@ pub async fn signature(db: &Db, visit: Visit, field: i64) -> Result<Vec<u8>, App
     .await
 }
 
-/// Runs `action` in one write transaction with the link, the signer and their proof. A wrong
-/// code or a refused passkey still counts against the account's second-factor throttle,
-/// recorded after the action's transaction rolled back.
+/// Runs `action` in one write transaction with the link, the signer and their proof. A second
+/// factor in the proof is counted against the signer's account before that transaction
+/// (`factors::counted`): a wrong code or a refused passkey stands as a failure, and concurrent
+/// answers get at most the account's limit of checks.
 async fn acting<T: Send + 'static>(
     db: &Db,
     verifier: &Verifier,
     call: Call,
     action: impl FnOnce(&Conn, &Link, &Acting<'_>) -> Result<T, AppError> + Send + 'static,
 ) -> Result<T, AppError> {
-    let session = call.visit.session.clone();
     let verifier = verifier.clone();
-    let result = db
-        .write(move |tx| {
+    let session = call.visit.session.clone();
+    let second_factor = matches!(call.proof, Some(Proof::Totp(_) | Proof::Passkey(_)));
+    crate::factors::counted(
+        db,
+        move |tx| match auth::signer(tx, session.as_deref(), now())? {
+            Some(s) if second_factor => Verifier::reserve(tx, s.user_id, now()).map(Some),
+            _ => Ok(None),
+        },
+        move |tx, attempt| {
             let l = link(tx, &call.visit.token)?;
             let acting = Acting {
                 origin: &call.origin,
                 verifier: &verifier,
                 signer: auth::signer(tx, call.visit.session.as_deref(), now())?,
                 proof: call.proof,
+                attempt: *attempt,
             };
             action(tx, &l, &acting)
-        })
-        .await;
-    if let Err(e) = &result
-        && crate::factors::is_refused_proof(e)
-    {
-        let counted = db
-            .write(
-                move |tx| match auth::signer(tx, session.as_deref(), now())? {
-                    Some(s) => Verifier::record_failure(tx, s.user_id, now()),
-                    None => Ok(()),
-                },
-            )
-            .await;
-        if let Err(err) = counted {
-            tracing::warn!(error = %err, "could not count a failed second factor");
-        }
-    }
-    result
+        },
+        |tx, attempt| attempt.map_or(Ok(()), |a| Verifier::release(tx, a)),
+    )
+    .await
 }
 
 /// Stores a value for one of the recipient's fields.

@@ -67,6 +67,17 @@ async function signIn(page) {
   await page.waitForURL(link);
 }
 
+// A change of sign-in security first asks to confirm it is you: an account without a second
+// factor confirms with its password, and comes back to the account page.
+async function confirmWithPassword(page) {
+  await page.waitForURL(/\/account\/confirm/);
+  await page.locator('#confirm h1').waitFor();
+  await page.screenshot({ path: `${outDir}/auth-confirm.png`, fullPage: true });
+  await page.fill('#password', password);
+  await page.getByRole('button', { name: 'Confirm' }).click();
+  await page.waitForURL(/\/account(\?|#|$)/);
+}
+
 async function typeSignature(page) {
   await page.locator('.sign-field[data-type=SIGNATURE]').first().click();
   await page.fill('#typed-signature', 'Signed by test');
@@ -128,6 +139,8 @@ async function twoFactor() {
   await signIn(page);
   await page.locator('#enrol').click();
   await page.waitForURL(/\/account/);
+  await page.locator('#totp-start').click();
+  await confirmWithPassword(page);
   await page.locator('#totp-start').click();
   await page.locator('#totp-enrol img.qr').waitFor();
   assert.ok(await page.locator('#totp-enrol img.qr').evaluate((i) => i.complete && i.naturalWidth > 0), 'the QR code is drawn');
@@ -199,6 +212,8 @@ async function passkey() {
   assert.deepEqual(refused, [401, 'passkey_not_enrolled']);
   await page.locator('#enrol').click();
   await page.waitForURL(/\/account/);
+  await page.locator('#add-passkey').click();
+  await confirmWithPassword(page);
   await page.fill('#passkey-name', 'Virtual key');
   await page.locator('#add-passkey').click();
   await page.locator('li.passkey h3', { hasText: 'Virtual key' }).waitFor({ timeout: 10000 }).catch(async (e) => {

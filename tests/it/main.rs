@@ -23,6 +23,7 @@ mod connections;
 mod documenso_compat;
 mod documenso_examples;
 mod documents;
+mod factor_guard;
 mod hostile_pdf;
 mod http;
 mod login_limits;

@@ -59,7 +59,7 @@ pub async fn sent(
     (id, token, field)
 }
 
-fn code_of(v: &Value) -> &str {
+pub fn code_of(v: &Value) -> &str {
     v["code"].as_str().unwrap_or_default()
 }
 
@@ -378,7 +378,7 @@ async fn account_links_are_mailed_at_most_three_times_an_hour() {
 }
 
 /// The TOTP secret the enrolment page shows, as bytes.
-fn secret_from(html: &str) -> Vec<u8> {
+pub fn secret_from(html: &str) -> Vec<u8> {
     let start = html.find("id=\"totp-secret\">").expect("the key is shown") + 17;
     let text: String = html[start..]
         .chars()
@@ -392,7 +392,7 @@ fn secret_from(html: &str) -> Vec<u8> {
 }
 
 /// The code for `secret` at `unix` (RFC 6238, SHA-1, six digits, 30 s).
-fn totp_code(secret: &[u8], unix: u64) -> String {
+pub fn totp_code(secret: &[u8], unix: u64) -> String {
     totp_rs::Builder::new()
         .with_secret(secret.to_vec())
         .build()
@@ -401,7 +401,7 @@ fn totp_code(secret: &[u8], unix: u64) -> String {
         .to_string()
 }
 
-fn unix_now() -> u64 {
+pub fn unix_now() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
@@ -409,7 +409,7 @@ fn unix_now() -> u64 {
 }
 
 /// A csrf token from the account page (forms) and the page itself.
-async fn account_page(app: &TestApp, cookie: &str) -> (String, String) {
+pub async fn account_page(app: &TestApp, cookie: &str) -> (String, String) {
     let html = app
         .client
         .get(app.url("/account"))
@@ -426,9 +426,36 @@ async fn account_page(app: &TestApp, cookie: &str) -> (String, String) {
     (csrf, html)
 }
 
-/// Enrols TOTP for the signed-in account through the account page; returns the secret and the
-/// recovery codes.
-async fn enrol_totp(app: &TestApp, cookie: &str) -> (Vec<u8>, Vec<String>) {
+/// Confirms it is the account's owner on `/account/confirm` with `proof` (a form field and its
+/// value, e.g. `("password", PASSWORD)`): the status of the answer (303 back when confirmed).
+pub async fn confirm_with(app: &TestApp, cookie: &str, proof: (&str, &str)) -> u16 {
+    let html = app
+        .client
+        .get(app.url("/account/confirm?next=%2Faccount"))
+        .header("cookie", cookie)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let mut form: Vec<(String, String)> = hidden_inputs(&html).into_iter().take(2).collect();
+    form.push((proof.0.into(), proof.1.into()));
+    app.client
+        .post(app.url("/account/confirm"))
+        .header("cookie", cookie)
+        .form(&form)
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+/// Enrols TOTP for the signed-in account (without a second factor yet: it confirms with its
+/// password) through the account page; returns the secret and the recovery codes.
+pub async fn enrol_totp(app: &TestApp, cookie: &str) -> (Vec<u8>, Vec<String>) {
+    assert_eq!(confirm_with(app, cookie, ("password", PASSWORD)).await, 303);
     let (csrf, _) = account_page(app, cookie).await;
     let page = app
         .client
@@ -508,7 +535,7 @@ async fn two_factor_actions_need_a_current_code_that_works_once() {
 }
 
 /// Completes signing link `token` with `body`, signed in with `cookie`.
-async fn complete_as(app: &TestApp, cookie: &str, token: &str, body: Value) -> (u16, Value) {
+pub async fn complete_as(app: &TestApp, cookie: &str, token: &str, body: Value) -> (u16, Value) {
     let link = app.signer(token).with_cookie(cookie);
     link.complete(body).await
 }
@@ -626,7 +653,11 @@ async fn logging_in_asks_for_a_code_too(app: &TestApp, secret: &[u8], code: &str
 }
 
 /// Posts the login's second step, `form`, with `cookie`.
-async fn verify_login(app: &TestApp, cookie: &str, form: &[(String, String)]) -> reqwest::Response {
+pub async fn verify_login(
+    app: &TestApp,
+    cookie: &str,
+    form: &[(String, String)],
+) -> reqwest::Response {
     app.client
         .post(app.url("/auth/login/verify"))
         .header("cookie", cookie)
@@ -648,7 +679,7 @@ async fn turning_totp_off_needs_a_code(app: &TestApp, ann: &str, recovery: &[Str
 }
 
 /// Asks to turn TOTP off with `code`, signed in with `cookie`: the status.
-async fn totp_off(app: &TestApp, cookie: &str, csrf: &str, code: &str) -> reqwest::StatusCode {
+pub async fn totp_off(app: &TestApp, cookie: &str, csrf: &str, code: &str) -> reqwest::StatusCode {
     app.client
         .post(app.url("/account/totp/disable"))
         .header("cookie", cookie)
@@ -661,7 +692,7 @@ async fn totp_off(app: &TestApp, cookie: &str, csrf: &str, code: &str) -> reqwes
 
 /// The login form's first step (e-mail and password) with `next`: the cookies the form page set,
 /// and the answer.
-async fn password_step(app: &TestApp, email: &str, next: &str) -> (String, reqwest::Response) {
+pub async fn password_step(app: &TestApp, email: &str, next: &str) -> (String, reqwest::Response) {
     let page = app.get("/auth/login").await;
     let pre = set_cookie_pairs(&page).join("; ");
     let mut form: Vec<(String, String)> = hidden_inputs(&page.text().await.unwrap())
@@ -682,8 +713,10 @@ async fn password_step(app: &TestApp, email: &str, next: &str) -> (String, reqwe
     (pre, resp)
 }
 
-/// Registers a software passkey for the signed-in account.
-async fn register_passkey(app: &TestApp, cookie: &str, name: &str) -> Passkey {
+/// Registers a software passkey for the signed-in account, which has no second factor yet or
+/// confirmed it is its owner lately.
+pub async fn register_passkey(app: &TestApp, cookie: &str, name: &str) -> Passkey {
+    confirm_with(app, cookie, ("password", PASSWORD)).await;
     let (csrf, _) = account_page(app, cookie).await;
     let options = app
         .client

@@ -1,0 +1,248 @@
+//! "Confirm it is you" (`/account/confirm`): the page a signed-in user is sent to before a
+//! change to how their account signs in, when their session has not confirmed within the last
+//! few minutes. It asks for what the account has: a code from the authenticator app (or a
+//! recovery code), a passkey, or the password for an account without a second factor. The use
+//! case is `sessions::confirm`; back to `next` afterwards.
+
+use std::collections::HashMap;
+
+use http::StatusCode;
+use serde_json::{Value, json};
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+use super::account_factors::{factors_csrf, signed_in};
+use super::login::redirect;
+use super::reply::{Format, error_response, html_response, json_response};
+use super::session::{cookies, current, safe_next, urlencode};
+use crate::assets::{escape, page, url};
+use crate::error::AppError;
+use crate::http::state::AppState;
+use crate::sessions::confirm::{self, Checks, Proof};
+
+type Form = HashMap<String, String>;
+
+pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let s = move || super::with_state(state.clone());
+    let show = warp::path!("account" / "confirm")
+        .and(warp::get())
+        .and(s())
+        .and(cookies())
+        .and(warp::query::<HashMap<String, String>>())
+        .then(
+            |st: AppState, c: Option<String>, q: HashMap<String, String>| async move {
+                show(&st, c.as_deref(), q.get("next").map(String::as_str), None).await
+            },
+        );
+    let submit = warp::path!("account" / "confirm")
+        .and(warp::post())
+        .and(s())
+        .and(cookies())
+        .and(super::peer())
+        .and(
+            super::body::capped_bytes(16 * 1024).map(|b: bytes::Bytes| -> Form {
+                url::form_urlencoded::parse(&b).into_owned().collect()
+            }),
+        )
+        .then(|st, c, p, f| async move { submit(st, c, p, f).await });
+    let options = warp::path!("account" / "confirm" / "passkey" / "options")
+        .and(warp::post())
+        .and(s())
+        .and(cookies())
+        .and(warp::header::optional::<String>("x-csrf-token"))
+        .and(super::body::json_or_empty())
+        .then(|st, c, t, _b: Value| async move { passkey_options(st, c, t).await });
+    let passkey = warp::path!("account" / "confirm" / "passkey")
+        .and(warp::post())
+        .and(s())
+        .and(cookies())
+        .and(warp::header::optional::<String>("x-csrf-token"))
+        .and(super::body::json::<Value>())
+        .then(|st, c, t, b| async move { passkey(st, c, t, b).await });
+    show.or(submit)
+        .unify()
+        .or(options)
+        .unify()
+        .or(passkey)
+        .unify()
+        .boxed()
+}
+
+/// The page: one form for each way the account can confirm.
+async fn show(
+    state: &AppState,
+    cookies: Option<&str>,
+    next: Option<&str>,
+    error: Option<&str>,
+) -> Response {
+    let next = safe_next(next);
+    let (session, user) = match current(state, cookies).await {
+        Ok(Some(s)) => s,
+        Ok(None) => {
+            let back = format!("/account/confirm?next={}", urlencode(&next));
+            return redirect(&format!("/auth/login?next={}", urlencode(&back)));
+        }
+        Err(e) => return error_response(&e, Format::Html),
+    };
+    let enrolled = match confirm::asks(&state.db, user.id).await {
+        Ok(e) => e,
+        Err(e) => return error_response(&e, Format::Html),
+    };
+    let csrf = factors_csrf(state, &session);
+    let hidden = format!(
+        r#"<input type="hidden" name="csrf_token" value="{csrf}">
+  <input type="hidden" name="next" value="{next}">"#,
+        next = escape(&next)
+    );
+    let mut parts = Vec::new();
+    if enrolled.passkeys > 0 && state.factors.rp.is_some() {
+        parts.push(format!(
+            r#"<div class="stack" id="passkey-login" data-next="{next}" data-csrf="{csrf}"
+     data-options="/account/confirm/passkey/options" data-answer="/account/confirm/passkey">
+  <div><button class="button primary block" type="button" id="use-passkey">Use a passkey</button></div>
+  <p class="small muted" id="passkey-status" role="status"></p>
+</div>"#,
+            next = escape(&next)
+        ));
+    }
+    if enrolled.totp {
+        parts.push(format!(
+            r#"<form method="post" action="/account/confirm" class="stack">
+  {hidden}
+  <div class="field"><label for="code">Code from your authenticator app</label>
+    <input type="text" id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{{6,7}}" maxlength="7" required autofocus></div>
+  <div class="form-actions"><button class="button primary block" type="submit">Confirm</button></div>
+</form>
+<details><summary>Lost your device? Use a recovery code</summary>
+<form method="post" action="/account/confirm" class="stack">
+  {hidden}
+  <div class="field"><label for="recovery_code">Recovery code</label>
+    <input type="text" id="recovery_code" name="recovery_code" autocomplete="off" maxlength="20" required></div>
+  <div class="form-actions"><button class="button secondary block" type="submit">Use recovery code</button></div>
+</form></details>"#
+        ));
+    }
+    if !enrolled.any() {
+        parts.push(format!(
+            r#"<form method="post" action="/account/confirm" class="stack">
+  {hidden}
+  <input type="text" name="username" value="{email}" autocomplete="username" hidden>
+  <div class="field"><label for="password">Your password</label>
+    <input type="password" id="password" name="password" autocomplete="current-password" required autofocus></div>
+  <div class="form-actions"><button class="button primary block" type="submit">Confirm</button></div>
+</form>"#,
+            email = escape(&user.email)
+        ));
+    }
+    let alert = crate::assets::error_alert(error);
+    let main = format!(
+        r#"<section class="narrow"><div class="card stack" id="confirm">
+  <h1>Confirm it is you</h1>
+  {alert}
+  <p>You are about to change how your account signs in. Confirm it is you first; you will not be asked again for {minutes} minutes.</p>
+  {parts}
+  <p><a href="{back}">Cancel</a></p>
+</div></section>
+<script src="{webauthn}" defer></script>
+<script src="{script}" defer></script>"#,
+        minutes = confirm::WINDOW / 60,
+        parts = parts.join("\n<hr>\n"),
+        back = escape(&next),
+        webauthn = url("js/webauthn.js"),
+        script = url("js/passkey.js"),
+    );
+    let status = if error.is_some() {
+        StatusCode::UNAUTHORIZED
+    } else {
+        StatusCode::OK
+    };
+    html_response(status, &page("Confirm it is you", &main))
+}
+
+async fn submit(
+    state: AppState,
+    cookies: Option<String>,
+    peer: Option<std::net::SocketAddr>,
+    form: Form,
+) -> Response {
+    let next = form.get("next").map(String::as_str);
+    let csrf = form.get("csrf_token").map(String::as_str);
+    let (session, user) = match signed_in(&state, cookies.as_deref(), csrf).await {
+        Ok(s) => s,
+        Err(r) => return r,
+    };
+    let proof = match (
+        form.get("code"),
+        form.get("recovery_code"),
+        form.get("password"),
+    ) {
+        (Some(c), _, _) => Proof::Totp(c.clone()),
+        (None, Some(r), _) => Proof::RecoveryCode(r.clone()),
+        (None, None, Some(p)) => Proof::Password(p.clone()),
+        (None, None, None) => {
+            return show(&state, cookies.as_deref(), next, Some("Enter a code.")).await;
+        }
+    };
+    let checks = Checks {
+        verifier: &state.factors,
+        passwords: &state.passwords,
+        address: peer.map(|p| p.ip()),
+    };
+    match confirm::confirm(&state.db, checks, session, &user, proof).await {
+        Ok(()) => redirect(&safe_next(next)),
+        Err(e @ (AppError::AuthRequired { .. } | AppError::BadRequest { .. })) => {
+            show(&state, cookies.as_deref(), next, Some(&e.public_message())).await
+        }
+        Err(e) => error_response(&e, Format::Html),
+    }
+}
+
+async fn passkey_options(
+    state: AppState,
+    cookies: Option<String>,
+    csrf: Option<String>,
+) -> Response {
+    let (_, user) = match signed_in(&state, cookies.as_deref(), csrf.as_deref()).await {
+        Ok(s) => s,
+        Err(_) => return error_response(&forbidden(), Format::Json),
+    };
+    match confirm::passkey_options(&state.db, &state.factors, user.id).await {
+        Ok(options) => json_response(StatusCode::OK, &json!({"publicKey": options})),
+        Err(e) => error_response(&e, Format::Json),
+    }
+}
+
+fn forbidden() -> AppError {
+    AppError::Forbidden("sign in again and reload the page".into())
+}
+
+/// `{"credential": <AuthenticationResponseJSON>, "next": "/..."}` → `{"next": "/..."}`.
+async fn passkey(
+    state: AppState,
+    cookies: Option<String>,
+    csrf: Option<String>,
+    body: Value,
+) -> Response {
+    let (session, user) = match signed_in(&state, cookies.as_deref(), csrf.as_deref()).await {
+        Ok(s) => s,
+        Err(_) => return error_response(&forbidden(), Format::Json),
+    };
+    let next = safe_next(body.get("next").and_then(Value::as_str));
+    let Some(answer) = body.get("credential").filter(|c| c.is_object()) else {
+        return error_response(
+            &AppError::bad_request("credential must be the passkey's answer"),
+            Format::Json,
+        );
+    };
+    let proof = Proof::Passkey(serde_json::to_vec(answer).unwrap_or_default());
+    let checks = Checks {
+        verifier: &state.factors,
+        passwords: &state.passwords,
+        address: None,
+    };
+    match confirm::confirm(&state.db, checks, session, &user, proof).await {
+        Ok(()) => json_response(StatusCode::OK, &json!({"next": next})),
+        Err(e) => error_response(&e, Format::Json),
+    }
+}
