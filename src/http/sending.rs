@@ -10,7 +10,7 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::auth::principal;
-use super::reply::json_result;
+use super::reply::{json_result, write_result};
 use super::with_state;
 use crate::db::now;
 use crate::error::AppError;
@@ -43,13 +43,17 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(super::body::json_or_empty())
         .and(origin())
         .and(s())
-        .then(|id, who, b, o, st| async move { json_result(send(st, who, id, b, o).await) });
+        .then(|id, who: Principal, b, o, st| async move {
+            write_result(&who.clone(), send(st, who, id, b, o).await)
+        });
     let resend = warp::path!("api" / "v1" / "documents" / i64 / "resend")
         .and(warp::post())
         .and(write())
         .and(super::body::json::<Value>())
         .and(s())
-        .then(|id, who, b, st| async move { json_result(resend(st, who, id, b).await) });
+        .then(|id, who: Principal, b, st| async move {
+            write_result(&who.clone(), resend(st, who, id, b).await)
+        });
     let download = warp::path!("api" / "v1" / "documents" / i64 / "download")
         .and(warp::get())
         .and(read())

@@ -50,4 +50,5 @@ mod templates;
 mod tls;
 mod webhook_delivery;
 mod webhooks;
+mod write_receipts;
 mod zapier;
