@@ -3,6 +3,8 @@
 mod api;
 mod harness;
 
+mod audit_bounds;
+
 mod authenticator;
 
 mod auth_browser;
