@@ -105,7 +105,9 @@ pub struct Removal {
 }
 
 /// DRAFT: deleted, with its file. PENDING: CANCELLED (audited, DOCUMENT_CANCELLED queued).
-/// Finished: hidden from lists.
+/// Finished: hidden from lists, which only a caller that may read documents may do: a
+/// finished document is the owner's record, and an app that cannot see it must not make it
+/// disappear from the owner's list (403 `insufficient_scope`, naming READ_DOCUMENT).
 pub async fn delete(
     ctx: &Context,
     who: &Principal,
@@ -113,10 +115,16 @@ pub async fn delete(
     origin: Origin,
 ) -> Result<Removal, AppError> {
     let (user, app) = (who.user_id, ctx.app.clone());
+    let reader = who.reads_documents();
     let (view, outcome, blob) = ctx
         .db
         .write(move |tx| {
             let doc = store::owned(tx, user, id)?;
+            if !reader && !matches!(doc.status, Status::Draft | Status::Pending) {
+                return Err(AppError::InsufficientScope(
+                    crate::oauth::scope::Scope::ReadDocument.as_str(),
+                ));
+            }
             let mut view = DocumentView::of(&doc, &app);
             let outcome = store::delete(tx, &doc, now())?;
             if outcome == Deleted::Cancelled {

@@ -9,6 +9,7 @@ pub mod manage;
 pub mod meta;
 pub mod model;
 pub mod parts;
+pub mod receipt;
 pub mod recipients;
 pub mod store;
 pub mod view;

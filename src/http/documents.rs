@@ -10,7 +10,7 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::auth::caller;
-use super::reply::{json_result, with_keys};
+use super::reply::{json_result, with_keys, write_result};
 use crate::documents::manage::{self, Listing};
 use crate::documents::store::Deleted;
 use crate::documents::{RecipientBrief, Status, parse_paging};
@@ -36,7 +36,9 @@ fn document_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(caller(&state, write))
         .and(super::body::json::<Value>())
         .and(super::origin())
-        .then(|who, st, b, o| async move { json_result(create(st, who, b, o).await) });
+        .then(|who: Principal, st, b, o| async move {
+            write_result(&who.clone(), create(st, who, b, o).await)
+        });
     let list = warp::path!("api" / "v1" / "documents")
         .and(warp::get())
         .and(caller(&state, read))
@@ -53,11 +55,8 @@ fn document_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(caller(&state, write))
         .and(super::origin())
         .then(|id, who: Principal, st: AppState, o| async move {
-            json_result(
-                manage::delete(&st.ctx(), &who, id, o)
-                    .await
-                    .map(deleted_document),
-            )
+            let r = manage::delete(&st.ctx(), &who, id, o).await;
+            write_result(&who, r.map(deleted_document))
         });
     // The account behind the key: the other signing service's clients test keys with it.
     let me = warp::path!("api" / "v1" / "me")
@@ -87,7 +86,7 @@ fn recipient_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(super::body::json::<Value>())
         .then(|id, who: Principal, st: AppState, b| async move {
             let r = manage::add_recipient(&st.ctx(), &who, id, b).await;
-            json_result(r.map(|v| json!(v)))
+            write_result(&who, r.map(|v| json!(v)))
         });
     let patch = warp::path!("api" / "v1" / "documents" / i64 / "recipients" / i64)
         .and(warp::patch())
@@ -96,14 +95,17 @@ fn recipient_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(super::origin())
         .then(|id, rid, who: Principal, st: AppState, b, o| async move {
             let r = manage::patch_recipient(&st.ctx(), &who, (id, rid), b, o).await;
-            json_result(r.map(|v| json!(v)))
+            write_result(&who, r.map(|v| json!(v)))
         });
     let delete = warp::path!("api" / "v1" / "documents" / i64 / "recipients" / i64)
         .and(warp::delete())
         .and(caller(&state, write))
         .then(|id, rid, who: Principal, st: AppState| async move {
             let r = manage::delete_recipient(&st.ctx(), &who, (id, rid)).await;
-            json_result(r.map(|v| with_keys(json!(v), json!({"deleted": true}))))
+            write_result(
+                &who,
+                r.map(|v| with_keys(json!(v), json!({"deleted": true}))),
+            )
         });
     add.or(patch).unify().or(delete).unify().boxed()
 }
@@ -129,7 +131,10 @@ fn field_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .then(|id, who: Principal, st: AppState, b: Value| async move {
             let single = b.is_object();
             let r = manage::add_fields(&st.ctx(), &who, id, b).await;
-            json_result(r.map(|fields| added_fields(id, single, json!(fields))))
+            write_result(
+                &who,
+                r.map(|fields| added_fields(id, single, json!(fields))),
+            )
         });
     let patch = warp::path!("api" / "v1" / "documents" / i64 / "fields" / i64)
         .and(warp::patch())
@@ -137,14 +142,17 @@ fn field_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(super::body::json::<Value>())
         .then(|id, fid, who: Principal, st: AppState, b| async move {
             let r = manage::patch_field(&st.ctx(), &who, (id, fid), b).await;
-            json_result(r.map(|f| json!(f)))
+            write_result(&who, r.map(|f| json!(f)))
         });
     let delete = warp::path!("api" / "v1" / "documents" / i64 / "fields" / i64)
         .and(warp::delete())
         .and(caller(&state, write))
         .then(|id, fid, who: Principal, st: AppState| async move {
             let r = manage::delete_field(&st.ctx(), &who, (id, fid)).await;
-            json_result(r.map(|v| with_keys(json!(v), json!({"deleted": true}))))
+            write_result(
+                &who,
+                r.map(|v| with_keys(json!(v), json!({"deleted": true}))),
+            )
         });
     add.or(patch).unify().or(delete).unify().boxed()
 }

@@ -202,7 +202,7 @@ pub fn document(issuer: &str) -> Value {
         "components": {
             "securitySchemes": {
                 "apiKey": {"type": "apiKey", "in": "header", "name": "Authorization", "description": "An API key (api_...), sent as is or as `Bearer api_...`"},
-                "bearer": {"type": "http", "scheme": "bearer", "description": "An OAuth access token (READ_DOCUMENT / WRITE_DOCUMENT, READ_BOOKING / WRITE_BOOKING, READ_PROFILE)"},
+                "bearer": {"type": "http", "scheme": "bearer", "description": "An OAuth access token (READ_DOCUMENT / WRITE_DOCUMENT, READ_BOOKING / WRITE_BOOKING, READ_PROFILE). A token with WRITE_DOCUMENT but not READ_DOCUMENT gets receipts from document and template writes: only id, documentId, templateId, recipientId, externalId, status, uploadUrl, deleted, outcome and message, with recipients, fields and template reduced alike; it may not delete (hide) a finished document (403)"},
                 "clientBasic": {"type": "http", "scheme": "basic", "description": "OAuth client_id:client_secret"}
             },
             "schemas": schemas()
@@ -244,7 +244,7 @@ pub fn document(issuer: &str) -> Value {
                 "get": op("The account behind the credential: name and id, with username and email for READ_PROFILE (an API key has it)", "documents", json!([]), None, json!({"type": "object", "required": ["name", "id"], "properties": {"name": {"type": "string"}, "id": {"type": "integer"}, "username": {"type": "string"}, "email": {"type": "string"}}}), API_ERRORS)
             },
             "/api/v1/documents/{id}/send": {
-                "post": op("Send a DRAFT: it becomes PENDING and the first recipients are e-mailed (unless sendEmail is false). A PENDING document answers 200 unchanged, e-mailing those whose turn it is and who were never e-mailed; a finished one, or one lacking its file, recipients or signature fields, is 400", "sending", json!([doc_id()]), Some(ref_("SendDocument")), ref_("Document"), &[400, 401, 403, 404, 409, 413, 429])
+                "post": op("Send a DRAFT: it becomes PENDING and the first recipients are e-mailed (unless sendEmail is false). A PENDING document answers 200 unchanged, e-mailing those whose turn it is and who were never e-mailed; a finished one, or one lacking its file, recipients or signature fields, is 400. The document's formValues are set on the PDF's form fields of those names first; names the form lacks are left out (the audit log's SENT event lists them) unless strictFormValues=true", "sending", json!([doc_id(), {"name": "strictFormValues", "in": "query", "description": "docket's own: true refuses (400, nothing sent) formValues names the PDF's form has no field for; false or absent leaves them out, as the other signing service does", "schema": {"type": "string", "enum": ["true", "false"], "default": "false"}}]), Some(ref_("SendDocument")), ref_("Document"), &[400, 401, 403, 404, 409, 413, 429])
             },
             "/api/v1/documents/{id}/resend": {
                 "post": op("E-mail again the listed recipients whose turn it is and who have not finished", "sending", json!([doc_id()]), Some(ref_("ResendDocument")), ref_("ResendResponse"), &[400, 401, 403, 404, 409, 413, 429])
@@ -253,7 +253,7 @@ pub fn document(issuer: &str) -> Value {
                 "get": op("A signed, expiring URL of the sealed PDF (COMPLETED) or, with original=true, of the uploaded file", "sending", json!([doc_id(), {"name": "original", "in": "query", "schema": {"type": "string", "enum": ["true", "false"]}}, {"name": "downloadOriginalDocument", "in": "query", "description": "the other signing service's name for original: true or 1", "schema": {"type": "string"}}]), None, ref_("DownloadUrl"), &[400, 401, 403, 404, 409, 429])
             },
             "/api/v1/documents/{id}/audit-log": {
-                "get": op("The document's events, oldest first", "sending", json!([doc_id()]), None, ref_("AuditLog"), API_ERRORS)
+                "get": op("The document's events, oldest first, at most 500 a page; repeated fills of a field by one recipient are one FIELD_FILLED event with data.fills, data.lastFilledAt and data.lastIpAddress", "sending", json!([doc_id(), {"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1, "default": 1}}, {"name": "perPage", "in": "query", "description": "at most 500 are served", "schema": {"type": "integer", "minimum": 1, "default": 500}}]), None, ref_("AuditLog"), API_ERRORS)
             },
             "/api/v1/templates": {
                 "post": op("Create a template and get its upload URL", "templates", json!([]), Some(ref_("CreateTemplate")), ref_("CreateTemplateResponse"), API_ERRORS),
@@ -399,7 +399,7 @@ fn schemas() -> Value {
         "ResendDocument": {"type": "object", "required": ["recipients"], "properties": {"recipients": {"type": "array", "maxItems": 100, "items": {"type": "integer", "format": "int64"}}}},
         "ResendResponse": {"type": "object", "required": ["documentId", "recipients", "message"], "properties": {"documentId": {"type": "integer"}, "recipients": {"type": "array", "items": {"type": "integer"}}, "message": {"type": "string"}}},
         "DownloadUrl": {"type": "object", "required": ["downloadUrl"], "properties": {"downloadUrl": {"type": "string", "format": "uri"}}},
-        "AuditLog": {"type": "object", "required": ["documentId", "events"], "properties": {"documentId": {"type": "integer"}, "events": {"type": "array", "items": {"type": "object",
+        "AuditLog": {"type": "object", "required": ["documentId", "events", "totalPages"], "properties": {"documentId": {"type": "integer"}, "totalPages": {"type": "integer"}, "events": {"type": "array", "items": {"type": "object",
             "required": ["id", "type", "createdAt", "actor", "recipientId", "ipAddress", "userAgent", "data"], "properties": {
             "id": {"type": "integer"}, "type": {"type": "string", "enum": ["CREATED", "UPLOADED", "SENT", "EMAILED", "OPENED", "FIELD_FILLED", "SIGNED", "APPROVED", "VIEWED", "REJECTED", "COMPLETED", "DOWNLOADED", "CANCELLED", "RECIPIENT_CHANGED", "ASSISTED"]},
             "createdAt": ts, "actor": {"type": "string"}, "recipientId": {"type": ["integer", "null"]}, "ipAddress": nullable("string"), "userAgent": nullable("string"), "data": {"type": "object"}

@@ -145,6 +145,16 @@ pub fn json_result_as<T: Serialize>(status: StatusCode, result: Result<T, AppErr
     }
 }
 
+/// A document or template write's JSON result, as `who` may see it: the answer itself for a
+/// caller that may read documents, else its receipt (ids and outcome; `documents::receipt`).
+/// Every write route under `/api/v1/documents` and `/api/v1/templates` answers through this.
+pub fn write_result(
+    who: &crate::oauth::principal::Principal,
+    result: Result<serde_json::Value, AppError>,
+) -> Response {
+    json_result(result.map(|v| crate::documents::receipt::shown_to(who, v)))
+}
+
 /// `base` (a JSON object) with the keys of `extra` set on it: docket's own keys beside the
 /// shape of the other signing service's answer.
 pub fn with_keys(mut base: serde_json::Value, extra: serde_json::Value) -> serde_json::Value {

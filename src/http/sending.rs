@@ -10,7 +10,7 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::auth::principal;
-use super::reply::json_result;
+use super::reply::{json_result, write_result};
 use super::with_state;
 use crate::db::now;
 use crate::error::AppError;
@@ -40,16 +40,21 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let send = warp::path!("api" / "v1" / "documents" / i64 / "send")
         .and(warp::post())
         .and(write())
+        .and(warp::query::<HashMap<String, String>>())
         .and(super::body::json_or_empty())
         .and(origin())
         .and(s())
-        .then(|id, who, b, o, st| async move { json_result(send(st, who, id, b, o).await) });
+        .then(|id, who: Principal, q, b, o, st| async move {
+            write_result(&who.clone(), send(st, who, id, (q, b), o).await)
+        });
     let resend = warp::path!("api" / "v1" / "documents" / i64 / "resend")
         .and(warp::post())
         .and(write())
         .and(super::body::json::<Value>())
         .and(s())
-        .then(|id, who, b, st| async move { json_result(resend(st, who, id, b).await) });
+        .then(|id, who: Principal, b, st| async move {
+            write_result(&who.clone(), resend(st, who, id, b).await)
+        });
     let download = warp::path!("api" / "v1" / "documents" / i64 / "download")
         .and(warp::get())
         .and(read())
@@ -60,10 +65,10 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let audit_log = warp::path!("api" / "v1" / "documents" / i64 / "audit-log")
         .and(warp::get())
         .and(read())
+        .and(warp::query::<HashMap<String, String>>())
         .and(s())
-        .then(|id, who: Principal, st: AppState| async move {
-            let events = sending::audit_log(&st.ctx(), &who, id).await;
-            json_result(events.map(|e| json!({"documentId": id, "events": e})))
+        .then(|id, who: Principal, q, st: AppState| async move {
+            json_result(audit_log(st, who, id, q).await)
         });
     let fetch = warp::path!("api" / "v1" / "downloads" / String / String)
         .and(warp::get())
@@ -86,15 +91,16 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .boxed()
 }
 
-/// `POST /api/v1/documents/{id}/send` with `{"sendEmail"?, "sendCompletionEmails"?}`.
+/// `POST /api/v1/documents/{id}/send[?strictFormValues=true]` with `{"sendEmail"?,
+/// "sendCompletionEmails"?}`.
 async fn send(
     state: AppState,
     who: Principal,
     id: i64,
-    body: Value,
+    (query, body): (HashMap<String, String>, Value),
     origin: Origin,
 ) -> Result<Value, AppError> {
-    let opts = send_options(&body)?;
+    let opts = send_options(&query, &body)?;
     let view = sending::send(&state.ctx(), &who, id, opts, origin).await?;
     let mut out = json!(view);
     // The other signing service's confirmation, beside the document.
@@ -106,7 +112,21 @@ async fn send(
 /// null) means the defaults: e-mail the recipients, completion e-mails as the document says.
 /// Inside an object a switch must be true, false or null: a wrong type is 400, not a guess,
 /// since mail sent against the owner's wish cannot be taken back.
-fn send_options(body: &Value) -> Result<sending::SendOptions, AppError> {
+/// `strictFormValues` is docket's own switch, in the query so that it can never meet a key of
+/// the signing service's body: `true` refuses `formValues` names the PDF's form lacks.
+fn send_options(
+    query: &HashMap<String, String>,
+    body: &Value,
+) -> Result<sending::SendOptions, AppError> {
+    let strict_form_values = match query.get("strictFormValues").map(String::as_str) {
+        None | Some("false") => false,
+        Some("true") => true,
+        Some(_) => {
+            return Err(AppError::bad_request(
+                "strictFormValues must be true or false",
+            ));
+        }
+    };
     let switch = |key: &str| match body.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Bool(b)) => Ok(Some(*b)),
@@ -117,6 +137,7 @@ fn send_options(body: &Value) -> Result<sending::SendOptions, AppError> {
     Ok(sending::SendOptions {
         send_email: switch("sendEmail")?.unwrap_or(true),
         completion_emails: switch("sendCompletionEmails")?,
+        strict_form_values,
     })
 }
 
@@ -135,6 +156,31 @@ async fn resend(state: AppState, who: Principal, id: i64, body: Value) -> Result
         "documentId": id, "recipients": reminded,
         "message": "Document resend successfully initiated",
     }))
+}
+
+/// `GET /api/v1/documents/{id}/audit-log[?page&perPage]`: `{documentId, events, totalPages}`,
+/// at most `AUDIT_PAGE_MAX` events a page (a larger `perPage` is served as that, as document
+/// listings cap theirs), all of them by default up to that many.
+async fn audit_log(
+    state: AppState,
+    who: Principal,
+    id: i64,
+    q: HashMap<String, String>,
+) -> Result<Value, AppError> {
+    let number = |key: &str, default: i64| match q.get(key) {
+        None => Ok(default),
+        Some(v) => v
+            .parse::<i64>()
+            .ok()
+            .filter(|n| (1..=1_000_000).contains(n))
+            .ok_or_else(|| AppError::bad_request(format!("{key} must be a whole number from 1"))),
+    };
+    let paging = (
+        number("page", 1)?,
+        number("perPage", sending::AUDIT_PAGE_MAX)?,
+    );
+    let (events, total_pages) = sending::audit_log(&state.ctx(), &who, id, paging).await?;
+    Ok(json!({"documentId": id, "events": events, "totalPages": total_pages}))
 }
 
 /// `GET /api/v1/documents/{id}/download[?original=true]`: a signed, expiring URL of the sealed

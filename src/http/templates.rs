@@ -10,7 +10,7 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::auth::caller;
-use super::reply::json_result;
+use super::reply::{json_result, write_result};
 use crate::documents::parse_paging;
 use crate::error::AppError;
 use crate::http::state::AppState;
@@ -32,7 +32,9 @@ fn template_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::post())
         .and(caller(&state, write))
         .and(super::body::json::<Value>())
-        .then(|who, st, b| async move { json_result(create(st, who, b).await) });
+        .then(|who: Principal, st, b| async move {
+            write_result(&who.clone(), create(st, who, b).await)
+        });
     let list = warp::path!("api" / "v1" / "templates")
         .and(warp::get())
         .and(caller(&state, read))
@@ -50,7 +52,10 @@ fn template_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .then(|id, who: Principal, st: AppState| async move {
             let r = manage::delete(&st.ctx(), &who, id).await;
             // The template as it was (the other signing service's answer), and docket's flag.
-            json_result(r.map(|t| super::reply::with_keys(json!(t), json!({"deleted": true}))))
+            write_result(
+                &who,
+                r.map(|t| super::reply::with_keys(json!(t), json!({"deleted": true}))),
+            )
         });
     create
         .or(list)
@@ -72,11 +77,14 @@ fn part_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .then(|id, who: Principal, st: AppState, b| async move {
             let r = manage::add_recipient(&st.ctx(), &who, id, b).await;
             // The recipient, with the template it belongs to.
-            json_result(r.map(|view| {
-                let mut v = json!(view);
-                v["templateId"] = json!(id);
-                v
-            }))
+            write_result(
+                &who,
+                r.map(|view| {
+                    let mut v = json!(view);
+                    v["templateId"] = json!(id);
+                    v
+                }),
+            )
         });
     let add_fields = warp::path!("api" / "v1" / "templates" / i64 / "fields")
         .and(warp::post())
@@ -84,14 +92,18 @@ fn part_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(super::body::json::<Value>())
         .then(|id, who: Principal, st: AppState, b| async move {
             let r = manage::add_fields(&st.ctx(), &who, id, b).await;
-            json_result(r.map(|fields| json!({"templateId": id, "fields": fields})))
+            write_result(
+                &who,
+                r.map(|fields| json!({"templateId": id, "fields": fields})),
+            )
         });
     let generate = warp::path!("api" / "v1" / "templates" / i64 / "generate-document")
         .and(warp::post())
         .and(caller(&state, write))
         .and(super::body::json::<Value>())
         .then(|id, who: Principal, st: AppState, b| async move {
-            json_result(manage::generate(&st.ctx(), &who, id, b).await)
+            let r = manage::generate(&st.ctx(), &who, id, b).await;
+            write_result(&who, r.map(|g| json!(g)))
         });
     // The other signing service's older form: recipients by position, `title` required.
     let create_document = warp::path!("api" / "v1" / "templates" / i64 / "create-document")
@@ -99,7 +111,8 @@ fn part_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(caller(&state, write))
         .and(super::body::json::<Value>())
         .then(|id, who: Principal, st: AppState, b| async move {
-            json_result(manage::create_document(&st.ctx(), &who, id, b).await)
+            let r = manage::create_document(&st.ctx(), &who, id, b).await;
+            write_result(&who, r.map(|g| json!(g)))
         });
     add_recipient
         .or(add_fields)

@@ -48,6 +48,12 @@ impl Principal {
     pub fn sees_signing_links(&self) -> bool {
         self.via == Via::ApiKey
     }
+
+    /// Whether the caller may read documents and templates (READ_DOCUMENT; an API key has
+    /// every scope). A caller that may only write gets receipts (`documents::receipt`).
+    pub fn reads_documents(&self) -> bool {
+        self.scopes.contains(&Scope::ReadDocument)
+    }
 }
 
 /// A credential as presented: the `Authorization` header value, or an `apiKey` query parameter

@@ -139,31 +139,34 @@ pub fn field_names(bytes: &[u8]) -> Result<Vec<String>, PdfError> {
     })
 }
 
-/// Why `fill` refused.
-#[derive(Debug, thiserror::Error)]
-pub enum FillError {
-    #[error("the PDF has no form fields named {}", .0.join(", "))]
-    Unknown(Vec<String>),
-    #[error(transparent)]
-    Pdf(#[from] PdfError),
+/// What `fill` did: the filled PDF (`None` when no name matched a field, so the file is left
+/// as it was), the names it set and those the form has no field for, each in the order given.
+#[derive(Debug)]
+pub struct Filled {
+    pub pdf: Option<Vec<u8>>,
+    pub matched: Vec<String>,
+    pub unmatched: Vec<String>,
 }
 
-/// The PDF with `values` set on its form fields; every name must be a field of the form.
-/// Never panics.
-pub fn fill(bytes: &[u8], values: &Map<String, Value>) -> Result<Vec<u8>, FillError> {
+/// The PDF with those of `values` set whose names are fields of its form; the other names are
+/// reported, not refused (what the caller makes of them is its rule). Never panics.
+pub fn fill(bytes: &[u8], values: &Map<String, Value>) -> Result<Filled, PdfError> {
     guarded(|| fill_unguarded(bytes, values))
 }
 
-fn fill_unguarded(bytes: &[u8], values: &Map<String, Value>) -> Result<Vec<u8>, FillError> {
+fn fill_unguarded(bytes: &[u8], values: &Map<String, Value>) -> Result<Filled, PdfError> {
     let mut doc = load(bytes)?;
     let fields = terminal_fields(&doc);
-    let unknown: Vec<String> = values
+    let (matched, unmatched): (Vec<String>, Vec<String>) = values
         .keys()
-        .filter(|k| !fields.iter().any(|(n, _)| n == *k))
         .cloned()
-        .collect();
-    if !unknown.is_empty() {
-        return Err(FillError::Unknown(unknown));
+        .partition(|k| fields.iter().any(|(n, _)| n == k));
+    if matched.is_empty() {
+        return Ok(Filled {
+            pdf: None,
+            matched,
+            unmatched,
+        });
     }
     for (name, id) in &fields {
         let Some(value) = values.get(name) else {
@@ -222,7 +225,11 @@ fn fill_unguarded(bytes: &[u8], values: &Map<String, Value>) -> Result<Vec<u8>, 
     let mut out = Vec::new();
     doc.save_to(&mut out)
         .map_err(|e| PdfError::Damaged(e.to_string()))?;
-    Ok(out)
+    Ok(Filled {
+        pdf: Some(out),
+        matched,
+        unmatched,
+    })
 }
 
 /// The widget annotations of field `id`: its kids without names, or the field itself.
@@ -301,7 +308,8 @@ mod tests {
         values.insert("city".into(), serde_json::json!(75001));
         values.insert("agree".into(), Value::Bool(true));
         let filled = fill(&form_pdf(), &values).unwrap();
-        let doc = Document::load_mem(&filled).unwrap();
+        assert!(filled.unmatched.is_empty());
+        let doc = Document::load_mem(&filled.pdf.unwrap()).unwrap();
         let fields = terminal_fields(&doc);
         let v = |n: &str| {
             let id = fields.iter().find(|(x, _)| x == n).unwrap().1;
@@ -323,13 +331,13 @@ mod tests {
 
         values.insert("nope".into(), Value::Bool(true));
         values.insert("also.nope".into(), Value::Bool(true));
-        match fill(&form_pdf(), &values) {
-            Err(FillError::Unknown(mut u)) => {
-                u.sort();
-                assert_eq!(u, vec!["also.nope", "nope"]);
-            }
-            other => panic!("{other:?}"),
-        }
+        let filled = fill(&form_pdf(), &values).unwrap();
+        let (mut matched, mut unmatched) = (filled.matched, filled.unmatched);
+        matched.sort();
+        unmatched.sort();
+        assert_eq!(matched, vec!["agree", "applicant.name", "city"]);
+        assert_eq!(unmatched, vec!["also.nope", "nope"]);
+        assert!(filled.pdf.is_some(), "the names that match are still set");
     }
 
     #[test]
@@ -343,10 +351,7 @@ mod tests {
         );
         let mut values = Map::new();
         values.insert("x".into(), Value::Bool(true));
-        assert!(matches!(
-            fill(&deep, &values),
-            Err(FillError::Pdf(PdfError::TooComplex(_)))
-        ));
+        assert!(matches!(fill(&deep, &values), Err(PdfError::TooComplex(_))));
     }
 
     #[test]
@@ -359,6 +364,11 @@ mod tests {
         assert!(field_names(&plain).unwrap().is_empty());
         let mut values = Map::new();
         values.insert("x".into(), Value::Bool(true));
-        assert!(matches!(fill(&plain, &values), Err(FillError::Unknown(_))));
+        let filled = fill(&plain, &values).unwrap();
+        assert!(
+            filled.pdf.is_none(),
+            "nothing matched: the file stays as it was"
+        );
+        assert_eq!(filled.unmatched, vec!["x"]);
     }
 }

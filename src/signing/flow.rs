@@ -23,7 +23,8 @@ fn conflict(msg: impl Into<String>) -> AppError {
     AppError::Conflict(msg.into())
 }
 
-/// DRAFT to PENDING. Returns the recipients to e-mail now. What the document lacks is a 400
+/// DRAFT to PENDING, recording SENT with `details` (a JSON object: what filling the form
+/// did, or `{}`). Returns the recipients to e-mail now. What the document lacks is a 400
 /// (the signing service's API v1 answers so), as is a finished or cancelled document; a
 /// PENDING one is `send_again`'s.
 pub fn send(
@@ -31,6 +32,7 @@ pub fn send(
     doc: i64,
     owner_email: &str,
     origin: &Origin,
+    details: &Value,
     now: i64,
 ) -> Result<Vec<i64>, AppError> {
     let d = documents::load(tx, doc)?;
@@ -83,7 +85,7 @@ pub fn send(
         doc,
         Event::Sent,
         &origin.actor(owner_email, None),
-        &json!({}),
+        details,
         now,
     )?;
     Ok(current_turn(d.meta.signing_order, &parties(&d.recipients)))
@@ -250,10 +252,9 @@ pub fn fill(
     if f.recipient_id != link.me.id {
         data["forRecipientId"] = json!(f.recipient_id);
     }
-    audit::record(
+    audit::record_fill(
         tx,
         link.document.id,
-        Event::FieldFilled,
         &acting.origin.actor(&link.me.email, Some(link.me.id)),
         &data,
         now,

@@ -97,6 +97,7 @@ pub(crate) async fn sent() -> Sent {
     let opts = super::sending::SendOptions {
         send_email: false,
         completion_emails: None,
+        strict_form_values: false,
     };
     super::sending::send(&ctx, &who, created.id, opts, Origin::default())
         .await
@@ -144,7 +145,7 @@ async fn status(s: &Sent) -> String {
 
 /// The audit events' types, oldest first.
 async fn events(s: &Sent) -> Vec<String> {
-    let log = super::sending::audit_log(&s.ctx, &owner(), s.doc)
+    let (log, _) = super::sending::audit_log(&s.ctx, &owner(), s.doc, (1, 500))
         .await
         .unwrap();
     serde_json::to_value(log)

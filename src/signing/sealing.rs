@@ -179,18 +179,40 @@ fn audit_recipients(
     Ok(out)
 }
 
-/// The audit log as the certificate lists it: when, and what by whom (from where).
+/// The audit log as the certificate lists it: when, and what by whom (from where); repeated
+/// fills of a field by one recipient are one line (`audit::coalesce_fills`).
 fn audit_events(c: &Conn, doc: i64) -> Result<Vec<(String, String)>, AppError> {
-    Ok(audit::list(c, doc)?
+    Ok(audit::coalesce_fills(audit::list(c, doc)?)
         .into_iter()
-        .map(|e| {
-            let what = match e.ip_address {
-                Some(ip) => format!("{} by {} from {ip}", e.kind.as_str(), e.actor),
-                None => format!("{} by {}", e.kind.as_str(), e.actor),
-            };
-            (e.created_at, what)
-        })
+        .map(|e| (e.created_at.clone(), certificate_line(&e)))
         .collect())
+}
+
+/// What an event's certificate line says: `TYPE by actor from ip`; a fill names its field and,
+/// when the field was filled more than once, how often and when last.
+fn certificate_line(e: &audit::AuditEvent) -> String {
+    let mut what = e.kind.as_str().to_string();
+    if e.kind == Event::FieldFilled
+        && let Some(field) = e.data.get("fieldId").and_then(serde_json::Value::as_i64)
+    {
+        what = match e.data.get("type").and_then(|t| t.as_str()) {
+            Some(kind) => format!("{what} ({kind} field {field})"),
+            None => format!("{what} (field {field})"),
+        };
+    }
+    what = match &e.ip_address {
+        Some(ip) => format!("{what} by {} from {ip}", e.actor),
+        None => format!("{what} by {}", e.actor),
+    };
+    let fills = e.data.get("fills").and_then(serde_json::Value::as_i64);
+    if let Some(n) = fills.filter(|n| *n > 1) {
+        let last = e.data.get("lastFilledAt").and_then(|t| t.as_str());
+        what = format!("{what}; filled {n} times, last at {}", last.unwrap_or("?"));
+        if let Some(ip) = e.data.get("lastIpAddress").and_then(|t| t.as_str()) {
+            what = format!("{what} from {ip}");
+        }
+    }
+    what
 }
 
 /// The retry schedule of sealing: the shared backoff (30 s, or `--retry-base-ms`, doubling to an
@@ -489,6 +511,33 @@ mod tests {
         }
     }
 
+    #[test]
+    fn repeated_fills_are_one_certificate_line_with_count_and_last_time() {
+        let fill = |fills: Option<i64>| audit::AuditEvent {
+            id: 1,
+            kind: Event::FieldFilled,
+            created_at: "2026-01-01T10:00:00Z".into(),
+            actor: "ann@example.com".into(),
+            recipient_id: Some(2),
+            ip_address: Some("10.0.0.1".into()),
+            user_agent: None,
+            data: match fills {
+                None => serde_json::json!({"fieldId": 7, "type": "TEXT"}),
+                Some(n) => serde_json::json!({"fieldId": 7, "type": "TEXT", "fills": n,
+                    "lastFilledAt": "2026-01-01T11:00:00Z", "lastIpAddress": "10.0.0.9"}),
+            },
+        };
+        assert_eq!(
+            certificate_line(&fill(None)),
+            "FIELD_FILLED (TEXT field 7) by ann@example.com from 10.0.0.1"
+        );
+        assert_eq!(
+            certificate_line(&fill(Some(20000))),
+            "FIELD_FILLED (TEXT field 7) by ann@example.com from 10.0.0.1; \
+             filled 20000 times, last at 2026-01-01T11:00:00Z from 10.0.0.9"
+        );
+    }
+
     #[tokio::test]
     async fn a_signed_document_is_sealed_into_a_new_pdf_and_completed_once() {
         let s = signed().await;
@@ -517,7 +566,7 @@ mod tests {
         );
         // A second attempt finds nothing PENDING and changes nothing.
         sealer(&s).attempt(s.doc).await.unwrap();
-        let log = crate::signing::sending::audit_log(&s.ctx, &owner(), s.doc)
+        let (log, _) = crate::signing::sending::audit_log(&s.ctx, &owner(), s.doc, (1, 500))
             .await
             .unwrap();
         let completed = serde_json::to_value(log)

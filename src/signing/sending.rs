@@ -23,6 +23,10 @@ pub struct SendOptions {
     /// Some: turns the completion e-mails to recipients and to the owner on or off
     /// (`emailSettings.documentCompleted` and `ownerDocumentCompleted`), stored with the meta.
     pub completion_emails: Option<bool>,
+    /// True: a `formValues` name the PDF's form has no field for is a 400 and nothing is sent.
+    /// False (the signing service's way): such names are left out, and the audit log's SENT
+    /// event lists them.
+    pub strict_form_values: bool,
 }
 
 /// `POST /api/v1/documents/{id}/send`: DRAFT to PENDING; the first recipients are e-mailed
@@ -40,9 +44,12 @@ pub async fn send(
     let SendOptions {
         send_email,
         completion_emails,
+        strict_form_values,
     } = opts;
     let (user, app) = (who.user_id, ctx.app.clone());
-    let filled = fill_form(ctx, user, id).await?;
+    let form = fill_form(ctx, user, id, strict_form_values).await?;
+    let sent_data = form.as_ref().map_or_else(|| json!({}), FormFill::audit);
+    let filled = form.and_then(|f| f.file);
     let replacement = filled.clone();
     let result = ctx
         .db
@@ -68,7 +75,7 @@ pub async fn send(
                 Some((blob, sizes)) => store::set_file(tx, id, blob, sizes, now())?,
                 None => None,
             };
-            let first = flow::send(tx, id, &owner, &origin, now())?;
+            let first = flow::send(tx, id, &owner, &origin, &sent_data, now())?;
             if send_email {
                 notify::signing_requests(tx, id, &first, &app, now())?;
             }
@@ -91,14 +98,32 @@ pub async fn send(
     Ok(view.links_shown_if(who.sees_signing_links()))
 }
 
-/// The document's `formValues` set on its PDF's form fields, as a new blob with the page sizes
-/// (`None` when there are no form values or the document is not a draft, which `send` refuses
-/// anyway). Names the PDF's form does not have: 400 listing them.
+/// What filling the form did: the filled file as a new blob with the page sizes (`None` when
+/// no name matched, so the uploaded file is sent as it is), and the names set and left out.
+#[derive(Debug)]
+struct FormFill {
+    file: Option<(StoredBlob, String)>,
+    matched: Vec<String>,
+    unmatched: Vec<String>,
+}
+
+impl FormFill {
+    /// The SENT event's details: `{"formValues": {"filled": [...], "unmatched": [...]}}`.
+    fn audit(&self) -> serde_json::Value {
+        json!({"formValues": {"filled": self.matched, "unmatched": self.unmatched}})
+    }
+}
+
+/// The document's `formValues` set on its PDF's form fields (`None` when there are no form
+/// values or the document is not a draft, which `send` refuses anyway). Names the PDF's form
+/// does not have are left out, as the signing service leaves them; when `strict`, they are a
+/// 400 listing them and the form's own names.
 async fn fill_form(
     ctx: &Context,
     user: i64,
     id: i64,
-) -> Result<Option<(StoredBlob, String)>, AppError> {
+    strict: bool,
+) -> Result<Option<FormFill>, AppError> {
     let found = ctx.db.read(move |c| store::owned(c, user, id)).await?;
     let (Some(blob), Some(values)) = (found.blob_id, found.form_values) else {
         return Ok(None);
@@ -109,26 +134,33 @@ async fn fill_form(
     let blob = crate::blob::BlobId::parse(&blob)
         .ok_or_else(|| AppError::internal("a document's blob id is malformed"))?;
     let blobs = ctx.blobs.clone();
-    let stored = tokio::task::spawn_blocking(move || -> Result<_, AppError> {
-        let original = blobs.read(&blob)?;
-        let filled = crate::pdf::forms::fill(&original, &values).map_err(|e| match e {
-            crate::pdf::forms::FillError::Unknown(_) => AppError::bad_request(format!(
-                "formValues: {e}; the form's fields are: {}",
-                crate::pdf::forms::field_names(&original)
-                    .unwrap_or_default()
-                    .join(", ")
-            )),
-            crate::pdf::forms::FillError::Pdf(p) => {
-                AppError::bad_request(format!("formValues cannot be applied: {p}"))
+    let (stored, matched, unmatched) =
+        tokio::task::spawn_blocking(move || -> Result<_, AppError> {
+            let original = blobs.read(&blob)?;
+            let filled = crate::pdf::forms::fill(&original, &values)
+                .map_err(|p| AppError::bad_request(format!("formValues cannot be applied: {p}")))?;
+            if strict && !filled.unmatched.is_empty() {
+                return Err(AppError::bad_request(format!(
+                    "formValues: the PDF has no form fields named {}; the form's fields are: {} \
+                 (strictFormValues=true; leave it out to send without them)",
+                    filled.unmatched.join(", "),
+                    crate::pdf::forms::field_names(&original)
+                        .unwrap_or_default()
+                        .join(", ")
+                )));
             }
-        })?;
-        Ok(blobs.put(&filled)?)
-    })
-    .await
-    .map_err(|e| AppError::internal(format!("form task failed: {e}")))??;
+            let stored = filled.pdf.map(|pdf| blobs.put(&pdf)).transpose()?;
+            Ok((stored, filled.matched, filled.unmatched))
+        })
+        .await
+        .map_err(|e| AppError::internal(format!("form task failed: {e}")))??;
     let sizes = found.page_sizes.unwrap_or_default();
     let sizes = serde_json::to_string(&sizes).unwrap_or_else(|_| "[]".into());
-    Ok(Some((stored, sizes)))
+    Ok(Some(FormFill {
+        file: stored.map(|b| (b, sizes)),
+        matched,
+        unmatched,
+    }))
 }
 
 /// `POST /api/v1/documents/{id}/resend`: e-mails again those of `recipients` whose turn it is
@@ -207,17 +239,27 @@ pub async fn download(
     })
 }
 
-/// `GET /api/v1/documents/{id}/audit-log`: the document's events, oldest first.
+/// The most events one page of the audit log holds (and how many it holds unless asked for
+/// fewer): the answer stays bounded however long the log grows (downloads, reminders).
+pub const AUDIT_PAGE_MAX: i64 = 500;
+
+/// `GET /api/v1/documents/{id}/audit-log?page&perPage`: page `page` (from 1) of `per_page`
+/// events, oldest first, and the number of pages.
 pub async fn audit_log(
     ctx: &Context,
     who: &Principal,
     id: i64,
-) -> Result<Vec<audit::AuditEvent>, AppError> {
+    (page, per_page): (i64, i64),
+) -> Result<(Vec<audit::AuditEvent>, i64), AppError> {
     let user = who.user_id;
+    let per_page = per_page.clamp(1, AUDIT_PAGE_MAX);
     ctx.db
         .read(move |c| {
             store::owned(c, user, id)?;
-            audit::list(c, id)
+            let offset = (page.max(1) - 1).saturating_mul(per_page);
+            let events = audit::page(c, id, per_page, offset)?;
+            let total = audit::count(c, id)?;
+            Ok((events, crate::documents::total_pages(total, per_page)))
         })
         .await
 }

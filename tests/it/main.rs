@@ -3,6 +3,8 @@
 mod api;
 mod harness;
 
+mod audit_bounds;
+
 mod authenticator;
 
 mod auth_browser;
@@ -51,4 +53,5 @@ mod templates;
 mod tls;
 mod webhook_delivery;
 mod webhooks;
+mod write_receipts;
 mod zapier;

@@ -15,17 +15,17 @@ use crate::harness::{TestApp, docket_json};
 use crate::oauth_flow::{PASSWORD, hidden_inputs, login, setup};
 use crate::oauth_rules::{code, pair, redeem};
 
-const ADA: &str = "ada@example.com";
+pub const ADA: &str = "ada@example.com";
 
 /// Ada with an API key, a confidential client "Cal", and her browser session.
-struct Ada {
-    api: Api,
+pub struct Ada {
+    pub api: Api,
     client_id: String,
     secret: String,
     cookie: String,
 }
 
-async fn ada(app: &TestApp) -> Ada {
+pub async fn ada(app: &TestApp) -> Ada {
     let (client_id, secret) = setup(app, &[]);
     let api = app.api(
         create_api_key(&app.data_dir(), ADA)["key"]
@@ -43,7 +43,7 @@ async fn ada(app: &TestApp) -> Ada {
 
 impl Ada {
     /// A client with an access token of Cal's with exactly `scope`.
-    async fn app_token(&self, app: &TestApp, scope: &str) -> Api {
+    pub async fn app_token(&self, app: &TestApp, scope: &str) -> Api {
         let c = code(app, &self.cookie, &self.client_id, scope, &[]).await;
         let (access, _) = pair(redeem(app, &self.client_id, &self.secret, &c, &[]).await).await;
         app.api(&format!("Bearer {access}"))

@@ -374,9 +374,11 @@ async fn form_values_fill_the_pdfs_form_at_send() {
             id
         }
     };
-    // Unknown names: 400 listing them, and the document stays a DRAFT with its file.
+    // Unknown names, when the caller asks for strictness: 400 listing them, and the document
+    // stays a DRAFT with its file.
     let id = prepare(json!({"applicant.name": "Zoë", "nickname": "Z", "pet": "cat"})).await;
-    let (s, v) = api.send(id).await;
+    let strict = format!("/api/v1/documents/{id}/send?strictFormValues=true");
+    let (s, v) = api.post(&strict, json!({"sendEmail": false})).await;
     assert_eq!(s, 400, "{v}");
     let msg = v["message"].as_str().unwrap();
     assert!(
@@ -385,6 +387,44 @@ async fn form_values_fill_the_pdfs_form_at_send() {
     );
     let (_, doc) = api.get(&format!("/api/v1/documents/{id}")).await;
     assert_eq!(doc["status"], "DRAFT");
+    let lenient = format!("/api/v1/documents/{id}/send?strictFormValues=maybe");
+    let (s, v) = api.post(&lenient, json!({"sendEmail": false})).await;
+    assert_eq!(
+        (s, v["code"].as_str()),
+        (400, Some("invalid_request")),
+        "{v}"
+    );
+
+    // By default, as the signing service: sent, the names that match filled, the others
+    // left out and named in the audit log's SENT event.
+    let (s, v) = api.send(id).await;
+    assert_eq!(s, 200, "{v}");
+    let sent = api
+        .audit(id)
+        .await
+        .into_iter()
+        .find(|e| e["type"] == "SENT");
+    let sent = sent.expect("SENT is recorded");
+    assert_eq!(
+        sent["data"]["formValues"]["filled"],
+        json!(["applicant.name"])
+    );
+    assert_eq!(
+        sent["data"]["formValues"]["unmatched"],
+        json!(["nickname", "pet"])
+    );
+    let filled = lopdf::Document::load_mem(&api.original(id).await).unwrap();
+    assert!(
+        filled
+            .objects
+            .values()
+            .filter_map(|o| o.as_dict().ok())
+            .any(|d| {
+                d.get(b"T").ok().and_then(|x| x.as_str().ok()) == Some(b"name")
+                    && d.get(b"V").is_ok()
+            }),
+        "the matching name is filled"
+    );
 
     // Known names: sent, and the file now carries the values.
     let id = prepare(json!({"applicant.name": "Zoë", "city": "Paris", "agree": true})).await;
@@ -416,6 +456,50 @@ async fn form_values_fill_the_pdfs_form_at_send() {
         .map(|c| u16::from_be_bytes([c[0], c[1]]))
         .collect();
     assert_eq!(String::from_utf16(&utf16).unwrap(), "Zoë");
+    app.stop().await;
+}
+
+/// The signing service sends a PDF without form fields as it is, whatever `formValues` say;
+/// so does docket, unless the caller asks for strictness.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn form_values_for_a_pdf_without_a_form_leave_it_unchanged() {
+    let app = TestApp::spawn().await;
+    let api = app.user_with_key("owner@example.com", "standard");
+    let plain = fixture("a4-1p.pdf");
+    let mut ids = Vec::new();
+    for _ in 0..2 {
+        let created = api
+            .create_document(json!({"title": "Plain", "recipients": [{"name": "Ann", "email": "ann@example.com", "role": "SIGNER"}], "formValues": {"nickname": "Z", "agree": true}}))
+            .await;
+        let id = created.document_id();
+        api.upload_ok(created.upload_url(), plain.clone()).await;
+        let rid = created.recipient_id(0);
+        api.add_fields(id, json!({"recipientId": rid, "type": "SIGNATURE", "pageNumber": 1, "pageX": 10, "pageY": 80, "pageWidth": 30, "pageHeight": 8}))
+            .await;
+        ids.push(id);
+    }
+    let strict = format!("/api/v1/documents/{}/send?strictFormValues=true", ids[0]);
+    let (s, v) = api.post(&strict, json!({"sendEmail": false})).await;
+    assert_eq!(s, 400, "{v}");
+    assert!(v["message"].as_str().unwrap().contains("nickname"), "{v}");
+
+    for (id, query) in [(ids[0], "?strictFormValues=false"), (ids[1], "")] {
+        let path = format!("/api/v1/documents/{id}/send{query}");
+        let (s, v) = api.post(&path, json!({"sendEmail": false})).await;
+        assert_eq!((s, v["status"].as_str()), (200, Some("PENDING")), "{v}");
+        assert_eq!(api.original(id).await, plain, "the PDF is sent unchanged");
+        let sent = api
+            .audit(id)
+            .await
+            .into_iter()
+            .find(|e| e["type"] == "SENT");
+        let sent = sent.expect("SENT is recorded");
+        assert_eq!(sent["data"]["formValues"]["filled"], json!([]));
+        assert_eq!(
+            sent["data"]["formValues"]["unmatched"],
+            json!(["agree", "nickname"])
+        );
+    }
     app.stop().await;
 }
 
