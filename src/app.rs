@@ -89,6 +89,11 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         user_count,
     );
     let seal = load_seal(&config, &secrets).await?;
+    let seal_auto = config.seal == crate::config::SealCert::Auto;
+    let (source, dir) = (secrets.clone(), data.clone());
+    tokio::task::spawn_blocking(move || crate::secret_files::retire(&source, &dir, seal_auto))
+        .await
+        .map_err(|e| StartupError::Config(format!("startup task failed: {e}")))?;
     let wakes = Workers::default();
     let mail_worker = mail_worker(&config, &public_url, &stores.db, &stores.blobs, &wakes.mail)?;
     let webhook_secrets = stores.webhook_secrets.clone();

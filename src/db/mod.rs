@@ -368,6 +368,29 @@ impl Db {
         }
     }
 
+    /// SQLite: copies every transaction committed so far into the database file and syncs it
+    /// (a full checkpoint), so that it survives a power loss: in WAL mode with
+    /// `synchronous=NORMAL` a commit is synced only at the next checkpoint. Fails when readers
+    /// or a writer kept the checkpoint from finishing within the busy timeout. PostgreSQL:
+    /// nothing to do here (see `secrets::Shared::make_durable`).
+    pub fn checkpoint_fully(&self) -> Result<(), AppError> {
+        let Backend::Sqlite { path, .. } = &self.backend else {
+            return Ok(());
+        };
+        let mut conn = Connection::open(path)?;
+        configure(&mut conn)?;
+        let (busy, log, copied): (i64, i64, i64) =
+            conn.query_row("PRAGMA wal_checkpoint(FULL)", [], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })?;
+        if busy != 0 || copied < log {
+            return Err(AppError::Unavailable(format!(
+                "the database checkpoint did not finish ({copied} of {log} pages copied)"
+            )));
+        }
+        Ok(())
+    }
+
     /// Writes a consistent copy of the database to `dest` (`VACUUM INTO`), on a connection of
     /// its own: the copy changes no data but is refused on the read-only side.
     pub fn vacuum_into(&self, dest: &str) -> Result<(), AppError> {
