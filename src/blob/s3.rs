@@ -66,7 +66,8 @@ fn io_err(e: object_store::Error) -> io::Error {
     match e {
         object_store::Error::NotFound { .. } => io::Error::new(io::ErrorKind::NotFound, e),
         e => {
-            tracing::warn!(error = %e, "blob store request failed");
+            let error = super::s3_error::one_line(&e.to_string());
+            tracing::warn!(%error, "blob store request failed");
             io::Error::other(Unavailable)
         }
     }
@@ -184,7 +185,7 @@ impl S3Blobs {
         let first = async move { store.list(prefix.as_ref()).next().await };
         match tokio::time::timeout(CHECK_TIMEOUT, first).await {
             Err(_) => Err(format!("no answer within {}s", CHECK_TIMEOUT.as_secs())),
-            Ok(Some(Err(e))) => Err(e.to_string()),
+            Ok(Some(Err(e))) => Err(super::s3_error::one_line(&e.to_string())),
             Ok(_) => Ok(()),
         }
     }
@@ -248,7 +249,8 @@ impl S3Blobs {
                 .map_err(io_err),
             Some(e) => {
                 if let Ok(Err(abort)) = self.run(async move { writer.abort().await }) {
-                    tracing::warn!(blob = %id, error = %abort, "aborting a multipart upload failed; the bucket's lifecycle rule for incomplete uploads removes its parts");
+                    let error = super::s3_error::one_line(&abort.to_string());
+                    tracing::warn!(blob = %id, %error, "aborting a multipart upload failed; the bucket's lifecycle rule for incomplete uploads removes its parts");
                 }
                 Err(e)
             }

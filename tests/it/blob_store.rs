@@ -245,3 +245,69 @@ fn backup_refuses_an_s3_blob_store_instead_of_skipping_its_blobs() {
         "refused before opening the data dir"
     );
 }
+
+/// An S3 endpoint on loopback that refuses every request as Garage refuses an unknown access
+/// key: 403 and its XML body, the declaration on a line of its own. Answers until dropped.
+struct RefusingBucket {
+    endpoint: String,
+}
+
+/// Garage's body for a list with an unknown key, verbatim.
+const GARAGE_ACCESS_DENIED: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>AccessDenied</Code><Message>Forbidden: No such key: GK0000</Message><Resource>/docket-blobs</Resource><Region>garage</Region></Error>";
+
+impl RefusingBucket {
+    fn start() -> RefusingBucket {
+        use std::io::{BufRead, BufReader, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let endpoint = format!("http://{}", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                let Ok(mut conn) = conn else { return };
+                // The request's head (a list has no body), then the refusal.
+                let mut reader = BufReader::new(conn.try_clone().unwrap());
+                let mut line = String::new();
+                while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                    line.clear();
+                }
+                let _ = write!(
+                    conn,
+                    "HTTP/1.1 403 Forbidden\r\nContent-Type: application/xml\r\n\
+                     Content-Length: {}\r\nConnection: close\r\n\r\n{GARAGE_ACCESS_DENIED}",
+                    GARAGE_ACCESS_DENIED.len()
+                );
+            }
+        });
+        RefusingBucket { endpoint }
+    }
+}
+
+#[test]
+fn a_refused_bucket_credential_stops_the_server_with_one_line_keeping_the_code_and_message() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bucket = RefusingBucket::start();
+    let (code, err) = serve_fails(
+        tmp.path(),
+        &["--blob-url", "s3://docket-blobs/node"],
+        &[
+            ("AWS_ENDPOINT_URL", &bucket.endpoint),
+            ("AWS_REGION", "garage"),
+            ("AWS_ACCESS_KEY_ID", "GK0000"),
+            ("AWS_SECRET_ACCESS_KEY", "wrong"),
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
+    // The message and nothing of the XML on any other line.
+    assert!(!err.contains('<') && !err.contains("Resource"), "{err}");
+    let last = err.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with(&format!(
+            "docket: error: blob store s3://docket-blobs/node at {}: ",
+            bucket.endpoint
+        )),
+        "{err}"
+    );
+    assert!(
+        last.contains("403 Forbidden: AccessDenied: Forbidden: No such key: GK0000"),
+        "{err}"
+    );
+}
