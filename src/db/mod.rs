@@ -151,11 +151,16 @@ impl Db {
         let manager = pg::Manager::new(url).map_err(failed)?;
         // One connection first, so that a refusal (a certificate, a password) stops the start
         // at once with its reason; a server not up yet gets the pool's timeout to come up.
-        if let Err(e) = r2d2::ManageConnection::connect(&manager)
-            && pg::refused(&e.0)
-        {
-            return Err(failed(e.to_string()));
+        // It also tells whether the link is encrypted, which is logged (once the server is
+        // up, from a second try, when this one found it starting).
+        let first = manager.connect_watched();
+        match &first {
+            Err(e) if pg::refused(&e.0) => return Err(failed(e.to_string())),
+            Err(_) => {}
+            Ok((_, link)) => pg::report(link),
         }
+        let watcher = first.is_err().then(|| manager.clone());
+        drop(first);
         let pool = r2d2::Pool::builder()
             .max_size(max_connections)
             .min_idle(Some(1))
@@ -168,6 +173,9 @@ impl Db {
         };
         db.write_blocking_pg(move |c| pg_migrate::check_or_run(c, migrate))
             .map_err(|e| OpenError::Migration(e.to_string()))?;
+        if let Some(Ok((_, link))) = watcher.map(|m| m.connect_watched()) {
+            pg::report(&link);
+        }
         Ok(db)
     }
 
