@@ -89,6 +89,11 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         user_count,
     );
     let seal = load_seal(&config, &secrets).await?;
+    let seal_auto = config.seal == crate::config::SealCert::Auto;
+    let (source, dir) = (secrets.clone(), data.clone());
+    tokio::task::spawn_blocking(move || crate::secret_files::retire(&source, &dir, seal_auto))
+        .await
+        .map_err(|e| StartupError::Config(format!("startup task failed: {e}")))?;
     let wakes = Workers::default();
     let mail_worker = mail_worker(&config, &public_url, &stores.db, &stores.blobs, &wakes.mail)?;
     let webhook_secrets = stores.webhook_secrets.clone();
@@ -171,6 +176,7 @@ async fn open_stores(
     let public = base(public_url);
     let database = config.database.clone();
     let key = config.secret_key.clone();
+    let orphan_grace = config.orphan_grace;
     crate::secrets::Source::check_flags(&database, key.as_ref()).map_err(StartupError::Config)?;
     tokio::task::spawn_blocking(move || -> Result<_, StartupError> {
         let db = database.open(&data.database(), &data.backups(), POOL_SIZE, true)?;
@@ -192,7 +198,7 @@ async fn open_stores(
         };
         let webhook_secrets = boxed(crate::webhooks::secret::FILE)?;
         let account_secrets = boxed(crate::factors::SECRETS_FILE)?;
-        if let Ok(n @ 1..) = blobs.clean_stale_temp(crate::blob::sweep::OLDER_THAN) {
+        if let Ok(n @ 1..) = blobs.clean_stale_temp(orphan_grace) {
             tracing::info!(files = n, "removed unfinished uploads left by a crash");
         }
         let pages = crate::pdf::PageCache::open(&data.page_cache(), render_limits)
@@ -321,8 +327,13 @@ fn spawn_workers(
             .unwrap_or(crate::signing::sealing::SEAL_LEASE),
     };
     let (stop_workers, stop) = crate::retry::Stop::new();
-    let sweep =
-        crate::blob::sweep::run(state.blobs.clone(), crate::blob::sweep::EVERY, stop.clone());
+    let sweep = crate::blob::sweep::run(
+        state.blobs.clone(),
+        state.db.clone(),
+        config.orphan_grace,
+        crate::blob::sweep::EVERY,
+        stop.clone(),
+    );
     let workers = vec![
         tokio::spawn(mail_worker.run(stop.clone())),
         tokio::spawn(webhook_worker.run(stop.clone())),

@@ -288,6 +288,11 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(u64).range(1..=3_600_000))]
     pub retry_base_ms: u64,
 
+    /// Seconds an upload's temp file, or a blob no row refers to, is left before the sweep removes it (for tests: it must exceed the longest upload)
+    #[arg(long, env = "DOCKET_ORPHAN_GRACE_SECS", default_value_t = 86_400, hide = true,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub orphan_grace_secs: u64,
+
     /// Seconds a claimed queue item (a mail, a webhook delivery, a document to seal) is kept
     /// from the other nodes; when its node dies, another takes it over after this. Each
     /// attempt is cut off 2 s before [default: 300 for mail and sealing, 60 for webhooks]

@@ -91,6 +91,8 @@ pub struct Config {
     pub max_webhooks_per_user: u32,
     /// First retry delay of the outgoing queues.
     pub retry_base: std::time::Duration,
+    /// How long the blob sweep leaves a temp file or a blob with no row (`blob::sweep::GRACE`).
+    pub orphan_grace: std::time::Duration,
     /// Connection caps and timeouts.
     pub limits: crate::server::limits::Limits,
     /// Reverse proxies whose forwarding headers name the client.
@@ -310,6 +312,7 @@ impl Config {
             outbound: args.outbound,
             max_webhooks_per_user: args.max_webhooks_per_user,
             retry_base: std::time::Duration::from_millis(args.retry_base_ms),
+            orphan_grace: std::time::Duration::from_secs(args.orphan_grace_secs),
             limits: connection_limits(args),
             trusted_proxies,
             render: render_limits(args),
@@ -478,6 +481,7 @@ mod tests {
         assert!(c.smtp.is_none() && c.mail_from.is_none() && !c.allow_private_webhooks);
         assert_eq!(c.max_webhooks_per_user, 20);
         assert_eq!(c.retry_base.as_secs(), 30);
+        assert_eq!(c.orphan_grace, crate::blob::sweep::GRACE);
     }
 
     #[test]

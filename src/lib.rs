@@ -31,6 +31,7 @@ pub mod pdf;
 pub mod proxy;
 pub mod ratelimit;
 pub mod retry;
+pub mod secret_files;
 pub mod secrets;
 pub mod server;
 pub mod sessions;

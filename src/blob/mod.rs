@@ -3,6 +3,7 @@
 
 pub mod rows;
 pub mod s3;
+mod s3_error;
 pub mod signed_url;
 pub mod store;
 pub mod sweep;

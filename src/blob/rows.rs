@@ -35,3 +35,18 @@ pub fn ids(conn: &Conn) -> crate::db::Result<Vec<String>> {
         .query_map([], |r| r.get(0))?
         .collect()
 }
+
+/// Which of `ids` have a row. One query for the lot (the sweep passes a few hundred at once).
+pub fn present(
+    conn: &Conn,
+    ids: &[String],
+) -> crate::db::Result<std::collections::HashSet<String>> {
+    if ids.is_empty() {
+        return Ok(Default::default());
+    }
+    let marks: Vec<String> = (1..=ids.len()).map(|n| format!("?{n}")).collect();
+    let sql = format!("SELECT id FROM blobs WHERE id IN ({})", marks.join(", "));
+    conn.prepare(&sql)?
+        .query_map(crate::db::params_from_iter(ids.iter()), |r| r.get(0))?
+        .collect()
+}

@@ -66,7 +66,8 @@ fn io_err(e: object_store::Error) -> io::Error {
     match e {
         object_store::Error::NotFound { .. } => io::Error::new(io::ErrorKind::NotFound, e),
         e => {
-            tracing::warn!(error = %e, "blob store request failed");
+            let error = super::s3_error::one_line(&e.to_string());
+            tracing::warn!(%error, "blob store request failed");
             io::Error::other(Unavailable)
         }
     }
@@ -184,7 +185,7 @@ impl S3Blobs {
         let first = async move { store.list(prefix.as_ref()).next().await };
         match tokio::time::timeout(CHECK_TIMEOUT, first).await {
             Err(_) => Err(format!("no answer within {}s", CHECK_TIMEOUT.as_secs())),
-            Ok(Some(Err(e))) => Err(e.to_string()),
+            Ok(Some(Err(e))) => Err(super::s3_error::one_line(&e.to_string())),
             Ok(_) => Ok(()),
         }
     }
@@ -248,7 +249,8 @@ impl S3Blobs {
                 .map_err(io_err),
             Some(e) => {
                 if let Ok(Err(abort)) = self.run(async move { writer.abort().await }) {
-                    tracing::warn!(blob = %id, error = %abort, "aborting a multipart upload failed; the bucket's lifecycle rule for incomplete uploads removes its parts");
+                    let error = super::s3_error::one_line(&abort.to_string());
+                    tracing::warn!(blob = %id, %error, "aborting a multipart upload failed; the bucket's lifecycle rule for incomplete uploads removes its parts");
                 }
                 Err(e)
             }
@@ -380,6 +382,30 @@ impl S3Blobs {
         Ok(removed)
     }
 
+    /// The blobs under the prefix whose objects were last modified longer than `age` ago
+    /// (by the bucket's clock; a multipart upload counts from its start). Keys not shaped as
+    /// this store's blobs (another store's deeper prefix, stray objects) are left out.
+    pub fn committed_older_than(&self, age: Duration) -> io::Result<Vec<BlobId>> {
+        let store = self.store.clone();
+        let prefix = self.prefix.clone();
+        self.run(async move {
+            let under = (!prefix.is_empty()).then(|| Key::from(prefix.clone()));
+            let mut listing = store.list(under.as_ref());
+            let mut old = Vec::new();
+            while let Some(meta) = listing.next().await {
+                let meta = meta?;
+                let modified = std::time::SystemTime::from(meta.last_modified);
+                if let Some(id) = blob_of_key(&prefix, meta.location.as_ref())
+                    && modified.elapsed().is_ok_and(|e| e >= age)
+                {
+                    old.push(id);
+                }
+            }
+            Ok(old)
+        })?
+        .map_err(io_err)
+    }
+
     /// Keys under the prefix, for tests and checks.
     pub fn list_keys(&self) -> io::Result<Vec<String>> {
         let store = self.store.clone();
@@ -393,6 +419,18 @@ impl S3Blobs {
         })?
         .map_err(io_err)
     }
+}
+
+/// The blob whose key under `prefix` is `key` (`<prefix>/<2 hex>/<id>`, as [`S3Blobs::key`]
+/// makes it), or `None` for any other key.
+fn blob_of_key(prefix: &str, key: &str) -> Option<BlobId> {
+    let rest = match prefix {
+        "" => key,
+        p => key.strip_prefix(p)?.strip_prefix('/')?,
+    };
+    let (shard, id) = rest.split_once('/')?;
+    let id = BlobId::parse(id)?;
+    (super::sweep::is_shard(shard) && id.as_str().starts_with(shard)).then_some(id)
 }
 
 impl Drop for S3Blobs {
@@ -409,6 +447,31 @@ impl Drop for S3Blobs {
 mod tests {
     use super::*;
     use crate::error::AppError;
+
+    #[test]
+    fn only_keys_shaped_as_this_stores_blobs_are_its_blobs() {
+        let id = "ab0123456789abcdef0123456789abcd";
+        assert_eq!(
+            blob_of_key("", &format!("ab/{id}")).map(|b| b.to_string()),
+            Some(id.to_string())
+        );
+        assert!(blob_of_key("n1", &format!("n1/ab/{id}")).is_some());
+        assert!(blob_of_key("n1/deep", &format!("n1/deep/ab/{id}")).is_some());
+        for other in [
+            format!("n2/ab/{id}"),
+            format!("n1/ab/{id}/x"),
+            format!("n1/cd/{id}"),
+            format!("n1/x/ab/{id}"),
+            format!("n1ab/{id}"),
+            format!("n1/ab/{}", id.to_uppercase()),
+            "n1/ab/short".to_string(),
+            "n1/README".to_string(),
+        ] {
+            assert_eq!(blob_of_key("n1", &other), None, "{other}");
+        }
+        // Another store's deeper prefix in the same bucket is not this one's.
+        assert_eq!(blob_of_key("", &format!("n1/ab/{id}")), None);
+    }
 
     #[test]
     fn a_failing_bucket_is_a_503_and_a_missing_object_not_found() {

@@ -323,3 +323,33 @@ fn sync_calls_work_inside_spawn_blocking_and_the_store_drops_on_an_async_thread(
         drop(store);
     });
 }
+
+#[test]
+fn the_orphan_sweep_removes_objects_without_a_row_and_keeps_the_rest() {
+    let Some(url) = test_url("the_orphan_sweep_removes_objects_without_a_row") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let store = open(&url, tmp.path());
+    let db = crate::db::Db::memory();
+    let live = store.put(b"%PDF-1.7 recorded").unwrap();
+    let recorded = live.clone();
+    db.write_blocking(move |c| super::rows::insert_pdf(c, &recorded, crate::db::now()))
+        .unwrap();
+    let orphan = store.put(b"%PDF-1.7 never recorded").unwrap();
+    // Young objects are left alone: an upload's row may be about to commit.
+    let grace = std::time::Duration::from_secs(3600);
+    assert_eq!(super::sweep::remove_orphans(&store, &db, grace), Ok(0));
+    assert!(store.exists(&orphan.id).unwrap());
+    let mut listed = store
+        .committed_older_than(std::time::Duration::ZERO)
+        .unwrap();
+    listed.sort_by(|a, b| a.as_str().cmp(b.as_str()));
+    let mut both = vec![live.id.clone(), orphan.id.clone()];
+    both.sort_by(|a, b| a.as_str().cmp(b.as_str()));
+    assert_eq!(listed, both);
+    let none = std::time::Duration::ZERO;
+    assert_eq!(super::sweep::remove_orphans(&store, &db, none), Ok(1));
+    assert!(!store.exists(&orphan.id).unwrap(), "the orphan object goes");
+    assert_eq!(store.read(&live.id).unwrap(), b"%PDF-1.7 recorded");
+}

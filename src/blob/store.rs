@@ -120,6 +120,15 @@ impl BlobStore {
         Ok(removed)
     }
 
+    /// The committed blobs last written (with S3: last modified, by the bucket's clock) longer
+    /// than `age` ago, for the sweep of blobs no row refers to (`sweep::remove_orphans`).
+    pub fn committed_older_than(&self, age: std::time::Duration) -> io::Result<Vec<BlobId>> {
+        match &self.remote {
+            Some(r) => r.committed_older_than(age),
+            None => super::sweep::committed_files_older_than(&self.root, age),
+        }
+    }
+
     /// `<root>/<first two hex>/<id>`: where the file backend keeps a blob (two-hex directories
     /// keep directories small). To read a blob use `read` or `local_path`, which work with
     /// either backend; this is for code that lays out a file store, such as backups.

@@ -151,11 +151,16 @@ impl Db {
         let manager = pg::Manager::new(url).map_err(failed)?;
         // One connection first, so that a refusal (a certificate, a password) stops the start
         // at once with its reason; a server not up yet gets the pool's timeout to come up.
-        if let Err(e) = r2d2::ManageConnection::connect(&manager)
-            && pg::refused(&e.0)
-        {
-            return Err(failed(e.to_string()));
+        // It also tells whether the link is encrypted, which is logged (once the server is
+        // up, from a second try, when this one found it starting).
+        let first = manager.connect_watched();
+        match &first {
+            Err(e) if pg::refused(&e.0) => return Err(failed(e.to_string())),
+            Err(_) => {}
+            Ok((_, link)) => pg::report(link),
         }
+        let watcher = first.is_err().then(|| manager.clone());
+        drop(first);
         let pool = r2d2::Pool::builder()
             .max_size(max_connections)
             .min_idle(Some(1))
@@ -168,6 +173,9 @@ impl Db {
         };
         db.write_blocking_pg(move |c| pg_migrate::check_or_run(c, migrate))
             .map_err(|e| OpenError::Migration(e.to_string()))?;
+        if let Some(Ok((_, link))) = watcher.map(|m| m.connect_watched()) {
+            pg::report(&link);
+        }
         Ok(db)
     }
 
@@ -366,6 +374,29 @@ impl Db {
                 .map_err(|_| AppError::internal("the database writer dropped a request"))?,
             Backend::Postgres { .. } => self.write_blocking_pg(f),
         }
+    }
+
+    /// SQLite: copies every transaction committed so far into the database file and syncs it
+    /// (a full checkpoint), so that it survives a power loss: in WAL mode with
+    /// `synchronous=NORMAL` a commit is synced only at the next checkpoint. Fails when readers
+    /// or a writer kept the checkpoint from finishing within the busy timeout. PostgreSQL:
+    /// nothing to do here (see `secrets::Shared::make_durable`).
+    pub fn checkpoint_fully(&self) -> Result<(), AppError> {
+        let Backend::Sqlite { path, .. } = &self.backend else {
+            return Ok(());
+        };
+        let mut conn = Connection::open(path)?;
+        configure(&mut conn)?;
+        let (busy, log, copied): (i64, i64, i64) =
+            conn.query_row("PRAGMA wal_checkpoint(FULL)", [], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })?;
+        if busy != 0 || copied < log {
+            return Err(AppError::Unavailable(format!(
+                "the database checkpoint did not finish ({copied} of {log} pages copied)"
+            )));
+        }
+        Ok(())
     }
 
     /// Writes a consistent copy of the database to `dest` (`VACUUM INTO`), on a connection of

@@ -8,12 +8,13 @@ use std::error::Error as StdError;
 use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
+use postgres::tls::{MakeTlsConnect, TlsConnect};
 use postgres::types::{FromSql, IsNull, ToSql, Type, to_sql_checked};
 use tokio_postgres_rustls::MakeRustlsConnect;
 
 use super::Error;
 use super::dialect;
-use super::pg_tls::PgUrl;
+use super::pg_tls::{Link, PgUrl};
 use super::value::Value;
 
 /// Most statements one connection keeps prepared; past it the cache starts over.
@@ -155,8 +156,9 @@ fn as_params(values: &[Value]) -> Vec<&(dyn ToSql + Sync)> {
 }
 
 /// Opens PostgreSQL connections for the pool.
+#[derive(Clone)]
 pub struct Manager {
-    config: postgres::Config,
+    url: std::sync::Arc<PgUrl>,
     tls: MakeRustlsConnect,
 }
 
@@ -166,9 +168,70 @@ impl Manager {
         let url = PgUrl::parse(url)?;
         let tls = url.connector()?;
         Ok(Manager {
-            config: url.config,
+            url: std::sync::Arc::new(url),
             tls,
         })
+    }
+
+    /// A connection, and what it turned out to be: whether its TLS handshake ran is known
+    /// only on this side (the server's `pg_stat_ssl` would say "encrypted" for a proxy that
+    /// took plain text from docket and TLS to the server).
+    pub fn connect_watched(&self) -> Result<(PgClient, Link), PgError> {
+        let used = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let tls = Watched {
+            inner: self.tls.clone(),
+            used: used.clone(),
+        };
+        let client = self.url.config.connect(tls).map_err(PgError)?;
+        let link = self
+            .url
+            .link(used.load(std::sync::atomic::Ordering::SeqCst));
+        Ok((PgClient::new(client), link))
+    }
+}
+
+/// Logs at start what the connection to PostgreSQL is, with a warning when it is not
+/// encrypted or its certificate is not checked.
+pub fn report(link: &Link) {
+    match link.warning() {
+        Some(warning) => tracing::warn!("{warning}"),
+        None => tracing::info!(link = ?link, "connected to PostgreSQL"),
+    }
+}
+
+/// The pool's TLS, noting whether a handshake started: tokio-postgres calls the connector
+/// only when the server agreed to TLS.
+struct Watched {
+    inner: MakeRustlsConnect,
+    used: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl<S> MakeTlsConnect<S> for Watched
+where
+    MakeRustlsConnect: MakeTlsConnect<S>,
+{
+    type Stream = <MakeRustlsConnect as MakeTlsConnect<S>>::Stream;
+    type TlsConnect = WatchedConnect<<MakeRustlsConnect as MakeTlsConnect<S>>::TlsConnect>;
+    type Error = <MakeRustlsConnect as MakeTlsConnect<S>>::Error;
+
+    fn make_tls_connect(&mut self, domain: &str) -> Result<Self::TlsConnect, Self::Error> {
+        Ok(WatchedConnect(
+            self.inner.make_tls_connect(domain)?,
+            self.used.clone(),
+        ))
+    }
+}
+
+struct WatchedConnect<T>(T, std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl<S, T: TlsConnect<S>> TlsConnect<S> for WatchedConnect<T> {
+    type Stream = <T as TlsConnect<S>>::Stream;
+    type Error = <T as TlsConnect<S>>::Error;
+    type Future = <T as TlsConnect<S>>::Future;
+
+    fn connect(self, stream: S) -> Self::Future {
+        self.1.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.0.connect(stream)
     }
 }
 
@@ -178,7 +241,7 @@ impl r2d2::ManageConnection for Manager {
 
     fn connect(&self) -> Result<PgClient, PgError> {
         Ok(PgClient::new(
-            self.config.connect(self.tls.clone()).map_err(PgError)?,
+            self.url.config.connect(self.tls.clone()).map_err(PgError)?,
         ))
     }
 

@@ -4,9 +4,15 @@
 //! out of the URL here and the rest goes to `postgres::Config`. rustls with ring does the TLS.
 //!
 //! - `disable`: plain.
-//! - `prefer` (the default) and `require`: encrypted (`prefer` falls back to plain when the
-//!   server has no TLS), the certificate not checked, unless `sslrootcert` is given: then its
-//!   chain is, as with `verify-ca`.
+//! - `prefer` and `require`: encrypted (`prefer` falls back to plain when the server, or
+//!   anything in the path, declines TLS), the certificate not checked, unless `sslrootcert` is
+//!   given: then its chain is, as with `verify-ca`.
+//! - No `sslmode`: `prefer` to loopback and Unix sockets, where nothing in the path can answer
+//!   for the server; `require` to any other host, so that a downgrade cannot pass unseen
+//!   (plain text there only with an explicit `sslmode=disable`). See [`default_mode`].
+//!
+//! What a connection got is told at start by [`Link`]: a warning when it is not encrypted or
+//! the server's certificate is not checked.
 //! - `verify-ca`: the certificate must chain to `sslrootcert` (a PEM file), or to Mozilla's
 //!   public roots when it is absent or `system`.
 //! - `verify-full`: as `verify-ca`, and the certificate must name the host connected to.
@@ -25,7 +31,7 @@ use tokio_postgres_rustls::MakeRustlsConnect;
 
 /// libpq's `sslmode`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum SslMode {
+pub enum SslMode {
     Disable,
     Prefer,
     Require,
@@ -49,6 +55,123 @@ impl SslMode {
                 ));
             }
         })
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            SslMode::Disable => "disable",
+            SslMode::Prefer => "prefer",
+            SslMode::Require => "require",
+            SslMode::VerifyCa => "verify-ca",
+            SslMode::VerifyFull => "verify-full",
+        }
+    }
+}
+
+/// Where a URL's hosts are, for the default `sslmode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reach {
+    /// Every host is a Unix socket directory or a loopback address (or `localhost`): no
+    /// network is crossed.
+    Local,
+    /// At least one host is reached over a network.
+    Network,
+}
+
+impl Reach {
+    /// Of `config`'s hosts (with `hostaddr`, the address connected to decides). No host at
+    /// all means the default Unix socket.
+    fn of(config: &postgres::Config) -> Reach {
+        let addrs = config.get_hostaddrs();
+        let local = config
+            .get_hosts()
+            .iter()
+            .enumerate()
+            .all(|(i, host)| match host {
+                postgres::config::Host::Unix(_) => true,
+                postgres::config::Host::Tcp(name) => match addrs.get(i) {
+                    Some(addr) => addr.is_loopback(),
+                    None => is_loopback_name(name),
+                },
+            })
+            && addrs
+                .iter()
+                .skip(config.get_hosts().len())
+                .all(|a| a.is_loopback());
+        if local { Reach::Local } else { Reach::Network }
+    }
+}
+
+/// `localhost` or a loopback address (127.0.0.0/8, ::1, or IPv4-mapped 127.x).
+fn is_loopback_name(name: &str) -> bool {
+    let bare = name.trim_start_matches('[').trim_end_matches(']');
+    if bare.eq_ignore_ascii_case("localhost") {
+        return true;
+    }
+    match bare.parse::<std::net::IpAddr>() {
+        Ok(std::net::IpAddr::V6(v6)) => {
+            v6.is_loopback() || v6.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+        }
+        Ok(ip) => ip.is_loopback(),
+        Err(_) => false,
+    }
+}
+
+/// The `sslmode` of a URL that gives none: libpq's `prefer` where no network is crossed,
+/// `require` elsewhere. `prefer` takes plain text from anything in the path that answers "no
+/// TLS here", with nothing to show for it; every query and the sealed shared secrets would
+/// then cross in plain text.
+pub fn default_mode(reach: Reach) -> SslMode {
+    match reach {
+        Reach::Local => SslMode::Prefer,
+        Reach::Network => SslMode::Require,
+    }
+}
+
+/// What a connection turned out to be, for the warning at start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Link {
+    /// Over a Unix socket: no network, and PostgreSQL has no TLS there.
+    Socket,
+    /// Plain text over TCP.
+    Plain { mode: SslMode, given: bool },
+    /// Encrypted, to whoever answered: the certificate is not checked.
+    Unverified { mode: SslMode },
+    /// Encrypted, the certificate checked (its chain, and with `verify-full` its name).
+    Verified,
+}
+
+impl Link {
+    /// The warning to log at start, if any: every link but a verified or a socket one.
+    pub fn warning(&self) -> Option<String> {
+        match self {
+            Link::Socket | Link::Verified => None,
+            Link::Plain {
+                mode: SslMode::Disable,
+                ..
+            } => Some(
+                "the connection to PostgreSQL is not encrypted (sslmode=disable): queries and \
+                 the sealed shared secrets cross the network in plain text"
+                    .into(),
+            ),
+            Link::Plain { mode, given } => Some(format!(
+                "the connection to PostgreSQL is not encrypted: with sslmode={}{} the server, or \
+                 something in the path, declined TLS, and queries and the sealed shared secrets \
+                 cross in plain text; give sslmode=verify-full and sslrootcert=FILE",
+                mode.as_str(),
+                if *given {
+                    ""
+                } else {
+                    " (the default on loopback)"
+                },
+            )),
+            Link::Unverified { mode } => Some(format!(
+                "the connection to PostgreSQL is encrypted but the server's certificate is not \
+                 checked (sslmode={} without sslrootcert): whoever answers in the path can pose \
+                 as the server; give sslmode=verify-full and sslrootcert=FILE",
+                mode.as_str()
+            )),
+        }
     }
 }
 
@@ -76,13 +199,17 @@ pub enum Check {
 pub struct PgUrl {
     pub config: postgres::Config,
     pub check: Check,
+    /// The `sslmode` in effect: the URL's, or [`default_mode`] of its hosts.
+    pub mode: SslMode,
+    /// Whether the URL gave `sslmode`.
+    pub mode_given: bool,
 }
 
 impl PgUrl {
     /// Reads a `postgres://` URL. Touches no file: an `sslrootcert` is read by `connector`.
     pub fn parse(url: &str) -> Result<PgUrl, String> {
         let (base, query) = url.split_once('?').unwrap_or((url, ""));
-        let mut mode = SslMode::Prefer;
+        let mut given = None;
         let mut root_cert = None;
         let mut rest = Vec::new();
         for pair in query.split('&').filter(|p| !p.is_empty()) {
@@ -91,7 +218,7 @@ impl PgUrl {
                 .decode_utf8()
                 .map_err(|_| format!("the {key} parameter is not UTF-8"))?;
             match key {
-                "sslmode" => mode = SslMode::parse(&value)?,
+                "sslmode" => given = Some(SslMode::parse(&value)?),
                 "sslrootcert" => root_cert = Some(value.into_owned()),
                 "sslcert" | "sslkey" | "sslpassword" => {
                     return Err(format!("{key}: client certificates are not supported"));
@@ -106,6 +233,7 @@ impl PgUrl {
         };
         let mut config: postgres::Config =
             remaining.parse().map_err(|e| super::pg::describe(&e))?;
+        let mode = given.unwrap_or_else(|| default_mode(Reach::of(&config)));
         config.ssl_mode(match mode {
             SslMode::Disable => postgres::config::SslMode::Disable,
             SslMode::Prefer => postgres::config::SslMode::Prefer,
@@ -122,7 +250,31 @@ impl PgUrl {
             }
             (SslMode::VerifyFull, roots) => Check::ChainAndName(roots.unwrap_or(Roots::Public)),
         };
-        Ok(PgUrl { config, check })
+        Ok(PgUrl {
+            config,
+            check,
+            mode,
+            mode_given: given.is_some(),
+        })
+    }
+
+    /// What a connection to this URL is, given whether its TLS handshake ran.
+    pub fn link(&self, tls_used: bool) -> Link {
+        let sockets_only = !self.config.get_hosts().is_empty()
+            && self
+                .config
+                .get_hosts()
+                .iter()
+                .all(|h| matches!(h, postgres::config::Host::Unix(_)));
+        match (tls_used, &self.check) {
+            (false, _) if sockets_only => Link::Socket,
+            (false, _) => Link::Plain {
+                mode: self.mode,
+                given: self.mode_given,
+            },
+            (true, Check::Nothing) => Link::Unverified { mode: self.mode },
+            (true, _) => Link::Verified,
+        }
     }
 
     /// The TLS side of a connection to this URL, its `sslrootcert` read.
@@ -269,14 +421,111 @@ mod tests {
     }
 
     #[test]
-    fn without_sslmode_tls_is_preferred_and_not_checked() {
+    fn without_sslmode_tls_is_required_over_a_network_and_preferred_on_loopback() {
         let url = parse("postgres://docket:pw@db.example:5433/docket");
         assert_eq!(url.check, Check::Nothing);
+        assert_eq!(pg_mode(&url), postgres::config::SslMode::Require);
+        assert_eq!((url.mode, url.mode_given), (SslMode::Require, false));
+        for local in [
+            "postgres://u@127.0.0.1/d",
+            "postgres://u@127.8.9.10:5433/d",
+            "postgres://u@localhost/d",
+            "postgres://u@LocalHost/d",
+            "postgres://u@[::1]:5432/d",
+            "postgres://u@/d?host=/run/postgresql",
+            "postgres://u@/d?host=%2Ftmp",
+            "postgres://u@db.example/d?hostaddr=127.0.0.1",
+        ] {
+            let url = parse(local);
+            assert_eq!(pg_mode(&url), postgres::config::SslMode::Prefer, "{local}");
+        }
+        for remote in [
+            "postgres://u@10.0.0.5/d",
+            "postgres://u@[fd00::5]/d",
+            "postgres://u@localhost.example.com/d",
+            "postgres://u@localhost,db.example/d",
+            "postgres://u@localhost/d?hostaddr=192.0.2.7",
+        ] {
+            let url = parse(remote);
+            assert_eq!(
+                pg_mode(&url),
+                postgres::config::SslMode::Require,
+                "{remote}"
+            );
+            assert_eq!(url.check, Check::Nothing, "{remote}");
+        }
+        // Plain text over a network only when asked for by name; a root file still checks.
+        let url = parse("postgres://u@db.example/d?sslmode=disable");
+        assert_eq!(pg_mode(&url), postgres::config::SslMode::Disable);
+        let url = parse("postgres://u@db.example/d?sslmode=prefer");
         assert_eq!(pg_mode(&url), postgres::config::SslMode::Prefer);
+        let url = parse("postgres://u@db.example/d?sslrootcert=/etc/ca.pem");
+        assert_eq!(pg_mode(&url), postgres::config::SslMode::Require);
+        assert_eq!(url.check, Check::Chain(Roots::File("/etc/ca.pem".into())));
+
+        let url = parse("postgres://docket:pw@db.example:5433/docket");
         assert_eq!(url.config.get_user(), Some("docket"));
         assert_eq!(url.config.get_password(), Some(&b"pw"[..]));
         assert_eq!(url.config.get_dbname(), Some("docket"));
         assert_eq!(url.config.get_ports(), &[5433]);
+    }
+
+    #[test]
+    fn the_default_mode_follows_where_the_hosts_are() {
+        assert_eq!(default_mode(Reach::Local), SslMode::Prefer);
+        assert_eq!(default_mode(Reach::Network), SslMode::Require);
+    }
+
+    #[test]
+    fn every_link_but_a_checked_or_local_one_is_warned_about() {
+        let link = |url: &str, tls| parse(url).link(tls);
+        assert_eq!(
+            link("postgres://u@/d?host=/run/postgresql", false),
+            Link::Socket
+        );
+        let full = "postgres://u@db.example/d?sslmode=verify-full";
+        assert_eq!(link(full, true), Link::Verified);
+        assert_eq!(link(full, true).warning(), None);
+        let ca = "postgres://u@h/d?sslmode=require&sslrootcert=/ca.pem";
+        assert_eq!(link(ca, true), Link::Verified);
+
+        // Downgraded: prefer on loopback, the server (or what sits in between) said no.
+        let plain = link("postgres://u@127.0.0.1/d", false);
+        let warning = plain.warning().unwrap();
+        assert!(
+            warning.contains("not encrypted")
+                && warning.contains("sslmode=prefer (the default on loopback)"),
+            "{warning}"
+        );
+        let warning = link("postgres://u@h/d?sslmode=prefer", false)
+            .warning()
+            .unwrap();
+        assert!(
+            warning.contains("with sslmode=prefer the server"),
+            "{warning}"
+        );
+        let warning = link("postgres://u@h/d?sslmode=disable", false)
+            .warning()
+            .unwrap();
+        assert!(warning.contains("(sslmode=disable)"), "{warning}");
+
+        // Encrypted to whoever answers.
+        for url in [
+            "postgres://u@db.example/d",
+            "postgres://u@127.0.0.1/d?sslmode=require",
+        ] {
+            let warning = link(url, true).warning().unwrap();
+            assert!(
+                warning.contains("certificate is not checked") && warning.contains("verify-full"),
+                "{warning}"
+            );
+        }
+        assert!(
+            !link("postgres://u:s3cret@h/d", false)
+                .warning()
+                .unwrap()
+                .contains("s3cret")
+        );
     }
 
     #[test]

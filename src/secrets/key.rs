@@ -2,7 +2,7 @@
 //! given in `DOCKET_SECRET_KEY`, written as 64 hexadecimal characters or as the base64 of the
 //! bytes (e.g. `openssl rand -hex 32`). It never appears in logs or messages.
 
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
 
 use base64::Engine;
@@ -40,18 +40,21 @@ impl NodeKey {
         }
     }
 
-    /// The key in the file at `path`, which other users must not be able to read.
+    /// The key in the file at `path`, which no other user may read or change (see
+    /// [`private_enough`]).
     pub fn from_file(path: &Path) -> Result<NodeKey, String> {
         let shown = path.display();
         let meta =
             std::fs::metadata(path).map_err(|e| format!("--secret-key-file {shown}: {e}"))?;
-        let mode = meta.permissions().mode() & 0o777;
-        if mode & 0o007 != 0 {
-            return Err(format!(
-                "--secret-key-file {shown} can be read by other users (mode {mode:04o}); \
-                 make it private first: chmod 600 {shown}"
-            ));
-        }
+        // SAFETY: geteuid takes nothing and cannot fail.
+        let me = unsafe { libc::geteuid() };
+        private_enough(
+            &shown.to_string(),
+            meta.permissions().mode(),
+            meta.uid(),
+            me,
+        )
+        .map_err(|why| format!("--secret-key-file {shown} {why}"))?;
         let text =
             std::fs::read_to_string(path).map_err(|e| format!("--secret-key-file {shown}: {e}"))?;
         NodeKey::parse(&text).map_err(|e| format!("--secret-key-file {shown}: {e}"))
@@ -74,6 +77,32 @@ impl NodeKey {
 
     pub(super) fn bytes(&self) -> &[u8; 32] {
         &self.0
+    }
+}
+
+/// Whether a key file of `mode`, owned by `owner`, may be read by the user `me`, as ssh and
+/// libpq decide for private keys: a file of one's own must grant nothing to its group or to
+/// others (0600 or less); a file of root's may also be read by its group (0640, the
+/// `root:docket` of a package), which root chooses; nothing else, since a file of another user
+/// that `me` can read is open to a group or to everyone. The error says what to run.
+fn private_enough(file: &str, mode: u32, owner: u32, me: u32) -> Result<(), String> {
+    let mode = mode & 0o7777;
+    let group_read_of_root = owner == 0 && me != 0 && mode & 0o070 == 0o040;
+    let open = mode & 0o007 != 0 || (mode & 0o070 != 0 && !group_read_of_root);
+    match (open, owner) {
+        (false, _) => Ok(()),
+        (true, o) if o == me => Err(format!(
+            "can be read or changed by other users (mode {mode:04o}); \
+             make it private first: chmod 600 {file}"
+        )),
+        (true, 0) => Err(format!(
+            "can be read or changed by other users (mode {mode:04o}); \
+             a file of root's may be shared with the service's group only: chmod 640 {file}"
+        )),
+        (true, o) => Err(format!(
+            "belongs to another user (uid {o}) and is open to its group or others \
+             (mode {mode:04o}); give it to the user docket runs as, then chmod 600 {file}"
+        )),
     }
 }
 
@@ -114,6 +143,12 @@ mod tests {
         let err = NodeKey::from_file(&path).unwrap_err();
         assert!(err.contains("chmod 600"), "{err}");
         assert!(!err.contains(HEX), "{err}");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o640)).unwrap();
+        let err = NodeKey::from_file(&path).unwrap_err();
+        assert!(
+            err.contains("(mode 0640)") && err.contains("chmod 600"),
+            "{err}"
+        );
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap();
         assert!(NodeKey::from_file(&path).is_ok());
         std::fs::write(&path, "not a key").unwrap();
@@ -121,6 +156,33 @@ mod tests {
         assert!(
             err.contains("--secret-key-file") && err.contains("64 hex"),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn a_key_file_open_to_its_group_is_refused_unless_root_shares_it_with_the_group() {
+        let (me, root) = (1000, 0);
+        for ok in [0o600, 0o400, 0o700] {
+            assert_eq!(private_enough("k", ok, me, me), Ok(()), "{ok:o}");
+            assert_eq!(private_enough("k", ok, root, root), Ok(()), "{ok:o}");
+        }
+        for open in [0o640, 0o660, 0o604, 0o644, 0o610, 0o602] {
+            let err = private_enough("/etc/k", open, me, me).unwrap_err();
+            assert!(err.contains("chmod 600 /etc/k"), "{open:o}: {err}");
+            // Root running docket on its own file: the same rule.
+            assert!(private_enough("k", open, root, root).is_err(), "{open:o}");
+        }
+        // root:docket 0640, read by the docket user through its group.
+        assert_eq!(private_enough("k", 0o640, root, me), Ok(()));
+        for open in [0o660, 0o644, 0o650, 0o604] {
+            let err = private_enough("k", open, root, me).unwrap_err();
+            assert!(err.contains("chmod 640 k"), "{open:o}: {err}");
+        }
+        let err = private_enough("k", 0o640, 1001, me).unwrap_err();
+        assert!(err.contains("another user (uid 1001)"), "{err}");
+        assert!(
+            private_enough("k", 0o100600, me, me).is_ok(),
+            "file type bits"
         );
     }
 

@@ -208,6 +208,67 @@ impl Shared {
         &self.dirs
     }
 
+    /// The files of `<data>/secrets/` named as a stored value (`hmac-1.key`, ...): secrets an
+    /// earlier single node kept there, which the database now holds.
+    pub fn stored_files(&self) -> Result<Vec<(String, PathBuf)>, String> {
+        let stored = self.names()?;
+        let entries = match std::fs::read_dir(&self.dirs.secrets) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            other => other.map_err(|e| format!("{}: {e}", self.dirs.secrets.display()))?,
+        };
+        Ok(entries
+            .flatten()
+            .filter_map(|entry| {
+                let name = entry.file_name().into_string().ok()?;
+                stored.contains(&name).then(|| (name, entry.path()))
+            })
+            .collect())
+    }
+
+    /// Removes the plaintext files whose secrets the database holds (`files`: each path with
+    /// the name of the value that replaces it; a value not stored keeps its file), once the
+    /// database has them durably: a copy in clear beside the sealed one would undo the sealing,
+    /// and a file removed before its row survives a crash would lose the secret. Answers the
+    /// files removed. Blocking.
+    pub fn retire_files(&self, files: &[(String, PathBuf)]) -> Result<Vec<PathBuf>, String> {
+        let mut due = Vec::new();
+        for (name, path) in files {
+            if path.exists() && self.sealed(name)?.is_some() {
+                due.push(path.clone());
+            }
+        }
+        if due.is_empty() {
+            return Ok(due);
+        }
+        self.make_durable()?;
+        let mut dirs = Vec::new();
+        for path in &due {
+            match std::fs::remove_file(path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(format!("{}: {e}", path.display()));
+                }
+                _ => {}
+            }
+            if let Some(dir) = path.parent().filter(|d| !dirs.contains(d)) {
+                dirs.push(dir);
+            }
+        }
+        for dir in dirs {
+            crate::datadir::sync_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        Ok(due)
+    }
+
+    /// Returns once every value stored so far would survive a crash of the machine.
+    fn make_durable(&self) -> Result<(), String> {
+        let db = self.db.get()?;
+        match db.dialect() {
+            Dialect::Sqlite => db.checkpoint_fully(),
+            Dialect::Postgres => db.write_blocking(|c| Ok(store::flush_commits(c)?)),
+        }
+        .map_err(|e| format!("making the shared secrets durable: {e}"))
+    }
+
     /// The value named `name`; when there is none, `generate`'s is stored unless another node
     /// stores one first, and whichever was stored is answered: nodes that start together agree.
     pub fn get_or_create(

@@ -304,3 +304,71 @@ fn the_last_handle_may_go_on_an_async_thread() {
         tokio::spawn(async move { drop(shared) }).await.unwrap();
     });
 }
+
+#[test]
+fn plaintext_files_go_only_once_the_database_file_holds_their_values() {
+    let tmp = tempfile::tempdir().unwrap();
+    let d = dirs(tmp.path());
+    std::fs::write(
+        d.secrets.join("webhook-secrets.key"),
+        b"kept by a single node",
+    )
+    .unwrap();
+    std::fs::write(d.secrets.join("notes.txt"), b"not a secret of ours").unwrap();
+    std::fs::write(d.tls.join("seal-key.pem"), b"no value of that name yet").unwrap();
+    let shared = Shared::open(sqlite(tmp.path()), &key(4), d.clone()).unwrap();
+    let source = Source::Database(shared.clone());
+    // Adopted: the database's value is the file's.
+    let adopted = source.get_or_create("webhook-secrets.key", never).unwrap();
+    assert_eq!(adopted, b"kept by a single node");
+
+    let mut files = shared.stored_files().unwrap();
+    assert_eq!(files.len(), 1, "only files named as a stored value");
+    files.push(("seal".into(), d.tls.join("seal-key.pem")));
+    let gone = shared.retire_files(&files).unwrap();
+    assert_eq!(gone, [d.secrets.join("webhook-secrets.key")]);
+    assert!(!d.secrets.join("webhook-secrets.key").exists());
+    assert!(d.secrets.join("notes.txt").exists());
+    assert!(
+        d.tls.join("seal-key.pem").exists(),
+        "no stored value replaces it"
+    );
+    assert_eq!(shared.retire_files(&files).unwrap(), Vec::<PathBuf>::new());
+
+    // The database file alone (its write-ahead log left behind) holds the value.
+    let copy = tmp.path().join("copy.db");
+    std::fs::copy(tmp.path().join("docket.db"), &copy).unwrap();
+    let alone = rusqlite::Connection::open(&copy).unwrap();
+    let rows: i64 = alone
+        .query_row(
+            "SELECT count(*) FROM shared_secrets WHERE name = 'webhook-secrets.key'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(rows, 1);
+    let reopened = Shared::open(sqlite(tmp.path()), &key(4), d).unwrap();
+    assert_eq!(
+        reopened
+            .get_or_create("webhook-secrets.key", never)
+            .unwrap(),
+        b"kept by a single node"
+    );
+}
+
+#[test]
+fn plaintext_files_go_on_postgres_after_a_flushed_commit() {
+    let Some(url) = postgres() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let d = dirs(tmp.path());
+    std::fs::write(d.secrets.join("account-secrets.key"), b"single node's").unwrap();
+    let shared = Shared::open(pg_node(&url), &key(5), d.clone()).unwrap();
+    let source = Source::Database(shared.clone());
+    assert_eq!(
+        source.get_or_create("account-secrets.key", never).unwrap(),
+        b"single node's"
+    );
+    let files = shared.stored_files().unwrap();
+    assert_eq!(shared.retire_files(&files).unwrap().len(), 1);
+    assert!(!d.secrets.join("account-secrets.key").exists());
+}

@@ -104,6 +104,17 @@ impl LocalCa {
         Ok(ca)
     }
 
+    /// The files of `dir` that the database's CA replaces, by the value's name: its key (the
+    /// certificate, public, stays for clients to trust).
+    pub fn files_in_database(dir: &Path) -> Vec<(String, PathBuf)> {
+        vec![(SHARED_CA.to_string(), ca_key_path(dir))]
+    }
+
+    /// Whether `dir` holds a CA key an earlier single node kept.
+    pub fn has_key_file(dir: &Path) -> bool {
+        ca_key_path(dir).exists()
+    }
+
     /// The CA in the files of `dir`.
     fn read(dir: &Path) -> Result<LocalCa, String> {
         let (cert, key) = (ca_path(dir), ca_key_path(dir));

@@ -245,3 +245,197 @@ fn backup_refuses_an_s3_blob_store_instead_of_skipping_its_blobs() {
         "refused before opening the data dir"
     );
 }
+
+/// An S3 endpoint on loopback that refuses every request as Garage refuses an unknown access
+/// key: 403 and its XML body, the declaration on a line of its own. Answers until dropped.
+struct RefusingBucket {
+    endpoint: String,
+}
+
+/// Garage's body for a list with an unknown key, verbatim.
+const GARAGE_ACCESS_DENIED: &str = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>AccessDenied</Code><Message>Forbidden: No such key: GK0000</Message><Resource>/docket-blobs</Resource><Region>garage</Region></Error>";
+
+impl RefusingBucket {
+    fn start() -> RefusingBucket {
+        use std::io::{BufRead, BufReader, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let endpoint = format!("http://{}", listener.local_addr().unwrap());
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                let Ok(mut conn) = conn else { return };
+                // The request's head (a list has no body), then the refusal.
+                let mut reader = BufReader::new(conn.try_clone().unwrap());
+                let mut line = String::new();
+                while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                    line.clear();
+                }
+                let _ = write!(
+                    conn,
+                    "HTTP/1.1 403 Forbidden\r\nContent-Type: application/xml\r\n\
+                     Content-Length: {}\r\nConnection: close\r\n\r\n{GARAGE_ACCESS_DENIED}",
+                    GARAGE_ACCESS_DENIED.len()
+                );
+            }
+        });
+        RefusingBucket { endpoint }
+    }
+}
+
+#[test]
+fn a_refused_bucket_credential_stops_the_server_with_one_line_keeping_the_code_and_message() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bucket = RefusingBucket::start();
+    let (code, err) = serve_fails(
+        tmp.path(),
+        &["--blob-url", "s3://docket-blobs/node"],
+        &[
+            ("AWS_ENDPOINT_URL", &bucket.endpoint),
+            ("AWS_REGION", "garage"),
+            ("AWS_ACCESS_KEY_ID", "GK0000"),
+            ("AWS_SECRET_ACCESS_KEY", "wrong"),
+        ],
+    );
+    assert_eq!(code, 1, "{err}");
+    // The message and nothing of the XML on any other line.
+    assert!(!err.contains('<') && !err.contains("Resource"), "{err}");
+    let last = err.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with(&format!(
+            "docket: error: blob store s3://docket-blobs/node at {}: ",
+            bucket.endpoint
+        )),
+        "{err}"
+    );
+    assert!(
+        last.contains("403 Forbidden: AccessDenied: Forbidden: No such key: GK0000"),
+        "{err}"
+    );
+}
+
+/// Begins `PUT url` with a body of `total` bytes and sends only `first` of them (a PDF header
+/// and then filler): an upload in progress, held open by the returned connection.
+fn begin_slow_upload(url: &str, total: usize, first: usize) -> std::net::TcpStream {
+    use std::io::Write;
+    let url = url::Url::parse(url).unwrap();
+    let addr = (url.host_str().unwrap(), url.port().unwrap());
+    let mut conn = std::net::TcpStream::connect(addr).unwrap();
+    let target = match url.query() {
+        Some(q) => format!("{}?{q}", url.path()),
+        None => url.path().to_string(),
+    };
+    write!(
+        conn,
+        "PUT {target} HTTP/1.1\r\nHost: {}:{}\r\nContent-Type: application/pdf\r\n\
+         Content-Length: {total}\r\n\r\n",
+        addr.0, addr.1
+    )
+    .unwrap();
+    let mut body = b"%PDF-1.7\n".to_vec();
+    body.resize(first, b' ');
+    conn.write_all(&body).unwrap();
+    conn
+}
+
+/// A node SIGKILLed mid-upload leaves the upload's temp file, and one killed between storing
+/// a blob and committing its row leaves a blob no row refers to; once older than the grace
+/// period (shortened here with the hidden `--orphan-grace-secs`), the next start removes both,
+/// and the blobs documents refer to stay. On the PostgreSQL + Garage run the blobs are objects
+/// in the bucket (the same sweep, listing the store's prefix).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_a_killed_upload_leaves_is_swept_after_the_grace_period_and_live_blobs_stay() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let start = |grace: &str| {
+        let data = data.clone();
+        let grace = grace.to_string();
+        move || BinServer::start_in(&data, &["--tls", "off", "--orphan-grace-secs", &grace])
+    };
+    let server = tokio::task::spawn_blocking(start("86400")).await.unwrap();
+    let base = format!("http://localhost:{}", server.addr.port());
+    add_user(&data, "owner@example.com", &["--name", "Owner"]);
+    let key = create_api_key(&data, "owner@example.com");
+    let api = Api::new(
+        client(server.addr, None),
+        &base,
+        key["key"].as_str().unwrap(),
+    );
+    let doc = json!({"title": "Kept", "recipients": [{"name": "Ann", "email": "ann@example.com", "role": "SIGNER"}]});
+    let live = api.create_document(doc.clone()).await;
+    let pdf = fixture("a4-1p.pdf");
+    api.upload_ok(live.upload_url(), pdf.clone()).await;
+
+    // An upload under way: its temp file exists, then the node dies.
+    let killed = api.create_document(doc).await;
+    let temp_dir = data.join("blobs/tmp");
+    let _conn = begin_slow_upload(killed.upload_url(), 8 << 20, 256 << 10);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    let temp = loop {
+        if let Some(f) = files_under(&temp_dir).into_iter().next() {
+            break f;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no temp file appeared"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let mut server = server;
+    server.child.kill().unwrap();
+    server.child.wait().unwrap();
+    drop(server);
+    assert!(temp.exists(), "a SIGKILL leaves the temp file");
+
+    // What a node killed after storing a blob but before its row committed leaves: a blob
+    // in the store (the bucket, with S3) and no row.
+    let store = tokio::task::spawn_blocking({
+        let data = data.clone();
+        move || crate::harness::blob_store(&data)
+    })
+    .await
+    .unwrap();
+    let orphan = {
+        let store = store.clone();
+        tokio::task::spawn_blocking(move || store.put(b"%PDF-1.7 never recorded").unwrap())
+    }
+    .await
+    .unwrap()
+    .id;
+
+    // Within the grace period a restart keeps both: their uploads might still commit.
+    let server = tokio::task::spawn_blocking(start("86400")).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(temp.exists() && store.exists(&orphan).unwrap());
+    drop(server);
+
+    // Past it, the next start removes them.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let server = tokio::task::spawn_blocking(start("2")).await.unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while temp.exists() || store.exists(&orphan).unwrap() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "not swept: temp file {}, blob without row {}",
+            temp.exists(),
+            store.exists(&orphan).unwrap()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let base = format!("http://localhost:{}", server.addr.port());
+    let api = Api::new(
+        client(server.addr, None),
+        &base,
+        key["key"].as_str().unwrap(),
+    );
+    assert!(
+        api.original(live.document_id()).await == pdf,
+        "the live blob stays"
+    );
+    let listed = {
+        let store = store.clone();
+        tokio::task::spawn_blocking(move || store.committed_older_than(Duration::ZERO).unwrap())
+    }
+    .await
+    .unwrap();
+    assert_eq!(listed.len(), 1, "only the live blob is left: {listed:?}");
+    drop(server);
+}

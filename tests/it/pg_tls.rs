@@ -197,3 +197,100 @@ fn a_role_the_server_takes_only_over_tls_is_refused_in_plain() {
     assert!(err.contains("no encryption"), "{err}");
     assert_eq!(encrypted(&url("sslmode=require")), Ok(true));
 }
+
+/// A relay on loopback to the cluster that answers "N" (no TLS here) to the client's TLS
+/// request and then passes everything on in plain text: what anything in the path can do to
+/// `sslmode=prefer`. Answers until the test ends.
+fn downgrading_relay(to: std::net::SocketAddr) -> u16 {
+    use std::io::{Read, Write};
+    use std::net::{TcpListener, TcpStream};
+    /// PostgreSQL's SSLRequest: length 8, code 80877103.
+    const SSL_REQUEST: [u8; 8] = [0, 0, 0, 8, 4, 210, 22, 47];
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for client in listener.incoming() {
+            let Ok(mut client) = client else { return };
+            std::thread::spawn(move || {
+                let mut head = [0u8; 8];
+                client.read_exact(&mut head)?;
+                let mut server = TcpStream::connect(to)?;
+                if head == SSL_REQUEST {
+                    client.write_all(b"N")?;
+                } else {
+                    server.write_all(&head)?;
+                }
+                let (mut c2, mut s2) = (client.try_clone()?, server.try_clone()?);
+                std::thread::spawn(move || std::io::copy(&mut s2, &mut c2));
+                std::io::copy(&mut client, &mut server)?;
+                Ok::<_, std::io::Error>(())
+            });
+        }
+    });
+    port
+}
+
+/// What `docket serve` on `data` with `url` logged by the time it answered, then stopped.
+fn start_log(data: &Path, url: &str) -> String {
+    let data = data.to_str().unwrap();
+    let args = ["--data-dir", data, "--tls", "off", "--database-url", url];
+    let mut server = BinServer::start(&args, &[]);
+    let stderr = server.stderr.take().unwrap();
+    let status = server.stop_with(nix::sys::signal::Signal::SIGTERM);
+    assert_eq!(status.code(), Some(0));
+    std::io::read_to_string(stderr).unwrap()
+}
+
+#[test]
+fn an_unencrypted_or_unchecked_connection_is_warned_about_at_start() {
+    let Some(ca) = cluster_ca() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let not_encrypted = "the connection to PostgreSQL is not encrypted";
+    let unchecked =
+        "the connection to PostgreSQL is encrypted but the server's certificate is not checked";
+
+    // Loopback without sslmode is `prefer`: downgraded by the relay, and told.
+    let direct = url::Url::parse(&database_url(&data, "127.0.0.1", "postgres", "")).unwrap();
+    let cluster = (direct.host_str().unwrap(), direct.port().unwrap());
+    let cluster = std::net::ToSocketAddrs::to_socket_addrs(&cluster)
+        .unwrap()
+        .next()
+        .unwrap();
+    let mut relayed = direct.clone();
+    relayed.set_port(Some(downgrading_relay(cluster))).unwrap();
+    let relayed = |query: &str| format!("{}?{query}", relayed.as_str().split('?').next().unwrap());
+    let log = start_log(&data, &relayed(""));
+    let line = log.lines().find(|l| l.contains(not_encrypted));
+    let line = line.unwrap_or_else(|| panic!("no warning in {log}"));
+    assert!(
+        line.contains("WARN") && line.contains("sslmode=prefer"),
+        "{line}"
+    );
+    assert!(!log.contains(PASSWORD), "{log}");
+
+    let log = start_log(&data, &relayed("sslmode=prefer"));
+    assert!(log.contains(not_encrypted), "{log}");
+    let log = start_log(
+        &data,
+        &database_url(&data, "127.0.0.1", "postgres", "sslmode=disable"),
+    );
+    assert!(
+        log.contains(&format!("{not_encrypted} (sslmode=disable)")),
+        "{log}"
+    );
+
+    // Encrypted, to whoever answered: told too.
+    for query in ["sslmode=require", "sslmode=prefer", ""] {
+        let log = start_log(&data, &database_url(&data, "127.0.0.1", "postgres", query));
+        assert!(log.contains(unchecked), "{query}: {log}");
+        assert!(!log.contains(not_encrypted), "{query}: {log}");
+    }
+    // A checked certificate is not.
+    let full = format!("sslmode=verify-full&sslrootcert={ca}");
+    let log = start_log(&data, &database_url(&data, "localhost", "postgres", &full));
+    assert!(
+        !log.contains(unchecked) && !log.contains(not_encrypted),
+        "{log}"
+    );
+}

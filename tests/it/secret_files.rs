@@ -146,3 +146,45 @@ fn the_smtp_password_comes_from_a_file_and_stays_out_of_the_process_table() {
         "{message}"
     );
 }
+
+/// A secret key file its group or other users can read stops `docket serve` with one line
+/// naming the file and the `chmod` to run, as ssh refuses such a private key; made private,
+/// the same file is taken.
+#[test]
+fn a_secret_key_file_open_to_the_group_or_others_stops_the_start() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let key = tmp.path().join("secret.key");
+    let hex = "4a".repeat(32);
+    std::fs::write(&key, format!("{hex}\n")).unwrap();
+    for open in [0o640, 0o604, 0o660] {
+        std::fs::set_permissions(&key, std::fs::Permissions::from_mode(open)).unwrap();
+        let out = Command::new(crate::harness::BIN)
+            .args(["serve", "--listen", "127.0.0.1:0", "--tls", "off"])
+            .arg("--data-dir")
+            .arg(&data)
+            .arg("--secret-key-file")
+            .arg(&key)
+            .env_remove("DOCKET_SECRET_KEY")
+            .env_remove("DOCKET_DATABASE_URL")
+            .stdout(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "mode {open:o} was accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+        assert!(
+            err.contains(&format!("(mode {open:04o})"))
+                && err.contains(&format!("chmod 600 {}", key.display())),
+            "{err}"
+        );
+        assert!(!err.contains(&hex), "the key is never printed: {err}");
+        assert!(
+            !data.join("docket.db").exists(),
+            "refused before anything is opened"
+        );
+    }
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let server = BinServer::start_in(&data, &["--secret-key-file", key.to_str().unwrap()]);
+    drop(server);
+}

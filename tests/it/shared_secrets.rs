@@ -297,3 +297,131 @@ fn a_single_node_given_a_key_keeps_its_secrets_in_the_database() {
         assert_eq!(files["store"], "files", "{files}");
     }
 }
+
+/// The names of the files in `dir`, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
+}
+
+/// An existing SQLite data dir given a key: its secrets move into the database, sealed, and
+/// the plaintext files go once the database file itself holds them (not only its write-ahead
+/// log); what was handed out before (a signed URL, the ID token key, the CA) still holds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_data_dir_given_a_key_keeps_no_plaintext_secret_files() {
+    if crate::harness::skip_on_postgres("a data dir without a key is SQLite's") {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let key = key_file(&tmp.path().join("secret.key"), &"5e".repeat(32));
+    let jwks = |server: &BinServer, ca: &[u8]| {
+        let (c, port) = (client(server.addr, Some(ca)), server.addr.port());
+        async move {
+            let url = format!("https://localhost:{port}/.well-known/jwks.json");
+            let r = c.get(url).send().await.unwrap();
+            assert_eq!(r.status(), 200);
+            r.json::<Value>().await.unwrap()["keys"][0]["kid"].clone()
+        }
+    };
+
+    // Without a key: files, as a single node has always kept them.
+    let server = {
+        let data = data.clone();
+        tokio::task::spawn_blocking(move || BinServer::start_in(&data, &[]))
+            .await
+            .unwrap()
+    };
+    let ca = std::fs::read(data.join("tls/ca.pem")).unwrap();
+    let kid = jwks(&server, &ca).await;
+    assert!(kid.is_string(), "{kid}");
+    let base = format!("https://localhost:{}", server.addr.port());
+    let api_key = tokio::task::spawn_blocking({
+        let data = data.clone();
+        move || {
+            docket_json(
+                &data,
+                &["user", "add", "ada@example.com", "--name", "Ada"],
+                None,
+            );
+            docket_json(
+                &data,
+                &["apikey", "create", "--user", "ada@example.com"],
+                None,
+            )
+        }
+    })
+    .await
+    .unwrap()["key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let before = Api::new(client(server.addr, Some(&ca)), &base, &api_key);
+    let created = before
+        .create_document(json!({"title": "Signed before", "recipients": [{"name": "Ann", "email": "ann@example.com", "role": "SIGNER"}]}))
+        .await;
+    let signed_before = created.upload_url().to_string();
+    assert_eq!(
+        names_in(&data.join("secrets")),
+        [
+            "account-secrets.key",
+            "hmac-1.key",
+            "oidc-signing.pem",
+            "webhook-secrets.key"
+        ]
+    );
+    assert!(data.join("tls/ca.key").exists());
+    drop(server);
+
+    // With the key: the same secrets, from the database only.
+    let server = {
+        let (data, key) = (data.clone(), key.clone());
+        tokio::task::spawn_blocking(move || {
+            BinServer::start_in(&data, &["--secret-key-file", &key])
+        })
+        .await
+        .unwrap()
+    };
+    assert_eq!(names_in(&data.join("secrets")), Vec::<String>::new());
+    assert!(!data.join("tls/ca.key").exists(), "the CA key went");
+    assert_eq!(
+        std::fs::read(data.join("tls/ca.pem")).unwrap(),
+        ca,
+        "the same CA"
+    );
+    assert_eq!(jwks(&server, &ca).await, kid, "the same ID token key");
+    let base_after = format!("https://localhost:{}", server.addr.port());
+    let after = Api::new(client(server.addr, Some(&ca)), &base_after, &api_key);
+    let url = signed_before.replacen(&base, &base_after, 1);
+    let (status, body) = after.upload(&url, fixture("a4-1p.pdf")).await;
+    assert_eq!(status, 200, "a URL signed before still holds: {body}");
+
+    // The database file alone, without its write-ahead log, holds every secret: the files
+    // went only after a checkpoint made the rows durable.
+    let copy = tmp.path().join("copy.db");
+    std::fs::copy(data.join("docket.db"), &copy).unwrap();
+    let db = rusqlite::Connection::open(&copy).unwrap();
+    let mut names: Vec<String> = db
+        .prepare("SELECT name FROM shared_secrets ORDER BY name")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    names.retain(|n| n != "key-check");
+    assert_eq!(
+        names,
+        [
+            "account-secrets.key",
+            "hmac-1.key",
+            "local-ca",
+            "oidc-signing.pem",
+            "webhook-secrets.key"
+        ]
+    );
+    drop(server);
+}

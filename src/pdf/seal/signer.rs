@@ -3,7 +3,7 @@
 //! `seal.pem` / `seal-key.pem` (with a secret key: by the shared local CA, and kept in the
 //! database's shared secrets), or read from PEM files given with `--seal-cert` / `--seal-key`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use der::{Decode, Encode};
 use rsa::pkcs1::DecodeRsaPrivateKey;
@@ -103,6 +103,14 @@ impl SealSigner {
             .get(SHARED_SEAL)?
             .ok_or("the shared seal certificate vanished after it was replaced")?;
         SealSigner::parse_pair(&current.plain)
+    }
+
+    /// The files of `tls_dir` that the database's seal certificate replaces, by the value's
+    /// name.
+    pub fn files_in_database(tls_dir: &Path) -> Vec<(String, PathBuf)> {
+        ["seal.pem", "seal-key.pem"]
+            .map(|file| (SHARED_SEAL.to_string(), tls_dir.join(file)))
+            .to_vec()
     }
 
     /// The seal files in `tls_dir` when they read, are not due for renewal and were issued by
