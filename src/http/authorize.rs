@@ -20,6 +20,7 @@ use crate::http::state::AppState;
 use crate::oauth::authorize::{Invalid, LOGIN_SINCE, Params, Valid, error_redirect, redirect_to};
 use crate::oauth::clients::Client;
 use crate::oauth::consent::{self, Allower, Next};
+use crate::oauth::login_mark;
 use crate::oauth::prompt;
 use crate::oauth::scope;
 use crate::sessions::{Session, csrf};
@@ -66,14 +67,14 @@ fn invalid(state: &AppState, e: Invalid) -> Response {
 
 /// To the login page, then back to this request; when it asks for a recent login, marked as
 /// having signed in since `since` (so that `prompt=login` or `max_age=0` asks once, not
-/// forever). The form is filled with `login_hint`.
-fn login_redirect(params: &Params, valid: &Valid, since: i64) -> Response {
-    let since = since.to_string();
+/// forever), with a mark only docket can make (`login_mark`). The form is filled with
+/// `login_hint`.
+fn login_redirect(state: &AppState, params: &Params, valid: &Valid, since: i64) -> Response {
     let pairs = params.pairs();
     let mut back = url::form_urlencoded::Serializer::new(String::new());
     back.extend_pairs(pairs.iter().filter(|(k, _)| *k != LOGIN_SINCE));
     if valid.interaction.wants_recent_login() {
-        back.append_pair(LOGIN_SINCE, &since);
+        back.append_pair(LOGIN_SINCE, &login_mark::mark(&state.keys, params, since));
     }
     let query = back.finish();
     let next = format!("/auth/oauth2/authorize?{query}");
@@ -120,7 +121,7 @@ async fn admit(
     cookies: Option<&str>,
 ) -> Result<(Request, Option<(String, Session)>), Response> {
     let params = Params::from_map(fields);
-    let valid = match consent::check(&state.db, &params).await {
+    let valid = match consent::check(&state.db, &state.keys, &params).await {
         Ok(Ok(v)) => v,
         Ok(Err(e)) => return Err(invalid(state, e)),
         Err(e) => return Err(error_response(&e, Format::Html)),
@@ -145,7 +146,7 @@ async fn show(
         Ok(Next::Refuse(error)) => {
             return invalid(&state, req.valid.refuse(error, prompt::describe(error)));
         }
-        Ok(Next::Login { since }) => return login_redirect(&req.params, &req.valid, since),
+        Ok(Next::Login { since }) => return login_redirect(&state, &req.params, &req.valid, since),
         Ok(Next::Silent(_, s)) => return issue_silently(&state, Allower::of(&s), req.valid).await,
         Ok(Next::Consent(cookie, s)) => (cookie, s),
     };
@@ -266,7 +267,7 @@ async fn decide(
     };
     let (session, user) = match consent::decider(&req.valid, session) {
         Ok(signed_in) => signed_in,
-        Err(since) => return login_redirect(&req.params, &req.valid, since),
+        Err(since) => return login_redirect(&state, &req.params, &req.valid, since),
     };
     let valid = req.valid;
     let presented = form

@@ -1,5 +1,11 @@
 //! Request bodies with a size cap that holds whether or not the client declared a length:
 //! the body is read chunk by chunk and refused with 413 as soon as it passes the cap.
+//!
+//! JSON routes take a body only with a JSON `Content-Type` (`application/json` or a `+json`
+//! type, parameters allowed), else 415 before the body is read. A cross-site page can send
+//! a body without a CORS preflight only as a form (`application/x-www-form-urlencoded`,
+//! `multipart/form-data`), as `text/plain`, or with no type at all; none of them reaches a
+//! JSON route, whatever the browser's SameSite rules do with the cookies.
 
 use bytes::{Buf, Bytes, BytesMut};
 use futures_util::StreamExt;
@@ -45,24 +51,92 @@ where
     Ok(buf.freeze())
 }
 
-/// A JSON body of at most `JSON_LIMIT` bytes, parsed into `T`; bad JSON is a 400 that says where.
-pub fn json<T: DeserializeOwned + Send>() -> impl Filter<Extract = (T,), Error = Rejection> + Clone
-{
-    capped_bytes(JSON_LIMIT).and_then(|bytes: Bytes| async move {
-        serde_json::from_slice::<T>(&bytes)
-            .map_err(|e| reject(AppError::bad_request(format!("invalid JSON body: {e}"))))
-    })
+/// Whether a `Content-Type` says JSON: `application/json` or `application/<name>+json`, with
+/// any parameters (`; charset=utf-8`).
+pub fn is_json(content_type: &str) -> bool {
+    let essence = content_type.split(';').next().unwrap_or("").trim();
+    let Some((kind, sub)) = essence.split_once('/') else {
+        return false;
+    };
+    let sub = sub.to_ascii_lowercase();
+    kind.eq_ignore_ascii_case("application")
+        && (sub == "json" || (sub.len() > "+json".len() && sub.ends_with("+json")))
 }
 
-/// Like [`json`], but an empty body counts as `{}` (for calls whose body is all optional).
+fn unsupported(declared: Option<&str>) -> Rejection {
+    let what = match declared {
+        Some(t) => format!("Content-Type {t:?}"),
+        None => "no Content-Type".to_string(),
+    };
+    reject(AppError::UnsupportedMediaType(format!(
+        "this call takes a JSON body sent as Content-Type: application/json, not {what}"
+    )))
+}
+
+/// The request's `Content-Type`, which must say JSON (415 otherwise); `None` when absent and
+/// `absent_ok`.
+fn json_type(
+    absent_ok: bool,
+) -> impl Filter<Extract = (Option<String>,), Error = Rejection> + Clone {
+    warp::header::optional::<String>("content-type").and_then(
+        move |declared: Option<String>| async move {
+            match declared {
+                Some(t) if is_json(&t) => Ok(Some(t)),
+                None if absent_ok => Ok(None),
+                other => Err(unsupported(other.as_deref())),
+            }
+        },
+    )
+}
+
+/// A JSON body of at most `JSON_LIMIT` bytes, parsed into `T`; bad JSON is a 400 that says where,
+/// a body not declared as JSON a 415.
+pub fn json<T: DeserializeOwned + Send>() -> impl Filter<Extract = (T,), Error = Rejection> + Clone
+{
+    json_type(false)
+        .and(capped_bytes(JSON_LIMIT))
+        .and_then(|_, bytes: Bytes| async move {
+            serde_json::from_slice::<T>(&bytes)
+                .map_err(|e| reject(AppError::bad_request(format!("invalid JSON body: {e}"))))
+        })
+}
+
+/// Like [`json`], but a body that is left out counts as `T::default()` (for calls whose body
+/// is all optional). Left out means empty and sent with no `Content-Type`, by a client that
+/// sends no cookies: a browser's request, which cookies may authenticate, must declare JSON
+/// even when empty, since a cross-site page can send an empty, untyped POST too.
+pub fn optional_json<T>() -> impl Filter<Extract = (T,), Error = Rejection> + Clone
+where
+    T: DeserializeOwned + Default + Send,
+{
+    optional_or(T::default)
+}
+
+/// Like [`optional_json`], as a JSON value: `{}` when left out.
 pub fn json_or_empty() -> impl Filter<Extract = (serde_json::Value,), Error = Rejection> + Clone {
-    capped_bytes(JSON_LIMIT).and_then(|bytes: Bytes| async move {
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Ok(serde_json::Value::Object(Default::default()));
-        }
-        serde_json::from_slice(&bytes)
-            .map_err(|e| reject(AppError::bad_request(format!("invalid JSON body: {e}"))))
-    })
+    optional_or(|| serde_json::Value::Object(Default::default()))
+}
+
+fn optional_or<T>(absent: fn() -> T) -> impl Filter<Extract = (T,), Error = Rejection> + Clone
+where
+    T: DeserializeOwned + Send,
+{
+    json_type(true)
+        .and(warp::header::optional::<String>("cookie"))
+        .and(capped_bytes(JSON_LIMIT))
+        .and_then(
+            move |declared: Option<String>, cookie: Option<String>, bytes: Bytes| async move {
+                let empty = bytes.iter().all(u8::is_ascii_whitespace);
+                match (&declared, empty) {
+                    (Some(_), true) => return Ok(absent()),
+                    (None, true) if cookie.is_none() => return Ok(absent()),
+                    (None, _) => return Err(unsupported(None)),
+                    (Some(_), false) => {}
+                }
+                serde_json::from_slice::<T>(&bytes)
+                    .map_err(|e| reject(AppError::bad_request(format!("invalid JSON body: {e}"))))
+            },
+        )
 }
 
 #[cfg(test)]
@@ -74,9 +148,103 @@ mod tests {
         n: u32,
     }
 
+    fn typed(ct: &str) -> warp::test::RequestBuilder {
+        warp::test::request().header("content-type", ct)
+    }
+
+    fn status(r: &Rejection) -> u16 {
+        super::super::reply::rejection_error(r).status().as_u16()
+    }
+
+    #[test]
+    fn json_types_are_application_json_and_plus_json_with_parameters() {
+        for t in [
+            "application/json",
+            "application/json; charset=utf-8",
+            "Application/JSON;charset=UTF-8",
+            " application/json ",
+            "application/merge-patch+json",
+            "application/vnd.api+json; charset=utf-8",
+        ] {
+            assert!(is_json(t), "{t}");
+        }
+        for t in [
+            "",
+            "text/plain",
+            "text/plain; charset=utf-8",
+            "application/x-www-form-urlencoded",
+            "multipart/form-data; boundary=x",
+            "text/json",
+            "application/jsonx",
+            "application/+json",
+            "application/json-seq",
+            "json",
+        ] {
+            assert!(!is_json(t), "{t}");
+        }
+    }
+
+    #[tokio::test]
+    async fn bodies_not_declared_as_json_are_415() {
+        for ct in [
+            Some("text/plain"),
+            Some("application/x-www-form-urlencoded"),
+            Some("multipart/form-data; boundary=x"),
+            None,
+        ] {
+            let req = match ct {
+                Some(ct) => typed(ct),
+                None => warp::test::request(),
+            };
+            let r = req
+                .body(r#"{"n": 3}"#)
+                .filter(&json::<Thing>())
+                .await
+                .unwrap_err();
+            assert_eq!(status(&r), 415, "{ct:?}");
+            let req = match ct {
+                Some(ct) => typed(ct),
+                None => warp::test::request().header("cookie", "s=1"),
+            };
+            let r = req
+                .body(r#"{"n": 3}"#)
+                .filter(&json_or_empty())
+                .await
+                .unwrap_err();
+            assert_eq!(status(&r), 415, "{ct:?}");
+        }
+    }
+
+    #[tokio::test]
+    async fn an_optional_body_may_be_left_out_only_without_cookies() {
+        let v = warp::test::request()
+            .filter(&json_or_empty())
+            .await
+            .unwrap();
+        assert_eq!(v, serde_json::json!({}));
+        let v = typed("application/json")
+            .header("cookie", "s=1")
+            .filter(&json_or_empty())
+            .await
+            .unwrap();
+        assert_eq!(v, serde_json::json!({}));
+        // An empty, untyped POST is what a cross-site page can send with the browser's cookies.
+        let r = warp::test::request()
+            .header("cookie", "s=1")
+            .filter(&json_or_empty())
+            .await
+            .unwrap_err();
+        assert_eq!(status(&r), 415);
+        let r = typed("text/plain")
+            .filter(&json_or_empty())
+            .await
+            .unwrap_err();
+        assert_eq!(status(&r), 415);
+    }
+
     #[tokio::test]
     async fn json_within_the_limit_parses() {
-        let t: Thing = warp::test::request()
+        let t: Thing = typed("application/json; charset=utf-8")
             .body(r#"{"n": 3}"#)
             .filter(&json::<Thing>())
             .await
@@ -86,14 +254,14 @@ mod tests {
 
     #[tokio::test]
     async fn bad_json_and_large_bodies_are_refused() {
-        let r = warp::test::request()
+        let r = typed("application/json")
             .body("{nope")
             .filter(&json::<Thing>())
             .await
             .unwrap_err();
         assert_eq!(super::super::reply::rejection_error(&r).status(), 400);
         let big = vec![b' '; (JSON_LIMIT + 1) as usize];
-        let r = warp::test::request()
+        let r = typed("application/json")
             .body(big)
             .filter(&json::<Thing>())
             .await

@@ -50,7 +50,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let cancel = warp::path!("api" / "v1" / "bookings" / i64 / "cancel")
         .and(warp::post())
         .and(principal(state.clone(), Scope::WriteBooking))
-        .and(optional_json::<CancelRequest>())
+        .and(body::optional_json::<CancelRequest>())
         .and(with_state(state))
         .then(|id, who, req, state| async move { json_result(cancel(state, who, id, req).await) });
 
@@ -64,21 +64,6 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(cancel)
         .unify()
         .boxed()
-}
-
-/// A JSON body that may be left out entirely (as `Default`); otherwise as `body::json`.
-fn optional_json<T>() -> impl Filter<Extract = (T,), Error = warp::Rejection> + Clone
-where
-    T: serde::de::DeserializeOwned + Default + Send,
-{
-    body::capped_bytes(body::JSON_LIMIT).and_then(|bytes: bytes::Bytes| async move {
-        if bytes.iter().all(u8::is_ascii_whitespace) {
-            return Ok(T::default());
-        }
-        serde_json::from_slice::<T>(&bytes).map_err(|e| {
-            super::reply::reject(AppError::bad_request(format!("invalid JSON body: {e}")))
-        })
-    })
 }
 
 /// Query parameters arrive as text and are checked after authentication, so an anonymous

@@ -161,6 +161,9 @@ fn op(
     });
     if let Some(b) = body {
         o["requestBody"] = json!({"required": true, "content": content(b)});
+        // A body not sent as JSON (`body::json`).
+        let e415 = errors(&[415]).remove("415").expect("described");
+        o["responses"]["415"] = e415;
     }
     o
 }

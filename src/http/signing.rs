@@ -2,9 +2,10 @@
 //! credential. The page itself and its rendered pages are in `signing_page.rs`; the use cases
 //! in `signing::link`.
 //!
-//! The calls take JSON bodies only (`application/json`), which a cross-site form cannot send,
-//! so they need no CSRF token: another site can neither read the answers nor make a browser
-//! send such a request without a CORS preflight, which docket never grants.
+//! The calls take JSON bodies only (`application/json`, checked by `body`: 415 otherwise, and
+//! a browser's request must declare JSON even with no body), which a cross-site form cannot
+//! send, so they need no CSRF token: another site can neither read the answers nor make a
+//! browser send such a request without a CORS preflight, which docket never grants.
 //!
 //! Recipient authentication (`signing::auth`): the browser's session cookie names the signer's
 //! account; finishing actions carry their proof in the body's `auth` member.

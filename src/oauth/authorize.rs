@@ -27,7 +27,8 @@ pub struct Params {
     pub max_age: Option<String>,
     /// OpenID Connect: the address to fill in on the login form.
     pub login_hint: Option<String>,
-    /// Docket's own, added on the way to a login it asked for (`Interaction::login_since`).
+    /// Docket's own, added on the way to a login it asked for (`Interaction::login_since`),
+    /// signed (`login_mark`); as sent, not trusted.
     pub login_since: Option<String>,
 }
 
@@ -175,7 +176,9 @@ pub fn validate(p: &Params, client: Option<Client>) -> Result<Valid, Invalid> {
     let interaction = Interaction {
         prompt: Prompt::parse(p.prompt.as_deref()).map_err(|d| fail("invalid_request", &d))?,
         max_age: prompt::max_age(p.max_age.as_deref()).map_err(|d| fail("invalid_request", d))?,
-        login_since: p.login_since.as_deref().and_then(|t| t.parse().ok()),
+        // Docket's own mark is checked against its key (`login_mark`) by `consent::check`:
+        // as sent, it is just text anyone can add to the URL.
+        login_since: None,
     };
     // A hint is only ever a convenience: one no address could be is dropped, not refused.
     let login_hint = p
@@ -418,7 +421,8 @@ mod tests {
         let v = validate(&p, Some(client(false))).unwrap();
         assert!(v.interaction.prompt.login && v.interaction.prompt.consent);
         assert_eq!(v.interaction.max_age, Some(300));
-        assert_eq!(v.interaction.login_since, Some(1_700_000_000));
+        // Carried along, but never taken as sent: only `login_mark::read` makes it count.
+        assert_eq!(v.interaction.login_since, None);
         assert_eq!(v.login_hint.as_deref(), Some("ada@example.org"));
         let carried: Vec<&str> = p.pairs().iter().map(|(k, _)| *k).collect();
         for k in ["prompt", "max_age", "login_hint", LOGIN_SINCE] {

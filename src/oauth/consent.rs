@@ -11,13 +11,23 @@ use super::tokens::{new_code, store};
 use crate::crypto::SecretToken;
 use crate::db::{Db, now};
 use crate::error::AppError;
+use crate::keyring::KeyRing;
 use crate::sessions::Session;
 
-/// `params` checked against the client they name.
-pub async fn check(db: &Db, params: &Params) -> Result<Result<Valid, Invalid>, AppError> {
+/// `params` checked against the client they name; docket's `login_since` mark counts only
+/// when `ring` shows docket made it for these parameters (`login_mark`).
+pub async fn check(
+    db: &Db,
+    ring: &KeyRing,
+    params: &Params,
+) -> Result<Result<Valid, Invalid>, AppError> {
     let id = params.client_id.clone().unwrap_or_default();
     let client = db.read(move |c| super::clients::store::get(c, &id)).await?;
-    Ok(validate(params, client))
+    let mut checked = validate(params, client);
+    if let Ok(valid) = &mut checked {
+        valid.interaction.login_since = super::login_mark::read(ring, params, now());
+    }
+    Ok(checked)
 }
 
 /// What the authorization endpoint does next, with the session it goes on with. `T` is

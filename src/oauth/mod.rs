@@ -6,6 +6,7 @@ pub mod basic;
 pub mod clients;
 pub mod consent;
 pub mod identity;
+pub mod login_mark;
 pub mod oidc;
 pub mod principal;
 pub mod prompt;

@@ -57,8 +57,8 @@ pub struct Interaction {
     pub prompt: Prompt,
     pub max_age: Option<i64>,
     /// Set by docket on the way to the login it asked for (`prompt=login`, `max_age`): a
-    /// session that signed in at or after this time has done that login. It can only relax what
-    /// the same request asks, and the ID token's `auth_time` tells the app the truth anyway.
+    /// session that signed in at or after this time has done that login. Taken only from a
+    /// mark docket signed for the same request (`login_mark`), never from the URL as sent.
     pub login_since: Option<i64>,
 }
 

@@ -182,10 +182,15 @@ impl Worker {
         let (domain, addrs) = self.resolve(&host, port).await?;
         self.check_addresses(&host, &addrs)?;
         let client = client(domain.as_deref(), &addrs)?;
+        let looked_up = match domain {
+            Some(_) => addrs,
+            None => Vec::new(),
+        };
         Ok(Ready {
             client,
             url,
             secret,
+            looked_up,
         })
     }
 
@@ -220,7 +225,9 @@ impl Worker {
     }
 
     /// Every address of `host` may be reached: none internal (unless allowed), all permitted
-    /// by `--outbound`.
+    /// by `--outbound`. The refusal the webhook's owner reads never names an address a lookup
+    /// gave (that would tell them the internal network's DNS answers); only an address they
+    /// wrote in the URL themselves. The operator's log has the whole story.
     fn check_addresses(
         &self,
         host: &url::Host<String>,
@@ -229,20 +236,31 @@ impl Worker {
         if addrs.is_empty() {
             return Err(Outcome::Failed(None, format!("{host} has no address")));
         }
+        let named = matches!(host, url::Host::Domain(_));
         if !self.allow_private
             && let Some((ip, kind)) = addrs
                 .iter()
                 .find_map(|a| internal_kind(a.ip()).map(|k| (a.ip(), k)))
         {
+            tracing::warn!(%host, %ip, kind, "webhook target refused: internal address");
+            let what = match named {
+                true => String::new(),
+                false => format!(" ({ip} is a {kind} address)"),
+            };
             return Err(Outcome::Refused(format!(
-                "refused: {host} is {ip}, a {kind} address; the server delivers to such addresses only with --allow-private-webhooks"
+                "refused: internal address{what}; the server delivers to internal addresses only with --allow-private-webhooks"
             )));
         }
         if let Some(a) = addrs.iter().find(|a| !self.outbound.permits(a.ip())) {
+            let ip = a.ip();
+            tracing::warn!(%host, %ip, "webhook target refused: not a loopback address");
+            let what = match named {
+                true => String::new(),
+                false => format!(" ({ip})"),
+            };
             return Err(Outcome::Refused(format!(
-                "refused by {}: {host} is {}, not a loopback address",
+                "refused by {}: not a loopback address{what}",
                 Outbound::LOOPBACK_ONLY,
-                a.ip()
             )));
         }
         Ok(())
@@ -270,6 +288,8 @@ struct Ready {
     client: reqwest::Client,
     url: url::Url,
     secret: String,
+    /// The addresses a lookup gave for the URL's name, kept out of the error texts.
+    looked_up: Vec<SocketAddr>,
 }
 
 impl Ready {
@@ -304,9 +324,21 @@ impl Ready {
                 Outcome::Failed(Some(s.as_u16()), format!("HTTP {s}{what}"))
             }
             Err(e) if e.is_timeout() => Outcome::Failed(None, "timed out after 10 s".into()),
-            Err(e) => Outcome::Failed(None, describe(&e)),
+            Err(e) => Outcome::Failed(None, without_addresses(&describe(&e), &self.looked_up)),
         }
     }
+}
+
+/// `text` with each of `addrs` replaced by `[address]`: the answers of a lookup stay out of
+/// what the webhook's owner reads, whatever a transport error below chooses to say.
+fn without_addresses(text: &str, addrs: &[SocketAddr]) -> String {
+    let mut out = text.to_string();
+    for a in addrs {
+        out = out
+            .replace(&a.to_string(), "[address]")
+            .replace(&a.ip().to_string(), "[address]");
+    }
+    out
 }
 
 /// A transport error with its causes, without the URL.
@@ -332,6 +364,21 @@ mod tests {
             signature("key", 1_700_000_000, "{}"),
             "t=1700000000,v1=9d713ed406bb7076d4123f0dc2c39d2df5c654ed4b0cd56b52c8b4c940bd63ae"
         );
+    }
+
+    #[test]
+    fn looked_up_addresses_are_kept_out_of_error_texts() {
+        let addrs: Vec<SocketAddr> = vec![
+            "10.1.2.3:443".parse().unwrap(),
+            "[fd00::7]:443".parse().unwrap(),
+        ];
+        let text = "tcp connect error: 10.1.2.3:443: refused; also [fd00::7]:443 and fd00::7";
+        let clean = without_addresses(text, &addrs);
+        assert_eq!(
+            clean,
+            "tcp connect error: [address]: refused; also [address] and [address]"
+        );
+        assert_eq!(without_addresses("timed out", &addrs), "timed out");
     }
 
     #[test]

@@ -182,6 +182,7 @@ async fn invalid_bookings_are_400_naming_every_field() {
     assert_eq!(err["code"], "invalid_request");
     let resp = ada
         .request(Method::POST, "/api/v1/bookings")
+        .header("content-type", "application/json")
         .body("{not json")
         .send()
         .await

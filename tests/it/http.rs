@@ -171,3 +171,95 @@ async fn assets_have_types_etags_and_cache_headers() {
     assert_eq!(app.get("/assets/../Cargo.toml").await.status(), 404);
     app.stop().await;
 }
+
+/// POSTs `body` to `path` with `api`'s key and `content_type` (none when `None`): the status
+/// and the JSON answer.
+async fn post_typed(
+    api: &crate::api::Api,
+    path: &str,
+    content_type: Option<&str>,
+    body: &str,
+) -> (u16, serde_json::Value) {
+    let mut req = api
+        .request(reqwest::Method::POST, path)
+        .body(body.to_string());
+    if let Some(ct) = content_type {
+        req = req.header("content-type", ct);
+    }
+    let resp = req.send().await.unwrap();
+    let status = resp.status().as_u16();
+    (status, resp.json().await.unwrap_or_default())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn json_routes_take_only_bodies_declared_as_json() {
+    use crate::api::{two_recipients, webhook};
+    let app = TestApp::spawn().await;
+    let api = app.user_with_key("owner@example.com", "standard");
+    let document = two_recipients().to_string();
+    let hook = webhook("https://hooks.example/x", &["DOCUMENT_CREATED"]).to_string();
+    // What a cross-site form or a no-preflight fetch can send: refused before the body is read.
+    for ct in [
+        Some("text/plain"),
+        Some("text/plain; charset=utf-8"),
+        Some("application/x-www-form-urlencoded"),
+        Some("multipart/form-data; boundary=x"),
+        None,
+    ] {
+        for (path, body) in [
+            ("/api/v1/documents", &document),
+            ("/api/v1/webhooks", &hook),
+        ] {
+            let (status, err) = post_typed(&api, path, ct, body).await;
+            assert_eq!(status, 415, "{path} {ct:?}: {err}");
+            assert_eq!(err["code"], "unsupported_media_type", "{err}");
+            assert!(
+                err["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("application/json")
+            );
+        }
+    }
+    // Nothing was made.
+    let (_, list) = api.get("/api/v1/documents").await;
+    assert_eq!(list["documents"], serde_json::json!([]), "{list}");
+    let (_, hooks) = api.get("/api/v1/webhooks").await;
+    assert_eq!(hooks["webhooks"], serde_json::json!([]), "{hooks}");
+    // JSON with parameters, and a +json type, are JSON.
+    for ct in [
+        "application/json; charset=utf-8",
+        "application/vnd.api+json",
+    ] {
+        let (status, v) = post_typed(&api, "/api/v1/documents", Some(ct), &document).await;
+        assert_eq!(status, 200, "{ct}: {v}");
+    }
+    // A signing link's calls, which the browser's cookies may authenticate: even an empty,
+    // untyped POST is refused when it carries cookies; without them it reaches the link.
+    let created = api.create_document(two_recipients()).await;
+    let signer = app.signer(&created.token(0));
+    let complete = |cookie: Option<&str>, ct: Option<&str>, body: &str| {
+        let mut req = app
+            .client
+            .post(app.url(&signer.path("/complete")))
+            .body(body.to_string());
+        if let Some(c) = cookie {
+            req = req.header("cookie", c);
+        }
+        if let Some(t) = ct {
+            req = req.header("content-type", t);
+        }
+        req.send()
+    };
+    let resp = complete(Some("docket_session=x"), None, "").await.unwrap();
+    assert_eq!(resp.status(), 415);
+    let resp = complete(None, Some("text/plain"), "{}").await.unwrap();
+    assert_eq!(resp.status(), 415);
+    let resp = complete(None, None, "").await.unwrap();
+    assert_ne!(
+        resp.status(),
+        415,
+        "an empty body without cookies is left out"
+    );
+    app.stop().await;
+}

@@ -41,6 +41,7 @@ mod process;
 mod proxies;
 mod recipient_auth;
 mod recipient_input;
+mod request_log;
 mod scope_containment;
 mod sealing;
 mod secret_files;

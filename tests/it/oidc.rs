@@ -334,6 +334,95 @@ async fn prompt_login_and_an_exceeded_max_age_sign_the_user_in_again_once() {
     app.stop().await;
 }
 
+/// `url` with its `login_since` set to `mark`, or removed when `None`, and `extra` pairs set.
+fn with_mark(url: &str, mark: Option<&str>, extra: &[(&str, &str)]) -> String {
+    let mut u = url::Url::parse(url).unwrap();
+    let mut pairs: Vec<(String, String)> = u
+        .query_pairs()
+        .into_owned()
+        .filter(|(k, _)| k != "login_since" && !extra.iter().any(|(e, _)| e == k))
+        .collect();
+    if let Some(m) = mark {
+        pairs.push(("login_since".into(), m.into()));
+    }
+    pairs.extend(extra.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    u.query_pairs_mut().clear().extend_pairs(pairs);
+    u.to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_login_since_added_or_altered_by_hand_does_not_skip_the_login() {
+    let app = TestApp::spawn().await;
+    let (id, secret) = setup(&app, &[]);
+    let old = login(&app, "ada@example.com", PASSWORD).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let to_login = |(status, location): (u16, String)| {
+        assert_eq!(status, 303, "{location}");
+        assert!(location.starts_with("/auth/login?"), "{location}");
+        location
+    };
+    // Added to the app's URL by hand: the login is still asked.
+    for asked in [[("prompt", "login")], [("max_age", "0")]] {
+        let url = authorize(&app, &id, &asked);
+        for forged in ["0", "1", &unix_now().to_string(), "0.AAAA"] {
+            let forged = with_mark(&url, Some(forged), &[]);
+            to_login(visit(&app, &forged, Some(&old)).await);
+        }
+    }
+    // The mark docket makes, with its time moved back: the login is still asked.
+    let url = authorize(&app, &id, &[("prompt", "login")]);
+    let location = to_login(visit(&app, &url, Some(&old)).await);
+    let next = app.url(&query(&location)["next"]);
+    let mark = query(&next)["login_since"].clone();
+    let (time, tag) = mark.split_once('.').expect("a signed mark");
+    assert!(time.parse::<i64>().unwrap() >= unix_now() - 5, "{mark}");
+    let moved = with_mark(&next, Some(&format!("0.{tag}")), &[]);
+    to_login(visit(&app, &moved, Some(&old)).await);
+    // The Allow form is checked the same way: no code for the old session.
+    let form = [
+        ("client_id", id.as_str()),
+        ("redirect_uri", REDIRECT),
+        ("state", "st"),
+        ("scope", "openid"),
+        ("prompt", "login"),
+        ("login_since", "0"),
+        ("decision", "allow"),
+    ];
+    let resp = app
+        .client
+        .post(app.url("/auth/oauth2/authorize"))
+        .header("cookie", &old)
+        .form(&form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 303);
+    let location = resp.headers()["location"].to_str().unwrap().to_string();
+    to_login((303, location));
+
+    // The real flow: sign in, come back, allow; the ID token says the login was new.
+    let (fresh, back) = sign_in_at(&app, &location_of(&app, &url, &old).await).await;
+    assert!(back.starts_with("/auth/oauth2/authorize?"), "{back}");
+    let q = consent(&app, &fresh, &app.url(&back), "allow").await;
+    let claims = id_claims(&app, &id, &secret, &q["code"]).await;
+    assert!(claims["auth_time"].as_i64().unwrap() >= time.parse::<i64>().unwrap());
+    // The genuine mark, carried to another request (another state), does not count there.
+    let elsewhere = with_mark(
+        &app.url(&back),
+        Some(&query(&back)["login_since"]),
+        &[("state", "other")],
+    );
+    to_login(visit(&app, &elsewhere, Some(&fresh)).await);
+    app.stop().await;
+}
+
+/// Where the authorization endpoint sends a browser with `cookie` for `url`.
+async fn location_of(app: &TestApp, url: &str, cookie: &str) -> String {
+    let (status, location) = visit(app, url, Some(cookie)).await;
+    assert_eq!(status, 303, "{location}");
+    location
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn login_hint_fills_in_the_login_form_escaped() {
     let app = TestApp::spawn().await;

@@ -349,3 +349,49 @@ async fn loopback_only_refuses_other_targets_without_a_lookup() {
     assert_eq!(d["status"], "DELIVERED", "{d}");
     assert_eq!(rx.seen().len(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refusals_and_failures_never_show_what_a_name_resolved_to() {
+    // A name that is internal, refused without the flag: the owner learns that much, not the
+    // address (`localhost is 127.0.0.1` would tell them the internal DNS answers).
+    let app = TestApp::spawn().await;
+    let api = app.user_with_key("owner@example.com", "standard");
+    let rx = Receiver::start(Duration::ZERO, &[]).await;
+    let port = rx.addr.port();
+    let named = api
+        .add_webhook(webhook(&format!("http://localhost:{port}/hook"), CREATED))
+        .await["id"]
+        .as_i64()
+        .unwrap();
+    api.create_document(two_recipients()).await;
+    let d = api.wait_delivery(named, |d| d["status"] != "PENDING").await;
+    assert_eq!(d["status"], "FAILED", "{d}");
+    let err = d["lastError"].as_str().unwrap();
+    assert!(
+        err.starts_with("refused: internal address;") && err.contains("--allow-private-webhooks"),
+        "{err}"
+    );
+    for address in ["127.0.0.1", "::1", "loopback"] {
+        assert!(!err.contains(address), "{err}");
+    }
+    assert!(rx.seen().is_empty());
+
+    // Allowed, but nothing listens there: the transport error names no address either.
+    let app = TestApp::spawn_with(&["--tls", "off", "--allow-private-webhooks"]).await;
+    let api = app.user_with_key("owner@example.com", "standard");
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = closed.local_addr().unwrap().port();
+    drop(closed);
+    let hook = api
+        .add_webhook(webhook(&format!("http://localhost:{port}/hook"), CREATED))
+        .await["id"]
+        .as_i64()
+        .unwrap();
+    api.create_document(two_recipients()).await;
+    let d = api.wait_delivery(hook, |d| d["attempts"] != 0).await;
+    let err = d["lastError"].as_str().unwrap();
+    assert!(!err.is_empty(), "{d}");
+    for address in ["127.0.0.1", "::1"] {
+        assert!(!err.contains(address), "{err}");
+    }
+}
