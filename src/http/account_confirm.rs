@@ -15,6 +15,7 @@ use warp::reply::Response;
 use super::account_factors::{factors_csrf, signed_in};
 use super::login::redirect;
 use super::reply::{Format, error_response, html_response, json_response};
+use super::second_factor::code_forms;
 use super::session::{cookies, current, safe_next, urlencode};
 use crate::assets::{escape, page, url};
 use crate::error::AppError;
@@ -107,21 +108,7 @@ async fn show(
         ));
     }
     if enrolled.totp {
-        parts.push(format!(
-            r#"<form method="post" action="/account/confirm" class="stack">
-  {hidden}
-  <div class="field"><label for="code">Code from your authenticator app</label>
-    <input type="text" id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{{6,7}}" maxlength="7" required autofocus></div>
-  <div class="form-actions"><button class="button primary block" type="submit">Confirm</button></div>
-</form>
-<details><summary>Lost your device? Use a recovery code</summary>
-<form method="post" action="/account/confirm" class="stack">
-  {hidden}
-  <div class="field"><label for="recovery_code">Recovery code</label>
-    <input type="text" id="recovery_code" name="recovery_code" autocomplete="off" maxlength="20" required></div>
-  <div class="form-actions"><button class="button secondary block" type="submit">Use recovery code</button></div>
-</form></details>"#
-        ));
+        parts.push(code_forms("/account/confirm", &hidden, "Confirm"));
     }
     if !enrolled.any() {
         parts.push(format!(

@@ -135,24 +135,12 @@ async fn show(
         ));
     }
     if enrolled.totp {
-        parts.push(format!(
-            r#"<form method="post" action="/auth/login/verify" class="stack">
-  <input type="hidden" name="csrf_token" value="{csrf}">
-  <input type="hidden" name="next" value="{next}">
-  <div class="field"><label for="code">Code from your authenticator app</label>
-    <input type="text" id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{{6,7}}" maxlength="7" required autofocus></div>
-  <div class="form-actions"><button class="button primary block" type="submit">Verify</button></div>
-</form>
-<details><summary>Lost your device? Use a recovery code</summary>
-<form method="post" action="/auth/login/verify" class="stack">
-  <input type="hidden" name="csrf_token" value="{csrf}">
-  <input type="hidden" name="next" value="{next}">
-  <div class="field"><label for="recovery_code">Recovery code</label>
-    <input type="text" id="recovery_code" name="recovery_code" autocomplete="off" maxlength="20" required></div>
-  <div class="form-actions"><button class="button secondary block" type="submit">Use recovery code</button></div>
-</form></details>"#,
+        let hidden = format!(
+            r#"<input type="hidden" name="csrf_token" value="{csrf}">
+  <input type="hidden" name="next" value="{next}">"#,
             next = escape(&next)
-        ));
+        );
+        parts.push(code_forms("/auth/login/verify", &hidden, "Verify"));
     }
     let main = format!(
         r#"<section class="narrow"><div class="card stack">
@@ -172,6 +160,26 @@ async fn show(
         StatusCode::OK
     };
     html_response(status, &page("Two-step sign-in", &main))
+}
+
+/// The forms that answer with a code from the authenticator app or, folded away, a recovery
+/// code: both post to `action` with the `hidden` fields; `verb` names the first button.
+pub fn code_forms(action: &str, hidden: &str, verb: &str) -> String {
+    format!(
+        r#"<form method="post" action="{action}" class="stack">
+  {hidden}
+  <div class="field"><label for="code">Code from your authenticator app</label>
+    <input type="text" id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{{6,7}}" maxlength="7" required autofocus></div>
+  <div class="form-actions"><button class="button primary block" type="submit">{verb}</button></div>
+</form>
+<details><summary>Lost your device? Use a recovery code</summary>
+<form method="post" action="{action}" class="stack">
+  {hidden}
+  <div class="field"><label for="recovery_code">Recovery code</label>
+    <input type="text" id="recovery_code" name="recovery_code" autocomplete="off" maxlength="20" required></div>
+  <div class="form-actions"><button class="button secondary block" type="submit">Use recovery code</button></div>
+</form></details>"#
+    )
 }
 
 /// Signed in: the session cookie set, the pending one cleared.
