@@ -153,6 +153,7 @@ fn on_postgres_a_database_of_the_version_before_gains_the_table() {
             // Back to version 14: without what 0015 and the migrations after it made.
             Ok(c.execute_batch(
                 "DROP TABLE rate_windows; DROP INDEX documents_pending;
+                 ALTER TABLE sessions DROP COLUMN confirmed_at;
                  UPDATE docket_schema SET version = 14",
             )?)
         })
