@@ -8,16 +8,20 @@ pub enum LogFormat {
     Json,
 }
 
-/// Silences warp's path matching at every level (it bypasses `http::redact`).
-const QUIET_PATH_MATCHING: &str = "warp::filters::path=off";
+/// Targets silenced at every level, since they print secrets as they are: warp's path matching
+/// traces every segment as sent (signing tokens and one-time links; the request line,
+/// `http::redact`, is where paths are logged), and tokio-postgres logs every query's
+/// parameters at debug level (tokens, hashes, sealed secrets).
+const QUIET: [&str; 2] = ["warp::filters::path=off", "tokio_postgres::query=off"];
 
-/// The filter `--log-level` asks for, warp's path matching always off: it traces every
-/// segment as sent, signing tokens and one-time links included, and the request line
-/// (`http::redact`) is where paths are logged.
+/// The filter `--log-level` asks for, with the `QUIET` targets always off.
 fn filter(level: &str) -> Result<EnvFilter, String> {
-    Ok(EnvFilter::try_new(level)
-        .map_err(|e| format!("--log-level {level:?}: {e}"))?
-        .add_directive(QUIET_PATH_MATCHING.parse().expect("a valid directive")))
+    let mut filter =
+        EnvFilter::try_new(level).map_err(|e| format!("--log-level {level:?}: {e}"))?;
+    for quiet in QUIET {
+        filter = filter.add_directive(quiet.parse().expect("a valid directive"));
+    }
+    Ok(filter)
 }
 
 /// Installs the global subscriber. `level` is a tracing filter (`info`, `debug`,
@@ -51,6 +55,26 @@ mod tests {
                     "{level}"
                 );
                 assert!(tracing::enabled!(target: "warp::reply", tracing::Level::TRACE));
+            });
+        }
+    }
+
+    #[test]
+    fn query_parameters_stay_quiet_even_at_trace() {
+        for level in [
+            "trace",
+            "tokio_postgres=trace",
+            "debug,tokio_postgres::query=debug",
+        ] {
+            let subscriber = tracing_subscriber::registry().with(filter(level).unwrap());
+            tracing::subscriber::with_default(subscriber, || {
+                assert!(
+                    !tracing::enabled!(target: "tokio_postgres::query", tracing::Level::ERROR),
+                    "{level}"
+                );
+                assert!(
+                    tracing::enabled!(target: "tokio_postgres::connection", tracing::Level::DEBUG)
+                );
             });
         }
     }

@@ -437,7 +437,51 @@ pub struct BinServer {
     pub child: Child,
     pub addr: SocketAddr,
     pub banner: Vec<String>,
-    pub stderr: Option<std::process::ChildStderr>,
+    /// The child's stderr, drained from the start by a thread (`Drained`), so that a server
+    /// logging much before its banner (e.g. at trace level) never blocks on a full pipe.
+    pub stderr: Option<Drained>,
+}
+
+/// What a child wrote to a pipe, read as it comes by a thread of its own and handed on
+/// through a channel: reading it blocks until there is more, and ends when the child's end
+/// is closed.
+pub struct Drained {
+    chunks: std::sync::mpsc::Receiver<Vec<u8>>,
+    pending: std::collections::VecDeque<u8>,
+}
+
+impl Drained {
+    pub fn new(mut from: impl std::io::Read + Send + 'static) -> Drained {
+        let (tx, chunks) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let mut buf = vec![0u8; 64 * 1024];
+            while let Ok(n) = from.read(&mut buf) {
+                if n == 0 || tx.send(buf[..n].to_vec()).is_err() {
+                    break;
+                }
+            }
+        });
+        Drained {
+            chunks,
+            pending: std::collections::VecDeque::new(),
+        }
+    }
+}
+
+impl std::io::Read for Drained {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if self.pending.is_empty() {
+            match self.chunks.recv() {
+                Ok(chunk) => self.pending.extend(chunk),
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = out.len().min(self.pending.len());
+        for (slot, byte) in out.iter_mut().zip(self.pending.drain(..n)) {
+            *slot = byte;
+        }
+        Ok(n)
+    }
 }
 
 impl BinServer {
@@ -457,8 +501,8 @@ impl BinServer {
         let mut child = Self::serve_command(args, env, address_space)
             .spawn()
             .expect("docket serve starts");
+        let stderr = child.stderr.take().map(Drained::new);
         let (banner, addr) = Self::read_banner(child.stdout.take().unwrap());
-        let stderr = child.stderr.take();
         let Some(addr) = addr else {
             let _ = child.kill();
             let mut err = String::new();
