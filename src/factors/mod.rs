@@ -352,10 +352,9 @@ pub fn remove_all(tx: &Conn, user: i64, now: i64) -> Result<String, AppError> {
 }
 
 /// Runs one checked answer: `reserve` counts it in a write that commits first (an [`Attempt`]
-/// or more), `check` then checks it in a transaction of its own. When `check` fails for a
-/// reason other than a refused proof, the answer was never really checked and `release` takes
-/// the count back; a refused proof stands as a failure, and a right one clears the counts in
-/// `check` itself.
+/// or more), `check` then checks it in a transaction of its own. A refused proof stands as a
+/// failure; otherwise `release` takes the count back (the answer passed, or was never checked
+/// because the action failed first or did not need it).
 pub async fn counted<R, T>(
     db: &Db,
     reserve: impl FnOnce(&Conn) -> Result<R, AppError> + Send + 'static,
@@ -369,10 +368,11 @@ where
     let reserved = db.write(reserve).await?;
     let r = reserved.clone();
     let result = db.write(move |tx| check(tx, &r)).await;
-    if let Err(e) = &result
-        && !is_refused_proof(e)
-        && let Err(err) = db.write(move |tx| release(tx, reserved)).await
-    {
+    // Only a refused proof stands. After success the count is taken back as well: the check
+    // cleared it already, or the action did not need the answer (a signing link that asks for
+    // no second factor) and never checked it.
+    let stands = matches!(&result, Err(e) if is_refused_proof(e));
+    if !stands && let Err(err) = db.write(move |tx| release(tx, reserved)).await {
         tracing::warn!(error = %err, "could not take back an unchecked second factor");
     }
     result

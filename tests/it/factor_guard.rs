@@ -428,3 +428,22 @@ async fn remove_first_passkey(app: &TestApp, cookie: &str) -> u16 {
         .status()
         .as_u16()
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_code_an_action_did_not_need_counts_for_nothing() {
+    let app = TestApp::spawn().await;
+    let owner = app.user_with_key("owner@example.com", "enterprise");
+    let auth = json!({"globalActionAuth": "ACCOUNT"});
+    let (_, token, field) = sent(&owner, EMAIL, auth, Value::Null).await;
+    let (ann, secret) = ann_with_totp(&app).await;
+    let link = app.signer(&token).with_cookie(&ann);
+    assert_eq!(link.sign_typed(field, "Ann").await.0, 200);
+    // The document asks for the account only: the (wrong) code that comes along is not checked.
+    let wrong = wrong_codes(&secret, 1).remove(0);
+    let body = json!({"auth": {"method": "TWO_FACTOR_AUTH", "code": wrong}});
+    let (s, v) = link.complete(body).await;
+    assert_eq!(s, 200, "{v}");
+    let (count, _) = account_count(&app, user_id(&app, EMAIL));
+    assert_eq!(count, 0, "an answer nobody checked stands against nobody");
+    app.stop().await;
+}
