@@ -12,7 +12,7 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use super::account_factors::{factors_csrf, signed_in};
+use super::account_factors::{factors_csrf, passkey_answer, signed_in, signed_in_json};
 use super::login::redirect;
 use super::reply::{Format, error_response, html_response, json_response};
 use super::second_factor::code_forms;
@@ -190,18 +190,14 @@ async fn passkey_options(
     cookies: Option<String>,
     csrf: Option<String>,
 ) -> Response {
-    let (_, user) = match signed_in(&state, cookies.as_deref(), csrf.as_deref()).await {
+    let (_, user) = match signed_in_json(&state, cookies.as_deref(), csrf.as_deref()).await {
         Ok(s) => s,
-        Err(_) => return error_response(&forbidden(), Format::Json),
+        Err(r) => return r,
     };
     match confirm::passkey_options(&state.db, &state.factors, user.id).await {
         Ok(options) => json_response(StatusCode::OK, &json!({"publicKey": options})),
         Err(e) => error_response(&e, Format::Json),
     }
-}
-
-fn forbidden() -> AppError {
-    AppError::Forbidden("sign in again and reload the page".into())
 }
 
 /// `{"credential": <AuthenticationResponseJSON>, "next": "/..."}` → `{"next": "/..."}`.
@@ -211,18 +207,16 @@ async fn passkey(
     csrf: Option<String>,
     body: Value,
 ) -> Response {
-    let (session, user) = match signed_in(&state, cookies.as_deref(), csrf.as_deref()).await {
+    let (session, user) = match signed_in_json(&state, cookies.as_deref(), csrf.as_deref()).await {
         Ok(s) => s,
-        Err(_) => return error_response(&forbidden(), Format::Json),
+        Err(r) => return r,
     };
     let next = safe_next(body.get("next").and_then(Value::as_str));
-    let Some(answer) = body.get("credential").filter(|c| c.is_object()) else {
-        return error_response(
-            &AppError::bad_request("credential must be the passkey's answer"),
-            Format::Json,
-        );
+    let answer = match passkey_answer(&body) {
+        Ok(a) => a,
+        Err(e) => return error_response(&e, Format::Json),
     };
-    let proof = Proof::Passkey(serde_json::to_vec(answer).unwrap_or_default());
+    let proof = Proof::Passkey(answer);
     let checks = Checks {
         verifier: &state.factors,
         passwords: &state.passwords,

@@ -281,9 +281,9 @@ async fn passkey_options(
     cookies: Option<String>,
     csrf: Option<String>,
 ) -> Response {
-    let (session, user) = match signed_in(&state, cookies.as_deref(), csrf.as_deref()).await {
-        Ok(u) => u,
-        Err(_) => return error_response(&forbidden(), Format::Json),
+    let (session, user) = match signed_in_json(&state, cookies.as_deref(), csrf.as_deref()).await {
+        Ok(s) => s,
+        Err(r) => return r,
     };
     match account::passkey_options(&state.db, &state.factors, user, session).await {
         Ok(options) => json_response(StatusCode::OK, &json!({"publicKey": options})),
@@ -291,8 +291,26 @@ async fn passkey_options(
     }
 }
 
-fn forbidden() -> AppError {
-    AppError::Forbidden("sign in again and reload the account page".into())
+/// The signed-in session and user of a JSON call whose `X-CSRF-Token` matches; otherwise the
+/// 403 to answer with.
+pub(super) async fn signed_in_json(
+    state: &AppState,
+    cookies: Option<&str>,
+    csrf: Option<&str>,
+) -> Result<(String, User), Response> {
+    signed_in(state, cookies, csrf).await.map_err(|_| {
+        let e = AppError::Forbidden("sign in again and reload the page".into());
+        error_response(&e, Format::Json)
+    })
+}
+
+/// The serialised passkey answer in a JSON body's `credential`.
+pub(super) fn passkey_answer(body: &Value) -> Result<Vec<u8>, AppError> {
+    let answer = body
+        .get("credential")
+        .filter(|c| c.is_object())
+        .ok_or_else(|| AppError::bad_request("credential must be the passkey's answer"))?;
+    serde_json::to_vec(answer).map_err(AppError::internal)
 }
 
 /// `{"credential": <RegistrationResponseJSON>, "name": "Laptop"}` → `{"id": n}`.
@@ -302,18 +320,16 @@ async fn passkey_add(
     csrf: Option<String>,
     body: Value,
 ) -> Response {
-    let (session, user) = match signed_in(&state, cookies.as_deref(), csrf.as_deref()).await {
-        Ok(u) => u,
-        Err(_) => return error_response(&forbidden(), Format::Json),
+    let (session, user) = match signed_in_json(&state, cookies.as_deref(), csrf.as_deref()).await {
+        Ok(s) => s,
+        Err(r) => return r,
     };
-    let Some(answer) = body.get("credential").filter(|c| c.is_object()) else {
-        return error_response(
-            &AppError::bad_request("credential must be the passkey's answer"),
-            Format::Json,
-        );
+    let answer = match passkey_answer(&body) {
+        Ok(a) => a,
+        Err(e) => return error_response(&e, Format::Json),
     };
     let new = NewPasskey {
-        answer: serde_json::to_vec(answer).unwrap_or_default(),
+        answer,
         name: body
             .get("name")
             .and_then(Value::as_str)

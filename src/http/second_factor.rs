@@ -14,6 +14,7 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
+use super::account_factors::passkey_answer;
 use super::login::redirect;
 use super::reply::{Format, error_response, html_response, json_response};
 use super::session::{cookie, cookies, safe_next, urlencode};
@@ -246,13 +247,11 @@ async fn passkey(state: AppState, cookies: Option<String>, body: Value) -> Respo
         return error_response(&expired(), Format::Json);
     };
     let next = safe_next(body.get("next").and_then(Value::as_str));
-    let Some(answer) = body.get("credential").filter(|c| c.is_object()) else {
-        return error_response(
-            &AppError::bad_request("credential must be the passkey's answer"),
-            Format::Json,
-        );
+    let answer = match passkey_answer(&body) {
+        Ok(a) => a,
+        Err(e) => return error_response(&e, Format::Json),
     };
-    let proof = Proof::Passkey(serde_json::to_vec(answer).unwrap_or_default());
+    let proof = Proof::Passkey(answer);
     match second_step::finish(&state.db, &state.factors, token, Some(proof)).await {
         Ok(session) => signed_in(
             json_response(StatusCode::OK, &json!({"next": next})),
