@@ -73,6 +73,10 @@ async function confirmWithPassword(page) {
   await page.waitForURL(/\/account\/confirm/);
   await page.locator('#confirm h1').waitFor();
   await page.screenshot({ path: `${outDir}/auth-confirm.png`, fullPage: true });
+  const desktop = page.viewportSize();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: `${outDir}/auth-confirm-phone.png`, fullPage: true });
+  await page.setViewportSize(desktop);
   await page.fill('#password', password);
   await page.getByRole('button', { name: 'Confirm' }).click();
   await page.waitForURL(/\/account(\?|#|$)/);
