@@ -7,8 +7,8 @@
 
 use std::path::PathBuf;
 
-use crate::datadir::DataDir;
-use crate::secrets::{Shared, Source};
+use crate::core::datadir::DataDir;
+use crate::{core::secrets::Shared, core::secrets::Source};
 
 /// Adopts and removes what `data` still holds in plain text beside the database's secrets;
 /// with the files source, nothing. A failure keeps the files (as before) and is logged: the
@@ -40,15 +40,15 @@ fn adopt_lazy(source: &Source, data: &DataDir, seal_auto: bool) {
         log("the ID token key", &e);
     }
     let tls = data.tls();
-    if crate::tls::auto::LocalCa::has_key_file(&tls)
-        && let Err(e) = crate::tls::auto::LocalCa::from_source(source)
+    if crate::core::tls::auto::LocalCa::has_key_file(&tls)
+        && let Err(e) = crate::core::tls::auto::LocalCa::from_source(source)
     {
         log("the local CA", &e);
     }
     // With --seal-cert the database's seal is never made: its files stay until it is.
     if seal_auto
         && tls.join("seal-key.pem").exists()
-        && let Err(e) = crate::pdf::seal::SealSigner::from_source(source)
+        && let Err(e) = crate::signing::pdf::seal::SealSigner::from_source(source)
     {
         log("the seal certificate", &e);
     }
@@ -57,7 +57,9 @@ fn adopt_lazy(source: &Source, data: &DataDir, seal_auto: bool) {
 fn retire_in(shared: &Shared, data: &DataDir) -> Result<Vec<PathBuf>, String> {
     let tls = data.tls();
     let mut files = shared.stored_files()?;
-    files.extend(crate::tls::auto::LocalCa::files_in_database(&tls));
-    files.extend(crate::pdf::seal::SealSigner::files_in_database(&tls));
+    files.extend(crate::core::tls::auto::LocalCa::files_in_database(&tls));
+    files.extend(crate::signing::pdf::seal::SealSigner::files_in_database(
+        &tls,
+    ));
     shared.retire_files(&files)
 }

@@ -12,14 +12,14 @@ use warp::reply::Response;
 use super::login::redirect;
 use super::reply::{Format, error_response, html_response};
 use super::session::{cookies, current};
-use crate::assets::{escape, page};
-use crate::crypto::SecretToken;
-use crate::error::AppError;
+use crate::core::crypto::SecretToken;
+use crate::core::error::AppError;
+use crate::core::timefmt::human;
 use crate::http::state::AppState;
+use crate::identity::sessions::csrf;
+use crate::oauth::account;
 use crate::oauth::tokens::store::GrantView;
-use crate::sessions::csrf;
-use crate::timefmt::human;
-use crate::users::account;
+use crate::{core::assets::escape, core::assets::page};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let s = move || super::with_state(state.clone());
@@ -81,8 +81,8 @@ async fn show(state: AppState, cookies: Option<String>, next: Option<String>) ->
 <script src="{webauthn}" defer></script>
 <script src="{script}" defer></script>"#,
         back = back_link(next.as_deref()),
-        script = crate::assets::url("js/account.js"),
-        webauthn = crate::assets::url("js/webauthn.js"),
+        script = crate::core::assets::url("js/account.js"),
+        webauthn = crate::core::assets::url("js/webauthn.js"),
         name = escape(&user.name),
         email = escape(&user.email),
         username = escape(&user.username),

@@ -17,10 +17,13 @@ use super::login::redirect;
 use super::reply::{Format, error_response, html_response, json_response};
 use super::second_factor::code_forms;
 use super::session::{cookies, current, safe_next, urlencode};
-use crate::assets::{escape, page, url};
-use crate::error::AppError;
+use crate::core::error::AppError;
 use crate::http::state::AppState;
-use crate::sessions::confirm::{self, Checks, Proof};
+use crate::{core::assets::escape, core::assets::page, core::assets::url};
+use crate::{
+    identity::sessions::confirm, identity::sessions::confirm::Checks,
+    identity::sessions::confirm::Proof,
+};
 
 type Form = HashMap<String, String>;
 
@@ -122,7 +125,7 @@ async fn show(
             email = escape(&user.email)
         ));
     }
-    let alert = crate::assets::error_alert(error);
+    let alert = crate::core::assets::error_alert(error);
     let main = format!(
         r#"<section class="narrow"><div class="card stack" id="confirm">
   <h1>Confirm it is you</h1>

@@ -15,15 +15,18 @@ use warp::reply::Response;
 use super::login::redirect;
 use super::reply::{Format, error_response, html_response, json_response};
 use super::session::{cookies, current, safe_next, urlencode};
-use crate::assets::{escape, page};
-use crate::crypto::SecretToken;
-use crate::error::AppError;
-use crate::factors::account::{self, Confirmation, NewPasskey, PasskeyChange};
-use crate::factors::{Enrolled, Enrolment, store};
+use crate::core::crypto::SecretToken;
+use crate::core::error::AppError;
+use crate::core::timefmt::human;
 use crate::http::state::AppState;
-use crate::sessions::csrf;
-use crate::timefmt::human;
-use crate::users::User;
+use crate::identity::sessions::csrf;
+use crate::identity::users::User;
+use crate::{core::assets::escape, core::assets::page};
+use crate::{
+    identity::accounts::factors as account, identity::accounts::factors::Confirmation,
+    identity::accounts::factors::NewPasskey, identity::accounts::factors::PasskeyChange,
+};
+use crate::{identity::factors::Enrolled, identity::factors::Enrolment, identity::factors::store};
 
 type Form = HashMap<String, String>;
 
@@ -167,7 +170,7 @@ fn account_link(next: Option<&str>) -> String {
 fn enrol_page(csrf: &str, e: &Enrolment, next: Option<&str>, error: Option<&str>) -> Response {
     use base64::Engine;
     let qr = base64::engine::general_purpose::STANDARD.encode(e.qr_svg.as_bytes());
-    let alert = crate::assets::error_alert(error);
+    let alert = crate::core::assets::error_alert(error);
     let main = format!(
         r#"<section class="narrow"><div class="card stack" id="totp-enrol">
   <h1>Set up an authenticator app</h1>

@@ -13,18 +13,21 @@ use warp::reply::Response;
 use super::login::redirect;
 use super::reply::{Format, error_response, html_response};
 use super::session::current_session;
-use crate::assets::{escape, page};
-use crate::crypto::SecretToken;
-use crate::error::AppError;
+use crate::core::crypto::SecretToken;
+use crate::core::error::AppError;
 use crate::http::state::AppState;
-use crate::oauth::authorize::{Invalid, LOGIN_SINCE, Params, Valid, error_redirect, redirect_to};
+use crate::identity::scope;
+use crate::identity::users::User;
 use crate::oauth::clients::Client;
-use crate::oauth::consent::{self, Allower, Next};
 use crate::oauth::login_mark;
 use crate::oauth::prompt;
-use crate::oauth::scope;
-use crate::sessions::{Session, csrf};
-use crate::users::User;
+use crate::{core::assets::escape, core::assets::page};
+use crate::{identity::sessions::Session, identity::sessions::csrf};
+use crate::{
+    oauth::authorize::Invalid, oauth::authorize::LOGIN_SINCE, oauth::authorize::Params,
+    oauth::authorize::Valid, oauth::authorize::error_redirect, oauth::authorize::redirect_to,
+};
+use crate::{oauth::consent, oauth::consent::Allower, oauth::consent::Next};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let s = move || super::with_state(state.clone());
@@ -236,7 +239,7 @@ fn consent_page(valid: &Valid, user: &User, hidden: &str, token: &str) -> String
 </div>
 </section>
 <script src="{script}" defer></script>"#,
-        script = crate::assets::url("js/consent.js"),
+        script = crate::core::assets::url("js/consent.js"),
         name = escape(&c.name),
         user_name = escape(&user.name),
         email = escape(&user.email),
@@ -274,7 +277,7 @@ async fn decide(
         .get("csrf_token")
         .map(String::as_str)
         .unwrap_or_default();
-    if !crate::crypto::ct_eq(
+    if !crate::core::crypto::ct_eq(
         consent_token(&state, &session, &valid).as_bytes(),
         presented.as_bytes(),
     ) {

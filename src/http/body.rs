@@ -13,7 +13,7 @@ use serde::de::DeserializeOwned;
 use warp::{Filter, Rejection};
 
 use super::reply::reject;
-use crate::error::AppError;
+use crate::core::error::AppError;
 
 /// Largest JSON body an API accepts (1 MiB).
 pub const JSON_LIMIT: u64 = 1024 * 1024;

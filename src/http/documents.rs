@@ -11,13 +11,16 @@ use warp::reply::Response;
 
 use super::auth::caller;
 use super::reply::{json_result, with_keys, write_result};
-use crate::documents::manage::{self, Listing};
-use crate::documents::store::Deleted;
-use crate::documents::{RecipientBrief, Status, parse_paging};
-use crate::error::AppError;
+use crate::core::error::AppError;
 use crate::http::state::AppState;
-use crate::oauth::principal::Principal;
-use crate::oauth::scope::Scope;
+use crate::identity::principal::Principal;
+use crate::identity::scope::Scope;
+use crate::signing::documents::store::Deleted;
+use crate::{
+    signing::documents::RecipientBrief, signing::documents::Status,
+    signing::documents::parse_paging,
+};
+use crate::{signing::documents::manage, signing::documents::manage::Listing};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     document_routes(state.clone())
@@ -176,7 +179,7 @@ async fn create(
     state: AppState,
     who: Principal,
     body: Value,
-    origin: crate::documents::audit::Origin,
+    origin: crate::signing::documents::audit::Origin,
 ) -> Result<Value, AppError> {
     let created = manage::create(&state.ctx(), &who, body, origin).await?;
     let briefs: Vec<RecipientBrief> = created

@@ -12,12 +12,12 @@ use warp::reply::Response;
 
 use super::reply::html_response;
 use super::session::{cookie, cookies, current, safe_next, urlencode};
-use crate::assets::{escape, page};
-use crate::crypto::SecretToken;
-use crate::error::AppError;
+use crate::core::crypto::SecretToken;
+use crate::core::error::AppError;
 use crate::http::state::AppState;
-use crate::sessions::login::{self, Passed};
-use crate::sessions::{self, csrf};
+use crate::{core::assets::escape, core::assets::page};
+use crate::{identity::sessions, identity::sessions::csrf};
+use crate::{identity::sessions::login, identity::sessions::login::Passed};
 
 fn login_cookie_name(tls: bool) -> &'static str {
     if tls {
@@ -87,12 +87,12 @@ fn login_page(
     let tls = state.tls();
     let (seed, fresh) = match cookie(cookie_header, login_cookie_name(tls)) {
         Some(v) => (v.to_string(), false),
-        None => (crate::crypto::random_base62(32), true),
+        None => (crate::core::crypto::random_base62(32), true),
     };
     let token = csrf::token(&state.keys, "login", &[&seed]);
     let next = safe_next(form.next);
     let email = form.email.unwrap_or_default();
-    let alert = crate::assets::error_alert(error);
+    let alert = crate::core::assets::error_alert(error);
     let main = format!(
         r#"<section class="narrow">
 <div class="card stack">

@@ -8,8 +8,8 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::reply::{html_response, json_response};
-use crate::assets::{page, url};
 use crate::http::state::AppState;
+use crate::{core::assets::page, core::assets::url};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let spec = warp::path!("api" / "v1" / "openapi.json")
@@ -198,7 +198,7 @@ pub fn document(issuer: &str) -> Value {
         "openapi": "3.1.0",
         "info": {
             "title": "Docket API",
-            "version": crate::version::VERSION,
+            "version": crate::core::version::VERSION,
             "description": "The document-signing API (/api/v1) and the OAuth 2 provider of a Docket appliance. Errors are JSON {error, code, message, details?}; OAuth token endpoints answer RFC 6749 errors {error, error_description}."
         },
         "servers": [{"url": issuer}],
@@ -333,7 +333,7 @@ pub fn document(issuer: &str) -> Value {
                 "get": op("Sample for the signing service's Zapier app: empty until the account has a webhook and a document with recipients, then one delivery as the oldest webhook would get it (any method)", "zapier", json!([]), None, json!({"type": "array", "maxItems": 1, "items": {"type": "object", "required": ["event", "createdAt", "webhookEndpoint", "payload"]}}), &[401, 403, 429])
             },
             "/api/v1/zapier/subscribe": {
-                "post": op("Subscribe a Zapier REST hook to one document event (any method)", "zapier", json!([]), Some(json!({"type": "object", "required": ["webhookUrl", "eventTrigger"], "properties": {"webhookUrl": {"type": "string"}, "eventTrigger": {"type": "string", "enum": crate::webhooks::Event::names_of(false)}}})), ref_("SignSubscription"), &[400, 401, 403, 409, 413, 429])
+                "post": op("Subscribe a Zapier REST hook to one document event (any method)", "zapier", json!([]), Some(json!({"type": "object", "required": ["webhookUrl", "eventTrigger"], "properties": {"webhookUrl": {"type": "string"}, "eventTrigger": {"type": "string", "enum": crate::outbox::webhooks::Event::names_of(false)}}})), ref_("SignSubscription"), &[400, 401, 403, 409, 413, 429])
             },
             "/api/v1/zapier/unsubscribe": {
                 "post": op("Delete a webhook by id; the webhook as it was (any method)", "zapier", json!([]), Some(json!({"type": "object", "required": ["webhookId"], "properties": {"webhookId": {"type": ["string", "integer"]}}})), ref_("SignSubscription"), &[400, 401, 403, 404, 413, 429])
@@ -411,7 +411,7 @@ fn schemas() -> Value {
             "subject": {"type": ["string", "null"], "maxLength": 255, "description": "the signing request's subject; {signer.name}, {signer.email} and {document.name} are filled in per recipient"},
             "message": {"type": ["string", "null"], "maxLength": 5000, "description": "the signing request's message; {signer.name}, {signer.email} and {document.name} are filled in per recipient"},
             "timezone": {"type": "string"},
-            "dateFormat": {"type": "string", "enum": crate::documents::meta::DATE_FORMATS},
+            "dateFormat": {"type": "string", "enum": crate::signing::documents::meta::DATE_FORMATS},
             "redirectUrl": {"type": ["string", "null"], "format": "uri", "maxLength": 2000, "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$"},
             "signingOrder": {"type": "string", "enum": ["PARALLEL", "SEQUENTIAL"]},
             "distributionMethod": {"type": "string", "enum": ["EMAIL", "NONE"], "default": "EMAIL", "description": "NONE: recipients are never e-mailed (no signing requests, reminders, completion or cancellation e-mails); the owner hands out the signing links"},
@@ -506,16 +506,16 @@ fn schemas() -> Value {
         "Deleted": {"type": "object", "required": ["id", "deleted"], "properties": {"id": {"type": "integer"}, "deleted": {"type": "boolean"}, "status": {"type": "string"}, "documentId": {"type": "integer"}}},
         "WebhookInput": {"type": "object", "required": ["url", "events"], "properties": {
             "url": {"type": "string", "format": "uri", "maxLength": 2048, "description": "http or https; deliveries to internal addresses are refused unless the server allows them"},
-            "events": {"type": "array", "minItems": 1, "items": {"type": "string", "enum": crate::webhooks::Event::names()}},
+            "events": {"type": "array", "minItems": 1, "items": {"type": "string", "enum": crate::outbox::webhooks::Event::names()}},
             "secret": {"type": ["string", "null"], "minLength": 1, "maxLength": 256, "description": "The HMAC key; generated when absent"}
         }},
         "Webhook": {"type": "object", "required": ["id", "url", "events", "createdAt"], "properties": {
             "id": {"type": "integer"}, "url": {"type": "string"},
-            "events": {"type": "array", "items": {"type": "string", "enum": crate::webhooks::Event::names()}}, "createdAt": ts
+            "events": {"type": "array", "items": {"type": "string", "enum": crate::outbox::webhooks::Event::names()}}, "createdAt": ts
         }},
         "WebhookCreated": {"type": "object", "required": ["id", "url", "events", "createdAt", "secret"], "properties": {
             "id": {"type": "integer"}, "url": {"type": "string"},
-            "events": {"type": "array", "items": {"type": "string", "enum": crate::webhooks::Event::names()}}, "createdAt": ts,
+            "events": {"type": "array", "items": {"type": "string", "enum": crate::outbox::webhooks::Event::names()}}, "createdAt": ts,
             "secret": {"type": "string", "description": "Verify X-Docket-Signature (t=<unix>,v1=<hex HMAC-SHA256(secret, \"<t>.<body>\")>) with it; shown only now"}
         }},
         "WebhookList": {"type": "object", "required": ["webhooks"], "properties": {"webhooks": {"type": "array", "items": ref_("Webhook")}}},

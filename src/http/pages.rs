@@ -6,7 +6,7 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::reply::html_response;
-use crate::assets;
+use crate::core::assets;
 
 pub fn routes() -> BoxedFilter<(Response,)> {
     warp::path::end()

@@ -8,8 +8,8 @@ use serde::Serialize;
 use warp::reply::Response;
 use warp::{Rejection, Reply};
 
-use crate::assets;
-use crate::error::AppError;
+use crate::core::assets;
+use crate::core::error::AppError;
 
 /// How an error is shown: decided by the request path (see `format_for`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +42,7 @@ struct ErrorBody<'a> {
     code: &'static str,
     message: String,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    details: &'a [crate::error::FieldError],
+    details: &'a [crate::core::error::FieldError],
 }
 
 /// The response for `err`. Internal causes are logged here (inside the request's span, so with
@@ -149,10 +149,10 @@ pub fn json_result_as<T: Serialize>(status: StatusCode, result: Result<T, AppErr
 /// caller that may read documents, else its receipt (ids and outcome; `documents::receipt`).
 /// Every write route under `/api/v1/documents` and `/api/v1/templates` answers through this.
 pub fn write_result(
-    who: &crate::oauth::principal::Principal,
+    who: &crate::identity::principal::Principal,
     result: Result<serde_json::Value, AppError>,
 ) -> Response {
-    json_result(result.map(|v| crate::documents::receipt::shown_to(who, v)))
+    json_result(result.map(|v| crate::signing::documents::receipt::shown_to(who, v)))
 }
 
 /// `base` (a JSON object) with the keys of `extra` set on it: docket's own keys beside the

@@ -18,12 +18,15 @@ use super::account_factors::passkey_answer;
 use super::login::redirect;
 use super::reply::{Format, error_response, html_response, json_response};
 use super::session::{cookie, cookies, safe_next, urlencode};
-use crate::assets::{escape, page, url};
-use crate::crypto::SecretToken;
-use crate::error::AppError;
+use crate::core::crypto::SecretToken;
+use crate::core::error::AppError;
 use crate::http::state::AppState;
-use crate::sessions::second_step::{self, Proof, expired};
-use crate::sessions::{self, csrf, pending};
+use crate::{core::assets::escape, core::assets::page, core::assets::url};
+use crate::{identity::sessions, identity::sessions::csrf, identity::sessions::pending};
+use crate::{
+    identity::sessions::second_step, identity::sessions::second_step::Proof,
+    identity::sessions::second_step::expired,
+};
 
 fn cookie_name(tls: bool) -> &'static str {
     if tls {
@@ -123,7 +126,7 @@ async fn show(
         "second-factor",
         &[&SecretToken::presented(&token).hash()],
     );
-    let alert = crate::assets::error_alert(error);
+    let alert = crate::core::assets::error_alert(error);
     let mut parts = Vec::new();
     if enrolled.passkeys > 0 && state.factors.rp.is_some() {
         parts.push(format!(
@@ -151,7 +154,7 @@ async fn show(
 </div></section>
 <script src="{webauthn}" defer></script>
 <script src="{script}" defer></script>"#,
-        webauthn = crate::assets::url("js/webauthn.js"),
+        webauthn = crate::core::assets::url("js/webauthn.js"),
         parts = parts.join("\n<hr>\n"),
         script = url("js/passkey.js"),
     );

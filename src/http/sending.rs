@@ -12,13 +12,13 @@ use warp::reply::Response;
 use super::auth::principal;
 use super::reply::{json_result, write_result};
 use super::with_state;
-use crate::db::now;
-use crate::error::AppError;
+use crate::core::db::now;
+use crate::core::error::AppError;
 use crate::http::state::AppState;
-use crate::oauth::principal::Principal;
-use crate::oauth::scope::Scope;
-use crate::signing::flow::Origin;
-use crate::signing::sending;
+use crate::identity::principal::Principal;
+use crate::identity::scope::Scope;
+use crate::signing::workflow::flow::Origin;
+use crate::signing::workflow::sending;
 
 /// How long a download URL stays valid.
 const DOWNLOAD_TTL: i64 = 3600;
@@ -229,7 +229,7 @@ async fn fetch(
         .signer
         .verify("GET", &path, &object(&blob), &query, now())
         .map_err(|e| AppError::Forbidden(e.to_string()))?;
-    let id = crate::blob::BlobId::parse(&blob).ok_or_else(|| AppError::not_found("file"))?;
+    let id = crate::core::blob::BlobId::parse(&blob).ok_or_else(|| AppError::not_found("file"))?;
     let blobs = state.blobs.clone();
     let bytes = tokio::task::spawn_blocking(move || blobs.read(&id))
         .await

@@ -13,14 +13,14 @@ use super::reply::{html_response, html_result};
 use super::session::urlencode;
 use super::signing::{session_token, visit};
 use super::with_state;
-use crate::assets::{escape, page, url};
-use crate::documents::Status;
-use crate::documents::recipients::Role;
-use crate::error::AppError;
+use crate::core::error::AppError;
 use crate::http::state::AppState;
-use crate::pdf::{PageWidth, RETRY_AFTER_SECS, RenderError};
-use crate::signing::flow::Origin;
-use crate::signing::link::{self, Gate};
+use crate::signing::documents::Status;
+use crate::signing::documents::recipients::Role;
+use crate::signing::workflow::flow::Origin;
+use crate::{core::assets::escape, core::assets::page, core::assets::url};
+use crate::{signing::pdf::PageWidth, signing::pdf::RETRY_AFTER_SECS, signing::pdf::RenderError};
+use crate::{signing::workflow::link, signing::workflow::link::Gate};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let s = move || with_state(state.clone());
@@ -138,7 +138,7 @@ async fn signature(
 
 /// The sender's link attachments as a list of links that open apart from the page (no
 /// referrer, no opener); the URLs were checked as http(s) when the document was created.
-fn attachment_list(links: &[crate::documents::meta::Attachment]) -> String {
+fn attachment_list(links: &[crate::signing::documents::meta::Attachment]) -> String {
     if links.is_empty() {
         return String::new();
     }
@@ -199,7 +199,7 @@ async fn show(
 </section>
 <script src="{webauthn}" defer></script>
 <script src="{script}" defer></script>"#,
-        webauthn = crate::assets::url("js/webauthn.js"),
+        webauthn = crate::core::assets::url("js/webauthn.js"),
         token = escape(&token),
         title = escape(&title),
         script = url("js/sign.js"),
@@ -227,8 +227,8 @@ fn gate_page(
     match (&gate.signer, gate.code) {
         (Some(s), "wrong_account") => {
             let session = session_token(state, cookies).unwrap_or_default();
-            let hash = crate::crypto::SecretToken::presented(&session).hash();
-            let csrf = crate::sessions::csrf::token(&state.keys, "logout", &[&hash]);
+            let hash = crate::core::crypto::SecretToken::presented(&session).hash();
+            let csrf = crate::identity::sessions::csrf::token(&state.keys, "logout", &[&hash]);
             body.push_str(&format!(
                 r#"<div class="alert" role="alert">You are signed in as {who}. Sign out, then sign in as {email}.</div>
 <form method="post" action="/auth/logout"><input type="hidden" name="csrf_token" value="{csrf}">

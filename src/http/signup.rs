@@ -13,13 +13,16 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::reply::{html_response, html_result};
-use crate::assets::{escape, page};
-use crate::crypto::SecretToken;
-use crate::error::AppError;
+use crate::core::crypto::SecretToken;
+use crate::core::error::AppError;
 use crate::http::state::AppState;
-use crate::sessions::csrf;
-use crate::users::invites::{self, SignedUp, Signup};
-use crate::users::password;
+use crate::identity::sessions::csrf;
+use crate::identity::users::password;
+use crate::{core::assets::escape, core::assets::page};
+use crate::{
+    signing::workflow::invites, signing::workflow::invites::SignedUp,
+    signing::workflow::invites::Signup,
+};
 
 fn form() -> impl Filter<Extract = (HashMap<String, String>,), Error = warp::Rejection> + Clone {
     super::body::capped_bytes(16 * 1024).map(|b: Bytes| -> HashMap<String, String> {
@@ -72,7 +75,8 @@ async fn invite(
             "the form expired; reload the page".into(),
         ));
     }
-    let email = crate::signing::link::request_account(&state.db, token, state.app_base()).await?;
+    let email =
+        crate::signing::workflow::link::request_account(&state.db, token, state.app_base()).await?;
     state.workers.mail.wake();
     let inner = format!(
         r#"<p>We sent a link to <strong>{}</strong>. Open it to create your account; it works once, for an hour.</p>
@@ -91,7 +95,7 @@ async fn show(state: AppState, code: String, error: Option<&str>) -> Result<Resp
     };
     let hash = SecretToken::presented(&code).hash();
     let csrf = csrf::token(&state.keys, "signup", &[&hash]);
-    let alert = crate::assets::error_alert(error);
+    let alert = crate::core::assets::error_alert(error);
     let inner = format!(
         r#"{alert}<p>Your account's e-mail is <strong>{email}</strong>.</p>
 <form method="post" action="/auth/signup/{code}" class="stack">
@@ -149,7 +153,10 @@ async fn submit(
         return Ok(gone());
     };
     let mut resp = super::login::redirect(&next);
-    if let Ok(v) = HeaderValue::from_str(&crate::sessions::set_cookie(&session, state.tls())) {
+    if let Ok(v) = HeaderValue::from_str(&crate::identity::sessions::set_cookie(
+        &session,
+        state.tls(),
+    )) {
         resp.headers_mut().append(header::SET_COOKIE, v);
     }
     Ok(resp)

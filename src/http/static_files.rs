@@ -8,7 +8,7 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use crate::assets;
+use crate::core::assets;
 
 pub fn routes() -> BoxedFilter<(Response,)> {
     warp::path("assets")

@@ -11,12 +11,12 @@ use warp::reply::Response;
 
 use super::auth::caller;
 use super::reply::{json_result, write_result};
-use crate::documents::parse_paging;
-use crate::error::AppError;
+use crate::core::error::AppError;
 use crate::http::state::AppState;
-use crate::oauth::principal::Principal;
-use crate::oauth::scope::Scope;
-use crate::templates::manage;
+use crate::identity::principal::Principal;
+use crate::identity::scope::Scope;
+use crate::signing::documents::parse_paging;
+use crate::signing::templates::manage;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     template_routes(state.clone())

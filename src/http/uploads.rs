@@ -12,11 +12,11 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::reply::json_result;
-use crate::blob::SignedUrlError;
-use crate::db::now;
-use crate::documents::attach::{self, Target};
-use crate::error::AppError;
+use crate::core::blob::SignedUrlError;
+use crate::core::db::now;
+use crate::core::error::AppError;
 use crate::http::state::AppState;
+use crate::{signing::documents::attach, signing::documents::attach::Target};
 
 const PREFIX: &str = "/api/v1/uploads/";
 
@@ -55,7 +55,7 @@ async fn upload<S, B>(
     query: HashMap<String, String>,
     content_type: Option<String>,
     length: Option<u64>,
-    origin: crate::documents::audit::Origin,
+    origin: crate::signing::documents::audit::Origin,
     body: S,
 ) -> Result<Value, AppError>
 where

@@ -1,5 +1,5 @@
 //! The webhook API under `/api/v1/webhooks`: thin handlers over
-//! `crate::webhooks`. Same credentials and errors as the document API; another user's webhook
+//! `crate::outbox::webhooks`. Same credentials and errors as the document API; another user's webhook
 //! is a 404. A webhook is a way to read documents, so every call needs READ_DOCUMENT; one made
 //! with an OAuth access token belongs to that app's grant, and the app sees only its own.
 
@@ -11,11 +11,11 @@ use warp::reply::Response;
 use super::auth::principal;
 use super::reply::json_result;
 use super::with_state;
-use crate::error::AppError;
+use crate::core::error::AppError;
 use crate::http::state::AppState;
-use crate::oauth::principal::Principal;
-use crate::oauth::scope::Scope;
-use crate::webhooks::manage;
+use crate::identity::principal::Principal;
+use crate::identity::scope::Scope;
+use crate::outbox::webhooks::manage;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let s = {

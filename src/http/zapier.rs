@@ -15,11 +15,11 @@ use warp::reply::Response;
 use super::auth::{authenticate, credentials, credentials_or_query_key};
 use super::reply::{Format, error_response, json_result, json_result_as, reject};
 use super::{body, with_state};
-use crate::error::AppError;
+use crate::core::error::AppError;
 use crate::http::state::AppState;
-use crate::oauth::principal::{Credentials, Principal};
-use crate::oauth::scope::Scope;
-use crate::webhooks::{payload, zapier};
+use crate::identity::scope::Scope;
+use crate::{identity::principal::Credentials, identity::principal::Principal};
+use crate::{outbox::webhooks::payload, outbox::webhooks::zapier};
 
 /// Bookings the scheduling service's app reads as sample data.
 const SAMPLE_BOOKINGS: u32 = 3;

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use reqwest::{Method, Response};
 use serde_json::{Value, json};
 
-use crate::harness::{TestApp, docket_json};
+use crate::{harness::TestApp, harness::docket_json};
 
 /// A small PNG drawn signature, as the signing page sends it.
 pub const PNG_SIGNATURE: &str = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAACgAAAAMCAYAAAAQw/9NAAAAMklEQVR4nGMQEJb6z4AGBpMYBhhMjsMQGzQOGXXciHEcNjCYHDe0QnPQOGTUcSMtkwAAwO52gdvTiIsAAAAASUVORK5CYII=";

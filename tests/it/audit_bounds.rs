@@ -4,8 +4,8 @@
 
 use serde_json::{Value, json};
 
-use crate::api::{Api, Signer, fixture};
 use crate::harness::TestApp;
+use crate::{api::Api, api::Signer, api::fixture};
 
 /// How often the test fills the same field.
 const FILLS: usize = 400;

@@ -8,10 +8,10 @@
 use serde_json::{Value, json};
 
 use crate::harness::TestApp;
-use crate::mail::{SmtpServer, free_port, smtp_url};
 use crate::oauth_flow::PASSWORD;
-use crate::recipient_auth::{account, sent};
 use crate::signing_e2e::run_script;
+use crate::{mail::SmtpServer, mail::free_port, mail::smtp_url};
+use crate::{recipient_auth::account, recipient_auth::sent};
 
 async fn flow(mode: &str, doc_auth: Value, recipient_auth: Value, with_account: bool) {
     let maildir = tempfile::tempdir().unwrap();

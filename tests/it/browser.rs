@@ -5,9 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::api::{add_user, create_api_key};
-use crate::harness::{TestApp, docket_json};
-use crate::oauth_flow::{PASSWORD, urlencode};
+use crate::{api::add_user, api::create_api_key};
+use crate::{harness::TestApp, harness::docket_json};
+use crate::{oauth_flow::PASSWORD, oauth_flow::urlencode};
 
 /// The third-party app's redirect target: a loopback listener that answers every request 200.
 fn fake_app() -> String {

@@ -6,8 +6,11 @@
 use serde_json::Value;
 
 use crate::harness::TestApp;
-use crate::oauth_flow::{PASSWORD, REDIRECT, consent, login, setup};
 use crate::oauth_rules::pair;
+use crate::{
+    oauth_flow::PASSWORD, oauth_flow::REDIRECT, oauth_flow::consent, oauth_flow::login,
+    oauth_flow::setup,
+};
 
 fn authorize_url(app: &TestApp, pairs: &[(&str, &str)]) -> String {
     let mut url = url::Url::parse(&app.url("/auth/oauth2/authorize")).unwrap();

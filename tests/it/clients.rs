@@ -10,7 +10,10 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use serde_json::Value;
 
 use crate::harness::TestApp;
-use crate::oauth_flow::{PASSWORD, REDIRECT, consent_location, login, setup};
+use crate::{
+    oauth_flow::PASSWORD, oauth_flow::REDIRECT, oauth_flow::consent_location, oauth_flow::login,
+    oauth_flow::setup,
+};
 
 fn clients_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/clients")

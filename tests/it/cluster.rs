@@ -7,11 +7,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::api::{Api, fixture};
-use crate::harness::{TestApp, TestDb, on_postgres, postgres_for};
-use crate::mail::{SmtpServer, free_port, smtp_url};
-use crate::oauth_flow::{PASSWORD, login, me, setup};
-use crate::oauth_rules::{code, pair, redeem, refresh};
+use crate::{api::Api, api::fixture};
+use crate::{harness::TestApp, harness::TestDb, harness::on_postgres, harness::postgres_for};
+use crate::{mail::SmtpServer, mail::free_port, mail::smtp_url};
+use crate::{oauth_flow::PASSWORD, oauth_flow::login, oauth_flow::me, oauth_flow::setup};
+use crate::{oauth_rules::code, oauth_rules::pair, oauth_rules::redeem, oauth_rules::refresh};
 
 const EMAIL: &str = "ada@example.com";
 
@@ -280,7 +280,10 @@ async fn a_document_created_on_one_node_is_uploaded_on_another_signed_on_a_third
 /// its own connection (as two nodes do): they get disjoint messages and, between them, all.
 #[test]
 fn two_workers_claiming_at_once_never_take_the_same_message() {
-    use docket::mail::{Kind, NewMail, compose::Composed, store};
+    use docket::{
+        outbox::mail::Kind, outbox::mail::NewMail, outbox::mail::compose::Composed,
+        outbox::mail::store,
+    };
     if skipped() {
         return;
     }
@@ -312,7 +315,7 @@ fn two_workers_claiming_at_once_never_take_the_same_message() {
         .map(|_| {
             let (url, barrier) = (url.clone(), barrier.clone());
             std::thread::spawn(move || {
-                let c = docket::db::Conn::postgres_connect(&url).unwrap();
+                let c = docket::core::db::Conn::postgres_connect(&url).unwrap();
                 c.execute_batch("BEGIN").unwrap();
                 barrier.wait();
                 let got: Vec<i64> = store::claim(&c, 10, 400, 12)

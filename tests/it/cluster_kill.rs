@@ -17,10 +17,18 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use tempfile::TempDir;
 
-use crate::api::{Api, Signer, add_user, create_api_key, fixture, two_recipients, webhook};
-use crate::cluster::{skipped, skipped_without_a_bucket};
-use crate::harness::{BinServer, TestApp, TestDb, docket, postgres_for};
-use crate::stalling::{FreezingProxy, StallingReceiver, StallingSmtp, header, holds_connection};
+use crate::{
+    api::Api, api::Signer, api::add_user, api::create_api_key, api::fixture, api::two_recipients,
+    api::webhook,
+};
+use crate::{cluster::skipped, cluster::skipped_without_a_bucket};
+use crate::{
+    harness::BinServer, harness::TestApp, harness::TestDb, harness::docket, harness::postgres_for,
+};
+use crate::{
+    stalling::FreezingProxy, stalling::StallingReceiver, stalling::StallingSmtp, stalling::header,
+    stalling::holds_connection,
+};
 
 /// The nodes' lease in seconds: an attempt is cut off after 2.
 const LEASE: u64 = 4;

@@ -9,7 +9,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 
 use crate::api::create_api_key;
-use crate::harness::{BinServer, client, docket};
+use crate::{harness::BinServer, harness::client, harness::docket};
 
 /// A connection to `server` from the loopback address `from`.
 async fn connect_from(from: &str, server: SocketAddr) -> TcpStream {

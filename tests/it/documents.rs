@@ -2,8 +2,8 @@
 
 use serde_json::{Value, json};
 
-use crate::api::{Api, fixture, keys, sorted, two_recipients};
-use crate::harness::{TestApp, stored_blob, stored_blob_ids};
+use crate::{api::Api, api::fixture, api::keys, api::sorted, api::two_recipients};
+use crate::{harness::TestApp, harness::stored_blob, harness::stored_blob_ids};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn create_get_and_upload_have_the_seed_shapes() {
@@ -28,7 +28,7 @@ async fn create_get_and_upload_have_the_seed_shapes() {
     );
     assert_eq!(up["pages"], 120);
     assert_eq!(up["size"], pdf.len());
-    assert_eq!(up["sha256"], docket::crypto::sha256_hex(&pdf));
+    assert_eq!(up["sha256"], docket::core::crypto::sha256_hex(&pdf));
     app.stop().await;
 }
 
@@ -735,7 +735,7 @@ async fn a_large_upload_streamed_in_small_chunks_is_stored_whole() {
     let up: Value = resp.json().await.unwrap();
     assert_eq!(up["pages"], 1);
     assert_eq!(up["size"], pdf.len());
-    assert_eq!(up["sha256"], docket::crypto::sha256_hex(&pdf));
+    assert_eq!(up["sha256"], docket::core::crypto::sha256_hex(&pdf));
     // Exactly one stored file, byte for byte the upload; no temp file left.
     let data = app.data_dir();
     let stored = stored_blob_ids(&data);

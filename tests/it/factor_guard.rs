@@ -7,10 +7,15 @@
 use serde_json::{Value, json};
 
 use crate::harness::TestApp;
-use crate::oauth_flow::{PASSWORD, hidden_inputs, login, set_cookie_pairs};
-use crate::recipient_auth::{
-    account, account_page, code_of, complete_as, confirm_with, enrol_totp, password_step,
-    register_passkey, sent, totp_code, totp_off, unix_now,
+use crate::{
+    oauth_flow::PASSWORD, oauth_flow::hidden_inputs, oauth_flow::login,
+    oauth_flow::set_cookie_pairs,
+};
+use crate::{
+    recipient_auth::account, recipient_auth::account_page, recipient_auth::code_of,
+    recipient_auth::complete_as, recipient_auth::confirm_with, recipient_auth::enrol_totp,
+    recipient_auth::password_step, recipient_auth::register_passkey, recipient_auth::sent,
+    recipient_auth::totp_code, recipient_auth::totp_off, recipient_auth::unix_now,
 };
 
 const EMAIL: &str = "ann@example.com";

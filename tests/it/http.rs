@@ -193,7 +193,7 @@ async fn post_typed(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn json_routes_take_only_bodies_declared_as_json() {
-    use crate::api::{two_recipients, webhook};
+    use crate::{api::two_recipients, api::webhook};
     let app = TestApp::spawn().await;
     let api = app.user_with_key("owner@example.com", "standard");
     let document = two_recipients().to_string();

@@ -5,8 +5,8 @@
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
-use crate::harness::{BinServer, TestApp, docket_json};
 use crate::oauth_flow::hidden_inputs;
+use crate::{harness::BinServer, harness::TestApp, harness::docket_json};
 
 const EMAIL: &str = "ada@example.com";
 const PASSWORD: &str = "a long test password";

@@ -5,12 +5,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use docket::db::{Db, now};
-use docket::mail::{Kind, NewMail, compose, store};
+use docket::{core::db::Db, core::db::now};
+use docket::{
+    outbox::mail::Kind, outbox::mail::NewMail, outbox::mail::compose, outbox::mail::store,
+};
 use serde_json::Value;
 
-use crate::api::{fixture, two_recipients};
-use crate::harness::{TestApp, docket_json};
+use crate::{api::fixture, api::two_recipients};
+use crate::{harness::TestApp, harness::docket_json};
 
 /// aiosmtpd on 127.0.0.1:`port`, delivering into the Maildir `dir`; killed on drop.
 pub struct SmtpServer {
@@ -153,7 +155,7 @@ async fn signing_request_with_attachment_goes_out_through_smtp() {
         .unwrap();
     assert_eq!(r["sendStatus"], "SENT");
     let events = db
-        .read(move |c| docket::documents::audit::list(c, doc))
+        .read(move |c| docket::signing::documents::audit::list(c, doc))
         .await
         .unwrap();
     assert!(
@@ -174,14 +176,14 @@ async fn queue_a_signing_request_with_a_pdf(app: &TestApp, doc: i64, rid: i64) -
         title: "NDA <2026>",
         sender_name: "Owner",
         recipient_name: "Ann",
-        role: docket::documents::recipients::Role::Signer,
+        role: docket::signing::documents::recipients::Role::Signer,
         subject: None,
         message: Some("Please & thanks"),
         link: "https://d.example/sign/secret-token",
     });
     let id = db
         .write(move |tx| {
-            docket::blob::rows::insert_pdf(tx, &blob, now())?;
+            docket::core::blob::rows::insert_pdf(tx, &blob, now())?;
             let mut m = NewMail::new(Kind::SigningRequest, "ann@example.com", content);
             m.document_id = Some(doc);
             m.recipient_id = Some(rid);

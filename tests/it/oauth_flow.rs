@@ -10,7 +10,7 @@ use oauth2::{
 };
 use serde_json::{Value, json};
 
-use crate::harness::{TestApp, docket_json};
+use crate::{harness::TestApp, harness::docket_json};
 
 pub const REDIRECT: &str = "https://app.example/cb";
 pub const PASSWORD: &str = "a long test password";

@@ -10,8 +10,11 @@ use oauth2::PkceCodeChallenge;
 use reqwest::Response;
 use serde_json::Value;
 
-use crate::harness::{TestApp, docket_json};
-use crate::oauth_flow::{PASSWORD, REDIRECT, consent, hidden_inputs, login, me, setup};
+use crate::{harness::TestApp, harness::docket_json};
+use crate::{
+    oauth_flow::PASSWORD, oauth_flow::REDIRECT, oauth_flow::consent, oauth_flow::hidden_inputs,
+    oauth_flow::login, oauth_flow::me, oauth_flow::setup,
+};
 
 const EMAIL: &str = "ada@example.com";
 const TOKEN: &str = "/api/auth/oauth/token";
@@ -950,7 +953,7 @@ async fn codes_tokens_and_sessions_are_stored_only_as_hashes() {
     ] {
         assert!(!has(clear), "the {what} is stored in clear");
         assert!(
-            has(&docket::crypto::sha256_hex(clear)),
+            has(&docket::core::crypto::sha256_hex(clear)),
             "the {what}'s hash is stored"
         );
     }

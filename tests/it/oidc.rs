@@ -8,10 +8,11 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::harness::TestApp;
-use crate::oauth_flow::{
-    PASSWORD, REDIRECT, consent, hidden_inputs, login, set_cookie_pairs, setup,
+use crate::{
+    oauth_flow::PASSWORD, oauth_flow::REDIRECT, oauth_flow::consent, oauth_flow::hidden_inputs,
+    oauth_flow::login, oauth_flow::set_cookie_pairs, oauth_flow::setup,
 };
-use crate::oauth_rules::{code, redeem};
+use crate::{oauth_rules::code, oauth_rules::redeem};
 
 async fn json(app: &TestApp, path: &str) -> Value {
     let resp = app.get(path).await;

@@ -9,8 +9,8 @@ use std::time::{Duration, Instant};
 use lopdf::{Document, Object, Stream, dictionary};
 use serde_json::{Value, json};
 
-use crate::api::{Api, add_user, create_api_key};
 use crate::harness::BinServer;
+use crate::{api::Api, api::add_user, api::create_api_key};
 
 /// The server's own address-space cap: far below what the hostile pages would take in it.
 const SERVER_CAP: u64 = 1 << 30;

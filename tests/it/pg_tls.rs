@@ -7,7 +7,10 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::harness::{BIN, BinServer, TEST_SECRET_KEY, docket, postgres_for};
+use crate::{
+    harness::BIN, harness::BinServer, harness::TEST_SECRET_KEY, harness::docket,
+    harness::postgres_for,
+};
 
 /// A password the URLs carry (the cluster trusts loopback, so any will do): never printed.
 const PASSWORD: &str = "pg-s3cret-word";
@@ -39,7 +42,7 @@ fn database_url(data: &Path, host: &str, user: &str, query: &str) -> String {
 fn encrypted(url: &str) -> Result<bool, String> {
     let url = url.to_string();
     std::thread::spawn(move || {
-        let conn = docket::db::Conn::postgres_connect(&url).map_err(|e| e.to_string())?;
+        let conn = docket::core::db::Conn::postgres_connect(&url).map_err(|e| e.to_string())?;
         conn.query_row(
             "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
             [],
@@ -182,7 +185,7 @@ fn a_role_the_server_takes_only_over_tls_is_refused_in_plain() {
     }
     let admin = std::env::var("DOCKET_TEST_POSTGRES").unwrap();
     std::thread::spawn(move || {
-        let conn = docket::db::Conn::postgres_connect(&admin).unwrap();
+        let conn = docket::core::db::Conn::postgres_connect(&admin).unwrap();
         conn.execute_batch(
             "DO $$ BEGIN CREATE ROLE docket_tls_only LOGIN SUPERUSER; \
              EXCEPTION WHEN duplicate_object THEN NULL; END $$",

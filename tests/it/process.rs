@@ -3,7 +3,7 @@
 
 use nix::sys::signal::Signal;
 
-use crate::harness::{BinServer, client};
+use crate::{harness::BinServer, harness::client};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_and_sigint_stop_the_server_with_exit_code_0() {

@@ -8,8 +8,8 @@ use nix::sys::signal::Signal;
 use serde_json::{Value, json};
 
 use crate::api::fixture;
-use crate::harness::{BinServer, TestApp, client, docket_json};
-use crate::oauth_flow::{PASSWORD, hidden_inputs};
+use crate::{harness::BinServer, harness::TestApp, harness::client, harness::docket_json};
+use crate::{oauth_flow::PASSWORD, oauth_flow::hidden_inputs};
 
 /// The login form's cookie and fields (the CSRF token stays valid for many posts).
 async fn login_form(app: &TestApp) -> (String, Vec<(String, String)>) {

@@ -6,10 +6,13 @@
 use reqwest::Method as M;
 use serde_json::{Value, json};
 
-use crate::api::{Api, Signer, fixture};
 use crate::authenticator::Passkey;
-use crate::harness::{TestApp, docket_json};
-use crate::oauth_flow::{PASSWORD, hidden_inputs, login, set_cookie_pairs};
+use crate::{api::Api, api::Signer, api::fixture};
+use crate::{harness::TestApp, harness::docket_json};
+use crate::{
+    oauth_flow::PASSWORD, oauth_flow::hidden_inputs, oauth_flow::login,
+    oauth_flow::set_cookie_pairs,
+};
 
 /// A recipient account with the test password.
 pub fn account(app: &TestApp, email: &str) {
@@ -1021,7 +1024,7 @@ async fn password_action_needs_the_accounts_password_typed_again_under_the_login
     app.db_rw()
         .execute(
             "UPDATE login_failures SET locked_until = ?2 WHERE key = ?1",
-            docket::params![key, docket::db::now() + 600],
+            docket::params![key, docket::core::db::now() + 600],
         )
         .unwrap();
     let (s, v) = as_ann.complete(with(PASSWORD)).await;

@@ -10,10 +10,14 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use warp::Filter;
 
-use crate::api::{Api, Signer, create_api_key, fixture, two_recipients, webhook};
-use crate::harness::{TestApp, docket_json};
-use crate::oauth_flow::{PASSWORD, hidden_inputs, login, setup};
-use crate::oauth_rules::{code, pair, redeem};
+use crate::{
+    api::Api, api::Signer, api::create_api_key, api::fixture, api::two_recipients, api::webhook,
+};
+use crate::{harness::TestApp, harness::docket_json};
+use crate::{
+    oauth_flow::PASSWORD, oauth_flow::hidden_inputs, oauth_flow::login, oauth_flow::setup,
+};
+use crate::{oauth_rules::code, oauth_rules::pair, oauth_rules::redeem};
 
 pub const ADA: &str = "ada@example.com";
 

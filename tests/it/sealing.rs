@@ -7,10 +7,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::api::{Api, Signer, fixture, webhook};
 use crate::harness::TestApp;
-use crate::mail::{SmtpServer, free_port, smtp_url};
 use crate::webhooks::Receiver;
+use crate::{api::Api, api::Signer, api::fixture, api::webhook};
+use crate::{mail::SmtpServer, mail::free_port, mail::smtp_url};
 
 fn field(rid: i64, kind: &str, page: i64, y: i64) -> Value {
     let mut f = json!({"recipientId": rid, "type": kind, "pageNumber": page, "pageX": 10, "pageY": y, "pageWidth": 30, "pageHeight": 5});

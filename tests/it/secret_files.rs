@@ -6,8 +6,8 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::harness::{BinServer, docket_json};
 use crate::mail::free_port;
+use crate::{harness::BinServer, harness::docket_json};
 
 fn mode(path: &Path) -> u32 {
     std::fs::metadata(path).unwrap().permissions().mode() & 0o777

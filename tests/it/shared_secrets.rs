@@ -11,8 +11,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::api::{Api, fixture};
-use crate::harness::{BIN, BinServer, client, docket, docket_json, on_postgres, postgres_for};
+use crate::{api::Api, api::fixture};
+use crate::{
+    harness::BIN, harness::BinServer, harness::client, harness::docket, harness::docket_json,
+    harness::on_postgres, harness::postgres_for,
+};
 
 /// A private key file holding `hex`.
 fn key_file(path: &Path, hex: &str) -> String {

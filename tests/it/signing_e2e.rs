@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::api::{Api, Created, fixture};
 use crate::harness::TestApp;
-use crate::mail::{SmtpServer, free_port, smtp_url};
+use crate::{api::Api, api::Created, api::fixture};
+use crate::{mail::SmtpServer, mail::free_port, mail::smtp_url};
 
 /// The messages aiosmtpd stored, decoded by tests/support/maildir.py (attachments saved to
 /// `out`).

@@ -12,8 +12,8 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
-use crate::api::{two_recipients, webhook};
 use crate::harness::TestApp;
+use crate::{api::two_recipients, api::webhook};
 
 /// What the webhooks here subscribe to.
 const CREATED: &[&str] = &["DOCUMENT_CREATED"];

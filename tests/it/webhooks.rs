@@ -13,8 +13,8 @@ use sha2::Sha256;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
-use crate::api::{Api, add_user, create_api_key, two_recipients};
-use crate::harness::{BinServer, TestApp};
+use crate::{api::Api, api::add_user, api::create_api_key, api::two_recipients};
+use crate::{harness::BinServer, harness::TestApp};
 
 #[derive(Debug, Clone)]
 pub struct Received {

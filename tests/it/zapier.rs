@@ -9,11 +9,11 @@ use reqwest::{Method, Response};
 use serde_json::{Value, json};
 use sha2::Sha256;
 
-use crate::api::{Api, create_api_key, two_recipients};
 use crate::harness::TestApp;
-use crate::oauth_flow::{PASSWORD, login, setup};
-use crate::oauth_rules::{code, pair, redeem};
 use crate::webhooks::Receiver;
+use crate::{api::Api, api::create_api_key, api::two_recipients};
+use crate::{oauth_flow::PASSWORD, oauth_flow::login, oauth_flow::setup};
+use crate::{oauth_rules::code, oauth_rules::pair, oauth_rules::redeem};
 
 const ZAP: &str = "/api/integrations/zapier";
 

@@ -1,0 +1,102 @@
+//! The webhook use cases of the API: register (the secret sealed at rest, shown once), list,
+//! delete and read an endpoint's deliveries. One made with an OAuth access token belongs to that
+//! app's grant, and the app sees only its own (`store::Visible`).
+
+use serde_json::Value;
+
+use super::Event;
+use super::secret::SecretBox;
+use super::store::{self, App, Delivery, NewEndpoint, Visible, Webhook};
+use crate::core::error::AppError;
+use crate::identity::principal::Principal;
+use crate::{core::db::Db, core::db::now};
+
+/// Deliveries listed per endpoint, newest first.
+const DELIVERIES_SHOWN: i64 = 100;
+
+/// The webhooks `who` may see and manage.
+pub(super) fn visible(who: &Principal) -> Visible {
+    Visible {
+        user: who.user_id,
+        grant: who.grant(),
+    }
+}
+
+/// A new endpoint and its signing secret (the only time the secret is shown).
+pub async fn create(
+    db: &Db,
+    secrets: &SecretBox,
+    who: &Principal,
+    body: &Value,
+    max: u32,
+) -> Result<(Webhook, String), AppError> {
+    let new = super::parse_create(body)?;
+    for event in &new.events {
+        who.require(event.scope())?;
+    }
+    let hook = insert(
+        db,
+        secrets,
+        who,
+        &new.url,
+        new.events,
+        &new.secret,
+        App::Api,
+        max,
+    )
+    .await?;
+    Ok((hook, new.secret))
+}
+
+/// Stores a new endpoint of `who` (at most `max` per user), its secret sealed.
+#[allow(clippy::too_many_arguments)]
+pub(super) async fn insert(
+    db: &Db,
+    secrets: &SecretBox,
+    who: &Principal,
+    url: &str,
+    events: Vec<Event>,
+    secret: &str,
+    app: App,
+    max: u32,
+) -> Result<Webhook, AppError> {
+    let sealed = secrets.seal(secret)?;
+    let (url, owner) = (url.to_string(), visible(who));
+    db.write(move |tx| {
+        let new = NewEndpoint {
+            url: &url,
+            events: &events,
+            sealed_secret: &sealed,
+            app,
+        };
+        store::insert(tx, owner, &new, max, now())
+    })
+    .await
+}
+
+pub async fn list(db: &Db, who: &Principal) -> Result<Vec<Webhook>, AppError> {
+    let who = visible(who);
+    db.read(move |c| store::list(c, who)).await
+}
+
+/// Deletes the endpoint (when `only` is given, only one made through that route); its pending
+/// deliveries go with it. The endpoint as it was.
+pub async fn delete(
+    db: &Db,
+    who: &Principal,
+    id: i64,
+    only: Option<App>,
+) -> Result<Webhook, AppError> {
+    let who = visible(who);
+    db.write(move |tx| store::delete(tx, who, id, only)).await
+}
+
+/// The endpoint's latest deliveries, newest first.
+pub async fn deliveries(db: &Db, who: &Principal, id: i64) -> Result<Vec<Delivery>, AppError> {
+    let who = visible(who);
+    db.read(move |c| {
+        store::owned(c, who, id)?;
+        store::deliveries(c, id, DELIVERIES_SHOWN)
+    })
+    .await
+}

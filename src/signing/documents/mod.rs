@@ -1,0 +1,260 @@
+//! Documents to be signed: what clients send, the
+//! rules it must follow, and the shapes returned. SQL lives in `store.rs`.
+
+pub mod attach;
+pub mod audit;
+pub mod check;
+pub mod fields;
+pub mod manage;
+pub mod meta;
+pub mod model;
+pub mod parts;
+pub mod receipt;
+pub mod recipients;
+pub mod store;
+pub mod view;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use check::Check;
+use meta::{AuthOptions, Meta};
+use recipients::NewRecipient;
+
+use crate::core::error::AppError;
+use crate::identity::users::Tier;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Status {
+    Draft,
+    Pending,
+    Completed,
+    Rejected,
+    Cancelled,
+}
+
+impl Status {
+    pub const ALL: [Status; 5] = [
+        Status::Draft,
+        Status::Pending,
+        Status::Completed,
+        Status::Rejected,
+        Status::Cancelled,
+    ];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Draft => "DRAFT",
+            Status::Pending => "PENDING",
+            Status::Completed => "COMPLETED",
+            Status::Rejected => "REJECTED",
+            Status::Cancelled => "CANCELLED",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Status> {
+        Self::ALL.into_iter().find(|x| x.as_str() == s)
+    }
+}
+
+crate::sql_text_enum!(Status);
+
+pub use view::{DocumentView, FieldView, RecipientBrief, RecipientView, SealingView, SigningLinks};
+
+/// `POST /api/v1/documents`, validated.
+#[derive(Debug, Clone)]
+pub struct CreateDocument {
+    pub title: String,
+    pub external_id: Option<String>,
+    pub recipients: Vec<NewRecipient>,
+    pub meta: Meta,
+    pub auth_options: AuthOptions,
+    pub form_values: Option<serde_json::Map<String, Value>>,
+}
+
+pub const MAX_RECIPIENTS: usize = 100;
+
+/// A new `documentDataId`: names a document's or template's file slot and its upload URL.
+pub fn new_data_id() -> String {
+    format!("dd_{}", crate::core::crypto::random_base62(24))
+}
+
+/// Validates a create request for an account of `tier` (400 with every problem; 403 for auth
+/// options the tier does not include).
+pub fn parse_create(body: &Value, tier: Tier) -> Result<CreateDocument, AppError> {
+    let mut c = Check::new();
+    if !body.is_object() {
+        c.fail("", "the body must be a JSON object");
+        return Err(c.finish(()).unwrap_err());
+    }
+    let title = match body.get("title") {
+        Some(Value::String(t)) if !t.trim().is_empty() && t.chars().count() <= 255 => {
+            t.trim().to_string()
+        }
+        Some(Value::String(_)) => {
+            c.fail("title", "1 to 255 characters");
+            String::new()
+        }
+        _ => {
+            c.fail("title", "required: a string");
+            String::new()
+        }
+    };
+    let external_id = c.opt_str(body, "externalId", "", 255);
+    let recipients =
+        recipients::parse_recipients(&mut c, body.get("recipients"), "recipients", MAX_RECIPIENTS);
+    let mut meta = meta::parse_meta(&mut c, body.get("meta"), Meta::default(), true);
+    meta.attachments = meta::parse_attachments(&mut c, body.get("attachments"));
+    let auth_options = meta::parse_auth_options(&mut c, body.get("authOptions"));
+    let form_values = meta::parse_form_values(&mut c, body.get("formValues"));
+    let doc = c.finish(CreateDocument {
+        title,
+        external_id,
+        recipients,
+        meta,
+        auth_options,
+        form_values,
+    })?;
+    check_tier(&doc.auth_options, &doc.recipients, tier)?;
+    Ok(doc)
+}
+
+/// Action authentication (document-wide or per recipient) needs an enterprise account.
+pub fn check_tier(
+    auth: &AuthOptions,
+    recipients: &[NewRecipient],
+    tier: Tier,
+) -> Result<(), AppError> {
+    if !auth.global_action_auth.is_empty() {
+        meta::require_tier(tier, "authOptions.globalActionAuth")?;
+    }
+    // TWO_FACTOR_AUTH access is a proof at finishing, as action authentication is.
+    if auth
+        .global_access_auth
+        .iter()
+        .any(|m| m == "TWO_FACTOR_AUTH")
+    {
+        meta::require_tier(tier, "authOptions.globalAccessAuth TWO_FACTOR_AUTH")?;
+    }
+    if recipients.iter().any(|r| !r.auth.is_empty()) {
+        meta::require_tier(tier, "recipient authOptions")?;
+    }
+    Ok(())
+}
+
+/// The most items one page of a listing holds.
+pub const MAX_PER_PAGE: i64 = 100;
+
+/// Page and per-page from `?page&perPage` (page from 1; perPage from 1, default 10, more than
+/// `MAX_PER_PAGE` served as that many).
+pub fn parse_paging(page: Option<&str>, per_page: Option<&str>) -> Result<(i64, i64), AppError> {
+    let mut c = Check::new();
+    let page = match page {
+        None => 1,
+        Some(p) => match p.parse::<i64>() {
+            Ok(n) if (1..=1_000_000).contains(&n) => n,
+            _ => {
+                c.fail("page", "a whole number from 1");
+                1
+            }
+        },
+    };
+    let per_page = match per_page {
+        None => 10,
+        Some(p) => match p.parse::<i64>() {
+            // The signing service's API v1 sets no maximum: more than 100 is served as 100.
+            Ok(n) if n >= 1 => n.min(MAX_PER_PAGE),
+            _ => {
+                c.fail("perPage", "a whole number from 1 (at most 100 are served)");
+                10
+            }
+        },
+    };
+    c.finish((page, per_page))
+}
+
+/// `1` page for 0..=per_page items, and so on (0 when there is nothing).
+pub fn total_pages(total: i64, per_page: i64) -> i64 {
+    (total + per_page - 1) / per_page
+}
+
+/// A safe file name for the download: the title's ASCII letters, digits and `-_.` (spaces
+/// become `-`), so it needs no escaping in the URL or the header.
+pub fn file_name(title: &str, sealed: bool) -> String {
+    let base: String = title
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, ' ' | '-' | '_' | '.'))
+        .take(80)
+        .collect::<String>()
+        .trim()
+        .replace(' ', "-");
+    let base = if base.is_empty() {
+        "document".into()
+    } else {
+        base
+    };
+    if sealed {
+        format!("{base}-signed.pdf")
+    } else {
+        format!("{base}.pdf")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_seed_request_parses() {
+        let doc = parse_create(
+            &json!({"title": "NDA", "recipients": [{"name": "A", "email": "a@x.org", "role": "SIGNER", "signingOrder": 0}], "meta": {"subject": "s"}, "unknown": 1}),
+            Tier::Standard,
+        )
+        .unwrap();
+        assert_eq!(doc.title, "NDA");
+        assert_eq!(doc.recipients.len(), 1);
+    }
+
+    #[test]
+    fn action_auth_needs_enterprise() {
+        let body =
+            json!({"title": "t", "recipients": [], "authOptions": {"globalActionAuth": "ACCOUNT"}});
+        assert!(matches!(
+            parse_create(&body, Tier::Standard),
+            Err(AppError::Forbidden(_))
+        ));
+        assert!(parse_create(&body, Tier::Enterprise).is_ok());
+        let body = json!({"title": "t", "recipients": [{"email": "a@x.org", "authOptions": {"actionAuth": "ACCOUNT"}}]});
+        assert!(matches!(
+            parse_create(&body, Tier::Standard),
+            Err(AppError::Forbidden(_))
+        ));
+        let body =
+            json!({"title": "t", "recipients": [], "authOptions": {"globalAccessAuth": "ACCOUNT"}});
+        assert!(
+            parse_create(&body, Tier::Standard).is_ok(),
+            "access auth is for every tier"
+        );
+    }
+
+    #[test]
+    fn wrong_types_are_400_with_paths() {
+        let err =
+            parse_create(&json!({"title": 5, "recipients": "x"}), Tier::Standard).unwrap_err();
+        let paths: Vec<&str> = err.details().iter().map(|d| d.path.as_str()).collect();
+        assert_eq!(paths, ["title", "recipients"]);
+    }
+
+    #[test]
+    fn paging() {
+        assert_eq!(parse_paging(None, None).unwrap(), (1, 10));
+        assert!(parse_paging(Some("0"), None).is_err());
+        assert!(parse_paging(None, Some("0")).is_err());
+        assert!(parse_paging(None, Some("ten")).is_err());
+        assert_eq!(parse_paging(None, Some("101")).unwrap(), (1, 100));
+        assert_eq!(parse_paging(None, Some("5000")).unwrap(), (1, 100));
+        assert_eq!(total_pages(0, 10), 0);
+        assert_eq!(total_pages(10, 10), 1);
+        assert_eq!(total_pages(11, 10), 2);
+    }
+}
