@@ -176,7 +176,7 @@ async fn queue_a_signing_request_with_a_pdf(app: &TestApp, doc: i64, rid: i64) -
         title: "NDA <2026>",
         sender_name: "Owner",
         recipient_name: "Ann",
-        role: docket::signing::documents::recipients::Role::Signer,
+        action: ("sign", "Sign the document"),
         subject: None,
         message: Some("Please & thanks"),
         link: "https://d.example/sign/secret-token",

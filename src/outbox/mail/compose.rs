@@ -1,8 +1,6 @@
 //! The messages Docket sends, as plain functions: subject, plain text and HTML. Everything a
 //! user typed (titles, names, messages, reasons) is escaped before it enters the HTML part.
 
-use crate::signing::documents::recipients::Role;
-
 /// A composed message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Composed {
@@ -77,21 +75,14 @@ pub struct SigningRequest<'a> {
     pub title: &'a str,
     pub sender_name: &'a str,
     pub recipient_name: &'a str,
-    pub role: Role,
+    /// What the recipient is asked to do, in a sentence and on the button: `("sign", "Sign
+    /// the document")`.
+    pub action: (&'a str, &'a str),
     /// `meta.subject` and `meta.message`, when the sender gave them.
     pub subject: Option<&'a str>,
     pub message: Option<&'a str>,
     /// The recipient's signing link (a credential: never logged).
     pub link: &'a str,
-}
-
-fn verb(role: Role) -> (&'static str, &'static str) {
-    match role {
-        Role::Signer => ("sign", "Sign the document"),
-        Role::Approver => ("approve", "Review and approve"),
-        Role::Viewer | Role::Cc => ("view", "View the document"),
-        Role::Assistant => ("prepare", "Prepare the document"),
-    }
 }
 
 fn greeting(name: &str) -> String {
@@ -104,7 +95,7 @@ fn greeting(name: &str) -> String {
 }
 
 pub fn signing_request(r: &SigningRequest<'_>) -> Composed {
-    let (verb, button) = verb(r.role);
+    let (verb, button) = r.action;
     let subject = match r.subject.map(str::trim).filter(|s| !s.is_empty()) {
         Some(s) => one_line(s),
         None => one_line(&format!(
@@ -305,7 +296,7 @@ mod tests {
     use super::*;
 
     fn req<'a>(
-        role: Role,
+        action: (&'a str, &'a str),
         subject: Option<&'a str>,
         message: Option<&'a str>,
     ) -> SigningRequest<'a> {
@@ -313,7 +304,7 @@ mod tests {
             title: "Lease <b>& co</b>",
             sender_name: "Ann \"A\" O'Neil",
             recipient_name: "Bob",
-            role,
+            action,
             subject,
             message,
             link: "https://d.example/sign/tok?a=1&b=2",
@@ -348,7 +339,7 @@ mod tests {
 
     #[test]
     fn signing_request_defaults_escapes_and_links() {
-        let m = signing_request(&req(Role::Signer, None, None));
+        let m = signing_request(&req(("sign", "Sign the document"), None, None));
         assert_eq!(
             m.subject,
             "Ann \"A\" O'Neil invited you to sign \"Lease <b>& co</b>\""
@@ -366,9 +357,9 @@ mod tests {
     }
 
     #[test]
-    fn signing_request_uses_meta_and_role_wording() {
+    fn signing_request_uses_meta_and_the_action_wording() {
         let m = signing_request(&req(
-            Role::Approver,
+            ("approve", "Review and approve"),
             Some("  Please\r\nreview  "),
             Some("Line one\n<script>x</script>"),
         ));
@@ -380,7 +371,7 @@ mod tests {
                 .contains("Line one<br>\n&lt;script&gt;x&lt;/script&gt;")
         );
         assert!(m.html.contains("Review and approve"));
-        let v = signing_request(&req(Role::Viewer, Some(" "), None));
+        let v = signing_request(&req(("view", "View the document"), Some(" "), None));
         assert!(v.subject.contains("invited you to view"));
     }
 

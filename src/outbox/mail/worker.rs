@@ -11,19 +11,14 @@
 
 use std::time::Duration;
 
-use lettre::message::Mailbox;
-use lettre::{AsyncSmtpTransport, Tokio1Executor};
-use serde_json::json;
-
 use super::smtp::{self, SendError};
 use super::store::{self, Mail};
 use crate::core::error::AppError;
 use crate::{core::blob::BlobId, core::blob::BlobStore};
-use crate::{core::db::Db, core::db::now};
+use crate::{core::db::Conn, core::db::Db, core::db::now};
 use crate::{core::retry::Backoff, core::retry::Lease, core::retry::Stop, core::retry::Wake};
-use crate::{
-    signing::documents::audit, signing::documents::audit::Actor, signing::documents::audit::Event,
-};
+use lettre::message::Mailbox;
+use lettre::{AsyncSmtpTransport, Tokio1Executor};
 
 /// The default schedule: 30 s doubling up to an hour, for 48 hours.
 pub fn backoff(base: Duration) -> Backoff {
@@ -34,8 +29,15 @@ pub fn backoff(base: Duration) -> Backoff {
     }
 }
 
+/// What the domain that queued a message records when it has left (`SENT`) or was filed
+/// (`OUTBOX`), in the transaction that marks it so. The signing workflow marks the recipient's
+/// request sent and records it in the document's audit trail.
+pub type OnSent =
+    std::sync::Arc<dyn Fn(&Conn, &Mail, super::Status, i64) -> Result<(), AppError> + Send + Sync>;
+
 pub struct Worker {
     pub db: Db,
+    pub on_sent: OnSent,
     pub blobs: BlobStore,
     /// `None`: no SMTP configured, messages go to the outbox.
     pub transport: Option<AsyncSmtpTransport<Tokio1Executor>>,
@@ -143,36 +145,15 @@ impl Worker {
         smtp::send(transport, message).await
     }
 
-    /// The message left (`SENT`) or was filed (`OUTBOX`). For a signing request, the
-    /// recipient's `sendStatus` becomes SENT and an EMAILED event is recorded, in the same
-    /// transaction.
+    /// The message left (`SENT`) or was filed (`OUTBOX`): marked so, and what the domain
+    /// records about it (`on_sent`), in one transaction.
     async fn done(&self, m: Mail, status: super::Status) -> Result<(), AppError> {
+        let on_sent = self.on_sent.clone();
         self.db
             .write(move |tx| {
                 let t = now();
                 store::mark_done(tx, m.id, status, t)?;
-                if m.kind == super::Kind::SigningRequest
-                    && let (Some(rid), Some(doc)) = (m.recipient_id, m.document_id)
-                {
-                    crate::signing::documents::store::recipients::mark_sent(tx, rid, t)?;
-                    let via = match status {
-                        super::Status::Sent => "smtp",
-                        _ => "outbox",
-                    };
-                    let actor = Actor {
-                        recipient_id: Some(rid),
-                        ..Actor::system()
-                    };
-                    audit::record(
-                        tx,
-                        doc,
-                        Event::Emailed,
-                        &actor,
-                        &json!({"mailId": m.id, "to": m.to, "via": via}),
-                        t,
-                    )?;
-                }
-                Ok(())
+                on_sent(tx, &m, status, t)
             })
             .await
     }

@@ -13,7 +13,12 @@ use crate::core::error::AppError;
 use crate::outbox::webhooks::Event;
 use crate::signing::documents::model::Document;
 use crate::signing::documents::recipients::SendStatus;
-use crate::{outbox::mail::Kind, outbox::mail::NewMail};
+use serde_json::json;
+
+use crate::outbox::mail::store::Mail;
+use crate::outbox::mail::{Kind, NewMail, Status};
+use crate::signing::documents::audit::{self, Actor};
+use crate::signing::documents::recipients::Role;
 use crate::{outbox::mail::compose, outbox::mail::compose::SigningRequest};
 use crate::{signing::documents::DocumentView, signing::documents::store};
 
@@ -33,6 +38,39 @@ fn about(tx: &Conn, doc: i64) -> Result<About, AppError> {
         sender_name: owner.name,
         sender_email: owner.email,
     })
+}
+
+/// What a recipient is asked to do, in a sentence and on the button of the signing request.
+fn action(role: Role) -> (&'static str, &'static str) {
+    match role {
+        Role::Signer => ("sign", "Sign the document"),
+        Role::Approver => ("approve", "Review and approve"),
+        Role::Viewer | Role::Cc => ("view", "View the document"),
+        Role::Assistant => ("prepare", "Prepare the document"),
+    }
+}
+
+/// A message has left (`SENT`) or was filed (`OUTBOX`), in the transaction that marks it so
+/// (`mail::worker::OnSent`): for a signing request, the recipient's `sendStatus` becomes SENT
+/// and an EMAILED event is recorded.
+pub fn mail_sent(tx: &Conn, m: &Mail, status: Status, now: i64) -> Result<(), AppError> {
+    if m.kind != Kind::SigningRequest {
+        return Ok(());
+    }
+    let (Some(rid), Some(doc)) = (m.recipient_id, m.document_id) else {
+        return Ok(());
+    };
+    store::recipients::mark_sent(tx, rid, now)?;
+    let via = match status {
+        Status::Sent => "smtp",
+        _ => "outbox",
+    };
+    let actor = Actor {
+        recipient_id: Some(rid),
+        ..Actor::system()
+    };
+    let detail = json!({"mailId": m.id, "to": m.to, "via": via});
+    audit::record(tx, doc, audit::Event::Emailed, &actor, &detail, now)
 }
 
 /// A message about document `doc`.
@@ -105,7 +143,7 @@ fn requests(
             title: &a.doc.title,
             sender_name: &a.sender_name,
             recipient_name: &r.name,
-            role: r.role,
+            action: action(r.role),
             subject: subject.as_deref(),
             message: message.as_deref(),
             link: &link,
@@ -255,4 +293,18 @@ pub fn created(
 pub fn event(tx: &Conn, doc: i64, name: Event, app_url: &str, now: i64) -> Result<(), AppError> {
     let view = DocumentView::of(&store::load(tx, doc)?, app_url);
     crate::outbox::webhooks::enqueue(tx, view.user_id, name, &view, now)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_role_is_asked_in_its_own_words() {
+        assert_eq!(action(Role::Signer), ("sign", "Sign the document"));
+        assert_eq!(action(Role::Approver), ("approve", "Review and approve"));
+        assert_eq!(action(Role::Viewer), ("view", "View the document"));
+        assert_eq!(action(Role::Cc), ("view", "View the document"));
+        assert_eq!(action(Role::Assistant), ("prepare", "Prepare the document"));
+    }
 }
