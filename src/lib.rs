@@ -26,6 +26,9 @@ pub mod bookings;
 /// PDFs, documents, templates, and the signing workflow.
 pub mod signing;
 
+/// Webhook endpoints and the Zapier apps' subscriptions: how apps subscribe to events.
+pub mod integrations;
+
 /// Routes, pages and the server: authenticate, parse, call one use case, reply.
 pub mod http;
 

@@ -4,13 +4,14 @@
 //! Creating and cancelling queue the BOOKING_CREATED and BOOKING_CANCELLED webhooks in their
 //! transaction, and wake the worker after it.
 
+use super::webhook::enqueue as enqueue_booking;
 use super::{Booking, CreateRequest, PageRequest, store};
 use crate::core::context::Context;
 use crate::core::error::AppError;
 use crate::identity::scope::Scope;
+use crate::outbox::webhooks::Event;
 use crate::{core::db::Db, core::db::now};
 use crate::{identity::principal::Credentials, identity::principal::Principal};
-use crate::{outbox::webhooks::Event, outbox::webhooks::enqueue_booking};
 
 /// `GET /listBookings?limit=`: the caller's newest bookings; authenticates `creds` itself.
 pub async fn list_legacy(

@@ -4,6 +4,7 @@
 pub mod details;
 pub mod manage;
 pub mod store;
+pub mod webhook;
 
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};

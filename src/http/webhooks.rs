@@ -15,7 +15,7 @@ use crate::core::error::AppError;
 use crate::http::state::AppState;
 use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
-use crate::outbox::webhooks::manage;
+use crate::integrations::webhooks as manage;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let s = {

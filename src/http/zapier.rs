@@ -18,8 +18,8 @@ use super::{body, with_state};
 use crate::core::error::AppError;
 use crate::http::state::AppState;
 use crate::identity::scope::Scope;
+use crate::integrations::zapier;
 use crate::{identity::principal::Credentials, identity::principal::Principal};
-use crate::{outbox::webhooks::payload, outbox::webhooks::zapier};
 
 /// Bookings the scheduling service's app reads as sample data.
 const SAMPLE_BOOKINGS: u32 = 3;
@@ -144,7 +144,10 @@ fn hook_id(raw: Option<&Value>, key: &str) -> Result<i64, AppError> {
 /// `GET .../listBookings`: the newest bookings, as a subscription delivers them.
 async fn list_bookings(state: AppState, who: Principal) -> Result<Vec<Value>, AppError> {
     let bookings = crate::bookings::manage::newest(&state.db, &who, SAMPLE_BOOKINGS).await?;
-    Ok(bookings.iter().map(payload::zapier_booking).collect())
+    Ok(bookings
+        .iter()
+        .map(crate::bookings::webhook::zapier_shape)
+        .collect())
 }
 
 /// `POST .../addSubscription` with `{subscriberUrl, triggerEvent}`.

@@ -6,22 +6,17 @@
 
 pub mod address;
 pub mod deliver;
-pub mod manage;
 pub mod payload;
 pub mod secret;
 pub mod store;
-pub mod zapier;
 
 use crate::core::db::Conn;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::bookings::Booking;
 use crate::core::error::AppError;
 use crate::identity::scope::Scope;
-use crate::signing::documents::DocumentView;
 use crate::signing::documents::check::Check;
-use store::App;
 
 /// An event a webhook can subscribe to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -211,58 +206,20 @@ pub fn check_url(raw: &str) -> Result<String, &'static str> {
     Ok(url.to_string())
 }
 
-/// Queues one delivery of document `event` per endpoint of `user` subscribed to it, inside the
-/// caller's transaction (it only inserts). Wake the worker (`Workers::notices`) after the commit.
-/// The body posted is `{"event","payload","createdAt","webhookEndpoint"}`, the payload being
-/// `document` as the endpoint's creator may read it (`payload::document`): an app's endpoints
-/// (bound to its OAuth grant) never get the recipients' signing links.
+/// Queues one delivery of `event` per endpoint of `user_id` subscribed to it, inside the
+/// caller's transaction (it only inserts); wake the worker (`Workers::notices`) after the commit.
+/// `body` gives what is posted to each endpoint: the ring that owns the event decides what an
+/// endpoint may see (`signing::documents::webhook`, `bookings::webhook`).
 pub fn enqueue(
     conn: &Conn,
     user_id: i64,
     event: Event,
-    document: &DocumentView,
     now: i64,
+    mut body: impl FnMut(&store::Webhook) -> Result<Value, AppError>,
 ) -> Result<(), AppError> {
-    let hooks = store::subscribed(conn, user_id, event)?;
-    if hooks.is_empty() {
-        return Ok(());
-    }
-    let full = payload::document(document, true)?;
-    let without_links = payload::document(document, false)?;
-    for hook in hooks {
-        let shown = match hook.grant {
-            None => &full,
-            Some(_) => &without_links,
-        };
-        let body = payload::envelope(event, shown, now, &hook.url);
-        store::insert_delivery(conn, hook.id, event, &body.to_string(), now)?;
-    }
-    Ok(())
-}
-
-/// Queues one delivery of booking `event` per endpoint of `user` subscribed to it, inside the
-/// caller's transaction. An endpoint made through the Zapier route gets the booking itself, in
-/// the flat shape the scheduling service's Zapier app maps (`payload::zapier_booking`); any
-/// other the envelope around the booking as the API shows it.
-pub fn enqueue_booking(
-    conn: &Conn,
-    user_id: i64,
-    event: Event,
-    booking: &Booking,
-    now: i64,
-) -> Result<(), AppError> {
-    let hooks = store::subscribed(conn, user_id, event)?;
-    if hooks.is_empty() {
-        return Ok(());
-    }
-    let plain = serde_json::to_value(booking).map_err(AppError::internal)?;
-    let zapier = payload::zapier_booking(booking);
-    for hook in hooks {
-        let body = match hook.app {
-            App::Zapier => zapier.clone(),
-            App::Api => payload::envelope(event, &plain, now, &hook.url),
-        };
-        store::insert_delivery(conn, hook.id, event, &body.to_string(), now)?;
+    for hook in store::subscribed(conn, user_id, event)? {
+        let posted = body(&hook)?;
+        store::insert_delivery(conn, hook.id, event, &posted.to_string(), now)?;
     }
     Ok(())
 }

@@ -13,6 +13,7 @@ pub mod receipt;
 pub mod recipients;
 pub mod store;
 pub mod view;
+pub mod webhook;
 
 use serde::Serialize;
 use serde_json::Value;

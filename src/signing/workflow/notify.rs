@@ -286,13 +286,13 @@ pub fn created(
         &serde_json::json!({"title": view.title}),
         now,
     )?;
-    crate::outbox::webhooks::enqueue(tx, view.user_id, Event::DocumentCreated, view, now)
+    crate::signing::documents::webhook::enqueue(tx, Event::DocumentCreated, view, now)
 }
 
 /// Queues webhook `name` for the document's owner, with the document as the API shows it.
 pub fn event(tx: &Conn, doc: i64, name: Event, app_url: &str, now: i64) -> Result<(), AppError> {
     let view = DocumentView::of(&store::load(tx, doc)?, app_url);
-    crate::outbox::webhooks::enqueue(tx, view.user_id, name, &view, now)
+    crate::signing::documents::webhook::enqueue(tx, name, &view, now)
 }
 
 #[cfg(test)]

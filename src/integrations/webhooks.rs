@@ -4,18 +4,18 @@
 
 use serde_json::Value;
 
-use super::Event;
-use super::secret::SecretBox;
-use super::store::{self, App, Delivery, NewEndpoint, Visible, Webhook};
 use crate::core::error::AppError;
 use crate::identity::principal::Principal;
+use crate::outbox::webhooks::Event;
+use crate::outbox::webhooks::secret::SecretBox;
+use crate::outbox::webhooks::store::{self, App, Delivery, NewEndpoint, Visible, Webhook};
 use crate::{core::db::Db, core::db::now};
 
 /// Deliveries listed per endpoint, newest first.
 const DELIVERIES_SHOWN: i64 = 100;
 
 /// The webhooks `who` may see and manage.
-pub(super) fn visible(who: &Principal) -> Visible {
+pub(crate) fn visible(who: &Principal) -> Visible {
     Visible {
         user: who.user_id,
         grant: who.grant(),
@@ -30,7 +30,7 @@ pub async fn create(
     body: &Value,
     max: u32,
 ) -> Result<(Webhook, String), AppError> {
-    let new = super::parse_create(body)?;
+    let new = crate::outbox::webhooks::parse_create(body)?;
     for event in &new.events {
         who.require(event.scope())?;
     }
@@ -50,7 +50,7 @@ pub async fn create(
 
 /// Stores a new endpoint of `who` (at most `max` per user), its secret sealed.
 #[allow(clippy::too_many_arguments)]
-pub(super) async fn insert(
+pub(crate) async fn insert(
     db: &Db,
     secrets: &SecretBox,
     who: &Principal,

@@ -8,12 +8,13 @@
 
 use serde_json::{Value, json};
 
-use super::secret::SecretBox;
-use super::store::{self, App, Webhook};
-use super::{Event, manage};
+use super::webhooks as manage;
 use crate::core::context::Context;
 use crate::core::db::Db;
 use crate::identity::principal::Principal;
+use crate::outbox::webhooks::secret::SecretBox;
+use crate::outbox::webhooks::store::{self, App, Webhook};
+use crate::outbox::webhooks::{Event, check_url, generate_secret};
 use crate::signing::documents::DocumentView;
 use crate::{core::error::AppError, core::error::FieldError};
 
@@ -35,7 +36,7 @@ pub async fn subscribe(
             message,
         })
     };
-    let url = match url.map(super::check_url) {
+    let url = match url.map(check_url) {
         Some(Ok(u)) => Some(u),
         Some(Err(m)) => {
             fail(url_key, m.to_string());
@@ -58,7 +59,7 @@ pub async fn subscribe(
         return Err(AppError::validation(problems));
     };
     who.require(event.scope())?;
-    let secret = super::generate_secret();
+    let secret = generate_secret();
     manage::insert(
         db,
         secrets,
@@ -145,7 +146,7 @@ pub async fn documenso_sample(ctx: &Context, who: &Principal) -> Result<Vec<Valu
         return Ok(Vec::new());
     };
     let events: Vec<&str> = hook.events.iter().map(|e| e.as_str()).collect();
-    let payload = super::payload::document(&doc, who.sees_signing_links())?;
+    let payload = crate::signing::documents::webhook::payload(&doc, who.sees_signing_links())?;
     Ok(vec![json!({
         "event": events.join(","),
         "createdAt": hook.created_at,
