@@ -384,7 +384,7 @@ fn mail_worker(
     };
     Ok(crate::outbox::mail::worker::Worker {
         db: db.clone(),
-        on_sent: std::sync::Arc::new(crate::signing::workflow::notify::mail_sent),
+        on_sent: std::sync::Arc::new(crate::signing::documents::notify::mail_sent),
         blobs: blobs.clone(),
         transport,
         from,

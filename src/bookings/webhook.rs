@@ -7,7 +7,7 @@ use crate::core::db::Conn;
 use crate::core::error::AppError;
 use crate::core::timefmt::iso8601;
 use crate::outbox::webhooks::store::App;
-use crate::outbox::webhooks::{self, Event, payload::envelope};
+use crate::{outbox::webhooks, outbox::webhooks::Event, outbox::webhooks::payload::envelope};
 
 /// Queues one delivery of `event` per endpoint of `user` subscribed to it, in the caller's
 /// transaction. An endpoint made through the Zapier route gets the booking itself, in the flat

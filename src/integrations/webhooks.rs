@@ -8,8 +8,12 @@ use crate::core::error::AppError;
 use crate::identity::principal::Principal;
 use crate::outbox::webhooks::Event;
 use crate::outbox::webhooks::secret::SecretBox;
-use crate::outbox::webhooks::store::{self, App, Delivery, NewEndpoint, Visible, Webhook};
 use crate::{core::db::Db, core::db::now};
+use crate::{
+    outbox::webhooks::store, outbox::webhooks::store::App, outbox::webhooks::store::Delivery,
+    outbox::webhooks::store::NewEndpoint, outbox::webhooks::store::Visible,
+    outbox::webhooks::store::Webhook,
+};
 
 /// Deliveries listed per endpoint, newest first.
 const DELIVERIES_SHOWN: i64 = 100;

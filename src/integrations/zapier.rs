@@ -13,10 +13,14 @@ use crate::core::context::Context;
 use crate::core::db::Db;
 use crate::identity::principal::Principal;
 use crate::outbox::webhooks::secret::SecretBox;
-use crate::outbox::webhooks::store::{self, App, Webhook};
-use crate::outbox::webhooks::{Event, check_url, generate_secret};
 use crate::signing::documents::DocumentView;
 use crate::{core::error::AppError, core::error::FieldError};
+use crate::{
+    outbox::webhooks::Event, outbox::webhooks::check_url, outbox::webhooks::generate_secret,
+};
+use crate::{
+    outbox::webhooks::store, outbox::webhooks::store::App, outbox::webhooks::store::Webhook,
+};
 
 /// A new subscription of `who` to the one event `trigger` at `url`: a booking event when
 /// `bookings`, else a document event.

@@ -5,4 +5,5 @@
 pub mod documents;
 pub mod pdf;
 pub mod templates;
+pub mod uploads;
 pub mod workflow;

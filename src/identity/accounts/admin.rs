@@ -5,9 +5,11 @@
 
 use crate::core::db::Conn;
 use crate::core::error::AppError;
-use crate::identity::users::store::{self, NewUser};
-use crate::identity::users::{Email, Tier, User, password};
 use crate::{core::db::Db, core::db::now};
+use crate::{
+    identity::users::Email, identity::users::Tier, identity::users::User, identity::users::password,
+};
+use crate::{identity::users::store, identity::users::store::NewUser};
 
 /// A new account as the administrator describes it, each part already validated.
 #[derive(Debug, Clone)]

@@ -4,10 +4,10 @@
 //! code for turning TOTP off, and mails the account a notice in the same transaction.
 
 use crate::core::error::AppError;
-use crate::identity::factors::{Enrolment, Verifier, store};
 use crate::identity::sessions::confirm;
 use crate::identity::users::User;
 use crate::{core::db::Conn, core::db::Db, core::db::now};
+use crate::{identity::factors::Enrolment, identity::factors::Verifier, identity::factors::store};
 
 /// Queues the mail that tells `user` how their sign-in changed (`what`).
 fn notify(tx: &Conn, user: i64, what: &str, now: i64) -> Result<(), AppError> {

@@ -43,7 +43,7 @@ pub async fn create(
             let id = store::insert(tx, user, &doc, &d, t)?;
             let view = DocumentView::of(&store::load(tx, id)?, &app);
             let owner = owner_email(tx, user)?;
-            crate::signing::workflow::notify::created(tx, &view, &origin.actor(&owner, None), t)?;
+            crate::signing::documents::notify::created(tx, &view, &origin.actor(&owner, None), t)?;
             Ok(view)
         })
         .await?;
@@ -131,7 +131,7 @@ pub async fn delete(
                 let owner = owner_email(tx, user)?;
                 let actor = origin.actor(&owner, None);
                 audit::record(tx, id, Event::Cancelled, &actor, &json!({}), now())?;
-                crate::signing::workflow::notify::cancelled(tx, id, &app, now())?;
+                crate::signing::documents::notify::cancelled(tx, id, &app, now())?;
                 view = DocumentView::of(&store::load(tx, id)?, &app);
             }
             Ok((view, outcome, doc.blob_id))
@@ -204,9 +204,15 @@ pub async fn patch_recipient(
                 let owner = owner_email(tx, user)?;
                 let actor = origin.actor(&owner, None);
                 let change = (old.as_str(), r.email.as_str());
-                if crate::signing::workflow::flow::readdressed(tx, id, rid, change, &actor, now())?
-                {
-                    crate::signing::workflow::notify::signing_requests(
+                if crate::signing::documents::notify::readdressed(
+                    tx,
+                    id,
+                    rid,
+                    change,
+                    &actor,
+                    now(),
+                )? {
+                    crate::signing::documents::notify::signing_requests(
                         tx,
                         id,
                         &[rid],

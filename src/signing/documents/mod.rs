@@ -1,17 +1,18 @@
 //! Documents to be signed: what clients send, the
 //! rules it must follow, and the shapes returned. SQL lives in `store.rs`.
 
-pub mod attach;
 pub mod audit;
 pub mod check;
 pub mod fields;
 pub mod manage;
 pub mod meta;
 pub mod model;
+pub mod notify;
 pub mod parts;
 pub mod receipt;
 pub mod recipients;
 pub mod store;
+pub mod values;
 pub mod view;
 pub mod webhook;
 

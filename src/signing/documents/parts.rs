@@ -20,7 +20,7 @@ const MAX_BATCH: usize = 500;
 pub fn touch(conn: &Conn, parent: Parent, now: i64) -> Result<(), AppError> {
     match parent {
         Parent::Document(id) => store::touch(conn, id, now),
-        Parent::Template(id) => crate::signing::templates::store::touch(conn, id, now),
+        Parent::Template(id) => store::touch_template(conn, id, now),
     }
 }
 

@@ -257,10 +257,10 @@ impl FieldView {
             inserted: f.inserted,
             custom_text: f.custom_text.clone().unwrap_or_default(),
             page: f.page,
-            position_x: crate::signing::templates::decimal(f.x),
-            position_y: crate::signing::templates::decimal(f.y),
-            width: crate::signing::templates::decimal(f.width),
-            height: crate::signing::templates::decimal(f.height),
+            position_x: crate::signing::documents::view::decimal(f.x),
+            position_y: crate::signing::documents::view::decimal(f.y),
+            width: crate::signing::documents::view::decimal(f.width),
+            height: crate::signing::documents::view::decimal(f.height),
             secondary_id: format!("field_{}", f.id),
             recipient: None,
         }
@@ -303,5 +303,20 @@ impl DocumentView {
             auth_options: d.auth_options.clone(),
             sealing: SealingView::of(d.status, &d.seal),
         }
+    }
+}
+/// A percentage as the API's decimal string: `10`, `12.5`.
+pub fn decimal(v: f64) -> String {
+    format!("{v}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimals_read_like_the_seed() {
+        assert_eq!(decimal(10.0), "10");
+        assert_eq!(decimal(12.5), "12.5");
     }
 }

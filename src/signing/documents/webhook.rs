@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 use super::{DocumentView, SigningLinks};
 use crate::core::db::Conn;
 use crate::core::error::AppError;
-use crate::outbox::webhooks::{self, Event, payload::envelope};
+use crate::{outbox::webhooks, outbox::webhooks::Event, outbox::webhooks::payload::envelope};
 
 /// Queues one delivery of `event` per endpoint of the document's owner subscribed to it, in the
 /// caller's transaction (it only inserts); wake the worker (`Workers::notices`) after the commit.

@@ -215,7 +215,7 @@ pub async fn generate(
                 label: owner,
                 ..Default::default()
             };
-            crate::signing::workflow::notify::created(tx, &view, &actor, t)?;
+            crate::signing::documents::notify::created(tx, &view, &actor, t)?;
             Ok((doc, view.external_id, view.recipients))
         })
         .await;

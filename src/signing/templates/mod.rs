@@ -183,11 +183,6 @@ pub struct TemplateRecipient {
     pub role: Role,
 }
 
-/// A percentage as the API's decimal string: `10`, `12.5`.
-pub fn decimal(v: f64) -> String {
-    format!("{v}")
-}
-
 fn title(c: &mut Check, body: &Value, required: bool) -> Option<String> {
     match body.get("title") {
         Some(Value::String(t)) if !t.trim().is_empty() && t.chars().count() <= 255 => {
@@ -702,11 +697,5 @@ mod tests {
             ["recipients[1].email"]
         );
         assert!(paths(json!({"recipients": []})).is_empty());
-    }
-
-    #[test]
-    fn decimals_read_like_the_seed() {
-        assert_eq!(decimal(10.0), "10");
-        assert_eq!(decimal(12.5), "12.5");
     }
 }

@@ -4,9 +4,10 @@
 
 use super::{
     Base, DOCUMENT_DATA_TYPE, DirectLink, TemplateDocumentData, TemplateField, TemplateMeta,
-    TemplateRecipient, TemplateType, TemplateView, decimal,
+    TemplateRecipient, TemplateType, TemplateView,
 };
 use crate::core::timefmt::iso8601;
+use crate::signing::documents::view::decimal;
 use crate::{signing::documents::meta::AuthOptions, signing::documents::meta::Meta};
 use crate::{signing::documents::model::Field, signing::documents::model::Recipient};
 

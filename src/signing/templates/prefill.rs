@@ -13,7 +13,7 @@ use crate::signing::documents::fields::FieldType;
 use crate::signing::documents::model::Field;
 use crate::{signing::documents::check::Check, signing::documents::check::join};
 use crate::{signing::documents::meta::Meta, signing::documents::meta::format_date};
-use crate::{signing::workflow::values, signing::workflow::values::Stored};
+use crate::{signing::documents::values, signing::documents::values::Stored};
 
 /// Most items one request may carry (a template's fields are bounded by the same).
 const MAX_ITEMS: usize = 500;

@@ -177,12 +177,3 @@ pub fn set_file(
     }
     Ok(old)
 }
-
-/// Marks the template changed now.
-pub fn touch(conn: &Conn, template: i64, now: i64) -> Result<(), AppError> {
-    conn.execute(
-        "UPDATE templates SET updated_at = ?2 WHERE id = ?1",
-        params![template, now],
-    )?;
-    Ok(())
-}

@@ -6,13 +6,13 @@ use serde_json::{Value, json};
 
 use super::auth::Acting;
 use super::link::Link;
-use super::values::{self, Stored};
 use super::{all_finished, current_turn, parties};
 use crate::core::db::Conn;
 use crate::core::error::AppError;
 use crate::signing::documents::Status;
 pub use crate::signing::documents::audit::Origin;
 use crate::signing::documents::meta::format_date;
+use crate::signing::documents::values::{self, Stored};
 use crate::{signing::documents::audit, signing::documents::audit::Event};
 use crate::{signing::documents::recipients::Role, signing::documents::recipients::SigningStatus};
 use crate::{signing::documents::store as documents, signing::documents::store::Parent};
@@ -134,36 +134,6 @@ pub fn resendable(tx: &Conn, doc: i64, ids: &[i64]) -> Result<Vec<i64>, AppError
     }
     let turn = current_turn(d.meta.signing_order, &parties);
     Ok(ids.iter().copied().filter(|id| turn.contains(id)).collect())
-}
-
-/// The owner gave recipient `recipient` of document `doc` a new address, `from` -> `to`
-/// (`documents::store::recipients::update` already gave it a new token): records
-/// RECIPIENT_CHANGED and withdraws the signing requests still queued for the old address.
-/// Returns whether the new address is to be e-mailed its link now: the document is PENDING and
-/// the old address had been invited by e-mail (as the recipient's turn had come).
-pub fn readdressed(
-    tx: &Conn,
-    doc: i64,
-    recipient: i64,
-    (from, to): (&str, &str),
-    actor: &audit::Actor,
-    now: i64,
-) -> Result<bool, AppError> {
-    audit::record(
-        tx,
-        doc,
-        Event::RecipientChanged,
-        actor,
-        &json!({"recipientId": recipient, "from": from, "to": to}),
-        now,
-    )?;
-    let invited = crate::outbox::mail::store::was_invited(tx, recipient)?;
-    crate::outbox::mail::store::withdraw_signing_requests(
-        tx,
-        recipient,
-        "withdrawn: the recipient's address changed",
-    )?;
-    Ok(invited && documents::load(tx, doc)?.status == Status::Pending)
 }
 
 /// 409 unless the document is PENDING (acting on a finished or cancelled document; the page

@@ -13,7 +13,7 @@ use crate::identity::scope::Scope;
 use crate::identity::users::checks::PasswordChecks;
 use crate::signing::documents::audit::Origin;
 use crate::{identity::principal::Principal, identity::principal::Via};
-use crate::{signing::documents::attach, signing::documents::manage};
+use crate::{signing::documents::manage, signing::uploads};
 
 /// A document sent to two signers in turn, each with one signature field.
 pub(crate) struct Sent {
@@ -79,11 +79,13 @@ pub(crate) async fn sent() -> Sent {
     let created = manage::create(&ctx, &who, body, Origin::default())
         .await
         .unwrap();
-    let target = attach::target(&ctx, created.data_id.clone()).await.unwrap();
-    let bytes: attach::Body = Box::pin(futures_util::stream::once(async {
+    let target = uploads::target(&ctx, created.data_id.clone())
+        .await
+        .unwrap();
+    let bytes: uploads::Body = Box::pin(futures_util::stream::once(async {
         Ok::<_, AppError>(bytes::Bytes::from(pdf()))
     }));
-    attach::receive(&ctx, target, bytes, 1 << 24, Origin::default())
+    uploads::receive(&ctx, target, bytes, 1 << 24, Origin::default())
         .await
         .unwrap();
     let mut signers = Vec::new();

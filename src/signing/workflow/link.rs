@@ -12,11 +12,11 @@ use serde_json::{Value, json};
 
 use super::auth::{self, Acting, Proof, Signer};
 use super::flow::{self, Origin};
-use super::notify;
 use crate::core::error::AppError;
 use crate::identity::users::checks::PasswordChecks;
 use crate::outbox::webhooks::Event;
 use crate::signing::documents::Status;
+use crate::signing::documents::notify;
 use crate::signing::documents::store as documents;
 use crate::{core::db::Db, core::db::now};
 use crate::{identity::factors::Purpose, identity::factors::Verifier};

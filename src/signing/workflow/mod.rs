@@ -7,10 +7,8 @@ pub mod auth;
 pub mod flow;
 pub mod invites;
 pub mod link;
-pub mod notify;
 pub mod sealing;
 pub mod sending;
-pub mod values;
 
 #[cfg(test)]
 pub(crate) mod flow_tests;

@@ -333,7 +333,9 @@ impl Sealer {
                     return Ok(None);
                 };
                 if failures == 1 {
-                    super::notify::seal_failed(tx, doc, &public, next_at, &app, at)?;
+                    crate::signing::documents::notify::seal_failed(
+                        tx, doc, &public, next_at, &app, at,
+                    )?;
                 }
                 Ok(Some((failures, next_at)))
             })
@@ -400,7 +402,13 @@ impl Sealer {
                     &json!({"sha256": sealed.sha256}),
                     at,
                 )?;
-                super::notify::completed(tx, doc, sealed.id.as_str(), &app, at)?;
+                crate::signing::documents::notify::completed(
+                    tx,
+                    doc,
+                    sealed.id.as_str(),
+                    &app,
+                    at,
+                )?;
                 Ok(true)
             })
             .await;

@@ -5,13 +5,13 @@
 use serde_json::json;
 
 use super::flow::{self, Origin};
-use super::notify;
 use crate::core::blob::store::StoredBlob;
 use crate::core::context::Context;
 use crate::core::db::now;
 use crate::core::error::AppError;
 use crate::identity::principal::Principal;
 use crate::outbox::webhooks::Event as Hook;
+use crate::signing::documents::notify;
 use crate::{
     signing::documents::DocumentView, signing::documents::SigningLinks, signing::documents::Status,
     signing::documents::store,

@@ -257,6 +257,16 @@ pub fn touch(tx: &Conn, doc: i64, now: i64) -> Result<(), AppError> {
     Ok(())
 }
 
+/// Marks template `template` changed now: its recipients and fields are written here too
+/// (`Parent`).
+pub fn touch_template(tx: &Conn, template: i64, now: i64) -> Result<(), AppError> {
+    tx.execute(
+        "UPDATE templates SET updated_at = ?2 WHERE id = ?1",
+        params![template, now],
+    )?;
+    Ok(())
+}
+
 /// Replaces the document's `meta` (e.g. the e-mail settings a send overrides).
 pub fn set_meta(tx: &Conn, doc: i64, meta: &Meta, now: i64) -> Result<(), AppError> {
     let json = serde_json::to_string(meta)

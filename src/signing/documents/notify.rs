@@ -16,11 +16,11 @@ use crate::signing::documents::recipients::SendStatus;
 use serde_json::json;
 
 use crate::outbox::mail::store::Mail;
-use crate::outbox::mail::{Kind, NewMail, Status};
-use crate::signing::documents::audit::{self, Actor};
 use crate::signing::documents::recipients::Role;
+use crate::{outbox::mail::Kind, outbox::mail::NewMail, outbox::mail::Status};
 use crate::{outbox::mail::compose, outbox::mail::compose::SigningRequest};
 use crate::{signing::documents::DocumentView, signing::documents::store};
+use crate::{signing::documents::audit, signing::documents::audit::Actor};
 
 /// What the messages about a document need: the document, and its sender's name and e-mail.
 struct About {
@@ -293,6 +293,36 @@ pub fn created(
 pub fn event(tx: &Conn, doc: i64, name: Event, app_url: &str, now: i64) -> Result<(), AppError> {
     let view = DocumentView::of(&store::load(tx, doc)?, app_url);
     crate::signing::documents::webhook::enqueue(tx, name, &view, now)
+}
+
+/// The owner gave recipient `recipient` of document `doc` a new address, `from` -> `to`
+/// (`documents::store::recipients::update` already gave it a new token): records
+/// RECIPIENT_CHANGED and withdraws the signing requests still queued for the old address.
+/// Returns whether the new address is to be e-mailed its link now: the document is PENDING and
+/// the old address had been invited by e-mail (as the recipient's turn had come).
+pub fn readdressed(
+    tx: &Conn,
+    doc: i64,
+    recipient: i64,
+    (from, to): (&str, &str),
+    actor: &Actor,
+    now: i64,
+) -> Result<bool, AppError> {
+    audit::record(
+        tx,
+        doc,
+        audit::Event::RecipientChanged,
+        actor,
+        &json!({"recipientId": recipient, "from": from, "to": to}),
+        now,
+    )?;
+    let invited = crate::outbox::mail::store::was_invited(tx, recipient)?;
+    crate::outbox::mail::store::withdraw_signing_requests(
+        tx,
+        recipient,
+        "withdrawn: the recipient's address changed",
+    )?;
+    Ok(invited && store::load(tx, doc)?.status == super::Status::Pending)
 }
 
 #[cfg(test)]

@@ -10,13 +10,13 @@ use serde_json::json;
 use sha2::{Digest, Sha256};
 use tokio::task::JoinHandle;
 
-use super::fields;
-use super::model::placements;
-use super::store::{self, Parent};
 use crate::core::blob::store::StoredBlob;
 use crate::core::context::Context;
 use crate::core::db::now;
 use crate::core::error::AppError;
+use crate::signing::documents::fields;
+use crate::signing::documents::model::placements;
+use crate::signing::documents::store::{self, Parent};
 use crate::signing::templates::store as templates;
 
 /// Bytes gathered before a write to the temp file.
@@ -69,7 +69,7 @@ pub async fn receive(
     target: Target,
     bytes: Body,
     max: u64,
-    origin: super::audit::Origin,
+    origin: crate::signing::documents::audit::Origin,
 ) -> Result<Attached, AppError> {
     let (stored, info) = store_pdf(&ctx.blobs, bytes, max).await?;
     let sizes = serde_json::to_string(
@@ -91,10 +91,10 @@ pub async fn receive(
                     i64::from(pages),
                 )?;
                 let old = store::set_file(tx, id, &blob, &sizes, now())?;
-                super::audit::record(
+                crate::signing::documents::audit::record(
                     tx,
                     id,
-                    super::audit::Event::Uploaded,
+                    crate::signing::documents::audit::Event::Uploaded,
                     &origin.actor("upload URL", None),
                     &json!({"sha256": blob.sha256, "size": blob.size, "pages": pages}),
                     now(),
