@@ -11,8 +11,22 @@ pub struct Composed {
     pub html: String,
 }
 
-/// `s` safe inside HTML text and attribute values.
-pub use crate::assets::escape as escape_html;
+/// `s` safe inside HTML text and attribute values. (Pages escape through their templates; mail
+/// bodies are composed here.)
+fn escape_html(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
 
 /// Escaped text with its line breaks kept.
 fn paragraph(s: &str) -> String {
