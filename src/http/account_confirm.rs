@@ -15,7 +15,7 @@ use warp::reply::Response;
 
 use super::account_factors::{factors_csrf, passkey_answer, signed_in, signed_in_json};
 use super::login::redirect;
-use super::reply::{Format, error_response, json_response, page_as};
+use super::reply::{Format, error_response, form_status, json_response, page_as};
 use super::session::{cookies, current, safe_next, urlencode};
 use crate::error::AppError;
 use crate::http::state::AppState;
@@ -99,12 +99,7 @@ async fn show(
         password: !enrolled.any(),
         email: &user.email,
     };
-    let status = if error.is_some() {
-        StatusCode::UNAUTHORIZED
-    } else {
-        StatusCode::OK
-    };
-    page_as(status, Ok(page))
+    page_as(form_status(error, StatusCode::UNAUTHORIZED), Ok(page))
 }
 
 /// One form for each way the account can confirm: a passkey, a code, or (without a second

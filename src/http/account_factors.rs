@@ -14,7 +14,7 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::login::redirect;
-use super::reply::{Format, error_response, json_response, page_as};
+use super::reply::{Format, error_response, form_status, json_response, page_as};
 use super::session::{cookies, current, safe_next, urlencode};
 use crate::crypto::SecretToken;
 use crate::error::AppError;
@@ -182,12 +182,7 @@ fn enrol_page(csrf: &str, e: &Enrolment, next: Option<&str>, error: Option<&str>
         next,
         back: account_link(next),
     };
-    let status = if error.is_some() {
-        StatusCode::BAD_REQUEST
-    } else {
-        StatusCode::OK
-    };
-    page_as(status, Ok(page))
+    page_as(form_status(error, StatusCode::BAD_REQUEST), Ok(page))
 }
 
 async fn totp_start(state: AppState, cookies: Option<String>, form: Form) -> Response {

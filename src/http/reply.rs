@@ -182,6 +182,15 @@ pub fn page_as<T: askama::Template>(status: StatusCode, result: Result<T, AppErr
     }
 }
 
+/// The status of a form page: `refused` when it is shown again with an error, else 200.
+pub fn form_status(error: Option<&str>, refused: StatusCode) -> StatusCode {
+    if error.is_some() {
+        refused
+    } else {
+        StatusCode::OK
+    }
+}
+
 /// A page handler's finished response, or the HTML error page.
 pub fn html_result(result: Result<Response, AppError>) -> Response {
     result.unwrap_or_else(|e| error_response(&e, Format::Html))

@@ -17,7 +17,7 @@ use warp::reply::Response;
 
 use super::account_factors::passkey_answer;
 use super::login::redirect;
-use super::reply::{Format, error_response, json_response, page_as};
+use super::reply::{Format, error_response, form_status, json_response, page_as};
 use super::session::{cookie, cookies, safe_next, urlencode};
 use crate::crypto::SecretToken;
 use crate::error::AppError;
@@ -130,12 +130,7 @@ async fn show(
         passkey: enrolled.passkeys > 0 && state.factors.rp.is_some(),
         totp: enrolled.totp,
     };
-    let status = if error.is_some() {
-        StatusCode::UNAUTHORIZED
-    } else {
-        StatusCode::OK
-    };
-    page_as(status, Ok(page))
+    page_as(form_status(error, StatusCode::UNAUTHORIZED), Ok(page))
 }
 
 /// The second step: a passkey button, the code forms, or both.

@@ -13,7 +13,7 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use super::reply::{html_result, page, page_as};
+use super::reply::{form_status, html_result, page, page_as};
 use crate::crypto::SecretToken;
 use crate::error::AppError;
 use crate::http::state::AppState;
@@ -105,12 +105,10 @@ async fn show(state: AppState, code: String, error: Option<&str>) -> Result<Resp
         min_len: password::MIN_LEN,
         password_hint: format!("At least {} characters.", password::MIN_LEN),
     };
-    let status = if error.is_some() {
-        StatusCode::BAD_REQUEST
-    } else {
-        StatusCode::OK
-    };
-    Ok(page_as(status, Ok(form)))
+    Ok(page_as(
+        form_status(error, StatusCode::BAD_REQUEST),
+        Ok(form),
+    ))
 }
 
 fn gone() -> Response {
