@@ -14,7 +14,7 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::login::redirect;
-use super::reply::{Format, error_response, form_status, json_response, page_as};
+use super::reply::{Format, error_response, form_status, json_response, page, page_as};
 use super::session::{cookies, current, safe_next, urlencode};
 use crate::crypto::SecretToken;
 use crate::error::AppError;
@@ -240,7 +240,7 @@ struct RecoveryCodesPage<'a> {
 
 fn recovery_codes_page(codes: &[String], next: Option<&str>) -> Response {
     let back = next.unwrap_or("/account");
-    page_as(StatusCode::OK, Ok(RecoveryCodesPage { codes, back }))
+    page(Ok(RecoveryCodesPage { codes, back }))
 }
 
 async fn totp_disable(state: AppState, cookies: Option<String>, form: Form) -> Response {

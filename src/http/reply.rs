@@ -113,13 +113,15 @@ struct ErrorPage<'a> {
 }
 
 fn error_page(status: StatusCode, message: &str) -> String {
+    let title = status.canonical_reason().unwrap_or("Error");
     let page = ErrorPage {
         code: status.as_u16(),
-        title: status.canonical_reason().unwrap_or("Error"),
+        title,
         message,
     };
-    // The page has no fallible part; should rendering fail all the same, the message alone.
-    askama::Template::render(&page).unwrap_or_else(|_| message.to_string())
+    // The page has no fallible part; should rendering fail all the same, the status alone
+    // (never the message unescaped).
+    askama::Template::render(&page).unwrap_or_else(|_| format!("{} {title}", status.as_u16()))
 }
 
 pub fn json_response<T: Serialize>(status: StatusCode, value: &T) -> Response {

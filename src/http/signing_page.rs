@@ -10,7 +10,7 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use super::reply::{html_result, page_as};
+use super::reply::{html_result, page, page_as};
 use super::session::urlencode;
 use super::signing::{session_token, visit};
 use super::with_state;
@@ -172,14 +172,11 @@ async fn show(
     if let Some(gate) = gate {
         return Ok(gate_page(&state, &token, &title, &gate, cookies.as_deref()));
     }
-    Ok(page_as(
-        StatusCode::OK,
-        Ok(DocumentPage {
-            title: &title,
-            token: &token,
-            attachments: &opened.attachments,
-        }),
-    ))
+    Ok(page(Ok(DocumentPage {
+        title: &title,
+        token: &token,
+        attachments: &opened.attachments,
+    })))
 }
 
 /// The signing page's shell, with the sender's link attachments.
@@ -244,7 +241,7 @@ fn gate_page(
     };
     let invite_csrf =
         (other.is_none() && !gate.account_exists).then(|| super::signup::invite_csrf(state, token));
-    let page = GatePage {
+    let shown = GatePage {
         title,
         token,
         sender_name: &gate.sender.0,
@@ -257,7 +254,7 @@ fn gate_page(
         here,
         invite_csrf,
     };
-    page_as(StatusCode::OK, Ok(page))
+    page(Ok(shown))
 }
 
 fn notice(status: StatusCode, title: &str, text: &str) -> Response {
