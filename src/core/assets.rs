@@ -1,5 +1,6 @@
 //! The files under `assets/`, embedded at build time (include_dir), each with its MIME type and
-//! an ETag; and the page layout that the login, consent, account and signing pages share.
+//! an ETag, and their versioned URLs. (The pages' templates are in `pages/`, compiled in by
+//! askama.)
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
@@ -73,77 +74,6 @@ pub fn url(path: &str) -> String {
     }
 }
 
-/// Escapes text for HTML element content and quoted attribute values.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// Fills `{{name}}` placeholders in an embedded template. Values are inserted as given:
-/// escape text with [`escape`] first. Unknown placeholders are left empty.
-pub fn render(template: &str, values: &[(&str, &str)]) -> String {
-    let source = get(template)
-        .and_then(|a| std::str::from_utf8(a.body).ok())
-        .unwrap_or_default();
-    let mut out = String::with_capacity(source.len() + 256);
-    let mut rest = source;
-    while let Some(start) = rest.find("{{") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        match after.find("}}") {
-            Some(end) => {
-                let key = after[..end].trim();
-                if let Some((_, v)) = values.iter().find(|(k, _)| *k == key) {
-                    out.push_str(v);
-                }
-                rest = &after[end + 2..];
-            }
-            None => {
-                out.push_str(&rest[start..]);
-                rest = "";
-            }
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
-/// A whole page in the shared layout. `title` is text; `main_html` is trusted HTML.
-/// A form's error line (`role="alert"`), or nothing.
-pub fn error_alert(error: Option<&str>) -> String {
-    error
-        .map(|e| {
-            format!(
-                r#"<div class="alert error" role="alert">{}</div>"#,
-                escape(e)
-            )
-        })
-        .unwrap_or_default()
-}
-
-pub fn page(title: &str, main_html: &str) -> String {
-    render(
-        "templates/layout.html",
-        &[
-            ("title", &escape(title)),
-            ("main", main_html),
-            ("stylesheet", &url("css/docket.css")),
-            ("icon", &url("img/docket.svg")),
-            ("version", crate::core::version::VERSION),
-        ],
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,21 +83,7 @@ mod tests {
         let css = get("css/docket.css").expect("stylesheet embedded");
         assert_eq!(css.mime, "text/css; charset=utf-8");
         assert_eq!(css.etag.len(), 18);
-        assert!(get("templates/layout.html").is_some());
         assert!(get("nope.txt").is_none());
         assert!(url("css/docket.css").starts_with("/assets/css/docket.css?v="));
-    }
-
-    #[test]
-    fn render_fills_and_escapes() {
-        let html = page("<Hi & bye>", "<p>ok</p>");
-        assert!(html.contains("&lt;Hi &amp; bye&gt;"));
-        assert!(html.contains("<p>ok</p>"));
-        assert!(!html.contains("{{"));
-    }
-
-    #[test]
-    fn escape_covers_attribute_quotes() {
-        assert_eq!(escape(r#"a"b'c"#), "a&quot;b&#39;c");
     }
 }

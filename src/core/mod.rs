@@ -9,6 +9,7 @@ pub mod crypto;
 pub mod datadir;
 pub mod db;
 pub mod error;
+pub mod html;
 pub mod keyring;
 pub mod outbound;
 pub mod ratelimit;

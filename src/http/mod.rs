@@ -10,11 +10,12 @@ pub mod body;
 pub mod bookings;
 pub mod documents;
 pub mod health;
+pub mod home;
 pub mod login;
 pub mod middleware;
 pub mod oauth_api;
 pub mod openapi;
-pub mod pages;
+pub mod page;
 pub mod proxy;
 pub mod redact;
 pub mod reply;
@@ -109,7 +110,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .unify()
         .or(static_files::routes())
         .unify()
-        .or(pages::routes())
+        .or(home::routes())
         .unify()
         .recover(reply::recover)
         .unify()

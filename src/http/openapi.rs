@@ -7,9 +7,8 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use super::reply::{html_response, json_response};
+use super::reply::{json_response, page};
 use crate::http::state::AppState;
-use crate::{core::assets::page, core::assets::url};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let spec = warp::path!("api" / "v1" / "openapi.json")
@@ -25,30 +24,14 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         });
     let explorer = warp::path!("api" / "v1" / "openapi")
         .and(warp::get())
-        .map(|| html_response(StatusCode::OK, &explorer_page()));
+        .map(|| page(Ok(Explorer)));
     spec.or(explorer).unify().boxed()
 }
 
-fn explorer_page() -> String {
-    let main = format!(
-        r#"<section class="stack">
-  <h1>Docket API explorer</h1>
-  <p class="muted">Every endpoint of the document API and the OAuth provider, with its payloads and
-  authentication. Paste an API key (<code>docket apikey create</code>) to send requests from this page;
-  it stays in this tab only. The machine-readable description is at <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</p>
-  <div class="card stack">
-    <div class="field"><label for="api-key">API key or access token</label>
-      <input id="api-key" type="password" autocomplete="off" placeholder="api_…"></div>
-    <div class="field"><label for="filter">Filter endpoints</label>
-      <input id="filter" type="search" placeholder="documents, POST, fields…"></div>
-  </div>
-  <div id="endpoints" class="stack" aria-live="polite"><p class="muted">Loading…</p></div>
-</section>
-<script src="{}" defer></script>"#,
-        url("js/explorer.js")
-    );
-    page("API explorer", &main)
-}
+/// The API explorer page (`explorer.js` fills it from the document).
+#[derive(askama::Template)]
+#[template(path = "explorer.html")]
+struct Explorer;
 
 fn ref_(name: &str) -> Value {
     json!({"$ref": format!("#/components/schemas/{name}")})

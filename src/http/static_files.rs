@@ -30,10 +30,6 @@ pub fn routes() -> BoxedFilter<(Response,)> {
 }
 
 fn serve(path: &str, if_none_match: Option<&str>, version: Option<&str>) -> Option<Response> {
-    // Templates are server-side only.
-    if path.starts_with("templates/") {
-        return None;
-    }
     let asset = assets::get(path)?;
     let cache = if version == Some(asset.etag.trim_matches('"')) {
         "public, max-age=31536000, immutable"

@@ -9,8 +9,9 @@ pub struct Composed {
     pub html: String,
 }
 
-/// `s` safe inside HTML text and attribute values.
-pub use crate::core::assets::escape as escape_html;
+// `s` safe inside HTML text and attribute values (pages escape through their templates, with
+// the same escaper).
+use crate::core::html::escape as escape_html;
 
 /// Escaped text with its line breaks kept.
 fn paragraph(s: &str) -> String {
