@@ -23,6 +23,7 @@ pub mod error;
 pub mod factors;
 pub mod http;
 pub mod keyring;
+pub mod lenient;
 pub mod logging;
 pub mod mail;
 pub mod oauth;

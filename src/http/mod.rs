@@ -14,6 +14,8 @@ pub mod login;
 pub mod middleware;
 pub mod oauth_api;
 pub mod openapi;
+#[cfg(test)]
+mod openapi_check;
 pub mod pages;
 pub mod redact;
 pub mod reply;

@@ -75,7 +75,9 @@ pub(crate) async fn sent() -> Sent {
         ],
         "meta": {"signingOrder": "SEQUENTIAL"},
     });
-    let created = manage::create(&ctx, &who, body, Origin::default())
+    let body: crate::documents::request::CreateDocumentRequest =
+        serde_json::from_value(body).unwrap();
+    let created = manage::create(&ctx, &who, body.validate().unwrap(), Origin::default())
         .await
         .unwrap();
     let target = attach::target(&ctx, created.data_id.clone()).await.unwrap();

@@ -2,11 +2,9 @@
 //! delete and read an endpoint's deliveries. One made with an OAuth access token belongs to that
 //! app's grant, and the app sees only its own (`store::Visible`).
 
-use serde_json::Value;
-
-use super::Event;
 use super::secret::SecretBox;
 use super::store::{self, App, Delivery, NewEndpoint, Visible, Webhook};
+use super::{Event, NewWebhook};
 use crate::db::{Db, now};
 use crate::error::AppError;
 use crate::oauth::principal::Principal;
@@ -27,10 +25,9 @@ pub async fn create(
     db: &Db,
     secrets: &SecretBox,
     who: &Principal,
-    body: &Value,
+    new: NewWebhook,
     max: u32,
 ) -> Result<(Webhook, String), AppError> {
-    let new = super::parse_create(body)?;
     for event in &new.events {
         who.require(event.scope())?;
     }

@@ -8,24 +8,24 @@ pub mod address;
 pub mod deliver;
 pub mod manage;
 pub mod payload;
+pub mod request;
 pub mod secret;
 pub mod store;
 pub mod zapier;
 
 use crate::db::Conn;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::bookings::Booking;
 use crate::documents::DocumentView;
-use crate::documents::check::Check;
 use crate::error::AppError;
 use crate::oauth::scope::Scope;
 use store::App;
 
 /// An event a webhook can subscribe to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[schema(as = WebhookEvent)]
 pub enum Event {
     DocumentCreated,
     DocumentSent,
@@ -120,79 +120,6 @@ pub fn generate_secret() -> String {
     format!("whsec_{}", crate::crypto::random_base62(32))
 }
 
-/// Validates `POST /api/v1/webhooks`: `{url, events, secret?}`.
-pub fn parse_create(body: &Value) -> Result<NewWebhook, AppError> {
-    let mut c = Check::new();
-    if !body.is_object() {
-        return Err(AppError::bad_request("the body must be a JSON object"));
-    }
-    let url = match body.get("url") {
-        Some(Value::String(s)) => match check_url(s) {
-            Ok(u) => Some(u),
-            Err(m) => {
-                c.fail("url", m);
-                None
-            }
-        },
-        None | Some(Value::Null) => {
-            c.fail("url", "required");
-            None
-        }
-        Some(_) => {
-            c.fail("url", "must be a string");
-            None
-        }
-    };
-    let mut events: Vec<Event> = Vec::new();
-    match body.get("events") {
-        Some(Value::Array(items)) if !items.is_empty() => {
-            for (i, e) in items.iter().enumerate() {
-                match e.as_str().and_then(Event::parse) {
-                    Some(event) => {
-                        if !events.contains(&event) {
-                            events.push(event);
-                        }
-                    }
-                    None => c.fail(
-                        format!("events[{i}]"),
-                        format!("must be one of {}", Event::names().join(", ")),
-                    ),
-                }
-            }
-        }
-        Some(Value::Array(_)) => c.fail("events", "give at least one event"),
-        None | Some(Value::Null) => c.fail("events", "required"),
-        Some(_) => c.fail("events", "must be an array of event names"),
-    }
-    let secret = match body.get("secret") {
-        None | Some(Value::Null) => Some(generate_secret()),
-        Some(Value::String(s)) if (1..=256).contains(&s.chars().count()) && s.trim() == s => {
-            Some(s.clone())
-        }
-        Some(Value::String(_)) => {
-            c.fail(
-                "secret",
-                "1 to 256 characters without leading or trailing spaces",
-            );
-            None
-        }
-        Some(_) => {
-            c.fail("secret", "must be a string");
-            None
-        }
-    };
-    match (url, secret) {
-        (Some(url), Some(secret)) if c.is_ok() => Ok(NewWebhook {
-            url,
-            events,
-            secret,
-        }),
-        _ => c
-            .finish(())
-            .and(Err(AppError::bad_request("invalid webhook"))),
-    }
-}
-
 /// An absolute http(s) URL with a host, no credentials or fragment, at most 2048 characters.
 pub fn check_url(raw: &str) -> Result<String, &'static str> {
     if raw.len() > 2048 {
@@ -265,37 +192,4 @@ pub fn enqueue_booking(
         store::insert_delivery(conn, hook.id, event, &body.to_string(), now)?;
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn validates_every_part() {
-        let ok = parse_create(&json!({"url": "https://h.example/x", "events": ["DOCUMENT_CREATED", "DOCUMENT_CREATED"]})).unwrap();
-        assert_eq!(ok.events, vec![Event::DocumentCreated]);
-        assert!(ok.secret.starts_with("whsec_") && ok.secret.len() == 38);
-        let given = parse_create(
-            &json!({"url": "http://h:8080/", "events": ["DOCUMENT_SIGNED"], "secret": "s3cret"}),
-        )
-        .unwrap();
-        assert_eq!(given.secret, "s3cret");
-        for bad in [
-            json!({"events": ["DOCUMENT_CREATED"]}),
-            json!({"url": "ftp://h/", "events": ["DOCUMENT_CREATED"]}),
-            json!({"url": "https://u:p@h/", "events": ["DOCUMENT_CREATED"]}),
-            json!({"url": "/relative", "events": ["DOCUMENT_CREATED"]}),
-            json!({"url": "https://h/", "events": []}),
-            json!({"url": "https://h/", "events": ["NOPE"]}),
-            json!({"url": "https://h/", "events": "DOCUMENT_CREATED"}),
-            json!({"url": "https://h/", "events": ["DOCUMENT_CREATED"], "secret": ""}),
-            json!({"url": "https://h/", "events": ["DOCUMENT_CREATED"], "secret": 5}),
-            json!([]),
-        ] {
-            let e = parse_create(&bad).unwrap_err();
-            assert_eq!(e.status(), 400, "{bad}");
-        }
-    }
 }
