@@ -11,6 +11,7 @@ pub mod db;
 pub mod error;
 pub mod html;
 pub mod keyring;
+pub mod lenient;
 pub mod outbound;
 pub mod ratelimit;
 pub mod retry;

@@ -21,11 +21,14 @@ use crate::core::error::AppError;
 use crate::core::timefmt::human;
 use crate::http::state::AppState;
 use crate::identity::accounts::factors as account;
-use crate::identity::accounts::factors::{Confirmation, NewPasskey, PasskeyChange};
 use crate::identity::factors::Enrolment;
 use crate::identity::sessions::csrf;
 use crate::identity::users::User;
 use crate::oauth::account::Overview;
+use crate::{
+    identity::accounts::factors::Confirmation, identity::accounts::factors::NewPasskey,
+    identity::accounts::factors::PasskeyChange,
+};
 
 type Form = HashMap<String, String>;
 

@@ -15,6 +15,8 @@ pub mod login;
 pub mod middleware;
 pub mod oauth_api;
 pub mod openapi;
+#[cfg(test)]
+mod openapi_check;
 pub mod page;
 pub mod proxy;
 pub mod redact;

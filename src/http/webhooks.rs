@@ -15,6 +15,7 @@ use crate::core::error::AppError;
 use crate::http::state::AppState;
 use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
+use crate::integrations::request::CreateWebhookRequest;
 use crate::integrations::webhooks as manage;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
@@ -27,7 +28,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let create = warp::path!("api" / "v1" / "webhooks")
         .and(warp::post())
         .and(who())
-        .and(super::body::json::<Value>())
+        .and(super::body::object::<CreateWebhookRequest>())
         .and(s())
         .then(|w, b, st| async move { json_result(create(st, w, b).await) });
     let list = warp::path!("api" / "v1" / "webhooks")
@@ -56,10 +57,14 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
 }
 
 /// `POST /api/v1/webhooks`: the secret is in this response only.
-async fn create(state: AppState, who: Principal, body: Value) -> Result<Value, AppError> {
+async fn create(
+    state: AppState,
+    who: Principal,
+    body: CreateWebhookRequest,
+) -> Result<Value, AppError> {
     let max = state.config.max_webhooks_per_user;
-    let (hook, secret) =
-        manage::create(&state.db, &state.webhook_secrets, &who, &body, max).await?;
+    let new = body.validate()?;
+    let (hook, secret) = manage::create(&state.db, &state.webhook_secrets, &who, new, max).await?;
     let mut out = json!(hook);
     out["secret"] = Value::String(secret);
     Ok(out)

@@ -2,18 +2,23 @@
 //! delete and read an endpoint's deliveries. One made with an OAuth access token belongs to that
 //! app's grant, and the app sees only its own (`store::Visible`).
 
-use serde_json::Value;
-
+use super::request::NewWebhook;
 use crate::core::error::AppError;
 use crate::identity::principal::Principal;
+use crate::identity::scope::Scope;
 use crate::outbox::webhooks::Event;
 use crate::outbox::webhooks::secret::SecretBox;
+use crate::outbox::webhooks::store::{self, App, Delivery, NewEndpoint, Visible, Webhook};
 use crate::{core::db::Db, core::db::now};
-use crate::{
-    outbox::webhooks::store, outbox::webhooks::store::App, outbox::webhooks::store::Delivery,
-    outbox::webhooks::store::NewEndpoint, outbox::webhooks::store::Visible,
-    outbox::webhooks::store::Webhook,
-};
+
+/// The scope a credential needs to subscribe to `event`: a webhook is a way to read.
+pub fn scope_for(event: Event) -> Scope {
+    if event.is_booking() {
+        Scope::ReadBooking
+    } else {
+        Scope::ReadDocument
+    }
+}
 
 /// Deliveries listed per endpoint, newest first.
 const DELIVERIES_SHOWN: i64 = 100;
@@ -31,12 +36,11 @@ pub async fn create(
     db: &Db,
     secrets: &SecretBox,
     who: &Principal,
-    body: &Value,
+    new: NewWebhook,
     max: u32,
 ) -> Result<(Webhook, String), AppError> {
-    let new = crate::outbox::webhooks::parse_create(body)?;
     for event in &new.events {
-        who.require(event.scope())?;
+        who.require(scope_for(*event))?;
     }
     let hook = insert(
         db,

@@ -62,7 +62,7 @@ pub async fn subscribe(
     let (Some(url), Some(event)) = (url, event) else {
         return Err(AppError::validation(problems));
     };
-    who.require(event.scope())?;
+    who.require(manage::scope_for(event))?;
     let secret = generate_secret();
     manage::insert(
         db,

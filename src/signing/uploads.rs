@@ -16,8 +16,8 @@ use crate::core::db::now;
 use crate::core::error::AppError;
 use crate::signing::documents::fields;
 use crate::signing::documents::model::placements;
-use crate::signing::documents::store::{self, Parent};
 use crate::signing::templates::store as templates;
+use crate::{signing::documents::store, signing::documents::store::Parent};
 
 /// Bytes gathered before a write to the temp file.
 const COALESCE: usize = 256 * 1024;

@@ -15,12 +15,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::core::error::AppError;
-use crate::identity::scope::Scope;
-use crate::signing::documents::check::Check;
 
 /// An event a webhook can subscribe to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[schema(as = WebhookEvent)]
 pub enum Event {
     DocumentCreated,
     DocumentSent,
@@ -80,15 +79,6 @@ impl Event {
             .collect()
     }
 
-    /// The scope a credential needs to subscribe to the event: a webhook is a way to read.
-    pub fn scope(self) -> Scope {
-        if self.is_booking() {
-            Scope::ReadBooking
-        } else {
-            Scope::ReadDocument
-        }
-    }
-
     pub fn parse(s: &str) -> Option<Event> {
         Event::ALL.into_iter().find(|e| e.as_str() == s)
     }
@@ -101,91 +91,9 @@ impl Event {
 
 crate::sql_text_enum!(Event);
 
-/// A webhook as a client describes it, validated.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NewWebhook {
-    pub url: String,
-    pub events: Vec<Event>,
-    /// Given by the client, or generated (and shown once).
-    pub secret: String,
-}
-
 /// A generated secret: `whsec_` and 32 base62 characters (190 bits).
 pub fn generate_secret() -> String {
     format!("whsec_{}", crate::core::crypto::random_base62(32))
-}
-
-/// Validates `POST /api/v1/webhooks`: `{url, events, secret?}`.
-pub fn parse_create(body: &Value) -> Result<NewWebhook, AppError> {
-    let mut c = Check::new();
-    if !body.is_object() {
-        return Err(AppError::bad_request("the body must be a JSON object"));
-    }
-    let url = match body.get("url") {
-        Some(Value::String(s)) => match check_url(s) {
-            Ok(u) => Some(u),
-            Err(m) => {
-                c.fail("url", m);
-                None
-            }
-        },
-        None | Some(Value::Null) => {
-            c.fail("url", "required");
-            None
-        }
-        Some(_) => {
-            c.fail("url", "must be a string");
-            None
-        }
-    };
-    let mut events: Vec<Event> = Vec::new();
-    match body.get("events") {
-        Some(Value::Array(items)) if !items.is_empty() => {
-            for (i, e) in items.iter().enumerate() {
-                match e.as_str().and_then(Event::parse) {
-                    Some(event) => {
-                        if !events.contains(&event) {
-                            events.push(event);
-                        }
-                    }
-                    None => c.fail(
-                        format!("events[{i}]"),
-                        format!("must be one of {}", Event::names().join(", ")),
-                    ),
-                }
-            }
-        }
-        Some(Value::Array(_)) => c.fail("events", "give at least one event"),
-        None | Some(Value::Null) => c.fail("events", "required"),
-        Some(_) => c.fail("events", "must be an array of event names"),
-    }
-    let secret = match body.get("secret") {
-        None | Some(Value::Null) => Some(generate_secret()),
-        Some(Value::String(s)) if (1..=256).contains(&s.chars().count()) && s.trim() == s => {
-            Some(s.clone())
-        }
-        Some(Value::String(_)) => {
-            c.fail(
-                "secret",
-                "1 to 256 characters without leading or trailing spaces",
-            );
-            None
-        }
-        Some(_) => {
-            c.fail("secret", "must be a string");
-            None
-        }
-    };
-    match (url, secret) {
-        (Some(url), Some(secret)) if c.is_ok() => Ok(NewWebhook {
-            url,
-            events,
-            secret,
-        }),
-        _ => c
-            .finish(())
-            .and(Err(AppError::bad_request("invalid webhook"))),
-    }
 }
 
 /// An absolute http(s) URL with a host, no credentials or fragment, at most 2048 characters.
@@ -222,37 +130,4 @@ pub fn enqueue(
         store::insert_delivery(conn, hook.id, event, &posted.to_string(), now)?;
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn validates_every_part() {
-        let ok = parse_create(&json!({"url": "https://h.example/x", "events": ["DOCUMENT_CREATED", "DOCUMENT_CREATED"]})).unwrap();
-        assert_eq!(ok.events, vec![Event::DocumentCreated]);
-        assert!(ok.secret.starts_with("whsec_") && ok.secret.len() == 38);
-        let given = parse_create(
-            &json!({"url": "http://h:8080/", "events": ["DOCUMENT_SIGNED"], "secret": "s3cret"}),
-        )
-        .unwrap();
-        assert_eq!(given.secret, "s3cret");
-        for bad in [
-            json!({"events": ["DOCUMENT_CREATED"]}),
-            json!({"url": "ftp://h/", "events": ["DOCUMENT_CREATED"]}),
-            json!({"url": "https://u:p@h/", "events": ["DOCUMENT_CREATED"]}),
-            json!({"url": "/relative", "events": ["DOCUMENT_CREATED"]}),
-            json!({"url": "https://h/", "events": []}),
-            json!({"url": "https://h/", "events": ["NOPE"]}),
-            json!({"url": "https://h/", "events": "DOCUMENT_CREATED"}),
-            json!({"url": "https://h/", "events": ["DOCUMENT_CREATED"], "secret": ""}),
-            json!({"url": "https://h/", "events": ["DOCUMENT_CREATED"], "secret": 5}),
-            json!([]),
-        ] {
-            let e = parse_create(&bad).unwrap_err();
-            assert_eq!(e.status(), 400, "{bad}");
-        }
-    }
 }

@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use crate::core::lenient::Given;
 use crate::{core::error::AppError, core::error::FieldError};
 
 #[derive(Debug, Default)]
@@ -40,6 +41,47 @@ impl Check {
             Ok(value)
         } else {
             Err(AppError::validation(self.errors))
+        }
+    }
+
+    /// The value of a typed member when it came in the expected form; a value of another
+    /// form fails `path` with `message`.
+    pub fn given<'a, T>(&mut self, g: &'a Given<T>, path: &str, message: &str) -> Option<&'a T> {
+        if g.is_invalid() {
+            self.fail(path, message);
+        }
+        g.valid()
+    }
+
+    /// A typed string member of at most `max` characters.
+    pub fn text(&mut self, g: &Given<String>, path: &str, max: usize) -> Option<String> {
+        let s = self.given(g, path, "must be a string")?;
+        if s.chars().count() > max {
+            self.fail(path, format!("at most {max} characters"));
+            return None;
+        }
+        Some(s.clone())
+    }
+
+    /// A typed whole-number member within `range`.
+    pub fn whole(
+        &mut self,
+        g: &Given<i64>,
+        path: &str,
+        range: std::ops::RangeInclusive<i64>,
+    ) -> Option<i64> {
+        let message = format!(
+            "must be a whole number from {} to {}",
+            range.start(),
+            range.end()
+        );
+        match self.given(g, path, &message) {
+            Some(v) if range.contains(v) => Some(*v),
+            Some(_) => {
+                self.fail(path, message);
+                None
+            }
+            None => None,
         }
     }
 

@@ -5,6 +5,10 @@
 
 use serde_json::{Value, json};
 
+use super::CreateDocument;
+use super::recipients::NewRecipient;
+use super::request::RecipientInput;
+
 use super::audit::{self, Event, Origin};
 use super::model::Document;
 use super::parts;
@@ -25,11 +29,12 @@ pub struct Created {
     pub recipients: Vec<RecipientView>,
 }
 
-/// `POST /api/v1/documents`: a DRAFT with its recipients (DOCUMENT_CREATED queued).
+/// `POST /api/v1/documents`: a DRAFT with its recipients (DOCUMENT_CREATED queued); 403 for
+/// authentication options the account's tier does not include.
 pub async fn create(
     ctx: &Context,
     who: &Principal,
-    body: Value,
+    doc: CreateDocument,
     origin: Origin,
 ) -> Result<Created, AppError> {
     let (user, app) = (who.user_id, ctx.app.clone());
@@ -38,7 +43,8 @@ pub async fn create(
     let view = ctx
         .db
         .write(move |tx| {
-            let doc = super::parse_create(&body, crate::identity::users::store::tier(tx, user)?)?;
+            let tier = crate::identity::users::store::tier(tx, user)?;
+            super::check_tier(&doc.auth_options, &doc.recipients, tier)?;
             let t = now();
             let id = store::insert(tx, user, &doc, &d, t)?;
             let view = DocumentView::of(&store::load(tx, id)?, &app);
@@ -157,14 +163,14 @@ pub async fn add_recipient(
     ctx: &Context,
     who: &Principal,
     id: i64,
-    body: Value,
+    r: NewRecipient,
 ) -> Result<RecipientView, AppError> {
     let (user, app) = (who.user_id, ctx.app.clone());
     let view = ctx
         .db
         .write(move |tx| {
             let doc = store::owned(tx, user, id)?;
-            let r = parts::recipient(tx, user, &body)?;
+            parts::allowed(tx, user, &r)?;
             doc.require_open("add recipients")?;
             let added = parts::add_recipient(tx, Parent::Document(id), &r, now())?;
             Ok(RecipientView::of(&added, id, &app))
@@ -173,14 +179,15 @@ pub async fn add_recipient(
     Ok(view.links_shown_if(who.sees_signing_links()))
 }
 
-/// `PATCH /api/v1/documents/{id}/recipients/{rid}`: absent keys keep their values. A new
+/// `PATCH /api/v1/documents/{id}/recipients/{rid}`: absent keys keep their values (the
+/// patch was checked as far as it goes alone, `RecipientInput::validate_patch`). A new
 /// e-mail address is a new signing link (see `store::recipients::update`); on a PENDING document
 /// whose recipient had been e-mailed, the new address is e-mailed its link.
 pub async fn patch_recipient(
     ctx: &Context,
     who: &Principal,
     (id, rid): (i64, i64),
-    body: Value,
+    patch: RecipientInput,
     origin: Origin,
 ) -> Result<RecipientView, AppError> {
     let (user, app) = (who.user_id, ctx.app.clone());
@@ -191,14 +198,8 @@ pub async fn patch_recipient(
             let current = doc
                 .recipient(rid)
                 .ok_or_else(|| AppError::not_found("recipient"))?;
-            let raw = parts::merged(
-                json!({
-                    "email": current.email, "name": current.name, "role": current.role,
-                    "signingOrder": current.signing_order, "authOptions": current.auth,
-                }),
-                &body,
-            )?;
-            let r = parts::recipient(tx, user, &raw)?;
+            let r = patch.over(&current.as_new()).validate()?;
+            parts::allowed(tx, user, &r)?;
             doc.require_open("change recipients")?;
             if let Some(old) = store::recipients::update(tx, id, rid, &r)? {
                 let owner = owner_email(tx, user)?;

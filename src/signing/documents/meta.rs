@@ -5,8 +5,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::check::{Check, join};
+use super::request::{
+    AttachmentInput, AuthOptionsInput, EmailSettingsInput, List, MetaInput, Methods as Sent,
+    RecipientAuthInput,
+};
 use crate::core::error::AppError;
 use crate::identity::users::Tier;
+use crate::{core::lenient::Given, core::lenient::Object};
 
 /// Date formats a document may ask for (`meta.dateFormat`), in the pattern language clients of
 /// the common open-source signing services use.
@@ -84,7 +89,7 @@ pub fn format_date(ts: i64, zone: &str, pattern: &str) -> String {
 pub const DEFAULT_DATE_FORMAT: &str = "yyyy-MM-dd hh:mm a";
 pub const DEFAULT_TIMEZONE: &str = "Etc/UTC";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, utoipa::ToSchema)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum SigningOrder {
     #[default]
@@ -128,11 +133,11 @@ pub const MAX_ATTACHMENTS: usize = 10;
 
 /// `attachments`: null, or a list of at most `MAX_ATTACHMENTS` `{label (1..255 characters),
 /// data (an absolute http(s) URL, as `meta.redirectUrl`), type? ("link")}`.
-pub fn parse_attachments(c: &mut Check, raw: Option<&Value>) -> Vec<Attachment> {
-    let Some(raw) = raw.filter(|v| !v.is_null()) else {
+pub fn parse_attachments(c: &mut Check, raw: &List<AttachmentInput>) -> Vec<Attachment> {
+    if raw.is_absent() {
         return Vec::new();
-    };
-    let Some(list) = raw.as_array().filter(|a| a.len() <= MAX_ATTACHMENTS) else {
+    }
+    let Some(list) = raw.valid().filter(|a| a.len() <= MAX_ATTACHMENTS) else {
         c.fail(
             "attachments",
             format!("must be a list of at most {MAX_ATTACHMENTS} {{label, data}} links"),
@@ -142,17 +147,17 @@ pub fn parse_attachments(c: &mut Check, raw: Option<&Value>) -> Vec<Attachment> 
     let mut out = Vec::new();
     for (i, a) in list.iter().enumerate() {
         let path = format!("attachments[{i}]");
-        if !a.is_object() {
+        let Some(Object(a)) = a.valid() else {
             c.fail(path, "must be an object {label, data}");
             continue;
-        }
+        };
         let label = c
-            .opt_str(a, "label", &path, 255)
+            .text(&a.label, &join(&path, "label"), 255)
             .map(|l| l.trim().to_string());
         if label.as_deref().is_none_or(str::is_empty) {
             c.fail(join(&path, "label"), "required: 1 to 255 characters");
         }
-        let data = match c.opt_str(a, "data", &path, 2000) {
+        let data = match c.text(&a.data, &join(&path, "data"), 2000) {
             Some(u) => redirect_url(&u)
                 .map_err(|why| c.fail(join(&path, "data"), why))
                 .ok(),
@@ -161,10 +166,10 @@ pub fn parse_attachments(c: &mut Check, raw: Option<&Value>) -> Vec<Attachment> 
                 None
             }
         };
-        match a.get("type") {
-            None | Some(Value::Null) => {}
-            Some(Value::String(t)) if t == "link" => {}
-            Some(_) => c.fail(join(&path, "type"), "only \"link\" attachments exist"),
+        match &a.kind {
+            Given::Absent | Given::Null => {}
+            Given::Valid(t) if t == "link" => {}
+            _ => c.fail(join(&path, "type"), "only \"link\" attachments exist"),
         }
         if let (Some(label), Some(data)) = (label.filter(|l| !l.is_empty()), data) {
             out.push(Attachment {
@@ -178,7 +183,7 @@ pub fn parse_attachments(c: &mut Check, raw: Option<&Value>) -> Vec<Attachment> 
 }
 
 /// How recipients get their signing links (`meta.distributionMethod`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, utoipa::ToSchema)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum DistributionMethod {
     /// E-mailed by docket.
@@ -285,24 +290,28 @@ pub fn is_time_zone(name: &str) -> bool {
     !name.is_empty() && jiff::tz::TimeZone::get(name).is_ok()
 }
 
-/// Applies the fields present in `raw` (an object, or null/absent for none) over `base`.
+/// Applies the members present in `raw` (absent or null for none) over `base`.
 /// `strict_zone`: documents need IANA names; templates' generate-document takes free strings.
-pub fn parse_meta(c: &mut Check, raw: Option<&Value>, base: Meta, strict_zone: bool) -> Meta {
+pub fn parse_meta(
+    c: &mut Check,
+    raw: &Given<Object<MetaInput>>,
+    base: Meta,
+    strict_zone: bool,
+) -> Meta {
     let mut meta = base;
-    let Some(raw) = raw.filter(|v| !v.is_null()) else {
+    if raw.is_absent() {
+        return meta;
+    }
+    let Some(Object(raw)) = c.given(raw, "meta", "must be an object") else {
         return meta;
     };
-    if !raw.is_object() {
-        c.fail("meta", "must be an object");
-        return meta;
-    }
-    if let Some(s) = c.opt_str(raw, "subject", "meta", 255) {
+    if let Some(s) = c.text(&raw.subject, "meta.subject", 255) {
         meta.subject = Some(s);
     }
-    if let Some(s) = c.opt_str(raw, "message", "meta", 5000) {
+    if let Some(s) = c.text(&raw.message, "meta.message", 5000) {
         meta.message = Some(s);
     }
-    if let Some(tz) = c.opt_str(raw, "timezone", "meta", 64) {
+    if let Some(tz) = c.text(&raw.timezone, "meta.timezone", 64) {
         if strict_zone && !is_time_zone(&tz) {
             c.fail(
                 "meta.timezone",
@@ -312,7 +321,7 @@ pub fn parse_meta(c: &mut Check, raw: Option<&Value>, base: Meta, strict_zone: b
             meta.timezone = tz;
         }
     }
-    if let Some(f) = c.opt_str(raw, "dateFormat", "meta", 64) {
+    if let Some(f) = c.text(&raw.date_format, "meta.dateFormat", 64) {
         if strict_zone && !DATE_FORMATS.contains(&f.as_str()) {
             c.fail(
                 "meta.dateFormat",
@@ -322,31 +331,21 @@ pub fn parse_meta(c: &mut Check, raw: Option<&Value>, base: Meta, strict_zone: b
             meta.date_format = f;
         }
     }
-    if let Some(u) = c.opt_str(raw, "redirectUrl", "meta", 2000) {
+    if let Some(u) = c.text(&raw.redirect_url, "meta.redirectUrl", 2000) {
         match redirect_url(&u) {
             Ok(url) => meta.redirect_url = Some(url),
             Err(why) => c.fail("meta.redirectUrl", why),
         }
     }
-    match raw.get("signingOrder") {
-        None | Some(Value::Null) => {}
-        Some(Value::String(s)) if s == "PARALLEL" => meta.signing_order = SigningOrder::Parallel,
-        Some(Value::String(s)) if s == "SEQUENTIAL" => {
-            meta.signing_order = SigningOrder::Sequential
-        }
-        Some(_) => c.fail("meta.signingOrder", "must be PARALLEL or SEQUENTIAL"),
+    let order = "must be PARALLEL or SEQUENTIAL";
+    if let Some(o) = c.given(&raw.signing_order, "meta.signingOrder", order) {
+        meta.signing_order = *o;
     }
-    match raw.get("distributionMethod") {
-        None | Some(Value::Null) => {}
-        Some(Value::String(s)) if s == "EMAIL" => {
-            meta.distribution_method = DistributionMethod::Email
-        }
-        Some(Value::String(s)) if s == "NONE" => {
-            meta.distribution_method = DistributionMethod::None
-        }
-        Some(_) => c.fail("meta.distributionMethod", "must be EMAIL or NONE"),
+    let method = "must be EMAIL or NONE";
+    if let Some(m) = c.given(&raw.distribution_method, "meta.distributionMethod", method) {
+        meta.distribution_method = *m;
     }
-    if let Some(s) = parse_email_settings(c, raw.get("emailSettings")) {
+    if let Some(s) = parse_email_settings(c, &raw.email_settings) {
         meta.email_settings = s;
     }
     meta
@@ -355,21 +354,20 @@ pub fn parse_meta(c: &mut Check, raw: Option<&Value>, base: Meta, strict_zone: b
 /// `meta.emailSettings`: an object of the nine switches, each true or false; those left out
 /// are on (as the signing service reads it), keys it does not know are ignored. Null or
 /// absent: `None` (keep what there is).
-fn parse_email_settings(c: &mut Check, raw: Option<&Value>) -> Option<EmailSettings> {
-    let raw = raw.filter(|v| !v.is_null())?;
-    let Some(obj) = raw.as_object() else {
-        c.fail(
-            "meta.emailSettings",
-            "must be an object of true/false switches",
-        );
+fn parse_email_settings(
+    c: &mut Check,
+    raw: &Given<Object<EmailSettingsInput>>,
+) -> Option<EmailSettings> {
+    if raw.is_absent() {
         return None;
-    };
+    }
+    let message = "must be an object of true/false switches";
+    let Object(given) = c.given(raw, "meta.emailSettings", message)?;
     let mut out = EmailSettings::default();
-    for (key, field) in EmailSettings::KEYS {
-        match obj.get(key) {
-            None | Some(Value::Null) => {}
-            Some(Value::Bool(b)) => *field(&mut out) = *b,
-            Some(_) => c.fail(format!("meta.emailSettings.{key}"), "must be true or false"),
+    for ((key, field), switch) in EmailSettings::KEYS.into_iter().zip(given.switches()) {
+        let path = format!("meta.emailSettings.{key}");
+        if let Some(b) = c.given(switch, &path, "must be true or false") {
+            *field(&mut out) = *b;
         }
     }
     Some(out)
@@ -459,9 +457,9 @@ impl AuthOptions {
 
 /// TWO_FACTOR_AUTH access leaves reading open and asks for a current TOTP code of the
 /// recipient's account at finishing (`signing::auth::Requirement::of`).
-const ACCESS_AUTH: &[&str] = &["ACCOUNT", "TWO_FACTOR_AUTH"];
-const ACTION_AUTH: &[&str] = &["ACCOUNT", "PASSKEY", "TWO_FACTOR_AUTH", "PASSWORD"];
-const RECIPIENT_ACTION_AUTH: &[&str] = &[
+pub const ACCESS_AUTH: &[&str] = &["ACCOUNT", "TWO_FACTOR_AUTH"];
+pub const ACTION_AUTH: &[&str] = &["ACCOUNT", "PASSKEY", "TWO_FACTOR_AUTH", "PASSWORD"];
+pub const RECIPIENT_ACTION_AUTH: &[&str] = &[
     "ACCOUNT",
     "PASSKEY",
     "TWO_FACTOR_AUTH",
@@ -490,38 +488,29 @@ fn redirect_url(raw: &str) -> Result<String, &'static str> {
     Ok(url.to_string())
 }
 
-/// `obj[key]`: one of `allowed`, a list of them (repeats dropped), or null (none).
-/// `EXPLICIT_NONE` stands alone.
-fn methods(c: &mut Check, obj: &Value, key: &str, path: &str, allowed: &[&str]) -> Methods {
-    let fail = |c: &mut Check| {
-        c.fail(
-            join(path, key),
-            format!(
-                "must be one of {}, a list of them, or null",
-                allowed.join(", ")
-            ),
-        );
-        Vec::new()
+/// Methods as sent at `path`: one of `allowed`, a list of them (repeats dropped), or null
+/// (none). `EXPLICIT_NONE` stands alone.
+fn methods(c: &mut Check, given: &Sent, path: &str, allowed: &[&str]) -> Vec<String> {
+    let message = format!(
+        "must be one of {}, a list of them, or null",
+        allowed.join(", ")
+    );
+    let Some(list) = c.given(given, path, &message) else {
+        return Vec::new();
     };
-    let given: Vec<&Value> = match obj.get(key) {
-        None | Some(Value::Null) => return Vec::new(),
-        Some(Value::Array(a)) => a.iter().collect(),
-        Some(one) => vec![one],
-    };
-    let mut out: Methods = Vec::new();
-    for v in given {
-        match v.as_str() {
-            Some(s) if allowed.contains(&s) => {
-                if !out.iter().any(|o| o == s) {
-                    out.push(s.to_string());
-                }
-            }
-            _ => return fail(c),
+    let mut out: Vec<String> = Vec::new();
+    for s in &list.0 {
+        if !allowed.contains(&s.as_str()) {
+            c.fail(path, message);
+            return Vec::new();
+        }
+        if !out.contains(s) {
+            out.push(s.clone());
         }
     }
     if out.len() > 1 && out.iter().any(|m| m == EXPLICIT_NONE) {
         c.fail(
-            join(path, key),
+            path,
             format!("{EXPLICIT_NONE} cannot be combined with other methods"),
         );
         return Vec::new();
@@ -531,23 +520,32 @@ fn methods(c: &mut Check, obj: &Value, key: &str, path: &str, allowed: &[&str]) 
 
 /// A document's `authOptions`: `globalAccessAuth` and `globalActionAuth`, each one value, a
 /// list or null.
-pub fn parse_auth_options(c: &mut Check, raw: Option<&Value>) -> AuthOptions {
-    let Some(raw) = raw.filter(|v| !v.is_null()) else {
-        return AuthOptions::default();
-    };
-    if !raw.is_object() {
-        c.fail("authOptions", "must be an object");
+pub fn parse_auth_options(c: &mut Check, raw: &Given<Object<AuthOptionsInput>>) -> AuthOptions {
+    if raw.is_absent() {
         return AuthOptions::default();
     }
-    parse_global_auth(c, raw, "authOptions")
+    match c.given(raw, "authOptions", "must be an object") {
+        Some(Object(raw)) => parse_global_auth(c, raw, "authOptions"),
+        None => AuthOptions::default(),
+    }
 }
 
-/// `globalAccessAuth` and `globalActionAuth` of `obj` (an `authOptions` object, or a template
+/// `globalAccessAuth` and `globalActionAuth` at `path` (an `authOptions` object, or a template
 /// body, where the signing service's newer schema puts them at the top level).
-pub fn parse_global_auth(c: &mut Check, obj: &Value, path: &str) -> AuthOptions {
+pub fn parse_global_auth(c: &mut Check, raw: &AuthOptionsInput, path: &str) -> AuthOptions {
     AuthOptions {
-        global_access_auth: methods(c, obj, "globalAccessAuth", path, ACCESS_AUTH),
-        global_action_auth: methods(c, obj, "globalActionAuth", path, ACTION_AUTH),
+        global_access_auth: methods(
+            c,
+            &raw.global_access_auth,
+            &join(path, "globalAccessAuth"),
+            ACCESS_AUTH,
+        ),
+        global_action_auth: methods(
+            c,
+            &raw.global_action_auth,
+            &join(path, "globalActionAuth"),
+            ACTION_AUTH,
+        ),
     }
 }
 
@@ -567,17 +565,25 @@ impl RecipientAuth {
     }
 }
 
-pub fn parse_recipient_auth(c: &mut Check, raw: Option<&Value>, path: &str) -> RecipientAuth {
-    let Some(raw) = raw.filter(|v| !v.is_null()) else {
-        return RecipientAuth::default();
-    };
-    if !raw.is_object() {
-        c.fail(path, "must be an object");
+pub fn parse_recipient_auth(
+    c: &mut Check,
+    raw: &Given<Object<RecipientAuthInput>>,
+    path: &str,
+) -> RecipientAuth {
+    if raw.is_absent() {
         return RecipientAuth::default();
     }
+    let Some(Object(raw)) = c.given(raw, path, "must be an object") else {
+        return RecipientAuth::default();
+    };
     RecipientAuth {
-        access_auth: methods(c, raw, "accessAuth", path, ACCESS_AUTH),
-        action_auth: methods(c, raw, "actionAuth", path, RECIPIENT_ACTION_AUTH),
+        access_auth: methods(c, &raw.access_auth, &join(path, "accessAuth"), ACCESS_AUTH),
+        action_auth: methods(
+            c,
+            &raw.action_auth,
+            &join(path, "actionAuth"),
+            RECIPIENT_ACTION_AUTH,
+        ),
     }
 }
 
@@ -595,16 +601,13 @@ pub fn require_tier(tier: Tier, what: &str) -> Result<(), AppError> {
 /// `formValues`: names to text, number or boolean values.
 pub fn parse_form_values(
     c: &mut Check,
-    raw: Option<&Value>,
+    raw: &Given<serde_json::Map<String, Value>>,
 ) -> Option<serde_json::Map<String, Value>> {
-    let raw = raw.filter(|v| !v.is_null())?;
-    let Some(obj) = raw.as_object() else {
-        c.fail(
-            "formValues",
-            "must be an object of names to text, numbers or booleans",
-        );
+    if raw.is_absent() {
         return None;
-    };
+    }
+    let message = "must be an object of names to text, numbers or booleans";
+    let obj = c.given(raw, "formValues", message)?;
     for (k, v) in obj {
         if !(v.is_string() || v.is_number() || v.is_boolean()) {
             c.fail(
@@ -620,6 +623,10 @@ pub fn parse_form_values(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    fn g<T: serde::de::DeserializeOwned>(v: Value) -> Given<T> {
+        crate::core::lenient::member(&json!({ "v": v }), "v")
+    }
 
     #[test]
     fn dates_follow_the_zone_and_pattern() {
@@ -683,8 +690,8 @@ mod tests {
         let mut c = Check::new();
         let m = parse_meta(
             &mut c,
-            Some(
-                &json!({"subject": "Sign", "timezone": "Europe/Paris", "dateFormat": "yyyy-MM-dd", "redirectUrl": "https://x.example/done", "signingOrder": "SEQUENTIAL"}),
+            &g(
+                json!({"subject": "Sign", "timezone": "Europe/Paris", "dateFormat": "yyyy-MM-dd", "redirectUrl": "https://x.example/done", "signingOrder": "SEQUENTIAL"}),
             ),
             Meta::default(),
             true,
@@ -696,8 +703,8 @@ mod tests {
         let mut c = Check::new();
         parse_meta(
             &mut c,
-            Some(
-                &json!({"timezone": "Mars/Base", "dateFormat": "whatever", "redirectUrl": "javascript:x", "signingOrder": "RANDOM"}),
+            &g(
+                json!({"timezone": "Mars/Base", "dateFormat": "whatever", "redirectUrl": "javascript:x", "signingOrder": "RANDOM"}),
             ),
             Meta::default(),
             true,
@@ -720,7 +727,7 @@ mod tests {
         let mut c = Check::new();
         let m = parse_meta(
             &mut c,
-            Some(&json!({"distributionMethod": "NONE",
+            &g(json!({"distributionMethod": "NONE",
                          "emailSettings": {"documentCompleted": false, "unknownKey": 1}})),
             Meta::default(),
             true,
@@ -749,9 +756,7 @@ mod tests {
         let mut c = Check::new();
         parse_meta(
             &mut c,
-            Some(
-                &json!({"distributionMethod": "FAX", "emailSettings": {"documentCompleted": "no"}}),
-            ),
+            &g(json!({"distributionMethod": "FAX", "emailSettings": {"documentCompleted": "no"}})),
             Meta::default(),
             true,
         );
@@ -771,8 +776,8 @@ mod tests {
         let mut c = Check::new();
         let a = parse_attachments(
             &mut c,
-            Some(
-                &json!([{"label": " Terms ", "data": "https://x.example/terms", "type": "link"},
+            &g(
+                json!([{"label": " Terms ", "data": "https://x.example/terms", "type": "link"},
                          {"label": "Price list", "data": "HTTP://X.example/p"}]),
             ),
         );
@@ -785,7 +790,7 @@ mod tests {
         let mut c = Check::new();
         parse_attachments(
             &mut c,
-            Some(&json!([{"label": "", "data": "javascript:alert(1)", "type": "file"}, 3])),
+            &g(json!([{"label": "", "data": "javascript:alert(1)", "type": "file"}, 3])),
         );
         let err = c.finish(()).unwrap_err();
         let paths: Vec<&str> = err.details().iter().map(|d| d.path.as_str()).collect();
@@ -802,7 +807,7 @@ mod tests {
             .map(|i| json!({"label": i.to_string(), "data": "https://x.example/"}))
             .collect();
         let mut c = Check::new();
-        parse_attachments(&mut c, Some(&Value::Array(many)));
+        parse_attachments(&mut c, &g(Value::Array(many)));
         assert!(!c.is_ok());
     }
 
@@ -847,7 +852,7 @@ mod tests {
         let mut c = Check::new();
         let m = parse_meta(
             &mut c,
-            Some(&json!({"timezone": "CET-ish"})),
+            &g(json!({"timezone": "CET-ish"})),
             Meta::default(),
             false,
         );
@@ -860,13 +865,13 @@ mod tests {
         let mut c = Check::new();
         let a = parse_auth_options(
             &mut c,
-            Some(&json!({"globalAccessAuth": null, "globalActionAuth": "PASSKEY"})),
+            &g(json!({"globalAccessAuth": null, "globalActionAuth": "PASSKEY"})),
         );
         assert!(c.is_ok());
         assert_eq!(a.global_action_auth, vec!["PASSKEY"]);
         assert!(a.global_access_auth.is_empty());
         let mut c = Check::new();
-        parse_auth_options(&mut c, Some(&json!({"globalActionAuth": "SMS"})));
+        parse_auth_options(&mut c, &g(json!({"globalActionAuth": "SMS"})));
         assert!(!c.is_ok());
         assert!(require_tier(Tier::Standard, "x").is_err());
         assert!(require_tier(Tier::Enterprise, "x").is_ok());
@@ -877,7 +882,7 @@ mod tests {
         let mut c = Check::new();
         let a = parse_auth_options(
             &mut c,
-            Some(&json!({"globalAccessAuth": ["ACCOUNT"],
+            &g(json!({"globalAccessAuth": ["ACCOUNT"],
                          "globalActionAuth": ["PASSWORD", "PASSKEY", "PASSWORD"]})),
         );
         assert!(c.is_ok());
@@ -888,7 +893,7 @@ mod tests {
         );
         let r = parse_recipient_auth(
             &mut c,
-            Some(&json!({"actionAuth": ["EXPLICIT_NONE"]})),
+            &g(json!({"actionAuth": ["EXPLICIT_NONE"]})),
             "authOptions",
         );
         assert!(c.is_ok());
@@ -899,7 +904,7 @@ mod tests {
             json!({"accessAuth": ["PASSKEY"]}),
         ] {
             let mut c = Check::new();
-            parse_recipient_auth(&mut c, Some(&bad), "authOptions");
+            parse_recipient_auth(&mut c, &g(bad.clone()), "authOptions");
             assert!(!c.is_ok(), "{bad}");
         }
         // What older rows hold reads as lists too.
@@ -916,9 +921,9 @@ mod tests {
     #[test]
     fn form_values_are_scalars() {
         let mut c = Check::new();
-        parse_form_values(&mut c, Some(&json!({"a": 1, "b": "x", "c": true})));
+        parse_form_values(&mut c, &g(json!({"a": 1, "b": "x", "c": true})));
         assert!(c.is_ok());
-        parse_form_values(&mut c, Some(&json!({"a": [1]})));
+        parse_form_values(&mut c, &g(json!({"a": [1]})));
         assert!(!c.is_ok());
     }
 }

@@ -11,6 +11,7 @@ pub mod notify;
 pub mod parts;
 pub mod receipt;
 pub mod recipients;
+pub mod request;
 pub mod store;
 pub mod values;
 pub mod view;
@@ -26,8 +27,9 @@ use recipients::NewRecipient;
 use crate::core::error::AppError;
 use crate::identity::users::Tier;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "UPPERCASE")]
+#[schema(as = DocumentStatus)]
 pub enum Status {
     Draft,
     Pending,
@@ -78,46 +80,6 @@ pub const MAX_RECIPIENTS: usize = 100;
 /// A new `documentDataId`: names a document's or template's file slot and its upload URL.
 pub fn new_data_id() -> String {
     format!("dd_{}", crate::core::crypto::random_base62(24))
-}
-
-/// Validates a create request for an account of `tier` (400 with every problem; 403 for auth
-/// options the tier does not include).
-pub fn parse_create(body: &Value, tier: Tier) -> Result<CreateDocument, AppError> {
-    let mut c = Check::new();
-    if !body.is_object() {
-        c.fail("", "the body must be a JSON object");
-        return Err(c.finish(()).unwrap_err());
-    }
-    let title = match body.get("title") {
-        Some(Value::String(t)) if !t.trim().is_empty() && t.chars().count() <= 255 => {
-            t.trim().to_string()
-        }
-        Some(Value::String(_)) => {
-            c.fail("title", "1 to 255 characters");
-            String::new()
-        }
-        _ => {
-            c.fail("title", "required: a string");
-            String::new()
-        }
-    };
-    let external_id = c.opt_str(body, "externalId", "", 255);
-    let recipients =
-        recipients::parse_recipients(&mut c, body.get("recipients"), "recipients", MAX_RECIPIENTS);
-    let mut meta = meta::parse_meta(&mut c, body.get("meta"), Meta::default(), true);
-    meta.attachments = meta::parse_attachments(&mut c, body.get("attachments"));
-    let auth_options = meta::parse_auth_options(&mut c, body.get("authOptions"));
-    let form_values = meta::parse_form_values(&mut c, body.get("formValues"));
-    let doc = c.finish(CreateDocument {
-        title,
-        external_id,
-        recipients,
-        meta,
-        auth_options,
-        form_values,
-    })?;
-    check_tier(&doc.auth_options, &doc.recipients, tier)?;
-    Ok(doc)
 }
 
 /// Action authentication (document-wide or per recipient) needs an enterprise account.
@@ -206,45 +168,37 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    #[test]
-    fn a_seed_request_parses() {
-        let doc = parse_create(
-            &json!({"title": "NDA", "recipients": [{"name": "A", "email": "a@x.org", "role": "SIGNER", "signingOrder": 0}], "meta": {"subject": "s"}, "unknown": 1}),
-            Tier::Standard,
-        )
-        .unwrap();
-        assert_eq!(doc.title, "NDA");
-        assert_eq!(doc.recipients.len(), 1);
+    fn create(body: Value) -> CreateDocument {
+        serde_json::from_value::<request::CreateDocumentRequest>(body)
+            .unwrap()
+            .validate()
+            .unwrap()
     }
 
     #[test]
     fn action_auth_needs_enterprise() {
+        let tier = |body: Value, tier| {
+            let doc = create(body);
+            check_tier(&doc.auth_options, &doc.recipients, tier)
+        };
         let body =
             json!({"title": "t", "recipients": [], "authOptions": {"globalActionAuth": "ACCOUNT"}});
         assert!(matches!(
-            parse_create(&body, Tier::Standard),
+            tier(body.clone(), Tier::Standard),
             Err(AppError::Forbidden(_))
         ));
-        assert!(parse_create(&body, Tier::Enterprise).is_ok());
+        assert!(tier(body, Tier::Enterprise).is_ok());
         let body = json!({"title": "t", "recipients": [{"email": "a@x.org", "authOptions": {"actionAuth": "ACCOUNT"}}]});
         assert!(matches!(
-            parse_create(&body, Tier::Standard),
+            tier(body, Tier::Standard),
             Err(AppError::Forbidden(_))
         ));
         let body =
             json!({"title": "t", "recipients": [], "authOptions": {"globalAccessAuth": "ACCOUNT"}});
         assert!(
-            parse_create(&body, Tier::Standard).is_ok(),
+            tier(body, Tier::Standard).is_ok(),
             "access auth is for every tier"
         );
-    }
-
-    #[test]
-    fn wrong_types_are_400_with_paths() {
-        let err =
-            parse_create(&json!({"title": 5, "recipients": "x"}), Tier::Standard).unwrap_err();
-        let paths: Vec<&str> = err.details().iter().map(|d| d.path.as_str()).collect();
-        assert_eq!(paths, ["title", "recipients"]);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::check::Check;
 use super::fields::{NewField, parse_field};
 use super::model::{Field, Recipient};
-use super::recipients::{NewRecipient, parse_recipient};
+use super::recipients::NewRecipient;
 use super::store::{self, Parent};
 use crate::core::error::AppError;
 
@@ -24,19 +24,13 @@ pub fn touch(conn: &Conn, parent: Parent, now: i64) -> Result<(), AppError> {
     }
 }
 
-/// One recipient from `raw`, allowed on `user`'s tier.
-pub fn recipient(conn: &Conn, user: i64, raw: &Value) -> Result<NewRecipient, AppError> {
-    let mut c = Check::new();
-    let r = parse_recipient(&mut c, raw, "");
-    let r = c
-        .finish(r)?
-        .ok_or_else(|| AppError::bad_request("invalid recipient"))?;
+/// 403 unless `user`'s tier allows recipient `r` (its authentication options).
+pub fn allowed(conn: &Conn, user: i64, r: &NewRecipient) -> Result<(), AppError> {
     super::check_tier(
         &Default::default(),
-        std::slice::from_ref(&r),
+        std::slice::from_ref(r),
         crate::identity::users::store::tier(conn, user)?,
-    )?;
-    Ok(r)
+    )
 }
 
 /// Adds recipient `r` to `parent` and answers it.

@@ -1,13 +1,14 @@
 //! Recipients of documents and templates: roles, statuses, and validation of what clients send.
 
-use serde::Serialize;
-use serde_json::Value;
+use serde::{Deserialize, Serialize};
 
 use super::check::{Check, join};
 use super::meta::{RecipientAuth, parse_recipient_auth};
+use super::request::{List, RecipientInput};
 use crate::identity::users::Email;
+use crate::{core::lenient::Given, core::lenient::Object};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Role {
     Signer,
@@ -45,7 +46,7 @@ impl Role {
 crate::sql_text_enum!(Role);
 
 /// Whether a recipient has finished: signed (or approved, or viewed), or rejected.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum SigningStatus {
     NotSigned,
@@ -72,7 +73,7 @@ impl SigningStatus {
 crate::sql_text_enum!(SigningStatus);
 
 /// Whether a recipient has opened their link.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ReadStatus {
     NotOpened,
@@ -96,7 +97,7 @@ impl ReadStatus {
 crate::sql_text_enum!(ReadStatus);
 
 /// Whether a recipient's signing request has reached them: e-mailed, or their link opened.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum SendStatus {
     NotSent,
@@ -129,15 +130,18 @@ pub struct NewRecipient {
     pub auth: RecipientAuth,
 }
 
-/// Parses one recipient at `path`. With `partial`, absent keys stay `None` (PATCH).
-pub fn parse_recipient(c: &mut Check, raw: &Value, path: &str) -> Option<NewRecipient> {
-    if !raw.is_object() {
-        c.fail(path, "must be an object");
-        return None;
-    }
+/// The message for a role that names none.
+fn role_message() -> String {
+    let names: Vec<&str> = Role::ALL.iter().map(|r| r.as_str()).collect();
+    let (last, rest) = names.split_last().expect("roles");
+    format!("must be {} or {last}", rest.join(", "))
+}
+
+/// Checks one recipient at `path` (`None` when it has a problem, each recorded in `c`).
+pub fn parse_recipient(c: &mut Check, raw: &RecipientInput, path: &str) -> Option<NewRecipient> {
     let before = c.error_count();
-    let email = match raw.get("email") {
-        Some(Value::String(e)) => match Email::check(e) {
+    let email = match raw.email.valid() {
+        Some(e) => match Email::check(e) {
             Ok(e) => Some(e.as_str().to_string()),
             Err(why) => {
                 c.fail(
@@ -147,34 +151,24 @@ pub fn parse_recipient(c: &mut Check, raw: &Value, path: &str) -> Option<NewReci
                 None
             }
         },
-        _ => {
+        None => {
             c.fail(join(path, "email"), "required: an e-mail address");
             None
         }
     };
-    let name = c.opt_str(raw, "name", path, 200).unwrap_or_default();
-    let role = match raw.get("role") {
-        None | Some(Value::Null) => Some(Role::Signer),
-        Some(Value::String(r)) => match Role::parse(r) {
-            Some(role) => Some(role),
-            None => {
-                c.fail(
-                    join(path, "role"),
-                    "must be SIGNER, APPROVER, VIEWER, CC or ASSISTANT",
-                );
-                None
-            }
-        },
-        Some(_) => {
-            c.fail(
-                join(path, "role"),
-                "must be SIGNER, APPROVER, VIEWER, CC or ASSISTANT",
-            );
+    let name = c
+        .text(&raw.name, &join(path, "name"), 200)
+        .unwrap_or_default();
+    let role = match &raw.role {
+        Given::Absent | Given::Null => Some(Role::Signer),
+        Given::Valid(role) => Some(*role),
+        Given::Invalid(_) => {
+            c.fail(join(path, "role"), role_message());
             None
         }
     };
-    let signing_order = c.opt_int(raw, "signingOrder", path, 0..=10_000);
-    let auth = parse_recipient_auth(c, raw.get("authOptions"), &join(path, "authOptions"));
+    let signing_order = c.whole(&raw.signing_order, &join(path, "signingOrder"), 0..=10_000);
+    let auth = parse_recipient_auth(c, &raw.auth_options, &join(path, "authOptions"));
     if c.error_count() != before {
         return None;
     }
@@ -187,14 +181,14 @@ pub fn parse_recipient(c: &mut Check, raw: &Value, path: &str) -> Option<NewReci
     })
 }
 
-/// Parses a non-empty list of recipients; the same e-mail twice is an error.
+/// Checks a non-empty list of recipients; the same e-mail twice is an error.
 pub fn parse_recipients(
     c: &mut Check,
-    raw: Option<&Value>,
+    raw: &List<RecipientInput>,
     path: &str,
     max: usize,
 ) -> Vec<NewRecipient> {
-    let Some(list) = raw.and_then(Value::as_array) else {
+    let Some(list) = raw.valid() else {
         c.fail(path, "required: an array of recipients");
         return Vec::new();
     };
@@ -205,6 +199,12 @@ pub fn parse_recipients(
     let mut out: Vec<NewRecipient> = Vec::new();
     for (i, r) in list.iter().enumerate() {
         let p = format!("{path}[{i}]");
+        let Some(Object(r)) = c.given(r, &p, "must be an object") else {
+            if r.is_absent() {
+                c.fail(&p, "must be an object");
+            }
+            continue;
+        };
         if let Some(rec) = parse_recipient(c, r, &p) {
             if out.iter().any(|o| o.email == rec.email) {
                 c.fail(format!("{p}.email"), "the same e-mail appears twice");
@@ -224,16 +224,17 @@ pub fn new_token() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::core::lenient::from_slice;
 
     #[test]
     fn recipients_default_to_signers_and_reject_duplicates() {
         let mut c = Check::new();
         let list = parse_recipients(
             &mut c,
-            Some(
-                &json!([{"email": "A@x.org", "name": "A"}, {"email": "a@x.org", "role": "CC"}, {"email": "b@x.org", "role": "CC", "signingOrder": 1}]),
-            ),
+            &from_slice(
+                br#"[{"email": "A@x.org", "name": "A"}, {"email": "a@x.org", "role": "CC"}, {"email": "b@x.org", "role": "CC", "signingOrder": 1}]"#,
+            )
+            .unwrap(),
             "recipients",
             100,
         );
@@ -249,7 +250,7 @@ mod tests {
         let mut c = Check::new();
         parse_recipient(
             &mut c,
-            &json!({"email": "nope", "role": "BOSS", "signingOrder": -1}),
+            &from_slice(br#"{"email": "nope", "role": "BOSS", "signingOrder": -1}"#).unwrap(),
             "r",
         );
         let err = c.finish(()).unwrap_err();

@@ -11,6 +11,7 @@ use crate::core::db::now;
 use crate::core::error::AppError;
 use crate::identity::principal::Principal;
 use crate::signing::documents::parts;
+use crate::signing::documents::request::RecipientInput;
 use crate::signing::documents::store::Parent;
 use crate::{
     signing::documents::DocumentView, signing::documents::RecipientBrief,
@@ -28,14 +29,19 @@ pub struct Created {
 }
 
 /// `POST /api/v1/templates`: the template with its recipients; its PDF comes by upload.
-pub async fn create(ctx: &Context, who: &Principal, body: Value) -> Result<Created, AppError> {
+pub async fn create(
+    ctx: &Context,
+    who: &Principal,
+    t: super::CreateTemplate,
+) -> Result<Created, AppError> {
     let (user, app) = (who.user_id, ctx.app.clone());
     let data_id = crate::signing::documents::new_data_id();
     let d = data_id.clone();
     let (id, recipients) = ctx
         .db
         .write(move |tx| {
-            let t = super::parse_create(&body, crate::identity::users::store::tier(tx, user)?)?;
+            let tier = crate::identity::users::store::tier(tx, user)?;
+            crate::signing::documents::check_tier(&t.auth_options, &t.recipients, tier)?;
             let id = store::insert(tx, user, &t, &d, now())?;
             let created = store::owned(tx, user, id)?;
             let briefs: Vec<RecipientBrief> = created
@@ -111,14 +117,14 @@ pub async fn add_recipient(
     ctx: &Context,
     who: &Principal,
     id: i64,
-    body: Value,
+    input: RecipientInput,
 ) -> Result<TemplateRecipient, AppError> {
     let user = who.user_id;
     ctx.db
         .write(move |tx| {
             let t = store::owned(tx, user, id)?;
-            let raw = super::with_placeholder(&body, t.next_placeholder());
-            let r = parts::recipient(tx, user, &raw)?;
+            let r = super::with_placeholder(input, t.next_placeholder()).validate()?;
+            parts::allowed(tx, user, &r)?;
             let added = parts::add_recipient(tx, Parent::Template(id), &r, now())?;
             Ok(TemplateRecipient::of(&added))
         })

@@ -5,6 +5,7 @@
 pub mod manage;
 pub mod model;
 pub mod prefill;
+pub mod request;
 pub mod store;
 
 use std::collections::HashMap;
@@ -17,7 +18,9 @@ use serde_json::Value;
 use crate::core::blob::store::StoredBlob;
 use crate::core::error::AppError;
 use crate::signing::documents::fields::FieldType;
+use crate::signing::documents::request::RecipientInput;
 use crate::{core::blob::BlobId, core::blob::BlobStore};
+use crate::{core::lenient, core::lenient::Given};
 use crate::{identity::users::Email, identity::users::Tier};
 use crate::{
     signing::documents, signing::documents::CreateDocument, signing::documents::MAX_RECIPIENTS,
@@ -28,10 +31,8 @@ use crate::{
     signing::documents::meta, signing::documents::meta::AuthOptions,
     signing::documents::meta::Meta, signing::documents::meta::SigningOrder,
 };
-use crate::{
-    signing::documents::recipients, signing::documents::recipients::NewRecipient,
-    signing::documents::recipients::Role,
-};
+use crate::{signing::documents::recipients::NewRecipient, signing::documents::recipients::Role};
+use serde::Deserialize;
 
 /// Template recipients may be created without an e-mail (a role to fill in later). They get
 /// `recipient.<n>@placeholder.docket.invalid` instead, because every recipient row needs an
@@ -57,7 +58,7 @@ pub fn is_placeholder(email: &str) -> bool {
 /// the uploaded PDF, or `""` before an upload. The PDF itself is never inlined.
 pub const DOCUMENT_DATA_TYPE: &str = "SHA256";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum TemplateType {
     Public,
@@ -207,72 +208,14 @@ fn not_an_object() -> AppError {
 }
 
 /// `raw` with the placeholder address of recipient `n` when it has no e-mail (absent or null).
-pub fn with_placeholder(raw: &Value, n: usize) -> Value {
-    let mut out = raw.clone();
-    if let Some(obj) = out.as_object_mut()
-        && obj.get("email").is_none_or(Value::is_null)
-    {
-        obj.insert("email".into(), Value::String(placeholder_email(n)));
+pub fn with_placeholder(raw: RecipientInput, n: usize) -> RecipientInput {
+    if raw.email.is_absent() {
+        return RecipientInput {
+            email: Given::Valid(placeholder_email(n)),
+            ..raw
+        };
     }
-    out
-}
-
-/// Validates a create request for an account of `tier` (400 with every problem; 403 for auth
-/// options the tier does not include).
-pub fn parse_create(body: &Value, tier: Tier) -> Result<CreateTemplate, AppError> {
-    if !body.is_object() {
-        return Err(not_an_object());
-    }
-    let mut c = Check::new();
-    let title = title(&mut c, body, true).unwrap_or_default();
-    let external_id = c.opt_str(body, "externalId", "", 255);
-    let kind = match body.get("type") {
-        None | Some(Value::Null) => TemplateType::Private,
-        Some(Value::String(s)) if s == "PUBLIC" => TemplateType::Public,
-        Some(Value::String(s)) if s == "PRIVATE" => TemplateType::Private,
-        Some(_) => {
-            c.fail("type", "must be PUBLIC or PRIVATE");
-            TemplateType::Private
-        }
-    };
-    // A template may start without recipients (the other signing service's clients create
-    // them so) and get them later through its recipients route.
-    let raw = body
-        .get("recipients")
-        .filter(|r| !r.is_null())
-        .map(|r| match r.as_array() {
-            Some(list) => Value::Array(
-                list.iter()
-                    .enumerate()
-                    .map(|(i, r)| with_placeholder(r, i + 1))
-                    .collect(),
-            ),
-            None => r.clone(),
-        });
-    let recipients = match raw {
-        None => Vec::new(),
-        raw => recipients::parse_recipients(&mut c, raw.as_ref(), "recipients", MAX_RECIPIENTS),
-    };
-    let meta = meta::parse_meta(&mut c, body.get("meta"), Meta::default(), true);
-    // docket's `authOptions` object, or the signing service's newer top-level lists.
-    let mut auth_options = meta::parse_auth_options(&mut c, body.get("authOptions"));
-    let top = meta::parse_global_auth(&mut c, body, "");
-    if auth_options.global_access_auth.is_empty() {
-        auth_options.global_access_auth = top.global_access_auth;
-    }
-    if auth_options.global_action_auth.is_empty() {
-        auth_options.global_action_auth = top.global_action_auth;
-    }
-    let t = c.finish(CreateTemplate {
-        title,
-        external_id,
-        kind,
-        recipients,
-        meta,
-        auth_options,
-    })?;
-    check_tier(&t.auth_options, &t.recipients, tier)?;
-    Ok(t)
+    raw
 }
 
 /// What a template gives a generated document before the request's changes.
@@ -341,12 +284,17 @@ pub fn parse_generate(body: &Value, base: &Base, tier: Tier) -> Result<Generate,
             );
         }
     }
-    let meta = meta::parse_meta(&mut c, body.get("meta"), base.meta.clone(), false);
-    let auth_options = match body.get("authOptions") {
-        None | Some(Value::Null) => base.auth_options.clone(),
-        raw => meta::parse_auth_options(&mut c, raw),
+    let meta = meta::parse_meta(
+        &mut c,
+        &lenient::member(body, "meta"),
+        base.meta.clone(),
+        false,
+    );
+    let auth_options = match lenient::member(body, "authOptions") {
+        Given::Absent | Given::Null => base.auth_options.clone(),
+        raw => meta::parse_auth_options(&mut c, &raw),
     };
-    let form_values = meta::parse_form_values(&mut c, body.get("formValues"));
+    let form_values = meta::parse_form_values(&mut c, &lenient::member(body, "formValues"));
     let prefill = prefill::parse(&mut c, body.get("prefillFields"), &base.fields, &meta);
     let g = c.finish(Generate {
         document: CreateDocument {
@@ -581,11 +529,16 @@ mod tests {
     use crate::signing::documents::recipients::Role;
     use serde_json::json;
 
+    fn create(body: Value) -> Result<CreateTemplate, AppError> {
+        serde_json::from_value::<request::CreateTemplateRequest>(body)
+            .unwrap()
+            .validate()
+    }
+
     #[test]
     fn recipients_without_email_get_placeholders() {
-        let t = parse_create(
-            &json!({"title": "T", "recipients": [{"role": "SIGNER"}, {"email": "b@x.org", "role": "CC"}, {"name": "C", "email": null}]}),
-            Tier::Standard,
+        let t = create(
+            json!({"title": "T", "recipients": [{"role": "SIGNER"}, {"email": "b@x.org", "role": "CC"}, {"name": "C", "email": null}]}),
         )
         .unwrap();
         let emails: Vec<&str> = t.recipients.iter().map(|r| r.email.as_str()).collect();
@@ -605,9 +558,8 @@ mod tests {
 
     #[test]
     fn create_is_validated_like_documents() {
-        let err = parse_create(
-            &json!({"title": "", "type": "SHARED", "recipients": [{"email": "nope"}], "meta": {"timezone": "Mars/Base"}}),
-            Tier::Standard,
+        let err = create(
+            json!({"title": "", "type": "SHARED", "recipients": [{"email": "nope"}], "meta": {"timezone": "Mars/Base"}}),
         )
         .unwrap_err();
         let paths: Vec<&str> = err.details().iter().map(|d| d.path.as_str()).collect();
@@ -617,11 +569,12 @@ mod tests {
         );
         let auth =
             json!({"title": "T", "recipients": [], "authOptions": {"globalActionAuth": "PASSKEY"}});
+        let t = create(auth).unwrap();
         assert!(matches!(
-            parse_create(&auth, Tier::Standard),
+            check_tier(&t.auth_options, &t.recipients, Tier::Standard),
             Err(AppError::Forbidden(_))
         ));
-        assert!(parse_create(&auth, Tier::Enterprise).is_ok());
+        assert!(check_tier(&t.auth_options, &t.recipients, Tier::Enterprise).is_ok());
     }
 
     fn base() -> Base {

@@ -12,7 +12,6 @@ use crate::core::error::AppError;
 use crate::signing::documents::Status;
 pub use crate::signing::documents::audit::Origin;
 use crate::signing::documents::meta::format_date;
-use crate::signing::documents::values::{self, Stored};
 use crate::{signing::documents::audit, signing::documents::audit::Event};
 use crate::{signing::documents::recipients::Role, signing::documents::recipients::SigningStatus};
 use crate::{signing::documents::store as documents, signing::documents::store::Parent};
@@ -20,6 +19,7 @@ use crate::{
     signing::documents::store::fields, signing::documents::store::fields::Value as Entered,
 };
 use crate::{signing::documents::store::recipients, signing::documents::store::recipients::Finish};
+use crate::{signing::documents::values, signing::documents::values::Stored};
 
 fn conflict(msg: impl Into<String>) -> AppError {
     AppError::Conflict(msg.into())

@@ -76,7 +76,9 @@ pub(crate) async fn sent() -> Sent {
         ],
         "meta": {"signingOrder": "SEQUENTIAL"},
     });
-    let created = manage::create(&ctx, &who, body, Origin::default())
+    let body: crate::signing::documents::request::CreateDocumentRequest =
+        serde_json::from_value(body).unwrap();
+    let created = manage::create(&ctx, &who, body.validate().unwrap(), Origin::default())
         .await
         .unwrap();
     let target = uploads::target(&ctx, created.data_id.clone())
