@@ -158,8 +158,8 @@ struct Stores {
     secrets: crate::core::secrets::Source,
     ring: KeyRing,
     blobs: BlobStore,
-    webhook_secrets: Arc<crate::outbox::webhooks::secret::SecretBox>,
-    account_secrets: Arc<crate::outbox::webhooks::secret::SecretBox>,
+    webhook_secrets: Arc<crate::core::crypto::SecretBox>,
+    account_secrets: Arc<crate::core::crypto::SecretBox>,
     pages: crate::signing::pdf::PageCache,
 }
 
@@ -199,10 +199,9 @@ async fn open_stores(
             tracing::info!(store = %blobs.describe(), "blobs are kept in a bucket");
         }
         let boxed = |file| {
-            crate::outbox::webhooks::secret::SecretBox::from_source(&source, file)
-                .map_err(StartupError::Config)
+            crate::core::crypto::SecretBox::from_source(&source, file).map_err(StartupError::Config)
         };
-        let webhook_secrets = boxed(crate::outbox::webhooks::secret::FILE)?;
+        let webhook_secrets = boxed(crate::outbox::webhooks::SECRETS_FILE)?;
         let account_secrets = boxed(crate::identity::factors::SECRETS_FILE)?;
         if let Ok(n @ 1..) = blobs.clean_stale_temp(orphan_grace) {
             tracing::info!(files = n, "removed unfinished uploads left by a crash");
@@ -312,7 +311,7 @@ fn app_state(
 fn spawn_workers(
     config: &Config,
     state: &AppState,
-    webhook_secrets: Arc<crate::outbox::webhooks::secret::SecretBox>,
+    webhook_secrets: Arc<crate::core::crypto::SecretBox>,
     mail_worker: crate::outbox::mail::worker::Worker,
 ) -> (Vec<JoinHandle<()>>, tokio::sync::watch::Sender<bool>) {
     let webhook_worker = crate::outbox::webhooks::deliver::Worker {

@@ -1,6 +1,8 @@
 //! The lowest ring: storage (the database and blob stores), errors, cryptography, secrets and
 //! keys, time, retries and the embedded assets. Knows nothing of users, documents or HTTP.
-//! Its modules are listed in their own order: each uses only those above it in this list.
+//! Inside it the modules have an order of their own, lowest first: error, crypto, timefmt,
+//! html, datadir, lenient, db, retry, settings, version, assets, secrets, keyring, tls,
+//! outbound, ratelimit, blob, context (each uses only those before it; `tests/rings.rs`).
 
 pub mod assets;
 pub mod blob;

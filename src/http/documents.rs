@@ -15,10 +15,15 @@ use crate::core::error::AppError;
 use crate::http::state::AppState;
 use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
-use crate::signing::documents::manage::{self, Listing};
-use crate::signing::documents::request::{CreateDocumentRequest, RecipientInput};
 use crate::signing::documents::store::Deleted;
-use crate::signing::documents::{RecipientBrief, Status, parse_paging};
+use crate::{
+    signing::documents::RecipientBrief, signing::documents::Status,
+    signing::documents::parse_paging,
+};
+use crate::{signing::documents::manage, signing::documents::manage::Listing};
+use crate::{
+    signing::documents::request::CreateDocumentRequest, signing::documents::request::RecipientInput,
+};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     document_routes(state.clone())

@@ -51,7 +51,7 @@ pub struct AppState {
     /// Wakes the mail and webhook workers and the sealer after a commit that queued their work.
     pub workers: Workers,
     /// Encrypts webhook secrets at rest.
-    pub webhook_secrets: Arc<crate::outbox::webhooks::secret::SecretBox>,
+    pub webhook_secrets: Arc<crate::core::crypto::SecretBox>,
     /// Checks second factors (TOTP, passkeys) for logins and recipient authentication.
     pub factors: crate::identity::factors::Verifier,
     /// Signs OpenID Connect ID tokens.

@@ -3,13 +3,17 @@
 //! app's grant, and the app sees only its own (`store::Visible`).
 
 use super::request::NewWebhook;
+use crate::core::crypto::SecretBox;
 use crate::core::error::AppError;
 use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
 use crate::outbox::webhooks::Event;
-use crate::outbox::webhooks::secret::SecretBox;
-use crate::outbox::webhooks::store::{self, App, Delivery, NewEndpoint, Visible, Webhook};
 use crate::{core::db::Db, core::db::now};
+use crate::{
+    outbox::webhooks::store, outbox::webhooks::store::App, outbox::webhooks::store::Delivery,
+    outbox::webhooks::store::NewEndpoint, outbox::webhooks::store::Visible,
+    outbox::webhooks::store::Webhook,
+};
 
 /// The scope a credential needs to subscribe to `event`: a webhook is a way to read.
 pub fn scope_for(event: Event) -> Scope {

@@ -10,9 +10,9 @@ use serde_json::{Value, json};
 
 use super::webhooks as manage;
 use crate::core::context::Context;
+use crate::core::crypto::SecretBox;
 use crate::core::db::Db;
 use crate::identity::principal::Principal;
-use crate::outbox::webhooks::secret::SecretBox;
 use crate::signing::documents::DocumentView;
 use crate::{core::error::AppError, core::error::FieldError};
 use crate::{

@@ -7,8 +7,9 @@
 //! `oauth::oidc`, `tls::auto`, `pdf::seal`) parse, make and serialize them; this module only
 //! stores bytes.
 
+mod boxes;
 mod key;
-mod store;
+pub(crate) mod store;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -401,4 +402,4 @@ fn associated_data(name: &str) -> Vec<u8> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

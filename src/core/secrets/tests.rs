@@ -1,19 +1,17 @@
 //! The shared secrets on SQLite, and on PostgreSQL when `DOCKET_TEST_POSTGRES` names a test
 //! cluster (tests/pg/postgres.sh); the file mode as it always was.
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::sync::{Arc, Barrier};
 
 use super::*;
 use crate::core::keyring::KeyRing;
-use crate::outbox::webhooks::secret::SecretBox;
 
-fn key(byte: u8) -> NodeKey {
+pub(crate) fn key(byte: u8) -> NodeKey {
     NodeKey::parse(&hex::encode([byte; 32])).unwrap()
 }
 
-fn dirs(root: &Path) -> Dirs {
+pub(crate) fn dirs(root: &Path) -> Dirs {
     let dirs = Dirs {
         secrets: root.join("secrets"),
         tls: root.join("tls"),
@@ -24,7 +22,7 @@ fn dirs(root: &Path) -> Dirs {
 }
 
 /// A SQLite database file in `root`, opened as a node would.
-fn sqlite(root: &Path) -> Db {
+pub(crate) fn sqlite(root: &Path) -> Db {
     Db::open(&root.join("docket.db"), root, 2).unwrap()
 }
 
@@ -184,58 +182,6 @@ fn postgres_needs_a_key_and_sqlite_keeps_its_files_without_one() {
 }
 
 #[test]
-fn file_mode_keeps_the_same_files_in_the_same_formats() {
-    let tmp = tempfile::tempdir().unwrap();
-    let data = DataDir::open(tmp.path()).unwrap();
-    let source = Source::open(&sqlite(tmp.path()), &data, None).unwrap();
-    let ring = KeyRing::from_source(&source).unwrap();
-    let webhook = SecretBox::from_source(&source, crate::outbox::webhooks::secret::FILE).unwrap();
-    SecretBox::from_source(&source, crate::identity::factors::SECRETS_FILE).unwrap();
-    let mut names: Vec<String> = std::fs::read_dir(data.secrets())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    names.sort();
-    assert_eq!(
-        names,
-        ["account-secrets.key", "hmac-1.key", "webhook-secrets.key"]
-    );
-    for name in &names {
-        let path = data.secrets().join(name);
-        let text = std::fs::read_to_string(&path).unwrap();
-        assert_eq!(text.len(), 44, "{name}: base64 of 32 bytes, no newline");
-        let mode = std::fs::metadata(&path).unwrap().permissions().mode();
-        assert_eq!(mode & 0o777, 0o600, "{name}");
-    }
-    // What the old loaders read is what the source made.
-    let old = KeyRing::load_or_create(&data.secrets()).unwrap();
-    assert_eq!(old.active(), ring.active());
-    let sealed = webhook.seal("whsec_x").unwrap();
-    let old_box = SecretBox::load_or_create(&data.secrets()).unwrap();
-    assert_eq!(old_box.open(&sealed).unwrap(), "whsec_x");
-    // No row was written.
-    let rows = sqlite(tmp.path())
-        .read_blocking(|c| Ok(store::all(c)?.len()))
-        .unwrap();
-    assert_eq!(rows, 0);
-}
-
-#[test]
-fn a_key_switches_a_single_node_to_the_database_adopting_its_files() {
-    let tmp = tempfile::tempdir().unwrap();
-    let data = DataDir::open(tmp.path()).unwrap();
-    let files = Source::files(&data);
-    let ring = KeyRing::from_source(&files).unwrap();
-    let webhook = SecretBox::from_source(&files, crate::outbox::webhooks::secret::FILE).unwrap();
-    let sealed = webhook.seal("whsec_kept").unwrap();
-    let shared = Source::open(&sqlite(tmp.path()), &data, Some(&key(6))).unwrap();
-    let adopted = KeyRing::from_source(&shared).unwrap();
-    assert_eq!(adopted.active(), ring.active(), "signed URLs keep working");
-    let in_db = SecretBox::from_source(&shared, crate::outbox::webhooks::secret::FILE).unwrap();
-    assert_eq!(in_db.open(&sealed).unwrap(), "whsec_kept");
-}
-
-#[test]
 fn the_key_ring_rotates_in_both_modes() {
     let tmp = tempfile::tempdir().unwrap();
     let data = DataDir::open(tmp.path()).unwrap();
@@ -254,39 +200,6 @@ fn the_key_ring_rotates_in_both_modes() {
         assert_eq!(reloaded.get("k1").unwrap(), first.as_slice());
         assert_eq!(reloaded.active().1, ring.active().1);
     }
-}
-
-#[test]
-fn nodes_share_the_local_ca_and_the_id_token_key() {
-    let tmp = tempfile::tempdir().unwrap();
-    sqlite(tmp.path());
-    let node = |name: &str| {
-        Source::Database(
-            Shared::open(sqlite(tmp.path()), &key(8), dirs(&tmp.path().join(name))).unwrap(),
-        )
-    };
-    let (a, b) = (node("a"), node("b"));
-    let ca_a = crate::core::tls::auto::LocalCa::from_source(&a).unwrap();
-    let ca_b = crate::core::tls::auto::LocalCa::from_source(&b).unwrap();
-    assert_eq!(ca_a.fingerprint(), ca_b.fingerprint());
-    for n in ["a", "b"] {
-        let dir = tmp.path().join(n).join("tls");
-        assert_eq!(
-            std::fs::read_to_string(dir.join("ca.pem")).unwrap(),
-            ca_a.cert_pem,
-            "the public certificate is written for clients to trust"
-        );
-        assert!(
-            !dir.join("ca.key").exists(),
-            "the CA key stays in the database"
-        );
-    }
-    let ids = |s: &Source| {
-        crate::oauth::oidc::IdTokens::lazy(s.clone())
-            .jwks()
-            .unwrap()
-    };
-    assert_eq!(ids(&a), ids(&b), "one ID token key");
 }
 
 /// The sealer may hold the last handle on the pool and end on an async thread (at shutdown):

@@ -14,10 +14,10 @@ pub mod totp;
 
 use crate::{core::db::Conn, core::db::Db};
 
+use crate::core::crypto::SecretBox;
 use crate::core::crypto::sha256_hex;
 use crate::core::error::AppError;
 use crate::identity::throttle;
-use crate::outbox::webhooks::secret::SecretBox;
 use passkey::RelyingParty;
 pub use store::{Enrolled, Purpose};
 

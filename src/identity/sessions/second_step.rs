@@ -121,9 +121,7 @@ mod tests {
     async fn waiting_login() -> Waiting {
         let tmp = tempfile::tempdir().unwrap();
         let db = Db::open(&tmp.path().join("t.db"), tmp.path(), 2).unwrap();
-        let secrets =
-            crate::outbox::webhooks::secret::SecretBox::load_or_create_file(tmp.path(), "k")
-                .unwrap();
+        let secrets = crate::core::crypto::SecretBox::load_or_create_file(tmp.path(), "k").unwrap();
         let verifier = Verifier {
             secrets: std::sync::Arc::new(secrets),
             rp: None,

@@ -21,8 +21,8 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
 use super::address::internal_kind;
-use super::secret::SecretBox;
 use super::store::{self, App, Due};
+use crate::core::crypto::SecretBox;
 use crate::core::error::AppError;
 use crate::core::outbound::Outbound;
 use crate::{core::db::Db, core::db::now};

@@ -7,7 +7,6 @@
 pub mod address;
 pub mod deliver;
 pub mod payload;
-pub mod secret;
 pub mod store;
 
 use crate::core::db::Conn;
@@ -90,6 +89,10 @@ impl Event {
 }
 
 crate::sql_text_enum!(Event);
+
+/// The key that seals webhook secrets at rest (`core::crypto::SecretBox`), under
+/// `<data>/secrets/` or by that name in the database's shared secrets.
+pub const SECRETS_FILE: &str = "webhook-secrets.key";
 
 /// A generated secret: `whsec_` and 32 base62 characters (190 bits).
 pub fn generate_secret() -> String {

@@ -61,8 +61,7 @@ pub(crate) async fn sent() -> Sent {
         app: "https://sign.example".into(),
     };
     let secrets =
-        crate::outbox::webhooks::secret::SecretBox::load_or_create_file(dir.path(), "account.key")
-            .unwrap();
+        crate::core::crypto::SecretBox::load_or_create_file(dir.path(), "account.key").unwrap();
     let verifier = Verifier {
         secrets: std::sync::Arc::new(secrets),
         rp: None,

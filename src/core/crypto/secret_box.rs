@@ -1,9 +1,9 @@
-//! Webhook secrets at rest: encrypted with ChaCha20-Poly1305 under a key kept in
-//! `<data>/secrets/webhook-secrets.key` (mode 0600, next to the HMAC keys), or, with a secret
-//! key, in the database's shared secrets under that name (`secrets`). A stolen database alone
-//! does not reveal the secrets. Stored as nonce (12 bytes) || ciphertext.
-
-use std::path::Path;
+//! Secrets at rest in the database (webhook signing secrets, TOTP seeds): encrypted with
+//! ChaCha20-Poly1305 under a key kept in a file under `<data>/secrets/` (mode 0600, next to the
+//! HMAC keys), or, with a secret key, in the database's shared secrets under that file's name
+//! (`secrets`). A stolen database alone does not reveal them. Stored as nonce (12 bytes) ||
+//! ciphertext. Each user of a box names its key file (`outbox::webhooks::SECRETS_FILE`,
+//! `identity::factors::SECRETS_FILE`).
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
@@ -11,10 +11,6 @@ use chacha20poly1305::aead::{Aead, KeyInit};
 use chacha20poly1305::{ChaCha20Poly1305, Key, Nonce};
 
 use crate::core::error::AppError;
-use crate::core::secrets::Source;
-
-/// The webhook secrets' key under `<data>/secrets/` (and its name in the database).
-pub const FILE: &str = "webhook-secrets.key";
 
 #[derive(Clone)]
 pub struct SecretBox {
@@ -28,47 +24,15 @@ impl std::fmt::Debug for SecretBox {
 }
 
 impl SecretBox {
-    /// Loads the key from `secrets_dir`, creating it when there is none.
-    pub fn load_or_create(secrets_dir: &Path) -> std::io::Result<SecretBox> {
-        Self::load_or_create_file(secrets_dir, FILE)
-    }
-
-    /// As `load_or_create`, with the key in `secrets_dir/file` (each kind of secret has its own).
-    pub fn load_or_create_file(secrets_dir: &Path, file: &str) -> std::io::Result<SecretBox> {
-        let path = secrets_dir.join(file);
-        let text = match std::fs::read(&path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                let text = Self::generate();
-                crate::core::datadir::write_atomic(&path, &text, true)?;
-                text
-            }
-            Err(e) => return Err(e),
-        };
-        Self::parse(&text).map_err(|e| {
-            std::io::Error::new(
-                std::io::ErrorKind::InvalidData,
-                format!("{}: {e}", path.display()),
-            )
-        })
-    }
-
-    /// The key that `source` keeps as `file` (in `<data>/secrets/`, or the database row of
-    /// that name), made when there is none. Blocking.
-    pub fn from_source(source: &Source, file: &str) -> Result<SecretBox, String> {
-        let text = source.get_or_create(file, || Ok(Self::generate()))?;
-        Self::parse(&text).map_err(|e| format!("the secret key {file}: {e}"))
-    }
-
     /// A new key, as stored: the base64 of 256 random bits.
-    fn generate() -> Vec<u8> {
+    pub(crate) fn generate() -> Vec<u8> {
         STANDARD
             .encode(crate::core::crypto::random_bytes(32))
             .into_bytes()
     }
 
     /// A stored key: the base64 of 256 bits.
-    fn parse(text: &[u8]) -> Result<SecretBox, String> {
+    pub(crate) fn parse(text: &[u8]) -> Result<SecretBox, String> {
         let text = std::str::from_utf8(text).map_err(|_| "not a base64 key: not UTF-8")?;
         let key = STANDARD
             .decode(text.trim())
@@ -118,11 +82,11 @@ mod tests {
     #[test]
     fn seals_opens_and_detects_tampering() {
         let dir = tempfile::tempdir().unwrap();
-        let b = SecretBox::load_or_create(dir.path()).unwrap();
+        let b = SecretBox::load_or_create_file(dir.path(), "test.key").unwrap();
         let sealed = b.seal("whsec_abc").unwrap();
         assert!(!sealed.windows(9).any(|w| w == b"whsec_abc"));
         // The same key comes back from the file.
-        let again = SecretBox::load_or_create(dir.path()).unwrap();
+        let again = SecretBox::load_or_create_file(dir.path(), "test.key").unwrap();
         assert_eq!(again.open(&sealed).unwrap(), "whsec_abc");
         let mut bad = sealed.clone();
         *bad.last_mut().unwrap() ^= 1;

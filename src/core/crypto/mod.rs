@@ -1,7 +1,12 @@
 //! Random secrets, their SHA-256 storage form, and constant-time comparison.
 //!
 //! Every bearer secret (API key, client secret, token, code) is made by [`SecretToken::generate`],
-//! shown to its owner once, and stored only as [`SecretToken::hash`].
+//! shown to its owner once, and stored only as [`SecretToken::hash`]. Secrets that must be
+//! read back (webhook secrets, TOTP seeds) are sealed in a [`SecretBox`].
+
+pub mod secret_box;
+
+pub use secret_box::SecretBox;
 
 use rand::TryRngCore;
 use rand::rngs::OsRng;
