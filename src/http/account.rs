@@ -10,7 +10,7 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::account_factors::Security;
-use super::login::redirect;
+use super::reply::redirect;
 use super::reply::{Format, error_response, page};
 use super::session::{cookies, current};
 use crate::core::crypto::SecretToken;

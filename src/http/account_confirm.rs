@@ -14,7 +14,7 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::account_factors::{factors_csrf, passkey_answer, signed_in, signed_in_json};
-use super::login::redirect;
+use super::reply::redirect;
 use super::reply::{Format, error_response, form_status, json_response, page_as};
 use super::session::{cookies, current, safe_next, urlencode};
 use crate::core::error::AppError;

@@ -13,7 +13,7 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use super::login::redirect;
+use super::reply::redirect;
 use super::reply::{Format, error_response, form_status, json_response, page, page_as};
 use super::session::{cookies, current, safe_next, urlencode};
 use crate::core::crypto::SecretToken;

@@ -11,7 +11,7 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use super::login::redirect;
+use super::reply::redirect;
 use super::reply::{Format, error_response};
 use super::session::current_session;
 use crate::core::crypto::SecretToken;

@@ -2,6 +2,7 @@
 //! passkey) is not signed in by its password alone: the login waits (`sessions::pending`) for
 //! the second step in `second_factor.rs`. The attempt itself is `sessions::login`.
 
+use super::reply::redirect;
 use std::collections::HashMap;
 
 use askama::Template;
@@ -120,19 +121,6 @@ fn login_page(
     resp
 }
 
-fn see_other(location: &str) -> Response {
-    let mut resp = Response::new(Default::default());
-    *resp.status_mut() = StatusCode::SEE_OTHER;
-    if let Ok(v) = HeaderValue::from_str(location) {
-        resp.headers_mut().insert(header::LOCATION, v);
-    }
-    resp
-}
-
-pub fn redirect(location: &str) -> Response {
-    see_other(location)
-}
-
 async fn submit(
     state: AppState,
     cookie_header: Option<String>,
@@ -203,7 +191,7 @@ fn signed_in(state: &AppState, next: Option<&str>, passed: Passed) -> Response {
             super::second_factor::pending_cookie(&token, state.tls()),
         ),
     };
-    let mut resp = see_other(&target);
+    let mut resp = redirect(&target);
     if let Ok(v) = HeaderValue::from_str(&cookie) {
         resp.headers_mut().append(header::SET_COOKIE, v);
     }
@@ -233,7 +221,7 @@ async fn logout(
         Some(n) => format!("/auth/login?next={}", urlencode(&safe_next(Some(n)))),
         None => "/auth/login".to_string(),
     };
-    let mut resp = see_other(&target);
+    let mut resp = redirect(&target);
     if let Ok(v) = HeaderValue::from_str(&sessions::clear_cookie(state.tls())) {
         resp.headers_mut().append(header::SET_COOKIE, v);
     }

@@ -124,6 +124,17 @@ fn error_page(status: StatusCode, message: &str) -> String {
     askama::Template::render(&page).unwrap_or_else(|_| format!("{} {title}", status.as_u16()))
 }
 
+/// `303 See Other` to `location`: where a form that succeeded, or a page that needs a sign-in,
+/// sends the browser. Every page route redirects through this one.
+pub fn redirect(location: &str) -> Response {
+    let mut resp = Response::new(Default::default());
+    *resp.status_mut() = StatusCode::SEE_OTHER;
+    if let Ok(v) = HeaderValue::from_str(location) {
+        resp.headers_mut().insert(header::LOCATION, v);
+    }
+    resp
+}
+
 pub fn json_response<T: Serialize>(status: StatusCode, value: &T) -> Response {
     let mut resp = warp::reply::json(value).into_response();
     *resp.status_mut() = status;

@@ -140,7 +140,7 @@ async fn submit(
     else {
         return Ok(gone());
     };
-    let mut resp = super::login::redirect(&next);
+    let mut resp = super::reply::redirect(&next);
     if let Ok(v) = HeaderValue::from_str(&crate::identity::sessions::set_cookie(
         &session,
         state.tls(),
