@@ -111,7 +111,7 @@ mod tests {
         assert_eq!(old_box.open(&sealed).unwrap(), "whsec_x");
         // No row was written.
         let rows = sqlite(tmp.path())
-            .read_blocking(|c| Ok(crate::core::secrets::store::all(c)?.len()))
+            .read_blocking(|c| Ok(crate::core::secrets::stored_rows(c)?.len()))
             .unwrap();
         assert_eq!(rows, 0);
     }

@@ -9,7 +9,11 @@
 
 mod boxes;
 mod key;
-pub(crate) mod store;
+mod store;
+
+/// The shared secrets' rows, for tests above `core` that check none was written.
+#[cfg(test)]
+pub(crate) use store::all as stored_rows;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
