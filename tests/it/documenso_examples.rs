@@ -9,8 +9,8 @@
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::api::{add_user, create_api_key, fixture};
-use crate::harness::TestApp;
+use crate::support::TestApp;
+use crate::support::api::{add_user, create_api_key, fixture};
 
 /// A client as the examples build it: base URL `/api/v1`, `authorization: Bearer <token>`.
 struct Client {

@@ -7,7 +7,7 @@ use std::time::Duration;
 use docket::blob::BlobId;
 use docket::pdf::{PageCache, PageWidth, RenderError, RenderLimits};
 
-use crate::harness::BIN;
+use crate::support::BIN;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
