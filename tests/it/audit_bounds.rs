@@ -47,10 +47,7 @@ async fn sealed_text(app: &TestApp, api: &Api, id: i64) -> String {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[cfg_attr(
-    not(feature = "outside-tools"),
-    ignore = "needs poppler's pdftotext (tests/run.sh runs it)"
-)]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs poppler's pdftotext")]
 async fn many_fills_on_one_link_stay_bounded() {
     let app = TestApp::spawn().await;
     let api = app.user_with_key("owner@example.com", "standard");

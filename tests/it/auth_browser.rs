@@ -38,7 +38,7 @@ async fn flow(mode: &str, doc_auth: Value, recipient_auth: Value, with_account: 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(
     not(feature = "outside-tools"),
-    ignore = "needs chromium, node and Python's aiosmtpd (tests/run.sh runs it)"
+    ignore = "needs chromium, node and Python's aiosmtpd"
 )]
 async fn an_account_recipient_creates_an_account_from_the_mail_and_signs_in_chromium() {
     flow(
@@ -53,7 +53,7 @@ async fn an_account_recipient_creates_an_account_from_the_mail_and_signs_in_chro
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(
     not(feature = "outside-tools"),
-    ignore = "needs chromium, node and Python's aiosmtpd (tests/run.sh runs it)"
+    ignore = "needs chromium, node and Python's aiosmtpd"
 )]
 async fn a_two_factor_signer_enrols_totp_and_signs_with_a_code_in_chromium() {
     flow(
@@ -68,7 +68,7 @@ async fn a_two_factor_signer_enrols_totp_and_signs_with_a_code_in_chromium() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(
     not(feature = "outside-tools"),
-    ignore = "needs chromium, node and Python's aiosmtpd (tests/run.sh runs it)"
+    ignore = "needs chromium, node and Python's aiosmtpd"
 )]
 async fn a_passkey_signer_registers_a_passkey_and_signs_with_it_in_chromium() {
     flow(
@@ -83,7 +83,7 @@ async fn a_passkey_signer_registers_a_passkey_and_signs_with_it_in_chromium() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(
     not(feature = "outside-tools"),
-    ignore = "needs chromium, node and Python's aiosmtpd (tests/run.sh runs it)"
+    ignore = "needs chromium, node and Python's aiosmtpd"
 )]
 async fn a_password_signer_types_the_account_password_again_in_chromium() {
     flow(

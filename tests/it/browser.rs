@@ -26,10 +26,7 @@ fn fake_app() -> String {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[cfg_attr(
-    not(feature = "outside-tools"),
-    ignore = "needs chromium and node (tests/run.sh runs it)"
-)]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs chromium and node")]
 async fn login_consent_and_account_pages_work_in_chromium() {
     let app = TestApp::spawn().await;
     let d = app.data_dir();
@@ -94,10 +91,7 @@ fn add_the_client_cal(d: &Path, redirect: &str) -> (String, String) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[cfg_attr(
-    not(feature = "outside-tools"),
-    ignore = "needs chromium and node (tests/run.sh runs it)"
-)]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs chromium and node")]
 async fn the_api_explorer_lists_every_operation_and_sends_requests() {
     let app = TestApp::spawn().await;
     let d = app.data_dir();

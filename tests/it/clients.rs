@@ -101,7 +101,7 @@ async fn the_library_signs_in(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(
     not(feature = "outside-tools"),
-    ignore = "needs node and openid-client from npm (tests/run.sh runs it)"
+    ignore = "needs node and openid-client from npm"
 )]
 async fn openid_client_discovers_signs_in_checks_the_id_token_and_reads_userinfo() {
     let app = TestApp::spawn().await;
@@ -122,7 +122,7 @@ async fn openid_client_discovers_signs_in_checks_the_id_token_and_reads_userinfo
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(
     not(feature = "outside-tools"),
-    ignore = "needs node and openid-client from npm (tests/run.sh runs it)"
+    ignore = "needs node and openid-client from npm"
 )]
 async fn openid_client_asking_for_max_age_gets_and_checks_auth_time() {
     let app = TestApp::spawn().await;
@@ -144,7 +144,7 @@ async fn openid_client_asking_for_max_age_gets_and_checks_auth_time() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(
     not(feature = "outside-tools"),
-    ignore = "needs python3 with authlib and requests-oauthlib (tests/run.sh runs it)"
+    ignore = "needs authlib and requests-oauthlib (PyPI)"
 )]
 async fn authlib_verifies_the_id_token_signature_with_the_published_keys() {
     let app = TestApp::spawn().await;
@@ -164,7 +164,7 @@ async fn authlib_verifies_the_id_token_signature_with_the_published_keys() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(
     not(feature = "outside-tools"),
-    ignore = "needs python3 with authlib and requests-oauthlib (tests/run.sh runs it)"
+    ignore = "needs authlib and requests-oauthlib (PyPI)"
 )]
 async fn requests_oauthlib_with_the_newer_scope_names_gets_them_back_and_refreshes() {
     let app = TestApp::spawn().await;
@@ -189,7 +189,7 @@ async fn requests_oauthlib_with_the_newer_scope_names_gets_them_back_and_refresh
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(
     not(feature = "outside-tools"),
-    ignore = "needs node and openid-client from npm (tests/run.sh runs it)"
+    ignore = "needs node and openid-client from npm"
 )]
 async fn oauth4webapi_signs_in_calls_the_identity_check_and_zapier_refreshes_and_revokes() {
     let app = TestApp::spawn().await;

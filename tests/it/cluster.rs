@@ -157,10 +157,7 @@ fn at(node: &TestApp, api: &Api) -> Api {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[cfg_attr(
-    not(feature = "outside-tools"),
-    ignore = "needs Python's aiosmtpd (tests/run.sh runs it)"
-)]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs Python's aiosmtpd")]
 async fn a_document_created_on_one_node_is_uploaded_on_another_signed_on_a_third_and_sealed_once() {
     if skipped_without_a_bucket() {
         return;

@@ -629,10 +629,7 @@ async fn more_per_page_than_served_is_served_as_a_hundred_and_answers_carry_exte
 
 /// The assistant's signing page in Chromium (`tests/browser/assistant.mjs`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[cfg_attr(
-    not(feature = "outside-tools"),
-    ignore = "needs chromium and node (tests/run.sh runs it)"
-)]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs chromium and node")]
 async fn an_assistant_prepares_the_document_in_chromium() {
     let app = TestApp::spawn().await;
     let api = app.user_with_key("ada@example.com", "standard");

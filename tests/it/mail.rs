@@ -39,10 +39,7 @@ fn queue_test(data: &Path, to: &str) -> i64 {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[cfg_attr(
-    not(feature = "outside-tools"),
-    ignore = "needs Python's aiosmtpd (tests/run.sh runs it)"
-)]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs Python's aiosmtpd")]
 async fn signing_request_with_attachment_goes_out_through_smtp() {
     let smtp = MailBox::start();
     let url = smtp.url();
@@ -136,10 +133,7 @@ fn assert_the_message_has_both_parts_and_the_pdf(raw: &str) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[cfg_attr(
-    not(feature = "outside-tools"),
-    ignore = "needs Python's aiosmtpd (tests/run.sh runs it)"
-)]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs Python's aiosmtpd")]
 async fn a_message_queued_while_smtp_is_down_is_retried_until_it_arrives() {
     let port = free_port();
     let url = smtp_url(port);
@@ -171,10 +165,7 @@ async fn a_message_queued_while_smtp_is_down_is_retried_until_it_arrives() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[cfg_attr(
-    not(feature = "outside-tools"),
-    ignore = "needs Python's aiosmtpd (tests/run.sh runs it)"
-)]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs Python's aiosmtpd")]
 async fn a_queued_message_survives_a_restart() {
     let port = free_port();
     let url = smtp_url(port);

@@ -63,10 +63,7 @@ pub fn code_of(v: &Value) -> &str {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[cfg_attr(
-    not(feature = "outside-tools"),
-    ignore = "needs poppler's pdftotext (tests/run.sh runs it)"
-)]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs poppler's pdftotext")]
 async fn account_access_shows_nothing_until_the_recipients_account_signs_in() {
     let app = TestApp::spawn().await;
     let owner = app.user_with_key("owner@example.com", "standard");

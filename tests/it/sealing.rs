@@ -239,10 +239,7 @@ async fn wait_mail(smtp: &MailBox, which: impl Fn(&str) -> bool) -> Vec<String> 
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[cfg_attr(
-    not(feature = "outside-tools"),
-    ignore = "needs Python's aiosmtpd (tests/run.sh runs it)"
-)]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs Python's aiosmtpd")]
 async fn failed_sealing_is_shown_told_once_retried_and_completes_once_fixed() {
     let smtp = MailBox::start();
     let url = smtp.url();

@@ -39,10 +39,7 @@ fn a_backup_is_readable_by_its_owner_only() {
 }
 
 #[test]
-#[cfg_attr(
-    not(feature = "outside-tools"),
-    ignore = "needs Python's aiosmtpd (tests/run.sh runs it)"
-)]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs Python's aiosmtpd")]
 fn the_smtp_password_comes_from_a_file_and_stays_out_of_the_process_table() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");

@@ -53,7 +53,7 @@ fn run_browser(args: &[&str]) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(
     not(feature = "outside-tools"),
-    ignore = "needs chromium, node, Python's aiosmtpd, poppler and qpdf (tests/run.sh runs it)"
+    ignore = "needs chromium, node, aiosmtpd, poppler, qpdf"
 )]
 async fn two_signers_an_approver_and_a_cc_sign_through_mail_and_browser() {
     let smtp = MailBox::start();
