@@ -8,7 +8,7 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use docket::blob::{BlobStore, BlobUrl};
+use docket::{core::blob::BlobStore, core::blob::BlobUrl};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -31,7 +31,7 @@ fn main() -> ExitCode {
     };
     let tmp = std::env::temp_dir().join(format!(
         "docket-blob-timing-{}",
-        docket::crypto::random_base62(8)
+        docket::core::crypto::random_base62(8)
     ));
     let store = match BlobStore::open_url(&url, &tmp.join("blobs"), &tmp.join("cache")) {
         Ok(s) => s,

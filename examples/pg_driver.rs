@@ -15,8 +15,8 @@ use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use docket::db::Db;
-use docket::error::AppError;
+use docket::core::db::Db;
+use docket::core::error::AppError;
 use tokio::sync::Semaphore;
 
 const ROWS: i64 = 10_000;

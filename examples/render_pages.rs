@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use docket::pdf::LoadedPdf;
+use docket::signing::pdf::LoadedPdf;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();

@@ -6,8 +6,10 @@
 
 use std::time::Instant;
 
-use docket::pdf::seal::{
-    AuditRecipient, AuditSummary, FieldValue, FilledField, SealInput, SealSigner, TextAlign, seal,
+use docket::{
+    signing::pdf::seal::AuditRecipient, signing::pdf::seal::AuditSummary,
+    signing::pdf::seal::FieldValue, signing::pdf::seal::FilledField, signing::pdf::seal::SealInput,
+    signing::pdf::seal::SealSigner, signing::pdf::seal::TextAlign, signing::pdf::seal::seal,
 };
 
 fn signature_png() -> Vec<u8> {
@@ -40,7 +42,7 @@ fn main() {
         .first()
         .map_or(1, |r| r.parse().expect("RUNS is a number"));
     let original = std::fs::read(input).expect("read the input");
-    let pages = docket::pdf::inspect_bytes(&original)
+    let pages = docket::signing::pdf::inspect_bytes(&original)
         .expect("a usable PDF")
         .pages;
     let signer = SealSigner::load_or_create(tls_dir.as_ref()).expect("seal certificate");
@@ -84,7 +86,7 @@ fn main() {
         audit: AuditSummary {
             title: "Benchmark document".into(),
             document_id: 1,
-            original_sha256: docket::crypto::sha256_hex(b"benchmark"),
+            original_sha256: docket::core::crypto::sha256_hex(b"benchmark"),
             completed_at: "2026-11-21 16:00:00 UTC".into(),
             recipients: (1..=3).map(recipient).collect(),
             events: (0..20)

@@ -10,14 +10,14 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 use url::Url;
 
-use crate::blob::{BlobStore, UrlSigner};
-use crate::config::{Config, StartupError, Tls, base};
-use crate::datadir::DataDir;
-use crate::db::Db;
+use crate::core::datadir::DataDir;
+use crate::core::db::Db;
+use crate::core::keyring::KeyRing;
 use crate::http::middleware::Options;
 use crate::http::state::AppState;
-use crate::keyring::KeyRing;
-use crate::retry::{Wake, Workers};
+use crate::{config::Config, config::StartupError, config::Tls, config::base};
+use crate::{core::blob::BlobStore, core::blob::UrlSigner};
+use crate::{core::retry::Wake, core::retry::Workers};
 
 /// Connections in the pool: enough readers for two cores plus the one writer SQLite allows.
 const POOL_SIZE: u32 = 8;
@@ -76,7 +76,7 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
     let tls = load_tls(&config, &secrets, &data, &names).await?;
     let user_count = stores
         .db
-        .read(crate::users::store::count)
+        .read(crate::identity::users::store::count)
         .await
         .unwrap_or(0);
     let banner = banner(
@@ -118,7 +118,7 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let acceptor = tls.map(|t| t.acceptor);
     let task = tokio::spawn(async move {
-        crate::server::serve(listener, acceptor, routes, opts, limits, async {
+        crate::http::server::serve(listener, acceptor, routes, opts, limits, async {
             let _ = stop_rx.await;
         })
         .await;
@@ -155,12 +155,12 @@ fn dir_err(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> StartupErro
 struct Stores {
     db: Db,
     /// Where the secrets live: the data dir's files, or the database (with a secret key).
-    secrets: crate::secrets::Source,
+    secrets: crate::core::secrets::Source,
     ring: KeyRing,
     blobs: BlobStore,
-    webhook_secrets: Arc<crate::webhooks::secret::SecretBox>,
-    account_secrets: Arc<crate::webhooks::secret::SecretBox>,
-    pages: crate::pdf::PageCache,
+    webhook_secrets: Arc<crate::core::crypto::SecretBox>,
+    account_secrets: Arc<crate::core::crypto::SecretBox>,
+    pages: crate::signing::pdf::PageCache,
 }
 
 /// Opens (creating when new) the stores in `data`, off the async threads; records the public
@@ -177,13 +177,19 @@ async fn open_stores(
     let database = config.database.clone();
     let key = config.secret_key.clone();
     let orphan_grace = config.orphan_grace;
-    crate::secrets::Source::check_flags(&database, key.as_ref()).map_err(StartupError::Config)?;
+    crate::core::secrets::Source::check_flags(&database, key.as_ref())
+        .map_err(StartupError::Config)?;
     tokio::task::spawn_blocking(move || -> Result<_, StartupError> {
         let db = database.open(&data.database(), &data.backups(), POOL_SIZE, true)?;
-        let source =
-            crate::secrets::Source::open(&db, &data, key.as_ref()).map_err(StartupError::Config)?;
+        let source = crate::core::secrets::Source::open(&db, &data, key.as_ref())
+            .map_err(StartupError::Config)?;
         db.write_blocking(move |c| {
-            crate::settings::set(c, crate::settings::PUBLIC_URL, &public, crate::db::now())
+            crate::core::settings::set(
+                c,
+                crate::core::settings::PUBLIC_URL,
+                &public,
+                crate::core::db::now(),
+            )
         })
         .map_err(|e| StartupError::Config(format!("recording the public URL: {e}")))?;
         let ring = KeyRing::from_source(&source).map_err(StartupError::Config)?;
@@ -193,15 +199,14 @@ async fn open_stores(
             tracing::info!(store = %blobs.describe(), "blobs are kept in a bucket");
         }
         let boxed = |file| {
-            crate::webhooks::secret::SecretBox::from_source(&source, file)
-                .map_err(StartupError::Config)
+            crate::core::crypto::SecretBox::from_source(&source, file).map_err(StartupError::Config)
         };
-        let webhook_secrets = boxed(crate::webhooks::secret::FILE)?;
-        let account_secrets = boxed(crate::factors::SECRETS_FILE)?;
+        let webhook_secrets = boxed(crate::outbox::webhooks::SECRETS_FILE)?;
+        let account_secrets = boxed(crate::identity::factors::SECRETS_FILE)?;
         if let Ok(n @ 1..) = blobs.clean_stale_temp(orphan_grace) {
             tracing::info!(files = n, "removed unfinished uploads left by a crash");
         }
-        let pages = crate::pdf::PageCache::open(&data.page_cache(), render_limits)
+        let pages = crate::signing::pdf::PageCache::open(&data.page_cache(), render_limits)
             .map_err(dir_err(&data.page_cache()))?;
         Ok(Stores {
             db,
@@ -221,16 +226,16 @@ async fn open_stores(
 /// for `names`.
 async fn load_tls(
     config: &Config,
-    secrets: &crate::secrets::Source,
+    secrets: &crate::core::secrets::Source,
     data: &DataDir,
     names: &[String],
-) -> Result<Option<crate::tls::Tls>, StartupError> {
+) -> Result<Option<crate::core::tls::Tls>, StartupError> {
     let (mode, tls_dir, names) = (config.tls.clone(), data.tls(), names.to_vec());
     let secrets = secrets.clone();
     tokio::task::spawn_blocking(move || match mode {
         Tls::Off => Ok(None),
-        Tls::Files { cert, key } => crate::tls::from_files(&cert, &key).map(Some),
-        Tls::Auto { .. } => crate::tls::self_issued(&secrets, &tls_dir, &names).map(Some),
+        Tls::Files { cert, key } => crate::core::tls::from_files(&cert, &key).map(Some),
+        Tls::Auto { .. } => crate::core::tls::self_issued(&secrets, &tls_dir, &names).map(Some),
     })
     .await
     .map_err(|e| StartupError::Tls(e.to_string()))?
@@ -241,15 +246,15 @@ async fn load_tls(
 /// when first needed.
 async fn load_seal(
     config: &Config,
-    secrets: &crate::secrets::Source,
-) -> Result<crate::signing::sealing::SealKey, StartupError> {
-    use crate::signing::sealing::SealKey;
+    secrets: &crate::core::secrets::Source,
+) -> Result<crate::signing::workflow::sealing::SealKey, StartupError> {
+    use crate::signing::workflow::sealing::SealKey;
     match &config.seal {
         crate::config::SealCert::Auto => Ok(SealKey::lazy(secrets.clone())),
         crate::config::SealCert::Files { cert, key } => {
             let (cert, key) = (cert.clone(), key.clone());
             let signer = tokio::task::spawn_blocking(move || {
-                crate::pdf::seal::SealSigner::from_pem_files(&cert, &key)
+                crate::signing::pdf::seal::SealSigner::from_pem_files(&cert, &key)
             })
             .await
             .map_err(|e| StartupError::Config(format!("startup task failed: {e}")))?
@@ -265,15 +270,22 @@ fn app_state(
     data: &DataDir,
     (public_url, app_url): (&Url, Url),
     stores: Stores,
-    seal: crate::signing::sealing::SealKey,
+    seal: crate::signing::workflow::sealing::SealKey,
     wakes: &Workers,
 ) -> AppState {
     let keys = Arc::new(stores.ring);
     let id_tokens = Arc::new(crate::oauth::oidc::IdTokens::lazy(stores.secrets.clone()));
-    let relying_party = crate::factors::passkey::RelyingParty::for_app(&app_url);
-    let limiter = crate::ratelimit::RateLimiter::new(config.rate_limit, &stores.db);
+    let relying_party = crate::identity::factors::passkey::RelyingParty::for_app(&app_url);
+    let limiter = crate::core::ratelimit::RateLimiter::new(config.rate_limit, &stores.db);
     AppState {
-        config: Arc::new(config.clone()),
+        config: Arc::new(crate::http::state::Settings {
+            lifetimes: config.lifetimes,
+            rotate_refresh_tokens: config.rotate_refresh_tokens,
+            max_upload_bytes: config.max_upload_bytes,
+            upload_url_ttl: config.upload_url_ttl,
+            max_webhooks_per_user: config.max_webhooks_per_user,
+            tls: config.tls_on(),
+        }),
         public_url: Arc::new(public_url.clone()),
         app_url: Arc::new(app_url),
         db: stores.db,
@@ -284,10 +296,10 @@ fn app_state(
         keys,
         data: Arc::new(data.clone()),
         limiter: Arc::new(limiter),
-        passwords: crate::users::checks::PasswordChecks::new(config.max_password_checks),
+        passwords: crate::identity::users::checks::PasswordChecks::new(config.max_password_checks),
         workers: wakes.clone(),
         webhook_secrets: stores.webhook_secrets,
-        factors: crate::factors::Verifier {
+        factors: crate::identity::factors::Verifier {
             secrets: stores.account_secrets,
             rp: relying_party,
         },
@@ -299,39 +311,39 @@ fn app_state(
 fn spawn_workers(
     config: &Config,
     state: &AppState,
-    webhook_secrets: Arc<crate::webhooks::secret::SecretBox>,
-    mail_worker: crate::mail::worker::Worker,
+    webhook_secrets: Arc<crate::core::crypto::SecretBox>,
+    mail_worker: crate::outbox::mail::worker::Worker,
 ) -> (Vec<JoinHandle<()>>, tokio::sync::watch::Sender<bool>) {
-    let webhook_worker = crate::webhooks::deliver::Worker {
+    let webhook_worker = crate::outbox::webhooks::deliver::Worker {
         db: state.db.clone(),
         secrets: webhook_secrets,
         wake: state.workers.webhooks.clone(),
-        backoff: crate::webhooks::deliver::backoff(config.retry_base),
+        backoff: crate::outbox::webhooks::deliver::backoff(config.retry_base),
         allow_private: config.allow_private_webhooks,
         concurrency: config.webhook_concurrency,
         outbound: config.outbound,
         lease: config
             .queue_lease
-            .unwrap_or(crate::webhooks::deliver::LEASE),
+            .unwrap_or(crate::outbox::webhooks::deliver::LEASE),
     };
     // The sealer's first round seals what a stop interrupted and retries failures now due.
-    let sealer = crate::signing::sealing::Sealer {
+    let sealer = crate::signing::workflow::sealing::Sealer {
         db: state.db.clone(),
         blobs: state.blobs.clone(),
         seal: state.seal.clone(),
         app_base: state.app_base(),
         workers: state.workers.clone(),
-        backoff: crate::signing::sealing::backoff(config.retry_base),
+        backoff: crate::signing::workflow::sealing::backoff(config.retry_base),
         lease: config
             .queue_lease
-            .unwrap_or(crate::signing::sealing::SEAL_LEASE),
+            .unwrap_or(crate::signing::workflow::sealing::SEAL_LEASE),
     };
-    let (stop_workers, stop) = crate::retry::Stop::new();
-    let sweep = crate::blob::sweep::run(
+    let (stop_workers, stop) = crate::core::retry::Stop::new();
+    let sweep = crate::core::blob::sweep::run(
         state.blobs.clone(),
         state.db.clone(),
         config.orphan_grace,
-        crate::blob::sweep::EVERY,
+        crate::core::blob::sweep::EVERY,
         stop.clone(),
     );
     let workers = vec![
@@ -350,7 +362,7 @@ fn mail_worker(
     db: &Db,
     blobs: &BlobStore,
     wake: &Wake,
-) -> Result<crate::mail::worker::Worker, StartupError> {
+) -> Result<crate::outbox::mail::worker::Worker, StartupError> {
     let transport = config
         .smtp
         .as_ref()
@@ -369,34 +381,37 @@ fn mail_worker(
             })?
         }
     };
-    Ok(crate::mail::worker::Worker {
+    Ok(crate::outbox::mail::worker::Worker {
         db: db.clone(),
+        on_sent: std::sync::Arc::new(crate::signing::documents::notify::mail_sent),
         blobs: blobs.clone(),
         transport,
         from,
         wake: wake.clone(),
-        backoff: crate::mail::worker::backoff(config.retry_base),
-        lease: config.queue_lease.unwrap_or(crate::mail::worker::LEASE),
+        backoff: crate::outbox::mail::worker::backoff(config.retry_base),
+        lease: config
+            .queue_lease
+            .unwrap_or(crate::outbox::mail::worker::LEASE),
     })
 }
 
 /// Reissues the self-issued leaf when it nears expiry, without a restart.
 async fn renew_forever(
-    secrets: crate::secrets::Source,
+    secrets: crate::core::secrets::Source,
     dir: std::path::PathBuf,
     names: Vec<String>,
-    certs: Arc<crate::tls::SwappableCert>,
+    certs: Arc<crate::core::tls::SwappableCert>,
 ) {
     loop {
         tokio::time::sleep(RENEWAL_CHECK).await;
         let (secrets, dir, names) = (secrets.clone(), dir.clone(), names.clone());
         let renewed = tokio::task::spawn_blocking(move || {
             let now = time::OffsetDateTime::now_utc();
-            if !crate::tls::auto::needs_renewal(&dir, &names, now) {
+            if !crate::core::tls::auto::needs_renewal(&dir, &names, now) {
                 return Ok(None);
             }
-            let ca = crate::tls::auto::LocalCa::from_source(&secrets)?;
-            crate::tls::auto::ensure_leaf(&dir, &ca, &names, now).map(Some)
+            let ca = crate::core::tls::auto::LocalCa::from_source(&secrets)?;
+            crate::core::tls::auto::ensure_leaf(&dir, &ca, &names, now).map(Some)
         })
         .await;
         match renewed {
@@ -417,15 +432,15 @@ fn banner(
     public_url: &Url,
     app_url: &Url,
     data: &DataDir,
-    tls: Option<&crate::tls::Tls>,
+    tls: Option<&crate::core::tls::Tls>,
     users: i64,
 ) -> String {
     let scheme = if tls.is_some() { "https" } else { "http" };
     let mut lines = vec![
         format!(
             "docket {} ({})",
-            crate::version::VERSION,
-            crate::version::COMMIT
+            crate::core::version::VERSION,
+            crate::core::version::COMMIT
         ),
         format!("  listening    {scheme}://{addr}"),
         format!("  public url   {}", base(public_url)),

@@ -9,10 +9,13 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::blob::{BlobId, BlobStore};
-use crate::datadir::{DataDir, create_private_dir, sync_dir, write_atomic};
-use crate::db::Db;
-use crate::error::AppError;
+use crate::core::db::Db;
+use crate::core::error::AppError;
+use crate::{core::blob::BlobId, core::blob::BlobStore};
+use crate::{
+    core::datadir::DataDir, core::datadir::create_private_dir, core::datadir::sync_dir,
+    core::datadir::write_atomic,
+};
 
 #[derive(Debug, Serialize)]
 pub struct Report {
@@ -49,7 +52,7 @@ pub fn run(data: &DataDir, db: &Db, dest: &Path) -> Result<Report, AppError> {
         .ok_or_else(|| AppError::bad_request("the destination needs a UTF-8 directory name"))?;
     let work = parent.join(format!(
         ".{name}.partial-{}",
-        crate::crypto::random_base62(8)
+        crate::core::crypto::random_base62(8)
     ));
     create_private_dir(&work)?;
     let result = assemble(data, db, &work);
@@ -85,8 +88,8 @@ fn assemble(data: &DataDir, db: &Db, work: &Path) -> Result<Report, AppError> {
         &db_copy,
         rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
     )?;
-    let schema_version = crate::db::migrate::version(&snapshot)?;
-    let ids = crate::blob::rows::ids(&crate::db::Conn::sqlite(&snapshot))?;
+    let schema_version = crate::core::db::migrate::version(&snapshot)?;
+    let ids = crate::core::blob::rows::ids(&crate::core::db::Conn::sqlite(&snapshot))?;
     drop(snapshot);
 
     let live = BlobStore::open(&data.blobs())?;
@@ -119,9 +122,9 @@ fn assemble(data: &DataDir, db: &Db, work: &Path) -> Result<Report, AppError> {
     ] {
         copy_flat_dir(&from, &to)?;
     }
-    let created_at = crate::timefmt::iso8601(crate::db::now());
+    let created_at = crate::core::timefmt::iso8601(crate::core::db::now());
     let manifest = serde_json::json!({
-        "docket_version": crate::version::VERSION,
+        "docket_version": crate::core::version::VERSION,
         "schema_version": schema_version,
         "created_at": created_at,
         "blobs": blobs,

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::core::outbound::Outbound;
 use crate::logging::LogFormat;
-use crate::outbound::Outbound;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -51,16 +51,16 @@ pub struct Cli {
 impl Cli {
     /// The secret key from `--secret-key-file` or the variable `DOCKET_SECRET_KEY` (read
     /// from the environment only, so the key itself never stands on a command line).
-    pub fn secret_key(&self) -> Result<Option<crate::secrets::NodeKey>, String> {
+    pub fn secret_key(&self) -> Result<Option<crate::core::secrets::NodeKey>, String> {
         let text = std::env::var("DOCKET_SECRET_KEY")
             .ok()
             .filter(|t| !t.trim().is_empty());
-        crate::secrets::NodeKey::from_flags(self.secret_key_file.as_deref(), text.as_deref())
+        crate::core::secrets::NodeKey::from_flags(self.secret_key_file.as_deref(), text.as_deref())
     }
 
     /// The database the flags name.
-    pub fn database(&self) -> Result<crate::db::Target, String> {
-        crate::db::Target::from_flags(
+    pub fn database(&self) -> Result<crate::core::db::Target, String> {
+        crate::core::db::Target::from_flags(
             self.database_url.as_deref(),
             self.database_url_file.as_deref(),
         )
@@ -297,7 +297,7 @@ pub struct ServeArgs {
     /// from the other nodes; when its node dies, another takes it over after this. Each
     /// attempt is cut off 2 s before [default: 300 for mail and sealing, 60 for webhooks]
     #[arg(long, env = "DOCKET_QUEUE_LEASE", value_name = "SECS",
-          value_parser = clap::value_parser!(u64).range(crate::retry::Lease::MIN_SECS..=86_400))]
+          value_parser = clap::value_parser!(u64).range(crate::core::retry::Lease::MIN_SECS..=86_400))]
     pub queue_lease: Option<u64>,
 
     /// Open connections at most; more are accepted and closed at once

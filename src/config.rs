@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use url::Url;
 
-use crate::cli::{ServeArgs, TlsMode};
 use crate::logging::LogFormat;
+use crate::{cli::ServeArgs, cli::TlsMode};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartupError {
@@ -19,7 +19,7 @@ pub enum StartupError {
         source: std::io::Error,
     },
     #[error("{0}")]
-    Database(#[from] crate::db::OpenError),
+    Database(#[from] crate::core::db::OpenError),
     #[error("{0}")]
     BlobStore(String),
     #[error("TLS: {0}")]
@@ -61,14 +61,14 @@ pub struct Config {
     pub app_url: Option<Url>,
     pub data_dir: PathBuf,
     /// SQLite under `data_dir` (the default), or a PostgreSQL database shared by every node.
-    pub database: crate::db::Target,
+    pub database: crate::core::db::Target,
     /// The key that seals the secrets every node shares, in the database (`--secret-key-file`
     /// or `DOCKET_SECRET_KEY`); required with PostgreSQL, optional with SQLite.
-    pub secret_key: Option<crate::secrets::NodeKey>,
+    pub secret_key: Option<crate::core::secrets::NodeKey>,
     pub tls: Tls,
     pub seal: SealCert,
     /// Where blobs live (`--blob-url`).
-    pub blob_url: crate::blob::BlobUrl,
+    pub blob_url: crate::core::blob::BlobUrl,
     pub max_upload_bytes: u64,
     pub lifetimes: crate::oauth::tokens::Lifetimes,
     pub rotate_refresh_tokens: bool,
@@ -79,14 +79,14 @@ pub struct Config {
     pub log_format: LogFormat,
     pub log_level: String,
     /// `None`: mail goes to the outbox.
-    pub smtp: Option<crate::mail::smtp::SmtpUrl>,
+    pub smtp: Option<crate::outbox::mail::smtp::SmtpUrl>,
     /// `None`: `Docket <docket@HOST>` once the public URL is known.
     pub mail_from: Option<lettre::message::Mailbox>,
     pub allow_private_webhooks: bool,
     /// Webhook deliveries in flight at once.
     pub webhook_concurrency: usize,
     /// Where webhooks and SMTP may connect.
-    pub outbound: crate::outbound::Outbound,
+    pub outbound: crate::core::outbound::Outbound,
     /// Webhook endpoints per user.
     pub max_webhooks_per_user: u32,
     /// First retry delay of the outgoing queues.
@@ -94,13 +94,13 @@ pub struct Config {
     /// How long the blob sweep leaves a temp file or a blob with no row (`blob::sweep::GRACE`).
     pub orphan_grace: std::time::Duration,
     /// Connection caps and timeouts.
-    pub limits: crate::server::limits::Limits,
+    pub limits: crate::http::server::limits::Limits,
     /// Reverse proxies whose forwarding headers name the client.
-    pub trusted_proxies: crate::proxy::TrustedProxies,
+    pub trusted_proxies: crate::http::proxy::TrustedProxies,
     /// Limits of page renders for the signing page.
-    pub render: crate::pdf::RenderLimits,
+    pub render: crate::signing::pdf::RenderLimits,
     /// `--queue-lease`: the lease of every queue; `None`: each queue's own default.
-    pub queue_lease: Option<crate::retry::Lease>,
+    pub queue_lease: Option<crate::core::retry::Lease>,
 }
 
 /// A base URL: http(s), a host, no query or fragment; the trailing slash removed.
@@ -169,7 +169,7 @@ fn tls_from_args(args: &ServeArgs) -> Result<Tls, StartupError> {
 fn seal_from_args(args: &ServeArgs) -> Result<SealCert, StartupError> {
     match (&args.seal_cert, &args.seal_key) {
         (Some(cert), Some(key)) => {
-            crate::pdf::seal::SealSigner::from_pem_files(cert, key)
+            crate::signing::pdf::seal::SealSigner::from_pem_files(cert, key)
                 .map_err(|e| StartupError::Config(format!("--seal-cert/--seal-key: {e}")))?;
             Ok(SealCert::Files {
                 cert: cert.clone(),
@@ -195,12 +195,14 @@ fn optional_base_url(flag: &str, raw: Option<&str>) -> Result<Option<Url>, Start
 
 /// `--smtp-url`, with the password from `--smtp-password-file` when given; under
 /// `--outbound loopback-only` its host must be local.
-fn smtp_from_args(args: &ServeArgs) -> Result<Option<crate::mail::smtp::SmtpUrl>, StartupError> {
+fn smtp_from_args(
+    args: &ServeArgs,
+) -> Result<Option<crate::outbox::mail::smtp::SmtpUrl>, StartupError> {
     let smtp = args
         .smtp_url
         .as_deref()
         .map(|u| {
-            crate::mail::smtp::SmtpUrl::parse(u)
+            crate::outbox::mail::smtp::SmtpUrl::parse(u)
                 .map_err(|e| StartupError::Config(format!("--smtp-url: {e}")))
         })
         .transpose()?;
@@ -221,7 +223,7 @@ fn smtp_from_args(args: &ServeArgs) -> Result<Option<crate::mail::smtp::SmtpUrl>
         return Err(StartupError::Config(format!(
             "--smtp-url: {} is not localhost or a loopback address, which {} requires",
             s.host,
-            crate::outbound::Outbound::LOOPBACK_ONLY
+            crate::core::outbound::Outbound::LOOPBACK_ONLY
         )));
     }
     Ok(smtp)
@@ -240,9 +242,9 @@ fn mail_from_args(args: &ServeArgs) -> Result<Option<lettre::message::Mailbox>, 
         .transpose()
 }
 
-fn connection_limits(args: &ServeArgs) -> crate::server::limits::Limits {
+fn connection_limits(args: &ServeArgs) -> crate::http::server::limits::Limits {
     let secs = std::time::Duration::from_secs;
-    crate::server::limits::Limits {
+    crate::http::server::limits::Limits {
         max_connections: args.max_connections as usize,
         max_per_ip: args.max_connections_per_ip as usize,
         idle: secs(args.idle_timeout_secs),
@@ -250,12 +252,12 @@ fn connection_limits(args: &ServeArgs) -> crate::server::limits::Limits {
     }
 }
 
-fn render_limits(args: &ServeArgs) -> crate::pdf::RenderLimits {
-    crate::pdf::RenderLimits {
+fn render_limits(args: &ServeArgs) -> crate::signing::pdf::RenderLimits {
+    crate::signing::pdf::RenderLimits {
         exe: args
             .render_exe
             .clone()
-            .unwrap_or_else(crate::pdf::RenderLimits::this_binary),
+            .unwrap_or_else(crate::signing::pdf::RenderLimits::this_binary),
         workers: args.render_workers.map_or_else(
             || std::thread::available_parallelism().map_or(1, usize::from),
             |n| n as usize,
@@ -273,23 +275,24 @@ impl Config {
         let public_url = optional_base_url("--public-url", args.public_url.as_deref())?;
         let app_url = optional_base_url("--app-url", args.app_url.as_deref())?;
         let data_dir = data_dir
-            .or_else(crate::datadir::DataDir::default_path)
+            .or_else(crate::core::datadir::DataDir::default_path)
             .ok_or_else(|| StartupError::Config("no home directory: pass --data-dir DIR".into()))?;
         let smtp = smtp_from_args(args)?;
         let mail_from = mail_from_args(args)?;
-        let trusted_proxies =
-            crate::proxy::TrustedProxies::parse(args.trusted_proxies.iter().map(String::as_str))
-                .map_err(|e| StartupError::Config(format!("--trusted-proxies: {e}")))?;
+        let trusted_proxies = crate::http::proxy::TrustedProxies::parse(
+            args.trusted_proxies.iter().map(String::as_str),
+        )
+        .map_err(|e| StartupError::Config(format!("--trusted-proxies: {e}")))?;
         Ok(Config {
             listen,
             public_url,
             app_url,
             data_dir,
-            database: crate::db::Target::Sqlite,
+            database: crate::core::db::Target::Sqlite,
             secret_key: None,
             tls,
             seal,
-            blob_url: crate::blob::BlobUrl::parse(&args.blob_url)
+            blob_url: crate::core::blob::BlobUrl::parse(&args.blob_url)
                 .map_err(|e| StartupError::Config(format!("--blob-url {e}")))?,
             max_upload_bytes: args.max_upload_mb * 1024 * 1024,
             lifetimes: crate::oauth::tokens::Lifetimes {
@@ -301,7 +304,7 @@ impl Config {
             rate_limit: args.rate_limit,
             max_password_checks: args
                 .max_password_checks
-                .map_or_else(crate::users::checks::default_max, usize::from),
+                .map_or_else(crate::identity::users::checks::default_max, usize::from),
             upload_url_ttl: args.upload_url_ttl,
             log_format: args.log_format,
             log_level: args.log_level.clone(),
@@ -316,7 +319,7 @@ impl Config {
             limits: connection_limits(args),
             trusted_proxies,
             render: render_limits(args),
-            queue_lease: args.queue_lease.map(crate::retry::Lease::secs),
+            queue_lease: args.queue_lease.map(crate::core::retry::Lease::secs),
         })
     }
 
@@ -389,7 +392,10 @@ mod tests {
     fn defaults_follow_tls() {
         let c = config(&[]).unwrap();
         assert_eq!(c.listen.to_string(), "127.0.0.1:8443");
-        assert_eq!(c.max_password_checks, crate::users::checks::default_max());
+        assert_eq!(
+            c.max_password_checks,
+            crate::identity::users::checks::default_max()
+        );
         assert_eq!(
             config(&["--max-password-checks", "3"])
                 .unwrap()
@@ -427,8 +433,8 @@ mod tests {
         assert_eq!(config(&[]).unwrap().seal, SealCert::Auto);
         let one = tempfile::tempdir().unwrap();
         let two = tempfile::tempdir().unwrap();
-        crate::pdf::seal::SealSigner::load_or_create(one.path()).unwrap();
-        crate::pdf::seal::SealSigner::load_or_create(two.path()).unwrap();
+        crate::signing::pdf::seal::SealSigner::load_or_create(one.path()).unwrap();
+        crate::signing::pdf::seal::SealSigner::load_or_create(two.path()).unwrap();
         let path =
             |dir: &tempfile::TempDir, name: &str| dir.path().join(name).display().to_string();
         let (cert, key) = (path(&one, "seal.pem"), path(&one, "seal-key.pem"));
@@ -481,7 +487,7 @@ mod tests {
         assert!(c.smtp.is_none() && c.mail_from.is_none() && !c.allow_private_webhooks);
         assert_eq!(c.max_webhooks_per_user, 20);
         assert_eq!(c.retry_base.as_secs(), 30);
-        assert_eq!(c.orphan_grace, crate::blob::sweep::GRACE);
+        assert_eq!(c.orphan_grace, crate::core::blob::sweep::GRACE);
     }
 
     #[test]
@@ -492,7 +498,7 @@ mod tests {
         let file = file.to_str().unwrap();
         let c = config(&["--smtp-url", "smtp://me@h", "--smtp-password-file", file]).unwrap();
         let url = c.smtp.unwrap();
-        let plain = crate::mail::smtp::SmtpUrl::parse("smtp://me@h").unwrap();
+        let plain = crate::outbox::mail::smtp::SmtpUrl::parse("smtp://me@h").unwrap();
         assert_eq!(url, plain.with_password("s3cret:/@ %41".into()).unwrap());
         let both = config(&["--smtp-url", "smtp://me:x@h", "--smtp-password-file", file]);
         assert!(both.unwrap_err().to_string().contains("one place"));
@@ -522,7 +528,11 @@ mod tests {
             "smtp://[::1]:25",
         ] {
             let c = config(&[lo.as_slice(), &[ok]].concat()).unwrap();
-            assert_eq!(c.outbound, crate::outbound::Outbound::LoopbackOnly, "{ok}");
+            assert_eq!(
+                c.outbound,
+                crate::core::outbound::Outbound::LoopbackOnly,
+                "{ok}"
+            );
         }
         let err = config(&[lo.as_slice(), &["smtps://mail.example.com"]].concat())
             .unwrap_err()
@@ -533,7 +543,7 @@ mod tests {
         assert!(parse(&["--outbound", "anywhere"]).is_err());
         assert!(parse(&["--webhook-concurrency", "0"]).is_err());
         let c = config(&[]).unwrap();
-        assert_eq!(c.outbound, crate::outbound::Outbound::Any);
+        assert_eq!(c.outbound, crate::core::outbound::Outbound::Any);
         assert_eq!(c.webhook_concurrency, 16);
     }
 
@@ -541,7 +551,7 @@ mod tests {
     fn one_queue_lease_overrides_every_queue_or_none_keeps_their_own() {
         assert_eq!(config(&[]).unwrap().queue_lease, None);
         let c = config(&["--queue-lease", "4"]).unwrap();
-        assert_eq!(c.queue_lease, Some(crate::retry::Lease::secs(4)));
+        assert_eq!(c.queue_lease, Some(crate::core::retry::Lease::secs(4)));
         let parse =
             |a: &[&str]| crate::cli::Cli::try_parse_from([&["docket", "serve"], a].concat());
         // Too short to leave an attempt any time, or not a number of seconds.

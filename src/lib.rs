@@ -1,46 +1,50 @@
 //! Docket: a self-hosted OAuth 2 provider and document-signing appliance in one binary.
 //!
-//! The HTTP layer (`http`) is thin; the domain modules (`users`, `oauth`, `apikeys`, `blob`)
-//! know nothing of warp and keep their SQL in their own `store.rs`.
+//! The modules form rings that import one way, listed here from the lowest: a module may use
+//! those before it in this list and never those after (`tests/rings.rs` fails otherwise). The
+//! HTTP layer is thin: it authenticates, parses a typed request, calls one use case and
+//! replies; the rings below it know nothing of warp and keep their SQL in their own `store.rs`.
+//! See docs/ARCHITECTURE.md, "Rings".
 
 #![recursion_limit = "512"]
 
-pub mod admin;
-pub mod apikeys;
-pub mod app;
-pub mod assets;
-pub mod backup;
-pub mod blob;
-pub mod bookings;
-pub mod cli;
-pub mod config;
-pub mod context;
-pub mod crypto;
-pub mod datadir;
-pub mod db;
-pub mod documents;
-pub mod error;
-pub mod factors;
-pub mod http;
-pub mod keyring;
-pub mod logging;
-pub mod mail;
+/// Storage, errors, cryptography, secrets, time, retries, embedded assets.
+pub mod core;
+
+/// Mail and webhook deliveries queued by the domain, and their workers.
+pub mod outbox;
+
+/// Accounts, second factors, sessions, API keys, the principal of a request.
+pub mod identity;
+
+/// The OAuth 2 / OpenID Connect provider.
 pub mod oauth;
-pub mod outbound;
-pub mod pdf;
-pub mod proxy;
-pub mod ratelimit;
-pub mod retry;
-pub mod secret_files;
-pub mod secrets;
-pub mod server;
-pub mod sessions;
-pub mod settings;
+
+/// The scheduling service's bookings that apps read.
+pub mod bookings;
+
+/// PDFs, documents, templates, and the signing workflow.
 pub mod signing;
+
+/// Webhook endpoints and the Zapier apps' subscriptions: how apps subscribe to events.
+pub mod integrations;
+
+/// Routes, pages and the server: authenticate, parse, call one use case, reply.
+pub mod http;
+
+// The composition root: parse the command line, configure, start, administer.
+pub mod logging;
+
+pub mod cli;
+
+pub mod config;
+
+pub mod backup;
+
+pub mod secret_files;
+
 pub mod systemd;
-pub mod templates;
-pub mod timefmt;
-pub mod tls;
-pub mod users;
-pub mod version;
-pub mod webhooks;
+
+pub mod admin;
+
+pub mod app;

@@ -3,8 +3,8 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use docket::admin::{self, CliError, Ctx};
-use docket::cli::{Cli, Command};
+use docket::{admin, admin::CliError, admin::Ctx};
+use docket::{cli::Cli, cli::Command};
 
 fn main() -> ExitCode {
     fixed_mmap_threshold();
@@ -47,7 +47,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             Ok(())
         }
         Command::RenderPage(a) => {
-            let code = docket::pdf::render_page_child(&a.pdf, a.page, a.width);
+            let code = docket::signing::pdf::render_page_child(&a.pdf, a.page, a.width);
             std::process::exit(code);
         }
     }
@@ -56,13 +56,13 @@ fn run(cli: Cli) -> Result<(), CliError> {
 fn serve(
     args: &docket::cli::ServeArgs,
     data_dir: Option<std::path::PathBuf>,
-    database: docket::db::Target,
-    secret_key: Option<docket::secrets::NodeKey>,
+    database: docket::core::db::Target,
+    secret_key: Option<docket::core::secrets::NodeKey>,
 ) -> Result<(), CliError> {
     let usage = |message: String| CliError { message, code: 2 };
     let mut config =
         docket::config::Config::from_args(args, data_dir).map_err(|e| usage(e.to_string()))?;
-    docket::secrets::Source::check_flags(&database, secret_key.as_ref()).map_err(usage)?;
+    docket::core::secrets::Source::check_flags(&database, secret_key.as_ref()).map_err(usage)?;
     config.database = database;
     config.secret_key = secret_key;
     docket::logging::init(config.log_format, &config.log_level).map_err(usage)?;

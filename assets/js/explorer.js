@@ -27,7 +27,11 @@
   function example(spec, schema, depth) {
     schema = resolve(spec, schema);
     if (depth > 4) return null;
-    if (schema.oneOf) return example(spec, schema.oneOf[0], depth + 1);
+    if (schema.example !== undefined) return schema.example;
+    if (schema.oneOf) {
+      const some = schema.oneOf.find((s) => s.type !== 'null') || schema.oneOf[0];
+      return example(spec, some, depth + 1);
+    }
     if (schema.enum) return schema.enum[0];
     const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
     switch (type) {

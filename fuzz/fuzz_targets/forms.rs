@@ -11,7 +11,7 @@ fn quiet_panics() {
 }
 
 fuzz_target!(init: quiet_panics(), |data: &[u8]| {
-    let Ok(names) = docket::pdf::forms::field_names(data) else {
+    let Ok(names) = docket::signing::pdf::forms::field_names(data) else {
         return;
     };
     let kinds = [json!("Zoë"), json!(true), json!(false), json!(42)];
@@ -21,6 +21,6 @@ fuzz_target!(init: quiet_panics(), |data: &[u8]| {
         .zip(kinds.iter().cycle())
         .map(|(name, value)| (name, value.clone()))
         .collect();
-    let _ = docket::pdf::forms::fill(data, &values);
-    let _ = docket::pdf::forms::fill(data, &Map::new());
+    let _ = docket::signing::pdf::forms::fill(data, &values);
+    let _ = docket::signing::pdf::forms::fill(data, &Map::new());
 });

@@ -10,5 +10,5 @@ fn quiet_panics() {
 }
 
 fuzz_target!(init: quiet_panics(), |data: &[u8]| {
-    let _ = docket::pdf::inspect_bytes(data);
+    let _ = docket::signing::pdf::inspect_bytes(data);
 });

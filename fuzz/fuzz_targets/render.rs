@@ -10,7 +10,7 @@ fn quiet_panics() {
 }
 
 fuzz_target!(init: quiet_panics(), |data: &[u8]| {
-    if let Ok(pdf) = docket::pdf::LoadedPdf::from_bytes(data.to_vec()) {
-        let _ = docket::pdf::render_page(&pdf, 0, 800);
+    if let Ok(pdf) = docket::signing::pdf::LoadedPdf::from_bytes(data.to_vec()) {
+        let _ = docket::signing::pdf::render_page(&pdf, 0, 800);
     }
 });

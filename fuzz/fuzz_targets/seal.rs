@@ -3,9 +3,7 @@
 
 use std::sync::OnceLock;
 
-use docket::pdf::seal::{
-    AuditRecipient, AuditSummary, FieldValue, FilledField, SealInput, SealSigner, seal,
-};
+use docket::{signing::pdf::seal::AuditRecipient, signing::pdf::seal::AuditSummary, signing::pdf::seal::FieldValue, signing::pdf::seal::FilledField, signing::pdf::seal::SealInput, signing::pdf::seal::SealSigner, signing::pdf::seal::seal};
 use libfuzzer_sys::fuzz_target;
 
 /// One seal certificate for the whole run (RSA key generation is slow).

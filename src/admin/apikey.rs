@@ -3,11 +3,14 @@
 use serde::Serialize;
 
 use super::{CliError, Ctx, fields, table};
-use crate::apikeys::ApiKey;
-use crate::apikeys::manage::{self, Created, NewKey};
 use crate::cli::ApikeyCommand;
-use crate::db::now;
-use crate::timefmt::{iso8601, iso8601_opt};
+use crate::core::db::now;
+use crate::identity::apikeys::ApiKey;
+use crate::{core::timefmt::iso8601, core::timefmt::iso8601_opt};
+use crate::{
+    identity::apikeys::manage, identity::apikeys::manage::Created,
+    identity::apikeys::manage::NewKey,
+};
 
 #[derive(Serialize)]
 struct KeyOut<'a> {

@@ -6,8 +6,10 @@ use super::{CliError, Ctx, fields};
 /// so with an S3 blob store it stops (exit 2) before it opens anything.
 pub fn only_file_blobs(blob_url: &str) -> Result<(), CliError> {
     let usage = |message: String| CliError { message, code: 2 };
-    match crate::blob::BlobUrl::parse(blob_url).map_err(|e| usage(format!("--blob-url {e}")))? {
-        crate::blob::BlobUrl::File => Ok(()),
+    match crate::core::blob::BlobUrl::parse(blob_url)
+        .map_err(|e| usage(format!("--blob-url {e}")))?
+    {
+        crate::core::blob::BlobUrl::File => Ok(()),
         s3 => Err(usage(format!(
             "docket backup copies blobs from the data directory only; with --blob-url {s3} \
              back up the database (pg_dump with PostgreSQL) and the bucket instead \
@@ -45,8 +47,8 @@ pub fn migrate(ctx: &Ctx) -> Result<(), CliError> {
         .schema_version()
         .map_err(|e| CliError::runtime(e.to_string()))?;
     let database = match ctx.db.dialect() {
-        crate::db::Dialect::Sqlite => "sqlite",
-        crate::db::Dialect::Postgres => "postgres",
+        crate::core::db::Dialect::Sqlite => "sqlite",
+        crate::core::db::Dialect::Postgres => "postgres",
     };
     ctx.print(
         &serde_json::json!({ "database": database, "schema": schema }),
@@ -56,7 +58,7 @@ pub fn migrate(ctx: &Ctx) -> Result<(), CliError> {
 }
 
 pub fn version(json: bool) {
-    let info = crate::version::info();
+    let info = crate::core::version::info();
     if json {
         println!(
             "{}",

@@ -4,11 +4,13 @@ use serde::Serialize;
 
 use super::{CliError, Ctx, fields, table};
 use crate::cli::ClientCommand;
-use crate::config::{base, parse_base_url};
-use crate::oauth::clients::manage::{self, Endpoints, Registered};
-use crate::oauth::clients::{Client, Registration};
-use crate::oauth::scope;
-use crate::timefmt::iso8601;
+use crate::core::timefmt::iso8601;
+use crate::identity::scope;
+use crate::{config::base, config::parse_base_url};
+use crate::{oauth::clients::Client, oauth::clients::Registration};
+use crate::{
+    oauth::clients::manage, oauth::clients::manage::Endpoints, oauth::clients::manage::Registered,
+};
 
 /// The validated `--public-url`, without a trailing slash; `None` when not given.
 fn public_url(flag: Option<&str>) -> Result<Option<String>, CliError> {

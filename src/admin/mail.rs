@@ -4,9 +4,9 @@ use serde::Serialize;
 
 use super::{CliError, Ctx, fields, table};
 use crate::cli::MailCommand;
-use crate::mail::manage;
-use crate::mail::store::Mail;
-use crate::mail::{Kind, Status};
+use crate::outbox::mail::manage;
+use crate::outbox::mail::store::Mail;
+use crate::{outbox::mail::Kind, outbox::mail::Status};
 
 /// A message without its bodies (they may hold a signing link).
 #[derive(Serialize)]

@@ -14,9 +14,9 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use crate::datadir::DataDir;
-use crate::db::Db;
-use crate::error::AppError;
+use crate::core::datadir::DataDir;
+use crate::core::db::Db;
+use crate::core::error::AppError;
 
 /// A failed command: its message (one line on stderr) and exit code.
 #[derive(Debug)]
@@ -56,14 +56,14 @@ pub struct Ctx {
     pub db: Db,
     pub json: bool,
     /// `--secret-key-file` / `DOCKET_SECRET_KEY`, for the commands that need the secrets.
-    secret_key: Option<crate::secrets::NodeKey>,
+    secret_key: Option<crate::core::secrets::NodeKey>,
 }
 
 impl Ctx {
     pub fn open(
         data_dir: Option<PathBuf>,
-        database: &crate::db::Target,
-        secret_key: Option<crate::secrets::NodeKey>,
+        database: &crate::core::db::Target,
+        secret_key: Option<crate::core::secrets::NodeKey>,
         json: bool,
     ) -> Result<Ctx, CliError> {
         let root = data_dir
@@ -85,8 +85,8 @@ impl Ctx {
     /// Where the secrets live, as `docket serve` with the same flags finds them: the data
     /// dir's files, or the database under the secret key (checked, so a wrong key is refused
     /// with the same message the server gives).
-    pub fn secrets(&self) -> Result<crate::secrets::Source, CliError> {
-        crate::secrets::Source::open(&self.db, &self.data, self.secret_key.as_ref())
+    pub fn secrets(&self) -> Result<crate::core::secrets::Source, CliError> {
+        crate::core::secrets::Source::open(&self.db, &self.data, self.secret_key.as_ref())
             .map_err(CliError::runtime)
     }
 
@@ -146,7 +146,7 @@ pub fn read_password_stdin() -> Result<String, CliError> {
         .read_line(&mut line)
         .map_err(|e| CliError::runtime(format!("reading standard input: {e}")))?;
     let password = line.trim_end_matches(['\n', '\r']).to_string();
-    crate::users::password::check_policy(&password)?;
+    crate::identity::users::password::check_policy(&password)?;
     Ok(password)
 }
 

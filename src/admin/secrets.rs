@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use super::{CliError, Ctx};
 use crate::cli::SecretsCommand;
-use crate::secrets::Source;
+use crate::core::secrets::Source;
 
 #[derive(Serialize)]
 struct Report {

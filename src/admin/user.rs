@@ -4,9 +4,15 @@ use serde::Serialize;
 
 use super::{CliError, Ctx, fields, read_password_stdin, table};
 use crate::cli::UserCommand;
-use crate::timefmt::iso8601;
-use crate::users::admin::{self, FactorsReset, NewAccount, Switched};
-use crate::users::{Email, Tier, User, parse_name, parse_username, password};
+use crate::core::timefmt::iso8601;
+use crate::{
+    identity::accounts::admin, identity::accounts::admin::FactorsReset,
+    identity::accounts::admin::NewAccount, identity::accounts::admin::Switched,
+};
+use crate::{
+    identity::users::Email, identity::users::Tier, identity::users::User,
+    identity::users::parse_name, identity::users::parse_username, identity::users::password,
+};
 
 #[derive(Serialize)]
 struct UserOut {

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::error::FieldError;
+use crate::core::error::FieldError;
 
 /// Longest accepted values.
 pub const CURRENCY_LEN: usize = 3;

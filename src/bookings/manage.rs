@@ -4,13 +4,14 @@
 //! Creating and cancelling queue the BOOKING_CREATED and BOOKING_CANCELLED webhooks in their
 //! transaction, and wake the worker after it.
 
+use super::webhook::enqueue as enqueue_booking;
 use super::{Booking, CreateRequest, PageRequest, store};
-use crate::context::Context;
-use crate::db::{Db, now};
-use crate::error::AppError;
-use crate::oauth::principal::{Credentials, Principal};
-use crate::oauth::scope::Scope;
-use crate::webhooks::{Event, enqueue_booking};
+use crate::core::context::Context;
+use crate::core::error::AppError;
+use crate::identity::scope::Scope;
+use crate::outbox::webhooks::Event;
+use crate::{core::db::Db, core::db::now};
+use crate::{identity::principal::Credentials, identity::principal::Principal};
 
 /// `GET /listBookings?limit=`: the caller's newest bookings; authenticates `creds` itself.
 pub async fn list_legacy(
@@ -18,7 +19,7 @@ pub async fn list_legacy(
     creds: Credentials,
     limit: Option<String>,
 ) -> Result<Vec<Booking>, AppError> {
-    crate::oauth::principal::read_as(db, creds, move |c, who| {
+    crate::oauth::bearer::read_as(db, creds, move |c, who| {
         who.require(Scope::ReadBooking)?;
         let limit = super::parse_limit(limit.as_deref())?;
         store::list(c, who.user_id, None, limit, 0)

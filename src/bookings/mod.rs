@@ -4,15 +4,16 @@
 pub mod details;
 pub mod manage;
 pub mod store;
+pub mod webhook;
 
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
-use crate::error::{AppError, FieldError};
-use crate::timefmt::iso8601;
-use crate::users::Email;
+use crate::core::timefmt::iso8601;
+use crate::identity::users::Email;
+use crate::{core::error::AppError, core::error::FieldError};
 
 pub use details::{Answers, EventType};
 
@@ -429,7 +430,7 @@ pub fn parse_page(
 
 /// A fresh public identifier.
 pub fn new_uid() -> String {
-    crate::crypto::random_base62(22)
+    crate::core::crypto::random_base62(22)
 }
 
 #[cfg(test)]

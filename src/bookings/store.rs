@@ -1,27 +1,27 @@
 //! SQL for the `bookings` table. Every read and write is scoped to the owning user, so another
 //! user's booking is simply not found.
 
-use crate::db::{Conn, OptionalExtension, Row};
 use crate::params;
+use crate::{core::db::Conn, core::db::OptionalExtension, core::db::Row};
 
 use super::{Answers, Attendee, Booking, EventType, NewBooking, Organizer, Status};
-use crate::error::AppError;
+use crate::core::error::AppError;
 
 const SELECT: &str = "SELECT b.id, b.uid, b.title, b.description, b.start_time, b.end_time,
         b.status, b.location, b.attendees, b.cancellation_reason, b.created_at,
         u.username, u.name, u.email, u.time_zone, b.event_type, b.responses
    FROM bookings b JOIN users u ON u.id = b.user_id";
 
-fn from_row(r: &Row<'_>) -> crate::db::Result<Booking> {
+fn from_row(r: &Row<'_>) -> crate::core::db::Result<Booking> {
     let status: Status = r.get(6)?;
     let attendees: String = r.get(8)?;
-    let attendees: Vec<Attendee> = crate::db::stored_json(8, &attendees)?;
+    let attendees: Vec<Attendee> = crate::core::db::stored_json(8, &attendees)?;
     let (title, description): (String, Option<String>) = (r.get(2)?, r.get(3)?);
     let (start_time, end_time, location): (i64, i64, Option<String>) =
         (r.get(4)?, r.get(5)?, r.get(7)?);
     // A booking made before event types were stored shows the one derived from it.
     let event_type = match r.get::<_, Option<String>>(15)? {
-        Some(json) => crate::db::stored_json(15, &json)?,
+        Some(json) => crate::core::db::stored_json(15, &json)?,
         None => EventType::derived(
             &title,
             description.as_deref(),
@@ -31,7 +31,7 @@ fn from_row(r: &Row<'_>) -> crate::db::Result<Booking> {
         ),
     };
     let responses: String = r.get(16)?;
-    let responses = crate::db::stored_json(16, &responses)?;
+    let responses = crate::core::db::stored_json(16, &responses)?;
     let answers = Answers::of(
         &attendees,
         location.as_deref(),
@@ -185,11 +185,11 @@ pub fn page(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::db::write_tx;
+    use crate::core::db::write_tx;
 
     /// Runs `f` on a fresh in-memory database with two users.
     fn with_users(f: impl FnOnce(&mut Conn) -> Result<(), AppError>) {
-        let mut c = crate::db::memory();
+        let mut c = crate::core::db::memory();
         c.execute_batch(
             "INSERT INTO users (id, email, username, name, password_hash, created_at, updated_at)
              VALUES (1, 'ada@x.org', 'ada', 'Ada', 'x', 0, 0),

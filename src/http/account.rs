@@ -3,23 +3,23 @@
 
 use std::collections::HashMap;
 
+use askama::Template;
 use bytes::Bytes;
-use http::StatusCode;
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
+use super::account_factors::Security;
 use super::login::redirect;
-use super::reply::{Format, error_response, html_response};
+use super::reply::{Format, error_response, page};
 use super::session::{cookies, current};
-use crate::assets::{escape, page};
-use crate::crypto::SecretToken;
-use crate::error::AppError;
+use crate::core::crypto::SecretToken;
+use crate::core::error::AppError;
+use crate::core::timefmt::human;
 use crate::http::state::AppState;
+use crate::identity::sessions::csrf;
 use crate::oauth::tokens::store::GrantView;
-use crate::sessions::csrf;
-use crate::timefmt::human;
-use crate::users::account;
+use crate::{identity::users::User, oauth::account};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let s = move || super::with_state(state.clone());
@@ -56,77 +56,53 @@ async fn show(state: AppState, cookies: Option<String>, next: Option<String>) ->
         Err(e) => return error_response(&e, Format::Html),
     };
     let factors_csrf = super::account_factors::factors_csrf(&state, &session);
-    let security = super::account_factors::section(
-        &state,
-        &factors_csrf,
-        overview.enrolled,
-        overview.recovery_codes_left,
-        &overview.passkeys,
-        next.as_deref(),
-    );
+    let security =
+        super::account_factors::Security::of(&state, factors_csrf, &overview, next.as_deref());
     let session_hash = SecretToken::presented(&session).hash();
-    let apps = apps(&state, &session_hash, &overview.grants);
-    let logout = csrf::token(&state.keys, "logout", &[&session_hash]);
-    let main = format!(
-        r#"<section class="stack">
-  <div class="row spread"><h1>Your account</h1>
-    <form method="post" action="/auth/logout"><input type="hidden" name="csrf_token" value="{logout}">
-    <button class="button secondary" type="submit">Sign out</button></form></div>
-  {back}
-  <div class="card stack"><p><strong>{name}</strong> ({email})<br><span class="muted">Username {username}</span></p></div>
-  {security}
-  <h2>Connected apps</h2>
-  {apps}
-</section>
-<script src="{webauthn}" defer></script>
-<script src="{script}" defer></script>"#,
-        back = back_link(next.as_deref()),
-        script = crate::assets::url("js/account.js"),
-        webauthn = crate::assets::url("js/webauthn.js"),
-        name = escape(&user.name),
-        email = escape(&user.email),
-        username = escape(&user.username),
-    );
-    html_response(StatusCode::OK, &page("Your account", &main))
+    page(Ok(AccountPage {
+        user: &user,
+        logout_csrf: csrf::token(&state.keys, "logout", &[&session_hash]),
+        security,
+        apps: apps(&state, &session_hash, &overview.grants),
+    }))
 }
 
-/// Back to where the user came from (a signing page that asked for a second factor).
-fn back_link(next: Option<&str>) -> String {
-    next.map(|n| {
-        format!(
-            r#"<div class="alert" role="status">When you are done here, <a href="{}" id="back-to-document">go back to your document</a>.</div>"#,
-            escape(n)
-        )
-    })
-    .unwrap_or_default()
+/// The account page: who is signed in, sign-in security, the connected apps.
+#[derive(Template)]
+#[template(path = "account/overview.html")]
+struct AccountPage<'a> {
+    user: &'a User,
+    logout_csrf: String,
+    security: Security<'a>,
+    apps: Vec<AppItem>,
 }
 
-/// The connected apps, each with its Revoke form.
-fn apps(state: &AppState, session_hash: &str, grants: &[GrantView]) -> String {
-    if grants.is_empty() {
-        return r#"<p class="muted">No apps are connected to your account.</p>"#.to_string();
-    }
-    let items: String = grants
+/// A connected app as listed, with its Revoke form's token.
+struct AppItem {
+    id: i64,
+    name: String,
+    scopes: String,
+    granted: String,
+    used: String,
+    csrf: String,
+}
+
+/// The connected apps, each with its Revoke form's token.
+fn apps(state: &AppState, session_hash: &str, grants: &[GrantView]) -> Vec<AppItem> {
+    grants
         .iter()
         .map(|g| {
-            let token = csrf::token(&state.keys, "revoke", &[session_hash, &g.id.to_string()]);
             let scopes: Vec<&str> = g.scopes.iter().map(|s| s.describe()).collect();
-            format!(
-                r#"<li class="list-item"><div class="stack tight">
-<h3 class="app-name">{name}</h3>
-<p class="small">Can: {scopes}</p>
-<p class="small muted">Allowed {granted} · last used {used}</p></div>
-<form method="post" action="/account/apps/{id}/revoke"><input type="hidden" name="csrf_token" value="{token}">
-<button class="button danger" type="submit" aria-label="Revoke {name}">Revoke</button></form></li>"#,
-                name = escape(&g.client_name),
-                scopes = escape(&scopes.join("; ")),
-                granted = human(g.created_at),
-                used = g.last_used_at.map(human).unwrap_or_else(|| "never".into()),
-                id = g.id,
-            )
+            AppItem {
+                id: g.id,
+                name: g.client_name.clone(),
+                scopes: scopes.join("; "),
+                granted: human(g.created_at),
+                used: g.last_used_at.map(human).unwrap_or_else(|| "never".into()),
+                csrf: csrf::token(&state.keys, "revoke", &[session_hash, &g.id.to_string()]),
+            }
         })
-        .collect();
-    format!(r#"<ul class="list" aria-label="Connected apps">{items}</ul>"#)
+        .collect()
 }
 
 async fn revoke(

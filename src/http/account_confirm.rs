@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 
+use askama::Template;
 use http::StatusCode;
 use serde_json::{Value, json};
 use warp::Filter;
@@ -14,13 +15,14 @@ use warp::reply::Response;
 
 use super::account_factors::{factors_csrf, passkey_answer, signed_in, signed_in_json};
 use super::login::redirect;
-use super::reply::{Format, error_response, html_response, json_response};
-use super::second_factor::code_forms;
+use super::reply::{Format, error_response, form_status, json_response, page_as};
 use super::session::{cookies, current, safe_next, urlencode};
-use crate::assets::{escape, page, url};
-use crate::error::AppError;
+use crate::core::error::AppError;
 use crate::http::state::AppState;
-use crate::sessions::confirm::{self, Checks, Proof};
+use crate::{
+    identity::sessions::confirm, identity::sessions::confirm::Checks,
+    identity::sessions::confirm::Proof,
+};
 
 type Form = HashMap<String, String>;
 
@@ -90,61 +92,33 @@ async fn show(
         Ok(e) => e,
         Err(e) => return error_response(&e, Format::Html),
     };
-    let csrf = factors_csrf(state, &session);
-    let hidden = format!(
-        r#"<input type="hidden" name="csrf_token" value="{csrf}">
-  <input type="hidden" name="next" value="{next}">"#,
-        next = escape(&next)
-    );
-    let mut parts = Vec::new();
-    if enrolled.passkeys > 0 && state.factors.rp.is_some() {
-        parts.push(format!(
-            r#"<div class="stack" id="passkey-login" data-next="{next}" data-csrf="{csrf}"
-     data-options="/account/confirm/passkey/options" data-answer="/account/confirm/passkey">
-  <div><button class="button primary block" type="button" id="use-passkey">Use a passkey</button></div>
-  <p class="small muted" id="passkey-status" role="status"></p>
-</div>"#,
-            next = escape(&next)
-        ));
-    }
-    if enrolled.totp {
-        parts.push(code_forms("/account/confirm", &hidden, "Confirm"));
-    }
-    if !enrolled.any() {
-        parts.push(format!(
-            r#"<form method="post" action="/account/confirm" class="stack">
-  {hidden}
-  <input type="text" name="username" value="{email}" autocomplete="username" hidden>
-  <div class="field"><label for="password">Your password</label>
-    <input type="password" id="password" name="password" autocomplete="current-password" required autofocus></div>
-  <div class="form-actions"><button class="button primary block" type="submit">Confirm</button></div>
-</form>"#,
-            email = escape(&user.email)
-        ));
-    }
-    let alert = crate::assets::error_alert(error);
-    let main = format!(
-        r#"<section class="narrow"><div class="card stack" id="confirm">
-  <h1>Confirm it is you</h1>
-  {alert}
-  <p>You are about to change how your account signs in. Confirm it is you first; you will not be asked again for {minutes} minutes.</p>
-  {parts}
-  <p><a href="{back}">Cancel</a></p>
-</div></section>
-<script src="{webauthn}" defer></script>
-<script src="{script}" defer></script>"#,
-        minutes = confirm::WINDOW / 60,
-        parts = parts.join("\n<hr>\n"),
-        back = escape(&next),
-        webauthn = url("js/webauthn.js"),
-        script = url("js/passkey.js"),
-    );
-    let status = if error.is_some() {
-        StatusCode::UNAUTHORIZED
-    } else {
-        StatusCode::OK
+    let page = ConfirmPage {
+        error,
+        minutes: confirm::WINDOW / 60,
+        csrf: factors_csrf(state, &session),
+        next: &next,
+        passkey: enrolled.passkeys > 0 && state.factors.rp.is_some(),
+        totp: enrolled.totp,
+        password: !enrolled.any(),
+        email: &user.email,
     };
-    html_response(status, &page("Confirm it is you", &main))
+    page_as(form_status(error, StatusCode::UNAUTHORIZED), Ok(page))
+}
+
+/// One form for each way the account can confirm: a passkey, a code, or (without a second
+/// factor) the password.
+#[derive(Template)]
+#[template(path = "account/confirm.html")]
+struct ConfirmPage<'a> {
+    error: Option<&'a str>,
+    minutes: i64,
+    csrf: String,
+    next: &'a str,
+    passkey: bool,
+    totp: bool,
+    password: bool,
+    /// The account's e-mail, for password managers.
+    email: &'a str,
 }
 
 async fn submit(

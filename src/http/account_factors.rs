@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 
+use askama::Template;
 use bytes::Bytes;
 use http::StatusCode;
 use serde_json::{Value, json};
@@ -13,17 +14,21 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::login::redirect;
-use super::reply::{Format, error_response, html_response, json_response};
+use super::reply::{Format, error_response, form_status, json_response, page, page_as};
 use super::session::{cookies, current, safe_next, urlencode};
-use crate::assets::{escape, page};
-use crate::crypto::SecretToken;
-use crate::error::AppError;
-use crate::factors::account::{self, Confirmation, NewPasskey, PasskeyChange};
-use crate::factors::{Enrolled, Enrolment, store};
+use crate::core::crypto::SecretToken;
+use crate::core::error::AppError;
+use crate::core::timefmt::human;
 use crate::http::state::AppState;
-use crate::sessions::csrf;
-use crate::timefmt::human;
-use crate::users::User;
+use crate::identity::accounts::factors as account;
+use crate::identity::factors::Enrolment;
+use crate::identity::sessions::csrf;
+use crate::identity::users::User;
+use crate::oauth::account::Overview;
+use crate::{
+    identity::accounts::factors::Confirmation, identity::accounts::factors::NewPasskey,
+    identity::accounts::factors::PasskeyChange,
+};
 
 type Form = HashMap<String, String>;
 
@@ -151,11 +156,6 @@ fn next_of(form: &Form) -> Option<String> {
         .map(|n| safe_next(Some(n)))
 }
 
-fn hidden_next(next: Option<&str>) -> String {
-    next.map(|n| format!(r#"<input type="hidden" name="next" value="{}">"#, escape(n)))
-        .unwrap_or_default()
-}
-
 fn account_link(next: Option<&str>) -> String {
     match next {
         Some(n) => format!("/account?next={}", urlencode(n)),
@@ -164,35 +164,29 @@ fn account_link(next: Option<&str>) -> String {
 }
 
 /// The enrolment page: the QR code, the secret as text, and the confirmation form.
+#[derive(Template)]
+#[template(path = "account/totp_enrol.html")]
+struct EnrolPage<'a> {
+    error: Option<&'a str>,
+    /// The QR code's SVG in base64, for a `data:` URL.
+    qr: String,
+    secret: &'a str,
+    csrf: &'a str,
+    next: Option<&'a str>,
+    back: String,
+}
+
 fn enrol_page(csrf: &str, e: &Enrolment, next: Option<&str>, error: Option<&str>) -> Response {
     use base64::Engine;
-    let qr = base64::engine::general_purpose::STANDARD.encode(e.qr_svg.as_bytes());
-    let alert = crate::assets::error_alert(error);
-    let main = format!(
-        r#"<section class="narrow"><div class="card stack" id="totp-enrol">
-  <h1>Set up an authenticator app</h1>
-  {alert}
-  <p>Scan this code with an authenticator app (such as Aegis, Google Authenticator or 1Password), or type in the key below.</p>
-  <img class="qr" src="data:image/svg+xml;base64,{qr}" width="200" height="200" alt="QR code of the authenticator key">
-  <p>Key: <code id="totp-secret">{secret}</code></p>
-  <form method="post" action="/account/totp/confirm" class="stack">
-    <input type="hidden" name="csrf_token" value="{csrf}">{next}
-    <div class="field"><label for="code">The six-digit code the app shows now</label>
-      <input type="text" id="code" name="code" inputmode="numeric" autocomplete="one-time-code" maxlength="7" required autofocus></div>
-    <div class="form-actions"><button class="button primary" type="submit">Turn on</button>
-      <a class="button secondary" href="{back}">Cancel</a></div>
-  </form>
-</div></section>"#,
-        secret = escape(&e.secret_text),
-        next = hidden_next(next),
-        back = escape(&account_link(next)),
-    );
-    let status = if error.is_some() {
-        StatusCode::BAD_REQUEST
-    } else {
-        StatusCode::OK
+    let page = EnrolPage {
+        error,
+        qr: base64::engine::general_purpose::STANDARD.encode(e.qr_svg.as_bytes()),
+        secret: &e.secret_text,
+        csrf,
+        next,
+        back: account_link(next),
     };
-    html_response(status, &page("Set up an authenticator app", &main))
+    page_as(form_status(error, StatusCode::BAD_REQUEST), Ok(page))
 }
 
 async fn totp_start(state: AppState, cookies: Option<String>, form: Form) -> Response {
@@ -241,21 +235,16 @@ async fn totp_confirm(state: AppState, cookies: Option<String>, form: Form) -> R
 }
 
 /// TOTP is on: the recovery codes, shown this once.
+#[derive(Template)]
+#[template(path = "account/recovery_codes.html")]
+struct RecoveryCodesPage<'a> {
+    codes: &'a [String],
+    back: &'a str,
+}
+
 fn recovery_codes_page(codes: &[String], next: Option<&str>) -> Response {
-    let items: String = codes
-        .iter()
-        .map(|c| format!("<li><code>{}</code></li>", escape(c)))
-        .collect();
-    let main = format!(
-        r#"<section class="narrow"><div class="card stack" id="recovery-codes">
-  <h1>Authenticator app turned on</h1>
-  <p>From now on, signing in asks for a code from the app. Keep these recovery codes somewhere safe: each one signs you in once if you lose your device. They are shown only now.</p>
-  <ul class="codes">{items}</ul>
-  <div class="row"><a class="button primary" href="{back}">Done</a></div>
-</div></section>"#,
-        back = escape(next.unwrap_or("/account")),
-    );
-    html_response(StatusCode::OK, &page("Recovery codes", &main))
+    let back = next.unwrap_or("/account");
+    page(Ok(RecoveryCodesPage { codes, back }))
 }
 
 async fn totp_disable(state: AppState, cookies: Option<String>, form: Form) -> Response {
@@ -371,72 +360,47 @@ async fn passkey_change(
     }
 }
 
-/// The "Sign-in security" part of the account page.
-pub fn section(
-    state: &AppState,
-    csrf: &str,
-    enrolled: Enrolled,
-    recovery_left: i64,
-    passkeys: &[store::PasskeyRow],
-    next: Option<&str>,
-) -> String {
-    let totp = if enrolled.totp {
-        format!(
-            r#"<p>Authenticator app: <strong>on</strong> · {recovery_left} recovery codes left.</p>
-<details><summary>Turn it off</summary>
-<form method="post" action="/account/totp/disable" class="row">
-  <input type="hidden" name="csrf_token" value="{csrf}">
-  <label for="disable-code" class="visually-hidden">Current code or a recovery code</label>
-  <input type="text" id="disable-code" name="code" placeholder="Current code or recovery code" autocomplete="one-time-code" required>
-  <button class="button danger" type="submit">Turn off</button></form></details>"#
-        )
-    } else {
-        format!(
-            r#"<p>Authenticator app: off. With it, signing in asks for a code from your phone, and documents that ask for two-factor authentication can be signed.</p>
-<form method="post" action="/account/totp/start"><input type="hidden" name="csrf_token" value="{csrf}">{next}
-<button class="button primary" type="submit" id="totp-start">Set up an authenticator app</button></form>"#,
-            next = hidden_next(next)
-        )
-    };
-    let items: String = passkeys
-        .iter()
-        .map(|p| {
-            format!(
-                r#"<li class="list-item passkey"><div class="stack tight"><h3>{name}</h3>
-<p class="small muted">Added {added} · last used {used}</p>
-<details><summary>Rename</summary><form method="post" action="/account/passkeys/{id}/rename" class="row">
-<input type="hidden" name="csrf_token" value="{csrf}"><label for="pk-name-{id}" class="visually-hidden">New name</label>
-<input type="text" id="pk-name-{id}" name="name" value="{name}" maxlength="60" required><button class="button secondary" type="submit">Save</button></form></details></div>
-<form method="post" action="/account/passkeys/{id}/delete"><input type="hidden" name="csrf_token" value="{csrf}">
-<button class="button danger" type="submit" aria-label="Remove {name}">Remove</button></form></li>"#,
-                name = escape(&p.name),
-                added = human(p.created_at),
-                used = p.last_used_at.map(human).unwrap_or_else(|| "never".into()),
-                id = p.id,
-            )
-        })
-        .collect();
-    let list = if passkeys.is_empty() {
-        r#"<p class="muted">No passkeys yet.</p>"#.to_string()
-    } else {
-        format!(r#"<ul class="list" aria-label="Passkeys">{items}</ul>"#)
-    };
-    let add = if state.factors.rp.is_some() {
-        format!(
-            r#"<div class="row" id="passkey-add" data-csrf="{csrf}">
-  <label for="passkey-name" class="visually-hidden">Name of the new passkey</label>
-  <input type="text" id="passkey-name" placeholder="Name, e.g. Laptop" maxlength="60" value="Passkey">
-  <button class="button primary" type="button" id="add-passkey">Add a passkey</button></div>
-<p class="small muted" id="passkey-status" role="status"></p>"#
-        )
-    } else {
-        r#"<p class="small muted">Passkeys need the app URL to name a host, not an IP address.</p>"#
-            .to_string()
-    };
-    format!(
-        r#"<h2>Sign-in security</h2>
-<div class="card stack" id="security">{totp}</div>
-<h2>Passkeys</h2>
-<div class="card stack">{list}{add}</div>"#
-    )
+/// The "Sign-in security" and "Passkeys" parts of the account page
+/// (`pages/account/security.html`).
+pub struct Security<'a> {
+    /// The token of the second-factor forms and calls (`factors_csrf`).
+    pub csrf: String,
+    pub totp: bool,
+    pub recovery_left: i64,
+    pub passkeys: Vec<PasskeyItem>,
+    /// Whether passkeys can be added here (the app URL names a host).
+    pub passkeys_on: bool,
+    /// Where the user came from, to go back after setting up a factor.
+    pub next: Option<&'a str>,
+}
+
+/// A passkey as listed.
+pub struct PasskeyItem {
+    pub id: i64,
+    pub name: String,
+    pub added: String,
+    pub used: String,
+}
+
+impl<'a> Security<'a> {
+    pub fn of(state: &AppState, csrf: String, overview: &Overview, next: Option<&'a str>) -> Self {
+        let passkeys = overview
+            .passkeys
+            .iter()
+            .map(|p| PasskeyItem {
+                id: p.id,
+                name: p.name.clone(),
+                added: human(p.created_at),
+                used: p.last_used_at.map(human).unwrap_or_else(|| "never".into()),
+            })
+            .collect();
+        Security {
+            csrf,
+            totp: overview.enrolled.totp,
+            recovery_left: overview.recovery_codes_left,
+            passkeys,
+            passkeys_on: state.factors.rp.is_some(),
+            next,
+        }
+    }
 }

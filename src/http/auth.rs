@@ -6,9 +6,9 @@ use std::collections::HashMap;
 
 use warp::Filter;
 
-use crate::error::AppError;
+use crate::core::error::AppError;
 use crate::http::state::AppState;
-use crate::oauth::principal::{self, Credentials, Principal};
+use crate::{identity::principal::Credentials, identity::principal::Principal};
 
 /// The `Authorization` header only.
 pub fn credentials() -> impl Filter<Extract = (Credentials,), Error = warp::Rejection> + Clone {
@@ -41,8 +41,8 @@ pub fn credentials_or_query_key()
 pub async fn rate_limit(state: &AppState, creds: &Credentials) -> Result<(), AppError> {
     match creds.secret() {
         Some(secret) if !secret.is_empty() => {
-            let key = crate::crypto::sha256_hex(secret);
-            state.limiter.check(&key, crate::db::now()).await
+            let key = crate::core::crypto::sha256_hex(secret);
+            state.limiter.check(&key, crate::core::db::now()).await
         }
         _ => Ok(()),
     }
@@ -52,7 +52,7 @@ pub async fn rate_limit(state: &AppState, creds: &Credentials) -> Result<(), App
 /// rate limit.
 pub async fn authenticate(state: &AppState, creds: Credentials) -> Result<Principal, AppError> {
     rate_limit(state, &creds).await?;
-    principal::authenticate(&state.db, creds).await
+    crate::oauth::bearer::authenticate(&state.db, creds).await
 }
 
 /// The principal behind the `Authorization` header, which must carry `scope`. Placed after the
@@ -60,7 +60,7 @@ pub async fn authenticate(state: &AppState, creds: Credentials) -> Result<Princi
 /// 403, or 429 past the rate limit) before its body is read or parsed.
 pub fn principal(
     state: AppState,
-    scope: crate::oauth::scope::Scope,
+    scope: crate::identity::scope::Scope,
 ) -> impl Filter<Extract = (Principal,), Error = warp::Rejection> + Clone {
     credentials().and_then(move |creds| {
         let state = state.clone();
@@ -75,7 +75,7 @@ pub fn principal(
 /// `principal`, then the state for the handler: what most API routes start with.
 pub fn caller(
     state: &AppState,
-    scope: crate::oauth::scope::Scope,
+    scope: crate::identity::scope::Scope,
 ) -> impl Filter<Extract = (Principal, AppState), Error = warp::Rejection> + Clone + use<> {
     principal(state.clone(), scope).and(super::with_state(state.clone()))
 }
@@ -84,7 +84,7 @@ pub fn caller(
 pub async fn authenticate_for(
     state: &AppState,
     creds: Credentials,
-    scope: crate::oauth::scope::Scope,
+    scope: crate::identity::scope::Scope,
 ) -> Result<Principal, AppError> {
     let who = authenticate(state, creds).await?;
     who.require(scope)?;

@@ -4,27 +4,30 @@
 
 use std::collections::HashMap;
 
+use askama::Template;
 use bytes::Bytes;
-use http::{HeaderValue, StatusCode, header};
+use http::{HeaderValue, header};
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::login::redirect;
-use super::reply::{Format, error_response, html_response};
+use super::reply::{Format, error_response};
 use super::session::current_session;
-use crate::assets::{escape, page};
-use crate::crypto::SecretToken;
-use crate::error::AppError;
+use crate::core::crypto::SecretToken;
+use crate::core::error::AppError;
 use crate::http::state::AppState;
-use crate::oauth::authorize::{Invalid, LOGIN_SINCE, Params, Valid, error_redirect, redirect_to};
+use crate::identity::users::User;
 use crate::oauth::clients::Client;
-use crate::oauth::consent::{self, Allower, Next};
 use crate::oauth::login_mark;
 use crate::oauth::prompt;
-use crate::oauth::scope;
-use crate::sessions::{Session, csrf};
-use crate::users::User;
+use crate::{identity::scope, identity::scope::Scope};
+use crate::{identity::sessions::Session, identity::sessions::csrf};
+use crate::{
+    oauth::authorize::Invalid, oauth::authorize::LOGIN_SINCE, oauth::authorize::Params,
+    oauth::authorize::Valid, oauth::authorize::error_redirect, oauth::authorize::redirect_to,
+};
+use crate::{oauth::consent, oauth::consent::Allower, oauth::consent::Next};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let s = move || super::with_state(state.clone());
@@ -152,9 +155,16 @@ async fn show(
     };
     let valid = req.valid;
     let token = consent_token(&state, &cookie, &valid);
-    let main = consent_page(&valid, &session.user, &hidden_fields(&query), &token);
-    let title = format!("Allow {}?", valid.client.name);
-    let mut resp = html_response(StatusCode::OK, &page(&title, &main));
+    let page = ConsentPage {
+        client: &valid.client,
+        initial: initial(&valid.client.name),
+        user: &session.user,
+        scopes: &valid.scopes,
+        params: req.params.pairs(),
+        token: &token,
+        redirect_uri: &valid.redirect_uri,
+    };
+    let mut resp = super::reply::page(Ok(page));
     // The Allow/Deny form redirects to the app: allow its origin as a form target.
     if let Ok(v) = HeaderValue::from_str(&consent_csp(&valid.redirect_uri)) {
         resp.headers_mut()
@@ -163,85 +173,28 @@ async fn show(
     resp
 }
 
-/// The request's parameters as hidden inputs, so that the form carries them to `decide`.
-fn hidden_fields(query: &HashMap<String, String>) -> String {
-    let mut hidden = String::new();
-    for (k, v) in Params::from_map(query).pairs() {
-        hidden.push_str(&format!(
-            r#"<input type="hidden" name="{k}" value="{}">"#,
-            escape(v)
-        ));
-    }
-    hidden
+/// The consent page: who asks, for what, and the Allow/Deny form, which carries the request's
+/// parameters to `decide`.
+#[derive(Template)]
+#[template(path = "consent.html")]
+struct ConsentPage<'a> {
+    client: &'a Client,
+    /// Shown instead of the app's logo when it has none or it cannot load.
+    initial: String,
+    user: &'a User,
+    scopes: &'a [Scope],
+    params: Vec<(&'static str, &'a str)>,
+    token: &'a str,
+    redirect_uri: &'a str,
 }
 
-/// The app's logo (or its initial) and its link.
-fn app_identity(c: &Client) -> (String, String) {
-    let initial = escape(
-        &c.name
-            .chars()
-            .next()
-            .unwrap_or('?')
-            .to_uppercase()
-            .to_string(),
-    );
-    // When the logo cannot load, `consent.js` swaps it for the initial.
-    let logo = match &c.logo_url {
-        Some(url) => format!(
-            r#"<img class="app-logo" src="{}" alt="" width="64" height="64"><span class="app-logo app-logo-fallback" aria-hidden="true" hidden>{initial}</span>"#,
-            escape(url)
-        ),
-        None => format!(r#"<span class="app-logo" aria-hidden="true">{initial}</span>"#),
-    };
-    let link = c
-        .app_url
-        .as_ref()
-        .map(|u| {
-            format!(
-                r#"<a href="{0}" rel="noopener noreferrer">{0}</a>"#,
-                escape(u)
-            )
-        })
-        .unwrap_or_default();
-    (logo, link)
-}
-
-/// The consent page's main part: who asks, for what, and the Allow/Deny form.
-fn consent_page(valid: &Valid, user: &User, hidden: &str, token: &str) -> String {
-    let c = &valid.client;
-    let (logo, link) = app_identity(c);
-    let scopes: String = valid
-        .scopes
-        .iter()
-        .map(|s| format!("<li><strong>{}</strong></li>", escape(s.describe())))
-        .collect();
-    format!(
-        r#"<section class="narrow">
-<div class="card stack">
-  <div class="app-identity">{logo}<div><h1 class="app-name">{name}</h1>{link}</div></div>
-  <p><strong>{name}</strong> wants to access your Docket account
-     <strong>{user_name}</strong> ({email}).</p>
-  <p class="muted">This will allow {name} to:</p>
-  <ul class="scope-list">{scopes}</ul>
-  <form method="post" action="/auth/oauth2/authorize" class="stack">
-    {hidden}
-    <input type="hidden" name="csrf_token" value="{token}">
-    <div class="form-actions">
-      <button class="button secondary" type="submit" name="decision" value="deny">Deny</button>
-      <button class="button primary" type="submit" name="decision" value="allow">Allow</button>
-    </div>
-  </form>
-  <p class="small muted">You will be sent to <code>{redirect}</code>. You can revoke access at any
-     time on your <a href="/account">account page</a>.</p>
-</div>
-</section>
-<script src="{script}" defer></script>"#,
-        script = crate::assets::url("js/consent.js"),
-        name = escape(&c.name),
-        user_name = escape(&user.name),
-        email = escape(&user.email),
-        redirect = escape(&valid.redirect_uri),
-    )
+/// The first letter of an app's name, as its logo stand-in.
+fn initial(name: &str) -> String {
+    name.chars()
+        .next()
+        .unwrap_or('?')
+        .to_uppercase()
+        .to_string()
 }
 
 fn consent_csp(redirect_uri: &str) -> String {
@@ -274,7 +227,7 @@ async fn decide(
         .get("csrf_token")
         .map(String::as_str)
         .unwrap_or_default();
-    if !crate::crypto::ct_eq(
+    if !crate::core::crypto::ct_eq(
         consent_token(&state, &session, &valid).as_bytes(),
         presented.as_bytes(),
     ) {

@@ -13,7 +13,8 @@ use serde::de::DeserializeOwned;
 use warp::{Filter, Rejection};
 
 use super::reply::reject;
-use crate::error::AppError;
+use crate::core::error::AppError;
+use crate::core::lenient::Object;
 
 /// Largest JSON body an API accepts (1 MiB).
 pub const JSON_LIMIT: u64 = 1024 * 1024;
@@ -93,12 +94,31 @@ fn json_type(
 /// a body not declared as JSON a 415.
 pub fn json<T: DeserializeOwned + Send>() -> impl Filter<Extract = (T,), Error = Rejection> + Clone
 {
+    read(|bytes| {
+        serde_json::from_slice::<T>(bytes)
+            .map_err(|e| AppError::bad_request(format!("invalid JSON body: {e}")))
+    })
+}
+
+/// A JSON object read into the request shape `T` (`lenient`): what the shape refuses is a 400
+/// naming its JSON path; otherwise as [`json`].
+pub fn object<T: DeserializeOwned + Send>() -> impl Filter<Extract = (T,), Error = Rejection> + Clone
+{
+    shape::<Object<T>>().map(|o: Object<T>| o.0)
+}
+
+/// A JSON body read into the request shape `T`, an object or not (`lenient::from_slice`).
+pub fn shape<T: DeserializeOwned + Send>() -> impl Filter<Extract = (T,), Error = Rejection> + Clone
+{
+    read(crate::core::lenient::from_slice::<T>)
+}
+
+fn read<T: Send>(
+    parse: fn(&[u8]) -> Result<T, AppError>,
+) -> impl Filter<Extract = (T,), Error = Rejection> + Clone {
     json_type(false)
         .and(capped_bytes(JSON_LIMIT))
-        .and_then(|_, bytes: Bytes| async move {
-            serde_json::from_slice::<T>(&bytes)
-                .map_err(|e| reject(AppError::bad_request(format!("invalid JSON body: {e}"))))
-        })
+        .and_then(move |_, bytes: Bytes| async move { parse(&bytes).map_err(reject) })
 }
 
 /// Like [`json`], but a body that is left out counts as `T::default()` (for calls whose body

@@ -11,11 +11,11 @@ use warp::reply::Response;
 use super::auth::{credentials_or_query_key, principal};
 use super::reply::{json_result, json_result_as};
 use super::{body, with_state};
-use crate::bookings::{self, Booking, CreateRequest, manage};
-use crate::error::AppError;
+use crate::core::error::AppError;
 use crate::http::state::AppState;
-use crate::oauth::principal::{Credentials, Principal};
-use crate::oauth::scope::Scope;
+use crate::identity::scope::Scope;
+use crate::{bookings, bookings::Booking, bookings::CreateRequest, bookings::manage};
+use crate::{identity::principal::Credentials, identity::principal::Principal};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let list_legacy = warp::path!("listBookings")

@@ -11,13 +11,19 @@ use warp::reply::Response;
 
 use super::auth::caller;
 use super::reply::{json_result, with_keys, write_result};
-use crate::documents::manage::{self, Listing};
-use crate::documents::store::Deleted;
-use crate::documents::{RecipientBrief, Status, parse_paging};
-use crate::error::AppError;
+use crate::core::error::AppError;
 use crate::http::state::AppState;
-use crate::oauth::principal::Principal;
-use crate::oauth::scope::Scope;
+use crate::identity::principal::Principal;
+use crate::identity::scope::Scope;
+use crate::signing::documents::store::Deleted;
+use crate::{
+    signing::documents::RecipientBrief, signing::documents::Status,
+    signing::documents::parse_paging,
+};
+use crate::{signing::documents::manage, signing::documents::manage::Listing};
+use crate::{
+    signing::documents::request::CreateDocumentRequest, signing::documents::request::RecipientInput,
+};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     document_routes(state.clone())
@@ -34,7 +40,7 @@ fn document_routes(state: AppState) -> BoxedFilter<(Response,)> {
     let create = warp::path!("api" / "v1" / "documents")
         .and(warp::post())
         .and(caller(&state, write))
-        .and(super::body::json::<Value>())
+        .and(super::body::object::<CreateDocumentRequest>())
         .and(super::origin())
         .then(|who: Principal, st, b, o| async move {
             write_result(&who.clone(), create(st, who, b, o).await)
@@ -83,20 +89,30 @@ fn recipient_routes(state: AppState) -> BoxedFilter<(Response,)> {
     let add = warp::path!("api" / "v1" / "documents" / i64 / "recipients")
         .and(warp::post())
         .and(caller(&state, write))
-        .and(super::body::json::<Value>())
-        .then(|id, who: Principal, st: AppState, b| async move {
-            let r = manage::add_recipient(&st.ctx(), &who, id, b).await;
-            write_result(&who, r.map(|v| json!(v)))
-        });
+        .and(super::body::object::<RecipientInput>())
+        .then(
+            |id, who: Principal, st: AppState, b: RecipientInput| async move {
+                let r = match b.validate() {
+                    Ok(r) => manage::add_recipient(&st.ctx(), &who, id, r).await,
+                    Err(e) => Err(e),
+                };
+                write_result(&who, r.map(|v| json!(v)))
+            },
+        );
     let patch = warp::path!("api" / "v1" / "documents" / i64 / "recipients" / i64)
         .and(warp::patch())
         .and(caller(&state, write))
-        .and(super::body::json::<Value>())
+        .and(super::body::object::<RecipientInput>())
         .and(super::origin())
-        .then(|id, rid, who: Principal, st: AppState, b, o| async move {
-            let r = manage::patch_recipient(&st.ctx(), &who, (id, rid), b, o).await;
-            write_result(&who, r.map(|v| json!(v)))
-        });
+        .then(
+            |id, rid, who: Principal, st: AppState, b: RecipientInput, o| async move {
+                let r = match b.validate_patch() {
+                    Ok(()) => manage::patch_recipient(&st.ctx(), &who, (id, rid), b, o).await,
+                    Err(e) => Err(e),
+                };
+                write_result(&who, r.map(|v| json!(v)))
+            },
+        );
     let delete = warp::path!("api" / "v1" / "documents" / i64 / "recipients" / i64)
         .and(warp::delete())
         .and(caller(&state, write))
@@ -175,10 +191,10 @@ fn deleted_document(r: manage::Removal) -> Value {
 async fn create(
     state: AppState,
     who: Principal,
-    body: Value,
-    origin: crate::documents::audit::Origin,
+    body: CreateDocumentRequest,
+    origin: crate::signing::documents::audit::Origin,
 ) -> Result<Value, AppError> {
-    let created = manage::create(&state.ctx(), &who, body, origin).await?;
+    let created = manage::create(&state.ctx(), &who, body.validate()?, origin).await?;
     let briefs: Vec<RecipientBrief> = created
         .recipients
         .iter()

@@ -8,10 +8,10 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::reply::json_response;
-use crate::blob::BlobStore;
-use crate::db::Db;
+use crate::core::blob::BlobStore;
+use crate::core::db::Db;
+use crate::core::version::VERSION;
 use crate::http::state::AppState;
-use crate::version::VERSION;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     warp::path!("healthz")

@@ -4,20 +4,20 @@
 
 use std::collections::HashMap;
 
+use askama::Template;
 use bytes::Bytes;
 use http::{HeaderValue, StatusCode, header};
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use super::reply::html_response;
+use super::reply::page_as;
 use super::session::{cookie, cookies, current, safe_next, urlencode};
-use crate::assets::{escape, page};
-use crate::crypto::SecretToken;
-use crate::error::AppError;
+use crate::core::crypto::SecretToken;
+use crate::core::error::AppError;
 use crate::http::state::AppState;
-use crate::sessions::login::{self, Passed};
-use crate::sessions::{self, csrf};
+use crate::{identity::sessions, identity::sessions::csrf};
+use crate::{identity::sessions::login, identity::sessions::login::Passed};
 
 fn login_cookie_name(tls: bool) -> &'static str {
     if tls {
@@ -76,6 +76,15 @@ struct Form<'a> {
     email: Option<&'a str>,
 }
 
+#[derive(Template)]
+#[template(path = "login.html")]
+struct LoginPage<'a> {
+    error: Option<&'a str>,
+    token: String,
+    next: String,
+    email: &'a str,
+}
+
 /// The login form; sets the pre-session CSRF cookie when missing.
 fn login_page(
     state: &AppState,
@@ -87,36 +96,17 @@ fn login_page(
     let tls = state.tls();
     let (seed, fresh) = match cookie(cookie_header, login_cookie_name(tls)) {
         Some(v) => (v.to_string(), false),
-        None => (crate::crypto::random_base62(32), true),
+        None => (crate::core::crypto::random_base62(32), true),
     };
     let token = csrf::token(&state.keys, "login", &[&seed]);
     let next = safe_next(form.next);
-    let email = form.email.unwrap_or_default();
-    let alert = crate::assets::error_alert(error);
-    let main = format!(
-        r#"<section class="narrow">
-<div class="card stack">
-  <h1>Sign in</h1>
-  {alert}
-  <form method="post" action="/auth/login" class="stack">
-    <input type="hidden" name="csrf_token" value="{token}">
-    <input type="hidden" name="next" value="{next}">
-    <div class="field">
-      <label for="email">E-mail</label>
-      <input id="email" name="email" type="email" autocomplete="username" value="{email}" required autofocus>
-    </div>
-    <div class="field">
-      <label for="password">Password</label>
-      <input id="password" name="password" type="password" autocomplete="current-password" required>
-    </div>
-    <div class="form-actions"><button class="button primary block" type="submit">Sign in</button></div>
-  </form>
-</div>
-</section>"#,
-        next = escape(&next),
-        email = escape(email),
-    );
-    let mut resp = html_response(status, &page("Sign in", &main));
+    let page = LoginPage {
+        error,
+        token,
+        next,
+        email: form.email.unwrap_or_default(),
+    };
+    let mut resp = page_as(status, Ok(page));
     if fresh {
         let c = format!(
             "{}={seed}; Path=/; HttpOnly; SameSite=Lax{}",

@@ -15,9 +15,9 @@ use tracing::Instrument;
 use warp::reply::Response;
 
 use super::reply::{PendingError, error_response, format_for};
-use crate::error::AppError;
-use crate::proxy::TrustedProxies;
-use crate::server::progress::Stalled;
+use crate::core::error::AppError;
+use crate::http::proxy::TrustedProxies;
+use crate::http::server::progress::Stalled;
 
 /// The client's socket address, inserted by the middleware (warp has no server of its own
 /// here): the peer's, or with `--trusted-proxies` the address a trusted proxy forwarded (port 0
@@ -58,7 +58,7 @@ fn request_id(headers: &HeaderMap) -> String {
                     .all(|b| b.is_ascii_alphanumeric() || b"-_.:".contains(&b))
         })
         .map(str::to_string)
-        .unwrap_or_else(|| crate::crypto::random_base62(20))
+        .unwrap_or_else(|| crate::core::crypto::random_base62(20))
 }
 
 fn declared_length(headers: &HeaderMap) -> Option<u64> {
@@ -86,7 +86,7 @@ where
     // logged; credentials inside the path (signing links) are redacted.
     let path = req.uri().path().to_string();
     let logged_path = super::redact::path(&path);
-    let client = crate::proxy::client_addr(peer, req.headers(), &opts.trusted);
+    let client = crate::http::proxy::client_addr(peer, req.headers(), &opts.trusted);
     // The proxy the request came through, when it named another client.
     let via = (client != peer).then(|| peer.ip());
     let stalled = req.extensions().get::<Stalled>().cloned();

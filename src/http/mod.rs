@@ -10,15 +10,20 @@ pub mod body;
 pub mod bookings;
 pub mod documents;
 pub mod health;
+pub mod home;
 pub mod login;
 pub mod middleware;
 pub mod oauth_api;
 pub mod openapi;
-pub mod pages;
+#[cfg(test)]
+mod openapi_check;
+pub mod page;
+pub mod proxy;
 pub mod redact;
 pub mod reply;
 pub mod second_factor;
 pub mod sending;
+pub mod server;
 pub mod session;
 pub mod signing;
 pub mod signing_page;
@@ -54,11 +59,12 @@ pub fn peer() -> impl Filter<Extract = (Option<std::net::SocketAddr>,), Error = 
 
 /// Where the request came from (client address and user agent), for the audit log.
 pub fn origin()
--> impl Filter<Extract = (crate::documents::audit::Origin,), Error = warp::Rejection> + Clone {
+-> impl Filter<Extract = (crate::signing::documents::audit::Origin,), Error = warp::Rejection> + Clone
+{
     peer()
         .and(warp::header::optional::<String>("user-agent"))
         .map(
-            |p: Option<std::net::SocketAddr>, ua| crate::documents::audit::Origin {
+            |p: Option<std::net::SocketAddr>, ua| crate::signing::documents::audit::Origin {
                 ip: p.map(|p| p.ip().to_string()),
                 user_agent: ua,
             },
@@ -106,7 +112,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .unify()
         .or(static_files::routes())
         .unify()
-        .or(pages::routes())
+        .or(home::routes())
         .unify()
         .recover(reply::recover)
         .unify()

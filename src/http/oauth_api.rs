@@ -13,13 +13,16 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::reply::{json_response, json_result};
-use crate::error::AppError;
+use crate::core::error::AppError;
 use crate::http::state::AppState;
 use crate::oauth::basic;
-use crate::oauth::scope::{self, Scope};
-use crate::oauth::token_endpoint::{self, Answer, Endpoint, Policy, Request, Tokens};
-use crate::oauth::tokens::store::{Introspection, Kind};
-use crate::oauth::tokens::{OAuthError, OAuthErrorBody};
+use crate::{identity::scope, identity::scope::Scope};
+use crate::{
+    oauth::token_endpoint, oauth::token_endpoint::Answer, oauth::token_endpoint::Endpoint,
+    oauth::token_endpoint::Policy, oauth::token_endpoint::Request, oauth::token_endpoint::Tokens,
+};
+use crate::{oauth::tokens::OAuthError, oauth::tokens::OAuthErrorBody};
+use crate::{oauth::tokens::store::Introspection, oauth::tokens::store::Kind};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let s = move || super::with_state(state.clone());
@@ -257,7 +260,7 @@ fn token_response(tokens: &Tokens) -> Response {
 
 async fn me(
     state: &AppState,
-    creds: crate::oauth::principal::Credentials,
+    creds: crate::identity::principal::Credentials,
 ) -> Result<Value, AppError> {
     super::auth::rate_limit(state, &creds).await?;
     let user = crate::oauth::identity::profile(&state.db, creds).await?;
@@ -266,7 +269,7 @@ async fn me(
 
 async fn userinfo(
     state: &AppState,
-    creds: crate::oauth::principal::Credentials,
+    creds: crate::identity::principal::Credentials,
 ) -> Result<Value, AppError> {
     super::auth::rate_limit(state, &creds).await?;
     crate::oauth::identity::userinfo(&state.db, creds).await

@@ -7,9 +7,13 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use super::reply::{html_response, json_response};
-use crate::assets::{page, url};
+use super::reply::{json_response, page};
 use crate::http::state::AppState;
+use crate::integrations::request::CreateWebhookRequest;
+use crate::{
+    signing::documents::request::CreateDocumentRequest, signing::documents::request::RecipientInput,
+};
+use utoipa::OpenApi;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let spec = warp::path!("api" / "v1" / "openapi.json")
@@ -25,52 +29,17 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         });
     let explorer = warp::path!("api" / "v1" / "openapi")
         .and(warp::get())
-        .map(|| html_response(StatusCode::OK, &explorer_page()));
+        .map(|| page(Ok(Explorer)));
     spec.or(explorer).unify().boxed()
 }
 
-fn explorer_page() -> String {
-    let main = format!(
-        r#"<section class="stack">
-  <h1>Docket API explorer</h1>
-  <p class="muted">Every endpoint of the document API and the OAuth provider, with its payloads and
-  authentication. Paste an API key (<code>docket apikey create</code>) to send requests from this page;
-  it stays in this tab only. The machine-readable description is at <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.</p>
-  <div class="card stack">
-    <div class="field"><label for="api-key">API key or access token</label>
-      <input id="api-key" type="password" autocomplete="off" placeholder="api_…"></div>
-    <div class="field"><label for="filter">Filter endpoints</label>
-      <input id="filter" type="search" placeholder="documents, POST, fields…"></div>
-  </div>
-  <div id="endpoints" class="stack" aria-live="polite"><p class="muted">Loading…</p></div>
-</section>
-<script src="{}" defer></script>"#,
-        url("js/explorer.js")
-    );
-    page("API explorer", &main)
-}
+/// The API explorer page (`explorer.js` fills it from the document).
+#[derive(askama::Template)]
+#[template(path = "explorer.html")]
+struct Explorer;
 
 fn ref_(name: &str) -> Value {
     json!({"$ref": format!("#/components/schemas/{name}")})
-}
-
-const ACCESS_AUTH: &[&str] = &["ACCOUNT", "TWO_FACTOR_AUTH"];
-const ACTION_AUTH: &[&str] = &["ACCOUNT", "PASSKEY", "TWO_FACTOR_AUTH", "PASSWORD"];
-const RECIPIENT_ACTION_AUTH: &[&str] = &[
-    "ACCOUNT",
-    "PASSKEY",
-    "TWO_FACTOR_AUTH",
-    "PASSWORD",
-    "EXPLICIT_NONE",
-];
-
-/// Authentication methods in a request: one, a list (any one of several will do), or null.
-fn auth_methods(allowed: &[&str]) -> Value {
-    json!({"anyOf": [
-        {"type": "string", "enum": allowed},
-        {"type": "array", "items": {"type": "string", "enum": allowed}},
-        {"type": "null"}
-    ]})
 }
 
 /// `{"deleted": true}` beside a deleted object's shape.
@@ -172,6 +141,18 @@ fn id_param(name: &str) -> Value {
     json!({"name": name, "in": "path", "required": true, "schema": {"type": "integer", "format": "int64"}})
 }
 
+/// The path parameters `names` (text) and the query of a signed URL.
+fn signed_url_params(names: &[&str]) -> Value {
+    let mut out: Vec<Value> = names
+        .iter()
+        .map(|n| json!({"name": n, "in": "path", "required": true, "schema": {"type": "string"}}))
+        .collect();
+    for (name, kind) in [("exp", "integer"), ("kid", "string"), ("sig", "string")] {
+        out.push(json!({"name": name, "in": "query", "required": true, "schema": {"type": kind}}));
+    }
+    Value::Array(out)
+}
+
 /// Paging of documents and templates: `perPage` above 100 is served as 100 (the signing
 /// service's API v1 sets no maximum).
 fn doc_paging() -> Vec<Value> {
@@ -188,17 +169,53 @@ fn paging() -> Vec<Value> {
     ]
 }
 
+/// The shapes whose schemas are generated from their Rust types (requests read by
+/// `crate::core::lenient`, and the enums the API shows).
+#[derive(utoipa::OpenApi)]
+#[openapi(components(schemas(
+    CreateDocumentRequest,
+    RecipientInput,
+    CreateWebhookRequest,
+    crate::integrations::request::CalSubscriptionRequest,
+    crate::integrations::request::SignSubscriptionRequest,
+    crate::integrations::request::SignUnsubscribeRequest,
+    crate::signing::templates::request::CreateTemplateRequest,
+    crate::signing::workflow::request::SendRequest,
+    crate::signing::workflow::request::ResendRequest,
+    crate::signing::documents::Status,
+    crate::signing::documents::recipients::SigningStatus,
+    crate::signing::documents::recipients::ReadStatus,
+    crate::signing::documents::recipients::SendStatus,
+    crate::signing::documents::fields::FieldType,
+    crate::signing::documents::meta::SigningOrder,
+    crate::signing::documents::meta::DistributionMethod,
+)))]
+struct Typed;
+
 /// The OpenAPI 3.1 document, with `issuer` as the server URL.
 pub fn document(issuer: &str) -> Value {
+    let mut doc = described(issuer);
+    let typed = serde_json::to_value(Typed::openapi()).expect("a JSON document");
+    if let (Some(all), Some(Value::Object(generated))) = (
+        doc["components"]["schemas"].as_object_mut(),
+        typed["components"].get("schemas").cloned(),
+    ) {
+        all.extend(generated);
+    }
+    doc
+}
+
+/// The paths, and the schemas not yet generated from types.
+fn described(issuer: &str) -> Value {
     let doc_id = || id_param("id");
     let mut list_params = doc_paging();
-    list_params.push(json!({"name": "status", "in": "query", "schema": {"type": "string", "enum": ["DRAFT", "PENDING", "COMPLETED", "REJECTED", "CANCELLED"]}}));
+    list_params.push(json!({"name": "status", "in": "query", "schema": ref_("DocumentStatus")}));
     let field_body = json!({"oneOf": [ref_("FieldInput"), {"type": "array", "items": ref_("FieldInput"), "minItems": 1}]});
     json!({
         "openapi": "3.1.0",
         "info": {
             "title": "Docket API",
-            "version": crate::version::VERSION,
+            "version": crate::core::version::VERSION,
             "description": "The document-signing API (/api/v1) and the OAuth 2 provider of a Docket appliance. Errors are JSON {error, code, message, details?}; OAuth token endpoints answer RFC 6749 errors {error, error_description}."
         },
         "servers": [{"url": issuer}],
@@ -223,7 +240,7 @@ pub fn document(issuer: &str) -> Value {
                 "post": op("Add a recipient", "recipients", json!([doc_id()]), Some(ref_("RecipientInput")), ref_("Recipient"), &[400, 401, 403, 404, 409, 413, 429])
             },
             "/api/v1/documents/{id}/recipients/{recipientId}": {
-                "patch": op("Change a recipient that has not acted", "recipients", json!([doc_id(), id_param("recipientId")]), Some(ref_("RecipientPatch")), ref_("Recipient"), &[400, 401, 403, 404, 409, 413, 429]),
+                "patch": op("Change a recipient that has not acted", "recipients", json!([doc_id(), id_param("recipientId")]), Some(ref_("RecipientInput")), ref_("Recipient"), &[400, 401, 403, 404, 409, 413, 429]),
                 "delete": op("Remove a recipient that has not acted, and its fields; answers the recipient as it was (signingUrl \"\")", "recipients", json!([doc_id(), id_param("recipientId")]), None, ref_("DeletedRecipient"), &[400, 401, 403, 404, 409, 429])
             },
             "/api/v1/documents/{id}/fields": {
@@ -258,6 +275,15 @@ pub fn document(issuer: &str) -> Value {
             "/api/v1/documents/{id}/audit-log": {
                 "get": op("The document's events, oldest first, at most 500 a page; repeated fills of a field by one recipient are one FIELD_FILLED event with data.fills, data.lastFilledAt and data.lastIpAddress", "sending", json!([doc_id(), {"name": "page", "in": "query", "schema": {"type": "integer", "minimum": 1, "default": 1}}, {"name": "perPage", "in": "query", "description": "at most 500 are served", "schema": {"type": "integer", "minimum": 1, "default": 500}}]), None, ref_("AuditLog"), API_ERRORS)
             },
+            "/api/v1/downloads/{blobId}/{fileName}": {
+                "get": {
+                    "summary": "A PDF by the signed, expiring URL that download answered",
+                    "tags": ["sending"],
+                    "security": [],
+                    "parameters": signed_url_params(&["blobId", "fileName"]),
+                    "responses": merge(errors(&[403, 404]), "200", json!({"description": "The PDF", "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}}}))
+                }
+            },
             "/api/v1/templates": {
                 "post": op("Create a template and get its upload URL", "templates", json!([]), Some(ref_("CreateTemplate")), ref_("CreateTemplateResponse"), API_ERRORS),
                 "get": op("List templates, newest first", "templates", Value::Array(doc_paging()), None, ref_("TemplateList"), API_ERRORS)
@@ -267,7 +293,7 @@ pub fn document(issuer: &str) -> Value {
                 "delete": op("Delete a template; answers it as it was", "templates", json!([doc_id()]), None, ref_("DeletedTemplate"), &[400, 401, 403, 404, 429])
             },
             "/api/v1/templates/{id}/recipients": {
-                "post": op("Add a template recipient", "templates", json!([doc_id()]), Some(ref_("TemplateRecipientInput")), ref_("TemplateRecipient"), &[400, 401, 403, 404, 409, 413, 429])
+                "post": op("Add a template recipient", "templates", json!([doc_id()]), Some(ref_("RecipientInput")), ref_("TemplateRecipient"), &[400, 401, 403, 404, 409, 413, 429])
             },
             "/api/v1/templates/{id}/fields": {
                 "post": op("Add template fields (all or nothing)", "templates", json!([doc_id()]), Some(json!({"oneOf": [ref_("FieldInput"), {"type": "array", "items": ref_("FieldInput"), "minItems": 1}]})), ref_("TemplateFieldsResponse"), &[400, 401, 403, 404, 409, 413, 429])
@@ -283,12 +309,7 @@ pub fn document(issuer: &str) -> Value {
                     "summary": "Upload the PDF to a signed upload URL (raw body or one multipart file part)",
                     "tags": ["documents"],
                     "security": [],
-                    "parameters": [
-                        {"name": "dataId", "in": "path", "required": true, "schema": {"type": "string"}},
-                        {"name": "exp", "in": "query", "required": true, "schema": {"type": "integer"}},
-                        {"name": "kid", "in": "query", "required": true, "schema": {"type": "string"}},
-                        {"name": "sig", "in": "query", "required": true, "schema": {"type": "string"}}
-                    ],
+                    "parameters": signed_url_params(&["dataId"]),
                     "requestBody": {"required": true, "content": {
                         "application/pdf": {"schema": {"type": "string", "format": "binary"}},
                         "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
@@ -321,7 +342,7 @@ pub fn document(issuer: &str) -> Value {
                 "get": op_as(201, "Sample bookings for the scheduling service's Zapier app: the newest three, flat as its subscriptions deliver them (READ_BOOKING; Bearer or ?apiKey=)", "zapier", json!([{"name": "apiKey", "in": "query", "schema": {"type": "string"}}]), None, Some(json!({"type": "array", "maxItems": 3, "items": ref_("ZapierBooking")})), &[401, 403, 429])
             },
             "/api/integrations/zapier/addSubscription": {
-                "post": op("Subscribe a Zapier REST hook to BOOKING_CREATED or BOOKING_CANCELLED (READ_BOOKING and READ_PROFILE); deliveries are ZapierBooking bodies", "zapier", json!([{"name": "apiKey", "in": "query", "schema": {"type": "string"}}]), Some(json!({"type": "object", "required": ["subscriberUrl", "triggerEvent"], "properties": {"subscriberUrl": {"type": "string"}, "triggerEvent": {"type": "string", "enum": ["BOOKING_CREATED", "BOOKING_CANCELLED"]}}})), ref_("CalSubscription"), &[400, 401, 403, 409, 413, 429])
+                "post": op("Subscribe a Zapier REST hook to BOOKING_CREATED or BOOKING_CANCELLED (READ_BOOKING and READ_PROFILE); deliveries are ZapierBooking bodies", "zapier", json!([{"name": "apiKey", "in": "query", "schema": {"type": "string"}}]), Some(ref_("CalSubscriptionInput")), ref_("CalSubscription"), &[400, 401, 403, 409, 413, 429])
             },
             "/api/integrations/zapier/deleteSubscription": {
                 "delete": op_as(204, "Delete a subscription made through addSubscription", "zapier", json!([{"name": "id", "in": "query", "required": true, "schema": {"type": "string"}}, {"name": "apiKey", "in": "query", "schema": {"type": "string"}}]), None, None, &[400, 401, 403, 404, 429])
@@ -333,10 +354,10 @@ pub fn document(issuer: &str) -> Value {
                 "get": op("Sample for the signing service's Zapier app: empty until the account has a webhook and a document with recipients, then one delivery as the oldest webhook would get it (any method)", "zapier", json!([]), None, json!({"type": "array", "maxItems": 1, "items": {"type": "object", "required": ["event", "createdAt", "webhookEndpoint", "payload"]}}), &[401, 403, 429])
             },
             "/api/v1/zapier/subscribe": {
-                "post": op("Subscribe a Zapier REST hook to one document event (any method)", "zapier", json!([]), Some(json!({"type": "object", "required": ["webhookUrl", "eventTrigger"], "properties": {"webhookUrl": {"type": "string"}, "eventTrigger": {"type": "string", "enum": crate::webhooks::Event::names_of(false)}}})), ref_("SignSubscription"), &[400, 401, 403, 409, 413, 429])
+                "post": op("Subscribe a Zapier REST hook to one document event (any method)", "zapier", json!([]), Some(ref_("SignSubscriptionInput")), ref_("SignSubscription"), &[400, 401, 403, 409, 413, 429])
             },
             "/api/v1/zapier/unsubscribe": {
-                "post": op("Delete a webhook by id; the webhook as it was (any method)", "zapier", json!([]), Some(json!({"type": "object", "required": ["webhookId"], "properties": {"webhookId": {"type": ["string", "integer"]}}})), ref_("SignSubscription"), &[400, 401, 403, 404, 413, 429])
+                "post": op("Delete a webhook by id; the webhook as it was (any method)", "zapier", json!([]), Some(ref_("SignUnsubscribeInput")), ref_("SignSubscription"), &[400, 401, 403, 404, 413, 429])
             },
             "/api/auth/oauth/me": {
                 "get": op("Identity check (READ_PROFILE)", "oauth", json!([]), None, ref_("Me"), &[401, 403, 429]),
@@ -350,6 +371,12 @@ pub fn document(issuer: &str) -> Value {
             "/api/auth/oauth/refreshToken": {"post": oauth_op("Refresh an access token (the refresh token in the body or as Authorization: Bearer)", ref_("RefreshRequest"), ref_("TokenResponse"))},
             "/api/auth/oauth/revoke": {"post": oauth_op("Revoke a token (RFC 7009)", ref_("TokenParam"), json!({"type": "object"}))},
             "/api/auth/oauth/introspect": {"post": oauth_op("Introspect a token (RFC 7662)", ref_("TokenParam"), ref_("Introspection"))},
+            "/api/v1/openapi.json": {
+                "get": {"summary": "This document", "tags": ["documents"], "security": [], "responses": {"200": {"description": "OK", "content": content(json!({"type": "object", "required": ["openapi", "paths"]}))}}}
+            },
+            "/api/v1/openapi": {
+                "get": {"summary": "The API explorer (an HTML page)", "tags": ["documents"], "security": [], "responses": {"200": {"description": "OK", "content": {"text/html": {"schema": {"type": "string"}}}}}}
+            },
             "/.well-known/oauth-authorization-server": {
                 "get": {"summary": "OAuth metadata (RFC 8414)", "tags": ["oauth"], "security": [], "responses": {"200": {"description": "OK", "content": content(json!({"type": "object", "required": ["issuer"]}))}}}
             },
@@ -385,9 +412,8 @@ fn oauth_op(summary: &str, body: Value, ok: Value) -> Value {
 fn schemas() -> Value {
     let ts = json!({"type": "string", "format": "date-time"});
     let ts_null = json!({"type": ["string", "null"], "format": "date-time"});
-    let role =
-        json!({"type": "string", "enum": ["SIGNER", "APPROVER", "VIEWER", "CC", "ASSISTANT"]});
-    let field_type = json!({"type": "string", "enum": ["SIGNATURE", "FREE_SIGNATURE", "INITIALS", "NAME", "EMAIL", "DATE", "TEXT", "NUMBER", "RADIO", "CHECKBOX", "SELECT", "DROPDOWN"]});
+    let role = ref_("Role");
+    let field_type = ref_("FieldType");
     let percent = json!({"type": "number", "minimum": 0, "maximum": 100});
     json!({
         "Error": {"type": "object", "required": ["error", "code", "message"], "properties": {
@@ -395,11 +421,6 @@ fn schemas() -> Value {
             "details": {"type": "array", "items": {"type": "object", "required": ["path", "message"], "properties": {"path": {"type": "string"}, "message": {"type": "string"}}}}
         }},
         "OAuthError": {"type": "object", "required": ["error"], "properties": {"error": {"type": "string"}, "error_description": {"type": "string"}, "message": {"type": "string", "description": "error_description again, for integrations that read message"}}},
-        "SendDocument": {"type": "object", "description": "A body that is not an object means the defaults, as the signing service reads it", "properties": {
-            "sendEmail": {"type": ["boolean", "null"], "default": true, "description": "false: nobody is e-mailed (the owner hands out the signing links)"},
-            "sendCompletionEmails": {"type": ["boolean", "null"], "description": "sets meta.emailSettings documentCompleted and ownerDocumentCompleted"}
-        }},
-        "ResendDocument": {"type": "object", "required": ["recipients"], "properties": {"recipients": {"type": "array", "maxItems": 100, "items": {"type": "integer", "format": "int64"}}}},
         "ResendResponse": {"type": "object", "required": ["documentId", "recipients", "message"], "properties": {"documentId": {"type": "integer"}, "recipients": {"type": "array", "items": {"type": "integer"}}, "message": {"type": "string"}}},
         "DownloadUrl": {"type": "object", "required": ["downloadUrl"], "properties": {"downloadUrl": {"type": "string", "format": "uri"}}},
         "AuditLog": {"type": "object", "required": ["documentId", "events", "totalPages"], "properties": {"documentId": {"type": "integer"}, "totalPages": {"type": "integer"}, "events": {"type": "array", "items": {"type": "object",
@@ -411,35 +432,16 @@ fn schemas() -> Value {
             "subject": {"type": ["string", "null"], "maxLength": 255, "description": "the signing request's subject; {signer.name}, {signer.email} and {document.name} are filled in per recipient"},
             "message": {"type": ["string", "null"], "maxLength": 5000, "description": "the signing request's message; {signer.name}, {signer.email} and {document.name} are filled in per recipient"},
             "timezone": {"type": "string"},
-            "dateFormat": {"type": "string", "enum": crate::documents::meta::DATE_FORMATS},
+            "dateFormat": {"type": "string", "enum": crate::signing::documents::meta::DATE_FORMATS},
             "redirectUrl": {"type": ["string", "null"], "format": "uri", "maxLength": 2000, "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$"},
-            "signingOrder": {"type": "string", "enum": ["PARALLEL", "SEQUENTIAL"]},
-            "distributionMethod": {"type": "string", "enum": ["EMAIL", "NONE"], "default": "EMAIL", "description": "NONE: recipients are never e-mailed (no signing requests, reminders, completion or cancellation e-mails); the owner hands out the signing links"},
+            "signingOrder": ref_("SigningOrder"),
+            "distributionMethod": {"allOf": [ref_("DistributionMethod")], "default": "EMAIL", "description": "NONE: recipients are never e-mailed (no signing requests, reminders, completion or cancellation e-mails); the owner hands out the signing links"},
             "emailSettings": {"type": "object", "description": "the e-mails the document sends; a switch left out is on. Docket has mail for recipientSigningRequest (signing requests and reminders), documentCompleted (the signed copy to recipients), ownerDocumentCompleted (to the owner) and documentDeleted (cancellation); the others are kept and shown", "properties": {
                 "recipientSigningRequest": {"type": "boolean"}, "recipientRemoved": {"type": "boolean"}, "recipientSigned": {"type": "boolean"},
                 "documentPending": {"type": "boolean"}, "documentCompleted": {"type": "boolean"}, "documentDeleted": {"type": "boolean"},
                 "ownerDocumentCompleted": {"type": "boolean"}, "ownerRecipientExpired": {"type": "boolean"}, "ownerDocumentCreated": {"type": "boolean"}
             }},
             "attachments": {"type": "array", "readOnly": true, "description": "the link attachments given at creation (present when there are any)", "items": ref_("Attachment")}
-        }},
-        "AuthOptions": {"type": "object", "properties": {
-            "globalAccessAuth": auth_methods(ACCESS_AUTH),
-            "globalActionAuth": auth_methods(ACTION_AUTH)
-        }},
-        "RecipientInput": {"type": "object", "required": ["email"], "properties": {
-            "name": {"type": "string", "maxLength": 200}, "email": {"type": "string", "format": "email", "maxLength": 254}, "role": role,
-            "signingOrder": {"type": ["integer", "null"], "minimum": 0},
-            "authOptions": {"type": ["object", "null"], "properties": {"accessAuth": auth_methods(ACCESS_AUTH), "actionAuth": auth_methods(RECIPIENT_ACTION_AUTH)}}
-        }},
-        "RecipientPatch": {"type": "object", "properties": {
-            "name": {"type": "string"}, "email": {"type": "string", "format": "email", "maxLength": 254}, "role": role, "signingOrder": {"type": ["integer", "null"], "minimum": 0}
-        }},
-        "CreateDocument": {"type": "object", "required": ["title", "recipients"], "properties": {
-            "title": {"type": "string", "minLength": 1, "maxLength": 255}, "externalId": nullable("string"),
-            "recipients": {"type": "array", "items": ref_("RecipientInput")},
-            "meta": ref_("Meta"), "authOptions": ref_("AuthOptions"),
-            "formValues": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]}},
-            "attachments": {"type": ["array", "null"], "maxItems": 10, "description": "links shown to the signers; stored as meta.attachments", "items": ref_("Attachment")}
         }},
         "Attachment": {"type": "object", "required": ["label", "data"], "properties": {
             "label": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "\\S"},
@@ -457,9 +459,9 @@ fn schemas() -> Value {
             "authOptions": {"type": "object", "description": "How the recipient authenticates", "properties": {"accessAuth": {"type": "array", "items": {"type": "string"}}, "actionAuth": {"type": "array", "items": {"type": "string"}}}},
             "id": {"type": "integer"}, "documentId": {"type": "integer"}, "email": {"type": "string"}, "name": {"type": "string"}, "role": role,
             "signingOrder": nullable("integer"), "token": link("The recipient's signing token"), "signedAt": ts_null,
-            "readStatus": {"type": "string", "enum": ["NOT_OPENED", "OPENED"]},
-            "signingStatus": {"type": "string", "enum": ["NOT_SIGNED", "SIGNED", "REJECTED"]},
-            "sendStatus": {"type": "string", "enum": ["NOT_SENT", "SENT"]},
+            "readStatus": ref_("ReadStatus"),
+            "signingStatus": ref_("SigningStatus"),
+            "sendStatus": ref_("SendStatus"),
             "signingUrl": link("The recipient's signing link")
         }},
         "FieldInput": {"type": "object", "required": ["recipientId", "type", "pageNumber", "pageX", "pageY", "pageWidth", "pageHeight"], "properties": {
@@ -477,14 +479,14 @@ fn schemas() -> Value {
             "page": {"type": "integer"}, "positionX": {"type": "string"}, "positionY": {"type": "string"}, "width": {"type": "string"}, "height": {"type": "string"},
             "secondaryId": {"type": "string"},
             "recipient": {"type": "object", "required": ["name", "email", "signingStatus"], "description": "whose field it is; in a document's fields only", "properties": {
-                "name": {"type": "string"}, "email": {"type": "string"}, "signingStatus": {"type": "string", "enum": ["NOT_SIGNED", "SIGNED", "REJECTED"]}
+                "name": {"type": "string"}, "email": {"type": "string"}, "signingStatus": ref_("SigningStatus")
             }}
         }},
         "FieldsResponse": {"type": "object", "required": ["documentId", "fields"], "description": "When one field was sent (an object), its keys (id, recipientId, type, ...) also stand at the top level", "properties": {"documentId": {"type": "integer"}, "fields": {"type": "array", "items": ref_("Field")}}},
         "Document": {"type": "object", "required": ["id", "externalId", "userId", "teamId", "folderId", "title", "status", "documentDataId", "createdAt", "updatedAt", "completedAt", "recipients", "fields", "meta"], "properties": {
             "id": {"type": "integer"}, "externalId": nullable("string"), "userId": {"type": "integer"}, "teamId": nullable("integer"),
             "folderId": {"type": "null", "description": "always null: there are no folders"},
-            "title": {"type": "string"}, "status": {"type": "string", "enum": ["DRAFT", "PENDING", "COMPLETED", "REJECTED", "CANCELLED"]},
+            "title": {"type": "string"}, "status": ref_("DocumentStatus"),
             "documentDataId": {"type": "string"}, "createdAt": ts, "updatedAt": ts, "completedAt": ts_null,
             "recipients": {"type": "array", "items": ref_("Recipient")}, "fields": {"type": "array", "items": ref_("Field")}, "meta": ref_("Meta"),
             "authOptions": {"type": "object", "description": "How every recipient authenticates", "properties": {"globalAccessAuth": {"type": "array", "items": {"type": "string"}}, "globalActionAuth": {"type": "array", "items": {"type": "string"}}}},
@@ -504,18 +506,13 @@ fn schemas() -> Value {
         "DeletedField": {"allOf": [ref_("Field"), deleted_flag()]},
         "DeletedTemplate": {"allOf": [ref_("Template"), deleted_flag()]},
         "Deleted": {"type": "object", "required": ["id", "deleted"], "properties": {"id": {"type": "integer"}, "deleted": {"type": "boolean"}, "status": {"type": "string"}, "documentId": {"type": "integer"}}},
-        "WebhookInput": {"type": "object", "required": ["url", "events"], "properties": {
-            "url": {"type": "string", "format": "uri", "maxLength": 2048, "description": "http or https; deliveries to internal addresses are refused unless the server allows them"},
-            "events": {"type": "array", "minItems": 1, "items": {"type": "string", "enum": crate::webhooks::Event::names()}},
-            "secret": {"type": ["string", "null"], "minLength": 1, "maxLength": 256, "description": "The HMAC key; generated when absent"}
-        }},
         "Webhook": {"type": "object", "required": ["id", "url", "events", "createdAt"], "properties": {
             "id": {"type": "integer"}, "url": {"type": "string"},
-            "events": {"type": "array", "items": {"type": "string", "enum": crate::webhooks::Event::names()}}, "createdAt": ts
+            "events": {"type": "array", "items": ref_("WebhookEvent")}, "createdAt": ts
         }},
         "WebhookCreated": {"type": "object", "required": ["id", "url", "events", "createdAt", "secret"], "properties": {
             "id": {"type": "integer"}, "url": {"type": "string"},
-            "events": {"type": "array", "items": {"type": "string", "enum": crate::webhooks::Event::names()}}, "createdAt": ts,
+            "events": {"type": "array", "items": ref_("WebhookEvent")}, "createdAt": ts,
             "secret": {"type": "string", "description": "Verify X-Docket-Signature (t=<unix>,v1=<hex HMAC-SHA256(secret, \"<t>.<body>\")>) with it; shown only now"}
         }},
         "WebhookList": {"type": "object", "required": ["webhooks"], "properties": {"webhooks": {"type": "array", "items": ref_("Webhook")}}},
@@ -526,17 +523,6 @@ fn schemas() -> Value {
             "createdAt": ts, "deliveredAt": ts_null
         }},
         "DeliveryList": {"type": "object", "required": ["webhookId", "deliveries"], "properties": {"webhookId": {"type": "integer"}, "deliveries": {"type": "array", "items": ref_("Delivery")}}},
-        "CreateTemplate": {"type": "object", "required": ["title"], "properties": {
-            "title": {"type": "string", "minLength": 1, "maxLength": 255}, "externalId": nullable("string"),
-            "type": {"type": "string", "enum": ["PUBLIC", "PRIVATE"]},
-            "recipients": {"type": "array", "items": ref_("TemplateRecipientInput")},
-            "meta": ref_("Meta"), "authOptions": ref_("AuthOptions"),
-            "globalAccessAuth": auth_methods(ACCESS_AUTH), "globalActionAuth": auth_methods(ACTION_AUTH)
-        }},
-        "TemplateRecipientInput": {"type": "object", "properties": {
-            "name": {"type": "string", "maxLength": 200}, "email": {"type": "string", "format": "email", "maxLength": 254}, "role": role,
-            "signingOrder": {"type": ["integer", "null"], "minimum": 0}
-        }},
         "CreateTemplateResponse": {"type": "object", "required": ["templateId", "uploadUrl", "recipients", "template"], "properties": {
             "templateId": {"type": "integer"}, "uploadUrl": {"type": "string"}, "recipients": {"type": "array", "items": ref_("RecipientBrief")},
             "template": ref_("Template")
@@ -558,7 +544,7 @@ fn schemas() -> Value {
             "templateMeta": {"type": "object", "required": ["id", "templateId", "signingOrder"], "properties": {
                 "id": {"type": "string"}, "subject": nullable("string"), "message": nullable("string"), "timezone": {"type": "string"},
                 "dateFormat": {"type": "string"}, "templateId": {"type": "integer"}, "redirectUrl": nullable("string"),
-                "signingOrder": {"type": "string", "enum": ["PARALLEL", "SEQUENTIAL"]}
+                "signingOrder": ref_("SigningOrder")
             }},
             "directLink": {"type": "object", "required": ["token", "enabled"], "properties": {"token": {"type": "string"}, "enabled": {"type": "boolean"}}},
             "templateDocumentData": {"type": "object", "required": ["id", "type", "data"], "properties": {"id": {"type": "string"}, "type": {"type": "string"}, "data": {"type": "string"}}},

@@ -85,12 +85,30 @@ mod tests {
         assert_eq!(path("/x/auth/signup/c0de"), "/x/auth/signup/c0de");
     }
 
+    /// Every Rust file under `src/http/`, sub-folders included.
+    fn http_sources() -> Vec<std::path::PathBuf> {
+        fn walk(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+            for entry in std::fs::read_dir(dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    walk(&path, out);
+                } else if path.extension().is_some_and(|e| e == "rs") {
+                    out.push(path);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/http"),
+            &mut out,
+        );
+        out
+    }
+
     /// Every `warp::path!(...)` in `src/http/`: the file and the macro's segments.
     fn declared_routes() -> Vec<(String, Vec<String>)> {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/http");
         let mut routes = Vec::new();
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let file = entry.unwrap().path();
+        for file in http_sources() {
             let source = std::fs::read_to_string(&file).unwrap();
             let name = file.file_name().unwrap().to_string_lossy().to_string();
             if name == "redact.rs" {
@@ -188,9 +206,7 @@ mod tests {
     fn routes_without_the_macro_take_no_text_from_the_path() {
         // A parameter taken another way would escape the walk above; the only one is the
         // public assets' file name.
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/http");
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let file = entry.unwrap().path();
+        for file in http_sources() {
             let name = file.file_name().unwrap().to_string_lossy().to_string();
             let source = std::fs::read_to_string(&file).unwrap();
             if name == "static_files.rs" || name == "redact.rs" {

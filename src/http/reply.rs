@@ -8,8 +8,7 @@ use serde::Serialize;
 use warp::reply::Response;
 use warp::{Rejection, Reply};
 
-use crate::assets;
-use crate::error::AppError;
+use crate::core::error::AppError;
 
 /// How an error is shown: decided by the request path (see `format_for`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,7 +41,7 @@ struct ErrorBody<'a> {
     code: &'static str,
     message: String,
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    details: &'a [crate::error::FieldError],
+    details: &'a [crate::core::error::FieldError],
 }
 
 /// The response for `err`. Internal causes are logged here (inside the request's span, so with
@@ -104,20 +103,25 @@ pub fn error_response(err: &AppError, format: Format) -> Response {
     resp
 }
 
+/// The HTML error page.
+#[derive(askama::Template)]
+#[template(path = "error.html")]
+struct ErrorPage<'a> {
+    code: u16,
+    title: &'a str,
+    message: &'a str,
+}
+
 fn error_page(status: StatusCode, message: &str) -> String {
     let title = status.canonical_reason().unwrap_or("Error");
-    let body = format!(
-        r#"<section class="error-page">
-  <p class="error-code">{code}</p>
-  <h1>{title}</h1>
-  <p class="muted">{message}</p>
-  <div class="row"><a class="button primary" href="/">Go to the start page</a></div>
-</section>"#,
-        code = status.as_u16(),
-        title = assets::escape(title),
-        message = assets::escape(message),
-    );
-    assets::page(title, &body)
+    let page = ErrorPage {
+        code: status.as_u16(),
+        title,
+        message,
+    };
+    // The page has no fallible part; should rendering fail all the same, the status alone
+    // (never the message unescaped).
+    askama::Template::render(&page).unwrap_or_else(|_| format!("{} {title}", status.as_u16()))
 }
 
 pub fn json_response<T: Serialize>(status: StatusCode, value: &T) -> Response {
@@ -149,10 +153,10 @@ pub fn json_result_as<T: Serialize>(status: StatusCode, result: Result<T, AppErr
 /// caller that may read documents, else its receipt (ids and outcome; `documents::receipt`).
 /// Every write route under `/api/v1/documents` and `/api/v1/templates` answers through this.
 pub fn write_result(
-    who: &crate::oauth::principal::Principal,
+    who: &crate::identity::principal::Principal,
     result: Result<serde_json::Value, AppError>,
 ) -> Response {
-    json_result(result.map(|v| crate::documents::receipt::shown_to(who, v)))
+    json_result(result.map(|v| crate::signing::documents::receipt::shown_to(who, v)))
 }
 
 /// `base` (a JSON object) with the keys of `extra` set on it: docket's own keys beside the
@@ -164,7 +168,32 @@ pub fn with_keys(mut base: serde_json::Value, extra: serde_json::Value) -> serde
     base
 }
 
-/// A page handler's result: the page, or the HTML error page.
+/// A page handler's result: 200 with the rendered page (the middleware adds the pages' security
+/// headers to every HTML answer), or the HTML error page; the page of `json_result`.
+pub fn page<T: askama::Template>(result: Result<T, AppError>) -> Response {
+    page_as(StatusCode::OK, result)
+}
+
+/// A page handler's result: `status` with the rendered page, or the HTML error page. A template
+/// that fails to render is an internal error, shown as that page too.
+pub fn page_as<T: askama::Template>(status: StatusCode, result: Result<T, AppError>) -> Response {
+    let html = result.and_then(|p| p.render().map_err(AppError::internal));
+    match html {
+        Ok(html) => html_response(status, &html),
+        Err(e) => error_response(&e, Format::Html),
+    }
+}
+
+/// The status of a form page: `refused` when it is shown again with an error, else 200.
+pub fn form_status(error: Option<&str>, refused: StatusCode) -> StatusCode {
+    if error.is_some() {
+        refused
+    } else {
+        StatusCode::OK
+    }
+}
+
+/// A page handler's finished response, or the HTML error page.
 pub fn html_result(result: Result<Response, AppError>) -> Response {
     result.unwrap_or_else(|e| error_response(&e, Format::Html))
 }
@@ -271,6 +300,59 @@ mod tests {
             assert_eq!(r.status(), 503);
             assert_eq!(r.headers()[header::RETRY_AFTER], "2");
         }
+    }
+
+    /// A page whose one value cannot be shown.
+    #[derive(askama::Template)]
+    #[template(source = "<p>{{ value }}</p>", ext = "html")]
+    struct Broken {
+        value: Unshowable,
+    }
+
+    struct Unshowable;
+
+    impl std::fmt::Display for Unshowable {
+        fn fmt(&self, _: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            Err(std::fmt::Error)
+        }
+    }
+
+    #[test]
+    fn pages_answer_like_json_results() {
+        let html = |r: &Response| {
+            r.headers()[header::CONTENT_TYPE]
+                .to_str()
+                .unwrap()
+                .to_string()
+        };
+        let shown = page_as(
+            StatusCode::GONE,
+            Ok(ErrorPage {
+                code: 410,
+                title: "Gone",
+                message: "gone",
+            }),
+        );
+        assert_eq!(shown.status(), 410);
+        assert!(html(&shown).starts_with("text/html"));
+        let refused = page(Err::<Broken, _>(AppError::not_found("document")));
+        assert_eq!(refused.status(), 404);
+        assert!(html(&refused).starts_with("text/html"));
+        let broken = page(Ok(Broken { value: Unshowable }));
+        assert_eq!(
+            broken.status(),
+            500,
+            "a page that cannot render is the error page"
+        );
+        assert!(html(&broken).starts_with("text/html"));
+    }
+
+    #[test]
+    fn the_error_page_escapes_its_message() {
+        let html = error_page(StatusCode::NOT_FOUND, "<script>\"x\"");
+        assert!(html.contains("&lt;script&gt;&quot;x&quot;"), "{html}");
+        assert!(html.contains("<title>Not Found · Docket</title>"), "{html}");
+        assert!(html.contains("/assets/css/docket.css?v="), "{html}");
     }
 
     #[test]

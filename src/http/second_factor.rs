@@ -7,6 +7,7 @@
 
 use std::collections::HashMap;
 
+use askama::Template;
 use bytes::Bytes;
 use http::{HeaderValue, StatusCode, header};
 use serde_json::{Value, json};
@@ -16,14 +17,16 @@ use warp::reply::Response;
 
 use super::account_factors::passkey_answer;
 use super::login::redirect;
-use super::reply::{Format, error_response, html_response, json_response};
+use super::reply::{Format, error_response, form_status, json_response, page_as};
 use super::session::{cookie, cookies, safe_next, urlencode};
-use crate::assets::{escape, page, url};
-use crate::crypto::SecretToken;
-use crate::error::AppError;
+use crate::core::crypto::SecretToken;
+use crate::core::error::AppError;
 use crate::http::state::AppState;
-use crate::sessions::second_step::{self, Proof, expired};
-use crate::sessions::{self, csrf, pending};
+use crate::{identity::sessions, identity::sessions::csrf, identity::sessions::pending};
+use crate::{
+    identity::sessions::second_step, identity::sessions::second_step::Proof,
+    identity::sessions::second_step::expired,
+};
 
 fn cookie_name(tls: bool) -> &'static str {
     if tls {
@@ -123,64 +126,25 @@ async fn show(
         "second-factor",
         &[&SecretToken::presented(&token).hash()],
     );
-    let alert = crate::assets::error_alert(error);
-    let mut parts = Vec::new();
-    if enrolled.passkeys > 0 && state.factors.rp.is_some() {
-        parts.push(format!(
-            r#"<div class="stack" id="passkey-login" data-next="{next}">
-  <p>Confirm with your passkey.</p>
-  <div><button class="button primary block" type="button" id="use-passkey">Use a passkey</button></div>
-  <p class="small muted" id="passkey-status" role="status"></p>
-</div>"#,
-            next = escape(&next)
-        ));
-    }
-    if enrolled.totp {
-        let hidden = format!(
-            r#"<input type="hidden" name="csrf_token" value="{csrf}">
-  <input type="hidden" name="next" value="{next}">"#,
-            next = escape(&next)
-        );
-        parts.push(code_forms("/auth/login/verify", &hidden, "Verify"));
-    }
-    let main = format!(
-        r#"<section class="narrow"><div class="card stack">
-  <h1>Two-step sign-in</h1>
-  {alert}
-  {parts}
-</div></section>
-<script src="{webauthn}" defer></script>
-<script src="{script}" defer></script>"#,
-        webauthn = crate::assets::url("js/webauthn.js"),
-        parts = parts.join("\n<hr>\n"),
-        script = url("js/passkey.js"),
-    );
-    let status = if error.is_some() {
-        StatusCode::UNAUTHORIZED
-    } else {
-        StatusCode::OK
+    let page = SecondFactorPage {
+        error,
+        csrf,
+        next: &next,
+        passkey: enrolled.passkeys > 0 && state.factors.rp.is_some(),
+        totp: enrolled.totp,
     };
-    html_response(status, &page("Two-step sign-in", &main))
+    page_as(form_status(error, StatusCode::UNAUTHORIZED), Ok(page))
 }
 
-/// The forms that answer with a code from the authenticator app or, folded away, a recovery
-/// code: both post to `action` with the `hidden` fields; `verb` names the first button.
-pub fn code_forms(action: &str, hidden: &str, verb: &str) -> String {
-    format!(
-        r#"<form method="post" action="{action}" class="stack">
-  {hidden}
-  <div class="field"><label for="code">Code from your authenticator app</label>
-    <input type="text" id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{{6,7}}" maxlength="7" required autofocus></div>
-  <div class="form-actions"><button class="button primary block" type="submit">{verb}</button></div>
-</form>
-<details><summary>Lost your device? Use a recovery code</summary>
-<form method="post" action="{action}" class="stack">
-  {hidden}
-  <div class="field"><label for="recovery_code">Recovery code</label>
-    <input type="text" id="recovery_code" name="recovery_code" autocomplete="off" maxlength="20" required></div>
-  <div class="form-actions"><button class="button secondary block" type="submit">Use recovery code</button></div>
-</form></details>"#
-    )
+/// The second step: a passkey button, the code forms, or both.
+#[derive(Template)]
+#[template(path = "second_factor.html")]
+struct SecondFactorPage<'a> {
+    error: Option<&'a str>,
+    csrf: String,
+    next: &'a str,
+    passkey: bool,
+    totp: bool,
 }
 
 /// Signed in: the session cookie set, the pending one cleared.

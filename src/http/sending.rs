@@ -12,13 +12,15 @@ use warp::reply::Response;
 use super::auth::principal;
 use super::reply::{json_result, write_result};
 use super::with_state;
-use crate::db::now;
-use crate::error::AppError;
+use crate::core::db::now;
+use crate::core::error::AppError;
+use crate::core::lenient::OrDefault;
 use crate::http::state::AppState;
-use crate::oauth::principal::Principal;
-use crate::oauth::scope::Scope;
-use crate::signing::flow::Origin;
-use crate::signing::sending;
+use crate::identity::principal::Principal;
+use crate::identity::scope::Scope;
+use crate::signing::workflow::flow::Origin;
+use crate::signing::workflow::sending;
+use crate::{signing::workflow::request::ResendRequest, signing::workflow::request::SendRequest};
 
 /// How long a download URL stays valid.
 const DOWNLOAD_TTL: i64 = 3600;
@@ -41,16 +43,18 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::post())
         .and(write())
         .and(warp::query::<HashMap<String, String>>())
-        .and(super::body::json_or_empty())
+        .and(super::body::optional_json::<OrDefault<SendRequest>>())
         .and(origin())
         .and(s())
-        .then(|id, who: Principal, q, b, o, st| async move {
-            write_result(&who.clone(), send(st, who, id, (q, b), o).await)
-        });
+        .then(
+            |id, who: Principal, q, b: OrDefault<SendRequest>, o, st| async move {
+                write_result(&who.clone(), send(st, who, id, (q, b), o).await)
+            },
+        );
     let resend = warp::path!("api" / "v1" / "documents" / i64 / "resend")
         .and(warp::post())
         .and(write())
-        .and(super::body::json::<Value>())
+        .and(super::body::object::<ResendRequest>())
         .and(s())
         .then(|id, who: Principal, b, st| async move {
             write_result(&who.clone(), resend(st, who, id, b).await)
@@ -97,10 +101,10 @@ async fn send(
     state: AppState,
     who: Principal,
     id: i64,
-    (query, body): (HashMap<String, String>, Value),
+    (query, body): (HashMap<String, String>, OrDefault<SendRequest>),
     origin: Origin,
 ) -> Result<Value, AppError> {
-    let opts = send_options(&query, &body)?;
+    let opts = body.0.validate(strict_form_values(&query)?)?;
     let view = sending::send(&state.ctx(), &who, id, opts, origin).await?;
     let mut out = json!(view);
     // The other signing service's confirmation, beside the document.
@@ -108,50 +112,26 @@ async fn send(
     Ok(out)
 }
 
-/// The send body. Like the signing service, a body that is not an object (an array, a string,
-/// null) means the defaults: e-mail the recipients, completion e-mails as the document says.
-/// Inside an object a switch must be true, false or null: a wrong type is 400, not a guess,
-/// since mail sent against the owner's wish cannot be taken back.
 /// `strictFormValues` is docket's own switch, in the query so that it can never meet a key of
 /// the signing service's body: `true` refuses `formValues` names the PDF's form lacks.
-fn send_options(
-    query: &HashMap<String, String>,
-    body: &Value,
-) -> Result<sending::SendOptions, AppError> {
-    let strict_form_values = match query.get("strictFormValues").map(String::as_str) {
-        None | Some("false") => false,
-        Some("true") => true,
-        Some(_) => {
-            return Err(AppError::bad_request(
-                "strictFormValues must be true or false",
-            ));
-        }
-    };
-    let switch = |key: &str| match body.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::Bool(b)) => Ok(Some(*b)),
-        Some(_) => Err(AppError::bad_request(format!(
-            "{key} must be true or false"
-        ))),
-    };
-    Ok(sending::SendOptions {
-        send_email: switch("sendEmail")?.unwrap_or(true),
-        completion_emails: switch("sendCompletionEmails")?,
-        strict_form_values,
-    })
+fn strict_form_values(query: &HashMap<String, String>) -> Result<bool, AppError> {
+    match query.get("strictFormValues").map(String::as_str) {
+        None | Some("false") => Ok(false),
+        Some("true") => Ok(true),
+        Some(_) => Err(AppError::bad_request(
+            "strictFormValues must be true or false",
+        )),
+    }
 }
 
 /// `POST /api/v1/documents/{id}/resend` with `{"recipients": [ids]}`.
-async fn resend(state: AppState, who: Principal, id: i64, body: Value) -> Result<Value, AppError> {
-    let ids: Vec<i64> = body
-        .get("recipients")
-        .and_then(Value::as_array)
-        .and_then(|a| a.iter().map(Value::as_i64).collect::<Option<Vec<_>>>())
-        .filter(|v| v.len() <= 100)
-        .ok_or_else(|| {
-            AppError::bad_request("recipients: a list of at most 100 recipient ids is required")
-        })?;
-    let reminded = sending::resend(&state.ctx(), &who, id, ids).await?;
+async fn resend(
+    state: AppState,
+    who: Principal,
+    id: i64,
+    body: ResendRequest,
+) -> Result<Value, AppError> {
+    let reminded = sending::resend(&state.ctx(), &who, id, body.validate()?).await?;
     Ok(json!({
         "documentId": id, "recipients": reminded,
         "message": "Document resend successfully initiated",
@@ -229,7 +209,7 @@ async fn fetch(
         .signer
         .verify("GET", &path, &object(&blob), &query, now())
         .map_err(|e| AppError::Forbidden(e.to_string()))?;
-    let id = crate::blob::BlobId::parse(&blob).ok_or_else(|| AppError::not_found("file"))?;
+    let id = crate::core::blob::BlobId::parse(&blob).ok_or_else(|| AppError::not_found("file"))?;
     let blobs = state.blobs.clone();
     let bytes = tokio::task::spawn_blocking(move || blobs.read(&id))
         .await

@@ -2,10 +2,10 @@
 
 use warp::Filter;
 
-use crate::error::AppError;
+use crate::core::error::AppError;
 use crate::http::state::AppState;
-use crate::sessions::Session;
-use crate::users::User;
+use crate::identity::sessions::Session;
+use crate::identity::users::User;
 
 /// The value of cookie `name` in a `Cookie` header.
 pub fn cookie<'a>(header: Option<&'a str>, name: &str) -> Option<&'a str> {
@@ -37,12 +37,14 @@ pub async fn current_session(
     state: &AppState,
     cookie_header: Option<&str>,
 ) -> Result<Option<(String, Session)>, AppError> {
-    let Some(token) =
-        cookie(cookie_header, crate::sessions::cookie_name(state.tls())).map(str::to_string)
-    else {
+    let Some(token) = cookie(
+        cookie_header,
+        crate::identity::sessions::cookie_name(state.tls()),
+    )
+    .map(str::to_string) else {
         return Ok(None);
     };
-    let session = crate::sessions::login::session(&state.db, token.clone()).await?;
+    let session = crate::identity::sessions::login::session(&state.db, token.clone()).await?;
     Ok(session.map(|s| (token, s)))
 }
 

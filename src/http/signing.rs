@@ -17,11 +17,13 @@ use warp::reply::Response;
 
 use super::reply::json_result;
 use super::with_state;
-use crate::error::AppError;
+use crate::core::error::AppError;
 use crate::http::state::AppState;
-use crate::signing::auth::Proof;
-use crate::signing::flow::Origin;
-use crate::signing::link::{self, Call, Visit};
+use crate::signing::workflow::auth::Proof;
+use crate::signing::workflow::flow::Origin;
+use crate::{
+    signing::workflow::link, signing::workflow::link::Call, signing::workflow::link::Visit,
+};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let s = move || with_state(state.clone());
@@ -85,7 +87,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
 
 /// The session cookie's value, if the browser sent one.
 pub fn session_token(state: &AppState, cookies: Option<&str>) -> Option<String> {
-    super::session::cookie(cookies, crate::sessions::cookie_name(state.tls())).map(str::to_string)
+    super::session::cookie(cookies, crate::identity::sessions::cookie_name(state.tls()))
+        .map(str::to_string)
 }
 
 /// A visit of link `token` with the browser's `cookies`.

@@ -4,23 +4,24 @@
 //! A document that asks for ACCOUNT access shows only its title and sender until the recipient
 //! is signed in to their account (`signing::auth`), with ways to sign in or create the account.
 
+use askama::Template;
 use http::StatusCode;
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use super::reply::{html_response, html_result};
+use super::reply::{html_result, page, page_as};
 use super::session::urlencode;
 use super::signing::{session_token, visit};
 use super::with_state;
-use crate::assets::{escape, page, url};
-use crate::documents::Status;
-use crate::documents::recipients::Role;
-use crate::error::AppError;
+use crate::core::error::AppError;
 use crate::http::state::AppState;
-use crate::pdf::{PageWidth, RETRY_AFTER_SECS, RenderError};
-use crate::signing::flow::Origin;
-use crate::signing::link::{self, Gate};
+use crate::signing::documents::Status;
+use crate::signing::documents::meta::Attachment;
+use crate::signing::documents::recipients::Role;
+use crate::signing::workflow::flow::Origin;
+use crate::{signing::pdf::PageWidth, signing::pdf::RETRY_AFTER_SECS, signing::pdf::RenderError};
+use crate::{signing::workflow::link, signing::workflow::link::Gate};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let s = move || with_state(state.clone());
@@ -136,25 +137,6 @@ async fn signature(
     Ok(resp)
 }
 
-/// The sender's link attachments as a list of links that open apart from the page (no
-/// referrer, no opener); the URLs were checked as http(s) when the document was created.
-fn attachment_list(links: &[crate::documents::meta::Attachment]) -> String {
-    if links.is_empty() {
-        return String::new();
-    }
-    let items: String = links
-        .iter()
-        .map(|a| {
-            format!(
-                "    <li><a href=\"{}\" target=\"_blank\" rel=\"noopener noreferrer\">{}</a></li>\n",
-                escape(&a.data),
-                escape(&a.label)
-            )
-        })
-        .collect();
-    format!("  <ul class=\"attachments\" aria-label=\"Attachments\">\n{items}  </ul>\n")
-}
-
 async fn show(
     state: AppState,
     token: String,
@@ -168,7 +150,6 @@ async fn show(
         state.app_base(),
     )
     .await?;
-    let links = attachment_list(&opened.attachments);
     let (title, status, role, gate) = (opened.title, opened.status, opened.role, opened.gate);
     match status {
         Status::Cancelled => {
@@ -191,20 +172,49 @@ async fn show(
     if let Some(gate) = gate {
         return Ok(gate_page(&state, &token, &title, &gate, cookies.as_deref()));
     }
-    let main = format!(
-        r#"<section class="signing" id="signing" data-token="{token}" aria-live="polite">
-  <h1>{title}</h1>
-{links}  <p class="muted" id="signing-status">Loading the document…</p>
-  <noscript><p class="notice">Signing needs JavaScript; please turn it on for this page.</p></noscript>
-</section>
-<script src="{webauthn}" defer></script>
-<script src="{script}" defer></script>"#,
-        webauthn = crate::assets::url("js/webauthn.js"),
-        token = escape(&token),
-        title = escape(&title),
-        script = url("js/sign.js"),
-    );
-    Ok(html_response(StatusCode::OK, &page(&title, &main)))
+    Ok(page(Ok(DocumentPage {
+        title: &title,
+        token: &token,
+        attachments: &opened.attachments,
+    })))
+}
+
+/// The signing page's shell, with the sender's link attachments.
+#[derive(Template)]
+#[template(path = "sign/document.html")]
+struct DocumentPage<'a> {
+    title: &'a str,
+    token: &'a str,
+    attachments: &'a [Attachment],
+}
+
+/// The way in to a document that asks for ACCOUNT access.
+#[derive(Template)]
+#[template(path = "sign/gate.html")]
+struct GatePage<'a> {
+    title: &'a str,
+    token: &'a str,
+    sender_name: &'a str,
+    sender_email: &'a str,
+    /// The recipient's address.
+    email: &'a str,
+    /// The account this browser is signed in to, when it is another one.
+    signed_in_as: Option<&'a str>,
+    logout_csrf: String,
+    /// The signing page, to come back to after signing in.
+    here: String,
+    here_query: String,
+    email_query: String,
+    /// The token of the form that mails a link to create the account, when there is none.
+    invite_csrf: Option<String>,
+}
+
+/// A link with nothing left to do.
+#[derive(Template)]
+#[template(path = "sign/notice.html")]
+struct NoticePage<'a> {
+    title: &'a str,
+    text: &'a str,
 }
 
 /// The page of a document that asks for ACCOUNT access, for a visitor not signed in as its
@@ -217,59 +227,36 @@ fn gate_page(
     cookies: Option<&str>,
 ) -> Response {
     let here = format!("/sign/{token}");
-    let mut body = format!(
-        r#"<p class="muted">Sent by {name} ({sender})</p>
-<p>This document asks you to sign in to your Docket account for <strong>{email}</strong> before you can see it.</p>"#,
-        name = escape(&gate.sender.0),
-        sender = escape(&gate.sender.1),
-        email = escape(&gate.email),
-    );
-    match (&gate.signer, gate.code) {
-        (Some(s), "wrong_account") => {
+    let other = match (&gate.signer, gate.code) {
+        (Some(s), "wrong_account") => Some(s.email.as_str()),
+        _ => None,
+    };
+    let logout_csrf = match other {
+        Some(_) => {
             let session = session_token(state, cookies).unwrap_or_default();
-            let hash = crate::crypto::SecretToken::presented(&session).hash();
-            let csrf = crate::sessions::csrf::token(&state.keys, "logout", &[&hash]);
-            body.push_str(&format!(
-                r#"<div class="alert" role="alert">You are signed in as {who}. Sign out, then sign in as {email}.</div>
-<form method="post" action="/auth/logout"><input type="hidden" name="csrf_token" value="{csrf}">
-<input type="hidden" name="next" value="{here}">
-<button class="button primary" type="submit">Sign out</button></form>"#,
-                who = escape(&s.email),
-                email = escape(&gate.email),
-                here = escape(&here),
-            ));
+            let hash = crate::core::crypto::SecretToken::presented(&session).hash();
+            crate::identity::sessions::csrf::token(&state.keys, "logout", &[&hash])
         }
-        _ => {
-            body.push_str(&format!(
-                r#"<div class="row"><a class="button primary" id="sign-in" href="/auth/login?next={next}&amp;email={email}">Sign in</a></div>"#,
-                next = escape(&urlencode(&here)),
-                email = escape(&urlencode(&gate.email)),
-            ));
-            if !gate.account_exists {
-                body.push_str(&format!(
-                    r#"<form method="post" action="/sign/{token}/account" class="stack">
-<input type="hidden" name="csrf_token" value="{csrf}">
-<p>No Docket account yet? We will e-mail {email} a link to create one.</p>
-<div><button class="button secondary" id="create-account" type="submit">Create an account</button></div></form>"#,
-                    token = escape(token),
-                    csrf = super::signup::invite_csrf(state, token),
-                    email = escape(&gate.email),
-                ));
-            }
-        }
-    }
-    let main = format!(
-        r#"<section class="narrow"><div class="card stack" id="account-gate"><h1>{}</h1>{body}</div></section>"#,
-        escape(title)
-    );
-    html_response(StatusCode::OK, &page(title, &main))
+        None => String::new(),
+    };
+    let invite_csrf =
+        (other.is_none() && !gate.account_exists).then(|| super::signup::invite_csrf(state, token));
+    let shown = GatePage {
+        title,
+        token,
+        sender_name: &gate.sender.0,
+        sender_email: &gate.sender.1,
+        email: &gate.email,
+        signed_in_as: other,
+        logout_csrf,
+        here_query: urlencode(&here),
+        email_query: urlencode(&gate.email),
+        here,
+        invite_csrf,
+    };
+    page(Ok(shown))
 }
 
 fn notice(status: StatusCode, title: &str, text: &str) -> Response {
-    let main = format!(
-        r#"<section class="card narrow stack"><h1>{}</h1><p>{}</p></section>"#,
-        escape(title),
-        escape(text)
-    );
-    html_response(status, &page(title, &main))
+    page_as(status, Ok(NoticePage { title, text }))
 }

@@ -6,20 +6,23 @@
 
 use std::collections::HashMap;
 
+use askama::Template;
 use bytes::Bytes;
 use http::{HeaderValue, StatusCode, header};
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use super::reply::{html_response, html_result};
-use crate::assets::{escape, page};
-use crate::crypto::SecretToken;
-use crate::error::AppError;
+use super::reply::{form_status, html_result, page, page_as};
+use crate::core::crypto::SecretToken;
+use crate::core::error::AppError;
 use crate::http::state::AppState;
-use crate::sessions::csrf;
-use crate::users::invites::{self, SignedUp, Signup};
-use crate::users::password;
+use crate::identity::sessions::csrf;
+use crate::identity::users::password;
+use crate::{
+    signing::workflow::invites, signing::workflow::invites::SignedUp,
+    signing::workflow::invites::Signup,
+};
 
 fn form() -> impl Filter<Extract = (HashMap<String, String>,), Error = warp::Rejection> + Clone {
     super::body::capped_bytes(16 * 1024).map(|b: Bytes| -> HashMap<String, String> {
@@ -51,15 +54,29 @@ pub fn invite_csrf(state: &AppState, token: &str) -> String {
     csrf::token(&state.keys, "invite", &[token])
 }
 
-fn card(title: &str, inner: &str) -> String {
-    page(
-        title,
-        &format!(
-            r#"<section class="narrow"><div class="card stack"><h1>{}</h1>{inner}</div></section>"#,
-            escape(title)
-        ),
-    )
+/// "Check your e-mail": the link to create an account is on its way.
+#[derive(Template)]
+#[template(path = "signup/sent.html")]
+struct Sent {
+    email: String,
 }
+
+/// The form that creates the account.
+#[derive(Template)]
+#[template(path = "signup/form.html")]
+struct SignupForm<'a> {
+    error: Option<&'a str>,
+    email: &'a str,
+    code: &'a str,
+    csrf: String,
+    min_len: usize,
+    password_hint: String,
+}
+
+/// The link was used, or its hour is over.
+#[derive(Template)]
+#[template(path = "signup/expired.html")]
+struct Expired;
 
 async fn invite(
     state: AppState,
@@ -72,17 +89,10 @@ async fn invite(
             "the form expired; reload the page".into(),
         ));
     }
-    let email = crate::signing::link::request_account(&state.db, token, state.app_base()).await?;
+    let email =
+        crate::signing::workflow::link::request_account(&state.db, token, state.app_base()).await?;
     state.workers.mail.wake();
-    let inner = format!(
-        r#"<p>We sent a link to <strong>{}</strong>. Open it to create your account; it works once, for an hour.</p>
-<p class="muted">You can close this page.</p>"#,
-        escape(&email)
-    );
-    Ok(html_response(
-        StatusCode::OK,
-        &card("Check your e-mail", &inner),
-    ))
+    Ok(page(Ok(Sent { email })))
 }
 
 async fn show(state: AppState, code: String, error: Option<&str>) -> Result<Response, AppError> {
@@ -91,40 +101,22 @@ async fn show(state: AppState, code: String, error: Option<&str>) -> Result<Resp
     };
     let hash = SecretToken::presented(&code).hash();
     let csrf = csrf::token(&state.keys, "signup", &[&hash]);
-    let alert = crate::assets::error_alert(error);
-    let inner = format!(
-        r#"{alert}<p>Your account's e-mail is <strong>{email}</strong>.</p>
-<form method="post" action="/auth/signup/{code}" class="stack">
-  <input type="hidden" name="csrf_token" value="{csrf}">
-  <div class="field"><label for="name">Your name</label>
-    <input type="text" id="name" name="name" autocomplete="name" maxlength="100" required autofocus></div>
-  <div class="field"><label for="password">Password</label>
-    <input id="password" name="password" type="password" autocomplete="new-password" minlength="{min}" required>
-    <p class="small muted">At least {min} characters.</p></div>
-  <div class="field"><label for="password2">Password again</label>
-    <input id="password2" name="password2" type="password" autocomplete="new-password" required></div>
-  <div class="form-actions"><button class="button primary block" type="submit">Create account</button></div>
-</form>"#,
-        email = escape(&invite.email),
-        code = escape(&code),
-        min = password::MIN_LEN,
-    );
-    let status = if error.is_some() {
-        StatusCode::BAD_REQUEST
-    } else {
-        StatusCode::OK
+    let form = SignupForm {
+        error,
+        email: &invite.email,
+        code: &code,
+        csrf,
+        min_len: password::MIN_LEN,
+        password_hint: format!("At least {} characters.", password::MIN_LEN),
     };
-    Ok(html_response(status, &card("Create your account", &inner)))
+    Ok(page_as(
+        form_status(error, StatusCode::BAD_REQUEST),
+        Ok(form),
+    ))
 }
 
 fn gone() -> Response {
-    html_response(
-        StatusCode::GONE,
-        &card(
-            "This link has expired",
-            "<p>Links to create an account work once, for an hour. Open the document's link again to get a new one.</p>",
-        ),
-    )
+    page_as(StatusCode::GONE, Ok(Expired))
 }
 
 async fn submit(
@@ -149,7 +141,10 @@ async fn submit(
         return Ok(gone());
     };
     let mut resp = super::login::redirect(&next);
-    if let Ok(v) = HeaderValue::from_str(&crate::sessions::set_cookie(&session, state.tls())) {
+    if let Ok(v) = HeaderValue::from_str(&crate::identity::sessions::set_cookie(
+        &session,
+        state.tls(),
+    )) {
         resp.headers_mut().append(header::SET_COOKIE, v);
     }
     Ok(resp)

@@ -5,38 +5,55 @@ use std::sync::Arc;
 
 use url::Url;
 
-use crate::blob::{BlobStore, UrlSigner};
-use crate::config::{Config, base};
-use crate::datadir::DataDir;
-use crate::db::Db;
-use crate::keyring::KeyRing;
-use crate::retry::Workers;
+use crate::core::datadir::DataDir;
+use crate::core::db::Db;
+use crate::core::keyring::KeyRing;
+use crate::core::retry::Workers;
+use crate::{core::blob::BlobStore, core::blob::UrlSigner};
+
+/// The settings handlers read, taken from the configuration by the composition root.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub lifetimes: crate::oauth::tokens::Lifetimes,
+    pub rotate_refresh_tokens: bool,
+    pub max_upload_bytes: u64,
+    /// How long a signed upload URL stays valid, in seconds.
+    pub upload_url_ttl: i64,
+    pub max_webhooks_per_user: u32,
+    /// The server speaks HTTPS itself (cookies are then `Secure`).
+    pub tls: bool,
+}
+
+/// A URL without its trailing slash.
+fn base(url: &Url) -> String {
+    url.as_str().trim_end_matches('/').to_string()
+}
 
 /// Shared by every handler: cheap to clone, no globals.
 #[derive(Clone)]
 pub struct AppState {
-    pub config: Arc<Config>,
+    pub config: Arc<Settings>,
     pub public_url: Arc<Url>,
     pub app_url: Arc<Url>,
     pub db: Db,
     pub blobs: BlobStore,
     /// Rendered pages of uploaded PDFs, for the signing page.
-    pub pages: crate::pdf::PageCache,
+    pub pages: crate::signing::pdf::PageCache,
     /// The certificate and key that sign sealed PDFs.
-    pub seal: Arc<crate::signing::sealing::SealKey>,
+    pub seal: Arc<crate::signing::workflow::sealing::SealKey>,
     pub signer: UrlSigner,
     /// HMAC keys for signed URLs and CSRF tokens.
     pub keys: Arc<KeyRing>,
     pub data: Arc<DataDir>,
-    pub limiter: Arc<crate::ratelimit::RateLimiter>,
+    pub limiter: Arc<crate::core::ratelimit::RateLimiter>,
     /// The bound on concurrent password checks (`--max-password-checks`).
-    pub passwords: crate::users::checks::PasswordChecks,
+    pub passwords: crate::identity::users::checks::PasswordChecks,
     /// Wakes the mail and webhook workers and the sealer after a commit that queued their work.
     pub workers: Workers,
     /// Encrypts webhook secrets at rest.
-    pub webhook_secrets: Arc<crate::webhooks::secret::SecretBox>,
+    pub webhook_secrets: Arc<crate::core::crypto::SecretBox>,
     /// Checks second factors (TOTP, passkeys) for logins and recipient authentication.
-    pub factors: crate::factors::Verifier,
+    pub factors: crate::identity::factors::Verifier,
     /// Signs OpenID Connect ID tokens.
     pub id_tokens: Arc<crate::oauth::oidc::IdTokens>,
 }
@@ -53,7 +70,7 @@ impl AppState {
     }
 
     pub fn tls(&self) -> bool {
-        self.config.tls_on()
+        self.config.tls
     }
 
     /// The base of signing links (`--app-url`), without a trailing slash.
@@ -62,8 +79,8 @@ impl AppState {
     }
 
     /// What the domain's use cases are given.
-    pub fn ctx(&self) -> crate::context::Context {
-        crate::context::Context {
+    pub fn ctx(&self) -> crate::core::context::Context {
+        crate::core::context::Context {
             db: self.db.clone(),
             blobs: self.blobs.clone(),
             workers: self.workers.clone(),

@@ -8,7 +8,7 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use crate::assets;
+use crate::core::assets;
 
 pub fn routes() -> BoxedFilter<(Response,)> {
     warp::path("assets")
@@ -30,10 +30,6 @@ pub fn routes() -> BoxedFilter<(Response,)> {
 }
 
 fn serve(path: &str, if_none_match: Option<&str>, version: Option<&str>) -> Option<Response> {
-    // Templates are server-side only.
-    if path.starts_with("templates/") {
-        return None;
-    }
     let asset = assets::get(path)?;
     let cache = if version == Some(asset.etag.trim_matches('"')) {
         "public, max-age=31536000, immutable"

@@ -11,12 +11,14 @@ use warp::reply::Response;
 
 use super::auth::caller;
 use super::reply::{json_result, write_result};
-use crate::documents::parse_paging;
-use crate::error::AppError;
+use crate::core::error::AppError;
 use crate::http::state::AppState;
-use crate::oauth::principal::Principal;
-use crate::oauth::scope::Scope;
-use crate::templates::manage;
+use crate::identity::principal::Principal;
+use crate::identity::scope::Scope;
+use crate::signing::documents::parse_paging;
+use crate::signing::documents::request::RecipientInput;
+use crate::signing::templates::manage;
+use crate::signing::templates::request::CreateTemplateRequest;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     template_routes(state.clone())
@@ -31,7 +33,7 @@ fn template_routes(state: AppState) -> BoxedFilter<(Response,)> {
     let create = warp::path!("api" / "v1" / "templates")
         .and(warp::post())
         .and(caller(&state, write))
-        .and(super::body::json::<Value>())
+        .and(super::body::object::<CreateTemplateRequest>())
         .then(|who: Principal, st, b| async move {
             write_result(&who.clone(), create(st, who, b).await)
         });
@@ -73,7 +75,7 @@ fn part_routes(state: AppState) -> BoxedFilter<(Response,)> {
     let add_recipient = warp::path!("api" / "v1" / "templates" / i64 / "recipients")
         .and(warp::post())
         .and(caller(&state, write))
-        .and(super::body::json::<Value>())
+        .and(super::body::object::<RecipientInput>())
         .then(|id, who: Principal, st: AppState, b| async move {
             let r = manage::add_recipient(&st.ctx(), &who, id, b).await;
             // The recipient, with the template it belongs to.
@@ -126,8 +128,12 @@ fn part_routes(state: AppState) -> BoxedFilter<(Response,)> {
 
 /// `POST /api/v1/templates`: the template with its recipients, and the signed upload URL of its
 /// PDF (the same `PUT` as for documents).
-async fn create(state: AppState, who: Principal, body: Value) -> Result<Value, AppError> {
-    let created = manage::create(&state.ctx(), &who, body).await?;
+async fn create(
+    state: AppState,
+    who: Principal,
+    body: CreateTemplateRequest,
+) -> Result<Value, AppError> {
+    let created = manage::create(&state.ctx(), &who, body.validate()?).await?;
     Ok(json!({
         "templateId": created.id,
         "uploadUrl": super::uploads::upload_url(&state, &created.data_id),

@@ -12,11 +12,11 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::reply::json_result;
-use crate::blob::SignedUrlError;
-use crate::db::now;
-use crate::documents::attach::{self, Target};
-use crate::error::AppError;
+use crate::core::blob::SignedUrlError;
+use crate::core::db::now;
+use crate::core::error::AppError;
 use crate::http::state::AppState;
+use crate::{signing::uploads, signing::uploads::Target};
 
 const PREFIX: &str = "/api/v1/uploads/";
 
@@ -55,7 +55,7 @@ async fn upload<S, B>(
     query: HashMap<String, String>,
     content_type: Option<String>,
     length: Option<u64>,
-    origin: crate::documents::audit::Origin,
+    origin: crate::signing::documents::audit::Origin,
     body: S,
 ) -> Result<Value, AppError>
 where
@@ -78,14 +78,14 @@ where
     if let Some(n) = length
         && n > max
     {
-        return Err(attach::too_large(max));
+        return Err(uploads::too_large(max));
     }
-    let target = attach::target(&state.ctx(), data_id).await?;
+    let target = uploads::target(&state.ctx(), data_id).await?;
 
     let kind = content_type
         .as_deref()
         .unwrap_or("application/octet-stream");
-    let bytes: attach::Body = if kind.starts_with("multipart/form-data") {
+    let bytes: uploads::Body = if kind.starts_with("multipart/form-data") {
         let boundary = multer::parse_boundary(kind)
             .map_err(|e| AppError::bad_request(format!("invalid multipart/form-data: {e}")))?;
         Box::pin(file_part(body, boundary))
@@ -100,7 +100,7 @@ where
         )));
     };
 
-    let done = attach::receive(&state.ctx(), target, bytes, max, origin).await?;
+    let done = uploads::receive(&state.ctx(), target, bytes, max, origin).await?;
     let (key, id) = match done.target {
         Target::Document(id) => ("documentId", id),
         Target::Template(id) => ("templateId", id),

@@ -1,5 +1,5 @@
 //! The webhook API under `/api/v1/webhooks`: thin handlers over
-//! `crate::webhooks`. Same credentials and errors as the document API; another user's webhook
+//! `crate::outbox::webhooks`. Same credentials and errors as the document API; another user's webhook
 //! is a 404. A webhook is a way to read documents, so every call needs READ_DOCUMENT; one made
 //! with an OAuth access token belongs to that app's grant, and the app sees only its own.
 
@@ -11,11 +11,12 @@ use warp::reply::Response;
 use super::auth::principal;
 use super::reply::json_result;
 use super::with_state;
-use crate::error::AppError;
+use crate::core::error::AppError;
 use crate::http::state::AppState;
-use crate::oauth::principal::Principal;
-use crate::oauth::scope::Scope;
-use crate::webhooks::manage;
+use crate::identity::principal::Principal;
+use crate::identity::scope::Scope;
+use crate::integrations::request::CreateWebhookRequest;
+use crate::integrations::webhooks as manage;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let s = {
@@ -27,7 +28,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let create = warp::path!("api" / "v1" / "webhooks")
         .and(warp::post())
         .and(who())
-        .and(super::body::json::<Value>())
+        .and(super::body::object::<CreateWebhookRequest>())
         .and(s())
         .then(|w, b, st| async move { json_result(create(st, w, b).await) });
     let list = warp::path!("api" / "v1" / "webhooks")
@@ -56,10 +57,14 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
 }
 
 /// `POST /api/v1/webhooks`: the secret is in this response only.
-async fn create(state: AppState, who: Principal, body: Value) -> Result<Value, AppError> {
+async fn create(
+    state: AppState,
+    who: Principal,
+    body: CreateWebhookRequest,
+) -> Result<Value, AppError> {
     let max = state.config.max_webhooks_per_user;
-    let (hook, secret) =
-        manage::create(&state.db, &state.webhook_secrets, &who, &body, max).await?;
+    let new = body.validate()?;
+    let (hook, secret) = manage::create(&state.db, &state.webhook_secrets, &who, new, max).await?;
     let mut out = json!(hook);
     out["secret"] = Value::String(secret);
     Ok(out)

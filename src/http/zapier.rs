@@ -15,11 +15,16 @@ use warp::reply::Response;
 use super::auth::{authenticate, credentials, credentials_or_query_key};
 use super::reply::{Format, error_response, json_result, json_result_as, reject};
 use super::{body, with_state};
-use crate::error::AppError;
+use crate::core::error::AppError;
 use crate::http::state::AppState;
-use crate::oauth::principal::{Credentials, Principal};
-use crate::oauth::scope::Scope;
-use crate::webhooks::{payload, zapier};
+use crate::identity::scope::Scope;
+use crate::integrations::zapier;
+use crate::{core::lenient::Int, core::lenient::OrDefault};
+use crate::{identity::principal::Credentials, identity::principal::Principal};
+use crate::{
+    integrations::request::CalSubscriptionRequest, integrations::request::SignSubscriptionRequest,
+    integrations::request::SignUnsubscribeRequest,
+};
 
 /// Bookings the scheduling service's app reads as sample data.
 const SAMPLE_BOOKINGS: u32 = 3;
@@ -46,7 +51,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let add = cal("addSubscription", SUBSCRIBE)
         .and(warp::post())
         .and(s())
-        .and(body::json::<Value>())
+        .and(body::json::<OrDefault<CalSubscriptionRequest>>())
         .then(|w, st, b| async move { json_result(add_subscription(st, w, b).await) });
     let delete = cal("deleteSubscription", SUBSCRIBE)
         .and(warp::delete())
@@ -78,11 +83,11 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .then(|w, st| async move { json_result(list_documents(st, w).await) });
     let subscribe = sign("subscribe")
         .and(s())
-        .and(body::json::<Value>())
+        .and(body::json::<OrDefault<SignSubscriptionRequest>>())
         .then(|w, st, b| async move { json_result(subscribe(st, w, b).await) });
     let unsubscribe = sign("unsubscribe")
         .and(s())
-        .and(body::json::<Value>())
+        .and(body::json::<OrDefault<SignUnsubscribeRequest>>())
         .then(|w, st, b| async move { json_result(unsubscribe(st, w, b).await) });
 
     list_bookings
@@ -131,36 +136,36 @@ async fn caller(
     Ok(who)
 }
 
-/// A subscription's id as Zapier hands it back: text or a number.
-fn hook_id(raw: Option<&Value>, key: &str) -> Result<i64, AppError> {
-    let id = match raw {
-        Some(Value::String(s)) => s.trim().parse().ok(),
-        Some(Value::Number(n)) => n.as_i64(),
-        _ => None,
-    };
-    id.ok_or_else(|| AppError::bad_request(format!("{key}: give the subscription's id")))
+/// A subscription's id as Zapier hands it back: text or a number (`lenient::Int`).
+fn hook_id(raw: Option<Int>, key: &str) -> Result<i64, AppError> {
+    raw.map(|i| i.0)
+        .ok_or_else(|| AppError::bad_request(format!("{key}: give the subscription's id")))
 }
 
 /// `GET .../listBookings`: the newest bookings, as a subscription delivers them.
 async fn list_bookings(state: AppState, who: Principal) -> Result<Vec<Value>, AppError> {
     let bookings = crate::bookings::manage::newest(&state.db, &who, SAMPLE_BOOKINGS).await?;
-    Ok(bookings.iter().map(payload::zapier_booking).collect())
+    Ok(bookings
+        .iter()
+        .map(crate::bookings::webhook::zapier_shape)
+        .collect())
 }
 
 /// `POST .../addSubscription` with `{subscriberUrl, triggerEvent}`.
-async fn add_subscription(state: AppState, who: Principal, b: Value) -> Result<Value, AppError> {
+async fn add_subscription(
+    state: AppState,
+    who: Principal,
+    OrDefault(b): OrDefault<CalSubscriptionRequest>,
+) -> Result<Value, AppError> {
     let hook = zapier::subscribe(
         &state.db,
         &state.webhook_secrets,
         &who,
         (
             "subscriberUrl",
-            b.get("subscriberUrl").and_then(Value::as_str),
+            b.subscriber_url.valid().map(String::as_str),
         ),
-        (
-            "triggerEvent",
-            b.get("triggerEvent").and_then(Value::as_str),
-        ),
+        ("triggerEvent", b.trigger_event.valid().map(String::as_str)),
         true,
         state.config.max_webhooks_per_user,
     )
@@ -170,7 +175,7 @@ async fn add_subscription(state: AppState, who: Principal, b: Value) -> Result<V
 
 /// `DELETE .../deleteSubscription?id=`: 204.
 async fn delete_subscription(state: AppState, who: Principal, q: IdQuery) -> Result<(), AppError> {
-    let id = hook_id(q.id.map(Value::String).as_ref(), "id")?;
+    let id = hook_id(q.id.and_then(|s| s.trim().parse().ok()).map(Int), "id")?;
     zapier::unsubscribe(&state.db, &who, id, true).await?;
     Ok(())
 }
@@ -186,16 +191,17 @@ async fn list_documents(state: AppState, who: Principal) -> Result<Vec<Value>, A
 }
 
 /// `/api/v1/zapier/subscribe` with `{webhookUrl, eventTrigger}`.
-async fn subscribe(state: AppState, who: Principal, b: Value) -> Result<Value, AppError> {
+async fn subscribe(
+    state: AppState,
+    who: Principal,
+    OrDefault(b): OrDefault<SignSubscriptionRequest>,
+) -> Result<Value, AppError> {
     let hook = zapier::subscribe(
         &state.db,
         &state.webhook_secrets,
         &who,
-        ("webhookUrl", b.get("webhookUrl").and_then(Value::as_str)),
-        (
-            "eventTrigger",
-            b.get("eventTrigger").and_then(Value::as_str),
-        ),
+        ("webhookUrl", b.webhook_url.valid().map(String::as_str)),
+        ("eventTrigger", b.event_trigger.valid().map(String::as_str)),
         false,
         state.config.max_webhooks_per_user,
     )
@@ -204,8 +210,12 @@ async fn subscribe(state: AppState, who: Principal, b: Value) -> Result<Value, A
 }
 
 /// `/api/v1/zapier/unsubscribe` with `{webhookId}`: the deleted subscription.
-async fn unsubscribe(state: AppState, who: Principal, b: Value) -> Result<Value, AppError> {
-    let id = hook_id(b.get("webhookId"), "webhookId")?;
+async fn unsubscribe(
+    state: AppState,
+    who: Principal,
+    OrDefault(b): OrDefault<SignUnsubscribeRequest>,
+) -> Result<Value, AppError> {
+    let id = hook_id(b.webhook_id.into_valid(), "webhookId")?;
     let hook = zapier::unsubscribe(&state.db, &who, id, false).await?;
     Ok(zapier::documenso_row(&hook, who.user_id))
 }

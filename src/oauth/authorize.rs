@@ -7,7 +7,7 @@ use url::Url;
 
 use super::clients::Client;
 use super::prompt::{self, Interaction, Prompt};
-use super::scope::{self, Scope};
+use crate::{identity::scope, identity::scope::Scope};
 
 /// The parameters as sent (query string of the GET, form of the POST).
 #[derive(Debug, Clone, Default)]

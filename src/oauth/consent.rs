@@ -3,16 +3,16 @@
 //! allowed it (for `prompt=none`), and the user's Allow, which records the grant and issues the
 //! code in one transaction.
 
-use crate::db::Conn;
+use crate::core::db::Conn;
 
 use super::authorize::{Invalid, Params, Valid, validate};
 use super::prompt::Step;
 use super::tokens::{new_code, store};
-use crate::crypto::SecretToken;
-use crate::db::{Db, now};
-use crate::error::AppError;
-use crate::keyring::KeyRing;
-use crate::sessions::Session;
+use crate::core::crypto::SecretToken;
+use crate::core::error::AppError;
+use crate::core::keyring::KeyRing;
+use crate::identity::sessions::Session;
+use crate::{core::db::Db, core::db::now};
 
 /// `params` checked against the client they name; docket's `login_since` mark counts only
 /// when `ring` shows docket made it for these parameters (`login_mark`).
@@ -179,13 +179,13 @@ fn record(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::identity::scope::Scope;
     use crate::oauth::clients::Registration;
-    use crate::oauth::scope::Scope;
     use crate::oauth::tokens::Lifetimes;
 
     #[test]
     fn allowing_again_widens_the_one_grant_and_each_code_redeems() {
-        let c = crate::db::memory();
+        let c = crate::core::db::memory();
         c.execute_batch(
             "INSERT INTO users (id, email, username, name, password_hash, created_at, updated_at)
              VALUES (1, 'a@x.org', 'a', 'A', 'x', 0, 0);",
@@ -200,7 +200,7 @@ mod tests {
             redirect_uri: uri.clone(),
             redirect_uri_sent: true,
             state: Some("s".into()),
-            scope_text: crate::oauth::scope::join(&scopes),
+            scope_text: crate::identity::scope::join(&scopes),
             scopes,
             code_challenge: None,
             nonce: None,

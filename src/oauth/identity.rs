@@ -1,17 +1,18 @@
 //! The identity check (`/api/auth/oauth/me`: the profile of the user behind a credential that
 //! carries READ_PROFILE) and OpenID Connect's userinfo (`/api/auth/oauth/userinfo`).
 
-use super::principal::{self, Credentials};
-use super::scope::Scope;
-use crate::db::Db;
-use crate::error::AppError;
-use crate::users::User;
+use super::bearer;
+use crate::core::db::Db;
+use crate::core::error::AppError;
+use crate::identity::principal::Credentials;
+use crate::identity::scope::Scope;
+use crate::identity::users::User;
 use serde_json::{Value, json};
 
 /// The user behind `creds`, checked and read in one trip to the database: 403 without
 /// READ_PROFILE, 401 when the user is gone.
 pub async fn profile(db: &Db, creds: Credentials) -> Result<User, AppError> {
-    principal::read_as(db, creds, |c, who| {
+    bearer::read_as(db, creds, |c, who| {
         who.require(Scope::ReadProfile)?;
         user(c, who.user_id)
     })
@@ -21,7 +22,7 @@ pub async fn profile(db: &Db, creds: Credentials) -> Result<User, AppError> {
 /// OpenID Connect's userinfo for `creds` (a credential with `openid` or READ_PROFILE): `sub`
 /// and the claims its scopes allow. 403 without either scope, 401 when the user is gone.
 pub async fn userinfo(db: &Db, creds: Credentials) -> Result<Value, AppError> {
-    principal::read_as(db, creds, |c, who| {
+    bearer::read_as(db, creds, |c, who| {
         if !who.scopes.contains(&Scope::OpenId) {
             who.require(Scope::ReadProfile)?;
         }
@@ -38,7 +39,10 @@ pub async fn userinfo(db: &Db, creds: Credentials) -> Result<Value, AppError> {
 /// `GET /api/v1/me`, with which the other signing service's clients test a key: the account's
 /// `name` and `id`, and its `username` and `email` when the credential carries READ_PROFILE (an
 /// API key carries every scope).
-pub async fn api_account(db: &Db, who: &super::principal::Principal) -> Result<Value, AppError> {
+pub async fn api_account(
+    db: &Db,
+    who: &crate::identity::principal::Principal,
+) -> Result<Value, AppError> {
     let (id, profile) = (who.user_id, who.scopes.contains(&Scope::ReadProfile));
     db.read(move |c| {
         let u = user(c, id)?;
@@ -52,7 +56,7 @@ pub async fn api_account(db: &Db, who: &super::principal::Principal) -> Result<V
     .await
 }
 
-fn user(c: &crate::db::Conn, id: i64) -> Result<User, AppError> {
-    crate::users::store::get(c, id)?
+fn user(c: &crate::core::db::Conn, id: i64) -> Result<User, AppError> {
+    crate::identity::users::store::get(c, id)?
         .ok_or_else(|| AppError::Unauthorized("the user no longer exists".into()))
 }

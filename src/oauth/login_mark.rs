@@ -7,8 +7,8 @@
 //! login is asked again.
 
 use super::authorize::{LOGIN_SINCE, Params};
-use crate::keyring::KeyRing;
-use crate::sessions::csrf;
+use crate::core::keyring::KeyRing;
+use crate::identity::sessions::csrf;
 
 /// How long a mark counts: enough to sign in (second factor included) and read the consent
 /// page; after that the login is asked again.
@@ -30,7 +30,7 @@ pub fn read(ring: &KeyRing, params: &Params, now: i64) -> Option<i64> {
         return None;
     }
     let expected = tag(ring, params, since);
-    crate::crypto::ct_eq(expected.as_bytes(), presented.as_bytes()).then_some(since)
+    crate::core::crypto::ct_eq(expected.as_bytes(), presented.as_bytes()).then_some(since)
 }
 
 fn tag(ring: &KeyRing, params: &Params, since: i64) -> String {

@@ -15,10 +15,10 @@ use rsa::traits::PublicKeyParts;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::scope::Scope;
-use crate::error::AppError;
-use crate::secrets::Source;
-use crate::users::User;
+use crate::core::error::AppError;
+use crate::core::secrets::Source;
+use crate::identity::scope::Scope;
+use crate::identity::users::User;
 
 /// The key file under `<data>/secrets/`.
 pub const KEY_FILE: &str = "oidc-signing.pem";
@@ -189,7 +189,7 @@ mod tests {
             email: "ada@example.org".into(),
             username: "ada".into(),
             name: "Ada".into(),
-            tier: crate::users::Tier::Standard,
+            tier: crate::identity::users::Tier::Standard,
             time_zone: "UTC".into(),
             disabled: false,
             created_at: 0,
@@ -202,7 +202,7 @@ mod tests {
         use rsa::signature::Verifier;
         let dir = tempfile::tempdir().unwrap();
         let files = || {
-            Source::Files(crate::secrets::Dirs {
+            Source::Files(crate::core::secrets::Dirs {
                 secrets: dir.path().to_path_buf(),
                 tls: dir.path().to_path_buf(),
             })

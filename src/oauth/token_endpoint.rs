@@ -5,15 +5,15 @@
 
 use std::collections::HashMap;
 
-use crate::db::Conn;
+use crate::core::db::Conn;
 
 use super::clients::Client;
 use super::oidc::{IdToken, IdTokens};
-use super::scope::{self, Scope};
 use super::tokens::store::{self, Introspection};
 use super::tokens::{Issued, Lifetimes, OAuthError};
-use crate::db::{Db, now};
-use crate::error::AppError;
+use crate::core::error::AppError;
+use crate::{core::db::Db, core::db::now};
+use crate::{identity::scope, identity::scope::Scope};
 
 /// Which endpoint was called.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,7 +154,7 @@ async fn id_token(
         return Ok(None);
     }
     let user = db
-        .read(move |c| crate::users::store::get(c, who.user))
+        .read(move |c| crate::identity::users::store::get(c, who.user))
         .await?
         .ok_or_else(|| AppError::internal("the code's user is gone"))?;
     let (openid, client_id, scopes) = (
@@ -346,7 +346,7 @@ pub fn run(conn: &Conn, client: i64, ask: Ask, life: Lifetimes, now: i64) -> Out
 mod tests {
     use super::*;
     use crate::oauth::clients::Registration;
-    use crate::oauth::tokens::{self, store::NewCode};
+    use crate::{oauth::tokens, oauth::tokens::store::NewCode};
 
     const LIFE: Lifetimes = Lifetimes {
         access: 3600,
@@ -425,7 +425,7 @@ mod tests {
 
     #[test]
     fn a_reused_code_is_refused_and_revokes_what_it_issued() {
-        let c = crate::db::memory();
+        let c = crate::core::db::memory();
         let (client, code) = allowed(&c);
         let first = issued_tokens(run(&c, client, redeem(&code), LIFE, 1));
         let access = first.issued.access.expose().to_string();
@@ -438,7 +438,7 @@ mod tests {
 
     #[test]
     fn a_rotated_refresh_token_presented_again_ends_the_grant() {
-        let c = crate::db::memory();
+        let c = crate::core::db::memory();
         let (client, code) = allowed(&c);
         let first = issued_tokens(run(&c, client, redeem(&code), LIFE, 1));
         let old = first.refresh_token().unwrap().to_string();
@@ -467,7 +467,7 @@ mod tests {
 
     #[test]
     fn without_rotation_a_refresh_answers_with_the_presented_refresh_token() {
-        let c = crate::db::memory();
+        let c = crate::core::db::memory();
         let (client, code) = allowed(&c);
         let first = issued_tokens(run(&c, client, redeem(&code), LIFE, 1));
         let presented = first.refresh_token().unwrap().to_string();
@@ -489,7 +489,7 @@ mod tests {
 
     #[test]
     fn revocation_and_introspection_see_only_the_callers_tokens() {
-        let c = crate::db::memory();
+        let c = crate::core::db::memory();
         let (client, code) = allowed(&c);
         let t = issued_tokens(run(&c, client, redeem(&code), LIFE, 1));
         let access = t.issued.access.expose().to_string();

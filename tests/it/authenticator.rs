@@ -70,8 +70,8 @@ pub struct Passkey {
 
 impl Passkey {
     pub fn new() -> Passkey {
-        let key =
-            SigningKey::from_slice(&docket::crypto::random_bytes(32)).expect("a random scalar");
+        let key = SigningKey::from_slice(&docket::core::crypto::random_bytes(32))
+            .expect("a random scalar");
         let credential_id =
             Sha256::digest(key.verifying_key().to_encoded_point(false).as_bytes())[..16].to_vec();
         Passkey {

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use docket::blob::{BlobId, BlobStore, BlobUrl};
+use docket::{core::blob::BlobId, core::blob::BlobStore, core::blob::BlobUrl};
 use serde_json::json;
 
 use crate::support::api::{Api, add_user, create_api_key, fixture};
@@ -20,7 +20,7 @@ fn test_bucket() -> Option<String> {
         );
         return None;
     };
-    let run = docket::crypto::random_base62(10).to_lowercase();
+    let run = docket::core::crypto::random_base62(10).to_lowercase();
     Some(format!("{}/it-{run}", raw.trim_end_matches('/')))
 }
 
@@ -77,7 +77,7 @@ async fn uploads_land_in_the_bucket_and_come_back() {
     let id = created.document_id();
     let pdf = fixture("a4-1p.pdf");
     let up = api.upload_ok(created.upload_url(), pdf.clone()).await;
-    assert_eq!(up["sha256"], docket::crypto::sha256_hex(&pdf));
+    assert_eq!(up["sha256"], docket::core::crypto::sha256_hex(&pdf));
     assert!(api.original(id).await == pdf);
 
     // The object is in the bucket under the prefix, and nothing of it under <data>/blobs.

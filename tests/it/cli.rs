@@ -447,7 +447,7 @@ fn admin_commands_work_while_the_server_runs_and_use_its_public_url() {
         assert!(String::from_utf8_lossy(&out.stderr).contains("pg_dump"));
     } else {
         let report = docket_json(&data, &["backup", backup.to_str().unwrap()], None);
-        assert_eq!(report["schema_version"], docket::db::migrate::LATEST);
+        assert_eq!(report["schema_version"], docket::core::db::migrate::LATEST);
     }
     drop(server);
 }

@@ -280,7 +280,7 @@ async fn a_document_created_on_one_node_is_uploaded_on_another_signed_on_a_third
 /// its own connection (as two nodes do): they get disjoint messages and, between them, all.
 #[test]
 fn two_workers_claiming_at_once_never_take_the_same_message() {
-    use docket::mail::{Kind, NewMail, compose::Composed, store};
+    use docket::{outbox::mail::Kind, outbox::mail::NewMail, outbox::mail::compose::Composed, outbox::mail::store};
     if skipped() {
         return;
     }
@@ -312,7 +312,7 @@ fn two_workers_claiming_at_once_never_take_the_same_message() {
         .map(|_| {
             let (url, barrier) = (url.clone(), barrier.clone());
             std::thread::spawn(move || {
-                let c = docket::db::Conn::postgres_connect(&url).unwrap();
+                let c = docket::core::db::Conn::postgres_connect(&url).unwrap();
                 c.execute_batch("BEGIN").unwrap();
                 barrier.wait();
                 let got: Vec<i64> = store::claim(&c, 10, 400, 12)

@@ -35,7 +35,7 @@ fn bucket_snapshot(data_dir: &Path) -> Vec<(String, Vec<u8>)> {
             keys.iter()
                 .map(|k| {
                     let id = k.rsplit('/').next().unwrap().to_string();
-                    let blob = docket::blob::BlobId::parse(&id).expect("a blob key");
+                    let blob = docket::core::blob::BlobId::parse(&id).expect("a blob key");
                     (id, store.read(&blob).expect("the object reads"))
                 })
                 .collect()
@@ -48,17 +48,17 @@ fn bucket_snapshot(data_dir: &Path) -> Vec<(String, Vec<u8>)> {
 /// Puts `objects` under `data_dir`'s bucket prefix, keys unchanged.
 fn restore_bucket(data_dir: &Path, objects: &[(String, Vec<u8>)]) {
     let url = blob_url_for(data_dir).expect("a test bucket");
-    let docket::blob::BlobUrl::S3 { bucket, prefix } = docket::blob::BlobUrl::parse(&url).unwrap()
+    let docket::core::blob::BlobUrl::S3 { bucket, prefix } = docket::core::blob::BlobUrl::parse(&url).unwrap()
     else {
         unreachable!("an s3:// URL")
     };
     let cache = tempfile::tempdir().unwrap();
     std::thread::scope(|s| {
         s.spawn(|| {
-            let store = docket::blob::s3::S3Blobs::connect(&bucket, &prefix, cache.path())
+            let store = docket::core::blob::s3::S3Blobs::connect(&bucket, &prefix, cache.path())
                 .expect("the bucket answers");
             for (id, bytes) in objects {
-                let blob = docket::blob::BlobId::parse(id).unwrap();
+                let blob = docket::core::blob::BlobId::parse(id).unwrap();
                 store
                     .upload(&blob, &mut bytes.as_slice(), bytes.len() as u64)
                     .expect("the object is put");

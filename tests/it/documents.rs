@@ -28,7 +28,7 @@ async fn create_get_and_upload_have_the_seed_shapes() {
     );
     assert_eq!(up["pages"], 120);
     assert_eq!(up["size"], pdf.len());
-    assert_eq!(up["sha256"], docket::crypto::sha256_hex(&pdf));
+    assert_eq!(up["sha256"], docket::core::crypto::sha256_hex(&pdf));
     app.stop().await;
 }
 
@@ -735,7 +735,7 @@ async fn a_large_upload_streamed_in_small_chunks_is_stored_whole() {
     let up: Value = resp.json().await.unwrap();
     assert_eq!(up["pages"], 1);
     assert_eq!(up["size"], pdf.len());
-    assert_eq!(up["sha256"], docket::crypto::sha256_hex(&pdf));
+    assert_eq!(up["sha256"], docket::core::crypto::sha256_hex(&pdf));
     // Exactly one stored file, byte for byte the upload; no temp file left.
     let data = app.data_dir();
     let stored = stored_blob_ids(&data);

@@ -4,8 +4,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use docket::db::{Db, now};
-use docket::mail::{Kind, NewMail, compose, store};
+use docket::{core::db::Db, core::db::now};
+use docket::{outbox::mail::Kind, outbox::mail::NewMail, outbox::mail::compose, outbox::mail::store};
 use serde_json::Value;
 
 use crate::support::api::{fixture, two_recipients};
@@ -74,7 +74,7 @@ async fn signing_request_with_attachment_goes_out_through_smtp() {
         .unwrap();
     assert_eq!(r["sendStatus"], "SENT");
     let events = db
-        .read(move |c| docket::documents::audit::list(c, doc))
+        .read(move |c| docket::signing::documents::audit::list(c, doc))
         .await
         .unwrap();
     assert!(
@@ -95,14 +95,14 @@ async fn queue_a_signing_request_with_a_pdf(app: &TestApp, doc: i64, rid: i64) -
         title: "NDA <2026>",
         sender_name: "Owner",
         recipient_name: "Ann",
-        role: docket::documents::recipients::Role::Signer,
+        action: ("sign", "Sign the document"),
         subject: None,
         message: Some("Please & thanks"),
         link: "https://d.example/sign/secret-token",
     });
     let id = db
         .write(move |tx| {
-            docket::blob::rows::insert_pdf(tx, &blob, now())?;
+            docket::core::blob::rows::insert_pdf(tx, &blob, now())?;
             let mut m = NewMail::new(Kind::SigningRequest, "ann@example.com", content);
             m.document_id = Some(doc);
             m.recipient_id = Some(rid);

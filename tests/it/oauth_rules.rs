@@ -907,7 +907,7 @@ async fn codes_tokens_and_sessions_are_stored_only_as_hashes() {
     ] {
         assert!(!has(clear), "the {what} is stored in clear");
         assert!(
-            has(&docket::crypto::sha256_hex(clear)),
+            has(&docket::core::crypto::sha256_hex(clear)),
             "the {what}'s hash is stored"
         );
     }

@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use docket::blob::BlobId;
-use docket::pdf::{PageCache, PageWidth, RenderError, RenderLimits};
+use docket::core::blob::BlobId;
+use docket::{signing::pdf::PageCache, signing::pdf::PageWidth, signing::pdf::RenderError, signing::pdf::RenderLimits};
 
 use crate::support::BIN;
 
@@ -118,8 +118,12 @@ async fn concurrent_requests_for_one_page_share_one_render_and_get_the_whole_ima
     let cache = open(dir.path(), 2);
     let id = BlobId::generate();
     let pdf = fixture("rotated-4p.pdf");
-    let expected =
-        docket::pdf::render_page(&docket::pdf::LoadedPdf::open(&pdf).unwrap(), 1, 800).unwrap();
+    let expected = docket::signing::pdf::render_page(
+        &docket::signing::pdf::LoadedPdf::open(&pdf).unwrap(),
+        1,
+        800,
+    )
+    .unwrap();
     let requests: Vec<_> = (0..6)
         .map(|_| {
             let (cache, id, pdf) = (cache.clone(), id.clone(), pdf.clone());

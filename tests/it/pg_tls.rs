@@ -39,7 +39,7 @@ fn database_url(data: &Path, host: &str, user: &str, query: &str) -> String {
 fn encrypted(url: &str) -> Result<bool, String> {
     let url = url.to_string();
     std::thread::spawn(move || {
-        let conn = docket::db::Conn::postgres_connect(&url).map_err(|e| e.to_string())?;
+        let conn = docket::core::db::Conn::postgres_connect(&url).map_err(|e| e.to_string())?;
         conn.query_row(
             "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()",
             [],
@@ -182,7 +182,7 @@ fn a_role_the_server_takes_only_over_tls_is_refused_in_plain() {
     }
     let admin = std::env::var("DOCKET_TEST_POSTGRES").unwrap();
     std::thread::spawn(move || {
-        let conn = docket::db::Conn::postgres_connect(&admin).unwrap();
+        let conn = docket::core::db::Conn::postgres_connect(&admin).unwrap();
         conn.execute_batch(
             "DO $$ BEGIN CREATE ROLE docket_tls_only LOGIN SUPERUSER; \
              EXCEPTION WHEN duplicate_object THEN NULL; END $$",

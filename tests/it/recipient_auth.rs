@@ -999,7 +999,7 @@ async fn password_action_needs_the_accounts_password_typed_again_under_the_login
     app.db_rw()
         .execute(
             "UPDATE login_failures SET locked_until = ?2 WHERE key = ?1",
-            docket::params![key, docket::db::now() + 600],
+            docket::params![key, docket::core::db::now() + 600],
         )
         .unwrap();
     let (s, v) = as_ann.complete(with(PASSWORD)).await;

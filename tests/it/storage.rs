@@ -50,7 +50,7 @@ fn an_old_database_upgrades_in_place_and_keeps_its_rows() {
     let version: i64 = c
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(version, docket::db::migrate::LATEST);
+    assert_eq!(version, docket::core::db::migrate::LATEST);
     let blobs_table: i64 = c
         .query_row(
             "SELECT count(*) FROM sqlite_master WHERE name = 'blobs'",
@@ -126,7 +126,7 @@ fn secrets_are_absent_in_clear_from_the_database_files() {
     }
     // What is stored instead: the SHA-256 of the key and an argon2id hash of the password.
     assert!(
-        contains(&all, &docket::crypto::sha256_hex(&key)),
+        contains(&all, &docket::core::crypto::sha256_hex(&key)),
         "the key's hash is there"
     );
     assert!(contains(&all, "$argon2id$"));
@@ -216,9 +216,9 @@ async fn a_backup_taken_while_serving_restores_into_a_working_data_dir() {
         None,
     );
     // A blob, written the way the server writes them, and its row.
-    let blobs = docket::blob::BlobStore::open(&data.join("blobs")).unwrap();
+    let blobs = docket::core::blob::BlobStore::open(&data.join("blobs")).unwrap();
     let stored = blobs.put(b"%PDF-1.7 backup me").unwrap();
-    let db = docket::db::Db::open(&data.join("docket.db"), &data.join("backups"), 1).unwrap();
+    let db = docket::core::db::Db::open(&data.join("docket.db"), &data.join("backups"), 1).unwrap();
     let (id, sha) = (stored.id.to_string(), stored.sha256.clone());
     db.write(move |c| {
         c.execute(

@@ -166,7 +166,7 @@ fn assert_template_meta_and_file(t: &Value, id: i64, pdf: &[u8]) {
     assert_eq!(data["id"], t["templateDocumentDataId"]);
     assert!(data["id"].is_string());
     assert_eq!(data["type"], "SHA256");
-    assert_eq!(data["data"], docket::crypto::sha256_hex(pdf));
+    assert_eq!(data["data"], docket::core::crypto::sha256_hex(pdf));
 }
 
 /// The template `t`'s one field (for recipient `rid`, on page 2) and its two recipients.
@@ -323,7 +323,7 @@ async fn generate_document_copies_the_template() {
         )
         .unwrap();
     assert_eq!(template_id, Some(id));
-    assert_eq!(sha, docket::crypto::sha256_hex(&pdf));
+    assert_eq!(sha, docket::core::crypto::sha256_hex(&pdf));
     assert_eq!(serde_json::from_str::<Vec<Value>>(&pages).unwrap().len(), 3);
 
     let doc2 = unnamed_recipients_keep_their_placeholder(&api, id).await;
@@ -333,7 +333,7 @@ async fn generate_document_copies_the_template() {
     let (_, t) = api.get(&format!("/api/v1/templates/{id}")).await;
     assert_eq!(
         t["templateDocumentData"]["data"],
-        docket::crypto::sha256_hex(&pdf)
+        docket::core::crypto::sha256_hex(&pdf)
     );
     deleting_the_template_leaves_its_documents_working(&app, &api, &c, id, doc_id, &pdf).await;
     app.stop().await;

@@ -3,13 +3,13 @@
 //! transaction on the calling thread (`Db::write_blocking`, `Db::read_blocking`), since the
 //! admin commands run without an async runtime.
 
-use crate::db::Conn;
+use crate::core::db::Conn;
 use serde::Serialize;
 
 use super::{Client, Registration, store};
-use crate::crypto::SecretToken;
-use crate::db::{Db, now};
-use crate::error::AppError;
+use crate::core::crypto::SecretToken;
+use crate::core::error::AppError;
+use crate::{core::db::Db, core::db::now};
 
 /// Where the app is reached when neither the caller nor a past start of the server said.
 pub const DEFAULT_BASE_URL: &str = "https://localhost:8443";
@@ -38,7 +38,7 @@ impl Endpoints {
 fn endpoints(conn: &Conn, base_url: Option<&str>) -> Result<Endpoints, AppError> {
     let base = match base_url {
         Some(b) => b.to_string(),
-        None => crate::settings::get(conn, crate::settings::PUBLIC_URL)?
+        None => crate::core::settings::get(conn, crate::core::settings::PUBLIC_URL)?
             .unwrap_or_else(|| DEFAULT_BASE_URL.to_string()),
     };
     Ok(Endpoints::at(&base))
@@ -122,7 +122,7 @@ mod tests {
             let texts = stmt.query_row([client_id], |row| {
                 let mut texts = Vec::new();
                 for i in 0..row.len() {
-                    if let crate::db::Value::Text(t) = row.get(i)? {
+                    if let crate::core::db::Value::Text(t) = row.get(i)? {
                         texts.push(t);
                     }
                 }
@@ -185,7 +185,12 @@ mod tests {
         let given = list(&db, Some("https://sign.example")).unwrap().1;
         assert_eq!(given.token_url, "https://sign.example/api/auth/oauth/token");
         db.write_blocking(|tx| {
-            crate::settings::set(tx, crate::settings::PUBLIC_URL, "https://docs.example", 0)
+            crate::core::settings::set(
+                tx,
+                crate::core::settings::PUBLIC_URL,
+                "https://docs.example",
+                0,
+            )
         })
         .unwrap();
         let stored = list(&db, None).unwrap().1;

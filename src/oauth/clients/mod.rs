@@ -7,9 +7,9 @@ pub mod store;
 use serde::Serialize;
 use url::Url;
 
-use super::scope::Scope;
-use crate::crypto::SecretToken;
-use crate::error::{AppError, FieldError};
+use crate::core::crypto::SecretToken;
+use crate::identity::scope::Scope;
+use crate::{core::error::AppError, core::error::FieldError};
 
 /// A client as stored (never with its secret).
 #[derive(Debug, Clone, Serialize)]
@@ -33,7 +33,7 @@ impl Client {
     /// True when `presented` is this client's secret (constant-time on the hashes).
     pub fn secret_matches(&self, presented: &str) -> bool {
         match &self.secret_hash {
-            Some(h) => crate::crypto::ct_eq(
+            Some(h) => crate::core::crypto::ct_eq(
                 SecretToken::presented(presented).hash().as_bytes(),
                 h.as_bytes(),
             ),
@@ -88,7 +88,7 @@ impl Registration {
         let allowed_scopes = if scopes.is_empty() {
             None
         } else {
-            match super::scope::parse_list(&scopes.join(" ")) {
+            match crate::identity::scope::parse_list(&scopes.join(" ")) {
                 Ok(s) => Some(s),
                 Err(e) => {
                     errors.push(field("scope", &e.public_message()));

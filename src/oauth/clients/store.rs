@@ -1,16 +1,16 @@
 //! SQL for `oauth_clients` and their redirect URIs.
 
-use crate::db::{Conn, OptionalExtension};
 use crate::params;
+use crate::{core::db::Conn, core::db::OptionalExtension};
 
 use super::{Client, Registration};
-use crate::crypto::SecretToken;
-use crate::error::AppError;
-use crate::oauth::scope::{self, Scope};
+use crate::core::crypto::SecretToken;
+use crate::core::error::AppError;
+use crate::{identity::scope, identity::scope::Scope};
 
 /// A client id: 24 base62 characters, public.
 fn new_client_id() -> String {
-    crate::crypto::random_base62(24)
+    crate::core::crypto::random_base62(24)
 }
 
 /// A client secret: 48 base62 characters (about 285 bits), shown once.
@@ -63,7 +63,7 @@ fn redirect_uris(conn: &Conn, row_id: i64) -> Result<Vec<String>, AppError> {
 const COLUMNS: &str =
     "id, client_id, name, secret_hash, logo_url, app_url, is_public, allowed_scopes, created_at";
 
-fn from_row(r: &crate::db::Row<'_>) -> crate::db::Result<Client> {
+fn from_row(r: &crate::core::db::Row<'_>) -> crate::core::db::Result<Client> {
     let scopes: Option<String> = r.get(7)?;
     Ok(Client {
         row_id: r.get(0)?,

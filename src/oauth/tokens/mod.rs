@@ -6,8 +6,8 @@ pub mod store;
 use http::StatusCode;
 use serde::Serialize;
 
-use super::scope::Scope;
-use crate::crypto::SecretToken;
+use crate::core::crypto::SecretToken;
+use crate::identity::scope::Scope;
 
 pub const ACCESS_PREFIX: &str = "dka_";
 pub const REFRESH_PREFIX: &str = "dkr_";
@@ -118,7 +118,7 @@ pub fn pkce_matches(verifier: &str, challenge: &str) -> bool {
     use sha2::{Digest, Sha256};
     let computed = base64::engine::general_purpose::URL_SAFE_NO_PAD
         .encode(Sha256::digest(verifier.as_bytes()));
-    crate::crypto::ct_eq(computed.as_bytes(), challenge.as_bytes())
+    crate::core::crypto::ct_eq(computed.as_bytes(), challenge.as_bytes())
 }
 
 /// A verifier must be 43..=128 characters of `[A-Za-z0-9-._~]` (RFC 7636 4.1).

@@ -1,13 +1,13 @@
 //! SQL for grants, codes and tokens. Every state change here runs inside the caller's
 //! `BEGIN IMMEDIATE` transaction and checks its precondition in SQL.
 
-use crate::db::{Conn, OptionalExtension};
 use crate::params;
+use crate::{core::db::Conn, core::db::OptionalExtension};
 
 use super::{Issued, Lifetimes, OAuthError, new_access, new_refresh};
-use crate::crypto::SecretToken;
-use crate::error::AppError;
-use crate::oauth::scope::{self, Scope};
+use crate::core::crypto::SecretToken;
+use crate::core::error::AppError;
+use crate::{identity::scope, identity::scope::Scope};
 
 /// Stored scope text (canonical names or the app's aliases) as scopes.
 fn parse_scopes(s: &str) -> Vec<Scope> {

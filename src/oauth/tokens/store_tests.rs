@@ -4,11 +4,11 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use super::*;
-use crate::db::Db;
+use crate::core::db::Db;
 
 /// A user and a client in a new database: (db, user, client).
 fn user_and_client() -> Option<(Db, i64, i64)> {
-    let url = crate::db::testing::postgres_database("grants")?;
+    let url = crate::core::db::testing::postgres_database("grants")?;
     let db = Db::open_postgres(&url, 4, Duration::from_secs(10), true).unwrap();
     let ids = db
         .write_blocking(|tx| {

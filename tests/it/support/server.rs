@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use docket::app::Running;
-use docket::cli::{Cli, Command as Sub};
+use docket::{cli::Cli, cli::Command as Sub};
 use docket::config::Config;
 use tempfile::TempDir;
 
@@ -44,15 +44,15 @@ pub fn config(data_dir: &Path, args: &[&str]) -> Config {
     if named {
         cfg.database = database;
     } else if let Some(url) = postgres_for(data_dir) {
-        cfg.database = docket::db::Target::Postgres(url);
+        cfg.database = docket::core::db::Target::Postgres(url);
     }
     if !args.iter().any(|a| a.starts_with("--blob-url"))
         && let Some(url) = blob_url_for(data_dir)
     {
-        cfg.blob_url = docket::blob::BlobUrl::parse(&url).expect("a valid test bucket URL");
+        cfg.blob_url = docket::core::blob::BlobUrl::parse(&url).expect("a valid test bucket URL");
     }
-    if matches!(cfg.database, docket::db::Target::Postgres(_)) {
-        cfg.secret_key = docket::secrets::NodeKey::parse(TEST_SECRET_KEY).ok();
+    if matches!(cfg.database, docket::core::db::Target::Postgres(_)) {
+        cfg.secret_key = docket::core::secrets::NodeKey::parse(TEST_SECRET_KEY).ok();
     }
     cfg
 }

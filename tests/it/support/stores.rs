@@ -78,14 +78,14 @@ pub fn blob_url_for(data_dir: &Path) -> Option<String> {
 
 /// The blob store of `data_dir` as its server opens it (see [`blob_url_for`]), for tests that
 /// look at stored files or put some there. Opened off the async threads.
-pub fn blob_store(data_dir: &Path) -> docket::blob::BlobStore {
+pub fn blob_store(data_dir: &Path) -> docket::core::blob::BlobStore {
     let url = match blob_url_for(data_dir) {
-        Some(u) => docket::blob::BlobUrl::parse(&u).expect("a valid test bucket URL"),
-        None => docket::blob::BlobUrl::File,
+        Some(u) => docket::core::blob::BlobUrl::parse(&u).expect("a valid test bucket URL"),
+        None => docket::core::blob::BlobUrl::File,
     };
-    let data = docket::datadir::DataDir::open(data_dir).expect("the data dir opens");
+    let data = docket::core::datadir::DataDir::open(data_dir).expect("the data dir opens");
     std::thread::scope(|s| {
-        s.spawn(|| docket::blob::BlobStore::open_url(&url, &data.blobs(), &data.blob_cache()))
+        s.spawn(|| docket::core::blob::BlobStore::open_url(&url, &data.blobs(), &data.blob_cache()))
             .join()
             .unwrap()
             .expect("the blob store opens")
@@ -125,7 +125,7 @@ pub fn stored_blob_ids(data_dir: &Path) -> Vec<String> {
 /// The bytes of blob `id` in `data_dir`'s store.
 pub fn stored_blob(data_dir: &Path, id: &str) -> Vec<u8> {
     let store = blob_store(data_dir);
-    let id = docket::blob::BlobId::parse(id).expect("a blob id");
+    let id = docket::core::blob::BlobId::parse(id).expect("a blob id");
     std::thread::scope(|s| s.spawn(|| store.read(&id)).join().unwrap()).expect("the blob reads")
 }
 
@@ -135,10 +135,10 @@ pub const TEST_SECRET_KEY: &str =
 
 /// The database of `data_dir` opened as the server opens it (SQLite file or the data dir's
 /// PostgreSQL database), off the async threads.
-pub fn open_db(data_dir: &Path) -> docket::db::Db {
+pub fn open_db(data_dir: &Path) -> docket::core::db::Db {
     let target = match postgres_for(data_dir) {
-        Some(url) => docket::db::Target::Postgres(url),
-        None => docket::db::Target::Sqlite,
+        Some(url) => docket::core::db::Target::Postgres(url),
+        None => docket::core::db::Target::Sqlite,
     };
     let (file, backups) = (data_dir.join("docket.db"), data_dir.join("backups"));
     std::thread::spawn(move || target.open(&file, &backups, 2, true))
@@ -188,14 +188,14 @@ impl TestDb {
         }
     }
 
-    fn run<T: Send>(&self, f: impl FnOnce(&docket::db::Conn<'static>) -> T + Send) -> T {
+    fn run<T: Send>(&self, f: impl FnOnce(&docket::core::db::Conn<'static>) -> T + Send) -> T {
         std::thread::scope(|s| {
             s.spawn(|| {
                 let conn = match &self.postgres {
                     Some(url) => {
-                        docket::db::Conn::postgres_connect(url).expect("the test database answers")
+                        docket::core::db::Conn::postgres_connect(url).expect("the test database answers")
                     }
-                    None => docket::db::Conn::sqlite_owned(
+                    None => docket::core::db::Conn::sqlite_owned(
                         rusqlite::Connection::open(self.data_dir.join("docket.db")).unwrap(),
                     ),
                 };
@@ -206,36 +206,36 @@ impl TestDb {
         })
     }
 
-    pub fn query_row<T, P, F>(&self, sql: &str, params: P, f: F) -> docket::db::Result<T>
+    pub fn query_row<T, P, F>(&self, sql: &str, params: P, f: F) -> docket::core::db::Result<T>
     where
         T: Send,
-        P: docket::db::Params,
-        F: FnOnce(&docket::db::Row<'_>) -> docket::db::Result<T> + Send,
+        P: docket::core::db::Params,
+        F: FnOnce(&docket::core::db::Row<'_>) -> docket::core::db::Result<T> + Send,
     {
         let values = params.values();
-        self.run(|c| c.query_row(sql, docket::db::params_from_iter(values), f))
+        self.run(|c| c.query_row(sql, docket::core::db::params_from_iter(values), f))
     }
 
-    pub fn query_map<T, P, F>(&self, sql: &str, params: P, f: F) -> docket::db::Result<Vec<T>>
+    pub fn query_map<T, P, F>(&self, sql: &str, params: P, f: F) -> docket::core::db::Result<Vec<T>>
     where
         T: Send,
-        P: docket::db::Params,
-        F: FnMut(&docket::db::Row<'_>) -> docket::db::Result<T> + Send,
+        P: docket::core::db::Params,
+        F: FnMut(&docket::core::db::Row<'_>) -> docket::core::db::Result<T> + Send,
     {
         let values = params.values();
         self.run(|c| {
             c.prepare(sql)?
-                .query_map(docket::db::params_from_iter(values), f)?
+                .query_map(docket::core::db::params_from_iter(values), f)?
                 .collect()
         })
     }
 
-    pub fn execute<P: docket::db::Params>(
+    pub fn execute<P: docket::core::db::Params>(
         &self,
         sql: &str,
         params: P,
-    ) -> docket::db::Result<usize> {
+    ) -> docket::core::db::Result<usize> {
         let values = params.values();
-        self.run(|c| c.execute(sql, docket::db::params_from_iter(values)))
+        self.run(|c| c.execute(sql, docket::core::db::params_from_iter(values)))
     }
 }

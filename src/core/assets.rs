@@ -1,0 +1,89 @@
+//! The files under `assets/`, embedded at build time (include_dir), each with its MIME type and
+//! an ETag, and their versioned URLs. (The pages' templates are in `pages/`, compiled in by
+//! askama.)
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use include_dir::{Dir, include_dir};
+
+static ASSETS: Dir<'static> = include_dir!("$CARGO_MANIFEST_DIR/assets");
+
+/// One embedded file, ready to serve.
+pub struct Asset {
+    pub body: &'static [u8],
+    pub mime: String,
+    /// Quoted strong ETag: the first 16 hex digits of the SHA-256 of the body.
+    pub etag: String,
+}
+
+fn index() -> &'static HashMap<String, Asset> {
+    static INDEX: OnceLock<HashMap<String, Asset>> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut map = HashMap::new();
+        collect(&ASSETS, &mut map);
+        map
+    })
+}
+
+fn collect(dir: &'static Dir<'static>, map: &mut HashMap<String, Asset>) {
+    for file in dir.files() {
+        let path = file.path().to_string_lossy().replace('\\', "/");
+        let mime = mime_guess::from_path(&path).first_or_octet_stream();
+        let mime = match mime.type_() {
+            mime_guess::mime::TEXT => format!("{mime}; charset=utf-8"),
+            _ if mime.subtype() == "javascript" => format!("{mime}; charset=utf-8"),
+            _ => mime.to_string(),
+        };
+        let etag = format!(
+            "\"{}\"",
+            &crate::core::crypto::sha256_hex(file.contents())[..16]
+        );
+        map.insert(
+            path,
+            Asset {
+                body: file.contents(),
+                mime,
+                etag,
+            },
+        );
+    }
+    for sub in dir.dirs() {
+        collect(sub, map);
+    }
+}
+
+/// The embedded file at `path` (relative to `assets/`, e.g. `css/docket.css`).
+pub fn get(path: &str) -> Option<&'static Asset> {
+    index().get(path)
+}
+
+/// Every embedded path, sorted.
+pub fn paths() -> Vec<&'static str> {
+    let mut v: Vec<&'static str> = index().keys().map(String::as_str).collect();
+    v.sort_unstable();
+    v
+}
+
+/// The URL of an asset with its version, e.g. `/assets/css/docket.css?v=1a2b3c4d5e6f7a8b`:
+/// browsers may cache such URLs for a year, since a new build changes `v`.
+pub fn url(path: &str) -> String {
+    match get(path) {
+        Some(a) => format!("/assets/{path}?v={}", a.etag.trim_matches('"')),
+        None => format!("/assets/{path}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embedded_files_have_types_and_etags() {
+        let css = get("css/docket.css").expect("stylesheet embedded");
+        assert_eq!(css.mime, "text/css; charset=utf-8");
+        assert_eq!(css.etag.len(), 18);
+        assert!(get("nope.txt").is_none());
+        assert!(url("css/docket.css").starts_with("/assets/css/docket.css?v="));
+    }
+}

@@ -1,0 +1,52 @@
+//! SQL for the `blobs` table: a row exists for every committed file something refers to.
+
+use crate::core::db::Conn;
+use crate::params;
+
+use super::store::StoredBlob;
+use crate::core::error::AppError;
+
+/// Records a committed PDF (call inside the transaction that starts referring to it).
+pub fn insert_pdf(conn: &Conn, blob: &StoredBlob, now: i64) -> Result<(), AppError> {
+    conn.execute(
+        "INSERT INTO blobs (id, size, sha256, content_type, created_at) VALUES (?1, ?2, ?3, 'application/pdf', ?4)",
+        params![blob.id.as_str(), blob.size as i64, blob.sha256, now],
+    )?;
+    Ok(())
+}
+
+/// Forgets a file's row; the file itself is removed after the transaction commits.
+pub fn delete(conn: &Conn, id: &str) -> Result<(), AppError> {
+    conn.execute("DELETE FROM blobs WHERE id = ?1", [id])?;
+    Ok(())
+}
+
+/// The SHA-256 (hex) of file `id`, as recorded when it was stored.
+pub fn sha256(conn: &Conn, id: &str) -> Result<Option<String>, AppError> {
+    use crate::core::db::OptionalExtension;
+    Ok(conn
+        .query_row("SELECT sha256 FROM blobs WHERE id = ?1", [id], |r| r.get(0))
+        .optional()?)
+}
+
+/// The ids of every recorded file, in order.
+pub fn ids(conn: &Conn) -> crate::core::db::Result<Vec<String>> {
+    conn.prepare("SELECT id FROM blobs ORDER BY id")?
+        .query_map([], |r| r.get(0))?
+        .collect()
+}
+
+/// Which of `ids` have a row. One query for the lot (the sweep passes a few hundred at once).
+pub fn present(
+    conn: &Conn,
+    ids: &[String],
+) -> crate::core::db::Result<std::collections::HashSet<String>> {
+    if ids.is_empty() {
+        return Ok(Default::default());
+    }
+    let marks: Vec<String> = (1..=ids.len()).map(|n| format!("?{n}")).collect();
+    let sql = format!("SELECT id FROM blobs WHERE id IN ({})", marks.join(", "));
+    conn.prepare(&sql)?
+        .query_map(crate::core::db::params_from_iter(ids.iter()), |r| r.get(0))?
+        .collect()
+}

@@ -1,0 +1,25 @@
+//! What a use case may use: the database gateways, the blob store, the background workers' wake
+//! handles and the base of signing links. Built from the composition root's parts; cheap to
+//! clone; knows nothing of HTTP.
+
+use crate::core::blob::BlobStore;
+use crate::core::db::Db;
+use crate::core::retry::Workers;
+
+#[derive(Clone)]
+pub struct Context {
+    pub db: Db,
+    pub blobs: BlobStore,
+    pub workers: Workers,
+    /// The base of signing links (`--app-url`), without a trailing slash.
+    pub app: String,
+}
+
+impl Context {
+    /// Deletes a blob file off the async threads; a failure leaves an orphan that the next
+    /// backup reports, never a broken row, so it is not an error for the caller.
+    pub async fn discard_blob(&self, id: crate::core::blob::BlobId) {
+        let blobs = self.blobs.clone();
+        let _ = tokio::task::spawn_blocking(move || blobs.delete(&id)).await;
+    }
+}

@@ -1,0 +1,511 @@
+//! The SQLite database: pragmas, migrations, and the two gateways that run blocking database
+//! work off the async threads: `Db::read`, on a pool of read-only connections, and `Db::write`,
+//! on the one thread that runs write transactions.
+
+mod app_error;
+mod conn;
+mod dialect;
+pub mod migrate;
+mod pg;
+pub mod pg_migrate;
+mod pg_tls;
+mod target;
+#[cfg(test)]
+pub mod testing;
+mod text_enum;
+mod value;
+mod writer;
+
+use std::os::unix::fs::PermissionsExt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
+use std::time::Duration;
+
+use r2d2_sqlite::SqliteConnectionManager;
+use rusqlite::Connection;
+
+pub use crate::params;
+pub use app_error::conflict_on_unique;
+pub use conn::{Conn, Dialect, Error, OptionalExtension, Result, Row, RowIndex, Stmt};
+pub use target::Target;
+pub use value::{FromSql, Params, ToSql, Value, ValueRef, params_from_iter};
+
+use crate::core::error::AppError;
+
+pub type Pool = r2d2::Pool<SqliteConnectionManager>;
+
+/// Applied to every connection, as the spec fixes.
+fn configure(conn: &mut Connection) -> rusqlite::Result<()> {
+    conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get::<_, String>(0))?;
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    conn.pragma_update(None, "busy_timeout", 5000)?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.set_prepared_statement_cache_capacity(128);
+    Ok(())
+}
+
+/// The read side's connections refuse every change (`query_only`): a write that slips into
+/// `Db::read` fails loudly instead of racing the writer thread.
+fn configure_reader(conn: &mut Connection) -> rusqlite::Result<()> {
+    configure(conn)?;
+    conn.pragma_update(None, "query_only", "ON")
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    #[error("cannot open the database {path}: {source}")]
+    Sqlite {
+        path: String,
+        source: rusqlite::Error,
+    },
+    #[error("cannot connect to PostgreSQL at {target}: {message}")]
+    Postgres { target: String, message: String },
+    #[error("{0}")]
+    Migration(String),
+    #[error("database pool: {0}")]
+    Pool(#[from] r2d2::Error),
+}
+
+/// A cloneable handle on the database, SQLite or PostgreSQL.
+#[derive(Clone)]
+pub struct Db {
+    backend: Backend,
+}
+
+#[derive(Clone)]
+enum Backend {
+    Sqlite {
+        /// Read-only connections (`configure_reader`).
+        pool: Pool,
+        /// The database file, for `vacuum_into`.
+        path: std::path::PathBuf,
+        /// The queue of the one thread that runs this process's write transactions. SQLite
+        /// allows one writer at a time and its busy handler waits by sleeping (up to 100 ms a
+        /// step), which wrecks tail latency under load; queueing writers here instead makes
+        /// each wait exactly as long as the writes ahead of it.
+        writer: std::sync::mpsc::Sender<writer::Job>,
+    },
+    /// Every node's connections to one PostgreSQL database: reads and write transactions
+    /// alike take one from the pool; PostgreSQL orders concurrent writers with row locks.
+    Postgres { pool: r2d2::Pool<pg::Manager> },
+}
+
+impl Db {
+    /// Opens (creating when new) the database at `path`, brings its schema up to date, and
+    /// builds a pool of `max_connections`. Before upgrading an existing database, a copy is
+    /// written into `backup_dir`.
+    pub fn open(path: &Path, backup_dir: &Path, max_connections: u32) -> Result<Db, OpenError> {
+        Self::open_with(path, backup_dir, max_connections, Duration::from_secs(10))
+    }
+
+    /// As `open`, waiting at most `acquire_timeout` for a free connection before a call fails
+    /// with 503.
+    pub fn open_with(
+        path: &Path,
+        backup_dir: &Path,
+        max_connections: u32,
+        acquire_timeout: Duration,
+    ) -> Result<Db, OpenError> {
+        let sqlite_err = |source| OpenError::Sqlite {
+            path: path.display().to_string(),
+            source,
+        };
+        let is_new = !path.exists();
+        let mut conn = Connection::open(path).map_err(sqlite_err)?;
+        configure(&mut conn).map_err(sqlite_err)?;
+        if is_new {
+            // SQLite creates files with the umask; the database holds hashes, keep it private.
+            // The -wal and -shm files copy this mode.
+            let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
+        }
+        migrate::run(&mut conn, backup_dir).map_err(|e| OpenError::Migration(e.to_string()))?;
+
+        let manager = SqliteConnectionManager::file(path).with_init(configure_reader);
+        let pool = r2d2::Pool::builder()
+            .max_size(max_connections)
+            .min_idle(Some(1))
+            .connection_timeout(acquire_timeout)
+            .build(manager)?;
+        // The connection that migrated the schema runs every write from now on.
+        let writer = writer::start(conn)?;
+        Ok(Db {
+            backend: Backend::Sqlite {
+                pool,
+                path: path.to_path_buf(),
+                writer,
+            },
+        })
+    }
+
+    /// Connects to the PostgreSQL database at `url` with a pool of `max_connections`. With
+    /// `migrate`, brings its schema up to date first (under an advisory lock, so nodes that
+    /// start together migrate once); without, refuses a schema this docket does not know.
+    pub fn open_postgres(
+        url: &str,
+        max_connections: u32,
+        acquire_timeout: Duration,
+        migrate: bool,
+    ) -> Result<Db, OpenError> {
+        let failed = |message: String| OpenError::Postgres {
+            target: pg_migrate::redacted(url),
+            message,
+        };
+        let manager = pg::Manager::new(url).map_err(failed)?;
+        // One connection first, so that a refusal (a certificate, a password) stops the start
+        // at once with its reason; a server not up yet gets the pool's timeout to come up.
+        // It also tells whether the link is encrypted, which is logged (once the server is
+        // up, from a second try, when this one found it starting).
+        let first = manager.connect_watched();
+        match &first {
+            Err(e) if pg::refused(&e.0) => return Err(failed(e.to_string())),
+            Err(_) => {}
+            Ok((_, link)) => pg::report(link),
+        }
+        let watcher = first.is_err().then(|| manager.clone());
+        drop(first);
+        let pool = r2d2::Pool::builder()
+            .max_size(max_connections)
+            .min_idle(Some(1))
+            .connection_timeout(acquire_timeout)
+            .error_handler(Box::new(r2d2::NopErrorHandler))
+            .build(manager)
+            .map_err(|e| failed(e.to_string()))?;
+        let db = Db {
+            backend: Backend::Postgres { pool },
+        };
+        db.write_blocking_pg(move |c| pg_migrate::check_or_run(c, migrate))
+            .map_err(|e| OpenError::Migration(e.to_string()))?;
+        if let Some(Ok((_, link))) = watcher.map(|m| m.connect_watched()) {
+            pg::report(&link);
+        }
+        Ok(db)
+    }
+
+    /// Which database this is.
+    pub fn dialect(&self) -> Dialect {
+        match self.backend {
+            Backend::Sqlite { .. } => Dialect::Sqlite,
+            Backend::Postgres { .. } => Dialect::Postgres,
+        }
+    }
+
+    /// A database of its own in memory, with the whole schema, read and written through the
+    /// same two gateways as a file: for unit tests of use cases. (Shared-cache memory, so the
+    /// pool and the writer see one database; it lives as long as this `Db`'s connections.)
+    #[cfg(test)]
+    pub fn memory() -> Db {
+        use rusqlite::OpenFlags;
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let uri = format!("file:docket-test-{n}?mode=memory&cache=shared");
+        let flags = OpenFlags::default() | OpenFlags::SQLITE_OPEN_URI;
+        let mut conn = Connection::open_with_flags(&uri, flags).expect("in-memory database");
+        configure(&mut conn).unwrap();
+        migrate::run(&mut conn, Path::new("/nonexistent")).expect("migrations apply");
+        let manager = SqliteConnectionManager::file(&uri)
+            .with_flags(flags)
+            .with_init(configure_reader);
+        let pool = r2d2::Pool::builder()
+            .max_size(2)
+            .min_idle(Some(1))
+            .build(manager)
+            .expect("pool");
+        let writer = writer::start(conn).expect("writer");
+        Db {
+            backend: Backend::Sqlite {
+                pool,
+                path: std::path::PathBuf::new(),
+                writer,
+            },
+        }
+    }
+
+    /// Runs `f` with a pooled connection on the blocking thread pool (with SQLite, one that
+    /// refuses writes). Several reads that must agree go in one `Conn::consistent_read`.
+    pub async fn read<F, T>(&self, f: F) -> Result<T, AppError>
+    where
+        F: FnOnce(&Conn<'_>) -> Result<T, AppError> + Send + 'static,
+        T: Send + 'static,
+    {
+        let db = self.clone();
+        tokio::task::spawn_blocking(move || db.read_blocking(f))
+            .await
+            .map_err(|e| AppError::internal(format!("database task failed: {e}")))?
+    }
+
+    /// Runs `f` inside a write transaction and returns its result once that transaction is
+    /// committed. With SQLite it runs on the writer thread in its own savepoint (when it fails,
+    /// only its changes are undone) and writes that arrive together share one transaction
+    /// (group commit). With PostgreSQL it is one transaction on a pooled connection.
+    pub async fn write<F, T>(&self, f: F) -> Result<T, AppError>
+    where
+        F: FnOnce(&Conn<'_>) -> Result<T, AppError> + Send + 'static,
+        T: Send + 'static,
+    {
+        match &self.backend {
+            Backend::Sqlite { .. } => self
+                .queue_write(f)?
+                .await
+                .map_err(|_| AppError::internal("the database writer dropped a request"))?,
+            Backend::Postgres { .. } => {
+                let db = self.clone();
+                tokio::task::spawn_blocking(move || db.write_blocking_pg(f))
+                    .await
+                    .map_err(|e| AppError::internal(format!("database task failed: {e}")))?
+            }
+        }
+    }
+
+    /// Hands `f` to the SQLite writer thread; the receiver gets its outcome once committed.
+    fn queue_write<F, T>(
+        &self,
+        f: F,
+    ) -> Result<tokio::sync::oneshot::Receiver<Result<T, AppError>>, AppError>
+    where
+        F: FnOnce(&Conn<'_>) -> Result<T, AppError> + Send + 'static,
+        T: Send + 'static,
+    {
+        let Backend::Sqlite { writer, .. } = &self.backend else {
+            return Err(AppError::internal("no SQLite writer"));
+        };
+        let (done, result) = tokio::sync::oneshot::channel();
+        let job: writer::Job = Box::new(move |conn| {
+            let outcome = match conn {
+                Some(conn) => writer::in_savepoint(conn, f),
+                None => Err(AppError::Unavailable("the write could not start".into())),
+            };
+            Box::new(move |commit: Result<(), AppError>| {
+                let _ = done.send(commit.and(outcome));
+            })
+        });
+        writer
+            .send(job)
+            .map_err(|_| AppError::Unavailable("the database writer has stopped".into()))?;
+        Ok(result)
+    }
+
+    /// One PostgreSQL write transaction on the current thread: committed when `f` succeeds,
+    /// rolled back when it fails or panics.
+    fn write_blocking_pg<F, T>(&self, f: F) -> Result<T, AppError>
+    where
+        F: FnOnce(&Conn<'_>) -> Result<T, AppError>,
+    {
+        let Backend::Postgres { pool } = &self.backend else {
+            return Err(AppError::internal("not PostgreSQL"));
+        };
+        let client = pool.get()?;
+        let conn = Conn::postgres(&client);
+        conn.execute_batch("BEGIN")?;
+        let outcome = catch_unwind(AssertUnwindSafe(|| f(&conn)))
+            .unwrap_or_else(|_| Err(AppError::internal("a database write panicked")));
+        match outcome {
+            Ok(value) => {
+                if let Err(e) = conn.execute_batch("COMMIT") {
+                    client.reset();
+                    return Err(e.into());
+                }
+                Ok(value)
+            }
+            Err(e) => {
+                client.reset();
+                Err(e)
+            }
+        }
+    }
+
+    /// Takes a connection and keeps it until the guard drops: lets tests exhaust the pool.
+    #[cfg(test)]
+    pub(crate) fn hold(&self) -> r2d2::PooledConnection<SqliteConnectionManager> {
+        match &self.backend {
+            Backend::Sqlite { pool, .. } => pool.get().expect("a free connection"),
+            Backend::Postgres { .. } => panic!("hold is for SQLite tests"),
+        }
+    }
+
+    /// The schema version the database has.
+    pub fn schema_version(&self) -> Result<i64, AppError> {
+        self.read_blocking(|c| match c.as_sqlite() {
+            Some(sqlite) => Ok(migrate::version(sqlite)?),
+            None => pg_migrate::version(c),
+        })
+    }
+
+    /// Answers once a pooled connection reads the schema: the health check.
+    pub async fn ping(&self) -> Result<(), AppError> {
+        self.read(|c| {
+            let sql = match c.dialect() {
+                Dialect::Sqlite => "SELECT count(*) FROM sqlite_master",
+                Dialect::Postgres => "SELECT count(*) FROM pg_catalog.pg_tables",
+            };
+            c.query_row(sql, [], |r| r.get::<_, i64>(0))?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// `read` on the current thread: for the admin CLI, which has no async runtime.
+    pub fn read_blocking<F, T>(&self, f: F) -> Result<T, AppError>
+    where
+        F: FnOnce(&Conn<'_>) -> Result<T, AppError>,
+    {
+        match &self.backend {
+            Backend::Sqlite { pool, .. } => {
+                let conn = pool.get()?;
+                f(&Conn::sqlite(&conn))
+            }
+            Backend::Postgres { pool } => {
+                let client = pool.get()?;
+                let out = f(&Conn::postgres(&client));
+                client.reset();
+                out
+            }
+        }
+    }
+
+    /// `write`, waiting on the current thread: for the admin CLI, which has no async runtime
+    /// (it must not be called from one).
+    pub fn write_blocking<F, T>(&self, f: F) -> Result<T, AppError>
+    where
+        F: FnOnce(&Conn<'_>) -> Result<T, AppError> + Send + 'static,
+        T: Send + 'static,
+    {
+        match &self.backend {
+            Backend::Sqlite { .. } => self
+                .queue_write(f)?
+                .blocking_recv()
+                .map_err(|_| AppError::internal("the database writer dropped a request"))?,
+            Backend::Postgres { .. } => self.write_blocking_pg(f),
+        }
+    }
+
+    /// SQLite: copies every transaction committed so far into the database file and syncs it
+    /// (a full checkpoint), so that it survives a power loss: in WAL mode with
+    /// `synchronous=NORMAL` a commit is synced only at the next checkpoint. Fails when readers
+    /// or a writer kept the checkpoint from finishing within the busy timeout. PostgreSQL:
+    /// nothing to do here (see `secrets::Shared::make_durable`).
+    pub fn checkpoint_fully(&self) -> Result<(), AppError> {
+        let Backend::Sqlite { path, .. } = &self.backend else {
+            return Ok(());
+        };
+        let mut conn = Connection::open(path)?;
+        configure(&mut conn)?;
+        let (busy, log, copied): (i64, i64, i64) =
+            conn.query_row("PRAGMA wal_checkpoint(FULL)", [], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })?;
+        if busy != 0 || copied < log {
+            return Err(AppError::Unavailable(format!(
+                "the database checkpoint did not finish ({copied} of {log} pages copied)"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Writes a consistent copy of the database to `dest` (`VACUUM INTO`), on a connection of
+    /// its own: the copy changes no data but is refused on the read-only side.
+    pub fn vacuum_into(&self, dest: &str) -> Result<(), AppError> {
+        let Backend::Sqlite { path, .. } = &self.backend else {
+            return Err(AppError::bad_request(
+                "docket backup copies a SQLite database; back up PostgreSQL with pg_dump",
+            ));
+        };
+        let mut conn = Connection::open(path)?;
+        configure(&mut conn)?;
+        conn.execute("VACUUM INTO ?1", [dest])?;
+        Ok(())
+    }
+}
+
+/// Runs `f` inside one `BEGIN IMMEDIATE` transaction: committed when `f` succeeds, rolled back
+/// otherwise. For connections outside `Db` (migrations, tests); `Db::write` already runs in one.
+pub fn write_tx<T>(
+    conn: &Conn<'_>,
+    f: impl FnOnce(&Conn<'_>) -> Result<T, AppError>,
+) -> Result<T, AppError> {
+    conn.execute_batch(match conn.dialect() {
+        Dialect::Sqlite => "BEGIN IMMEDIATE",
+        Dialect::Postgres => "BEGIN",
+    })?;
+    match f(conn) {
+        Ok(value) => {
+            conn.execute_batch("COMMIT")?;
+            Ok(value)
+        }
+        Err(e) => {
+            conn.execute_batch("ROLLBACK")?;
+            Err(e)
+        }
+    }
+}
+
+/// A fresh in-memory database with the whole schema, for unit tests of store functions.
+#[cfg(test)]
+pub fn memory() -> Conn<'static> {
+    let mut c = Connection::open_in_memory().expect("in-memory database");
+    c.pragma_update(None, "foreign_keys", "ON").unwrap();
+    migrate::run(&mut c, std::path::Path::new("/nonexistent")).expect("migrations apply");
+    Conn::sqlite_owned(c)
+}
+
+/// JSON text stored in column `col`, read as `T`: what the code cannot read is a conversion
+/// error, never a default.
+pub fn stored_json<T: serde::de::DeserializeOwned>(col: usize, text: &str) -> Result<T> {
+    serde_json::from_str(text).map_err(|e| Error::Conversion {
+        col,
+        message: e.to_string(),
+    })
+}
+
+/// Unix seconds now.
+pub fn now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pragmas_apply_to_every_pooled_connection() {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = Db::open(&tmp.path().join("t.db"), tmp.path(), 2).unwrap();
+        let (mode, fk, busy, sync) = db
+            .read_blocking(|c| {
+                Ok((
+                    c.query_row("PRAGMA journal_mode", [], |r| r.get::<_, String>(0))?,
+                    c.query_row("PRAGMA foreign_keys", [], |r| r.get::<_, i64>(0))?,
+                    c.query_row("PRAGMA busy_timeout", [], |r| r.get::<_, i64>(0))?,
+                    c.query_row("PRAGMA synchronous", [], |r| r.get::<_, i64>(0))?,
+                ))
+            })
+            .unwrap();
+        assert_eq!((mode.as_str(), fk, busy, sync), ("wal", 1, 5000, 1));
+    }
+
+    #[test]
+    fn failed_write_tx_rolls_back() {
+        let c = memory();
+        let r: Result<(), AppError> = write_tx(&c, |tx| {
+            crate::core::settings::set(tx, "a", "b", 0)?;
+            Err(AppError::Conflict("stop".into()))
+        });
+        assert!(r.is_err());
+        assert_eq!(crate::core::settings::get(&c, "a").unwrap(), None);
+    }
+
+    #[test]
+    fn the_read_side_refuses_writes_and_the_write_side_takes_them() {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = Db::open(&tmp.path().join("t.db"), tmp.path(), 2).unwrap();
+        let insert = |c: &Conn| crate::core::settings::set(c, "a", "b", 0);
+        let refused = db.read_blocking(insert).unwrap_err();
+        assert!(refused.to_string().contains("readonly"), "{refused}");
+        db.write_blocking(insert).unwrap();
+        let stored = db
+            .read_blocking(|c| crate::core::settings::get(c, "a"))
+            .unwrap();
+        assert_eq!(stored.as_deref(), Some("b"));
+    }
+}

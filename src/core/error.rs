@@ -1,0 +1,201 @@
+//! `AppError`: every failure a request can end in, with its status code and public message.
+//!
+//! Domain modules return it; `http::reply` turns it into a JSON or HTML response in one place.
+//! Internal causes are logged with the request id and never sent to the client.
+
+use http::StatusCode;
+use serde::Serialize;
+
+/// One invalid input, located by a JSON-ish path such as `recipients[0].email`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FieldError {
+    pub path: String,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum AppError {
+    #[error("{message}")]
+    BadRequest {
+        code: &'static str,
+        message: String,
+        details: Vec<FieldError>,
+    },
+    #[error("{0}")]
+    Unauthorized(String),
+    /// A browser session (and maybe a second factor) is needed first: 401 with `code`
+    /// (`account_required`, `wrong_account`, `second_factor_required`, `wrong_code`, ...).
+    #[error("{message}")]
+    AuthRequired { code: &'static str, message: String },
+    #[error("{0}")]
+    Forbidden(String),
+    /// A valid credential without the scope this request needs (RFC 6750 3.1).
+    #[error("this token lacks the {0} scope")]
+    InsufficientScope(&'static str),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("method not allowed")]
+    MethodNotAllowed,
+    #[error("{0}")]
+    Conflict(String),
+    /// The thing existed but is gone for good (a cancelled document's signing link).
+    #[error("{0}")]
+    Gone(String),
+    #[error("{0}")]
+    PayloadTooLarge(String),
+    #[error("{0}")]
+    UnsupportedMediaType(String),
+    /// The client stopped sending the request body.
+    #[error("{0}")]
+    RequestTimeout(String),
+    /// `limit`: requests allowed a minute, for `X-RateLimit-Limit` (0 when not a rate limit).
+    #[error("too many requests; retry in {retry_after} s")]
+    TooManyRequests { retry_after: u64, limit: u64 },
+    #[error("{0}")]
+    Unavailable(String),
+    /// A bounded resource (password checks) is busy: 503 with `Retry-After`.
+    #[error("{message}")]
+    Overloaded { retry_after: u64, message: String },
+    /// A bug or an environment failure; the cause is logged, the client sees a generic message.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl AppError {
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        AppError::BadRequest {
+            code: "invalid_request",
+            message: message.into(),
+            details: Vec::new(),
+        }
+    }
+
+    pub fn validation(details: Vec<FieldError>) -> Self {
+        let message = match details.as_slice() {
+            [one] => format!("{}: {}", one.path, one.message),
+            _ => format!("{} fields are invalid", details.len()),
+        };
+        AppError::BadRequest {
+            code: "validation_error",
+            message,
+            details,
+        }
+    }
+
+    /// The request cannot apply to the thing in its present state (a finished document, a
+    /// recipient who has acted): 400 `invalid_state`, as the signing service's API v1 answers
+    /// such requests. Races (the state changed under the request) stay 409.
+    pub fn wrong_state(message: impl Into<String>) -> Self {
+        AppError::BadRequest {
+            code: "invalid_state",
+            message: message.into(),
+            details: Vec::new(),
+        }
+    }
+
+    pub fn internal(cause: impl std::fmt::Display) -> Self {
+        AppError::Internal(cause.to_string())
+    }
+
+    pub fn not_found(what: &str) -> Self {
+        AppError::NotFound(format!("{what} not found"))
+    }
+
+    pub fn status(&self) -> StatusCode {
+        match self {
+            AppError::BadRequest { .. } => StatusCode::BAD_REQUEST,
+            AppError::Unauthorized(_) | AppError::AuthRequired { .. } => StatusCode::UNAUTHORIZED,
+            AppError::Forbidden(_) | AppError::InsufficientScope(_) => StatusCode::FORBIDDEN,
+            AppError::NotFound(_) => StatusCode::NOT_FOUND,
+            AppError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            AppError::Conflict(_) => StatusCode::CONFLICT,
+            AppError::Gone(_) => StatusCode::GONE,
+            AppError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            AppError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            AppError::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
+            AppError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
+            AppError::Unavailable(_) | AppError::Overloaded { .. } => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
+            AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    /// Machine-readable code sent as `code` (and `error`) in JSON bodies.
+    pub fn code(&self) -> &'static str {
+        match self {
+            AppError::BadRequest { code, .. } => code,
+            AppError::Unauthorized(_) => "unauthorized",
+            AppError::AuthRequired { code, .. } => code,
+            AppError::Forbidden(_) => "forbidden",
+            AppError::InsufficientScope(_) => "insufficient_scope",
+            AppError::NotFound(_) => "not_found",
+            AppError::MethodNotAllowed => "method_not_allowed",
+            AppError::Conflict(_) => "conflict",
+            AppError::Gone(_) => "gone",
+            AppError::PayloadTooLarge(_) => "payload_too_large",
+            AppError::UnsupportedMediaType(_) => "unsupported_media_type",
+            AppError::RequestTimeout(_) => "request_timeout",
+            AppError::TooManyRequests { .. } => "rate_limited",
+            AppError::Unavailable(_) => "unavailable",
+            AppError::Overloaded { .. } => "overloaded",
+            AppError::Internal(_) => "internal_error",
+        }
+    }
+
+    /// The message a client may see: everything but internal causes.
+    pub fn public_message(&self) -> String {
+        match self {
+            AppError::Internal(_) => "internal error; the server log has details".to_string(),
+            other => other.to_string(),
+        }
+    }
+
+    pub fn details(&self) -> &[FieldError] {
+        match self {
+            AppError::BadRequest { details, .. } => details,
+            _ => &[],
+        }
+    }
+}
+
+/// A store of files did not answer as it should (unreachable, refused, failing): carried inside
+/// an `io::Error`, it makes a request that needs a file a 503 rather than a 500, since the store
+/// may come back. The cause is logged where it happens.
+#[derive(Debug, thiserror::Error)]
+#[error("the file storage is unavailable; try again later")]
+pub struct StorageUnavailable;
+
+impl From<std::io::Error> for AppError {
+    fn from(e: std::io::Error) -> Self {
+        if let Some(u) = e
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<StorageUnavailable>())
+        {
+            return AppError::Unavailable(u.to_string());
+        }
+        AppError::Internal(format!("i/o: {e}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn internal_causes_stay_private() {
+        let e = AppError::internal("disk /secret/path failed");
+        assert_eq!(e.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert!(!e.public_message().contains("/secret/path"));
+    }
+
+    #[test]
+    fn validation_message_names_the_field() {
+        let e = AppError::validation(vec![FieldError {
+            path: "email".into(),
+            message: "is not an e-mail address".into(),
+        }]);
+        assert_eq!(e.status(), StatusCode::BAD_REQUEST);
+        assert_eq!(e.public_message(), "email: is not an e-mail address");
+    }
+}

@@ -1,0 +1,191 @@
+//! The limiter with either counter: in memory, in SQLite's tables (the same SQL as PostgreSQL's),
+//! and across two nodes on PostgreSQL when `DOCKET_TEST_POSTGRES` names a test cluster
+//! (tests/pg/postgres.sh).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::*;
+
+/// The refusal's `(retry_after, limit)`, or `None` when the request passed.
+async fn refusal(l: &RateLimiter, key: &str, now: i64) -> Option<(u64, u64)> {
+    match l.check(key, now).await {
+        Ok(()) => None,
+        Err(AppError::TooManyRequests { retry_after, limit }) => Some((retry_after, limit)),
+        Err(e) => panic!("{e:?}"),
+    }
+}
+
+/// The same story for every counter: the limit, then 429 until the next minute; each key its own.
+async fn allows_the_limit_then_refuses_until_the_next_minute(l: &RateLimiter) {
+    for _ in 0..3 {
+        assert_eq!(refusal(l, "k", 120).await, None);
+    }
+    assert_eq!(refusal(l, "k", 130).await, Some((50, 3)));
+    assert_eq!(refusal(l, "k", 179).await, Some((1, 3)));
+    assert_eq!(refusal(l, "other", 130).await, None);
+    assert_eq!(refusal(l, "k", 180).await, None);
+}
+
+fn rows(db: &Db) -> Vec<(i64, String, i64)> {
+    db.read_blocking(|c| {
+        Ok(
+            c.prepare("SELECT window_start, key, count FROM rate_windows ORDER BY 1, 2")?
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                .collect::<Result<_, _>>()?,
+        )
+    })
+    .unwrap()
+}
+
+#[tokio::test]
+async fn in_memory() {
+    allows_the_limit_then_refuses_until_the_next_minute(&RateLimiter::in_memory(3)).await;
+}
+
+#[tokio::test]
+async fn in_the_database_with_finished_windows_swept() {
+    let db = Db::memory();
+    let l = RateLimiter::in_database(3, &db);
+    allows_the_limit_then_refuses_until_the_next_minute(&l).await;
+    // The first count of the minute at 180 swept the window at 120.
+    assert_eq!(rows(&db), [(180, "k".to_string(), 1)]);
+}
+
+#[tokio::test]
+async fn zero_means_off_and_counts_nothing() {
+    let db = Db::memory();
+    for l in [RateLimiter::in_memory(0), RateLimiter::in_database(0, &db)] {
+        for _ in 0..1000 {
+            assert_eq!(refusal(&l, "k", 0).await, None);
+        }
+    }
+    assert_eq!(rows(&db), []);
+}
+
+#[tokio::test]
+async fn sqlite_counts_in_memory() {
+    let db = Db::memory();
+    let l = RateLimiter::new(3, &db);
+    allows_the_limit_then_refuses_until_the_next_minute(&l).await;
+    assert_eq!(rows(&db), [], "no write per request on the one writer");
+}
+
+#[tokio::test]
+async fn a_database_error_is_the_requests_error() {
+    let db = Db::memory();
+    db.write(|c| Ok(c.execute_batch("DROP TABLE rate_windows")?))
+        .await
+        .unwrap();
+    let err = RateLimiter::in_database(3, &db)
+        .check("k", 0)
+        .await
+        .unwrap_err();
+    assert_eq!(err.status(), 500, "{err:?}");
+}
+
+/// A new database of its own on the test cluster, or `None` (with a notice) without one.
+fn postgres() -> Option<String> {
+    crate::core::db::testing::postgres_database("rate")
+}
+
+/// Two nodes, each with its own pool and limiter, on one new PostgreSQL database.
+fn two_nodes(per_minute: u64) -> Option<[Arc<RateLimiter>; 2]> {
+    let url = postgres()?;
+    let node = || {
+        let db = Db::open_postgres(&url, 4, Duration::from_secs(10), true).unwrap();
+        Arc::new(RateLimiter::new(per_minute, &db))
+    };
+    Some([node(), node()])
+}
+
+/// The PostgreSQL client blocks: the nodes are opened (and closed) off the runtime's threads.
+fn run(f: impl std::future::Future<Output = ()>) {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(f);
+}
+
+#[test]
+fn on_postgres_the_limit_holds_across_nodes() {
+    let Some([a, b]) = two_nodes(5) else { return };
+    run(async {
+        for _ in 0..3 {
+            assert_eq!(refusal(&a, "k", 120).await, None);
+        }
+        for _ in 0..2 {
+            assert_eq!(refusal(&b, "k", 125).await, None);
+        }
+        assert_eq!(refusal(&a, "k", 130).await, Some((50, 5)));
+        assert_eq!(refusal(&b, "k", 130).await, Some((50, 5)));
+        assert_eq!(refusal(&b, "other", 130).await, None);
+        assert_eq!(refusal(&b, "k", 180).await, None);
+    });
+}
+
+#[test]
+fn on_postgres_requests_racing_at_two_nodes_pass_exactly_the_limit() {
+    let Some([a, b]) = two_nodes(10) else { return };
+    run(async {
+        let tasks: Vec<_> = (0..30)
+            .map(|i| {
+                let node = if i % 2 == 0 { a.clone() } else { b.clone() };
+                tokio::spawn(async move { node.check("k", 60).await.is_ok() })
+            })
+            .collect();
+        let mut passed = 0;
+        for t in tasks {
+            passed += usize::from(t.await.unwrap());
+        }
+        assert_eq!(passed, 10);
+    });
+}
+
+#[test]
+fn on_postgres_a_database_of_the_version_before_gains_the_table() {
+    let Some(url) = postgres() else { return };
+    let open = || Db::open_postgres(&url, 2, Duration::from_secs(10), true).unwrap();
+    open()
+        .write_blocking(|c| {
+            // Back to version 14: without what 0015 and the migrations after it made.
+            Ok(c.execute_batch(
+                "DROP TABLE rate_windows; DROP INDEX documents_pending;
+                 ALTER TABLE sessions DROP COLUMN confirmed_at;
+                 UPDATE docket_schema SET version = 14",
+            )?)
+        })
+        .unwrap();
+    let db = open();
+    assert_eq!(
+        db.schema_version().unwrap(),
+        crate::core::db::migrate::LATEST
+    );
+    let l = RateLimiter::new(1, &db);
+    run(async {
+        assert_eq!(refusal(&l, "k", 0).await, None);
+        assert_eq!(refusal(&l, "k", 1).await, Some((59, 1)));
+    });
+}
+
+#[test]
+fn on_postgres_a_count_does_not_wait_for_the_disk_and_other_writes_still_do() {
+    let Some(url) = postgres() else { return };
+    // One connection, made to wait for the disk at every commit (the test cluster does not).
+    let db = Db::open_postgres(&url, 1, Duration::from_secs(10), true).unwrap();
+    db.write_blocking(|c| Ok(c.execute_batch("SET SESSION synchronous_commit TO on")?))
+        .unwrap();
+    let show = |c: &crate::core::db::Conn| -> Result<String, AppError> {
+        Ok(c.query_row("SHOW synchronous_commit", [], |r| r.get(0))?)
+    };
+    let during = db
+        .write_blocking(move |c| {
+            super::store::count(c, "k", 60)?;
+            show(c)
+        })
+        .unwrap();
+    assert_eq!(during, "off");
+    assert_eq!(db.write_blocking(move |c| show(c)).unwrap(), "on");
+}

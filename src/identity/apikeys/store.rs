@@ -1,0 +1,176 @@
+//! SQL for `api_keys`.
+
+use crate::params;
+use crate::{core::db::Conn, core::db::OptionalExtension};
+
+use super::ApiKey;
+use crate::core::crypto::SecretToken;
+use crate::core::error::AppError;
+
+const SELECT: &str = "SELECT k.id, k.user_id, u.email, k.name, k.key_prefix, k.created_at,
+        k.expires_at, k.revoked_at, k.last_used_at
+   FROM api_keys k JOIN users u ON u.id = k.user_id";
+
+fn from_row(r: &crate::core::db::Row<'_>) -> crate::core::db::Result<ApiKey> {
+    Ok(ApiKey {
+        id: r.get(0)?,
+        user_id: r.get(1)?,
+        user: r.get(2)?,
+        name: r.get(3)?,
+        prefix: r.get(4)?,
+        created_at: r.get(5)?,
+        expires_at: r.get(6)?,
+        revoked_at: r.get(7)?,
+        last_used_at: r.get(8)?,
+    })
+}
+
+pub fn insert(
+    conn: &Conn,
+    user_id: i64,
+    name: &str,
+    key: &SecretToken,
+    expires_at: Option<i64>,
+    now: i64,
+) -> Result<ApiKey, AppError> {
+    let inserted_id = conn.insert(
+        "INSERT INTO api_keys (user_id, name, key_hash, key_prefix, created_at, expires_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        params![
+            user_id,
+            name,
+            key.hash(),
+            super::display_prefix(key),
+            now,
+            expires_at
+        ],
+    )?;
+    get(conn, inserted_id)?.ok_or_else(|| AppError::internal("inserted key vanished"))
+}
+
+pub fn get(conn: &Conn, id: i64) -> Result<Option<ApiKey>, AppError> {
+    Ok(conn
+        .query_row(&format!("{SELECT} WHERE k.id = ?1"), [id], from_row)
+        .optional()?)
+}
+
+/// Every key, or those of one user, oldest first.
+pub fn list(conn: &Conn, user_id: Option<i64>) -> Result<Vec<ApiKey>, AppError> {
+    let mut stmt = conn.prepare(&format!(
+        "{SELECT} WHERE k.user_id = ?1 OR ?1 IS NULL ORDER BY k.id"
+    ))?;
+    let rows = stmt.query_map([user_id], from_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Revokes a key; revoking twice is a 409.
+pub fn revoke(conn: &Conn, id: i64, now: i64) -> Result<ApiKey, AppError> {
+    let n = conn.execute(
+        "UPDATE api_keys SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
+        params![id, now],
+    )?;
+    let key =
+        get(conn, id)?.ok_or_else(|| AppError::NotFound(format!("no API key with id {id}")))?;
+    if n == 0 {
+        return Err(AppError::Conflict(format!(
+            "API key {id} is already revoked"
+        )));
+    }
+    Ok(key)
+}
+
+/// A live key of an enabled user, as presented.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Presented {
+    pub id: i64,
+    pub user_id: i64,
+    /// Its last use is older than a minute: `record_use` is due.
+    pub stale: bool,
+}
+
+/// The key `presented` when it is live and its user enabled (read only).
+pub fn find_live(conn: &Conn, presented: &str, now: i64) -> Result<Option<Presented>, AppError> {
+    let hash = SecretToken::presented(presented).hash();
+    let mut stmt = conn.prepare_cached(
+        "SELECT k.id, k.user_id, k.last_used_at FROM api_keys k JOIN users u ON u.id = k.user_id
+          WHERE k.key_hash = ?1 AND k.revoked_at IS NULL
+            AND (k.expires_at IS NULL OR k.expires_at > ?2) AND u.disabled_at IS NULL",
+    )?;
+    let found: Option<(i64, i64, Option<i64>)> = stmt
+        .query_row(params![hash, now], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
+        .optional()?;
+    // Minute resolution: most requests stay read-only.
+    Ok(found.map(|(id, user_id, last_used)| Presented {
+        id,
+        user_id,
+        stale: last_used.is_none_or(|t| t < now - 60),
+    }))
+}
+
+/// Records that key `id` was used at `now`.
+pub fn record_use(conn: &Conn, id: i64, now: i64) -> Result<(), AppError> {
+    conn.execute(
+        "UPDATE api_keys SET last_used_at = ?2 WHERE id = ?1",
+        params![id, now],
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn setup() -> (Conn<'static>, i64) {
+        let c = crate::core::db::memory();
+        let user = c
+            .insert(
+                "INSERT INTO users (email, username, name, password_hash, created_at, updated_at)
+             VALUES ('a@x.org', 'a', 'A', 'x', 0, 0)",
+                [],
+            )
+            .unwrap();
+        (c, user)
+    }
+
+    fn owner(c: &Conn, presented: &str, now: i64) -> Option<i64> {
+        find_live(c, presented, now).unwrap().map(|k| k.user_id)
+    }
+
+    #[test]
+    fn live_keys_authenticate_others_do_not() {
+        let (c, user) = setup();
+        let live = super::super::generate();
+        insert(&c, user, "live", &live, None, 100).unwrap();
+        let found = find_live(&c, live.expose(), 200).unwrap().unwrap();
+        assert_eq!((found.user_id, found.stale), (user, true));
+        record_use(&c, found.id, 200).unwrap();
+        assert!(
+            get(&c, 1).unwrap().unwrap().last_used_at.is_some(),
+            "use is recorded"
+        );
+        assert!(!find_live(&c, live.expose(), 230).unwrap().unwrap().stale);
+        assert!(find_live(&c, live.expose(), 261).unwrap().unwrap().stale);
+        assert_eq!(owner(&c, "api_wrong", 200), None);
+
+        let expiring = super::super::generate();
+        insert(&c, user, "exp", &expiring, Some(150), 100).unwrap();
+        assert_eq!(owner(&c, expiring.expose(), 149), Some(user));
+        assert_eq!(owner(&c, expiring.expose(), 150), None);
+
+        revoke(&c, 1, 300).unwrap();
+        assert_eq!(owner(&c, live.expose(), 301), None);
+    }
+
+    #[test]
+    fn a_disabled_users_keys_stop_at_once() {
+        let (c, user) = setup();
+        let key = super::super::generate();
+        insert(&c, user, "k", &key, None, 100).unwrap();
+        crate::identity::users::store::set_disabled(&c, user, true, 110).unwrap();
+        assert_eq!(owner(&c, key.expose(), 120), None);
+        crate::identity::users::store::set_disabled(&c, user, false, 130).unwrap();
+        assert_eq!(owner(&c, key.expose(), 140), Some(user));
+    }
+}

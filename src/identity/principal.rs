@@ -1,0 +1,129 @@
+//! Who a request acts for: a user, through an API key (every scope) or an access token (its
+//! scopes). `oauth::bearer` turns a credential into one.
+
+use super::scope::Scope;
+use crate::core::error::AppError;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Via {
+    ApiKey,
+    /// An OAuth access token issued to this client (row id) under this grant (row id).
+    AccessToken {
+        client: i64,
+        grant: i64,
+    },
+}
+
+#[derive(Debug, Clone)]
+pub struct Principal {
+    pub user_id: i64,
+    pub scopes: Vec<Scope>,
+    pub via: Via,
+}
+
+impl Principal {
+    /// Ok when the credential carries `scope`; else 403 `insufficient_scope`.
+    pub fn require(&self, scope: Scope) -> Result<(), AppError> {
+        if self.scopes.contains(&scope) {
+            Ok(())
+        } else {
+            Err(AppError::InsufficientScope(scope.as_str()))
+        }
+    }
+
+    /// The OAuth grant behind the credential; `None` for the user's own API key.
+    pub fn grant(&self) -> Option<i64> {
+        match self.via {
+            Via::ApiKey => None,
+            Via::AccessToken { grant, .. } => Some(grant),
+        }
+    }
+
+    /// Whether the caller may see recipients' signing links (`token`, `signingUrl`). A link is
+    /// the recipient's credential: the owner's API key sees it, a third-party app's
+    /// access token never does, whatever its scopes.
+    pub fn sees_signing_links(&self) -> bool {
+        self.via == Via::ApiKey
+    }
+
+    /// Whether the caller may read documents and templates (READ_DOCUMENT; an API key has
+    /// every scope). A caller that may only write gets receipts (`documents::receipt`).
+    pub fn reads_documents(&self) -> bool {
+        self.scopes.contains(&Scope::ReadDocument)
+    }
+}
+
+/// A credential as presented: the `Authorization` header value, or an `apiKey` query parameter
+/// where the endpoint accepts one.
+#[derive(Debug, Clone, Default)]
+pub struct Credentials {
+    pub authorization: Option<String>,
+    pub query_api_key: Option<String>,
+}
+
+impl Credentials {
+    /// The secret presented: `Bearer <x>`, a bare `api_...` key, or the query key.
+    pub fn secret(&self) -> Option<&str> {
+        if let Some(h) = self.authorization.as_deref() {
+            let h = h.trim();
+            if let Some((scheme, rest)) = h.split_once(' ')
+                && scheme.eq_ignore_ascii_case("bearer")
+            {
+                return Some(rest.trim());
+            }
+            if h.starts_with(crate::identity::apikeys::PREFIX) {
+                return Some(h);
+            }
+            return None;
+        }
+        self.query_api_key.as_deref().map(str::trim)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn creds(h: Option<&str>, q: Option<&str>) -> Credentials {
+        Credentials {
+            authorization: h.map(String::from),
+            query_api_key: q.map(String::from),
+        }
+    }
+
+    #[test]
+    fn secrets_come_from_bearer_bare_keys_or_the_query() {
+        assert_eq!(creds(Some("Bearer abc"), None).secret(), Some("abc"));
+        assert_eq!(creds(Some("bearer  abc "), None).secret(), Some("abc"));
+        assert_eq!(creds(Some("api_xyz"), None).secret(), Some("api_xyz"));
+        assert_eq!(creds(Some("Basic Zm9v"), None).secret(), None);
+        assert_eq!(creds(None, Some("api_q")).secret(), Some("api_q"));
+        assert_eq!(creds(None, None).secret(), None);
+    }
+
+    #[test]
+    fn scope_checks() {
+        let p = Principal {
+            user_id: 1,
+            scopes: vec![Scope::ReadProfile],
+            via: Via::AccessToken {
+                client: 1,
+                grant: 7,
+            },
+        };
+        assert!(p.require(Scope::ReadProfile).is_ok());
+        assert_eq!(p.grant(), Some(7));
+        assert!(!p.sees_signing_links());
+        let key = Principal {
+            user_id: 1,
+            scopes: Scope::ALL.to_vec(),
+            via: Via::ApiKey,
+        };
+        assert_eq!(key.grant(), None);
+        assert!(key.sees_signing_links());
+        assert!(matches!(
+            p.require(Scope::ReadBooking),
+            Err(AppError::InsufficientScope("READ_BOOKING"))
+        ));
+    }
+}

@@ -1,0 +1,8 @@
+//! The integrations ring: how apps subscribe to events. Webhook endpoints registered through
+//! the API (their secrets sealed, shown once) and the REST-hook subscriptions of the two
+//! peers' Zapier apps, with the samples those apps read. Deliveries themselves are the
+//! outbox's; the events are queued by the rings that own them (documents, bookings).
+
+pub mod request;
+pub mod webhooks;
+pub mod zapier;

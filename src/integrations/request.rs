@@ -1,0 +1,220 @@
+//! `POST /api/v1/webhooks` as a type: read leniently (`crate::core::lenient`), checked by
+//! `validate()` with every problem named by its path.
+
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use crate::core::error::AppError;
+use crate::signing::documents::check::Check;
+use crate::{core::lenient::Given, core::lenient::Int};
+use crate::{
+    outbox::webhooks::Event, outbox::webhooks::check_url, outbox::webhooks::generate_secret,
+};
+
+/// A webhook to register.
+/// A webhook as a client describes it, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewWebhook {
+    pub url: String,
+    pub events: Vec<Event>,
+    /// Given by the client, or generated (and shown once).
+    pub secret: String,
+}
+
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[schema(as = WebhookInput, example = json!({"url": "https://hooks.example.com/docket",
+    "events": ["DOCUMENT_SIGNED", "DOCUMENT_COMPLETED"]}))]
+pub struct CreateWebhookRequest {
+    /// An absolute http or https URL, never an internal address.
+    #[serde(default)]
+    #[schema(value_type = String, required = true, max_length = 2048)]
+    pub url: Given<String>,
+    #[serde(default)]
+    #[schema(value_type = Vec<Event>, required = true, min_items = 1)]
+    pub events: Given<Vec<Given<Event>>>,
+    /// Signs each delivery; generated when left out.
+    #[serde(default)]
+    #[schema(value_type = Option<String>, min_length = 1, max_length = 256)]
+    pub secret: Given<String>,
+}
+
+impl CreateWebhookRequest {
+    /// The endpoint to store (its secret given or generated): 400 listing every problem.
+    pub fn validate(&self) -> Result<NewWebhook, AppError> {
+        let mut c = Check::new();
+        let url = match c.given(&self.url, "url", "must be a string") {
+            Some(s) => check_url(s).map_err(|m| c.fail("url", m)).ok(),
+            None if self.url.is_absent() => {
+                c.fail("url", "required");
+                None
+            }
+            None => None,
+        };
+        let mut events: Vec<Event> = Vec::new();
+        match &self.events {
+            Given::Valid(items) if !items.is_empty() => {
+                let message = format!("must be one of {}", Event::names().join(", "));
+                for (i, e) in items.iter().enumerate() {
+                    match e.valid() {
+                        Some(event) if !events.contains(event) => events.push(*event),
+                        Some(_) => {}
+                        None => c.fail(format!("events[{i}]"), message.clone()),
+                    }
+                }
+            }
+            Given::Valid(_) => c.fail("events", "give at least one event"),
+            Given::Absent | Given::Null => c.fail("events", "required"),
+            Given::Invalid(_) => c.fail("events", "must be an array of event names"),
+        }
+        let secret = match c.given(&self.secret, "secret", "must be a string") {
+            Some(s) if (1..=256).contains(&s.chars().count()) && s.trim() == s => Some(s.clone()),
+            Some(_) => {
+                c.fail(
+                    "secret",
+                    "1 to 256 characters without leading or trailing spaces",
+                );
+                None
+            }
+            None if self.secret.is_absent() => Some(generate_secret()),
+            None => None,
+        };
+        match (url, secret) {
+            (Some(url), Some(secret)) if c.is_ok() => Ok(NewWebhook {
+                url,
+                events,
+                secret,
+            }),
+            _ => c
+                .finish(())
+                .and(Err(AppError::bad_request("invalid webhook"))),
+        }
+    }
+}
+
+/// The scheduling service's Zapier app subscribing a REST hook (`addSubscription`).
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(as = CalSubscriptionInput, example = json!({"subscriberUrl": "https://hooks.zapier.com/1", "triggerEvent": "BOOKING_CREATED"}))]
+pub struct CalSubscriptionRequest {
+    #[serde(default)]
+    #[schema(value_type = String, required = true)]
+    pub subscriber_url: Given<String>,
+    #[serde(default)]
+    #[schema(schema_with = booking_events, required = true)]
+    pub trigger_event: Given<String>,
+}
+
+/// The signing service's Zapier app subscribing a REST hook (`/api/v1/zapier/subscribe`).
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(as = SignSubscriptionInput, example = json!({"webhookUrl": "https://hooks.zapier.com/2", "eventTrigger": "DOCUMENT_SIGNED"}))]
+pub struct SignSubscriptionRequest {
+    #[serde(default)]
+    #[schema(value_type = String, required = true)]
+    pub webhook_url: Given<String>,
+    #[serde(default)]
+    #[schema(schema_with = document_events, required = true)]
+    pub event_trigger: Given<String>,
+}
+
+/// The signing service's Zapier app removing its hook (`/api/v1/zapier/unsubscribe`).
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(as = SignUnsubscribeInput, example = json!({"webhookId": "12"}))]
+pub struct SignUnsubscribeRequest {
+    /// The subscription's id, as text or a number.
+    #[serde(default)]
+    #[schema(schema_with = id_schema, required = true)]
+    pub webhook_id: Given<Int>,
+}
+
+/// One of the booking events (`true`) or of the document events.
+fn events(bookings: bool) -> utoipa::openapi::schema::Schema {
+    use utoipa::openapi::schema::{ObjectBuilder, Type};
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .enum_values(Some(Event::names_of(bookings)))
+        .into()
+}
+
+fn booking_events() -> utoipa::openapi::schema::Schema {
+    events(true)
+}
+
+fn document_events() -> utoipa::openapi::schema::Schema {
+    events(false)
+}
+
+fn id_schema() -> utoipa::openapi::schema::Schema {
+    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::String, Type::Integer]))
+        .into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::lenient::from_slice;
+
+    fn paths(body: &str) -> Vec<String> {
+        let req: CreateWebhookRequest = from_slice(body.as_bytes()).unwrap();
+        let err = req.validate().unwrap_err();
+        err.details().iter().map(|d| d.path.clone()).collect()
+    }
+
+    #[test]
+    fn every_problem_is_named() {
+        assert_eq!(
+            paths(r#"{"url": "ftp://x/", "events": ["NOPE"]}"#),
+            ["url", "events[0]"]
+        );
+        assert_eq!(
+            paths(r#"{"url": 5, "events": "x", "secret": " s"}"#),
+            ["url", "events", "secret"]
+        );
+        assert_eq!(paths(r#"{"events": []}"#), ["url", "events"]);
+        let ok: CreateWebhookRequest = from_slice(
+            br#"{"url": "https://h.example.com/x", "events": ["DOCUMENT_SIGNED", "DOCUMENT_SIGNED"]}"#,
+        )
+        .unwrap();
+        let hook = ok.validate().unwrap();
+        assert_eq!(hook.events, [Event::DocumentSigned]);
+        assert!(hook.secret.starts_with("whsec_"));
+    }
+
+    fn create(body: serde_json::Value) -> Result<NewWebhook, AppError> {
+        from_slice::<crate::core::lenient::Object<CreateWebhookRequest>>(
+            body.to_string().as_bytes(),
+        )?
+        .0
+        .validate()
+    }
+
+    #[test]
+    fn validates_every_part() {
+        let ok = create(serde_json::json!({"url": "https://h.example/x", "events": ["DOCUMENT_CREATED", "DOCUMENT_CREATED"]})).unwrap();
+        assert_eq!(ok.events, vec![Event::DocumentCreated]);
+        assert!(ok.secret.starts_with("whsec_") && ok.secret.len() == 38);
+        let given = create(
+            serde_json::json!({"url": "http://h:8080/", "events": ["DOCUMENT_SIGNED"], "secret": "s3cret"}),
+        )
+        .unwrap();
+        assert_eq!(given.secret, "s3cret");
+        for bad in [
+            serde_json::json!({"events": ["DOCUMENT_CREATED"]}),
+            serde_json::json!({"url": "ftp://h/", "events": ["DOCUMENT_CREATED"]}),
+            serde_json::json!({"url": "https://u:p@h/", "events": ["DOCUMENT_CREATED"]}),
+            serde_json::json!({"url": "/relative", "events": ["DOCUMENT_CREATED"]}),
+            serde_json::json!({"url": "https://h/", "events": []}),
+            serde_json::json!({"url": "https://h/", "events": ["NOPE"]}),
+            serde_json::json!({"url": "https://h/", "events": "DOCUMENT_CREATED"}),
+            serde_json::json!({"url": "https://h/", "events": ["DOCUMENT_CREATED"], "secret": ""}),
+            serde_json::json!({"url": "https://h/", "events": ["DOCUMENT_CREATED"], "secret": 5}),
+            serde_json::json!([]),
+        ] {
+            let e = create(bad.clone()).unwrap_err();
+            assert_eq!(e.status(), 400, "{bad}");
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! Subscriptions made by Zapier's apps through the REST-hook routes the two peers serve: the
+//! scheduling service's (`addSubscription`, `deleteSubscription`: booking events) and the
+//! signing service's (`subscribe`, `unsubscribe`: document events). A subscription is an
+//! ordinary endpoint marked `App::Zapier`: same queue, retries, address checks and per-user cap;
+//! its secret is generated and never shown (Zapier has nowhere to keep one); its booking
+//! deliveries take the flat shape Zapier's app maps. Also the sample each app reads while a Zap
+//! is set up, and the subscription rows as each peer answers them.
+
+use serde_json::{Value, json};
+
+use super::webhooks as manage;
+use crate::core::context::Context;
+use crate::core::crypto::SecretBox;
+use crate::core::db::Db;
+use crate::identity::principal::Principal;
+use crate::signing::documents::DocumentView;
+use crate::{core::error::AppError, core::error::FieldError};
+use crate::{
+    outbox::webhooks::Event, outbox::webhooks::check_url, outbox::webhooks::generate_secret,
+};
+use crate::{
+    outbox::webhooks::store, outbox::webhooks::store::App, outbox::webhooks::store::Webhook,
+};
+
+/// A new subscription of `who` to the one event `trigger` at `url`: a booking event when
+/// `bookings`, else a document event.
+pub async fn subscribe(
+    db: &Db,
+    secrets: &SecretBox,
+    who: &Principal,
+    (url_key, url): (&str, Option<&str>),
+    (trigger_key, trigger): (&str, Option<&str>),
+    bookings: bool,
+    max: u32,
+) -> Result<Webhook, AppError> {
+    let mut problems = Vec::new();
+    let mut fail = |path: &str, message: String| {
+        problems.push(FieldError {
+            path: path.to_string(),
+            message,
+        })
+    };
+    let url = match url.map(check_url) {
+        Some(Ok(u)) => Some(u),
+        Some(Err(m)) => {
+            fail(url_key, m.to_string());
+            None
+        }
+        None => {
+            fail(url_key, "required".into());
+            None
+        }
+    };
+    let event = trigger
+        .map(str::trim)
+        .and_then(Event::parse)
+        .filter(|e| e.is_booking() == bookings);
+    if event.is_none() {
+        let names = Event::names_of(bookings).join(", ");
+        fail(trigger_key, format!("must be one of {names}"));
+    }
+    let (Some(url), Some(event)) = (url, event) else {
+        return Err(AppError::validation(problems));
+    };
+    who.require(manage::scope_for(event))?;
+    let secret = generate_secret();
+    manage::insert(
+        db,
+        secrets,
+        who,
+        &url,
+        vec![event],
+        &secret,
+        App::Zapier,
+        max,
+    )
+    .await
+}
+
+/// Deletes `who`'s endpoint `id`; `only_zapier`: only one made through a Zapier route (404
+/// otherwise). The endpoint as it was.
+pub async fn unsubscribe(
+    db: &Db,
+    who: &Principal,
+    id: i64,
+    only_zapier: bool,
+) -> Result<Webhook, AppError> {
+    manage::delete(db, who, id, only_zapier.then_some(App::Zapier)).await
+}
+
+/// A subscription as the scheduling service answers it: its webhook row (ids as text, as
+/// Zapier hands the id back in a query).
+pub fn calcom_row(hook: &Webhook, user_id: i64) -> Value {
+    json!({
+        "id": hook.id.to_string(),
+        "userId": user_id,
+        "teamId": null,
+        "eventTypeId": null,
+        "platformOAuthClientId": null,
+        "subscriberUrl": hook.url,
+        "payloadTemplate": null,
+        "appId": "zapier",
+        "active": true,
+        "eventTriggers": hook.events,
+        "secret": null,
+        "platform": false,
+        "time": null,
+        "timeUnit": null,
+        "createdAt": hook.created_at,
+    })
+}
+
+/// A subscription as the signing service answers it: its webhook row.
+pub fn documenso_row(hook: &Webhook, user_id: i64) -> Value {
+    json!({
+        "id": hook.id.to_string(),
+        "webhookUrl": hook.url,
+        "eventTriggers": hook.events,
+        "secret": null,
+        "enabled": true,
+        "createdAt": hook.created_at,
+        "updatedAt": hook.created_at,
+        "userId": user_id,
+        "teamId": null,
+    })
+}
+
+/// How many of the newest documents the sample looks through for one with recipients.
+const SAMPLE_SCAN: i64 = 20;
+
+/// What the signing service's Zapier app reads as sample data while a Zap is set up: nothing
+/// until `who` has an endpoint and a document with recipients; then one delivery as the
+/// oldest endpoint would receive it, carrying the newest such document.
+pub async fn documenso_sample(ctx: &Context, who: &Principal) -> Result<Vec<Value>, AppError> {
+    let (visible, user, app) = (manage::visible(who), who.user_id, ctx.app.clone());
+    let found = ctx
+        .db
+        .read(move |c| {
+            let Some(hook) = store::first(c, visible)? else {
+                return Ok(None);
+            };
+            let (docs, _) = crate::signing::documents::store::list(c, user, None, SAMPLE_SCAN, 0)?;
+            Ok(docs
+                .iter()
+                .find(|d| !d.recipients.is_empty())
+                .map(|d| (hook, DocumentView::of(d, &app))))
+        })
+        .await?;
+    let Some((hook, doc)) = found else {
+        return Ok(Vec::new());
+    };
+    let events: Vec<&str> = hook.events.iter().map(|e| e.as_str()).collect();
+    let payload = crate::signing::documents::webhook::payload(&doc, who.sees_signing_links())?;
+    Ok(vec![json!({
+        "event": events.join(","),
+        "createdAt": hook.created_at,
+        "webhookEndpoint": hook.url,
+        "payload": payload,
+    })])
+}

@@ -1,0 +1,142 @@
+//! The one place that turns a request's credential into the principal it acts for: a live API
+//! key (every scope) or an OAuth access token (its scopes) of an enabled user.
+
+use crate::core::error::AppError;
+use crate::identity::scope::Scope;
+use crate::{core::db::Conn, core::db::Db, core::db::now};
+use crate::{
+    identity::principal::Credentials, identity::principal::Principal, identity::principal::Via,
+};
+
+/// A use of a credential that is due to be recorded (at most once a minute each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Use {
+    ApiKey(i64),
+    Grant(i64),
+}
+
+impl Use {
+    fn record(self, conn: &Conn, now: i64) -> Result<(), AppError> {
+        match self {
+            Use::ApiKey(id) => crate::identity::apikeys::store::record_use(conn, id, now),
+            Use::Grant(id) => super::tokens::store::record_grant_use(conn, id, now),
+        }
+    }
+}
+
+/// Resolves `creds` to a principal at `now`: a live API key or access token of an enabled user.
+/// Reads only; a use that is due to be recorded comes back as well.
+pub fn resolve(
+    conn: &Conn,
+    creds: &Credentials,
+    now: i64,
+) -> Result<(Principal, Option<Use>), AppError> {
+    let unauthorized = |m: &str| AppError::Unauthorized(m.to_string());
+    let secret = creds
+        .secret()
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| unauthorized("missing credentials: send Authorization: Bearer <token>"))?;
+    if secret.starts_with(crate::identity::apikeys::PREFIX) {
+        let key = crate::identity::apikeys::store::find_live(conn, secret, now)?
+            .ok_or_else(|| unauthorized("the API key is invalid, expired or revoked"))?;
+        let principal = Principal {
+            user_id: key.user_id,
+            scopes: Scope::ALL.to_vec(),
+            via: Via::ApiKey,
+        };
+        return Ok((principal, key.stale.then_some(Use::ApiKey(key.id))));
+    }
+    let access = super::tokens::store::authenticate_access(conn, secret, now)?
+        .ok_or_else(|| unauthorized("the access token is invalid, expired or revoked"))?;
+    let used = access.stale.then_some(Use::Grant(access.grant));
+    let principal = Principal {
+        user_id: access.user_id,
+        scopes: access.scopes,
+        via: Via::AccessToken {
+            client: access.client,
+            grant: access.grant,
+        },
+    };
+    Ok((principal, used))
+}
+
+/// The principal behind `creds`: resolved on the read side, its use recorded (at most once a
+/// minute) on the write side.
+pub async fn authenticate(db: &Db, creds: Credentials) -> Result<Principal, AppError> {
+    read_as(db, creds, |_, who| Ok(who.clone())).await
+}
+
+/// Resolves `creds` and runs `read` for that principal in the same trip to the database (the
+/// hot paths of app integrations), then records the credential's use when due.
+pub async fn read_as<T, F>(db: &Db, creds: Credentials, read: F) -> Result<T, AppError>
+where
+    F: FnOnce(&Conn, &Principal) -> Result<T, AppError> + Send + 'static,
+    T: Send + 'static,
+{
+    let t = now();
+    let (value, used) = db
+        .read(move |c| {
+            let (who, used) = resolve(c, &creds, t)?;
+            Ok((read(c, &who)?, used))
+        })
+        .await?;
+    if let Some(used) = used {
+        db.write(move |c| used.record(c, t)).await?;
+    }
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An API key and an access token, each last used long ago, authenticated through the
+    /// read side: their use is recorded through the write side.
+    #[tokio::test]
+    async fn stale_uses_are_recorded_on_the_write_side() {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = Db::open(&tmp.path().join("t.db"), tmp.path(), 2).unwrap();
+        let key = crate::identity::apikeys::generate();
+        let key_text = key.expose().to_string();
+        let access = crate::core::crypto::SecretToken::generate("", 43);
+        let access_text = access.expose().to_string();
+        let access_hash = access.hash();
+        db.write(move |c| {
+            c.execute_batch(
+                "INSERT INTO users (id, email, username, name, password_hash, created_at, updated_at)
+                 VALUES (1, 'a@x.org', 'a', 'A', 'x', 0, 0);
+                 INSERT INTO oauth_clients (id, client_id, name, created_at) VALUES (1, 'c', 'C', 0);
+                 INSERT INTO oauth_grants (id, user_id, client_id, scopes, created_at, last_used_at)
+                 VALUES (1, 1, 1, 'READ_PROFILE', 0, 0);",
+            )?;
+            crate::identity::apikeys::store::insert(c, 1, "k", &key, None, 0)?;
+            c.execute(
+                "INSERT INTO oauth_tokens (grant_id, kind, token_hash, scopes, created_at, expires_at)
+                 VALUES (1, 'access', ?1, 'READ_PROFILE', 0, 9999999999)",
+                [access_hash],
+            )?;
+            Ok(())
+        })
+        .await
+        .unwrap();
+        let bearer = |t: &str| Credentials {
+            authorization: Some(format!("Bearer {t}")),
+            query_api_key: None,
+        };
+        let by_key = authenticate(&db, bearer(&key_text)).await.unwrap();
+        assert_eq!((by_key.user_id, by_key.via), (1, Via::ApiKey));
+        let by_token = authenticate(&db, bearer(&access_text)).await.unwrap();
+        assert_eq!(by_token.grant(), Some(1));
+        let (key_used, grant_used): (Option<i64>, Option<i64>) = db
+            .read(|c| {
+                Ok((
+                    c.query_row("SELECT last_used_at FROM api_keys", [], |r| r.get(0))?,
+                    c.query_row("SELECT last_used_at FROM oauth_grants", [], |r| r.get(0))?,
+                ))
+            })
+            .await
+            .unwrap();
+        assert!(key_used.is_some_and(|t| t > 60), "{key_used:?}");
+        assert!(grant_used.is_some_and(|t| t > 60), "{grant_used:?}");
+    }
+}

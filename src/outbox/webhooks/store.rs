@@ -1,0 +1,361 @@
+//! SQL for `webhooks` and `webhook_deliveries`.
+
+use crate::params;
+use crate::{core::db::Conn, core::db::OptionalExtension};
+use serde::Serialize;
+
+use super::Event;
+use crate::core::error::AppError;
+use crate::{core::timefmt::iso8601, core::timefmt::iso8601_opt};
+
+/// Through which route an endpoint was made: docket's webhook API, or a Zapier REST-hook
+/// route (whose deliveries take the shapes Zapier's apps map).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum App {
+    Api,
+    Zapier,
+}
+
+impl App {
+    pub const ALL: [App; 2] = [App::Api, App::Zapier];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            App::Api => "API",
+            App::Zapier => "ZAPIER",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<App> {
+        App::ALL.into_iter().find(|a| a.as_str() == s)
+    }
+}
+
+crate::sql_text_enum!(App);
+
+/// An endpoint as the API shows it (never its secret).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Webhook {
+    pub id: i64,
+    pub url: String,
+    pub events: Vec<Event>,
+    pub created_at: String,
+    /// The OAuth grant it belongs to (`None`: the owner's, made with an API key).
+    #[serde(skip)]
+    pub grant: Option<i64>,
+    #[serde(skip)]
+    pub app: App,
+}
+
+/// What a new endpoint is.
+pub struct NewEndpoint<'a> {
+    pub url: &'a str,
+    pub events: &'a [Event],
+    pub sealed_secret: &'a [u8],
+    pub app: App,
+}
+
+/// Whose webhooks a caller sees: the owner's credential sees all of the user's, an OAuth app
+/// only those made under its own grant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Visible {
+    pub user: i64,
+    /// `Some(grant)`: only the webhooks of that grant.
+    pub grant: Option<i64>,
+}
+
+/// Adds an endpoint, unless the user already has `max` (409).
+pub fn insert(
+    tx: &Conn,
+    owner: Visible,
+    new: &NewEndpoint<'_>,
+    max: u32,
+    now: i64,
+) -> Result<Webhook, AppError> {
+    // Counted, then inserted: one user's additions take turns so the cap holds across nodes.
+    tx.serialize_on(&format!("webhooks:{}", owner.user))?;
+    let count: i64 = tx.query_row(
+        "SELECT count(*) FROM webhooks WHERE user_id = ?1",
+        [owner.user],
+        |r| r.get(0),
+    )?;
+    if count >= i64::from(max) {
+        return Err(AppError::Conflict(format!(
+            "an account may have at most {max} webhook endpoints; delete one first"
+        )));
+    }
+    let inserted_id = tx.insert(
+        "INSERT INTO webhooks (user_id, url, events, secret, created_at, grant_id, app)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![
+            owner.user,
+            new.url,
+            serde_json::to_string(new.events).map_err(AppError::internal)?,
+            new.sealed_secret,
+            now,
+            owner.grant,
+            new.app,
+        ],
+    )?;
+    Ok(Webhook {
+        id: inserted_id,
+        url: new.url.to_string(),
+        events: new.events.to_vec(),
+        created_at: iso8601(now),
+        grant: owner.grant,
+        app: new.app,
+    })
+}
+
+const COLUMNS: &str = "w.id, w.url, w.events, w.created_at, w.grant_id, w.app";
+
+fn webhook(r: &crate::core::db::Row<'_>) -> crate::core::db::Result<Webhook> {
+    let events: String = r.get(2)?;
+    // Stored names the code does not know are an error, never "subscribed to nothing".
+    let events = crate::core::db::stored_json(2, &events)?;
+    Ok(Webhook {
+        id: r.get(0)?,
+        url: r.get(1)?,
+        events,
+        created_at: iso8601(r.get(3)?),
+        grant: r.get(4)?,
+        app: r.get(5)?,
+    })
+}
+
+/// The endpoints `who` sees, oldest first.
+pub fn list(conn: &Conn, who: Visible) -> Result<Vec<Webhook>, AppError> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM webhooks w
+          WHERE w.user_id = ?1 AND (w.grant_id = ?2 OR ?2 IS NULL) ORDER BY w.id"
+    ))?;
+    let rows = stmt.query_map(params![who.user, who.grant], webhook)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Endpoint `id` if `who` sees it, or a 404 (also for another user's or another app's).
+pub fn owned(conn: &Conn, who: Visible, id: i64) -> Result<Webhook, AppError> {
+    conn.query_row(
+        &format!(
+            "SELECT {COLUMNS} FROM webhooks w
+              WHERE w.id = ?1 AND w.user_id = ?2 AND (w.grant_id = ?3 OR ?3 IS NULL)"
+        ),
+        params![id, who.user, who.grant],
+        webhook,
+    )
+    .optional()?
+    .ok_or_else(|| AppError::not_found("webhook"))
+}
+
+/// Deletes endpoint `id` that `who` sees (and, when `only` is given, made through that route),
+/// and its deliveries; the endpoint as it was, or a 404.
+pub fn delete(tx: &Conn, who: Visible, id: i64, only: Option<App>) -> Result<Webhook, AppError> {
+    let hook = owned(tx, who, id)?;
+    if only.is_some_and(|app| app != hook.app) {
+        return Err(AppError::not_found("webhook"));
+    }
+    tx.execute("DELETE FROM webhooks WHERE id = ?1", [id])?;
+    Ok(hook)
+}
+
+/// The oldest endpoint `who` sees, if any.
+pub fn first(conn: &Conn, who: Visible) -> Result<Option<Webhook>, AppError> {
+    Ok(list(conn, who)?.into_iter().next())
+}
+
+/// The user's live endpoints subscribed to `event`: the owner's, and those of apps whose grant
+/// is live while the user is enabled (a revoked grant's are already gone; this is the second
+/// lock on that door).
+pub fn subscribed(conn: &Conn, user: i64, event: Event) -> Result<Vec<Webhook>, AppError> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM webhooks w
+           JOIN users u ON u.id = w.user_id
+           LEFT JOIN oauth_grants g ON g.id = w.grant_id
+          WHERE w.user_id = ?1
+            AND (w.grant_id IS NULL OR (g.revoked_at IS NULL AND u.disabled_at IS NULL))
+          ORDER BY w.id"
+    ))?;
+    let rows = stmt.query_map([user], webhook)?;
+    Ok(rows
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .filter(|w| w.events.contains(&event))
+        .collect())
+}
+
+pub fn insert_delivery(
+    tx: &Conn,
+    webhook: i64,
+    event: Event,
+    body: &str,
+    now: i64,
+) -> Result<i64, AppError> {
+    let inserted_id = tx.insert(
+        "INSERT INTO webhook_deliveries (webhook_id, event, body, next_attempt_at, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?4)",
+        params![webhook, event, body, now],
+    )?;
+    Ok(inserted_id)
+}
+
+/// Where a delivery is: still being tried (`PENDING`), answered with a 2xx (`DELIVERED`), or
+/// given up on (`FAILED`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum DeliveryStatus {
+    Pending,
+    Delivered,
+    Failed,
+}
+
+impl DeliveryStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeliveryStatus::Pending => "PENDING",
+            DeliveryStatus::Delivered => "DELIVERED",
+            DeliveryStatus::Failed => "FAILED",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<DeliveryStatus> {
+        use DeliveryStatus::*;
+        [Pending, Delivered, Failed]
+            .into_iter()
+            .find(|x| x.as_str() == s)
+    }
+}
+
+crate::sql_text_enum!(DeliveryStatus);
+
+/// A delivery as the API shows it (not its body).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Delivery {
+    pub id: i64,
+    pub webhook_id: i64,
+    pub event: Event,
+    pub status: DeliveryStatus,
+    pub attempts: i64,
+    pub next_attempt_at: Option<String>,
+    pub last_status: Option<i64>,
+    pub last_error: Option<String>,
+    pub created_at: String,
+    pub delivered_at: Option<String>,
+}
+
+/// The newest `limit` deliveries of an endpoint, newest first.
+pub fn deliveries(conn: &Conn, webhook: i64, limit: i64) -> Result<Vec<Delivery>, AppError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, webhook_id, event, status, attempts, next_attempt_at, last_status, last_error,
+                created_at, delivered_at
+         FROM webhook_deliveries WHERE webhook_id = ?1 ORDER BY id DESC LIMIT ?2",
+    )?;
+    let rows = stmt.query_map(params![webhook, limit], |r| {
+        let status: DeliveryStatus = r.get(3)?;
+        let next: i64 = r.get(5)?;
+        Ok(Delivery {
+            id: r.get(0)?,
+            webhook_id: r.get(1)?,
+            event: r.get(2)?,
+            next_attempt_at: (status == DeliveryStatus::Pending).then(|| iso8601(next)),
+            status,
+            attempts: r.get(4)?,
+            last_status: r.get(6)?,
+            last_error: r.get(7)?,
+            created_at: iso8601(r.get(8)?),
+            delivered_at: iso8601_opt(r.get(9)?),
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// A delivery due for an attempt, with what the attempt needs.
+#[derive(Debug, Clone)]
+pub struct Due {
+    pub id: i64,
+    pub event: String,
+    pub app: App,
+    pub url: String,
+    pub sealed_secret: Vec<u8>,
+    pub body: String,
+    pub attempts: u32,
+    pub created_at: i64,
+}
+
+/// Claims up to `limit` deliveries for attempts starting at `now`, oldest due first: of each
+/// endpoint only its oldest PENDING delivery, and only when it is due. A claim moves that
+/// delivery's `next_attempt_at` to `lease_until`, which keeps it (and so its endpoint's later
+/// deliveries) from being claimed again while the attempt runs; the attempt's outcome then sets
+/// the real next time. When the process dies during an attempt, the lease runs out and the
+/// delivery is claimed again: at least once, one attempt at a time per endpoint, in order.
+pub fn claim(tx: &Conn, now: i64, lease_until: i64, limit: i64) -> Result<Vec<Due>, AppError> {
+    // The PENDING set is small (deliveries end within a day) and `webhook_deliveries_due`
+    // finds it, so grouping it per endpoint is cheap however long the history is.
+    // Across nodes, the rows picked are locked until the lease is written (`claim_clause`).
+    let mut stmt = tx.prepare_cached(&format!(
+        "SELECT d.id, d.event, w.url, w.secret, d.body, d.attempts, d.created_at, w.app
+         FROM (SELECT MIN(id) AS id FROM webhook_deliveries
+               WHERE status = 'PENDING' GROUP BY webhook_id) head
+         JOIN webhook_deliveries d ON d.id = head.id
+         JOIN webhooks w ON w.id = d.webhook_id
+         WHERE d.next_attempt_at <= ?1
+         ORDER BY d.next_attempt_at, d.id LIMIT ?2{}",
+        tx.claim_clause(Some("d"))
+    ))?;
+    let due = stmt
+        .query_map(params![now, limit], |r| {
+            Ok(Due {
+                id: r.get(0)?,
+                event: r.get(1)?,
+                url: r.get(2)?,
+                sealed_secret: r.get(3)?,
+                body: r.get(4)?,
+                attempts: r.get(5)?,
+                created_at: r.get(6)?,
+                app: r.get(7)?,
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut lease = tx.prepare_cached(
+        "UPDATE webhook_deliveries SET next_attempt_at = ?2 WHERE id = ?1 AND status = 'PENDING'",
+    )?;
+    for d in &due {
+        lease.execute(params![d.id, lease_until])?;
+    }
+    Ok(due)
+}
+
+/// The outcome of one attempt: DELIVERED, retried at `next`, or FAILED (`next` is `None`).
+pub fn record_attempt(
+    tx: &Conn,
+    id: i64,
+    delivered: bool,
+    http_status: Option<u16>,
+    error: Option<&str>,
+    next: Option<i64>,
+    now: i64,
+) -> Result<(), AppError> {
+    let status = match (delivered, next) {
+        (true, _) => DeliveryStatus::Delivered,
+        (false, Some(_)) => DeliveryStatus::Pending,
+        (false, None) => DeliveryStatus::Failed,
+    };
+    tx.execute(
+        "UPDATE webhook_deliveries
+            SET status = ?2, attempts = attempts + 1, last_status = ?3, last_error = ?4,
+                next_attempt_at = COALESCE(?5, next_attempt_at),
+                delivered_at = ?6
+          WHERE id = ?1 AND status = 'PENDING'",
+        params![
+            id,
+            status,
+            http_status,
+            error,
+            next,
+            delivered.then_some(now)
+        ],
+    )?;
+    Ok(())
+}

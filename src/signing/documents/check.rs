@@ -1,0 +1,194 @@
+//! A small collector of validation errors, so a request gets every problem at once, each with
+//! its JSON path (`recipients[0].email`).
+
+use serde_json::Value;
+
+use crate::core::lenient::Given;
+use crate::{core::error::AppError, core::error::FieldError};
+
+#[derive(Debug, Default)]
+pub struct Check {
+    errors: Vec<FieldError>,
+}
+
+impl Check {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn fail(&mut self, path: impl Into<String>, message: impl Into<String>) {
+        self.errors.push(FieldError {
+            path: path.into(),
+            message: message.into(),
+        });
+    }
+
+    pub fn error_count(&self) -> usize {
+        self.errors.len()
+    }
+
+    pub fn last_mut(&mut self) -> Option<&mut FieldError> {
+        self.errors.last_mut()
+    }
+
+    pub fn is_ok(&self) -> bool {
+        self.errors.is_empty()
+    }
+
+    /// Ok(value) when nothing failed, else a 400 listing every failure.
+    pub fn finish<T>(self, value: T) -> Result<T, AppError> {
+        if self.errors.is_empty() {
+            Ok(value)
+        } else {
+            Err(AppError::validation(self.errors))
+        }
+    }
+
+    /// The value of a typed member when it came in the expected form; a value of another
+    /// form fails `path` with `message`.
+    pub fn given<'a, T>(&mut self, g: &'a Given<T>, path: &str, message: &str) -> Option<&'a T> {
+        if g.is_invalid() {
+            self.fail(path, message);
+        }
+        g.valid()
+    }
+
+    /// A typed string member of at most `max` characters.
+    pub fn text(&mut self, g: &Given<String>, path: &str, max: usize) -> Option<String> {
+        let s = self.given(g, path, "must be a string")?;
+        if s.chars().count() > max {
+            self.fail(path, format!("at most {max} characters"));
+            return None;
+        }
+        Some(s.clone())
+    }
+
+    /// A typed whole-number member within `range`.
+    pub fn whole(
+        &mut self,
+        g: &Given<i64>,
+        path: &str,
+        range: std::ops::RangeInclusive<i64>,
+    ) -> Option<i64> {
+        let message = format!(
+            "must be a whole number from {} to {}",
+            range.start(),
+            range.end()
+        );
+        match self.given(g, path, &message) {
+            Some(v) if range.contains(v) => Some(*v),
+            Some(_) => {
+                self.fail(path, message);
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// An optional string of at most `max` characters (`null` counts as absent).
+    pub fn opt_str(&mut self, obj: &Value, key: &str, path: &str, max: usize) -> Option<String> {
+        match obj.get(key) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) if s.chars().count() <= max => Some(s.clone()),
+            Some(Value::String(_)) => {
+                self.fail(join(path, key), format!("at most {max} characters"));
+                None
+            }
+            Some(_) => {
+                self.fail(join(path, key), "must be a string");
+                None
+            }
+        }
+    }
+
+    pub fn opt_bool(&mut self, obj: &Value, key: &str, path: &str) -> Option<bool> {
+        match obj.get(key) {
+            None | Some(Value::Null) => None,
+            Some(Value::Bool(b)) => Some(*b),
+            Some(_) => {
+                self.fail(join(path, key), "must be true or false");
+                None
+            }
+        }
+    }
+
+    /// An optional number (JSON number, or a string holding one, as some clients send).
+    pub fn opt_f64(&mut self, obj: &Value, key: &str, path: &str) -> Option<f64> {
+        match obj.get(key) {
+            None | Some(Value::Null) => None,
+            Some(Value::Number(n)) => n.as_f64(),
+            Some(Value::String(s)) => match s.trim().parse::<f64>() {
+                Ok(v) if v.is_finite() => Some(v),
+                _ => {
+                    self.fail(join(path, key), "must be a number");
+                    None
+                }
+            },
+            Some(_) => {
+                self.fail(join(path, key), "must be a number");
+                None
+            }
+        }
+    }
+
+    /// An optional integer within `range`.
+    pub fn opt_int(
+        &mut self,
+        obj: &Value,
+        key: &str,
+        path: &str,
+        range: std::ops::RangeInclusive<i64>,
+    ) -> Option<i64> {
+        match obj.get(key) {
+            None | Some(Value::Null) => None,
+            Some(Value::Number(n)) => match n.as_i64() {
+                Some(v) if range.contains(&v) => Some(v),
+                _ => {
+                    self.fail(
+                        join(path, key),
+                        format!(
+                            "must be a whole number from {} to {}",
+                            range.start(),
+                            range.end()
+                        ),
+                    );
+                    None
+                }
+            },
+            Some(_) => {
+                self.fail(join(path, key), "must be a whole number");
+                None
+            }
+        }
+    }
+}
+
+/// `a.b`, or `b` when `a` is empty.
+pub fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn collects_every_error_with_paths() {
+        let v = json!({"a": 5, "b": "x", "c": 1.5, "d": "2.5", "e": 200});
+        let mut c = Check::new();
+        assert_eq!(c.opt_str(&v, "a", "meta", 10), None);
+        assert_eq!(c.opt_bool(&v, "b", "meta"), None);
+        assert_eq!(c.opt_f64(&v, "c", "meta"), Some(1.5));
+        assert_eq!(c.opt_f64(&v, "d", "meta"), Some(2.5));
+        assert_eq!(c.opt_int(&v, "e", "meta", 0..=100), None);
+        assert_eq!(c.opt_str(&v, "missing", "meta", 10), None);
+        let err = c.finish(()).unwrap_err();
+        let paths: Vec<&str> = err.details().iter().map(|d| d.path.as_str()).collect();
+        assert_eq!(paths, ["meta.a", "meta.b", "meta.e"]);
+    }
+}

@@ -1,0 +1,352 @@
+//! The document use cases of the API: create, list, read, delete, and the
+//! editing of recipients and fields. Each owns its transaction, the audit rows and notices it
+//! queues, and wakes the workers that send them once committed. The caller has authenticated
+//! `who` and checked its scope.
+
+use serde_json::{Value, json};
+
+use super::CreateDocument;
+use super::recipients::NewRecipient;
+use super::request::RecipientInput;
+
+use super::audit::{self, Event, Origin};
+use super::model::Document;
+use super::parts;
+use super::store::{self, Deleted, Parent};
+use super::{DocumentView, FieldView, RecipientView, SigningLinks, Status};
+use crate::core::context::Context;
+use crate::core::db::now;
+use crate::core::error::AppError;
+use crate::identity::principal::Principal;
+use audit::owner_email;
+
+/// A new draft: its id, the id its upload URL carries, and its recipients.
+#[derive(Debug)]
+pub struct Created {
+    pub id: i64,
+    pub data_id: String,
+    pub external_id: Option<String>,
+    pub recipients: Vec<RecipientView>,
+}
+
+/// `POST /api/v1/documents`: a DRAFT with its recipients (DOCUMENT_CREATED queued); 403 for
+/// authentication options the account's tier does not include.
+pub async fn create(
+    ctx: &Context,
+    who: &Principal,
+    doc: CreateDocument,
+    origin: Origin,
+) -> Result<Created, AppError> {
+    let (user, app) = (who.user_id, ctx.app.clone());
+    let data_id = super::new_data_id();
+    let d = data_id.clone();
+    let view = ctx
+        .db
+        .write(move |tx| {
+            let tier = crate::identity::users::store::tier(tx, user)?;
+            super::check_tier(&doc.auth_options, &doc.recipients, tier)?;
+            let t = now();
+            let id = store::insert(tx, user, &doc, &d, t)?;
+            let view = DocumentView::of(&store::load(tx, id)?, &app);
+            let owner = owner_email(tx, user)?;
+            crate::signing::documents::notify::created(tx, &view, &origin.actor(&owner, None), t)?;
+            Ok(view)
+        })
+        .await?;
+    ctx.workers.webhooks.wake();
+    Ok(Created {
+        id: view.id,
+        data_id,
+        external_id: view.external_id,
+        recipients: view.recipients.links_shown_if(who.sees_signing_links()),
+    })
+}
+
+/// What a listing asks for: a page of `per_page`, and optionally one status.
+#[derive(Debug, Clone, Copy)]
+pub struct Listing {
+    pub page: i64,
+    pub per_page: i64,
+    pub status: Option<Status>,
+}
+
+/// The page of the user's listed documents and the number of pages.
+pub async fn list(
+    ctx: &Context,
+    who: &Principal,
+    q: Listing,
+) -> Result<(Vec<DocumentView>, i64), AppError> {
+    let (user, app) = (who.user_id, ctx.app.clone());
+    let (docs, total) = ctx
+        .db
+        .read(move |c| {
+            let offset = (q.page - 1) * q.per_page;
+            let (docs, total) = store::list(c, user, q.status, q.per_page, offset)?;
+            let views: Vec<DocumentView> = docs.iter().map(|d| DocumentView::of(d, &app)).collect();
+            Ok((views, total))
+        })
+        .await?;
+    Ok((
+        docs.links_shown_if(who.sees_signing_links()),
+        super::total_pages(total, q.per_page),
+    ))
+}
+
+/// The user's document `id` (another user's is a 404).
+pub async fn get(ctx: &Context, who: &Principal, id: i64) -> Result<DocumentView, AppError> {
+    let (user, app) = (who.user_id, ctx.app.clone());
+    let doc = ctx
+        .db
+        .read(move |c| Ok(DocumentView::of(&store::owned(c, user, id)?, &app)))
+        .await?;
+    Ok(doc.links_shown_if(who.sees_signing_links()))
+}
+
+/// What deleting did, for the answer: the document (a removed draft as it was, a cancelled
+/// or hidden one as it now is), and what became of it.
+#[derive(Debug)]
+pub struct Removal {
+    pub document: DocumentView,
+    pub outcome: Deleted,
+}
+
+/// DRAFT: deleted, with its file. PENDING: CANCELLED (audited, DOCUMENT_CANCELLED queued).
+/// Finished: hidden from lists, which only a caller that may read documents may do: a
+/// finished document is the owner's record, and an app that cannot see it must not make it
+/// disappear from the owner's list (403 `insufficient_scope`, naming READ_DOCUMENT).
+pub async fn delete(
+    ctx: &Context,
+    who: &Principal,
+    id: i64,
+    origin: Origin,
+) -> Result<Removal, AppError> {
+    let (user, app) = (who.user_id, ctx.app.clone());
+    let reader = who.reads_documents();
+    let (view, outcome, blob) = ctx
+        .db
+        .write(move |tx| {
+            let doc = store::owned(tx, user, id)?;
+            if !reader && !matches!(doc.status, Status::Draft | Status::Pending) {
+                return Err(AppError::InsufficientScope(
+                    crate::identity::scope::Scope::ReadDocument.as_str(),
+                ));
+            }
+            let mut view = DocumentView::of(&doc, &app);
+            let outcome = store::delete(tx, &doc, now())?;
+            if outcome == Deleted::Cancelled {
+                let owner = owner_email(tx, user)?;
+                let actor = origin.actor(&owner, None);
+                audit::record(tx, id, Event::Cancelled, &actor, &json!({}), now())?;
+                crate::signing::documents::notify::cancelled(tx, id, &app, now())?;
+                view = DocumentView::of(&store::load(tx, id)?, &app);
+            }
+            Ok((view, outcome, doc.blob_id))
+        })
+        .await?;
+    match outcome {
+        Deleted::Removed => {
+            if let Some(b) = blob.and_then(|b| crate::core::blob::BlobId::parse(&b)) {
+                ctx.discard_blob(b).await;
+            }
+        }
+        Deleted::Cancelled => ctx.workers.notices(),
+        Deleted::Hidden => {}
+    }
+    Ok(Removal {
+        document: view.links_shown_if(who.sees_signing_links()),
+        outcome,
+    })
+}
+
+/// `POST /api/v1/documents/{id}/recipients`, while the document is a draft or pending.
+pub async fn add_recipient(
+    ctx: &Context,
+    who: &Principal,
+    id: i64,
+    r: NewRecipient,
+) -> Result<RecipientView, AppError> {
+    let (user, app) = (who.user_id, ctx.app.clone());
+    let view = ctx
+        .db
+        .write(move |tx| {
+            let doc = store::owned(tx, user, id)?;
+            parts::allowed(tx, user, &r)?;
+            doc.require_open("add recipients")?;
+            let added = parts::add_recipient(tx, Parent::Document(id), &r, now())?;
+            Ok(RecipientView::of(&added, id, &app))
+        })
+        .await?;
+    Ok(view.links_shown_if(who.sees_signing_links()))
+}
+
+/// `PATCH /api/v1/documents/{id}/recipients/{rid}`: absent keys keep their values (the
+/// patch was checked as far as it goes alone, `RecipientInput::validate_patch`). A new
+/// e-mail address is a new signing link (see `store::recipients::update`); on a PENDING document
+/// whose recipient had been e-mailed, the new address is e-mailed its link.
+pub async fn patch_recipient(
+    ctx: &Context,
+    who: &Principal,
+    (id, rid): (i64, i64),
+    patch: RecipientInput,
+    origin: Origin,
+) -> Result<RecipientView, AppError> {
+    let (user, app) = (who.user_id, ctx.app.clone());
+    let view = ctx
+        .db
+        .write(move |tx| {
+            let doc = store::owned(tx, user, id)?;
+            let current = doc
+                .recipient(rid)
+                .ok_or_else(|| AppError::not_found("recipient"))?;
+            let r = patch.over(&current.as_new()).validate()?;
+            parts::allowed(tx, user, &r)?;
+            doc.require_open("change recipients")?;
+            if let Some(old) = store::recipients::update(tx, id, rid, &r)? {
+                let owner = owner_email(tx, user)?;
+                let actor = origin.actor(&owner, None);
+                let change = (old.as_str(), r.email.as_str());
+                if crate::signing::documents::notify::readdressed(
+                    tx,
+                    id,
+                    rid,
+                    change,
+                    &actor,
+                    now(),
+                )? {
+                    crate::signing::documents::notify::signing_requests(
+                        tx,
+                        id,
+                        &[rid],
+                        &app,
+                        now(),
+                    )?;
+                }
+            }
+            store::touch(tx, id, now())?;
+            let changed = store::recipients::one(tx, Parent::Document(id), rid)?;
+            Ok(RecipientView::of(&changed, id, &app))
+        })
+        .await?;
+    ctx.workers.mail.wake();
+    Ok(view.links_shown_if(who.sees_signing_links()))
+}
+
+/// `DELETE /api/v1/documents/{id}/recipients/{rid}`, while the document is a draft or pending.
+/// Answers the recipient as it was, its dead link as `""` (as the other signing service does).
+pub async fn delete_recipient(
+    ctx: &Context,
+    who: &Principal,
+    (id, rid): (i64, i64),
+) -> Result<RecipientView, AppError> {
+    let (user, app) = (who.user_id, ctx.app.clone());
+    let view = ctx
+        .db
+        .write(move |tx| {
+            let doc = store::owned(tx, user, id)?;
+            doc.require_open("remove recipients")?;
+            let gone = store::recipients::one(tx, Parent::Document(id), rid)?;
+            store::recipients::delete(tx, id, rid)?;
+            store::touch(tx, id, now())?;
+            let mut view = RecipientView::of(&gone, id, &app);
+            view.signing_url = Some(String::new());
+            Ok(view)
+        })
+        .await?;
+    Ok(view.links_shown_if(who.sees_signing_links()))
+}
+
+/// `POST /api/v1/documents/{id}/fields`: one field or an array; all or nothing. While the
+/// document is a draft, or PENDING for recipients who have not finished.
+pub async fn add_fields(
+    ctx: &Context,
+    who: &Principal,
+    id: i64,
+    body: Value,
+) -> Result<Vec<FieldView>, AppError> {
+    let user = who.user_id;
+    ctx.db
+        .write(move |tx| {
+            let doc = store::owned(tx, user, id)?;
+            let batch = parts::fields_for(&body, doc.pages(), &doc.recipients);
+            let targets: Vec<i64> = batch.iter().flatten().map(|f| f.recipient_id).collect();
+            doc.require_fields_editable("add fields", &targets)?;
+            let added = parts::add_fields(tx, Parent::Document(id), &batch?, now())?;
+            if doc.status == Status::Pending {
+                store::load(tx, id)?.require_choices()?;
+            }
+            Ok(added.iter().map(|f| FieldView::of(f, id)).collect())
+        })
+        .await
+}
+
+/// `PATCH /api/v1/documents/{id}/fields/{fid}`: absent keys keep their values.
+pub async fn patch_field(
+    ctx: &Context,
+    who: &Principal,
+    (id, fid): (i64, i64),
+    body: Value,
+) -> Result<FieldView, AppError> {
+    let user = who.user_id;
+    ctx.db
+        .write(move |tx| {
+            let doc = store::owned(tx, user, id)?;
+            let field = field_of(&doc, fid)?;
+            let current = FieldView::of(field, id);
+            doc.require_fields_editable("change fields", &[field.recipient_id])?;
+            let raw = parts::merged(
+                json!({
+                    "recipientId": current.recipient_id, "type": current.kind,
+                    "pageNumber": current.page_number, "pageX": current.page_x,
+                    "pageY": current.page_y, "pageWidth": current.page_width,
+                    "pageHeight": current.page_height, "fieldMeta": current.field_meta,
+                }),
+                &body,
+            )?;
+            let recipients: Vec<i64> = doc.recipients.iter().map(|r| r.id).collect();
+            let f = parts::field_batch(&raw, doc.pages(), &recipients)?
+                .pop()
+                .ok_or_else(|| AppError::bad_request("invalid field"))?;
+            doc.require_fields_editable("change fields", &[f.recipient_id])?;
+            doc.require_field_change_keeps_it_signable(field, Some(&f))?;
+            store::fields::update(tx, id, fid, &f)?;
+            if doc.status == Status::Pending {
+                store::load(tx, id)?.require_choices()?;
+            }
+            store::touch(tx, id, now())?;
+            Ok(FieldView::of(
+                &store::fields::one(tx, Parent::Document(id), fid)?,
+                id,
+            ))
+        })
+        .await
+}
+
+/// `DELETE /api/v1/documents/{id}/fields/{fid}`, while the document is a draft, or PENDING for
+/// a recipient who has not finished (never a filled field, nor a signer's last signature field).
+/// Answers the field as it was.
+pub async fn delete_field(
+    ctx: &Context,
+    who: &Principal,
+    (id, fid): (i64, i64),
+) -> Result<FieldView, AppError> {
+    let user = who.user_id;
+    ctx.db
+        .write(move |tx| {
+            let doc = store::owned(tx, user, id)?;
+            let field = field_of(&doc, fid)?;
+            doc.require_fields_editable("delete fields", &[field.recipient_id])?;
+            doc.require_field_change_keeps_it_signable(field, None)?;
+            store::fields::delete(tx, id, fid)?;
+            store::touch(tx, id, now())?;
+            Ok(FieldView::of(field, id))
+        })
+        .await
+}
+
+/// Field `fid` of `doc`, or a 404.
+fn field_of(doc: &Document, fid: i64) -> Result<&super::model::Field, AppError> {
+    doc.fields
+        .iter()
+        .find(|f| f.id == fid)
+        .ok_or_else(|| AppError::not_found("field"))
+}

@@ -1,0 +1,929 @@
+//! Document metadata, authentication options and form values:
+//! validation and their stored JSON.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::check::{Check, join};
+use super::request::{
+    AttachmentInput, AuthOptionsInput, EmailSettingsInput, List, MetaInput, Methods as Sent,
+    RecipientAuthInput,
+};
+use crate::core::error::AppError;
+use crate::identity::users::Tier;
+use crate::{core::lenient::Given, core::lenient::Object};
+
+/// Date formats a document may ask for (`meta.dateFormat`), in the pattern language clients of
+/// the common open-source signing services use.
+pub const DATE_FORMATS: &[&str] = &[
+    "yyyy-MM-dd hh:mm a",
+    "yyyy-MM-dd",
+    "dd/MM/yyyy",
+    "MM/dd/yyyy",
+    "dd.MM.yyyy",
+    "yy-MM-dd",
+    "MMMM dd, yyyy",
+    "EEEE, MMMM dd, yyyy",
+    "dd/MM/yyyy hh:mm a",
+    "MM/dd/yyyy hh:mm a",
+    "dd.MM.yyyy HH:mm",
+    "yyyy-MM-dd HH:mm",
+    "yyyy-MM-dd'T'HH:mm:ss.SSSXXX",
+    "dd-MM-yyyy",
+    "dd/MM/yyyy HH:mm",
+    "dd-MM-yyyy hh:mm a",
+    "dd-MM-yyyy HH:mm",
+    "MM/dd/yyyy HH:mm",
+    "yy-MM-dd hh:mm a",
+    "yy-MM-dd HH:mm",
+    "yyyy-MM-dd HH:mm:ss",
+    "MMMM dd, yyyy hh:mm a",
+    "MMMM dd, yyyy HH:mm",
+    "EEEE, MMMM dd, yyyy hh:mm a",
+    "EEEE, MMMM dd, yyyy HH:mm",
+];
+
+/// `DATE_FORMATS`' patterns in strftime form, same order.
+const STRFTIME: &[&str] = &[
+    "%Y-%m-%d %I:%M %p",
+    "%Y-%m-%d",
+    "%d/%m/%Y",
+    "%m/%d/%Y",
+    "%d.%m.%Y",
+    "%y-%m-%d",
+    "%B %d, %Y",
+    "%A, %B %d, %Y",
+    "%d/%m/%Y %I:%M %p",
+    "%m/%d/%Y %I:%M %p",
+    "%d.%m.%Y %H:%M",
+    "%Y-%m-%d %H:%M",
+    "%Y-%m-%dT%H:%M:%S%.3f%:z",
+    "%d-%m-%Y",
+    "%d/%m/%Y %H:%M",
+    "%d-%m-%Y %I:%M %p",
+    "%d-%m-%Y %H:%M",
+    "%m/%d/%Y %H:%M",
+    "%y-%m-%d %I:%M %p",
+    "%y-%m-%d %H:%M",
+    "%Y-%m-%d %H:%M:%S",
+    "%B %d, %Y %I:%M %p",
+    "%B %d, %Y %H:%M",
+    "%A, %B %d, %Y %I:%M %p",
+    "%A, %B %d, %Y %H:%M",
+];
+
+/// `ts` (Unix seconds) in the time zone `zone` and one of `DATE_FORMATS` (a DATE field's value
+/// at completion). An unknown zone or pattern falls back to UTC and the default pattern.
+pub fn format_date(ts: i64, zone: &str, pattern: &str) -> String {
+    let tz = jiff::tz::TimeZone::get(zone).unwrap_or(jiff::tz::TimeZone::UTC);
+    let fmt = DATE_FORMATS
+        .iter()
+        .position(|f| *f == pattern)
+        .map_or(STRFTIME[0], |i| STRFTIME[i]);
+    match jiff::Timestamp::from_second(ts) {
+        Ok(t) => t.to_zoned(tz).strftime(fmt).to_string(),
+        Err(_) => String::new(),
+    }
+}
+
+pub const DEFAULT_DATE_FORMAT: &str = "yyyy-MM-dd hh:mm a";
+pub const DEFAULT_TIMEZONE: &str = "Etc/UTC";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, utoipa::ToSchema)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum SigningOrder {
+    #[default]
+    Parallel,
+    Sequential,
+}
+
+/// `meta`, as stored and returned.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Meta {
+    pub subject: Option<String>,
+    pub message: Option<String>,
+    pub timezone: String,
+    pub date_format: String,
+    pub redirect_url: Option<String>,
+    pub signing_order: SigningOrder,
+    /// EMAIL, or NONE: the owner hands out the signing links and recipients get no e-mail.
+    #[serde(default)]
+    pub distribution_method: DistributionMethod,
+    /// Which e-mails the document sends (all by default); see `EmailSettings::effective`.
+    #[serde(default)]
+    pub email_settings: EmailSettings,
+    /// Links the sender attached at creation (`attachments`), shown to signers.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<Attachment>,
+}
+
+/// A link attachment: a label and an http(s) URL (the signing service's `{label, data, type:
+/// "link"}`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attachment {
+    pub label: String,
+    pub data: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+}
+
+/// At most this many attachments a document.
+pub const MAX_ATTACHMENTS: usize = 10;
+
+/// `attachments`: null, or a list of at most `MAX_ATTACHMENTS` `{label (1..255 characters),
+/// data (an absolute http(s) URL, as `meta.redirectUrl`), type? ("link")}`.
+pub fn parse_attachments(c: &mut Check, raw: &List<AttachmentInput>) -> Vec<Attachment> {
+    if raw.is_absent() {
+        return Vec::new();
+    }
+    let Some(list) = raw.valid().filter(|a| a.len() <= MAX_ATTACHMENTS) else {
+        c.fail(
+            "attachments",
+            format!("must be a list of at most {MAX_ATTACHMENTS} {{label, data}} links"),
+        );
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (i, a) in list.iter().enumerate() {
+        let path = format!("attachments[{i}]");
+        let Some(Object(a)) = a.valid() else {
+            c.fail(path, "must be an object {label, data}");
+            continue;
+        };
+        let label = c
+            .text(&a.label, &join(&path, "label"), 255)
+            .map(|l| l.trim().to_string());
+        if label.as_deref().is_none_or(str::is_empty) {
+            c.fail(join(&path, "label"), "required: 1 to 255 characters");
+        }
+        let data = match c.text(&a.data, &join(&path, "data"), 2000) {
+            Some(u) => redirect_url(&u)
+                .map_err(|why| c.fail(join(&path, "data"), why))
+                .ok(),
+            None => {
+                c.fail(join(&path, "data"), "required: an http or https URL");
+                None
+            }
+        };
+        match &a.kind {
+            Given::Absent | Given::Null => {}
+            Given::Valid(t) if t == "link" => {}
+            _ => c.fail(join(&path, "type"), "only \"link\" attachments exist"),
+        }
+        if let (Some(label), Some(data)) = (label.filter(|l| !l.is_empty()), data) {
+            out.push(Attachment {
+                label,
+                data,
+                kind: "link".into(),
+            });
+        }
+    }
+    out
+}
+
+/// How recipients get their signing links (`meta.distributionMethod`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, utoipa::ToSchema)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum DistributionMethod {
+    /// E-mailed by docket.
+    #[default]
+    Email,
+    /// Handed out by the owner (the API answers the links): no e-mail to recipients.
+    None,
+}
+
+/// `meta.emailSettings`: the signing service's nine switches, all on by default. Docket has
+/// mail for four of them (`recipientSigningRequest`, `documentCompleted`,
+/// `ownerDocumentCompleted`, `documentDeleted`); the others are kept and shown as given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct EmailSettings {
+    pub recipient_signing_request: bool,
+    pub recipient_removed: bool,
+    pub recipient_signed: bool,
+    pub document_pending: bool,
+    pub document_completed: bool,
+    pub document_deleted: bool,
+    pub owner_document_completed: bool,
+    pub owner_recipient_expired: bool,
+    pub owner_document_created: bool,
+}
+
+impl Default for EmailSettings {
+    fn default() -> Self {
+        EmailSettings {
+            recipient_signing_request: true,
+            recipient_removed: true,
+            recipient_signed: true,
+            document_pending: true,
+            document_completed: true,
+            document_deleted: true,
+            owner_document_completed: true,
+            owner_recipient_expired: true,
+            owner_document_created: true,
+        }
+    }
+}
+
+/// A switch of `EmailSettings`, reached by its name.
+type Switch = fn(&mut EmailSettings) -> &mut bool;
+
+impl EmailSettings {
+    /// The settings' keys as the API names them, with a setter each.
+    const KEYS: [(&'static str, Switch); 9] = [
+        ("recipientSigningRequest", |s| {
+            &mut s.recipient_signing_request
+        }),
+        ("recipientRemoved", |s| &mut s.recipient_removed),
+        ("recipientSigned", |s| &mut s.recipient_signed),
+        ("documentPending", |s| &mut s.document_pending),
+        ("documentCompleted", |s| &mut s.document_completed),
+        ("documentDeleted", |s| &mut s.document_deleted),
+        ("ownerDocumentCompleted", |s| {
+            &mut s.owner_document_completed
+        }),
+        ("ownerRecipientExpired", |s| &mut s.owner_recipient_expired),
+        ("ownerDocumentCreated", |s| &mut s.owner_document_created),
+    ];
+}
+
+impl Meta {
+    /// The e-mail switches in force: `emailSettings`, with every e-mail to recipients off when
+    /// `distributionMethod` is NONE (the owner's own e-mails keep their setting), as the
+    /// signing service derives them.
+    pub fn effective_email(&self) -> EmailSettings {
+        let s = self.email_settings;
+        match self.distribution_method {
+            DistributionMethod::Email => s,
+            DistributionMethod::None => EmailSettings {
+                recipient_signing_request: false,
+                recipient_removed: false,
+                recipient_signed: false,
+                document_pending: false,
+                document_completed: false,
+                document_deleted: false,
+                ..s
+            },
+        }
+    }
+}
+
+impl Default for Meta {
+    fn default() -> Self {
+        Meta {
+            subject: None,
+            message: None,
+            timezone: DEFAULT_TIMEZONE.into(),
+            date_format: DEFAULT_DATE_FORMAT.into(),
+            redirect_url: None,
+            signing_order: SigningOrder::Parallel,
+            distribution_method: DistributionMethod::Email,
+            email_settings: EmailSettings::default(),
+            attachments: Vec::new(),
+        }
+    }
+}
+
+/// True for IANA zone names the bundled time zone database knows (`Europe/Paris`, `UTC`).
+pub fn is_time_zone(name: &str) -> bool {
+    !name.is_empty() && jiff::tz::TimeZone::get(name).is_ok()
+}
+
+/// Applies the members present in `raw` (absent or null for none) over `base`.
+/// `strict_zone`: documents need IANA names; templates' generate-document takes free strings.
+pub fn parse_meta(
+    c: &mut Check,
+    raw: &Given<Object<MetaInput>>,
+    base: Meta,
+    strict_zone: bool,
+) -> Meta {
+    let mut meta = base;
+    if raw.is_absent() {
+        return meta;
+    }
+    let Some(Object(raw)) = c.given(raw, "meta", "must be an object") else {
+        return meta;
+    };
+    if let Some(s) = c.text(&raw.subject, "meta.subject", 255) {
+        meta.subject = Some(s);
+    }
+    if let Some(s) = c.text(&raw.message, "meta.message", 5000) {
+        meta.message = Some(s);
+    }
+    if let Some(tz) = c.text(&raw.timezone, "meta.timezone", 64) {
+        if strict_zone && !is_time_zone(&tz) {
+            c.fail(
+                "meta.timezone",
+                format!("{tz:?} is not an IANA time zone name such as Europe/Paris"),
+            );
+        } else {
+            meta.timezone = tz;
+        }
+    }
+    if let Some(f) = c.text(&raw.date_format, "meta.dateFormat", 64) {
+        if strict_zone && !DATE_FORMATS.contains(&f.as_str()) {
+            c.fail(
+                "meta.dateFormat",
+                format!("unsupported; use one of: {}", DATE_FORMATS.join(" | ")),
+            );
+        } else {
+            meta.date_format = f;
+        }
+    }
+    if let Some(u) = c.text(&raw.redirect_url, "meta.redirectUrl", 2000) {
+        match redirect_url(&u) {
+            Ok(url) => meta.redirect_url = Some(url),
+            Err(why) => c.fail("meta.redirectUrl", why),
+        }
+    }
+    let order = "must be PARALLEL or SEQUENTIAL";
+    if let Some(o) = c.given(&raw.signing_order, "meta.signingOrder", order) {
+        meta.signing_order = *o;
+    }
+    let method = "must be EMAIL or NONE";
+    if let Some(m) = c.given(&raw.distribution_method, "meta.distributionMethod", method) {
+        meta.distribution_method = *m;
+    }
+    if let Some(s) = parse_email_settings(c, &raw.email_settings) {
+        meta.email_settings = s;
+    }
+    meta
+}
+
+/// `meta.emailSettings`: an object of the nine switches, each true or false; those left out
+/// are on (as the signing service reads it), keys it does not know are ignored. Null or
+/// absent: `None` (keep what there is).
+fn parse_email_settings(
+    c: &mut Check,
+    raw: &Given<Object<EmailSettingsInput>>,
+) -> Option<EmailSettings> {
+    if raw.is_absent() {
+        return None;
+    }
+    let message = "must be an object of true/false switches";
+    let Object(given) = c.given(raw, "meta.emailSettings", message)?;
+    let mut out = EmailSettings::default();
+    for ((key, field), switch) in EmailSettings::KEYS.into_iter().zip(given.switches()) {
+        let path = format!("meta.emailSettings.{key}");
+        if let Some(b) = c.given(switch, &path, "must be true or false") {
+            *field(&mut out) = *b;
+        }
+    }
+    Some(out)
+}
+
+/// The action authentication a recipient needs, and what they proved when they finished
+/// (`recipients.auth_method`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum ActionAuth {
+    #[serde(rename = "ACCOUNT")]
+    Account,
+    #[serde(rename = "TWO_FACTOR_AUTH")]
+    TwoFactor,
+    #[serde(rename = "PASSKEY")]
+    Passkey,
+    /// The recipient's account password, typed again on the signing page.
+    #[serde(rename = "PASSWORD")]
+    Password,
+}
+
+impl ActionAuth {
+    pub const ALL: [ActionAuth; 4] = [
+        ActionAuth::Account,
+        ActionAuth::TwoFactor,
+        ActionAuth::Passkey,
+        ActionAuth::Password,
+    ];
+
+    pub fn parse(s: &str) -> Option<ActionAuth> {
+        Self::ALL.into_iter().find(|a| a.as_str() == s)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActionAuth::Account => "ACCOUNT",
+            ActionAuth::TwoFactor => "TWO_FACTOR_AUTH",
+            ActionAuth::Passkey => "PASSKEY",
+            ActionAuth::Password => "PASSWORD",
+        }
+    }
+}
+
+crate::sql_text_enum!(ActionAuth);
+
+/// A recipient's `actionAuth` that waives the document's `globalActionAuth` for them.
+pub const EXPLICIT_NONE: &str = "EXPLICIT_NONE";
+
+/// Authentication methods as the signing service's API v1 gives and shows them: a list (any
+/// one of several action methods will do). Requests may give one value, an array, or null;
+/// stored JSON from before lists were allowed holds one string or null, read the same way.
+pub type Methods = Vec<String>;
+
+mod methods {
+    use serde::{Deserialize, Deserializer};
+
+    /// One string, null or a list of strings.
+    pub fn read<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Stored {
+            One(String),
+            Many(Vec<String>),
+        }
+        Ok(match Option::<Stored>::deserialize(d)? {
+            None => Vec::new(),
+            Some(Stored::One(s)) => vec![s],
+            Some(Stored::Many(v)) => v,
+        })
+    }
+}
+
+/// Document-level authentication options.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthOptions {
+    #[serde(default, deserialize_with = "methods::read")]
+    pub global_access_auth: Methods,
+    #[serde(default, deserialize_with = "methods::read")]
+    pub global_action_auth: Methods,
+}
+
+impl AuthOptions {
+    pub fn is_empty(&self) -> bool {
+        self.global_access_auth.is_empty() && self.global_action_auth.is_empty()
+    }
+}
+
+/// TWO_FACTOR_AUTH access leaves reading open and asks for a current TOTP code of the
+/// recipient's account at finishing (`signing::auth::Requirement::of`).
+pub const ACCESS_AUTH: &[&str] = &["ACCOUNT", "TWO_FACTOR_AUTH"];
+pub const ACTION_AUTH: &[&str] = &["ACCOUNT", "PASSKEY", "TWO_FACTOR_AUTH", "PASSWORD"];
+pub const RECIPIENT_ACTION_AUTH: &[&str] = &[
+    "ACCOUNT",
+    "PASSKEY",
+    "TWO_FACTOR_AUTH",
+    "PASSWORD",
+    EXPLICIT_NONE,
+];
+
+/// `meta.redirectUrl`: an absolute http(s) URL with a host, written out in full (`https://`,
+/// not `https:host`, which browsers read as a relative path), without spaces, control
+/// characters or credentials; stored as `url` writes it (normalised), never raw.
+fn redirect_url(raw: &str) -> Result<String, &'static str> {
+    if raw.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err("no spaces or control characters allowed");
+    }
+    let lower = raw.get(..8).unwrap_or(raw).to_ascii_lowercase();
+    if !lower.starts_with("http://") && !lower.starts_with("https://") {
+        return Err("must be an absolute http or https URL (http://host/... or https://host/...)");
+    }
+    let url = url::Url::parse(raw).map_err(|_| "must be an absolute http or https URL")?;
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err("must be an absolute http or https URL with a host");
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err("no credentials (user@) allowed");
+    }
+    Ok(url.to_string())
+}
+
+/// Methods as sent at `path`: one of `allowed`, a list of them (repeats dropped), or null
+/// (none). `EXPLICIT_NONE` stands alone.
+fn methods(c: &mut Check, given: &Sent, path: &str, allowed: &[&str]) -> Vec<String> {
+    let message = format!(
+        "must be one of {}, a list of them, or null",
+        allowed.join(", ")
+    );
+    let Some(list) = c.given(given, path, &message) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    for s in &list.0 {
+        if !allowed.contains(&s.as_str()) {
+            c.fail(path, message);
+            return Vec::new();
+        }
+        if !out.contains(s) {
+            out.push(s.clone());
+        }
+    }
+    if out.len() > 1 && out.iter().any(|m| m == EXPLICIT_NONE) {
+        c.fail(
+            path,
+            format!("{EXPLICIT_NONE} cannot be combined with other methods"),
+        );
+        return Vec::new();
+    }
+    out
+}
+
+/// A document's `authOptions`: `globalAccessAuth` and `globalActionAuth`, each one value, a
+/// list or null.
+pub fn parse_auth_options(c: &mut Check, raw: &Given<Object<AuthOptionsInput>>) -> AuthOptions {
+    if raw.is_absent() {
+        return AuthOptions::default();
+    }
+    match c.given(raw, "authOptions", "must be an object") {
+        Some(Object(raw)) => parse_global_auth(c, raw, "authOptions"),
+        None => AuthOptions::default(),
+    }
+}
+
+/// `globalAccessAuth` and `globalActionAuth` at `path` (an `authOptions` object, or a template
+/// body, where the signing service's newer schema puts them at the top level).
+pub fn parse_global_auth(c: &mut Check, raw: &AuthOptionsInput, path: &str) -> AuthOptions {
+    AuthOptions {
+        global_access_auth: methods(
+            c,
+            &raw.global_access_auth,
+            &join(path, "globalAccessAuth"),
+            ACCESS_AUTH,
+        ),
+        global_action_auth: methods(
+            c,
+            &raw.global_action_auth,
+            &join(path, "globalActionAuth"),
+            ACTION_AUTH,
+        ),
+    }
+}
+
+/// A recipient's options: `accessAuth` (ACCOUNT) and `actionAuth`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecipientAuth {
+    #[serde(default, deserialize_with = "methods::read")]
+    pub access_auth: Methods,
+    #[serde(default, deserialize_with = "methods::read")]
+    pub action_auth: Methods,
+}
+
+impl RecipientAuth {
+    pub fn is_empty(&self) -> bool {
+        self.access_auth.is_empty() && self.action_auth.is_empty()
+    }
+}
+
+pub fn parse_recipient_auth(
+    c: &mut Check,
+    raw: &Given<Object<RecipientAuthInput>>,
+    path: &str,
+) -> RecipientAuth {
+    if raw.is_absent() {
+        return RecipientAuth::default();
+    }
+    let Some(Object(raw)) = c.given(raw, path, "must be an object") else {
+        return RecipientAuth::default();
+    };
+    RecipientAuth {
+        access_auth: methods(c, &raw.access_auth, &join(path, "accessAuth"), ACCESS_AUTH),
+        action_auth: methods(
+            c,
+            &raw.action_auth,
+            &join(path, "actionAuth"),
+            RECIPIENT_ACTION_AUTH,
+        ),
+    }
+}
+
+/// 403 unless the account may use action authentication (enterprise tier).
+pub fn require_tier(tier: Tier, what: &str) -> Result<(), AppError> {
+    if tier == Tier::Enterprise {
+        Ok(())
+    } else {
+        Err(AppError::Forbidden(format!(
+            "{what} is available only to enterprise-tier accounts"
+        )))
+    }
+}
+
+/// `formValues`: names to text, number or boolean values.
+pub fn parse_form_values(
+    c: &mut Check,
+    raw: &Given<serde_json::Map<String, Value>>,
+) -> Option<serde_json::Map<String, Value>> {
+    if raw.is_absent() {
+        return None;
+    }
+    let message = "must be an object of names to text, numbers or booleans";
+    let obj = c.given(raw, "formValues", message)?;
+    for (k, v) in obj {
+        if !(v.is_string() || v.is_number() || v.is_boolean()) {
+            c.fail(
+                format!("formValues.{k}"),
+                "must be text, a number or a boolean",
+            );
+        }
+    }
+    Some(obj.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn g<T: serde::de::DeserializeOwned>(v: Value) -> Given<T> {
+        crate::core::lenient::member(&json!({ "v": v }), "v")
+    }
+
+    #[test]
+    fn dates_follow_the_zone_and_pattern() {
+        assert_eq!(DATE_FORMATS.len(), STRFTIME.len());
+        // 2026-11-21 15:04:05 UTC
+        let ts = 1_795_273_445;
+        assert_eq!(
+            format_date(ts, "Etc/UTC", "yyyy-MM-dd HH:mm"),
+            "2026-11-21 15:04"
+        );
+        assert_eq!(
+            format_date(ts, "Europe/Paris", "dd.MM.yyyy HH:mm"),
+            "21.11.2026 16:04"
+        );
+        assert_eq!(
+            format_date(ts, "America/New_York", "MMMM dd, yyyy"),
+            "November 21, 2026"
+        );
+        assert_eq!(
+            format_date(ts, "Etc/UTC", "yyyy-MM-dd hh:mm a"),
+            "2026-11-21 03:04 PM"
+        );
+        assert_eq!(
+            format_date(ts, "Asia/Tokyo", "yyyy-MM-dd'T'HH:mm:ss.SSSXXX"),
+            "2026-11-22T00:04:05.000+09:00"
+        );
+    }
+
+    #[test]
+    fn every_date_format_of_the_common_signing_services_is_known() {
+        assert_eq!(DATE_FORMATS.len(), 25);
+        // 2026-11-21 15:04:05 UTC, a Saturday
+        let ts = 1_795_273_445;
+        let cases = [
+            ("dd-MM-yyyy", "21-11-2026"),
+            ("dd/MM/yyyy HH:mm", "21/11/2026 15:04"),
+            ("dd-MM-yyyy hh:mm a", "21-11-2026 03:04 PM"),
+            ("dd-MM-yyyy HH:mm", "21-11-2026 15:04"),
+            ("MM/dd/yyyy HH:mm", "11/21/2026 15:04"),
+            ("yy-MM-dd hh:mm a", "26-11-21 03:04 PM"),
+            ("yy-MM-dd HH:mm", "26-11-21 15:04"),
+            ("yyyy-MM-dd HH:mm:ss", "2026-11-21 15:04:05"),
+            ("MMMM dd, yyyy hh:mm a", "November 21, 2026 03:04 PM"),
+            ("MMMM dd, yyyy HH:mm", "November 21, 2026 15:04"),
+            (
+                "EEEE, MMMM dd, yyyy hh:mm a",
+                "Saturday, November 21, 2026 03:04 PM",
+            ),
+            (
+                "EEEE, MMMM dd, yyyy HH:mm",
+                "Saturday, November 21, 2026 15:04",
+            ),
+        ];
+        for (pattern, want) in cases {
+            assert_eq!(format_date(ts, "Etc/UTC", pattern), want, "{pattern}");
+        }
+    }
+
+    #[test]
+    fn meta_is_validated_field_by_field() {
+        let mut c = Check::new();
+        let m = parse_meta(
+            &mut c,
+            &g(
+                json!({"subject": "Sign", "timezone": "Europe/Paris", "dateFormat": "yyyy-MM-dd", "redirectUrl": "https://x.example/done", "signingOrder": "SEQUENTIAL"}),
+            ),
+            Meta::default(),
+            true,
+        );
+        assert!(c.is_ok());
+        assert_eq!(m.signing_order, SigningOrder::Sequential);
+        assert_eq!(m.timezone, "Europe/Paris");
+
+        let mut c = Check::new();
+        parse_meta(
+            &mut c,
+            &g(
+                json!({"timezone": "Mars/Base", "dateFormat": "whatever", "redirectUrl": "javascript:x", "signingOrder": "RANDOM"}),
+            ),
+            Meta::default(),
+            true,
+        );
+        let err = c.finish(()).unwrap_err();
+        let paths: Vec<&str> = err.details().iter().map(|d| d.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "meta.timezone",
+                "meta.dateFormat",
+                "meta.redirectUrl",
+                "meta.signingOrder"
+            ]
+        );
+    }
+
+    #[test]
+    fn distribution_and_email_settings_are_read_stored_and_derived() {
+        let mut c = Check::new();
+        let m = parse_meta(
+            &mut c,
+            &g(json!({"distributionMethod": "NONE",
+                         "emailSettings": {"documentCompleted": false, "unknownKey": 1}})),
+            Meta::default(),
+            true,
+        );
+        assert!(c.is_ok());
+        assert_eq!(m.distribution_method, DistributionMethod::None);
+        assert!(!m.email_settings.document_completed);
+        assert!(m.email_settings.recipient_signed, "left out: on");
+        let e = m.effective_email();
+        assert!(!e.recipient_signing_request && !e.document_deleted);
+        assert!(
+            e.owner_document_completed,
+            "the owner's own mail keeps its setting"
+        );
+        // Stored meta from before these keys reads with their defaults.
+        let old: Meta = serde_json::from_value(json!({"subject": null, "message": null,
+            "timezone": "Etc/UTC", "dateFormat": "yyyy-MM-dd", "redirectUrl": null,
+            "signingOrder": "PARALLEL"}))
+        .unwrap();
+        assert_eq!(old.distribution_method, DistributionMethod::Email);
+        assert_eq!(old.email_settings, EmailSettings::default());
+        let shown = serde_json::to_value(&m).unwrap();
+        assert_eq!(shown["distributionMethod"], "NONE");
+        assert_eq!(shown["emailSettings"].as_object().unwrap().len(), 9);
+
+        let mut c = Check::new();
+        parse_meta(
+            &mut c,
+            &g(json!({"distributionMethod": "FAX", "emailSettings": {"documentCompleted": "no"}})),
+            Meta::default(),
+            true,
+        );
+        let err = c.finish(()).unwrap_err();
+        let paths: Vec<&str> = err.details().iter().map(|d| d.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "meta.distributionMethod",
+                "meta.emailSettings.documentCompleted"
+            ]
+        );
+    }
+
+    #[test]
+    fn attachments_are_labelled_http_links_and_few() {
+        let mut c = Check::new();
+        let a = parse_attachments(
+            &mut c,
+            &g(
+                json!([{"label": " Terms ", "data": "https://x.example/terms", "type": "link"},
+                         {"label": "Price list", "data": "HTTP://X.example/p"}]),
+            ),
+        );
+        assert!(c.is_ok());
+        assert_eq!(a.len(), 2);
+        assert_eq!(
+            (a[0].label.as_str(), a[1].data.as_str()),
+            ("Terms", "http://x.example/p")
+        );
+        let mut c = Check::new();
+        parse_attachments(
+            &mut c,
+            &g(json!([{"label": "", "data": "javascript:alert(1)", "type": "file"}, 3])),
+        );
+        let err = c.finish(()).unwrap_err();
+        let paths: Vec<&str> = err.details().iter().map(|d| d.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            [
+                "attachments[0].label",
+                "attachments[0].data",
+                "attachments[0].type",
+                "attachments[1]"
+            ]
+        );
+        let many: Vec<Value> = (0..=MAX_ATTACHMENTS)
+            .map(|i| json!({"label": i.to_string(), "data": "https://x.example/"}))
+            .collect();
+        let mut c = Check::new();
+        parse_attachments(&mut c, &g(Value::Array(many)));
+        assert!(!c.is_ok());
+    }
+
+    #[test]
+    fn redirect_urls_are_absolute_clean_and_normalised() {
+        for (raw, stored) in [
+            ("https://x.example/done", "https://x.example/done"),
+            ("HTTPS://X.Example", "https://x.example/"),
+            (
+                "http://x.example:8080/a?b=c#d",
+                "http://x.example:8080/a?b=c#d",
+            ),
+            (
+                "https://bücher.example/ü",
+                "https://xn--bcher-kva.example/%C3%BC",
+            ),
+        ] {
+            assert_eq!(redirect_url(raw).as_deref(), Ok(stored), "{raw}");
+        }
+        for bad in [
+            "https:evil.example",
+            "https:/evil.example",
+            "javascript:alert(1)",
+            "//evil.example",
+            "/relative",
+            "ftp://x.example/",
+            "https://x.example/\n",
+            "https://x.exa\tmple/",
+            "\u{1}https://x.example/",
+            "https://x.example/a b",
+            "https://x.example/\u{85}",
+            "https://user:pw@x.example/",
+            "https://",
+            "",
+        ] {
+            assert!(redirect_url(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    #[test]
+    fn templates_take_free_time_zone_strings() {
+        let mut c = Check::new();
+        let m = parse_meta(
+            &mut c,
+            &g(json!({"timezone": "CET-ish"})),
+            Meta::default(),
+            false,
+        );
+        assert!(c.is_ok());
+        assert_eq!(m.timezone, "CET-ish");
+    }
+
+    #[test]
+    fn auth_options_and_tiers() {
+        let mut c = Check::new();
+        let a = parse_auth_options(
+            &mut c,
+            &g(json!({"globalAccessAuth": null, "globalActionAuth": "PASSKEY"})),
+        );
+        assert!(c.is_ok());
+        assert_eq!(a.global_action_auth, vec!["PASSKEY"]);
+        assert!(a.global_access_auth.is_empty());
+        let mut c = Check::new();
+        parse_auth_options(&mut c, &g(json!({"globalActionAuth": "SMS"})));
+        assert!(!c.is_ok());
+        assert!(require_tier(Tier::Standard, "x").is_err());
+        assert!(require_tier(Tier::Enterprise, "x").is_ok());
+    }
+
+    #[test]
+    fn auth_methods_come_as_one_or_a_list_and_are_stored_as_lists() {
+        let mut c = Check::new();
+        let a = parse_auth_options(
+            &mut c,
+            &g(json!({"globalAccessAuth": ["ACCOUNT"],
+                         "globalActionAuth": ["PASSWORD", "PASSKEY", "PASSWORD"]})),
+        );
+        assert!(c.is_ok());
+        assert_eq!(a.global_action_auth, vec!["PASSWORD", "PASSKEY"]);
+        assert_eq!(
+            serde_json::to_value(&a).unwrap(),
+            json!({"globalAccessAuth": ["ACCOUNT"], "globalActionAuth": ["PASSWORD", "PASSKEY"]})
+        );
+        let r = parse_recipient_auth(
+            &mut c,
+            &g(json!({"actionAuth": ["EXPLICIT_NONE"]})),
+            "authOptions",
+        );
+        assert!(c.is_ok());
+        assert_eq!(r.action_auth, vec![EXPLICIT_NONE]);
+        for bad in [
+            json!({"actionAuth": ["EXPLICIT_NONE", "ACCOUNT"]}),
+            json!({"actionAuth": [1]}),
+            json!({"accessAuth": ["PASSKEY"]}),
+        ] {
+            let mut c = Check::new();
+            parse_recipient_auth(&mut c, &g(bad.clone()), "authOptions");
+            assert!(!c.is_ok(), "{bad}");
+        }
+        // What older rows hold reads as lists too.
+        let old: RecipientAuth =
+            serde_json::from_str(r#"{"accessAuth":null,"actionAuth":"PASSKEY"}"#).unwrap();
+        assert_eq!(
+            (old.access_auth.len(), old.action_auth),
+            (0, vec!["PASSKEY".to_string()])
+        );
+        let old: AuthOptions = serde_json::from_str("{}").unwrap();
+        assert!(old.is_empty());
+    }
+
+    #[test]
+    fn form_values_are_scalars() {
+        let mut c = Check::new();
+        parse_form_values(&mut c, &g(json!({"a": 1, "b": "x", "c": true})));
+        assert!(c.is_ok());
+        parse_form_values(&mut c, &g(json!({"a": [1]})));
+        assert!(!c.is_ok());
+    }
+}

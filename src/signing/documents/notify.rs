@@ -1,0 +1,340 @@
+//! Who is told what, queued in the caller's transaction (so a change and its notices commit or
+//! roll back together): e-mails through `mail`, and document events for `webhooks`.
+//!
+//! Webhook events: DOCUMENT_SENT (sent), DOCUMENT_OPENED (a recipient's first visit),
+//! DOCUMENT_RECIPIENT_COMPLETED (any recipient finished: signed, approved or viewed),
+//! DOCUMENT_SIGNED (a SIGNER signed), DOCUMENT_COMPLETED (sealed), DOCUMENT_REJECTED,
+//! DOCUMENT_CANCELLED, DOCUMENT_SEAL_FAILED (the first failed sealing attempt of a finished
+//! document; its `sealing` says why); DOCUMENT_CREATED is queued where documents are created.
+
+use crate::core::db::Conn;
+
+use crate::core::error::AppError;
+use crate::outbox::webhooks::Event;
+use crate::signing::documents::model::Document;
+use crate::signing::documents::recipients::SendStatus;
+use serde_json::json;
+
+use crate::outbox::mail::store::Mail;
+use crate::signing::documents::recipients::Role;
+use crate::{outbox::mail::Kind, outbox::mail::NewMail, outbox::mail::Status};
+use crate::{outbox::mail::compose, outbox::mail::compose::SigningRequest};
+use crate::{signing::documents::DocumentView, signing::documents::store};
+use crate::{signing::documents::audit, signing::documents::audit::Actor};
+
+/// What the messages about a document need: the document, and its sender's name and e-mail.
+struct About {
+    doc: Document,
+    sender_name: String,
+    sender_email: String,
+}
+
+fn about(tx: &Conn, doc: i64) -> Result<About, AppError> {
+    let doc = store::load(tx, doc)?;
+    let owner = crate::identity::users::store::get(tx, doc.user_id)?
+        .ok_or_else(|| AppError::internal("a document without its owner"))?;
+    Ok(About {
+        doc,
+        sender_name: owner.name,
+        sender_email: owner.email,
+    })
+}
+
+/// What a recipient is asked to do, in a sentence and on the button of the signing request.
+fn action(role: Role) -> (&'static str, &'static str) {
+    match role {
+        Role::Signer => ("sign", "Sign the document"),
+        Role::Approver => ("approve", "Review and approve"),
+        Role::Viewer | Role::Cc => ("view", "View the document"),
+        Role::Assistant => ("prepare", "Prepare the document"),
+    }
+}
+
+/// A message has left (`SENT`) or was filed (`OUTBOX`), in the transaction that marks it so
+/// (`mail::worker::OnSent`): for a signing request, the recipient's `sendStatus` becomes SENT
+/// and an EMAILED event is recorded.
+pub fn mail_sent(tx: &Conn, m: &Mail, status: Status, now: i64) -> Result<(), AppError> {
+    if m.kind != Kind::SigningRequest {
+        return Ok(());
+    }
+    let (Some(rid), Some(doc)) = (m.recipient_id, m.document_id) else {
+        return Ok(());
+    };
+    store::recipients::mark_sent(tx, rid, now)?;
+    let via = match status {
+        Status::Sent => "smtp",
+        _ => "outbox",
+    };
+    let actor = Actor {
+        recipient_id: Some(rid),
+        ..Actor::system()
+    };
+    let detail = json!({"mailId": m.id, "to": m.to, "via": via});
+    audit::record(tx, doc, audit::Event::Emailed, &actor, &detail, now)
+}
+
+/// A message about document `doc`.
+fn mail(doc: i64, kind: Kind, to: &str, content: compose::Composed) -> NewMail {
+    let mut m = NewMail::new(kind, to, content);
+    m.document_id = Some(doc);
+    m
+}
+
+fn queue(tx: &Conn, m: NewMail, now: i64) -> Result<(), AppError> {
+    crate::outbox::mail::store::enqueue(tx, &m, now)?;
+    Ok(())
+}
+
+/// Queues the signing-request e-mail for each of `recipients` of document `doc`, unless the
+/// document's e-mail settings turn signing requests off (`distributionMethod: NONE` or
+/// `emailSettings.recipientSigningRequest: false`: the owner hands out the links).
+pub fn signing_requests(
+    tx: &Conn,
+    doc: i64,
+    recipients: &[i64],
+    app_url: &str,
+    now: i64,
+) -> Result<(), AppError> {
+    requests(tx, doc, recipients, app_url, now, false).map(drop)
+}
+
+/// Queues a reminder (a signing request whose subject starts "Reminder: ") for each of
+/// `recipients`, under the same settings; answers who was e-mailed.
+pub fn reminders(
+    tx: &Conn,
+    doc: i64,
+    recipients: &[i64],
+    app_url: &str,
+    now: i64,
+) -> Result<Vec<i64>, AppError> {
+    requests(tx, doc, recipients, app_url, now, true)
+}
+
+fn requests(
+    tx: &Conn,
+    doc: i64,
+    recipients: &[i64],
+    app_url: &str,
+    now: i64,
+    reminder: bool,
+) -> Result<Vec<i64>, AppError> {
+    if recipients.is_empty() {
+        return Ok(Vec::new());
+    }
+    let a = about(tx, doc)?;
+    if !a.doc.meta.effective_email().recipient_signing_request {
+        return Ok(Vec::new());
+    }
+    let mut queued = Vec::new();
+    for r in a
+        .doc
+        .recipients
+        .iter()
+        .filter(|r| recipients.contains(&r.id))
+    {
+        let link = format!("{app_url}/sign/{}", r.token);
+        // The sender's own words, with the signing service's placeholders for this recipient.
+        let own = |s: &Option<String>| {
+            s.as_deref()
+                .map(|s| compose::placeholders(s, &r.name, &r.email, &a.doc.title))
+        };
+        let (subject, message) = (own(&a.doc.meta.subject), own(&a.doc.meta.message));
+        let mut content = compose::signing_request(&SigningRequest {
+            title: &a.doc.title,
+            sender_name: &a.sender_name,
+            recipient_name: &r.name,
+            action: action(r.role),
+            subject: subject.as_deref(),
+            message: message.as_deref(),
+            link: &link,
+        });
+        if reminder {
+            content.subject = format!("Reminder: {}", content.subject);
+        }
+        let mut m = mail(doc, Kind::SigningRequest, &r.email, content);
+        m.recipient_id = Some(r.id);
+        queue(tx, m, now)?;
+        queued.push(r.id);
+    }
+    Ok(queued)
+}
+
+/// The sealed PDF, attached, to every recipient (unless `emailSettings.documentCompleted` is
+/// off or the document is not distributed by e-mail) and to the owner (unless
+/// `ownerDocumentCompleted` is off; once only when the owner is also a recipient); and
+/// DOCUMENT_COMPLETED.
+pub fn completed(
+    tx: &Conn,
+    doc: i64,
+    sealed_blob: &str,
+    app_url: &str,
+    now: i64,
+) -> Result<(), AppError> {
+    let a = about(tx, doc)?;
+    let file = crate::signing::documents::file_name(&a.doc.title, true);
+    let settings = a.doc.meta.effective_email();
+    let mut sent_to: Vec<String> = Vec::new();
+    let to_recipients = a
+        .doc
+        .recipients
+        .iter()
+        .filter(|_| settings.document_completed);
+    for r in to_recipients {
+        if sent_to.contains(&r.email) {
+            continue;
+        }
+        let content = compose::completed(&a.doc.title, &r.name);
+        let attach = Some((sealed_blob.to_string(), file.clone()));
+        let mut m = mail(doc, Kind::Completed, &r.email, content);
+        m.attachment = attach;
+        queue(tx, m, now)?;
+        sent_to.push(r.email.clone());
+    }
+    if settings.owner_document_completed && !sent_to.contains(&a.sender_email) {
+        let content = compose::completed(&a.doc.title, &a.sender_name);
+        let attach = Some((sealed_blob.to_string(), file));
+        let mut m = mail(doc, Kind::Completed, &a.sender_email, content);
+        m.attachment = attach;
+        queue(tx, m, now)?;
+    }
+    event(tx, doc, Event::DocumentCompleted, app_url, now)
+}
+
+/// Tells the owner that sealing failed (`error`, as they may read it) and when it is retried
+/// (`next_attempt`, unix seconds); and DOCUMENT_SEAL_FAILED. Called for the first failure only.
+pub fn seal_failed(
+    tx: &Conn,
+    doc: i64,
+    error: &str,
+    next_attempt: i64,
+    app_url: &str,
+    now: i64,
+) -> Result<(), AppError> {
+    let a = about(tx, doc)?;
+    let content = compose::seal_failed(
+        &a.doc.title,
+        &a.sender_name,
+        doc,
+        error,
+        &crate::core::timefmt::human(next_attempt),
+    );
+    queue(
+        tx,
+        mail(doc, Kind::SealFailed, &a.sender_email, content),
+        now,
+    )?;
+    event(tx, doc, Event::DocumentSealFailed, app_url, now)
+}
+
+/// Tells the owner and the other recipients who the rejection came from and why; and
+/// DOCUMENT_REJECTED.
+pub fn rejected(
+    tx: &Conn,
+    doc: i64,
+    by: i64,
+    reason: &str,
+    app_url: &str,
+    now: i64,
+) -> Result<(), AppError> {
+    let a = about(tx, doc)?;
+    let people = &a.doc.recipients;
+    let by_name = people
+        .iter()
+        .find(|r| r.id == by)
+        .map(|r| format!("{} <{}>", r.name, r.email))
+        .unwrap_or_default();
+    for r in people.iter().filter(|r| r.id != by) {
+        let content = compose::rejected(&a.doc.title, &r.name, &by_name, reason);
+        queue(tx, mail(doc, Kind::Rejected, &r.email, content), now)?;
+    }
+    let content = compose::rejected(&a.doc.title, &a.sender_name, &by_name, reason);
+    let m = mail(doc, Kind::Rejected, &a.sender_email, content);
+    queue(tx, m, now)?;
+    event(tx, doc, Event::DocumentRejected, app_url, now)
+}
+
+/// Tells the recipients who were already e-mailed that the document was cancelled (unless
+/// `emailSettings.documentDeleted` is off); and DOCUMENT_CANCELLED.
+pub fn cancelled(tx: &Conn, doc: i64, app_url: &str, now: i64) -> Result<(), AppError> {
+    let a = about(tx, doc)?;
+    let tell = a.doc.meta.effective_email().document_deleted;
+    let emailed = a
+        .doc
+        .recipients
+        .iter()
+        .filter(|r| tell && r.send_status == SendStatus::Sent);
+    for r in emailed {
+        let content = compose::cancelled(&a.doc.title, &r.name, &a.sender_name);
+        queue(tx, mail(doc, Kind::Cancelled, &r.email, content), now)?;
+    }
+    event(tx, doc, Event::DocumentCancelled, app_url, now)
+}
+
+/// A document was created (through the API or from a template): the CREATED audit event and
+/// the DOCUMENT_CREATED webhook, whose payload is `view`.
+pub fn created(
+    tx: &Conn,
+    view: &DocumentView,
+    actor: &crate::signing::documents::audit::Actor,
+    now: i64,
+) -> Result<(), AppError> {
+    crate::signing::documents::audit::record(
+        tx,
+        view.id,
+        crate::signing::documents::audit::Event::Created,
+        actor,
+        &serde_json::json!({"title": view.title}),
+        now,
+    )?;
+    crate::signing::documents::webhook::enqueue(tx, Event::DocumentCreated, view, now)
+}
+
+/// Queues webhook `name` for the document's owner, with the document as the API shows it.
+pub fn event(tx: &Conn, doc: i64, name: Event, app_url: &str, now: i64) -> Result<(), AppError> {
+    let view = DocumentView::of(&store::load(tx, doc)?, app_url);
+    crate::signing::documents::webhook::enqueue(tx, name, &view, now)
+}
+
+/// The owner gave recipient `recipient` of document `doc` a new address, `from` -> `to`
+/// (`documents::store::recipients::update` already gave it a new token): records
+/// RECIPIENT_CHANGED and withdraws the signing requests still queued for the old address.
+/// Returns whether the new address is to be e-mailed its link now: the document is PENDING and
+/// the old address had been invited by e-mail (as the recipient's turn had come).
+pub fn readdressed(
+    tx: &Conn,
+    doc: i64,
+    recipient: i64,
+    (from, to): (&str, &str),
+    actor: &Actor,
+    now: i64,
+) -> Result<bool, AppError> {
+    audit::record(
+        tx,
+        doc,
+        audit::Event::RecipientChanged,
+        actor,
+        &json!({"recipientId": recipient, "from": from, "to": to}),
+        now,
+    )?;
+    let invited = crate::outbox::mail::store::was_invited(tx, recipient)?;
+    crate::outbox::mail::store::withdraw_signing_requests(
+        tx,
+        recipient,
+        "withdrawn: the recipient's address changed",
+    )?;
+    Ok(invited && store::load(tx, doc)?.status == super::Status::Pending)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_role_is_asked_in_its_own_words() {
+        assert_eq!(action(Role::Signer), ("sign", "Sign the document"));
+        assert_eq!(action(Role::Approver), ("approve", "Review and approve"));
+        assert_eq!(action(Role::Viewer), ("view", "View the document"));
+        assert_eq!(action(Role::Cc), ("view", "View the document"));
+        assert_eq!(action(Role::Assistant), ("prepare", "Prepare the document"));
+    }
+}

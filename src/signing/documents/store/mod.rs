@@ -1,0 +1,373 @@
+//! SQL for `documents`, and (in `recipients` and `fields`) for the recipients and fields of
+//! documents and templates: the only module that reads or writes these three tables. Reads
+//! answer the aggregate's one read model (`documents::model`).
+
+pub mod fields;
+pub mod recipients;
+
+use crate::params;
+use crate::{core::db::Conn, core::db::OptionalExtension, core::db::Row};
+use serde_json::Value;
+
+use super::meta::Meta;
+use super::model::{Document, SealRecord};
+use super::{CreateDocument, Status};
+use crate::core::db::stored_json;
+use crate::core::error::AppError;
+
+/// Whose recipients and fields: a document's or a template's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Parent {
+    Document(i64),
+    Template(i64),
+}
+
+impl Parent {
+    /// The column of `recipients` and `fields` that names the parent.
+    fn column(self) -> &'static str {
+        match self {
+            Parent::Document(_) => "document_id",
+            Parent::Template(_) => "template_id",
+        }
+    }
+
+    pub fn id(self) -> i64 {
+        match self {
+            Parent::Document(id) | Parent::Template(id) => id,
+        }
+    }
+
+    pub fn noun(self) -> &'static str {
+        match self {
+            Parent::Document(_) => "document",
+            Parent::Template(_) => "template",
+        }
+    }
+}
+
+const COLUMNS: &str = "id, user_id, external_id, title, status, document_data_id, blob_id,
+    page_sizes, meta, auth_options, form_values, sealed_blob_id, created_at, updated_at,
+    completed_at, seal_failures, seal_error, seal_next_at";
+
+/// A document's row, without its recipients and fields yet. Stored JSON the code cannot read
+/// is an error, never a default.
+fn from_row(r: &Row<'_>) -> crate::core::db::Result<Document> {
+    let sizes: Option<String> = r.get(7)?;
+    let meta: String = r.get(8)?;
+    let auth: String = r.get(9)?;
+    let form: Option<String> = r.get(10)?;
+    Ok(Document {
+        id: r.get(0)?,
+        user_id: r.get(1)?,
+        external_id: r.get(2)?,
+        title: r.get(3)?,
+        status: r.get(4)?,
+        document_data_id: r.get(5)?,
+        blob_id: r.get(6)?,
+        page_sizes: sizes.map(|s| stored_json(7, &s)).transpose()?,
+        meta: stored_json(8, &meta)?,
+        auth_options: if auth.is_empty() {
+            Default::default()
+        } else {
+            stored_json(9, &auth)?
+        },
+        form_values: form.map(|f| stored_json(10, &f)).transpose()?,
+        sealed_blob_id: r.get(11)?,
+        created_at: r.get(12)?,
+        updated_at: r.get(13)?,
+        completed_at: r.get(14)?,
+        seal: SealRecord {
+            failures: r.get(15)?,
+            error: r.get(16)?,
+            next_at: r.get(17)?,
+        },
+        recipients: Vec::new(),
+        fields: Vec::new(),
+    })
+}
+
+/// The row with its recipients and fields.
+fn complete_aggregate(conn: &Conn, mut doc: Document) -> Result<Document, AppError> {
+    doc.recipients = recipients::of(conn, Parent::Document(doc.id))?;
+    doc.fields = fields::of(conn, Parent::Document(doc.id))?;
+    Ok(doc)
+}
+
+fn load_where(
+    conn: &Conn,
+    filter: &str,
+    args: impl crate::core::db::Params,
+) -> Result<Option<Document>, AppError> {
+    let mut stmt =
+        conn.prepare_cached(&format!("SELECT {COLUMNS} FROM documents WHERE {filter}"))?;
+    match stmt.query_row(args, from_row).optional()? {
+        Some(doc) => Ok(Some(complete_aggregate(conn, doc)?)),
+        None => Ok(None),
+    }
+}
+
+/// Document `id` with its recipients and fields.
+pub fn load(conn: &Conn, id: i64) -> Result<Document, AppError> {
+    load_where(conn, "id = ?1", [id])?.ok_or_else(|| AppError::not_found("document"))
+}
+
+/// The user's document `id`, or a 404 (also for another user's document).
+pub fn owned(conn: &Conn, user: i64, id: i64) -> Result<Document, AppError> {
+    load_where(conn, "id = ?1 AND user_id = ?2", params![id, user])?
+        .ok_or_else(|| AppError::not_found("document"))
+}
+
+/// The document behind an upload URL's `documentDataId`.
+pub fn by_data_id(conn: &Conn, data_id: &str) -> Result<Option<Document>, AppError> {
+    load_where(conn, "document_data_id = ?1", [data_id])
+}
+
+/// A page of the user's listed documents, newest first, and how many there are in all.
+pub fn list(
+    conn: &Conn,
+    user: i64,
+    status: Option<Status>,
+    limit: i64,
+    offset: i64,
+) -> Result<(Vec<Document>, i64), AppError> {
+    let total: i64 = conn.query_row(
+        "SELECT count(*) FROM documents WHERE user_id = ?1 AND hidden = 0 AND (status = ?2 OR ?2 IS NULL)",
+        params![user, status],
+        |r| r.get(0),
+    )?;
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM documents WHERE user_id = ?1 AND hidden = 0 AND (status = ?2 OR ?2 IS NULL)
+          ORDER BY created_at DESC, id DESC LIMIT ?3 OFFSET ?4"
+    ))?;
+    let rows = stmt.query_map(params![user, status, limit, offset], from_row)?;
+    let docs = rows.collect::<Result<Vec<_>, _>>()?;
+    let docs = docs
+        .into_iter()
+        .map(|d| complete_aggregate(conn, d))
+        .collect::<Result<_, _>>()?;
+    Ok((docs, total))
+}
+
+pub fn insert(
+    tx: &Conn,
+    user: i64,
+    doc: &CreateDocument,
+    data_id: &str,
+    now: i64,
+) -> Result<i64, AppError> {
+    let inserted_id = tx.insert(
+        "INSERT INTO documents (user_id, external_id, title, document_data_id, meta, auth_options, form_values, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
+        params![
+            user,
+            doc.external_id,
+            doc.title,
+            data_id,
+            serde_json::to_string(&doc.meta).unwrap_or_default(),
+            serde_json::to_string(&doc.auth_options).unwrap_or_default(),
+            doc.form_values.as_ref().map(|f| Value::Object(f.clone()).to_string()),
+            now
+        ],
+    )?;
+    let id = inserted_id;
+    for r in &doc.recipients {
+        recipients::insert(tx, Parent::Document(id), r, now)?;
+    }
+    Ok(id)
+}
+
+/// What `DELETE /api/v1/documents/{id}` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Deleted {
+    /// A draft: gone, with its file (the blob id to remove after commit).
+    Removed,
+    /// Pending: now CANCELLED, its signing links dead.
+    Cancelled,
+    /// Finished: hidden from lists, kept for the record.
+    Hidden,
+}
+
+pub fn delete(tx: &Conn, doc: &Document, now: i64) -> Result<Deleted, AppError> {
+    match doc.status {
+        Status::Draft => {
+            tx.execute(
+                "DELETE FROM documents WHERE id = ?1 AND status = 'DRAFT'",
+                [doc.id],
+            )?;
+            if let Some(b) = &doc.blob_id {
+                crate::core::blob::rows::delete(tx, b)?;
+            }
+            Ok(Deleted::Removed)
+        }
+        Status::Pending => {
+            if !set_status(tx, doc.id, Status::Pending, Status::Cancelled, now)? {
+                return Err(AppError::Conflict(
+                    "the document changed state; try again".into(),
+                ));
+            }
+            Ok(Deleted::Cancelled)
+        }
+        _ => {
+            tx.execute(
+                "UPDATE documents SET hidden = 1, updated_at = ?2 WHERE id = ?1",
+                params![doc.id, now],
+            )?;
+            Ok(Deleted::Hidden)
+        }
+    }
+}
+
+/// Records an uploaded file on a draft (checked in SQL); returns the replaced blob's id.
+pub fn set_file(
+    tx: &Conn,
+    doc: i64,
+    blob: &crate::core::blob::store::StoredBlob,
+    page_sizes: &str,
+    now: i64,
+) -> Result<Option<String>, AppError> {
+    let old: Option<Option<String>> = tx
+        .query_row(
+            "SELECT blob_id FROM documents WHERE id = ?1 AND status = 'DRAFT'",
+            [doc],
+            |r| r.get(0),
+        )
+        .optional()?;
+    let Some(old) = old else {
+        return Err(AppError::Conflict(
+            "the document is no longer a draft; its file cannot change".into(),
+        ));
+    };
+    crate::core::blob::rows::insert_pdf(tx, blob, now)?;
+    tx.execute(
+        "UPDATE documents SET blob_id = ?2, page_sizes = ?3, updated_at = ?4 WHERE id = ?1 AND status = 'DRAFT'",
+        params![doc, blob.id.as_str(), page_sizes, now],
+    )?;
+    if let Some(o) = &old {
+        crate::core::blob::rows::delete(tx, o)?;
+    }
+    Ok(old)
+}
+
+/// Marks the document changed now.
+pub fn touch(tx: &Conn, doc: i64, now: i64) -> Result<(), AppError> {
+    tx.execute(
+        "UPDATE documents SET updated_at = ?2 WHERE id = ?1",
+        params![doc, now],
+    )?;
+    Ok(())
+}
+
+/// Marks template `template` changed now: its recipients and fields are written here too
+/// (`Parent`).
+pub fn touch_template(tx: &Conn, template: i64, now: i64) -> Result<(), AppError> {
+    tx.execute(
+        "UPDATE templates SET updated_at = ?2 WHERE id = ?1",
+        params![template, now],
+    )?;
+    Ok(())
+}
+
+/// Replaces the document's `meta` (e.g. the e-mail settings a send overrides).
+pub fn set_meta(tx: &Conn, doc: i64, meta: &Meta, now: i64) -> Result<(), AppError> {
+    let json = serde_json::to_string(meta)
+        .map_err(|e| AppError::internal(format!("meta does not serialise: {e}")))?;
+    tx.execute(
+        "UPDATE documents SET meta = ?2, updated_at = ?3 WHERE id = ?1",
+        params![doc, json, now],
+    )?;
+    Ok(())
+}
+
+/// Records the template a document was generated from (`templates.id`, SET NULL on its deletion).
+pub fn set_template(tx: &Conn, doc: i64, template: i64) -> Result<(), AppError> {
+    tx.execute(
+        "UPDATE documents SET template_id = ?2 WHERE id = ?1",
+        params![doc, template],
+    )?;
+    Ok(())
+}
+
+/// Moves the document from `from` to `to`; false when it was no longer `from`.
+pub fn set_status(
+    tx: &Conn,
+    doc: i64,
+    from: Status,
+    to: Status,
+    now: i64,
+) -> Result<bool, AppError> {
+    let n = tx.execute(
+        "UPDATE documents SET status = ?3, updated_at = ?4,
+                sent_at = CASE WHEN ?3 = 'PENDING' THEN ?4 ELSE sent_at END
+         WHERE id = ?1 AND status = ?2",
+        params![doc, from, to, now],
+    )?;
+    Ok(n == 1)
+}
+
+/// Records the sealed file and completes the document, if it is still PENDING with every
+/// acting recipient finished. False otherwise (e.g. cancelled while sealing).
+pub fn complete(tx: &Conn, doc: i64, sealed: &str, now: i64) -> Result<bool, AppError> {
+    let n = tx.execute(
+        "UPDATE documents SET status = 'COMPLETED', sealed_blob_id = ?2, completed_at = ?3, updated_at = ?3,
+                seal_next_at = NULL
+         WHERE id = ?1 AND status = 'PENDING'
+           AND NOT EXISTS (SELECT 1 FROM recipients WHERE document_id = ?1 AND role <> 'CC' AND signing_status <> 'SIGNED')",
+        params![doc, sealed, now],
+    )?;
+    Ok(n == 1)
+}
+
+/// Claims `doc` for one sealing attempt until `lease_until`, if it is still PENDING and its
+/// attempt is due at `now`: true for the one worker (of any node) that gets it. The outcome
+/// (`complete`, `record_seal_failure`) ends the lease; when the process dies while sealing,
+/// the lease runs out and another worker seals it.
+pub fn claim_seal(tx: &Conn, doc: i64, now: i64, lease_until: i64) -> Result<bool, AppError> {
+    let n = tx.execute(
+        "UPDATE documents SET seal_next_at = ?3
+          WHERE id = ?1 AND status = 'PENDING' AND (seal_next_at IS NULL OR seal_next_at <= ?2)",
+        params![doc, now, lease_until],
+    )?;
+    Ok(n == 1)
+}
+
+/// PENDING documents whose acting recipients have all finished but that are not sealed yet,
+/// with when their next sealing attempt is due (`None`: at once; a time after a failure).
+pub fn awaiting_seal(conn: &Conn) -> Result<Vec<(i64, Option<i64>)>, AppError> {
+    let mut stmt = conn.prepare(
+        "SELECT d.id, d.seal_next_at FROM documents d WHERE d.status = 'PENDING'
+           AND EXISTS (SELECT 1 FROM recipients WHERE document_id = d.id AND role <> 'CC')
+           AND NOT EXISTS (SELECT 1 FROM recipients WHERE document_id = d.id AND role <> 'CC' AND signing_status <> 'SIGNED')",
+    )?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Records a failed sealing attempt on a PENDING document: one more failure, its `error`, and
+/// the next attempt at `next(failures)`. Returns (failures, next attempt), or `None` when the
+/// document is no longer PENDING.
+pub fn record_seal_failure(
+    tx: &Conn,
+    doc: i64,
+    error: &str,
+    next: impl Fn(u32) -> i64,
+    now: i64,
+) -> Result<Option<(u32, i64)>, AppError> {
+    let before: Option<i64> = tx
+        .query_row(
+            "SELECT seal_failures FROM documents WHERE id = ?1 AND status = 'PENDING'",
+            [doc],
+            |r| r.get(0),
+        )
+        .optional()?;
+    let Some(before) = before else {
+        return Ok(None);
+    };
+    let failures = u32::try_from(before).unwrap_or(0).saturating_add(1);
+    let at = next(failures);
+    tx.execute(
+        "UPDATE documents SET seal_failures = ?2, seal_error = ?3, seal_next_at = ?4, updated_at = ?5
+         WHERE id = ?1 AND status = 'PENDING'",
+        params![doc, failures, error, at, now],
+    )?;
+    Ok(Some((failures, at)))
+}

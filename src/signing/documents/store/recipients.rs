@@ -1,0 +1,253 @@
+//! SQL for `recipients`, of documents and of templates alike (`Parent`), and their changes
+//! while a document is signed, each guarded by a WHERE clause that re-checks its precondition.
+
+use crate::params;
+use crate::{core::db::Conn, core::db::OptionalExtension, core::db::Row};
+
+use super::Parent;
+use crate::core::db::stored_json;
+use crate::signing::documents::model::Recipient;
+use crate::{core::db::conflict_on_unique, core::error::AppError};
+use crate::{signing::documents::meta::ActionAuth, signing::documents::meta::RecipientAuth};
+use crate::{
+    signing::documents::recipients::NewRecipient, signing::documents::recipients::SigningStatus,
+    signing::documents::recipients::new_token,
+};
+
+const COLUMNS: &str = "id, email, name, role, signing_order, token, auth_options, read_status,
+    signing_status, send_status, opened_at, signed_at, acted_ip, acted_user_agent, auth_method,
+    auth_user_id";
+
+fn from_row(r: &Row<'_>) -> crate::core::db::Result<Recipient> {
+    let auth: Option<String> = r.get(6)?;
+    Ok(Recipient {
+        id: r.get(0)?,
+        email: r.get(1)?,
+        name: r.get(2)?,
+        role: r.get(3)?,
+        signing_order: r.get(4)?,
+        token: r.get(5)?,
+        auth: match auth.as_deref() {
+            None | Some("") => RecipientAuth::default(),
+            Some(s) => stored_json(6, s)?,
+        },
+        read_status: r.get(7)?,
+        signing_status: r.get(8)?,
+        send_status: r.get(9)?,
+        opened_at: r.get(10)?,
+        signed_at: r.get(11)?,
+        acted_ip: r.get(12)?,
+        acted_user_agent: r.get(13)?,
+        auth_method: r.get(14)?,
+        auth_user_id: r.get(15)?,
+    })
+}
+
+/// The recipients of `parent`, by id.
+pub fn of(conn: &Conn, parent: Parent) -> Result<Vec<Recipient>, AppError> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM recipients WHERE {} = ?1 ORDER BY id",
+        parent.column()
+    ))?;
+    let rows = stmt.query_map([parent.id()], from_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Recipient `id` of `parent`, or a 404.
+pub fn one(conn: &Conn, parent: Parent, id: i64) -> Result<Recipient, AppError> {
+    conn.query_row(
+        &format!(
+            "SELECT {COLUMNS} FROM recipients WHERE {} = ?1 AND id = ?2",
+            parent.column()
+        ),
+        params![parent.id(), id],
+        from_row,
+    )
+    .optional()?
+    .ok_or_else(|| AppError::not_found("recipient"))
+}
+
+fn auth_text(r: &NewRecipient) -> Option<String> {
+    (!r.auth.is_empty()).then(|| serde_json::to_string(&r.auth).unwrap_or_default())
+}
+
+/// The same e-mail twice on one parent: 400 on a document (the signing service's API v1
+/// answers "Recipient already exists" so), 409 on a template (docket's own route).
+fn taken(parent: Parent, email: &str) -> AppError {
+    let message = format!("{email} is already a recipient of this {}", parent.noun());
+    match parent {
+        Parent::Document(_) => AppError::wrong_state(message),
+        Parent::Template(_) => AppError::Conflict(message),
+    }
+}
+
+/// A unique-index violation on the recipient's address (a concurrent insert) as `taken`.
+fn on_unique(e: crate::core::db::Error, parent: Parent, email: &str) -> AppError {
+    match conflict_on_unique(e, "") {
+        AppError::Conflict(_) => taken(parent, email),
+        other => other,
+    }
+}
+
+/// Adds a recipient with a fresh token; the same e-mail twice on one parent is refused (a
+/// document generated from a template could not hold both).
+pub fn insert(tx: &Conn, parent: Parent, r: &NewRecipient, now: i64) -> Result<i64, AppError> {
+    let exists: bool = tx.query_row(
+        &format!(
+            "SELECT EXISTS (SELECT 1 FROM recipients WHERE {} = ?1 AND email = ?2)",
+            parent.column()
+        ),
+        params![parent.id(), r.email],
+        |row| row.get(0),
+    )?;
+    if exists {
+        return Err(taken(parent, &r.email));
+    }
+    let inserted_id = tx.insert(
+        &format!(
+            "INSERT INTO recipients ({}, email, name, role, signing_order, token, auth_options, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            parent.column()
+        ),
+        params![
+            parent.id(),
+            r.email,
+            r.name,
+            r.role,
+            r.signing_order,
+            new_token(),
+            auth_text(r),
+            now
+        ],
+    )
+    .map_err(|e| on_unique(e, parent, &r.email))?;
+    Ok(inserted_id)
+}
+
+/// Changes a document's recipient that has not acted yet; the other recipients stay as they
+/// are. A new e-mail address is a new person: the recipient gets a new signing token (the old
+/// link then answers like an unknown one), is again unsent and unopened, and loses values
+/// entered through the old link. Returns the previous address when it changed.
+pub fn update(tx: &Conn, doc: i64, id: i64, r: &NewRecipient) -> Result<Option<String>, AppError> {
+    let old = one(tx, Parent::Document(doc), id)?.email;
+    let readdressed = old != r.email;
+    let n = tx
+        .execute(
+            "UPDATE recipients SET email = ?3, name = ?4, role = ?5, signing_order = ?6, auth_options = ?7
+              WHERE document_id = ?1 AND id = ?2 AND signing_status = 'NOT_SIGNED'",
+            params![doc, id, r.email, r.name, r.role, r.signing_order, auth_text(r)],
+        )
+        .map_err(|e| on_unique(e, Parent::Document(doc), &r.email))?;
+    if n == 0 {
+        return Err(AppError::wrong_state(
+            "the recipient has already acted and cannot be changed",
+        ));
+    }
+    if !readdressed {
+        return Ok(None);
+    }
+    tx.execute(
+        "UPDATE recipients SET token = ?2, send_status = 'NOT_SENT', sent_at = NULL,
+                read_status = 'NOT_OPENED', opened_at = NULL
+          WHERE id = ?1",
+        params![id, new_token()],
+    )?;
+    super::fields::clear_values(tx, id)?;
+    Ok(Some(old))
+}
+
+/// Deletes a document's recipient that has not acted, and its fields.
+pub fn delete(tx: &Conn, doc: i64, id: i64) -> Result<(), AppError> {
+    let n = tx.execute(
+        "DELETE FROM recipients WHERE document_id = ?1 AND id = ?2 AND signing_status = 'NOT_SIGNED'",
+        params![doc, id],
+    )?;
+    if n == 0 {
+        one(tx, Parent::Document(doc), id)?;
+        return Err(AppError::wrong_state(
+            "the recipient has already acted and cannot be removed",
+        ));
+    }
+    Ok(())
+}
+
+/// The document and recipient a signing token names; `None` for an unknown token (also a
+/// template's recipient).
+pub fn by_token(conn: &Conn, token: &str) -> Result<Option<(i64, i64)>, AppError> {
+    Ok(conn
+        .query_row(
+            "SELECT document_id, id FROM recipients WHERE token = ?1 AND document_id IS NOT NULL",
+            [token],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?)
+}
+
+/// Recipient `recipient`'s signing token, while its address is still `email`.
+pub fn token_for(conn: &Conn, recipient: i64, email: &str) -> Result<Option<String>, AppError> {
+    Ok(conn
+        .query_row(
+            "SELECT token FROM recipients WHERE id = ?1 AND email = ?2 AND document_id IS NOT NULL",
+            params![recipient, email],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
+/// The recipient's signing request was handed to the mail system: `sendStatus` SENT, and
+/// `sent_at` the first time.
+pub fn mark_sent(tx: &Conn, recipient: i64, now: i64) -> Result<(), AppError> {
+    tx.execute(
+        "UPDATE recipients SET send_status = 'SENT', sent_at = COALESCE(sent_at, ?2) WHERE id = ?1",
+        params![recipient, now],
+    )?;
+    Ok(())
+}
+
+/// First visit: OPENED (and SENT, the link having reached them). True when this was the first.
+pub fn mark_opened(tx: &Conn, recipient: i64, now: i64) -> Result<bool, AppError> {
+    let n = tx.execute(
+        "UPDATE recipients SET read_status = 'OPENED', opened_at = ?2,
+                send_status = 'SENT', sent_at = COALESCE(sent_at, ?2)
+         WHERE id = ?1 AND read_status = 'NOT_OPENED'",
+        params![recipient, now],
+    )?;
+    Ok(n == 1)
+}
+
+/// How a recipient finished: their new status, the reason of a rejection, and where from.
+#[derive(Debug, Clone, Copy)]
+pub struct Finish<'a> {
+    pub status: SigningStatus,
+    pub reason: Option<&'a str>,
+    pub ip: Option<&'a str>,
+    pub user_agent: Option<&'a str>,
+}
+
+/// The recipient finishes (SIGNED: signed, approved or viewed) or rejects, if it has not yet
+/// and the document is PENDING. Returns false when that no longer holds.
+pub fn finish(tx: &Conn, recipient: i64, f: Finish<'_>, now: i64) -> Result<bool, AppError> {
+    let n = tx.execute(
+        "UPDATE recipients SET signing_status = ?2, signed_at = ?3, rejection_reason = ?4,
+                acted_ip = ?5, acted_user_agent = ?6
+         WHERE id = ?1 AND signing_status = 'NOT_SIGNED'
+           AND (SELECT status FROM documents WHERE id = recipients.document_id) = 'PENDING'",
+        params![recipient, f.status, now, f.reason, f.ip, f.user_agent],
+    )?;
+    Ok(n == 1)
+}
+
+/// Records what the recipient proved when they finished: the method (`None`: the link alone)
+/// and the account.
+pub fn record_auth(
+    tx: &Conn,
+    recipient: i64,
+    method: Option<ActionAuth>,
+    user: Option<i64>,
+) -> Result<(), AppError> {
+    tx.execute(
+        "UPDATE recipients SET auth_method = ?2, auth_user_id = ?3 WHERE id = ?1",
+        params![recipient, method, user],
+    )?;
+    Ok(())
+}

@@ -1,0 +1,318 @@
+//! What a recipient may put in a field, checked again on the server whatever the page did: the
+//! value a signing page submits, checked against the field's type and `fieldMeta`,
+//! and turned into what is stored (`custom_text`, or a PNG for a drawn signature).
+
+use base64::Engine;
+use serde_json::Value;
+
+use crate::core::error::AppError;
+use crate::signing::documents::fields::FieldType;
+
+/// Largest drawn signature accepted (PNG bytes).
+pub const MAX_SIGNATURE_PNG: usize = 512 * 1024;
+/// Largest drawn signature, in pixels per side.
+const MAX_SIGNATURE_SIDE: u32 = 4000;
+/// Longest free text when the field sets no `characterLimit`.
+const MAX_TEXT: usize = 10_000;
+
+/// A checked value, ready to store.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stored {
+    /// Text (typed signature, name, e-mail, text, number, choice, or a JSON array of the
+    /// checked boxes' values).
+    Text(String),
+    /// A signature or initials drawn on the page.
+    Drawn(Vec<u8>),
+}
+
+fn bad(msg: impl Into<String>) -> AppError {
+    AppError::bad_request(msg.into())
+}
+
+/// Checks `value` (the JSON the page sends: `{"value": ...}` or, for signatures,
+/// `{"signature": "data:image/png;base64,..."}` / `{"typed": "..."}`) for a field of `kind` with
+/// `meta`.
+pub fn check(kind: FieldType, meta: Option<&Value>, value: &Value) -> Result<Stored, AppError> {
+    let meta = meta.cloned().unwrap_or(Value::Null);
+    if meta.get("readOnly").and_then(Value::as_bool) == Some(true) {
+        return Err(bad("this field is read-only"));
+    }
+    match kind {
+        FieldType::Signature | FieldType::FreeSignature | FieldType::Initials => signature(value),
+        FieldType::Date => Err(bad(
+            "a date field is filled in automatically when you finish",
+        )),
+        FieldType::Name => text_value(value, 200).map(Stored::Text),
+        FieldType::Email => {
+            let t = text_value(value, 254)?;
+            crate::identity::users::Email::parse(&t).map_err(|_| bad("enter an e-mail address"))?;
+            Ok(Stored::Text(t))
+        }
+        FieldType::Text => {
+            let limit = meta
+                .get("characterLimit")
+                .and_then(Value::as_u64)
+                .filter(|l| *l > 0)
+                .map_or(MAX_TEXT, |l| l as usize);
+            text_value(value, limit).map(Stored::Text)
+        }
+        FieldType::Number => number(&meta, value).map(Stored::Text),
+        FieldType::Radio => {
+            let choice = text_value(value, 500)?;
+            require_option(&meta, &choice)?;
+            Ok(Stored::Text(choice))
+        }
+        FieldType::Select | FieldType::Dropdown => {
+            let choice = text_value(value, 500)?;
+            require_option(&meta, &choice)?;
+            Ok(Stored::Text(choice))
+        }
+        FieldType::Checkbox => checkboxes(&meta, value),
+    }
+}
+
+fn signature(value: &Value) -> Result<Stored, AppError> {
+    if let Some(typed) = value.get("typed") {
+        let t = typed
+            .as_str()
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .ok_or_else(|| bad("type your name to sign"))?;
+        if t.chars().count() > 100 {
+            return Err(bad("a typed signature is at most 100 characters"));
+        }
+        return Ok(Stored::Text(t.to_string()));
+    }
+    let data = value
+        .get("signature")
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad("draw or type a signature"))?;
+    let b64 = data
+        .strip_prefix("data:image/png;base64,")
+        .ok_or_else(|| bad("a drawn signature must be a PNG data URL"))?;
+    if b64.len() > MAX_SIGNATURE_PNG * 4 / 3 + 4 {
+        return Err(bad("the drawn signature is too large"));
+    }
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(b64)
+        .map_err(|_| bad("the drawn signature is not valid base64"))?;
+    let (w, h) = png_size(&png).ok_or_else(|| bad("the drawn signature is not a PNG image"))?;
+    if w == 0 || h == 0 || w > MAX_SIGNATURE_SIDE || h > MAX_SIGNATURE_SIDE {
+        return Err(bad("the drawn signature has an unusable size"));
+    }
+    Ok(Stored::Drawn(png))
+}
+
+/// Width and height from a PNG's IHDR chunk.
+pub fn png_size(png: &[u8]) -> Option<(u32, u32)> {
+    const MAGIC: &[u8] = b"\x89PNG\r\n\x1a\n";
+    if png.len() < 24 || !png.starts_with(MAGIC) || &png[12..16] != b"IHDR" {
+        return None;
+    }
+    let w = u32::from_be_bytes(png[16..20].try_into().ok()?);
+    let h = u32::from_be_bytes(png[20..24].try_into().ok()?);
+    Some((w, h))
+}
+
+fn text_value(value: &Value, limit: usize) -> Result<String, AppError> {
+    let t = match value.get("value") {
+        Some(Value::String(s)) => s.trim().to_string(),
+        Some(Value::Number(n)) => n.to_string(),
+        _ => return Err(bad("give the field a value")),
+    };
+    if t.is_empty() {
+        return Err(bad("give the field a value"));
+    }
+    if t.chars().count() > limit {
+        return Err(bad(format!("at most {limit} characters")));
+    }
+    if t.chars().any(|c| c.is_control() && c != '\n') {
+        return Err(bad("the value contains control characters"));
+    }
+    Ok(t)
+}
+
+fn number(meta: &Value, value: &Value) -> Result<String, AppError> {
+    let raw = text_value(value, 64)?;
+    let n: f64 = raw
+        .parse()
+        .ok()
+        .filter(|n: &f64| n.is_finite())
+        .ok_or_else(|| bad("enter a number"))?;
+    if let Some(min) = meta.get("minValue").and_then(Value::as_f64)
+        && n < min
+    {
+        return Err(bad(format!("the smallest allowed value is {min}")));
+    }
+    if let Some(max) = meta.get("maxValue").and_then(Value::as_f64)
+        && n > max
+    {
+        return Err(bad(format!("the largest allowed value is {max}")));
+    }
+    Ok(raw)
+}
+
+fn options(meta: &Value) -> Vec<String> {
+    meta.get("values")
+        .and_then(Value::as_array)
+        .map(|vs| {
+            vs.iter()
+                .filter_map(|v| v.get("value").and_then(Value::as_str))
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn require_option(meta: &Value, choice: &str) -> Result<(), AppError> {
+    if options(meta).iter().any(|o| o == choice) {
+        Ok(())
+    } else {
+        Err(bad(format!("{choice:?} is not one of the field's options")))
+    }
+}
+
+fn checkboxes(meta: &Value, value: &Value) -> Result<Stored, AppError> {
+    let picked: Vec<String> = match value.get("value") {
+        Some(Value::Array(a)) => a
+            .iter()
+            .map(|v| v.as_str().map(str::to_string))
+            .collect::<Option<_>>()
+            .ok_or_else(|| bad("checkbox values are strings"))?,
+        _ => return Err(bad("give the checked values as a list")),
+    };
+    for p in &picked {
+        require_option(meta, p)?;
+    }
+    let mut unique = picked.clone();
+    unique.sort();
+    unique.dedup();
+    if unique.len() != picked.len() {
+        return Err(bad("a value is checked twice"));
+    }
+    if let (Some(rule), Some(n)) = (
+        meta.get("validationRule").and_then(Value::as_str),
+        meta.get("validationLength").and_then(Value::as_u64),
+    ) {
+        let k = picked.len() as u64;
+        let ok = match rule {
+            "Select at least" => k >= n,
+            "Select exactly" => k == n,
+            "Select at most" => k <= n,
+            _ => true,
+        };
+        if !ok {
+            return Err(bad(format!("{} {n}", rule.to_lowercase())));
+        }
+    }
+    Ok(Stored::Text(
+        serde_json::to_string(&picked).unwrap_or_default(),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn png(w: u32, h: u32) -> String {
+        let mut b = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+        b.extend(w.to_be_bytes());
+        b.extend(h.to_be_bytes());
+        b.extend([8, 6, 0, 0, 0]);
+        format!(
+            "data:image/png;base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(b)
+        )
+    }
+
+    #[test]
+    fn signatures_drawn_or_typed() {
+        let drawn = check(
+            FieldType::Signature,
+            None,
+            &json!({"signature": png(300, 100)}),
+        );
+        assert!(matches!(drawn, Ok(Stored::Drawn(_))));
+        assert_eq!(
+            check(FieldType::Initials, None, &json!({"typed": " A.L. "})).unwrap(),
+            Stored::Text("A.L.".into())
+        );
+        for bad in [
+            json!({}),
+            json!({"typed": "  "}),
+            json!({"signature": "data:image/jpeg;base64,AAAA"}),
+            json!({"signature": "data:image/png;base64,not base64!"}),
+            json!({"signature": png(0, 10)}),
+            json!({"signature": png(5000, 10)}),
+        ] {
+            assert!(check(FieldType::Signature, None, &bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn text_respects_its_limit_and_read_only() {
+        let meta = json!({"type": "text", "characterLimit": 5});
+        assert!(check(FieldType::Text, Some(&meta), &json!({"value": "abcde"})).is_ok());
+        assert!(check(FieldType::Text, Some(&meta), &json!({"value": "abcdef"})).is_err());
+        assert!(check(FieldType::Text, Some(&meta), &json!({"value": ""})).is_err());
+        let ro = json!({"type": "text", "readOnly": true, "text": "fixed"});
+        assert!(check(FieldType::Text, Some(&ro), &json!({"value": "fixed"})).is_err());
+    }
+
+    #[test]
+    fn numbers_within_bounds() {
+        let meta = json!({"type": "number", "minValue": 1, "maxValue": 10});
+        assert!(check(FieldType::Number, Some(&meta), &json!({"value": "7.5"})).is_ok());
+        assert!(check(FieldType::Number, Some(&meta), &json!({"value": 11})).is_err());
+        assert!(check(FieldType::Number, Some(&meta), &json!({"value": "0"})).is_err());
+        assert!(check(FieldType::Number, Some(&meta), &json!({"value": "NaN"})).is_err());
+        assert!(check(FieldType::Number, Some(&meta), &json!({"value": "ten"})).is_err());
+    }
+
+    #[test]
+    fn choices_come_from_the_options() {
+        let radio = json!({"type": "radio", "values": [{"id": 1, "checked": false, "value": "Yes"}, {"id": 2, "checked": false, "value": "No"}]});
+        assert!(check(FieldType::Radio, Some(&radio), &json!({"value": "No"})).is_ok());
+        assert!(check(FieldType::Radio, Some(&radio), &json!({"value": "Maybe"})).is_err());
+        let select = json!({"type": "select", "values": [{"value": "A"}, {"value": "B"}]});
+        assert!(check(FieldType::Select, Some(&select), &json!({"value": "B"})).is_ok());
+        assert!(check(FieldType::Select, Some(&select), &json!({"value": "C"})).is_err());
+        let boxes = json!({"type": "checkbox", "validationRule": "Select at least", "validationLength": 2,
+            "values": [{"id": 1, "checked": false, "value": "a"}, {"id": 2, "checked": false, "value": "b"}, {"id": 3, "checked": false, "value": "c"}]});
+        assert_eq!(
+            check(
+                FieldType::Checkbox,
+                Some(&boxes),
+                &json!({"value": ["a", "c"]})
+            )
+            .unwrap(),
+            Stored::Text(r#"["a","c"]"#.into())
+        );
+        assert!(check(FieldType::Checkbox, Some(&boxes), &json!({"value": ["a"]})).is_err());
+        assert!(
+            check(
+                FieldType::Checkbox,
+                Some(&boxes),
+                &json!({"value": ["a", "a"]})
+            )
+            .is_err()
+        );
+        assert!(
+            check(
+                FieldType::Checkbox,
+                Some(&boxes),
+                &json!({"value": ["a", "z"]})
+            )
+            .is_err()
+        );
+    }
+
+    #[test]
+    fn dates_are_not_typed_and_emails_are_checked() {
+        assert!(check(FieldType::Date, None, &json!({"value": "2026-01-01"})).is_err());
+        assert!(check(FieldType::Email, None, &json!({"value": "a@b.example"})).is_ok());
+        assert!(check(FieldType::Email, None, &json!({"value": "nope"})).is_err());
+        assert!(check(FieldType::Name, None, &json!({"value": "Ann\u{0}"})).is_err());
+    }
+}

@@ -1,0 +1,228 @@
+//! The one font of sealed PDFs: DejaVu Sans (`assets/fonts/`), embedded as a subset in a
+//! Type0 / CIDFontType2 font with Identity-H encoding and a ToUnicode map, so any text the font
+//! has glyphs for (Latin, Greek, Cyrillic, ...) is drawn and can be copied or searched.
+//!
+//! Glyphs are collected while the pages are drawn ([`Font::encode`]); [`Font::finish`] then
+//! writes the subset and the font dictionaries under the object id reserved up front. No
+//! shaping or kerning: one glyph per character, which suits names, dates and short values.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use lopdf::{Dictionary, Document, Object, ObjectId, Stream, dictionary};
+use subsetter::GlyphRemapper;
+
+use crate::signing::pdf::PdfError;
+
+const FONT_ASSET: &str = "fonts/DejaVuSans.ttf";
+const BASE_NAME: &str = "DejaVuSans";
+
+pub(super) struct Font {
+    data: &'static [u8],
+    face: ttf_parser::Face<'static>,
+    units_per_em: f64,
+    remapper: GlyphRemapper,
+    /// New glyph id (= CID) -> (old glyph id, the character it shows).
+    used: BTreeMap<u16, (u16, char)>,
+    /// The Type0 font dictionary's id, reserved so pages can point at it before it exists.
+    pub id: ObjectId,
+}
+
+impl Font {
+    pub fn new(doc: &mut Document) -> Result<Font, PdfError> {
+        let data = crate::core::assets::get(FONT_ASSET)
+            .ok_or_else(|| PdfError::Seal(format!("the font {FONT_ASSET} is not embedded")))?
+            .body;
+        let face = ttf_parser::Face::parse(data, 0)
+            .map_err(|e| PdfError::Seal(format!("the font {FONT_ASSET}: {e}")))?;
+        Ok(Font {
+            data,
+            units_per_em: f64::from(face.units_per_em()),
+            face,
+            remapper: GlyphRemapper::new(),
+            used: BTreeMap::new(),
+            id: doc.new_object_id(),
+        })
+    }
+
+    fn glyph(&self, c: char) -> u16 {
+        self.face.glyph_index(c).map(|g| g.0).unwrap_or(0)
+    }
+
+    /// Advance of a glyph in 1/1000 of the font size.
+    fn advance(&self, gid: u16) -> f64 {
+        let units = self
+            .face
+            .glyph_hor_advance(ttf_parser::GlyphId(gid))
+            .unwrap_or(0);
+        f64::from(units) * 1000.0 / self.units_per_em
+    }
+
+    /// Width of `text` set at `size` points.
+    pub fn width(&self, text: &str, size: f64) -> f64 {
+        text.chars()
+            .map(|c| self.advance(self.glyph(c)))
+            .sum::<f64>()
+            * size
+            / 1000.0
+    }
+
+    /// Ascender and descender (negative) in 1/1000 of the font size.
+    pub fn ascent_descent(&self) -> (f64, f64) {
+        let scale = 1000.0 / self.units_per_em;
+        (
+            f64::from(self.face.ascender()) * scale,
+            f64::from(self.face.descender()) * scale,
+        )
+    }
+
+    /// `text` as a hex string operand for `Tj` (two bytes per glyph), recording its glyphs.
+    /// Control characters are dropped; characters without a glyph show the .notdef box.
+    pub fn encode(&mut self, text: &str) -> String {
+        let mut out = String::from("<");
+        for c in text.chars().filter(|c| !c.is_control()) {
+            let old = self.glyph(c);
+            let new = self.remapper.remap(old);
+            if old != 0 {
+                self.used.entry(new).or_insert((old, c));
+            }
+            let _ = write!(out, "{new:04X}");
+        }
+        out.push('>');
+        out
+    }
+
+    /// Writes the subset font program and the font dictionaries into `doc`.
+    pub fn finish(self, doc: &mut Document) -> Result<(), PdfError> {
+        let subset = subsetter::subset(self.data, 0, &self.remapper)
+            .map_err(|e| PdfError::Seal(format!("font subsetting failed: {e:?}")))?;
+        let name = format!("{}+{BASE_NAME}", self.subset_tag());
+        let mut file = Stream::new(dictionary! { "Length1" => subset.len() as i64 }, subset);
+        file.compress().map_err(lopdf_error)?;
+        let file_id = doc.add_object(file);
+
+        let scale = 1000.0 / self.units_per_em;
+        let bbox = self.face.global_bounding_box();
+        let (ascent, descent) = self.ascent_descent();
+        let cap_height = self
+            .face
+            .capital_height()
+            .map_or(ascent, |h| f64::from(h) * scale);
+        let descriptor = doc.add_object(dictionary! {
+            "Type" => "FontDescriptor",
+            "FontName" => Object::Name(name.clone().into_bytes()),
+            "Flags" => 32,
+            "FontBBox" => vec![
+                (f64::from(bbox.x_min) * scale).into(),
+                (f64::from(bbox.y_min) * scale).into(),
+                (f64::from(bbox.x_max) * scale).into(),
+                (f64::from(bbox.y_max) * scale).into(),
+            ],
+            "ItalicAngle" => 0,
+            "Ascent" => ascent,
+            "Descent" => descent,
+            "CapHeight" => cap_height,
+            "StemV" => 80,
+            "FontFile2" => file_id,
+        });
+
+        // /W: one entry `cid [width]` per glyph used; .notdef falls back to /DW.
+        let mut widths = Vec::new();
+        for (&cid, &(old, _)) in &self.used {
+            widths.push(Object::Integer(i64::from(cid)));
+            widths.push(Object::Array(vec![Object::Real(self.advance(old) as f32)]));
+        }
+        let cid_font = doc.add_object(dictionary! {
+            "Type" => "Font",
+            "Subtype" => "CIDFontType2",
+            "BaseFont" => Object::Name(name.clone().into_bytes()),
+            "CIDSystemInfo" => dictionary! {
+                "Registry" => Object::string_literal("Adobe"),
+                "Ordering" => Object::string_literal("Identity"),
+                "Supplement" => 0,
+            },
+            "FontDescriptor" => descriptor,
+            "DW" => self.advance(0),
+            "W" => widths,
+            "CIDToGIDMap" => "Identity",
+        });
+        let mut cmap = Stream::new(Dictionary::new(), self.to_unicode().into_bytes());
+        cmap.compress().map_err(lopdf_error)?;
+        let to_unicode = doc.add_object(cmap);
+        doc.objects.insert(
+            self.id,
+            Object::Dictionary(dictionary! {
+                "Type" => "Font",
+                "Subtype" => "Type0",
+                "BaseFont" => Object::Name(name.into_bytes()),
+                "Encoding" => "Identity-H",
+                "DescendantFonts" => vec![cid_font.into()],
+                "ToUnicode" => to_unicode,
+            }),
+        );
+        Ok(())
+    }
+
+    /// Six capital letters naming this subset (PDF 32000-1, 9.6.4), from its glyph set.
+    fn subset_tag(&self) -> String {
+        let mut seed = String::new();
+        for cid in self.used.keys() {
+            let _ = write!(seed, "{cid},");
+        }
+        crate::core::crypto::sha256_hex(seed.as_bytes())
+            .bytes()
+            .take(6)
+            .map(|b| char::from(b'A' + b % 26))
+            .collect()
+    }
+
+    fn to_unicode(&self) -> String {
+        let mut out = String::from(
+            "/CIDInit /ProcSet findresource begin\n12 dict begin\nbegincmap\n\
+             /CIDSystemInfo << /Registry (Adobe) /Ordering (UCS) /Supplement 0 >> def\n\
+             /CMapName /Adobe-Identity-UCS def\n/CMapType 2 def\n\
+             1 begincodespacerange\n<0000> <FFFF>\nendcodespacerange\n",
+        );
+        let entries: Vec<_> = self.used.iter().collect();
+        for chunk in entries.chunks(100) {
+            let _ = writeln!(out, "{} beginbfchar", chunk.len());
+            for (cid, (_, c)) in chunk {
+                let mut units = [0u16; 2];
+                let hex: String = c
+                    .encode_utf16(&mut units)
+                    .iter()
+                    .map(|u| format!("{u:04X}"))
+                    .collect();
+                let _ = writeln!(out, "<{cid:04X}> <{hex}>");
+            }
+            out.push_str("endbfchar\n");
+        }
+        out.push_str("endcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n");
+        out
+    }
+}
+
+pub(super) fn lopdf_error(e: lopdf::Error) -> PdfError {
+    PdfError::Seal(format!("PDF writing failed: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodes_glyphs_and_maps_them_back_to_unicode() {
+        let mut doc = Document::with_version("1.7");
+        let mut font = Font::new(&mut doc).unwrap();
+        let hex = font.encode("Zoë Ł");
+        assert_eq!(hex.len(), 2 + 4 * 5);
+        assert!(font.width("Zoë", 10.0) > 10.0);
+        let cmap = font.to_unicode();
+        assert!(cmap.contains("<00EB>"), "ë in ToUnicode: {cmap}");
+        assert!(cmap.contains("<0141>"), "Ł in ToUnicode");
+        let id = font.id;
+        font.finish(&mut doc).unwrap();
+        let dict = doc.get_dictionary(id).unwrap();
+        assert_eq!(dict.get(b"Subtype").unwrap().as_name().unwrap(), b"Type0");
+    }
+}

@@ -1,0 +1,243 @@
+//! The template use cases of the API: create, list,
+//! read, delete, add recipients and fields (through `documents::parts`, as documents do), and
+//! generate a document. Each owns its transaction; the caller has authenticated `who`.
+
+use serde_json::Value;
+
+use super::{TemplateField, TemplateRecipient, TemplateView, store};
+use crate::core::blob::BlobId;
+use crate::core::context::Context;
+use crate::core::db::now;
+use crate::core::error::AppError;
+use crate::identity::principal::Principal;
+use crate::signing::documents::parts;
+use crate::signing::documents::request::RecipientInput;
+use crate::signing::documents::store::Parent;
+use crate::{
+    signing::documents::DocumentView, signing::documents::RecipientBrief,
+    signing::documents::SigningLinks,
+};
+
+/// A new template: its id, the id its upload URL carries, its recipients, and the template as
+/// the API shows it.
+#[derive(Debug)]
+pub struct Created {
+    pub id: i64,
+    pub data_id: String,
+    pub recipients: Vec<RecipientBrief>,
+    pub template: TemplateView,
+}
+
+/// `POST /api/v1/templates`: the template with its recipients; its PDF comes by upload.
+pub async fn create(
+    ctx: &Context,
+    who: &Principal,
+    t: super::CreateTemplate,
+) -> Result<Created, AppError> {
+    let (user, app) = (who.user_id, ctx.app.clone());
+    let data_id = crate::signing::documents::new_data_id();
+    let d = data_id.clone();
+    let (id, recipients) = ctx
+        .db
+        .write(move |tx| {
+            let tier = crate::identity::users::store::tier(tx, user)?;
+            crate::signing::documents::check_tier(&t.auth_options, &t.recipients, tier)?;
+            let id = store::insert(tx, user, &t, &d, now())?;
+            let created = store::owned(tx, user, id)?;
+            let briefs: Vec<RecipientBrief> = created
+                .recipients
+                .iter()
+                .map(|r| RecipientBrief::of(r, &app))
+                .collect();
+            Ok((id, (briefs, TemplateView::of(&created))))
+        })
+        .await?;
+    let (recipients, template) = recipients;
+    Ok(Created {
+        id,
+        data_id,
+        recipients: recipients.links_shown_if(who.sees_signing_links()),
+        template,
+    })
+}
+
+/// Page `page` of `per_page` of the user's templates, and the number of pages.
+pub async fn list(
+    ctx: &Context,
+    who: &Principal,
+    (page, per_page): (i64, i64),
+) -> Result<(Vec<TemplateView>, i64), AppError> {
+    let user = who.user_id;
+    let (items, total) = ctx
+        .db
+        .read(move |c| {
+            let (items, total) = store::list(c, user, per_page, (page - 1) * per_page)?;
+            Ok((
+                items.iter().map(TemplateView::of).collect::<Vec<_>>(),
+                total,
+            ))
+        })
+        .await?;
+    Ok((
+        items,
+        crate::signing::documents::total_pages(total, per_page),
+    ))
+}
+
+/// `GET /api/v1/templates/{id}`: the template with its recipients and fields.
+pub async fn get(ctx: &Context, who: &Principal, id: i64) -> Result<TemplateView, AppError> {
+    let user = who.user_id;
+    ctx.db
+        .read(move |c| Ok(TemplateView::of(&store::owned(c, user, id)?)))
+        .await
+}
+
+/// Deletes the template and its file; documents generated from it keep their own copies.
+/// Answers the template as it was.
+pub async fn delete(ctx: &Context, who: &Principal, id: i64) -> Result<TemplateView, AppError> {
+    let user = who.user_id;
+    let (view, blob) = ctx
+        .db
+        .write(move |tx| {
+            let t = store::owned(tx, user, id)?;
+            let view = TemplateView::of(&t);
+            store::delete(tx, &t)?;
+            Ok((view, t.blob_id))
+        })
+        .await?;
+    if let Some(b) = blob.and_then(|b| BlobId::parse(&b)) {
+        ctx.discard_blob(b).await;
+    }
+    Ok(view)
+}
+
+/// `POST /api/v1/templates/{id}/recipients`: as for documents; without an e-mail the recipient
+/// gets the next placeholder address.
+pub async fn add_recipient(
+    ctx: &Context,
+    who: &Principal,
+    id: i64,
+    input: RecipientInput,
+) -> Result<TemplateRecipient, AppError> {
+    let user = who.user_id;
+    ctx.db
+        .write(move |tx| {
+            let t = store::owned(tx, user, id)?;
+            let r = super::with_placeholder(input, t.next_placeholder()).validate()?;
+            parts::allowed(tx, user, &r)?;
+            let added = parts::add_recipient(tx, Parent::Template(id), &r, now())?;
+            Ok(TemplateRecipient::of(&added))
+        })
+        .await
+}
+
+/// `POST /api/v1/templates/{id}/fields`: one field or an array, checked against the template's
+/// recipients and PDF; all or nothing.
+pub async fn add_fields(
+    ctx: &Context,
+    who: &Principal,
+    id: i64,
+    body: Value,
+) -> Result<Vec<TemplateField>, AppError> {
+    let user = who.user_id;
+    ctx.db
+        .write(move |tx| {
+            let t = store::owned(tx, user, id)?;
+            let parent = Parent::Template(id);
+            let parsed = parts::fields_for(&body, t.pages(), &t.recipients)?;
+            let added = parts::add_fields(tx, parent, &parsed, now())?;
+            Ok(added.iter().map(TemplateField::of).collect())
+        })
+        .await
+}
+
+/// A document generated from a template, as the answer shows it: `documentId`, the
+/// `externalId` it was given, and its recipients.
+#[derive(Debug, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Generated {
+    pub document_id: i64,
+    pub external_id: Option<String>,
+    pub recipients: Vec<RecipientBrief>,
+}
+
+/// `POST /api/v1/templates/{id}/create-document`: `generate` with recipients named by their
+/// position in the template (`templates::by_position`).
+pub async fn create_document(
+    ctx: &Context,
+    who: &Principal,
+    id: i64,
+    body: Value,
+) -> Result<Generated, AppError> {
+    let user = who.user_id;
+    let named = ctx
+        .db
+        .read(move |c| super::by_position(&body, &store::owned(c, user, id)?))
+        .await?;
+    generate(ctx, who, id, named).await
+}
+
+/// `POST /api/v1/templates/{id}/generate-document`: a DRAFT copy of the template
+/// (recipients as the request names them, fields, meta, and a copy of the PDF), created as
+/// documents are (DOCUMENT_CREATED queued). Answers its id and recipients.
+pub async fn generate(
+    ctx: &Context,
+    who: &Principal,
+    id: i64,
+    body: Value,
+) -> Result<Generated, AppError> {
+    let user = who.user_id;
+    // Check first, so a bad request or a template without a file copies nothing.
+    let b = body.clone();
+    let source = ctx
+        .db
+        .read(move |c| {
+            let t = store::owned(c, user, id)?;
+            let tier = crate::identity::users::store::tier(c, user)?;
+            super::parse_generate(&b, &t.base(), tier)?;
+            t.blob_id
+                .and_then(|b| BlobId::parse(&b))
+                .ok_or_else(super::no_file)
+        })
+        .await?;
+    let blobs = ctx.blobs.clone();
+    let src = source.clone();
+    let copy = tokio::task::spawn_blocking(move || super::copy_blob(&blobs, &src))
+        .await
+        .map_err(|e| AppError::internal(format!("copy task failed: {e}")))??;
+    let app = ctx.app.clone();
+    let data_id = crate::signing::documents::new_data_id();
+    let file = copy.clone();
+    let result = ctx
+        .db
+        .write(move |tx| {
+            let tier = crate::identity::users::store::tier(tx, user)?;
+            let t = now();
+            let source = source.as_str();
+            let doc = super::generate(tx, user, id, &body, tier, source, &file, &data_id, t)?;
+            let view = DocumentView::of(&crate::signing::documents::store::load(tx, doc)?, &app);
+            let owner = crate::signing::documents::audit::owner_email(tx, user)?;
+            let actor = crate::signing::documents::audit::Actor {
+                label: owner,
+                ..Default::default()
+            };
+            crate::signing::documents::notify::created(tx, &view, &actor, t)?;
+            Ok((doc, view.external_id, view.recipients))
+        })
+        .await;
+    ctx.workers.webhooks.wake();
+    match result {
+        Ok((document_id, external_id, recipients)) => {
+            let briefs: Vec<RecipientBrief> = recipients.iter().map(RecipientBrief::from).collect();
+            Ok(Generated {
+                document_id,
+                external_id,
+                recipients: briefs.links_shown_if(who.sees_signing_links()),
+            })
+        }
+        Err(e) => {
+            ctx.discard_blob(copy.id).await;
+            Err(e)
+        }
+    }
+}

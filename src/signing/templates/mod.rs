@@ -1,0 +1,654 @@
+//! Reusable templates: what clients send to create one
+//! or to generate a document from one, the shapes returned, and the copy into a new document.
+//! SQL lives in `store.rs`; the document side of a copy goes through `documents::store`.
+
+pub mod manage;
+pub mod model;
+pub mod prefill;
+pub mod request;
+pub mod store;
+
+use std::collections::HashMap;
+use std::io::Read;
+
+use crate::core::db::Conn;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::core::blob::store::StoredBlob;
+use crate::core::error::AppError;
+use crate::signing::documents::fields::FieldType;
+use crate::signing::documents::request::RecipientInput;
+use crate::{core::blob::BlobId, core::blob::BlobStore};
+use crate::{core::lenient, core::lenient::Given};
+use crate::{identity::users::Email, identity::users::Tier};
+use crate::{
+    signing::documents, signing::documents::CreateDocument, signing::documents::MAX_RECIPIENTS,
+    signing::documents::check_tier,
+};
+use crate::{signing::documents::check::Check, signing::documents::check::join};
+use crate::{
+    signing::documents::meta, signing::documents::meta::AuthOptions,
+    signing::documents::meta::Meta, signing::documents::meta::SigningOrder,
+};
+use crate::{signing::documents::recipients::NewRecipient, signing::documents::recipients::Role};
+use serde::Deserialize;
+
+/// Template recipients may be created without an e-mail (a role to fill in later). They get
+/// `recipient.<n>@placeholder.docket.invalid` instead, because every recipient row needs an
+/// address and a generated document needs distinct ones: `.invalid` is reserved (RFC 2606), so
+/// nothing can ever be delivered there, and sending a document refuses addresses in this domain
+/// until the recipient is edited.
+pub const PLACEHOLDER_DOMAIN: &str = "placeholder.docket.invalid";
+
+/// The placeholder address of a template's `n`-th recipient (from 1).
+pub fn placeholder_email(n: usize) -> String {
+    format!("recipient.{n}@{PLACEHOLDER_DOMAIN}")
+}
+
+/// True for an address made by `placeholder_email`.
+pub fn is_placeholder(email: &str) -> bool {
+    email
+        .rsplit_once('@')
+        .is_some_and(|(_, domain)| domain.eq_ignore_ascii_case(PLACEHOLDER_DOMAIN))
+}
+
+/// `templateDocumentData.type`. The seed shows `S3_PATH`, whose `data` is a storage key; files
+/// live on this server's disk, so the type says how to read `data` instead: the SHA-256 (hex) of
+/// the uploaded PDF, or `""` before an upload. The PDF itself is never inlined.
+pub const DOCUMENT_DATA_TYPE: &str = "SHA256";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum TemplateType {
+    Public,
+    Private,
+}
+
+impl TemplateType {
+    pub const ALL: [TemplateType; 2] = [TemplateType::Public, TemplateType::Private];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TemplateType::Public => "PUBLIC",
+            TemplateType::Private => "PRIVATE",
+        }
+    }
+    pub fn parse(s: &str) -> Option<TemplateType> {
+        Self::ALL.into_iter().find(|t| t.as_str() == s)
+    }
+}
+
+crate::sql_text_enum!(TemplateType);
+
+/// `POST /api/v1/templates`, validated.
+#[derive(Debug, Clone)]
+pub struct CreateTemplate {
+    pub title: String,
+    pub external_id: Option<String>,
+    pub kind: TemplateType,
+    pub recipients: Vec<NewRecipient>,
+    pub meta: Meta,
+    pub auth_options: AuthOptions,
+}
+
+/// A template as the API shows it, in the other signing service's shape exactly.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateView {
+    pub id: i64,
+    pub external_id: Option<String>,
+    #[serde(rename = "type")]
+    pub kind: TemplateType,
+    pub title: String,
+    pub user_id: i64,
+    pub team_id: Option<i64>,
+    pub template_document_data_id: String,
+    pub created_at: String,
+    pub updated_at: String,
+    pub template_meta: TemplateMeta,
+    pub direct_link: DirectLink,
+    pub template_document_data: TemplateDocumentData,
+    #[serde(rename = "Field")]
+    pub fields: Vec<TemplateField>,
+    #[serde(rename = "Recipient")]
+    pub recipients: Vec<TemplateRecipient>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateMeta {
+    pub id: String,
+    pub subject: Option<String>,
+    pub message: Option<String>,
+    pub timezone: String,
+    pub date_format: String,
+    pub template_id: i64,
+    pub redirect_url: Option<String>,
+    pub signing_order: SigningOrder,
+}
+
+impl TemplateMeta {
+    pub fn new(id: String, template_id: i64, m: Meta) -> Self {
+        TemplateMeta {
+            id,
+            subject: m.subject,
+            message: m.message,
+            timezone: m.timezone,
+            date_format: m.date_format,
+            template_id,
+            redirect_url: m.redirect_url,
+            signing_order: m.signing_order,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DirectLink {
+    pub token: String,
+    pub enabled: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct TemplateDocumentData {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub data: String,
+}
+
+/// A template's field as the API shows it: position and size are decimal strings.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateField {
+    pub id: i64,
+    pub recipient_id: i64,
+    #[serde(rename = "type")]
+    pub kind: FieldType,
+    pub page: i64,
+    pub position_x: String,
+    pub position_y: String,
+    pub width: String,
+    pub height: String,
+    pub field_meta: Option<Value>,
+}
+
+/// A template's recipient as the API shows it: `authOptions` is JSON text (`""` when none).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateRecipient {
+    pub id: i64,
+    pub email: String,
+    pub name: String,
+    pub signing_order: Option<i64>,
+    pub auth_options: String,
+    pub role: Role,
+}
+
+fn title(c: &mut Check, body: &Value, required: bool) -> Option<String> {
+    match body.get("title") {
+        Some(Value::String(t)) if !t.trim().is_empty() && t.chars().count() <= 255 => {
+            Some(t.trim().to_string())
+        }
+        Some(Value::String(_)) => {
+            c.fail("title", "1 to 255 characters");
+            None
+        }
+        None | Some(Value::Null) if !required => None,
+        _ => {
+            c.fail("title", "required: a string");
+            None
+        }
+    }
+}
+
+fn not_an_object() -> AppError {
+    let mut c = Check::new();
+    c.fail("", "the body must be a JSON object");
+    c.finish(()).unwrap_err()
+}
+
+/// `raw` with the placeholder address of recipient `n` when it has no e-mail (absent or null).
+pub fn with_placeholder(raw: RecipientInput, n: usize) -> RecipientInput {
+    if raw.email.is_absent() {
+        return RecipientInput {
+            email: Given::Valid(placeholder_email(n)),
+            ..raw
+        };
+    }
+    raw
+}
+
+/// What a template gives a generated document before the request's changes.
+#[derive(Debug, Clone)]
+pub struct Base {
+    pub title: String,
+    pub meta: Meta,
+    pub auth_options: AuthOptions,
+    /// The template's recipients, in order, with their ids.
+    pub recipients: Vec<(i64, NewRecipient)>,
+    /// The template's fields (what `prefillFields` names).
+    pub fields: Vec<crate::signing::documents::model::Field>,
+}
+
+/// `POST /api/v1/templates/{id}/generate-document`, validated against the template.
+#[derive(Debug, Clone)]
+pub struct Generate {
+    pub document: CreateDocument,
+    /// Every template recipient (by its template id) as the document will have it.
+    pub recipients: Vec<(i64, NewRecipient)>,
+    /// `prefillFields`, by template field id.
+    pub prefill: HashMap<i64, prefill::Prefilled>,
+}
+
+/// `generate-document`: `recipients` is required; each item names a template recipient by `id` and may
+/// change its `email`, `name` and `signingOrder` (absent keys keep the template's values).
+/// Template recipients not named keep theirs, placeholder addresses included. `meta` applies
+/// over the template's, with free-text `timezone` and `dateFormat`.
+pub fn parse_generate(body: &Value, base: &Base, tier: Tier) -> Result<Generate, AppError> {
+    if !body.is_object() {
+        return Err(not_an_object());
+    }
+    let mut c = Check::new();
+    let title = title(&mut c, body, false).unwrap_or_else(|| base.title.clone());
+    let external_id = c.opt_str(body, "externalId", "", 255);
+    let mut out = base.recipients.clone();
+    let mut named: HashMap<i64, usize> = HashMap::new();
+    match body.get("recipients") {
+        Some(Value::Array(list)) if list.len() > MAX_RECIPIENTS => {
+            c.fail("recipients", format!("at most {MAX_RECIPIENTS} recipients"))
+        }
+        Some(Value::Array(list)) => {
+            for (i, item) in list.iter().enumerate() {
+                let path = format!("recipients[{i}]");
+                if let Some((slot, r)) = parse_named(&mut c, item, &path, &out) {
+                    if named.insert(out[slot].0, i).is_some() {
+                        c.fail(join(&path, "id"), "names the same recipient twice");
+                    } else {
+                        out[slot].1 = r;
+                    }
+                }
+            }
+        }
+        _ => c.fail(
+            "recipients",
+            "required: an array of {id, name, email, signingOrder}, one for each template recipient",
+        ),
+    }
+    // Distinct addresses, as a document needs them; the error names the request's item.
+    for (slot, (id, r)) in out.iter().enumerate() {
+        let earlier = out[..slot].iter().find(|(_, o)| o.email == r.email);
+        if let Some(i) = earlier.and_then(|(other, _)| named.get(id).or(named.get(other))) {
+            c.fail(
+                format!("recipients[{i}].email"),
+                format!("{} is already another recipient's address", r.email),
+            );
+        }
+    }
+    let meta = meta::parse_meta(
+        &mut c,
+        &lenient::member(body, "meta"),
+        base.meta.clone(),
+        false,
+    );
+    let auth_options = match lenient::member(body, "authOptions") {
+        Given::Absent | Given::Null => base.auth_options.clone(),
+        raw => meta::parse_auth_options(&mut c, &raw),
+    };
+    let form_values = meta::parse_form_values(&mut c, &lenient::member(body, "formValues"));
+    let prefill = prefill::parse(&mut c, body.get("prefillFields"), &base.fields, &meta);
+    let g = c.finish(Generate {
+        document: CreateDocument {
+            title,
+            external_id,
+            recipients: Vec::new(),
+            meta,
+            auth_options,
+            form_values,
+        },
+        recipients: out,
+        prefill,
+    })?;
+    let all: Vec<NewRecipient> = g.recipients.iter().map(|(_, r)| r.clone()).collect();
+    check_tier(&g.document.auth_options, &all, tier)?;
+    Ok(g)
+}
+
+/// One request item: which template recipient (its slot in `current`) and what it becomes.
+fn parse_named(
+    c: &mut Check,
+    raw: &Value,
+    path: &str,
+    current: &[(i64, NewRecipient)],
+) -> Option<(usize, NewRecipient)> {
+    if !raw.is_object() {
+        c.fail(path, "must be an object {id, name, email, signingOrder}");
+        return None;
+    }
+    let before = c.error_count();
+    let slot = match raw.get("id").and_then(Value::as_i64) {
+        Some(id) => {
+            match current.iter().position(|(rid, _)| *rid == id) {
+                Some(slot) => Some(slot),
+                None => {
+                    c.fail(
+                    join(path, "id"),
+                    format!("no recipient {id} on this template; GET the template for its Recipient ids"),
+                );
+                    None
+                }
+            }
+        }
+        None => {
+            c.fail(
+                join(path, "id"),
+                "required: the id of one of the template's recipients",
+            );
+            None
+        }
+    };
+    let email = match raw.get("email") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(e)) => match Email::check(e) {
+            Ok(e) => Some(e.as_str().to_string()),
+            Err(why) => {
+                c.fail(
+                    join(path, "email"),
+                    format!("{e:?} is not a valid e-mail address ({why})"),
+                );
+                None
+            }
+        },
+        Some(_) => {
+            c.fail(join(path, "email"), "must be an e-mail address");
+            None
+        }
+    };
+    let name = c.opt_str(raw, "name", path, 200);
+    let order = c.opt_int(raw, "signingOrder", path, 0..=10_000);
+    let role = match raw.get("role") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(r)) if Role::parse(r).is_some() => Role::parse(r),
+        Some(_) => {
+            c.fail(
+                join(path, "role"),
+                "must be SIGNER, APPROVER, VIEWER, CC or ASSISTANT",
+            );
+            None
+        }
+    };
+    if c.error_count() != before {
+        return None;
+    }
+    let slot = slot?;
+    let mut r = current[slot].1.clone();
+    if let Some(role) = role {
+        r.role = role;
+    }
+    if let Some(e) = email {
+        r.email = e;
+    }
+    if let Some(n) = name {
+        r.name = n;
+    }
+    match raw.get("signingOrder") {
+        None => {}
+        Some(Value::Null) => r.signing_order = None,
+        Some(_) => r.signing_order = order,
+    }
+    Some((slot, r))
+}
+
+/// `POST /api/v1/templates/{id}/create-document` (the other signing service's older way to
+/// generate): `title` is required, and `recipients` name the template's recipients by position
+/// (the first item is the template's first recipient) instead of by `id`. Answers the same
+/// request as `generate-document` would take.
+pub fn by_position(body: &Value, template: &model::Template) -> Result<Value, AppError> {
+    let Some(obj) = body.as_object() else {
+        return Err(not_an_object());
+    };
+    let mut c = Check::new();
+    if !matches!(obj.get("title"), Some(Value::String(t)) if !t.trim().is_empty()) {
+        c.fail("title", "required: 1 to 255 characters");
+    }
+    let mut out = obj.clone();
+    match obj.get("recipients") {
+        Some(Value::Array(list)) => {
+            let mut named = Vec::with_capacity(list.len());
+            for (i, item) in list.iter().enumerate() {
+                match (template.recipients.get(i), item.as_object()) {
+                    (Some(r), Some(item)) => {
+                        let mut item = item.clone();
+                        item.insert("id".into(), Value::from(r.id));
+                        named.push(Value::Object(item));
+                    }
+                    (None, _) => c.fail(
+                        format!("recipients[{i}]"),
+                        format!(
+                            "the template has {} recipients; this one has none to stand for",
+                            template.recipients.len()
+                        ),
+                    ),
+                    (_, None) => c.fail(format!("recipients[{i}]"), "must be an object"),
+                }
+            }
+            out.insert("recipients".into(), Value::Array(named));
+        }
+        _ => c.fail(
+            "recipients",
+            "required: an array of {name, email, role, signingOrder}, in the template's order",
+        ),
+    }
+    c.finish(Value::Object(out))
+}
+
+/// A new blob with the bytes of `source`. A generated document owns its own copy of the
+/// template's PDF: document deletion and re-upload remove their blob row and file, and the
+/// template's must outlive them.
+pub fn copy_blob(blobs: &BlobStore, source: &BlobId) -> Result<StoredBlob, AppError> {
+    let mut from = blobs.open_blob(source).map_err(|e| {
+        if e.kind() == std::io::ErrorKind::NotFound {
+            AppError::Conflict("the template's file changed meanwhile; try again".into())
+        } else {
+            e.into()
+        }
+    })?;
+    let mut w = blobs.begin()?;
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = from.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        w.write_all(&buf[..n])?;
+    }
+    Ok(w.commit()?)
+}
+
+/// `generate-document` in one transaction: a DRAFT of `user` with the template's recipients (as the
+/// request changed them), fields (on the new recipients), meta and `file` (a copy of the
+/// template's, made by `copy_blob` from `expected_blob`). Answers the document id.
+#[allow(clippy::too_many_arguments)]
+pub fn generate(
+    tx: &Conn,
+    user: i64,
+    template: i64,
+    body: &Value,
+    tier: Tier,
+    expected_blob: &str,
+    file: &StoredBlob,
+    data_id: &str,
+    now: i64,
+) -> Result<i64, AppError> {
+    let t = store::owned(tx, user, template)?;
+    let g = parse_generate(body, &t.base(), tier)?;
+    let (Some(blob), Some(sizes)) = (&t.blob_id, &t.page_sizes) else {
+        return Err(no_file());
+    };
+    let sizes = serde_json::to_string(sizes).unwrap_or_else(|_| "[]".into());
+    if blob != expected_blob {
+        return Err(AppError::Conflict(
+            "the template's file changed meanwhile; try again".into(),
+        ));
+    }
+    let doc = documents::store::insert(tx, user, &g.document, data_id, now)?;
+    documents::store::set_file(tx, doc, file, &sizes, now)?;
+    documents::store::set_template(tx, doc, t.id)?;
+    let parent = documents::store::Parent::Document(doc);
+    let mut ids = HashMap::new();
+    for (tid, r) in &g.recipients {
+        ids.insert(
+            *tid,
+            documents::store::recipients::insert(tx, parent, r, now)?,
+        );
+    }
+    for source in &t.fields {
+        let mut f = source.as_new();
+        f.recipient_id = *ids
+            .get(&f.recipient_id)
+            .ok_or_else(|| AppError::internal("a template field without its recipient"))?;
+        let prefilled = g.prefill.get(&source.id);
+        if let Some(p) = prefilled {
+            f.field_meta = p.meta.clone();
+        }
+        let id = documents::store::fields::insert(tx, parent, &f, now)?;
+        if let Some(value) = prefilled.and_then(|p| p.value.as_deref()) {
+            documents::store::fields::preset(tx, id, value, now)?;
+        }
+    }
+    Ok(doc)
+}
+
+/// 409: generating needs the template's PDF.
+pub fn no_file() -> AppError {
+    AppError::Conflict("the template has no file yet; PUT the PDF to its uploadUrl first".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::signing::documents::recipients::Role;
+    use serde_json::json;
+
+    fn create(body: Value) -> Result<CreateTemplate, AppError> {
+        serde_json::from_value::<request::CreateTemplateRequest>(body)
+            .unwrap()
+            .validate()
+    }
+
+    #[test]
+    fn recipients_without_email_get_placeholders() {
+        let t = create(
+            json!({"title": "T", "recipients": [{"role": "SIGNER"}, {"email": "b@x.org", "role": "CC"}, {"name": "C", "email": null}]}),
+        )
+        .unwrap();
+        let emails: Vec<&str> = t.recipients.iter().map(|r| r.email.as_str()).collect();
+        assert_eq!(
+            emails,
+            [
+                "recipient.1@placeholder.docket.invalid",
+                "b@x.org",
+                "recipient.3@placeholder.docket.invalid"
+            ]
+        );
+        assert_eq!(t.recipients[0].name, "");
+        assert!(is_placeholder(&emails[0].to_uppercase()));
+        assert!(!is_placeholder("b@x.org"));
+        assert_eq!(t.kind, TemplateType::Private);
+    }
+
+    #[test]
+    fn create_is_validated_like_documents() {
+        let err = create(
+            json!({"title": "", "type": "SHARED", "recipients": [{"email": "nope"}], "meta": {"timezone": "Mars/Base"}}),
+        )
+        .unwrap_err();
+        let paths: Vec<&str> = err.details().iter().map(|d| d.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            ["title", "type", "recipients[0].email", "meta.timezone"]
+        );
+        let auth =
+            json!({"title": "T", "recipients": [], "authOptions": {"globalActionAuth": "PASSKEY"}});
+        let t = create(auth).unwrap();
+        assert!(matches!(
+            check_tier(&t.auth_options, &t.recipients, Tier::Standard),
+            Err(AppError::Forbidden(_))
+        ));
+        assert!(check_tier(&t.auth_options, &t.recipients, Tier::Enterprise).is_ok());
+    }
+
+    fn base() -> Base {
+        let r = |email: &str, order| NewRecipient {
+            email: email.into(),
+            name: "T".into(),
+            role: Role::Signer,
+            signing_order: order,
+            auth: Default::default(),
+        };
+        Base {
+            title: "Lease".into(),
+            meta: Meta {
+                subject: Some("from template".into()),
+                ..Meta::default()
+            },
+            auth_options: AuthOptions::default(),
+            recipients: vec![
+                (7, r(&placeholder_email(1), Some(0))),
+                (8, r(&placeholder_email(2), Some(1))),
+            ],
+            fields: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn generate_merges_the_request_over_the_template() {
+        let g = parse_generate(
+            &json!({"recipients": [{"id": 8, "name": "Bo", "email": "BO@x.org", "signingOrder": null}], "meta": {"timezone": "somewhere", "dateFormat": "whatever"}}),
+            &base(),
+            Tier::Standard,
+        )
+        .unwrap();
+        assert_eq!(g.document.title, "Lease");
+        assert_eq!(g.document.meta.timezone, "somewhere");
+        assert_eq!(g.document.meta.subject.as_deref(), Some("from template"));
+        assert_eq!(g.recipients[0].1.email, placeholder_email(1));
+        assert_eq!(
+            (
+                g.recipients[1].1.email.as_str(),
+                g.recipients[1].1.name.as_str(),
+                g.recipients[1].1.signing_order
+            ),
+            ("bo@x.org", "Bo", None)
+        );
+    }
+
+    #[test]
+    fn generate_names_bad_items() {
+        let paths = |body: Value| -> Vec<String> {
+            match parse_generate(&body, &base(), Tier::Standard) {
+                Ok(_) => vec![],
+                Err(e) => e.details().iter().map(|d| d.path.clone()).collect(),
+            }
+        };
+        assert_eq!(paths(json!({})), ["recipients"]);
+        assert_eq!(
+            paths(json!({"recipients": [{"id": 7}, {"id": 99}]})),
+            ["recipients[1].id"]
+        );
+        assert_eq!(
+            paths(json!({"recipients": [{"id": 7}, {"id": 7}]})),
+            ["recipients[1].id"]
+        );
+        assert_eq!(
+            paths(json!({"recipients": [{"email": "a@x.org"}]})),
+            ["recipients[0].id"]
+        );
+        assert_eq!(
+            paths(
+                json!({"recipients": [{"id": 7, "email": "a@x.org"}, {"id": 8, "email": "A@x.org"}]})
+            ),
+            ["recipients[1].email"]
+        );
+        assert!(paths(json!({"recipients": []})).is_empty());
+    }
+}

@@ -1,0 +1,383 @@
+//! `prefillFields` of `generate-document`: values the request sets on the copied fields, by
+//! the template field's id. As the other signing service does, TEXT, NUMBER, RADIO, CHECKBOX and
+//! DROPDOWN get the value as their `fieldMeta` default (`text`, `value`, the `checked` flags,
+//! `defaultValue`; `label` and `placeholder` when given) and DATE gets the formatted date. A
+//! field given a value is filled at once (`inserted`, `customText`) and marked `readOnly`, so
+//! its recipient sees it filled and cannot change it.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value, json};
+
+use crate::signing::documents::fields::FieldType;
+use crate::signing::documents::model::Field;
+use crate::{signing::documents::check::Check, signing::documents::check::join};
+use crate::{signing::documents::meta::Meta, signing::documents::meta::format_date};
+use crate::{signing::documents::values, signing::documents::values::Stored};
+
+/// Most items one request may carry (a template's fields are bounded by the same).
+const MAX_ITEMS: usize = 500;
+
+/// What a prefill makes of one template field.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Prefilled {
+    /// The copied field's `fieldMeta`.
+    pub meta: Option<Value>,
+    /// Its value, when it has one: the field is then filled and read-only.
+    pub value: Option<String>,
+}
+
+/// The prefill kind (`type`) a field of `kind` takes, if any.
+fn prefill_kind(kind: FieldType) -> Option<&'static str> {
+    Some(match kind {
+        FieldType::Text => "text",
+        FieldType::Number => "number",
+        FieldType::Radio => "radio",
+        FieldType::Checkbox => "checkbox",
+        FieldType::Select | FieldType::Dropdown => "dropdown",
+        FieldType::Date => "date",
+        _ => return None,
+    })
+}
+
+/// Validates `prefillFields` (absent or null: none) against the template's `fields`, for a
+/// document whose dates read as `meta` says. Failures go to `c`, under `prefillFields[i]`.
+pub fn parse(
+    c: &mut Check,
+    raw: Option<&Value>,
+    fields: &[Field],
+    meta: &Meta,
+) -> HashMap<i64, Prefilled> {
+    let mut out = HashMap::new();
+    let list = match raw {
+        None | Some(Value::Null) => return out,
+        Some(Value::Array(list)) if list.len() <= MAX_ITEMS => list,
+        Some(Value::Array(_)) => {
+            c.fail("prefillFields", format!("at most {MAX_ITEMS} items"));
+            return out;
+        }
+        Some(_) => {
+            c.fail("prefillFields", "must be an array of {id, type, value}");
+            return out;
+        }
+    };
+    for (i, item) in list.iter().enumerate() {
+        let path = format!("prefillFields[{i}]");
+        let Some(field) = target(c, item, &path, fields) else {
+            continue;
+        };
+        if out.contains_key(&field.id) {
+            c.fail(join(&path, "id"), "names the same field twice");
+            continue;
+        }
+        if let Some(p) = one(c, item, &path, field, meta) {
+            out.insert(field.id, p);
+        }
+    }
+    out
+}
+
+/// The template field `item` names, of the type it says.
+fn target<'a>(c: &mut Check, item: &Value, path: &str, fields: &'a [Field]) -> Option<&'a Field> {
+    if !item.is_object() {
+        c.fail(path, "must be an object {id, type, value}");
+        return None;
+    }
+    let Some(id) = item.get("id").and_then(Value::as_i64) else {
+        c.fail(
+            join(path, "id"),
+            "required: the id of one of the template's fields",
+        );
+        return None;
+    };
+    let Some(field) = fields.iter().find(|f| f.id == id) else {
+        c.fail(
+            join(path, "id"),
+            format!("no field {id} on this template; GET the template for its Field ids"),
+        );
+        return None;
+    };
+    let Some(want) = prefill_kind(field.kind) else {
+        c.fail(
+            join(path, "id"),
+            format!(
+                "field {id} is a {} field; only text, number, radio, checkbox, dropdown and date fields can be prefilled",
+                field.kind.as_str()
+            ),
+        );
+        return None;
+    };
+    match item.get("type").and_then(Value::as_str) {
+        Some(t) if t == want || (want == "dropdown" && t == "select") => Some(field),
+        Some(t) => {
+            c.fail(
+                join(path, "type"),
+                format!(
+                    "is {t:?} but field {id} is {}; use \"{want}\"",
+                    field.kind.as_str()
+                ),
+            );
+            None
+        }
+        None => {
+            c.fail(join(path, "type"), format!("required: \"{want}\""));
+            None
+        }
+    }
+}
+
+/// One item for `field` (its type already matched).
+fn one(c: &mut Check, item: &Value, path: &str, field: &Field, meta: &Meta) -> Option<Prefilled> {
+    let before = c.error_count();
+    if field.kind == FieldType::Date {
+        let value = date(c, item, path, meta)?;
+        let mut m = field
+            .meta
+            .clone()
+            .unwrap_or_else(|| json!({"type": "date"}));
+        m["readOnly"] = json!(true);
+        return Some(Prefilled {
+            meta: Some(m),
+            value: Some(value),
+        });
+    }
+    let mut m: Map<String, Value> = field
+        .meta
+        .as_ref()
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    for key in ["label", "placeholder"] {
+        if let Some(v) = c.opt_str(item, key, path, 200) {
+            m.insert(key.into(), json!(v));
+        }
+    }
+    let value = item.get("value").filter(|v| !v.is_null());
+    let Some(value) = value else {
+        c.fail(join(path, "value"), "required: the value to set");
+        return None;
+    };
+    let empty = match value {
+        Value::String(s) => s.trim().is_empty(),
+        Value::Array(a) => a.is_empty(),
+        _ => false,
+    };
+    // An empty value sets the default to nothing and fills nothing.
+    let stored = if empty {
+        None
+    } else {
+        // The owner sets it: a read-only field may be prefilled.
+        let mut current = m.clone();
+        current.remove("readOnly");
+        let current = Value::Object(current);
+        match values::check(field.kind, Some(&current), &json!({ "value": value })) {
+            Ok(Stored::Text(t)) => Some(t),
+            Ok(Stored::Drawn(_)) => None,
+            Err(e) => {
+                c.fail(join(path, "value"), e.to_string());
+                None
+            }
+        }
+    };
+    if c.error_count() != before {
+        return None;
+    }
+    set_default(&mut m, field.kind, value);
+    if stored.is_some() {
+        m.insert("readOnly".into(), json!(true));
+    }
+    Some(Prefilled {
+        meta: Some(Value::Object(m)),
+        value: stored,
+    })
+}
+
+/// The field's `fieldMeta` default for `value`, as the other signing service sets it.
+fn set_default(m: &mut Map<String, Value>, kind: FieldType, value: &Value) {
+    let picked: Vec<&str> = match value {
+        Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
+        Value::String(s) => vec![s.as_str()],
+        _ => Vec::new(),
+    };
+    match kind {
+        FieldType::Text => {
+            m.insert("text".into(), value.clone());
+        }
+        FieldType::Number => {
+            m.insert("value".into(), value.clone());
+        }
+        FieldType::Select | FieldType::Dropdown => {
+            m.insert("defaultValue".into(), value.clone());
+        }
+        FieldType::Radio | FieldType::Checkbox => {
+            if let Some(Value::Array(options)) = m.get_mut("values") {
+                for o in options {
+                    let on = o
+                        .get("value")
+                        .and_then(Value::as_str)
+                        .is_some_and(|v| picked.contains(&v));
+                    o["checked"] = json!(on);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A DATE item's value: an RFC 3339 time, or a calendar date (its midnight where the document
+/// is), formatted as the document's dates are.
+fn date(c: &mut Check, item: &Value, path: &str, meta: &Meta) -> Option<String> {
+    let Some(text) = item.get("value").and_then(Value::as_str) else {
+        c.fail(
+            join(path, "value"),
+            "required: a date (2026-03-01) or a time (2026-03-01T09:30:00Z)",
+        );
+        return None;
+    };
+    let zone = jiff::tz::TimeZone::get(&meta.timezone).unwrap_or(jiff::tz::TimeZone::UTC);
+    let ts = match text.trim().parse::<jiff::Timestamp>() {
+        Ok(t) => Some(t),
+        Err(_) => text
+            .trim()
+            .parse::<jiff::civil::Date>()
+            .ok()
+            .and_then(|d| d.to_zoned(zone).ok())
+            .map(|z| z.timestamp()),
+    };
+    match ts {
+        Some(t) => Some(format_date(
+            t.as_second(),
+            &meta.timezone,
+            &meta.date_format,
+        )),
+        None => {
+            c.fail(
+                join(path, "value"),
+                format!("{text:?} is not a date (2026-03-01) or a time (2026-03-01T09:30:00Z)"),
+            );
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(id: i64, kind: FieldType, meta: Value) -> Field {
+        Field {
+            id,
+            recipient_id: 1,
+            kind,
+            page: 1,
+            x: 0.0,
+            y: 0.0,
+            width: 10.0,
+            height: 5.0,
+            meta: Some(meta),
+            inserted: false,
+            custom_text: None,
+            drawn: false,
+        }
+    }
+
+    fn fields() -> Vec<Field> {
+        vec![
+            field(1, FieldType::Text, json!({"type": "text", "label": "Name"})),
+            field(
+                2,
+                FieldType::Checkbox,
+                json!({"type": "checkbox", "values": [
+                    {"id": 1, "checked": false, "value": "a"},
+                    {"id": 2, "checked": true, "value": "b"}]}),
+            ),
+            field(
+                3,
+                FieldType::Dropdown,
+                json!({"type": "dropdown", "values": [{"value": "x"}, {"value": "y"}]}),
+            ),
+            field(4, FieldType::Date, json!({"type": "date"})),
+            field(5, FieldType::Signature, json!({"type": "signature"})),
+            field(
+                6,
+                FieldType::Number,
+                json!({"type": "number", "maxValue": 10}),
+            ),
+        ]
+    }
+
+    fn run(raw: Value) -> Result<HashMap<i64, Prefilled>, Vec<String>> {
+        let mut c = Check::new();
+        let meta = Meta {
+            date_format: "yyyy-MM-dd".into(),
+            timezone: "Europe/Paris".into(),
+            ..Meta::default()
+        };
+        let out = parse(&mut c, Some(&raw), &fields(), &meta);
+        c.finish(out)
+            .map_err(|e| e.details().iter().map(|d| d.path.clone()).collect())
+    }
+
+    #[test]
+    fn values_become_defaults_and_fill_the_field() {
+        let out = run(json!([
+            {"id": 1, "type": "text", "value": "Ada", "placeholder": "you"},
+            {"id": 2, "type": "checkbox", "value": ["a"]},
+            {"id": 3, "type": "dropdown", "value": "y"},
+            {"id": 4, "type": "date", "value": "2026-03-01"},
+            {"id": 6, "type": "number", "value": "7"},
+        ]))
+        .unwrap();
+        let text = &out[&1];
+        assert_eq!(text.value.as_deref(), Some("Ada"));
+        assert_eq!(
+            text.meta,
+            Some(
+                json!({"type": "text", "label": "Name", "placeholder": "you", "text": "Ada", "readOnly": true})
+            )
+        );
+        let boxes = out[&2].meta.as_ref().unwrap();
+        assert_eq!(boxes["values"][0]["checked"], true);
+        assert_eq!(boxes["values"][1]["checked"], false);
+        assert_eq!(out[&2].value.as_deref(), Some("[\"a\"]"));
+        assert_eq!(out[&3].meta.as_ref().unwrap()["defaultValue"], "y");
+        assert_eq!(out[&4].value.as_deref(), Some("2026-03-01"));
+        assert_eq!(out[&6].meta.as_ref().unwrap()["value"], "7");
+    }
+
+    #[test]
+    fn unknown_ids_wrong_types_and_bad_values_are_named() {
+        let err = run(json!([
+            {"id": 99, "type": "text", "value": "x"},
+            {"id": 1, "type": "number", "value": "1"},
+            {"id": 5, "type": "text", "value": "x"},
+            {"id": 3, "type": "dropdown", "value": "z"},
+            {"id": 6, "type": "number", "value": "11"},
+            {"id": 4, "type": "date", "value": "soon"},
+            {"id": 2, "type": "checkbox", "value": ["a"]},
+            {"id": 2, "type": "checkbox", "value": ["b"]},
+        ]))
+        .unwrap_err();
+        assert_eq!(
+            err,
+            [
+                "prefillFields[0].id",
+                "prefillFields[1].type",
+                "prefillFields[2].id",
+                "prefillFields[3].value",
+                "prefillFields[4].value",
+                "prefillFields[5].value",
+                "prefillFields[7].id"
+            ]
+        );
+        assert!(run(json!({})).is_err());
+    }
+
+    #[test]
+    fn an_empty_value_fills_nothing() {
+        let out = run(json!([{"id": 1, "type": "text", "value": ""}])).unwrap();
+        assert_eq!(out[&1].value, None);
+        assert_eq!(out[&1].meta.as_ref().unwrap()["text"], "");
+        assert!(out[&1].meta.as_ref().unwrap().get("readOnly").is_none());
+    }
+}

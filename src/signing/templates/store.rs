@@ -1,0 +1,179 @@
+//! SQL for `templates`. Their recipients and fields are rows of `recipients` and `fields`,
+//! whose SQL `documents::store` holds for both parents (`Parent::Template`).
+
+use crate::params;
+use crate::{core::db::Conn, core::db::OptionalExtension, core::db::Row};
+
+use super::CreateTemplate;
+use super::model::Template;
+use crate::core::db::stored_json;
+use crate::core::error::AppError;
+use crate::{
+    signing::documents::store::Parent, signing::documents::store::fields,
+    signing::documents::store::recipients,
+};
+
+const COLUMNS: &str = "t.id, t.user_id, t.external_id, t.type, t.title, t.document_data_id,
+    t.blob_id, t.page_sizes, t.meta_id, t.meta, t.auth_options, t.direct_link_token,
+    t.direct_link_enabled, t.created_at, t.updated_at";
+
+/// A template's row, without its recipients and fields yet. Stored JSON the code cannot read
+/// is an error, never a default.
+fn from_row(r: &Row<'_>) -> crate::core::db::Result<Template> {
+    let sizes: Option<String> = r.get(7)?;
+    let meta: String = r.get(9)?;
+    let auth: String = r.get(10)?;
+    Ok(Template {
+        id: r.get(0)?,
+        user_id: r.get(1)?,
+        external_id: r.get(2)?,
+        kind: r.get(3)?,
+        title: r.get(4)?,
+        document_data_id: r.get(5)?,
+        blob_id: r.get(6)?,
+        blob_sha256: None,
+        page_sizes: sizes.map(|s| stored_json(7, &s)).transpose()?,
+        meta_id: r.get(8)?,
+        meta: stored_json(9, &meta)?,
+        auth_options: if auth.is_empty() {
+            Default::default()
+        } else {
+            stored_json(10, &auth)?
+        },
+        direct_link_token: r.get(11)?,
+        direct_link_enabled: r.get(12)?,
+        created_at: r.get(13)?,
+        updated_at: r.get(14)?,
+        recipients: Vec::new(),
+        fields: Vec::new(),
+    })
+}
+
+/// The row with its file's digest, its recipients and its fields.
+fn complete_aggregate(conn: &Conn, mut t: Template) -> Result<Template, AppError> {
+    if let Some(b) = &t.blob_id {
+        t.blob_sha256 = crate::core::blob::rows::sha256(conn, b)?;
+    }
+    t.recipients = recipients::of(conn, Parent::Template(t.id))?;
+    t.fields = fields::of(conn, Parent::Template(t.id))?;
+    Ok(t)
+}
+
+/// The user's template `id` with its recipients and fields, or a 404 (also for another
+/// user's template).
+pub fn owned(conn: &Conn, user: i64, id: i64) -> Result<Template, AppError> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM templates t WHERE t.id = ?1 AND t.user_id = ?2"
+    ))?;
+    match stmt.query_row(params![id, user], from_row).optional()? {
+        Some(t) => complete_aggregate(conn, t),
+        None => Err(AppError::not_found("template")),
+    }
+}
+
+/// The template behind an upload URL's `documentDataId`.
+pub fn by_data_id(conn: &Conn, data_id: &str) -> Result<Option<i64>, AppError> {
+    Ok(conn
+        .query_row(
+            "SELECT id FROM templates WHERE document_data_id = ?1",
+            [data_id],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
+/// A page of the user's templates, newest first, and how many there are in all.
+pub fn list(
+    conn: &Conn,
+    user: i64,
+    limit: i64,
+    offset: i64,
+) -> Result<(Vec<Template>, i64), AppError> {
+    let total: i64 = conn.query_row(
+        "SELECT count(*) FROM templates WHERE user_id = ?1",
+        [user],
+        |r| r.get(0),
+    )?;
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM templates t WHERE t.user_id = ?1
+          ORDER BY t.created_at DESC, t.id DESC LIMIT ?2 OFFSET ?3"
+    ))?;
+    let rows = stmt.query_map(params![user, limit, offset], from_row)?;
+    let items = rows.collect::<Result<Vec<_>, _>>()?;
+    let items = items
+        .into_iter()
+        .map(|t| complete_aggregate(conn, t))
+        .collect::<Result<_, _>>()?;
+    Ok((items, total))
+}
+
+pub fn insert(
+    tx: &Conn,
+    user: i64,
+    t: &CreateTemplate,
+    data_id: &str,
+    now: i64,
+) -> Result<i64, AppError> {
+    let inserted_id = tx.insert(
+        "INSERT INTO templates (user_id, external_id, title, type, document_data_id, meta_id, meta, auth_options,
+                                direct_link_token, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
+        params![
+            user,
+            t.external_id,
+            t.title,
+            t.kind,
+            data_id,
+            format!("tm_{}", crate::core::crypto::random_base62(24)),
+            serde_json::to_string(&t.meta).unwrap_or_default(),
+            serde_json::to_string(&t.auth_options).unwrap_or_default(),
+            crate::core::crypto::random_base62(32),
+            now
+        ],
+    )?;
+    let id = inserted_id;
+    for r in &t.recipients {
+        recipients::insert(tx, Parent::Template(id), r, now)?;
+    }
+    Ok(id)
+}
+
+/// Deletes the template with its recipients, fields and file row (the blob id to remove after
+/// commit is the row's). Documents generated from it keep theirs (`template_id` becomes NULL).
+pub fn delete(tx: &Conn, t: &Template) -> Result<(), AppError> {
+    tx.execute("DELETE FROM templates WHERE id = ?1", [t.id])?;
+    if let Some(b) = &t.blob_id {
+        crate::core::blob::rows::delete(tx, b)?;
+    }
+    Ok(())
+}
+
+/// Records an uploaded file on the template; returns the replaced blob's id (its file can go:
+/// generated documents hold copies).
+pub fn set_file(
+    tx: &Conn,
+    template: i64,
+    blob: &crate::core::blob::store::StoredBlob,
+    page_sizes: &str,
+    now: i64,
+) -> Result<Option<String>, AppError> {
+    let old: Option<Option<String>> = tx
+        .query_row(
+            "SELECT blob_id FROM templates WHERE id = ?1",
+            [template],
+            |r| r.get(0),
+        )
+        .optional()?;
+    let Some(old) = old else {
+        return Err(AppError::not_found("template"));
+    };
+    crate::core::blob::rows::insert_pdf(tx, blob, now)?;
+    tx.execute(
+        "UPDATE templates SET blob_id = ?2, page_sizes = ?3, updated_at = ?4 WHERE id = ?1",
+        params![template, blob.id.as_str(), page_sizes, now],
+    )?;
+    if let Some(o) = &old {
+        crate::core::blob::rows::delete(tx, o)?;
+    }
+    Ok(old)
+}

@@ -1,0 +1,259 @@
+//! Attaching an uploaded PDF to its document or template: the
+//! body streams into a temp file in the blob store (never held whole in memory), is checked as
+//! a PDF, and only then becomes the file, in one transaction that checks a document is still a
+//! draft and that no field lies past the new file's last page (409 naming them). Any failure
+//! leaves no file and no changed row behind.
+
+use bytes::Bytes;
+use futures_util::{Stream, StreamExt};
+use serde_json::json;
+use sha2::{Digest, Sha256};
+use tokio::task::JoinHandle;
+
+use crate::core::blob::store::StoredBlob;
+use crate::core::context::Context;
+use crate::core::db::now;
+use crate::core::error::AppError;
+use crate::signing::documents::fields;
+use crate::signing::documents::model::placements;
+use crate::signing::templates::store as templates;
+use crate::{signing::documents::store, signing::documents::store::Parent};
+
+/// Bytes gathered before a write to the temp file.
+const COALESCE: usize = 256 * 1024;
+
+/// An upload's body, as the HTTP layer hands it over.
+pub type Body = std::pin::Pin<Box<dyn Stream<Item = Result<Bytes, AppError>> + Send>>;
+
+/// What an upload URL's `dataId` names: a document (only while DRAFT) or a template.
+#[derive(Debug, Clone, Copy)]
+pub enum Target {
+    Document(i64),
+    Template(i64),
+}
+
+pub fn too_large(max: u64) -> AppError {
+    AppError::PayloadTooLarge(format!(
+        "the file is larger than the {} MiB allowed (--max-upload-mb)",
+        max / (1024 * 1024)
+    ))
+}
+
+/// What `dataId` names: a document while it is a draft (409 after), or a template; 404 else.
+pub async fn target(ctx: &Context, data_id: String) -> Result<Target, AppError> {
+    ctx.db
+        .read(move |c| match store::by_data_id(c, &data_id)? {
+            Some(doc) => doc
+                .require_draft("upload a file")
+                .map(|()| Target::Document(doc.id)),
+            None => templates::by_data_id(c, &data_id)?
+                .map(Target::Template)
+                .ok_or_else(|| AppError::not_found("document")),
+        })
+        .await
+}
+
+/// The file now attached.
+#[derive(Debug)]
+pub struct Attached {
+    pub target: Target,
+    pub pages: u32,
+    pub size: u64,
+    pub sha256: String,
+}
+
+/// Receives `bytes` (at most `max`) as `target`'s file: stored, checked, then attached in one
+/// transaction (a document's upload is audited); the file it replaces is removed.
+pub async fn receive(
+    ctx: &Context,
+    target: Target,
+    bytes: Body,
+    max: u64,
+    origin: crate::signing::documents::audit::Origin,
+) -> Result<Attached, AppError> {
+    let (stored, info) = store_pdf(&ctx.blobs, bytes, max).await?;
+    let sizes = serde_json::to_string(
+        &info
+            .page_sizes
+            .iter()
+            .map(|(w, h)| [*w, *h])
+            .collect::<Vec<_>>(),
+    )
+    .unwrap_or_else(|_| "[]".into());
+    let blob = stored.clone();
+    let pages = info.pages;
+    let result = ctx
+        .db
+        .write(move |tx| match target {
+            Target::Document(id) => {
+                fields::require_on_pages(
+                    &placements(&store::fields::of(tx, Parent::Document(id))?),
+                    i64::from(pages),
+                )?;
+                let old = store::set_file(tx, id, &blob, &sizes, now())?;
+                crate::signing::documents::audit::record(
+                    tx,
+                    id,
+                    crate::signing::documents::audit::Event::Uploaded,
+                    &origin.actor("upload URL", None),
+                    &json!({"sha256": blob.sha256, "size": blob.size, "pages": pages}),
+                    now(),
+                )?;
+                Ok(old)
+            }
+            Target::Template(id) => {
+                fields::require_on_pages(
+                    &placements(&store::fields::of(tx, Parent::Template(id))?),
+                    i64::from(pages),
+                )?;
+                templates::set_file(tx, id, &blob, &sizes, now())
+            }
+        })
+        .await;
+    let blobs = ctx.blobs.clone();
+    match result {
+        Ok(old) => {
+            if let Some(old) = old.and_then(|o| crate::core::blob::BlobId::parse(&o)) {
+                // Nothing refers to the replaced file any more; remove it after answering.
+                tokio::task::spawn_blocking(move || blobs.delete(&old));
+            }
+            Ok(Attached {
+                target,
+                pages: info.pages,
+                size: stored.size,
+                sha256: stored.sha256,
+            })
+        }
+        Err(e) => {
+            ctx.discard_blob(stored.id).await;
+            Err(e)
+        }
+    }
+}
+
+/// Streams `bytes` into a new blob (at most `max` bytes), checks it is a PDF, and commits it.
+///
+/// The body is gathered on the async side into 256 KiB pieces; each piece is written to the
+/// temp file and hashed on the blocking pool (two short tasks, side by side) while the next
+/// piece arrives. A blocking thread is thus held only while a piece is written or hashed, never
+/// while the client is slow to send: slow uploads cannot use up the blocking pool that every
+/// database call (`Db::read`, `/healthz`) needs. At most two pieces are in memory. Once the
+/// last byte is written, the PDF is checked on a read-only map of the temp file (the pages are
+/// still in the page cache) while another thread fsyncs it; the blob is committed only when
+/// both succeed, and dropped (with its temp file) otherwise.
+async fn store_pdf(
+    blobs: &crate::core::blob::BlobStore,
+    mut bytes: Body,
+    max: u64,
+) -> Result<(StoredBlob, crate::signing::pdf::PdfInfo), AppError> {
+    let mut sink = Sink::start(blobs.clone());
+    let mut piece = bytes::BytesMut::with_capacity(COALESCE);
+    let mut total = 0u64;
+    let mut failure = None;
+    while let Some(chunk) = bytes.next().await {
+        match chunk {
+            Ok(c) => {
+                total += c.len() as u64;
+                if total > max {
+                    failure = Some(too_large(max));
+                    break;
+                }
+                piece.extend_from_slice(&c);
+                if piece.len() >= COALESCE {
+                    let full =
+                        std::mem::replace(&mut piece, bytes::BytesMut::with_capacity(COALESCE))
+                            .freeze();
+                    // A failed write has dropped the writer, and with it the temp file.
+                    sink = sink.feed(full).await?;
+                }
+            }
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
+        }
+    }
+    if failure.is_none() && total == 0 {
+        failure = Some(AppError::bad_request(
+            "the upload is empty; send the PDF as the body",
+        ));
+    }
+    if let Some(e) = failure {
+        // Waiting for the piece in hand drops the writer, and its temp file, before answering.
+        let _ = sink.finish().await;
+        return Err(e);
+    }
+    let last = piece.freeze();
+    if !last.is_empty() {
+        sink = sink.feed(last).await?;
+    }
+    let (writer, digest) = sink.finish().await?;
+    let sha256 = hex::encode(digest.finalize());
+    let handle = writer.file_handle()?;
+    let map = writer.map()?;
+    let sync = tokio::task::spawn_blocking(move || handle.sync_all());
+    let inspect = tokio::task::spawn_blocking(move || crate::signing::pdf::inspect_bytes(&map));
+    let (synced, inspected) = tokio::join!(sync, inspect);
+    synced.map_err(|e| AppError::internal(format!("upload task failed: {e}")))??;
+    let info = inspected
+        .map_err(|e| AppError::internal(format!("PDF check failed: {e}")))?
+        .map_err(|e| match e {
+            crate::signing::pdf::PdfError::NotPdf => {
+                AppError::UnsupportedMediaType(format!("{e}; upload a PDF file"))
+            }
+            crate::signing::pdf::PdfError::TooComplex(_) => AppError::BadRequest {
+                code: "pdf_too_complex",
+                message: e.to_string(),
+                details: Vec::new(),
+            },
+            e if e.is_upload_fault() => AppError::bad_request(e.to_string()),
+            e => AppError::internal(e),
+        })?;
+    // Dropping the writer on an error above removed its temp file; here it becomes the blob
+    // (its fsync finds nothing left to write).
+    let stored = tokio::task::spawn_blocking(move || writer.commit_with_sha256(sha256))
+        .await
+        .map_err(|e| AppError::internal(format!("upload task failed: {e}")))??;
+    Ok((stored, info))
+}
+
+/// The temp file and the running SHA-256 of an upload, each behind the blocking task that
+/// handles the latest piece.
+struct Sink {
+    writing: JoinHandle<Result<crate::core::blob::BlobWriter, AppError>>,
+    hashing: JoinHandle<Sha256>,
+}
+
+impl Sink {
+    fn start(blobs: crate::core::blob::BlobStore) -> Sink {
+        Sink {
+            writing: tokio::task::spawn_blocking(move || Ok(blobs.begin_unhashed()?)),
+            hashing: tokio::task::spawn_blocking(Sha256::new),
+        }
+    }
+
+    /// Waits for the previous piece, then hands `piece` to a writing and a hashing task.
+    async fn feed(self, piece: Bytes) -> Result<Sink, AppError> {
+        let (mut writer, mut digest) = self.finish().await?;
+        let copy = piece.clone();
+        Ok(Sink {
+            writing: tokio::task::spawn_blocking(move || {
+                writer.write_all(&piece)?;
+                writer.start_writeback();
+                Ok(writer)
+            }),
+            hashing: tokio::task::spawn_blocking(move || {
+                digest.update(&copy);
+                digest
+            }),
+        })
+    }
+
+    /// The writer and the digest once every piece handed over is written and hashed.
+    async fn finish(self) -> Result<(crate::core::blob::BlobWriter, Sha256), AppError> {
+        let (written, hashed) = tokio::join!(self.writing, self.hashing);
+        let failed =
+            |e: tokio::task::JoinError| AppError::internal(format!("upload task failed: {e}"));
+        Ok((written.map_err(failed)??, hashed.map_err(failed)?))
+    }
+}

@@ -1,0 +1,361 @@
+//! The transitions, each run by the caller inside one write transaction: it checks its
+//! precondition (in SQL, through `store`), changes state, records the audit event, and says
+//! who must now be told. Mail and webhooks are queued by the caller in the same transaction.
+
+use serde_json::{Value, json};
+
+use super::auth::Acting;
+use super::link::Link;
+use super::{all_finished, current_turn, parties};
+use crate::core::db::Conn;
+use crate::core::error::AppError;
+use crate::signing::documents::Status;
+pub use crate::signing::documents::audit::Origin;
+use crate::signing::documents::meta::format_date;
+use crate::{signing::documents::audit, signing::documents::audit::Event};
+use crate::{signing::documents::recipients::Role, signing::documents::recipients::SigningStatus};
+use crate::{signing::documents::store as documents, signing::documents::store::Parent};
+use crate::{
+    signing::documents::store::fields, signing::documents::store::fields::Value as Entered,
+};
+use crate::{signing::documents::store::recipients, signing::documents::store::recipients::Finish};
+use crate::{signing::documents::values, signing::documents::values::Stored};
+
+fn conflict(msg: impl Into<String>) -> AppError {
+    AppError::Conflict(msg.into())
+}
+
+/// DRAFT to PENDING, recording SENT with `details` (a JSON object: what filling the form
+/// did, or `{}`). Returns the recipients to e-mail now. What the document lacks is a 400
+/// (the signing service's API v1 answers so), as is a finished or cancelled document; a
+/// PENDING one is `send_again`'s.
+pub fn send(
+    tx: &Conn,
+    doc: i64,
+    owner_email: &str,
+    origin: &Origin,
+    details: &Value,
+    now: i64,
+) -> Result<Vec<i64>, AppError> {
+    let d = documents::load(tx, doc)?;
+    if d.status != Status::Draft {
+        return Err(AppError::wrong_state(format!(
+            "the document is {}; only a DRAFT can be sent",
+            d.status.as_str()
+        )));
+    }
+    if d.blob_id.is_none() {
+        return Err(AppError::wrong_state("upload the PDF before sending"));
+    }
+    // Uploads refuse a file shorter than the fields need, but fields can predate that check
+    // (or come from a template's older file): what cannot be shown or sealed is not sent.
+    crate::signing::documents::fields::require_placed(&d.placements(), d.pages().unwrap_or(0))?;
+    let people = &d.recipients;
+    if people.is_empty() {
+        return Err(AppError::wrong_state(
+            "add at least one recipient before sending",
+        ));
+    }
+    let placeholders: Vec<&str> = people
+        .iter()
+        .filter(|p| crate::signing::templates::is_placeholder(&p.email))
+        .map(|p| p.email.as_str())
+        .collect();
+    if !placeholders.is_empty() {
+        return Err(AppError::wrong_state(format!(
+            "replace the placeholder addresses first: {}",
+            placeholders.join(", ")
+        )));
+    }
+    let unsigned: Vec<String> = people
+        .iter()
+        .filter(|p| p.role == Role::Signer && !d.has_signature_field(p.id))
+        .map(|p| p.email.clone())
+        .collect();
+    if !unsigned.is_empty() {
+        return Err(AppError::wrong_state(format!(
+            "every signer needs a SIGNATURE field; missing for {}",
+            unsigned.join(", ")
+        )));
+    }
+    d.require_choices()?;
+    if !documents::set_status(tx, doc, Status::Draft, Status::Pending, now)? {
+        return Err(conflict("the document changed state; try again"));
+    }
+    audit::record(
+        tx,
+        doc,
+        Event::Sent,
+        &origin.actor(owner_email, None),
+        details,
+        now,
+    )?;
+    Ok(current_turn(d.meta.signing_order, &parties(&d.recipients)))
+}
+
+/// Sending a document that is already PENDING changes nothing and records nothing (the
+/// signing service's API v1 answers it as a success): returns those whose turn it is and who
+/// were never asked by e-mail (sent with `sendEmail: false`, or added since), to e-mail now.
+pub fn send_again(tx: &Conn, doc: i64) -> Result<Vec<i64>, AppError> {
+    let d = documents::load(tx, doc)?;
+    if d.status != Status::Pending {
+        return Err(conflict("the document changed state; try again"));
+    }
+    let mut due = Vec::new();
+    for id in current_turn(d.meta.signing_order, &parties(&d.recipients)) {
+        if !crate::outbox::mail::store::was_invited(tx, id)? {
+            due.push(id);
+        }
+    }
+    Ok(due)
+}
+
+/// The recipients among `ids` who may act now and have not finished (for `resend`); 400 unless
+/// the document is PENDING, or for an id that is not one of its recipients.
+pub fn resendable(tx: &Conn, doc: i64, ids: &[i64]) -> Result<Vec<i64>, AppError> {
+    let d = documents::load(tx, doc)?;
+    if d.status != Status::Pending {
+        return Err(AppError::wrong_state(format!(
+            "the document is {}; only a PENDING document's recipients can be reminded",
+            d.status.as_str()
+        )));
+    }
+    let parties = parties(&d.recipients);
+    let unknown: Vec<String> = ids
+        .iter()
+        .filter(|id| !parties.iter().any(|p| p.id == **id))
+        .map(i64::to_string)
+        .collect();
+    if !unknown.is_empty() {
+        return Err(AppError::bad_request(format!(
+            "not recipients of this document: {}",
+            unknown.join(", ")
+        )));
+    }
+    let turn = current_turn(d.meta.signing_order, &parties);
+    Ok(ids.iter().copied().filter(|id| turn.contains(id)).collect())
+}
+
+/// 409 unless the document is PENDING (acting on a finished or cancelled document; the page
+/// itself shows a cancelled document's link as 410 Gone).
+pub fn require_usable(link: &Link) -> Result<(), AppError> {
+    match link.document.status {
+        Status::Pending => Ok(()),
+        Status::Cancelled => Err(conflict("this document was cancelled by its sender")),
+        Status::Draft => Err(AppError::not_found("signing link")),
+        other @ (Status::Completed | Status::Rejected) => Err(conflict(format!(
+            "this document is {} and can no longer be signed",
+            other.as_str().to_lowercase()
+        ))),
+    }
+}
+
+/// 409 unless `link`'s recipient may act now.
+fn require_turn(link: &Link) -> Result<(), AppError> {
+    require_usable(link)?;
+    if link.me.role == Role::Cc {
+        return Err(conflict("you receive a copy; there is nothing to sign"));
+    }
+    if link.me.signing_status != SigningStatus::NotSigned {
+        return Err(conflict(format!(
+            "you have already {} this document",
+            if link.me.signing_status == SigningStatus::Rejected {
+                "rejected"
+            } else {
+                "finished"
+            }
+        )));
+    }
+    let parties = parties(&link.document.recipients);
+    if !current_turn(link.document.meta.signing_order, &parties).contains(&link.me.id) {
+        return Err(conflict(
+            "it is not your turn yet: you will get an e-mail when it is",
+        ));
+    }
+    Ok(())
+}
+
+/// First visit of a link: OPENED, once.
+pub fn open(tx: &Conn, link: &Link, origin: &Origin, now: i64) -> Result<bool, AppError> {
+    let first = recipients::mark_opened(tx, link.me.id, now)?;
+    if first {
+        audit::record(
+            tx,
+            link.document.id,
+            Event::Opened,
+            &origin.actor(&link.me.email, Some(link.me.id)),
+            &json!({}),
+            now,
+        )?;
+    }
+    Ok(first)
+}
+
+/// Stores a value for one of the recipient's fields, or, for an ASSISTANT, for one of the
+/// fields they may fill in for the recipients after them (`assistable`).
+pub fn fill(
+    tx: &Conn,
+    link: &Link,
+    field: i64,
+    value: &Value,
+    acting: &Acting<'_>,
+    now: i64,
+) -> Result<(), AppError> {
+    acting.require_account(link)?;
+    require_turn(link)?;
+    let f = link
+        .document
+        .fields_of(link.me.id)
+        .into_iter()
+        .chain(super::assistable(&link.document, &link.me))
+        .find(|f| f.id == field)
+        .ok_or_else(|| AppError::not_found("field"))?;
+    let stored = values::check(f.kind, f.meta.as_ref(), value)?;
+    let entered = match &stored {
+        Stored::Text(t) => Entered::Text(t),
+        Stored::Drawn(p) => Entered::Drawn(p),
+    };
+    // The field's own recipient must not have finished (for an assistant's filling, the one
+    // it is filled in for).
+    if !fields::save_value(tx, field, f.recipient_id, entered, now)? {
+        return Err(conflict("the document changed state; reload the page"));
+    }
+    let mut data = json!({"fieldId": field, "type": f.kind});
+    if f.recipient_id != link.me.id {
+        data["forRecipientId"] = json!(f.recipient_id);
+    }
+    audit::record_fill(
+        tx,
+        link.document.id,
+        &acting.origin.actor(&link.me.email, Some(link.me.id)),
+        &data,
+        now,
+    )?;
+    Ok(())
+}
+
+/// What finishing one recipient led to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finished {
+    /// Recipients whose turn it now is and who were not before (SEQUENTIAL: the next one).
+    pub newly_current: Vec<i64>,
+    /// Every acting recipient has finished: the document is to be sealed.
+    pub all_done: bool,
+}
+
+/// Signs (SIGNER), approves (APPROVER) or marks viewed (VIEWER).
+pub fn complete(
+    tx: &Conn,
+    link: &Link,
+    acting: &Acting<'_>,
+    now: i64,
+) -> Result<Finished, AppError> {
+    acting.require_account(link)?;
+    require_turn(link)?;
+    let doc = link.document.id;
+    let order = link.document.meta.signing_order;
+    let before = current_turn(order, &parties(&link.document.recipients));
+    if link.me.role == Role::Signer {
+        let missing: Vec<String> = link
+            .document
+            .fields_of(link.me.id)
+            .into_iter()
+            .filter(|f| f.required() && !f.inserted)
+            .map(|f| format!("{} on page {}", f.kind.as_str().to_lowercase(), f.page))
+            .collect();
+        if !missing.is_empty() {
+            return Err(AppError::bad_request(format!(
+                "fill in every required field first: {}",
+                missing.join(", ")
+            )));
+        }
+    }
+    // Checked last of all the preconditions, so a proof is used up only by an action that
+    // then happens (in this transaction).
+    let proved = acting.prove(tx, link, now)?;
+    if link.me.role == Role::Signer {
+        let meta = &link.document.meta;
+        fields::fill_dates(
+            tx,
+            link.me.id,
+            &format_date(now, &meta.timezone, &meta.date_format),
+            now,
+        )?;
+    }
+    let origin = acting.origin;
+    let finish = Finish {
+        status: SigningStatus::Signed,
+        reason: None,
+        ip: origin.ip.as_deref(),
+        user_agent: origin.user_agent.as_deref(),
+    };
+    if !recipients::finish(tx, link.me.id, finish, now)? {
+        return Err(conflict("the document changed state; reload the page"));
+    }
+    recipients::record_auth(tx, link.me.id, proved.method, proved.user_id)?;
+    let event = match link.me.role {
+        Role::Approver => Event::Approved,
+        Role::Viewer => Event::Viewed,
+        Role::Assistant => Event::Assisted,
+        Role::Signer | Role::Cc => Event::Signed,
+    };
+    audit::record(
+        tx,
+        doc,
+        event,
+        &origin.actor(&link.me.email, Some(link.me.id)),
+        &json!({"auth": acting.audit(&proved)}),
+        now,
+    )?;
+    let parties = parties(&recipients::of(tx, Parent::Document(doc))?);
+    let after = current_turn(order, &parties);
+    Ok(Finished {
+        newly_current: after
+            .into_iter()
+            .filter(|id| !before.contains(id))
+            .collect(),
+        all_done: all_finished(&parties),
+    })
+}
+
+/// Rejects with a reason: the document becomes REJECTED.
+pub fn reject(
+    tx: &Conn,
+    link: &Link,
+    reason: &str,
+    acting: &Acting<'_>,
+    now: i64,
+) -> Result<(), AppError> {
+    acting.require_account(link)?;
+    let reason = reason.trim();
+    if reason.is_empty() || reason.chars().count() > 500 {
+        return Err(AppError::bad_request(
+            "give a reason for rejecting, at most 500 characters",
+        ));
+    }
+    require_turn(link)?;
+    let proved = acting.prove(tx, link, now)?;
+    let origin = acting.origin;
+    let doc = link.document.id;
+    let finish = Finish {
+        status: SigningStatus::Rejected,
+        reason: Some(reason),
+        ip: origin.ip.as_deref(),
+        user_agent: origin.user_agent.as_deref(),
+    };
+    if !recipients::finish(tx, link.me.id, finish, now)?
+        || !documents::set_status(tx, doc, Status::Pending, Status::Rejected, now)?
+    {
+        return Err(conflict("the document changed state; reload the page"));
+    }
+    recipients::record_auth(tx, link.me.id, proved.method, proved.user_id)?;
+    audit::record(
+        tx,
+        doc,
+        Event::Rejected,
+        &origin.actor(&link.me.email, Some(link.me.id)),
+        &json!({"reason": reason, "auth": acting.audit(&proved)}),
+        now,
+    )?;
+    Ok(())
+}

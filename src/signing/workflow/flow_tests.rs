@@ -1,0 +1,231 @@
+//! The signing flow through its use cases, on an in-memory database: a document is created,
+//! given its PDF and fields, sent, filled, signed in turn, rejected; and (in `sealing.rs`)
+//! sealed. The HTTP layer has its own black-box tests; these pin the rules at the domain level.
+
+use serde_json::{Value, json};
+
+use super::link::{self, Call, Visit};
+use crate::core::context::Context;
+use crate::core::db::Db;
+use crate::core::error::AppError;
+use crate::identity::factors::Verifier;
+use crate::identity::scope::Scope;
+use crate::identity::users::checks::PasswordChecks;
+use crate::signing::documents::audit::Origin;
+use crate::{identity::principal::Principal, identity::principal::Via};
+use crate::{signing::documents::manage, signing::uploads};
+
+/// A document sent to two signers in turn, each with one signature field.
+pub(crate) struct Sent {
+    pub ctx: Context,
+    pub verifier: Verifier,
+    pub doc: i64,
+    /// The two signers' tokens and field ids, in signing order.
+    pub signers: Vec<(String, i64)>,
+    pub _dir: tempfile::TempDir,
+}
+
+fn owner() -> Principal {
+    Principal {
+        user_id: 1,
+        scopes: Scope::ALL.to_vec(),
+        via: Via::ApiKey,
+    }
+}
+
+fn pdf() -> Vec<u8> {
+    std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/pdf/a4-1p.pdf"
+    ))
+    .unwrap()
+}
+
+pub(crate) async fn sent() -> Sent {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::memory();
+    db.write(|c| {
+        c.execute(
+            "INSERT INTO users (id, email, username, name, password_hash, created_at, updated_at)
+             VALUES (1, 'owner@x.org', 'owner', 'Owner', 'x', 0, 0)",
+            [],
+        )?;
+        Ok(())
+    })
+    .await
+    .unwrap();
+    let ctx = Context {
+        db,
+        blobs: crate::core::blob::BlobStore::open(&dir.path().join("blobs")).unwrap(),
+        workers: Default::default(),
+        app: "https://sign.example".into(),
+    };
+    let secrets =
+        crate::core::crypto::SecretBox::load_or_create_file(dir.path(), "account.key").unwrap();
+    let verifier = Verifier {
+        secrets: std::sync::Arc::new(secrets),
+        rp: None,
+    };
+    let who = owner();
+    let body = json!({
+        "title": "NDA",
+        "recipients": [
+            {"name": "Ann", "email": "ann@x.org", "role": "SIGNER", "signingOrder": 1},
+            {"name": "Bob", "email": "bob@x.org", "role": "SIGNER", "signingOrder": 2},
+        ],
+        "meta": {"signingOrder": "SEQUENTIAL"},
+    });
+    let body: crate::signing::documents::request::CreateDocumentRequest =
+        serde_json::from_value(body).unwrap();
+    let created = manage::create(&ctx, &who, body.validate().unwrap(), Origin::default())
+        .await
+        .unwrap();
+    let target = uploads::target(&ctx, created.data_id.clone())
+        .await
+        .unwrap();
+    let bytes: uploads::Body = Box::pin(futures_util::stream::once(async {
+        Ok::<_, AppError>(bytes::Bytes::from(pdf()))
+    }));
+    uploads::receive(&ctx, target, bytes, 1 << 24, Origin::default())
+        .await
+        .unwrap();
+    let mut signers = Vec::new();
+    for r in &created.recipients {
+        let field = json!({"recipientId": r.id, "type": "SIGNATURE", "pageNumber": 1,
+            "pageX": 10, "pageY": 10, "pageWidth": 20, "pageHeight": 5});
+        let added = manage::add_fields(&ctx, &who, created.id, field)
+            .await
+            .unwrap();
+        signers.push((r.token.clone().unwrap(), added[0].id));
+    }
+    let opts = super::sending::SendOptions {
+        send_email: false,
+        completion_emails: None,
+        strict_form_values: false,
+    };
+    super::sending::send(&ctx, &who, created.id, opts, Origin::default())
+        .await
+        .unwrap();
+    Sent {
+        ctx,
+        verifier,
+        doc: created.id,
+        signers,
+        _dir: dir,
+    }
+}
+
+fn call(token: &str) -> Call {
+    Call {
+        visit: Visit {
+            token: token.into(),
+            session: None,
+        },
+        origin: Origin::default(),
+        proof: None,
+    }
+}
+
+async fn fill(s: &Sent, who: usize) -> Result<Value, AppError> {
+    let (token, field) = &s.signers[who];
+    let typed = json!({"typed": "A. Signer"});
+    link::fill(&s.ctx.db, &s.verifier, call(token), *field, typed).await
+}
+
+async fn complete(s: &Sent, who: usize) -> Result<link::Completed, AppError> {
+    let app = s.ctx.app.clone();
+    let checks = (&s.verifier, &PasswordChecks::new(1));
+    link::complete(&s.ctx.db, checks, call(&s.signers[who].0), app).await
+}
+
+async fn status(s: &Sent) -> String {
+    manage::get(&s.ctx, &owner(), s.doc)
+        .await
+        .unwrap()
+        .status
+        .as_str()
+        .to_string()
+}
+
+/// The audit events' types, oldest first.
+async fn events(s: &Sent) -> Vec<String> {
+    let (log, _) = super::sending::audit_log(&s.ctx, &owner(), s.doc, (1, 500))
+        .await
+        .unwrap();
+    serde_json::to_value(log)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["type"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test]
+async fn signers_go_in_turn_each_once_and_the_last_one_completes() {
+    let s = sent().await;
+    assert_eq!(status(&s).await, "PENDING");
+    // Bob is second: nothing before Ann has finished.
+    assert_eq!(fill(&s, 1).await.unwrap_err().status(), 409);
+    // Ann cannot finish before her signature is in.
+    assert_eq!(complete(&s, 0).await.unwrap_err().status(), 400);
+    fill(&s, 0).await.unwrap();
+    let ann = complete(&s, 0).await.unwrap();
+    assert!(!ann.all_done);
+    assert_eq!(
+        complete(&s, 0).await.unwrap_err().status(),
+        409,
+        "only once"
+    );
+    fill(&s, 1).await.unwrap();
+    let bob = complete(&s, 1).await.unwrap();
+    assert!(
+        bob.all_done,
+        "the last signer hands the document to the sealer"
+    );
+    // Completed only by the sealer, once the sealed file exists.
+    assert_eq!(status(&s).await, "PENDING");
+    let log = events(&s).await;
+    for e in ["CREATED", "UPLOADED", "SENT", "FIELD_FILLED", "SIGNED"] {
+        assert!(log.iter().any(|x| x == e), "{e} in {log:?}");
+    }
+    assert_eq!(log.iter().filter(|x| *x == "SIGNED").count(), 2);
+}
+
+#[tokio::test]
+async fn a_rejection_ends_the_document_for_everyone() {
+    let s = sent().await;
+    let passwords = PasswordChecks::new(1);
+    let reject = |token: &str, reason: &str| {
+        let app = s.ctx.app.clone();
+        let checks = (&s.verifier, &passwords);
+        link::reject(&s.ctx.db, checks, call(token), reason.to_string(), app)
+    };
+    assert_eq!(
+        reject(&s.signers[0].0, "  ").await.unwrap_err().status(),
+        400
+    );
+    reject(&s.signers[0].0, "wrong terms").await.unwrap();
+    assert_eq!(status(&s).await, "REJECTED");
+    assert_eq!(fill(&s, 1).await.unwrap_err().status(), 409);
+    assert_eq!(complete(&s, 0).await.unwrap_err().status(), 409);
+    assert!(events(&s).await.iter().any(|e| e == "REJECTED"));
+}
+
+#[tokio::test]
+async fn an_unknown_or_draft_link_is_a_404() {
+    let s = sent().await;
+    assert_eq!(
+        fill(
+            &Sent {
+                signers: vec![("nope".into(), 1)],
+                ..s
+            },
+            0
+        )
+        .await
+        .unwrap_err()
+        .status(),
+        404
+    );
+}

@@ -1,0 +1,502 @@
+//! The use cases of a signing link, each owning its transaction and the
+//! notices it queues: opening the page, reading its state, a page image's source, a drawn
+//! signature, filling a field, finishing, rejecting, and a passkey challenge. The token in the
+//! path is the credential; the browser's session (`Visit::session`) names the signer's account
+//! for recipient authentication (`auth`), checked inside each transaction.
+//!
+//! The HTTP layer (`http::signing`, `http::signing_page`) parses, calls one of these, and
+//! replies; waking the outbound workers and the sealer after a commit stays with it.
+
+use crate::core::db::Conn;
+use serde_json::{Value, json};
+
+use super::auth::{self, Acting, Proof, Signer};
+use super::flow::{self, Origin};
+use crate::core::error::AppError;
+use crate::identity::users::checks::PasswordChecks;
+use crate::outbox::webhooks::Event;
+use crate::signing::documents::Status;
+use crate::signing::documents::notify;
+use crate::signing::documents::store as documents;
+use crate::{core::db::Db, core::db::now};
+use crate::{identity::factors::Purpose, identity::factors::Verifier};
+use crate::{signing::documents::model::Document, signing::documents::model::Recipient};
+use crate::{signing::documents::recipients::Role, signing::documents::recipients::SigningStatus};
+
+/// Someone at a link: its token and the browser's session cookie, if any.
+#[derive(Debug, Clone)]
+pub struct Visit {
+    pub token: String,
+    pub session: Option<String>,
+}
+
+/// An action on a link: the visit, where it came from, and the proof it carries.
+#[derive(Debug, Clone)]
+pub struct Call {
+    pub visit: Visit,
+    pub origin: Origin,
+    pub proof: Option<Proof>,
+}
+
+/// A recipient's signing link: the document it opens, the recipient (`me`), and the sender.
+#[derive(Debug, Clone)]
+pub struct Link {
+    pub document: Document,
+    pub me: Recipient,
+    pub sender: Sender,
+}
+
+/// Who sent a document: its owner's name and e-mail.
+#[derive(Debug, Clone)]
+pub struct Sender {
+    pub name: String,
+    pub email: String,
+}
+
+impl Link {
+    /// What this recipient must prove besides holding the link (`signing::auth`): their own
+    /// options win over the document's.
+    pub fn requirement(&self) -> Result<auth::Requirement, AppError> {
+        let doc = &self.document.auth_options;
+        let mine = &self.me.auth;
+        auth::Requirement::of(
+            &doc.global_access_auth,
+            &doc.global_action_auth,
+            &mine.access_auth,
+            &mine.action_auth,
+        )
+    }
+}
+
+/// The link for `token` (404 when unknown, also for a template's recipient).
+pub fn link(conn: &Conn, token: &str) -> Result<Link, AppError> {
+    let (doc, me) = documents::recipients::by_token(conn, token)?
+        .ok_or_else(|| AppError::not_found("signing link"))?;
+    let document = documents::load(conn, doc)?;
+    let me = document
+        .recipient(me)
+        .cloned()
+        .ok_or_else(|| AppError::not_found("signing link"))?;
+    let owner = crate::identity::users::store::get(conn, document.user_id)?
+        .ok_or_else(|| AppError::internal("a document without its owner"))?;
+    Ok(Link {
+        document,
+        me,
+        sender: Sender {
+            name: owner.name,
+            email: owner.email,
+        },
+    })
+}
+
+/// The link, 404 while its document is a draft.
+fn shown_link(conn: &Conn, visit: &Visit) -> Result<Link, AppError> {
+    let l = link(conn, &visit.token)?;
+    if l.document.status == Status::Draft {
+        return Err(AppError::not_found("signing link"));
+    }
+    Ok(l)
+}
+
+/// The signer, for reading `l`: 401 when the document asks for the recipient's account before
+/// anything is shown.
+fn reader(conn: &Conn, l: &Link, visit: &Visit) -> Result<Option<Signer>, AppError> {
+    let signer = auth::signer(conn, visit.session.as_deref(), now())?;
+    auth::require_account(l.requirement()?, l, signer.as_ref(), true)?;
+    Ok(signer)
+}
+
+/// Why the page shows only the title: the document asks for the recipient's account first.
+#[derive(Debug, Clone)]
+pub struct Gate {
+    /// `account_required` or `wrong_account`.
+    pub code: &'static str,
+    pub email: String,
+    pub signer: Option<Signer>,
+    pub account_exists: bool,
+    /// The sender's name and e-mail.
+    pub sender: (String, String),
+}
+
+/// What opening the page found.
+#[derive(Debug, Clone)]
+pub struct Opened {
+    pub title: String,
+    pub status: Status,
+    pub role: Role,
+    pub gate: Option<Gate>,
+    /// The sender's link attachments (none while the gate is up).
+    pub attachments: Vec<crate::signing::documents::meta::Attachment>,
+}
+
+/// Opens the page: the first visit a recipient may see the document counts as OPENED (audit
+/// and DOCUMENT_OPENED webhook, queued with it).
+pub async fn open(db: &Db, visit: Visit, origin: Origin, app: String) -> Result<Opened, AppError> {
+    db.write(move |tx| {
+        let l = shown_link(tx, &visit)?;
+        let signer = auth::signer(tx, visit.session.as_deref(), now())?;
+        let gate = match auth::require_account(l.requirement()?, &l, signer.as_ref(), true) {
+            Ok(_) => None,
+            Err(AppError::AuthRequired { code, .. }) => Some(Gate {
+                code,
+                account_exists: crate::identity::users::store::find_by_email(tx, &l.me.email)?
+                    .is_some(),
+                email: l.me.email.clone(),
+                signer,
+                sender: (l.sender.name.clone(), l.sender.email.clone()),
+            }),
+            Err(e) => return Err(e),
+        };
+        // A finished recipient may come back to see what they did; the page says so.
+        let pending = l.document.status == Status::Pending;
+        if gate.is_none() && pending && flow::open(tx, &l, &origin, now())? {
+            notify::event(tx, l.document.id, Event::DocumentOpened, &app, now())?;
+        }
+        let attachments = match gate {
+            None => l.document.meta.attachments,
+            Some(_) => Vec::new(),
+        };
+        Ok(Opened {
+            title: l.document.title,
+            status: l.document.status,
+            role: l.me.role,
+            gate,
+            attachments,
+        })
+    })
+    .await
+}
+
+/// What the recipient must prove and how far they are: `auth` in the state.
+fn auth_state(
+    conn: &Conn,
+    link: &Link,
+    signer: Option<&Signer>,
+    invite_csrf: &str,
+) -> Result<Value, AppError> {
+    let req = link.requirement()?;
+    let mine = signer.filter(|s| s.email.eq_ignore_ascii_case(&link.me.email));
+    let enrolled = match mine {
+        Some(s) => Some(crate::identity::factors::store::enrolled(conn, s.user_id)?),
+        None => None,
+    };
+    let mut out = req.describe(enrolled);
+    out["signedInAs"] = json!(signer.map(|s| &s.email));
+    out["accountReady"] = json!(req.is_none() || mine.is_some());
+    if !req.is_none() && mine.is_none() {
+        let exists = crate::identity::users::store::find_by_email(conn, &link.me.email)?.is_some();
+        out["accountExists"] = json!(exists);
+        if !exists {
+            // For the "create an account" form (`POST /sign/<token>/account`).
+            out["inviteCsrf"] = json!(invite_csrf);
+        }
+    }
+    if let Some(e) = enrolled {
+        out["enrolled"] = json!({"totp": e.totp, "passkeys": e.passkeys});
+    }
+    Ok(out)
+}
+
+/// What the page shows: the document, this recipient, whether it is their turn, their fields,
+/// and what they must prove (`auth`).
+fn describe(
+    conn: &Conn,
+    link: &Link,
+    signer: Option<&Signer>,
+    invite_csrf: &str,
+) -> Result<Value, AppError> {
+    let parties = super::parties(&link.document.recipients);
+    let your_turn = link.document.status == Status::Pending
+        && super::current_turn(link.document.meta.signing_order, &parties).contains(&link.me.id);
+    let shown = |f: &crate::signing::documents::model::Field| {
+        json!({
+            "id": f.id, "type": f.kind, "page": f.page,
+            "positionX": f.x, "positionY": f.y, "width": f.width, "height": f.height,
+            "fieldMeta": f.meta, "value": f.custom_text, "drawn": f.drawn,
+            "inserted": f.inserted,
+        })
+    };
+    let mut fields: Vec<Value> = link
+        .document
+        .fields_of(link.me.id)
+        .into_iter()
+        .map(shown)
+        .collect();
+    // An assistant's: what they may fill in for those after them, and for whom.
+    for f in super::assistable(&link.document, &link.me) {
+        let mut v = shown(f);
+        if let Some(r) = link.document.recipient(f.recipient_id) {
+            v["forRecipient"] = json!({"id": r.id, "name": r.name, "email": r.email});
+        }
+        fields.push(v);
+    }
+    let d = &link.document;
+    Ok(json!({
+        "document": {
+            "title": d.title, "status": d.status, "senderName": link.sender.name,
+            "senderEmail": link.sender.email, "pages": d.page_sizes.as_deref().unwrap_or_default(),
+            "signingOrder": d.meta.signing_order, "redirectUrl": d.meta.redirect_url,
+        },
+        "recipient": {
+            "name": link.me.name, "email": link.me.email, "role": link.me.role,
+            "signingStatus": link.me.signing_status, "readStatus": link.me.read_status,
+        },
+        "yourTurn": your_turn,
+        "fields": fields,
+        "auth": auth_state(conn, link, signer, invite_csrf)?,
+    }))
+}
+
+/// `GET /sign/<token>/state`. `invite_csrf` is the token of the "create an account" form.
+pub async fn state(db: &Db, visit: Visit, invite_csrf: String) -> Result<Value, AppError> {
+    db.read(move |c| {
+        let l = shown_link(c, &visit)?;
+        let signer = reader(c, &l, &visit)?;
+        describe(c, &l, signer.as_ref(), &invite_csrf)
+    })
+    .await
+}
+
+/// The stored PDF behind page `n` (1-based) of the link's document and that page's size in
+/// points; 410 once the document was cancelled.
+pub async fn page_source(
+    db: &Db,
+    visit: Visit,
+    n: usize,
+) -> Result<(crate::core::blob::BlobId, (f32, f32)), AppError> {
+    db.read(move |c| {
+        let l = shown_link(c, &visit)?;
+        if l.document.status == Status::Cancelled {
+            return Err(AppError::Gone("this document was cancelled".into()));
+        }
+        reader(c, &l, &visit)?;
+        let sizes = l.document.page_sizes.as_deref().unwrap_or_default();
+        let Some(&[w, h]) = n.checked_sub(1).and_then(|i| sizes.get(i)) else {
+            return Err(AppError::not_found("page"));
+        };
+        let blob = l
+            .document
+            .blob_id
+            .as_deref()
+            .and_then(crate::core::blob::BlobId::parse)
+            .ok_or_else(|| AppError::not_found("page"))?;
+        Ok((blob, (w as f32, h as f32)))
+    })
+    .await
+}
+
+/// The PNG the recipient drew into one of their fields.
+pub async fn signature(db: &Db, visit: Visit, field: i64) -> Result<Vec<u8>, AppError> {
+    db.read(move |c| {
+        let l = shown_link(c, &visit)?;
+        reader(c, &l, &visit)?;
+        if !l.document.fields_of(l.me.id).iter().any(|f| f.id == field) {
+            return Err(AppError::not_found("signature"));
+        }
+        documents::fields::signature_png(c, l.document.id, field)?
+            .ok_or_else(|| AppError::not_found("signature"))
+    })
+    .await
+}
+
+/// Runs `action` in one write transaction with the link, the signer and their proof. A second
+/// factor in the proof is counted against the signer's account before that transaction
+/// (`factors::counted`): a wrong code or a refused passkey stands as a failure, and concurrent
+/// answers get at most the account's limit of checks.
+async fn acting<T: Send + 'static>(
+    db: &Db,
+    verifier: &Verifier,
+    call: Call,
+    action: impl FnOnce(&Conn, &Link, &Acting<'_>) -> Result<T, AppError> + Send + 'static,
+) -> Result<T, AppError> {
+    let verifier = verifier.clone();
+    let session = call.visit.session.clone();
+    let second_factor = matches!(call.proof, Some(Proof::Totp(_) | Proof::Passkey(_)));
+    crate::identity::factors::counted(
+        db,
+        move |tx| match auth::signer(tx, session.as_deref(), now())? {
+            Some(s) if second_factor => Verifier::reserve(tx, s.user_id, now()).map(Some),
+            _ => Ok(None),
+        },
+        move |tx, attempt| {
+            let l = link(tx, &call.visit.token)?;
+            let acting = Acting {
+                origin: &call.origin,
+                verifier: &verifier,
+                signer: auth::signer(tx, call.visit.session.as_deref(), now())?,
+                proof: call.proof,
+                attempt: *attempt,
+            };
+            action(tx, &l, &acting)
+        },
+        |tx, attempt| attempt.map_or(Ok(()), |a| Verifier::release(tx, a)),
+    )
+    .await
+}
+
+/// Stores a value for one of the recipient's fields.
+pub async fn fill(
+    db: &Db,
+    verifier: &Verifier,
+    call: Call,
+    field: i64,
+    value: Value,
+) -> Result<Value, AppError> {
+    acting(db, verifier, call, move |tx, l, a| {
+        flow::fill(tx, l, field, &value, a, now())?;
+        Ok(json!({"fieldId": field, "inserted": true}))
+    })
+    .await
+}
+
+/// A finished recipient: the answer, and whether the document is now to be sealed.
+#[derive(Debug, Clone)]
+pub struct Completed {
+    pub answer: Value,
+    pub all_done: bool,
+}
+
+/// A PASSWORD proof, checked before the action's transaction (a password check is slow work
+/// that must not hold the writer) and under the login throttle of the recipient's account
+/// (`sessions::login::recheck`): only someone signed in to that account may try, and a right
+/// password becomes `Proof::PasswordChecked`, which `auth::prove` accepts for that account in
+/// the action's own transaction. A wrong one is 401 `wrong_password`, and counts as a failed
+/// login.
+async fn check_password(
+    db: &Db,
+    passwords: &PasswordChecks,
+    call: &mut Call,
+) -> Result<(), AppError> {
+    let Some(Proof::Password(typed)) = &call.proof else {
+        return Ok(());
+    };
+    let visit = call.visit.clone();
+    let email = db
+        .read(move |c| {
+            let l = link(c, &visit.token)?;
+            flow::require_usable(&l)?;
+            let req = l.requirement()?;
+            if !req.actions.contains(auth::ActionAuth::Password) {
+                return Err(AppError::bad_request(
+                    "this document does not ask you for your password",
+                ));
+            }
+            let signer = auth::signer(c, visit.session.as_deref(), now())?;
+            auth::require_account(req, &l, signer.as_ref(), false)?;
+            Ok(l.me.email)
+        })
+        .await?;
+    let address = call.origin.ip.as_deref().and_then(|ip| ip.parse().ok());
+    match crate::identity::sessions::login::recheck(db, passwords, &email, typed, address).await? {
+        Some(user) => {
+            call.proof = Some(Proof::PasswordChecked(user));
+            Ok(())
+        }
+        None => Err(AppError::AuthRequired {
+            code: "wrong_password",
+            message: "that is not the password of your Docket account".into(),
+        }),
+    }
+}
+
+/// Signs, approves or marks viewed; the next recipients' requests and the webhook events are
+/// queued with it. `app` is the app URL (for links in mail).
+pub async fn complete(
+    db: &Db,
+    (verifier, passwords): (&Verifier, &PasswordChecks),
+    mut call: Call,
+    app: String,
+) -> Result<Completed, AppError> {
+    check_password(db, passwords, &mut call).await?;
+    let (doc, done) = acting(db, verifier, call, move |tx, l, a| {
+        let doc = l.document.id;
+        let done = flow::complete(tx, l, a, now())?;
+        notify::signing_requests(tx, doc, &done.newly_current, &app, now())?;
+        notify::event(tx, doc, Event::DocumentRecipientCompleted, &app, now())?;
+        if l.me.role == Role::Signer {
+            notify::event(tx, doc, Event::DocumentSigned, &app, now())?;
+        }
+        Ok((doc, done))
+    })
+    .await?;
+    Ok(Completed {
+        answer: json!({"documentId": doc, "signingStatus": SigningStatus::Signed, "documentCompleting": done.all_done}),
+        all_done: done.all_done,
+    })
+}
+
+/// Rejects with `reason`; everyone concerned is told (mail and webhook, queued with it).
+pub async fn reject(
+    db: &Db,
+    (verifier, passwords): (&Verifier, &PasswordChecks),
+    mut call: Call,
+    reason: String,
+    app: String,
+) -> Result<Value, AppError> {
+    check_password(db, passwords, &mut call).await?;
+    acting(db, verifier, call, move |tx, l, a| {
+        flow::reject(tx, l, &reason, a, now())?;
+        notify::rejected(tx, l.document.id, l.me.id, reason.trim(), &app, now())?;
+        Ok(json!({"documentId": l.document.id, "signingStatus": SigningStatus::Rejected}))
+    })
+    .await
+}
+
+/// The WebAuthn request options for a recipient whose document asks for a PASSKEY, signed in
+/// to their account (`{"publicKey": options}`). The challenge is good for this recipient only,
+/// once, for five minutes.
+pub async fn passkey_challenge(
+    db: &Db,
+    verifier: &Verifier,
+    visit: Visit,
+) -> Result<Value, AppError> {
+    let verifier = verifier.clone();
+    db.write(move |tx| {
+        let l = link(tx, &visit.token)?;
+        flow::require_usable(&l)?;
+        let req = l.requirement()?;
+        if !req.actions.contains(auth::ActionAuth::Passkey) {
+            return Err(AppError::Conflict(
+                "this document does not ask you for a passkey".into(),
+            ));
+        }
+        let signer = auth::signer(tx, visit.session.as_deref(), now())?;
+        let user = auth::require_account(req, &l, signer.as_ref(), false)?
+            .ok_or_else(|| AppError::internal("a passkey requirement without an account"))?;
+        let options = verifier.assertion_begin(tx, user, Purpose::Sign(l.me.id), now())?;
+        Ok(json!({"publicKey": options}))
+    })
+    .await
+}
+
+/// Mails the recipient of a link whose document asks for an account a one-time link to create
+/// one (`users::invites`); `app` is the app URL. Returns the address it went to.
+pub async fn request_account(db: &Db, token: String, app: String) -> Result<String, AppError> {
+    db.write(move |tx| {
+        let l = link(tx, &token)?;
+        flow::require_usable(&l)?;
+        if l.requirement()?.is_none() {
+            return Err(AppError::Conflict(
+                "this document does not ask for an account".into(),
+            ));
+        }
+        let code = crate::signing::workflow::invites::create(tx, &l.me.email, l.me.id, now())?;
+        let url = format!("{app}/auth/signup/{}", code.expose());
+        let content = crate::outbox::mail::compose::account_invite(
+            &l.document.title,
+            &l.sender.name,
+            &l.me.email,
+            &url,
+            crate::signing::workflow::invites::TTL / 60,
+        );
+        let mut mail = crate::outbox::mail::NewMail::new(
+            crate::outbox::mail::Kind::AccountInvite,
+            &l.me.email,
+            content,
+        );
+        mail.document_id = Some(l.document.id);
+        crate::outbox::mail::store::enqueue(tx, &mail, now())?;
+        Ok(l.me.email)
+    })
+    .await
+}
