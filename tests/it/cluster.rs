@@ -280,7 +280,10 @@ async fn a_document_created_on_one_node_is_uploaded_on_another_signed_on_a_third
 /// its own connection (as two nodes do): they get disjoint messages and, between them, all.
 #[test]
 fn two_workers_claiming_at_once_never_take_the_same_message() {
-    use docket::{outbox::mail::Kind, outbox::mail::NewMail, outbox::mail::compose::Composed, outbox::mail::store};
+    use docket::{
+        outbox::mail::Kind, outbox::mail::NewMail, outbox::mail::compose::Composed,
+        outbox::mail::store,
+    };
     if skipped() {
         return;
     }

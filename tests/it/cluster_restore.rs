@@ -48,7 +48,8 @@ fn bucket_snapshot(data_dir: &Path) -> Vec<(String, Vec<u8>)> {
 /// Puts `objects` under `data_dir`'s bucket prefix, keys unchanged.
 fn restore_bucket(data_dir: &Path, objects: &[(String, Vec<u8>)]) {
     let url = blob_url_for(data_dir).expect("a test bucket");
-    let docket::core::blob::BlobUrl::S3 { bucket, prefix } = docket::core::blob::BlobUrl::parse(&url).unwrap()
+    let docket::core::blob::BlobUrl::S3 { bucket, prefix } =
+        docket::core::blob::BlobUrl::parse(&url).unwrap()
     else {
         unreachable!("an s3:// URL")
     };

@@ -5,7 +5,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use docket::{core::db::Db, core::db::now};
-use docket::{outbox::mail::Kind, outbox::mail::NewMail, outbox::mail::compose, outbox::mail::store};
+use docket::{
+    outbox::mail::Kind, outbox::mail::NewMail, outbox::mail::compose, outbox::mail::store,
+};
 use serde_json::Value;
 
 use crate::support::api::{fixture, two_recipients};

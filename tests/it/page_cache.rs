@@ -5,7 +5,10 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use docket::core::blob::BlobId;
-use docket::{signing::pdf::PageCache, signing::pdf::PageWidth, signing::pdf::RenderError, signing::pdf::RenderLimits};
+use docket::{
+    signing::pdf::PageCache, signing::pdf::PageWidth, signing::pdf::RenderError,
+    signing::pdf::RenderLimits,
+};
 
 use crate::support::BIN;
 

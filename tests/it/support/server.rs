@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use docket::app::Running;
-use docket::{cli::Cli, cli::Command as Sub};
 use docket::config::Config;
+use docket::{cli::Cli, cli::Command as Sub};
 use tempfile::TempDir;
 
 use super::stores::{TEST_SECRET_KEY, blob_url_for, on_postgres, postgres_for};

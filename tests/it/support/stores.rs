@@ -192,9 +192,8 @@ impl TestDb {
         std::thread::scope(|s| {
             s.spawn(|| {
                 let conn = match &self.postgres {
-                    Some(url) => {
-                        docket::core::db::Conn::postgres_connect(url).expect("the test database answers")
-                    }
+                    Some(url) => docket::core::db::Conn::postgres_connect(url)
+                        .expect("the test database answers"),
                     None => docket::core::db::Conn::sqlite_owned(
                         rusqlite::Connection::open(self.data_dir.join("docket.db")).unwrap(),
                     ),
