@@ -5,8 +5,15 @@
 # PyPI; Debian's postgresql and Garage from crates.io for the shared-storage run), then runs
 # `cargo test`, the integration suite again on PostgreSQL (with Garage for the S3 tests), and
 # the schemathesis run over the OpenAPI document.
+#
+# Both cargo runs turn on the `outside-tools` feature: the tests that drive those tools, which
+# a plain `cargo test` lists as ignored, run here, and a tool missing fails them
+# (tests/it/support/tools.rs). Arguments are passed on to both: `tests/run.sh mail` runs the
+# tests whose names contain "mail".
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+cargo_test=(cargo test --locked --features outside-tools)
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
@@ -39,14 +46,14 @@ if ! python3 -c 'import aiosmtpd' 2>/dev/null; then
   pip install -q 'aiosmtpd>=1.4,<2'
 fi
 
-echo "== cargo test (SQLite and files: the appliance's embedded defaults)"
-cargo test --locked "$@"
+echo "== cargo test --features outside-tools (SQLite and files: the appliance's embedded defaults)"
+"${cargo_test[@]}" "$@"
 
 # The black-box suite again on what several nodes share: a real PostgreSQL (Debian's, a
 # throwaway cluster on 127.0.0.1) where every data dir gets a database of its own, beside a
 # real S3 server (Garage from crates.io, built once into ~/.cache/docket-tools) for the tests
 # of --blob-url s3://.
-echo "== cargo test --lib --test it, and schemathesis, on PostgreSQL and a Garage bucket"
+echo "== cargo test --features outside-tools --lib --test it, and schemathesis, on PostgreSQL and a Garage bucket"
 SHARED=$(mktemp -d)
 chmod 755 "$SHARED"
 stop_shared() {
@@ -60,7 +67,7 @@ eval "$(tests/s3/garage.sh start)"
 export DOCKET_TEST_POSTGRES DOCKET_TEST_BLOB_URL AWS_ENDPOINT_URL AWS_REGION AWS_ACCESS_KEY_ID \
   AWS_SECRET_ACCESS_KEY DOCKET_GARAGE_DIR
 # The unit tests again too: those of the S3 store and of secrets in PostgreSQL run only here.
-cargo test --locked --lib --test it "$@"
+"${cargo_test[@]}" --lib --test it "$@"
 # The API's property test against a node on PostgreSQL and the bucket as well.
 command -v schemathesis >/dev/null || pip install -q 'schemathesis>=4,<5'
 psql --quiet --dbname "$DOCKET_TEST_POSTGRES" --command 'CREATE DATABASE schemathesis'

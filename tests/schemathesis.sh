@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 EXAMPLES=${1:-40}
 command -v schemathesis >/dev/null || pip install -q 'schemathesis>=4,<5'
 
-cargo build --quiet
+# The same features as tests/run.sh's `cargo test`, so the binary it built is reused.
+cargo build --quiet --features outside-tools
 BIN=target/debug/docket
 DATA=$(mktemp -d)
 trap 'kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true; rm -rf "$DATA"' EXIT

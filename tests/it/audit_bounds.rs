@@ -4,8 +4,8 @@
 
 use serde_json::{Value, json};
 
-use crate::harness::TestApp;
-use crate::{api::Api, api::Signer, api::fixture};
+use crate::support::api::{Api, Signer, fixture};
+use crate::support::{TestApp, tools};
 
 /// How often the test fills the same field.
 const FILLS: usize = 400;
@@ -43,18 +43,11 @@ async fn sealed_text(app: &TestApp, api: &Api, id: i64) -> String {
     let dir = tempfile::tempdir().unwrap();
     let pdf = dir.path().join("sealed.pdf");
     std::fs::write(&pdf, bytes.unwrap()).unwrap();
-    let out = std::process::Command::new("pdftotext")
-        .arg(&pdf)
-        .arg("-")
-        .output()
-        .expect("pdftotext runs (apt-get install poppler-utils)");
-    String::from_utf8_lossy(&out.stdout)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
+    tools::pdf_words(&pdf)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs poppler's pdftotext")]
 async fn many_fills_on_one_link_stay_bounded() {
     let app = TestApp::spawn().await;
     let api = app.user_with_key("owner@example.com", "standard");

@@ -7,17 +7,15 @@
 
 use serde_json::{Value, json};
 
-use crate::harness::TestApp;
-use crate::oauth_flow::PASSWORD;
-use crate::signing_e2e::run_script;
-use crate::{mail::SmtpServer, mail::free_port, mail::smtp_url};
-use crate::{recipient_auth::account, recipient_auth::sent};
+use crate::recipient_auth::{account, sent};
+use crate::support::TestApp;
+use crate::support::login::PASSWORD;
+use crate::support::mailbox::MailBox;
+use crate::support::tools;
 
 async fn flow(mode: &str, doc_auth: Value, recipient_auth: Value, with_account: bool) {
-    let maildir = tempfile::tempdir().unwrap();
-    let port = free_port();
-    let _smtp = SmtpServer::start(port, maildir.path());
-    let url = smtp_url(port);
+    let smtp = MailBox::start();
+    let url = smtp.url();
     let app = TestApp::spawn_with(&["--tls", "off", "--smtp-url", &url]).await;
     let owner = app.user_with_key("owner@example.com", "enterprise");
     let email = "signer@example.com";
@@ -26,11 +24,11 @@ async fn flow(mode: &str, doc_auth: Value, recipient_auth: Value, with_account: 
     }
     let (_, token, _) = sent(&owner, email, doc_auth, recipient_auth).await;
     let link = app.url(&format!("/sign/{token}"));
-    let md = maildir.path().to_string_lossy().to_string();
+    let md = smtp.dir().to_string_lossy().to_string();
     let args: Vec<String> = vec![mode.into(), link, email.into(), PASSWORD.into(), md];
     tokio::task::spawn_blocking(move || {
         let refs: Vec<&str> = args.iter().map(String::as_str).collect();
-        run_script("recipient_auth.mjs", &refs);
+        tools::browser_step("recipient_auth.mjs", &refs);
     })
     .await
     .unwrap();
@@ -38,6 +36,10 @@ async fn flow(mode: &str, doc_auth: Value, recipient_auth: Value, with_account: 
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(feature = "outside-tools"),
+    ignore = "needs chromium, node and Python's aiosmtpd"
+)]
 async fn an_account_recipient_creates_an_account_from_the_mail_and_signs_in_chromium() {
     flow(
         "account",
@@ -49,6 +51,10 @@ async fn an_account_recipient_creates_an_account_from_the_mail_and_signs_in_chro
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(feature = "outside-tools"),
+    ignore = "needs chromium, node and Python's aiosmtpd"
+)]
 async fn a_two_factor_signer_enrols_totp_and_signs_with_a_code_in_chromium() {
     flow(
         "totp",
@@ -60,6 +66,10 @@ async fn a_two_factor_signer_enrols_totp_and_signs_with_a_code_in_chromium() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(feature = "outside-tools"),
+    ignore = "needs chromium, node and Python's aiosmtpd"
+)]
 async fn a_passkey_signer_registers_a_passkey_and_signs_with_it_in_chromium() {
     flow(
         "passkey",
@@ -71,6 +81,10 @@ async fn a_passkey_signer_registers_a_passkey_and_signs_with_it_in_chromium() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(feature = "outside-tools"),
+    ignore = "needs chromium, node and Python's aiosmtpd"
+)]
 async fn a_password_signer_types_the_account_password_again_in_chromium() {
     flow(
         "password",

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::harness::TestApp;
+use crate::support::TestApp;
 
 async fn send(
     app: &TestApp,

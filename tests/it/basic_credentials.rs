@@ -4,8 +4,8 @@
 use base64::Engine;
 use serde_json::Value;
 
-use crate::harness::TestApp;
-use crate::oauth_flow::setup;
+use crate::support::TestApp;
+use crate::support::oauth::setup;
 
 const INTROSPECT: &str = "/api/auth/oauth/introspect";
 

@@ -8,8 +8,8 @@ use std::time::Duration;
 use docket::{core::blob::BlobId, core::blob::BlobStore, core::blob::BlobUrl};
 use serde_json::json;
 
-use crate::{api::Api, api::add_user, api::create_api_key, api::fixture};
-use crate::{harness::BIN, harness::BinServer, harness::client, harness::docket};
+use crate::support::api::{Api, add_user, create_api_key, fixture};
+use crate::support::{BIN, BinServer, client, docket};
 
 /// `DOCKET_TEST_BLOB_URL` with a fresh prefix under it, or `None` (and a notice) when unset.
 fn test_bucket() -> Option<String> {
@@ -389,7 +389,7 @@ async fn what_a_killed_upload_leaves_is_swept_after_the_grace_period_and_live_bl
     // in the store (the bucket, with S3) and no row.
     let store = tokio::task::spawn_blocking({
         let data = data.clone();
-        move || crate::harness::blob_store(&data)
+        move || crate::support::blob_store(&data)
     })
     .await
     .unwrap();

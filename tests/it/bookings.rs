@@ -4,8 +4,8 @@
 use reqwest::{Method, Response};
 use serde_json::{Value, json};
 
-use crate::{api::Api, api::add_user, api::create_api_key, api::keys};
-use crate::{harness::TestApp, harness::docket, harness::docket_json};
+use crate::support::api::{Api, add_user, create_api_key, keys};
+use crate::support::{TestApp, docket, docket_json};
 
 /// Adds a user named "Test User"; a client sending a fresh API key of theirs as a Bearer token.
 fn user_with_bearer_key(app: &TestApp, email: &str) -> Api {

@@ -2,12 +2,12 @@
 //! Playwright from npm `playwright-core`; `tests/run.sh` installs both). Screenshots are kept in
 //! `target/browser-screenshots/`.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
-use crate::{api::add_user, api::create_api_key};
-use crate::{harness::TestApp, harness::docket_json};
-use crate::{oauth_flow::PASSWORD, oauth_flow::urlencode};
+use crate::support::api::{add_user, create_api_key};
+use crate::support::login::{PASSWORD, add_account};
+use crate::support::oauth::urlencode;
+use crate::support::{TestApp, docket_json, tools};
 
 /// The third-party app's redirect target: a loopback listener that answers every request 200.
 fn fake_app() -> String {
@@ -25,21 +25,12 @@ fn fake_app() -> String {
     format!("http://127.0.0.1:{port}/cb")
 }
 
-fn browser_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/browser")
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs chromium and node")]
 async fn login_consent_and_account_pages_work_in_chromium() {
-    let dir = browser_dir();
-    assert!(
-        dir.join("node_modules/playwright-core").is_dir()
-            && std::path::Path::new("/usr/bin/chromium").exists(),
-        "browser tests need Debian chromium and `npm ci` in tests/browser: run tests/run.sh"
-    );
     let app = TestApp::spawn().await;
     let d = app.data_dir();
-    add_ada_with_the_test_password(&d);
+    add_account(&d, "ada@example.com", "Ada");
     let redirect = fake_app();
     let (id, secret) = add_the_client_cal(&d, &redirect);
     let auth_url = format!(
@@ -47,33 +38,22 @@ async fn login_consent_and_account_pages_work_in_chromium() {
         app.url("/auth/oauth2/authorize"),
         urlencode(&redirect)
     );
-    let out_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/browser-screenshots");
     let base = app.base.clone();
-    let output = tokio::task::spawn_blocking(move || {
-        Command::new("node")
-            .current_dir(&dir)
-            .arg("oauth.mjs")
-            .args([
-                &base,
-                &auth_url,
-                "ada@example.com",
-                PASSWORD,
-                &id,
-                &secret,
-                &redirect,
-            ])
-            .arg(&out_dir)
-            .output()
-            .expect("node runs")
+    let (ok, stdout, stderr) = tokio::task::spawn_blocking(move || {
+        let args = [
+            &base,
+            &auth_url,
+            "ada@example.com",
+            PASSWORD,
+            &id,
+            &secret,
+            &redirect,
+        ];
+        tools::browser_script("oauth.mjs", &args)
     })
     .await
     .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "browser test failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    assert!(ok, "browser test failed:\n{stdout}\n{stderr}");
     assert!(stdout.contains("\"ok\":true"), "{stdout}");
     for shot in [
         "login-desktop",
@@ -83,27 +63,10 @@ async fn login_consent_and_account_pages_work_in_chromium() {
         "consent-phone",
         "account-phone",
     ] {
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join(format!("target/browser-screenshots/{shot}.png"));
+        let path = tools::screenshots().join(format!("{shot}.png"));
         assert!(path.exists(), "{shot} screenshot kept");
     }
     app.stop().await;
-}
-
-/// ada@example.com with the test password.
-fn add_ada_with_the_test_password(d: &Path) {
-    docket_json(
-        d,
-        &[
-            "user",
-            "add",
-            "ada@example.com",
-            "--name",
-            "Ada",
-            "--password-stdin",
-        ],
-        Some(&format!("{PASSWORD}\n")),
-    );
 }
 
 /// The confidential client "Cal" redirecting to `redirect`, with a logo: its id and secret.
@@ -128,8 +91,8 @@ fn add_the_client_cal(d: &Path, redirect: &str) -> (String, String) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs chromium and node")]
 async fn the_api_explorer_lists_every_operation_and_sends_requests() {
-    let dir = browser_dir();
     let app = TestApp::spawn().await;
     let d = app.data_dir();
     add_user(&d, "ex@example.com", &["--name", "Ex"]);
@@ -137,24 +100,12 @@ async fn the_api_explorer_lists_every_operation_and_sends_requests() {
         .as_str()
         .unwrap()
         .to_string();
-    let out_dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/browser-screenshots");
     let base = app.base.clone();
-    let output = tokio::task::spawn_blocking(move || {
-        Command::new("node")
-            .current_dir(&dir)
-            .args(["explorer.mjs", &base, &key])
-            .arg(&out_dir)
-            .output()
-            .expect("node runs")
-    })
-    .await
-    .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success(),
-        "explorer test failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let (ok, stdout, stderr) =
+        tokio::task::spawn_blocking(move || tools::browser_script("explorer.mjs", &[&base, &key]))
+            .await
+            .unwrap();
+    assert!(ok, "explorer test failed:\n{stdout}\n{stderr}");
     // The document was really created.
     let c = app.db();
     let title: String = c

@@ -5,12 +5,10 @@
 
 use serde_json::Value;
 
-use crate::harness::TestApp;
 use crate::oauth_rules::pair;
-use crate::{
-    oauth_flow::PASSWORD, oauth_flow::REDIRECT, oauth_flow::consent, oauth_flow::login,
-    oauth_flow::setup,
-};
+use crate::support::TestApp;
+use crate::support::login::{PASSWORD, sign_in};
+use crate::support::oauth::{REDIRECT, consent, setup};
 
 fn authorize_url(app: &TestApp, pairs: &[(&str, &str)]) -> String {
     let mut url = url::Url::parse(&app.url("/auth/oauth2/authorize")).unwrap();
@@ -31,7 +29,7 @@ async fn token(app: &TestApp, form: &[(&str, &str)]) -> reqwest::Response {
 async fn a_request_without_redirect_uri_or_scope_gets_the_lone_uri_and_the_default_scopes() {
     let app = TestApp::spawn().await;
     let (id, secret) = setup(&app, &[]);
-    let cookie = login(&app, "ada@example.com", PASSWORD).await.unwrap();
+    let cookie = sign_in(&app, "ada@example.com", PASSWORD).await.unwrap();
     let url = authorize_url(&app, &[("client_id", &id), ("state", "st")]);
     let q = consent(&app, &cookie, &url, "allow").await;
     assert_eq!(q["state"], "st");
@@ -73,7 +71,7 @@ async fn several_registered_uris_must_be_named_and_a_named_code_needs_its_uri() 
     let page = app.get(url.trim_start_matches(app.base.as_str())).await;
     assert_eq!(page.status(), 400, "no redirect to guess between two URIs");
     // A code whose request named its URI still needs it at the token endpoint.
-    let cookie = login(&app, "ada@example.com", PASSWORD).await.unwrap();
+    let cookie = sign_in(&app, "ada@example.com", PASSWORD).await.unwrap();
     let named = authorize_url(
         &app,
         &[
@@ -97,7 +95,7 @@ async fn several_registered_uris_must_be_named_and_a_named_code_needs_its_uri() 
 async fn without_state_pkce_is_needed_and_the_redirect_carries_no_state() {
     let app = TestApp::spawn().await;
     let (id, secret) = setup(&app, &[]);
-    let cookie = login(&app, "ada@example.com", PASSWORD).await.unwrap();
+    let cookie = sign_in(&app, "ada@example.com", PASSWORD).await.unwrap();
     // Neither state nor PKCE: refused at the app's redirect URI.
     let bare = authorize_url(&app, &[("client_id", &id), ("scope", "READ_PROFILE")]);
     let resp = app
@@ -144,7 +142,7 @@ async fn without_state_pkce_is_needed_and_the_redirect_carries_no_state() {
 async fn every_refresh_answer_carries_the_refresh_token_to_keep_using() {
     let app = TestApp::spawn().await;
     let (id, secret) = setup(&app, &[]);
-    let cookie = login(&app, "ada@example.com", PASSWORD).await.unwrap();
+    let cookie = sign_in(&app, "ada@example.com", PASSWORD).await.unwrap();
     let url = authorize_url(&app, &[("client_id", &id), ("state", "st")]);
     let q = consent(&app, &cookie, &url, "allow").await;
     let form = [

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::{harness::BinServer, harness::docket, harness::docket_json};
+use crate::support::{BinServer, docket, docket_json};
 
 fn keys(v: &Value) -> Vec<String> {
     let mut k: Vec<String> = v.as_object().expect("an object").keys().cloned().collect();
@@ -440,7 +440,7 @@ fn admin_commands_work_while_the_server_runs_and_use_its_public_url() {
         1
     );
     let backup = tmp.path().join("bk");
-    if crate::harness::on_postgres() {
+    if crate::support::on_postgres() {
         // A cluster is backed up with pg_dump and bucket versioning (README).
         let out = docket(&data, &["backup", backup.to_str().unwrap()], None);
         assert!(!out.status.success());

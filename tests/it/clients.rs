@@ -4,20 +4,13 @@
 //! does the protocol.
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use serde_json::Value;
 
-use crate::harness::TestApp;
-use crate::{
-    oauth_flow::PASSWORD, oauth_flow::REDIRECT, oauth_flow::consent_location, oauth_flow::login,
-    oauth_flow::setup,
-};
-
-fn clients_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/clients")
-}
+use crate::support::login::{PASSWORD, sign_in};
+use crate::support::oauth::{REDIRECT, consent_location, setup};
+use crate::support::{TestApp, tools};
 
 /// A client script (Node or Python), talking JSON lines on stdout and reading stdin.
 struct Script {
@@ -28,35 +21,24 @@ struct Script {
 
 impl Script {
     fn node(script: &str, env: &[(&str, &str)]) -> Script {
-        assert!(
-            clients_dir().join("node_modules/openid-client").is_dir(),
-            "client tests need `npm ci` in tests/clients: run tests/run.sh"
-        );
-        Script::start("node", script, env)
+        Script::start(tools::node("clients", "openid-client"), script, env)
     }
 
     fn python(script: &str, env: &[(&str, &str)]) -> Script {
-        let found = Command::new("python3")
-            .args(["-c", "import authlib, requests, requests_oauthlib"])
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(
-            found,
-            "client tests need authlib, requests and requests-oauthlib from PyPI: run tests/run.sh"
-        );
-        Script::start("python3", script, env)
+        let python = tools::python(&["authlib", "requests", "requests_oauthlib"]);
+        Script::start(python, script, env)
     }
 
-    fn start(interpreter: &str, script: &str, env: &[(&str, &str)]) -> Script {
-        let dir = clients_dir();
-        let mut child = Command::new(interpreter)
+    fn start(mut interpreter: Command, script: &str, env: &[(&str, &str)]) -> Script {
+        let dir = tools::tests_dir("clients");
+        let mut child = interpreter
             .arg(dir.join(script))
             .current_dir(&dir)
             .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
-            .expect("node runs");
+            .expect("the client script starts");
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
         Script {
@@ -93,7 +75,7 @@ impl Drop for Script {
 /// URL (`ISSUER`), the app's credentials and `REDIRECT_URI`, plus `extra`; it prints the
 /// authorization URL, the user (Ada, signed in) allows, the script gets the redirect back and
 /// prints what it found. Answers that, and the app's client id.
-async fn sign_in(
+async fn the_library_signs_in(
     app: &TestApp,
     start: fn(&str, &[(&str, &str)]) -> Script,
     script: &str,
@@ -108,7 +90,7 @@ async fn sign_in(
     ];
     env.extend_from_slice(extra);
     let mut script = start(script, &env);
-    let cookie = login(app, "ada@example.com", PASSWORD).await.unwrap();
+    let cookie = sign_in(app, "ada@example.com", PASSWORD).await.unwrap();
     let first = tokio::task::block_in_place(|| script.read());
     let auth_url = first["authorization_url"].as_str().unwrap().to_string();
     let back = consent_location(app, &cookie, &auth_url, "allow").await;
@@ -117,9 +99,13 @@ async fn sign_in(
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(feature = "outside-tools"),
+    ignore = "needs node and openid-client from npm"
+)]
 async fn openid_client_discovers_signs_in_checks_the_id_token_and_reads_userinfo() {
     let app = TestApp::spawn().await;
-    let (out, id) = sign_in(&app, Script::node, "openid_client.mjs", &[]).await;
+    let (out, id) = the_library_signs_in(&app, Script::node, "openid_client.mjs", &[]).await;
     let claims = &out["claims"];
     assert_eq!(claims["iss"], app.base.as_str());
     assert_eq!(claims["aud"], id.as_str());
@@ -134,6 +120,10 @@ async fn openid_client_discovers_signs_in_checks_the_id_token_and_reads_userinfo
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(feature = "outside-tools"),
+    ignore = "needs node and openid-client from npm"
+)]
 async fn openid_client_asking_for_max_age_gets_and_checks_auth_time() {
     let app = TestApp::spawn().await;
     let before = std::time::SystemTime::now()
@@ -141,7 +131,7 @@ async fn openid_client_asking_for_max_age_gets_and_checks_auth_time() {
         .unwrap()
         .as_secs();
     let max_age = [("MAX_AGE", "300")];
-    let (out, _) = sign_in(&app, Script::node, "openid_client.mjs", &max_age).await;
+    let (out, _) = the_library_signs_in(&app, Script::node, "openid_client.mjs", &max_age).await;
     // The library refuses an ID token without auth_time, or one older than max_age, itself.
     let auth_time = out["claims"]["auth_time"].as_u64().expect("auth_time");
     assert!(
@@ -152,10 +142,15 @@ async fn openid_client_asking_for_max_age_gets_and_checks_auth_time() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(feature = "outside-tools"),
+    ignore = "needs authlib and requests-oauthlib (PyPI)"
+)]
 async fn authlib_verifies_the_id_token_signature_with_the_published_keys() {
     let app = TestApp::spawn().await;
     let insecure = [("AUTHLIB_INSECURE_TRANSPORT", "1")];
-    let (out, id) = sign_in(&app, Script::python, "authlib_client.py", &insecure).await;
+    let (out, id) =
+        the_library_signs_in(&app, Script::python, "authlib_client.py", &insecure).await;
     let claims = &out["claims"];
     assert_eq!(out["algorithms"], serde_json::json!(["RS256"]));
     assert_eq!(claims["iss"], app.base.as_str());
@@ -167,10 +162,14 @@ async fn authlib_verifies_the_id_token_signature_with_the_published_keys() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(feature = "outside-tools"),
+    ignore = "needs authlib and requests-oauthlib (PyPI)"
+)]
 async fn requests_oauthlib_with_the_newer_scope_names_gets_them_back_and_refreshes() {
     let app = TestApp::spawn().await;
     let insecure = [("OAUTHLIB_INSECURE_TRANSPORT", "1")];
-    let (out, _) = sign_in(
+    let (out, _) = the_library_signs_in(
         &app,
         Script::python,
         "requests_oauthlib_client.py",
@@ -188,9 +187,13 @@ async fn requests_oauthlib_with_the_newer_scope_names_gets_them_back_and_refresh
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(feature = "outside-tools"),
+    ignore = "needs node and openid-client from npm"
+)]
 async fn oauth4webapi_signs_in_calls_the_identity_check_and_zapier_refreshes_and_revokes() {
     let app = TestApp::spawn().await;
-    let (out, _) = sign_in(&app, Script::node, "oauth4webapi_client.mjs", &[]).await;
+    let (out, _) = the_library_signs_in(&app, Script::node, "oauth4webapi_client.mjs", &[]).await;
     assert_eq!(out["issuer"], app.base.as_str());
     assert_eq!(out["scope"], "READ_BOOKING READ_PROFILE");
     assert_eq!(out["token_type"], "bearer", "the library lower-cases it");

@@ -7,11 +7,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::{api::Api, api::fixture};
-use crate::{harness::TestApp, harness::TestDb, harness::on_postgres, harness::postgres_for};
-use crate::{mail::SmtpServer, mail::free_port, mail::smtp_url};
-use crate::{oauth_flow::PASSWORD, oauth_flow::login, oauth_flow::me, oauth_flow::setup};
-use crate::{oauth_rules::code, oauth_rules::pair, oauth_rules::redeem, oauth_rules::refresh};
+use crate::oauth_rules::{code, pair, redeem, refresh};
+use crate::support::api::{Api, fixture};
+use crate::support::login::{PASSWORD, sign_in};
+use crate::support::mailbox::MailBox;
+use crate::support::oauth::{me, setup};
+use crate::support::{TestApp, TestDb, on_postgres, postgres_for};
 
 const EMAIL: &str = "ada@example.com";
 
@@ -63,7 +64,7 @@ async fn a_code_issued_on_one_node_is_redeemed_on_another_and_once_when_two_race
 
     // Logged in at A, the session works at B: consent there gives the code; C redeems it and
     // the token works at A.
-    let cookie = login(a, EMAIL, PASSWORD).await.unwrap();
+    let cookie = sign_in(a, EMAIL, PASSWORD).await.unwrap();
     let issued = code(b, &cookie, &id, "READ_PROFILE", &[]).await;
     let (access, _) = pair(redeem(c, &id, &secret, &issued, &[]).await).await;
     assert_eq!(me(a, &access).await.status(), 200);
@@ -93,7 +94,7 @@ async fn a_refresh_token_raced_at_two_nodes_rotates_once_and_the_reuse_ends_the_
     let (a, b, c) = (&nodes[0], &nodes[1], &nodes[2]);
     // A public client: its refresh tokens always rotate.
     let (id, _) = setup(a, &["--public"]);
-    let cookie = login(a, EMAIL, PASSWORD).await.unwrap();
+    let cookie = sign_in(a, EMAIL, PASSWORD).await.unwrap();
     for _ in 0..3 {
         let (challenge, verifier) = oauth2::PkceCodeChallenge::new_random_sha256();
         let pkce = [
@@ -156,15 +157,14 @@ fn at(node: &TestApp, api: &Api) -> Api {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs Python's aiosmtpd")]
 async fn a_document_created_on_one_node_is_uploaded_on_another_signed_on_a_third_and_sealed_once() {
     if skipped_without_a_bucket() {
         return;
     }
     // Every node sends through one SMTP server, which keeps what it receives.
-    let maildir = tempfile::tempdir().unwrap();
-    let port = free_port();
-    let smtp = SmtpServer::start(port, maildir.path());
-    let nodes = three_nodes(&["--smtp-url", &smtp_url(port)]).await;
+    let smtp = MailBox::start();
+    let nodes = three_nodes(&["--smtp-url", &smtp.url()]).await;
     let (a, b, c) = (&nodes[0], &nodes[1], &nodes[2]);
     let api_a = a.user_with_key("owner@example.com", "standard");
     let (api_b, api_c) = (at(b, &api_a), at(c, &api_a));
@@ -290,7 +290,7 @@ fn two_workers_claiming_at_once_never_take_the_same_message() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
     let url = postgres_for(&data).unwrap();
-    let db = crate::harness::open_db(&data);
+    let db = crate::support::open_db(&data);
     let queued: Vec<i64> = db
         .write_blocking(|c| {
             (0..20)

@@ -17,18 +17,15 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use tempfile::TempDir;
 
-use crate::{
-    api::Api, api::Signer, api::add_user, api::create_api_key, api::fixture, api::two_recipients,
-    api::webhook,
+use crate::cluster::{skipped, skipped_without_a_bucket};
+use crate::support::api::{
+    Api, Signer, add_user, create_api_key, fixture, two_recipients, webhook,
 };
-use crate::{cluster::skipped, cluster::skipped_without_a_bucket};
-use crate::{
-    harness::BinServer, harness::TestApp, harness::TestDb, harness::docket, harness::postgres_for,
+use crate::support::stalling::{
+    FreezingProxy, StallingReceiver, StallingSmtp, header, holds_connection,
 };
-use crate::{
-    stalling::FreezingProxy, stalling::StallingReceiver, stalling::StallingSmtp, stalling::header,
-    stalling::holds_connection,
-};
+use crate::support::wait::wait_until;
+use crate::support::{BinServer, TestApp, TestDb, docket, postgres_for};
 
 /// The nodes' lease in seconds: an attempt is cut off after 2.
 const LEASE: u64 = 4;
@@ -124,15 +121,6 @@ impl Cluster {
     }
 }
 
-/// Waits (up to `within`) for `done`.
-async fn wait_for(what: &str, within: Duration, done: impl Fn() -> bool) {
-    let deadline = Instant::now() + within;
-    while !done() {
-        assert!(Instant::now() < deadline, "{what} within {within:?}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_mail_whose_node_is_killed_while_the_smtp_server_stalls_is_sent_once_by_another() {
     if skipped() {
@@ -152,7 +140,7 @@ async fn a_mail_whose_node_is_killed_while_the_smtp_server_stalls_is_sent_once_b
     let client = smtp.first_stalled(Duration::from_secs(15)).await;
     let stalled_at = Instant::now();
     let dead = cluster.kill_holder(client, smtp.addr());
-    wait_for("another node sends it", TAKEOVER, || {
+    wait_until("another node sends it", TAKEOVER, || {
         !smtp.accepted().is_empty()
     })
     .await;
@@ -199,7 +187,7 @@ async fn a_webhook_whose_node_is_killed_while_the_receiver_stalls_is_delivered_o
 
     let client = rx.first_stalled(Duration::from_secs(15)).await;
     cluster.kill_holder(client, rx.addr());
-    wait_for("another node delivers it", TAKEOVER, || {
+    wait_until("another node delivers it", TAKEOVER, || {
         !rx.answered().is_empty()
     })
     .await;
@@ -283,7 +271,7 @@ async fn a_document_whose_sealing_node_is_killed_mid_seal_is_sealed_once_by_the_
     }
     let (s, v) = ann.complete(json!({})).await;
     assert_eq!(s, 200, "{v}");
-    wait_for("a node stalls sealing", Duration::from_secs(15), || {
+    wait_until("a node stalls sealing", Duration::from_secs(15), || {
         proxies.iter().any(|p| p.held() > 0)
     })
     .await;
@@ -359,7 +347,7 @@ async fn a_send_that_would_outlive_its_lease_is_cut_off_and_retried() {
     assert!(out.status.success(), "{out:?}");
     smtp.first_stalled(Duration::from_secs(15)).await;
     // The SMTP client alone would wait 30 s for the answer.
-    wait_for("the retry is accepted", Duration::from_secs(10), || {
+    wait_until("the retry is accepted", Duration::from_secs(10), || {
         !smtp.accepted().is_empty()
     })
     .await;

@@ -4,8 +4,8 @@
 
 use std::time::Duration;
 
-use crate::api::Api;
-use crate::{harness::TestApp, harness::on_postgres, harness::postgres_for};
+use crate::support::api::Api;
+use crate::support::{TestApp, on_postgres, postgres_for};
 
 /// Two nodes on the first one's database, each started with `extra`.
 async fn two_nodes(extra: &[&str]) -> (TestApp, TestApp) {

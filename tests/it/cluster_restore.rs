@@ -10,11 +10,8 @@ use std::process::Command;
 
 use serde_json::json;
 
-use crate::api::fixture;
-use crate::{
-    harness::TestApp, harness::blob_store, harness::blob_url_for, harness::on_postgres,
-    harness::postgres_for,
-};
+use crate::support::api::fixture;
+use crate::support::{TestApp, blob_store, blob_url_for, on_postgres, postgres_for};
 
 /// Runs `program args`, asserting success.
 fn run(program: &str, args: &[&str]) {

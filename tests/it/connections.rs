@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 
-use crate::api::create_api_key;
-use crate::{harness::BinServer, harness::client, harness::docket};
+use crate::support::api::create_api_key;
+use crate::support::{BinServer, client, docket};
 
 /// A connection to `server` from the loopback address `from`.
 async fn connect_from(from: &str, server: SocketAddr) -> TcpStream {

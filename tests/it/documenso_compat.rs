@@ -3,8 +3,8 @@
 
 use serde_json::json;
 
-use crate::api::fixture;
-use crate::harness::TestApp;
+use crate::support::TestApp;
+use crate::support::api::fixture;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn its_date_formats_and_its_name_for_the_original_download_work() {
@@ -60,7 +60,9 @@ async fn a_v1_script_tests_its_key_reads_fields_by_its_names_sends_and_reminds()
     let (s, _) = app.api("api_not-a-key").get("/api/v1/me").await;
     assert_eq!(s, 401);
 
-    let doc = api.create_document(crate::api::two_recipients()).await;
+    let doc = api
+        .create_document(crate::support::api::two_recipients())
+        .await;
     let id = doc.document_id();
     api.upload_ok(doc.upload_url(), fixture("a4-1p.pdf")).await;
     let signer = doc.recipient_id(0);
@@ -121,8 +123,10 @@ async fn a_template_starts_without_recipients_and_the_answer_carries_it() {
 
 /// A sent document for a SIGNER (Ann) and a CC, Ann with one signature field: (id, Ann's
 /// recipient id, her token, her signature field).
-async fn sent_for_ann(api: &crate::api::Api) -> (i64, i64, String, i64) {
-    let doc = api.create_document(crate::api::two_recipients()).await;
+async fn sent_for_ann(api: &crate::support::api::Api) -> (i64, i64, String, i64) {
+    let doc = api
+        .create_document(crate::support::api::two_recipients())
+        .await;
     let id = doc.document_id();
     api.upload_ok(doc.upload_url(), fixture("a4-1p.pdf")).await;
     let ann = doc.recipient_id(0);
@@ -236,7 +240,9 @@ async fn what_it_answers_400_is_400_and_a_second_send_is_a_success() {
     let app = TestApp::spawn().await;
     let api = app.user_with_key("ada@example.com", "standard");
     // A draft without its file: sending, and downloading either copy, are 400.
-    let bare = api.create_document(crate::api::two_recipients()).await;
+    let bare = api
+        .create_document(crate::support::api::two_recipients())
+        .await;
     let bare_id = bare.document_id();
     assert_eq!(api.send(bare_id).await.0, 400);
     for q in ["", "?downloadOriginalDocument=true"] {
@@ -314,7 +320,9 @@ async fn what_it_answers_400_is_400_and_a_second_send_is_a_success() {
 async fn deleting_answers_what_was_deleted_and_empty_values_are_empty_strings() {
     let app = TestApp::spawn().await;
     let api = app.user_with_key("ada@example.com", "standard");
-    let doc = api.create_document(crate::api::two_recipients()).await;
+    let doc = api
+        .create_document(crate::support::api::two_recipients())
+        .await;
     let id = doc.document_id();
     api.upload_ok(doc.upload_url(), fixture("a4-1p.pdf")).await;
     let ann = doc.recipient_id(0);
@@ -587,7 +595,9 @@ async fn an_assistant_fills_in_for_the_next_signer_before_her_turn() {
 async fn more_per_page_than_served_is_served_as_a_hundred_and_answers_carry_external_ids() {
     let app = TestApp::spawn().await;
     let api = app.user_with_key("ada@example.com", "standard");
-    let created = api.create_document(crate::api::two_recipients()).await;
+    let created = api
+        .create_document(crate::support::api::two_recipients())
+        .await;
     assert_eq!(created.0["externalId"], "ext-1");
     for path in [
         "/api/v1/documents?perPage=500",
@@ -619,6 +629,7 @@ async fn more_per_page_than_served_is_served_as_a_hundred_and_answers_carry_exte
 
 /// The assistant's signing page in Chromium (`tests/browser/assistant.mjs`).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs chromium and node")]
 async fn an_assistant_prepares_the_document_in_chromium() {
     let app = TestApp::spawn().await;
     let api = app.user_with_key("ada@example.com", "standard");
@@ -648,7 +659,7 @@ async fn an_assistant_prepares_the_document_in_chromium() {
     assert_eq!(api.send(id).await.0, 200);
     let link = app.url(&format!("/sign/{}", doc.token(0)));
     tokio::task::spawn_blocking(move || {
-        crate::signing_e2e::run_script("assistant.mjs", &[&link, "Ann"]);
+        crate::support::tools::browser_step("assistant.mjs", &[&link, "Ann"]);
     })
     .await
     .unwrap();
@@ -689,10 +700,12 @@ fn field_in(fields: &serde_json::Value, id: i64) -> &serde_json::Value {
 async fn a_dropdown_stays_a_dropdown_in_every_answer_and_webhook() {
     let app = TestApp::spawn_with(&["--tls", "off", "--allow-private-webhooks"]).await;
     let api = app.user_with_key("ada@example.com", "standard");
-    let rx = crate::webhooks::Receiver::start(&[]).await;
-    api.add_webhook(crate::api::webhook(&rx.url(), &["DOCUMENT_SENT"]))
+    let rx = crate::support::webhook::Receiver::start(&[]).await;
+    api.add_webhook(crate::support::api::webhook(&rx.url(), &["DOCUMENT_SENT"]))
         .await;
-    let doc = api.create_document(crate::api::two_recipients()).await;
+    let doc = api
+        .create_document(crate::support::api::two_recipients())
+        .await;
     let id = doc.document_id();
     api.upload_ok(doc.upload_url(), fixture("a4-1p.pdf")).await;
     let ann = doc.recipient_id(0);
@@ -777,7 +790,9 @@ async fn a_dropdown_stays_a_dropdown_in_every_answer_and_webhook() {
 async fn field_meta_keeps_every_layout_key_it_was_sent_and_checks_them() {
     let app = TestApp::spawn().await;
     let api = app.user_with_key("ada@example.com", "standard");
-    let doc = api.create_document(crate::api::two_recipients()).await;
+    let doc = api
+        .create_document(crate::support::api::two_recipients())
+        .await;
     let id = doc.document_id();
     api.upload_ok(doc.upload_url(), fixture("a4-1p.pdf")).await;
     let ann = doc.recipient_id(0);
@@ -865,7 +880,9 @@ async fn field_meta_keeps_every_layout_key_it_was_sent_and_checks_them() {
 async fn choice_fields_may_lack_values_until_the_document_is_sent() {
     let app = TestApp::spawn().await;
     let api = app.user_with_key("ada@example.com", "standard");
-    let doc = api.create_document(crate::api::two_recipients()).await;
+    let doc = api
+        .create_document(crate::support::api::two_recipients())
+        .await;
     let id = doc.document_id();
     api.upload_ok(doc.upload_url(), fixture("a4-1p.pdf")).await;
     let (ann, cid) = (doc.recipient_id(0), doc.recipient_id(1));
@@ -1093,7 +1110,9 @@ async fn generate_document_prefills_fields_that_the_signer_then_cannot_change() 
 async fn documents_carry_folder_id_and_fields_their_recipient() {
     let app = TestApp::spawn().await;
     let api = app.user_with_key("ada@example.com", "standard");
-    let doc = api.create_document(crate::api::two_recipients()).await;
+    let doc = api
+        .create_document(crate::support::api::two_recipients())
+        .await;
     let id = doc.document_id();
     api.upload_ok(doc.upload_url(), fixture("a4-1p.pdf")).await;
     let fid = api
@@ -1135,10 +1154,10 @@ fn queued(app: &TestApp, doc: i64, kind: &str) -> Vec<Queued> {
 /// A document for Ann (SIGNER, with a signature field) and Cid (CC) with `meta`, its file
 /// uploaded: (id, Ann's id, her token, her field).
 async fn ready_with_meta(
-    api: &crate::api::Api,
+    api: &crate::support::api::Api,
     meta: serde_json::Value,
 ) -> (i64, i64, String, i64) {
-    let mut body = crate::api::two_recipients();
+    let mut body = crate::support::api::two_recipients();
     body["meta"] = meta;
     let doc = api.create_document(body).await;
     let id = doc.document_id();
@@ -1155,7 +1174,13 @@ async fn ready_with_meta(
 }
 
 /// Ann signs and finishes; the document is sealed (COMPLETED).
-async fn ann_finishes(app: &TestApp, api: &crate::api::Api, id: i64, token: &str, sig: i64) {
+async fn ann_finishes(
+    app: &TestApp,
+    api: &crate::support::api::Api,
+    id: i64,
+    token: &str,
+    sig: i64,
+) {
     let link = app.signer(token);
     assert_eq!(link.sign(sig).await.0, 200);
     assert_eq!(link.complete(json!({})).await.0, 200);
@@ -1393,7 +1418,7 @@ async fn email_settings_come_from_the_template_and_document_deleted_is_honoured(
 async fn link_attachments_are_kept_and_shown_to_signers() {
     let app = TestApp::spawn().await;
     let api = app.user_with_key("ada@example.com", "standard");
-    let mut body = crate::api::two_recipients();
+    let mut body = crate::support::api::two_recipients();
     body["attachments"] = json!([
         {"label": "Terms <v2>", "data": "https://x.example/terms?a=1&b=2", "type": "link"},
         {"label": "Prices", "data": "http://x.example/prices"}
@@ -1459,7 +1484,9 @@ async fn link_attachments_are_kept_and_shown_to_signers() {
         assert!(v.to_string().contains(path), "{path}: {v}");
     }
     // None given: no key.
-    let plain = api.create_document(crate::api::two_recipients()).await;
+    let plain = api
+        .create_document(crate::support::api::two_recipients())
+        .await;
     assert!(
         api.document(plain.document_id()).await["meta"]
             .get("attachments")

@@ -9,8 +9,8 @@
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::harness::TestApp;
-use crate::{api::add_user, api::create_api_key, api::fixture};
+use crate::support::TestApp;
+use crate::support::api::{add_user, create_api_key, fixture};
 
 /// A client as the examples build it: base URL `/api/v1`, `authorization: Bearer <token>`.
 struct Client {

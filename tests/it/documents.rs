@@ -2,8 +2,8 @@
 
 use serde_json::{Value, json};
 
-use crate::{api::Api, api::fixture, api::keys, api::sorted, api::two_recipients};
-use crate::{harness::TestApp, harness::stored_blob, harness::stored_blob_ids};
+use crate::support::api::{Api, fixture, keys, sorted, two_recipients};
+use crate::support::{TestApp, stored_blob, stored_blob_ids};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn create_get_and_upload_have_the_seed_shapes() {
@@ -303,7 +303,7 @@ fn too_large_bodies_are_refused(app: &TestApp, url_a: &str) {
         "PUT {path} HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/pdf\r\ncontent-length: {}\r\n\r\n",
         3 * 1024 * 1024
     );
-    let (status, text) = crate::harness::raw_status(app.addr, head.as_bytes());
+    let (status, text) = crate::support::raw_status(app.addr, head.as_bytes());
     assert_eq!(status, 413, "{text}");
     // Streamed without a length: refused once it passes the limit (1 MiB + 1 byte sent, all of
     // which the server reads).
@@ -316,7 +316,7 @@ fn too_large_bodies_are_refused(app: &TestApp, url_a: &str) {
         chunked.extend(std::iter::repeat_n(b'%', size));
         chunked.extend_from_slice(b"\r\n");
     }
-    let (status, text) = crate::harness::raw_status(app.addr, &chunked);
+    let (status, text) = crate::support::raw_status(app.addr, &chunked);
     assert_eq!(status, 413, "{text}");
     assert!(text.contains("payload_too_large"), "{text}");
 }
@@ -325,7 +325,7 @@ fn too_large_bodies_are_refused(app: &TestApp, url_a: &str) {
 /// answer), and after the draft stage it is 409.
 async fn a_good_upload_replaces_the_last_until_the_draft_is_sent(
     app: &TestApp,
-    c: &crate::harness::TestDb,
+    c: &crate::support::TestDb,
     url_a: &str,
     id: i64,
     pdf: &[u8],

@@ -6,17 +6,12 @@
 
 use serde_json::{Value, json};
 
-use crate::harness::TestApp;
-use crate::{
-    oauth_flow::PASSWORD, oauth_flow::hidden_inputs, oauth_flow::login,
-    oauth_flow::set_cookie_pairs,
+use crate::recipient_auth::{
+    account, account_page, code_of, complete_as, confirm_with, enrol_totp, password_step,
+    register_passkey, sent, totp_code, totp_off, unix_now,
 };
-use crate::{
-    recipient_auth::account, recipient_auth::account_page, recipient_auth::code_of,
-    recipient_auth::complete_as, recipient_auth::confirm_with, recipient_auth::enrol_totp,
-    recipient_auth::password_step, recipient_auth::register_passkey, recipient_auth::sent,
-    recipient_auth::totp_code, recipient_auth::totp_off, recipient_auth::unix_now,
-};
+use crate::support::TestApp;
+use crate::support::login::{PASSWORD, hidden_inputs, set_cookie_pairs, sign_in};
 
 const EMAIL: &str = "ann@example.com";
 
@@ -45,7 +40,7 @@ fn account_count(app: &TestApp, user: i64) -> (i64, bool) {
 /// Ann's account with TOTP on: her session cookie and the secret.
 async fn ann_with_totp(app: &TestApp) -> (String, Vec<u8>) {
     account(app, EMAIL);
-    let ann = login(app, EMAIL, PASSWORD).await.unwrap();
+    let ann = sign_in(app, EMAIL, PASSWORD).await.unwrap();
     let (secret, _) = enrol_totp(app, &ann).await;
     (ann, secret)
 }
@@ -337,7 +332,7 @@ async fn start_totp(app: &TestApp, cookie: &str) -> (u16, String) {
 async fn a_session_cookie_alone_changes_no_second_factor() {
     let app = TestApp::spawn().await;
     account(&app, EMAIL);
-    let ann = login(&app, EMAIL, PASSWORD).await.unwrap();
+    let ann = sign_in(&app, EMAIL, PASSWORD).await.unwrap();
     // Without a confirmation: to the confirmation page, nothing started.
     let (s, to) = start_totp(&app, &ann).await;
     assert_eq!((s, to.as_str()), (303, "/account/confirm?next=%2Faccount"));

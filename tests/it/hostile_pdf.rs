@@ -6,8 +6,8 @@ use std::io::Write;
 
 use serde_json::{Value, json};
 
-use crate::{api::Api, api::add_user, api::create_api_key};
-use crate::{harness::BinServer, harness::client};
+use crate::support::api::{Api, add_user, create_api_key};
+use crate::support::{BinServer, client};
 
 /// The child's address space: far below what the hostile files cost unchecked (2 to 8 GB).
 const CAP: u64 = 1 << 30;

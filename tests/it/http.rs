@@ -1,7 +1,7 @@
 //! The HTTP surface every later feature relies on: health, request ids, security headers,
 //! error formats, body limits, embedded assets.
 
-use crate::harness::TestApp;
+use crate::support::TestApp;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn healthz_reports_version_and_database() {
@@ -126,7 +126,7 @@ async fn declared_bodies_over_the_limit_are_refused_with_413() {
         "POST /api/v1/documents HTTP/1.1\r\nhost: localhost\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
         3 * 1024 * 1024
     );
-    let (status, text) = crate::harness::raw_status(app.addr, head.as_bytes());
+    let (status, text) = crate::support::raw_status(app.addr, head.as_bytes());
     assert_eq!(status, 413);
     assert!(text.contains(r#""code":"payload_too_large""#), "{text}");
     app.stop().await;
@@ -175,7 +175,7 @@ async fn assets_have_types_etags_and_cache_headers() {
 /// POSTs `body` to `path` with `api`'s key and `content_type` (none when `None`): the status
 /// and the JSON answer.
 async fn post_typed(
-    api: &crate::api::Api,
+    api: &crate::support::api::Api,
     path: &str,
     content_type: Option<&str>,
     body: &str,
@@ -193,7 +193,7 @@ async fn post_typed(
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn json_routes_take_only_bodies_declared_as_json() {
-    use crate::{api::two_recipients, api::webhook};
+    use crate::support::api::{two_recipients, webhook};
     let app = TestApp::spawn().await;
     let api = app.user_with_key("owner@example.com", "standard");
     let document = two_recipients().to_string();

@@ -5,34 +5,17 @@
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
-use crate::oauth_flow::hidden_inputs;
-use crate::{harness::BinServer, harness::TestApp, harness::docket_json};
+use crate::support::login::{LoginForm, PASSWORD, add_account};
+use crate::support::{BinServer, TestApp, client};
 
 const EMAIL: &str = "ada@example.com";
-const PASSWORD: &str = "a long test password";
+
 /// `sessions::throttle::LOCK_AFTER`: attempts per account before the lock.
 const ACCOUNT_LIMIT: usize = 10;
 
 /// The `n`th client address in 127.0.0.0/8 (each has its own throttle count).
 fn address(n: usize) -> IpAddr {
     IpAddr::V4(Ipv4Addr::new(127, 1, (n / 250) as u8, (n % 250 + 1) as u8))
-}
-
-/// A login form (cookie header, fields) fetched from the login page.
-async fn login_form(base: &str, addr: SocketAddr) -> (String, Vec<(String, String)>) {
-    let page = crate::harness::client(addr, None)
-        .get(format!("{base}/auth/login"))
-        .send()
-        .await
-        .unwrap();
-    let cookie = page
-        .headers()
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok()?.split(';').next().map(str::to_string))
-        .collect::<Vec<_>>()
-        .join("; ");
-    (cookie, hidden_inputs(&page.text().await.unwrap()))
 }
 
 /// What one login POST got back: the status and Retry-After, or why no answer came.
@@ -45,14 +28,16 @@ async fn burst(
     addr: SocketAddr,
     attempts: Vec<(IpAddr, String, String)>,
 ) -> Vec<Answer> {
-    let (cookie, hidden) = login_form(base, addr).await;
+    let url = format!("{base}/auth/login");
+    let login = LoginForm::fetch(&client(addr, None), &url).await;
     let tasks: Vec<_> = attempts
         .into_iter()
         .map(|(from, email, password)| {
-            let (cookie, mut form, url) =
-                (cookie.clone(), hidden.clone(), format!("{base}/auth/login"));
-            form.push(("email".into(), email));
-            form.push(("password".into(), password));
+            let (cookie, form, url) = (
+                login.cookie.clone(),
+                login.filled(&email, &password),
+                url.clone(),
+            );
             tokio::spawn(async move {
                 let client = reqwest::Client::builder()
                     .resolve("localhost", addr)
@@ -97,11 +82,7 @@ fn count(answers: &[Answer], status: u16) -> usize {
 async fn a_burst_of_logins_for_made_up_accounts_cannot_exhaust_memory() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("data");
-    docket_json(
-        &data,
-        &["user", "add", EMAIL, "--name", "Ada", "--password-stdin"],
-        Some(&format!("{PASSWORD}\n")),
-    );
+    add_account(&data, EMAIL, "Ada");
     // 300 unbounded checks would need over 5.5 GiB; the cap leaves room for 1 GiB in all.
     let mut server = BinServer::start_capped(
         &[
@@ -145,7 +126,7 @@ async fn a_burst_of_logins_for_made_up_accounts_cannot_exhaust_memory() {
     // (glibc arenas kept every freed block before main fixed the mmap threshold: ~1 GB).
     let peak = server.peak_rss_kib();
     assert!(peak < 400 * 1024, "peak RSS {peak} KiB");
-    let client = crate::harness::client(addr, None);
+    let client = client(addr, None);
     let health = client.get(format!("{base}/healthz")).send().await.unwrap();
     assert_eq!(health.status(), 200);
     // And it still signs people in.
@@ -159,11 +140,7 @@ async fn a_burst_of_logins_for_made_up_accounts_cannot_exhaust_memory() {
 async fn concurrent_wrong_passwords_for_one_account_get_at_most_the_limit_of_checks() {
     // Enough turns that no attempt is refused for want of one: only the throttle decides.
     let app = TestApp::spawn_with(&["--tls", "off", "--max-password-checks", "32"]).await;
-    docket_json(
-        &app.data_dir(),
-        &["user", "add", EMAIL, "--name", "Ada", "--password-stdin"],
-        Some(&format!("{PASSWORD}\n")),
-    );
+    add_account(&app.data_dir(), EMAIL, "Ada");
     // From 200 addresses, so that only the account's count can stop them.
     let attempts = (0..200)
         .map(|i| (address(i), EMAIL.to_string(), format!("wrong guess {i}")))

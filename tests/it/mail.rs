@@ -1,9 +1,8 @@
 //! Outgoing mail through the real server: a real SMTP server (Python's aiosmtpd, writing a
 //! Maildir) receives what the worker sends; retries, restarts and the outbox.
 
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::time::Duration;
 
 use docket::{core::db::Db, core::db::now};
 use docket::{
@@ -11,79 +10,10 @@ use docket::{
 };
 use serde_json::Value;
 
-use crate::{api::fixture, api::two_recipients};
-use crate::{harness::TestApp, harness::docket_json};
-
-/// aiosmtpd on 127.0.0.1:`port`, delivering into the Maildir `dir`; killed on drop.
-pub struct SmtpServer {
-    child: Child,
-    dir: PathBuf,
-}
-
-impl SmtpServer {
-    pub fn start(port: u16, dir: &Path) -> SmtpServer {
-        let child = Command::new("python3")
-            .args(["-m", "aiosmtpd", "-n", "-l", &format!("127.0.0.1:{port}")])
-            .args(["-c", "aiosmtpd.handlers.Mailbox"])
-            // Python's Maildir creates its folders only when the directory does not exist.
-            .arg(dir.join("md"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("python3 -m aiosmtpd runs (pip install aiosmtpd)");
-        let deadline = Instant::now() + Duration::from_secs(15);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "aiosmtpd did not start");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        SmtpServer {
-            child,
-            dir: dir.to_path_buf(),
-        }
-    }
-
-    /// The messages received so far, raw (`dir/md` is the Maildir).
-    pub fn messages(&self) -> Vec<String> {
-        let Ok(entries) = std::fs::read_dir(self.dir.join("md/new")) else {
-            return Vec::new();
-        };
-        entries
-            .filter_map(|e| std::fs::read_to_string(e.ok()?.path()).ok())
-            .collect()
-    }
-
-    /// Waits for `n` messages.
-    async fn wait_for(&self, n: usize) -> Vec<String> {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let m = self.messages();
-            if m.len() >= n {
-                return m;
-            }
-            assert!(Instant::now() < deadline, "no mail arrived");
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    }
-}
-
-impl Drop for SmtpServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-pub fn smtp_url(port: u16) -> String {
-    format!("smtp://127.0.0.1:{port}?tls=none")
-}
+use crate::support::api::{fixture, two_recipients};
+use crate::support::mailbox::{MailBox, free_port, smtp_url};
+use crate::support::wait::wait_for;
+use crate::support::{TestApp, docket_json};
 
 /// `docket mail list --json`.
 fn mail_list(data: &Path) -> Vec<Value> {
@@ -95,21 +25,13 @@ fn mail_list(data: &Path) -> Vec<Value> {
 
 /// Waits until message `id` has `status`, and returns its listing.
 async fn wait_status(data: &Path, id: i64, status: &str) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let list = mail_list(data);
-        let m = list.iter().find(|m| m["id"] == id).cloned();
-        if let Some(m) = &m
-            && m["status"] == status
-        {
-            return m.clone();
+    wait_for(Duration::from_secs(30), || {
+        match mail_list(data).into_iter().find(|m| m["id"] == id) {
+            Some(m) if m["status"] == status => Ok(m),
+            m => Err(format!("message {id} never became {status}: {m:?}")),
         }
-        assert!(
-            Instant::now() < deadline,
-            "message {id} never became {status}: {m:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    })
+    .await
 }
 
 fn queue_test(data: &Path, to: &str) -> i64 {
@@ -119,11 +41,10 @@ fn queue_test(data: &Path, to: &str) -> i64 {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs Python's aiosmtpd")]
 async fn signing_request_with_attachment_goes_out_through_smtp() {
-    let maildir = tempfile::tempdir().unwrap();
-    let port = free_port();
-    let smtp = SmtpServer::start(port, maildir.path());
-    let url = smtp_url(port);
+    let smtp = MailBox::start();
+    let url = smtp.url();
     let app = TestApp::spawn_with(&[
         "--tls",
         "off",
@@ -168,10 +89,10 @@ async fn signing_request_with_attachment_goes_out_through_smtp() {
 /// Queues a signing request for recipient `rid` of document `doc` with a PDF attached, as the
 /// sending code does: the database and the message's id.
 async fn queue_a_signing_request_with_a_pdf(app: &TestApp, doc: i64, rid: i64) -> (Db, i64) {
-    let store = crate::harness::blob_store(&app.data_dir());
+    let store = crate::support::blob_store(&app.data_dir());
     let pdf = fixture("a4-1p.pdf");
     let blob = std::thread::scope(|s| s.spawn(|| store.put(&pdf)).join().unwrap()).unwrap();
-    let db = crate::harness::open_db(&app.data_dir());
+    let db = crate::support::open_db(&app.data_dir());
     let content = compose::signing_request(&compose::SigningRequest {
         title: "NDA <2026>",
         sender_name: "Owner",
@@ -214,8 +135,8 @@ fn assert_the_message_has_both_parts_and_the_pdf(raw: &str) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs Python's aiosmtpd")]
 async fn a_message_queued_while_smtp_is_down_is_retried_until_it_arrives() {
-    let maildir = tempfile::tempdir().unwrap();
     let port = free_port();
     let url = smtp_url(port);
     let app =
@@ -223,21 +144,21 @@ async fn a_message_queued_while_smtp_is_down_is_retried_until_it_arrives() {
     let data = app.data_dir();
     let id = queue_test(&data, "bob@example.com");
     // The first attempt fails: nothing listens.
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
+    let m = wait_for(Duration::from_secs(30), || {
         let m = mail_list(&data)
             .into_iter()
             .find(|m| m["id"] == id)
             .unwrap();
         if m["attempts"].as_i64().unwrap() >= 1 {
-            assert_eq!(m["status"], "QUEUED");
-            assert!(m["lastError"].as_str().is_some_and(|e| !e.is_empty()));
-            break;
+            Ok(m)
+        } else {
+            Err("no attempt was made".to_string())
         }
-        assert!(Instant::now() < deadline, "no attempt was made");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    let smtp = SmtpServer::start(port, maildir.path());
+    })
+    .await;
+    assert_eq!(m["status"], "QUEUED");
+    assert!(m["lastError"].as_str().is_some_and(|e| !e.is_empty()));
+    let smtp = MailBox::start_on(port);
     let got = smtp.wait_for(1).await;
     assert!(got[0].contains("Subject: Docket test message"));
     assert!(got[0].contains("To: bob@example.com"));
@@ -246,8 +167,8 @@ async fn a_message_queued_while_smtp_is_down_is_retried_until_it_arrives() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs Python's aiosmtpd")]
 async fn a_queued_message_survives_a_restart() {
-    let maildir = tempfile::tempdir().unwrap();
     let port = free_port();
     let url = smtp_url(port);
     let args = ["--tls", "off", "--smtp-url", &url];
@@ -255,7 +176,7 @@ async fn a_queued_message_survives_a_restart() {
     let id = queue_test(&app.data_dir(), "carol@example.com");
     let dir = app.stop().await;
     // Queued while no server ran; the SMTP server comes up, then Docket again.
-    let smtp = SmtpServer::start(port, maildir.path());
+    let smtp = MailBox::start_on(port);
     let app = TestApp::spawn_in(dir, &args).await;
     let got = smtp.wait_for(1).await;
     assert!(got[0].contains("To: carol@example.com"));
@@ -279,14 +200,14 @@ async fn without_smtp_messages_go_to_the_outbox() {
             .contains("outgoing mail works")
     );
     assert!(shown["html"].as_str().unwrap().contains("<p>"));
-    let bad = crate::harness::docket(&data, &["mail", "test", "not-an-address"], None);
+    let bad = crate::support::docket(&data, &["mail", "test", "not-an-address"], None);
     assert_eq!(bad.status.code(), Some(2));
 }
 
 #[test]
 fn a_bad_smtp_url_stops_the_server_before_it_serves() {
     let dir = tempfile::tempdir().unwrap();
-    let out = crate::harness::docket(
+    let out = crate::support::docket(
         dir.path(),
         &[
             "serve",

@@ -1,15 +1,16 @@
 //! Black-box tests: the real server over HTTP(S) and the real binary's command line.
+//!
+//! Each file below holds the tests of one area; what they share (starting a server, the API
+//! client, signing in, a webhook receiver, a mail box, waiting) is in `support/`. Tests that
+//! need tools from outside the Rust toolchain (Chromium, Node, Python, poppler) are gated by
+//! the `outside-tools` feature: see `support/tools.rs`.
 
-mod api;
-mod harness;
+mod support;
 
 mod audit_bounds;
-
-mod authenticator;
-
 mod auth_browser;
 mod auth_first;
-
+mod authenticator;
 mod basic_credentials;
 mod blob_store;
 mod bookings;
@@ -48,7 +49,6 @@ mod secret_files;
 mod shared_secrets;
 mod signing;
 mod signing_e2e;
-mod stalling;
 mod storage;
 mod templates;
 mod tls;

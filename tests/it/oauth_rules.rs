@@ -10,11 +10,11 @@ use oauth2::PkceCodeChallenge;
 use reqwest::Response;
 use serde_json::Value;
 
-use crate::{harness::TestApp, harness::docket_json};
-use crate::{
-    oauth_flow::PASSWORD, oauth_flow::REDIRECT, oauth_flow::consent, oauth_flow::hidden_inputs,
-    oauth_flow::login, oauth_flow::me, oauth_flow::setup,
+use crate::support::login::{
+    LoginForm, PASSWORD, add_account, hidden_inputs, set_cookie_pairs, sign_in,
 };
+use crate::support::oauth::{REDIRECT, consent, decide, me, setup};
+use crate::support::{TestApp, docket_json};
 
 const EMAIL: &str = "ada@example.com";
 const TOKEN: &str = "/api/auth/oauth/token";
@@ -157,14 +157,6 @@ fn query_of(url: &str) -> HashMap<String, String> {
         .collect()
 }
 
-fn set_cookies(resp: &Response) -> Vec<String> {
-    resp.headers()
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok()?.split(';').next().map(str::to_string))
-        .collect()
-}
-
 /// A second confidential client on REDIRECT; (client_id, secret).
 fn other_client(app: &TestApp, name: &str, extra: &[&str]) -> (String, String) {
     let mut args = vec!["client", "add", "--name", name, "--redirect-uri", REDIRECT];
@@ -180,34 +172,17 @@ fn other_client(app: &TestApp, name: &str, extra: &[&str]) -> (String, String) {
 async fn allow(app: &TestApp, cookie: &str, url: &str) -> HashMap<String, String> {
     let page = get_with(app, url, Some(cookie)).await;
     assert_eq!(page.status(), 200, "consent page");
-    let mut form = hidden_inputs(&page.text().await.unwrap());
-    form.push(("decision".into(), "allow".into()));
-    let resp = app
-        .client
-        .post(app.url("/auth/oauth2/authorize"))
-        .header("cookie", cookie)
-        .form(&form)
-        .send()
-        .await
-        .unwrap();
+    let resp = decide(app, cookie, &page.text().await.unwrap(), "allow").await;
     assert_eq!(resp.status(), 303);
     query_of(&location(&resp).unwrap())
 }
 
 /// One login attempt through the page (fresh login CSRF); the raw answer.
 async fn login_attempt(app: &TestApp, email: &str, password: &str) -> Response {
-    let page = app.get("/auth/login").await;
-    let pre = set_cookies(&page).join("; ");
-    let mut form = hidden_inputs(&page.text().await.unwrap());
-    form.push(("email".into(), email.into()));
-    form.push(("password".into(), password.into()));
-    app.client
-        .post(app.url("/auth/login"))
-        .header("cookie", pre)
-        .form(&form)
-        .send()
+    LoginForm::open(app, "/auth/login")
         .await
-        .unwrap()
+        .post(app, email, password)
+        .await
 }
 
 // 1
@@ -219,7 +194,7 @@ async fn unknown_clients_and_unregistered_redirect_uris_get_a_400_page_never_a_r
     // A client with only the URI that has a query: the URI without it is a near miss.
     let args = ["client", "add", "--name", "T", "--redirect-uri", tenant];
     let only_tenant = s(&docket_json(&app.data_dir(), &args, None), "client_id");
-    let cookie = login(&app, EMAIL, PASSWORD).await.unwrap();
+    let cookie = sign_in(&app, EMAIL, PASSWORD).await.unwrap();
     // The control: both registered URIs open the consent page.
     for uri in [REDIRECT, tenant] {
         let url = auth_url(
@@ -292,7 +267,7 @@ async fn other_authorization_errors_redirect_with_error_description_state_and_is
     let (id, secret) = setup(&app, &["--redirect-uri", tenant]);
     let (narrow, _) = other_client(&app, "Narrow", &["--scope", "READ_PROFILE"]);
     let (public, _) = other_client(&app, "Pub", &["--public"]);
-    let cookie = login(&app, EMAIL, PASSWORD).await.unwrap();
+    let cookie = sign_in(&app, EMAIL, PASSWORD).await.unwrap();
     let state = "s t/&=?é+%";
     let challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
     #[rustfmt::skip]
@@ -397,23 +372,12 @@ async fn not_logged_in_goes_to_login_and_the_flow_resumes_at_consent() {
     );
 
     // The login page keeps `next`; posting it lands back on the authorization URL.
-    let page = app.get(&loc).await;
-    let pre = set_cookies(&page).join("; ");
-    let mut form = hidden_inputs(&page.text().await.unwrap());
-    assert!(form.contains(&("next".into(), next.clone())), "{form:?}");
-    form.push(("email".into(), EMAIL.into()));
-    form.push(("password".into(), PASSWORD.into()));
-    let resp = app
-        .client
-        .post(app.url("/auth/login"))
-        .header("cookie", &pre)
-        .form(&form)
-        .send()
-        .await
-        .unwrap();
+    let form = LoginForm::open(&app, &loc).await;
+    assert_eq!(form.field("next"), Some(next.as_str()), "{form:?}");
+    let resp = form.post(&app, EMAIL, PASSWORD).await;
     assert_eq!(resp.status(), 303);
     assert_eq!(location(&resp).unwrap(), next);
-    let cookie = format!("{pre}; {}", set_cookies(&resp).join("; "));
+    let cookie = form.cookie_after(&resp);
     let q = consent(&app, &cookie, &app.url(&next), "allow").await;
     assert!(q.contains_key("code"));
     assert_eq!(q["state"], "st-1");
@@ -425,7 +389,7 @@ async fn not_logged_in_goes_to_login_and_the_flow_resumes_at_consent() {
 async fn deny_redirects_with_access_denied_state_and_iss() {
     let app = TestApp::spawn().await;
     let (id, _) = setup(&app, &[]);
-    let cookie = login(&app, EMAIL, PASSWORD).await.unwrap();
+    let cookie = sign_in(&app, EMAIL, PASSWORD).await.unwrap();
     let url = valid_auth_url(&app, &id, "READ_PROFILE", &[]);
     let q = consent(&app, &cookie, &url, "deny").await;
     assert_eq!(q["error"], "access_denied");
@@ -440,7 +404,7 @@ async fn deny_redirects_with_access_denied_state_and_iss() {
 async fn token_endpoint_errors_follow_rfc_6749() {
     let app = TestApp::spawn().await;
     let (id, secret) = setup(&app, &[]);
-    let cookie = login(&app, EMAIL, PASSWORD).await.unwrap();
+    let cookie = sign_in(&app, EMAIL, PASSWORD).await.unwrap();
     let c = code(&app, &cookie, &id, "READ_PROFILE", &[]).await;
 
     // Wrong secret, in the body and as Basic; unknown client: 401 invalid_client + challenge.
@@ -497,7 +461,7 @@ async fn token_endpoint_errors_follow_rfc_6749() {
 async fn a_code_works_once_and_its_reuse_revokes_what_it_issued() {
     let app = TestApp::spawn().await;
     let (id, secret) = setup(&app, &[]);
-    let cookie = login(&app, EMAIL, PASSWORD).await.unwrap();
+    let cookie = sign_in(&app, EMAIL, PASSWORD).await.unwrap();
     let c = code(&app, &cookie, &id, "READ_PROFILE", &[]).await;
     let (access, rt) = pair(redeem(&app, &id, &secret, &c, &[]).await).await;
     assert_eq!(me(&app, &access).await.status(), 200);
@@ -531,7 +495,7 @@ async fn a_code_works_once_and_its_reuse_revokes_what_it_issued() {
 async fn concurrent_redemptions_of_one_code_give_exactly_one_success() {
     let app = TestApp::spawn().await;
     let (id, secret) = setup(&app, &[]);
-    let cookie = login(&app, EMAIL, PASSWORD).await.unwrap();
+    let cookie = sign_in(&app, EMAIL, PASSWORD).await.unwrap();
     for round in 0..5 {
         let c = code(&app, &cookie, &id, "READ_PROFILE", &[]).await;
         let (a, b) = tokio::join!(
@@ -557,7 +521,7 @@ async fn pkce_and_redirect_uri_bind_the_code() {
     let app = TestApp::spawn().await;
     let other = "https://app.example/other";
     let (id, secret) = setup(&app, &["--redirect-uri", other]);
-    let cookie = login(&app, EMAIL, PASSWORD).await.unwrap();
+    let cookie = sign_in(&app, EMAIL, PASSWORD).await.unwrap();
     let pkce = || {
         let (ch, v) = PkceCodeChallenge::new_random_sha256();
         (ch.as_str().to_string(), v.secret().to_string())
@@ -622,7 +586,7 @@ async fn a_client_cannot_use_another_clients_code_or_refresh_token() {
     let app = TestApp::spawn().await;
     let (id, secret) = setup(&app, &[]);
     let (other, other_secret) = other_client(&app, "Other", &[]);
-    let cookie = login(&app, EMAIL, PASSWORD).await.unwrap();
+    let cookie = sign_in(&app, EMAIL, PASSWORD).await.unwrap();
 
     let c = code(&app, &cookie, &id, "READ_PROFILE", &[]).await;
     let stolen = redeem(&app, &other, &other_secret, &c, &[]).await;
@@ -647,7 +611,7 @@ async fn a_client_cannot_use_another_clients_code_or_refresh_token() {
 async fn tokens_need_the_endpoints_scope_and_bad_tokens_are_401() {
     let app = TestApp::spawn().await;
     let (id, secret) = setup(&app, &[]);
-    let cookie = login(&app, EMAIL, PASSWORD).await.unwrap();
+    let cookie = sign_in(&app, EMAIL, PASSWORD).await.unwrap();
     let c = code(&app, &cookie, &id, "READ_BOOKING", &[]).await;
     let (bookings, _) = pair(redeem(&app, &id, &secret, &c, &[]).await).await;
     let c = code(&app, &cookie, &id, "READ_PROFILE", &[]).await;
@@ -708,20 +672,9 @@ async fn disabling_a_user_or_removing_a_client_stops_their_tokens_at_once() {
     let app = TestApp::spawn().await;
     let (id, secret) = setup(&app, &[]);
     let (other, other_secret) = other_client(&app, "Other", &[]);
-    docket_json(
-        &app.data_dir(),
-        &[
-            "user",
-            "add",
-            "bob@example.com",
-            "--name",
-            "Bob",
-            "--password-stdin",
-        ],
-        Some(&format!("{PASSWORD}\n")),
-    );
-    let ada = login(&app, EMAIL, PASSWORD).await.unwrap();
-    let bob = login(&app, "bob@example.com", PASSWORD).await.unwrap();
+    add_account(&app.data_dir(), "bob@example.com", "Bob");
+    let ada = sign_in(&app, EMAIL, PASSWORD).await.unwrap();
+    let bob = sign_in(&app, "bob@example.com", PASSWORD).await.unwrap();
     let c = code(&app, &ada, &id, "READ_PROFILE", &[]).await;
     let (ada_access, ada_refresh) = pair(redeem(&app, &id, &secret, &c, &[]).await).await;
     let bob_q = allow(&app, &bob, &valid_auth_url(&app, &id, "READ_PROFILE", &[])).await;
@@ -738,7 +691,7 @@ async fn disabling_a_user_or_removing_a_client_stops_their_tokens_at_once() {
     assert_eq!(resp.status(), 303, "the session no longer counts");
     assert!(location(&resp).unwrap().starts_with("/auth/login?"));
     assert!(
-        login(&app, EMAIL, PASSWORD).await.is_err(),
+        sign_in(&app, EMAIL, PASSWORD).await.is_err(),
         "disabled users cannot log in"
     );
     assert_eq!(
@@ -775,8 +728,8 @@ async fn disabling_a_user_or_removing_a_client_stops_their_tokens_at_once() {
 async fn consent_and_login_forms_need_their_csrf_tokens() {
     let app = TestApp::spawn().await;
     let (id, _) = setup(&app, &[]);
-    let first = login(&app, EMAIL, PASSWORD).await.unwrap();
-    let second = login(&app, EMAIL, PASSWORD).await.unwrap();
+    let first = sign_in(&app, EMAIL, PASSWORD).await.unwrap();
+    let second = sign_in(&app, EMAIL, PASSWORD).await.unwrap();
     the_consent_form_needs_its_own_token_and_session(&app, &id, &first, &second).await;
     the_login_form_needs_its_token_and_cookie(&app).await;
     app.stop().await;
@@ -836,9 +789,10 @@ async fn the_consent_form_needs_its_own_token_and_session(
 /// Login without the login CSRF token, with a wrong one, or without its cookie: 403 and no
 /// session; the control logs in.
 async fn the_login_form_needs_its_token_and_cookie(app: &TestApp) {
-    let page = app.get("/auth/login").await;
-    let pre = set_cookies(&page).join("; ");
-    let hidden = hidden_inputs(&page.text().await.unwrap());
+    let LoginForm {
+        cookie: pre,
+        fields: hidden,
+    } = LoginForm::open(app, "/auth/login").await;
     let creds = [
         ("email".to_string(), EMAIL.to_string()),
         ("password".to_string(), PASSWORD.to_string()),
@@ -879,7 +833,7 @@ async fn the_login_form_needs_its_token_and_cookie(app: &TestApp) {
             .unwrap();
         assert_eq!(resp.status(), 403, "{what}");
         assert!(
-            !set_cookies(&resp)
+            !set_cookie_pairs(&resp)
                 .iter()
                 .any(|c| c.starts_with("docket_session=")),
             "{what}"
@@ -915,7 +869,7 @@ async fn repeated_bad_logins_for_one_account_are_refused_with_429() {
         .unwrap();
     assert!(retry > 0);
     assert!(
-        !set_cookies(&resp)
+        !set_cookie_pairs(&resp)
             .iter()
             .any(|c| c.starts_with("docket_session="))
     );
@@ -932,7 +886,7 @@ async fn repeated_bad_logins_for_one_account_are_refused_with_429() {
 async fn codes_tokens_and_sessions_are_stored_only_as_hashes() {
     let app = TestApp::spawn().await;
     let (id, secret) = setup(&app, &[]);
-    let cookie = login(&app, EMAIL, PASSWORD).await.unwrap();
+    let cookie = sign_in(&app, EMAIL, PASSWORD).await.unwrap();
     let session = cookie
         .split(';')
         .filter_map(|p| p.trim().strip_prefix("docket_session="))
@@ -943,7 +897,7 @@ async fn codes_tokens_and_sessions_are_stored_only_as_hashes() {
     let (access, rt) = pair(redeem(&app, &id, &secret, &c, &[]).await).await;
     assert_eq!(me(&app, &access).await.status(), 200);
 
-    let all = crate::harness::database_bytes(&app.data_dir());
+    let all = crate::support::database_bytes(&app.data_dir());
     let has = |needle: &str| all.windows(needle.len()).any(|w| w == needle.as_bytes());
     for (what, clear) in [
         ("code", &c),
@@ -966,7 +920,7 @@ async fn public_clients_use_pkce_and_rotate_refresh_tokens_and_reuse_revokes_the
     let app = TestApp::spawn().await;
     let (id, secret) = setup(&app, &["--public"]);
     assert!(secret.is_empty(), "public clients get no secret");
-    let cookie = login(&app, EMAIL, PASSWORD).await.unwrap();
+    let cookie = sign_in(&app, EMAIL, PASSWORD).await.unwrap();
     let (ch, v) = PkceCodeChallenge::new_random_sha256();
     let extra = [
         ("code_challenge", ch.as_str()),
@@ -1003,7 +957,7 @@ async fn public_clients_use_pkce_and_rotate_refresh_tokens_and_reuse_revokes_the
 async fn confidential_clients_rotate_refresh_tokens_under_the_server_flag() {
     let app = TestApp::spawn_with(&["--tls", "off", "--rotate-refresh-tokens"]).await;
     let (id, secret) = setup(&app, &[]);
-    let cookie = login(&app, EMAIL, PASSWORD).await.unwrap();
+    let cookie = sign_in(&app, EMAIL, PASSWORD).await.unwrap();
     let c = code(&app, &cookie, &id, "READ_PROFILE", &[]).await;
     let (_, r1) = pair(redeem(&app, &id, &secret, &c, &[]).await).await;
     let t2 = tokens(refresh(&app, &id, &secret, &r1).await).await;
@@ -1031,7 +985,7 @@ async fn revocation_and_introspection() {
     let app = TestApp::spawn().await;
     let (id, secret) = setup(&app, &[]);
     let (other, other_secret) = other_client(&app, "Other", &[]);
-    let cookie = login(&app, EMAIL, PASSWORD).await.unwrap();
+    let cookie = sign_in(&app, EMAIL, PASSWORD).await.unwrap();
 
     let c = code(&app, &cookie, &id, "READ_BOOKING READ_PROFILE", &[]).await;
     let (a1, _) = pair(redeem(&app, &id, &secret, &c, &[]).await).await;
@@ -1192,7 +1146,7 @@ async fn metadata_describes_this_server() {
 async fn the_account_page_lists_connected_apps_and_revokes_them() {
     let app = TestApp::spawn().await;
     let (id, secret) = setup(&app, &[]);
-    let cookie = login(&app, EMAIL, PASSWORD).await.unwrap();
+    let cookie = sign_in(&app, EMAIL, PASSWORD).await.unwrap();
     let c = code(&app, &cookie, &id, "READ_PROFILE", &[]).await;
     let (access, rt) = pair(redeem(&app, &id, &secret, &c, &[]).await).await;
 
@@ -1254,15 +1208,8 @@ async fn the_account_page_lists_connected_apps_and_revokes_them() {
 async fn login_next_never_leaves_this_site() {
     let app = TestApp::spawn().await;
     setup(&app, &[]);
-    let page = app.get("/auth/login").await;
-    let pre = set_cookies(&page).join("; ");
-    let hidden = hidden_inputs(&page.text().await.unwrap());
-    let csrf = hidden
-        .iter()
-        .find(|(k, _)| k == "csrf_token")
-        .unwrap()
-        .1
-        .clone();
+    let login = LoginForm::open(&app, "/auth/login").await;
+    let (pre, csrf) = (&login.cookie, login.field("csrf_token").unwrap());
     for (next, expected) in [
         ("/account?tab=apps", "/account?tab=apps"),
         ("https://evil.example/", "/account"),
@@ -1274,7 +1221,7 @@ async fn login_next_never_leaves_this_site() {
         ("/\r\n/evil.example", "/account"),
     ] {
         let form = [
-            ("csrf_token", csrf.as_str()),
+            ("csrf_token", csrf),
             ("next", next),
             ("email", EMAIL),
             ("password", PASSWORD),
@@ -1282,7 +1229,7 @@ async fn login_next_never_leaves_this_site() {
         let resp = app
             .client
             .post(app.url("/auth/login"))
-            .header("cookie", &pre)
+            .header("cookie", pre)
             .form(&form)
             .send()
             .await
@@ -1299,7 +1246,7 @@ async fn login_next_never_leaves_this_site() {
 async fn a_narrowed_refresh_does_not_narrow_the_rotated_refresh_token() {
     let app = TestApp::spawn().await;
     let (id, _) = setup(&app, &["--public"]);
-    let cookie = login(&app, EMAIL, PASSWORD).await.unwrap();
+    let cookie = sign_in(&app, EMAIL, PASSWORD).await.unwrap();
     let (ch, v) = PkceCodeChallenge::new_random_sha256();
     let extra = [
         ("code_challenge", ch.as_str()),

@@ -7,12 +7,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::harness::TestApp;
-use crate::{
-    oauth_flow::PASSWORD, oauth_flow::REDIRECT, oauth_flow::consent, oauth_flow::hidden_inputs,
-    oauth_flow::login, oauth_flow::set_cookie_pairs, oauth_flow::setup,
-};
-use crate::{oauth_rules::code, oauth_rules::redeem};
+use crate::oauth_rules::{code, redeem};
+use crate::support::TestApp;
+use crate::support::login::{LoginForm, PASSWORD, sign_in};
+use crate::support::oauth::{REDIRECT, consent, setup};
 
 async fn json(app: &TestApp, path: &str) -> Value {
     let resp = app.get(path).await;
@@ -92,7 +90,7 @@ async fn discovery_and_the_key_set_describe_what_is_served() {
 async fn an_id_token_comes_only_with_openid_and_userinfo_tells_what_the_scopes_allow() {
     let app = TestApp::spawn().await;
     let (id, secret) = setup(&app, &[]);
-    let cookie = login(&app, "ada@example.com", PASSWORD).await.unwrap();
+    let cookie = sign_in(&app, "ada@example.com", PASSWORD).await.unwrap();
 
     // Without openid: no ID token, and userinfo is refused.
     let c = code(&app, &cookie, &id, "READ_BOOKING", &[]).await;
@@ -203,24 +201,11 @@ fn unix_now() -> i64 {
 /// browser): the new `Cookie` header, and where the login sends the browser next.
 async fn sign_in_at(app: &TestApp, location: &str) -> (String, String) {
     assert!(location.starts_with("/auth/login?"), "{location}");
-    let page = app.get(location).await;
-    assert_eq!(page.status(), 200);
-    let pre = set_cookie_pairs(&page).join("; ");
-    let mut form = hidden_inputs(&page.text().await.unwrap());
-    form.push(("email".into(), "ada@example.com".into()));
-    form.push(("password".into(), PASSWORD.into()));
-    let resp = app
-        .client
-        .post(app.url("/auth/login"))
-        .header("cookie", &pre)
-        .form(&form)
-        .send()
-        .await
-        .unwrap();
+    let form = LoginForm::open(app, location).await;
+    let resp = form.post(app, "ada@example.com", PASSWORD).await;
     assert_eq!(resp.status(), 303);
     let next = resp.headers()["location"].to_str().unwrap().to_string();
-    let session = set_cookie_pairs(&resp).join("; ");
-    (format!("{pre}; {session}"), next)
+    (form.cookie_after(&resp), next)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -240,7 +225,7 @@ async fn prompt_none_answers_without_a_page_or_says_why_it_cannot() {
     assert_eq!(status, 303);
     refused(&location, "login_required");
     // Signed in, but the app was never allowed: consent_required.
-    let cookie = login(&app, "ada@example.com", PASSWORD).await.unwrap();
+    let cookie = sign_in(&app, "ada@example.com", PASSWORD).await.unwrap();
     let (_, location) = visit(&app, &authorize(&app, &id, &none), Some(&cookie)).await;
     refused(&location, "consent_required");
     // Once allowed, the same request gets its code at once, and the ID token says when Ada
@@ -282,7 +267,7 @@ async fn prompt_none_answers_without_a_page_or_says_why_it_cannot() {
 async fn prompt_login_and_an_exceeded_max_age_sign_the_user_in_again_once() {
     let app = TestApp::spawn().await;
     let (id, secret) = setup(&app, &[]);
-    let cookie = login(&app, "ada@example.com", PASSWORD).await.unwrap();
+    let cookie = sign_in(&app, "ada@example.com", PASSWORD).await.unwrap();
     let first = id_claims(
         &app,
         &id,
@@ -355,7 +340,7 @@ fn with_mark(url: &str, mark: Option<&str>, extra: &[(&str, &str)]) -> String {
 async fn a_login_since_added_or_altered_by_hand_does_not_skip_the_login() {
     let app = TestApp::spawn().await;
     let (id, secret) = setup(&app, &[]);
-    let old = login(&app, "ada@example.com", PASSWORD).await.unwrap();
+    let old = sign_in(&app, "ada@example.com", PASSWORD).await.unwrap();
     tokio::time::sleep(Duration::from_millis(1100)).await;
     let to_login = |(status, location): (u16, String)| {
         assert_eq!(status, 303, "{location}");

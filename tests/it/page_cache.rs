@@ -10,7 +10,7 @@ use docket::{
     signing::pdf::RenderLimits,
 };
 
-use crate::harness::BIN;
+use crate::support::BIN;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

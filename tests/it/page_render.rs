@@ -9,8 +9,9 @@ use std::time::{Duration, Instant};
 use lopdf::{Document, Object, Stream, dictionary};
 use serde_json::{Value, json};
 
-use crate::harness::BinServer;
-use crate::{api::Api, api::add_user, api::create_api_key};
+use crate::support::BinServer;
+use crate::support::api::{Api, add_user, create_api_key};
+use crate::support::wait::wait_until;
 
 /// The server's own address-space cap: far below what the hostile pages would take in it.
 const SERVER_CAP: u64 = 1 << 30;
@@ -289,14 +290,6 @@ fn live_children(pid: i32) -> usize {
         }
     }
     n
-}
-
-async fn wait_until(what: &str, bound: Duration, mut ok: impl FnMut() -> bool) {
-    let deadline = Instant::now() + bound;
-    while !ok() {
-        assert!(Instant::now() < deadline, "{what} within {bound:?}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 /// Checks a placeholder answer: 200, marked, a PNG of the page's shape (A4 at `width`).

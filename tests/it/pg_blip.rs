@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 
-use crate::{harness::TestApp, harness::on_postgres, harness::postgres_for};
+use crate::support::{TestApp, on_postgres, postgres_for};
 
 /// A relay from a loopback port to PostgreSQL that can be cut and restored.
 struct Relay {

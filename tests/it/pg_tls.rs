@@ -7,10 +7,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::{
-    harness::BIN, harness::BinServer, harness::TEST_SECRET_KEY, harness::docket,
-    harness::postgres_for,
-};
+use crate::support::{BIN, BinServer, TEST_SECRET_KEY, docket, postgres_for};
 
 /// A password the URLs carry (the cluster trusts loopback, so any will do): never printed.
 const PASSWORD: &str = "pg-s3cret-word";

@@ -3,7 +3,7 @@
 
 use nix::sys::signal::Signal;
 
-use crate::{harness::BinServer, harness::client};
+use crate::support::{BinServer, client};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_and_sigint_stop_the_server_with_exit_code_0() {
@@ -41,7 +41,7 @@ async fn every_flag_is_also_an_environment_variable_and_logs_carry_request_ids()
     );
     // DOCKET_DATA_DIR was honoured: the data dir holds the database (or, on PostgreSQL, the
     // secrets every data dir has).
-    if crate::harness::on_postgres() {
+    if crate::support::on_postgres() {
         assert!(data.join("secrets").is_dir());
     } else {
         assert!(data.join("docket.db").exists());
@@ -70,7 +70,7 @@ async fn every_flag_is_also_an_environment_variable_and_logs_carry_request_ids()
 
 #[test]
 fn bad_flags_are_usage_errors() {
-    let out = std::process::Command::new(crate::harness::BIN)
+    let out = std::process::Command::new(crate::support::BIN)
         .args(["serve", "--tls", "files"])
         .env("DOCKET_DATA_DIR", "/nonexistent-docket-test")
         .output()
@@ -78,7 +78,7 @@ fn bad_flags_are_usage_errors() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("--tls-cert"), "{err}");
-    let out = std::process::Command::new(crate::harness::BIN)
+    let out = std::process::Command::new(crate::support::BIN)
         .args(["serve", "--listen", "nonsense"])
         .output()
         .unwrap();

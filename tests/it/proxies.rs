@@ -7,38 +7,20 @@ use std::net::IpAddr;
 use nix::sys::signal::Signal;
 use serde_json::{Value, json};
 
-use crate::api::fixture;
-use crate::{harness::BinServer, harness::TestApp, harness::client, harness::docket_json};
-use crate::{oauth_flow::PASSWORD, oauth_flow::hidden_inputs};
+use crate::support::api::fixture;
+use crate::support::login::{LoginForm, PASSWORD, add_account};
+use crate::support::{BinServer, TestApp, client};
 
-/// The login form's cookie and fields (the CSRF token stays valid for many posts).
-async fn login_form(app: &TestApp) -> (String, Vec<(String, String)>) {
-    let page = app.get("/auth/login").await;
-    let cookie = page
-        .headers()
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok()?.split(';').next().map(str::to_string))
-        .collect::<Vec<_>>()
-        .join("; ");
-    (cookie, hidden_inputs(&page.text().await.unwrap()))
-}
-
+/// One login post of `form` as forwarded for `forwarded_for`: the status.
 async fn login_as(
     app: &TestApp,
-    form: &(String, Vec<(String, String)>),
+    form: &LoginForm,
     forwarded_for: &str,
     email: &str,
     password: &str,
 ) -> u16 {
-    let mut fields = form.1.clone();
-    fields.push(("email".into(), email.into()));
-    fields.push(("password".into(), password.into()));
-    app.client
-        .post(app.url("/auth/login"))
-        .header("cookie", &form.0)
+    form.request(app, email, password)
         .header("x-forwarded-for", forwarded_for)
-        .form(&fields)
         .send()
         .await
         .unwrap()
@@ -49,19 +31,8 @@ async fn login_as(
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn failed_logins_of_forwarded_clients_lock_out_no_other_client() {
     let app = TestApp::spawn_with(&["--tls", "off", "--trusted-proxies", "127.0.0.1/32"]).await;
-    docket_json(
-        &app.data_dir(),
-        &[
-            "user",
-            "add",
-            "ada@example.com",
-            "--name",
-            "Ada",
-            "--password-stdin",
-        ],
-        Some(&format!("{PASSWORD}\n")),
-    );
-    let form = login_form(&app).await;
+    add_account(&app.data_dir(), "ada@example.com", "Ada");
+    let form = LoginForm::open(&app, "/auth/login").await;
     // Sixty guesses at made-up accounts, each from another client behind the proxy: the
     // proxy's own address would have been locked after forty.
     for i in 0..60 {

@@ -7,20 +7,16 @@ use reqwest::Method as M;
 use serde_json::{Value, json};
 
 use crate::authenticator::Passkey;
-use crate::{api::Api, api::Signer, api::fixture};
-use crate::{harness::TestApp, harness::docket_json};
-use crate::{
-    oauth_flow::PASSWORD, oauth_flow::hidden_inputs, oauth_flow::login,
-    oauth_flow::set_cookie_pairs,
+use crate::support::api::{Api, Signer, fixture};
+use crate::support::login::{
+    LoginForm, PASSWORD, add_account, hidden_inputs, set_cookie_pairs, sign_in,
 };
+use crate::support::tools;
+use crate::support::{TestApp, docket_json};
 
 /// A recipient account with the test password.
 pub fn account(app: &TestApp, email: &str) {
-    docket_json(
-        &app.data_dir(),
-        &["user", "add", email, "--name", "Ann", "--password-stdin"],
-        Some(&format!("{PASSWORD}\n")),
-    );
+    add_account(&app.data_dir(), email, "Ann");
 }
 
 /// A sent one-page document for one SIGNER `email` with one SIGNATURE field and the given
@@ -67,6 +63,7 @@ pub fn code_of(v: &Value) -> &str {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs poppler's pdftotext")]
 async fn account_access_shows_nothing_until_the_recipients_account_signs_in() {
     let app = TestApp::spawn().await;
     let owner = app.user_with_key("owner@example.com", "standard");
@@ -137,7 +134,7 @@ async fn anonymous_sees_the_title_and_sender_only(app: &TestApp, link: &Signer, 
 /// Another account is refused with a code that says so.
 async fn another_account_is_refused(app: &TestApp, link: &Signer) {
     account(app, "bob@example.com");
-    let bob = login(app, "bob@example.com", PASSWORD).await.unwrap();
+    let bob = sign_in(app, "bob@example.com", PASSWORD).await.unwrap();
     let as_bob = link.with_cookie(&bob);
     let (s, v) = as_bob.state().await;
     assert_eq!((s, code_of(&v)), (401, "wrong_account"), "{v}");
@@ -157,7 +154,7 @@ async fn the_recipients_own_account_reads_and_signs(
     field: i64,
 ) {
     account(app, "ann@example.com");
-    let ann = login(app, "ann@example.com", PASSWORD).await.unwrap();
+    let ann = sign_in(app, "ann@example.com", PASSWORD).await.unwrap();
     let as_ann = link.with_cookie(&ann);
     let (s, v) = as_ann.state().await;
     assert_eq!(s, 200, "{v}");
@@ -198,15 +195,7 @@ async fn the_certificate_says_how_the_recipient_proved_who_they_were(
     let dir = tempfile::tempdir().unwrap();
     let pdf = dir.path().join("sealed.pdf");
     std::fs::write(&pdf, &bytes).unwrap();
-    let out = std::process::Command::new("pdftotext")
-        .arg(&pdf)
-        .arg("-")
-        .output()
-        .expect("pdftotext runs (apt-get install poppler-utils)");
-    let text = String::from_utf8_lossy(&out.stdout)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    let text = tools::pdf_words(&pdf);
     assert!(
         text.contains("Authentication") && text.contains("account sign-in"),
         "{text}"
@@ -240,7 +229,7 @@ async fn account_action_leaves_reading_open_and_guards_every_action() {
         assert_eq!((s, code_of(&v)), (401, "account_required"), "{path}: {v}");
     }
     account(&app, "ann@example.com");
-    let ann = login(&app, "ann@example.com", PASSWORD).await.unwrap();
+    let ann = sign_in(&app, "ann@example.com", PASSWORD).await.unwrap();
     let as_ann = link.with_cookie(&ann);
     let (s, _) = as_ann.sign_typed(field, "Ann").await;
     assert_eq!(s, 200);
@@ -347,7 +336,7 @@ async fn a_recipient_without_an_account_creates_one_from_the_mailed_link() {
         .await
         .unwrap();
     assert_eq!(again.status(), 410);
-    assert!(login(&app, "new@example.com", PASSWORD).await.is_ok());
+    assert!(sign_in(&app, "new@example.com", PASSWORD).await.is_ok());
     let resp = app
         .client
         .post(app.url(&format!("{base}/account")))
@@ -514,7 +503,7 @@ async fn two_factor_actions_need_a_current_code_that_works_once() {
     let (id1, t1, f1) = sent(&owner, "ann@example.com", auth.clone(), Value::Null).await;
     let (_, t2, f2) = sent(&owner, "ann@example.com", auth, Value::Null).await;
     account(&app, "ann@example.com");
-    let ann = login(&app, "ann@example.com", PASSWORD).await.unwrap();
+    let ann = sign_in(&app, "ann@example.com", PASSWORD).await.unwrap();
     for (t, f) in [(&t1, f1), (&t2, f2)] {
         let (s, _) = app.signer(t).with_cookie(&ann).sign_typed(f, "Ann").await;
         assert_eq!(s, 200);
@@ -696,24 +685,10 @@ pub async fn totp_off(app: &TestApp, cookie: &str, csrf: &str, code: &str) -> re
 /// The login form's first step (e-mail and password) with `next`: the cookies the form page set,
 /// and the answer.
 pub async fn password_step(app: &TestApp, email: &str, next: &str) -> (String, reqwest::Response) {
-    let page = app.get("/auth/login").await;
-    let pre = set_cookie_pairs(&page).join("; ");
-    let mut form: Vec<(String, String)> = hidden_inputs(&page.text().await.unwrap())
-        .into_iter()
-        .filter(|(k, _)| k != "next")
-        .collect();
-    form.push(("next".into(), next.into()));
-    form.push(("email".into(), email.into()));
-    form.push(("password".into(), PASSWORD.into()));
-    let resp = app
-        .client
-        .post(app.url("/auth/login"))
-        .header("cookie", &pre)
-        .form(&form)
-        .send()
-        .await
-        .unwrap();
-    (pre, resp)
+    let mut form = LoginForm::open(app, "/auth/login").await;
+    form.set("next", next);
+    let resp = form.post(app, email, PASSWORD).await;
+    (form.cookie, resp)
 }
 
 /// Registers a software passkey for the signed-in account, which has no second factor yet or
@@ -757,8 +732,8 @@ async fn passkey_actions_need_an_assertion_by_the_recipients_own_passkey() {
     let (_, t2, f2) = sent(&owner, "ann@example.com", Value::Null, auth).await;
     account(&app, "ann@example.com");
     account(&app, "bob@example.com");
-    let ann = login(&app, "ann@example.com", PASSWORD).await.unwrap();
-    let bob = login(&app, "bob@example.com", PASSWORD).await.unwrap();
+    let ann = sign_in(&app, "ann@example.com", PASSWORD).await.unwrap();
+    let bob = sign_in(&app, "bob@example.com", PASSWORD).await.unwrap();
     let (ann1, ann2) = (
         app.signer(&t1).with_cookie(&ann),
         app.signer(&t2).with_cookie(&ann),
@@ -995,7 +970,7 @@ async fn password_action_needs_the_accounts_password_typed_again_under_the_login
     )
     .await;
     account(&app, "ann@example.com");
-    let ann = login(&app, "ann@example.com", PASSWORD).await.unwrap();
+    let ann = sign_in(&app, "ann@example.com", PASSWORD).await.unwrap();
     let link = app.signer(&token);
     let as_ann = link.with_cookie(&ann);
     let (s, v) = as_ann.state().await;
@@ -1073,7 +1048,7 @@ async fn two_factor_access_leaves_reading_open_and_asks_the_code_at_finishing() 
     assert_eq!((s, code_of(&v)), (401, "account_required"), "{v}");
 
     account(&app, "ann@example.com");
-    let ann = login(&app, "ann@example.com", PASSWORD).await.unwrap();
+    let ann = sign_in(&app, "ann@example.com", PASSWORD).await.unwrap();
     let (s, _) = app
         .signer(&token)
         .with_cookie(&ann)

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::harness::TestApp;
+use crate::support::TestApp;
 
 fn paths(v: &Value) -> Vec<String> {
     v["details"]

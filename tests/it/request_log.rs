@@ -5,7 +5,7 @@ use std::io::Read;
 
 use nix::sys::signal::Signal;
 
-use crate::{harness::BinServer, harness::client};
+use crate::support::{BinServer, client};
 
 /// Every secret-carrying path the appliance serves, as a client may spell it, with the
 /// method: `{}` stands for the secret.

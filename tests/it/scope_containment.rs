@@ -3,21 +3,16 @@
 //! carry no signing links and end with its grant (revoked, or its client removed); a new
 //! e-mail address gets a new link and kills the old one; webhook endpoints per user are capped.
 
-use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
-use warp::Filter;
 
-use crate::{
-    api::Api, api::Signer, api::create_api_key, api::fixture, api::two_recipients, api::webhook,
-};
-use crate::{harness::TestApp, harness::docket_json};
-use crate::{
-    oauth_flow::PASSWORD, oauth_flow::hidden_inputs, oauth_flow::login, oauth_flow::setup,
-};
-use crate::{oauth_rules::code, oauth_rules::pair, oauth_rules::redeem};
+use crate::oauth_rules::{code, pair, redeem};
+use crate::support::api::{Api, Signer, create_api_key, fixture, two_recipients, webhook};
+use crate::support::login::{PASSWORD, hidden_inputs, sign_in};
+use crate::support::oauth::setup;
+use crate::support::webhook::Receiver;
+use crate::support::{TestApp, docket_json};
 
 pub const ADA: &str = "ada@example.com";
 
@@ -36,7 +31,7 @@ pub async fn ada(app: &TestApp) -> Ada {
             .as_str()
             .unwrap(),
     );
-    let cookie = login(app, ADA, PASSWORD).await.unwrap();
+    let cookie = sign_in(app, ADA, PASSWORD).await.unwrap();
     Ada {
         api,
         client_id,
@@ -144,80 +139,17 @@ async fn an_apps_token_never_sees_signing_links_and_the_owners_key_does() {
     app.stop().await;
 }
 
-/// Records what is posted to `/<name>`, answering 200, or 500 for names in `failing`.
-struct Receiver {
-    addr: SocketAddr,
-    got: Arc<Mutex<Vec<(String, String)>>>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Receiver {
-    async fn start(failing: &[&str]) -> Receiver {
-        let got: Arc<Mutex<Vec<(String, String)>>> = Arc::default();
-        let failing: Vec<String> = failing.iter().map(|s| s.to_string()).collect();
-        let g = got.clone();
-        let route = warp::post()
-            .and(warp::path::param::<String>())
-            .and(warp::body::bytes())
-            .map(move |name: String, body: bytes::Bytes| {
-                let status = if failing.contains(&name) {
-                    warp::http::StatusCode::INTERNAL_SERVER_ERROR
-                } else {
-                    warp::http::StatusCode::OK
-                };
-                let body = String::from_utf8_lossy(&body).into_owned();
-                g.lock().unwrap().push((name, body));
-                warp::reply::with_status("", status)
-            });
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let task = tokio::spawn(warp::serve(route).incoming(listener).run());
-        Receiver { addr, got, task }
-    }
-
-    fn url(&self, name: &str) -> String {
-        format!("http://127.0.0.1:{}/{name}", self.addr.port())
-    }
-
-    /// The bodies posted to `/<name>` so far.
-    fn bodies(&self, name: &str) -> Vec<String> {
-        let got = self.got.lock().unwrap();
-        got.iter()
-            .filter(|(n, _)| n == name)
-            .map(|(_, b)| b.clone())
-            .collect()
-    }
-
-    async fn wait_for(&self, name: &str, n: usize) -> Vec<String> {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let got = self.bodies(name);
-            if got.len() >= n {
-                return got;
-            }
-            assert!(Instant::now() < deadline, "{name} got only {}", got.len());
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-}
-
-impl Drop for Receiver {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_apps_webhook_needs_read_document_and_its_payloads_carry_no_signing_links() {
     let app = TestApp::spawn_with(&["--tls", "off", "--allow-private-webhooks"]).await;
     let ada = ada(&app).await;
-    let rx = Receiver::start(&[]).await;
+    let rx = Receiver::failing_at(&[]).await;
 
     let write = ada.app_token(&app, "WRITE_DOCUMENT").await;
     let (s, v) = write
         .post(
             "/api/v1/webhooks",
-            webhook(&rx.url("write"), &["DOCUMENT_CREATED"]),
+            webhook(&rx.url_at("write"), &["DOCUMENT_CREATED"]),
         )
         .await;
     assert_eq!(
@@ -230,7 +162,7 @@ async fn an_apps_webhook_needs_read_document_and_its_payloads_carry_no_signing_l
         .api
         .post(
             "/api/v1/webhooks",
-            webhook(&rx.url("owner"), &["DOCUMENT_CREATED"]),
+            webhook(&rx.url_at("owner"), &["DOCUMENT_CREATED"]),
         )
         .await;
     assert_eq!(s, 200, "{owners}");
@@ -238,7 +170,7 @@ async fn an_apps_webhook_needs_read_document_and_its_payloads_carry_no_signing_l
     let (s, apps) = read
         .post(
             "/api/v1/webhooks",
-            webhook(&rx.url("app"), &["DOCUMENT_CREATED"]),
+            webhook(&rx.url_at("app"), &["DOCUMENT_CREATED"]),
         )
         .await;
     assert_eq!(s, 200, "{apps}");
@@ -257,8 +189,8 @@ async fn an_apps_webhook_needs_read_document_and_its_payloads_carry_no_signing_l
 
     let created = ada.api.create_document(two_recipients()).await;
     let secrets = tokens(&created["recipients"]);
-    let owner_body = &rx.wait_for("owner", 1).await[0];
-    let app_body = &rx.wait_for("app", 1).await[0];
+    let owner_body = &rx.wait_for_at("owner", 1).await[0];
+    let app_body = &rx.wait_for_at("app", 1).await[0];
     let owner_payload: Value = serde_json::from_str(owner_body).unwrap();
     assert_eq!(tokens(&owner_payload["payload"]["recipients"]), secrets);
     let app_payload: Value = serde_json::from_str(app_body).unwrap();
@@ -266,7 +198,7 @@ async fn an_apps_webhook_needs_read_document_and_its_payloads_carry_no_signing_l
     assert_eq!(app_payload["payload"]["id"], created["documentId"]);
     assert_no_links(&app_payload["payload"]["recipients"]);
     assert_hides(app_body, &secrets);
-    assert!(rx.bodies("write").is_empty());
+    assert!(rx.bodies_at("write").is_empty());
     app.stop().await;
 }
 
@@ -320,12 +252,12 @@ async fn an_apps_webhook_stops(ending: Ending) {
     ])
     .await;
     let ada = ada(&app).await;
-    let rx = Receiver::start(&["app"]).await;
+    let rx = Receiver::failing_at(&["app"]).await;
     let (s, _) = ada
         .api
         .post(
             "/api/v1/webhooks",
-            webhook(&rx.url("owner"), &["DOCUMENT_CREATED"]),
+            webhook(&rx.url_at("owner"), &["DOCUMENT_CREATED"]),
         )
         .await;
     assert_eq!(s, 200);
@@ -333,13 +265,13 @@ async fn an_apps_webhook_stops(ending: Ending) {
     let (s, _) = read
         .post(
             "/api/v1/webhooks",
-            webhook(&rx.url("app"), &["DOCUMENT_CREATED"]),
+            webhook(&rx.url_at("app"), &["DOCUMENT_CREATED"]),
         )
         .await;
     assert_eq!(s, 200);
 
     ada.api.create_document(two_recipients()).await;
-    rx.wait_for("app", 2).await;
+    rx.wait_for_at("app", 2).await;
     match ending {
         Ending::Revoked => revoke_on_account_page(&app, &ada.cookie).await,
         Ending::ClientRemoved => {
@@ -351,18 +283,18 @@ async fn an_apps_webhook_stops(ending: Ending) {
     }
     // A request already under way when access ended may still land; then nothing more.
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let before = rx.bodies("app").len();
+    let before = rx.bodies_at("app").len();
 
     let disabled = matches!(ending, Ending::UserDisabled);
     if !disabled {
         let second = ada.api.create_document(two_recipients()).await;
-        let owner = rx.wait_for("owner", 2).await;
+        let owner = rx.wait_for_at("owner", 2).await;
         assert!(owner[1].contains(&format!("\"id\":{}", second["documentId"])));
     }
     // Retries were due every poll (2 s); give them time to show up if they still went out.
     tokio::time::sleep(Duration::from_secs(5)).await;
     assert_eq!(
-        rx.bodies("app").len(),
+        rx.bodies_at("app").len(),
         before,
         "deliveries after access ended"
     );

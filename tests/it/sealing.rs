@@ -3,14 +3,15 @@
 //! fails shows it, tells its owner once (mail and webhook), is retried, and completes once the
 //! cause is gone.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::harness::TestApp;
-use crate::webhooks::Receiver;
-use crate::{api::Api, api::Signer, api::fixture, api::webhook};
-use crate::{mail::SmtpServer, mail::free_port, mail::smtp_url};
+use crate::support::TestApp;
+use crate::support::api::{Api, Signer, fixture, webhook};
+use crate::support::mailbox::MailBox;
+use crate::support::wait::wait_for;
+use crate::support::webhook::Receiver;
 
 fn field(rid: i64, kind: &str, page: i64, y: i64) -> Value {
     let mut f = json!({"recipientId": rid, "type": kind, "pageNumber": page, "pageX": 10, "pageY": y, "pageWidth": 30, "pageHeight": 5});
@@ -219,30 +220,29 @@ fn unfolded(raw: &str) -> String {
     raw.replace("=\r\n", "").replace("=\n", "")
 }
 
-/// Waits until the Maildir holds a message satisfying `which`; returns all such.
-async fn wait_mail(smtp: &SmtpServer, which: impl Fn(&str) -> bool) -> Vec<String> {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
+/// Waits until the mail box holds a message satisfying `which` (unfolded); returns all such.
+async fn wait_mail(smtp: &MailBox, which: impl Fn(&str) -> bool) -> Vec<String> {
+    wait_for(Duration::from_secs(30), || {
         let m: Vec<String> = smtp
             .messages()
             .iter()
             .map(|m| unfolded(m))
             .filter(|m| which(m))
             .collect();
-        if !m.is_empty() {
-            return m;
+        if m.is_empty() {
+            Err("no such mail arrived".to_string())
+        } else {
+            Ok(m)
         }
-        assert!(Instant::now() < deadline, "no such mail arrived");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    })
+    .await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs Python's aiosmtpd")]
 async fn failed_sealing_is_shown_told_once_retried_and_completes_once_fixed() {
-    let maildir = tempfile::tempdir().unwrap();
-    let port = free_port();
-    let smtp = SmtpServer::start(port, maildir.path());
-    let url = smtp_url(port);
+    let smtp = MailBox::start();
+    let url = smtp.url();
     let app = TestApp::spawn_with(&[
         "--tls",
         "off",
@@ -325,7 +325,7 @@ async fn the_failure_shows_in_the_api(api: &Api, id: i64) {
 }
 
 /// The owner is told: a mail and a webhook event carrying document `id` with its sealing.
-async fn the_owner_is_told_by_mail_and_webhook(smtp: &SmtpServer, rx: &Receiver, id: i64) {
+async fn the_owner_is_told_by_mail_and_webhook(smtp: &MailBox, rx: &Receiver, id: i64) {
     let told = wait_mail(smtp, |m| m.contains("Subject: Sealing failed")).await;
     assert!(told[0].contains("To: owner@example.com"), "{}", told[0]);
     assert!(told[0].contains("page 3"), "{}", told[0]);
@@ -351,11 +351,7 @@ async fn the_document_seals_and_completes(api: &Api, id: i64) {
 
 /// The completion mail and event follow the failure notices (queued after them), and there
 /// was one notice of each kind, not one per retry; no failed attempt left a file behind.
-async fn completion_follows_one_notice_of_each_kind(
-    app: &TestApp,
-    smtp: &SmtpServer,
-    rx: &Receiver,
-) {
+async fn completion_follows_one_notice_of_each_kind(app: &TestApp, smtp: &MailBox, rx: &Receiver) {
     wait_mail(smtp, |m| {
         m.contains("To: owner@example.com") && m.contains("Subject: Completed:")
     })

@@ -3,11 +3,11 @@
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::mail::free_port;
-use crate::{harness::BinServer, harness::docket_json};
+use crate::support::mailbox::MailBox;
+use crate::support::{BinServer, docket_json};
 
 fn mode(path: &Path) -> u32 {
     std::fs::metadata(path).unwrap().permissions().mode() & 0o777
@@ -15,7 +15,7 @@ fn mode(path: &Path) -> u32 {
 
 #[test]
 fn a_backup_is_readable_by_its_owner_only() {
-    if crate::harness::skip_on_postgres("docket backup copies the SQLite appliance") {
+    if crate::support::skip_on_postgres("docket backup copies the SQLite appliance") {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
@@ -38,53 +38,8 @@ fn a_backup_is_readable_by_its_owner_only() {
     }
 }
 
-/// aiosmtpd on 127.0.0.1:`port` that takes mail only after AUTH as `user`/`password`
-/// (PLAIN or LOGIN, without TLS: loopback only), delivering into the Maildir `dir/md`.
-struct AuthSmtp(Child);
-
-const AUTH_SMTP: &str = r#"
-import os, sys, threading
-from aiosmtpd.controller import Controller
-from aiosmtpd.handlers import Mailbox
-from aiosmtpd.smtp import AuthResult, LoginPassword
-port, maildir = int(sys.argv[1]), sys.argv[2]
-user, password = os.environ["SMTP_USER"].encode(), os.environ["SMTP_PASSWORD"].encode()
-def check(server, session, envelope, mechanism, data):
-    ok = isinstance(data, LoginPassword) and data.login == user and data.password == password
-    return AuthResult(success=ok)
-Controller(Mailbox(maildir), hostname="127.0.0.1", port=port, authenticator=check,
-           auth_required=True, auth_require_tls=False).start()
-threading.Event().wait()
-"#;
-
-impl AuthSmtp {
-    fn start(port: u16, dir: &Path, user: &str, password: &str) -> AuthSmtp {
-        let child = Command::new("python3")
-            .args(["-c", AUTH_SMTP, &port.to_string()])
-            .arg(dir.join("md"))
-            .env("SMTP_USER", user)
-            .env("SMTP_PASSWORD", password)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("python3 with aiosmtpd runs");
-        let deadline = Instant::now() + Duration::from_secs(15);
-        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(Instant::now() < deadline, "aiosmtpd did not start");
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        AuthSmtp(child)
-    }
-}
-
-impl Drop for AuthSmtp {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs Python's aiosmtpd")]
 fn the_smtp_password_comes_from_a_file_and_stays_out_of_the_process_table() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
@@ -92,10 +47,9 @@ fn the_smtp_password_comes_from_a_file_and_stays_out_of_the_process_table() {
     let password = "pa:ss/w@rd %41+&";
     let file = tmp.path().join("smtp-password");
     std::fs::write(&file, format!("{password}\n")).unwrap();
-    let port = free_port();
-    let _smtp = AuthSmtp::start(port, tmp.path(), "docket", password);
+    let smtp = MailBox::start_with_auth("docket", password);
 
-    let url = format!("smtp://docket@127.0.0.1:{port}?tls=none");
+    let url = format!("smtp://docket@127.0.0.1:{}?tls=none", smtp.port());
     let server = BinServer::start(
         &[
             "--data-dir",
@@ -124,13 +78,7 @@ fn the_smtp_password_comes_from_a_file_and_stays_out_of_the_process_table() {
     docket_json(&data, &["mail", "test", "bob@example.com"], None);
     let deadline = Instant::now() + Duration::from_secs(30);
     let message = loop {
-        let got: Vec<String> = std::fs::read_dir(tmp.path().join("md/new"))
-            .map(|d| {
-                d.filter_map(|e| std::fs::read_to_string(e.ok()?.path()).ok())
-                    .collect()
-            })
-            .unwrap_or_default();
-        if let Some(m) = got.into_iter().next() {
+        if let Some(m) = smtp.messages().into_iter().next() {
             break m;
         }
         let list = docket_json(&data, &["mail", "list"], None);
@@ -159,7 +107,7 @@ fn a_secret_key_file_open_to_the_group_or_others_stops_the_start() {
     std::fs::write(&key, format!("{hex}\n")).unwrap();
     for open in [0o640, 0o604, 0o660] {
         std::fs::set_permissions(&key, std::fs::Permissions::from_mode(open)).unwrap();
-        let out = Command::new(crate::harness::BIN)
+        let out = Command::new(crate::support::BIN)
             .args(["serve", "--listen", "127.0.0.1:0", "--tls", "off"])
             .arg("--data-dir")
             .arg(&data)

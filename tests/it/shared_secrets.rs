@@ -11,11 +11,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::{api::Api, api::fixture};
-use crate::{
-    harness::BIN, harness::BinServer, harness::client, harness::docket, harness::docket_json,
-    harness::on_postgres, harness::postgres_for,
-};
+use crate::support::api::{Api, fixture};
+use crate::support::{BIN, BinServer, client, docket, docket_json, on_postgres, postgres_for};
 
 /// A private key file holding `hex`.
 fn key_file(path: &Path, hex: &str) -> String {
@@ -316,7 +313,7 @@ fn names_in(dir: &Path) -> Vec<String> {
 /// log); what was handed out before (a signed URL, the ID token key, the CA) still holds.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_data_dir_given_a_key_keeps_no_plaintext_secret_files() {
-    if crate::harness::skip_on_postgres("a data dir without a key is SQLite's") {
+    if crate::support::skip_on_postgres("a data dir without a key is SQLite's") {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();

@@ -4,8 +4,8 @@
 use reqwest::Method as M;
 use serde_json::{Value, json};
 
-use crate::harness::TestApp;
-use crate::{api::Api, api::PNG_SIGNATURE, api::Signer, api::fixture};
+use crate::support::TestApp;
+use crate::support::api::{Api, PNG_SIGNATURE, Signer, fixture};
 
 /// A one-page document with a SEQUENTIAL signer (order 1), approver (order 2) and CC, the
 /// signer's fields of several types, uploaded but not sent. Returns (id, signer, approver, cc,

@@ -4,54 +4,37 @@
 //! approver approves from their e-mail's link; the document is sealed and everyone receives the
 //! sealed PDF, which poppler's `pdfsig`, `qpdf --check` and `pdftotext` accept.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::harness::TestApp;
-use crate::{api::Api, api::Created, api::fixture};
-use crate::{mail::SmtpServer, mail::free_port, mail::smtp_url};
+use crate::support::TestApp;
+use crate::support::api::{Api, Created, fixture};
+use crate::support::mailbox::MailBox;
+use crate::support::tools;
+use crate::support::wait::{eventually, wait_for};
 
-/// The messages aiosmtpd stored, decoded by tests/support/maildir.py (attachments saved to
-/// `out`).
-fn received(maildir: &Path, out: &Path) -> Vec<Value> {
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/support/maildir.py");
-    let output = Command::new("python3")
-        .arg(script)
-        .arg(maildir.join("md"))
-        .arg(out)
-        .output()
-        .expect("python3 runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).unwrap()
-}
-
-/// Waits for a message to `to` whose subject contains `subject`.
-async fn wait_mail(maildir: &Path, out: &Path, to: &str, subject: &str) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        if let Some(m) = received(maildir, out).into_iter().find(|m| {
-            m["to"].as_str().unwrap_or_default().contains(to)
-                && m["subject"].as_str().unwrap_or_default().contains(subject)
-        }) {
-            return m;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "no mail to {to} about {subject:?}: {:?}",
-            received(maildir, out)
-                .iter()
-                .map(|m| (m["to"].clone(), m["subject"].clone()))
-                .collect::<Vec<_>>()
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+/// Waits (60 s at most) for a message to `to` whose subject contains `subject` (attachments
+/// saved to `out`).
+async fn wait_mail(smtp: &MailBox, out: &Path, to: &str, subject: &str) -> Value {
+    wait_for(Duration::from_secs(60), || {
+        let got = smtp.decoded(out);
+        got.iter()
+            .find(|m| {
+                m["to"].as_str().unwrap_or_default().contains(to)
+                    && m["subject"].as_str().unwrap_or_default().contains(subject)
+            })
+            .cloned()
+            .ok_or_else(|| {
+                let seen: Vec<_> = got
+                    .iter()
+                    .map(|m| (m["to"].clone(), m["subject"].clone()))
+                    .collect();
+                format!("no mail to {to} about {subject:?}: {seen:?}")
+            })
+    })
+    .await
 }
 
 /// The signing link in a message's text.
@@ -64,57 +47,21 @@ fn link_in(mail: &Value, base: &str) -> String {
 }
 
 fn run_browser(args: &[&str]) {
-    run_script("signing.mjs", args);
-}
-
-/// Runs `tests/browser/<script>` with `args` and the screenshot folder; fails unless it prints
-/// `"ok":true` and exits 0.
-pub fn run_script(script: &str, args: &[&str]) {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/browser");
-    assert!(
-        dir.join("node_modules/playwright-core").is_dir()
-            && Path::new("/usr/bin/chromium").exists(),
-        "browser tests need Debian chromium and `npm ci` in tests/browser: run tests/run.sh"
-    );
-    let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/browser-screenshots");
-    let output = Command::new("node")
-        .current_dir(&dir)
-        .arg(script)
-        .args(args)
-        .arg(out)
-        .output()
-        .expect("node runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        output.status.success() && stdout.contains("\"ok\":true"),
-        "browser step {script} {args:?} failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-}
-
-fn tool(cmd: &str, args: &[&str]) -> (bool, String) {
-    let out = Command::new(cmd)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("{cmd} runs (apt-get install poppler-utils qpdf): {e}"));
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), text)
+    tools::browser_step("signing.mjs", args);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(feature = "outside-tools"),
+    ignore = "needs chromium, node, aiosmtpd, poppler, qpdf"
+)]
 async fn two_signers_an_approver_and_a_cc_sign_through_mail_and_browser() {
-    let maildir = tempfile::tempdir().unwrap();
+    let smtp = MailBox::start();
     let attachments = tempfile::tempdir().unwrap();
-    let port = free_port();
-    let _smtp = SmtpServer::start(port, maildir.path());
-    let url = smtp_url(port);
+    let url = smtp.url();
     let app = TestApp::spawn_with(&["--tls", "off", "--smtp-url", &url]).await;
     let api = app.user_with_key("owner@example.com", "standard");
-    let md = maildir.path();
+    let md = &smtp;
     let att = attachments.path();
 
     let created = lease_with_fields_of_every_type(&api).await;
@@ -217,13 +164,18 @@ fn lease_fields(ann: &Value, bea: &Value) -> Value {
 
 /// Each signer, in turn, follows the link in the e-mail she got and signs in Chromium; then
 /// the approver approves from his.
-async fn everyone_signs_from_their_mail(app: &TestApp, md: &Path, att: &Path, created: &Created) {
+async fn everyone_signs_from_their_mail(
+    app: &TestApp,
+    md: &MailBox,
+    att: &Path,
+    created: &Created,
+) {
     let r = &created["recipients"];
     // Only the first signer is e-mailed; she follows her link.
     let first = wait_mail(md, att, "ann@example.com", "Your lease").await;
     let ann_link = link_in(&first, &app.base);
     assert!(
-        received(md, att)
+        md.decoded(att)
             .iter()
             .all(|m| !m["to"].as_str().unwrap().contains("bea@"))
     );
@@ -248,19 +200,19 @@ async fn everyone_signs_from_their_mail(app: &TestApp, md: &Path, att: &Path, cr
 
 /// Waits (60 s at most) until document `id` is COMPLETED.
 async fn wait_completed(api: &Api, id: i64) {
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
+    eventually(Duration::from_secs(60), || async move {
         let (_, doc) = api.get(&format!("/api/v1/documents/{id}")).await;
         if doc["status"] == "COMPLETED" {
-            break;
+            Ok(())
+        } else {
+            Err(format!("never completed: {doc}"))
         }
-        assert!(Instant::now() < deadline, "never completed: {doc}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    })
+    .await
 }
 
 /// Waits for everyone's "Completed" mail with the sealed PDF attached; the last one's path.
-async fn everyone_receives_the_sealed_pdf(md: &Path, att: &Path) -> String {
+async fn everyone_receives_the_sealed_pdf(md: &MailBox, att: &Path) -> String {
     let mut pdf = None;
     for who in ["ann@", "bea@", "abe@", "cid@", "owner@"] {
         let m = wait_mail(md, att, who, "Completed").await;
@@ -273,7 +225,7 @@ async fn everyone_receives_the_sealed_pdf(md: &Path, att: &Path) -> String {
 
 /// `pdfsig`, `qpdf --check` and `pdftotext` accept the sealed PDF, which shows what was filled.
 fn assert_sealed_pdf_passes_the_tools(pdf: &str) {
-    let (ok, sig) = tool("pdfsig", &[pdf]);
+    let (ok, sig) = tools::run("pdfsig", &[pdf]);
     assert!(ok, "{sig}");
     assert!(
         sig.contains("Signature #1") && !sig.contains("Signature #2"),
@@ -281,13 +233,13 @@ fn assert_sealed_pdf_passes_the_tools(pdf: &str) {
     );
     assert!(sig.contains("Signature is Valid"), "{sig}");
     assert!(sig.contains("Total document signed"), "{sig}");
-    let (ok, check) = tool("qpdf", &["--check", pdf]);
+    let (ok, check) = tools::run("qpdf", &["--check", pdf]);
     assert!(ok, "{check}");
     assert!(
         check.contains("No syntax or stream encoding errors"),
         "{check}"
     );
-    let (ok, text) = tool("pdftotext", &[pdf, "-"]);
+    let (ok, text) = tools::run("pdftotext", &[pdf, "-"]);
     assert!(ok);
     for expect in [
         "Ann Signer",

@@ -6,11 +6,8 @@ use std::path::Path;
 
 use serde_json::json;
 
-use crate::{api::Api, api::create_api_key, api::fixture};
-use crate::{
-    harness::TestApp, harness::TestDb, harness::docket, harness::docket_json, harness::on_postgres,
-    harness::skip_on_postgres,
-};
+use crate::support::api::{Api, create_api_key, fixture};
+use crate::support::{TestApp, TestDb, docket, docket_json, on_postgres, skip_on_postgres};
 
 #[test]
 fn an_old_database_upgrades_in_place_and_keeps_its_rows() {
@@ -116,7 +113,7 @@ fn secrets_are_absent_in_clear_from_the_database_files() {
     let password = "Correct-Horse-Battery-Staple-42";
     let [generated, secret, rotated, key] = users_a_client_and_a_key_with_secrets(&data, password);
 
-    let all = crate::harness::database_bytes(&data);
+    let all = crate::support::database_bytes(&data);
     assert!(!all.is_empty());
     for secret in [
         password,
@@ -284,7 +281,7 @@ async fn a_restored_backup_serves_the_same_documents_tokens_and_blobs() {
     }
     let app = TestApp::spawn().await;
     let data = app.data_dir();
-    let (client_id, secret) = crate::oauth_flow::setup(&app, &[]);
+    let (client_id, secret) = crate::support::oauth::setup(&app, &[]);
     let api = app.api(
         create_api_key(&data, "ada@example.com")["key"]
             .as_str()
@@ -323,9 +320,10 @@ async fn a_restored_backup_serves_the_same_documents_tokens_and_blobs() {
 
 /// Ada signs in and allows client `client_id` READ_DOCUMENT: (access token, refresh token).
 async fn oauth_tokens_for_ada(app: &TestApp, client_id: &str, secret: &str) -> (String, String) {
-    let cookie = crate::oauth_flow::login(app, "ada@example.com", crate::oauth_flow::PASSWORD)
-        .await
-        .unwrap();
+    let cookie =
+        crate::support::login::sign_in(app, "ada@example.com", crate::support::login::PASSWORD)
+            .await
+            .unwrap();
     let code = crate::oauth_rules::code(app, &cookie, client_id, "READ_DOCUMENT", &[]).await;
     crate::oauth_rules::pair(crate::oauth_rules::redeem(app, client_id, secret, &code, &[]).await)
         .await

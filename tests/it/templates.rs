@@ -4,8 +4,8 @@
 use reqwest::Method as M;
 use serde_json::{Value, json};
 
-use crate::harness::TestApp;
-use crate::{api::Api, api::fixture, api::keys, api::sorted};
+use crate::support::TestApp;
+use crate::support::api::{Api, fixture, keys, sorted};
 
 /// A template with a placeholder signer and a fixed CC recipient.
 fn lease() -> Value {
@@ -449,7 +449,7 @@ async fn unnamed_recipients_keep_their_placeholder(api: &Api, id: i64) -> i64 {
 async fn deleting_the_template_leaves_its_documents_working(
     app: &TestApp,
     api: &Api,
-    c: &crate::harness::TestDb,
+    c: &crate::support::TestDb,
     id: i64,
     doc_id: i64,
     pdf: &[u8],
@@ -468,7 +468,7 @@ async fn deleting_the_template_leaves_its_documents_working(
         .unwrap();
     assert_eq!(template_id, None);
     assert_eq!(
-        crate::harness::stored_blob(&app.data_dir(), &blob),
+        crate::support::stored_blob(&app.data_dir(), &blob),
         pdf,
         "the document's file is intact"
     );
@@ -612,7 +612,7 @@ async fn listing_uploads_and_deletion() {
     api.upload_ok(url, fixture("a4-1p.pdf")).await;
     let up = api.upload_ok(url, fixture("scan-3p.pdf")).await;
     assert_eq!(up["pages"], 3);
-    let blob_files = || crate::harness::stored_blob_ids(&app.data_dir()).len();
+    let blob_files = || crate::support::stored_blob_ids(&app.data_dir()).len();
     // The replaced file is removed right after the answer, off the request's path.
     for _ in 0..100 {
         if blob_files() == 1 {

@@ -1,7 +1,7 @@
 //! TLS: the self-issued CA is trusted by a client that loads `<data>/tls/ca.pem`, survives
 //! restarts, and `--tls files` serves a given certificate.
 
-use crate::{harness::TestApp, harness::client};
+use crate::support::{TestApp, client};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_trusting_ca_pem_reaches_healthz_over_https() {

@@ -4,16 +4,17 @@
 //! default) refuses everything beyond this machine without looking a name up.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use serde_json::json;
 use tokio::net::TcpListener;
 
-use crate::harness::TestApp;
-use crate::{api::two_recipients, api::webhook};
+use crate::support::TestApp;
+use crate::support::api::{two_recipients, webhook};
+use crate::support::wait::wait_until;
+use crate::support::webhook::Receiver;
 
 /// What the webhooks here subscribe to.
 const CREATED: &[&str] = &["DOCUMENT_CREATED"];
@@ -52,108 +53,22 @@ impl Drop for Silent {
     }
 }
 
-/// One request as a `Receiver` saw it: the document id in its payload and the status answered.
+/// One request a `Receiver` took: the document id in its payload and the status answered.
 #[derive(Debug, Clone, PartialEq)]
 struct Seen {
     document: i64,
     status: u16,
 }
 
-/// A receiver on 127.0.0.1:0 that answers each request after `delay` with the next of
-/// `statuses` (then 200), and records how many requests it had in hand at most.
-struct Receiver {
-    addr: SocketAddr,
-    seen: Arc<Mutex<Vec<Seen>>>,
-    most_at_once: Arc<AtomicUsize>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Receiver {
-    async fn start(delay: Duration, statuses: &[u16]) -> Receiver {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let most_at_once = Arc::new(AtomicUsize::new(0));
-        let now_in_hand = Arc::new(AtomicUsize::new(0));
-        let statuses = Arc::new(Mutex::new(statuses.to_vec()));
-        let (s, most) = (seen.clone(), most_at_once.clone());
-        let task = tokio::spawn(async move {
-            while let Ok((mut sock, _)) = listener.accept().await {
-                let (s, most, now_in_hand, statuses) = (
-                    s.clone(),
-                    most.clone(),
-                    now_in_hand.clone(),
-                    statuses.clone(),
-                );
-                tokio::spawn(async move {
-                    let mut buf = Vec::new();
-                    let mut chunk = [0u8; 4096];
-                    // Head and body: the deliveries here are small; read until the JSON closes.
-                    loop {
-                        let n = sock.read(&mut chunk).await.unwrap_or(0);
-                        if n == 0 {
-                            return;
-                        }
-                        buf.extend_from_slice(&chunk[..n]);
-                        let text = String::from_utf8_lossy(&buf);
-                        if let Some((_, body)) = text.split_once("\r\n\r\n")
-                            && serde_json::from_str::<Value>(body).is_ok()
-                        {
-                            break;
-                        }
-                    }
-                    let in_hand = now_in_hand.fetch_add(1, Ordering::SeqCst) + 1;
-                    most.fetch_max(in_hand, Ordering::SeqCst);
-                    tokio::time::sleep(delay).await;
-                    let text = String::from_utf8_lossy(&buf).to_string();
-                    let body: Value =
-                        serde_json::from_str(text.split_once("\r\n\r\n").unwrap().1).unwrap();
-                    let status = {
-                        let mut st = statuses.lock().unwrap();
-                        if st.is_empty() { 200 } else { st.remove(0) }
-                    };
-                    s.lock().unwrap().push(Seen {
-                        document: body["payload"]["id"].as_i64().unwrap_or(-1),
-                        status,
-                    });
-                    now_in_hand.fetch_sub(1, Ordering::SeqCst);
-                    let reply = format!(
-                        "HTTP/1.1 {status} X\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
-                    );
-                    let _ = sock.write_all(reply.as_bytes()).await;
-                    let _ = sock.shutdown().await;
-                });
-            }
-        });
-        Receiver {
-            addr,
-            seen,
-            most_at_once,
-            task,
-        }
-    }
-
-    fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/hook", self.addr.port())
-    }
-
-    fn seen(&self) -> Vec<Seen> {
-        self.seen.lock().unwrap().clone()
-    }
-}
-
-impl Drop for Receiver {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
-
-async fn wait_until(what: &str, within: Duration, done: impl Fn() -> bool) {
-    let deadline = Instant::now() + within;
-    while !done() {
-        assert!(Instant::now() < deadline, "{what} within {within:?}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+/// The requests `rx` took, as seen here.
+fn seen(rx: &Receiver) -> Vec<Seen> {
+    rx.received()
+        .iter()
+        .map(|r| Seen {
+            document: r.json()["payload"]["id"].as_i64().unwrap_or(-1),
+            status: r.status,
+        })
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -171,7 +86,7 @@ async fn endpoints_that_never_answer_do_not_delay_another_users_delivery() {
             .as_i64()
             .unwrap();
     }
-    let rx = Receiver::start(Duration::ZERO, &[]).await;
+    let rx = Receiver::start(&[]).await;
     b.add_webhook(webhook(&rx.url(), CREATED)).await["id"]
         .as_i64()
         .unwrap();
@@ -187,7 +102,7 @@ async fn endpoints_that_never_answer_do_not_delay_another_users_delivery() {
     b.create_document(two_recipients()).await;
     // Well under one 10 s attempt, let alone nine of them.
     wait_until("B's delivery arrives", Duration::from_secs(5), || {
-        !rx.seen().is_empty()
+        !seen(&rx).is_empty()
     })
     .await;
     // All nine of A's endpoints were tried at once, each one connection.
@@ -213,7 +128,7 @@ async fn one_endpoint_gets_one_attempt_at_a_time_and_its_events_in_order() {
     .await;
     let api = app.user_with_key("owner@example.com", "standard");
     // Slow answers, and the first one a failure that is retried.
-    let rx = Receiver::start(Duration::from_millis(500), &[500]).await;
+    let rx = Receiver::slow(Duration::from_millis(500), &[500]).await;
     api.add_webhook(webhook(&rx.url(), CREATED)).await["id"]
         .as_i64()
         .unwrap();
@@ -226,7 +141,7 @@ async fn one_endpoint_gets_one_attempt_at_a_time_and_its_events_in_order() {
         );
     }
     wait_until("four requests arrive", Duration::from_secs(30), || {
-        rx.seen().len() >= 4
+        seen(&rx).len() >= 4
     })
     .await;
     tokio::time::sleep(Duration::from_millis(800)).await;
@@ -235,7 +150,7 @@ async fn one_endpoint_gets_one_attempt_at_a_time_and_its_events_in_order() {
         status: 200,
     };
     assert_eq!(
-        rx.seen(),
+        seen(&rx),
         [
             Seen {
                 document: docs[0],
@@ -247,15 +162,15 @@ async fn one_endpoint_gets_one_attempt_at_a_time_and_its_events_in_order() {
         ],
         "the failed first event is retried before the later ones go out"
     );
-    assert_eq!(rx.most_at_once.load(Ordering::SeqCst), 1);
+    assert_eq!(rx.most_at_once(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn special_purpose_targets_are_refused_without_the_flag() {
     let app = TestApp::spawn().await;
     let api = app.user_with_key("owner@example.com", "standard");
-    let rx = Receiver::start(Duration::ZERO, &[]).await;
-    let port = rx.addr.port();
+    let rx = Receiver::start(&[]).await;
+    let port = rx.addr().port();
     let mut hooks = Vec::new();
     for (host, kind) in [
         ("[::ffff:0:7f00:1]", "IPv4-translated (SIIT)"),
@@ -286,7 +201,7 @@ async fn special_purpose_targets_are_refused_without_the_flag() {
             "{kind}: {err}"
         );
     }
-    assert!(rx.seen().is_empty());
+    assert!(seen(&rx).is_empty());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -295,8 +210,8 @@ async fn loopback_only_refuses_other_targets_without_a_lookup() {
     // refuses below is the loopback-only policy alone.
     let app = TestApp::spawn_with(&["--tls", "off", "--allow-private-webhooks"]).await;
     let api = app.user_with_key("owner@example.com", "standard");
-    let rx = Receiver::start(Duration::ZERO, &[]).await;
-    let port = rx.addr.port();
+    let rx = Receiver::start(&[]).await;
+    let port = rx.addr().port();
     let named = api.add_webhook(webhook("http://0.com/hook", CREATED)).await["id"]
         .as_i64()
         .unwrap();
@@ -347,7 +262,7 @@ async fn loopback_only_refuses_other_targets_without_a_lookup() {
     // `localhost` is loopback without a lookup, and is delivered to.
     let d = api.wait_delivery(local, |d| d["status"] != "PENDING").await;
     assert_eq!(d["status"], "DELIVERED", "{d}");
-    assert_eq!(rx.seen().len(), 1);
+    assert_eq!(seen(&rx).len(), 1);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -356,8 +271,8 @@ async fn refusals_and_failures_never_show_what_a_name_resolved_to() {
     // address (`localhost is 127.0.0.1` would tell them the internal DNS answers).
     let app = TestApp::spawn().await;
     let api = app.user_with_key("owner@example.com", "standard");
-    let rx = Receiver::start(Duration::ZERO, &[]).await;
-    let port = rx.addr.port();
+    let rx = Receiver::start(&[]).await;
+    let port = rx.addr().port();
     let named = api
         .add_webhook(webhook(&format!("http://localhost:{port}/hook"), CREATED))
         .await["id"]
@@ -374,7 +289,7 @@ async fn refusals_and_failures_never_show_what_a_name_resolved_to() {
     for address in ["127.0.0.1", "::1", "loopback"] {
         assert!(!err.contains(address), "{err}");
     }
-    assert!(rx.seen().is_empty());
+    assert!(seen(&rx).is_empty());
 
     // Allowed, but nothing listens there: the transport error names no address either.
     let app = TestApp::spawn_with(&["--tls", "off", "--allow-private-webhooks"]).await;

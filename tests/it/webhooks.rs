@@ -1,128 +1,17 @@
 //! Webhooks through the real server: the API, and deliveries to a real receiver on
 //! 127.0.0.1:0 (signed, retried, surviving a restart, refused for internal addresses).
 
-use std::collections::{HashMap, VecDeque};
-use std::net::SocketAddr;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use hmac::{Hmac, Mac};
 use reqwest::Method;
 use serde_json::{Value, json};
 use sha2::Sha256;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
 
-use crate::{api::Api, api::add_user, api::create_api_key, api::two_recipients};
-use crate::{harness::BinServer, harness::TestApp};
-
-#[derive(Debug, Clone)]
-pub struct Received {
-    pub headers: HashMap<String, String>,
-    pub body: String,
-}
-
-/// A minimal HTTP/1.1 receiver answering each request with the next of `statuses` (then 200).
-pub struct Receiver {
-    addr: SocketAddr,
-    got: Arc<Mutex<Vec<Received>>>,
-    task: tokio::task::JoinHandle<()>,
-}
-
-impl Receiver {
-    pub async fn start(statuses: &[u16]) -> Receiver {
-        Self::start_on("127.0.0.1:0".parse().unwrap(), statuses).await
-    }
-
-    async fn start_on(addr: SocketAddr, statuses: &[u16]) -> Receiver {
-        let listener = TcpListener::bind(addr).await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let got = Arc::new(Mutex::new(Vec::new()));
-        let statuses = Arc::new(Mutex::new(
-            statuses.iter().copied().collect::<VecDeque<_>>(),
-        ));
-        let g = got.clone();
-        let task = tokio::spawn(async move {
-            loop {
-                let Ok((mut sock, _)) = listener.accept().await else {
-                    return;
-                };
-                let (g, statuses) = (g.clone(), statuses.clone());
-                tokio::spawn(async move {
-                    let mut buf = Vec::new();
-                    let mut chunk = [0u8; 4096];
-                    let head_end = loop {
-                        let n = sock.read(&mut chunk).await.unwrap_or(0);
-                        if n == 0 {
-                            return;
-                        }
-                        buf.extend_from_slice(&chunk[..n]);
-                        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                            break i + 4;
-                        }
-                    };
-                    let head = String::from_utf8_lossy(&buf[..head_end]).to_string();
-                    let headers: HashMap<String, String> = head
-                        .lines()
-                        .skip(1)
-                        .filter_map(|l| l.split_once(':'))
-                        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_string()))
-                        .collect();
-                    let len: usize = headers
-                        .get("content-length")
-                        .and_then(|v| v.parse().ok())
-                        .unwrap_or(0);
-                    while buf.len() < head_end + len {
-                        let n = sock.read(&mut chunk).await.unwrap_or(0);
-                        if n == 0 {
-                            break;
-                        }
-                        buf.extend_from_slice(&chunk[..n]);
-                    }
-                    let body = String::from_utf8_lossy(&buf[head_end..]).to_string();
-                    g.lock().unwrap().push(Received { headers, body });
-                    let status = statuses.lock().unwrap().pop_front().unwrap_or(200);
-                    let reply = format!(
-                        "HTTP/1.1 {status} X\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
-                    );
-                    let _ = sock.write_all(reply.as_bytes()).await;
-                    let _ = sock.shutdown().await;
-                });
-            }
-        });
-        Receiver { addr, got, task }
-    }
-
-    pub fn url(&self) -> String {
-        format!("http://127.0.0.1:{}/hook", self.addr.port())
-    }
-
-    pub fn received(&self) -> Vec<Received> {
-        self.got.lock().unwrap().clone()
-    }
-
-    pub async fn wait_for(&self, n: usize) -> Vec<Received> {
-        let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            let got = self.received();
-            if got.len() >= n {
-                return got;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "only {} requests arrived",
-                got.len()
-            );
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-}
-
-impl Drop for Receiver {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
+use crate::support::api::{Api, add_user, create_api_key, two_recipients};
+use crate::support::wait::eventually;
+use crate::support::webhook::Receiver;
+use crate::support::{BinServer, TestApp};
 
 fn verify(secret: &str, header: &str, body: &str) -> bool {
     let mut t = None;
@@ -295,7 +184,7 @@ async fn a_pending_delivery_survives_a_restart() {
     .await;
     let api = app.api(api.key());
     // The retry time was fixed before the restart; make it due now.
-    let db = crate::harness::open_db(&app.data_dir());
+    let db = crate::support::open_db(&app.data_dir());
     db.write(|c| Ok(c.execute("UPDATE webhook_deliveries SET next_attempt_at = 0", [])?))
         .await
         .unwrap();
@@ -439,29 +328,29 @@ async fn a_pending_delivery_survives_a_crash_of_the_binary() {
 /// Polls `deliveries` (30 s at most) until the newest delivery was attempted; it is still
 /// PENDING.
 async fn wait_first_attempt_still_pending(api: &Api, deliveries: &str) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
+    let newest = eventually(Duration::from_secs(30), || async move {
         let v: Value = api.get_response(deliveries).await.json().await.unwrap();
         if v["deliveries"][0]["attempts"].as_i64().unwrap_or(0) >= 1 {
-            assert_eq!(v["deliveries"][0]["status"], "PENDING");
-            break;
+            Ok(v["deliveries"][0].clone())
+        } else {
+            Err(format!("no attempt: {v}"))
         }
-        assert!(Instant::now() < deadline, "no attempt: {v}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    })
+    .await;
+    assert_eq!(newest["status"], "PENDING");
 }
 
 /// Polls `deliveries` (30 s at most) until the newest delivery is DELIVERED, after more than
 /// one attempt.
 async fn wait_delivered_after_a_retry(api: &Api, deliveries: &str) {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
+    let newest = eventually(Duration::from_secs(30), || async move {
         let v: Value = api.get_response(deliveries).await.json().await.unwrap();
         if v["deliveries"][0]["status"] == "DELIVERED" {
-            assert!(v["deliveries"][0]["attempts"].as_i64().unwrap() >= 2);
-            break;
+            Ok(v["deliveries"][0].clone())
+        } else {
+            Err(format!("not delivered: {v}"))
         }
-        assert!(Instant::now() < deadline, "not delivered: {v}");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    })
+    .await;
+    assert!(newest["attempts"].as_i64().unwrap() >= 2);
 }

@@ -5,9 +5,9 @@
 
 use serde_json::{Value, json};
 
-use crate::harness::TestApp;
 use crate::scope_containment::ada;
-use crate::{api::Api, api::fixture};
+use crate::support::TestApp;
+use crate::support::api::{Api, fixture};
 
 /// Keys a receipt may carry anywhere (`recipients`, `fields` and `template` hold receipts).
 const RECEIPT_KEYS: &[&str] = &[

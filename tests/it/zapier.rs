@@ -9,18 +9,19 @@ use reqwest::{Method, Response};
 use serde_json::{Value, json};
 use sha2::Sha256;
 
-use crate::harness::TestApp;
-use crate::webhooks::Receiver;
-use crate::{api::Api, api::create_api_key, api::two_recipients};
-use crate::{oauth_flow::PASSWORD, oauth_flow::login, oauth_flow::setup};
-use crate::{oauth_rules::code, oauth_rules::pair, oauth_rules::redeem};
+use crate::oauth_rules::{code, pair, redeem};
+use crate::support::TestApp;
+use crate::support::api::{Api, create_api_key, two_recipients};
+use crate::support::login::{PASSWORD, sign_in};
+use crate::support::oauth::setup;
+use crate::support::webhook::Receiver;
 
 const ZAP: &str = "/api/integrations/zapier";
 
 /// Ada's access tokens for the scheduling app (registered once), one per scope string.
 async fn tokens<const N: usize>(app: &TestApp, scopes: [&str; N]) -> [String; N] {
     let (id, secret) = setup(app, &[]);
-    let cookie = login(app, "ada@example.com", PASSWORD).await.unwrap();
+    let cookie = sign_in(app, "ada@example.com", PASSWORD).await.unwrap();
     let mut out = Vec::new();
     for scope in scopes {
         let c = code(app, &cookie, &id, scope, &[]).await;

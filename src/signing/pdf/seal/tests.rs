@@ -93,7 +93,12 @@ fn fields(page: u32) -> Vec<FilledField> {
     ]
 }
 
+/// Runs poppler's or qpdf's `name`; only tests gated on `outside-tools` may (see
+/// tests/it/support/tools.rs).
 fn tool(name: &str, args: &[&str]) -> (bool, String) {
+    if !cfg!(feature = "outside-tools") {
+        panic!("this test runs {name}: gate it on the `outside-tools` feature");
+    }
     let out = Command::new(name).args(args).output().unwrap_or_else(|e| {
         panic!("{name} is needed (apt-get install -y poppler-utils qpdf): {e}")
     });
@@ -175,6 +180,7 @@ fn seal_and_check(name: &str, page: u32) -> Vec<String> {
 }
 
 #[test]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs poppler and qpdf")]
 fn sealed_a4_is_signed_whole_and_shows_values_and_audit() {
     let pages = seal_and_check("a4-1p.pdf", 1);
     assert!(
@@ -184,11 +190,13 @@ fn sealed_a4_is_signed_whole_and_shows_values_and_audit() {
 }
 
 #[test]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs poppler and qpdf")]
 fn sealed_file_that_was_signed_before_has_only_the_seal() {
     seal_and_check("signed-2rev.pdf", 1);
 }
 
 #[test]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs poppler and qpdf")]
 fn sealed_rotated_pages_show_values_the_right_way_up() {
     for page in 1..=4 {
         seal_and_check("rotated-4p.pdf", page);
@@ -196,6 +204,7 @@ fn sealed_rotated_pages_show_values_the_right_way_up() {
 }
 
 #[test]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs poppler and qpdf")]
 fn sealed_long_and_odd_files() {
     let pages = seal_and_check("letter-120p.pdf", 120);
     assert!(pages[120].contains("Audit certificate"));
@@ -239,6 +248,7 @@ fn word_position(pdf: &Path, page: u32, word: &str) -> (f64, f64) {
 }
 
 #[test]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs poppler and qpdf")]
 fn values_land_where_the_viewer_placed_them_on_every_rotation() {
     let mut fields = Vec::new();
     for page in 1..=4 {
@@ -268,6 +278,7 @@ fn values_land_where_the_viewer_placed_them_on_every_rotation() {
 }
 
 #[test]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs poppler and qpdf")]
 fn text_align_places_the_value_across_its_box() {
     let at = |y: f64, align: TextAlign, word: &str| FilledField {
         page: 1,
@@ -301,6 +312,7 @@ fn text_align_places_the_value_across_its_box() {
 }
 
 #[test]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs poppler and qpdf")]
 fn long_audits_continue_on_more_pages() {
     let input = SealInput {
         original: fixture("a4-1p.pdf"),
@@ -321,6 +333,7 @@ fn long_audits_continue_on_more_pages() {
 }
 
 #[test]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs poppler and qpdf")]
 fn a_changed_byte_breaks_the_seal() {
     let input = SealInput {
         original: fixture("a4-1p.pdf"),

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use reqwest::{Method, Response};
 use serde_json::{Value, json};
 
-use crate::{harness::TestApp, harness::docket_json};
+use crate::support::{TestApp, docket_json};
 
 /// A small PNG drawn signature, as the signing page sends it.
 pub const PNG_SIGNATURE: &str = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAACgAAAAMCAYAAAAQw/9NAAAAMklEQVR4nGMQEJb6z4AGBpMYBhhMjsMQGzQOGXXciHEcNjCYHDe0QnPQOGTUcSMtkwAAwO52gdvTiIsAAAAASUVORK5CYII=";
@@ -106,12 +106,12 @@ impl TestApp {
     }
 
     /// The database, to look at rows.
-    pub fn db(&self) -> crate::harness::TestDb {
-        crate::harness::TestDb::open(&self.data_dir())
+    pub fn db(&self) -> crate::support::TestDb {
+        crate::support::TestDb::open(&self.data_dir())
     }
 
     /// The database, for tests that put rows into states the API cannot reach.
-    pub fn db_rw(&self) -> crate::harness::TestDb {
+    pub fn db_rw(&self) -> crate::support::TestDb {
         self.db()
     }
 }
