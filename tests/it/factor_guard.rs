@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::recipient_auth::{
     account, account_page, code_of, complete_as, confirm_with, enrol_totp, password_step,
-    register_passkey, sent, totp_code, totp_off, unix_now,
+    register_passkey, sent, settled_code, totp_code, totp_off, unix_now,
 };
 use crate::support::TestApp;
 use crate::support::login::{PASSWORD, hidden_inputs, set_cookie_pairs, sign_in};
@@ -141,13 +141,7 @@ async fn a_burst_of_wrong_codes_on_one_pending_login_gets_at_most_five_checks() 
     assert_eq!(count, checked, "the account counted the same answers");
     assert!(!locked, "the account's own limit was not reached");
     // The pending login is spent either way: a right code now does not sign in.
-    let again = code_burst(
-        &app,
-        &cookie,
-        &form,
-        vec![totp_code(&secret, unix_now() + 30)],
-    )
-    .await;
+    let again = code_burst(&app, &cookie, &form, vec![settled_code(&secret, 1).await]).await;
     assert_eq!(again[0], (303, false), "back to the password");
     app.stop().await;
 }
@@ -212,7 +206,7 @@ async fn bursts_across_pending_logins_get_at_most_the_accounts_ten_checks() {
     assert!(locked);
     // Locked: the right code on a new pending login is refused too.
     let (cookie, form) = pending_login(&app).await;
-    let right = code_burst(&app, &cookie, &form, vec![totp_code(&secret, unix_now())]).await;
+    let right = code_burst(&app, &cookie, &form, vec![settled_code(&secret, 0).await]).await;
     assert_eq!(right[0], (429, false));
     app.stop().await;
 }
@@ -267,7 +261,7 @@ async fn a_burst_of_wrong_codes_on_a_signing_link_gets_at_most_the_accounts_chec
     );
     assert_eq!(wrong + refused, 40, "only checks and 429: {answers:?}");
     // Locked: the right code waits too.
-    let code = totp_code(&secret, unix_now());
+    let code = settled_code(&secret, 0).await;
     let right = json!({"auth": {"method": "TWO_FACTOR_AUTH", "code": code}});
     let (s, v) = complete_as(&app, &ann, &token, right).await;
     assert_eq!((s, code_of(&v)), (429, "rate_limited"), "{v}");
@@ -288,7 +282,7 @@ async fn wrong_codes_to_turn_totp_off_lock_the_account_after_ten() {
     // Still on, and even the right code waits for the lock to end.
     let (_, html) = account_page(&app, &ann).await;
     assert!(html.contains("Authenticator app: <strong>on</strong>"));
-    let right = totp_off(&app, &ann, &csrf, &totp_code(&secret, unix_now())).await;
+    let right = totp_off(&app, &ann, &csrf, &settled_code(&secret, 0).await).await;
     assert_eq!(right, 429);
     app.stop().await;
 }
@@ -371,7 +365,7 @@ async fn a_session_cookie_alone_changes_no_second_factor() {
     let (_, html) = account_page(&app, &thief).await;
     assert!(html.contains("Laptop"), "the passkey stays");
     // A current code confirms; then the app can be replaced and the passkey removed.
-    let code = totp_code(&secret, unix_now() + 30);
+    let code = settled_code(&secret, 1).await;
     assert_eq!(confirm_with(&app, &thief, ("code", &code)).await, 303);
     assert_eq!(start_totp(&app, &thief).await.0, 200);
     assert_eq!(remove_first_passkey(&app, &thief).await, 303);
@@ -392,7 +386,7 @@ async fn a_session_cookie_alone_changes_no_second_factor() {
 async fn signed_in_with_code(app: &TestApp, secret: &[u8]) -> String {
     let (cookie, form) = pending_login(app).await;
     let mut form = form;
-    form.push(("code".into(), totp_code(secret, unix_now())));
+    form.push(("code".into(), settled_code(secret, 0).await));
     let resp = app
         .client
         .post(app.url("/auth/login/verify"))

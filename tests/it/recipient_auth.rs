@@ -393,6 +393,17 @@ pub fn totp_code(secret: &[u8], unix: u64) -> String {
         .to_string()
 }
 
+/// The code for `secret` `steps` 30-second steps from now, computed at least five seconds
+/// before the current step ends (waiting for the next one if need be), so that the server
+/// judges it in the same step the test meant, however the test's clock falls.
+pub async fn settled_code(secret: &[u8], steps: i64) -> String {
+    let into = unix_now() % 30;
+    if into >= 25 {
+        tokio::time::sleep(std::time::Duration::from_secs(31 - into)).await;
+    }
+    totp_code(secret, unix_now().saturating_add_signed(steps * 30))
+}
+
 pub fn unix_now() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -475,7 +486,7 @@ pub async fn enrol_totp(app: &TestApp, cookie: &str) -> (Vec<u8>, Vec<String>) {
         .unwrap();
     assert_eq!(wrong.status(), 400);
     // Confirm with the previous step's code, leaving the current one for the test.
-    let code = totp_code(&secret, unix_now() - 30);
+    let code = settled_code(&secret, -1).await;
     let done = app
         .client
         .post(app.url("/account/totp/confirm"))
@@ -561,7 +572,7 @@ async fn only_a_current_code_completes_and_once(
     )
     .await;
     assert_eq!((s, code_of(&v)), (401, "wrong_code"), "{v}");
-    let code = totp_code(secret, unix_now());
+    let code = settled_code(secret, 0).await;
     let (s, v) = complete_as(
         app,
         ann,
@@ -629,7 +640,7 @@ async fn logging_in_asks_for_a_code_too(app: &TestApp, secret: &[u8], code: &str
     wrong.push(("code".into(), code.to_string()));
     let again = verify_login(app, &cookie, &wrong).await;
     assert_eq!(again.status(), 401, "a used code does not sign in");
-    step.push(("code".into(), totp_code(secret, unix_now() + 30)));
+    step.push(("code".into(), settled_code(secret, 1).await));
     let done = verify_login(app, &cookie, &step).await;
     assert_eq!(done.status(), 303);
     assert_eq!(
@@ -1060,7 +1071,7 @@ async fn two_factor_access_leaves_reading_open_and_asks_the_code_at_finishing() 
     let (secret, _) = enrol_totp(&app, &ann).await;
     let (s, v) = complete_as(&app, &ann, &token, json!({})).await;
     assert_eq!((s, code_of(&v)), (401, "second_factor_required"), "{v}");
-    let code = totp_code(&secret, unix_now());
+    let code = settled_code(&secret, 0).await;
     let body = json!({"auth": {"method": "TWO_FACTOR_AUTH", "code": code}});
     let (s, v) = complete_as(&app, &ann, &token, body).await;
     assert_eq!(s, 200, "{v}");
