@@ -3,6 +3,7 @@
 //! on the one thread that runs write transactions.
 
 mod app_error;
+mod checkpoint;
 mod conn;
 mod dialect;
 pub mod migrate;
@@ -34,12 +35,17 @@ use crate::core::error::AppError;
 
 pub type Pool = r2d2::Pool<SqliteConnectionManager>;
 
+/// How long a connection waits for a lock before it fails with SQLITE_BUSY.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
 /// Applied to every connection, as the spec fixes.
 fn configure(conn: &mut Connection) -> rusqlite::Result<()> {
     conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get::<_, String>(0))?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
-    conn.pragma_update(None, "busy_timeout", 5000)?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
+    // When a writer starts the log over, its file is cut back to this (checkpoint.rs).
+    conn.pragma_update(None, "journal_size_limit", checkpoint::SIZE_LIMIT)?;
     conn.set_prepared_statement_cache_capacity(128);
     Ok(())
 }
@@ -84,6 +90,8 @@ enum Backend {
         /// step), which wrecks tail latency under load; queueing writers here instead makes
         /// each wait exactly as long as the writes ahead of it.
         writer: std::sync::mpsc::Sender<writer::Job>,
+        /// Every read passes it; a forced checkpoint closes it for a moment (checkpoint.rs).
+        gate: checkpoint::ReadGate,
     },
     /// Every node's connections to one PostgreSQL database: reads and write transactions
     /// alike take one from the pool; PostgreSQL orders concurrent writers with row locks.
@@ -126,13 +134,22 @@ impl Db {
             .min_idle(Some(1))
             .connection_timeout(acquire_timeout)
             .build(manager)?;
-        // The connection that migrated the schema runs every write from now on.
-        let writer = writer::start(conn)?;
+        // The connection that migrated the schema runs every write from now on; a connection
+        // of its own copies the log into the database, off the commit path.
+        checkpoint::watch(&conn);
+        let mut copier = Connection::open(path).map_err(sqlite_err)?;
+        configure(&mut copier).map_err(sqlite_err)?;
+        let gate = checkpoint::ReadGate::default();
+        let checkpoints = checkpoint::Checkpoints::start(copier, gate.clone()).map_err(|e| {
+            OpenError::Migration(format!("cannot start the database checkpoints: {e}"))
+        })?;
+        let writer = writer::start(conn, Some(checkpoints))?;
         Ok(Db {
             backend: Backend::Sqlite {
                 pool,
                 path: path.to_path_buf(),
                 writer,
+                gate,
             },
         })
     }
@@ -210,12 +227,13 @@ impl Db {
             .min_idle(Some(1))
             .build(manager)
             .expect("pool");
-        let writer = writer::start(conn).expect("writer");
+        let writer = writer::start(conn, None).expect("writer");
         Db {
             backend: Backend::Sqlite {
                 pool,
                 path: std::path::PathBuf::new(),
                 writer,
+                gate: checkpoint::ReadGate::default(),
             },
         }
     }
@@ -349,8 +367,9 @@ impl Db {
         F: FnOnce(&Conn<'_>) -> Result<T, AppError>,
     {
         match &self.backend {
-            Backend::Sqlite { pool, .. } => {
+            Backend::Sqlite { pool, gate, .. } => {
                 let conn = pool.get()?;
+                let _open = gate.enter();
                 f(&Conn::sqlite(&conn))
             }
             Backend::Postgres { pool } => {
@@ -384,21 +403,32 @@ impl Db {
     /// or a writer kept the checkpoint from finishing within the busy timeout. PostgreSQL:
     /// nothing to do here (see `secrets::Shared::make_durable`).
     pub fn checkpoint_fully(&self) -> Result<(), AppError> {
-        let Backend::Sqlite { path, .. } = &self.backend else {
+        let Backend::Sqlite { path, gate, .. } = &self.backend else {
             return Ok(());
         };
         let mut conn = Connection::open(path)?;
         configure(&mut conn)?;
-        let (busy, log, copied): (i64, i64, i64) =
-            conn.query_row("PRAGMA wal_checkpoint(FULL)", [], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-            })?;
-        if busy != 0 || copied < log {
-            return Err(AppError::Unavailable(format!(
-                "the database checkpoint did not finish ({copied} of {log} pages copied)"
-            )));
+        // With new reads held back, only reads in flight and another process can delay it.
+        let _closed = gate.close(BUSY_TIMEOUT);
+        let started = std::time::Instant::now();
+        loop {
+            let (busy, log, copied): (i64, i64, i64) =
+                conn.query_row("PRAGMA wal_checkpoint(FULL)", [], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+                })?;
+            match (busy, log) {
+                (0, _) if copied >= log => return Ok(()),
+                // A passive checkpoint holds the checkpoint lock (it waits for nobody).
+                (_, -1) if started.elapsed() < BUSY_TIMEOUT => {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                _ => {
+                    return Err(AppError::Unavailable(format!(
+                        "the database checkpoint did not finish ({copied} of {log} pages copied)"
+                    )));
+                }
+            }
         }
-        Ok(())
     }
 
     /// Writes a consistent copy of the database to `dest` (`VACUUM INTO`), on a connection of

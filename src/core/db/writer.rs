@@ -6,6 +6,7 @@ use std::sync::mpsc;
 
 use rusqlite::{Connection, TransactionBehavior};
 
+use super::checkpoint::Checkpoints;
 use crate::core::error::AppError;
 
 /// Called after the commit with its outcome.
@@ -17,18 +18,23 @@ pub type Job = Box<dyn FnOnce(Option<&Connection>) -> Finish + Send>;
 /// Most jobs one transaction takes, so that a long queue still commits often.
 const MAX_BATCH: usize = 64;
 
-pub fn start(conn: Connection) -> Result<mpsc::Sender<Job>, super::OpenError> {
+/// Starts the writer thread on `conn`; after each commit, `checkpoints` (a database file's;
+/// none in memory) copy the log as its size says.
+pub fn start(
+    conn: Connection,
+    checkpoints: Option<Checkpoints>,
+) -> Result<mpsc::Sender<Job>, super::OpenError> {
     let (tx, rx) = mpsc::channel::<Job>();
     std::thread::Builder::new()
         .name("docket-db-writer".into())
-        .spawn(move || run(conn, rx))
+        .spawn(move || run(conn, rx, checkpoints))
         .map_err(|e| {
             super::OpenError::Migration(format!("cannot start the database writer: {e}"))
         })?;
     Ok(tx)
 }
 
-fn run(mut conn: Connection, rx: mpsc::Receiver<Job>) {
+fn run(mut conn: Connection, rx: mpsc::Receiver<Job>, mut checkpoints: Option<Checkpoints>) {
     // Ends when every `Db` (and so every sender) is gone.
     while let Ok(first) = rx.recv() {
         let mut batch = vec![first];
@@ -50,6 +56,9 @@ fn run(mut conn: Connection, rx: mpsc::Receiver<Job>) {
         };
         let finishes: Vec<Finish> = batch.into_iter().map(|job| job(Some(&tx))).collect();
         let committed = tx.commit().map_err(AppError::from);
+        if let Some(checkpoints) = &mut checkpoints {
+            checkpoints.after_commit(&conn);
+        }
         for finish in finishes {
             finish(committed.clone());
         }
