@@ -6,6 +6,8 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 use warp::Filter;
+
+use crate::signing::documents::field_request::FieldBatch;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
@@ -91,7 +93,7 @@ fn part_routes(state: AppState) -> BoxedFilter<(Response,)> {
     let add_fields = warp::path!("api" / "v1" / "templates" / i64 / "fields")
         .and(warp::post())
         .and(caller(&state, write))
-        .and(super::body::json::<Value>())
+        .and(super::body::shape::<FieldBatch>())
         .then(|id, who: Principal, st: AppState, b| async move {
             let r = manage::add_fields(&st.ctx(), &who, id, b).await;
             write_result(

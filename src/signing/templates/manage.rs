@@ -4,6 +4,8 @@
 
 use serde_json::Value;
 
+use crate::signing::documents::field_request::FieldBatch;
+
 use super::{TemplateField, TemplateRecipient, TemplateView, store};
 use crate::core::blob::BlobId;
 use crate::core::context::Context;
@@ -137,7 +139,7 @@ pub async fn add_fields(
     ctx: &Context,
     who: &Principal,
     id: i64,
-    body: Value,
+    body: FieldBatch,
 ) -> Result<Vec<TemplateField>, AppError> {
     let user = who.user_id;
     ctx.db
