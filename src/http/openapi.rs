@@ -187,6 +187,10 @@ fn paging() -> Vec<Value> {
     crate::signing::documents::field_request::FieldBatch,
     crate::signing::documents::field_meta::FieldMetaInput,
     crate::signing::documents::field_meta::ChoiceInput,
+    crate::signing::templates::generate_request::GenerateRequest,
+    crate::signing::templates::generate_request::NamedRecipientInput,
+    crate::signing::templates::generate_request::CreateFromTemplateRequest,
+    crate::signing::templates::prefill::PrefillInput,
     crate::signing::documents::Status,
     crate::signing::documents::recipients::SigningStatus,
     crate::signing::documents::recipients::ReadStatus,
@@ -306,7 +310,7 @@ fn described(issuer: &str) -> Value {
                 "post": op("Generate a document from a template", "templates", json!([doc_id()]), Some(ref_("GenerateDocument")), ref_("GenerateDocumentResponse"), &[400, 401, 403, 404, 409, 413, 429])
             },
             "/api/v1/templates/{id}/create-document": {
-                "post": op("Generate a document from a template, recipients by their position in the template and title required (the other signing service's older form)", "templates", json!([doc_id()]), Some(json!({"type": "object", "required": ["title", "recipients"], "properties": {"title": {"type": "string"}, "recipients": {"type": "array", "items": {"type": "object"}}}})), ref_("GenerateDocumentResponse"), &[400, 401, 403, 404, 409, 413, 429])
+                "post": op("Generate a document from a template, recipients by their position in the template and title required (the other signing service's older form)", "templates", json!([doc_id()]), Some(ref_("CreateFromTemplateRequest")), ref_("GenerateDocumentResponse"), &[400, 401, 403, 404, 409, 413, 429])
             },
             "/api/v1/uploads/{dataId}": {
                 "put": {
@@ -547,20 +551,6 @@ fn schemas() -> Value {
             "Recipient": {"type": "array", "items": ref_("TemplateRecipient")}
         }},
         "TemplateList": {"type": "object", "required": ["templates", "totalPages"], "properties": {"templates": {"type": "array", "items": ref_("Template")}, "totalPages": {"type": "integer"}}},
-        "GenerateDocument": {"type": "object", "required": ["recipients"], "properties": {
-            "title": {"type": "string"}, "externalId": nullable("string"),
-            "recipients": {"type": "array", "items": {"type": "object", "required": ["id"], "properties": {
-                "id": {"type": "integer"}, "name": {"type": "string"}, "email": {"type": "string", "format": "email", "maxLength": 254}, "signingOrder": {"type": ["integer", "null"], "minimum": 0}
-            }}},
-            "meta": {"type": "object"}, "authOptions": ref_("AuthOptions"),
-            "formValues": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]}},
-            "prefillFields": {"type": "array", "maxItems": 500, "description": "values for the copied fields, by template field id: filled at once and read-only", "items": {
-                "type": "object", "required": ["id", "type"], "properties": {
-                    "id": {"type": "integer"}, "type": {"type": "string", "enum": ["text", "number", "radio", "checkbox", "dropdown", "date"]},
-                    "label": {"type": "string", "maxLength": 200}, "placeholder": {"type": "string", "maxLength": 200},
-                    "value": {"type": ["string", "array"], "items": {"type": "string"}, "description": "checkbox: the checked values; date: 2026-03-01 or an RFC 3339 time"}
-                }}}
-        }},
         "GenerateDocumentResponse": {"type": "object", "required": ["documentId", "externalId", "recipients"], "properties": {
             "documentId": {"type": "integer"}, "externalId": nullable("string"), "recipients": {"type": "array", "items": ref_("RecipientBrief")}
         }},
