@@ -15,6 +15,7 @@ use crate::core::error::AppError;
 use crate::http::state::AppState;
 use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
+use crate::signing::documents::field_request::{FieldBatch, FieldPatch};
 use crate::signing::documents::store::Deleted;
 use crate::{
     signing::documents::RecipientBrief, signing::documents::Status,
@@ -143,19 +144,21 @@ fn field_routes(state: AppState) -> BoxedFilter<(Response,)> {
     let add = warp::path!("api" / "v1" / "documents" / i64 / "fields")
         .and(warp::post())
         .and(caller(&state, write))
-        .and(super::body::json::<Value>())
-        .then(|id, who: Principal, st: AppState, b: Value| async move {
-            let single = b.is_object();
-            let r = manage::add_fields(&st.ctx(), &who, id, b).await;
-            write_result(
-                &who,
-                r.map(|fields| added_fields(id, single, json!(fields))),
-            )
-        });
+        .and(super::body::shape::<FieldBatch>())
+        .then(
+            |id, who: Principal, st: AppState, b: FieldBatch| async move {
+                let single = b.is_single();
+                let r = manage::add_fields(&st.ctx(), &who, id, b).await;
+                write_result(
+                    &who,
+                    r.map(|fields| added_fields(id, single, json!(fields))),
+                )
+            },
+        );
     let patch = warp::path!("api" / "v1" / "documents" / i64 / "fields" / i64)
         .and(warp::patch())
         .and(caller(&state, write))
-        .and(super::body::json::<Value>())
+        .and(super::body::object::<FieldPatch>())
         .then(|id, fid, who: Principal, st: AppState, b| async move {
             let r = manage::patch_field(&st.ctx(), &who, (id, fid), b).await;
             write_result(&who, r.map(|f| json!(f)))

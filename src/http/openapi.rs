@@ -182,6 +182,15 @@ fn paging() -> Vec<Value> {
     crate::signing::templates::request::CreateTemplateRequest,
     crate::signing::workflow::request::SendRequest,
     crate::signing::workflow::request::ResendRequest,
+    crate::signing::documents::field_request::FieldInput,
+    crate::signing::documents::field_request::FieldPatch,
+    crate::signing::documents::field_request::FieldBatch,
+    crate::signing::documents::field_meta::FieldMetaInput,
+    crate::signing::documents::field_meta::ChoiceInput,
+    crate::signing::templates::generate_request::GenerateRequest,
+    crate::signing::templates::generate_request::NamedRecipientInput,
+    crate::signing::templates::generate_request::CreateFromTemplateRequest,
+    crate::signing::templates::prefill::PrefillInput,
     crate::signing::documents::Status,
     crate::signing::documents::recipients::SigningStatus,
     crate::signing::documents::recipients::ReadStatus,
@@ -210,7 +219,6 @@ fn described(issuer: &str) -> Value {
     let doc_id = || id_param("id");
     let mut list_params = doc_paging();
     list_params.push(json!({"name": "status", "in": "query", "schema": ref_("DocumentStatus")}));
-    let field_body = json!({"oneOf": [ref_("FieldInput"), {"type": "array", "items": ref_("FieldInput"), "minItems": 1}]});
     json!({
         "openapi": "3.1.0",
         "info": {
@@ -244,7 +252,7 @@ fn described(issuer: &str) -> Value {
                 "delete": op("Remove a recipient that has not acted, and its fields; answers the recipient as it was (signingUrl \"\")", "recipients", json!([doc_id(), id_param("recipientId")]), None, ref_("DeletedRecipient"), &[400, 401, 403, 404, 409, 429])
             },
             "/api/v1/documents/{id}/fields": {
-                "post": op("Add one field or an array of fields (all or nothing)", "fields", json!([doc_id()]), Some(field_body), ref_("FieldsResponse"), &[400, 401, 403, 404, 409, 413, 429])
+                "post": op("Add one field or an array of fields (all or nothing)", "fields", json!([doc_id()]), Some(ref_("FieldBatch")), ref_("FieldsResponse"), &[400, 401, 403, 404, 409, 413, 429])
             },
             "/api/v1/documents/{id}/fields/{fieldId}": {
                 "patch": op("Change a field (DRAFT only)", "fields", json!([doc_id(), id_param("fieldId")]), Some(ref_("FieldPatch")), ref_("Field"), &[400, 401, 403, 404, 409, 413, 429]),
@@ -296,13 +304,13 @@ fn described(issuer: &str) -> Value {
                 "post": op("Add a template recipient", "templates", json!([doc_id()]), Some(ref_("RecipientInput")), ref_("TemplateRecipient"), &[400, 401, 403, 404, 409, 413, 429])
             },
             "/api/v1/templates/{id}/fields": {
-                "post": op("Add template fields (all or nothing)", "templates", json!([doc_id()]), Some(json!({"oneOf": [ref_("FieldInput"), {"type": "array", "items": ref_("FieldInput"), "minItems": 1}]})), ref_("TemplateFieldsResponse"), &[400, 401, 403, 404, 409, 413, 429])
+                "post": op("Add template fields (all or nothing)", "templates", json!([doc_id()]), Some(ref_("FieldBatch")), ref_("TemplateFieldsResponse"), &[400, 401, 403, 404, 409, 413, 429])
             },
             "/api/v1/templates/{id}/generate-document": {
                 "post": op("Generate a document from a template", "templates", json!([doc_id()]), Some(ref_("GenerateDocument")), ref_("GenerateDocumentResponse"), &[400, 401, 403, 404, 409, 413, 429])
             },
             "/api/v1/templates/{id}/create-document": {
-                "post": op("Generate a document from a template, recipients by their position in the template and title required (the other signing service's older form)", "templates", json!([doc_id()]), Some(json!({"type": "object", "required": ["title", "recipients"], "properties": {"title": {"type": "string"}, "recipients": {"type": "array", "items": {"type": "object"}}}})), ref_("GenerateDocumentResponse"), &[400, 401, 403, 404, 409, 413, 429])
+                "post": op("Generate a document from a template, recipients by their position in the template and title required (the other signing service's older form)", "templates", json!([doc_id()]), Some(ref_("CreateFromTemplateRequest")), ref_("GenerateDocumentResponse"), &[400, 401, 403, 404, 409, 413, 429])
             },
             "/api/v1/uploads/{dataId}": {
                 "put": {
@@ -414,7 +422,6 @@ fn schemas() -> Value {
     let ts_null = json!({"type": ["string", "null"], "format": "date-time"});
     let role = ref_("Role");
     let field_type = ref_("FieldType");
-    let percent = json!({"type": "number", "minimum": 0, "maximum": 100});
     json!({
         "Error": {"type": "object", "required": ["error", "code", "message"], "properties": {
             "error": {"type": "string"}, "code": {"type": "string"}, "message": {"type": "string"},
@@ -463,14 +470,6 @@ fn schemas() -> Value {
             "signingStatus": ref_("SigningStatus"),
             "sendStatus": ref_("SendStatus"),
             "signingUrl": link("The recipient's signing link")
-        }},
-        "FieldInput": {"type": "object", "required": ["recipientId", "type", "pageNumber", "pageX", "pageY", "pageWidth", "pageHeight"], "properties": {
-            "recipientId": {"type": "integer"}, "type": field_type, "pageNumber": {"type": "integer", "minimum": 1},
-            "pageX": percent, "pageY": percent, "pageWidth": percent, "pageHeight": percent, "fieldMeta": {"type": ["object", "null"]}
-        }},
-        "FieldPatch": {"type": "object", "properties": {
-            "recipientId": {"type": "integer"}, "type": field_type, "pageNumber": {"type": "integer", "minimum": 1},
-            "pageX": percent, "pageY": percent, "pageWidth": percent, "pageHeight": percent, "fieldMeta": {"type": ["object", "null"]}
         }},
         "Field": {"type": "object", "required": ["id", "documentId", "recipientId", "type", "pageNumber", "pageX", "pageY", "pageWidth", "pageHeight", "fieldMeta", "inserted", "customText", "page", "positionX", "positionY", "width", "height", "secondaryId"], "properties": {
             "id": {"type": "integer"}, "documentId": {"type": "integer"}, "recipientId": {"type": "integer"}, "type": field_type,
@@ -552,20 +551,6 @@ fn schemas() -> Value {
             "Recipient": {"type": "array", "items": ref_("TemplateRecipient")}
         }},
         "TemplateList": {"type": "object", "required": ["templates", "totalPages"], "properties": {"templates": {"type": "array", "items": ref_("Template")}, "totalPages": {"type": "integer"}}},
-        "GenerateDocument": {"type": "object", "required": ["recipients"], "properties": {
-            "title": {"type": "string"}, "externalId": nullable("string"),
-            "recipients": {"type": "array", "items": {"type": "object", "required": ["id"], "properties": {
-                "id": {"type": "integer"}, "name": {"type": "string"}, "email": {"type": "string", "format": "email", "maxLength": 254}, "signingOrder": {"type": ["integer", "null"], "minimum": 0}
-            }}},
-            "meta": {"type": "object"}, "authOptions": ref_("AuthOptions"),
-            "formValues": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]}},
-            "prefillFields": {"type": "array", "maxItems": 500, "description": "values for the copied fields, by template field id: filled at once and read-only", "items": {
-                "type": "object", "required": ["id", "type"], "properties": {
-                    "id": {"type": "integer"}, "type": {"type": "string", "enum": ["text", "number", "radio", "checkbox", "dropdown", "date"]},
-                    "label": {"type": "string", "maxLength": 200}, "placeholder": {"type": "string", "maxLength": 200},
-                    "value": {"type": ["string", "array"], "items": {"type": "string"}, "description": "checkbox: the checked values; date: 2026-03-01 or an RFC 3339 time"}
-                }}}
-        }},
         "GenerateDocumentResponse": {"type": "object", "required": ["documentId", "externalId", "recipients"], "properties": {
             "documentId": {"type": "integer"}, "externalId": nullable("string"), "recipients": {"type": "array", "items": ref_("RecipientBrief")}
         }},

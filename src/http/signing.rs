@@ -11,6 +11,9 @@
 //! account; finishing actions carry their proof in the body's `auth` member.
 
 use serde_json::Value;
+
+use crate::core::lenient::OrDefault;
+use crate::signing::workflow::link_request::ActionRequest;
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
@@ -49,22 +52,26 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         });
     let complete = warp::path!("sign" / String / "complete")
         .and(warp::post())
-        .and(super::body::json_or_empty())
+        .and(super::body::optional_json::<OrDefault<ActionRequest>>())
         .and(origin())
         .and(session())
         .and(s())
-        .then(|t, body: Value, o, c, st: AppState| async move {
-            json_result(complete(&st, t, body, o, c).await)
-        });
+        .then(
+            |t, body: OrDefault<ActionRequest>, o, c, st: AppState| async move {
+                json_result(complete(&st, t, body.0, o, c).await)
+            },
+        );
     let reject = warp::path!("sign" / String / "reject")
         .and(warp::post())
-        .and(super::body::json::<Value>())
+        .and(super::body::json::<OrDefault<ActionRequest>>())
         .and(origin())
         .and(session())
         .and(s())
-        .then(|t, body: Value, o, c, st: AppState| async move {
-            json_result(reject(&st, t, body, o, c).await)
-        });
+        .then(
+            |t, body: OrDefault<ActionRequest>, o, c, st: AppState| async move {
+                json_result(reject(&st, t, body.0, o, c).await)
+            },
+        );
     let challenge = warp::path!("sign" / String / "passkey-challenge")
         .and(warp::post())
         .and(super::body::json_or_empty())
@@ -116,11 +123,11 @@ fn call(
 async fn complete(
     state: &AppState,
     token: String,
-    body: Value,
+    body: ActionRequest,
     origin: Origin,
     cookies: Option<String>,
 ) -> Result<Value, AppError> {
-    let call = call(state, token, origin, cookies, Proof::from_body(&body)?);
+    let call = call(state, token, origin, cookies, body.proof()?);
     let checks = (&state.factors, &state.passwords);
     let done = link::complete(&state.db, checks, call, state.app_base()).await?;
     state.wake_outbound();
@@ -133,16 +140,12 @@ async fn complete(
 async fn reject(
     state: &AppState,
     token: String,
-    body: Value,
+    body: ActionRequest,
     origin: Origin,
     cookies: Option<String>,
 ) -> Result<Value, AppError> {
-    let reason = body
-        .get("reason")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
-    let call = call(state, token, origin, cookies, Proof::from_body(&body)?);
+    let reason = body.reason();
+    let call = call(state, token, origin, cookies, body.proof()?);
     let checks = (&state.factors, &state.passwords);
     let answer = link::reject(&state.db, checks, call, reason, state.app_base()).await?;
     state.wake_outbound();

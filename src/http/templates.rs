@@ -6,6 +6,9 @@ use std::collections::HashMap;
 
 use serde_json::{Value, json};
 use warp::Filter;
+
+use crate::signing::documents::field_request::FieldBatch;
+use crate::signing::templates::generate_request::{CreateFromTemplateRequest, GenerateRequest};
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
@@ -91,7 +94,7 @@ fn part_routes(state: AppState) -> BoxedFilter<(Response,)> {
     let add_fields = warp::path!("api" / "v1" / "templates" / i64 / "fields")
         .and(warp::post())
         .and(caller(&state, write))
-        .and(super::body::json::<Value>())
+        .and(super::body::shape::<FieldBatch>())
         .then(|id, who: Principal, st: AppState, b| async move {
             let r = manage::add_fields(&st.ctx(), &who, id, b).await;
             write_result(
@@ -102,7 +105,7 @@ fn part_routes(state: AppState) -> BoxedFilter<(Response,)> {
     let generate = warp::path!("api" / "v1" / "templates" / i64 / "generate-document")
         .and(warp::post())
         .and(caller(&state, write))
-        .and(super::body::json::<Value>())
+        .and(super::body::object::<GenerateRequest>())
         .then(|id, who: Principal, st: AppState, b| async move {
             let r = manage::generate(&st.ctx(), &who, id, b).await;
             write_result(&who, r.map(|g| json!(g)))
@@ -111,7 +114,7 @@ fn part_routes(state: AppState) -> BoxedFilter<(Response,)> {
     let create_document = warp::path!("api" / "v1" / "templates" / i64 / "create-document")
         .and(warp::post())
         .and(caller(&state, write))
-        .and(super::body::json::<Value>())
+        .and(super::body::object::<CreateFromTemplateRequest>())
         .then(|id, who: Principal, st: AppState, b| async move {
             let r = manage::create_document(&st.ctx(), &who, id, b).await;
             write_result(&who, r.map(|g| json!(g)))

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::core::lenient::Given;
+use crate::core::lenient::{Given, Number};
 use crate::{core::error::AppError, core::error::FieldError};
 
 #[derive(Debug, Default)]
@@ -82,6 +82,41 @@ impl Check {
                 None
             }
             None => None,
+        }
+    }
+
+    /// A typed true-or-false member.
+    pub fn flag(&mut self, g: &Given<bool>, path: &str) -> Option<bool> {
+        self.given(g, path, "must be true or false").copied()
+    }
+
+    /// A typed number member (a JSON number, or a string holding one).
+    pub fn number(&mut self, g: &Given<Number>, path: &str) -> Option<f64> {
+        self.given(g, path, "must be a number").map(|n| n.0)
+    }
+
+    /// A typed JSON-number member that must be whole and within `range`: a number outside is
+    /// told the range, anything else that it must be a whole number.
+    pub fn int(
+        &mut self,
+        g: &Given<serde_json::Number>,
+        path: &str,
+        range: std::ops::RangeInclusive<i64>,
+    ) -> Option<i64> {
+        let n = self.given(g, path, "must be a whole number")?;
+        match n.as_i64() {
+            Some(v) if range.contains(&v) => Some(v),
+            _ => {
+                self.fail(
+                    path,
+                    format!(
+                        "must be a whole number from {} to {}",
+                        range.start(),
+                        range.end()
+                    ),
+                );
+                None
+            }
         }
     }
 

@@ -3,11 +3,13 @@
 //! queues, and wakes the workers that send them once committed. The caller has authenticated
 //! `who` and checked its scope.
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::CreateDocument;
+use super::field_request::{FieldBatch, FieldPatch};
 use super::recipients::NewRecipient;
 use super::request::RecipientInput;
+use crate::core::lenient::{Given, Object};
 
 use super::audit::{self, Event, Origin};
 use super::model::Document;
@@ -261,7 +263,7 @@ pub async fn add_fields(
     ctx: &Context,
     who: &Principal,
     id: i64,
-    body: Value,
+    body: FieldBatch,
 ) -> Result<Vec<FieldView>, AppError> {
     let user = who.user_id;
     ctx.db
@@ -284,7 +286,7 @@ pub async fn patch_field(
     ctx: &Context,
     who: &Principal,
     (id, fid): (i64, i64),
-    body: Value,
+    body: FieldPatch,
 ) -> Result<FieldView, AppError> {
     let user = who.user_id;
     ctx.db
@@ -293,17 +295,9 @@ pub async fn patch_field(
             let field = field_of(&doc, fid)?;
             let current = FieldView::of(field, id);
             doc.require_fields_editable("change fields", &[field.recipient_id])?;
-            let raw = parts::merged(
-                json!({
-                    "recipientId": current.recipient_id, "type": current.kind,
-                    "pageNumber": current.page_number, "pageX": current.page_x,
-                    "pageY": current.page_y, "pageWidth": current.page_width,
-                    "pageHeight": current.page_height, "fieldMeta": current.field_meta,
-                }),
-                &body,
-            )?;
             let recipients: Vec<i64> = doc.recipients.iter().map(|r| r.id).collect();
-            let f = parts::field_batch(&raw, doc.pages(), &recipients)?
+            let f = FieldBatch::One(Box::new(Given::Valid(Object(body.0.over(&current)))))
+                .check(doc.pages(), &recipients)?
                 .pop()
                 .ok_or_else(|| AppError::bad_request("invalid field"))?;
             doc.require_fields_editable("change fields", &[f.recipient_id])?;

@@ -3,6 +3,8 @@
 
 pub mod audit;
 pub mod check;
+pub mod field_meta;
+pub mod field_request;
 pub mod fields;
 pub mod manage;
 pub mod meta;

@@ -2,7 +2,8 @@
 //! read, delete, add recipients and fields (through `documents::parts`, as documents do), and
 //! generate a document. Each owns its transaction; the caller has authenticated `who`.
 
-use serde_json::Value;
+use super::generate_request::{CreateFromTemplateRequest, GenerateRequest};
+use crate::signing::documents::field_request::FieldBatch;
 
 use super::{TemplateField, TemplateRecipient, TemplateView, store};
 use crate::core::blob::BlobId;
@@ -137,7 +138,7 @@ pub async fn add_fields(
     ctx: &Context,
     who: &Principal,
     id: i64,
-    body: Value,
+    body: FieldBatch,
 ) -> Result<Vec<TemplateField>, AppError> {
     let user = who.user_id;
     ctx.db
@@ -167,12 +168,12 @@ pub async fn create_document(
     ctx: &Context,
     who: &Principal,
     id: i64,
-    body: Value,
+    body: CreateFromTemplateRequest,
 ) -> Result<Generated, AppError> {
     let user = who.user_id;
     let named = ctx
         .db
-        .read(move |c| super::by_position(&body, &store::owned(c, user, id)?))
+        .read(move |c| body.0.by_position(&store::owned(c, user, id)?))
         .await?;
     generate(ctx, who, id, named).await
 }
@@ -184,7 +185,7 @@ pub async fn generate(
     ctx: &Context,
     who: &Principal,
     id: i64,
-    body: Value,
+    body: GenerateRequest,
 ) -> Result<Generated, AppError> {
     let user = who.user_id;
     // Check first, so a bad request or a template without a file copies nothing.
@@ -194,7 +195,7 @@ pub async fn generate(
         .read(move |c| {
             let t = store::owned(c, user, id)?;
             let tier = crate::identity::users::store::tier(c, user)?;
-            super::parse_generate(&b, &t.base(), tier)?;
+            b.validate(&t.base(), tier)?;
             t.blob_id
                 .and_then(|b| BlobId::parse(&b))
                 .ok_or_else(super::no_file)

@@ -2,11 +2,14 @@
 //! or to generate a document from one, the shapes returned, and the copy into a new document.
 //! SQL lives in `store.rs`; the document side of a copy goes through `documents::store`.
 
+pub mod generate_request;
 pub mod manage;
 pub mod model;
 pub mod prefill;
 pub mod request;
 pub mod store;
+
+use generate_request::GenerateRequest;
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -17,19 +20,15 @@ use serde_json::Value;
 
 use crate::core::blob::store::StoredBlob;
 use crate::core::error::AppError;
+use crate::core::lenient::Given;
+use crate::identity::users::Tier;
 use crate::signing::documents::fields::FieldType;
 use crate::signing::documents::request::RecipientInput;
 use crate::{core::blob::BlobId, core::blob::BlobStore};
-use crate::{core::lenient, core::lenient::Given};
-use crate::{identity::users::Email, identity::users::Tier};
+use crate::{signing::documents, signing::documents::CreateDocument};
 use crate::{
-    signing::documents, signing::documents::CreateDocument, signing::documents::MAX_RECIPIENTS,
-    signing::documents::check_tier,
-};
-use crate::{signing::documents::check::Check, signing::documents::check::join};
-use crate::{
-    signing::documents::meta, signing::documents::meta::AuthOptions,
-    signing::documents::meta::Meta, signing::documents::meta::SigningOrder,
+    signing::documents::meta::AuthOptions, signing::documents::meta::Meta,
+    signing::documents::meta::SigningOrder,
 };
 use crate::{signing::documents::recipients::NewRecipient, signing::documents::recipients::Role};
 use serde::Deserialize;
@@ -184,29 +183,6 @@ pub struct TemplateRecipient {
     pub role: Role,
 }
 
-fn title(c: &mut Check, body: &Value, required: bool) -> Option<String> {
-    match body.get("title") {
-        Some(Value::String(t)) if !t.trim().is_empty() && t.chars().count() <= 255 => {
-            Some(t.trim().to_string())
-        }
-        Some(Value::String(_)) => {
-            c.fail("title", "1 to 255 characters");
-            None
-        }
-        None | Some(Value::Null) if !required => None,
-        _ => {
-            c.fail("title", "required: a string");
-            None
-        }
-    }
-}
-
-fn not_an_object() -> AppError {
-    let mut c = Check::new();
-    c.fail("", "the body must be a JSON object");
-    c.finish(()).unwrap_err()
-}
-
 /// `raw` with the placeholder address of recipient `n` when it has no e-mail (absent or null).
 pub fn with_placeholder(raw: RecipientInput, n: usize) -> RecipientInput {
     if raw.email.is_absent() {
@@ -240,207 +216,6 @@ pub struct Generate {
     pub prefill: HashMap<i64, prefill::Prefilled>,
 }
 
-/// `generate-document`: `recipients` is required; each item names a template recipient by `id` and may
-/// change its `email`, `name` and `signingOrder` (absent keys keep the template's values).
-/// Template recipients not named keep theirs, placeholder addresses included. `meta` applies
-/// over the template's, with free-text `timezone` and `dateFormat`.
-pub fn parse_generate(body: &Value, base: &Base, tier: Tier) -> Result<Generate, AppError> {
-    if !body.is_object() {
-        return Err(not_an_object());
-    }
-    let mut c = Check::new();
-    let title = title(&mut c, body, false).unwrap_or_else(|| base.title.clone());
-    let external_id = c.opt_str(body, "externalId", "", 255);
-    let mut out = base.recipients.clone();
-    let mut named: HashMap<i64, usize> = HashMap::new();
-    match body.get("recipients") {
-        Some(Value::Array(list)) if list.len() > MAX_RECIPIENTS => {
-            c.fail("recipients", format!("at most {MAX_RECIPIENTS} recipients"))
-        }
-        Some(Value::Array(list)) => {
-            for (i, item) in list.iter().enumerate() {
-                let path = format!("recipients[{i}]");
-                if let Some((slot, r)) = parse_named(&mut c, item, &path, &out) {
-                    if named.insert(out[slot].0, i).is_some() {
-                        c.fail(join(&path, "id"), "names the same recipient twice");
-                    } else {
-                        out[slot].1 = r;
-                    }
-                }
-            }
-        }
-        _ => c.fail(
-            "recipients",
-            "required: an array of {id, name, email, signingOrder}, one for each template recipient",
-        ),
-    }
-    // Distinct addresses, as a document needs them; the error names the request's item.
-    for (slot, (id, r)) in out.iter().enumerate() {
-        let earlier = out[..slot].iter().find(|(_, o)| o.email == r.email);
-        if let Some(i) = earlier.and_then(|(other, _)| named.get(id).or(named.get(other))) {
-            c.fail(
-                format!("recipients[{i}].email"),
-                format!("{} is already another recipient's address", r.email),
-            );
-        }
-    }
-    let meta = meta::parse_meta(
-        &mut c,
-        &lenient::member(body, "meta"),
-        base.meta.clone(),
-        false,
-    );
-    let auth_options = match lenient::member(body, "authOptions") {
-        Given::Absent | Given::Null => base.auth_options.clone(),
-        raw => meta::parse_auth_options(&mut c, &raw),
-    };
-    let form_values = meta::parse_form_values(&mut c, &lenient::member(body, "formValues"));
-    let prefill = prefill::parse(&mut c, body.get("prefillFields"), &base.fields, &meta);
-    let g = c.finish(Generate {
-        document: CreateDocument {
-            title,
-            external_id,
-            recipients: Vec::new(),
-            meta,
-            auth_options,
-            form_values,
-        },
-        recipients: out,
-        prefill,
-    })?;
-    let all: Vec<NewRecipient> = g.recipients.iter().map(|(_, r)| r.clone()).collect();
-    check_tier(&g.document.auth_options, &all, tier)?;
-    Ok(g)
-}
-
-/// One request item: which template recipient (its slot in `current`) and what it becomes.
-fn parse_named(
-    c: &mut Check,
-    raw: &Value,
-    path: &str,
-    current: &[(i64, NewRecipient)],
-) -> Option<(usize, NewRecipient)> {
-    if !raw.is_object() {
-        c.fail(path, "must be an object {id, name, email, signingOrder}");
-        return None;
-    }
-    let before = c.error_count();
-    let slot = match raw.get("id").and_then(Value::as_i64) {
-        Some(id) => {
-            match current.iter().position(|(rid, _)| *rid == id) {
-                Some(slot) => Some(slot),
-                None => {
-                    c.fail(
-                    join(path, "id"),
-                    format!("no recipient {id} on this template; GET the template for its Recipient ids"),
-                );
-                    None
-                }
-            }
-        }
-        None => {
-            c.fail(
-                join(path, "id"),
-                "required: the id of one of the template's recipients",
-            );
-            None
-        }
-    };
-    let email = match raw.get("email") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(e)) => match Email::check(e) {
-            Ok(e) => Some(e.as_str().to_string()),
-            Err(why) => {
-                c.fail(
-                    join(path, "email"),
-                    format!("{e:?} is not a valid e-mail address ({why})"),
-                );
-                None
-            }
-        },
-        Some(_) => {
-            c.fail(join(path, "email"), "must be an e-mail address");
-            None
-        }
-    };
-    let name = c.opt_str(raw, "name", path, 200);
-    let order = c.opt_int(raw, "signingOrder", path, 0..=10_000);
-    let role = match raw.get("role") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(r)) if Role::parse(r).is_some() => Role::parse(r),
-        Some(_) => {
-            c.fail(
-                join(path, "role"),
-                "must be SIGNER, APPROVER, VIEWER, CC or ASSISTANT",
-            );
-            None
-        }
-    };
-    if c.error_count() != before {
-        return None;
-    }
-    let slot = slot?;
-    let mut r = current[slot].1.clone();
-    if let Some(role) = role {
-        r.role = role;
-    }
-    if let Some(e) = email {
-        r.email = e;
-    }
-    if let Some(n) = name {
-        r.name = n;
-    }
-    match raw.get("signingOrder") {
-        None => {}
-        Some(Value::Null) => r.signing_order = None,
-        Some(_) => r.signing_order = order,
-    }
-    Some((slot, r))
-}
-
-/// `POST /api/v1/templates/{id}/create-document` (the other signing service's older way to
-/// generate): `title` is required, and `recipients` name the template's recipients by position
-/// (the first item is the template's first recipient) instead of by `id`. Answers the same
-/// request as `generate-document` would take.
-pub fn by_position(body: &Value, template: &model::Template) -> Result<Value, AppError> {
-    let Some(obj) = body.as_object() else {
-        return Err(not_an_object());
-    };
-    let mut c = Check::new();
-    if !matches!(obj.get("title"), Some(Value::String(t)) if !t.trim().is_empty()) {
-        c.fail("title", "required: 1 to 255 characters");
-    }
-    let mut out = obj.clone();
-    match obj.get("recipients") {
-        Some(Value::Array(list)) => {
-            let mut named = Vec::with_capacity(list.len());
-            for (i, item) in list.iter().enumerate() {
-                match (template.recipients.get(i), item.as_object()) {
-                    (Some(r), Some(item)) => {
-                        let mut item = item.clone();
-                        item.insert("id".into(), Value::from(r.id));
-                        named.push(Value::Object(item));
-                    }
-                    (None, _) => c.fail(
-                        format!("recipients[{i}]"),
-                        format!(
-                            "the template has {} recipients; this one has none to stand for",
-                            template.recipients.len()
-                        ),
-                    ),
-                    (_, None) => c.fail(format!("recipients[{i}]"), "must be an object"),
-                }
-            }
-            out.insert("recipients".into(), Value::Array(named));
-        }
-        _ => c.fail(
-            "recipients",
-            "required: an array of {name, email, role, signingOrder}, in the template's order",
-        ),
-    }
-    c.finish(Value::Object(out))
-}
-
 /// A new blob with the bytes of `source`. A generated document owns its own copy of the
 /// template's PDF: document deletion and re-upload remove their blob row and file, and the
 /// template's must outlive them.
@@ -472,7 +247,7 @@ pub fn generate(
     tx: &Conn,
     user: i64,
     template: i64,
-    body: &Value,
+    body: &GenerateRequest,
     tier: Tier,
     expected_blob: &str,
     file: &StoredBlob,
@@ -480,7 +255,7 @@ pub fn generate(
     now: i64,
 ) -> Result<i64, AppError> {
     let t = store::owned(tx, user, template)?;
-    let g = parse_generate(body, &t.base(), tier)?;
+    let g = body.validate(&t.base(), tier)?;
     let (Some(blob), Some(sizes)) = (&t.blob_id, &t.page_sizes) else {
         return Err(no_file());
     };
@@ -526,8 +301,17 @@ pub fn no_file() -> AppError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::signing::documents::recipients::Role;
+    use crate::identity::users::Tier;
+    use crate::signing::documents::check_tier;
+    use crate::signing::documents::meta::Meta;
+    use crate::signing::documents::recipients::{NewRecipient, Role};
     use serde_json::json;
+
+    fn parse_generate(body: &Value, base: &Base, tier: Tier) -> Result<Generate, AppError> {
+        serde_json::from_value::<GenerateRequest>(body.clone())
+            .unwrap()
+            .validate(base, tier)
+    }
 
     fn create(body: Value) -> Result<CreateTemplate, AppError> {
         serde_json::from_value::<request::CreateTemplateRequest>(body)

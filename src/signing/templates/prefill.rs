@@ -7,7 +7,11 @@
 
 use std::collections::HashMap;
 
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
+use utoipa::ToSchema;
+
+use crate::core::lenient::{Given, Object};
 
 use crate::signing::documents::fields::FieldType;
 use crate::signing::documents::model::Field;
@@ -17,6 +21,43 @@ use crate::{signing::documents::values, signing::documents::values::Stored};
 
 /// Most items one request may carry (a template's fields are bounded by the same).
 const MAX_ITEMS: usize = 500;
+
+/// `prefillFields` as sent.
+pub type Items = Given<Vec<Given<Object<PrefillInput>>>>;
+
+/// One value for a copied field, by the template field's id.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[schema(example = json!({"id": 31, "type": "text", "value": "Flat 2"}))]
+pub struct PrefillInput {
+    #[serde(default)]
+    /// The template field's id.
+    #[schema(value_type = i64, required = true)]
+    pub id: Given<i64>,
+    #[serde(default, rename = "type")]
+    /// The field's kind: `select` stands for `dropdown` too.
+    #[schema(value_type = String, required = true, pattern = "^(text|number|radio|checkbox|dropdown|select|date)$")]
+    pub kind: Given<String>,
+    #[serde(default)]
+    #[schema(value_type = Option<String>, max_length = 200)]
+    pub label: Given<String>,
+    #[serde(default)]
+    #[schema(value_type = Option<String>, max_length = 200)]
+    pub placeholder: Given<String>,
+    #[serde(default)]
+    /// The value: checkbox takes the checked values; date 2026-03-01 or an RFC 3339 time.
+    #[schema(schema_with = value_schema)]
+    pub value: Given<Value>,
+}
+
+/// Text, or a list of texts (the checked values of a checkbox).
+fn value_schema() -> utoipa::openapi::schema::Schema {
+    use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, OneOfBuilder, Type};
+    let text = || ObjectBuilder::new().schema_type(Type::String);
+    OneOfBuilder::new()
+        .item(text())
+        .item(ArrayBuilder::new().items(text()))
+        .into()
+}
 
 /// What a prefill makes of one template field.
 #[derive(Debug, Clone, PartialEq)]
@@ -42,21 +83,16 @@ fn prefill_kind(kind: FieldType) -> Option<&'static str> {
 
 /// Validates `prefillFields` (absent or null: none) against the template's `fields`, for a
 /// document whose dates read as `meta` says. Failures go to `c`, under `prefillFields[i]`.
-pub fn parse(
-    c: &mut Check,
-    raw: Option<&Value>,
-    fields: &[Field],
-    meta: &Meta,
-) -> HashMap<i64, Prefilled> {
+pub fn parse(c: &mut Check, raw: &Items, fields: &[Field], meta: &Meta) -> HashMap<i64, Prefilled> {
     let mut out = HashMap::new();
     let list = match raw {
-        None | Some(Value::Null) => return out,
-        Some(Value::Array(list)) if list.len() <= MAX_ITEMS => list,
-        Some(Value::Array(_)) => {
+        Given::Absent | Given::Null => return out,
+        Given::Valid(list) if list.len() <= MAX_ITEMS => list,
+        Given::Valid(_) => {
             c.fail("prefillFields", format!("at most {MAX_ITEMS} items"));
             return out;
         }
-        Some(_) => {
+        Given::Invalid(_) => {
             c.fail("prefillFields", "must be an array of {id, type, value}");
             return out;
         }
@@ -70,6 +106,9 @@ pub fn parse(
             c.fail(join(&path, "id"), "names the same field twice");
             continue;
         }
+        let Given::Valid(Object(item)) = item else {
+            continue;
+        };
         if let Some(p) = one(c, item, &path, field, meta) {
             out.insert(field.id, p);
         }
@@ -78,12 +117,17 @@ pub fn parse(
 }
 
 /// The template field `item` names, of the type it says.
-fn target<'a>(c: &mut Check, item: &Value, path: &str, fields: &'a [Field]) -> Option<&'a Field> {
-    if !item.is_object() {
+fn target<'a>(
+    c: &mut Check,
+    item: &Given<Object<PrefillInput>>,
+    path: &str,
+    fields: &'a [Field],
+) -> Option<&'a Field> {
+    let Given::Valid(Object(item)) = item else {
         c.fail(path, "must be an object {id, type, value}");
         return None;
-    }
-    let Some(id) = item.get("id").and_then(Value::as_i64) else {
+    };
+    let Some(id) = item.id.valid().copied() else {
         c.fail(
             join(path, "id"),
             "required: the id of one of the template's fields",
@@ -107,7 +151,7 @@ fn target<'a>(c: &mut Check, item: &Value, path: &str, fields: &'a [Field]) -> O
         );
         return None;
     };
-    match item.get("type").and_then(Value::as_str) {
+    match item.kind.valid() {
         Some(t) if t == want || (want == "dropdown" && t == "select") => Some(field),
         Some(t) => {
             c.fail(
@@ -127,7 +171,13 @@ fn target<'a>(c: &mut Check, item: &Value, path: &str, fields: &'a [Field]) -> O
 }
 
 /// One item for `field` (its type already matched).
-fn one(c: &mut Check, item: &Value, path: &str, field: &Field, meta: &Meta) -> Option<Prefilled> {
+fn one(
+    c: &mut Check,
+    item: &PrefillInput,
+    path: &str,
+    field: &Field,
+    meta: &Meta,
+) -> Option<Prefilled> {
     let before = c.error_count();
     if field.kind == FieldType::Date {
         let value = date(c, item, path, meta)?;
@@ -147,13 +197,12 @@ fn one(c: &mut Check, item: &Value, path: &str, field: &Field, meta: &Meta) -> O
         .and_then(Value::as_object)
         .cloned()
         .unwrap_or_default();
-    for key in ["label", "placeholder"] {
-        if let Some(v) = c.opt_str(item, key, path, 200) {
+    for (key, given) in [("label", &item.label), ("placeholder", &item.placeholder)] {
+        if let Some(v) = c.text(given, &join(path, key), 200) {
             m.insert(key.into(), json!(v));
         }
     }
-    let value = item.get("value").filter(|v| !v.is_null());
-    let Some(value) = value else {
+    let Some(value) = item.value.valid() else {
         c.fail(join(path, "value"), "required: the value to set");
         return None;
     };
@@ -226,8 +275,8 @@ fn set_default(m: &mut Map<String, Value>, kind: FieldType, value: &Value) {
 
 /// A DATE item's value: an RFC 3339 time, or a calendar date (its midnight where the document
 /// is), formatted as the document's dates are.
-fn date(c: &mut Check, item: &Value, path: &str, meta: &Meta) -> Option<String> {
-    let Some(text) = item.get("value").and_then(Value::as_str) else {
+fn date(c: &mut Check, item: &PrefillInput, path: &str, meta: &Meta) -> Option<String> {
+    let Some(text) = item.value.valid().and_then(Value::as_str) else {
         c.fail(
             join(path, "value"),
             "required: a date (2026-03-01) or a time (2026-03-01T09:30:00Z)",
@@ -313,7 +362,8 @@ mod tests {
             timezone: "Europe/Paris".into(),
             ..Meta::default()
         };
-        let out = parse(&mut c, Some(&raw), &fields(), &meta);
+        let raw: Items = serde_json::from_value(raw).unwrap();
+        let out = parse(&mut c, &raw, &fields(), &meta);
         c.finish(out)
             .map_err(|e| e.details().iter().map(|d| d.path.clone()).collect())
     }

@@ -203,40 +203,6 @@ impl std::fmt::Debug for Proof {
     }
 }
 
-impl Proof {
-    pub fn from_body(body: &Value) -> Result<Option<Proof>, AppError> {
-        let Some(auth) = body.get("auth").filter(|a| !a.is_null()) else {
-            return Ok(None);
-        };
-        let method = auth.get("method").and_then(Value::as_str);
-        match method {
-            Some("TWO_FACTOR_AUTH") => match auth.get("code").and_then(Value::as_str) {
-                Some(code) if code.len() <= 32 => Ok(Some(Proof::Totp(code.to_string()))),
-                _ => Err(AppError::bad_request(
-                    "auth.code must be the six-digit code",
-                )),
-            },
-            Some("PASSKEY") => match auth.get("credential") {
-                Some(c) if c.is_object() => Ok(Some(Proof::Passkey(c.clone()))),
-                _ => Err(AppError::bad_request(
-                    "auth.credential must be the passkey's answer (PublicKeyCredential.toJSON())",
-                )),
-            },
-            Some("PASSWORD") => match auth.get("password").and_then(Value::as_str) {
-                Some(p) if !p.is_empty() && p.len() <= 1024 => {
-                    Ok(Some(Proof::Password(p.to_string())))
-                }
-                _ => Err(AppError::bad_request(
-                    "auth.password must be your account's password",
-                )),
-            },
-            _ => Err(AppError::bad_request(
-                "auth.method must be TWO_FACTOR_AUTH, PASSKEY or PASSWORD",
-            )),
-        }
-    }
-}
-
 /// Who is acting on a link, from where, with which session and proof.
 pub struct Acting<'a> {
     pub origin: &'a crate::signing::documents::audit::Origin,
@@ -481,26 +447,5 @@ mod tests {
         let with_account = Actions::of(&[ActionAuth::Passkey, ActionAuth::Account]);
         assert_eq!(with_account.preferred(None), Some(ActionAuth::Account));
         assert_eq!(Actions::default().preferred(None), None);
-    }
-
-    #[test]
-    fn proofs_are_read_strictly() {
-        assert!(Proof::from_body(&json!({})).unwrap().is_none());
-        assert!(matches!(
-            Proof::from_body(&json!({"auth": {"method": "TWO_FACTOR_AUTH", "code": "123456"}})).unwrap(),
-            Some(Proof::Totp(c)) if c == "123456"
-        ));
-        assert!(Proof::from_body(&json!({"auth": {"method": "TWO_FACTOR_AUTH"}})).is_err());
-        assert!(
-            Proof::from_body(&json!({"auth": {"method": "PASSKEY", "credential": "x"}})).is_err()
-        );
-        assert!(Proof::from_body(&json!({"auth": {"method": "SMS"}})).is_err());
-        let typed = Proof::from_body(&json!({"auth": {"method": "PASSWORD", "password": "pw"}}));
-        assert!(matches!(typed.unwrap(), Some(Proof::Password(p)) if p == "pw"));
-        assert!(Proof::from_body(&json!({"auth": {"method": "PASSWORD"}})).is_err());
-        assert_eq!(
-            format!("{:?}", Proof::Password("pw".into())),
-            "Password(***)"
-        );
     }
 }

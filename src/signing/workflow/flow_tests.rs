@@ -93,6 +93,7 @@ pub(crate) async fn sent() -> Sent {
     for r in &created.recipients {
         let field = json!({"recipientId": r.id, "type": "SIGNATURE", "pageNumber": 1,
             "pageX": 10, "pageY": 10, "pageWidth": 20, "pageHeight": 5});
+        let field = serde_json::from_value(field).unwrap();
         let added = manage::add_fields(&ctx, &who, created.id, field)
             .await
             .unwrap();

@@ -7,6 +7,7 @@ pub mod auth;
 pub mod flow;
 pub mod invites;
 pub mod link;
+pub mod link_request;
 pub mod request;
 pub mod sealing;
 pub mod sending;

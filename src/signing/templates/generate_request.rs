@@ -1,0 +1,303 @@
+//! What clients send to make a document from a template, as types: `generate-document`
+//! (recipients named by their template id) and the older `create-document` (recipients by
+//! position, `title` required). Members are read leniently (`crate::core::lenient`);
+//! `validate()` lays the request over the template (`Base`), listing every problem with its
+//! JSON path.
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use utoipa::ToSchema;
+
+use super::{Base, Generate, model, prefill};
+use crate::core::error::AppError;
+use crate::core::lenient::{Given, Object};
+use crate::identity::users::{Email, Tier};
+use crate::signing::documents::recipients::Role;
+use crate::signing::documents::request::{AuthOptionsInput, List, MetaInput, form_values_schema};
+use crate::signing::documents::{CreateDocument, MAX_RECIPIENTS, check_tier, meta};
+use crate::signing::documents::{check::Check, check::join, recipients::NewRecipient};
+
+/// `POST /api/v1/templates/{id}/generate-document`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(as = GenerateDocument, example = json!({"title": "Lease: Ann",
+    "recipients": [{"id": 7, "name": "Ann", "email": "ann@example.com"}],
+    "prefillFields": [{"id": 31, "type": "text", "value": "Flat 2"}]}))]
+pub struct GenerateRequest {
+    #[serde(default)]
+    /// The template's title when left out.
+    #[schema(value_type = Option<String>, min_length = 1, max_length = 255)]
+    pub title: Given<String>,
+    #[serde(default)]
+    #[schema(value_type = Option<String>, max_length = 255)]
+    pub external_id: Given<String>,
+    #[serde(default)]
+    /// Template recipients to change, by id; those left out keep the template's values.
+    #[schema(value_type = Vec<NamedRecipientInput>, required = true, max_items = 100)]
+    pub recipients: List<NamedRecipientInput>,
+    #[serde(default)]
+    /// Over the template's; `timezone` and `dateFormat` are free text here.
+    #[schema(value_type = Option<MetaInput>)]
+    pub meta: Given<Object<MetaInput>>,
+    #[serde(default)]
+    #[schema(value_type = Option<AuthOptionsInput>)]
+    pub auth_options: Given<Object<AuthOptionsInput>>,
+    #[serde(default)]
+    #[schema(schema_with = form_values_schema)]
+    pub form_values: Given<Map<String, Value>>,
+    #[serde(default)]
+    /// Values for the copied fields, by template field id: filled at once and read-only.
+    #[schema(value_type = Option<Vec<prefill::PrefillInput>>, max_items = 500)]
+    pub prefill_fields: Given<Vec<Given<Object<prefill::PrefillInput>>>>,
+}
+
+/// A template recipient named by its `id`, and what changes: absent members keep the
+/// template's values, a null `signingOrder` clears it.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct NamedRecipientInput {
+    #[serde(default)]
+    /// The template recipient's id (`create-document`: given by position).
+    #[schema(value_type = i64, required = true)]
+    pub id: Given<i64>,
+    #[serde(default)]
+    #[schema(value_type = Option<String>, format = Email, max_length = 254)]
+    pub email: Given<String>,
+    #[serde(default)]
+    #[schema(value_type = Option<String>, max_length = 200)]
+    pub name: Given<String>,
+    #[serde(default)]
+    #[schema(value_type = Option<i64>, minimum = 0, maximum = 10000)]
+    pub signing_order: Given<serde_json::Number>,
+    #[serde(default)]
+    #[schema(value_type = Option<Role>)]
+    pub role: Given<String>,
+}
+
+impl GenerateRequest {
+    /// The document to make from the template `base`, for an account of `tier`: every
+    /// template recipient (as changed), meta over the template's, and the prefills.
+    pub fn validate(&self, base: &Base, tier: Tier) -> Result<Generate, AppError> {
+        let mut c = Check::new();
+        let title = title(&mut c, &self.title).unwrap_or_else(|| base.title.clone());
+        let external_id = c.text(&self.external_id, "externalId", 255);
+        let recipients = self.recipients(&mut c, &base.recipients);
+        let meta = meta::parse_meta(&mut c, &self.meta, base.meta.clone(), false);
+        let auth_options = match &self.auth_options {
+            Given::Absent | Given::Null => base.auth_options.clone(),
+            raw => meta::parse_auth_options(&mut c, raw),
+        };
+        let form_values = meta::parse_form_values(&mut c, &self.form_values);
+        let prefill = prefill::parse(&mut c, &self.prefill_fields, &base.fields, &meta);
+        let g = c.finish(Generate {
+            document: CreateDocument {
+                title,
+                external_id,
+                recipients: Vec::new(),
+                meta,
+                auth_options,
+                form_values,
+            },
+            recipients,
+            prefill,
+        })?;
+        let all: Vec<NewRecipient> = g.recipients.iter().map(|(_, r)| r.clone()).collect();
+        check_tier(&g.document.auth_options, &all, tier)?;
+        Ok(g)
+    }
+
+    /// The template's recipients (`current`) with the request's items laid over them;
+    /// addresses must stay distinct (the error names the request's item).
+    fn recipients(
+        &self,
+        c: &mut Check,
+        current: &[(i64, NewRecipient)],
+    ) -> Vec<(i64, NewRecipient)> {
+        let mut out = current.to_vec();
+        let mut named: HashMap<i64, usize> = HashMap::new();
+        match self.recipients.valid() {
+            Some(list) if list.len() > MAX_RECIPIENTS => {
+                c.fail("recipients", format!("at most {MAX_RECIPIENTS} recipients"))
+            }
+            Some(list) => {
+                for (i, item) in list.iter().enumerate() {
+                    let path = format!("recipients[{i}]");
+                    if let Some((slot, r)) = named_item(c, item, &path, &out) {
+                        if named.insert(out[slot].0, i).is_some() {
+                            c.fail(join(&path, "id"), "names the same recipient twice");
+                        } else {
+                            out[slot].1 = r;
+                        }
+                    }
+                }
+            }
+            None => c.fail(
+                "recipients",
+                "required: an array of {id, name, email, signingOrder}, one for each template recipient",
+            ),
+        }
+        for (slot, (id, r)) in out.iter().enumerate() {
+            let earlier = out[..slot].iter().find(|(_, o)| o.email == r.email);
+            if let Some(i) = earlier.and_then(|(other, _)| named.get(id).or(named.get(other))) {
+                c.fail(
+                    format!("recipients[{i}].email"),
+                    format!("{} is already another recipient's address", r.email),
+                );
+            }
+        }
+        out
+    }
+
+    /// `create-document` (the other signing service's older way to generate): `title` is
+    /// required, and `recipients` name the template's recipients by position (the first item
+    /// is the template's first recipient) instead of by `id`. Answers the same request with
+    /// the ids filled in.
+    pub fn by_position(mut self, template: &model::Template) -> Result<Self, AppError> {
+        let mut c = Check::new();
+        if !matches!(self.title.valid(), Some(t) if !t.trim().is_empty()) {
+            c.fail("title", "required: 1 to 255 characters");
+        }
+        match &mut self.recipients {
+            Given::Valid(list) => {
+                for (i, item) in list.iter_mut().enumerate() {
+                    match (template.recipients.get(i), item) {
+                        (Some(r), Given::Valid(Object(item))) => item.id = Given::Valid(r.id),
+                        (None, _) => c.fail(
+                            format!("recipients[{i}]"),
+                            format!(
+                                "the template has {} recipients; this one has none to stand for",
+                                template.recipients.len()
+                            ),
+                        ),
+                        (_, _) => c.fail(format!("recipients[{i}]"), "must be an object"),
+                    }
+                }
+            }
+            _ => c.fail(
+                "recipients",
+                "required: an array of {name, email, role, signingOrder}, in the template's order",
+            ),
+        }
+        c.finish(self)
+    }
+}
+
+/// An optional `title` of 1 to 255 characters, trimmed.
+fn title(c: &mut Check, given: &Given<String>) -> Option<String> {
+    match given {
+        Given::Valid(t) if !t.trim().is_empty() && t.chars().count() <= 255 => {
+            Some(t.trim().to_string())
+        }
+        Given::Valid(_) => {
+            c.fail("title", "1 to 255 characters");
+            None
+        }
+        Given::Absent | Given::Null => None,
+        Given::Invalid(_) => {
+            c.fail("title", "required: a string");
+            None
+        }
+    }
+}
+
+/// One request item: which template recipient (its slot in `current`) and what it becomes.
+fn named_item(
+    c: &mut Check,
+    given: &Given<Object<NamedRecipientInput>>,
+    path: &str,
+    current: &[(i64, NewRecipient)],
+) -> Option<(usize, NewRecipient)> {
+    let Given::Valid(Object(item)) = given else {
+        c.fail(path, "must be an object {id, name, email, signingOrder}");
+        return None;
+    };
+    let before = c.error_count();
+    let slot = slot(c, item, path, current);
+    let email = match &item.email {
+        Given::Valid(e) => match Email::check(e) {
+            Ok(e) => Some(e.as_str().to_string()),
+            Err(why) => {
+                let at = join(path, "email");
+                c.fail(at, format!("{e:?} is not a valid e-mail address ({why})"));
+                None
+            }
+        },
+        Given::Invalid(_) => {
+            c.fail(join(path, "email"), "must be an e-mail address");
+            None
+        }
+        _ => None,
+    };
+    let name = c.text(&item.name, &join(path, "name"), 200);
+    let order = c.int(&item.signing_order, &join(path, "signingOrder"), 0..=10_000);
+    let role = match &item.role {
+        Given::Valid(r) if Role::parse(r).is_some() => Role::parse(r),
+        Given::Absent | Given::Null => None,
+        _ => {
+            let why = "must be SIGNER, APPROVER, VIEWER, CC or ASSISTANT";
+            c.fail(join(path, "role"), why);
+            None
+        }
+    };
+    if c.error_count() != before {
+        return None;
+    }
+    let slot = slot?;
+    let mut r = current[slot].1.clone();
+    r.role = role.unwrap_or(r.role);
+    r.email = email.unwrap_or(r.email);
+    r.name = name.unwrap_or(r.name);
+    match item.signing_order {
+        Given::Absent => {}
+        Given::Null => r.signing_order = None,
+        _ => r.signing_order = order,
+    }
+    Some((slot, r))
+}
+
+/// The slot in `current` of the template recipient `item` names by `id`.
+fn slot(
+    c: &mut Check,
+    item: &NamedRecipientInput,
+    path: &str,
+    current: &[(i64, NewRecipient)],
+) -> Option<usize> {
+    let Some(id) = item.id.valid().copied() else {
+        let why = "required: the id of one of the template's recipients";
+        c.fail(join(path, "id"), why);
+        return None;
+    };
+    let slot = current.iter().position(|(rid, _)| *rid == id);
+    if slot.is_none() {
+        c.fail(
+            join(path, "id"),
+            format!("no recipient {id} on this template; GET the template for its Recipient ids"),
+        );
+    }
+    slot
+}
+
+/// `POST /api/v1/templates/{id}/create-document`: a `GenerateRequest` whose recipients stand
+/// for the template's by position (no `id`) and whose `title` is required.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(transparent)]
+pub struct CreateFromTemplateRequest(pub GenerateRequest);
+
+impl utoipa::PartialSchema for CreateFromTemplateRequest {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::{RefOr, schema::Schema};
+        match GenerateRequest::schema() {
+            RefOr::T(Schema::Object(mut o)) => {
+                o.required = vec!["title".into(), "recipients".into()];
+                o.example = None;
+                o.description = Some("As GenerateDocument, recipients by their position in the template (no id) and title required".into());
+                RefOr::T(Schema::Object(o))
+            }
+            other => other,
+        }
+    }
+}
+
+impl ToSchema for CreateFromTemplateRequest {}

@@ -1,0 +1,127 @@
+//! What a recipient's page sends on the signing link to finish (`complete`) or refuse
+//! (`reject`), as types: the optional reason, and the proof of the action's authentication in
+//! `auth`. A body that is not an object means none of them (`lenient::OrDefault`).
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+use utoipa::ToSchema;
+
+use super::auth::Proof;
+use crate::core::error::AppError;
+use crate::core::lenient::{Given, Object};
+
+/// `POST /sign/{token}/complete` and `POST /sign/{token}/reject`.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+#[schema(as = SigningAction, example = json!({"reason": "Wrong amount",
+    "auth": {"method": "TWO_FACTOR_AUTH", "code": "123456"}}))]
+pub struct ActionRequest {
+    #[serde(default)]
+    /// Why the recipient refuses (reject only).
+    #[schema(value_type = Option<String>)]
+    pub reason: Given<String>,
+    #[serde(default)]
+    /// The proof the document's action authentication asks for.
+    #[schema(value_type = Option<ProofInput>)]
+    pub auth: Given<Object<ProofInput>>,
+}
+
+/// `auth`: the method and what it takes.
+#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
+pub struct ProofInput {
+    #[serde(default)]
+    #[schema(value_type = String, required = true, pattern = "^(TWO_FACTOR_AUTH|PASSKEY|PASSWORD)$")]
+    pub method: Given<String>,
+    #[serde(default)]
+    /// TWO_FACTOR_AUTH: the six-digit code.
+    #[schema(value_type = Option<String>, max_length = 32)]
+    pub code: Given<String>,
+    #[serde(default)]
+    /// PASSKEY: the passkey's answer (PublicKeyCredential.toJSON()).
+    #[schema(value_type = Option<Object>)]
+    pub credential: Given<Map<String, Value>>,
+    #[serde(default)]
+    /// PASSWORD: the account's password.
+    #[schema(value_type = Option<String>, max_length = 1024)]
+    pub password: Given<String>,
+}
+
+impl ActionRequest {
+    /// The reason given, `""` when none.
+    pub fn reason(&self) -> String {
+        self.reason.valid().cloned().unwrap_or_default()
+    }
+
+    /// The proof sent, if any: 400 when `auth` names no known method or lacks what it takes.
+    pub fn proof(&self) -> Result<Option<Proof>, AppError> {
+        let auth = match &self.auth {
+            Given::Absent | Given::Null => return Ok(None),
+            Given::Valid(Object(auth)) => auth,
+            Given::Invalid(_) => &ProofInput::default(),
+        };
+        match auth.method.valid().map(String::as_str) {
+            Some("TWO_FACTOR_AUTH") => match auth.code.valid() {
+                Some(code) if code.len() <= 32 => Ok(Some(Proof::Totp(code.clone()))),
+                _ => Err(AppError::bad_request(
+                    "auth.code must be the six-digit code",
+                )),
+            },
+            Some("PASSKEY") => match auth.credential.valid() {
+                Some(c) => Ok(Some(Proof::Passkey(Value::Object(c.clone())))),
+                None => Err(AppError::bad_request(
+                    "auth.credential must be the passkey's answer (PublicKeyCredential.toJSON())",
+                )),
+            },
+            Some("PASSWORD") => match auth.password.valid() {
+                Some(p) if !p.is_empty() && p.len() <= 1024 => Ok(Some(Proof::Password(p.clone()))),
+                _ => Err(AppError::bad_request(
+                    "auth.password must be your account's password",
+                )),
+            },
+            _ => Err(AppError::bad_request(
+                "auth.method must be TWO_FACTOR_AUTH, PASSKEY or PASSWORD",
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::lenient::{OrDefault, from_slice};
+
+    fn proof(body: &str) -> Result<Option<Proof>, AppError> {
+        from_slice::<OrDefault<ActionRequest>>(body.as_bytes())?
+            .0
+            .proof()
+    }
+
+    #[test]
+    fn proofs_are_read_strictly() {
+        assert!(proof("{}").unwrap().is_none());
+        assert!(proof("[1]").unwrap().is_none());
+        let totp = proof(r#"{"auth": {"method": "TWO_FACTOR_AUTH", "code": "123456"}}"#);
+        assert!(matches!(totp.unwrap(), Some(Proof::Totp(c)) if c == "123456"));
+        assert!(proof(r#"{"auth": {"method": "TWO_FACTOR_AUTH"}}"#).is_err());
+        assert!(proof(r#"{"auth": {"method": "PASSKEY", "credential": "x"}}"#).is_err());
+        assert!(proof(r#"{"auth": {"method": "SMS"}}"#).is_err());
+        assert!(proof(r#"{"auth": "x"}"#).is_err());
+        let typed = proof(r#"{"auth": {"method": "PASSWORD", "password": "pw"}}"#);
+        assert!(matches!(typed.unwrap(), Some(Proof::Password(p)) if p == "pw"));
+        assert!(proof(r#"{"auth": {"method": "PASSWORD"}}"#).is_err());
+        assert_eq!(
+            format!("{:?}", Proof::Password("pw".into())),
+            "Password(***)"
+        );
+    }
+
+    #[test]
+    fn a_reason_that_is_no_text_is_none() {
+        let r = |body: &str| {
+            from_slice::<OrDefault<ActionRequest>>(body.as_bytes())
+                .unwrap()
+                .0
+        };
+        assert_eq!(r(r#"{"reason": "late"}"#).reason(), "late");
+        assert_eq!(r(r#"{"reason": 5}"#).reason(), "");
+    }
+}
