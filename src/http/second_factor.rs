@@ -15,9 +15,9 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use super::account_factors::passkey_answer;
 use super::reply::redirect;
 use super::reply::{Format, error_response, form_status, json_response, page_as};
+use super::session::passkey_answer;
 use super::session::{cookie, cookies, safe_next, urlencode};
 use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
