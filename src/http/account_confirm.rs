@@ -76,7 +76,7 @@ async fn show(
         let back = format!("/account/confirm?next={}", urlencode(&next));
         return redirect(&format!("/auth/login?next={}", urlencode(&back)));
     };
-    let enrolled = match confirm::asks(&state.db, user.id).await {
+    let enrolled = match confirm::asks(&state.ctx(), user.id).await {
         Ok(e) => e,
         Err(e) => return error_response(&e, Format::Html),
     };
@@ -134,7 +134,7 @@ async fn submit(
         address: peer.map(|p| p.ip()),
     };
     let (session, user) = &signed_in;
-    match confirm::confirm(&state.db, checks, session.clone(), user, proof).await {
+    match confirm::confirm(&state.ctx(), checks, session.clone(), user, proof).await {
         Ok(()) => redirect(&safe_next(next)),
         Err(e @ (AppError::AuthRequired { .. } | AppError::BadRequest { .. })) => {
             show(&state, Some(signed_in), next, Some(&e.public_message())).await
@@ -144,7 +144,7 @@ async fn submit(
 }
 
 async fn passkey_options(state: AppState, (_, user): SignedIn) -> Response {
-    match confirm::passkey_options(&state.db, &state.factors, user.id).await {
+    match confirm::passkey_options(&state.ctx(), &state.factors, user.id).await {
         Ok(options) => json_response(StatusCode::OK, &json!({"publicKey": options})),
         Err(e) => error_response(&e, Format::Json),
     }
@@ -163,7 +163,7 @@ async fn passkey(state: AppState, (session, user): SignedIn, body: Value) -> Res
         passwords: &state.passwords,
         address: None,
     };
-    match confirm::confirm(&state.db, checks, session, &user, proof).await {
+    match confirm::confirm(&state.ctx(), checks, session, &user, proof).await {
         Ok(()) => json_response(StatusCode::OK, &json!({"next": next})),
         Err(e) => error_response(&e, Format::Json),
     }

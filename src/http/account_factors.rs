@@ -138,7 +138,7 @@ fn enrol_page(csrf: &str, e: &Enrolment, next: Option<&str>, error: Option<&str>
 
 async fn totp_start(state: AppState, (session, user): SignedIn, form: Form) -> Response {
     let next = next_of(&form);
-    match account::start_totp(&state.db, &state.factors, &user, session).await {
+    match account::start_totp(&state.ctx(), &state.factors, &user, session).await {
         Ok(e) => enrol_page(
             form.get("csrf_token").map(String::as_str).unwrap_or(""),
             &e,
@@ -153,7 +153,7 @@ async fn totp_confirm(state: AppState, (_, user): SignedIn, form: Form) -> Respo
     let csrf = form.get("csrf_token").cloned().unwrap_or_default();
     let next = next_of(&form);
     let code = form.get("code").cloned().unwrap_or_default();
-    match account::confirm_totp(&state.db, &state.factors, &user, code).await {
+    match account::confirm_totp(&state.ctx(), &state.factors, &user, code).await {
         Ok(Confirmation::RecoveryCodes(codes)) => recovery_codes_page(&codes, next.as_deref()),
         Ok(Confirmation::Refused {
             why,
@@ -181,14 +181,14 @@ fn recovery_codes_page(codes: &[String], next: Option<&str>) -> Response {
 
 async fn totp_disable(state: AppState, (_, user): SignedIn, form: Form) -> Response {
     let code = form.get("code").cloned().unwrap_or_default();
-    match account::disable_totp(&state.db, &state.factors, user.id, code).await {
+    match account::disable_totp(&state.ctx(), &state.factors, user.id, code).await {
         Ok(()) => redirect("/account"),
         Err(e) => error_response(&e, Format::Html),
     }
 }
 
 async fn passkey_options(state: AppState, (session, user): SignedIn) -> Response {
-    match account::passkey_options(&state.db, &state.factors, user, session).await {
+    match account::passkey_options(&state.ctx(), &state.factors, user, session).await {
         Ok(options) => json_response(StatusCode::OK, &json!({"publicKey": options})),
         Err(e) => error_response(&e, Format::Json),
     }
@@ -208,7 +208,7 @@ async fn passkey_add(state: AppState, (session, user): SignedIn, body: Value) ->
             .unwrap_or("Passkey")
             .to_string(),
     };
-    match account::add_passkey(&state.db, &state.factors, user.id, session, new).await {
+    match account::add_passkey(&state.ctx(), &state.factors, user.id, session, new).await {
         Ok(id) => json_response(StatusCode::CREATED, &json!({"id": id})),
         Err(e) => error_response(&e, Format::Json),
     }
@@ -226,7 +226,7 @@ async fn passkey_change(
     } else {
         PasskeyChange::Remove
     };
-    match account::change_passkey(&state.db, user.id, session, id, change).await {
+    match account::change_passkey(&state.ctx(), user.id, session, id, change).await {
         Ok(()) => redirect("/account"),
         Err(e) => refused_page(&e, None),
     }

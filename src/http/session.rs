@@ -215,7 +215,7 @@ pub async fn current_session(
     .map(str::to_string) else {
         return Ok(None);
     };
-    let session = crate::identity::sessions::login::session(&state.db, token.clone()).await?;
+    let session = crate::identity::sessions::login::session(&state.ctx(), token.clone()).await?;
     Ok(session.map(|s| (token, s)))
 }
 
