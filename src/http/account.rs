@@ -45,7 +45,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
 }
 
 async fn show(state: AppState, (session, user): SignedIn, next: Option<String>) -> Response {
-    let overview = match account::overview(&state.db, user.id).await {
+    let overview = match account::overview(&state.ctx(), user.id).await {
         Ok(o) => o,
         Err(e) => return error_response(&e, Format::Html),
     };
@@ -115,7 +115,7 @@ async fn revoke(state: AppState, (session, user): SignedIn, grant: i64, form: Fo
             Format::Html,
         );
     }
-    match account::revoke_app(&state.db, user.id, grant).await {
+    match account::revoke_app(&state.ctx(), user.id, grant).await {
         Ok(()) => redirect("/account"),
         Err(e) => error_response(&e, Format::Html),
     }

@@ -185,7 +185,7 @@ async fn endpoint(
         tokens: state.id_tokens.clone(),
         issuer: state.issuer(),
     };
-    match token_endpoint::answer(&state.db, policy, &openid, request).await {
+    match token_endpoint::answer(&state.ctx(), policy, &openid, request).await {
         Ok(Ok(answer)) => no_store(reply(&state, answer)),
         Ok(Err(e)) => oauth_error(&e, basic_used),
         Err(e) => oauth_error(&server_error(e), basic_used),
@@ -265,7 +265,7 @@ async fn me(
     state: &AppState,
     creds: crate::identity::principal::Credentials,
 ) -> Result<Value, AppError> {
-    let user = crate::oauth::identity::profile(&state.db, creds).await?;
+    let user = crate::oauth::identity::profile(&state.ctx(), creds).await?;
     Ok(json!({"id": user.id, "username": user.username, "name": user.name, "email": user.email}))
 }
 
@@ -273,7 +273,7 @@ async fn userinfo(
     state: &AppState,
     creds: crate::identity::principal::Credentials,
 ) -> Result<Value, AppError> {
-    crate::oauth::identity::userinfo(&state.db, creds).await
+    crate::oauth::identity::userinfo(&state.ctx(), creds).await
 }
 
 /// The public key that signs ID tokens (made on the first call when there is none yet).

@@ -156,7 +156,7 @@ async fn delete_subscription(state: AppState, who: Principal, q: IdQuery) -> Res
 
 /// `GET .../me`: who the credential is (the peer's `{username}`, and docket's identity keys).
 async fn me(state: AppState, who: Principal) -> Result<Value, AppError> {
-    crate::oauth::identity::api_account(&state.db, &who).await
+    crate::oauth::identity::api_account(&state.ctx(), &who).await
 }
 
 /// `/api/v1/zapier/list-documents`: the sample a Zap shows while it is set up.
