@@ -100,7 +100,7 @@ async fn list_legacy(
     q: LimitQuery,
 ) -> Result<Vec<Booking>, AppError> {
     // The hot path of app integrations: credential check and read in one database trip.
-    manage::list_legacy(&state.db, creds, q.limit).await
+    manage::list_legacy(&state.ctx(), creds, q.limit).await
 }
 
 /// `POST /api/v1/bookings`.
@@ -115,7 +115,7 @@ async fn list(state: AppState, who: Principal, q: PageQuery) -> Result<Page, App
         q.per_page.as_deref(),
         q.status.as_deref(),
     )?;
-    let (bookings, total_pages) = manage::list(&state.db, &who, page).await?;
+    let (bookings, total_pages) = manage::list(&state.ctx(), &who, page).await?;
     Ok(Page {
         bookings,
         total_pages,
@@ -124,7 +124,7 @@ async fn list(state: AppState, who: Principal, q: PageQuery) -> Result<Page, App
 
 /// `GET /api/v1/bookings/{id}`.
 async fn get(state: AppState, who: Principal, id: i64) -> Result<Booking, AppError> {
-    manage::get(&state.db, &who, id).await
+    manage::get(&state.ctx(), &who, id).await
 }
 
 /// `POST /api/v1/bookings/{id}/cancel` with `{"reason"?}`.

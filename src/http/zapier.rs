@@ -118,7 +118,7 @@ fn hook_id(raw: Option<Int>, key: &str) -> Result<i64, AppError> {
 
 /// `GET .../listBookings`: the newest bookings, as a subscription delivers them.
 async fn list_bookings(state: AppState, who: Principal) -> Result<Vec<Value>, AppError> {
-    let bookings = crate::bookings::manage::newest(&state.db, &who, SAMPLE_BOOKINGS).await?;
+    let bookings = crate::bookings::manage::newest(&state.ctx(), &who, SAMPLE_BOOKINGS).await?;
     Ok(bookings
         .iter()
         .map(crate::bookings::webhook::zapier_shape)
