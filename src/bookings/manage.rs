@@ -7,19 +7,19 @@
 use super::webhook::enqueue as enqueue_booking;
 use super::{Booking, CreateRequest, PageRequest, store};
 use crate::core::context::Context;
+use crate::core::db::now;
 use crate::core::error::AppError;
 use crate::identity::scope::Scope;
 use crate::outbox::webhooks::Event;
-use crate::{core::db::Db, core::db::now};
 use crate::{identity::principal::Credentials, identity::principal::Principal};
 
 /// `GET /listBookings?limit=`: the caller's newest bookings; authenticates `creds` itself.
 pub async fn list_legacy(
-    db: &Db,
+    ctx: &Context,
     creds: Credentials,
     limit: Option<String>,
 ) -> Result<Vec<Booking>, AppError> {
-    crate::oauth::bearer::read_as(db, creds, move |c, who| {
+    crate::oauth::bearer::read_as(&ctx.db, creds, move |c, who| {
         who.require(Scope::ReadBooking)?;
         let limit = super::parse_limit(limit.as_deref())?;
         store::list(c, who.user_id, None, limit, 0)
@@ -49,28 +49,30 @@ pub async fn create(
 }
 
 /// `who`'s newest `limit` bookings by id (integrations' sample data).
-pub async fn newest(db: &Db, who: &Principal, limit: u32) -> Result<Vec<Booking>, AppError> {
+pub async fn newest(ctx: &Context, who: &Principal, limit: u32) -> Result<Vec<Booking>, AppError> {
     let user = who.user_id;
-    db.read(move |c| store::newest(c, user, limit)).await
+    ctx.db.read(move |c| store::newest(c, user, limit)).await
 }
 
 /// A page of `who`'s bookings and the number of pages.
 pub async fn list(
-    db: &Db,
+    ctx: &Context,
     who: &Principal,
     page: PageRequest,
 ) -> Result<(Vec<Booking>, i64), AppError> {
     let user = who.user_id;
-    let (bookings, total) = db
+    let (bookings, total) = ctx
+        .db
         .read(move |c| store::page(c, user, page.status, page.per_page, page.offset()))
         .await?;
     Ok((bookings, page.total_pages(total)))
 }
 
 /// `who`'s booking `id`: another user's is a 404, like a missing one.
-pub async fn get(db: &Db, who: &Principal, id: i64) -> Result<Booking, AppError> {
+pub async fn get(ctx: &Context, who: &Principal, id: i64) -> Result<Booking, AppError> {
     let user = who.user_id;
-    db.read(move |c| store::get(c, user, id))
+    ctx.db
+        .read(move |c| store::get(c, user, id))
         .await?
         .ok_or_else(|| AppError::not_found("booking"))
 }

@@ -23,3 +23,16 @@ impl Context {
         let _ = tokio::task::spawn_blocking(move || blobs.delete(&id)).await;
     }
 }
+
+#[cfg(test)]
+impl Context {
+    /// A context over `db` for unit tests: blobs under `dir`, workers that nobody runs.
+    pub fn for_tests(db: Db, dir: &std::path::Path) -> Self {
+        Context {
+            db,
+            blobs: BlobStore::open(&dir.join("blobs")).expect("a blob store"),
+            workers: Default::default(),
+            app: "https://sign.example".into(),
+        }
+    }
+}

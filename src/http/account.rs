@@ -4,7 +4,6 @@
 use std::collections::HashMap;
 
 use askama::Template;
-use bytes::Bytes;
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
@@ -12,7 +11,7 @@ use warp::reply::Response;
 use super::account_factors::Security;
 use super::reply::redirect;
 use super::reply::{Format, error_response, page};
-use super::session::{cookies, current};
+use super::session::{Form, SignedIn, signed_in};
 use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
 use crate::core::timefmt::human;
@@ -22,40 +21,35 @@ use crate::oauth::tokens::store::GrantView;
 use crate::{identity::users::User, oauth::account};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    let s = move || super::with_state(state.clone());
+    let s = {
+        let state = state.clone();
+        move || super::with_state(state.clone())
+    };
     let show = warp::path!("account")
         .and(warp::get())
         .and(s())
-        .and(cookies())
+        .and(signed_in(&state, "/account"))
         .and(warp::query::<HashMap<String, String>>())
-        .then(|st, c, q: HashMap<String, String>| async move {
+        .then(|st, u, q: HashMap<String, String>| async move {
             let next = q.get("next").map(|n| super::session::safe_next(Some(n)));
-            show(st, c, next).await
+            show(st, u, next).await
         });
+    // The form is read before the session is checked; its token is bound to the app too.
     let revoke = warp::path!("account" / "apps" / i64 / "revoke")
         .and(warp::post())
         .and(s())
-        .and(cookies())
-        .and(super::body::capped_bytes(16 * 1024))
-        .then(|id, st, c, b: Bytes| async move {
-            let form: HashMap<String, String> =
-                url::form_urlencoded::parse(&b).into_owned().collect();
-            revoke(st, c, id, form).await
-        });
+        .and(super::session::form())
+        .and(signed_in(&state, "/account"))
+        .then(|id, st, form, u| async move { revoke(st, u, id, form).await });
     show.or(revoke).unify().boxed()
 }
 
-async fn show(state: AppState, cookies: Option<String>, next: Option<String>) -> Response {
-    let (session, user) = match current(&state, cookies.as_deref()).await {
-        Ok(Some(s)) => s,
-        Ok(None) => return redirect("/auth/login?next=%2Faccount"),
-        Err(e) => return error_response(&e, Format::Html),
-    };
-    let overview = match account::overview(&state.db, user.id).await {
+async fn show(state: AppState, (session, user): SignedIn, next: Option<String>) -> Response {
+    let overview = match account::overview(&state.ctx(), user.id).await {
         Ok(o) => o,
         Err(e) => return error_response(&e, Format::Html),
     };
-    let factors_csrf = super::account_factors::factors_csrf(&state, &session);
+    let factors_csrf = super::session::csrf_token(&state, super::session::FACTORS, &session);
     let security =
         super::account_factors::Security::of(&state, factors_csrf, &overview, next.as_deref());
     let session_hash = SecretToken::presented(&session).hash();
@@ -105,17 +99,7 @@ fn apps(state: &AppState, session_hash: &str, grants: &[GrantView]) -> Vec<AppIt
         .collect()
 }
 
-async fn revoke(
-    state: AppState,
-    cookies: Option<String>,
-    grant: i64,
-    form: HashMap<String, String>,
-) -> Response {
-    let (session, user) = match current(&state, cookies.as_deref()).await {
-        Ok(Some(s)) => s,
-        Ok(None) => return redirect("/auth/login?next=%2Faccount"),
-        Err(e) => return error_response(&e, Format::Html),
-    };
+async fn revoke(state: AppState, (session, user): SignedIn, grant: i64, form: Form) -> Response {
     let session_hash = SecretToken::presented(&session).hash();
     let ok = form.get("csrf_token").is_some_and(|t| {
         csrf::verify(
@@ -131,7 +115,7 @@ async fn revoke(
             Format::Html,
         );
     }
-    match account::revoke_app(&state.db, user.id, grant).await {
+    match account::revoke_app(&state.ctx(), user.id, grant).await {
         Ok(()) => redirect("/account"),
         Err(e) => error_response(&e, Format::Html),
     }

@@ -13,10 +13,10 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use super::account_factors::{factors_csrf, passkey_answer, signed_in, signed_in_json};
 use super::reply::redirect;
 use super::reply::{Format, error_response, form_status, json_response, page_as};
-use super::session::{cookies, current, safe_next, urlencode};
+use super::session::{FACTORS, Form, SignedIn, call_csrf, csrf_token, form_csrf};
+use super::session::{passkey_answer, safe_next, urlencode};
 use crate::core::error::AppError;
 use crate::http::state::AppState;
 use crate::{
@@ -24,45 +24,37 @@ use crate::{
     identity::sessions::confirm::Proof,
 };
 
-type Form = HashMap<String, String>;
-
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    let s = move || super::with_state(state.clone());
+    let s = {
+        let state = state.clone();
+        move || super::with_state(state.clone())
+    };
     let show = warp::path!("account" / "confirm")
         .and(warp::get())
         .and(s())
-        .and(cookies())
+        .and(super::session::optional(&state))
         .and(warp::query::<HashMap<String, String>>())
         .then(
-            |st: AppState, c: Option<String>, q: HashMap<String, String>| async move {
-                show(&st, c.as_deref(), q.get("next").map(String::as_str), None).await
+            |st: AppState, u: Option<SignedIn>, q: HashMap<String, String>| async move {
+                show(&st, u, q.get("next").map(String::as_str), None).await
             },
         );
     let submit = warp::path!("account" / "confirm")
         .and(warp::post())
         .and(s())
-        .and(cookies())
         .and(super::peer())
-        .and(
-            super::body::capped_bytes(16 * 1024).map(|b: bytes::Bytes| -> Form {
-                url::form_urlencoded::parse(&b).into_owned().collect()
-            }),
-        )
-        .then(|st, c, p, f| async move { submit(st, c, p, f).await });
+        .and(form_csrf(&state, FACTORS, "/account"))
+        .then(|st, p, u, f| async move { submit(st, p, u, f).await });
     let options = warp::path!("account" / "confirm" / "passkey" / "options")
         .and(warp::post())
         .and(s())
-        .and(cookies())
-        .and(warp::header::optional::<String>("x-csrf-token"))
-        .and(super::body::json_or_empty())
-        .then(|st, c, t, _b: Value| async move { passkey_options(st, c, t).await });
+        .and(call_csrf(&state, FACTORS, super::body::json_or_empty()))
+        .then(|st, u, _b: Value| async move { passkey_options(st, u).await });
     let passkey = warp::path!("account" / "confirm" / "passkey")
         .and(warp::post())
         .and(s())
-        .and(cookies())
-        .and(warp::header::optional::<String>("x-csrf-token"))
-        .and(super::body::json::<Value>())
-        .then(|st, c, t, b| async move { passkey(st, c, t, b).await });
+        .and(call_csrf(&state, FACTORS, super::body::json::<Value>()))
+        .then(|st, u, b| async move { passkey(st, u, b).await });
     show.or(submit)
         .unify()
         .or(options)
@@ -75,27 +67,23 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
 /// The page: one form for each way the account can confirm.
 async fn show(
     state: &AppState,
-    cookies: Option<&str>,
+    signed_in: Option<SignedIn>,
     next: Option<&str>,
     error: Option<&str>,
 ) -> Response {
     let next = safe_next(next);
-    let (session, user) = match current(state, cookies).await {
-        Ok(Some(s)) => s,
-        Ok(None) => {
-            let back = format!("/account/confirm?next={}", urlencode(&next));
-            return redirect(&format!("/auth/login?next={}", urlencode(&back)));
-        }
-        Err(e) => return error_response(&e, Format::Html),
+    let Some((session, user)) = signed_in else {
+        let back = format!("/account/confirm?next={}", urlencode(&next));
+        return redirect(&format!("/auth/login?next={}", urlencode(&back)));
     };
-    let enrolled = match confirm::asks(&state.db, user.id).await {
+    let enrolled = match confirm::asks(&state.ctx(), user.id).await {
         Ok(e) => e,
         Err(e) => return error_response(&e, Format::Html),
     };
     let page = ConfirmPage {
         error,
         minutes: confirm::WINDOW / 60,
-        csrf: factors_csrf(state, &session),
+        csrf: csrf_token(state, FACTORS, &session),
         next: &next,
         passkey: enrolled.passkeys > 0 && state.factors.rp.is_some(),
         totp: enrolled.totp,
@@ -123,16 +111,11 @@ struct ConfirmPage<'a> {
 
 async fn submit(
     state: AppState,
-    cookies: Option<String>,
     peer: Option<std::net::SocketAddr>,
+    signed_in: SignedIn,
     form: Form,
 ) -> Response {
     let next = form.get("next").map(String::as_str);
-    let csrf = form.get("csrf_token").map(String::as_str);
-    let (session, user) = match signed_in(&state, cookies.as_deref(), csrf).await {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
     let proof = match (
         form.get("code"),
         form.get("recovery_code"),
@@ -142,7 +125,7 @@ async fn submit(
         (None, Some(r), _) => Proof::RecoveryCode(r.clone()),
         (None, None, Some(p)) => Proof::Password(p.clone()),
         (None, None, None) => {
-            return show(&state, cookies.as_deref(), next, Some("Enter a code.")).await;
+            return show(&state, Some(signed_in), next, Some("Enter a code.")).await;
         }
     };
     let checks = Checks {
@@ -150,41 +133,25 @@ async fn submit(
         passwords: &state.passwords,
         address: peer.map(|p| p.ip()),
     };
-    match confirm::confirm(&state.db, checks, session, &user, proof).await {
+    let (session, user) = &signed_in;
+    match confirm::confirm(&state.ctx(), checks, session.clone(), user, proof).await {
         Ok(()) => redirect(&safe_next(next)),
         Err(e @ (AppError::AuthRequired { .. } | AppError::BadRequest { .. })) => {
-            show(&state, cookies.as_deref(), next, Some(&e.public_message())).await
+            show(&state, Some(signed_in), next, Some(&e.public_message())).await
         }
         Err(e) => error_response(&e, Format::Html),
     }
 }
 
-async fn passkey_options(
-    state: AppState,
-    cookies: Option<String>,
-    csrf: Option<String>,
-) -> Response {
-    let (_, user) = match signed_in_json(&state, cookies.as_deref(), csrf.as_deref()).await {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
-    match confirm::passkey_options(&state.db, &state.factors, user.id).await {
+async fn passkey_options(state: AppState, (_, user): SignedIn) -> Response {
+    match confirm::passkey_options(&state.ctx(), &state.factors, user.id).await {
         Ok(options) => json_response(StatusCode::OK, &json!({"publicKey": options})),
         Err(e) => error_response(&e, Format::Json),
     }
 }
 
 /// `{"credential": <AuthenticationResponseJSON>, "next": "/..."}` → `{"next": "/..."}`.
-async fn passkey(
-    state: AppState,
-    cookies: Option<String>,
-    csrf: Option<String>,
-    body: Value,
-) -> Response {
-    let (session, user) = match signed_in_json(&state, cookies.as_deref(), csrf.as_deref()).await {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
+async fn passkey(state: AppState, (session, user): SignedIn, body: Value) -> Response {
     let next = safe_next(body.get("next").and_then(Value::as_str));
     let answer = match passkey_answer(&body) {
         Ok(a) => a,
@@ -196,7 +163,7 @@ async fn passkey(
         passwords: &state.passwords,
         address: None,
     };
-    match confirm::confirm(&state.db, checks, session, &user, proof).await {
+    match confirm::confirm(&state.ctx(), checks, session, &user, proof).await {
         Ok(()) => json_response(StatusCode::OK, &json!({"next": next})),
         Err(e) => error_response(&e, Format::Json),
     }

@@ -3,10 +3,7 @@
 //! bound to the session; the passkey calls are JSON with the token in `X-CSRF-Token`. The use
 //! cases are `factors::account`.
 
-use std::collections::HashMap;
-
 use askama::Template;
-use bytes::Bytes;
 use http::StatusCode;
 use serde_json::{Value, json};
 use warp::Filter;
@@ -15,30 +12,26 @@ use warp::reply::Response;
 
 use super::reply::redirect;
 use super::reply::{Format, error_response, form_status, json_response, page, page_as};
-use super::session::{cookies, current, safe_next, urlencode};
-use crate::core::crypto::SecretToken;
+use super::session::{FACTORS, Form, SignedIn, call_csrf, form_csrf};
+use super::session::{passkey_answer, safe_next, urlencode};
+
 use crate::core::error::AppError;
 use crate::core::timefmt::human;
 use crate::http::state::AppState;
 use crate::identity::accounts::factors as account;
 use crate::identity::factors::Enrolment;
-use crate::identity::sessions::csrf;
-use crate::identity::users::User;
 use crate::oauth::account::Overview;
 use crate::{
     identity::accounts::factors::Confirmation, identity::accounts::factors::NewPasskey,
     identity::accounts::factors::PasskeyChange,
 };
 
-type Form = HashMap<String, String>;
-
-fn form() -> impl Filter<Extract = (Form,), Error = warp::Rejection> + Clone {
-    super::body::capped_bytes(16 * 1024)
-        .map(|b: Bytes| -> Form { url::form_urlencoded::parse(&b).into_owned().collect() })
-}
-
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    let s = move || super::with_state(state.clone());
+    let s = {
+        let state = state.clone();
+        move || super::with_state(state.clone())
+    };
+    let signed_form = || form_csrf(&state, FACTORS, "/account");
     let post_form = |tail: &'static str| {
         warp::path("account")
             .and(warp::path("totp"))
@@ -48,45 +41,36 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     };
     let start = post_form("start")
         .and(s())
-        .and(cookies())
-        .and(form())
-        .then(|st, c, f| async move { totp_start(st, c, f).await });
+        .and(signed_form())
+        .then(|st, u, f| async move { totp_start(st, u, f).await });
     let confirm = post_form("confirm")
         .and(s())
-        .and(cookies())
-        .and(form())
-        .then(|st, c, f| async move { totp_confirm(st, c, f).await });
+        .and(signed_form())
+        .then(|st, u, f| async move { totp_confirm(st, u, f).await });
     let disable = post_form("disable")
         .and(s())
-        .and(cookies())
-        .and(form())
-        .then(|st, c, f| async move { totp_disable(st, c, f).await });
+        .and(signed_form())
+        .then(|st, u, f| async move { totp_disable(st, u, f).await });
     let options = warp::path!("account" / "passkeys" / "options")
         .and(warp::post())
         .and(s())
-        .and(cookies())
-        .and(warp::header::optional::<String>("x-csrf-token"))
-        .and(super::body::json_or_empty())
-        .then(|st, c, t, _b: Value| async move { passkey_options(st, c, t).await });
+        .and(call_csrf(&state, FACTORS, super::body::json_or_empty()))
+        .then(|st, u, _b: Value| async move { passkey_options(st, u).await });
     let add = warp::path!("account" / "passkeys")
         .and(warp::post())
         .and(s())
-        .and(cookies())
-        .and(warp::header::optional::<String>("x-csrf-token"))
-        .and(super::body::json::<Value>())
-        .then(|st, c, t, b| async move { passkey_add(st, c, t, b).await });
+        .and(call_csrf(&state, FACTORS, super::body::json::<Value>()))
+        .then(|st, u, b| async move { passkey_add(st, u, b).await });
     let rename = warp::path!("account" / "passkeys" / i64 / "rename")
         .and(warp::post())
         .and(s())
-        .and(cookies())
-        .and(form())
-        .then(|id, st, c, f| async move { passkey_change(st, c, id, f, true).await });
+        .and(signed_form())
+        .then(|id, st, u, f| async move { passkey_change(st, u, id, f, true).await });
     let remove = warp::path!("account" / "passkeys" / i64 / "delete")
         .and(warp::post())
         .and(s())
-        .and(cookies())
-        .and(form())
-        .then(|id, st, c, f| async move { passkey_change(st, c, id, f, false).await });
+        .and(signed_form())
+        .then(|id, st, u, f| async move { passkey_change(st, u, id, f, false).await });
     start
         .or(confirm)
         .unify()
@@ -101,43 +85,6 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(remove)
         .unify()
         .boxed()
-}
-
-/// The CSRF token for the account's second-factor forms and calls.
-pub fn factors_csrf(state: &AppState, session: &str) -> String {
-    csrf::token(
-        &state.keys,
-        "factors",
-        &[&SecretToken::presented(session).hash()],
-    )
-}
-
-/// The signed-in session and user when the CSRF token matches; otherwise the response to give.
-pub(super) async fn signed_in(
-    state: &AppState,
-    cookies: Option<&str>,
-    presented: Option<&str>,
-) -> Result<(String, User), Response> {
-    let (session, user) = match current(state, cookies).await {
-        Ok(Some(s)) => s,
-        Ok(None) => return Err(redirect("/auth/login?next=%2Faccount")),
-        Err(e) => return Err(error_response(&e, Format::Html)),
-    };
-    let ok = presented.is_some_and(|t| {
-        csrf::verify(
-            &state.keys,
-            "factors",
-            &[&SecretToken::presented(&session).hash()],
-            t,
-        )
-    });
-    if !ok {
-        return Err(error_response(
-            &AppError::Forbidden("the form expired; reload the page".into()),
-            Format::Html,
-        ));
-    }
-    Ok((session, user))
 }
 
 /// The answer to a change refused with `e`: the confirmation page when it needs one (back to
@@ -189,20 +136,9 @@ fn enrol_page(csrf: &str, e: &Enrolment, next: Option<&str>, error: Option<&str>
     page_as(form_status(error, StatusCode::BAD_REQUEST), Ok(page))
 }
 
-async fn totp_start(state: AppState, cookies: Option<String>, form: Form) -> Response {
-    let user = match signed_in(
-        &state,
-        cookies.as_deref(),
-        form.get("csrf_token").map(String::as_str),
-    )
-    .await
-    {
-        Ok(u) => u,
-        Err(r) => return r,
-    };
-    let (session, user) = user;
+async fn totp_start(state: AppState, (session, user): SignedIn, form: Form) -> Response {
     let next = next_of(&form);
-    match account::start_totp(&state.db, &state.factors, &user, session).await {
+    match account::start_totp(&state.ctx(), &state.factors, &user, session).await {
         Ok(e) => enrol_page(
             form.get("csrf_token").map(String::as_str).unwrap_or(""),
             &e,
@@ -213,15 +149,11 @@ async fn totp_start(state: AppState, cookies: Option<String>, form: Form) -> Res
     }
 }
 
-async fn totp_confirm(state: AppState, cookies: Option<String>, form: Form) -> Response {
+async fn totp_confirm(state: AppState, (_, user): SignedIn, form: Form) -> Response {
     let csrf = form.get("csrf_token").cloned().unwrap_or_default();
-    let (_, user) = match signed_in(&state, cookies.as_deref(), Some(&csrf)).await {
-        Ok(u) => u,
-        Err(r) => return r,
-    };
     let next = next_of(&form);
     let code = form.get("code").cloned().unwrap_or_default();
-    match account::confirm_totp(&state.db, &state.factors, &user, code).await {
+    match account::confirm_totp(&state.ctx(), &state.factors, &user, code).await {
         Ok(Confirmation::RecoveryCodes(codes)) => recovery_codes_page(&codes, next.as_deref()),
         Ok(Confirmation::Refused {
             why,
@@ -247,72 +179,23 @@ fn recovery_codes_page(codes: &[String], next: Option<&str>) -> Response {
     page(Ok(RecoveryCodesPage { codes, back }))
 }
 
-async fn totp_disable(state: AppState, cookies: Option<String>, form: Form) -> Response {
-    let user = match signed_in(
-        &state,
-        cookies.as_deref(),
-        form.get("csrf_token").map(String::as_str),
-    )
-    .await
-    {
-        Ok(u) => u,
-        Err(r) => return r,
-    };
+async fn totp_disable(state: AppState, (_, user): SignedIn, form: Form) -> Response {
     let code = form.get("code").cloned().unwrap_or_default();
-    match account::disable_totp(&state.db, &state.factors, user.1.id, code).await {
+    match account::disable_totp(&state.ctx(), &state.factors, user.id, code).await {
         Ok(()) => redirect("/account"),
         Err(e) => error_response(&e, Format::Html),
     }
 }
 
-async fn passkey_options(
-    state: AppState,
-    cookies: Option<String>,
-    csrf: Option<String>,
-) -> Response {
-    let (session, user) = match signed_in_json(&state, cookies.as_deref(), csrf.as_deref()).await {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
-    match account::passkey_options(&state.db, &state.factors, user, session).await {
+async fn passkey_options(state: AppState, (session, user): SignedIn) -> Response {
+    match account::passkey_options(&state.ctx(), &state.factors, user, session).await {
         Ok(options) => json_response(StatusCode::OK, &json!({"publicKey": options})),
         Err(e) => error_response(&e, Format::Json),
     }
 }
 
-/// The signed-in session and user of a JSON call whose `X-CSRF-Token` matches; otherwise the
-/// 403 to answer with.
-pub(super) async fn signed_in_json(
-    state: &AppState,
-    cookies: Option<&str>,
-    csrf: Option<&str>,
-) -> Result<(String, User), Response> {
-    signed_in(state, cookies, csrf).await.map_err(|_| {
-        let e = AppError::Forbidden("sign in again and reload the page".into());
-        error_response(&e, Format::Json)
-    })
-}
-
-/// The serialised passkey answer in a JSON body's `credential`.
-pub(super) fn passkey_answer(body: &Value) -> Result<Vec<u8>, AppError> {
-    let answer = body
-        .get("credential")
-        .filter(|c| c.is_object())
-        .ok_or_else(|| AppError::bad_request("credential must be the passkey's answer"))?;
-    serde_json::to_vec(answer).map_err(AppError::internal)
-}
-
 /// `{"credential": <RegistrationResponseJSON>, "name": "Laptop"}` → `{"id": n}`.
-async fn passkey_add(
-    state: AppState,
-    cookies: Option<String>,
-    csrf: Option<String>,
-    body: Value,
-) -> Response {
-    let (session, user) = match signed_in_json(&state, cookies.as_deref(), csrf.as_deref()).await {
-        Ok(s) => s,
-        Err(r) => return r,
-    };
+async fn passkey_add(state: AppState, (session, user): SignedIn, body: Value) -> Response {
     let answer = match passkey_answer(&body) {
         Ok(a) => a,
         Err(e) => return error_response(&e, Format::Json),
@@ -325,7 +208,7 @@ async fn passkey_add(
             .unwrap_or("Passkey")
             .to_string(),
     };
-    match account::add_passkey(&state.db, &state.factors, user.id, session, new).await {
+    match account::add_passkey(&state.ctx(), &state.factors, user.id, session, new).await {
         Ok(id) => json_response(StatusCode::CREATED, &json!({"id": id})),
         Err(e) => error_response(&e, Format::Json),
     }
@@ -333,28 +216,17 @@ async fn passkey_add(
 
 async fn passkey_change(
     state: AppState,
-    cookies: Option<String>,
+    (session, user): SignedIn,
     id: i64,
     form: Form,
     rename: bool,
 ) -> Response {
-    let user = match signed_in(
-        &state,
-        cookies.as_deref(),
-        form.get("csrf_token").map(String::as_str),
-    )
-    .await
-    {
-        Ok(u) => u,
-        Err(r) => return r,
-    };
-    let (session, user) = user;
     let change = if rename {
         PasskeyChange::Rename(form.get("name").cloned().unwrap_or_default())
     } else {
         PasskeyChange::Remove
     };
-    match account::change_passkey(&state.db, user.id, session, id, change).await {
+    match account::change_passkey(&state.ctx(), user.id, session, id, change).await {
         Ok(()) => redirect("/account"),
         Err(e) => refused_page(&e, None),
     }
@@ -363,7 +235,7 @@ async fn passkey_change(
 /// The "Sign-in security" and "Passkeys" parts of the account page
 /// (`pages/account/security.html`).
 pub struct Security<'a> {
-    /// The token of the second-factor forms and calls (`factors_csrf`).
+    /// The token of the second-factor forms and calls (`session::FACTORS`).
     pub csrf: String,
     pub totp: bool,
     pub recovery_left: i64,

@@ -1,27 +1,44 @@
-//! Credentials for the APIs: filters that collect them (never reject), the `principal` filter
-//! that authenticates them before the body is read, and `authenticate` for handlers that must
-//! decide later.
+//! How an API request authenticates: one filter per way the credential travels, each counting
+//! the request against the credential's budget first (`limits`), placed after the path and
+//! method and before the body, so an anonymous, under-scoped or over-budget request is refused
+//! (401, 403, 429) before its body is read.
+//!
+//! - `api(scope)`: an API key or OAuth access token in `Authorization`, holding `scope`
+//!   (`/api/v1`); `api_all(scopes)` holding several; `query_key(scopes)` also takes the
+//!   `apiKey` query parameter (the scheduling service's routes, as its integrations send it).
+//! - `bearer()` / `bearer_or_query_key()`: the counted credential itself, for the use cases
+//!   that check it in the same database trip as their read (`/api/auth/oauth/me`, `userinfo`,
+//!   `/listBookings`).
+//!
+//! - `link_session()`: a signing link, `/sign/<token>/...`, whose token is the credential
+//!   (checked by the use case), with the browser's session for recipient authentication.
+//!
+//! The pages' credential, the session cookie (with its CSRF token for forms and calls), is
+//! `session`'s.
 
 use std::collections::HashMap;
 
 use warp::Filter;
 
+use super::limits::per_credential;
 use crate::core::error::AppError;
 use crate::http::state::AppState;
+use crate::identity::scope::Scope;
+use crate::signing::workflow::link::Visit;
 use crate::{identity::principal::Credentials, identity::principal::Principal};
 
+type Creds = (Credentials,);
+
 /// The `Authorization` header only.
-pub fn credentials() -> impl Filter<Extract = (Credentials,), Error = warp::Rejection> + Clone {
+fn header() -> impl Filter<Extract = Creds, Error = warp::Rejection> + Clone {
     warp::header::optional::<String>("authorization").map(|authorization| Credentials {
         authorization,
         query_api_key: None,
     })
 }
 
-/// The `Authorization` header, or the `apiKey` query parameter (bookings endpoints only, as
-/// scheduling integrations send it so).
-pub fn credentials_or_query_key()
--> impl Filter<Extract = (Credentials,), Error = warp::Rejection> + Clone {
+/// The `Authorization` header, or the `apiKey` query parameter.
+fn header_or_query() -> impl Filter<Extract = Creds, Error = warp::Rejection> + Clone {
     warp::header::optional::<String>("authorization")
         .and(
             warp::query::<HashMap<String, String>>()
@@ -36,57 +53,99 @@ pub fn credentials_or_query_key()
         )
 }
 
-/// Counts the request against its credential's per-minute budget (429 when spent); on
-/// PostgreSQL the count is a database write, run off the async threads.
-pub async fn rate_limit(state: &AppState, creds: &Credentials) -> Result<(), AppError> {
-    match creds.secret() {
-        Some(secret) if !secret.is_empty() => {
-            let key = crate::core::crypto::sha256_hex(secret);
-            state.limiter.check(&key, crate::core::db::now()).await
-        }
-        _ => Ok(()),
-    }
+/// The caller behind `Authorization`, holding `scope`.
+pub fn api(
+    state: &AppState,
+    scope: Scope,
+) -> impl Filter<Extract = (Principal,), Error = warp::Rejection> + Clone + use<> {
+    holding(state, header(), vec![scope])
 }
 
-/// The principal behind `creds`, checked in the database off the async threads, after the
-/// rate limit.
-pub async fn authenticate(state: &AppState, creds: Credentials) -> Result<Principal, AppError> {
-    rate_limit(state, &creds).await?;
-    crate::oauth::bearer::authenticate(&state.db, creds).await
+/// The caller behind `Authorization`, holding every one of `scopes`.
+pub fn api_all(
+    state: &AppState,
+    scopes: &[Scope],
+) -> impl Filter<Extract = (Principal,), Error = warp::Rejection> + Clone + use<> {
+    holding(state, header(), scopes.to_vec())
 }
 
-/// The principal behind the `Authorization` header, which must carry `scope`. Placed after the
-/// path and method and before the body: an anonymous or under-scoped request is refused (401,
-/// 403, or 429 past the rate limit) before its body is read or parsed.
-pub fn principal(
-    state: AppState,
-    scope: crate::identity::scope::Scope,
-) -> impl Filter<Extract = (Principal,), Error = warp::Rejection> + Clone {
-    credentials().and_then(move |creds| {
-        let state = state.clone();
+/// The caller behind `Authorization` or `?apiKey=`, holding every one of `scopes`.
+pub fn query_key(
+    state: &AppState,
+    scopes: &[Scope],
+) -> impl Filter<Extract = (Principal,), Error = warp::Rejection> + Clone + use<> {
+    holding(state, header_or_query(), scopes.to_vec())
+}
+
+/// `api`, then the state for the handler: what most API routes start with.
+pub fn caller(
+    state: &AppState,
+    scope: Scope,
+) -> impl Filter<Extract = (Principal, AppState), Error = warp::Rejection> + Clone + use<> {
+    api(state, scope).and(super::with_state(state.clone()))
+}
+
+/// The counted credential in `Authorization`, for a use case that checks it itself.
+pub fn bearer(
+    state: &AppState,
+) -> impl Filter<Extract = Creds, Error = warp::Rejection> + Clone + use<> {
+    per_credential(state, header())
+}
+
+/// The counted credential in `Authorization` or `?apiKey=`, for a use case that checks it
+/// itself.
+pub fn bearer_or_query_key(
+    state: &AppState,
+) -> impl Filter<Extract = Creds, Error = warp::Rejection> + Clone + use<> {
+    per_credential(state, header_or_query())
+}
+
+/// The principal behind the credentials `source` collects, holding every one of `scopes`.
+fn holding<S>(
+    state: &AppState,
+    source: S,
+    scopes: Vec<Scope>,
+) -> impl Filter<Extract = (Principal,), Error = warp::Rejection> + Clone + use<S>
+where
+    S: Filter<Extract = Creds, Error = warp::Rejection> + Clone,
+{
+    let db = state.db.clone();
+    per_credential(state, source).and_then(move |creds| {
+        let (db, scopes) = (db.clone(), scopes.clone());
         async move {
-            authenticate_for(&state, creds, scope)
+            authenticate(&db, creds, &scopes)
                 .await
                 .map_err(super::reply::reject)
         }
     })
 }
 
-/// `principal`, then the state for the handler: what most API routes start with.
-pub fn caller(
-    state: &AppState,
-    scope: crate::identity::scope::Scope,
-) -> impl Filter<Extract = (Principal, AppState), Error = warp::Rejection> + Clone + use<> {
-    principal(state.clone(), scope).and(super::with_state(state.clone()))
+/// The principal behind `creds` (checked off the async threads), holding every one of `scopes`
+/// (403 otherwise).
+async fn authenticate(
+    db: &crate::core::db::Db,
+    creds: Credentials,
+    scopes: &[Scope],
+) -> Result<Principal, AppError> {
+    let who = crate::oauth::bearer::authenticate(db, creds).await?;
+    for s in scopes {
+        who.require(*s)?;
+    }
+    Ok(who)
 }
 
-/// The principal behind `creds`, which must carry `scope` (403 otherwise).
-pub async fn authenticate_for(
+/// The session of a signing link's visitor, for recipient authentication. The link's token,
+/// the credential, is the route's `/sign/<token>` segment (declared in its `warp::path!`, where
+/// `redact` finds it) and is checked by the use case; `visit` joins the two.
+pub fn link_session(
     state: &AppState,
-    creds: Credentials,
-    scope: crate::identity::scope::Scope,
-) -> Result<Principal, AppError> {
-    let who = authenticate(state, creds).await?;
-    who.require(scope)?;
-    Ok(who)
+) -> impl Filter<Extract = (Option<String>,), Error = warp::Rejection> + Clone + use<> {
+    let state = state.clone();
+    super::session::cookies()
+        .map(move |c: Option<String>| super::session::session_token(&state, c.as_deref()))
+}
+
+/// A visit of link `token` by the browser whose session is `session`.
+pub fn visit(token: String, session: Option<String>) -> Visit {
+    Visit { session, token }
 }

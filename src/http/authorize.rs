@@ -124,7 +124,7 @@ async fn admit(
     cookies: Option<&str>,
 ) -> Result<(Request, Option<(String, Session)>), Response> {
     let params = Params::from_map(fields);
-    let valid = match consent::check(&state.db, &state.keys, &params).await {
+    let valid = match consent::check(&state.ctx(), &state.keys, &params).await {
         Ok(Ok(v)) => v,
         Ok(Err(e)) => return Err(invalid(state, e)),
         Err(e) => return Err(error_response(&e, Format::Html)),
@@ -144,7 +144,7 @@ async fn show(
         Ok(v) => v,
         Err(resp) => return resp,
     };
-    let (cookie, session) = match consent::next_step(&state.db, &req.valid, session).await {
+    let (cookie, session) = match consent::next_step(&state.ctx(), &req.valid, session).await {
         Err(e) => return error_response(&e, Format::Html),
         Ok(Next::Refuse(error)) => {
             return invalid(&state, req.valid.refuse(error, prompt::describe(error)));
@@ -251,7 +251,13 @@ async fn decide(
 
 /// Issues the code `who` allowed and redirects to the app with it.
 async fn issue(state: &AppState, who: Allower, valid: &Valid) -> Response {
-    let stored = consent::allow(&state.db, who, valid.clone(), state.config.lifetimes.code).await;
+    let stored = consent::allow(
+        &state.ctx(),
+        who,
+        valid.clone(),
+        state.config.lifetimes.code,
+    )
+    .await;
     match stored {
         Ok(code) => code_redirect(state, valid, &code),
         Err(e) => error_response(&e, Format::Html),
@@ -262,7 +268,7 @@ async fn issue(state: &AppState, who: Allower, valid: &Valid) -> Response {
 /// changed in the meantime.
 async fn issue_silently(state: &AppState, who: Allower, valid: Valid) -> Response {
     let ttl = state.config.lifetimes.code;
-    match consent::allow_silently(&state.db, who, valid.clone(), ttl).await {
+    match consent::allow_silently(&state.ctx(), who, valid.clone(), ttl).await {
         Ok(Some(code)) => code_redirect(state, &valid, &code),
         Ok(None) => {
             let error = "consent_required";

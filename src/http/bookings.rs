@@ -8,7 +8,7 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use super::auth::{credentials_or_query_key, principal};
+use super::auth::{api, bearer_or_query_key};
 use super::reply::{json_result, json_result_as};
 use super::{body, with_state};
 use crate::core::error::AppError;
@@ -20,14 +20,14 @@ use crate::{identity::principal::Credentials, identity::principal::Principal};
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let list_legacy = warp::path!("listBookings")
         .and(warp::get())
-        .and(credentials_or_query_key())
         .and(warp::query::<LimitQuery>())
+        .and(bearer_or_query_key(&state))
         .and(with_state(state.clone()))
-        .then(|creds, q, state| async move { json_result(list_legacy(state, creds, q).await) });
+        .then(|q, creds, state| async move { json_result(list_legacy(state, creds, q).await) });
 
     let create = warp::path!("api" / "v1" / "bookings")
         .and(warp::post())
-        .and(principal(state.clone(), Scope::WriteBooking))
+        .and(api(&state, Scope::WriteBooking))
         .and(body::json::<CreateRequest>())
         .and(with_state(state.clone()))
         .then(|who, req, state| async move {
@@ -36,20 +36,20 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
 
     let list = warp::path!("api" / "v1" / "bookings")
         .and(warp::get())
-        .and(principal(state.clone(), Scope::ReadBooking))
+        .and(api(&state, Scope::ReadBooking))
         .and(warp::query::<PageQuery>())
         .and(with_state(state.clone()))
         .then(|who, q, state| async move { json_result(list(state, who, q).await) });
 
     let get = warp::path!("api" / "v1" / "bookings" / i64)
         .and(warp::get())
-        .and(principal(state.clone(), Scope::ReadBooking))
+        .and(api(&state, Scope::ReadBooking))
         .and(with_state(state.clone()))
         .then(|id, who, state| async move { json_result(get(state, who, id).await) });
 
     let cancel = warp::path!("api" / "v1" / "bookings" / i64 / "cancel")
         .and(warp::post())
-        .and(principal(state.clone(), Scope::WriteBooking))
+        .and(api(&state, Scope::WriteBooking))
         .and(body::optional_json::<CancelRequest>())
         .and(with_state(state))
         .then(|id, who, req, state| async move { json_result(cancel(state, who, id, req).await) });
@@ -100,8 +100,7 @@ async fn list_legacy(
     q: LimitQuery,
 ) -> Result<Vec<Booking>, AppError> {
     // The hot path of app integrations: credential check and read in one database trip.
-    super::auth::rate_limit(&state, &creds).await?;
-    manage::list_legacy(&state.db, creds, q.limit).await
+    manage::list_legacy(&state.ctx(), creds, q.limit).await
 }
 
 /// `POST /api/v1/bookings`.
@@ -116,7 +115,7 @@ async fn list(state: AppState, who: Principal, q: PageQuery) -> Result<Page, App
         q.per_page.as_deref(),
         q.status.as_deref(),
     )?;
-    let (bookings, total_pages) = manage::list(&state.db, &who, page).await?;
+    let (bookings, total_pages) = manage::list(&state.ctx(), &who, page).await?;
     Ok(Page {
         bookings,
         total_pages,
@@ -125,7 +124,7 @@ async fn list(state: AppState, who: Principal, q: PageQuery) -> Result<Page, App
 
 /// `GET /api/v1/bookings/{id}`.
 async fn get(state: AppState, who: Principal, id: i64) -> Result<Booking, AppError> {
-    manage::get(&state.db, &who, id).await
+    manage::get(&state.ctx(), &who, id).await
 }
 
 /// `POST /api/v1/bookings/{id}/cancel` with `{"reason"?}`.

@@ -70,7 +70,7 @@ fn document_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::get())
         .and(caller(&state, read))
         .then(|who: Principal, st: AppState| async move {
-            json_result(crate::oauth::identity::api_account(&st.db, &who).await)
+            json_result(crate::oauth::identity::api_account(&st.ctx(), &who).await)
         });
     create
         .or(list)

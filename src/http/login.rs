@@ -145,7 +145,7 @@ async fn submit(
     }
     let (email, password) = (get("email"), get("password"));
     let address = peer.map(|p| p.ip());
-    match login::attempt(&state.db, &state.passwords, email, password, address).await {
+    match login::attempt(&state.ctx(), &state.passwords, email, password, address).await {
         Ok(Some(passed)) => signed_in(&state, next, passed),
         Ok(None) => login_page(
             &state,
@@ -214,7 +214,7 @@ async fn logout(
                 super::reply::Format::Html,
             );
         }
-        let _ = login::logout(&state.db, token).await;
+        let _ = login::logout(&state.ctx(), token).await;
     }
     // Back to the login, and from there to `next` (a signing page asking for another account).
     let target = match form.get("next") {

@@ -11,6 +11,7 @@ pub mod bookings;
 pub mod documents;
 pub mod health;
 pub mod home;
+pub mod limits;
 pub mod login;
 pub mod middleware;
 pub mod oauth_api;

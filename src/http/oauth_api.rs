@@ -25,7 +25,10 @@ use crate::{oauth::tokens::OAuthError, oauth::tokens::OAuthErrorBody};
 use crate::{oauth::tokens::store::Introspection, oauth::tokens::store::Kind};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    let s = move || super::with_state(state.clone());
+    let s = {
+        let state = state.clone();
+        move || super::with_state(state.clone())
+    };
     let body = || {
         warp::header::optional::<String>("content-type")
             .and(warp::header::optional::<String>("authorization"))
@@ -55,12 +58,12 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let me = warp::path!("api" / "auth" / "oauth" / "me")
         .and(warp::get().or(warp::post()).unify())
         .and(s())
-        .and(super::auth::credentials())
+        .and(super::auth::bearer(&state))
         .then(|st: AppState, creds| async move { json_result(me(&st, creds).await) });
     let userinfo = warp::path!("api" / "auth" / "oauth" / "userinfo")
         .and(warp::get().or(warp::post()).unify())
         .and(s())
-        .and(super::auth::credentials())
+        .and(super::auth::bearer(&state))
         .then(|st: AppState, creds| async move { json_result(userinfo(&st, creds).await) });
     let metadata = warp::path!(".well-known" / "oauth-authorization-server")
         .and(warp::get())
@@ -182,7 +185,7 @@ async fn endpoint(
         tokens: state.id_tokens.clone(),
         issuer: state.issuer(),
     };
-    match token_endpoint::answer(&state.db, policy, &openid, request).await {
+    match token_endpoint::answer(&state.ctx(), policy, &openid, request).await {
         Ok(Ok(answer)) => no_store(reply(&state, answer)),
         Ok(Err(e)) => oauth_error(&e, basic_used),
         Err(e) => oauth_error(&server_error(e), basic_used),
@@ -262,8 +265,7 @@ async fn me(
     state: &AppState,
     creds: crate::identity::principal::Credentials,
 ) -> Result<Value, AppError> {
-    super::auth::rate_limit(state, &creds).await?;
-    let user = crate::oauth::identity::profile(&state.db, creds).await?;
+    let user = crate::oauth::identity::profile(&state.ctx(), creds).await?;
     Ok(json!({"id": user.id, "username": user.username, "name": user.name, "email": user.email}))
 }
 
@@ -271,8 +273,7 @@ async fn userinfo(
     state: &AppState,
     creds: crate::identity::principal::Credentials,
 ) -> Result<Value, AppError> {
-    super::auth::rate_limit(state, &creds).await?;
-    crate::oauth::identity::userinfo(&state.db, creds).await
+    crate::oauth::identity::userinfo(&state.ctx(), creds).await
 }
 
 /// The public key that signs ID tokens (made on the first call when there is none yet).

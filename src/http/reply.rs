@@ -219,6 +219,16 @@ pub fn reject(err: AppError) -> Rejection {
     warp::reject::custom(Rejected(err))
 }
 
+/// A filter's refusal whose answer is decided where it is raised: a page's redirect to the
+/// sign-in form, or an error in a format the path does not tell (a page's JSON call).
+#[derive(Debug)]
+pub enum Refused {
+    Redirect(String),
+    As(AppError, Format),
+}
+
+impl warp::reject::Reject for Refused {}
+
 /// What a rejection means for the client.
 pub fn rejection_error(r: &Rejection) -> AppError {
     if let Some(Rejected(e)) = r.find::<Rejected>() {
@@ -259,8 +269,14 @@ pub fn rejection_error(r: &Rejection) -> AppError {
 #[derive(Debug, Clone)]
 pub struct PendingError(pub AppError);
 
-/// The top-level `recover`: every rejection becomes a `PendingError` response.
+/// The top-level `recover`: a `Refused` becomes its answer, every other rejection a
+/// `PendingError` response.
 pub async fn recover(r: Rejection) -> Result<Response, Infallible> {
+    match r.find::<Refused>() {
+        Some(Refused::Redirect(location)) => return Ok(redirect(location)),
+        Some(Refused::As(err, format)) => return Ok(error_response(err, *format)),
+        None => {}
+    }
     let err = rejection_error(&r);
     let mut resp = Response::new(Default::default());
     *resp.status_mut() = err.status();

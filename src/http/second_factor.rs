@@ -15,9 +15,9 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use super::account_factors::passkey_answer;
 use super::reply::redirect;
 use super::reply::{Format, error_response, form_status, json_response, page_as};
+use super::session::passkey_answer;
 use super::session::{cookie, cookies, safe_next, urlencode};
 use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
@@ -116,7 +116,7 @@ async fn show(
     let Some(token) = pending_token(state, cookies) else {
         return redirect(&format!("/auth/login?next={}", urlencode(&next)));
     };
-    let enrolled = match second_step::waiting(&state.db, token.clone()).await {
+    let enrolled = match second_step::waiting(&state.ctx(), token.clone()).await {
         Ok(Some(e)) => e,
         Ok(None) => return redirect(&format!("/auth/login?next={}", urlencode(&next))),
         Err(e) => return error_response(&e, Format::Html),
@@ -182,7 +182,7 @@ async fn submit(
         (None, Some(r)) => Some(Proof::RecoveryCode(r.clone())),
         (None, None) => None,
     };
-    match second_step::finish(&state.db, &state.factors, token, proof).await {
+    match second_step::finish(&state.ctx(), &state.factors, token, proof).await {
         Ok(session) => signed_in(redirect(&safe_next(next)), &session, state.tls()),
         Err(e) if e.code() == "login_expired" => {
             redirect(&format!("/auth/login?next={}", urlencode(&safe_next(next))))
@@ -198,7 +198,7 @@ async fn passkey_options(state: AppState, cookies: Option<String>) -> Response {
     let Some(token) = pending_token(&state, cookies.as_deref()) else {
         return error_response(&expired(), Format::Json);
     };
-    match second_step::passkey_options(&state.db, &state.factors, token).await {
+    match second_step::passkey_options(&state.ctx(), &state.factors, token).await {
         Ok(options) => json_response(StatusCode::OK, &json!({"publicKey": options})),
         Err(e) => error_response(&e, Format::Json),
     }
@@ -216,7 +216,7 @@ async fn passkey(state: AppState, cookies: Option<String>, body: Value) -> Respo
         Err(e) => return error_response(&e, Format::Json),
     };
     let proof = Proof::Passkey(answer);
-    match second_step::finish(&state.db, &state.factors, token, Some(proof)).await {
+    match second_step::finish(&state.ctx(), &state.factors, token, Some(proof)).await {
         Ok(session) => signed_in(
             json_response(StatusCode::OK, &json!({"next": next})),
             &session,

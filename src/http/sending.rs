@@ -9,7 +9,7 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use super::auth::principal;
+use super::auth::api;
 use super::reply::{json_result, write_result};
 use super::with_state;
 use crate::core::db::now;
@@ -32,11 +32,11 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     };
     let read = {
         let state = state.clone();
-        move || principal(state.clone(), Scope::ReadDocument)
+        move || api(&state, Scope::ReadDocument)
     };
     let write = {
         let state = state.clone();
-        move || principal(state.clone(), Scope::WriteDocument)
+        move || api(&state, Scope::WriteDocument)
     };
     let origin = super::origin;
     let send = warp::path!("api" / "v1" / "documents" / i64 / "send")

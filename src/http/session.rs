@@ -1,11 +1,182 @@
-//! Cookies and the logged-in user for the pages.
+//! The pages' credential, the session cookie: the filters that authenticate a page
+//! (`signed_in`), a page form (`form_csrf`: the session and the form's CSRF token) and a page's
+//! JSON call (`call_csrf`: the session and the `X-CSRF-Token` header), and the helpers the page
+//! routes share (cookies, CSRF tokens, safe `next` targets).
+//!
+//! A refused page goes to the sign-in form (`reply::Refused::Redirect`); a refused form gets
+//! the HTML 403 "the form expired", a refused call the JSON 403 "sign in again".
 
+use std::collections::HashMap;
+
+use bytes::Bytes;
+use serde_json::Value;
 use warp::Filter;
 
+use super::reply::{Format, Refused};
+use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
 use crate::http::state::AppState;
-use crate::identity::sessions::Session;
+use crate::identity::sessions::{Session, csrf};
 use crate::identity::users::User;
+
+/// The session cookie's value and its user.
+pub type SignedIn = (String, User);
+
+/// A form's fields.
+pub type Form = HashMap<String, String>;
+
+/// The CSRF purpose of the account's second-factor forms and calls.
+pub const FACTORS: &str = "factors";
+
+/// A form-encoded body of at most 16 KiB.
+pub fn form() -> impl Filter<Extract = (Form,), Error = warp::Rejection> + Clone {
+    super::body::capped_bytes(16 * 1024)
+        .map(|b: Bytes| -> Form { url::form_urlencoded::parse(&b).into_owned().collect() })
+}
+
+/// The signed-in browser of a page; without a session, the sign-in form (then `back`).
+pub fn signed_in(
+    state: &AppState,
+    back: &'static str,
+) -> impl Filter<Extract = (SignedIn,), Error = warp::Rejection> + Clone + use<> {
+    let state = state.clone();
+    cookies().and_then(move |c: Option<String>| {
+        let state = state.clone();
+        async move { session_or_sign_in(&state, c.as_deref(), back).await }
+    })
+}
+
+/// The browser's session, if signed in: for the pages that decide themselves where an
+/// anonymous visitor goes.
+pub fn optional(
+    state: &AppState,
+) -> impl Filter<Extract = (Option<SignedIn>,), Error = warp::Rejection> + Clone + use<> {
+    let state = state.clone();
+    cookies().and_then(move |c: Option<String>| {
+        let state = state.clone();
+        async move {
+            current(&state, c.as_deref())
+                .await
+                .map_err(|e| warp::reject::custom(Refused::As(e, Format::Html)))
+        }
+    })
+}
+
+/// A page form (body read first) from the signed-in browser whose `csrf_token` field is the
+/// token of `purpose`; without a session, the sign-in form (then `back`).
+pub fn form_csrf(
+    state: &AppState,
+    purpose: &'static str,
+    back: &'static str,
+) -> impl Filter<Extract = (SignedIn, Form), Error = warp::Rejection> + Clone + use<> {
+    let state = state.clone();
+    cookies()
+        .and(form())
+        .and_then(move |c: Option<String>, f: Form| {
+            let state = state.clone();
+            async move {
+                let s = session_or_sign_in(&state, c.as_deref(), back).await?;
+                let presented = f.get("csrf_token").map(String::as_str);
+                if !matches_session(&state, purpose, &s.0, presented) {
+                    let e = AppError::Forbidden("the form expired; reload the page".into());
+                    return Err(warp::reject::custom(Refused::As(e, Format::Html)));
+                }
+                Ok((s, f))
+            }
+        })
+        .untuple_one()
+}
+
+/// A page's JSON call (body read first by `body`) from the signed-in browser whose
+/// `X-CSRF-Token` is the token of `purpose`; any failure is the JSON 403 "sign in again".
+pub fn call_csrf<B, T>(
+    state: &AppState,
+    purpose: &'static str,
+    body: B,
+) -> impl Filter<Extract = (SignedIn, T), Error = warp::Rejection> + Clone + use<B, T>
+where
+    B: Filter<Extract = (T,), Error = warp::Rejection> + Clone + Send + Sync,
+    T: Send,
+{
+    let state = state.clone();
+    cookies()
+        .and(warp::header::optional::<String>("x-csrf-token"))
+        .and(body)
+        .and_then(move |c: Option<String>, presented: Option<String>, b: T| {
+            let state = state.clone();
+            async move {
+                match current(&state, c.as_deref()).await {
+                    Ok(Some(s)) if matches_session(&state, purpose, &s.0, presented.as_deref()) => {
+                        Ok((s, b))
+                    }
+                    _ => {
+                        let e = AppError::Forbidden("sign in again and reload the page".into());
+                        Err(warp::reject::custom(Refused::As(e, Format::Json)))
+                    }
+                }
+            }
+        })
+        .untuple_one()
+}
+
+async fn session_or_sign_in(
+    state: &AppState,
+    cookies: Option<&str>,
+    back: &str,
+) -> Result<SignedIn, warp::Rejection> {
+    match current(state, cookies).await {
+        Ok(Some(s)) => Ok(s),
+        Ok(None) => Err(warp::reject::custom(Refused::Redirect(format!(
+            "/auth/login?next={}",
+            urlencode(back)
+        )))),
+        Err(e) => Err(warp::reject::custom(Refused::As(e, Format::Html))),
+    }
+}
+
+/// The CSRF token of `purpose` for the forms and calls of session `session`.
+pub fn csrf_token(state: &AppState, purpose: &str, session: &str) -> String {
+    csrf::token(
+        &state.keys,
+        purpose,
+        &[&SecretToken::presented(session).hash()],
+    )
+}
+
+fn matches_session(
+    state: &AppState,
+    purpose: &str,
+    session: &str,
+    presented: Option<&str>,
+) -> bool {
+    presented.is_some_and(|t| {
+        csrf::verify(
+            &state.keys,
+            purpose,
+            &[&SecretToken::presented(session).hash()],
+            t,
+        )
+    })
+}
+
+/// The CSRF token of the "create an account" form on signing link `token`'s page.
+pub fn invite_csrf(state: &AppState, token: &str) -> String {
+    csrf::token(&state.keys, "invite", &[token])
+}
+
+/// The session cookie's value, if the browser sent one.
+pub fn session_token(state: &AppState, cookies: Option<&str>) -> Option<String> {
+    cookie(cookies, crate::identity::sessions::cookie_name(state.tls())).map(str::to_string)
+}
+
+/// The serialised passkey answer in a JSON body's `credential`.
+pub fn passkey_answer(body: &Value) -> Result<Vec<u8>, AppError> {
+    let answer = body
+        .get("credential")
+        .filter(|c| c.is_object())
+        .ok_or_else(|| AppError::bad_request("credential must be the passkey's answer"))?;
+    serde_json::to_vec(answer).map_err(AppError::internal)
+}
 
 /// The value of cookie `name` in a `Cookie` header.
 pub fn cookie<'a>(header: Option<&'a str>, name: &str) -> Option<&'a str> {
@@ -44,7 +215,7 @@ pub async fn current_session(
     .map(str::to_string) else {
         return Ok(None);
     };
-    let session = crate::identity::sessions::login::session(&state.db, token.clone()).await?;
+    let session = crate::identity::sessions::login::session(&state.ctx(), token.clone()).await?;
     Ok(session.map(|s| (token, s)))
 }
 

@@ -18,6 +18,7 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
+use super::auth::{link_session, visit};
 use super::reply::json_result;
 use super::with_state;
 use crate::core::error::AppError;
@@ -29,16 +30,20 @@ use crate::{
 };
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    let s = move || with_state(state.clone());
+    let s = {
+        let state = state.clone();
+        move || with_state(state.clone())
+    };
     let origin = super::origin;
-    let session = super::session::cookies;
+    let session = || link_session(&state);
     let state_call = warp::path!("sign" / String / "state")
         .and(warp::get())
         .and(session())
         .and(s())
-        .then(|t: String, c: Option<String>, st: AppState| async move {
-            let csrf = super::signup::invite_csrf(&st, &t);
-            json_result(link::state(&st.db, visit(&st, t, c), csrf).await)
+        .then(|t, c, st: AppState| async move {
+            let v = visit(t, c);
+            let csrf = super::session::invite_csrf(&st, &v.token);
+            json_result(link::state(&st.db, v, csrf).await)
         });
     let fill = warp::path!("sign" / String / "fields" / i64)
         .and(warp::post())
@@ -47,7 +52,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(session())
         .and(s())
         .then(|t, f, b, o, c, st: AppState| async move {
-            let call = call(&st, t, o, c, None);
+            let call = call(visit(t, c), o, None);
             json_result(link::fill(&st.db, &st.factors, call, f, b).await)
         });
     let complete = warp::path!("sign" / String / "complete")
@@ -58,7 +63,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(s())
         .then(
             |t, body: OrDefault<ActionRequest>, o, c, st: AppState| async move {
-                json_result(complete(&st, t, body.0, o, c).await)
+                json_result(complete(&st, visit(t, c), body.0, o).await)
             },
         );
     let reject = warp::path!("sign" / String / "reject")
@@ -69,7 +74,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(s())
         .then(
             |t, body: OrDefault<ActionRequest>, o, c, st: AppState| async move {
-                json_result(reject(&st, t, body.0, o, c).await)
+                json_result(reject(&st, visit(t, c), body.0, o).await)
             },
         );
     let challenge = warp::path!("sign" / String / "passkey-challenge")
@@ -78,7 +83,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(session())
         .and(s())
         .then(|t, _body: Value, c, st: AppState| async move {
-            json_result(link::passkey_challenge(&st.db, &st.factors, visit(&st, t, c)).await)
+            json_result(link::passkey_challenge(&st.db, &st.factors, visit(t, c)).await)
         });
     state_call
         .or(fill)
@@ -92,29 +97,9 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .boxed()
 }
 
-/// The session cookie's value, if the browser sent one.
-pub fn session_token(state: &AppState, cookies: Option<&str>) -> Option<String> {
-    super::session::cookie(cookies, crate::identity::sessions::cookie_name(state.tls()))
-        .map(str::to_string)
-}
-
-/// A visit of link `token` with the browser's `cookies`.
-pub fn visit(state: &AppState, token: String, cookies: Option<String>) -> Visit {
-    Visit {
-        session: session_token(state, cookies.as_deref()),
-        token,
-    }
-}
-
-fn call(
-    state: &AppState,
-    token: String,
-    origin: Origin,
-    cookies: Option<String>,
-    proof: Option<Proof>,
-) -> Call {
+fn call(visit: Visit, origin: Origin, proof: Option<Proof>) -> Call {
     Call {
-        visit: visit(state, token, cookies),
+        visit,
         origin,
         proof,
     }
@@ -122,12 +107,11 @@ fn call(
 
 async fn complete(
     state: &AppState,
-    token: String,
+    visit: Visit,
     body: ActionRequest,
     origin: Origin,
-    cookies: Option<String>,
 ) -> Result<Value, AppError> {
-    let call = call(state, token, origin, cookies, body.proof()?);
+    let call = call(visit, origin, body.proof()?);
     let checks = (&state.factors, &state.passwords);
     let done = link::complete(&state.db, checks, call, state.app_base()).await?;
     state.wake_outbound();
@@ -139,13 +123,12 @@ async fn complete(
 
 async fn reject(
     state: &AppState,
-    token: String,
+    visit: Visit,
     body: ActionRequest,
     origin: Origin,
-    cookies: Option<String>,
 ) -> Result<Value, AppError> {
     let reason = body.reason();
-    let call = call(state, token, origin, cookies, body.proof()?);
+    let call = call(visit, origin, body.proof()?);
     let checks = (&state.factors, &state.passwords);
     let answer = link::reject(&state.db, checks, call, reason, state.app_base()).await?;
     state.wake_outbound();

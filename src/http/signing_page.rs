@@ -10,9 +10,9 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
+use super::auth::{link_session, visit};
 use super::reply::{html_result, page, page_as};
 use super::session::urlencode;
-use super::signing::{session_token, visit};
 use super::with_state;
 use crate::core::error::AppError;
 use crate::http::state::AppState;
@@ -21,43 +21,43 @@ use crate::signing::documents::meta::Attachment;
 use crate::signing::documents::recipients::Role;
 use crate::signing::workflow::flow::Origin;
 use crate::{signing::pdf::PageWidth, signing::pdf::RETRY_AFTER_SECS, signing::pdf::RenderError};
-use crate::{signing::workflow::link, signing::workflow::link::Gate};
+use crate::{
+    signing::workflow::link, signing::workflow::link::Gate, signing::workflow::link::Visit,
+};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    let s = move || with_state(state.clone());
+    let s = {
+        let state = state.clone();
+        move || with_state(state.clone())
+    };
+    let session = || link_session(&state);
     let image = warp::path!("sign" / String / "pages" / String)
         .and(warp::get())
         .and(warp::query::<std::collections::HashMap<String, String>>())
-        .and(super::session::cookies())
+        .and(session())
         .and(s())
-        .then(
-            |token: String, file: String, q, c: Option<String>, st| async move {
-                match page_image(st, token, file, q, c).await {
-                    Ok(r) => r,
-                    Err(e) => super::reply::error_response(&e, super::reply::Format::Json),
-                }
-            },
-        );
+        .then(|t, file: String, q, c, st| async move {
+            match page_image(st, visit(t, c), file, q).await {
+                Ok(r) => r,
+                Err(e) => super::reply::error_response(&e, super::reply::Format::Json),
+            }
+        });
     let shown = warp::path!("sign" / String)
         .and(warp::get())
         .and(super::origin())
-        .and(super::session::cookies())
+        .and(session())
         .and(s())
-        .then(|token: String, origin, c: Option<String>, st| async move {
-            html_result(show(st, token, origin, c).await)
-        });
+        .then(|t, origin, c, st| async move { html_result(show(st, visit(t, c), origin).await) });
     let signature = warp::path!("sign" / String / "fields" / i64 / "signature.png")
         .and(warp::get())
-        .and(super::session::cookies())
+        .and(session())
         .and(s())
-        .then(
-            |token: String, field: i64, c: Option<String>, st| async move {
-                match signature(st, token, field, c).await {
-                    Ok(r) => r,
-                    Err(e) => super::reply::error_response(&e, super::reply::Format::Json),
-                }
-            },
-        );
+        .then(|t, field: i64, c, st| async move {
+            match signature(st, visit(t, c), field).await {
+                Ok(r) => r,
+                Err(e) => super::reply::error_response(&e, super::reply::Format::Json),
+            }
+        });
     image.or(signature).unify().or(shown).unify().boxed()
 }
 
@@ -67,10 +67,9 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
 /// stays busy.
 async fn page_image(
     state: AppState,
-    token: String,
+    visit: Visit,
     file: String,
     query: std::collections::HashMap<String, String>,
-    cookies: Option<String>,
 ) -> Result<Response, AppError> {
     let n: usize = file
         .strip_suffix(".png")
@@ -82,7 +81,7 @@ async fn page_image(
         Some(w) => w.parse().ok().and_then(PageWidth::parse),
     }
     .ok_or_else(|| AppError::bad_request(format!("w must be one of {:?}", PageWidth::ALLOWED)))?;
-    let (blob, size) = link::page_source(&state.db, visit(&state, token, cookies), n).await?;
+    let (blob, size) = link::page_source(&state.db, visit, n).await?;
     let path = state
         .blobs
         .local_path_async(&blob)
@@ -120,13 +119,8 @@ async fn page_image(
 
 /// `GET /sign/<token>/fields/<id>/signature.png`: the signature this recipient drew into one of
 /// their fields, for the page to show it in its box.
-async fn signature(
-    state: AppState,
-    token: String,
-    field: i64,
-    cookies: Option<String>,
-) -> Result<Response, AppError> {
-    let png = link::signature(&state.db, visit(&state, token, cookies), field).await?;
+async fn signature(state: AppState, visit: Visit, field: i64) -> Result<Response, AppError> {
+    let png = link::signature(&state.db, visit, field).await?;
     let mut resp = Response::new(png.into());
     let h = resp.headers_mut();
     h.insert("content-type", "image/png".parse().expect("static"));
@@ -137,19 +131,9 @@ async fn signature(
     Ok(resp)
 }
 
-async fn show(
-    state: AppState,
-    token: String,
-    origin: Origin,
-    cookies: Option<String>,
-) -> Result<Response, AppError> {
-    let opened = link::open(
-        &state.db,
-        visit(&state, token.clone(), cookies.clone()),
-        origin,
-        state.app_base(),
-    )
-    .await?;
+async fn show(state: AppState, visit: Visit, origin: Origin) -> Result<Response, AppError> {
+    let (token, session) = (visit.token.clone(), visit.session.clone());
+    let opened = link::open(&state.db, visit, origin, state.app_base()).await?;
     let (title, status, role, gate) = (opened.title, opened.status, opened.role, opened.gate);
     match status {
         Status::Cancelled => {
@@ -170,7 +154,7 @@ async fn show(
         _ => {}
     }
     if let Some(gate) = gate {
-        return Ok(gate_page(&state, &token, &title, &gate, cookies.as_deref()));
+        return Ok(gate_page(&state, &token, &title, &gate, session));
     }
     Ok(page(Ok(DocumentPage {
         title: &title,
@@ -224,7 +208,7 @@ fn gate_page(
     token: &str,
     title: &str,
     gate: &Gate,
-    cookies: Option<&str>,
+    session: Option<String>,
 ) -> Response {
     let here = format!("/sign/{token}");
     let other = match (&gate.signer, gate.code) {
@@ -233,14 +217,14 @@ fn gate_page(
     };
     let logout_csrf = match other {
         Some(_) => {
-            let session = session_token(state, cookies).unwrap_or_default();
+            let session = session.unwrap_or_default();
             let hash = crate::core::crypto::SecretToken::presented(&session).hash();
             crate::identity::sessions::csrf::token(&state.keys, "logout", &[&hash])
         }
         None => String::new(),
     };
-    let invite_csrf =
-        (other.is_none() && !gate.account_exists).then(|| super::signup::invite_csrf(state, token));
+    let invite_csrf = (other.is_none() && !gate.account_exists)
+        .then(|| super::session::invite_csrf(state, token));
     let shown = GatePage {
         title,
         token,

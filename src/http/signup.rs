@@ -49,11 +49,6 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     invite.or(show).unify().or(submit).unify().boxed()
 }
 
-/// The CSRF token of the "create an account" form on link `token`'s page.
-pub fn invite_csrf(state: &AppState, token: &str) -> String {
-    csrf::token(&state.keys, "invite", &[token])
-}
-
 /// "Check your e-mail": the link to create an account is on its way.
 #[derive(Template)]
 #[template(path = "signup/sent.html")]

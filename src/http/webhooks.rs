@@ -8,7 +8,7 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use super::auth::principal;
+use super::auth::api;
 use super::reply::json_result;
 use super::with_state;
 use crate::core::error::AppError;
@@ -24,7 +24,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         move || with_state(state.clone())
     };
     // A webhook is a way to read documents: every call needs READ_DOCUMENT.
-    let who = move || principal(state.clone(), Scope::ReadDocument);
+    let who = move || api(&state, Scope::ReadDocument);
     let create = warp::path!("api" / "v1" / "webhooks")
         .and(warp::post())
         .and(who())

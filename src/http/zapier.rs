@@ -12,15 +12,14 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use super::auth::{authenticate, credentials, credentials_or_query_key};
-use super::reply::{Format, error_response, json_result, json_result_as, reject};
+use super::reply::{Format, error_response, json_result, json_result_as};
 use super::{body, with_state};
 use crate::core::error::AppError;
 use crate::http::state::AppState;
+use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
 use crate::integrations::zapier;
 use crate::{core::lenient::Int, core::lenient::OrDefault};
-use crate::{identity::principal::Credentials, identity::principal::Principal};
 use crate::{
     integrations::request::CalSubscriptionRequest, integrations::request::SignSubscriptionRequest,
     integrations::request::SignUnsubscribeRequest,
@@ -39,7 +38,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         warp::path!("api" / "integrations" / "zapier" / ..)
             .and(warp::path(name))
             .and(warp::path::end())
-            .and(authed(state.clone(), credentials_or_query_key(), scopes))
+            .and(super::auth::query_key(&state, scopes))
     };
     const SUBSCRIBE: &[Scope] = &[Scope::ReadBooking, Scope::ReadProfile];
     let list_bookings = cal("listBookings", &[Scope::ReadBooking])
@@ -76,7 +75,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         warp::path!("api" / "v1" / "zapier" / ..)
             .and(warp::path(name))
             .and(warp::path::end())
-            .and(authed(state.clone(), credentials(), &[Scope::ReadDocument]))
+            .and(super::auth::api_all(&state, &[Scope::ReadDocument]))
     };
     let list_documents = sign("list-documents")
         .and(s())
@@ -111,31 +110,6 @@ struct IdQuery {
     id: Option<String>,
 }
 
-/// The caller behind `creds`, holding every one of `scopes` (401, 403 or 429 otherwise).
-fn authed(
-    state: AppState,
-    creds: impl Filter<Extract = (Credentials,), Error = warp::Rejection> + Clone,
-    scopes: &'static [Scope],
-) -> impl Filter<Extract = (Principal,), Error = warp::Rejection> + Clone {
-    creds.and_then(move |c| {
-        let state = state.clone();
-        async move { caller(&state, c, scopes).await.map_err(reject) }
-    })
-}
-
-/// The caller, holding every one of `scopes`.
-async fn caller(
-    state: &AppState,
-    creds: Credentials,
-    scopes: &[Scope],
-) -> Result<Principal, AppError> {
-    let who = authenticate(state, creds).await?;
-    for s in scopes {
-        who.require(*s)?;
-    }
-    Ok(who)
-}
-
 /// A subscription's id as Zapier hands it back: text or a number (`lenient::Int`).
 fn hook_id(raw: Option<Int>, key: &str) -> Result<i64, AppError> {
     raw.map(|i| i.0)
@@ -144,7 +118,7 @@ fn hook_id(raw: Option<Int>, key: &str) -> Result<i64, AppError> {
 
 /// `GET .../listBookings`: the newest bookings, as a subscription delivers them.
 async fn list_bookings(state: AppState, who: Principal) -> Result<Vec<Value>, AppError> {
-    let bookings = crate::bookings::manage::newest(&state.db, &who, SAMPLE_BOOKINGS).await?;
+    let bookings = crate::bookings::manage::newest(&state.ctx(), &who, SAMPLE_BOOKINGS).await?;
     Ok(bookings
         .iter()
         .map(crate::bookings::webhook::zapier_shape)
@@ -182,7 +156,7 @@ async fn delete_subscription(state: AppState, who: Principal, q: IdQuery) -> Res
 
 /// `GET .../me`: who the credential is (the peer's `{username}`, and docket's identity keys).
 async fn me(state: AppState, who: Principal) -> Result<Value, AppError> {
-    crate::oauth::identity::api_account(&state.db, &who).await
+    crate::oauth::identity::api_account(&state.ctx(), &who).await
 }
 
 /// `/api/v1/zapier/list-documents`: the sample a Zap shows while it is set up.

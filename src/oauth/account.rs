@@ -1,10 +1,11 @@
 //! The account page's use cases (`/account`): what it shows of a signed-in user (connected
 //! apps, second factors) and revoking an app's access.
 
+use crate::core::context::Context;
+use crate::core::db::now;
 use crate::core::error::AppError;
 use crate::identity::factors::Enrolled;
 use crate::identity::factors::store::PasskeyRow;
-use crate::{core::db::Db, core::db::now};
 use crate::{oauth::tokens::store as grants, oauth::tokens::store::GrantView};
 
 /// What the account page lists.
@@ -18,27 +19,30 @@ pub struct Overview {
 }
 
 /// The account page's lists for `user`, read together.
-pub async fn overview(db: &Db, user: i64) -> Result<Overview, AppError> {
-    db.read(move |c| {
-        Ok(Overview {
-            grants: grants::live_grants(c, user)?,
-            enrolled: crate::identity::factors::store::enrolled(c, user)?,
-            recovery_codes_left: crate::identity::factors::store::recovery_codes_left(c, user)?,
-            passkeys: crate::identity::factors::store::passkeys(c, user)?,
+pub async fn overview(ctx: &Context, user: i64) -> Result<Overview, AppError> {
+    ctx.db
+        .read(move |c| {
+            Ok(Overview {
+                grants: grants::live_grants(c, user)?,
+                enrolled: crate::identity::factors::store::enrolled(c, user)?,
+                recovery_codes_left: crate::identity::factors::store::recovery_codes_left(c, user)?,
+                passkeys: crate::identity::factors::store::passkeys(c, user)?,
+            })
         })
-    })
-    .await
+        .await
 }
 
 /// Ends `user`'s grant `grant` and every token issued under it; another user's grant is a 404.
-pub async fn revoke_app(db: &Db, user: i64, grant: i64) -> Result<(), AppError> {
-    db.write(move |tx| grants::revoke_grant(tx, user, grant, now()))
+pub async fn revoke_app(ctx: &Context, user: i64, grant: i64) -> Result<(), AppError> {
+    ctx.db
+        .write(move |tx| grants::revoke_grant(tx, user, grant, now()))
         .await
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::db::Db;
     use crate::identity::scope::Scope;
 
     #[tokio::test]
@@ -56,15 +60,16 @@ mod tests {
             })
             .await
             .unwrap();
-        let page = overview(&db, 1).await.unwrap();
+        let ctx = crate::core::context::Context::for_tests(db, tmp.path());
+        let page = overview(&ctx, 1).await.unwrap();
         assert_eq!(page.grants.len(), 1);
         assert_eq!(page.grants[0].client_name, "Cal");
         assert!(!page.enrolled.any());
-        let other = revoke_app(&db, 2, grant).await.unwrap_err();
+        let other = revoke_app(&ctx, 2, grant).await.unwrap_err();
         assert_eq!(other.code(), "not_found");
-        revoke_app(&db, 1, grant).await.unwrap();
-        assert!(overview(&db, 1).await.unwrap().grants.is_empty());
-        let again = revoke_app(&db, 1, grant).await.unwrap_err();
+        revoke_app(&ctx, 1, grant).await.unwrap();
+        assert!(overview(&ctx, 1).await.unwrap().grants.is_empty());
+        let again = revoke_app(&ctx, 1, grant).await.unwrap_err();
         assert_eq!(again.code(), "not_found");
     }
 }

@@ -3,26 +3,30 @@
 //! allowed it (for `prompt=none`), and the user's Allow, which records the grant and issues the
 //! code in one transaction.
 
+use crate::core::context::Context;
 use crate::core::db::Conn;
 
 use super::authorize::{Invalid, Params, Valid, validate};
 use super::prompt::Step;
 use super::tokens::{new_code, store};
 use crate::core::crypto::SecretToken;
+use crate::core::db::now;
 use crate::core::error::AppError;
 use crate::core::keyring::KeyRing;
 use crate::identity::sessions::Session;
-use crate::{core::db::Db, core::db::now};
 
 /// `params` checked against the client they name; docket's `login_since` mark counts only
 /// when `ring` shows docket made it for these parameters (`login_mark`).
 pub async fn check(
-    db: &Db,
+    ctx: &Context,
     ring: &KeyRing,
     params: &Params,
 ) -> Result<Result<Valid, Invalid>, AppError> {
     let id = params.client_id.clone().unwrap_or_default();
-    let client = db.read(move |c| super::clients::store::get(c, &id)).await?;
+    let client = ctx
+        .db
+        .read(move |c| super::clients::store::get(c, &id))
+        .await?;
     let mut checked = validate(params, client);
     if let Ok(valid) = &mut checked {
         valid.interaction.login_since = super::login_mark::read(ring, params, now());
@@ -49,7 +53,7 @@ pub enum Next<T> {
 /// `prompt=none`, which may issue a code without a page when the user already allowed every
 /// scope asked.
 pub async fn next_step<T>(
-    db: &Db,
+    ctx: &Context,
     valid: &Valid,
     session: Option<(T, Session)>,
 ) -> Result<Next<T>, AppError> {
@@ -58,7 +62,8 @@ pub async fn next_step<T>(
     let granted = match &session {
         Some((_, s)) if valid.interaction.prompt.none && valid.interaction.may_decide(at, now) => {
             let (user, client, scopes) = (s.user.id, valid.client.row_id, valid.scopes.clone());
-            db.read(move |c| store::grant_covers(c, user, client, &scopes))
+            ctx.db
+                .read(move |c| store::grant_covers(c, user, client, &scopes))
                 .await?
         }
         _ => false,
@@ -103,14 +108,15 @@ impl Allower {
 /// The user allowed the request: their grant to the client is created or widened, and a code
 /// good for `code_ttl` seconds is issued on it.
 pub async fn allow(
-    db: &Db,
+    ctx: &Context,
     who: Allower,
     valid: Valid,
     code_ttl: i64,
 ) -> Result<SecretToken, AppError> {
     let code = new_code();
     let c = code.clone();
-    db.write(move |tx| record(tx, who, &valid, &c, code_ttl, now()))
+    ctx.db
+        .write(move |tx| record(tx, who, &valid, &c, code_ttl, now()))
         .await?;
     Ok(code)
 }
@@ -119,14 +125,15 @@ pub async fn allow(
 /// that issues it (a grant revoked since `next_step` read it is not brought back); `None` when
 /// the live grant no longer holds every scope asked.
 pub async fn allow_silently(
-    db: &Db,
+    ctx: &Context,
     who: Allower,
     valid: Valid,
     code_ttl: i64,
 ) -> Result<Option<SecretToken>, AppError> {
     let code = new_code();
     let c = code.clone();
-    let issued = db
+    let issued = ctx
+        .db
         .write(move |tx| record_granted(tx, who, &valid, &c, code_ttl, now()))
         .await?;
     Ok(issued.then_some(code))

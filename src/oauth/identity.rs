@@ -2,7 +2,8 @@
 //! carries READ_PROFILE) and OpenID Connect's userinfo (`/api/auth/oauth/userinfo`).
 
 use super::bearer;
-use crate::core::db::Db;
+use crate::core::context::Context;
+
 use crate::core::error::AppError;
 use crate::identity::principal::Credentials;
 use crate::identity::scope::Scope;
@@ -11,8 +12,8 @@ use serde_json::{Value, json};
 
 /// The user behind `creds`, checked and read in one trip to the database: 403 without
 /// READ_PROFILE, 401 when the user is gone.
-pub async fn profile(db: &Db, creds: Credentials) -> Result<User, AppError> {
-    bearer::read_as(db, creds, |c, who| {
+pub async fn profile(ctx: &Context, creds: Credentials) -> Result<User, AppError> {
+    bearer::read_as(&ctx.db, creds, |c, who| {
         who.require(Scope::ReadProfile)?;
         user(c, who.user_id)
     })
@@ -21,8 +22,8 @@ pub async fn profile(db: &Db, creds: Credentials) -> Result<User, AppError> {
 
 /// OpenID Connect's userinfo for `creds` (a credential with `openid` or READ_PROFILE): `sub`
 /// and the claims its scopes allow. 403 without either scope, 401 when the user is gone.
-pub async fn userinfo(db: &Db, creds: Credentials) -> Result<Value, AppError> {
-    bearer::read_as(db, creds, |c, who| {
+pub async fn userinfo(ctx: &Context, creds: Credentials) -> Result<Value, AppError> {
+    bearer::read_as(&ctx.db, creds, |c, who| {
         if !who.scopes.contains(&Scope::OpenId) {
             who.require(Scope::ReadProfile)?;
         }
@@ -40,20 +41,21 @@ pub async fn userinfo(db: &Db, creds: Credentials) -> Result<Value, AppError> {
 /// `name` and `id`, and its `username` and `email` when the credential carries READ_PROFILE (an
 /// API key carries every scope).
 pub async fn api_account(
-    db: &Db,
+    ctx: &Context,
     who: &crate::identity::principal::Principal,
 ) -> Result<Value, AppError> {
     let (id, profile) = (who.user_id, who.scopes.contains(&Scope::ReadProfile));
-    db.read(move |c| {
-        let u = user(c, id)?;
-        let mut out = json!({"name": u.name, "id": u.id});
-        if profile {
-            out["username"] = json!(u.username);
-            out["email"] = json!(u.email);
-        }
-        Ok(out)
-    })
-    .await
+    ctx.db
+        .read(move |c| {
+            let u = user(c, id)?;
+            let mut out = json!({"name": u.name, "id": u.id});
+            if profile {
+                out["username"] = json!(u.username);
+                out["email"] = json!(u.email);
+            }
+            Ok(out)
+        })
+        .await
 }
 
 fn user(c: &crate::core::db::Conn, id: i64) -> Result<User, AppError> {

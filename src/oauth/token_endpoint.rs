@@ -3,6 +3,7 @@
 //! transaction that answers. Protocol refusals are `OAuthError`s (RFC 6749 5.2); `AppError` is
 //! left for the server's own failures.
 
+use crate::core::context::Context;
 use std::collections::HashMap;
 
 use crate::core::db::Conn;
@@ -109,12 +110,13 @@ pub struct OpenId {
 
 /// Answers `req`: authenticates the client (read side), then runs what it asks, on the write
 /// side except for introspection. A code redeemed for `openid` also gets its ID token.
-pub async fn answer(db: &Db, policy: Policy, openid: &OpenId, req: Request) -> Outcome {
+pub async fn answer(ctx: &Context, policy: Policy, openid: &OpenId, req: Request) -> Outcome {
     let (client_id, secret) = match client_credentials(req.basic.as_ref(), &req.fields) {
         Ok(c) => c,
         Err(e) => return Ok(Err(e)),
     };
-    let client = db
+    let client = ctx
+        .db
         .read(move |c| super::clients::store::get(c, &client_id))
         .await?;
     let client = match authenticate_client(client, secret.as_deref()) {
@@ -127,12 +129,12 @@ pub async fn answer(db: &Db, policy: Policy, openid: &OpenId, req: Request) -> O
     };
     let (row, life) = (client.row_id, policy.lifetimes);
     let outcome = match ask {
-        Ask::Introspect(_) => db.read(move |c| run(c, row, ask, life, now())).await,
-        _ => db.write(move |tx| run(tx, row, ask, life, now())).await,
+        Ask::Introspect(_) => ctx.db.read(move |c| run(c, row, ask, life, now())).await,
+        _ => ctx.db.write(move |tx| run(tx, row, ask, life, now())).await,
     };
     match outcome {
         Ok(Ok(Answer::Tokens(mut t))) => {
-            t.id_token = id_token(db, openid, &client, &t.issued, life).await?;
+            t.id_token = id_token(&ctx.db, openid, &client, &t.issued, life).await?;
             Ok(Ok(Answer::Tokens(t)))
         }
         other => other,

@@ -1,12 +1,16 @@
 //! The account page's second-factor use cases, each one transaction: TOTP enrolment and turning
 //! it off, and passkeys added, renamed and removed. Every change to how the account signs in
 //! asks for a session confirmed within the last few minutes (`sessions::confirm`), or a current
-//! code for turning TOTP off, and mails the account a notice in the same transaction.
+//! code for turning TOTP off, and mails the account a notice in the same transaction, waking
+//! the mail worker once it has committed.
 
+use crate::core::context::Context;
+#[cfg(test)]
+use crate::core::db::Db;
 use crate::core::error::AppError;
 use crate::identity::sessions::confirm;
 use crate::identity::users::User;
-use crate::{core::db::Conn, core::db::Db, core::db::now};
+use crate::{core::db::Conn, core::db::now};
 use crate::{identity::factors::Enrolment, identity::factors::Verifier, identity::factors::store};
 
 /// Queues the mail that tells `user` how their sign-in changed (`what`).
@@ -27,17 +31,18 @@ fn notify(tx: &Conn, user: i64, what: &str, now: i64) -> Result<(), AppError> {
 /// TOTP is on, confirming the new secret replaces the old one, so this asks for the same
 /// confirmation as adding a factor.
 pub async fn start_totp(
-    db: &Db,
+    ctx: &Context,
     verifier: &Verifier,
     user: &User,
     session: String,
 ) -> Result<Enrolment, AppError> {
     let (verifier, id, email) = (verifier.clone(), user.id, user.email.clone());
-    db.write(move |tx| {
-        confirm::require(tx, &session, now())?;
-        verifier.totp_begin(tx, id, &email, now())
-    })
-    .await
+    ctx.db
+        .write(move |tx| {
+            confirm::require(tx, &session, now())?;
+            verifier.totp_begin(tx, id, &email, now())
+        })
+        .await
 }
 
 /// How a confirmation code was taken.
@@ -55,13 +60,14 @@ pub enum Confirmation {
 /// Turns TOTP on with a current `code` of the secret being enrolled (which only a confirmed
 /// session could start), and mails the account.
 pub async fn confirm_totp(
-    db: &Db,
+    ctx: &Context,
     verifier: &Verifier,
     user: &User,
     code: String,
 ) -> Result<Confirmation, AppError> {
     let (v, id) = (verifier.clone(), user.id);
-    match db
+    match ctx
+        .db
         .write(move |tx| {
             let replaced = crate::identity::users::store::has_totp(tx, id)?;
             let codes = v.totp_confirm(tx, id, &code, now())?;
@@ -75,10 +81,13 @@ pub async fn confirm_totp(
         })
         .await
     {
-        Ok(codes) => Ok(Confirmation::RecoveryCodes(codes)),
+        Ok(codes) => {
+            ctx.workers.mail.wake();
+            Ok(Confirmation::RecoveryCodes(codes))
+        }
         Err(e @ AppError::BadRequest { .. }) => {
             let (v, email) = (verifier.clone(), user.email.clone());
-            let enrolment = db.read(move |c| v.totp_pending(c, id, &email)).await?;
+            let enrolment = ctx.db.read(move |c| v.totp_pending(c, id, &email)).await?;
             Ok(Confirmation::Refused {
                 why: e.public_message(),
                 enrolment,
@@ -91,14 +100,14 @@ pub async fn confirm_totp(
 /// Turns TOTP off, given a current code or a recovery code: whoever turns it off holds the
 /// factor. The code is counted before it is checked, like every second-factor answer.
 pub async fn disable_totp(
-    db: &Db,
+    ctx: &Context,
     verifier: &Verifier,
     user: i64,
     code: String,
 ) -> Result<(), AppError> {
     let verifier = verifier.clone();
     crate::identity::factors::counted(
-        db,
+        &ctx.db,
         move |tx| Verifier::reserve(tx, user, now()),
         move |tx, attempt| {
             verifier
@@ -109,22 +118,25 @@ pub async fn disable_totp(
         },
         Verifier::release,
     )
-    .await
+    .await?;
+    ctx.workers.mail.wake();
+    Ok(())
 }
 
 /// The WebAuthn creation options for a new passkey of `user`, in the confirmed `session`.
 pub async fn passkey_options(
-    db: &Db,
+    ctx: &Context,
     verifier: &Verifier,
     user: User,
     session: String,
 ) -> Result<serde_json::Value, AppError> {
     let verifier = verifier.clone();
-    db.write(move |tx| {
-        confirm::require(tx, &session, now())?;
-        verifier.passkey_register_begin(tx, &user, now())
-    })
-    .await
+    ctx.db
+        .write(move |tx| {
+            confirm::require(tx, &session, now())?;
+            verifier.passkey_register_begin(tx, &user, now())
+        })
+        .await
 }
 
 /// A passkey's registration answer, with the name to store it under.
@@ -136,26 +148,30 @@ pub struct NewPasskey {
 /// Stores the passkey of a registration answer in the confirmed `session`: its id. Mails the
 /// account.
 pub async fn add_passkey(
-    db: &Db,
+    ctx: &Context,
     verifier: &Verifier,
     user: i64,
     session: String,
     new: NewPasskey,
 ) -> Result<i64, AppError> {
     let verifier = verifier.clone();
-    db.write(move |tx| {
-        confirm::require(tx, &session, now())?;
-        let name = crate::identity::factors::passkey_name(&new.name)?;
-        let id = verifier.passkey_register_finish(tx, user, &new.answer, &name, now())?;
-        notify(
-            tx,
-            user,
-            &format!("A passkey named \"{name}\" was added"),
-            now(),
-        )?;
-        Ok(id)
-    })
-    .await
+    let id = ctx
+        .db
+        .write(move |tx| {
+            confirm::require(tx, &session, now())?;
+            let name = crate::identity::factors::passkey_name(&new.name)?;
+            let id = verifier.passkey_register_finish(tx, user, &new.answer, &name, now())?;
+            notify(
+                tx,
+                user,
+                &format!("A passkey named \"{name}\" was added"),
+                now(),
+            )?;
+            Ok(id)
+        })
+        .await?;
+    ctx.workers.mail.wake();
+    Ok(id)
 }
 
 /// What happens to a passkey.
@@ -168,39 +184,42 @@ pub enum PasskeyChange {
 /// Renames or removes `user`'s passkey `id`; 404 when `user` has no such passkey. Removing one
 /// asks for the confirmed `session` and mails the account; a new name changes no security.
 pub async fn change_passkey(
-    db: &Db,
+    ctx: &Context,
     user: i64,
     session: String,
     id: i64,
     change: PasskeyChange,
 ) -> Result<(), AppError> {
-    db.write(move |tx| {
-        let found = match change {
-            PasskeyChange::Rename(name) => store::rename_passkey(
-                tx,
-                user,
-                id,
-                &crate::identity::factors::passkey_name(&name)?,
-            )?,
-            PasskeyChange::Remove => {
-                confirm::require(tx, &session, now())?;
-                match store::delete_passkey(tx, user, id)? {
-                    Some(name) => {
-                        let what = format!("The passkey named \"{name}\" was removed");
-                        notify(tx, user, &what, now())?;
-                        true
+    ctx.db
+        .write(move |tx| {
+            let found = match change {
+                PasskeyChange::Rename(name) => store::rename_passkey(
+                    tx,
+                    user,
+                    id,
+                    &crate::identity::factors::passkey_name(&name)?,
+                )?,
+                PasskeyChange::Remove => {
+                    confirm::require(tx, &session, now())?;
+                    match store::delete_passkey(tx, user, id)? {
+                        Some(name) => {
+                            let what = format!("The passkey named \"{name}\" was removed");
+                            notify(tx, user, &what, now())?;
+                            true
+                        }
+                        None => false,
                     }
-                    None => false,
                 }
+            };
+            if found {
+                Ok(())
+            } else {
+                Err(AppError::not_found("passkey"))
             }
-        };
-        if found {
-            Ok(())
-        } else {
-            Err(AppError::not_found("passkey"))
-        }
-    })
-    .await
+        })
+        .await?;
+    ctx.workers.mail.wake();
+    Ok(())
 }
 
 #[cfg(test)]
@@ -270,11 +289,12 @@ mod tests {
     #[tokio::test]
     async fn a_wrong_code_shows_the_enrolment_again_and_a_right_one_turns_totp_on() {
         let (_tmp, db, verifier, user, session) = setup().await;
+        let ctx = crate::core::context::Context::for_tests(db.clone(), _tmp.path());
         confirm_at(&db, &session, now()).await;
-        let started = start_totp(&db, &verifier, &user, session.clone())
+        let started = start_totp(&ctx, &verifier, &user, session.clone())
             .await
             .unwrap();
-        let wrong = confirm_totp(&db, &verifier, &user, "000000x".into())
+        let wrong = confirm_totp(&ctx, &verifier, &user, "000000x".into())
             .await
             .unwrap();
         let Confirmation::Refused { why, enrolment } = wrong else {
@@ -284,19 +304,19 @@ mod tests {
         assert_eq!(enrolment.unwrap().secret_text, started.secret_text);
         let code = current_code(&db, &verifier, false).await;
         let Confirmation::RecoveryCodes(codes) =
-            confirm_totp(&db, &verifier, &user, code).await.unwrap()
+            confirm_totp(&ctx, &verifier, &user, code).await.unwrap()
         else {
             panic!("the right code was refused");
         };
         assert_eq!(codes.len(), crate::identity::factors::RECOVERY_CODES);
         let on = db.read(|c| store::enrolled(c, 1)).await.unwrap();
         assert!(on.totp);
-        let nothing = confirm_totp(&db, &verifier, &user, "123456".into()).await;
+        let nothing = confirm_totp(&ctx, &verifier, &user, "123456".into()).await;
         assert_eq!(nothing.err().map(|e| e.code()), Some("conflict"));
 
-        let refused = disable_totp(&db, &verifier, 1, "nope".into()).await;
+        let refused = disable_totp(&ctx, &verifier, 1, "nope".into()).await;
         assert_eq!(refused.unwrap_err().code(), "wrong_code");
-        disable_totp(&db, &verifier, 1, codes[0].clone())
+        disable_totp(&ctx, &verifier, 1, codes[0].clone())
             .await
             .unwrap();
         let off = db.read(|c| store::enrolled(c, 1)).await.unwrap();
@@ -313,13 +333,14 @@ mod tests {
     #[tokio::test]
     async fn changes_of_sign_in_security_need_a_fresh_confirmation() {
         let (_tmp, db, verifier, user, session) = setup().await;
-        let never = start_totp(&db, &verifier, &user, session.clone()).await;
+        let ctx = crate::core::context::Context::for_tests(db.clone(), _tmp.path());
+        let never = start_totp(&ctx, &verifier, &user, session.clone()).await;
         assert_eq!(never.err().map(|e| e.code()), Some("confirmation_required"));
         let late = now() - crate::identity::sessions::confirm::WINDOW;
         confirm_at(&db, &session, late).await;
-        let stale = start_totp(&db, &verifier, &user, session.clone()).await;
+        let stale = start_totp(&ctx, &verifier, &user, session.clone()).await;
         assert_eq!(stale.err().map(|e| e.code()), Some("confirmation_required"));
-        let options = passkey_options(&db, &verifier, user.clone(), session.clone()).await;
+        let options = passkey_options(&ctx, &verifier, user.clone(), session.clone()).await;
         assert_eq!(
             options.err().map(|e| e.code()),
             Some("confirmation_required")
@@ -328,9 +349,9 @@ mod tests {
             answer: b"{}".to_vec(),
             name: "Laptop".into(),
         };
-        let added = add_passkey(&db, &verifier, 1, session.clone(), new).await;
+        let added = add_passkey(&ctx, &verifier, 1, session.clone(), new).await;
         assert_eq!(added.err().map(|e| e.code()), Some("confirmation_required"));
-        let removed = change_passkey(&db, 1, session.clone(), 7, PasskeyChange::Remove).await;
+        let removed = change_passkey(&ctx, 1, session.clone(), 7, PasskeyChange::Remove).await;
         assert_eq!(
             removed.err().map(|e| e.code()),
             Some("confirmation_required")
@@ -342,19 +363,20 @@ mod tests {
             .await
             .unwrap();
         confirm_at(&db, other.expose(), now()).await;
-        let elsewhere = start_totp(&db, &verifier, &user, session.clone()).await;
+        let elsewhere = start_totp(&ctx, &verifier, &user, session.clone()).await;
         assert!(elsewhere.is_err());
         confirm_at(&db, &session, now()).await;
-        assert!(start_totp(&db, &verifier, &user, session).await.is_ok());
+        assert!(start_totp(&ctx, &verifier, &user, session).await.is_ok());
         assert!(notices(&db).await.is_empty(), "nothing changed yet");
     }
 
     #[tokio::test]
     async fn passkeys_change_only_with_a_good_name_and_when_they_exist() {
         let (_tmp, db, _verifier, _user, session) = setup().await;
+        let ctx = crate::core::context::Context::for_tests(db.clone(), _tmp.path());
         confirm_at(&db, &session, now()).await;
         let bad_name = change_passkey(
-            &db,
+            &ctx,
             1,
             session.clone(),
             7,
@@ -362,7 +384,7 @@ mod tests {
         )
         .await;
         assert_eq!(bad_name.unwrap_err().code(), "invalid_request");
-        let missing = change_passkey(&db, 1, session, 7, PasskeyChange::Remove).await;
+        let missing = change_passkey(&ctx, 1, session, 7, PasskeyChange::Remove).await;
         assert_eq!(missing.unwrap_err().code(), "not_found");
     }
 }

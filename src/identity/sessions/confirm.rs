@@ -5,12 +5,13 @@
 //! `WINDOW`. The proof is counted like any other answer (`factors::counted` for factors, the
 //! login throttle for passwords), so this door adds no guesses to the others.
 
+use crate::core::context::Context;
 use std::net::IpAddr;
 
 use crate::core::error::AppError;
 use crate::identity::users::User;
 use crate::identity::users::checks::PasswordChecks;
-use crate::{core::db::Conn, core::db::Db, core::db::now};
+use crate::{core::db::Conn, core::db::now};
 use crate::{identity::factors::Enrolled, identity::factors::Purpose, identity::factors::Verifier};
 
 /// How long a confirmation lasts.
@@ -45,19 +46,21 @@ pub fn require(tx: &Conn, token: &str, now: i64) -> Result<(), AppError> {
 }
 
 /// What `user` may confirm with: their second factors, or (none) the password.
-pub async fn asks(db: &Db, user: i64) -> Result<Enrolled, AppError> {
-    db.read(move |c| crate::identity::factors::store::enrolled(c, user))
+pub async fn asks(ctx: &Context, user: i64) -> Result<Enrolled, AppError> {
+    ctx.db
+        .read(move |c| crate::identity::factors::store::enrolled(c, user))
         .await
 }
 
 /// The WebAuthn request options for confirming with one of `user`'s passkeys.
 pub async fn passkey_options(
-    db: &Db,
+    ctx: &Context,
     verifier: &Verifier,
     user: i64,
 ) -> Result<serde_json::Value, AppError> {
     let verifier = verifier.clone();
-    db.write(move |tx| verifier.assertion_begin(tx, user, Purpose::Confirm, now()))
+    ctx.db
+        .write(move |tx| verifier.assertion_begin(tx, user, Purpose::Confirm, now()))
         .await
 }
 
@@ -71,17 +74,17 @@ pub struct Checks<'a> {
 /// Confirms the session behind `token` (of `user`) with `proof`: a second factor when the
 /// account has one (the password is then not enough), the password otherwise.
 pub async fn confirm(
-    db: &Db,
+    ctx: &Context,
     checks: Checks<'_>,
     token: String,
     user: &User,
     proof: Proof,
 ) -> Result<(), AppError> {
-    let enrolled = asks(db, user.id).await?;
+    let enrolled = asks(ctx, user.id).await?;
     match (enrolled.any(), proof) {
         (false, Proof::Password(password)) => {
             let right = crate::identity::sessions::login::recheck(
-                db,
+                &ctx.db,
                 checks.passwords,
                 &user.email,
                 &password,
@@ -94,7 +97,8 @@ pub async fn confirm(
                     message: "that password is wrong".into(),
                 });
             }
-            db.write(move |tx| super::store::mark_confirmed(tx, &token, now()))
+            ctx.db
+                .write(move |tx| super::store::mark_confirmed(tx, &token, now()))
                 .await
         }
         (false, _) => Err(AppError::bad_request("enter your password")),
@@ -104,7 +108,7 @@ pub async fn confirm(
         (true, proof) => {
             let (verifier, id) = (checks.verifier.clone(), user.id);
             crate::identity::factors::counted(
-                db,
+                &ctx.db,
                 move |tx| Verifier::reserve(tx, id, now()),
                 move |tx, attempt| {
                     match proof {

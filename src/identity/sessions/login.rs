@@ -2,6 +2,7 @@
 //! behind a session cookie. An account with a second factor gets a pending login instead of a
 //! session (`second_step`).
 
+use crate::core::context::Context;
 use std::net::IpAddr;
 use std::time::Duration;
 
@@ -38,19 +39,22 @@ fn keys(email: &str, address: Option<IpAddr>) -> [String; 2] {
 /// unless the password matched (the account's count is cleared, the address's attempt taken
 /// back) or it was never checked (taken back).
 pub async fn attempt(
-    db: &Db,
+    ctx: &Context,
     passwords: &PasswordChecks,
     email: &str,
     password: &str,
     address: Option<IpAddr>,
 ) -> Result<Option<Passed>, AppError> {
     let keys = keys(email, address);
-    let Some(id) = checked(db, passwords, &keys, email, password).await? else {
+    let Some(id) = checked(&ctx.db, passwords, &keys, email, password).await? else {
         return Ok(None);
     };
     let token = super::new_token();
     let t = token.clone();
-    let second = db.write(move |c| passed(c, id, &keys, &t, now())).await?;
+    let second = ctx
+        .db
+        .write(move |c| passed(c, id, &keys, &t, now()))
+        .await?;
     Ok(Some(if second {
         Passed::SecondFactor(token)
     } else {
@@ -160,18 +164,23 @@ async fn give_back(db: &Db, keys: [String; 2]) {
 }
 
 /// Ends the session behind `token`.
-pub async fn logout(db: &Db, token: String) -> Result<(), AppError> {
-    db.write(move |c| store::delete(c, &token)).await
+pub async fn logout(ctx: &Context, token: String) -> Result<(), AppError> {
+    ctx.db.write(move |c| store::delete(c, &token)).await
 }
 
 /// The enabled user behind a live session `token`.
 pub async fn signed_in(db: &Db, token: String) -> Result<Option<User>, AppError> {
-    Ok(session(db, token).await?.map(|s| s.user))
+    let session = db
+        .read(move |c| store::session_of(c, &token, now()))
+        .await?;
+    Ok(session.map(|s| s.user))
 }
 
 /// The live session behind `token`, with when its user signed in.
-pub async fn session(db: &Db, token: String) -> Result<Option<super::Session>, AppError> {
-    db.read(move |c| store::session_of(c, &token, now())).await
+pub async fn session(ctx: &Context, token: String) -> Result<Option<super::Session>, AppError> {
+    ctx.db
+        .read(move |c| store::session_of(c, &token, now()))
+        .await
 }
 
 #[cfg(test)]
@@ -213,13 +222,14 @@ mod tests {
     #[tokio::test]
     async fn a_right_password_starts_a_session_and_clears_the_counts() {
         let (_tmp, db) = with_account().await;
+        let ctx = crate::core::context::Context::for_tests(db.clone(), _tmp.path());
         let checks = PasswordChecks::new(1);
         let ip: Option<IpAddr> = Some("192.0.2.7".parse().unwrap());
-        let wrong = attempt(&db, &checks, "a@x.org", "nope", ip).await.unwrap();
+        let wrong = attempt(&ctx, &checks, "a@x.org", "nope", ip).await.unwrap();
         assert!(wrong.is_none());
         let [account, address] = keys("a@x.org", ip);
         assert_eq!(failures(&db, account.clone()).await, 1);
-        let Some(Passed::Session(token)) = attempt(&db, &checks, "A@x.org", PASSWORD, ip)
+        let Some(Passed::Session(token)) = attempt(&ctx, &checks, "A@x.org", PASSWORD, ip)
             .await
             .unwrap()
         else {
@@ -234,13 +244,14 @@ mod tests {
         let token = token.expose().to_string();
         let user = signed_in(&db, token.clone()).await.unwrap().unwrap();
         assert_eq!(user.email, "a@x.org");
-        logout(&db, token.clone()).await.unwrap();
+        logout(&ctx, token.clone()).await.unwrap();
         assert!(signed_in(&db, token).await.unwrap().is_none());
     }
 
     #[tokio::test]
     async fn an_account_with_a_second_factor_waits_for_it() {
         let (_tmp, db) = with_account().await;
+        let ctx = crate::core::context::Context::for_tests(db.clone(), _tmp.path());
         db.write(|c| {
             crate::identity::users::store::set_totp_pending(c, 1, b"sealed", 0)?;
             crate::identity::users::store::enable_totp(c, 1, 0, 0).map(drop)
@@ -248,7 +259,7 @@ mod tests {
         .await
         .unwrap();
         let checks = PasswordChecks::new(1);
-        let Some(Passed::SecondFactor(token)) = attempt(&db, &checks, "a@x.org", PASSWORD, None)
+        let Some(Passed::SecondFactor(token)) = attempt(&ctx, &checks, "a@x.org", PASSWORD, None)
             .await
             .unwrap()
         else {
@@ -266,6 +277,7 @@ mod tests {
     #[tokio::test]
     async fn a_locked_account_is_refused_before_its_password_is_checked() {
         let (_tmp, db) = with_account().await;
+        let ctx = crate::core::context::Context::for_tests(db.clone(), _tmp.path());
         let checks = PasswordChecks::new(1);
         let [account, _] = keys("a@x.org", None);
         db.write(move |c| {
@@ -276,7 +288,7 @@ mod tests {
         })
         .await
         .unwrap();
-        let locked = attempt(&db, &checks, "a@x.org", PASSWORD, None).await;
+        let locked = attempt(&ctx, &checks, "a@x.org", PASSWORD, None).await;
         assert!(
             matches!(locked, Err(AppError::TooManyRequests { .. })),
             "{locked:?}"

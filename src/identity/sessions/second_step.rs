@@ -2,12 +2,15 @@
 //! (`pending`) may answer with, and the answer that turns it into a session. Wrong answers
 //! count against the account's second-factor lock and the pending login (five end it).
 
+use crate::core::context::Context;
 use crate::core::db::Conn;
 
 use super::pending;
 use crate::core::crypto::SecretToken;
+#[cfg(test)]
+use crate::core::db::Db;
+use crate::core::db::now;
 use crate::core::error::AppError;
-use crate::{core::db::Db, core::db::now};
 use crate::{
     identity::factors::Attempt, identity::factors::Enrolled, identity::factors::Purpose,
     identity::factors::Verifier,
@@ -31,26 +34,28 @@ pub fn expired() -> AppError {
 }
 
 /// The second factors the pending login `token` may answer with; `None` when it is not live.
-pub async fn waiting(db: &Db, token: String) -> Result<Option<Enrolled>, AppError> {
-    db.read(move |c| match pending::user_of(c, &token, now())? {
-        Some(user) => Ok(Some(crate::identity::factors::store::enrolled(c, user)?)),
-        None => Ok(None),
-    })
-    .await
+pub async fn waiting(ctx: &Context, token: String) -> Result<Option<Enrolled>, AppError> {
+    ctx.db
+        .read(move |c| match pending::user_of(c, &token, now())? {
+            Some(user) => Ok(Some(crate::identity::factors::store::enrolled(c, user)?)),
+            None => Ok(None),
+        })
+        .await
 }
 
 /// The WebAuthn request options for the pending login `token`'s passkeys.
 pub async fn passkey_options(
-    db: &Db,
+    ctx: &Context,
     verifier: &Verifier,
     token: String,
 ) -> Result<serde_json::Value, AppError> {
     let verifier = verifier.clone();
-    db.write(move |tx| {
-        let user = pending::user_of(tx, &token, now())?.ok_or_else(expired)?;
-        verifier.assertion_begin(tx, user, Purpose::Login, now())
-    })
-    .await
+    ctx.db
+        .write(move |tx| {
+            let user = pending::user_of(tx, &token, now())?.ok_or_else(expired)?;
+            verifier.assertion_begin(tx, user, Purpose::Login, now())
+        })
+        .await
 }
 
 /// Checks `proof` (`None`: the form had no code) for the pending login `token` and, when it
@@ -58,7 +63,7 @@ pub async fn passkey_options(
 /// counted against the pending login and the account before it is checked
 /// (`factors::counted`), so that concurrent wrong answers get at most the limits' checks.
 pub async fn finish(
-    db: &Db,
+    ctx: &Context,
     verifier: &Verifier,
     token: String,
     proof: Option<Proof>,
@@ -69,7 +74,7 @@ pub async fn finish(
     let s = session.clone();
     let (t1, t2, t3) = (token.clone(), token.clone(), token);
     crate::identity::factors::counted(
-        db,
+        &ctx.db,
         move |tx| {
             let user = pending::reserve(tx, &t1, now())?.ok_or_else(expired)?;
             Verifier::reserve(tx, user, now())
@@ -113,6 +118,7 @@ mod tests {
     struct Waiting {
         _tmp: tempfile::TempDir,
         db: Db,
+        ctx: crate::core::context::Context,
         verifier: Verifier,
         codes: Vec<String>,
         token: String,
@@ -142,6 +148,7 @@ mod tests {
             .await
             .unwrap();
         Waiting {
+            ctx: crate::core::context::Context::for_tests(db.clone(), tmp.path()),
             _tmp: tmp,
             db,
             verifier,
@@ -153,26 +160,26 @@ mod tests {
     #[tokio::test]
     async fn a_recovery_code_turns_the_pending_login_into_a_session() {
         let w = waiting_login().await;
-        let e = waiting(&w.db, w.token.clone()).await.unwrap().unwrap();
+        let e = waiting(&w.ctx, w.token.clone()).await.unwrap().unwrap();
         assert!(e.totp);
         let proof = Some(Proof::RecoveryCode(w.codes[0].to_uppercase()));
-        let session = finish(&w.db, &w.verifier, w.token.clone(), proof)
+        let session = finish(&w.ctx, &w.verifier, w.token.clone(), proof)
             .await
             .unwrap();
         let user = super::super::login::signed_in(&w.db, session.expose().to_string())
             .await
             .unwrap();
         assert_eq!(user.map(|u| u.id), Some(1));
-        assert!(waiting(&w.db, w.token.clone()).await.unwrap().is_none());
+        assert!(waiting(&w.ctx, w.token.clone()).await.unwrap().is_none());
         let again = Some(Proof::RecoveryCode(w.codes[1].clone()));
-        let gone = finish(&w.db, &w.verifier, w.token, again).await;
+        let gone = finish(&w.ctx, &w.verifier, w.token, again).await;
         assert_eq!(gone.unwrap_err().code(), "login_expired");
     }
 
     #[tokio::test]
     async fn five_wrong_answers_end_the_pending_login() {
         let w = waiting_login().await;
-        let missing = finish(&w.db, &w.verifier, w.token.clone(), None).await;
+        let missing = finish(&w.ctx, &w.verifier, w.token.clone(), None).await;
         assert_eq!(
             missing.unwrap_err().code(),
             "invalid_request",
@@ -180,12 +187,12 @@ mod tests {
         );
         for _ in 0..pending::MAX_FAILURES {
             let wrong = Some(Proof::RecoveryCode("aaaaa-bbbbb".into()));
-            let e = finish(&w.db, &w.verifier, w.token.clone(), wrong).await;
+            let e = finish(&w.ctx, &w.verifier, w.token.clone(), wrong).await;
             assert_eq!(e.unwrap_err().code(), "wrong_code");
         }
-        assert!(waiting(&w.db, w.token.clone()).await.unwrap().is_none());
+        assert!(waiting(&w.ctx, w.token.clone()).await.unwrap().is_none());
         let right = Some(Proof::RecoveryCode(w.codes[0].clone()));
-        let e = finish(&w.db, &w.verifier, w.token, right).await;
+        let e = finish(&w.ctx, &w.verifier, w.token, right).await;
         assert_eq!(e.unwrap_err().code(), "login_expired");
     }
 }
