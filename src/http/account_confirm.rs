@@ -8,17 +8,19 @@ use std::collections::HashMap;
 
 use askama::Template;
 use http::StatusCode;
-use serde_json::{Value, json};
+use serde_json::json;
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use super::account_factors::{factors_csrf, passkey_answer, signed_in, signed_in_json};
+use super::account_factors::{factors_csrf, signed_in, signed_in_json};
 use super::reply::redirect;
 use super::reply::{Format, error_response, form_status, json_response, page_as};
 use super::session::{cookies, current, safe_next, urlencode};
 use crate::core::error::AppError;
+use crate::core::lenient::OrDefault;
 use crate::http::state::AppState;
+use crate::identity::factors::request::{ChallengeRequest, PasskeyProofRequest};
 use crate::{
     identity::sessions::confirm, identity::sessions::confirm::Checks,
     identity::sessions::confirm::Proof,
@@ -54,15 +56,17 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(s())
         .and(cookies())
         .and(warp::header::optional::<String>("x-csrf-token"))
-        .and(super::body::json_or_empty())
-        .then(|st, c, t, _b: Value| async move { passkey_options(st, c, t).await });
+        .and(super::body::optional_json::<OrDefault<ChallengeRequest>>())
+        .then(|st, c, t, _b: OrDefault<ChallengeRequest>| async move {
+            passkey_options(st, c, t).await
+        });
     let passkey = warp::path!("account" / "confirm" / "passkey")
         .and(warp::post())
         .and(s())
         .and(cookies())
         .and(warp::header::optional::<String>("x-csrf-token"))
-        .and(super::body::json::<Value>())
-        .then(|st, c, t, b| async move { passkey(st, c, t, b).await });
+        .and(super::body::json::<OrDefault<PasskeyProofRequest>>())
+        .then(|st, c, t, b: OrDefault<_>| async move { passkey(st, c, t, b.0).await });
     show.or(submit)
         .unify()
         .or(options)
@@ -179,14 +183,14 @@ async fn passkey(
     state: AppState,
     cookies: Option<String>,
     csrf: Option<String>,
-    body: Value,
+    body: PasskeyProofRequest,
 ) -> Response {
     let (session, user) = match signed_in_json(&state, cookies.as_deref(), csrf.as_deref()).await {
         Ok(s) => s,
         Err(r) => return r,
     };
-    let next = safe_next(body.get("next").and_then(Value::as_str));
-    let answer = match passkey_answer(&body) {
+    let next = safe_next(body.next());
+    let answer = match body.answer() {
         Ok(a) => a,
         Err(e) => return error_response(&e, Format::Json),
     };

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use askama::Template;
 use bytes::Bytes;
 use http::StatusCode;
-use serde_json::{Value, json};
+use serde_json::json;
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
@@ -18,10 +18,12 @@ use super::reply::{Format, error_response, form_status, json_response, page, pag
 use super::session::{cookies, current, safe_next, urlencode};
 use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
+use crate::core::lenient::OrDefault;
 use crate::core::timefmt::human;
 use crate::http::state::AppState;
 use crate::identity::accounts::factors as account;
 use crate::identity::factors::Enrolment;
+use crate::identity::factors::request::{ChallengeRequest, NewPasskeyRequest};
 use crate::identity::sessions::csrf;
 use crate::identity::users::User;
 use crate::oauth::account::Overview;
@@ -66,15 +68,17 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(s())
         .and(cookies())
         .and(warp::header::optional::<String>("x-csrf-token"))
-        .and(super::body::json_or_empty())
-        .then(|st, c, t, _b: Value| async move { passkey_options(st, c, t).await });
+        .and(super::body::optional_json::<OrDefault<ChallengeRequest>>())
+        .then(|st, c, t, _b: OrDefault<ChallengeRequest>| async move {
+            passkey_options(st, c, t).await
+        });
     let add = warp::path!("account" / "passkeys")
         .and(warp::post())
         .and(s())
         .and(cookies())
         .and(warp::header::optional::<String>("x-csrf-token"))
-        .and(super::body::json::<Value>())
-        .then(|st, c, t, b| async move { passkey_add(st, c, t, b).await });
+        .and(super::body::json::<OrDefault<NewPasskeyRequest>>())
+        .then(|st, c, t, b: OrDefault<_>| async move { passkey_add(st, c, t, b.0).await });
     let rename = warp::path!("account" / "passkeys" / i64 / "rename")
         .and(warp::post())
         .and(s())
@@ -293,37 +297,24 @@ pub(super) async fn signed_in_json(
     })
 }
 
-/// The serialised passkey answer in a JSON body's `credential`.
-pub(super) fn passkey_answer(body: &Value) -> Result<Vec<u8>, AppError> {
-    let answer = body
-        .get("credential")
-        .filter(|c| c.is_object())
-        .ok_or_else(|| AppError::bad_request("credential must be the passkey's answer"))?;
-    serde_json::to_vec(answer).map_err(AppError::internal)
-}
-
 /// `{"credential": <RegistrationResponseJSON>, "name": "Laptop"}` → `{"id": n}`.
 async fn passkey_add(
     state: AppState,
     cookies: Option<String>,
     csrf: Option<String>,
-    body: Value,
+    body: NewPasskeyRequest,
 ) -> Response {
     let (session, user) = match signed_in_json(&state, cookies.as_deref(), csrf.as_deref()).await {
         Ok(s) => s,
         Err(r) => return r,
     };
-    let answer = match passkey_answer(&body) {
+    let answer = match body.answer() {
         Ok(a) => a,
         Err(e) => return error_response(&e, Format::Json),
     };
     let new = NewPasskey {
         answer,
-        name: body
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or("Passkey")
-            .to_string(),
+        name: body.name(),
     };
     match account::add_passkey(&state.db, &state.factors, user.id, session, new).await {
         Ok(id) => json_response(StatusCode::CREATED, &json!({"id": id})),

@@ -13,8 +13,9 @@
 use serde_json::Value;
 
 use crate::core::lenient::OrDefault;
+use crate::identity::factors::request::ChallengeRequest;
 use crate::signing::documents::fill_request::FillRequest;
-use crate::signing::workflow::link_request::{ActionRequest, ChallengeRequest};
+use crate::signing::workflow::link_request::ActionRequest;
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;

@@ -87,6 +87,9 @@ mod tests {
         assert!(read::<PasskeyProofRequest>("[1]").answer().is_err());
         let new: NewPasskeyRequest = read(r#"{"credential": {}, "name": "Laptop"}"#);
         assert_eq!((new.answer().is_ok(), new.name()), (true, "Laptop".into()));
-        assert_eq!(read::<NewPasskeyRequest>(r#"{"name": 1}"#).name(), "Passkey");
+        assert_eq!(
+            read::<NewPasskeyRequest>(r#"{"name": 1}"#).name(),
+            "Passkey"
+        );
     }
 }

@@ -25,10 +25,6 @@ pub struct ActionRequest {
     pub auth: Given<Object<ProofInput>>,
 }
 
-/// `POST /sign/{token}/passkey-challenge`: no members; any body, or none, asks for a challenge.
-#[derive(Debug, Clone, Copy, Default, Deserialize)]
-pub struct ChallengeRequest {}
-
 /// `auth`: the method and what it takes.
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
 pub struct ProofInput {
