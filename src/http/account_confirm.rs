@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use askama::Template;
 use http::StatusCode;
-use serde_json::{Value, json};
+use serde_json::json;
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
@@ -16,9 +16,11 @@ use warp::reply::Response;
 use super::reply::redirect;
 use super::reply::{Format, error_response, form_status, json_response, page_as};
 use super::session::{FACTORS, Form, SignedIn, call_csrf, csrf_token, form_csrf};
-use super::session::{passkey_answer, safe_next, urlencode};
+use super::session::{safe_next, urlencode};
 use crate::core::error::AppError;
+use crate::core::lenient::OrDefault;
 use crate::http::state::AppState;
+use crate::identity::factors::request::{ChallengeRequest, PasskeyProofRequest};
 use crate::{
     identity::sessions::confirm, identity::sessions::confirm::Checks,
     identity::sessions::confirm::Proof,
@@ -48,13 +50,21 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let options = warp::path!("account" / "confirm" / "passkey" / "options")
         .and(warp::post())
         .and(s())
-        .and(call_csrf(&state, FACTORS, super::body::json_or_empty()))
-        .then(|st, u, _b: Value| async move { passkey_options(st, u).await });
+        .and(call_csrf(
+            &state,
+            FACTORS,
+            super::body::optional_json::<OrDefault<ChallengeRequest>>(),
+        ))
+        .then(|st, u, _b: OrDefault<ChallengeRequest>| async move { passkey_options(st, u).await });
     let passkey = warp::path!("account" / "confirm" / "passkey")
         .and(warp::post())
         .and(s())
-        .and(call_csrf(&state, FACTORS, super::body::json::<Value>()))
-        .then(|st, u, b| async move { passkey(st, u, b).await });
+        .and(call_csrf(
+            &state,
+            FACTORS,
+            super::body::json::<OrDefault<PasskeyProofRequest>>(),
+        ))
+        .then(|st, u, b: OrDefault<PasskeyProofRequest>| async move { passkey(st, u, b.0).await });
     show.or(submit)
         .unify()
         .or(options)
@@ -151,9 +161,13 @@ async fn passkey_options(state: AppState, (_, user): SignedIn) -> Response {
 }
 
 /// `{"credential": <AuthenticationResponseJSON>, "next": "/..."}` → `{"next": "/..."}`.
-async fn passkey(state: AppState, (session, user): SignedIn, body: Value) -> Response {
-    let next = safe_next(body.get("next").and_then(Value::as_str));
-    let answer = match passkey_answer(&body) {
+async fn passkey(
+    state: AppState,
+    (session, user): SignedIn,
+    body: PasskeyProofRequest,
+) -> Response {
+    let next = safe_next(body.next());
+    let answer = match body.answer() {
         Ok(a) => a,
         Err(e) => return error_response(&e, Format::Json),
     };

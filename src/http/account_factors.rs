@@ -5,7 +5,7 @@
 
 use askama::Template;
 use http::StatusCode;
-use serde_json::{Value, json};
+use serde_json::json;
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
@@ -13,13 +13,15 @@ use warp::reply::Response;
 use super::reply::redirect;
 use super::reply::{Format, error_response, form_status, json_response, page, page_as};
 use super::session::{FACTORS, Form, SignedIn, call_csrf, form_csrf};
-use super::session::{passkey_answer, safe_next, urlencode};
+use super::session::{safe_next, urlencode};
 
 use crate::core::error::AppError;
+use crate::core::lenient::OrDefault;
 use crate::core::timefmt::human;
 use crate::http::state::AppState;
 use crate::identity::accounts::factors as account;
 use crate::identity::factors::Enrolment;
+use crate::identity::factors::request::{ChallengeRequest, NewPasskeyRequest};
 use crate::oauth::account::Overview;
 use crate::{
     identity::accounts::factors::Confirmation, identity::accounts::factors::NewPasskey,
@@ -54,13 +56,23 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let options = warp::path!("account" / "passkeys" / "options")
         .and(warp::post())
         .and(s())
-        .and(call_csrf(&state, FACTORS, super::body::json_or_empty()))
-        .then(|st, u, _b: Value| async move { passkey_options(st, u).await });
+        .and(call_csrf(
+            &state,
+            FACTORS,
+            super::body::optional_json::<OrDefault<ChallengeRequest>>(),
+        ))
+        .then(|st, u, _b: OrDefault<ChallengeRequest>| async move { passkey_options(st, u).await });
     let add = warp::path!("account" / "passkeys")
         .and(warp::post())
         .and(s())
-        .and(call_csrf(&state, FACTORS, super::body::json::<Value>()))
-        .then(|st, u, b| async move { passkey_add(st, u, b).await });
+        .and(call_csrf(
+            &state,
+            FACTORS,
+            super::body::json::<OrDefault<NewPasskeyRequest>>(),
+        ))
+        .then(
+            |st, u, b: OrDefault<NewPasskeyRequest>| async move { passkey_add(st, u, b.0).await },
+        );
     let rename = warp::path!("account" / "passkeys" / i64 / "rename")
         .and(warp::post())
         .and(s())
@@ -195,18 +207,18 @@ async fn passkey_options(state: AppState, (session, user): SignedIn) -> Response
 }
 
 /// `{"credential": <RegistrationResponseJSON>, "name": "Laptop"}` → `{"id": n}`.
-async fn passkey_add(state: AppState, (session, user): SignedIn, body: Value) -> Response {
-    let answer = match passkey_answer(&body) {
+async fn passkey_add(
+    state: AppState,
+    (session, user): SignedIn,
+    body: NewPasskeyRequest,
+) -> Response {
+    let answer = match body.answer() {
         Ok(a) => a,
         Err(e) => return error_response(&e, Format::Json),
     };
     let new = NewPasskey {
         answer,
-        name: body
-            .get("name")
-            .and_then(Value::as_str)
-            .unwrap_or("Passkey")
-            .to_string(),
+        name: body.name(),
     };
     match account::add_passkey(&state.ctx(), &state.factors, user.id, session, new).await {
         Ok(id) => json_response(StatusCode::CREATED, &json!({"id": id})),

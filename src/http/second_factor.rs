@@ -10,18 +10,19 @@ use std::collections::HashMap;
 use askama::Template;
 use bytes::Bytes;
 use http::{HeaderValue, StatusCode, header};
-use serde_json::{Value, json};
+use serde_json::json;
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::reply::redirect;
 use super::reply::{Format, error_response, form_status, json_response, page_as};
-use super::session::passkey_answer;
 use super::session::{cookie, cookies, safe_next, urlencode};
 use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
+use crate::core::lenient::OrDefault;
 use crate::http::state::AppState;
+use crate::identity::factors::request::{ChallengeRequest, PasskeyProofRequest};
 use crate::{identity::sessions, identity::sessions::csrf, identity::sessions::pending};
 use crate::{
     identity::sessions::second_step, identity::sessions::second_step::Proof,
@@ -83,14 +84,14 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::post())
         .and(s())
         .and(cookies())
-        .and(super::body::json_or_empty())
-        .then(|st, c, _b: Value| async move { passkey_options(st, c).await });
+        .and(super::body::optional_json::<OrDefault<ChallengeRequest>>())
+        .then(|st, c, _b: OrDefault<ChallengeRequest>| async move { passkey_options(st, c).await });
     let passkey = warp::path!("auth" / "login" / "passkey")
         .and(warp::post())
         .and(s())
         .and(cookies())
-        .and(super::body::json::<Value>())
-        .then(|st, c, b| async move { passkey(st, c, b).await });
+        .and(super::body::json::<OrDefault<PasskeyProofRequest>>())
+        .then(|st, c, b: OrDefault<_>| async move { passkey(st, c, b.0).await });
     show.or(submit)
         .unify()
         .or(options)
@@ -206,12 +207,12 @@ async fn passkey_options(state: AppState, cookies: Option<String>) -> Response {
 
 /// `{"credential": <AuthenticationResponseJSON>, "next": "/..."}` → `{"next": "/..."}` with the
 /// session cookie.
-async fn passkey(state: AppState, cookies: Option<String>, body: Value) -> Response {
+async fn passkey(state: AppState, cookies: Option<String>, body: PasskeyProofRequest) -> Response {
     let Some(token) = pending_token(&state, cookies.as_deref()) else {
         return error_response(&expired(), Format::Json);
     };
-    let next = safe_next(body.get("next").and_then(Value::as_str));
-    let answer = match passkey_answer(&body) {
+    let next = safe_next(body.next());
+    let answer = match body.answer() {
         Ok(a) => a,
         Err(e) => return error_response(&e, Format::Json),
     };

@@ -9,7 +9,6 @@
 use std::collections::HashMap;
 
 use bytes::Bytes;
-use serde_json::Value;
 use warp::Filter;
 
 use super::reply::{Format, Refused};
@@ -167,15 +166,6 @@ pub fn invite_csrf(state: &AppState, token: &str) -> String {
 /// The session cookie's value, if the browser sent one.
 pub fn session_token(state: &AppState, cookies: Option<&str>) -> Option<String> {
     cookie(cookies, crate::identity::sessions::cookie_name(state.tls())).map(str::to_string)
-}
-
-/// The serialised passkey answer in a JSON body's `credential`.
-pub fn passkey_answer(body: &Value) -> Result<Vec<u8>, AppError> {
-    let answer = body
-        .get("credential")
-        .filter(|c| c.is_object())
-        .ok_or_else(|| AppError::bad_request("credential must be the passkey's answer"))?;
-    serde_json::to_vec(answer).map_err(AppError::internal)
 }
 
 /// The value of cookie `name` in a `Cookie` header.

@@ -13,6 +13,8 @@
 use serde_json::Value;
 
 use crate::core::lenient::OrDefault;
+use crate::identity::factors::request::ChallengeRequest;
+use crate::signing::documents::fill_request::FillRequest;
 use crate::signing::workflow::link_request::ActionRequest;
 use warp::Filter;
 use warp::filters::BoxedFilter;
@@ -47,14 +49,16 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         });
     let fill = warp::path!("sign" / String / "fields" / i64)
         .and(warp::post())
-        .and(super::body::json::<Value>())
+        .and(super::body::json::<OrDefault<FillRequest>>())
         .and(origin())
         .and(session())
         .and(s())
-        .then(|t, f, b, o, c, st: AppState| async move {
-            let call = call(visit(t, c), o, None);
-            json_result(link::fill(&st.db, &st.factors, call, f, b).await)
-        });
+        .then(
+            |t, f, b: OrDefault<FillRequest>, o, c, st: AppState| async move {
+                let call = call(visit(t, c), o, None);
+                json_result(link::fill(&st.db, &st.factors, call, f, b.0).await)
+            },
+        );
     let complete = warp::path!("sign" / String / "complete")
         .and(warp::post())
         .and(super::body::optional_json::<OrDefault<ActionRequest>>())
@@ -79,12 +83,14 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         );
     let challenge = warp::path!("sign" / String / "passkey-challenge")
         .and(warp::post())
-        .and(super::body::json_or_empty())
+        .and(super::body::optional_json::<OrDefault<ChallengeRequest>>())
         .and(session())
         .and(s())
-        .then(|t, _body: Value, c, st: AppState| async move {
-            json_result(link::passkey_challenge(&st.db, &st.factors, visit(t, c)).await)
-        });
+        .then(
+            |t, _body: OrDefault<ChallengeRequest>, c, st: AppState| async move {
+                json_result(link::passkey_challenge(&st.db, &st.factors, visit(t, c)).await)
+            },
+        );
     state_call
         .or(fill)
         .unify()

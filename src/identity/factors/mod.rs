@@ -9,6 +9,7 @@
 //! checked. Concurrent wrong answers therefore cannot all be checked before any is counted.
 
 pub mod passkey;
+pub mod request;
 pub mod store;
 pub mod totp;
 

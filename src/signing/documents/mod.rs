@@ -6,6 +6,7 @@ pub mod check;
 pub mod field_meta;
 pub mod field_request;
 pub mod fields;
+pub mod fill_request;
 pub mod manage;
 pub mod meta;
 pub mod model;

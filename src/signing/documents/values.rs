@@ -6,7 +6,9 @@ use base64::Engine;
 use serde_json::Value;
 
 use crate::core::error::AppError;
+use crate::core::lenient::Given;
 use crate::signing::documents::fields::FieldType;
+use crate::signing::documents::fill_request::{FillRequest, FilledValue};
 
 /// Largest drawn signature accepted (PNG bytes).
 pub const MAX_SIGNATURE_PNG: usize = 512 * 1024;
@@ -29,10 +31,12 @@ fn bad(msg: impl Into<String>) -> AppError {
     AppError::bad_request(msg.into())
 }
 
-/// Checks `value` (the JSON the page sends: `{"value": ...}` or, for signatures,
-/// `{"signature": "data:image/png;base64,..."}` / `{"typed": "..."}`) for a field of `kind` with
-/// `meta`.
-pub fn check(kind: FieldType, meta: Option<&Value>, value: &Value) -> Result<Stored, AppError> {
+/// Checks what the page sent (`FillRequest`) for a field of `kind` with `meta`.
+pub fn check(
+    kind: FieldType,
+    meta: Option<&Value>,
+    value: &FillRequest,
+) -> Result<Stored, AppError> {
     let meta = meta.cloned().unwrap_or(Value::Null);
     if meta.get("readOnly").and_then(Value::as_bool) == Some(true) {
         return Err(bad("this field is read-only"));
@@ -71,11 +75,12 @@ pub fn check(kind: FieldType, meta: Option<&Value>, value: &Value) -> Result<Sto
     }
 }
 
-fn signature(value: &Value) -> Result<Stored, AppError> {
-    if let Some(typed) = value.get("typed") {
-        let t = typed
-            .as_str()
-            .map(str::trim)
+fn signature(value: &FillRequest) -> Result<Stored, AppError> {
+    if value.typed != Given::Absent {
+        let t = value
+            .typed
+            .valid()
+            .map(|t| t.trim())
             .filter(|t| !t.is_empty())
             .ok_or_else(|| bad("type your name to sign"))?;
         if t.chars().count() > 100 {
@@ -84,8 +89,8 @@ fn signature(value: &Value) -> Result<Stored, AppError> {
         return Ok(Stored::Text(t.to_string()));
     }
     let data = value
-        .get("signature")
-        .and_then(Value::as_str)
+        .signature
+        .valid()
         .ok_or_else(|| bad("draw or type a signature"))?;
     let b64 = data
         .strip_prefix("data:image/png;base64,")
@@ -114,10 +119,10 @@ pub fn png_size(png: &[u8]) -> Option<(u32, u32)> {
     Some((w, h))
 }
 
-fn text_value(value: &Value, limit: usize) -> Result<String, AppError> {
-    let t = match value.get("value") {
-        Some(Value::String(s)) => s.trim().to_string(),
-        Some(Value::Number(n)) => n.to_string(),
+fn text_value(value: &FillRequest, limit: usize) -> Result<String, AppError> {
+    let t = match value.value.valid() {
+        Some(FilledValue::Text(s)) => s.trim().to_string(),
+        Some(FilledValue::Number(n)) => n.to_string(),
         _ => return Err(bad("give the field a value")),
     };
     if t.is_empty() {
@@ -132,7 +137,7 @@ fn text_value(value: &Value, limit: usize) -> Result<String, AppError> {
     Ok(t)
 }
 
-fn number(meta: &Value, value: &Value) -> Result<String, AppError> {
+fn number(meta: &Value, value: &FillRequest) -> Result<String, AppError> {
     let raw = text_value(value, 64)?;
     let n: f64 = raw
         .parse()
@@ -172,11 +177,11 @@ fn require_option(meta: &Value, choice: &str) -> Result<(), AppError> {
     }
 }
 
-fn checkboxes(meta: &Value, value: &Value) -> Result<Stored, AppError> {
-    let picked: Vec<String> = match value.get("value") {
-        Some(Value::Array(a)) => a
+fn checkboxes(meta: &Value, value: &FillRequest) -> Result<Stored, AppError> {
+    let picked: Vec<String> = match value.value.valid() {
+        Some(FilledValue::List(a)) => a
             .iter()
-            .map(|v| v.as_str().map(str::to_string))
+            .map(|v| v.valid().cloned())
             .collect::<Option<_>>()
             .ok_or_else(|| bad("checkbox values are strings"))?,
         _ => return Err(bad("give the checked values as a list")),
@@ -214,6 +219,11 @@ fn checkboxes(meta: &Value, value: &Value) -> Result<Stored, AppError> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The check of the body `body` as a page sends it.
+    fn check(kind: FieldType, meta: Option<&Value>, body: &Value) -> Result<Stored, AppError> {
+        super::check(kind, meta, &serde_json::from_value(body.clone()).unwrap())
+    }
 
     fn png(w: u32, h: u32) -> String {
         let mut b = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();

@@ -14,6 +14,7 @@ use utoipa::ToSchema;
 use crate::core::lenient::{Given, Object};
 
 use crate::signing::documents::fields::FieldType;
+use crate::signing::documents::fill_request::FillRequest;
 use crate::signing::documents::model::Field;
 use crate::{signing::documents::check::Check, signing::documents::check::join};
 use crate::{signing::documents::meta::Meta, signing::documents::meta::format_date};
@@ -219,7 +220,7 @@ fn one(
         let mut current = m.clone();
         current.remove("readOnly");
         let current = Value::Object(current);
-        match values::check(field.kind, Some(&current), &json!({ "value": value })) {
+        match values::check(field.kind, Some(&current), &FillRequest::of_value(value)) {
             Ok(Stored::Text(t)) => Some(t),
             Ok(Stored::Drawn(_)) => None,
             Err(e) => {

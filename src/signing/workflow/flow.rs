@@ -11,6 +11,7 @@ use crate::core::db::Conn;
 use crate::core::error::AppError;
 use crate::signing::documents::Status;
 pub use crate::signing::documents::audit::Origin;
+use crate::signing::documents::fill_request::FillRequest;
 use crate::signing::documents::meta::format_date;
 use crate::{signing::documents::audit, signing::documents::audit::Event};
 use crate::{signing::documents::recipients::Role, signing::documents::recipients::SigningStatus};
@@ -197,7 +198,7 @@ pub fn fill(
     tx: &Conn,
     link: &Link,
     field: i64,
-    value: &Value,
+    value: &FillRequest,
     acting: &Acting<'_>,
     now: i64,
 ) -> Result<(), AppError> {

@@ -129,7 +129,7 @@ fn call(token: &str) -> Call {
 
 async fn fill(s: &Sent, who: usize) -> Result<Value, AppError> {
     let (token, field) = &s.signers[who];
-    let typed = json!({"typed": "A. Signer"});
+    let typed = serde_json::from_value(json!({"typed": "A. Signer"})).unwrap();
     link::fill(&s.ctx.db, &s.verifier, call(token), *field, typed).await
 }
 

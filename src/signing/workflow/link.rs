@@ -16,6 +16,7 @@ use crate::core::error::AppError;
 use crate::identity::users::checks::PasswordChecks;
 use crate::outbox::webhooks::Event;
 use crate::signing::documents::Status;
+use crate::signing::documents::fill_request::FillRequest;
 use crate::signing::documents::notify;
 use crate::signing::documents::store as documents;
 use crate::{core::db::Db, core::db::now};
@@ -340,7 +341,7 @@ pub async fn fill(
     verifier: &Verifier,
     call: Call,
     field: i64,
-    value: Value,
+    value: FillRequest,
 ) -> Result<Value, AppError> {
     acting(db, verifier, call, move |tx, l, a| {
         flow::fill(tx, l, field, &value, a, now())?;

@@ -500,7 +500,7 @@ mod tests {
                 origin: Origin::default(),
                 proof: None,
             };
-            let typed = serde_json::json!({"typed": "A. Signer"});
+            let typed = serde_json::from_value(serde_json::json!({"typed": "A. Signer"})).unwrap();
             link::fill(&s.ctx.db, &s.verifier, call(), *field, typed)
                 .await
                 .unwrap();
