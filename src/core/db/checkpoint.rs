@@ -28,7 +28,7 @@ use std::sync::Arc;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::time::Duration;
 
-use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+use parking_lot::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use rusqlite::Connection;
 use rusqlite::hooks::Wal;
 
@@ -78,6 +78,9 @@ impl ReadGate {
 /// The writer's side of the checkpoints.
 pub struct Checkpoints {
     gate: ReadGate,
+    /// Held by the passive thread while it copies: a forced checkpoint then waits for the
+    /// next commit rather than close the gate for a checkpoint lock it cannot have.
+    copying: Arc<Mutex<()>>,
     bell: SyncSender<()>,
     /// The log's pages when the last forced checkpoint could not finish.
     refused: Option<i32>,
@@ -88,11 +91,14 @@ impl Checkpoints {
     /// database the writer commits to.
     pub fn start(conn: Connection, gate: ReadGate) -> std::io::Result<Checkpoints> {
         let (bell, rung) = sync_channel(1);
+        let copying = Arc::new(Mutex::new(()));
+        let theirs = copying.clone();
         std::thread::Builder::new()
             .name("docket-db-checkpoint".into())
-            .spawn(move || copy_passively(conn, rung))?;
+            .spawn(move || copy_passively(conn, rung, &theirs))?;
         Ok(Checkpoints {
             gate,
+            copying,
             bell,
             refused: None,
         })
@@ -107,6 +113,9 @@ impl Checkpoints {
             .refused
             .is_some_and(|at| pages < at.saturating_add(FORCE_AGAIN_AFTER));
         if pages >= RESTART_AT && !paused {
+            let Some(_alone) = self.copying.try_lock() else {
+                return; // the passive copy under way; the next commit forces
+            };
             self.refused = match force(conn, &self.gate) {
                 Ok(Forced::Done | Forced::Crossed) => None,
                 Ok(Forced::Refused) => Some(pages),
@@ -122,9 +131,10 @@ impl Checkpoints {
     }
 }
 
-fn copy_passively(conn: Connection, rung: Receiver<()>) {
+fn copy_passively(conn: Connection, rung: Receiver<()>, copying: &Mutex<()>) {
     // Ends when the writer (the only sender) is gone.
     while rung.recv().is_ok() {
+        let _copying = copying.lock();
         if let Err(e) = run_mode(&conn, "PASSIVE") {
             tracing::warn!(error = %e, "database checkpoint failed; a later commit asks again");
         }
@@ -136,7 +146,7 @@ enum Forced {
     Done,
     /// Reads in flight (or another process's) did not finish within `FORCE_WAIT`.
     Refused,
-    /// A passive checkpoint was running; nothing waited.
+    /// Another connection (`checkpoint_fully`) held the checkpoint lock; nothing waited.
     Crossed,
 }
 
@@ -152,7 +162,7 @@ fn force(conn: &Connection, gate: &ReadGate) -> rusqlite::Result<Forced> {
     conn.busy_timeout(super::BUSY_TIMEOUT)?;
     Ok(match outcome? {
         (0, _, _) => Forced::Done,
-        // The passive thread holds the checkpoint lock: no wait happened, retry next commit.
+        // Another checkpoint holds the checkpoint lock: no wait happened, retry next commit.
         (_, -1, _) => Forced::Crossed,
         _ => Forced::Refused,
     })
