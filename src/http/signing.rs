@@ -45,7 +45,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .then(|t, c, st: AppState| async move {
             let v = visit(t, c);
             let csrf = super::session::invite_csrf(&st, &v.token);
-            json_result(link::state(&st.db, v, csrf).await)
+            json_result(link::state(&st.ctx(), v, csrf).await)
         });
     let fill = warp::path!("sign" / String / "fields" / i64)
         .and(warp::post())
@@ -56,7 +56,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .then(
             |t, f, b: OrDefault<FillRequest>, o, c, st: AppState| async move {
                 let call = call(visit(t, c), o, None);
-                json_result(link::fill(&st.db, &st.factors, call, f, b.0).await)
+                json_result(link::fill(&st.ctx(), &st.factors, call, f, b.0).await)
             },
         );
     let complete = warp::path!("sign" / String / "complete")
@@ -88,7 +88,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(s())
         .then(
             |t, _body: OrDefault<ChallengeRequest>, c, st: AppState| async move {
-                json_result(link::passkey_challenge(&st.db, &st.factors, visit(t, c)).await)
+                json_result(link::passkey_challenge(&st.ctx(), &st.factors, visit(t, c)).await)
             },
         );
     state_call
@@ -119,12 +119,7 @@ async fn complete(
 ) -> Result<Value, AppError> {
     let call = call(visit, origin, body.proof()?);
     let checks = (&state.factors, &state.passwords);
-    let done = link::complete(&state.db, checks, call, state.app_base()).await?;
-    state.wake_outbound();
-    if done.all_done {
-        state.workers.seal();
-    }
-    Ok(done.answer)
+    link::complete(&state.ctx(), checks, call).await
 }
 
 async fn reject(
@@ -136,7 +131,5 @@ async fn reject(
     let reason = body.reason();
     let call = call(visit, origin, body.proof()?);
     let checks = (&state.factors, &state.passwords);
-    let answer = link::reject(&state.db, checks, call, reason, state.app_base()).await?;
-    state.wake_outbound();
-    Ok(answer)
+    link::reject(&state.ctx(), checks, call, reason).await
 }
