@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What the newest page of a user's documents costs as their documents grow. For each size
-# (default 1000, 10000 and 100000 documents of one user, two recipients each; a tenth of them
-# COMPLETED, a tenth PENDING, the rest DRAFT) a fresh data dir is seeded in SQL, then wrk reads
+# (default 1000, 10000 and 100000 documents of one user: one made through the API, the rest
+# seeded in SQL beside the running server like it, older, two recipients each; a tenth of them
+# COMPLETED, a tenth PENDING, the rest DRAFT) on a fresh data dir, wrk reads
 # the newest page (GET /api/v1/documents?perPage=10) and the newest COMPLETED page
 # (&status=COMPLETED) with CONNS connections for SECS seconds each, every answer checked for 200.
 # Prints req/s and p99 for each size and its rate as a share of the first size's.
@@ -32,26 +33,31 @@ cleanup() {
 trap cleanup EXIT
 if [ "$STORE" = postgres ]; then
   eval "$(tests/pg/postgres.sh start "$WORK/pg")"
+  DOCKET_SECRET_KEY=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  export DOCKET_SECRET_KEY
 fi
 
-# The seed, in the SQL both databases take: N documents of the one user, newest last.
+# The seed, in the SQL both databases take: N more documents of the one user like the one the
+# API made (its meta), older than it, each with two recipients.
 seed_sql() {
   cat <<SQL
 WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < $1)
-INSERT INTO documents (user_id, title, status, document_data_id, created_at, updated_at)
+INSERT INTO documents (user_id, title, status, document_data_id, meta, created_at, updated_at)
 SELECT (SELECT id FROM users WHERE email = 'lists@example.com'), 'Seeded ' || i,
        CASE i % 10 WHEN 0 THEN 'COMPLETED' WHEN 1 THEN 'PENDING' ELSE 'DRAFT' END,
-       'seed-' || i, 1700000000 + i, 1700000000 + i
+       'seed-' || i, (SELECT meta FROM documents ORDER BY id LIMIT 1), 1700000000 + i, 1700000000 + i
   FROM s;
 INSERT INTO recipients (document_id, email, name, role, signing_order, token, created_at)
-SELECT id, 'ann@example.com', 'Ann', 'SIGNER', 1, 'seed-a-' || id, created_at FROM documents;
+SELECT id, 'ann@example.com', 'Ann', 'SIGNER', 1, 'seed-a-' || id, created_at
+  FROM documents WHERE document_data_id LIKE 'seed-%';
 INSERT INTO recipients (document_id, email, name, role, signing_order, token, created_at)
-SELECT id, 'cid@example.com', 'Cid', 'CC', 2, 'seed-c-' || id, created_at FROM documents;
+SELECT id, 'cid@example.com', 'Cid', 'CC', 2, 'seed-c-' || id, created_at
+  FROM documents WHERE document_data_id LIKE 'seed-%';
 SQL
 }
 
 echo "docket $($BIN version --json | python3 -c 'import json,sys;v=json.load(sys.stdin);print(v["version"], v["commit"])'), $STORE, $(nproc) cores; wrk -t2 -c$CONNS -d${SECS}s per figure"
-printf '%9s  %-22s %10s %9s %8s\n' documents page req/s p99 "of first"
+printf '%9s  %-28s %10s %9s %8s\n' documents page req/s p99 "of first"
 declare -A FIRST
 for n in "${SIZES[@]}"; do
   data="$WORK/data-$n"
@@ -62,17 +68,21 @@ for n in "${SIZES[@]}"; do
   fi
   $BIN --data-dir "$data" user add lists@example.com --name Lists --json >/dev/null
   key=$($BIN --data-dir "$data" apikey create --user lists@example.com --json | python3 -c 'import json,sys;print(json.load(sys.stdin)["key"])')
-  if [ "$STORE" = postgres ]; then
-    seed_sql "$n" | psql --quiet --dbname "$DOCKET_DATABASE_URL" >/dev/null
-    psql --quiet --dbname "$DOCKET_DATABASE_URL" --command 'ANALYZE' >/dev/null
-  else
-    { seed_sql "$n"; echo 'ANALYZE;'; } | sqlite3 "$data/docket.db"
-  fi
   $BIN --data-dir "$data" serve --tls off --listen 127.0.0.1:0 --log-level warn --rate-limit 0 \
     > "$data/banner" 2> "$data/log" &
   SERVER=$!
   for _ in $(seq 1 200); do grep -q listening "$data/banner" 2>/dev/null && break; sleep 0.1; done
-  base=$(grep listening "$data/banner" | awk '{print $2}')
+  base=$(grep listening "$data/banner" | awk '{print $2}' || true)
+  [ -n "$base" ] || { echo "the server did not start:" >&2; cat "$data/banner" "$data/log" >&2; exit 1; }
+  curl -sf -H "authorization: Bearer $key" -H 'content-type: application/json' \
+    -d '{"title":"Made by the API","recipients":[{"name":"Ann","email":"ann@example.com","role":"SIGNER"}]}' \
+    "$base/api/v1/documents" > "$data/made" || { echo "creating a document failed:" >&2; curl -s -H "authorization: Bearer $key" -H "content-type: application/json" -d "{}" "$base/api/v1/documents" >&2; tail -5 "$data/log" >&2; exit 1; }
+  if [ "$STORE" = postgres ]; then
+    seed_sql $((n - 1)) | psql --quiet --dbname "$DOCKET_DATABASE_URL" >/dev/null
+    psql --quiet --dbname "$DOCKET_DATABASE_URL" --command 'VACUUM ANALYZE' >/dev/null
+  else
+    { echo '.timeout 5000'; seed_sql $((n - 1)); echo 'ANALYZE;'; } | sqlite3 "$data/docket.db"
+  fi
   cat > "$data/read.lua" <<LUAEOF
 wrk.headers["authorization"] = "Bearer $key"
 bad = 0
@@ -87,7 +97,7 @@ LUAEOF
     rate=$(awk '/Requests\/sec/ {print $2}' "$data/out")
     p99=$(awk '$1 == "99%" {print $2}' "$data/out")
     FIRST[$page]=${FIRST[$page]:-$rate}
-    printf '%9s  %-22s %10s %9s %7.2fx\n' "$n" "$page" "$rate" "$p99" "$(echo "$rate / ${FIRST[$page]}" | bc -l)"
+    printf '%9s  %-28s %10s %9s %7.2fx\n' "$n" "$page" "$rate" "$p99" "$(echo "$rate / ${FIRST[$page]}" | bc -l)"
   done
   kill "$SERVER"; wait "$SERVER" 2>/dev/null || true; SERVER=
 done
