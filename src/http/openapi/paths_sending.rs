@@ -23,7 +23,7 @@ pub enum Switch {
 pub struct SendQuery {
     /// Docket's own: true refuses (400, nothing sent) formValues names the PDF's form has no
     /// field for; false or absent leaves them out, as the other signing service does.
-    #[param(rename = "strictFormValues", inline)]
+    #[param(rename = "strictFormValues", inline, default = "false")]
     strict_form_values: Option<Switch>,
 }
 
