@@ -19,10 +19,11 @@ pub const RESPONSES_BYTES_MAX: usize = 16 * 1024;
 
 /// The event type a booking was made as. Stored whole at create (what the client left out
 /// derived then), so a later cancellation does not change it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EventType {
     pub title: String,
+    #[schema(required = true)]
     pub description: Option<String>,
     /// Minutes.
     pub length: i64,
@@ -178,12 +179,37 @@ const SYSTEM_FIELDS: [(&str, &str); 6] = [
 /// first attendee, the location, the description as notes, the other attendees as guests, then
 /// the stored answers, which win), `userFieldsResponses` the booker's own, `customInputs` the
 /// legacy form's (always empty: docket has none).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = BookingAnswers)]
 pub struct Answers {
+    /// Every answer by field name, each `{label, value}`.
+    #[schema(schema_with = answers_schema)]
     pub responses: Map<String, Value>,
+    /// The booker's own answers by field name, each `{label, value}`.
+    #[schema(schema_with = answers_schema)]
     pub user_fields_responses: Map<String, Value>,
+    /// Always empty: docket has no legacy form.
+    #[schema(value_type = Object)]
     pub custom_inputs: Map<String, Value>,
+}
+
+/// Answers by field name: `{label, value}` each.
+pub fn answers_schema() -> utoipa::openapi::schema::Schema {
+    use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, SchemaType, Type};
+    let answer = ObjectBuilder::new()
+        .property("label", ObjectBuilder::new().schema_type(Type::String))
+        .property(
+            "value",
+            ObjectBuilder::new().schema_type(SchemaType::AnyValue),
+        )
+        .required("label")
+        .required("value");
+    ObjectBuilder::new()
+        .schema_type(Type::Object)
+        .additional_properties(Some(AdditionalProperties::RefOr(answer.build().into())))
+        .build()
+        .into()
 }
 
 impl Answers {

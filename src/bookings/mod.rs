@@ -26,8 +26,9 @@ pub const ATTENDEES_MAX: usize = 100;
 pub const TIME_ZONE_MAX: usize = 64;
 pub const REASON_MAX: usize = 500;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "UPPERCASE")]
+#[schema(as = BookingStatus)]
 pub enum Status {
     Accepted,
     Pending,
@@ -62,7 +63,7 @@ impl Status {
 
 crate::sql_text_enum!(Status);
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Attendee {
     pub name: String,
@@ -71,7 +72,7 @@ pub struct Attendee {
 }
 
 /// The booking's owner, as the `user` object shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Organizer {
     pub username: String,
@@ -83,23 +84,29 @@ pub struct Organizer {
 }
 
 /// A booking as stored and as clients see it (times are Unix seconds, shown as ISO 8601 UTC).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Booking {
     pub id: i64,
     pub uid: String,
     pub title: String,
+    #[schema(required = true)]
     pub description: Option<String>,
     #[serde(serialize_with = "as_iso8601")]
+    #[schema(value_type = String, format = DateTime)]
     pub start_time: i64,
     #[serde(serialize_with = "as_iso8601")]
+    #[schema(value_type = String, format = DateTime)]
     pub end_time: i64,
     pub status: Status,
+    #[schema(required = true)]
     pub location: Option<String>,
     pub attendees: Vec<Attendee>,
     pub user: Organizer,
     #[serde(serialize_with = "as_iso8601")]
+    #[schema(value_type = String, format = DateTime)]
     pub created_at: i64,
+    #[schema(required = true)]
     pub cancellation_reason: Option<String>,
     pub event_type: EventType,
     /// `responses`, `userFieldsResponses`, `customInputs`.
@@ -113,23 +120,64 @@ fn as_iso8601<S: Serializer>(ts: &i64, s: S) -> Result<S::Ok, S::Error> {
 
 /// A create request as sent. Every field is optional here so that a missing one is reported
 /// with the others, by `validate_new`, rather than as a parse error.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = BookingInput)]
 pub struct CreateRequest {
+    #[schema(required = true)]
     pub title: Option<String>,
     pub description: Option<String>,
+    #[schema(required = true, format = DateTime)]
     pub start_time: Option<String>,
+    #[schema(required = true, format = DateTime)]
     pub end_time: Option<String>,
+    #[schema(value_type = Option<NewStatus>)]
     pub status: Option<String>,
     pub location: Option<String>,
+    #[schema(nullable = false)]
     pub attendees: Option<Vec<AttendeeRequest>>,
-    /// `{title?, description?, length?, requiresConfirmation?, price?, currency?}`.
+    /// Each member optional; what is left out comes from the booking.
+    #[schema(value_type = Option<EventTypeInput>)]
     pub event_type: Option<Value>,
-    /// The booker's answers by field name.
+    /// The booker's answers by field name (at most 50).
+    #[schema(value_type = Option<Object>)]
     pub responses: Option<Value>,
 }
 
-#[derive(Debug, Clone, Default, Deserialize)]
+/// The statuses a booking may be created in (`status` in a create request).
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "UPPERCASE")]
+#[allow(
+    dead_code,
+    reason = "the schema of a member read as text by validate_new"
+)]
+pub enum NewStatus {
+    Accepted,
+    Pending,
+}
+
+/// `eventType` in a create request: each member optional.
+#[derive(utoipa::ToSchema)]
+#[schema(rename_all = "camelCase")]
+#[allow(
+    dead_code,
+    reason = "the schema of a member read as JSON by details::event_type"
+)]
+pub struct EventTypeInput {
+    #[schema(nullable = false)]
+    title: Option<String>,
+    description: Option<String>,
+    #[schema(nullable = false, minimum = 1, maximum = 10080)]
+    length: Option<i64>,
+    #[schema(nullable = false)]
+    requires_confirmation: Option<bool>,
+    #[schema(nullable = false, minimum = 0)]
+    price: Option<i64>,
+    #[schema(nullable = false, min_length = 3, max_length = 3)]
+    currency: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AttendeeRequest {
     pub name: Option<String>,

@@ -1,8 +1,11 @@
 //! A booking as webhooks deliver it, and queuing a booking event for the organiser's endpoints.
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use utoipa::ToSchema;
 
-use super::Booking;
+use super::details::EventType;
+use super::{Booking, Status};
 use crate::core::db::Conn;
 use crate::core::error::AppError;
 use crate::core::timefmt::iso8601;
@@ -11,7 +14,7 @@ use crate::{outbox::webhooks, outbox::webhooks::Event, outbox::webhooks::payload
 
 /// Queues one delivery of `event` per endpoint of `user` subscribed to it, in the caller's
 /// transaction. An endpoint made through the Zapier route gets the booking itself, in the flat
-/// shape the scheduling service's Zapier app maps (`zapier_shape`); any other the envelope
+/// shape the scheduling service's Zapier app maps (`ZapierBooking`); any other the envelope
 /// around the booking as the API shows it.
 pub fn enqueue(
     conn: &Conn,
@@ -22,7 +25,9 @@ pub fn enqueue(
 ) -> Result<(), AppError> {
     webhooks::enqueue(conn, user_id, event, now, |hook| {
         Ok(match hook.app {
-            App::Zapier => zapier_shape(booking),
+            App::Zapier => {
+                serde_json::to_value(ZapierBooking::of(booking)).map_err(AppError::internal)?
+            }
             App::Api => {
                 let plain = serde_json::to_value(booking).map_err(AppError::internal)?;
                 envelope(event, &plain, now, &hook.url)
@@ -36,43 +41,90 @@ pub fn enqueue(
 /// description, times, location, status and cancellation reason, its answers, `eventType`,
 /// the organiser as `user` and the `attendees`, each person with the offset of their zone
 /// from UTC at the start, in minutes. Docket's `id` and `uid` stand beside.
-pub fn zapier_shape(b: &Booking) -> Value {
-    use super::details::utc_offset_minutes as offset;
-    let attendees: Vec<Value> = b
-        .attendees
-        .iter()
-        .map(|a| {
-            json!({
-                "name": a.name,
-                "email": a.email,
-                "timeZone": a.time_zone,
-                "utcOffset": offset(&a.time_zone, b.start_time),
-            })
-        })
-        .collect();
-    json!({
-        "id": b.id,
-        "uid": b.uid,
-        "title": b.title,
-        "description": b.description,
-        "customInputs": b.answers.custom_inputs,
-        "responses": b.answers.responses,
-        "userFieldsResponses": b.answers.user_fields_responses,
-        "startTime": iso8601(b.start_time),
-        "endTime": iso8601(b.end_time),
-        "location": b.location,
-        "status": b.status.as_str(),
-        "cancellationReason": b.cancellation_reason,
-        "user": {
-            "username": b.user.username,
-            "name": b.user.name,
-            "email": b.user.email,
-            "timeZone": b.user.time_zone,
-            "utcOffset": offset(&b.user.time_zone, b.start_time),
-            "locale": b.user.locale,
-        },
-        "eventType": b.event_type,
-        "attendees": attendees,
-        "createdAt": iso8601(b.created_at),
-    })
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ZapierBooking {
+    pub id: i64,
+    pub uid: String,
+    pub title: String,
+    #[schema(required = true)]
+    pub description: Option<String>,
+    #[schema(value_type = Object)]
+    pub custom_inputs: Map<String, Value>,
+    #[schema(schema_with = super::details::answers_schema)]
+    pub responses: Map<String, Value>,
+    #[schema(schema_with = super::details::answers_schema)]
+    pub user_fields_responses: Map<String, Value>,
+    #[schema(format = DateTime)]
+    pub start_time: String,
+    #[schema(format = DateTime)]
+    pub end_time: String,
+    #[schema(required = true)]
+    pub location: Option<String>,
+    pub status: Status,
+    #[schema(required = true)]
+    pub cancellation_reason: Option<String>,
+    pub user: ZapierPerson,
+    pub event_type: EventType,
+    pub attendees: Vec<ZapierPerson>,
+    #[schema(format = DateTime)]
+    pub created_at: String,
+}
+
+/// The organiser or an attendee in `ZapierBooking`: `utcOffset` in minutes at the start;
+/// `username` and `locale` for the organiser only.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ZapierPerson {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(required = false, nullable = false)]
+    pub username: Option<String>,
+    pub name: String,
+    pub email: String,
+    pub time_zone: String,
+    pub utc_offset: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(required = false, nullable = false)]
+    pub locale: Option<&'static str>,
+}
+
+impl ZapierBooking {
+    pub fn of(b: &Booking) -> ZapierBooking {
+        use super::details::utc_offset_minutes as offset;
+        let person = |name: &str, email: &str, zone: &str| ZapierPerson {
+            username: None,
+            name: name.to_string(),
+            email: email.to_string(),
+            time_zone: zone.to_string(),
+            utc_offset: offset(zone, b.start_time),
+            locale: None,
+        };
+        let user = ZapierPerson {
+            username: Some(b.user.username.clone()),
+            locale: Some(b.user.locale),
+            ..person(&b.user.name, &b.user.email, &b.user.time_zone)
+        };
+        ZapierBooking {
+            id: b.id,
+            uid: b.uid.clone(),
+            title: b.title.clone(),
+            description: b.description.clone(),
+            custom_inputs: b.answers.custom_inputs.clone(),
+            responses: b.answers.responses.clone(),
+            user_fields_responses: b.answers.user_fields_responses.clone(),
+            start_time: iso8601(b.start_time),
+            end_time: iso8601(b.end_time),
+            location: b.location.clone(),
+            status: b.status,
+            cancellation_reason: b.cancellation_reason.clone(),
+            user,
+            event_type: b.event_type.clone(),
+            attendees: b
+                .attendees
+                .iter()
+                .map(|a| person(&a.name, &a.email, &a.time_zone))
+                .collect(),
+            created_at: iso8601(b.created_at),
+        }
+    }
 }

@@ -7,7 +7,7 @@ use http::StatusCode;
 use serde::Serialize;
 
 /// One invalid input, located by a JSON-ish path such as `recipients[0].email`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 pub struct FieldError {
     pub path: String,
     pub message: String,

@@ -81,14 +81,18 @@ struct PageQuery {
     status: Option<String>,
 }
 
-#[derive(Debug, Default, Deserialize)]
-struct CancelRequest {
+/// `POST /api/v1/bookings/{id}/cancel`'s body (optional).
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+pub struct CancelRequest {
+    #[schema(max_length = 500)]
     reason: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+/// `GET /api/v1/bookings`: a page of bookings.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct Page {
+#[schema(as = BookingList)]
+pub struct Page {
     bookings: Vec<Booking>,
     total_pages: i64,
 }

@@ -4,19 +4,20 @@
 
 use std::collections::HashMap;
 
-use serde_json::{Value, json};
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::auth::caller;
-use super::reply::{json_result, with_keys, write_result};
+use super::reply::{json_result, write_result};
 use crate::core::error::AppError;
 use crate::http::state::AppState;
 use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
+use crate::signing::documents::answers::{
+    DocumentCreated, DocumentDeleted, DocumentList, FieldRemoved, FieldsAdded, RecipientRemoved,
+};
 use crate::signing::documents::field_request::{FieldBatch, FieldPatch};
-use crate::signing::documents::store::Deleted;
 use crate::{
     signing::documents::RecipientBrief, signing::documents::Status,
     signing::documents::parse_paging,
@@ -55,7 +56,7 @@ fn document_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::get())
         .and(caller(&state, read))
         .then(|id, who: Principal, st: AppState| async move {
-            json_result(manage::get(&st.ctx(), &who, id).await.map(|d| json!(d)))
+            json_result(manage::get(&st.ctx(), &who, id).await)
         });
     let delete = warp::path!("api" / "v1" / "documents" / i64)
         .and(warp::delete())
@@ -63,7 +64,7 @@ fn document_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(super::origin())
         .then(|id, who: Principal, st: AppState, o| async move {
             let r = manage::delete(&st.ctx(), &who, id, o).await;
-            write_result(&who, r.map(deleted_document))
+            write_result(&who, r.map(|r| DocumentDeleted::of(r.document, r.outcome)))
         });
     // The account behind the key: the other signing service's clients test keys with it.
     let me = warp::path!("api" / "v1" / "me")
@@ -97,7 +98,7 @@ fn recipient_routes(state: AppState) -> BoxedFilter<(Response,)> {
                     Ok(r) => manage::add_recipient(&st.ctx(), &who, id, r).await,
                     Err(e) => Err(e),
                 };
-                write_result(&who, r.map(|v| json!(v)))
+                write_result(&who, r)
             },
         );
     let patch = warp::path!("api" / "v1" / "documents" / i64 / "recipients" / i64)
@@ -111,7 +112,7 @@ fn recipient_routes(state: AppState) -> BoxedFilter<(Response,)> {
                     Ok(()) => manage::patch_recipient(&st.ctx(), &who, (id, rid), b, o).await,
                     Err(e) => Err(e),
                 };
-                write_result(&who, r.map(|v| json!(v)))
+                write_result(&who, r)
             },
         );
     let delete = warp::path!("api" / "v1" / "documents" / i64 / "recipients" / i64)
@@ -119,23 +120,13 @@ fn recipient_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(caller(&state, write))
         .then(|id, rid, who: Principal, st: AppState| async move {
             let r = manage::delete_recipient(&st.ctx(), &who, (id, rid)).await;
-            write_result(
-                &who,
-                r.map(|v| with_keys(json!(v), json!({"deleted": true}))),
-            )
+            let removed = |recipient| RecipientRemoved {
+                recipient,
+                deleted: true,
+            };
+            write_result(&who, r.map(removed))
         });
     add.or(patch).unify().or(delete).unify().boxed()
-}
-
-/// The answer to adding fields: `{documentId, fields}`; when one field was sent (an object, not
-/// a list), its keys stand at the top level too, as clients of the other signing service read
-/// `id` there.
-fn added_fields(document: i64, single: bool, fields: Value) -> Value {
-    let top = json!({"documentId": document, "fields": fields});
-    match (single, fields.get(0)) {
-        (true, Some(one)) => with_keys(one.clone(), top),
-        _ => top,
-    }
 }
 
 /// Adding, changing and removing fields.
@@ -149,10 +140,7 @@ fn field_routes(state: AppState) -> BoxedFilter<(Response,)> {
             |id, who: Principal, st: AppState, b: FieldBatch| async move {
                 let single = b.is_single();
                 let r = manage::add_fields(&st.ctx(), &who, id, b).await;
-                write_result(
-                    &who,
-                    r.map(|fields| added_fields(id, single, json!(fields))),
-                )
+                write_result(&who, r.map(|f| FieldsAdded::of(id, single, f)))
             },
         );
     let patch = warp::path!("api" / "v1" / "documents" / i64 / "fields" / i64)
@@ -161,32 +149,20 @@ fn field_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(super::body::object::<FieldPatch>())
         .then(|id, fid, who: Principal, st: AppState, b| async move {
             let r = manage::patch_field(&st.ctx(), &who, (id, fid), b).await;
-            write_result(&who, r.map(|f| json!(f)))
+            write_result(&who, r)
         });
     let delete = warp::path!("api" / "v1" / "documents" / i64 / "fields" / i64)
         .and(warp::delete())
         .and(caller(&state, write))
         .then(|id, fid, who: Principal, st: AppState| async move {
             let r = manage::delete_field(&st.ctx(), &who, (id, fid)).await;
-            write_result(
-                &who,
-                r.map(|v| with_keys(json!(v), json!({"deleted": true}))),
-            )
+            let removed = |field| FieldRemoved {
+                field,
+                deleted: true,
+            };
+            write_result(&who, r.map(removed))
         });
     add.or(patch).unify().or(delete).unify().boxed()
-}
-
-/// The answer to deleting a document: the document (the other signing service answers it),
-/// its `status` a DocumentStatus (a removed draft's is DRAFT), with docket's `deleted` (the
-/// row is gone) and `outcome` (`DELETED`, `CANCELLED` or `HIDDEN`).
-fn deleted_document(r: manage::Removal) -> Value {
-    let outcome = match r.outcome {
-        Deleted::Removed => "DELETED",
-        Deleted::Cancelled => "CANCELLED",
-        Deleted::Hidden => "HIDDEN",
-    };
-    let extra = json!({"deleted": r.outcome == Deleted::Removed, "outcome": outcome});
-    with_keys(json!(r.document), extra)
 }
 
 /// `POST /api/v1/documents`: the new draft, its recipients, and the signed URL its
@@ -196,19 +172,19 @@ async fn create(
     who: Principal,
     body: CreateDocumentRequest,
     origin: crate::signing::documents::audit::Origin,
-) -> Result<Value, AppError> {
+) -> Result<DocumentCreated, AppError> {
     let created = manage::create(&state.ctx(), &who, body.validate()?, origin).await?;
     let briefs: Vec<RecipientBrief> = created
         .recipients
         .iter()
         .map(RecipientBrief::from)
         .collect();
-    Ok(json!({
-        "uploadUrl": super::uploads::upload_url(&state, &created.data_id),
-        "documentId": created.id,
-        "externalId": created.external_id,
-        "recipients": briefs,
-    }))
+    Ok(DocumentCreated {
+        upload_url: super::uploads::upload_url(&state, &created.data_id),
+        document_id: created.id,
+        external_id: created.external_id,
+        recipients: briefs,
+    })
 }
 
 /// `GET /api/v1/documents?page&perPage&status`.
@@ -216,7 +192,7 @@ async fn list(
     state: AppState,
     who: Principal,
     q: HashMap<String, String>,
-) -> Result<Value, AppError> {
+) -> Result<DocumentList, AppError> {
     let (page, per_page) = parse_paging(
         q.get("page").map(String::as_str),
         q.get("perPage").map(String::as_str),
@@ -232,6 +208,9 @@ async fn list(
         per_page,
         status,
     };
-    let (docs, total_pages) = manage::list(&state.ctx(), &who, listing).await?;
-    Ok(json!({"documents": docs, "totalPages": total_pages}))
+    let (documents, total_pages) = manage::list(&state.ctx(), &who, listing).await?;
+    Ok(DocumentList {
+        documents,
+        total_pages,
+    })
 }

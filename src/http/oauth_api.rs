@@ -15,14 +15,14 @@ use warp::reply::Response;
 use super::reply::{json_response, json_result};
 use crate::core::error::AppError;
 use crate::http::state::AppState;
+use crate::identity::scope::Scope;
+use crate::oauth::answers::{Introspected, Profile, Revoked, TokenAnswer, UserInfo};
 use crate::oauth::basic;
-use crate::{identity::scope, identity::scope::Scope};
 use crate::{
     oauth::token_endpoint, oauth::token_endpoint::Answer, oauth::token_endpoint::Endpoint,
     oauth::token_endpoint::Policy, oauth::token_endpoint::Request, oauth::token_endpoint::Tokens,
 };
 use crate::{oauth::tokens::OAuthError, oauth::tokens::OAuthErrorBody};
-use crate::{oauth::tokens::store::Introspection, oauth::tokens::store::Kind};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let s = {
@@ -215,64 +215,39 @@ fn server_error(e: AppError) -> OAuthError {
 
 fn reply(state: &AppState, answer: Answer) -> Response {
     match answer {
-        Answer::Tokens(t) => token_response(&t),
-        Answer::Revoked => json_response(StatusCode::OK, &json!({})),
-        Answer::Introspected(found) => {
-            json_response(StatusCode::OK, &introspection(state, found.as_ref()))
-        }
+        Answer::Tokens(t) => json_response(StatusCode::OK, &token_answer(&t)),
+        Answer::Revoked => json_response(StatusCode::OK, &Revoked {}),
+        Answer::Introspected(found) => json_response(
+            StatusCode::OK,
+            &Introspected::of(found.as_ref(), state.issuer()),
+        ),
     }
 }
 
-/// RFC 7662 2.2.
-fn introspection(state: &AppState, found: Option<&Introspection>) -> Value {
-    match found {
-        None => json!({"active": false}),
-        Some(i) => json!({
-            "active": true,
-            "scope": scope::join(&i.scopes),
-            "client_id": i.client_id,
-            "username": i.username,
-            "sub": i.user_id.to_string(),
-            "token_type": match i.kind {
-                Kind::Access => "Bearer",
-                Kind::Refresh => "refresh_token",
-            },
-            "iat": i.issued_at,
-            "exp": i.expires_at,
-            "iss": state.issuer(),
-        }),
-    }
-}
-
-fn token_response(tokens: &Tokens) -> Response {
+fn token_answer(tokens: &Tokens) -> TokenAnswer {
     let issued = &tokens.issued;
-    let mut body = json!({
-        "access_token": issued.access.expose(),
-        "token_type": "Bearer",
-        "expires_in": issued.expires_in,
-        "scope": issued.scope_text,
-    });
-    if let Some(r) = tokens.refresh_token() {
-        body["refresh_token"] = json!(r);
+    TokenAnswer {
+        access_token: issued.access.expose().to_string(),
+        token_type: "Bearer",
+        expires_in: issued.expires_in,
+        scope: issued.scope_text.clone(),
+        refresh_token: tokens.refresh_token().map(str::to_string),
+        id_token: tokens.id_token.clone(),
     }
-    if let Some(t) = &tokens.id_token {
-        body["id_token"] = json!(t);
-    }
-    json_response(StatusCode::OK, &body)
 }
 
 async fn me(
     state: &AppState,
     creds: crate::identity::principal::Credentials,
-) -> Result<Value, AppError> {
+) -> Result<Profile, AppError> {
     let user = crate::oauth::identity::profile(&state.ctx(), creds).await?;
-    Ok(json!({"id": user.id, "username": user.username, "name": user.name, "email": user.email}))
+    Ok(Profile::of(user))
 }
 
 async fn userinfo(
     state: &AppState,
     creds: crate::identity::principal::Credentials,
-) -> Result<Value, AppError> {
+) -> Result<UserInfo, AppError> {
     crate::oauth::identity::userinfo(&state.ctx(), creds).await
 }
 

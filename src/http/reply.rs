@@ -35,12 +35,16 @@ pub fn format_for(path: &str) -> Format {
     }
 }
 
-#[derive(Serialize)]
-struct ErrorBody<'a> {
+/// An error answer under `/api` (and the OAuth endpoints' non-RFC errors).
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = Error)]
+pub struct ErrorBody<'a> {
     error: &'static str,
     code: &'static str,
     message: String,
+    /// Each problem with its path (invalid input only).
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    #[schema(required = false)]
     details: &'a [crate::core::error::FieldError],
 }
 
@@ -163,11 +167,12 @@ pub fn json_result_as<T: Serialize>(status: StatusCode, result: Result<T, AppErr
 /// A document or template write's JSON result, as `who` may see it: the answer itself for a
 /// caller that may read documents, else its receipt (ids and outcome; `documents::receipt`).
 /// Every write route under `/api/v1/documents` and `/api/v1/templates` answers through this.
-pub fn write_result(
+pub fn write_result<T: Serialize>(
     who: &crate::identity::principal::Principal,
-    result: Result<serde_json::Value, AppError>,
+    result: Result<T, AppError>,
 ) -> Response {
-    json_result(result.map(|v| crate::signing::documents::receipt::shown_to(who, v)))
+    let value = result.and_then(|v| serde_json::to_value(v).map_err(AppError::internal));
+    json_result(value.map(|v| crate::signing::documents::receipt::shown_to(who, v)))
 }
 
 /// `base` (a JSON object) with the keys of `extra` set on it: docket's own keys beside the

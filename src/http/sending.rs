@@ -4,7 +4,6 @@
 
 use std::collections::HashMap;
 
-use serde_json::{Value, json};
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
@@ -18,6 +17,7 @@ use crate::core::lenient::OrDefault;
 use crate::http::state::AppState;
 use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
+use crate::signing::workflow::answers::{AuditLog, DownloadUrl, Resent, Sent};
 use crate::signing::workflow::flow::Origin;
 use crate::signing::workflow::sending;
 use crate::{signing::workflow::request::ResendRequest, signing::workflow::request::SendRequest};
@@ -103,13 +103,10 @@ async fn send(
     id: i64,
     (query, body): (HashMap<String, String>, OrDefault<SendRequest>),
     origin: Origin,
-) -> Result<Value, AppError> {
+) -> Result<Sent, AppError> {
     let opts = body.0.validate(strict_form_values(&query)?)?;
     let view = sending::send(&state.ctx(), &who, id, opts, origin).await?;
-    let mut out = json!(view);
-    // The other signing service's confirmation, beside the document.
-    out["message"] = json!("Document sent for signing successfully");
-    Ok(out)
+    Ok(Sent::of(view))
 }
 
 /// `strictFormValues` is docket's own switch, in the query so that it can never meet a key of
@@ -130,12 +127,9 @@ async fn resend(
     who: Principal,
     id: i64,
     body: ResendRequest,
-) -> Result<Value, AppError> {
+) -> Result<Resent, AppError> {
     let reminded = sending::resend(&state.ctx(), &who, id, body.validate()?).await?;
-    Ok(json!({
-        "documentId": id, "recipients": reminded,
-        "message": "Document resend successfully initiated",
-    }))
+    Ok(Resent::of(id, reminded))
 }
 
 /// `GET /api/v1/documents/{id}/audit-log[?page&perPage]`: `{documentId, events, totalPages}`,
@@ -146,7 +140,7 @@ async fn audit_log(
     who: Principal,
     id: i64,
     q: HashMap<String, String>,
-) -> Result<Value, AppError> {
+) -> Result<AuditLog, AppError> {
     let number = |key: &str, default: i64| match q.get(key) {
         None => Ok(default),
         Some(v) => v
@@ -160,7 +154,11 @@ async fn audit_log(
         number("perPage", sending::AUDIT_PAGE_MAX)?,
     );
     let (events, total_pages) = sending::audit_log(&state.ctx(), &who, id, paging).await?;
-    Ok(json!({"documentId": id, "events": events, "totalPages": total_pages}))
+    Ok(AuditLog {
+        document_id: id,
+        events,
+        total_pages,
+    })
 }
 
 /// `GET /api/v1/documents/{id}/download[?original=true]`: a signed, expiring URL of the sealed
@@ -172,7 +170,7 @@ async fn download(
     id: i64,
     query: HashMap<String, String>,
     origin: Origin,
-) -> Result<Value, AppError> {
+) -> Result<DownloadUrl, AppError> {
     let original = match query.get("original").map(String::as_str) {
         None | Some("false") => matches!(
             query.get("downloadOriginalDocument").map(String::as_str),
@@ -182,7 +180,9 @@ async fn download(
         Some(_) => return Err(AppError::bad_request("original must be true or false")),
     };
     let d = sending::download(&state.ctx(), &who, id, original, origin).await?;
-    Ok(json!({"downloadUrl": download_url(&state, &d.blob, &d.name)}))
+    Ok(DownloadUrl {
+        download_url: download_url(&state, &d.blob, &d.name),
+    })
 }
 
 fn object(blob: &str) -> String {

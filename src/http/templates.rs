@@ -4,7 +4,6 @@
 
 use std::collections::HashMap;
 
-use serde_json::{Value, json};
 use warp::Filter;
 
 use crate::signing::documents::field_request::FieldBatch;
@@ -20,6 +19,9 @@ use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
 use crate::signing::documents::parse_paging;
 use crate::signing::documents::request::RecipientInput;
+use crate::signing::templates::answers::{
+    RecipientAdded, TemplateCreated, TemplateFieldsAdded, TemplateList, TemplateRemoved,
+};
 use crate::signing::templates::manage;
 use crate::signing::templates::request::CreateTemplateRequest;
 
@@ -49,7 +51,7 @@ fn template_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::get())
         .and(caller(&state, read))
         .then(|id, who: Principal, st: AppState| async move {
-            json_result(manage::get(&st.ctx(), &who, id).await.map(|t| json!(t)))
+            json_result(manage::get(&st.ctx(), &who, id).await)
         });
     let delete = warp::path!("api" / "v1" / "templates" / i64)
         .and(warp::delete())
@@ -57,10 +59,11 @@ fn template_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .then(|id, who: Principal, st: AppState| async move {
             let r = manage::delete(&st.ctx(), &who, id).await;
             // The template as it was (the other signing service's answer), and docket's flag.
-            write_result(
-                &who,
-                r.map(|t| super::reply::with_keys(json!(t), json!({"deleted": true}))),
-            )
+            let removed = |template| TemplateRemoved {
+                template,
+                deleted: true,
+            };
+            write_result(&who, r.map(removed))
         });
     create
         .or(list)
@@ -82,14 +85,11 @@ fn part_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .then(|id, who: Principal, st: AppState, b| async move {
             let r = manage::add_recipient(&st.ctx(), &who, id, b).await;
             // The recipient, with the template it belongs to.
-            write_result(
-                &who,
-                r.map(|view| {
-                    let mut v = json!(view);
-                    v["templateId"] = json!(id);
-                    v
-                }),
-            )
+            let added = |recipient| RecipientAdded {
+                recipient,
+                template_id: id,
+            };
+            write_result(&who, r.map(added))
         });
     let add_fields = warp::path!("api" / "v1" / "templates" / i64 / "fields")
         .and(warp::post())
@@ -97,10 +97,11 @@ fn part_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(super::body::shape::<FieldBatch>())
         .then(|id, who: Principal, st: AppState, b| async move {
             let r = manage::add_fields(&st.ctx(), &who, id, b).await;
-            write_result(
-                &who,
-                r.map(|fields| json!({"templateId": id, "fields": fields})),
-            )
+            let added = |fields| TemplateFieldsAdded {
+                template_id: id,
+                fields,
+            };
+            write_result(&who, r.map(added))
         });
     let generate = warp::path!("api" / "v1" / "templates" / i64 / "generate-document")
         .and(warp::post())
@@ -108,7 +109,7 @@ fn part_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(super::body::object::<GenerateRequest>())
         .then(|id, who: Principal, st: AppState, b| async move {
             let r = manage::generate(&st.ctx(), &who, id, b).await;
-            write_result(&who, r.map(|g| json!(g)))
+            write_result(&who, r)
         });
     // The other signing service's older form: recipients by position, `title` required.
     let create_document = warp::path!("api" / "v1" / "templates" / i64 / "create-document")
@@ -117,7 +118,7 @@ fn part_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(super::body::object::<CreateFromTemplateRequest>())
         .then(|id, who: Principal, st: AppState, b| async move {
             let r = manage::create_document(&st.ctx(), &who, id, b).await;
-            write_result(&who, r.map(|g| json!(g)))
+            write_result(&who, r)
         });
     add_recipient
         .or(add_fields)
@@ -135,15 +136,14 @@ async fn create(
     state: AppState,
     who: Principal,
     body: CreateTemplateRequest,
-) -> Result<Value, AppError> {
+) -> Result<TemplateCreated, AppError> {
     let created = manage::create(&state.ctx(), &who, body.validate()?).await?;
-    Ok(json!({
-        "templateId": created.id,
-        "uploadUrl": super::uploads::upload_url(&state, &created.data_id),
-        "recipients": created.recipients,
-        // The other signing service's clients read the new template here.
-        "template": created.template,
-    }))
+    Ok(TemplateCreated {
+        template_id: created.id,
+        upload_url: super::uploads::upload_url(&state, &created.data_id),
+        recipients: created.recipients,
+        template: created.template,
+    })
 }
 
 /// `GET /api/v1/templates?page&perPage`.
@@ -151,11 +151,14 @@ async fn list(
     state: AppState,
     who: Principal,
     q: HashMap<String, String>,
-) -> Result<Value, AppError> {
+) -> Result<TemplateList, AppError> {
     let paging = parse_paging(
         q.get("page").map(String::as_str),
         q.get("perPage").map(String::as_str),
     )?;
-    let (items, total_pages) = manage::list(&state.ctx(), &who, paging).await?;
-    Ok(json!({"templates": items, "totalPages": total_pages}))
+    let (templates, total_pages) = manage::list(&state.ctx(), &who, paging).await?;
+    Ok(TemplateList {
+        templates,
+        total_pages,
+    })
 }

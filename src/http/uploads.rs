@@ -6,7 +6,6 @@ use std::collections::HashMap;
 
 use bytes::{Buf, Bytes};
 use futures_util::{Stream, StreamExt};
-use serde_json::{Value, json};
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
@@ -16,7 +15,7 @@ use crate::core::blob::SignedUrlError;
 use crate::core::db::now;
 use crate::core::error::AppError;
 use crate::http::state::AppState;
-use crate::{signing::uploads, signing::uploads::Target};
+use crate::signing::uploads;
 
 const PREFIX: &str = "/api/v1/uploads/";
 
@@ -57,7 +56,7 @@ async fn upload<S, B>(
     length: Option<u64>,
     origin: crate::signing::documents::audit::Origin,
     body: S,
-) -> Result<Value, AppError>
+) -> Result<uploads::Uploaded, AppError>
 where
     S: Stream<Item = Result<B, warp::Error>> + Send + 'static,
     B: Buf + Send + 'static,
@@ -101,16 +100,7 @@ where
     };
 
     let done = uploads::receive(&state.ctx(), target, bytes, max, origin).await?;
-    let (key, id) = match done.target {
-        Target::Document(id) => ("documentId", id),
-        Target::Template(id) => ("templateId", id),
-    };
-    Ok(json!({
-        key: id,
-        "pages": done.pages,
-        "size": done.size,
-        "sha256": done.sha256,
-    }))
+    Ok(uploads::Uploaded::of(done))
 }
 
 /// The bytes of the first file part (one with a file name, or named `file`) of a multipart

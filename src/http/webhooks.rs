@@ -3,7 +3,6 @@
 //! is a 404. A webhook is a way to read documents, so every call needs READ_DOCUMENT; one made
 //! with an OAuth access token belongs to that app's grant, and the app sees only its own.
 
-use serde_json::{Value, json};
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
@@ -15,6 +14,7 @@ use crate::core::error::AppError;
 use crate::http::state::AppState;
 use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
+use crate::integrations::answers::{DeliveryList, WebhookAdded, WebhookList, WebhookRemoved};
 use crate::integrations::request::CreateWebhookRequest;
 use crate::integrations::webhooks as manage;
 
@@ -61,27 +61,31 @@ async fn create(
     state: AppState,
     who: Principal,
     body: CreateWebhookRequest,
-) -> Result<Value, AppError> {
+) -> Result<WebhookAdded, AppError> {
     let max = state.config.max_webhooks_per_user;
     let new = body.validate()?;
     let (hook, secret) =
         manage::create(&state.ctx(), &state.webhook_secrets, &who, new, max).await?;
-    let mut out = json!(hook);
-    out["secret"] = Value::String(secret);
-    Ok(out)
+    Ok(WebhookAdded {
+        webhook: hook,
+        secret,
+    })
 }
 
-async fn list(state: AppState, who: Principal) -> Result<Value, AppError> {
-    let hooks = manage::list(&state.ctx(), &who).await?;
-    Ok(json!({ "webhooks": hooks }))
+async fn list(state: AppState, who: Principal) -> Result<WebhookList, AppError> {
+    let webhooks = manage::list(&state.ctx(), &who).await?;
+    Ok(WebhookList { webhooks })
 }
 
-async fn delete(state: AppState, who: Principal, id: i64) -> Result<Value, AppError> {
+async fn delete(state: AppState, who: Principal, id: i64) -> Result<WebhookRemoved, AppError> {
     manage::delete(&state.ctx(), &who, id, None).await?;
-    Ok(json!({"id": id, "deleted": true}))
+    Ok(WebhookRemoved { id, deleted: true })
 }
 
-async fn deliveries(state: AppState, who: Principal, id: i64) -> Result<Value, AppError> {
-    let list = manage::deliveries(&state.ctx(), &who, id).await?;
-    Ok(json!({ "webhookId": id, "deliveries": list }))
+async fn deliveries(state: AppState, who: Principal, id: i64) -> Result<DeliveryList, AppError> {
+    let deliveries = manage::deliveries(&state.ctx(), &who, id).await?;
+    Ok(DeliveryList {
+        webhook_id: id,
+        deliveries,
+    })
 }

@@ -7,17 +7,18 @@
 
 use http::StatusCode;
 use serde::Deserialize;
-use serde_json::Value;
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::reply::{Format, error_response, json_result, json_result_as};
 use super::{body, with_state};
+use crate::bookings::webhook::ZapierBooking;
 use crate::core::error::AppError;
 use crate::http::state::AppState;
 use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
+use crate::integrations::answers::{CalcomRow, DocumensoRow};
 use crate::integrations::zapier;
 use crate::{core::lenient::Int, core::lenient::OrDefault};
 use crate::{
@@ -117,12 +118,9 @@ fn hook_id(raw: Option<Int>, key: &str) -> Result<i64, AppError> {
 }
 
 /// `GET .../listBookings`: the newest bookings, as a subscription delivers them.
-async fn list_bookings(state: AppState, who: Principal) -> Result<Vec<Value>, AppError> {
+async fn list_bookings(state: AppState, who: Principal) -> Result<Vec<ZapierBooking>, AppError> {
     let bookings = crate::bookings::manage::newest(&state.ctx(), &who, SAMPLE_BOOKINGS).await?;
-    Ok(bookings
-        .iter()
-        .map(crate::bookings::webhook::zapier_shape)
-        .collect())
+    Ok(bookings.iter().map(ZapierBooking::of).collect())
 }
 
 /// `POST .../addSubscription` with `{subscriberUrl, triggerEvent}`.
@@ -130,7 +128,7 @@ async fn add_subscription(
     state: AppState,
     who: Principal,
     OrDefault(b): OrDefault<CalSubscriptionRequest>,
-) -> Result<Value, AppError> {
+) -> Result<CalcomRow, AppError> {
     let hook = zapier::subscribe(
         &state.ctx(),
         &state.webhook_secrets,
@@ -144,7 +142,7 @@ async fn add_subscription(
         state.config.max_webhooks_per_user,
     )
     .await?;
-    Ok(zapier::calcom_row(&hook, who.user_id))
+    Ok(CalcomRow::of(&hook, who.user_id))
 }
 
 /// `DELETE .../deleteSubscription?id=`: 204.
@@ -155,12 +153,18 @@ async fn delete_subscription(state: AppState, who: Principal, q: IdQuery) -> Res
 }
 
 /// `GET .../me`: who the credential is (the peer's `{username}`, and docket's identity keys).
-async fn me(state: AppState, who: Principal) -> Result<Value, AppError> {
+async fn me(
+    state: AppState,
+    who: Principal,
+) -> Result<crate::oauth::identity::ApiAccount, AppError> {
     crate::oauth::identity::api_account(&state.ctx(), &who).await
 }
 
 /// `/api/v1/zapier/list-documents`: the sample a Zap shows while it is set up.
-async fn list_documents(state: AppState, who: Principal) -> Result<Vec<Value>, AppError> {
+async fn list_documents(
+    state: AppState,
+    who: Principal,
+) -> Result<Vec<crate::integrations::answers::SampleDelivery>, AppError> {
     zapier::documenso_sample(&state.ctx(), &who).await
 }
 
@@ -169,7 +173,7 @@ async fn subscribe(
     state: AppState,
     who: Principal,
     OrDefault(b): OrDefault<SignSubscriptionRequest>,
-) -> Result<Value, AppError> {
+) -> Result<DocumensoRow, AppError> {
     let hook = zapier::subscribe(
         &state.ctx(),
         &state.webhook_secrets,
@@ -180,7 +184,7 @@ async fn subscribe(
         state.config.max_webhooks_per_user,
     )
     .await?;
-    Ok(zapier::documenso_row(&hook, who.user_id))
+    Ok(DocumensoRow::of(&hook, who.user_id))
 }
 
 /// `/api/v1/zapier/unsubscribe` with `{webhookId}`: the deleted subscription.
@@ -188,8 +192,8 @@ async fn unsubscribe(
     state: AppState,
     who: Principal,
     OrDefault(b): OrDefault<SignUnsubscribeRequest>,
-) -> Result<Value, AppError> {
+) -> Result<DocumensoRow, AppError> {
     let id = hook_id(b.webhook_id.into_valid(), "webhookId")?;
     let hook = zapier::unsubscribe(&state.ctx(), &who, id, false).await?;
-    Ok(zapier::documenso_row(&hook, who.user_id))
+    Ok(DocumensoRow::of(&hook, who.user_id))
 }

@@ -3,6 +3,7 @@
 //! peers' Zapier apps, with the samples those apps read. Deliveries themselves are the
 //! outbox's; the events are queued by the rings that own them (documents, bookings).
 
+pub mod answers;
 pub mod request;
 pub mod webhooks;
 pub mod zapier;

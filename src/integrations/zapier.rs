@@ -6,7 +6,7 @@
 //! deliveries take the flat shape Zapier's app maps. Also the sample each app reads while a Zap
 //! is set up, and the subscription rows as each peer answers them.
 
-use serde_json::{Value, json};
+use crate::integrations::answers::SampleDelivery;
 
 use super::webhooks as manage;
 use crate::core::context::Context;
@@ -87,50 +87,16 @@ pub async fn unsubscribe(
     manage::delete(ctx, who, id, only_zapier.then_some(App::Zapier)).await
 }
 
-/// A subscription as the scheduling service answers it: its webhook row (ids as text, as
-/// Zapier hands the id back in a query).
-pub fn calcom_row(hook: &Webhook, user_id: i64) -> Value {
-    json!({
-        "id": hook.id.to_string(),
-        "userId": user_id,
-        "teamId": null,
-        "eventTypeId": null,
-        "platformOAuthClientId": null,
-        "subscriberUrl": hook.url,
-        "payloadTemplate": null,
-        "appId": "zapier",
-        "active": true,
-        "eventTriggers": hook.events,
-        "secret": null,
-        "platform": false,
-        "time": null,
-        "timeUnit": null,
-        "createdAt": hook.created_at,
-    })
-}
-
-/// A subscription as the signing service answers it: its webhook row.
-pub fn documenso_row(hook: &Webhook, user_id: i64) -> Value {
-    json!({
-        "id": hook.id.to_string(),
-        "webhookUrl": hook.url,
-        "eventTriggers": hook.events,
-        "secret": null,
-        "enabled": true,
-        "createdAt": hook.created_at,
-        "updatedAt": hook.created_at,
-        "userId": user_id,
-        "teamId": null,
-    })
-}
-
 /// How many of the newest documents the sample looks through for one with recipients.
 const SAMPLE_SCAN: i64 = 20;
 
 /// What the signing service's Zapier app reads as sample data while a Zap is set up: nothing
 /// until `who` has an endpoint and a document with recipients; then one delivery as the
 /// oldest endpoint would receive it, carrying the newest such document.
-pub async fn documenso_sample(ctx: &Context, who: &Principal) -> Result<Vec<Value>, AppError> {
+pub async fn documenso_sample(
+    ctx: &Context,
+    who: &Principal,
+) -> Result<Vec<SampleDelivery>, AppError> {
     let (visible, user, app) = (manage::visible(who), who.user_id, ctx.app.clone());
     let found = ctx
         .db
@@ -150,10 +116,10 @@ pub async fn documenso_sample(ctx: &Context, who: &Principal) -> Result<Vec<Valu
     };
     let events: Vec<&str> = hook.events.iter().map(|e| e.as_str()).collect();
     let payload = crate::signing::documents::webhook::payload(&doc, who.sees_signing_links())?;
-    Ok(vec![json!({
-        "event": events.join(","),
-        "createdAt": hook.created_at,
-        "webhookEndpoint": hook.url,
-        "payload": payload,
-    })])
+    Ok(vec![SampleDelivery {
+        event: events.join(","),
+        created_at: hook.created_at,
+        webhook_endpoint: hook.url,
+        payload,
+    }])
 }

@@ -4,11 +4,11 @@
 use super::bearer;
 use crate::core::context::Context;
 
+use super::answers::UserInfo;
 use crate::core::error::AppError;
 use crate::identity::principal::Credentials;
 use crate::identity::scope::Scope;
 use crate::identity::users::User;
-use serde_json::{Value, json};
 
 /// The user behind `creds`, checked and read in one trip to the database: 403 without
 /// READ_PROFILE, 401 when the user is gone.
@@ -22,17 +22,12 @@ pub async fn profile(ctx: &Context, creds: Credentials) -> Result<User, AppError
 
 /// OpenID Connect's userinfo for `creds` (a credential with `openid` or READ_PROFILE): `sub`
 /// and the claims its scopes allow. 403 without either scope, 401 when the user is gone.
-pub async fn userinfo(ctx: &Context, creds: Credentials) -> Result<Value, AppError> {
+pub async fn userinfo(ctx: &Context, creds: Credentials) -> Result<UserInfo, AppError> {
     bearer::read_as(&ctx.db, creds, |c, who| {
         if !who.scopes.contains(&Scope::OpenId) {
             who.require(Scope::ReadProfile)?;
         }
-        let u = user(c, who.user_id)?;
-        let mut out = json!({"sub": super::oidc::subject(&u)});
-        for (k, v) in super::oidc::user_claims(&u, &who.scopes) {
-            out[k] = v;
-        }
-        Ok(out)
+        Ok(UserInfo::of(&user(c, who.user_id)?, &who.scopes))
     })
     .await
 }
@@ -43,19 +38,36 @@ pub async fn userinfo(ctx: &Context, creds: Credentials) -> Result<Value, AppErr
 pub async fn api_account(
     ctx: &Context,
     who: &crate::identity::principal::Principal,
-) -> Result<Value, AppError> {
+) -> Result<ApiAccount, AppError> {
     let (id, profile) = (who.user_id, who.scopes.contains(&Scope::ReadProfile));
     ctx.db
         .read(move |c| {
             let u = user(c, id)?;
-            let mut out = json!({"name": u.name, "id": u.id});
-            if profile {
-                out["username"] = json!(u.username);
-                out["email"] = json!(u.email);
-            }
-            Ok(out)
+            let (username, email) = match profile {
+                true => (Some(u.username), Some(u.email)),
+                false => (None, None),
+            };
+            Ok(ApiAccount {
+                name: u.name,
+                id: u.id,
+                username,
+                email,
+            })
         })
         .await
+}
+
+/// `GET /api/v1/me`'s answer: `username` and `email` with READ_PROFILE only.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct ApiAccount {
+    pub name: String,
+    pub id: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(required = false, nullable = false)]
+    pub username: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(required = false, nullable = false)]
+    pub email: Option<String>,
 }
 
 fn user(c: &crate::core::db::Conn, id: i64) -> Result<User, AppError> {

@@ -2,6 +2,7 @@
 //! its consent, the token endpoints' use cases, and the principal behind a credential.
 
 pub mod account;
+pub mod answers;
 pub mod authorize;
 pub mod basic;
 pub mod bearer;

@@ -13,6 +13,8 @@ use rsa::pkcs8::{DecodePrivateKey, EncodePrivateKey, LineEnding};
 use rsa::signature::{SignatureEncoding, Signer};
 use rsa::traits::PublicKeyParts;
 use serde_json::{Value, json};
+
+use super::answers::UserInfo;
 use sha2::{Digest, Sha256};
 
 use crate::core::error::AppError;
@@ -149,8 +151,11 @@ impl IdToken<'_> {
         if let Some(t) = self.auth_time {
             claims["auth_time"] = json!(t);
         }
-        for (k, v) in user_claims(self.user, self.scopes) {
-            claims[k] = v;
+        // The claims userinfo answers (its `sub` is the one above).
+        if let Value::Object(info) = json!(UserInfo::of(self.user, self.scopes)) {
+            for (k, v) in info {
+                claims[k] = v;
+            }
         }
         claims
     }
@@ -159,24 +164,6 @@ impl IdToken<'_> {
 /// The `sub` of a user: their id, as the string OpenID Connect asks for.
 pub fn subject(user: &User) -> String {
     user.id.to_string()
-}
-
-/// The claims about `user` that `scopes` allow: `profile` (or READ_PROFILE) gives the name
-/// and username, `email` (or READ_PROFILE) the address.
-pub fn user_claims(user: &User, scopes: &[Scope]) -> Vec<(&'static str, Value)> {
-    let all = scopes.contains(&Scope::ReadProfile);
-    let mut out = Vec::new();
-    if all || scopes.contains(&Scope::Profile) {
-        out.push(("name", json!(user.name)));
-        out.push(("preferred_username", json!(user.username)));
-    }
-    if all || scopes.contains(&Scope::Email) {
-        out.push(("email", json!(user.email)));
-        // Addresses are the login name an admin or an invitation set; none is confirmed by
-        // a mailed link, so none is claimed verified.
-        out.push(("email_verified", json!(false)));
-    }
-    out
 }
 
 #[cfg(test)]

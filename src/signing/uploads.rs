@@ -62,6 +62,39 @@ pub struct Attached {
     pub sha256: String,
 }
 
+/// The answer to an upload: the document's or the template's id, and the file's pages, size
+/// and SHA-256.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(as = UploadResponse)]
+pub struct Uploaded {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(required = false, nullable = false)]
+    pub document_id: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(required = false, nullable = false)]
+    pub template_id: Option<i64>,
+    pub pages: u32,
+    pub size: u64,
+    pub sha256: String,
+}
+
+impl Uploaded {
+    pub fn of(done: Attached) -> Uploaded {
+        let (document_id, template_id) = match done.target {
+            Target::Document(id) => (Some(id), None),
+            Target::Template(id) => (None, Some(id)),
+        };
+        Uploaded {
+            document_id,
+            template_id,
+            pages: done.pages,
+            size: done.size,
+            sha256: done.sha256,
+        }
+    }
+}
+
 /// Receives `bytes` (at most `max`) as `target`'s file: stored, checked, then attached in one
 /// transaction (a document's upload is audited); the file it replaces is removed.
 pub async fn receive(

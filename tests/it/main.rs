@@ -34,6 +34,7 @@ mod mail;
 mod oauth_flow;
 mod oauth_rules;
 mod oidc;
+mod openapi_answers;
 mod page_cache;
 mod page_render;
 mod pg_blip;

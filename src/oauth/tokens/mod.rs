@@ -105,10 +105,12 @@ impl OAuthError {
 
 /// RFC 6749 5.2's error body, with the description again as `message`, which the scheduling
 /// service's older integrations read.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = OAuthError)]
 pub struct OAuthErrorBody<'a> {
     pub error: &'a str,
     pub error_description: &'a str,
+    /// error_description again, for integrations that read message.
     pub message: &'a str,
 }
 

@@ -35,12 +35,13 @@ impl App {
 crate::sql_text_enum!(App);
 
 /// An endpoint as the API shows it (never its secret).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Webhook {
     pub id: i64,
     pub url: String,
     pub events: Vec<Event>,
+    #[schema(format = DateTime)]
     pub created_at: String,
     /// The OAuth grant it belongs to (`None`: the owner's, made with an API key).
     #[serde(skip)]
@@ -202,7 +203,7 @@ pub fn insert_delivery(
 
 /// Where a delivery is: still being tried (`PENDING`), answered with a 2xx (`DELIVERED`), or
 /// given up on (`FAILED`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum DeliveryStatus {
     Pending,
@@ -230,7 +231,7 @@ impl DeliveryStatus {
 crate::sql_text_enum!(DeliveryStatus);
 
 /// A delivery as the API shows it (not its body).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Delivery {
     pub id: i64,
@@ -238,10 +239,15 @@ pub struct Delivery {
     pub event: Event,
     pub status: DeliveryStatus,
     pub attempts: i64,
+    #[schema(required = true, format = DateTime)]
     pub next_attempt_at: Option<String>,
+    #[schema(required = true)]
     pub last_status: Option<i64>,
+    #[schema(required = true)]
     pub last_error: Option<String>,
+    #[schema(format = DateTime)]
     pub created_at: String,
+    #[schema(required = true, format = DateTime)]
     pub delivered_at: Option<String>,
 }
 

@@ -10,8 +10,9 @@ use crate::core::error::AppError;
 use crate::core::timefmt::iso8601;
 
 /// What happened.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[schema(as = AuditEventType)]
 pub enum Event {
     Created,
     Uploaded,
@@ -190,17 +191,22 @@ pub fn record_fill(
 }
 
 /// One event as the API shows it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AuditEvent {
     pub id: i64,
     #[serde(rename = "type")]
     pub kind: Event,
+    #[schema(format = DateTime)]
     pub created_at: String,
     pub actor: String,
+    #[schema(required = true)]
     pub recipient_id: Option<i64>,
+    #[schema(required = true)]
     pub ip_address: Option<String>,
+    #[schema(required = true)]
     pub user_agent: Option<String>,
+    #[schema(value_type = Object)]
     pub data: Value,
 }
 

@@ -98,33 +98,47 @@ pub enum SigningOrder {
 }
 
 /// `meta`, as stored and returned.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Meta {
+    /// The signing request's subject; {signer.name}, {signer.email} and {document.name} are
+    /// filled in per recipient.
+    #[schema(required = true)]
     pub subject: Option<String>,
+    /// The signing request's message; {signer.name}, {signer.email} and {document.name} are
+    /// filled in per recipient.
+    #[schema(required = true)]
     pub message: Option<String>,
     pub timezone: String,
     pub date_format: String,
+    #[schema(required = true, format = "uri")]
     pub redirect_url: Option<String>,
     pub signing_order: SigningOrder,
-    /// EMAIL, or NONE: the owner hands out the signing links and recipients get no e-mail.
+    /// EMAIL, or NONE: the owner hands out the signing links and recipients get no e-mail
+    /// (no signing requests, reminders, completion or cancellation e-mails).
     #[serde(default)]
+    #[schema(required = true)]
     pub distribution_method: DistributionMethod,
     /// Which e-mails the document sends (all by default); see `EmailSettings::effective`.
     #[serde(default)]
+    #[schema(required = true)]
     pub email_settings: EmailSettings,
-    /// Links the sender attached at creation (`attachments`), shown to signers.
+    /// Links the sender attached at creation (`attachments`), shown to signers (present when
+    /// there are any).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[schema(required = false)]
     pub attachments: Vec<Attachment>,
 }
 
 /// A link attachment: a label and an http(s) URL (the signing service's `{label, data, type:
 /// "link"}`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Attachment {
     pub label: String,
+    #[schema(format = "uri")]
     pub data: String,
     #[serde(rename = "type")]
+    #[schema(pattern = "^link$")]
     pub kind: String,
 }
 
@@ -196,7 +210,7 @@ pub enum DistributionMethod {
 /// `meta.emailSettings`: the signing service's nine switches, all on by default. Docket has
 /// mail for four of them (`recipientSigningRequest`, `documentCompleted`,
 /// `ownerDocumentCompleted`, `documentDeleted`); the others are kept and shown as given.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", default)]
 pub struct EmailSettings {
     pub recipient_signing_request: bool,
@@ -439,9 +453,10 @@ mod methods {
     }
 }
 
-/// Document-level authentication options.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// Document-level authentication options: how every recipient authenticates.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = DocumentAuthOptions)]
 pub struct AuthOptions {
     #[serde(default, deserialize_with = "methods::read")]
     pub global_access_auth: Methods,
@@ -549,9 +564,11 @@ pub fn parse_global_auth(c: &mut Check, raw: &AuthOptionsInput, path: &str) -> A
     }
 }
 
-/// A recipient's options: `accessAuth` (ACCOUNT) and `actionAuth`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// A recipient's options: `accessAuth` (ACCOUNT) and `actionAuth`: how the recipient
+/// authenticates.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = RecipientAuthOptions)]
 pub struct RecipientAuth {
     #[serde(default, deserialize_with = "methods::read")]
     pub access_auth: Methods,

@@ -1,6 +1,7 @@
 //! Documents to be signed: what clients send, the
 //! rules it must follow, and the shapes returned. SQL lives in `store.rs`.
 
+pub mod answers;
 pub mod audit;
 pub mod check;
 pub mod field_meta;

@@ -12,35 +12,51 @@ use crate::{core::timefmt::iso8601, core::timefmt::iso8601_opt};
 
 /// A recipient as the API shows it, with `signingUrl`. `token` and `signingUrl` are the recipient's credential: null
 /// for callers that may not see it (`SigningLinks`).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = Recipient)]
 pub struct RecipientView {
     pub id: i64,
     pub document_id: i64,
     pub email: String,
     pub name: String,
     pub role: Role,
+    #[schema(required = true)]
     pub signing_order: Option<i64>,
+    /// The recipient's signing token: a credential of the recipient's, shown to the owner's
+    /// API key only (null for OAuth access tokens).
+    #[schema(required = true)]
     pub token: Option<String>,
+    #[schema(required = true, format = DateTime)]
     pub signed_at: Option<String>,
     pub read_status: ReadStatus,
     pub signing_status: SigningStatus,
     pub send_status: SendStatus,
+    /// The recipient's signing link: a credential of the recipient's, shown to the owner's
+    /// API key only (null for OAuth access tokens).
+    #[schema(required = true)]
     pub signing_url: Option<String>,
     /// How the recipient authenticates (`{accessAuth, actionAuth}`, lists).
     pub auth_options: RecipientAuth,
 }
 
 /// Recipients in create, generate and upload responses (links as in `RecipientView`).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RecipientBrief {
     pub recipient_id: i64,
     pub name: String,
     pub email: String,
+    /// The recipient's signing token: a credential of the recipient's, shown to the owner's
+    /// API key only (null for OAuth access tokens).
+    #[schema(required = true)]
     pub token: Option<String>,
     pub role: Role,
+    #[schema(required = true)]
     pub signing_order: Option<i64>,
+    /// The recipient's signing link: a credential of the recipient's, shown to the owner's
+    /// API key only (null for OAuth access tokens).
+    #[schema(required = true)]
     pub signing_url: Option<String>,
 }
 
@@ -104,8 +120,9 @@ impl From<&RecipientView> for RecipientBrief {
 }
 
 /// A field as the API shows it, with `id`, `documentId`, `inserted` and `customText`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = Field)]
 pub struct FieldView {
     pub id: i64,
     pub document_id: i64,
@@ -117,6 +134,8 @@ pub struct FieldView {
     pub page_y: f64,
     pub page_width: f64,
     pub page_height: f64,
+    /// The field's settings as given (`FieldMeta`), or null.
+    #[schema(required = true, value_type = Option<Object>)]
     pub field_meta: Option<Value>,
     pub inserted: bool,
     /// The typed value; `""` until there is one (as the other signing service shows it).
@@ -132,11 +151,12 @@ pub struct FieldView {
     pub secondary_id: String,
     /// Whose field it is, in a document's `fields` (absent where the field is answered alone).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(required = false, nullable = false)]
     pub recipient: Option<FieldRecipient>,
 }
 
 /// A field's recipient as a document's `fields` show it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FieldRecipient {
     pub name: String,
@@ -145,20 +165,27 @@ pub struct FieldRecipient {
 }
 
 /// A document as the API shows it, with its `recipients`, `fields` and `meta`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = Document)]
 pub struct DocumentView {
     pub id: i64,
+    #[schema(required = true)]
     pub external_id: Option<String>,
     pub user_id: i64,
+    #[schema(required = true)]
     pub team_id: Option<i64>,
     /// Always null: docket has no folders (the other signing service's key).
+    #[schema(schema_with = super::answers::always_null)]
     pub folder_id: Option<String>,
     pub title: String,
     pub status: Status,
     pub document_data_id: String,
+    #[schema(format = DateTime)]
     pub created_at: String,
+    #[schema(format = DateTime)]
     pub updated_at: String,
+    #[schema(required = true, format = DateTime)]
     pub completed_at: Option<String>,
     pub recipients: Vec<RecipientView>,
     pub fields: Vec<FieldView>,
@@ -168,19 +195,34 @@ pub struct DocumentView {
     /// Absent until a sealing attempt fails (so a document that seals at once keeps the
     /// documented shape); then how sealing is going.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(required = false, nullable = false)]
     pub sealing: Option<SealingView>,
 }
 
 /// How sealing a finished document went, once an attempt has failed: `FAILED` while it is being
 /// retried (`nextAttemptAt`; `null` when the document was cancelled in between), `SEALED` once
 /// a later attempt succeeded. `attempts` counts every attempt made, the successful one too.
-#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = Sealing)]
 pub struct SealingView {
-    pub status: &'static str,
+    pub status: SealState,
+    /// Attempts made so far, the successful one included.
+    #[schema(minimum = 1)]
     pub attempts: i64,
+    #[schema(required = true)]
     pub last_error: Option<String>,
+    #[schema(required = true, format = DateTime)]
     pub next_attempt_at: Option<String>,
+}
+
+/// FAILED: the last attempt failed and sealing is retried at `nextAttemptAt` (while the
+/// document is PENDING); SEALED: a later attempt succeeded.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Eq, utoipa::ToSchema)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum SealState {
+    Failed,
+    Sealed,
 }
 
 impl SealingView {
@@ -191,7 +233,11 @@ impl SealingView {
         }
         let sealed = status == Status::Completed;
         Some(SealingView {
-            status: if sealed { "SEALED" } else { "FAILED" },
+            status: if sealed {
+                SealState::Sealed
+            } else {
+                SealState::Failed
+            },
             attempts: seal.failures + i64::from(sealed),
             last_error: seal.error.clone(),
             next_attempt_at: seal

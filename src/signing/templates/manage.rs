@@ -154,10 +154,12 @@ pub async fn add_fields(
 
 /// A document generated from a template, as the answer shows it: `documentId`, the
 /// `externalId` it was given, and its recipients.
-#[derive(Debug, serde::Serialize)]
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = GenerateDocumentResponse)]
 pub struct Generated {
     pub document_id: i64,
+    #[schema(required = true)]
     pub external_id: Option<String>,
     pub recipients: Vec<RecipientBrief>,
 }

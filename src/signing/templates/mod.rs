@@ -2,6 +2,7 @@
 //! or to generate a document from one, the shapes returned, and the copy into a new document.
 //! SQL lives in `store.rs`; the document side of a copy goes through `documents::store`.
 
+pub mod answers;
 pub mod generate_request;
 pub mod manage;
 pub mod model;
@@ -91,18 +92,23 @@ pub struct CreateTemplate {
 }
 
 /// A template as the API shows it, in the other signing service's shape exactly.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
+#[schema(as = Template)]
 pub struct TemplateView {
     pub id: i64,
+    #[schema(required = true)]
     pub external_id: Option<String>,
     #[serde(rename = "type")]
     pub kind: TemplateType,
     pub title: String,
     pub user_id: i64,
+    #[schema(required = true)]
     pub team_id: Option<i64>,
     pub template_document_data_id: String,
+    #[schema(format = DateTime)]
     pub created_at: String,
+    #[schema(format = DateTime)]
     pub updated_at: String,
     pub template_meta: TemplateMeta,
     pub direct_link: DirectLink,
@@ -113,15 +119,18 @@ pub struct TemplateView {
     pub recipients: Vec<TemplateRecipient>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TemplateMeta {
     pub id: String,
+    #[schema(required = true)]
     pub subject: Option<String>,
+    #[schema(required = true)]
     pub message: Option<String>,
     pub timezone: String,
     pub date_format: String,
     pub template_id: i64,
+    #[schema(required = true)]
     pub redirect_url: Option<String>,
     pub signing_order: SigningOrder,
 }
@@ -141,13 +150,13 @@ impl TemplateMeta {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct DirectLink {
     pub token: String,
     pub enabled: bool,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct TemplateDocumentData {
     pub id: String,
     #[serde(rename = "type")]
@@ -156,7 +165,7 @@ pub struct TemplateDocumentData {
 }
 
 /// A template's field as the API shows it: position and size are decimal strings.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TemplateField {
     pub id: i64,
@@ -168,16 +177,18 @@ pub struct TemplateField {
     pub position_y: String,
     pub width: String,
     pub height: String,
+    #[schema(required = true, value_type = Option<Object>)]
     pub field_meta: Option<Value>,
 }
 
 /// A template's recipient as the API shows it: `authOptions` is JSON text (`""` when none).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TemplateRecipient {
     pub id: i64,
     pub email: String,
     pub name: String,
+    #[schema(required = true)]
     pub signing_order: Option<i64>,
     pub auth_options: String,
     pub role: Role,

@@ -3,6 +3,7 @@
 //! transition is one transaction that checks its precondition in SQL (`flow.rs`); the rules
 //! themselves are plain functions here and in `values.rs`.
 
+pub mod answers;
 pub mod auth;
 pub mod flow;
 pub mod invites;

@@ -6,6 +6,7 @@
 //! - [`stores`]: where a data dir's rows and files live (SQLite and files, or the PostgreSQL
 //!   run's database and bucket), and direct access to them (`TestDb`).
 //! - [`api`]: the typed API client (`Api`, `Signer`), fixtures and request bodies.
+//! - [`documented`]: the served OpenAPI document as a checker of real answers (`Documented`).
 //! - [`login`]: signing in through the login page (`sign_in`, `LoginForm`).
 //! - [`oauth`]: Ada and the client "Cal", the consent page, the identity endpoint.
 //! - [`webhook`]: a webhook receiver (`Receiver`).
@@ -17,6 +18,7 @@
 
 pub mod api;
 pub mod cli;
+pub mod documented;
 pub mod login;
 pub mod mailbox;
 pub mod oauth;
