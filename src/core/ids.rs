@@ -121,7 +121,8 @@ mod tests {
     #[test]
     fn round_trips_through_a_database() {
         let conn = memory();
-        conn.execute_batch("CREATE TABLE t (a INTEGER, b INTEGER)").unwrap();
+        conn.execute_batch("CREATE TABLE t (a INTEGER, b INTEGER)")
+            .unwrap();
         let (doc, user) = (DocumentId::new(7), UserId::new(-3));
         conn.execute("INSERT INTO t (a, b) VALUES (?1, ?2)", params![doc, user])
             .unwrap();
@@ -152,7 +153,10 @@ mod tests {
     #[test]
     fn parses_and_prints_like_an_i64() {
         assert_eq!("15".parse::<GrantId>(), Ok(GrantId::new(15)));
-        assert_eq!("+15".parse::<GrantId>(), "+15".parse::<i64>().map(GrantId::new));
+        assert_eq!(
+            "+15".parse::<GrantId>(),
+            "+15".parse::<i64>().map(GrantId::new)
+        );
         assert_eq!(ClientId::new(-4).to_string(), "-4");
         for bad in ["", "abc", "1.0", " 1", "9223372036854775808"] {
             assert_eq!(
@@ -167,7 +171,10 @@ mod tests {
     fn is_an_int64_in_the_openapi_document() {
         use utoipa::{PartialSchema, ToSchema};
         let typed = serde_json::to_value(DocumentId::schema()).unwrap();
-        assert_eq!(typed, serde_json::json!({"type": "integer", "format": "int64"}));
+        assert_eq!(
+            typed,
+            serde_json::json!({"type": "integer", "format": "int64"})
+        );
         assert_eq!(DocumentId::name(), "DocumentId");
     }
 }

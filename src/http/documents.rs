@@ -2,6 +2,7 @@
 //! routes and replies over `documents::manage`. Each route authenticates (`auth::principal`)
 //! before it reads the body.
 
+use crate::core::ids::{DocumentId, FieldId, RecipientId};
 use std::collections::HashMap;
 
 use serde_json::{Value, json};
@@ -51,13 +52,13 @@ fn document_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(caller(&state, read))
         .and(warp::query::<HashMap<String, String>>())
         .then(|who, st, q| async move { json_result(list(st, who, q).await) });
-    let get = warp::path!("api" / "v1" / "documents" / i64)
+    let get = warp::path!("api" / "v1" / "documents" / DocumentId)
         .and(warp::get())
         .and(caller(&state, read))
         .then(|id, who: Principal, st: AppState| async move {
             json_result(manage::get(&st.ctx(), &who, id).await.map(|d| json!(d)))
         });
-    let delete = warp::path!("api" / "v1" / "documents" / i64)
+    let delete = warp::path!("api" / "v1" / "documents" / DocumentId)
         .and(warp::delete())
         .and(caller(&state, write))
         .and(super::origin())
@@ -87,7 +88,7 @@ fn document_routes(state: AppState) -> BoxedFilter<(Response,)> {
 /// Adding, changing and removing recipients.
 fn recipient_routes(state: AppState) -> BoxedFilter<(Response,)> {
     let write = Scope::WriteDocument;
-    let add = warp::path!("api" / "v1" / "documents" / i64 / "recipients")
+    let add = warp::path!("api" / "v1" / "documents" / DocumentId / "recipients")
         .and(warp::post())
         .and(caller(&state, write))
         .and(super::body::object::<RecipientInput>())
@@ -100,7 +101,7 @@ fn recipient_routes(state: AppState) -> BoxedFilter<(Response,)> {
                 write_result(&who, r.map(|v| json!(v)))
             },
         );
-    let patch = warp::path!("api" / "v1" / "documents" / i64 / "recipients" / i64)
+    let patch = warp::path!("api" / "v1" / "documents" / DocumentId / "recipients" / RecipientId)
         .and(warp::patch())
         .and(caller(&state, write))
         .and(super::body::object::<RecipientInput>())
@@ -114,7 +115,7 @@ fn recipient_routes(state: AppState) -> BoxedFilter<(Response,)> {
                 write_result(&who, r.map(|v| json!(v)))
             },
         );
-    let delete = warp::path!("api" / "v1" / "documents" / i64 / "recipients" / i64)
+    let delete = warp::path!("api" / "v1" / "documents" / DocumentId / "recipients" / RecipientId)
         .and(warp::delete())
         .and(caller(&state, write))
         .then(|id, rid, who: Principal, st: AppState| async move {
@@ -130,7 +131,7 @@ fn recipient_routes(state: AppState) -> BoxedFilter<(Response,)> {
 /// The answer to adding fields: `{documentId, fields}`; when one field was sent (an object, not
 /// a list), its keys stand at the top level too, as clients of the other signing service read
 /// `id` there.
-fn added_fields(document: i64, single: bool, fields: Value) -> Value {
+fn added_fields(document: DocumentId, single: bool, fields: Value) -> Value {
     let top = json!({"documentId": document, "fields": fields});
     match (single, fields.get(0)) {
         (true, Some(one)) => with_keys(one.clone(), top),
@@ -141,7 +142,7 @@ fn added_fields(document: i64, single: bool, fields: Value) -> Value {
 /// Adding, changing and removing fields.
 fn field_routes(state: AppState) -> BoxedFilter<(Response,)> {
     let write = Scope::WriteDocument;
-    let add = warp::path!("api" / "v1" / "documents" / i64 / "fields")
+    let add = warp::path!("api" / "v1" / "documents" / DocumentId / "fields")
         .and(warp::post())
         .and(caller(&state, write))
         .and(super::body::shape::<FieldBatch>())
@@ -155,7 +156,7 @@ fn field_routes(state: AppState) -> BoxedFilter<(Response,)> {
                 )
             },
         );
-    let patch = warp::path!("api" / "v1" / "documents" / i64 / "fields" / i64)
+    let patch = warp::path!("api" / "v1" / "documents" / DocumentId / "fields" / FieldId)
         .and(warp::patch())
         .and(caller(&state, write))
         .and(super::body::object::<FieldPatch>())
@@ -163,7 +164,7 @@ fn field_routes(state: AppState) -> BoxedFilter<(Response,)> {
             let r = manage::patch_field(&st.ctx(), &who, (id, fid), b).await;
             write_result(&who, r.map(|f| json!(f)))
         });
-    let delete = warp::path!("api" / "v1" / "documents" / i64 / "fields" / i64)
+    let delete = warp::path!("api" / "v1" / "documents" / DocumentId / "fields" / FieldId)
         .and(warp::delete())
         .and(caller(&state, write))
         .then(|id, fid, who: Principal, st: AppState| async move {

@@ -102,8 +102,8 @@ where
 
     let done = uploads::receive(&state.ctx(), target, bytes, max, origin).await?;
     let (key, id) = match done.target {
-        Target::Document(id) => ("documentId", id),
-        Target::Template(id) => ("templateId", id),
+        Target::Document(id) => ("documentId", id.get()),
+        Target::Template(id) => ("templateId", id.get()),
     };
     Ok(json!({
         key: id,

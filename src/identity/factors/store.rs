@@ -1,6 +1,7 @@
 //! SQL for second factors: `recovery_codes`, `passkeys` and `webauthn_ceremonies` (the TOTP
 //! secret and the passkey handle are columns of `users`, whose SQL is `users::store`'s). Each state change re-checks its precondition in its WHERE clause.
 
+use crate::core::ids::RecipientId;
 use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension};
 
@@ -169,13 +170,13 @@ pub enum Purpose {
     Register,
     Login,
     /// An action on a signing link, bound to its recipient.
-    Sign(i64),
+    Sign(RecipientId),
     /// A signed-in user confirming who they are before a sign-in security change.
     Confirm,
 }
 
 impl Purpose {
-    fn parts(self) -> (&'static str, Option<i64>) {
+    fn parts(self) -> (&'static str, Option<RecipientId>) {
         match self {
             Purpose::Register => ("REGISTER", None),
             Purpose::Login => ("LOGIN", None),

@@ -4,6 +4,7 @@
 //! checks its own state (a document must still be a draft) before.
 
 use crate::core::db::Conn;
+use crate::core::ids::RecipientId;
 
 use super::field_request::FieldBatch;
 use super::fields::NewField;
@@ -47,7 +48,7 @@ pub fn fields_for(
     pages: Option<i64>,
     recipients: &[Recipient],
 ) -> Result<Vec<NewField>, AppError> {
-    let ids: Vec<i64> = recipients.iter().map(|r| r.id).collect();
+    let ids: Vec<RecipientId> = recipients.iter().map(|r| r.id).collect();
     batch.check(pages, &ids)
 }
 

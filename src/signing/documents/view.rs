@@ -8,6 +8,7 @@ use super::fields::FieldType;
 use super::meta::{AuthOptions, Meta, RecipientAuth};
 use super::model::{Document, Field, Recipient, SealRecord};
 use super::recipients::{ReadStatus, Role, SendStatus, SigningStatus};
+use crate::core::ids::{DocumentId, FieldId, RecipientId};
 use crate::{core::timefmt::iso8601, core::timefmt::iso8601_opt};
 
 /// A recipient as the API shows it, with `signingUrl`. `token` and `signingUrl` are the recipient's credential: null
@@ -15,8 +16,8 @@ use crate::{core::timefmt::iso8601, core::timefmt::iso8601_opt};
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RecipientView {
-    pub id: i64,
-    pub document_id: i64,
+    pub id: RecipientId,
+    pub document_id: DocumentId,
     pub email: String,
     pub name: String,
     pub role: Role,
@@ -35,7 +36,7 @@ pub struct RecipientView {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RecipientBrief {
-    pub recipient_id: i64,
+    pub recipient_id: RecipientId,
     pub name: String,
     pub email: String,
     pub token: Option<String>,
@@ -107,9 +108,9 @@ impl From<&RecipientView> for RecipientBrief {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FieldView {
-    pub id: i64,
-    pub document_id: i64,
-    pub recipient_id: i64,
+    pub id: FieldId,
+    pub document_id: DocumentId,
+    pub recipient_id: RecipientId,
     #[serde(rename = "type")]
     pub kind: FieldType,
     pub page_number: i64,
@@ -148,7 +149,7 @@ pub struct FieldRecipient {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DocumentView {
-    pub id: i64,
+    pub id: DocumentId,
     pub external_id: Option<String>,
     pub user_id: i64,
     pub team_id: Option<i64>,
@@ -208,7 +209,7 @@ fn signing_url(app_url: &str, token: &str) -> String {
 }
 
 impl RecipientView {
-    pub fn of(r: &Recipient, document_id: i64, app_url: &str) -> RecipientView {
+    pub fn of(r: &Recipient, document_id: DocumentId, app_url: &str) -> RecipientView {
         RecipientView {
             id: r.id,
             document_id,
@@ -242,7 +243,7 @@ impl RecipientBrief {
 }
 
 impl FieldView {
-    pub fn of(f: &Field, document_id: i64) -> FieldView {
+    pub fn of(f: &Field, document_id: DocumentId) -> FieldView {
         FieldView {
             id: f.id,
             document_id,

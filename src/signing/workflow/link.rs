@@ -8,6 +8,7 @@
 //! replies; waking the outbound workers and the sealer after a commit stays with it.
 
 use crate::core::db::Conn;
+use crate::core::ids::FieldId;
 use serde_json::{Value, json};
 
 use super::auth::{self, Acting, Proof, Signer};
@@ -287,7 +288,7 @@ pub async fn page_source(
 }
 
 /// The PNG the recipient drew into one of their fields.
-pub async fn signature(db: &Db, visit: Visit, field: i64) -> Result<Vec<u8>, AppError> {
+pub async fn signature(db: &Db, visit: Visit, field: FieldId) -> Result<Vec<u8>, AppError> {
     db.read(move |c| {
         let l = shown_link(c, &visit)?;
         reader(c, &l, &visit)?;
@@ -340,7 +341,7 @@ pub async fn fill(
     db: &Db,
     verifier: &Verifier,
     call: Call,
-    field: i64,
+    field: FieldId,
     value: FillRequest,
 ) -> Result<Value, AppError> {
     acting(db, verifier, call, move |tx, l, a| {
