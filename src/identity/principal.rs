@@ -3,6 +3,7 @@
 
 use super::scope::Scope;
 use crate::core::error::AppError;
+use crate::core::ids::UserId;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Via {
@@ -16,7 +17,7 @@ pub enum Via {
 
 #[derive(Debug, Clone)]
 pub struct Principal {
-    pub user_id: i64,
+    pub user_id: UserId,
     pub scopes: Vec<Scope>,
     pub via: Via,
 }
@@ -104,7 +105,7 @@ mod tests {
     #[test]
     fn scope_checks() {
         let p = Principal {
-            user_id: 1,
+            user_id: UserId::new(1),
             scopes: vec![Scope::ReadProfile],
             via: Via::AccessToken {
                 client: 1,
@@ -115,7 +116,7 @@ mod tests {
         assert_eq!(p.grant(), Some(7));
         assert!(!p.sees_signing_links());
         let key = Principal {
-            user_id: 1,
+            user_id: UserId::new(1),
             scopes: Scope::ALL.to_vec(),
             via: Via::ApiKey,
         };

@@ -6,6 +6,7 @@
 //! deliveries take the flat shape Zapier's app maps. Also the sample each app reads while a Zap
 //! is set up, and the subscription rows as each peer answers them.
 
+use crate::core::ids::UserId;
 use serde_json::{Value, json};
 
 use super::webhooks as manage;
@@ -90,7 +91,7 @@ pub async fn unsubscribe(
 
 /// A subscription as the scheduling service answers it: its webhook row (ids as text, as
 /// Zapier hands the id back in a query).
-pub fn calcom_row(hook: &Webhook, user_id: i64) -> Value {
+pub fn calcom_row(hook: &Webhook, user_id: UserId) -> Value {
     json!({
         "id": hook.id.to_string(),
         "userId": user_id,
@@ -111,7 +112,7 @@ pub fn calcom_row(hook: &Webhook, user_id: i64) -> Value {
 }
 
 /// A subscription as the signing service answers it: its webhook row.
-pub fn documenso_row(hook: &Webhook, user_id: i64) -> Value {
+pub fn documenso_row(hook: &Webhook, user_id: UserId) -> Value {
     json!({
         "id": hook.id.to_string(),
         "webhookUrl": hook.url,

@@ -89,6 +89,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::ids::UserId;
 
     /// An API key and an access token, each last used long ago, authenticated through the
     /// read side: their use is recorded through the write side.
@@ -109,7 +110,7 @@ mod tests {
                  INSERT INTO oauth_grants (id, user_id, client_id, scopes, created_at, last_used_at)
                  VALUES (1, 1, 1, 'READ_PROFILE', 0, 0);",
             )?;
-            crate::identity::apikeys::store::insert(c, 1, "k", &key, None, 0)?;
+            crate::identity::apikeys::store::insert(c, UserId::new(1), "k", &key, None, 0)?;
             c.execute(
                 "INSERT INTO oauth_tokens (grant_id, kind, token_hash, scopes, created_at, expires_at)
                  VALUES (1, 'access', ?1, 'READ_PROFILE', 0, 9999999999)",
@@ -124,7 +125,7 @@ mod tests {
             query_api_key: None,
         };
         let by_key = authenticate(&db, bearer(&key_text)).await.unwrap();
-        assert_eq!((by_key.user_id, by_key.via), (1, Via::ApiKey));
+        assert_eq!((by_key.user_id, by_key.via), (UserId::new(1), Via::ApiKey));
         let by_token = authenticate(&db, bearer(&access_text)).await.unwrap();
         assert_eq!(by_token.grant(), Some(1));
         let (key_used, grant_used): (Option<i64>, Option<i64>) = db

@@ -3,6 +3,7 @@
 
 use super::bearer;
 use crate::core::context::Context;
+use crate::core::ids::UserId;
 
 use crate::core::error::AppError;
 use crate::identity::principal::Credentials;
@@ -58,7 +59,7 @@ pub async fn api_account(
         .await
 }
 
-fn user(c: &crate::core::db::Conn, id: i64) -> Result<User, AppError> {
+fn user(c: &crate::core::db::Conn, id: UserId) -> Result<User, AppError> {
     crate::identity::users::store::get(c, id)?
         .ok_or_else(|| AppError::Unauthorized("the user no longer exists".into()))
 }

@@ -182,10 +182,11 @@ pub fn user_claims(user: &User, scopes: &[Scope]) -> Vec<(&'static str, Value)> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::ids::UserId;
 
     fn user() -> User {
         User {
-            id: 7,
+            id: UserId::new(7),
             email: "ada@example.org".into(),
             username: "ada".into(),
             name: "Ada".into(),

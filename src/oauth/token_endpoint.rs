@@ -347,6 +347,7 @@ pub fn run(conn: &Conn, client: i64, ask: Ask, life: Lifetimes, now: i64) -> Out
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::ids::UserId;
     use crate::oauth::clients::Registration;
     use crate::{oauth::tokens, oauth::tokens::store::NewCode};
 
@@ -384,7 +385,7 @@ mod tests {
             Registration::validate("App", &[REDIRECT.to_string()], None, None, false, &[]).unwrap();
         let (client, _) = crate::oauth::clients::store::insert(c, &reg, 0).unwrap();
         let scopes = [Scope::ReadProfile];
-        let grant = store::upsert_grant(c, 1, client.row_id, &scopes, 0).unwrap();
+        let grant = store::upsert_grant(c, UserId::new(1), client.row_id, &scopes, 0).unwrap();
         let code = tokens::new_code();
         let new = NewCode {
             grant,

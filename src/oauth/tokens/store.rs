@@ -1,6 +1,7 @@
 //! SQL for grants, codes and tokens. Every state change here runs inside the caller's
 //! `BEGIN IMMEDIATE` transaction and checks its precondition in SQL.
 
+use crate::core::ids::UserId;
 use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension};
 
@@ -17,7 +18,7 @@ fn parse_scopes(s: &str) -> Vec<Scope> {
 /// The live grant of `user` to `client`, created or widened to include `scopes`.
 pub fn upsert_grant(
     tx: &Conn,
-    user: i64,
+    user: UserId,
     client: i64,
     scopes: &[Scope],
     now: i64,
@@ -57,7 +58,7 @@ pub fn upsert_grant(
 /// Whether `user`'s live grant to `client` already holds every one of `scopes`.
 pub fn grant_covers(
     conn: &Conn,
-    user: i64,
+    user: UserId,
     client: i64,
     scopes: &[Scope],
 ) -> Result<bool, AppError> {
@@ -229,7 +230,7 @@ struct StoredCode {
     used_at: Option<i64>,
     /// The grant is not revoked and its user not disabled.
     live: bool,
-    user: i64,
+    user: UserId,
     nonce: Option<String>,
     redirect_uri_sent: bool,
     auth_time: Option<i64>,
@@ -509,7 +510,7 @@ fn revoke_grant_tokens(tx: &Conn, grant: i64, now: i64) -> Result<usize, AppErro
 /// A live access token, as the APIs see it.
 #[derive(Debug, Clone)]
 pub struct AccessInfo {
-    pub user_id: i64,
+    pub user_id: UserId,
     pub client: i64,
     pub grant: i64,
     pub scopes: Vec<Scope>,
@@ -599,7 +600,7 @@ pub struct Introspection {
     pub kind: Kind,
     pub scopes: Vec<Scope>,
     pub client_id: String,
-    pub user_id: i64,
+    pub user_id: UserId,
     pub username: String,
     pub issued_at: i64,
     pub expires_at: i64,
@@ -650,7 +651,7 @@ pub struct GrantView {
     pub last_used_at: Option<i64>,
 }
 
-pub fn live_grants(conn: &Conn, user: i64) -> Result<Vec<GrantView>, AppError> {
+pub fn live_grants(conn: &Conn, user: UserId) -> Result<Vec<GrantView>, AppError> {
     let mut stmt = conn.prepare(
         "SELECT g.id, c.name, c.logo_url, c.app_url, g.scopes, g.created_at, g.last_used_at
            FROM oauth_grants g JOIN oauth_clients c ON c.id = g.client_id
@@ -671,7 +672,7 @@ pub fn live_grants(conn: &Conn, user: i64) -> Result<Vec<GrantView>, AppError> {
 }
 
 /// Revokes `user`'s grant `grant` and every token of it; another user's grant is a 404.
-pub fn revoke_grant(tx: &Conn, user: i64, grant: i64, now: i64) -> Result<(), AppError> {
+pub fn revoke_grant(tx: &Conn, user: UserId, grant: i64, now: i64) -> Result<(), AppError> {
     let n = tx.execute(
         "UPDATE oauth_grants SET revoked_at = ?3 WHERE id = ?1 AND user_id = ?2 AND revoked_at IS NULL",
         params![grant, user, now],

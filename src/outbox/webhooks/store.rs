@@ -1,5 +1,6 @@
 //! SQL for `webhooks` and `webhook_deliveries`.
 
+use crate::core::ids::UserId;
 use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension};
 use serde::Serialize;
@@ -61,7 +62,7 @@ pub struct NewEndpoint<'a> {
 /// only those made under its own grant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Visible {
-    pub user: i64,
+    pub user: UserId,
     /// `Some(grant)`: only the webhooks of that grant.
     pub grant: Option<i64>,
 }
@@ -168,7 +169,7 @@ pub fn first(conn: &Conn, who: Visible) -> Result<Option<Webhook>, AppError> {
 /// The user's live endpoints subscribed to `event`: the owner's, and those of apps whose grant
 /// is live while the user is enabled (a revoked grant's are already gone; this is the second
 /// lock on that door).
-pub fn subscribed(conn: &Conn, user: i64, event: Event) -> Result<Vec<Webhook>, AppError> {
+pub fn subscribed(conn: &Conn, user: UserId, event: Event) -> Result<Vec<Webhook>, AppError> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM webhooks w
            JOIN users u ON u.id = w.user_id

@@ -2,7 +2,7 @@
 //! row per event, written in the same transaction as the change it records, read oldest first.
 
 use crate::core::db::Conn;
-use crate::core::ids::{DocumentId, RecipientId};
+use crate::core::ids::{DocumentId, RecipientId, UserId};
 use crate::params;
 use serde::Serialize;
 use serde_json::Value;
@@ -119,7 +119,7 @@ impl Origin {
 }
 
 /// The e-mail address of user `user`: how the audit log names a document's owner.
-pub fn owner_email(conn: &Conn, user: i64) -> Result<String, AppError> {
+pub fn owner_email(conn: &Conn, user: UserId) -> Result<String, AppError> {
     crate::identity::users::store::get(conn, user)?
         .map(|u| u.email)
         .ok_or_else(|| AppError::internal(format!("user {user} is gone")))

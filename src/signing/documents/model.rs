@@ -10,13 +10,13 @@ use super::fields::{FieldType, NewField, Placement};
 use super::meta::{ActionAuth, AuthOptions, Meta, RecipientAuth};
 use super::recipients::{NewRecipient, ReadStatus, Role, SendStatus, SigningStatus};
 use crate::core::error::AppError;
-use crate::core::ids::{DocumentId, FieldId, RecipientId};
+use crate::core::ids::{DocumentId, FieldId, RecipientId, UserId};
 
 /// A document, its recipients (by id) and its fields (by id).
 #[derive(Debug, Clone)]
 pub struct Document {
     pub id: DocumentId,
-    pub user_id: i64,
+    pub user_id: UserId,
     pub external_id: Option<String>,
     pub title: String,
     pub status: Status,
@@ -67,7 +67,7 @@ pub struct Recipient {
     pub acted_user_agent: Option<String>,
     /// What they proved when they finished (`None`: the link alone), and as which account.
     pub auth_method: Option<ActionAuth>,
-    pub auth_user_id: Option<i64>,
+    pub auth_user_id: Option<UserId>,
 }
 
 /// A field of a document or a template.

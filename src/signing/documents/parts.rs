@@ -4,7 +4,7 @@
 //! checks its own state (a document must still be a draft) before.
 
 use crate::core::db::Conn;
-use crate::core::ids::RecipientId;
+use crate::core::ids::{RecipientId, UserId};
 
 use super::field_request::FieldBatch;
 use super::fields::NewField;
@@ -22,7 +22,7 @@ pub fn touch(conn: &Conn, parent: Parent, now: i64) -> Result<(), AppError> {
 }
 
 /// 403 unless `user`'s tier allows recipient `r` (its authentication options).
-pub fn allowed(conn: &Conn, user: i64, r: &NewRecipient) -> Result<(), AppError> {
+pub fn allowed(conn: &Conn, user: UserId, r: &NewRecipient) -> Result<(), AppError> {
     super::check_tier(
         &Default::default(),
         std::slice::from_ref(r),

@@ -83,12 +83,13 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::core::ids::UserId;
     use crate::identity::principal::Via;
     use crate::identity::scope::Scope;
 
     fn caller(scopes: &[Scope]) -> Principal {
         Principal {
-            user_id: 1,
+            user_id: UserId::new(1),
             scopes: scopes.to_vec(),
             via: Via::AccessToken {
                 client: 1,

@@ -8,7 +8,7 @@ use super::fields::FieldType;
 use super::meta::{AuthOptions, Meta, RecipientAuth};
 use super::model::{Document, Field, Recipient, SealRecord};
 use super::recipients::{ReadStatus, Role, SendStatus, SigningStatus};
-use crate::core::ids::{DocumentId, FieldId, RecipientId};
+use crate::core::ids::{DocumentId, FieldId, RecipientId, UserId};
 use crate::{core::timefmt::iso8601, core::timefmt::iso8601_opt};
 
 /// A recipient as the API shows it, with `signingUrl`. `token` and `signingUrl` are the recipient's credential: null
@@ -151,7 +151,7 @@ pub struct FieldRecipient {
 pub struct DocumentView {
     pub id: DocumentId,
     pub external_id: Option<String>,
-    pub user_id: i64,
+    pub user_id: UserId,
     pub team_id: Option<i64>,
     /// Always null: docket has no folders (the other signing service's key).
     pub folder_id: Option<String>,

@@ -9,7 +9,7 @@ pub mod prefill;
 pub mod request;
 pub mod store;
 
-use crate::core::ids::{DocumentId, FieldId, RecipientId, TemplateId};
+use crate::core::ids::{DocumentId, FieldId, RecipientId, TemplateId, UserId};
 use generate_request::GenerateRequest;
 
 use std::collections::HashMap;
@@ -100,7 +100,7 @@ pub struct TemplateView {
     #[serde(rename = "type")]
     pub kind: TemplateType,
     pub title: String,
-    pub user_id: i64,
+    pub user_id: UserId,
     pub team_id: Option<i64>,
     pub template_document_data_id: String,
     pub created_at: String,
@@ -246,7 +246,7 @@ pub fn copy_blob(blobs: &BlobStore, source: &BlobId) -> Result<StoredBlob, AppEr
 #[allow(clippy::too_many_arguments)]
 pub fn generate(
     tx: &Conn,
-    user: i64,
+    user: UserId,
     template: TemplateId,
     body: &GenerateRequest,
     tier: Tier,

@@ -6,7 +6,7 @@ use super::{
     Base, DOCUMENT_DATA_TYPE, DirectLink, TemplateDocumentData, TemplateField, TemplateMeta,
     TemplateRecipient, TemplateType, TemplateView,
 };
-use crate::core::ids::TemplateId;
+use crate::core::ids::{TemplateId, UserId};
 use crate::core::timefmt::iso8601;
 use crate::signing::documents::view::decimal;
 use crate::{signing::documents::meta::AuthOptions, signing::documents::meta::Meta};
@@ -16,7 +16,7 @@ use crate::{signing::documents::model::Field, signing::documents::model::Recipie
 #[derive(Debug, Clone)]
 pub struct Template {
     pub id: TemplateId,
-    pub user_id: i64,
+    pub user_id: UserId,
     pub external_id: Option<String>,
     pub kind: TemplateType,
     pub title: String,

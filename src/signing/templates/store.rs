@@ -1,7 +1,7 @@
 //! SQL for `templates`. Their recipients and fields are rows of `recipients` and `fields`,
 //! whose SQL `documents::store` holds for both parents (`Parent::Template`).
 
-use crate::core::ids::TemplateId;
+use crate::core::ids::{TemplateId, UserId};
 use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension, core::db::Row};
 
@@ -62,7 +62,7 @@ fn complete_aggregate(conn: &Conn, mut t: Template) -> Result<Template, AppError
 
 /// The user's template `id` with its recipients and fields, or a 404 (also for another
 /// user's template).
-pub fn owned(conn: &Conn, user: i64, id: TemplateId) -> Result<Template, AppError> {
+pub fn owned(conn: &Conn, user: UserId, id: TemplateId) -> Result<Template, AppError> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM templates t WHERE t.id = ?1 AND t.user_id = ?2"
     ))?;
@@ -86,7 +86,7 @@ pub fn by_data_id(conn: &Conn, data_id: &str) -> Result<Option<TemplateId>, AppE
 /// A page of the user's templates, newest first, and how many there are in all.
 pub fn list(
     conn: &Conn,
-    user: i64,
+    user: UserId,
     limit: i64,
     offset: i64,
 ) -> Result<(Vec<Template>, i64), AppError> {
@@ -110,7 +110,7 @@ pub fn list(
 
 pub fn insert(
     tx: &Conn,
-    user: i64,
+    user: UserId,
     t: &CreateTemplate,
     data_id: &str,
     now: i64,

@@ -2,7 +2,7 @@
 //! given its PDF and fields, sent, filled, signed in turn, rejected; and (in `sealing.rs`)
 //! sealed. The HTTP layer has its own black-box tests; these pin the rules at the domain level.
 
-use crate::core::ids::{DocumentId, FieldId};
+use crate::core::ids::{DocumentId, FieldId, UserId};
 use serde_json::{Value, json};
 
 use super::link::{self, Call, Visit};
@@ -28,7 +28,7 @@ pub(crate) struct Sent {
 
 fn owner() -> Principal {
     Principal {
-        user_id: 1,
+        user_id: UserId::new(1),
         scopes: Scope::ALL.to_vec(),
         via: Via::ApiKey,
     }

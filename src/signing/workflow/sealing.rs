@@ -472,6 +472,7 @@ impl Failure {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::ids::UserId;
     use crate::identity::scope::Scope;
     use crate::identity::users::checks::PasswordChecks;
     use crate::signing::documents::audit::Origin;
@@ -483,7 +484,7 @@ mod tests {
 
     fn owner() -> Principal {
         Principal {
-            user_id: 1,
+            user_id: UserId::new(1),
             scopes: Scope::ALL.to_vec(),
             via: Via::ApiKey,
         }

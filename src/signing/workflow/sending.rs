@@ -2,7 +2,7 @@
 //! document's `formValues` filled into its PDF first), resend, download and the audit log. Each
 //! owns its transaction and the notices it queues, and wakes the workers that send them.
 
-use crate::core::ids::{DocumentId, RecipientId};
+use crate::core::ids::{DocumentId, RecipientId, UserId};
 use serde_json::json;
 
 use super::flow::{self, Origin};
@@ -126,7 +126,7 @@ impl FormFill {
 /// 400 listing them and the form's own names.
 async fn fill_form(
     ctx: &Context,
-    user: i64,
+    user: UserId,
     id: DocumentId,
     strict: bool,
 ) -> Result<Option<FormFill>, AppError> {

@@ -5,7 +5,7 @@
 pub mod fields;
 pub mod recipients;
 
-use crate::core::ids::{DocumentId, TemplateId};
+use crate::core::ids::{DocumentId, TemplateId, UserId};
 use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension, core::db::Row};
 use serde_json::Value;
@@ -114,7 +114,7 @@ pub fn load(conn: &Conn, id: DocumentId) -> Result<Document, AppError> {
 }
 
 /// The user's document `id`, or a 404 (also for another user's document).
-pub fn owned(conn: &Conn, user: i64, id: DocumentId) -> Result<Document, AppError> {
+pub fn owned(conn: &Conn, user: UserId, id: DocumentId) -> Result<Document, AppError> {
     load_where(conn, "id = ?1 AND user_id = ?2", params![id, user])?
         .ok_or_else(|| AppError::not_found("document"))
 }
@@ -127,7 +127,7 @@ pub fn by_data_id(conn: &Conn, data_id: &str) -> Result<Option<Document>, AppErr
 /// A page of the user's listed documents, newest first, and how many there are in all.
 pub fn list(
     conn: &Conn,
-    user: i64,
+    user: UserId,
     status: Option<Status>,
     limit: i64,
     offset: i64,
@@ -152,7 +152,7 @@ pub fn list(
 
 pub fn insert(
     tx: &Conn,
-    user: i64,
+    user: UserId,
     doc: &CreateDocument,
     data_id: &str,
     now: i64,

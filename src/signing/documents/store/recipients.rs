@@ -1,7 +1,7 @@
 //! SQL for `recipients`, of documents and of templates alike (`Parent`), and their changes
 //! while a document is signed, each guarded by a WHERE clause that re-checks its precondition.
 
-use crate::core::ids::{DocumentId, RecipientId};
+use crate::core::ids::{DocumentId, RecipientId, UserId};
 use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension, core::db::Row};
 
@@ -263,7 +263,7 @@ pub fn record_auth(
     tx: &Conn,
     recipient: RecipientId,
     method: Option<ActionAuth>,
-    user: Option<i64>,
+    user: Option<UserId>,
 ) -> Result<(), AppError> {
     tx.execute(
         "UPDATE recipients SET auth_method = ?2, auth_user_id = ?3 WHERE id = ?1",
