@@ -4,7 +4,7 @@
 use crate::core::context::Context;
 use crate::core::db::now;
 use crate::core::error::AppError;
-use crate::core::ids::UserId;
+use crate::core::ids::{GrantId, UserId};
 use crate::identity::factors::Enrolled;
 use crate::identity::factors::store::PasskeyRow;
 use crate::{oauth::tokens::store as grants, oauth::tokens::store::GrantView};
@@ -34,7 +34,7 @@ pub async fn overview(ctx: &Context, user: UserId) -> Result<Overview, AppError>
 }
 
 /// Ends `user`'s grant `grant` and every token issued under it; another user's grant is a 404.
-pub async fn revoke_app(ctx: &Context, user: UserId, grant: i64) -> Result<(), AppError> {
+pub async fn revoke_app(ctx: &Context, user: UserId, grant: GrantId) -> Result<(), AppError> {
     ctx.db
         .write(move |tx| grants::revoke_grant(tx, user, grant, now()))
         .await
@@ -44,6 +44,7 @@ pub async fn revoke_app(ctx: &Context, user: UserId, grant: i64) -> Result<(), A
 mod tests {
     use super::*;
     use crate::core::db::Db;
+    use crate::core::ids::ClientId;
     use crate::identity::scope::Scope;
 
     #[tokio::test]
@@ -57,7 +58,7 @@ mod tests {
                      VALUES (1, 'a@x.org', 'a', 'A', 'x', 0, 0), (2, 'b@x.org', 'b', 'B', 'x', 0, 0);
                      INSERT INTO oauth_clients (id, client_id, name, created_at) VALUES (1, 'c', 'Cal', 0);",
                 )?;
-                grants::upsert_grant(c, UserId::new(1), 1, &[Scope::ReadProfile], 0)
+                grants::upsert_grant(c, UserId::new(1), ClientId::new(1), &[Scope::ReadProfile], 0)
             })
             .await
             .unwrap();

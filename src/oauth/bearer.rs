@@ -2,6 +2,7 @@
 //! key (every scope) or an OAuth access token (its scopes) of an enabled user.
 
 use crate::core::error::AppError;
+use crate::core::ids::GrantId;
 use crate::identity::scope::Scope;
 use crate::{core::db::Conn, core::db::Db, core::db::now};
 use crate::{
@@ -12,7 +13,7 @@ use crate::{
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Use {
     ApiKey(i64),
-    Grant(i64),
+    Grant(GrantId),
 }
 
 impl Use {
@@ -127,7 +128,7 @@ mod tests {
         let by_key = authenticate(&db, bearer(&key_text)).await.unwrap();
         assert_eq!((by_key.user_id, by_key.via), (UserId::new(1), Via::ApiKey));
         let by_token = authenticate(&db, bearer(&access_text)).await.unwrap();
-        assert_eq!(by_token.grant(), Some(1));
+        assert_eq!(by_token.grant(), Some(GrantId::new(1)));
         let (key_used, grant_used): (Option<i64>, Option<i64>) = db
             .read(|c| {
                 Ok((

@@ -1,6 +1,6 @@
 //! SQL for `webhooks` and `webhook_deliveries`.
 
-use crate::core::ids::UserId;
+use crate::core::ids::{GrantId, UserId};
 use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension};
 use serde::Serialize;
@@ -45,7 +45,7 @@ pub struct Webhook {
     pub created_at: String,
     /// The OAuth grant it belongs to (`None`: the owner's, made with an API key).
     #[serde(skip)]
-    pub grant: Option<i64>,
+    pub grant: Option<GrantId>,
     #[serde(skip)]
     pub app: App,
 }
@@ -64,7 +64,7 @@ pub struct NewEndpoint<'a> {
 pub struct Visible {
     pub user: UserId,
     /// `Some(grant)`: only the webhooks of that grant.
-    pub grant: Option<i64>,
+    pub grant: Option<GrantId>,
 }
 
 /// Adds an endpoint, unless the user already has `max` (409).
