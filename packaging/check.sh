@@ -21,6 +21,19 @@ die() { echo "packaging check FAILED: $*" >&2; exit 1; }
 work=$(mktemp -d /tmp/docket-pkg.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
+install_cargo_deb() {
+  if ! cargo deb --version 2>/dev/null | grep -qF "$CARGO_DEB_VERSION"; then
+    echo "installing cargo-deb $CARGO_DEB_VERSION"
+    cargo install --locked --quiet cargo-deb --version "$CARGO_DEB_VERSION"
+  fi
+}
+# `packaging/check.sh cargo-deb` installs cargo-deb alone (.ci/run does it in the background
+# while the tests run).
+if [ "${1:-}" = cargo-deb ]; then
+  install_cargo_deb
+  exit 0
+fi
+
 step "tools"
 missing=()
 for pair in lintian:lintian systemd-analyze:systemd ruby:ruby file:file musl-gcc:musl-tools \
@@ -32,10 +45,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-if ! cargo deb --version 2>/dev/null | grep -qF "$CARGO_DEB_VERSION"; then
-  echo "installing cargo-deb $CARGO_DEB_VERSION"
-  cargo install --locked --quiet cargo-deb --version "$CARGO_DEB_VERSION"
-fi
+install_cargo_deb
 cargo deb --version
 
 step "static binary"

@@ -17,6 +17,10 @@ cargo_test=(cargo test --locked --features outside-tools)
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
+# Garage, needed only by the shared-storage run below, builds in the background meanwhile (at
+# the lowest CPU priority) unless it is already in the tools cache (tests/s3/garage.sh).
+tests/s3/garage.sh install-early
+
 if ! [ -x /usr/bin/chromium ]; then
   echo "== installing Debian chromium"
   as_root apt-get update -qq

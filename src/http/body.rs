@@ -132,11 +132,6 @@ where
     optional_or(T::default)
 }
 
-/// Like [`optional_json`], as a JSON value: `{}` when left out.
-pub fn json_or_empty() -> impl Filter<Extract = (serde_json::Value,), Error = Rejection> + Clone {
-    optional_or(|| serde_json::Value::Object(Default::default()))
-}
-
 fn optional_or<T>(absent: fn() -> T) -> impl Filter<Extract = (T,), Error = Rejection> + Clone
 where
     T: DeserializeOwned + Send,
@@ -163,9 +158,14 @@ where
 mod tests {
     use super::*;
 
-    #[derive(serde::Deserialize, Debug)]
+    #[derive(serde::Deserialize, Debug, Default, PartialEq)]
     struct Thing {
         n: u32,
+    }
+
+    /// The optional body of the tests: `Thing::default()` when left out.
+    fn optional() -> impl Filter<Extract = (Thing,), Error = Rejection> + Clone {
+        optional_json::<Thing>()
     }
 
     fn typed(ct: &str) -> warp::test::RequestBuilder {
@@ -228,7 +228,7 @@ mod tests {
             };
             let r = req
                 .body(r#"{"n": 3}"#)
-                .filter(&json_or_empty())
+                .filter(&optional())
                 .await
                 .unwrap_err();
             assert_eq!(status(&r), 415, "{ct:?}");
@@ -237,28 +237,22 @@ mod tests {
 
     #[tokio::test]
     async fn an_optional_body_may_be_left_out_only_without_cookies() {
-        let v = warp::test::request()
-            .filter(&json_or_empty())
-            .await
-            .unwrap();
-        assert_eq!(v, serde_json::json!({}));
+        let v = warp::test::request().filter(&optional()).await.unwrap();
+        assert_eq!(v, Thing::default());
         let v = typed("application/json")
             .header("cookie", "s=1")
-            .filter(&json_or_empty())
+            .filter(&optional())
             .await
             .unwrap();
-        assert_eq!(v, serde_json::json!({}));
+        assert_eq!(v, Thing::default());
         // An empty, untyped POST is what a cross-site page can send with the browser's cookies.
         let r = warp::test::request()
             .header("cookie", "s=1")
-            .filter(&json_or_empty())
+            .filter(&optional())
             .await
             .unwrap_err();
         assert_eq!(status(&r), 415);
-        let r = typed("text/plain")
-            .filter(&json_or_empty())
-            .await
-            .unwrap_err();
+        let r = typed("text/plain").filter(&optional()).await.unwrap_err();
         assert_eq!(status(&r), 415);
     }
 

@@ -46,7 +46,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .then(|t, c, st: AppState| async move {
             let v = visit(t, c);
             let csrf = super::session::invite_csrf(&st, &v.token);
-            json_result(link::state(&st.db, v, csrf).await)
+            json_result(link::state(&st.ctx(), v, csrf).await)
         });
     let fill = warp::path!("sign" / String / "fields" / FieldId)
         .and(warp::post())
@@ -57,7 +57,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .then(
             |t, f, b: OrDefault<FillRequest>, o, c, st: AppState| async move {
                 let call = call(visit(t, c), o, None);
-                json_result(link::fill(&st.db, &st.factors, call, f, b.0).await)
+                json_result(link::fill(&st.ctx(), &st.factors, call, f, b.0).await)
             },
         );
     let complete = warp::path!("sign" / String / "complete")
@@ -89,7 +89,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(s())
         .then(
             |t, _body: OrDefault<ChallengeRequest>, c, st: AppState| async move {
-                json_result(link::passkey_challenge(&st.db, &st.factors, visit(t, c)).await)
+                json_result(link::passkey_challenge(&st.ctx(), &st.factors, visit(t, c)).await)
             },
         );
     state_call
@@ -120,12 +120,7 @@ async fn complete(
 ) -> Result<Value, AppError> {
     let call = call(visit, origin, body.proof()?);
     let checks = (&state.factors, &state.passwords);
-    let done = link::complete(&state.db, checks, call, state.app_base()).await?;
-    state.wake_outbound();
-    if done.all_done {
-        state.workers.seal();
-    }
-    Ok(done.answer)
+    link::complete(&state.ctx(), checks, call).await
 }
 
 async fn reject(
@@ -137,7 +132,5 @@ async fn reject(
     let reason = body.reason();
     let call = call(visit, origin, body.proof()?);
     let checks = (&state.factors, &state.passwords);
-    let answer = link::reject(&state.db, checks, call, reason, state.app_base()).await?;
-    state.wake_outbound();
-    Ok(answer)
+    link::reject(&state.ctx(), checks, call, reason).await
 }

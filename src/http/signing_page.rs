@@ -82,7 +82,7 @@ async fn page_image(
         Some(w) => w.parse().ok().and_then(PageWidth::parse),
     }
     .ok_or_else(|| AppError::bad_request(format!("w must be one of {:?}", PageWidth::ALLOWED)))?;
-    let (blob, size) = link::page_source(&state.db, visit, n).await?;
+    let (blob, size) = link::page_source(&state.ctx(), visit, n).await?;
     let path = state
         .blobs
         .local_path_async(&blob)
@@ -121,7 +121,7 @@ async fn page_image(
 /// `GET /sign/<token>/fields/<id>/signature.png`: the signature this recipient drew into one of
 /// their fields, for the page to show it in its box.
 async fn signature(state: AppState, visit: Visit, field: FieldId) -> Result<Response, AppError> {
-    let png = link::signature(&state.db, visit, field).await?;
+    let png = link::signature(&state.ctx(), visit, field).await?;
     let mut resp = Response::new(png.into());
     let h = resp.headers_mut();
     h.insert("content-type", "image/png".parse().expect("static"));
@@ -134,7 +134,7 @@ async fn signature(state: AppState, visit: Visit, field: FieldId) -> Result<Resp
 
 async fn show(state: AppState, visit: Visit, origin: Origin) -> Result<Response, AppError> {
     let (token, session) = (visit.token.clone(), visit.session.clone());
-    let opened = link::open(&state.db, visit, origin, state.app_base()).await?;
+    let opened = link::open(&state.ctx(), visit, origin).await?;
     let (title, status, role, gate) = (opened.title, opened.status, opened.role, opened.gate);
     match status {
         Status::Cancelled => {

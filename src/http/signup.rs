@@ -84,14 +84,12 @@ async fn invite(
             "the form expired; reload the page".into(),
         ));
     }
-    let email =
-        crate::signing::workflow::link::request_account(&state.db, token, state.app_base()).await?;
-    state.workers.mail.wake();
+    let email = crate::signing::workflow::link::request_account(&state.ctx(), token).await?;
     Ok(page(Ok(Sent { email })))
 }
 
 async fn show(state: AppState, code: String, error: Option<&str>) -> Result<Response, AppError> {
-    let Some(invite) = invites::live(&state.db, code.clone()).await? else {
+    let Some(invite) = invites::live(&state.ctx(), code.clone()).await? else {
         return Ok(gone());
     };
     let hash = SecretToken::presented(&code).hash();
@@ -131,7 +129,7 @@ async fn submit(
         Err(why) => return show(state, code, Some(&why)).await,
     };
     let Some(SignedUp { next, session }) =
-        invites::sign_up(&state.db, &state.passwords, code, signup).await?
+        invites::sign_up(&state.ctx(), &state.passwords, code, signup).await?
     else {
         return Ok(gone());
     };

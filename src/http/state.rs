@@ -59,11 +59,6 @@ pub struct AppState {
 }
 
 impl AppState {
-    /// Wakes the mail and webhook workers: call after a transaction that queued either.
-    pub fn wake_outbound(&self) {
-        self.workers.notices();
-    }
-
     /// The issuer: the public URL without a trailing slash.
     pub fn issuer(&self) -> String {
         base(&self.public_url)

@@ -64,23 +64,24 @@ async fn create(
 ) -> Result<Value, AppError> {
     let max = state.config.max_webhooks_per_user;
     let new = body.validate()?;
-    let (hook, secret) = manage::create(&state.db, &state.webhook_secrets, &who, new, max).await?;
+    let (hook, secret) =
+        manage::create(&state.ctx(), &state.webhook_secrets, &who, new, max).await?;
     let mut out = json!(hook);
     out["secret"] = Value::String(secret);
     Ok(out)
 }
 
 async fn list(state: AppState, who: Principal) -> Result<Value, AppError> {
-    let hooks = manage::list(&state.db, &who).await?;
+    let hooks = manage::list(&state.ctx(), &who).await?;
     Ok(json!({ "webhooks": hooks }))
 }
 
 async fn delete(state: AppState, who: Principal, id: i64) -> Result<Value, AppError> {
-    manage::delete(&state.db, &who, id, None).await?;
+    manage::delete(&state.ctx(), &who, id, None).await?;
     Ok(json!({"id": id, "deleted": true}))
 }
 
 async fn deliveries(state: AppState, who: Principal, id: i64) -> Result<Value, AppError> {
-    let list = manage::deliveries(&state.db, &who, id).await?;
+    let list = manage::deliveries(&state.ctx(), &who, id).await?;
     Ok(json!({ "webhookId": id, "deliveries": list }))
 }

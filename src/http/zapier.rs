@@ -132,7 +132,7 @@ async fn add_subscription(
     OrDefault(b): OrDefault<CalSubscriptionRequest>,
 ) -> Result<Value, AppError> {
     let hook = zapier::subscribe(
-        &state.db,
+        &state.ctx(),
         &state.webhook_secrets,
         &who,
         (
@@ -150,7 +150,7 @@ async fn add_subscription(
 /// `DELETE .../deleteSubscription?id=`: 204.
 async fn delete_subscription(state: AppState, who: Principal, q: IdQuery) -> Result<(), AppError> {
     let id = hook_id(q.id.and_then(|s| s.trim().parse().ok()).map(Int), "id")?;
-    zapier::unsubscribe(&state.db, &who, id, true).await?;
+    zapier::unsubscribe(&state.ctx(), &who, id, true).await?;
     Ok(())
 }
 
@@ -171,7 +171,7 @@ async fn subscribe(
     OrDefault(b): OrDefault<SignSubscriptionRequest>,
 ) -> Result<Value, AppError> {
     let hook = zapier::subscribe(
-        &state.db,
+        &state.ctx(),
         &state.webhook_secrets,
         &who,
         ("webhookUrl", b.webhook_url.valid().map(String::as_str)),
@@ -190,6 +190,6 @@ async fn unsubscribe(
     OrDefault(b): OrDefault<SignUnsubscribeRequest>,
 ) -> Result<Value, AppError> {
     let id = hook_id(b.webhook_id.into_valid(), "webhookId")?;
-    let hook = zapier::unsubscribe(&state.db, &who, id, false).await?;
+    let hook = zapier::unsubscribe(&state.ctx(), &who, id, false).await?;
     Ok(zapier::documenso_row(&hook, who.user_id))
 }

@@ -3,12 +3,13 @@
 //! app's grant, and the app sees only its own (`store::Visible`).
 
 use super::request::NewWebhook;
+use crate::core::context::Context;
 use crate::core::crypto::SecretBox;
+use crate::core::db::now;
 use crate::core::error::AppError;
 use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
 use crate::outbox::webhooks::Event;
-use crate::{core::db::Db, core::db::now};
 use crate::{
     outbox::webhooks::store, outbox::webhooks::store::App, outbox::webhooks::store::Delivery,
     outbox::webhooks::store::NewEndpoint, outbox::webhooks::store::Visible,
@@ -37,7 +38,7 @@ pub(crate) fn visible(who: &Principal) -> Visible {
 
 /// A new endpoint and its signing secret (the only time the secret is shown).
 pub async fn create(
-    db: &Db,
+    ctx: &Context,
     secrets: &SecretBox,
     who: &Principal,
     new: NewWebhook,
@@ -47,7 +48,7 @@ pub async fn create(
         who.require(scope_for(*event))?;
     }
     let hook = insert(
-        db,
+        ctx,
         secrets,
         who,
         &new.url,
@@ -63,7 +64,7 @@ pub async fn create(
 /// Stores a new endpoint of `who` (at most `max` per user), its secret sealed.
 #[allow(clippy::too_many_arguments)]
 pub(crate) async fn insert(
-    db: &Db,
+    ctx: &Context,
     secrets: &SecretBox,
     who: &Principal,
     url: &str,
@@ -74,41 +75,49 @@ pub(crate) async fn insert(
 ) -> Result<Webhook, AppError> {
     let sealed = secrets.seal(secret)?;
     let (url, owner) = (url.to_string(), visible(who));
-    db.write(move |tx| {
-        let new = NewEndpoint {
-            url: &url,
-            events: &events,
-            sealed_secret: &sealed,
-            app,
-        };
-        store::insert(tx, owner, &new, max, now())
-    })
-    .await
+    ctx.db
+        .write(move |tx| {
+            let new = NewEndpoint {
+                url: &url,
+                events: &events,
+                sealed_secret: &sealed,
+                app,
+            };
+            store::insert(tx, owner, &new, max, now())
+        })
+        .await
 }
 
-pub async fn list(db: &Db, who: &Principal) -> Result<Vec<Webhook>, AppError> {
+pub async fn list(ctx: &Context, who: &Principal) -> Result<Vec<Webhook>, AppError> {
     let who = visible(who);
-    db.read(move |c| store::list(c, who)).await
+    ctx.db.read(move |c| store::list(c, who)).await
 }
 
 /// Deletes the endpoint (when `only` is given, only one made through that route); its pending
 /// deliveries go with it. The endpoint as it was.
 pub async fn delete(
-    db: &Db,
+    ctx: &Context,
     who: &Principal,
     id: i64,
     only: Option<App>,
 ) -> Result<Webhook, AppError> {
     let who = visible(who);
-    db.write(move |tx| store::delete(tx, who, id, only)).await
+    ctx.db
+        .write(move |tx| store::delete(tx, who, id, only))
+        .await
 }
 
 /// The endpoint's latest deliveries, newest first.
-pub async fn deliveries(db: &Db, who: &Principal, id: i64) -> Result<Vec<Delivery>, AppError> {
+pub async fn deliveries(
+    ctx: &Context,
+    who: &Principal,
+    id: i64,
+) -> Result<Vec<Delivery>, AppError> {
     let who = visible(who);
-    db.read(move |c| {
-        store::owned(c, who, id)?;
-        store::deliveries(c, id, DELIVERIES_SHOWN)
-    })
-    .await
+    ctx.db
+        .read(move |c| {
+            store::owned(c, who, id)?;
+            store::deliveries(c, id, DELIVERIES_SHOWN)
+        })
+        .await
 }

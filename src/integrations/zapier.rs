@@ -12,7 +12,6 @@ use serde_json::{Value, json};
 use super::webhooks as manage;
 use crate::core::context::Context;
 use crate::core::crypto::SecretBox;
-use crate::core::db::Db;
 use crate::identity::principal::Principal;
 use crate::signing::documents::DocumentView;
 use crate::{core::error::AppError, core::error::FieldError};
@@ -26,7 +25,7 @@ use crate::{
 /// A new subscription of `who` to the one event `trigger` at `url`: a booking event when
 /// `bookings`, else a document event.
 pub async fn subscribe(
-    db: &Db,
+    ctx: &Context,
     secrets: &SecretBox,
     who: &Principal,
     (url_key, url): (&str, Option<&str>),
@@ -66,7 +65,7 @@ pub async fn subscribe(
     who.require(manage::scope_for(event))?;
     let secret = generate_secret();
     manage::insert(
-        db,
+        ctx,
         secrets,
         who,
         &url,
@@ -81,12 +80,12 @@ pub async fn subscribe(
 /// Deletes `who`'s endpoint `id`; `only_zapier`: only one made through a Zapier route (404
 /// otherwise). The endpoint as it was.
 pub async fn unsubscribe(
-    db: &Db,
+    ctx: &Context,
     who: &Principal,
     id: i64,
     only_zapier: bool,
 ) -> Result<Webhook, AppError> {
-    manage::delete(db, who, id, only_zapier.then_some(App::Zapier)).await
+    manage::delete(ctx, who, id, only_zapier.then_some(App::Zapier)).await
 }
 
 /// A subscription as the scheduling service answers it: its webhook row (ids as text, as

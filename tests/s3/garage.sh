@@ -4,6 +4,8 @@
 # program, never linked into docket.
 #
 #   tests/s3/garage.sh install   build Garage from crates.io into the tools cache, unless there
+#   tests/s3/garage.sh install-early
+#                                the same in the background at the lowest CPU priority
 #   eval "$(tests/s3/garage.sh start)"
 #                                install if needed, start Garage in a new temp dir, create a key
 #                                and a bucket; prints `export` lines for AWS_ENDPOINT_URL,
@@ -24,6 +26,7 @@ TOOLS=${DOCKET_TOOLS:-$HOME/.cache/docket-tools}
 GARAGE=${GARAGE:-$TOOLS/bin/garage}
 BUCKET=${DOCKET_S3_BUCKET:-docket-test}
 REGION=garage
+SELF=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")
 
 say() { echo "garage.sh: $*" >&2; }
 die() { say "$*"; exit 1; }
@@ -33,13 +36,34 @@ install_garage() {
         return
     fi
     command -v cargo > /dev/null || die "cargo is needed to build Garage $GARAGE_VERSION"
-    say "building Garage $GARAGE_VERSION from crates.io into $TOOLS (takes several minutes, once)"
+    # One build at a time: tests/run.sh starts one in the background (`install-early`), and
+    # `start` waits here for it rather than building a second copy.
     mkdir -p "$TOOLS"
+    exec 9> "$TOOLS/.garage-install.lock"
+    flock 9
+    if [[ -x $GARAGE ]]; then
+        exec 9>&-
+        return
+    fi
+    say "building Garage $GARAGE_VERSION from crates.io into $TOOLS (takes several minutes, once)"
     # Only what a test needs: the LMDB metadata engine, no metrics or K2V.
     cargo install --locked garage --version "$GARAGE_VERSION" \
         --no-default-features --features bundled-libs,lmdb \
         --root "$TOOLS" >&2
     [[ -x $GARAGE ]] || die "cargo install finished but $GARAGE is missing"
+    exec 9>&-
+}
+
+# Starts building Garage in the background at the lowest CPU priority, unless it is built:
+# the build then takes the CPU the tests leave idle (they wait on sockets and timers much of
+# the time) instead of running alone later. Its log is $TOOLS/garage-install.log; `start`
+# waits for it, and builds in the foreground (showing why) if it failed.
+install_early() {
+    [[ -x $GARAGE ]] && return
+    command -v cargo > /dev/null || return 0
+    mkdir -p "$TOOLS"
+    say "building Garage $GARAGE_VERSION in the background (log: $TOOLS/garage-install.log)"
+    nohup nice -n 19 "$SELF" install > "$TOOLS/garage-install.log" 2>&1 < /dev/null &
 }
 
 hex() { head -c "$1" /dev/urandom | od -An -tx1 | tr -d ' \n'; }
@@ -153,6 +177,7 @@ stop() {
 
 case "${1:-}" in
     install) install_garage; echo "$GARAGE" ;;
+    install-early) install_early ;;
     start) start ;;
     stop) stop "${2:-}" ;;
     *) die "usage: $0 install | start | stop [DIR]" ;;

@@ -131,13 +131,20 @@ fn call(token: &str) -> Call {
 async fn fill(s: &Sent, who: usize) -> Result<Value, AppError> {
     let (token, field) = &s.signers[who];
     let typed = serde_json::from_value(json!({"typed": "A. Signer"})).unwrap();
-    link::fill(&s.ctx.db, &s.verifier, call(token), *field, typed).await
+    link::fill(&s.ctx, &s.verifier, call(token), *field, typed).await
 }
 
-async fn complete(s: &Sent, who: usize) -> Result<link::Completed, AppError> {
-    let app = s.ctx.app.clone();
+async fn complete(s: &Sent, who: usize) -> Result<Value, AppError> {
     let checks = (&s.verifier, &PasswordChecks::new(1));
-    link::complete(&s.ctx.db, checks, call(&s.signers[who].0), app).await
+    link::complete(&s.ctx, checks, call(&s.signers[who].0)).await
+}
+
+/// Whether the sealer was woken since the last look.
+async fn sealer_woken(s: &Sent) -> bool {
+    let woken = s.ctx.workers.sealing.notified();
+    tokio::time::timeout(std::time::Duration::ZERO, woken)
+        .await
+        .is_ok()
 }
 
 async fn status(s: &Sent) -> String {
@@ -173,7 +180,8 @@ async fn signers_go_in_turn_each_once_and_the_last_one_completes() {
     assert_eq!(complete(&s, 0).await.unwrap_err().status(), 400);
     fill(&s, 0).await.unwrap();
     let ann = complete(&s, 0).await.unwrap();
-    assert!(!ann.all_done);
+    assert_eq!(ann["documentCompleting"], false);
+    assert!(!sealer_woken(&s).await, "nothing to seal yet");
     assert_eq!(
         complete(&s, 0).await.unwrap_err().status(),
         409,
@@ -181,10 +189,11 @@ async fn signers_go_in_turn_each_once_and_the_last_one_completes() {
     );
     fill(&s, 1).await.unwrap();
     let bob = complete(&s, 1).await.unwrap();
-    assert!(
-        bob.all_done,
+    assert_eq!(
+        bob["documentCompleting"], true,
         "the last signer hands the document to the sealer"
     );
+    assert!(sealer_woken(&s).await, "and wakes it");
     // Completed only by the sealer, once the sealed file exists.
     assert_eq!(status(&s).await, "PENDING");
     let log = events(&s).await;
@@ -199,9 +208,8 @@ async fn a_rejection_ends_the_document_for_everyone() {
     let s = sent().await;
     let passwords = PasswordChecks::new(1);
     let reject = |token: &str, reason: &str| {
-        let app = s.ctx.app.clone();
         let checks = (&s.verifier, &passwords);
-        link::reject(&s.ctx.db, checks, call(token), reason.to_string(), app)
+        link::reject(&s.ctx, checks, call(token), reason.to_string())
     };
     assert_eq!(
         reject(&s.signers[0].0, "  ").await.unwrap_err().status(),

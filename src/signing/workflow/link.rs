@@ -4,8 +4,9 @@
 //! path is the credential; the browser's session (`Visit::session`) names the signer's account
 //! for recipient authentication (`auth`), checked inside each transaction.
 //!
-//! The HTTP layer (`http::signing`, `http::signing_page`) parses, calls one of these, and
-//! replies; waking the outbound workers and the sealer after a commit stays with it.
+//! Each takes the use-case `Context` and, after its commit, wakes the workers for what it
+//! queued (mail and webhooks; the sealer when the last recipient finished). The HTTP layer
+//! (`http::signing`, `http::signing_page`) parses, calls one of these, and replies.
 
 use crate::core::db::Conn;
 use crate::core::ids::FieldId;
@@ -13,6 +14,7 @@ use serde_json::{Value, json};
 
 use super::auth::{self, Acting, Proof, Signer};
 use super::flow::{self, Origin};
+use crate::core::context::Context;
 use crate::core::error::AppError;
 use crate::identity::users::checks::PasswordChecks;
 use crate::outbox::webhooks::Event;
@@ -133,40 +135,45 @@ pub struct Opened {
 
 /// Opens the page: the first visit a recipient may see the document counts as OPENED (audit
 /// and DOCUMENT_OPENED webhook, queued with it).
-pub async fn open(db: &Db, visit: Visit, origin: Origin, app: String) -> Result<Opened, AppError> {
-    db.write(move |tx| {
-        let l = shown_link(tx, &visit)?;
-        let signer = auth::signer(tx, visit.session.as_deref(), now())?;
-        let gate = match auth::require_account(l.requirement()?, &l, signer.as_ref(), true) {
-            Ok(_) => None,
-            Err(AppError::AuthRequired { code, .. }) => Some(Gate {
-                code,
-                account_exists: crate::identity::users::store::find_by_email(tx, &l.me.email)?
-                    .is_some(),
-                email: l.me.email.clone(),
-                signer,
-                sender: (l.sender.name.clone(), l.sender.email.clone()),
-            }),
-            Err(e) => return Err(e),
-        };
-        // A finished recipient may come back to see what they did; the page says so.
-        let pending = l.document.status == Status::Pending;
-        if gate.is_none() && pending && flow::open(tx, &l, &origin, now())? {
-            notify::event(tx, l.document.id, Event::DocumentOpened, &app, now())?;
-        }
-        let attachments = match gate {
-            None => l.document.meta.attachments,
-            Some(_) => Vec::new(),
-        };
-        Ok(Opened {
-            title: l.document.title,
-            status: l.document.status,
-            role: l.me.role,
-            gate,
-            attachments,
+pub async fn open(ctx: &Context, visit: Visit, origin: Origin) -> Result<Opened, AppError> {
+    let app = ctx.app.clone();
+    let opened = ctx
+        .db
+        .write(move |tx| {
+            let l = shown_link(tx, &visit)?;
+            let signer = auth::signer(tx, visit.session.as_deref(), now())?;
+            let gate = match auth::require_account(l.requirement()?, &l, signer.as_ref(), true) {
+                Ok(_) => None,
+                Err(AppError::AuthRequired { code, .. }) => Some(Gate {
+                    code,
+                    account_exists: crate::identity::users::store::find_by_email(tx, &l.me.email)?
+                        .is_some(),
+                    email: l.me.email.clone(),
+                    signer,
+                    sender: (l.sender.name.clone(), l.sender.email.clone()),
+                }),
+                Err(e) => return Err(e),
+            };
+            // A finished recipient may come back to see what they did; the page says so.
+            let pending = l.document.status == Status::Pending;
+            if gate.is_none() && pending && flow::open(tx, &l, &origin, now())? {
+                notify::event(tx, l.document.id, Event::DocumentOpened, &app, now())?;
+            }
+            let attachments = match gate {
+                None => l.document.meta.attachments,
+                Some(_) => Vec::new(),
+            };
+            Ok(Opened {
+                title: l.document.title,
+                status: l.document.status,
+                role: l.me.role,
+                gate,
+                attachments,
+            })
         })
-    })
-    .await
+        .await?;
+    ctx.workers.notices();
+    Ok(opened)
 }
 
 /// What the recipient must prove and how far they are: `auth` in the state.
@@ -250,55 +257,58 @@ fn describe(
 }
 
 /// `GET /sign/<token>/state`. `invite_csrf` is the token of the "create an account" form.
-pub async fn state(db: &Db, visit: Visit, invite_csrf: String) -> Result<Value, AppError> {
-    db.read(move |c| {
-        let l = shown_link(c, &visit)?;
-        let signer = reader(c, &l, &visit)?;
-        describe(c, &l, signer.as_ref(), &invite_csrf)
-    })
-    .await
+pub async fn state(ctx: &Context, visit: Visit, invite_csrf: String) -> Result<Value, AppError> {
+    ctx.db
+        .read(move |c| {
+            let l = shown_link(c, &visit)?;
+            let signer = reader(c, &l, &visit)?;
+            describe(c, &l, signer.as_ref(), &invite_csrf)
+        })
+        .await
 }
 
 /// The stored PDF behind page `n` (1-based) of the link's document and that page's size in
 /// points; 410 once the document was cancelled.
 pub async fn page_source(
-    db: &Db,
+    ctx: &Context,
     visit: Visit,
     n: usize,
 ) -> Result<(crate::core::blob::BlobId, (f32, f32)), AppError> {
-    db.read(move |c| {
-        let l = shown_link(c, &visit)?;
-        if l.document.status == Status::Cancelled {
-            return Err(AppError::Gone("this document was cancelled".into()));
-        }
-        reader(c, &l, &visit)?;
-        let sizes = l.document.page_sizes.as_deref().unwrap_or_default();
-        let Some(&[w, h]) = n.checked_sub(1).and_then(|i| sizes.get(i)) else {
-            return Err(AppError::not_found("page"));
-        };
-        let blob = l
-            .document
-            .blob_id
-            .as_deref()
-            .and_then(crate::core::blob::BlobId::parse)
-            .ok_or_else(|| AppError::not_found("page"))?;
-        Ok((blob, (w as f32, h as f32)))
-    })
-    .await
+    ctx.db
+        .read(move |c| {
+            let l = shown_link(c, &visit)?;
+            if l.document.status == Status::Cancelled {
+                return Err(AppError::Gone("this document was cancelled".into()));
+            }
+            reader(c, &l, &visit)?;
+            let sizes = l.document.page_sizes.as_deref().unwrap_or_default();
+            let Some(&[w, h]) = n.checked_sub(1).and_then(|i| sizes.get(i)) else {
+                return Err(AppError::not_found("page"));
+            };
+            let blob = l
+                .document
+                .blob_id
+                .as_deref()
+                .and_then(crate::core::blob::BlobId::parse)
+                .ok_or_else(|| AppError::not_found("page"))?;
+            Ok((blob, (w as f32, h as f32)))
+        })
+        .await
 }
 
 /// The PNG the recipient drew into one of their fields.
-pub async fn signature(db: &Db, visit: Visit, field: FieldId) -> Result<Vec<u8>, AppError> {
-    db.read(move |c| {
-        let l = shown_link(c, &visit)?;
-        reader(c, &l, &visit)?;
-        if !l.document.fields_of(l.me.id).iter().any(|f| f.id == field) {
-            return Err(AppError::not_found("signature"));
-        }
-        documents::fields::signature_png(c, l.document.id, field)?
-            .ok_or_else(|| AppError::not_found("signature"))
-    })
-    .await
+pub async fn signature(ctx: &Context, visit: Visit, field: FieldId) -> Result<Vec<u8>, AppError> {
+    ctx.db
+        .read(move |c| {
+            let l = shown_link(c, &visit)?;
+            reader(c, &l, &visit)?;
+            if !l.document.fields_of(l.me.id).iter().any(|f| f.id == field) {
+                return Err(AppError::not_found("signature"));
+            }
+            documents::fields::signature_png(c, l.document.id, field)?
+                .ok_or_else(|| AppError::not_found("signature"))
+        })
+        .await
 }
 
 /// Runs `action` in one write transaction with the link, the signer and their proof. A second
@@ -338,24 +348,17 @@ async fn acting<T: Send + 'static>(
 
 /// Stores a value for one of the recipient's fields.
 pub async fn fill(
-    db: &Db,
+    ctx: &Context,
     verifier: &Verifier,
     call: Call,
     field: FieldId,
     value: FillRequest,
 ) -> Result<Value, AppError> {
-    acting(db, verifier, call, move |tx, l, a| {
+    acting(&ctx.db, verifier, call, move |tx, l, a| {
         flow::fill(tx, l, field, &value, a, now())?;
         Ok(json!({"fieldId": field, "inserted": true}))
     })
     .await
-}
-
-/// A finished recipient: the answer, and whether the document is now to be sealed.
-#[derive(Debug, Clone)]
-pub struct Completed {
-    pub answer: Value,
-    pub all_done: bool,
 }
 
 /// A PASSWORD proof, checked before the action's transaction (a password check is slow work
@@ -402,15 +405,15 @@ async fn check_password(
 }
 
 /// Signs, approves or marks viewed; the next recipients' requests and the webhook events are
-/// queued with it. `app` is the app URL (for links in mail).
+/// queued with it, and the sealer is woken when this was the last recipient.
 pub async fn complete(
-    db: &Db,
+    ctx: &Context,
     (verifier, passwords): (&Verifier, &PasswordChecks),
     mut call: Call,
-    app: String,
-) -> Result<Completed, AppError> {
-    check_password(db, passwords, &mut call).await?;
-    let (doc, done) = acting(db, verifier, call, move |tx, l, a| {
+) -> Result<Value, AppError> {
+    check_password(&ctx.db, passwords, &mut call).await?;
+    let app = ctx.app.clone();
+    let (doc, done) = acting(&ctx.db, verifier, call, move |tx, l, a| {
         let doc = l.document.id;
         let done = flow::complete(tx, l, a, now())?;
         notify::signing_requests(tx, doc, &done.newly_current, &app, now())?;
@@ -421,84 +424,95 @@ pub async fn complete(
         Ok((doc, done))
     })
     .await?;
-    Ok(Completed {
-        answer: json!({"documentId": doc, "signingStatus": SigningStatus::Signed, "documentCompleting": done.all_done}),
-        all_done: done.all_done,
-    })
+    ctx.workers.notices();
+    if done.all_done {
+        ctx.workers.seal();
+    }
+    Ok(
+        json!({"documentId": doc, "signingStatus": SigningStatus::Signed, "documentCompleting": done.all_done}),
+    )
 }
 
 /// Rejects with `reason`; everyone concerned is told (mail and webhook, queued with it).
 pub async fn reject(
-    db: &Db,
+    ctx: &Context,
     (verifier, passwords): (&Verifier, &PasswordChecks),
     mut call: Call,
     reason: String,
-    app: String,
 ) -> Result<Value, AppError> {
-    check_password(db, passwords, &mut call).await?;
-    acting(db, verifier, call, move |tx, l, a| {
+    check_password(&ctx.db, passwords, &mut call).await?;
+    let app = ctx.app.clone();
+    let answer = acting(&ctx.db, verifier, call, move |tx, l, a| {
         flow::reject(tx, l, &reason, a, now())?;
         notify::rejected(tx, l.document.id, l.me.id, reason.trim(), &app, now())?;
         Ok(json!({"documentId": l.document.id, "signingStatus": SigningStatus::Rejected}))
     })
-    .await
+    .await?;
+    ctx.workers.notices();
+    Ok(answer)
 }
 
 /// The WebAuthn request options for a recipient whose document asks for a PASSKEY, signed in
 /// to their account (`{"publicKey": options}`). The challenge is good for this recipient only,
 /// once, for five minutes.
 pub async fn passkey_challenge(
-    db: &Db,
+    ctx: &Context,
     verifier: &Verifier,
     visit: Visit,
 ) -> Result<Value, AppError> {
     let verifier = verifier.clone();
-    db.write(move |tx| {
-        let l = link(tx, &visit.token)?;
-        flow::require_usable(&l)?;
-        let req = l.requirement()?;
-        if !req.actions.contains(auth::ActionAuth::Passkey) {
-            return Err(AppError::Conflict(
-                "this document does not ask you for a passkey".into(),
-            ));
-        }
-        let signer = auth::signer(tx, visit.session.as_deref(), now())?;
-        let user = auth::require_account(req, &l, signer.as_ref(), false)?
-            .ok_or_else(|| AppError::internal("a passkey requirement without an account"))?;
-        let options = verifier.assertion_begin(tx, user, Purpose::Sign(l.me.id), now())?;
-        Ok(json!({"publicKey": options}))
-    })
-    .await
+    ctx.db
+        .write(move |tx| {
+            let l = link(tx, &visit.token)?;
+            flow::require_usable(&l)?;
+            let req = l.requirement()?;
+            if !req.actions.contains(auth::ActionAuth::Passkey) {
+                return Err(AppError::Conflict(
+                    "this document does not ask you for a passkey".into(),
+                ));
+            }
+            let signer = auth::signer(tx, visit.session.as_deref(), now())?;
+            let user = auth::require_account(req, &l, signer.as_ref(), false)?
+                .ok_or_else(|| AppError::internal("a passkey requirement without an account"))?;
+            let options = verifier.assertion_begin(tx, user, Purpose::Sign(l.me.id), now())?;
+            Ok(json!({"publicKey": options}))
+        })
+        .await
 }
 
 /// Mails the recipient of a link whose document asks for an account a one-time link to create
-/// one (`users::invites`); `app` is the app URL. Returns the address it went to.
-pub async fn request_account(db: &Db, token: String, app: String) -> Result<String, AppError> {
-    db.write(move |tx| {
-        let l = link(tx, &token)?;
-        flow::require_usable(&l)?;
-        if l.requirement()?.is_none() {
-            return Err(AppError::Conflict(
-                "this document does not ask for an account".into(),
-            ));
-        }
-        let code = crate::signing::workflow::invites::create(tx, &l.me.email, l.me.id, now())?;
-        let url = format!("{app}/auth/signup/{}", code.expose());
-        let content = crate::outbox::mail::compose::account_invite(
-            &l.document.title,
-            &l.sender.name,
-            &l.me.email,
-            &url,
-            crate::signing::workflow::invites::TTL / 60,
-        );
-        let mut mail = crate::outbox::mail::NewMail::new(
-            crate::outbox::mail::Kind::AccountInvite,
-            &l.me.email,
-            content,
-        );
-        mail.document_id = Some(l.document.id);
-        crate::outbox::mail::store::enqueue(tx, &mail, now())?;
-        Ok(l.me.email)
-    })
-    .await
+/// one (`users::invites`), and wakes the mail worker. Returns the address it went to.
+pub async fn request_account(ctx: &Context, token: String) -> Result<String, AppError> {
+    let app = ctx.app.clone();
+    let email = ctx
+        .db
+        .write(move |tx| {
+            let l = link(tx, &token)?;
+            flow::require_usable(&l)?;
+            if l.requirement()?.is_none() {
+                return Err(AppError::Conflict(
+                    "this document does not ask for an account".into(),
+                ));
+            }
+            let code = crate::signing::workflow::invites::create(tx, &l.me.email, l.me.id, now())?;
+            let url = format!("{app}/auth/signup/{}", code.expose());
+            let content = crate::outbox::mail::compose::account_invite(
+                &l.document.title,
+                &l.sender.name,
+                &l.me.email,
+                &url,
+                crate::signing::workflow::invites::TTL / 60,
+            );
+            let mut mail = crate::outbox::mail::NewMail::new(
+                crate::outbox::mail::Kind::AccountInvite,
+                &l.me.email,
+                content,
+            );
+            mail.document_id = Some(l.document.id);
+            crate::outbox::mail::store::enqueue(tx, &mail, now())?;
+            Ok(l.me.email)
+        })
+        .await?;
+    ctx.workers.mail.wake();
+    Ok(email)
 }

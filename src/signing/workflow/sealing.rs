@@ -503,13 +503,11 @@ mod tests {
                 proof: None,
             };
             let typed = serde_json::from_value(serde_json::json!({"typed": "A. Signer"})).unwrap();
-            link::fill(&s.ctx.db, &s.verifier, call(), *field, typed)
+            link::fill(&s.ctx, &s.verifier, call(), *field, typed)
                 .await
                 .unwrap();
             let checks = (&s.verifier, &PasswordChecks::new(1));
-            link::complete(&s.ctx.db, checks, call(), s.ctx.app.clone())
-                .await
-                .unwrap();
+            link::complete(&s.ctx, checks, call()).await.unwrap();
         }
         s
     }

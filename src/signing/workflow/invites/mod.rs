@@ -8,6 +8,7 @@ pub mod store;
 use crate::core::db::Conn;
 use crate::core::ids::RecipientId;
 
+use crate::core::context::Context;
 use crate::core::crypto::SecretToken;
 use crate::core::db::Db;
 use crate::core::error::AppError;
@@ -59,8 +60,9 @@ pub fn find(conn: &Conn, token: &str, now: i64) -> Result<Option<Invite>, AppErr
 }
 
 /// The invitation behind `code`, while it can still be used.
-pub async fn live(db: &Db, code: String) -> Result<Option<Invite>, AppError> {
-    db.read(move |c| find(c, &code, crate::core::db::now()))
+pub async fn live(ctx: &Context, code: String) -> Result<Option<Invite>, AppError> {
+    ctx.db
+        .read(move |c| find(c, &code, crate::core::db::now()))
         .await
 }
 
@@ -154,14 +156,14 @@ pub struct SignedUp {
 /// Creates the account of invitation `code` from `form` (its password hashed within the bound
 /// on password checks) and signs it in; `None` when the invitation was used, expired or unknown.
 pub async fn sign_up(
-    db: &Db,
+    ctx: &Context,
     passwords: &PasswordChecks,
     code: String,
     form: Signup,
 ) -> Result<Option<SignedUp>, AppError> {
     let phc = passwords.hash(form.password).await?;
     let session = crate::identity::sessions::new_token();
-    let next = create_account(db, code, form.name, phc, session.clone()).await?;
+    let next = create_account(&ctx.db, code, form.name, phc, session.clone()).await?;
     Ok(next.map(|next| SignedUp { next, session }))
 }
 
@@ -186,6 +188,7 @@ mod tests {
     async fn an_invitation_makes_one_signed_in_account() {
         let tmp = tempfile::tempdir().unwrap();
         let db = Db::open(&tmp.path().join("t.db"), tmp.path(), 2).unwrap();
+        let ctx = Context::for_tests(db.clone(), tmp.path());
         let token = SecretToken::generate("", 43);
         let hash = token.hash();
         // Without a recipient: the invitation leads to the account page.
@@ -194,12 +197,12 @@ mod tests {
             .unwrap();
         let code = token.expose().to_string();
         assert_eq!(
-            live(&db, code.clone()).await.unwrap().map(|i| i.email),
+            live(&ctx, code.clone()).await.unwrap().map(|i| i.email),
             Some("r@x.org".to_string())
         );
         let checks = PasswordChecks::new(1);
         let form = || Signup::check("Rae", "long enough pw", "long enough pw").unwrap();
-        let done = sign_up(&db, &checks, code.clone(), form())
+        let done = sign_up(&ctx, &checks, code.clone(), form())
             .await
             .unwrap()
             .unwrap();
@@ -213,7 +216,12 @@ mod tests {
             (user.email.as_str(), user.name.as_str()),
             ("r@x.org", "Rae")
         );
-        assert!(live(&db, code.clone()).await.unwrap().is_none());
-        assert!(sign_up(&db, &checks, code, form()).await.unwrap().is_none());
+        assert!(live(&ctx, code.clone()).await.unwrap().is_none());
+        assert!(
+            sign_up(&ctx, &checks, code, form())
+                .await
+                .unwrap()
+                .is_none()
+        );
     }
 }
