@@ -3,8 +3,8 @@
 # chromium, poppler-utils and qpdf; playwright-core from npm into tests/browser, openid-client
 # into tests/clients; aiosmtpd, authlib, requests, requests-oauthlib and schemathesis from
 # PyPI; Debian's postgresql and Garage from crates.io for the shared-storage run), then runs
-# `cargo test`, the integration suite again on PostgreSQL (with Garage for the S3 tests), and
-# the schemathesis run over the OpenAPI document.
+# the integration suites on SQLite, the unit tests and the integration suite again on PostgreSQL
+# (with Garage for the S3 tests), and the schemathesis run over the OpenAPI document.
 #
 # Both cargo runs turn on the `outside-tools` feature: the tests that drive those tools, which
 # a plain `cargo test` lists as ignored, run here, and a tool missing fails them
@@ -50,8 +50,10 @@ if ! python3 -c 'import aiosmtpd' 2>/dev/null; then
   pip install -q 'aiosmtpd>=1.4,<2'
 fi
 
-echo "== cargo test --features outside-tools (SQLite and files: the appliance's embedded defaults)"
-"${cargo_test[@]}" "$@"
+# Every test target but the unit tests: those run once, in the step below, where PostgreSQL and
+# the bucket are up for the few that need them (the others do not look at either).
+echo "== cargo test --features outside-tools --bins --test '*' (SQLite and files: the appliance's embedded defaults)"
+"${cargo_test[@]}" --bins --test '*' "$@"
 
 # The black-box suite again on what several nodes share: a real PostgreSQL (Debian's, a
 # throwaway cluster on 127.0.0.1) where every data dir gets a database of its own, beside a
@@ -70,7 +72,8 @@ eval "$(tests/pg/postgres.sh start "$SHARED/pg")"
 eval "$(tests/s3/garage.sh start)"
 export DOCKET_TEST_POSTGRES DOCKET_TEST_BLOB_URL AWS_ENDPOINT_URL AWS_REGION AWS_ACCESS_KEY_ID \
   AWS_SECRET_ACCESS_KEY DOCKET_GARAGE_DIR
-# The unit tests again too: those of the S3 store and of secrets in PostgreSQL run only here.
+# With the unit tests: those of the S3 store, and of grants, rate limits and secrets on
+# PostgreSQL, need these two; the rest run as they would alone.
 "${cargo_test[@]}" --lib --test it "$@"
 # The API's property test against a node on PostgreSQL and the bucket as well.
 command -v schemathesis >/dev/null || pip install -q 'schemathesis>=4,<5'

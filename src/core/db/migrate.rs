@@ -9,7 +9,7 @@ use rusqlite::{Connection, TransactionBehavior};
 pub const SCHEMA: &str = include_str!("../../../schema.sql");
 
 /// The version `SCHEMA` describes.
-pub const LATEST: i64 = 17;
+pub const LATEST: i64 = 18;
 
 /// `(version, sql)`: what turns version `n - 1` into version `n`.
 pub const MIGRATIONS: &[(i64, &str)] = &[
@@ -32,6 +32,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     (15, include_str!("migrations/0015_rate_windows.sql")),
     (16, include_str!("migrations/0016_pending_documents.sql")),
     (17, include_str!("migrations/0017_session_confirmation.sql")),
+    (18, include_str!("migrations/0018_list_counts.sql")),
 ];
 
 #[derive(Debug, thiserror::Error)]

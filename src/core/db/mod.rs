@@ -5,6 +5,7 @@
 mod app_error;
 mod checkpoint;
 mod conn;
+pub mod counts;
 mod dialect;
 pub mod migrate;
 mod pg;

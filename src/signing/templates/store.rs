@@ -83,17 +83,19 @@ pub fn by_data_id(conn: &Conn, data_id: &str) -> Result<Option<TemplateId>, AppE
         .optional()?)
 }
 
-/// A page of the user's templates, newest first, and how many there are in all.
+/// A page of the user's templates, newest first, and how many there are in all (counted by a
+/// trigger: `crate::core::db::counts`).
 pub fn list(
     conn: &Conn,
     user: UserId,
     limit: i64,
     offset: i64,
 ) -> Result<(Vec<Template>, i64), AppError> {
-    let total: i64 = conn.query_row(
-        "SELECT count(*) FROM templates WHERE user_id = ?1",
-        [user],
-        |r| r.get(0),
+    let total = crate::core::db::counts::listed(
+        conn,
+        user.get(),
+        crate::core::db::counts::List::Templates,
+        None,
     )?;
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM templates t WHERE t.user_id = ?1

@@ -124,7 +124,10 @@ pub fn by_data_id(conn: &Conn, data_id: &str) -> Result<Option<Document>, AppErr
     load_where(conn, "document_data_id = ?1", [data_id])
 }
 
-/// A page of the user's listed documents, newest first, and how many there are in all.
+/// A page of the user's listed documents, newest first, and how many there are in all. Both
+/// cost the page, not the user's history: the rows come in order from an index of the listed
+/// documents (`documents_listed`, `documents_listed_status`), and the total from the counts
+/// the triggers keep (`crate::core::db::counts`).
 pub fn list(
     conn: &Conn,
     user: UserId,
@@ -132,17 +135,30 @@ pub fn list(
     limit: i64,
     offset: i64,
 ) -> Result<(Vec<Document>, i64), AppError> {
-    let total: i64 = conn.query_row(
-        "SELECT count(*) FROM documents WHERE user_id = ?1 AND hidden = 0 AND (status = ?2 OR ?2 IS NULL)",
-        params![user, status],
-        |r| r.get(0),
+    let total = crate::core::db::counts::listed(
+        conn,
+        user.get(),
+        crate::core::db::counts::List::Documents,
+        status.map(Status::as_str),
     )?;
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM documents WHERE user_id = ?1 AND hidden = 0 AND (status = ?2 OR ?2 IS NULL)
-          ORDER BY created_at DESC, id DESC LIMIT ?3 OFFSET ?4"
-    ))?;
-    let rows = stmt.query_map(params![user, status, limit, offset], from_row)?;
-    let docs = rows.collect::<Result<Vec<_>, _>>()?;
+    let docs = match status {
+        Some(status) => {
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM documents WHERE user_id = ?1 AND hidden = 0 AND status = ?2
+                  ORDER BY created_at DESC, id DESC LIMIT ?3 OFFSET ?4"
+            ))?;
+            let rows = stmt.query_map(params![user, status, limit, offset], from_row)?;
+            rows.collect::<Result<Vec<_>, _>>()?
+        }
+        None => {
+            let mut stmt = conn.prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM documents WHERE user_id = ?1 AND hidden = 0
+                  ORDER BY created_at DESC, id DESC LIMIT ?2 OFFSET ?3"
+            ))?;
+            let rows = stmt.query_map(params![user, limit, offset], from_row)?;
+            rows.collect::<Result<Vec<_>, _>>()?
+        }
+    };
     let docs = docs
         .into_iter()
         .map(|d| complete_aggregate(conn, d))
