@@ -85,7 +85,7 @@ fn main() {
         fields,
         audit: AuditSummary {
             title: "Benchmark document".into(),
-            document_id: 1,
+            document_id: docket::core::ids::DocumentId::new(1),
             original_sha256: docket::core::crypto::sha256_hex(b"benchmark"),
             completed_at: "2026-11-21 16:00:00 UTC".into(),
             recipients: (1..=3).map(recipient).collect(),

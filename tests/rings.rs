@@ -40,6 +40,7 @@ const INSIDE: &[(&str, &[&str])] = &[
             "datadir",
             "lenient",
             "db",
+            "ids",
             "retry",
             "settings",
             "version",

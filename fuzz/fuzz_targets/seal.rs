@@ -45,7 +45,7 @@ fuzz_target!(init: quiet_panics(), |data: &[u8]| {
         fields,
         audit: AuditSummary {
             title: "Fuzz".into(),
-            document_id: 1,
+            document_id: docket::core::ids::DocumentId::new(1),
             original_sha256: "00".repeat(32),
             completed_at: "2026-01-01 00:00:00 UTC".into(),
             recipients: vec![AuditRecipient {

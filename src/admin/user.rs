@@ -1,5 +1,6 @@
 //! `docket user ...`
 
+use crate::core::ids::UserId;
 use serde::Serialize;
 
 use super::{CliError, Ctx, fields, read_password_stdin, table};
@@ -16,7 +17,7 @@ use crate::{
 
 #[derive(Serialize)]
 struct UserOut {
-    id: i64,
+    id: UserId,
     email: String,
     username: String,
     name: String,
@@ -113,7 +114,7 @@ fn add(
     let user = admin::create(&ctx.db, new, &pw)?;
     #[derive(Serialize)]
     struct Out<'a> {
-        id: i64,
+        id: UserId,
         email: &'a str,
         name: &'a str,
         username: &'a str,
@@ -177,7 +178,7 @@ fn passwd(ctx: &Ctx, email: &str, password_stdin: bool) -> Result<(), CliError> 
     let user = admin::set_password(&ctx.db, email, &pw)?;
     #[derive(Serialize)]
     struct Out<'a> {
-        id: i64,
+        id: UserId,
         email: &'a str,
         password_changed: bool,
         #[serde(skip_serializing_if = "Option::is_none")]

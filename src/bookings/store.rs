@@ -1,6 +1,7 @@
 //! SQL for the `bookings` table. Every read and write is scoped to the owning user, so another
 //! user's booking is simply not found.
 
+use crate::core::ids::UserId;
 use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension, core::db::Row};
 
@@ -65,7 +66,7 @@ fn from_row(r: &Row<'_>) -> crate::core::db::Result<Booking> {
 /// Stores a validated booking for `user_id` and returns it as clients see it.
 pub fn insert(
     tx: &Conn,
-    user_id: i64,
+    user_id: UserId,
     uid: &str,
     new: &NewBooking,
     now: i64,
@@ -96,11 +97,11 @@ pub fn insert(
 }
 
 /// Booking `id` when it belongs to `user_id`.
-pub fn get(conn: &Conn, user_id: i64, id: i64) -> Result<Option<Booking>, AppError> {
+pub fn get(conn: &Conn, user_id: UserId, id: i64) -> Result<Option<Booking>, AppError> {
     Ok(conn
         .query_row(
             &format!("{SELECT} WHERE b.id = ?1 AND b.user_id = ?2"),
-            [id, user_id],
+            params![id, user_id],
             from_row,
         )
         .optional()?)
@@ -109,7 +110,7 @@ pub fn get(conn: &Conn, user_id: i64, id: i64) -> Result<Option<Booking>, AppErr
 /// `user_id`'s bookings, newest created first, optionally only those with `status`.
 pub fn list(
     conn: &Conn,
-    user_id: i64,
+    user_id: UserId,
     status: Option<Status>,
     limit: u32,
     offset: i64,
@@ -138,7 +139,7 @@ pub fn list(
 }
 
 /// `user_id`'s newest `limit` bookings by id.
-pub fn newest(conn: &Conn, user_id: i64, limit: u32) -> Result<Vec<Booking>, AppError> {
+pub fn newest(conn: &Conn, user_id: UserId, limit: u32) -> Result<Vec<Booking>, AppError> {
     let mut stmt = conn.prepare_cached(&format!(
         "{SELECT} WHERE b.user_id = ?1 ORDER BY b.id DESC LIMIT ?2"
     ))?;
@@ -148,11 +149,11 @@ pub fn newest(conn: &Conn, user_id: i64, limit: u32) -> Result<Vec<Booking>, App
 
 /// How many bookings `list` would page through (counted by a trigger:
 /// `crate::core::db::counts`).
-pub fn count(conn: &Conn, user_id: i64, status: Option<Status>) -> Result<i64, AppError> {
+pub fn count(conn: &Conn, user_id: UserId, status: Option<Status>) -> Result<i64, AppError> {
     use crate::core::db::counts;
     counts::listed(
         conn,
-        user_id,
+        user_id.get(),
         counts::List::Bookings,
         status.map(Status::as_str),
     )
@@ -162,7 +163,7 @@ pub fn count(conn: &Conn, user_id: i64, status: Option<Status>) -> Result<i64, A
 /// ACCEPTED or PENDING, so two concurrent cancels cannot both win: the loser gets 409.
 pub fn cancel(
     tx: &Conn,
-    user_id: i64,
+    user_id: UserId,
     id: i64,
     reason: Option<&str>,
     now: i64,
@@ -186,7 +187,7 @@ pub fn cancel(
 /// that the two agree.
 pub fn page(
     conn: &Conn,
-    user: i64,
+    user: UserId,
     status: Option<Status>,
     limit: u32,
     offset: i64,
@@ -232,7 +233,7 @@ mod tests {
         }
     }
 
-    fn add(c: &mut Conn, user: i64, title: &str, status: Status, now: i64) -> Booking {
+    fn add(c: &mut Conn, user: UserId, title: &str, status: Status, now: i64) -> Booking {
         write_tx(c, |tx| {
             insert(tx, user, &super::super::new_uid(), &new(title, status), now)
         })
@@ -242,13 +243,13 @@ mod tests {
     #[test]
     fn insert_and_get_round_trip_for_the_owner_only() {
         with_users(|c| {
-            let b = add(c, 1, "One", Status::Accepted, 100);
+            let b = add(c, UserId::new(1), "One", Status::Accepted, 100);
             assert_eq!(b.title, "One");
             assert_eq!(b.user.username, "ada");
             assert_eq!(b.attendees[0].time_zone, "Europe/Berlin");
             assert_eq!(b.uid.len(), 22);
-            assert_eq!(get(c, 1, b.id)?, Some(b.clone()));
-            assert_eq!(get(c, 2, b.id)?, None);
+            assert_eq!(get(c, UserId::new(1), b.id)?, Some(b.clone()));
+            assert_eq!(get(c, UserId::new(2), b.id)?, None);
             Ok(())
         });
     }
@@ -256,21 +257,24 @@ mod tests {
     #[test]
     fn lists_newest_first_with_paging_and_status() {
         with_users(|c| {
-            add(c, 1, "old", Status::Accepted, 100);
-            add(c, 1, "mid", Status::Pending, 200);
-            add(c, 1, "new-a", Status::Accepted, 300);
-            add(c, 1, "new-b", Status::Accepted, 300);
-            add(c, 2, "bob's", Status::Accepted, 400);
+            add(c, UserId::new(1), "old", Status::Accepted, 100);
+            add(c, UserId::new(1), "mid", Status::Pending, 200);
+            add(c, UserId::new(1), "new-a", Status::Accepted, 300);
+            add(c, UserId::new(1), "new-b", Status::Accepted, 300);
+            add(c, UserId::new(2), "bob's", Status::Accepted, 400);
             let titles = |v: Vec<Booking>| v.into_iter().map(|b| b.title).collect::<Vec<_>>();
             assert_eq!(
-                titles(list(c, 1, None, 10, 0)?),
+                titles(list(c, UserId::new(1), None, 10, 0)?),
                 ["new-b", "new-a", "mid", "old"]
             );
-            assert_eq!(titles(list(c, 1, None, 2, 2)?), ["mid", "old"]);
-            assert_eq!(titles(list(c, 1, Some(Status::Pending), 10, 0)?), ["mid"]);
-            assert_eq!(count(c, 1, None)?, 4);
-            assert_eq!(count(c, 1, Some(Status::Accepted))?, 3);
-            assert_eq!(count(c, 2, Some(Status::Cancelled))?, 0);
+            assert_eq!(titles(list(c, UserId::new(1), None, 2, 2)?), ["mid", "old"]);
+            assert_eq!(
+                titles(list(c, UserId::new(1), Some(Status::Pending), 10, 0)?),
+                ["mid"]
+            );
+            assert_eq!(count(c, UserId::new(1), None)?, 4);
+            assert_eq!(count(c, UserId::new(1), Some(Status::Accepted))?, 3);
+            assert_eq!(count(c, UserId::new(2), Some(Status::Cancelled))?, 0);
             Ok(())
         });
     }
@@ -278,16 +282,19 @@ mod tests {
     #[test]
     fn cancel_checks_owner_and_state() {
         with_users(|c| {
-            let b = add(c, 1, "One", Status::Pending, 100);
-            let other = write_tx(c, |tx| cancel(tx, 2, b.id, None, 150)).unwrap_err();
+            let b = add(c, UserId::new(1), "One", Status::Pending, 100);
+            let other = write_tx(c, |tx| cancel(tx, UserId::new(2), b.id, None, 150)).unwrap_err();
             assert_eq!(other.status(), 404);
-            let done = write_tx(c, |tx| cancel(tx, 1, b.id, Some("ill"), 200))?;
+            let done = write_tx(c, |tx| cancel(tx, UserId::new(1), b.id, Some("ill"), 200))?;
             assert_eq!(done.status, Status::Cancelled);
             assert_eq!(done.cancellation_reason.as_deref(), Some("ill"));
-            let again = write_tx(c, |tx| cancel(tx, 1, b.id, None, 300)).unwrap_err();
+            let again = write_tx(c, |tx| cancel(tx, UserId::new(1), b.id, None, 300)).unwrap_err();
             assert_eq!(again.status(), 409);
             assert_eq!(
-                get(c, 1, b.id)?.unwrap().cancellation_reason.as_deref(),
+                get(c, UserId::new(1), b.id)?
+                    .unwrap()
+                    .cancellation_reason
+                    .as_deref(),
                 Some("ill"),
                 "a refused cancel changes nothing"
             );

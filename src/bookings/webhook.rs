@@ -1,5 +1,6 @@
 //! A booking as webhooks deliver it, and queuing a booking event for the organiser's endpoints.
 
+use crate::core::ids::UserId;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
@@ -18,7 +19,7 @@ use crate::{outbox::webhooks, outbox::webhooks::Event, outbox::webhooks::payload
 /// around the booking as the API shows it.
 pub fn enqueue(
     conn: &Conn,
-    user_id: i64,
+    user_id: UserId,
     event: Event,
     booking: &Booking,
     now: i64,

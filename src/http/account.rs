@@ -1,6 +1,7 @@
 //! `GET /account`: who is logged in and the connected apps, each with Revoke
 //! (`POST /account/apps/{id}/revoke`). What it lists and the revocation are `users::account`.
 
+use crate::core::ids::GrantId;
 use std::collections::HashMap;
 
 use askama::Template;
@@ -35,7 +36,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
             show(st, u, next).await
         });
     // The form is read before the session is checked; its token is bound to the app too.
-    let revoke = warp::path!("account" / "apps" / i64 / "revoke")
+    let revoke = warp::path!("account" / "apps" / GrantId / "revoke")
         .and(warp::post())
         .and(s())
         .and(super::session::form())
@@ -73,7 +74,7 @@ struct AccountPage<'a> {
 
 /// A connected app as listed, with its Revoke form's token.
 struct AppItem {
-    id: i64,
+    id: GrantId,
     name: String,
     scopes: String,
     granted: String,
@@ -99,7 +100,12 @@ fn apps(state: &AppState, session_hash: &str, grants: &[GrantView]) -> Vec<AppIt
         .collect()
 }
 
-async fn revoke(state: AppState, (session, user): SignedIn, grant: i64, form: Form) -> Response {
+async fn revoke(
+    state: AppState,
+    (session, user): SignedIn,
+    grant: GrantId,
+    form: Form,
+) -> Response {
     let session_hash = SecretToken::presented(&session).hash();
     let ok = form.get("csrf_token").is_some_and(|t| {
         csrf::verify(

@@ -2,6 +2,7 @@
 //! routes and replies over `documents::manage`. Each route authenticates (`auth::principal`)
 //! before it reads the body.
 
+use crate::core::ids::{DocumentId, FieldId, RecipientId};
 use std::collections::HashMap;
 
 use warp::Filter;
@@ -52,13 +53,13 @@ fn document_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(caller(&state, read))
         .and(warp::query::<HashMap<String, String>>())
         .then(|who, st, q| async move { json_result(list(st, who, q).await) });
-    let get = warp::path!("api" / "v1" / "documents" / i64)
+    let get = warp::path!("api" / "v1" / "documents" / DocumentId)
         .and(warp::get())
         .and(caller(&state, read))
         .then(|id, who: Principal, st: AppState| async move {
             json_result(manage::get(&st.ctx(), &who, id).await)
         });
-    let delete = warp::path!("api" / "v1" / "documents" / i64)
+    let delete = warp::path!("api" / "v1" / "documents" / DocumentId)
         .and(warp::delete())
         .and(caller(&state, write))
         .and(super::origin())
@@ -88,7 +89,7 @@ fn document_routes(state: AppState) -> BoxedFilter<(Response,)> {
 /// Adding, changing and removing recipients.
 fn recipient_routes(state: AppState) -> BoxedFilter<(Response,)> {
     let write = Scope::WriteDocument;
-    let add = warp::path!("api" / "v1" / "documents" / i64 / "recipients")
+    let add = warp::path!("api" / "v1" / "documents" / DocumentId / "recipients")
         .and(warp::post())
         .and(caller(&state, write))
         .and(super::body::object::<RecipientInput>())
@@ -101,7 +102,7 @@ fn recipient_routes(state: AppState) -> BoxedFilter<(Response,)> {
                 write_result(&who, r)
             },
         );
-    let patch = warp::path!("api" / "v1" / "documents" / i64 / "recipients" / i64)
+    let patch = warp::path!("api" / "v1" / "documents" / DocumentId / "recipients" / RecipientId)
         .and(warp::patch())
         .and(caller(&state, write))
         .and(super::body::object::<RecipientInput>())
@@ -115,7 +116,7 @@ fn recipient_routes(state: AppState) -> BoxedFilter<(Response,)> {
                 write_result(&who, r)
             },
         );
-    let delete = warp::path!("api" / "v1" / "documents" / i64 / "recipients" / i64)
+    let delete = warp::path!("api" / "v1" / "documents" / DocumentId / "recipients" / RecipientId)
         .and(warp::delete())
         .and(caller(&state, write))
         .then(|id, rid, who: Principal, st: AppState| async move {
@@ -132,7 +133,7 @@ fn recipient_routes(state: AppState) -> BoxedFilter<(Response,)> {
 /// Adding, changing and removing fields.
 fn field_routes(state: AppState) -> BoxedFilter<(Response,)> {
     let write = Scope::WriteDocument;
-    let add = warp::path!("api" / "v1" / "documents" / i64 / "fields")
+    let add = warp::path!("api" / "v1" / "documents" / DocumentId / "fields")
         .and(warp::post())
         .and(caller(&state, write))
         .and(super::body::shape::<FieldBatch>())
@@ -143,7 +144,7 @@ fn field_routes(state: AppState) -> BoxedFilter<(Response,)> {
                 write_result(&who, r.map(|f| FieldsAdded::of(id, single, f)))
             },
         );
-    let patch = warp::path!("api" / "v1" / "documents" / i64 / "fields" / i64)
+    let patch = warp::path!("api" / "v1" / "documents" / DocumentId / "fields" / FieldId)
         .and(warp::patch())
         .and(caller(&state, write))
         .and(super::body::object::<FieldPatch>())
@@ -151,7 +152,7 @@ fn field_routes(state: AppState) -> BoxedFilter<(Response,)> {
             let r = manage::patch_field(&st.ctx(), &who, (id, fid), b).await;
             write_result(&who, r)
         });
-    let delete = warp::path!("api" / "v1" / "documents" / i64 / "fields" / i64)
+    let delete = warp::path!("api" / "v1" / "documents" / DocumentId / "fields" / FieldId)
         .and(warp::delete())
         .and(caller(&state, write))
         .then(|id, fid, who: Principal, st: AppState| async move {

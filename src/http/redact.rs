@@ -168,7 +168,11 @@ mod tests {
                         markers.push((n, marker.clone()));
                         (marker, "{}".to_string())
                     }
-                    "i64" | "u64" | "i32" | "u32" => ("7".to_string(), "{}".to_string()),
+                    // Numbers, the typed row ids (`core::ids`) among them.
+                    "i64" | "u64" | "i32" | "u32" | "DocumentId" | "RecipientId" | "FieldId"
+                    | "TemplateId" | "UserId" | "ClientId" | "GrantId" => {
+                        ("7".to_string(), "{}".to_string())
+                    }
                     lit if lit.starts_with('"') => {
                         let lit = lit.trim_matches('"').to_string();
                         (lit.clone(), lit)

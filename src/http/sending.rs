@@ -2,6 +2,7 @@
 //! send, resend, download and the audit log over `signing::sending`, and the signed download
 //! URLs docket serves itself.
 
+use crate::core::ids::DocumentId;
 use std::collections::HashMap;
 
 use warp::Filter;
@@ -39,7 +40,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         move || api(&state, Scope::WriteDocument)
     };
     let origin = super::origin;
-    let send = warp::path!("api" / "v1" / "documents" / i64 / "send")
+    let send = warp::path!("api" / "v1" / "documents" / DocumentId / "send")
         .and(warp::post())
         .and(write())
         .and(warp::query::<HashMap<String, String>>())
@@ -51,7 +52,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
                 write_result(&who.clone(), send(st, who, id, (q, b), o).await)
             },
         );
-    let resend = warp::path!("api" / "v1" / "documents" / i64 / "resend")
+    let resend = warp::path!("api" / "v1" / "documents" / DocumentId / "resend")
         .and(warp::post())
         .and(write())
         .and(super::body::object::<ResendRequest>())
@@ -59,14 +60,14 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .then(|id, who: Principal, b, st| async move {
             write_result(&who.clone(), resend(st, who, id, b).await)
         });
-    let download = warp::path!("api" / "v1" / "documents" / i64 / "download")
+    let download = warp::path!("api" / "v1" / "documents" / DocumentId / "download")
         .and(warp::get())
         .and(read())
         .and(warp::query::<HashMap<String, String>>())
         .and(origin())
         .and(s())
         .then(|id, who, q, o, st| async move { json_result(download(st, who, id, q, o).await) });
-    let audit_log = warp::path!("api" / "v1" / "documents" / i64 / "audit-log")
+    let audit_log = warp::path!("api" / "v1" / "documents" / DocumentId / "audit-log")
         .and(warp::get())
         .and(read())
         .and(warp::query::<HashMap<String, String>>())
@@ -100,7 +101,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
 async fn send(
     state: AppState,
     who: Principal,
-    id: i64,
+    id: DocumentId,
     (query, body): (HashMap<String, String>, OrDefault<SendRequest>),
     origin: Origin,
 ) -> Result<Sent, AppError> {
@@ -125,7 +126,7 @@ fn strict_form_values(query: &HashMap<String, String>) -> Result<bool, AppError>
 async fn resend(
     state: AppState,
     who: Principal,
-    id: i64,
+    id: DocumentId,
     body: ResendRequest,
 ) -> Result<Resent, AppError> {
     let reminded = sending::resend(&state.ctx(), &who, id, body.validate()?).await?;
@@ -138,7 +139,7 @@ async fn resend(
 async fn audit_log(
     state: AppState,
     who: Principal,
-    id: i64,
+    id: DocumentId,
     q: HashMap<String, String>,
 ) -> Result<AuditLog, AppError> {
     let number = |key: &str, default: i64| match q.get(key) {
@@ -167,7 +168,7 @@ async fn audit_log(
 async fn download(
     state: AppState,
     who: Principal,
-    id: i64,
+    id: DocumentId,
     query: HashMap<String, String>,
     origin: Origin,
 ) -> Result<DownloadUrl, AppError> {

@@ -10,6 +10,7 @@
 //! Recipient authentication (`signing::auth`): the browser's session cookie names the signer's
 //! account; finishing actions carry their proof in the body's `auth` member.
 
+use crate::core::ids::FieldId;
 use serde_json::Value;
 
 use crate::core::lenient::OrDefault;
@@ -47,7 +48,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
             let csrf = super::session::invite_csrf(&st, &v.token);
             json_result(link::state(&st.ctx(), v, csrf).await)
         });
-    let fill = warp::path!("sign" / String / "fields" / i64)
+    let fill = warp::path!("sign" / String / "fields" / FieldId)
         .and(warp::post())
         .and(super::body::json::<OrDefault<FillRequest>>())
         .and(origin())

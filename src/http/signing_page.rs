@@ -4,6 +4,7 @@
 //! A document that asks for ACCOUNT access shows only its title and sender until the recipient
 //! is signed in to their account (`signing::auth`), with ways to sign in or create the account.
 
+use crate::core::ids::FieldId;
 use askama::Template;
 use http::StatusCode;
 use warp::Filter;
@@ -48,11 +49,11 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(session())
         .and(s())
         .then(|t, origin, c, st| async move { html_result(show(st, visit(t, c), origin).await) });
-    let signature = warp::path!("sign" / String / "fields" / i64 / "signature.png")
+    let signature = warp::path!("sign" / String / "fields" / FieldId / "signature.png")
         .and(warp::get())
         .and(session())
         .and(s())
-        .then(|t, field: i64, c, st| async move {
+        .then(|t, field: FieldId, c, st| async move {
             match signature(st, visit(t, c), field).await {
                 Ok(r) => r,
                 Err(e) => super::reply::error_response(&e, super::reply::Format::Json),
@@ -119,7 +120,7 @@ async fn page_image(
 
 /// `GET /sign/<token>/fields/<id>/signature.png`: the signature this recipient drew into one of
 /// their fields, for the page to show it in its box.
-async fn signature(state: AppState, visit: Visit, field: i64) -> Result<Response, AppError> {
+async fn signature(state: AppState, visit: Visit, field: FieldId) -> Result<Response, AppError> {
     let png = link::signature(&state.ctx(), visit, field).await?;
     let mut resp = Response::new(png.into());
     let h = resp.headers_mut();

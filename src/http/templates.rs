@@ -2,6 +2,7 @@
 //! and replies over `templates::manage`. Each route authenticates (`auth::principal`) before it
 //! reads the body.
 
+use crate::core::ids::TemplateId;
 use std::collections::HashMap;
 
 use warp::Filter;
@@ -47,13 +48,13 @@ fn template_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(caller(&state, read))
         .and(warp::query::<HashMap<String, String>>())
         .then(|who, st, q| async move { json_result(list(st, who, q).await) });
-    let get = warp::path!("api" / "v1" / "templates" / i64)
+    let get = warp::path!("api" / "v1" / "templates" / TemplateId)
         .and(warp::get())
         .and(caller(&state, read))
         .then(|id, who: Principal, st: AppState| async move {
             json_result(manage::get(&st.ctx(), &who, id).await)
         });
-    let delete = warp::path!("api" / "v1" / "templates" / i64)
+    let delete = warp::path!("api" / "v1" / "templates" / TemplateId)
         .and(warp::delete())
         .and(caller(&state, write))
         .then(|id, who: Principal, st: AppState| async move {
@@ -78,7 +79,7 @@ fn template_routes(state: AppState) -> BoxedFilter<(Response,)> {
 /// Adding recipients and fields, and generating a document.
 fn part_routes(state: AppState) -> BoxedFilter<(Response,)> {
     let write = Scope::WriteDocument;
-    let add_recipient = warp::path!("api" / "v1" / "templates" / i64 / "recipients")
+    let add_recipient = warp::path!("api" / "v1" / "templates" / TemplateId / "recipients")
         .and(warp::post())
         .and(caller(&state, write))
         .and(super::body::object::<RecipientInput>())
@@ -91,7 +92,7 @@ fn part_routes(state: AppState) -> BoxedFilter<(Response,)> {
             };
             write_result(&who, r.map(added))
         });
-    let add_fields = warp::path!("api" / "v1" / "templates" / i64 / "fields")
+    let add_fields = warp::path!("api" / "v1" / "templates" / TemplateId / "fields")
         .and(warp::post())
         .and(caller(&state, write))
         .and(super::body::shape::<FieldBatch>())
@@ -103,7 +104,7 @@ fn part_routes(state: AppState) -> BoxedFilter<(Response,)> {
             };
             write_result(&who, r.map(added))
         });
-    let generate = warp::path!("api" / "v1" / "templates" / i64 / "generate-document")
+    let generate = warp::path!("api" / "v1" / "templates" / TemplateId / "generate-document")
         .and(warp::post())
         .and(caller(&state, write))
         .and(super::body::object::<GenerateRequest>())
@@ -112,7 +113,7 @@ fn part_routes(state: AppState) -> BoxedFilter<(Response,)> {
             write_result(&who, r)
         });
     // The other signing service's older form: recipients by position, `title` required.
-    let create_document = warp::path!("api" / "v1" / "templates" / i64 / "create-document")
+    let create_document = warp::path!("api" / "v1" / "templates" / TemplateId / "create-document")
         .and(warp::post())
         .and(caller(&state, write))
         .and(super::body::object::<CreateFromTemplateRequest>())

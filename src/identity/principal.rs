@@ -3,20 +3,21 @@
 
 use super::scope::Scope;
 use crate::core::error::AppError;
+use crate::core::ids::{ClientId, GrantId, UserId};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Via {
     ApiKey,
     /// An OAuth access token issued to this client (row id) under this grant (row id).
     AccessToken {
-        client: i64,
-        grant: i64,
+        client: ClientId,
+        grant: GrantId,
     },
 }
 
 #[derive(Debug, Clone)]
 pub struct Principal {
-    pub user_id: i64,
+    pub user_id: UserId,
     pub scopes: Vec<Scope>,
     pub via: Via,
 }
@@ -32,7 +33,7 @@ impl Principal {
     }
 
     /// The OAuth grant behind the credential; `None` for the user's own API key.
-    pub fn grant(&self) -> Option<i64> {
+    pub fn grant(&self) -> Option<GrantId> {
         match self.via {
             Via::ApiKey => None,
             Via::AccessToken { grant, .. } => Some(grant),
@@ -104,18 +105,18 @@ mod tests {
     #[test]
     fn scope_checks() {
         let p = Principal {
-            user_id: 1,
+            user_id: UserId::new(1),
             scopes: vec![Scope::ReadProfile],
             via: Via::AccessToken {
-                client: 1,
-                grant: 7,
+                client: ClientId::new(1),
+                grant: GrantId::new(7),
             },
         };
         assert!(p.require(Scope::ReadProfile).is_ok());
-        assert_eq!(p.grant(), Some(7));
+        assert_eq!(p.grant(), Some(GrantId::new(7)));
         assert!(!p.sees_signing_links());
         let key = Principal {
-            user_id: 1,
+            user_id: UserId::new(1),
             scopes: Scope::ALL.to_vec(),
             via: Via::ApiKey,
         };

@@ -1,6 +1,7 @@
 //! The webhook API's answers (`/api/v1/webhooks`) and the subscription rows the Zapier routes
 //! answer as each peer does. Their OpenAPI schemas are derived from these types.
 
+use crate::core::ids::UserId;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -49,7 +50,7 @@ pub struct DeliveryList {
 #[schema(as = CalSubscription)]
 pub struct CalcomRow {
     pub id: String,
-    pub user_id: i64,
+    pub user_id: UserId,
     #[schema(schema_with = always_null)]
     pub team_id: Option<i64>,
     #[schema(schema_with = always_null)]
@@ -77,7 +78,7 @@ pub struct CalcomRow {
 }
 
 impl CalcomRow {
-    pub fn of(hook: &Webhook, user_id: i64) -> CalcomRow {
+    pub fn of(hook: &Webhook, user_id: UserId) -> CalcomRow {
         CalcomRow {
             id: hook.id.to_string(),
             user_id,
@@ -114,13 +115,13 @@ pub struct DocumensoRow {
     pub created_at: String,
     #[schema(format = DateTime)]
     pub updated_at: String,
-    pub user_id: i64,
+    pub user_id: UserId,
     #[schema(schema_with = always_null)]
     pub team_id: Option<i64>,
 }
 
 impl DocumensoRow {
-    pub fn of(hook: &Webhook, user_id: i64) -> DocumensoRow {
+    pub fn of(hook: &Webhook, user_id: UserId) -> DocumensoRow {
         DocumensoRow {
             id: hook.id.to_string(),
             webhook_url: hook.url.clone(),

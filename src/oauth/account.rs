@@ -4,6 +4,7 @@
 use crate::core::context::Context;
 use crate::core::db::now;
 use crate::core::error::AppError;
+use crate::core::ids::{GrantId, UserId};
 use crate::identity::factors::Enrolled;
 use crate::identity::factors::store::PasskeyRow;
 use crate::{oauth::tokens::store as grants, oauth::tokens::store::GrantView};
@@ -19,7 +20,7 @@ pub struct Overview {
 }
 
 /// The account page's lists for `user`, read together.
-pub async fn overview(ctx: &Context, user: i64) -> Result<Overview, AppError> {
+pub async fn overview(ctx: &Context, user: UserId) -> Result<Overview, AppError> {
     ctx.db
         .read(move |c| {
             Ok(Overview {
@@ -33,7 +34,7 @@ pub async fn overview(ctx: &Context, user: i64) -> Result<Overview, AppError> {
 }
 
 /// Ends `user`'s grant `grant` and every token issued under it; another user's grant is a 404.
-pub async fn revoke_app(ctx: &Context, user: i64, grant: i64) -> Result<(), AppError> {
+pub async fn revoke_app(ctx: &Context, user: UserId, grant: GrantId) -> Result<(), AppError> {
     ctx.db
         .write(move |tx| grants::revoke_grant(tx, user, grant, now()))
         .await
@@ -43,6 +44,7 @@ pub async fn revoke_app(ctx: &Context, user: i64, grant: i64) -> Result<(), AppE
 mod tests {
     use super::*;
     use crate::core::db::Db;
+    use crate::core::ids::ClientId;
     use crate::identity::scope::Scope;
 
     #[tokio::test]
@@ -56,20 +58,26 @@ mod tests {
                      VALUES (1, 'a@x.org', 'a', 'A', 'x', 0, 0), (2, 'b@x.org', 'b', 'B', 'x', 0, 0);
                      INSERT INTO oauth_clients (id, client_id, name, created_at) VALUES (1, 'c', 'Cal', 0);",
                 )?;
-                grants::upsert_grant(c, 1, 1, &[Scope::ReadProfile], 0)
+                grants::upsert_grant(c, UserId::new(1), ClientId::new(1), &[Scope::ReadProfile], 0)
             })
             .await
             .unwrap();
         let ctx = crate::core::context::Context::for_tests(db, tmp.path());
-        let page = overview(&ctx, 1).await.unwrap();
+        let page = overview(&ctx, UserId::new(1)).await.unwrap();
         assert_eq!(page.grants.len(), 1);
         assert_eq!(page.grants[0].client_name, "Cal");
         assert!(!page.enrolled.any());
-        let other = revoke_app(&ctx, 2, grant).await.unwrap_err();
+        let other = revoke_app(&ctx, UserId::new(2), grant).await.unwrap_err();
         assert_eq!(other.code(), "not_found");
-        revoke_app(&ctx, 1, grant).await.unwrap();
-        assert!(overview(&ctx, 1).await.unwrap().grants.is_empty());
-        let again = revoke_app(&ctx, 1, grant).await.unwrap_err();
+        revoke_app(&ctx, UserId::new(1), grant).await.unwrap();
+        assert!(
+            overview(&ctx, UserId::new(1))
+                .await
+                .unwrap()
+                .grants
+                .is_empty()
+        );
+        let again = revoke_app(&ctx, UserId::new(1), grant).await.unwrap_err();
         assert_eq!(again.code(), "not_found");
     }
 }

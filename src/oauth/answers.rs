@@ -2,6 +2,7 @@
 //! OpenID Connect userinfo) and the shapes of their form bodies as the OpenAPI document shows
 //! them. Their schemas are derived from these types.
 
+use crate::core::ids::UserId;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -90,7 +91,7 @@ pub struct Revoked {}
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[schema(as = Me)]
 pub struct Profile {
-    pub id: i64,
+    pub id: UserId,
     pub username: String,
     pub name: String,
     pub email: String,

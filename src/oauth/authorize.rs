@@ -300,10 +300,11 @@ pub fn error_redirect(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::ids::ClientId;
 
     fn client(public: bool) -> Client {
         Client {
-            row_id: 1,
+            row_id: ClientId::new(1),
             client_id: "c1".into(),
             name: "Cal".into(),
             redirect_uris: vec!["https://cal.example/cb?tenant=7".into()],

@@ -2,6 +2,7 @@
 //! key (every scope) or an OAuth access token (its scopes) of an enabled user.
 
 use crate::core::error::AppError;
+use crate::core::ids::GrantId;
 use crate::identity::scope::Scope;
 use crate::{core::db::Conn, core::db::Db, core::db::now};
 use crate::{
@@ -12,7 +13,7 @@ use crate::{
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Use {
     ApiKey(i64),
-    Grant(i64),
+    Grant(GrantId),
 }
 
 impl Use {
@@ -89,6 +90,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::ids::UserId;
 
     /// An API key and an access token, each last used long ago, authenticated through the
     /// read side: their use is recorded through the write side.
@@ -109,7 +111,7 @@ mod tests {
                  INSERT INTO oauth_grants (id, user_id, client_id, scopes, created_at, last_used_at)
                  VALUES (1, 1, 1, 'READ_PROFILE', 0, 0);",
             )?;
-            crate::identity::apikeys::store::insert(c, 1, "k", &key, None, 0)?;
+            crate::identity::apikeys::store::insert(c, UserId::new(1), "k", &key, None, 0)?;
             c.execute(
                 "INSERT INTO oauth_tokens (grant_id, kind, token_hash, scopes, created_at, expires_at)
                  VALUES (1, 'access', ?1, 'READ_PROFILE', 0, 9999999999)",
@@ -124,9 +126,9 @@ mod tests {
             query_api_key: None,
         };
         let by_key = authenticate(&db, bearer(&key_text)).await.unwrap();
-        assert_eq!((by_key.user_id, by_key.via), (1, Via::ApiKey));
+        assert_eq!((by_key.user_id, by_key.via), (UserId::new(1), Via::ApiKey));
         let by_token = authenticate(&db, bearer(&access_text)).await.unwrap();
-        assert_eq!(by_token.grant(), Some(1));
+        assert_eq!(by_token.grant(), Some(GrantId::new(1)));
         let (key_used, grant_used): (Option<i64>, Option<i64>) = db
             .read(|c| {
                 Ok((

@@ -5,6 +5,7 @@
 
 use crate::core::context::Context;
 use crate::core::db::Conn;
+use crate::core::ids::UserId;
 
 use super::authorize::{Invalid, Params, Valid, validate};
 use super::prompt::Step;
@@ -92,7 +93,7 @@ pub fn decider<T>(valid: &Valid, session: Option<(T, Session)>) -> Result<(T, Se
 /// Who allows: the user, and when they signed in (the code carries it to the ID token).
 #[derive(Debug, Clone, Copy)]
 pub struct Allower {
-    pub user: i64,
+    pub user: UserId,
     pub authenticated_at: i64,
 }
 
@@ -216,25 +217,29 @@ mod tests {
         };
         let (first, second) = (new_code(), new_code());
         let ada = Allower {
-            user: 1,
+            user: UserId::new(1),
             authenticated_at: 0,
         };
-        assert!(!store::grant_covers(&c, 1, client.row_id, &[Scope::ReadBooking]).unwrap());
+        assert!(
+            !store::grant_covers(&c, UserId::new(1), client.row_id, &[Scope::ReadBooking]).unwrap()
+        );
         let silent = new_code();
         let asked = valid(vec![Scope::ReadBooking]);
         assert!(!record_granted(&c, ada, &asked, &silent, 600, 1).unwrap());
         assert!(
-            store::live_grants(&c, 1).unwrap().is_empty(),
+            store::live_grants(&c, UserId::new(1)).unwrap().is_empty(),
             "no grant made silently"
         );
         record(&c, ada, &valid(vec![Scope::ReadBooking]), &first, 600, 1).unwrap();
         assert!(record_granted(&c, ada, &asked, &silent, 600, 1).unwrap());
-        assert!(store::grant_covers(&c, 1, client.row_id, &[Scope::ReadBooking]).unwrap());
+        assert!(
+            store::grant_covers(&c, UserId::new(1), client.row_id, &[Scope::ReadBooking]).unwrap()
+        );
         record(&c, ada, &valid(vec![Scope::ReadProfile]), &second, 600, 2).unwrap();
         let both = [Scope::ReadProfile, Scope::ReadBooking];
-        assert!(store::grant_covers(&c, 1, client.row_id, &both).unwrap());
-        assert!(!store::grant_covers(&c, 1, client.row_id, &[Scope::OpenId]).unwrap());
-        let grants = store::live_grants(&c, 1).unwrap();
+        assert!(store::grant_covers(&c, UserId::new(1), client.row_id, &both).unwrap());
+        assert!(!store::grant_covers(&c, UserId::new(1), client.row_id, &[Scope::OpenId]).unwrap());
+        let grants = store::live_grants(&c, UserId::new(1)).unwrap();
         assert_eq!(grants.len(), 1);
         assert_eq!(
             grants[0].scopes,

@@ -3,6 +3,7 @@
 
 use super::bearer;
 use crate::core::context::Context;
+use crate::core::ids::UserId;
 
 use super::answers::UserInfo;
 use crate::core::error::AppError;
@@ -61,7 +62,7 @@ pub async fn api_account(
 #[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
 pub struct ApiAccount {
     pub name: String,
-    pub id: i64,
+    pub id: UserId,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(required = false, nullable = false)]
     pub username: Option<String>,
@@ -70,7 +71,7 @@ pub struct ApiAccount {
     pub email: Option<String>,
 }
 
-fn user(c: &crate::core::db::Conn, id: i64) -> Result<User, AppError> {
+fn user(c: &crate::core::db::Conn, id: UserId) -> Result<User, AppError> {
     crate::identity::users::store::get(c, id)?
         .ok_or_else(|| AppError::Unauthorized("the user no longer exists".into()))
 }

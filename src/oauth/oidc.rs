@@ -169,10 +169,11 @@ pub fn subject(user: &User) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::ids::UserId;
 
     fn user() -> User {
         User {
-            id: 7,
+            id: UserId::new(7),
             email: "ada@example.org".into(),
             username: "ada".into(),
             name: "Ada".into(),

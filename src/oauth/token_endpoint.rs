@@ -4,6 +4,7 @@
 //! left for the server's own failures.
 
 use crate::core::context::Context;
+use crate::core::ids::ClientId;
 use std::collections::HashMap;
 
 use crate::core::db::Conn;
@@ -292,7 +293,7 @@ fn refresh(
 }
 
 /// Runs `ask` for client `client` (row id) at `now`, inside the caller's transaction.
-pub fn run(conn: &Conn, client: i64, ask: Ask, life: Lifetimes, now: i64) -> Outcome {
+pub fn run(conn: &Conn, client: ClientId, ask: Ask, life: Lifetimes, now: i64) -> Outcome {
     match ask {
         Ask::Code {
             code,
@@ -347,6 +348,7 @@ pub fn run(conn: &Conn, client: i64, ask: Ask, life: Lifetimes, now: i64) -> Out
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::ids::UserId;
     use crate::oauth::clients::Registration;
     use crate::{oauth::tokens, oauth::tokens::store::NewCode};
 
@@ -374,7 +376,7 @@ mod tests {
     }
 
     /// A user, a confidential client and a code the user allowed it: `(client row, code)`.
-    fn allowed(c: &Conn) -> (i64, String) {
+    fn allowed(c: &Conn) -> (ClientId, String) {
         c.execute_batch(
             "INSERT INTO users (id, email, username, name, password_hash, created_at, updated_at)
              VALUES (1, 'a@x.org', 'a', 'A', 'x', 0, 0);",
@@ -384,7 +386,7 @@ mod tests {
             Registration::validate("App", &[REDIRECT.to_string()], None, None, false, &[]).unwrap();
         let (client, _) = crate::oauth::clients::store::insert(c, &reg, 0).unwrap();
         let scopes = [Scope::ReadProfile];
-        let grant = store::upsert_grant(c, 1, client.row_id, &scopes, 0).unwrap();
+        let grant = store::upsert_grant(c, UserId::new(1), client.row_id, &scopes, 0).unwrap();
         let code = tokens::new_code();
         let new = NewCode {
             grant,
@@ -499,10 +501,16 @@ mod tests {
             Ok(Ok(Answer::Introspected(i))) => i,
             other => panic!("{other:?}"),
         };
-        assert!(look(client + 1).is_none(), "another client learns nothing");
+        assert!(
+            look(ClientId::new(client.get() + 1)).is_none(),
+            "another client learns nothing"
+        );
         assert_eq!(look(client).unwrap().kind, store::Kind::Access);
         let revoke = |who| run(&c, who, Ask::Revoke(access.clone()), LIFE, 3).unwrap();
-        assert!(matches!(revoke(client + 1), Ok(Answer::Revoked)));
+        assert!(matches!(
+            revoke(ClientId::new(client.get() + 1)),
+            Ok(Answer::Revoked)
+        ));
         assert!(is_live(&c, &access), "another client cannot revoke it");
         assert!(matches!(revoke(client), Ok(Answer::Revoked)));
         assert!(look(client).is_none());
@@ -536,7 +544,7 @@ mod tests {
     #[test]
     fn asks_name_their_grant_and_parameters() {
         let client = |public| Client {
-            row_id: 1,
+            row_id: ClientId::new(1),
             client_id: "c".into(),
             name: "C".into(),
             redirect_uris: vec![REDIRECT.into()],

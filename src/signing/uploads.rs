@@ -4,6 +4,7 @@
 //! draft and that no field lies past the new file's last page (409 naming them). Any failure
 //! leaves no file and no changed row behind.
 
+use crate::core::ids::{DocumentId, TemplateId};
 use bytes::Bytes;
 use futures_util::{Stream, StreamExt};
 use serde_json::json;
@@ -28,8 +29,8 @@ pub type Body = std::pin::Pin<Box<dyn Stream<Item = Result<Bytes, AppError>> + S
 /// What an upload URL's `dataId` names: a document (only while DRAFT) or a template.
 #[derive(Debug, Clone, Copy)]
 pub enum Target {
-    Document(i64),
-    Template(i64),
+    Document(DocumentId),
+    Template(TemplateId),
 }
 
 pub fn too_large(max: u64) -> AppError {
@@ -70,10 +71,10 @@ pub struct Attached {
 pub struct Uploaded {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(required = false, nullable = false)]
-    pub document_id: Option<i64>,
+    pub document_id: Option<DocumentId>,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(required = false, nullable = false)]
-    pub template_id: Option<i64>,
+    pub template_id: Option<TemplateId>,
     pub pages: u32,
     pub size: u64,
     pub sha256: String,

@@ -4,6 +4,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use docket::core::ids::{DocumentId, RecipientId};
 use docket::{core::db::Db, core::db::now};
 use docket::{
     outbox::mail::Kind, outbox::mail::NewMail, outbox::mail::compose, outbox::mail::store,
@@ -76,13 +77,13 @@ async fn signing_request_with_attachment_goes_out_through_smtp() {
         .unwrap();
     assert_eq!(r["sendStatus"], "SENT");
     let events = db
-        .read(move |c| docket::signing::documents::audit::list(c, doc))
+        .read(move |c| docket::signing::documents::audit::list(c, DocumentId::new(doc)))
         .await
         .unwrap();
     assert!(
         events
             .iter()
-            .any(|e| e.kind.as_str() == "EMAILED" && e.recipient_id == Some(rid))
+            .any(|e| e.kind.as_str() == "EMAILED" && e.recipient_id == Some(RecipientId::new(rid)))
     );
 }
 
@@ -106,8 +107,8 @@ async fn queue_a_signing_request_with_a_pdf(app: &TestApp, doc: i64, rid: i64) -
         .write(move |tx| {
             docket::core::blob::rows::insert_pdf(tx, &blob, now())?;
             let mut m = NewMail::new(Kind::SigningRequest, "ann@example.com", content);
-            m.document_id = Some(doc);
-            m.recipient_id = Some(rid);
+            m.document_id = Some(DocumentId::new(doc));
+            m.recipient_id = Some(RecipientId::new(rid));
             m.attachment = Some((blob.id.as_str().to_string(), "NDA.pdf".into()));
             store::enqueue(tx, &m, now())
         })

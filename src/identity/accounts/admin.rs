@@ -5,6 +5,7 @@
 
 use crate::core::db::Conn;
 use crate::core::error::AppError;
+use crate::core::ids::UserId;
 use crate::{core::db::Db, core::db::now};
 use crate::{
     identity::users::Email, identity::users::Tier, identity::users::User, identity::users::password,
@@ -115,7 +116,7 @@ pub fn reset_factors(db: &Db, email: &str) -> Result<FactorsReset, AppError> {
 
 /// Removes every second factor of `user` and the logins waiting for one (the admin's reset
 /// after a lost device); says what went.
-pub fn remove_all_factors(tx: &Conn, user: i64, now: i64) -> Result<String, AppError> {
+pub fn remove_all_factors(tx: &Conn, user: UserId, now: i64) -> Result<String, AppError> {
     let had_totp = crate::identity::users::store::has_totp(tx, user)?;
     crate::identity::factors::disable_totp(tx, user, now)?;
     let passkeys = crate::identity::factors::store::delete_passkeys(tx, user)?;
@@ -142,7 +143,7 @@ mod tests {
     }
 
     /// A session for `user`, as a browser would hold it.
-    fn signed_in(db: &Db, user: i64) -> SecretToken {
+    fn signed_in(db: &Db, user: UserId) -> SecretToken {
         let token = crate::identity::sessions::new_token();
         let stored = token.clone();
         db.write_blocking(move |tx| {
@@ -152,7 +153,7 @@ mod tests {
         token
     }
 
-    fn session_user(db: &Db, token: &SecretToken) -> Option<i64> {
+    fn session_user(db: &Db, token: &SecretToken) -> Option<UserId> {
         db.read_blocking(|c| crate::identity::sessions::store::user_of(c, token.expose(), now()))
             .unwrap()
             .map(|u| u.id)

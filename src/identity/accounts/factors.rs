@@ -8,13 +8,14 @@ use crate::core::context::Context;
 #[cfg(test)]
 use crate::core::db::Db;
 use crate::core::error::AppError;
+use crate::core::ids::UserId;
 use crate::identity::sessions::confirm;
 use crate::identity::users::User;
 use crate::{core::db::Conn, core::db::now};
 use crate::{identity::factors::Enrolment, identity::factors::Verifier, identity::factors::store};
 
 /// Queues the mail that tells `user` how their sign-in changed (`what`).
-fn notify(tx: &Conn, user: i64, what: &str, now: i64) -> Result<(), AppError> {
+fn notify(tx: &Conn, user: UserId, what: &str, now: i64) -> Result<(), AppError> {
     let Some(u) = crate::identity::users::store::get(tx, user)? else {
         return Ok(());
     };
@@ -102,7 +103,7 @@ pub async fn confirm_totp(
 pub async fn disable_totp(
     ctx: &Context,
     verifier: &Verifier,
-    user: i64,
+    user: UserId,
     code: String,
 ) -> Result<(), AppError> {
     let verifier = verifier.clone();
@@ -150,7 +151,7 @@ pub struct NewPasskey {
 pub async fn add_passkey(
     ctx: &Context,
     verifier: &Verifier,
-    user: i64,
+    user: UserId,
     session: String,
     new: NewPasskey,
 ) -> Result<i64, AppError> {
@@ -185,7 +186,7 @@ pub enum PasskeyChange {
 /// asks for the confirmed `session` and mails the account; a new name changes no security.
 pub async fn change_passkey(
     ctx: &Context,
-    user: i64,
+    user: UserId,
     session: String,
     id: i64,
     change: PasskeyChange,
@@ -243,8 +244,8 @@ mod tests {
                     "INSERT INTO users (id, email, username, name, password_hash, created_at, updated_at)
                      VALUES (1, 'a@x.org', 'a', 'A', 'x', 0, 0);",
                 )?;
-                crate::identity::sessions::store::create(c, 1, &s, now())?;
-                crate::identity::users::store::get(c, 1)
+                crate::identity::sessions::store::create(c, UserId::new(1), &s, now())?;
+                crate::identity::users::store::get(c, UserId::new(1))
             })
             .await
             .unwrap()
@@ -278,7 +279,7 @@ mod tests {
     async fn current_code(db: &Db, verifier: &Verifier, enrolled: bool) -> String {
         let v = verifier.clone();
         db.read(move |c| {
-            let cols = crate::identity::users::store::totp_columns(c, 1)?;
+            let cols = crate::identity::users::store::totp_columns(c, UserId::new(1))?;
             let sealed = if enrolled { cols.secret } else { cols.pending };
             crate::identity::factors::totp::code_at(&v.open(&sealed.unwrap())?, now())
         })
@@ -309,17 +310,23 @@ mod tests {
             panic!("the right code was refused");
         };
         assert_eq!(codes.len(), crate::identity::factors::RECOVERY_CODES);
-        let on = db.read(|c| store::enrolled(c, 1)).await.unwrap();
+        let on = db
+            .read(|c| store::enrolled(c, UserId::new(1)))
+            .await
+            .unwrap();
         assert!(on.totp);
         let nothing = confirm_totp(&ctx, &verifier, &user, "123456".into()).await;
         assert_eq!(nothing.err().map(|e| e.code()), Some("conflict"));
 
-        let refused = disable_totp(&ctx, &verifier, 1, "nope".into()).await;
+        let refused = disable_totp(&ctx, &verifier, UserId::new(1), "nope".into()).await;
         assert_eq!(refused.unwrap_err().code(), "wrong_code");
-        disable_totp(&ctx, &verifier, 1, codes[0].clone())
+        disable_totp(&ctx, &verifier, UserId::new(1), codes[0].clone())
             .await
             .unwrap();
-        let off = db.read(|c| store::enrolled(c, 1)).await.unwrap();
+        let off = db
+            .read(|c| store::enrolled(c, UserId::new(1)))
+            .await
+            .unwrap();
         assert!(!off.totp);
         assert_eq!(
             notices(&db).await,
@@ -349,9 +356,16 @@ mod tests {
             answer: b"{}".to_vec(),
             name: "Laptop".into(),
         };
-        let added = add_passkey(&ctx, &verifier, 1, session.clone(), new).await;
+        let added = add_passkey(&ctx, &verifier, UserId::new(1), session.clone(), new).await;
         assert_eq!(added.err().map(|e| e.code()), Some("confirmation_required"));
-        let removed = change_passkey(&ctx, 1, session.clone(), 7, PasskeyChange::Remove).await;
+        let removed = change_passkey(
+            &ctx,
+            UserId::new(1),
+            session.clone(),
+            7,
+            PasskeyChange::Remove,
+        )
+        .await;
         assert_eq!(
             removed.err().map(|e| e.code()),
             Some("confirmation_required")
@@ -359,7 +373,7 @@ mod tests {
         // Another session's confirmation does not count for this one.
         let other = crate::identity::sessions::new_token();
         let o = other.clone();
-        db.write(move |c| crate::identity::sessions::store::create(c, 1, &o, now()))
+        db.write(move |c| crate::identity::sessions::store::create(c, UserId::new(1), &o, now()))
             .await
             .unwrap();
         confirm_at(&db, other.expose(), now()).await;
@@ -377,14 +391,14 @@ mod tests {
         confirm_at(&db, &session, now()).await;
         let bad_name = change_passkey(
             &ctx,
-            1,
+            UserId::new(1),
             session.clone(),
             7,
             PasskeyChange::Rename(" ".into()),
         )
         .await;
         assert_eq!(bad_name.unwrap_err().code(), "invalid_request");
-        let missing = change_passkey(&ctx, 1, session, 7, PasskeyChange::Remove).await;
+        let missing = change_passkey(&ctx, UserId::new(1), session, 7, PasskeyChange::Remove).await;
         assert_eq!(missing.unwrap_err().code(), "not_found");
     }
 }

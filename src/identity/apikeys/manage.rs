@@ -59,6 +59,7 @@ pub fn revoke(db: &Db, id: i64, now: i64) -> Result<ApiKey, AppError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::ids::UserId;
     use crate::identity::accounts::admin::NewAccount;
     use crate::{identity::users::Email, identity::users::Tier};
 
@@ -82,7 +83,7 @@ mod tests {
         }
     }
 
-    fn owner_of(db: &Db, key: &SecretToken, now: i64) -> Option<i64> {
+    fn owner_of(db: &Db, key: &SecretToken, now: i64) -> Option<UserId> {
         db.read_blocking(|c| store::find_live(c, key.expose(), now))
             .unwrap()
             .map(|k| k.user_id)

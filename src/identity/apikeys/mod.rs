@@ -5,6 +5,7 @@
 pub mod manage;
 pub mod store;
 
+use crate::core::ids::UserId;
 use serde::Serialize;
 
 use crate::core::crypto::SecretToken;
@@ -25,7 +26,7 @@ pub fn display_prefix(key: &SecretToken) -> String {
 #[derive(Debug, Clone, Serialize)]
 pub struct ApiKey {
     pub id: i64,
-    pub user_id: i64,
+    pub user_id: UserId,
     pub user: String,
     pub name: String,
     pub prefix: String,
@@ -64,7 +65,7 @@ mod tests {
     fn state_follows_revocation_then_expiry() {
         let mut k = ApiKey {
             id: 1,
-            user_id: 1,
+            user_id: UserId::new(1),
             user: "a@x.org".into(),
             name: "n".into(),
             prefix: "api_abcd".into(),

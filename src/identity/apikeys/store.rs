@@ -1,5 +1,6 @@
 //! SQL for `api_keys`.
 
+use crate::core::ids::UserId;
 use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension};
 
@@ -27,7 +28,7 @@ fn from_row(r: &crate::core::db::Row<'_>) -> crate::core::db::Result<ApiKey> {
 
 pub fn insert(
     conn: &Conn,
-    user_id: i64,
+    user_id: UserId,
     name: &str,
     key: &SecretToken,
     expires_at: Option<i64>,
@@ -55,7 +56,7 @@ pub fn get(conn: &Conn, id: i64) -> Result<Option<ApiKey>, AppError> {
 }
 
 /// Every key, or those of one user, oldest first.
-pub fn list(conn: &Conn, user_id: Option<i64>) -> Result<Vec<ApiKey>, AppError> {
+pub fn list(conn: &Conn, user_id: Option<UserId>) -> Result<Vec<ApiKey>, AppError> {
     let mut stmt = conn.prepare(&format!(
         "{SELECT} WHERE k.user_id = ?1 OR ?1 IS NULL ORDER BY k.id"
     ))?;
@@ -83,7 +84,7 @@ pub fn revoke(conn: &Conn, id: i64, now: i64) -> Result<ApiKey, AppError> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Presented {
     pub id: i64,
-    pub user_id: i64,
+    pub user_id: UserId,
     /// Its last use is older than a minute: `record_use` is due.
     pub stale: bool,
 }
@@ -96,7 +97,7 @@ pub fn find_live(conn: &Conn, presented: &str, now: i64) -> Result<Option<Presen
           WHERE k.key_hash = ?1 AND k.revoked_at IS NULL
             AND (k.expires_at IS NULL OR k.expires_at > ?2) AND u.disabled_at IS NULL",
     )?;
-    let found: Option<(i64, i64, Option<i64>)> = stmt
+    let found: Option<(i64, UserId, Option<i64>)> = stmt
         .query_row(params![hash, now], |r| {
             Ok((r.get(0)?, r.get(1)?, r.get(2)?))
         })
@@ -122,7 +123,7 @@ pub fn record_use(conn: &Conn, id: i64, now: i64) -> Result<(), AppError> {
 mod tests {
     use super::*;
 
-    fn setup() -> (Conn<'static>, i64) {
+    fn setup() -> (Conn<'static>, UserId) {
         let c = crate::core::db::memory();
         let user = c
             .insert(
@@ -131,10 +132,10 @@ mod tests {
                 [],
             )
             .unwrap();
-        (c, user)
+        (c, UserId::new(user))
     }
 
-    fn owner(c: &Conn, presented: &str, now: i64) -> Option<i64> {
+    fn owner(c: &Conn, presented: &str, now: i64) -> Option<UserId> {
         find_live(c, presented, now).unwrap().map(|k| k.user_id)
     }
 

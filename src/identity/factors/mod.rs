@@ -13,6 +13,7 @@ pub mod request;
 pub mod store;
 pub mod totp;
 
+use crate::core::ids::UserId;
 use crate::{core::db::Conn, core::db::Db};
 
 use crate::core::crypto::SecretBox;
@@ -57,7 +58,7 @@ fn unauthorized(code: &'static str, message: impl Into<String>) -> AppError {
     }
 }
 
-fn throttle_key(user: i64) -> String {
+fn throttle_key(user: UserId) -> String {
     format!("factor:{user}")
 }
 
@@ -68,12 +69,12 @@ fn throttle_key(user: i64) -> String {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[must_use = "an attempt is checked or released"]
 pub struct Attempt {
-    user: i64,
+    user: UserId,
 }
 
 impl Attempt {
     /// The account this attempt is at.
-    pub fn user(&self) -> i64 {
+    pub fn user(&self) -> UserId {
         self.user
     }
 }
@@ -92,7 +93,7 @@ impl Verifier {
     pub fn totp_begin(
         &self,
         tx: &Conn,
-        user: i64,
+        user: UserId,
         email: &str,
         now: i64,
     ) -> Result<Enrolment, AppError> {
@@ -106,7 +107,7 @@ impl Verifier {
     pub fn totp_pending(
         &self,
         tx: &Conn,
-        user: i64,
+        user: UserId,
         email: &str,
     ) -> Result<Option<Enrolment>, AppError> {
         match crate::identity::users::store::totp_columns(tx, user)?.pending {
@@ -141,7 +142,7 @@ impl Verifier {
     pub fn totp_confirm(
         &self,
         tx: &Conn,
-        user: i64,
+        user: UserId,
         code: &str,
         now: i64,
     ) -> Result<Vec<String>, AppError> {
@@ -169,7 +170,7 @@ impl Verifier {
     pub fn new_recovery_codes(
         &self,
         tx: &Conn,
-        user: i64,
+        user: UserId,
         now: i64,
     ) -> Result<Vec<String>, AppError> {
         let codes: Vec<String> = (0..RECOVERY_CODES).map(|_| recovery_code()).collect();
@@ -181,7 +182,7 @@ impl Verifier {
     /// Counts one answer to `user`'s second factor before it is checked: 429 (and nothing
     /// counted) while the account's second-factor attempts are locked. Run it in a write that
     /// commits before the check's transaction begins.
-    pub fn reserve(tx: &Conn, user: i64, now: i64) -> Result<Attempt, AppError> {
+    pub fn reserve(tx: &Conn, user: UserId, now: i64) -> Result<Attempt, AppError> {
         match throttle::reserve(tx, &[&throttle_key(user)], now)? {
             throttle::Verdict::Locked(secs) => Err(AppError::TooManyRequests {
                 retry_after: secs.max(1) as u64,
@@ -266,7 +267,7 @@ impl Verifier {
     pub fn passkey_register_finish(
         &self,
         tx: &Conn,
-        user: i64,
+        user: UserId,
         answer: &[u8],
         name: &str,
         now: i64,
@@ -285,7 +286,7 @@ impl Verifier {
     pub fn assertion_begin(
         &self,
         tx: &Conn,
-        user: i64,
+        user: UserId,
         purpose: Purpose,
         now: i64,
     ) -> Result<serde_json::Value, AppError> {
@@ -333,7 +334,7 @@ impl Verifier {
 }
 
 /// Turns the authenticator app off: its secret and the recovery codes go.
-pub fn disable_totp(tx: &Conn, user: i64, now: i64) -> Result<(), AppError> {
+pub fn disable_totp(tx: &Conn, user: UserId, now: i64) -> Result<(), AppError> {
     crate::identity::users::store::clear_totp(tx, user, now)?;
     store::delete_recovery_codes(tx, user)
 }

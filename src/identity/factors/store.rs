@@ -1,19 +1,20 @@
 //! SQL for second factors: `recovery_codes`, `passkeys` and `webauthn_ceremonies` (the TOTP
 //! secret and the passkey handle are columns of `users`, whose SQL is `users::store`'s). Each state change re-checks its precondition in its WHERE clause.
 
+use crate::core::ids::{RecipientId, UserId};
 use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension};
 
 use crate::core::error::AppError;
 
 /// Deletes `user`'s recovery codes.
-pub fn delete_recovery_codes(conn: &Conn, user: i64) -> Result<(), AppError> {
+pub fn delete_recovery_codes(conn: &Conn, user: UserId) -> Result<(), AppError> {
     conn.execute("DELETE FROM recovery_codes WHERE user_id = ?1", [user])?;
     Ok(())
 }
 
 /// Deletes `user`'s passkeys and open WebAuthn ceremonies; answers how many passkeys went.
-pub fn delete_passkeys(conn: &Conn, user: i64) -> Result<usize, AppError> {
+pub fn delete_passkeys(conn: &Conn, user: UserId) -> Result<usize, AppError> {
     let passkeys = conn.execute("DELETE FROM passkeys WHERE user_id = ?1", [user])?;
     conn.execute("DELETE FROM webauthn_ceremonies WHERE user_id = ?1", [user])?;
     Ok(passkeys)
@@ -22,7 +23,7 @@ pub fn delete_passkeys(conn: &Conn, user: i64) -> Result<usize, AppError> {
 /// Replaces the recovery codes with `hashes`.
 pub fn replace_recovery_codes(
     conn: &Conn,
-    user: i64,
+    user: UserId,
     hashes: &[String],
     now: i64,
 ) -> Result<(), AppError> {
@@ -37,7 +38,12 @@ pub fn replace_recovery_codes(
 }
 
 /// Uses the unused recovery code with hash `hash`; false when there is none.
-pub fn use_recovery_code(conn: &Conn, user: i64, hash: &str, now: i64) -> Result<bool, AppError> {
+pub fn use_recovery_code(
+    conn: &Conn,
+    user: UserId,
+    hash: &str,
+    now: i64,
+) -> Result<bool, AppError> {
     Ok(conn.execute(
         "UPDATE recovery_codes SET used_at = ?3
           WHERE user_id = ?1 AND code_hash = ?2 AND used_at IS NULL",
@@ -45,7 +51,7 @@ pub fn use_recovery_code(conn: &Conn, user: i64, hash: &str, now: i64) -> Result
     )? == 1)
 }
 
-pub fn recovery_codes_left(conn: &Conn, user: i64) -> Result<i64, AppError> {
+pub fn recovery_codes_left(conn: &Conn, user: UserId) -> Result<i64, AppError> {
     Ok(conn.query_row(
         "SELECT count(*) FROM recovery_codes WHERE user_id = ?1 AND used_at IS NULL",
         [user],
@@ -62,7 +68,7 @@ pub struct PasskeyRow {
     pub last_used_at: Option<i64>,
 }
 
-pub fn passkeys(conn: &Conn, user: i64) -> Result<Vec<PasskeyRow>, AppError> {
+pub fn passkeys(conn: &Conn, user: UserId) -> Result<Vec<PasskeyRow>, AppError> {
     let mut stmt = conn.prepare_cached(
         "SELECT id, name, created_at, last_used_at FROM passkeys WHERE user_id = ?1 ORDER BY id",
     )?;
@@ -78,7 +84,7 @@ pub fn passkeys(conn: &Conn, user: i64) -> Result<Vec<PasskeyRow>, AppError> {
 }
 
 /// The credential ids and transports of `user`'s passkeys.
-pub fn credential_ids(conn: &Conn, user: i64) -> Result<Vec<(Vec<u8>, u8)>, AppError> {
+pub fn credential_ids(conn: &Conn, user: UserId) -> Result<Vec<(Vec<u8>, u8)>, AppError> {
     let mut stmt = conn.prepare_cached(
         "SELECT credential_id, transports FROM passkeys WHERE user_id = ?1 ORDER BY id",
     )?;
@@ -89,7 +95,7 @@ pub fn credential_ids(conn: &Conn, user: i64) -> Result<Vec<(Vec<u8>, u8)>, AppE
 /// `user`'s passkey with credential id `credential_id` (none for another account's).
 pub fn credential(
     conn: &Conn,
-    user: i64,
+    user: UserId,
     credential_id: &[u8],
 ) -> Result<Option<(i64, super::passkey::StoredCredential)>, AppError> {
     Ok(conn
@@ -113,7 +119,7 @@ pub fn credential(
 
 pub fn insert_passkey(
     conn: &Conn,
-    user: i64,
+    user: UserId,
     cred: &super::passkey::NewCredential,
     name: &str,
     now: i64,
@@ -145,7 +151,7 @@ pub fn passkey_used(conn: &Conn, id: i64, dynamic: &[u8], now: i64) -> Result<()
 }
 
 /// Renames `user`'s passkey `id`; false when it is not theirs.
-pub fn rename_passkey(conn: &Conn, user: i64, id: i64, name: &str) -> Result<bool, AppError> {
+pub fn rename_passkey(conn: &Conn, user: UserId, id: i64, name: &str) -> Result<bool, AppError> {
     Ok(conn.execute(
         "UPDATE passkeys SET name = ?3 WHERE id = ?1 AND user_id = ?2",
         params![id, user, name],
@@ -153,7 +159,7 @@ pub fn rename_passkey(conn: &Conn, user: i64, id: i64, name: &str) -> Result<boo
 }
 
 /// Removes `user`'s passkey `id`: its name, or `None` when it is not theirs.
-pub fn delete_passkey(conn: &Conn, user: i64, id: i64) -> Result<Option<String>, AppError> {
+pub fn delete_passkey(conn: &Conn, user: UserId, id: i64) -> Result<Option<String>, AppError> {
     Ok(conn
         .query_row(
             "DELETE FROM passkeys WHERE id = ?1 AND user_id = ?2 RETURNING name",
@@ -169,13 +175,13 @@ pub enum Purpose {
     Register,
     Login,
     /// An action on a signing link, bound to its recipient.
-    Sign(i64),
+    Sign(RecipientId),
     /// A signed-in user confirming who they are before a sign-in security change.
     Confirm,
 }
 
 impl Purpose {
-    fn parts(self) -> (&'static str, Option<i64>) {
+    fn parts(self) -> (&'static str, Option<RecipientId>) {
         match self {
             Purpose::Register => ("REGISTER", None),
             Purpose::Login => ("LOGIN", None),
@@ -189,7 +195,7 @@ impl Purpose {
 pub fn insert_ceremony(
     conn: &Conn,
     purpose: Purpose,
-    user: i64,
+    user: UserId,
     c: &super::passkey::Ceremony,
     now: i64,
 ) -> Result<(), AppError> {
@@ -218,7 +224,7 @@ pub fn take_ceremony(
     conn: &Conn,
     challenge: &str,
     purpose: Purpose,
-    user: i64,
+    user: UserId,
     now: i64,
 ) -> Result<Option<Vec<u8>>, AppError> {
     let (kind, recipient) = purpose.parts();
@@ -247,7 +253,7 @@ impl Enrolled {
     }
 }
 
-pub fn enrolled(conn: &Conn, user: i64) -> Result<Enrolled, AppError> {
+pub fn enrolled(conn: &Conn, user: UserId) -> Result<Enrolled, AppError> {
     Ok(Enrolled {
         totp: crate::identity::users::store::has_totp(conn, user)?,
         passkeys: conn.query_row(

@@ -6,6 +6,7 @@
 //! login throttle for passwords), so this door adds no guesses to the others.
 
 use crate::core::context::Context;
+use crate::core::ids::UserId;
 use std::net::IpAddr;
 
 use crate::core::error::AppError;
@@ -46,7 +47,7 @@ pub fn require(tx: &Conn, token: &str, now: i64) -> Result<(), AppError> {
 }
 
 /// What `user` may confirm with: their second factors, or (none) the password.
-pub async fn asks(ctx: &Context, user: i64) -> Result<Enrolled, AppError> {
+pub async fn asks(ctx: &Context, user: UserId) -> Result<Enrolled, AppError> {
     ctx.db
         .read(move |c| crate::identity::factors::store::enrolled(c, user))
         .await
@@ -56,7 +57,7 @@ pub async fn asks(ctx: &Context, user: i64) -> Result<Enrolled, AppError> {
 pub async fn passkey_options(
     ctx: &Context,
     verifier: &Verifier,
-    user: i64,
+    user: UserId,
 ) -> Result<serde_json::Value, AppError> {
     let verifier = verifier.clone();
     ctx.db

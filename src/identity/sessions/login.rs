@@ -3,6 +3,7 @@
 //! session (`second_step`).
 
 use crate::core::context::Context;
+use crate::core::ids::UserId;
 use std::net::IpAddr;
 use std::time::Duration;
 
@@ -72,7 +73,7 @@ pub async fn recheck(
     email: &str,
     password: &str,
     address: Option<IpAddr>,
-) -> Result<Option<i64>, AppError> {
+) -> Result<Option<UserId>, AppError> {
     let keys = keys(email, address);
     let Some(id) = checked(db, passwords, &keys, email, password).await? else {
         return Ok(None);
@@ -93,7 +94,7 @@ async fn checked(
     keys: &[String; 2],
     email: &str,
     password: &str,
-) -> Result<Option<i64>, AppError> {
+) -> Result<Option<UserId>, AppError> {
     let (k, e) = (keys.clone(), email.to_string());
     let (verdict, record) = db.write(move |c| reserve(c, &k, &e, now())).await?;
     match verdict {
@@ -124,7 +125,7 @@ fn reserve(
     keys: &[String; 2],
     email: &str,
     now: i64,
-) -> Result<(throttle::Verdict, Option<(i64, String)>), AppError> {
+) -> Result<(throttle::Verdict, Option<(UserId, String)>), AppError> {
     let verdict = throttle::reserve(c, &[&keys[0], &keys[1]], now)?;
     let record = match verdict {
         throttle::Verdict::Locked(_) => None,
@@ -138,7 +139,7 @@ fn reserve(
 /// factor (then `true`).
 fn passed(
     c: &Conn,
-    user: i64,
+    user: UserId,
     [account, address]: &[String; 2],
     token: &SecretToken,
     now: i64,
@@ -253,8 +254,8 @@ mod tests {
         let (_tmp, db) = with_account().await;
         let ctx = crate::core::context::Context::for_tests(db.clone(), _tmp.path());
         db.write(|c| {
-            crate::identity::users::store::set_totp_pending(c, 1, b"sealed", 0)?;
-            crate::identity::users::store::enable_totp(c, 1, 0, 0).map(drop)
+            crate::identity::users::store::set_totp_pending(c, UserId::new(1), b"sealed", 0)?;
+            crate::identity::users::store::enable_totp(c, UserId::new(1), 0, 0).map(drop)
         })
         .await
         .unwrap();
@@ -271,7 +272,7 @@ mod tests {
             .read(move |c| pending::user_of(c, &token, now()))
             .await
             .unwrap();
-        assert_eq!(waiting, Some(1));
+        assert_eq!(waiting, Some(UserId::new(1)));
     }
 
     #[tokio::test]

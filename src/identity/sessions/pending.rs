@@ -4,6 +4,7 @@
 //! before it is checked (`reserve`, in a write of its own); five counted answers that did not
 //! sign in end it, however many arrive at once.
 
+use crate::core::ids::UserId;
 use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension};
 
@@ -15,7 +16,7 @@ pub const TTL: i64 = 5 * 60;
 /// Answers checked before the login starts over.
 pub const MAX_FAILURES: i64 = 5;
 
-pub fn create(tx: &Conn, user: i64, token: &SecretToken, now: i64) -> Result<(), AppError> {
+pub fn create(tx: &Conn, user: UserId, token: &SecretToken, now: i64) -> Result<(), AppError> {
     tx.execute("DELETE FROM pending_logins WHERE expires_at <= ?1", [now])?;
     tx.execute(
         "INSERT INTO pending_logins (token_hash, user_id, created_at, expires_at)
@@ -26,7 +27,7 @@ pub fn create(tx: &Conn, user: i64, token: &SecretToken, now: i64) -> Result<(),
 }
 
 /// The account a live pending login is for, while it may take another answer.
-pub fn user_of(conn: &Conn, token: &str, now: i64) -> Result<Option<i64>, AppError> {
+pub fn user_of(conn: &Conn, token: &str, now: i64) -> Result<Option<UserId>, AppError> {
     Ok(conn
         .query_row(
             "SELECT p.user_id FROM pending_logins p JOIN users u ON u.id = p.user_id
@@ -42,7 +43,7 @@ pub fn user_of(conn: &Conn, token: &str, now: i64) -> Result<Option<i64>, AppErr
 /// account, or `None` when the login is gone or has had its `MAX_FAILURES` answers. Run it in a
 /// write that commits before the answer's check; the count stands unless the answer signs in
 /// (the pending login then ends) or is taken back unchecked (`release`).
-pub fn reserve(tx: &Conn, token: &str, now: i64) -> Result<Option<i64>, AppError> {
+pub fn reserve(tx: &Conn, token: &str, now: i64) -> Result<Option<UserId>, AppError> {
     Ok(tx
         .query_row(
             "UPDATE pending_logins SET failures = failures + 1
@@ -66,7 +67,7 @@ pub fn release(tx: &Conn, token: &str) -> Result<(), AppError> {
 
 /// Ends the pending login (once) after an answer counted by `reserve` passed: its account, or
 /// `None` when it was gone already.
-pub fn take(tx: &Conn, token: &str, now: i64) -> Result<Option<i64>, AppError> {
+pub fn take(tx: &Conn, token: &str, now: i64) -> Result<Option<UserId>, AppError> {
     Ok(tx
         .query_row(
             "DELETE FROM pending_logins
@@ -79,7 +80,7 @@ pub fn take(tx: &Conn, token: &str, now: i64) -> Result<Option<i64>, AppError> {
 }
 
 /// Forgets every login of `user` waiting for a second factor.
-pub fn delete_for_user(tx: &Conn, user: i64) -> Result<(), AppError> {
+pub fn delete_for_user(tx: &Conn, user: UserId) -> Result<(), AppError> {
     tx.execute("DELETE FROM pending_logins WHERE user_id = ?1", [user])?;
     Ok(())
 }

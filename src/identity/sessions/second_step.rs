@@ -112,6 +112,7 @@ fn check(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::ids::UserId;
 
     /// A database with account 1 (TOTP on, `codes` its recovery codes) waiting at `token`'s
     /// pending login, and the verifier.
@@ -140,10 +141,10 @@ mod tests {
                     "INSERT INTO users (id, email, username, name, password_hash, created_at, updated_at)
                      VALUES (1, 'a@x.org', 'a', 'A', 'x', 0, 0);",
                 )?;
-                crate::identity::users::store::set_totp_pending(c, 1, b"unused", 0)?;
-                crate::identity::users::store::enable_totp(c, 1, 0, 0)?;
-                pending::create(c, 1, &t, now())?;
-                v.new_recovery_codes(c, 1, 0)
+                crate::identity::users::store::set_totp_pending(c, UserId::new(1), b"unused", 0)?;
+                crate::identity::users::store::enable_totp(c, UserId::new(1), 0, 0)?;
+                pending::create(c, UserId::new(1), &t, now())?;
+                v.new_recovery_codes(c, UserId::new(1), 0)
             })
             .await
             .unwrap();
@@ -169,7 +170,7 @@ mod tests {
         let user = super::super::login::signed_in(&w.db, session.expose().to_string())
             .await
             .unwrap();
-        assert_eq!(user.map(|u| u.id), Some(1));
+        assert_eq!(user.map(|u| u.id), Some(UserId::new(1)));
         assert!(waiting(&w.ctx, w.token.clone()).await.unwrap().is_none());
         let again = Some(Proof::RecoveryCode(w.codes[1].clone()));
         let gone = finish(&w.ctx, &w.verifier, w.token, again).await;

@@ -1,5 +1,6 @@
 //! SQL for `sessions`: stored by the SHA-256 of the cookie value.
 
+use crate::core::ids::UserId;
 use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension};
 
@@ -8,7 +9,7 @@ use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
 use crate::identity::users::User;
 
-pub fn create(conn: &Conn, user: i64, token: &SecretToken, now: i64) -> Result<(), AppError> {
+pub fn create(conn: &Conn, user: UserId, token: &SecretToken, now: i64) -> Result<(), AppError> {
     // Drop this user's expired sessions while we are here.
     conn.execute(
         "DELETE FROM sessions WHERE user_id = ?1 AND expires_at <= ?2",
@@ -32,7 +33,7 @@ pub fn user_of(conn: &Conn, token: &str, now: i64) -> Result<Option<User>, AppEr
 /// new password), so its `created_at` is when they signed in.
 pub fn session_of(conn: &Conn, token: &str, now: i64) -> Result<Option<Session>, AppError> {
     let hash = SecretToken::presented(token).hash();
-    let found: Option<(i64, i64)> = conn
+    let found: Option<(UserId, i64)> = conn
         .query_row(
             "SELECT s.user_id, s.created_at FROM sessions s JOIN users u ON u.id = s.user_id
               WHERE s.token_hash = ?1 AND s.expires_at > ?2 AND u.disabled_at IS NULL",
@@ -60,7 +61,7 @@ pub fn delete(conn: &Conn, token: &str) -> Result<(), AppError> {
 }
 
 /// Ends every session of a user (e.g. when disabled or after a password change).
-pub fn delete_for_user(conn: &Conn, user: i64) -> Result<usize, AppError> {
+pub fn delete_for_user(conn: &Conn, user: UserId) -> Result<usize, AppError> {
     Ok(conn.execute("DELETE FROM sessions WHERE user_id = ?1", [user])?)
 }
 

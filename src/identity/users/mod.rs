@@ -6,6 +6,7 @@ pub mod checks;
 pub mod password;
 pub mod store;
 
+use crate::core::ids::UserId;
 use serde::Serialize;
 
 use crate::{core::error::AppError, core::error::FieldError};
@@ -199,7 +200,7 @@ pub fn parse_name(raw: &str) -> Result<String, AppError> {
 /// A user as stored, without the password hash.
 #[derive(Debug, Clone, Serialize)]
 pub struct User {
-    pub id: i64,
+    pub id: UserId,
     pub email: String,
     pub username: String,
     pub name: String,

@@ -1,5 +1,6 @@
 //! SQL for the `users` table.
 
+use crate::core::ids::UserId;
 use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension, core::db::Row};
 
@@ -55,7 +56,7 @@ pub fn insert(tx: &Conn, new: &NewUser<'_>, now: i64) -> Result<User, AppError> 
             ],
         )
         .map_err(|e| conflict_on_unique(e, &format!("the username {username:?} is taken")))?;
-    let id = inserted_id;
+    let id = UserId::new(inserted_id);
     get(tx, id)?.ok_or_else(|| AppError::internal("inserted user vanished"))
 }
 
@@ -76,7 +77,7 @@ fn unique_username(conn: &Conn, base: &str) -> Result<String, AppError> {
     Ok(candidate)
 }
 
-pub fn get(conn: &Conn, id: i64) -> Result<Option<User>, AppError> {
+pub fn get(conn: &Conn, id: UserId) -> Result<Option<User>, AppError> {
     let mut stmt = conn.prepare_cached(&format!("SELECT {COLUMNS} FROM users WHERE id = ?1"))?;
     Ok(stmt.query_row([id], from_row).optional()?)
 }
@@ -107,7 +108,7 @@ pub fn count(conn: &Conn) -> Result<i64, AppError> {
     Ok(conn.query_row("SELECT count(*) FROM users", [], |r| r.get(0))?)
 }
 
-pub fn set_password(conn: &Conn, id: i64, hash: &str, now: i64) -> Result<(), AppError> {
+pub fn set_password(conn: &Conn, id: UserId, hash: &str, now: i64) -> Result<(), AppError> {
     conn.execute(
         "UPDATE users SET password_hash = ?2, updated_at = ?3 WHERE id = ?1",
         params![id, hash, now],
@@ -116,7 +117,7 @@ pub fn set_password(conn: &Conn, id: i64, hash: &str, now: i64) -> Result<(), Ap
 }
 
 /// Disables (`true`) or enables a user. Returns whether anything changed.
-pub fn set_disabled(conn: &Conn, id: i64, disabled: bool, now: i64) -> Result<bool, AppError> {
+pub fn set_disabled(conn: &Conn, id: UserId, disabled: bool, now: i64) -> Result<bool, AppError> {
     let n = if disabled {
         conn.execute(
             "UPDATE users SET disabled_at = ?2, updated_at = ?2 WHERE id = ?1 AND disabled_at IS NULL",
@@ -131,7 +132,7 @@ pub fn set_disabled(conn: &Conn, id: i64, disabled: bool, now: i64) -> Result<bo
     Ok(n == 1)
 }
 
-pub fn set_tier(conn: &Conn, id: i64, tier: Tier, now: i64) -> Result<(), AppError> {
+pub fn set_tier(conn: &Conn, id: UserId, tier: Tier, now: i64) -> Result<(), AppError> {
     conn.execute(
         "UPDATE users SET tier = ?2, updated_at = ?3 WHERE id = ?1",
         params![id, tier, now],
@@ -140,7 +141,7 @@ pub fn set_tier(conn: &Conn, id: i64, tier: Tier, now: i64) -> Result<(), AppErr
 }
 
 /// The id and PHC string of the enabled user with `email`, for login.
-pub fn login_record(conn: &Conn, email: &str) -> Result<Option<(i64, String)>, AppError> {
+pub fn login_record(conn: &Conn, email: &str) -> Result<Option<(UserId, String)>, AppError> {
     Ok(conn
         .query_row(
             "SELECT id, password_hash FROM users WHERE email = ?1 AND disabled_at IS NULL",
@@ -151,7 +152,7 @@ pub fn login_record(conn: &Conn, email: &str) -> Result<Option<(i64, String)>, A
 }
 
 /// The tier of user `id` (401 when the user is gone: its credential is stale).
-pub fn tier(conn: &Conn, id: i64) -> Result<Tier, AppError> {
+pub fn tier(conn: &Conn, id: UserId) -> Result<Tier, AppError> {
     Ok(get(conn, id)?
         .ok_or_else(|| AppError::Unauthorized("the user no longer exists".into()))?
         .tier)
@@ -167,7 +168,7 @@ pub struct TotpColumns {
     pub last_step: i64,
 }
 
-pub fn totp_columns(conn: &Conn, user: i64) -> Result<TotpColumns, AppError> {
+pub fn totp_columns(conn: &Conn, user: UserId) -> Result<TotpColumns, AppError> {
     Ok(conn
         .query_row(
             "SELECT totp_secret, totp_pending, totp_last_step FROM users WHERE id = ?1",
@@ -185,7 +186,12 @@ pub fn totp_columns(conn: &Conn, user: i64) -> Result<TotpColumns, AppError> {
 }
 
 /// Keeps `sealed` as the TOTP secret being enrolled (replacing an earlier unconfirmed one).
-pub fn set_totp_pending(conn: &Conn, user: i64, sealed: &[u8], now: i64) -> Result<(), AppError> {
+pub fn set_totp_pending(
+    conn: &Conn,
+    user: UserId,
+    sealed: &[u8],
+    now: i64,
+) -> Result<(), AppError> {
     conn.execute(
         "UPDATE users SET totp_pending = ?2, updated_at = ?3 WHERE id = ?1",
         params![user, sealed, now],
@@ -195,7 +201,7 @@ pub fn set_totp_pending(conn: &Conn, user: i64, sealed: &[u8], now: i64) -> Resu
 
 /// The pending TOTP secret becomes the account's, its first code's step the last one used. False when
 /// nothing was pending any more.
-pub fn enable_totp(conn: &Conn, user: i64, step: i64, now: i64) -> Result<bool, AppError> {
+pub fn enable_totp(conn: &Conn, user: UserId, step: i64, now: i64) -> Result<bool, AppError> {
     Ok(conn.execute(
         "UPDATE users SET totp_secret = totp_pending, totp_pending = NULL, totp_enabled_at = ?3,
                           totp_last_step = ?2, updated_at = ?3
@@ -205,7 +211,7 @@ pub fn enable_totp(conn: &Conn, user: i64, step: i64, now: i64) -> Result<bool, 
 }
 
 /// Removes the account's TOTP secret (enrolled or pending).
-pub fn clear_totp(conn: &Conn, user: i64, now: i64) -> Result<(), AppError> {
+pub fn clear_totp(conn: &Conn, user: UserId, now: i64) -> Result<(), AppError> {
     conn.execute(
         "UPDATE users SET totp_secret = NULL, totp_pending = NULL, totp_enabled_at = NULL,
                           updated_at = ?2
@@ -216,7 +222,7 @@ pub fn clear_totp(conn: &Conn, user: i64, now: i64) -> Result<(), AppError> {
 }
 
 /// Whether the account has an authenticator app enrolled.
-pub fn has_totp(conn: &Conn, user: i64) -> Result<bool, AppError> {
+pub fn has_totp(conn: &Conn, user: UserId) -> Result<bool, AppError> {
     Ok(conn
         .query_row(
             "SELECT totp_secret IS NOT NULL FROM users WHERE id = ?1",
@@ -229,7 +235,7 @@ pub fn has_totp(conn: &Conn, user: i64) -> Result<bool, AppError> {
 
 /// Records TOTP `step` as used; false when it (or a later step) was used already, so a code is
 /// never accepted twice even by two requests at once.
-pub fn take_totp_step(conn: &Conn, user: i64, step: i64) -> Result<bool, AppError> {
+pub fn take_totp_step(conn: &Conn, user: UserId, step: i64) -> Result<bool, AppError> {
     Ok(conn.execute(
         "UPDATE users SET totp_last_step = ?2 WHERE id = ?1 AND totp_last_step < ?2",
         params![user, step],
@@ -237,7 +243,7 @@ pub fn take_totp_step(conn: &Conn, user: i64, step: i64) -> Result<bool, AppErro
 }
 
 /// The account's WebAuthn user handle, made on first use.
-pub fn passkey_handle(conn: &Conn, user: i64) -> Result<Vec<u8>, AppError> {
+pub fn passkey_handle(conn: &Conn, user: UserId) -> Result<Vec<u8>, AppError> {
     let existing: Option<Vec<u8>> = conn.query_row(
         "SELECT passkey_handle FROM users WHERE id = ?1",
         [user],

@@ -4,6 +4,7 @@
 pub mod manage;
 pub mod store;
 
+use crate::core::ids::ClientId;
 use serde::Serialize;
 use url::Url;
 
@@ -15,7 +16,7 @@ use crate::{core::error::AppError, core::error::FieldError};
 #[derive(Debug, Clone, Serialize)]
 pub struct Client {
     #[serde(skip)]
-    pub row_id: i64,
+    pub row_id: ClientId,
     pub client_id: String,
     pub name: String,
     pub redirect_uris: Vec<String>,
@@ -223,7 +224,7 @@ mod tests {
     fn secret_check_is_against_the_hash() {
         let secret = SecretToken::generate("", 10);
         let c = Client {
-            row_id: 1,
+            row_id: ClientId::new(1),
             client_id: "c".into(),
             name: "n".into(),
             redirect_uris: vec![],

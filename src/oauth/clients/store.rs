@@ -1,5 +1,6 @@
 //! SQL for `oauth_clients` and their redirect URIs.
 
+use crate::core::ids::ClientId;
 use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension};
 
@@ -52,7 +53,7 @@ pub fn insert(
     Ok((client, secret))
 }
 
-fn redirect_uris(conn: &Conn, row_id: i64) -> Result<Vec<String>, AppError> {
+fn redirect_uris(conn: &Conn, row_id: ClientId) -> Result<Vec<String>, AppError> {
     let mut stmt = conn.prepare_cached(
         "SELECT uri FROM oauth_client_redirect_uris WHERE client_id = ?1 ORDER BY position",
     )?;

@@ -3,6 +3,7 @@
 
 pub mod store;
 
+use crate::core::ids::UserId;
 use http::StatusCode;
 use serde::Serialize;
 
@@ -61,7 +62,7 @@ pub struct Issued {
 /// signed in (`None` for codes issued before docket recorded it).
 #[derive(Debug, Clone)]
 pub struct Identity {
-    pub user: i64,
+    pub user: UserId,
     pub nonce: Option<String>,
     pub auth_time: Option<i64>,
 }

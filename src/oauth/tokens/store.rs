@@ -1,6 +1,7 @@
 //! SQL for grants, codes and tokens. Every state change here runs inside the caller's
 //! `BEGIN IMMEDIATE` transaction and checks its precondition in SQL.
 
+use crate::core::ids::{ClientId, GrantId, UserId};
 use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension};
 
@@ -17,15 +18,15 @@ fn parse_scopes(s: &str) -> Vec<Scope> {
 /// The live grant of `user` to `client`, created or widened to include `scopes`.
 pub fn upsert_grant(
     tx: &Conn,
-    user: i64,
-    client: i64,
+    user: UserId,
+    client: ClientId,
     scopes: &[Scope],
     now: i64,
-) -> Result<i64, AppError> {
+) -> Result<GrantId, AppError> {
     // Read, then insert or widen: two consents at once (on two nodes) take turns, so neither
     // hits the one-live-grant index nor loses the other's scopes.
     tx.serialize_on(&format!("oauth-grant:{user}:{client}"))?;
-    let existing: Option<(i64, String)> = tx
+    let existing: Option<(GrantId, String)> = tx
         .query_row(
             "SELECT id, scopes FROM oauth_grants WHERE user_id = ?1 AND client_id = ?2 AND revoked_at IS NULL",
             params![user, client],
@@ -49,7 +50,7 @@ pub fn upsert_grant(
                 "INSERT INTO oauth_grants (user_id, client_id, scopes, created_at) VALUES (?1, ?2, ?3, ?4)",
                 params![user, client, scope::join(scopes), now],
             )?;
-            Ok(inserted_id)
+            Ok(GrantId::new(inserted_id))
         }
     }
 }
@@ -57,8 +58,8 @@ pub fn upsert_grant(
 /// Whether `user`'s live grant to `client` already holds every one of `scopes`.
 pub fn grant_covers(
     conn: &Conn,
-    user: i64,
-    client: i64,
+    user: UserId,
+    client: ClientId,
     scopes: &[Scope],
 ) -> Result<bool, AppError> {
     let granted: Option<String> = conn
@@ -76,7 +77,7 @@ pub fn grant_covers(
 
 /// What a code is bound to.
 pub struct NewCode<'a> {
-    pub grant: i64,
+    pub grant: GrantId,
     pub redirect_uri: &'a str,
     /// The scopes in the names the app asked with (`scope::Spelled::text`).
     pub scopes: &'a str,
@@ -140,7 +141,7 @@ impl Kind {
 crate::sql_text_enum!(Kind);
 
 /// `(grant, code)`: the grant a token belongs to and the code its line descends from.
-type Line = (i64, Option<i64>);
+type Line = (GrantId, Option<i64>);
 
 fn insert_token(
     tx: &Conn,
@@ -163,7 +164,7 @@ fn insert_token(
 /// on `grant`.
 fn issue(
     tx: &Conn,
-    grant: i64,
+    grant: GrantId,
     code: Option<i64>,
     scopes: &str,
     refresh_scopes: Option<&str>,
@@ -211,7 +212,7 @@ fn issue(
 
 /// What the token endpoint asks of a code.
 pub struct Redemption<'a> {
-    pub client: i64,
+    pub client: ClientId,
     pub code: &'a str,
     pub redirect_uri: Option<&'a str>,
     pub code_verifier: Option<&'a str>,
@@ -220,8 +221,8 @@ pub struct Redemption<'a> {
 /// A stored code with its grant, as `redeem_code` checks it.
 struct StoredCode {
     id: i64,
-    grant: i64,
-    client: i64,
+    grant: GrantId,
+    client: ClientId,
     redirect_uri: String,
     scopes: String,
     challenge: Option<String>,
@@ -229,7 +230,7 @@ struct StoredCode {
     used_at: Option<i64>,
     /// The grant is not revoked and its user not disabled.
     live: bool,
-    user: i64,
+    user: UserId,
     nonce: Option<String>,
     redirect_uri_sent: bool,
     auth_time: Option<i64>,
@@ -363,7 +364,7 @@ fn check_redemption(code: &StoredCode, req: &Redemption<'_>) -> Result<(), OAuth
 
 /// What the refresh grant asks.
 pub struct Refresh<'a> {
-    pub client: i64,
+    pub client: ClientId,
     pub refresh_token: &'a str,
     /// Narrower scopes, when asked (RFC 6749 6).
     pub scopes: Option<scope::Spelled>,
@@ -374,9 +375,9 @@ pub struct Refresh<'a> {
 /// A stored refresh token with its grant, as `refresh` checks it.
 struct StoredRefresh {
     id: i64,
-    grant: i64,
+    grant: GrantId,
     code: Option<i64>,
-    client: i64,
+    client: ClientId,
     scopes: String,
     expires_at: i64,
     revoked_at: Option<i64>,
@@ -486,20 +487,20 @@ fn access_scopes(asked: Option<&scope::Spelled>, granted: &str) -> Result<String
 
 /// Ends a grant whose rotated-out refresh token came back: its tokens and the grant itself
 /// are revoked.
-fn end_stolen_grant(tx: &Conn, grant: i64, now: i64) -> Result<(), AppError> {
+fn end_stolen_grant(tx: &Conn, grant: GrantId, now: i64) -> Result<(), AppError> {
     revoke_grant_tokens(tx, grant, now)?;
     tx.execute(
         "UPDATE oauth_grants SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
         params![grant, now],
     )?;
     tracing::warn!(
-        grant,
+        grant = grant.get(),
         "rotated-out refresh token presented; the grant is revoked"
     );
     Ok(())
 }
 
-fn revoke_grant_tokens(tx: &Conn, grant: i64, now: i64) -> Result<usize, AppError> {
+fn revoke_grant_tokens(tx: &Conn, grant: GrantId, now: i64) -> Result<usize, AppError> {
     Ok(tx.execute(
         "UPDATE oauth_tokens SET revoked_at = ?2 WHERE grant_id = ?1 AND revoked_at IS NULL",
         params![grant, now],
@@ -509,9 +510,9 @@ fn revoke_grant_tokens(tx: &Conn, grant: i64, now: i64) -> Result<usize, AppErro
 /// A live access token, as the APIs see it.
 #[derive(Debug, Clone)]
 pub struct AccessInfo {
-    pub user_id: i64,
-    pub client: i64,
-    pub grant: i64,
+    pub user_id: UserId,
+    pub client: ClientId,
+    pub grant: GrantId,
     pub scopes: Vec<Scope>,
     /// The grant's last use is older than a minute: `record_grant_use` is due.
     pub stale: bool,
@@ -555,7 +556,7 @@ pub fn authenticate_access(
 }
 
 /// Records that `grant` was used at `now` (its "last used" on the account page).
-pub fn record_grant_use(conn: &Conn, grant: i64, now: i64) -> Result<(), AppError> {
+pub fn record_grant_use(conn: &Conn, grant: GrantId, now: i64) -> Result<(), AppError> {
     conn.execute(
         "UPDATE oauth_grants SET last_used_at = ?2 WHERE id = ?1",
         params![grant, now],
@@ -565,9 +566,9 @@ pub fn record_grant_use(conn: &Conn, grant: i64, now: i64) -> Result<(), AppErro
 
 /// RFC 7009: revokes `token` if it belongs to `client`; a refresh token takes the access tokens
 /// of its line with it. Unknown tokens are not an error.
-pub fn revoke_token(tx: &Conn, client: i64, token: &str, now: i64) -> Result<(), AppError> {
+pub fn revoke_token(tx: &Conn, client: ClientId, token: &str, now: i64) -> Result<(), AppError> {
     let hash = SecretToken::presented(token).hash();
-    let row: Option<(i64, Kind, i64, Option<i64>)> = tx
+    let row: Option<(i64, Kind, GrantId, Option<i64>)> = tx
         .query_row(
             "SELECT t.id, t.kind, t.grant_id, t.code_id FROM oauth_tokens t
                JOIN oauth_grants g ON g.id = t.grant_id
@@ -599,7 +600,7 @@ pub struct Introspection {
     pub kind: Kind,
     pub scopes: Vec<Scope>,
     pub client_id: String,
-    pub user_id: i64,
+    pub user_id: UserId,
     pub username: String,
     pub issued_at: i64,
     pub expires_at: i64,
@@ -607,7 +608,7 @@ pub struct Introspection {
 
 pub fn introspect(
     conn: &Conn,
-    client: i64,
+    client: ClientId,
     token: &str,
     now: i64,
 ) -> Result<Option<Introspection>, AppError> {
@@ -641,7 +642,7 @@ pub fn introspect(
 /// A connected app on the account page.
 #[derive(Debug, Clone)]
 pub struct GrantView {
-    pub id: i64,
+    pub id: GrantId,
     pub client_name: String,
     pub client_logo: Option<String>,
     pub client_url: Option<String>,
@@ -650,7 +651,7 @@ pub struct GrantView {
     pub last_used_at: Option<i64>,
 }
 
-pub fn live_grants(conn: &Conn, user: i64) -> Result<Vec<GrantView>, AppError> {
+pub fn live_grants(conn: &Conn, user: UserId) -> Result<Vec<GrantView>, AppError> {
     let mut stmt = conn.prepare(
         "SELECT g.id, c.name, c.logo_url, c.app_url, g.scopes, g.created_at, g.last_used_at
            FROM oauth_grants g JOIN oauth_clients c ON c.id = g.client_id
@@ -671,7 +672,7 @@ pub fn live_grants(conn: &Conn, user: i64) -> Result<Vec<GrantView>, AppError> {
 }
 
 /// Revokes `user`'s grant `grant` and every token of it; another user's grant is a 404.
-pub fn revoke_grant(tx: &Conn, user: i64, grant: i64, now: i64) -> Result<(), AppError> {
+pub fn revoke_grant(tx: &Conn, user: UserId, grant: GrantId, now: i64) -> Result<(), AppError> {
     let n = tx.execute(
         "UPDATE oauth_grants SET revoked_at = ?3 WHERE id = ?1 AND user_id = ?2 AND revoked_at IS NULL",
         params![grant, user, now],

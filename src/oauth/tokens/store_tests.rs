@@ -5,9 +5,10 @@ use std::time::Duration;
 
 use super::*;
 use crate::core::db::Db;
+use crate::core::ids::{ClientId, UserId};
 
 /// A user and a client in a new database: (db, user, client).
-fn user_and_client() -> Option<(Db, i64, i64)> {
+fn user_and_client() -> Option<(Db, UserId, ClientId)> {
     let url = crate::core::db::testing::postgres_database("grants")?;
     let db = Db::open_postgres(&url, 4, Duration::from_secs(10), true).unwrap();
     let ids = db
@@ -24,7 +25,7 @@ fn user_and_client() -> Option<(Db, i64, i64)> {
             Ok((user, client))
         })
         .unwrap();
-    Some((db, ids.0, ids.1))
+    Some((db, UserId::new(ids.0), ClientId::new(ids.1)))
 }
 
 #[test]

@@ -12,6 +12,7 @@ pub struct Composed {
 // `s` safe inside HTML text and attribute values (pages escape through their templates, with
 // the same escaper).
 use crate::core::html::escape as escape_html;
+use crate::core::ids::DocumentId;
 
 /// Escaped text with its line breaks kept.
 fn paragraph(s: &str) -> String {
@@ -244,7 +245,7 @@ pub fn cancelled(title: &str, recipient_name: &str, sender_name: &str) -> Compos
 pub fn seal_failed(
     title: &str,
     owner_name: &str,
-    document_id: i64,
+    document_id: DocumentId,
     error: &str,
     next_attempt: &str,
 ) -> Composed {
@@ -381,7 +382,7 @@ mod tests {
         let m = seal_failed(
             "Lease <b>",
             "Olga",
-            42,
+            DocumentId::new(42),
             "a field is on page 3 & more",
             "1 Jan 2030, 10:00 UTC",
         );

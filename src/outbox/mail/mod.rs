@@ -9,6 +9,7 @@ pub mod smtp;
 pub mod store;
 pub mod worker;
 
+use crate::core::ids::{DocumentId, RecipientId};
 use serde::Serialize;
 
 /// Why a message is sent.
@@ -93,9 +94,9 @@ crate::sql_text_enum!(Status);
 /// A message to queue.
 #[derive(Debug, Clone)]
 pub struct NewMail {
-    pub document_id: Option<i64>,
+    pub document_id: Option<DocumentId>,
     /// For a signing request: the recipient whose `sendStatus` becomes SENT once it is sent.
-    pub recipient_id: Option<i64>,
+    pub recipient_id: Option<RecipientId>,
     pub kind: Kind,
     pub to: String,
     pub subject: String,

@@ -1,5 +1,6 @@
 //! SQL for `mail_queue`. Only `enqueue` runs inside other transactions; it only inserts.
 
+use crate::core::ids::{DocumentId, RecipientId};
 use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension, core::db::Row};
 use serde::Serialize;
@@ -33,7 +34,7 @@ pub fn enqueue(conn: &Conn, m: &NewMail, now: i64) -> Result<i64, AppError> {
 }
 
 /// Whether a signing request was ever queued for `recipient`.
-pub fn was_invited(conn: &Conn, recipient: i64) -> Result<bool, AppError> {
+pub fn was_invited(conn: &Conn, recipient: RecipientId) -> Result<bool, AppError> {
     Ok(conn.query_row(
         "SELECT EXISTS (SELECT 1 FROM mail_queue WHERE recipient_id = ?1 AND kind = 'SIGNING_REQUEST')",
         [recipient],
@@ -45,7 +46,7 @@ pub fn was_invited(conn: &Conn, recipient: i64) -> Result<bool, AppError> {
 /// link no longer works). Returns how many.
 pub fn withdraw_signing_requests(
     conn: &Conn,
-    recipient: i64,
+    recipient: RecipientId,
     reason: &str,
 ) -> Result<usize, AppError> {
     Ok(conn.execute(
@@ -60,8 +61,8 @@ pub fn withdraw_signing_requests(
 #[serde(rename_all = "camelCase")]
 pub struct Mail {
     pub id: i64,
-    pub document_id: Option<i64>,
-    pub recipient_id: Option<i64>,
+    pub document_id: Option<DocumentId>,
+    pub recipient_id: Option<RecipientId>,
     pub kind: Kind,
     pub to: String,
     pub subject: String,

@@ -10,6 +10,7 @@ pub mod payload;
 pub mod store;
 
 use crate::core::db::Conn;
+use crate::core::ids::UserId;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -123,7 +124,7 @@ pub fn check_url(raw: &str) -> Result<String, &'static str> {
 /// endpoint may see (`signing::documents::webhook`, `bookings::webhook`).
 pub fn enqueue(
     conn: &Conn,
-    user_id: i64,
+    user_id: UserId,
     event: Event,
     now: i64,
     mut body: impl FnMut(&store::Webhook) -> Result<Value, AppError>,

@@ -1,5 +1,6 @@
 //! SQL for `webhooks` and `webhook_deliveries`.
 
+use crate::core::ids::{GrantId, UserId};
 use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension};
 use serde::Serialize;
@@ -45,7 +46,7 @@ pub struct Webhook {
     pub created_at: String,
     /// The OAuth grant it belongs to (`None`: the owner's, made with an API key).
     #[serde(skip)]
-    pub grant: Option<i64>,
+    pub grant: Option<GrantId>,
     #[serde(skip)]
     pub app: App,
 }
@@ -62,9 +63,9 @@ pub struct NewEndpoint<'a> {
 /// only those made under its own grant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Visible {
-    pub user: i64,
+    pub user: UserId,
     /// `Some(grant)`: only the webhooks of that grant.
-    pub grant: Option<i64>,
+    pub grant: Option<GrantId>,
 }
 
 /// Adds an endpoint, unless the user already has `max` (409).
@@ -169,7 +170,7 @@ pub fn first(conn: &Conn, who: Visible) -> Result<Option<Webhook>, AppError> {
 /// The user's live endpoints subscribed to `event`: the owner's, and those of apps whose grant
 /// is live while the user is enabled (a revoked grant's are already gone; this is the second
 /// lock on that door).
-pub fn subscribed(conn: &Conn, user: i64, event: Event) -> Result<Vec<Webhook>, AppError> {
+pub fn subscribed(conn: &Conn, user: UserId, event: Event) -> Result<Vec<Webhook>, AppError> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM webhooks w
            JOIN users u ON u.id = w.user_id

@@ -1,6 +1,7 @@
 //! The document API's answers around a document's own shape (`view`): creation, lists,
 //! deletions and added fields. Their OpenAPI schemas are derived from these types.
 
+use crate::core::ids::DocumentId;
 use serde::Serialize;
 use utoipa::openapi::schema::{Schema, SchemaType, Type};
 use utoipa::openapi::{ObjectBuilder, RefOr};
@@ -16,7 +17,7 @@ use super::view::{DocumentView, FieldView, RecipientBrief, RecipientView};
 #[schema(as = CreateDocumentResponse)]
 pub struct DocumentCreated {
     pub upload_url: String,
-    pub document_id: i64,
+    pub document_id: DocumentId,
     #[schema(required = true)]
     pub external_id: Option<String>,
     pub recipients: Vec<RecipientBrief>,
@@ -114,14 +115,14 @@ pub enum FieldsAdded {
     },
     #[serde(rename_all = "camelCase")]
     Many {
-        document_id: i64,
+        document_id: DocumentId,
         fields: Vec<FieldView>,
     },
 }
 
 impl FieldsAdded {
     /// The answer for `fields` added to `document`, `single` when one object was sent.
-    pub fn of(document: i64, single: bool, mut fields: Vec<FieldView>) -> FieldsAdded {
+    pub fn of(document: DocumentId, single: bool, mut fields: Vec<FieldView>) -> FieldsAdded {
         match fields.first() {
             Some(one) if single => FieldsAdded::One {
                 field: Box::new(one.clone()),

@@ -2,6 +2,7 @@
 //! row per event, written in the same transaction as the change it records, read oldest first.
 
 use crate::core::db::Conn;
+use crate::core::ids::{DocumentId, RecipientId, UserId};
 use crate::params;
 use serde::Serialize;
 use serde_json::Value;
@@ -85,7 +86,7 @@ crate::sql_text_enum!(Event);
 pub struct Actor {
     /// The owner's or the recipient's e-mail address, or `system`.
     pub label: String,
-    pub recipient_id: Option<i64>,
+    pub recipient_id: Option<RecipientId>,
     pub ip: Option<String>,
     pub user_agent: Option<String>,
 }
@@ -108,7 +109,7 @@ pub struct Origin {
 
 impl Origin {
     /// The actor `label` (an e-mail address), acting from here.
-    pub fn actor(&self, label: &str, recipient: Option<i64>) -> Actor {
+    pub fn actor(&self, label: &str, recipient: Option<RecipientId>) -> Actor {
         Actor {
             label: label.to_string(),
             recipient_id: recipient,
@@ -119,7 +120,7 @@ impl Origin {
 }
 
 /// The e-mail address of user `user`: how the audit log names a document's owner.
-pub fn owner_email(conn: &Conn, user: i64) -> Result<String, AppError> {
+pub fn owner_email(conn: &Conn, user: UserId) -> Result<String, AppError> {
     crate::identity::users::store::get(conn, user)?
         .map(|u| u.email)
         .ok_or_else(|| AppError::internal(format!("user {user} is gone")))
@@ -128,7 +129,7 @@ pub fn owner_email(conn: &Conn, user: i64) -> Result<String, AppError> {
 /// Records `event` on document `doc`; `data` holds event details (a JSON object).
 pub fn record(
     conn: &Conn,
-    doc: i64,
+    doc: DocumentId,
     event: Event,
     actor: &Actor,
     data: &Value,
@@ -158,7 +159,7 @@ pub fn record(
 /// A link's FIELD_FILLED rows are so bounded by the fields it may fill.
 pub fn record_fill(
     conn: &Conn,
-    doc: i64,
+    doc: DocumentId,
     actor: &Actor,
     data: &Value,
     now: i64,
@@ -201,7 +202,7 @@ pub struct AuditEvent {
     pub created_at: String,
     pub actor: String,
     #[schema(required = true)]
-    pub recipient_id: Option<i64>,
+    pub recipient_id: Option<RecipientId>,
     #[schema(required = true)]
     pub ip_address: Option<String>,
     #[schema(required = true)]
@@ -211,12 +212,17 @@ pub struct AuditEvent {
 }
 
 /// The document's events, oldest first.
-pub fn list(conn: &Conn, doc: i64) -> Result<Vec<AuditEvent>, AppError> {
+pub fn list(conn: &Conn, doc: DocumentId) -> Result<Vec<AuditEvent>, AppError> {
     page(conn, doc, i64::MAX, 0)
 }
 
 /// At most `limit` of the document's events, oldest first, after the first `offset`.
-pub fn page(conn: &Conn, doc: i64, limit: i64, offset: i64) -> Result<Vec<AuditEvent>, AppError> {
+pub fn page(
+    conn: &Conn,
+    doc: DocumentId,
+    limit: i64,
+    offset: i64,
+) -> Result<Vec<AuditEvent>, AppError> {
     let mut stmt = conn.prepare_cached(
         "SELECT id, type, at, actor, recipient_id, ip, user_agent, data
          FROM audit_events WHERE document_id = ?1 ORDER BY id LIMIT ?2 OFFSET ?3",
@@ -238,7 +244,7 @@ pub fn page(conn: &Conn, doc: i64, limit: i64, offset: i64) -> Result<Vec<AuditE
 }
 
 /// How many events the document has.
-pub fn count(conn: &Conn, doc: i64) -> Result<i64, AppError> {
+pub fn count(conn: &Conn, doc: DocumentId) -> Result<i64, AppError> {
     Ok(conn.query_row(
         "SELECT COUNT(*) FROM audit_events WHERE document_id = ?1",
         [doc],
@@ -251,7 +257,7 @@ pub fn count(conn: &Conn, doc: i64) -> Result<i64, AppError> {
 /// stored before fills were coalesced are summarised the same way.
 pub fn coalesce_fills(events: Vec<AuditEvent>) -> Vec<AuditEvent> {
     let mut out: Vec<AuditEvent> = Vec::with_capacity(events.len());
-    let mut firsts: std::collections::HashMap<(Option<i64>, String, String), usize> =
+    let mut firsts: std::collections::HashMap<(Option<RecipientId>, String, String), usize> =
         std::collections::HashMap::new();
     for e in events {
         if e.kind != Event::FieldFilled {
@@ -302,17 +308,25 @@ mod tests {
             ip: Some("127.0.0.1".into()),
             ..Actor::default()
         };
-        record(&conn, 7, Event::Created, &owner, &serde_json::json!({}), 10).unwrap();
         record(
             &conn,
-            7,
+            DocumentId::new(7),
+            Event::Created,
+            &owner,
+            &serde_json::json!({}),
+            10,
+        )
+        .unwrap();
+        record(
+            &conn,
+            DocumentId::new(7),
             Event::Sent,
             &Actor::system(),
             &serde_json::json!({"n": 2}),
             20,
         )
         .unwrap();
-        let events = list(&conn, 7).unwrap();
+        let events = list(&conn, DocumentId::new(7)).unwrap();
         assert_eq!(events.len(), 2);
         assert_eq!(events[0].kind.as_str(), "CREATED");
         assert_eq!(events[0].ip_address.as_deref(), Some("127.0.0.1"));
@@ -330,19 +344,26 @@ mod tests {
         .unwrap();
         let ann = |ip: &str| Actor {
             label: "ann@e.com".into(),
-            recipient_id: Some(3),
+            recipient_id: Some(RecipientId::new(3)),
             ip: Some(ip.into()),
             user_agent: None,
         };
         let field = |id: i64| serde_json::json!({"fieldId": id, "type": "TEXT"});
         for t in 0..50 {
-            record_fill(&conn, 7, &ann("10.0.0.1"), &field(1), 100 + t).unwrap();
+            record_fill(
+                &conn,
+                DocumentId::new(7),
+                &ann("10.0.0.1"),
+                &field(1),
+                100 + t,
+            )
+            .unwrap();
         }
-        record_fill(&conn, 7, &ann("10.0.0.2"), &field(2), 200).unwrap();
-        record_fill(&conn, 7, &ann("10.0.0.3"), &field(1), 300).unwrap();
-        let events = list(&conn, 7).unwrap();
+        record_fill(&conn, DocumentId::new(7), &ann("10.0.0.2"), &field(2), 200).unwrap();
+        record_fill(&conn, DocumentId::new(7), &ann("10.0.0.3"), &field(1), 300).unwrap();
+        let events = list(&conn, DocumentId::new(7)).unwrap();
         assert_eq!(events.len(), 2, "{events:?}");
-        assert_eq!(count(&conn, 7).unwrap(), 2);
+        assert_eq!(count(&conn, DocumentId::new(7)).unwrap(), 2);
         let first = &events[0].data;
         assert_eq!(first["fills"], 51);
         assert_eq!(events[0].created_at, iso8601(100));
@@ -351,7 +372,10 @@ mod tests {
         assert_eq!(first["lastIpAddress"], "10.0.0.3");
         assert_eq!(events[1].data["fills"], 1);
         assert!(events[1].data.get("lastFilledAt").is_none());
-        assert_eq!(page(&conn, 7, 1, 1).unwrap()[0].id, events[1].id);
+        assert_eq!(
+            page(&conn, DocumentId::new(7), 1, 1).unwrap()[0].id,
+            events[1].id
+        );
     }
 
     #[test]
@@ -361,7 +385,7 @@ mod tests {
             kind: Event::FieldFilled,
             created_at: iso8601(at),
             actor: "ann@e.com".into(),
-            recipient_id: Some(3),
+            recipient_id: Some(RecipientId::new(3)),
             ip_address: Some(format!("10.0.0.{id}")),
             user_agent: None,
             data: serde_json::json!({"fieldId": field, "type": "TEXT"}),

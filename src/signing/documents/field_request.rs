@@ -4,6 +4,7 @@
 //! the parent's recipients and pages, listing every problem with its JSON path. The
 //! `fieldMeta` of each type is `field_meta`'s.
 
+use crate::core::ids::RecipientId;
 use serde::Deserialize;
 use serde::de::{Deserializer, Error as _};
 use serde_json::Value;
@@ -28,7 +29,7 @@ pub struct FieldInput {
     #[serde(default)]
     /// One of the document's (or template's) recipients.
     #[schema(value_type = i64, required = true)]
-    pub recipient_id: Given<i64>,
+    pub recipient_id: Given<RecipientId>,
     #[serde(default, rename = "type")]
     #[schema(value_type = FieldType, required = true)]
     pub kind: Given<String>,
@@ -56,7 +57,7 @@ pub struct FieldInput {
 }
 
 /// Who may hold a field: whether a recipient id belongs to the document or template.
-pub type RecipientOk<'a> = &'a dyn Fn(i64) -> bool;
+pub type RecipientOk<'a> = &'a dyn Fn(RecipientId) -> bool;
 
 impl FieldInput {
     /// This field at `path`, for a file of `pages` pages (when known): `None` after recording
@@ -112,7 +113,7 @@ impl FieldInput {
     }
 
     /// `recipientId`: one of the parent's recipients.
-    fn recipient(&self, c: &mut Check, path: &str, ok: RecipientOk) -> Option<i64> {
+    fn recipient(&self, c: &mut Check, path: &str, ok: RecipientOk) -> Option<RecipientId> {
         let at = join(path, "recipientId");
         match self.recipient_id.valid().copied() {
             Some(id) if ok(id) => Some(id),
@@ -254,8 +255,12 @@ impl FieldBatch {
 
     /// The fields for `recipients` and a file of `pages` pages: 400 listing every problem of
     /// every field, each under its index (`[2].pageX`).
-    pub fn check(&self, pages: Option<i64>, recipients: &[i64]) -> Result<Vec<NewField>, AppError> {
-        let ok = |rid: i64| recipients.contains(&rid);
+    pub fn check(
+        &self,
+        pages: Option<i64>,
+        recipients: &[RecipientId],
+    ) -> Result<Vec<NewField>, AppError> {
+        let ok = |rid: RecipientId| recipients.contains(&rid);
         let mut c = Check::new();
         let parsed = match self {
             FieldBatch::One(one) => check_one(&mut c, one, "", pages, &ok).into_iter().collect(),

@@ -18,7 +18,7 @@ fn parse(
 }
 
 fn batch(body: Value) -> Result<Vec<NewField>, AppError> {
-    from_slice::<FieldBatch>(body.to_string().as_bytes())?.check(Some(1), &[1])
+    from_slice::<FieldBatch>(body.to_string().as_bytes())?.check(Some(1), &[RecipientId::new(1)])
 }
 
 fn sig(rid: i64) -> Value {
@@ -87,7 +87,9 @@ fn field(extra: Value) -> Value {
 
 fn errors(raw: Value, pages: Option<i64>) -> Vec<String> {
     let mut c = Check::new();
-    parse(&mut c, raw, "fields[0]", pages, &|id| id == 1);
+    parse(&mut c, raw, "fields[0]", pages, &|id| {
+        id == RecipientId::new(1)
+    });
     match c.finish(()) {
         Ok(()) => vec![],
         Err(e) => e.details().iter().map(|d| d.path.clone()).collect(),

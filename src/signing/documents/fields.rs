@@ -1,6 +1,7 @@
 //! Fields placed on pages: types, geometry in percent of the page, and the full
 //! validation of `fieldMeta` per type.
 
+use crate::core::ids::{FieldId, RecipientId};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -87,7 +88,7 @@ impl FieldType {
 /// A field that passed validation, ready to store.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewField {
-    pub recipient_id: i64,
+    pub recipient_id: RecipientId,
     pub kind: FieldType,
     pub page_number: i64,
     pub page_x: f64,
@@ -100,7 +101,7 @@ pub struct NewField {
 /// Where a stored field sits: what the checks against the file (at upload, at send) read.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Placement {
-    pub id: i64,
+    pub id: FieldId,
     pub page: i64,
     pub x: f64,
     pub y: f64,
@@ -131,7 +132,7 @@ fn and_list(items: &[String]) -> String {
 /// The fields past a file's last page, by page: "fields 3 and 5 are on page 4; field 7 is on
 /// page 6". `None` when every field is on one of the `pages`.
 pub fn past_last_page(fields: &[Placement], pages: i64) -> Option<String> {
-    let mut by_page: std::collections::BTreeMap<i64, Vec<i64>> = Default::default();
+    let mut by_page: std::collections::BTreeMap<i64, Vec<FieldId>> = Default::default();
     for f in fields.iter().filter(|f| f.page > pages) {
         by_page.entry(f.page).or_default().push(f.id);
     }
@@ -142,7 +143,7 @@ pub fn past_last_page(fields: &[Placement], pages: i64) -> Option<String> {
         .into_iter()
         .map(|(page, mut ids)| {
             ids.sort_unstable();
-            let names: Vec<String> = ids.iter().map(i64::to_string).collect();
+            let names: Vec<String> = ids.iter().map(FieldId::to_string).collect();
             match names.len() {
                 1 => format!("field {} is on page {page}", names[0]),
                 _ => format!("fields {} are on page {page}", and_list(&names)),
@@ -236,7 +237,7 @@ mod tests {
     use super::*;
     fn at(id: i64, page: i64) -> Placement {
         Placement {
-            id,
+            id: FieldId::new(id),
             page,
             x: 10.0,
             y: 10.0,

@@ -3,6 +3,7 @@
 //! queues, and wakes the workers that send them once committed. The caller has authenticated
 //! `who` and checked its scope.
 
+use crate::core::ids::{DocumentId, FieldId, RecipientId};
 use serde_json::json;
 
 use super::CreateDocument;
@@ -25,7 +26,7 @@ use audit::owner_email;
 /// A new draft: its id, the id its upload URL carries, and its recipients.
 #[derive(Debug)]
 pub struct Created {
-    pub id: i64,
+    pub id: DocumentId,
     pub data_id: String,
     pub external_id: Option<String>,
     pub recipients: Vec<RecipientView>,
@@ -95,7 +96,7 @@ pub async fn list(
 }
 
 /// The user's document `id` (another user's is a 404).
-pub async fn get(ctx: &Context, who: &Principal, id: i64) -> Result<DocumentView, AppError> {
+pub async fn get(ctx: &Context, who: &Principal, id: DocumentId) -> Result<DocumentView, AppError> {
     let (user, app) = (who.user_id, ctx.app.clone());
     let doc = ctx
         .db
@@ -119,7 +120,7 @@ pub struct Removal {
 pub async fn delete(
     ctx: &Context,
     who: &Principal,
-    id: i64,
+    id: DocumentId,
     origin: Origin,
 ) -> Result<Removal, AppError> {
     let (user, app) = (who.user_id, ctx.app.clone());
@@ -164,7 +165,7 @@ pub async fn delete(
 pub async fn add_recipient(
     ctx: &Context,
     who: &Principal,
-    id: i64,
+    id: DocumentId,
     r: NewRecipient,
 ) -> Result<RecipientView, AppError> {
     let (user, app) = (who.user_id, ctx.app.clone());
@@ -188,7 +189,7 @@ pub async fn add_recipient(
 pub async fn patch_recipient(
     ctx: &Context,
     who: &Principal,
-    (id, rid): (i64, i64),
+    (id, rid): (DocumentId, RecipientId),
     patch: RecipientInput,
     origin: Origin,
 ) -> Result<RecipientView, AppError> {
@@ -238,7 +239,7 @@ pub async fn patch_recipient(
 pub async fn delete_recipient(
     ctx: &Context,
     who: &Principal,
-    (id, rid): (i64, i64),
+    (id, rid): (DocumentId, RecipientId),
 ) -> Result<RecipientView, AppError> {
     let (user, app) = (who.user_id, ctx.app.clone());
     let view = ctx
@@ -262,7 +263,7 @@ pub async fn delete_recipient(
 pub async fn add_fields(
     ctx: &Context,
     who: &Principal,
-    id: i64,
+    id: DocumentId,
     body: FieldBatch,
 ) -> Result<Vec<FieldView>, AppError> {
     let user = who.user_id;
@@ -270,7 +271,8 @@ pub async fn add_fields(
         .write(move |tx| {
             let doc = store::owned(tx, user, id)?;
             let batch = parts::fields_for(&body, doc.pages(), &doc.recipients);
-            let targets: Vec<i64> = batch.iter().flatten().map(|f| f.recipient_id).collect();
+            let targets: Vec<RecipientId> =
+                batch.iter().flatten().map(|f| f.recipient_id).collect();
             doc.require_fields_editable("add fields", &targets)?;
             let added = parts::add_fields(tx, Parent::Document(id), &batch?, now())?;
             if doc.status == Status::Pending {
@@ -285,7 +287,7 @@ pub async fn add_fields(
 pub async fn patch_field(
     ctx: &Context,
     who: &Principal,
-    (id, fid): (i64, i64),
+    (id, fid): (DocumentId, FieldId),
     body: FieldPatch,
 ) -> Result<FieldView, AppError> {
     let user = who.user_id;
@@ -295,7 +297,7 @@ pub async fn patch_field(
             let field = field_of(&doc, fid)?;
             let current = FieldView::of(field, id);
             doc.require_fields_editable("change fields", &[field.recipient_id])?;
-            let recipients: Vec<i64> = doc.recipients.iter().map(|r| r.id).collect();
+            let recipients: Vec<RecipientId> = doc.recipients.iter().map(|r| r.id).collect();
             let f = FieldBatch::One(Box::new(Given::Valid(Object(body.0.over(&current)))))
                 .check(doc.pages(), &recipients)?
                 .pop()
@@ -321,7 +323,7 @@ pub async fn patch_field(
 pub async fn delete_field(
     ctx: &Context,
     who: &Principal,
-    (id, fid): (i64, i64),
+    (id, fid): (DocumentId, FieldId),
 ) -> Result<FieldView, AppError> {
     let user = who.user_id;
     ctx.db
@@ -338,7 +340,7 @@ pub async fn delete_field(
 }
 
 /// Field `fid` of `doc`, or a 404.
-fn field_of(doc: &Document, fid: i64) -> Result<&super::model::Field, AppError> {
+fn field_of(doc: &Document, fid: FieldId) -> Result<&super::model::Field, AppError> {
     doc.fields
         .iter()
         .find(|f| f.id == fid)

@@ -10,12 +10,13 @@ use super::fields::{FieldType, NewField, Placement};
 use super::meta::{ActionAuth, AuthOptions, Meta, RecipientAuth};
 use super::recipients::{NewRecipient, ReadStatus, Role, SendStatus, SigningStatus};
 use crate::core::error::AppError;
+use crate::core::ids::{DocumentId, FieldId, RecipientId, UserId};
 
 /// A document, its recipients (by id) and its fields (by id).
 #[derive(Debug, Clone)]
 pub struct Document {
-    pub id: i64,
-    pub user_id: i64,
+    pub id: DocumentId,
+    pub user_id: UserId,
     pub external_id: Option<String>,
     pub title: String,
     pub status: Status,
@@ -48,7 +49,7 @@ pub struct SealRecord {
 /// A recipient of a document or a template.
 #[derive(Debug, Clone)]
 pub struct Recipient {
-    pub id: i64,
+    pub id: RecipientId,
     pub email: String,
     pub name: String,
     pub role: Role,
@@ -66,14 +67,14 @@ pub struct Recipient {
     pub acted_user_agent: Option<String>,
     /// What they proved when they finished (`None`: the link alone), and as which account.
     pub auth_method: Option<ActionAuth>,
-    pub auth_user_id: Option<i64>,
+    pub auth_user_id: Option<UserId>,
 }
 
 /// A field of a document or a template.
 #[derive(Debug, Clone)]
 pub struct Field {
-    pub id: i64,
-    pub recipient_id: i64,
+    pub id: FieldId,
+    pub recipient_id: RecipientId,
     pub kind: FieldType,
     pub page: i64,
     pub x: f64,
@@ -94,12 +95,12 @@ impl Document {
         self.page_sizes.as_ref().map(|s| s.len() as i64)
     }
 
-    pub fn recipient(&self, id: i64) -> Option<&Recipient> {
+    pub fn recipient(&self, id: RecipientId) -> Option<&Recipient> {
         self.recipients.iter().find(|r| r.id == id)
     }
 
     /// Recipient `recipient`'s fields, in reading order (page, top to bottom, left to right).
-    pub fn fields_of(&self, recipient: i64) -> Vec<&Field> {
+    pub fn fields_of(&self, recipient: RecipientId) -> Vec<&Field> {
         let mut mine: Vec<&Field> = self
             .fields
             .iter()
@@ -114,7 +115,7 @@ impl Document {
     }
 
     /// Whether recipient `recipient` has a signature field (SIGNATURE or FREE_SIGNATURE).
-    pub fn has_signature_field(&self, recipient: i64) -> bool {
+    pub fn has_signature_field(&self, recipient: RecipientId) -> bool {
         self.fields
             .iter()
             .any(|f| f.recipient_id == recipient && is_signature(f.kind))
@@ -162,7 +163,7 @@ impl Document {
     pub fn require_fields_editable(
         &self,
         action: &str,
-        recipients: &[i64],
+        recipients: &[RecipientId],
     ) -> Result<(), AppError> {
         match self.status {
             Status::Draft => Ok(()),

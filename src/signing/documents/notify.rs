@@ -8,6 +8,7 @@
 //! document; its `sealing` says why); DOCUMENT_CREATED is queued where documents are created.
 
 use crate::core::db::Conn;
+use crate::core::ids::{DocumentId, RecipientId};
 
 use crate::core::error::AppError;
 use crate::outbox::webhooks::Event;
@@ -29,7 +30,7 @@ struct About {
     sender_email: String,
 }
 
-fn about(tx: &Conn, doc: i64) -> Result<About, AppError> {
+fn about(tx: &Conn, doc: DocumentId) -> Result<About, AppError> {
     let doc = store::load(tx, doc)?;
     let owner = crate::identity::users::store::get(tx, doc.user_id)?
         .ok_or_else(|| AppError::internal("a document without its owner"))?;
@@ -74,7 +75,7 @@ pub fn mail_sent(tx: &Conn, m: &Mail, status: Status, now: i64) -> Result<(), Ap
 }
 
 /// A message about document `doc`.
-fn mail(doc: i64, kind: Kind, to: &str, content: compose::Composed) -> NewMail {
+fn mail(doc: DocumentId, kind: Kind, to: &str, content: compose::Composed) -> NewMail {
     let mut m = NewMail::new(kind, to, content);
     m.document_id = Some(doc);
     m
@@ -90,8 +91,8 @@ fn queue(tx: &Conn, m: NewMail, now: i64) -> Result<(), AppError> {
 /// `emailSettings.recipientSigningRequest: false`: the owner hands out the links).
 pub fn signing_requests(
     tx: &Conn,
-    doc: i64,
-    recipients: &[i64],
+    doc: DocumentId,
+    recipients: &[RecipientId],
     app_url: &str,
     now: i64,
 ) -> Result<(), AppError> {
@@ -102,22 +103,22 @@ pub fn signing_requests(
 /// `recipients`, under the same settings; answers who was e-mailed.
 pub fn reminders(
     tx: &Conn,
-    doc: i64,
-    recipients: &[i64],
+    doc: DocumentId,
+    recipients: &[RecipientId],
     app_url: &str,
     now: i64,
-) -> Result<Vec<i64>, AppError> {
+) -> Result<Vec<RecipientId>, AppError> {
     requests(tx, doc, recipients, app_url, now, true)
 }
 
 fn requests(
     tx: &Conn,
-    doc: i64,
-    recipients: &[i64],
+    doc: DocumentId,
+    recipients: &[RecipientId],
     app_url: &str,
     now: i64,
     reminder: bool,
-) -> Result<Vec<i64>, AppError> {
+) -> Result<Vec<RecipientId>, AppError> {
     if recipients.is_empty() {
         return Ok(Vec::new());
     }
@@ -165,7 +166,7 @@ fn requests(
 /// DOCUMENT_COMPLETED.
 pub fn completed(
     tx: &Conn,
-    doc: i64,
+    doc: DocumentId,
     sealed_blob: &str,
     app_url: &str,
     now: i64,
@@ -204,7 +205,7 @@ pub fn completed(
 /// (`next_attempt`, unix seconds); and DOCUMENT_SEAL_FAILED. Called for the first failure only.
 pub fn seal_failed(
     tx: &Conn,
-    doc: i64,
+    doc: DocumentId,
     error: &str,
     next_attempt: i64,
     app_url: &str,
@@ -230,8 +231,8 @@ pub fn seal_failed(
 /// DOCUMENT_REJECTED.
 pub fn rejected(
     tx: &Conn,
-    doc: i64,
-    by: i64,
+    doc: DocumentId,
+    by: RecipientId,
     reason: &str,
     app_url: &str,
     now: i64,
@@ -255,7 +256,7 @@ pub fn rejected(
 
 /// Tells the recipients who were already e-mailed that the document was cancelled (unless
 /// `emailSettings.documentDeleted` is off); and DOCUMENT_CANCELLED.
-pub fn cancelled(tx: &Conn, doc: i64, app_url: &str, now: i64) -> Result<(), AppError> {
+pub fn cancelled(tx: &Conn, doc: DocumentId, app_url: &str, now: i64) -> Result<(), AppError> {
     let a = about(tx, doc)?;
     let tell = a.doc.meta.effective_email().document_deleted;
     let emailed = a
@@ -290,7 +291,13 @@ pub fn created(
 }
 
 /// Queues webhook `name` for the document's owner, with the document as the API shows it.
-pub fn event(tx: &Conn, doc: i64, name: Event, app_url: &str, now: i64) -> Result<(), AppError> {
+pub fn event(
+    tx: &Conn,
+    doc: DocumentId,
+    name: Event,
+    app_url: &str,
+    now: i64,
+) -> Result<(), AppError> {
     let view = DocumentView::of(&store::load(tx, doc)?, app_url);
     crate::signing::documents::webhook::enqueue(tx, name, &view, now)
 }
@@ -302,8 +309,8 @@ pub fn event(tx: &Conn, doc: i64, name: Event, app_url: &str, now: i64) -> Resul
 /// the old address had been invited by e-mail (as the recipient's turn had come).
 pub fn readdressed(
     tx: &Conn,
-    doc: i64,
-    recipient: i64,
+    doc: DocumentId,
+    recipient: RecipientId,
     (from, to): (&str, &str),
     actor: &Actor,
     now: i64,

@@ -4,6 +4,7 @@
 //! checks its own state (a document must still be a draft) before.
 
 use crate::core::db::Conn;
+use crate::core::ids::{RecipientId, UserId};
 
 use super::field_request::FieldBatch;
 use super::fields::NewField;
@@ -21,7 +22,7 @@ pub fn touch(conn: &Conn, parent: Parent, now: i64) -> Result<(), AppError> {
 }
 
 /// 403 unless `user`'s tier allows recipient `r` (its authentication options).
-pub fn allowed(conn: &Conn, user: i64, r: &NewRecipient) -> Result<(), AppError> {
+pub fn allowed(conn: &Conn, user: UserId, r: &NewRecipient) -> Result<(), AppError> {
     super::check_tier(
         &Default::default(),
         std::slice::from_ref(r),
@@ -47,7 +48,7 @@ pub fn fields_for(
     pages: Option<i64>,
     recipients: &[Recipient],
 ) -> Result<Vec<NewField>, AppError> {
-    let ids: Vec<i64> = recipients.iter().map(|r| r.id).collect();
+    let ids: Vec<RecipientId> = recipients.iter().map(|r| r.id).collect();
     batch.check(pages, &ids)
 }
 

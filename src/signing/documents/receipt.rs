@@ -83,16 +83,17 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::core::ids::{ClientId, GrantId, UserId};
     use crate::identity::principal::Via;
     use crate::identity::scope::Scope;
 
     fn caller(scopes: &[Scope]) -> Principal {
         Principal {
-            user_id: 1,
+            user_id: UserId::new(1),
             scopes: scopes.to_vec(),
             via: Via::AccessToken {
-                client: 1,
-                grant: 1,
+                client: ClientId::new(1),
+                grant: GrantId::new(1),
             },
         }
     }

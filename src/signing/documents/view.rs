@@ -8,6 +8,7 @@ use super::fields::FieldType;
 use super::meta::{AuthOptions, Meta, RecipientAuth};
 use super::model::{Document, Field, Recipient, SealRecord};
 use super::recipients::{ReadStatus, Role, SendStatus, SigningStatus};
+use crate::core::ids::{DocumentId, FieldId, RecipientId, UserId};
 use crate::{core::timefmt::iso8601, core::timefmt::iso8601_opt};
 
 /// A recipient as the API shows it, with `signingUrl`. `token` and `signingUrl` are the recipient's credential: null
@@ -16,8 +17,8 @@ use crate::{core::timefmt::iso8601, core::timefmt::iso8601_opt};
 #[serde(rename_all = "camelCase")]
 #[schema(as = Recipient)]
 pub struct RecipientView {
-    pub id: i64,
-    pub document_id: i64,
+    pub id: RecipientId,
+    pub document_id: DocumentId,
     pub email: String,
     pub name: String,
     pub role: Role,
@@ -44,7 +45,7 @@ pub struct RecipientView {
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct RecipientBrief {
-    pub recipient_id: i64,
+    pub recipient_id: RecipientId,
     pub name: String,
     pub email: String,
     /// The recipient's signing token: a credential of the recipient's, shown to the owner's
@@ -124,9 +125,9 @@ impl From<&RecipientView> for RecipientBrief {
 #[serde(rename_all = "camelCase")]
 #[schema(as = Field)]
 pub struct FieldView {
-    pub id: i64,
-    pub document_id: i64,
-    pub recipient_id: i64,
+    pub id: FieldId,
+    pub document_id: DocumentId,
+    pub recipient_id: RecipientId,
     #[serde(rename = "type")]
     pub kind: FieldType,
     pub page_number: i64,
@@ -169,10 +170,10 @@ pub struct FieldRecipient {
 #[serde(rename_all = "camelCase")]
 #[schema(as = Document)]
 pub struct DocumentView {
-    pub id: i64,
+    pub id: DocumentId,
     #[schema(required = true)]
     pub external_id: Option<String>,
-    pub user_id: i64,
+    pub user_id: UserId,
     #[schema(required = true)]
     pub team_id: Option<i64>,
     /// Always null: docket has no folders (the other signing service's key).
@@ -254,7 +255,7 @@ fn signing_url(app_url: &str, token: &str) -> String {
 }
 
 impl RecipientView {
-    pub fn of(r: &Recipient, document_id: i64, app_url: &str) -> RecipientView {
+    pub fn of(r: &Recipient, document_id: DocumentId, app_url: &str) -> RecipientView {
         RecipientView {
             id: r.id,
             document_id,
@@ -288,7 +289,7 @@ impl RecipientBrief {
 }
 
 impl FieldView {
-    pub fn of(f: &Field, document_id: i64) -> FieldView {
+    pub fn of(f: &Field, document_id: DocumentId) -> FieldView {
         FieldView {
             id: f.id,
             document_id,

@@ -1,6 +1,7 @@
 //! The template API's answers around a template's own shape (`TemplateView`): creation, lists,
 //! deletion, added recipients and fields. Their OpenAPI schemas are derived from these types.
 
+use crate::core::ids::TemplateId;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -14,7 +15,7 @@ use crate::signing::documents::view::RecipientBrief;
 #[serde(rename_all = "camelCase")]
 #[schema(as = CreateTemplateResponse)]
 pub struct TemplateCreated {
-    pub template_id: i64,
+    pub template_id: TemplateId,
     pub upload_url: String,
     pub recipients: Vec<RecipientBrief>,
     /// The new template, where the other signing service's clients read it.
@@ -46,7 +47,7 @@ pub struct TemplateRemoved {
 pub struct RecipientAdded {
     #[serde(flatten)]
     pub recipient: TemplateRecipient,
-    pub template_id: i64,
+    pub template_id: TemplateId,
 }
 
 /// `POST /api/v1/templates/{id}/fields`: the added fields.
@@ -54,6 +55,6 @@ pub struct RecipientAdded {
 #[serde(rename_all = "camelCase")]
 #[schema(as = TemplateFieldsResponse)]
 pub struct TemplateFieldsAdded {
-    pub template_id: i64,
+    pub template_id: TemplateId,
     pub fields: Vec<TemplateField>,
 }

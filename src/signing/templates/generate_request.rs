@@ -4,6 +4,7 @@
 //! `validate()` lays the request over the template (`Base`), listing every problem with its
 //! JSON path.
 
+use crate::core::ids::RecipientId;
 use std::collections::HashMap;
 
 use serde::Deserialize;
@@ -61,7 +62,7 @@ pub struct NamedRecipientInput {
     #[serde(default)]
     /// The template recipient's id (`create-document`: given by position).
     #[schema(value_type = i64, required = true)]
-    pub id: Given<i64>,
+    pub id: Given<RecipientId>,
     #[serde(default)]
     #[schema(value_type = Option<String>, format = Email, max_length = 254)]
     pub email: Given<String>,
@@ -113,10 +114,10 @@ impl GenerateRequest {
     fn recipients(
         &self,
         c: &mut Check,
-        current: &[(i64, NewRecipient)],
-    ) -> Vec<(i64, NewRecipient)> {
+        current: &[(RecipientId, NewRecipient)],
+    ) -> Vec<(RecipientId, NewRecipient)> {
         let mut out = current.to_vec();
-        let mut named: HashMap<i64, usize> = HashMap::new();
+        let mut named: HashMap<RecipientId, usize> = HashMap::new();
         match self.recipients.valid() {
             Some(list) if list.len() > MAX_RECIPIENTS => {
                 c.fail("recipients", format!("at most {MAX_RECIPIENTS} recipients"))
@@ -207,7 +208,7 @@ fn named_item(
     c: &mut Check,
     given: &Given<Object<NamedRecipientInput>>,
     path: &str,
-    current: &[(i64, NewRecipient)],
+    current: &[(RecipientId, NewRecipient)],
 ) -> Option<(usize, NewRecipient)> {
     let Given::Valid(Object(item)) = given else {
         c.fail(path, "must be an object {id, name, email, signingOrder}");
@@ -262,7 +263,7 @@ fn slot(
     c: &mut Check,
     item: &NamedRecipientInput,
     path: &str,
-    current: &[(i64, NewRecipient)],
+    current: &[(RecipientId, NewRecipient)],
 ) -> Option<usize> {
     let Some(id) = item.id.valid().copied() else {
         let why = "required: the id of one of the template's recipients";

@@ -3,6 +3,7 @@
 //! generate a document. Each owns its transaction; the caller has authenticated `who`.
 
 use super::generate_request::{CreateFromTemplateRequest, GenerateRequest};
+use crate::core::ids::{DocumentId, TemplateId};
 use crate::signing::documents::field_request::FieldBatch;
 
 use super::{TemplateField, TemplateRecipient, TemplateView, store};
@@ -23,7 +24,7 @@ use crate::{
 /// the API shows it.
 #[derive(Debug)]
 pub struct Created {
-    pub id: i64,
+    pub id: TemplateId,
     pub data_id: String,
     pub recipients: Vec<RecipientBrief>,
     pub template: TemplateView,
@@ -86,7 +87,7 @@ pub async fn list(
 }
 
 /// `GET /api/v1/templates/{id}`: the template with its recipients and fields.
-pub async fn get(ctx: &Context, who: &Principal, id: i64) -> Result<TemplateView, AppError> {
+pub async fn get(ctx: &Context, who: &Principal, id: TemplateId) -> Result<TemplateView, AppError> {
     let user = who.user_id;
     ctx.db
         .read(move |c| Ok(TemplateView::of(&store::owned(c, user, id)?)))
@@ -95,7 +96,11 @@ pub async fn get(ctx: &Context, who: &Principal, id: i64) -> Result<TemplateView
 
 /// Deletes the template and its file; documents generated from it keep their own copies.
 /// Answers the template as it was.
-pub async fn delete(ctx: &Context, who: &Principal, id: i64) -> Result<TemplateView, AppError> {
+pub async fn delete(
+    ctx: &Context,
+    who: &Principal,
+    id: TemplateId,
+) -> Result<TemplateView, AppError> {
     let user = who.user_id;
     let (view, blob) = ctx
         .db
@@ -117,7 +122,7 @@ pub async fn delete(ctx: &Context, who: &Principal, id: i64) -> Result<TemplateV
 pub async fn add_recipient(
     ctx: &Context,
     who: &Principal,
-    id: i64,
+    id: TemplateId,
     input: RecipientInput,
 ) -> Result<TemplateRecipient, AppError> {
     let user = who.user_id;
@@ -137,7 +142,7 @@ pub async fn add_recipient(
 pub async fn add_fields(
     ctx: &Context,
     who: &Principal,
-    id: i64,
+    id: TemplateId,
     body: FieldBatch,
 ) -> Result<Vec<TemplateField>, AppError> {
     let user = who.user_id;
@@ -158,7 +163,7 @@ pub async fn add_fields(
 #[serde(rename_all = "camelCase")]
 #[schema(as = GenerateDocumentResponse)]
 pub struct Generated {
-    pub document_id: i64,
+    pub document_id: DocumentId,
     #[schema(required = true)]
     pub external_id: Option<String>,
     pub recipients: Vec<RecipientBrief>,
@@ -169,7 +174,7 @@ pub struct Generated {
 pub async fn create_document(
     ctx: &Context,
     who: &Principal,
-    id: i64,
+    id: TemplateId,
     body: CreateFromTemplateRequest,
 ) -> Result<Generated, AppError> {
     let user = who.user_id;
@@ -186,7 +191,7 @@ pub async fn create_document(
 pub async fn generate(
     ctx: &Context,
     who: &Principal,
-    id: i64,
+    id: TemplateId,
     body: GenerateRequest,
 ) -> Result<Generated, AppError> {
     let user = who.user_id;

@@ -10,6 +10,7 @@ pub mod prefill;
 pub mod request;
 pub mod store;
 
+use crate::core::ids::{DocumentId, FieldId, RecipientId, TemplateId, UserId};
 use generate_request::GenerateRequest;
 
 use std::collections::HashMap;
@@ -96,13 +97,13 @@ pub struct CreateTemplate {
 #[serde(rename_all = "camelCase")]
 #[schema(as = Template)]
 pub struct TemplateView {
-    pub id: i64,
+    pub id: TemplateId,
     #[schema(required = true)]
     pub external_id: Option<String>,
     #[serde(rename = "type")]
     pub kind: TemplateType,
     pub title: String,
-    pub user_id: i64,
+    pub user_id: UserId,
     #[schema(required = true)]
     pub team_id: Option<i64>,
     pub template_document_data_id: String,
@@ -129,14 +130,14 @@ pub struct TemplateMeta {
     pub message: Option<String>,
     pub timezone: String,
     pub date_format: String,
-    pub template_id: i64,
+    pub template_id: TemplateId,
     #[schema(required = true)]
     pub redirect_url: Option<String>,
     pub signing_order: SigningOrder,
 }
 
 impl TemplateMeta {
-    pub fn new(id: String, template_id: i64, m: Meta) -> Self {
+    pub fn new(id: String, template_id: TemplateId, m: Meta) -> Self {
         TemplateMeta {
             id,
             subject: m.subject,
@@ -168,8 +169,8 @@ pub struct TemplateDocumentData {
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TemplateField {
-    pub id: i64,
-    pub recipient_id: i64,
+    pub id: FieldId,
+    pub recipient_id: RecipientId,
     #[serde(rename = "type")]
     pub kind: FieldType,
     pub page: i64,
@@ -185,7 +186,7 @@ pub struct TemplateField {
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TemplateRecipient {
-    pub id: i64,
+    pub id: RecipientId,
     pub email: String,
     pub name: String,
     #[schema(required = true)]
@@ -212,7 +213,7 @@ pub struct Base {
     pub meta: Meta,
     pub auth_options: AuthOptions,
     /// The template's recipients, in order, with their ids.
-    pub recipients: Vec<(i64, NewRecipient)>,
+    pub recipients: Vec<(RecipientId, NewRecipient)>,
     /// The template's fields (what `prefillFields` names).
     pub fields: Vec<crate::signing::documents::model::Field>,
 }
@@ -222,9 +223,9 @@ pub struct Base {
 pub struct Generate {
     pub document: CreateDocument,
     /// Every template recipient (by its template id) as the document will have it.
-    pub recipients: Vec<(i64, NewRecipient)>,
+    pub recipients: Vec<(RecipientId, NewRecipient)>,
     /// `prefillFields`, by template field id.
-    pub prefill: HashMap<i64, prefill::Prefilled>,
+    pub prefill: HashMap<FieldId, prefill::Prefilled>,
 }
 
 /// A new blob with the bytes of `source`. A generated document owns its own copy of the
@@ -256,15 +257,15 @@ pub fn copy_blob(blobs: &BlobStore, source: &BlobId) -> Result<StoredBlob, AppEr
 #[allow(clippy::too_many_arguments)]
 pub fn generate(
     tx: &Conn,
-    user: i64,
-    template: i64,
+    user: UserId,
+    template: TemplateId,
     body: &GenerateRequest,
     tier: Tier,
     expected_blob: &str,
     file: &StoredBlob,
     data_id: &str,
     now: i64,
-) -> Result<i64, AppError> {
+) -> Result<DocumentId, AppError> {
     let t = store::owned(tx, user, template)?;
     let g = body.validate(&t.base(), tier)?;
     let (Some(blob), Some(sizes)) = (&t.blob_id, &t.page_sizes) else {
@@ -388,8 +389,8 @@ mod tests {
             },
             auth_options: AuthOptions::default(),
             recipients: vec![
-                (7, r(&placeholder_email(1), Some(0))),
-                (8, r(&placeholder_email(2), Some(1))),
+                (RecipientId::new(7), r(&placeholder_email(1), Some(0))),
+                (RecipientId::new(8), r(&placeholder_email(2), Some(1))),
             ],
             fields: Vec::new(),
         }

@@ -6,6 +6,7 @@ use super::{
     Base, DOCUMENT_DATA_TYPE, DirectLink, TemplateDocumentData, TemplateField, TemplateMeta,
     TemplateRecipient, TemplateType, TemplateView,
 };
+use crate::core::ids::{TemplateId, UserId};
 use crate::core::timefmt::iso8601;
 use crate::signing::documents::view::decimal;
 use crate::{signing::documents::meta::AuthOptions, signing::documents::meta::Meta};
@@ -14,8 +15,8 @@ use crate::{signing::documents::model::Field, signing::documents::model::Recipie
 /// A template, its recipients (by id) and its fields (by id).
 #[derive(Debug, Clone)]
 pub struct Template {
-    pub id: i64,
-    pub user_id: i64,
+    pub id: TemplateId,
+    pub user_id: UserId,
     pub external_id: Option<String>,
     pub kind: TemplateType,
     pub title: String,

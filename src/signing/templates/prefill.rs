@@ -5,6 +5,7 @@
 //! field given a value is filled at once (`inserted`, `customText`) and marked `readOnly`, so
 //! its recipient sees it filled and cannot change it.
 
+use crate::core::ids::FieldId;
 use std::collections::HashMap;
 
 use serde::Deserialize;
@@ -33,7 +34,7 @@ pub struct PrefillInput {
     #[serde(default)]
     /// The template field's id.
     #[schema(value_type = i64, required = true)]
-    pub id: Given<i64>,
+    pub id: Given<FieldId>,
     #[serde(default, rename = "type")]
     /// The field's kind: `select` stands for `dropdown` too.
     #[schema(value_type = String, required = true, pattern = "^(text|number|radio|checkbox|dropdown|select|date)$")]
@@ -84,7 +85,12 @@ fn prefill_kind(kind: FieldType) -> Option<&'static str> {
 
 /// Validates `prefillFields` (absent or null: none) against the template's `fields`, for a
 /// document whose dates read as `meta` says. Failures go to `c`, under `prefillFields[i]`.
-pub fn parse(c: &mut Check, raw: &Items, fields: &[Field], meta: &Meta) -> HashMap<i64, Prefilled> {
+pub fn parse(
+    c: &mut Check,
+    raw: &Items,
+    fields: &[Field],
+    meta: &Meta,
+) -> HashMap<FieldId, Prefilled> {
     let mut out = HashMap::new();
     let list = match raw {
         Given::Absent | Given::Null => return out,
@@ -316,8 +322,8 @@ mod tests {
 
     fn field(id: i64, kind: FieldType, meta: Value) -> Field {
         Field {
-            id,
-            recipient_id: 1,
+            id: FieldId::new(id),
+            recipient_id: crate::core::ids::RecipientId::new(1),
             kind,
             page: 1,
             x: 0.0,
@@ -356,7 +362,7 @@ mod tests {
         ]
     }
 
-    fn run(raw: Value) -> Result<HashMap<i64, Prefilled>, Vec<String>> {
+    fn run(raw: Value) -> Result<HashMap<FieldId, Prefilled>, Vec<String>> {
         let mut c = Check::new();
         let meta = Meta {
             date_format: "yyyy-MM-dd".into(),
@@ -379,7 +385,7 @@ mod tests {
             {"id": 6, "type": "number", "value": "7"},
         ]))
         .unwrap();
-        let text = &out[&1];
+        let text = &out[&FieldId::new(1)];
         assert_eq!(text.value.as_deref(), Some("Ada"));
         assert_eq!(
             text.meta,
@@ -387,13 +393,16 @@ mod tests {
                 json!({"type": "text", "label": "Name", "placeholder": "you", "text": "Ada", "readOnly": true})
             )
         );
-        let boxes = out[&2].meta.as_ref().unwrap();
+        let boxes = out[&FieldId::new(2)].meta.as_ref().unwrap();
         assert_eq!(boxes["values"][0]["checked"], true);
         assert_eq!(boxes["values"][1]["checked"], false);
-        assert_eq!(out[&2].value.as_deref(), Some("[\"a\"]"));
-        assert_eq!(out[&3].meta.as_ref().unwrap()["defaultValue"], "y");
-        assert_eq!(out[&4].value.as_deref(), Some("2026-03-01"));
-        assert_eq!(out[&6].meta.as_ref().unwrap()["value"], "7");
+        assert_eq!(out[&FieldId::new(2)].value.as_deref(), Some("[\"a\"]"));
+        assert_eq!(
+            out[&FieldId::new(3)].meta.as_ref().unwrap()["defaultValue"],
+            "y"
+        );
+        assert_eq!(out[&FieldId::new(4)].value.as_deref(), Some("2026-03-01"));
+        assert_eq!(out[&FieldId::new(6)].meta.as_ref().unwrap()["value"], "7");
     }
 
     #[test]
@@ -427,8 +436,15 @@ mod tests {
     #[test]
     fn an_empty_value_fills_nothing() {
         let out = run(json!([{"id": 1, "type": "text", "value": ""}])).unwrap();
-        assert_eq!(out[&1].value, None);
-        assert_eq!(out[&1].meta.as_ref().unwrap()["text"], "");
-        assert!(out[&1].meta.as_ref().unwrap().get("readOnly").is_none());
+        assert_eq!(out[&FieldId::new(1)].value, None);
+        assert_eq!(out[&FieldId::new(1)].meta.as_ref().unwrap()["text"], "");
+        assert!(
+            out[&FieldId::new(1)]
+                .meta
+                .as_ref()
+                .unwrap()
+                .get("readOnly")
+                .is_none()
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! SQL for `templates`. Their recipients and fields are rows of `recipients` and `fields`,
 //! whose SQL `documents::store` holds for both parents (`Parent::Template`).
 
+use crate::core::ids::{TemplateId, UserId};
 use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension, core::db::Row};
 
@@ -61,7 +62,7 @@ fn complete_aggregate(conn: &Conn, mut t: Template) -> Result<Template, AppError
 
 /// The user's template `id` with its recipients and fields, or a 404 (also for another
 /// user's template).
-pub fn owned(conn: &Conn, user: i64, id: i64) -> Result<Template, AppError> {
+pub fn owned(conn: &Conn, user: UserId, id: TemplateId) -> Result<Template, AppError> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM templates t WHERE t.id = ?1 AND t.user_id = ?2"
     ))?;
@@ -72,7 +73,7 @@ pub fn owned(conn: &Conn, user: i64, id: i64) -> Result<Template, AppError> {
 }
 
 /// The template behind an upload URL's `documentDataId`.
-pub fn by_data_id(conn: &Conn, data_id: &str) -> Result<Option<i64>, AppError> {
+pub fn by_data_id(conn: &Conn, data_id: &str) -> Result<Option<TemplateId>, AppError> {
     Ok(conn
         .query_row(
             "SELECT id FROM templates WHERE document_data_id = ?1",
@@ -86,13 +87,13 @@ pub fn by_data_id(conn: &Conn, data_id: &str) -> Result<Option<i64>, AppError> {
 /// trigger: `crate::core::db::counts`).
 pub fn list(
     conn: &Conn,
-    user: i64,
+    user: UserId,
     limit: i64,
     offset: i64,
 ) -> Result<(Vec<Template>, i64), AppError> {
     let total = crate::core::db::counts::listed(
         conn,
-        user,
+        user.get(),
         crate::core::db::counts::List::Templates,
         None,
     )?;
@@ -111,11 +112,11 @@ pub fn list(
 
 pub fn insert(
     tx: &Conn,
-    user: i64,
+    user: UserId,
     t: &CreateTemplate,
     data_id: &str,
     now: i64,
-) -> Result<i64, AppError> {
+) -> Result<TemplateId, AppError> {
     let inserted_id = tx.insert(
         "INSERT INTO templates (user_id, external_id, title, type, document_data_id, meta_id, meta, auth_options,
                                 direct_link_token, created_at, updated_at)
@@ -133,7 +134,7 @@ pub fn insert(
             now
         ],
     )?;
-    let id = inserted_id;
+    let id = TemplateId::new(inserted_id);
     for r in &t.recipients {
         recipients::insert(tx, Parent::Template(id), r, now)?;
     }
@@ -154,7 +155,7 @@ pub fn delete(tx: &Conn, t: &Template) -> Result<(), AppError> {
 /// generated documents hold copies).
 pub fn set_file(
     tx: &Conn,
-    template: i64,
+    template: TemplateId,
     blob: &crate::core::blob::store::StoredBlob,
     page_sizes: &str,
     now: i64,

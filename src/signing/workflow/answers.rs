@@ -1,6 +1,7 @@
 //! The sending API's answers (send, resend, audit log, download). Their OpenAPI schemas are
 //! derived from these types.
 
+use crate::core::ids::{DocumentId, RecipientId};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -32,14 +33,14 @@ impl Sent {
 #[serde(rename_all = "camelCase")]
 #[schema(as = ResendResponse)]
 pub struct Resent {
-    pub document_id: i64,
-    pub recipients: Vec<i64>,
+    pub document_id: DocumentId,
+    pub recipients: Vec<RecipientId>,
     /// "Document resend successfully initiated".
     pub message: &'static str,
 }
 
 impl Resent {
-    pub fn of(document_id: i64, recipients: Vec<i64>) -> Resent {
+    pub fn of(document_id: DocumentId, recipients: Vec<RecipientId>) -> Resent {
         Resent {
             document_id,
             recipients,
@@ -52,7 +53,7 @@ impl Resent {
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AuditLog {
-    pub document_id: i64,
+    pub document_id: DocumentId,
     pub events: Vec<AuditEvent>,
     pub total_pages: i64,
 }

@@ -16,6 +16,7 @@
 //! global one; a recipient's EXPLICIT_NONE waives the document's action authentication.
 
 use crate::core::db::Conn;
+use crate::core::ids::UserId;
 use serde_json::{Value, json};
 
 use super::link::Link;
@@ -161,7 +162,7 @@ impl Requirement {
 /// The account the browser is signed in to (its session cookie), if any.
 #[derive(Debug, Clone)]
 pub struct Signer {
-    pub user_id: i64,
+    pub user_id: UserId,
     pub email: String,
 }
 
@@ -189,7 +190,7 @@ pub enum Proof {
     Password(String),
     /// The password of account `.0` was checked and right, under the login throttle. Only
     /// `link` makes it, never a request body.
-    PasswordChecked(i64),
+    PasswordChecked(UserId),
 }
 
 impl std::fmt::Debug for Proof {
@@ -215,7 +216,7 @@ pub struct Acting<'a> {
 
 impl Acting<'_> {
     /// The account the requirement asks for, when it asks for one to act (`require_account`).
-    pub fn require_account(&self, link: &Link) -> Result<Option<i64>, AppError> {
+    pub fn require_account(&self, link: &Link) -> Result<Option<UserId>, AppError> {
         require_account(link.requirement()?, link, self.signer.as_ref(), false)
     }
 
@@ -243,7 +244,7 @@ impl Acting<'_> {
 pub struct Proved {
     /// `None`: the link alone.
     pub method: Option<ActionAuth>,
-    pub user_id: Option<i64>,
+    pub user_id: Option<UserId>,
 }
 
 impl Proved {
@@ -281,7 +282,7 @@ pub fn require_account(
     link: &Link,
     signer: Option<&Signer>,
     to_read: bool,
-) -> Result<Option<i64>, AppError> {
+) -> Result<Option<UserId>, AppError> {
     let needed = if to_read {
         req.access_account
     } else {
@@ -364,7 +365,7 @@ fn uncounted() -> AppError {
 
 /// The error for a finishing action without a proof it accepts: how to give one, or how to
 /// enrol first.
-fn missing(tx: &Conn, user: i64, allowed: Actions) -> Result<AppError, AppError> {
+fn missing(tx: &Conn, user: UserId, allowed: Actions) -> Result<AppError, AppError> {
     let enrolled = crate::identity::factors::store::enrolled(tx, user)?;
     Ok(match allowed.preferred(Some(enrolled)) {
         Some(ActionAuth::Password) => AppError::AuthRequired {

@@ -2,6 +2,7 @@
 //! precondition (in SQL, through `store`), changes state, records the audit event, and says
 //! who must now be told. Mail and webhooks are queued by the caller in the same transaction.
 
+use crate::core::ids::{DocumentId, FieldId, RecipientId};
 use serde_json::{Value, json};
 
 use super::auth::Acting;
@@ -32,12 +33,12 @@ fn conflict(msg: impl Into<String>) -> AppError {
 /// PENDING one is `send_again`'s.
 pub fn send(
     tx: &Conn,
-    doc: i64,
+    doc: DocumentId,
     owner_email: &str,
     origin: &Origin,
     details: &Value,
     now: i64,
-) -> Result<Vec<i64>, AppError> {
+) -> Result<Vec<RecipientId>, AppError> {
     let d = documents::load(tx, doc)?;
     if d.status != Status::Draft {
         return Err(AppError::wrong_state(format!(
@@ -97,7 +98,7 @@ pub fn send(
 /// Sending a document that is already PENDING changes nothing and records nothing (the
 /// signing service's API v1 answers it as a success): returns those whose turn it is and who
 /// were never asked by e-mail (sent with `sendEmail: false`, or added since), to e-mail now.
-pub fn send_again(tx: &Conn, doc: i64) -> Result<Vec<i64>, AppError> {
+pub fn send_again(tx: &Conn, doc: DocumentId) -> Result<Vec<RecipientId>, AppError> {
     let d = documents::load(tx, doc)?;
     if d.status != Status::Pending {
         return Err(conflict("the document changed state; try again"));
@@ -113,7 +114,11 @@ pub fn send_again(tx: &Conn, doc: i64) -> Result<Vec<i64>, AppError> {
 
 /// The recipients among `ids` who may act now and have not finished (for `resend`); 400 unless
 /// the document is PENDING, or for an id that is not one of its recipients.
-pub fn resendable(tx: &Conn, doc: i64, ids: &[i64]) -> Result<Vec<i64>, AppError> {
+pub fn resendable(
+    tx: &Conn,
+    doc: DocumentId,
+    ids: &[RecipientId],
+) -> Result<Vec<RecipientId>, AppError> {
     let d = documents::load(tx, doc)?;
     if d.status != Status::Pending {
         return Err(AppError::wrong_state(format!(
@@ -125,7 +130,7 @@ pub fn resendable(tx: &Conn, doc: i64, ids: &[i64]) -> Result<Vec<i64>, AppError
     let unknown: Vec<String> = ids
         .iter()
         .filter(|id| !parties.iter().any(|p| p.id == **id))
-        .map(i64::to_string)
+        .map(RecipientId::to_string)
         .collect();
     if !unknown.is_empty() {
         return Err(AppError::bad_request(format!(
@@ -197,7 +202,7 @@ pub fn open(tx: &Conn, link: &Link, origin: &Origin, now: i64) -> Result<bool, A
 pub fn fill(
     tx: &Conn,
     link: &Link,
-    field: i64,
+    field: FieldId,
     value: &FillRequest,
     acting: &Acting<'_>,
     now: i64,
@@ -239,7 +244,7 @@ pub fn fill(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finished {
     /// Recipients whose turn it now is and who were not before (SEQUENTIAL: the next one).
-    pub newly_current: Vec<i64>,
+    pub newly_current: Vec<RecipientId>,
     /// Every acting recipient has finished: the document is to be sealed.
     pub all_done: bool,
 }

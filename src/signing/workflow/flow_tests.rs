@@ -2,6 +2,7 @@
 //! given its PDF and fields, sent, filled, signed in turn, rejected; and (in `sealing.rs`)
 //! sealed. The HTTP layer has its own black-box tests; these pin the rules at the domain level.
 
+use crate::core::ids::{DocumentId, FieldId, UserId};
 use serde_json::{Value, json};
 
 use super::link::{self, Call, Visit};
@@ -19,15 +20,15 @@ use crate::{signing::documents::manage, signing::uploads};
 pub(crate) struct Sent {
     pub ctx: Context,
     pub verifier: Verifier,
-    pub doc: i64,
+    pub doc: DocumentId,
     /// The two signers' tokens and field ids, in signing order.
-    pub signers: Vec<(String, i64)>,
+    pub signers: Vec<(String, FieldId)>,
     pub _dir: tempfile::TempDir,
 }
 
 fn owner() -> Principal {
     Principal {
-        user_id: 1,
+        user_id: UserId::new(1),
         scopes: Scope::ALL.to_vec(),
         via: Via::ApiKey,
     }
@@ -227,7 +228,7 @@ async fn an_unknown_or_draft_link_is_a_404() {
     assert_eq!(
         fill(
             &Sent {
-                signers: vec![("nope".into(), 1)],
+                signers: vec![("nope".into(), FieldId::new(1))],
                 ..s
             },
             0

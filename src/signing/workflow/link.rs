@@ -9,6 +9,7 @@
 //! (`http::signing`, `http::signing_page`) parses, calls one of these, and replies.
 
 use crate::core::db::Conn;
+use crate::core::ids::FieldId;
 use serde_json::{Value, json};
 
 use super::auth::{self, Acting, Proof, Signer};
@@ -296,7 +297,7 @@ pub async fn page_source(
 }
 
 /// The PNG the recipient drew into one of their fields.
-pub async fn signature(ctx: &Context, visit: Visit, field: i64) -> Result<Vec<u8>, AppError> {
+pub async fn signature(ctx: &Context, visit: Visit, field: FieldId) -> Result<Vec<u8>, AppError> {
     ctx.db
         .read(move |c| {
             let l = shown_link(c, &visit)?;
@@ -350,7 +351,7 @@ pub async fn fill(
     ctx: &Context,
     verifier: &Verifier,
     call: Call,
-    field: i64,
+    field: FieldId,
     value: FillRequest,
 ) -> Result<Value, AppError> {
     acting(&ctx.db, verifier, call, move |tx, l, a| {

@@ -16,6 +16,7 @@ pub mod sending;
 #[cfg(test)]
 pub(crate) mod flow_tests;
 
+use crate::core::ids::RecipientId;
 use crate::signing::documents::fields::FieldType;
 use crate::signing::documents::meta::SigningOrder;
 use crate::{
@@ -27,7 +28,7 @@ use crate::{signing::documents::recipients::Role, signing::documents::recipients
 /// A recipient as the turn rules see it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Party {
-    pub id: i64,
+    pub id: RecipientId,
     pub role: Role,
     pub signing_order: Option<i64>,
     pub signing_status: SigningStatus,
@@ -60,7 +61,7 @@ pub fn parties(recipients: &[Recipient]) -> Vec<Party> {
 /// The recipients who may act now: in PARALLEL every acting recipient not yet finished; in
 /// SEQUENTIAL the first of them by `signingOrder` (unset last), then id. Nobody once someone
 /// rejected.
-pub fn current_turn(order: SigningOrder, parties: &[Party]) -> Vec<i64> {
+pub fn current_turn(order: SigningOrder, parties: &[Party]) -> Vec<RecipientId> {
     if parties
         .iter()
         .any(|p| p.signing_status == SigningStatus::Rejected)
@@ -81,7 +82,7 @@ pub fn current_turn(order: SigningOrder, parties: &[Party]) -> Vec<i64> {
 }
 
 /// Where a recipient stands in a SEQUENTIAL order: by `signingOrder` (unset last), then id.
-fn place(r: &Recipient) -> (i64, i64) {
+fn place(r: &Recipient) -> (i64, RecipientId) {
     (r.signing_order.unwrap_or(i64::MAX), r.id)
 }
 
@@ -93,7 +94,7 @@ pub fn assistable<'a>(doc: &'a Document, me: &Recipient) -> Vec<&'a Field> {
     if me.role != Role::Assistant || doc.meta.signing_order != SigningOrder::Sequential {
         return Vec::new();
     }
-    let later: Vec<i64> = doc
+    let later: Vec<RecipientId> = doc
         .recipients
         .iter()
         .filter(|r| {
@@ -130,7 +131,7 @@ mod tests {
 
     fn p(id: i64, role: &str, order: Option<i64>, status: &str) -> Party {
         Party {
-            id,
+            id: RecipientId::new(id),
             role: Role::parse(role).unwrap(),
             signing_order: order,
             signing_status: SigningStatus::parse(status).unwrap(),
@@ -146,13 +147,22 @@ mod tests {
             p(4, "SIGNER", None, "NOT_SIGNED"),
             p(5, "VIEWER", Some(1), "NOT_SIGNED"),
         ];
-        assert_eq!(current_turn(SigningOrder::Sequential, &ps), vec![3]);
+        assert_eq!(
+            current_turn(SigningOrder::Sequential, &ps),
+            [RecipientId::new(3)]
+        );
         let mut next = ps.clone();
         next[2].signing_status = SigningStatus::Signed;
-        assert_eq!(current_turn(SigningOrder::Sequential, &next), vec![5]);
+        assert_eq!(
+            current_turn(SigningOrder::Sequential, &next),
+            [RecipientId::new(5)]
+        );
         next[4].signing_status = SigningStatus::Signed;
         next[0].signing_status = SigningStatus::Signed;
-        assert_eq!(current_turn(SigningOrder::Sequential, &next), vec![4]);
+        assert_eq!(
+            current_turn(SigningOrder::Sequential, &next),
+            [RecipientId::new(4)]
+        );
         assert!(!all_finished(&next));
         next[3].signing_status = SigningStatus::Signed;
         assert!(all_finished(&next));
@@ -166,7 +176,10 @@ mod tests {
             p(2, "CC", None, "NOT_SIGNED"),
             p(3, "VIEWER", None, "SIGNED"),
         ];
-        assert_eq!(current_turn(SigningOrder::Parallel, &ps), vec![1]);
+        assert_eq!(
+            current_turn(SigningOrder::Parallel, &ps),
+            [RecipientId::new(1)]
+        );
         ps[0].signing_status = SigningStatus::Rejected;
         assert!(current_turn(SigningOrder::Parallel, &ps).is_empty());
         assert!(!all_finished(&ps));

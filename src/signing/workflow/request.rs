@@ -1,5 +1,6 @@
 //! What the owner sends to send and resend a document, as types (read by `crate::core::lenient`).
 
+use crate::core::ids::RecipientId;
 use serde::Deserialize;
 use utoipa::ToSchema;
 
@@ -51,12 +52,12 @@ const MAX_RESEND: usize = 100;
 pub struct ResendRequest {
     #[serde(default)]
     #[schema(value_type = Vec<i64>, required = true, max_items = 100)]
-    pub recipients: Given<Vec<i64>>,
+    pub recipients: Given<Vec<RecipientId>>,
 }
 
 impl ResendRequest {
     /// The recipients' ids.
-    pub fn validate(&self) -> Result<Vec<i64>, AppError> {
+    pub fn validate(&self) -> Result<Vec<RecipientId>, AppError> {
         let mut c = Check::new();
         match self.recipients.valid() {
             Some(ids) if ids.len() <= MAX_RESEND => return Ok(ids.clone()),
@@ -100,7 +101,10 @@ mod tests {
                 .unwrap()
                 .validate()
         };
-        assert_eq!(ids(r#"{"recipients": [1, 2]}"#).unwrap(), [1, 2]);
+        assert_eq!(
+            ids(r#"{"recipients": [1, 2]}"#).unwrap(),
+            [RecipientId::new(1), RecipientId::new(2)]
+        );
         let many = format!("{{\"recipients\": {:?}}}", vec![1; 101]);
         for bad in [r#"{}"#, r#"{"recipients": ["1"]}"#, many.as_str()] {
             assert_eq!(ids(bad).unwrap_err().details()[0].path, "recipients");

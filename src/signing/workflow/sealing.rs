@@ -5,6 +5,7 @@
 //! interrupted, and again with backoff for those whose sealing failed (each failure recorded on
 //! the document, the first told to its owner).
 
+use crate::core::ids::{DocumentId, RecipientId};
 use std::time::Duration;
 
 use crate::core::db::Conn;
@@ -75,7 +76,7 @@ struct Gathered {
     input: SealInput,
 }
 
-fn gather(c: &Conn, id: i64) -> Result<Gathered, AppError> {
+fn gather(c: &Conn, id: DocumentId) -> Result<Gathered, AppError> {
     let doc = documents::load(c, id)?;
     let blob = doc
         .blob_id
@@ -102,7 +103,7 @@ fn gather(c: &Conn, id: i64) -> Result<Gathered, AppError> {
 }
 
 /// Drawn signatures: (recipient id, PNG).
-type Drawn = Vec<(i64, Vec<u8>)>;
+type Drawn = Vec<(RecipientId, Vec<u8>)>;
 
 /// The document's filled fields as they are burnt in, in the order they were placed, and the
 /// drawn signatures by recipient (for the audit certificate).
@@ -156,7 +157,7 @@ fn filled_fields(c: &Conn, doc: &Document) -> Result<(Vec<FilledField>, Drawn), 
 fn audit_recipients(
     c: &Conn,
     doc: &Document,
-    signatures: &[(i64, Vec<u8>)],
+    signatures: &[(RecipientId, Vec<u8>)],
 ) -> Result<Vec<AuditRecipient>, AppError> {
     let mut out = Vec::with_capacity(doc.recipients.len());
     for r in &doc.recipients {
@@ -188,7 +189,7 @@ fn audit_recipients(
 
 /// The audit log as the certificate lists it: when, and what by whom (from where); repeated
 /// fills of a field by one recipient are one line (`audit::coalesce_fills`).
-fn audit_events(c: &Conn, doc: i64) -> Result<Vec<(String, String)>, AppError> {
+fn audit_events(c: &Conn, doc: DocumentId) -> Result<Vec<(String, String)>, AppError> {
     Ok(audit::coalesce_fills(audit::list(c, doc)?)
         .into_iter()
         .map(|e| (e.created_at.clone(), certificate_line(&e)))
@@ -260,7 +261,7 @@ impl Sealer {
             let at = now();
             let pause = match self.db.read(documents::awaiting_seal).await {
                 Ok(waiting) => {
-                    let due: Vec<i64> = waiting
+                    let due: Vec<DocumentId> = waiting
                         .iter()
                         .filter(|(_, next)| next.is_none_or(|t| t <= at))
                         .map(|(doc, _)| *doc)
@@ -271,7 +272,7 @@ impl Sealer {
                             return;
                         }
                         if let Err(e) = self.attempt(*doc).await {
-                            tracing::error!(document = doc, error = %e, "recording a sealing attempt failed");
+                            tracing::error!(document = doc.get(), error = %e, "recording a sealing attempt failed");
                             trouble = true;
                         }
                     }
@@ -302,7 +303,7 @@ impl Sealer {
 
     /// One attempt at sealing `doc`; a failure is recorded with the time of the next attempt,
     /// and the first one is told to the owner (mail and DOCUMENT_SEAL_FAILED), not every retry.
-    async fn attempt(&self, doc: i64) -> Result<(), AppError> {
+    async fn attempt(&self, doc: DocumentId) -> Result<(), AppError> {
         let lease = self.lease;
         let claimed = self
             .db
@@ -342,14 +343,14 @@ impl Sealer {
             .await?;
         match recorded {
             Some((failures, next_at)) => {
-                tracing::warn!(document = doc, failures, error = %failure.detail,
+                tracing::warn!(document = doc.get(), failures, error = %failure.detail,
                     next_attempt = %crate::core::timefmt::iso8601(next_at), "sealing failed; it will be retried");
                 if failures == 1 {
                     self.workers.notices();
                 }
             }
             // Cancelled in between: nothing more to do.
-            None => tracing::info!(document = doc, error = %failure.detail,
+            None => tracing::info!(document = doc.get(), error = %failure.detail,
                 "sealing failed on a document that is no longer pending"),
         }
         Ok(())
@@ -358,7 +359,7 @@ impl Sealer {
     /// Seals `doc` and completes it. On any failure nothing is left behind: the sealed file is
     /// written whole or not at all (`BlobStore::put` renames a synced temp file), and is removed
     /// again when the completing transaction fails or finds the document no longer PENDING.
-    async fn seal(&self, doc: i64) -> Result<(), Failure> {
+    async fn seal(&self, doc: DocumentId) -> Result<(), Failure> {
         let Gathered { blob, mut input } = self
             .db
             .read(move |c| gather(c, doc))
@@ -414,7 +415,7 @@ impl Sealer {
             .await;
         if let Ok(true) = completed {
             self.workers.notices();
-            tracing::info!(document = doc, "document sealed and completed");
+            tracing::info!(document = doc.get(), "document sealed and completed");
             return Ok(());
         }
         let blobs = self.blobs.clone();
@@ -471,6 +472,7 @@ impl Failure {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::ids::UserId;
     use crate::identity::scope::Scope;
     use crate::identity::users::checks::PasswordChecks;
     use crate::signing::documents::audit::Origin;
@@ -482,7 +484,7 @@ mod tests {
 
     fn owner() -> Principal {
         Principal {
-            user_id: 1,
+            user_id: UserId::new(1),
             scopes: Scope::ALL.to_vec(),
             via: Via::ApiKey,
         }
@@ -534,7 +536,7 @@ mod tests {
             kind: Event::FieldFilled,
             created_at: "2026-01-01T10:00:00Z".into(),
             actor: "ann@example.com".into(),
-            recipient_id: Some(2),
+            recipient_id: Some(crate::core::ids::RecipientId::new(2)),
             ip_address: Some("10.0.0.1".into()),
             user_agent: None,
             data: match fills {

@@ -2,6 +2,7 @@
 //! document's `formValues` filled into its PDF first), resend, download and the audit log. Each
 //! owns its transaction and the notices it queues, and wakes the workers that send them.
 
+use crate::core::ids::{DocumentId, RecipientId, UserId};
 use serde_json::json;
 
 use super::flow::{self, Origin};
@@ -42,7 +43,7 @@ pub struct SendOptions {
 pub async fn send(
     ctx: &Context,
     who: &Principal,
-    id: i64,
+    id: DocumentId,
     opts: SendOptions,
     origin: Origin,
 ) -> Result<DocumentView, AppError> {
@@ -125,8 +126,8 @@ impl FormFill {
 /// 400 listing them and the form's own names.
 async fn fill_form(
     ctx: &Context,
-    user: i64,
-    id: i64,
+    user: UserId,
+    id: DocumentId,
     strict: bool,
 ) -> Result<Option<FormFill>, AppError> {
     let found = ctx.db.read(move |c| store::owned(c, user, id)).await?;
@@ -175,9 +176,9 @@ async fn fill_form(
 pub async fn resend(
     ctx: &Context,
     who: &Principal,
-    id: i64,
-    recipients: Vec<i64>,
-) -> Result<Vec<i64>, AppError> {
+    id: DocumentId,
+    recipients: Vec<RecipientId>,
+) -> Result<Vec<RecipientId>, AppError> {
     let (user, app) = (who.user_id, ctx.app.clone());
     let reminded = ctx
         .db
@@ -203,7 +204,7 @@ pub struct Download {
 pub async fn download(
     ctx: &Context,
     who: &Principal,
-    id: i64,
+    id: DocumentId,
     original: bool,
     origin: Origin,
 ) -> Result<Download, AppError> {
@@ -253,7 +254,7 @@ pub const AUDIT_PAGE_MAX: i64 = 500;
 pub async fn audit_log(
     ctx: &Context,
     who: &Principal,
-    id: i64,
+    id: DocumentId,
     (page, per_page): (i64, i64),
 ) -> Result<(Vec<audit::AuditEvent>, i64), AppError> {
     let user = who.user_id;

@@ -1,6 +1,7 @@
 //! SQL for `fields`, of documents and of templates alike (`Parent`), and the values recipients
 //! enter, each guarded by a WHERE clause that re-checks its precondition.
 
+use crate::core::ids::{DocumentId, FieldId, RecipientId};
 use crate::params;
 use crate::{core::db::Conn, core::db::Dialect, core::db::OptionalExtension, core::db::Row};
 
@@ -42,7 +43,7 @@ pub fn of(conn: &Conn, parent: Parent) -> Result<Vec<Field>, AppError> {
 }
 
 /// Field `id` of `parent`, or a 404.
-pub fn one(conn: &Conn, parent: Parent, id: i64) -> Result<Field, AppError> {
+pub fn one(conn: &Conn, parent: Parent, id: FieldId) -> Result<Field, AppError> {
     conn.query_row(
         &format!(
             "SELECT {COLUMNS} FROM fields WHERE {} = ?1 AND id = ?2",
@@ -55,7 +56,7 @@ pub fn one(conn: &Conn, parent: Parent, id: i64) -> Result<Field, AppError> {
     .ok_or_else(|| AppError::not_found("field"))
 }
 
-pub fn insert(tx: &Conn, parent: Parent, f: &NewField, now: i64) -> Result<i64, AppError> {
+pub fn insert(tx: &Conn, parent: Parent, f: &NewField, now: i64) -> Result<FieldId, AppError> {
     let inserted_id = tx.insert(
         &format!(
             "INSERT INTO fields ({}, recipient_id, type, page_number, page_x, page_y, page_width, page_height, field_meta, created_at)
@@ -75,12 +76,12 @@ pub fn insert(tx: &Conn, parent: Parent, f: &NewField, now: i64) -> Result<i64, 
             now
         ],
     )?;
-    Ok(inserted_id)
+    Ok(FieldId::new(inserted_id))
 }
 
 /// Gives new field `id` the value its owner set (a template's `prefillFields`): filled before
 /// anyone signs.
-pub fn preset(tx: &Conn, id: i64, text: &str, now: i64) -> Result<(), AppError> {
+pub fn preset(tx: &Conn, id: FieldId, text: &str, now: i64) -> Result<(), AppError> {
     tx.execute(
         "UPDATE fields SET custom_text = ?2, inserted = 1, filled_at = ?3 WHERE id = ?1",
         params![id, text, now],
@@ -91,7 +92,7 @@ pub fn preset(tx: &Conn, id: i64, text: &str, now: i64) -> Result<(), AppError> 
 /// Replaces field `id` of document `doc` by `f`. A value it held (on a draft, the owner's
 /// preset; a PENDING document's filled fields cannot change) is kept while its recipient and
 /// type stay, and forgotten otherwise.
-pub fn update(tx: &Conn, doc: i64, id: i64, f: &NewField) -> Result<(), AppError> {
+pub fn update(tx: &Conn, doc: DocumentId, id: FieldId, f: &NewField) -> Result<(), AppError> {
     let n = tx.execute(
         "UPDATE fields SET recipient_id = ?3, type = ?4, page_number = ?5, page_x = ?6, page_y = ?7,
                 page_width = ?8, page_height = ?9, field_meta = ?10,
@@ -119,7 +120,7 @@ pub fn update(tx: &Conn, doc: i64, id: i64, f: &NewField) -> Result<(), AppError
     Ok(())
 }
 
-pub fn delete(tx: &Conn, doc: i64, id: i64) -> Result<(), AppError> {
+pub fn delete(tx: &Conn, doc: DocumentId, id: FieldId) -> Result<(), AppError> {
     let n = tx.execute(
         "DELETE FROM fields WHERE document_id = ?1 AND id = ?2",
         params![doc, id],
@@ -132,7 +133,7 @@ pub fn delete(tx: &Conn, doc: i64, id: i64) -> Result<(), AppError> {
 
 /// Forgets every value recipient `recipient` entered (not the owner's presets: read-only
 /// fields, which the recipient cannot fill).
-pub fn clear_values(tx: &Conn, recipient: i64) -> Result<(), AppError> {
+pub fn clear_values(tx: &Conn, recipient: RecipientId) -> Result<(), AppError> {
     let read_only = match tx.dialect() {
         Dialect::Sqlite => "coalesce(json_extract(field_meta, '$.readOnly'), 0)",
         Dialect::Postgres => "coalesce((field_meta::jsonb ->> 'readOnly')::boolean, false)",
@@ -158,8 +159,8 @@ pub enum Value<'a> {
 /// Returns false when that no longer holds.
 pub fn save_value(
     tx: &Conn,
-    field: i64,
-    recipient: i64,
+    field: FieldId,
+    recipient: RecipientId,
     value: Value<'_>,
     now: i64,
 ) -> Result<bool, AppError> {
@@ -179,7 +180,7 @@ pub fn save_value(
 
 /// Sets the value of every DATE field of `recipient` not already set (at completion; a
 /// template's `prefillFields` may have set one).
-pub fn fill_dates(tx: &Conn, recipient: i64, text: &str, now: i64) -> Result<(), AppError> {
+pub fn fill_dates(tx: &Conn, recipient: RecipientId, text: &str, now: i64) -> Result<(), AppError> {
     tx.execute(
         "UPDATE fields SET custom_text = ?2, inserted = 1, filled_at = ?3
          WHERE recipient_id = ?1 AND type = 'DATE' AND inserted = 0",
@@ -189,7 +190,11 @@ pub fn fill_dates(tx: &Conn, recipient: i64, text: &str, now: i64) -> Result<(),
 }
 
 /// The PNG drawn into field `field` of document `doc`, if one was.
-pub fn signature_png(conn: &Conn, doc: i64, field: i64) -> Result<Option<Vec<u8>>, AppError> {
+pub fn signature_png(
+    conn: &Conn,
+    doc: DocumentId,
+    field: FieldId,
+) -> Result<Option<Vec<u8>>, AppError> {
     Ok(conn
         .query_row(
             "SELECT signature_png FROM fields

@@ -5,6 +5,7 @@
 pub mod fields;
 pub mod recipients;
 
+use crate::core::ids::{DocumentId, TemplateId, UserId};
 use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension, core::db::Row};
 use serde_json::Value;
@@ -18,8 +19,8 @@ use crate::core::error::AppError;
 /// Whose recipients and fields: a document's or a template's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Parent {
-    Document(i64),
-    Template(i64),
+    Document(DocumentId),
+    Template(TemplateId),
 }
 
 impl Parent {
@@ -33,7 +34,8 @@ impl Parent {
 
     pub fn id(self) -> i64 {
         match self {
-            Parent::Document(id) | Parent::Template(id) => id,
+            Parent::Document(id) => id.get(),
+            Parent::Template(id) => id.get(),
         }
     }
 
@@ -107,12 +109,12 @@ fn load_where(
 }
 
 /// Document `id` with its recipients and fields.
-pub fn load(conn: &Conn, id: i64) -> Result<Document, AppError> {
+pub fn load(conn: &Conn, id: DocumentId) -> Result<Document, AppError> {
     load_where(conn, "id = ?1", [id])?.ok_or_else(|| AppError::not_found("document"))
 }
 
 /// The user's document `id`, or a 404 (also for another user's document).
-pub fn owned(conn: &Conn, user: i64, id: i64) -> Result<Document, AppError> {
+pub fn owned(conn: &Conn, user: UserId, id: DocumentId) -> Result<Document, AppError> {
     load_where(conn, "id = ?1 AND user_id = ?2", params![id, user])?
         .ok_or_else(|| AppError::not_found("document"))
 }
@@ -128,14 +130,14 @@ pub fn by_data_id(conn: &Conn, data_id: &str) -> Result<Option<Document>, AppErr
 /// the triggers keep (`crate::core::db::counts`).
 pub fn list(
     conn: &Conn,
-    user: i64,
+    user: UserId,
     status: Option<Status>,
     limit: i64,
     offset: i64,
 ) -> Result<(Vec<Document>, i64), AppError> {
     let total = crate::core::db::counts::listed(
         conn,
-        user,
+        user.get(),
         crate::core::db::counts::List::Documents,
         status.map(Status::as_str),
     )?;
@@ -166,11 +168,11 @@ pub fn list(
 
 pub fn insert(
     tx: &Conn,
-    user: i64,
+    user: UserId,
     doc: &CreateDocument,
     data_id: &str,
     now: i64,
-) -> Result<i64, AppError> {
+) -> Result<DocumentId, AppError> {
     let inserted_id = tx.insert(
         "INSERT INTO documents (user_id, external_id, title, document_data_id, meta, auth_options, form_values, created_at, updated_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
@@ -185,7 +187,7 @@ pub fn insert(
             now
         ],
     )?;
-    let id = inserted_id;
+    let id = DocumentId::new(inserted_id);
     for r in &doc.recipients {
         recipients::insert(tx, Parent::Document(id), r, now)?;
     }
@@ -236,7 +238,7 @@ pub fn delete(tx: &Conn, doc: &Document, now: i64) -> Result<Deleted, AppError> 
 /// Records an uploaded file on a draft (checked in SQL); returns the replaced blob's id.
 pub fn set_file(
     tx: &Conn,
-    doc: i64,
+    doc: DocumentId,
     blob: &crate::core::blob::store::StoredBlob,
     page_sizes: &str,
     now: i64,
@@ -265,7 +267,7 @@ pub fn set_file(
 }
 
 /// Marks the document changed now.
-pub fn touch(tx: &Conn, doc: i64, now: i64) -> Result<(), AppError> {
+pub fn touch(tx: &Conn, doc: DocumentId, now: i64) -> Result<(), AppError> {
     tx.execute(
         "UPDATE documents SET updated_at = ?2 WHERE id = ?1",
         params![doc, now],
@@ -275,7 +277,7 @@ pub fn touch(tx: &Conn, doc: i64, now: i64) -> Result<(), AppError> {
 
 /// Marks template `template` changed now: its recipients and fields are written here too
 /// (`Parent`).
-pub fn touch_template(tx: &Conn, template: i64, now: i64) -> Result<(), AppError> {
+pub fn touch_template(tx: &Conn, template: TemplateId, now: i64) -> Result<(), AppError> {
     tx.execute(
         "UPDATE templates SET updated_at = ?2 WHERE id = ?1",
         params![template, now],
@@ -284,7 +286,7 @@ pub fn touch_template(tx: &Conn, template: i64, now: i64) -> Result<(), AppError
 }
 
 /// Replaces the document's `meta` (e.g. the e-mail settings a send overrides).
-pub fn set_meta(tx: &Conn, doc: i64, meta: &Meta, now: i64) -> Result<(), AppError> {
+pub fn set_meta(tx: &Conn, doc: DocumentId, meta: &Meta, now: i64) -> Result<(), AppError> {
     let json = serde_json::to_string(meta)
         .map_err(|e| AppError::internal(format!("meta does not serialise: {e}")))?;
     tx.execute(
@@ -295,7 +297,7 @@ pub fn set_meta(tx: &Conn, doc: i64, meta: &Meta, now: i64) -> Result<(), AppErr
 }
 
 /// Records the template a document was generated from (`templates.id`, SET NULL on its deletion).
-pub fn set_template(tx: &Conn, doc: i64, template: i64) -> Result<(), AppError> {
+pub fn set_template(tx: &Conn, doc: DocumentId, template: TemplateId) -> Result<(), AppError> {
     tx.execute(
         "UPDATE documents SET template_id = ?2 WHERE id = ?1",
         params![doc, template],
@@ -306,7 +308,7 @@ pub fn set_template(tx: &Conn, doc: i64, template: i64) -> Result<(), AppError> 
 /// Moves the document from `from` to `to`; false when it was no longer `from`.
 pub fn set_status(
     tx: &Conn,
-    doc: i64,
+    doc: DocumentId,
     from: Status,
     to: Status,
     now: i64,
@@ -322,7 +324,7 @@ pub fn set_status(
 
 /// Records the sealed file and completes the document, if it is still PENDING with every
 /// acting recipient finished. False otherwise (e.g. cancelled while sealing).
-pub fn complete(tx: &Conn, doc: i64, sealed: &str, now: i64) -> Result<bool, AppError> {
+pub fn complete(tx: &Conn, doc: DocumentId, sealed: &str, now: i64) -> Result<bool, AppError> {
     let n = tx.execute(
         "UPDATE documents SET status = 'COMPLETED', sealed_blob_id = ?2, completed_at = ?3, updated_at = ?3,
                 seal_next_at = NULL
@@ -337,7 +339,12 @@ pub fn complete(tx: &Conn, doc: i64, sealed: &str, now: i64) -> Result<bool, App
 /// attempt is due at `now`: true for the one worker (of any node) that gets it. The outcome
 /// (`complete`, `record_seal_failure`) ends the lease; when the process dies while sealing,
 /// the lease runs out and another worker seals it.
-pub fn claim_seal(tx: &Conn, doc: i64, now: i64, lease_until: i64) -> Result<bool, AppError> {
+pub fn claim_seal(
+    tx: &Conn,
+    doc: DocumentId,
+    now: i64,
+    lease_until: i64,
+) -> Result<bool, AppError> {
     let n = tx.execute(
         "UPDATE documents SET seal_next_at = ?3
           WHERE id = ?1 AND status = 'PENDING' AND (seal_next_at IS NULL OR seal_next_at <= ?2)",
@@ -348,7 +355,7 @@ pub fn claim_seal(tx: &Conn, doc: i64, now: i64, lease_until: i64) -> Result<boo
 
 /// PENDING documents whose acting recipients have all finished but that are not sealed yet,
 /// with when their next sealing attempt is due (`None`: at once; a time after a failure).
-pub fn awaiting_seal(conn: &Conn) -> Result<Vec<(i64, Option<i64>)>, AppError> {
+pub fn awaiting_seal(conn: &Conn) -> Result<Vec<(DocumentId, Option<i64>)>, AppError> {
     let mut stmt = conn.prepare(
         "SELECT d.id, d.seal_next_at FROM documents d WHERE d.status = 'PENDING'
            AND EXISTS (SELECT 1 FROM recipients WHERE document_id = d.id AND role <> 'CC')
@@ -363,7 +370,7 @@ pub fn awaiting_seal(conn: &Conn) -> Result<Vec<(i64, Option<i64>)>, AppError> {
 /// document is no longer PENDING.
 pub fn record_seal_failure(
     tx: &Conn,
-    doc: i64,
+    doc: DocumentId,
     error: &str,
     next: impl Fn(u32) -> i64,
     now: i64,

@@ -1,6 +1,7 @@
 //! SQL for `recipients`, of documents and of templates alike (`Parent`), and their changes
 //! while a document is signed, each guarded by a WHERE clause that re-checks its precondition.
 
+use crate::core::ids::{DocumentId, RecipientId, UserId};
 use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension, core::db::Row};
 
@@ -54,7 +55,7 @@ pub fn of(conn: &Conn, parent: Parent) -> Result<Vec<Recipient>, AppError> {
 }
 
 /// Recipient `id` of `parent`, or a 404.
-pub fn one(conn: &Conn, parent: Parent, id: i64) -> Result<Recipient, AppError> {
+pub fn one(conn: &Conn, parent: Parent, id: RecipientId) -> Result<Recipient, AppError> {
     conn.query_row(
         &format!(
             "SELECT {COLUMNS} FROM recipients WHERE {} = ?1 AND id = ?2",
@@ -91,7 +92,12 @@ fn on_unique(e: crate::core::db::Error, parent: Parent, email: &str) -> AppError
 
 /// Adds a recipient with a fresh token; the same e-mail twice on one parent is refused (a
 /// document generated from a template could not hold both).
-pub fn insert(tx: &Conn, parent: Parent, r: &NewRecipient, now: i64) -> Result<i64, AppError> {
+pub fn insert(
+    tx: &Conn,
+    parent: Parent,
+    r: &NewRecipient,
+    now: i64,
+) -> Result<RecipientId, AppError> {
     let exists: bool = tx.query_row(
         &format!(
             "SELECT EXISTS (SELECT 1 FROM recipients WHERE {} = ?1 AND email = ?2)",
@@ -121,14 +127,19 @@ pub fn insert(tx: &Conn, parent: Parent, r: &NewRecipient, now: i64) -> Result<i
         ],
     )
     .map_err(|e| on_unique(e, parent, &r.email))?;
-    Ok(inserted_id)
+    Ok(RecipientId::new(inserted_id))
 }
 
 /// Changes a document's recipient that has not acted yet; the other recipients stay as they
 /// are. A new e-mail address is a new person: the recipient gets a new signing token (the old
 /// link then answers like an unknown one), is again unsent and unopened, and loses values
 /// entered through the old link. Returns the previous address when it changed.
-pub fn update(tx: &Conn, doc: i64, id: i64, r: &NewRecipient) -> Result<Option<String>, AppError> {
+pub fn update(
+    tx: &Conn,
+    doc: DocumentId,
+    id: RecipientId,
+    r: &NewRecipient,
+) -> Result<Option<String>, AppError> {
     let old = one(tx, Parent::Document(doc), id)?.email;
     let readdressed = old != r.email;
     let n = tx
@@ -157,7 +168,7 @@ pub fn update(tx: &Conn, doc: i64, id: i64, r: &NewRecipient) -> Result<Option<S
 }
 
 /// Deletes a document's recipient that has not acted, and its fields.
-pub fn delete(tx: &Conn, doc: i64, id: i64) -> Result<(), AppError> {
+pub fn delete(tx: &Conn, doc: DocumentId, id: RecipientId) -> Result<(), AppError> {
     let n = tx.execute(
         "DELETE FROM recipients WHERE document_id = ?1 AND id = ?2 AND signing_status = 'NOT_SIGNED'",
         params![doc, id],
@@ -173,7 +184,7 @@ pub fn delete(tx: &Conn, doc: i64, id: i64) -> Result<(), AppError> {
 
 /// The document and recipient a signing token names; `None` for an unknown token (also a
 /// template's recipient).
-pub fn by_token(conn: &Conn, token: &str) -> Result<Option<(i64, i64)>, AppError> {
+pub fn by_token(conn: &Conn, token: &str) -> Result<Option<(DocumentId, RecipientId)>, AppError> {
     Ok(conn
         .query_row(
             "SELECT document_id, id FROM recipients WHERE token = ?1 AND document_id IS NOT NULL",
@@ -184,7 +195,11 @@ pub fn by_token(conn: &Conn, token: &str) -> Result<Option<(i64, i64)>, AppError
 }
 
 /// Recipient `recipient`'s signing token, while its address is still `email`.
-pub fn token_for(conn: &Conn, recipient: i64, email: &str) -> Result<Option<String>, AppError> {
+pub fn token_for(
+    conn: &Conn,
+    recipient: RecipientId,
+    email: &str,
+) -> Result<Option<String>, AppError> {
     Ok(conn
         .query_row(
             "SELECT token FROM recipients WHERE id = ?1 AND email = ?2 AND document_id IS NOT NULL",
@@ -196,7 +211,7 @@ pub fn token_for(conn: &Conn, recipient: i64, email: &str) -> Result<Option<Stri
 
 /// The recipient's signing request was handed to the mail system: `sendStatus` SENT, and
 /// `sent_at` the first time.
-pub fn mark_sent(tx: &Conn, recipient: i64, now: i64) -> Result<(), AppError> {
+pub fn mark_sent(tx: &Conn, recipient: RecipientId, now: i64) -> Result<(), AppError> {
     tx.execute(
         "UPDATE recipients SET send_status = 'SENT', sent_at = COALESCE(sent_at, ?2) WHERE id = ?1",
         params![recipient, now],
@@ -205,7 +220,7 @@ pub fn mark_sent(tx: &Conn, recipient: i64, now: i64) -> Result<(), AppError> {
 }
 
 /// First visit: OPENED (and SENT, the link having reached them). True when this was the first.
-pub fn mark_opened(tx: &Conn, recipient: i64, now: i64) -> Result<bool, AppError> {
+pub fn mark_opened(tx: &Conn, recipient: RecipientId, now: i64) -> Result<bool, AppError> {
     let n = tx.execute(
         "UPDATE recipients SET read_status = 'OPENED', opened_at = ?2,
                 send_status = 'SENT', sent_at = COALESCE(sent_at, ?2)
@@ -226,7 +241,12 @@ pub struct Finish<'a> {
 
 /// The recipient finishes (SIGNED: signed, approved or viewed) or rejects, if it has not yet
 /// and the document is PENDING. Returns false when that no longer holds.
-pub fn finish(tx: &Conn, recipient: i64, f: Finish<'_>, now: i64) -> Result<bool, AppError> {
+pub fn finish(
+    tx: &Conn,
+    recipient: RecipientId,
+    f: Finish<'_>,
+    now: i64,
+) -> Result<bool, AppError> {
     let n = tx.execute(
         "UPDATE recipients SET signing_status = ?2, signed_at = ?3, rejection_reason = ?4,
                 acted_ip = ?5, acted_user_agent = ?6
@@ -241,9 +261,9 @@ pub fn finish(tx: &Conn, recipient: i64, f: Finish<'_>, now: i64) -> Result<bool
 /// and the account.
 pub fn record_auth(
     tx: &Conn,
-    recipient: i64,
+    recipient: RecipientId,
     method: Option<ActionAuth>,
-    user: Option<i64>,
+    user: Option<UserId>,
 ) -> Result<(), AppError> {
     tx.execute(
         "UPDATE recipients SET auth_method = ?2, auth_user_id = ?3 WHERE id = ?1",

@@ -18,6 +18,7 @@ mod stamp;
 #[cfg(test)]
 mod tests;
 
+use crate::core::ids::DocumentId;
 use lopdf::{Document, Object};
 
 pub use signer::{SEAL_DAYS, SEAL_RENEW_WITHIN_DAYS, SealSigner};
@@ -83,7 +84,7 @@ pub enum FieldValue {
 #[derive(Debug, Clone)]
 pub struct AuditSummary {
     pub title: String,
-    pub document_id: i64,
+    pub document_id: DocumentId,
     pub original_sha256: String,
     pub completed_at: String,
     pub recipients: Vec<AuditRecipient>,

@@ -28,7 +28,7 @@ fn signer() -> &'static SealSigner {
 fn audit(recipients: usize, events: usize) -> AuditSummary {
     AuditSummary {
         title: "Lease agreement Überlingen".into(),
-        document_id: 4711,
+        document_id: crate::core::ids::DocumentId::new(4711),
         original_sha256: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08".into(),
         completed_at: "2026-11-21 16:00:00 UTC".into(),
         recipients: (0..recipients)

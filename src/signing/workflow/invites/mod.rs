@@ -6,6 +6,7 @@
 pub mod store;
 
 use crate::core::db::Conn;
+use crate::core::ids::RecipientId;
 
 use crate::core::context::Context;
 use crate::core::crypto::SecretToken;
@@ -23,12 +24,17 @@ pub const PER_HOUR: i64 = 3;
 pub struct Invite {
     pub id: i64,
     pub email: String,
-    pub recipient_id: Option<i64>,
+    pub recipient_id: Option<RecipientId>,
 }
 
 /// A new link for `email` (from recipient `recipient`'s signing page). 409 when the address
 /// has an account already, 429 past `PER_HOUR` links an hour.
-pub fn create(tx: &Conn, email: &str, recipient: i64, now: i64) -> Result<SecretToken, AppError> {
+pub fn create(
+    tx: &Conn,
+    email: &str,
+    recipient: RecipientId,
+    now: i64,
+) -> Result<SecretToken, AppError> {
     // Counted, then inserted: links for one address take turns so the hourly cap holds.
     tx.serialize_on(&format!("invites:{email}"))?;
     if crate::identity::users::store::find_by_email(tx, email)?.is_some() {

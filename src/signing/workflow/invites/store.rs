@@ -1,5 +1,6 @@
 //! SQL for `account_invites`: the one-time links that let a recipient create an account.
 
+use crate::core::ids::RecipientId;
 use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension};
 
@@ -28,7 +29,7 @@ pub fn insert(
     conn: &Conn,
     email: &str,
     token_hash: &str,
-    recipient: Option<i64>,
+    recipient: Option<RecipientId>,
     now: i64,
     expires_at: i64,
 ) -> Result<(), AppError> {
