@@ -154,6 +154,11 @@ fn on_postgres_a_database_of_the_version_before_gains_the_table() {
             Ok(c.execute_batch(
                 "DROP TABLE rate_windows; DROP INDEX documents_pending;
                  ALTER TABLE sessions DROP COLUMN confirmed_at;
+                 DROP TABLE list_counts;
+                 DROP FUNCTION documents_counted_fn, documents_uncounted_fn,
+                     documents_recounted_fn, templates_counted_fn, templates_uncounted_fn,
+                     bookings_counted_fn, bookings_uncounted_fn, bookings_recounted_fn CASCADE;
+                 DROP INDEX documents_listed, documents_listed_status, bookings_user_status;
                  UPDATE docket_schema SET version = 14",
             )?)
         })
