@@ -137,7 +137,7 @@ pub struct Opened {
 /// and DOCUMENT_OPENED webhook, queued with it).
 pub async fn open(ctx: &Context, visit: Visit, origin: Origin) -> Result<Opened, AppError> {
     let app = ctx.app.clone();
-    let opened = ctx
+    let (opened, first) = ctx
         .db
         .write(move |tx| {
             let l = shown_link(tx, &visit)?;
@@ -156,23 +156,27 @@ pub async fn open(ctx: &Context, visit: Visit, origin: Origin) -> Result<Opened,
             };
             // A finished recipient may come back to see what they did; the page says so.
             let pending = l.document.status == Status::Pending;
-            if gate.is_none() && pending && flow::open(tx, &l, &origin, now())? {
+            let first = gate.is_none() && pending && flow::open(tx, &l, &origin, now())?;
+            if first {
                 notify::event(tx, l.document.id, Event::DocumentOpened, &app, now())?;
             }
             let attachments = match gate {
                 None => l.document.meta.attachments,
                 Some(_) => Vec::new(),
             };
-            Ok(Opened {
+            let opened = Opened {
                 title: l.document.title,
                 status: l.document.status,
                 role: l.me.role,
                 gate,
                 attachments,
-            })
+            };
+            Ok((opened, first))
         })
         .await?;
-    ctx.workers.notices();
+    if first {
+        ctx.workers.notices();
+    }
     Ok(opened)
 }
 
