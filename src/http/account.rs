@@ -10,6 +10,7 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::account_factors::Security;
+use super::app::nav::{Nav, Section};
 use super::reply::redirect;
 use super::reply::{Format, error_response, page};
 use super::session::{Form, SignedIn, signed_in};
@@ -55,8 +56,8 @@ async fn show(state: AppState, (session, user): SignedIn, next: Option<String>) 
         super::account_factors::Security::of(&state, factors_csrf, &overview, next.as_deref());
     let session_hash = SecretToken::presented(&session).hash();
     page(Ok(AccountPage {
+        nav: Nav::of(&state, &session, &user, Section::Account),
         user: &user,
-        logout_csrf: csrf::token(&state.keys, "logout", &[&session_hash]),
         security,
         apps: apps(&state, &session_hash, &overview.grants),
     }))
@@ -66,8 +67,8 @@ async fn show(state: AppState, (session, user): SignedIn, next: Option<String>) 
 #[derive(Template)]
 #[template(path = "account/overview.html")]
 struct AccountPage<'a> {
+    nav: Nav,
     user: &'a User,
-    logout_csrf: String,
     security: Security<'a>,
     apps: Vec<AppItem>,
 }

@@ -100,7 +100,8 @@ pub fn bearer_or_query_key(
     per_credential(state, header_or_query())
 }
 
-/// The principal behind the credentials `source` collects, holding every one of `scopes`.
+/// The principal behind the credentials `source` collects, holding every one of `scopes`; or,
+/// with neither `Authorization` nor `apiKey`, the owner's browser (`session::api_caller`).
 fn holding<S>(
     state: &AppState,
     source: S,
@@ -109,15 +110,36 @@ fn holding<S>(
 where
     S: Filter<Extract = Creds, Error = warp::Rejection> + Clone,
 {
-    let db = state.db.clone();
-    per_credential(state, source).and_then(move |creds| {
-        let (db, scopes) = (db.clone(), scopes.clone());
-        async move {
-            authenticate(&db, creds, &scopes)
-                .await
-                .map_err(super::reply::reject)
-        }
-    })
+    let state = state.clone();
+    source
+        .and(super::session::cookies())
+        .and(warp::header::optional::<String>("x-csrf-token"))
+        .and_then(
+            move |creds: Credentials, cookies: Option<String>, csrf: Option<String>| {
+                let (state, scopes) = (state.clone(), scopes.clone());
+                async move {
+                    let no_credential =
+                        creds.authorization.is_none() && creds.query_api_key.is_none();
+                    let browser = if no_credential {
+                        super::session::api_caller(&state, cookies.as_deref(), csrf.as_deref())
+                            .await
+                    } else {
+                        Ok(None)
+                    };
+                    let who = match browser {
+                        Ok(Some((session, user))) => super::limits::spend_session(&state, &session)
+                            .await
+                            .map(|()| Principal::browser(user.id)),
+                        Ok(None) => match super::limits::spend(&state, &creds).await {
+                            Ok(()) => authenticate(&state.db, creds, &scopes).await,
+                            Err(e) => Err(e),
+                        },
+                        Err(e) => Err(e),
+                    };
+                    who.map_err(super::reply::reject)
+                }
+            },
+        )
 }
 
 /// The principal behind `creds` (checked off the async threads), holding every one of `scopes`

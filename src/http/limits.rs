@@ -30,9 +30,16 @@ where
     })
 }
 
+/// Counts a call of the owner's browser (`session::api_caller`) against its session's
+/// per-minute budget, the same budget an API key has.
+pub async fn spend_session(state: &AppState, session: &str) -> Result<(), AppError> {
+    let key = crate::core::crypto::sha256_hex(format!("session {session}"));
+    state.limiter.check(&key, crate::core::db::now()).await
+}
+
 /// Counts the request against its credential's per-minute budget; on PostgreSQL the count is a
 /// database write, run off the async threads. A request without a credential is not counted.
-async fn spend(state: &AppState, creds: &Credentials) -> Result<(), AppError> {
+pub async fn spend(state: &AppState, creds: &Credentials) -> Result<(), AppError> {
     match creds.secret() {
         Some(secret) if !secret.is_empty() => {
             let key = crate::core::crypto::sha256_hex(secret);

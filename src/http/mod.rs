@@ -4,6 +4,7 @@
 pub mod account;
 pub mod account_confirm;
 pub mod account_factors;
+pub mod app;
 pub mod auth;
 pub mod authorize;
 pub mod body;
@@ -19,6 +20,7 @@ pub mod openapi;
 #[cfg(test)]
 mod openapi_check;
 pub mod page;
+pub mod page_image;
 pub mod proxy;
 pub mod redact;
 pub mod reply;
@@ -110,6 +112,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(account_confirm::routes(state.clone()))
         .unify()
         .or(account::routes(state.clone()))
+        .unify()
+        .or(app::routes(state.clone()))
         .unify()
         .or(static_files::routes())
         .unify()

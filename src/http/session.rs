@@ -27,6 +27,9 @@ pub type Form = HashMap<String, String>;
 /// The CSRF purpose of the account's second-factor forms and calls.
 pub const FACTORS: &str = "factors";
 
+/// The CSRF purpose of the web application's calls to `/api/v1` and its forms.
+pub const APP: &str = "app";
+
 /// A form-encoded body of at most 16 KiB.
 pub fn form() -> impl Filter<Extract = (Form,), Error = warp::Rejection> + Clone {
     super::body::capped_bytes(16 * 1024)
@@ -116,6 +119,26 @@ where
             }
         })
         .untuple_one()
+}
+
+/// The owner's browser calling the API: the session cookie with the `X-CSRF-Token` of `APP`.
+/// `None` unless the call carries both (then it is an API call like any other, and without
+/// `Authorization` a 401); a session that ended or a token that does not match is the JSON 403
+/// "sign in again".
+pub async fn api_caller(
+    state: &AppState,
+    cookie_header: Option<&str>,
+    presented: Option<&str>,
+) -> Result<Option<SignedIn>, AppError> {
+    if presented.is_none() || session_token(state, cookie_header).is_none() {
+        return Ok(None);
+    }
+    match current(state, cookie_header).await? {
+        Some(s) if matches_session(state, APP, &s.0, presented) => Ok(Some(s)),
+        _ => Err(AppError::Forbidden(
+            "sign in again and reload the page".into(),
+        )),
+    }
 }
 
 async fn session_or_sign_in(

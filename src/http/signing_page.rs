@@ -21,7 +21,6 @@ use crate::signing::documents::Status;
 use crate::signing::documents::meta::Attachment;
 use crate::signing::documents::recipients::Role;
 use crate::signing::workflow::flow::Origin;
-use crate::{signing::pdf::PageWidth, signing::pdf::RETRY_AFTER_SECS, signing::pdf::RenderError};
 use crate::{
     signing::workflow::link, signing::workflow::link::Gate, signing::workflow::link::Visit,
 };
@@ -62,60 +61,18 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     image.or(signature).unify().or(shown).unify().boxed()
 }
 
-/// `GET /sign/<token>/pages/<n>.png?w=<800|1200|1600>`: page `n` (1-based) rendered at that
-/// width (default 1200), from the page cache; a placeholder image (with `X-Docket-Page:
-/// placeholder`) for a page that cannot be drawn; 503 with Retry-After when every renderer
-/// stays busy.
+/// `GET /sign/<token>/pages/<n>.png?w=<800|1200|1600>`: page `n` of the link's document
+/// (`page_image::reply`). The link is a credential: no shared caches, but the browser may keep
+/// the image a while.
 async fn page_image(
     state: AppState,
     visit: Visit,
     file: String,
     query: std::collections::HashMap<String, String>,
 ) -> Result<Response, AppError> {
-    let n: usize = file
-        .strip_suffix(".png")
-        .and_then(|n| n.parse().ok())
-        .filter(|n| *n >= 1)
-        .ok_or_else(|| AppError::not_found("page"))?;
-    let width = match query.get("w") {
-        None => PageWidth::parse(1200),
-        Some(w) => w.parse().ok().and_then(PageWidth::parse),
-    }
-    .ok_or_else(|| AppError::bad_request(format!("w must be one of {:?}", PageWidth::ALLOWED)))?;
+    let (n, width) = super::page_image::parse(&file, &query)?;
     let (blob, size) = link::page_source(&state.ctx(), visit, n).await?;
-    let path = state
-        .blobs
-        .local_path_async(&blob)
-        .await
-        .map_err(AppError::from)?;
-    // A client that leaves drops this future, and with it its share of the render.
-    let image = state
-        .pages
-        .get_or_render(&blob, &path, n - 1, width, size)
-        .await
-        .map_err(|e| match e {
-            RenderError::Busy => AppError::Overloaded {
-                message: e.to_string(),
-                retry_after: RETRY_AFTER_SECS,
-            },
-            RenderError::NoSuchPage(_) => AppError::not_found("page"),
-            RenderError::Failed(cause) => {
-                AppError::internal(format!("rendering page {n} failed: {cause}"))
-            }
-        })?;
-    let mut resp = Response::new(image.png.into());
-    let h = resp.headers_mut();
-    h.insert("content-type", "image/png".parse().expect("static"));
-    if image.placeholder {
-        // The page cannot be drawn: the image says so; this header tells programs.
-        h.insert("x-docket-page", "placeholder".parse().expect("static"));
-    }
-    // The link is a credential: no shared caches, but the browser may keep it a while.
-    h.insert(
-        "cache-control",
-        "private, max-age=3600".parse().expect("static"),
-    );
-    Ok(resp)
+    super::page_image::reply(&state, &blob, size, n, width, "private, max-age=3600").await
 }
 
 /// `GET /sign/<token>/fields/<id>/signature.png`: the signature this recipient drew into one of

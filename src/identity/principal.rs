@@ -8,6 +8,9 @@ use crate::core::ids::{ClientId, GrantId, UserId};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Via {
     ApiKey,
+    /// The owner's own browser: the web application's calls, with the session cookie and its
+    /// CSRF token (every scope, as the owner's API key).
+    Session,
     /// An OAuth access token issued to this client (row id) under this grant (row id).
     AccessToken {
         client: ClientId,
@@ -23,6 +26,15 @@ pub struct Principal {
 }
 
 impl Principal {
+    /// The owner `user` in their own browser, signed in (`Via::Session`): every scope.
+    pub fn browser(user: UserId) -> Principal {
+        Principal {
+            user_id: user,
+            scopes: Scope::ALL.to_vec(),
+            via: Via::Session,
+        }
+    }
+
     /// Ok when the credential carries `scope`; else 403 `insufficient_scope`.
     pub fn require(&self, scope: Scope) -> Result<(), AppError> {
         if self.scopes.contains(&scope) {
@@ -35,16 +47,16 @@ impl Principal {
     /// The OAuth grant behind the credential; `None` for the user's own API key.
     pub fn grant(&self) -> Option<GrantId> {
         match self.via {
-            Via::ApiKey => None,
+            Via::ApiKey | Via::Session => None,
             Via::AccessToken { grant, .. } => Some(grant),
         }
     }
 
     /// Whether the caller may see recipients' signing links (`token`, `signingUrl`). A link is
-    /// the recipient's credential: the owner's API key sees it, a third-party app's
-    /// access token never does, whatever its scopes.
+    /// the recipient's credential: the owner's API key and the owner's own browser see it, a
+    /// third-party app's access token never does, whatever its scopes.
     pub fn sees_signing_links(&self) -> bool {
-        self.via == Via::ApiKey
+        matches!(self.via, Via::ApiKey | Via::Session)
     }
 
     /// Whether the caller may read documents and templates (READ_DOCUMENT; an API key has

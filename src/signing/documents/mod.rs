@@ -13,6 +13,7 @@ pub mod meta;
 pub mod model;
 pub mod notify;
 pub mod parts;
+pub mod preview;
 pub mod receipt;
 pub mod recipients;
 pub mod request;

@@ -1,0 +1,18 @@
+//! The web application for document owners: the pages a signed-in user works in (dashboard,
+//! new document, editor, document page) and what they share (`nav`, the page chrome; `preview`,
+//! the document's rendered pages). Each page calls the same use cases as the API, with the
+//! user's browser as the principal (`Principal::browser`); the pages' scripts call `/api/v1`
+//! itself with the session and the `X-CSRF-Token` of `session::APP` (`http::auth`).
+
+pub mod nav;
+pub mod preview;
+
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+use crate::http::state::AppState;
+
+pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    preview::routes(state).boxed()
+}

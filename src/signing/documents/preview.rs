@@ -1,0 +1,41 @@
+//! The owner's preview of a document: which stored file holds page `n` and that page's size,
+//! for the web application's editor and document page to show the pages (rendered by
+//! `signing::pdf` as the signing page's are).
+
+use crate::core::blob::BlobId;
+use crate::core::context::Context;
+use crate::core::error::AppError;
+use crate::core::ids::DocumentId;
+use crate::identity::principal::Principal;
+
+use super::model::Document;
+use super::store;
+
+/// The stored PDF behind page `n` (1-based) of the caller's document `id` and that page's size
+/// in points: the original upload, never the sealed copy (its pages are the same, and the
+/// fields drawn over the preview must not be drawn twice). Another user's document, a page
+/// past the last, or a document without a file is a 404.
+pub async fn page_source(
+    ctx: &Context,
+    who: &Principal,
+    id: DocumentId,
+    n: usize,
+) -> Result<(BlobId, (f32, f32)), AppError> {
+    let user = who.user_id;
+    ctx.db
+        .read(move |c| page_of(&store::owned(c, user, id)?, n))
+        .await
+}
+
+fn page_of(doc: &Document, n: usize) -> Result<(BlobId, (f32, f32)), AppError> {
+    let sizes = doc.page_sizes.as_deref().unwrap_or_default();
+    let Some(&[w, h]) = n.checked_sub(1).and_then(|i| sizes.get(i)) else {
+        return Err(AppError::not_found("page"));
+    };
+    let blob = doc
+        .blob_id
+        .as_deref()
+        .and_then(BlobId::parse)
+        .ok_or_else(|| AppError::not_found("page"))?;
+    Ok((blob, (w as f32, h as f32)))
+}
