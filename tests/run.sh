@@ -31,8 +31,8 @@ if ! command -v pdfsig >/dev/null || ! command -v pdftotext >/dev/null || ! comm
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils qpdf >/dev/null
 fi
-if ! [ -d tests/browser/node_modules/playwright-core ]; then
-  echo "== installing playwright-core (no browser download)"
+if ! [ -d tests/browser/node_modules/playwright-core ] || ! [ -d tests/browser/node_modules/axe-core ]; then
+  echo "== installing playwright-core (no browser download) and axe-core"
   (cd tests/browser && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
 fi
 

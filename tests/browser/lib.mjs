@@ -1,0 +1,72 @@
+// What the browser scripts share: Chromium launched as the tests must (Debian's, never a
+// download), a watch for script errors and requests leaving the server, axe-core run inside
+// each page, screenshots, the two sizes every page is judged at, and signing in.
+import { chromium } from 'playwright-core';
+import assert from 'node:assert/strict';
+import { readFileSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+export const DESKTOP = { width: 1280, height: 900 };
+export const PHONE = { width: 390, height: 844 };
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+// Problems seen on `page`: script errors, console errors, and requests to anything but
+// `origin` (the server under test) or data: URLs. Check with `assert.deepEqual(problems, [])`.
+export function watch(page, origin) {
+  const problems = [];
+  page.on('request', (r) => {
+    const u = r.url();
+    if (!u.startsWith(origin) && !u.startsWith('data:') && !u.startsWith('blob:')) problems.push('foreign ' + u);
+  });
+  page.on('pageerror', (e) => problems.push('script error ' + e.message));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push('console ' + m.text()); });
+  return problems;
+}
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+// Runs axe-core in `page` (injected through the DevTools protocol, so the page's strict CSP
+// stays on) and fails on any serious or critical violation, naming each with its elements.
+// Returns the number of violations of lesser impact.
+export async function axe(page, label) {
+  await page.evaluate(axeSource);
+  const result = await page.evaluate(async () => {
+    // eslint-disable-next-line no-undef
+    const r = await axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({
+      id: v.id, impact: v.impact, help: v.help,
+      nodes: v.nodes.slice(0, 5).map((n) => n.target.join(' ') + ': ' + n.failureSummary),
+    }));
+  });
+  const bad = result.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(bad, [], `axe-core on ${label}: ${JSON.stringify(bad, null, 1)}`);
+  return result.length;
+}
+
+// A full-page screenshot `<outDir>/<name>.png`.
+export async function shot(page, outDir, name) {
+  mkdirSync(outDir, { recursive: true });
+  await page.screenshot({ path: `${outDir}/${name}.png`, fullPage: true });
+}
+
+// Fails if the page scrolls sideways (every page must fit a 390 px phone).
+export async function fitsWidth(page, label) {
+  const over = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(over <= 0, `${label} scrolls sideways by ${over}px`);
+}
+
+// Signs in through the login form at `base`; ends on the page the login leads to.
+export async function signIn(page, base, email, password, next = '/') {
+  await page.goto(`${base}/auth/login?next=${encodeURIComponent(next)}`);
+  await page.getByLabel('E-mail').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: /sign in/i }).click();
+  await page.waitForURL((u) => !u.pathname.startsWith('/auth/login'));
+}
