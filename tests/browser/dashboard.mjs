@@ -21,8 +21,14 @@ async function context(size) {
 
 async function check(page, label, size) {
   summary.axeMinor += await axe(page, label);
-  if (size === PHONE) await fitsWidth(page, label);
   await shot(page, outDir, `${label}-${size === PHONE ? 'phone' : 'desktop'}`);
+  if (size === PHONE) {
+    const wide = await page.evaluate(() => [...document.querySelectorAll('body *')]
+      .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1)
+      .slice(0, 8).map((e) => `${e.tagName}.${e.className} ${Math.round(e.getBoundingClientRect().right)}`));
+    if (wide.length) console.error(label, 'wider than the phone:', wide);
+    await fitsWidth(page, label);
+  }
 }
 
 const count = async (page, tab) => Number((await page.locator(`#tab-${tab} .count`).textContent()).replace(/\D/g, ''));
