@@ -235,7 +235,7 @@ fn owned(
                 .iter()
                 .filter(|r| r.signing_status == SigningStatus::Signed)
                 .count();
-            let note = Some(format!("{done} of {} done", acting.len()));
+            let note = Some(format!("{done} of {} signed", acting.len()));
             let action = Action {
                 label: "View",
                 href: page.clone(),
