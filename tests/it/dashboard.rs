@@ -337,3 +337,52 @@ async fn a_new_account_is_invited_to_upload_its_first_pdf() {
     );
     app.stop().await;
 }
+
+#[tokio::test]
+async fn an_inbox_document_in_a_signing_order_says_when_my_turn_comes() {
+    let app = TestApp::spawn().await;
+    let d = app.data_dir();
+    add_account(&d, "ada@example.com", "Ada");
+    add_account(&d, "bob@example.com", "Bob");
+    let bob = app.api(
+        create_api_key(&d, "bob@example.com")["key"]
+            .as_str()
+            .unwrap(),
+    );
+    let created = bob
+        .create_document(
+            json!({"title": "Board minutes", "meta": {"signingOrder": "SEQUENTIAL"},
+            "recipients": [
+                {"name": "Cy", "email": "cy@example.com", "role": "SIGNER", "signingOrder": 1},
+                {"name": "Ada", "email": "ada@example.com", "role": "SIGNER", "signingOrder": 2}]}),
+        )
+        .await;
+    let id = created.document_id();
+    bob.upload_ok(created.upload_url(), fixture("a4-1p.pdf"))
+        .await;
+    for i in 0..2 {
+        let field = json!([{"recipientId": created.recipient_id(i), "type": "SIGNATURE",
+            "pageNumber": 1, "pageX": 10, "pageY": 10 + 20 * i, "pageWidth": 30, "pageHeight": 5}]);
+        bob.add_fields(id, field).await;
+    }
+    let (s, v) = bob.send(id).await;
+    assert_eq!(s, 200, "{v}");
+    let ada = browser(&app, "ada@example.com").await;
+    let html = page(&app, &ada.cookie, "/?tab=inbox").await;
+    assert_eq!(titles(&html), ["Board minutes"]);
+    assert!(
+        html.contains("your turn comes after the others before you have signed"),
+        "{html}"
+    );
+    // Once Cy has signed, it is Ada's turn.
+    let cy = app.signer(&created.token(0));
+    let doc = bob.document(id).await;
+    let (s, v) = cy.sign(&doc["fields"][0]["id"]).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = cy.complete(json!({})).await;
+    assert_eq!(s, 200, "{v}");
+    let html = page(&app, &ada.cookie, "/?tab=inbox").await;
+    assert!(!html.contains("your turn comes after"), "{html}");
+    assert!(html.contains("class=\"button small primary\""), "{html}");
+    app.stop().await;
+}

@@ -17,6 +17,7 @@ use crate::signing::documents::Status;
 use crate::signing::documents::listing::{self, Ask, Dashboard, Entry, Tab};
 use crate::signing::documents::model::Recipient;
 use crate::signing::documents::recipients::{ReadStatus, Role, SigningStatus};
+use crate::signing::workflow;
 
 /// The dashboard of the signed-in `user` for the query `q` (`tab`, `q`, `page`). A search the
 /// use case refuses is shown next to the search box, over the tab without it.
@@ -172,16 +173,27 @@ impl Row {
         let (href, action, note) = match &e.mine {
             Some(me) => {
                 let sign = format!("/sign/{}", me.token);
+                // In a signing order, the signing page waits for those before me.
+                let parties = workflow::parties(&doc.recipients);
+                let my_turn =
+                    workflow::current_turn(doc.meta.signing_order, &parties).contains(&me.id);
                 let action = Action {
                     label: sign_words(me.role),
                     href: sign.clone(),
-                    primary: true,
+                    primary: my_turn,
                 };
-                let from = e
+                let mut note = e
                     .sender
                     .as_ref()
                     .map(|s| format!("From {} ({})", s.name, s.email));
-                (sign, action, from)
+                if !my_turn {
+                    let wait = "your turn comes after the others before you have signed";
+                    note = Some(match note {
+                        Some(from) => format!("{from}; {wait}"),
+                        None => wait.to_string(),
+                    });
+                }
+                (sign, action, note)
             }
             None => owned(doc.id, doc.status, &doc.recipients),
         };
