@@ -4,6 +4,8 @@
 //! user's browser as the principal (`Principal::browser`); the pages' scripts call `/api/v1`
 //! itself with the session and the `X-CSRF-Token` of `session::APP` (`http::auth`).
 
+pub mod editor;
+mod editor_form;
 pub mod nav;
 pub mod preview;
 
@@ -14,5 +16,8 @@ use warp::reply::Response;
 use crate::http::state::AppState;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    preview::routes(state).boxed()
+    preview::routes(state.clone())
+        .or(editor::routes(state))
+        .unify()
+        .boxed()
 }
