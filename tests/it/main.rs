@@ -29,6 +29,7 @@ mod documenso_examples;
 mod document_settings;
 mod documents;
 mod editor_browser;
+mod editor_pages;
 mod factor_guard;
 mod hostile_pdf;
 mod http;

@@ -60,3 +60,16 @@ export function showError(err) {
   box.textContent = err.message || String(err);
   box.hidden = false;
 }
+
+// Links wait for the changes still being saved (`idle()` resolves once they are), so that
+// leaving the step loses nothing.
+export function finishBeforeLeaving(idle) {
+  document.addEventListener('click', async (e) => {
+    const a = e.target.closest && e.target.closest('a[href]');
+    if (!a || e.defaultPrevented || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+    e.preventDefault();
+    status('Saving…');
+    await idle();
+    window.location.href = a.href;
+  });
+}

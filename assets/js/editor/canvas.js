@@ -15,7 +15,8 @@ const clamp = (v, lo, hi) => Math.min(Math.max(v, lo), hi);
 const round = (v) => Math.round(v * 10000) / 10000;
 
 // `opts`: sizes ([[w, h] in points] per page), pageUrl(n, width), describe(field) -> {label,
-// colour}, onSelect(field|null), onChange(field, before) after a move, resize or nudge.
+// colour}, onSelect(field|null), onChange(field, before) after a move, resize or nudge,
+// onDelete(field) for the Delete key.
 export function createCanvas(container, opts) {
   const boxes = new Map();
   let selected = null;
@@ -150,6 +151,12 @@ export function createCanvas(container, opts) {
   // Arrow keys: by one point (ten with Shift); a burst of presses is one change.
   let burst = null;
   function key(e, f) {
+    if (e.key === 'Delete' || e.key === 'Backspace') {
+      e.preventDefault();
+      flush();
+      opts.onDelete(f);
+      return;
+    }
     const dir = KEYS[e.key];
     if (!dir) return;
     e.preventDefault();

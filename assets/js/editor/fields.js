@@ -3,7 +3,7 @@
 // (properties.js); every change is saved through the API's field routes as it is made, and
 // can be undone (undo.js), the undo saving the previous state again.
 
-import { showError, status } from './api.js';
+import { finishBeforeLeaving, showError, status } from './api.js';
 import { createCanvas, geometry } from './canvas.js';
 import { colourOf, nameOf, ordered, swatch } from './people.js';
 import { propertiesPanel, TYPE_LABELS } from './properties.js';
@@ -37,6 +37,7 @@ export async function init(subjectApi, context) {
     describe: (f) => ({ label: fieldLabel(f), colour: colourOf(recipients, f.recipientId) }),
     onSelect: (f) => panel.show(f),
     onChange: (f, before) => change(f, geometry(f), before, 'move'),
+    onDelete: remove,
   });
   panel = propertiesPanel(document.getElementById('props'), {
     recipients,
@@ -47,6 +48,7 @@ export async function init(subjectApi, context) {
   });
   fields.forEach(canvas.draw);
   palette();
+  finishBeforeLeaving(() => { canvas.flush(); return undo.idle(); });
   // `&field=<id>`: the review's link to a field that must change.
   const wanted = fields.find((f) => String(f.id) === new URLSearchParams(window.location.search).get('field'));
   if (wanted) { canvas.select(wanted); canvas.focus(wanted); }

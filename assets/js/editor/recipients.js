@@ -2,7 +2,7 @@
 // changes), reordered by dragging its handle or with Move up / Move down (saved as every
 // recipient's signingOrder), added and removed through the API's recipient routes.
 
-import { showError, status } from './api.js';
+import { finishBeforeLeaving, showError, status } from './api.js';
 import { ROLES, colourOf, ordered, swatch } from './people.js';
 import * as problems from './problems.js';
 import { dragToReorder } from './reorder.js';
@@ -12,6 +12,8 @@ const ACTION = { '': 'As the document says', ACCOUNT: 'Their account', PASSKEY: 
 
 let api;
 let list = [];
+// The changes being saved, one after the other.
+let saving = Promise.resolve(true);
 
 export async function init(subjectApi) {
   api = subjectApi;
@@ -21,9 +23,16 @@ export async function init(subjectApi) {
   const form = document.getElementById('add-recipient');
   form.addEventListener('submit', (e) => { e.preventDefault(); add(form); });
   dragToReorder(document.getElementById('recipient-list'), (from, to) => move(from, to));
+  finishBeforeLeaving(() => saving);
 }
 
-async function guarded(work, done) {
+// Runs `work` after the changes before it; `done` is said once it is saved.
+function guarded(work, done) {
+  saving = saving.then(() => attempt(work, done));
+  return saving;
+}
+
+async function attempt(work, done) {
   showError(null);
   status('Saving…');
   try {

@@ -59,7 +59,31 @@ function render() {
   const links = el('p', 'row');
   links.append(link('recipients', 'Change the recipients'), link('fields', 'Change the fields'));
   people.append(ol, links);
-  root.replaceChildren(settingsBox, people);
+  const notes = warnings();
+  if (notes.length) {
+    const box = el('div', 'alert');
+    box.setAttribute('role', 'note');
+    const ul = el('ul', 'review-notes');
+    for (const n of notes) ul.append(el('li', '', n));
+    box.append(el('p', '', 'Before you send:'), ul);
+    root.replaceChildren(box, settingsBox, people);
+  } else {
+    root.replaceChildren(settingsBox, people);
+  }
+}
+
+// What the sender may want to know; never a rule (the API says what refuses a send).
+function warnings() {
+  const notes = [];
+  if (doc.meta.distributionMethod === 'NONE') {
+    notes.push('Recipients get no e-mail: after sending, copy each signing link from the document page and hand it out.');
+  }
+  const idle = doc.recipients.filter((r) => r.role !== 'CC' && r.role !== 'VIEWER' && !doc.fields.some((f) => f.recipientId === r.id));
+  for (const r of idle) notes.push(`${nameOf(r)} has no fields to fill in.`);
+  if (doc.meta.signingOrder === 'SEQUENTIAL' && doc.recipients.length > 1) {
+    notes.push(`Recipients sign one after the other, starting with ${nameOf(ordered(doc.recipients)[0])}.`);
+  }
+  return notes;
 }
 
 function link(step, text, extra = '') {
