@@ -72,6 +72,19 @@ try {
     await saved(`${name} added.`);
   }
   assert.deepEqual((await page.locator('#recipient-list > li strong').allInnerTexts()).map((t) => t.trim()), ['1. Ann Archer', '2. Bob Baker']);
+  // Bob first by dragging his handle above Ann; Ann first again by keyboard.
+  const handle = await page.getByRole('button', { name: /Drag to reorder Bob Baker/ }).boundingBox();
+  const annBox = await page.locator('#recipient-list > li').first().boundingBox();
+  await page.mouse.move(handle.x + handle.width / 2, handle.y + handle.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(handle.x + handle.width / 2, annBox.y + 10, { steps: 6 });
+  await page.mouse.up();
+  await saved('Bob Baker is now number 1 of 2.');
+  assert.deepEqual((await page.locator('#recipient-list > li strong').allInnerTexts()).map((t) => t.trim()), ['1. Bob Baker', '2. Ann Archer']);
+  await page.getByRole('button', { name: 'Move up Ann Archer' }).focus();
+  await page.keyboard.press('Enter');
+  await saved('Ann Archer is now number 1 of 2.');
+  assert.deepEqual((await page.locator('#recipient-list > li strong').allInnerTexts()).map((t) => t.trim()), ['1. Ann Archer', '2. Bob Baker']);
   // Bob first, by keyboard: Tab to "Move up Bob Baker" and press Enter.
   await page.getByRole('button', { name: 'Move up Bob Baker' }).focus();
   await page.keyboard.press('Enter');
@@ -159,6 +172,32 @@ try {
   close((fieldOf('SIGNATURE').pageX * W) / 100, placed.SIGNATURE.x, 'SIGNATURE x after undo');
   close((fieldOf('SIGNATURE').pageY * H) / 100, placed.SIGNATURE.y, 'SIGNATURE y after undo');
   assert.equal(fieldOf('TEXT').fieldMeta.label, 'Company', 'undo took back only the move');
+  // Resize the text by its corner handle; undo (the button) puts its size back.
+  await page.locator('.ed-field[data-type=TEXT]').click();
+  const corner2 = await page.locator('.ed-field[data-type=TEXT] .handle-resize.se').boundingBox();
+  await page.mouse.move(corner2.x + corner2.width / 2, corner2.y + corner2.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(corner2.x + 60, corner2.y + 20, { steps: 5 });
+  await page.mouse.up();
+  await saved('Text · Ann Archer saved.');
+  doc = await load();
+  assert.ok((fieldOf('TEXT').pageWidth * W) / 100 > placed.TEXT.w + 20, 'the handle widened it');
+  close((fieldOf('TEXT').pageX * W) / 100, placed.TEXT.x, 'the se handle keeps the left edge');
+  await page.getByRole('button', { name: /^Undo/ }).click();
+  await saved('Undone: move Text · Ann Archer.');
+  doc = await load();
+  close((fieldOf('TEXT').pageWidth * W) / 100, placed.TEXT.w, 'TEXT width after undo');
+  close((fieldOf('TEXT').pageHeight * H) / 100, placed.TEXT.h, 'TEXT height after undo');
+  // Duplicate the signature, then delete the copy with the Delete key.
+  await page.locator('.ed-field[data-type=SIGNATURE]').click();
+  await page.getByRole('button', { name: 'Duplicate' }).click();
+  await page.waitForFunction(() => document.querySelectorAll('.ed-field[data-type=SIGNATURE]').length === 2);
+  await saved('Signature · Ann Archer saved.');
+  await page.keyboard.press('Delete');
+  await saved('Signature · Ann Archer deleted.');
+  doc = await load();
+  assert.equal(doc.fields.length, 2, 'the copy is gone');
+  close((fieldOf('SIGNATURE').pageX * W) / 100, placed.SIGNATURE.x, 'the original stays');
   await page.locator('.ed-field[data-type=SIGNATURE]').click();
   await axe(page, 'editor fields');
   await shot(page, outDir, 'editor-fields-desktop');
