@@ -184,7 +184,7 @@ try {
   assert.ok((fieldOf('TEXT').pageWidth * W) / 100 > placed.TEXT.w + 20, 'the handle widened it');
   close((fieldOf('TEXT').pageX * W) / 100, placed.TEXT.x, 'the se handle keeps the left edge');
   await page.getByRole('button', { name: /^Undo/ }).click();
-  await saved('Undone: move Text · Ann Archer.');
+  await saved('Undone: resize Text · Ann Archer.');
   doc = await load();
   close((fieldOf('TEXT').pageWidth * W) / 100, placed.TEXT.w, 'TEXT width after undo');
   close((fieldOf('TEXT').pageHeight * H) / 100, placed.TEXT.h, 'TEXT height after undo');

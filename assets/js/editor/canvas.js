@@ -15,7 +15,7 @@ const clamp = (v, lo, hi) => Math.min(Math.max(v, lo), hi);
 const round = (v) => Math.round(v * 10000) / 10000;
 
 // `opts`: sizes ([[w, h] in points] per page), pageUrl(n, width), describe(field) -> {label,
-// colour}, onSelect(field|null), onChange(field, before) after a move, resize or nudge,
+// colour}, onSelect(field|null), onChange(field, before, 'move'|'resize') after a move, resize or nudge,
 // onDelete(field) for the Delete key.
 export function createCanvas(container, opts) {
   const boxes = new Map();
@@ -141,7 +141,7 @@ export function createCanvas(container, opts) {
       el.removeEventListener('pointermove', move);
       el.removeEventListener('pointerup', up);
       el.removeEventListener('pointercancel', up);
-      if (JSON.stringify(geometry(f)) !== JSON.stringify(before)) opts.onChange(f, before);
+      if (JSON.stringify(geometry(f)) !== JSON.stringify(before)) opts.onChange(f, before, handle ? 'resize' : 'move');
     };
     el.addEventListener('pointermove', move);
     el.addEventListener('pointerup', up);
@@ -176,7 +176,7 @@ export function createCanvas(container, opts) {
     const { f, before, timer } = burst;
     clearTimeout(timer);
     burst = null;
-    if (JSON.stringify(geometry(f)) !== JSON.stringify(before)) opts.onChange(f, before);
+    if (JSON.stringify(geometry(f)) !== JSON.stringify(before)) opts.onChange(f, before, 'move');
   }
 
   return { draw, remove, select, focus, pageAt, flush, selected: () => selected };

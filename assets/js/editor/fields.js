@@ -36,7 +36,7 @@ export async function init(subjectApi, context) {
     pageUrl: (n, w) => `${ctx.pages}/${n}.png?w=${w}`,
     describe: (f) => ({ label: fieldLabel(f), colour: colourOf(recipients, f.recipientId) }),
     onSelect: (f) => panel.show(f),
-    onChange: (f, before) => change(f, geometry(f), before, 'move'),
+    onChange: (f, before, how) => change(f, geometry(f), before, how),
     onDelete: remove,
   });
   panel = propertiesPanel(document.getElementById('props'), {
