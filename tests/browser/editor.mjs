@@ -215,7 +215,8 @@ try {
   await bobItem.getByRole('link', { name: 'Place fields for Bob Baker' }).click();
   await page.waitForURL(/step=fields/);
   await page.getByLabel('For', { exact: true }).selectOption({ label: 'Bob Baker (bob@example.com)' });
-  // By keyboard: Enter on a palette type adds it near the top of page 1, centred at (50%, 12%).
+  // By keyboard: Enter on a palette type adds it near the top of the page in view (the only
+  // one), centred at (50%, 12%).
   await page.locator('.palette-item', { hasText: /^Signature$/ }).focus();
   await page.keyboard.press('Enter');
   await saved('Signature · Bob Baker saved.');

@@ -58,6 +58,18 @@ export function createCanvas(container, opts) {
     return null;
   }
 
+  // The page most of which is in view (the first when none is).
+  function visiblePage() {
+    let best = 1;
+    let most = 0;
+    for (const [i, p] of pages.entries()) {
+      const r = p.page.getBoundingClientRect();
+      const shown = Math.min(r.bottom, window.innerHeight) - Math.max(r.top, 0);
+      if (shown > most) { most = shown; best = i + 1; }
+    }
+    return best;
+  }
+
   function place(el, f) {
     el.style.left = `${f.pageX}%`;
     el.style.top = `${f.pageY}%`;
@@ -179,7 +191,7 @@ export function createCanvas(container, opts) {
     if (JSON.stringify(geometry(f)) !== JSON.stringify(before)) opts.onChange(f, before, 'move');
   }
 
-  return { draw, remove, select, focus, pageAt, flush, selected: () => selected };
+  return { draw, remove, select, focus, pageAt, visiblePage, flush, selected: () => selected };
 }
 
 function moved(g, dx, dy) {

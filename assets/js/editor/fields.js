@@ -176,7 +176,7 @@ function remove(f) {
 }
 
 // Dragging a type from the palette onto a page (pointer events: mouse, pen, touch); a press
-// without a drag adds the field near the top of the first page.
+// without a drag, or Enter, adds the field near the top of the page most in view.
 function palette() {
   document.getElementById('palette').addEventListener('pointerdown', (e) => {
     const item = e.target.closest('.palette-item');
@@ -202,7 +202,7 @@ function palette() {
       item.removeEventListener('pointermove', move);
       item.removeEventListener('pointerup', up);
       item.removeEventListener('pointercancel', up);
-      if (!ghost) return ev.type === 'pointerup' && create(newField(type, 1, 50, 12), 'add');
+      if (!ghost) return ev.type === 'pointerup' && create(newField(type, canvas.visiblePage(), 50, 12), 'add');
       ghost.remove();
       const at = ev.type === 'pointerup' && canvas.pageAt(ev.clientX, ev.clientY);
       if (at) create(newField(type, at.pageNumber, at.x, at.y), 'add');
@@ -212,12 +212,12 @@ function palette() {
     item.addEventListener('pointerup', up);
     item.addEventListener('pointercancel', up);
   });
-  // The keyboard: Enter or Space on a type adds it to the first page.
+  // The keyboard: Enter or Space on a type adds it to the page most in view.
   document.getElementById('palette').addEventListener('keydown', (e) => {
     const item = e.target.closest('.palette-item');
     if (item && (e.key === 'Enter' || e.key === ' ')) {
       e.preventDefault();
-      create(newField(item.dataset.type, 1, 50, 12), 'add');
+      create(newField(item.dataset.type, canvas.visiblePage(), 50, 12), 'add');
     }
   });
 }

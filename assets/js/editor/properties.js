@@ -65,6 +65,12 @@ export function propertiesPanel(form, opts) {
     for (const r of opts.recipients) who.add(new Option(nameOf(r), r.id, false, r.id === f.recipientId));
     who.addEventListener('change', () => opts.onChange(f, { recipientId: Number(who.value) }, 'give to another recipient'));
     parts.push(row('prop-recipient', 'Recipient', who));
+    if (opts.sizes.length > 1) {
+      const page = document.createElement('select');
+      opts.sizes.forEach((_, i) => page.add(new Option(`Page ${i + 1}`, i + 1, false, i + 1 === f.pageNumber)));
+      page.addEventListener('change', () => opts.onChange(f, { pageNumber: Number(page.value) }, 'move to another page'));
+      parts.push(row('prop-page', 'Page', page));
+    }
     // Position and size in points of the PDF, from the page's top-left corner.
     const grid = document.createElement('div');
     grid.className = 'grid-4';
