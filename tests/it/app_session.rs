@@ -10,12 +10,13 @@ use crate::support::api::fixture;
 use crate::support::login::{PASSWORD, add_account, hidden_inputs, sign_in};
 
 /// A signed-in browser: its `Cookie` header and the CSRF token its pages carry.
-struct Browser {
-    cookie: String,
-    csrf: String,
+pub(crate) struct Browser {
+    pub(crate) cookie: String,
+    pub(crate) csrf: String,
 }
 
-async fn browser(app: &TestApp, email: &str) -> Browser {
+/// `email` signed in through the login page (password `PASSWORD`).
+pub(crate) async fn browser(app: &TestApp, email: &str) -> Browser {
     let cookie = sign_in(app, email, PASSWORD).await.unwrap();
     let html = app
         .client
