@@ -101,6 +101,16 @@ impl AppError {
         }
     }
 
+    /// `wrong_state` naming what must change: each of `paths` (into the resource as the API
+    /// shows it, `recipients[1]`) with its own message.
+    pub fn wrong_state_at(message: impl Into<String>, details: Vec<FieldError>) -> Self {
+        AppError::BadRequest {
+            code: "invalid_state",
+            message: message.into(),
+            details,
+        }
+    }
+
     pub fn internal(cause: impl std::fmt::Display) -> Self {
         AppError::Internal(cause.to_string())
     }

@@ -19,6 +19,7 @@ use crate::signing::documents::answers::{
     DocumentCreated, DocumentDeleted, DocumentList, FieldRemoved, FieldsAdded, RecipientRemoved,
 };
 use crate::signing::documents::field_request::{FieldBatch, FieldPatch};
+use crate::signing::documents::settings::{self, UpdateDocumentRequest};
 use crate::{
     signing::documents::RecipientBrief, signing::documents::Status,
     signing::documents::parse_paging,
@@ -59,6 +60,13 @@ fn document_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .then(|id, who: Principal, st: AppState| async move {
             json_result(manage::get(&st.ctx(), &who, id).await)
         });
+    let update = warp::path!("api" / "v1" / "documents" / DocumentId)
+        .and(warp::patch())
+        .and(caller(&state, write))
+        .and(super::body::object::<UpdateDocumentRequest>())
+        .then(|id, who: Principal, st: AppState, b| async move {
+            write_result(&who, settings::update(&st.ctx(), &who, id, b).await)
+        });
     let delete = warp::path!("api" / "v1" / "documents" / DocumentId)
         .and(warp::delete())
         .and(caller(&state, write))
@@ -78,6 +86,8 @@ fn document_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(list)
         .unify()
         .or(get)
+        .unify()
+        .or(update)
         .unify()
         .or(delete)
         .unify()

@@ -73,6 +73,7 @@ struct Explorer;
         documents::create_document,
         documents::list_documents,
         documents::get_document,
+        documents::update_document,
         documents::delete_document,
         documents::add_recipient,
         documents::patch_recipient,
@@ -123,6 +124,7 @@ struct Explorer;
     components(schemas(
         crate::signing::documents::request::CreateDocumentRequest,
         crate::signing::documents::request::RecipientInput,
+        crate::signing::documents::settings::UpdateDocumentRequest,
         crate::integrations::request::CreateWebhookRequest,
         crate::integrations::request::CalSubscriptionRequest,
         crate::integrations::request::SignSubscriptionRequest,

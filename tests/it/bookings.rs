@@ -4,7 +4,7 @@
 use reqwest::{Method, Response};
 use serde_json::{Value, json};
 
-use crate::support::api::{Api, add_user, create_api_key, keys};
+use crate::support::api::{Api, add_user, create_api_key, detail_paths, keys};
 use crate::support::{TestApp, docket, docket_json};
 
 /// Adds a user named "Test User"; a client sending a fresh API key of theirs as a Bearer token.
@@ -36,15 +36,6 @@ fn titles(list: &Value) -> Vec<&str> {
         .unwrap()
         .iter()
         .map(|b| b["title"].as_str().unwrap())
-        .collect()
-}
-
-fn detail_paths(err: &Value) -> Vec<&str> {
-    err["details"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| d["path"].as_str().unwrap())
         .collect()
 }
 

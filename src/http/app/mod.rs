@@ -5,6 +5,8 @@
 //! itself with the session and the `X-CSRF-Token` of `session::APP` (`http::auth`).
 
 pub mod dashboard;
+pub mod editor;
+mod editor_form;
 pub mod nav;
 pub mod preview;
 
@@ -15,5 +17,8 @@ use warp::reply::Response;
 use crate::http::state::AppState;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    preview::routes(state).boxed()
+    preview::routes(state.clone())
+        .or(editor::routes(state))
+        .unify()
+        .boxed()
 }

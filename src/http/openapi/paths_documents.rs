@@ -12,6 +12,7 @@ use crate::signing::documents::answers::{
 };
 use crate::signing::documents::field_request::{FieldBatch, FieldPatch};
 use crate::signing::documents::request::{CreateDocumentRequest, RecipientInput};
+use crate::signing::documents::settings::UpdateDocumentRequest;
 use crate::signing::documents::view::{DocumentView, FieldView, RecipientView};
 
 /// The paging of document and template lists: `perPage` above 100 is served as 100 (the
@@ -47,6 +48,14 @@ pub fn list_documents() {}
     responses((status = 200, description = "OK", body = DocumentView), ReadErrors),
     security(("apiKey" = []), ("bearer" = [])))]
 pub fn get_document() {}
+
+#[utoipa::path(patch, path = "/api/v1/documents/{id}", tag = "documents",
+    summary = "Change a draft's settings (title, externalId, meta, authOptions); what is left out keeps its value",
+    params(("id" = i64, Path)),
+    request_body = UpdateDocumentRequest,
+    responses((status = 200, description = "OK", body = DocumentView), ChangeErrors),
+    security(("apiKey" = []), ("bearer" = [])))]
+pub fn update_document() {}
 
 #[utoipa::path(delete, path = "/api/v1/documents/{id}", tag = "documents",
     summary = "Delete a draft, cancel a pending document, or hide a finished one; answers the document (a removed draft as it was)",

@@ -18,6 +18,7 @@ pub mod preview;
 pub mod receipt;
 pub mod recipients;
 pub mod request;
+pub mod settings;
 pub mod store;
 pub mod values;
 pub mod view;

@@ -229,23 +229,37 @@ impl Document {
     /// has no values to choose from: such a field may be created without them (as the other
     /// signing service allows), but no signer could fill it.
     pub fn require_choices(&self) -> Result<(), AppError> {
-        let empty: Vec<String> = self
+        let empty: Vec<(usize, String)> = self
             .fields
             .iter()
-            .filter(|f| !f.read_only() && super::fields::lacks_choices(f.kind, f.meta.as_ref()))
-            .filter(|f| {
+            .enumerate()
+            .filter(|(_, f)| {
+                !f.read_only() && super::fields::lacks_choices(f.kind, f.meta.as_ref())
+            })
+            .filter(|(_, f)| {
                 self.recipient(f.recipient_id)
                     .is_some_and(|r| r.role == Role::Signer)
             })
-            .map(|f| format!("field {} ({})", f.id, f.kind.as_str()))
+            .map(|(i, f)| (i, format!("field {} ({})", f.id, f.kind.as_str())))
             .collect();
         if empty.is_empty() {
             return Ok(());
         }
-        Err(AppError::wrong_state(format!(
-            "choice fields need at least one value in fieldMeta.values before a signer gets them: {}",
-            empty.join(", ")
-        )))
+        let names: Vec<&str> = empty.iter().map(|(_, n)| n.as_str()).collect();
+        let details = empty
+            .iter()
+            .map(|(i, n)| crate::core::error::FieldError {
+                path: format!("fields[{i}].fieldMeta.values"),
+                message: format!("{n} needs at least one value"),
+            })
+            .collect();
+        Err(AppError::wrong_state_at(
+            format!(
+                "choice fields need at least one value in fieldMeta.values before a signer gets them: {}",
+                names.join(", ")
+            ),
+            details,
+        ))
     }
 }
 

@@ -39,3 +39,17 @@ fn page_of(doc: &Document, n: usize) -> Result<(BlobId, (f32, f32)), AppError> {
         .ok_or_else(|| AppError::not_found("page"))?;
     Ok((blob, (w as f32, h as f32)))
 }
+
+/// The size in points (`[width, height]`) of each page of the caller's document `id`: empty
+/// before its PDF is uploaded. The editor places fields in percent of these pages and moves
+/// them by whole points.
+pub async fn page_sizes(
+    ctx: &Context,
+    who: &Principal,
+    id: DocumentId,
+) -> Result<Vec<[f64; 2]>, AppError> {
+    let user = who.user_id;
+    ctx.db
+        .read(move |c| Ok(store::owned(c, user, id)?.page_sizes.unwrap_or_default()))
+        .await
+}

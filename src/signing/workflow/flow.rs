@@ -23,6 +23,14 @@ use crate::{
 use crate::{signing::documents::store::recipients, signing::documents::store::recipients::Finish};
 use crate::{signing::documents::values, signing::documents::values::Stored};
 
+/// What must change at `path` (into the document as the API shows it) before sending.
+fn at(path: &str, message: &str) -> crate::core::error::FieldError {
+    crate::core::error::FieldError {
+        path: path.into(),
+        message: message.into(),
+    }
+}
+
 fn conflict(msg: impl Into<String>) -> AppError {
     AppError::Conflict(msg.into())
 }
@@ -54,31 +62,52 @@ pub fn send(
     crate::signing::documents::fields::require_placed(&d.placements(), d.pages().unwrap_or(0))?;
     let people = &d.recipients;
     if people.is_empty() {
-        return Err(AppError::wrong_state(
-            "add at least one recipient before sending",
-        ));
+        let why = "add at least one recipient before sending";
+        return Err(AppError::wrong_state_at(why, vec![at("recipients", why)]));
     }
-    let placeholders: Vec<&str> = people
+    let placeholders: Vec<(usize, &str)> = people
         .iter()
-        .filter(|p| crate::signing::templates::is_placeholder(&p.email))
-        .map(|p| p.email.as_str())
+        .enumerate()
+        .filter(|(_, p)| crate::signing::templates::is_placeholder(&p.email))
+        .map(|(i, p)| (i, p.email.as_str()))
         .collect();
     if !placeholders.is_empty() {
-        return Err(AppError::wrong_state(format!(
-            "replace the placeholder addresses first: {}",
-            placeholders.join(", ")
-        )));
+        let emails: Vec<&str> = placeholders.iter().map(|(_, e)| *e).collect();
+        let why = "a placeholder address: replace it with the recipient's";
+        let details = placeholders
+            .iter()
+            .map(|(i, _)| at(&format!("recipients[{i}].email"), why))
+            .collect();
+        return Err(AppError::wrong_state_at(
+            format!(
+                "replace the placeholder addresses first: {}",
+                emails.join(", ")
+            ),
+            details,
+        ));
     }
-    let unsigned: Vec<String> = people
+    let unsigned: Vec<(usize, &str)> = people
         .iter()
-        .filter(|p| p.role == Role::Signer && !d.has_signature_field(p.id))
-        .map(|p| p.email.clone())
+        .enumerate()
+        .filter(|(_, p)| p.role == Role::Signer && !d.has_signature_field(p.id))
+        .map(|(i, p)| (i, p.email.as_str()))
         .collect();
     if !unsigned.is_empty() {
-        return Err(AppError::wrong_state(format!(
-            "every signer needs a SIGNATURE field; missing for {}",
-            unsigned.join(", ")
-        )));
+        let emails: Vec<&str> = unsigned.iter().map(|(_, e)| *e).collect();
+        let details = unsigned
+            .iter()
+            .map(|(i, e)| {
+                let why = format!("{e} signs but has no SIGNATURE field");
+                at(&format!("recipients[{i}]"), &why)
+            })
+            .collect();
+        return Err(AppError::wrong_state_at(
+            format!(
+                "every signer needs a SIGNATURE field; missing for {}",
+                emails.join(", ")
+            ),
+            details,
+        ));
     }
     d.require_choices()?;
     if !documents::set_status(tx, doc, Status::Draft, Status::Pending, now)? {

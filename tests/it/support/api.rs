@@ -61,6 +61,14 @@ pub fn sorted<'a>(k: &[&'a str]) -> Vec<&'a str> {
     v
 }
 
+/// The paths an error answer's `details` name, in order.
+pub fn detail_paths(err: &Value) -> Vec<&str> {
+    err["details"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|d| d["path"].as_str()).collect())
+        .unwrap_or_default()
+}
+
 /// `docket user add EMAIL ARGS...` on the data dir `data`.
 pub fn add_user(data: &Path, email: &str, args: &[&str]) {
     let mut all = vec!["user", "add", email];

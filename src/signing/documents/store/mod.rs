@@ -255,6 +255,23 @@ pub fn set_meta(tx: &Conn, doc: DocumentId, meta: &Meta, now: i64) -> Result<(),
     Ok(())
 }
 
+/// Writes a draft's settings (`PATCH /api/v1/documents/{id}`), each kept when `None`.
+pub fn set_settings(
+    tx: &Conn,
+    doc: &Document,
+    change: &super::settings::SettingsChange,
+    now: i64,
+) -> Result<(), AppError> {
+    let title = change.title.as_ref().unwrap_or(&doc.title);
+    let external_id = change.external_id.as_ref().unwrap_or(&doc.external_id);
+    let auth = serde_json::to_string(&change.auth_options).unwrap_or_default();
+    tx.execute(
+        "UPDATE documents SET title = ?2, external_id = ?3, auth_options = ?4 WHERE id = ?1",
+        params![doc.id, title, external_id, auth],
+    )?;
+    set_meta(tx, doc.id, &change.meta, now)
+}
+
 /// Records the template a document was generated from (`templates.id`, SET NULL on its deletion).
 pub fn set_template(tx: &Conn, doc: DocumentId, template: TemplateId) -> Result<(), AppError> {
     tx.execute(

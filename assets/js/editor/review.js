@@ -1,0 +1,149 @@
+// The review step: what will be sent (the settings that matter, the recipients in order with
+// their fields), then Send. A refusal is the API's own: each of its details (a JSON path into
+// the document) is shown next to the recipient or setting it names, with a link to the step
+// that fixes it.
+
+import { showError, status } from './api.js';
+import { ROLES, nameOf, ordered, swatch } from './people.js';
+import { TYPE_LABELS } from './properties.js';
+
+let api; let ctx; let doc;
+
+export async function init(subjectApi, context) {
+  api = subjectApi;
+  ctx = context;
+  document.getElementById('send').addEventListener('click', send);
+  doc = await api.load();
+  render();
+}
+
+const el = (tag, cls, text) => {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+};
+
+function render() {
+  const root = document.getElementById('review');
+  const m = doc.meta;
+  const settings = el('dl', 'summary');
+  const facts = [
+    ['Title', doc.title],
+    ['Signing order', m.signingOrder === 'SEQUENTIAL' ? 'One after the other' : 'All at once'],
+    ['Links', m.distributionMethod === 'NONE' ? 'You hand them out (no e-mail to recipients)' : 'E-mailed by Docket'],
+    ['E-mail subject', m.subject || 'The default subject'],
+  ];
+  for (const [k, v] of facts) settings.append(el('dt', '', k), el('dd', '', v));
+  settings.dataset.path = 'meta';
+  const settingsBox = el('section', 'stack tight');
+  const sh = el('h3', '', 'Settings');
+  settingsBox.append(sh, settings, link('settings', 'Change the settings'));
+  const people = el('section', 'stack tight');
+  people.append(el('h3', '', 'Recipients and their fields'));
+  const ol = el('ol', 'review-recipients');
+  ol.dataset.path = 'recipients';
+  for (const r of ordered(doc.recipients)) {
+    const li = el('li', 'review-recipient');
+    li.dataset.path = `recipients[${doc.recipients.indexOf(r)}]`;
+    const head = el('p', 'review-who');
+    head.append(swatch(doc.recipients, r), ` ${nameOf(r)} `, el('span', 'muted small', `${r.email} · ${ROLES[r.role] || r.role}`));
+    const mine = doc.fields.filter((f) => f.recipientId === r.id);
+    const counts = {};
+    for (const f of mine) counts[f.type] = (counts[f.type] || 0) + 1;
+    const list = Object.entries(counts).map(([t, n]) => `${n} × ${TYPE_LABELS[t] || t}`).join(', ');
+    li.append(head, el('p', 'small', mine.length ? list : 'No fields'));
+    ol.append(li);
+  }
+  if (!doc.recipients.length) ol.append(el('li', 'muted', 'No recipients yet.'));
+  const links = el('p', 'row');
+  links.append(link('recipients', 'Change the recipients'), link('fields', 'Change the fields'));
+  people.append(ol, links);
+  const notes = warnings();
+  if (notes.length) {
+    const box = el('div', 'alert');
+    box.setAttribute('role', 'note');
+    const ul = el('ul', 'review-notes');
+    for (const n of notes) ul.append(el('li', '', n));
+    box.append(el('p', '', 'Before you send:'), ul);
+    root.replaceChildren(box, settingsBox, people);
+  } else {
+    root.replaceChildren(settingsBox, people);
+  }
+}
+
+// What the sender may want to know; never a rule (the API says what refuses a send).
+function warnings() {
+  const notes = [];
+  if (doc.meta.distributionMethod === 'NONE') {
+    notes.push('Recipients get no e-mail: after sending, copy each signing link from the document page and hand it out.');
+  }
+  const idle = doc.recipients.filter((r) => r.role !== 'CC' && r.role !== 'VIEWER' && !doc.fields.some((f) => f.recipientId === r.id));
+  for (const r of idle) notes.push(`${nameOf(r)} has no fields to fill in.`);
+  if (doc.meta.signingOrder === 'SEQUENTIAL' && doc.recipients.length > 1) {
+    notes.push(`Recipients sign one after the other, starting with ${nameOf(ordered(doc.recipients)[0])}.`);
+  }
+  return notes;
+}
+
+function link(step, text, extra = '') {
+  const a = el('a', 'small', text);
+  a.href = `${ctx.edit}?step=${step}${extra}`;
+  return a;
+}
+
+// The step (and link text) that fixes what `path` names.
+function fixFor(path) {
+  const field = /^fields\[(\d+)\]/.exec(path);
+  if (field) {
+    const f = doc.fields[Number(field[1])];
+    return link('fields', 'Fix this field', f ? `&field=${f.id}` : '');
+  }
+  const who = /^recipients\[(\d+)\](.*)$/.exec(path);
+  if (who) {
+    const r = doc.recipients[Number(who[1])];
+    if (who[2] === '') return link('fields', `Place fields for ${nameOf(r)}`);
+    return link('recipients', `Change ${nameOf(r)}`);
+  }
+  if (path.startsWith('recipients')) return link('recipients', 'Add recipients');
+  return link('settings', 'Change the settings');
+}
+
+// Puts each problem next to what it names (the recipient, the field's recipient, the list).
+function show(err) {
+  const box = document.getElementById('send-problems');
+  document.querySelectorAll('.review-problem').forEach((p) => p.remove());
+  box.replaceChildren(el('p', '', `Not sent: ${err.message}`));
+  for (const d of err.details) {
+    const field = /^fields\[(\d+)\]/.exec(d.path);
+    let path = d.path;
+    if (field) {
+      const f = doc.fields[Number(field[1])];
+      path = f ? `recipients[${doc.recipients.findIndex((r) => r.id === f.recipientId)}]` : 'recipients';
+    }
+    const target = document.querySelector(`[data-path="${CSS.escape(path.replace(/\.[^[\]]*$/, ''))}"]`) || document.querySelector(`[data-path="${CSS.escape(path)}"]`) || box;
+    const p = el('p', 'review-problem error-text', `${d.message}. `);
+    p.append(fixFor(d.path));
+    target.append(p);
+  }
+  box.hidden = false;
+  box.focus();
+}
+
+async function send() {
+  if (!doc) return;
+  const button = document.getElementById('send');
+  button.disabled = true;
+  showError(null);
+  status('Sending…');
+  try {
+    await api.send();
+    status('Sent.');
+    window.location.href = ctx.done;
+  } catch (err) {
+    status('');
+    if (err.details.length || err.status === 400) show(err); else showError(err);
+    doc = await api.load().catch(() => doc);
+    button.disabled = false;
+  }
+}

@@ -1,0 +1,61 @@
+// The settings step: the form is saved with PATCH on the document (what the server refuses is
+// shown next to its control).
+
+import { showError, status } from './api.js';
+import * as problems from './problems.js';
+
+const checked = (form, name) => [...form.querySelectorAll(`input[name=${name}]:checked`)].map((i) => i.value);
+const text = (form, name) => form.elements[name].value.trim();
+
+// The form as the API's PATCH body; empty optional texts clear their value.
+export function body(form) {
+  const orNull = (v) => (v === '' ? null : v);
+  return {
+    title: text(form, 'title'),
+    externalId: orNull(text(form, 'externalId')),
+    meta: {
+      subject: orNull(text(form, 'subject')),
+      message: orNull(form.elements.message.value),
+      signingOrder: checked(form, 'signingOrder')[0],
+      distributionMethod: checked(form, 'distributionMethod')[0],
+      dateFormat: form.elements.dateFormat.value,
+      timezone: text(form, 'timezone'),
+      redirectUrl: orNull(text(form, 'redirectUrl')),
+    },
+    authOptions: {
+      globalAccessAuth: checked(form, 'globalAccessAuth'),
+      globalActionAuth: checked(form, 'globalActionAuth'),
+    },
+  };
+}
+
+export function init(api) {
+  const form = document.getElementById('settings-form');
+  const save = async () => {
+    problems.clear(form);
+    showError(null);
+    status('Saving…');
+    try {
+      const doc = await api.update(body(form));
+      document.getElementById('editor-title').textContent = doc.title;
+      status('Settings saved.');
+      return true;
+    } catch (err) {
+      status('');
+      const left = problems.place(form, err.details);
+      showError(left.length || !err.details.length ? err : { message: 'Some settings need a change: see the messages below each.' });
+      const first = form.querySelector('[aria-invalid=true]');
+      if (first) first.focus();
+      return false;
+    }
+  };
+  form.addEventListener('submit', (e) => { e.preventDefault(); save(); });
+  // Next saves first, so that nothing typed is lost.
+  const next = document.getElementById('next-step');
+  if (next) {
+    next.addEventListener('click', async (e) => {
+      e.preventDefault();
+      if (await save()) window.location.href = next.href;
+    });
+  }
+}

@@ -1,0 +1,161 @@
+//! `GET /documents/{id}/edit?step=settings|recipients|fields|review`: the editor of a DRAFT
+//! document, one server-rendered shell per step; the step's script (`assets/js/editor/`) calls
+//! `/api/v1` with the session. Another status goes to the document page; another user's
+//! document is the 404 page. What is the document's own (its API path, its pages) is gathered
+//! in `Subject`, so that templates can reuse the editor with their own.
+
+use std::collections::HashMap;
+
+use askama::Template;
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+use super::editor_form::{FieldKind, SettingsForm};
+use super::nav::{Nav, Section};
+use crate::core::error::AppError;
+use crate::core::ids::DocumentId;
+use crate::http::reply::{Format, error_response, page, redirect};
+use crate::http::session::{SignedIn, optional, urlencode};
+use crate::http::state::AppState;
+use crate::identity::principal::Principal;
+use crate::signing::documents::{DocumentView, Status, manage, preview};
+
+pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    warp::path!("documents" / DocumentId / "edit")
+        .and(warp::get())
+        .and(warp::query::<HashMap<String, String>>())
+        .and(optional(&state))
+        .and(crate::http::with_state(state))
+        .then(|id, q: HashMap<String, String>, who, st| async move {
+            let step = Step::parse(q.get("step").map(String::as_str));
+            match editor(st, who, id, step).await {
+                Ok(r) => r,
+                Err(e) => error_response(&e, Format::Html),
+            }
+        })
+        .boxed()
+}
+
+/// The editor's steps, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    Settings,
+    Recipients,
+    Fields,
+    Review,
+}
+
+impl Step {
+    pub const ALL: [Step; 4] = [Step::Settings, Step::Recipients, Step::Fields, Step::Review];
+
+    /// The step `?step=` names; the first for none or an unknown one.
+    pub fn parse(s: Option<&str>) -> Step {
+        Self::ALL
+            .into_iter()
+            .find(|x| Some(x.slug()) == s)
+            .unwrap_or(Step::Settings)
+    }
+
+    pub fn slug(self) -> &'static str {
+        match self {
+            Step::Settings => "settings",
+            Step::Recipients => "recipients",
+            Step::Fields => "fields",
+            Step::Review => "review",
+        }
+    }
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Step::Settings => "Settings",
+            Step::Recipients => "Recipients",
+            Step::Fields => "Fields",
+            Step::Review => "Review and send",
+        }
+    }
+
+    pub fn number(self) -> usize {
+        Self::ALL.iter().position(|s| *s == self).unwrap_or(0) + 1
+    }
+
+    /// `aria-current="step"` for the current step.
+    pub fn current(self, here: &Step) -> &'static str {
+        if self == *here { "step" } else { "false" }
+    }
+
+    pub fn next(self) -> Option<Step> {
+        Self::ALL.get(self.number()).copied()
+    }
+
+    pub fn previous(self) -> Option<Step> {
+        self.number().checked_sub(2).map(|i| Self::ALL[i])
+    }
+}
+
+/// What is edited: where its editor, API and page images are. A document here; a template
+/// (issue 26) gives its own.
+#[derive(Debug, Clone)]
+pub struct Subject {
+    pub title: String,
+    /// `/documents/{id}/edit`: the steps' links add `?step=`.
+    pub edit_path: String,
+    /// `/api/v1/documents/{id}`: the scripts' calls.
+    pub api: String,
+    /// `/documents/{id}/pages`: `/{n}.png?w=` follows.
+    pub pages: String,
+    /// Each page's `width x height` in points, space separated (`612x792 595x842`).
+    pub page_sizes: String,
+    /// Where Send leads (the document page).
+    pub done_path: String,
+}
+
+#[derive(Template)]
+#[template(path = "app/editor.html")]
+struct EditorPage {
+    nav: Nav,
+    subject: Subject,
+    step: Step,
+    steps: [Step; 4],
+    settings: SettingsForm,
+    field_kinds: Vec<FieldKind>,
+}
+
+async fn editor(
+    state: AppState,
+    who: Option<SignedIn>,
+    id: DocumentId,
+    step: Step,
+) -> Result<Response, AppError> {
+    let here = format!("/documents/{id}/edit?step={}", step.slug());
+    let Some((session, user)) = who else {
+        return Ok(redirect(&format!("/auth/login?next={}", urlencode(&here))));
+    };
+    let ctx = state.ctx();
+    let principal = Principal::browser(user.id);
+    let doc: DocumentView = manage::get(&ctx, &principal, id).await?;
+    if doc.status != Status::Draft {
+        return Ok(redirect(&format!("/documents/{id}")));
+    }
+    let sizes = preview::page_sizes(&ctx, &principal, id).await?;
+    let subject = Subject {
+        title: doc.title.clone(),
+        edit_path: format!("/documents/{id}/edit"),
+        api: format!("/api/v1/documents/{id}"),
+        pages: format!("/documents/{id}/pages"),
+        page_sizes: sizes
+            .iter()
+            .map(|[w, h]| format!("{w}x{h}"))
+            .collect::<Vec<_>>()
+            .join(" "),
+        done_path: format!("/documents/{id}"),
+    };
+    Ok(page(Ok(EditorPage {
+        nav: Nav::of(&state, &session, &user, Section::Documents),
+        subject,
+        step,
+        steps: Step::ALL,
+        settings: SettingsForm::of(&doc),
+        field_kinds: FieldKind::all(),
+    })))
+}

@@ -1,0 +1,146 @@
+//! What the editor's steps show besides the document: the settings form's values and choices
+//! (from `meta`, as the API stores them), and the palette of field types.
+
+use crate::signing::documents::DocumentView;
+use crate::signing::documents::fields::FieldType;
+use crate::signing::documents::meta::{
+    self, ACCESS_AUTH, ACTION_AUTH, DistributionMethod, SigningOrder,
+};
+
+/// A choice of a select or a group of boxes: its value, what it reads, whether it is chosen.
+#[derive(Debug, Clone)]
+pub struct Choice {
+    pub value: String,
+    pub label: String,
+    pub chosen: bool,
+}
+
+impl Choice {
+    fn new(value: &str, label: impl Into<String>, chosen: bool) -> Choice {
+        Choice {
+            value: value.into(),
+            label: label.into(),
+            chosen,
+        }
+    }
+}
+
+/// The settings step's form, filled with the document's values.
+#[derive(Debug, Clone)]
+pub struct SettingsForm {
+    pub title: String,
+    pub external_id: String,
+    pub subject: String,
+    pub message: String,
+    pub timezone: String,
+    pub redirect_url: String,
+    pub sequential: bool,
+    pub email: bool,
+    pub date_formats: Vec<Choice>,
+    pub time_zones: Vec<String>,
+    pub access_auth: Vec<Choice>,
+    pub action_auth: Vec<Choice>,
+    /// What the e-mail's subject and message may hold, each with what it becomes.
+    pub placeholders: [(&'static str, &'static str); 3],
+}
+
+/// When a date is shown as an example of each format: 2026-03-14 15:09 UTC.
+const EXAMPLE_DATE: i64 = 1_773_500_940;
+
+impl SettingsForm {
+    pub fn of(doc: &DocumentView) -> SettingsForm {
+        let m = &doc.meta;
+        let auth = &doc.auth_options;
+        SettingsForm {
+            title: doc.title.clone(),
+            external_id: doc.external_id.clone().unwrap_or_default(),
+            subject: m.subject.clone().unwrap_or_default(),
+            message: m.message.clone().unwrap_or_default(),
+            timezone: m.timezone.clone(),
+            redirect_url: m.redirect_url.clone().unwrap_or_default(),
+            sequential: m.signing_order == SigningOrder::Sequential,
+            email: m.distribution_method == DistributionMethod::Email,
+            date_formats: meta::DATE_FORMATS
+                .iter()
+                .map(|f| {
+                    let example = meta::format_date(EXAMPLE_DATE, "Etc/UTC", f);
+                    Choice::new(f, format!("{example}  ({f})"), *f == m.date_format)
+                })
+                .collect(),
+            time_zones: time_zones(),
+            access_auth: methods(ACCESS_AUTH, &auth.global_access_auth),
+            action_auth: methods(ACTION_AUTH, &auth.global_action_auth),
+            placeholders: [
+                ("{signer.name}", "the recipient's name"),
+                ("{signer.email}", "the recipient's e-mail address"),
+                ("{document.name}", "the document's title"),
+            ],
+        }
+    }
+}
+
+/// Each of `all` as a box, checked when in `chosen`.
+fn methods(all: &[&str], chosen: &[String]) -> Vec<Choice> {
+    all.iter()
+        .map(|m| Choice::new(m, method_label(m), chosen.iter().any(|c| c == m)))
+        .collect()
+}
+
+/// What an authentication method means to the sender.
+pub fn method_label(method: &str) -> &'static str {
+    match method {
+        "ACCOUNT" => "Signed in to an account with the recipient's e-mail address",
+        "TWO_FACTOR_AUTH" => "A code from an authenticator app",
+        "PASSKEY" => "A passkey",
+        "PASSWORD" => "Their account password",
+        "EXPLICIT_NONE" => "Nothing more than the link",
+        _ => "Another method",
+    }
+}
+
+/// The IANA time zone names the server knows, sorted.
+fn time_zones() -> Vec<String> {
+    let mut zones: Vec<String> = jiff::tz::db()
+        .available()
+        .map(|z| z.as_str().to_string())
+        .filter(|z| z.contains('/') || z == "UTC")
+        .collect();
+    zones.sort();
+    zones
+}
+
+/// One type of the fields palette: the API's name and what the sender reads.
+#[derive(Debug, Clone)]
+pub struct FieldKind {
+    pub value: &'static str,
+    pub label: &'static str,
+}
+
+impl FieldKind {
+    pub fn all() -> Vec<FieldKind> {
+        FieldType::ALL
+            .into_iter()
+            .map(|t| FieldKind {
+                value: t.as_str(),
+                label: field_label(t),
+            })
+            .collect()
+    }
+}
+
+fn field_label(t: FieldType) -> &'static str {
+    match t {
+        FieldType::Signature => "Signature",
+        FieldType::FreeSignature => "Free signature",
+        FieldType::Initials => "Initials",
+        FieldType::Name => "Name",
+        FieldType::Email => "E-mail",
+        FieldType::Date => "Date signed",
+        FieldType::Text => "Text",
+        FieldType::Number => "Number",
+        FieldType::Radio => "Radio buttons",
+        FieldType::Checkbox => "Checkboxes",
+        FieldType::Select => "Select",
+        FieldType::Dropdown => "Dropdown",
+    }
+}

@@ -1,0 +1,252 @@
+// The editor of a draft in headless Chromium: settings (a refused value shown next to its
+// control, then saved), two recipients added and reordered by keyboard, fields placed by mouse
+// drag and by keyboard nudges, a property changed, undo, the review's refusal shown next to the
+// recipient it names with a link that fixes it, then Send. Prints one JSON line with where the
+// fields were placed, in points from the page's top-left corner, for the Rust side to find the
+// signed values there in the sealed PDF.
+//
+// Usage: node editor.mjs <base> <document id> <email> <password> <out_dir>
+import assert from 'node:assert/strict';
+import { launch, watch, axe, shot, fitsWidth, signIn, DESKTOP, PHONE } from './lib.mjs';
+
+const [base, id, email, password, outDir] = process.argv.slice(2);
+const edit = (step) => `${base}/documents/${id}/edit?step=${step}`;
+const browser = await launch();
+const context = await browser.newContext({ viewport: DESKTOP });
+const page = await context.newPage();
+const problems = watch(page, base);
+const summary = { ok: false };
+
+// The document as the API answers it, through the page's session.
+const load = () => page.evaluate(async (url) => {
+  const token = document.querySelector('meta[name=csrf-token]').content;
+  const r = await fetch(url, { credentials: 'same-origin', headers: { 'X-CSRF-Token': token } });
+  return r.json();
+}, `/api/v1/documents/${id}`);
+const saved = (text) => page.locator('#editor-status').filter({ hasText: text }).waitFor();
+
+async function phoneLook(step, name) {
+  await page.setViewportSize(PHONE);
+  await page.goto(edit(step));
+  await page.locator('#editor').waitFor();
+  await fitsWidth(page, `${name} on a phone`);
+  await axe(page, `${name} (phone)`);
+  await shot(page, outDir, `${name}-phone`);
+  await page.setViewportSize(DESKTOP);
+}
+
+try {
+  // ---------- Settings ----------
+  await signIn(page, base, email, password, `/documents/${id}/edit`);
+  assert.match(page.url(), /step=settings|\/edit$/);
+  await page.getByRole('link', { name: /Settings/ }).first().waitFor();
+  assert.equal(await page.locator('.stepper [aria-current=step]').innerText().then((t) => t.includes('Settings')), true);
+  await axe(page, 'editor settings');
+  await page.getByLabel('Title').fill('Lease 2026');
+  await page.getByLabel('Subject').fill('Please sign {document.name}');
+  await page.getByLabel('One after the other, in the recipients\' order').check();
+  await page.getByLabel('Time zone').fill('Europe/Paris');
+  await page.getByLabel('After signing, go to (optional)').fill('not a link');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  // The server's refusal, next to the control it names.
+  await page.locator('#redirectUrl[aria-invalid=true]').waitFor();
+  assert.ok(await page.locator('[data-for-path="meta.redirectUrl"]').isVisible(), 'the reason is under the address');
+  await page.getByLabel('After signing, go to (optional)').fill('https://example.com/thanks');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await saved('Settings saved.');
+  assert.equal(await page.locator('#editor-title').innerText(), 'Lease 2026');
+  await shot(page, outDir, 'editor-settings-desktop');
+  let doc = await load();
+  assert.equal(doc.meta.signingOrder, 'SEQUENTIAL');
+  assert.equal(doc.meta.timezone, 'Europe/Paris');
+  assert.equal(doc.meta.redirectUrl, 'https://example.com/thanks');
+
+  // ---------- Recipients ----------
+  await page.getByRole('link', { name: 'Next: Recipients' }).click();
+  await page.waitForURL(/step=recipients/);
+  await page.locator('#no-recipients').waitFor();
+  for (const [name, mail] of [['Ann Archer', 'ann@example.com'], ['Bob Baker', 'bob@example.com']]) {
+    await page.locator('#new-name').fill(name);
+    await page.locator('#new-email').fill(mail);
+    await page.getByRole('button', { name: 'Add recipient' }).click();
+    await saved(`${name} added.`);
+  }
+  assert.deepEqual((await page.locator('#recipient-list > li strong').allInnerTexts()).map((t) => t.trim()), ['1. Ann Archer', '2. Bob Baker']);
+  // Bob first by dragging his handle above Ann; Ann first again by keyboard.
+  const handle = await page.getByRole('button', { name: /Drag to reorder Bob Baker/ }).boundingBox();
+  const annBox = await page.locator('#recipient-list > li').first().boundingBox();
+  await page.mouse.move(handle.x + handle.width / 2, handle.y + handle.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(handle.x + handle.width / 2, annBox.y + 10, { steps: 6 });
+  await page.mouse.up();
+  await saved('Bob Baker is now number 1 of 2.');
+  assert.deepEqual((await page.locator('#recipient-list > li strong').allInnerTexts()).map((t) => t.trim()), ['1. Bob Baker', '2. Ann Archer']);
+  await page.getByRole('button', { name: 'Move up Ann Archer' }).focus();
+  await page.keyboard.press('Enter');
+  await saved('Ann Archer is now number 1 of 2.');
+  assert.deepEqual((await page.locator('#recipient-list > li strong').allInnerTexts()).map((t) => t.trim()), ['1. Ann Archer', '2. Bob Baker']);
+  // Bob first, by keyboard: Tab to "Move up Bob Baker" and press Enter.
+  await page.getByRole('button', { name: 'Move up Bob Baker' }).focus();
+  await page.keyboard.press('Enter');
+  await saved('Bob Baker is now number 1 of 2.');
+  assert.deepEqual((await page.locator('#recipient-list > li strong').allInnerTexts()).map((t) => t.trim()), ['1. Bob Baker', '2. Ann Archer']);
+  doc = await load();
+  const byMail = (m) => doc.recipients.find((r) => r.email === m);
+  assert.equal(byMail('bob@example.com').signingOrder, 1);
+  assert.equal(byMail('ann@example.com').signingOrder, 2);
+  await axe(page, 'editor recipients');
+  await shot(page, outDir, 'editor-recipients-desktop');
+
+  // ---------- Fields ----------
+  await page.getByRole('link', { name: 'Next: Fields' }).click();
+  await page.waitForURL(/step=fields/);
+  const img = page.locator('.ed-page img').first();
+  await page.waitForFunction((el) => el.complete && el.naturalWidth > 0, await img.elementHandle());
+  const sizes = (await page.locator('#editor').getAttribute('data-sizes')).split(' ')[0].split('x').map(Number);
+  const [W, H] = sizes;
+  // Sharp at the device pixel ratio: the image is at least as wide as it is shown.
+  assert.ok(await img.evaluate((el) => el.naturalWidth >= el.clientWidth * window.devicePixelRatio), 'page image is sharp');
+  await page.getByLabel('For', { exact: true }).selectOption({ label: 'Ann Archer (ann@example.com)' });
+
+  // Drags palette type `name` to (fx, fy), fractions of page 1; the new field's top-left corner
+  // in percent, as the editor centres it on the drop point.
+  async function drag(name, fx, fy) {
+    const box = await page.locator('.ed-page').first().boundingBox();
+    const item = await page.locator('.palette-item', { hasText: new RegExp(`^${name}$`) }).boundingBox();
+    await page.mouse.move(item.x + item.width / 2, item.y + item.height / 2);
+    await page.mouse.down();
+    const x = box.x + box.width * fx;
+    const y = box.y + box.height * fy;
+    await page.mouse.move(x, y, { steps: 8 });
+    await page.mouse.up();
+    await saved(`${name} · `);
+    await page.waitForFunction((n) => document.querySelectorAll('.ed-field').length === n && [...document.querySelectorAll('.ed-field')].every((e) => e.dataset.id !== 'null'), (await page.locator('.ed-field').count()));
+    return { cx: ((x - box.x) / box.width) * 100, cy: ((y - box.y) / box.height) * 100 };
+  }
+  const fieldOf = (type) => doc.fields.find((f) => f.type === type);
+  const corner = (drop, f) => ({ x: ((drop.cx - f.pageWidth / 2) * W) / 100, y: ((drop.cy - f.pageHeight / 2) * H) / 100 });
+
+  const textDrop = await drag('Text', 0.3, 0.2);
+  const sigDrop = await drag('Signature', 0.55, 0.45);
+  doc = await load();
+  assert.equal(doc.fields.length, 2);
+  const close = (a, b, what, tol = 0.02) => assert.ok(Math.abs(a - b) <= tol, `${what}: ${a} is not ${b}`);
+  const placed = {};
+  for (const [type, drop] of [['TEXT', textDrop], ['SIGNATURE', sigDrop]]) {
+    const f = fieldOf(type);
+    const c = corner(drop, f);
+    close((f.pageX * W) / 100, c.x, `${type} x`, 0.05);
+    close((f.pageY * H) / 100, c.y, `${type} y`, 0.05);
+    placed[type] = { x: (f.pageX * W) / 100, y: (f.pageY * H) / 100, w: (f.pageWidth * W) / 100, h: (f.pageHeight * H) / 100 };
+  }
+  // Keyboard: the text field 3 points right (arrows) and 10 down (Shift+arrow).
+  await page.locator('.ed-field[data-type=TEXT]').focus();
+  for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('Shift+ArrowDown');
+  await saved('Text · Ann Archer saved.');
+  doc = await load();
+  placed.TEXT.x += 3;
+  placed.TEXT.y += 10;
+  close((fieldOf('TEXT').pageX * W) / 100, placed.TEXT.x, 'TEXT x after nudges');
+  close((fieldOf('TEXT').pageY * H) / 100, placed.TEXT.y, 'TEXT y after nudges');
+  // A property: the text's label and limit.
+  await page.getByLabel('Label', { exact: true }).fill('Company');
+  await page.getByLabel('Label', { exact: true }).press('Tab');
+  await page.waitForFunction(async (url) => {
+    const token = document.querySelector('meta[name=csrf-token]').content;
+    const d = await (await fetch(url, { credentials: 'same-origin', headers: { 'X-CSRF-Token': token } })).json();
+    return d.fields.some((f) => f.type === 'TEXT' && f.fieldMeta && f.fieldMeta.label === 'Company');
+  }, `/api/v1/documents/${id}`);
+  // Undo: move the signature away by dragging it, then Ctrl+Z puts it back.
+  const sigBox = await page.locator('.ed-field[data-type=SIGNATURE]').boundingBox();
+  await page.mouse.move(sigBox.x + sigBox.width / 2, sigBox.y + sigBox.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(sigBox.x + sigBox.width / 2 + 80, sigBox.y + sigBox.height / 2 + 60, { steps: 5 });
+  await page.mouse.up();
+  await saved('Signature · Ann Archer saved.');
+  doc = await load();
+  assert.ok(Math.abs((fieldOf('SIGNATURE').pageX * W) / 100 - placed.SIGNATURE.x) > 10, 'the drag moved it');
+  await page.keyboard.press('Control+z');
+  await saved('Undone: move Signature · Ann Archer.');
+  doc = await load();
+  close((fieldOf('SIGNATURE').pageX * W) / 100, placed.SIGNATURE.x, 'SIGNATURE x after undo');
+  close((fieldOf('SIGNATURE').pageY * H) / 100, placed.SIGNATURE.y, 'SIGNATURE y after undo');
+  assert.equal(fieldOf('TEXT').fieldMeta.label, 'Company', 'undo took back only the move');
+  // Resize the text by its corner handle; undo (the button) puts its size back.
+  await page.locator('.ed-field[data-type=TEXT]').click();
+  const corner2 = await page.locator('.ed-field[data-type=TEXT] .handle-resize.se').boundingBox();
+  await page.mouse.move(corner2.x + corner2.width / 2, corner2.y + corner2.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(corner2.x + 60, corner2.y + 20, { steps: 5 });
+  await page.mouse.up();
+  await saved('Text · Ann Archer saved.');
+  doc = await load();
+  assert.ok((fieldOf('TEXT').pageWidth * W) / 100 > placed.TEXT.w + 20, 'the handle widened it');
+  close((fieldOf('TEXT').pageX * W) / 100, placed.TEXT.x, 'the se handle keeps the left edge');
+  await page.getByRole('button', { name: /^Undo/ }).click();
+  await saved('Undone: resize Text · Ann Archer.');
+  doc = await load();
+  close((fieldOf('TEXT').pageWidth * W) / 100, placed.TEXT.w, 'TEXT width after undo');
+  close((fieldOf('TEXT').pageHeight * H) / 100, placed.TEXT.h, 'TEXT height after undo');
+  // Duplicate the signature, then delete the copy with the Delete key.
+  await page.locator('.ed-field[data-type=SIGNATURE]').click();
+  await page.getByRole('button', { name: 'Duplicate' }).click();
+  await page.waitForFunction(() => document.querySelectorAll('.ed-field[data-type=SIGNATURE]').length === 2);
+  await saved('Signature · Ann Archer saved.');
+  await page.keyboard.press('Delete');
+  await saved('Signature · Ann Archer deleted.');
+  doc = await load();
+  assert.equal(doc.fields.length, 2, 'the copy is gone');
+  close((fieldOf('SIGNATURE').pageX * W) / 100, placed.SIGNATURE.x, 'the original stays');
+  await page.locator('.ed-field[data-type=SIGNATURE]').click();
+  await axe(page, 'editor fields');
+  await shot(page, outDir, 'editor-fields-desktop');
+
+  // ---------- Review: refused, fixed, sent ----------
+  await page.getByRole('link', { name: 'Next: Review and send' }).click();
+  await page.waitForURL(/step=review/);
+  await page.locator('.review-recipient').first().waitFor();
+  await page.getByRole('button', { name: 'Send for signing' }).click();
+  const bobItem = page.locator('.review-recipient', { hasText: 'Bob Baker' });
+  await bobItem.locator('.review-problem').waitFor();
+  assert.match(await bobItem.locator('.review-problem').innerText(), /bob@example.com signs but has no SIGNATURE field/);
+  await axe(page, 'editor review with a refusal');
+  await shot(page, outDir, 'editor-review-desktop');
+  await bobItem.getByRole('link', { name: 'Place fields for Bob Baker' }).click();
+  await page.waitForURL(/step=fields/);
+  await page.getByLabel('For', { exact: true }).selectOption({ label: 'Bob Baker (bob@example.com)' });
+  // By keyboard: Enter on a palette type adds it near the top of the page in view (the only
+  // one), centred at (50%, 12%).
+  await page.locator('.palette-item', { hasText: /^Signature$/ }).focus();
+  await page.keyboard.press('Enter');
+  await saved('Signature · Bob Baker saved.');
+  doc = await load();
+  const bobSig = doc.fields.find((f) => f.type === 'SIGNATURE' && f.recipientId === byMail('bob@example.com').id);
+  placed.BOB = { x: ((50 - bobSig.pageWidth / 2) * W) / 100, y: ((12 - bobSig.pageHeight / 2) * H) / 100, w: (bobSig.pageWidth * W) / 100, h: (bobSig.pageHeight * H) / 100 };
+  close((bobSig.pageX * W) / 100, placed.BOB.x, 'Bob signature x');
+  await phoneLook('fields', 'editor-fields');
+  await phoneLook('settings', 'editor-settings');
+  await phoneLook('recipients', 'editor-recipients');
+  await phoneLook('review', 'editor-review');
+  await page.goto(edit('review'));
+  await page.locator('.review-recipient').first().waitFor();
+  await page.getByRole('button', { name: 'Send for signing' }).click();
+  await page.waitForURL((u) => u.pathname === `/documents/${id}`);
+  // A sent document's editor leads to its page.
+  await page.goto(edit('fields'));
+  assert.equal(new URL(page.url()).pathname, `/documents/${id}`);
+
+  // The refusals the test provokes (400), and the document page, which this branch may not have
+  // yet (404), are the only failed loads allowed.
+  assert.deepEqual(problems.filter((p) => !/status of 40[04]/.test(p)), []);
+  summary.ok = true;
+  summary.placed = placed;
+  summary.page = { width: W, height: H };
+} catch (e) {
+  // Where it stopped, as the browser showed it, and what the page said.
+  await shot(page, outDir, 'editor-failure').catch(() => {});
+  console.error(`failed at ${page.url()}; status: ${await page.locator('#editor-status').innerText().catch(() => '?')}; problems: ${JSON.stringify(problems)}`);
+  throw e;
+}
+await browser.close();
+console.log(JSON.stringify(summary));

@@ -1,0 +1,171 @@
+//! The editor of a draft in headless Chromium (`tests/browser/editor.mjs`): settings,
+//! recipients, fields placed by mouse and keyboard, undo, a refused send shown next to what
+//! must change, then Send; both recipients sign through their links, and each value is found in
+//! the sealed PDF (`pdftotext -bbox`) within 1 pt of where the editor placed its field.
+
+use serde_json::{Value, json};
+
+use crate::support::api::{Api, create_api_key, fixture};
+use crate::support::login::{PASSWORD, add_account};
+use crate::support::{TestApp, tools};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(feature = "outside-tools"),
+    ignore = "needs chromium, node and poppler"
+)]
+async fn a_draft_edited_in_the_browser_is_sealed_where_its_fields_were_placed() {
+    let app = TestApp::spawn().await;
+    let d = app.data_dir();
+    let email = "olive@example.com";
+    add_account(&d, email, "Olive Owner");
+    let api = app.api(create_api_key(&d, email)["key"].as_str().unwrap());
+    let created = api
+        .create_document(json!({"title": "Lease", "recipients": []}))
+        .await;
+    let id = created.document_id();
+    api.upload_ok(created.upload_url(), fixture("a4-1p.pdf"))
+        .await;
+
+    let (base, id_text) = (app.base.clone(), id.to_string());
+    let (ok, stdout, stderr) = tokio::task::spawn_blocking(move || {
+        tools::browser_script("editor.mjs", &[&base, &id_text, email, PASSWORD])
+    })
+    .await
+    .unwrap();
+    assert!(ok, "browser test failed:\n{stdout}\n{stderr}");
+    let summary: Value = stdout
+        .lines()
+        .rev()
+        .find_map(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| panic!("no summary line:\n{stdout}\n{stderr}"));
+    assert_eq!(summary["ok"], true, "{stdout}");
+    for step in ["settings", "recipients", "fields", "review"] {
+        for size in ["desktop", "phone"] {
+            let shot = tools::screenshots().join(format!("editor-{step}-{size}.png"));
+            assert!(shot.exists(), "{shot:?} kept");
+        }
+    }
+
+    let doc = api.document(id).await;
+    assert_eq!(doc["status"], "PENDING", "{doc}");
+    assert_eq!(doc["title"], "Lease 2026");
+    let placed = &summary["placed"];
+    sign_both(&app, &doc).await;
+    let sealed = sealed_pdf(&api, id).await;
+    let words = words_on_page_1(&sealed);
+    // Left-aligned text starts `pad` in from the box's left edge and is centred vertically
+    // (`signing::pdf::seal::stamp::fit_text`).
+    for (key, word) in [("TEXT", "Acme"), ("SIGNATURE", "Ann"), ("BOB", "Bob")] {
+        let b = &placed[key];
+        let (x, y, h) = (num(&b["x"]), num(&b["y"]), num(&b["h"]));
+        let pad = (h * 0.1).min(2.0);
+        let (x_min, y_min, _, y_max) = *words
+            .iter()
+            .find(|(w, _)| w == word)
+            .map(|(_, b)| b)
+            .unwrap_or_else(|| panic!("{word} in the sealed PDF: {words:?}"));
+        assert!(
+            (x_min - (x + pad)).abs() <= 1.0,
+            "{word} starts at {x_min} pt, placed at {x} (+{pad})"
+        );
+        let middle = (y_min + y_max) / 2.0;
+        assert!(
+            (middle - (y + h / 2.0)).abs() <= 1.0,
+            "{word} is centred at {middle} pt, placed box centre {}",
+            y + h / 2.0
+        );
+    }
+    app.stop().await;
+}
+
+fn num(v: &Value) -> f64 {
+    v.as_f64().unwrap_or_else(|| panic!("a number: {v}"))
+}
+
+/// Bob (first in the order) types his signature; then Ann fills her text and types hers.
+async fn sign_both(app: &TestApp, doc: &Value) {
+    let recipients = doc["recipients"].as_array().unwrap();
+    let of = |mail: &str| {
+        recipients
+            .iter()
+            .find(|r| r["email"] == mail)
+            .unwrap()
+            .clone()
+    };
+    let fields = doc["fields"].as_array().unwrap();
+    let field = |r: &Value, kind: &str| {
+        fields
+            .iter()
+            .find(|f| f["recipientId"] == r["id"] && f["type"] == kind)
+            .unwrap_or_else(|| panic!("{kind} of {r}"))["id"]
+            .as_i64()
+            .unwrap()
+    };
+    let (ann, bob) = (of("ann@example.com"), of("bob@example.com"));
+    let signer = |r: &Value| app.signer(r["token"].as_str().unwrap());
+    let b = signer(&bob);
+    let (s, v) = b.sign_typed(field(&bob, "SIGNATURE"), "Bob").await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = b.complete(json!({})).await;
+    assert_eq!(s, 200, "{v}");
+    let a = signer(&ann);
+    let (s, v) = a.fill(field(&ann, "TEXT"), json!({"value": "Acme"})).await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = a.sign_typed(field(&ann, "SIGNATURE"), "Ann").await;
+    assert_eq!(s, 200, "{v}");
+    let (s, v) = a.complete(json!({})).await;
+    assert_eq!(s, 200, "{v}");
+}
+
+/// The sealed PDF of document `id`, once it is completed.
+async fn sealed_pdf(api: &Api, id: i64) -> std::path::PathBuf {
+    api.wait_document(id, "sealed", |d| d["status"] == "COMPLETED")
+        .await;
+    let (s, v) = api.get(&format!("/api/v1/documents/{id}/download")).await;
+    assert_eq!(s, 200, "{v}");
+    let resp = api
+        .client()
+        .get(v["downloadUrl"].as_str().unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let path = std::env::temp_dir().join(format!("editor-sealed-{}-{id}.pdf", std::process::id()));
+    std::fs::write(&path, resp.bytes().await.unwrap()).unwrap();
+    path
+}
+
+/// Each word of page 1 with its box (xMin, yMin, xMax, yMax) in points from the top-left.
+fn words_on_page_1(pdf: &std::path::Path) -> Vec<(String, (f64, f64, f64, f64))> {
+    let out = tools::command("pdftotext")
+        .args(["-bbox", "-f", "1", "-l", "1"])
+        .arg(pdf)
+        .arg("-")
+        .output()
+        .expect("pdftotext runs");
+    let html = String::from_utf8_lossy(&out.stdout);
+    let attr = |line: &str, key: &str| -> f64 {
+        let start = line.find(&format!("{key}=\"")).unwrap() + key.len() + 2;
+        line[start..].split('"').next().unwrap().parse().unwrap()
+    };
+    html.lines()
+        .filter(|l| l.contains("<word "))
+        .map(|l| {
+            let word = l
+                .split('>')
+                .nth(1)
+                .unwrap_or("")
+                .split('<')
+                .next()
+                .unwrap_or("");
+            let b = (
+                attr(l, "xMin"),
+                attr(l, "yMin"),
+                attr(l, "xMax"),
+                attr(l, "yMax"),
+            );
+            (word.to_string(), b)
+        })
+        .collect()
+}
