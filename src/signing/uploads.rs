@@ -106,34 +106,15 @@ pub async fn receive(
     origin: crate::signing::documents::audit::Origin,
 ) -> Result<Attached, AppError> {
     let (stored, info) = store_pdf(&ctx.blobs, bytes, max).await?;
-    let sizes = serde_json::to_string(
-        &info
-            .page_sizes
-            .iter()
-            .map(|(w, h)| [*w, *h])
-            .collect::<Vec<_>>(),
-    )
-    .unwrap_or_else(|_| "[]".into());
+    let sizes = sizes_json(&info);
     let blob = stored.clone();
     let pages = info.pages;
     let result = ctx
         .db
         .write(move |tx| match target {
             Target::Document(id) => {
-                fields::require_on_pages(
-                    &placements(&store::fields::of(tx, Parent::Document(id))?),
-                    i64::from(pages),
-                )?;
-                let old = store::set_file(tx, id, &blob, &sizes, now())?;
-                crate::signing::documents::audit::record(
-                    tx,
-                    id,
-                    crate::signing::documents::audit::Event::Uploaded,
-                    &origin.actor("upload URL", None),
-                    &json!({"sha256": blob.sha256, "size": blob.size, "pages": pages}),
-                    now(),
-                )?;
-                Ok(old)
+                let actor = origin.actor("upload URL", None);
+                attach_to_document(tx, id, (&blob, &sizes, pages), &actor)
             }
             Target::Template(id) => {
                 fields::require_on_pages(
@@ -163,6 +144,84 @@ pub async fn receive(
             Err(e)
         }
     }
+}
+
+/// `POST /api/v1/documents/upload`: a new DRAFT titled `doc`'s title whose file is `bytes` (at
+/// most `max`). The file is stored and checked first; only then are the document, its file,
+/// its audit rows (CREATED, UPLOADED) and DOCUMENT_CREATED written, in one transaction. A
+/// refused file leaves nothing behind: no document, no blob, no temp file.
+pub async fn create_with_file(
+    ctx: &Context,
+    who: &crate::identity::principal::Principal,
+    doc: crate::signing::documents::CreateDocument,
+    bytes: Body,
+    max: u64,
+    origin: crate::signing::documents::audit::Origin,
+) -> Result<Attached, AppError> {
+    let (stored, info) = store_pdf(&ctx.blobs, bytes, max).await?;
+    let sizes = sizes_json(&info);
+    let (user, app) = (who.user_id, ctx.app.clone());
+    let blob = stored.clone();
+    let pages = info.pages;
+    let data_id = crate::signing::documents::new_data_id();
+    let result = ctx
+        .db
+        .write(move |tx| {
+            let owner = crate::signing::documents::audit::owner_email(tx, user)?;
+            let actor = origin.actor(&owner, None);
+            let view = crate::signing::documents::manage::insert_draft(
+                tx, user, &doc, &data_id, &actor, &app,
+            )?;
+            attach_to_document(tx, view.id, (&blob, &sizes, pages), &actor)?;
+            Ok(view.id)
+        })
+        .await;
+    match result {
+        Ok(id) => {
+            ctx.workers.webhooks.wake();
+            Ok(Attached {
+                target: Target::Document(id),
+                pages,
+                size: stored.size,
+                sha256: stored.sha256,
+            })
+        }
+        Err(e) => {
+            ctx.discard_blob(stored.id).await;
+            Err(e)
+        }
+    }
+}
+
+/// The page sizes as stored with a file: `[[w, h], ...]` in points.
+fn sizes_json(info: &crate::signing::pdf::PdfInfo) -> String {
+    let sizes: Vec<[_; 2]> = info.page_sizes.iter().map(|(w, h)| [*w, *h]).collect();
+    serde_json::to_string(&sizes).unwrap_or_else(|_| "[]".into())
+}
+
+/// Inside a transaction: `blob` (with its page sizes and count) becomes document `id`'s file,
+/// unless a field lies past its last page (409); the upload is audited as `actor`'s. Answers
+/// the blob id of the file it replaces.
+fn attach_to_document(
+    tx: &crate::core::db::Conn,
+    id: DocumentId,
+    (blob, sizes, pages): (&StoredBlob, &str, u32),
+    actor: &crate::signing::documents::audit::Actor,
+) -> Result<Option<String>, AppError> {
+    fields::require_on_pages(
+        &placements(&store::fields::of(tx, Parent::Document(id))?),
+        i64::from(pages),
+    )?;
+    let old = store::set_file(tx, id, blob, sizes, now())?;
+    crate::signing::documents::audit::record(
+        tx,
+        id,
+        crate::signing::documents::audit::Event::Uploaded,
+        actor,
+        &json!({"sha256": blob.sha256, "size": blob.size, "pages": pages}),
+        now(),
+    )?;
+    Ok(old)
 }
 
 /// Streams `bytes` into a new blob (at most `max` bytes), checks it is a PDF, and commits it.

@@ -7,6 +7,7 @@
 
 mod support;
 
+mod app_documents;
 mod app_session;
 mod audit_bounds;
 mod auth_browser;

@@ -4,8 +4,11 @@
 //! user's browser as the principal (`Principal::browser`); the pages' scripts call `/api/v1`
 //! itself with the session and the `X-CSRF-Token` of `session::APP` (`http::auth`).
 
+pub mod document;
 pub mod nav;
 pub mod preview;
+pub mod timeline;
+pub mod upload;
 
 use warp::Filter;
 use warp::filters::BoxedFilter;
@@ -14,5 +17,10 @@ use warp::reply::Response;
 use crate::http::state::AppState;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    preview::routes(state).boxed()
+    preview::routes(state.clone())
+        .or(upload::routes(state.clone()))
+        .unify()
+        .or(document::routes(state))
+        .unify()
+        .boxed()
 }
