@@ -27,6 +27,7 @@ mod cluster_restore;
 mod connections;
 mod documenso_compat;
 mod documenso_examples;
+mod document_page_browser;
 mod documents;
 mod factor_guard;
 mod hostile_pdf;
