@@ -172,6 +172,18 @@ async fn an_upload_from_the_page_is_a_draft_with_its_file_and_its_page_shows_it(
     .await;
     assert_eq!(signed.status(), 400);
     assert!(signed.text().await.unwrap().contains("COMPLETED"));
+    // The audit trail, as CSV.
+    let trail = format!("/documents/{id}/download/audit-log.csv");
+    let csv = get(&app, &trail, Some(&ada.cookie)).await;
+    assert_eq!(csv.status(), 200);
+    assert_eq!(
+        csv.headers()["content-disposition"],
+        r#"attachment; filename="Lease-for-Flat-3-audit-log.csv""#
+    );
+    let csv = csv.text().await.unwrap();
+    assert!(csv.starts_with("time,event,actor"), "{csv}");
+    assert!(csv.contains("\"UPLOADED\",\"ada@example.com\""), "{csv}");
+    assert_eq!(get(&app, &trail, Some(&bob.cookie)).await.status(), 404);
     let other = get(
         &app,
         &format!("/documents/{id}/download/other.pdf"),

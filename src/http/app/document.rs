@@ -69,10 +69,38 @@ async fn download(
     let original = match file {
         "original.pdf" => true,
         "signed.pdf" => false,
+        "audit-log.csv" => return audit_csv(state, &who, id).await,
         _ => return Err(AppError::not_found("file")),
     };
     let d = sending::download(&state.ctx(), &who, id, original, origin).await?;
     crate::http::sending::file_response(state, &d.blob, &d.name).await
+}
+
+/// The document's whole audit trail as a CSV attachment.
+async fn audit_csv(
+    state: &AppState,
+    who: &Principal,
+    id: DocumentId,
+) -> Result<Response, AppError> {
+    let ctx = state.ctx();
+    let per_page = sending::AUDIT_PAGE_MAX;
+    let (mut events, pages) = sending::audit_log(&ctx, who, id, (1, per_page)).await?;
+    for page in 2..=pages {
+        events.extend(sending::audit_log(&ctx, who, id, (page, per_page)).await?.0);
+    }
+    let title = manage::get(&ctx, who, id).await?.title;
+    let pdf = crate::signing::documents::file_name(&title, false);
+    let name = format!("{}-audit-log.csv", pdf.strip_suffix(".pdf").unwrap_or(&pdf));
+    let mut resp = Response::new(timeline::csv(&events).into());
+    let h = resp.headers_mut();
+    h.insert(
+        "content-type",
+        warp::http::HeaderValue::from_static("text/csv; charset=utf-8"),
+    );
+    if let Ok(v) = format!("attachment; filename=\"{name}\"").parse() {
+        h.insert("content-disposition", v);
+    }
+    Ok(resp)
 }
 
 /// A recipient as the document page shows them.

@@ -141,6 +141,36 @@ fn sentence(e: &AuditEvent, names: &Names<'_>) -> String {
     }
 }
 
+/// The audit trail as CSV (one row per event, oldest first): when, what, who, the recipient,
+/// the address and browser, and the event's details as JSON.
+pub fn csv(events: &[AuditEvent]) -> String {
+    fn cell(s: &str) -> String {
+        // A leading formula character is neutralised, so a spreadsheet shows the text.
+        let s = if s.starts_with(['=', '+', '-', '@']) {
+            format!("'{s}")
+        } else {
+            s.to_string()
+        };
+        format!("\"{}\"", s.replace('"', "\"\""))
+    }
+    let mut out = String::from("time,event,actor,recipient_id,ip_address,user_agent,details\r\n");
+    for e in events {
+        let row = [
+            e.created_at.clone(),
+            e.kind.as_str().to_string(),
+            e.actor.clone(),
+            e.recipient_id.map(|r| r.to_string()).unwrap_or_default(),
+            e.ip_address.clone().unwrap_or_default(),
+            e.user_agent.clone().unwrap_or_default(),
+            e.data.to_string(),
+        ];
+        let cells: Vec<String> = row.iter().map(|c| cell(c)).collect();
+        out.push_str(&cells.join(","));
+        out.push_str("\r\n");
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,5 +216,11 @@ mod tests {
             ]
         );
         assert_eq!(moments[0].when, "21 Nov 2026, 09:30 UTC");
+        let csv = csv(&events[3..4]);
+        assert_eq!(
+            csv,
+            "time,event,actor,recipient_id,ip_address,user_agent,details\r\n\
+             \"2026-11-21T09:30:00Z\",\"REJECTED\",\"bob@e.com\",\"\",\"\",\"\",\"{\"\"reason\"\":\"\"wrong date\"\"}\"\r\n"
+        );
     }
 }
