@@ -41,40 +41,51 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let create = warp::path!("api" / "v1" / "documents" / "upload")
         .and(warp::post())
         .and(caller(&state, Scope::WriteDocument))
-        .and(warp::query::<HashMap<String, String>>())
-        .and(warp::header::optional::<String>("content-type"))
-        .and(warp::header::optional::<u64>("content-length"))
-        .and(super::origin())
+        .and(declared())
         .and(warp::body::stream())
-        .then(
-            |who: Principal, st: AppState, q, ct, len, origin, body| async move {
-                let r = create_with_file(st, who.clone(), q, (ct, len), origin, body).await;
-                write_result(&who, r)
-            },
-        );
+        .then(|who: Principal, st: AppState, d, body| async move {
+            write_result(&who.clone(), create_with_file(st, who, d, body).await)
+        });
     let put = warp::path!("api" / "v1" / "uploads" / String)
         .and(warp::put())
         .and(super::with_state(state))
-        .and(warp::query::<HashMap<String, String>>())
+        .and(declared())
+        .and(warp::body::stream())
+        .then(|data_id: String, st: AppState, d, body| async move {
+            json_result(upload(st, data_id, d, body).await)
+        });
+    create.or(put).unify().boxed()
+}
+
+/// What an upload declares besides its body: the query, the content type and length, and
+/// where it came from.
+type Declared = (
+    HashMap<String, String>,
+    Option<String>,
+    Option<u64>,
+    crate::signing::documents::audit::Origin,
+);
+
+fn declared() -> impl Filter<Extract = (Declared,), Error = warp::Rejection> + Clone {
+    warp::query::<HashMap<String, String>>()
         .and(warp::header::optional::<String>("content-type"))
         .and(warp::header::optional::<u64>("content-length"))
         .and(super::origin())
-        .and(warp::body::stream())
-        .then(
-            |data_id: String, st: AppState, q, ct, len, origin, body| async move {
-                json_result(upload(st, data_id, q, ct, len, origin, body).await)
-            },
-        );
-    create.or(put).unify().boxed()
+        .map(|q, ct, len, origin| (q, ct, len, origin))
+}
+
+/// 413 when the declared length is over `max` (a body without one is counted as it comes).
+fn within(length: Option<u64>, max: u64) -> Result<(), AppError> {
+    match length {
+        Some(n) if n > max => Err(uploads::too_large(max)),
+        _ => Ok(()),
+    }
 }
 
 async fn upload<S, B>(
     state: AppState,
     data_id: String,
-    query: HashMap<String, String>,
-    content_type: Option<String>,
-    length: Option<u64>,
-    origin: crate::signing::documents::audit::Origin,
+    (query, content_type, length, origin): Declared,
     body: S,
 ) -> Result<uploads::Uploaded, AppError>
 where
@@ -94,11 +105,7 @@ where
             })
         })?;
     let max = state.config.max_upload_bytes;
-    if let Some(n) = length
-        && n > max
-    {
-        return Err(uploads::too_large(max));
-    }
+    within(length, max)?;
     let target = uploads::target(&state.ctx(), data_id).await?;
     let bytes = body_of(content_type.as_deref(), body)?;
     let done = uploads::receive(&state.ctx(), target, bytes, max, origin).await?;
@@ -110,9 +117,7 @@ where
 async fn create_with_file<S, B>(
     state: AppState,
     who: Principal,
-    query: HashMap<String, String>,
-    (content_type, length): (Option<String>, Option<u64>),
-    origin: crate::signing::documents::audit::Origin,
+    (query, content_type, length, origin): Declared,
     body: S,
 ) -> Result<uploads::Uploaded, AppError>
 where
@@ -126,11 +131,7 @@ where
     .map_err(|e| AppError::bad_request(e.to_string()))?
     .validate()?;
     let max = state.config.max_upload_bytes;
-    if let Some(n) = length
-        && n > max
-    {
-        return Err(uploads::too_large(max));
-    }
+    within(length, max)?;
     let bytes = body_of(content_type.as_deref(), body)?;
     let done = uploads::create_with_file(&state.ctx(), &who, doc, bytes, max, origin).await?;
     Ok(uploads::Uploaded::of(done))

@@ -105,10 +105,8 @@ pub async fn receive(
     max: u64,
     origin: crate::signing::documents::audit::Origin,
 ) -> Result<Attached, AppError> {
-    let (stored, info) = store_pdf(&ctx.blobs, bytes, max).await?;
-    let sizes = sizes_json(&info);
+    let (stored, sizes, pages) = store_checked(ctx, bytes, max).await?;
     let blob = stored.clone();
-    let pages = info.pages;
     let result = ctx
         .db
         .write(move |tx| match target {
@@ -125,25 +123,18 @@ pub async fn receive(
             }
         })
         .await;
-    let blobs = ctx.blobs.clone();
-    match result {
-        Ok(old) => {
-            if let Some(old) = old.and_then(|o| crate::core::blob::BlobId::parse(&o)) {
-                // Nothing refers to the replaced file any more; remove it after answering.
-                tokio::task::spawn_blocking(move || blobs.delete(&old));
-            }
-            Ok(Attached {
-                target,
-                pages: info.pages,
-                size: stored.size,
-                sha256: stored.sha256,
-            })
-        }
-        Err(e) => {
-            ctx.discard_blob(stored.id).await;
-            Err(e)
-        }
+    let old = kept_if(ctx, &stored, result).await?;
+    if let Some(old) = old.and_then(|o| crate::core::blob::BlobId::parse(&o)) {
+        // Nothing refers to the replaced file any more; remove it after answering.
+        let blobs = ctx.blobs.clone();
+        tokio::task::spawn_blocking(move || blobs.delete(&old));
     }
+    Ok(Attached {
+        target,
+        pages,
+        size: stored.size,
+        sha256: stored.sha256,
+    })
 }
 
 /// `POST /api/v1/documents/upload`: a new DRAFT titled `doc`'s title whose file is `bytes` (at
@@ -158,11 +149,9 @@ pub async fn create_with_file(
     max: u64,
     origin: crate::signing::documents::audit::Origin,
 ) -> Result<Attached, AppError> {
-    let (stored, info) = store_pdf(&ctx.blobs, bytes, max).await?;
-    let sizes = sizes_json(&info);
+    let (stored, sizes, pages) = store_checked(ctx, bytes, max).await?;
     let (user, app) = (who.user_id, ctx.app.clone());
     let blob = stored.clone();
-    let pages = info.pages;
     let data_id = crate::signing::documents::new_data_id();
     let result = ctx
         .db
@@ -176,27 +165,40 @@ pub async fn create_with_file(
             Ok(view.id)
         })
         .await;
-    match result {
-        Ok(id) => {
-            ctx.workers.webhooks.wake();
-            Ok(Attached {
-                target: Target::Document(id),
-                pages,
-                size: stored.size,
-                sha256: stored.sha256,
-            })
-        }
-        Err(e) => {
-            ctx.discard_blob(stored.id).await;
-            Err(e)
-        }
-    }
+    let id = kept_if(ctx, &stored, result).await?;
+    ctx.workers.webhooks.wake();
+    Ok(Attached {
+        target: Target::Document(id),
+        pages,
+        size: stored.size,
+        sha256: stored.sha256,
+    })
 }
 
-/// The page sizes as stored with a file: `[[w, h], ...]` in points.
-fn sizes_json(info: &crate::signing::pdf::PdfInfo) -> String {
+/// `bytes` stored and checked as a PDF (`store_pdf`): the blob, its page sizes as stored with
+/// a file (`[[w, h], ...]` in points) and its page count.
+async fn store_checked(
+    ctx: &Context,
+    bytes: Body,
+    max: u64,
+) -> Result<(StoredBlob, String, u32), AppError> {
+    let (stored, info) = store_pdf(&ctx.blobs, bytes, max).await?;
     let sizes: Vec<[_; 2]> = info.page_sizes.iter().map(|(w, h)| [*w, *h]).collect();
-    serde_json::to_string(&sizes).unwrap_or_else(|_| "[]".into())
+    let sizes = serde_json::to_string(&sizes).unwrap_or_else(|_| "[]".into());
+    Ok((stored, sizes, info.pages))
+}
+
+/// `result` of the transaction that made `stored` a file; when it failed, the blob is removed
+/// first, so nothing is left behind.
+async fn kept_if<T>(
+    ctx: &Context,
+    stored: &StoredBlob,
+    result: Result<T, AppError>,
+) -> Result<T, AppError> {
+    if result.is_err() {
+        ctx.discard_blob(stored.id.clone()).await;
+    }
+    result
 }
 
 /// Inside a transaction: `blob` (with its page sizes and count) becomes document `id`'s file,

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::support::TestApp;
 use crate::support::api::{create_api_key, fixture};
 use crate::support::login::{Browser, add_account, browser, call};
-use crate::support::stores::stored_blob_ids;
+use crate::support::stores::{files_under, stored_blob_ids};
 
 /// `POST /api/v1/documents/upload?title=...` of `pdf` as `who` (cookie and token, either may
 /// be left out): status and JSON answer.
@@ -49,18 +49,6 @@ async fn get(app: &TestApp, path: &str, cookie: Option<&str>) -> reqwest::Respon
     req.send().await.unwrap()
 }
 
-fn files_under(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        if e.path().is_dir() {
-            out.extend(files_under(&e.path()));
-        } else {
-            out.push(e.path());
-        }
-    }
-    out
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_upload_from_the_page_is_a_draft_with_its_file_and_its_page_shows_it() {
     let app = TestApp::spawn().await;
@@ -91,15 +79,8 @@ async fn an_upload_from_the_page_is_a_draft_with_its_file_and_its_page_shows_it(
     assert_eq!(up["pages"], 3, "{up}");
     let id = up["documentId"].as_i64().unwrap();
     let path = format!("/api/v1/documents/{id}");
-    let (s, doc) = call(
-        &app,
-        Method::GET,
-        &path,
-        Some(&ada.cookie),
-        Some(&ada.csrf),
-        None,
-    )
-    .await;
+    let (c, t) = as_browser(&ada);
+    let (s, doc) = call(&app, Method::GET, &path, c, t, None).await;
     assert_eq!(s, 200);
     assert_eq!(
         (doc["title"].as_str(), doc["status"].as_str()),
