@@ -300,6 +300,10 @@ CREATE INDEX documents_listed ON documents (user_id, created_at DESC, id DESC) W
 CREATE INDEX documents_listed_status ON documents (user_id, status, created_at DESC, id DESC)
     WHERE hidden = 0;
 CREATE INDEX bookings_user_status ON bookings (user_id, status, created_at DESC, id DESC);
+-- The dashboard's lists: newest first by last change.
+CREATE INDEX documents_changed ON documents (user_id, updated_at DESC, id DESC) WHERE hidden = 0;
+CREATE INDEX documents_changed_status ON documents (user_id, status, updated_at DESC, id DESC)
+    WHERE hidden = 0;
 
 -- Recipients of a document or of a template (exactly one of the two).
 CREATE TABLE recipients (
@@ -331,6 +335,9 @@ CREATE TABLE recipients (
 CREATE UNIQUE INDEX recipients_document_email ON recipients (document_id, email) WHERE document_id IS NOT NULL;
 CREATE INDEX recipients_template ON recipients (template_id);
 CREATE INDEX recipients_auth_user ON recipients (auth_user_id);
+-- The dashboard's Inbox: the documents waiting for an account's signature, by e-mail.
+CREATE INDEX recipients_awaiting ON recipients (email)
+    WHERE document_id IS NOT NULL AND role <> 'CC' AND signing_status = 'NOT_SIGNED';
 
 CREATE TABLE fields (
     id           INTEGER PRIMARY KEY,

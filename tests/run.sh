@@ -73,8 +73,11 @@ eval "$(tests/s3/garage.sh start)"
 export DOCKET_TEST_POSTGRES DOCKET_TEST_BLOB_URL AWS_ENDPOINT_URL AWS_REGION AWS_ACCESS_KEY_ID \
   AWS_SECRET_ACCESS_KEY DOCKET_GARAGE_DIR
 # With the unit tests: those of the S3 store, and of grants, rate limits and secrets on
-# PostgreSQL, need these two; the rest run as they would alone.
-"${cargo_test[@]}" --lib --test it "$@"
+# PostgreSQL, need these two; the rest run as they would alone. The tests of pages in Chromium
+# (the modules named `*browser`) ran on SQLite above and are skipped here: what they add is the
+# pages, whose every database call is a use case the API tests run on PostgreSQL, and they are
+# the slowest tests of the suite (CI has 40 minutes).
+"${cargo_test[@]}" --lib --test it "$@" -- --skip browser::
 # The API's property test against a node on PostgreSQL and the bucket as well.
 command -v schemathesis >/dev/null || pip install -q 'schemathesis>=4,<5'
 psql --quiet --dbname "$DOCKET_TEST_POSTGRES" --command 'CREATE DATABASE schemathesis'

@@ -61,7 +61,15 @@ pub enum AppError {
     Internal(String),
 }
 
+/// The message of the `Unavailable` error a call gets once the runtime is shutting down.
+pub const STOPPING: &str = "the server is stopping";
+
 impl AppError {
+    /// Whether the call failed because the runtime is shutting down (`STOPPING`).
+    pub fn is_stopping(&self) -> bool {
+        matches!(self, AppError::Unavailable(m) if m == STOPPING)
+    }
+
     pub fn bad_request(message: impl Into<String>) -> Self {
         AppError::BadRequest {
             code: "invalid_request",

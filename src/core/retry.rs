@@ -203,6 +203,8 @@ pub async fn drain<T, Take, TakeFut, H, HFut>(
                         continue;
                     }
                 }
+                // The runtime is shutting down: every later read would fail the same way.
+                Err(e) if e.is_stopping() => break,
                 Err(e) => tracing::error!(error = %e, queue = what, "reading the queue failed"),
             }
         }
@@ -221,6 +223,31 @@ pub async fn drain<T, Take, TakeFut, H, HFut>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A queue whose reads fail because the runtime is shutting down ends its loop at once,
+    /// instead of asking again (each read would fail as fast, in a loop that logs each time).
+    #[tokio::test]
+    async fn a_worker_stops_when_the_runtime_does() {
+        let (_keep, stop) = Stop::new();
+        let asked = std::sync::atomic::AtomicUsize::new(0);
+        let take = |_room: usize| {
+            asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            async {
+                Err::<Vec<()>, _>(crate::core::error::AppError::Unavailable(
+                    crate::core::error::STOPPING.into(),
+                ))
+            }
+        };
+        let ran = tokio::time::timeout(
+            Duration::from_secs(5),
+            drain(&Wake::default(), stop, "test", 1, take, |()| async {
+                Ok(())
+            }),
+        )
+        .await;
+        assert!(ran.is_ok(), "the worker kept going");
+        assert_eq!(asked.load(std::sync::atomic::Ordering::SeqCst), 1);
+    }
 
     fn b() -> Backoff {
         Backoff {

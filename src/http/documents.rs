@@ -188,7 +188,7 @@ async fn create(
     })
 }
 
-/// `GET /api/v1/documents?page&perPage&status`.
+/// `GET /api/v1/documents?page&perPage&status&query`.
 async fn list(
     state: AppState,
     who: Principal,
@@ -208,6 +208,7 @@ async fn list(
         page,
         per_page,
         status,
+        search: q.get("query").cloned(),
     };
     let (documents, total_pages) = manage::list(&state.ctx(), &who, listing).await?;
     Ok(DocumentList {

@@ -117,7 +117,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .unify()
         .or(static_files::routes())
         .unify()
-        .or(home::routes())
+        .or(home::routes(state.clone()))
         .unify()
         .recover(reply::recover)
         .unify()

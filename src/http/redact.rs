@@ -141,6 +141,8 @@ mod tests {
         ),
         // A page image's name (`1-800.png`); the token before it is redacted.
         ("/sign/{}/pages/{public}", "page and width"),
+        // The owner's page image (`1.png`) of their document; the session is the credential.
+        ("/documents/{}/pages/{public}", "page"),
     ];
 
     /// Whether text segment `n` of the route shaped `shape` is named as no secret.

@@ -104,7 +104,8 @@ pub async fn documenso_sample(
             let Some(hook) = store::first(c, visible)? else {
                 return Ok(None);
             };
-            let (docs, _) = crate::signing::documents::store::list(c, user, None, SAMPLE_SCAN, 0)?;
+            use crate::signing::documents::store::listing::{Query, list};
+            let (docs, _) = list(c, &Query::owned(user, None, SAMPLE_SCAN, 0))?;
             Ok(docs
                 .iter()
                 .find(|d| !d.recipients.is_empty())

@@ -25,6 +25,8 @@ mod cluster_kill;
 mod cluster_limits;
 mod cluster_restore;
 mod connections;
+mod dashboard;
+mod dashboard_browser;
 mod documenso_compat;
 mod documenso_examples;
 mod document_page_browser;

@@ -9,7 +9,7 @@ use rusqlite::{Connection, TransactionBehavior};
 pub const SCHEMA: &str = include_str!("../../../schema.sql");
 
 /// The version `SCHEMA` describes.
-pub const LATEST: i64 = 18;
+pub const LATEST: i64 = 19;
 
 /// `(version, sql)`: what turns version `n - 1` into version `n`.
 pub const MIGRATIONS: &[(i64, &str)] = &[
@@ -33,6 +33,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     (16, include_str!("migrations/0016_pending_documents.sql")),
     (17, include_str!("migrations/0017_session_confirmation.sql")),
     (18, include_str!("migrations/0018_list_counts.sql")),
+    (19, include_str!("migrations/0019_dashboard.sql")),
 ];
 
 #[derive(Debug, thiserror::Error)]

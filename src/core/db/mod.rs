@@ -249,7 +249,7 @@ impl Db {
         let db = self.clone();
         tokio::task::spawn_blocking(move || db.read_blocking(f))
             .await
-            .map_err(|e| AppError::internal(format!("database task failed: {e}")))?
+            .map_err(task_failed)?
     }
 
     /// Runs `f` inside a write transaction and returns its result once that transaction is
@@ -270,7 +270,7 @@ impl Db {
                 let db = self.clone();
                 tokio::task::spawn_blocking(move || db.write_blocking_pg(f))
                     .await
-                    .map_err(|e| AppError::internal(format!("database task failed: {e}")))?
+                    .map_err(task_failed)?
             }
         }
     }
@@ -494,8 +494,30 @@ pub fn now() -> i64 {
         .map_or(0, |d| d.as_secs() as i64)
 }
 
+/// What a database call whose blocking task did not run becomes: the runtime cancels the tasks
+/// it has not started when it shuts down, and a worker that meets `AppError::is_stopping` stops
+/// instead of retrying (its retry would be cancelled too, at once, in a loop).
+fn task_failed(e: tokio::task::JoinError) -> AppError {
+    if e.is_cancelled() {
+        AppError::Unavailable(crate::core::error::STOPPING.into())
+    } else {
+        AppError::internal(format!("database task failed: {e}"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    /// A blocking task the runtime cancelled (as it does with those not started when it shuts
+    /// down) is the `STOPPING` error the workers stop on; another failure is not.
+    #[tokio::test]
+    async fn a_cancelled_task_means_the_server_is_stopping() {
+        let h = tokio::spawn(std::future::pending::<()>());
+        h.abort();
+        assert!(super::task_failed(h.await.unwrap_err()).is_stopping());
+        let h = tokio::spawn(async { panic!("boom") });
+        assert!(!super::task_failed(h.await.unwrap_err()).is_stopping());
+    }
+
     use super::*;
 
     #[test]

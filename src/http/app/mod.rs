@@ -4,6 +4,7 @@
 //! user's browser as the principal (`Principal::browser`); the pages' scripts call `/api/v1`
 //! itself with the session and the `X-CSRF-Token` of `session::APP` (`http::auth`).
 
+pub mod dashboard;
 pub mod document;
 pub mod nav;
 pub mod preview;

@@ -35,7 +35,8 @@ pub fn create_document() {}
 
 #[utoipa::path(get, path = "/api/v1/documents", tag = "documents",
     summary = "List documents, newest first",
-    params(ListPaging, ("status" = Option<Status>, Query)),
+    params(ListPaging, ("status" = Option<Status>, Query),
+        ("query" = Option<String>, Query, description = "Only the documents whose title or a recipient's e-mail contains this text (ignoring case; at most 200 characters)")),
     responses((status = 200, description = "OK", body = DocumentList), ReadErrors),
     security(("apiKey" = []), ("bearer" = [])))]
 pub fn list_documents() {}

@@ -15,7 +15,7 @@ use crate::core::lenient::{Given, Object};
 use super::audit::{self, Event, Origin};
 use super::model::Document;
 use super::parts;
-use super::store::{self, Deleted, Parent};
+use super::store::{self, Deleted, Parent, listing};
 use super::{DocumentView, FieldView, RecipientView, SigningLinks, Status};
 use crate::core::context::Context;
 use crate::core::db::now;
@@ -79,26 +79,37 @@ pub fn insert_draft(
     Ok(view)
 }
 
-/// What a listing asks for: a page of `per_page`, and optionally one status.
-#[derive(Debug, Clone, Copy)]
+/// What a listing asks for: a page of `per_page`, optionally one status, and optionally a
+/// search (text in the title or in a recipient's e-mail).
+#[derive(Debug, Clone)]
 pub struct Listing {
     pub page: i64,
     pub per_page: i64,
     pub status: Option<Status>,
+    pub search: Option<String>,
 }
 
-/// The page of the user's listed documents and the number of pages.
+/// The page of the user's listed documents, newest created first, and the number of pages.
 pub async fn list(
     ctx: &Context,
     who: &Principal,
     q: Listing,
 ) -> Result<(Vec<DocumentView>, i64), AppError> {
     let (user, app) = (who.user_id, ctx.app.clone());
+    let query = listing::Query {
+        whose: listing::Whose::Owned {
+            user,
+            status: q.status,
+        },
+        search: super::listing::search_terms(q.search.as_deref())?,
+        order: listing::Order::Created,
+        limit: q.per_page,
+        offset: (q.page - 1) * q.per_page,
+    };
     let (docs, total) = ctx
         .db
         .read(move |c| {
-            let offset = (q.page - 1) * q.per_page;
-            let (docs, total) = store::list(c, user, q.status, q.per_page, offset)?;
+            let (docs, total) = listing::list(c, &query)?;
             let views: Vec<DocumentView> = docs.iter().map(|d| DocumentView::of(d, &app)).collect();
             Ok((views, total))
         })

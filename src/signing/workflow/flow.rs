@@ -299,6 +299,8 @@ pub fn complete(
         return Err(conflict("the document changed state; reload the page"));
     }
     recipients::record_auth(tx, link.me.id, proved.method, proved.user_id)?;
+    // A recipient's signature changes the document: its last change (the dashboard's order).
+    documents::touch(tx, doc, now)?;
     let event = match link.me.role {
         Role::Approver => Event::Approved,
         Role::Viewer => Event::Viewed,

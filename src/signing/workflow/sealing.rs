@@ -288,6 +288,8 @@ impl Sealer {
                         _ => POLL,
                     }
                 }
+                // The runtime is shutting down: every later read would fail the same way at once.
+                Err(e) if e.is_stopping() => return,
                 Err(e) => {
                     tracing::error!(error = %e, "looking for documents to seal failed");
                     POLL

@@ -3,6 +3,7 @@
 //! answer the aggregate's one read model (`documents::model`).
 
 pub mod fields;
+pub mod listing;
 pub mod recipients;
 
 use crate::core::ids::{DocumentId, TemplateId, UserId};
@@ -122,48 +123,6 @@ pub fn owned(conn: &Conn, user: UserId, id: DocumentId) -> Result<Document, AppE
 /// The document behind an upload URL's `documentDataId`.
 pub fn by_data_id(conn: &Conn, data_id: &str) -> Result<Option<Document>, AppError> {
     load_where(conn, "document_data_id = ?1", [data_id])
-}
-
-/// A page of the user's listed documents, newest first, and how many there are in all. Both
-/// cost the page, not the user's history: the rows come in order from an index of the listed
-/// documents (`documents_listed`, `documents_listed_status`), and the total from the counts
-/// the triggers keep (`crate::core::db::counts`).
-pub fn list(
-    conn: &Conn,
-    user: UserId,
-    status: Option<Status>,
-    limit: i64,
-    offset: i64,
-) -> Result<(Vec<Document>, i64), AppError> {
-    let total = crate::core::db::counts::listed(
-        conn,
-        user.get(),
-        crate::core::db::counts::List::Documents,
-        status.map(Status::as_str),
-    )?;
-    let docs = match status {
-        Some(status) => {
-            let mut stmt = conn.prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM documents WHERE user_id = ?1 AND hidden = 0 AND status = ?2
-                  ORDER BY created_at DESC, id DESC LIMIT ?3 OFFSET ?4"
-            ))?;
-            let rows = stmt.query_map(params![user, status, limit, offset], from_row)?;
-            rows.collect::<Result<Vec<_>, _>>()?
-        }
-        None => {
-            let mut stmt = conn.prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM documents WHERE user_id = ?1 AND hidden = 0
-                  ORDER BY created_at DESC, id DESC LIMIT ?2 OFFSET ?3"
-            ))?;
-            let rows = stmt.query_map(params![user, limit, offset], from_row)?;
-            rows.collect::<Result<Vec<_>, _>>()?
-        }
-    };
-    let docs = docs
-        .into_iter()
-        .map(|d| complete_aggregate(conn, d))
-        .collect::<Result<_, _>>()?;
-    Ok((docs, total))
 }
 
 pub fn insert(
