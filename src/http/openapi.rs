@@ -100,6 +100,7 @@ struct Explorer;
         templates::generate_document,
         templates::create_document_from_template,
         sending::upload_file,
+        sending::create_from_pdf,
         bookings::create_booking,
         bookings::list_bookings,
         bookings::get_booking,

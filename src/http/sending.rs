@@ -210,7 +210,13 @@ async fn fetch(
         .signer
         .verify("GET", &path, &object(&blob), &query, now())
         .map_err(|e| AppError::Forbidden(e.to_string()))?;
-    let id = crate::core::blob::BlobId::parse(&blob).ok_or_else(|| AppError::not_found("file"))?;
+    file_response(&state, &blob, &name).await
+}
+
+/// The PDF in blob `blob` as an attachment named `name` (ASCII letters, digits and `-_.`, see
+/// `documents::file_name`): the answer of every download, by signed URL or from the pages.
+pub async fn file_response(state: &AppState, blob: &str, name: &str) -> Result<Response, AppError> {
+    let id = crate::core::blob::BlobId::parse(blob).ok_or_else(|| AppError::not_found("file"))?;
     let blobs = state.blobs.clone();
     let bytes = tokio::task::spawn_blocking(move || blobs.read(&id))
         .await
@@ -219,7 +225,7 @@ async fn fetch(
             std::io::ErrorKind::NotFound => AppError::not_found("file"),
             _ => e.into(),
         })?;
-    // `name` is ASCII letters, digits and `-_.` (see `file_name`) and covered by the signature.
+    // `name` is ASCII letters, digits and `-_.` (see `file_name`).
     let decoded = name;
     let mut resp = Response::new(bytes.into());
     let h = resp.headers_mut();

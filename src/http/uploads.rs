@@ -1,5 +1,7 @@
 //! `PUT <uploadUrl>`: the PDF of a document or of a template, as the raw body or as the single
-//! file part of `multipart/form-data`, authorised only by the URL's signature. This checks the signature, the size and the content type, and
+//! file part of `multipart/form-data`, authorised only by the URL's signature; and `POST
+//! /api/v1/documents/upload?title=`: a new draft made from the PDF in the body in one step
+//! (the web application's upload), nothing made when the file is refused. This checks the signature, the size and the content type, and
 //! hands the body as a stream to `documents::attach`, which stores, checks and attaches it.
 
 use std::collections::HashMap;
@@ -10,11 +12,15 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use super::reply::json_result;
+use super::auth::caller;
+use super::reply::{json_result, write_result};
 use crate::core::blob::SignedUrlError;
 use crate::core::db::now;
 use crate::core::error::AppError;
 use crate::http::state::AppState;
+use crate::identity::principal::Principal;
+use crate::identity::scope::Scope;
+use crate::signing::documents::request::CreateDocumentRequest;
 use crate::signing::uploads;
 
 const PREFIX: &str = "/api/v1/uploads/";
@@ -32,29 +38,54 @@ pub fn upload_url(state: &AppState, data_id: &str) -> String {
 }
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    warp::path!("api" / "v1" / "uploads" / String)
+    let create = warp::path!("api" / "v1" / "documents" / "upload")
+        .and(warp::post())
+        .and(caller(&state, Scope::WriteDocument))
+        .and(declared())
+        .and(warp::body::stream())
+        .then(|who: Principal, st: AppState, d, body| async move {
+            write_result(&who.clone(), create_with_file(st, who, d, body).await)
+        });
+    let put = warp::path!("api" / "v1" / "uploads" / String)
         .and(warp::put())
         .and(super::with_state(state))
-        .and(warp::query::<HashMap<String, String>>())
+        .and(declared())
+        .and(warp::body::stream())
+        .then(|data_id: String, st: AppState, d, body| async move {
+            json_result(upload(st, data_id, d, body).await)
+        });
+    create.or(put).unify().boxed()
+}
+
+/// What an upload declares besides its body: the query, the content type and length, and
+/// where it came from.
+type Declared = (
+    HashMap<String, String>,
+    Option<String>,
+    Option<u64>,
+    crate::signing::documents::audit::Origin,
+);
+
+fn declared() -> impl Filter<Extract = (Declared,), Error = warp::Rejection> + Clone {
+    warp::query::<HashMap<String, String>>()
         .and(warp::header::optional::<String>("content-type"))
         .and(warp::header::optional::<u64>("content-length"))
         .and(super::origin())
-        .and(warp::body::stream())
-        .then(
-            |data_id: String, st: AppState, q, ct, len, origin, body| async move {
-                json_result(upload(st, data_id, q, ct, len, origin, body).await)
-            },
-        )
-        .boxed()
+        .map(|q, ct, len, origin| (q, ct, len, origin))
+}
+
+/// 413 when the declared length is over `max` (a body without one is counted as it comes).
+fn within(length: Option<u64>, max: u64) -> Result<(), AppError> {
+    match length {
+        Some(n) if n > max => Err(uploads::too_large(max)),
+        _ => Ok(()),
+    }
 }
 
 async fn upload<S, B>(
     state: AppState,
     data_id: String,
-    query: HashMap<String, String>,
-    content_type: Option<String>,
-    length: Option<u64>,
-    origin: crate::signing::documents::audit::Origin,
+    (query, content_type, length, origin): Declared,
     body: S,
 ) -> Result<uploads::Uploaded, AppError>
 where
@@ -74,16 +105,46 @@ where
             })
         })?;
     let max = state.config.max_upload_bytes;
-    if let Some(n) = length
-        && n > max
-    {
-        return Err(uploads::too_large(max));
-    }
+    within(length, max)?;
     let target = uploads::target(&state.ctx(), data_id).await?;
+    let bytes = body_of(content_type.as_deref(), body)?;
+    let done = uploads::receive(&state.ctx(), target, bytes, max, origin).await?;
+    Ok(uploads::Uploaded::of(done))
+}
 
-    let kind = content_type
-        .as_deref()
-        .unwrap_or("application/octet-stream");
+/// `POST /api/v1/documents/upload?title=<title>` with the PDF as the body (as to an upload
+/// URL): a new DRAFT with its file, made only once the file is stored and checked.
+async fn create_with_file<S, B>(
+    state: AppState,
+    who: Principal,
+    (query, content_type, length, origin): Declared,
+    body: S,
+) -> Result<uploads::Uploaded, AppError>
+where
+    S: Stream<Item = Result<B, warp::Error>> + Send + 'static,
+    B: Buf + Send + 'static,
+{
+    let title = query.get("title").cloned().unwrap_or_default();
+    let doc = serde_json::from_value::<CreateDocumentRequest>(
+        serde_json::json!({"title": title, "recipients": []}),
+    )
+    .map_err(|e| AppError::bad_request(e.to_string()))?
+    .validate()?;
+    let max = state.config.max_upload_bytes;
+    within(length, max)?;
+    let bytes = body_of(content_type.as_deref(), body)?;
+    let done = uploads::create_with_file(&state.ctx(), &who, doc, bytes, max, origin).await?;
+    Ok(uploads::Uploaded::of(done))
+}
+
+/// The file's bytes of a body of type `content_type`: the raw body (`application/pdf`,
+/// `application/octet-stream`, or none said) or the file part of `multipart/form-data`.
+fn body_of<S, B>(content_type: Option<&str>, body: S) -> Result<uploads::Body, AppError>
+where
+    S: Stream<Item = Result<B, warp::Error>> + Send + 'static,
+    B: Buf + Send + 'static,
+{
+    let kind = content_type.unwrap_or("application/octet-stream");
     let bytes: uploads::Body = if kind.starts_with("multipart/form-data") {
         let boundary = multer::parse_boundary(kind)
             .map_err(|e| AppError::bad_request(format!("invalid multipart/form-data: {e}")))?;
@@ -98,9 +159,7 @@ where
             "send the PDF as application/pdf, application/octet-stream or a multipart/form-data file part, not {kind}"
         )));
     };
-
-    let done = uploads::receive(&state.ctx(), target, bytes, max, origin).await?;
-    Ok(uploads::Uploaded::of(done))
+    Ok(bytes)
 }
 
 /// The bytes of the first file part (one with a file name, or named `file`) of a multipart

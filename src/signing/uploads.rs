@@ -105,35 +105,14 @@ pub async fn receive(
     max: u64,
     origin: crate::signing::documents::audit::Origin,
 ) -> Result<Attached, AppError> {
-    let (stored, info) = store_pdf(&ctx.blobs, bytes, max).await?;
-    let sizes = serde_json::to_string(
-        &info
-            .page_sizes
-            .iter()
-            .map(|(w, h)| [*w, *h])
-            .collect::<Vec<_>>(),
-    )
-    .unwrap_or_else(|_| "[]".into());
+    let (stored, sizes, pages) = store_checked(ctx, bytes, max).await?;
     let blob = stored.clone();
-    let pages = info.pages;
     let result = ctx
         .db
         .write(move |tx| match target {
             Target::Document(id) => {
-                fields::require_on_pages(
-                    &placements(&store::fields::of(tx, Parent::Document(id))?),
-                    i64::from(pages),
-                )?;
-                let old = store::set_file(tx, id, &blob, &sizes, now())?;
-                crate::signing::documents::audit::record(
-                    tx,
-                    id,
-                    crate::signing::documents::audit::Event::Uploaded,
-                    &origin.actor("upload URL", None),
-                    &json!({"sha256": blob.sha256, "size": blob.size, "pages": pages}),
-                    now(),
-                )?;
-                Ok(old)
+                let actor = origin.actor("upload URL", None);
+                attach_to_document(tx, id, (&blob, &sizes, pages), &actor)
             }
             Target::Template(id) => {
                 fields::require_on_pages(
@@ -144,25 +123,107 @@ pub async fn receive(
             }
         })
         .await;
-    let blobs = ctx.blobs.clone();
-    match result {
-        Ok(old) => {
-            if let Some(old) = old.and_then(|o| crate::core::blob::BlobId::parse(&o)) {
-                // Nothing refers to the replaced file any more; remove it after answering.
-                tokio::task::spawn_blocking(move || blobs.delete(&old));
-            }
-            Ok(Attached {
-                target,
-                pages: info.pages,
-                size: stored.size,
-                sha256: stored.sha256,
-            })
-        }
-        Err(e) => {
-            ctx.discard_blob(stored.id).await;
-            Err(e)
-        }
+    let old = kept_if(ctx, &stored, result).await?;
+    if let Some(old) = old.and_then(|o| crate::core::blob::BlobId::parse(&o)) {
+        // Nothing refers to the replaced file any more; remove it after answering.
+        let blobs = ctx.blobs.clone();
+        tokio::task::spawn_blocking(move || blobs.delete(&old));
     }
+    Ok(Attached {
+        target,
+        pages,
+        size: stored.size,
+        sha256: stored.sha256,
+    })
+}
+
+/// `POST /api/v1/documents/upload`: a new DRAFT titled `doc`'s title whose file is `bytes` (at
+/// most `max`). The file is stored and checked first; only then are the document, its file,
+/// its audit rows (CREATED, UPLOADED) and DOCUMENT_CREATED written, in one transaction. A
+/// refused file leaves nothing behind: no document, no blob, no temp file.
+pub async fn create_with_file(
+    ctx: &Context,
+    who: &crate::identity::principal::Principal,
+    doc: crate::signing::documents::CreateDocument,
+    bytes: Body,
+    max: u64,
+    origin: crate::signing::documents::audit::Origin,
+) -> Result<Attached, AppError> {
+    let (stored, sizes, pages) = store_checked(ctx, bytes, max).await?;
+    let (user, app) = (who.user_id, ctx.app.clone());
+    let blob = stored.clone();
+    let data_id = crate::signing::documents::new_data_id();
+    let result = ctx
+        .db
+        .write(move |tx| {
+            let owner = crate::signing::documents::audit::owner_email(tx, user)?;
+            let actor = origin.actor(&owner, None);
+            let view = crate::signing::documents::manage::insert_draft(
+                tx, user, &doc, &data_id, &actor, &app,
+            )?;
+            attach_to_document(tx, view.id, (&blob, &sizes, pages), &actor)?;
+            Ok(view.id)
+        })
+        .await;
+    let id = kept_if(ctx, &stored, result).await?;
+    ctx.workers.webhooks.wake();
+    Ok(Attached {
+        target: Target::Document(id),
+        pages,
+        size: stored.size,
+        sha256: stored.sha256,
+    })
+}
+
+/// `bytes` stored and checked as a PDF (`store_pdf`): the blob, its page sizes as stored with
+/// a file (`[[w, h], ...]` in points) and its page count.
+async fn store_checked(
+    ctx: &Context,
+    bytes: Body,
+    max: u64,
+) -> Result<(StoredBlob, String, u32), AppError> {
+    let (stored, info) = store_pdf(&ctx.blobs, bytes, max).await?;
+    let sizes: Vec<[_; 2]> = info.page_sizes.iter().map(|(w, h)| [*w, *h]).collect();
+    let sizes = serde_json::to_string(&sizes).unwrap_or_else(|_| "[]".into());
+    Ok((stored, sizes, info.pages))
+}
+
+/// `result` of the transaction that made `stored` a file; when it failed, the blob is removed
+/// first, so nothing is left behind.
+async fn kept_if<T>(
+    ctx: &Context,
+    stored: &StoredBlob,
+    result: Result<T, AppError>,
+) -> Result<T, AppError> {
+    if result.is_err() {
+        ctx.discard_blob(stored.id.clone()).await;
+    }
+    result
+}
+
+/// Inside a transaction: `blob` (with its page sizes and count) becomes document `id`'s file,
+/// unless a field lies past its last page (409); the upload is audited as `actor`'s. Answers
+/// the blob id of the file it replaces.
+fn attach_to_document(
+    tx: &crate::core::db::Conn,
+    id: DocumentId,
+    (blob, sizes, pages): (&StoredBlob, &str, u32),
+    actor: &crate::signing::documents::audit::Actor,
+) -> Result<Option<String>, AppError> {
+    fields::require_on_pages(
+        &placements(&store::fields::of(tx, Parent::Document(id))?),
+        i64::from(pages),
+    )?;
+    let old = store::set_file(tx, id, blob, sizes, now())?;
+    crate::signing::documents::audit::record(
+        tx,
+        id,
+        crate::signing::documents::audit::Event::Uploaded,
+        actor,
+        &json!({"sha256": blob.sha256, "size": blob.size, "pages": pages}),
+        now(),
+    )?;
+    Ok(old)
 }
 
 /// Streams `bytes` into a new blob (at most `max` bytes), checks it is a PDF, and commits it.

@@ -3,63 +3,11 @@
 //! pages at `/documents/{id}/pages/{n}.png`; another user's document stays a 404.
 
 use reqwest::Method;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::support::TestApp;
 use crate::support::api::fixture;
-use crate::support::login::{PASSWORD, add_account, hidden_inputs, sign_in};
-
-/// A signed-in browser: its `Cookie` header and the CSRF token its pages carry.
-pub(crate) struct Browser {
-    pub(crate) cookie: String,
-    pub(crate) csrf: String,
-}
-
-/// `email` signed in through the login page (password `PASSWORD`).
-pub(crate) async fn browser(app: &TestApp, email: &str) -> Browser {
-    let cookie = sign_in(app, email, PASSWORD).await.unwrap();
-    let html = app
-        .client
-        .get(app.url("/account"))
-        .header("cookie", &cookie)
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    let csrf = html
-        .split("<meta name=\"csrf-token\" content=\"")
-        .nth(1)
-        .and_then(|r| r.split('"').next())
-        .unwrap_or_else(|| panic!("no csrf-token in the account page:\n{html}"))
-        .to_string();
-    Browser { cookie, csrf }
-}
-
-/// A call with the given cookie and token (either may be absent): status and JSON answer.
-async fn call(
-    app: &TestApp,
-    method: Method,
-    path: &str,
-    cookie: Option<&str>,
-    csrf: Option<&str>,
-    body: Option<Value>,
-) -> (u16, Value) {
-    let mut req = app.client.request(method, app.url(path));
-    if let Some(c) = cookie {
-        req = req.header("cookie", c);
-    }
-    if let Some(t) = csrf {
-        req = req.header("x-csrf-token", t);
-    }
-    if let Some(b) = body {
-        req = req.json(&b);
-    }
-    let resp = req.send().await.unwrap();
-    let status = resp.status().as_u16();
-    (status, resp.json().await.unwrap_or(Value::Null))
-}
+use crate::support::login::{add_account, browser, call, hidden_inputs};
 
 #[tokio::test]
 async fn the_owners_browser_calls_the_api_with_its_session_and_the_pages_token() {

@@ -9,6 +9,7 @@ use docket::{core::blob::BlobId, core::blob::BlobStore, core::blob::BlobUrl};
 use serde_json::json;
 
 use crate::support::api::{Api, add_user, create_api_key, fixture};
+use crate::support::stores::files_under;
 use crate::support::{BIN, BinServer, client, docket};
 
 /// `DOCKET_TEST_BLOB_URL` with a fresh prefix under it, or `None` (and a notice) when unset.
@@ -22,18 +23,6 @@ fn test_bucket() -> Option<String> {
     };
     let run = docket::core::crypto::random_base62(10).to_lowercase();
     Some(format!("{}/it-{run}", raw.trim_end_matches('/')))
-}
-
-fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        if e.path().is_dir() {
-            out.extend(files_under(&e.path()));
-        } else {
-            out.push(e.path());
-        }
-    }
-    out
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -4,10 +4,10 @@
 
 use serde_json::{Value, json};
 
-use crate::app_session::browser;
 use crate::support::TestApp;
 use crate::support::api::{Api, Created, create_api_key, fixture};
 use crate::support::login::add_account;
+use crate::support::login::browser;
 
 /// Ada's and Bob's documents, made through the API (see [`seed`]).
 pub(crate) struct Seeded {

@@ -7,6 +7,7 @@
 
 mod support;
 
+mod app_documents;
 mod app_session;
 mod audit_bounds;
 mod auth_browser;
@@ -28,6 +29,7 @@ mod dashboard;
 mod dashboard_browser;
 mod documenso_compat;
 mod documenso_examples;
+mod document_page_browser;
 mod document_settings;
 mod documents;
 mod editor_browser;

@@ -5,10 +5,13 @@
 //! itself with the session and the `X-CSRF-Token` of `session::APP` (`http::auth`).
 
 pub mod dashboard;
+pub mod document;
 pub mod editor;
 mod editor_form;
 pub mod nav;
 pub mod preview;
+pub mod timeline;
+pub mod upload;
 
 use warp::Filter;
 use warp::filters::BoxedFilter;
@@ -18,7 +21,11 @@ use crate::http::state::AppState;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     preview::routes(state.clone())
-        .or(editor::routes(state))
+        .or(editor::routes(state.clone()))
+        .unify()
+        .or(upload::routes(state.clone()))
+        .unify()
+        .or(document::routes(state))
         .unify()
         .boxed()
 }

@@ -3,7 +3,9 @@
 
 use utoipa::IntoParams;
 
-use super::errors::{ChangeErrors, DownloadErrors, ReadErrors, RemoveErrors, UploadErrors};
+use super::errors::{
+    ChangeErrors, CreateErrors, DownloadErrors, ReadErrors, RemoveErrors, UploadErrors,
+};
 use crate::signing::uploads::Uploaded;
 use crate::signing::workflow::answers::{AuditLog, DownloadUrl, Resent, Sent};
 use crate::signing::workflow::request::{ResendRequest, SendRequest};
@@ -94,6 +96,27 @@ pub fn audit_log() {}
     responses((status = 200, description = "The PDF", content_type = "application/pdf", body = inline(Pdf)), DownloadErrors),
     security())]
 pub fn download_file() {}
+
+/// `POST /api/v1/documents/upload`'s query.
+#[derive(IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct NewFromPdfQuery {
+    /// The new document's title, 1 to 255 characters.
+    #[param(min_length = 1, max_length = 255)]
+    title: String,
+}
+
+#[utoipa::path(post, path = "/api/v1/documents/upload", tag = "documents",
+    summary = "Docket's own: create a DRAFT from the PDF in the body, in one step. The file is stored and checked first (a PDF, not encrypted, within --max-upload-mb); a refused file creates nothing. The new document has no recipients yet",
+    params(NewFromPdfQuery),
+    request_body(content(
+        (inline(Pdf) = "application/pdf"),
+        (inline(Pdf) = "application/octet-stream"),
+        (inline(FilePart) = "multipart/form-data"),
+    )),
+    responses((status = 200, description = "Created with its file", body = Uploaded), CreateErrors),
+    security(("apiKey" = []), ("bearer" = [])))]
+pub fn create_from_pdf() {}
 
 /// A PDF's bytes.
 #[derive(utoipa::ToSchema)]

@@ -46,14 +46,8 @@ pub async fn create(
     let view = ctx
         .db
         .write(move |tx| {
-            let tier = crate::identity::users::store::tier(tx, user)?;
-            super::check_tier(&doc.auth_options, &doc.recipients, tier)?;
-            let t = now();
-            let id = store::insert(tx, user, &doc, &d, t)?;
-            let view = DocumentView::of(&store::load(tx, id)?, &app);
             let owner = owner_email(tx, user)?;
-            crate::signing::documents::notify::created(tx, &view, &origin.actor(&owner, None), t)?;
-            Ok(view)
+            insert_draft(tx, user, &doc, &d, &origin.actor(&owner, None), &app)
         })
         .await?;
     ctx.workers.webhooks.wake();
@@ -63,6 +57,26 @@ pub async fn create(
         external_id: view.external_id,
         recipients: view.recipients.links_shown_if(who.sees_signing_links()),
     })
+}
+
+/// Inside a transaction: the DRAFT `doc` of `user` with its recipients (the tier's rules
+/// checked), its CREATED audit row by `actor` and DOCUMENT_CREATED queued; answers it as the
+/// API shows it. The caller wakes the webhook worker once committed.
+pub fn insert_draft(
+    tx: &crate::core::db::Conn,
+    user: crate::core::ids::UserId,
+    doc: &CreateDocument,
+    data_id: &str,
+    actor: &audit::Actor,
+    app: &str,
+) -> Result<DocumentView, AppError> {
+    let tier = crate::identity::users::store::tier(tx, user)?;
+    super::check_tier(&doc.auth_options, &doc.recipients, tier)?;
+    let t = now();
+    let id = store::insert(tx, user, doc, data_id, t)?;
+    let view = DocumentView::of(&store::load(tx, id)?, app);
+    crate::signing::documents::notify::created(tx, &view, actor, t)?;
+    Ok(view)
 }
 
 /// What a listing asks for: a page of `per_page`, optionally one status, and optionally a

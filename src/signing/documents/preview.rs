@@ -27,6 +27,18 @@ pub async fn page_source(
         .await
 }
 
+/// How many pages the caller's document `id` has (0 before its file is uploaded; another
+/// user's document is a 404).
+pub async fn page_count(ctx: &Context, who: &Principal, id: DocumentId) -> Result<usize, AppError> {
+    let user = who.user_id;
+    ctx.db
+        .read(move |c| {
+            let doc = store::owned(c, user, id)?;
+            Ok(doc.page_sizes.as_deref().map_or(0, <[_]>::len))
+        })
+        .await
+}
+
 fn page_of(doc: &Document, n: usize) -> Result<(BlobId, (f32, f32)), AppError> {
     let sizes = doc.page_sizes.as_deref().unwrap_or_default();
     let Some(&[w, h]) = n.checked_sub(1).and_then(|i| sizes.get(i)) else {

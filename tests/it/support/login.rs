@@ -3,6 +3,9 @@
 
 use std::path::Path;
 
+use reqwest::Method;
+use serde_json::Value;
+
 use super::cli::docket_json;
 use super::server::TestApp;
 
@@ -130,4 +133,55 @@ pub fn set_cookie_pairs(resp: &reqwest::Response) -> Vec<String> {
         .iter()
         .filter_map(|v| v.to_str().ok()?.split(';').next().map(str::to_string))
         .collect()
+}
+/// A signed-in browser of the web application: its `Cookie` header and the CSRF token its
+/// pages carry (`<meta name="csrf-token">`).
+pub struct Browser {
+    pub cookie: String,
+    pub csrf: String,
+}
+
+pub async fn browser(app: &TestApp, email: &str) -> Browser {
+    let cookie = sign_in(app, email, PASSWORD).await.unwrap();
+    let html = app
+        .client
+        .get(app.url("/account"))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let csrf = html
+        .split("<meta name=\"csrf-token\" content=\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap_or_else(|| panic!("no csrf-token in the account page:\n{html}"))
+        .to_string();
+    Browser { cookie, csrf }
+}
+
+/// A call with the given cookie and token (either may be absent): status and JSON answer.
+pub async fn call(
+    app: &TestApp,
+    method: Method,
+    path: &str,
+    cookie: Option<&str>,
+    csrf: Option<&str>,
+    body: Option<Value>,
+) -> (u16, Value) {
+    let mut req = app.client.request(method, app.url(path));
+    if let Some(c) = cookie {
+        req = req.header("cookie", c);
+    }
+    if let Some(t) = csrf {
+        req = req.header("x-csrf-token", t);
+    }
+    if let Some(b) = body {
+        req = req.json(&b);
+    }
+    let resp = req.send().await.unwrap();
+    let status = resp.status().as_u16();
+    (status, resp.json().await.unwrap_or(Value::Null))
 }

@@ -238,3 +238,16 @@ impl TestDb {
         self.run(|c| c.execute(sql, docket::core::db::params_from_iter(values)))
     }
 }
+
+/// Every file below `dir` (none when it does not exist).
+pub fn files_under(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        if e.path().is_dir() {
+            out.extend(files_under(&e.path()));
+        } else {
+            out.push(e.path());
+        }
+    }
+    out
+}

@@ -1,0 +1,60 @@
+// What the web application's scripts share: calls to /api/v1 with the session and the page's
+// X-CSRF-Token, and the server's reason for a refusal as a sentence to show.
+'use strict';
+
+window.DocketApp = (function () {
+  const csrf = () => document.querySelector('meta[name=csrf-token]').content;
+
+  function sentence(text) {
+    const t = String(text).trim();
+    return t.charAt(0).toUpperCase() + t.slice(1) + (/[.!?]$/.test(t) ? '' : '.');
+  }
+
+  // The reason in an error answer (status, body text): its message and each detail.
+  function reason(status, text) {
+    try {
+      const body = JSON.parse(text);
+      if (body && body.message) {
+        const details = (body.details || [])
+          .map((d) => (d.path ? d.path + ': ' : '') + (d.message || ''))
+          .filter(Boolean);
+        return sentence(details.length ? body.message + ' (' + details.join('; ') + ')' : body.message);
+      }
+    } catch (_) { /* not JSON */ }
+    return 'That did not work (HTTP ' + status + '). Reload the page and try again.';
+  }
+
+  // `method` `url` with an optional JSON `body`: the JSON answer, or an Error whose message is
+  // the server's reason.
+  async function call(method, url, body) {
+    const headers = { 'X-CSRF-Token': csrf() };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    let resp;
+    try {
+      resp = await fetch(url, {
+        method, credentials: 'same-origin', headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (_) {
+      throw new Error('The server could not be reached. Check your connection and try again.');
+    }
+    const text = await resp.text();
+    if (!resp.ok) throw new Error(reason(resp.status, text));
+    return text ? JSON.parse(text) : {};
+  }
+
+  // A message shown once on the next page load (after an action reloads the page).
+  function flash(message) {
+    try { sessionStorage.setItem('docket-flash', message); } catch (_) { /* private mode */ }
+  }
+
+  function takeFlash() {
+    try {
+      const m = sessionStorage.getItem('docket-flash');
+      sessionStorage.removeItem('docket-flash');
+      return m;
+    } catch (_) { return null; }
+  }
+
+  return { csrf, reason, call, flash, takeFlash };
+})();

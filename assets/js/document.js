@@ -1,0 +1,120 @@
+// The document page: copy a signing link, remind a recipient, correct a pending recipient's
+// e-mail address, and cancel, delete or hide the document, each through /api/v1 with the
+// page's token; the server's reason for a refusal is shown next to the action.
+'use strict';
+
+(function () {
+  const root = document.querySelector('[data-document]');
+  if (!root) return;
+  const app = window.DocketApp;
+  const id = root.dataset.document;
+  const api = '/api/v1/documents/' + id;
+  const notice = document.getElementById('notice');
+
+  function say(box, message, tone) {
+    box.textContent = '';
+    const p = document.createElement('p');
+    p.className = 'alert ' + (tone || 'success');
+    p.textContent = message;
+    box.appendChild(p);
+  }
+
+  const flashed = app.takeFlash();
+  if (flashed) say(notice, flashed, 'success');
+
+  // Copy a signing link (the box is read-only and selectable as a fallback).
+  document.querySelectorAll('[data-copy]').forEach((button) => {
+    button.addEventListener('click', async () => {
+      const box = document.getElementById(button.dataset.copy);
+      box.select();
+      let ok = false;
+      try {
+        await navigator.clipboard.writeText(box.value);
+        ok = true;
+      } catch (_) {
+        ok = false;
+      }
+      const result = button.closest('.recipient').querySelector('.action-result');
+      if (result) {
+        say(result, ok ? 'Link copied.' : 'Copy did not work here: the link is selected, press Ctrl+C (or Cmd+C).', ok ? 'success' : 'error');
+      }
+      button.textContent = ok ? 'Copied' : 'Copy link';
+    });
+  });
+
+  // Remind one recipient.
+  document.querySelectorAll('[data-resend]').forEach((button) => {
+    button.addEventListener('click', async () => {
+      const item = button.closest('.recipient');
+      const result = item.querySelector('.action-result');
+      const rid = Number(button.dataset.resend);
+      button.disabled = true;
+      try {
+        const r = await app.call('POST', api + '/resend', { recipients: [rid] });
+        if ((r.recipients || []).includes(rid)) {
+          say(result, 'Reminder sent to ' + item.dataset.name + '.');
+        } else {
+          say(result, 'No reminder was sent: it is not ' + item.dataset.name + '\'s turn yet, or this document sends no e-mails.', 'info');
+        }
+      } catch (e) {
+        say(result, e.message, 'error');
+      } finally {
+        button.disabled = false;
+      }
+    });
+  });
+
+  // Correct an e-mail address: a new link, the old one dead.
+  document.querySelectorAll('form[data-correct]').forEach((form) => {
+    form.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      const item = form.closest('.recipient');
+      const result = item.querySelector('.action-result');
+      const input = form.querySelector('input[name=email]');
+      const submit = form.querySelector('button[type=submit]');
+      input.removeAttribute('aria-invalid');
+      submit.disabled = true;
+      try {
+        const r = await app.call('PATCH', api + '/recipients/' + form.dataset.correct, { email: input.value.trim() });
+        app.flash(item.dataset.name + '\'s address is now ' + r.email + '. They have a new signing link; the old link no longer works.');
+        window.location.reload();
+      } catch (err) {
+        input.setAttribute('aria-invalid', 'true');
+        say(result, err.message, 'error');
+        submit.disabled = false;
+        input.focus();
+      }
+    });
+  });
+
+  // Cancel, delete or hide, after a confirmation.
+  const dialog = document.getElementById('remove-dialog');
+  const open = document.getElementById('remove-open');
+  const confirm = document.getElementById('remove-confirm');
+  const error = document.getElementById('remove-error');
+  open.addEventListener('click', () => {
+    error.hidden = true;
+    dialog.showModal();
+    document.getElementById('remove-keep').focus();
+  });
+  dialog.addEventListener('close', () => open.focus());
+  confirm.addEventListener('click', async () => {
+    confirm.disabled = true;
+    error.hidden = true;
+    try {
+      await app.call('DELETE', api);
+      const outcome = confirm.dataset.outcome;
+      if (outcome === 'cancelled') {
+        app.flash('The document is cancelled. Its signing links no longer work.');
+        window.location.reload();
+      } else {
+        app.flash(outcome === 'deleted' ? 'The draft was deleted.' : 'The document is hidden from your list.');
+        window.location.assign('/');
+      }
+    } catch (e) {
+      error.textContent = e.message;
+      error.hidden = false;
+      confirm.disabled = false;
+    }
+  });
+})();

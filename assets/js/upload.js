@@ -1,0 +1,110 @@
+// The upload page: a PDF dropped on the zone or picked, its title taken from the file name,
+// sent to POST /api/v1/documents/upload with a progress bar; then the editor. A refused file
+// shows the server's own reason.
+'use strict';
+
+(function () {
+  const form = document.getElementById('upload-form');
+  if (!form) return;
+  const input = document.getElementById('pdf-file');
+  const zone = document.getElementById('drop-zone');
+  const chosen = document.getElementById('chosen');
+  const title = document.getElementById('title');
+  const button = document.getElementById('upload-button');
+  const progressBox = document.getElementById('progress-box');
+  const progress = document.getElementById('upload-progress');
+  const progressText = document.getElementById('progress-text');
+  const error = document.getElementById('upload-error');
+  let file = null;
+  let titleEdited = false;
+
+  title.addEventListener('input', () => { titleEdited = true; });
+
+  function showError(message) {
+    error.textContent = message;
+    error.hidden = false;
+  }
+
+  function clearError() {
+    error.hidden = true;
+    error.textContent = '';
+  }
+
+  function titleOf(name) {
+    return name.replace(/\.pdf$/i, '').replace(/[_]+/g, ' ').trim() || name;
+  }
+
+  function choose(f) {
+    file = f || null;
+    clearError();
+    if (!file) {
+      chosen.hidden = true;
+      return;
+    }
+    const kb = file.size / 1024;
+    const size = kb >= 1024 ? (kb / 1024).toFixed(1) + ' MB' : Math.max(1, Math.round(kb)) + ' KB';
+    chosen.textContent = 'Chosen: ' + file.name + ' (' + size + ')';
+    chosen.hidden = false;
+    if (!titleEdited || !title.value.trim()) {
+      title.value = titleOf(file.name);
+      titleEdited = false;
+    }
+  }
+
+  input.addEventListener('change', () => choose(input.files[0]));
+
+  ['dragenter', 'dragover'].forEach((kind) => zone.addEventListener(kind, (e) => {
+    e.preventDefault();
+    zone.classList.add('dragging');
+  }));
+  ['dragleave', 'dragend'].forEach((kind) => zone.addEventListener(kind, () => zone.classList.remove('dragging')));
+  zone.addEventListener('drop', (e) => {
+    e.preventDefault();
+    zone.classList.remove('dragging');
+    const f = e.dataTransfer && e.dataTransfer.files[0];
+    if (f) choose(f);
+  });
+
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    clearError();
+    if (!file) {
+      showError('Choose a PDF file first.');
+      input.focus();
+      return;
+    }
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', '/api/v1/documents/upload?title=' + encodeURIComponent(title.value));
+    xhr.setRequestHeader('Content-Type', 'application/pdf');
+    xhr.setRequestHeader('X-CSRF-Token', window.DocketApp.csrf());
+    progress.value = 0;
+    progressText.textContent = '0%';
+    progressBox.hidden = false;
+    button.disabled = true;
+    xhr.upload.onprogress = (p) => {
+      if (!p.lengthComputable) return;
+      const pct = Math.round((p.loaded / p.total) * 100);
+      progress.value = pct;
+      progress.textContent = pct + '%';
+      progressText.textContent = pct + '%';
+    };
+    xhr.onload = () => {
+      if (xhr.status === 200) {
+        progress.value = 100;
+        progressText.textContent = '100%, checked';
+        const id = JSON.parse(xhr.responseText).documentId;
+        window.location.assign('/documents/' + id + '/edit');
+        return;
+      }
+      progressBox.hidden = true;
+      button.disabled = false;
+      showError(window.DocketApp.reason(xhr.status, xhr.responseText));
+    };
+    xhr.onerror = () => {
+      progressBox.hidden = true;
+      button.disabled = false;
+      showError('The upload was interrupted. Check your connection and try again.');
+    };
+    xhr.send(file);
+  });
+})();

@@ -1,0 +1,226 @@
+//! The document page's timeline: the audit log's events as plain sentences ("Ann opened the
+//! document"), newest first, each with its time for people and for machines.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::core::ids::RecipientId;
+use crate::signing::documents::RecipientView;
+use crate::signing::documents::audit::{AuditEvent, Event};
+
+/// One line of the timeline.
+#[derive(Debug, Clone)]
+pub struct Moment {
+    /// ISO 8601, for `<time datetime>`.
+    pub at: String,
+    /// `21 Nov 2026, 09:30 UTC`.
+    pub when: String,
+    pub text: String,
+}
+
+/// `iso` (ISO 8601 UTC) as people read it; the text itself if it is not a time.
+pub fn human(iso: &str) -> String {
+    time::OffsetDateTime::parse(iso, &time::format_description::well_known::Rfc3339)
+        .map(|t| crate::core::timefmt::human(t.unix_timestamp()))
+        .unwrap_or_else(|_| iso.to_string())
+}
+
+/// How the timeline names who acted: recipients by name, the owner as "You".
+struct Names<'a> {
+    owner: &'a str,
+    recipients: HashMap<RecipientId, &'a RecipientView>,
+}
+
+impl Names<'_> {
+    fn recipient(&self, id: Option<RecipientId>) -> Option<String> {
+        id.and_then(|id| self.recipients.get(&id))
+            .map(|r| display(&r.name, &r.email))
+    }
+
+    fn actor(&self, e: &AuditEvent) -> String {
+        if let Some(name) = self.recipient(e.recipient_id) {
+            return name;
+        }
+        match e.actor.as_str() {
+            a if a.eq_ignore_ascii_case(self.owner) => "You".into(),
+            "system" => "Docket".into(),
+            "upload URL" => "An upload URL".into(),
+            a => a.to_string(),
+        }
+    }
+}
+
+/// A recipient's name, or their address when they have none.
+pub fn display(name: &str, email: &str) -> String {
+    if name.trim().is_empty() {
+        email.to_string()
+    } else {
+        name.to_string()
+    }
+}
+
+/// `events` (oldest first, as stored) as sentences, newest first.
+pub fn of(events: &[AuditEvent], owner: &str, recipients: &[RecipientView]) -> Vec<Moment> {
+    let names = Names {
+        owner,
+        recipients: recipients.iter().map(|r| (r.id, r)).collect(),
+    };
+    events
+        .iter()
+        .rev()
+        .map(|e| Moment {
+            at: e.created_at.clone(),
+            when: human(&e.created_at),
+            text: sentence(e, &names),
+        })
+        .collect()
+}
+
+fn text<'a>(data: &'a Value, key: &str) -> Option<&'a str> {
+    data.get(key)
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+}
+
+fn sentence(e: &AuditEvent, names: &Names<'_>) -> String {
+    let who = names.actor(e);
+    let d = &e.data;
+    match e.kind {
+        Event::Created => format!("{who} created the document"),
+        Event::Uploaded => match d.get("pages").and_then(Value::as_u64) {
+            Some(1) => format!("{who} uploaded the PDF (1 page)"),
+            Some(n) => format!("{who} uploaded the PDF ({n} pages)"),
+            None => format!("{who} uploaded the PDF"),
+        },
+        Event::Sent => format!("{who} sent the document for signing"),
+        Event::Emailed => {
+            let to = names
+                .recipient(e.recipient_id)
+                .or_else(|| text(d, "to").map(str::to_string))
+                .unwrap_or_else(|| "a recipient".into());
+            format!("The signing request was e-mailed to {to}")
+        }
+        Event::Opened => format!("{who} opened the document"),
+        Event::FieldFilled => match d.get("fills").and_then(Value::as_i64) {
+            Some(n) if n > 1 => format!("{who} filled in a field ({n} times)"),
+            _ => format!("{who} filled in a field"),
+        },
+        Event::Signed => format!("{who} signed"),
+        Event::Approved => format!("{who} approved the document"),
+        Event::Viewed => format!("{who} viewed the document"),
+        Event::Assisted => format!("{who} prepared the document for the next recipients"),
+        Event::Rejected => match text(d, "reason") {
+            Some(reason) => format!("{who} rejected the document: \u{201c}{reason}\u{201d}"),
+            None => format!("{who} rejected the document"),
+        },
+        Event::Completed => "Everyone has finished: the document is completed and sealed".into(),
+        Event::Downloaded => {
+            let what = if d.get("original").and_then(Value::as_bool) == Some(true) {
+                "the original PDF"
+            } else {
+                "the signed PDF"
+            };
+            format!("{who} downloaded {what}")
+        }
+        Event::Cancelled => format!("{who} cancelled the document"),
+        Event::RecipientChanged => {
+            let whose = d
+                .get("recipientId")
+                .and_then(Value::as_i64)
+                .map(RecipientId::new)
+                .and_then(|id| names.recipient(Some(id)))
+                .map_or_else(|| "a recipient's".to_string(), |n| format!("{n}'s"));
+            match (text(d, "from"), text(d, "to")) {
+                (Some(from), Some(to)) => format!(
+                    "{who} changed {whose} e-mail address from {from} to {to} (a new signing link; the old one no longer works)"
+                ),
+                _ => format!("{who} changed {whose} e-mail address"),
+            }
+        }
+    }
+}
+
+/// The audit trail as CSV (one row per event, oldest first): when, what, who, the recipient,
+/// the address and browser, and the event's details as JSON.
+pub fn csv(events: &[AuditEvent]) -> String {
+    fn cell(s: &str) -> String {
+        // A leading formula character is neutralised, so a spreadsheet shows the text.
+        let s = if s.starts_with(['=', '+', '-', '@']) {
+            format!("'{s}")
+        } else {
+            s.to_string()
+        };
+        format!("\"{}\"", s.replace('"', "\"\""))
+    }
+    let mut out = String::from("time,event,actor,recipient_id,ip_address,user_agent,details\r\n");
+    for e in events {
+        let row = [
+            e.created_at.clone(),
+            e.kind.as_str().to_string(),
+            e.actor.clone(),
+            e.recipient_id.map(|r| r.to_string()).unwrap_or_default(),
+            e.ip_address.clone().unwrap_or_default(),
+            e.user_agent.clone().unwrap_or_default(),
+            e.data.to_string(),
+        ];
+        let cells: Vec<String> = row.iter().map(|c| cell(c)).collect();
+        out.push_str(&cells.join(","));
+        out.push_str("\r\n");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn event(kind: Event, actor: &str, recipient: Option<i64>, data: Value) -> AuditEvent {
+        AuditEvent {
+            id: 1,
+            kind,
+            created_at: "2026-11-21T09:30:00Z".into(),
+            actor: actor.into(),
+            recipient_id: recipient.map(RecipientId::new),
+            ip_address: None,
+            user_agent: None,
+            data,
+        }
+    }
+
+    #[test]
+    fn events_read_as_sentences_newest_first() {
+        let events = vec![
+            event(Event::Created, "ada@e.com", None, json!({})),
+            event(Event::Uploaded, "ada@e.com", None, json!({"pages": 3})),
+            event(Event::Opened, "bob@e.com", None, json!({})),
+            event(
+                Event::Rejected,
+                "bob@e.com",
+                None,
+                json!({"reason": "wrong date"}),
+            ),
+            event(Event::Completed, "system", None, json!({})),
+        ];
+        let moments = of(&events, "ADA@e.com", &[]);
+        let texts: Vec<&str> = moments.iter().map(|m| m.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "Everyone has finished: the document is completed and sealed",
+                "bob@e.com rejected the document: \u{201c}wrong date\u{201d}",
+                "bob@e.com opened the document",
+                "You uploaded the PDF (3 pages)",
+                "You created the document",
+            ]
+        );
+        assert_eq!(moments[0].when, "21 Nov 2026, 09:30 UTC");
+        let csv = csv(&events[3..4]);
+        assert_eq!(
+            csv,
+            "time,event,actor,recipient_id,ip_address,user_agent,details\r\n\
+             \"2026-11-21T09:30:00Z\",\"REJECTED\",\"bob@e.com\",\"\",\"\",\"\",\"{\"\"reason\"\":\"\"wrong date\"\"}\"\r\n"
+        );
+    }
+}
