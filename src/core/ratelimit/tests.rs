@@ -159,6 +159,7 @@ fn on_postgres_a_database_of_the_version_before_gains_the_table() {
                      documents_recounted_fn, templates_counted_fn, templates_uncounted_fn,
                      bookings_counted_fn, bookings_uncounted_fn, bookings_recounted_fn CASCADE;
                  DROP INDEX documents_listed, documents_listed_status, bookings_user_status;
+                 DROP INDEX documents_changed, documents_changed_status, recipients_awaiting;
                  UPDATE docket_schema SET version = 14",
             )?)
         })
