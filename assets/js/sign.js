@@ -90,6 +90,19 @@
     return fieldText(f);
   }
 
+  // A field button's accessible name: what it shows (a value, or its label), then its label
+  // where the value does not say it, and whether it is filled or required.
+  function fieldName(f) {
+    if (f.drawn) return fieldLabel(f) + ' (filled)';
+    const typed = ['SIGNATURE', 'FREE_SIGNATURE', 'INITIALS'].includes(f.type) && f.value;
+    const shown = typed ? f.value : fieldText(f);
+    const label = fieldLabel(f);
+    let name = shown.includes(label) ? shown : shown + ', ' + label;
+    if (f.inserted) name += ' (filled)';
+    else if (isRequired(f)) name += ' (required)';
+    return name;
+  }
+
   function fieldText(f) {
     if (f.type === 'DATE') return f.value || fieldLabel(f);
     if (f.value) {
@@ -185,7 +198,7 @@
           type: 'button', class: 'sign-field' + (f.inserted ? ' filled' : '') + (isRequired(f) ? ' required' : ''),
           style: { left: f.positionX + '%', top: f.positionY + '%', width: f.width + '%', height: f.height + '%' },
           'data-field-id': f.id, 'data-type': f.type, disabled: !active,
-          'aria-label': fieldLabel(f) + (f.inserted ? ' (filled)' : ''),
+          'aria-label': fieldName(f),
           onclick: () => edit(f),
         }, fieldContent(f));
         pageBox.append(b);

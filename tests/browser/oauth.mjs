@@ -6,6 +6,7 @@
 import { chromium } from 'playwright-core';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
+import { axe } from './lib.mjs';
 
 const [base, authUrl, email, password, clientId, clientSecret, redirectUri, outDir] = process.argv.slice(2);
 mkdirSync(outDir, { recursive: true });
@@ -36,6 +37,7 @@ try {
     await page.goto(authUrl);
     assert.match(page.url(), /\/auth\/login\?next=/);
     await page.screenshot({ path: `${outDir}/login-${label}.png`, fullPage: true });
+    await axe(page, `the login page (${label})`);
     // Keyboard: the e-mail field has focus; type, Tab to the password, Enter submits.
     await page.getByLabel('E-mail').fill(email);
     await page.getByLabel('Password').fill('wrong password');
@@ -63,6 +65,7 @@ try {
       assert.equal(await page.locator('img.app-logo').count(), 0, 'the broken image is gone');
     }
     await page.screenshot({ path: `${outDir}/consent-${label}.png`, fullPage: true });
+    await axe(page, `the consent page (${label})`);
     const noOverflow = await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
     assert.ok(noOverflow, 'consent page fits the viewport');
 
@@ -91,6 +94,7 @@ try {
     await page.goto(`${base}/account`);
     await page.getByRole('heading', { name: 'Cal', exact: true }).waitFor();
     await page.screenshot({ path: `${outDir}/account-${label}.png`, fullPage: true });
+    await axe(page, `the account page (${label})`);
     await page.getByRole('button', { name: 'Revoke Cal' }).click();
     await page.getByText('No apps are connected to your account.').waitFor();
     assert.equal((await me()).status, 401, 'the token stopped working');

@@ -8,6 +8,7 @@
 import { chromium } from 'playwright-core';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
+import { axe } from './lib.mjs';
 
 const mode = process.argv[2];
 const [firstLink, secondLink, outDir] = mode === 'first'
@@ -58,6 +59,7 @@ async function first() {
   assert.ok(await early.locator('.sign-field').count() > 0, 'own fields are shown');
   assert.ok(await early.locator('.sign-field').first().isDisabled(), 'fields are disabled out of turn');
   await early.screenshot({ path: `${outDir}/sign-waiting-phone.png`, fullPage: true });
+  await axe(early, 'the signing page while waiting (phone)');
   assert.deepEqual(earlyProblems, []);
 
   // First signer, desktop, with the mouse.
@@ -133,9 +135,11 @@ async function first() {
 
   assert.ok(await field('DATE').isDisabled(), 'the date is filled at completion');
   await page.screenshot({ path: `${outDir}/sign-filled-desktop.png`, fullPage: true });
+  await axe(page, 'the filled signing page (desktop)');
   await page.locator('#complete').click();
   await page.locator('#done').waitFor();
   await page.screenshot({ path: `${outDir}/sign-done-desktop.png`, fullPage: true });
+  await axe(page, 'the signed page (desktop)');
   assert.deepEqual(problems, []);
 }
 
@@ -156,9 +160,11 @@ async function second() {
   await second.keyboard.press('Enter');
   await second.locator('dialog').waitFor({ state: 'detached' });
   await second.screenshot({ path: `${outDir}/sign-filled-phone.png`, fullPage: true });
+  await axe(second, 'the filled signing page (phone)');
   await second.locator('#complete').tap();
   await second.locator('#done').waitFor();
   await second.screenshot({ path: `${outDir}/sign-done-phone.png`, fullPage: true });
+  await axe(second, 'the signed page (phone)');
   assert.deepEqual(secondProblems, []);
 }
 
