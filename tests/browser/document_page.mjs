@@ -46,7 +46,7 @@ async function uploadThroughPage(page, file, title) {
     const bar = document.getElementById('upload-progress');
     new MutationObserver(() => window.reportProgress(bar.value)).observe(bar, { attributes: true });
   });
-  await page.getByLabel(/Drop a PDF here/).setInputFiles(`${fixtures}/${file}`);
+  await page.getByLabel(/choose a file/i).setInputFiles(`${fixtures}/${file}`);
   assert.equal(await page.getByLabel('Title').inputValue(), file.replace(/\.pdf$/, ''), 'title from the file name');
   await page.getByLabel('Title').fill(title);
   await page.getByRole('button', { name: 'Upload and continue' }).click();
@@ -68,7 +68,7 @@ async function desktop() {
   await shot(page, outDir, 'upload-desktop');
 
   // A file that is not a PDF: the server's reason, next to the form; nothing made.
-  await page.getByLabel(/Drop a PDF here/).setInputFiles(`${fixtures}/not-a-pdf-text.pdf`);
+  await page.getByLabel(/choose a file/i).setInputFiles(`${fixtures}/not-a-pdf-text.pdf`);
   await page.getByRole('button', { name: 'Upload and continue' }).click();
   const refusal = page.getByRole('alert');
   await refusal.waitFor();
@@ -174,7 +174,7 @@ async function phone() {
   await axe(page, 'upload page, phone');
   await fitsWidth(page, 'upload page, phone');
   await shot(page, outDir, 'upload-phone');
-  await page.getByLabel(/Drop a PDF here/).setInputFiles(`${fixtures}/encrypted-aes256.pdf`);
+  await page.getByLabel(/choose a file/i).setInputFiles(`${fixtures}/encrypted-aes256.pdf`);
   await page.getByRole('button', { name: 'Upload and continue' }).click();
   await page.getByRole('alert').filter({ hasText: /password/ }).waitFor();
   await fitsWidth(page, 'upload page refused, phone');
