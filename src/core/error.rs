@@ -13,6 +13,16 @@ pub struct FieldError {
     pub message: String,
 }
 
+impl FieldError {
+    /// What is wrong at `path` (a JSON path into the request or the document).
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> FieldError {
+        FieldError {
+            path: path.into(),
+            message: message.into(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum AppError {
     #[error("{message}")]

@@ -248,9 +248,11 @@ impl Document {
         let names: Vec<&str> = empty.iter().map(|(_, n)| n.as_str()).collect();
         let details = empty
             .iter()
-            .map(|(i, n)| crate::core::error::FieldError {
-                path: format!("fields[{i}].fieldMeta.values"),
-                message: format!("{n} needs at least one value"),
+            .map(|(i, n)| {
+                crate::core::error::FieldError::new(
+                    format!("fields[{i}].fieldMeta.values"),
+                    format!("{n} needs at least one value"),
+                )
             })
             .collect();
         Err(AppError::wrong_state_at(

@@ -23,13 +23,7 @@ use crate::{
 use crate::{signing::documents::store::recipients, signing::documents::store::recipients::Finish};
 use crate::{signing::documents::values, signing::documents::values::Stored};
 
-/// What must change at `path` (into the document as the API shows it) before sending.
-fn at(path: &str, message: &str) -> crate::core::error::FieldError {
-    crate::core::error::FieldError {
-        path: path.into(),
-        message: message.into(),
-    }
-}
+use crate::core::error::FieldError;
 
 fn conflict(msg: impl Into<String>) -> AppError {
     AppError::Conflict(msg.into())
@@ -63,7 +57,10 @@ pub fn send(
     let people = &d.recipients;
     if people.is_empty() {
         let why = "add at least one recipient before sending";
-        return Err(AppError::wrong_state_at(why, vec![at("recipients", why)]));
+        return Err(AppError::wrong_state_at(
+            why,
+            vec![FieldError::new("recipients", why)],
+        ));
     }
     let placeholders: Vec<(usize, &str)> = people
         .iter()
@@ -76,7 +73,7 @@ pub fn send(
         let why = "a placeholder address: replace it with the recipient's";
         let details = placeholders
             .iter()
-            .map(|(i, _)| at(&format!("recipients[{i}].email"), why))
+            .map(|(i, _)| FieldError::new(format!("recipients[{i}].email"), why))
             .collect();
         return Err(AppError::wrong_state_at(
             format!(
@@ -98,7 +95,7 @@ pub fn send(
             .iter()
             .map(|(i, e)| {
                 let why = format!("{e} signs but has no SIGNATURE field");
-                at(&format!("recipients[{i}]"), &why)
+                FieldError::new(format!("recipients[{i}]"), why)
             })
             .collect();
         return Err(AppError::wrong_state_at(
