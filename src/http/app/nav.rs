@@ -11,6 +11,9 @@ use crate::identity::users::User;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Section {
     Documents,
+    Templates,
+    /// API tokens and webhooks: what connects other programs.
+    Settings,
     Account,
 }
 
@@ -43,6 +46,8 @@ impl Nav {
     pub fn current(&self, section: &str) -> &'static str {
         let here = match self.section {
             Section::Documents => "documents",
+            Section::Templates => "templates",
+            Section::Settings => "settings",
             Section::Account => "account",
         };
         if here == section { "page" } else { "false" }
