@@ -392,6 +392,19 @@ pub enum UserCommand {
         #[arg(long)]
         password_stdin: bool,
     },
+    /// Change a user's display name
+    Rename {
+        email: String,
+        /// The new display name
+        #[arg(long)]
+        name: String,
+    },
+    /// Change a user's e-mail at once (no confirmation mail; the old address is told)
+    SetEmail {
+        email: String,
+        /// The new address
+        new_email: String,
+    },
     /// Stop a user from logging in; their tokens and keys stop working at once
     Disable { email: String },
     /// Allow a disabled user again

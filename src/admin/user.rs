@@ -89,6 +89,8 @@ pub fn run(ctx: &Ctx, cmd: UserCommand) -> Result<(), CliError> {
             email,
             password_stdin,
         } => passwd(ctx, &email, password_stdin),
+        UserCommand::Rename { email, name } => rename(ctx, &email, &name),
+        UserCommand::SetEmail { email, new_email } => set_email(ctx, &email, &new_email),
         UserCommand::Disable { email } => set_disabled(ctx, &email, true),
         UserCommand::Enable { email } => set_disabled(ctx, &email, false),
         UserCommand::SetTier { email, tier } => set_tier(ctx, &email, &tier),
@@ -199,6 +201,26 @@ fn passwd(ctx: &Ctx, email: &str, password_stdin: bool) -> Result<(), CliError> 
         } else {
             format!("Password changed for {}", user.email)
         }
+    });
+    Ok(())
+}
+
+fn rename(ctx: &Ctx, email: &str, name: &str) -> Result<(), CliError> {
+    let user = admin::rename(&ctx.db, email, &parse_name(name)?)?;
+    ctx.print(&UserOut::from(&user), || {
+        format!("{} is now named {}", user.email, user.name)
+    });
+    Ok(())
+}
+
+fn set_email(ctx: &Ctx, email: &str, new_email: &str) -> Result<(), CliError> {
+    let user = admin::set_email(&ctx.db, email, Email::parse(new_email)?)?;
+    ctx.print(&UserOut::from(&user), || {
+        format!(
+            "{} now signs in as {}; a notice goes to the old address",
+            email.trim(),
+            user.email
+        )
     });
     Ok(())
 }

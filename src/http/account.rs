@@ -1,5 +1,6 @@
-//! `GET /account`: who is logged in and the connected apps, each with Revoke
-//! (`POST /account/apps/{id}/revoke`). What it lists and the revocation are `users::account`.
+//! `GET /account`: who is logged in, their name, e-mail and password (`account_profile`), sign-in
+//! security, and the connected apps, each with Revoke (`POST /account/apps/{id}/revoke`). What
+//! it lists and the revocation are `users::account`.
 
 use crate::core::ids::GrantId;
 use std::collections::HashMap;
@@ -10,14 +11,16 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::account_factors::Security;
+use super::account_profile::Profile;
 use super::app::nav::{Nav, Section};
 use super::reply::redirect;
-use super::reply::{Format, error_response, page};
+use super::reply::{Format, error_response, page_as};
 use super::session::{Form, SignedIn, signed_in};
 use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
 use crate::core::timefmt::human;
 use crate::http::state::AppState;
+use crate::identity::accounts::profile::awaiting_confirmation;
 use crate::identity::sessions::csrf;
 use crate::oauth::tokens::store::GrantView;
 use crate::{identity::users::User, oauth::account};
@@ -34,7 +37,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::query::<HashMap<String, String>>())
         .then(|st, u, q: HashMap<String, String>| async move {
             let next = q.get("next").map(|n| super::session::safe_next(Some(n)));
-            show(st, u, next).await
+            let profile = Profile::from_query(&q);
+            show(st, u, next, profile).await
         });
     // The form is read before the session is checked; its token is bound to the app too.
     let revoke = warp::path!("account" / "apps" / GrantId / "revoke")
@@ -46,21 +50,36 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     show.or(revoke).unify().boxed()
 }
 
-async fn show(state: AppState, (session, user): SignedIn, next: Option<String>) -> Response {
+/// The account page, its profile forms as `profile` says (after a change, or a refused one).
+pub async fn show(
+    state: AppState,
+    (session, user): SignedIn,
+    next: Option<String>,
+    mut profile: Profile,
+) -> Response {
     let overview = match account::overview(&state.ctx(), user.id).await {
         Ok(o) => o,
+        Err(e) => return error_response(&e, Format::Html),
+    };
+    profile.awaiting = match awaiting_confirmation(&state.ctx(), user.id).await {
+        Ok(a) => a,
         Err(e) => return error_response(&e, Format::Html),
     };
     let factors_csrf = super::session::csrf_token(&state, super::session::FACTORS, &session);
     let security =
         super::account_factors::Security::of(&state, factors_csrf, &overview, next.as_deref());
     let session_hash = SecretToken::presented(&session).hash();
-    page(Ok(AccountPage {
-        nav: Nav::of(&state, &session, &user, Section::Account),
-        user: &user,
-        security,
-        apps: apps(&state, &session_hash, &overview.grants),
-    }))
+    let status = profile.status();
+    page_as(
+        status,
+        Ok(AccountPage {
+            nav: Nav::of(&state, &session, &user, Section::Account),
+            user: &user,
+            profile,
+            security,
+            apps: apps(&state, &session_hash, &overview.grants),
+        }),
+    )
 }
 
 /// The account page: who is signed in, sign-in security, the connected apps.
@@ -69,6 +88,7 @@ async fn show(state: AppState, (session, user): SignedIn, next: Option<String>) 
 struct AccountPage<'a> {
     nav: Nav,
     user: &'a User,
+    profile: Profile,
     security: Security<'a>,
     apps: Vec<AppItem>,
 }

@@ -17,6 +17,7 @@ use super::session::{cookie, cookies, current, safe_next, urlencode};
 use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
 use crate::http::state::AppState;
+use crate::signing::workflow::login_hint::{self, LoginHint};
 use crate::{identity::sessions, identity::sessions::csrf};
 use crate::{identity::sessions::login, identity::sessions::login::Passed};
 
@@ -42,16 +43,18 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(cookies())
         .then(
             |st: AppState, q: HashMap<String, String>, c: Option<String>| async move {
-                login_page(
-                    &st,
-                    Form {
-                        next: q.get("next").map(String::as_str),
-                        email: q.get("email").map(String::as_str),
-                    },
-                    c.as_deref(),
-                    None,
-                    StatusCode::OK,
-                )
+                let form = Form {
+                    next: q.get("next").map(String::as_str),
+                    email: q.get("email").map(String::as_str),
+                };
+                let done = match q.get("done").map(String::as_str) {
+                    Some("reset") => Some("Your password was changed. Sign in with the new one."),
+                    _ => None,
+                };
+                match done {
+                    Some(notice) => login_page_with(&st, form, c.as_deref(), notice).await,
+                    None => login_page(&st, form, c.as_deref(), None, StatusCode::OK).await,
+                }
             },
         );
     let submit = warp::path!("auth" / "login")
@@ -81,42 +84,135 @@ struct Form<'a> {
 #[template(path = "login.html")]
 struct LoginPage<'a> {
     error: Option<&'a str>,
+    /// A change that sent the person here (a new password), as a sentence.
+    done: Option<&'a str>,
     token: String,
     next: String,
     email: &'a str,
+    /// Reached from a signing link: which document and why.
+    hint: Option<LoginHint>,
+    /// The signing link's "Create an account" form: its action and CSRF token.
+    invite: Option<(String, String)>,
+    /// "Forgot password?", with the e-mail when known.
+    forgot: String,
+}
+
+/// The CSRF token of a form shown before any session (the login and "Forgot password?"
+/// forms), bound to the pre-session cookie, and that cookie's `Set-Cookie` when the browser has
+/// none yet.
+pub(super) fn pre_session_token(
+    state: &AppState,
+    purpose: &str,
+    cookie_header: Option<&str>,
+) -> (String, Option<HeaderValue>) {
+    let tls = state.tls();
+    let (seed, fresh) = match cookie(cookie_header, login_cookie_name(tls)) {
+        Some(v) => (v.to_string(), false),
+        None => (crate::core::crypto::random_base62(32), true),
+    };
+    let token = csrf::token(&state.keys, purpose, &[&seed]);
+    let set = fresh
+        .then(|| {
+            let c = format!(
+                "{}={seed}; Path=/; HttpOnly; SameSite=Lax{}",
+                login_cookie_name(tls),
+                if tls { "; Secure" } else { "" }
+            );
+            HeaderValue::from_str(&c).ok()
+        })
+        .flatten();
+    (token, set)
+}
+
+/// Whether `presented` is the pre-session form token of `purpose` for this browser's cookie.
+pub(super) fn pre_session_ok(
+    state: &AppState,
+    purpose: &str,
+    cookie_header: Option<&str>,
+    presented: &str,
+) -> bool {
+    let seed = cookie(cookie_header, login_cookie_name(state.tls())).unwrap_or_default();
+    !seed.is_empty() && csrf::verify(&state.keys, purpose, &[seed], presented)
+}
+
+/// The signing link's token when `next` is a signing page.
+fn signing_token(next: &str) -> Option<&str> {
+    let rest = next.strip_prefix("/sign/")?;
+    let token = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    (!token.is_empty()).then_some(token)
 }
 
 /// The login form; sets the pre-session CSRF cookie when missing.
-fn login_page(
+async fn login_page(
     state: &AppState,
     form: Form<'_>,
     cookie_header: Option<&str>,
     error: Option<&str>,
     status: StatusCode,
 ) -> Response {
-    let tls = state.tls();
-    let (seed, fresh) = match cookie(cookie_header, login_cookie_name(tls)) {
-        Some(v) => (v.to_string(), false),
-        None => (crate::core::crypto::random_base62(32), true),
-    };
-    let token = csrf::token(&state.keys, "login", &[&seed]);
+    render(state, form, cookie_header, (error, None), status).await
+}
+
+/// The login form with a notice of what just changed.
+async fn login_page_with(
+    state: &AppState,
+    form: Form<'_>,
+    cookie_header: Option<&str>,
+    done: &str,
+) -> Response {
+    render(
+        state,
+        form,
+        cookie_header,
+        (None, Some(done)),
+        StatusCode::OK,
+    )
+    .await
+}
+
+async fn render(
+    state: &AppState,
+    form: Form<'_>,
+    cookie_header: Option<&str>,
+    (error, done): (Option<&str>, Option<&str>),
+    status: StatusCode,
+) -> Response {
+    let (token, set_cookie) = pre_session_token(state, "login", cookie_header);
     let next = safe_next(form.next);
+    let link = signing_token(&next).map(str::to_string);
+    let hint = match &link {
+        // A lookup that fails only loses the hint, never the form.
+        Some(t) => login_hint::for_link(&state.ctx(), t.clone())
+            .await
+            .ok()
+            .flatten(),
+        None => None,
+    };
+    let invite = match (&link, &hint) {
+        (Some(t), Some(h)) if h.can_sign_up => Some((
+            format!("/sign/{t}/account"),
+            super::session::invite_csrf(state, t),
+        )),
+        _ => None,
+    };
+    let email = form.email.unwrap_or_default();
+    let forgot = match email.trim() {
+        "" => "/auth/forgot".to_string(),
+        e => format!("/auth/forgot?email={}", urlencode(e)),
+    };
     let page = LoginPage {
         error,
+        done,
         token,
         next,
-        email: form.email.unwrap_or_default(),
+        email,
+        hint,
+        invite,
+        forgot,
     };
     let mut resp = page_as(status, Ok(page));
-    if fresh {
-        let c = format!(
-            "{}={seed}; Path=/; HttpOnly; SameSite=Lax{}",
-            login_cookie_name(tls),
-            if tls { "; Secure" } else { "" }
-        );
-        if let Ok(v) = HeaderValue::from_str(&c) {
-            resp.headers_mut().append(header::SET_COOKIE, v);
-        }
+    if let Some(v) = set_cookie {
+        resp.headers_mut().append(header::SET_COOKIE, v);
     }
     resp
 }
@@ -133,27 +229,30 @@ async fn submit(
         next,
         email: form.get("email").map(String::as_str),
     };
-    let seed = cookie(cookie_header.as_deref(), login_cookie_name(state.tls())).unwrap_or_default();
-    if seed.is_empty() || !csrf::verify(&state.keys, "login", &[seed], get("csrf_token")) {
+    if !pre_session_ok(&state, "login", cookie_header.as_deref(), get("csrf_token")) {
         return login_page(
             &state,
             again,
             cookie_header.as_deref(),
             Some("The form expired. Please sign in again."),
             StatusCode::FORBIDDEN,
-        );
+        )
+        .await;
     }
     let (email, password) = (get("email"), get("password"));
     let address = peer.map(|p| p.ip());
     match login::attempt(&state.ctx(), &state.passwords, email, password, address).await {
         Ok(Some(passed)) => signed_in(&state, next, passed),
-        Ok(None) => login_page(
-            &state,
-            again,
-            cookie_header.as_deref(),
-            Some("Wrong e-mail or password."),
-            StatusCode::UNAUTHORIZED,
-        ),
+        Ok(None) => {
+            login_page(
+                &state,
+                again,
+                cookie_header.as_deref(),
+                Some("Wrong e-mail or password."),
+                StatusCode::UNAUTHORIZED,
+            )
+            .await
+        }
         Err(AppError::TooManyRequests { retry_after, .. }) => {
             let mut resp = login_page(
                 &state,
@@ -161,7 +260,8 @@ async fn submit(
                 cookie_header.as_deref(),
                 Some("Too many failed sign-ins. Wait a while, then try again."),
                 StatusCode::TOO_MANY_REQUESTS,
-            );
+            )
+            .await;
             resp.headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
             resp
@@ -173,7 +273,8 @@ async fn submit(
                 cookie_header.as_deref(),
                 Some("Too many sign-ins at once. Try again in a moment."),
                 StatusCode::SERVICE_UNAVAILABLE,
-            );
+            )
+            .await;
             resp.headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
             resp

@@ -4,6 +4,7 @@
 pub mod account;
 pub mod account_confirm;
 pub mod account_factors;
+pub mod account_profile;
 pub mod app;
 pub mod auth;
 pub mod authorize;
@@ -21,6 +22,7 @@ pub mod openapi;
 mod openapi_check;
 pub mod page;
 pub mod page_image;
+pub mod password_reset;
 pub mod proxy;
 pub mod redact;
 pub mod reply;
@@ -103,6 +105,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .unify()
         .or(second_factor::routes(state.clone()))
         .unify()
+        .or(password_reset::routes(state.clone()))
+        .unify()
         .or(login::routes(state.clone()))
         .unify()
         .or(authorize::routes(state.clone()))
@@ -110,6 +114,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(account_factors::routes(state.clone()))
         .unify()
         .or(account_confirm::routes(state.clone()))
+        .unify()
+        .or(account_profile::routes(state.clone()))
         .unify()
         .or(account::routes(state.clone()))
         .unify()

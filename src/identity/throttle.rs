@@ -125,6 +125,49 @@ pub fn locked_for(conn: &Conn, key: &str, now: i64) -> Result<Option<i64>, AppEr
     Ok(until.flatten().filter(|u| *u > now).map(|u| u - now))
 }
 
+/// Counts one request (not a password attempt: a mailed link, say) for each `(key, limit)`,
+/// in windows of `window` seconds, in the same table as the logins under keys of their own
+/// (`"reset:..."`). `Some(seconds to wait)`, with nothing counted, when any key has reached its
+/// limit in its current window. Run it inside one write transaction.
+pub fn take(
+    conn: &Conn,
+    keys: &[(&str, i64)],
+    window: i64,
+    now: i64,
+) -> Result<Option<i64>, AppError> {
+    let mut counts = Vec::with_capacity(keys.len());
+    for (key, _) in keys {
+        conn.serialize_on(&format!("login:{key}"))?;
+    }
+    for (key, limit) in keys {
+        let row: Option<(i64, i64)> = conn
+            .query_row(
+                "SELECT failures, first_at FROM login_failures WHERE key = ?1",
+                [key],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()?;
+        let (before, first_at) = match row {
+            Some((n, first)) if first + window > now => (n.max(0), first),
+            _ => (0, now),
+        };
+        if before >= *limit {
+            return Ok(Some((first_at + window - now).max(1)));
+        }
+        counts.push((*key, before + 1, first_at));
+    }
+    for (key, count, first_at) in counts {
+        conn.execute(
+            "INSERT INTO login_failures (key, failures, first_at, last_at, locked_until)
+             VALUES (?1, ?2, ?3, ?4, NULL)
+             ON CONFLICT (key) DO UPDATE SET failures = excluded.failures,
+               first_at = excluded.first_at, last_at = excluded.last_at, locked_until = NULL",
+            params![key, count, first_at, now],
+        )?;
+    }
+    Ok(None)
+}
+
 pub fn clear(conn: &Conn, key: &str) -> Result<(), AppError> {
     conn.execute("DELETE FROM login_failures WHERE key = ?1", [key])?;
     Ok(())
@@ -183,6 +226,30 @@ mod tests {
                 reserve(c, &[&other, &ip], 31)?,
                 Verdict::Locked(_)
             ));
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn requests_are_counted_per_window_and_refused_past_the_limit() {
+        with_memory(|c| {
+            let keys = [("reset:email:a@x.org", 2), ("reset:ip:192.0.2.1", 3)];
+            assert_eq!(take(c, &keys, 3600, 0)?, None);
+            assert_eq!(take(c, &keys, 3600, 10)?, None);
+            assert_eq!(
+                take(c, &keys, 3600, 100)?,
+                Some(3500),
+                "the address is at its limit"
+            );
+            // Another address from the same client counts once more, then the client is full.
+            let other = [("reset:email:b@x.org", 2), ("reset:ip:192.0.2.1", 3)];
+            assert_eq!(take(c, &other, 3600, 200)?, None);
+            assert_eq!(take(c, &other, 3600, 300)?, Some(3300));
+            assert_eq!(
+                take(c, &keys, 3600, 3600)?,
+                None,
+                "a new window starts over"
+            );
             Ok(())
         });
     }

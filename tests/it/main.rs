@@ -7,6 +7,8 @@
 
 mod support;
 
+mod accounts;
+mod accounts_browser;
 mod app_documents;
 mod app_session;
 mod audit_bounds;

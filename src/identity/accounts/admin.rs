@@ -1,5 +1,5 @@
 //! The administrator's use cases on accounts (`docket user ...`): create, list, look up, set a
-//! password, disable and enable, change the tier, remove the second factors. Each is one
+//! password, rename, change the e-mail, disable and enable, change the tier, remove the second factors. Each is one
 //! transaction on the calling thread (`Db::write_blocking`, `Db::read_blocking`), since the
 //! admin commands run without an async runtime; passwords are hashed here too.
 
@@ -56,9 +56,27 @@ pub fn set_password(db: &Db, email: &str, password: &str) -> Result<User, AppErr
     let email = email.to_string();
     db.write_blocking(move |tx| {
         let user = store::require_by_email(tx, &email)?;
-        store::set_password(tx, user.id, &hash, now())?;
-        crate::identity::sessions::store::delete_for_user(tx, user.id)?;
+        super::profile::replace_password(tx, user.id, &hash, None, now())?;
         Ok(user)
+    })
+}
+
+/// Names the account with `email` `name` (already checked); returns it as it is now.
+pub fn rename(db: &Db, email: &str, name: &str) -> Result<User, AppError> {
+    let (email, name) = (email.to_string(), name.to_string());
+    db.write_blocking(move |tx| {
+        let user = store::require_by_email(tx, &email)?;
+        super::profile::rename(tx, user.id, &name, now())
+    })
+}
+
+/// Gives the account with `email` the address `new` at once (the administrator vouches for
+/// it; the old address is told); 409 when another account has it.
+pub fn set_email(db: &Db, email: &str, new: Email) -> Result<User, AppError> {
+    let email = email.to_string();
+    db.write_blocking(move |tx| {
+        let user = store::require_by_email(tx, &email)?;
+        super::profile::set_email(tx, user.id, &new, now())
     })
 }
 
@@ -188,6 +206,36 @@ mod tests {
 
         let missing = set_password(&db, "nobody@example.com", "whatever long").unwrap_err();
         assert_eq!(missing.code(), "not_found");
+    }
+
+    #[test]
+    fn renaming_and_a_new_address_keep_the_sessions_and_tell_the_old_address() {
+        let db = Db::memory();
+        let user = ada(&db);
+        let session = signed_in(&db, user.id);
+        assert_eq!(
+            rename(&db, "ada@example.com", "Ada L.").unwrap().name,
+            "Ada L."
+        );
+        let new = Email::parse("lovelace@example.com").unwrap();
+        let moved = set_email(&db, "ada@example.com", new.clone()).unwrap();
+        assert_eq!(
+            (moved.id, moved.email.as_str()),
+            (user.id, "lovelace@example.com")
+        );
+        assert_eq!(session_user(&db, &session), Some(user.id));
+        let told = crate::outbox::mail::manage::list(&db, None, 10).unwrap();
+        assert_eq!(told.len(), 1);
+        assert_eq!(told[0].to, "ada@example.com");
+        let other = NewAccount {
+            email: Email::parse("grace@example.com").unwrap(),
+            name: "Grace".into(),
+            username: None,
+            tier: Tier::Standard,
+        };
+        create(&db, other, "a long grace password").unwrap();
+        let taken = set_email(&db, "grace@example.com", new).unwrap_err();
+        assert_eq!(taken.code(), "conflict");
     }
 
     #[test]

@@ -65,6 +65,15 @@ pub fn delete_for_user(conn: &Conn, user: UserId) -> Result<usize, AppError> {
     Ok(conn.execute("DELETE FROM sessions WHERE user_id = ?1", [user])?)
 }
 
+/// Ends every session of `user` but the one behind `keep` (the browser that changed the
+/// password); how many ended.
+pub fn delete_others(conn: &Conn, user: UserId, keep: &str) -> Result<usize, AppError> {
+    Ok(conn.execute(
+        "DELETE FROM sessions WHERE user_id = ?1 AND token_hash <> ?2",
+        params![user, SecretToken::presented(keep).hash()],
+    )?)
+}
+
 /// Records that the owner of the session behind `token` confirmed who they are at `now`.
 pub fn mark_confirmed(conn: &Conn, token: &str, now: i64) -> Result<(), AppError> {
     conn.execute(

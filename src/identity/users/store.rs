@@ -116,6 +116,28 @@ pub fn set_password(conn: &Conn, id: UserId, hash: &str, now: i64) -> Result<(),
     Ok(())
 }
 
+pub fn set_name(conn: &Conn, id: UserId, name: &str, now: i64) -> Result<(), AppError> {
+    conn.execute(
+        "UPDATE users SET name = ?2, updated_at = ?3 WHERE id = ?1",
+        params![id, name, now],
+    )?;
+    Ok(())
+}
+
+/// Gives user `id` the address `email`; 409 when another account has it.
+pub fn set_email(conn: &Conn, id: UserId, email: &Email, now: i64) -> Result<(), AppError> {
+    let taken = format!("{email} belongs to another Docket account; use another address");
+    if find_by_email(conn, email.as_str())?.is_some_and(|u| u.id != id) {
+        return Err(AppError::Conflict(taken));
+    }
+    conn.execute(
+        "UPDATE users SET email = ?2, updated_at = ?3 WHERE id = ?1",
+        params![id, email.as_str(), now],
+    )
+    .map_err(|e| conflict_on_unique(e, &taken))?;
+    Ok(())
+}
+
 /// Disables (`true`) or enables a user. Returns whether anything changed.
 pub fn set_disabled(conn: &Conn, id: UserId, disabled: bool, now: i64) -> Result<bool, AppError> {
     let n = if disabled {

@@ -21,12 +21,12 @@ fn paragraph(s: &str) -> String {
 
 /// Subjects are one line: line breaks from user input would otherwise be header injection
 /// (lettre encodes them, but a broken subject is still wrong).
-fn one_line(s: &str) -> String {
+pub(super) fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// The HTML frame around a message: `lead`, `body` and `after` are HTML already.
-fn page(lead: &str, body: &str, button: Option<(&str, &str)>, after: &str) -> String {
+pub(super) fn page(lead: &str, body: &str, button: Option<(&str, &str)>, after: &str) -> String {
     let button = button
         .map(|(label, href)| {
             format!(
@@ -87,7 +87,7 @@ pub struct SigningRequest<'a> {
     pub link: &'a str,
 }
 
-fn greeting(name: &str) -> String {
+pub(super) fn greeting(name: &str) -> String {
     let name = name.trim();
     if name.is_empty() {
         "Hello,".into()

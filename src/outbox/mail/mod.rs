@@ -4,6 +4,7 @@
 //! The administrator's use cases on the queue are in `manage`.
 
 pub mod compose;
+pub mod compose_account;
 pub mod manage;
 pub mod smtp;
 pub mod store;
@@ -26,11 +27,15 @@ pub enum Kind {
     AccountInvite,
     /// To an account, when how it signs in changed (a second factor added, replaced or removed).
     SecurityNotice,
+    /// A one-time link to choose a new password ("Forgot password?").
+    PasswordReset,
+    /// A one-time link, to a new address, that makes it the account's e-mail.
+    EmailChange,
     Test,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 8] = [
+    pub const ALL: [Kind; 10] = [
         Kind::SigningRequest,
         Kind::Completed,
         Kind::Rejected,
@@ -38,6 +43,8 @@ impl Kind {
         Kind::SealFailed,
         Kind::AccountInvite,
         Kind::SecurityNotice,
+        Kind::PasswordReset,
+        Kind::EmailChange,
         Kind::Test,
     ];
 
@@ -50,6 +57,8 @@ impl Kind {
             Kind::SealFailed => "SEAL_FAILED",
             Kind::AccountInvite => "ACCOUNT_INVITE",
             Kind::SecurityNotice => "SECURITY_NOTICE",
+            Kind::PasswordReset => "PASSWORD_RESET",
+            Kind::EmailChange => "EMAIL_CHANGE",
             Kind::Test => "TEST",
         }
     }

@@ -9,6 +9,7 @@ pub mod flow;
 pub mod invites;
 pub mod link;
 pub mod link_request;
+pub mod login_hint;
 pub mod request;
 pub mod sealing;
 pub mod sending;

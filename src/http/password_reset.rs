@@ -1,0 +1,202 @@
+//! "Forgot password?": `GET/POST /auth/forgot` asks for the address and mails a link (the same
+//! answer whether or not it has an account); `GET/POST /auth/reset/{token}` is the link's page,
+//! which sets the new password, ends every session of the account, and sends the person to sign
+//! in with it. The use cases are `accounts::recovery`.
+
+use std::collections::HashMap;
+
+use askama::Template;
+use http::{HeaderValue, StatusCode, header};
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+use super::login::{pre_session_ok, pre_session_token};
+use super::reply::{Format, error_response, page, page_as, redirect};
+use super::session::{Form, cookies, urlencode};
+use crate::core::crypto::SecretToken;
+use crate::core::error::AppError;
+use crate::http::state::AppState;
+use crate::identity::accounts::{profile, recovery};
+use crate::identity::sessions::csrf;
+use crate::identity::users::{Email, password};
+
+pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let s = move || super::with_state(state.clone());
+    let ask = warp::path!("auth" / "forgot")
+        .and(warp::get())
+        .and(s())
+        .and(cookies())
+        .and(warp::query::<HashMap<String, String>>())
+        .map(
+            |st: AppState, c: Option<String>, q: HashMap<String, String>| {
+                let email = q.get("email").map(String::as_str).unwrap_or_default();
+                forgot_page(&st, c.as_deref(), email, None, StatusCode::OK)
+            },
+        );
+    let send = warp::path!("auth" / "forgot")
+        .and(warp::post())
+        .and(s())
+        .and(cookies())
+        .and(super::peer())
+        .and(super::session::form())
+        .then(|st, c, p, f| async move { send(st, c, p, f).await });
+    let show = warp::path!("auth" / "reset" / String)
+        .and(warp::get())
+        .and(s())
+        .then(|t, st| async move { reset_page(st, t, None).await });
+    let reset = warp::path!("auth" / "reset" / String)
+        .and(warp::post())
+        .and(s())
+        .and(super::session::form())
+        .then(|t, st, f| async move { reset(st, t, f).await });
+    ask.or(send)
+        .unify()
+        .or(show)
+        .unify()
+        .or(reset)
+        .unify()
+        .boxed()
+}
+
+/// The form that asks for the address.
+#[derive(Template)]
+#[template(path = "auth/forgot.html")]
+struct ForgotPage<'a> {
+    error: Option<&'a str>,
+    csrf: String,
+    email: &'a str,
+}
+
+/// "Check your e-mail": the same page whether or not the address has an account.
+#[derive(Template)]
+#[template(path = "auth/forgot_sent.html")]
+struct Sent<'a> {
+    email: &'a str,
+    minutes: i64,
+}
+
+/// The link's page: the new password, twice.
+#[derive(Template)]
+#[template(path = "auth/reset.html")]
+struct ResetPage<'a> {
+    error: Option<&'a str>,
+    email: &'a str,
+    token: &'a str,
+    csrf: String,
+    min_len: usize,
+    password_hint: String,
+}
+
+/// The link was used, or its hour is over.
+#[derive(Template)]
+#[template(path = "auth/reset_expired.html")]
+struct Expired;
+
+fn forgot_page(
+    state: &AppState,
+    cookie_header: Option<&str>,
+    email: &str,
+    error: Option<&str>,
+    status: StatusCode,
+) -> Response {
+    let (csrf, set_cookie) = pre_session_token(state, "forgot", cookie_header);
+    let mut resp = page_as(status, Ok(ForgotPage { error, csrf, email }));
+    if let Some(v) = set_cookie {
+        resp.headers_mut().append(header::SET_COOKIE, v);
+    }
+    resp
+}
+
+async fn send(
+    state: AppState,
+    cookie_header: Option<String>,
+    peer: Option<std::net::SocketAddr>,
+    form: Form,
+) -> Response {
+    let get = |k: &str| form.get(k).map(String::as_str).unwrap_or_default();
+    let (typed, c) = (get("email").trim(), cookie_header.as_deref());
+    if !pre_session_ok(&state, "forgot", c, get("csrf_token")) {
+        let why = "The form expired. Please try again.";
+        return forgot_page(&state, c, typed, Some(why), StatusCode::FORBIDDEN);
+    }
+    let Ok(email) = Email::check(typed) else {
+        let why = "Enter your e-mail address, such as name@example.com.";
+        return forgot_page(
+            &state,
+            c,
+            typed,
+            Some(why),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        );
+    };
+    match recovery::request(&state.ctx(), &email, peer.map(|p| p.ip())).await {
+        Ok(()) => page(Ok(Sent {
+            email: email.as_str(),
+            minutes: crate::identity::accounts::links::TTL / 60,
+        })),
+        Err(AppError::TooManyRequests { retry_after, .. }) => {
+            let why = "Too many links were asked for. Wait an hour, then try again; a link sent earlier still works.";
+            let mut resp = forgot_page(&state, c, typed, Some(why), StatusCode::TOO_MANY_REQUESTS);
+            resp.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
+            resp
+        }
+        Err(e) => error_response(&e, Format::Html),
+    }
+}
+
+fn reset_csrf(state: &AppState, token: &str) -> String {
+    let hash = SecretToken::presented(token).hash();
+    csrf::token(&state.keys, "reset", &[&hash])
+}
+
+async fn reset_page(state: AppState, token: String, error: Option<&str>) -> Response {
+    let email = match recovery::target(&state.ctx(), token.clone()).await {
+        Ok(Some(e)) => e,
+        Ok(None) => return page_as(StatusCode::GONE, Ok(Expired)),
+        Err(e) => return error_response(&e, Format::Html),
+    };
+    let shown = ResetPage {
+        error,
+        email: &email,
+        csrf: reset_csrf(&state, &token),
+        token: &token,
+        min_len: password::MIN_LEN,
+        password_hint: format!("At least {} characters.", password::MIN_LEN),
+    };
+    let status = super::reply::form_status(error, StatusCode::UNPROCESSABLE_ENTITY);
+    page_as(status, Ok(shown))
+}
+
+async fn reset(state: AppState, token: String, form: Form) -> Response {
+    let get = |k: &str| form.get(k).map(String::as_str).unwrap_or_default();
+    let hash = SecretToken::presented(&token).hash();
+    if !csrf::verify(&state.keys, "reset", &[&hash], get("csrf_token")) {
+        let e = AppError::Forbidden("the form expired; reload the page".into());
+        return error_response(&e, Format::Html);
+    }
+    let (new, again) = (get("password"), get("password2"));
+    if let Err(e) = profile::check_new_password(new, again) {
+        let why = match &e {
+            AppError::BadRequest { details, .. } if !details.is_empty() => {
+                let d = &details[0];
+                if d.path == "password2" {
+                    "The two passwords differ.".to_string()
+                } else {
+                    format!("The password {}.", d.message)
+                }
+            }
+            other => other.public_message(),
+        };
+        return reset_page(state, token, Some(&why)).await;
+    }
+    match recovery::reset(&state.ctx(), &state.passwords, token, new.to_string()).await {
+        Ok(Some(email)) => redirect(&format!(
+            "/auth/login?done=reset&email={}",
+            urlencode(&email)
+        )),
+        Ok(None) => page_as(StatusCode::GONE, Ok(Expired)),
+        Err(e) => error_response(&e, Format::Html),
+    }
+}
