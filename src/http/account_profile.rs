@@ -81,6 +81,8 @@ pub struct Profile {
     pub new_email: String,
     /// The address a link was sent to and not opened yet.
     pub awaiting: Option<String>,
+    /// The part `done` and `error` concern: "name", "email" or "password".
+    pub at: &'static str,
     status: Option<StatusCode>,
 }
 
@@ -92,22 +94,22 @@ impl Profile {
             .get("ended")
             .and_then(|n| n.parse::<u32>().ok())
             .unwrap_or(0);
-        let done = match q.get("done").map(String::as_str) {
-            Some("name") => Some("Your name was changed.".to_string()),
-            Some("password") => Some(match ended {
+        let (at, done) = match q.get("done").map(String::as_str) {
+            Some("name") => ("name", Some("Your name was changed.".to_string())),
+            Some("password") => ("password", Some(match ended {
                 0 => "Your password was changed. You stay signed in here.".to_string(),
                 1 => "Your password was changed. One other session was signed out; you stay signed in here.".to_string(),
                 n => format!("Your password was changed. {n} other sessions were signed out; you stay signed in here."),
-            }),
-            Some("email") => Some(
-                "Check your inbox: we sent a link to your new address. Your e-mail changes when you open it."
+            })),
+            Some("email") => ("email", Some(
+                "Link sent. Check the inbox of your new address."
                     .to_string(),
-            ),
-            Some("email-changed") => Some("Your e-mail address was changed.".to_string()),
-            _ => None,
+            )),
+            _ => ("", None),
         };
         Profile {
             done,
+            at,
             new_email: q.get("new_email").cloned().unwrap_or_default(),
             ..Profile::default()
         }
@@ -120,8 +122,11 @@ impl Profile {
 
     /// The form `form` ("name", "email" or "password") refused with `e`; `None` when `e` is not a
     /// refusal the form can show.
-    fn refused(form: &str, e: &AppError) -> Option<Profile> {
-        let mut p = Profile::default();
+    fn refused(form: &'static str, e: &AppError) -> Option<Profile> {
+        let mut p = Profile {
+            at: form,
+            ..Profile::default()
+        };
         let (field, message, status) = match e {
             AppError::BadRequest { details, .. } => {
                 let first = details.first();
@@ -183,7 +188,7 @@ fn field<'a>(form: &'a Form, name: &str) -> &'a str {
 async fn refused(
     state: AppState,
     signed_in: SignedIn,
-    which: &str,
+    which: &'static str,
     e: &AppError,
     keep: impl FnOnce(&mut Profile),
 ) -> Response {

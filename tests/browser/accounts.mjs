@@ -165,7 +165,9 @@ try {
   await visitor.getByRole('button', { name: 'Create an account' }).click();
   await visitor.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
 
-  for (const p of problems) assert.deepEqual(p, []);
+  // The refused forms and the used link answer 422 and 410 on purpose; Chromium logs those.
+  const expected = /^console Failed to load resource: the server responded with a status of (410|422) /;
+  for (const p of problems) assert.deepEqual(p.filter((x) => !expected.test(x)), []);
   summary.ok = true;
 } finally {
   await browser.close();

@@ -65,7 +65,15 @@ pub async fn request(ctx: &Context, email: &Email, client: Option<IpAddr>) -> Re
 /// The address whose password the link `token` resets, while it works.
 pub async fn target(ctx: &Context, token: String) -> Result<Option<String>, AppError> {
     ctx.db
-        .read(move |c| Ok(links::find(c, Purpose::PasswordReset, &token, now())?.map(|l| l.email)))
+        .read(move |c| {
+            let Some(l) = links::find(c, Purpose::PasswordReset, &token, now())? else {
+                return Ok(None);
+            };
+            // A link mailed to an address the account no longer has is of no use.
+            Ok(store::get(c, l.user)?
+                .filter(|u| u.email == l.email)
+                .map(|u| u.email))
+        })
         .await
 }
 
