@@ -103,8 +103,8 @@ async function desktop() {
   assert.equal(await imgs.first().getAttribute('loading'), 'lazy');
   await imgs.first().scrollIntoViewIfNeeded();
   await page.waitForFunction(() => { const i = document.querySelector('.doc-pages img'); return i.complete && i.naturalWidth > 0; });
-  assert.equal(busy, 2, 'the refused page image was asked for again');
-  assert.equal(problems.retried, 1);
+  assert.ok(busy >= 2, 'the refused page image was asked for again');
+  assert.ok(problems.retried >= 1);
   await page.unroute(/\/pages\/1\.png/);
   await page.evaluate(() => window.scrollTo(0, 0));
   await axe(page, 'document page, pending');
