@@ -380,7 +380,7 @@
       const kind = (state.auth || {}).rejectAuth;
       await Auth.withProof(kind, 'Reject', state.recipient.email, call, async (auth) => {
         await call('/reject', auth ? { ...v, auth } : v);
-        finished('You rejected this document. The sender has been told.');
+        finished('You rejected this document. The sender has been told.', 'info');
       });
     }, 'Reject');
   }
@@ -411,8 +411,9 @@
     finished('Thank you: you have finished. You will receive the signed document by e-mail once everyone has signed.');
   }
 
-  function finished(text) {
-    root.replaceChildren(el('h1', {}, state.document.title), el('p', { id: 'done', class: 'notice', role: 'status' }, text));
+  function finished(text, kind) {
+    root.replaceChildren(el('h1', {}, state.document.title),
+      el('p', { id: 'done', class: 'alert ' + (kind || 'success'), role: 'status' }, text));
   }
 
   async function reload() {

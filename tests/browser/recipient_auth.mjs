@@ -26,13 +26,13 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { axe } from './lib.mjs';
+import { bothSizes as bothSizesIn, PHONE } from './lib.mjs';
 
 const args = process.argv.slice(2);
 const outDir = args[args.length - 1];
 const [mode, link, email, password, maildir] = args;
 const secondLink = args.length > 6 ? args[5] : null;
-const PHONE = { width: 390, height: 844 };
+const bothSizes = (page, name, label) => bothSizesIn(page, outDir, name, label);
 mkdirSync(outDir, { recursive: true });
 const origin = new URL(link).origin;
 const here = dirname(fileURLToPath(import.meta.url));
@@ -63,20 +63,6 @@ function totp(base32, unix) {
   const off = mac[mac.length - 1] & 15;
   const n = (mac.readUInt32BE(off) & 0x7fffffff) % 1000000;
   return String(n).padStart(6, '0');
-}
-
-// A full-page screenshot `<name>-desktop` and `<name>-phone` (resized), axe-core on both.
-async function bothSizes(page, name, label) {
-  const size = page.viewportSize();
-  await page.waitForFunction(() => [...document.images].every((i) => i.complete));
-  await page.screenshot({ path: `${outDir}/${name}-desktop.png`, fullPage: true });
-  await axe(page, label + ' (desktop)');
-  await page.setViewportSize(PHONE);
-  await page.screenshot({ path: `${outDir}/${name}-phone.png`, fullPage: true });
-  await axe(page, label + ' (phone)');
-  const over = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  assert.ok(over <= 0, `${label} scrolls sideways by ${over}px on a phone`);
-  await page.setViewportSize(size);
 }
 
 const statusLine = async (page) => (await page.locator('#signing-status').innerText()).trim();

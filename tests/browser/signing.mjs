@@ -10,7 +10,7 @@
 import { chromium } from 'playwright-core';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { axe } from './lib.mjs';
+import { axe, bothSizes as bothSizesIn, PHONE } from './lib.mjs';
 
 const mode = process.argv[2];
 const [firstLink, secondLink, outDir] = mode === 'first'
@@ -45,25 +45,11 @@ async function pagesRendered(page) {
   return n;
 }
 
-const PHONE = { width: 390, height: 844 };
+const bothSizes = (page, name, label) => bothSizesIn(page, outDir, name, label);
 
 // The status line's text.
 async function status(page) {
   return (await page.locator('#signing-status').innerText()).trim();
-}
-
-// A full-page screenshot at the page's size and, resized, at phone size; axe-core on both.
-async function bothSizes(page, name, label) {
-  const size = page.viewportSize();
-  await page.waitForFunction(() => [...document.images].every((i) => i.complete));
-  await page.screenshot({ path: `${outDir}/${name}-desktop.png`, fullPage: true });
-  await axe(page, label + ' (desktop)');
-  await page.setViewportSize(PHONE);
-  await page.screenshot({ path: `${outDir}/${name}-phone.png`, fullPage: true });
-  await axe(page, label + ' (phone)');
-  const over = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-  assert.ok(over <= 0, `${label} scrolls sideways by ${over}px on a phone`);
-  await page.setViewportSize(size);
 }
 
 // The type of the field button that has focus.

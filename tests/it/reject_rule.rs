@@ -46,12 +46,7 @@ async fn a_two_factor_recipient_without_an_authenticator_app_rejects_signed_in_w
     let (s, v) = as_ann.reject("wrong terms").await;
     assert_eq!(s, 200, "{v}");
     assert_eq!(v["signingStatus"], "REJECTED");
-    let rejected = owner
-        .audit(id)
-        .await
-        .into_iter()
-        .find(|e| e["type"] == "REJECTED")
-        .expect("a REJECTED event");
+    let rejected = owner.audit_event(id, "REJECTED").await;
     assert_eq!(rejected["data"]["auth"]["method"], "ACCOUNT", "{rejected}");
     assert_eq!(rejected["data"]["auth"]["account"], "ann@example.com");
     let (_, doc) = owner.get(&format!("/api/v1/documents/{id}")).await;
