@@ -49,7 +49,7 @@ async function counts(step, expected) {
 // Signs in `link`'s signing page: `text` (if given) into the TEXT field, then a typed
 // signature `name`, then Finish.
 async function sign(p, label, name, text) {
-  await p.getByText('Fill in the highlighted fields').waitFor();
+  await p.locator('#sign-bar').waitFor();
   const field = (type) => p.locator(`.sign-field[data-type="${type}"]`);
   if (text) {
     await field('TEXT').click();

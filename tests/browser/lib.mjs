@@ -70,6 +70,21 @@ export async function fitsWidth(page, label) {
   assert.ok(over <= 0, `${label} scrolls sideways by ${over}px`);
 }
 
+// A full-page screenshot `<outDir>/<name>-desktop.png` at the page's size and, resized,
+// `<name>-phone.png` at phone size, once the page's images have loaded; axe-core and the
+// sideways check at both sizes. The page keeps its size afterwards.
+export async function bothSizes(page, outDir, name, label) {
+  const size = page.viewportSize();
+  await page.waitForFunction(() => [...document.images].every((i) => i.complete));
+  await shot(page, outDir, name + '-desktop');
+  await axe(page, label + ' (desktop)');
+  await page.setViewportSize(PHONE);
+  await shot(page, outDir, name + '-phone');
+  await axe(page, label + ' (phone)');
+  await fitsWidth(page, label + ' (phone)');
+  await page.setViewportSize(size);
+}
+
 // Signs in through the login form at `base`; ends on the page the login leads to.
 export async function signIn(page, base, email, password, next = '/') {
   await page.goto(`${base}/auth/login?next=${encodeURIComponent(next)}`);

@@ -52,6 +52,7 @@ mod process;
 mod proxies;
 mod recipient_auth;
 mod recipient_input;
+mod reject_rule;
 mod request_log;
 mod scope_containment;
 mod sealing;

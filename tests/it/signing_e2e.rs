@@ -181,6 +181,12 @@ async fn everyone_signs_from_their_mail(
     );
     let bea_link = r[1]["signingUrl"].as_str().unwrap().to_string();
     run_browser(&["first", &ann_link, &bea_link]);
+    for shot in ["sign-start", "sign-filled"] {
+        for size in ["desktop", "phone"] {
+            let path = tools::screenshots().join(format!("{shot}-{size}.png"));
+            assert!(path.exists(), "{shot}-{size} screenshot kept");
+        }
+    }
 
     // Now the second signer gets her e-mail and signs on a phone, by keyboard.
     let second = wait_mail(md, att, "bea@example.com", "Your lease").await;
@@ -232,10 +238,19 @@ fn assert_sealed_pdf_passes_the_tools(pdf: &str) {
         check.contains("No syntax or stream encoding errors"),
         "{check}"
     );
+    // Bea's typed signature is stamped in the script face the signing page showed it in.
+    let (ok, fonts) = tools::run("pdffonts", &[pdf]);
+    assert!(ok, "{fonts}");
+    let script = fonts
+        .lines()
+        .find(|l| l.contains("+DancingScript-Regular"))
+        .unwrap_or_else(|| panic!("no script face in the sealed PDF:\n{fonts}"));
+    assert!(script.contains(" yes "), "embedded: {script}");
     let (ok, text) = tools::run("pdftotext", &[pdf, "-"]);
     assert!(ok);
     for expect in [
         "Ann Signer",
+        "Bea Second",
         "ann@example.com",
         "Flat 4B, Rue",
         "Yearly",
