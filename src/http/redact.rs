@@ -19,6 +19,10 @@ const SECRET_ROUTES: &[&[&str]] = &[
     &["sign", SECRET],
     // The one-time link that creates a recipient's account (`users::invites`).
     &["auth", "signup", SECRET],
+    // The one-time links of accounts people run themselves (`accounts::links`): a new
+    // password, a new e-mail address.
+    &["auth", "reset", SECRET],
+    &["account", "email", SECRET],
 ];
 
 /// `path` with every credential segment replaced by `[redacted]`.
@@ -78,6 +82,9 @@ mod tests {
     #[test]
     fn account_links_are_redacted_however_spelled() {
         assert_eq!(path("/auth/signup/c0de"), "/auth/signup/[redacted]");
+        assert_eq!(path("/auth/reset/c0de"), "/auth/reset/[redacted]");
+        assert_eq!(path("/Account/email/c0de"), "/Account/email/[redacted]");
+        assert_eq!(path("/account/email"), "/account/email");
         assert_eq!(path("/auth/signup/c0de/"), "/auth/signup/[redacted]/");
         assert_eq!(path("//Auth/%73ignup//c0de"), "//Auth/%73ignup//[redacted]");
         assert_eq!(path("/auth/signup"), "/auth/signup");

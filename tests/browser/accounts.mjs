@@ -127,7 +127,7 @@ try {
   await page.waitForURL(/\/account\?new_email=/);
   assert.equal(await page.locator('#new-email').inputValue(), newEmail, 'what was typed is kept');
   await page.getByRole('button', { name: 'Send a confirmation link' }).click();
-  await page.getByText('Check your inbox').waitFor();
+  await page.getByText('Link sent. Check the inbox of your new address.').waitFor();
   await page.locator('#email-waiting').waitFor();
   assert.equal(await page.locator('#current-email').textContent(), email, 'nothing changed yet');
   await look(page, 'account-email-sent');

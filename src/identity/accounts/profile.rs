@@ -19,19 +19,11 @@ use crate::{core::db::Conn, core::db::now};
 /// E-mail changes one account may ask for in an hour.
 pub const EMAIL_CHANGES_PER_HOUR: i64 = 3;
 
-/// Queues the mail that tells the account `user` (at `to`, its address unless given) what
-/// changed.
-pub fn notify(
-    tx: &Conn,
-    user: &User,
-    to: Option<&str>,
-    what: &str,
-    now: i64,
-) -> Result<(), AppError> {
+/// Queues the mail that tells the account `user` what changed (`what`).
+pub fn notify(tx: &Conn, user: &User, what: &str, now: i64) -> Result<(), AppError> {
     let content = compose::security_notice(&user.name, &user.email, what);
-    let to = to.unwrap_or(&user.email);
-    crate::outbox::mail::store::enqueue(tx, &NewMail::new(Kind::SecurityNotice, to, content), now)
-        .map(drop)
+    let mail = NewMail::new(Kind::SecurityNotice, &user.email, content);
+    crate::outbox::mail::store::enqueue(tx, &mail, now).map(drop)
 }
 
 /// The account `id`, or 401 when it is gone.
@@ -75,7 +67,7 @@ pub fn set_email(tx: &Conn, id: UserId, email: &Email, now: i64) -> Result<User,
     }
     store::set_email(tx, id, email, now)?;
     let what = format!("The e-mail address was changed to {email}");
-    notify(tx, &before, None, &what, now)?;
+    notify(tx, &before, &what, now)?;
     account(tx, id)
 }
 
@@ -122,13 +114,7 @@ pub async fn change_password(
         .db
         .write(move |tx| {
             let ended = replace_password(tx, id, &phc, Some(&session), now())?;
-            notify(
-                tx,
-                &account(tx, id)?,
-                None,
-                "The password was changed",
-                now(),
-            )?;
+            notify(tx, &account(tx, id)?, "The password was changed", now())?;
             Ok(ended)
         })
         .await?;

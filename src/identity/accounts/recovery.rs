@@ -99,7 +99,7 @@ pub async fn reset(
             };
             replace_password(tx, l.user, &phc, None, now())?;
             let what = "The password was reset with a link mailed to this address";
-            notify(tx, &user, None, what, now())?;
+            notify(tx, &user, what, now())?;
             Ok(Some(user.email))
         })
         .await?;
