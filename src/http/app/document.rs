@@ -241,7 +241,7 @@ fn removal(s: Status) -> (&'static str, &'static str, &'static str) {
     }
 }
 
-fn role_name(r: Role) -> &'static str {
+pub fn role_name(r: Role) -> &'static str {
     match r {
         Role::Signer => "Signer",
         Role::Approver => "Approver",
