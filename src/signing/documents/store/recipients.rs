@@ -142,6 +142,19 @@ pub fn update(
 ) -> Result<Option<String>, AppError> {
     let old = one(tx, parent, id)?.email;
     let readdressed = old != r.email;
+    // A template's addresses have no unique index (placeholders are numbered instead): the
+    // same check as `insert`.
+    let exists: bool = tx.query_row(
+        &format!(
+            "SELECT EXISTS (SELECT 1 FROM recipients WHERE {} = ?1 AND email = ?2 AND id <> ?3)",
+            parent.column()
+        ),
+        params![parent.id(), r.email, id],
+        |row| row.get(0),
+    )?;
+    if exists {
+        return Err(taken(parent, &r.email));
+    }
     let n = tx
         .execute(
             &format!(
