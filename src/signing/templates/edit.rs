@@ -74,12 +74,7 @@ pub async fn patch_recipient(
         .write(move |tx| {
             let (t, current) = recipient_of(tx, user, ids)?;
             if matches!(patch.email, Given::Null) {
-                let email = if super::is_placeholder(&current.email) {
-                    current.email.clone()
-                } else {
-                    super::placeholder_email(t.next_placeholder())
-                };
-                patch.email = Given::Valid(email);
+                patch.email = Given::Valid(placeholder_for(&t, &current));
             }
             let r = patch.over(&current.as_new()).validate()?;
             parts::allowed(tx, user, &r)?;
@@ -89,6 +84,21 @@ pub async fn patch_recipient(
             Ok(TemplateRecipient::of(&changed))
         })
         .await
+}
+
+/// The placeholder address recipient `r` of `t` gets back: its own when it has one, else the
+/// one of its place in the list when free ("Recipient 2" for the second), else the next.
+fn placeholder_for(t: &Template, r: &Recipient) -> String {
+    if super::is_placeholder(&r.email) {
+        return r.email.clone();
+    }
+    let place = t.recipients.iter().position(|x| x.id == r.id).unwrap_or(0) + 1;
+    let own = super::placeholder_email(place);
+    if t.recipients.iter().any(|x| x.email == own) {
+        super::placeholder_email(t.next_placeholder())
+    } else {
+        own
+    }
 }
 
 /// `DELETE /api/v1/templates/{id}/recipients/{rid}`: the recipient and its fields. Answers the
