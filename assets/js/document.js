@@ -88,33 +88,15 @@
   });
 
   // Cancel, delete or hide, after a confirmation.
-  const dialog = document.getElementById('remove-dialog');
-  const open = document.getElementById('remove-open');
-  const confirm = document.getElementById('remove-confirm');
-  const error = document.getElementById('remove-error');
-  open.addEventListener('click', () => {
-    error.hidden = true;
-    dialog.showModal();
-    document.getElementById('remove-keep').focus();
-  });
-  dialog.addEventListener('close', () => open.focus());
-  confirm.addEventListener('click', async () => {
-    confirm.disabled = true;
-    error.hidden = true;
-    try {
-      await app.call('DELETE', api);
-      const outcome = confirm.dataset.outcome;
-      if (outcome === 'cancelled') {
-        app.flash('The document is cancelled. Its signing links no longer work.');
-        window.location.reload();
-      } else {
-        app.flash(outcome === 'deleted' ? 'The draft was deleted.' : 'The document is hidden from your list.');
-        window.location.assign('/');
-      }
-    } catch (e) {
-      error.textContent = e.message;
-      error.hidden = false;
-      confirm.disabled = false;
+  app.confirming(async (confirm) => {
+    await app.call('DELETE', api);
+    const outcome = confirm.dataset.outcome;
+    if (outcome === 'cancelled') {
+      app.flash('The document is cancelled. Its signing links no longer work.');
+      window.location.reload();
+    } else {
+      app.flash(outcome === 'deleted' ? 'The draft was deleted.' : 'The document is hidden from your list.');
+      window.location.assign('/');
     }
   });
 })();

@@ -67,27 +67,9 @@
   });
 
   // Delete, after a confirmation.
-  const dialog = document.getElementById('remove-dialog');
-  const open = document.getElementById('remove-open');
-  const confirm = document.getElementById('remove-confirm');
-  const error = document.getElementById('remove-error');
-  open.addEventListener('click', () => {
-    error.hidden = true;
-    dialog.showModal();
-    document.getElementById('remove-keep').focus();
-  });
-  dialog.addEventListener('close', () => open.focus());
-  confirm.addEventListener('click', async () => {
-    confirm.disabled = true;
-    error.hidden = true;
-    try {
-      const gone = await app.call('DELETE', api);
-      app.flash('The template “' + gone.title + '” was deleted.');
-      window.location.assign('/templates');
-    } catch (e) {
-      error.textContent = e.message;
-      error.hidden = false;
-      confirm.disabled = false;
-    }
+  app.confirming(async () => {
+    const gone = await app.call('DELETE', api);
+    app.flash('The template “' + gone.title + '” was deleted.');
+    window.location.assign('/templates');
   });
 })();

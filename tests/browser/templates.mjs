@@ -28,6 +28,13 @@ const api = (path) => page.evaluate(async (url) => {
 const saved = (text) => page.locator('#editor-status').filter({ hasText: text }).waitFor();
 const texts = async (selector) => (await page.locator(selector).allInnerTexts()).map((t) => t.trim());
 
+// Every page image of the details page drawn (scrolled to, as they load lazily).
+async function allPages() {
+  await page.locator('.doc-pages img').last().scrollIntoViewIfNeeded();
+  await page.waitForFunction(() => [...document.querySelectorAll('.doc-pages img')].every((i) => i.complete && i.naturalWidth > 0), null, { timeout: 20000 });
+  await page.evaluate(() => window.scrollTo(0, 0));
+}
+
 // The page as it is now, checked and shot at desktop size, then the same address at phone size.
 async function judge(name, { phone = true, ready = null } = {}) {
   await axe(page, name);
@@ -37,6 +44,7 @@ async function judge(name, { phone = true, ready = null } = {}) {
   await page.setViewportSize(PHONE);
   await page.reload();
   if (ready) await page.locator(ready).first().waitFor();
+  if (name === 'details') await allPages();
   await fitsWidth(page, `${name} on a phone`);
   await axe(page, `${name} (phone)`);
   await shot(page, outDir, `templates-${name}-phone`);
@@ -131,7 +139,7 @@ try {
   await page.getByRole('button', { name: 'Copy the template ID' }).click();
   await page.getByText(`Copied ${id}.`).waitFor();
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), String(id));
-  await page.locator('.doc-pages img').first().waitFor();
+  await allPages();
   await judge('details', { ready: '#template-id' });
 
   // ---------- Use template: refused, then sent ----------

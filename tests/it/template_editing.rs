@@ -46,13 +46,15 @@ async fn two_roles(api: &Api) -> (i64, Vec<i64>, Vec<i64>) {
         assert_eq!(s, 200, "{r}");
         rids.push(r["id"].as_i64().unwrap());
     }
-    let field = |rid: i64, kind: &str, y: i64| {
-        json!({"recipientId": rid, "type": kind, "pageNumber": 1, "pageX": 10, "pageY": y, "pageWidth": 30, "pageHeight": 6, "fieldMeta": {"type": kind.to_lowercase()}})
-    };
+    let field = |rid: i64, kind: &str, y: i64| json!({"recipientId": rid, "type": kind, "pageNumber": 1, "pageX": 10, "pageY": y, "pageWidth": 30, "pageHeight": 6, "fieldMeta": {"type": kind.to_lowercase()}});
     let fids = api
         .add_template_fields(
             id,
-            json!([field(rids[0], "SIGNATURE", 70), field(rids[1], "SIGNATURE", 80), field(rids[0], "TEXT", 20)]),
+            json!([
+                field(rids[0], "SIGNATURE", 70),
+                field(rids[1], "SIGNATURE", 80),
+                field(rids[0], "TEXT", 20)
+            ]),
         )
         .await;
     (id, rids, fids)
@@ -105,7 +107,10 @@ async fn settings_recipients_and_fields_change_under_the_documents_rules() {
     assert_eq!(t["templateMeta"]["subject"], "Your lease");
     assert_eq!(t["templateMeta"]["signingOrder"], "SEQUENTIAL");
     let (s, v) = api
-        .patch(&base, json!({"title": "", "meta": {"timezone": "Mars/Base"}}))
+        .patch(
+            &base,
+            json!({"title": "", "meta": {"timezone": "Mars/Base"}}),
+        )
         .await;
     assert_eq!(
         (s, detail_paths(&v)),
@@ -119,7 +124,10 @@ async fn settings_recipients_and_fields_change_under_the_documents_rules() {
         .patch(&r0, json!({"email": "ann@example.com", "name": "Ann"}))
         .await;
     assert_eq!(s, 200, "{r}");
-    assert_eq!((r["email"].as_str(), r["name"].as_str()), (Some("ann@example.com"), Some("Ann")));
+    assert_eq!(
+        (r["email"].as_str(), r["name"].as_str()),
+        (Some("ann@example.com"), Some("Ann"))
+    );
     assert_eq!(r["role"], "SIGNER", "kept");
     let (s, v) = api.patch(&r0, json!({"email": "nope"})).await;
     assert_eq!((s, detail_paths(&v)), (400, vec!["email"]), "{v}");
@@ -137,7 +145,10 @@ async fn settings_recipients_and_fields_change_under_the_documents_rules() {
     let f0 = format!("{base}/fields/{}", fids[0]);
     let (s, f) = api.patch(&f0, json!({"pageNumber": 3, "pageX": 40})).await;
     assert_eq!(s, 200, "{f}");
-    assert_eq!((f["page"].as_i64(), f["positionX"].as_str()), (Some(3), Some("40")));
+    assert_eq!(
+        (f["page"].as_i64(), f["positionX"].as_str()),
+        (Some(3), Some("40"))
+    );
     assert_eq!(f["positionY"], "70", "kept");
     let (s, v) = api
         .patch(&f0, json!({"pageNumber": 4, "recipientId": 999_999}))

@@ -9,18 +9,12 @@ use serde_json::{Value, json};
 
 use crate::support::TestApp;
 use crate::support::api::fixture;
-use crate::support::login::{Browser, add_account, browser, call};
+use crate::support::login::{Browser, add_account, answer_of, browser, call, page};
 
 /// A GET of a page with `cookie`: status and body.
 async fn get(app: &TestApp, path: &str, cookie: &str) -> (u16, String) {
-    let resp = app
-        .client
-        .get(app.url(path))
-        .header("cookie", cookie)
-        .send()
-        .await
-        .unwrap();
-    (resp.status().as_u16(), resp.text().await.unwrap())
+    let (status, _, body) = page(app, path, Some(cookie)).await;
+    (status, body)
 }
 
 /// The Use form posted as `b`: status, `Location` and body.
@@ -40,13 +34,7 @@ async fn use_form(
         .send()
         .await
         .unwrap();
-    let status = resp.status().as_u16();
-    let location = resp
-        .headers()
-        .get("location")
-        .map(|l| l.to_str().unwrap().to_string())
-        .unwrap_or_default();
-    (status, location, resp.text().await.unwrap())
+    answer_of(resp).await
 }
 
 /// A template of `b` from the 3-page PDF: a placeholder "Tenant" and "Agency" with an address,
@@ -78,13 +66,16 @@ async fn lease(app: &TestApp, b: &Browser) -> (i64, Vec<i64>, i64) {
         assert_eq!(s, 200, "{r}");
         rids.push(r["id"].as_i64().unwrap());
     }
-    let place = |rid: i64, kind: &str, y: i64, meta: Value| {
-        json!({"recipientId": rid, "type": kind, "pageNumber": 1, "pageX": 10, "pageY": y, "pageWidth": 30, "pageHeight": 6, "fieldMeta": meta})
-    };
+    let place = |rid: i64, kind: &str, y: i64, meta: Value| json!({"recipientId": rid, "type": kind, "pageNumber": 1, "pageX": 10, "pageY": y, "pageWidth": 30, "pageHeight": 6, "fieldMeta": meta});
     let body = json!([
         place(rids[0], "SIGNATURE", 70, json!({"type": "signature"})),
         place(rids[1], "SIGNATURE", 80, json!({"type": "signature"})),
-        place(rids[0], "TEXT", 20, json!({"type": "text", "label": "Flat"})),
+        place(
+            rids[0],
+            "TEXT",
+            20,
+            json!({"type": "text", "label": "Flat"})
+        ),
     ]);
     let path = format!("/api/v1/templates/{id}/fields");
     let (s, added) = call(app, Method::POST, &path, c, t, Some(body)).await;
@@ -134,7 +125,12 @@ async fn the_pages_list_show_and_use_a_template_and_hide_it_from_others() {
     ] {
         assert!(html.contains(&expected), "{expected} missing:\n{html}");
     }
-    let (s, html) = get(&app, &format!("/templates/{id}/edit?step=review"), &ada.cookie).await;
+    let (s, html) = get(
+        &app,
+        &format!("/templates/{id}/edit?step=review"),
+        &ada.cookie,
+    )
+    .await;
     assert_eq!(s, 200);
     assert!(html.contains("Save template") && html.contains(r#"data-kind="template""#));
     let png = app
@@ -147,7 +143,10 @@ async fn the_pages_list_show_and_use_a_template_and_hide_it_from_others() {
     assert_eq!(png.status(), 200);
     let (s, html) = get(&app, &format!("/templates/{id}/use"), &ada.cookie).await;
     assert_eq!(s, 200);
-    assert!(html.contains(r#"value="agency@example.com""#), "pre-filled: {html}");
+    assert!(
+        html.contains(r#"value="agency@example.com""#),
+        "pre-filled: {html}"
+    );
     assert!(html.contains("Text “Flat” for Tenant, page 1"), "{html}");
 
     // Another user: every page and image a 404, and the form refused the same.
@@ -168,7 +167,10 @@ async fn the_pages_list_show_and_use_a_template_and_hide_it_from_others() {
     ];
     let (s, _, html) = use_form(&app, &ada, id, &bad).await;
     assert_eq!(s, 400, "{html}");
-    assert!(html.contains(&format!(r#"id="r{}_email-error""#, rids[0])), "{html}");
+    assert!(
+        html.contains(&format!(r#"id="r{}_email-error""#, rids[0])),
+        "{html}"
+    );
     assert!(html.contains(r#"value="Lease: Flat 3""#), "kept: {html}");
     let docs: i64 = app
         .db()
@@ -195,9 +197,19 @@ async fn the_pages_list_show_and_use_a_template_and_hide_it_from_others() {
     let (c, t) = (Some(ada.cookie.as_str()), Some(ada.csrf.as_str()));
     let path = format!("/api/v1/documents/{doc}");
     let (_, v) = call(&app, Method::GET, &path, c, t, None).await;
-    assert_eq!((v["status"].as_str(), v["title"].as_str()), (Some("PENDING"), Some("Lease: Flat 3")));
+    assert_eq!(
+        (v["status"].as_str(), v["title"].as_str()),
+        (Some("PENDING"), Some("Lease: Flat 3"))
+    );
     assert_eq!(v["fields"].as_array().unwrap().len(), 3);
-    assert!(v["fields"].as_array().unwrap().iter().any(|f| f["customText"] == "Flat 3"), "{v}");
+    assert!(
+        v["fields"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["customText"] == "Flat 3"),
+        "{v}"
+    );
 
     // A draft: its editor.
     let draft = [
@@ -206,5 +218,8 @@ async fn the_pages_list_show_and_use_a_template_and_hide_it_from_others() {
     ];
     let (s, location, _) = use_form(&app, &ada, id, &draft).await;
     assert_eq!(s, 303);
-    assert!(location.starts_with("/documents/") && location.ends_with("/edit"), "{location}");
+    assert!(
+        location.starts_with("/documents/") && location.ends_with("/edit"),
+        "{location}"
+    );
 }

@@ -154,7 +154,7 @@ function item(r, i) {
   const grid = document.createElement('div');
   grid.className = 'grid-3';
   const [nameW] = control('input', { id: `r${r.id}-name`, type: 'text', value: r.name, maxLength: 200 }, 'Name', (el) => change(r, { name: el.value.trim() }));
-  const placeholder = template ? 'None yet: given when the template is used' : '';
+  const placeholder = template ? 'Given when the template is used' : '';
   const [mailW] = control('input', { id: `r${r.id}-email`, type: 'email', value: emailOf(r), maxLength: 254, placeholder }, template ? 'E-mail (optional)' : 'E-mail', (el) => change(r, { email: el.value.trim() }));
   const [roleW, role] = control('select', { id: `r${r.id}-role` }, 'Role', (el) => change(r, { role: el.value }));
   options(role, ROLES, r.role);

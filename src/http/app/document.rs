@@ -144,8 +144,9 @@ struct DocumentPage {
 }
 
 impl DocumentPage {
-    fn page_alt(&self, n: &usize) -> String {
-        format!("Page {n} of {}", self.pages.len())
+    /// Where its page images are: `/documents/{id}`.
+    fn pages_base(&self) -> String {
+        format!("/documents/{}", self.id)
     }
 }
 

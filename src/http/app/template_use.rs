@@ -258,21 +258,21 @@ impl UsePage {
             .collect();
         for d in e.details() {
             let message = sentence(&d.message);
-            if let Some((i, rest)) = indexed(&d.path, "recipients") {
-                if let Some(u) = self.people.get_mut(i) {
-                    match rest {
-                        ".name" => u.name_error = message,
-                        _ => u.email_error = message,
-                    }
-                    continue;
+            let person = indexed(&d.path, "recipients")
+                .and_then(|(i, rest)| Some((self.people.get_mut(i)?, rest)));
+            if let Some((u, rest)) = person {
+                match rest {
+                    ".name" => u.name_error = message,
+                    _ => u.email_error = message,
                 }
+                continue;
             }
-            if let Some((i, _)) = indexed(&d.path, "prefillFields") {
-                let id = filled.get(i).copied();
-                if let Some(f) = self.prefill.iter_mut().find(|f| Some(f.id) == id) {
-                    f.error = message;
-                    continue;
-                }
+            let value = indexed(&d.path, "prefillFields")
+                .and_then(|(i, _)| filled.get(i).copied())
+                .and_then(|id| self.prefill.iter_mut().find(|f| f.id == id));
+            if let Some(f) = value {
+                f.error = message;
+                continue;
             }
             if d.path == "title" {
                 self.title_error = message;
@@ -280,11 +280,10 @@ impl UsePage {
             }
             left.push(message);
         }
-        let head = sentence(&e.public_message());
-        self.error = Some(if left.is_empty() {
-            format!("{head} See the messages below.")
-        } else {
-            format!("{head} {}", left.join(" "))
+        self.error = Some(match (e.details().is_empty(), left.is_empty()) {
+            (true, _) => sentence(&e.public_message()),
+            (false, true) => "Nothing was made yet: some of what you typed needs a change (see the messages below).".into(),
+            (false, false) => format!("Nothing was made yet: {}", left.join(" ")),
         });
     }
 }

@@ -154,8 +154,9 @@ struct TemplateDetails {
 }
 
 impl TemplateDetails {
-    fn page_alt(&self, n: &usize) -> String {
-        format!("Page {n} of {}", self.pages.len())
+    /// Where its page images are: `/templates/{id}`.
+    fn pages_base(&self) -> String {
+        format!("/templates/{}", self.id)
     }
 }
 

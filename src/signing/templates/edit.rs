@@ -189,13 +189,7 @@ pub async fn duplicate(
         .read(move |c| Ok(store::owned(c, user, id)?.blob_id))
         .await?;
     let copy = match source.as_deref().and_then(BlobId::parse) {
-        Some(b) => {
-            let blobs = ctx.blobs.clone();
-            let copied = tokio::task::spawn_blocking(move || super::copy_blob(&blobs, &b))
-                .await
-                .map_err(|e| AppError::internal(format!("copy task failed: {e}")))??;
-            Some(copied)
-        }
+        Some(b) => Some(super::copy_blob_async(&ctx.blobs, &b).await?),
         None => None,
     };
     let file = copy.clone();

@@ -233,11 +233,7 @@ pub async fn generate(
                 .ok_or_else(super::no_file)
         })
         .await?;
-    let blobs = ctx.blobs.clone();
-    let src = source.clone();
-    let copy = tokio::task::spawn_blocking(move || super::copy_blob(&blobs, &src))
-        .await
-        .map_err(|e| AppError::internal(format!("copy task failed: {e}")))??;
+    let copy = super::copy_blob_async(&ctx.blobs, &source).await?;
     let app = ctx.app.clone();
     let data_id = crate::signing::documents::new_data_id();
     let file = copy.clone();

@@ -258,6 +258,14 @@ pub fn copy_blob(blobs: &BlobStore, source: &BlobId) -> Result<StoredBlob, AppEr
     Ok(w.commit()?)
 }
 
+/// `copy_blob` of `source` on the blocking pool (the copy reads and writes the whole file).
+pub async fn copy_blob_async(blobs: &BlobStore, source: &BlobId) -> Result<StoredBlob, AppError> {
+    let (blobs, source) = (blobs.clone(), source.clone());
+    tokio::task::spawn_blocking(move || copy_blob(&blobs, &source))
+        .await
+        .map_err(|e| AppError::internal(format!("copy task failed: {e}")))?
+}
+
 /// `generate-document` in one transaction: a DRAFT of `user` with the template's recipients (as the
 /// request changed them), fields (on the new recipients), meta and `file` (a copy of the
 /// template's, made by `copy_blob` from `expected_blob`). Answers the document id.
