@@ -1,8 +1,10 @@
 // The signing page: shows the document's pages with this recipient's fields over them, lets the
 // recipient fill each field (mouse, finger or keyboard), then complete or reject. Every value is
-// checked again by the server; this script only helps. A document that asks for recipient
-// authentication needs the recipient's account (a banner says how), and finishing then carries
-// a proof: a code from an authenticator app or a passkey (`state.auth`).
+// checked again by the server; this script only helps. A status line says what to do now; a bar
+// kept at the bottom of the screen counts the required fields, goes to the next empty one, and
+// holds the finishing buttons. Recipient authentication (the banner, the way to set up a
+// missing factor, the proof a finishing action carries) is in `sign-auth.js`; the elements and
+// dialogs in `sign-ui.js`.
 'use strict';
 
 (function () {
@@ -12,20 +14,8 @@
   const base = '/sign/' + encodeURIComponent(token);
   let state = null;
 
-  function el(tag, attrs, ...children) {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (k === 'class') e.className = v;
-      // Styles through the CSSOM: the page's CSP allows no inline style attributes.
-      else if (k === 'style') Object.assign(e.style, v);
-      else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
-      else if (v !== null && v !== undefined && v !== false) e.setAttribute(k, v === true ? '' : v);
-    }
-    for (const c of children.flat()) {
-      if (c !== null && c !== undefined) e.append(c.nodeType ? c : String(c));
-    }
-    return e;
-  }
+  const { el, sentence, dialog } = window.DocketSignUI;
+  const Auth = window.DocketSignAuth;
 
   let drawnVersion = Date.now();
 
@@ -39,7 +29,7 @@
     let data = null;
     try { data = await resp.json(); } catch (_) { data = null; }
     if (!resp.ok) {
-      const err = new Error((data && data.message) || ('The server answered ' + resp.status));
+      const err = new Error(sentence((data && data.message) || ('The server answered ' + resp.status)));
       err.status = resp.status;
       throw err;
     }
@@ -49,8 +39,8 @@
   function say(text, kind) {
     const line = document.getElementById('signing-status');
     if (!line) return;
-    line.textContent = text;
-    line.className = kind === 'error' ? 'notice error' : 'muted';
+    line.textContent = sentence(text);
+    line.className = 'signing-status' + (kind === 'error' ? ' alert error' : '');
   }
 
   const ACTION = { SIGNER: 'Finish and sign', APPROVER: 'Approve', VIEWER: 'Mark as viewed', ASSISTANT: 'Finish preparing' };
@@ -116,70 +106,109 @@
 
   const here = () => '/sign/' + encodeURIComponent(token);
 
-  // What the recipient must do before acting: sign in, or enrol the factor the document asks for.
-  function authBanner() {
-    const a = state.auth || {};
-    const me = state.recipient;
-    if (!a.actionAuth && !a.accessAuth) return null;
-    const box = el('div', { class: 'alert', id: 'auth-banner', role: 'status' });
-    if (!a.accountReady) {
-      const login = '/auth/login?next=' + encodeURIComponent(here()) + '&email=' + encodeURIComponent(me.email);
-      box.append(el('p', {}, a.signedInAs
-        ? 'You are signed in as ' + a.signedInAs + ', but this document is for ' + me.email + '.'
-        : 'This document asks you to sign in to your Docket account for ' + me.email + ' before you act on it.'));
-      box.append(el('p', {}, el('a', { class: 'button primary', id: 'sign-in', href: login }, 'Sign in as ' + me.email)));
-      if (a.inviteCsrf) {
-        box.append(el('form', { method: 'post', action: here() + '/account' },
-          el('input', { type: 'hidden', name: 'csrf_token', value: a.inviteCsrf }),
-          el('p', {}, 'No account yet? ',
-            el('button', { type: 'submit', class: 'button', id: 'create-account' }, 'Create one'),
-            ' (we e-mail you a link)')));
-      }
-      return box;
-    }
-    const enrolled = a.enrolled || {};
-    const account = '/account?next=' + encodeURIComponent(here());
-    if (a.actionAuth === 'TWO_FACTOR_AUTH' && !enrolled.totp) {
-      box.append(el('p', {}, 'To finish, this document asks for a code from an authenticator app. ',
-        el('a', { href: account, id: 'enrol' }, 'Set one up on your account page'), ', then come back.'));
-    } else if (a.actionAuth === 'PASSKEY' && !enrolled.passkeys) {
-      box.append(el('p', {}, 'To finish, this document asks for a passkey. ',
-        el('a', { href: account, id: 'enrol' }, 'Add one on your account page'), ', then come back.'));
-    } else if (a.actionAuth === 'TWO_FACTOR_AUTH') {
-      box.append(el('p', {}, 'Signed in as ' + a.signedInAs + '. To finish you will be asked for a code from your authenticator app.'));
-    } else if (a.actionAuth === 'PASSKEY') {
-      box.append(el('p', {}, 'Signed in as ' + a.signedInAs + '. To finish you will confirm with your passkey.'));
-    } else if (a.actionAuth === 'PASSWORD') {
-      box.append(el('p', {}, 'Signed in as ' + a.signedInAs + '. To finish you will enter your Docket account password again.'));
-    } else {
-      box.append(el('p', {}, 'Signed in as ' + a.signedInAs + '.'));
-    }
-    return box;
-  }
-
   function canAct() {
     const a = state.auth || {};
     return a.accountReady !== false;
   }
 
+  // Whether the recipient can act on their fields now: their turn, not finished, signed in.
+  function acting() {
+    const me = state.recipient;
+    return state.yourTurn && me.signingStatus === 'NOT_SIGNED' && me.role !== 'CC' && canAct();
+  }
+
+  // The required fields in reading order (page, then top to bottom, then left to right).
+  function requiredFields() {
+    return state.fields.filter(isRequired)
+      .sort((a, b) => a.page - b.page || a.positionY - b.positionY || a.positionX - b.positionX);
+  }
+
+  const plural = (n, one) => n + ' ' + one + (n === 1 ? '' : 's');
+
+  // The status line: what to do now.
+  function statusLine(setup) {
+    const me = state.recipient;
+    const a = state.auth || {};
+    const verb = '“' + ACTION[me.role] + '”';
+    if (me.role === 'CC') return 'You receive a copy of this document once everyone has signed.';
+    if (me.signingStatus !== 'NOT_SIGNED') return 'You have finished. Thank you.';
+    if (!state.yourTurn) return 'It is not your turn yet: you will get an e-mail when it is.';
+    if (!canAct()) {
+      return a.signedInAs
+        ? 'Sign out, then sign in as ' + me.email + ' to fill in this document.'
+        : 'You can read the document now. To fill it in, sign in as ' + me.email + ' first.';
+    }
+    const left = requiredFields().filter((f) => !f.inserted).length;
+    if (me.role === 'ASSISTANT') return 'Fill in what you can for the recipients after you, then press ' + verb + '.';
+    if (left > 0) {
+      const then = setup ? 'then set up ' + setup.what + ' to sign' : 'then press ' + verb;
+      return 'Fill in the ' + plural(left, 'required field') + ' still empty (“Next field” takes you to each), ' + then + '.';
+    }
+    if (setup) return 'Everything required is filled in. To sign, set up ' + setup.what + ' first (“' + setup.label + '”), or reject the document.';
+    if (!state.fields.length) return 'Read the document, then press ' + verb + '.';
+    return 'Everything required is filled in. Check the document, then press ' + verb + '.';
+  }
+
+  // The bar that stays at the bottom of the screen while the recipient acts: progress, "Next
+  // field", and the finishing buttons (or the way to set up what finishing will ask for).
+  function actionBar(setup) {
+    const me = state.recipient;
+    const required = requiredFields();
+    const done = required.filter((f) => f.inserted).length;
+    const bar = el('div', { class: 'sign-bar', id: 'sign-bar', role: 'region', 'aria-label': 'Your progress and actions' });
+    if (required.length) {
+      bar.append(el('div', { class: 'sign-progress' },
+        el('progress', { id: 'sign-progress', max: required.length, value: done, 'aria-labelledby': 'sign-progress-text' }),
+        el('span', { id: 'sign-progress-text' }, done + ' of ' + plural(required.length, 'required field') + ' filled')));
+    }
+    const buttons = el('div', { class: 'sign-buttons' });
+    if (done < required.length) {
+      buttons.append(el('button', { type: 'button', class: 'button', id: 'next-field', onclick: nextField }, 'Next field'));
+    }
+    if (setup) {
+      buttons.append(el('a', { class: 'button primary', id: 'enrol-to-sign', href: setup.href }, setup.label));
+    } else {
+      buttons.append(el('button', {
+        type: 'button', class: 'button primary', id: 'complete', disabled: done < required.length, onclick: complete,
+      }, ACTION[me.role]));
+    }
+    buttons.append(el('button', { type: 'button', class: 'button danger-outline', id: 'reject', onclick: rejectDialog }, 'Reject…'));
+    bar.append(buttons);
+    return bar;
+  }
+
+  // The field that last had focus: "Next field" goes on from there (pressing it takes the focus).
+  let lastField = null;
+
+  // Scrolls to the next required field still empty after the last one with focus (wrapping
+  // round) and focuses it.
+  function nextField() {
+    const empty = requiredFields().filter((f) => !f.inserted);
+    if (!empty.length) return;
+    const order = requiredFields();
+    const from = order.findIndex((f) => f.id === lastField);
+    const next = empty.find((f) => order.indexOf(f) > from) || empty[0];
+    focusField(next.id, true);
+  }
+
+  function focusField(id, scroll) {
+    const b = root.querySelector('.sign-field[data-field-id="' + id + '"]');
+    if (!b) return;
+    const still = window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+    if (scroll) b.scrollIntoView({ block: 'center', behavior: still ? 'auto' : 'smooth' });
+    b.focus({ preventScroll: !!scroll });
+  }
+
   function render() {
     const d = state.document;
+    const active = acting();
+    const setup = active ? Auth.setup(state, here()) : null;
     root.replaceChildren();
     root.append(el('h1', {}, d.title));
-    root.append(el('p', { class: 'muted' }, 'From ' + d.senderName + ' <' + d.senderEmail + '>'));
-    const banner = authBanner();
+    root.append(el('p', { class: 'muted sender' }, 'Sent by ' + d.senderName + ' (' + d.senderEmail + ')'));
+    const banner = Auth.banner(state, here());
     if (banner) root.append(banner);
-    const status = el('p', { id: 'signing-status', class: 'muted', role: 'status' });
-    root.append(status);
-    const me = state.recipient;
-    const done = me.signingStatus !== 'NOT_SIGNED';
-    if (me.role === 'CC') status.textContent = 'You receive a copy of this document once everyone has signed.';
-    else if (done) status.textContent = 'You have finished. Thank you.';
-    else if (!state.yourTurn) status.textContent = 'It is not your turn yet: you will get an e-mail when it is.';
-    else if (me.role === 'ASSISTANT') status.textContent = 'Fill in what you can for the recipients after you, then press “' + ACTION[me.role] + '”.';
-    else status.textContent = state.fields.length
-      ? 'Fill in the highlighted fields, then press “' + ACTION[me.role] + '”.'
-      : 'Read the document, then press “' + ACTION[me.role] + '”.';
+    root.append(el('p', { id: 'signing-status', class: 'signing-status', role: 'status' }, statusLine(setup)));
 
     const pages = el('div', { class: 'sign-pages' });
     d.pages.forEach((size, i) => {
@@ -189,71 +218,48 @@
         'aria-label': 'Page ' + n + ' of ' + d.pages.length, role: 'group',
       });
       pageBox.append(el('img', {
-        src: base + '/pages/' + n + '.png?w=1200', alt: 'Page ' + n, loading: i < 2 ? 'eager' : 'lazy',
+        src: base + '/pages/' + n + '.png?w=1200', alt: 'Page ' + n, loading: i < 2 ? 'eager' : 'lazy', 'data-retry': true,
         width: 1200, height: Math.round(1200 * size[1] / size[0]),
       }));
       for (const f of state.fields.filter((x) => x.page === n)) {
-        const active = state.yourTurn && !done && canAct() && f.type !== 'DATE' && !(f.fieldMeta && f.fieldMeta.readOnly);
+        const editable = active && f.type !== 'DATE' && !(f.fieldMeta && f.fieldMeta.readOnly);
         const b = el('button', {
           type: 'button', class: 'sign-field' + (f.inserted ? ' filled' : '') + (isRequired(f) ? ' required' : ''),
           style: { left: f.positionX + '%', top: f.positionY + '%', width: f.width + '%', height: f.height + '%' },
-          'data-field-id': f.id, 'data-type': f.type, disabled: !active,
+          'data-field-id': f.id, 'data-type': f.type, disabled: !editable,
           'aria-label': fieldName(f),
-          onclick: () => edit(f),
+          onclick: () => edit(f), onfocus: () => { lastField = f.id; },
         }, fieldContent(f));
         pageBox.append(b);
       }
       pages.append(pageBox);
     });
     root.append(pages);
+    if (active) root.append(actionBar(setup));
+    fitTyped();
+  }
 
-    if (state.yourTurn && !done && me.role !== 'CC' && canAct()) {
-      const missing = state.fields.filter((f) => isRequired(f) && !f.inserted).length;
-      const finish = el('button', {
-        type: 'button', class: 'button primary', id: 'complete', disabled: missing > 0,
-        onclick: complete,
-      }, ACTION[me.role]);
-      const reject = el('button', { type: 'button', class: 'button', id: 'reject', onclick: rejectDialog }, 'Reject…');
-      const bar = el('div', { class: 'sign-actions' }, finish, reject,
-        missing > 0 ? el('span', { class: 'muted' }, missing + ' required field' + (missing > 1 ? 's' : '') + ' left') : null);
-      root.append(bar);
+  // Typed signatures as large as their box allows, as the sealed PDF stamps them: 70% of the
+  // box's height, smaller when the name is too wide for it.
+  function fitTyped() {
+    for (const span of root.querySelectorAll('.sign-field .sign-typed')) {
+      const box = span.parentElement;
+      let size = box.clientHeight * 0.7;
+      span.style.fontSize = size + 'px';
+      const room = box.clientWidth - 8;
+      if (span.scrollWidth > room) span.style.fontSize = Math.max(6, size * room / span.scrollWidth) + 'px';
     }
   }
-
-  // A modal dialog with a form; `build` adds the inputs and returns a function giving the value.
-  function dialog(title, build, onSubmit, okLabel) {
-    const d = el('dialog', { class: 'sign-dialog', 'aria-label': title });
-    const form = el('form', { method: 'dialog', class: 'stack' });
-    const error = el('p', { class: 'notice error', role: 'alert', hidden: true });
-    form.append(el('h2', {}, title));
-    const value = build(form);
-    form.append(error);
-    const ok = el('button', { type: 'submit', class: 'button primary' }, okLabel || 'Save');
-    const cancel = el('button', { type: 'button', class: 'button', onclick: () => d.close() }, 'Cancel');
-    form.append(el('div', { class: 'sign-actions' }, ok, cancel));
-    form.addEventListener('submit', async (ev) => {
-      ev.preventDefault();
-      error.hidden = true;
-      try {
-        await onSubmit(value());
-        d.close();
-      } catch (e) {
-        error.textContent = e.message;
-        error.hidden = false;
-      }
-    });
-    d.addEventListener('close', () => d.remove());
-    d.append(form);
-    document.body.append(d);
-    d.showModal();
-    const first = form.querySelector('input, textarea, select, canvas');
-    if (first) first.focus();
-  }
+  window.addEventListener('resize', () => { if (state) fitTyped(); });
+  // The script face loads when first used: fit again once it has.
+  if (document.fonts) document.fonts.addEventListener('loadingdone', () => { if (state) fitTyped(); });
 
   async function save(f, body) {
     await call('/fields/' + f.id, body);
     drawnVersion = Date.now();
     await reload();
+    // Back on the field just filled once the dialog has closed, ready for "Next field".
+    setTimeout(() => focusField(f.id, false), 0);
   }
 
   function options(f) {
@@ -353,7 +359,7 @@
       const clear = el('button', { type: 'button', class: 'button', onclick: () => {
         ctx.clearRect(0, 0, canvas.width, canvas.height); drawn = false;
       } }, 'Clear');
-      const typed = el('input', { id: 'typed-signature', type: 'text', maxlength: 100, autocomplete: 'name',
+      const typed = el('input', { id: 'typed-signature', class: 'sign-typed-input', type: 'text', maxlength: 100, autocomplete: 'name',
         placeholder: f.type === 'INITIALS' ? 'Your initials' : state.recipient.name });
       form.append(canvas, clear, el('label', { for: 'typed-signature' }, 'Or type it'), typed);
       return () => {
@@ -364,57 +370,27 @@
     }, (v) => save(f, v));
   }
 
+  // Rejecting asks for the proof `state.auth.rejectAuth` names (none: the sign-in suffices).
   function rejectDialog() {
     dialog('Reject this document', (form) => {
       const reason = el('textarea', { id: 'reject-reason', required: true, maxlength: 500, rows: 4 });
       form.append(el('label', { for: 'reject-reason' }, 'Why are you rejecting it? The sender will see this.'), reason);
       return () => ({ reason: reason.value });
     }, async (v) => {
-      await withProof('Reject', async (auth) => {
+      const kind = (state.auth || {}).rejectAuth;
+      await Auth.withProof(kind, 'Reject', state.recipient.email, call, async (auth) => {
         await call('/reject', auth ? { ...v, auth } : v);
-        finished('You rejected this document. The sender has been told.');
+        finished('You rejected this document. The sender has been told.', 'info');
       });
     }, 'Reject');
-  }
-
-  // Runs `act(auth)` with the proof the document asks for: none, a TOTP code or the account
-  // password (asked for in a dialog), or a passkey assertion (the browser asks).
-  async function withProof(label, act) {
-    const kind = (state.auth || {}).actionAuth;
-    if (kind === 'TWO_FACTOR_AUTH') {
-      // The dialog stays open with the server's answer when a code is wrong.
-      dialog('Code from your authenticator app', (form) => {
-        const input = el('input', { id: 'totp-code', name: 'code', inputmode: 'numeric',
-          autocomplete: 'one-time-code', maxlength: 7, required: true });
-        form.append(el('label', { for: 'totp-code' }, 'Enter the six-digit code your app shows now.'), input);
-        return () => input.value;
-      }, (code) => act({ method: 'TWO_FACTOR_AUTH', code }), label);
-      return;
-    }
-    if (kind === 'PASSWORD') {
-      // As for codes, the dialog stays open with the server's answer when it is wrong.
-      dialog('Your Docket account password', (form) => {
-        const input = el('input', { id: 'account-password', name: 'password', type: 'password',
-          autocomplete: 'current-password', maxlength: 1024, required: true });
-        form.append(el('label', { for: 'account-password' }, 'Enter the password of ' + state.recipient.email + ' to confirm it is you.'), input);
-        return () => input.value;
-      }, (password) => act({ method: 'PASSWORD', password }), label);
-      return;
-    }
-    if (kind === 'PASSKEY') {
-      const { publicKey } = await call('/passkey-challenge', {});
-      const credential = await window.DocketWebAuthn.get(publicKey);
-      await act({ method: 'PASSKEY', credential });
-      return;
-    }
-    await act(null);
   }
 
   async function complete() {
     const button = document.getElementById('complete');
     button.disabled = true;
     try {
-      await withProof(ACTION[state.recipient.role], async (auth) => {
+      const kind = (state.auth || {}).actionAuth;
+      await Auth.withProof(kind, ACTION[state.recipient.role], state.recipient.email, call, async (auth) => {
         await call('/complete', auth ? { auth } : {});
         afterComplete();
       });
@@ -422,7 +398,7 @@
       if (document.getElementById('complete')) button.disabled = false;
     } catch (e) {
       button.disabled = false;
-      document.getElementById('signing-status').textContent = e.message;
+      say(e.message, 'error');
     }
   }
 
@@ -435,8 +411,9 @@
     finished('Thank you: you have finished. You will receive the signed document by e-mail once everyone has signed.');
   }
 
-  function finished(text) {
-    root.replaceChildren(el('h1', {}, state.document.title), el('p', { id: 'done', class: 'notice', role: 'status' }, text));
+  function finished(text, kind) {
+    root.replaceChildren(el('h1', {}, state.document.title),
+      el('p', { id: 'done', class: 'alert ' + (kind || 'success'), role: 'status' }, text));
   }
 
   async function reload() {

@@ -23,18 +23,6 @@
   if (!root) return;
   const api = '/api/v1/templates/' + root.dataset.template;
 
-  // A page image the busy renderer could not draw yet (503) is asked for again, a few times.
-  document.querySelectorAll('.doc-pages img').forEach((img) => {
-    let tries = 0;
-    let first = null;
-    img.addEventListener('error', () => {
-      if (tries >= 4) return;
-      tries += 1;
-      first = first || img.currentSrc || img.src;
-      setTimeout(() => { img.srcset = ''; img.src = `${first}&retry=${tries}`; }, 2000 * tries);
-    });
-  });
-
   // Copy an id (the box is read-only and selectable as a fallback).
   document.querySelectorAll('[data-copy]').forEach((button) => {
     button.addEventListener('click', async () => {

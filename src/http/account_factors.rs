@@ -184,11 +184,18 @@ async fn totp_confirm(state: AppState, (_, user): SignedIn, form: Form) -> Respo
 struct RecoveryCodesPage<'a> {
     codes: &'a [String],
     back: &'a str,
+    /// Whether `back` is the signing page that sent the user to set up the app.
+    to_document: bool,
 }
 
 fn recovery_codes_page(codes: &[String], next: Option<&str>) -> Response {
     let back = next.unwrap_or("/account");
-    page(Ok(RecoveryCodesPage { codes, back }))
+    let to_document = back.starts_with("/sign/");
+    page(Ok(RecoveryCodesPage {
+        codes,
+        back,
+        to_document,
+    }))
 }
 
 async fn totp_disable(state: AppState, (_, user): SignedIn, form: Form) -> Response {

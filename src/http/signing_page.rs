@@ -20,6 +20,7 @@ use crate::http::state::AppState;
 use crate::signing::documents::Status;
 use crate::signing::documents::meta::Attachment;
 use crate::signing::documents::recipients::Role;
+use crate::signing::workflow::auth::ActionAuth;
 use crate::signing::workflow::flow::Origin;
 use crate::{
     signing::workflow::link, signing::workflow::link::Gate, signing::workflow::link::Visit,
@@ -149,6 +150,18 @@ struct GatePage<'a> {
     email_query: String,
     /// The token of the form that mails a link to create the account, when there is none.
     invite_csrf: Option<String>,
+    /// What finishing will also ask for, in words ("a code from your authenticator app").
+    asked: Option<&'static str>,
+}
+
+/// The proof finishing asks for besides the sign-in, as the gate says it.
+fn asked(method: Option<ActionAuth>) -> Option<&'static str> {
+    match method? {
+        ActionAuth::TwoFactor => Some("a code from your authenticator app"),
+        ActionAuth::Passkey => Some("your passkey"),
+        ActionAuth::Password => Some("your Docket account password again"),
+        ActionAuth::Account => None,
+    }
 }
 
 /// A link with nothing left to do.
@@ -195,6 +208,7 @@ fn gate_page(
         email_query: urlencode(&gate.email),
         here,
         invite_csrf,
+        asked: asked(gate.then),
     };
     page(Ok(shown))
 }

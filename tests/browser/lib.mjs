@@ -19,14 +19,22 @@ export async function launch() {
 
 // Problems seen on `page`: script errors, console errors, and requests to anything but
 // `origin` (the server under test) or data: URLs. Check with `assert.deepEqual(problems, [])`.
+// A page image answered 503 (every renderer busy, as on a loaded test machine) is not one: the
+// pages ask again (assets/js/page-retry.js), and the tests wait for their images to load.
+// Those are counted in `problems.retried`.
 export function watch(page, origin) {
   const problems = [];
+  Object.defineProperty(problems, 'retried', { value: 0, writable: true, enumerable: false });
   page.on('request', (r) => {
     const u = r.url();
     if (!u.startsWith(origin) && !u.startsWith('data:') && !u.startsWith('blob:')) problems.push('foreign ' + u);
   });
   page.on('pageerror', (e) => problems.push('script error ' + e.message));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push('console ' + m.text()); });
+  page.on('console', (m) => {
+    if (m.type() !== 'error') return;
+    if (/status of 503/.test(m.text()) && /\/pages\/\d+\.png/.test(m.location().url || '')) problems.retried += 1;
+    else problems.push('console ' + m.text());
+  });
   return problems;
 }
 
@@ -60,6 +68,21 @@ export async function shot(page, outDir, name) {
 export async function fitsWidth(page, label) {
   const over = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   assert.ok(over <= 0, `${label} scrolls sideways by ${over}px`);
+}
+
+// A full-page screenshot `<outDir>/<name>-desktop.png` at the page's size and, resized,
+// `<name>-phone.png` at phone size, once the page's images have loaded; axe-core and the
+// sideways check at both sizes. The page keeps its size afterwards.
+export async function bothSizes(page, outDir, name, label) {
+  const size = page.viewportSize();
+  await page.waitForFunction(() => [...document.images].every((i) => i.complete));
+  await shot(page, outDir, name + '-desktop');
+  await axe(page, label + ' (desktop)');
+  await page.setViewportSize(PHONE);
+  await shot(page, outDir, name + '-phone');
+  await axe(page, label + ' (phone)');
+  await fitsWidth(page, label + ' (phone)');
+  await page.setViewportSize(size);
 }
 
 // Signs in through the login form at `base`; ends on the page the login leads to.

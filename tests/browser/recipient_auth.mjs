@@ -5,10 +5,13 @@
 //     ACCOUNT access: the link shows only the title; the recipient asks for an account, follows
 //     the mailed link (a real SMTP server's Maildir, read by tests/support/maildir.py), chooses a
 //     password and signs.
-//   node recipient_auth.mjs totp <link> <email> <password> - <out_dir>
-//     TWO_FACTOR_AUTH: the recipient signs in, enrols an authenticator app on the account page
-//     (the key read off the page, codes computed here), and signs with a current code after a
-//     wrong one is refused.
+//   node recipient_auth.mjs totp <link> <email> <password> - <second link> <out_dir>
+//     TWO_FACTOR_AUTH, for a recipient without an authenticator app: before signing in, the
+//     banner says a code will be asked; signed in, the page offers setting one up instead of a
+//     finish button they could not use, and rejecting (the second document) needs no code. On
+//     the first, the recipient follows that way to the account page, enrols (the key read off
+//     the page, codes computed here), comes back by "Back to the document" and signs with a
+//     current code after a wrong one is refused with a sentence.
 //   node recipient_auth.mjs passkey <link> <email> <password> - <out_dir>
 //     PASSKEY: the recipient signs in, registers a passkey in Chromium's virtual authenticator
 //     on the account page and signs with it.
@@ -23,8 +26,13 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { axe, bothSizes as bothSizesIn, PHONE } from './lib.mjs';
 
-const [mode, link, email, password, maildir, outDir] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const outDir = args[args.length - 1];
+const [mode, link, email, password, maildir] = args;
+const secondLink = args.length > 6 ? args[5] : null;
+const bothSizes = (page, name, label) => bothSizesIn(page, outDir, name, label);
 mkdirSync(outDir, { recursive: true });
 const origin = new URL(link).origin;
 const here = dirname(fileURLToPath(import.meta.url));
@@ -57,14 +65,21 @@ function totp(base32, unix) {
   return String(n).padStart(6, '0');
 }
 
-async function signIn(page) {
+const statusLine = async (page) => (await page.locator('#signing-status').innerText()).trim();
+
+// A message as the page must show it: a sentence.
+function assertSentence(text, what) {
+  assert.match(text.trim(), /^[A-Z].*[.!?]$/s, what + ' is a sentence: ' + text);
+}
+
+async function signIn(page, target = link) {
   // The banner's sign-in goes to the login page with the address filled in, and back.
   await page.locator('#sign-in').click();
   await page.waitForURL(/\/auth\/login/);
   assert.equal(await page.locator('#email').inputValue(), email, 'the address is filled in');
   await page.fill('#password', password);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.waitForURL(link);
+  await page.waitForURL(target);
 }
 
 // A change of sign-in security first asks to confirm it is you: an account without a second
@@ -72,6 +87,7 @@ async function signIn(page) {
 async function confirmWithPassword(page) {
   await page.waitForURL(/\/account\/confirm/);
   await page.locator('#confirm h1').waitFor();
+  await axe(page, 'the confirm-it-is-you page');
   await page.screenshot({ path: `${outDir}/auth-confirm.png`, fullPage: true });
   const desktop = page.viewportSize();
   await page.setViewportSize({ width: 390, height: 844 });
@@ -104,9 +120,21 @@ async function account() {
   assert.equal(await page.locator('#signing').count(), 0, 'no signing page yet');
   const state = await page.evaluate(async (l) => (await fetch(l + '/state')).status, link);
   assert.equal(state, 401, 'the JSON calls answer 401');
+  await axe(page, 'the signing gate (an account is needed)');
   await page.screenshot({ path: `${outDir}/auth-account-gate.png`, fullPage: true });
+  await bothSizes(page, 'auth-account-gate', 'the ACCOUNT gate');
+  assert.match(await page.locator('#account-gate').innerText(), /Sent by .+ \(.+@.+\)/);
+  // "Create an account" is a button beside "Sign in", not a text link.
+  const create = await page.locator('#create-account').evaluate((b) => {
+    const s = getComputedStyle(b);
+    return { border: s.borderTopStyle, width: parseFloat(s.borderTopWidth), color: s.borderTopColor };
+  });
+  assert.ok(create.border === 'solid' && create.width >= 1 && !/rgba\(0, 0, 0, 0\)|transparent/.test(create.color), JSON.stringify(create));
+  const [a, b] = [await page.locator('#sign-in').boundingBox(), await page.locator('#create-account').boundingBox()];
+  assert.ok(Math.abs(a.y - b.y) < 4, 'side by side');
   await page.locator('#create-account').click();
   await page.getByText('Check your e-mail').waitFor();
+  await axe(page, 'the sign-up link sent');
 
   // The mail, as the real SMTP server received it.
   let signup = null;
@@ -119,6 +147,7 @@ async function account() {
   }
   assert.ok(signup, 'the account link arrived by mail');
   await page.goto(signup);
+  await axe(page, 'the sign-up form');
   await page.fill('#name', 'Nora New');
   await page.fill('#password', password);
   await page.fill('#password2', password);
@@ -134,20 +163,45 @@ async function account() {
 }
 
 async function twoFactor() {
-  const ctx = await browser.newContext();
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await ctx.newPage();
   const problems = watch(page);
-  await page.goto(link);
+  // The second document first, before signing in: the banner says what will be asked.
+  await page.goto(secondLink);
   await page.locator('#auth-banner').waitFor();
   assert.ok(await page.locator('.sign-field').first().isDisabled(), 'no acting before signing in');
-  await signIn(page);
-  await page.locator('#enrol').click();
+  assert.match(await page.locator('#auth-banner').innerText(), /When you finish, it will also ask for a code from your authenticator app\./);
+  assert.equal(await statusLine(page), `You can read the document now. To fill it in, sign in as ${email} first.`);
+  assert.equal(await page.locator('#complete, #sign-bar').count(), 0, 'nothing to press but sign in');
+  await bothSizes(page, 'auth-totp-signin', 'the signing page before signing in');
+  await signIn(page, secondLink);
+  // Signed in without an authenticator app: the way to set one up, no finish button.
+  await page.locator('#enrol-to-sign').waitFor();
+  assert.equal(await page.locator('#complete').count(), 0, 'no finish button that would lead nowhere');
+  assert.match(await page.locator('#auth-banner').innerText(), /your account has no authenticator app yet/);
+  assert.match(await statusLine(page), /^Fill in the 1 required field still empty .*then set up an authenticator app to sign\.$/);
+  await bothSizes(page, 'auth-totp-setup', 'the signing page asking to set up an app');
+  // Rejecting needs no code.
+  await page.locator('#reject').click();
+  await page.fill('#reject-reason', 'I have no authenticator app and do not agree.');
+  await page.locator('dialog button[type=submit]').click();
+  await page.locator('#done').waitFor();
+  assert.match(await page.locator('#done').innerText(), /You rejected this document/);
+  await bothSizes(page, 'auth-reject-done', 'the page after rejecting without a code');
+
+  // The first document: fill in, then the way to the account page and back.
+  await page.goto(link);
+  await page.locator('#enrol-to-sign').waitFor();
+  await typeSignature(page);
+  assert.equal(await statusLine(page), 'Everything required is filled in. To sign, set up an authenticator app first (“Set up an authenticator app”), or reject the document.');
+  await page.locator('#enrol-to-sign').click();
   await page.waitForURL(/\/account/);
   await page.locator('#totp-start').click();
   await confirmWithPassword(page);
   await page.locator('#totp-start').click();
   await page.locator('#totp-enrol img.qr').waitFor();
   assert.ok(await page.locator('#totp-enrol img.qr').evaluate((i) => i.complete && i.naturalWidth > 0), 'the QR code is drawn');
+  await axe(page, 'the authenticator enrolment');
   const key = (await page.locator('#totp-secret').textContent()).trim();
   const now = Date.now() / 1000;
   // Enrol with the previous step's code, so the current one is still unused for signing.
@@ -160,10 +214,13 @@ async function twoFactor() {
     await page.getByRole('button', { name: 'Turn on' }).click();
     await page.locator('#recovery-codes').waitFor();
   }
-  await page.screenshot({ path: `${outDir}/auth-totp-recovery.png`, fullPage: true });
-  await page.getByRole('link', { name: 'Done' }).click();
+  const recovery = (await page.locator('#recovery-codes code').first().textContent()).trim();
+  await bothSizes(page, 'auth-totp-recovery', 'the recovery codes');
+  await page.getByRole('link', { name: 'Back to the document' }).click();
   await page.waitForURL(link);
-  await typeSignature(page);
+  await page.locator('#complete').waitFor();
+  assert.match(await page.locator('#auth-banner').innerText(), /When you finish, you will be asked for a code from your authenticator app\./);
+  assert.equal(await statusLine(page), 'Everything required is filled in. Check the document, then press “Finish and sign”.');
   // Without a code the raw call is refused.
   const refused = await page.evaluate(async (l) => {
     const r = await fetch(l + '/complete', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
@@ -171,16 +228,51 @@ async function twoFactor() {
   }, link);
   assert.deepEqual(refused, [401, 'second_factor_required']);
   await page.locator('#complete').click();
+  await page.locator('#totp-code').waitFor();
+  await axe(page, 'the signing dialog asking for a code');
+  // The code box is a styled text box in a rounded dialog.
+  const box = await page.locator('#totp-code').evaluate((i) => {
+    const s = getComputedStyle(i);
+    return { type: i.type, radius: s.borderTopLeftRadius, height: parseFloat(s.height) };
+  });
+  assert.deepEqual([box.type, box.radius], ['text', '8px']);
+  assert.ok(box.height >= 44, 'a full-size box: ' + box.height);
+  const frame = await page.locator('dialog').evaluate((d) => {
+    const s = getComputedStyle(d);
+    return [s.borderTopWidth, s.borderTopLeftRadius];
+  });
+  assert.deepEqual(frame, ['1px', '12px']);
   await page.fill('#totp-code', '000000');
   await page.locator('dialog button[type=submit]').click();
-  await page.locator('dialog .notice.error').waitFor({ state: 'visible' });
-  summary.wrongCode = await page.locator('dialog .notice.error').textContent();
+  await page.locator('dialog [role=alert]').waitFor({ state: 'visible' });
+  summary.wrongCode = await page.locator('dialog [role=alert]').textContent();
+  assertSentence(summary.wrongCode, 'the wrong code\'s message');
+  await bothSizes(page, 'auth-totp-code', 'the code dialog with its error');
   // The next step's code (accepted one step ahead): later than any step the enrolment used.
   await page.fill('#totp-code', totp(key, Date.now() / 1000 + 30));
   await page.locator('dialog button[type=submit]').click();
   await finished(page);
   assert.deepEqual(problems, []);
   await ctx.close();
+
+  // Signing in afresh now takes two steps; the second is answered with a recovery code.
+  const again = await browser.newContext();
+  const login = await again.newPage();
+  const loginProblems = watch(login);
+  await login.goto(`${origin}/auth/login`);
+  await login.fill('#email', email);
+  await login.fill('#password', password);
+  await login.getByRole('button', { name: 'Sign in' }).click();
+  await login.getByRole('heading', { name: 'Two-step sign-in' }).waitFor();
+  await axe(login, 'the two-step sign-in page');
+  await login.getByText('Lost your device? Use a recovery code').click();
+  await login.getByLabel('Recovery code').fill(recovery);
+  await axe(login, 'the two-step sign-in page, recovery code open');
+  await login.screenshot({ path: `${outDir}/auth-second-factor.png`, fullPage: true });
+  await login.getByRole('button', { name: 'Use recovery code' }).click();
+  await login.waitForURL((u) => !u.pathname.startsWith('/auth/'));
+  assert.deepEqual(loginProblems, []);
+  await again.close();
 }
 
 async function passkey() {
@@ -225,7 +317,13 @@ async function passkey() {
   await page.waitForURL(/\/account/);
   await page.locator('#add-passkey').click();
   await confirmWithPassword(page);
-  await page.fill('#passkey-name', 'Virtual key');
+  // The name box is labelled and empty (a hint, no prefill).
+  const name = page.getByLabel('Name of the new passkey');
+  assert.equal(await name.inputValue(), '');
+  assert.ok(await name.getAttribute('placeholder'));
+  assert.ok(await page.locator('label[for=passkey-name]').isVisible(), 'the label shows');
+  await bothSizes(page, 'auth-passkey-add', 'the account page, adding a passkey');
+  await name.fill('Virtual key');
   await page.locator('#add-passkey').click();
   await page.locator('li.passkey h3', { hasText: 'Virtual key' }).waitFor({ timeout: 10000 }).catch(async (e) => {
     throw new Error('no passkey listed; the page says: ' + await page.locator('#passkey-status').textContent() + '\n' + e);
@@ -258,8 +356,9 @@ async function passwordAgain() {
   await page.locator('#complete').click();
   await page.fill('#account-password', 'not the password');
   await page.locator('dialog button[type=submit]').click();
-  await page.locator('dialog .notice.error').waitFor({ state: 'visible' });
-  summary.wrongPassword = await page.locator('dialog .notice.error').textContent();
+  await page.locator('dialog [role=alert]').waitFor({ state: 'visible' });
+  summary.wrongPassword = await page.locator('dialog [role=alert]').textContent();
+  assertSentence(summary.wrongPassword, 'the wrong password\'s message');
   await page.fill('#account-password', password);
   await page.locator('dialog button[type=submit]').click();
   await finished(page);

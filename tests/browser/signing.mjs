@@ -1,14 +1,16 @@
-// The signing page in headless Chromium. The first signer (desktop, mouse) draws a signature and
-// fills every field; the second signer (phone size, touch and keyboard only) must wait for the
-// first, then signs with a typed signature reached by Tab and Enter. Prints one JSON summary
-// line; exits non-zero on any failure.
+// The signing page in headless Chromium. The first signer (desktop, mouse) is guided through a
+// long form (the status line says what to do now, progress counts the required fields, "Next
+// field" goes to each), draws a signature and fills every field; the second signer (phone size,
+// touch and keyboard only) must wait for the first, then signs with a typed signature reached by
+// Tab and Enter, shown in the script face the sealed PDF uses, with the finishing buttons in a
+// bar kept on screen. Prints one JSON summary line; exits non-zero on any failure.
 //
 // Usage: node signing.mjs first <first signer's link> <second signer's link> <out_dir>
 //        node signing.mjs second <second signer's link> <out_dir>
 import { chromium } from 'playwright-core';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { axe } from './lib.mjs';
+import { axe, bothSizes as bothSizesIn, PHONE, watch as watchPage } from './lib.mjs';
 
 const mode = process.argv[2];
 const [firstLink, secondLink, outDir] = mode === 'first'
@@ -24,13 +26,7 @@ const browser = await chromium.launch({
 });
 const summary = { ok: false };
 
-function watch(page) {
-  const problems = [];
-  page.on('request', (r) => { if (!r.url().startsWith(origin) && !r.url().startsWith('data:')) problems.push('foreign ' + r.url()); });
-  page.on('pageerror', (e) => problems.push('script error ' + e.message));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push('console ' + m.text()); });
-  return problems;
-}
+const watch = (page) => watchPage(page, origin);
 
 async function pagesRendered(page) {
   const imgs = page.locator('.sign-page img');
@@ -42,6 +38,16 @@ async function pagesRendered(page) {
   }
   return n;
 }
+
+const bothSizes = (page, name, label) => bothSizesIn(page, outDir, name, label);
+
+// The status line's text.
+async function status(page) {
+  return (await page.locator('#signing-status').innerText()).trim();
+}
+
+// The type of the field button that has focus.
+const focusedType = (page) => page.evaluate(() => document.activeElement && document.activeElement.dataset.type);
 
 async function save(page) {
   await page.getByRole('button', { name: 'Save' }).click();
@@ -67,10 +73,39 @@ async function first() {
   const page = await desktop.newPage();
   const problems = watch(page);
   await page.goto(firstLink);
-  await page.getByText('Fill in the highlighted fields').waitFor();
+  await page.locator('#sign-bar').waitFor();
   summary.pages = await pagesRendered(page);
   const field = (type) => page.locator(`.sign-field[data-type="${type}"]`);
   assert.ok(await page.locator('#complete').isDisabled(), 'cannot finish with required fields empty');
+  // The sender as on the gate; the status line says what to do now; progress counts.
+  assert.match(await page.locator('.sender').innerText(), /^Sent by .+ \(.+@.+\)$/);
+  assert.match(await status(page), /^Fill in the 3 required fields still empty \(“Next field” takes you to each\), then press “Finish and sign”\.$/);
+  assert.equal(await page.locator('#sign-progress-text').innerText(), '0 of 3 required fields filled');
+  assert.equal(await page.locator('#sign-progress').getAttribute('max'), '3');
+  // The banner-less page still leaves a gap between the sender line and the status line.
+  const gap = await page.evaluate(() => {
+    const a = document.querySelector('.sender').getBoundingClientRect();
+    const b = document.getElementById('signing-status').getBoundingClientRect();
+    return b.top - a.bottom;
+  });
+  assert.ok(gap >= 8, 'space above the status line: ' + gap);
+  await bothSizes(page, 'sign-start', 'the signing page, nothing filled');
+  // "Next field" goes through the required fields in reading order: the address, the number of
+  // tenants (both near the top), then the signature further down, and round again.
+  await page.locator('#next-field').click();
+  assert.equal(await focusedType(page), 'TEXT');
+  await page.locator('#next-field').click();
+  assert.equal(await focusedType(page), 'NUMBER');
+  await page.locator('#next-field').click();
+  assert.equal(await focusedType(page), 'SIGNATURE');
+  // Scrolled (smoothly) into view, clear of the bar at the bottom.
+  await page.waitForFunction(() => {
+    const r = document.activeElement.getBoundingClientRect();
+    const bar = document.getElementById('sign-bar').getBoundingClientRect();
+    return r.top >= 0 && r.bottom <= bar.top;
+  }, null, { timeout: 5000 });
+  await page.locator('#next-field').click();
+  assert.equal(await focusedType(page), 'TEXT', 'round again to the first still empty');
 
   // Signature: drawn with the mouse on the pad.
   await field('SIGNATURE').click();
@@ -87,6 +122,10 @@ async function first() {
   const drawn = field('SIGNATURE').locator('img.sign-image');
   await drawn.waitFor();
   await page.waitForFunction((el) => el.complete && el.naturalWidth > 0, await drawn.elementHandle());
+  assert.equal(await page.locator('#sign-progress-text').innerText(), '1 of 3 required fields filled');
+  assert.equal(await focusedType(page), 'SIGNATURE', 'focus back on the field just filled');
+  await page.locator('#next-field').click();
+  assert.equal(await focusedType(page), 'TEXT', 'the next still empty');
 
   // Initials: typed.
   await field('INITIALS').click();
@@ -114,7 +153,8 @@ async function first() {
   await page.evaluate(() => { document.querySelector('#field-input').removeAttribute('max'); });
   await page.getByRole('button', { name: 'Save' }).click();
   await page.getByRole('alert').waitFor();
-  assert.match(await page.getByRole('alert').innerText(), /largest allowed value is 10/);
+  // The server's message, shown as a sentence.
+  assert.match(await page.getByRole('alert').innerText(), /^[A-Z].*largest allowed value is 10.*\.$/);
   // That refusal was the point; the browser logs the 400 it got, which is not a fault.
   const refused = problems.findIndex((p) => p.includes('status of 400'));
   assert.ok(refused >= 0, 'the server refused the value');
@@ -134,8 +174,12 @@ async function first() {
   await save(page);
 
   assert.ok(await field('DATE').isDisabled(), 'the date is filled at completion');
-  await page.screenshot({ path: `${outDir}/sign-filled-desktop.png`, fullPage: true });
-  await axe(page, 'the filled signing page (desktop)');
+  // Everything required is in: the line says to finish; no "Next field" is left.
+  assert.equal(await status(page), 'Everything required is filled in. Check the document, then press “Finish and sign”.');
+  assert.equal(await page.locator('#sign-progress-text').innerText(), '3 of 3 required fields filled');
+  assert.equal(await page.locator('#next-field').count(), 0);
+  assert.ok(await page.locator('#complete').isEnabled());
+  await bothSizes(page, 'sign-filled', 'the filled signing page');
   await page.locator('#complete').click();
   await page.locator('#done').waitFor();
   await page.screenshot({ path: `${outDir}/sign-done-desktop.png`, fullPage: true });
@@ -149,7 +193,16 @@ async function second() {
   const second = await phone.newPage();
   const secondProblems = watch(second);
   await second.goto(secondLink);
-  await second.getByText('Fill in the highlighted fields').waitFor();
+  await second.locator('#sign-bar').waitFor();
+  assert.match(await status(second), /^Fill in the 1 required field still empty/);
+  // The finishing buttons are on screen before any scrolling, at the bottom (a sticky bar).
+  const bar = await second.locator('#sign-bar').boundingBox();
+  assert.ok(bar.y + bar.height <= PHONE.height + 1 && bar.y > PHONE.height / 2, 'the bar sits at the bottom: ' + JSON.stringify(bar));
+  for (const id of ['#next-field', '#complete', '#reject']) {
+    const b = await second.locator(id).boundingBox();
+    assert.ok(b && b.y >= 0 && b.y + b.height <= PHONE.height, id + ' is on screen');
+  }
+  await second.screenshot({ path: `${outDir}/sign-start-phone-screen.png` });
   await pagesRendered(second);
   await second.locator('.sign-field').first().focus();
   await second.keyboard.press('Enter');
@@ -159,7 +212,16 @@ async function second() {
   await second.keyboard.type('Bea Second');
   await second.keyboard.press('Enter');
   await second.locator('dialog').waitFor({ state: 'detached' });
-  await second.screenshot({ path: `${outDir}/sign-filled-phone.png`, fullPage: true });
+  // The typed signature shows in the script face the sealed PDF stamps it with.
+  const typed = second.locator('.sign-field .sign-typed');
+  await typed.waitFor();
+  assert.match(await typed.evaluate((e) => getComputedStyle(e).fontFamily), /^"Docket Signature"/);
+  await second.evaluate(() => document.fonts.ready);
+  assert.ok(await second.evaluate(() => document.fonts.check('16px "Docket Signature"')), 'the script face loaded');
+  assert.ok(await second.evaluate(() => [...document.fonts].some((f) => f.family.includes('Docket Signature') && f.status === 'loaded')));
+  assert.equal(await status(second), 'Everything required is filled in. Check the document, then press “Finish and sign”.');
+  await second.screenshot({ path: `${outDir}/sign-typed-phone-screen.png` });
+  await second.screenshot({ path: `${outDir}/sign-typed-phone.png`, fullPage: true });
   await axe(second, 'the filled signing page (phone)');
   await second.locator('#complete').tap();
   await second.locator('#done').waitFor();

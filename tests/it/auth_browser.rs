@@ -1,7 +1,8 @@
 //! Recipient authentication in headless Chromium (`tests/browser/recipient_auth.mjs`): a
 //! recipient of an ACCOUNT document creates an account through the mailed link (a real SMTP
-//! server) and signs; a TWO_FACTOR_AUTH signer enrols TOTP on the account page and signs with a
-//! computed code; a PASSKEY signer registers a passkey in Chromium's virtual authenticator and
+//! server) and signs; a TWO_FACTOR_AUTH signer without an authenticator app is shown the way to
+//! set one up before finishing, rejects a second document without a code, enrols TOTP on the
+//! account page, comes back and signs with a computed code; a PASSKEY signer registers a passkey in Chromium's virtual authenticator and
 //! signs with it; a PASSWORD signer types their account password again. The refusals without
 //! proof are in `recipient_auth.rs`, through the raw calls.
 
@@ -22,17 +23,44 @@ async fn flow(mode: &str, doc_auth: Value, recipient_auth: Value, with_account: 
     if with_account {
         account(&app, email);
     }
-    let (_, token, _) = sent(&owner, email, doc_auth, recipient_auth).await;
+    let (_, token, _) = sent(&owner, email, doc_auth.clone(), recipient_auth.clone()).await;
     let link = app.url(&format!("/sign/{token}"));
     let md = smtp.dir().to_string_lossy().to_string();
-    let args: Vec<String> = vec![mode.into(), link, email.into(), PASSWORD.into(), md];
+    let mut args: Vec<String> = vec![mode.into(), link, email.into(), PASSWORD.into(), md];
+    if mode == "totp" {
+        // A second document, which the recipient rejects without a code.
+        let (_, token, _) = sent(&owner, email, doc_auth, recipient_auth).await;
+        args.push(app.url(&format!("/sign/{token}")));
+    }
     tokio::task::spawn_blocking(move || {
         let refs: Vec<&str> = args.iter().map(String::as_str).collect();
         tools::browser_step("recipient_auth.mjs", &refs);
     })
     .await
     .unwrap();
+    for shot in shots(mode) {
+        for size in ["desktop", "phone"] {
+            let path = tools::screenshots().join(format!("{shot}-{size}.png"));
+            assert!(path.exists(), "{shot}-{size} screenshot kept");
+        }
+    }
     app.stop().await;
+}
+
+/// The screenshots each flow keeps, at desktop and phone size.
+fn shots(mode: &str) -> &'static [&'static str] {
+    match mode {
+        "account" => &["auth-account-gate"],
+        "totp" => &[
+            "auth-totp-signin",
+            "auth-totp-setup",
+            "auth-reject-done",
+            "auth-totp-recovery",
+            "auth-totp-code",
+        ],
+        "passkey" => &["auth-passkey-add"],
+        _ => &[],
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -11,6 +11,10 @@
 //!   passkeys for a challenge issued to this recipient, or that account's password typed again
 //!   (checked before the action's transaction, under the login throttle: `link::complete`).
 //!
+//! Rejecting is not signing: it needs the sign-in the requirement asks for to act, but no code,
+//! passkey or password (`Finishing::Reject`); a proof given anyway is checked and recorded. A
+//! recipient who cannot give the proof (no authenticator app yet) can so still say no.
+//!
 //! Several action methods (the signing service's lists) mean any one of them will do; ACCOUNT
 //! among them means the sign-in alone. A recipient's own option wins over the document's
 //! global one; a recipient's EXPLICIT_NONE waives the document's action authentication.
@@ -77,6 +81,15 @@ impl Actions {
         .find(|a| self.contains(*a) && can(*a))
         .or_else(|| self.iter().next())
     }
+}
+
+/// The finishing actions, which differ in the proof they ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Finishing {
+    /// Complete: sign, approve or mark viewed.
+    Agree,
+    /// Reject: the sign-in alone (when one is asked for to act); a proof is optional.
+    Reject,
 }
 
 /// What one recipient must prove.
@@ -147,14 +160,26 @@ impl Requirement {
         !self.account_to_act()
     }
 
+    /// The methods one of which `act` must prove besides the sign-in (empty: the sign-in alone).
+    /// The one place that says rejecting asks for no second proof.
+    pub fn proof_for(self, act: Finishing) -> Actions {
+        match act {
+            Finishing::Agree if !self.actions.contains(ActionAuth::Account) => self.actions,
+            _ => Actions::default(),
+        }
+    }
+
     /// For the signing page: `accessAuth`, `actionAuth` (the one method the page will ask
-    /// for, `preferred`) and `actionAuthAllowed` (every method that will do).
+    /// for, `preferred`), `actionAuthAllowed` (every method that will do) and `rejectAuth` (the
+    /// method the page asks for before rejecting: none, `proof_for`).
     pub fn describe(self, enrolled: Option<crate::identity::factors::store::Enrolled>) -> Value {
         let allowed: Vec<&str> = self.actions.iter().map(ActionAuth::as_str).collect();
+        let reject = self.proof_for(Finishing::Reject);
         json!({
             "accessAuth": self.access_account.then_some("ACCOUNT"),
             "actionAuth": self.actions.preferred(enrolled).map(ActionAuth::as_str),
             "actionAuthAllowed": allowed,
+            "rejectAuth": reject.preferred(enrolled).map(ActionAuth::as_str),
         })
     }
 }
@@ -221,11 +246,17 @@ impl Acting<'_> {
     }
 
     /// The full check for a finishing action (`prove`).
-    pub fn prove(&self, tx: &Conn, link: &Link, now: i64) -> Result<Proved, AppError> {
+    pub fn prove(
+        &self,
+        tx: &Conn,
+        link: &Link,
+        act: Finishing,
+        now: i64,
+    ) -> Result<Proved, AppError> {
         prove(
             tx,
             self.verifier,
-            link.requirement()?,
+            (link.requirement()?, act),
             link,
             self.signer.as_ref(),
             (self.proof.as_ref(), self.attempt.as_ref()),
@@ -311,12 +342,14 @@ pub fn require_account(
 }
 
 /// The checks for a finishing action (complete, approve, view, reject): the account, and the
-/// proof the requirement names, used up in `tx`. Call after the action's own preconditions and
-/// before it changes anything, in the same transaction.
+/// proof the requirement names for `act` (`Requirement::proof_for`), used up in `tx`; a proof
+/// given where none is needed is still checked (never ignored when wrong) and recorded. Call
+/// after the action's own preconditions and before it changes anything, in the same
+/// transaction.
 pub fn prove(
     tx: &Conn,
     verifier: &Verifier,
-    req: Requirement,
+    (req, act): (Requirement, Finishing),
     link: &Link,
     signer: Option<&Signer>,
     (proof, attempt): (Option<&Proof>, Option<&Attempt>),
@@ -348,6 +381,7 @@ pub fn prove(
             {
                 ActionAuth::Password
             }
+            None if req.proof_for(act).is_empty() => ActionAuth::Account,
             _ => return Err(missing(tx, user, allowed)?),
         }
     };
@@ -429,6 +463,25 @@ mod tests {
         assert_eq!(r.actions, Actions::of(&[ActionAuth::TwoFactor]));
         assert!(Requirement::of(&[], &l(&["SMS"]), &[], &[]).is_err());
         assert!(Requirement::of(&l(&["EVERYONE"]), &[], &[], &[]).is_err());
+    }
+
+    #[test]
+    fn rejecting_asks_for_the_sign_in_but_no_second_proof() {
+        let two = Requirement {
+            access_account: false,
+            actions: Actions::of(&[ActionAuth::TwoFactor, ActionAuth::Passkey]),
+        };
+        assert!(two.account_to_act());
+        assert_eq!(two.proof_for(Finishing::Agree), two.actions);
+        assert!(two.proof_for(Finishing::Reject).is_empty());
+        let account = Requirement {
+            access_account: false,
+            actions: Actions::of(&[ActionAuth::Passkey, ActionAuth::Account]),
+        };
+        assert!(account.proof_for(Finishing::Agree).is_empty());
+        let described = two.describe(None);
+        assert_eq!(described["rejectAuth"], Value::Null);
+        assert_eq!(described["actionAuth"], "PASSKEY");
     }
 
     #[test]

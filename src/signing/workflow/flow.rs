@@ -5,7 +5,7 @@
 use crate::core::ids::{DocumentId, FieldId, RecipientId};
 use serde_json::{Value, json};
 
-use super::auth::Acting;
+use super::auth::{Acting, Finishing};
 use super::link::Link;
 use super::{all_finished, current_turn, parties};
 use crate::core::db::Conn;
@@ -94,7 +94,7 @@ pub fn send(
         let details = unsigned
             .iter()
             .map(|(i, e)| {
-                let why = format!("{e} signs but has no SIGNATURE field");
+                let why = format!("{e} signs but has no signature field");
                 FieldError::new(format!("recipients[{i}]"), why)
             })
             .collect();
@@ -304,7 +304,7 @@ pub fn complete(
     }
     // Checked last of all the preconditions, so a proof is used up only by an action that
     // then happens (in this transaction).
-    let proved = acting.prove(tx, link, now)?;
+    let proved = acting.prove(tx, link, Finishing::Agree, now)?;
     if link.me.role == Role::Signer {
         let meta = &link.document.meta;
         fields::fill_dates(
@@ -368,7 +368,7 @@ pub fn reject(
         ));
     }
     require_turn(link)?;
-    let proved = acting.prove(tx, link, now)?;
+    let proved = acting.prove(tx, link, Finishing::Reject, now)?;
     let origin = acting.origin;
     let doc = link.document.id;
     let finish = Finish {

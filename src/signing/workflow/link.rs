@@ -120,6 +120,8 @@ pub struct Gate {
     pub account_exists: bool,
     /// The sender's name and e-mail.
     pub sender: (String, String),
+    /// The proof finishing will ask for besides the sign-in, if any.
+    pub then: Option<auth::ActionAuth>,
 }
 
 /// What opening the page found.
@@ -142,9 +144,11 @@ pub async fn open(ctx: &Context, visit: Visit, origin: Origin) -> Result<Opened,
         .write(move |tx| {
             let l = shown_link(tx, &visit)?;
             let signer = auth::signer(tx, visit.session.as_deref(), now())?;
-            let gate = match auth::require_account(l.requirement()?, &l, signer.as_ref(), true) {
+            let req = l.requirement()?;
+            let gate = match auth::require_account(req, &l, signer.as_ref(), true) {
                 Ok(_) => None,
                 Err(AppError::AuthRequired { code, .. }) => Some(Gate {
+                    then: req.proof_for(auth::Finishing::Agree).preferred(None),
                     code,
                     account_exists: crate::identity::users::store::find_by_email(tx, &l.me.email)?
                         .is_some(),

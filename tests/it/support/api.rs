@@ -322,6 +322,16 @@ impl Api {
         log["events"].as_array().unwrap().clone()
     }
 
+    /// The first audit event of `kind` (e.g. "REJECTED") of document `id`, which must exist.
+    pub async fn audit_event(&self, id: i64, kind: &str) -> Value {
+        let events = self.audit(id).await;
+        events
+            .iter()
+            .find(|e| e["type"] == kind)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {kind} event in {events:?}"))
+    }
+
     /// The uploaded (original) file of document `id`, as downloaded.
     pub async fn original(&self, id: i64) -> Vec<u8> {
         let (s, v) = self

@@ -184,12 +184,12 @@ pub(super) fn append(
 
     let pages = std::mem::take(&mut w.pages);
     for canvas in pages {
-        add_page(w.doc, canvas, w.font)?;
+        add_page(w.doc, canvas)?;
     }
     Ok(())
 }
 
-fn add_page(doc: &mut Document, canvas: Canvas, font: &Font) -> Result<(), PdfError> {
+fn add_page(doc: &mut Document, canvas: Canvas) -> Result<(), PdfError> {
     let root = doc
         .catalog()
         .and_then(|c| c.get(b"Pages"))
@@ -224,7 +224,7 @@ fn add_page(doc: &mut Document, canvas: Canvas, font: &Font) -> Result<(), PdfEr
             _ => return Err(PdfError::Damaged("the page tree could not be read".into())),
         }
     }
-    canvas.attach(doc, page_id, Frame::new(A4, 0), font)
+    canvas.attach(doc, page_id, Frame::new(A4, 0))
 }
 
 #[cfg(test)]
@@ -234,7 +234,7 @@ mod tests {
     #[test]
     fn long_text_wraps_within_the_width_and_long_words_break() {
         let mut doc = Document::with_version("1.7");
-        let font = Font::new(&mut doc).unwrap();
+        let font = Font::new(&mut doc, super::super::font::Face::Text).unwrap();
         let text = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
             .repeat(4)
             + &"x".repeat(300);

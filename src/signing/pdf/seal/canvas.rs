@@ -9,8 +9,6 @@ use lopdf::{Dictionary, Document, Object, ObjectId, Stream};
 use super::font::{Font, lopdf_error};
 use crate::signing::pdf::PdfError;
 
-const FONT_NAME: &str = "DkF";
-
 /// The visible area of a page as a viewer shows it, and the map into the page's user space.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct Frame {
@@ -61,7 +59,8 @@ impl Frame {
 pub(super) struct Canvas {
     ops: String,
     images: Vec<(String, ObjectId)>,
-    uses_font: bool,
+    /// The fonts used: resource name and font dictionary.
+    fonts: Vec<(&'static str, ObjectId)>,
 }
 
 pub(super) fn num(v: f64) -> String {
@@ -77,11 +76,14 @@ impl Canvas {
         if text.is_empty() {
             return;
         }
-        self.uses_font = true;
+        let name = font.resource_name();
+        if !self.fonts.iter().any(|(n, _)| *n == name) {
+            self.fonts.push((name, font.id));
+        }
         let hex = font.encode(text);
         let _ = writeln!(
             self.ops,
-            "BT /{FONT_NAME} {} Tf {} {} Td {hex} Tj ET",
+            "BT /{name} {} Tf {} {} Td {hex} Tj ET",
             num(size),
             num(x),
             num(y)
@@ -125,7 +127,6 @@ impl Canvas {
         doc: &mut Document,
         page_id: ObjectId,
         frame: Frame,
-        font: &Font,
     ) -> Result<(), PdfError> {
         let [a, b, c, d, e, f] = frame.matrix.map(num);
         let body = format!("Q\nq {a} {b} {c} {d} {e} {f} cm 0 g\n{}Q\n", self.ops);
@@ -134,7 +135,7 @@ impl Canvas {
         stream.compress().map_err(lopdf_error)?;
         let after = doc.add_object(stream);
 
-        let resources = self.resources(doc, page_id, font)?;
+        let resources = self.resources(doc, page_id)?;
         let page = doc
             .get_dictionary(page_id)
             .map_err(|_| PdfError::Damaged("a page could not be read".into()))?;
@@ -156,12 +157,7 @@ impl Canvas {
 
     /// The page's resources (its own or inherited), copied inline with our font and images
     /// added, so shared resource dictionaries of other pages stay as they were.
-    fn resources(
-        &self,
-        doc: &Document,
-        page_id: ObjectId,
-        font: &Font,
-    ) -> Result<Dictionary, PdfError> {
+    fn resources(&self, doc: &Document, page_id: ObjectId) -> Result<Dictionary, PdfError> {
         let page = doc
             .get_dictionary(page_id)
             .map_err(|_| PdfError::Damaged("a page could not be read".into()))?;
@@ -178,9 +174,11 @@ impl Canvas {
                 .and_then(|(_, o)| o.as_dict().ok().cloned())
                 .unwrap_or_default()
         };
-        if self.uses_font {
+        if !self.fonts.is_empty() {
             let mut fonts = sub(&resources, b"Font");
-            fonts.set(FONT_NAME, Object::Reference(font.id));
+            for (name, id) in &self.fonts {
+                fonts.set(*name, Object::Reference(*id));
+            }
             resources.set("Font", fonts);
         }
         if !self.images.is_empty() {

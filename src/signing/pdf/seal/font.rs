@@ -1,6 +1,9 @@
-//! The one font of sealed PDFs: DejaVu Sans (`assets/fonts/`), embedded as a subset in a
-//! Type0 / CIDFontType2 font with Identity-H encoding and a ToUnicode map, so any text the font
-//! has glyphs for (Latin, Greek, Cyrillic, ...) is drawn and can be copied or searched.
+//! The fonts of sealed PDFs (`assets/fonts/`): DejaVu Sans for text ([`Face::Text`]) and
+//! Dancing Script, a script face under the SIL OFL 1.1 that allows embedding, for typed
+//! signatures ([`Face::Signature`]; the signing page shows them in the same face). Each is
+//! embedded as a subset in a Type0 font with Identity-H encoding and a ToUnicode map, so any
+//! text the font has glyphs for is drawn and can be copied or searched: a CIDFontType2 for
+//! TrueType outlines, a CIDFontType0 with an OpenType program (`FontFile3`) for CFF ones.
 //!
 //! Glyphs are collected while the pages are drawn ([`Font::encode`]); [`Font::finish`] then
 //! writes the subset and the font dictionaries under the object id reserved up front. No
@@ -14,10 +17,31 @@ use subsetter::GlyphRemapper;
 
 use crate::signing::pdf::PdfError;
 
-const FONT_ASSET: &str = "fonts/DejaVuSans.ttf";
-const BASE_NAME: &str = "DejaVuSans";
+/// Which of the embedded faces a [`Font`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Face {
+    /// DejaVu Sans: every value, and the audit pages.
+    Text,
+    /// Dancing Script: typed signatures and initials.
+    Signature,
+}
+
+impl Face {
+    /// The asset, the font's base name, and its name in the pages' resources.
+    fn names(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            Face::Text => ("fonts/DejaVuSans.ttf", "DejaVuSans", "DkF"),
+            Face::Signature => (
+                "fonts/DancingScript-Regular.otf",
+                "DancingScript-Regular",
+                "DkS",
+            ),
+        }
+    }
+}
 
 pub(super) struct Font {
+    face_kind: Face,
     data: &'static [u8],
     face: ttf_parser::Face<'static>,
     units_per_em: f64,
@@ -29,13 +53,15 @@ pub(super) struct Font {
 }
 
 impl Font {
-    pub fn new(doc: &mut Document) -> Result<Font, PdfError> {
-        let data = crate::core::assets::get(FONT_ASSET)
-            .ok_or_else(|| PdfError::Seal(format!("the font {FONT_ASSET} is not embedded")))?
+    pub fn new(doc: &mut Document, kind: Face) -> Result<Font, PdfError> {
+        let (asset, _, _) = kind.names();
+        let data = crate::core::assets::get(asset)
+            .ok_or_else(|| PdfError::Seal(format!("the font {asset} is not embedded")))?
             .body;
         let face = ttf_parser::Face::parse(data, 0)
-            .map_err(|e| PdfError::Seal(format!("the font {FONT_ASSET}: {e}")))?;
+            .map_err(|e| PdfError::Seal(format!("the font {asset}: {e}")))?;
         Ok(Font {
+            face_kind: kind,
             data,
             units_per_em: f64::from(face.units_per_em()),
             face,
@@ -47,6 +73,23 @@ impl Font {
 
     fn glyph(&self, c: char) -> u16 {
         self.face.glyph_index(c).map(|g| g.0).unwrap_or(0)
+    }
+
+    /// The name the pages' resources give this font (`/DkF`, `/DkS`).
+    pub fn resource_name(&self) -> &'static str {
+        self.face_kind.names().2
+    }
+
+    /// Whether the font has a glyph for every character of `text` (control characters aside).
+    pub fn covers(&self, text: &str) -> bool {
+        text.chars()
+            .filter(|c| !c.is_control() && !c.is_whitespace())
+            .all(|c| self.glyph(c) != 0)
+    }
+
+    /// Whether any text was drawn with this font (an unused one is not written).
+    pub fn is_used(&self) -> bool {
+        !self.used.is_empty()
     }
 
     /// Advance of a glyph in 1/1000 of the font size.
@@ -96,10 +139,22 @@ impl Font {
     pub fn finish(self, doc: &mut Document) -> Result<(), PdfError> {
         let subset = subsetter::subset(self.data, 0, &self.remapper)
             .map_err(|e| PdfError::Seal(format!("font subsetting failed: {e:?}")))?;
-        let name = format!("{}+{BASE_NAME}", self.subset_tag());
-        let mut file = Stream::new(dictionary! { "Length1" => subset.len() as i64 }, subset);
+        let name = format!("{}+{}", self.subset_tag(), self.face_kind.names().1);
+        // CFF outlines go in an OpenType program (FontFile3), TrueType ones as they are.
+        let cff = self.face.tables().cff.is_some();
+        let file_dict = if cff {
+            dictionary! { "Subtype" => "OpenType" }
+        } else {
+            dictionary! { "Length1" => subset.len() as i64 }
+        };
+        let mut file = Stream::new(file_dict, subset);
         file.compress().map_err(lopdf_error)?;
         let file_id = doc.add_object(file);
+        let (file_key, cid_subtype) = if cff {
+            ("FontFile3", "CIDFontType0")
+        } else {
+            ("FontFile2", "CIDFontType2")
+        };
 
         let scale = 1000.0 / self.units_per_em;
         let bbox = self.face.global_bounding_box();
@@ -123,7 +178,7 @@ impl Font {
             "Descent" => descent,
             "CapHeight" => cap_height,
             "StemV" => 80,
-            "FontFile2" => file_id,
+            file_key => file_id,
         });
 
         // /W: one entry `cid [width]` per glyph used; .notdef falls back to /DW.
@@ -132,9 +187,9 @@ impl Font {
             widths.push(Object::Integer(i64::from(cid)));
             widths.push(Object::Array(vec![Object::Real(self.advance(old) as f32)]));
         }
-        let cid_font = doc.add_object(dictionary! {
+        let mut cid_font = dictionary! {
             "Type" => "Font",
-            "Subtype" => "CIDFontType2",
+            "Subtype" => cid_subtype,
             "BaseFont" => Object::Name(name.clone().into_bytes()),
             "CIDSystemInfo" => dictionary! {
                 "Registry" => Object::string_literal("Adobe"),
@@ -144,8 +199,11 @@ impl Font {
             "FontDescriptor" => descriptor,
             "DW" => self.advance(0),
             "W" => widths,
-            "CIDToGIDMap" => "Identity",
-        });
+        };
+        if !cff {
+            cid_font.set("CIDToGIDMap", "Identity");
+        }
+        let cid_font = doc.add_object(cid_font);
         let mut cmap = Stream::new(Dictionary::new(), self.to_unicode().into_bytes());
         cmap.compress().map_err(lopdf_error)?;
         let to_unicode = doc.add_object(cmap);
@@ -213,7 +271,7 @@ mod tests {
     #[test]
     fn encodes_glyphs_and_maps_them_back_to_unicode() {
         let mut doc = Document::with_version("1.7");
-        let mut font = Font::new(&mut doc).unwrap();
+        let mut font = Font::new(&mut doc, Face::Text).unwrap();
         let hex = font.encode("Zoë Ł");
         assert_eq!(hex.len(), 2 + 4 * 5);
         assert!(font.width("Zoë", 10.0) > 10.0);
@@ -224,5 +282,46 @@ mod tests {
         font.finish(&mut doc).unwrap();
         let dict = doc.get_dictionary(id).unwrap();
         assert_eq!(dict.get(b"Subtype").unwrap().as_name().unwrap(), b"Type0");
+    }
+
+    #[test]
+    fn typed_signatures_have_a_script_face_embedded_as_an_opentype_cid_font() {
+        let mut doc = Document::with_version("1.7");
+        let mut font = Font::new(&mut doc, Face::Signature).unwrap();
+        assert!(font.covers("Zoë Ann-Marie O'Neil"));
+        assert!(!font.covers("Ζωή"), "no Greek: the text face stands in");
+        assert!(!font.is_used());
+        font.encode("Ann Signer");
+        assert!(font.is_used());
+        assert_eq!(font.resource_name(), "DkS");
+        let id = font.id;
+        font.finish(&mut doc).unwrap();
+        let dict = doc.get_dictionary(id).unwrap();
+        let base = dict.get(b"BaseFont").unwrap().as_name().unwrap();
+        assert!(base.ends_with(b"+DancingScript-Regular"));
+        let descendant = match dict.get(b"DescendantFonts").unwrap() {
+            Object::Array(a) => doc.get_dictionary(a[0].as_reference().unwrap()).unwrap(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(
+            descendant.get(b"Subtype").unwrap().as_name().unwrap(),
+            b"CIDFontType0"
+        );
+        let descriptor = descendant
+            .get(b"FontDescriptor")
+            .unwrap()
+            .as_reference()
+            .unwrap();
+        let descriptor = doc.get_dictionary(descriptor).unwrap();
+        let file = descriptor
+            .get(b"FontFile3")
+            .unwrap()
+            .as_reference()
+            .unwrap();
+        let file = doc.get_object(file).unwrap().as_stream().unwrap();
+        assert_eq!(
+            file.dict.get(b"Subtype").unwrap().as_name().unwrap(),
+            b"OpenType"
+        );
     }
 }

@@ -129,11 +129,16 @@ fn seal_unguarded(input: &SealInput, signer: &SealSigner) -> Result<Vec<u8>, Pdf
         return Err(PdfError::NoPages);
     }
     remove_signatures(&mut doc);
-    let mut font = font::Font::new(&mut doc)?;
+    let mut font = font::Font::new(&mut doc, font::Face::Text)?;
+    let mut script = font::Font::new(&mut doc, font::Face::Signature)?;
     let mut images = image::Images::default();
-    stamp::stamp_fields(&mut doc, &pages, &input.fields, &mut font, &mut images)?;
+    let fonts = (&mut font, &mut script);
+    stamp::stamp_fields(&mut doc, &pages, &input.fields, fonts, &mut images)?;
     audit_page::append(&mut doc, &input.audit, &mut font, &mut images)?;
     font.finish(&mut doc)?;
+    if script.is_used() {
+        script.finish(&mut doc)?;
+    }
     doc.trailer.remove(b"Prev");
     doc.compress();
     let mut rewritten = Vec::new();

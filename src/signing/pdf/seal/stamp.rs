@@ -1,5 +1,6 @@
 //! Burns the filled fields into their pages: text in the embedded font, shrunk to fit its box;
-//! signature images fitted into the box keeping their aspect ratio.
+//! a typed signature in the script face (the text face when the script lacks one of its
+//! characters); signature images fitted into the box keeping their aspect ratio.
 
 use std::collections::BTreeMap;
 
@@ -19,7 +20,7 @@ pub(super) fn stamp_fields(
     doc: &mut Document,
     pages: &BTreeMap<u32, ObjectId>,
     fields: &[FilledField],
-    font: &mut Font,
+    (font, script): (&mut Font, &mut Font),
     images: &mut image::Images,
 ) -> Result<(), PdfError> {
     let mut by_page: BTreeMap<u32, Vec<&FilledField>> = BTreeMap::new();
@@ -40,8 +41,16 @@ pub(super) fn stamp_fields(
         for field in fields {
             let (x, y, w, h) = field_box(field, frame);
             match &field.value {
-                FieldValue::Text(text) | FieldValue::SignatureTyped(text) => {
+                FieldValue::Text(text) => {
                     fit_text(&mut canvas, font, text, (x, y, w, h), field.align);
+                }
+                FieldValue::SignatureTyped(text) => {
+                    let face = if script.covers(text) {
+                        &mut *script
+                    } else {
+                        &mut *font
+                    };
+                    fit_text(&mut canvas, face, text, (x, y, w, h), field.align);
                 }
                 FieldValue::Checkbox(labels) if labels.is_empty() => {}
                 FieldValue::Checkbox(labels) => {
@@ -56,7 +65,7 @@ pub(super) fn stamp_fields(
             }
         }
         if !canvas.is_empty() {
-            canvas.attach(doc, page_id, frame, font)?;
+            canvas.attach(doc, page_id, frame)?;
         }
     }
     Ok(())
