@@ -56,5 +56,17 @@ window.DocketApp = (function () {
     } catch (_) { return null; }
   }
 
-  return { csrf, reason, call, flash, takeFlash };
+  // Copies the value of the text box `box` (selected first, so that it can be copied by hand
+  // when the clipboard is out of reach): whether the clipboard took it.
+  async function copy(box) {
+    box.select();
+    try {
+      await navigator.clipboard.writeText(box.value);
+      return true;
+    } catch (_) {
+      return false;
+    }
+  }
+
+  return { csrf, reason, call, flash, takeFlash, copy };
 })();
