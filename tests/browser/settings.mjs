@@ -124,7 +124,7 @@ async function desktop() {
   const first = page.locator('#deliveries tbody tr').first();
   await first.getByText('HTTP 200').waitFor();
   await first.getByText('received: 200').waitFor();
-  await first.getByText('Document signed').waitFor();
+  await first.locator('.set-name', { hasText: 'Document signed' }).waitFor();
   await look(page, 'webhook-log', 'desktop');
 
   // Redelivered: a second delivery, delivered too.
@@ -138,7 +138,7 @@ async function desktop() {
   await page.getByRole('heading', { name: 'Edit webhook' }).waitFor();
   assert.equal(await page.getByLabel(/Document signed/).isChecked(), true);
   await page.getByLabel(/Document completed/).uncheck();
-  await page.getByLabel(/^On: post new events/).uncheck();
+  await page.getByLabel(/On: post new events/).uncheck();
   await look(page, 'webhook-edit', 'desktop');
   await page.getByRole('button', { name: 'Save changes' }).click();
   await page.getByText('Your changes were saved.').waitFor();
