@@ -18,8 +18,8 @@ use crate::integrations::answers::{DeliveryList, WebhookAdded, WebhookList, Webh
 use crate::integrations::request::{
     CreateWebhookRequest, TestWebhookRequest, UpdateWebhookRequest,
 };
-use crate::outbox::webhooks::store::{Delivery, Webhook};
 use crate::integrations::webhooks as manage;
+use crate::outbox::webhooks::store::{Delivery, Webhook};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let s = {
@@ -53,9 +53,9 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::get())
         .and(who())
         .and(s())
-        .then(|id, w, st: AppState| async move {
-            json_result(manage::get(&st.ctx(), &w, id).await)
-        });
+        .then(
+            |id, w, st: AppState| async move { json_result(manage::get(&st.ctx(), &w, id).await) },
+        );
     let patch = warp::path!("api" / "v1" / "webhooks" / i64)
         .and(warp::patch())
         .and(who())

@@ -5,9 +5,9 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use crate::core::error::AppError;
+use crate::outbox::webhooks::store::Change;
 use crate::signing::documents::check::Check;
 use crate::{core::lenient::Given, core::lenient::Int};
-use crate::outbox::webhooks::store::Change;
 use crate::{
     outbox::webhooks::Event, outbox::webhooks::check_url, outbox::webhooks::generate_secret,
 };
@@ -85,7 +85,11 @@ fn url(c: &mut Check, given: &Given<String>, required: bool) -> Option<String> {
 
 /// The member `events`: at least one known event, each once; absent is `None`, and a problem
 /// when `required`.
-fn event_list(c: &mut Check, given: &Given<Vec<Given<Event>>>, required: bool) -> Option<Vec<Event>> {
+fn event_list(
+    c: &mut Check,
+    given: &Given<Vec<Given<Event>>>,
+    required: bool,
+) -> Option<Vec<Event>> {
     let mut events: Vec<Event> = Vec::new();
     match given {
         Given::Valid(items) if !items.is_empty() => {
@@ -302,7 +306,8 @@ mod tests {
             .and_then(|r| r.0.validate())
         };
         assert_eq!(patch(serde_json::json!({})).unwrap(), Change::default());
-        let change = patch(serde_json::json!({"enabled": false, "events": ["DOCUMENT_SIGNED"]})).unwrap();
+        let change =
+            patch(serde_json::json!({"enabled": false, "events": ["DOCUMENT_SIGNED"]})).unwrap();
         assert_eq!(change.enabled, Some(false));
         assert_eq!(change.events, Some(vec![Event::DocumentSigned]));
         assert_eq!(change.url, None);

@@ -166,7 +166,10 @@ pub async fn send_test(
                 format!("this webhook does not subscribe to {}", e.as_str()),
             )]));
         }
-        None => *hook.events.first().ok_or_else(|| AppError::internal("no events"))?,
+        None => *hook
+            .events
+            .first()
+            .ok_or_else(|| AppError::internal("no events"))?,
     };
     who.require(scope_for(event))?;
     require_enabled(&hook)?;

@@ -58,7 +58,14 @@ pub fn input_value(html: &str, id: &str) -> String {
 /// Makes a token named `name` in `who`'s browser: its value and id.
 async fn make_token(app: &TestApp, who: &Browser, name: &str, expiry: &str) -> (String, i64) {
     let fields = [("name", name), ("expiry", expiry)];
-    let (s, html) = post_form(app, "/settings/tokens", &who.cookie, Some(&who.csrf), &fields).await;
+    let (s, html) = post_form(
+        app,
+        "/settings/tokens",
+        &who.cookie,
+        Some(&who.csrf),
+        &fields,
+    )
+    .await;
     assert_eq!(s, 200, "{html}");
     assert!(html.contains("you will not see it again"), "{html}");
     let token = input_value(&html, "token-value");
@@ -148,7 +155,14 @@ async fn a_token_made_in_the_browser_works_on_the_api_until_revoked_or_expired()
 
 async fn make_token_on(app: &TestApp, who: &Browser, date: &str) -> (u16, String) {
     let fields = [("name", "Dated"), ("expiry", "date"), ("date", date)];
-    post_form(app, "/settings/tokens", &who.cookie, Some(&who.csrf), &fields).await
+    post_form(
+        app,
+        "/settings/tokens",
+        &who.cookie,
+        Some(&who.csrf),
+        &fields,
+    )
+    .await
 }
 
 #[tokio::test]
@@ -157,14 +171,30 @@ async fn a_refused_token_form_says_what_to_change() {
     add_account(&app.data_dir(), "ada@example.com", "Ada");
     let ada = browser(&app, "ada@example.com").await;
     let fields = [("name", "  "), ("expiry", "date"), ("date", "2001-01-01")];
-    let (s, html) = post_form(&app, "/settings/tokens", &ada.cookie, Some(&ada.csrf), &fields).await;
+    let (s, html) = post_form(
+        &app,
+        "/settings/tokens",
+        &ada.cookie,
+        Some(&ada.csrf),
+        &fields,
+    )
+    .await;
     assert_eq!(s, 400, "{html}");
-    assert!(html.contains("Give the key a name of 1 to 100 characters."), "{html}");
-    assert!(html.contains("Choose a day after today and at most ten years away."), "{html}");
+    assert!(
+        html.contains("Give the key a name of 1 to 100 characters."),
+        "{html}"
+    );
+    assert!(
+        html.contains("Choose a day after today and at most ten years away."),
+        "{html}"
+    );
     assert!(html.contains("aria-invalid=\"true\""));
     let (s, html) = make_token_on(&app, &ada, "not a date").await;
     assert_eq!(s, 400);
-    assert!(html.contains("Choose the day the token stops working."), "{html}");
+    assert!(
+        html.contains("Choose the day the token stops working."),
+        "{html}"
+    );
     // The same keys as the admin CLI's: one made on the page is listed and revoked there.
     let (token, id) = make_token(&app, &ada, "CI", "never").await;
     let listed = crate::support::cli::docket_json(&app.data_dir(), &["apikey", "list"], None);

@@ -17,8 +17,16 @@ async fn the_api_changes_tests_and_redelivers_a_webhook_of_its_owner_only() {
     let d = app.data_dir();
     add_account(&d, "ada@example.com", "Ada");
     add_account(&d, "bob@example.com", "Bob");
-    let ada = app.api(create_api_key(&d, "ada@example.com")["key"].as_str().unwrap());
-    let bob = app.api(create_api_key(&d, "bob@example.com")["key"].as_str().unwrap());
+    let ada = app.api(
+        create_api_key(&d, "ada@example.com")["key"]
+            .as_str()
+            .unwrap(),
+    );
+    let bob = app.api(
+        create_api_key(&d, "bob@example.com")["key"]
+            .as_str()
+            .unwrap(),
+    );
     let rx = Receiver::start(&[]).await;
     let hook = ada
         .add_webhook(json!({"url": rx.url(), "events": ["DOCUMENT_CREATED", "DOCUMENT_SIGNED"]}))
@@ -32,11 +40,17 @@ async fn the_api_changes_tests_and_redelivers_a_webhook_of_its_owner_only() {
     // Switched off: no events are queued for it, and a test is refused with the reason.
     let (s, off) = ada.patch(&at(""), json!({"enabled": false})).await;
     assert_eq!((s, &off["enabled"]), (200, &json!(false)), "{off}");
-    assert_eq!(off["events"], json!(["DOCUMENT_CREATED", "DOCUMENT_SIGNED"]));
+    assert_eq!(
+        off["events"],
+        json!(["DOCUMENT_CREATED", "DOCUMENT_SIGNED"])
+    );
     ada.create_document(two_recipients()).await;
     let (s, test) = ada.post(&at("/test"), json!({})).await;
     assert_eq!(s, 400, "{test}");
-    assert!(test["message"].as_str().unwrap().contains("switched off"), "{test}");
+    assert!(
+        test["message"].as_str().unwrap().contains("switched off"),
+        "{test}"
+    );
     let (_, log) = ada.get(&at("/deliveries")).await;
     assert_eq!(log["deliveries"], json!([]), "nothing queued while off");
     for bad in [
@@ -49,26 +63,43 @@ async fn the_api_changes_tests_and_redelivers_a_webhook_of_its_owner_only() {
         assert_eq!(s, 400, "{bad}: {v}");
     }
     let (s, on) = ada
-        .patch(&at(""), json!({"enabled": true, "events": ["DOCUMENT_SIGNED"]}))
+        .patch(
+            &at(""),
+            json!({"enabled": true, "events": ["DOCUMENT_SIGNED"]}),
+        )
         .await;
-    assert_eq!((s, &on["events"]), (200, &json!(["DOCUMENT_SIGNED"])), "{on}");
+    assert_eq!(
+        (s, &on["events"]),
+        (200, &json!(["DOCUMENT_SIGNED"])),
+        "{on}"
+    );
 
     // A test event of one of its events: queued, posted, logged with the receiver's answer.
-    let (s, v) = ada.post(&at("/test"), json!({"event": "DOCUMENT_CREATED"})).await;
+    let (s, v) = ada
+        .post(&at("/test"), json!({"event": "DOCUMENT_CREATED"}))
+        .await;
     assert_eq!(s, 400, "an event it does not subscribe to: {v}");
     let (s, queued) = ada.post(&at("/test"), json!({})).await;
     assert_eq!((s, &queued["status"]), (200, &json!("PENDING")), "{queued}");
     assert_eq!(queued["event"], "DOCUMENT_SIGNED");
     let got = rx.wait_for(1).await;
     let body = got[0].json();
-    assert_eq!((&body["event"], &body["payload"]["test"]), (&json!("DOCUMENT_SIGNED"), &json!(true)));
+    assert_eq!(
+        (&body["event"], &body["payload"]["test"]),
+        (&json!("DOCUMENT_SIGNED"), &json!(true))
+    );
     let done = ada.wait_delivery(id, |d| d["status"] == "DELIVERED").await;
-    assert_eq!((&done["lastStatus"], &done["attempts"]), (&json!(200), &json!(1)));
+    assert_eq!(
+        (&done["lastStatus"], &done["attempts"]),
+        (&json!(200), &json!(1))
+    );
     assert_eq!(done["responseExcerpt"], "received: 200");
 
     // Redelivered: the same body again, as a new delivery.
     let first = done["id"].as_i64().unwrap();
-    let (s, again) = ada.post(&at(&format!("/deliveries/{first}/redeliver")), json!({})).await;
+    let (s, again) = ada
+        .post(&at(&format!("/deliveries/{first}/redeliver")), json!({}))
+        .await;
     assert_eq!(s, 200, "{again}");
     assert_ne!(again["id"], done["id"]);
     let got = rx.wait_for(2).await;
@@ -79,12 +110,17 @@ async fn the_api_changes_tests_and_redelivers_a_webhook_of_its_owner_only() {
         (reqwest::Method::GET, String::new()),
         (reqwest::Method::PATCH, String::new()),
         (reqwest::Method::POST, "/test".to_string()),
-        (reqwest::Method::POST, format!("/deliveries/{first}/redeliver")),
+        (
+            reqwest::Method::POST,
+            format!("/deliveries/{first}/redeliver"),
+        ),
     ] {
         let (s, v) = bob.call(method, &at(&tail), Some(json!({}))).await;
         assert_eq!(s, 404, "{tail}: {v}");
     }
-    let (s, _) = ada.post(&at("/deliveries/999999/redeliver"), json!({})).await;
+    let (s, _) = ada
+        .post(&at("/deliveries/999999/redeliver"), json!({}))
+        .await;
     assert_eq!(s, 404);
     app.stop().await;
 }
@@ -146,9 +182,19 @@ async fn the_pages_create_test_edit_and_delete_a_webhook_of_their_owner_only() {
     let got = rx.wait_for(1).await;
     assert_eq!(got[0].json()["event"], "DOCUMENT_COMPLETED");
     let html = wait_for_page(&app, &ada, id, "Delivered").await;
-    assert!(html.contains("HTTP 200") && html.contains("received: 200"), "{html}");
-    let delivery: Value = json!(html.split("id=\"delivery-").nth(1).and_then(|r| r.split('"').next()));
-    let redeliver = format!("/settings/webhooks/{id}/deliveries/{}/redeliver", delivery.as_str().unwrap());
+    assert!(
+        html.contains("HTTP 200") && html.contains("received: 200"),
+        "{html}"
+    );
+    let delivery: Value = json!(
+        html.split("id=\"delivery-")
+            .nth(1)
+            .and_then(|r| r.split('"').next())
+    );
+    let redeliver = format!(
+        "/settings/webhooks/{id}/deliveries/{}/redeliver",
+        delivery.as_str().unwrap()
+    );
     let (s, _) = post_form(&app, &redeliver, c, t, &[]).await;
     assert_eq!(s, 303);
     rx.wait_for(2).await;
@@ -159,7 +205,10 @@ async fn the_pages_create_test_edit_and_delete_a_webhook_of_their_owner_only() {
     let (s, _) = post_form(&app, &path, c, t, &edit).await;
     assert_eq!(s, 303);
     let (_, html) = page(&app, &ada, &path).await;
-    assert!(html.contains("Switched off") && html.contains("DOCUMENT_SIGNED"), "{html}");
+    assert!(
+        html.contains("Switched off") && html.contains("DOCUMENT_SIGNED"),
+        "{html}"
+    );
     let (s, html) = post_form(&app, &format!("{path}/test"), c, t, &[]).await;
     assert_eq!(s, 400);
     assert!(html.contains("This webhook is switched off"), "{html}");
@@ -174,7 +223,12 @@ async fn the_pages_create_test_edit_and_delete_a_webhook_of_their_owner_only() {
 }
 
 /// The webhook's page once it shows `text` (30 s at most).
-async fn wait_for_page(app: &TestApp, who: &crate::support::login::Browser, id: i64, text: &str) -> String {
+async fn wait_for_page(
+    app: &TestApp,
+    who: &crate::support::login::Browser,
+    id: i64,
+    text: &str,
+) -> String {
     for _ in 0..300 {
         let (_, html) = page(app, who, &format!("/settings/webhooks/{id}")).await;
         if html.contains(text) {

@@ -37,14 +37,17 @@ pub struct Tab {
 
 /// The settings' areas, `current` marked.
 pub fn tabs(current: &str) -> Vec<Tab> {
-    [("/settings/tokens", "API tokens"), ("/settings/webhooks", "Webhooks")]
-        .into_iter()
-        .map(|(href, label)| Tab {
-            href,
-            label,
-            current: label == current,
-        })
-        .collect()
+    [
+        ("/settings/tokens", "API tokens"),
+        ("/settings/webhooks", "Webhooks"),
+    ]
+    .into_iter()
+    .map(|(href, label)| Tab {
+        href,
+        label,
+        current: label == current,
+    })
+    .collect()
 }
 
 /// What a refused form shows: a line over the form, and each field's own message.
@@ -118,7 +121,9 @@ pub fn notice(done: Option<&String>) -> Option<&'static str> {
         "deleted" => "The webhook was deleted, with its delivery log.",
         "saved" => "Your changes were saved.",
         "test" => "A test event was queued. Refresh the log in a moment to see how it went.",
-        "redelivered" => "The delivery was queued again. Refresh the log in a moment to see how it went.",
+        "redelivered" => {
+            "The delivery was queued again. Refresh the log in a moment to see how it went."
+        }
         _ => return None,
     })
 }
@@ -138,7 +143,10 @@ mod tests {
         assert_eq!(p.at("events"), "Must be one of A, B.");
         assert_eq!(p.at("url"), "Required.");
         assert_eq!(p.at("name"), "");
-        assert_eq!(p.summary.as_deref(), Some("Correct the fields marked below."));
+        assert_eq!(
+            p.summary.as_deref(),
+            Some("Correct the fields marked below.")
+        );
         let p = Problems::of(&AppError::Conflict("at most 20 webhooks".into()));
         assert_eq!(p.summary.as_deref(), Some("At most 20 webhooks."));
         assert_eq!(notice(Some(&"<b>".to_string())), None);

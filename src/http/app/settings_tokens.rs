@@ -20,8 +20,8 @@ use crate::core::timefmt::{human, iso8601};
 use crate::http::reply::{Format, error_response, page_as, redirect};
 use crate::http::session::{APP, Form, SignedIn, form_csrf, signed_in};
 use crate::http::state::AppState;
-use crate::identity::apikeys::manage::{self, Expiry, NewKey};
 use crate::identity::apikeys::ApiKey;
+use crate::identity::apikeys::manage::{self, Expiry, NewKey};
 
 const BACK: &str = "/settings/tokens";
 
@@ -35,14 +35,16 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(s())
         .and(signed_in(&state, BACK))
         .and(warp::query::<HashMap<String, String>>())
-        .then(|st: AppState, who: SignedIn, q: HashMap<String, String>| async move {
-            let done = notice(q.get("done")).map(str::to_string);
-            let view = View {
-                notice: done,
-                ..View::default()
-            };
-            render(&st, who, StatusCode::OK, view).await
-        });
+        .then(
+            |st: AppState, who: SignedIn, q: HashMap<String, String>| async move {
+                let done = notice(q.get("done")).map(str::to_string);
+                let view = View {
+                    notice: done,
+                    ..View::default()
+                };
+                render(&st, who, StatusCode::OK, view).await
+            },
+        );
     let create = warp::path!("settings" / "tokens")
         .and(warp::post())
         .and(s())
@@ -52,12 +54,14 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::post())
         .and(s())
         .and(form_csrf(&state, APP, BACK))
-        .then(|id, st: AppState, (_, user): SignedIn, _f: Form| async move {
-            match manage::revoke_own(&st.db, user.id, id, now()).await {
-                Ok(_) => redirect(&format!("{BACK}?done=revoked")),
-                Err(e) => error_response(&e, Format::Html),
-            }
-        });
+        .then(
+            |id, st: AppState, (_, user): SignedIn, _f: Form| async move {
+                match manage::revoke_own(&st.db, user.id, id, now()).await {
+                    Ok(_) => redirect(&format!("{BACK}?done=revoked")),
+                    Err(e) => error_response(&e, Format::Html),
+                }
+            },
+        );
     show.or(create).unify().or(revoke).unify().boxed()
 }
 
@@ -84,10 +88,8 @@ async fn create(state: AppState, who: SignedIn, form: Form) -> Response {
             };
             let mut resp = render(&state, who, StatusCode::OK, view).await;
             // The token is in this answer only: no cache may keep it.
-            resp.headers_mut().insert(
-                "cache-control",
-                http::HeaderValue::from_static("no-store"),
-            );
+            resp.headers_mut()
+                .insert("cache-control", http::HeaderValue::from_static("no-store"));
             resp
         }
         Err(e) if e.status() == StatusCode::BAD_REQUEST => {
@@ -217,7 +219,12 @@ struct TokensPage {
     tomorrow: String,
 }
 
-async fn render(state: &AppState, (session, user): SignedIn, status: StatusCode, view: View) -> Response {
+async fn render(
+    state: &AppState,
+    (session, user): SignedIn,
+    status: StatusCode,
+    view: View,
+) -> Response {
     let t = now();
     let keys = manage::list_own(&state.db, user.id).await;
     let nav = Nav::of(state, &session, &user, Section::Settings);

@@ -37,16 +37,21 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(s())
         .and(optional(&state))
         .and(warp::query::<std::collections::HashMap<String, String>>())
-        .then(|id, st: AppState, who: Option<SignedIn>, q: std::collections::HashMap<String, String>| async move {
-            let Some(who) = who else {
-                return sign_in_first(&format!("{BACK}/{id}"));
-            };
-            let view = View {
-                notice: notice(q.get("done")),
-                ..View::default()
-            };
-            show(&st, who, id, view).await
-        });
+        .then(
+            |id,
+             st: AppState,
+             who: Option<SignedIn>,
+             q: std::collections::HashMap<String, String>| async move {
+                let Some(who) = who else {
+                    return sign_in_first(&format!("{BACK}/{id}"));
+                };
+                let view = View {
+                    notice: notice(q.get("done")),
+                    ..View::default()
+                };
+                show(&st, who, id, view).await
+            },
+        );
     let edit = warp::path!("settings" / "webhooks" / i64 / "edit")
         .and(warp::get())
         .and(s())
@@ -72,7 +77,10 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(form_csrf(&state, APP, BACK))
         .then(|id, st: AppState, who: SignedIn, f: Form| async move {
             let request = TestWebhookRequest {
-                event: f.get("event").and_then(|e| Event::parse(e)).map_or(Given::Absent, Given::Valid),
+                event: f
+                    .get("event")
+                    .and_then(|e| Event::parse(e))
+                    .map_or(Given::Absent, Given::Valid),
             };
             let principal = Principal::browser(who.1.id);
             let sent = match request.validate() {
@@ -249,7 +257,11 @@ async fn show(state: &AppState, (session, user): SignedIn, id: i64, view: View) 
     let result = found.await.map(|(hook, log)| HookPage {
         nav,
         tabs: tabs("Webhooks"),
-        events: hook.events.iter().map(|e| (e.as_str(), label(*e))).collect(),
+        events: hook
+            .events
+            .iter()
+            .map(|e| (e.as_str(), label(*e)))
+            .collect(),
         created: human_iso(&hook.created_at),
         hook,
         rows: log.iter().map(Row::of).collect(),

@@ -35,9 +35,11 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(s())
         .and(signed_in(&state, BACK))
         .and(warp::query::<std::collections::HashMap<String, String>>())
-        .then(|st: AppState, who: SignedIn, q: std::collections::HashMap<String, String>| async move {
-            list(&st, who, notice(q.get("done"))).await
-        });
+        .then(
+            |st: AppState, who: SignedIn, q: std::collections::HashMap<String, String>| async move {
+                list(&st, who, notice(q.get("done"))).await
+            },
+        );
     let new = warp::path!("settings" / "webhooks" / "new")
         .and(warp::get())
         .and(s())
@@ -55,13 +57,15 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::post())
         .and(s())
         .and(form_csrf(&state, APP, BACK))
-        .then(|id, st: AppState, (_, user): SignedIn, _f: Form| async move {
-            let who = Principal::browser(user.id);
-            match manage::delete(&st.ctx(), &who, id, None).await {
-                Ok(_) => redirect(&format!("{BACK}?done=deleted")),
-                Err(e) => error_response(&e, Format::Html),
-            }
-        });
+        .then(
+            |id, st: AppState, (_, user): SignedIn, _f: Form| async move {
+                let who = Principal::browser(user.id);
+                match manage::delete(&st.ctx(), &who, id, None).await {
+                    Ok(_) => redirect(&format!("{BACK}?done=deleted")),
+                    Err(e) => error_response(&e, Format::Html),
+                }
+            },
+        );
     list.or(new)
         .unify()
         .or(create)
@@ -112,7 +116,9 @@ fn summary(events: &[Event]) -> String {
 /// `DOCUMENT_SIGNED` as people read it: "Document signed".
 pub fn label(event: Event) -> String {
     let words = event.as_str().to_lowercase().replace('_', " ");
-    super::settings::sentence(&words).trim_end_matches('.').to_string()
+    super::settings::sentence(&words)
+        .trim_end_matches('.')
+        .to_string()
 }
 
 #[derive(Template)]
@@ -124,15 +130,21 @@ struct ListPage {
     notice: Option<&'static str>,
 }
 
-async fn list(state: &AppState, (session, user): SignedIn, notice: Option<&'static str>) -> Response {
+async fn list(
+    state: &AppState,
+    (session, user): SignedIn,
+    notice: Option<&'static str>,
+) -> Response {
     let who = Principal::browser(user.id);
     let nav = Nav::of(state, &session, &user, Section::Settings);
-    let result = manage::list(&state.ctx(), &who).await.map(|hooks| ListPage {
-        nav,
-        tabs: tabs("Webhooks"),
-        rows: hooks.iter().map(Row::of).collect(),
-        notice,
-    });
+    let result = manage::list(&state.ctx(), &who)
+        .await
+        .map(|hooks| ListPage {
+            nav,
+            tabs: tabs("Webhooks"),
+            rows: hooks.iter().map(Row::of).collect(),
+            notice,
+        });
     page(result)
 }
 
@@ -182,8 +194,16 @@ impl HookForm {
             label: label(e),
             checked: events.contains(&e),
         };
-        self.documents = Event::ALL.into_iter().filter(|e| !e.is_booking()).map(choice).collect();
-        self.bookings = Event::ALL.into_iter().filter(|e| e.is_booking()).map(choice).collect();
+        self.documents = Event::ALL
+            .into_iter()
+            .filter(|e| !e.is_booking())
+            .map(choice)
+            .collect();
+        self.bookings = Event::ALL
+            .into_iter()
+            .filter(|e| e.is_booking())
+            .map(choice)
+            .collect();
     }
 
     /// The form as posted, refused with `e`: 400 with the problems beside their fields.
@@ -206,7 +226,10 @@ pub struct Typed {
 impl Typed {
     pub fn of(form: &Form) -> Typed {
         Typed {
-            url: form.get("url").map(|u| u.trim().to_string()).unwrap_or_default(),
+            url: form
+                .get("url")
+                .map(|u| u.trim().to_string())
+                .unwrap_or_default(),
             events: Event::ALL
                 .into_iter()
                 .filter(|e| form.contains_key(&format!("event.{}", e.as_str())))

@@ -37,7 +37,10 @@ impl NewKey {
         let mut problems = Vec::new();
         let name = name.trim().to_string();
         if name.is_empty() || name.chars().count() > 100 {
-            problems.push(FieldError::new("name", "give the key a name of 1 to 100 characters"));
+            problems.push(FieldError::new(
+                "name",
+                "give the key a name of 1 to 100 characters",
+            ));
         }
         let longest = now + i64::from(MAX_DAYS) * 86_400;
         let expires_at = match expiry {
@@ -76,7 +79,13 @@ pub struct Created {
 }
 
 /// Stores a new key of `owner` (404 when there is no such user) inside `tx`.
-fn insert(tx: &Conn, owner: &Owner, new: &NewKey, key: &SecretToken, now: i64) -> Result<ApiKey, AppError> {
+fn insert(
+    tx: &Conn,
+    owner: &Owner,
+    new: &NewKey,
+    key: &SecretToken,
+    now: i64,
+) -> Result<ApiKey, AppError> {
     let user = match owner {
         Owner::Email(email) => crate::identity::users::store::require_by_email(tx, email)?.id,
         Owner::User(id) => *id,
@@ -116,7 +125,10 @@ pub fn list(db: &Db, owner: Option<&str>) -> Result<Vec<ApiKey>, AppError> {
 /// The keys of `user` that are not revoked, oldest first.
 pub async fn list_own(db: &Db, user: UserId) -> Result<Vec<ApiKey>, AppError> {
     let keys = db.read(move |c| store::list(c, Some(user))).await?;
-    Ok(keys.into_iter().filter(|k| k.revoked_at.is_none()).collect())
+    Ok(keys
+        .into_iter()
+        .filter(|k| k.revoked_at.is_none())
+        .collect())
 }
 
 /// Revokes key `id` at `now`: it stops working at once. 404 when unknown, 409 when revoked
@@ -190,7 +202,13 @@ mod tests {
         let created = create(&db, ada(), new_key(Expiry::Days(2)), 1_000).unwrap();
         assert_eq!(created.stored.expires_at, Some(1_000 + 2 * 86_400));
         assert!(created.key.expose().starts_with(super::super::PREFIX));
-        let missing = create(&db, Owner::Email("nobody@example.com".into()), new_key(Expiry::Never), 1_000).unwrap_err();
+        let missing = create(
+            &db,
+            Owner::Email("nobody@example.com".into()),
+            new_key(Expiry::Never),
+            1_000,
+        )
+        .unwrap_err();
         assert_eq!(missing.code(), "not_found");
         assert_eq!(
             list(&db, Some("nobody@example.com")).unwrap_err().code(),
@@ -202,11 +220,16 @@ mod tests {
     #[test]
     fn names_and_expiries_are_checked_and_owners_see_only_their_keys() {
         let db = with_user();
-        let paths = |e: AppError| -> Vec<String> {
-            e.details().iter().map(|d| d.path.clone()).collect()
-        };
-        assert_eq!(paths(NewKey::check("  ", Expiry::Days(0), 1_000).unwrap_err()), ["name", "expiry"]);
-        assert_eq!(paths(NewKey::check("x", Expiry::At(1_000), 1_000).unwrap_err()), ["expiry"]);
+        let paths =
+            |e: AppError| -> Vec<String> { e.details().iter().map(|d| d.path.clone()).collect() };
+        assert_eq!(
+            paths(NewKey::check("  ", Expiry::Days(0), 1_000).unwrap_err()),
+            ["name", "expiry"]
+        );
+        assert_eq!(
+            paths(NewKey::check("x", Expiry::At(1_000), 1_000).unwrap_err()),
+            ["expiry"]
+        );
         assert!(NewKey::check(&"x".repeat(101), Expiry::Never, 1_000).is_err());
         let at = NewKey::check(" deploy ", Expiry::At(5_000), 1_000).unwrap();
         assert_eq!((at.name.as_str(), at.expires_at), ("deploy", Some(5_000)));
@@ -214,14 +237,19 @@ mod tests {
         let created = create(&db, ada(), new_key(Expiry::Never), 1_000).unwrap();
         let user = created.stored.user_id;
         let other = UserId::new(user.get() + 1);
-        let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
         rt.block_on(async {
             assert_eq!(list_own(&db, other).await.unwrap().len(), 0);
             let id = created.stored.id;
             let refused = revoke_own(&db, other, id, 2_000).await.unwrap_err();
             assert_eq!(refused.code(), "not_found");
             revoke_own(&db, user, id, 2_000).await.unwrap();
-            assert!(list_own(&db, user).await.unwrap().is_empty(), "revoked keys leave the list");
+            assert!(
+                list_own(&db, user).await.unwrap().is_empty(),
+                "revoked keys leave the list"
+            );
         });
     }
 }

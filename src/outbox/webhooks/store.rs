@@ -5,8 +5,8 @@ use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension};
 use serde::Serialize;
 
-pub use super::log::{Delivery, DeliveryStatus, deliveries};
 use super::Event;
+pub use super::log::{Delivery, DeliveryStatus, deliveries};
 use crate::core::error::AppError;
 use crate::core::timefmt::iso8601;
 
