@@ -8,6 +8,10 @@
 #
 #   DOCKET_STATIC=auto|musl|glibc   which to build (default auto: musl, falling back to glibc)
 #   extra arguments are passed to `cargo build`
+#   packaging/build-static.sh prepare
+#                                   only installs what the build needs (musl-gcc, the rustup
+#                                   target), so that the build itself can then run in the
+#                                   background without apt (.ci/run does so)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,6 +33,14 @@ musl_ready() {
     timeout 300 rustup target add "$MUSL" >&2 || return 1
   fi
 }
+
+if [ "${1:-}" = prepare ]; then
+  case $mode in
+    glibc) ;;
+    *) musl_ready || say "musl unavailable; the build will use glibc +crt-static" ;;
+  esac
+  exit 0
+fi
 
 case $mode in
   auto) if musl_ready; then target=$MUSL; else say "musl unavailable; using glibc +crt-static"; target=$GNU; fi ;;

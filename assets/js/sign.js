@@ -189,7 +189,7 @@
         'aria-label': 'Page ' + n + ' of ' + d.pages.length, role: 'group',
       });
       pageBox.append(el('img', {
-        src: base + '/pages/' + n + '.png?w=1200', alt: 'Page ' + n, loading: i < 2 ? 'eager' : 'lazy',
+        src: base + '/pages/' + n + '.png?w=1200', alt: 'Page ' + n, loading: i < 2 ? 'eager' : 'lazy', 'data-retry': true,
         width: 1200, height: Math.round(1200 * size[1] / size[0]),
       }));
       for (const f of state.fields.filter((x) => x.page === n)) {

@@ -89,6 +89,11 @@ async function desktop() {
   summary.uploaded = id;
   const { ann } = await seed(id);
 
+  // The first page's first image answer is a busy server's 503: the page asks again.
+  let busy = 0;
+  await page.route(/\/pages\/1\.png/, (route) => (busy++ === 0
+    ? route.fulfill({ status: 503, headers: { 'retry-after': '5' }, body: 'busy' })
+    : route.continue()));
   await page.goto(`${base}/documents/${id}`);
   await page.getByRole('heading', { name: 'Lease for Flat 3' }).waitFor();
   await page.getByText('Waiting for signatures').waitFor();
@@ -98,6 +103,9 @@ async function desktop() {
   assert.equal(await imgs.first().getAttribute('loading'), 'lazy');
   await imgs.first().scrollIntoViewIfNeeded();
   await page.waitForFunction(() => { const i = document.querySelector('.doc-pages img'); return i.complete && i.naturalWidth > 0; });
+  assert.equal(busy, 2, 'the refused page image was asked for again');
+  assert.equal(problems.retried, 1);
+  await page.unroute(/\/pages\/1\.png/);
   await page.evaluate(() => window.scrollTo(0, 0));
   await axe(page, 'document page, pending');
   await fitsWidth(page, 'document page');

@@ -209,7 +209,7 @@ try {
   await page.getByRole('button', { name: 'Send for signing' }).click();
   const bobItem = page.locator('.review-recipient', { hasText: 'Bob Baker' });
   await bobItem.locator('.review-problem').waitFor();
-  assert.match(await bobItem.locator('.review-problem').innerText(), /bob@example.com signs but has no SIGNATURE field/);
+  assert.match(await bobItem.locator('.review-problem').innerText(), /bob@example.com signs but has no signature field/);
   await axe(page, 'editor review with a refusal');
   await shot(page, outDir, 'editor-review-desktop');
   await bobItem.getByRole('link', { name: 'Place fields for Bob Baker' }).click();

@@ -23,6 +23,7 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { axe } from './lib.mjs';
 
 const [mode, link, email, password, maildir, outDir] = process.argv.slice(2);
 mkdirSync(outDir, { recursive: true });
@@ -72,6 +73,7 @@ async function signIn(page) {
 async function confirmWithPassword(page) {
   await page.waitForURL(/\/account\/confirm/);
   await page.locator('#confirm h1').waitFor();
+  await axe(page, 'the confirm-it-is-you page');
   await page.screenshot({ path: `${outDir}/auth-confirm.png`, fullPage: true });
   const desktop = page.viewportSize();
   await page.setViewportSize({ width: 390, height: 844 });
@@ -104,9 +106,11 @@ async function account() {
   assert.equal(await page.locator('#signing').count(), 0, 'no signing page yet');
   const state = await page.evaluate(async (l) => (await fetch(l + '/state')).status, link);
   assert.equal(state, 401, 'the JSON calls answer 401');
+  await axe(page, 'the signing gate (an account is needed)');
   await page.screenshot({ path: `${outDir}/auth-account-gate.png`, fullPage: true });
   await page.locator('#create-account').click();
   await page.getByText('Check your e-mail').waitFor();
+  await axe(page, 'the sign-up link sent');
 
   // The mail, as the real SMTP server received it.
   let signup = null;
@@ -119,6 +123,7 @@ async function account() {
   }
   assert.ok(signup, 'the account link arrived by mail');
   await page.goto(signup);
+  await axe(page, 'the sign-up form');
   await page.fill('#name', 'Nora New');
   await page.fill('#password', password);
   await page.fill('#password2', password);
@@ -140,6 +145,7 @@ async function twoFactor() {
   await page.goto(link);
   await page.locator('#auth-banner').waitFor();
   assert.ok(await page.locator('.sign-field').first().isDisabled(), 'no acting before signing in');
+  await axe(page, 'the signing page before signing in');
   await signIn(page);
   await page.locator('#enrol').click();
   await page.waitForURL(/\/account/);
@@ -148,6 +154,7 @@ async function twoFactor() {
   await page.locator('#totp-start').click();
   await page.locator('#totp-enrol img.qr').waitFor();
   assert.ok(await page.locator('#totp-enrol img.qr').evaluate((i) => i.complete && i.naturalWidth > 0), 'the QR code is drawn');
+  await axe(page, 'the authenticator enrolment');
   const key = (await page.locator('#totp-secret').textContent()).trim();
   const now = Date.now() / 1000;
   // Enrol with the previous step's code, so the current one is still unused for signing.
@@ -160,6 +167,8 @@ async function twoFactor() {
     await page.getByRole('button', { name: 'Turn on' }).click();
     await page.locator('#recovery-codes').waitFor();
   }
+  await axe(page, 'the recovery codes');
+  const recovery = (await page.locator('#recovery-codes code').first().textContent()).trim();
   await page.screenshot({ path: `${outDir}/auth-totp-recovery.png`, fullPage: true });
   await page.getByRole('link', { name: 'Done' }).click();
   await page.waitForURL(link);
@@ -171,6 +180,8 @@ async function twoFactor() {
   }, link);
   assert.deepEqual(refused, [401, 'second_factor_required']);
   await page.locator('#complete').click();
+  await page.locator('#totp-code').waitFor();
+  await axe(page, 'the signing dialog asking for a code');
   await page.fill('#totp-code', '000000');
   await page.locator('dialog button[type=submit]').click();
   await page.locator('dialog .notice.error').waitFor({ state: 'visible' });
@@ -181,6 +192,25 @@ async function twoFactor() {
   await finished(page);
   assert.deepEqual(problems, []);
   await ctx.close();
+
+  // Signing in afresh now takes two steps; the second is answered with a recovery code.
+  const again = await browser.newContext();
+  const login = await again.newPage();
+  const loginProblems = watch(login);
+  await login.goto(`${origin}/auth/login`);
+  await login.fill('#email', email);
+  await login.fill('#password', password);
+  await login.getByRole('button', { name: 'Sign in' }).click();
+  await login.getByRole('heading', { name: 'Two-step sign-in' }).waitFor();
+  await axe(login, 'the two-step sign-in page');
+  await login.getByText('Lost your device? Use a recovery code').click();
+  await login.getByLabel('Recovery code').fill(recovery);
+  await axe(login, 'the two-step sign-in page, recovery code open');
+  await login.screenshot({ path: `${outDir}/auth-second-factor.png`, fullPage: true });
+  await login.getByRole('button', { name: 'Use recovery code' }).click();
+  await login.waitForURL((u) => !u.pathname.startsWith('/auth/'));
+  assert.deepEqual(loginProblems, []);
+  await again.close();
 }
 
 async function passkey() {

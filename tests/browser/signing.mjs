@@ -8,7 +8,7 @@
 import { chromium } from 'playwright-core';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { axe } from './lib.mjs';
+import { axe, watch as watchPage } from './lib.mjs';
 
 const mode = process.argv[2];
 const [firstLink, secondLink, outDir] = mode === 'first'
@@ -24,13 +24,7 @@ const browser = await chromium.launch({
 });
 const summary = { ok: false };
 
-function watch(page) {
-  const problems = [];
-  page.on('request', (r) => { if (!r.url().startsWith(origin) && !r.url().startsWith('data:')) problems.push('foreign ' + r.url()); });
-  page.on('pageerror', (e) => problems.push('script error ' + e.message));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push('console ' + m.text()); });
-  return problems;
-}
+const watch = (page) => watchPage(page, origin);
 
 async function pagesRendered(page) {
   const imgs = page.locator('.sign-page img');

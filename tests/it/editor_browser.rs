@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use crate::support::api::{Api, create_api_key, fixture};
 use crate::support::login::{PASSWORD, add_account};
-use crate::support::{TestApp, tools};
+use crate::support::{TestApp, sealed_pdf, tools};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[cfg_attr(
@@ -52,35 +52,12 @@ async fn a_draft_edited_in_the_browser_is_sealed_where_its_fields_were_placed() 
     assert_eq!(doc["title"], "Lease 2026");
     let placed = &summary["placed"];
     sign_both(&app, &doc).await;
-    let sealed = sealed_pdf(&api, id).await;
-    let words = words_on_page_1(&sealed);
-    // Left-aligned text starts `pad` in from the box's left edge and is centred vertically
-    // (`signing::pdf::seal::stamp::fit_text`).
+    let sealed = download_sealed(&api, id).await;
+    let words = sealed_pdf::word_boxes(&sealed, 1);
     for (key, word) in [("TEXT", "Acme"), ("SIGNATURE", "Ann"), ("BOB", "Bob")] {
-        let b = &placed[key];
-        let (x, y, h) = (num(&b["x"]), num(&b["y"]), num(&b["h"]));
-        let pad = (h * 0.1).min(2.0);
-        let (x_min, y_min, _, y_max) = *words
-            .iter()
-            .find(|(w, _)| w == word)
-            .map(|(_, b)| b)
-            .unwrap_or_else(|| panic!("{word} in the sealed PDF: {words:?}"));
-        assert!(
-            (x_min - (x + pad)).abs() <= 1.0,
-            "{word} starts at {x_min} pt, placed at {x} (+{pad})"
-        );
-        let middle = (y_min + y_max) / 2.0;
-        assert!(
-            (middle - (y + h / 2.0)).abs() <= 1.0,
-            "{word} is centred at {middle} pt, placed box centre {}",
-            y + h / 2.0
-        );
+        sealed_pdf::assert_stamped_in(&words, word, &placed[key]);
     }
     app.stop().await;
-}
-
-fn num(v: &Value) -> f64 {
-    v.as_f64().unwrap_or_else(|| panic!("a number: {v}"))
 }
 
 /// Bob (first in the order) types his signature; then Ann fills her text and types hers.
@@ -119,7 +96,7 @@ async fn sign_both(app: &TestApp, doc: &Value) {
 }
 
 /// The sealed PDF of document `id`, once it is completed.
-async fn sealed_pdf(api: &Api, id: i64) -> std::path::PathBuf {
+async fn download_sealed(api: &Api, id: i64) -> std::path::PathBuf {
     api.wait_document(id, "sealed", |d| d["status"] == "COMPLETED")
         .await;
     let (s, v) = api.get(&format!("/api/v1/documents/{id}/download")).await;
@@ -134,38 +111,4 @@ async fn sealed_pdf(api: &Api, id: i64) -> std::path::PathBuf {
     let path = std::env::temp_dir().join(format!("editor-sealed-{}-{id}.pdf", std::process::id()));
     std::fs::write(&path, resp.bytes().await.unwrap()).unwrap();
     path
-}
-
-/// Each word of page 1 with its box (xMin, yMin, xMax, yMax) in points from the top-left.
-fn words_on_page_1(pdf: &std::path::Path) -> Vec<(String, (f64, f64, f64, f64))> {
-    let out = tools::command("pdftotext")
-        .args(["-bbox", "-f", "1", "-l", "1"])
-        .arg(pdf)
-        .arg("-")
-        .output()
-        .expect("pdftotext runs");
-    let html = String::from_utf8_lossy(&out.stdout);
-    let attr = |line: &str, key: &str| -> f64 {
-        let start = line.find(&format!("{key}=\"")).unwrap() + key.len() + 2;
-        line[start..].split('"').next().unwrap().parse().unwrap()
-    };
-    html.lines()
-        .filter(|l| l.contains("<word "))
-        .map(|l| {
-            let word = l
-                .split('>')
-                .nth(1)
-                .unwrap_or("")
-                .split('<')
-                .next()
-                .unwrap_or("");
-            let b = (
-                attr(l, "xMin"),
-                attr(l, "yMin"),
-                attr(l, "xMax"),
-                attr(l, "yMax"),
-            );
-            (word.to_string(), b)
-        })
-        .collect()
 }

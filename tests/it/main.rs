@@ -37,6 +37,7 @@ mod editor_pages;
 mod factor_guard;
 mod hostile_pdf;
 mod http;
+mod journey_browser;
 mod login_limits;
 mod mail;
 mod oauth_flow;

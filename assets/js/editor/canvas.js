@@ -28,6 +28,7 @@ export function createCanvas(container, opts) {
     const img = document.createElement('img');
     img.alt = `Page ${i + 1} of ${opts.sizes.length}`;
     img.draggable = false;
+    img.dataset.retry = '';
     const layer = document.createElement('div');
     layer.className = 'field-layer';
     page.append(img, layer);

@@ -109,11 +109,13 @@ struct RecipientRow {
     name: String,
     email: String,
     role: &'static str,
-    /// "Opened 21 Nov 2026, 09:30 UTC" or "Not opened yet".
-    read: String,
+    /// "Opened" (at `read_at`) or "Not opened yet".
+    read: &'static str,
+    read_at: Option<timeline::Stamp>,
     read_done: bool,
-    /// "Signed ...", "Rejected", "Not signed yet" (in the role's own words).
+    /// "Signed" (at `signing_at`), "Rejected", "Not signed yet" (in the role's own words).
     signing: String,
+    signing_at: Option<timeline::Stamp>,
     signing_tone: &'static str,
     /// The signing link, while the document waits for this recipient.
     link: Option<String>,
@@ -268,10 +270,9 @@ fn recipient_row(
     events: &[crate::signing::documents::audit::AuditEvent],
     pending: bool,
 ) -> RecipientRow {
-    let read = match (r.read_status, opened_at(events, r.id)) {
-        (ReadStatus::Opened, Some(at)) => format!("Opened {}", timeline::human(at)),
-        (ReadStatus::Opened, None) => "Opened".into(),
-        (ReadStatus::NotOpened, _) => "Not opened yet".into(),
+    let (read, read_at) = match r.read_status {
+        ReadStatus::Opened => ("Opened", opened_at(events, r.id).map(timeline::stamp)),
+        ReadStatus::NotOpened => ("Not opened yet", None),
     };
     let finished = match r.role {
         Role::Approver => "Approved",
@@ -279,16 +280,14 @@ fn recipient_row(
         Role::Assistant => "Prepared",
         Role::Signer | Role::Cc => "Signed",
     };
-    let (signing, signing_tone) = match r.signing_status {
+    let (signing, signing_at, signing_tone) = match r.signing_status {
         SigningStatus::Signed => (
-            match &r.signed_at {
-                Some(at) => format!("{finished} {}", timeline::human(at)),
-                None => finished.to_string(),
-            },
+            finished.to_string(),
+            r.signed_at.as_deref().map(timeline::stamp),
             "ok",
         ),
-        SigningStatus::Rejected => ("Rejected".to_string(), "bad"),
-        SigningStatus::NotSigned => (format!("Not {} yet", finished.to_lowercase()), ""),
+        SigningStatus::Rejected => ("Rejected".to_string(), None, "bad"),
+        SigningStatus::NotSigned => (format!("Not {} yet", finished.to_lowercase()), None, ""),
     };
     let waiting = pending && r.signing_status == SigningStatus::NotSigned;
     RecipientRow {
@@ -298,7 +297,9 @@ fn recipient_row(
         role: role_name(r.role),
         read_done: r.read_status == ReadStatus::Opened,
         read,
+        read_at,
         signing,
+        signing_at,
         signing_tone,
         link: r.signing_url.clone().filter(|_| waiting),
         waiting,

@@ -19,6 +19,23 @@ pub struct Moment {
     pub text: String,
 }
 
+/// A moment shown on a page: `<time datetime="{iso}">{when}</time>`, which the page's script
+/// (`assets/js/local-time.js`) turns into the reader's own time.
+#[derive(Debug, Clone)]
+pub struct Stamp {
+    pub iso: String,
+    /// `21 Nov 2026, 09:30 UTC`.
+    pub when: String,
+}
+
+/// The moment `iso` (ISO 8601 UTC) for a page.
+pub fn stamp(iso: &str) -> Stamp {
+    Stamp {
+        iso: iso.to_string(),
+        when: human(iso),
+    }
+}
+
 /// `iso` (ISO 8601 UTC) as people read it; the text itself if it is not a time.
 pub fn human(iso: &str) -> String {
     time::OffsetDateTime::parse(iso, &time::format_description::well_known::Rfc3339)

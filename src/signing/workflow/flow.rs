@@ -94,7 +94,7 @@ pub fn send(
         let details = unsigned
             .iter()
             .map(|(i, e)| {
-                let why = format!("{e} signs but has no SIGNATURE field");
+                let why = format!("{e} signs but has no signature field");
                 FieldError::new(format!("recipients[{i}]"), why)
             })
             .collect();

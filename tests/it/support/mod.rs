@@ -13,6 +13,7 @@
 //! - [`mailbox`]: a real SMTP server keeping what it receives (`MailBox`).
 //! - [`stalling`]: servers and a proxy that stall or freeze, for failure tests.
 //! - [`wait`]: polling for what happens in the background (`wait_until`, `wait_for`).
+//! - [`sealed_pdf`]: poppler's verdict on a sealed PDF (one valid signature, values in place).
 //! - [`tools`]: tools from outside the Rust toolchain (Chromium, Node, Python, poppler) and
 //!   the `outside-tools` feature that gates the tests using them.
 
@@ -22,6 +23,7 @@ pub mod documented;
 pub mod login;
 pub mod mailbox;
 pub mod oauth;
+pub mod sealed_pdf;
 pub mod server;
 pub mod stalling;
 pub mod stores;
