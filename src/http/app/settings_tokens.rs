@@ -172,8 +172,9 @@ struct Row {
     prefix: String,
     created: String,
     created_iso: String,
-    last_used: String,
-    expires: String,
+    /// When it was last used and when it expires: the words, and the moment for `<time>`.
+    last_used: (String, Option<String>),
+    expires: (String, Option<String>),
     expired: bool,
 }
 
@@ -185,10 +186,18 @@ impl Row {
             prefix: format!("{}…", k.prefix),
             created: human(k.created_at),
             created_iso: iso8601(k.created_at),
-            last_used: k.last_used_at.map_or_else(|| "Never used".into(), human),
-            expires: k.expires_at.map_or_else(|| "Never".into(), human),
+            last_used: moment(k.last_used_at, "Never used"),
+            expires: moment(k.expires_at, "Never"),
             expired: k.state(now) == "expired",
         }
+    }
+}
+
+/// `at` in words and as ISO 8601, or `none` when there is no moment.
+fn moment(at: Option<i64>, none: &str) -> (String, Option<String>) {
+    match at {
+        Some(t) => (human(t), Some(iso8601(t))),
+        None => (none.to_string(), None),
     }
 }
 

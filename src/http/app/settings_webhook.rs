@@ -177,7 +177,8 @@ struct Row {
     tone: &'static str,
     http: Option<i64>,
     attempts: i64,
-    next: Option<String>,
+    /// The next try: in words, and as ISO 8601.
+    next: Option<(String, String)>,
     /// The start of the receiver's answer.
     excerpt: Option<String>,
     /// Why the last attempt failed.
@@ -203,7 +204,10 @@ impl Row {
             tone,
             http: d.last_status,
             attempts: d.attempts,
-            next: d.next_attempt_at.as_deref().map(human_iso),
+            next: d
+                .next_attempt_at
+                .as_deref()
+                .map(|n| (human_iso(n), n.to_string())),
             excerpt: d.response_excerpt.clone(),
             error: d.last_error.clone(),
             redeliverable: d.status != DeliveryStatus::Pending,
