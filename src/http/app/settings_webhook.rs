@@ -11,6 +11,7 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
+use super::document::sign_in_first;
 use super::nav::{Nav, Section};
 use super::settings::{Tab, human_iso, notice, tabs};
 use super::settings_webhooks::{HookForm, Typed, label};
@@ -107,13 +108,6 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(redeliver)
         .unify()
         .boxed()
-}
-
-fn sign_in_first(back: &str) -> Response {
-    redirect(&format!(
-        "/auth/login?next={}",
-        crate::http::session::urlencode(back)
-    ))
 }
 
 /// After a test event or a redelivery: back to the page with its notice, or the page with the
