@@ -83,5 +83,17 @@ window.DocketApp = (function () {
     });
   }
 
-  return { csrf, reason, call, flash, takeFlash, confirming };
+  // Copies the value of the text box `box` (selected first, so that it can be copied by hand
+  // when the clipboard is out of reach): whether the clipboard took it.
+  async function copy(box) {
+    box.select();
+    try {
+      await navigator.clipboard.writeText(box.value);
+      return true;
+    } catch (_) {
+      return false;
+    }
+  }
+
+  return { csrf, reason, call, flash, takeFlash, confirming, copy };
 })();

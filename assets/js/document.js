@@ -25,15 +25,7 @@
   // Copy a signing link (the box is read-only and selectable as a fallback).
   document.querySelectorAll('[data-copy]').forEach((button) => {
     button.addEventListener('click', async () => {
-      const box = document.getElementById(button.dataset.copy);
-      box.select();
-      let ok = false;
-      try {
-        await navigator.clipboard.writeText(box.value);
-        ok = true;
-      } catch (_) {
-        ok = false;
-      }
+      const ok = await app.copy(document.getElementById(button.dataset.copy));
       const result = button.closest('.recipient').querySelector('.action-result');
       if (result) {
         say(result, ok ? 'Link copied.' : 'Copy did not work here: the link is selected, press Ctrl+C (or Cmd+C).', ok ? 'success' : 'error');

@@ -54,7 +54,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     show.or(download).unify().boxed()
 }
 
-fn sign_in_first(back: &str) -> Response {
+/// The sign-in form, then `back`.
+pub(super) fn sign_in_first(back: &str) -> Response {
     redirect(&format!("/auth/login?next={}", urlencode(back)))
 }
 
