@@ -414,7 +414,9 @@ CREATE TABLE webhooks (
     grant_id    INTEGER REFERENCES oauth_grants (id) ON DELETE CASCADE,
     -- 'ZAPIER': made through a Zapier REST-hook route (v11); its payloads take the shapes
     -- Zapier's apps map
-    app         TEXT NOT NULL DEFAULT 'API' CHECK (app IN ('API', 'ZAPIER'))
+    app         TEXT NOT NULL DEFAULT 'API' CHECK (app IN ('API', 'ZAPIER')),
+    -- 0: switched off by its owner (v21): no deliveries are queued for it
+    enabled     INTEGER NOT NULL DEFAULT 1
 );
 CREATE INDEX webhooks_user ON webhooks (user_id);
 CREATE INDEX webhooks_grant ON webhooks (grant_id);
@@ -430,7 +432,8 @@ CREATE TABLE webhook_deliveries (
     last_status     INTEGER,          -- HTTP status of the last attempt
     last_error      TEXT,
     created_at      INTEGER NOT NULL,
-    delivered_at    INTEGER
+    delivered_at    INTEGER,
+    response_excerpt TEXT             -- the start of the last attempt's answer (v21)
 );
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
 CREATE INDEX webhook_deliveries_webhook ON webhook_deliveries (webhook_id, id);

@@ -56,5 +56,44 @@ window.DocketApp = (function () {
     } catch (_) { return null; }
   }
 
-  return { csrf, reason, call, flash, takeFlash };
+  // A confirmation dialog (#remove-dialog and its parts): the opener shows it with the safe
+  // choice focused; the confirm button runs `action` (async), whose error is shown in the
+  // dialog; closing it gives the focus back to the opener.
+  function confirming(action) {
+    const dialog = document.getElementById('remove-dialog');
+    const open = document.getElementById('remove-open');
+    const confirm = document.getElementById('remove-confirm');
+    const error = document.getElementById('remove-error');
+    open.addEventListener('click', () => {
+      error.hidden = true;
+      dialog.showModal();
+      document.getElementById('remove-keep').focus();
+    });
+    dialog.addEventListener('close', () => open.focus());
+    confirm.addEventListener('click', async () => {
+      confirm.disabled = true;
+      error.hidden = true;
+      try {
+        await action(confirm);
+      } catch (e) {
+        error.textContent = e.message;
+        error.hidden = false;
+        confirm.disabled = false;
+      }
+    });
+  }
+
+  // Copies the value of the text box `box` (selected first, so that it can be copied by hand
+  // when the clipboard is out of reach): whether the clipboard took it.
+  async function copy(box) {
+    box.select();
+    try {
+      await navigator.clipboard.writeText(box.value);
+      return true;
+    } catch (_) {
+      return false;
+    }
+  }
+
+  return { csrf, reason, call, flash, takeFlash, confirming, copy };
 })();

@@ -25,15 +25,7 @@
   // Copy a signing link (the box is read-only and selectable as a fallback).
   document.querySelectorAll('[data-copy]').forEach((button) => {
     button.addEventListener('click', async () => {
-      const box = document.getElementById(button.dataset.copy);
-      box.select();
-      let ok = false;
-      try {
-        await navigator.clipboard.writeText(box.value);
-        ok = true;
-      } catch (_) {
-        ok = false;
-      }
+      const ok = await app.copy(document.getElementById(button.dataset.copy));
       const result = button.closest('.recipient').querySelector('.action-result');
       if (result) {
         say(result, ok ? 'Link copied.' : 'Copy did not work here: the link is selected, press Ctrl+C (or Cmd+C).', ok ? 'success' : 'error');
@@ -88,33 +80,15 @@
   });
 
   // Cancel, delete or hide, after a confirmation.
-  const dialog = document.getElementById('remove-dialog');
-  const open = document.getElementById('remove-open');
-  const confirm = document.getElementById('remove-confirm');
-  const error = document.getElementById('remove-error');
-  open.addEventListener('click', () => {
-    error.hidden = true;
-    dialog.showModal();
-    document.getElementById('remove-keep').focus();
-  });
-  dialog.addEventListener('close', () => open.focus());
-  confirm.addEventListener('click', async () => {
-    confirm.disabled = true;
-    error.hidden = true;
-    try {
-      await app.call('DELETE', api);
-      const outcome = confirm.dataset.outcome;
-      if (outcome === 'cancelled') {
-        app.flash('The document is cancelled. Its signing links no longer work.');
-        window.location.reload();
-      } else {
-        app.flash(outcome === 'deleted' ? 'The draft was deleted.' : 'The document is hidden from your list.');
-        window.location.assign('/');
-      }
-    } catch (e) {
-      error.textContent = e.message;
-      error.hidden = false;
-      confirm.disabled = false;
+  app.confirming(async (confirm) => {
+    await app.call('DELETE', api);
+    const outcome = confirm.dataset.outcome;
+    if (outcome === 'cancelled') {
+      app.flash('The document is cancelled. Its signing links no longer work.');
+      window.location.reload();
+    } else {
+      app.flash(outcome === 'deleted' ? 'The draft was deleted.' : 'The document is hidden from your list.');
+      window.location.assign('/');
     }
   });
 })();

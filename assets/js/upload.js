@@ -1,5 +1,6 @@
 // The upload page: a PDF dropped on the zone or picked, its title taken from the file name,
-// sent to POST /api/v1/documents/upload with a progress bar; then the editor. A refused file
+// sent to POST /api/v1/documents/upload (or the form's data-endpoint, /api/v1/templates/upload)
+// with a progress bar; then the editor of what it made. A refused file
 // shows the server's own reason.
 'use strict';
 
@@ -74,7 +75,7 @@
       return;
     }
     const xhr = new XMLHttpRequest();
-    xhr.open('POST', '/api/v1/documents/upload?title=' + encodeURIComponent(title.value));
+    xhr.open('POST', form.dataset.endpoint + '?title=' + encodeURIComponent(title.value));
     xhr.setRequestHeader('Content-Type', 'application/pdf');
     xhr.setRequestHeader('X-CSRF-Token', window.DocketApp.csrf());
     progress.value = 0;
@@ -92,8 +93,8 @@
       if (xhr.status === 200) {
         progress.value = 100;
         progressText.textContent = '100%, checked';
-        const id = JSON.parse(xhr.responseText).documentId;
-        window.location.assign('/documents/' + id + '/edit');
+        const id = JSON.parse(xhr.responseText)[form.dataset.idKey];
+        window.location.assign(form.dataset.editor + id + '/edit');
         return;
       }
       progressBox.hidden = true;

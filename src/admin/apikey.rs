@@ -9,7 +9,8 @@ use crate::identity::apikeys::ApiKey;
 use crate::{core::timefmt::iso8601, core::timefmt::iso8601_opt};
 use crate::{
     identity::apikeys::manage, identity::apikeys::manage::Created,
-    identity::apikeys::manage::NewKey,
+    identity::apikeys::manage::Expiry, identity::apikeys::manage::NewKey,
+    identity::apikeys::manage::Owner,
 };
 
 #[derive(Serialize)]
@@ -47,27 +48,20 @@ pub fn run(ctx: &Ctx, cmd: ApikeyCommand) -> Result<(), CliError> {
             name,
             expires_in_days,
         } => {
-            let name = name.trim().to_string();
-            if name.is_empty() || name.chars().count() > 100 {
-                return Err(CliError {
-                    message: "--name: give 1 to 100 characters".into(),
-                    code: 2,
-                });
-            }
-            let new = NewKey {
-                owner: user,
-                name,
-                expires_in_days,
-            };
-            create(ctx, new, t)
+            let expiry = expires_in_days.map_or(Expiry::Never, Expiry::Days);
+            let new = NewKey::check(&name, expiry, t).map_err(|e| CliError {
+                message: format!("--{}", e.public_message()),
+                code: 2,
+            })?;
+            create(ctx, Owner::Email(user), new, t)
         }
         ApikeyCommand::List { user } => list(ctx, user.as_deref(), t),
         ApikeyCommand::Revoke { id } => revoke(ctx, id, t),
     }
 }
 
-fn create(ctx: &Ctx, new: NewKey, t: i64) -> Result<(), CliError> {
-    let Created { key, stored } = manage::create(&ctx.db, new, t)?;
+fn create(ctx: &Ctx, owner: Owner, new: NewKey, t: i64) -> Result<(), CliError> {
+    let Created { key, stored } = manage::create(&ctx.db, owner, new, t)?;
     #[derive(Serialize)]
     struct Out<'a> {
         id: i64,

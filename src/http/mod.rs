@@ -35,6 +35,7 @@ pub mod signing_page;
 pub mod signup;
 pub mod state;
 pub mod static_files;
+pub mod template_edit;
 pub mod templates;
 pub mod uploads;
 pub mod webhooks;

@@ -150,6 +150,7 @@ mod tests {
         ("/sign/{}/pages/{public}", "page and width"),
         // The owner's page image (`1.png`) of their document; the session is the credential.
         ("/documents/{}/pages/{public}", "page"),
+        ("/templates/{}/pages/{public}", "page"),
         // The owner's download (`original.pdf`, `signed.pdf`, `audit-log.csv`); the session
         // is the credential.
         ("/documents/{}/download/{public}", "file name"),

@@ -28,7 +28,9 @@ use crate::signing::templates::request::CreateTemplateRequest;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     template_routes(state.clone())
-        .or(part_routes(state))
+        .or(part_routes(state.clone()))
+        .unify()
+        .or(super::template_edit::routes(state))
         .unify()
         .boxed()
 }

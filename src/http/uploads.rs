@@ -1,7 +1,8 @@
 //! `PUT <uploadUrl>`: the PDF of a document or of a template, as the raw body or as the single
 //! file part of `multipart/form-data`, authorised only by the URL's signature; and `POST
-//! /api/v1/documents/upload?title=`: a new draft made from the PDF in the body in one step
-//! (the web application's upload), nothing made when the file is refused. This checks the signature, the size and the content type, and
+//! /api/v1/documents/upload?title=` (`/templates/upload`): a new draft (template) made from the
+//! PDF in the body in one step (the web application's upload), nothing made when the file is
+//! refused. This checks the signature, the size and the content type, and
 //! hands the body as a stream to `documents::attach`, which stores, checks and attaches it.
 
 use std::collections::HashMap;
@@ -21,6 +22,7 @@ use crate::http::state::AppState;
 use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
 use crate::signing::documents::request::CreateDocumentRequest;
+use crate::signing::templates::request::CreateTemplateRequest;
 use crate::signing::uploads;
 
 const PREFIX: &str = "/api/v1/uploads/";
@@ -44,7 +46,17 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(declared())
         .and(warp::body::stream())
         .then(|who: Principal, st: AppState, d, body| async move {
-            write_result(&who.clone(), create_with_file(st, who, d, body).await)
+            let r = create_with_file(st, who.clone(), d, body, Kind::Document).await;
+            write_result(&who, r)
+        });
+    let template = warp::path!("api" / "v1" / "templates" / "upload")
+        .and(warp::post())
+        .and(caller(&state, Scope::WriteDocument))
+        .and(declared())
+        .and(warp::body::stream())
+        .then(|who: Principal, st: AppState, d, body| async move {
+            let r = create_with_file(st, who.clone(), d, body, Kind::Template).await;
+            write_result(&who, r)
         });
     let put = warp::path!("api" / "v1" / "uploads" / String)
         .and(warp::put())
@@ -54,7 +66,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .then(|data_id: String, st: AppState, d, body| async move {
             json_result(upload(st, data_id, d, body).await)
         });
-    create.or(put).unify().boxed()
+    create.or(template).unify().or(put).unify().boxed()
 }
 
 /// What an upload declares besides its body: the query, the content type and length, and
@@ -112,24 +124,42 @@ where
     Ok(uploads::Uploaded::of(done))
 }
 
-/// `POST /api/v1/documents/upload?title=<title>` with the PDF as the body (as to an upload
-/// URL): a new DRAFT with its file, made only once the file is stored and checked.
+/// What an upload in one step makes.
+#[derive(Debug, Clone, Copy)]
+enum Kind {
+    Document,
+    Template,
+}
+
+/// `POST /api/v1/documents/upload?title=<title>` (or `/templates/upload`) with the PDF as the
+/// body (as to an upload URL): a new DRAFT (or template) with its file, made only once the
+/// file is stored and checked. The title is checked as the JSON create's is.
 async fn create_with_file<S, B>(
     state: AppState,
     who: Principal,
     (query, content_type, length, origin): Declared,
     body: S,
+    kind: Kind,
 ) -> Result<uploads::Uploaded, AppError>
 where
     S: Stream<Item = Result<B, warp::Error>> + Send + 'static,
     B: Buf + Send + 'static,
 {
     let title = query.get("title").cloned().unwrap_or_default();
-    let doc = serde_json::from_value::<CreateDocumentRequest>(
-        serde_json::json!({"title": title, "recipients": []}),
-    )
-    .map_err(|e| AppError::bad_request(e.to_string()))?
-    .validate()?;
+    let shape = serde_json::json!({"title": title, "recipients": []});
+    let invalid = |e: serde_json::Error| AppError::bad_request(e.to_string());
+    let doc = match kind {
+        Kind::Document => uploads::New::Document(
+            serde_json::from_value::<CreateDocumentRequest>(shape)
+                .map_err(invalid)?
+                .validate()?,
+        ),
+        Kind::Template => uploads::New::Template(
+            serde_json::from_value::<CreateTemplateRequest>(shape)
+                .map_err(invalid)?
+                .validate()?,
+        ),
+    };
     let max = state.config.max_upload_bytes;
     within(length, max)?;
     let bytes = body_of(content_type.as_deref(), body)?;

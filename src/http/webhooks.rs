@@ -1,5 +1,5 @@
-//! The webhook API under `/api/v1/webhooks`: thin handlers over
-//! `crate::outbox::webhooks`. Same credentials and errors as the document API; another user's webhook
+//! The webhook API under `/api/v1/webhooks`: thin handlers over `crate::integrations::webhooks`
+//! (create, list, read, change, delete, the delivery log, a test event, a redelivery). Same credentials and errors as the document API; another user's webhook
 //! is a 404. A webhook is a way to read documents, so every call needs READ_DOCUMENT; one made
 //! with an OAuth access token belongs to that app's grant, and the app sees only its own.
 
@@ -15,8 +15,11 @@ use crate::http::state::AppState;
 use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
 use crate::integrations::answers::{DeliveryList, WebhookAdded, WebhookList, WebhookRemoved};
-use crate::integrations::request::CreateWebhookRequest;
+use crate::integrations::request::{
+    CreateWebhookRequest, TestWebhookRequest, UpdateWebhookRequest,
+};
 use crate::integrations::webhooks as manage;
+use crate::outbox::webhooks::store::{Delivery, Webhook};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let s = {
@@ -46,6 +49,32 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(who())
         .and(s())
         .then(|id, w, st| async move { json_result(deliveries(st, w, id).await) });
+    let get = warp::path!("api" / "v1" / "webhooks" / i64)
+        .and(warp::get())
+        .and(who())
+        .and(s())
+        .then(
+            |id, w, st: AppState| async move { json_result(manage::get(&st.ctx(), &w, id).await) },
+        );
+    let patch = warp::path!("api" / "v1" / "webhooks" / i64)
+        .and(warp::patch())
+        .and(who())
+        .and(super::body::object::<UpdateWebhookRequest>())
+        .and(s())
+        .then(|id, w, b, st| async move { json_result(update(st, w, id, b).await) });
+    let test = warp::path!("api" / "v1" / "webhooks" / i64 / "test")
+        .and(warp::post())
+        .and(who())
+        .and(super::body::optional_json::<TestWebhookRequest>())
+        .and(s())
+        .then(|id, w, b, st| async move { json_result(send_test(st, w, id, b).await) });
+    let redeliver = warp::path!("api" / "v1" / "webhooks" / i64 / "deliveries" / i64 / "redeliver")
+        .and(warp::post())
+        .and(who())
+        .and(s())
+        .then(|id, d, w, st: AppState| async move {
+            json_result(manage::redeliver(&st.ctx(), &w, id, d).await)
+        });
     create
         .or(list)
         .unify()
@@ -53,7 +82,37 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .unify()
         .or(deliveries)
         .unify()
+        .or(get)
+        .unify()
+        .or(patch)
+        .unify()
+        .or(test)
+        .unify()
+        .or(redeliver)
+        .unify()
         .boxed()
+}
+
+/// `PATCH /api/v1/webhooks/{id}`.
+async fn update(
+    state: AppState,
+    who: Principal,
+    id: i64,
+    body: UpdateWebhookRequest,
+) -> Result<Webhook, AppError> {
+    let change = body.validate()?;
+    manage::update(&state.ctx(), &who, id, change).await
+}
+
+/// `POST /api/v1/webhooks/{id}/test`.
+async fn send_test(
+    state: AppState,
+    who: Principal,
+    id: i64,
+    body: TestWebhookRequest,
+) -> Result<Delivery, AppError> {
+    let event = body.validate()?;
+    manage::send_test(&state.ctx(), &who, id, event).await
 }
 
 /// `POST /api/v1/webhooks`: the secret is in this response only.

@@ -5,6 +5,7 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use crate::core::error::AppError;
+use crate::outbox::webhooks::store::Change;
 use crate::signing::documents::check::Check;
 use crate::{core::lenient::Given, core::lenient::Int};
 use crate::{
@@ -42,30 +43,8 @@ impl CreateWebhookRequest {
     /// The endpoint to store (its secret given or generated): 400 listing every problem.
     pub fn validate(&self) -> Result<NewWebhook, AppError> {
         let mut c = Check::new();
-        let url = match c.given(&self.url, "url", "must be a string") {
-            Some(s) => check_url(s).map_err(|m| c.fail("url", m)).ok(),
-            None if self.url.is_absent() => {
-                c.fail("url", "required");
-                None
-            }
-            None => None,
-        };
-        let mut events: Vec<Event> = Vec::new();
-        match &self.events {
-            Given::Valid(items) if !items.is_empty() => {
-                let message = format!("must be one of {}", Event::names().join(", "));
-                for (i, e) in items.iter().enumerate() {
-                    match e.valid() {
-                        Some(event) if !events.contains(event) => events.push(*event),
-                        Some(_) => {}
-                        None => c.fail(format!("events[{i}]"), message.clone()),
-                    }
-                }
-            }
-            Given::Valid(_) => c.fail("events", "give at least one event"),
-            Given::Absent | Given::Null => c.fail("events", "required"),
-            Given::Invalid(_) => c.fail("events", "must be an array of event names"),
-        }
+        let url = url(&mut c, &self.url, true);
+        let events = event_list(&mut c, &self.events, true).unwrap_or_default();
         let secret = match c.given(&self.secret, "secret", "must be a string") {
             Some(s) if (1..=256).contains(&s.chars().count()) && s.trim() == s => Some(s.clone()),
             Some(_) => {
@@ -88,6 +67,106 @@ impl CreateWebhookRequest {
                 .finish(())
                 .and(Err(AppError::bad_request("invalid webhook"))),
         }
+    }
+}
+
+/// The member `url`: an absolute http(s) URL (`check_url`); absent is `None`, and a problem
+/// when `required`.
+fn url(c: &mut Check, given: &Given<String>, required: bool) -> Option<String> {
+    match c.given(given, "url", "must be a string") {
+        Some(s) => check_url(s).map_err(|m| c.fail("url", m)).ok(),
+        None if given.is_absent() && required => {
+            c.fail("url", "required");
+            None
+        }
+        None => None,
+    }
+}
+
+/// The member `events`: at least one known event, each once; absent is `None`, and a problem
+/// when `required`.
+fn event_list(
+    c: &mut Check,
+    given: &Given<Vec<Given<Event>>>,
+    required: bool,
+) -> Option<Vec<Event>> {
+    let mut events: Vec<Event> = Vec::new();
+    match given {
+        Given::Valid(items) if !items.is_empty() => {
+            let message = format!("must be one of {}", Event::names().join(", "));
+            for (i, e) in items.iter().enumerate() {
+                match e.valid() {
+                    Some(event) if !events.contains(event) => events.push(*event),
+                    Some(_) => {}
+                    None => c.fail(format!("events[{i}]"), message.clone()),
+                }
+            }
+        }
+        Given::Valid(_) => c.fail("events", "give at least one event"),
+        Given::Absent if !required => return None,
+        Given::Absent => c.fail("events", "required"),
+        Given::Null if required => c.fail("events", "required"),
+        Given::Null | Given::Invalid(_) => c.fail("events", "must be an array of event names"),
+    }
+    Some(events)
+}
+
+/// `PATCH /api/v1/webhooks/{id}`: what changes; a member left out stays as it is.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[schema(as = WebhookPatch, example = json!({"events": ["DOCUMENT_COMPLETED"], "enabled": false}))]
+pub struct UpdateWebhookRequest {
+    /// An absolute http or https URL, never an internal address.
+    #[serde(default)]
+    #[schema(value_type = Option<String>, max_length = 2048)]
+    pub url: Given<String>,
+    #[serde(default)]
+    #[schema(value_type = Option<Vec<Event>>, min_items = 1)]
+    pub events: Given<Vec<Given<Event>>>,
+    /// `false` switches the webhook off: no deliveries are queued for it until it is on again.
+    #[serde(default)]
+    #[schema(value_type = Option<bool>)]
+    pub enabled: Given<bool>,
+}
+
+impl UpdateWebhookRequest {
+    /// The change to make: 400 listing every problem.
+    pub fn validate(&self) -> Result<Change, AppError> {
+        let mut c = Check::new();
+        let change = Change {
+            url: url(&mut c, &self.url, false),
+            events: event_list(&mut c, &self.events, false),
+            enabled: c.flag(&self.enabled, "enabled"),
+        };
+        if matches!(self.url, Given::Null) {
+            c.fail("url", "must be a string");
+        }
+        if matches!(self.enabled, Given::Null) {
+            c.fail("enabled", "must be true or false");
+        }
+        c.finish(change)
+    }
+}
+
+/// `POST /api/v1/webhooks/{id}/test`: which event the test delivery carries (one the webhook
+/// subscribes to; its first when left out).
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[schema(as = WebhookTestInput, example = json!({"event": "DOCUMENT_SIGNED"}))]
+pub struct TestWebhookRequest {
+    #[serde(default)]
+    #[schema(value_type = Option<Event>)]
+    pub event: Given<Event>,
+}
+
+impl TestWebhookRequest {
+    /// The event asked for, if any: 400 when it is not an event's name.
+    pub fn validate(&self) -> Result<Option<Event>, AppError> {
+        let mut c = Check::new();
+        let message = format!("must be one of {}", Event::names().join(", "));
+        let event = c.given(&self.event, "event", &message).copied();
+        if matches!(self.event, Given::Null) {
+            c.fail("event", message);
+        }
+        c.finish(event)
     }
 }
 
@@ -215,6 +294,32 @@ mod tests {
         ] {
             let e = create(bad.clone()).unwrap_err();
             assert_eq!(e.status(), 400, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_patch_names_what_changes_and_refuses_what_is_wrong() {
+        let patch = |body: serde_json::Value| {
+            from_slice::<crate::core::lenient::Object<UpdateWebhookRequest>>(
+                body.to_string().as_bytes(),
+            )
+            .and_then(|r| r.0.validate())
+        };
+        assert_eq!(patch(serde_json::json!({})).unwrap(), Change::default());
+        let change =
+            patch(serde_json::json!({"enabled": false, "events": ["DOCUMENT_SIGNED"]})).unwrap();
+        assert_eq!(change.enabled, Some(false));
+        assert_eq!(change.events, Some(vec![Event::DocumentSigned]));
+        assert_eq!(change.url, None);
+        for bad in [
+            serde_json::json!({"url": "ftp://h/"}),
+            serde_json::json!({"url": null}),
+            serde_json::json!({"events": []}),
+            serde_json::json!({"events": null}),
+            serde_json::json!({"enabled": "yes"}),
+            serde_json::json!({"enabled": null}),
+        ] {
+            assert_eq!(patch(bad.clone()).unwrap_err().status(), 400, "{bad}");
         }
     }
 }

@@ -1,15 +1,17 @@
-//! The webhook use cases of the API: register (the secret sealed at rest, shown once), list,
-//! delete and read an endpoint's deliveries. One made with an OAuth access token belongs to that
+//! The webhook use cases of the API and of the settings pages: register (the secret sealed at
+//! rest, shown once), list, read, change (URL, events, on or off), delete, read an endpoint's
+//! deliveries, send a test event and deliver one again. One made with an OAuth access token belongs to that
 //! app's grant, and the app sees only its own (`store::Visible`).
 
 use super::request::NewWebhook;
 use crate::core::context::Context;
 use crate::core::crypto::SecretBox;
 use crate::core::db::now;
-use crate::core::error::AppError;
+use crate::core::error::{AppError, FieldError};
 use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
-use crate::outbox::webhooks::Event;
+use crate::outbox::webhooks::store::Change;
+use crate::outbox::webhooks::{Event, log};
 use crate::{
     outbox::webhooks::store, outbox::webhooks::store::App, outbox::webhooks::store::Delivery,
     outbox::webhooks::store::NewEndpoint, outbox::webhooks::store::Visible,
@@ -120,4 +122,99 @@ pub async fn deliveries(
             store::deliveries(c, id, DELIVERIES_SHOWN)
         })
         .await
+}
+
+/// Endpoint `id` as `who` sees it, or a 404.
+pub async fn get(ctx: &Context, who: &Principal, id: i64) -> Result<Webhook, AppError> {
+    let who = visible(who);
+    ctx.db.read(move |c| store::owned(c, who, id)).await
+}
+
+/// Changes the endpoint's URL, events or state (the events need the scopes a new endpoint's
+/// would); the endpoint as it is now.
+pub async fn update(
+    ctx: &Context,
+    who: &Principal,
+    id: i64,
+    change: Change,
+) -> Result<Webhook, AppError> {
+    for event in change.events.iter().flatten() {
+        who.require(scope_for(*event))?;
+    }
+    let who = visible(who);
+    ctx.db
+        .write(move |tx| store::update(tx, who, id, &change))
+        .await
+}
+
+/// Queues a test delivery of `event` (one the endpoint subscribes to; its first when `None`)
+/// with a payload that names nothing real; the delivery, still pending. A switched-off
+/// endpoint is a 400: it takes no deliveries.
+pub async fn send_test(
+    ctx: &Context,
+    who: &Principal,
+    id: i64,
+    event: Option<Event>,
+) -> Result<Delivery, AppError> {
+    let visible = visible(who);
+    let hook = ctx.db.read(move |c| store::owned(c, visible, id)).await?;
+    let event = match event {
+        Some(e) if hook.events.contains(&e) => e,
+        Some(e) => {
+            return Err(AppError::validation(vec![FieldError::new(
+                "event",
+                format!("this webhook does not subscribe to {}", e.as_str()),
+            )]));
+        }
+        None => *hook
+            .events
+            .first()
+            .ok_or_else(|| AppError::internal("no events"))?,
+    };
+    who.require(scope_for(event))?;
+    require_enabled(&hook)?;
+    let delivery = ctx
+        .db
+        .write(move |tx| {
+            let t = now();
+            let body = crate::outbox::webhooks::test_body(event, t, &hook.url).to_string();
+            let queued = store::insert_delivery(tx, id, event, &body, t)?;
+            log::get(tx, id, queued)
+        })
+        .await?;
+    ctx.workers.webhooks.wake();
+    Ok(delivery)
+}
+
+/// Queues delivery `delivery` of endpoint `id` again (the same event and body, as a new
+/// delivery); the new delivery, still pending. 404 for another user's endpoint or delivery.
+pub async fn redeliver(
+    ctx: &Context,
+    who: &Principal,
+    id: i64,
+    delivery: i64,
+) -> Result<Delivery, AppError> {
+    let who = visible(who);
+    let queued = ctx
+        .db
+        .write(move |tx| {
+            let hook = store::owned(tx, who, id)?;
+            log::get(tx, id, delivery)?;
+            require_enabled(&hook)?;
+            let queued = log::redeliver(tx, id, delivery, now())?;
+            log::get(tx, id, queued)
+        })
+        .await?;
+    ctx.workers.webhooks.wake();
+    Ok(queued)
+}
+
+/// A switched-off endpoint takes no deliveries.
+fn require_enabled(hook: &Webhook) -> Result<(), AppError> {
+    if hook.enabled {
+        return Ok(());
+    }
+    Err(AppError::wrong_state(
+        "this webhook is switched off; switch it on to send it deliveries",
+    ))
 }

@@ -137,14 +137,22 @@ pub async fn receive(
     })
 }
 
-/// `POST /api/v1/documents/upload`: a new DRAFT titled `doc`'s title whose file is `bytes` (at
-/// most `max`). The file is stored and checked first; only then are the document, its file,
-/// its audit rows (CREATED, UPLOADED) and DOCUMENT_CREATED written, in one transaction. A
-/// refused file leaves nothing behind: no document, no blob, no temp file.
+/// What `create_with_file` makes around the file: a document (a DRAFT) or a template.
+#[derive(Debug, Clone)]
+pub enum New {
+    Document(crate::signing::documents::CreateDocument),
+    Template(crate::signing::templates::CreateTemplate),
+}
+
+/// `POST /api/v1/documents/upload` and `POST /api/v1/templates/upload`: a new DRAFT document
+/// (or template) titled `new`'s title whose file is `bytes` (at most `max`). The file is stored
+/// and checked first; only then is the row written with its file (a document also with its
+/// audit rows, CREATED and UPLOADED, and DOCUMENT_CREATED), in one transaction. A refused file
+/// leaves nothing behind: no row, no blob, no temp file.
 pub async fn create_with_file(
     ctx: &Context,
     who: &crate::identity::principal::Principal,
-    doc: crate::signing::documents::CreateDocument,
+    new: New,
     bytes: Body,
     max: u64,
     origin: crate::signing::documents::audit::Origin,
@@ -155,20 +163,31 @@ pub async fn create_with_file(
     let data_id = crate::signing::documents::new_data_id();
     let result = ctx
         .db
-        .write(move |tx| {
-            let owner = crate::signing::documents::audit::owner_email(tx, user)?;
-            let actor = origin.actor(&owner, None);
-            let view = crate::signing::documents::manage::insert_draft(
-                tx, user, &doc, &data_id, &actor, &app,
-            )?;
-            attach_to_document(tx, view.id, (&blob, &sizes, pages), &actor)?;
-            Ok(view.id)
+        .write(move |tx| match new {
+            New::Document(doc) => {
+                let owner = crate::signing::documents::audit::owner_email(tx, user)?;
+                let actor = origin.actor(&owner, None);
+                let view = crate::signing::documents::manage::insert_draft(
+                    tx, user, &doc, &data_id, &actor, &app,
+                )?;
+                attach_to_document(tx, view.id, (&blob, &sizes, pages), &actor)?;
+                Ok(Target::Document(view.id))
+            }
+            New::Template(t) => {
+                let tier = crate::identity::users::store::tier(tx, user)?;
+                crate::signing::documents::check_tier(&t.auth_options, &t.recipients, tier)?;
+                let id = templates::insert(tx, user, &t, &data_id, now())?;
+                templates::set_file(tx, id, &blob, &sizes, now())?;
+                Ok(Target::Template(id))
+            }
         })
         .await;
-    let id = kept_if(ctx, &stored, result).await?;
-    ctx.workers.webhooks.wake();
+    let target = kept_if(ctx, &stored, result).await?;
+    if matches!(target, Target::Document(_)) {
+        ctx.workers.webhooks.wake();
+    }
     Ok(Attached {
-        target: Target::Document(id),
+        target,
         pages,
         size: stored.size,
         sha256: stored.sha256,

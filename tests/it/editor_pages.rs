@@ -5,23 +5,7 @@ use serde_json::json;
 
 use crate::support::TestApp;
 use crate::support::api::{create_api_key, fixture};
-use crate::support::login::{PASSWORD, add_account, sign_in};
-
-/// GET `path` with `cookie`: the status, the Location header and the body.
-async fn get(app: &TestApp, path: &str, cookie: Option<&str>) -> (u16, String, String) {
-    let mut req = app.client.get(app.url(path));
-    if let Some(c) = cookie {
-        req = req.header("cookie", c);
-    }
-    let resp = req.send().await.unwrap();
-    let status = resp.status().as_u16();
-    let location = resp
-        .headers()
-        .get("location")
-        .map(|l| l.to_str().unwrap().to_string())
-        .unwrap_or_default();
-    (status, location, resp.text().await.unwrap())
-}
+use crate::support::login::{PASSWORD, add_account, page as get, sign_in};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_draft_s_editor_is_its_owner_s_and_only_while_it_is_a_draft() {

@@ -5,7 +5,7 @@
 
 import { finishBeforeLeaving, showError, status } from './api.js';
 import { createCanvas, geometry } from './canvas.js';
-import { colourOf, nameOf, ordered, swatch } from './people.js';
+import { colourOf, describe, nameOf, ordered, swatch } from './people.js';
 import { propertiesPanel, TYPE_LABELS } from './properties.js';
 import { undoStack } from './undo.js';
 
@@ -29,7 +29,7 @@ export async function init(subjectApi, context) {
   if (!ctx.sizes.length || !recipients.length) return missing(!ctx.sizes.length);
   undo = undoStack(document.getElementById('undo'), (err) => { status(''); showError(err); });
   const who = document.getElementById('field-recipient');
-  for (const r of recipients) who.add(new Option(`${nameOf(r)} (${r.email})`, r.id));
+  for (const r of recipients) who.add(new Option(describe(r), r.id));
   legend();
   canvas = createCanvas(document.getElementById('pages'), {
     sizes: ctx.sizes,
@@ -60,9 +60,10 @@ function missing(noFile) {
   p.className = 'alert';
   const a = document.createElement('a');
   if (noFile) {
-    p.textContent = 'This document has no PDF yet: upload it before placing fields. ';
-    a.href = '/documents/new';
-    a.textContent = 'Upload a PDF';
+    const template = ctx.kind === 'template';
+    p.textContent = `This ${template ? 'template' : 'document'} has no PDF yet: upload it before placing fields. `;
+    a.href = template ? '/templates/new' : '/documents/new';
+    a.textContent = template ? 'Start a template from a PDF' : 'Upload a PDF';
   } else {
     p.textContent = 'Fields belong to recipients: add one first. ';
     a.href = `${ctx.edit}?step=recipients`;

@@ -6,7 +6,8 @@ import { subject, showError } from './api.js';
 const root = document.getElementById('editor');
 const ctx = {
   root,
-  api: subject(root.dataset.api),
+  api: subject(root.dataset.api, root.dataset.kind),
+  kind: root.dataset.kind,
   pages: root.dataset.pages,
   sizes: (root.dataset.sizes || '').split(' ').filter(Boolean).map((s) => s.split('x').map(Number)),
   edit: root.dataset.edit,

@@ -26,8 +26,28 @@ export function colourOf(recipients, id) {
   return COLOURS[(i < 0 ? 0 : i) % COLOURS.length];
 }
 
+// The number of a template recipient's placeholder address (recipient.2@placeholder.docket.invalid),
+// or null for a real address.
+export function placeholderNumber(r) {
+  const m = /^recipient\.(\d+)@placeholder\.docket\.invalid$/i.exec((r && r.email) || '');
+  return m ? Number(m[1]) : null;
+}
+
+// The address to show: none for a placeholder.
+export function emailOf(r) {
+  return placeholderNumber(r) === null ? r.email : '';
+}
+
 export function nameOf(r) {
-  return r ? (r.name || r.email) : 'Unknown recipient';
+  if (!r) return 'Unknown recipient';
+  const n = placeholderNumber(r);
+  return r.name || (n === null ? r.email : `Recipient ${n}`);
+}
+
+// The recipient with their address when they have one: "Ann (ann@example.com)".
+export function describe(r) {
+  const email = emailOf(r);
+  return email ? `${nameOf(r)} (${email})` : nameOf(r);
 }
 
 // A small coloured mark for recipient `r`.

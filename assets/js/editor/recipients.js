@@ -3,7 +3,7 @@
 // recipient's signingOrder), added and removed through the API's recipient routes.
 
 import { finishBeforeLeaving, showError, status } from './api.js';
-import { ROLES, colourOf, ordered, swatch } from './people.js';
+import { ROLES, colourOf, emailOf, nameOf, ordered, swatch } from './people.js';
 import * as problems from './problems.js';
 import { dragToReorder } from './reorder.js';
 
@@ -11,12 +11,14 @@ const ACCESS = { ACCOUNT: 'Signed in to an account with their address', TWO_FACT
 const ACTION = { '': 'As the document says', ACCOUNT: 'Their account', PASSKEY: 'A passkey', TWO_FACTOR_AUTH: 'An authenticator code', PASSWORD: 'Their account password', EXPLICIT_NONE: 'Nothing more than the link' };
 
 let api;
+let template = false;
 let list = [];
 // The changes being saved, one after the other.
 let saving = Promise.resolve(true);
 
-export async function init(subjectApi) {
+export async function init(subjectApi, ctx) {
   api = subjectApi;
+  template = ctx.kind === 'template';
   const doc = await api.load();
   list = ordered(doc.recipients);
   render();
@@ -58,7 +60,7 @@ async function add(form) {
       problems.place(form, err.details);
       throw err;
     }
-  }, `${body.name || body.email} added.`);
+  }, `${body.name || body.email || 'A recipient'} added.`);
   if (ok) {
     form.reset();
     render();
@@ -78,7 +80,7 @@ async function move(from, to) {
     for (const [i, x] of list.entries()) {
       if (x.signingOrder !== i + 1) Object.assign(x, await api.patchRecipient(x.id, { signingOrder: i + 1 }));
     }
-  }, `${r.name || r.email} is now number ${to + 1} of ${list.length}.`);
+  }, `${nameOf(r)} is now number ${to + 1} of ${list.length}.`);
 }
 
 async function change(r, body) {
@@ -86,8 +88,8 @@ async function change(r, body) {
 }
 
 async function remove(r) {
-  if (!window.confirm(`Remove ${r.name || r.email} and their fields?`)) return;
-  const ok = await guarded(() => api.deleteRecipient(r.id), `${r.name || r.email} removed.`);
+  if (!window.confirm(`Remove ${nameOf(r)} and their fields?`)) return;
+  const ok = await guarded(() => api.deleteRecipient(r.id), `${nameOf(r)} removed.`);
   if (ok) {
     list = list.filter((x) => x !== r);
     render();
@@ -123,13 +125,13 @@ function item(r, i) {
   handle.type = 'button';
   handle.className = 'handle button ghost small';
   handle.textContent = '⠿';
-  handle.setAttribute('aria-label', `Drag to reorder ${r.name || r.email}, number ${i + 1}`);
+  handle.setAttribute('aria-label', `Drag to reorder ${nameOf(r)}, number ${i + 1}`);
   handle.addEventListener('keydown', (e) => {
     if (e.key === 'ArrowUp') { e.preventDefault(); move(i, i - 1); }
     if (e.key === 'ArrowDown') { e.preventDefault(); move(i, i + 1); }
   });
   const title = document.createElement('strong');
-  title.append(swatch(list, r), ` ${i + 1}. ${r.name || r.email}`);
+  title.append(swatch(list, r), ` ${i + 1}. ${nameOf(r)}`);
   const actions = document.createElement('div');
   actions.className = 'row recipient-actions';
   const mk = (text, cls, label, fn, disabled) => {
@@ -142,7 +144,7 @@ function item(r, i) {
     b.addEventListener('click', fn);
     return b;
   };
-  const who = r.name || r.email;
+  const who = nameOf(r);
   actions.append(
     mk('Move up', 'secondary move-up', `Move up ${who}`, () => move(i, i - 1), i === 0),
     mk('Move down', 'secondary move-down', `Move down ${who}`, () => move(i, i + 1), i === list.length - 1),
@@ -152,7 +154,8 @@ function item(r, i) {
   const grid = document.createElement('div');
   grid.className = 'grid-3';
   const [nameW] = control('input', { id: `r${r.id}-name`, type: 'text', value: r.name, maxLength: 200 }, 'Name', (el) => change(r, { name: el.value.trim() }));
-  const [mailW] = control('input', { id: `r${r.id}-email`, type: 'email', value: r.email, maxLength: 254 }, 'E-mail', (el) => change(r, { email: el.value.trim() }));
+  const placeholder = template ? 'Given when the template is used' : '';
+  const [mailW] = control('input', { id: `r${r.id}-email`, type: 'email', value: emailOf(r), maxLength: 254, placeholder }, template ? 'E-mail (optional)' : 'E-mail', (el) => change(r, { email: el.value.trim() }));
   const [roleW, role] = control('select', { id: `r${r.id}-role` }, 'Role', (el) => change(r, { role: el.value }));
   options(role, ROLES, r.role);
   grid.append(nameW, mailW, roleW);

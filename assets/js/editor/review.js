@@ -4,7 +4,7 @@
 // that fixes it.
 
 import { showError, status } from './api.js';
-import { ROLES, nameOf, ordered, swatch } from './people.js';
+import { ROLES, emailOf, nameOf, ordered, swatch } from './people.js';
 import { TYPE_LABELS } from './properties.js';
 
 let api; let ctx; let doc;
@@ -28,12 +28,13 @@ function render() {
   const root = document.getElementById('review');
   const m = doc.meta;
   const settings = el('dl', 'summary');
+  const template = ctx.kind === 'template';
   const facts = [
     ['Title', doc.title],
     ['Signing order', m.signingOrder === 'SEQUENTIAL' ? 'One after the other' : 'All at once'],
-    ['Links', m.distributionMethod === 'NONE' ? 'You hand them out (no e-mail to recipients)' : 'E-mailed by Docket'],
     ['E-mail subject', m.subject || 'The default subject'],
   ];
+  if (!template) facts.splice(2, 0, ['Links', m.distributionMethod === 'NONE' ? 'You hand them out (no e-mail to recipients)' : 'E-mailed by Docket']);
   for (const [k, v] of facts) settings.append(el('dt', '', k), el('dd', '', v));
   settings.dataset.path = 'meta';
   const settingsBox = el('section', 'stack tight');
@@ -47,7 +48,7 @@ function render() {
     const li = el('li', 'review-recipient');
     li.dataset.path = `recipients[${doc.recipients.indexOf(r)}]`;
     const head = el('p', 'review-who');
-    head.append(swatch(doc.recipients, r), ` ${nameOf(r)} `, el('span', 'muted small', `${r.email} · ${ROLES[r.role] || r.role}`));
+    head.append(swatch(doc.recipients, r), ` ${nameOf(r)} `, el('span', 'muted small', `${emailOf(r) || 'E-mail given when used'} · ${ROLES[r.role] || r.role}`));
     const mine = doc.fields.filter((f) => f.recipientId === r.id);
     const counts = {};
     for (const f of mine) counts[f.type] = (counts[f.type] || 0) + 1;
@@ -65,7 +66,7 @@ function render() {
     box.setAttribute('role', 'note');
     const ul = el('ul', 'review-notes');
     for (const n of notes) ul.append(el('li', '', n));
-    box.append(el('p', '', 'Before you send:'), ul);
+    box.append(el('p', '', template ? 'Before you save:' : 'Before you send:'), ul);
     root.replaceChildren(box, settingsBox, people);
   } else {
     root.replaceChildren(settingsBox, people);
@@ -75,7 +76,7 @@ function render() {
 // What the sender may want to know; never a rule (the API says what refuses a send).
 function warnings() {
   const notes = [];
-  if (doc.meta.distributionMethod === 'NONE') {
+  if (ctx.kind !== 'template' && doc.meta.distributionMethod === 'NONE') {
     notes.push('Recipients get no e-mail: after sending, copy each signing link from the document page and hand it out.');
   }
   const idle = doc.recipients.filter((r) => r.role !== 'CC' && r.role !== 'VIEWER' && !doc.fields.some((f) => f.recipientId === r.id));
@@ -113,7 +114,7 @@ function fixFor(path) {
 function show(err) {
   const box = document.getElementById('send-problems');
   document.querySelectorAll('.review-problem').forEach((p) => p.remove());
-  box.replaceChildren(el('p', '', `Not sent: ${err.message}`));
+  box.replaceChildren(el('p', '', `${ctx.kind === 'template' ? 'Not saved' : 'Not sent'}: ${err.message}`));
   for (const d of err.details) {
     const field = /^fields\[(\d+)\]/.exec(d.path);
     let path = d.path;
@@ -133,12 +134,13 @@ function show(err) {
 async function send() {
   if (!doc) return;
   const button = document.getElementById('send');
+  const template = ctx.kind === 'template';
   button.disabled = true;
   showError(null);
-  status('Sending…');
+  status(template ? 'Saving…' : 'Sending…');
   try {
     await api.send();
-    status('Sent.');
+    status(template ? 'Template saved.' : 'Sent.');
     window.location.href = ctx.done;
   } catch (err) {
     status('');

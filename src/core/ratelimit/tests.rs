@@ -160,6 +160,8 @@ fn on_postgres_a_database_of_the_version_before_gains_the_table() {
                      bookings_counted_fn, bookings_uncounted_fn, bookings_recounted_fn CASCADE;
                  DROP INDEX documents_listed, documents_listed_status, bookings_user_status;
                  DROP INDEX documents_changed, documents_changed_status, recipients_awaiting;
+                 ALTER TABLE webhooks DROP COLUMN enabled;
+                 ALTER TABLE webhook_deliveries DROP COLUMN response_excerpt;
                  DROP TABLE account_links;
                  UPDATE docket_schema SET version = 14",
             )?)

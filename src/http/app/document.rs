@@ -54,7 +54,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     show.or(download).unify().boxed()
 }
 
-fn sign_in_first(back: &str) -> Response {
+/// The sign-in form, then `back`.
+pub(super) fn sign_in_first(back: &str) -> Response {
     redirect(&format!("/auth/login?next={}", urlencode(back)))
 }
 
@@ -146,8 +147,9 @@ struct DocumentPage {
 }
 
 impl DocumentPage {
-    fn page_alt(&self, n: &usize) -> String {
-        format!("Page {n} of {}", self.pages.len())
+    /// Where its page images are: `/documents/{id}`.
+    fn pages_base(&self) -> String {
+        format!("/documents/{}", self.id)
     }
 }
 
@@ -243,7 +245,7 @@ fn removal(s: Status) -> (&'static str, &'static str, &'static str) {
     }
 }
 
-fn role_name(r: Role) -> &'static str {
+pub fn role_name(r: Role) -> &'static str {
     match r {
         Role::Signer => "Signer",
         Role::Approver => "Approver",

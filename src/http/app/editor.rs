@@ -2,7 +2,8 @@
 //! document, one server-rendered shell per step; the step's script (`assets/js/editor/`) calls
 //! `/api/v1` with the session. Another status goes to the document page; another user's
 //! document is the 404 page. What is the document's own (its API path, its pages) is gathered
-//! in `Subject`, so that templates can reuse the editor with their own.
+//! in `Subject`: `GET /templates/{id}/edit` is the same editor over a template (its recipients
+//! may be placeholders, and its last step saves instead of sending).
 
 use std::collections::HashMap;
 
@@ -14,15 +15,27 @@ use warp::reply::Response;
 use super::editor_form::{FieldKind, SettingsForm};
 use super::nav::{Nav, Section};
 use crate::core::error::AppError;
-use crate::core::ids::DocumentId;
+use crate::core::ids::{DocumentId, TemplateId};
 use crate::http::reply::{Format, error_response, page, redirect};
 use crate::http::session::{SignedIn, optional, urlencode};
 use crate::http::state::AppState;
 use crate::identity::principal::Principal;
 use crate::signing::documents::{DocumentView, Status, manage, preview};
+use crate::signing::templates;
+
+/// What the editor edits.
+#[derive(Debug, Clone, Copy)]
+enum Edited {
+    Document(DocumentId),
+    Template(TemplateId),
+}
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    warp::path!("documents" / DocumentId / "edit")
+    let documents = warp::path!("documents" / DocumentId / "edit").map(Edited::Document);
+    let templates = warp::path!("templates" / TemplateId / "edit").map(Edited::Template);
+    documents
+        .or(templates)
+        .unify()
         .and(warp::get())
         .and(warp::query::<HashMap<String, String>>())
         .and(optional(&state))
@@ -106,8 +119,46 @@ pub struct Subject {
     pub pages: String,
     /// Each page's `width x height` in points, space separated (`612x792 595x842`).
     pub page_sizes: String,
-    /// Where Send leads (the document page).
+    /// Where Send (or Save template) leads: the document's (template's) page.
     pub done_path: String,
+    /// A template: recipients may be placeholders, and the last step saves.
+    pub template: bool,
+}
+
+impl Subject {
+    /// What step `s` is called here.
+    pub fn label(&self, s: impl StepRef) -> &'static str {
+        match s.step() {
+            Step::Review if self.template => "Review and save",
+            s => s.label(),
+        }
+    }
+}
+
+/// A step, however many references away (the pages' loops hand out `&&Step`).
+pub trait StepRef {
+    fn step(&self) -> Step;
+}
+
+impl StepRef for Step {
+    fn step(&self) -> Step {
+        *self
+    }
+}
+
+impl<T: StepRef + ?Sized> StepRef for &T {
+    fn step(&self) -> Step {
+        (**self).step()
+    }
+}
+
+/// `[w, h]` page sizes as `#editor` carries them: `612x792 595x842`.
+fn sizes_attr(sizes: &[[f64; 2]]) -> String {
+    sizes
+        .iter()
+        .map(|[w, h]| format!("{w}x{h}"))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[derive(Template)]
@@ -124,38 +175,53 @@ struct EditorPage {
 async fn editor(
     state: AppState,
     who: Option<SignedIn>,
-    id: DocumentId,
+    edited: Edited,
     step: Step,
 ) -> Result<Response, AppError> {
-    let here = format!("/documents/{id}/edit?step={}", step.slug());
+    let base = match edited {
+        Edited::Document(id) => format!("/documents/{id}"),
+        Edited::Template(id) => format!("/templates/{id}"),
+    };
+    let here = format!("{base}/edit?step={}", step.slug());
     let Some((session, user)) = who else {
         return Ok(redirect(&format!("/auth/login?next={}", urlencode(&here))));
     };
     let ctx = state.ctx();
     let principal = Principal::browser(user.id);
-    let doc: DocumentView = manage::get(&ctx, &principal, id).await?;
-    if doc.status != Status::Draft {
-        return Ok(redirect(&format!("/documents/{id}")));
-    }
-    let sizes = preview::page_sizes(&ctx, &principal, id).await?;
-    let subject = Subject {
-        title: doc.title.clone(),
-        edit_path: format!("/documents/{id}/edit"),
-        api: format!("/api/v1/documents/{id}"),
-        pages: format!("/documents/{id}/pages"),
-        page_sizes: sizes
-            .iter()
-            .map(|[w, h]| format!("{w}x{h}"))
-            .collect::<Vec<_>>()
-            .join(" "),
-        done_path: format!("/documents/{id}"),
+    let subject = |title: &str, sizes: &[[f64; 2]], template: bool| Subject {
+        title: title.to_string(),
+        edit_path: format!("{base}/edit"),
+        api: format!("/api/v1{base}"),
+        pages: format!("{base}/pages"),
+        page_sizes: sizes_attr(sizes),
+        done_path: base.clone(),
+        template,
+    };
+    let (subject, settings, section) = match edited {
+        Edited::Document(id) => {
+            let doc: DocumentView = manage::get(&ctx, &principal, id).await?;
+            if doc.status != Status::Draft {
+                return Ok(redirect(&base));
+            }
+            let sizes = preview::page_sizes(&ctx, &principal, id).await?;
+            let ext = doc.external_id.as_deref();
+            let form = SettingsForm::of(&doc.title, ext, &doc.meta, &doc.auth_options);
+            (subject(&doc.title, &sizes, false), form, Section::Documents)
+        }
+        Edited::Template(id) => {
+            let t = templates::manage::read(&ctx, &principal, id).await?;
+            let sizes = t.page_sizes.clone().unwrap_or_default();
+            let ext = t.external_id.as_deref();
+            let form = SettingsForm::of(&t.title, ext, &t.meta, &t.auth_options);
+            (subject(&t.title, &sizes, true), form, Section::Templates)
+        }
     };
     Ok(page(Ok(EditorPage {
-        nav: Nav::of(&state, &session, &user, Section::Documents),
+        nav: Nav::of(&state, &session, &user, section),
         subject,
         step,
         steps: Step::ALL,
-        settings: SettingsForm::of(&doc),
+        settings,
         field_kinds: FieldKind::all(),
     })))
 }

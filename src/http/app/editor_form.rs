@@ -1,10 +1,9 @@
 //! What the editor's steps show besides the document: the settings form's values and choices
 //! (from `meta`, as the API stores them), and the palette of field types.
 
-use crate::signing::documents::DocumentView;
 use crate::signing::documents::fields::FieldType;
 use crate::signing::documents::meta::{
-    self, ACCESS_AUTH, ACTION_AUTH, DistributionMethod, SigningOrder,
+    self, ACCESS_AUTH, ACTION_AUTH, AuthOptions, DistributionMethod, Meta, SigningOrder,
 };
 
 /// A choice of a select or a group of boxes: its value, what it reads, whether it is chosen.
@@ -25,7 +24,7 @@ impl Choice {
     }
 }
 
-/// The settings step's form, filled with the document's values.
+/// The settings step's form, filled with the document's (or template's) values.
 #[derive(Debug, Clone)]
 pub struct SettingsForm {
     pub title: String,
@@ -48,12 +47,15 @@ pub struct SettingsForm {
 const EXAMPLE_DATE: i64 = 1_773_500_940;
 
 impl SettingsForm {
-    pub fn of(doc: &DocumentView) -> SettingsForm {
-        let m = &doc.meta;
-        let auth = &doc.auth_options;
+    pub fn of(
+        title: &str,
+        external_id: Option<&str>,
+        m: &Meta,
+        auth: &AuthOptions,
+    ) -> SettingsForm {
         SettingsForm {
-            title: doc.title.clone(),
-            external_id: doc.external_id.clone().unwrap_or_default(),
+            title: title.to_string(),
+            external_id: external_id.unwrap_or_default().to_string(),
             subject: m.subject.clone().unwrap_or_default(),
             message: m.message.clone().unwrap_or_default(),
             timezone: m.timezone.clone(),

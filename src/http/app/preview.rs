@@ -1,6 +1,6 @@
 //! `GET /documents/{id}/pages/{n}.png?w=<800|1200|1600>`: page `n` of the signed-in owner's
 //! document, for the editor and the document page (another user's document is a 404, as in
-//! the API).
+//! the API); `GET /templates/{id}/pages/{n}.png` the same of a template.
 
 use std::collections::HashMap;
 
@@ -9,21 +9,35 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use crate::core::error::AppError;
-use crate::core::ids::DocumentId;
+use crate::core::ids::{DocumentId, TemplateId};
 use crate::http::reply::{Format, error_response};
 use crate::http::session::optional;
 use crate::http::state::AppState;
 use crate::identity::principal::Principal;
 use crate::signing::documents::preview;
+use crate::signing::templates;
+
+/// Whose page is asked for.
+#[derive(Debug, Clone, Copy)]
+enum Owner {
+    Document(DocumentId),
+    Template(TemplateId),
+}
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    warp::path!("documents" / DocumentId / "pages" / String)
+    let documents = warp::path!("documents" / DocumentId / "pages" / String)
+        .map(|id, file| (Owner::Document(id), file));
+    let templates = warp::path!("templates" / TemplateId / "pages" / String)
+        .map(|id, file| (Owner::Template(id), file));
+    documents
+        .or(templates)
+        .unify()
         .and(warp::get())
         .and(warp::query::<HashMap<String, String>>())
         .and(optional(&state))
         .and(crate::http::with_state(state))
-        .then(|id, file: String, q, who, st| async move {
-            match image(st, who, id, file, q).await {
+        .then(|(owner, file): (Owner, String), q, who, st| async move {
+            match image(st, who, owner, file, q).await {
                 Ok(r) => r,
                 Err(e) => error_response(&e, Format::Json),
             }
@@ -34,14 +48,17 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
 async fn image(
     state: AppState,
     who: Option<crate::http::session::SignedIn>,
-    id: DocumentId,
+    owner: Owner,
     file: String,
     query: HashMap<String, String>,
 ) -> Result<Response, AppError> {
     let (_, user) = who.ok_or_else(|| AppError::Unauthorized("sign in to see this page".into()))?;
     let (n, width) = crate::http::page_image::parse(&file, &query)?;
-    let who = Principal::browser(user.id);
-    let (blob, size) = preview::page_source(&state.ctx(), &who, id, n).await?;
+    let (ctx, who) = (state.ctx(), Principal::browser(user.id));
+    let (blob, size) = match owner {
+        Owner::Document(id) => preview::page_source(&ctx, &who, id, n).await?,
+        Owner::Template(id) => templates::manage::page_source(&ctx, &who, id, n).await?,
+    };
     // A draft's file can be replaced: the browser asks again each time (the page cache on the
     // server keeps the image).
     crate::http::page_image::reply(&state, &blob, size, n, width, "private, no-cache").await

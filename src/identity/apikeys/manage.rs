@@ -1,22 +1,73 @@
-//! The administrator's use cases on API keys (`docket apikey ...`): create one for a user,
-//! list them, revoke one. Each is one transaction on the calling thread
-//! (`Db::write_blocking`, `Db::read_blocking`), since the admin commands run without an async
-//! runtime. `now` is the caller's, so that a listing's states and a revocation agree on it.
+//! The use cases on API keys, one implementation for both callers: the administrator's
+//! commands (`docket apikey ...`, blocking: the admin commands run without an async runtime)
+//! and the owner's own settings page (`/settings/tokens`, async). The name and the expiry are
+//! checked here (`NewKey::check`), the key made, hashed and stored by the same code whichever
+//! asks. `now` is the caller's, so that a listing's states and a revocation agree on it.
 
 use super::{ApiKey, store};
 use crate::core::crypto::SecretToken;
-use crate::core::db::Db;
-use crate::core::error::AppError;
+use crate::core::db::{Conn, Db};
+use crate::core::error::{AppError, FieldError};
+use crate::core::ids::UserId;
 
-/// A key to create.
+/// The longest a key may live: ten years.
+pub const MAX_DAYS: u32 = 3650;
+
+/// When a new key stops working.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expiry {
+    Never,
+    /// This many days from its creation (1 to `MAX_DAYS`).
+    Days(u32),
+    /// At this unix second (after its creation, within `MAX_DAYS`).
+    At(i64),
+}
+
+/// A key to create: its name and expiry, checked.
 #[derive(Debug, Clone)]
 pub struct NewKey {
-    /// The e-mail of the user the key acts as.
-    pub owner: String,
-    /// A name to recognise the key by, already checked.
-    pub name: String,
-    /// `None`: the key never expires.
-    pub expires_in_days: Option<u32>,
+    name: String,
+    expires_at: Option<i64>,
+}
+
+impl NewKey {
+    /// A name of 1 to 100 characters (trimmed) and an expiry after `now`: 400 naming `name`
+    /// or `expiry` otherwise.
+    pub fn check(name: &str, expiry: Expiry, now: i64) -> Result<NewKey, AppError> {
+        let mut problems = Vec::new();
+        let name = name.trim().to_string();
+        if name.is_empty() || name.chars().count() > 100 {
+            problems.push(FieldError::new(
+                "name",
+                "give the key a name of 1 to 100 characters",
+            ));
+        }
+        let longest = now + i64::from(MAX_DAYS) * 86_400;
+        let expires_at = match expiry {
+            Expiry::Never => None,
+            Expiry::Days(d) if (1..=MAX_DAYS).contains(&d) => Some(now + i64::from(d) * 86_400),
+            Expiry::At(t) if t > now && t <= longest => Some(t),
+            Expiry::Days(_) | Expiry::At(_) => {
+                problems.push(FieldError::new(
+                    "expiry",
+                    "choose a day after today and at most ten years away",
+                ));
+                None
+            }
+        };
+        if !problems.is_empty() {
+            return Err(AppError::validation(problems));
+        }
+        Ok(NewKey { name, expires_at })
+    }
+}
+
+/// Whose key it is: a user named by e-mail (the administrator's commands) or by id (the
+/// signed-in owner).
+#[derive(Debug, Clone)]
+pub enum Owner {
+    Email(String),
+    User(UserId),
 }
 
 /// A key just created: its value, which exists nowhere else (only its hash is stored), and
@@ -27,15 +78,36 @@ pub struct Created {
     pub stored: ApiKey,
 }
 
-/// Creates the key `new` at `now`; 404 when its owner does not exist.
-pub fn create(db: &Db, new: NewKey, now: i64) -> Result<Created, AppError> {
+/// Stores a new key of `owner` (404 when there is no such user) inside `tx`.
+fn insert(
+    tx: &Conn,
+    owner: &Owner,
+    new: &NewKey,
+    key: &SecretToken,
+    now: i64,
+) -> Result<ApiKey, AppError> {
+    let user = match owner {
+        Owner::Email(email) => crate::identity::users::store::require_by_email(tx, email)?.id,
+        Owner::User(id) => *id,
+    };
+    store::insert(tx, user, &new.name, key, new.expires_at, now)
+}
+
+/// Creates the key `new` of `owner` at `now` (the administrator's command).
+pub fn create(db: &Db, owner: Owner, new: NewKey, now: i64) -> Result<Created, AppError> {
     let key = super::generate();
-    let expires_at = new.expires_in_days.map(|d| now + i64::from(d) * 86_400);
     let hashed = key.clone();
-    let stored = db.write_blocking(move |tx| {
-        let owner = crate::identity::users::store::require_by_email(tx, &new.owner)?;
-        store::insert(tx, owner.id, &new.name, &hashed, expires_at, now)
-    })?;
+    let stored = db.write_blocking(move |tx| insert(tx, &owner, &new, &hashed, now))?;
+    Ok(Created { key, stored })
+}
+
+/// Creates the key `new` of the signed-in `user` at `now` (the settings page).
+pub async fn create_own(db: &Db, user: UserId, new: NewKey, now: i64) -> Result<Created, AppError> {
+    let key = super::generate();
+    let hashed = key.clone();
+    let stored = db
+        .write(move |tx| insert(tx, &Owner::User(user), &new, &hashed, now))
+        .await?;
     Ok(Created { key, stored })
 }
 
@@ -50,10 +122,25 @@ pub fn list(db: &Db, owner: Option<&str>) -> Result<Vec<ApiKey>, AppError> {
     })
 }
 
+/// The keys of `user` that are not revoked, oldest first.
+pub async fn list_own(db: &Db, user: UserId) -> Result<Vec<ApiKey>, AppError> {
+    let keys = db.read(move |c| store::list(c, Some(user))).await?;
+    Ok(keys
+        .into_iter()
+        .filter(|k| k.revoked_at.is_none())
+        .collect())
+}
+
 /// Revokes key `id` at `now`: it stops working at once. 404 when unknown, 409 when revoked
 /// already.
 pub fn revoke(db: &Db, id: i64, now: i64) -> Result<ApiKey, AppError> {
-    db.write_blocking(move |tx| store::revoke(tx, id, now))
+    db.write_blocking(move |tx| store::revoke(tx, id, None, now))
+}
+
+/// Revokes `user`'s own key `id` at `now`; another user's key is a 404, as an unknown one.
+pub async fn revoke_own(db: &Db, user: UserId, id: i64, now: i64) -> Result<ApiKey, AppError> {
+    db.write(move |tx| store::revoke(tx, id, Some(user), now))
+        .await
 }
 
 #[cfg(test)]
@@ -75,12 +162,12 @@ mod tests {
         db
     }
 
-    fn new_key(owner: &str, expires_in_days: Option<u32>) -> NewKey {
-        NewKey {
-            owner: owner.into(),
-            name: "ci".into(),
-            expires_in_days,
-        }
+    fn new_key(expiry: Expiry) -> NewKey {
+        NewKey::check("ci", expiry, 1_000).unwrap()
+    }
+
+    fn ada() -> Owner {
+        Owner::Email("ada@example.com".into())
     }
 
     fn owner_of(db: &Db, key: &SecretToken, now: i64) -> Option<UserId> {
@@ -92,7 +179,7 @@ mod tests {
     #[test]
     fn a_revoked_key_stops_working_and_is_listed_as_revoked() {
         let db = with_user();
-        let created = create(&db, new_key("ada@example.com", None), 1_000).unwrap();
+        let created = create(&db, ada(), new_key(Expiry::Never), 1_000).unwrap();
         let user = created.stored.user_id;
         assert_eq!(owner_of(&db, &created.key, 1_001), Some(user));
 
@@ -112,15 +199,57 @@ mod tests {
     #[test]
     fn keys_expire_after_their_days_and_need_an_owner() {
         let db = with_user();
-        let created = create(&db, new_key("ada@example.com", Some(2)), 1_000).unwrap();
+        let created = create(&db, ada(), new_key(Expiry::Days(2)), 1_000).unwrap();
         assert_eq!(created.stored.expires_at, Some(1_000 + 2 * 86_400));
         assert!(created.key.expose().starts_with(super::super::PREFIX));
-        let missing = create(&db, new_key("nobody@example.com", None), 1_000).unwrap_err();
+        let missing = create(
+            &db,
+            Owner::Email("nobody@example.com".into()),
+            new_key(Expiry::Never),
+            1_000,
+        )
+        .unwrap_err();
         assert_eq!(missing.code(), "not_found");
         assert_eq!(
             list(&db, Some("nobody@example.com")).unwrap_err().code(),
             "not_found"
         );
         assert_eq!(list(&db, None).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn names_and_expiries_are_checked_and_owners_see_only_their_keys() {
+        let db = with_user();
+        let paths =
+            |e: AppError| -> Vec<String> { e.details().iter().map(|d| d.path.clone()).collect() };
+        assert_eq!(
+            paths(NewKey::check("  ", Expiry::Days(0), 1_000).unwrap_err()),
+            ["name", "expiry"]
+        );
+        assert_eq!(
+            paths(NewKey::check("x", Expiry::At(1_000), 1_000).unwrap_err()),
+            ["expiry"]
+        );
+        assert!(NewKey::check(&"x".repeat(101), Expiry::Never, 1_000).is_err());
+        let at = NewKey::check(" deploy ", Expiry::At(5_000), 1_000).unwrap();
+        assert_eq!((at.name.as_str(), at.expires_at), ("deploy", Some(5_000)));
+
+        let created = create(&db, ada(), new_key(Expiry::Never), 1_000).unwrap();
+        let user = created.stored.user_id;
+        let other = UserId::new(user.get() + 1);
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            assert_eq!(list_own(&db, other).await.unwrap().len(), 0);
+            let id = created.stored.id;
+            let refused = revoke_own(&db, other, id, 2_000).await.unwrap_err();
+            assert_eq!(refused.code(), "not_found");
+            revoke_own(&db, user, id, 2_000).await.unwrap();
+            assert!(
+                list_own(&db, user).await.unwrap().is_empty(),
+                "revoked keys leave the list"
+            );
+        });
     }
 }

@@ -64,14 +64,20 @@ pub fn list(conn: &Conn, user_id: Option<UserId>) -> Result<Vec<ApiKey>, AppErro
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-/// Revokes a key; revoking twice is a 409.
-pub fn revoke(conn: &Conn, id: i64, now: i64) -> Result<ApiKey, AppError> {
+/// Revokes a key (when `owner` is given, only one of theirs: another user's is a 404);
+/// revoking twice is a 409.
+pub fn revoke(conn: &Conn, id: i64, owner: Option<UserId>, now: i64) -> Result<ApiKey, AppError> {
+    let key = get(conn, id)?
+        .filter(|k| owner.is_none_or(|o| o == k.user_id))
+        .ok_or_else(|| AppError::NotFound(format!("no API key with id {id}")))?;
     let n = conn.execute(
         "UPDATE api_keys SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
         params![id, now],
     )?;
-    let key =
-        get(conn, id)?.ok_or_else(|| AppError::NotFound(format!("no API key with id {id}")))?;
+    let key = match n {
+        0 => key,
+        _ => get(conn, id)?.ok_or_else(|| AppError::internal("revoked key vanished"))?,
+    };
     if n == 0 {
         return Err(AppError::Conflict(format!(
             "API key {id} is already revoked"
@@ -160,7 +166,7 @@ mod tests {
         assert_eq!(owner(&c, expiring.expose(), 149), Some(user));
         assert_eq!(owner(&c, expiring.expose(), 150), None);
 
-        revoke(&c, 1, 300).unwrap();
+        revoke(&c, 1, None, 300).unwrap();
         assert_eq!(owner(&c, live.expose(), 301), None);
     }
 

@@ -118,7 +118,7 @@ impl Worker {
     }
 
     async fn handle(&self, d: Due) -> Result<(), AppError> {
-        let outcome = self.attempt(&d).await;
+        let (outcome, excerpt) = self.attempt(&d).await;
         let (id, attempts) = (d.id, d.attempts + 1);
         let t = now();
         let (delivered, status, error, next) = match outcome {
@@ -137,33 +137,37 @@ impl Worker {
                 error = %e, gives_up = next.is_none(), "webhook delivery failed"),
             (None, false) => {}
         }
+        let attempt = store::Attempt {
+            delivered,
+            http_status: status,
+            error,
+            next,
+            excerpt,
+        };
         self.db
-            .write(move |tx| {
-                store::record_attempt(tx, id, delivered, status, error.as_deref(), next, t)
-            })
+            .write(move |tx| store::record_attempt(tx, id, &attempt, t))
             .await
     }
 
     /// One attempt, cut off before the delivery's lease runs out (with a short
-    /// `--queue-lease`, sooner than the request's own timeout).
-    async fn attempt(&self, d: &Due) -> Outcome {
+    /// `--queue-lease`, sooner than the request's own timeout); with the start of the
+    /// receiver's answer when it gave one.
+    async fn attempt(&self, d: &Due) -> (Outcome, Option<String>) {
         let limit = self.lease.attempt();
         let attempt = async {
             match self.prepare(d).await {
                 Ok(ready) => ready.send(d).await,
-                Err(ended) => ended,
+                Err(ended) => (ended, None),
             }
         };
         tokio::time::timeout(limit, attempt)
             .await
             .unwrap_or_else(|_| {
-                Outcome::Failed(
-                    None,
-                    format!(
-                        "cut off after {} s, before the delivery's lease ran out",
-                        limit.as_secs()
-                    ),
-                )
+                let cut = format!(
+                    "cut off after {} s, before the delivery's lease ran out",
+                    limit.as_secs()
+                );
+                (Outcome::Failed(None, cut), None)
             })
     }
 
@@ -293,8 +297,8 @@ struct Ready {
 }
 
 impl Ready {
-    /// Posts the delivery, signed now.
-    async fn send(self, d: &Due) -> Outcome {
+    /// Posts the delivery, signed now; the outcome and the start of the answer's body.
+    async fn send(self, d: &Due) -> (Outcome, Option<String>) {
         let t = now();
         let mut request = self
             .client
@@ -312,21 +316,47 @@ impl Ready {
             request = request.header("x-documenso-secret", "");
         }
         let sent = request.body(d.body.clone()).send().await;
-        match sent {
-            Ok(resp) if resp.status().is_success() => Outcome::Delivered(resp.status().as_u16()),
-            Ok(resp) => {
-                let s = resp.status();
-                let what = if s.is_redirection() {
-                    " (redirects are not followed)"
-                } else {
-                    ""
-                };
-                Outcome::Failed(Some(s.as_u16()), format!("HTTP {s}{what}"))
+        let resp = match sent {
+            Ok(resp) => resp,
+            Err(e) if e.is_timeout() => {
+                return (Outcome::Failed(None, "timed out after 10 s".into()), None);
             }
-            Err(e) if e.is_timeout() => Outcome::Failed(None, "timed out after 10 s".into()),
-            Err(e) => Outcome::Failed(None, without_addresses(&describe(&e), &self.looked_up)),
+            Err(e) => {
+                let why = without_addresses(&describe(&e), &self.looked_up);
+                return (Outcome::Failed(None, why), None);
+            }
+        };
+        let s = resp.status();
+        let outcome = if s.is_success() {
+            Outcome::Delivered(s.as_u16())
+        } else {
+            let what = if s.is_redirection() {
+                " (redirects are not followed)"
+            } else {
+                ""
+            };
+            Outcome::Failed(Some(s.as_u16()), format!("HTTP {s}{what}"))
+        };
+        (outcome, excerpt(resp).await)
+    }
+}
+
+/// The most of an answer's body the delivery log keeps.
+const EXCERPT_BYTES: usize = 512;
+
+/// The start of `resp`'s body (at most `EXCERPT_BYTES`, as text), or `None` when it is empty
+/// or cannot be read.
+async fn excerpt(mut resp: reqwest::Response) -> Option<String> {
+    let mut buf = Vec::new();
+    while buf.len() < EXCERPT_BYTES {
+        match resp.chunk().await {
+            Ok(Some(chunk)) => buf.extend_from_slice(&chunk),
+            _ => break,
         }
     }
+    buf.truncate(EXCERPT_BYTES);
+    let text = String::from_utf8_lossy(&buf).trim().to_string();
+    (!text.is_empty()).then_some(text)
 }
 
 /// `text` with each of `addrs` replaced by `[address]`: the answers of a lookup stay out of

@@ -6,6 +6,7 @@
 
 pub mod address;
 pub mod deliver;
+pub mod log;
 pub mod payload;
 pub mod store;
 
@@ -116,6 +117,16 @@ pub fn check_url(raw: &str) -> Result<String, &'static str> {
         return Err("no fragment allowed");
     }
     Ok(url.to_string())
+}
+
+/// The body of a test delivery of `event` to endpoint `url`: the usual envelope, whose payload
+/// says it is a test and names no document or booking.
+pub fn test_body(event: Event, now: i64, url: &str) -> Value {
+    let payload = serde_json::json!({
+        "test": true,
+        "message": "A test event sent from Docket's settings; nothing changed.",
+    });
+    payload::envelope(event, &payload, now, url)
 }
 
 /// Queues one delivery of `event` per endpoint of `user_id` subscribed to it, inside the

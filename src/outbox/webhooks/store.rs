@@ -6,8 +6,9 @@ use crate::{core::db::Conn, core::db::OptionalExtension};
 use serde::Serialize;
 
 use super::Event;
+pub use super::log::{Delivery, DeliveryStatus, deliveries};
 use crate::core::error::AppError;
-use crate::{core::timefmt::iso8601, core::timefmt::iso8601_opt};
+use crate::core::timefmt::iso8601;
 
 /// Through which route an endpoint was made: docket's webhook API, or a Zapier REST-hook
 /// route (whose deliveries take the shapes Zapier's apps map).
@@ -44,6 +45,8 @@ pub struct Webhook {
     pub events: Vec<Event>,
     #[schema(format = DateTime)]
     pub created_at: String,
+    /// `false`: switched off by its owner; no deliveries are queued for it.
+    pub enabled: bool,
     /// The OAuth grant it belongs to (`None`: the owner's, made with an API key).
     #[serde(skip)]
     pub grant: Option<GrantId>,
@@ -106,12 +109,13 @@ pub fn insert(
         url: new.url.to_string(),
         events: new.events.to_vec(),
         created_at: iso8601(now),
+        enabled: true,
         grant: owner.grant,
         app: new.app,
     })
 }
 
-const COLUMNS: &str = "w.id, w.url, w.events, w.created_at, w.grant_id, w.app";
+const COLUMNS: &str = "w.id, w.url, w.events, w.created_at, w.grant_id, w.app, w.enabled";
 
 fn webhook(r: &crate::core::db::Row<'_>) -> crate::core::db::Result<Webhook> {
     let events: String = r.get(2)?;
@@ -124,6 +128,7 @@ fn webhook(r: &crate::core::db::Row<'_>) -> crate::core::db::Result<Webhook> {
         created_at: iso8601(r.get(3)?),
         grant: r.get(4)?,
         app: r.get(5)?,
+        enabled: r.get(6)?,
     })
 }
 
@@ -167,6 +172,34 @@ pub fn first(conn: &Conn, who: Visible) -> Result<Option<Webhook>, AppError> {
     Ok(list(conn, who)?.into_iter().next())
 }
 
+/// What an owner changes of an endpoint: each `Some` replaces what is stored.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Change {
+    pub url: Option<String>,
+    pub events: Option<Vec<Event>>,
+    pub enabled: Option<bool>,
+}
+
+/// Applies `change` to endpoint `id` that `who` sees (404 otherwise); the endpoint as it is now.
+pub fn update(tx: &Conn, who: Visible, id: i64, change: &Change) -> Result<Webhook, AppError> {
+    let mut hook = owned(tx, who, id)?;
+    if let Some(url) = &change.url {
+        hook.url = url.clone();
+    }
+    if let Some(events) = &change.events {
+        hook.events = events.clone();
+    }
+    if let Some(enabled) = change.enabled {
+        hook.enabled = enabled;
+    }
+    let events = serde_json::to_string(&hook.events).map_err(AppError::internal)?;
+    tx.execute(
+        "UPDATE webhooks SET url = ?2, events = ?3, enabled = ?4 WHERE id = ?1",
+        params![id, hook.url, events, hook.enabled],
+    )?;
+    Ok(hook)
+}
+
 /// The user's live endpoints subscribed to `event`: the owner's, and those of apps whose grant
 /// is live while the user is enabled (a revoked grant's are already gone; this is the second
 /// lock on that door).
@@ -175,7 +208,7 @@ pub fn subscribed(conn: &Conn, user: UserId, event: Event) -> Result<Vec<Webhook
         "SELECT {COLUMNS} FROM webhooks w
            JOIN users u ON u.id = w.user_id
            LEFT JOIN oauth_grants g ON g.id = w.grant_id
-          WHERE w.user_id = ?1
+          WHERE w.user_id = ?1 AND w.enabled = 1
             AND (w.grant_id IS NULL OR (g.revoked_at IS NULL AND u.disabled_at IS NULL))
           ORDER BY w.id"
     ))?;
@@ -200,82 +233,6 @@ pub fn insert_delivery(
         params![webhook, event, body, now],
     )?;
     Ok(inserted_id)
-}
-
-/// Where a delivery is: still being tried (`PENDING`), answered with a 2xx (`DELIVERED`), or
-/// given up on (`FAILED`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "UPPERCASE")]
-pub enum DeliveryStatus {
-    Pending,
-    Delivered,
-    Failed,
-}
-
-impl DeliveryStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DeliveryStatus::Pending => "PENDING",
-            DeliveryStatus::Delivered => "DELIVERED",
-            DeliveryStatus::Failed => "FAILED",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<DeliveryStatus> {
-        use DeliveryStatus::*;
-        [Pending, Delivered, Failed]
-            .into_iter()
-            .find(|x| x.as_str() == s)
-    }
-}
-
-crate::sql_text_enum!(DeliveryStatus);
-
-/// A delivery as the API shows it (not its body).
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Delivery {
-    pub id: i64,
-    pub webhook_id: i64,
-    pub event: Event,
-    pub status: DeliveryStatus,
-    pub attempts: i64,
-    #[schema(required = true, format = DateTime)]
-    pub next_attempt_at: Option<String>,
-    #[schema(required = true)]
-    pub last_status: Option<i64>,
-    #[schema(required = true)]
-    pub last_error: Option<String>,
-    #[schema(format = DateTime)]
-    pub created_at: String,
-    #[schema(required = true, format = DateTime)]
-    pub delivered_at: Option<String>,
-}
-
-/// The newest `limit` deliveries of an endpoint, newest first.
-pub fn deliveries(conn: &Conn, webhook: i64, limit: i64) -> Result<Vec<Delivery>, AppError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT id, webhook_id, event, status, attempts, next_attempt_at, last_status, last_error,
-                created_at, delivered_at
-         FROM webhook_deliveries WHERE webhook_id = ?1 ORDER BY id DESC LIMIT ?2",
-    )?;
-    let rows = stmt.query_map(params![webhook, limit], |r| {
-        let status: DeliveryStatus = r.get(3)?;
-        let next: i64 = r.get(5)?;
-        Ok(Delivery {
-            id: r.get(0)?,
-            webhook_id: r.get(1)?,
-            event: r.get(2)?,
-            next_attempt_at: (status == DeliveryStatus::Pending).then(|| iso8601(next)),
-            status,
-            attempts: r.get(4)?,
-            last_status: r.get(6)?,
-            last_error: r.get(7)?,
-            created_at: iso8601(r.get(8)?),
-            delivered_at: iso8601_opt(r.get(9)?),
-        })
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
 }
 
 /// A delivery due for an attempt, with what the attempt needs.
@@ -334,16 +291,27 @@ pub fn claim(tx: &Conn, now: i64, lease_until: i64, limit: i64) -> Result<Vec<Du
     Ok(due)
 }
 
+/// What one attempt came to: delivered, or not (then retried at `next`, or given up on when
+/// `next` is `None`); the receiver's status and the start of its answer, if it answered.
+#[derive(Debug, Clone, Default)]
+pub struct Attempt {
+    pub delivered: bool,
+    pub http_status: Option<u16>,
+    pub error: Option<String>,
+    pub next: Option<i64>,
+    pub excerpt: Option<String>,
+}
+
 /// The outcome of one attempt: DELIVERED, retried at `next`, or FAILED (`next` is `None`).
-pub fn record_attempt(
-    tx: &Conn,
-    id: i64,
-    delivered: bool,
-    http_status: Option<u16>,
-    error: Option<&str>,
-    next: Option<i64>,
-    now: i64,
-) -> Result<(), AppError> {
+pub fn record_attempt(tx: &Conn, id: i64, attempt: &Attempt, now: i64) -> Result<(), AppError> {
+    let Attempt {
+        delivered,
+        http_status,
+        error,
+        next,
+        excerpt,
+    } = attempt;
+    let delivered = *delivered;
     let status = match (delivered, next) {
         (true, _) => DeliveryStatus::Delivered,
         (false, Some(_)) => DeliveryStatus::Pending,
@@ -353,15 +321,16 @@ pub fn record_attempt(
         "UPDATE webhook_deliveries
             SET status = ?2, attempts = attempts + 1, last_status = ?3, last_error = ?4,
                 next_attempt_at = COALESCE(?5, next_attempt_at),
-                delivered_at = ?6
+                delivered_at = ?6, response_excerpt = ?7
           WHERE id = ?1 AND status = 'PENDING'",
         params![
             id,
             status,
-            http_status,
-            error,
-            next,
-            delivered.then_some(now)
+            *http_status,
+            error.as_deref(),
+            *next,
+            delivered.then_some(now),
+            excerpt.as_deref()
         ],
     )?;
     Ok(())

@@ -13,7 +13,7 @@ use utoipa::ToSchema;
 use super::check::{Check, join};
 use super::field_meta::{self, FieldMetaInput};
 use super::fields::{FieldType, NewField};
-use super::view::FieldView;
+use super::model::Field;
 use crate::core::error::AppError;
 use crate::core::lenient::{Given, Number, Object};
 
@@ -92,8 +92,8 @@ impl FieldInput {
     }
 
     /// This PATCH laid over `current`: members left out keep its values.
-    pub fn over(self, current: &FieldView) -> FieldInput {
-        let meta = match &current.field_meta {
+    pub fn over(self, current: &Field) -> FieldInput {
+        let meta = match &current.meta {
             Some(m) => Given::deserialize(m.clone()).unwrap_or(Given::Null),
             None => Given::Null,
         };
@@ -101,13 +101,11 @@ impl FieldInput {
         FieldInput {
             recipient_id: self.recipient_id.or(Given::Valid(current.recipient_id)),
             kind: self.kind.or(Given::Valid(current.kind.as_str().into())),
-            page_number: self
-                .page_number
-                .or(Given::Valid(current.page_number.into())),
-            page_x: self.page_x.or(number(current.page_x)),
-            page_y: self.page_y.or(number(current.page_y)),
-            page_width: self.page_width.or(number(current.page_width)),
-            page_height: self.page_height.or(number(current.page_height)),
+            page_number: self.page_number.or(Given::Valid(current.page.into())),
+            page_x: self.page_x.or(number(current.x)),
+            page_y: self.page_y.or(number(current.y)),
+            page_width: self.page_width.or(number(current.width)),
+            page_height: self.page_height.or(number(current.height)),
             field_meta: self.field_meta.or(meta),
         }
     }

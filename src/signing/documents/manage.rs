@@ -10,7 +10,6 @@ use super::CreateDocument;
 use super::field_request::{FieldBatch, FieldPatch};
 use super::recipients::NewRecipient;
 use super::request::RecipientInput;
-use crate::core::lenient::{Given, Object};
 
 use super::audit::{self, Event, Origin};
 use super::model::Document;
@@ -229,7 +228,7 @@ pub async fn patch_recipient(
             let r = patch.over(&current.as_new()).validate()?;
             parts::allowed(tx, user, &r)?;
             doc.require_open("change recipients")?;
-            if let Some(old) = store::recipients::update(tx, id, rid, &r)? {
+            if let Some(old) = store::recipients::update(tx, Parent::Document(id), rid, &r)? {
                 let owner = owner_email(tx, user)?;
                 let actor = origin.actor(&owner, None);
                 let change = (old.as_str(), r.email.as_str());
@@ -273,7 +272,7 @@ pub async fn delete_recipient(
             let doc = store::owned(tx, user, id)?;
             doc.require_open("remove recipients")?;
             let gone = store::recipients::one(tx, Parent::Document(id), rid)?;
-            store::recipients::delete(tx, id, rid)?;
+            store::recipients::delete(tx, Parent::Document(id), rid)?;
             store::touch(tx, id, now())?;
             let mut view = RecipientView::of(&gone, id, &app);
             view.signing_url = Some(String::new());
@@ -320,16 +319,11 @@ pub async fn patch_field(
         .write(move |tx| {
             let doc = store::owned(tx, user, id)?;
             let field = field_of(&doc, fid)?;
-            let current = FieldView::of(field, id);
             doc.require_fields_editable("change fields", &[field.recipient_id])?;
-            let recipients: Vec<RecipientId> = doc.recipients.iter().map(|r| r.id).collect();
-            let f = FieldBatch::One(Box::new(Given::Valid(Object(body.0.over(&current)))))
-                .check(doc.pages(), &recipients)?
-                .pop()
-                .ok_or_else(|| AppError::bad_request("invalid field"))?;
+            let f = parts::patched_field(field, body, doc.pages(), &doc.recipients)?;
             doc.require_fields_editable("change fields", &[f.recipient_id])?;
             doc.require_field_change_keeps_it_signable(field, Some(&f))?;
-            store::fields::update(tx, id, fid, &f)?;
+            store::fields::update(tx, Parent::Document(id), fid, &f)?;
             if doc.status == Status::Pending {
                 store::load(tx, id)?.require_choices()?;
             }
@@ -357,7 +351,7 @@ pub async fn delete_field(
             let field = field_of(&doc, fid)?;
             doc.require_fields_editable("delete fields", &[field.recipient_id])?;
             doc.require_field_change_keeps_it_signable(field, None)?;
-            store::fields::delete(tx, id, fid)?;
+            store::fields::delete(tx, Parent::Document(id), fid)?;
             store::touch(tx, id, now())?;
             Ok(FieldView::of(field, id))
         })

@@ -6,12 +6,13 @@
 use crate::core::db::Conn;
 use crate::core::ids::{RecipientId, UserId};
 
-use super::field_request::FieldBatch;
+use super::field_request::{FieldBatch, FieldPatch};
 use super::fields::NewField;
 use super::model::{Field, Recipient};
 use super::recipients::NewRecipient;
 use super::store::{self, Parent};
 use crate::core::error::AppError;
+use crate::core::lenient::{Given, Object};
 
 /// Records that `parent` changed.
 pub fn touch(conn: &Conn, parent: Parent, now: i64) -> Result<(), AppError> {
@@ -50,6 +51,20 @@ pub fn fields_for(
 ) -> Result<Vec<NewField>, AppError> {
     let ids: Vec<RecipientId> = recipients.iter().map(|r| r.id).collect();
     batch.check(pages, &ids)
+}
+
+/// `patch` laid over `field` (members left out keep its values), checked as a new field is
+/// against `recipients` and a file of `pages` pages: 400 listing every problem.
+pub fn patched_field(
+    field: &Field,
+    patch: FieldPatch,
+    pages: Option<i64>,
+    recipients: &[Recipient],
+) -> Result<NewField, AppError> {
+    let one = FieldBatch::One(Box::new(Given::Valid(Object(patch.0.over(field)))));
+    fields_for(&one, pages, recipients)?
+        .pop()
+        .ok_or_else(|| AppError::bad_request("invalid field"))
 }
 
 /// Adds `parsed` (from `fields_for`) to `parent`: all or nothing.

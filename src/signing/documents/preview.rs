@@ -40,13 +40,21 @@ pub async fn page_count(ctx: &Context, who: &Principal, id: DocumentId) -> Resul
 }
 
 fn page_of(doc: &Document, n: usize) -> Result<(BlobId, (f32, f32)), AppError> {
-    let sizes = doc.page_sizes.as_deref().unwrap_or_default();
+    page_in(doc.page_sizes.as_deref(), doc.blob_id.as_deref(), n)
+}
+
+/// Page `n` (1-based) of the file `blob` whose pages are `sizes`: the blob and the page's size
+/// in points; a 404 past the last page or without a file (a template's pages too).
+pub fn page_in(
+    sizes: Option<&[[f64; 2]]>,
+    blob: Option<&str>,
+    n: usize,
+) -> Result<(BlobId, (f32, f32)), AppError> {
+    let sizes = sizes.unwrap_or_default();
     let Some(&[w, h]) = n.checked_sub(1).and_then(|i| sizes.get(i)) else {
         return Err(AppError::not_found("page"));
     };
-    let blob = doc
-        .blob_id
-        .as_deref()
+    let blob = blob
         .and_then(BlobId::parse)
         .ok_or_else(|| AppError::not_found("page"))?;
     Ok((blob, (w as f32, h as f32)))

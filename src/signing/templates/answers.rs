@@ -58,3 +58,23 @@ pub struct TemplateFieldsAdded {
     pub template_id: TemplateId,
     pub fields: Vec<TemplateField>,
 }
+
+/// A removed template recipient as it was, with `deleted: true`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = DeletedTemplateRecipient)]
+pub struct TemplateRecipientRemoved {
+    #[serde(flatten)]
+    pub recipient: TemplateRecipient,
+    #[schema(schema_with = always_true)]
+    pub deleted: bool,
+}
+
+/// A removed template field as it was, with `deleted: true`.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = DeletedTemplateField)]
+pub struct TemplateFieldRemoved {
+    #[serde(flatten)]
+    pub field: TemplateField,
+    #[schema(schema_with = always_true)]
+    pub deleted: bool,
+}

@@ -6,6 +6,7 @@ use super::generate_request::{CreateFromTemplateRequest, GenerateRequest};
 use crate::core::ids::{DocumentId, TemplateId};
 use crate::signing::documents::field_request::FieldBatch;
 
+use super::model::Template;
 use super::{TemplateField, TemplateRecipient, TemplateView, store};
 use crate::core::blob::BlobId;
 use crate::core::context::Context;
@@ -67,23 +68,47 @@ pub async fn create(
 pub async fn list(
     ctx: &Context,
     who: &Principal,
-    (page, per_page): (i64, i64),
+    paging: (i64, i64),
 ) -> Result<(Vec<TemplateView>, i64), AppError> {
+    let (items, pages) = listed(ctx, who, paging).await?;
+    Ok((items.iter().map(TemplateView::of).collect(), pages))
+}
+
+/// Page `page` of `per_page` of the user's templates as the read model (newest first), and the
+/// number of pages: the web application's list.
+pub async fn listed(
+    ctx: &Context,
+    who: &Principal,
+    (page, per_page): (i64, i64),
+) -> Result<(Vec<Template>, i64), AppError> {
     let user = who.user_id;
     let (items, total) = ctx
         .db
-        .read(move |c| {
-            let (items, total) = store::list(c, user, per_page, (page - 1) * per_page)?;
-            Ok((
-                items.iter().map(TemplateView::of).collect::<Vec<_>>(),
-                total,
-            ))
-        })
+        .read(move |c| store::list(c, user, per_page, (page - 1) * per_page))
         .await?;
     Ok((
         items,
         crate::signing::documents::total_pages(total, per_page),
     ))
+}
+
+/// The user's template `id` as the read model (another user's is a 404): the web
+/// application's pages.
+pub async fn read(ctx: &Context, who: &Principal, id: TemplateId) -> Result<Template, AppError> {
+    let user = who.user_id;
+    ctx.db.read(move |c| store::owned(c, user, id)).await
+}
+
+/// The stored PDF behind page `n` (1-based) of the user's template `id` and that page's size in
+/// points (a 404 past the last page, before an upload, or for another user's template).
+pub async fn page_source(
+    ctx: &Context,
+    who: &Principal,
+    id: TemplateId,
+    n: usize,
+) -> Result<(BlobId, (f32, f32)), AppError> {
+    let t = read(ctx, who, id).await?;
+    crate::signing::documents::preview::page_in(t.page_sizes.as_deref(), t.blob_id.as_deref(), n)
 }
 
 /// `GET /api/v1/templates/{id}`: the template with its recipients and fields.
@@ -208,11 +233,7 @@ pub async fn generate(
                 .ok_or_else(super::no_file)
         })
         .await?;
-    let blobs = ctx.blobs.clone();
-    let src = source.clone();
-    let copy = tokio::task::spawn_blocking(move || super::copy_blob(&blobs, &src))
-        .await
-        .map_err(|e| AppError::internal(format!("copy task failed: {e}")))??;
+    let copy = super::copy_blob_async(&ctx.blobs, &source).await?;
     let app = ctx.app.clone();
     let data_id = crate::signing::documents::new_data_id();
     let file = copy.clone();

@@ -3,6 +3,7 @@
 //! SQL lives in `store.rs`; the document side of a copy goes through `documents::store`.
 
 pub mod answers;
+pub mod edit;
 pub mod generate_request;
 pub mod manage;
 pub mod model;
@@ -45,6 +46,12 @@ pub const PLACEHOLDER_DOMAIN: &str = "placeholder.docket.invalid";
 /// The placeholder address of a template's `n`-th recipient (from 1).
 pub fn placeholder_email(n: usize) -> String {
     format!("recipient.{n}@{PLACEHOLDER_DOMAIN}")
+}
+
+/// `n` of an address made by `placeholder_email(n)`.
+pub fn placeholder_number(email: &str) -> Option<usize> {
+    let (local, _) = email.rsplit_once('@').filter(|_| is_placeholder(email))?;
+    local.strip_prefix("recipient.")?.parse().ok()
 }
 
 /// True for an address made by `placeholder_email`.
@@ -249,6 +256,14 @@ pub fn copy_blob(blobs: &BlobStore, source: &BlobId) -> Result<StoredBlob, AppEr
         w.write_all(&buf[..n])?;
     }
     Ok(w.commit()?)
+}
+
+/// `copy_blob` of `source` on the blocking pool (the copy reads and writes the whole file).
+pub async fn copy_blob_async(blobs: &BlobStore, source: &BlobId) -> Result<StoredBlob, AppError> {
+    let (blobs, source) = (blobs.clone(), source.clone());
+    tokio::task::spawn_blocking(move || copy_blob(&blobs, &source))
+        .await
+        .map_err(|e| AppError::internal(format!("copy task failed: {e}")))?
 }
 
 /// `generate-document` in one transaction: a DRAFT of `user` with the template's recipients (as the

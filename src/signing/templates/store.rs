@@ -180,3 +180,27 @@ pub fn set_file(
     }
     Ok(old)
 }
+
+/// Writes a template's settings (`PATCH /api/v1/templates/{id}`), each kept when `None`.
+pub fn set_settings(
+    tx: &Conn,
+    t: &Template,
+    change: &crate::signing::documents::settings::SettingsChange,
+    now: i64,
+) -> Result<(), AppError> {
+    let title = change.title.as_ref().unwrap_or(&t.title);
+    let external_id = change.external_id.as_ref().unwrap_or(&t.external_id);
+    tx.execute(
+        "UPDATE templates SET title = ?2, external_id = ?3, meta = ?4, auth_options = ?5,
+                updated_at = ?6 WHERE id = ?1",
+        params![
+            t.id,
+            title,
+            external_id,
+            serde_json::to_string(&change.meta).unwrap_or_default(),
+            serde_json::to_string(&change.auth_options).unwrap_or_default(),
+            now
+        ],
+    )?;
+    Ok(())
+}

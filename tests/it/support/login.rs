@@ -185,3 +185,23 @@ pub async fn call(
     let status = resp.status().as_u16();
     (status, resp.json().await.unwrap_or(Value::Null))
 }
+
+/// An answer as the page tests read it: the status, the `Location` header and the body.
+pub async fn answer_of(resp: reqwest::Response) -> (u16, String, String) {
+    let status = resp.status().as_u16();
+    let location = resp
+        .headers()
+        .get("location")
+        .map(|l| l.to_str().unwrap().to_string())
+        .unwrap_or_default();
+    (status, location, resp.text().await.unwrap())
+}
+
+/// GET `path` with `cookie`: the status, the `Location` header and the body.
+pub async fn page(app: &TestApp, path: &str, cookie: Option<&str>) -> (u16, String, String) {
+    let mut req = app.client.get(app.url(path));
+    if let Some(c) = cookie {
+        req = req.header("cookie", c);
+    }
+    answer_of(req.send().await.unwrap()).await
+}

@@ -135,6 +135,19 @@ pub fn browser_script(script: &str, args: &[&str]) -> (bool, String, String) {
     )
 }
 
+/// The JSON line a browser script printed last (`browser_script`'s answer), which must say
+/// `"ok": true`.
+pub fn summary((ok, stdout, stderr): (bool, String, String)) -> serde_json::Value {
+    assert!(ok, "browser test failed:\n{stdout}\n{stderr}");
+    let summary: serde_json::Value = stdout
+        .lines()
+        .rev()
+        .find_map(|l| serde_json::from_str(l).ok())
+        .unwrap_or_else(|| panic!("no summary line:\n{stdout}\n{stderr}"));
+    assert_eq!(summary["ok"], true, "{stdout}");
+    summary
+}
+
 /// Runs `tests/browser/<script>` as [`browser_script`] does; fails unless it exits 0 and
 /// prints `"ok":true`.
 pub fn browser_step(script: &str, args: &[&str]) {

@@ -243,7 +243,12 @@ async fn answer(mut sock: TcpStream, shared: Arc<Shared>) {
         status,
     });
     shared.in_hand.fetch_sub(1, Ordering::SeqCst);
-    let reply = format!("HTTP/1.1 {status} X\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
+    // A short body, which the delivery log keeps the start of.
+    let body = format!("received: {status}");
+    let reply = format!(
+        "HTTP/1.1 {status} X\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
     let _ = sock.write_all(reply.as_bytes()).await;
     let _ = sock.shutdown().await;
 }

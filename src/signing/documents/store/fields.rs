@@ -89,20 +89,24 @@ pub fn preset(tx: &Conn, id: FieldId, text: &str, now: i64) -> Result<(), AppErr
     Ok(())
 }
 
-/// Replaces field `id` of document `doc` by `f`. A value it held (on a draft, the owner's
+/// Replaces field `id` of `parent` by `f`. A value it held (on a draft, the owner's
 /// preset; a PENDING document's filled fields cannot change) is kept while its recipient and
 /// type stay, and forgotten otherwise.
-pub fn update(tx: &Conn, doc: DocumentId, id: FieldId, f: &NewField) -> Result<(), AppError> {
-    let n = tx.execute(
+pub fn update(tx: &Conn, parent: Parent, id: FieldId, f: &NewField) -> Result<(), AppError> {
+    let sql = format!(
         "UPDATE fields SET recipient_id = ?3, type = ?4, page_number = ?5, page_x = ?6, page_y = ?7,
                 page_width = ?8, page_height = ?9, field_meta = ?10,
                 custom_text = CASE WHEN recipient_id = ?3 AND type = ?4 THEN custom_text END,
                 signature_png = CASE WHEN recipient_id = ?3 AND type = ?4 THEN signature_png END,
                 filled_at = CASE WHEN recipient_id = ?3 AND type = ?4 THEN filled_at END,
                 inserted = CASE WHEN recipient_id = ?3 AND type = ?4 THEN inserted ELSE 0 END
-          WHERE document_id = ?1 AND id = ?2",
+          WHERE {} = ?1 AND id = ?2",
+        parent.column()
+    );
+    let n = tx.execute(
+        &sql,
         params![
-            doc,
+            parent.id(),
             id,
             f.recipient_id,
             f.kind,
@@ -120,10 +124,13 @@ pub fn update(tx: &Conn, doc: DocumentId, id: FieldId, f: &NewField) -> Result<(
     Ok(())
 }
 
-pub fn delete(tx: &Conn, doc: DocumentId, id: FieldId) -> Result<(), AppError> {
+pub fn delete(tx: &Conn, parent: Parent, id: FieldId) -> Result<(), AppError> {
     let n = tx.execute(
-        "DELETE FROM fields WHERE document_id = ?1 AND id = ?2",
-        params![doc, id],
+        &format!(
+            "DELETE FROM fields WHERE {} = ?1 AND id = ?2",
+            parent.column()
+        ),
+        params![parent.id(), id],
     )?;
     if n == 0 {
         return Err(AppError::not_found("field"));

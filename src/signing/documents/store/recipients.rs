@@ -130,25 +130,41 @@ pub fn insert(
     Ok(RecipientId::new(inserted_id))
 }
 
-/// Changes a document's recipient that has not acted yet; the other recipients stay as they
-/// are. A new e-mail address is a new person: the recipient gets a new signing token (the old
+/// Changes a recipient of `parent` (a document's: one that has not acted yet); the other
+/// recipients stay as they are. A new e-mail address is a new person: the recipient gets a new signing token (the old
 /// link then answers like an unknown one), is again unsent and unopened, and loses values
 /// entered through the old link. Returns the previous address when it changed.
 pub fn update(
     tx: &Conn,
-    doc: DocumentId,
+    parent: Parent,
     id: RecipientId,
     r: &NewRecipient,
 ) -> Result<Option<String>, AppError> {
-    let old = one(tx, Parent::Document(doc), id)?.email;
+    let old = one(tx, parent, id)?.email;
     let readdressed = old != r.email;
+    // A template's addresses have no unique index (placeholders are numbered instead): the
+    // same check as `insert`.
+    let exists: bool = tx.query_row(
+        &format!(
+            "SELECT EXISTS (SELECT 1 FROM recipients WHERE {} = ?1 AND email = ?2 AND id <> ?3)",
+            parent.column()
+        ),
+        params![parent.id(), r.email, id],
+        |row| row.get(0),
+    )?;
+    if exists {
+        return Err(taken(parent, &r.email));
+    }
     let n = tx
         .execute(
-            "UPDATE recipients SET email = ?3, name = ?4, role = ?5, signing_order = ?6, auth_options = ?7
-              WHERE document_id = ?1 AND id = ?2 AND signing_status = 'NOT_SIGNED'",
-            params![doc, id, r.email, r.name, r.role, r.signing_order, auth_text(r)],
+            &format!(
+                "UPDATE recipients SET email = ?3, name = ?4, role = ?5, signing_order = ?6, auth_options = ?7
+                  WHERE {} = ?1 AND id = ?2 AND signing_status = 'NOT_SIGNED'",
+                parent.column()
+            ),
+            params![parent.id(), id, r.email, r.name, r.role, r.signing_order, auth_text(r)],
         )
-        .map_err(|e| on_unique(e, Parent::Document(doc), &r.email))?;
+        .map_err(|e| on_unique(e, parent, &r.email))?;
     if n == 0 {
         return Err(AppError::wrong_state(
             "the recipient has already acted and cannot be changed",
@@ -167,14 +183,17 @@ pub fn update(
     Ok(Some(old))
 }
 
-/// Deletes a document's recipient that has not acted, and its fields.
-pub fn delete(tx: &Conn, doc: DocumentId, id: RecipientId) -> Result<(), AppError> {
+/// Deletes a recipient of `parent` that has not acted, and its fields.
+pub fn delete(tx: &Conn, parent: Parent, id: RecipientId) -> Result<(), AppError> {
     let n = tx.execute(
-        "DELETE FROM recipients WHERE document_id = ?1 AND id = ?2 AND signing_status = 'NOT_SIGNED'",
-        params![doc, id],
+        &format!(
+            "DELETE FROM recipients WHERE {} = ?1 AND id = ?2 AND signing_status = 'NOT_SIGNED'",
+            parent.column()
+        ),
+        params![parent.id(), id],
     )?;
     if n == 0 {
-        one(tx, Parent::Document(doc), id)?;
+        one(tx, parent, id)?;
         return Err(AppError::wrong_state(
             "the recipient has already acted and cannot be removed",
         ));

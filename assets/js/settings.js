@@ -1,0 +1,64 @@
+// The settings pages (API tokens, webhooks): copy a token or a secret shown once, ask before a
+// revocation or a deletion (forms with data-confirm), and offer the date box of a token's
+// expiry only when "On a date I choose" is picked. Every form still posts without script.
+'use strict';
+
+(function () {
+  const app = window.DocketApp;
+
+  document.querySelectorAll('[data-copy]').forEach((button) => {
+    const label = button.textContent;
+    button.addEventListener('click', async () => {
+      const id = button.dataset.copy;
+      const ok = await app.copy(document.getElementById(id));
+      const said = document.querySelector('[data-copied-for="' + id + '"]');
+      if (said) {
+        said.textContent = ok
+          ? 'Copied to the clipboard.'
+          : 'Copying did not work here: the text is selected, press Ctrl+C (or Cmd+C).';
+        said.className = 'set-copied small ' + (ok ? 'ok' : 'error-text');
+      }
+      button.textContent = ok ? 'Copied' : label;
+    });
+  });
+
+  const dialog = document.getElementById('confirm-dialog');
+  if (dialog) {
+    let pending = null;
+    document.querySelectorAll('form[data-confirm]').forEach((form) => {
+      form.addEventListener('submit', (event) => {
+        if (form.dataset.confirmed === 'yes') return;
+        event.preventDefault();
+        pending = form;
+        document.getElementById('confirm-title').textContent = form.dataset.confirmButton + '?';
+        document.getElementById('confirm-text').textContent = form.dataset.confirm;
+        document.getElementById('confirm-yes').textContent = form.dataset.confirmButton;
+        dialog.returnValue = '';
+        dialog.showModal();
+      });
+    });
+    dialog.addEventListener('close', () => {
+      const form = pending;
+      pending = null;
+      if (form && dialog.returnValue === 'yes') {
+        form.dataset.confirmed = 'yes';
+        form.requestSubmit();
+      }
+    });
+  }
+
+  // The expiry's date box matters only for "On a date I choose".
+  const date = document.querySelector('.set-date');
+  if (date) {
+    const radios = document.querySelectorAll('input[name=expiry]');
+    const sync = () => {
+      const chosen = document.querySelector('input[name=expiry]:checked');
+      date.hidden = !(chosen && chosen.value === 'date');
+    };
+    radios.forEach((r) => r.addEventListener('change', () => {
+      sync();
+      if (r.checked && r.value === 'date') document.getElementById('token-date').focus();
+    }));
+    sync();
+  }
+})();

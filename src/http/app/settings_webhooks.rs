@@ -1,0 +1,276 @@
+//! `/settings/webhooks`: the signed-in owner's webhooks. The list, the form of a new one
+//! (URL and events by checkboxes; its answer is the webhook's page with the secret shown once),
+//! and deletion. The forms call `integrations::webhooks`, the use cases of the API's
+//! `/api/v1/webhooks`, with the request shapes the API reads, so a URL or an event list is
+//! refused in the same words on both.
+
+use askama::Template;
+use http::StatusCode;
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+use super::nav::{Nav, Section};
+use super::settings::{Problems, Tab, human_iso, notice, tabs};
+use super::settings_webhook;
+use crate::core::lenient::Given;
+use crate::http::reply::{Format, error_response, page, page_as, redirect};
+use crate::http::session::{APP, Form, SignedIn, form_csrf, signed_in};
+use crate::http::state::AppState;
+use crate::identity::principal::Principal;
+use crate::integrations::request::CreateWebhookRequest;
+use crate::integrations::webhooks as manage;
+use crate::outbox::webhooks::Event;
+use crate::outbox::webhooks::store::{App, Webhook};
+
+const BACK: &str = "/settings/webhooks";
+
+pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let s = {
+        let state = state.clone();
+        move || crate::http::with_state(state.clone())
+    };
+    let list = warp::path!("settings" / "webhooks")
+        .and(warp::get())
+        .and(s())
+        .and(signed_in(&state, BACK))
+        .and(warp::query::<std::collections::HashMap<String, String>>())
+        .then(
+            |st: AppState, who: SignedIn, q: std::collections::HashMap<String, String>| async move {
+                list(&st, who, notice(q.get("done"))).await
+            },
+        );
+    let new = warp::path!("settings" / "webhooks" / "new")
+        .and(warp::get())
+        .and(s())
+        .and(signed_in(&state, "/settings/webhooks/new"))
+        .then(|st: AppState, who: SignedIn| async move {
+            let form = HookForm::new(&st, &who, None);
+            page(Ok(form))
+        });
+    let create = warp::path!("settings" / "webhooks")
+        .and(warp::post())
+        .and(s())
+        .and(form_csrf(&state, APP, BACK))
+        .then(|st, who, f| async move { create(st, who, f).await });
+    let delete = warp::path!("settings" / "webhooks" / i64 / "delete")
+        .and(warp::post())
+        .and(s())
+        .and(form_csrf(&state, APP, BACK))
+        .then(
+            |id, st: AppState, (_, user): SignedIn, _f: Form| async move {
+                let who = Principal::browser(user.id);
+                match manage::delete(&st.ctx(), &who, id, None).await {
+                    Ok(_) => redirect(&format!("{BACK}?done=deleted")),
+                    Err(e) => error_response(&e, Format::Html),
+                }
+            },
+        );
+    list.or(new)
+        .unify()
+        .or(create)
+        .unify()
+        .or(delete)
+        .unify()
+        .boxed()
+}
+
+/// A webhook as listed.
+struct Row {
+    id: i64,
+    url: String,
+    events: String,
+    created: String,
+    enabled: bool,
+    /// "Zapier" or the app's, when not made by the owner through the API or these pages.
+    origin: Option<&'static str>,
+}
+
+impl Row {
+    fn of(w: &Webhook) -> Row {
+        let origin = match (w.app, w.grant) {
+            (App::Zapier, _) => Some("Made by Zapier"),
+            (App::Api, Some(_)) => Some("Made by a connected app"),
+            (App::Api, None) => None,
+        };
+        Row {
+            id: w.id,
+            url: w.url.clone(),
+            events: summary(&w.events),
+            created: human_iso(&w.created_at),
+            enabled: w.enabled,
+            origin,
+        }
+    }
+}
+
+/// "Document signed, Document completed" or "4 events".
+fn summary(events: &[Event]) -> String {
+    match events {
+        [one] => label(*one),
+        [a, b] => format!("{}, {}", label(*a), label(*b)),
+        many => format!("{} events", many.len()),
+    }
+}
+
+/// `DOCUMENT_SIGNED` as people read it: "Document signed".
+pub fn label(event: Event) -> String {
+    let words = event.as_str().to_lowercase().replace('_', " ");
+    super::settings::sentence(&words)
+        .trim_end_matches('.')
+        .to_string()
+}
+
+#[derive(Template)]
+#[template(path = "app/settings_webhooks.html")]
+struct ListPage {
+    nav: Nav,
+    tabs: Vec<Tab>,
+    rows: Vec<Row>,
+    notice: Option<&'static str>,
+}
+
+async fn list(
+    state: &AppState,
+    (session, user): SignedIn,
+    notice: Option<&'static str>,
+) -> Response {
+    let who = Principal::browser(user.id);
+    let nav = Nav::of(state, &session, &user, Section::Settings);
+    let result = manage::list(&state.ctx(), &who)
+        .await
+        .map(|hooks| ListPage {
+            nav,
+            tabs: tabs("Webhooks"),
+            rows: hooks.iter().map(Row::of).collect(),
+            notice,
+        });
+    page(result)
+}
+
+/// A box of the events' checkboxes.
+pub struct Choice {
+    pub value: &'static str,
+    pub label: String,
+    pub checked: bool,
+}
+
+/// The form of a new webhook (`editing` is `None`) or of a webhook's change.
+#[derive(Template)]
+#[template(path = "app/settings_webhook_form.html")]
+pub struct HookForm {
+    pub nav: Nav,
+    pub tabs: Vec<Tab>,
+    pub editing: Option<i64>,
+    pub url: String,
+    pub enabled: bool,
+    pub documents: Vec<Choice>,
+    pub bookings: Vec<Choice>,
+    pub problems: Problems,
+}
+
+impl HookForm {
+    /// The form, empty or filled with `hook`'s values.
+    pub fn new(state: &AppState, (session, user): &SignedIn, hook: Option<&Webhook>) -> HookForm {
+        let events = hook.map(|h| h.events.clone()).unwrap_or_default();
+        let mut form = HookForm {
+            nav: Nav::of(state, session, user, Section::Settings),
+            tabs: tabs("Webhooks"),
+            editing: hook.map(|h| h.id),
+            url: hook.map(|h| h.url.clone()).unwrap_or_default(),
+            enabled: hook.is_none_or(|h| h.enabled),
+            documents: Vec::new(),
+            bookings: Vec::new(),
+            problems: Problems::default(),
+        };
+        form.choose(&events);
+        form
+    }
+
+    /// Marks `events` as checked.
+    fn choose(&mut self, events: &[Event]) {
+        let choice = |e: Event| Choice {
+            value: e.as_str(),
+            label: label(e),
+            checked: events.contains(&e),
+        };
+        self.documents = Event::ALL
+            .into_iter()
+            .filter(|e| !e.is_booking())
+            .map(choice)
+            .collect();
+        self.bookings = Event::ALL
+            .into_iter()
+            .filter(|e| e.is_booking())
+            .map(choice)
+            .collect();
+    }
+
+    /// The form as posted, refused with `e`: 400 with the problems beside their fields.
+    pub fn refused(mut self, typed: &Typed, e: &crate::core::error::AppError) -> Response {
+        self.url = typed.url.clone();
+        self.enabled = typed.enabled;
+        self.choose(&typed.events);
+        self.problems = Problems::of(e);
+        page_as(StatusCode::BAD_REQUEST, Ok(self))
+    }
+}
+
+/// A webhook form as posted: the URL, the boxes checked (`event.NAME`), `enabled`.
+pub struct Typed {
+    pub url: String,
+    pub events: Vec<Event>,
+    pub enabled: bool,
+}
+
+impl Typed {
+    pub fn of(form: &Form) -> Typed {
+        Typed {
+            url: form
+                .get("url")
+                .map(|u| u.trim().to_string())
+                .unwrap_or_default(),
+            events: Event::ALL
+                .into_iter()
+                .filter(|e| form.contains_key(&format!("event.{}", e.as_str())))
+                .collect(),
+            enabled: form.contains_key("enabled"),
+        }
+    }
+
+    /// The URL as a request shape's member (left out when empty: "required").
+    pub fn url(&self) -> Given<String> {
+        match self.url.is_empty() {
+            true => Given::Absent,
+            false => Given::Valid(self.url.clone()),
+        }
+    }
+
+    /// The events as a request shape's member.
+    pub fn events(&self) -> Given<Vec<Given<Event>>> {
+        Given::Valid(self.events.iter().copied().map(Given::Valid).collect())
+    }
+}
+
+/// `POST /settings/webhooks`: the new webhook's page with its secret, or the form again.
+async fn create(state: AppState, who: SignedIn, form: Form) -> Response {
+    let typed = Typed::of(&form);
+    let request = CreateWebhookRequest {
+        url: typed.url(),
+        events: typed.events(),
+        secret: Given::Absent,
+    };
+    let principal = Principal::browser(who.1.id);
+    let max = state.config.max_webhooks_per_user;
+    let made = match request.validate() {
+        Ok(new) => manage::create(&state.ctx(), &state.webhook_secrets, &principal, new, max).await,
+        Err(e) => Err(e),
+    };
+    match made {
+        Ok((hook, secret)) => settings_webhook::created(&state, who, hook, secret).await,
+        Err(e) if e.status().is_client_error() && e.status() != StatusCode::NOT_FOUND => {
+            HookForm::new(&state, &who, None).refused(&typed, &e)
+        }
+        Err(e) => error_response(&e, Format::Html),
+    }
+}

@@ -1,0 +1,254 @@
+//! Changing a template after it is made, as the editor of the web application does: its
+//! settings, its recipients (changed, removed, reordered through `signingOrder`) and its
+//! fields (changed, removed), and duplicating it. Every request is read and checked by the
+//! documents' own shapes and rules (`UpdateDocumentRequest`, `RecipientInput`, `FieldPatch`,
+//! `documents::parts`); a template has no state that forbids a change. Each use case owns its
+//! transaction; another user's template is a 404.
+
+use crate::core::blob::BlobId;
+use crate::core::context::Context;
+use crate::core::db::{Conn, now};
+use crate::core::error::AppError;
+use crate::core::ids::{FieldId, RecipientId, TemplateId, UserId};
+use crate::core::lenient::Given;
+use crate::identity::principal::Principal;
+use crate::signing::documents::field_request::FieldPatch;
+use crate::signing::documents::model::{Field, Recipient};
+use crate::signing::documents::parts;
+use crate::signing::documents::request::RecipientInput;
+use crate::signing::documents::settings::UpdateDocumentRequest;
+use crate::signing::documents::store::{self as doc_store, Parent};
+
+use super::model::Template;
+use super::{CreateTemplate, TemplateField, TemplateRecipient, TemplateView, store};
+
+/// `PATCH /api/v1/templates/{id}`: title, externalId, meta and authOptions, as a draft
+/// document's (members left out keep their values). Answers the template as it now is.
+pub async fn update(
+    ctx: &Context,
+    who: &Principal,
+    id: TemplateId,
+    body: UpdateDocumentRequest,
+) -> Result<TemplateView, AppError> {
+    let user = who.user_id;
+    ctx.db
+        .write(move |tx| {
+            let t = store::owned(tx, user, id)?;
+            let change = body.validate(&t.meta, &t.auth_options)?;
+            let tier = crate::identity::users::store::tier(tx, user)?;
+            let recipients: Vec<_> = t.recipients.iter().map(Recipient::as_new).collect();
+            crate::signing::documents::check_tier(&change.auth_options, &recipients, tier)?;
+            store::set_settings(tx, &t, &change, now())?;
+            Ok(TemplateView::of(&store::owned(tx, user, id)?))
+        })
+        .await
+}
+
+/// The user's template `id` and its recipient `rid` (404 for either).
+fn recipient_of(
+    tx: &Conn,
+    user: UserId,
+    (id, rid): (TemplateId, RecipientId),
+) -> Result<(Template, Recipient), AppError> {
+    let t = store::owned(tx, user, id)?;
+    let r = t
+        .recipients
+        .iter()
+        .find(|r| r.id == rid)
+        .cloned()
+        .ok_or_else(|| AppError::not_found("recipient"))?;
+    Ok((t, r))
+}
+
+/// `PATCH /api/v1/templates/{id}/recipients/{rid}`: absent members keep their values; an
+/// `email` of `null` makes the recipient a placeholder again (no address until the template
+/// is used).
+pub async fn patch_recipient(
+    ctx: &Context,
+    who: &Principal,
+    ids: (TemplateId, RecipientId),
+    mut patch: RecipientInput,
+) -> Result<TemplateRecipient, AppError> {
+    let user = who.user_id;
+    ctx.db
+        .write(move |tx| {
+            let (t, current) = recipient_of(tx, user, ids)?;
+            if matches!(patch.email, Given::Null) {
+                patch.email = Given::Valid(placeholder_for(&t, &current));
+            }
+            let r = patch.over(&current.as_new()).validate()?;
+            parts::allowed(tx, user, &r)?;
+            doc_store::recipients::update(tx, Parent::Template(ids.0), ids.1, &r)?;
+            parts::touch(tx, Parent::Template(ids.0), now())?;
+            let changed = doc_store::recipients::one(tx, Parent::Template(ids.0), ids.1)?;
+            Ok(TemplateRecipient::of(&changed))
+        })
+        .await
+}
+
+/// The placeholder address recipient `r` of `t` gets back: its own when it has one, else the
+/// one of its place in the list when free ("Recipient 2" for the second), else the next.
+fn placeholder_for(t: &Template, r: &Recipient) -> String {
+    if super::is_placeholder(&r.email) {
+        return r.email.clone();
+    }
+    let place = t.recipients.iter().position(|x| x.id == r.id).unwrap_or(0) + 1;
+    let own = super::placeholder_email(place);
+    if t.recipients.iter().any(|x| x.email == own) {
+        super::placeholder_email(t.next_placeholder())
+    } else {
+        own
+    }
+}
+
+/// `DELETE /api/v1/templates/{id}/recipients/{rid}`: the recipient and its fields. Answers the
+/// recipient as it was.
+pub async fn delete_recipient(
+    ctx: &Context,
+    who: &Principal,
+    ids: (TemplateId, RecipientId),
+) -> Result<TemplateRecipient, AppError> {
+    let user = who.user_id;
+    ctx.db
+        .write(move |tx| {
+            let (_, gone) = recipient_of(tx, user, ids)?;
+            doc_store::recipients::delete(tx, Parent::Template(ids.0), ids.1)?;
+            parts::touch(tx, Parent::Template(ids.0), now())?;
+            Ok(TemplateRecipient::of(&gone))
+        })
+        .await
+}
+
+/// The user's template `id` and its field `fid` (404 for either).
+fn field_of(
+    tx: &Conn,
+    user: UserId,
+    (id, fid): (TemplateId, FieldId),
+) -> Result<(Template, Field), AppError> {
+    let t = store::owned(tx, user, id)?;
+    let f = t
+        .fields
+        .iter()
+        .find(|f| f.id == fid)
+        .cloned()
+        .ok_or_else(|| AppError::not_found("field"))?;
+    Ok((t, f))
+}
+
+/// `PATCH /api/v1/templates/{id}/fields/{fid}`: absent members keep their values; the field is
+/// checked against the template's recipients and pages as a new one is.
+pub async fn patch_field(
+    ctx: &Context,
+    who: &Principal,
+    ids: (TemplateId, FieldId),
+    body: FieldPatch,
+) -> Result<TemplateField, AppError> {
+    let user = who.user_id;
+    ctx.db
+        .write(move |tx| {
+            let (t, field) = field_of(tx, user, ids)?;
+            let f = parts::patched_field(&field, body, t.pages(), &t.recipients)?;
+            let parent = Parent::Template(ids.0);
+            doc_store::fields::update(tx, parent, ids.1, &f)?;
+            parts::touch(tx, parent, now())?;
+            Ok(TemplateField::of(&doc_store::fields::one(
+                tx, parent, ids.1,
+            )?))
+        })
+        .await
+}
+
+/// `DELETE /api/v1/templates/{id}/fields/{fid}`. Answers the field as it was.
+pub async fn delete_field(
+    ctx: &Context,
+    who: &Principal,
+    ids: (TemplateId, FieldId),
+) -> Result<TemplateField, AppError> {
+    let user = who.user_id;
+    ctx.db
+        .write(move |tx| {
+            let (_, field) = field_of(tx, user, ids)?;
+            doc_store::fields::delete(tx, Parent::Template(ids.0), ids.1)?;
+            parts::touch(tx, Parent::Template(ids.0), now())?;
+            Ok(TemplateField::of(&field))
+        })
+        .await
+}
+
+/// `POST /api/v1/templates/{id}/duplicate`: a new template of the same user titled
+/// "<title> (copy)", with the same settings, recipients, fields and a copy of the PDF (each
+/// template owns its file); no external id and a new direct link, disabled.
+pub async fn duplicate(
+    ctx: &Context,
+    who: &Principal,
+    id: TemplateId,
+) -> Result<TemplateView, AppError> {
+    let user = who.user_id;
+    let source = ctx
+        .db
+        .read(move |c| Ok(store::owned(c, user, id)?.blob_id))
+        .await?;
+    let copy = match source.as_deref().and_then(BlobId::parse) {
+        Some(b) => Some(super::copy_blob_async(&ctx.blobs, &b).await?),
+        None => None,
+    };
+    let file = copy.clone();
+    let result = ctx
+        .db
+        .write(move |tx| {
+            let t = store::owned(tx, user, id)?;
+            if t.blob_id != source {
+                return Err(AppError::Conflict(
+                    "the template's file changed meanwhile; try again".into(),
+                ));
+            }
+            let new = copy_of(tx, &t, file.as_ref())?;
+            Ok(TemplateView::of(&store::owned(tx, user, new)?))
+        })
+        .await;
+    if let (Err(_), Some(c)) = (&result, copy) {
+        ctx.discard_blob(c.id).await;
+    }
+    result
+}
+
+/// Inside a transaction: the copy of `t` (with `file`, a copy of its PDF), its recipients and
+/// their fields.
+fn copy_of(
+    tx: &Conn,
+    t: &Template,
+    file: Option<&crate::core::blob::store::StoredBlob>,
+) -> Result<TemplateId, AppError> {
+    let at = now();
+    let title: String = format!("{} (copy)", t.title).chars().take(255).collect();
+    let new = CreateTemplate {
+        title,
+        external_id: None,
+        kind: t.kind,
+        recipients: Vec::new(),
+        meta: t.meta.clone(),
+        auth_options: t.auth_options.clone(),
+    };
+    let data_id = crate::signing::documents::new_data_id();
+    let id = store::insert(tx, t.user_id, &new, &data_id, at)?;
+    if let (Some(file), Some(sizes)) = (file, &t.page_sizes) {
+        let sizes = serde_json::to_string(sizes).unwrap_or_else(|_| "[]".into());
+        store::set_file(tx, id, file, &sizes, at)?;
+    }
+    let parent = Parent::Template(id);
+    let mut ids = std::collections::HashMap::new();
+    for r in &t.recipients {
+        ids.insert(
+            r.id,
+            doc_store::recipients::insert(tx, parent, &r.as_new(), at)?,
+        );
+    }
+    for source in &t.fields {
+        let mut f = source.as_new();
+        f.recipient_id = *ids
+            .get(&f.recipient_id)
+            .ok_or_else(|| AppError::internal("a template field without its recipient"))?;
+        doc_store::fields::insert(tx, parent, &f, at)?;
+    }
+    Ok(id)
+}

@@ -1,0 +1,203 @@
+// Settings in headless Chromium, at desktop and phone sizes. API tokens: make one (the token
+// shown once, copied with the button), call /api/v1/documents with it from this script, revoke
+// it after the confirmation dialog, see the call refused. Webhooks: a refused form, then one to
+// the loopback receiver the Rust side started (its secret shown once and copied), a test event
+// that shows in the delivery log as delivered with the receiver's answer, a redelivery, an
+// edit that switches it off, a deletion after the dialog. axe-core on every page and state; no
+// sideways scrolling; screenshots settings-*-desktop and settings-*-phone.
+//
+// Usage: node settings.mjs <base> <email> <password> <receiver url> <out dir>
+import assert from 'node:assert/strict';
+import { launch, watch, axe, shot, fitsWidth, signIn, DESKTOP, PHONE } from './lib.mjs';
+
+const [base, email, password, receiver, outDir] = process.argv.slice(2);
+const summary = { ok: false };
+// The refused forms answer 400 on purpose; anything else in the console is a problem.
+const unexpected = (p) => !/Failed to load resource: the server responded with a status of 400/.test(p);
+const browser = await launch();
+
+async function documentsWith(token) {
+  const resp = await fetch(base + '/api/v1/documents', { headers: { authorization: 'Bearer ' + token } });
+  return resp.status;
+}
+
+// Checks the page as it is now: axe-core, the width, a screenshot `settings-<name>`.
+async function look(page, name, size) {
+  await axe(page, `${name} (${size})`);
+  await fitsWidth(page, `${name} (${size})`);
+  await shot(page, outDir, `settings-${name}-${size}`);
+}
+
+// Reloads the webhook's page (with its Refresh link) until the log shows `count` rows with
+// `text` (20 s at most).
+async function waitForLog(page, text, count) {
+  for (let i = 0; i < 80; i++) {
+    const n = await page.locator('#deliveries tbody tr', { hasText: text }).count();
+    if (n >= count) return;
+    await page.waitForTimeout(250);
+    await page.getByRole('link', { name: 'Refresh' }).click();
+  }
+  assert.fail(`the delivery log never showed ${count} × ${text}`);
+}
+
+async function desktop() {
+  const context = await browser.newContext({ viewport: DESKTOP });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+  const page = await context.newPage();
+  const problems = watch(page, base);
+  await signIn(page, base, email, password, '/settings/tokens');
+  await page.getByRole('heading', { name: 'API tokens', exact: true }).waitFor();
+  assert.equal(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).getAttribute('aria-current'), 'page');
+  await look(page, 'tokens-empty', 'desktop');
+
+  // A refused form: the name is required, said next to the box.
+  await page.getByRole('button', { name: 'Make token' }).click();
+  await page.getByText('Give the key a name of 1 to 100 characters.').waitFor();
+  await look(page, 'tokens-error', 'desktop');
+
+  // The date box is offered for "On a date I choose" only.
+  assert.equal(await page.getByLabel('Last day it works (UTC)').isVisible(), false);
+  await page.getByLabel('On a date I choose').check();
+  assert.equal(await page.getByLabel('Last day it works (UTC)').isVisible(), true);
+  await page.getByLabel('In 30 days').check();
+  assert.equal(await page.getByLabel('Last day it works (UTC)').isVisible(), false);
+
+  await page.getByLabel('Name').fill('Deploy script');
+  await page.getByRole('button', { name: 'Make token' }).click();
+  await page.getByRole('heading', { name: /Your new token/ }).waitFor();
+  await page.getByText('you will not see it again').waitFor();
+  const shown = await page.getByLabel('Token', { exact: true }).inputValue();
+  await page.getByRole('button', { name: 'Copy token' }).click();
+  await page.getByText('Copied to the clipboard.').waitFor();
+  const token = await page.evaluate(() => navigator.clipboard.readText());
+  assert.equal(token, shown);
+  assert.match(token, /^api_[A-Za-z0-9]{40}$/);
+  await look(page, 'tokens-created', 'desktop');
+  assert.equal(await documentsWith(token), 200, 'the token works on /api/v1');
+
+  // Revoked after the dialog: the call is refused.
+  const row = page.locator('#tokens tbody tr', { hasText: 'Deploy script' });
+  await row.getByRole('button', { name: /Revoke/ }).click();
+  const dialog = page.getByRole('dialog');
+  await dialog.getByText('Programs that use it are refused at once').waitFor();
+  await look(page, 'tokens-revoke', 'desktop');
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  assert.equal(await documentsWith(token), 200, 'cancelling revokes nothing');
+  await row.getByRole('button', { name: /Revoke/ }).click();
+  await dialog.getByRole('button', { name: 'Revoke token' }).click();
+  await page.getByText('The token was revoked.').waitFor();
+  assert.equal(await page.locator('#tokens tbody tr', { hasText: 'Deploy script' }).count(), 0);
+  assert.equal(await documentsWith(token), 401, 'a revoked token is refused');
+  await look(page, 'tokens-revoked', 'desktop');
+
+  // Webhooks: the sub-navigation, the empty list, a refused form.
+  await page.getByRole('navigation', { name: 'Settings' }).getByRole('link', { name: 'Webhooks' }).click();
+  await page.getByRole('heading', { name: 'Webhooks', exact: true }).waitFor();
+  await look(page, 'webhooks-empty', 'desktop');
+  await page.getByRole('link', { name: 'Add a webhook' }).click();
+  await page.getByLabel('Address (URL)').fill('not a url');
+  await page.getByRole('button', { name: 'Add webhook' }).click();
+  await page.getByText('Give at least one event.').waitFor();
+  await page.getByText('Must be an absolute http or https URL.').waitFor();
+  await look(page, 'webhook-form-error', 'desktop');
+
+  await page.getByLabel('Address (URL)').fill(receiver);
+  await page.getByLabel(/Document signed/).check();
+  await page.getByLabel(/Document completed/).check();
+  await page.getByRole('button', { name: 'Add webhook' }).click();
+  await page.getByText('The webhook was added.').waitFor();
+  const secret = await page.getByLabel('Secret', { exact: true }).inputValue();
+  assert.match(secret, /^whsec_/);
+  await page.getByRole('button', { name: 'Copy secret' }).click();
+  await page.getByText('Copied to the clipboard.').waitFor();
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), secret);
+  await look(page, 'webhook-created', 'desktop');
+  const hookPath = new URL(page.url()).pathname === '/settings/webhooks'
+    ? await page.getByRole('link', { name: 'Edit' }).getAttribute('href').then((h) => h.replace(/\/edit$/, ''))
+    : new URL(page.url()).pathname;
+
+  // A test event: it arrives (the Rust side checks the receiver) and shows as delivered.
+  await page.getByRole('button', { name: 'Send a test event' }).click();
+  await page.getByText('A test event was queued.').waitFor();
+  assert.equal(await page.getByLabel('Secret', { exact: true }).count(), 0, 'the secret is shown once');
+  await waitForLog(page, 'Delivered', 1);
+  const first = page.locator('#deliveries tbody tr').first();
+  await first.getByText('HTTP 200').waitFor();
+  await first.getByText('received: 200').waitFor();
+  await first.locator('.set-name', { hasText: 'Document signed' }).waitFor();
+  await look(page, 'webhook-log', 'desktop');
+
+  // Redelivered: a second delivery, delivered too.
+  await first.getByRole('button', { name: /Redeliver/ }).click();
+  await page.getByText('The delivery was queued again.').waitFor();
+  await waitForLog(page, 'Delivered', 2);
+  await look(page, 'webhook-redelivered', 'desktop');
+
+  // Edit: switched off, one event less.
+  await page.getByRole('link', { name: 'Edit' }).click();
+  await page.getByRole('heading', { name: 'Edit webhook' }).waitFor();
+  assert.equal(await page.getByLabel(/Document signed/).isChecked(), true);
+  await page.getByLabel(/Document completed/).uncheck();
+  await page.getByLabel(/On: post new events/).uncheck();
+  await look(page, 'webhook-edit', 'desktop');
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.getByText('Your changes were saved.').waitFor();
+  await page.locator('.set-hook-card').getByText('Switched off').waitFor();
+  assert.equal(await page.locator('.set-event-list li').count(), 1);
+
+  await page.getByRole('link', { name: '← Webhooks' }).click();
+  await page.locator('.set-hook', { hasText: receiver }).getByText('Switched off').waitFor();
+  await look(page, 'webhooks-list', 'desktop');
+  summary.hook = hookPath;
+  assert.deepEqual(problems.filter(unexpected), []);
+  await context.close();
+  return hookPath;
+}
+
+async function phone(hookPath) {
+  const context = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+  const page = await context.newPage();
+  const problems = watch(page, base);
+  await signIn(page, base, email, password, '/settings/tokens');
+  await page.getByLabel('Name').fill('Phone token');
+  await page.getByLabel('Never').check();
+  await page.getByRole('button', { name: 'Make token' }).click();
+  await page.getByRole('heading', { name: /Your new token/ }).waitFor();
+  await look(page, 'tokens-created', 'phone');
+  const token = await page.getByLabel('Token', { exact: true }).inputValue();
+  assert.equal(await documentsWith(token), 200);
+  await page.goto(base + '/settings/tokens');
+  await look(page, 'tokens', 'phone');
+
+  await page.goto(base + '/settings/webhooks');
+  await look(page, 'webhooks', 'phone');
+  await page.goto(base + '/settings/webhooks/new');
+  await look(page, 'webhook-form', 'phone');
+  await page.goto(base + hookPath);
+  await page.locator('#deliveries tbody tr').first().waitFor();
+  await look(page, 'webhook-log', 'phone');
+  await page.goto(base + hookPath + '/edit');
+  await look(page, 'webhook-edit', 'phone');
+
+  // Deleted after the dialog.
+  await page.goto(base + hookPath);
+  await page.getByRole('button', { name: 'Delete' }).click();
+  await page.getByRole('dialog').getByText('its delivery log goes too').waitFor();
+  await look(page, 'webhook-delete', 'phone');
+  await page.getByRole('dialog').getByRole('button', { name: 'Delete webhook' }).click();
+  await page.getByText('The webhook was deleted').waitFor();
+  await page.getByText('No webhooks yet.').waitFor();
+  await look(page, 'webhooks-deleted', 'phone');
+  assert.deepEqual(problems.filter(unexpected), []);
+  await context.close();
+}
+
+try {
+  const hookPath = await desktop();
+  await phone(hookPath);
+  summary.ok = true;
+} finally {
+  await browser.close();
+  console.log(JSON.stringify(summary));
+}
