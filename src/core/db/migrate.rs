@@ -34,10 +34,8 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     (17, include_str!("migrations/0017_session_confirmation.sql")),
     (18, include_str!("migrations/0018_list_counts.sql")),
     (19, include_str!("migrations/0019_dashboard.sql")),
-    // Numbered 21 in issue 26's plan; the lead renumbers when merging.
-    (20, include_str!("migrations/0021_settings.sql")),
-    // Numbered 20 in issue 26's plan (accounts); applied after the settings' one.
-    (21, include_str!("migrations/0020_account_links.sql")),
+    (20, include_str!("migrations/0020_settings.sql")),
+    (21, include_str!("migrations/0021_account_links.sql")),
 ];
 
 #[derive(Debug, thiserror::Error)]
