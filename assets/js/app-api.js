@@ -95,5 +95,14 @@ window.DocketApp = (function () {
     }
   }
 
-  return { csrf, reason, call, flash, takeFlash, confirming, copy };
+  // Replaces what `box` shows with one alert: `message` in `tone` (success, info or error).
+  function say(box, message, tone) {
+    box.textContent = '';
+    const p = document.createElement('p');
+    p.className = 'alert ' + (tone || 'success');
+    p.textContent = message;
+    box.appendChild(p);
+  }
+
+  return { csrf, reason, call, flash, takeFlash, confirming, copy, say };
 })();

@@ -11,16 +11,8 @@
   const api = '/api/v1/documents/' + id;
   const notice = document.getElementById('notice');
 
-  function say(box, message, tone) {
-    box.textContent = '';
-    const p = document.createElement('p');
-    p.className = 'alert ' + (tone || 'success');
-    p.textContent = message;
-    box.appendChild(p);
-  }
-
   const flashed = app.takeFlash();
-  if (flashed) say(notice, flashed, 'success');
+  if (flashed) app.say(notice, flashed, 'success');
 
   // Copy a signing link (the box is read-only and selectable as a fallback).
   document.querySelectorAll('[data-copy]').forEach((button) => {
@@ -28,7 +20,7 @@
       const ok = await app.copy(document.getElementById(button.dataset.copy));
       const result = button.closest('.recipient').querySelector('.action-result');
       if (result) {
-        say(result, ok ? 'Link copied.' : 'Copy did not work here: the link is selected, press Ctrl+C (or Cmd+C).', ok ? 'success' : 'error');
+        app.say(result, ok ? 'Link copied.' : 'Copy did not work here: the link is selected, press Ctrl+C (or Cmd+C).', ok ? 'success' : 'error');
       }
       button.textContent = ok ? 'Copied' : 'Copy link';
     });
@@ -44,12 +36,12 @@
       try {
         const r = await app.call('POST', api + '/resend', { recipients: [rid] });
         if ((r.recipients || []).includes(rid)) {
-          say(result, 'Reminder sent to ' + item.dataset.name + '.');
+          app.say(result, 'Reminder sent to ' + item.dataset.name + '.');
         } else {
-          say(result, 'No reminder was sent: it is not ' + item.dataset.name + '\'s turn yet, or this document sends no e-mails.', 'info');
+          app.say(result, 'No reminder was sent: it is not ' + item.dataset.name + '\'s turn yet, or this document sends no e-mails.', 'info');
         }
       } catch (e) {
-        say(result, e.message, 'error');
+        app.say(result, e.message, 'error');
       } finally {
         button.disabled = false;
       }
@@ -72,7 +64,7 @@
         window.location.reload();
       } catch (err) {
         input.setAttribute('aria-invalid', 'true');
-        say(result, err.message, 'error');
+        app.say(result, err.message, 'error');
         submit.disabled = false;
         input.focus();
       }

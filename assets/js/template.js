@@ -8,16 +8,8 @@
   const app = window.DocketApp;
   const notice = document.getElementById('notice');
 
-  function say(box, message, tone) {
-    box.textContent = '';
-    const p = document.createElement('p');
-    p.className = 'alert ' + (tone || 'success');
-    p.textContent = message;
-    box.appendChild(p);
-  }
-
   const flashed = app.takeFlash();
-  if (flashed && notice) say(notice, flashed, 'success');
+  if (flashed && notice) app.say(notice, flashed, 'success');
 
   const root = document.querySelector('[data-template]');
   if (!root) return;
@@ -36,7 +28,7 @@
         ok = false;
       }
       const result = button.closest('.recipient, .card').querySelector('.action-result');
-      say(result, ok ? 'Copied ' + box.value + '.' : 'Copy did not work here: the ID is selected, press Ctrl+C (or Cmd+C).', ok ? 'success' : 'error');
+      app.say(result, ok ? 'Copied ' + box.value + '.' : 'Copy did not work here: the ID is selected, press Ctrl+C (or Cmd+C).', ok ? 'success' : 'error');
     });
   });
 
@@ -49,7 +41,7 @@
       app.flash('Template duplicated: this is the copy, “' + copy.title + '”.');
       window.location.assign('/templates/' + copy.id);
     } catch (e) {
-      say(notice, e.message, 'error');
+      app.say(notice, e.message, 'error');
       duplicate.disabled = false;
     }
   });
