@@ -194,6 +194,8 @@ try {
   // ---------- Review and send ----------
   await page.getByRole('link', { name: 'Next: Review and send' }).click();
   await page.waitForURL(/step=review/);
+  // The review's script lists the recipients once it has read the document: Send works then.
+  await page.locator('.review-recipient').first().waitFor();
   await page.getByRole('button', { name: 'Send for signing' }).click();
   await page.waitForURL((u) => u.pathname === `/documents/${id}`);
   await page.getByText('Waiting for signatures').first().waitFor();

@@ -12,9 +12,12 @@ let api; let ctx; let doc;
 export async function init(subjectApi, context) {
   api = subjectApi;
   ctx = context;
-  document.getElementById('send').addEventListener('click', send);
+  const button = document.getElementById('send');
+  button.addEventListener('click', send);
   doc = await api.load();
   render();
+  // Disabled in the page until now: a press before this script ran would do nothing.
+  button.disabled = false;
 }
 
 const el = (tag, cls, text) => {
