@@ -56,6 +56,7 @@ mod recipient_auth;
 mod recipient_input;
 mod reject_rule;
 mod request_log;
+mod reset_next;
 mod scope_containment;
 mod sealing;
 mod secret_files;
