@@ -79,7 +79,7 @@
     }
 
     const act = el('td', 'set-act');
-    if (d.status !== 'PENDING') {
+    if (d.status !== 'PENDING' && log.dataset.on === 'true') {
       const form = el('form');
       form.method = 'post';
       form.action = '/settings/webhooks/' + d.webhookId + '/deliveries/' + d.id + '/redeliver';
@@ -191,7 +191,8 @@
     read();
   }
 
-  const test = document.getElementById('send-test-form');
+  // (No test form while the webhook is switched off.)
+  const test = document.getElementById('send-test-form') || document.createElement('form');
   test.addEventListener('submit', (event) => {
     event.preventDefault();
     const chosen = new FormData(test).get('event');

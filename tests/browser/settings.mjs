@@ -164,6 +164,10 @@ async function desktop() {
   await page.getByText('Your changes were saved.').waitFor();
   assert.equal(await page.getByLabel('Secret', { exact: true }).count(), 0, 'the secret is shown once');
   await page.locator('.set-hook-card').getByText('Switched off').waitFor();
+  // Switched off, it is sent nothing, tests included: the page says so instead of offering one.
+  await page.locator('#hook-off').waitFor();
+  assert.equal(await page.getByRole('button', { name: 'Send a test event' }).count(), 0);
+  assert.equal(await page.getByRole('button', { name: /Redeliver/ }).count(), 0);
   assert.equal(await page.locator('.set-event-list li').count(), 1);
 
   await page.getByRole('link', { name: '← Webhooks' }).click();
