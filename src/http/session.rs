@@ -300,4 +300,27 @@ mod tests {
         }
         assert_eq!(safe_next(None), "/account");
     }
+
+    #[test]
+    fn a_carried_next_is_local_or_nothing_and_goes_into_a_query_encoded() {
+        assert_eq!(local_next(Some("/sign/abc")).as_deref(), Some("/sign/abc"));
+        for bad in [
+            "https://evil.example",
+            "//evil.example",
+            "/\\evil",
+            "/\t/evil",
+            "",
+        ] {
+            assert_eq!(local_next(Some(bad)), None, "{bad:?}");
+        }
+        assert_eq!(
+            with_query("/auth/login", &[("email", Some("a@b.c")), ("next", None)]),
+            "/auth/login?email=a%40b.c"
+        );
+        assert_eq!(
+            with_query("/auth/forgot", &[("next", Some("/sign/x?y=1"))]),
+            "/auth/forgot?next=%2Fsign%2Fx%3Fy%3D1"
+        );
+        assert_eq!(with_query("/auth/login", &[("next", None)]), "/auth/login");
+    }
 }
