@@ -29,6 +29,7 @@ mod cluster_restore;
 mod connections;
 mod dashboard;
 mod dashboard_browser;
+mod direct_links;
 mod documenso_compat;
 mod documenso_examples;
 mod document_page_browser;
