@@ -30,6 +30,7 @@ mod connections;
 mod credential_cache;
 mod dashboard;
 mod dashboard_browser;
+mod direct_links;
 mod documenso_compat;
 mod documenso_examples;
 mod document_page_browser;
