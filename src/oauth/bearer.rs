@@ -1,6 +1,7 @@
 //! The one place that turns a request's credential into the principal it acts for: a live API
 //! key (every scope) or an OAuth access token (its scopes) of an enabled user.
 
+use super::verified;
 use crate::core::error::AppError;
 use crate::core::ids::GrantId;
 use crate::identity::scope::Scope;
@@ -8,6 +9,7 @@ use crate::{core::db::Conn, core::db::Db, core::db::now};
 use crate::{
     identity::principal::Credentials, identity::principal::Principal, identity::principal::Via,
 };
+use std::time::Instant;
 
 /// A use of a credential that is due to be recorded (at most once a minute each).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,32 +27,36 @@ impl Use {
     }
 }
 
+/// What `resolve` found: the principal, when its credential expires (unix seconds; `None` for
+/// an API key that does not), and a use that is due to be recorded.
+pub struct Resolved {
+    pub who: Principal,
+    pub expires_at: Option<i64>,
+    pub used: Option<Use>,
+}
+
 /// Resolves `creds` to a principal at `now`: a live API key or access token of an enabled user.
-/// Reads only; a use that is due to be recorded comes back as well.
-pub fn resolve(
-    conn: &Conn,
-    creds: &Credentials,
-    now: i64,
-) -> Result<(Principal, Option<Use>), AppError> {
-    let unauthorized = |m: &str| AppError::Unauthorized(m.to_string());
-    let secret = creds
-        .secret()
-        .filter(|s| !s.is_empty())
-        .ok_or_else(|| unauthorized("missing credentials: send Authorization: Bearer <token>"))?;
+/// Reads only.
+pub fn resolve(conn: &Conn, creds: &Credentials, now: i64) -> Result<Resolved, AppError> {
+    let secret = presented(creds)?;
     if secret.starts_with(crate::identity::apikeys::PREFIX) {
         let key = crate::identity::apikeys::store::find_live(conn, secret, now)?
             .ok_or_else(|| unauthorized("the API key is invalid, expired or revoked"))?;
-        let principal = Principal {
+        let who = Principal {
             user_id: key.user_id,
             scopes: Scope::ALL.to_vec(),
             via: Via::ApiKey,
         };
-        return Ok((principal, key.stale.then_some(Use::ApiKey(key.id))));
+        return Ok(Resolved {
+            who,
+            expires_at: key.expires_at,
+            used: key.stale.then_some(Use::ApiKey(key.id)),
+        });
     }
     let access = super::tokens::store::authenticate_access(conn, secret, now)?
         .ok_or_else(|| unauthorized("the access token is invalid, expired or revoked"))?;
     let used = access.stale.then_some(Use::Grant(access.grant));
-    let principal = Principal {
+    let who = Principal {
         user_id: access.user_id,
         scopes: access.scopes,
         via: Via::AccessToken {
@@ -58,33 +64,80 @@ pub fn resolve(
             grant: access.grant,
         },
     };
-    Ok((principal, used))
+    Ok(Resolved {
+        who,
+        expires_at: Some(access.expires_at),
+        used,
+    })
 }
 
-/// The principal behind `creds`: resolved on the read side, its use recorded (at most once a
-/// minute) on the write side.
+fn unauthorized(m: &str) -> AppError {
+    AppError::Unauthorized(m.to_string())
+}
+
+fn presented(creds: &Credentials) -> Result<&str, AppError> {
+    creds
+        .secret()
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| unauthorized("missing credentials: send Authorization: Bearer <token>"))
+}
+
+/// The principal behind `creds` when this process verified it within the last second and no
+/// revocation was committed here since (`verified`), without touching the database.
+fn remembered(db: &Db, creds: &Credentials, now: i64) -> Option<Principal> {
+    let key = verified::key(presented(creds).ok()?);
+    verified::CACHE.get(&key, db.revocation_epoch(), now)
+}
+
+/// The principal behind `creds`: remembered (`verified`), or resolved on the read side, its
+/// use recorded (at most once a minute) on the write side.
 pub async fn authenticate(db: &Db, creds: Credentials) -> Result<Principal, AppError> {
+    if let Some(who) = remembered(db, &creds, now()) {
+        return Ok(who);
+    }
     read_as(db, creds, |_, who| Ok(who.clone())).await
 }
 
-/// Resolves `creds` and runs `read` for that principal in the same trip to the database (the
-/// hot paths of app integrations), then records the credential's use when due.
+/// Resolves `creds` and runs `read` for that principal (the hot paths of app integrations):
+/// with a remembered credential, `read` alone; otherwise in the same trip to the database,
+/// after which the credential is remembered and its use recorded when due. Both are point
+/// reads (`Db::point_read`): on SQLite they run without leaving the async thread.
 pub async fn read_as<T, F>(db: &Db, creds: Credentials, read: F) -> Result<T, AppError>
 where
     F: FnOnce(&Conn, &Principal) -> Result<T, AppError> + Send + 'static,
     T: Send + 'static,
 {
     let t = now();
-    let (value, used) = db
-        .read(move |c| {
-            let (who, used) = resolve(c, &creds, t)?;
-            Ok((read(c, &who)?, used))
+    if let Some(who) = remembered(db, &creds, t) {
+        return db.point_read(move |c| read(c, &who)).await;
+    }
+    let key = presented(&creds).ok().map(verified::key);
+    let (since, epoch) = (Instant::now(), db.revocation_epoch());
+    let (found, value) = db
+        .point_read(move |c| {
+            let found = resolve(c, &creds, t)?;
+            let value = read(c, &found.who);
+            Ok((found, value))
         })
         .await?;
+    let Resolved {
+        who,
+        expires_at,
+        used,
+    } = found;
+    if let Some(key) = key {
+        let fresh = verified::Verified {
+            who,
+            expires_at,
+            since,
+            epoch,
+        };
+        verified::CACHE.put(key, fresh, db.revocation_epoch());
+    }
     if let Some(used) = used {
         db.write(move |c| used.record(c, t)).await?;
     }
-    Ok(value)
+    value
 }
 
 #[cfg(test)]

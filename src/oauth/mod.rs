@@ -14,3 +14,4 @@ pub mod oidc;
 pub mod prompt;
 pub mod token_endpoint;
 pub mod tokens;
+pub mod verified;

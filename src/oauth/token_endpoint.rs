@@ -118,7 +118,7 @@ pub async fn answer(ctx: &Context, policy: Policy, openid: &OpenId, req: Request
     };
     let client = ctx
         .db
-        .read(move |c| super::clients::store::get(c, &client_id))
+        .point_read(move |c| super::clients::store::get(c, &client_id))
         .await?;
     let client = match authenticate_client(client, secret.as_deref()) {
         Ok(c) => c,
@@ -130,7 +130,11 @@ pub async fn answer(ctx: &Context, policy: Policy, openid: &OpenId, req: Request
     };
     let (row, life) = (client.row_id, policy.lifetimes);
     let outcome = match ask {
-        Ask::Introspect(_) => ctx.db.read(move |c| run(c, row, ask, life, now())).await,
+        Ask::Introspect(_) => {
+            (ctx.db)
+                .point_read(move |c| run(c, row, ask, life, now()))
+                .await
+        }
         _ => ctx.db.write(move |tx| run(tx, row, ask, life, now())).await,
     };
     match outcome {

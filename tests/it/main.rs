@@ -27,6 +27,7 @@ mod cluster_kill;
 mod cluster_limits;
 mod cluster_restore;
 mod connections;
+mod credential_cache;
 mod dashboard;
 mod dashboard_browser;
 mod direct_links;

@@ -1022,7 +1022,7 @@ fn owned_with_client(cid: &str, csecret: &str, token: &str) -> Vec<(String, Stri
 }
 
 /// Introspects `token` as client `cid` (asserting 200): the answer.
-async fn introspect(app: &TestApp, cid: &str, csecret: &str, token: &str) -> Value {
+pub async fn introspect(app: &TestApp, cid: &str, csecret: &str, token: &str) -> Value {
     let form = owned_with_client(cid, csecret, token);
     let req = app.client.post(app.url(INTROSPECT)).form(&form);
     let resp = req.send().await.unwrap();
@@ -1031,7 +1031,7 @@ async fn introspect(app: &TestApp, cid: &str, csecret: &str, token: &str) -> Val
 }
 
 /// Revokes `token` as client `cid`.
-async fn revoke(app: &TestApp, cid: &str, csecret: &str, token: &str) -> Response {
+pub async fn revoke(app: &TestApp, cid: &str, csecret: &str, token: &str) -> Response {
     let form = owned_with_client(cid, csecret, token);
     let req = app.client.post(app.url(REVOKE)).form(&form);
     req.send().await.unwrap()

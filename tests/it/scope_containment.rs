@@ -213,7 +213,7 @@ enum Ending {
 }
 
 /// Ada revokes Cal on the account page.
-async fn revoke_on_account_page(app: &TestApp, cookie: &str) {
+pub async fn revoke_on_account_page(app: &TestApp, cookie: &str) {
     let html = app
         .client
         .get(app.url("/account"))

@@ -71,6 +71,11 @@ impl ReadGate {
         self.0.read()
     }
 
+    /// As `enter`, or `None` at once when the gate is closed or about to close.
+    pub fn try_enter(&self) -> Option<RwLockReadGuard<'_, ()>> {
+        self.0.try_read()
+    }
+
     /// Closes the gate once the reads in flight finish, waiting at most `wait`.
     pub(super) fn close(&self, wait: Duration) -> Option<RwLockWriteGuard<'_, ()>> {
         self.0.try_write_for(wait)

@@ -3,6 +3,8 @@
 //! once against it, in SQL both databases understand; numbered parameters (`?1`) are rewritten
 //! for PostgreSQL (`$1`) by `dialect`, and where the two must differ, `Conn::dialect` tells which.
 
+use std::cell::Cell;
+
 use super::pg::PgClient;
 use super::value::{FromSql, Params, Value, ValueRef, convert};
 
@@ -91,8 +93,10 @@ impl<T> OptionalExtension<T> for Result<T> {
     }
 }
 
-/// A connection lent to store code for the length of one call.
-pub struct Conn<'a>(Inner<'a>);
+/// A connection lent to store code for the length of one call. The flag is set by store code
+/// that revoked a credential (`note_revocation`), so that `Db::write` can tell the process's
+/// verified-credential cache once the change is committed.
+pub struct Conn<'a>(Inner<'a>, Cell<bool>);
 
 enum Inner<'a> {
     Sqlite(&'a rusqlite::Connection),
@@ -103,11 +107,24 @@ enum Inner<'a> {
 
 impl<'a> Conn<'a> {
     pub fn sqlite(conn: &'a rusqlite::Connection) -> Conn<'a> {
-        Conn(Inner::Sqlite(conn))
+        Conn(Inner::Sqlite(conn), Cell::new(false))
     }
 
     pub fn postgres(client: &'a PgClient) -> Conn<'a> {
-        Conn(Inner::Postgres(client))
+        Conn(Inner::Postgres(client), Cell::new(false))
+    }
+
+    /// Says that this work revokes a credential (a token, a grant, an API key, a client or a
+    /// user's access): once it commits, `Db::write` moves the revocation epoch on, and every
+    /// credential this process verified before that is checked against the database again.
+    /// Store code calls it next to the UPDATE or DELETE that revokes.
+    pub fn note_revocation(&self) {
+        self.1.set(true);
+    }
+
+    /// Whether `note_revocation` was called on this connection.
+    pub fn noted_revocation(&self) -> bool {
+        self.1.get()
     }
 
     pub fn dialect(&self) -> Dialect {
@@ -230,15 +247,16 @@ impl<'a> Conn<'a> {
 impl Conn<'static> {
     /// An owned SQLite connection (tests, migrations, the admin CLI's one-off work).
     pub fn sqlite_owned(conn: rusqlite::Connection) -> Conn<'static> {
-        Conn(Inner::SqliteOwned(conn))
+        Conn(Inner::SqliteOwned(conn), Cell::new(false))
     }
 
     /// A connection of its own to the PostgreSQL database at `url` (tools and tests; the
     /// server uses its pool). Not on a thread that drives async tasks: the client blocks.
     pub fn postgres_connect(url: &str) -> Result<Conn<'static>> {
-        Ok(Conn(Inner::PostgresOwned(Box::new(PgClient::connect(
-            url,
-        )?))))
+        Ok(Conn(
+            Inner::PostgresOwned(Box::new(PgClient::connect(url)?)),
+            Cell::new(false),
+        ))
     }
 
     /// An empty SQLite database in memory, with foreign keys on: for tests.

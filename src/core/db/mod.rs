@@ -11,6 +11,7 @@ pub mod migrate;
 mod pg;
 pub mod pg_migrate;
 mod pg_tls;
+mod revocations;
 mod target;
 #[cfg(test)]
 pub mod testing;
@@ -29,6 +30,7 @@ use rusqlite::Connection;
 pub use crate::params;
 pub use app_error::conflict_on_unique;
 pub use conn::{Conn, Dialect, Error, OptionalExtension, Result, Row, RowIndex, Stmt};
+pub use revocations::{Epoch, SETTLES as REVOCATION_SETTLES};
 pub use target::Target;
 pub use value::{FromSql, Params, ToSql, Value, ValueRef, params_from_iter};
 
@@ -77,6 +79,8 @@ pub enum OpenError {
 #[derive(Clone)]
 pub struct Db {
     backend: Backend,
+    /// Moves on after each committed write that revoked a credential (`revocations.rs`).
+    revocations: std::sync::Arc<revocations::Revocations>,
 }
 
 #[derive(Clone)]
@@ -152,6 +156,7 @@ impl Db {
                 writer,
                 gate,
             },
+            revocations: revocations::Revocations::new(),
         })
     }
 
@@ -190,6 +195,7 @@ impl Db {
             .map_err(|e| failed(e.to_string()))?;
         let db = Db {
             backend: Backend::Postgres { pool },
+            revocations: revocations::Revocations::new(),
         };
         db.write_blocking_pg(move |c| pg_migrate::check_or_run(c, migrate))
             .map_err(|e| OpenError::Migration(e.to_string()))?;
@@ -236,6 +242,7 @@ impl Db {
                 writer,
                 gate: checkpoint::ReadGate::default(),
             },
+            revocations: revocations::Revocations::new(),
         }
     }
 
@@ -250,6 +257,32 @@ impl Db {
         tokio::task::spawn_blocking(move || db.read_blocking(f))
             .await
             .map_err(task_failed)?
+    }
+
+    /// Runs `f`, a point read (a row or a few by an index: microseconds on SQLite), without
+    /// leaving the calling thread when that costs no waiting: on SQLite with a pooled
+    /// connection free and the read gate open, `f` runs here, on the async thread, and saves
+    /// the two thread switches of `read` (which cost more than such a read itself). Otherwise,
+    /// and always on PostgreSQL (a network round trip), it is `read`. Never for a read whose
+    /// cost grows with the data.
+    pub async fn point_read<F, T>(&self, f: F) -> Result<T, AppError>
+    where
+        F: FnOnce(&Conn<'_>) -> Result<T, AppError> + Send + 'static,
+        T: Send + 'static,
+    {
+        if let Backend::Sqlite { pool, gate, .. } = &self.backend
+            && let Some(conn) = pool.try_get()
+            && let Some(_open) = gate.try_enter()
+        {
+            return f(&Conn::sqlite(&conn));
+        }
+        self.read(f).await
+    }
+
+    /// The revocation epoch now: read it before a read that verifies a credential, and trust
+    /// what that read found only while the epoch is unchanged.
+    pub fn revocation_epoch(&self) -> Epoch {
+        self.revocations.current()
     }
 
     /// Runs `f` inside a write transaction and returns its result once that transaction is
@@ -288,12 +321,19 @@ impl Db {
             return Err(AppError::internal("no SQLite writer"));
         };
         let (done, result) = tokio::sync::oneshot::channel();
+        let revocations = self.revocations.clone();
         let job: writer::Job = Box::new(move |conn| {
-            let outcome = match conn {
+            let (outcome, revoked) = match conn {
                 Some(conn) => writer::in_savepoint(conn, f),
-                None => Err(AppError::Unavailable("the write could not start".into())),
+                None => (
+                    Err(AppError::Unavailable("the write could not start".into())),
+                    false,
+                ),
             };
             Box::new(move |commit: Result<(), AppError>| {
+                if revoked {
+                    revocations.committed();
+                }
                 let _ = done.send(commit.and(outcome));
             })
         });
@@ -319,7 +359,12 @@ impl Db {
             .unwrap_or_else(|_| Err(AppError::internal("a database write panicked")));
         match outcome {
             Ok(value) => {
-                if let Err(e) = conn.execute_batch("COMMIT") {
+                let committed = conn.execute_batch("COMMIT");
+                if conn.noted_revocation() {
+                    // Also when the COMMIT's answer was lost: it may have committed.
+                    self.revocations.committed();
+                }
+                if let Err(e) = committed {
                     client.reset();
                     return Err(e.into());
                 }
@@ -383,19 +428,27 @@ impl Db {
     }
 
     /// `write`, waiting on the current thread: for the admin CLI, which has no async runtime
-    /// (it must not be called from one).
+    /// (it must not be called from one). A write that revoked a credential answers only once
+    /// every server has stopped trusting what it verified before (`revocations::SETTLES`, a
+    /// second): the servers are other processes, which this one cannot tell, so when the
+    /// command returns the revocation holds everywhere.
     pub fn write_blocking<F, T>(&self, f: F) -> Result<T, AppError>
     where
         F: FnOnce(&Conn<'_>) -> Result<T, AppError> + Send + 'static,
         T: Send + 'static,
     {
-        match &self.backend {
+        let before = self.revocations.current();
+        let out = match &self.backend {
             Backend::Sqlite { .. } => self
                 .queue_write(f)?
                 .blocking_recv()
                 .map_err(|_| AppError::internal("the database writer dropped a request"))?,
             Backend::Postgres { .. } => self.write_blocking_pg(f),
+        };
+        if self.revocations.current() != before {
+            std::thread::sleep(revocations::SETTLES);
         }
+        out
     }
 
     /// SQLite: copies every transaction committed so far into the database file and syncs it

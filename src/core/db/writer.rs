@@ -66,18 +66,26 @@ fn run(mut conn: Connection, rx: mpsc::Receiver<Job>, mut checkpoints: Option<Ch
 }
 
 /// Runs `f` in a savepoint on `conn`: released on success, rolled back on error or panic.
+/// Also answers whether `f` noted a revocation (`Conn::note_revocation`; when in doubt, yes).
 pub fn in_savepoint<T>(
     conn: &Connection,
     f: impl FnOnce(&super::Conn<'_>) -> Result<T, AppError>,
-) -> Result<T, AppError> {
-    conn.execute_batch("SAVEPOINT job")?;
-    let outcome = catch_unwind(AssertUnwindSafe(|| f(&super::Conn::sqlite(conn))))
-        .unwrap_or_else(|_| Err(AppError::internal("a database write panicked")));
-    match &outcome {
-        Ok(_) => conn.execute_batch("RELEASE job")?,
-        Err(_) => conn.execute_batch("ROLLBACK TO job; RELEASE job")?,
+) -> (Result<T, AppError>, bool) {
+    if let Err(e) = conn.execute_batch("SAVEPOINT job") {
+        return (Err(e.into()), false);
     }
-    outcome
+    let lent = super::Conn::sqlite(conn);
+    let outcome = catch_unwind(AssertUnwindSafe(|| f(&lent)))
+        .unwrap_or_else(|_| Err(AppError::internal("a database write panicked")));
+    let revoked = lent.noted_revocation();
+    let closed = match &outcome {
+        Ok(_) => conn.execute_batch("RELEASE job"),
+        Err(_) => conn.execute_batch("ROLLBACK TO job; RELEASE job"),
+    };
+    match closed {
+        Ok(()) => (outcome, revoked),
+        Err(e) => (Err(e.into()), revoked),
+    }
 }
 
 #[cfg(test)]

@@ -70,6 +70,7 @@ pub fn revoke(conn: &Conn, id: i64, owner: Option<UserId>, now: i64) -> Result<A
     let key = get(conn, id)?
         .filter(|k| owner.is_none_or(|o| o == k.user_id))
         .ok_or_else(|| AppError::NotFound(format!("no API key with id {id}")))?;
+    conn.note_revocation();
     let n = conn.execute(
         "UPDATE api_keys SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
         params![id, now],
@@ -91,6 +92,8 @@ pub fn revoke(conn: &Conn, id: i64, owner: Option<UserId>, now: i64) -> Result<A
 pub struct Presented {
     pub id: i64,
     pub user_id: UserId,
+    /// When the key expires (unix seconds), if it does.
+    pub expires_at: Option<i64>,
     /// Its last use is older than a minute: `record_use` is due.
     pub stale: bool,
 }
@@ -99,19 +102,21 @@ pub struct Presented {
 pub fn find_live(conn: &Conn, presented: &str, now: i64) -> Result<Option<Presented>, AppError> {
     let hash = SecretToken::presented(presented).hash();
     let mut stmt = conn.prepare_cached(
-        "SELECT k.id, k.user_id, k.last_used_at FROM api_keys k JOIN users u ON u.id = k.user_id
+        "SELECT k.id, k.user_id, k.last_used_at, k.expires_at
+           FROM api_keys k JOIN users u ON u.id = k.user_id
           WHERE k.key_hash = ?1 AND k.revoked_at IS NULL
             AND (k.expires_at IS NULL OR k.expires_at > ?2) AND u.disabled_at IS NULL",
     )?;
-    let found: Option<(i64, UserId, Option<i64>)> = stmt
+    let found: Option<(i64, UserId, Option<i64>, Option<i64>)> = stmt
         .query_row(params![hash, now], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
         })
         .optional()?;
     // Minute resolution: most requests stay read-only.
-    Ok(found.map(|(id, user_id, last_used)| Presented {
+    Ok(found.map(|(id, user_id, last_used, expires_at)| Presented {
         id,
         user_id,
+        expires_at,
         stale: last_used.is_none_or(|t| t < now - 60),
     }))
 }

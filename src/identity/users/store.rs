@@ -140,6 +140,7 @@ pub fn set_email(conn: &Conn, id: UserId, email: &Email, now: i64) -> Result<(),
 
 /// Disables (`true`) or enables a user. Returns whether anything changed.
 pub fn set_disabled(conn: &Conn, id: UserId, disabled: bool, now: i64) -> Result<bool, AppError> {
+    conn.note_revocation();
     let n = if disabled {
         conn.execute(
             "UPDATE users SET disabled_at = ?2, updated_at = ?2 WHERE id = ?1 AND disabled_at IS NULL",

@@ -130,6 +130,7 @@ pub fn rotate_secret(conn: &Conn, client_id: &str, now: i64) -> Result<SecretTok
 /// Deletes a client; its redirect URIs, grants and tokens go with it (ON DELETE CASCADE).
 pub fn remove(conn: &Conn, client_id: &str) -> Result<Client, AppError> {
     let client = require(conn, client_id)?;
+    conn.note_revocation();
     conn.execute("DELETE FROM oauth_clients WHERE id = ?1", [client.row_id])?;
     Ok(client)
 }

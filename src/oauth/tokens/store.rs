@@ -327,6 +327,7 @@ pub fn redeem_code(
 
 /// A reused code: every token issued from it is revoked.
 fn revoke_code_tokens(tx: &Conn, code_id: i64, now: i64) -> Result<(), AppError> {
+    tx.note_revocation();
     let n = tx.execute(
         "UPDATE oauth_tokens SET revoked_at = ?2 WHERE code_id = ?1 AND revoked_at IS NULL",
         params![code_id, now],
@@ -488,6 +489,7 @@ fn access_scopes(asked: Option<&scope::Spelled>, granted: &str) -> Result<String
 /// Ends a grant whose rotated-out refresh token came back: its tokens and the grant itself
 /// are revoked.
 fn end_stolen_grant(tx: &Conn, grant: GrantId, now: i64) -> Result<(), AppError> {
+    tx.note_revocation();
     revoke_grant_tokens(tx, grant, now)?;
     tx.execute(
         "UPDATE oauth_grants SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
@@ -501,6 +503,7 @@ fn end_stolen_grant(tx: &Conn, grant: GrantId, now: i64) -> Result<(), AppError>
 }
 
 fn revoke_grant_tokens(tx: &Conn, grant: GrantId, now: i64) -> Result<usize, AppError> {
+    tx.note_revocation();
     Ok(tx.execute(
         "UPDATE oauth_tokens SET revoked_at = ?2 WHERE grant_id = ?1 AND revoked_at IS NULL",
         params![grant, now],
@@ -514,6 +517,8 @@ pub struct AccessInfo {
     pub client: ClientId,
     pub grant: GrantId,
     pub scopes: Vec<Scope>,
+    /// When the token expires (unix seconds).
+    pub expires_at: i64,
     /// The grant's last use is older than a minute: `record_grant_use` is due.
     pub stale: bool,
 }
@@ -527,7 +532,7 @@ pub fn authenticate_access(
 ) -> Result<Option<AccessInfo>, AppError> {
     let hash = SecretToken::presented(token).hash();
     let mut stmt = conn.prepare_cached(
-        "SELECT g.user_id, g.client_id, g.id, t.scopes, g.last_used_at
+        "SELECT g.user_id, g.client_id, g.id, t.scopes, g.last_used_at, t.expires_at
            FROM oauth_tokens t
            JOIN oauth_grants g ON g.id = t.grant_id
            JOIN users u ON u.id = g.user_id
@@ -542,6 +547,7 @@ pub fn authenticate_access(
                     client: r.get(1)?,
                     grant: r.get(2)?,
                     scopes: parse_scopes(&r.get::<_, String>(3)?),
+                    expires_at: r.get(5)?,
                     stale: false,
                 },
                 r.get::<_, Option<i64>>(4)?,
@@ -580,6 +586,7 @@ pub fn revoke_token(tx: &Conn, client: ClientId, token: &str, now: i64) -> Resul
     let Some((id, kind, grant, code)) = row else {
         return Ok(());
     };
+    tx.note_revocation();
     tx.execute(
         "UPDATE oauth_tokens SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
         params![id, now],
@@ -673,6 +680,7 @@ pub fn live_grants(conn: &Conn, user: UserId) -> Result<Vec<GrantView>, AppError
 
 /// Revokes `user`'s grant `grant` and every token of it; another user's grant is a 404.
 pub fn revoke_grant(tx: &Conn, user: UserId, grant: GrantId, now: i64) -> Result<(), AppError> {
+    tx.note_revocation();
     let n = tx.execute(
         "UPDATE oauth_grants SET revoked_at = ?3 WHERE id = ?1 AND user_id = ?2 AND revoked_at IS NULL",
         params![grant, user, now],

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Thread switches and server CPU per request of one bearer read, under wrk over loopback: the
+# cost that moving a request to a blocking thread and back adds (issue 27). Context switches are
+# counted over every thread of the server (/proc/PID/task/*/status, voluntary and not), CPU from
+# /proc/PID/stat (utime+stime), both over the measured window, divided by the requests wrk
+# completed. Switches per request depend on how the code hands work between threads, not on
+# optimisation, so they compare across builds (even a debug build against a release one).
+#
+# Usage: bench/hops.sh BIN [path, default /api/auth/oauth/me] [seconds, default 8]
+#   BIN: the docket binary to measure (e.g. target/release/docket). A fresh data dir with one
+#   user and one API key (which carries every scope) under $WORK (default /tmp/docket-hops).
+# Needs: wrk, curl, python3. Listens on 127.0.0.1:3217 only; the server is stopped by PID.
+set -euo pipefail
+BIN=${1:?usage: bench/hops.sh BIN [path] [seconds]}
+URLPATH=${2:-/api/auth/oauth/me}
+SECONDS_RUN=${3:-8}
+WORK=${WORK:-/tmp/docket-hops}
+PORT=3217
+BASE=http://127.0.0.1:$PORT
+for t in wrk curl python3; do command -v $t >/dev/null || { echo "$t is missing" >&2; exit 1; }; done
+
+rm -rf "$WORK"; mkdir -p "$WORK"
+D=$WORK/data
+echo "bench password 123" | "$BIN" --data-dir "$D" user add bench@example.com --name Bench \
+  --password-stdin --json >/dev/null
+KEY=$("$BIN" --data-dir "$D" apikey create --user bench@example.com --json |
+  python3 -c 'import json,sys;print(json.load(sys.stdin)["key"])')
+"$BIN" serve --data-dir "$D" --listen 127.0.0.1:$PORT --tls off --public-url "$BASE" \
+  --rate-limit 0 --log-level warn > "$WORK/server.log" 2>&1 &
+PID=$!
+trap 'kill $PID 2>/dev/null || true; wait $PID 2>/dev/null || true' EXIT
+until curl -s -o /dev/null "$BASE/healthz"; do
+  kill -0 $PID 2>/dev/null || { cat "$WORK/server.log"; exit 1; }; sleep 0.05
+done
+status=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $KEY" "$BASE$URLPATH")
+[ "$status" = 200 ] || { echo "$URLPATH answered $status" >&2; exit 1; }
+
+switches() { # every thread's voluntary + involuntary context switches
+  local total=0 f v
+  for f in /proc/$PID/task/*/status; do
+    v=$(awk '/ctxt_switches/{s+=$2} END{print s+0}' "$f" 2>/dev/null || echo 0)
+    total=$((total + v))
+  done
+  echo $total
+}
+ticks() { awk '{print $14 + $15}' /proc/$PID/stat; }
+
+wrk -t2 -c64 -d2s -H "Authorization: Bearer $KEY" "$BASE$URLPATH" >/dev/null   # warm-up
+c0=$(switches); t0=$(ticks)
+OUT=$(wrk -t2 -c64 -d"${SECONDS_RUN}s" -H "Authorization: Bearer $KEY" "$BASE$URLPATH")
+c1=$(switches); t1=$(ticks)
+REQS=$(echo "$OUT" | awk '/requests in/{print $1}')
+RPS=$(echo "$OUT" | awk '/Requests\/sec/{print $2}')
+if echo "$OUT" | grep -q "Non-2xx"; then echo "some answers were not 2xx:" >&2; echo "$OUT" >&2; exit 1; fi
+python3 - "$REQS" "$((c1 - c0))" "$((t1 - t0))" "$(getconf CLK_TCK)" "$RPS" "$URLPATH" "$BIN" <<'PY'
+import sys
+reqs, switches, ticks, hz, rps, path, binary = sys.argv[1:]
+reqs, switches, ticks, hz = int(reqs), int(switches), int(ticks), int(hz)
+print(f"{binary} {path}: {reqs} requests ({rps}/s), "
+      f"{switches / reqs:.2f} context switches/request, "
+      f"{ticks * 1000.0 / hz / reqs:.4f} ms server CPU/request")
+PY
