@@ -16,7 +16,8 @@ use super::session::{Form, cookies};
 use crate::core::error::AppError;
 use crate::http::state::AppState;
 use crate::signing::documents::audit::Origin;
-use crate::signing::templates::direct::{self, Invitation, Visitor};
+use crate::signing::templates::direct::{self, Invitation};
+use crate::signing::workflow::direct::{Visitor, start as start_document};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let s = move || super::with_state(state.clone());
@@ -157,7 +158,7 @@ async fn start(
     if let Err(e) = spend(&state, &origin).await {
         return error_response(&e, Format::Html);
     }
-    match direct::start(&state.ctx(), token.clone(), typed.clone(), origin.clone()).await {
+    match start_document(&state.ctx(), token.clone(), typed.clone(), origin.clone()).await {
         Ok(signing) => redirect(&format!("/sign/{signing}")),
         Err(e @ AppError::BadRequest { .. }) => {
             shown(&state, token, c, origin, &typed, &Problems::of(&e)).await

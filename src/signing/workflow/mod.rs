@@ -5,6 +5,7 @@
 
 pub mod answers;
 pub mod auth;
+pub mod direct;
 pub mod flow;
 pub mod invites;
 pub mod link;
