@@ -80,9 +80,6 @@ impl Problems {
         for d in e.details() {
             match d.path.as_str() {
                 "name" => p.name = sentence(&d.message),
-                "email" if d.message.starts_with("is ") => {
-                    p.email = sentence(&format!("that address {}", d.message));
-                }
                 "email" => p.email = sentence(&d.message),
                 _ => p.form = Some(sentence(&d.message)),
             }

@@ -10,25 +10,18 @@ use serde_json::{Value, json};
 
 use crate::support::TestApp;
 use crate::support::api::{Api, Signer, detail_paths, fixture};
-use crate::support::login::LoginForm;
+use crate::support::login::{LoginForm, answer_of};
 use crate::support::webhook::Receiver;
 
 /// A template from the 3-page PDF: a placeholder signer (who visitors become) with a
 /// signature field, and a second signer (`second`: an address, or none for a placeholder),
 /// and a CC. Answers the template id and the recipients' ids in that order.
 async fn template(api: &Api, second: Option<&str>) -> (i64, Vec<i64>) {
-    let resp = api
-        .request(M::POST, "/api/v1/templates/upload")
-        .query(&[("title", "Volunteer agreement")])
-        .header("content-type", "application/pdf")
-        .body(fixture("mixed-sizes-3p.pdf"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 200);
-    let id = resp.json::<Value>().await.unwrap()["templateId"]
-        .as_i64()
-        .unwrap();
+    let (s, up) =
+        crate::template_editing::upload(api, "Volunteer agreement", fixture("mixed-sizes-3p.pdf"))
+            .await;
+    assert_eq!(s, 200, "{up}");
+    let id = up["templateId"].as_i64().unwrap();
     let mut rids = Vec::new();
     let second = match second {
         Some(e) => json!({"name": "Bob Board", "email": e, "role": "SIGNER", "signingOrder": 2}),
@@ -92,13 +85,7 @@ async fn post(
         .send()
         .await
         .unwrap();
-    let status = resp.status().as_u16();
-    let location = resp
-        .headers()
-        .get("location")
-        .map(|l| l.to_str().unwrap().to_string())
-        .unwrap_or_default();
-    (status, location, resp.text().await.unwrap())
+    answer_of(resp).await
 }
 
 fn count(app: &TestApp, sql: &str) -> i64 {

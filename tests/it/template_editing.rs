@@ -12,7 +12,7 @@ use crate::support::api::{Api, detail_paths, fixture};
 use crate::support::stores::stored_blob_ids;
 
 /// `POST /api/v1/templates/upload?title=` of `pdf`: status and JSON answer.
-async fn upload(api: &Api, title: &str, pdf: Vec<u8>) -> (u16, Value) {
+pub(crate) async fn upload(api: &Api, title: &str, pdf: Vec<u8>) -> (u16, Value) {
     let resp = api
         .request(M::POST, "/api/v1/templates/upload")
         .query(&[("title", title)])

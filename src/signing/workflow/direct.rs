@@ -83,7 +83,7 @@ pub async fn start(
                 .iter()
                 .any(|r| Some(r.id) != t.direct_link_recipient && r.email == address);
             if taken {
-                let why = "is already one of this document's other recipients: give your own";
+                let why = "that address is already one of this document's other recipients; give your own";
                 return Err(field_error("email", why));
             }
             let blob = t.blob_id.as_deref().and_then(BlobId::parse);
