@@ -169,7 +169,10 @@ CREATE TABLE bookings (
     -- JSON {"title","description","length","requiresConfirmation","price","currency"}, each
     -- optional (what is left out is derived from the booking); NULL: all derived (v11)
     event_type          TEXT,
-    responses           TEXT NOT NULL DEFAULT '{}'  -- JSON: the booker's answers by field name
+    responses           TEXT NOT NULL DEFAULT '{}', -- JSON: the booker's answers by field name
+    -- The booking as clients see it without `user` (the JSON it serialises to), written with
+    -- every change of the row; NULL for rows from before v23, rendered when read (v23)
+    rendered            TEXT
 );
 CREATE INDEX bookings_user_created ON bookings (user_id, created_at DESC, id DESC);
 

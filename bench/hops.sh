@@ -9,6 +9,9 @@
 # Usage: bench/hops.sh BIN [path, default /api/auth/oauth/me] [seconds, default 8]
 #   BIN: the docket binary to measure (e.g. target/release/docket). A fresh data dir with one
 #   user and one API key (which carries every scope) under $WORK (default /tmp/docket-hops).
+#   BOOKINGS=N (default 5) bookings of one attendee are made first through the API, as
+#   ../shared/bench/side_by_side.sh does for /listBookings. PERF=FILE also records the server
+#   with `perf record -g` over the measured window into FILE (`perf report -i FILE`).
 # Needs: wrk, curl, python3. Listens on 127.0.0.1:3217 only; the server is stopped by PID.
 set -euo pipefail
 BIN=${1:?usage: bench/hops.sh BIN [path] [seconds]}
@@ -34,6 +37,12 @@ until curl -s -o /dev/null "$BASE/healthz"; do
 done
 status=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $KEY" "$BASE$URLPATH")
 [ "$status" = 200 ] || { echo "$URLPATH answered $status" >&2; exit 1; }
+for i in $(seq 1 "${BOOKINGS:-5}"); do
+  day=$(printf '%02d' $(( (i - 1) % 28 + 1 )))
+  curl -sf -o /dev/null -H "Authorization: Bearer $KEY" -H 'content-type: application/json' \
+    -d "{\"title\":\"Meeting $i\",\"startTime\":\"2026-12-${day}T10:00:00Z\",\"endTime\":\"2026-12-${day}T11:00:00Z\",\"attendees\":[{\"name\":\"A\",\"email\":\"a@example.com\",\"timeZone\":\"UTC\"}]}" \
+    "$BASE/api/v1/bookings" || { echo "making booking $i failed" >&2; exit 1; }
+done
 
 switches() { # every thread's voluntary + involuntary context switches
   local total=0 f v
@@ -46,9 +55,14 @@ switches() { # every thread's voluntary + involuntary context switches
 ticks() { awk '{print $14 + $15}' /proc/$PID/stat; }
 
 wrk -t2 -c64 -d2s -H "Authorization: Bearer $KEY" "$BASE$URLPATH" >/dev/null   # warm-up
+if [ -n "${PERF:-}" ]; then
+  perf record -q -g -p "$PID" -o "$PERF" -- sleep "$SECONDS_RUN" 2>/dev/null &
+  PERF_PID=$!
+fi
 c0=$(switches); t0=$(ticks)
 OUT=$(wrk -t2 -c64 -d"${SECONDS_RUN}s" -H "Authorization: Bearer $KEY" "$BASE$URLPATH")
 c1=$(switches); t1=$(ticks)
+[ -z "${PERF:-}" ] || wait "$PERF_PID"
 REQS=$(echo "$OUT" | awk '/requests in/{print $1}')
 RPS=$(echo "$OUT" | awk '/Requests\/sec/{print $2}')
 if echo "$OUT" | grep -q "Non-2xx"; then echo "some answers were not 2xx:" >&2; echo "$OUT" >&2; exit 1; fi

@@ -5,7 +5,7 @@
 //! transaction, and wake the worker after it.
 
 use super::webhook::enqueue as enqueue_booking;
-use super::{Booking, CreateRequest, PageRequest, store};
+use super::{Booking, CreateRequest, Json, PageRequest, store};
 use crate::core::context::Context;
 use crate::core::db::now;
 use crate::core::error::AppError;
@@ -18,11 +18,11 @@ pub async fn list_legacy(
     ctx: &Context,
     creds: Credentials,
     limit: Option<String>,
-) -> Result<Vec<Booking>, AppError> {
+) -> Result<Json, AppError> {
     crate::oauth::bearer::read_as(&ctx.db, creds, move |c, who| {
         who.require(Scope::ReadBooking)?;
         let limit = super::parse_limit(limit.as_deref())?;
-        store::list(c, who.user_id, None, limit, 0)
+        store::list_json(c, who.user_id, None, limit, 0)
     })
     .await
 }
@@ -54,12 +54,12 @@ pub async fn newest(ctx: &Context, who: &Principal, limit: u32) -> Result<Vec<Bo
     ctx.db.read(move |c| store::newest(c, user, limit)).await
 }
 
-/// A page of `who`'s bookings and the number of pages.
+/// A page of `who`'s bookings (serialised) and the number of pages.
 pub async fn list(
     ctx: &Context,
     who: &Principal,
     page: PageRequest,
-) -> Result<(Vec<Booking>, i64), AppError> {
+) -> Result<(Json, i64), AppError> {
     let user = who.user_id;
     let (bookings, total) = ctx
         .db

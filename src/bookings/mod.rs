@@ -114,6 +114,11 @@ pub struct Booking {
     pub answers: Answers,
 }
 
+/// JSON text already serialised from bookings (`store::list_json`), answered as it is. Not
+/// `Serialize`, so that it cannot be encoded a second time as a string by mistake.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Json(pub String);
+
 fn as_iso8601<S: Serializer>(ts: &i64, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(&iso8601(*ts))
 }

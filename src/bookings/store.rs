@@ -5,7 +5,7 @@ use crate::core::ids::UserId;
 use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension, core::db::Row};
 
-use super::{Answers, Attendee, Booking, EventType, NewBooking, Organizer, Status};
+use super::{Answers, Attendee, Booking, EventType, Json, NewBooking, Organizer, Status};
 use crate::core::error::AppError;
 
 const SELECT: &str = "SELECT b.id, b.uid, b.title, b.description, b.start_time, b.end_time,
@@ -93,7 +93,30 @@ pub fn insert(
             responses
         ],
     )?;
-    get(tx, user_id, inserted_id)?.ok_or_else(|| AppError::internal("inserted booking vanished"))
+    let booking = get(tx, user_id, inserted_id)?
+        .ok_or_else(|| AppError::internal("inserted booking vanished"))?;
+    store_rendered(tx, &booking)?;
+    Ok(booking)
+}
+
+/// The booking as clients see it without its `user` (the organizer, whose name or address may
+/// change): what `Booking` serialises to, kept in `bookings.rendered` by every write of the
+/// row, so that listings copy it instead of rebuilding it (issue 27: `/listBookings` spent
+/// most of its time parsing the stored JSON columns and building the answers again).
+fn render(b: &Booking) -> Result<String, AppError> {
+    let mut value = serde_json::to_value(b).map_err(AppError::internal)?;
+    if let Some(object) = value.as_object_mut() {
+        object.remove("user");
+    }
+    serde_json::to_string(&value).map_err(AppError::internal)
+}
+
+fn store_rendered(tx: &Conn, b: &Booking) -> Result<(), AppError> {
+    tx.execute(
+        "UPDATE bookings SET rendered = ?2 WHERE id = ?1",
+        params![b.id, render(b)?],
+    )?;
+    Ok(())
 }
 
 /// Booking `id` when it belongs to `user_id`.
@@ -107,31 +130,98 @@ pub fn get(conn: &Conn, user_id: UserId, id: i64) -> Result<Option<Booking>, App
         .optional()?)
 }
 
-/// `user_id`'s bookings, newest created first, optionally only those with `status`.
-pub fn list(
+/// A page of `user_id`'s bookings, newest created first, optionally only those with `status`,
+/// already serialised: a JSON array of the bookings as clients see them, copied
+/// from `bookings.rendered` with the organizer put in front of each (`render`). A row written
+/// before `rendered` existed (v23) is rendered here from its columns.
+pub fn list_json(
     conn: &Conn,
     user_id: UserId,
     status: Option<Status>,
     limit: u32,
     offset: i64,
-) -> Result<Vec<Booking>, AppError> {
+) -> Result<Json, AppError> {
+    const SELECT_RENDERED: &str = "SELECT b.rendered, b.id, u.username, u.name, u.email,
+            u.time_zone
+       FROM bookings b JOIN users u ON u.id = b.user_id";
+    let rows = listed(conn, SELECT_RENDERED, user_id, status, limit, offset, |r| {
+        let organizer = Organizer {
+            username: r.get(2)?,
+            name: r.get(3)?,
+            email: r.get(4)?,
+            time_zone: r.get(5)?,
+            locale: "en",
+        };
+        Ok((
+            r.get::<_, Option<String>>(0)?,
+            r.get::<_, i64>(1)?,
+            organizer,
+        ))
+    })?;
+    let Some((_, _, organizer)) = rows.first() else {
+        return Ok(Json("[]".to_string()));
+    };
+    let user = serde_json::to_string(organizer).map_err(AppError::internal)?;
+    let mut out = String::with_capacity(
+        rows.iter()
+            .map(|r| r.0.as_ref().map_or(0, String::len))
+            .sum::<usize>()
+            + rows.len() * (user.len() + 12)
+            + 2,
+    );
+    out.push('[');
+    for (i, (rendered, id, _)) in rows.iter().enumerate() {
+        let rendered = match rendered {
+            Some(text) => std::borrow::Cow::Borrowed(text.as_str()),
+            None => {
+                let b = get(conn, user_id, *id)?
+                    .ok_or_else(|| AppError::internal("listed booking vanished"))?;
+                std::borrow::Cow::Owned(render(&b)?)
+            }
+        };
+        // `rendered` is an object with at least its `id`: `{"id":...}`.
+        let members = rendered
+            .strip_prefix('{')
+            .ok_or_else(|| AppError::internal("a stored booking is not a JSON object"))?;
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str("{\"user\":");
+        out.push_str(&user);
+        out.push(',');
+        out.push_str(members);
+    }
+    out.push(']');
+    Ok(Json(out))
+}
+
+/// A page of `user_id`'s bookings through `select` (a SELECT over `bookings b` and `users u`),
+/// newest created first, optionally only those with `status`.
+fn listed<T>(
+    conn: &Conn,
+    select: &str,
+    user_id: UserId,
+    status: Option<Status>,
+    limit: u32,
+    offset: i64,
+    row: impl FnMut(&Row<'_>) -> crate::core::db::Result<T>,
+) -> Result<Vec<T>, AppError> {
     // Two statements, so that each finds its page in order in an index
     // (`bookings_user_created`, `bookings_user_status`).
     let rows = match status {
         Some(status) => {
             let mut stmt = conn.prepare_cached(&format!(
-                "{SELECT} WHERE b.user_id = ?1 AND b.status = ?2
+                "{select} WHERE b.user_id = ?1 AND b.status = ?2
                   ORDER BY b.created_at DESC, b.id DESC LIMIT ?3 OFFSET ?4"
             ))?;
-            let rows =
-                stmt.query_map(params![user_id, status.as_str(), limit, offset], from_row)?;
+            let rows = stmt.query_map(params![user_id, status.as_str(), limit, offset], row)?;
             rows.collect::<Result<_, _>>()?
         }
         None => {
             let mut stmt = conn.prepare_cached(&format!(
-                "{SELECT} WHERE b.user_id = ?1 ORDER BY b.created_at DESC, b.id DESC LIMIT ?2 OFFSET ?3"
+                "{select} WHERE b.user_id = ?1 ORDER BY b.created_at DESC, b.id DESC LIMIT ?2 OFFSET ?3"
             ))?;
-            let rows = stmt.query_map(params![user_id, limit, offset], from_row)?;
+            let rows = stmt.query_map(params![user_id, limit, offset], row)?;
             rows.collect::<Result<_, _>>()?
         }
     };
@@ -180,21 +270,23 @@ pub fn cancel(
             booking.status.as_str()
         )));
     }
+    store_rendered(tx, &booking)?;
     Ok(booking)
 }
 
 /// A page of the user's bookings and how many there are in all, read in one transaction so
 /// that the two agree.
+/// The bookings are serialised ([`list_json`]).
 pub fn page(
     conn: &Conn,
     user: UserId,
     status: Option<Status>,
     limit: u32,
     offset: i64,
-) -> Result<(Vec<Booking>, i64), AppError> {
+) -> Result<(Json, i64), AppError> {
     conn.consistent_read(|tx| {
         let total = count(tx, user, status)?;
-        Ok((list(tx, user, status, limit, offset)?, total))
+        Ok((list_json(tx, user, status, limit, offset)?, total))
     })
 }
 
@@ -262,19 +354,70 @@ mod tests {
             add(c, UserId::new(1), "new-a", Status::Accepted, 300);
             add(c, UserId::new(1), "new-b", Status::Accepted, 300);
             add(c, UserId::new(2), "bob's", Status::Accepted, 400);
-            let titles = |v: Vec<Booking>| v.into_iter().map(|b| b.title).collect::<Vec<_>>();
+            let titles = |list: Json| {
+                let list: serde_json::Value = serde_json::from_str(&list.0).unwrap();
+                let list = list.as_array().unwrap().iter();
+                list.map(|b| b["title"].as_str().unwrap().to_string())
+                    .collect::<Vec<_>>()
+            };
             assert_eq!(
-                titles(list(c, UserId::new(1), None, 10, 0)?),
+                titles(list_json(c, UserId::new(1), None, 10, 0)?),
                 ["new-b", "new-a", "mid", "old"]
             );
-            assert_eq!(titles(list(c, UserId::new(1), None, 2, 2)?), ["mid", "old"]);
             assert_eq!(
-                titles(list(c, UserId::new(1), Some(Status::Pending), 10, 0)?),
+                titles(list_json(c, UserId::new(1), None, 2, 2)?),
+                ["mid", "old"]
+            );
+            assert_eq!(
+                titles(list_json(c, UserId::new(1), Some(Status::Pending), 10, 0)?),
                 ["mid"]
             );
+            assert_eq!(list_json(c, UserId::new(1), None, 10, 9)?.0, "[]");
             assert_eq!(count(c, UserId::new(1), None)?, 4);
             assert_eq!(count(c, UserId::new(1), Some(Status::Accepted))?, 3);
             assert_eq!(count(c, UserId::new(2), Some(Status::Cancelled))?, 0);
+            Ok(())
+        });
+    }
+
+    /// What a listing copies from `rendered` is what the booking serialises to, after each
+    /// write of the row, after its organizer changes, and for a row from before `rendered`.
+    #[test]
+    fn a_listed_booking_is_the_booking_as_it_serialises_now() {
+        with_users(|c| {
+            let mut one = new("One", Status::Pending);
+            one.attendees.push(Attendee {
+                name: "Alan".into(),
+                email: "alan@x.org".into(),
+                time_zone: "UTC".into(),
+            });
+            one.responses
+                .insert("topic".into(), serde_json::json!(["a", 1]));
+            let user = UserId::new(1);
+            let b = write_tx(c, |tx| {
+                insert(tx, user, &super::super::new_uid(), &one, 100)
+            })?;
+            let same = |c: &mut Conn, why: &str| {
+                let listed: serde_json::Value =
+                    serde_json::from_str(&list_json(c, user, None, 10, 0).unwrap().0).unwrap();
+                let now = serde_json::to_value(get(c, user, b.id).unwrap().unwrap()).unwrap();
+                assert_eq!(listed, serde_json::json!([now]), "{why}");
+                now
+            };
+            let first = same(c, "as made");
+            assert_eq!(first["responses"]["guests"]["value"][0], "alan@x.org");
+            let cancelled = write_tx(c, |tx| cancel(tx, user, b.id, Some("ill"), 200))?;
+            assert_eq!(same(c, "cancelled")["status"], "CANCELLED");
+            assert_eq!(cancelled.cancellation_reason.as_deref(), Some("ill"));
+            c.execute_batch("UPDATE users SET name = 'Ada L.' WHERE id = 1")
+                .unwrap();
+            assert_eq!(same(c, "organizer renamed")["user"]["name"], "Ada L.");
+            c.execute_batch("UPDATE bookings SET rendered = NULL")
+                .unwrap();
+            assert_eq!(
+                same(c, "a row from before v23")["cancellationReason"],
+                "ill"
+            );
             Ok(())
         });
     }

@@ -156,6 +156,22 @@ pub fn json_result<T: Serialize>(result: Result<T, AppError>) -> Response {
     json_result_as(StatusCode::OK, result)
 }
 
+/// A handler's result that is JSON text already (e.g. `bookings::Json`): 200 with it as it is,
+/// or the error's response.
+pub fn json_text_result(result: Result<String, AppError>) -> Response {
+    match result {
+        Ok(text) => {
+            let mut resp = Response::new(text.into());
+            resp.headers_mut().insert(
+                http::header::CONTENT_TYPE,
+                http::HeaderValue::from_static("application/json"),
+            );
+            resp
+        }
+        Err(e) => error_response(&e, Format::Json),
+    }
+}
+
 /// A handler's JSON result: `status` with the value, or the error's response.
 pub fn json_result_as<T: Serialize>(status: StatusCode, result: Result<T, AppError>) -> Response {
     match result {

@@ -74,6 +74,7 @@ mod template_pages;
 mod templates;
 mod templates_browser;
 mod tls;
+mod wal_soak;
 mod webhook_delivery;
 mod webhooks;
 mod write_receipts;

@@ -166,6 +166,7 @@ fn on_postgres_a_database_of_the_version_before_gains_the_table() {
                  DROP INDEX templates_direct_link;
                  ALTER TABLE templates DROP COLUMN direct_link_recipient_id;
                  ALTER TABLE recipients DROP COLUMN direct_link;
+                 ALTER TABLE bookings DROP COLUMN rendered;
                  UPDATE docket_schema SET version = 14",
             )?)
         })

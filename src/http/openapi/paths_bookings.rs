@@ -3,7 +3,17 @@
 
 use super::errors::{ChangeErrors, CreateErrors, ReadErrors};
 use crate::bookings::{Booking, CreateRequest, Status};
-use crate::http::bookings::{CancelRequest, Page};
+use crate::http::bookings::CancelRequest;
+
+/// `GET /api/v1/bookings`' answer: a page of bookings (`http::bookings::list` writes it from
+/// the bookings already serialised).
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(as = BookingList)]
+pub struct Page {
+    bookings: Vec<Booking>,
+    total_pages: i64,
+}
 
 /// The paging of bookings.
 #[derive(utoipa::IntoParams)]
