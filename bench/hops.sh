@@ -56,7 +56,7 @@ ticks() { awk '{print $14 + $15}' /proc/$PID/stat; }
 
 wrk -t2 -c64 -d2s -H "Authorization: Bearer $KEY" "$BASE$URLPATH" >/dev/null   # warm-up
 if [ -n "${PERF:-}" ]; then
-  perf record -q -g -p "$PID" -o "$PERF" -- sleep "$SECONDS_RUN" 2>/dev/null &
+  perf record -q ${PERF_CALL_GRAPH:--g} -p "$PID" -o "$PERF" -- sleep "$SECONDS_RUN" 2>/dev/null &
   PERF_PID=$!
 fi
 c0=$(switches); t0=$(ticks)

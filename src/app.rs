@@ -277,7 +277,7 @@ fn app_state(
     let id_tokens = Arc::new(crate::oauth::oidc::IdTokens::lazy(stores.secrets.clone()));
     let relying_party = crate::identity::factors::passkey::RelyingParty::for_app(&app_url);
     let limiter = crate::core::ratelimit::RateLimiter::new(config.rate_limit, &stores.db);
-    AppState {
+    AppState::new(crate::http::state::Services {
         config: Arc::new(crate::http::state::Settings {
             lifetimes: config.lifetimes,
             rotate_refresh_tokens: config.rotate_refresh_tokens,
@@ -304,7 +304,7 @@ fn app_state(
             rp: relying_party,
         },
         id_tokens,
-    }
+    })
 }
 
 /// Starts the mail and webhook workers, the blob sweep and the sealer; the sender stops them.

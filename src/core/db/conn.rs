@@ -359,10 +359,20 @@ enum RowInner<'r> {
 
 /// A column, by position or by name.
 pub trait RowIndex {
+    /// The position when it is given as one: the row's column names are then not read (for
+    /// SQLite, reading them takes every column's name from the statement on each call).
+    fn given(&self) -> Option<usize> {
+        None
+    }
+
     fn position(&self, names: &mut dyn Iterator<Item = &str>) -> Option<usize>;
 }
 
 impl RowIndex for usize {
+    fn given(&self) -> Option<usize> {
+        Some(*self)
+    }
+
     fn position(&self, _: &mut dyn Iterator<Item = &str>) -> Option<usize> {
         Some(*self)
     }
@@ -379,12 +389,15 @@ impl RowIndex for &str {
 impl Row<'_> {
     /// Column `idx`, read as `T`.
     pub fn get<I: RowIndex, T: FromSql>(&self, idx: I) -> Result<T> {
-        let col = match &self.0 {
-            RowInner::Sqlite(r) => {
+        let col = match (idx.given(), &self.0) {
+            (Some(i), _) => Some(i),
+            (None, RowInner::Sqlite(r)) => {
                 let stmt = r.as_ref();
                 idx.position(&mut stmt.column_names().into_iter())
             }
-            RowInner::Postgres(r) => idx.position(&mut r.columns().iter().map(|c| c.name())),
+            (None, RowInner::Postgres(r)) => {
+                idx.position(&mut r.columns().iter().map(|c| c.name()))
+            }
         }
         .ok_or_else(|| Error::Conversion {
             col: usize::MAX,

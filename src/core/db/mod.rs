@@ -26,6 +26,7 @@ use std::time::Duration;
 
 use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::Connection;
+use rusqlite::config::DbConfig;
 
 pub use crate::params;
 pub use app_error::conflict_on_unique;
@@ -49,6 +50,12 @@ fn configure(conn: &mut Connection) -> rusqlite::Result<()> {
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     // When a writer starts the log over, its file is cut back to this (checkpoint.rs).
     conn.pragma_update(None, "journal_size_limit", checkpoint::SIZE_LIMIT)?;
+    // The query planner stability guarantee: plans do not depend on bound values. Without it,
+    // SQLite (3.53) plans `LIMIT ?n` with the value bound, so every new binding expires the
+    // cached statement and the next step prepares it again: every paged list (documents,
+    // templates, bookings) parsed and planned its SQL on every request (issue 27's profile
+    // of `/listBookings`: `sqlite3Reprepare` under `sqlite3_step`).
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
     conn.set_prepared_statement_cache_capacity(128);
     Ok(())
 }
@@ -560,6 +567,28 @@ fn task_failed(e: tokio::task::JoinError) -> AppError {
 
 #[cfg(test)]
 mod tests {
+    /// A cached statement with a bound `LIMIT` is prepared once: binding the next page does
+    /// not expire it (QPSG, `configure`).
+    #[test]
+    fn a_paged_query_is_not_prepared_again_for_each_binding() {
+        use rusqlite::StatementStatus::RePrepare;
+        let mut conn = rusqlite::Connection::open_in_memory().unwrap();
+        super::configure(&mut conn).unwrap();
+        conn.execute_batch("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1), (2), (3);")
+            .unwrap();
+        let sql = "SELECT x FROM t ORDER BY x DESC LIMIT ?1 OFFSET ?2";
+        for (limit, offset) in [(2, 0), (1, 1), (3, 0), (2, 1)] {
+            let mut stmt = conn.prepare_cached(sql).unwrap();
+            let rows: Vec<i64> = stmt
+                .query_map([limit, offset], |r| r.get(0))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect();
+            assert_eq!(rows.len(), limit.min(3 - offset) as usize);
+        }
+        assert_eq!(conn.prepare_cached(sql).unwrap().get_status(RePrepare), 0);
+    }
+
     /// A blocking task the runtime cancelled (as it does with those not started when it shuts
     /// down) is the `STOPPING` error the workers stop on; another failure is not.
     #[tokio::test]
