@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Checks Docket's packaging end to end (run by .ci/run; needs root or sudo for apt):
-#   1. the static binary (packaging/build-static.sh): `file` says static, and it runs from an
-#      empty directory with an empty environment: --help, serve answering /healthz, the systemd
-#      notify protocol, exit 0 on SIGTERM (packaging/smoke-serve.py);
+#   1. the static binary (packaging/build-static.sh): `file` says static, it is at most
+#      MAX_BINARY_BYTES (30,000,000: issue 27; docs/PERFORMANCE.md, "Binary size"), and it runs
+#      from an empty directory with an empty environment: --help, serve answering /healthz, the
+#      systemd notify protocol, exit 0 on SIGTERM (packaging/smoke-serve.py);
 #   2. the Debian package (`cargo deb`): lintian without errors; its files, conffiles and
 #      maintainer scripts; every DOCKET_* setting of `docket serve --help` in /etc/default/docket;
 #   3. the systemd unit, as packaged, with `systemd-analyze verify` in a scratch root;
@@ -13,6 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 CARGO_DEB_VERSION=3.8.0
+MAX_BINARY_BYTES=30000000
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 step() { echo "== packaging: $*"; }
@@ -52,6 +54,10 @@ step "static binary"
 static=$(packaging/build-static.sh | tail -n 1)
 file -L "$static"
 ls -l "$static"
+size=$(stat -L -c %s "$static")
+echo "static binary: $size bytes (at most $MAX_BINARY_BYTES)"
+[ "$size" -le "$MAX_BINARY_BYTES" ] \
+  || die "the static binary is $size bytes, over $MAX_BINARY_BYTES (docs/PERFORMANCE.md, \"Binary size\")"
 timeout 180 python3 packaging/smoke-serve.py "$ROOT/$static" "$work/smoke"
 
 step "Debian package (cargo deb)"
