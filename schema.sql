@@ -188,10 +188,13 @@ CREATE TABLE templates (
     direct_link_token   TEXT NOT NULL,
     direct_link_enabled INTEGER NOT NULL DEFAULT 0,
     created_at          INTEGER NOT NULL,
-    updated_at          INTEGER NOT NULL
+    updated_at          INTEGER NOT NULL,
+    -- The template recipient a visitor of the direct link becomes (cleared with the recipient).
+    direct_link_recipient_id INTEGER
 );
 CREATE INDEX templates_user ON templates (user_id, created_at DESC, id DESC);
 CREATE INDEX templates_blob ON templates (blob_id);
+CREATE UNIQUE INDEX templates_direct_link ON templates (direct_link_token);
 
 CREATE TABLE documents (
     id               INTEGER PRIMARY KEY,
@@ -330,6 +333,8 @@ CREATE TABLE recipients (
     -- TWO_FACTOR_AUTH or PASSKEY, and the account that proved it.
     auth_method    TEXT,
     auth_user_id   INTEGER REFERENCES users (id) ON DELETE SET NULL,
+    -- 1: came through a template's direct link; acts first, alone.
+    direct_link    INTEGER NOT NULL DEFAULT 0,
     CHECK ((document_id IS NULL) <> (template_id IS NULL))
 );
 CREATE UNIQUE INDEX recipients_document_email ON recipients (document_id, email) WHERE document_id IS NOT NULL;

@@ -1,6 +1,7 @@
 // The settings pages (API tokens, webhooks): copy a token or a secret shown once, ask before a
 // revocation or a deletion (forms with data-confirm), and offer the date box of a token's
-// expiry only when "On a date I choose" is picked. Every form still posts without script.
+// expiry only when "On a date I choose" is picked, a webhook's event boxes only when "Only the
+// events I choose" is. Every form still posts without script.
 'use strict';
 
 (function () {
@@ -47,18 +48,23 @@
     });
   }
 
-  // The expiry's date box matters only for "On a date I choose".
-  const date = document.querySelector('.set-date');
-  if (date) {
-    const radios = document.querySelectorAll('input[name=expiry]');
+  // A part of a form that matters for one choice of the radios `name` only, shown then:
+  // `focus` (if any) gets the focus when that choice is made.
+  function only(name, value, part, focus) {
+    if (!part) return;
+    const radios = document.querySelectorAll('input[name=' + name + ']');
     const sync = () => {
-      const chosen = document.querySelector('input[name=expiry]:checked');
-      date.hidden = !(chosen && chosen.value === 'date');
+      const chosen = document.querySelector('input[name=' + name + ']:checked');
+      part.hidden = !(chosen && chosen.value === value);
     };
     radios.forEach((r) => r.addEventListener('change', () => {
       sync();
-      if (r.checked && r.value === 'date') document.getElementById('token-date').focus();
+      if (focus && r.checked && r.value === value) focus.focus();
     }));
     sync();
   }
+  // The expiry's date box, for "On a date I choose"; the webhook's event boxes, for "Only
+  // the events I choose".
+  only('expiry', 'date', document.querySelector('.set-date'), document.getElementById('token-date'));
+  only('events', 'some', document.getElementById('event-choices'));
 })();

@@ -1,7 +1,8 @@
 // The templates list and a template's details page: the message an action left for this page,
-// copying the template's and its recipients' ids, Duplicate (POST .../duplicate) and Delete
-// after a confirmation (DELETE), both through /api/v1 with the page's token; the server's
-// reason for a refusal is shown next to the action.
+// copying the template's and its recipients' ids, Duplicate (POST .../duplicate), Delete after
+// a confirmation (DELETE), and the direct link (PUT .../direct-link: on with the chosen signer,
+// off, or a new token after a confirmation), all through /api/v1 with the page's token; the
+// server's reason for a refusal is shown next to the action.
 'use strict';
 
 (function () {
@@ -45,6 +46,48 @@
       duplicate.disabled = false;
     }
   });
+
+  // The direct link: each change reloads the page, which shows the link as it now is.
+  const directResult = document.querySelector('#direct-section .action-result');
+  async function setDirect(body, done, button) {
+    if (button) button.disabled = true;
+    try {
+      await app.call('PUT', api + '/direct-link', body);
+      app.flash(done);
+      window.location.reload();
+    } catch (e) {
+      app.say(directResult, e.message, 'error');
+      if (button) button.disabled = false;
+      throw e;
+    }
+  }
+  const directForm = document.getElementById('direct-form');
+  if (directForm) {
+    directForm.addEventListener('submit', (event) => {
+      event.preventDefault();
+      const recipientId = Number(document.getElementById('direct-recipient').value);
+      setDirect({ enabled: true, recipientId }, 'The direct link is on: copy it below and share it.',
+        document.getElementById('direct-on')).catch(() => {});
+    });
+  }
+  const directOff = document.getElementById('direct-off');
+  if (directOff) {
+    directOff.addEventListener('click', () => {
+      setDirect({ enabled: false }, 'The direct link is off: its address no longer works.', directOff)
+        .catch(() => {});
+    });
+  }
+  const rotate = document.getElementById('direct-rotate');
+  const rotateDialog = document.getElementById('rotate-dialog');
+  if (rotate && rotateDialog) {
+    rotate.addEventListener('click', () => rotateDialog.showModal());
+    const confirmRotate = document.getElementById('rotate-confirm');
+    confirmRotate.addEventListener('click', () => {
+      const error = document.getElementById('rotate-error');
+      setDirect({ newToken: true }, 'A new link was made; the old one no longer works.', confirmRotate)
+        .catch((e) => { error.textContent = e.message; error.hidden = false; });
+    });
+  }
 
   // Delete, after a confirmation.
   app.confirming(async () => {

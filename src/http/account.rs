@@ -18,7 +18,7 @@ use super::reply::{Format, error_response, page_as};
 use super::session::{Form, SignedIn, signed_in};
 use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
-use crate::core::timefmt::human;
+use crate::http::app::timeline::Stamp;
 use crate::http::state::AppState;
 use crate::identity::accounts::profile::awaiting_confirmation;
 use crate::identity::sessions::csrf;
@@ -98,8 +98,9 @@ struct AppItem {
     id: GrantId,
     name: String,
     scopes: String,
-    granted: String,
-    used: String,
+    granted: Stamp,
+    /// `None`: never.
+    used: Option<Stamp>,
     csrf: String,
 }
 
@@ -113,8 +114,8 @@ fn apps(state: &AppState, session_hash: &str, grants: &[GrantView]) -> Vec<AppIt
                 id: g.id,
                 name: g.client_name.clone(),
                 scopes: scopes.join("; "),
-                granted: human(g.created_at),
-                used: g.last_used_at.map(human).unwrap_or_else(|| "never".into()),
+                granted: Stamp::at(g.created_at),
+                used: g.last_used_at.map(Stamp::at),
                 csrf: csrf::token(&state.keys, "revoke", &[session_hash, &g.id.to_string()]),
             }
         })

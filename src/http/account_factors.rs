@@ -17,7 +17,7 @@ use super::session::{safe_next, urlencode};
 
 use crate::core::error::AppError;
 use crate::core::lenient::OrDefault;
-use crate::core::timefmt::human;
+use crate::http::app::timeline::Stamp;
 use crate::http::state::AppState;
 use crate::identity::accounts::factors as account;
 use crate::identity::factors::Enrolment;
@@ -269,8 +269,9 @@ pub struct Security<'a> {
 pub struct PasskeyItem {
     pub id: i64,
     pub name: String,
-    pub added: String,
-    pub used: String,
+    pub added: Stamp,
+    /// `None`: never.
+    pub used: Option<Stamp>,
 }
 
 impl<'a> Security<'a> {
@@ -281,8 +282,8 @@ impl<'a> Security<'a> {
             .map(|p| PasskeyItem {
                 id: p.id,
                 name: p.name.clone(),
-                added: human(p.created_at),
-                used: p.last_used_at.map(human).unwrap_or_else(|| "never".into()),
+                added: Stamp::at(p.created_at),
+                used: p.last_used_at.map(Stamp::at),
             })
             .collect();
         Security {

@@ -13,7 +13,7 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::reply::page_as;
-use super::session::{cookie, cookies, current, safe_next, urlencode};
+use super::session::{cookie, cookies, current, local_next, safe_next, urlencode, with_query};
 use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
 use crate::http::state::AppState;
@@ -196,10 +196,13 @@ async fn render(
         _ => None,
     };
     let email = form.email.unwrap_or_default();
-    let forgot = match email.trim() {
-        "" => "/auth/forgot".to_string(),
-        e => format!("/auth/forgot?email={}", urlencode(e)),
-    };
+    // "Forgot password?" keeps the address and the way back (checked again on its page).
+    let typed = Some(email.trim()).filter(|e| !e.is_empty());
+    let back = local_next(form.next);
+    let forgot = with_query(
+        "/auth/forgot",
+        &[("email", typed), ("next", back.as_deref())],
+    );
     let page = LoginPage {
         error,
         done,

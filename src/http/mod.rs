@@ -10,6 +10,7 @@ pub mod auth;
 pub mod authorize;
 pub mod body;
 pub mod bookings;
+pub mod direct_page;
 pub mod documents;
 pub mod health;
 pub mod home;
@@ -107,6 +108,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(second_factor::routes(state.clone()))
         .unify()
         .or(password_reset::routes(state.clone()))
+        .unify()
+        .or(direct_page::routes(state.clone()))
         .unify()
         .or(login::routes(state.clone()))
         .unify()

@@ -1,7 +1,10 @@
 //! "Forgot password?": `GET/POST /auth/forgot` asks for the address and mails a link (the same
 //! answer whether or not it has an account); `GET/POST /auth/reset/{token}` is the link's page,
 //! which sets the new password, ends every session of the account, and sends the person to sign
-//! in with it. The use cases are `accounts::recovery`.
+//! in with it. The use cases are `accounts::recovery`. A `next` (a path of this site, such as
+//! the signing page the login was reached from) is carried through the form, the mailed link's
+//! query and the link's page, checked at each step (`session::local_next`), to the login that
+//! follows: the person is one sign-in away from where they were going.
 
 use std::collections::HashMap;
 
@@ -13,7 +16,7 @@ use warp::reply::Response;
 
 use super::login::{pre_session_ok, pre_session_token};
 use super::reply::{Format, error_response, page, page_as, redirect};
-use super::session::{Form, cookies, urlencode};
+use super::session::{Form, cookies, local_next, with_query};
 use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
 use crate::http::state::AppState;
@@ -31,7 +34,9 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .map(
             |st: AppState, c: Option<String>, q: HashMap<String, String>| {
                 let email = q.get("email").map(String::as_str).unwrap_or_default();
-                forgot_page(&st, c.as_deref(), email, None, StatusCode::OK)
+                let next = local_next(q.get("next").map(String::as_str));
+                let asked = (email, next.as_deref());
+                forgot_page(&st, c.as_deref(), asked, None, StatusCode::OK)
             },
         );
     let send = warp::path!("auth" / "forgot")
@@ -44,7 +49,11 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let show = warp::path!("auth" / "reset" / String)
         .and(warp::get())
         .and(s())
-        .then(|t, st| async move { reset_page(st, t, None).await });
+        .and(warp::query::<HashMap<String, String>>())
+        .then(|t, st, q: HashMap<String, String>| async move {
+            let next = local_next(q.get("next").map(String::as_str));
+            reset_page(st, t, next, None).await
+        });
     let reset = warp::path!("auth" / "reset" / String)
         .and(warp::post())
         .and(s())
@@ -66,6 +75,9 @@ struct ForgotPage<'a> {
     error: Option<&'a str>,
     csrf: String,
     email: &'a str,
+    next: Option<&'a str>,
+    /// "Back to sign in", with the `next`.
+    login: String,
 }
 
 /// "Check your e-mail": the same page whether or not the address has an account.
@@ -74,6 +86,7 @@ struct ForgotPage<'a> {
 struct Sent<'a> {
     email: &'a str,
     minutes: i64,
+    login: String,
 }
 
 /// The link's page: the new password, twice.
@@ -83,25 +96,48 @@ struct ResetPage<'a> {
     error: Option<&'a str>,
     email: &'a str,
     token: &'a str,
+    next: Option<String>,
     csrf: String,
     min_len: usize,
     password_hint: String,
 }
 
-/// The link was used, or its hour is over.
+/// The link was used, or its hour is over: a new one (for the same `next`), or sign in.
 #[derive(Template)]
 #[template(path = "auth/reset_expired.html")]
-struct Expired;
+struct Expired {
+    forgot: String,
+    login: String,
+}
 
+impl Expired {
+    fn page(next: Option<&str>) -> Response {
+        let expired = Expired {
+            forgot: with_query("/auth/forgot", &[("next", next)]),
+            login: with_query("/auth/login", &[("next", next)]),
+        };
+        page_as(StatusCode::GONE, Ok(expired))
+    }
+}
+
+/// The form, filled with what was `asked` (the address typed, the checked `next`).
 fn forgot_page(
     state: &AppState,
     cookie_header: Option<&str>,
-    email: &str,
+    (email, next): (&str, Option<&str>),
     error: Option<&str>,
     status: StatusCode,
 ) -> Response {
     let (csrf, set_cookie) = pre_session_token(state, "forgot", cookie_header);
-    let mut resp = page_as(status, Ok(ForgotPage { error, csrf, email }));
+    let login = with_query("/auth/login", &[("next", next)]);
+    let shown = ForgotPage {
+        error,
+        csrf,
+        email,
+        next,
+        login,
+    };
+    let mut resp = page_as(status, Ok(shown));
     if let Some(v) = set_cookie {
         resp.headers_mut().append(header::SET_COOKIE, v);
     }
@@ -116,28 +152,32 @@ async fn send(
 ) -> Response {
     let get = |k: &str| form.get(k).map(String::as_str).unwrap_or_default();
     let (typed, c) = (get("email").trim(), cookie_header.as_deref());
+    let next = local_next(form.get("next").map(String::as_str));
+    let asked = (typed, next.as_deref());
     if !pre_session_ok(&state, "forgot", c, get("csrf_token")) {
         let why = "The form expired. Please try again.";
-        return forgot_page(&state, c, typed, Some(why), StatusCode::FORBIDDEN);
+        return forgot_page(&state, c, asked, Some(why), StatusCode::FORBIDDEN);
     }
     let Ok(email) = Email::check(typed) else {
         let why = "Enter your e-mail address, such as name@example.com.";
         return forgot_page(
             &state,
             c,
-            typed,
+            asked,
             Some(why),
             StatusCode::UNPROCESSABLE_ENTITY,
         );
     };
-    match recovery::request(&state.ctx(), &email, peer.map(|p| p.ip())).await {
+    let client = peer.map(|p| p.ip());
+    match recovery::request(&state.ctx(), &email, client, next.as_deref()).await {
         Ok(()) => page(Ok(Sent {
             email: email.as_str(),
             minutes: crate::identity::accounts::links::TTL / 60,
+            login: with_query("/auth/login", &[("next", next.as_deref())]),
         })),
         Err(AppError::TooManyRequests { retry_after, .. }) => {
             let why = "Too many links were asked for. Wait an hour, then try again; a link sent earlier still works.";
-            let mut resp = forgot_page(&state, c, typed, Some(why), StatusCode::TOO_MANY_REQUESTS);
+            let mut resp = forgot_page(&state, c, asked, Some(why), StatusCode::TOO_MANY_REQUESTS);
             resp.headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
             resp
@@ -151,10 +191,15 @@ fn reset_csrf(state: &AppState, token: &str) -> String {
     csrf::token(&state.keys, "reset", &[&hash])
 }
 
-async fn reset_page(state: AppState, token: String, error: Option<&str>) -> Response {
+async fn reset_page(
+    state: AppState,
+    token: String,
+    next: Option<String>,
+    error: Option<&str>,
+) -> Response {
     let email = match recovery::target(&state.ctx(), token.clone()).await {
         Ok(Some(e)) => e,
-        Ok(None) => return page_as(StatusCode::GONE, Ok(Expired)),
+        Ok(None) => return Expired::page(next.as_deref()),
         Err(e) => return error_response(&e, Format::Html),
     };
     let shown = ResetPage {
@@ -162,6 +207,7 @@ async fn reset_page(state: AppState, token: String, error: Option<&str>) -> Resp
         email: &email,
         csrf: reset_csrf(&state, &token),
         token: &token,
+        next,
         min_len: password::MIN_LEN,
         password_hint: format!("At least {} characters.", password::MIN_LEN),
     };
@@ -171,6 +217,7 @@ async fn reset_page(state: AppState, token: String, error: Option<&str>) -> Resp
 
 async fn reset(state: AppState, token: String, form: Form) -> Response {
     let get = |k: &str| form.get(k).map(String::as_str).unwrap_or_default();
+    let next = local_next(form.get("next").map(String::as_str));
     let hash = SecretToken::presented(&token).hash();
     if !csrf::verify(&state.keys, "reset", &[&hash], get("csrf_token")) {
         let e = AppError::Forbidden("the form expired; reload the page".into());
@@ -189,14 +236,18 @@ async fn reset(state: AppState, token: String, form: Form) -> Response {
             }
             other => other.public_message(),
         };
-        return reset_page(state, token, Some(&why)).await;
+        return reset_page(state, token, next, Some(&why)).await;
     }
     match recovery::reset(&state.ctx(), &state.passwords, token, new.to_string()).await {
-        Ok(Some(email)) => redirect(&format!(
-            "/auth/login?done=reset&email={}",
-            urlencode(&email)
+        Ok(Some(email)) => redirect(&with_query(
+            "/auth/login",
+            &[
+                ("done", Some("reset")),
+                ("email", Some(&email)),
+                ("next", next.as_deref()),
+            ],
         )),
-        Ok(None) => page_as(StatusCode::GONE, Ok(Expired)),
+        Ok(None) => Expired::page(next.as_deref()),
         Err(e) => error_response(&e, Format::Html),
     }
 }

@@ -23,6 +23,8 @@ const SECRET_ROUTES: &[&[&str]] = &[
     // password, a new e-mail address.
     &["auth", "reset", SECRET],
     &["account", "email", SECRET],
+    // A template's direct link: whoever holds it may start documents of the template's owner.
+    &["d", SECRET],
 ];
 
 /// `path` with every credential segment replaced by `[redacted]`.
@@ -67,6 +69,7 @@ mod tests {
     #[test]
     fn signing_tokens_are_redacted_and_other_paths_kept() {
         assert_eq!(path("/sign/AbC123"), "/sign/[redacted]");
+        assert_eq!(path("/d/AbC123"), "/d/[redacted]");
         assert_eq!(
             path("/sign/AbC123/pages/1-800.png"),
             "/sign/[redacted]/pages/1-800.png"

@@ -239,17 +239,32 @@ pub fn urlencode(s: &str) -> String {
 
 /// Only same-origin paths may be a login's `next`; anything else goes to `/account`.
 pub fn safe_next(next: Option<&str>) -> String {
-    match next {
-        Some(n)
-            if n.starts_with('/')
-                && !n.starts_with("//")
-                && !n.starts_with("/\\")
-                // Browsers drop tabs and newlines inside URLs (`/<TAB>/x` is `//x` to them).
-                && !n.chars().any(char::is_control) =>
-        {
-            n.to_string()
-        }
-        _ => "/account".to_string(),
+    local_next(next).unwrap_or_else(|| "/account".to_string())
+}
+
+/// `next` when it is a path of this site (never `//host`, `/\\host` or an absolute URL), else
+/// `None`: for the pages that carry a `next` along without a default of their own.
+pub fn local_next(next: Option<&str>) -> Option<String> {
+    next.filter(|n| {
+        n.starts_with('/')
+            && !n.starts_with("//")
+            && !n.starts_with("/\\")
+            // Browsers drop tabs and newlines inside URLs (`/<TAB>/x` is `//x` to them).
+            && !n.chars().any(char::is_control)
+    })
+    .map(str::to_string)
+}
+
+/// `path` with the query `pairs` whose values are given (each encoded), e.g.
+/// `with_query("/auth/login", &[("email", Some(e)), ("next", None)])`.
+pub fn with_query(path: &str, pairs: &[(&str, Option<&str>)]) -> String {
+    let query: Vec<String> = pairs
+        .iter()
+        .filter_map(|(k, v)| v.map(|v| format!("{k}={}", urlencode(v))))
+        .collect();
+    match query.is_empty() {
+        true => path.to_string(),
+        false => format!("{path}?{}", query.join("&")),
     }
 }
 
@@ -284,5 +299,28 @@ mod tests {
             assert_eq!(safe_next(Some(bad)), "/account");
         }
         assert_eq!(safe_next(None), "/account");
+    }
+
+    #[test]
+    fn a_carried_next_is_local_or_nothing_and_goes_into_a_query_encoded() {
+        assert_eq!(local_next(Some("/sign/abc")).as_deref(), Some("/sign/abc"));
+        for bad in [
+            "https://evil.example",
+            "//evil.example",
+            "/\\evil",
+            "/\t/evil",
+            "",
+        ] {
+            assert_eq!(local_next(Some(bad)), None, "{bad:?}");
+        }
+        assert_eq!(
+            with_query("/auth/login", &[("email", Some("a@b.c")), ("next", None)]),
+            "/auth/login?email=a%40b.c"
+        );
+        assert_eq!(
+            with_query("/auth/forgot", &[("next", Some("/sign/x?y=1"))]),
+            "/auth/forgot?next=%2Fsign%2Fx%3Fy%3D1"
+        );
+        assert_eq!(with_query("/auth/login", &[("next", None)]), "/auth/login");
     }
 }

@@ -1,7 +1,9 @@
 //! The template API's editing routes (what the web application's editor calls for a template):
 //! `PATCH /api/v1/templates/{id}`, `PATCH` and `DELETE` of its recipients and fields, and
 //! `POST /api/v1/templates/{id}/duplicate`; replies over `templates::edit`. The bodies are the
-//! documents' own shapes (`UpdateDocumentRequest`, `RecipientInput`, `FieldPatch`).
+//! documents' own shapes (`UpdateDocumentRequest`, `RecipientInput`, `FieldPatch`). And the
+//! template's direct link, `GET` and `PUT /api/v1/templates/{id}/direct-link`
+//! (`templates::direct`).
 
 use warp::Filter;
 use warp::filters::BoxedFilter;
@@ -17,6 +19,7 @@ use crate::signing::documents::field_request::FieldPatch;
 use crate::signing::documents::request::RecipientInput;
 use crate::signing::documents::settings::UpdateDocumentRequest;
 use crate::signing::templates::answers::{TemplateFieldRemoved, TemplateRecipientRemoved};
+use crate::signing::templates::direct::{self, DirectLinkRequest};
 use crate::signing::templates::edit;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
@@ -73,7 +76,25 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
             write_result(&who, r.map(removed))
         },
     );
+    let direct_link = warp::path!("api" / "v1" / "templates" / TemplateId / "direct-link");
+    let get_direct = direct_link
+        .and(warp::get())
+        .and(caller(&state, Scope::ReadDocument))
+        .then(|id, who: Principal, st: AppState| async move {
+            write_result(&who, direct::get(&st.ctx(), &who, id).await)
+        });
+    let set_direct = direct_link
+        .and(warp::put())
+        .and(caller(&state, write))
+        .and(super::body::object::<DirectLinkRequest>())
+        .then(|id, who: Principal, st: AppState, b| async move {
+            write_result(&who, direct::set(&st.ctx(), &who, id, b).await)
+        });
     update
+        .or(get_direct)
+        .unify()
+        .or(set_direct)
+        .unify()
         .or(duplicate)
         .unify()
         .or(patch_recipient)

@@ -2,7 +2,8 @@
 // non-zero on any failure. Every page and state is judged at desktop and phone sizes (axe-core,
 // no sideways scrolling) and kept as screenshots `login-*`, `forgot-*` and `account-*`.
 //
-//   node accounts.mjs <base> <email> <password> <signing token> <maildir> <out_dir>
+//   node accounts.mjs <base> <email> <password> <signing token> <maildir> <recipient email>
+//                     <recipient's signing token> <out_dir>
 //
 // 1. "Forgot password?" from the login page; the link mailed by the real SMTP server (its
 //    Maildir read by tests/support/maildir.py); a new password; another browser that was signed
@@ -11,6 +12,9 @@
 //    address, the change made by its page); a refused password change.
 // 3. The login page reached from a signing link names the document and its sender, offers
 //    "Forgot password?" and "Create an account", and focuses the password box.
+// 4. A recipient with an account who forgot its password, from their signing link: "Forgot
+//    password?", the mailed link, the new password, and the login names the document again
+//    and leads to it.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -19,7 +23,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { launch, watch, axe, shot, fitsWidth, signIn, DESKTOP, PHONE } from './lib.mjs';
 
-const [base, email, password, signToken, maildir, outDir] = process.argv.slice(2);
+const [base, email, password, signToken, maildir, recipient, recipientToken, outDir] = process.argv.slice(2);
 const origin = new URL(base).origin;
 const here = dirname(fileURLToPath(import.meta.url));
 const newPassword = 'a brand new passphrase';
@@ -49,13 +53,14 @@ async function look(page, name) {
   await page.setViewportSize(DESKTOP);
 }
 
-// The link starting with `path` in the newest message to `to` whose subject matches `subject`.
+// The link starting with `path` (with its query) in the newest message to `to` whose subject
+// matches `subject`.
 async function mailedLink(to, subject, path) {
   const out = mkdtempSync(join(tmpdir(), 'mail-'));
   for (let i = 0; i < 300; i++) {
     const mails = JSON.parse(execFileSync('python3', [join(here, '../support/maildir.py'), join(maildir, 'md'), out]));
     const m = mails.filter((x) => x.to.includes(to) && subject.test(x.subject)).pop();
-    if (m) return m.text.match(new RegExp('https?://\\S+' + path + '[A-Za-z0-9]+'))[0];
+    if (m) return m.text.match(new RegExp('https?://\\S+' + path + '[A-Za-z0-9]+(\\?\\S*)?'))[0];
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`no mail "${subject}" to ${to}`);
@@ -164,6 +169,35 @@ try {
   await look(visitor, 'login-signing');
   await visitor.getByRole('button', { name: 'Create an account' }).click();
   await visitor.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
+
+  // 4. Forgot password from a signing link: the way back is kept through the mailed link.
+  const signer = await context();
+  const signing = `${base}/sign/${recipientToken}`;
+  await signer.goto(signing);
+  await signer.locator('#sign-in').click();
+  await signer.waitForURL(/\/auth\/login/);
+  await signer.getByRole('link', { name: 'Forgot password?' }).click();
+  await signer.waitForURL(/\/auth\/forgot/);
+  assert.equal(await signer.getByLabel('E-mail').inputValue(), recipient, 'the address is kept');
+  await look(signer, 'forgot-signing');
+  await signer.getByRole('button', { name: 'Send the link' }).click();
+  await signer.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
+  const back = await mailedLink(recipient, /Choose a new Docket password/, '/auth/reset/');
+  assert.match(back, /\?next=%2Fsign%2F/, 'the mailed link carries the way back');
+  await signer.goto(back);
+  await signer.getByLabel('New password', { exact: true }).fill(newPassword);
+  await signer.getByLabel('New password again').fill(newPassword);
+  await signer.getByRole('button', { name: 'Save the new password' }).click();
+  await signer.waitForURL(/\/auth\/login\?done=reset/);
+  await signer.getByText('Your password was changed. Sign in with the new one.').waitFor();
+  assert.equal(await signer.locator('#login-hint').textContent(), 'Sign in to sign “Guarded”, sent by Owner.');
+  assert.equal(await focused(signer), 'password');
+  await look(signer, 'login-after-reset-signing');
+  await signer.keyboard.type(newPassword);
+  await signer.keyboard.press('Enter');
+  await signer.waitForURL(signing);
+  await signer.locator('#signing').waitFor();
+  assert.equal(await signer.locator('#sign-in').count(), 0, 'signed in: the document, not its gate');
 
   // The refused forms and the used link answer 422 and 410 on purpose; Chromium logs those.
   const expected = /^console Failed to load resource: the server responded with a status of (410|422) /;

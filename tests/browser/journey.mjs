@@ -9,7 +9,7 @@
 //
 // Usage: node journey.mjs <base> <email> <password> <fixtures dir> <signed pdf path> <out dir>
 import assert from 'node:assert/strict';
-import { launch, watch, axe, shot, fitsWidth, signIn, DESKTOP, PHONE } from './lib.mjs';
+import { launch, watch, axe, shot, fitsWidth, signIn, signOnPage, DESKTOP, PHONE } from './lib.mjs';
 
 const [base, email, password, fixtures, signedPath, outDir] = process.argv.slice(2);
 const summary = { ok: false, counts: {} };
@@ -44,27 +44,6 @@ async function counts(step, expected) {
   assert.match(await changed.getAttribute('title'), /\d{4}/);
   await axe(page, `dashboard ${step}`);
   await shot(page, outDir, `journey-dashboard-${step}-desktop`);
-}
-
-// Signs in `link`'s signing page: `text` (if given) into the TEXT field, then a typed
-// signature `name`, then Finish.
-async function sign(p, label, name, text) {
-  await p.locator('#sign-bar').waitFor();
-  const field = (type) => p.locator(`.sign-field[data-type="${type}"]`);
-  if (text) {
-    await field('TEXT').click();
-    await p.locator('#field-input').fill(text);
-    await p.getByRole('button', { name: 'Save' }).click();
-    await p.locator('dialog').waitFor({ state: 'detached' });
-  }
-  await field('SIGNATURE').click();
-  await p.getByLabel('Or type it').fill(name);
-  await p.getByRole('button', { name: 'Save' }).click();
-  await p.locator('dialog').waitFor({ state: 'detached' });
-  await axe(p, `${label}, filled`);
-  await p.locator('#complete').click();
-  await p.locator('#done').waitFor();
-  await axe(p, `${label}, signed`);
 }
 
 try {
@@ -213,7 +192,7 @@ try {
   const annPage = await phone.newPage();
   const annProblems = watch(annPage, base);
   await annPage.goto(annLink);
-  await sign(annPage, 'Ann\'s signing page (phone)', 'Ann', 'Acme');
+  await signOnPage(annPage, 'Ann\'s signing page (phone)', 'Ann', 'Acme');
   await fitsWidth(annPage, 'Ann\'s signing page');
   await shot(annPage, outDir, 'journey-ann-signed-phone');
   assert.deepEqual(annProblems, []);
@@ -228,7 +207,7 @@ try {
   assert.match(await act.textContent(), /^Sign/);
   await act.click();
   await page.waitForURL((u) => u.pathname.startsWith('/sign/'));
-  await sign(page, 'the owner\'s signing page', 'Olive');
+  await signOnPage(page, 'the owner\'s signing page', 'Olive');
 
   // ---------- Completed: the signed PDF from the document page ----------
   await page.goto(`${base}/documents/${id}`);

@@ -93,3 +93,32 @@ export async function signIn(page, base, email, password, next = '/') {
   await page.getByRole('button', { name: /sign in/i }).click();
   await page.waitForURL((u) => !u.pathname.startsWith('/auth/login'));
 }
+
+// Signs on the signing page open in `p`: `text` (if given) into the TEXT field, then a typed
+// signature `name`, then Finish. The fields are opened by mouse, or by keyboard (focus, Enter)
+// with `keyboard` (fields of a template may overlap).
+export async function signOnPage(p, label, name, text, { keyboard = false } = {}) {
+  await p.locator('#sign-bar').waitFor();
+  const field = (type) => ({
+    click: async () => {
+      const f = p.locator(`.sign-field[data-type="${type}"]`);
+      if (!keyboard) return f.click();
+      await f.focus();
+      await p.keyboard.press('Enter');
+    },
+  });
+  if (text) {
+    await field('TEXT').click();
+    await p.locator('#field-input').fill(text);
+    await p.getByRole('button', { name: 'Save' }).click();
+    await p.locator('dialog').waitFor({ state: 'detached' });
+  }
+  await field('SIGNATURE').click();
+  await p.getByLabel('Or type it').fill(name);
+  await p.getByRole('button', { name: 'Save' }).click();
+  await p.locator('dialog').waitFor({ state: 'detached' });
+  await axe(p, `${label}, filled`);
+  await p.locator('#complete').click();
+  await p.locator('#done').waitFor();
+  await axe(p, `${label}, signed`);
+}

@@ -93,6 +93,10 @@ try {
     // 5. The account page lists the app; Revoke ends its access.
     await page.goto(`${base}/account`);
     await page.getByRole('heading', { name: 'Cal', exact: true }).waitFor();
+    // When it was allowed, in the reader's own time (js/local-time.js), not as UTC text.
+    const allowed = page.locator('.list-item', { hasText: 'Cal' }).locator('time').first();
+    assert.match(await allowed.getAttribute('datetime'), /^\d{4}-\d\d-\d\dT/);
+    assert.match(await allowed.textContent(), /^(just now|\d+ minutes? ago)$/);
     await page.screenshot({ path: `${outDir}/account-${label}.png`, fullPage: true });
     await axe(page, `the account page (${label})`);
     await page.getByRole('button', { name: 'Revoke Cal' }).click();

@@ -2,7 +2,8 @@
 // shown once, copied with the button), call /api/v1/documents with it from this script, revoke
 // it after the confirmation dialog, see the call refused. Webhooks: a refused form, then one to
 // the loopback receiver the Rust side started (its secret shown once and copied), a test event
-// that shows in the delivery log as delivered with the receiver's answer, a redelivery, an
+// that shows in the delivery log as delivered with the receiver's answer without a reload (the
+// page's script reads the log again while a delivery is pending), a redelivery, an
 // edit that switches it off, a deletion after the dialog. axe-core on every page and state; no
 // sideways scrolling; screenshots settings-*-desktop and settings-*-phone.
 //
@@ -28,17 +29,23 @@ async function look(page, name, size) {
   await shot(page, outDir, `settings-${name}-${size}`);
 }
 
-// Reloads the webhook's page (with its Refresh link) until the log shows `count` rows with
-// `text` (20 s at most).
+// Waits (20 s at most) for the log to show `count` rows with `text` by itself: the page's
+// script reads the deliveries again while one is pending. The page must not have been
+// reloaded since `stay(page)`.
 async function waitForLog(page, text, count) {
   for (let i = 0; i < 80; i++) {
     const n = await page.locator('#deliveries tbody tr', { hasText: text }).count();
-    if (n >= count) return;
+    if (n >= count) {
+      assert.equal(await page.evaluate(() => window.stayedHere), true, 'the log changed without a reload');
+      return;
+    }
     await page.waitForTimeout(250);
-    await page.getByRole('link', { name: 'Refresh' }).click();
   }
-  assert.fail(`the delivery log never showed ${count} × ${text}`);
+  assert.fail(`the delivery log never showed ${count} × ${text} without a reload`);
 }
+
+// Marks the page as it is, for waitForLog to tell that it was not reloaded.
+const stay = (page) => page.evaluate(() => { window.stayedHere = true; });
 
 async function desktop() {
   const context = await browser.newContext({ viewport: DESKTOP });
@@ -95,6 +102,12 @@ async function desktop() {
   await page.getByRole('heading', { name: 'Webhooks', exact: true }).waitFor();
   await look(page, 'webhooks-empty', 'desktop');
   await page.getByRole('link', { name: 'Add a webhook' }).click();
+  // Every event by default, the boxes out of the way until "Only the events I choose".
+  assert.equal(await page.getByLabel('Every event').isChecked(), true);
+  await page.getByLabel(/Document signed/).waitFor({ state: 'hidden' });
+  await look(page, 'webhook-form', 'desktop');
+  await page.getByLabel('Only the events I choose').check();
+  await page.getByLabel(/Document signed/).waitFor({ state: 'visible' });
   await page.getByLabel('Address (URL)').fill('not a url');
   await page.getByRole('button', { name: 'Add webhook' }).click();
   await page.getByText('Give at least one event.').waitFor();
@@ -112,20 +125,27 @@ async function desktop() {
   await page.getByText('Copied to the clipboard.').waitFor();
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), secret);
   await look(page, 'webhook-created', 'desktop');
+  // When it was added, in the reader's own time (js/local-time.js).
+  assert.match(await page.locator('.set-facts time').textContent(), /^(just now|\d+ minutes? ago)$/);
   const hookPath = new URL(page.url()).pathname === '/settings/webhooks'
     ? await page.getByRole('link', { name: 'Edit' }).getAttribute('href').then((h) => h.replace(/\/edit$/, ''))
     : new URL(page.url()).pathname;
 
-  // A test event: it arrives (the Rust side checks the receiver) and shows as delivered.
+  // A test event: it arrives (the Rust side checks the receiver) and shows as delivered, the
+  // log updating by itself.
+  await stay(page);
   await page.getByRole('button', { name: 'Send a test event' }).click();
   await page.getByText('A test event was queued.').waitFor();
-  assert.equal(await page.getByLabel('Secret', { exact: true }).count(), 0, 'the secret is shown once');
+  // (The secret stays on the page until it is left: it is shown once per creation.)
   await waitForLog(page, 'Delivered', 1);
   const first = page.locator('#deliveries tbody tr').first();
   await first.getByText('HTTP 200').waitFor();
   await first.getByText('received: 200').waitFor();
   await first.locator('.set-name', { hasText: 'Document signed' }).waitFor();
   await look(page, 'webhook-log', 'desktop');
+
+  // Said in the status line too.
+  await page.locator('#hook-said').getByText('A test event was queued. It was delivered (HTTP 200).').waitFor();
 
   // Redelivered: a second delivery, delivered too.
   await first.getByRole('button', { name: /Redeliver/ }).click();
@@ -142,7 +162,12 @@ async function desktop() {
   await look(page, 'webhook-edit', 'desktop');
   await page.getByRole('button', { name: 'Save changes' }).click();
   await page.getByText('Your changes were saved.').waitFor();
+  assert.equal(await page.getByLabel('Secret', { exact: true }).count(), 0, 'the secret is shown once');
   await page.locator('.set-hook-card').getByText('Switched off').waitFor();
+  // Switched off, it is sent nothing, tests included: the page says so instead of offering one.
+  await page.locator('#hook-off').waitFor();
+  assert.equal(await page.getByRole('button', { name: 'Send a test event' }).count(), 0);
+  assert.equal(await page.getByRole('button', { name: /Redeliver/ }).count(), 0);
   assert.equal(await page.locator('.set-event-list li').count(), 1);
 
   await page.getByRole('link', { name: '← Webhooks' }).click();
@@ -174,6 +199,9 @@ async function phone(hookPath) {
   await look(page, 'webhooks', 'phone');
   await page.goto(base + '/settings/webhooks/new');
   await look(page, 'webhook-form', 'phone');
+  await page.getByLabel('Only the events I choose').check();
+  await page.getByLabel(/Document signed/).waitFor();
+  await look(page, 'webhook-form-some', 'phone');
   await page.goto(base + hookPath);
   await page.locator('#deliveries tbody tr').first().waitFor();
   await look(page, 'webhook-log', 'phone');

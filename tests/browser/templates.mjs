@@ -2,14 +2,16 @@
 // page, the same editor as documents with two placeholder recipients (no e-mail), their fields
 // placed, "Save template", the details page with the template's and recipients' ids, "Use
 // template" (a refusal shown next to the address it names, then real names and addresses and a
-// prefilled value) sent; Duplicate, then Delete of the copy after its confirmation dialog. Every
-// page and state is checked by axe-core and shot at desktop and phone sizes. Prints one JSON line
-// with the template, the document made from it and its recipients' names, for the Rust side to
-// have them sign.
+// prefilled value) sent; Duplicate, then Delete of the copy after its confirmation dialog; the
+// direct link turned on (refused first: the second recipient has no address yet), copied, and
+// visited by a stranger on a phone who gives a name and an address (refused first) and signs;
+// then a new link made, the old one gone. Every page and state is checked by axe-core and shot
+// at desktop and phone sizes. Prints one JSON line with the template, the document made from it
+// and its recipients' names, for the Rust side to have them sign, and the stranger's address.
 //
 // Usage: node templates.mjs <base> <email> <password> <fixtures dir> <out_dir>
 import assert from 'node:assert/strict';
-import { launch, watch, axe, shot, fitsWidth, signIn, DESKTOP, PHONE } from './lib.mjs';
+import { launch, watch, axe, shot, fitsWidth, signIn, signOnPage, DESKTOP, PHONE } from './lib.mjs';
 
 const [base, email, password, fixtures, outDir] = process.argv.slice(2);
 const browser = await launch();
@@ -199,9 +201,76 @@ try {
   await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement.textContent.trim()), 'Use Lease');
 
+  // ---------- The direct link: on, copied, used by a stranger, replaced ----------
+  await page.goto(`${base}/templates/${id}`);
+  const direct = page.locator('#direct-section');
+  assert.equal(await direct.locator('#direct-state').innerText(), 'Off');
+  assert.equal(await page.getByLabel('Visitors sign as').inputValue(), String(tenant));
+  await page.getByRole('button', { name: 'Turn on the direct link' }).click();
+  await direct.getByText(/give every other recipient an e-mail address first[\s\S]*Recipient 2/i).waitFor();
+  await axe(page, 'the direct link, refused');
+  await shot(page, outDir, 'templates-direct-refused-desktop');
+  // The second recipient gets an address (what the editor's recipients step sends).
+  const patched = await page.evaluate(async ([url, token]) => (await fetch(url, {
+    method: 'PATCH', credentials: 'same-origin',
+    headers: { 'X-CSRF-Token': token, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ name: 'Rita Referee', email: 'rita@example.com' }),
+  })).status, [`/api/v1/templates/${id}/recipients/${second}`, await page.locator('meta[name=csrf-token]').getAttribute('content')]);
+  assert.equal(patched, 200);
+  await page.reload();
+  await page.getByRole('button', { name: 'Turn on the direct link' }).click();
+  await page.getByText('The direct link is on').waitFor();
+  assert.equal(await direct.locator('#direct-state').innerText(), 'On');
+  assert.match(await direct.innerText(), /Visitors sign as Tenant/);
+  await direct.getByRole('button', { name: 'Copy the direct link' }).click();
+  const link = await page.evaluate(() => navigator.clipboard.readText());
+  assert.match(link, new RegExp(`^${base}/d/[A-Za-z0-9]{32}$`));
+  assert.equal(await page.locator('#direct-url').inputValue(), link);
+  await judge('direct', { ready: '#direct-url' });
+
+  // A stranger on a phone: no account, no cookie.
+  const phone = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
+  const visitor = await phone.newPage();
+  const visitorProblems = watch(visitor, base);
+  await visitor.goto(link);
+  assert.equal(await visitor.getByRole('heading', { level: 1 }).innerText(), 'Lease');
+  assert.match(await visitor.locator('#direct-link').innerText(), /Tess Owner[\s\S]*goes to Rita Referee/);
+  await axe(visitor, 'the direct link\'s page (phone)');
+  await fitsWidth(visitor, 'the direct link\'s page');
+  await shot(visitor, outDir, 'templates-direct-visitor-phone');
+  await visitor.getByLabel('Your full name').fill('Vera Visitor');
+  await visitor.getByLabel('Your e-mail address').fill('vera@example');
+  await visitor.getByRole('button', { name: 'Continue to the document' }).click();
+  await visitor.locator('#email[aria-invalid=true]').waitFor();
+  assert.match(await visitor.locator('#email-error').innerText(), /Enter your e-mail address/);
+  assert.equal(await visitor.getByLabel('Your full name').inputValue(), 'Vera Visitor', 'what was typed is kept');
+  await axe(visitor, 'the direct link\'s page, refused (phone)');
+  await shot(visitor, outDir, 'templates-direct-visitor-refused-phone');
+  await visitor.getByLabel('Your e-mail address').fill('vera@example.com');
+  await visitor.getByRole('button', { name: 'Continue to the document' }).click();
+  await visitor.waitForURL(/\/sign\//);
+  await signOnPage(visitor, 'the visitor\'s signing page (phone)', 'Vera Visitor', 'Flat 9', { keyboard: true });
+  await fitsWidth(visitor, 'the visitor\'s signing page');
+  await shot(visitor, outDir, 'templates-direct-signed-phone');
+  // The one failed load: the refused form (422).
+  assert.deepEqual(visitorProblems.filter((p) => !/status of 422/.test(p)), []);
+  summary.visitor = 'vera@example.com';
+
+  // A new link: the old address is gone.
+  await page.getByRole('button', { name: 'Make a new link' }).click();
+  const rotateDialog = page.getByRole('dialog', { name: 'Make a new link?' });
+  await rotateDialog.waitFor();
+  await axe(page, 'the new-link dialog');
+  await rotateDialog.getByRole('button', { name: 'Make a new link' }).click();
+  await page.getByText('A new link was made').waitFor();
+  assert.notEqual(await page.locator('#direct-url').inputValue(), link);
+  const gone = await visitor.goto(link);
+  assert.equal(gone.status(), 404);
+  await phone.close();
+
   // The refusal the test provokes (400) is the only failed load allowed, and a page image the
   // busy renderer could not draw yet (503, Retry-After: the page asks again).
-  assert.deepEqual(problems.filter((p) => !/status of (400|503)/.test(p)), []);
+  assert.deepEqual(problems.filter((p) => !/status of (400|409|503)/.test(p)), []);
   summary.recipients = { [tenant]: 'Tom Tenant', [second]: 'Gail Guarantor' };
   summary.ok = true;
 } catch (e) {

@@ -15,9 +15,9 @@ use crate::support::login::{
 };
 use crate::support::mailbox::MailBox;
 
-const NEW_PASSWORD: &str = "a brand new passphrase";
+pub(crate) const NEW_PASSWORD: &str = "a brand new passphrase";
 
-async fn with_mail() -> (MailBox, TestApp) {
+pub(crate) async fn with_mail() -> (MailBox, TestApp) {
     let smtp = MailBox::start();
     let app = TestApp::spawn_with(&["--tls", "off", "--smtp-url", &smtp.url()]).await;
     (smtp, app)
@@ -33,7 +33,7 @@ fn mail_to(smtp: &MailBox, to: &str) -> Vec<Value> {
 }
 
 /// Waits (30 s at most) for the `n`th message to `to`; returns it.
-async fn nth_mail_to(smtp: &MailBox, to: &str, n: usize) -> Value {
+pub(crate) async fn nth_mail_to(smtp: &MailBox, to: &str, n: usize) -> Value {
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let got = mail_to(smtp, to);
@@ -78,7 +78,7 @@ fn link_in(message: &Value, prefix: &str) -> String {
 }
 
 /// Posts `fields` to `path` with `cookie`: status, `Location`, body.
-async fn post(
+pub(crate) async fn post(
     app: &TestApp,
     path: &str,
     cookie: &str,
@@ -102,7 +102,7 @@ async fn post(
 }
 
 /// GETs `path` with `cookie`: status, `Location`, body.
-async fn get(app: &TestApp, path: &str, cookie: &str) -> (u16, String, String) {
+pub(crate) async fn get(app: &TestApp, path: &str, cookie: &str) -> (u16, String, String) {
     let resp = app
         .client
         .get(app.url(path))
@@ -125,7 +125,7 @@ async fn signed_in(app: &TestApp, cookie: &str) -> bool {
 }
 
 /// Asks "Forgot password?" for `email` with the form of `form`: status and page.
-async fn forgot(app: &TestApp, form: &LoginForm, email: &str) -> (u16, String) {
+pub(crate) async fn forgot(app: &TestApp, form: &LoginForm, email: &str) -> (u16, String) {
     let mut fields = form.fields.clone();
     fields.push(("email".into(), email.into()));
     let resp = app
@@ -139,22 +139,20 @@ async fn forgot(app: &TestApp, form: &LoginForm, email: &str) -> (u16, String) {
     (resp.status().as_u16(), resp.text().await.unwrap())
 }
 
-/// Sets `password` on the reset page at `link`: status and `Location`.
-async fn reset(app: &TestApp, link: &str, password: &str, again: &str) -> (u16, String) {
+/// Sets `password` on the reset page at `link` (a path, with its query): status and `Location`.
+pub(crate) async fn reset(app: &TestApp, link: &str, password: &str, again: &str) -> (u16, String) {
     let (s, _, page) = get(app, link, "").await;
     if s != 200 {
         return (s, String::new());
     }
-    let csrf = hidden_inputs(&page)
-        .into_iter()
-        .find(|(k, _)| k == "csrf_token")
-        .unwrap()
-        .1;
-    let fields = [
-        ("csrf_token", csrf.as_str()),
-        ("password", password),
-        ("password2", again),
-    ];
+    // The page's hidden fields (its CSRF token, the `next` it carries), then the passwords.
+    let mut fields = hidden_inputs(&page);
+    fields.push(("password".into(), password.into()));
+    fields.push(("password2".into(), again.into()));
+    let fields: Vec<(&str, &str)> = fields
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
     let (s, location, _) = post(app, link, "", &fields).await;
     (s, location)
 }
@@ -568,7 +566,9 @@ async fn the_login_page_from_a_signing_link_names_the_document_and_the_ways_in()
         "{page}"
     );
     assert!(
-        page.contains("href=\"/auth/forgot?email=ann%40example.com\""),
+        page.contains(&format!(
+            "href=\"/auth/forgot?email=ann%40example.com&amp;next=%2Fsign%2F{token}\""
+        )),
         "{page}"
     );
     assert!(

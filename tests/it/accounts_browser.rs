@@ -2,7 +2,7 @@
 //! desktop and phone sizes with axe-core on every page: "Forgot password?" from the login page,
 //! the mailed link, the new password (another browser's session is signed out); the account
 //! page's name and e-mail (the link mailed to the new address); the login page reached from a
-//! signing link.
+//! signing link, and "Forgot password?" from there leading back to the document.
 
 use serde_json::{Value, json};
 
@@ -26,6 +26,15 @@ async fn accounts_in_the_browser() {
         Value::Null,
     )
     .await;
+    // A recipient with an account, who forgot its password.
+    add_account(&d, "bob@example.com", "Bob Babbage");
+    let (_, bob_token, _) = crate::recipient_auth::sent(
+        &owner,
+        "bob@example.com",
+        json!({"globalAccessAuth": "ACCOUNT"}),
+        Value::Null,
+    )
+    .await;
     let maildir = smtp.dir().to_path_buf();
     let base = app.url("");
     let args = [
@@ -34,6 +43,8 @@ async fn accounts_in_the_browser() {
         crate::support::login::PASSWORD,
         token.as_str(),
         maildir.to_str().unwrap(),
+        "bob@example.com",
+        bob_token.as_str(),
     ];
     browser_step("accounts.mjs", &args);
     app.stop().await;

@@ -212,6 +212,28 @@ async fn the_pages_create_test_edit_and_delete_a_webhook_of_their_owner_only() {
     let (s, html) = post_form(&app, &format!("{path}/test"), c, t, &[]).await;
     assert_eq!(s, 400);
     assert!(html.contains("This webhook is switched off"), "{html}");
+    // "Every event" subscribes to all of them, whatever boxes were left checked; the form
+    // then offers it picked.
+    let every = [
+        ("url", url.as_str()),
+        ("events", "all"),
+        ("event.DOCUMENT_SIGNED", "on"),
+    ];
+    let (s, _) = post_form(&app, &path, c, t, &every).await;
+    assert_eq!(s, 303);
+    let (_, html) = page(&app, &ada, &format!("{path}/edit")).await;
+    assert!(
+        html.contains("value=\"all\" id=\"events-all\" checked"),
+        "{html}"
+    );
+    let (_, html) = page(&app, &ada, &path).await;
+    for event in [
+        "DOCUMENT_CREATED",
+        "DOCUMENT_SEAL_FAILED",
+        "BOOKING_CANCELLED",
+    ] {
+        assert!(html.contains(event), "{event}: {html}");
+    }
 
     let (s, _) = post_form(&app, &format!("{path}/delete"), c, None, &[]).await;
     assert_eq!(s, 403);

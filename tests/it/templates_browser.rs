@@ -3,6 +3,8 @@
 //! ids, "Use template" sending a document to real people; here both of them sign through their
 //! links and the document completes, with the value given on the Use page in place. Duplicate
 //! and delete are in the script; every page is checked by axe-core at desktop and phone sizes.
+//! The script also turns the template's direct link on and has a stranger sign through it on a
+//! phone; here the owner is told, and the document goes on to the other recipient, who signs.
 
 use serde_json::json;
 
@@ -34,6 +36,7 @@ async fn a_template_made_in_the_browser_is_used_and_signed() {
         "editor-review",
         "details",
         "list",
+        "direct",
     ] {
         for size in ["desktop", "phone"] {
             let shot = tools::screenshots().join(format!("templates-{name}-{size}.png"));
@@ -72,6 +75,63 @@ async fn a_template_made_in_the_browser_is_used_and_signed() {
         let (s, v) = signer.complete(json!({})).await;
         assert_eq!(s, 200, "{v}");
     }
+    api.wait_document(id, "completed", |d| d["status"] == "COMPLETED")
+        .await;
+
+    // The stranger's document: the owner's, told by e-mail, and now Rita's turn.
+    let visitor = summary["visitor"].as_str().unwrap();
+    let (_, list) = api.get("/api/v1/documents").await;
+    let made = list["documents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| {
+            d["recipients"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r["email"] == visitor)
+        })
+        .unwrap_or_else(|| panic!("the visitor's document in {list}"))
+        .clone();
+    let doc = api.document(made["id"].as_i64().unwrap()).await;
+    assert_eq!(doc["status"], "PENDING", "{doc}");
+    let told: i64 = app
+        .db()
+        .query_row(
+            "SELECT count(*) FROM mail_queue WHERE kind = 'DIRECT_LINK_SIGNED' AND to_addr = ?1",
+            [email],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(told, 1, "the owner is told");
+    let rita = doc["recipients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["email"] == "rita@example.com")
+        .unwrap();
+    let asked: i64 = app
+        .db()
+        .query_row(
+            "SELECT count(*) FROM mail_queue WHERE kind = 'SIGNING_REQUEST' AND to_addr = 'rita@example.com'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(asked, 1, "the next recipient is asked");
+    let signer = app.signer(rita["token"].as_str().unwrap());
+    let sig = doc["fields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["recipientId"] == rita["id"] && f["type"] == "SIGNATURE")
+        .unwrap()["id"]
+        .as_i64()
+        .unwrap();
+    assert_eq!(signer.sign_typed(sig, "Rita Referee").await.0, 200);
+    assert_eq!(signer.complete(json!({})).await.0, 200);
+    let id = doc["id"].as_i64().unwrap();
     api.wait_document(id, "completed", |d| d["status"] == "COMPLETED")
         .await;
     app.stop().await;

@@ -9,7 +9,7 @@ use rusqlite::{Connection, TransactionBehavior};
 pub const SCHEMA: &str = include_str!("../../../schema.sql");
 
 /// The version `SCHEMA` describes.
-pub const LATEST: i64 = 21;
+pub const LATEST: i64 = 22;
 
 /// `(version, sql)`: what turns version `n - 1` into version `n`.
 pub const MIGRATIONS: &[(i64, &str)] = &[
@@ -36,6 +36,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     (19, include_str!("migrations/0019_dashboard.sql")),
     (20, include_str!("migrations/0020_settings.sql")),
     (21, include_str!("migrations/0021_account_links.sql")),
+    (22, include_str!("migrations/0022_direct_links.sql")),
 ];
 
 #[derive(Debug, thiserror::Error)]

@@ -163,6 +163,9 @@ fn on_postgres_a_database_of_the_version_before_gains_the_table() {
                  ALTER TABLE webhooks DROP COLUMN enabled;
                  ALTER TABLE webhook_deliveries DROP COLUMN response_excerpt;
                  DROP TABLE account_links;
+                 DROP INDEX templates_direct_link;
+                 ALTER TABLE templates DROP COLUMN direct_link_recipient_id;
+                 ALTER TABLE recipients DROP COLUMN direct_link;
                  UPDATE docket_schema SET version = 14",
             )?)
         })

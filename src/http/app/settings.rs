@@ -91,14 +91,6 @@ impl Problems {
     }
 }
 
-/// An ISO 8601 time as the pages show times (`21 Nov 2026, 09:30 UTC`).
-pub fn human_iso(at: &str) -> String {
-    use time::format_description::well_known::Rfc3339;
-    time::OffsetDateTime::parse(at, &Rfc3339)
-        .map(|t| crate::core::timefmt::human(t.unix_timestamp()))
-        .unwrap_or_else(|_| at.to_string())
-}
-
 /// `text` with a capital letter and a full stop.
 pub fn sentence(text: &str) -> String {
     let t = text.trim();

@@ -13,8 +13,9 @@ use warp::reply::Response;
 
 use super::document::sign_in_first;
 use super::nav::{Nav, Section};
-use super::settings::{Tab, human_iso, notice, tabs};
+use super::settings::{Tab, notice, tabs};
 use super::settings_webhooks::{HookForm, Typed, label};
+use super::timeline::{Stamp, human, stamp};
 use crate::core::error::AppError;
 use crate::core::lenient::Given;
 use crate::http::reply::{Format, error_response, page, page_as, redirect};
@@ -164,6 +165,8 @@ async fn save(state: AppState, who: SignedIn, id: i64, form: Form) -> Response {
 /// A delivery as the log shows it.
 struct Row {
     id: i64,
+    /// Its state (`PENDING:1`), for the page's script to see what changed.
+    key: String,
     when: String,
     when_iso: String,
     event: String,
@@ -191,7 +194,8 @@ impl Row {
         };
         Row {
             id: d.id,
-            when: human_iso(&d.created_at),
+            key: format!("{}:{}", d.status.as_str(), d.attempts),
+            when: human(&d.created_at),
             when_iso: d.created_at.clone(),
             event: label(d.event),
             status,
@@ -201,7 +205,7 @@ impl Row {
             next: d
                 .next_attempt_at
                 .as_deref()
-                .map(|n| (human_iso(n), n.to_string())),
+                .map(|n| (human(n), n.to_string())),
             excerpt: d.response_excerpt.clone(),
             error: d.last_error.clone(),
             redeliverable: d.status != DeliveryStatus::Pending,
@@ -226,7 +230,7 @@ struct HookPage {
     tabs: Vec<Tab>,
     hook: Webhook,
     events: Vec<(&'static str, String)>,
-    created: String,
+    created: Stamp,
     rows: Vec<Row>,
     view: View,
 }
@@ -260,7 +264,7 @@ async fn show(state: &AppState, (session, user): SignedIn, id: i64, view: View) 
             .iter()
             .map(|e| (e.as_str(), label(*e)))
             .collect(),
-        created: human_iso(&hook.created_at),
+        created: stamp(&hook.created_at),
         hook,
         rows: log.iter().map(Row::of).collect(),
         view,

@@ -11,8 +11,9 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::nav::{Nav, Section};
-use super::settings::{Problems, Tab, human_iso, notice, tabs};
+use super::settings::{Problems, Tab, notice, tabs};
 use super::settings_webhook;
+use super::timeline::{Stamp, stamp};
 use crate::core::lenient::Given;
 use crate::http::reply::{Format, error_response, page, page_as, redirect};
 use crate::http::session::{APP, Form, SignedIn, form_csrf, signed_in};
@@ -80,7 +81,7 @@ struct Row {
     id: i64,
     url: String,
     events: String,
-    created: String,
+    created: Stamp,
     enabled: bool,
     /// "Zapier" or the app's, when not made by the owner through the API or these pages.
     origin: Option<&'static str>,
@@ -97,7 +98,7 @@ impl Row {
             id: w.id,
             url: w.url.clone(),
             events: summary(&w.events),
-            created: human_iso(&w.created_at),
+            created: stamp(&w.created_at),
             enabled: w.enabled,
             origin,
         }
@@ -164,6 +165,8 @@ pub struct HookForm {
     pub editing: Option<i64>,
     pub url: String,
     pub enabled: bool,
+    /// "Every event" is picked (else the boxes checked).
+    pub all: bool,
     pub documents: Vec<Choice>,
     pub bookings: Vec<Choice>,
     pub problems: Problems,
@@ -179,6 +182,7 @@ impl HookForm {
             editing: hook.map(|h| h.id),
             url: hook.map(|h| h.url.clone()).unwrap_or_default(),
             enabled: hook.is_none_or(|h| h.enabled),
+            all: events.is_empty() || events.len() == Event::ALL.len(),
             documents: Vec::new(),
             bookings: Vec::new(),
             problems: Problems::default(),
@@ -210,29 +214,34 @@ impl HookForm {
     pub fn refused(mut self, typed: &Typed, e: &crate::core::error::AppError) -> Response {
         self.url = typed.url.clone();
         self.enabled = typed.enabled;
+        self.all = typed.all;
         self.choose(&typed.events);
         self.problems = Problems::of(e);
         page_as(StatusCode::BAD_REQUEST, Ok(self))
     }
 }
 
-/// A webhook form as posted: the URL, the boxes checked (`event.NAME`), `enabled`.
+/// A webhook form as posted: the URL, the events (all of them for `events=all`, else the
+/// boxes checked, `event.NAME`), `enabled`.
 pub struct Typed {
     pub url: String,
+    pub all: bool,
     pub events: Vec<Event>,
     pub enabled: bool,
 }
 
 impl Typed {
     pub fn of(form: &Form) -> Typed {
+        let all = form.get("events").is_some_and(|e| e == "all");
         Typed {
+            all,
             url: form
                 .get("url")
                 .map(|u| u.trim().to_string())
                 .unwrap_or_default(),
             events: Event::ALL
                 .into_iter()
-                .filter(|e| form.contains_key(&format!("event.{}", e.as_str())))
+                .filter(|e| all || form.contains_key(&format!("event.{}", e.as_str())))
                 .collect(),
             enabled: form.contains_key("enabled"),
         }

@@ -1,8 +1,8 @@
 //! `GET /templates`: the owner's templates, newest first, in pages; `GET /templates/{id}`: one
 //! template's details page (its id and its recipients' ids for API users, its pages, and
-//! Use, Edit, Duplicate and Delete). Both read through `templates::manage` as the user's
-//! browser; another user's template is the 404 page. Duplicate and Delete are the API's own
-//! calls, made by `assets/js/template.js`.
+//! Use, Edit, Duplicate and Delete, and its direct link). Both read through `templates::manage`
+//! as the user's browser; another user's template is the 404 page. Duplicate, Delete and the
+//! direct link's changes are the API's own calls, made by `assets/js/template.js`.
 
 use std::collections::HashMap;
 
@@ -20,7 +20,8 @@ use crate::http::session::{SignedIn, signed_in};
 use crate::http::state::AppState;
 use crate::identity::principal::Principal;
 use crate::signing::documents::model::Recipient;
-use crate::signing::templates::{manage, model, placeholder_number};
+use crate::signing::documents::recipients::Role;
+use crate::signing::templates::{direct, manage, model, placeholder_number};
 
 /// Templates on one page of the list.
 const PER_PAGE: i64 = 20;
@@ -151,6 +152,44 @@ struct TemplateDetails {
     pages: Vec<usize>,
     changed: String,
     changed_iso: String,
+    direct: Direct,
+}
+
+/// The details page's direct-link section (`templates::direct`).
+struct Direct {
+    /// The link works: on, with its recipient.
+    on: bool,
+    url: String,
+    /// Who a visitor becomes, when on.
+    signs_as: String,
+    /// The signers a visitor may become (id, label), and the one chosen before.
+    signers: Vec<(RecipientId, String)>,
+    chosen: Option<RecipientId>,
+}
+
+impl Direct {
+    fn is_chosen(&self, id: &RecipientId) -> bool {
+        self.chosen == Some(*id)
+    }
+
+    fn of(t: &model::Template, app_url: &str) -> Direct {
+        let state = direct::DirectLinkState::of(t, app_url);
+        Direct {
+            on: state.enabled,
+            url: state.url,
+            signs_as: t.direct_recipient().map(direct::label).unwrap_or_default(),
+            signers: Person::all(t)
+                .into_iter()
+                .filter(|p| {
+                    t.recipients
+                        .iter()
+                        .any(|r| r.id == p.id && r.role == Role::Signer)
+                })
+                .map(|p| (p.id, p.label))
+                .collect(),
+            chosen: t.direct_link_recipient,
+        }
+    }
 }
 
 impl TemplateDetails {
@@ -177,5 +216,6 @@ async fn details(
         pages: (1..=count).collect(),
         changed: human(t.updated_at),
         changed_iso: iso8601(t.updated_at),
+        direct: Direct::of(&t, &state.ctx().app),
     })))
 }

@@ -28,6 +28,16 @@ pub struct Stamp {
     pub when: String,
 }
 
+impl Stamp {
+    /// The moment `ts` (Unix seconds) for a page.
+    pub fn at(ts: i64) -> Stamp {
+        Stamp {
+            iso: crate::core::timefmt::iso8601(ts),
+            when: crate::core::timefmt::human(ts),
+        }
+    }
+}
+
 /// The moment `iso` (ISO 8601 UTC) for a page.
 pub fn stamp(iso: &str) -> Stamp {
     Stamp {

@@ -14,6 +14,7 @@ use crate::signing::templates::answers::{
     RecipientAdded, TemplateCreated, TemplateFieldsAdded, TemplateList, TemplateRemoved,
 };
 use crate::signing::templates::answers::{TemplateFieldRemoved, TemplateRecipientRemoved};
+use crate::signing::templates::direct::{DirectLinkRequest, DirectLinkState};
 use crate::signing::templates::generate_request::{CreateFromTemplateRequest, GenerateRequest};
 use crate::signing::templates::manage::Generated;
 use crate::signing::templates::request::CreateTemplateRequest;
@@ -105,6 +106,21 @@ pub fn update_template() {}
     responses((status = 200, description = "The copy", body = TemplateView), RemoveErrors),
     security(("apiKey" = []), ("bearer" = [])))]
 pub fn duplicate_template() {}
+
+#[utoipa::path(get, path = "/api/v1/templates/{id}/direct-link", tag = "templates",
+    summary = "Docket's own: the template's direct link (its public page's address, whether it works, and the recipient a visitor becomes)",
+    params(("id" = i64, Path)),
+    responses((status = 200, description = "OK", body = DirectLinkState), ReadErrors),
+    security(("apiKey" = []), ("bearer" = [])))]
+pub fn get_direct_link() {}
+
+#[utoipa::path(put, path = "/api/v1/templates/{id}/direct-link", tag = "templates",
+    summary = "Docket's own: turn the template's direct link on or off, choose the recipient (a SIGNER with a signature field) a visitor becomes, or replace its token; what is left out stays",
+    params(("id" = i64, Path)),
+    request_body = DirectLinkRequest,
+    responses((status = 200, description = "OK", body = DirectLinkState), ChangeErrors),
+    security(("apiKey" = []), ("bearer" = [])))]
+pub fn set_direct_link() {}
 
 #[utoipa::path(patch, path = "/api/v1/templates/{id}/recipients/{recipientId}", tag = "templates",
     summary = "Change a template recipient (what is left out keeps its value); an email of null makes it a placeholder again",

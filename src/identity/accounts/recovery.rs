@@ -27,9 +27,22 @@ pub const WINDOW: i64 = 3600;
 
 /// Mails a reset link to the account with `email`, if there is an enabled one. The same `Ok`
 /// either way; 429 when the address or the client asked too often (whether or not the address
-/// has an account).
-pub async fn request(ctx: &Context, email: &Email, client: Option<IpAddr>) -> Result<(), AppError> {
+/// has an account). `back` is a path of this site (checked by the caller) the person was on
+/// their way to, such as a signing page: the link carries it as its `next` query, outside the
+/// token, for the link's page to check again and send them on after the new password.
+pub async fn request(
+    ctx: &Context,
+    email: &Email,
+    client: Option<IpAddr>,
+    back: Option<&str>,
+) -> Result<(), AppError> {
     let email = email.as_str().to_string();
+    let query = back
+        .map(|b| {
+            let next: String = url::form_urlencoded::byte_serialize(b.as_bytes()).collect();
+            format!("?next={next}")
+        })
+        .unwrap_or_default();
     let client = client.map(|a| a.to_string()).unwrap_or_default();
     let app = ctx.app.clone();
     ctx.db
@@ -51,7 +64,7 @@ pub async fn request(ctx: &Context, email: &Email, client: Option<IpAddr>) -> Re
                 return Ok(());
             };
             let token = links::create(tx, user.id, Purpose::PasswordReset, &user.email, now())?;
-            let link = format!("{app}/auth/reset/{}", token.expose());
+            let link = format!("{app}/auth/reset/{}{query}", token.expose());
             let content =
                 compose_account::password_reset(&user.name, &user.email, &link, links::TTL / 60);
             let mail = NewMail::new(Kind::PasswordReset, &user.email, content);

@@ -224,6 +224,42 @@ pub fn rejected(title: &str, recipient_name: &str, by: &str, reason: &str) -> Co
     }
 }
 
+/// To the owner: `by` (a name and address) came through the direct link of a template and
+/// signed `title`, the document it made; `next` says who is asked now (empty: nobody, the
+/// document is being sealed). `link` is the document's page.
+pub fn direct_link_signed(
+    title: &str,
+    owner_name: &str,
+    by: &str,
+    next: &[String],
+    link: &str,
+) -> Composed {
+    let line =
+        format!("{by} filled in and signed \"{title}\" through your template's direct link.");
+    let after = if next.is_empty() {
+        "Nobody else needs to act: the signed PDF follows once it is sealed.".to_string()
+    } else {
+        format!("It now goes to {}.", next.join(", "))
+    };
+    Composed {
+        subject: one_line(&format!("Signed through your direct link: \"{title}\"")),
+        text: format!(
+            "{}\n\n{line}\n{after}\n\nOpen the document: {link}\n",
+            greeting(owner_name)
+        ),
+        html: page(
+            &escape_html(&greeting(owner_name)),
+            &format!(
+                "<p>{}<br>\n{}</p>\n",
+                escape_html(&line),
+                escape_html(&after)
+            ),
+            Some(("Open the document", link)),
+            "",
+        ),
+    }
+}
+
 /// The sender cancelled the document; signing links stop working.
 pub fn cancelled(title: &str, recipient_name: &str, sender_name: &str) -> Composed {
     let line = format!(

@@ -31,11 +31,13 @@ pub enum Kind {
     PasswordReset,
     /// A one-time link, to a new address, that makes it the account's e-mail.
     EmailChange,
+    /// To the owner, when a visitor of a template's direct link has signed the document it made.
+    DirectLinkSigned,
     Test,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 10] = [
+    pub const ALL: [Kind; 11] = [
         Kind::SigningRequest,
         Kind::Completed,
         Kind::Rejected,
@@ -45,6 +47,7 @@ impl Kind {
         Kind::SecurityNotice,
         Kind::PasswordReset,
         Kind::EmailChange,
+        Kind::DirectLinkSigned,
         Kind::Test,
     ];
 
@@ -59,6 +62,7 @@ impl Kind {
             Kind::SecurityNotice => "SECURITY_NOTICE",
             Kind::PasswordReset => "PASSWORD_RESET",
             Kind::EmailChange => "EMAIL_CHANGE",
+            Kind::DirectLinkSigned => "DIRECT_LINK_SIGNED",
             Kind::Test => "TEST",
         }
     }

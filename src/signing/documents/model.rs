@@ -68,6 +68,8 @@ pub struct Recipient {
     /// What they proved when they finished (`None`: the link alone), and as which account.
     pub auth_method: Option<ActionAuth>,
     pub auth_user_id: Option<UserId>,
+    /// Came through a template's direct link (`templates::direct`): acts first, alone.
+    pub direct_link: bool,
 }
 
 /// A field of a document or a template.
@@ -153,7 +155,7 @@ impl Document {
 }
 
 /// A signature field: SIGNATURE or FREE_SIGNATURE.
-fn is_signature(kind: FieldType) -> bool {
+pub fn is_signature(kind: FieldType) -> bool {
     matches!(kind, FieldType::Signature | FieldType::FreeSignature)
 }
 

@@ -254,6 +254,40 @@ pub fn rejected(
     event(tx, doc, Event::DocumentRejected, app_url, now)
 }
 
+/// Tells the owner that `by`, who came through a template's direct link, has signed the
+/// document it made, and who is asked now (`next`). Sent whatever the e-mail settings say: the
+/// owner learns of the document only so.
+pub fn direct_link_signed(
+    tx: &Conn,
+    doc: DocumentId,
+    by: RecipientId,
+    next: &[RecipientId],
+    app_url: &str,
+    now: i64,
+) -> Result<(), AppError> {
+    let a = about(tx, doc)?;
+    let people = &a.doc.recipients;
+    let named =
+        |r: &crate::signing::documents::model::Recipient| format!("{} <{}>", r.name, r.email);
+    let by = people
+        .iter()
+        .find(|r| r.id == by)
+        .map(named)
+        .unwrap_or_default();
+    let next: Vec<String> = people
+        .iter()
+        .filter(|r| next.contains(&r.id))
+        .map(named)
+        .collect();
+    let link = format!("{app_url}/documents/{doc}");
+    let content = compose::direct_link_signed(&a.doc.title, &a.sender_name, &by, &next, &link);
+    queue(
+        tx,
+        mail(doc, Kind::DirectLinkSigned, &a.sender_email, content),
+        now,
+    )
+}
+
 /// Tells the recipients who were already e-mailed that the document was cancelled (unless
 /// `emailSettings.documentDeleted` is off); and DOCUMENT_CANCELLED.
 pub fn cancelled(tx: &Conn, doc: DocumentId, app_url: &str, now: i64) -> Result<(), AppError> {

@@ -3,6 +3,7 @@
 //! SQL lives in `store.rs`; the document side of a copy goes through `documents::store`.
 
 pub mod answers;
+pub mod direct;
 pub mod edit;
 pub mod generate_request;
 pub mod manage;
@@ -158,6 +159,8 @@ impl TemplateMeta {
     }
 }
 
+/// The template's direct link as the signing service shows it; `enabled` is true only while
+/// the link works (`direct::DirectLinkState` has the recipient and the address).
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 pub struct DirectLink {
     pub token: String,

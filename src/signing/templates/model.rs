@@ -6,7 +6,7 @@ use super::{
     Base, DOCUMENT_DATA_TYPE, DirectLink, TemplateDocumentData, TemplateField, TemplateMeta,
     TemplateRecipient, TemplateType, TemplateView,
 };
-use crate::core::ids::{TemplateId, UserId};
+use crate::core::ids::{RecipientId, TemplateId, UserId};
 use crate::core::timefmt::iso8601;
 use crate::signing::documents::view::decimal;
 use crate::{signing::documents::meta::AuthOptions, signing::documents::meta::Meta};
@@ -31,6 +31,8 @@ pub struct Template {
     pub auth_options: AuthOptions,
     pub direct_link_token: String,
     pub direct_link_enabled: bool,
+    /// The recipient a visitor of the direct link becomes (`templates::direct`).
+    pub direct_link_recipient: Option<RecipientId>,
     pub created_at: i64,
     pub updated_at: i64,
     pub recipients: Vec<Recipient>,
@@ -52,6 +54,15 @@ impl Template {
             recipients: self.recipients.iter().map(|r| (r.id, r.as_new())).collect(),
             fields: self.fields.clone(),
         }
+    }
+
+    /// The recipient a visitor of the direct link becomes, while the link is on and that
+    /// recipient is still the template's.
+    pub fn direct_recipient(&self) -> Option<&Recipient> {
+        let id = self
+            .direct_link_recipient
+            .filter(|_| self.direct_link_enabled)?;
+        self.recipients.iter().find(|r| r.id == id)
     }
 
     /// The number of the next placeholder address: after the template's recipients, and free.
@@ -116,7 +127,7 @@ impl TemplateView {
             template_meta: TemplateMeta::new(t.meta_id.clone(), t.id, t.meta.clone()),
             direct_link: DirectLink {
                 token: t.direct_link_token.clone(),
-                enabled: t.direct_link_enabled,
+                enabled: t.direct_recipient().is_some(),
             },
             template_document_data: TemplateDocumentData {
                 id: t.document_data_id.clone(),

@@ -1,7 +1,7 @@
 //! SQL for `templates`. Their recipients and fields are rows of `recipients` and `fields`,
 //! whose SQL `documents::store` holds for both parents (`Parent::Template`).
 
-use crate::core::ids::{TemplateId, UserId};
+use crate::core::ids::{RecipientId, TemplateId, UserId};
 use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension, core::db::Row};
 
@@ -16,7 +16,7 @@ use crate::{
 
 const COLUMNS: &str = "t.id, t.user_id, t.external_id, t.type, t.title, t.document_data_id,
     t.blob_id, t.page_sizes, t.meta_id, t.meta, t.auth_options, t.direct_link_token,
-    t.direct_link_enabled, t.created_at, t.updated_at";
+    t.direct_link_enabled, t.created_at, t.updated_at, t.direct_link_recipient_id";
 
 /// A template's row, without its recipients and fields yet. Stored JSON the code cannot read
 /// is an error, never a default.
@@ -45,6 +45,7 @@ fn from_row(r: &Row<'_>) -> crate::core::db::Result<Template> {
         direct_link_enabled: r.get(12)?,
         created_at: r.get(13)?,
         updated_at: r.get(14)?,
+        direct_link_recipient: r.get(15)?,
         recipients: Vec::new(),
         fields: Vec::new(),
     })
@@ -70,6 +71,33 @@ pub fn owned(conn: &Conn, user: UserId, id: TemplateId) -> Result<Template, AppE
         Some(t) => complete_aggregate(conn, t),
         None => Err(AppError::not_found("template")),
     }
+}
+
+/// The template whose direct link has the token `token` (turned on or not), with its
+/// recipients and fields.
+pub fn by_direct_token(conn: &Conn, token: &str) -> Result<Option<Template>, AppError> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM templates t WHERE t.direct_link_token = ?1"
+    ))?;
+    match stmt.query_row([token], from_row).optional()? {
+        Some(t) => Ok(Some(complete_aggregate(conn, t)?)),
+        None => Ok(None),
+    }
+}
+
+/// Writes a template's direct link: on or off, the recipient a visitor becomes, and its token.
+pub fn set_direct_link(
+    tx: &Conn,
+    id: TemplateId,
+    (enabled, recipient, token): (bool, Option<RecipientId>, &str),
+    now: i64,
+) -> Result<(), AppError> {
+    tx.execute(
+        "UPDATE templates SET direct_link_enabled = ?2, direct_link_recipient_id = ?3,
+                direct_link_token = ?4, updated_at = ?5 WHERE id = ?1",
+        params![id, enabled, recipient, token, now],
+    )?;
+    Ok(())
 }
 
 /// The template behind an upload URL's `documentDataId`.

@@ -425,6 +425,9 @@ pub async fn complete(
         let doc = l.document.id;
         let done = flow::complete(tx, l, a, now())?;
         notify::signing_requests(tx, doc, &done.newly_current, &app, now())?;
+        if l.me.direct_link {
+            notify::direct_link_signed(tx, doc, l.me.id, &done.newly_current, &app, now())?;
+        }
         notify::event(tx, doc, Event::DocumentRecipientCompleted, &app, now())?;
         if l.me.role == Role::Signer {
             notify::event(tx, doc, Event::DocumentSigned, &app, now())?;

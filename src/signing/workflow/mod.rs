@@ -33,6 +33,8 @@ pub struct Party {
     pub role: Role,
     pub signing_order: Option<i64>,
     pub signing_status: SigningStatus,
+    /// Came through a template's direct link: while they have not finished, nobody else acts.
+    pub leads: bool,
 }
 
 impl Party {
@@ -55,11 +57,13 @@ pub fn parties(recipients: &[Recipient]) -> Vec<Party> {
             role: r.role,
             signing_order: r.signing_order,
             signing_status: r.signing_status,
+            leads: r.direct_link,
         })
         .collect()
 }
 
-/// The recipients who may act now: in PARALLEL every acting recipient not yet finished; in
+/// The recipients who may act now: a recipient who came through a direct link (`leads`)
+/// alone until they finish; then in PARALLEL every acting recipient not yet finished, in
 /// SEQUENTIAL the first of them by `signingOrder` (unset last), then id. Nobody once someone
 /// rejected.
 pub fn current_turn(order: SigningOrder, parties: &[Party]) -> Vec<RecipientId> {
@@ -73,6 +77,9 @@ pub fn current_turn(order: SigningOrder, parties: &[Party]) -> Vec<RecipientId> 
         .iter()
         .filter(|p| p.acts() && !p.finished())
         .collect();
+    if let Some(first) = waiting.iter().find(|p| p.leads) {
+        return vec![first.id];
+    }
     match order {
         SigningOrder::Parallel => waiting.iter().map(|p| p.id).collect(),
         SigningOrder::Sequential => {
@@ -136,6 +143,7 @@ mod tests {
             role: Role::parse(role).unwrap(),
             signing_order: order,
             signing_status: SigningStatus::parse(status).unwrap(),
+            leads: false,
         }
     }
 
@@ -185,5 +193,29 @@ mod tests {
         assert!(current_turn(SigningOrder::Parallel, &ps).is_empty());
         assert!(!all_finished(&ps));
         assert!(!all_finished(&[p(1, "CC", None, "NOT_SIGNED")]));
+    }
+
+    #[test]
+    fn a_visitor_of_a_direct_link_acts_alone_then_the_order_resumes() {
+        let mut ps = vec![
+            p(1, "SIGNER", Some(1), "NOT_SIGNED"),
+            p(2, "SIGNER", Some(2), "NOT_SIGNED"),
+            p(3, "APPROVER", Some(3), "NOT_SIGNED"),
+        ];
+        ps[1].leads = true;
+        for order in [SigningOrder::Parallel, SigningOrder::Sequential] {
+            assert_eq!(current_turn(order, &ps), [RecipientId::new(2)]);
+        }
+        ps[1].signing_status = SigningStatus::Signed;
+        assert_eq!(
+            current_turn(SigningOrder::Parallel, &ps),
+            [RecipientId::new(1), RecipientId::new(3)]
+        );
+        assert_eq!(
+            current_turn(SigningOrder::Sequential, &ps),
+            [RecipientId::new(1)]
+        );
+        ps[0].signing_status = SigningStatus::Rejected;
+        assert!(current_turn(SigningOrder::Parallel, &ps).is_empty());
     }
 }

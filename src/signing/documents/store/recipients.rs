@@ -17,7 +17,7 @@ use crate::{
 
 const COLUMNS: &str = "id, email, name, role, signing_order, token, auth_options, read_status,
     signing_status, send_status, opened_at, signed_at, acted_ip, acted_user_agent, auth_method,
-    auth_user_id";
+    auth_user_id, direct_link";
 
 fn from_row(r: &Row<'_>) -> crate::core::db::Result<Recipient> {
     let auth: Option<String> = r.get(6)?;
@@ -41,6 +41,7 @@ fn from_row(r: &Row<'_>) -> crate::core::db::Result<Recipient> {
         acted_user_agent: r.get(13)?,
         auth_method: r.get(14)?,
         auth_user_id: r.get(15)?,
+        direct_link: r.get(16)?,
     })
 }
 
@@ -183,8 +184,16 @@ pub fn update(
     Ok(Some(old))
 }
 
-/// Deletes a recipient of `parent` that has not acted, and its fields.
+/// Deletes a recipient of `parent` that has not acted, and its fields. A template's direct
+/// link that made visitors this recipient is turned off with it.
 pub fn delete(tx: &Conn, parent: Parent, id: RecipientId) -> Result<(), AppError> {
+    if let Parent::Template(t) = parent {
+        tx.execute(
+            "UPDATE templates SET direct_link_recipient_id = NULL, direct_link_enabled = 0
+              WHERE id = ?1 AND direct_link_recipient_id = ?2",
+            params![t, id],
+        )?;
+    }
     let n = tx.execute(
         &format!(
             "DELETE FROM recipients WHERE {} = ?1 AND id = ?2 AND signing_status = 'NOT_SIGNED'",
@@ -226,6 +235,23 @@ pub fn token_for(
             |r| r.get(0),
         )
         .optional()?)
+}
+
+/// Marks document `doc`'s recipient with address `email` as come through a template's direct
+/// link (`direct_link`: they act first, alone); answers its id and signing token.
+pub fn mark_direct(
+    tx: &Conn,
+    doc: DocumentId,
+    email: &str,
+) -> Result<(RecipientId, String), AppError> {
+    tx.query_row(
+        "UPDATE recipients SET direct_link = 1 WHERE document_id = ?1 AND email = ?2
+         RETURNING id, token",
+        params![doc, email],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
+    .optional()?
+    .ok_or_else(|| AppError::internal("the visitor is not a recipient of the new document"))
 }
 
 /// The recipient's signing request was handed to the mail system: `sendStatus` SENT, and

@@ -1,0 +1,444 @@
+//! Direct links: a template's public page, `{app_url}/d/{token}`. A visitor gives a name and an
+//! e-mail address and becomes the template's chosen recipient (a SIGNER) in a new document of
+//! the template's owner. The document is sent at once; the visitor signs it first and alone (a
+//! recipient who `leads`, `workflow::current_turn`), and then it goes to the template's other
+//! recipients in their order, as a sent document does. The owner is e-mailed when the visitor
+//! has signed (`notify::direct_link_signed`), and the owner's webhooks get the document's
+//! events as for any other document (DOCUMENT_CREATED and DOCUMENT_SENT here).
+//!
+//! The owner turns the link on and off, picks the recipient and may replace the token (`set`).
+//! Turning it on checks what a visitor's document needs of the template; the send's own checks
+//! run again for every visitor, so a template edited since is refused with the reason. A link
+//! that is off, unknown, or whose recipient is gone is a 404. Each client address may start
+//! `PER_ADDRESS` documents an hour, and each template `PER_TEMPLATE`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use utoipa::ToSchema;
+
+use super::generate_request::GenerateRequest;
+use super::model::Template;
+use super::{copy_blob_async, placeholder_number, store};
+use crate::core::blob::BlobId;
+use crate::core::context::Context;
+use crate::core::db::{Conn, now};
+use crate::core::error::{AppError, FieldError};
+use crate::core::ids::{RecipientId, TemplateId};
+use crate::core::lenient::Given;
+use crate::identity::principal::Principal;
+use crate::identity::users::Email;
+use crate::outbox::webhooks::Event as Hook;
+use crate::signing::documents::check::Check;
+use crate::signing::documents::model::{Recipient, is_signature};
+use crate::signing::documents::recipients::{Role, new_token};
+use crate::signing::documents::{DocumentView, audit::Origin, notify, store as documents};
+
+/// Documents one client address may start through direct links in `WINDOW`.
+pub const PER_ADDRESS: i64 = 10;
+/// Documents one template's direct link may start in `WINDOW`, from all addresses together.
+pub const PER_TEMPLATE: i64 = 100;
+/// The window both are counted in, in seconds.
+pub const WINDOW: i64 = 3600;
+/// The longest name a visitor may give.
+const MAX_NAME: usize = 200;
+
+/// `PUT /api/v1/templates/{id}/direct-link`: members left out stay as they are.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(as = SetDirectLink, example = json!({"enabled": true, "recipientId": 12}))]
+pub struct DirectLinkRequest {
+    /// Turns the link on or off.
+    #[serde(default)]
+    #[schema(value_type = Option<bool>)]
+    pub enabled: Given<bool>,
+    /// The template recipient (a SIGNER with a signature field) a visitor becomes.
+    #[serde(default)]
+    #[schema(value_type = Option<i64>)]
+    pub recipient_id: Given<RecipientId>,
+    /// true: a new token, so that the old address stops working.
+    #[serde(default)]
+    #[schema(value_type = Option<bool>)]
+    pub new_token: Given<bool>,
+}
+
+/// What a `DirectLinkRequest` asks, checked.
+#[derive(Debug)]
+struct Change {
+    enabled: Option<bool>,
+    recipient: Option<RecipientId>,
+    new_token: bool,
+}
+
+impl DirectLinkRequest {
+    fn validate(&self) -> Result<Change, AppError> {
+        let mut c = Check::new();
+        let enabled = c.flag(&self.enabled, "enabled");
+        let why = "must be the id of one of the template's recipients";
+        let recipient = c.given(&self.recipient_id, "recipientId", why).copied();
+        let new_token = c.flag(&self.new_token, "newToken").unwrap_or(false);
+        c.finish(Change {
+            enabled,
+            recipient,
+            new_token,
+        })
+    }
+}
+
+/// A template's direct link as its owner sees it.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(as = DirectLinkState)]
+pub struct DirectLinkState {
+    pub token: String,
+    /// True while the link works: turned on, with its recipient still on the template.
+    pub enabled: bool,
+    /// The template recipient a visitor becomes (null until one is chosen).
+    #[schema(value_type = Option<i64>, required = true)]
+    pub recipient_id: Option<RecipientId>,
+    /// The public page's address.
+    pub url: String,
+}
+
+impl DirectLinkState {
+    pub fn of(t: &Template, app_url: &str) -> DirectLinkState {
+        DirectLinkState {
+            token: t.direct_link_token.clone(),
+            enabled: t.direct_recipient().is_some(),
+            recipient_id: t.direct_link_recipient,
+            url: format!("{app_url}/d/{}", t.direct_link_token),
+        }
+    }
+}
+
+/// `GET /api/v1/templates/{id}/direct-link`.
+pub async fn get(
+    ctx: &Context,
+    who: &Principal,
+    id: TemplateId,
+) -> Result<DirectLinkState, AppError> {
+    let (user, app) = (who.user_id, ctx.app.clone());
+    ctx.db
+        .read(move |c| Ok(DirectLinkState::of(&store::owned(c, user, id)?, &app)))
+        .await
+}
+
+/// `PUT /api/v1/templates/{id}/direct-link`: on or off, its recipient, a new token. Turning
+/// it on (or changing the recipient of a link that is on) checks `ready`.
+pub async fn set(
+    ctx: &Context,
+    who: &Principal,
+    id: TemplateId,
+    body: DirectLinkRequest,
+) -> Result<DirectLinkState, AppError> {
+    let change = body.validate()?;
+    let (user, app) = (who.user_id, ctx.app.clone());
+    ctx.db
+        .write(move |tx| {
+            let t = store::owned(tx, user, id)?;
+            if let Some(r) = change.recipient
+                && !t.recipients.iter().any(|x| x.id == r)
+            {
+                return Err(field_error(
+                    "recipientId",
+                    "is not one of this template's recipients",
+                ));
+            }
+            let recipient = change.recipient.or(t.direct_link_recipient);
+            let enabled = change.enabled.unwrap_or(t.direct_link_enabled);
+            if enabled {
+                ready(&t, recipient)?;
+            }
+            let token = if change.new_token {
+                new_token()
+            } else {
+                t.direct_link_token.clone()
+            };
+            store::set_direct_link(tx, id, (enabled, recipient, &token), now())?;
+            Ok(DirectLinkState::of(&store::owned(tx, user, id)?, &app))
+        })
+        .await
+}
+
+fn field_error(path: &str, message: &str) -> AppError {
+    AppError::validation(vec![FieldError::new(path, message)])
+}
+
+/// How the pages and messages name a template recipient: its name, else "Recipient 2" for a
+/// placeholder, else its address.
+pub fn label(r: &Recipient) -> String {
+    match (r.name.trim(), placeholder_number(&r.email)) {
+        (name, _) if !name.is_empty() => name.to_string(),
+        (_, Some(n)) => format!("Recipient {n}"),
+        _ => r.email.clone(),
+    }
+}
+
+/// What a visitor's document needs of template `t` with `recipient` as the visitor: the PDF;
+/// the recipient, a SIGNER with a signature field; every other recipient with an address,
+/// since the document goes on to them.
+fn ready(t: &Template, recipient: Option<RecipientId>) -> Result<(), AppError> {
+    if t.blob_id.is_none() {
+        return Err(super::no_file());
+    }
+    let Some(id) = recipient else {
+        return Err(field_error(
+            "recipientId",
+            "choose the recipient a visitor becomes",
+        ));
+    };
+    let me =
+        t.recipients.iter().find(|r| r.id == id).ok_or_else(|| {
+            field_error("recipientId", "is not one of this template's recipients")
+        })?;
+    if me.role != Role::Signer {
+        let why = format!(
+            "{} is {}: a visitor signs, so choose a SIGNER",
+            label(me),
+            me.role.as_str()
+        );
+        return Err(field_error("recipientId", &why));
+    }
+    if !t
+        .fields
+        .iter()
+        .any(|f| f.recipient_id == id && is_signature(f.kind))
+    {
+        return Err(AppError::Conflict(format!(
+            "give {} a signature field first: that is where a visitor signs",
+            label(me)
+        )));
+    }
+    let unnamed: Vec<String> = t
+        .recipients
+        .iter()
+        .filter(|r| r.id != id && super::is_placeholder(&r.email))
+        .map(label)
+        .collect();
+    if !unnamed.is_empty() {
+        return Err(AppError::Conflict(format!(
+            "give every other recipient an e-mail address first, since a visitor's document goes on to them: {}",
+            unnamed.join(", ")
+        )));
+    }
+    Ok(())
+}
+
+/// The template behind a working direct link (404 otherwise, as for an unknown token).
+fn open(conn: &Conn, token: &str) -> Result<Template, AppError> {
+    store::by_direct_token(conn, token)?
+        .filter(|t| t.direct_recipient().is_some() && t.blob_id.is_some())
+        .ok_or_else(|| AppError::not_found("link"))
+}
+
+/// What the public page shows before the visitor starts.
+#[derive(Debug, Clone)]
+pub struct Invitation {
+    pub title: String,
+    pub sender_name: String,
+    pub sender_email: String,
+    pub pages: i64,
+    /// Who the document goes to after the visitor, in order (names, or "Recipient 2").
+    pub then: Vec<String>,
+}
+
+/// The page of direct link `token`: 404 unless it works.
+pub async fn invitation(ctx: &Context, token: String) -> Result<Invitation, AppError> {
+    ctx.db
+        .read(move |c| {
+            let t = open(c, &token)?;
+            let owner = crate::identity::users::store::get(c, t.user_id)?
+                .ok_or_else(|| AppError::not_found("link"))?;
+            let me = t.direct_link_recipient;
+            let mut others: Vec<&Recipient> = t
+                .recipients
+                .iter()
+                .filter(|r| Some(r.id) != me && r.role != Role::Cc)
+                .collect();
+            others.sort_by_key(|r| (r.signing_order.unwrap_or(i64::MAX), r.id));
+            Ok(Invitation {
+                title: t.title.clone(),
+                sender_name: owner.name,
+                sender_email: owner.email,
+                pages: t.pages().unwrap_or(0),
+                then: others.into_iter().map(label).collect(),
+            })
+        })
+        .await
+}
+
+/// A visitor of a direct link, as they gave themselves.
+#[derive(Debug, Clone)]
+pub struct Visitor {
+    pub name: String,
+    pub email: String,
+}
+
+impl Visitor {
+    /// The name (trimmed, 1 to 200 characters) and the address, every problem at once.
+    fn check(&self) -> Result<(String, Email), AppError> {
+        let mut c = Check::new();
+        let name = self.name.trim();
+        if name.is_empty() || name.chars().count() > MAX_NAME {
+            c.fail(
+                "name",
+                format!("enter your name (at most {MAX_NAME} characters)"),
+            );
+        }
+        let email = match Email::check(&self.email) {
+            Ok(e) => Some(e),
+            Err(why) => {
+                let why = format!("enter your e-mail address, such as name@example.com ({why})");
+                c.fail("email", why);
+                None
+            }
+        };
+        let email = c
+            .finish(email)?
+            .ok_or_else(|| AppError::internal("an address both refused and accepted"))?;
+        Ok((name.to_string(), email))
+    }
+}
+
+/// Starts a document for `visitor` through direct link `token`: a copy of the template owned
+/// by its owner, with the visitor as the link's recipient, sent (nobody is e-mailed yet: the
+/// visitor signs first). Answers the visitor's signing token. 404 for a link that does not
+/// work, 400 for the visitor's own mistakes, 409 when the template is not ready, 429 past the
+/// limits (counted before anything is copied).
+pub async fn start(
+    ctx: &Context,
+    token: String,
+    visitor: Visitor,
+    origin: Origin,
+) -> Result<String, AppError> {
+    let (name, email) = visitor.check()?;
+    let (tok, address) = (token.clone(), email.as_str().to_string());
+    let (template, source) = ctx
+        .db
+        .read(move |c| {
+            let t = open(c, &tok)?;
+            let taken = t
+                .recipients
+                .iter()
+                .any(|r| Some(r.id) != t.direct_link_recipient && r.email == address);
+            if taken {
+                let why = "is already one of this document's other recipients: give your own";
+                return Err(field_error("email", why));
+            }
+            let blob = t.blob_id.as_deref().and_then(BlobId::parse);
+            Ok((t.id, blob.ok_or_else(super::no_file)?))
+        })
+        .await?;
+    let client = origin.ip.clone().unwrap_or_default();
+    ctx.db
+        .write(move |tx| {
+            let (by_client, by_template) = (
+                format!("direct:ip:{client}"),
+                format!("direct:template:{template}"),
+            );
+            let keys = [
+                (by_client.as_str(), PER_ADDRESS),
+                (by_template.as_str(), PER_TEMPLATE),
+            ];
+            match crate::identity::throttle::take(tx, &keys, WINDOW, now())? {
+                Some(wait) => Err(AppError::TooManyRequests {
+                    retry_after: wait as u64,
+                    limit: 0,
+                }),
+                None => Ok(()),
+            }
+        })
+        .await?;
+    let copy = copy_blob_async(&ctx.blobs, &source).await?;
+    let (file, app) = (copy.clone(), ctx.app.clone());
+    let data_id = crate::signing::documents::new_data_id();
+    let result = ctx
+        .db
+        .write(move |tx| {
+            let t = open(tx, &token)?;
+            let me = t
+                .direct_link_recipient
+                .ok_or_else(|| AppError::not_found("link"))?;
+            let body: GenerateRequest = serde_json::from_value(json!({
+                "recipients": [{"id": me, "name": name, "email": email.as_str()}]
+            }))
+            .map_err(|e| AppError::internal(format!("direct link request: {e}")))?;
+            let tier = crate::identity::users::store::tier(tx, t.user_id)?;
+            let (source, at) = (source.as_str(), now());
+            let doc = super::generate(
+                tx, t.user_id, t.id, &body, tier, source, &file, &data_id, at,
+            )?;
+            let (rid, signing_token) = documents::recipients::mark_direct(tx, doc, email.as_str())?;
+            let view = DocumentView::of(&documents::load(tx, doc)?, &app);
+            let actor = origin.actor(email.as_str(), Some(rid));
+            notify::created(tx, &view, &actor, at)?;
+            let sent = json!({"directLink": {"templateId": t.id}});
+            crate::signing::workflow::flow::send(tx, doc, email.as_str(), &origin, &sent, at)
+                .map_err(not_ready)?;
+            notify::event(tx, doc, Hook::DocumentSent, &app, at)?;
+            Ok(signing_token)
+        })
+        .await;
+    if result.is_err() {
+        ctx.discard_blob(copy.id).await;
+    }
+    let signing_token = result?;
+    ctx.workers.notices();
+    Ok(signing_token)
+}
+
+/// A send refused for what the template lacks, as the visitor may read it: 409, since only the
+/// template's owner can change it.
+fn not_ready(e: AppError) -> AppError {
+    match e {
+        AppError::BadRequest { message, .. } => AppError::Conflict(format!(
+            "this document cannot be started right now, because its template is not ready ({message}); please tell its sender"
+        )),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::core::lenient::from_slice;
+
+    #[test]
+    fn a_visitor_gives_a_name_and_an_address() {
+        let v = |name: &str, email: &str| {
+            Visitor {
+                name: name.into(),
+                email: email.into(),
+            }
+            .check()
+        };
+        let (name, email) = v("  Ann Visitor ", "Ann@Example.COM").unwrap();
+        assert_eq!(
+            (name.as_str(), email.as_str()),
+            ("Ann Visitor", "ann@example.com")
+        );
+        let e = v(" ", "no-at-sign").unwrap_err();
+        let paths: Vec<&str> = e.details().iter().map(|d| d.path.as_str()).collect();
+        assert_eq!(paths, ["name", "email"]);
+        assert!(v(&"x".repeat(201), "a@example.com").is_err());
+    }
+
+    #[test]
+    fn a_change_reads_each_member_or_says_what_is_wrong() {
+        let c = from_slice::<DirectLinkRequest>(br#"{"enabled": true, "recipientId": 7}"#)
+            .unwrap()
+            .validate()
+            .unwrap();
+        assert_eq!(
+            (c.enabled, c.recipient, c.new_token),
+            (Some(true), Some(RecipientId::new(7)), false)
+        );
+        let e = from_slice::<DirectLinkRequest>(
+            br#"{"enabled": "yes", "recipientId": "x", "newToken": 1}"#,
+        )
+        .unwrap()
+        .validate()
+        .unwrap_err();
+        let paths: Vec<&str> = e.details().iter().map(|d| d.path.as_str()).collect();
+        assert_eq!(paths, ["enabled", "recipientId", "newToken"]);
+    }
+}
