@@ -9,6 +9,9 @@
 # Usage: bench/hops.sh BIN [path, default /api/auth/oauth/me] [seconds, default 8]
 #   BIN: the docket binary to measure (e.g. target/release/docket). A fresh data dir with one
 #   user and one API key (which carries every scope) under $WORK (default /tmp/docket-hops).
+#   PATH may also be `refresh` (POST /api/auth/oauth/token, refresh grant, client_secret_post,
+#   no rotation) or `introspect` (POST /api/auth/oauth/introspect): a client is made with the
+#   CLI and the tokens by the real login, consent and code flow (bench/oauth_setup.py).
 #   BOOKINGS=N (default 5) bookings of one attendee are made first through the API, as
 #   ../shared/bench/side_by_side.sh does for /listBookings. PERF=FILE also records the server
 #   with `perf record -g` over the measured window into FILE (`perf report -i FILE`).
@@ -35,7 +38,29 @@ trap 'kill $PID 2>/dev/null || true; wait $PID 2>/dev/null || true' EXIT
 until curl -s -o /dev/null "$BASE/healthz"; do
   kill -0 $PID 2>/dev/null || { cat "$WORK/server.log"; exit 1; }; sleep 0.05
 done
-status=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $KEY" "$BASE$URLPATH")
+WRK_ARGS=(-H "Authorization: Bearer $KEY" "$BASE$URLPATH")
+case $URLPATH in
+  refresh | introspect)
+    REDIRECT=http://127.0.0.1:9/cb
+    CLIENT=$("$BIN" --data-dir "$D" client add --name Bench --redirect-uri $REDIRECT \
+      --public-url "$BASE" --json)
+    CID=$(echo "$CLIENT" | python3 -c 'import json,sys;print(json.load(sys.stdin)["client_id"])')
+    CSEC=$(echo "$CLIENT" | python3 -c 'import json,sys;print(json.load(sys.stdin)["client_secret"])')
+    FLOW=$(python3 "$(dirname "$0")/oauth_setup.py" "$BASE" bench@example.com "bench password 123" \
+      "$CID" "$CSEC" "$REDIRECT")
+    AT=$(echo "$FLOW" | sed -n 's/^ACCESS_TOKEN=//p'); RT=$(echo "$FLOW" | sed -n 's/^REFRESH_TOKEN=//p')
+    if [ "$URLPATH" = refresh ]; then
+      P=/api/auth/oauth/token; BODY="grant_type=refresh_token&refresh_token=$RT&client_id=$CID&client_secret=$CSEC"
+    else
+      P=/api/auth/oauth/introspect; BODY="token=$AT&client_id=$CID&client_secret=$CSEC"
+    fi
+    printf 'wrk.method = "POST"\nwrk.body = "%s"\nwrk.headers["Content-Type"] = "application/x-www-form-urlencoded"\n' \
+      "$BODY" > "$WORK/post.lua"
+    WRK_ARGS=(-s "$WORK/post.lua" "$BASE$P")
+    status=$(curl -s -o /dev/null -w '%{http_code}' -d "$BODY" "$BASE$P") ;;
+  *)
+    status=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $KEY" "$BASE$URLPATH") ;;
+esac
 [ "$status" = 200 ] || { echo "$URLPATH answered $status" >&2; exit 1; }
 for i in $(seq 1 "${BOOKINGS:-5}"); do
   day=$(printf '%02d' $(( (i - 1) % 28 + 1 )))
@@ -54,23 +79,24 @@ switches() { # every thread's voluntary + involuntary context switches
 }
 ticks() { awk '{print $14 + $15}' /proc/$PID/stat; }
 
-wrk -t2 -c64 -d2s -H "Authorization: Bearer $KEY" "$BASE$URLPATH" >/dev/null   # warm-up
+wrk -t2 -c64 -d2s "${WRK_ARGS[@]}" >/dev/null   # warm-up
 if [ -n "${PERF:-}" ]; then
   perf record -q ${PERF_CALL_GRAPH:--g} -p "$PID" -o "$PERF" -- sleep "$SECONDS_RUN" 2>/dev/null &
   PERF_PID=$!
 fi
 c0=$(switches); t0=$(ticks)
-OUT=$(wrk -t2 -c64 -d"${SECONDS_RUN}s" -H "Authorization: Bearer $KEY" "$BASE$URLPATH")
+OUT=$(wrk -t2 -c64 -d"${SECONDS_RUN}s" --latency "${WRK_ARGS[@]}")
 c1=$(switches); t1=$(ticks)
 [ -z "${PERF:-}" ] || wait "$PERF_PID"
 REQS=$(echo "$OUT" | awk '/requests in/{print $1}')
 RPS=$(echo "$OUT" | awk '/Requests\/sec/{print $2}')
 if echo "$OUT" | grep -q "Non-2xx"; then echo "some answers were not 2xx:" >&2; echo "$OUT" >&2; exit 1; fi
-python3 - "$REQS" "$((c1 - c0))" "$((t1 - t0))" "$(getconf CLK_TCK)" "$RPS" "$URLPATH" "$BIN" <<'PY'
+P99=$(echo "$OUT" | awk '$1 == "99%" {print $2}')
+python3 - "$REQS" "$((c1 - c0))" "$((t1 - t0))" "$(getconf CLK_TCK)" "$RPS" "$URLPATH" "$BIN" "$P99" <<'PY'
 import sys
-reqs, switches, ticks, hz, rps, path, binary = sys.argv[1:]
+reqs, switches, ticks, hz, rps, path, binary, p99 = sys.argv[1:]
 reqs, switches, ticks, hz = int(reqs), int(switches), int(ticks), int(hz)
-print(f"{binary} {path}: {reqs} requests ({rps}/s), "
+print(f"{binary} {path}: {reqs} requests ({rps}/s, p99 {p99}), "
       f"{switches / reqs:.2f} context switches/request, "
       f"{ticks * 1000.0 / hz / reqs:.4f} ms server CPU/request")
 PY

@@ -240,7 +240,7 @@ fn unfinished_uploads(bucket: &str, prefix: &str) -> Vec<String> {
         .build()
         .unwrap();
     let body = rt.block_on(async {
-        let resp = reqwest_s3::Client::new()
+        let resp = http_client::Client::new()
             .get(&url)
             .headers(request.headers().clone())
             .send()

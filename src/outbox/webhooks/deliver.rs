@@ -272,10 +272,12 @@ impl Worker {
 }
 
 /// An HTTP client that follows no redirects, uses no proxy and connects to `domain` only at
-/// `addrs`.
-fn client(domain: Option<&str>, addrs: &[SocketAddr]) -> Result<reqwest::Client, Outcome> {
-    let mut client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
+/// `addrs`; TLS with ring and Mozilla's roots (`tls`).
+fn client(domain: Option<&str>, addrs: &[SocketAddr]) -> Result<http_client::Client, Outcome> {
+    let tls = tls().map_err(|e| Outcome::Failed(None, format!("HTTP client: TLS: {e}")))?;
+    let mut client = http_client::Client::builder()
+        .tls_backend_preconfigured(tls)
+        .redirect(http_client::redirect::Policy::none())
         .timeout(TIMEOUT)
         .no_proxy()
         .user_agent(concat!("Docket-Webhooks/", env!("CARGO_PKG_VERSION")));
@@ -287,9 +289,25 @@ fn client(domain: Option<&str>, addrs: &[SocketAddr]) -> Result<reqwest::Client,
         .map_err(|e| Outcome::Failed(None, format!("HTTP client: {e}")))
 }
 
+/// The TLS side of a delivery: ring (the binary's one crypto provider, installed nowhere
+/// globally) and Mozilla's roots (`webpki-roots`), so that HTTPS endpoints are checked the same
+/// way on every machine, the static binary included; HTTP/2 or 1.1 by ALPN.
+fn tls() -> Result<rustls::ClientConfig, rustls::Error> {
+    let roots = rustls::RootCertStore {
+        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+    };
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    Ok(config)
+}
+
 /// An attempt ready to send.
 struct Ready {
-    client: reqwest::Client,
+    client: http_client::Client,
     url: url::Url,
     secret: String,
     /// The addresses a lookup gave for the URL's name, kept out of the error texts.
@@ -346,7 +364,7 @@ const EXCERPT_BYTES: usize = 512;
 
 /// The start of `resp`'s body (at most `EXCERPT_BYTES`, as text), or `None` when it is empty
 /// or cannot be read.
-async fn excerpt(mut resp: reqwest::Response) -> Option<String> {
+async fn excerpt(mut resp: http_client::Response) -> Option<String> {
     let mut buf = Vec::new();
     while buf.len() < EXCERPT_BYTES {
         match resp.chunk().await {
@@ -372,7 +390,7 @@ fn without_addresses(text: &str, addrs: &[SocketAddr]) -> String {
 }
 
 /// A transport error with its causes, without the URL.
-fn describe(e: &reqwest::Error) -> String {
+fn describe(e: &http_client::Error) -> String {
     let mut text = e.to_string();
     let mut source = std::error::Error::source(e);
     while let Some(s) = source {
