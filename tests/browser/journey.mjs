@@ -143,7 +143,13 @@ try {
     await p.locator('#editor-status').filter({ hasText: 'Signature · Olive Owner saved.' }).waitFor();
     const moved = (await load(id)).fields.find((f) => f.id === before.id);
     assert.ok(moved.pageX < before.pageX - 5 && moved.pageY > before.pageY + 2, `the finger moved it: ${JSON.stringify([before, moved])}`);
-    await p.getByRole('button', { name: /^Undo/ }).tap();
+    // The tap waits for the button named for the move, in view. Tapped at once after the
+    // drag's save, the undo did not happen in 3 of 7 runs (why is not known yet); with these
+    // waits it happened in 11 of 11.
+    const undoMove = p.getByRole('button', { name: 'Undo: move Signature · Olive Owner' });
+    await undoMove.scrollIntoViewIfNeeded();
+    await undoMove.boundingBox();
+    await undoMove.tap();
     await p.locator('#editor-status').filter({ hasText: 'Undone: move Signature · Olive Owner.' }).waitFor();
     const back = (await load(id)).fields.find((f) => f.id === before.id);
     assert.deepEqual([back.pageX, back.pageY], [before.pageX, before.pageY], 'Undo put it back');
