@@ -141,43 +141,33 @@ pub fn list_json(
     limit: u32,
     offset: i64,
 ) -> Result<Json, AppError> {
-    const SELECT_RENDERED: &str = "SELECT b.rendered, b.id, u.username, u.name, u.email,
-            u.time_zone
-       FROM bookings b JOIN users u ON u.id = b.user_id";
-    let rows = listed(conn, SELECT_RENDERED, user_id, status, limit, offset, |r| {
-        let organizer = Organizer {
-            username: r.get(2)?,
-            name: r.get(3)?,
-            email: r.get(4)?,
-            time_zone: r.get(5)?,
-            locale: "en",
-        };
-        Ok((
-            r.get::<_, Option<String>>(0)?,
-            r.get::<_, i64>(1)?,
-            organizer,
-        ))
+    // Every row joins the same user (the organizer): read from the first row only.
+    let mut organizer = None;
+    let rows = page_rows(conn, user_id, status, limit, offset, |r| {
+        if organizer.is_none() {
+            organizer = Some(Organizer {
+                username: r.get(2)?,
+                name: r.get(3)?,
+                email: r.get(4)?,
+                time_zone: r.get(5)?,
+                locale: "en",
+            });
+        }
+        Ok((r.get::<_, Option<String>>(0)?, r.get::<_, i64>(1)?))
     })?;
-    let Some((_, _, organizer)) = rows.first() else {
+    let Some(organizer) = organizer else {
         return Ok(Json("[]".to_string()));
     };
-    let user = serde_json::to_string(organizer).map_err(AppError::internal)?;
-    let mut out = String::with_capacity(
-        rows.iter()
-            .map(|r| r.0.as_ref().map_or(0, String::len))
-            .sum::<usize>()
-            + rows.len() * (user.len() + 12)
-            + 2,
-    );
+    let user = serde_json::to_string(&organizer).map_err(AppError::internal)?;
+    let mut out = String::with_capacity(rows.len() * (user.len() + 1024));
     out.push('[');
-    for (i, (rendered, id, _)) in rows.iter().enumerate() {
+    for (i, (rendered, id)) in rows.into_iter().enumerate() {
         let rendered = match rendered {
-            Some(text) => std::borrow::Cow::Borrowed(text.as_str()),
-            None => {
-                let b = get(conn, user_id, *id)?
-                    .ok_or_else(|| AppError::internal("listed booking vanished"))?;
-                std::borrow::Cow::Owned(render(&b)?)
-            }
+            Some(text) => text,
+            None => render(
+                &get(conn, user_id, id)?
+                    .ok_or_else(|| AppError::internal("listed booking vanished"))?,
+            )?,
         };
         // `rendered` is an object with at least its `id`: `{"id":...}`.
         let members = rendered
@@ -195,23 +185,25 @@ pub fn list_json(
     Ok(Json(out))
 }
 
-/// A page of `user_id`'s bookings through `select` (a SELECT over `bookings b` and `users u`),
-/// newest created first, optionally only those with `status`.
-fn listed<T>(
+/// The rows of a page of `user_id`'s bookings, newest created first, optionally only those
+/// with `status`: `rendered`, `id`, then the organizer's `username`, `name`, `email` and
+/// `time_zone`, each through `row`.
+fn page_rows<T>(
     conn: &Conn,
-    select: &str,
     user_id: UserId,
     status: Option<Status>,
     limit: u32,
     offset: i64,
     row: impl FnMut(&Row<'_>) -> crate::core::db::Result<T>,
 ) -> Result<Vec<T>, AppError> {
+    const PAGE: &str = "SELECT b.rendered, b.id, u.username, u.name, u.email, u.time_zone
+       FROM bookings b JOIN users u ON u.id = b.user_id";
     // Two statements, so that each finds its page in order in an index
     // (`bookings_user_created`, `bookings_user_status`).
     let rows = match status {
         Some(status) => {
             let mut stmt = conn.prepare_cached(&format!(
-                "{select} WHERE b.user_id = ?1 AND b.status = ?2
+                "{PAGE} WHERE b.user_id = ?1 AND b.status = ?2
                   ORDER BY b.created_at DESC, b.id DESC LIMIT ?3 OFFSET ?4"
             ))?;
             let rows = stmt.query_map(params![user_id, status.as_str(), limit, offset], row)?;
@@ -219,7 +211,7 @@ fn listed<T>(
         }
         None => {
             let mut stmt = conn.prepare_cached(&format!(
-                "{select} WHERE b.user_id = ?1 ORDER BY b.created_at DESC, b.id DESC LIMIT ?2 OFFSET ?3"
+                "{PAGE} WHERE b.user_id = ?1 ORDER BY b.created_at DESC, b.id DESC LIMIT ?2 OFFSET ?3"
             ))?;
             let rows = stmt.query_map(params![user_id, limit, offset], row)?;
             rows.collect::<Result<_, _>>()?
@@ -237,7 +229,7 @@ pub fn newest(conn: &Conn, user_id: UserId, limit: u32) -> Result<Vec<Booking>, 
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-/// How many bookings `list` would page through (counted by a trigger:
+/// How many bookings `list_json` would page through (counted by a trigger:
 /// `crate::core::db::counts`).
 pub fn count(conn: &Conn, user_id: UserId, status: Option<Status>) -> Result<i64, AppError> {
     use crate::core::db::counts;
