@@ -46,8 +46,12 @@ install_garage() {
         return
     fi
     say "building Garage $GARAGE_VERSION from crates.io into $TOOLS (takes several minutes, once)"
-    # Only what a test needs: the LMDB metadata engine, no metrics or K2V.
-    cargo install --locked garage --version "$GARAGE_VERSION" \
+    # Only what a test needs: the LMDB metadata engine, no metrics or K2V. Optimised at level 1,
+    # not 3 (less compile time): it serves the tests a few hundred small objects, and every CI
+    # run builds it on a clean machine, beside the tests.
+    CARGO_PROFILE_RELEASE_OPT_LEVEL=1 CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+        CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_DEBUG=false \
+        cargo install --locked garage --version "$GARAGE_VERSION" \
         --no-default-features --features bundled-libs,lmdb \
         --root "$TOOLS" >&2
     [[ -x $GARAGE ]] || die "cargo install finished but $GARAGE is missing"
