@@ -6,7 +6,7 @@
 # With two nodes, two wrk processes run at once, one a node with half the connections each;
 # their requests/s are added up and the worse p99 is shown.
 #
-# Usage: bench/cluster.sh [seconds per endpoint, default 10] [connections, default 64]
+# Usage: [BIN=path] bench/cluster.sh [seconds per endpoint, default 10] [connections, default 64]
 # Needs: wrk, curl, python3, Debian's postgresql; Garage is built once by tests/s3/garage.sh.
 # Bounded: each wrk run lasts the given seconds; everything started here is stopped at exit.
 set -euo pipefail
@@ -15,8 +15,11 @@ DURATION=${1:-10}
 CONNS=${2:-64}
 for t in wrk curl python3; do command -v $t >/dev/null || { echo "$t is missing" >&2; exit 1; }; done
 
-cargo build --release --quiet
-BIN=$PWD/target/release/docket
+# BIN= names a binary already built (e.g. one with its symbols kept); otherwise a release build.
+if [ -z "${BIN:-}" ]; then
+  cargo build --release --quiet
+  BIN=$PWD/target/release/docket
+fi
 WORK=$(mktemp -d -p "$PWD/target" bench-cluster.XXXX)
 chmod 755 "$WORK"
 NODES=()

@@ -14,7 +14,8 @@
 #   CLI and the tokens by the real login, consent and code flow (bench/oauth_setup.py).
 #   BOOKINGS=N (default 5) bookings of one attendee are made first through the API, as
 #   ../shared/bench/side_by_side.sh does for /listBookings. PERF=FILE also records the server
-#   with `perf record -g` over the measured window into FILE (`perf report -i FILE`).
+#   with `perf record -g` over the measured window into FILE (`perf report -i FILE`). wrk's
+#   latency distribution (p50 to p99) goes to stderr.
 # Needs: wrk, curl, python3. Listens on 127.0.0.1:3217 only; the server is stopped by PID.
 set -euo pipefail
 BIN=${1:?usage: bench/hops.sh BIN [path] [seconds]}
@@ -91,7 +92,7 @@ c1=$(switches); t1=$(ticks)
 REQS=$(echo "$OUT" | awk '/requests in/{print $1}')
 RPS=$(echo "$OUT" | awk '/Requests\/sec/{print $2}')
 if echo "$OUT" | grep -q "Non-2xx"; then echo "some answers were not 2xx:" >&2; echo "$OUT" >&2; exit 1; fi
-P99=$(echo "$OUT" | awk '$1 == "99%" {print $2}')
+P99=$(echo "$OUT" | awk '$1 == "99%" {print $2}'); echo "$OUT" | grep -A4 "Latency Distribution" >&2
 python3 - "$REQS" "$((c1 - c0))" "$((t1 - t0))" "$(getconf CLK_TCK)" "$RPS" "$URLPATH" "$BIN" "$P99" <<'PY'
 import sys
 reqs, switches, ticks, hz, rps, path, binary, p99 = sys.argv[1:]

@@ -109,35 +109,37 @@ pub struct OpenId {
     pub issuer: String,
 }
 
-/// Answers `req`: authenticates the client (read side), then runs what it asks, on the write
-/// side except for introspection. A code redeemed for `openid` also gets its ID token.
+/// Answers `req`: authenticates the client (a read), then runs what it asks: introspection in
+/// that same read, the rest on the write side. A code redeemed for `openid` also gets its ID
+/// token.
 pub async fn answer(ctx: &Context, policy: Policy, openid: &OpenId, req: Request) -> Outcome {
     let (client_id, secret) = match client_credentials(req.basic.as_ref(), &req.fields) {
         Ok(c) => c,
         Err(e) => return Ok(Err(e)),
     };
+    if req.endpoint == Endpoint::Introspect {
+        // Only reads: the client and the token on one connection, in one trip to the database.
+        return ctx
+            .db
+            .point_read(move |c| {
+                let client = super::clients::store::get(c, &client_id)?;
+                match admit(client, secret.as_deref(), &req, policy) {
+                    Ok((client, ask)) => run(c, client.row_id, ask, policy.lifetimes, now()),
+                    Err(e) => Ok(Err(e)),
+                }
+            })
+            .await;
+    }
     let client = ctx
         .db
         .point_read(move |c| super::clients::store::get(c, &client_id))
         .await?;
-    let client = match authenticate_client(client, secret.as_deref()) {
-        Ok(c) => c,
-        Err(e) => return Ok(Err(e)),
-    };
-    let ask = match ask(&req, &client, policy) {
-        Ok(a) => a,
+    let (client, ask) = match admit(client, secret.as_deref(), &req, policy) {
+        Ok(admitted) => admitted,
         Err(e) => return Ok(Err(e)),
     };
     let (row, life) = (client.row_id, policy.lifetimes);
-    let outcome = match ask {
-        Ask::Introspect(_) => {
-            (ctx.db)
-                .point_read(move |c| run(c, row, ask, life, now()))
-                .await
-        }
-        _ => ctx.db.write(move |tx| run(tx, row, ask, life, now())).await,
-    };
-    match outcome {
+    match ctx.db.write(move |tx| run(tx, row, ask, life, now())).await {
         Ok(Ok(Answer::Tokens(mut t))) => {
             t.id_token = id_token(&ctx.db, openid, &client, &t.issued, life).await?;
             Ok(Ok(Answer::Tokens(t)))
@@ -186,6 +188,18 @@ async fn id_token(
     })
     .await
     .map_err(|e| AppError::internal(format!("ID token task failed: {e}")))?
+}
+
+/// The client `secret` proves, and what `req` asks of it.
+fn admit(
+    client: Option<Client>,
+    secret: Option<&str>,
+    req: &Request,
+    policy: Policy,
+) -> Result<(Client, Ask), OAuthError> {
+    let client = authenticate_client(client, secret)?;
+    let ask = ask(req, &client, policy)?;
+    Ok((client, ask))
 }
 
 /// The client id and secret presented: by HTTP Basic or in the body, never both.

@@ -14,17 +14,18 @@ pub const ACCESS_PREFIX: &str = "dka_";
 pub const REFRESH_PREFIX: &str = "dkr_";
 pub const CODE_PREFIX: &str = "dkc_";
 
-/// 43 base62 characters: about 256 bits.
+/// 43 base62 characters: about 256 bits. Each token also carries the time it was made, before
+/// them (`SecretToken::generate_ordered`), which keeps the tokens' index written at its end.
 const SECRET_CHARS: usize = 43;
 
 pub fn new_access() -> SecretToken {
-    SecretToken::generate(ACCESS_PREFIX, SECRET_CHARS)
+    SecretToken::generate_ordered(ACCESS_PREFIX, SECRET_CHARS)
 }
 pub fn new_refresh() -> SecretToken {
-    SecretToken::generate(REFRESH_PREFIX, SECRET_CHARS)
+    SecretToken::generate_ordered(REFRESH_PREFIX, SECRET_CHARS)
 }
 pub fn new_code() -> SecretToken {
-    SecretToken::generate(CODE_PREFIX, SECRET_CHARS)
+    SecretToken::generate_ordered(CODE_PREFIX, SECRET_CHARS)
 }
 
 /// Lifetimes in seconds (`--access-token-ttl`, `--refresh-token-ttl`, `--code-ttl`).
@@ -155,7 +156,8 @@ mod tests {
     fn tokens_have_prefixes_and_256_bits() {
         assert!(new_access().expose().starts_with("dka_"));
         assert!(new_refresh().expose().starts_with("dkr_"));
-        assert_eq!(new_code().expose().len(), 4 + 43);
+        // The prefix, the order part (13 hex digits and a dot), then the random part.
+        assert_eq!(new_code().expose().len(), 4 + 14 + 43);
     }
 
     #[test]

@@ -196,8 +196,11 @@ fn issue(
     } else {
         None
     };
+    // "Last used" at minute resolution, as for bearer reads: a busy grant's row is not written
+    // again with every token.
     tx.execute(
-        "UPDATE oauth_grants SET last_used_at = ?2 WHERE id = ?1",
+        "UPDATE oauth_grants SET last_used_at = ?2
+         WHERE id = ?1 AND (last_used_at IS NULL OR last_used_at < ?2 - 60)",
         params![grant, now],
     )?;
     Ok(Issued {
