@@ -5,7 +5,7 @@
 //! leaves no file and no changed row behind.
 
 use crate::core::ids::{DocumentId, TemplateId};
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use futures_util::{Stream, StreamExt};
 use serde_json::json;
 use sha2::{Digest, Sha256};
@@ -261,7 +261,10 @@ async fn store_pdf(
     max: u64,
 ) -> Result<(StoredBlob, crate::signing::pdf::PdfInfo), AppError> {
     let mut sink = Sink::start(blobs.clone());
-    let mut piece = bytes::BytesMut::with_capacity(COALESCE);
+    let mut piece = BytesMut::with_capacity(COALESCE);
+    // The buffer of the piece before last, back from its tasks: each upload allocates two
+    // (large blocks are mapped afresh, so a new buffer a piece cost a page fault every 4 KiB).
+    let mut spare = None;
     let mut total = 0u64;
     let mut failure = None;
     while let Some(chunk) = bytes.next().await {
@@ -272,13 +275,21 @@ async fn store_pdf(
                     failure = Some(too_large(max));
                     break;
                 }
-                piece.extend_from_slice(&c);
-                if piece.len() >= COALESCE {
-                    let full =
-                        std::mem::replace(&mut piece, bytes::BytesMut::with_capacity(COALESCE))
-                            .freeze();
-                    // A failed write has dropped the writer, and with it the temp file.
-                    sink = sink.feed(full).await?;
+                // Filled to exactly `COALESCE`, so that a buffer never grows (and moves).
+                let mut rest = &c[..];
+                while !rest.is_empty() {
+                    let (now, later) = rest.split_at(rest.len().min(COALESCE - piece.len()));
+                    piece.extend_from_slice(now);
+                    rest = later;
+                    if piece.len() == COALESCE {
+                        let next = spare
+                            .take()
+                            .unwrap_or_else(|| BytesMut::with_capacity(COALESCE));
+                        let full = std::mem::replace(&mut piece, next).freeze();
+                        // A failed write has dropped the writer, and with it the temp file.
+                        let (fed, back) = sink.feed(full).await?;
+                        (sink, spare) = (fed, back);
+                    }
                 }
             }
             Err(e) => {
@@ -299,9 +310,9 @@ async fn store_pdf(
     }
     let last = piece.freeze();
     if !last.is_empty() {
-        sink = sink.feed(last).await?;
+        sink = sink.feed(last).await?.0;
     }
-    let (writer, digest) = sink.finish().await?;
+    let (writer, digest, _) = sink.finish().await?;
     let sha256 = hex::encode(digest.finalize());
     let handle = writer.file_handle()?;
     let map = writer.map()?;
@@ -332,42 +343,101 @@ async fn store_pdf(
 }
 
 /// The temp file and the running SHA-256 of an upload, each behind the blocking task that
-/// handles the latest piece.
+/// handles the latest piece (the writing task also hands the piece back).
 struct Sink {
-    writing: JoinHandle<Result<crate::core::blob::BlobWriter, AppError>>,
+    writing: JoinHandle<Result<(crate::core::blob::BlobWriter, Bytes), AppError>>,
     hashing: JoinHandle<Sha256>,
 }
 
 impl Sink {
     fn start(blobs: crate::core::blob::BlobStore) -> Sink {
         Sink {
-            writing: tokio::task::spawn_blocking(move || Ok(blobs.begin_unhashed()?)),
+            writing: tokio::task::spawn_blocking(move || {
+                Ok((blobs.begin_unhashed()?, Bytes::new()))
+            }),
             hashing: tokio::task::spawn_blocking(Sha256::new),
         }
     }
 
     /// Waits for the previous piece, then hands `piece` to a writing and a hashing task.
-    async fn feed(self, piece: Bytes) -> Result<Sink, AppError> {
-        let (mut writer, mut digest) = self.finish().await?;
+    /// Answers with the previous piece's buffer, emptied, when it can be filled again.
+    async fn feed(self, piece: Bytes) -> Result<(Sink, Option<BytesMut>), AppError> {
+        let (mut writer, mut digest, done) = self.finish().await?;
         let copy = piece.clone();
-        Ok(Sink {
+        let sink = Sink {
             writing: tokio::task::spawn_blocking(move || {
                 writer.write_all(&piece)?;
                 writer.start_writeback();
-                Ok(writer)
+                Ok((writer, piece))
             }),
             hashing: tokio::task::spawn_blocking(move || {
                 digest.update(&copy);
                 digest
             }),
-        })
+        };
+        Ok((sink, reusable(done)))
     }
 
-    /// The writer and the digest once every piece handed over is written and hashed.
-    async fn finish(self) -> Result<(crate::core::blob::BlobWriter, Sha256), AppError> {
+    /// The writer, the digest and the last piece once every piece handed over is written and
+    /// hashed.
+    async fn finish(self) -> Result<(crate::core::blob::BlobWriter, Sha256, Bytes), AppError> {
         let (written, hashed) = tokio::join!(self.writing, self.hashing);
         let failed =
             |e: tokio::task::JoinError| AppError::internal(format!("upload task failed: {e}"));
-        Ok((written.map_err(failed)??, hashed.map_err(failed)?))
+        let (writer, piece) = written.map_err(failed)??;
+        Ok((writer, hashed.map_err(failed)?, piece))
+    }
+}
+
+/// `done`'s buffer, emptied, when nothing else holds it and it takes a whole piece.
+fn reusable(done: Bytes) -> Option<BytesMut> {
+    let mut buffer = done.try_into_mut().ok()?;
+    buffer.clear();
+    (buffer.capacity() >= COALESCE).then_some(buffer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A PDF of about 700 KiB (a page and a large stream), sent in chunks of 7,001 bytes: the
+    /// pieces cross chunk boundaries and the buffers are reused, and what is stored is the
+    /// body, byte for byte.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_body_in_odd_chunks_is_stored_whole_through_reused_pieces() {
+        let filler = "0123456789abcdef".repeat(44_000);
+        let stream = format!(
+            "<< /Length {} >>\nstream\n{filler}\nendstream",
+            filler.len()
+        )
+        .into_bytes();
+        let pdf = crate::signing::pdf::budget::hostile::pdf_with(&[stream], 1, None);
+        assert!(pdf.len() > 2 * COALESCE + 1);
+        let chunks: Vec<Result<Bytes, AppError>> = pdf
+            .chunks(7_001)
+            .map(|c| Ok(Bytes::copy_from_slice(c)))
+            .collect();
+        let tmp = tempfile::tempdir().unwrap();
+        let blobs = crate::core::blob::BlobStore::open(tmp.path()).unwrap();
+        let body: Body = Box::pin(futures_util::stream::iter(chunks));
+        let (stored, info) = store_pdf(&blobs, body, 10 * 1024 * 1024).await.unwrap();
+        assert_eq!(info.pages, 1);
+        assert_eq!(stored.size, pdf.len() as u64);
+        assert_eq!(stored.sha256, crate::core::crypto::sha256_hex(&pdf));
+        assert_eq!(blobs.read_async(&stored.id).await.unwrap(), pdf);
+    }
+
+    #[test]
+    fn a_piece_still_shared_or_too_small_is_not_reused() {
+        let mut filled = BytesMut::with_capacity(COALESCE);
+        filled.resize(COALESCE, 7);
+        let full = filled.freeze();
+        let again = reusable(full).expect("a whole piece's buffer, held by nobody");
+        assert!(again.is_empty() && again.capacity() >= COALESCE);
+        let shared = Bytes::from(vec![1u8; COALESCE]);
+        let other = shared.clone();
+        assert!(reusable(shared).is_none());
+        drop(other);
+        assert!(reusable(Bytes::from(vec![1u8; 10])).is_none());
     }
 }
