@@ -92,7 +92,8 @@ c1=$(switches); t1=$(ticks)
 REQS=$(echo "$OUT" | awk '/requests in/{print $1}')
 RPS=$(echo "$OUT" | awk '/Requests\/sec/{print $2}')
 if echo "$OUT" | grep -q "Non-2xx"; then echo "some answers were not 2xx:" >&2; echo "$OUT" >&2; exit 1; fi
-P99=$(echo "$OUT" | awk '$1 == "99%" {print $2}'); echo "$OUT" | grep -A4 "Latency Distribution" >&2
+P99=$(echo "$OUT" | awk '$1 == "99%" {print $2}')
+echo "$OUT" | grep -A4 "Latency Distribution" >&2
 python3 - "$REQS" "$((c1 - c0))" "$((t1 - t0))" "$(getconf CLK_TCK)" "$RPS" "$URLPATH" "$BIN" "$P99" <<'PY'
 import sys
 reqs, switches, ticks, hz, rps, path, binary, p99 = sys.argv[1:]

@@ -159,7 +159,11 @@ pub fn list_json(
         return Ok(Json("[]".to_string()));
     };
     let user = serde_json::to_string(&organizer).map_err(AppError::internal)?;
-    let mut out = String::with_capacity(rows.len() * (user.len() + 1024));
+    let rendered_len: usize = rows
+        .iter()
+        .map(|r| r.0.as_ref().map_or(0, String::len))
+        .sum();
+    let mut out = String::with_capacity(rendered_len + rows.len() * (user.len() + 12) + 2);
     out.push('[');
     for (i, (rendered, id)) in rows.into_iter().enumerate() {
         let rendered = match rendered {

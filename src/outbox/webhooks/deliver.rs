@@ -14,7 +14,7 @@
 //! loopback is reached.
 
 use std::net::{IpAddr, SocketAddr};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use hmac::{Hmac, Mac};
@@ -274,9 +274,12 @@ impl Worker {
 /// An HTTP client that follows no redirects, uses no proxy and connects to `domain` only at
 /// `addrs`; TLS with ring and Mozilla's roots (`tls`).
 fn client(domain: Option<&str>, addrs: &[SocketAddr]) -> Result<http_client::Client, Outcome> {
-    let tls = tls().map_err(|e| Outcome::Failed(None, format!("HTTP client: TLS: {e}")))?;
+    static TLS: LazyLock<Result<rustls::ClientConfig, rustls::Error>> = LazyLock::new(tls);
+    let tls = TLS
+        .as_ref()
+        .map_err(|e| Outcome::Failed(None, format!("HTTP client: TLS: {e}")))?;
     let mut client = http_client::Client::builder()
-        .tls_backend_preconfigured(tls)
+        .tls_backend_preconfigured(tls.clone())
         .redirect(http_client::redirect::Policy::none())
         .timeout(TIMEOUT)
         .no_proxy()
@@ -289,7 +292,7 @@ fn client(domain: Option<&str>, addrs: &[SocketAddr]) -> Result<http_client::Cli
         .map_err(|e| Outcome::Failed(None, format!("HTTP client: {e}")))
 }
 
-/// The TLS side of a delivery: ring (the binary's one crypto provider, installed nowhere
+/// The TLS side of every delivery (made once): ring (the binary's one crypto provider, installed nowhere
 /// globally) and Mozilla's roots (`webpki-roots`), so that HTTPS endpoints are checked the same
 /// way on every machine, the static binary included; HTTP/2 or 1.1 by ALPN.
 fn tls() -> Result<rustls::ClientConfig, rustls::Error> {
