@@ -18,6 +18,24 @@ const owner = await browser.newContext({ viewport: DESKTOP });
 await owner.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
 const page = await owner.newPage();
 const problems = watch(page, base);
+// What the page did, for a failure's report: every text the editor's status line showed and
+// every change the page asked of the API, each with when (ms since the page loaded).
+await owner.addInitScript(() => {
+  window.__story = [];
+  const note = (what) => window.__story.push(`${Math.round(performance.now())} ${what}`);
+  const fetched = window.fetch;
+  window.fetch = async (url, init = {}) => {
+    const r = await fetched(url, init);
+    if (String(url).includes('/api/') && (init.method || 'GET') !== 'GET') note(`${init.method || 'GET'} ${url} ${init.body || ''} -> ${r.status}`);
+    return r;
+  };
+  document.addEventListener('DOMContentLoaded', () => {
+    const el = document.getElementById('editor-status');
+    if (!el) return;
+    new MutationObserver(() => note(`status: ${el.textContent}`))
+      .observe(el, { childList: true, characterData: true, subtree: true });
+  });
+});
 
 // The document as the API answers it, through the page's session.
 const load = (id) => page.evaluate(async (url) => {
@@ -244,7 +262,9 @@ try {
   summary.ok = true;
 } catch (e) {
   await shot(page, outDir, 'journey-failure').catch(() => {});
+  const story = await page.evaluate(() => window.__story).catch(() => []);
   console.error(`failed at ${page.url()}; problems: ${JSON.stringify(problems)}`);
+  console.error(`what the page did:\n${(story || []).join('\n')}`);
   throw e;
 } finally {
   await browser.close();
