@@ -7,7 +7,7 @@
 //
 // Usage: node editor.mjs <base> <document id> <email> <password> <out_dir>
 import assert from 'node:assert/strict';
-import { launch, watch, axe, shot, fitsWidth, signIn, DESKTOP, PHONE } from './lib.mjs';
+import { launch, watch, axe, shot, fitsWidth, signIn, DESKTOP, PHONE, until } from './lib.mjs';
 
 const [base, id, email, password, outDir] = process.argv.slice(2);
 const edit = (step) => `${base}/documents/${id}/edit?step=${step}`;
@@ -152,7 +152,7 @@ try {
   // A property: the text's label and limit.
   await page.getByLabel('Label', { exact: true }).fill('Company');
   await page.getByLabel('Label', { exact: true }).press('Tab');
-  await page.waitForFunction(async (url) => {
+  await until(page, 'the server has the text\'s label', async (url) => {
     const token = document.querySelector('meta[name=csrf-token]').content;
     const d = await (await fetch(url, { credentials: 'same-origin', headers: { 'X-CSRF-Token': token } })).json();
     return d.fields.some((f) => f.type === 'TEXT' && f.fieldMeta && f.fieldMeta.label === 'Company');

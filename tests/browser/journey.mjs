@@ -9,7 +9,7 @@
 //
 // Usage: node journey.mjs <base> <email> <password> <fixtures dir> <signed pdf path> <out dir>
 import assert from 'node:assert/strict';
-import { launch, watch, axe, shot, fitsWidth, signIn, signOnPage, DESKTOP, PHONE } from './lib.mjs';
+import { launch, watch, axe, shot, fitsWidth, signIn, signOnPage, DESKTOP, PHONE, until } from './lib.mjs';
 
 const [base, email, password, fixtures, signedPath, outDir] = process.argv.slice(2);
 const summary = { ok: false, counts: {} };
@@ -128,7 +128,7 @@ try {
   await page.keyboard.press('Shift+ArrowDown');
   await page.keyboard.press('Shift+ArrowDown');
   // Saved once the server has the text 5 pt right of and 20 pt below where Enter put it.
-  await page.waitForFunction(async ([url, w, h]) => {
+  await until(page, 'the server has the text 5 pt right and 20 pt down', async ([url, w, h]) => {
     const token = document.querySelector('meta[name=csrf-token]').content;
     const d = await (await fetch(url, { credentials: 'same-origin', headers: { 'X-CSRF-Token': token } })).json();
     const t = d.fields.find((f) => f.type === 'TEXT');

@@ -122,3 +122,17 @@ export async function signOnPage(p, label, name, text, { keyboard = false } = {}
   await p.locator('#done').waitFor();
   await axe(p, `${label}, signed`);
 }
+
+// Waits until `fn` (evaluated in the page, may be async) answers something truthy, polling
+// every 100 ms for up to `timeout` ms; `label` names the condition when it never holds.
+// `page.waitForFunction` is not for this: it takes an async function's promise for a truthy
+// answer at once, without waiting for it (microsoft/playwright#29132).
+export async function until(page, label, fn, arg, { timeout = 30000 } = {}) {
+  const end = Date.now() + timeout;
+  for (;;) {
+    const answer = await page.evaluate(fn, arg);
+    if (answer) return answer;
+    if (Date.now() > end) throw new Error(`timed out after ${timeout} ms waiting until ${label}`);
+    await page.waitForTimeout(100);
+  }
+}

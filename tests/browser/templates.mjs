@@ -11,7 +11,7 @@
 //
 // Usage: node templates.mjs <base> <email> <password> <fixtures dir> <out_dir>
 import assert from 'node:assert/strict';
-import { launch, watch, axe, shot, fitsWidth, signIn, signOnPage, DESKTOP, PHONE } from './lib.mjs';
+import { launch, watch, axe, shot, fitsWidth, signIn, signOnPage, DESKTOP, PHONE, until } from './lib.mjs';
 
 const [base, email, password, fixtures, outDir] = process.argv.slice(2);
 const browser = await launch();
@@ -96,7 +96,7 @@ try {
   await saved('Saved.');
   await secondMail.fill('');
   await secondMail.press('Tab');
-  await page.waitForFunction(async (url) => {
+  await until(page, 'the server has only placeholder addresses', async (url) => {
     const token = document.querySelector('meta[name=csrf-token]').content;
     const d = await (await fetch(url, { credentials: 'same-origin', headers: { 'X-CSRF-Token': token } })).json();
     return d.Recipient.every((r) => r.email.endsWith('@placeholder.docket.invalid'));
