@@ -104,7 +104,7 @@ pub async fn authenticate(db: &Db, creds: Credentials) -> Result<Principal, AppE
 /// reads (`Db::point_read`): on SQLite they run without leaving the async thread.
 pub async fn read_as<T, F>(db: &Db, creds: Credentials, read: F) -> Result<T, AppError>
 where
-    F: FnOnce(&Conn, &Principal) -> Result<T, AppError> + Send + 'static,
+    F: Fn(&Conn, &Principal) -> Result<T, AppError> + Send + 'static,
     T: Send + 'static,
 {
     let t = now();

@@ -6,6 +6,7 @@
 use std::cell::Cell;
 
 use super::pg::PgClient;
+use super::pg_async::Replay;
 use super::value::{FromSql, Params, Value, ValueRef, convert};
 
 /// Which SQL the connection speaks.
@@ -29,6 +30,10 @@ pub enum Error {
     /// A PostgreSQL URL that cannot be used (its TLS settings, its root certificate file).
     #[error("{0}")]
     Config(String),
+    /// A point read on PostgreSQL asked for rows not fetched yet (`pg_async`): the closure's
+    /// run ends here and is started again once they are.
+    #[error("the rows are being fetched")]
+    Pending,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -103,6 +108,8 @@ enum Inner<'a> {
     SqliteOwned(rusqlite::Connection),
     Postgres(&'a PgClient),
     PostgresOwned(Box<PgClient>),
+    /// A point read's run on PostgreSQL's async client (`pg_async`).
+    PgReplay(&'a Replay),
 }
 
 impl<'a> Conn<'a> {
@@ -112,6 +119,10 @@ impl<'a> Conn<'a> {
 
     pub fn postgres(client: &'a PgClient) -> Conn<'a> {
         Conn(Inner::Postgres(client), Cell::new(false))
+    }
+
+    pub(super) fn replay(replay: &'a Replay) -> Conn<'a> {
+        Conn(Inner::PgReplay(replay), Cell::new(false))
     }
 
     /// Says that this work revokes a credential (a token, a grant, an API key, a client or a
@@ -129,7 +140,7 @@ impl<'a> Conn<'a> {
 
     pub fn dialect(&self) -> Dialect {
         match self.0 {
-            Inner::Postgres(_) | Inner::PostgresOwned(_) => Dialect::Postgres,
+            Inner::Postgres(_) | Inner::PostgresOwned(_) | Inner::PgReplay(_) => Dialect::Postgres,
             _ => Dialect::Sqlite,
         }
     }
@@ -139,7 +150,7 @@ impl<'a> Conn<'a> {
         match &self.0 {
             Inner::Sqlite(c) => Some(c),
             Inner::SqliteOwned(c) => Some(c),
-            Inner::Postgres(_) | Inner::PostgresOwned(_) => None,
+            Inner::Postgres(_) | Inner::PostgresOwned(_) | Inner::PgReplay(_) => None,
         }
     }
 
@@ -170,6 +181,7 @@ impl<'a> Conn<'a> {
             Inner::SqliteOwned(c) => StmtInner::Sqlite(c.prepare_cached(sql)?),
             Inner::Postgres(c) => StmtInner::Postgres(c, sql.to_owned()),
             Inner::PostgresOwned(c) => StmtInner::Postgres(c, sql.to_owned()),
+            Inner::PgReplay(r) => StmtInner::PgReplay(r, sql.to_owned()),
         }))
     }
 
@@ -185,6 +197,7 @@ impl<'a> Conn<'a> {
             Inner::SqliteOwned(c) => Ok(c.execute_batch(sql)?),
             Inner::Postgres(c) => c.batch(sql),
             Inner::PostgresOwned(c) => c.batch(sql),
+            Inner::PgReplay(r) => Err(r.refuse()),
         }
     }
 
@@ -274,6 +287,7 @@ pub struct Stmt<'c>(StmtInner<'c>);
 enum StmtInner<'c> {
     Sqlite(rusqlite::CachedStatement<'c>),
     Postgres(&'c PgClient, String),
+    PgReplay(&'c Replay, String),
 }
 
 /// `sql` (one INSERT) answering the new row's id.
@@ -287,6 +301,7 @@ impl Stmt<'_> {
         match &mut self.0 {
             StmtInner::Sqlite(s) => Ok(s.execute(rusqlite::params_from_iter(values))?),
             StmtInner::Postgres(c, sql) => c.execute(sql, &values),
+            StmtInner::PgReplay(r, _) => Err(r.refuse()),
         }
     }
 
@@ -314,6 +329,12 @@ impl Stmt<'_> {
                     out.push(f(&Row(RowInner::Postgres(&r))));
                 }
             }
+            StmtInner::PgReplay(replay, sql) => replay.with_rows(sql, values, |rows| {
+                for r in rows {
+                    out.push(f(&Row(RowInner::Postgres(r))));
+                }
+                Ok(())
+            })?,
         }
         Ok(out.into_iter())
     }
@@ -336,6 +357,12 @@ impl Stmt<'_> {
                 Some(r) => f(&Row(RowInner::Postgres(r))),
                 None => Err(Error::QueryReturnedNoRows),
             },
+            StmtInner::PgReplay(replay, sql) => {
+                replay.with_rows(sql, values, |rows| match rows.first() {
+                    Some(r) => f(&Row(RowInner::Postgres(r))),
+                    None => Err(Error::QueryReturnedNoRows),
+                })
+            }
         }
     }
 

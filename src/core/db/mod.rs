@@ -9,6 +9,7 @@ pub mod counts;
 mod dialect;
 pub mod migrate;
 mod pg;
+mod pg_async;
 pub mod pg_migrate;
 mod pg_tls;
 mod revocations;
@@ -107,7 +108,11 @@ enum Backend {
     },
     /// Every node's connections to one PostgreSQL database: reads and write transactions
     /// alike take one from the pool; PostgreSQL orders concurrent writers with row locks.
-    Postgres { pool: r2d2::Pool<pg::Manager> },
+    Postgres {
+        pool: r2d2::Pool<pg::Manager>,
+        /// The async client's connections for point reads (`pg_async`).
+        fast: std::sync::Arc<pg_async::Fast>,
+    },
 }
 
 impl Db {
@@ -196,6 +201,7 @@ impl Db {
             Ok((_, link)) => pg::report(link),
         }
         let watcher = first.is_err().then(|| manager.clone());
+        let fast = std::sync::Arc::new(manager.point_reads());
         drop(first);
         let pool = r2d2::Pool::builder()
             .max_size(max_connections)
@@ -205,7 +211,7 @@ impl Db {
             .build(manager)
             .map_err(|e| failed(e.to_string()))?;
         let db = Db {
-            backend: Backend::Postgres { pool },
+            backend: Backend::Postgres { pool, fast },
             revocations: revocations::Revocations::new(),
         };
         db.write_blocking_pg(move |c| pg_migrate::check_or_run(c, migrate))
@@ -271,23 +277,40 @@ impl Db {
     }
 
     /// Runs `f`, a point read (a row or a few by an index: microseconds on SQLite), without
-    /// leaving the calling thread when that costs no waiting: on SQLite with a pooled
+    /// leaving the calling thread when that costs no waiting. On SQLite with a pooled
     /// connection free and the read gate open, `f` runs here, on the async thread, and saves
-    /// the two thread switches of `read` (which cost more than such a read itself). Otherwise,
-    /// and always on PostgreSQL (a network round trip), it is `read`. Never for a read whose
-    /// cost grows with the data.
+    /// the two thread switches of `read` (which cost more than such a read itself). On
+    /// PostgreSQL its queries go through the async client, `f` run again as each answer comes
+    /// (`pg_async`: so `f` is `Fn`, and must not depend on anything but what it reads). When
+    /// neither can serve, it is `read`. Never for a read whose cost grows with the data.
     pub async fn point_read<F, T>(&self, f: F) -> Result<T, AppError>
     where
-        F: FnOnce(&Conn<'_>) -> Result<T, AppError> + Send + 'static,
+        F: Fn(&Conn<'_>) -> Result<T, AppError> + Send + 'static,
         T: Send + 'static,
     {
-        if let Backend::Sqlite { pool, gate, .. } = &self.backend
-            && let Some(conn) = pool.try_get()
-            && let Some(_open) = gate.try_enter()
-        {
-            return f(&Conn::sqlite(&conn));
+        match &self.backend {
+            Backend::Sqlite { pool, gate, .. } => {
+                if let Some(conn) = pool.try_get()
+                    && let Some(_open) = gate.try_enter()
+                {
+                    return f(&Conn::sqlite(&conn));
+                }
+            }
+            Backend::Postgres { fast, .. } => {
+                if let Some(done) = point_read_pg(fast, &f).await {
+                    return done;
+                }
+            }
         }
         self.read(f).await
+    }
+
+    /// How many queries PostgreSQL's async client has answered for point reads (0 on SQLite).
+    pub fn point_reads_answered(&self) -> usize {
+        match &self.backend {
+            Backend::Postgres { fast, .. } => fast.answered(),
+            Backend::Sqlite { .. } => 0,
+        }
     }
 
     /// The revocation epoch now: read it before a read that verifies a credential, and trust
@@ -360,7 +383,7 @@ impl Db {
     where
         F: FnOnce(&Conn<'_>) -> Result<T, AppError>,
     {
-        let Backend::Postgres { pool } = &self.backend else {
+        let Backend::Postgres { pool, .. } = &self.backend else {
             return Err(AppError::internal("not PostgreSQL"));
         };
         let client = pool.get()?;
@@ -429,7 +452,7 @@ impl Db {
                 let _open = gate.enter();
                 f(&Conn::sqlite(&conn))
             }
-            Backend::Postgres { pool } => {
+            Backend::Postgres { pool, .. } => {
                 let client = pool.get()?;
                 let out = f(&Conn::postgres(&client));
                 client.reset();
@@ -556,6 +579,33 @@ pub fn now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs() as i64)
+}
+
+/// Most runs of a point read's closure on PostgreSQL before it goes the blocking way.
+const MAX_RUNS: usize = 8;
+
+/// `f` on PostgreSQL's async client (`pg_async`): its outcome, or `None` when it must run on
+/// the blocking path (it writes, or the async client cannot answer now).
+async fn point_read_pg<F, T>(fast: &pg_async::Fast, f: &F) -> Option<Result<T, AppError>>
+where
+    F: Fn(&Conn<'_>) -> Result<T, AppError>,
+{
+    let replay = pg_async::Replay::default();
+    for _ in 0..MAX_RUNS {
+        replay.rewind();
+        let out = catch_unwind(AssertUnwindSafe(|| f(&Conn::replay(&replay))))
+            .unwrap_or_else(|_| Err(AppError::internal("a database read panicked")));
+        match replay.outcome() {
+            pg_async::Run::Done => return Some(out),
+            pg_async::Run::Blocking => return None,
+            pg_async::Run::Wants(sql, values) => {
+                drop(out);
+                let rows = fast.query(&sql, &values).await?;
+                replay.record(sql, values, rows);
+            }
+        }
+    }
+    None
 }
 
 /// What a database call whose blocking task did not run becomes: the runtime cancels the tasks

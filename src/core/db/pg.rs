@@ -173,6 +173,12 @@ impl Manager {
         })
     }
 
+    /// The async client's shared connections for point reads, to the same database with the
+    /// same TLS.
+    pub fn point_reads(&self) -> super::pg_async::Fast {
+        super::pg_async::Fast::new(self.url.clone(), self.tls.clone())
+    }
+
     /// A connection, and what it turned out to be: whether its TLS handshake ran is known
     /// only on this side (the server's `pg_stat_ssl` would say "encrypted" for a proxy that
     /// took plain text from docket and TLS to the server).

@@ -198,6 +198,8 @@ pub enum Check {
 /// A PostgreSQL URL read: the connection settings and the TLS they ask for.
 pub struct PgUrl {
     pub config: postgres::Config,
+    /// The same settings for the async client of point reads (`pg_async`).
+    pub async_config: tokio_postgres::Config,
     pub check: Check,
     /// The `sslmode` in effect: the URL's, or [`default_mode`] of its hosts.
     pub mode: SslMode,
@@ -231,14 +233,17 @@ impl PgUrl {
         } else {
             format!("{base}?{}", rest.join("&"))
         };
-        let mut config: postgres::Config =
+        let mut async_config: tokio_postgres::Config =
             remaining.parse().map_err(|e| super::pg::describe(&e))?;
-        let mode = given.unwrap_or_else(|| default_mode(Reach::of(&config)));
-        config.ssl_mode(match mode {
+        let mode = given.unwrap_or_else(|| {
+            default_mode(Reach::of(&postgres::Config::from(async_config.clone())))
+        });
+        async_config.ssl_mode(match mode {
             SslMode::Disable => postgres::config::SslMode::Disable,
             SslMode::Prefer => postgres::config::SslMode::Prefer,
             _ => postgres::config::SslMode::Require,
         });
+        let config = postgres::Config::from(async_config.clone());
         let roots = root_cert.map(|path| match path.as_str() {
             "system" => Roots::Public,
             _ => Roots::File(PathBuf::from(path)),
@@ -252,6 +257,7 @@ impl PgUrl {
         };
         Ok(PgUrl {
             config,
+            async_config,
             check,
             mode,
             mode_given: given.is_some(),
