@@ -7,7 +7,7 @@ use crate::core::context::Context;
 use crate::core::ids::ClientId;
 use std::collections::HashMap;
 
-use crate::core::db::{Conn, Dialect};
+use crate::core::db::Conn;
 
 use super::clients::Client;
 use super::oidc::{IdToken, IdTokens};
@@ -109,9 +109,9 @@ pub struct OpenId {
     pub issuer: String,
 }
 
-/// Answers `req`: authenticates the client, then runs what it asks: introspection in the same
-/// read, the rest on the write side (on PostgreSQL in the same transaction as the client's
-/// read). A code redeemed for `openid` also gets its ID token.
+/// Answers `req`: authenticates the client (a point read), then runs what it asks:
+/// introspection in the same read, the rest on the write side. A code redeemed for `openid`
+/// also gets its ID token.
 pub async fn answer(ctx: &Context, policy: Policy, openid: &OpenId, req: Request) -> Outcome {
     let (client_id, secret) = match client_credentials(req.basic.as_ref(), &req.fields) {
         Ok(c) => c,
@@ -131,44 +131,21 @@ pub async fn answer(ctx: &Context, policy: Policy, openid: &OpenId, req: Request
             .await;
     }
     let life = policy.lifetimes;
-    let (client, outcome) = if ctx.db.dialect() == Dialect::Postgres {
-        // On PostgreSQL the client is read inside the write transaction: a read of its own
-        // would cost a second connection and a thread hop for one more round trip (PERFORMANCE,
-        // "PostgreSQL"). On SQLite it stays a point read, off the one writer thread, so that
-        // calls with wrong credentials never queue there.
-        let admitted = ctx
-            .db
-            .write(move |tx| {
-                let client = super::clients::store::get(tx, &client_id)?;
-                match admit(client, secret.as_deref(), &req, policy) {
-                    Ok((client, ask)) => {
-                        let done = run(tx, client.row_id, ask, life, now())?;
-                        Ok(Ok((client, done)))
-                    }
-                    Err(e) => Ok(Err(e)),
-                }
-            })
-            .await?;
-        match admitted {
-            Ok((client, done)) => (client, done),
-            Err(e) => return Ok(Err(e)),
-        }
-    } else {
-        let client = ctx
-            .db
-            .point_read(move |c| super::clients::store::get(c, &client_id))
-            .await?;
-        let (client, ask) = match admit(client, secret.as_deref(), &req, policy) {
-            Ok(admitted) => admitted,
-            Err(e) => return Ok(Err(e)),
-        };
-        let row = client.row_id;
-        let done = ctx
-            .db
-            .write(move |tx| run(tx, row, ask, life, now()))
-            .await?;
-        (client, done)
+    // The client is a point read, off the write side, so that calls with wrong credentials
+    // never reach it (on SQLite, never queue on the one writer thread).
+    let client = ctx
+        .db
+        .point_read(move |c| super::clients::store::get(c, &client_id))
+        .await?;
+    let (client, ask) = match admit(client, secret.as_deref(), &req, policy) {
+        Ok(admitted) => admitted,
+        Err(e) => return Ok(Err(e)),
     };
+    let row = client.row_id;
+    let outcome = ctx
+        .db
+        .write(move |tx| run(tx, row, ask, life, now()))
+        .await?;
     match outcome {
         Ok(Answer::Tokens(mut t)) => {
             t.id_token = id_token(&ctx.db, openid, &client, &t.issued, life).await?;

@@ -18,7 +18,7 @@ use super::pg_tls::{Link, PgUrl};
 use super::value::Value;
 
 /// Most statements one connection keeps prepared; past it the cache starts over.
-const MAX_STATEMENTS: usize = 512;
+pub(super) const MAX_STATEMENTS: usize = 512;
 
 /// A connection that answered a statement this recently is handed out of the pool without a
 /// round trip to check it (a busy pool would otherwise pay one per checkout: see
@@ -151,7 +151,7 @@ impl Drop for PgClient {
     }
 }
 
-fn as_params(values: &[Value]) -> Vec<&(dyn ToSql + Sync)> {
+pub(super) fn as_params(values: &[Value]) -> Vec<&(dyn ToSql + Sync)> {
     values.iter().map(|v| v as &(dyn ToSql + Sync)).collect()
 }
 

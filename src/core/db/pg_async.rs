@@ -60,9 +60,6 @@ struct Link {
     statements: parking_lot::Mutex<HashMap<String, Statement>>,
 }
 
-/// Most statements one connection keeps prepared; past it the cache starts over.
-const MAX_STATEMENTS: usize = 256;
-
 impl Fast {
     pub fn new(url: Arc<PgUrl>, tls: MakeRustlsConnect) -> Fast {
         Fast {
@@ -124,17 +121,14 @@ impl Fast {
             None => {
                 let s = link.client.prepare(&dialect::to_postgres(sql)).await.ok()?;
                 let mut kept = link.statements.lock();
-                if kept.len() >= MAX_STATEMENTS {
+                if kept.len() >= super::pg::MAX_STATEMENTS {
                     kept.clear();
                 }
                 kept.insert(sql.to_owned(), s.clone());
                 s
             }
         };
-        let params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> = values
-            .iter()
-            .map(|v| v as &(dyn tokio_postgres::types::ToSql + Sync))
-            .collect();
+        let params = super::pg::as_params(values);
         let rows = tokio::time::timeout(QUERY_TIMEOUT, link.client.query(&stmt, &params))
             .await
             .ok()?
