@@ -118,15 +118,20 @@ pub async fn answer(ctx: &Context, policy: Policy, openid: &OpenId, req: Request
         Err(e) => return Ok(Err(e)),
     };
     if req.endpoint == Endpoint::Introspect {
-        // Only reads: the client and the token on one connection, in one trip to the database.
+        // Only reads: the client and the token in one query, one trip to the database.
+        let token = req.fields.get("token").cloned();
         return ctx
             .db
             .point_read(move |c| {
-                let client = super::clients::store::get(c, &client_id)?;
-                match admit(client, secret.as_deref(), &req, policy) {
-                    Ok((client, ask)) => run(c, client.row_id, ask, policy.lifetimes, now()),
-                    Err(e) => Ok(Err(e)),
-                }
+                let (client, found) = match &token {
+                    Some(t) => store::client_and_introspection(c, &client_id, t, now())?
+                        .map_or((None, None), |(client, found)| (Some(client), found)),
+                    None => (super::clients::store::get(c, &client_id)?, None),
+                };
+                // The introspection is only answered once the client has proved itself (and
+                // asked with a token: `admit` refuses a request without one).
+                Ok(admit(client, secret.as_deref(), &req, policy)
+                    .map(|_| Answer::Introspected(found)))
             })
             .await;
     }
@@ -539,6 +544,58 @@ mod tests {
         assert!(is_live(&c, &access), "another client cannot revoke it");
         assert!(matches!(revoke(client), Ok(Answer::Revoked)));
         assert!(look(client).is_none());
+    }
+
+    #[test]
+    fn one_query_reads_the_client_with_its_uris_and_what_introspection_shows_it() {
+        let c = crate::core::db::memory();
+        let (client, code) = allowed(&c);
+        let access = issued_tokens(run(&c, client, redeem(&code), LIFE, 1))
+            .issued
+            .access
+            .expose()
+            .to_string();
+        let uris = [
+            "https://b.example/2".to_string(),
+            "https://a.example/1".into(),
+        ];
+        let reg = Registration::validate("Other", &uris, None, None, false, &[]).unwrap();
+        let (other, _) = crate::oauth::clients::store::insert(&c, &reg, 0).unwrap();
+        let unknown = crate::oauth::clients::store::get(&c, "x").unwrap();
+        assert!(unknown.is_none(), "no such client");
+        let own_id = crate::oauth::clients::store::list(&c).unwrap()[0]
+            .client_id
+            .clone();
+        let (found, shown) = store::client_and_introspection(&c, &own_id, &access, 2)
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (found.row_id, found.redirect_uris),
+            (client, vec![REDIRECT.to_string()])
+        );
+        let shown = shown.expect("the client's own live token");
+        assert_eq!(
+            (shown.kind, shown.client_id),
+            (store::Kind::Access, own_id.clone())
+        );
+        assert!(
+            store::client_and_introspection(&c, &own_id, &access, LIFE.access + 1)
+                .unwrap()
+                .unwrap()
+                .1
+                .is_none(),
+            "an expired token shows nothing"
+        );
+        let (found, shown) = store::client_and_introspection(&c, &other.client_id, &access, 2)
+            .unwrap()
+            .unwrap();
+        assert_eq!(found.redirect_uris, uris, "every URI, in order");
+        assert!(shown.is_none(), "another client's token shows nothing");
+        assert!(
+            store::client_and_introspection(&c, "nobody", &access, 2)
+                .unwrap()
+                .is_none()
+        );
     }
 
     #[test]

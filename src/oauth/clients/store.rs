@@ -1,8 +1,8 @@
 //! SQL for `oauth_clients` and their redirect URIs.
 
+use crate::core::db::Conn;
 use crate::core::ids::ClientId;
 use crate::params;
-use crate::{core::db::Conn, core::db::OptionalExtension};
 
 use super::{Client, Registration};
 use crate::core::crypto::SecretToken;
@@ -81,20 +81,41 @@ fn from_row(r: &crate::core::db::Row<'_>) -> crate::core::db::Result<Client> {
 }
 
 pub fn get(conn: &Conn, client_id: &str) -> Result<Option<Client>, AppError> {
-    let found = conn
-        .query_row(
-            &format!("SELECT {COLUMNS} FROM oauth_clients WHERE client_id = ?1"),
-            [client_id],
-            from_row,
-        )
-        .optional()?;
-    match found {
-        Some(mut c) => {
-            c.redirect_uris = redirect_uris(conn, c.row_id)?;
-            Ok(Some(c))
-        }
-        None => Ok(None),
+    let sql = format!(
+        "SELECT {WITH_URIS} FROM {WITH_URIS_FROM} WHERE c.client_id = ?1 {WITH_URIS_ORDER}"
+    );
+    Ok(read_with_uris(conn, &sql, params![client_id], |_| Ok(()))?.map(|(c, ())| c))
+}
+
+/// A client's columns (as `c`) and then one redirect URI (`r.uri`, NULL when it has none):
+/// with `WITH_URIS_FROM` and `WITH_URIS_ORDER`, one row per URI, in order, so that a client
+/// is one query (one round trip on PostgreSQL). Queries that read more beside the client put
+/// their columns after these, from index `WITH_URIS_LEN`.
+pub(in crate::oauth) const WITH_URIS: &str = "c.id, c.client_id, c.name, c.secret_hash, c.logo_url, c.app_url, c.is_public, c.allowed_scopes, c.created_at, r.uri";
+pub(in crate::oauth) const WITH_URIS_LEN: usize = 10;
+pub(in crate::oauth) const WITH_URIS_FROM: &str =
+    "oauth_clients c LEFT JOIN oauth_client_redirect_uris r ON r.client_id = c.id";
+pub(in crate::oauth) const WITH_URIS_ORDER: &str = "ORDER BY r.position";
+
+/// Runs `sql` (a `SELECT` of `WITH_URIS`, then whatever `more` reads) and gathers its rows:
+/// the client with its redirect URIs, and what `more` read from the first row.
+pub(in crate::oauth) fn read_with_uris<T>(
+    conn: &Conn,
+    sql: &str,
+    params: &[&dyn crate::core::db::ToSql],
+    more: impl Fn(&crate::core::db::Row<'_>) -> crate::core::db::Result<T>,
+) -> Result<Option<(Client, T)>, AppError> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    let rows = stmt.query_map(params, |r| {
+        Ok((from_row(r)?, r.get::<_, Option<String>>(9)?, more(r)?))
+    })?;
+    let mut found: Option<(Client, T)> = None;
+    for row in rows {
+        let (client, uri, extra) = row?;
+        let (c, _) = found.get_or_insert((client, extra));
+        c.redirect_uris.extend(uri);
     }
+    Ok(found)
 }
 
 pub fn require(conn: &Conn, client_id: &str) -> Result<Client, AppError> {

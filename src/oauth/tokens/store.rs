@@ -616,6 +616,37 @@ pub struct Introspection {
     pub expires_at: i64,
 }
 
+/// A live token's introspection columns and the client its grant is for (`client_row`), with
+/// `?2` the token's hash and `?3` now: the one statement of which tokens introspection shows.
+const INTROSPECTED: &str = "SELECT g.client_id AS client_row, t.kind, t.scopes, u.id AS user_id,
+        u.username, t.created_at, t.expires_at
+   FROM oauth_tokens t
+   JOIN oauth_grants g ON g.id = t.grant_id
+   JOIN users u ON u.id = g.user_id
+  WHERE t.token_hash = ?2 AND t.revoked_at IS NULL AND t.rotated_at IS NULL
+    AND t.expires_at > ?3 AND g.revoked_at IS NULL AND u.disabled_at IS NULL";
+
+/// `INTROSPECTED`'s columns from index `at` on, with `client_id` the client's public id;
+/// `None` when they are NULL (no such token in a `LEFT JOIN`).
+fn introspection(
+    r: &crate::core::db::Row<'_>,
+    at: usize,
+    client_id: String,
+) -> crate::core::db::Result<Option<Introspection>> {
+    let Some(kind) = r.get::<_, Option<Kind>>(at)? else {
+        return Ok(None);
+    };
+    Ok(Some(Introspection {
+        kind,
+        scopes: parse_scopes(&r.get::<_, String>(at + 1)?),
+        client_id,
+        user_id: r.get(at + 2)?,
+        username: r.get(at + 3)?,
+        issued_at: r.get(at + 4)?,
+        expires_at: r.get(at + 5)?,
+    }))
+}
+
 pub fn introspect(
     conn: &Conn,
     client: ClientId,
@@ -623,30 +654,39 @@ pub fn introspect(
     now: i64,
 ) -> Result<Option<Introspection>, AppError> {
     let hash = SecretToken::presented(token).hash();
-    Ok(conn
+    let found = conn
         .query_row(
-            "SELECT t.kind, t.scopes, c.client_id, u.id, u.username, t.created_at, t.expires_at
-               FROM oauth_tokens t
-               JOIN oauth_grants g ON g.id = t.grant_id
-               JOIN oauth_clients c ON c.id = g.client_id
-               JOIN users u ON u.id = g.user_id
-              WHERE t.token_hash = ?1 AND g.client_id = ?2 AND t.revoked_at IS NULL
-                AND t.rotated_at IS NULL AND t.expires_at > ?3 AND g.revoked_at IS NULL
-                AND u.disabled_at IS NULL",
-            params![hash, client, now],
-            |r| {
-                Ok(Introspection {
-                    kind: r.get(0)?,
-                    scopes: parse_scopes(&r.get::<_, String>(1)?),
-                    client_id: r.get(2)?,
-                    user_id: r.get(3)?,
-                    username: r.get(4)?,
-                    issued_at: r.get(5)?,
-                    expires_at: r.get(6)?,
-                })
-            },
+            &format!(
+                "SELECT c.client_id, i.kind, i.scopes, i.user_id, i.username, i.created_at, i.expires_at
+                   FROM ({INTROSPECTED}) i JOIN oauth_clients c ON c.id = i.client_row
+                  WHERE i.client_row = ?1"
+            ),
+            params![client, hash, now],
+            |r| introspection(r, 1, r.get(0)?),
         )
-        .optional()?)
+        .optional()?;
+    Ok(found.flatten())
+}
+
+/// The client `client_id` (with its redirect URIs) and what introspecting `token` shows it,
+/// in one query: the introspection endpoint's client check and token lookup cost one trip to
+/// the database. The caller authenticates the client before it uses the introspection.
+pub fn client_and_introspection(
+    conn: &Conn,
+    client_id: &str,
+    token: &str,
+    now: i64,
+) -> Result<Option<(crate::oauth::clients::Client, Option<Introspection>)>, AppError> {
+    use crate::oauth::clients::store::{WITH_URIS, WITH_URIS_FROM, WITH_URIS_LEN, WITH_URIS_ORDER};
+    let hash = SecretToken::presented(token).hash();
+    let sql = format!(
+        "SELECT {WITH_URIS}, i.kind, i.scopes, i.user_id, i.username, i.created_at, i.expires_at
+           FROM {WITH_URIS_FROM} LEFT JOIN ({INTROSPECTED}) i ON i.client_row = c.id
+          WHERE c.client_id = ?1 {WITH_URIS_ORDER}"
+    );
+    crate::oauth::clients::store::read_with_uris(conn, &sql, params![client_id, hash, now], |r| {
+        introspection(r, WITH_URIS_LEN, r.get(1)?)
+    })
 }
 
 /// A connected app on the account page.
