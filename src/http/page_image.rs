@@ -6,9 +6,9 @@ use std::collections::HashMap;
 
 use warp::reply::Response;
 
-use crate::core::blob::BlobId;
 use crate::core::error::AppError;
 use crate::http::state::AppState;
+use crate::signing::documents::preview::PageSource;
 use crate::signing::pdf::{PageWidth, RETRY_AFTER_SECS, RenderError};
 
 /// Page `n` (1-based) from `<n>.png`, and the width from `?w=` (800, 1200 or 1600; default
@@ -27,27 +27,26 @@ pub fn parse(file: &str, query: &HashMap<String, String>) -> Result<(usize, Page
     Ok((n, width))
 }
 
-/// Page `n` of `blob` (whose size in points is `size`) rendered at `width`, from the page
-/// cache; a placeholder image (with `X-Docket-Page: placeholder`) for a page that cannot be
+/// Page `n` of `page`'s blob rendered at `width`, from the page cache (which reads the next
+/// page ahead); a placeholder image (with `X-Docket-Page: placeholder`) for a page that cannot be
 /// drawn; 503 with Retry-After when every renderer stays busy. `cache` is the answer's
 /// `Cache-Control`.
 pub async fn reply(
     state: &AppState,
-    blob: &BlobId,
-    size: (f32, f32),
+    page: &PageSource,
     n: usize,
     width: PageWidth,
     cache: &'static str,
 ) -> Result<Response, AppError> {
     let path = state
         .blobs
-        .local_path_async(blob)
+        .local_path_async(&page.blob)
         .await
         .map_err(AppError::from)?;
     // A client that leaves drops this future, and with it its share of the render.
     let image = state
         .pages
-        .get_or_render(blob, &path, n - 1, width, size)
+        .get_or_render(&page.blob, &path, n - 1, width, page.size, page.next)
         .await
         .map_err(|e| match e {
             RenderError::Busy => AppError::Overloaded {

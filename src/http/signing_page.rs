@@ -72,8 +72,8 @@ async fn page_image(
     query: std::collections::HashMap<String, String>,
 ) -> Result<Response, AppError> {
     let (n, width) = super::page_image::parse(&file, &query)?;
-    let (blob, size) = link::page_source(&state.ctx(), visit, n).await?;
-    super::page_image::reply(&state, &blob, size, n, width, "private, max-age=3600").await
+    let page = link::page_source(&state.ctx(), visit, n).await?;
+    super::page_image::reply(&state, &page, n, width, "private, max-age=3600").await
 }
 
 /// `GET /sign/<token>/fields/<id>/signature.png`: the signature this recipient drew into one of

@@ -57,7 +57,7 @@ async fn a_second_request_is_served_from_disk_without_rendering() {
     let pdf = fixture("a4-1p.pdf");
 
     let first = cache
-        .get_or_render(&id, &pdf, 0, width(800), A4)
+        .get_or_render(&id, &pdf, 0, width(800), A4, None)
         .await
         .unwrap();
     assert!(!first.placeholder);
@@ -68,7 +68,7 @@ async fn a_second_request_is_served_from_disk_without_rendering() {
     let written = std::fs::metadata(&file).unwrap().modified().unwrap();
 
     let second = cache
-        .get_or_render(&id, &pdf, 0, width(800), A4)
+        .get_or_render(&id, &pdf, 0, width(800), A4, None)
         .await
         .unwrap();
     assert_eq!(second, first);
@@ -80,12 +80,12 @@ async fn a_second_request_is_served_from_disk_without_rendering() {
 
     // What is served is the file: replace it with another whole PNG and that comes back.
     let other = cache
-        .get_or_render(&id, &pdf, 0, width(1200), A4)
+        .get_or_render(&id, &pdf, 0, width(1200), A4, None)
         .await
         .unwrap();
     std::fs::write(&file, &other.png).unwrap();
     let again = cache
-        .get_or_render(&id, &pdf, 0, width(800), A4)
+        .get_or_render(&id, &pdf, 0, width(800), A4, None)
         .await
         .unwrap();
     assert_eq!(again.png, other.png);
@@ -100,14 +100,14 @@ async fn a_file_cut_short_is_rendered_again() {
     let id = BlobId::generate();
     let pdf = fixture("a4-1p.pdf");
     let good = cache
-        .get_or_render(&id, &pdf, 0, width(800), A4)
+        .get_or_render(&id, &pdf, 0, width(800), A4, None)
         .await
         .unwrap();
     let file = dir.path().join(id.as_str()).join("800").join("0.png");
     std::fs::write(&file, &good.png[..good.png.len() / 2]).unwrap();
 
     let again = cache
-        .get_or_render(&id, &pdf, 0, width(800), A4)
+        .get_or_render(&id, &pdf, 0, width(800), A4, None)
         .await
         .unwrap();
     assert_eq!(again, good);
@@ -130,7 +130,11 @@ async fn concurrent_requests_for_one_page_share_one_render_and_get_the_whole_ima
     let requests: Vec<_> = (0..6)
         .map(|_| {
             let (cache, id, pdf) = (cache.clone(), id.clone(), pdf.clone());
-            tokio::spawn(async move { cache.get_or_render(&id, &pdf, 1, width(800), A4).await })
+            tokio::spawn(async move {
+                cache
+                    .get_or_render(&id, &pdf, 1, width(800), A4, None)
+                    .await
+            })
         })
         .collect();
     for r in requests {
@@ -151,7 +155,7 @@ async fn render_missing_fills_every_page_once() {
     let pdf = fixture("rotated-4p.pdf");
     let sizes = [(842.0, 595.0), A4, (842.0, 595.0), A4];
     cache
-        .get_or_render(&id, &pdf, 2, width(800), sizes[2])
+        .get_or_render(&id, &pdf, 2, width(800), sizes[2], None)
         .await
         .unwrap();
 
@@ -173,7 +177,7 @@ async fn render_missing_fills_every_page_once() {
     let mut got = Vec::new();
     for (i, size) in sizes.iter().enumerate() {
         let image = cache
-            .get_or_render(&id, &pdf, i, width(800), *size)
+            .get_or_render(&id, &pdf, i, width(800), *size, None)
             .await
             .unwrap();
         got.push(png_size(&image.png));
@@ -188,7 +192,7 @@ async fn a_missing_page_stores_nothing_and_an_unreadable_file_gets_a_kept_placeh
     let cache = open(dir.path(), 2);
     let id = BlobId::generate();
     let err = cache
-        .get_or_render(&id, &fixture("a4-1p.pdf"), 1, width(800), A4)
+        .get_or_render(&id, &fixture("a4-1p.pdf"), 1, width(800), A4, None)
         .await
         .unwrap_err();
     assert!(matches!(err, RenderError::NoSuchPage(1)), "{err:?}");
@@ -196,7 +200,7 @@ async fn a_missing_page_stores_nothing_and_an_unreadable_file_gets_a_kept_placeh
 
     let encrypted = fixture("encrypted-aes256.pdf");
     let image = cache
-        .get_or_render(&id, &encrypted, 0, width(800), A4)
+        .get_or_render(&id, &encrypted, 0, width(800), A4, None)
         .await
         .unwrap();
     assert!(image.placeholder);
@@ -207,7 +211,7 @@ async fn a_missing_page_stores_nothing_and_an_unreadable_file_gets_a_kept_placeh
     assert!(!dir.path().join(id.as_str()).join("800/0.png").exists());
     // Kept: not tried again.
     let again = cache
-        .get_or_render(&id, &encrypted, 0, width(800), A4)
+        .get_or_render(&id, &encrypted, 0, width(800), A4, None)
         .await
         .unwrap();
     assert_eq!(again, image);
@@ -216,7 +220,14 @@ async fn a_missing_page_stores_nothing_and_an_unreadable_file_gets_a_kept_placeh
     // A file the server cannot read is its own fault: an error, nothing stored.
     let other = BlobId::generate();
     let err = cache
-        .get_or_render(&other, &fixture("does-not-exist.pdf"), 0, width(800), A4)
+        .get_or_render(
+            &other,
+            &fixture("does-not-exist.pdf"),
+            0,
+            width(800),
+            A4,
+            None,
+        )
         .await
         .unwrap_err();
     assert!(matches!(err, RenderError::Failed(_)), "{err:?}");
@@ -230,15 +241,15 @@ async fn remove_drops_only_that_blobs_pages() {
     let (gone, kept) = (BlobId::generate(), BlobId::generate());
     let pdf = fixture("a4-1p.pdf");
     cache
-        .get_or_render(&gone, &pdf, 0, width(800), A4)
+        .get_or_render(&gone, &pdf, 0, width(800), A4, None)
         .await
         .unwrap();
     cache
-        .get_or_render(&gone, &pdf, 0, width(1200), A4)
+        .get_or_render(&gone, &pdf, 0, width(1200), A4, None)
         .await
         .unwrap();
     cache
-        .get_or_render(&kept, &pdf, 0, width(800), A4)
+        .get_or_render(&kept, &pdf, 0, width(800), A4, None)
         .await
         .unwrap();
 
@@ -249,8 +260,78 @@ async fn remove_drops_only_that_blobs_pages() {
     cache.remove(&BlobId::generate()).unwrap();
 
     cache
-        .get_or_render(&gone, &pdf, 0, width(800), A4)
+        .get_or_render(&gone, &pdf, 0, width(800), A4, None)
         .await
         .unwrap();
     assert_eq!(cache.renders(), 4);
+}
+
+/// Waits (at most 20 s) until `path` exists.
+async fn exists_soon(path: &Path) {
+    for _ in 0..200 {
+        if path.exists() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("{} never appeared", path.display());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_next_page_is_read_ahead_while_a_renderer_is_free() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = open(dir.path(), 2);
+    let id = BlobId::generate();
+    let pdf = fixture("rotated-4p.pdf");
+    let sizes = [(842.0, 595.0), A4, (842.0, 595.0), A4];
+    let page = |i: usize| {
+        dir.path()
+            .join(id.as_str())
+            .join("800")
+            .join(format!("{i}.png"))
+    };
+    cache
+        .get_or_render(&id, &pdf, 0, width(800), sizes[0], Some(sizes[1]))
+        .await
+        .unwrap();
+    exists_soon(&page(1)).await;
+    assert_eq!(cache.renders(), 2, "the first page and the one read ahead");
+    let expected = docket::signing::pdf::render_page(
+        &docket::signing::pdf::LoadedPdf::open(&pdf).unwrap(),
+        1,
+        800,
+    )
+    .unwrap();
+    // Asked for next, it is on disk already; asking reads the one after it ahead.
+    let second = cache
+        .get_or_render(&id, &pdf, 1, width(800), sizes[1], Some(sizes[2]))
+        .await
+        .unwrap();
+    assert_eq!(second.png, expected);
+    exists_soon(&page(2)).await;
+    assert_eq!(cache.renders(), 3);
+    // The last page has no next one.
+    cache
+        .get_or_render(&id, &pdf, 3, width(800), sizes[3], None)
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(cache.renders(), 4);
+    assert_eq!(temp_files(dir.path()), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nothing_is_read_ahead_when_the_only_renderer_is_taken() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = open(dir.path(), 1);
+    let id = BlobId::generate();
+    let pdf = fixture("rotated-4p.pdf");
+    cache
+        .get_or_render(&id, &pdf, 0, width(800), (842.0, 595.0), Some(A4))
+        .await
+        .unwrap();
+    // The read-ahead is tried once, when the page's own render holds the one slot.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(cache.renders(), 1);
+    assert!(!dir.path().join(id.as_str()).join("800/1.png").exists());
 }

@@ -55,11 +55,11 @@ async fn image(
     let (_, user) = who.ok_or_else(|| AppError::Unauthorized("sign in to see this page".into()))?;
     let (n, width) = crate::http::page_image::parse(&file, &query)?;
     let (ctx, who) = (state.ctx(), Principal::browser(user.id));
-    let (blob, size) = match owner {
+    let page = match owner {
         Owner::Document(id) => preview::page_source(&ctx, &who, id, n).await?,
         Owner::Template(id) => templates::manage::page_source(&ctx, &who, id, n).await?,
     };
     // A draft's file can be replaced: the browser asks again each time (the page cache on the
     // server keeps the image).
-    crate::http::page_image::reply(&state, &blob, size, n, width, "private, no-cache").await
+    crate::http::page_image::reply(&state, &page, n, width, "private, no-cache").await
 }

@@ -20,7 +20,7 @@ pub async fn page_source(
     who: &Principal,
     id: DocumentId,
     n: usize,
-) -> Result<(BlobId, (f32, f32)), AppError> {
+) -> Result<PageSource, AppError> {
     let user = who.user_id;
     ctx.db
         .read(move |c| page_of(&store::owned(c, user, id)?, n))
@@ -39,25 +39,39 @@ pub async fn page_count(ctx: &Context, who: &Principal, id: DocumentId) -> Resul
         .await
 }
 
-fn page_of(doc: &Document, n: usize) -> Result<(BlobId, (f32, f32)), AppError> {
+fn page_of(doc: &Document, n: usize) -> Result<PageSource, AppError> {
     page_in(doc.page_sizes.as_deref(), doc.blob_id.as_deref(), n)
 }
 
-/// Page `n` (1-based) of the file `blob` whose pages are `sizes`: the blob and the page's size
-/// in points; a 404 past the last page or without a file (a template's pages too).
+/// Where a page to show comes from: the stored PDF, the page's size in points, and the next
+/// page's size (`None` on the last page), which the page cache reads ahead.
+#[derive(Debug, Clone)]
+pub struct PageSource {
+    pub blob: BlobId,
+    pub size: (f32, f32),
+    pub next: Option<(f32, f32)>,
+}
+
+/// Page `n` (1-based) of the file `blob` whose pages are `sizes`; a 404 past the last page or
+/// without a file (a template's pages too).
 pub fn page_in(
     sizes: Option<&[[f64; 2]]>,
     blob: Option<&str>,
     n: usize,
-) -> Result<(BlobId, (f32, f32)), AppError> {
+) -> Result<PageSource, AppError> {
     let sizes = sizes.unwrap_or_default();
-    let Some(&[w, h]) = n.checked_sub(1).and_then(|i| sizes.get(i)) else {
+    let points = |i: usize| sizes.get(i).map(|&[w, h]| (w as f32, h as f32));
+    let Some(size) = n.checked_sub(1).and_then(points) else {
         return Err(AppError::not_found("page"));
     };
     let blob = blob
         .and_then(BlobId::parse)
         .ok_or_else(|| AppError::not_found("page"))?;
-    Ok((blob, (w as f32, h as f32)))
+    Ok(PageSource {
+        blob,
+        size,
+        next: points(n),
+    })
 }
 
 /// The size in points (`[width, height]`) of each page of the caller's document `id`: empty

@@ -30,7 +30,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::isolated::{self, Outcome, RenderLimits};
 use super::placeholder;
@@ -88,6 +88,23 @@ pub enum RenderError {
 /// What a render is for: the blob, the width in pixels, the page index.
 type Key = (BlobId, u32, usize);
 
+/// A page to render: the blob and its file, the page (0-based), the width, and the page's size
+/// in points (for a placeholder).
+#[derive(Debug, Clone)]
+struct Job {
+    blob: BlobId,
+    path: PathBuf,
+    page_index: usize,
+    width: PageWidth,
+    page_size: (f32, f32),
+}
+
+impl Job {
+    fn key(&self) -> Key {
+        (self.blob.clone(), self.width.px(), self.page_index)
+    }
+}
+
 type Rendered = Result<PageImage, RenderError>;
 
 /// Rendered pages on disk and the renders that fill them; see the module documentation.
@@ -141,6 +158,12 @@ impl PageCache {
     /// The image of page `page_index` (0-based) of the blob whose file is at `pdf_path`, from
     /// the cache, or rendered and stored. `page_size` (points, as shown) shapes a placeholder.
     /// Dropping the future leaves the render; the last caller to leave cancels it.
+    ///
+    /// `next_size` is the next page's size (`None` on the last page): that page is read ahead
+    /// (rendered into the cache) when a renderer is free, since whoever shows this page is
+    /// likely to ask for it next. A read-ahead never waits for a slot, never takes the one this
+    /// page's render needs, and is not cancelled when the client leaves (its time limit still
+    /// bounds it).
     pub async fn get_or_render(
         &self,
         blob: &BlobId,
@@ -148,18 +171,65 @@ impl PageCache {
         page_index: usize,
         width: PageWidth,
         page_size: (f32, f32),
+        next_size: Option<(f32, f32)>,
     ) -> Rendered {
+        let ahead = next_size.map(|size| Job {
+            blob: blob.clone(),
+            path: pdf_path.to_path_buf(),
+            page_index: page_index + 1,
+            width,
+            page_size: size,
+        });
         if let Some(image) = self.cached(blob, width, page_index).await? {
+            if let Some(ahead) = ahead {
+                self.read_ahead(ahead);
+            }
             return Ok(image);
         }
-        let (this, blob_id, path) = (self.clone(), blob.clone(), pdf_path.to_path_buf());
-        let key = (blob.clone(), width.px(), page_index);
-        self.flights
-            .run(key, move || async move {
-                this.render(&blob_id, &path, page_index, width, page_size)
-                    .await
-            })
-            .await
+        let job = Job {
+            blob: blob.clone(),
+            path: pdf_path.to_path_buf(),
+            page_index,
+            width,
+            page_size,
+        };
+        let (this, key) = (self.clone(), job.key());
+        // A new render reads ahead once it holds its slot; joining one under way, now.
+        let mut started = None;
+        let run = self.flights.run(key, || {
+            started = Some(());
+            let ahead = ahead.clone();
+            async move { this.render(&job, None, ahead).await }
+        });
+        if let (None, Some(ahead)) = (started, ahead) {
+            self.read_ahead(ahead);
+        }
+        run.await
+    }
+
+    /// Renders `job` into the cache in the background if a slot is free now and it is not
+    /// stored yet; joins a render of it under way (see [`PageCache::get_or_render`]).
+    fn read_ahead(&self, job: Job) {
+        let Ok(slot) = self.slots.clone().try_acquire_owned() else {
+            return;
+        };
+        let this = self.clone();
+        tokio::spawn(async move {
+            let paths = [
+                this.page_path(&job.blob, job.width, job.page_index, false),
+                this.page_path(&job.blob, job.width, job.page_index, true),
+            ];
+            let stored = tokio::task::spawn_blocking(move || paths.iter().any(|p| p.exists()));
+            if stored.await.unwrap_or(true) {
+                return;
+            }
+            let key = job.key();
+            let run = this.flights.run(key, || {
+                let this = this.clone();
+                async move { this.render(&job, Some(slot), None).await }
+            });
+            let _ = run.await;
+        });
     }
 
     /// Renders and stores every page of the blob not cached yet at `width` (e.g. to warm the
@@ -178,7 +248,7 @@ impl PageCache {
             if self.cached(blob, width, index).await?.is_some() {
                 continue;
             }
-            self.get_or_render(blob, pdf_path, index, width, *size)
+            self.get_or_render(blob, pdf_path, index, width, *size, None)
                 .await?;
             made += 1;
         }
@@ -233,25 +303,41 @@ impl PageCache {
         .map_err(|e| RenderError::Failed(format!("reading the page cache: {e}")))
     }
 
-    /// One render: a slot, then the child process, then the file (or the placeholder).
+    /// One render: a slot (`slot`, or one waited for), then the child process, then the file
+    /// (or the placeholder). Once it holds its slot, `ahead` is read ahead.
     async fn render(
         &self,
-        blob: &BlobId,
-        pdf_path: &Path,
-        page_index: usize,
-        width: PageWidth,
-        page_size: (f32, f32),
+        job: &Job,
+        slot: Option<OwnedSemaphorePermit>,
+        ahead: Option<Job>,
     ) -> Rendered {
-        let Ok(Ok(_slot)) =
-            tokio::time::timeout(QUEUE_WAIT, self.slots.clone().acquire_owned()).await
-        else {
-            tracing::warn!(
-                blob = blob.as_str(),
-                page_index,
-                "every page renderer is busy"
-            );
-            return Err(RenderError::Busy);
+        let Job {
+            blob,
+            path: pdf_path,
+            page_index,
+            width,
+            page_size,
+        } = job;
+        let (page_index, width, page_size) = (*page_index, *width, *page_size);
+        let _slot = match slot {
+            Some(slot) => slot,
+            None => {
+                let Ok(Ok(slot)) =
+                    tokio::time::timeout(QUEUE_WAIT, self.slots.clone().acquire_owned()).await
+                else {
+                    tracing::warn!(
+                        blob = blob.as_str(),
+                        page_index,
+                        "every page renderer is busy"
+                    );
+                    return Err(RenderError::Busy);
+                };
+                slot
+            }
         };
+        if let Some(ahead) = ahead {
+            self.read_ahead(ahead);
+        }
         // A render that finished while this one waited may have stored the page.
         if let Some(image) = self.cached(blob, width, page_index).await? {
             return Ok(image);
@@ -410,7 +496,7 @@ mod tests {
         let blob = BlobId::generate();
         let pdf = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/pdf/a4-1p.pdf");
         let got = cache
-            .get_or_render(&blob, &pdf, 0, PageWidth(800), (595.0, 842.0))
+            .get_or_render(&blob, &pdf, 0, PageWidth(800), (595.0, 842.0), None)
             .await;
         assert!(matches!(got, Err(RenderError::Failed(_))), "{got:?}");
         assert!(!dir.path().join(blob.as_str()).exists());

@@ -106,7 +106,7 @@ pub async fn page_source(
     who: &Principal,
     id: TemplateId,
     n: usize,
-) -> Result<(BlobId, (f32, f32)), AppError> {
+) -> Result<crate::signing::documents::preview::PageSource, AppError> {
     let t = read(ctx, who, id).await?;
     crate::signing::documents::preview::page_in(t.page_sizes.as_deref(), t.blob_id.as_deref(), n)
 }

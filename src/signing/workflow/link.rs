@@ -281,7 +281,7 @@ pub async fn page_source(
     ctx: &Context,
     visit: Visit,
     n: usize,
-) -> Result<(crate::core::blob::BlobId, (f32, f32)), AppError> {
+) -> Result<crate::signing::documents::preview::PageSource, AppError> {
     ctx.db
         .read(move |c| {
             let l = shown_link(c, &visit)?;
@@ -289,17 +289,8 @@ pub async fn page_source(
                 return Err(AppError::Gone("this document was cancelled".into()));
             }
             reader(c, &l, &visit)?;
-            let sizes = l.document.page_sizes.as_deref().unwrap_or_default();
-            let Some(&[w, h]) = n.checked_sub(1).and_then(|i| sizes.get(i)) else {
-                return Err(AppError::not_found("page"));
-            };
-            let blob = l
-                .document
-                .blob_id
-                .as_deref()
-                .and_then(crate::core::blob::BlobId::parse)
-                .ok_or_else(|| AppError::not_found("page"))?;
-            Ok((blob, (w as f32, h as f32)))
+            let (sizes, blob) = (&l.document.page_sizes, &l.document.blob_id);
+            crate::signing::documents::preview::page_in(sizes.as_deref(), blob.as_deref(), n)
         })
         .await
 }
