@@ -64,13 +64,7 @@ step "Debian package (cargo deb)"
 # The package ships the static binary just built: cargo deb builds for the same target with
 # the same settings as packaging/build-static.sh, which finds that build fresh.
 triple=$(printf '%s\n' "$static" | sed -E 's#^(.*/)?target/([^/]+)/release/docket$#\2#')
-case $triple in
-  x86_64-unknown-linux-musl)
-    export CC_x86_64_unknown_linux_musl=musl-gcc
-    export CARGO_TARGET_X86_64_UNKNOWN_LINUX_MUSL_RUSTFLAGS="-C target-feature=+crt-static" ;;
-  x86_64-unknown-linux-gnu)
-    export CARGO_TARGET_X86_64_UNKNOWN_LINUX_GNU_RUSTFLAGS="-C target-feature=+crt-static" ;;
-esac
+eval "$(packaging/build-static.sh env "$triple")"
 deb=$(cargo deb --locked --target "$triple" 2>"$work/cargo-deb.log" | tail -n 1) || { cat "$work/cargo-deb.log" >&2; die "cargo deb"; }
 [ -f "$deb" ] || die "cargo deb printed no package path ($deb)"
 echo "$deb ($(du -h "$deb" | cut -f1))"

@@ -75,6 +75,12 @@ fn serve(
         .map_err(|e| CliError::runtime(e.to_string()))
 }
 
+/// The static musl build allocates with mimalloc (see Cargo.toml); glibc's allocator is kept
+/// where it is the C library's.
+#[cfg(target_env = "musl")]
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// glibc raises its mmap threshold after a large block is freed, so the next 19 MiB argon2
 /// block comes from a per-thread arena that keeps the memory after it is freed: with password
 /// checks running on changing blocking threads, a bounded number of checks still grew the
