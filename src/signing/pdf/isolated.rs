@@ -91,12 +91,10 @@ pub async fn render(
         .env_clear()
         // A render fills a few large fresh buffers (the pixmap, the PNG's rows): in transparent
         // huge pages they cost a fault per 2 MiB instead of per 4 KiB, about a quarter of a
-        // small page's time. glibc's malloc asks for them with the first; the static build's
-        // mimalloc with the second (it commits whole arenas, and advises huge pages for them;
-        // the server itself commits as it goes, see .cargo/config.toml). Each ignores the
-        // other's.
+        // small page's time. glibc's malloc asks for them with this (mimalloc, in the static
+        // build, ignores it: asked to commit whole arenas, which it backs with huge pages, it
+        // reached the memory budget sooner on a hostile page, so it commits as it goes).
         .env("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1")
-        .env("MIMALLOC_ARENA_EAGER_COMMIT", "2")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
