@@ -195,13 +195,13 @@ impl PageCache {
         };
         let (this, key) = (self.clone(), job.key());
         // A new render reads ahead once it holds its slot; joining one under way, now.
-        let mut started = None;
+        let mut started = false;
         let run = self.flights.run(key, || {
-            started = Some(());
+            started = true;
             let ahead = ahead.clone();
             async move { this.render(&job, None, ahead).await }
         });
-        if let (None, Some(ahead)) = (started, ahead) {
+        if !started && let Some(ahead) = ahead {
             self.read_ahead(ahead);
         }
         run.await
