@@ -37,6 +37,12 @@ fn width(px: u32) -> PageWidth {
 
 const A4: (f32, f32) = (595.0, 842.0);
 
+/// Page `index` of `pdf` at 800 px, rendered in this process: what the cache must hand out.
+fn rendered_here(pdf: &Path, index: usize) -> Vec<u8> {
+    let loaded = docket::signing::pdf::LoadedPdf::open(pdf).unwrap();
+    docket::signing::pdf::render_page(&loaded, index, 800).unwrap()
+}
+
 fn png_size(png_bytes: &[u8]) -> (u32, u32) {
     png::Decoder::new(std::io::Cursor::new(png_bytes))
         .read_info()
@@ -121,12 +127,7 @@ async fn concurrent_requests_for_one_page_share_one_render_and_get_the_whole_ima
     let cache = open(dir.path(), 2);
     let id = BlobId::generate();
     let pdf = fixture("rotated-4p.pdf");
-    let expected = docket::signing::pdf::render_page(
-        &docket::signing::pdf::LoadedPdf::open(&pdf).unwrap(),
-        1,
-        800,
-    )
-    .unwrap();
+    let expected = rendered_here(&pdf, 1);
     let requests: Vec<_> = (0..6)
         .map(|_| {
             let (cache, id, pdf) = (cache.clone(), id.clone(), pdf.clone());
@@ -296,12 +297,7 @@ async fn the_next_page_is_read_ahead_while_a_renderer_is_free() {
         .unwrap();
     exists_soon(&page(1)).await;
     assert_eq!(cache.renders(), 2, "the first page and the one read ahead");
-    let expected = docket::signing::pdf::render_page(
-        &docket::signing::pdf::LoadedPdf::open(&pdf).unwrap(),
-        1,
-        800,
-    )
-    .unwrap();
+    let expected = rendered_here(&pdf, 1);
     // Asked for next, it is on disk already; asking reads the one after it ahead.
     let second = cache
         .get_or_render(&id, &pdf, 1, width(800), sizes[1], Some(sizes[2]))

@@ -1,7 +1,6 @@
 //! SQL for `oauth_clients` and their redirect URIs.
 
 use crate::core::db::Conn;
-use crate::core::ids::ClientId;
 use crate::params;
 
 use super::{Client, Registration};
@@ -53,17 +52,6 @@ pub fn insert(
     Ok((client, secret))
 }
 
-fn redirect_uris(conn: &Conn, row_id: ClientId) -> Result<Vec<String>, AppError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT uri FROM oauth_client_redirect_uris WHERE client_id = ?1 ORDER BY position",
-    )?;
-    let rows = stmt.query_map([row_id], |r| r.get(0))?;
-    Ok(rows.collect::<Result<_, _>>()?)
-}
-
-const COLUMNS: &str =
-    "id, client_id, name, secret_hash, logo_url, app_url, is_public, allowed_scopes, created_at";
-
 fn from_row(r: &crate::core::db::Row<'_>) -> crate::core::db::Result<Client> {
     let scopes: Option<String> = r.get(7)?;
     Ok(Client {
@@ -105,15 +93,30 @@ pub(in crate::oauth) fn read_with_uris<T>(
     params: &[&dyn crate::core::db::ToSql],
     more: impl Fn(&crate::core::db::Row<'_>) -> crate::core::db::Result<T>,
 ) -> Result<Option<(Client, T)>, AppError> {
+    Ok(gather(conn, sql, params, more)?.into_iter().next())
+}
+
+/// The clients of `sql`'s rows (see `read_with_uris`), each with its redirect URIs from its
+/// consecutive rows, and what `more` read from its first row.
+fn gather<T>(
+    conn: &Conn,
+    sql: &str,
+    params: &[&dyn crate::core::db::ToSql],
+    more: impl Fn(&crate::core::db::Row<'_>) -> crate::core::db::Result<T>,
+) -> Result<Vec<(Client, T)>, AppError> {
     let mut stmt = conn.prepare_cached(sql)?;
     let rows = stmt.query_map(params, |r| {
         Ok((from_row(r)?, r.get::<_, Option<String>>(9)?, more(r)?))
     })?;
-    let mut found: Option<(Client, T)> = None;
+    let mut found: Vec<(Client, T)> = Vec::new();
     for row in rows {
         let (client, uri, extra) = row?;
-        let (c, _) = found.get_or_insert((client, extra));
-        c.redirect_uris.extend(uri);
+        if found.last().is_none_or(|(c, _)| c.row_id != client.row_id) {
+            found.push((client, extra));
+        }
+        if let Some((c, _)) = found.last_mut() {
+            c.redirect_uris.extend(uri);
+        }
     }
     Ok(found)
 }
@@ -124,12 +127,9 @@ pub fn require(conn: &Conn, client_id: &str) -> Result<Client, AppError> {
 }
 
 pub fn list(conn: &Conn) -> Result<Vec<Client>, AppError> {
-    let mut stmt = conn.prepare(&format!("SELECT {COLUMNS} FROM oauth_clients ORDER BY id"))?;
-    let mut clients: Vec<Client> = stmt.query_map([], from_row)?.collect::<Result<_, _>>()?;
-    for c in &mut clients {
-        c.redirect_uris = redirect_uris(conn, c.row_id)?;
-    }
-    Ok(clients)
+    let sql = format!("SELECT {WITH_URIS} FROM {WITH_URIS_FROM} ORDER BY c.id, r.position");
+    let clients = gather(conn, &sql, params![], |_| Ok(()))?;
+    Ok(clients.into_iter().map(|(c, ())| c).collect())
 }
 
 /// Replaces a confidential client's secret; the old one stops working at once.

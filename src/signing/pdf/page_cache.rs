@@ -103,6 +103,15 @@ impl Job {
     fn key(&self) -> Key {
         (self.blob.clone(), self.width.px(), self.page_index)
     }
+
+    /// The next page of the same file at the same width, whose size is `page_size`.
+    fn next(&self, page_size: (f32, f32)) -> Job {
+        Job {
+            page_index: self.page_index + 1,
+            page_size,
+            ..self.clone()
+        }
+    }
 }
 
 type Rendered = Result<PageImage, RenderError>;
@@ -173,19 +182,6 @@ impl PageCache {
         page_size: (f32, f32),
         next_size: Option<(f32, f32)>,
     ) -> Rendered {
-        let ahead = next_size.map(|size| Job {
-            blob: blob.clone(),
-            path: pdf_path.to_path_buf(),
-            page_index: page_index + 1,
-            width,
-            page_size: size,
-        });
-        if let Some(image) = self.cached(blob, width, page_index).await? {
-            if let Some(ahead) = ahead {
-                self.read_ahead(ahead);
-            }
-            return Ok(image);
-        }
         let job = Job {
             blob: blob.clone(),
             path: pdf_path.to_path_buf(),
@@ -193,6 +189,13 @@ impl PageCache {
             width,
             page_size,
         };
+        let ahead = next_size.map(|size| job.next(size));
+        if let Some(image) = self.cached(blob, width, page_index).await? {
+            if let Some(ahead) = ahead {
+                self.read_ahead(ahead);
+            }
+            return Ok(image);
+        }
         let (this, key) = (self.clone(), job.key());
         // A new render reads ahead once it holds its slot; joining one under way, now.
         let mut started = false;
