@@ -352,6 +352,15 @@ fn spawn_workers(
         tokio::spawn(sweep),
         tokio::spawn(sealer.run(stop)),
     ];
+    // The large block the allocator keeps for reuse goes back to the system when idle.
+    #[cfg(target_os = "linux")]
+    tokio::spawn(async {
+        let mut tick = tokio::time::interval(crate::core::large_blocks::KEEP_FOR);
+        loop {
+            tick.tick().await;
+            crate::core::large_blocks::release_idle();
+        }
+    });
     (workers, stop_workers)
 }
 

@@ -33,6 +33,7 @@ const INSIDE: &[(&str, &[&str])] = &[
     (
         "core",
         &[
+            "large_blocks",
             "error",
             "crypto",
             "timefmt",

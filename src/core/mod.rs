@@ -1,8 +1,8 @@
 //! The lowest ring: storage (the database and blob stores), errors, cryptography, secrets and
 //! keys, time, retries and the embedded assets. Knows nothing of users, documents or HTTP.
-//! Inside it the modules have an order of their own, lowest first: error, crypto, timefmt,
-//! html, datadir, lenient, db, ids, retry, settings, version, assets, secrets, keyring, tls,
-//! outbound, ratelimit, blob, context (each uses only those before it; `tests/rings.rs`).
+//! Inside it the modules have an order of their own, lowest first: large_blocks, error, crypto,
+//! timefmt, html, datadir, lenient, db, ids, retry, settings, version, assets, secrets, keyring,
+//! tls, outbound, ratelimit, blob, context (each uses only those before it; `tests/rings.rs`).
 
 pub mod assets;
 pub mod blob;
@@ -14,6 +14,8 @@ pub mod error;
 pub mod html;
 pub mod ids;
 pub mod keyring;
+#[cfg(target_os = "linux")]
+pub mod large_blocks;
 pub mod lenient;
 pub mod outbound;
 pub mod ratelimit;
