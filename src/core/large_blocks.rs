@@ -18,11 +18,14 @@
 //! give or take one block for a few seconds; the server calls [`release_idle`] on a timer.
 //!
 //! Which path a block took follows from its size alone, which Rust's allocator contract passes
-//! unchanged to `dealloc` and `realloc`.
+//! unchanged to `dealloc` and `realloc`. A process started with [`OFF_VAR`] set (the server's
+//! render children, whose budget is their address space) leaves every block to the wrapped
+//! allocator.
 
 use std::alloc::{GlobalAlloc, Layout};
 use std::ptr;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
 /// Blocks of this many bytes or more are mapped in huge pages. At 4 MiB a block wastes at most
@@ -70,6 +73,8 @@ pub fn release_idle() {
 
 /// The kept block cut to `len` bytes, if one of at least `len` was freed within [`KEEP_FOR`];
 /// any other kept block is returned to the system.
+#[cold]
+#[inline(never)]
 fn reuse(len: usize) -> Option<*mut u8> {
     let k = kept().take()?;
     // SAFETY: the kept block is a whole mapping nobody holds; the ranges unmapped lie in it.
@@ -88,8 +93,31 @@ fn reuse(len: usize) -> Option<*mut u8> {
 /// `A` with blocks of at least [`LARGE`] bytes mapped in huge pages (see the module).
 pub struct LargeBlocks<A>(pub A);
 
+/// Set (to anything) in a process's environment, it turns the large-block path off there: every
+/// block is the wrapped allocator's. The server sets it for its render children.
+pub const OFF_VAR: &str = "DOCKET_LARGE_BLOCKS_OFF";
+
+/// Whether the path is on in this process: 0 not yet known, 1 on, 2 off. Known before the first
+/// large block is handed out (only a large request asks), so a block's path never changes.
+static MODE: AtomicU8 = AtomicU8::new(0);
+
+fn enabled() -> bool {
+    match MODE.load(Ordering::Relaxed) {
+        1 => true,
+        2 => false,
+        _ => {
+            // getenv, not std::env: the allocator must not allocate. The environment is set
+            // when the process starts and not changed after.
+            // SAFETY: a NUL-terminated name; the answer is only compared with null.
+            let off = unsafe { !libc::getenv(c"DOCKET_LARGE_BLOCKS_OFF".as_ptr()).is_null() };
+            MODE.store(if off { 2 } else { 1 }, Ordering::Relaxed);
+            !off
+        }
+    }
+}
+
 fn is_large(layout: &Layout) -> bool {
-    layout.size() >= LARGE && layout.align() <= HUGE_PAGE
+    layout.size() >= LARGE && layout.align() <= HUGE_PAGE && enabled()
 }
 
 /// `size` rounded up to whole huge pages, or `None` on overflow.
@@ -101,6 +129,8 @@ fn mapped_len(size: usize) -> Option<usize> {
 /// A mapping of `mapped_len(size)` bytes starting on a huge-page boundary, advised into huge
 /// pages: the kept block when it is large enough (its old bytes zeroed only if `zeroed`), or
 /// a fresh one; null when the system refuses it.
+#[cold]
+#[inline(never)]
 fn map(size: usize, zeroed: bool) -> *mut u8 {
     let Some(len) = mapped_len(size) else {
         return ptr::null_mut();
@@ -151,6 +181,8 @@ fn map(size: usize, zeroed: bool) -> *mut u8 {
 ///
 /// # Safety
 /// `block` must come from [`map`] with the same `size`, and be no longer used.
+#[cold]
+#[inline(never)]
 unsafe fn unmap(block: *mut u8, size: usize) {
     let Some(len) = mapped_len(size) else {
         return;
@@ -173,10 +205,16 @@ unsafe fn unmap(block: *mut u8, size: usize) {
     }
 }
 
+// The entry points are not inlined: Rust allocates at tens of thousands of places, and with
+// whole-program LTO each took a copy of the size check and of the wrapped allocator's fast path:
+// the static binary was 917,504 bytes larger. One call more an allocation did not show in the
+// bearer reads' rate (docs/PERFORMANCE.md).
+//
 // SAFETY: large blocks are whole mappings of at least their size, aligned to 2 MiB (so to any
 // alignment they accept), never shared between blocks, and released only by the path that made
 // them, which their size decides; everything else is the wrapped allocator's.
 unsafe impl<A: GlobalAlloc> GlobalAlloc for LargeBlocks<A> {
+    #[inline(never)]
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         if is_large(&layout) {
             map(layout.size(), false)
@@ -186,6 +224,7 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for LargeBlocks<A> {
         }
     }
 
+    #[inline(never)]
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         if is_large(&layout) {
             map(layout.size(), true)
@@ -195,6 +234,7 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for LargeBlocks<A> {
         }
     }
 
+    #[inline(never)]
     unsafe fn dealloc(&self, block: *mut u8, layout: Layout) {
         if is_large(&layout) {
             // SAFETY: a large layout's block came from `map` with this size.
@@ -205,6 +245,7 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for LargeBlocks<A> {
         }
     }
 
+    #[inline(never)]
     unsafe fn realloc(&self, block: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let Ok(new_layout) = Layout::from_size_align(new_size, layout.align()) else {
             return ptr::null_mut();
@@ -213,21 +254,30 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for LargeBlocks<A> {
             // SAFETY: the caller's contract, passed on.
             (false, false) => unsafe { self.0.realloc(block, layout, new_size) },
             (true, true) if mapped_len(layout.size()) == mapped_len(new_size) => block,
-            _ => {
-                // Moved between paths, or to a mapping of another length: a new block, the
-                // bytes both hold copied, the old one released.
-                // SAFETY: `new_layout` is non-zero (at least the wrapped allocator's smallest
-                // size or LARGE); the copy stays inside both blocks; the old block is released
-                // once, by its own path.
-                unsafe {
-                    let moved = self.alloc(new_layout);
-                    if !moved.is_null() {
-                        ptr::copy_nonoverlapping(block, moved, layout.size().min(new_size));
-                        self.dealloc(block, layout);
-                    }
-                    moved
-                }
+            // SAFETY: the caller's contract, passed on.
+            _ => unsafe { self.moved(block, layout, new_layout) },
+        }
+    }
+}
+
+impl<A: GlobalAlloc> LargeBlocks<A> {
+    /// `realloc` between paths, or to a mapping of another length: a new block, the bytes both
+    /// hold copied, the old one released.
+    ///
+    /// # Safety
+    /// `realloc`'s contract, with `new_layout` its new size and the old alignment.
+    #[cold]
+    #[inline(never)]
+    unsafe fn moved(&self, block: *mut u8, layout: Layout, new_layout: Layout) -> *mut u8 {
+        // SAFETY: `new_layout` is non-zero (realloc's contract); the copy stays inside both
+        // blocks; the old block is released once, by its own path.
+        unsafe {
+            let moved = self.alloc(new_layout);
+            if !moved.is_null() {
+                ptr::copy_nonoverlapping(block, moved, layout.size().min(new_layout.size()));
+                self.dealloc(block, layout);
             }
+            moved
         }
     }
 }
@@ -347,6 +397,12 @@ mod tests {
         if let Some(k) = kept().take() {
             unsafe { libc::munmap(k.block as *mut libc::c_void, k.len) };
         }
+    }
+
+    #[test]
+    fn the_off_switch_is_the_name_the_allocator_reads() {
+        // `enabled` spells the name as a C string; the server sets the children's by OFF_VAR.
+        assert_eq!(c"DOCKET_LARGE_BLOCKS_OFF".to_str().unwrap(), OFF_VAR);
     }
 
     #[test]
