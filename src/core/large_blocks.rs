@@ -18,14 +18,11 @@
 //! give or take one block for a few seconds; the server calls [`release_idle`] on a timer.
 //!
 //! Which path a block took follows from its size alone, which Rust's allocator contract passes
-//! unchanged to `dealloc` and `realloc`. A process started with [`OFF_VAR`] set (the server's
-//! render children, whose budget is their address space) leaves every block to the wrapped
-//! allocator.
+//! unchanged to `dealloc` and `realloc`.
 
 use std::alloc::{GlobalAlloc, Layout};
 use std::ptr;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
 /// Blocks of this many bytes or more are mapped in huge pages. At 4 MiB a block wastes at most
@@ -93,31 +90,8 @@ fn reuse(len: usize) -> Option<*mut u8> {
 /// `A` with blocks of at least [`LARGE`] bytes mapped in huge pages (see the module).
 pub struct LargeBlocks<A>(pub A);
 
-/// Set (to anything) in a process's environment, it turns the large-block path off there: every
-/// block is the wrapped allocator's. The server sets it for its render children.
-pub const OFF_VAR: &str = "DOCKET_LARGE_BLOCKS_OFF";
-
-/// Whether the path is on in this process: 0 not yet known, 1 on, 2 off. Known before the first
-/// large block is handed out (only a large request asks), so a block's path never changes.
-static MODE: AtomicU8 = AtomicU8::new(0);
-
-fn enabled() -> bool {
-    match MODE.load(Ordering::Relaxed) {
-        1 => true,
-        2 => false,
-        _ => {
-            // getenv, not std::env: the allocator must not allocate. The environment is set
-            // when the process starts and not changed after.
-            // SAFETY: a NUL-terminated name; the answer is only compared with null.
-            let off = unsafe { !libc::getenv(c"DOCKET_LARGE_BLOCKS_OFF".as_ptr()).is_null() };
-            MODE.store(if off { 2 } else { 1 }, Ordering::Relaxed);
-            !off
-        }
-    }
-}
-
 fn is_large(layout: &Layout) -> bool {
-    layout.size() >= LARGE && layout.align() <= HUGE_PAGE && enabled()
+    layout.size() >= LARGE && layout.align() <= HUGE_PAGE
 }
 
 /// `size` rounded up to whole huge pages, or `None` on overflow.
@@ -397,12 +371,6 @@ mod tests {
         if let Some(k) = kept().take() {
             unsafe { libc::munmap(k.block as *mut libc::c_void, k.len) };
         }
-    }
-
-    #[test]
-    fn the_off_switch_is_the_name_the_allocator_reads() {
-        // `enabled` spells the name as a C string; the server sets the children's by OFF_VAR.
-        assert_eq!(c"DOCKET_LARGE_BLOCKS_OFF".to_str().unwrap(), OFF_VAR);
     }
 
     #[test]

@@ -95,10 +95,6 @@ pub async fn render(
         // build, ignores it: asked to commit whole arenas, which it backs with huge pages, it
         // reached the memory budget sooner on a hostile page, so it commits as it goes).
         .env("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1")
-        // The child's own allocator takes its large blocks too, as before the server's
-        // large-block path (`core::large_blocks`): with that path, the static build rendered a
-        // hostile page into its 512 MiB budget before the 3 s deadline.
-        .env(crate::core::large_blocks::OFF_VAR, "1")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
