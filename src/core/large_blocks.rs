@@ -157,7 +157,7 @@ fn map(size: usize, zeroed: bool) -> *mut u8 {
 /// `block` must come from [`map`] with the same `size`, and be no longer used.
 #[cold]
 #[inline(never)]
-unsafe fn unmap(block: *mut u8, size: usize) {
+unsafe fn release(block: *mut u8, size: usize) {
     let Some(len) = mapped_len(size) else {
         return;
     };
@@ -212,7 +212,7 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for LargeBlocks<A> {
     unsafe fn dealloc(&self, block: *mut u8, layout: Layout) {
         if is_large(&layout) {
             // SAFETY: a large layout's block came from `map` with this size.
-            unsafe { unmap(block, layout.size()) }
+            unsafe { release(block, layout.size()) }
         } else {
             // SAFETY: the caller's contract, passed on.
             unsafe { self.0.dealloc(block, layout) }
