@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Checks Docket's packaging end to end (run by .ci/run; needs root or sudo for apt):
-#   1. the static binary (packaging/build-static.sh): `file` says static, its size is printed
-#      (issue 27 asks for at most 30,000,000 bytes, not reached yet: docs/PERFORMANCE.md, "Binary
-#      size"), and it runs from an empty directory with an empty environment: --help, serve
+#   1. the static binary (packaging/build-static.sh): `file` says static, the musl build (the one
+#      the package ships) is at most 30,000,000 bytes (issue 27; docs/PERFORMANCE.md, "Binary
+#      size"; the glibc fallback's size is only printed: it has no packed relocations, 1.2 MB
+#      more), and it runs from an empty directory with an empty environment: --help, serve
 #      answering /healthz, the systemd notify protocol, exit 0 on SIGTERM
 #      (packaging/smoke-serve.py);
 #   2. the Debian package (`cargo deb`): lintian without errors; its files, conffiles and
@@ -57,7 +58,15 @@ step "static binary"
 static=$(packaging/build-static.sh | tail -n 1)
 file -L "$static"
 ls -l "$static"
-echo "static binary: $(stat -L -c %s "$static") bytes (issue 27's goal: at most 30,000,000)"
+size=$(stat -L -c %s "$static")
+echo "static binary: $size bytes (issue 27's bound for the musl build: at most 30,000,000)"
+case $static in
+  *x86_64-unknown-linux-musl/*)
+    if [ "$size" -gt 30000000 ]; then
+      echo "the static binary is over 30,000,000 bytes: see docs/PERFORMANCE.md, \"Binary size\"" >&2
+      exit 1
+    fi ;;
+esac
 timeout 180 python3 packaging/smoke-serve.py "$ROOT/$static" "$work/smoke"
 
 step "Debian package (cargo deb)"

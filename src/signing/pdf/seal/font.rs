@@ -1,6 +1,8 @@
-//! The fonts of sealed PDFs (`assets/fonts/`): DejaVu Sans for text ([`Face::Text`]) and
-//! Dancing Script, a script face under the SIL OFL 1.1 that allows embedding, for typed
-//! signatures ([`Face::Signature`]; the signing page shows them in the same face). Each is
+//! The fonts of sealed PDFs: DejaVu Sans for text ([`Face::Text`], `fonts/`, kept in the binary
+//! zlib-compressed by `build.rs` and inflated once on first use: 760 KB of file for 382, and it
+//! is never served) and Dancing Script (`assets/fonts/`, served to the signing page too), a
+//! script face under the SIL OFL 1.1 that allows embedding, for typed signatures
+//! ([`Face::Signature`]; the signing page shows them in the same face). Each is
 //! embedded as a subset in a Type0 font with Identity-H encoding and a ToUnicode map, so any
 //! text the font has glyphs for is drawn and can be copied or searched: a CIDFontType2 for
 //! TrueType outlines, a CIDFontType0 with an OpenType program (`FontFile3`) for CFF ones.
@@ -27,10 +29,10 @@ pub(super) enum Face {
 }
 
 impl Face {
-    /// The asset, the font's base name, and its name in the pages' resources.
+    /// The file, the font's base name, and its name in the pages' resources.
     fn names(self) -> (&'static str, &'static str, &'static str) {
         match self {
-            Face::Text => ("fonts/DejaVuSans.ttf", "DejaVuSans", "DkF"),
+            Face::Text => ("DejaVuSans.ttf", "DejaVuSans", "DkF"),
             Face::Signature => (
                 "fonts/DancingScript-Regular.otf",
                 "DancingScript-Regular",
@@ -38,6 +40,34 @@ impl Face {
             ),
         }
     }
+}
+
+impl Face {
+    /// The font program.
+    fn data(self) -> Result<&'static [u8], PdfError> {
+        match self {
+            Face::Text => text_font(),
+            Face::Signature => {
+                let asset = "fonts/DancingScript-Regular.otf";
+                crate::core::assets::get(asset)
+                    .map(|a| a.body)
+                    .ok_or_else(|| PdfError::Seal(format!("the font {asset} is not embedded")))
+            }
+        }
+    }
+}
+
+/// DejaVu Sans, inflated from the binary on first use and kept.
+fn text_font() -> Result<&'static [u8], PdfError> {
+    static DEFLATED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/DejaVuSans.ttf.zlib"));
+    static INFLATED: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+    if let Some(data) = INFLATED.get() {
+        return Ok(data);
+    }
+    let mut data = Vec::with_capacity(DEFLATED.len() * 2);
+    std::io::Read::read_to_end(&mut flate2::read::ZlibDecoder::new(DEFLATED), &mut data)
+        .map_err(|e| PdfError::Seal(format!("the font DejaVuSans.ttf: {e}")))?;
+    Ok(INFLATED.get_or_init(|| data))
 }
 
 pub(super) struct Font {
@@ -54,12 +84,10 @@ pub(super) struct Font {
 
 impl Font {
     pub fn new(doc: &mut Document, kind: Face) -> Result<Font, PdfError> {
-        let (asset, _, _) = kind.names();
-        let data = crate::core::assets::get(asset)
-            .ok_or_else(|| PdfError::Seal(format!("the font {asset} is not embedded")))?
-            .body;
+        let (file, _, _) = kind.names();
+        let data = kind.data()?;
         let face = ttf_parser::Face::parse(data, 0)
-            .map_err(|e| PdfError::Seal(format!("the font {asset}: {e}")))?;
+            .map_err(|e| PdfError::Seal(format!("the font {file}: {e}")))?;
         Ok(Font {
             face_kind: kind,
             data,
@@ -267,6 +295,20 @@ pub(super) fn lopdf_error(e: lopdf::Error) -> PdfError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The text face comes out of the binary as the file in `fonts/`, byte for byte, and is
+    /// inflated once.
+    #[test]
+    fn the_compressed_text_font_inflates_to_the_file() {
+        let file = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/fonts/DejaVuSans.ttf"));
+        let first = text_font().unwrap();
+        assert_eq!(first, file.unwrap().as_slice());
+        assert!(std::ptr::eq(first, text_font().unwrap()));
+        assert!(
+            crate::core::assets::get("fonts/DejaVuSans.ttf").is_none(),
+            "not served"
+        );
+    }
 
     #[test]
     fn encodes_glyphs_and_maps_them_back_to_unicode() {
