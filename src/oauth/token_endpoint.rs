@@ -499,6 +499,60 @@ mod tests {
         );
     }
 
+    /// The statements that update `oauth_grants` while `f` runs: every statement is compiled
+    /// again once the authorizer is set, and the authorizer sees what each one writes.
+    fn grant_updates(c: &Conn, f: impl FnOnce()) -> usize {
+        use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let seen = std::sync::Arc::new(AtomicUsize::new(0));
+        let counter = seen.clone();
+        let sqlite = c.as_sqlite().unwrap();
+        sqlite
+            .authorizer(Some(move |ctx: AuthContext<'_>| {
+                if let AuthAction::Update {
+                    table_name: "oauth_grants",
+                    ..
+                } = ctx.action
+                {
+                    counter.fetch_add(1, Ordering::Relaxed);
+                }
+                Authorization::Allow
+            }))
+            .unwrap();
+        f();
+        sqlite
+            .authorizer(None::<fn(AuthContext<'_>) -> Authorization>)
+            .unwrap();
+        seen.load(Ordering::Relaxed)
+    }
+
+    #[test]
+    fn a_refresh_within_a_minute_of_the_grants_last_use_sends_no_update_of_the_grant() {
+        let c = crate::core::db::memory();
+        let (client, code) = allowed(&c);
+        let first = issued_tokens(run(&c, client, redeem(&code), LIFE, 1));
+        let refresh = Ask::Refresh {
+            token: first.refresh_token().unwrap().to_string(),
+            scopes: None,
+            rotate: false,
+        };
+        let last_used = |c: &Conn| -> i64 {
+            c.query_row("SELECT last_used_at FROM oauth_grants", [], |r| r.get(0))
+                .unwrap()
+        };
+        assert_eq!(last_used(&c), 1);
+        let within = grant_updates(&c, || {
+            issued_tokens(run(&c, client, refresh.clone(), LIFE, 61));
+        });
+        assert_eq!(within, 0, "used at 1, refreshed at 61: nothing to write");
+        assert_eq!(last_used(&c), 1);
+        let after = grant_updates(&c, || {
+            issued_tokens(run(&c, client, refresh.clone(), LIFE, 62));
+        });
+        assert_eq!(after, 1, "a minute and more since its last use");
+        assert_eq!(last_used(&c), 62);
+    }
+
     #[test]
     fn without_rotation_a_refresh_answers_with_the_presented_refresh_token() {
         let c = crate::core::db::memory();
