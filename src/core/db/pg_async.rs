@@ -9,6 +9,13 @@
 //! A point read makes one to three queries, so it runs two to four times, each in
 //! microseconds. Anything else (a write, a transaction, a failure of this client) sends the
 //! closure down the blocking path (`Db::read`), which answers as it always did.
+//!
+//! These connections plan each prepared statement once (`plan_cache_mode =
+//! force_generic_plan`). The point reads are index lookups whose plan does not depend on the
+//! values, but PostgreSQL's default (`auto`) kept planning some of them at every execution: a
+//! page of bookings (`LIMIT $2 OFFSET $3`) costs more as a generic plan by its estimate, so it
+//! was planned again each time, 0.06 to 0.1 ms of PostgreSQL's CPU for a query that runs in
+//! 0.02 (docs/PERFORMANCE.md). The blocking pool keeps the default.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -25,6 +32,10 @@ use super::value::Value;
 
 /// How many connections carry the point reads of one process.
 const LINKS: usize = 2;
+
+/// Sent once on each new connection (PostgreSQL 12 and later; refused by older servers, which
+/// then keep their default).
+const GENERIC_PLANS: &str = "SET plan_cache_mode = force_generic_plan";
 
 /// How long a connection that could not be made is not tried again (the blocking path answers
 /// meanwhile, with its own waits and errors).
@@ -92,6 +103,17 @@ impl Fast {
                         tracing::debug!(error = %super::pg::describe(&e), "a point-read connection to PostgreSQL ended");
                     }
                 });
+                let setting = client.batch_execute(GENERIC_PLANS);
+                match tokio::time::timeout(QUERY_TIMEOUT, setting).await {
+                    Ok(Ok(())) => {}
+                    Ok(Err(e)) => {
+                        tracing::debug!(error = %super::pg::describe(&e), "point reads keep PostgreSQL's plan cache mode");
+                    }
+                    Err(_) => {
+                        slot.not_before = Some(Instant::now() + RETRY_AFTER);
+                        return None;
+                    }
+                }
                 let link = Arc::new(Link {
                     client,
                     statements: parking_lot::Mutex::new(HashMap::new()),
@@ -306,5 +328,18 @@ mod tests {
             .unwrap();
         assert_eq!(agreed, Some("Ann Archer".to_string()));
         assert_eq!(db.point_reads_answered(), before);
+
+        // The async connections plan each statement once; the blocking pool keeps the default.
+        let mode = |c: &crate::core::db::Conn<'_>| -> Result<String, AppError> {
+            Ok(
+                c.query_row("SELECT current_setting('plan_cache_mode')", [], |r| {
+                    r.get(0)
+                })?,
+            )
+        };
+        let before = db.point_reads_answered();
+        assert_eq!(db.point_read(mode).await.unwrap(), "force_generic_plan");
+        assert_eq!(db.point_reads_answered(), before + 1);
+        assert_eq!(db.read(mode).await.unwrap(), "auto");
     }
 }
