@@ -33,26 +33,18 @@ impl Face {
     fn names(self) -> (&'static str, &'static str, &'static str) {
         match self {
             Face::Text => ("DejaVuSans.ttf", "DejaVuSans", "DkF"),
-            Face::Signature => (
-                "fonts/DancingScript-Regular.otf",
-                "DancingScript-Regular",
-                "DkS",
-            ),
+            Face::Signature => ("DancingScript-Regular.otf", "DancingScript-Regular", "DkS"),
         }
     }
-}
 
-impl Face {
-    /// The font program.
+    /// The font program: the text face from `fonts/`, the signature face from `assets/fonts/`.
     fn data(self) -> Result<&'static [u8], PdfError> {
+        let (file, _, _) = self.names();
         match self {
             Face::Text => text_font(),
-            Face::Signature => {
-                let asset = "fonts/DancingScript-Regular.otf";
-                crate::core::assets::get(asset)
-                    .map(|a| a.body)
-                    .ok_or_else(|| PdfError::Seal(format!("the font {asset} is not embedded")))
-            }
+            Face::Signature => crate::core::assets::get(&format!("fonts/{file}"))
+                .map(|a| a.body)
+                .ok_or_else(|| PdfError::Seal(format!("the font {file} is not embedded"))),
         }
     }
 }
