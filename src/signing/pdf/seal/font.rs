@@ -289,7 +289,7 @@ mod tests {
     use super::*;
 
     /// The text face comes out of the binary as the file in `fonts/`, byte for byte, and is
-    /// inflated once.
+    /// inflated once; its licence is embedded (and served) as before.
     #[test]
     fn the_compressed_text_font_inflates_to_the_file() {
         let file = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/fonts/DejaVuSans.ttf"));
@@ -300,6 +300,8 @@ mod tests {
             crate::core::assets::get("fonts/DejaVuSans.ttf").is_none(),
             "not served"
         );
+        let licence = crate::core::assets::get("fonts/DejaVuSans-LICENSE.txt");
+        assert!(licence.is_some(), "its licence travels with the binary");
     }
 
     #[test]
