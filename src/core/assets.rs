@@ -58,6 +58,13 @@ pub fn get(path: &str) -> Option<&'static Asset> {
     index().get(path)
 }
 
+/// A file `build.rs` embedded zlib-compressed (one the server seldom reads), inflated.
+pub fn inflate(deflated: &[u8]) -> std::io::Result<Vec<u8>> {
+    let mut out = Vec::with_capacity(deflated.len() * 4);
+    std::io::Read::read_to_end(&mut flate2::read::ZlibDecoder::new(deflated), &mut out)?;
+    Ok(out)
+}
+
 /// Every embedded path, sorted.
 pub fn paths() -> Vec<&'static str> {
     let mut v: Vec<&'static str> = index().keys().map(String::as_str).collect();

@@ -206,9 +206,8 @@ static GENERATED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/openapi-gene
 
 /// The generated part, inflated and read.
 fn generated() -> Value {
-    let mut text = Vec::with_capacity(GENERATED.len() * 12);
-    std::io::Read::read_to_end(&mut flate2::read::ZlibDecoder::new(GENERATED), &mut text)
-        .expect("the embedded OpenAPI document inflates");
+    let text =
+        crate::core::assets::inflate(GENERATED).expect("the embedded OpenAPI document inflates");
     serde_json::from_slice(&text).expect("the embedded OpenAPI document is JSON")
 }
 
@@ -216,9 +215,9 @@ fn generated() -> Value {
 /// then those written by hand; every schema.
 pub fn document(issuer: &str) -> Value {
     let mut doc = by_hand::described(issuer);
-    let generated = generated();
+    let mut generated = generated();
     let (Value::Object(mut paths), Value::Object(by_hand)) =
-        (generated["paths"].clone(), doc["paths"].take())
+        (generated["paths"].take(), doc["paths"].take())
     else {
         unreachable!("paths are objects")
     };
@@ -226,7 +225,7 @@ pub fn document(issuer: &str) -> Value {
     doc["paths"] = Value::Object(paths);
     if let (Some(all), Some(Value::Object(schemas))) = (
         doc["components"]["schemas"].as_object_mut(),
-        generated["components"].get("schemas").cloned(),
+        generated["components"].get_mut("schemas").map(Value::take),
     ) {
         all.extend(schemas);
     }

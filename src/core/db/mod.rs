@@ -581,6 +581,13 @@ pub fn now() -> i64 {
         .map_or(0, |d| d.as_secs() as i64)
 }
 
+/// Whether a credential last used at `last_used` (a `last_used_at` column) is to be written as
+/// used at `now`. These columns are kept at minute resolution, so that most requests stay
+/// read-only.
+pub fn last_use_is_stale(last_used: Option<i64>, now: i64) -> bool {
+    last_used.is_none_or(|t| t < now - 60)
+}
+
 /// Most runs of a point read's closure on PostgreSQL before it goes the blocking way.
 const MAX_RUNS: usize = 8;
 

@@ -112,12 +112,11 @@ pub fn find_live(conn: &Conn, presented: &str, now: i64) -> Result<Option<Presen
             Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
         })
         .optional()?;
-    // Minute resolution: most requests stay read-only.
     Ok(found.map(|(id, user_id, last_used, expires_at)| Presented {
         id,
         user_id,
         expires_at,
-        stale: last_used.is_none_or(|t| t < now - 60),
+        stale: crate::core::db::last_use_is_stale(last_used, now),
     }))
 }
 

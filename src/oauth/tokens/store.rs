@@ -161,9 +161,8 @@ fn insert_token(
 }
 
 /// Issues an access token with `scopes` (and a refresh token with `refresh_scopes`, when given)
-/// on `grant`.
-/// The grant was last used at `grant_used` when the caller read it (`None`: not read, or never
-/// used).
+/// on `grant`, which was last used at `grant_used` when the caller read it (`None`: not read,
+/// or never used).
 #[allow(clippy::too_many_arguments)]
 fn issue(
     tx: &Conn,
@@ -200,10 +199,10 @@ fn issue(
     } else {
         None
     };
-    // "Last used" at minute resolution, as for bearer reads: a busy grant's row is not written
-    // again with every token, and the statement is not even sent when the grant was read as
-    // used within the minute (it would change nothing: on PostgreSQL a round trip saved).
-    if !used_within_the_minute(grant_used, now) {
+    // "Last used" at minute resolution, as for bearer reads: the statement is not even sent
+    // when the grant was read as used within the minute (on PostgreSQL a round trip saved); its
+    // own condition keeps a grant another request has just marked from being written again.
+    if crate::core::db::last_use_is_stale(grant_used, now) {
         tx.execute(
             "UPDATE oauth_grants SET last_used_at = ?2
              WHERE id = ?1 AND (last_used_at IS NULL OR last_used_at < ?2 - 60)",
@@ -218,12 +217,6 @@ fn issue(
         expires_in: life.access,
         identity: None,
     })
-}
-
-/// Whether a grant last used at `used` counts as used at `now` (minute resolution): then its
-/// `last_used_at` is left as it is.
-fn used_within_the_minute(used: Option<i64>, now: i64) -> bool {
-    used.is_some_and(|t| t >= now - 60)
 }
 
 /// What the token endpoint asks of a code.
@@ -575,9 +568,8 @@ pub fn authenticate_access(
             ))
         })
         .optional()?;
-    // "Last used" at minute resolution: most requests stay read-only.
     Ok(found.map(|(info, last_used)| AccessInfo {
-        stale: last_used.is_none_or(|t| t < now - 60),
+        stale: crate::core::db::last_use_is_stale(last_used, now),
         ..info
     }))
 }

@@ -56,8 +56,7 @@ fn text_font() -> Result<&'static [u8], PdfError> {
     if let Some(data) = INFLATED.get() {
         return Ok(data);
     }
-    let mut data = Vec::with_capacity(DEFLATED.len() * 2);
-    std::io::Read::read_to_end(&mut flate2::read::ZlibDecoder::new(DEFLATED), &mut data)
+    let data = crate::core::assets::inflate(DEFLATED)
         .map_err(|e| PdfError::Seal(format!("the font DejaVuSans.ttf: {e}")))?;
     Ok(INFLATED.get_or_init(|| data))
 }
