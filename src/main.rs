@@ -9,7 +9,7 @@ use docket::{admin, admin::CliError, admin::Ctx};
 use docket::{cli::Cli, cli::Command};
 
 fn main() -> ExitCode {
-    fixed_mmap_threshold();
+    choose_allocators();
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
@@ -77,6 +77,14 @@ fn serve(
         .map_err(|e| CliError::runtime(e.to_string()))
 }
 
+/// The allocators, set before anything allocates much or opens a database: glibc's parameters,
+/// and SQLite on the process's allocator (`docket::core::db::sqlite_memory`; on a platform
+/// where it keeps its own, nothing is lost but speed).
+fn choose_allocators() {
+    fixed_mmap_threshold();
+    let _ = docket::core::db::sqlite_memory::install();
+}
+
 /// The static musl build allocates with mimalloc (see Cargo.toml); glibc's allocator is kept
 /// where it is the C library's. Either way, blocks of 4 MiB and more are mapped in huge pages
 /// (`docket::core::large_blocks`).
@@ -112,3 +120,38 @@ fn fixed_mmap_threshold() {
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn fixed_mmap_threshold() {}
+
+#[cfg(test)]
+mod tests {
+    use docket::core::db::sqlite_memory;
+
+    /// Nothing else in this test binary touches SQLite, so it is still uninitialised here, as it
+    /// is when `main` starts.
+    #[test]
+    fn sqlite_allocates_through_the_process_allocator() {
+        super::choose_allocators();
+        let installed = sqlite_memory::installed_malloc();
+        if cfg!(target_os = "linux") {
+            assert!(installed.is_some());
+        }
+        assert_eq!(sqlite_memory::current_malloc(), installed);
+        // SQLite works on it: a connection, a statement that allocates rows and strings.
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        let text: String = conn
+            .query_row(
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) \
+                 SELECT group_concat(printf('%08d', i), ',') FROM n",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(text.len(), 5000 * 9 - 1);
+        // Once initialised, SQLite refuses a change of allocator.
+        assert_eq!(
+            sqlite_memory::install(),
+            Err(sqlite_memory::NotInstalled::Refused(
+                rusqlite::ffi::SQLITE_MISUSE
+            ))
+        );
+    }
+}

@@ -13,6 +13,7 @@ mod pg_async;
 pub mod pg_migrate;
 mod pg_tls;
 mod revocations;
+pub mod sqlite_memory;
 mod target;
 #[cfg(test)]
 pub mod testing;

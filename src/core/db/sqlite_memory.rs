@@ -1,0 +1,200 @@
+//! SQLite's memory comes from the process's allocator.
+//!
+//! Left alone, SQLite calls the C library's `malloc` and writes each block's size in front of
+//! it. In the static musl build that is musl's allocator, which takes one lock for every thread
+//! (the reason that build's Rust code allocates with mimalloc, Cargo.toml): every statement
+//! step, row and result string of every connection then queued on that lock (issue 27's profile
+//! of introspection on the static binary). [`install`] hands SQLite the same allocator as the
+//! Rust code, mimalloc in the static build and glibc's `malloc` in the glibc one, and lets it ask
+//! the allocator for a block's size instead of keeping its own header.
+//!
+//! SQLite takes its allocator only before it first initialises, so `main` installs it before
+//! anything opens a database. Elsewhere (macOS) SQLite keeps its own default.
+
+use rusqlite::ffi;
+
+/// Why SQLite kept its own allocator.
+#[derive(Debug, PartialEq, Eq)]
+pub enum NotInstalled {
+    /// This platform keeps SQLite's default.
+    Unsupported,
+    /// SQLite refused the configuration with this result code (`SQLITE_MISUSE` once it has
+    /// initialised).
+    Refused(i32),
+}
+
+/// Makes SQLite allocate through the process's allocator. Call it before the first database is
+/// opened; afterwards SQLite refuses and keeps its default, which is correct, only slower.
+pub fn install() -> Result<(), NotInstalled> {
+    allocator::install()
+}
+
+#[cfg(any(target_env = "musl", all(target_os = "linux", target_env = "gnu")))]
+mod allocator {
+    use std::ffi::{c_int, c_void};
+
+    use rusqlite::ffi;
+
+    use super::NotInstalled;
+
+    #[cfg(target_env = "musl")]
+    mod calls {
+        use std::ffi::c_void;
+
+        use libmimalloc_sys as mi;
+
+        pub unsafe fn malloc(n: usize) -> *mut c_void {
+            // SAFETY: forwarded as SQLite made the call.
+            unsafe { mi::mi_malloc(n) }
+        }
+        pub unsafe fn free(p: *mut c_void) {
+            // SAFETY: `p` came from `malloc` or `realloc` here.
+            unsafe { mi::mi_free(p) }
+        }
+        pub unsafe fn realloc(p: *mut c_void, n: usize) -> *mut c_void {
+            // SAFETY: `p` came from `malloc` or `realloc` here.
+            unsafe { mi::mi_realloc(p, n) }
+        }
+        pub unsafe fn usable_size(p: *mut c_void) -> usize {
+            // SAFETY: `p` came from `malloc` or `realloc` here.
+            unsafe { mi::mi_usable_size(p) }
+        }
+        pub fn good_size(n: usize) -> usize {
+            // SAFETY: a pure size computation.
+            unsafe { mi::mi_good_size(n) }
+        }
+    }
+
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    mod calls {
+        use std::ffi::c_void;
+
+        pub unsafe fn malloc(n: usize) -> *mut c_void {
+            // SAFETY: forwarded as SQLite made the call.
+            unsafe { libc::malloc(n) }
+        }
+        pub unsafe fn free(p: *mut c_void) {
+            // SAFETY: `p` came from `malloc` or `realloc` here.
+            unsafe { libc::free(p) }
+        }
+        pub unsafe fn realloc(p: *mut c_void, n: usize) -> *mut c_void {
+            // SAFETY: `p` came from `malloc` or `realloc` here.
+            unsafe { libc::realloc(p, n) }
+        }
+        pub unsafe fn usable_size(p: *mut c_void) -> usize {
+            // SAFETY: `p` came from `malloc` or `realloc` here.
+            unsafe { libc::malloc_usable_size(p) }
+        }
+        /// glibc hands out blocks in steps of 16 bytes.
+        pub fn good_size(n: usize) -> usize {
+            n.next_multiple_of(16)
+        }
+    }
+
+    /// SQLite never asks for zero or a negative size (its own wrappers answer those), so a
+    /// size that does not convert gets no block.
+    unsafe extern "C" fn x_malloc(n: c_int) -> *mut c_void {
+        match usize::try_from(n) {
+            // SAFETY: SQLite's contract for xMalloc is malloc's.
+            Ok(n) if n > 0 => unsafe { calls::malloc(n) },
+            _ => std::ptr::null_mut(),
+        }
+    }
+
+    unsafe extern "C" fn x_free(p: *mut c_void) {
+        // SAFETY: SQLite frees only what xMalloc or xRealloc gave it.
+        unsafe { calls::free(p) }
+    }
+
+    unsafe extern "C" fn x_realloc(p: *mut c_void, n: c_int) -> *mut c_void {
+        match usize::try_from(n) {
+            // SAFETY: SQLite's contract for xRealloc is realloc's, with a size above zero.
+            Ok(n) if n > 0 => unsafe { calls::realloc(p, n) },
+            _ => std::ptr::null_mut(),
+        }
+    }
+
+    unsafe extern "C" fn x_size(p: *mut c_void) -> c_int {
+        if p.is_null() {
+            return 0;
+        }
+        // SAFETY: SQLite asks only about blocks xMalloc or xRealloc gave it.
+        let size = unsafe { calls::usable_size(p) };
+        c_int::try_from(size).unwrap_or(c_int::MAX)
+    }
+
+    unsafe extern "C" fn x_roundup(n: c_int) -> c_int {
+        usize::try_from(n)
+            .ok()
+            .and_then(|n| c_int::try_from(calls::good_size(n)).ok())
+            .unwrap_or(n)
+    }
+
+    unsafe extern "C" fn x_init(_: *mut c_void) -> c_int {
+        ffi::SQLITE_OK
+    }
+
+    unsafe extern "C" fn x_shutdown(_: *mut c_void) {}
+
+    /// The methods SQLite is given; it copies them.
+    pub(super) fn methods() -> ffi::sqlite3_mem_methods {
+        ffi::sqlite3_mem_methods {
+            xMalloc: Some(x_malloc),
+            xFree: Some(x_free),
+            xRealloc: Some(x_realloc),
+            xSize: Some(x_size),
+            xRoundup: Some(x_roundup),
+            xInit: Some(x_init),
+            xShutdown: Some(x_shutdown),
+            pAppData: std::ptr::null_mut(),
+        }
+    }
+
+    pub(super) fn install() -> Result<(), NotInstalled> {
+        let methods = methods();
+        // SAFETY: SQLITE_CONFIG_MALLOC takes one pointer to a methods struct, which SQLite copies
+        // before returning; it fails with SQLITE_MISUSE, changing nothing, once initialised.
+        let rc = unsafe { ffi::sqlite3_config(ffi::SQLITE_CONFIG_MALLOC, &raw const methods) };
+        if rc == ffi::SQLITE_OK {
+            Ok(())
+        } else {
+            Err(NotInstalled::Refused(rc))
+        }
+    }
+}
+
+#[cfg(not(any(target_env = "musl", all(target_os = "linux", target_env = "gnu"))))]
+mod allocator {
+    use super::NotInstalled;
+
+    pub(super) fn install() -> Result<(), NotInstalled> {
+        Err(NotInstalled::Unsupported)
+    }
+}
+
+/// The `xMalloc` SQLite allocates with now, for checking which allocator it has.
+pub fn current_malloc() -> Option<usize> {
+    let mut methods = std::mem::MaybeUninit::<ffi::sqlite3_mem_methods>::zeroed();
+    // SAFETY: SQLITE_CONFIG_GETMALLOC fills the struct the pointer names. It may be asked at any
+    // time, but SQLite fills it with its default only once it has initialised.
+    let rc = unsafe { ffi::sqlite3_config(ffi::SQLITE_CONFIG_GETMALLOC, methods.as_mut_ptr()) };
+    if rc != ffi::SQLITE_OK {
+        return None;
+    }
+    // SAFETY: zeroed is a valid value of the struct (all options and a null pointer), and SQLite
+    // wrote a whole struct over it.
+    let methods = unsafe { methods.assume_init() };
+    methods.xMalloc.map(|f| f as usize)
+}
+
+/// The `xMalloc` [`install`] gives SQLite, on platforms where it gives one.
+pub fn installed_malloc() -> Option<usize> {
+    #[cfg(any(target_env = "musl", all(target_os = "linux", target_env = "gnu")))]
+    {
+        allocator::methods().xMalloc.map(|f| f as usize)
+    }
+    #[cfg(not(any(target_env = "musl", all(target_os = "linux", target_env = "gnu"))))]
+    {
+        None
+    }
+}
