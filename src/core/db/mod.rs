@@ -345,9 +345,8 @@ impl Db {
         }
     }
 
-    /// Runs `f`, a write made of one statement, which is atomic on its own, on PostgreSQL (on
-    /// SQLite every write queues for the one writer thread: use `write`; here it is an error).
-    /// The statement is its own transaction, saving the round trips of
+    /// Runs `f`, a write made of one statement, which is atomic on its own. On SQLite it is
+    /// `write`. On PostgreSQL the statement is its own transaction, saving the round trips of
     /// BEGIN and COMMIT (half of a short write's): sent on the async client's write
     /// connections (`pg_async`, `f` run again on its answer, so `f` is `Fn` and must not depend
     /// on anything but what it reads), or, when they cannot take it, on a pooled connection. A
@@ -370,9 +369,7 @@ impl Db {
 
     async fn write_one_erased(&self, f: ErasedWrite) -> Result<Box<dyn Any + Send>, AppError> {
         let Backend::Postgres { pool, fast } = &self.backend else {
-            return Err(AppError::internal(
-                "write_one is for PostgreSQL; SQLite has write",
-            ));
+            return self.write(move |c| f(c)).await;
         };
         if let Some(done) = write_one_pg(fast, &*f).await {
             return done;

@@ -170,20 +170,23 @@ impl Fast {
             return Wrote::NotSent;
         };
         let params = super::pg::as_params(values);
-        let failure =
-            match tokio::time::timeout(QUERY_TIMEOUT, link.client.query(&stmt, &params)).await {
-                Ok(Ok(rows)) => {
-                    self.answered.fetch_add(1, Ordering::Relaxed);
-                    return Wrote::Rows(rows);
-                }
-                // PostgreSQL answered with an error: the statement, its own transaction, was
-                // rolled back.
-                Ok(Err(e)) if e.as_db_error().is_some() => return Wrote::NotSent,
-                Ok(Err(e)) => super::pg::describe(&e),
-                Err(_) => "no answer in time".to_string(),
-            };
-        tracing::warn!(error = %failure, "a write sent to PostgreSQL got no answer");
-        Wrote::Unknown
+        match tokio::time::timeout(QUERY_TIMEOUT, link.client.query(&stmt, &params)).await {
+            Ok(Ok(rows)) => {
+                self.answered.fetch_add(1, Ordering::Relaxed);
+                Wrote::Rows(rows)
+            }
+            // PostgreSQL answered with an error: the statement, its own transaction, was
+            // rolled back.
+            Ok(Err(e)) if e.as_db_error().is_some() => Wrote::NotSent,
+            Ok(Err(e)) => {
+                tracing::warn!(error = %super::pg::describe(&e), "a write's connection to PostgreSQL failed before its answer");
+                Wrote::Unknown
+            }
+            Err(_) => {
+                tracing::warn!("PostgreSQL did not answer a write in time");
+                Wrote::Unknown
+            }
+        }
     }
 
     /// How many queries this client has answered.
