@@ -21,11 +21,9 @@ mod text_enum;
 mod value;
 mod writer;
 
-use std::any::Any;
 use std::os::unix::fs::PermissionsExt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Duration;
 
 use r2d2_sqlite::SqliteConnectionManager;
@@ -353,25 +351,13 @@ impl Db {
     /// second statement is refused before it is sent, so `f` cannot split what must stay whole.
     pub async fn write_one<F, T>(&self, f: F) -> Result<T, AppError>
     where
-        F: Fn(&Conn<'_>) -> Result<T, AppError> + Send + Sync + 'static,
+        F: Fn(&Conn<'_>) -> Result<T, AppError> + Send + 'static,
         T: Send + 'static,
     {
-        // One copy of the machinery below for every caller (the static binary has a size
-        // budget): the value goes through it boxed.
-        let erased: ErasedWrite =
-            Arc::new(move |c: &Conn<'_>| f(c).map(|v| Box::new(v) as Box<dyn Any + Send>));
-        self.write_one_erased(erased)
-            .await?
-            .downcast::<T>()
-            .map(|v| *v)
-            .map_err(|_| AppError::internal("a one-statement write answered another type"))
-    }
-
-    async fn write_one_erased(&self, f: ErasedWrite) -> Result<Box<dyn Any + Send>, AppError> {
         let Backend::Postgres { pool, fast } = &self.backend else {
-            return self.write(move |c| f(c)).await;
+            return self.write(f).await;
         };
-        if let Some(done) = write_one_pg(fast, &*f).await {
+        if let Some(done) = write_one_pg(fast, &f).await {
             return done;
         }
         let (pool, revocations) = (pool.clone(), self.revocations.clone());
@@ -663,12 +649,9 @@ where
 
 /// `f`, one statement that writes, on PostgreSQL's async client (`Db::write_one`): its
 /// outcome, or `None` when it must run on the blocking path (nothing was written).
-/// A one-statement write with its value boxed (`Db::write_one`).
-type ErasedWrite = Arc<dyn Fn(&Conn<'_>) -> Result<Box<dyn Any + Send>, AppError> + Send + Sync>;
-
 async fn write_one_pg<F, T>(fast: &pg_async::Fast, f: &F) -> Option<Result<T, AppError>>
 where
-    F: Fn(&Conn<'_>) -> Result<T, AppError> + ?Sized,
+    F: Fn(&Conn<'_>) -> Result<T, AppError>,
 {
     let replay = pg_async::Replay::default();
     let (sql, values) = match run_replayed(&replay, f) {
@@ -708,7 +691,7 @@ fn run_replayed<F, T>(
     f: &F,
 ) -> (Result<T, AppError>, pg_async::Run, bool)
 where
-    F: Fn(&Conn<'_>) -> Result<T, AppError> + ?Sized,
+    F: Fn(&Conn<'_>) -> Result<T, AppError>,
 {
     replay.rewind();
     let conn = Conn::replay(replay);
