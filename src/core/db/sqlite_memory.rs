@@ -1,35 +1,37 @@
-//! SQLite's memory comes from the process's allocator.
+//! SQLite's memory in the static binary comes from mimalloc.
 //!
 //! Left alone, SQLite calls the C library's `malloc` and writes each block's size in front of
-//! it. In the static musl build that is musl's allocator, which takes one lock for every thread
-//! (the reason that build's Rust code allocates with mimalloc, Cargo.toml): every statement
-//! step, row and result string of every connection then queued on that lock (issue 27's profile
-//! of introspection on the static binary). [`install`] hands SQLite the same allocator as the
-//! Rust code, mimalloc in the static build and glibc's `malloc` in the glibc one, and lets it ask
-//! the allocator for a block's size instead of keeping its own header.
+//! it. In the static musl build that is musl's allocator, slow and with one lock for every
+//! thread (the reason that build's Rust code allocates with mimalloc, Cargo.toml): the refresh
+//! grant, whose writes allocate most in SQLite, ran at half the rate it does with mimalloc
+//! (docs/PERFORMANCE.md, "SQLite on mimalloc in the shipped binary"). [`install`] hands SQLite
+//! mimalloc there, and lets it ask mimalloc for a block's size instead of keeping its own
+//! header. The glibc build keeps SQLite's default: glibc's `malloc` directly gave no gain there
+//! that its spread did not cover (`/me` was as likely slower), so nothing is changed without one.
 //!
 //! SQLite takes its allocator only before it first initialises, so `main` installs it before
-//! anything opens a database. Elsewhere (macOS) SQLite keeps its own default.
+//! anything opens a database.
 
 use rusqlite::ffi;
 
 /// Why SQLite kept its own allocator.
 #[derive(Debug, PartialEq, Eq)]
 pub enum NotInstalled {
-    /// This platform keeps SQLite's default.
+    /// This build keeps SQLite's default.
     Unsupported,
     /// SQLite refused the configuration with this result code (`SQLITE_MISUSE` once it has
     /// initialised).
     Refused(i32),
 }
 
-/// Makes SQLite allocate through the process's allocator. Call it before the first database is
-/// opened; afterwards SQLite refuses and keeps its default, which is correct, only slower.
+/// Makes SQLite allocate with mimalloc in the static build (elsewhere: `Unsupported`). Call it
+/// before the first database is opened; afterwards SQLite refuses and keeps its default, which
+/// is correct, only slower.
 pub fn install() -> Result<(), NotInstalled> {
     allocator::install()
 }
 
-#[cfg(any(target_env = "musl", all(target_os = "linux", target_env = "gnu")))]
+#[cfg(target_env = "musl")]
 mod allocator {
     use std::ffi::{c_int, c_void};
 
@@ -37,7 +39,6 @@ mod allocator {
 
     use super::NotInstalled;
 
-    #[cfg(target_env = "musl")]
     mod calls {
         use std::ffi::c_void;
 
@@ -62,32 +63,6 @@ mod allocator {
         pub fn good_size(n: usize) -> usize {
             // SAFETY: a pure size computation.
             unsafe { mi::mi_good_size(n) }
-        }
-    }
-
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    mod calls {
-        use std::ffi::c_void;
-
-        pub unsafe fn malloc(n: usize) -> *mut c_void {
-            // SAFETY: forwarded as SQLite made the call.
-            unsafe { libc::malloc(n) }
-        }
-        pub unsafe fn free(p: *mut c_void) {
-            // SAFETY: `p` came from `malloc` or `realloc` here.
-            unsafe { libc::free(p) }
-        }
-        pub unsafe fn realloc(p: *mut c_void, n: usize) -> *mut c_void {
-            // SAFETY: `p` came from `malloc` or `realloc` here.
-            unsafe { libc::realloc(p, n) }
-        }
-        pub unsafe fn usable_size(p: *mut c_void) -> usize {
-            // SAFETY: `p` came from `malloc` or `realloc` here.
-            unsafe { libc::malloc_usable_size(p) }
-        }
-        /// glibc hands out blocks in steps of 16 bytes.
-        pub fn good_size(n: usize) -> usize {
-            n.next_multiple_of(16)
         }
     }
 
@@ -163,7 +138,7 @@ mod allocator {
     }
 }
 
-#[cfg(not(any(target_env = "musl", all(target_os = "linux", target_env = "gnu"))))]
+#[cfg(not(target_env = "musl"))]
 mod allocator {
     use super::NotInstalled;
 
@@ -189,11 +164,11 @@ pub fn current_malloc() -> Option<usize> {
 
 /// The `xMalloc` [`install`] gives SQLite, on platforms where it gives one.
 pub fn installed_malloc() -> Option<usize> {
-    #[cfg(any(target_env = "musl", all(target_os = "linux", target_env = "gnu")))]
+    #[cfg(target_env = "musl")]
     {
         allocator::methods().xMalloc.map(|f| f as usize)
     }
-    #[cfg(not(any(target_env = "musl", all(target_os = "linux", target_env = "gnu"))))]
+    #[cfg(not(target_env = "musl"))]
     {
         None
     }
