@@ -35,56 +35,30 @@ pub fn install() -> Result<(), NotInstalled> {
 mod allocator {
     use std::ffi::{c_int, c_void};
 
+    use libmimalloc_sys as mi;
     use rusqlite::ffi;
 
     use super::NotInstalled;
-
-    mod calls {
-        use std::ffi::c_void;
-
-        use libmimalloc_sys as mi;
-
-        pub unsafe fn malloc(n: usize) -> *mut c_void {
-            // SAFETY: forwarded as SQLite made the call.
-            unsafe { mi::mi_malloc(n) }
-        }
-        pub unsafe fn free(p: *mut c_void) {
-            // SAFETY: `p` came from `malloc` or `realloc` here.
-            unsafe { mi::mi_free(p) }
-        }
-        pub unsafe fn realloc(p: *mut c_void, n: usize) -> *mut c_void {
-            // SAFETY: `p` came from `malloc` or `realloc` here.
-            unsafe { mi::mi_realloc(p, n) }
-        }
-        pub unsafe fn usable_size(p: *mut c_void) -> usize {
-            // SAFETY: `p` came from `malloc` or `realloc` here.
-            unsafe { mi::mi_usable_size(p) }
-        }
-        pub fn good_size(n: usize) -> usize {
-            // SAFETY: a pure size computation.
-            unsafe { mi::mi_good_size(n) }
-        }
-    }
 
     /// SQLite never asks for zero or a negative size (its own wrappers answer those), so a
     /// size that does not convert gets no block.
     unsafe extern "C" fn x_malloc(n: c_int) -> *mut c_void {
         match usize::try_from(n) {
             // SAFETY: SQLite's contract for xMalloc is malloc's.
-            Ok(n) if n > 0 => unsafe { calls::malloc(n) },
+            Ok(n) if n > 0 => unsafe { mi::mi_malloc(n) },
             _ => std::ptr::null_mut(),
         }
     }
 
     unsafe extern "C" fn x_free(p: *mut c_void) {
         // SAFETY: SQLite frees only what xMalloc or xRealloc gave it.
-        unsafe { calls::free(p) }
+        unsafe { mi::mi_free(p) }
     }
 
     unsafe extern "C" fn x_realloc(p: *mut c_void, n: c_int) -> *mut c_void {
         match usize::try_from(n) {
             // SAFETY: SQLite's contract for xRealloc is realloc's, with a size above zero.
-            Ok(n) if n > 0 => unsafe { calls::realloc(p, n) },
+            Ok(n) if n > 0 => unsafe { mi::mi_realloc(p, n) },
             _ => std::ptr::null_mut(),
         }
     }
@@ -94,14 +68,16 @@ mod allocator {
             return 0;
         }
         // SAFETY: SQLite asks only about blocks xMalloc or xRealloc gave it.
-        let size = unsafe { calls::usable_size(p) };
+        let size = unsafe { mi::mi_usable_size(p) };
         c_int::try_from(size).unwrap_or(c_int::MAX)
     }
 
     unsafe extern "C" fn x_roundup(n: c_int) -> c_int {
+        // SAFETY: a pure size computation.
+        let good = |n| unsafe { mi::mi_good_size(n) };
         usize::try_from(n)
             .ok()
-            .and_then(|n| c_int::try_from(calls::good_size(n)).ok())
+            .and_then(|n| c_int::try_from(good(n)).ok())
             .unwrap_or(n)
     }
 
@@ -150,8 +126,8 @@ mod allocator {
 /// The `xMalloc` SQLite allocates with now, for checking which allocator it has.
 pub fn current_malloc() -> Option<usize> {
     let mut methods = std::mem::MaybeUninit::<ffi::sqlite3_mem_methods>::zeroed();
-    // SAFETY: SQLITE_CONFIG_GETMALLOC fills the struct the pointer names. It may be asked at any
-    // time, but SQLite fills it with its default only once it has initialised.
+    // SAFETY: SQLITE_CONFIG_GETMALLOC fills the struct the pointer names (before SQLite has
+    // initialised: the methods it will use; afterwards it refuses, and this answers `None`).
     let rc = unsafe { ffi::sqlite3_config(ffi::SQLITE_CONFIG_GETMALLOC, methods.as_mut_ptr()) };
     if rc != ffi::SQLITE_OK {
         return None;
