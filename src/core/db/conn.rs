@@ -34,6 +34,9 @@ pub enum Error {
     /// run ends here and is started again once they are.
     #[error("the rows are being fetched")]
     Pending,
+    /// A write that must be one statement (`Db::write_one`) asked for another.
+    #[error("a one-statement write asked for a second statement")]
+    OverBudget,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -343,6 +343,37 @@ impl Db {
         }
     }
 
+    /// Runs `f`, a write made of one statement, which is atomic on its own. On SQLite it is
+    /// `write`. On PostgreSQL the statement is its own transaction, saving the round trips of
+    /// BEGIN and COMMIT (half of a short write's): sent on the async client's write
+    /// connections (`pg_async`, `f` run again on its answer, so `f` is `Fn` and must not depend
+    /// on anything but what it reads), or, when they cannot take it, on a pooled connection. A
+    /// second statement is refused before it is sent, so `f` cannot split what must stay whole.
+    pub async fn write_one<F, T>(&self, f: F) -> Result<T, AppError>
+    where
+        F: Fn(&Conn<'_>) -> Result<T, AppError> + Send + 'static,
+        T: Send + 'static,
+    {
+        let Backend::Postgres { pool, fast } = &self.backend else {
+            return self.write(f).await;
+        };
+        if let Some(done) = write_one_pg(fast, &f).await {
+            return done;
+        }
+        let pool = pool.clone();
+        tokio::task::spawn_blocking(move || {
+            let client = pool.get()?;
+            client.limit_statements(Some(1));
+            let conn = Conn::postgres(&client);
+            let out = catch_unwind(AssertUnwindSafe(|| f(&conn)))
+                .unwrap_or_else(|_| Err(AppError::internal("a database write panicked")));
+            client.limit_statements(None);
+            out
+        })
+        .await
+        .map_err(task_failed)?
+    }
+
     /// Hands `f` to the SQLite writer thread; the receiver gets its outcome once committed.
     fn queue_write<F, T>(
         &self,
@@ -600,13 +631,10 @@ where
 {
     let replay = pg_async::Replay::default();
     for _ in 0..MAX_RUNS {
-        replay.rewind();
-        let out = catch_unwind(AssertUnwindSafe(|| f(&Conn::replay(&replay))))
-            .unwrap_or_else(|_| Err(AppError::internal("a database read panicked")));
-        match replay.outcome() {
-            pg_async::Run::Done => return Some(out),
-            pg_async::Run::Blocking => return None,
-            pg_async::Run::Wants(sql, values) => {
+        match run_replayed(&replay, f) {
+            (out, pg_async::Run::Done) => return Some(out),
+            (_, pg_async::Run::Blocking) => return None,
+            (out, pg_async::Run::Wants(sql, values)) => {
                 drop(out);
                 let rows = fast.query(&sql, &values).await?;
                 replay.record(sql, values, rows);
@@ -614,6 +642,51 @@ where
         }
     }
     None
+}
+
+/// `f`, one statement that writes, on PostgreSQL's async client (`Db::write_one`): its
+/// outcome, or `None` when it must run on the blocking path (nothing was written).
+async fn write_one_pg<F, T>(fast: &pg_async::Fast, f: &F) -> Option<Result<T, AppError>>
+where
+    F: Fn(&Conn<'_>) -> Result<T, AppError>,
+{
+    let replay = pg_async::Replay::default();
+    let (sql, values) = match run_replayed(&replay, f) {
+        (out, pg_async::Run::Wants(sql, values)) => {
+            drop(out);
+            (sql, values)
+        }
+        // It asked nothing of the database, or something the async client cannot do.
+        (out, pg_async::Run::Done) => return Some(out),
+        (_, pg_async::Run::Blocking) => return None,
+    };
+    let rows = match fast.write(&sql, &values).await {
+        pg_async::Wrote::Rows(rows) => rows,
+        pg_async::Wrote::NotSent => return None,
+        pg_async::Wrote::Unknown => {
+            return Some(Err(AppError::Unavailable(
+                "the database did not confirm the write; try again".into(),
+            )));
+        }
+    };
+    replay.record(sql, values, rows);
+    match run_replayed(&replay, f) {
+        (out, pg_async::Run::Done) => Some(out),
+        _ => Some(Err(AppError::internal(
+            "a one-statement write asked for a second statement",
+        ))),
+    }
+}
+
+/// One run of `f` on the answers `replay` has: its outcome and where it stopped.
+fn run_replayed<F, T>(replay: &pg_async::Replay, f: &F) -> (Result<T, AppError>, pg_async::Run)
+where
+    F: Fn(&Conn<'_>) -> Result<T, AppError>,
+{
+    replay.rewind();
+    let out = catch_unwind(AssertUnwindSafe(|| f(&Conn::replay(replay))))
+        .unwrap_or_else(|_| Err(AppError::internal("a database call panicked")));
+    (out, replay.outcome())
 }
 
 /// What a database call whose blocking task did not run becomes: the runtime cancels the tasks

@@ -39,6 +39,8 @@ struct Inner {
     in_transaction: bool,
     /// When a statement last succeeded; `None` after a failure.
     answered_at: Option<Instant>,
+    /// How many more statements may be sent, when limited (`Db::write_one`).
+    budget: Option<usize>,
 }
 
 impl PgClient {
@@ -49,6 +51,7 @@ impl PgClient {
                 statements: HashMap::new(),
                 in_transaction: false,
                 answered_at: None,
+                budget: None,
             }),
         }
     }
@@ -77,6 +80,7 @@ impl PgClient {
 
     pub(super) fn execute(&self, sql: &str, values: &[Value]) -> Result<usize, Error> {
         let mut inner = self.inner.borrow_mut();
+        inner.spend()?;
         let stmt = Self::statement(&mut inner, sql)?;
         let params = as_params(values);
         let done = inner.client().execute(&stmt, &params);
@@ -85,6 +89,7 @@ impl PgClient {
 
     pub(super) fn query(&self, sql: &str, values: &[Value]) -> Result<Vec<postgres::Row>, Error> {
         let mut inner = self.inner.borrow_mut();
+        inner.spend()?;
         let stmt = Self::statement(&mut inner, sql)?;
         let params = as_params(values);
         let rows = inner.client().query(&stmt, &params);
@@ -94,6 +99,7 @@ impl PgClient {
     /// Runs statements without parameters; keeps track of BEGIN / COMMIT / ROLLBACK.
     pub(super) fn batch(&self, sql: &str) -> Result<(), Error> {
         let mut inner = self.inner.borrow_mut();
+        inner.spend()?;
         let head = sql.trim_start().to_ascii_uppercase();
         let done = inner.client().batch_execute(sql);
         inner.answered(done)?;
@@ -103,6 +109,12 @@ impl PgClient {
             inner.in_transaction = false;
         }
         Ok(())
+    }
+
+    /// Allows at most `n` more statements (`None`: any number); the next one beyond is refused
+    /// before it is sent.
+    pub(super) fn limit_statements(&self, n: Option<usize>) {
+        self.inner.borrow_mut().budget = n;
     }
 
     pub(super) fn in_transaction(&self) -> bool {
@@ -121,6 +133,18 @@ impl PgClient {
 }
 
 impl Inner {
+    /// Takes one statement from the budget, if there is one.
+    fn spend(&mut self) -> Result<(), Error> {
+        match &mut self.budget {
+            Some(0) => Err(Error::OverBudget),
+            Some(n) => {
+                *n -= 1;
+                Ok(())
+            }
+            None => Ok(()),
+        }
+    }
+
     /// Notes whether the server answered.
     fn answered<T>(&mut self, outcome: Result<T, postgres::Error>) -> Result<T, postgres::Error> {
         self.answered_at = outcome.is_ok().then(Instant::now);

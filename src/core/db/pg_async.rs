@@ -10,6 +10,11 @@
 //! microseconds. Anything else (a write, a transaction, a failure of this client) sends the
 //! closure down the blocking path (`Db::read`), which answers as it always did.
 //!
+//! Writes of one statement (`Db::write_one`) go the same way on connections of their own, each
+//! statement its own transaction; the closure runs once to learn the statement and once on its
+//! answer. A write that PostgreSQL refused, or that found no connection, goes the blocking way;
+//! one sent without an answer is reported, never sent again (it may have committed).
+//!
 //! These connections plan each prepared statement once (`plan_cache_mode =
 //! force_generic_plan`). The point reads are index lookups whose plan does not depend on the
 //! values, but PostgreSQL's default (`auto`) kept planning some of them at every execution: a
@@ -33,6 +38,12 @@ use super::value::Value;
 /// How many connections carry the point reads of one process.
 const LINKS: usize = 2;
 
+/// How many carry its one-statement writes (`Db::write_one`). Apart from the reads: a
+/// connection runs what it is sent in order, and each write waits there for its commit to
+/// reach the disk, which a read behind it would wait for too. PostgreSQL flushes the commits
+/// of all of them together (group commit), so more connections mean more commits per flush.
+const WRITE_LINKS: usize = 4;
+
 /// Sent once on each new connection (PostgreSQL 12 and later; refused by older servers, which
 /// then keep their default).
 const GENERIC_PLANS: &str = "SET plan_cache_mode = force_generic_plan";
@@ -54,6 +65,7 @@ pub struct Fast {
     url: Arc<PgUrl>,
     tls: MakeRustlsConnect,
     slots: Vec<tokio::sync::Mutex<Slot>>,
+    write_slots: Vec<tokio::sync::Mutex<Slot>>,
     next: AtomicUsize,
     /// Queries answered here, for tests and benchmarks to tell that this path served.
     answered: AtomicUsize,
@@ -77,15 +89,16 @@ impl Fast {
             url,
             tls,
             slots: (0..LINKS).map(|_| Default::default()).collect(),
+            write_slots: (0..WRITE_LINKS).map(|_| Default::default()).collect(),
             next: AtomicUsize::new(0),
             answered: AtomicUsize::new(0),
         }
     }
 
-    /// A connection, made when there is none; `None` when one cannot be had now.
-    async fn link(&self) -> Option<Arc<Link>> {
-        let n = self.next.fetch_add(1, Ordering::Relaxed) % self.slots.len();
-        let mut slot = self.slots[n].lock().await;
+    /// A connection of `slots`, made when there is none; `None` when one cannot be had now.
+    async fn link(&self, slots: &[tokio::sync::Mutex<Slot>]) -> Option<Arc<Link>> {
+        let n = self.next.fetch_add(1, Ordering::Relaxed) % slots.len();
+        let mut slot = slots[n].lock().await;
         if let Some(link) = &slot.link {
             if !link.client.is_closed() {
                 return Some(link.clone());
@@ -136,20 +149,8 @@ impl Fast {
 
     /// The rows of `sql` with `values`; `None` when this client cannot answer now.
     pub async fn query(&self, sql: &str, values: &[Value]) -> Option<Vec<tokio_postgres::Row>> {
-        let link = self.link().await?;
-        let known = link.statements.lock().get(sql).cloned();
-        let stmt = match known {
-            Some(s) => s,
-            None => {
-                let s = link.client.prepare(&dialect::to_postgres(sql)).await.ok()?;
-                let mut kept = link.statements.lock();
-                if kept.len() >= super::pg::MAX_STATEMENTS {
-                    kept.clear();
-                }
-                kept.insert(sql.to_owned(), s.clone());
-                s
-            }
-        };
+        let link = self.link(&self.slots).await?;
+        let stmt = link.statement(sql).await?;
         let params = super::pg::as_params(values);
         let rows = tokio::time::timeout(QUERY_TIMEOUT, link.client.query(&stmt, &params))
             .await
@@ -159,9 +160,65 @@ impl Fast {
         Some(rows)
     }
 
+    /// Runs `sql`, a statement that writes, with `values`, as a transaction of its own (these
+    /// connections never open one).
+    pub async fn write(&self, sql: &str, values: &[Value]) -> Wrote {
+        let Some(link) = self.link(&self.write_slots).await else {
+            return Wrote::NotSent;
+        };
+        let Some(stmt) = link.statement(sql).await else {
+            return Wrote::NotSent;
+        };
+        let params = super::pg::as_params(values);
+        match tokio::time::timeout(QUERY_TIMEOUT, link.client.query(&stmt, &params)).await {
+            Ok(Ok(rows)) => {
+                self.answered.fetch_add(1, Ordering::Relaxed);
+                Wrote::Rows(rows)
+            }
+            // PostgreSQL answered with an error: the statement, its own transaction, was
+            // rolled back.
+            Ok(Err(e)) if e.as_db_error().is_some() => Wrote::NotSent,
+            Ok(Err(e)) => {
+                tracing::warn!(error = %super::pg::describe(&e), "a write's connection to PostgreSQL failed before its answer");
+                Wrote::Unknown
+            }
+            Err(_) => {
+                tracing::warn!("PostgreSQL did not answer a write in time");
+                Wrote::Unknown
+            }
+        }
+    }
+
     /// How many queries this client has answered.
     pub fn answered(&self) -> usize {
         self.answered.load(Ordering::Relaxed)
+    }
+}
+
+/// What became of a write sent here.
+pub enum Wrote {
+    /// Committed: its rows.
+    Rows(Vec<tokio_postgres::Row>),
+    /// Nothing was written: no connection, or PostgreSQL refused the statement. The blocking
+    /// path may run it (and report the refusal as it reports any).
+    NotSent,
+    /// Sent, but no answer came: it may or may not have committed, so it must not be sent again.
+    Unknown,
+}
+
+impl Link {
+    /// The prepared statement for `sql`, prepared on first use; `None` if it cannot be.
+    async fn statement(&self, sql: &str) -> Option<Statement> {
+        if let Some(s) = self.statements.lock().get(sql).cloned() {
+            return Some(s);
+        }
+        let s = self.client.prepare(&dialect::to_postgres(sql)).await.ok()?;
+        let mut kept = self.statements.lock();
+        if kept.len() >= super::pg::MAX_STATEMENTS {
+            kept.clear();
+        }
+        kept.insert(sql.to_owned(), s.clone());
+        Some(s)
     }
 }
 
