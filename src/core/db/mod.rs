@@ -360,7 +360,7 @@ impl Db {
         if let Some(done) = write_one_pg(fast, &f).await {
             return done;
         }
-        let pool = pool.clone();
+        let (pool, revocations) = (pool.clone(), self.revocations.clone());
         tokio::task::spawn_blocking(move || {
             let client = pool.get()?;
             client.limit_statements(Some(1));
@@ -368,6 +368,9 @@ impl Db {
             let out = catch_unwind(AssertUnwindSafe(|| f(&conn)))
                 .unwrap_or_else(|_| Err(AppError::internal("a database write panicked")));
             client.limit_statements(None);
+            if conn.noted_revocation() {
+                revocations.committed();
+            }
             out
         })
         .await
@@ -632,9 +635,9 @@ where
     let replay = pg_async::Replay::default();
     for _ in 0..MAX_RUNS {
         match run_replayed(&replay, f) {
-            (out, pg_async::Run::Done) => return Some(out),
-            (_, pg_async::Run::Blocking) => return None,
-            (out, pg_async::Run::Wants(sql, values)) => {
+            (out, pg_async::Run::Done, _) => return Some(out),
+            (_, pg_async::Run::Blocking, _) => return None,
+            (out, pg_async::Run::Wants(sql, values), _) => {
                 drop(out);
                 let rows = fast.query(&sql, &values).await?;
                 replay.record(sql, values, rows);
@@ -652,13 +655,16 @@ where
 {
     let replay = pg_async::Replay::default();
     let (sql, values) = match run_replayed(&replay, f) {
-        (out, pg_async::Run::Wants(sql, values)) => {
+        // A write that revokes a credential goes the blocking way, which moves the
+        // revocation epoch on once it has committed.
+        (_, _, true) => return None,
+        (out, pg_async::Run::Wants(sql, values), false) => {
             drop(out);
             (sql, values)
         }
         // It asked nothing of the database, or something the async client cannot do.
-        (out, pg_async::Run::Done) => return Some(out),
-        (_, pg_async::Run::Blocking) => return None,
+        (out, pg_async::Run::Done, false) => return Some(out),
+        (_, pg_async::Run::Blocking, false) => return None,
     };
     let rows = match fast.write(&sql, &values).await {
         pg_async::Wrote::Rows(rows) => rows,
@@ -671,22 +677,27 @@ where
     };
     replay.record(sql, values, rows);
     match run_replayed(&replay, f) {
-        (out, pg_async::Run::Done) => Some(out),
+        (out, pg_async::Run::Done, _) => Some(out),
         _ => Some(Err(AppError::internal(
             "a one-statement write asked for a second statement",
         ))),
     }
 }
 
-/// One run of `f` on the answers `replay` has: its outcome and where it stopped.
-fn run_replayed<F, T>(replay: &pg_async::Replay, f: &F) -> (Result<T, AppError>, pg_async::Run)
+/// One run of `f` on the answers `replay` has: its outcome, where it stopped, and whether it
+/// noted a revocation.
+fn run_replayed<F, T>(
+    replay: &pg_async::Replay,
+    f: &F,
+) -> (Result<T, AppError>, pg_async::Run, bool)
 where
     F: Fn(&Conn<'_>) -> Result<T, AppError>,
 {
     replay.rewind();
-    let out = catch_unwind(AssertUnwindSafe(|| f(&Conn::replay(replay))))
+    let conn = Conn::replay(replay);
+    let out = catch_unwind(AssertUnwindSafe(|| f(&conn)))
         .unwrap_or_else(|_| Err(AppError::internal("a database call panicked")));
-    (out, replay.outcome())
+    (out, replay.outcome(), conn.noted_revocation())
 }
 
 /// What a database call whose blocking task did not run becomes: the runtime cancels the tasks

@@ -300,6 +300,25 @@ async fn a_one_statement_write_is_refused_a_second_statement() {
         "one statement sent"
     );
     assert_eq!(name().await, "Third");
+    // A write that revokes goes the blocking way, which moves the revocation epoch on.
+    let (epoch, answered) = (db.revocation_epoch(), db.point_reads_answered());
+    db.write_one(|c| {
+        c.note_revocation();
+        let name: String =
+            c.query_row("UPDATE users SET name = 'Fifth' RETURNING name", [], |r| {
+                r.get(0)
+            })?;
+        Ok(name)
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        db.point_reads_answered(),
+        answered,
+        "not on the async client"
+    );
+    assert_ne!(db.revocation_epoch(), epoch);
+    assert_eq!(name().await, "Fifth");
     // The connection went back to the pool without the limit.
     db.write(|c| {
         c.execute("UPDATE users SET name = 'A'", [])?;
