@@ -1,5 +1,7 @@
 //! `GET /assets/<path>`: the embedded files, with MIME type, ETag (304 on a match) and caching:
-//! a year for versioned URLs (`?v=<etag>`, see `assets::url`), revalidation otherwise.
+//! a year for versioned URLs (`?v=<etag>`, see `assets::url`), revalidation otherwise. A client
+//! whose `Accept-Encoding` takes gzip gets the embedded gzip bytes (`Content-Encoding: gzip`),
+//! any other the file inflated; the two representations have their own ETags.
 
 use std::collections::HashMap;
 
@@ -15,12 +17,18 @@ pub fn routes() -> BoxedFilter<(Response,)> {
         .and(warp::path::tail())
         .and(warp::get().or(warp::head()).unify())
         .and(warp::header::optional::<String>("if-none-match"))
+        .and(warp::header::optional::<String>("accept-encoding"))
         .and(warp::query::<HashMap<String, String>>())
         .and_then(
-            |tail: warp::path::Tail, inm: Option<String>, q: HashMap<String, String>| async move {
+            |tail: warp::path::Tail,
+             inm: Option<String>,
+             encodings: Option<String>,
+             q: HashMap<String, String>| async move {
+                let gzip = encodings.as_deref().is_some_and(accepts_gzip);
                 serve(
                     tail.as_str(),
                     inm.as_deref(),
+                    gzip,
                     q.get("v").map(String::as_str),
                 )
                 .ok_or_else(warp::reject::not_found)
@@ -29,8 +37,36 @@ pub fn routes() -> BoxedFilter<(Response,)> {
         .boxed()
 }
 
-fn serve(path: &str, if_none_match: Option<&str>, version: Option<&str>) -> Option<Response> {
-    let asset = assets::get(path)?;
+/// Whether an `Accept-Encoding` value takes gzip: `gzip` (or `x-gzip`) listed with a weight
+/// above zero, or else `*` so listed (RFC 9110, 12.5.3).
+fn accepts_gzip(header: &str) -> bool {
+    let mut star = false;
+    for item in header.split(',') {
+        let mut parts = item.split(';');
+        let name = parts.next().unwrap_or("").trim();
+        let weight = parts
+            .filter_map(|p| p.trim().split_once('='))
+            .find(|(k, _)| k.trim().eq_ignore_ascii_case("q"))
+            .map_or(Some(1.0), |(_, v)| v.trim().parse::<f32>().ok());
+        let wanted = weight.is_some_and(|w| w > 0.0);
+        if name.eq_ignore_ascii_case("gzip") || name.eq_ignore_ascii_case("x-gzip") {
+            return wanted;
+        }
+        if name == "*" {
+            star = wanted;
+        }
+    }
+    star
+}
+
+fn serve(
+    path: &str,
+    if_none_match: Option<&str>,
+    gzip: bool,
+    version: Option<&str>,
+) -> Option<Response> {
+    let asset: &'static assets::Asset = assets::get(path)?;
+    let etag = if gzip { &asset.etag_gzip } else { &asset.etag };
     let cache = if version == Some(asset.etag.trim_matches('"')) {
         "public, max-age=31536000, immutable"
     } else {
@@ -38,22 +74,64 @@ fn serve(path: &str, if_none_match: Option<&str>, version: Option<&str>) -> Opti
     };
     let matches = if_none_match.is_some_and(|v| {
         v.split(',')
-            .any(|t| t.trim() == asset.etag || t.trim() == "*")
+            .any(|t| [&asset.etag, &asset.etag_gzip, "*"].contains(&t.trim()))
     });
     let mut resp = if matches {
         let mut r = Response::new(Default::default());
         *r.status_mut() = StatusCode::NOT_MODIFIED;
         r
     } else {
-        let mut r = Response::new(asset.body.into());
+        let body: &'static [u8] = if gzip {
+            asset.gzip
+        } else {
+            asset.plain().ok()?
+        };
+        let mut r = Response::new(body.into());
         r.headers_mut().insert(
             header::CONTENT_TYPE,
             HeaderValue::from_str(&asset.mime).ok()?,
         );
+        if gzip {
+            r.headers_mut()
+                .insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+        }
         r
     };
     let h = resp.headers_mut();
-    h.insert(header::ETAG, HeaderValue::from_str(&asset.etag).ok()?);
+    h.insert(header::ETAG, HeaderValue::from_str(etag).ok()?);
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+    h.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
     Some(resp)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::accepts_gzip;
+
+    #[test]
+    fn gzip_is_taken_when_listed_with_a_weight_above_zero() {
+        for yes in [
+            "gzip",
+            "gzip, deflate, br, zstd",
+            "br;q=1.0, GZIP;q=0.5",
+            "x-gzip",
+            "*",
+            "identity, *;q=0.1",
+            "gzip;q=0.001",
+        ] {
+            assert!(accepts_gzip(yes), "{yes}");
+        }
+        for no in [
+            "",
+            "identity",
+            "br, deflate",
+            "gzip;q=0",
+            "gzip; q=0.000",
+            "*, gzip;q=0",
+            "gzip;q=nonsense",
+            "gzipx",
+        ] {
+            assert!(!accepts_gzip(no), "{no}");
+        }
+    }
 }

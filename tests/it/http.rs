@@ -164,6 +164,62 @@ async fn assets_have_types_etags_and_cache_headers() {
         "public, max-age=31536000, immutable"
     );
 
+    // A browser takes the embedded gzip bytes as they are; they inflate to the same stylesheet.
+    let plain = app
+        .get("/assets/css/docket.css")
+        .await
+        .bytes()
+        .await
+        .unwrap();
+    let gz = app
+        .client
+        .get(app.url("/assets/css/docket.css"))
+        .header("accept-encoding", "gzip, deflate, br")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(gz.status(), 200);
+    assert_eq!(gz.headers()["content-encoding"], "gzip");
+    assert_eq!(gz.headers()["vary"], "accept-encoding");
+    assert_eq!(gz.headers()["content-type"], "text/css; charset=utf-8");
+    let gz_etag = gz.headers()["etag"].to_str().unwrap().to_string();
+    assert_eq!(gz_etag, format!("\"{version}-gz\""));
+    let gz_body = gz.bytes().await.unwrap();
+    assert!(
+        gz_body.len() * 3 < plain.len(),
+        "{} of {}",
+        gz_body.len(),
+        plain.len()
+    );
+    let mut inflated = Vec::new();
+    std::io::Read::read_to_end(
+        &mut flate2::read::GzDecoder::new(&gz_body[..]),
+        &mut inflated,
+    )
+    .unwrap();
+    assert_eq!(inflated, plain);
+    // Either ETag revalidates either representation; one refusing gzip gets the file as it is.
+    let revalidated = app
+        .client
+        .get(app.url("/assets/css/docket.css"))
+        .header("accept-encoding", "gzip")
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(revalidated.status(), 304);
+    assert_eq!(revalidated.headers()["etag"], gz_etag.as_str());
+    let refused = app
+        .client
+        .get(app.url("/assets/css/docket.css"))
+        .header("accept-encoding", "gzip;q=0, identity")
+        .send()
+        .await
+        .unwrap();
+    assert!(refused.headers().get("content-encoding").is_none());
+    assert_eq!(refused.headers()["vary"], "accept-encoding");
+    assert_eq!(refused.bytes().await.unwrap(), plain);
+
     let svg = app.get("/assets/img/docket.svg").await;
     assert_eq!(svg.headers()["content-type"], "image/svg+xml");
     assert_eq!(app.get("/assets/templates/layout.html").await.status(), 404);

@@ -42,9 +42,15 @@ impl Face {
         let (file, _, _) = self.names();
         match self {
             Face::Text => text_font(),
-            Face::Signature => crate::core::assets::get(&format!("fonts/{file}"))
-                .map(|a| a.body)
-                .ok_or_else(|| PdfError::Seal(format!("the font {file} is not embedded"))),
+            Face::Signature => {
+                let asset: &'static crate::core::assets::Asset =
+                    crate::core::assets::get(&format!("fonts/{file}")).ok_or_else(|| {
+                        PdfError::Seal(format!("the font {file} is not embedded"))
+                    })?;
+                asset
+                    .plain()
+                    .map_err(|e| PdfError::Seal(format!("the font {file}: {e}")))
+            }
         }
     }
 }
