@@ -127,7 +127,7 @@ where
     } = found;
     if let Some(key) = key {
         let fresh = verified::Verified {
-            who,
+            value: who,
             expires_at,
             since,
             epoch,

@@ -118,22 +118,7 @@ pub async fn answer(ctx: &Context, policy: Policy, openid: &OpenId, req: Request
         Err(e) => return Ok(Err(e)),
     };
     if req.endpoint == Endpoint::Introspect {
-        // Only reads: the client and the token in one query, one trip to the database.
-        let token = req.fields.get("token").cloned();
-        return ctx
-            .db
-            .point_read(move |c| {
-                let (client, found) = match &token {
-                    Some(t) => store::client_and_introspection(c, &client_id, t, now())?
-                        .map_or((None, None), |(client, found)| (Some(client), found)),
-                    None => (super::clients::store::get(c, &client_id)?, None),
-                };
-                // The introspection is only answered once the client has proved itself (and
-                // asked with a token: `admit` refuses a request without one).
-                Ok(admit(client, secret.as_deref(), &req, policy)
-                    .map(|_| Answer::Introspected(found)))
-            })
-            .await;
+        return introspect(&ctx.db, policy, client_id, secret, req).await;
     }
     let life = policy.lifetimes;
     // The client is a point read, off the write side, so that calls with wrong credentials
@@ -182,6 +167,56 @@ pub async fn answer(ctx: &Context, policy: Policy, openid: &OpenId, req: Request
         }
         other => Ok(other),
     }
+}
+
+/// Introspection: only reads. The client and the token in one query, one trip to the
+/// database, or none when this process showed this client this live access token within the
+/// last second and no revocation was committed here since (`verified::INTROSPECTED`). Either
+/// way the client proves itself (`admit`) before anything about the token is answered, and a
+/// request without a token is refused there.
+async fn introspect(
+    db: &Db,
+    policy: Policy,
+    client_id: String,
+    secret: Option<String>,
+    req: Request,
+) -> Outcome {
+    use super::verified::{INTROSPECTED, Verified};
+    let token = req.fields.get("token").cloned();
+    let key = token.as_deref().map(super::verified::key);
+    let t = now();
+    let remembered = key
+        .and_then(|k| INTROSPECTED.get(&k, db.revocation_epoch(), t))
+        .filter(|(client, _)| client.client_id == client_id);
+    if let Some((client, found)) = remembered {
+        return Ok(admit(Some(client), secret.as_deref(), &req, policy)
+            .map(|_| Answer::Introspected(Some(found))));
+    }
+    let (since, epoch) = (std::time::Instant::now(), db.revocation_epoch());
+    let (client, found) = db
+        .point_read(move |c| match &token {
+            Some(tok) => Ok(store::client_and_introspection(c, &client_id, tok, t)?
+                .map_or((None, None), |(client, found)| (Some(client), found))),
+            None => Ok((super::clients::store::get(c, &client_id)?, None)),
+        })
+        .await?;
+    let (client, _) = match admit(client, secret.as_deref(), &req, policy) {
+        Ok(admitted) => admitted,
+        Err(e) => return Ok(Err(e)),
+    };
+    if let (Some(key), Some(shown)) = (key, &found)
+        && shown.kind == store::Kind::Access
+    {
+        let value = (client, shown.clone());
+        let fresh = Verified {
+            value,
+            expires_at: Some(shown.expires_at),
+            since,
+            epoch,
+        };
+        INTROSPECTED.put(key, fresh, db.revocation_epoch());
+    }
+    Ok(Ok(Answer::Introspected(found)))
 }
 
 /// A refresh without rotation or narrower scopes on PostgreSQL: one statement, committed on its
@@ -458,6 +493,11 @@ mod tests {
 
     /// A user, a confidential client and a code the user allowed it: `(client row, code)`.
     fn allowed(c: &Conn) -> (ClientId, String) {
+        allowed_at(c, 0)
+    }
+
+    /// `allowed`, the code made at `at`.
+    fn allowed_at(c: &Conn, at: i64) -> (ClientId, String) {
         c.execute_batch(
             "INSERT INTO users (id, email, username, name, password_hash, created_at, updated_at)
              VALUES (1, 'a@x.org', 'a', 'A', 'x', 0, 0);",
@@ -467,7 +507,7 @@ mod tests {
             Registration::validate("App", &[REDIRECT.to_string()], None, None, false, &[]).unwrap();
         let (client, _) = crate::oauth::clients::store::insert(c, &reg, 0).unwrap();
         let scopes = [Scope::ReadProfile];
-        let grant = store::upsert_grant(c, UserId::new(1), client.row_id, &scopes, 0).unwrap();
+        let grant = store::upsert_grant(c, UserId::new(1), client.row_id, &scopes, at).unwrap();
         let code = tokens::new_code();
         let new = NewCode {
             grant,
@@ -478,7 +518,7 @@ mod tests {
             redirect_uri_sent: true,
             auth_time: Some(0),
         };
-        store::insert_code(c, &code, &new, 0, LIFE.code).unwrap();
+        store::insert_code(c, &code, &new, at, LIFE.code).unwrap();
         (client.row_id, code.expose().to_string())
     }
 
@@ -649,6 +689,128 @@ mod tests {
         assert!(is_live(&c, &access), "another client cannot revoke it");
         assert!(matches!(revoke(client), Ok(Answer::Revoked)));
         assert!(look(client).is_none());
+    }
+
+    /// Introspection of a live access token is remembered for a second (`verified::INTROSPECTED`):
+    /// a change this process did not note (another node's, simulated by deleting the row) shows
+    /// only after that second, while a revocation, a rotated client secret or a wrong secret is
+    /// refused at once, and another client is never answered from what was shown to this one.
+    #[tokio::test]
+    async fn introspection_is_remembered_for_a_second_and_forgotten_at_a_revocation() {
+        let db = Db::memory();
+        let other =
+            Registration::validate("Other", &[REDIRECT.to_string()], None, None, false, &[])
+                .unwrap();
+        let (own_client, own_secret, other_client, other_secret, access, refresh) = db
+            .write(move |c| {
+                let (client, code) = allowed_at(c, now());
+                let own = crate::oauth::clients::store::list(c)?[0].clone();
+                let t = issued_tokens(run(c, client, redeem(&code), LIFE, now()));
+                let (other, other_secret) = crate::oauth::clients::store::insert(c, &other, 0)?;
+                // `allowed` made the first client; its secret is set here, so the test knows it.
+                let secret = crate::oauth::clients::store::rotate_secret(c, &own.client_id, 0)?;
+                Ok((
+                    own.client_id,
+                    secret.expose().to_string(),
+                    other.client_id,
+                    other_secret.unwrap().expose().to_string(),
+                    t.issued.access.expose().to_string(),
+                    t.refresh_token().unwrap().to_string(),
+                ))
+            })
+            .await
+            .unwrap();
+        let policy = Policy {
+            lifetimes: LIFE,
+            rotate_refresh_tokens: false,
+        };
+        let ask = |client: &str, secret: &str, token: &str| {
+            let mut req = request(Endpoint::Introspect, &[("token", token)]);
+            req.basic = Some((client.to_string(), secret.to_string()));
+            introspect(
+                &db,
+                policy,
+                client.to_string(),
+                Some(secret.to_string()),
+                req,
+            )
+        };
+        let shown = |outcome: Outcome| match outcome.unwrap() {
+            Ok(Answer::Introspected(i)) => i,
+            other => panic!("{other:?}"),
+        };
+        assert!(shown(ask(&own_client, &own_secret, &access).await).is_some());
+        let forget = |token: String| async {
+            db.write(move |c| {
+                let hash = crate::core::crypto::SecretToken::presented(&token).hash();
+                c.execute("DELETE FROM oauth_tokens WHERE token_hash = ?1", [hash])?;
+                Ok(())
+            })
+            .await
+            .unwrap()
+        };
+        forget(access.clone()).await;
+        assert!(
+            shown(ask(&own_client, &own_secret, &access).await).is_some(),
+            "remembered: the deletion was not noted as a revocation"
+        );
+        assert_eq!(
+            refused(ask(&own_client, "wrong", &access).await).error,
+            "invalid_client",
+            "the client proves itself at every request"
+        );
+        assert!(
+            shown(ask(&other_client, &other_secret, &access).await).is_none(),
+            "another client is answered by the database"
+        );
+        std::thread::sleep(super::super::verified::TRUST_FOR);
+        assert!(
+            shown(ask(&own_client, &own_secret, &access).await).is_none(),
+            "after its second"
+        );
+
+        // A token revoked here, or a secret rotated here, is refused at once.
+        async fn refreshed(db: &Db, refresh: &str) -> (ClientId, String) {
+            let refresh = refresh.to_string();
+            db.write(move |c| {
+                let client_row = crate::oauth::clients::store::list(c)?[0].row_id;
+                let ask = Ask::Refresh {
+                    token: refresh,
+                    scopes: None,
+                    rotate: false,
+                };
+                let t = issued_tokens(run(c, client_row, ask, LIFE, now()));
+                Ok((client_row, t.issued.access.expose().to_string()))
+            })
+            .await
+            .unwrap()
+        }
+        let (row, second) = refreshed(&db, &refresh).await;
+        assert!(shown(ask(&own_client, &own_secret, &second).await).is_some());
+        let revoked = second.clone();
+        db.write(move |c| Ok(run(c, row, Ask::Revoke(revoked), LIFE, now())))
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        assert!(shown(ask(&own_client, &own_secret, &second).await).is_none());
+        let (_, third) = refreshed(&db, &refresh).await;
+        assert!(shown(ask(&own_client, &own_secret, &third).await).is_some());
+        let id = own_client.clone();
+        let new_secret = db
+            .write(move |c| {
+                Ok(crate::oauth::clients::store::rotate_secret(c, &id, now())?
+                    .expose()
+                    .to_string())
+            })
+            .await
+            .unwrap();
+        assert_eq!(
+            refused(ask(&own_client, &own_secret, &third).await).error,
+            "invalid_client",
+            "the old secret, at once"
+        );
+        assert!(shown(ask(&own_client, &new_secret, &third).await).is_some());
     }
 
     #[test]

@@ -1,5 +1,8 @@
 //! The verified-credential cache: an API key or access token that the database found live is
 //! remembered for a moment, so that the next request with it needs no trip to the database.
+//! Two of them: `CACHE`, the principal behind a bearer credential, and `INTROSPECTED`, what
+//! introspection showed a client about a live access token (with the client, which must still
+//! authenticate at every request).
 //!
 //! - **Keyed by the credential's SHA-256**, never the credential itself; only credentials the
 //!   database found live are kept (nothing is remembered of an unknown or refused one, so a
@@ -24,6 +27,8 @@ use sha2::{Digest, Sha256};
 
 use crate::core::db::Epoch;
 use crate::identity::principal::Principal;
+use crate::oauth::clients::Client;
+use crate::oauth::tokens::store::Introspection;
 
 /// How long an entry is trusted after its database read began.
 pub const TRUST_FOR: Duration = crate::core::db::REVOCATION_SETTLES;
@@ -31,9 +36,16 @@ const SHARDS: usize = 16;
 /// Entries the process keeps at most (a few hundred bytes each).
 const CAPACITY: usize = 8192;
 
-/// The process's cache. Entries name their `Db` through the epoch, so servers sharing a process
-/// (tests) never see each other's.
-pub static CACHE: LazyLock<Cache> = LazyLock::new(|| Cache::new(CAPACITY, TRUST_FOR));
+/// The process's cache of bearer credentials. Entries name their `Db` through the epoch, so
+/// servers sharing a process (tests) never see each other's.
+pub static CACHE: LazyLock<Cache<Principal>> = LazyLock::new(|| Cache::new(CAPACITY, TRUST_FOR));
+
+/// The process's cache of introspected access tokens, by the token's SHA-256: the client that
+/// asked (as stored, with its secret's hash) and what it was shown. Only a client that proved
+/// itself and a token that was live are remembered; a request naming another client, or a
+/// refresh token, goes to the database.
+pub static INTROSPECTED: LazyLock<Cache<(Client, Introspection)>> =
+    LazyLock::new(|| Cache::new(CAPACITY / 2, TRUST_FOR));
 
 /// The SHA-256 of a presented credential.
 pub type Key = [u8; 32];
@@ -43,15 +55,15 @@ pub fn key(secret: &str) -> Key {
 }
 
 #[derive(Debug, Clone)]
-struct Entry {
-    who: Principal,
+struct Entry<V> {
+    value: V,
     /// Unix seconds; `None` for an API key that does not expire.
     expires_at: Option<i64>,
     verified: Instant,
     epoch: Epoch,
 }
 
-impl Entry {
+impl<V> Entry<V> {
     fn trusted(&self, epoch: Epoch, now: i64, trust_for: Duration) -> bool {
         self.epoch == epoch
             && self.verified.elapsed() < trust_for
@@ -60,22 +72,22 @@ impl Entry {
 }
 
 /// What a database read verified, for `Cache::put`.
-pub struct Verified {
-    pub who: Principal,
+pub struct Verified<V> {
+    pub value: V,
     pub expires_at: Option<i64>,
     /// When the read began, and the revocation epoch read before it.
     pub since: Instant,
     pub epoch: Epoch,
 }
 
-pub struct Cache {
-    shards: Vec<Mutex<HashMap<Key, Entry>>>,
+pub struct Cache<V> {
+    shards: Vec<Mutex<HashMap<Key, Entry<V>>>>,
     per_shard: usize,
     trust_for: Duration,
 }
 
-impl Cache {
-    pub fn new(capacity: usize, trust_for: Duration) -> Cache {
+impl<V: Clone> Cache<V> {
+    pub fn new(capacity: usize, trust_for: Duration) -> Cache<V> {
         Cache {
             shards: (0..SHARDS).map(|_| Mutex::new(HashMap::new())).collect(),
             per_shard: capacity.div_ceil(SHARDS).max(1),
@@ -83,17 +95,17 @@ impl Cache {
         }
     }
 
-    fn shard(&self, key: &Key) -> &Mutex<HashMap<Key, Entry>> {
+    fn shard(&self, key: &Key) -> &Mutex<HashMap<Key, Entry<V>>> {
         &self.shards[key[0] as usize % SHARDS]
     }
 
-    /// The principal behind `key` when an entry of `epoch` (the epoch now) is still trusted
+    /// What is remembered for `key` when an entry of `epoch` (the epoch now) is still trusted
     /// at `now` (unix seconds); an entry that is not is dropped.
-    pub fn get(&self, key: &Key, epoch: Epoch, now: i64) -> Option<Principal> {
+    pub fn get(&self, key: &Key, epoch: Epoch, now: i64) -> Option<V> {
         let mut shard = self.shard(key).lock();
         let entry = shard.get(key)?;
         if entry.trusted(epoch, now, self.trust_for) {
-            return Some(entry.who.clone());
+            return Some(entry.value.clone());
         }
         shard.remove(key);
         None
@@ -101,7 +113,7 @@ impl Cache {
 
     /// Remembers what a database read verified, unless a revocation was committed since it
     /// began (`current`, the epoch now, differs from the read's).
-    pub fn put(&self, key: Key, verified: Verified, current: Epoch) {
+    pub fn put(&self, key: Key, verified: Verified<V>, current: Epoch) {
         if verified.epoch != current {
             return;
         }
@@ -118,7 +130,7 @@ impl Cache {
         shard.insert(
             key,
             Entry {
-                who: verified.who,
+                value: verified.value,
                 expires_at: verified.expires_at,
                 verified: verified.since,
                 epoch: verified.epoch,
@@ -141,9 +153,9 @@ mod tests {
     use super::*;
     use crate::core::ids::UserId;
 
-    fn verified(epoch: Epoch, expires_at: Option<i64>) -> Verified {
+    fn verified(epoch: Epoch, expires_at: Option<i64>) -> Verified<Principal> {
         Verified {
-            who: Principal::browser(UserId::new(1)),
+            value: Principal::browser(UserId::new(1)),
             expires_at,
             since: Instant::now(),
             epoch,

@@ -132,9 +132,12 @@ pub fn list(conn: &Conn) -> Result<Vec<Client>, AppError> {
     Ok(clients.into_iter().map(|(c, ())| c).collect())
 }
 
-/// Replaces a confidential client's secret; the old one stops working at once.
+/// Replaces a confidential client's secret; the old one stops working at once in this process
+/// and within a second in every other (a server remembers an introspecting client for that
+/// long, `oauth::verified::INTROSPECTED`; this moves its revocation epoch on).
 pub fn rotate_secret(conn: &Conn, client_id: &str, now: i64) -> Result<SecretToken, AppError> {
     let client = require(conn, client_id)?;
+    conn.note_revocation();
     if client.public {
         return Err(AppError::Conflict(format!(
             "client {client_id} is public and has no secret"
