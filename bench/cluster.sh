@@ -6,7 +6,10 @@
 # With two nodes, two wrk processes run at once, one a node with half the connections each;
 # their requests/s are added up and the worse p99 is shown.
 #
-# Usage: [BIN=path] bench/cluster.sh [seconds per endpoint, default 10] [connections, default 64]
+# Usage: [BIN=path] [PG_VIA=socket|tcp] bench/cluster.sh [seconds per endpoint, default 10]
+#        [connections, default 64]
+#   PG_VIA: how the nodes reach PostgreSQL: its Unix socket (default; they run beside it) or
+#   TCP over loopback.
 # Needs: wrk, curl, python3, Debian's postgresql; Garage is built once by tests/s3/garage.sh.
 # Bounded: each wrk run lasts the given seconds; everything started here is stopped at exit.
 set -euo pipefail
@@ -156,7 +159,12 @@ eval "$(DOCKET_PG_DURABLE=1 tests/pg/postgres.sh start "$WORK/pg")"   # fsync an
 eval "$(tests/s3/garage.sh start)"
 export AWS_ENDPOINT_URL AWS_REGION AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY
 psql --quiet --dbname "$DOCKET_TEST_POSTGRES" --command 'CREATE DATABASE bench'
-export DOCKET_DATABASE_URL="${DOCKET_TEST_POSTGRES%/*}/bench"
+if [ "${PG_VIA:-socket}" = socket ]; then
+  port=${DOCKET_TEST_POSTGRES##*:}
+  export DOCKET_DATABASE_URL="postgres://postgres@/bench?host=$WORK/pg&port=${port%%/*}"
+else
+  export DOCKET_DATABASE_URL="${DOCKET_TEST_POSTGRES%/*}/bench"
+fi
 DOCKET_SECRET_KEY=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
 export DOCKET_SECRET_KEY
 export DOCKET_BLOB_URL="$DOCKET_TEST_BLOB_URL/bench"

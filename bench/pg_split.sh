@@ -6,8 +6,10 @@
 # utime+stime from /proc over 6 s inside hops.sh's measured window; requests are its rate times
 # those 6 s (so the per-request figures are approximate to the window's alignment).
 #
-# Usage: bench/pg_split.sh BIN [operation ...]   (operations as bench/hops.sh takes them;
-#        default: /api/auth/oauth/me refresh)
+# Usage: [PG_VIA=socket|tcp] bench/pg_split.sh BIN [operation ...]   (operations as
+#        bench/hops.sh takes them; default: /api/auth/oauth/me refresh)
+#   PG_VIA: how docket reaches PostgreSQL: its Unix socket (default; what a node beside its
+#   database uses) or TCP over loopback (what a node on another machine pays, and more).
 # Needs: what bench/hops.sh needs, and Debian's postgresql. Listens on loopback only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,7 +31,12 @@ HZ=$(getconf CLK_TCK)
 for op in "${OPS[@]}"; do
   db=bench_split_$RANDOM
   psql -q -d "$DOCKET_TEST_POSTGRES" -c "CREATE DATABASE $db"
-  export DOCKET_DATABASE_URL="${DOCKET_TEST_POSTGRES%/*}/$db"
+  if [ "${PG_VIA:-socket}" = socket ]; then
+    port=${DOCKET_TEST_POSTGRES##*:}
+    export DOCKET_DATABASE_URL="postgres://postgres@/$db?host=$D/pg&port=${port%%/*}"
+  else
+    export DOCKET_DATABASE_URL="${DOCKET_TEST_POSTGRES%/*}/$db"
+  fi
   DOCKET_SECRET_KEY=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
   export DOCKET_SECRET_KEY
   WORK=$D/hops bench/hops.sh "$BIN" "$op" 10 > "$D/hops.out" 2>&1 &
