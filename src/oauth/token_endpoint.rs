@@ -763,7 +763,7 @@ mod tests {
             shown(ask(&other_client, &other_secret, &access).await).is_none(),
             "another client is answered by the database"
         );
-        std::thread::sleep(super::super::verified::TRUST_FOR);
+        tokio::time::sleep(super::super::verified::TRUST_FOR).await;
         assert!(
             shown(ask(&own_client, &own_secret, &access).await).is_none(),
             "after its second"

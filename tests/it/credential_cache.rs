@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::oauth_rules::{code, introspect, pair, redeem, refresh, revoke};
+use crate::oauth_rules::{code, introspect, introspect_call, pair, redeem, refresh, revoke};
 use crate::scope_containment::revoke_on_account_page;
 use crate::settings_tokens::make_token;
 use crate::support::login::{PASSWORD, browser, sign_in};
@@ -159,18 +159,7 @@ async fn a_rotated_client_secret_no_longer_introspects_once_the_cli_answers() {
         .as_str()
         .expect("the new secret")
         .to_string();
-    let form = [
-        ("token", access.as_str()),
-        ("client_id", id.as_str()),
-        ("client_secret", secret.as_str()),
-    ];
-    let old = app
-        .client
-        .post(app.url("/api/auth/oauth/introspect"))
-        .form(&form)
-        .send()
-        .await
-        .unwrap();
+    let old = introspect_call(&app, &id, &secret, &access).await;
     assert_eq!(
         old.status(),
         401,

@@ -1023,11 +1023,16 @@ fn owned_with_client(cid: &str, csecret: &str, token: &str) -> Vec<(String, Stri
 
 /// Introspects `token` as client `cid` (asserting 200): the answer.
 pub async fn introspect(app: &TestApp, cid: &str, csecret: &str, token: &str) -> Value {
-    let form = owned_with_client(cid, csecret, token);
-    let req = app.client.post(app.url(INTROSPECT)).form(&form);
-    let resp = req.send().await.unwrap();
+    let resp = introspect_call(app, cid, csecret, token).await;
     assert_eq!(resp.status(), 200);
     resp.json::<Value>().await.unwrap()
+}
+
+/// Introspects `token` as client `cid`: the response, whatever its status.
+pub async fn introspect_call(app: &TestApp, cid: &str, csecret: &str, token: &str) -> Response {
+    let form = owned_with_client(cid, csecret, token);
+    let req = app.client.post(app.url(INTROSPECT)).form(&form);
+    req.send().await.unwrap()
 }
 
 /// Revokes `token` as client `cid`.

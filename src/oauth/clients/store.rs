@@ -137,12 +137,12 @@ pub fn list(conn: &Conn) -> Result<Vec<Client>, AppError> {
 /// long, `oauth::verified::INTROSPECTED`; this moves its revocation epoch on).
 pub fn rotate_secret(conn: &Conn, client_id: &str, now: i64) -> Result<SecretToken, AppError> {
     let client = require(conn, client_id)?;
-    conn.note_revocation();
     if client.public {
         return Err(AppError::Conflict(format!(
             "client {client_id} is public and has no secret"
         )));
     }
+    conn.note_revocation();
     let secret = new_secret();
     conn.execute(
         "UPDATE oauth_clients SET secret_hash = ?2, secret_rotated_at = ?3 WHERE id = ?1",
