@@ -82,9 +82,7 @@ fn serve_fails(data: &Path, url: &str) -> (i32, String) {
 
 /// `docket serve` on `data` with `--database-url url`: it answers `/healthz` with 200.
 async fn serves(data: &Path, url: &str) {
-    let data = data.to_str().unwrap();
-    let args = ["--data-dir", data, "--tls", "off", "--database-url", url];
-    let server = BinServer::start(&args, &[]);
+    let server = BinServer::start_in(data, &["--tls", "off", "--database-url", url]);
     let health = reqwest::get(format!("http://{}/healthz", server.addr))
         .await
         .unwrap();
@@ -232,9 +230,7 @@ fn downgrading_relay(to: std::net::SocketAddr) -> u16 {
 
 /// What `docket serve` on `data` with `url` logged by the time it answered, then stopped.
 fn start_log(data: &Path, url: &str) -> String {
-    let data = data.to_str().unwrap();
-    let args = ["--data-dir", data, "--tls", "off", "--database-url", url];
-    let mut server = BinServer::start(&args, &[]);
+    let mut server = BinServer::start_in(data, &["--tls", "off", "--database-url", url]);
     let stderr = server.stderr.take().unwrap();
     let status = server.stop_with(nix::sys::signal::Signal::SIGTERM);
     assert_eq!(status.code(), Some(0));
