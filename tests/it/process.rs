@@ -24,7 +24,7 @@ async fn sigterm_and_sigint_stop_the_server_with_exit_code_0() {
 async fn every_flag_is_also_an_environment_variable_and_logs_carry_request_ids() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
-    let server = BinServer::start(
+    let server = BinServer::start_on_default_port(
         &[],
         &[
             ("DOCKET_DATA_DIR", data.to_str().unwrap()),
@@ -89,7 +89,7 @@ fn bad_flags_are_usage_errors() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_no_flags_it_answers_https_localhost_8443() {
     let home = tempfile::tempdir().unwrap();
-    let server = BinServer::start(
+    let server = BinServer::start_on_default_port(
         &[],
         &[
             ("HOME", home.path().to_str().unwrap()),

@@ -197,8 +197,17 @@ impl std::io::Read for Drained {
 
 impl BinServer {
     /// Starts `docket serve <args>` with `env`, and waits for the banner's `listening` line.
+    /// The address must be given (`--listen` or `DOCKET_LISTEN`, `127.0.0.1:0` for a port of
+    /// the system's choosing): the defaults are fixed ports, which tests running side by side
+    /// would race for (see [`BinServer::start_on_default_port`]).
     pub fn start(args: &[&str], env: &[(&str, &str)]) -> BinServer {
         Self::start_capped(args, env, None)
+    }
+
+    /// `docket serve <args>` on its default address (8080 without TLS, 8443 with it): only for
+    /// the one test about that default.
+    pub fn start_on_default_port(args: &[&str], env: &[(&str, &str)]) -> BinServer {
+        Self::launch(args, env, None)
     }
 
     /// As [`BinServer::start`], with the child's address space capped at `address_space`
@@ -209,6 +218,14 @@ impl BinServer {
         env: &[(&str, &str)],
         address_space: Option<u64>,
     ) -> BinServer {
+        assert!(
+            args.contains(&"--listen") || env.iter().any(|(k, _)| *k == "DOCKET_LISTEN"),
+            "give the test server an address (`--listen 127.0.0.1:0`): {args:?}"
+        );
+        Self::launch(args, env, address_space)
+    }
+
+    fn launch(args: &[&str], env: &[(&str, &str)], address_space: Option<u64>) -> BinServer {
         let mut child = Self::serve_command(args, env, address_space)
             .spawn()
             .expect("docket serve starts");
