@@ -24,7 +24,7 @@ async fn sigterm_and_sigint_stop_the_server_with_exit_code_0() {
 async fn every_flag_is_also_an_environment_variable_and_logs_carry_request_ids() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
-    let server = BinServer::start_on_default_port(
+    let server = BinServer::start(
         &[],
         &[
             ("DOCKET_DATA_DIR", data.to_str().unwrap()),
