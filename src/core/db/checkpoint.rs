@@ -18,8 +18,18 @@
 //!   (there are four) when none is free. A passive copy under way is waited for first (the
 //!   writer waits; reads go on). Reads and queued writes then wait at most `FORCE_WAIT` (plus
 //!   the copying), and a forced checkpoint that could not finish is tried again once the log
-//!   has grown by `FORCE_AGAIN_AFTER` pages: the log stays under `RESTART_AT` +
-//!   `FORCE_AGAIN_AFTER` pages and one commit's, unless readers stall twice in a row.
+//!   has grown by `FORCE_AGAIN_AFTER` pages;
+//! - from `HOLD_AT` pages (a forced checkpoint was refused), the writer holds writes
+//!   back and tries again and again, each try waiting `FORCE_WAIT` with reads opened between
+//!   tries, until one finishes or `HOLD_LIMIT` has passed. Two refusals in a row were enough
+//!   for the log to outgrow its bound on a machine whose two cores were saturated: a reader
+//!   descheduled past one wait often is past the next.
+//!
+//! So the log stays under `HOLD_AT` pages and one commit's, unless one reader keeps a snapshot
+//! for longer than `HOLD_LIMIT` (another process: an online backup of a large database, an
+//! operator's shell left in a transaction). Writes are not held for longer than that: the log
+//! then grows while the snapshot lives, a single try every `FORCE_AGAIN_AFTER` pages, and starts
+//! over at the first try after it ends; the writer holds again only after that.
 //!
 //! The log's file is also cut back to `SIZE_LIMIT` whenever a writer starts it over
 //! (`journal_size_limit`).
@@ -28,7 +38,7 @@ use std::cell::Cell;
 use std::ffi::c_int;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use parking_lot::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use rusqlite::Connection;
@@ -41,7 +51,11 @@ pub const RESTART_AT: i32 = 2 * PASSIVE_AT;
 /// The longest a forced checkpoint waits for the readers in flight (and holds writes back).
 const FORCE_WAIT: Duration = Duration::from_millis(200);
 /// After a forced checkpoint that could not finish, how many more pages before the next try.
-const FORCE_AGAIN_AFTER: i32 = PASSIVE_AT / 2;
+pub const FORCE_AGAIN_AFTER: i32 = PASSIVE_AT / 2;
+/// Pages from which the writer holds writes back until a forced checkpoint finishes.
+pub const HOLD_AT: i32 = RESTART_AT + FORCE_AGAIN_AFTER;
+/// The longest the writer holds writes back at `HOLD_AT`.
+const HOLD_LIMIT: Duration = Duration::from_secs(2);
 /// Bytes the log's file keeps when it starts over.
 pub const SIZE_LIMIT: i64 = 4 * 1024 * 1024;
 
@@ -92,6 +106,8 @@ pub struct Checkpoints {
     bell: SyncSender<()>,
     /// The log's pages when the last forced checkpoint could not finish.
     refused: Option<i32>,
+    /// A hold ran out of time: no more holds until a forced checkpoint finishes.
+    held_out: bool,
 }
 
 impl Checkpoints {
@@ -109,6 +125,7 @@ impl Checkpoints {
             copying,
             bell,
             refused: None,
+            held_out: false,
         })
     }
 
@@ -124,12 +141,30 @@ impl Checkpoints {
             // A passive copy under way ends within its own I/O (it waits for nobody); letting
             // commits go on past it instead let the log outgrow the bound under load.
             let _alone = self.copying.lock();
-            self.refused = match force(conn, &self.gate) {
-                Ok(Forced::Done | Forced::Crossed) => None,
-                Ok(Forced::Refused) => Some(pages),
-                Err(e) => {
-                    tracing::warn!(error = %e, "forced database checkpoint failed");
-                    Some(pages)
+            let hold = pages >= HOLD_AT && !self.held_out;
+            let until = Instant::now() + HOLD_LIMIT;
+            self.refused = loop {
+                match force(conn, &self.gate) {
+                    Ok(Forced::Done | Forced::Crossed) => {
+                        self.held_out = false;
+                        break None;
+                    }
+                    Ok(Forced::Refused(_)) if hold && Instant::now() < until => {}
+                    Ok(Forced::Refused(by)) => {
+                        if hold {
+                            self.held_out = true;
+                            tracing::warn!(
+                                pages,
+                                "{by} kept the database's write-ahead log from starting over \
+                                 for {HOLD_LIMIT:?}; it grows until that ends"
+                            );
+                        }
+                        break Some(pages);
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "forced database checkpoint failed");
+                        break Some(pages);
+                    }
                 }
             };
         } else if pages >= PASSIVE_AT {
@@ -152,17 +187,34 @@ fn copy_passively(conn: Connection, rung: Receiver<()>, copying: &Mutex<()>) {
 enum Forced {
     /// The log is empty.
     Done,
-    /// Reads in flight (or another process's) did not finish within `FORCE_WAIT`.
-    Refused,
+    /// Reads in flight did not finish within `FORCE_WAIT`.
+    Refused(Holder),
     /// Another connection (`checkpoint_fully`) held the checkpoint lock; nothing waited.
     Crossed,
+}
+
+/// Who kept a forced checkpoint from finishing.
+enum Holder {
+    /// This process's reads, through the gate.
+    Reads,
+    /// A snapshot the gate does not see: another process's.
+    Snapshot,
+}
+
+impl std::fmt::Display for Holder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Holder::Reads => "a read in flight",
+            Holder::Snapshot => "another process's read transaction",
+        })
+    }
 }
 
 /// A truncating checkpoint on the writer's connection with the read gate closed, waiting for
 /// readers at most `FORCE_WAIT`.
 fn force(conn: &Connection, gate: &ReadGate) -> rusqlite::Result<Forced> {
     let Some(_closed) = gate.close(FORCE_WAIT) else {
-        return Ok(Forced::Refused);
+        return Ok(Forced::Refused(Holder::Reads));
     };
     // Only another process (`docket backup`, say) can still hold a snapshot.
     let before = conn.busy_timeout(FORCE_WAIT);
@@ -172,7 +224,7 @@ fn force(conn: &Connection, gate: &ReadGate) -> rusqlite::Result<Forced> {
         (0, _, _) => Forced::Done,
         // Another checkpoint holds the checkpoint lock: no wait happened, retry next commit.
         (_, -1, _) => Forced::Crossed,
-        _ => Forced::Refused,
+        _ => Forced::Refused(Holder::Snapshot),
     })
 }
 
@@ -187,9 +239,9 @@ fn run_mode(conn: &Connection, mode: &str) -> rusqlite::Result<(i64, i64, i64)> 
 mod tests {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
-    use std::time::Duration;
+    use std::time::{Duration, Instant};
 
-    use super::{FORCE_AGAIN_AFTER, RESTART_AT};
+    use super::{FORCE_AGAIN_AFTER, HOLD_AT, HOLD_LIMIT, RESTART_AT};
     use crate::core::db::Db;
     use crate::core::error::AppError;
 
@@ -233,8 +285,7 @@ mod tests {
             let value = value.clone();
             db.write_blocking(move |c| crate::core::settings::set(c, &format!("k{i}"), &value, 0))
                 .unwrap();
-            let wal = std::fs::metadata(tmp.path().join("t.db-wal")).map_or(0, |m| m.len());
-            largest = largest.max(wal);
+            largest = largest.max(log_bytes(tmp.path()));
         }
         stop.store(true, Ordering::Relaxed);
         for r in readers {
@@ -244,8 +295,65 @@ mod tests {
         // descheduled past `FORCE_WAIT` on a busy machine), plus the pages of the commit that
         // crossed the line (a 4 KB value: its page, an overflow page, the index's and the
         // table's, with room) and the file's 32-byte header.
-        let pages = RESTART_AT + FORCE_AGAIN_AFTER + 8;
-        let bound = u64::try_from(pages).unwrap() * (4096 + 24) + 32;
+        let bound = bytes_of(RESTART_AT + FORCE_AGAIN_AFTER + 8);
+        assert!(
+            largest <= bound,
+            "the log reached {largest} bytes, over {bound}"
+        );
+    }
+
+    /// The log's size on disk, in bytes.
+    fn log_bytes(dir: &std::path::Path) -> u64 {
+        std::fs::metadata(dir.join("t.db-wal")).map_or(0, |m| m.len())
+    }
+
+    /// The bytes `pages` pages of log take on disk, with the file's 32-byte header.
+    fn bytes_of(pages: i32) -> u64 {
+        u64::try_from(pages).unwrap() * (4096 + 24) + 32
+    }
+
+    #[test]
+    fn writes_wait_at_the_hold_line_for_a_snapshot_held_longer_than_two_forced_waits() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("t.db");
+        let db = Db::open(&path, tmp.path(), 8).unwrap();
+        let value = "x".repeat(4000);
+        db.write_blocking(|c| crate::core::settings::set(c, "k", "v", 0))
+            .unwrap();
+        // Another process's read transaction, the gate unaware of it, held for a second: past
+        // the forced checkpoint at `RESTART_AT` and the one after it, well within `HOLD_LIMIT`.
+        let held = Duration::from_secs(1);
+        assert!(held < HOLD_LIMIT);
+        let (began, begun) = std::sync::mpsc::channel();
+        let holder = {
+            let path = path.clone();
+            std::thread::spawn(move || {
+                let conn = rusqlite::Connection::open(path).unwrap();
+                conn.execute_batch("BEGIN").unwrap();
+                conn.query_row("SELECT count(*) FROM settings", [], |r| r.get::<_, i64>(0))
+                    .unwrap();
+                began.send(Instant::now()).unwrap();
+                std::thread::sleep(held);
+                conn.execute_batch("COMMIT").unwrap();
+                Instant::now()
+            })
+        };
+        let since = begun.recv().unwrap();
+        // Some 9,000 pages if the log never started over.
+        let mut largest = 0;
+        for i in 0..3000 {
+            let value = value.clone();
+            db.write_blocking(move |c| crate::core::settings::set(c, &format!("k{i}"), &value, 0))
+                .unwrap();
+            largest = largest.max(log_bytes(tmp.path()));
+        }
+        let ended = holder.join().unwrap();
+        // It proves the hold only if the writes outlasted the snapshot.
+        assert!(
+            since.elapsed() > ended.duration_since(since),
+            "the writes ended while the snapshot was still held"
+        );
+        let bound = bytes_of(HOLD_AT + 8);
         assert!(
             largest <= bound,
             "the log reached {largest} bytes, over {bound}"
