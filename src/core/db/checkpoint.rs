@@ -213,12 +213,15 @@ impl std::fmt::Display for Holder {
 /// A truncating checkpoint on the writer's connection with the read gate closed, waiting for
 /// readers at most `FORCE_WAIT`.
 fn force(conn: &Connection, gate: &ReadGate) -> rusqlite::Result<Forced> {
-    let Some(_closed) = gate.close(FORCE_WAIT) else {
+    let Some(closed) = gate.close(FORCE_WAIT) else {
         return Ok(Forced::Refused(Holder::Reads));
     };
     // Only another process (`docket backup`, say) can still hold a snapshot.
     let before = conn.busy_timeout(FORCE_WAIT);
     let outcome = before.and_then(|()| run_mode(conn, "TRUNCATE"));
+    // The reads held back go first: an unfair unlock would let a hold's next try close the
+    // gate again before any of them ran.
+    RwLockWriteGuard::unlock_fair(closed);
     conn.busy_timeout(super::BUSY_TIMEOUT)?;
     Ok(match outcome? {
         (0, _, _) => Forced::Done,
