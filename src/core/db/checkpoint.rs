@@ -187,7 +187,7 @@ fn copy_passively(conn: Connection, rung: Receiver<()>, copying: &Mutex<()>) {
 enum Forced {
     /// The log is empty.
     Done,
-    /// Reads in flight did not finish within `FORCE_WAIT`.
+    /// A reader (which one: `Holder`) kept it from finishing within `FORCE_WAIT`.
     Refused(Holder),
     /// Another connection (`checkpoint_fully`) held the checkpoint lock; nothing waited.
     Crossed,
