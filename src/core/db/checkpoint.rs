@@ -54,7 +54,8 @@ const FORCE_WAIT: Duration = Duration::from_millis(200);
 pub const FORCE_AGAIN_AFTER: i32 = PASSIVE_AT / 2;
 /// Pages from which the writer holds writes back until a forced checkpoint finishes.
 pub const HOLD_AT: i32 = RESTART_AT + FORCE_AGAIN_AFTER;
-/// The longest the writer holds writes back at `HOLD_AT`.
+/// How long the writer holds writes back at `HOLD_AT`: no try starts after it (one under way
+/// may still take its `FORCE_WAIT`s).
 const HOLD_LIMIT: Duration = Duration::from_secs(2);
 /// Bytes the log's file keeps when it starts over.
 pub const SIZE_LIMIT: i64 = 4 * 1024 * 1024;
