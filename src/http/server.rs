@@ -84,9 +84,10 @@ pub async fn serve(
 /// is 408 KiB). Read buffers this size stay under glibc's fixed 256 KiB mmap threshold
 /// (`main.rs`), so a body's next buffer reuses freed heap memory instead of a fresh mapping:
 /// hyper allocates one whenever the chunks of the last are still held, and each fresh 408 KiB
-/// mapping cost a hundred page faults. Within that, larger is faster: a 20 MiB upload took
-/// about 2 ms less with 248 KiB than with 136 KiB in the static build (fewer reads, wake-ups
-/// and chunks), and the same in the glibc build (docs/PERFORMANCE.md).
+/// mapping cost a hundred page faults. Within that, larger was faster in `bench/upload_probe.sh`:
+/// a 20 MiB upload about 2 ms quicker with 248 KiB than with 136 KiB in the static build
+/// (fewer reads, wake-ups and chunks), level in the glibc build and in the shared harness
+/// (docs/PERFORMANCE.md, "Upload: read buffers of 248 KiB").
 const READ_BUFFER: usize = 248 * 1024;
 
 /// The HTTP/1 and HTTP/2 connection builder.

@@ -51,9 +51,9 @@ pub const RESTART_AT: i32 = 2 * PASSIVE_AT;
 /// The longest a forced checkpoint waits for the readers in flight (and holds writes back).
 const FORCE_WAIT: Duration = Duration::from_millis(200);
 /// After a forced checkpoint that could not finish, how many more pages before the next try.
-pub const FORCE_AGAIN_AFTER: i32 = PASSIVE_AT / 2;
+const FORCE_AGAIN_AFTER: i32 = PASSIVE_AT / 2;
 /// Pages from which the writer holds writes back until a forced checkpoint finishes.
-pub const HOLD_AT: i32 = RESTART_AT + FORCE_AGAIN_AFTER;
+const HOLD_AT: i32 = RESTART_AT + FORCE_AGAIN_AFTER;
 /// How long the writer holds writes back at `HOLD_AT`: no try starts after it (one under way
 /// may still take its `FORCE_WAIT`s).
 const HOLD_LIMIT: Duration = Duration::from_secs(2);
@@ -281,16 +281,7 @@ mod tests {
         let db = Db::open(&path, tmp.path(), 8).unwrap();
         let stop = Arc::new(AtomicBool::new(false));
         let readers = starving_readers(&db, &stop);
-        // 3,000 commits of a 4 KB value each: some 9,000 pages of log (37 MB) if it never
-        // started over.
-        let value = "x".repeat(4000);
-        let mut largest = 0;
-        for i in 0..3000 {
-            let value = value.clone();
-            db.write_blocking(move |c| crate::core::settings::set(c, &format!("k{i}"), &value, 0))
-                .unwrap();
-            largest = largest.max(log_bytes(tmp.path()));
-        }
+        let largest = largest_log_over_commits(&db, tmp.path());
         stop.store(true, Ordering::Relaxed);
         for r in readers {
             r.join().unwrap();
@@ -306,9 +297,19 @@ mod tests {
         );
     }
 
-    /// The log's size on disk, in bytes.
-    fn log_bytes(dir: &std::path::Path) -> u64 {
-        std::fs::metadata(dir.join("t.db-wal")).map_or(0, |m| m.len())
+    /// 3,000 commits of a 4 KB value each (some 9,000 pages of log, 37 MB, if it never started
+    /// over), answering the largest the log (`t.db-wal` in `dir`) was on disk after any of them.
+    fn largest_log_over_commits(db: &Db, dir: &std::path::Path) -> u64 {
+        let value = "x".repeat(4000);
+        let mut largest = 0;
+        for i in 0..3000 {
+            let value = value.clone();
+            db.write_blocking(move |c| crate::core::settings::set(c, &format!("k{i}"), &value, 0))
+                .unwrap();
+            let log = std::fs::metadata(dir.join("t.db-wal")).map_or(0, |m| m.len());
+            largest = largest.max(log);
+        }
+        largest
     }
 
     /// The bytes `pages` pages of log take on disk, with the file's 32-byte header.
@@ -321,7 +322,6 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().join("t.db");
         let db = Db::open(&path, tmp.path(), 8).unwrap();
-        let value = "x".repeat(4000);
         db.write_blocking(|c| crate::core::settings::set(c, "k", "v", 0))
             .unwrap();
         // Another process's read transaction, the gate unaware of it, held for a second: past
@@ -343,14 +343,7 @@ mod tests {
             })
         };
         let since = begun.recv().unwrap();
-        // Some 9,000 pages if the log never started over.
-        let mut largest = 0;
-        for i in 0..3000 {
-            let value = value.clone();
-            db.write_blocking(move |c| crate::core::settings::set(c, &format!("k{i}"), &value, 0))
-                .unwrap();
-            largest = largest.max(log_bytes(tmp.path()));
-        }
+        let largest = largest_log_over_commits(&db, tmp.path());
         let ended = holder.join().unwrap();
         // It proves the hold only if the writes outlasted the snapshot.
         assert!(
