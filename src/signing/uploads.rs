@@ -254,6 +254,8 @@ fn attach_to_document(
 /// while the next one arrives. A blocking thread is thus held only while a batch is written or
 /// hashed, never while the client is slow to send: slow uploads cannot use up the blocking pool
 /// that every database call (`Db::read`, `/healthz`) needs. At most two batches are in memory.
+/// Every 2 MiB or so, a third task flushes what is written so far (`sync_data`) while the next
+/// batches arrive, at most one at a time, so that the fsync at the end finds little left.
 /// Once the last byte is written, the PDF is checked on a read-only map of the temp file (the
 /// pages are still in the page cache) while another thread fsyncs it; the blob is committed
 /// only when both succeed, and dropped (with its temp file) otherwise.
@@ -300,14 +302,16 @@ async fn store_pdf(
     }
     // The check and the fsync start once the last byte is written; the hash of the last batch
     // finishes beside them.
-    let (writer, hashing) = sink.written().await?;
+    let (writer, hashing, syncing) = sink.written().await?;
     let handle = writer.file_handle()?;
     let map = writer.map()?;
     let sync = tokio::task::spawn_blocking(move || handle.sync_all());
     let inspect = tokio::task::spawn_blocking(move || crate::signing::pdf::inspect_bytes(&map));
-    let (synced, inspected, hashed) = tokio::join!(sync, inspect, hashing);
+    let (flushed, last_sync, inspected, hashed) =
+        tokio::join!(synced(syncing), sync, inspect, hashing);
     let sha256 = hex::encode(hashed.map_err(failed)?.finalize());
-    synced.map_err(failed)??;
+    flushed?;
+    last_sync.map_err(failed)??;
     let info = inspected
         .map_err(|e| AppError::internal(format!("PDF check failed: {e}")))?
         .map_err(|e| match e {
@@ -356,26 +360,44 @@ impl Batch {
 }
 
 /// The temp file and the running SHA-256 of an upload, each behind the blocking task that
-/// handles the latest batch.
+/// handles the latest batch, and the flush of what was written so far, if one is running.
 struct Sink {
     writing: JoinHandle<Result<crate::core::blob::BlobWriter, AppError>>,
     hashing: JoinHandle<Sha256>,
+    syncing: Syncing,
 }
+
+/// At most one flush of the temp file at a time, behind the writes (see
+/// `BlobWriter::sync_due`): it waits for the disk, never for the client.
+type Syncing = Option<JoinHandle<std::io::Result<std::time::Duration>>>;
 
 impl Sink {
     fn start(blobs: crate::core::blob::BlobStore) -> Sink {
         Sink {
             writing: tokio::task::spawn_blocking(move || Ok(blobs.begin_unhashed()?)),
             hashing: tokio::task::spawn_blocking(Sha256::new),
+            syncing: None,
         }
     }
 
-    /// Waits for the previous batch, then hands `batch` to a writing and a hashing task.
+    /// Waits for the previous batch, then hands `batch` to a writing and a hashing task, and,
+    /// when no flush is running and enough was written since the last, starts one.
     async fn feed(self, batch: Batch) -> Result<Sink, AppError> {
-        let (mut writer, mut digest) = self.finish().await?;
+        let syncing = self.syncing;
+        let (mut writer, mut digest) = joined(self.writing, self.hashing).await?;
+        let syncing = match syncing {
+            Some(running) if !running.is_finished() => Some(running),
+            finished => {
+                if let Some(took) = synced(finished).await? {
+                    writer.flushed_in(took);
+                }
+                (writer.sync_due()?).map(|flush| tokio::task::spawn_blocking(move || flush.run()))
+            }
+        };
         let chunks = std::sync::Arc::new(batch.chunks);
         let copy = chunks.clone();
         Ok(Sink {
+            syncing,
             writing: tokio::task::spawn_blocking(move || {
                 for chunk in chunks.iter() {
                     writer.write_all(chunk)?;
@@ -392,19 +414,37 @@ impl Sink {
         })
     }
 
-    /// The writer and the digest once every batch handed over is written and hashed.
+    /// The writer and the digest once every batch handed over is written and hashed (a flush
+    /// still running finishes on its own).
     async fn finish(self) -> Result<(crate::core::blob::BlobWriter, Sha256), AppError> {
-        let (written, hashed) = tokio::join!(self.writing, self.hashing);
-        Ok((written.map_err(failed)??, hashed.map_err(failed)?))
+        joined(self.writing, self.hashing).await
     }
 
-    /// The writer once every batch handed over is written, and the task still hashing the
-    /// last one.
+    /// The writer once every batch handed over is written, the task still hashing the last
+    /// one, and the flush still running, if any.
     async fn written(
         self,
-    ) -> Result<(crate::core::blob::BlobWriter, JoinHandle<Sha256>), AppError> {
+    ) -> Result<(crate::core::blob::BlobWriter, JoinHandle<Sha256>, Syncing), AppError> {
         let writer = self.writing.await.map_err(failed)??;
-        Ok((writer, self.hashing))
+        Ok((writer, self.hashing, self.syncing))
+    }
+}
+
+async fn joined(
+    writing: JoinHandle<Result<crate::core::blob::BlobWriter, AppError>>,
+    hashing: JoinHandle<Sha256>,
+) -> Result<(crate::core::blob::BlobWriter, Sha256), AppError> {
+    let (written, hashed) = tokio::join!(writing, hashing);
+    Ok((written.map_err(failed)??, hashed.map_err(failed)?))
+}
+
+/// Waits for `syncing`, if any, and answers how long it took: a flush that failed fails the
+/// upload (its error is reported once, to the handle that flushed, not again to the final
+/// fsync).
+async fn synced(syncing: Syncing) -> Result<Option<std::time::Duration>, AppError> {
+    match syncing {
+        Some(running) => Ok(Some(running.await.map_err(failed)??)),
+        None => Ok(None),
     }
 }
 
@@ -438,6 +478,30 @@ mod tests {
         assert_eq!(stored.size, pdf.len() as u64);
         assert_eq!(stored.sha256, crate::core::crypto::sha256_hex(&pdf));
         assert_eq!(blobs.read_async(&stored.id).await.unwrap(), pdf);
+    }
+
+    /// Batches of 1 MiB: once 2 MiB are written, a flush runs behind the next batch's write,
+    /// and the upload waits for it before it ends.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_flush_runs_behind_the_writes_once_a_sync_step_is_written() {
+        let tmp = tempfile::tempdir().unwrap();
+        let blobs = crate::core::blob::BlobStore::open(tmp.path()).unwrap();
+        let mib = || {
+            let mut batch = Batch::default();
+            assert!(batch.add(Bytes::from(vec![0u8; COALESCE])));
+            batch
+        };
+        let mut sink = Sink::start(blobs);
+        for written_before in 0..2 {
+            sink = sink.feed(mib()).await.unwrap();
+            assert!(sink.syncing.is_none(), "{written_before} MiB written");
+        }
+        sink = sink.feed(mib()).await.unwrap();
+        assert!(sink.syncing.is_some(), "2 MiB written: a flush runs");
+        let (writer, hashing, syncing) = sink.written().await.unwrap();
+        synced(syncing).await.unwrap();
+        hashing.await.unwrap();
+        assert_eq!(writer.size(), 3 * COALESCE as u64);
     }
 
     #[test]
