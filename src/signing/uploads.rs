@@ -430,6 +430,7 @@ impl Sink {
     }
 }
 
+/// The writer and the digest once the writing and hashing tasks of the last batch are done.
 async fn joined(
     writing: JoinHandle<Result<crate::core::blob::BlobWriter, AppError>>,
     hashing: JoinHandle<Sha256>,
