@@ -206,7 +206,7 @@ impl BlobStore {
             file: Some(file),
             hasher: None,
             size: 0,
-            flushed: 0,
+            written_back: 0,
             synced: 0,
             last_flush: 0,
             sync_behind: true,
@@ -293,7 +293,7 @@ pub struct BlobWriter {
     hasher: Option<Sha256>,
     size: u64,
     /// Bytes already handed to `start_writeback`.
-    flushed: u64,
+    written_back: u64,
     /// Bytes written when `sync_due` last handed out a flush.
     synced: u64,
     /// Bytes the last flush from `sync_due` covered that the one before did not.
@@ -344,7 +344,7 @@ impl BlobWriter {
     /// do (Linux `sync_file_range` on just that range; elsewhere a no-op).
     pub fn start_writeback(&mut self) {
         const STEP: u64 = 1 << 20;
-        if self.size - self.flushed < STEP {
+        if self.size - self.written_back < STEP {
             return;
         }
         #[cfg(target_os = "linux")]
@@ -355,19 +355,19 @@ impl BlobWriter {
             unsafe {
                 libc::sync_file_range(
                     file.as_raw_fd(),
-                    self.flushed as libc::off64_t,
-                    (self.size - self.flushed) as libc::off64_t,
+                    self.written_back as libc::off64_t,
+                    (self.size - self.written_back) as libc::off64_t,
                     libc::SYNC_FILE_RANGE_WRITE,
                 );
             }
         }
-        self.flushed = self.size;
+        self.written_back = self.size;
     }
 
     /// A flush that makes what was written so far durable, to run on another thread while
-    /// writing goes on, once [`SYNC_STEP`] bytes were written since the last one; `None`
-    /// before that, after a quick flush (see `flushed_in`), and always
-    /// for a bucket-backed store, whose temp file is uploaded rather than kept.
+    /// writing goes on, once [`SYNC_STEP`] bytes were written since the last one; `None` before
+    /// that, after a quick flush (see `flushed_in`), and always for a bucket-backed store, whose
+    /// temp file is uploaded rather than kept.
     ///
     /// Writeback started by `start_writeback` reaches the device, but a virtual disk's host may
     /// keep it in its own cache until the guest asks for a flush: the fsync before `commit` then
@@ -536,7 +536,7 @@ mod tests {
     }
 
     #[test]
-    fn a_sync_handle_is_due_every_sync_step_of_writing() {
+    fn a_flush_is_due_every_sync_step_until_one_is_quick() {
         let tmp = tempfile::tempdir().unwrap();
         let store = BlobStore::open(tmp.path()).unwrap();
         let mut w = store.begin_unhashed().unwrap();
