@@ -14,11 +14,22 @@ pub enum LogFormat {
 /// parameters at debug level (tokens, hashes, sealed secrets).
 const QUIET: [&str; 2] = ["warp::filters::path=off", "tokio_postgres::query=off"];
 
-/// The filter `--log-level` asks for, with the `QUIET` targets always off.
+/// Targets off unless `--log-level` names them: lopdf logs every flaw of a PDF it reads as an
+/// error, and those are flaws of uploaded files (refused with a 4xx naming the reason, or
+/// repaired), not faults of the server. The upload check also hides the /Length of large
+/// streams from it on purpose (`signing::pdf::bulk`), which it would report on every upload.
+const OFF_UNLESS_NAMED: [&str; 1] = ["lopdf"];
+
+/// The filter `--log-level` asks for, with the `QUIET` targets always off and the
+/// `OFF_UNLESS_NAMED` ones off unless it names them.
 fn filter(level: &str) -> Result<EnvFilter, String> {
     let mut filter =
         EnvFilter::try_new(level).map_err(|e| format!("--log-level {level:?}: {e}"))?;
-    for quiet in QUIET {
+    let unnamed = OFF_UNLESS_NAMED
+        .iter()
+        .filter(|target| !level.contains(*target))
+        .map(|target| format!("{target}=off"));
+    for quiet in QUIET.iter().map(|q| q.to_string()).chain(unnamed) {
         filter = filter.add_directive(quiet.parse().expect("a valid directive"));
     }
     Ok(filter)
@@ -55,6 +66,22 @@ mod tests {
                     "{level}"
                 );
                 assert!(tracing::enabled!(target: "warp::reply", tracing::Level::TRACE));
+            });
+        }
+    }
+
+    #[test]
+    fn pdf_parser_complaints_are_off_unless_asked_for() {
+        for (level, shown) in [
+            ("info", false),
+            ("trace", false),
+            ("info,lopdf=warn", true),
+            ("lopdf::reader=error", true),
+        ] {
+            let subscriber = tracing_subscriber::registry().with(filter(level).unwrap());
+            tracing::subscriber::with_default(subscriber, || {
+                let enabled = tracing::enabled!(target: "lopdf::reader", tracing::Level::ERROR);
+                assert_eq!(enabled, shown, "{level}");
             });
         }
     }

@@ -256,7 +256,7 @@ fn attach_to_document(
 /// that every database call (`Db::read`, `/healthz`) needs. At most two batches are in memory.
 /// Every 2 MiB or so, a third task flushes what is written so far (`sync_data`) while the next
 /// batches arrive, at most one at a time, so that the fsync at the end finds little left.
-/// Once the last byte is written, the PDF is checked on a read-only map of the temp file (the
+/// Once the last byte is written, the PDF is checked on a private map of the temp file (the
 /// pages are still in the page cache) while another thread fsyncs it; the blob is committed
 /// only when both succeed, and dropped (with its temp file) otherwise.
 async fn store_pdf(
@@ -304,9 +304,10 @@ async fn store_pdf(
     // finishes beside them.
     let (writer, hashing, syncing) = sink.written().await?;
     let handle = writer.file_handle()?;
-    let map = writer.map()?;
+    let mut map = writer.map()?;
     let sync = tokio::task::spawn_blocking(move || handle.sync_all());
-    let inspect = tokio::task::spawn_blocking(move || crate::signing::pdf::inspect_bytes(&map));
+    let inspect =
+        tokio::task::spawn_blocking(move || crate::signing::pdf::inspect_private(&mut map));
     let (flushed, last_sync, inspected, hashed) =
         tokio::join!(synced(syncing), sync, inspect, hashing);
     let sha256 = hex::encode(hashed.map_err(failed)?.finalize());

@@ -325,9 +325,10 @@ impl BlobWriter {
             .try_clone()
     }
 
-    /// Maps what was written so far into memory, read-only, e.g. to parse it while it is
-    /// being fsynced; no copy is made, the pages come from the page cache.
-    pub fn map(&self) -> io::Result<memmap2::Mmap> {
+    /// Maps what was written so far into memory, e.g. to parse it while it is being fsynced;
+    /// no copy is made, the pages come from the page cache. The map is private and
+    /// copy-on-write: what is written to it stays in this process and never reaches the file.
+    pub fn map(&self) -> io::Result<memmap2::MmapMut> {
         let file = self
             .file
             .as_ref()
@@ -336,7 +337,7 @@ impl BlobWriter {
         // in the store's private tmp dir) and is neither written nor truncated while the map
         // lives: the writer is only read from until `commit` or drop, which callers do after
         // dropping the map.
-        unsafe { memmap2::Mmap::map(file) }
+        unsafe { memmap2::MmapOptions::new().map_copy(file) }
     }
 
     /// Asks the kernel to start writing to disk what was written since the last call, once

@@ -75,18 +75,27 @@ pub struct Measure {
 
 /// Measures the file against the budgets; see the module documentation.
 pub fn prescan(bytes: &[u8]) -> Result<Measure, Exceeded> {
+    prescan_bulk(bytes).map(|(measure, _)| measure)
+}
+
+/// [`prescan`], and where the `/Length` keys of the large streams the check can hide from
+/// lopdf lie (see [`super::bulk`]).
+pub(super) fn prescan_bulk(bytes: &[u8]) -> Result<(Measure, Vec<usize>), Exceeded> {
     let mut scan = Scan {
         measure: Measure::default(),
         buf: vec![0; 64 << 10],
+        bulk: Vec::new(),
     };
     scan.raw(bytes)?;
-    Ok(scan.measure)
+    Ok((scan.measure, scan.bulk))
 }
 
 struct Scan {
     measure: Measure,
     /// The streaming decoder's output window.
     buf: Vec<u8>,
+    /// The `/Length` keys of the streams that can be hidden, in file order.
+    bulk: Vec<usize>,
 }
 
 impl Scan {
@@ -151,6 +160,12 @@ impl Scan {
                             self.measure.encrypted |= info.is_xref && info.encrypt;
                             let data_end = stream_end(bytes, data, info.length);
                             self.stream(&info, &bytes[data.min(data_end)..data_end])?;
+                            if let Some(length) = info.length.filter(|_| info.plain_data())
+                                && let Some(key) =
+                                    super::bulk::length_key(bytes, start..end, i, length)
+                            {
+                                self.bulk.push(key);
+                            }
                             lexer = Lexer::default();
                             i = data_end;
                             continue;
@@ -302,7 +317,7 @@ fn stream_end(bytes: &[u8], start: usize, length: Option<usize>) -> usize {
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
+    memchr::memmem::find(haystack, needle)
 }
 
 /// What a stream's dictionary says about how its data is to be read.
@@ -313,9 +328,16 @@ struct DictInfo {
     is_object_stream: bool,
     is_xref: bool,
     encrypt: bool,
+    /// How many /Length keys there are, whatever their values.
+    length_keys: u32,
 }
 
 impl DictInfo {
+    /// One direct /Length, and data lopdf does not decode while loading.
+    fn plain_data(&self) -> bool {
+        self.length_keys == 1 && !self.is_object_stream && !self.is_xref
+    }
+
     /// Reads the entries of the dictionary `<< ... >>` in `bytes` that matter here; nested
     /// values are skipped. Indirect values (`/Length 5 0 R`) count as absent.
     fn read(bytes: &[u8]) -> DictInfo {
@@ -338,6 +360,9 @@ impl DictInfo {
             };
             let value = tokens.get(at + 1).map(|(t, _)| t);
             let is_ref = matches!(tokens.get(at + 3), Some((Tok::Word(w), _)) if w == b"R");
+            if key == b"Length" {
+                info.length_keys += 1;
+            }
             match (key.as_slice(), value) {
                 (b"Type", Some(Tok::Name(v))) => {
                     info.is_object_stream = v == b"ObjStm";
@@ -859,6 +884,7 @@ mod tests {
         let mut scan = Scan {
             measure: Measure::default(),
             buf: Vec::new(),
+            bulk: Vec::new(),
         };
         let text = b"1 0 obj << /A [1 2.5 (a(b)c\\)) <0A>] /B <<>> % [[[[\n/C/D>> endobj";
         scan.lex(&mut Lexer::default(), text).unwrap();

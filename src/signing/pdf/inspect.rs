@@ -15,6 +15,7 @@ use std::path::Path;
 use lopdf::{Dictionary, Document, LoadOptions, Object, ObjectId};
 
 use super::budget::{self, LoadBudget};
+use super::bulk;
 use super::{PdfError, PdfInfo};
 
 /// Acrobat accepts a file whose `%PDF-` header starts within its first 1024 bytes, and one
@@ -46,6 +47,20 @@ pub fn inspect_file(path: &Path) -> Result<PdfInfo, PdfError> {
 
 /// Inspects an uploaded file held in memory. Never panics.
 pub fn inspect_bytes(bytes: &[u8]) -> Result<PdfInfo, PdfError> {
+    markers(bytes)?;
+    guarded(|| inspect_loaded(bytes))
+}
+
+/// Inspects an upload in a buffer the check may change while it runs (a private copy-on-write
+/// map of the file): the verdict of [`inspect_bytes`], without lopdf copying the data of large
+/// streams (see [`super::bulk`]). The buffer is as it was when this returns. Never panics.
+pub fn inspect_private(bytes: &mut [u8]) -> Result<PdfInfo, PdfError> {
+    markers(bytes)?;
+    guarded(panic::AssertUnwindSafe(|| inspect_hiding(bytes)))
+}
+
+/// The `%PDF-` header and the `%%EOF` marker, where readers look for them.
+fn markers(bytes: &[u8]) -> Result<(), PdfError> {
     let head = &bytes[..bytes.len().min(MARKER_WINDOW)];
     if find(head, b"%PDF-").is_none() {
         return Err(PdfError::NotPdf);
@@ -55,7 +70,7 @@ pub fn inspect_bytes(bytes: &[u8]) -> Result<PdfInfo, PdfError> {
             "the file ends early; it may have been cut off during upload or download".into(),
         ));
     }
-    guarded(|| inspect_loaded(bytes))
+    Ok(())
 }
 
 /// Runs `inspect` and turns a panic inside it (lopdf on hostile input) into `Damaged`.
@@ -77,10 +92,36 @@ fn inspect_loaded(bytes: &[u8]) -> Result<PdfInfo, PdfError> {
     describe(&doc, tree)
 }
 
+/// [`inspect_loaded`], first with the large streams hidden: that load is used when it read
+/// the cross-reference data as written and found the page tree whole; otherwise the keys are
+/// put back and the file is loaded as [`load_whole`] does, within the same budget.
+fn inspect_hiding(bytes: &mut [u8]) -> Result<PdfInfo, PdfError> {
+    let keys = within_budget(budget::prescan_bulk(bytes))?;
+    let budget = LoadBudget::start();
+    if !keys.is_empty() {
+        let hidden = bulk::hidden(bytes, keys);
+        if let Ok(doc) = load(&hidden, false)
+            && doc.xref_recovery.is_none()
+            && !budget.spent()
+        {
+            let tree = PageTree::walk(&doc);
+            if tree.is_whole() {
+                tracing::debug!(
+                    streams = hidden.count(),
+                    "checked with large streams hidden"
+                );
+                return describe(&doc, tree);
+            }
+        }
+    }
+    let doc = load_within(bytes, &budget)?;
+    describe(&doc, PageTree::walk(&doc))
+}
+
 /// One lenient lopdf load; refuses encrypted files, including those that open without a
 /// password (an owner password only): stamping would have to drop or re-create their
 /// protection.
-fn load(bytes: &[u8], force_reconstruct: bool) -> Result<Document, PdfError> {
+pub(super) fn load(bytes: &[u8], force_reconstruct: bool) -> Result<Document, PdfError> {
     let options = LoadOptions {
         force_reconstruct,
         max_decompressed_size: Some(MAX_STREAM_BYTES),
@@ -291,14 +332,26 @@ pub(super) fn inherited_attribute<'a>(
 /// encrypted files. This is the one loader of inspection, form filling and sealing. Not
 /// guarded against panics: callers are.
 pub(super) fn load_whole(bytes: &[u8]) -> Result<Document, PdfError> {
-    let measure = budget::prescan(bytes).map_err(|exceeded| {
+    within_budget(budget::prescan(bytes).map(|measure| (measure, ())))?;
+    load_within(bytes, &LoadBudget::start())
+}
+
+/// The prescan's verdict: refused when over budget or encrypted.
+fn within_budget<T>(
+    prescan: Result<(budget::Measure, T), budget::Exceeded>,
+) -> Result<T, PdfError> {
+    let (measure, found) = prescan.map_err(|exceeded| {
         tracing::info!(%exceeded, "refused a PDF over its complexity budget");
         PdfError::TooComplex(exceeded)
     })?;
     if measure.encrypted {
         return Err(PdfError::Encrypted);
     }
-    let budget = LoadBudget::start();
+    Ok(found)
+}
+
+/// [`load_whole`] after the prescan, within `budget`.
+fn load_within(bytes: &[u8], budget: &LoadBudget) -> Result<Document, PdfError> {
     let within = |budget: &LoadBudget| {
         if budget.spent() {
             tracing::info!("refused a PDF whose loading went over its budget of values");
@@ -309,17 +362,17 @@ pub(super) fn load_whole(bytes: &[u8]) -> Result<Document, PdfError> {
     let loaded = match load(bytes, false) {
         Ok(doc) => Ok(doc),
         Err(first) => {
-            within(&budget)?;
+            within(budget)?;
             load(bytes, true).map_err(|_| first)
         }
     };
-    within(&budget)?;
+    within(budget)?;
     let doc = loaded?;
     if PageTree::walk(&doc).is_whole() {
         return Ok(doc);
     }
     let rebuilt = load(bytes, true);
-    within(&budget)?;
+    within(budget)?;
     match rebuilt {
         Ok(rebuilt) if PageTree::walk(&rebuilt).is_whole() => Ok(rebuilt),
         _ => Ok(doc),
@@ -413,11 +466,11 @@ fn ends_with_eof_marker(bytes: &[u8]) -> bool {
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
+    memchr::memmem::find(haystack, needle)
 }
 
 fn rfind(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).rposition(|w| w == needle)
+    memchr::memmem::rfind(haystack, needle)
 }
 
 #[cfg(test)]

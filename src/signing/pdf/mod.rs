@@ -4,6 +4,7 @@
 //! renders run in child processes under limits and are awaited.
 
 pub(crate) mod budget;
+mod bulk;
 pub mod forms;
 mod inspect;
 mod isolated;
@@ -14,7 +15,7 @@ pub mod seal;
 mod single_flight;
 
 pub use budget::{Exceeded, MAX_DECODED_BYTES, MAX_DEPTH, MAX_VALUES};
-pub use inspect::{inspect_bytes, inspect_file};
+pub use inspect::{inspect_bytes, inspect_file, inspect_private};
 pub use isolated::{RenderLimits, child_main as render_page_child};
 pub use page_cache::{PageCache, PageImage, PageWidth, QUEUE_WAIT, RETRY_AFTER_SECS, RenderError};
 pub use render::{LoadedPdf, MAX_PIXELS, MAX_WIDTH_PX, PageRenderer, render_all, render_page};
