@@ -75,27 +75,34 @@ pub struct Measure {
 
 /// Measures the file against the budgets; see the module documentation.
 pub fn prescan(bytes: &[u8]) -> Result<Measure, Exceeded> {
-    prescan_bulk(bytes).map(|(measure, _)| measure)
+    scan(bytes, None).map(|scan| scan.measure)
 }
 
 /// [`prescan`], and where the `/Length` keys of the large streams the check can hide from
 /// lopdf lie (see [`super::bulk`]).
 pub(super) fn prescan_bulk(bytes: &[u8]) -> Result<(Measure, Vec<usize>), Exceeded> {
+    let scan = scan(bytes, Some(Vec::new()))?;
+    Ok((scan.measure, scan.bulk.unwrap_or_default()))
+}
+
+/// The raw file scanned, listing the streams that can be hidden when `bulk` is a list.
+fn scan(bytes: &[u8], bulk: Option<Vec<usize>>) -> Result<Scan, Exceeded> {
     let mut scan = Scan {
         measure: Measure::default(),
         buf: vec![0; 64 << 10],
-        bulk: Vec::new(),
+        bulk,
     };
     scan.raw(bytes)?;
-    Ok((scan.measure, scan.bulk))
+    Ok(scan)
 }
 
 struct Scan {
     measure: Measure,
     /// The streaming decoder's output window.
     buf: Vec<u8>,
-    /// The `/Length` keys of the streams that can be hidden, in file order.
-    bulk: Vec<usize>,
+    /// The `/Length` keys of the streams that can be hidden, in file order, when asked for
+    /// (only the upload check hides streams).
+    bulk: Option<Vec<usize>>,
 }
 
 impl Scan {
@@ -160,11 +167,12 @@ impl Scan {
                             self.measure.encrypted |= info.is_xref && info.encrypt;
                             let data_end = stream_end(bytes, data, info.length);
                             self.stream(&info, &bytes[data.min(data_end)..data_end])?;
-                            if let Some(length) = info.length.filter(|_| info.plain_data())
+                            if let Some(bulk) = &mut self.bulk
+                                && let Some(length) = info.length.filter(|_| info.plain_data())
                                 && let Some(key) =
                                     super::bulk::length_key(bytes, start..end, i, length)
                             {
-                                self.bulk.push(key);
+                                bulk.push(key);
                             }
                             lexer = Lexer::default();
                             i = data_end;
@@ -472,11 +480,11 @@ struct Step {
     word_ended: bool,
 }
 
-fn is_space(b: u8) -> bool {
+pub(super) fn is_space(b: u8) -> bool {
     matches!(b, b'\0' | b'\t' | b'\n' | b'\x0C' | b'\r' | b' ')
 }
 
-fn is_delimiter(b: u8) -> bool {
+pub(super) fn is_delimiter(b: u8) -> bool {
     matches!(
         b,
         b'(' | b')' | b'<' | b'>' | b'[' | b']' | b'{' | b'}' | b'/' | b'%'
@@ -884,7 +892,7 @@ mod tests {
         let mut scan = Scan {
             measure: Measure::default(),
             buf: Vec::new(),
-            bulk: Vec::new(),
+            bulk: None,
         };
         let text = b"1 0 obj << /A [1 2.5 (a(b)c\\)) <0A>] /B <<>> % [[[[\n/C/D>> endobj";
         scan.lex(&mut Lexer::default(), text).unwrap();

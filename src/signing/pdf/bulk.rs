@@ -17,6 +17,8 @@
 
 use std::ops::Range;
 
+use super::budget::{is_delimiter, is_space};
+
 /// Streams with at least this much data are hidden: copying less costs about what the
 /// copy-on-write fault of hiding it does. Unit tests hide streams from 1 KiB, so that the
 /// streams of the small fixtures are hidden too.
@@ -81,25 +83,7 @@ fn eol(text: &[u8]) -> Option<usize> {
 
 /// Whether `b` ends a name (whitespace or a delimiter), so `/Length` is not `/LengthX`.
 fn ends_name(b: u8) -> bool {
-    matches!(
-        b,
-        b'\0'
-            | b'\t'
-            | b'\n'
-            | b'\x0c'
-            | b'\r'
-            | b' '
-            | b'('
-            | b')'
-            | b'<'
-            | b'>'
-            | b'['
-            | b']'
-            | b'{'
-            | b'}'
-            | b'/'
-            | b'%'
-    )
+    is_space(b) || is_delimiter(b)
 }
 
 /// A private buffer with the given streams' `/Length` keys hidden; they are put back when it
