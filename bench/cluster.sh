@@ -33,7 +33,7 @@ stop_nodes() {
 cleanup() {
   stop_nodes
   tests/pg/postgres.sh stop "$WORK/pg" >/dev/null 2>&1 || true
-  [ -n "${DOCKET_GARAGE_DIR:-}" ] && tests/s3/garage.sh stop "$DOCKET_GARAGE_DIR" >/dev/null 2>&1
+  [ -n "${DOCKET_S3_DIR:-}" ] && tests/s3/garage.sh stop "$DOCKET_S3_DIR" >/dev/null 2>&1
   rm -rf "$WORK"
 }
 trap cleanup EXIT

@@ -2,9 +2,13 @@
 # Runs every test of Docket. Installs what the tests need when it is missing (Debian's
 # chromium, poppler-utils and qpdf; playwright-core from npm into tests/browser, openid-client
 # into tests/clients; aiosmtpd, authlib, requests, requests-oauthlib and schemathesis from
-# PyPI; Debian's postgresql and Garage from crates.io for the shared-storage run), then runs
-# the integration suites on SQLite, the unit tests and the integration suite again on PostgreSQL
-# (with Garage for the S3 tests), and the schemathesis run over the OpenAPI document.
+# PyPI; Debian's postgresql and an S3 server for the shared-storage run), then runs the
+# integration suites on SQLite, the unit tests and the integration suite again on PostgreSQL
+# and a bucket, and the schemathesis run over the OpenAPI document.
+#
+# The bucket is moto's S3 server from PyPI (tests/s3/moto.sh); DOCKET_S3_SERVER=garage runs
+# that part on Garage instead (tests/s3/garage.sh: a real object store, built from crates.io
+# once a machine, which takes CI's whole budget of CPU).
 #
 # Both cargo runs turn on the `outside-tools` feature: the tests that drive those tools, which
 # a plain `cargo test` lists as ignored, run here, and a tool missing fails them
@@ -17,38 +21,62 @@ cargo_test=(cargo test --locked --features outside-tools)
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 
-# Garage, needed only by the shared-storage run below, builds in the background meanwhile (at
-# the lowest CPU priority) unless it is already in the tools cache (tests/s3/garage.sh).
-tests/s3/garage.sh install-early
+# The S3 server, needed only by the shared-storage run below, installs in the background
+# meanwhile unless it is already in the tools cache.
+s3_server=tests/s3/${DOCKET_S3_SERVER:-moto}.sh
+[ -x "$s3_server" ] || { echo "DOCKET_S3_SERVER: no $s3_server" >&2; exit 2; }
+"$s3_server" install-early
 
-if ! [ -x /usr/bin/chromium ]; then
-  echo "== [${SECONDS}s] installing Debian chromium"
-  as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-fi
-if ! command -v pdfsig >/dev/null || ! command -v pdftotext >/dev/null || ! command -v qpdf >/dev/null; then
-  echo "== [${SECONDS}s] installing poppler-utils and qpdf (checks of sealed PDFs)"
-  as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils qpdf >/dev/null
-fi
-if ! [ -d tests/browser/node_modules/playwright-core ] || ! [ -d tests/browser/node_modules/axe-core ]; then
-  echo "== [${SECONDS}s] installing playwright-core (no browser download) and axe-core"
-  (cd tests/browser && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
-fi
+# What the tests drive from outside, installed in the background while the tests build (into
+# a log, shown once it is done): Debian's chromium, poppler-utils and qpdf; npm packages for
+# the browser and client tests; Python clients, the SMTP server and schemathesis from PyPI.
+install_tools() {
+  if ! [ -x /usr/bin/chromium ]; then
+    echo "== [${SECONDS}s] installing Debian chromium"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  fi
+  if ! command -v pdfsig >/dev/null || ! command -v pdftotext >/dev/null || ! command -v qpdf >/dev/null; then
+    echo "== [${SECONDS}s] installing poppler-utils and qpdf (checks of sealed PDFs)"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils qpdf >/dev/null
+  fi
+  if ! [ -d tests/browser/node_modules/playwright-core ] || ! [ -d tests/browser/node_modules/axe-core ]; then
+    echo "== [${SECONDS}s] installing playwright-core (no browser download) and axe-core"
+    (cd tests/browser && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
+  fi
 
-if ! [ -d tests/clients/node_modules/openid-client ]; then
-  echo "== [${SECONDS}s] installing openid-client (the OpenID Connect client library the client tests drive)"
-  (cd tests/clients && npm ci --no-audit --no-fund)
-fi
-if ! python3 -c 'import authlib, requests, requests_oauthlib' 2>/dev/null; then
-  echo "== [${SECONDS}s] installing authlib, requests and requests-oauthlib (Python clients the tests drive)"
-  pip install -q 'authlib>=1.6,<2' 'requests>=2.31,<3' 'requests-oauthlib>=2,<3'
-fi
+  if ! [ -d tests/clients/node_modules/openid-client ]; then
+    echo "== [${SECONDS}s] installing openid-client (the OpenID Connect client library the client tests drive)"
+    (cd tests/clients && npm ci --no-audit --no-fund)
+  fi
+  if ! python3 -c 'import authlib, requests, requests_oauthlib' 2>/dev/null; then
+    echo "== [${SECONDS}s] installing authlib, requests and requests-oauthlib (Python clients the tests drive)"
+    pip install -q 'authlib>=1.6,<2' 'requests>=2.31,<3' 'requests-oauthlib>=2,<3'
+  fi
 
-if ! python3 -c 'import aiosmtpd' 2>/dev/null; then
-  echo "== [${SECONDS}s] installing aiosmtpd (the SMTP server the mail tests send to)"
-  pip install -q 'aiosmtpd>=1.4,<2'
-fi
+  if ! python3 -c 'import aiosmtpd' 2>/dev/null; then
+    echo "== [${SECONDS}s] installing aiosmtpd (the SMTP server the mail tests send to)"
+    pip install -q 'aiosmtpd>=1.4,<2'
+  fi
+  if ! command -v schemathesis >/dev/null; then
+    echo "== [${SECONDS}s] installing schemathesis (the property test of the OpenAPI document)"
+    pip install -q 'schemathesis>=4,<5'
+  fi
+}
+mkdir -p target
+install_tools > target/test-tools.log 2>&1 &
+tools=$!
+
+# Every test binary in one build: the unit tests' (the library built with cfg(test)) beside the
+# library, the binary and the integration tests, so that the two builds of the docket crate,
+# each mostly on one core, run side by side.
+echo "== [${SECONDS}s] building the tests"
+"${cargo_test[@]}" --no-run --lib --bins --test '*'
+tools_ok=0
+wait "$tools" || tools_ok=$?
+cat target/test-tools.log
+[ "$tools_ok" = 0 ] || { echo "installing the tests' tools failed" >&2; exit 1; }
 
 # Every test target but the unit tests: those run once, in the step below, where PostgreSQL and
 # the bucket are up for the few that need them (the others do not look at either).
@@ -56,22 +84,21 @@ echo "== [${SECONDS}s] cargo test --features outside-tools --bins --test '*' (SQ
 "${cargo_test[@]}" --bins --test '*' "$@"
 
 # The black-box suite again on what several nodes share: a real PostgreSQL (Debian's, a
-# throwaway cluster on 127.0.0.1) where every data dir gets a database of its own, beside a
-# real S3 server (Garage from crates.io, built once into ~/.cache/docket-tools) for the tests
-# of --blob-url s3://.
-echo "== [${SECONDS}s] cargo test --features outside-tools --lib --test it, and schemathesis, on PostgreSQL and a Garage bucket"
+# throwaway cluster on 127.0.0.1) where every data dir gets a database of its own, beside an
+# S3 server for the tests of --blob-url s3://.
+echo "== [${SECONDS}s] cargo test --features outside-tools --lib --test it, and schemathesis, on PostgreSQL and a bucket ($s3_server)"
 SHARED=$(mktemp -d)
 chmod 755 "$SHARED"
 stop_shared() {
   tests/pg/postgres.sh stop "$SHARED/pg" || true
-  tests/s3/garage.sh stop "${DOCKET_GARAGE_DIR:-}" >/dev/null 2>&1 || true
+  "$s3_server" stop "${DOCKET_S3_DIR:-}" >/dev/null 2>&1 || true
   rm -rf "$SHARED"
 }
 trap stop_shared EXIT
 eval "$(tests/pg/postgres.sh start "$SHARED/pg")"
-eval "$(tests/s3/garage.sh start)"
+eval "$("$s3_server" start)"
 export DOCKET_TEST_POSTGRES DOCKET_TEST_BLOB_URL AWS_ENDPOINT_URL AWS_REGION AWS_ACCESS_KEY_ID \
-  AWS_SECRET_ACCESS_KEY DOCKET_GARAGE_DIR
+  AWS_SECRET_ACCESS_KEY DOCKET_S3_DIR
 # With the unit tests: those of the S3 store, and of grants, rate limits and secrets on
 # PostgreSQL, need these two; the rest run as they would alone. The tests of pages in Chromium
 # (the modules named `*browser`) ran on SQLite above and are skipped here: what they add is the

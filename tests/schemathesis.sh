@@ -9,8 +9,11 @@ cd "$(dirname "$0")/.."
 EXAMPLES=${1:-40}
 command -v schemathesis >/dev/null || pip install -q 'schemathesis>=4,<5'
 
-# The same features as tests/run.sh's `cargo test`, so the binary it built is reused.
-cargo build --quiet --features outside-tools
+# The binary the integration tests run, built as tests/run.sh's `cargo test` builds it (fresh
+# there, so nothing is built). Not `cargo build`: a test build unifies the dev-dependencies'
+# features into the dependencies, a plain build does not, so `cargo build` after `cargo test`
+# compiled docket and half its dependencies again (7 minutes of a CI run).
+cargo test --quiet --locked --features outside-tools --no-run --test it
 BIN=target/debug/docket
 DATA=$(mktemp -d)
 trap 'kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true; rm -rf "$DATA"' EXIT

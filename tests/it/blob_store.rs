@@ -1,5 +1,5 @@
 //! `--blob-url`: the real binary with its blobs in an S3 bucket (when `DOCKET_TEST_BLOB_URL` and
-//! the `AWS_*` variables name one, e.g. from `eval "$(tests/s3/garage.sh start)"`), and the
+//! the `AWS_*` variables name one, e.g. from `eval "$(tests/s3/moto.sh start)"`), and the
 //! checks at start that need no bucket at all.
 
 use std::path::Path;
@@ -17,7 +17,7 @@ fn test_bucket() -> Option<String> {
     let Ok(raw) = std::env::var("DOCKET_TEST_BLOB_URL") else {
         eprintln!(
             "skipping the S3 blob store test: set DOCKET_TEST_BLOB_URL=s3://bucket and AWS_* \
-             (eval \"$(tests/s3/garage.sh start)\")"
+             (eval \"$(tests/s3/moto.sh start)\")"
         );
         return None;
     };

@@ -16,8 +16,8 @@ use crate::support::{TestApp, TestDb, on_postgres, postgres_for};
 
 const EMAIL: &str = "ada@example.com";
 
-/// Three nodes sharing the first one's database and, with `DOCKET_TEST_BLOB_URL` (a Garage
-/// bucket, tests/s3/garage.sh), a prefix of their own in that bucket.
+/// Three nodes sharing the first one's database and, with `DOCKET_TEST_BLOB_URL` (an S3
+/// bucket, tests/s3/moto.sh), a prefix of their own in that bucket.
 async fn three_nodes(extra: &[&str]) -> Vec<TestApp> {
     let first = tempfile::tempdir().unwrap();
     let url = postgres_for(&first.path().join("data")).expect("on PostgreSQL");

@@ -207,7 +207,7 @@ async fn a_webhook_whose_node_is_killed_while_the_receiver_stalls_is_delivered_o
     assert_eq!((status.as_str(), attempts), ("DELIVERED", 1));
 }
 
-/// The bucket's address, from `AWS_ENDPOINT_URL` (tests/s3/garage.sh).
+/// The bucket's address, from `AWS_ENDPOINT_URL` (tests/s3/moto.sh or garage.sh).
 fn bucket_endpoint() -> SocketAddr {
     let endpoint = std::env::var("AWS_ENDPOINT_URL").expect("AWS_ENDPOINT_URL with the bucket");
     let url = url::Url::parse(&endpoint).unwrap();

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # A throwaway single-node Garage (https://garagehq.deuxfleurs.fr, an S3-compatible object store)
-# on 127.0.0.1, for tests of `--blob-url s3://...`. Garage is AGPL: it is only run as a separate
-# program, never linked into docket.
+# on 127.0.0.1, for tests and benchmarks of `--blob-url s3://...`: `DOCKET_S3_SERVER=garage
+# tests/run.sh` runs the shared-storage suite on it instead of moto (tests/s3/moto.sh), and
+# bench/cluster.sh measures on it. Garage is AGPL: it is only run as a separate program, never
+# linked into docket.
 #
 #   tests/s3/garage.sh install   build Garage from crates.io into the tools cache, unless there
 #   tests/s3/garage.sh install-early
@@ -11,9 +13,9 @@
 #                                and a bucket; prints `export` lines for AWS_ENDPOINT_URL,
 #                                AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
 #                                DOCKET_TEST_BLOB_URL (s3://<bucket>), DOCKET_S3_BUCKET and
-#                                DOCKET_GARAGE_DIR (what `stop` needs)
+#                                DOCKET_S3_DIR (what `stop` needs)
 #   tests/s3/garage.sh stop [DIR]
-#                                stop the Garage started in DIR (default $DOCKET_GARAGE_DIR) and
+#                                stop the Garage started in DIR (default $DOCKET_S3_DIR) and
 #                                remove DIR
 #
 # The tools cache is ${DOCKET_TOOLS:-$HOME/.cache/docket-tools} (binary: bin/garage); it
@@ -156,13 +158,13 @@ export AWS_ACCESS_KEY_ID=$key_id
 export AWS_SECRET_ACCESS_KEY=$secret
 export DOCKET_S3_BUCKET=$BUCKET
 export DOCKET_TEST_BLOB_URL=s3://$BUCKET
-export DOCKET_GARAGE_DIR=$dir
+export DOCKET_S3_DIR=$dir
 EOF
 }
 
 stop() {
-    local dir=${1:-${DOCKET_GARAGE_DIR:-}}
-    [[ -n $dir ]] || die "stop: give the directory start printed (DOCKET_GARAGE_DIR)"
+    local dir=${1:-${DOCKET_S3_DIR:-}}
+    [[ -n $dir ]] || die "stop: give the directory start printed (DOCKET_S3_DIR)"
     [[ -f $dir/garage.toml ]] || die "stop: $dir is not a directory made by garage.sh start"
     if [[ -f $dir/garage.pid ]]; then
         local pid

@@ -1,5 +1,6 @@
-//! The S3 backend against a real S3 server: run with `DOCKET_TEST_BLOB_URL=s3://bucket` and the
-//! `AWS_*` variables set (`eval "$(tests/s3/garage.sh start)"` gives both); skipped otherwise.
+//! The S3 backend against an S3 server: run with `DOCKET_TEST_BLOB_URL=s3://bucket` and the
+//! `AWS_*` variables set (`eval "$(tests/s3/moto.sh start)"`, or `garage.sh`, gives both);
+//! skipped otherwise.
 //! Each test works under a prefix of its own, so they run side by side on one bucket.
 
 use std::io::{self, Read};
@@ -12,7 +13,7 @@ fn test_url(test: &str) -> Option<BlobUrl> {
     let Ok(raw) = std::env::var("DOCKET_TEST_BLOB_URL") else {
         eprintln!(
             "skipping {test}: set DOCKET_TEST_BLOB_URL=s3://bucket and AWS_* \
-             (eval \"$(tests/s3/garage.sh start)\")"
+             (eval \"$(tests/s3/moto.sh start)\")"
         );
         return None;
     };

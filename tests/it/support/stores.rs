@@ -62,7 +62,7 @@ fn tag(data_dir: &Path) -> String {
 }
 
 /// The blob store of `data_dir` on the PostgreSQL run when a test bucket is there
-/// (`DOCKET_TEST_BLOB_URL`, tests/s3/garage.sh): a prefix of its own in that bucket, so the
+/// (`DOCKET_TEST_BLOB_URL`, tests/s3/moto.sh): a prefix of its own in that bucket, so the
 /// whole suite runs on what several nodes share. `None`: `<data>/blobs`, the default.
 pub fn blob_url_for(data_dir: &Path) -> Option<String> {
     if !on_postgres() {
