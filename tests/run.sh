@@ -8,7 +8,7 @@
 #
 # The bucket is moto's S3 server from PyPI (tests/s3/moto.sh); DOCKET_S3_SERVER=garage runs
 # that part on Garage instead (tests/s3/garage.sh: a real object store, built from crates.io
-# once a machine, which takes CI's whole budget of CPU).
+# once a machine: longer than CI's whole run may take).
 #
 # Both cargo runs turn on the `outside-tools` feature: the tests that drive those tools, which
 # a plain `cargo test` lists as ignored, run here, and a tool missing fails them
