@@ -106,7 +106,6 @@ export DOCKET_TEST_POSTGRES DOCKET_TEST_BLOB_URL AWS_ENDPOINT_URL AWS_REGION AWS
 # the slowest tests of the suite (CI has 40 minutes).
 "${cargo_test[@]}" --lib --test it "$@" -- --skip browser::
 # The API's property test against a node on PostgreSQL and the bucket as well.
-command -v schemathesis >/dev/null || pip install -q 'schemathesis>=4,<5'
 psql --quiet --dbname "$DOCKET_TEST_POSTGRES" --command 'CREATE DATABASE schemathesis'
 DOCKET_DATABASE_URL="${DOCKET_TEST_POSTGRES%/*}/schemathesis" \
   DOCKET_SECRET_KEY=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n') \

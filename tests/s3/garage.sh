@@ -29,6 +29,8 @@ GARAGE=${GARAGE:-$TOOLS/bin/garage}
 BUCKET=${DOCKET_S3_BUCKET:-docket-test}
 REGION=garage
 SELF=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")
+# shellcheck source=tests/s3/lib.sh
+. "$(dirname "$SELF")/lib.sh"
 
 say() { echo "garage.sh: $*" >&2; }
 die() { say "$*"; exit 1; }
@@ -166,17 +168,7 @@ stop() {
     local dir=${1:-${DOCKET_S3_DIR:-}}
     [[ -n $dir ]] || die "stop: give the directory start printed (DOCKET_S3_DIR)"
     [[ -f $dir/garage.toml ]] || die "stop: $dir is not a directory made by garage.sh start"
-    if [[ -f $dir/garage.pid ]]; then
-        local pid
-        pid=$(cat "$dir/garage.pid")
-        if kill "$pid" 2> /dev/null; then
-            for _ in $(seq 1 50); do
-                kill -0 "$pid" 2> /dev/null || break
-                sleep 0.1
-            done
-            kill -9 "$pid" 2> /dev/null || true
-        fi
-    fi
+    end_server "$dir/garage.pid"
     rm -rf "$dir"
     say "stopped Garage in $dir"
 }

@@ -27,6 +27,8 @@ VENV=$TOOLS/moto-$MOTO_VERSION
 BUCKET=${DOCKET_S3_BUCKET:-docket-test}
 REGION=us-east-1
 SELF=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/$(basename "${BASH_SOURCE[0]}")
+# shellcheck source=tests/s3/lib.sh
+. "$(dirname "$SELF")/lib.sh"
 
 say() { echo "moto.sh: $*" >&2; }
 die() { say "$*"; exit 1; }
@@ -97,15 +99,7 @@ stop() {
     local dir=${1:-${DOCKET_S3_DIR:-}}
     [[ -n $dir ]] || die "stop: give the directory start printed (DOCKET_S3_DIR)"
     [[ -f $dir/moto.pid ]] || die "stop: $dir is not a directory made by moto.sh start"
-    local pid
-    pid=$(cat "$dir/moto.pid")
-    if kill "$pid" 2> /dev/null; then
-        for _ in $(seq 1 50); do
-            kill -0 "$pid" 2> /dev/null || break
-            sleep 0.1
-        done
-        kill -9 "$pid" 2> /dev/null || true
-    fi
+    end_server "$dir/moto.pid"
     rm -rf "$dir"
     say "stopped moto in $dir"
 }
