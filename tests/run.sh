@@ -20,6 +20,11 @@ cd "$(dirname "$0")/.."
 cargo_test=(cargo test --locked --features outside-tools)
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+# A step's start: seconds since this script began, and the CPU time the machine has spent since
+# (every process, background ones too), so a slow run shows where its time went.
+busy() { awk '/^cpu / { print int(($2 + $3 + $4 + $7 + $8 + $9) / 100) }' /proc/stat; }
+busy_at_start=$(busy)
+step() { echo "== [${SECONDS}s, $(($(busy) - busy_at_start)) CPU-s] $*"; }
 
 # The S3 server, needed only by the shared-storage run below, installs in the background
 # meanwhile unless it is already in the tools cache.
@@ -70,9 +75,10 @@ tools=$!
 
 # Every test binary in one build: the unit tests' (the library built with cfg(test)) beside the
 # library, the binary and the integration tests, so that the two builds of the docket crate,
-# each mostly on one core, run side by side.
-echo "== [${SECONDS}s] building the tests"
-"${cargo_test[@]}" --no-run --lib --bins --test '*'
+# each mostly on one core, run side by side; and the examples (bench helpers), so that a change
+# that breaks them fails here (and, under .ci/run's clippy, is linted).
+step "building the tests"
+"${cargo_test[@]}" --no-run --lib --bins --test '*' --examples
 tools_ok=0
 wait "$tools" || tools_ok=$?
 cat target/test-tools.log
@@ -80,13 +86,13 @@ cat target/test-tools.log
 
 # Every test target but the unit tests: those run once, in the step below, where PostgreSQL and
 # the bucket are up for the few that need them (the others do not look at either).
-echo "== [${SECONDS}s] cargo test --features outside-tools --bins --test '*' (SQLite and files: the appliance's embedded defaults)"
+step "cargo test --features outside-tools --bins --test '*' (SQLite and files: the appliance's embedded defaults)"
 "${cargo_test[@]}" --bins --test '*' "$@"
 
 # The black-box suite again on what several nodes share: a real PostgreSQL (Debian's, a
 # throwaway cluster on 127.0.0.1) where every data dir gets a database of its own, beside an
 # S3 server for the tests of --blob-url s3://.
-echo "== [${SECONDS}s] cargo test --features outside-tools --lib --test it, and schemathesis, on PostgreSQL and a bucket ($s3_server)"
+step "cargo test --features outside-tools --lib --test it, and schemathesis, on PostgreSQL and a bucket ($s3_server)"
 SHARED=$(mktemp -d)
 chmod 755 "$SHARED"
 stop_shared() {
@@ -117,5 +123,6 @@ unset DOCKET_TEST_POSTGRES DOCKET_TEST_BLOB_URL
 
 # 25 examples an operation here (168 s at 40 on the 2-core machine; CI has 40 minutes), on top of
 # the 20 on PostgreSQL above.
-echo "== [${SECONDS}s] schemathesis against /api/v1/openapi.json (SQLite and files)"
+step "schemathesis against /api/v1/openapi.json (SQLite and files)"
 tests/schemathesis.sh 25
+step "every test passed"
