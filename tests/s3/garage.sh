@@ -74,8 +74,6 @@ install_early() {
     nohup nice -n 19 "$SELF" install > "$TOOLS/garage-install.log" 2>&1 < /dev/null &
 }
 
-hex() { head -c "$1" /dev/urandom | od -An -tx1 | tr -d ' \n'; }
-
 # Three free TCP ports on 127.0.0.1 (S3 API, RPC, admin).
 free_ports() {
     python3 - << 'EOF'
@@ -153,30 +151,13 @@ EOF
         sleep 0.2
     done
 
-    cat << EOF
-export AWS_ENDPOINT_URL=http://127.0.0.1:$s3_port
-export AWS_REGION=$REGION
-export AWS_ACCESS_KEY_ID=$key_id
-export AWS_SECRET_ACCESS_KEY=$secret
-export DOCKET_S3_BUCKET=$BUCKET
-export DOCKET_TEST_BLOB_URL=s3://$BUCKET
-export DOCKET_S3_DIR=$dir
-EOF
-}
-
-stop() {
-    local dir=${1:-${DOCKET_S3_DIR:-}}
-    [[ -n $dir ]] || die "stop: give the directory start printed (DOCKET_S3_DIR)"
-    [[ -f $dir/garage.toml ]] || die "stop: $dir is not a directory made by garage.sh start"
-    end_server "$dir/garage.pid"
-    rm -rf "$dir"
-    say "stopped Garage in $dir"
+    print_env "$s3_port" "$key_id" "$secret" "$dir"
 }
 
 case "${1:-}" in
     install) install_garage; echo "$GARAGE" ;;
     install-early) install_early ;;
     start) start ;;
-    stop) stop "${2:-}" ;;
-    *) die "usage: $0 install | start | stop [DIR]" ;;
+    stop) stop_in "${2:-}" garage.toml garage.pid ;;
+    *) die "usage: $0 install | install-early | start | stop [DIR]" ;;
 esac

@@ -58,8 +58,6 @@ install_early() {
     nohup "$SELF" install > "$TOOLS/moto-install.log" 2>&1 < /dev/null &
 }
 
-hex() { head -c "$1" /dev/urandom | od -An -tx1 | tr -d ' \n'; }
-
 start() {
     install_moto
     local dir port
@@ -84,30 +82,13 @@ start() {
         die "moto did not come up"
     fi
 
-    cat << EOF
-export AWS_ENDPOINT_URL=http://127.0.0.1:$port
-export AWS_REGION=$REGION
-export AWS_ACCESS_KEY_ID=AK$(hex 9)
-export AWS_SECRET_ACCESS_KEY=$(hex 20)
-export DOCKET_S3_BUCKET=$BUCKET
-export DOCKET_TEST_BLOB_URL=s3://$BUCKET
-export DOCKET_S3_DIR=$dir
-EOF
-}
-
-stop() {
-    local dir=${1:-${DOCKET_S3_DIR:-}}
-    [[ -n $dir ]] || die "stop: give the directory start printed (DOCKET_S3_DIR)"
-    [[ -f $dir/moto.pid ]] || die "stop: $dir is not a directory made by moto.sh start"
-    end_server "$dir/moto.pid"
-    rm -rf "$dir"
-    say "stopped moto in $dir"
+    print_env "$port" "AK$(hex 9)" "$(hex 20)" "$dir"
 }
 
 case "${1:-}" in
     install) install_moto; echo "$VENV/bin/moto_server" ;;
     install-early) install_early ;;
     start) start ;;
-    stop) stop "${2:-}" ;;
+    stop) stop_in "${2:-}" moto.pid moto.pid ;;
     *) die "usage: $0 install | install-early | start | stop [DIR]" ;;
 esac
