@@ -7,6 +7,11 @@
 # for and linked into the one binary, and `file` says "statically linked" or "static-pie linked".
 #
 #   DOCKET_STATIC=auto|musl|glibc   which to build (default auto: musl, falling back to glibc)
+#   DOCKET_STATIC_BUILD=shipped|check
+#                                   how it is optimised: `shipped` (the default) as the package
+#                                   ships it, fat LTO in one codegen unit; `check` for CI's
+#                                   packaging check, the same target, C compiler and link flags,
+#                                   unoptimised (see static_env)
 #   extra arguments are passed to `cargo build`
 #   packaging/build-static.sh prepare
 #                                   only installs what the build needs (musl-gcc, the rustup
@@ -24,6 +29,10 @@ mode=${DOCKET_STATIC:-auto}
 
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else return 1; fi; }
 say() { echo "build-static: $*" >&2; }
+case ${DOCKET_STATIC_BUILD:-shipped} in
+  shipped | check) ;;
+  *) say "DOCKET_STATIC_BUILD must be shipped or check"; exit 2 ;;
+esac
 
 musl_ready() {
   if ! command -v musl-gcc >/dev/null; then
@@ -40,10 +49,20 @@ musl_ready() {
 # The environment a static build of target $1 needs, as `export` lines (`env` prints them, so
 # that `cargo deb` builds with exactly the same settings and finds this build fresh).
 static_env() {
-  # The shipped binary is optimised across all crates at once, in one codegen unit (fat LTO;
-  # the release profile's thin LTO with 4 units builds faster for development): 34,503,624 ->
-  # 31,619,976 bytes and an idle server 18.0 -> 14.0 MB, at the same speed (docs/PERFORMANCE.md).
-  echo "export CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1"
+  case ${DOCKET_STATIC_BUILD:-shipped} in
+    # The shipped binary is optimised across all crates at once, in one codegen unit (fat LTO;
+    # the release profile's thin LTO with 4 units builds faster for development): 34,503,624 ->
+    # 31,619,976 bytes and an idle server 18.0 -> 14.0 MB, at the same speed (docs/PERFORMANCE.md).
+    shipped) echo "export CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1" ;;
+    # CI's packaging check builds, links, packages and runs the same code for the same target
+    # with the same C compiler and link flags, unoptimised, in less CPU time (CI has 40 minutes
+    # on two cores). Measured alone on the slower 2-core machine (2026-11-29): 1,008 CPU-seconds
+    # and a 78 MB binary, against 1,578 for the shipped build (beside another build); optimising
+    # at level 1 without LTO took 1,854, as every crate's code is then generated, where fat LTO
+    # generates it once for the whole program. Only the shipped build's size means anything:
+    # bench/binary_size.sh measures it against issue 27's bound.
+    check) echo "export CARGO_PROFILE_RELEASE_OPT_LEVEL=0 CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=256" ;;
+  esac
   if [ "$1" = "$MUSL" ]; then
     # Rust links musl targets statically by default; C sources (SQLite, ring) go through
     # musl-gcc. Relative relocations are packed (DT_RELR): 58,000 of them took 1.4 MB of the

@@ -3,7 +3,7 @@
 #   1. the static binary (packaging/build-static.sh): `file` says static, the musl build (the one
 #      the package ships) is at most 30,000,000 bytes (issue 27; docs/PERFORMANCE.md, "Binary
 #      size"; the glibc fallback's size is only printed: it has no packed relocations, 1.2 MB
-#      more), and it runs from an empty directory with an empty environment: --help, serve
+#      more; so is a DOCKET_STATIC_BUILD=check build's, CI's), and it runs from an empty directory with an empty environment: --help, serve
 #      answering /healthz, the systemd notify protocol, exit 0 on SIGTERM
 #      (packaging/smoke-serve.py);
 #   2. the Debian package (`cargo deb`): lintian without errors; its files, conffiles and
@@ -59,14 +59,20 @@ static=$(packaging/build-static.sh | tail -n 1)
 file -L "$static"
 ls -l "$static"
 size=$(stat -L -c %s "$static")
-echo "static binary: $size bytes (issue 27's bound for the musl build: at most 30,000,000)"
-case $static in
-  *x86_64-unknown-linux-musl/*)
-    if [ "$size" -gt 30000000 ]; then
-      echo "the static binary is over 30,000,000 bytes: see docs/PERFORMANCE.md, \"Binary size\"" >&2
-      exit 1
-    fi ;;
-esac
+if [ "${DOCKET_STATIC_BUILD:-shipped}" = check ]; then
+  # CI's quick build (packaging/build-static.sh): unoptimised, so its size says nothing of
+  # the shipped one's, which bench/binary_size.sh measures against the bound.
+  echo "static binary: $size bytes (DOCKET_STATIC_BUILD=check: the size bound is bench/binary_size.sh's)"
+else
+  echo "static binary: $size bytes (issue 27's bound for the musl build: at most 30,000,000)"
+  case $static in
+    *x86_64-unknown-linux-musl/*)
+      if [ "$size" -gt 30000000 ]; then
+        echo "the static binary is over 30,000,000 bytes: see docs/PERFORMANCE.md, \"Binary size\"" >&2
+        exit 1
+      fi ;;
+  esac
+fi
 timeout 180 python3 packaging/smoke-serve.py "$ROOT/$static" "$work/smoke"
 
 step "Debian package (cargo deb)"
@@ -74,7 +80,10 @@ step "Debian package (cargo deb)"
 # the same settings as packaging/build-static.sh, which finds that build fresh.
 triple=$(printf '%s\n' "$static" | sed -E 's#^(.*/)?target/([^/]+)/release/docket$#\2#')
 eval "$(packaging/build-static.sh env "$triple")"
-deb=$(cargo deb --locked --target "$triple" 2>"$work/cargo-deb.log" | tail -n 1) || { cat "$work/cargo-deb.log" >&2; die "cargo deb"; }
+# CI's quick build (78 MB unoptimised) is compressed quickly: its package is checked, not shipped.
+fast=()
+[ "${DOCKET_STATIC_BUILD:-shipped}" = check ] && fast=(--fast)
+deb=$(cargo deb --locked "${fast[@]}" --target "$triple" 2>"$work/cargo-deb.log" | tail -n 1) || { cat "$work/cargo-deb.log" >&2; die "cargo deb"; }
 [ -f "$deb" ] || die "cargo deb printed no package path ($deb)"
 echo "$deb ($(du -h "$deb" | cut -f1))"
 dpkg-deb --info "$deb" | sed -n '/Package:/,$p'
