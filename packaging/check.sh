@@ -3,9 +3,9 @@
 #   1. the static binary (packaging/build-static.sh): `file` says static, the musl build (the one
 #      the package ships) is at most 30,000,000 bytes (issue 27; docs/PERFORMANCE.md, "Binary
 #      size"; the glibc fallback's size is only printed: it has no packed relocations, 1.2 MB
-#      more; so is a DOCKET_STATIC_BUILD=check build's, CI's), and it runs from an empty directory with an empty environment: --help, serve
-#      answering /healthz, the systemd notify protocol, exit 0 on SIGTERM
-#      (packaging/smoke-serve.py);
+#      more; so is a DOCKET_STATIC_BUILD=check build's, CI's), and it runs from an empty
+#      directory with an empty environment: --help, serve answering /healthz, the systemd
+#      notify protocol, exit 0 on SIGTERM (packaging/smoke-serve.py);
 #   2. the Debian package (`cargo deb`): lintian without errors; its files, conffiles and
 #      maintainer scripts; every DOCKET_* setting of `docket serve --help` in /etc/default/docket;
 #   3. the systemd unit, as packaged, with `systemd-analyze verify` in a scratch root;
