@@ -8,7 +8,8 @@
 #
 # CI's packaging check builds the same code unoptimised (DOCKET_STATIC_BUILD=check), whose size
 # says nothing of this one's; record each figure in docs/PERFORMANCE.md, "Binary
-# size". Exits 1 when the binary is over the bound or not statically linked.
+# size". Exits 1 when the binary is over the bound or not statically linked. packaging/check.sh
+# runs it on the musl build it makes, unless that build is CI's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BOUND=30000000

@@ -59,20 +59,14 @@ static=$(packaging/build-static.sh | tail -n 1)
 file -L "$static"
 ls -l "$static"
 size=$(stat -L -c %s "$static")
-if [ "${DOCKET_STATIC_BUILD:-shipped}" = check ]; then
-  # CI's quick build (packaging/build-static.sh): unoptimised, so its size says nothing of
-  # the shipped one's, which bench/binary_size.sh measures against the bound.
-  echo "static binary: $size bytes (DOCKET_STATIC_BUILD=check: the size bound is bench/binary_size.sh's)"
-else
-  echo "static binary: $size bytes (issue 27's bound for the musl build: at most 30,000,000)"
-  case $static in
-    *x86_64-unknown-linux-musl/*)
-      if [ "$size" -gt 30000000 ]; then
-        echo "the static binary is over 30,000,000 bytes: see docs/PERFORMANCE.md, \"Binary size\"" >&2
-        exit 1
-      fi ;;
-  esac
-fi
+build=${DOCKET_STATIC_BUILD:-shipped}
+case $build:$static in
+  # CI's quick build (packaging/build-static.sh): unoptimised, so its size says nothing of the
+  # shipped one's.
+  check:*) echo "static binary: $size bytes (DOCKET_STATIC_BUILD=check: the size bound is bench/binary_size.sh's)" ;;
+  *:*x86_64-unknown-linux-musl/*) bench/binary_size.sh "$static" ;;
+  *) echo "static binary: $size bytes (glibc: no bound)" ;;
+esac
 timeout 180 python3 packaging/smoke-serve.py "$ROOT/$static" "$work/smoke"
 
 step "Debian package (cargo deb)"
@@ -82,7 +76,7 @@ triple=$(printf '%s\n' "$static" | sed -E 's#^(.*/)?target/([^/]+)/release/docke
 eval "$(packaging/build-static.sh env "$triple")"
 # CI's quick build (78 MB unoptimised) is compressed quickly: its package is checked, not shipped.
 fast=()
-[ "${DOCKET_STATIC_BUILD:-shipped}" = check ] && fast=(--fast)
+[ "$build" = check ] && fast=(--fast)
 deb=$(cargo deb --locked "${fast[@]}" --target "$triple" 2>"$work/cargo-deb.log" | tail -n 1) || { cat "$work/cargo-deb.log" >&2; die "cargo deb"; }
 [ -f "$deb" ] || die "cargo deb printed no package path ($deb)"
 echo "$deb ($(du -h "$deb" | cut -f1))"
