@@ -49,7 +49,7 @@ async fn a_draft_edited_in_the_browser_is_sealed_where_its_fields_were_placed() 
     let placed = &summary["placed"];
     sign_both(&app, &doc).await;
     let sealed = download_sealed(&api, id).await;
-    let words = sealed_pdf::word_boxes(&sealed, 1);
+    let words = sealed_pdf::word_boxes(sealed.path(), 1);
     for (key, word) in [("TEXT", "Acme"), ("SIGNATURE", "Ann"), ("BOB", "Bob")] {
         sealed_pdf::assert_stamped_in(&words, word, &placed[key]);
     }
@@ -91,8 +91,8 @@ async fn sign_both(app: &TestApp, doc: &Value) {
     assert_eq!(s, 200, "{v}");
 }
 
-/// The sealed PDF of document `id`, once it is completed.
-async fn download_sealed(api: &Api, id: i64) -> std::path::PathBuf {
+/// The sealed PDF of document `id`, once it is completed, in a temp file removed on drop.
+async fn download_sealed(api: &Api, id: i64) -> tempfile::NamedTempFile {
     api.wait_document(id, "sealed", |d| d["status"] == "COMPLETED")
         .await;
     let (s, v) = api.get(&format!("/api/v1/documents/{id}/download")).await;
@@ -104,7 +104,11 @@ async fn download_sealed(api: &Api, id: i64) -> std::path::PathBuf {
         .await
         .unwrap();
     assert_eq!(resp.status(), 200);
-    let path = std::env::temp_dir().join(format!("editor-sealed-{}-{id}.pdf", std::process::id()));
-    std::fs::write(&path, resp.bytes().await.unwrap()).unwrap();
-    path
+    let file = tempfile::Builder::new()
+        .prefix("editor-sealed-")
+        .suffix(".pdf")
+        .tempfile()
+        .unwrap();
+    std::fs::write(file.path(), resp.bytes().await.unwrap()).unwrap();
+    file
 }
