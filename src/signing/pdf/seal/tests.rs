@@ -14,15 +14,14 @@ fn fixture(name: &str) -> Vec<u8> {
     std::fs::read(path).unwrap()
 }
 
-/// One seal certificate for all tests (RSA key generation is the slow part).
+/// One seal certificate for all tests (RSA key generation is the slow part), held in memory:
+/// its files go with their temp dir once loaded (a static is never dropped).
 fn signer() -> &'static SealSigner {
-    static SIGNER: OnceLock<(tempfile::TempDir, SealSigner)> = OnceLock::new();
-    let (_, signer) = SIGNER.get_or_init(|| {
+    static SIGNER: OnceLock<SealSigner> = OnceLock::new();
+    SIGNER.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
-        let signer = SealSigner::load_or_create(dir.path()).unwrap();
-        (dir, signer)
-    });
-    signer
+        SealSigner::load_or_create(dir.path()).unwrap()
+    })
 }
 
 fn audit(recipients: usize, events: usize) -> AuditSummary {
