@@ -33,7 +33,7 @@ s3_server=tests/s3/${DOCKET_S3_SERVER:-moto}.sh
 "$s3_server" install-early
 
 # What the tests drive from outside, installed in the background while the tests build (into
-# a log, shown once it is done): Debian's chromium, poppler-utils and qpdf; npm packages for
+# a log, shown once it is done): Debian's chromium, poppler-utils, qpdf and strace; npm packages for
 # the browser and client tests; Python clients, the SMTP server and schemathesis from PyPI.
 install_tools() {
   if ! [ -x /usr/bin/chromium ]; then
@@ -41,10 +41,11 @@ install_tools() {
     as_root apt-get update -qq
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
   fi
-  if ! command -v pdfsig >/dev/null || ! command -v pdftotext >/dev/null || ! command -v qpdf >/dev/null; then
-    echo "== [${SECONDS}s] installing poppler-utils and qpdf (checks of sealed PDFs)"
+  if ! command -v pdfsig >/dev/null || ! command -v pdftotext >/dev/null || ! command -v qpdf >/dev/null \
+    || ! command -v strace >/dev/null; then
+    echo "== [${SECONDS}s] installing poppler-utils and qpdf (checks of sealed PDFs), strace (SQLite's syncs)"
     as_root apt-get update -qq
-    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils qpdf >/dev/null
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils qpdf strace >/dev/null
   fi
   if ! [ -d tests/browser/node_modules/playwright-core ] || ! [ -d tests/browser/node_modules/axe-core ]; then
     echo "== [${SECONDS}s] installing playwright-core (no browser download) and axe-core"

@@ -68,6 +68,7 @@ mod settings_webhooks;
 mod shared_secrets;
 mod signing;
 mod signing_e2e;
+mod sqlite_syncs;
 mod storage;
 mod template_editing;
 mod template_pages;

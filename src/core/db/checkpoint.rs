@@ -11,9 +11,9 @@
 //!   checkpoint: it copies what no reader still needs, waiting for nobody, while the writer
 //!   goes on committing;
 //! - from `RESTART_AT` pages (passive checkpoints fell behind because readers kept older
-//!   snapshots), the writer itself, between two transactions, runs a truncating checkpoint:
+//!   snapshots), the writer itself, between two transactions, runs a restarting checkpoint:
 //!   it closes the `ReadGate` (new reads wait; the reads in flight finish), copies the rest and
-//!   empties the log, then opens the gate again. Waiting for SQLite's own locks instead
+//!   starts the log over, then opens the gate again. Waiting for SQLite's own locks instead
 //!   never ends under steady reads: new readers keep taking the older snapshots' read marks
 //!   (there are four) when none is free. A passive copy under way is waited for first (the
 //!   writer waits; reads go on). Reads and queued writes then wait at most `FORCE_WAIT` (plus
@@ -32,7 +32,11 @@
 //! over at the first try after it ends; the writer holds again only after that.
 //!
 //! The log's file is also cut back to `SIZE_LIMIT` whenever a writer starts it over
-//! (`journal_size_limit`).
+//! (`journal_size_limit`), which is above `HOLD_AT`'s pages: under steady load the file is
+//! reused as it is and only a log that outgrew its bound (a snapshot held past `HOLD_LIMIT`) is
+//! cut. Cutting it runs on the writer, and on a file system mounted with `discard` freeing the
+//! blocks waits for the disk: at 4 MiB, below the bound, every start over cut a few blocks, and
+//! each commit queued behind it waited (the refresh grant's p99, docs/PERFORMANCE.md).
 
 use std::cell::Cell;
 use std::ffi::c_int;
@@ -57,8 +61,10 @@ const HOLD_AT: i32 = RESTART_AT + FORCE_AGAIN_AFTER;
 /// How long the writer holds writes back at `HOLD_AT`: no try starts after it (one under way
 /// may still take its `FORCE_WAIT`s).
 const HOLD_LIMIT: Duration = Duration::from_secs(2);
-/// Bytes the log's file keeps when it starts over.
-pub const SIZE_LIMIT: i64 = 4 * 1024 * 1024;
+/// Bytes the log's file keeps when it starts over: above `HOLD_AT` pages of log (10.3 MB with
+/// their frame headers) and a large commit's.
+pub const SIZE_LIMIT: i64 = 16 * 1024 * 1024;
+const _: () = assert!(SIZE_LIMIT > HOLD_AT as i64 * (4096 + 24));
 
 thread_local! {
     /// Pages in the log after the last commit on this thread's watched connection.
@@ -211,15 +217,17 @@ impl std::fmt::Display for Holder {
     }
 }
 
-/// A truncating checkpoint on the writer's connection with the read gate closed, waiting for
-/// readers at most `FORCE_WAIT`.
+/// A checkpoint that starts the log over (RESTART: the next commit writes from the file's
+/// start) on the writer's connection with the read gate closed, waiting for readers at most
+/// `FORCE_WAIT`. It does not truncate the file: cutting it waits for the disk on some file
+/// systems (see `SIZE_LIMIT`), and the file is reused as it is.
 fn force(conn: &Connection, gate: &ReadGate) -> rusqlite::Result<Forced> {
     let Some(closed) = gate.close(FORCE_WAIT) else {
         return Ok(Forced::Refused(Holder::Reads));
     };
     // Only another process (`docket backup`, say) can still hold a snapshot.
     let before = conn.busy_timeout(FORCE_WAIT);
-    let outcome = before.and_then(|()| run_mode(conn, "TRUNCATE"));
+    let outcome = before.and_then(|()| run_mode(conn, "RESTART"));
     // The reads held back go first: an unfair unlock would let a hold's next try close the
     // gate again before any of them ran.
     RwLockWriteGuard::unlock_fair(closed);
@@ -281,11 +289,14 @@ mod tests {
         let db = Db::open(&path, tmp.path(), 8).unwrap();
         let stop = Arc::new(AtomicBool::new(false));
         let readers = starving_readers(&db, &stop);
-        let largest = largest_log_over_commits(&db, tmp.path());
+        let (largest, cut) = largest_log_over_commits(&db, tmp.path());
         stop.store(true, Ordering::Relaxed);
         for r in readers {
             r.join().unwrap();
         }
+        // Within its bound the file is reused as it is: cutting it waits for the disk on the
+        // writer (`SIZE_LIMIT`).
+        assert!(!cut, "the log's file was cut back while within its bound");
         // Forced from 2,000 pages, and at most 500 more if one could not finish (a reader
         // descheduled past `FORCE_WAIT` on a busy machine), plus the pages of the commit that
         // crossed the line (a 4 KB value: its page, an overflow page, the index's and the
@@ -298,18 +309,21 @@ mod tests {
     }
 
     /// 3,000 commits of a 4 KB value each (some 9,000 pages of log, 37 MB, if it never started
-    /// over), answering the largest the log (`t.db-wal` in `dir`) was on disk after any of them.
-    fn largest_log_over_commits(db: &Db, dir: &std::path::Path) -> u64 {
+    /// over), answering the largest the log (`t.db-wal` in `dir`) was on disk after any of them,
+    /// and whether its file ever got smaller (was cut back).
+    fn largest_log_over_commits(db: &Db, dir: &std::path::Path) -> (u64, bool) {
         let value = "x".repeat(4000);
-        let mut largest = 0;
+        let (mut largest, mut last, mut cut) = (0, 0, false);
         for i in 0..3000 {
             let value = value.clone();
             db.write_blocking(move |c| crate::core::settings::set(c, &format!("k{i}"), &value, 0))
                 .unwrap();
             let log = std::fs::metadata(dir.join("t.db-wal")).map_or(0, |m| m.len());
             largest = largest.max(log);
+            cut |= log < last;
+            last = log;
         }
-        largest
+        (largest, cut)
     }
 
     /// The bytes `pages` pages of log take on disk, with the file's 32-byte header.
@@ -343,7 +357,7 @@ mod tests {
             })
         };
         let since = begun.recv().unwrap();
-        let largest = largest_log_over_commits(&db, tmp.path());
+        let (largest, _) = largest_log_over_commits(&db, tmp.path());
         let ended = holder.join().unwrap();
         // It proves the hold only if the writes outlasted the snapshot.
         assert!(

@@ -1,6 +1,7 @@
 //! Tools from outside the Rust toolchain that some tests drive: headless Chromium (Debian's
 //! `chromium`, through `playwright-core` from npm), real client libraries in Node and Python,
-//! Python's aiosmtpd as the SMTP server, and poppler and qpdf to check sealed PDFs.
+//! Python's aiosmtpd as the SMTP server, poppler and qpdf to check sealed PDFs, and strace to
+//! watch the binary's system calls.
 //!
 //! A test that needs one is gated by the cargo feature `outside-tools`:
 //!
