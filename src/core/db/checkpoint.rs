@@ -64,7 +64,9 @@ const HOLD_LIMIT: Duration = Duration::from_secs(2);
 /// Bytes the log's file keeps when it starts over: above `HOLD_AT` pages of log (10.3 MB with
 /// their frame headers) and a large commit's.
 pub const SIZE_LIMIT: i64 = 16 * 1024 * 1024;
-const _: () = assert!(SIZE_LIMIT > HOLD_AT as i64 * (4096 + 24));
+const _: () = assert!(SIZE_LIMIT > HOLD_AT as i64 * FRAME_BYTES);
+/// A page of log on disk: the 4 KiB page and its 24-byte frame header.
+const FRAME_BYTES: i64 = 4096 + 24;
 
 thread_local! {
     /// Pages in the log after the last commit on this thread's watched connection.
@@ -328,7 +330,7 @@ mod tests {
 
     /// The bytes `pages` pages of log take on disk, with the file's 32-byte header.
     fn bytes_of(pages: i32) -> u64 {
-        u64::try_from(pages).unwrap() * (4096 + 24) + 32
+        u64::try_from(i64::from(pages) * super::FRAME_BYTES).unwrap() + 32
     }
 
     #[test]
