@@ -121,13 +121,7 @@ pub async fn answer(ctx: &Context, policy: Policy, openid: &OpenId, req: Request
         return introspect(&ctx.db, policy, client_id, secret, req).await;
     }
     let life = policy.lifetimes;
-    // The client is a point read, off the write side, so that calls with wrong credentials
-    // never reach it (on SQLite, never queue on the one writer thread).
-    let client = ctx
-        .db
-        .point_read(move |c| super::clients::store::get(c, &client_id))
-        .await?;
-    let (client, ask) = match admit(client, secret.as_deref(), &req, policy) {
+    let (client, ask) = match admitted(&ctx.db, client_id, secret.as_deref(), &req, policy).await? {
         Ok(admitted) => admitted,
         Err(e) => return Ok(Err(e)),
     };
@@ -167,6 +161,41 @@ pub async fn answer(ctx: &Context, policy: Policy, openid: &OpenId, req: Request
         }
         other => Ok(other),
     }
+}
+
+/// The client `client_id` names when `secret` proves it, and what `req` asks of it (`admit`).
+/// The client is a point read, off the write side, so that calls with wrong credentials never
+/// reach it (on SQLite, never queue on the one writer thread); or none: a client that proved
+/// itself is remembered for a second (`verified::CLIENTS`), and no revocation committed here
+/// since (a rotated secret, a removed client). Its secret is checked at every request all the
+/// same, and nothing is remembered of a client that did not prove itself.
+async fn admitted(
+    db: &Db,
+    client_id: String,
+    secret: Option<&str>,
+    req: &Request,
+    policy: Policy,
+) -> Result<Result<(Client, Ask), OAuthError>, AppError> {
+    use super::verified::{CLIENTS, Verified};
+    let key = super::verified::key(&client_id);
+    if let Some(client) = CLIENTS.get(&key, db.revocation_epoch(), now()) {
+        return Ok(admit(Some(client), secret, req, policy));
+    }
+    let (since, epoch) = (std::time::Instant::now(), db.revocation_epoch());
+    let client = db
+        .point_read(move |c| super::clients::store::get(c, &client_id))
+        .await?;
+    let admitted = admit(client, secret, req, policy);
+    if let Ok((client, _)) = &admitted {
+        let fresh = Verified {
+            value: client.clone(),
+            expires_at: None,
+            since,
+            epoch,
+        };
+        CLIENTS.put(key, fresh, db.revocation_epoch());
+    }
+    Ok(admitted)
 }
 
 /// Introspection: only reads. The client and the token in one query, one trip to the
@@ -811,6 +840,108 @@ mod tests {
             "the old secret, at once"
         );
         assert!(shown(ask(&own_client, &new_secret, &third).await).is_some());
+    }
+
+    /// A client that proved itself at the token endpoint is remembered for a second
+    /// (`verified::CLIENTS`): its removal by another node (simulated by deleting the row
+    /// unnoted) shows only after that second, while a wrong secret is refused at every request
+    /// and a secret rotated or a client removed here is seen at once.
+    #[tokio::test]
+    async fn a_client_is_remembered_for_a_second_and_forgotten_when_its_secret_changes() {
+        let db = Db::memory();
+        let (client_id, secret) = db
+            .write(move |c| {
+                allowed_at(c, now());
+                let own = crate::oauth::clients::store::list(c)?[0].clone();
+                let secret = crate::oauth::clients::store::rotate_secret(c, &own.client_id, 0)?;
+                Ok((own.client_id, secret.expose().to_string()))
+            })
+            .await
+            .unwrap();
+        let policy = Policy {
+            lifetimes: LIFE,
+            rotate_refresh_tokens: false,
+        };
+        let req = request(
+            Endpoint::Token,
+            &[("grant_type", "refresh_token"), ("refresh_token", "r")],
+        );
+        let admits = |secret: &str| {
+            let (db, id, secret, req) = (&db, client_id.clone(), secret.to_string(), &req);
+            async move {
+                match admitted(db, id, Some(&secret), req, policy).await.unwrap() {
+                    Ok((client, _)) => Ok(client.client_id),
+                    Err(e) => Err(e.error),
+                }
+            }
+        };
+        let removed_unnoted = || {
+            let id = client_id.clone();
+            db.write(move |c| {
+                c.execute("DELETE FROM oauth_clients WHERE client_id = ?1", [id])?;
+                Ok(())
+            })
+        };
+        assert_eq!(admits(&secret).await, Ok(client_id.clone()));
+        assert_eq!(
+            admits("wrong").await,
+            Err("invalid_client"),
+            "the secret is checked at every request"
+        );
+
+        // A secret rotated here: the old one is refused at once.
+        let id = client_id.clone();
+        let new_secret = db
+            .write(move |c| {
+                Ok(crate::oauth::clients::store::rotate_secret(c, &id, now())?
+                    .expose()
+                    .to_string())
+            })
+            .await
+            .unwrap();
+        assert_eq!(admits(&secret).await, Err("invalid_client"), "at once");
+        assert_eq!(admits(&new_secret).await, Ok(client_id.clone()));
+
+        // Removed without a note (another node): remembered until its second ends.
+        removed_unnoted().await.unwrap();
+        assert_eq!(
+            admits(&new_secret).await,
+            Ok(client_id.clone()),
+            "remembered: the removal was not noted as a revocation"
+        );
+        tokio::time::sleep(super::super::verified::TRUST_FOR).await;
+        assert_eq!(
+            admits(&new_secret).await,
+            Err("invalid_client"),
+            "after its second"
+        );
+
+        // Removed here: refused at once, though it proved itself a moment before.
+        let other =
+            Registration::validate("Other", &[REDIRECT.to_string()], None, None, false, &[])
+                .unwrap();
+        let again = db
+            .write(move |c| {
+                let (other, secret) = crate::oauth::clients::store::insert(c, &other, 0)?;
+                Ok((other.client_id, secret.unwrap().expose().to_string()))
+            })
+            .await
+            .unwrap();
+        let ask = |secret: &str| {
+            let (db, id, secret, req) = (&db, again.0.clone(), secret.to_string(), &req);
+            async move {
+                admitted(db, id, Some(&secret), req, policy)
+                    .await
+                    .unwrap()
+                    .is_ok()
+            }
+        };
+        assert!(ask(&again.1).await);
+        let id = again.0.clone();
+        db.write(move |c| crate::oauth::clients::store::remove(c, &id).map(drop))
+            .await
+            .unwrap();
+        assert!(!ask(&again.1).await, "at once");
     }
 
     #[test]

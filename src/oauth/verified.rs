@@ -1,8 +1,9 @@
 //! The verified-credential cache: an API key or access token that the database found live is
 //! remembered for a moment, so that the next request with it needs no trip to the database.
-//! Two of them: `CACHE`, the principal behind a bearer credential, and `INTROSPECTED`, what
+//! Three of them: `CACHE`, the principal behind a bearer credential; `INTROSPECTED`, what
 //! introspection showed a client about a live access token (with the client, which must still
-//! authenticate at every request).
+//! authenticate at every request); and `CLIENTS`, the clients that proved themselves at the
+//! token endpoint (which authenticate at every request too).
 //!
 //! - **Keyed by the credential's SHA-256**, never the credential itself; only credentials the
 //!   database found live are kept (nothing is remembered of an unknown or refused one, so a
@@ -46,6 +47,12 @@ pub static CACHE: LazyLock<Cache<Principal>> = LazyLock::new(|| Cache::new(CAPAC
 /// refresh token, goes to the database.
 pub static INTROSPECTED: LazyLock<Cache<(Client, Introspection)>> =
     LazyLock::new(|| Cache::new(CAPACITY / 2, TRUST_FOR));
+
+/// The process's cache of clients that proved themselves at the token endpoint, by the
+/// SHA-256 of their `client_id`: the client as stored, with its secret's hash, which every
+/// request is checked against again. A client's secret rotated or the client removed is a
+/// revocation (`clients::store`); nothing else of a client changes.
+pub static CLIENTS: LazyLock<Cache<Client>> = LazyLock::new(|| Cache::new(CAPACITY / 8, TRUST_FOR));
 
 /// The SHA-256 of a presented credential.
 pub type Key = [u8; 32];

@@ -71,7 +71,7 @@ pub fn in_savepoint<T>(
     conn: &Connection,
     f: impl FnOnce(&super::Conn<'_>) -> Result<T, AppError>,
 ) -> (Result<T, AppError>, bool) {
-    if let Err(e) = conn.execute_batch("SAVEPOINT job") {
+    if let Err(e) = run_cached(conn, "SAVEPOINT job") {
         return (Err(e.into()), false);
     }
     let lent = super::Conn::sqlite(conn);
@@ -79,13 +79,21 @@ pub fn in_savepoint<T>(
         .unwrap_or_else(|_| Err(AppError::internal("a database write panicked")));
     let revoked = lent.noted_revocation();
     let closed = match &outcome {
-        Ok(_) => conn.execute_batch("RELEASE job"),
-        Err(_) => conn.execute_batch("ROLLBACK TO job; RELEASE job"),
+        Ok(_) => run_cached(conn, "RELEASE job"),
+        Err(_) => {
+            run_cached(conn, "ROLLBACK TO job").and_then(|()| run_cached(conn, "RELEASE job"))
+        }
     };
     match closed {
         Ok(()) => (outcome, revoked),
         Err(e) => (Err(e.into()), revoked),
     }
+}
+
+/// Runs `sql` from the connection's statement cache: a savepoint's statements are parsed
+/// once, not for every job (parsing them was a fifth of the writer's CPU in a refresh grant).
+fn run_cached(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached(sql)?.execute([]).map(drop)
 }
 
 #[cfg(test)]
