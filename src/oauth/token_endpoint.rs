@@ -165,10 +165,10 @@ pub async fn answer(ctx: &Context, policy: Policy, openid: &OpenId, req: Request
 
 /// The client `client_id` names when `secret` proves it, and what `req` asks of it (`admit`).
 /// The client is a point read, off the write side, so that calls with wrong credentials never
-/// reach it (on SQLite, never queue on the one writer thread); or none: a client that proved
-/// itself is remembered for a second (`verified::CLIENTS`), and no revocation committed here
-/// since (a rotated secret, a removed client). Its secret is checked at every request all the
-/// same, and nothing is remembered of a client that did not prove itself.
+/// reach it (on SQLite, never queue on the one writer thread). No read at all when the client
+/// proved itself here within the last second and no revocation (a rotated secret, a removed
+/// client) was committed here since (`verified::CLIENTS`); its secret is checked at every
+/// request all the same, and nothing is remembered of a client that did not prove itself.
 async fn admitted(
     db: &Db,
     client_id: String,
