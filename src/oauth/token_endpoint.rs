@@ -559,6 +559,18 @@ mod tests {
         }
     }
 
+    /// Rotates `client_id`'s secret as the CLI does (a revocation): the new secret.
+    async fn rotated(db: &Db, client_id: &str) -> String {
+        let id = client_id.to_string();
+        db.write(move |c| {
+            Ok(crate::oauth::clients::store::rotate_secret(c, &id, now())?
+                .expose()
+                .to_string())
+        })
+        .await
+        .unwrap()
+    }
+
     fn issued_tokens(outcome: Outcome) -> Tokens {
         match outcome.unwrap() {
             Ok(Answer::Tokens(t)) => t,
@@ -825,15 +837,7 @@ mod tests {
         assert!(shown(ask(&own_client, &own_secret, &second).await).is_none());
         let (_, third) = refreshed(&db, &refresh).await;
         assert!(shown(ask(&own_client, &own_secret, &third).await).is_some());
-        let id = own_client.clone();
-        let new_secret = db
-            .write(move |c| {
-                Ok(crate::oauth::clients::store::rotate_secret(c, &id, now())?
-                    .expose()
-                    .to_string())
-            })
-            .await
-            .unwrap();
+        let new_secret = rotated(&db, &own_client).await;
         assert_eq!(
             refused(ask(&own_client, &own_secret, &third).await).error,
             "invalid_client",
@@ -890,15 +894,7 @@ mod tests {
         );
 
         // A secret rotated here: the old one is refused at once.
-        let id = client_id.clone();
-        let new_secret = db
-            .write(move |c| {
-                Ok(crate::oauth::clients::store::rotate_secret(c, &id, now())?
-                    .expose()
-                    .to_string())
-            })
-            .await
-            .unwrap();
+        let new_secret = rotated(&db, &client_id).await;
         assert_eq!(admits(&secret).await, Err("invalid_client"), "at once");
         assert_eq!(admits(&new_secret).await, Ok(client_id.clone()));
 
