@@ -298,7 +298,9 @@ impl Db {
                 }
             }
             Backend::Postgres { fast, .. } => {
-                if let Some(done) = point_read_pg(fast, &f).await {
+                // Boxed, PostgreSQL's path (its client's futures) does not widen the future of
+                // every SQLite point read, which each request's future then carries and moves.
+                if let Some(done) = Box::pin(point_read_pg(fast, &f)).await {
                     return done;
                 }
             }
@@ -357,7 +359,8 @@ impl Db {
         let Backend::Postgres { pool, fast } = &self.backend else {
             return self.write(f).await;
         };
-        if let Some(done) = write_one_pg(fast, &f).await {
+        // Boxed for the reason `point_read`'s PostgreSQL path is.
+        if let Some(done) = Box::pin(write_one_pg(fast, &f)).await {
             return done;
         }
         let (pool, revocations) = (pool.clone(), self.revocations.clone());
@@ -748,6 +751,10 @@ mod tests {
 
     use super::*;
 
+    /// Bytes a database call's future may take (a debug build's futures are larger than a
+    /// release build's).
+    const SMALL_FUTURE: usize = 1024;
+
     #[test]
     fn pragmas_apply_to_every_pooled_connection() {
         let tmp = tempfile::tempdir().unwrap();
@@ -763,6 +770,28 @@ mod tests {
             })
             .unwrap();
         assert_eq!((mode.as_str(), fk, busy, sync), ("wal", 1, 5000, 1));
+    }
+
+    /// A point read's future and a one-statement write's are small on either database:
+    /// PostgreSQL's path, whose client's futures take kilobytes, is boxed. Every request's
+    /// future holds one of these, and warp moves a request's future whole several times (into
+    /// each boxed group of routes), so each kilobyte here was copied several times per request
+    /// (docs/PERFORMANCE.md, "Every request's future, moved whole").
+    #[test]
+    fn point_reads_and_one_statement_writes_have_small_futures() {
+        let tmp = tempfile::tempdir().unwrap();
+        let db = Db::open(&tmp.path().join("t.db"), tmp.path(), 2).unwrap();
+        let read = db.point_read(|c| crate::core::settings::get(c, "a"));
+        let write = db.write_one(|c| crate::core::settings::set(c, "a", "b", 0));
+        let (read, write) = (size_of_val(&read), size_of_val(&write));
+        assert!(
+            read <= SMALL_FUTURE,
+            "a point read's future takes {read} bytes"
+        );
+        assert!(
+            write <= SMALL_FUTURE,
+            "a one-statement write's future takes {write} bytes"
+        );
     }
 
     #[test]

@@ -108,43 +108,45 @@ impl Fast {
         if slot.not_before.is_some_and(|t| Instant::now() < t) {
             return None;
         }
+        // Connecting is rare and its future large (tokio-postgres's handshake, about 4 KB):
+        // boxed, it does not widen the future of every query that finds its connection made.
+        let link = Box::pin(self.connect()).await;
+        slot.not_before = match link {
+            Some(_) => None,
+            None => Some(Instant::now() + RETRY_AFTER),
+        };
+        slot.link = link.clone();
+        link
+    }
+
+    /// A new connection, set up for point reads; `None` when it cannot be made now.
+    async fn connect(&self) -> Option<Arc<Link>> {
         let connecting = self.url.async_config.connect(self.tls.clone());
-        match tokio::time::timeout(CONNECT_TIMEOUT, connecting).await {
-            Ok(Ok((client, connection))) => {
-                tokio::spawn(async move {
-                    if let Err(e) = connection.await {
-                        tracing::debug!(error = %super::pg::describe(&e), "a point-read connection to PostgreSQL ended");
-                    }
-                });
-                let setting = client.batch_execute(GENERIC_PLANS);
-                match tokio::time::timeout(QUERY_TIMEOUT, setting).await {
-                    Ok(Ok(())) => {}
-                    Ok(Err(e)) => {
-                        tracing::debug!(error = %super::pg::describe(&e), "point reads keep PostgreSQL's plan cache mode");
-                    }
-                    Err(_) => {
-                        slot.not_before = Some(Instant::now() + RETRY_AFTER);
-                        return None;
-                    }
-                }
-                let link = Arc::new(Link {
-                    client,
-                    statements: parking_lot::Mutex::new(HashMap::new()),
-                });
-                slot.link = Some(link.clone());
-                slot.not_before = None;
-                Some(link)
-            }
+        let (client, connection) = match tokio::time::timeout(CONNECT_TIMEOUT, connecting).await {
+            Ok(Ok(made)) => made,
             Ok(Err(e)) => {
                 tracing::debug!(error = %super::pg::describe(&e), "no point-read connection to PostgreSQL");
-                slot.not_before = Some(Instant::now() + RETRY_AFTER);
-                None
+                return None;
             }
-            Err(_) => {
-                slot.not_before = Some(Instant::now() + RETRY_AFTER);
-                None
+            Err(_) => return None,
+        };
+        tokio::spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!(error = %super::pg::describe(&e), "a point-read connection to PostgreSQL ended");
             }
+        });
+        let setting = client.batch_execute(GENERIC_PLANS);
+        match tokio::time::timeout(QUERY_TIMEOUT, setting).await {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                tracing::debug!(error = %super::pg::describe(&e), "point reads keep PostgreSQL's plan cache mode");
+            }
+            Err(_) => return None,
         }
+        Some(Arc::new(Link {
+            client,
+            statements: parking_lot::Mutex::new(HashMap::new()),
+        }))
     }
 
     /// The rows of `sql` with `values`; `None` when this client cannot answer now.
