@@ -181,7 +181,7 @@ impl Checkpoints {
             // commit, not every few hundred pages: the log is then synced in the background in
             // small steps, and a forced checkpoint finds little left to copy and sync on the
             // writer (asking each 250 pages, the writer's syncs went from 0.8 to 4.6 ms and the
-            // refresh grant's p99 rose by a third: docs/PERFORMANCE.md).
+            // refresh grant's p99 rose by more than a quarter: docs/PERFORMANCE.md).
             let _ = self.bell.try_send(());
         }
     }
