@@ -88,6 +88,13 @@ pub enum OpenError {
 #[derive(Clone)]
 pub struct Db {
     backend: Backend,
+    /// Turns for the pool's connections (as many as it holds), handed out in the order asked:
+    /// a tokio semaphore is fair, r2d2's own wait is not. A thread that gives a connection
+    /// back and asks again at once (a blocking thread taking the next queued read) takes it
+    /// ahead of the threads already waiting, which then wait again at the back: with 16
+    /// readers of 8 PostgreSQL connections some reads waited up to a second
+    /// (docs/PERFORMANCE.md, "A page's parties in two queries").
+    turns: std::sync::Arc<tokio::sync::Semaphore>,
     /// Moves on after each committed write that revoked a credential (`revocations.rs`).
     revocations: std::sync::Arc<revocations::Revocations>,
 }
@@ -167,6 +174,7 @@ impl Db {
         })?;
         let writer = writer::start(conn, Some(checkpoints))?;
         Ok(Db {
+            turns: turns(max_connections),
             backend: Backend::Sqlite {
                 pool,
                 path: path.to_path_buf(),
@@ -212,6 +220,7 @@ impl Db {
             .build(manager)
             .map_err(|e| failed(e.to_string()))?;
         let db = Db {
+            turns: turns(max_connections),
             backend: Backend::Postgres { pool, fast },
             revocations: revocations::Revocations::new(),
         };
@@ -254,6 +263,7 @@ impl Db {
             .expect("pool");
         let writer = writer::start(conn, None).expect("writer");
         Db {
+            turns: turns(2),
             backend: Backend::Sqlite {
                 pool,
                 path: std::path::PathBuf::new(),
@@ -272,9 +282,42 @@ impl Db {
         T: Send + 'static,
     {
         let db = self.clone();
-        tokio::task::spawn_blocking(move || db.read_blocking(f))
+        self.pooled(move || db.read_blocking(f)).await
+    }
+
+    /// Runs `job`, which takes a pooled connection, on a blocking thread once it is its turn
+    /// (`turns`): reads and writes beyond the pool's size wait here, in order, not on blocking
+    /// threads in the pool's unfair wait. Not generic, so that it and the blocking task are
+    /// compiled once, not for every read's closure (the turn's wait, compiled into each, added
+    /// 114 KB to the binary). An error is the blocking task's: it panicked or was cancelled.
+    async fn on_pool(&self, job: Box<dyn FnOnce() + Send>) -> Result<(), AppError> {
+        let turn = self
+            .turns
+            .clone()
+            .acquire_owned()
             .await
-            .map_err(task_failed)?
+            .map_err(|_| AppError::Unavailable("the database is closed".into()))?;
+        tokio::task::spawn_blocking(move || {
+            job();
+            drop(turn);
+        })
+        .await
+        .map_err(task_failed)
+    }
+
+    /// `f`'s outcome, run by `on_pool`.
+    async fn pooled<T: Send + 'static>(
+        &self,
+        f: impl FnOnce() -> Result<T, AppError> + Send + 'static,
+    ) -> Result<T, AppError> {
+        let (done, answer) = tokio::sync::oneshot::channel();
+        self.on_pool(Box::new(move || {
+            let _ = done.send(f());
+        }))
+        .await?;
+        answer
+            .await
+            .map_err(|_| AppError::internal("a database call ended without an answer"))?
     }
 
     /// Runs `f`, a point read (a row or a few by an index: microseconds on SQLite), without
@@ -338,9 +381,7 @@ impl Db {
                 .map_err(|_| AppError::internal("the database writer dropped a request"))?,
             Backend::Postgres { .. } => {
                 let db = self.clone();
-                tokio::task::spawn_blocking(move || db.write_blocking_pg(f))
-                    .await
-                    .map_err(task_failed)?
+                self.pooled(move || db.write_blocking_pg(f)).await
             }
         }
     }
@@ -364,7 +405,7 @@ impl Db {
             return done;
         }
         let (pool, revocations) = (pool.clone(), self.revocations.clone());
-        tokio::task::spawn_blocking(move || {
+        self.pooled(move || {
             let client = pool.get()?;
             client.limit_statements(Some(1));
             let conn = Conn::postgres(&client);
@@ -377,7 +418,6 @@ impl Db {
             out
         })
         .await
-        .map_err(task_failed)?
     }
 
     /// Hands `f` to the SQLite writer thread; the receiver gets its outcome once committed.
@@ -703,6 +743,11 @@ where
     (out, replay.outcome(), conn.noted_revocation())
 }
 
+/// The turns of a pool of `connections`.
+fn turns(connections: u32) -> std::sync::Arc<tokio::sync::Semaphore> {
+    std::sync::Arc::new(tokio::sync::Semaphore::new(connections as usize))
+}
+
 /// What a database call whose blocking task did not run becomes: the runtime cancels the tasks
 /// it has not started when it shuts down, and a worker that meets `AppError::is_stopping` stops
 /// instead of retrying (its retry would be cancelled too, at once, in a loop).
@@ -736,6 +781,43 @@ mod tests {
             assert_eq!(rows.len(), limit.min(3 - offset) as usize);
         }
         assert_eq!(conn.prepare_cached(sql).unwrap().get_status(RePrepare), 0);
+    }
+
+    /// Reads beyond the pool's size take their connections in the order they asked, however
+    /// the blocking threads that run them race for the pool.
+    #[test]
+    fn reads_beyond_the_pool_take_their_turns_in_the_order_they_asked() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let tmp = tempfile::tempdir().unwrap();
+        let db = Db::open(&tmp.path().join("t.db"), tmp.path(), 1).unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let ran = std::sync::Arc::new(parking_lot::Mutex::new(Vec::new()));
+        let asked = std::sync::Arc::new(AtomicUsize::new(0));
+        runtime.block_on(async {
+            let reads: Vec<_> = (0..200)
+                .map(|_| {
+                    let (db, ran, asked) = (db.clone(), ran.clone(), asked.clone());
+                    // On this one thread a task's first poll, which counts it and asks for
+                    // its turn, runs whole before the next task's.
+                    tokio::spawn(async move {
+                        let me = asked.fetch_add(1, Ordering::SeqCst);
+                        db.read(move |c| {
+                            c.query_row("SELECT 1", [], |r| r.get::<_, i64>(0))?;
+                            ran.lock().push(me);
+                            Ok(())
+                        })
+                        .await
+                    })
+                })
+                .collect();
+            for read in reads {
+                read.await.unwrap().unwrap();
+            }
+        });
+        let ran = ran.lock().clone();
+        assert_eq!(ran, (0..200).collect::<Vec<_>>(), "a read overtook another");
     }
 
     /// A blocking task the runtime cancelled (as it does with those not started when it shuts

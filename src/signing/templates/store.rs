@@ -61,6 +61,26 @@ fn complete_aggregate(conn: &Conn, mut t: Template) -> Result<Template, AppError
     Ok(t)
 }
 
+/// The rows of a page with their files' digests, recipients and fields: the recipients and
+/// fields in two queries for the whole page, not two a row.
+fn complete_aggregates(conn: &Conn, items: Vec<Template>) -> Result<Vec<Template>, AppError> {
+    let parents: Vec<Parent> = items.iter().map(|t| Parent::Template(t.id)).collect();
+    let recipients = recipients::of_each(conn, &parents)?;
+    let fields = fields::of_each(conn, &parents)?;
+    items
+        .into_iter()
+        .zip(recipients.into_iter().zip(fields))
+        .map(|(mut t, (recipients, fields))| {
+            if let Some(b) = &t.blob_id {
+                t.blob_sha256 = crate::core::blob::rows::sha256(conn, b)?;
+            }
+            t.recipients = recipients;
+            t.fields = fields;
+            Ok(t)
+        })
+        .collect()
+}
+
 /// The user's template `id` with its recipients and fields, or a 404 (also for another
 /// user's template).
 pub fn owned(conn: &Conn, user: UserId, id: TemplateId) -> Result<Template, AppError> {
@@ -131,11 +151,7 @@ pub fn list(
     ))?;
     let rows = stmt.query_map(params![user, limit, offset], from_row)?;
     let items = rows.collect::<Result<Vec<_>, _>>()?;
-    let items = items
-        .into_iter()
-        .map(|t| complete_aggregate(conn, t))
-        .collect::<Result<_, _>>()?;
-    Ok((items, total))
+    Ok((complete_aggregates(conn, items)?, total))
 }
 
 pub fn insert(
@@ -231,4 +247,73 @@ pub fn set_settings(
         ],
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Three templates of user 1: the first with no recipient, the second with one and its
+    /// field, the third with two, each with a field.
+    fn templates_with_parties(conn: &Conn) {
+        conn.execute_batch(
+            "INSERT INTO users (id, email, username, name, password_hash, created_at, updated_at)
+             VALUES (1, 'ada@x.org', 'ada', 'Ada', 'x', 0, 0);",
+        )
+        .unwrap();
+        let meta =
+            serde_json::to_string(&crate::signing::documents::meta::Meta::default()).unwrap();
+        for id in 1..=3_i64 {
+            conn.execute(
+                "INSERT INTO templates (id, user_id, title, document_data_id, meta_id, meta,
+                                        direct_link_token, created_at, updated_at)
+                 VALUES (?1, 1, ?2, ?3, ?3, ?4, ?3, ?1, ?1)",
+                params![id, format!("T{id}"), format!("t{id}"), meta],
+            )
+            .unwrap();
+            for n in 1..id {
+                conn.execute(
+                    "INSERT INTO recipients (template_id, email, name, role, token, created_at)
+                     VALUES (?1, ?2, 'R', 'SIGNER', ?3, 0)",
+                    params![id, format!("r{n}@x.org"), format!("k{id}-{n}")],
+                )
+                .unwrap();
+                conn.execute(
+                    "INSERT INTO fields (template_id, recipient_id, type, page_number, page_x,
+                                         page_y, page_width, page_height, created_at)
+                     VALUES (?1, (SELECT max(id) FROM recipients), 'SIGNATURE', ?2, 1, 2, 3, 4, 0)",
+                    params![id, n],
+                )
+                .unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn each_template_of_a_page_carries_its_own_recipients_and_fields() {
+        let conn = crate::core::db::memory();
+        templates_with_parties(&conn);
+        let (items, total) = list(&conn, UserId::new(1), 10, 0).unwrap();
+        assert_eq!(total, 3);
+        let seen = |t: &Template| {
+            (
+                t.id,
+                t.recipients
+                    .iter()
+                    .map(|r| r.email.clone())
+                    .collect::<Vec<_>>(),
+                t.fields
+                    .iter()
+                    .map(|f| (f.recipient_id, f.page))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        for t in &items {
+            let alone = owned(&conn, UserId::new(1), t.id).unwrap();
+            assert_eq!(seen(t), seen(&alone));
+            assert_eq!(t.recipients.len() as i64, t.id.get() - 1);
+            assert_eq!(t.fields.len(), t.recipients.len());
+        }
+        assert_eq!(items.len(), 3);
+    }
 }

@@ -42,6 +42,12 @@ pub fn of(conn: &Conn, parent: Parent) -> Result<Vec<Field>, AppError> {
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// The fields of each of `parents` (all documents or all templates), by id, in one query:
+/// one list a parent, in the order of `parents`.
+pub fn of_each(conn: &Conn, parents: &[Parent]) -> Result<Vec<Vec<Field>>, AppError> {
+    super::of_each(conn, parents, "fields", COLUMNS, from_row)
+}
+
 /// Field `id` of `parent`, or a 404.
 pub fn one(conn: &Conn, parent: Parent, id: FieldId) -> Result<Field, AppError> {
     conn.query_row(

@@ -11,7 +11,7 @@ use crate::core::ids::UserId;
 
 use super::super::Status;
 use super::super::model::Document;
-use super::{COLUMNS, complete_aggregate, from_row};
+use super::{COLUMNS, complete_aggregates, from_row};
 
 /// Which documents a list holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,11 +69,7 @@ pub fn list(conn: &Conn, q: &Query) -> Result<(Vec<Document>, i64), AppError> {
     let mut stmt = conn.prepare_cached(&sql)?;
     let rows = stmt.query_map(params_from_iter(args), from_row)?;
     let docs = rows.collect::<Result<Vec<_>, _>>()?;
-    let docs = docs
-        .into_iter()
-        .map(|d| complete_aggregate(conn, d))
-        .collect::<Result<_, _>>()?;
-    Ok((docs, total))
+    Ok((complete_aggregates(conn, docs)?, total))
 }
 
 /// The statement of a page of `q` and its parameters.

@@ -195,6 +195,124 @@ fn the_totals_are_the_kept_counts_without_a_search_and_counted_with_one() {
     assert_eq!(n(Some(Status::Draft), Some("a")), 1);
 }
 
+/// A field of recipient `recipient` on document `doc`.
+fn field(conn: &Conn, doc: i64, recipient: i64, page: i64) {
+    conn.execute(
+        "INSERT INTO fields (document_id, recipient_id, type, page_number, page_x, page_y,
+                             page_width, page_height, created_at)
+         VALUES (?1, ?2, 'SIGNATURE', ?3, 10, 20, 30, 5, 0)",
+        params![doc, recipient, page],
+    )
+    .unwrap();
+}
+
+/// Seven documents of ada, each with as many recipients as its id modulo three (so some
+/// have none), and a field for each recipient but the first document's.
+fn documents_with_parties(conn: &Conn) {
+    for id in 1..=7 {
+        doc(conn, id, 1, &format!("Doc {id}"), "DRAFT", id);
+        for n in 0..id % 3 {
+            recipient(conn, id, &format!("r{n}@x.org"), "SIGNER", "NOT_SIGNED");
+            let rid: i64 = conn
+                .query_row("SELECT max(id) FROM recipients", [], |r| r.get(0))
+                .unwrap();
+            if id != 1 {
+                field(conn, id, rid, n + 1);
+            }
+        }
+    }
+}
+
+/// A document's id, its recipients' e-mails, and its fields' recipients and pages.
+type Parties = (i64, Vec<String>, Vec<(i64, i64)>);
+
+/// What a page of `docs` says of each document's parties.
+fn parties(docs: &[Document]) -> Vec<Parties> {
+    docs.iter()
+        .map(|d| {
+            (
+                d.id.get(),
+                d.recipients.iter().map(|r| r.email.clone()).collect(),
+                d.fields
+                    .iter()
+                    .map(|f| (f.recipient_id.get(), f.page))
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn each_document_of_a_page_carries_its_own_recipients_and_fields() {
+    let conn = db();
+    documents_with_parties(&conn);
+    let (docs, _) = list(&conn, &owned(1, None, None, Order::Created)).unwrap();
+    let one_by_one: Vec<Document> = docs
+        .iter()
+        .map(|d| super::super::load(&conn, d.id).unwrap())
+        .collect();
+    assert_eq!(docs.len(), 7);
+    assert_eq!(parties(&docs), parties(&one_by_one));
+    let with_two = docs.iter().find(|d| d.id.get() == 5).unwrap();
+    assert_eq!(with_two.recipients.len(), 2);
+    assert_eq!(with_two.fields.len(), 2);
+    assert!(
+        docs.iter()
+            .find(|d| d.id.get() == 3)
+            .unwrap()
+            .recipients
+            .is_empty()
+    );
+}
+
+/// Statements this SQLite connection has run, over every statement it still holds prepared
+/// (its statement cache: every statement of a list is cached).
+fn statements_run(conn: &Conn) -> i64 {
+    use rusqlite::ffi;
+    let raw = conn.as_sqlite().unwrap();
+    let mut total = 0;
+    // SAFETY: the handle is the live connection's, used on this thread only, and the loop only
+    // reads counters of the statements it lists.
+    unsafe {
+        let db = raw.handle();
+        let mut stmt = ffi::sqlite3_next_stmt(db, std::ptr::null_mut());
+        while !stmt.is_null() {
+            total += i64::from(ffi::sqlite3_stmt_status(
+                stmt,
+                ffi::SQLITE_STMTSTATUS_RUN,
+                0,
+            ));
+            stmt = ffi::sqlite3_next_stmt(db, stmt);
+        }
+    }
+    total
+}
+
+/// A page's recipients and fields come in one query each, whatever its size: on PostgreSQL
+/// every query is a round trip, and a page of ten took 22 of them.
+#[test]
+fn a_page_costs_the_same_statements_whatever_its_size() {
+    let conn = db();
+    documents_with_parties(&conn);
+    let run = |limit: i64| {
+        let q = Query {
+            limit,
+            ..owned(1, None, None, Order::Created)
+        };
+        list(&conn, &q).unwrap();
+        let before = statements_run(&conn);
+        let (docs, _) = list(&conn, &q).unwrap();
+        assert_eq!(docs.len() as i64, limit);
+        statements_run(&conn) - before
+    };
+    let (one, seven) = (run(1), run(7));
+    assert!(one > 0, "no statement was counted");
+    assert_eq!(
+        seven, one,
+        "a page of 7 ran {seven} statements, a page of 1 {one}"
+    );
+}
+
 /// What SQLite's planner says about the page of `q`.
 fn plan(conn: &Conn, q: &Query) -> String {
     let (sql, args) = page_sql(q);

@@ -40,6 +40,10 @@ impl Parent {
         }
     }
 
+    fn is_template(self) -> bool {
+        matches!(self, Parent::Template(_))
+    }
+
     pub fn noun(self) -> &'static str {
         match self {
             Parent::Document(_) => "document",
@@ -87,6 +91,93 @@ fn from_row(r: &Row<'_>) -> crate::core::db::Result<Document> {
         recipients: Vec::new(),
         fields: Vec::new(),
     })
+}
+
+/// `column IN (?1, ...)` over `parents`, all of one kind (`None` when there are none), and its
+/// arguments. The list's length is rounded up to a power of two, the last id repeated, so
+/// that a few cached statements serve every page size.
+fn in_parents(parents: &[Parent]) -> Result<Option<(String, Vec<i64>)>, AppError> {
+    let Some(first) = parents.first() else {
+        return Ok(None);
+    };
+    if parents
+        .iter()
+        .any(|p| p.is_template() != first.is_template())
+    {
+        return Err(AppError::internal(
+            "recipients asked of documents and templates at once",
+        ));
+    }
+    let mut ids: Vec<i64> = parents.iter().map(|p| p.id()).collect();
+    let last = ids[ids.len() - 1];
+    ids.resize(ids.len().next_power_of_two(), last);
+    let marks = (1..=ids.len())
+        .map(|n| format!("?{n}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let sql = format!("{} IN ({marks})", first.column());
+    Ok(Some((sql, ids)))
+}
+
+/// The rows of `table` (`columns`, read by `from_row`) of each of `parents`, all of one kind,
+/// by id, in one query: one list a parent, in the order of `parents`.
+fn of_each<T>(
+    conn: &Conn,
+    parents: &[Parent],
+    table: &str,
+    columns: &str,
+    from_row: fn(&Row<'_>) -> crate::core::db::Result<T>,
+) -> Result<Vec<Vec<T>>, AppError> {
+    let Some((within, args)) = in_parents(parents)? else {
+        return Ok(Vec::new());
+    };
+    let column = parents[0].column();
+    let at = columns.split(',').count();
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {columns}, {column} FROM {table} WHERE {within} ORDER BY {column}, id"
+    ))?;
+    let rows = stmt.query_map(crate::core::db::params_from_iter(args), |r| {
+        Ok((r.get::<_, i64>(at)?, from_row(r)?))
+    })?;
+    by_parent(parents, rows)
+}
+
+/// Rows of `(parent id, item)` sorted by parent, as one list a parent in the order of
+/// `parents`.
+fn by_parent<T>(
+    parents: &[Parent],
+    rows: impl Iterator<Item = crate::core::db::Result<(i64, T)>>,
+) -> Result<Vec<Vec<T>>, AppError> {
+    let place: std::collections::HashMap<i64, usize> = parents
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.id(), i))
+        .collect();
+    let mut out: Vec<Vec<T>> = parents.iter().map(|_| Vec::new()).collect();
+    for row in rows {
+        let (parent, item) = row?;
+        if let Some(&i) = place.get(&parent) {
+            out[i].push(item);
+        }
+    }
+    Ok(out)
+}
+
+/// The rows of a page with their recipients and fields: two queries for the whole page, not two
+/// a row (on PostgreSQL each is a round trip).
+fn complete_aggregates(conn: &Conn, docs: Vec<Document>) -> Result<Vec<Document>, AppError> {
+    let parents: Vec<Parent> = docs.iter().map(|d| Parent::Document(d.id)).collect();
+    let recipients = recipients::of_each(conn, &parents)?;
+    let fields = fields::of_each(conn, &parents)?;
+    Ok(docs
+        .into_iter()
+        .zip(recipients.into_iter().zip(fields))
+        .map(|(mut doc, (recipients, fields))| {
+            doc.recipients = recipients;
+            doc.fields = fields;
+            doc
+        })
+        .collect())
 }
 
 /// The row with its recipients and fields.

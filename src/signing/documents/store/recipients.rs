@@ -55,6 +55,12 @@ pub fn of(conn: &Conn, parent: Parent) -> Result<Vec<Recipient>, AppError> {
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// The recipients of each of `parents` (all documents or all templates), by id, in one query:
+/// one list a parent, in the order of `parents`.
+pub fn of_each(conn: &Conn, parents: &[Parent]) -> Result<Vec<Vec<Recipient>>, AppError> {
+    super::of_each(conn, parents, "recipients", COLUMNS, from_row)
+}
+
 /// Recipient `id` of `parent`, or a 404.
 pub fn one(conn: &Conn, parent: Parent, id: RecipientId) -> Result<Recipient, AppError> {
     conn.query_row(
