@@ -105,7 +105,7 @@ fn in_parents(parents: &[Parent]) -> Result<Option<(String, Vec<i64>)>, AppError
         .any(|p| p.is_template() != first.is_template())
     {
         return Err(AppError::internal(
-            "recipients asked of documents and templates at once",
+            "rows asked of documents and templates at once",
         ));
     }
     let mut ids: Vec<i64> = parents.iter().map(|p| p.id()).collect();
