@@ -29,6 +29,27 @@ pub fn sha256(conn: &Conn, id: &str) -> Result<Option<String>, AppError> {
         .optional()?)
 }
 
+/// The SHA-256 (hex) of each of files `ids` that has a row, by id: one query for a page of
+/// templates.
+pub fn sha256_each(
+    conn: &Conn,
+    ids: &[&str],
+) -> Result<std::collections::HashMap<String, String>, AppError> {
+    if ids.is_empty() {
+        return Ok(Default::default());
+    }
+    let sql = format!(
+        "SELECT id, sha256 FROM blobs WHERE id IN ({})",
+        crate::core::db::numbered_marks(ids.len())
+    );
+    Ok(conn
+        .prepare_cached(&sql)?
+        .query_map(crate::core::db::params_from_iter(ids.iter()), |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?
+        .collect::<crate::core::db::Result<_>>()?)
+}
+
 /// The ids of every recorded file, in order.
 pub fn ids(conn: &Conn) -> crate::core::db::Result<Vec<String>> {
     conn.prepare("SELECT id FROM blobs ORDER BY id")?
@@ -44,8 +65,10 @@ pub fn present(
     if ids.is_empty() {
         return Ok(Default::default());
     }
-    let marks: Vec<String> = (1..=ids.len()).map(|n| format!("?{n}")).collect();
-    let sql = format!("SELECT id FROM blobs WHERE id IN ({})", marks.join(", "));
+    let sql = format!(
+        "SELECT id FROM blobs WHERE id IN ({})",
+        crate::core::db::numbered_marks(ids.len())
+    );
     conn.prepare(&sql)?
         .query_map(crate::core::db::params_from_iter(ids.iter()), |r| r.get(0))?
         .collect()

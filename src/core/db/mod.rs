@@ -643,6 +643,38 @@ pub fn memory() -> Conn<'static> {
     Conn::sqlite_owned(c)
 }
 
+/// Statements this SQLite connection has run, over every statement it still holds prepared
+/// (its statement cache: every statement of a list is cached).
+#[cfg(test)]
+pub fn statements_run(conn: &Conn) -> i64 {
+    use rusqlite::ffi;
+    let raw = conn.as_sqlite().unwrap();
+    let mut total = 0;
+    // SAFETY: the handle is the live connection's, used on this thread only, and the loop only
+    // reads counters of the statements it lists.
+    unsafe {
+        let db = raw.handle();
+        let mut stmt = ffi::sqlite3_next_stmt(db, std::ptr::null_mut());
+        while !stmt.is_null() {
+            total += i64::from(ffi::sqlite3_stmt_status(
+                stmt,
+                ffi::SQLITE_STMTSTATUS_RUN,
+                0,
+            ));
+            stmt = ffi::sqlite3_next_stmt(db, stmt);
+        }
+    }
+    total
+}
+
+/// `?1, ?2, …, ?n`: the numbered parameters of an `IN` list of `n` values.
+pub fn numbered_marks(n: usize) -> String {
+    (1..=n)
+        .map(|i| format!("?{i}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// JSON text stored in column `col`, read as `T`: what the code cannot read is a conversion
 /// error, never a default.
 pub fn stored_json<T: serde::de::DeserializeOwned>(col: usize, text: &str) -> Result<T> {

@@ -61,24 +61,24 @@ fn complete_aggregate(conn: &Conn, mut t: Template) -> Result<Template, AppError
     Ok(t)
 }
 
-/// The rows of a page with their files' digests, recipients and fields: the recipients and
-/// fields in two queries for the whole page, not two a row.
+/// The rows of a page with their files' digests, recipients and fields: three queries for
+/// the whole page, not three a row.
 fn complete_aggregates(conn: &Conn, items: Vec<Template>) -> Result<Vec<Template>, AppError> {
     let parents: Vec<Parent> = items.iter().map(|t| Parent::Template(t.id)).collect();
     let recipients = recipients::of_each(conn, &parents)?;
     let fields = fields::of_each(conn, &parents)?;
-    items
+    let files: Vec<&str> = items.iter().filter_map(|t| t.blob_id.as_deref()).collect();
+    let digests = crate::core::blob::rows::sha256_each(conn, &files)?;
+    Ok(items
         .into_iter()
         .zip(recipients.into_iter().zip(fields))
         .map(|(mut t, (recipients, fields))| {
-            if let Some(b) = &t.blob_id {
-                t.blob_sha256 = crate::core::blob::rows::sha256(conn, b)?;
-            }
+            t.blob_sha256 = t.blob_id.as_ref().and_then(|b| digests.get(b).cloned());
             t.recipients = recipients;
             t.fields = fields;
-            Ok(t)
+            t
         })
-        .collect()
+        .collect())
 }
 
 /// The user's template `id` with its recipients and fields, or a 404 (also for another
@@ -253,12 +253,18 @@ pub fn set_settings(
 mod tests {
     use super::*;
 
-    /// Three templates of user 1: the first with no recipient, the second with one and its
-    /// field, the third with two, each with a field.
+    /// Three templates of user 1: the first with no recipient and no file, the second with
+    /// one recipient and its field, the third with two, each with a field; the second and the
+    /// third share one file.
     fn templates_with_parties(conn: &Conn) {
         conn.execute_batch(
             "INSERT INTO users (id, email, username, name, password_hash, created_at, updated_at)
              VALUES (1, 'ada@x.org', 'ada', 'Ada', 'x', 0, 0);",
+        )
+        .unwrap();
+        conn.execute_batch(
+            "INSERT INTO blobs (id, size, sha256, content_type, created_at)
+             VALUES ('b2', 1, 'digest-of-b2', 'application/pdf', 0);",
         )
         .unwrap();
         let meta =
@@ -271,6 +277,10 @@ mod tests {
                 params![id, format!("T{id}"), format!("t{id}"), meta],
             )
             .unwrap();
+            if id > 1 {
+                conn.execute("UPDATE templates SET blob_id = 'b2' WHERE id = ?1", [id])
+                    .unwrap();
+            }
             for n in 1..id {
                 conn.execute(
                     "INSERT INTO recipients (template_id, email, name, role, token, created_at)
@@ -298,6 +308,7 @@ mod tests {
         let seen = |t: &Template| {
             (
                 t.id,
+                t.blob_sha256.clone(),
                 t.recipients
                     .iter()
                     .map(|r| r.email.clone())
@@ -315,5 +326,28 @@ mod tests {
             assert_eq!(t.fields.len(), t.recipients.len());
         }
         assert_eq!(items.len(), 3);
+        let digests: Vec<Option<&str>> = items.iter().map(|t| t.blob_sha256.as_deref()).collect();
+        assert_eq!(digests, [Some("digest-of-b2"), Some("digest-of-b2"), None]);
+    }
+
+    /// A page's recipients, fields and files' digests come in one query each, whatever its
+    /// size.
+    #[test]
+    fn a_page_costs_the_same_statements_whatever_its_size() {
+        let conn = crate::core::db::memory();
+        templates_with_parties(&conn);
+        let run = |limit: i64| {
+            list(&conn, UserId::new(1), limit, 0).unwrap();
+            let before = crate::core::db::statements_run(&conn);
+            let (items, _) = list(&conn, UserId::new(1), limit, 0).unwrap();
+            assert_eq!(items.len() as i64, limit);
+            crate::core::db::statements_run(&conn) - before
+        };
+        let (one, three) = (run(1), run(3));
+        assert!(one > 0, "no statement was counted");
+        assert_eq!(
+            three, one,
+            "a page of 3 ran {three} statements, a page of 1 {one}"
+        );
     }
 }

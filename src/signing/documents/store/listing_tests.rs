@@ -265,29 +265,6 @@ fn each_document_of_a_page_carries_its_own_recipients_and_fields() {
     );
 }
 
-/// Statements this SQLite connection has run, over every statement it still holds prepared
-/// (its statement cache: every statement of a list is cached).
-fn statements_run(conn: &Conn) -> i64 {
-    use rusqlite::ffi;
-    let raw = conn.as_sqlite().unwrap();
-    let mut total = 0;
-    // SAFETY: the handle is the live connection's, used on this thread only, and the loop only
-    // reads counters of the statements it lists.
-    unsafe {
-        let db = raw.handle();
-        let mut stmt = ffi::sqlite3_next_stmt(db, std::ptr::null_mut());
-        while !stmt.is_null() {
-            total += i64::from(ffi::sqlite3_stmt_status(
-                stmt,
-                ffi::SQLITE_STMTSTATUS_RUN,
-                0,
-            ));
-            stmt = ffi::sqlite3_next_stmt(db, stmt);
-        }
-    }
-    total
-}
-
 /// A page's recipients and fields come in one query each, whatever its size: on PostgreSQL
 /// every query is a round trip, and a page of ten took 22 of them.
 #[test]
@@ -300,10 +277,10 @@ fn a_page_costs_the_same_statements_whatever_its_size() {
             ..owned(1, None, None, Order::Created)
         };
         list(&conn, &q).unwrap();
-        let before = statements_run(&conn);
+        let before = crate::core::db::statements_run(&conn);
         let (docs, _) = list(&conn, &q).unwrap();
         assert_eq!(docs.len() as i64, limit);
-        statements_run(&conn) - before
+        crate::core::db::statements_run(&conn) - before
     };
     let (one, seven) = (run(1), run(7));
     assert!(one > 0, "no statement was counted");

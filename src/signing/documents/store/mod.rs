@@ -40,10 +40,6 @@ impl Parent {
         }
     }
 
-    fn is_template(self) -> bool {
-        matches!(self, Parent::Template(_))
-    }
-
     pub fn noun(self) -> &'static str {
         match self {
             Parent::Document(_) => "document",
@@ -93,34 +89,10 @@ fn from_row(r: &Row<'_>) -> crate::core::db::Result<Document> {
     })
 }
 
-/// `column IN (?1, ...)` over `parents`, all of one kind (`None` when there are none), and its
-/// arguments. The list's length is rounded up to a power of two, the last id repeated, so
-/// that a few cached statements serve every page size.
-fn in_parents(parents: &[Parent]) -> Result<Option<(String, Vec<i64>)>, AppError> {
-    let Some(first) = parents.first() else {
-        return Ok(None);
-    };
-    if parents
-        .iter()
-        .any(|p| p.is_template() != first.is_template())
-    {
-        return Err(AppError::internal(
-            "rows asked of documents and templates at once",
-        ));
-    }
-    let mut ids: Vec<i64> = parents.iter().map(|p| p.id()).collect();
-    let last = ids[ids.len() - 1];
-    ids.resize(ids.len().next_power_of_two(), last);
-    let marks = (1..=ids.len())
-        .map(|n| format!("?{n}"))
-        .collect::<Vec<_>>()
-        .join(", ");
-    let sql = format!("{} IN ({marks})", first.column());
-    Ok(Some((sql, ids)))
-}
-
 /// The rows of `table` (`columns`, read by `from_row`) of each of `parents`, all of one kind,
-/// by id, in one query: one list a parent, in the order of `parents`.
+/// by id, in one query: one list a parent, in the order of `parents`. The `IN` list's length is
+/// rounded up to a power of two, the last id repeated, so that a few cached statements serve
+/// every page size.
 fn of_each<T>(
     conn: &Conn,
     parents: &[Parent],
@@ -128,13 +100,21 @@ fn of_each<T>(
     columns: &str,
     from_row: fn(&Row<'_>) -> crate::core::db::Result<T>,
 ) -> Result<Vec<Vec<T>>, AppError> {
-    let Some((within, args)) = in_parents(parents)? else {
+    let Some(first) = parents.first() else {
         return Ok(Vec::new());
     };
-    let column = parents[0].column();
+    let column = first.column();
+    if parents.iter().any(|p| p.column() != column) {
+        return Err(AppError::internal(
+            "rows asked of documents and templates at once",
+        ));
+    }
+    let mut args: Vec<i64> = parents.iter().map(|p| p.id()).collect();
+    args.resize(args.len().next_power_of_two(), first.id());
     let at = columns.split(',').count();
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {columns}, {column} FROM {table} WHERE {within} ORDER BY {column}, id"
+        "SELECT {columns}, {column} FROM {table} WHERE {column} IN ({}) ORDER BY {column}, id",
+        crate::core::db::numbered_marks(args.len())
     ))?;
     let rows = stmt.query_map(crate::core::db::params_from_iter(args), |r| {
         Ok((r.get::<_, i64>(at)?, from_row(r)?))
