@@ -402,9 +402,11 @@ CREATE TABLE mail_queue (
     next_attempt_at INTEGER NOT NULL,
     last_error      TEXT,
     created_at      INTEGER NOT NULL,
-    sent_at         INTEGER
+    sent_at         INTEGER,
+    link_expires_at INTEGER            -- the body holds a one-time link until then; NULL once removed
 );
 CREATE INDEX mail_queue_due ON mail_queue (status, next_attempt_at);
+CREATE INDEX mail_queue_links ON mail_queue (link_expires_at) WHERE link_expires_at IS NOT NULL;
 CREATE INDEX mail_queue_document ON mail_queue (document_id);
 CREATE INDEX mail_queue_recipient ON mail_queue (recipient_id);
 CREATE INDEX mail_queue_attachment ON mail_queue (attachment_blob);

@@ -307,7 +307,8 @@ fn app_state(
     })
 }
 
-/// Starts the mail and webhook workers, the blob sweep and the sealer; the sender stops them.
+/// Starts the mail and webhook workers, the mail queue's pruning, the blob sweep and the
+/// sealer; the sender stops them.
 fn spawn_workers(
     config: &Config,
     state: &AppState,
@@ -346,8 +347,11 @@ fn spawn_workers(
         crate::core::blob::sweep::EVERY,
         stop.clone(),
     );
+    let prune =
+        crate::outbox::mail::prune::run(state.db.clone(), config.mail_retention, stop.clone());
     let workers = vec![
         tokio::spawn(mail_worker.run(stop.clone())),
+        tokio::spawn(prune),
         tokio::spawn(webhook_worker.run(stop.clone())),
         tokio::spawn(sweep),
         tokio::spawn(sealer.run(stop)),

@@ -283,6 +283,12 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub max_webhooks_per_user: u32,
 
+    /// Days a message that left the mail queue (sent, filed in the outbox, or given up) is kept
+    /// before it is deleted; one-time links leave the kept text as soon as they are sent
+    #[arg(long, env = "DOCKET_MAIL_RETENTION_DAYS", default_value_t = crate::outbox::mail::prune::RETENTION_DAYS,
+          value_name = "DAYS", value_parser = clap::value_parser!(u64).range(1..=3650))]
+    pub mail_retention_days: u64,
+
     /// First retry delay of the mail and webhook queues, in milliseconds (for tests)
     #[arg(long, env = "DOCKET_RETRY_BASE_MS", default_value_t = 30_000, hide = true,
           value_parser = clap::value_parser!(u64).range(1..=3_600_000))]

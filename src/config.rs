@@ -91,6 +91,8 @@ pub struct Config {
     pub max_webhooks_per_user: u32,
     /// First retry delay of the outgoing queues.
     pub retry_base: std::time::Duration,
+    /// How long a message that left the mail queue is kept (`outbox::mail::prune`).
+    pub mail_retention: std::time::Duration,
     /// How long the blob sweep leaves a temp file or a blob with no row (`blob::sweep::GRACE`).
     pub orphan_grace: std::time::Duration,
     /// Connection caps and timeouts.
@@ -315,6 +317,7 @@ impl Config {
             outbound: args.outbound,
             max_webhooks_per_user: args.max_webhooks_per_user,
             retry_base: std::time::Duration::from_millis(args.retry_base_ms),
+            mail_retention: std::time::Duration::from_secs(args.mail_retention_days * 86_400),
             orphan_grace: std::time::Duration::from_secs(args.orphan_grace_secs),
             limits: connection_limits(args),
             trusted_proxies,

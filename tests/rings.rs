@@ -34,6 +34,7 @@ const INSIDE: &[(&str, &[&str])] = &[
         "core",
         &[
             "large_blocks",
+            "client_address",
             "error",
             "crypto",
             "timefmt",

@@ -93,7 +93,7 @@ impl Problems {
 
 /// Counts the request against its client address's per-minute budget.
 async fn spend(state: &AppState, origin: &Origin) -> Result<(), AppError> {
-    let client = origin.ip.as_deref().unwrap_or_default();
+    let client = crate::core::client_address::client_key(origin.ip.as_deref());
     let key = crate::core::crypto::sha256_hex(format!("direct link {client}"));
     state.limiter.check(&key, crate::core::db::now()).await
 }

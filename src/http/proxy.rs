@@ -13,6 +13,8 @@ use std::net::{IpAddr, SocketAddr};
 use http::HeaderMap;
 use ipnet::IpNet;
 
+use crate::core::client_address::canonical;
+
 /// The address ranges whose forwarding headers are believed; empty trusts nobody.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TrustedProxies(Vec<IpNet>);
@@ -44,17 +46,6 @@ impl TrustedProxies {
     pub fn contains(&self, ip: IpAddr) -> bool {
         let ip = canonical(ip);
         self.0.iter().any(|n| n.contains(&ip))
-    }
-}
-
-/// IPv4 addresses that arrive as IPv4-mapped IPv6 (a socket bound to `[::]`) as plain IPv4.
-pub fn canonical(ip: IpAddr) -> IpAddr {
-    match ip {
-        IpAddr::V6(v6) => v6
-            .to_ipv4_mapped()
-            .map(IpAddr::V4)
-            .unwrap_or(IpAddr::V6(v6)),
-        v4 => v4,
     }
 }
 

@@ -7,6 +7,9 @@
 //! unless it is taken back (`release`: it was never checked, or it succeeded for a shared
 //! address); a success clears the account's count.
 
+use std::net::IpAddr;
+
+use crate::core::client_address::client_key_of;
 use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension};
 
@@ -23,8 +26,10 @@ pub fn account_key(email: &str) -> String {
     format!("email:{}", email.trim().to_lowercase())
 }
 
-pub fn address_key(ip: &str) -> String {
-    format!("ip:{ip}")
+/// The key of the client at `address` (an IPv6 address counts as its /64:
+/// `core::client_address`).
+pub fn address_key(address: Option<IpAddr>) -> String {
+    format!("ip:{}", client_key_of(address))
 }
 
 fn factor(key: &str) -> i64 {
@@ -208,7 +213,10 @@ mod tests {
     #[test]
     fn a_locked_key_counts_nothing_for_the_others() {
         with_memory(|c| {
-            let (acct, ip) = (account_key("a@x.org"), address_key("192.0.2.1"));
+            let (acct, ip) = (
+                account_key("a@x.org"),
+                address_key("192.0.2.1".parse().ok()),
+            );
             for i in 0..LOCK_AFTER {
                 reserve(c, &[&acct, &ip], i)?;
             }

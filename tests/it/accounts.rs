@@ -65,7 +65,7 @@ async fn mail_saying(smtp: &MailBox, to: &str, needle: &str) -> Value {
 }
 
 /// The path starting with `prefix` in a message's text, up to the end of its token.
-fn link_in(message: &Value, prefix: &str) -> String {
+pub(crate) fn link_in(message: &Value, prefix: &str) -> String {
     let text = message["text"].as_str().unwrap();
     let start = text
         .find(prefix)

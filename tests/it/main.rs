@@ -44,6 +44,7 @@ mod http;
 mod journey_browser;
 mod login_limits;
 mod mail;
+mod mail_links;
 mod oauth_flow;
 mod oauth_rules;
 mod oidc;

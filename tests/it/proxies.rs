@@ -54,6 +54,72 @@ async fn failed_logins_of_forwarded_clients_lock_out_no_other_client() {
     app.stop().await;
 }
 
+/// Asks "Forgot password?" for `email` as forwarded for `forwarded_for`: the status.
+async fn forgot_as(app: &TestApp, form: &LoginForm, email: &str, forwarded_for: &str) -> u16 {
+    let mut fields = form.fields.clone();
+    fields.push(("email".into(), email.into()));
+    app.client
+        .post(app.url("/auth/forgot"))
+        .header("cookie", &form.cookie)
+        .header("x-forwarded-for", forwarded_for)
+        .form(&fields)
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_address_of_one_ipv6_slash_64_is_one_client_to_the_per_client_limits() {
+    let app = TestApp::spawn_with(&["--tls", "off", "--trusted-proxies", "127.0.0.1/32"]).await;
+    let form = LoginForm::open(&app, "/auth/forgot").await;
+    // Twelve reset links an hour per client: each from a fresh address of one /64, as a host
+    // that picks a new address for every request would send them.
+    for i in 0..12 {
+        let from = format!("2001:db8:5:6:{:x}::{:x}", i + 1, 7 * i + 3);
+        let status = forgot_as(&app, &form, &format!("p{i}@example.com"), &from).await;
+        assert_eq!(status, 200, "request {i} from {from}");
+    }
+    assert_eq!(
+        forgot_as(&app, &form, "q@example.com", "2001:db8:5:6:ffff:1:2:3").await,
+        429,
+        "a thirteenth address of the same /64 is the same client"
+    );
+    assert_eq!(
+        forgot_as(&app, &form, "q@example.com", "2001:db8:5:7::1").await,
+        200,
+        "the next /64 is another client"
+    );
+    assert_eq!(
+        forgot_as(&app, &form, "r@example.com", "203.0.113.77").await,
+        200
+    );
+    // Failed logins from three addresses of one /64 count against one client.
+    let login = LoginForm::open(&app, "/auth/login").await;
+    for (i, from) in [
+        "2001:db8:9:9::1",
+        "2001:db8:9:9:1::1",
+        "2001:db8:9:9:ab::cd",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let email = format!("nobody{i}@example.com");
+        assert_eq!(login_as(&app, &login, from, &email, "wrong").await, 401);
+    }
+    let counted: Vec<(String, i64)> = app
+        .db()
+        .query_map(
+            "SELECT key, failures FROM login_failures WHERE key LIKE 'ip:%'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(counted, [("ip:2001:db8:9:9::".to_string(), 3)]);
+    app.stop().await;
+}
+
 async fn upload_from(app: &TestApp, local: Option<&str>, url: &str, forwarded_for: &str) {
     let mut b = reqwest::Client::builder().resolve("localhost", app.addr);
     if let Some(ip) = local {

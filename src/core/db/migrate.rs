@@ -9,7 +9,7 @@ use rusqlite::{Connection, TransactionBehavior};
 pub const SCHEMA: &str = include_str!("../../../schema.sql");
 
 /// The version `SCHEMA` describes.
-pub const LATEST: i64 = 23;
+pub const LATEST: i64 = 24;
 
 /// `(version, sql)`: what turns version `n - 1` into version `n`.
 pub const MIGRATIONS: &[(i64, &str)] = &[
@@ -38,6 +38,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     (21, include_str!("migrations/0021_account_links.sql")),
     (22, include_str!("migrations/0022_direct_links.sql")),
     (23, include_str!("migrations/0023_rendered_bookings.sql")),
+    (24, include_str!("migrations/0024_mail_links.sql")),
 ];
 
 #[derive(Debug, thiserror::Error)]

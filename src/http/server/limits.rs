@@ -4,7 +4,7 @@
 //! address.
 
 use std::collections::HashMap;
-use std::net::{IpAddr, Ipv6Addr};
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -130,16 +130,10 @@ impl Drop for Slot {
     }
 }
 
-/// What counts as one client: an IPv4 address, or the /64 an IPv6 address lies in (one host
-/// usually holds a whole /64).
+/// What counts as one client (`core::client_address`): the same rule as every other
+/// per-client limit's.
 fn address_key(ip: IpAddr) -> IpAddr {
-    match crate::http::proxy::canonical(ip) {
-        IpAddr::V6(v6) => {
-            let s = v6.segments();
-            IpAddr::V6(Ipv6Addr::new(s[0], s[1], s[2], s[3], 0, 0, 0, 0))
-        }
-        v4 => v4,
-    }
+    crate::core::client_address::client_of(ip)
 }
 
 #[cfg(test)]

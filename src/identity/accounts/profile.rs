@@ -159,7 +159,8 @@ pub async fn request_email_change(
             let token = links::create(tx, id, Purpose::EmailChange, to.as_str(), now())?;
             let link = format!("{app}/account/email/{}", token.expose());
             let content = compose_account::email_change(&name, to.as_str(), &link, links::TTL / 60);
-            let mail = NewMail::new(Kind::EmailChange, to.as_str(), content);
+            let mail = NewMail::new(Kind::EmailChange, to.as_str(), content)
+                .with_one_time_link(now() + links::TTL);
             crate::outbox::mail::store::enqueue(tx, &mail, now()).map(drop)
         })
         .await?;

@@ -43,7 +43,7 @@ pub async fn request(
             format!("?next={next}")
         })
         .unwrap_or_default();
-    let client = client.map(|a| a.to_string()).unwrap_or_default();
+    let client = crate::core::client_address::client_key_of(client);
     let app = ctx.app.clone();
     ctx.db
         .write(move |tx| {
@@ -67,7 +67,8 @@ pub async fn request(
             let link = format!("{app}/auth/reset/{}{query}", token.expose());
             let content =
                 compose_account::password_reset(&user.name, &user.email, &link, links::TTL / 60);
-            let mail = NewMail::new(Kind::PasswordReset, &user.email, content);
+            let mail = NewMail::new(Kind::PasswordReset, &user.email, content)
+                .with_one_time_link(now() + links::TTL);
             crate::outbox::mail::store::enqueue(tx, &mail, now()).map(drop)
         })
         .await?;

@@ -28,8 +28,7 @@ pub enum Passed {
 
 /// The throttle's keys of an attempt: the account, then the client's address.
 fn keys(email: &str, address: Option<IpAddr>) -> [String; 2] {
-    let ip = address.map(|a| a.to_string()).unwrap_or_default();
-    [throttle::account_key(email), throttle::address_key(&ip)]
+    [throttle::account_key(email), throttle::address_key(address)]
 }
 
 /// Checks `email` and `password` from `address` under the throttle and within the bound on

@@ -1,11 +1,13 @@
 //! Outgoing mail: messages queued in `mail_queue` inside the
 //! transaction of what they report (`store::enqueue`), composed by `compose`, and sent by the
 //! `worker` through SMTP (`smtp`) or filed in the outbox when no SMTP server is configured.
-//! The administrator's use cases on the queue are in `manage`.
+//! The administrator's use cases on the queue are in `manage`; `prune` removes one-time links
+//! from what has left and deletes old messages.
 
 pub mod compose;
 pub mod compose_account;
 pub mod manage;
+pub mod prune;
 pub mod smtp;
 pub mod store;
 pub mod worker;
@@ -117,6 +119,11 @@ pub struct NewMail {
     pub html: String,
     /// A blob id and the file name it is attached under (e.g. the sealed PDF).
     pub attachment: Option<(String, String)>,
+    /// When the body holds a one-time link (a password reset, an e-mail change, an account
+    /// invitation), the time it stops working. The database keeps such links only as hashes,
+    /// so the body is the one whole copy: it is removed once the message is sent or given up,
+    /// and from a message filed in the outbox once the link has expired (`store::scrub`).
+    pub link_until: Option<i64>,
 }
 
 impl NewMail {
@@ -131,6 +138,13 @@ impl NewMail {
             text: content.text,
             html: content.html,
             attachment: None,
+            link_until: None,
         }
+    }
+
+    /// The same message, marked as holding a one-time link that works until `until`.
+    pub fn with_one_time_link(mut self, until: i64) -> NewMail {
+        self.link_until = Some(until);
+        self
     }
 }

@@ -17,8 +17,9 @@ pub fn enqueue(conn: &Conn, m: &NewMail, now: i64) -> Result<i64, AppError> {
     };
     let inserted_id = conn.insert(
         "INSERT INTO mail_queue (document_id, recipient_id, kind, to_addr, subject, body_text,
-                                 body_html, attachment_blob, attachment_name, next_attempt_at, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)", params![
+                                 body_html, attachment_blob, attachment_name, next_attempt_at, created_at,
+                                 link_expires_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11)", params![
         m.document_id,
         m.recipient_id,
         m.kind,
@@ -28,7 +29,8 @@ pub fn enqueue(conn: &Conn, m: &NewMail, now: i64) -> Result<i64, AppError> {
         m.html,
         blob,
         name,
-        now
+        now,
+        m.link_until
     ])?;
     Ok(inserted_id)
 }
@@ -153,14 +155,59 @@ pub fn list(conn: &Conn, status: Option<Status>, limit: i64) -> Result<Vec<Mail>
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-/// The message left the building: `SENT` (through SMTP) or `OUTBOX` (filed, no SMTP).
+/// What is left of the body of a message that held a one-time link, once it has gone.
+pub const SCRUBBED: &str = "(This message held a one-time link. Docket keeps such links only as \
+hashes, so the message's text was removed once it was sent, given up, or its link expired.)";
+
+/// The body columns' new values and the marker cleared, for a statement whose `?{n}` is
+/// [`SCRUBBED`] and which applies them where `cond` holds.
+fn scrub_columns(cond: &str, n: u8) -> String {
+    format!(
+        "body_text = CASE WHEN {cond} THEN ?{n} ELSE body_text END,
+         body_html = CASE WHEN {cond} THEN ?{n} ELSE body_html END,
+         link_expires_at = CASE WHEN {cond} THEN NULL ELSE link_expires_at END"
+    )
+}
+
+/// The message left the building: `SENT` (through SMTP) or `OUTBOX` (filed, no SMTP). A sent
+/// message's one-time link leaves the database with it; one filed in the outbox is read there
+/// by the operator, so its link stays until it expires (`scrub`).
 pub fn mark_done(conn: &Conn, id: i64, status: Status, now: i64) -> Result<(), AppError> {
+    let sent = "(?2 = 'SENT' AND link_expires_at IS NOT NULL)";
     conn.execute(
-        "UPDATE mail_queue SET status = ?2, attempts = attempts + 1, sent_at = ?3, last_error = NULL
-         WHERE id = ?1 AND status = 'QUEUED'",
-        params![id, status, now],
+        &format!(
+            "UPDATE mail_queue SET status = ?2, attempts = attempts + 1, sent_at = ?3, last_error = NULL,
+               {}
+             WHERE id = ?1 AND status = 'QUEUED'",
+            scrub_columns(sent, 4)
+        ),
+        params![id, status, now, SCRUBBED],
     )?;
     Ok(())
+}
+
+/// Removes the one-time links from the bodies of messages that no longer need them: sent or
+/// given up, or filed in the outbox with their link expired at `now`. Returns how many.
+pub fn scrub(conn: &Conn, now: i64) -> Result<usize, AppError> {
+    Ok(conn.execute(
+        "UPDATE mail_queue SET body_text = ?2, body_html = ?2, link_expires_at = NULL
+         WHERE link_expires_at IS NOT NULL
+           AND (status IN ('SENT', 'FAILED') OR (status = 'OUTBOX' AND link_expires_at <= ?1))",
+        params![now, SCRUBBED],
+    )?)
+}
+
+/// Deletes the messages that left (or were given up) before `before`. A signing request of a
+/// document still being signed stays: it is the record that its recipient was asked
+/// (`was_invited`). Returns how many.
+pub fn delete_old(conn: &Conn, before: i64) -> Result<usize, AppError> {
+    Ok(conn.execute(
+        "DELETE FROM mail_queue
+         WHERE status <> 'QUEUED' AND COALESCE(sent_at, created_at) < ?1
+           AND NOT (kind = 'SIGNING_REQUEST' AND document_id IN
+                    (SELECT id FROM documents WHERE status = 'PENDING'))",
+        params![before],
+    )?)
 }
 
 /// A failed attempt: retried at `next` (unix seconds), or `FAILED` when `next` is `None`.
@@ -177,9 +224,13 @@ pub fn mark_attempt_failed(
             params![id, error, at],
         )?,
         None => conn.execute(
-            "UPDATE mail_queue SET attempts = attempts + 1, last_error = ?2, status = 'FAILED'
-             WHERE id = ?1 AND status = 'QUEUED'",
-            params![id, error],
+            &format!(
+                "UPDATE mail_queue SET attempts = attempts + 1, last_error = ?2, status = 'FAILED',
+                   {}
+                 WHERE id = ?1 AND status = 'QUEUED'",
+                scrub_columns("link_expires_at IS NOT NULL", 3)
+            ),
+            params![id, error, SCRUBBED],
         )?,
     };
     Ok(())

@@ -90,7 +90,7 @@ pub async fn start(
             Ok((t.id, blob.ok_or_else(no_file)?))
         })
         .await?;
-    let client = origin.ip.clone().unwrap_or_default();
+    let client = crate::core::client_address::client_key(origin.ip.as_deref());
     ctx.db
         .write(move |tx| {
             let (by_client, by_template) = (

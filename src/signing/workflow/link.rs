@@ -509,7 +509,8 @@ pub async fn request_account(ctx: &Context, token: String) -> Result<String, App
                 crate::outbox::mail::Kind::AccountInvite,
                 &l.me.email,
                 content,
-            );
+            )
+            .with_one_time_link(now() + crate::signing::workflow::invites::TTL);
             mail.document_id = Some(l.document.id);
             crate::outbox::mail::store::enqueue(tx, &mail, now())?;
             Ok(l.me.email)
