@@ -17,6 +17,7 @@ pub mod home;
 pub mod limits;
 pub mod login;
 pub mod middleware;
+pub mod multipart_limits;
 pub mod oauth_api;
 pub mod openapi;
 #[cfg(test)]

@@ -44,6 +44,7 @@ mod http;
 mod journey_browser;
 mod login_limits;
 mod mail;
+mod multipart_limits;
 mod oauth_flow;
 mod oauth_rules;
 mod oidc;
