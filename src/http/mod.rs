@@ -10,6 +10,7 @@ pub mod auth;
 pub mod authorize;
 pub mod body;
 pub mod bookings;
+pub mod cross_site;
 pub mod direct_page;
 pub mod documents;
 pub mod health;

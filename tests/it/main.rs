@@ -28,6 +28,7 @@ mod cluster_limits;
 mod cluster_restore;
 mod connections;
 mod credential_cache;
+mod cross_site;
 mod dashboard;
 mod dashboard_browser;
 mod direct_links;
