@@ -10,6 +10,7 @@ pub mod auth;
 pub mod authorize;
 pub mod body;
 pub mod bookings;
+pub mod cross_site;
 pub mod direct_page;
 pub mod documents;
 pub mod health;
@@ -17,6 +18,7 @@ pub mod home;
 pub mod limits;
 pub mod login;
 pub mod middleware;
+pub mod multipart_limits;
 pub mod oauth_api;
 pub mod openapi;
 #[cfg(test)]

@@ -14,6 +14,7 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::auth::caller;
+use super::multipart_limits::{Breach, Limits, guarded};
 use super::reply::{json_result, write_result};
 use crate::core::blob::SignedUrlError;
 use crate::core::db::now;
@@ -86,12 +87,23 @@ fn declared() -> impl Filter<Extract = (Declared,), Error = warp::Rejection> + C
         .map(|q, ct, len, origin| (q, ct, len, origin))
 }
 
-/// 413 when the declared length is over `max` (a body without one is counted as it comes).
-fn within(length: Option<u64>, max: u64) -> Result<(), AppError> {
-    match length {
-        Some(n) if n > max => Err(uploads::too_large(max)),
-        _ => Ok(()),
+/// 413 when the declared length is over `max`, or for a multipart body over `max` and the
+/// allowance for the rest of the form (a body without one is counted as it comes).
+fn within(content_type: Option<&str>, length: Option<u64>, max: u64) -> Result<(), AppError> {
+    let Some(n) = length else { return Ok(()) };
+    if is_multipart(content_type.unwrap_or("")) {
+        let limit = Limits::for_upload(max).total;
+        if n > limit {
+            return Err(AppError::PayloadTooLarge(Breach::Total(limit).to_string()));
+        }
+    } else if n > max {
+        return Err(uploads::too_large(max));
     }
+    Ok(())
+}
+
+fn is_multipart(content_type: &str) -> bool {
+    content_type.starts_with("multipart/form-data")
 }
 
 async fn upload<S, B>(
@@ -117,9 +129,9 @@ where
             })
         })?;
     let max = state.config.max_upload_bytes;
-    within(length, max)?;
+    within(content_type.as_deref(), length, max)?;
     let target = uploads::target(&state.ctx(), data_id).await?;
-    let bytes = body_of(content_type.as_deref(), body)?;
+    let bytes = body_of(content_type.as_deref(), body, max)?;
     let done = uploads::receive(&state.ctx(), target, bytes, max, origin).await?;
     Ok(uploads::Uploaded::of(done))
 }
@@ -161,24 +173,26 @@ where
         ),
     };
     let max = state.config.max_upload_bytes;
-    within(length, max)?;
-    let bytes = body_of(content_type.as_deref(), body)?;
+    within(content_type.as_deref(), length, max)?;
+    let bytes = body_of(content_type.as_deref(), body, max)?;
     let done = uploads::create_with_file(&state.ctx(), &who, doc, bytes, max, origin).await?;
     Ok(uploads::Uploaded::of(done))
 }
 
 /// The file's bytes of a body of type `content_type`: the raw body (`application/pdf`,
-/// `application/octet-stream`, or none said) or the file part of `multipart/form-data`.
-fn body_of<S, B>(content_type: Option<&str>, body: S) -> Result<uploads::Body, AppError>
+/// `application/octet-stream`, or none said) or the file part of `multipart/form-data`, whose
+/// whole body is bounded by [`Limits::for_upload`] of the file's `max` (the file's own bytes
+/// are counted against `max` where they are stored).
+fn body_of<S, B>(content_type: Option<&str>, body: S, max: u64) -> Result<uploads::Body, AppError>
 where
     S: Stream<Item = Result<B, warp::Error>> + Send + 'static,
     B: Buf + Send + 'static,
 {
     let kind = content_type.unwrap_or("application/octet-stream");
-    let bytes: uploads::Body = if kind.starts_with("multipart/form-data") {
+    let bytes: uploads::Body = if is_multipart(kind) {
         let boundary = multer::parse_boundary(kind)
             .map_err(|e| AppError::bad_request(format!("invalid multipart/form-data: {e}")))?;
-        Box::pin(file_part(body, boundary))
+        Box::pin(file_part(body, boundary, Limits::for_upload(max)))
     } else if kind.starts_with("application/pdf") || kind.starts_with("application/octet-stream") {
         Box::pin(body.map(|r| {
             r.map(|mut b| b.copy_to_bytes(b.remaining()))
@@ -193,14 +207,23 @@ where
 }
 
 /// The bytes of the first file part (one with a file name, or named `file`) of a multipart
-/// body; other parts are skipped.
-fn file_part<S, B>(body: S, boundary: String) -> impl Stream<Item = Result<Bytes, AppError>> + Send
+/// body; other parts are skipped. The raw body passes `multipart_limits` first, so a body past
+/// its limits fails (413) at the piece that crosses one, before multer buffers it; multer's
+/// own whole-stream limit is the same total, a second line.
+fn file_part<S, B>(
+    body: S,
+    boundary: String,
+    limits: Limits,
+) -> impl Stream<Item = Result<Bytes, AppError>> + Send
 where
     S: Stream<Item = Result<B, warp::Error>> + Send + 'static,
     B: Buf + Send + 'static,
 {
     let raw = body.map(|r| r.map(|mut b| b.copy_to_bytes(b.remaining())));
-    let multipart = multer::Multipart::new(raw, boundary);
+    let raw = guarded(raw, &boundary, limits);
+    let constraints =
+        multer::Constraints::new().size_limit(multer::SizeLimit::new().whole_stream(limits.total));
+    let multipart = multer::Multipart::with_constraints(raw, boundary, constraints);
     futures_util::stream::unfold(
         Some((multipart, None::<multer::Field<'static>>)),
         |state| async move {
@@ -210,12 +233,7 @@ where
                     return match f.chunk().await {
                         Ok(Some(chunk)) => Some((Ok(chunk), Some((mp, field)))),
                         Ok(None) => None,
-                        Err(e) => Some((
-                            Err(AppError::bad_request(format!(
-                                "invalid multipart body: {e}"
-                            ))),
-                            None,
-                        )),
+                        Err(e) => Some((Err(refused(e)), None)),
                     };
                 }
                 match mp.next_field().await {
@@ -230,16 +248,23 @@ where
                             None,
                         ));
                     }
-                    Err(e) => {
-                        return Some((
-                            Err(AppError::bad_request(format!(
-                                "invalid multipart body: {e}"
-                            ))),
-                            None,
-                        ));
-                    }
+                    Err(e) => return Some((Err(refused(e)), None)),
                 }
             }
         },
     )
+}
+
+/// What a multipart body failed with: 413 naming the limit it went past, else 400.
+fn refused(e: multer::Error) -> AppError {
+    match e {
+        multer::Error::StreamReadFailed(cause) => match cause.downcast::<Breach>() {
+            Ok(breach) => AppError::PayloadTooLarge(breach.to_string()),
+            Err(cause) => AppError::bad_request(format!("reading the upload failed: {cause}")),
+        },
+        multer::Error::StreamSizeExceeded { limit } => {
+            AppError::PayloadTooLarge(Breach::Total(limit).to_string())
+        }
+        e => AppError::bad_request(format!("invalid multipart body: {e}")),
+    }
 }

@@ -3,7 +3,8 @@
 //! downloads and the pages. The page's actions call the API (`assets/js/document.js`).
 //!
 //! `GET /documents/{id}/download/original.pdf` and `.../signed.pdf`: the files, with the session
-//! cookie alone (a link sends no header), through the API's download use case (audited).
+//! cookie alone (a link sends no header), through the API's download use case (audited); only
+//! from our own pages, a bookmark or a typed address (`cross_site`).
 
 use askama::Template;
 use warp::Filter;
@@ -37,6 +38,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         );
     let download = warp::path!("documents" / DocumentId / "download" / String)
         .and(warp::get())
+        // The download is audited (DOWNLOADED): never on another site's say-so.
+        .and(crate::http::cross_site::from_our_pages(&state))
         .and(optional(&state))
         .and(crate::http::origin())
         .and(crate::http::with_state(state))
