@@ -1,5 +1,6 @@
 //! The account page's profile forms: `POST /account/name`, `POST /account/password` (asks the
-//! current one; the other sessions end, this one stays) and `POST /account/email` (a confirmed
+//! current one; the other sessions end, this one stays; when ticked, every API token, webhook
+//! and connected app is revoked too) and `POST /account/email` (a confirmed
 //! session mails a link to the new address), and the link's page, `GET/POST
 //! /account/email/{token}`, whose button makes the change. A change goes back to the account
 //! page with `?done=...`, which says what happened; a refused form shows the account page again
@@ -18,6 +19,7 @@ use super::session::{APP, Form, SignedIn, form_csrf, urlencode};
 use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
 use crate::http::state::AppState;
+use crate::identity::accounts::access::{RevokeAll, Revoked};
 use crate::identity::accounts::profile;
 use crate::identity::sessions::csrf;
 
@@ -94,17 +96,28 @@ impl Profile {
             .get("ended")
             .and_then(|n| n.parse::<u32>().ok())
             .unwrap_or(0);
+        let revoked = q
+            .get("revoked")
+            .and_then(|r| Revoked::from_query(r))
+            .map_or_else(String::new, |r| format!(" {}", r.sentence()));
         let (at, done) = match q.get("done").map(String::as_str) {
             Some("name") => ("name", Some("Your name was changed.".to_string())),
-            Some("password") => ("password", Some(match ended {
-                0 => "Your password was changed. You stay signed in here.".to_string(),
-                1 => "Your password was changed. One other session was signed out; you stay signed in here.".to_string(),
-                n => format!("Your password was changed. {n} other sessions were signed out; you stay signed in here."),
-            })),
-            Some("email") => ("email", Some(
-                "Link sent. Check the inbox of your new address."
-                    .to_string(),
-            )),
+            Some("password") => (
+                "password",
+                Some(match ended {
+                    0 => format!("Your password was changed. You stay signed in here.{revoked}"),
+                    1 => format!(
+                        "Your password was changed. One other session was signed out; you stay signed in here.{revoked}"
+                    ),
+                    n => format!(
+                        "Your password was changed. {n} other sessions were signed out; you stay signed in here.{revoked}"
+                    ),
+                }),
+            ),
+            Some("email") => (
+                "email",
+                Some("Link sent. Check the inbox of your new address.".to_string()),
+            ),
             _ => ("", None),
         };
         Profile {
@@ -219,17 +232,28 @@ async fn password(
     let new = (field(&form, "password"), field(&form, "password2"));
     let current = field(&form, "current");
     let address = peer.map(|p| p.ip());
+    // Unticked by default here: the person knew the old password, so nothing says a stranger
+    // did too.
+    let revoke = form
+        .contains_key("revoke")
+        .then_some(crate::integrations::access::revoke_all as RevokeAll);
     let changed = profile::change_password(
         &state.ctx(),
         &state.passwords,
         (session, user),
         current,
         new,
-        address,
+        (address, revoke),
     )
     .await;
     match changed {
-        Ok(ended) => redirect(&format!("/account?done=password&ended={ended}#password")),
+        Ok((ended, revoked)) => {
+            let revoked =
+                revoked.map_or_else(String::new, |r| format!("&revoked={}", r.to_query()));
+            redirect(&format!(
+                "/account?done=password&ended={ended}{revoked}#password"
+            ))
+        }
         Err(e) => refused(state, signed_in, "password", &e, |_| {}).await,
     }
 }

@@ -129,7 +129,7 @@ where
                     let who = match browser {
                         Ok(Some((session, user))) => super::limits::spend_session(&state, &session)
                             .await
-                            .map(|()| Principal::browser(user.id)),
+                            .map(|()| Principal::browser_session(user.id, &session)),
                         Ok(None) => match super::limits::spend(&state, &creds).await {
                             Ok(()) => authenticate(&state.db, creds, &scopes).await,
                             Err(e) => Err(e),

@@ -17,6 +17,7 @@ use super::session::{cookie, cookies, current, local_next, safe_next, urlencode,
 use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
 use crate::http::state::AppState;
+use crate::identity::accounts::access::Revoked;
 use crate::signing::workflow::login_hint::{self, LoginHint};
 use crate::{identity::sessions, identity::sessions::csrf};
 use crate::{identity::sessions::login, identity::sessions::login::Passed};
@@ -51,8 +52,14 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
                     Some("reset") => Some("Your password was changed. Sign in with the new one."),
                     _ => None,
                 };
+                // What the reset revoked with it, from the counts its redirect carries.
+                let revoked = q.get("revoked").and_then(|r| Revoked::from_query(r));
+                let done = done.map(|d| match revoked {
+                    Some(r) => format!("{d} {}", r.sentence()),
+                    None => d.to_string(),
+                });
                 match done {
-                    Some(notice) => login_page_with(&st, form, c.as_deref(), notice).await,
+                    Some(notice) => login_page_with(&st, form, c.as_deref(), &notice).await,
                     None => login_page(&st, form, c.as_deref(), None, StatusCode::OK).await,
                 }
             },

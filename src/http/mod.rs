@@ -80,6 +80,20 @@ pub fn origin()
         )
 }
 
+/// Where a request came from, as a security notice tells it (client address and user agent).
+pub fn source()
+-> impl Filter<Extract = (crate::identity::accounts::access::Source,), Error = warp::Rejection> + Clone
+{
+    peer()
+        .and(warp::header::optional::<String>("user-agent"))
+        .map(
+            |p: Option<std::net::SocketAddr>, agent| crate::identity::accounts::access::Source {
+                address: p.map(|p| p.ip()),
+                agent,
+            },
+        )
+}
+
 /// Every route of the appliance. Rejections become pending errors that the middleware renders.
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     health::routes(state.clone())

@@ -1,7 +1,8 @@
 //! "Forgot password?": `GET/POST /auth/forgot` asks for the address and mails a link (the same
 //! answer whether or not it has an account); `GET/POST /auth/reset/{token}` is the link's page,
-//! which sets the new password, ends every session of the account, and sends the person to sign
-//! in with it. The use cases are `accounts::recovery`. A `next` (a path of this site, such as
+//! which sets the new password, ends every session of the account (and, unless the person
+//! unticks it, revokes every API token, webhook and connected app), and sends the person to
+//! sign in with it, the login page saying what was revoked. The use cases are `accounts::recovery`. A `next` (a path of this site, such as
 //! the signing page the login was reached from) is carried through the form, the mailed link's
 //! query and the link's page, checked at each step (`session::local_next`), to the login that
 //! follows: the person is one sign-in away from where they were going.
@@ -20,6 +21,7 @@ use super::session::{Form, cookies, local_next, with_query};
 use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
 use crate::http::state::AppState;
+use crate::identity::accounts::access::{RevokeAll, Revoked};
 use crate::identity::accounts::{profile, recovery};
 use crate::identity::sessions::csrf;
 use crate::identity::users::{Email, password};
@@ -238,11 +240,18 @@ async fn reset(state: AppState, token: String, form: Form) -> Response {
         };
         return reset_page(state, token, next, Some(&why)).await;
     }
-    match recovery::reset(&state.ctx(), &state.passwords, token, new.to_string()).await {
-        Ok(Some(email)) => redirect(&with_query(
+    // Ticked by default on the page: after a reset the person may not know who else had the
+    // old password, and what it let them make lives on without it.
+    let revoke = form
+        .contains_key("revoke")
+        .then_some(crate::integrations::access::revoke_all as RevokeAll);
+    let ctx = state.ctx();
+    match recovery::reset(&ctx, &state.passwords, token, new.into(), revoke).await {
+        Ok(Some((email, revoked))) => redirect(&with_query(
             "/auth/login",
             &[
                 ("done", Some("reset")),
+                ("revoked", revoked.map(Revoked::to_query).as_deref()),
                 ("email", Some(&email)),
                 ("next", next.as_deref()),
             ],

@@ -1,6 +1,7 @@
 //! The webhook API under `/api/v1/webhooks`: thin handlers over `crate::integrations::webhooks`
 //! (create, list, read, change, delete, the delivery log, a test event, a redelivery). Same credentials and errors as the document API; another user's webhook
-//! is a 404. A webhook is a way to read documents, so every call needs READ_DOCUMENT; one made
+//! is a 404. The owner's browser (session cookie) must have confirmed its session recently to
+//! add one or point one elsewhere (`integrations::webhooks`). A webhook is a way to read documents, so every call needs READ_DOCUMENT; one made
 //! with an OAuth access token belongs to that app's grant, and the app sees only its own.
 
 use warp::Filter;
@@ -12,6 +13,7 @@ use super::reply::json_result;
 use super::with_state;
 use crate::core::error::AppError;
 use crate::http::state::AppState;
+use crate::identity::accounts::access::Source;
 use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
 use crate::integrations::answers::{DeliveryList, WebhookAdded, WebhookList, WebhookRemoved};
@@ -33,7 +35,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(who())
         .and(super::body::object::<CreateWebhookRequest>())
         .and(s())
-        .then(|w, b, st| async move { json_result(create(st, w, b).await) });
+        .and(super::source())
+        .then(|w, b, st, f| async move { json_result(create(st, w, b, f).await) });
     let list = warp::path!("api" / "v1" / "webhooks")
         .and(warp::get())
         .and(who())
@@ -61,7 +64,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(who())
         .and(super::body::object::<UpdateWebhookRequest>())
         .and(s())
-        .then(|id, w, b, st| async move { json_result(update(st, w, id, b).await) });
+        .and(super::source())
+        .then(|id, w, b, st, f| async move { json_result(update(st, w, id, b, f).await) });
     let test = warp::path!("api" / "v1" / "webhooks" / i64 / "test")
         .and(warp::post())
         .and(who())
@@ -99,9 +103,10 @@ async fn update(
     who: Principal,
     id: i64,
     body: UpdateWebhookRequest,
+    from: Source,
 ) -> Result<Webhook, AppError> {
     let change = body.validate()?;
-    manage::update(&state.ctx(), &who, id, change).await
+    manage::update(&state.ctx(), &who, id, change, from).await
 }
 
 /// `POST /api/v1/webhooks/{id}/test`.
@@ -120,11 +125,12 @@ async fn create(
     state: AppState,
     who: Principal,
     body: CreateWebhookRequest,
+    from: Source,
 ) -> Result<WebhookAdded, AppError> {
     let max = state.config.max_webhooks_per_user;
     let new = body.validate()?;
     let (hook, secret) =
-        manage::create(&state.ctx(), &state.webhook_secrets, &who, new, max).await?;
+        manage::create(&state.ctx(), &state.webhook_secrets, &who, new, (max, from)).await?;
     Ok(WebhookAdded {
         webhook: hook,
         secret,

@@ -16,6 +16,7 @@ use super::{body, with_state};
 use crate::bookings::webhook::ZapierBooking;
 use crate::core::error::AppError;
 use crate::http::state::AppState;
+use crate::identity::accounts::access::Source;
 use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
 use crate::integrations::answers::{CalcomRow, DocumensoRow};
@@ -52,7 +53,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::post())
         .and(s())
         .and(body::json::<OrDefault<CalSubscriptionRequest>>())
-        .then(|w, st, b| async move { json_result(add_subscription(st, w, b).await) });
+        .and(super::source())
+        .then(|w, st, b, f| async move { json_result(add_subscription(st, w, b, f).await) });
     let delete = cal("deleteSubscription", SUBSCRIBE)
         .and(warp::delete())
         .and(warp::query::<IdQuery>())
@@ -84,7 +86,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let subscribe = sign("subscribe")
         .and(s())
         .and(body::json::<OrDefault<SignSubscriptionRequest>>())
-        .then(|w, st, b| async move { json_result(subscribe(st, w, b).await) });
+        .and(super::source())
+        .then(|w, st, b, f| async move { json_result(subscribe(st, w, b, f).await) });
     let unsubscribe = sign("unsubscribe")
         .and(s())
         .and(body::json::<OrDefault<SignUnsubscribeRequest>>())
@@ -128,6 +131,7 @@ async fn add_subscription(
     state: AppState,
     who: Principal,
     OrDefault(b): OrDefault<CalSubscriptionRequest>,
+    from: Source,
 ) -> Result<CalcomRow, AppError> {
     let hook = zapier::subscribe(
         &state.ctx(),
@@ -139,7 +143,7 @@ async fn add_subscription(
         ),
         ("triggerEvent", b.trigger_event.valid().map(String::as_str)),
         true,
-        state.config.max_webhooks_per_user,
+        (state.config.max_webhooks_per_user, from),
     )
     .await?;
     Ok(CalcomRow::of(&hook, who.user_id))
@@ -173,6 +177,7 @@ async fn subscribe(
     state: AppState,
     who: Principal,
     OrDefault(b): OrDefault<SignSubscriptionRequest>,
+    from: Source,
 ) -> Result<DocumensoRow, AppError> {
     let hook = zapier::subscribe(
         &state.ctx(),
@@ -181,7 +186,7 @@ async fn subscribe(
         ("webhookUrl", b.webhook_url.valid().map(String::as_str)),
         ("eventTrigger", b.event_trigger.valid().map(String::as_str)),
         false,
-        state.config.max_webhooks_per_user,
+        (state.config.max_webhooks_per_user, from),
     )
     .await?;
     Ok(DocumensoRow::of(&hook, who.user_id))

@@ -2,15 +2,18 @@
 //! scopes). `oauth::bearer` turns a credential into one.
 
 use super::scope::Scope;
+use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
 use crate::core::ids::{ClientId, GrantId, UserId};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Via {
     ApiKey,
     /// The owner's own browser: the web application's calls, with the session cookie and its
-    /// CSRF token (every scope, as the owner's API key).
-    Session,
+    /// CSRF token (every scope, as the owner's API key). It holds the cookie's value where a
+    /// change asks whether that session confirmed who it is recently (`sessions::confirm`):
+    /// making an API token or a webhook. Without it such a change is refused.
+    Session(Option<SecretToken>),
     /// An OAuth access token issued to this client (row id) under this grant (row id).
     AccessToken {
         client: ClientId,
@@ -31,7 +34,16 @@ impl Principal {
         Principal {
             user_id: user,
             scopes: Scope::ALL.to_vec(),
-            via: Via::Session,
+            via: Via::Session(None),
+        }
+    }
+
+    /// As `browser`, with the session cookie's value `session`, for the changes that ask for
+    /// a recently confirmed session.
+    pub fn browser_session(user: UserId, session: &str) -> Principal {
+        Principal {
+            via: Via::Session(Some(SecretToken::presented(session))),
+            ..Principal::browser(user)
         }
     }
 
@@ -47,7 +59,7 @@ impl Principal {
     /// The OAuth grant behind the credential; `None` for the user's own API key.
     pub fn grant(&self) -> Option<GrantId> {
         match self.via {
-            Via::ApiKey | Via::Session => None,
+            Via::ApiKey | Via::Session(_) => None,
             Via::AccessToken { grant, .. } => Some(grant),
         }
     }
@@ -56,7 +68,7 @@ impl Principal {
     /// the recipient's credential: the owner's API key and the owner's own browser see it, a
     /// third-party app's access token never does, whatever its scopes.
     pub fn sees_signing_links(&self) -> bool {
-        matches!(self.via, Via::ApiKey | Via::Session)
+        matches!(self.via, Via::ApiKey | Via::Session(_))
     }
 
     /// Whether the caller may read documents and templates (READ_DOCUMENT; an API key has

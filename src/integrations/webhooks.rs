@@ -8,8 +8,10 @@ use crate::core::context::Context;
 use crate::core::crypto::SecretBox;
 use crate::core::db::now;
 use crate::core::error::{AppError, FieldError};
+use crate::identity::accounts::access::{Source, notify_added};
 use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
+use crate::identity::sessions::confirm;
 use crate::outbox::webhooks::store::Change;
 use crate::outbox::webhooks::{Event, log};
 use crate::{
@@ -44,7 +46,7 @@ pub async fn create(
     secrets: &SecretBox,
     who: &Principal,
     new: NewWebhook,
-    max: u32,
+    (max, from): (u32, Source),
 ) -> Result<(Webhook, String), AppError> {
     for event in &new.events {
         who.require(scope_for(*event))?;
@@ -53,41 +55,79 @@ pub async fn create(
         ctx,
         secrets,
         who,
-        &new.url,
-        new.events,
-        &new.secret,
+        (&new.url, new.events, &new.secret),
         App::Api,
-        max,
+        (max, from),
     )
     .await?;
     Ok((hook, new.secret))
 }
 
-/// Stores a new endpoint of `who` (at most `max` per user), its secret sealed.
-#[allow(clippy::too_many_arguments)]
+/// Stores a new endpoint of `who` at `url` for `events` with `secret` (sealed), at most `max`
+/// per user. A browser must have confirmed its session recently (`confirm::require_of`): an
+/// endpoint outlives the session and every password change. One of the owner's (its payloads
+/// carry signing links) is told to the account by mail, with where it came from (`from`).
 pub(crate) async fn insert(
     ctx: &Context,
     secrets: &SecretBox,
     who: &Principal,
-    url: &str,
-    events: Vec<Event>,
-    secret: &str,
+    (url, events, secret): (&str, Vec<Event>, &str),
     app: App,
-    max: u32,
+    (max, from): (u32, Source),
 ) -> Result<Webhook, AppError> {
     let sealed = secrets.seal(secret)?;
-    let (url, owner) = (url.to_string(), visible(who));
-    ctx.db
+    let (url, owner, caller) = (url.to_string(), visible(who), who.clone());
+    let undo = undo(ctx);
+    let hook = ctx
+        .db
         .write(move |tx| {
+            let t = now();
+            confirm::require_of(tx, &caller, t)?;
             let new = NewEndpoint {
                 url: &url,
                 events: &events,
                 sealed_secret: &sealed,
                 app,
             };
-            store::insert(tx, owner, &new, max, now())
+            let hook = store::insert(tx, owner, &new, max, t)?;
+            if hook.grant.is_none() {
+                let what = format!(
+                    "A webhook {} to {} was added",
+                    posting(&hook.events),
+                    hook.url
+                );
+                notify_added(tx, owner.user, (&what, &undo), &from, t)?;
+            }
+            Ok(hook)
         })
-        .await
+        .await?;
+    ctx.workers.mail.wake();
+    Ok(hook)
+}
+
+/// What a notice says to do about a webhook its owner did not add.
+fn undo(ctx: &Context) -> String {
+    format!(
+        "delete it in Settings, Webhooks ({}/settings/webhooks)",
+        ctx.app
+    )
+}
+
+/// "posting DOCUMENT_SIGNED and DOCUMENT_COMPLETED", "posting every event (12 kinds)".
+fn posting(events: &[Event]) -> String {
+    let names: Vec<&str> = events.iter().map(|e| e.as_str()).collect();
+    match names.as_slice() {
+        [one] => format!("posting {one}"),
+        [a, b] => format!("posting {a} and {b}"),
+        _ if events.len() == Event::ALL.len() => {
+            format!("posting every event ({} kinds)", events.len())
+        }
+        many => format!(
+            "posting {} kinds of event ({})",
+            many.len(),
+            many.join(", ")
+        ),
+    }
 }
 
 pub async fn list(ctx: &Context, who: &Principal) -> Result<Vec<Webhook>, AppError> {
@@ -132,19 +172,52 @@ pub async fn get(ctx: &Context, who: &Principal, id: i64) -> Result<Webhook, App
 
 /// Changes the endpoint's URL, events or state (the events need the scopes a new endpoint's
 /// would); the endpoint as it is now.
+///
+/// A new URL, or switching on an endpoint that was off, sends payloads where they did not go
+/// before, as a new endpoint does: a browser must have confirmed its session recently, and for
+/// one of the owner's the account is mailed a notice.
 pub async fn update(
     ctx: &Context,
     who: &Principal,
     id: i64,
     change: Change,
+    from: Source,
 ) -> Result<Webhook, AppError> {
     for event in change.events.iter().flatten() {
         who.require(scope_for(*event))?;
     }
-    let who = visible(who);
-    ctx.db
-        .write(move |tx| store::update(tx, who, id, &change))
-        .await
+    let (visible, caller, undo) = (visible(who), who.clone(), undo(ctx));
+    let hook = ctx
+        .db
+        .write(move |tx| {
+            let t = now();
+            let before = store::owned(tx, visible, id)?;
+            let moved = change.url.as_ref().is_some_and(|u| *u != before.url);
+            let resumed = change.enabled == Some(true) && !before.enabled;
+            if moved || resumed {
+                confirm::require_of(tx, &caller, t)?;
+            }
+            let hook = store::update(tx, visible, id, &change)?;
+            if (moved || resumed) && hook.grant.is_none() {
+                let what = match moved {
+                    true => format!(
+                        "A webhook {} now posts to {}",
+                        posting(&hook.events),
+                        hook.url
+                    ),
+                    false => format!(
+                        "A webhook {} to {} was switched on",
+                        posting(&hook.events),
+                        hook.url
+                    ),
+                };
+                notify_added(tx, visible.user, (&what, &undo), &from, t)?;
+            }
+            Ok(hook)
+        })
+        .await?;
+    ctx.workers.mail.wake();
+    Ok(hook)
 }
 
 /// Queues a test delivery of `event` (one the endpoint subscribes to; its first when `None`)

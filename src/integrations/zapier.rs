@@ -11,6 +11,7 @@ use crate::integrations::answers::SampleDelivery;
 use super::webhooks as manage;
 use crate::core::context::Context;
 use crate::core::crypto::SecretBox;
+use crate::identity::accounts::access::Source;
 use crate::identity::principal::Principal;
 use crate::signing::documents::DocumentView;
 use crate::{core::error::AppError, core::error::FieldError};
@@ -30,7 +31,7 @@ pub async fn subscribe(
     (url_key, url): (&str, Option<&str>),
     (trigger_key, trigger): (&str, Option<&str>),
     bookings: bool,
-    max: u32,
+    (max, from): (u32, Source),
 ) -> Result<Webhook, AppError> {
     let mut problems = Vec::new();
     let mut fail = |path: &str, message: String| {
@@ -63,17 +64,8 @@ pub async fn subscribe(
     };
     who.require(manage::scope_for(event))?;
     let secret = generate_secret();
-    manage::insert(
-        ctx,
-        secrets,
-        who,
-        &url,
-        vec![event],
-        &secret,
-        App::Zapier,
-        max,
-    )
-    .await
+    let what = (url.as_str(), vec![event], secret.as_str());
+    manage::insert(ctx, secrets, who, what, App::Zapier, (max, from)).await
 }
 
 /// Deletes `who`'s endpoint `id`; `only_zapier`: only one made through a Zapier route (404

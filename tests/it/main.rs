@@ -7,6 +7,7 @@
 
 mod support;
 
+mod access_confirm;
 mod accounts;
 mod accounts_browser;
 mod app_documents;

@@ -1,4 +1,5 @@
-//! Settings -> API tokens over HTTP: a token made with the browser's session works on
+//! Settings -> API tokens over HTTP: a token made with the browser's session (confirmed, see
+//! `access_confirm`) works on
 //! `/api/v1` (as `Bearer <token>` and as the bare `Authorization` value) until it is revoked or
 //! expires; another user's token is a 404; a form without the session's CSRF token is refused;
 //! a refused form says what to change.
@@ -55,8 +56,14 @@ pub fn input_value(html: &str, id: &str) -> String {
         .to_string()
 }
 
-/// Makes a token named `name` in `who`'s browser: its value and id.
+/// Makes a token named `name` in `who`'s browser, confirming who it is first (with the
+/// password: the tests' accounts have no second factor), as the page asks: its value and id.
 pub async fn make_token(app: &TestApp, who: &Browser, name: &str, expiry: &str) -> (String, i64) {
+    let proof = ("password", crate::support::login::PASSWORD);
+    assert_eq!(
+        crate::recipient_auth::confirm_with(app, &who.cookie, proof).await,
+        303
+    );
     let fields = [("name", name), ("expiry", expiry)];
     let (s, html) = post_form(
         app,

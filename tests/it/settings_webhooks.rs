@@ -145,6 +145,12 @@ async fn the_pages_create_test_edit_and_delete_a_webhook_of_their_owner_only() {
     let rx = Receiver::start(&[]).await;
     let url = rx.url();
     let (c, t) = (ada.cookie.as_str(), Some(ada.csrf.as_str()));
+    // Adding a webhook asks for a session that confirmed who it is (see `access_confirm`).
+    let proof = ("password", crate::support::login::PASSWORD);
+    assert_eq!(
+        crate::recipient_auth::confirm_with(&app, c, proof).await,
+        303
+    );
 
     // Refused: no events; the form says so beside the boxes and keeps what was typed.
     let (s, html) = post_form(&app, "/settings/webhooks", c, t, &[("url", &url)]).await;

@@ -1,6 +1,8 @@
 //! `/settings/tokens`: the signed-in owner's API tokens. The list (name, prefix, created, last
 //! used, expiry), a form that creates one (a name and an expiry: never, 7, 30 or 90 days, or a
-//! date) whose answer shows the new token once, and a revocation per token. Both forms call
+//! date) whose answer shows the new token once, and a revocation per token. Making one asks
+//! for a session that confirmed who it is within the last few minutes (`/account/confirm`,
+//! then back to the form as typed) and mails the account a notice. Both forms call
 //! `identity::apikeys::manage`, the use cases of the admin CLI's `docket apikey`: the same
 //! checks, hashing and prefix; a token acts as its owner with every scope, as the CLI's keys.
 
@@ -18,8 +20,9 @@ use crate::core::db::now;
 use crate::core::error::{AppError, FieldError};
 use crate::core::timefmt::{human, iso8601};
 use crate::http::reply::{Format, error_response, page_as, redirect};
-use crate::http::session::{APP, Form, SignedIn, form_csrf, signed_in};
+use crate::http::session::{APP, Form, SignedIn, form_csrf, signed_in, with_query};
 use crate::http::state::AppState;
+use crate::identity::accounts::access::Source;
 use crate::identity::apikeys::ApiKey;
 use crate::identity::apikeys::manage::{self, Expiry, NewKey};
 
@@ -38,8 +41,14 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .then(
             |st: AppState, who: SignedIn, q: HashMap<String, String>| async move {
                 let done = notice(q.get("done")).map(str::to_string);
+                // Back from confirming who one is: the form as it was typed.
+                let typed = match q.contains_key("name") {
+                    true => Typed::of(&q),
+                    false => Typed::default(),
+                };
                 let view = View {
                     notice: done,
+                    typed,
                     ..View::default()
                 };
                 render(&st, who, StatusCode::OK, view).await
@@ -48,8 +57,9 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let create = warp::path!("settings" / "tokens")
         .and(warp::post())
         .and(s())
+        .and(crate::http::source())
         .and(form_csrf(&state, APP, BACK))
-        .then(|st, who, f| async move { create(st, who, f).await });
+        .then(|st, from, who, f| async move { create(st, from, who, f).await });
     let revoke = warp::path!("settings" / "tokens" / i64 / "revoke")
         .and(warp::post())
         .and(s())
@@ -66,13 +76,17 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
 }
 
 /// `POST /settings/tokens`: the page with the new token shown once, or the form with what to
-/// change.
-async fn create(state: AppState, who: SignedIn, form: Form) -> Response {
+/// change; a session that has not confirmed who it is recently is sent to do so first, and
+/// back to the form as it was typed.
+async fn create(state: AppState, from: Source, who: SignedIn, form: Form) -> Response {
     let t = now();
     let typed = Typed::of(&form);
     let made = match typed.expiry() {
         Ok(expiry) => match NewKey::check(&typed.name, expiry, t) {
-            Ok(new) => manage::create_own(&state.db, who.1.id, new, t).await,
+            Ok(new) => {
+                let owner = (who.0.clone(), who.1.id);
+                manage::create_own(&state.ctx(), owner, new, from, t).await
+            }
             Err(e) => Err(e),
         },
         Err(e) => Err(e),
@@ -91,6 +105,17 @@ async fn create(state: AppState, who: SignedIn, form: Form) -> Response {
             resp.headers_mut()
                 .insert("cache-control", http::HeaderValue::from_static("no-store"));
             resp
+        }
+        Err(e) if e.code() == "confirmation_required" => {
+            let back = with_query(
+                BACK,
+                &[
+                    ("name", Some(&typed.name)),
+                    ("expiry", Some(&typed.expiry)),
+                    ("date", Some(typed.date.as_str()).filter(|d| !d.is_empty())),
+                ],
+            );
+            redirect(&with_query("/account/confirm", &[("next", Some(&back))]))
         }
         Err(e) if e.status() == StatusCode::BAD_REQUEST => {
             let view = View {

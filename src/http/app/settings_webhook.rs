@@ -19,8 +19,9 @@ use super::timeline::{Stamp, human, stamp};
 use crate::core::error::AppError;
 use crate::core::lenient::Given;
 use crate::http::reply::{Format, error_response, page, page_as, redirect};
-use crate::http::session::{APP, Form, SignedIn, form_csrf, optional};
+use crate::http::session::{APP, Form, SignedIn, form_csrf, optional, with_query};
 use crate::http::state::AppState;
+use crate::identity::accounts::access::Source;
 use crate::identity::principal::Principal;
 use crate::integrations::request::{TestWebhookRequest, UpdateWebhookRequest};
 use crate::integrations::webhooks as manage;
@@ -58,21 +59,34 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::get())
         .and(s())
         .and(optional(&state))
-        .then(|id, st: AppState, who: Option<SignedIn>| async move {
-            let Some(who) = who else {
-                return sign_in_first(&format!("{BACK}/{id}/edit"));
-            };
-            let principal = Principal::browser(who.1.id);
-            match manage::get(&st.ctx(), &principal, id).await {
-                Ok(hook) => page(Ok(HookForm::new(&st, &who, Some(&hook)))),
-                Err(e) => error_response(&e, Format::Html),
-            }
-        });
+        .and(warp::query::<std::collections::HashMap<String, String>>())
+        .then(
+            |id,
+             st: AppState,
+             who: Option<SignedIn>,
+             q: std::collections::HashMap<String, String>| async move {
+                let Some(who) = who else {
+                    return sign_in_first(&format!("{BACK}/{id}/edit"));
+                };
+                let principal = Principal::browser(who.1.id);
+                match manage::get(&st.ctx(), &principal, id).await {
+                    // Back from confirming who one is: the form as it was typed.
+                    Ok(hook) if q.contains_key("url") => {
+                        page(Ok(
+                            HookForm::new(&st, &who, Some(&hook)).filled(&Typed::of(&q))
+                        ))
+                    }
+                    Ok(hook) => page(Ok(HookForm::new(&st, &who, Some(&hook)))),
+                    Err(e) => error_response(&e, Format::Html),
+                }
+            },
+        );
     let save = warp::path!("settings" / "webhooks" / i64)
         .and(warp::post())
         .and(s())
+        .and(crate::http::source())
         .and(form_csrf(&state, APP, BACK))
-        .then(|id, st, who, f| async move { save(st, who, id, f).await });
+        .then(|id, st, from, who, f| async move { save(st, from, who, id, f).await });
     let test = warp::path!("settings" / "webhooks" / i64 / "test")
         .and(warp::post())
         .and(s())
@@ -137,21 +151,27 @@ async fn after(
     }
 }
 
-/// `POST /settings/webhooks/{id}`: the change saved (back to the page), or the form again.
-async fn save(state: AppState, who: SignedIn, id: i64, form: Form) -> Response {
+/// `POST /settings/webhooks/{id}`: the change saved (back to the page), or the form again. A
+/// new address or switching it on asks for a session that confirmed who it is recently: to
+/// confirm first, then back to the form as it was typed.
+async fn save(state: AppState, from: Source, who: SignedIn, id: i64, form: Form) -> Response {
     let typed = Typed::of(&form);
     let request = UpdateWebhookRequest {
         url: typed.url(),
         events: typed.events(),
         enabled: Given::Valid(typed.enabled),
     };
-    let principal = Principal::browser(who.1.id);
+    let principal = Principal::browser_session(who.1.id, &who.0);
     let saved = match request.validate() {
-        Ok(change) => manage::update(&state.ctx(), &principal, id, change).await,
+        Ok(change) => manage::update(&state.ctx(), &principal, id, change, from).await,
         Err(e) => Err(e),
     };
     match saved {
         Ok(_) => redirect(&format!("{BACK}/{id}?done=saved")),
+        Err(e) if e.code() == "confirmation_required" => {
+            let back = typed.back_to(&format!("{BACK}/{id}/edit"));
+            redirect(&with_query("/account/confirm", &[("next", Some(&back))]))
+        }
         Err(e) if e.status() == StatusCode::BAD_REQUEST => {
             match manage::get(&state.ctx(), &principal, id).await {
                 Ok(hook) => HookForm::new(&state, &who, Some(&hook)).refused(&typed, &e),

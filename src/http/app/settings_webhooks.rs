@@ -1,6 +1,7 @@
 //! `/settings/webhooks`: the signed-in owner's webhooks. The list, the form of a new one
 //! (URL and events by checkboxes; its answer is the webhook's page with the secret shown once),
-//! and deletion. The forms call `integrations::webhooks`, the use cases of the API's
+//! and deletion. Adding one asks for a session that confirmed who it is within the last few
+//! minutes (`/account/confirm`, then back to the form as typed). The forms call `integrations::webhooks`, the use cases of the API's
 //! `/api/v1/webhooks`, with the request shapes the API reads, so a URL or an event list is
 //! refused in the same words on both.
 
@@ -16,8 +17,9 @@ use super::settings_webhook;
 use super::timeline::{Stamp, stamp};
 use crate::core::lenient::Given;
 use crate::http::reply::{Format, error_response, page, page_as, redirect};
-use crate::http::session::{APP, Form, SignedIn, form_csrf, signed_in};
+use crate::http::session::{APP, Form, SignedIn, form_csrf, signed_in, urlencode, with_query};
 use crate::http::state::AppState;
+use crate::identity::accounts::access::Source;
 use crate::identity::principal::Principal;
 use crate::integrations::request::CreateWebhookRequest;
 use crate::integrations::webhooks as manage;
@@ -45,15 +47,23 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::get())
         .and(s())
         .and(signed_in(&state, "/settings/webhooks/new"))
-        .then(|st: AppState, who: SignedIn| async move {
-            let form = HookForm::new(&st, &who, None);
-            page(Ok(form))
-        });
+        .and(warp::query::<std::collections::HashMap<String, String>>())
+        .then(
+            |st: AppState, who: SignedIn, q: std::collections::HashMap<String, String>| async move {
+                let form = HookForm::new(&st, &who, None);
+                // Back from confirming who one is: the form as it was typed.
+                match q.contains_key("url") {
+                    true => page(Ok(form.filled(&Typed::of(&q)))),
+                    false => page(Ok(form)),
+                }
+            },
+        );
     let create = warp::path!("settings" / "webhooks")
         .and(warp::post())
         .and(s())
+        .and(crate::http::source())
         .and(form_csrf(&state, APP, BACK))
-        .then(|st, who, f| async move { create(st, who, f).await });
+        .then(|st, from, who, f| async move { create(st, from, who, f).await });
     let delete = warp::path!("settings" / "webhooks" / i64 / "delete")
         .and(warp::post())
         .and(s())
@@ -210,14 +220,20 @@ impl HookForm {
             .collect();
     }
 
-    /// The form as posted, refused with `e`: 400 with the problems beside their fields.
-    pub fn refused(mut self, typed: &Typed, e: &crate::core::error::AppError) -> Response {
+    /// The form filled with what was typed.
+    pub fn filled(mut self, typed: &Typed) -> HookForm {
         self.url = typed.url.clone();
         self.enabled = typed.enabled;
         self.all = typed.all;
         self.choose(&typed.events);
-        self.problems = Problems::of(e);
-        page_as(StatusCode::BAD_REQUEST, Ok(self))
+        self
+    }
+
+    /// The form as posted, refused with `e`: 400 with the problems beside their fields.
+    pub fn refused(self, typed: &Typed, e: &crate::core::error::AppError) -> Response {
+        let mut form = self.filled(typed);
+        form.problems = Problems::of(e);
+        page_as(StatusCode::BAD_REQUEST, Ok(form))
     }
 }
 
@@ -255,28 +271,61 @@ impl Typed {
         }
     }
 
+    /// `path` with what was typed as its query, to come back to after confirming who one is
+    /// (read again by `of`).
+    pub fn back_to(&self, path: &str) -> String {
+        let mut pairs = vec![("url".to_string(), self.url.clone())];
+        if self.all {
+            pairs.push(("events".into(), "all".into()));
+        } else {
+            pairs.extend(
+                self.events
+                    .iter()
+                    .map(|e| (format!("event.{}", e.as_str()), "on".into())),
+            );
+        }
+        if self.enabled {
+            pairs.push(("enabled".into(), "on".into()));
+        }
+        let query: Vec<String> = pairs
+            .iter()
+            .map(|(k, v)| format!("{}={}", urlencode(k), urlencode(v)))
+            .collect();
+        format!("{path}?{}", query.join("&"))
+    }
+
     /// The events as a request shape's member.
     pub fn events(&self) -> Given<Vec<Given<Event>>> {
         Given::Valid(self.events.iter().copied().map(Given::Valid).collect())
     }
 }
 
-/// `POST /settings/webhooks`: the new webhook's page with its secret, or the form again.
-async fn create(state: AppState, who: SignedIn, form: Form) -> Response {
-    let typed = Typed::of(&form);
+/// `POST /settings/webhooks`: the new webhook's page with its secret, or the form again; a
+/// session that has not confirmed who it is recently is sent to do so first, and back to the
+/// form as it was typed.
+async fn create(state: AppState, from: Source, who: SignedIn, form: Form) -> Response {
+    let mut typed = Typed::of(&form);
+    typed.enabled = true;
     let request = CreateWebhookRequest {
         url: typed.url(),
         events: typed.events(),
         secret: Given::Absent,
     };
-    let principal = Principal::browser(who.1.id);
-    let max = state.config.max_webhooks_per_user;
+    let principal = Principal::browser_session(who.1.id, &who.0);
+    let limits = (state.config.max_webhooks_per_user, from);
     let made = match request.validate() {
-        Ok(new) => manage::create(&state.ctx(), &state.webhook_secrets, &principal, new, max).await,
+        Ok(new) => {
+            let secrets = &state.webhook_secrets;
+            manage::create(&state.ctx(), secrets, &principal, new, limits).await
+        }
         Err(e) => Err(e),
     };
     match made {
         Ok((hook, secret)) => settings_webhook::created(&state, who, hook, secret).await,
+        Err(e) if e.code() == "confirmation_required" => {
+            let back = typed.back_to("/settings/webhooks/new");
+            redirect(&with_query("/account/confirm", &[("next", Some(&back))]))
+        }
         Err(e) if e.status().is_client_error() && e.status() != StatusCode::NOT_FOUND => {
             HookForm::new(&state, &who, None).refused(&typed, &e)
         }

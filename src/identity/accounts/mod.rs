@@ -3,6 +3,7 @@
 //! password and the e-mail (`profile`), a forgotten password (`recovery`) and the one-time links
 //! both mail (`links`); creating, disabling and resetting accounts.
 
+pub mod access;
 pub mod admin;
 pub mod factors;
 pub mod links;

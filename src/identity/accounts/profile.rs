@@ -6,6 +6,7 @@
 
 use std::net::IpAddr;
 
+use super::access::{RevokeAll, Revoked};
 use super::links::{self, Purpose};
 use crate::core::context::Context;
 use crate::core::error::{AppError, FieldError};
@@ -91,15 +92,17 @@ pub fn check_new_password(new: &str, again: &str) -> Result<(), AppError> {
 
 /// Changes the password of `user`, signed in with `session`, from `current` (checked under the
 /// login throttle, from `address`) to `new` (typed twice). Every other session of the account
-/// ends; this one stays. Returns how many ended.
+/// ends; this one stays. With `revoke` (the person ticked "also revoke every API token,
+/// webhook and connected app"), those end too, in the same transaction. Returns how many
+/// sessions ended and what was revoked.
 pub async fn change_password(
     ctx: &Context,
     passwords: &PasswordChecks,
     (session, user): (String, &User),
     current: &str,
     (new, again): (&str, &str),
-    address: Option<IpAddr>,
-) -> Result<usize, AppError> {
+    (address, revoke): (Option<IpAddr>, Option<RevokeAll>),
+) -> Result<(usize, Option<Revoked>), AppError> {
     check_new_password(new, again)?;
     let right = sessions::login::recheck(&ctx.db, passwords, &user.email, current, address).await?;
     if right != Some(user.id) {
@@ -114,8 +117,11 @@ pub async fn change_password(
         .db
         .write(move |tx| {
             let ended = replace_password(tx, id, &phc, Some(&session), now())?;
-            notify(tx, &account(tx, id)?, "The password was changed", now())?;
-            Ok(ended)
+            let revoked = revoke.map(|r| r(tx, id, now())).transpose()?;
+            let what = "The password was changed";
+            let what = revoked.map_or_else(|| what.to_string(), |r| r.added_to(what));
+            notify(tx, &account(tx, id)?, &what, now())?;
+            Ok((ended, revoked))
         })
         .await?;
     ctx.workers.mail.wake();

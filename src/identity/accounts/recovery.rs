@@ -8,6 +8,7 @@
 
 use std::net::IpAddr;
 
+use super::access::{RevokeAll, Revoked};
 use super::links::{self, Purpose};
 use super::profile::{notify, replace_password};
 use crate::core::context::Context;
@@ -92,16 +93,19 @@ pub async fn target(ctx: &Context, token: String) -> Result<Option<String>, AppE
 }
 
 /// Uses the link `token` up to give its account the password `new` (already checked, see
-/// `profile::check_new_password`): every session ends, the account is told. The account's
-/// address; `None` when the link was used, expired or unknown.
+/// `profile::check_new_password`): every session ends, the account is told. With `revoke`
+/// (the person left "revoke every API token, webhook and connected app" ticked), everything
+/// else that acts for the account ends in the same transaction. The account's address and
+/// what was revoked; `None` when the link was used, expired or unknown.
 pub async fn reset(
     ctx: &Context,
     passwords: &PasswordChecks,
     token: String,
     new: String,
-) -> Result<Option<String>, AppError> {
+    revoke: Option<RevokeAll>,
+) -> Result<Option<(String, Option<Revoked>)>, AppError> {
     let phc = passwords.hash(new).await?;
-    let email = ctx
+    let done = ctx
         .db
         .write(move |tx| {
             let Some(l) = links::use_up(tx, Purpose::PasswordReset, &token, now())? else {
@@ -112,11 +116,13 @@ pub async fn reset(
                 return Ok(None);
             };
             replace_password(tx, l.user, &phc, None, now())?;
+            let revoked = revoke.map(|r| r(tx, l.user, now())).transpose()?;
             let what = "The password was reset with a link mailed to this address";
-            notify(tx, &user, what, now())?;
-            Ok(Some(user.email))
+            let what = revoked.map_or_else(|| what.to_string(), |r| r.added_to(what));
+            notify(tx, &user, &what, now())?;
+            Ok(Some((user.email, revoked)))
         })
         .await?;
     ctx.workers.mail.wake();
-    Ok(email)
+    Ok(done)
 }

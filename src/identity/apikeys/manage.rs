@@ -1,14 +1,18 @@
 //! The use cases on API keys, one implementation for both callers: the administrator's
 //! commands (`docket apikey ...`, blocking: the admin commands run without an async runtime)
-//! and the owner's own settings page (`/settings/tokens`, async). The name and the expiry are
+//! and the owner's own settings page (`/settings/tokens`, async, from a recently confirmed
+//! session, with a notice mailed to the account). The name and the expiry are
 //! checked here (`NewKey::check`), the key made, hashed and stored by the same code whichever
 //! asks. `now` is the caller's, so that a listing's states and a revocation agree on it.
 
 use super::{ApiKey, store};
+use crate::core::context::Context;
 use crate::core::crypto::SecretToken;
 use crate::core::db::{Conn, Db};
 use crate::core::error::{AppError, FieldError};
 use crate::core::ids::UserId;
+use crate::identity::accounts::access::{Source, notify_added};
+use crate::identity::sessions::confirm;
 
 /// The longest a key may live: ten years.
 pub const MAX_DAYS: u32 = 3650;
@@ -101,14 +105,48 @@ pub fn create(db: &Db, owner: Owner, new: NewKey, now: i64) -> Result<Created, A
     Ok(Created { key, stored })
 }
 
-/// Creates the key `new` of the signed-in `user` at `now` (the settings page).
-pub async fn create_own(db: &Db, user: UserId, new: NewKey, now: i64) -> Result<Created, AppError> {
+/// Creates the key `new` of the signed-in `user` at `now` (the settings page), in the browser
+/// session `session`, which must have confirmed who it is within the last few minutes
+/// (`sessions::confirm`; 401 `confirmation_required` otherwise, and nothing is made): a key
+/// outlives the session and every password change. The account is mailed a notice, saying
+/// where the request came from (`from`), in the same transaction.
+pub async fn create_own(
+    ctx: &Context,
+    (session, user): (String, UserId),
+    new: NewKey,
+    from: Source,
+    now: i64,
+) -> Result<Created, AppError> {
     let key = super::generate();
     let hashed = key.clone();
-    let stored = db
-        .write(move |tx| insert(tx, &Owner::User(user), &new, &hashed, now))
+    let undo = format!(
+        "revoke it in Settings, API tokens ({}/settings/tokens)",
+        ctx.app
+    );
+    let stored = ctx
+        .db
+        .write(move |tx| {
+            confirm::require(tx, &session, now)?;
+            let stored = insert(tx, &Owner::User(user), &new, &hashed, now)?;
+            let lasts = match stored.expires_at {
+                Some(t) => format!("that works until {}", crate::core::timefmt::human(t)),
+                None => "that never expires".to_string(),
+            };
+            let what = format!(
+                "An API token named \"{}\" {lasts}, with every permission of the account, was created",
+                stored.name
+            );
+            notify_added(tx, user, (&what, &undo), &from, now)?;
+            Ok(stored)
+        })
         .await?;
+    ctx.workers.mail.wake();
     Ok(Created { key, stored })
+}
+
+/// Revokes every live key of `user` at `now` (a new password, when its owner asks): how many.
+pub fn revoke_all(tx: &Conn, user: UserId, now: i64) -> Result<usize, AppError> {
+    store::revoke_all(tx, user, now)
 }
 
 /// Every key, or those of the user with e-mail `owner` (404 when there is none), oldest first.

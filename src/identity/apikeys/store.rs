@@ -87,6 +87,15 @@ pub fn revoke(conn: &Conn, id: i64, owner: Option<UserId>, now: i64) -> Result<A
     Ok(key)
 }
 
+/// Revokes every key of `user` not revoked yet at `now`; how many.
+pub fn revoke_all(conn: &Conn, user: UserId, now: i64) -> Result<usize, AppError> {
+    conn.note_revocation();
+    Ok(conn.execute(
+        "UPDATE api_keys SET revoked_at = ?2 WHERE user_id = ?1 AND revoked_at IS NULL",
+        params![user, now],
+    )?)
+}
+
 /// A live key of an enabled user, as presented.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Presented {

@@ -829,6 +829,26 @@ pub fn revoke_grant(tx: &Conn, user: UserId, grant: GrantId, now: i64) -> Result
     Ok(())
 }
 
+/// Revokes every live grant of `user` and every token of them (their webhooks go by the
+/// schema's trigger); how many grants.
+pub fn revoke_all_grants(tx: &Conn, user: UserId, now: i64) -> Result<usize, AppError> {
+    tx.note_revocation();
+    let live: Vec<GrantId> = {
+        let mut stmt =
+            tx.prepare("SELECT id FROM oauth_grants WHERE user_id = ?1 AND revoked_at IS NULL")?;
+        let rows = stmt.query_map([user], |r| r.get(0))?;
+        rows.collect::<Result<_, _>>()?
+    };
+    for grant in &live {
+        tx.execute(
+            "UPDATE oauth_grants SET revoked_at = ?2 WHERE id = ?1 AND revoked_at IS NULL",
+            params![grant, now],
+        )?;
+        revoke_grant_tokens(tx, *grant, now)?;
+    }
+    Ok(live.len())
+}
+
 #[cfg(test)]
 #[path = "store_tests.rs"]
 mod tests;

@@ -189,6 +189,42 @@ pub fn security_notice(name: &str, email: &str, what: &str) -> Composed {
     }
 }
 
+/// Something new may now act for `email`'s account or read its documents (`what`, e.g. "An
+/// API token named \"CI\" that never expires was created"), at `when` from `from` (the
+/// client's address and browser): what to do if it was not them (`undo`, where to remove it),
+/// and the password change that revokes all of it at once.
+pub fn access_notice(
+    name: &str,
+    email: &str,
+    what: &str,
+    when: &str,
+    from: &str,
+    undo: &str,
+) -> Composed {
+    let line = format!("{what} on your Docket account {email}.");
+    let facts = format!("When: {when}\nFrom: {from}");
+    let after = format!(
+        "If this was you, there is nothing to do. If it was not, someone is signed in to your \
+         account: {undo}, then change your password and tick \"Also revoke every API token, \
+         webhook and connected app\" (or reset it with \"Forgot password?\", which offers \
+         the same)."
+    );
+    Composed {
+        subject: one_line("Your Docket account: new access was added"),
+        text: format!("{}\n\n{line}\n\n{facts}\n\n{after}\n", greeting(name)),
+        html: page(
+            &escape_html(&greeting(name)),
+            &format!(
+                "<p>{}</p>\n<p>{}</p>\n",
+                escape_html(&line),
+                paragraph(&facts)
+            ),
+            None,
+            &format!("<p style=\"color:#666\">{}</p>\n", escape_html(&after)),
+        ),
+    }
+}
+
 /// The document is signed by everyone; the sealed PDF is attached by the caller.
 pub fn completed(title: &str, recipient_name: &str) -> Composed {
     let line = format!("Everyone has signed \"{title}\". The signed PDF is attached.");

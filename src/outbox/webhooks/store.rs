@@ -200,6 +200,22 @@ pub fn update(tx: &Conn, who: Visible, id: i64, change: &Change) -> Result<Webho
     Ok(hook)
 }
 
+/// Switches off every endpoint of the owner `user` (not those of an app's grant, which go with
+/// the grant) that is on, and fails their queued deliveries with `why`, the note their log
+/// shows: nothing more is posted to them until the owner switches them on again. How many.
+pub fn switch_off_owned(tx: &Conn, user: UserId, why: &str) -> Result<usize, AppError> {
+    tx.execute(
+        "UPDATE webhook_deliveries SET status = 'FAILED', last_error = ?2
+          WHERE status = 'PENDING'
+            AND webhook_id IN (SELECT id FROM webhooks WHERE user_id = ?1 AND grant_id IS NULL)",
+        params![user, why],
+    )?;
+    Ok(tx.execute(
+        "UPDATE webhooks SET enabled = 0 WHERE user_id = ?1 AND grant_id IS NULL AND enabled = 1",
+        [user],
+    )?)
+}
+
 /// The user's live endpoints subscribed to `event`: the owner's, and those of apps whose grant
 /// is live while the user is enabled (a revoked grant's are already gone; this is the second
 /// lock on that door).
