@@ -284,6 +284,7 @@ fn app_state(
             max_upload_bytes: config.max_upload_bytes,
             upload_url_ttl: config.upload_url_ttl,
             max_webhooks_per_user: config.max_webhooks_per_user,
+            direct_link_max_open: config.direct_link_max_open,
             tls: config.tls_on(),
         }),
         public_url: Arc::new(public_url.clone()),
@@ -307,8 +308,8 @@ fn app_state(
     })
 }
 
-/// Starts the mail and webhook workers, the mail queue's pruning, the blob sweep and the
-/// sealer; the sender stops them.
+/// Starts the mail and webhook workers, the mail queue's pruning, the blob sweep, the
+/// direct-link expiry and the sealer; the sender stops them.
 fn spawn_workers(
     config: &Config,
     state: &AppState,
@@ -349,11 +350,19 @@ fn spawn_workers(
     );
     let prune =
         crate::outbox::mail::prune::run(state.db.clone(), config.mail_retention, stop.clone());
+    let expiry = crate::signing::workflow::direct_expiry::Expiry {
+        db: state.db.clone(),
+        blobs: state.blobs.clone(),
+        workers: state.workers.clone(),
+        app: state.app_base(),
+        after: config.direct_link_expiry,
+    };
     let workers = vec![
         tokio::spawn(mail_worker.run(stop.clone())),
         tokio::spawn(prune),
         tokio::spawn(webhook_worker.run(stop.clone())),
         tokio::spawn(sweep),
+        tokio::spawn(expiry.run(stop.clone())),
         tokio::spawn(sealer.run(stop)),
     ];
     // The large block the allocator keeps for reuse goes back to the system when idle.

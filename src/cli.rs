@@ -306,6 +306,23 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(u64).range(crate::core::retry::Lease::MIN_SECS..=86_400))]
     pub queue_lease: Option<u64>,
 
+    /// Days a document started through a template's direct link may wait with nobody having
+    /// signed it; then it is removed (its link stops working)
+    #[arg(long, env = "DOCKET_DIRECT_LINK_EXPIRY_DAYS", default_value_t = 7, value_name = "DAYS",
+          value_parser = clap::value_parser!(u64).range(1..=3650))]
+    pub direct_link_expiry_days: u64,
+
+    /// Seconds instead of --direct-link-expiry-days (for tests)
+    #[arg(long, env = "DOCKET_DIRECT_LINK_EXPIRY_SECS", hide = true, value_name = "SECS",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub direct_link_expiry_secs: Option<u64>,
+
+    /// Documents started through one template's direct link that may wait unsigned at once;
+    /// past it the link answers 503 (busy) and starts nothing
+    #[arg(long, env = "DOCKET_DIRECT_LINK_MAX_OPEN", default_value_t = crate::signing::workflow::direct::MAX_OPEN,
+          value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub direct_link_max_open: u32,
+
     /// Open connections at most; more are accepted and closed at once
     #[arg(long, env = "DOCKET_MAX_CONNECTIONS", default_value_t = 1024, value_name = "N",
           value_parser = clap::value_parser!(u64).range(1..=1_000_000))]

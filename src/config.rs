@@ -95,6 +95,10 @@ pub struct Config {
     pub mail_retention: std::time::Duration,
     /// How long the blob sweep leaves a temp file or a blob with no row (`blob::sweep::GRACE`).
     pub orphan_grace: std::time::Duration,
+    /// How long a direct link's visitor document may wait unsigned before it is removed.
+    pub direct_link_expiry: std::time::Duration,
+    /// A template's visitor documents that may wait unsigned at once.
+    pub direct_link_max_open: u32,
     /// Connection caps and timeouts.
     pub limits: crate::http::server::limits::Limits,
     /// Reverse proxies whose forwarding headers name the client.
@@ -319,6 +323,11 @@ impl Config {
             retry_base: std::time::Duration::from_millis(args.retry_base_ms),
             mail_retention: std::time::Duration::from_secs(args.mail_retention_days * 86_400),
             orphan_grace: std::time::Duration::from_secs(args.orphan_grace_secs),
+            direct_link_expiry: std::time::Duration::from_secs(
+                args.direct_link_expiry_secs
+                    .unwrap_or(args.direct_link_expiry_days * 86_400),
+            ),
+            direct_link_max_open: args.direct_link_max_open,
             limits: connection_limits(args),
             trusted_proxies,
             render: render_limits(args),
@@ -491,6 +500,8 @@ mod tests {
         assert_eq!(c.max_webhooks_per_user, 20);
         assert_eq!(c.retry_base.as_secs(), 30);
         assert_eq!(c.orphan_grace, crate::core::blob::sweep::GRACE);
+        assert_eq!(c.direct_link_expiry.as_secs(), 7 * 86_400);
+        assert_eq!(c.direct_link_max_open, 100);
     }
 
     #[test]

@@ -155,7 +155,8 @@ async fn start(
     if let Err(e) = spend(&state, &origin).await {
         return error_response(&e, Format::Html);
     }
-    match start_document(&state.ctx(), token.clone(), typed.clone(), origin.clone()).await {
+    let (ctx, max_open) = (state.ctx(), state.config.direct_link_max_open);
+    match start_document(&ctx, token.clone(), typed.clone(), origin.clone(), max_open).await {
         Ok(signing) => redirect(&format!("/sign/{signing}")),
         Err(e @ AppError::BadRequest { .. }) => {
             shown(&state, token, c, origin, &typed, &Problems::of(&e)).await

@@ -20,6 +20,8 @@ pub struct Settings {
     /// How long a signed upload URL stays valid, in seconds.
     pub upload_url_ttl: i64,
     pub max_webhooks_per_user: u32,
+    /// A template's direct-link documents that may wait unsigned at once.
+    pub direct_link_max_open: u32,
     /// The server speaks HTTPS itself (cookies are then `Secure`).
     pub tls: bool,
 }

@@ -16,7 +16,7 @@ use crate::support::webhook::Receiver;
 /// A template from the 3-page PDF: a placeholder signer (who visitors become) with a
 /// signature field, and a second signer (`second`: an address, or none for a placeholder),
 /// and a CC. Answers the template id and the recipients' ids in that order.
-async fn template(api: &Api, second: Option<&str>) -> (i64, Vec<i64>) {
+pub(crate) async fn template(api: &Api, second: Option<&str>) -> (i64, Vec<i64>) {
     let (s, up) =
         crate::template_editing::upload(api, "Volunteer agreement", fixture("mixed-sizes-3p.pdf"))
             .await;
@@ -52,7 +52,7 @@ async fn template(api: &Api, second: Option<&str>) -> (i64, Vec<i64>) {
 }
 
 /// `PUT /api/v1/templates/{id}/direct-link` with `body`.
-async fn set(api: &Api, id: i64, body: Value) -> (u16, Value) {
+pub(crate) async fn set(api: &Api, id: i64, body: Value) -> (u16, Value) {
     api.call(
         M::PUT,
         &format!("/api/v1/templates/{id}/direct-link"),
@@ -63,7 +63,12 @@ async fn set(api: &Api, id: i64, body: Value) -> (u16, Value) {
 
 /// The visitor's form at `path`, posted with `name` and `email` (and the page's own token):
 /// status, `Location` and the page.
-async fn visit(app: &TestApp, path: &str, name: &str, email: &str) -> (u16, String, String) {
+pub(crate) async fn visit(
+    app: &TestApp,
+    path: &str,
+    name: &str,
+    email: &str,
+) -> (u16, String, String) {
     let form = LoginForm::open(app, path).await;
     let mut fields = form.fields.clone();
     fields.push(("name".into(), name.into()));
@@ -71,7 +76,7 @@ async fn visit(app: &TestApp, path: &str, name: &str, email: &str) -> (u16, Stri
     post(app, path, &form.cookie, &fields).await
 }
 
-async fn post(
+pub(crate) async fn post(
     app: &TestApp,
     path: &str,
     cookie: &str,
@@ -88,12 +93,12 @@ async fn post(
     answer_of(resp).await
 }
 
-fn count(app: &TestApp, sql: &str) -> i64 {
+pub(crate) fn count(app: &TestApp, sql: &str) -> i64 {
     app.db().query_row(sql, [], |r| r.get(0)).unwrap()
 }
 
 /// The messages queued so far: (kind, to) in order.
-fn mails(app: &TestApp) -> Vec<(String, String)> {
+pub(crate) fn mails(app: &TestApp) -> Vec<(String, String)> {
     let db = app.db();
     let rows: Vec<(String, String)> = db
         .query_map(
@@ -355,7 +360,7 @@ async fn a_stranger_signs_through_the_direct_link_and_the_document_goes_on_to_th
 }
 
 /// A post to a page that answers 404 (no form to read): status, location, body.
-async fn visit_without_page(app: &TestApp, path: &str) -> (u16, String, String) {
+pub(crate) async fn visit_without_page(app: &TestApp, path: &str) -> (u16, String, String) {
     let fields = vec![
         ("name".to_string(), "X".to_string()),
         ("email".into(), "x@example.com".into()),

@@ -1,4 +1,7 @@
 //! SQL for the `blobs` table: a row exists for every committed file something refers to.
+//! One file may be referred to by several rows: the documents made from a template share its
+//! PDF (`share`), so a row that stops referring to a file `release`s it, and the file goes only
+//! once nothing refers to it any more.
 
 use crate::core::db::Conn;
 use crate::params;
@@ -15,10 +18,45 @@ pub fn insert_pdf(conn: &Conn, blob: &StoredBlob, now: i64) -> Result<(), AppErr
     Ok(())
 }
 
-/// Forgets a file's row; the file itself is removed after the transaction commits.
+/// Forgets a file's row; the file itself is removed after the transaction commits. Only for a
+/// file nothing else can refer to (a sealed PDF that lost its race); otherwise `release`.
 pub fn delete(conn: &Conn, id: &str) -> Result<(), AppError> {
     conn.execute("DELETE FROM blobs WHERE id = ?1", [id])?;
     Ok(())
+}
+
+/// Makes the transactions that start or stop referring to file `id` take turns (PostgreSQL;
+/// SQLite has one writer), so that a `release` sees every reference committed before it, and
+/// a `share` never refers to a row a `release` is removing. Call before reading what refers
+/// to the file.
+pub fn hold(conn: &Conn, id: &str) -> Result<(), AppError> {
+    conn.serialize_on(&format!("blob:{id}"))?;
+    Ok(())
+}
+
+/// Call after a row stopped referring to file `id` (it was deleted, or took another file):
+/// removes the file's row when no template, document (its PDF or its sealed PDF) or queued
+/// mail refers to it any more, and answers whether it did, i.e. whether the file itself is to
+/// be removed after the transaction commits. A file still in use stays, row and all.
+pub fn release(conn: &Conn, id: &str) -> Result<bool, AppError> {
+    hold(conn, id)?;
+    let n = conn.execute(
+        "DELETE FROM blobs WHERE id = ?1
+            AND NOT EXISTS (SELECT 1 FROM templates WHERE blob_id = ?1)
+            AND NOT EXISTS (SELECT 1 FROM documents WHERE blob_id = ?1)
+            AND NOT EXISTS (SELECT 1 FROM documents WHERE sealed_blob_id = ?1)
+            AND NOT EXISTS (SELECT 1 FROM mail_queue WHERE attachment_blob = ?1)",
+        [id],
+    )?;
+    Ok(n > 0)
+}
+
+/// `release` of `blob`, if any: the file to remove after commit, if it is to go.
+pub fn released(conn: &Conn, blob: Option<&str>) -> Result<Option<String>, AppError> {
+    match blob {
+        Some(b) if release(conn, b)? => Ok(Some(b.to_string())),
+        _ => Ok(None),
+    }
 }
 
 /// The SHA-256 (hex) of file `id`, as recorded when it was stored.

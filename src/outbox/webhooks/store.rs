@@ -216,16 +216,17 @@ pub fn switch_off_owned(tx: &Conn, user: UserId, why: &str) -> Result<usize, App
     )?)
 }
 
-/// The user's live endpoints subscribed to `event`: the owner's, and those of apps whose grant
-/// is live while the user is enabled (a revoked grant's are already gone; this is the second
-/// lock on that door).
+/// The user's live endpoints subscribed to `event` while the user is enabled: the owner's,
+/// and those of apps whose grant is live (a revoked grant's are already gone; this is the
+/// second lock on that door). A disabled user's endpoints get nothing new: nothing of a
+/// disabled account acts.
 pub fn subscribed(conn: &Conn, user: UserId, event: Event) -> Result<Vec<Webhook>, AppError> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM webhooks w
            JOIN users u ON u.id = w.user_id
            LEFT JOIN oauth_grants g ON g.id = w.grant_id
           WHERE w.user_id = ?1 AND w.enabled = 1
-            AND (w.grant_id IS NULL OR (g.revoked_at IS NULL AND u.disabled_at IS NULL))
+            AND u.disabled_at IS NULL AND (w.grant_id IS NULL OR g.revoked_at IS NULL)
           ORDER BY w.id"
     ))?;
     let rows = stmt.query_map([user], webhook)?;

@@ -159,7 +159,7 @@ pub async fn delete(
                 ));
             }
             let mut view = DocumentView::of(&doc, &app);
-            let outcome = store::delete(tx, &doc, now())?;
+            let (outcome, file) = store::delete(tx, &doc, now())?;
             if outcome == Deleted::Cancelled {
                 let owner = owner_email(tx, user)?;
                 let actor = origin.actor(&owner, None);
@@ -167,7 +167,7 @@ pub async fn delete(
                 crate::signing::documents::notify::cancelled(tx, id, &app, now())?;
                 view = DocumentView::of(&store::load(tx, id)?, &app);
             }
-            Ok((view, outcome, doc.blob_id))
+            Ok((view, outcome, file))
         })
         .await?;
     match outcome {

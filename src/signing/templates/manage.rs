@@ -119,7 +119,7 @@ pub async fn get(ctx: &Context, who: &Principal, id: TemplateId) -> Result<Templ
         .await
 }
 
-/// Deletes the template and its file; documents generated from it keep their own copies.
+/// Deletes the template and, unless documents made from it still use it, its file.
 /// Answers the template as it was.
 pub async fn delete(
     ctx: &Context,
@@ -132,8 +132,8 @@ pub async fn delete(
         .write(move |tx| {
             let t = store::owned(tx, user, id)?;
             let view = TemplateView::of(&t);
-            store::delete(tx, &t)?;
-            Ok((view, t.blob_id))
+            let file = store::delete(tx, &t)?;
+            Ok((view, file))
         })
         .await?;
     if let Some(b) = blob.and_then(|b| BlobId::parse(&b)) {
@@ -211,8 +211,8 @@ pub async fn create_document(
 }
 
 /// `POST /api/v1/templates/{id}/generate-document`: a DRAFT copy of the template
-/// (recipients as the request names them, fields, meta, and a copy of the PDF), created as
-/// documents are (DOCUMENT_CREATED queued). Answers its id and recipients.
+/// (recipients as the request names them, fields, meta, and the template's PDF, shared),
+/// created as documents are (DOCUMENT_CREATED queued). Answers its id and recipients.
 pub async fn generate(
     ctx: &Context,
     who: &Principal,
@@ -220,7 +220,7 @@ pub async fn generate(
     body: GenerateRequest,
 ) -> Result<Generated, AppError> {
     let user = who.user_id;
-    // Check first, so a bad request or a template without a file copies nothing.
+    // Check first, so a bad request or a template without a file starts no transaction.
     let b = body.clone();
     let source = ctx
         .db
@@ -233,17 +233,15 @@ pub async fn generate(
                 .ok_or_else(super::no_file)
         })
         .await?;
-    let copy = super::copy_blob_async(&ctx.blobs, &source).await?;
     let app = ctx.app.clone();
     let data_id = crate::signing::documents::new_data_id();
-    let file = copy.clone();
-    let result = ctx
+    let (document_id, external_id, recipients) = ctx
         .db
         .write(move |tx| {
             let tier = crate::identity::users::store::tier(tx, user)?;
             let t = now();
             let source = source.as_str();
-            let doc = super::generate(tx, user, id, &body, tier, source, &file, &data_id, t)?;
+            let doc = super::generate(tx, user, id, &body, tier, source, &data_id, t)?;
             let view = DocumentView::of(&crate::signing::documents::store::load(tx, doc)?, &app);
             let owner = crate::signing::documents::audit::owner_email(tx, user)?;
             let actor = crate::signing::documents::audit::Actor {
@@ -253,20 +251,12 @@ pub async fn generate(
             crate::signing::documents::notify::created(tx, &view, &actor, t)?;
             Ok((doc, view.external_id, view.recipients))
         })
-        .await;
+        .await?;
     ctx.workers.webhooks.wake();
-    match result {
-        Ok((document_id, external_id, recipients)) => {
-            let briefs: Vec<RecipientBrief> = recipients.iter().map(RecipientBrief::from).collect();
-            Ok(Generated {
-                document_id,
-                external_id,
-                recipients: briefs.links_shown_if(who.sees_signing_links()),
-            })
-        }
-        Err(e) => {
-            ctx.discard_blob(copy.id).await;
-            Err(e)
-        }
-    }
+    let briefs: Vec<RecipientBrief> = recipients.iter().map(RecipientBrief::from).collect();
+    Ok(Generated {
+        document_id,
+        external_id,
+        recipients: briefs.links_shown_if(who.sees_signing_links()),
+    })
 }

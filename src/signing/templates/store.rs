@@ -94,10 +94,12 @@ pub fn owned(conn: &Conn, user: UserId, id: TemplateId) -> Result<Template, AppE
 }
 
 /// The template whose direct link has the token `token` (turned on or not), with its
-/// recipients and fields.
+/// recipients and fields; `None` while its owner is disabled (nothing of a disabled account
+/// acts: the link answers as an unknown one and starts nothing).
 pub fn by_direct_token(conn: &Conn, token: &str) -> Result<Option<Template>, AppError> {
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM templates t WHERE t.direct_link_token = ?1"
+        "SELECT {COLUMNS} FROM templates t JOIN users u ON u.id = t.user_id
+          WHERE t.direct_link_token = ?1 AND u.disabled_at IS NULL"
     ))?;
     match stmt.query_row([token], from_row).optional()? {
         Some(t) => Ok(Some(complete_aggregate(conn, t)?)),
@@ -185,18 +187,19 @@ pub fn insert(
     Ok(id)
 }
 
-/// Deletes the template with its recipients, fields and file row (the blob id to remove after
-/// commit is the row's). Documents generated from it keep theirs (`template_id` becomes NULL).
-pub fn delete(tx: &Conn, t: &Template) -> Result<(), AppError> {
-    tx.execute("DELETE FROM templates WHERE id = ?1", [t.id])?;
+/// Deletes the template with its recipients and fields, and releases its file: answers the
+/// blob to remove after commit, if nothing else refers to it. Documents made from it keep
+/// theirs, the same file (`template_id` becomes NULL).
+pub fn delete(tx: &Conn, t: &Template) -> Result<Option<String>, AppError> {
     if let Some(b) = &t.blob_id {
-        crate::core::blob::rows::delete(tx, b)?;
+        crate::core::blob::rows::hold(tx, b)?;
     }
-    Ok(())
+    tx.execute("DELETE FROM templates WHERE id = ?1", [t.id])?;
+    crate::core::blob::rows::released(tx, t.blob_id.as_deref())
 }
 
-/// Records an uploaded file on the template; returns the replaced blob's id (its file can go:
-/// generated documents hold copies).
+/// Records an uploaded file on the template; returns the replaced blob's id when its file can
+/// go (documents made from the template still refer to it otherwise).
 pub fn set_file(
     tx: &Conn,
     template: TemplateId,
@@ -214,15 +217,15 @@ pub fn set_file(
     let Some(old) = old else {
         return Err(AppError::not_found("template"));
     };
+    if let Some(o) = &old {
+        crate::core::blob::rows::hold(tx, o)?;
+    }
     crate::core::blob::rows::insert_pdf(tx, blob, now)?;
     tx.execute(
         "UPDATE templates SET blob_id = ?2, page_sizes = ?3, updated_at = ?4 WHERE id = ?1",
         params![template, blob.id.as_str(), page_sizes, now],
     )?;
-    if let Some(o) = &old {
-        crate::core::blob::rows::delete(tx, o)?;
-    }
-    Ok(old)
+    crate::core::blob::rows::released(tx, old.as_deref())
 }
 
 /// Writes a template's settings (`PATCH /api/v1/templates/{id}`), each kept when `None`.

@@ -2,7 +2,10 @@
 //! link itself): a copy of the template owned by its owner, with the visitor as the link's
 //! recipient, sent at once by `flow::send` in the same transaction. The visitor then signs
 //! first and alone (`current_turn`). Each client address may start `PER_ADDRESS` documents an
-//! hour, and each template `PER_TEMPLATE`.
+//! hour, and each template `PER_TEMPLATE`; at most `max_open` of a template's visitor
+//! documents may wait unsigned at once (`--direct-link-max-open`), and those left unsigned
+//! are removed after `--direct-link-expiry-days` (`direct_expiry`). The document shares the
+//! template's stored PDF: a visit stores no file.
 
 use serde_json::json;
 
@@ -17,7 +20,7 @@ use crate::signing::documents::check::Check;
 use crate::signing::documents::{DocumentView, audit::Origin, notify, store as documents};
 use crate::signing::templates::direct::{field_error, open};
 use crate::signing::templates::generate_request::GenerateRequest;
-use crate::signing::templates::{copy_blob_async, generate, no_file};
+use crate::signing::templates::{generate, no_file};
 
 /// Documents one client address may start through direct links in `WINDOW`.
 pub const PER_ADDRESS: i64 = 10;
@@ -25,6 +28,10 @@ pub const PER_ADDRESS: i64 = 10;
 pub const PER_TEMPLATE: i64 = 100;
 /// The window both are counted in, in seconds.
 pub const WINDOW: i64 = 3600;
+/// Visitor documents of one template that may wait unsigned at once, by default.
+pub const MAX_OPEN: u32 = 100;
+/// What a visitor past `max_open` is told to wait before trying again, in seconds.
+pub const BUSY_RETRY_AFTER: u64 = 600;
 /// The longest name a visitor may give.
 const MAX_NAME: usize = 200;
 
@@ -62,15 +69,17 @@ impl Visitor {
 }
 
 /// Starts a document for `visitor` through direct link `token`: a copy of the template owned
-/// by its owner, with the visitor as the link's recipient, sent (nobody is e-mailed yet: the
-/// visitor signs first). Answers the visitor's signing token. 404 for a link that does not
-/// work, 400 for the visitor's own mistakes, 409 when the template is not ready, 429 past the
-/// limits (counted before anything is copied).
+/// by its owner (sharing its PDF), with the visitor as the link's recipient, sent (nobody is
+/// e-mailed yet: the visitor signs first). Answers the visitor's signing token. 404 for a link
+/// that does not work (its owner disabled too), 400 for the visitor's own mistakes, 409 when
+/// the template is not ready, 429 past the hourly limits, 503 with `Retry-After` while
+/// `max_open` of the template's visitor documents wait unsigned (nothing stored).
 pub async fn start(
     ctx: &Context,
     token: String,
     visitor: Visitor,
     origin: Origin,
+    max_open: u32,
 ) -> Result<String, AppError> {
     let (name, email) = visitor.check()?;
     let (tok, address) = (token.clone(), email.as_str().to_string());
@@ -110,25 +119,27 @@ pub async fn start(
             }
         })
         .await?;
-    let copy = copy_blob_async(&ctx.blobs, &source).await?;
-    let (file, app) = (copy.clone(), ctx.app.clone());
+    let app = ctx.app.clone();
     let data_id = crate::signing::documents::new_data_id();
-    let result = ctx
+    let signing_token = ctx
         .db
         .write(move |tx| {
+            // Visitors of one template take turns here, so the count below stays exact.
+            tx.serialize_on(&format!("direct-link:{template}"))?;
             let t = open(tx, &token)?;
             let me = t
                 .direct_link_recipient
                 .ok_or_else(|| AppError::not_found("link"))?;
+            if documents::visitors::open_count(tx, t.id)? >= i64::from(max_open) {
+                return Err(busy());
+            }
             let body: GenerateRequest = serde_json::from_value(json!({
                 "recipients": [{"id": me, "name": name, "email": email.as_str()}]
             }))
             .map_err(|e| AppError::internal(format!("direct link request: {e}")))?;
             let tier = crate::identity::users::store::tier(tx, t.user_id)?;
             let (source, at) = (source.as_str(), now());
-            let doc = generate(
-                tx, t.user_id, t.id, &body, tier, source, &file, &data_id, at,
-            )?;
+            let doc = generate(tx, t.user_id, t.id, &body, tier, source, &data_id, at)?;
             let (rid, signing_token) = documents::recipients::mark_direct(tx, doc, email.as_str())?;
             let view = DocumentView::of(&documents::load(tx, doc)?, &app);
             let actor = origin.actor(email.as_str(), Some(rid));
@@ -138,13 +149,19 @@ pub async fn start(
             notify::event(tx, doc, Hook::DocumentSent, &app, at)?;
             Ok(signing_token)
         })
-        .await;
-    if result.is_err() {
-        ctx.discard_blob(copy.id).await;
-    }
-    let signing_token = result?;
+        .await?;
     ctx.workers.notices();
     Ok(signing_token)
+}
+
+/// 503: the template's visitor documents waiting unsigned are at their bound. Not 429: it is
+/// the link that is full, whoever asks, and it frees as visitors sign or their documents
+/// expire.
+fn busy() -> AppError {
+    AppError::Overloaded {
+        retry_after: BUSY_RETRY_AFTER,
+        message: "this link is busy: too many documents started through it are waiting to be signed; please try again later".into(),
+    }
 }
 
 /// A send refused for what the template lacks, as the visitor may read it: 409, since only the

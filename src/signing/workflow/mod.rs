@@ -6,6 +6,7 @@
 pub mod answers;
 pub mod auth;
 pub mod direct;
+pub mod direct_expiry;
 pub mod flow;
 pub mod invites;
 pub mod link;

@@ -5,6 +5,7 @@
 pub mod fields;
 pub mod listing;
 pub mod recipients;
+pub mod visitors;
 
 use crate::core::ids::{DocumentId, TemplateId, UserId};
 use crate::params;
@@ -227,7 +228,7 @@ pub fn insert(
 /// What `DELETE /api/v1/documents/{id}` did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Deleted {
-    /// A draft: gone, with its file (the blob id to remove after commit).
+    /// A draft: gone, its file released (`delete` answers the blob to remove after commit).
     Removed,
     /// Pending: now CANCELLED, its signing links dead.
     Cancelled,
@@ -235,17 +236,18 @@ pub enum Deleted {
     Hidden,
 }
 
-pub fn delete(tx: &Conn, doc: &Document, now: i64) -> Result<Deleted, AppError> {
+/// Deletes, cancels or hides `doc` by its status; with a removed draft, the blob to remove
+/// after commit when nothing else refers to its file (a document made from a template shares
+/// the template's).
+pub fn delete(tx: &Conn, doc: &Document, now: i64) -> Result<(Deleted, Option<String>), AppError> {
     match doc.status {
         Status::Draft => {
             tx.execute(
                 "DELETE FROM documents WHERE id = ?1 AND status = 'DRAFT'",
                 [doc.id],
             )?;
-            if let Some(b) = &doc.blob_id {
-                crate::core::blob::rows::delete(tx, b)?;
-            }
-            Ok(Deleted::Removed)
+            let file = crate::core::blob::rows::released(tx, doc.blob_id.as_deref())?;
+            Ok((Deleted::Removed, file))
         }
         Status::Pending => {
             if !set_status(tx, doc.id, Status::Pending, Status::Cancelled, now)? {
@@ -253,19 +255,20 @@ pub fn delete(tx: &Conn, doc: &Document, now: i64) -> Result<Deleted, AppError> 
                     "the document changed state; try again".into(),
                 ));
             }
-            Ok(Deleted::Cancelled)
+            Ok((Deleted::Cancelled, None))
         }
         _ => {
             tx.execute(
                 "UPDATE documents SET hidden = 1, updated_at = ?2 WHERE id = ?1",
                 params![doc.id, now],
             )?;
-            Ok(Deleted::Hidden)
+            Ok((Deleted::Hidden, None))
         }
     }
 }
 
-/// Records an uploaded file on a draft (checked in SQL); returns the replaced blob's id.
+/// Records an uploaded file on a draft (checked in SQL); returns the replaced blob's id when
+/// its file can go (nothing else refers to it: a template's file stays).
 pub fn set_file(
     tx: &Conn,
     doc: DocumentId,
@@ -290,10 +293,24 @@ pub fn set_file(
         "UPDATE documents SET blob_id = ?2, page_sizes = ?3, updated_at = ?4 WHERE id = ?1 AND status = 'DRAFT'",
         params![doc, blob.id.as_str(), page_sizes, now],
     )?;
-    if let Some(o) = &old {
-        crate::core::blob::rows::delete(tx, o)?;
-    }
-    Ok(old)
+    crate::core::blob::rows::released(tx, old.as_deref())
+}
+
+/// Makes file `blob`, already recorded (a template's), new draft `doc`'s too: the document
+/// refers to the same stored file instead of a copy. The caller holds the blob
+/// (`rows::hold`) since before it read that the file is there.
+pub fn share_file(
+    tx: &Conn,
+    doc: DocumentId,
+    blob: &str,
+    page_sizes: &str,
+    now: i64,
+) -> Result<(), AppError> {
+    tx.execute(
+        "UPDATE documents SET blob_id = ?2, page_sizes = ?3, updated_at = ?4 WHERE id = ?1 AND status = 'DRAFT'",
+        params![doc, blob, page_sizes, now],
+    )?;
+    Ok(())
 }
 
 /// Marks the document changed now.

@@ -217,11 +217,15 @@ pub fn delete(tx: &Conn, parent: Parent, id: RecipientId) -> Result<(), AppError
 }
 
 /// The document and recipient a signing token names; `None` for an unknown token (also a
-/// template's recipient).
+/// template's recipient) and while the document's owner is disabled: nothing of a disabled
+/// account acts, so its links answer as unknown ones until it is enabled again.
 pub fn by_token(conn: &Conn, token: &str) -> Result<Option<(DocumentId, RecipientId)>, AppError> {
     Ok(conn
         .query_row(
-            "SELECT document_id, id FROM recipients WHERE token = ?1 AND document_id IS NOT NULL",
+            "SELECT r.document_id, r.id FROM recipients r
+               JOIN documents d ON d.id = r.document_id
+               JOIN users u ON u.id = d.user_id
+              WHERE r.token = ?1 AND u.disabled_at IS NULL",
             [token],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
