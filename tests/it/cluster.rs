@@ -18,7 +18,7 @@ const EMAIL: &str = "ada@example.com";
 
 /// Three nodes sharing the first one's database and, with `DOCKET_TEST_BLOB_URL` (an S3
 /// bucket, tests/s3/moto.sh), a prefix of their own in that bucket.
-pub async fn three_nodes(extra: &[&str]) -> Vec<TestApp> {
+async fn three_nodes(extra: &[&str]) -> Vec<TestApp> {
     let first = tempfile::tempdir().unwrap();
     let url = postgres_for(&first.path().join("data")).expect("on PostgreSQL");
     let mut args = vec!["--tls", "off", "--database-url", url.as_str()];
