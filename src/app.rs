@@ -35,6 +35,8 @@ pub struct Running {
     stop: Option<oneshot::Sender<()>>,
     task: JoinHandle<()>,
     renewal: Option<JoinHandle<()>>,
+    /// Hears the revocations other nodes commit (PostgreSQL only; `core::db::notices`).
+    notices: Option<JoinHandle<()>>,
     /// The mail and webhook workers, and the signal that stops them.
     workers: Vec<JoinHandle<()>>,
     stop_workers: tokio::sync::watch::Sender<bool>,
@@ -49,6 +51,9 @@ impl Running {
         let _ = (&mut self.task).await;
         if let Some(r) = self.renewal.take() {
             r.abort();
+        }
+        if let Some(n) = self.notices.take() {
+            n.abort();
         }
         // Each finishes the message in hand (a send is bounded by its timeouts); one that
         // hangs anyway is dropped: its state is in the database and is redone at the next start.
@@ -71,6 +76,7 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
     let public_url = config.resolve_public_url(addr);
     let app_url = config.app_url.clone().unwrap_or_else(|| public_url.clone());
     let stores = open_stores(&config, &data, &public_url).await?;
+    let notices = stores.db.listen_for_revocations();
     let names = config.tls_names(&public_url);
     let secrets = stores.secrets.clone();
     let tls = load_tls(&config, &secrets, &data, &names).await?;
@@ -130,6 +136,7 @@ pub async fn start(config: Config) -> Result<Running, StartupError> {
         stop: Some(stop_tx),
         task,
         renewal,
+        notices,
         workers,
         stop_workers,
     })

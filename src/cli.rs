@@ -334,9 +334,10 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
     pub max_connections_per_ip: u64,
 
-    /// Close a connection with no request in flight after this many quiet seconds (also a new
-    /// one that sends nothing, and one whose client takes none of a response for that long)
-    #[arg(long, env = "DOCKET_IDLE_TIMEOUT_SECS", default_value_t = 30, value_name = "SECS",
+    /// Close a kept-alive connection with no request in flight after this many quiet seconds
+    /// (advertised a little shorter in `Keep-Alive: timeout=`); a new one that sends nothing,
+    /// and one whose client takes none of a response, after this or 30 s, the shorter
+    #[arg(long, env = "DOCKET_IDLE_TIMEOUT_SECS", default_value_t = 120, value_name = "SECS",
           value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub idle_timeout_secs: u64,
 

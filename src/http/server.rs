@@ -23,13 +23,15 @@ use tokio_rustls::TlsAcceptor;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use self::activity::{Activity, Busy, Tracked, Watched};
+use self::activity::{Activity, Busy, Timeouts, Tracked, Watched};
 use self::limits::{Limits, Refused, Slot, Slots};
 use self::progress::{Stalled, Timed};
 use crate::{http::middleware, http::middleware::Options};
 
 pub const DRAIN_LIMIT: Duration = Duration::from_secs(10);
 const HANDSHAKE_LIMIT: Duration = Duration::from_secs(10);
+/// How long a new connection may take to bring its first request (and a client to start
+/// taking a response): slow-client defences that do not grow with the keep-alive idle timeout.
 const HEADER_READ_LIMIT: Duration = Duration::from_secs(30);
 
 /// Serves `routes` on `listener` until `shutdown` resolves, then drains open connections.
@@ -94,11 +96,14 @@ const READ_BUFFER: usize = 248 * 1024;
 fn http_builder(limits: &Limits) -> Builder<TokioExecutor> {
     let mut builder = Builder::new(TokioExecutor::new());
     // hyper starts this timer when it waits for a request head, also between keep-alive
-    // requests: it is the HTTP/1 idle timeout too, so it is never longer than `limits.idle`.
+    // requests. The idle close is `activity::watch`'s, which never closes a connection with a
+    // request arriving; this timer comes later (the idle time, then the head's limit), so it
+    // only ends a head trickled in after a wait (slow-client defence) and never races the idle
+    // close. A new connection's first request is bounded by `watch` (`Timeouts::first`).
     builder
         .http1()
         .timer(TokioTimer::new())
-        .header_read_timeout(HEADER_READ_LIMIT.min(limits.idle))
+        .header_read_timeout(limits.idle + HEADER_READ_LIMIT)
         .max_buf_size(READ_BUFFER);
     builder
 }
@@ -153,7 +158,7 @@ struct Server {
 impl Server {
     /// Serves one connection (after the TLS handshake, when on) while it holds its `slot`.
     async fn connection(self, stream: TcpStream, peer: SocketAddr, _slot: Slot, watcher: Watcher) {
-        let activity = Activity::new();
+        let activity = Activity::new(Some(std::os::fd::AsRawFd::as_raw_fd(&stream)));
         let stream = Watched::new(stream, Arc::clone(&activity));
         match &self.tls {
             None => self.http(stream, peer, activity, watcher).await,
@@ -173,16 +178,22 @@ impl Server {
     {
         let service = warp::service(self.routes.clone());
         let (opts, limits) = (self.opts.clone(), self.limits);
+        let keep_alive = keep_alive_value(limits.idle);
         let act = Arc::clone(&activity);
         let svc = hyper::service::service_fn(move |req: hyper::Request<Incoming>| {
             let routes = service.clone();
             let opts = opts.clone();
             let busy = Busy::new(&act);
             let stalled = Stalled::default();
+            let http1 = req.version() < hyper::Version::HTTP_2;
             let mut req = req.map(|b| Timed::new(b, limits.body, stalled.clone()));
             req.extensions_mut().insert(stalled);
+            let keep_alive = keep_alive.clone();
             async move {
-                let resp = middleware::handle(routes, req, peer, &opts).await;
+                let mut resp = middleware::handle(routes, req, peer, &opts).await;
+                if http1 {
+                    advertise_idle(&mut resp, keep_alive);
+                }
                 Ok::<_, std::convert::Infallible>(resp.map(|b| Tracked::new(b, busy)))
             }
         });
@@ -190,12 +201,33 @@ impl Server {
             .builder
             .serve_connection_with_upgrades(TokioIo::new(io), svc);
         let conn = watcher.watch(conn.into_owned());
-        if activity::watch(conn, &activity, limits.idle)
-            .await
-            .is_none()
-        {
+        let timeouts = Timeouts {
+            idle: limits.idle,
+            first: HEADER_READ_LIMIT.min(limits.idle),
+        };
+        if activity::watch(conn, &activity, timeouts).await.is_none() {
             tracing::debug!(peer = %peer.ip(), "idle connection closed");
         }
+    }
+}
+
+/// `timeout=N` for the `Keep-Alive` header: the idle timeout a client may count on
+/// (`activity::advertised`).
+fn keep_alive_value(idle: Duration) -> hyper::header::HeaderValue {
+    let value = format!("timeout={}", activity::advertised(idle));
+    hyper::header::HeaderValue::from_str(&value).expect("digits are a header value")
+}
+
+/// Tells an HTTP/1 client how long the connection may stay idle (`Keep-Alive: timeout=`, which
+/// browsers, Node's agents and others use to retire it first), unless it is being closed.
+fn advertise_idle(resp: &mut Response, value: hyper::header::HeaderValue) {
+    let headers = resp.headers_mut();
+    let closing = headers
+        .get_all(hyper::header::CONNECTION)
+        .iter()
+        .any(|v| v.to_str().is_ok_and(|v| v.eq_ignore_ascii_case("close")));
+    if !closing {
+        headers.insert(hyper::header::HeaderName::from_static("keep-alive"), value);
     }
 }
 

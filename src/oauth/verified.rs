@@ -11,7 +11,8 @@
 //!   entries each: a full shard first drops its entries past their trust, then one more.
 //! - **Trusted for `TRUST_FOR` (one second) from the moment its database read began**: a
 //!   revocation committed by another node (or the admin CLI, another process) is seen within
-//!   that second, whatever this process knows.
+//!   that second, whatever this process hears of it (usually far sooner: on PostgreSQL its
+//!   notice moves the epoch here, `core::db::notices`).
 //! - **Labelled with the revocation epoch** read before that database read
 //!   (`Db::revocation_epoch`): a revocation committed by this process moves the epoch on
 //!   (`Conn::note_revocation`), and an entry of an older epoch is not used, so the next request

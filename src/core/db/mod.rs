@@ -8,6 +8,7 @@ mod conn;
 pub mod counts;
 mod dialect;
 pub mod migrate;
+mod notices;
 mod pg;
 mod pg_async;
 pub mod pg_migrate;
@@ -120,6 +121,8 @@ enum Backend {
         pool: r2d2::Pool<pg::Manager>,
         /// The async client's connections for point reads (`pg_async`).
         fast: std::sync::Arc<pg_async::Fast>,
+        /// Makes the connection that hears other processes' revocations (`notices`).
+        notices: std::sync::Arc<notices::Listener>,
     },
 }
 
@@ -211,6 +214,7 @@ impl Db {
         }
         let watcher = first.is_err().then(|| manager.clone());
         let fast = std::sync::Arc::new(manager.point_reads());
+        let notices = std::sync::Arc::new(manager.notices());
         drop(first);
         let pool = r2d2::Pool::builder()
             .max_size(max_connections)
@@ -221,7 +225,11 @@ impl Db {
             .map_err(|e| failed(e.to_string()))?;
         let db = Db {
             turns: turns(max_connections),
-            backend: Backend::Postgres { pool, fast },
+            backend: Backend::Postgres {
+                pool,
+                fast,
+                notices,
+            },
             revocations: revocations::Revocations::new(),
         };
         db.write_blocking_pg(move |c| pg_migrate::check_or_run(c, migrate))
@@ -365,6 +373,17 @@ impl Db {
         self.revocations.current()
     }
 
+    /// On PostgreSQL, starts hearing the revocations other processes commit (`notices`), until
+    /// the task is aborted; on SQLite, nothing to hear (`None`): another process writing the
+    /// same file (the admin CLI) is seen within `REVOCATION_SETTLES`.
+    pub fn listen_for_revocations(&self) -> Option<tokio::task::JoinHandle<()>> {
+        let Backend::Postgres { notices, .. } = &self.backend else {
+            return None;
+        };
+        let run = notices.clone().run(self.revocations.clone());
+        Some(tokio::spawn(run))
+    }
+
     /// Runs `f` inside a write transaction and returns its result once that transaction is
     /// committed. With SQLite it runs on the writer thread in its own savepoint (when it fails,
     /// only its changes are undone) and writes that arrive together share one transaction
@@ -397,7 +416,7 @@ impl Db {
         F: Fn(&Conn<'_>) -> Result<T, AppError> + Send + 'static,
         T: Send + 'static,
     {
-        let Backend::Postgres { pool, fast } = &self.backend else {
+        let Backend::Postgres { pool, fast, .. } = &self.backend else {
             return self.write(f).await;
         };
         // Boxed for the reason `point_read`'s PostgreSQL path is.
@@ -414,6 +433,10 @@ impl Db {
             client.limit_statements(None);
             if conn.noted_revocation() {
                 revocations.committed();
+                // The statement was its own transaction: its notice goes in one of its own.
+                if let Err(e) = notices::publish(&conn, &revocations) {
+                    tracing::warn!(error = %e, "a revocation's notice to the other nodes was not sent; they see it within a second");
+                }
             }
             out
         })
@@ -468,7 +491,14 @@ impl Db {
         let conn = Conn::postgres(&client);
         conn.execute_batch("BEGIN")?;
         let outcome = catch_unwind(AssertUnwindSafe(|| f(&conn)))
-            .unwrap_or_else(|_| Err(AppError::internal("a database write panicked")));
+            .unwrap_or_else(|_| Err(AppError::internal("a database write panicked")))
+            .and_then(|value| {
+                // Told to the other processes with the COMMIT (`notices`).
+                if conn.noted_revocation() {
+                    notices::publish(&conn, &self.revocations)?;
+                }
+                Ok(value)
+            });
         match outcome {
             Ok(value) => {
                 let committed = conn.execute_batch("COMMIT");

@@ -203,6 +203,12 @@ impl Manager {
         super::pg_async::Fast::new(self.url.clone(), self.tls.clone())
     }
 
+    /// The maker of the connection that hears revocation notices, to the same database with
+    /// the same TLS.
+    pub fn notices(&self) -> super::notices::Listener {
+        super::notices::Listener::new(self.url.async_config.clone(), self.tls.clone())
+    }
+
     /// A connection, and what it turned out to be: whether its TLS handshake ran is known
     /// only on this side (the server's `pg_stat_ssl` would say "encrypted" for a proxy that
     /// took plain text from docket and TLS to the server).

@@ -1,9 +1,11 @@
 //! The revocation epoch of one `Db`: a counter that moves on after every committed write whose
 //! store code revoked a credential (`Conn::note_revocation`). Whatever this process verified
 //! against the database under an older epoch is no longer trusted, so a revocation made here is
-//! seen by this process's next request at once. Other nodes and the admin CLI, other
-//! processes, are not told: the verified-credential cache (`oauth::verified`) trusts an entry
-//! for at most `SETTLES`, and the CLI's revoking commands wait that long before they answer.
+//! seen by this process's next request at once. On PostgreSQL the other processes (nodes, the
+//! admin CLI) are told too (`notices.rs`), and a notice from one moves the epoch here. A notice
+//! can be lost, so the verified-credential cache (`oauth::verified`) trusts an entry for at most
+//! `SETTLES` whatever it hears, and the CLI's revoking commands wait that long before they
+//! answer.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -26,6 +28,9 @@ pub struct Epoch {
 pub struct Revocations {
     db: u64,
     n: AtomicU64,
+    /// Names this process's revocation notices (`notices.rs`), so that it skips its own: random,
+    /// as the processes sharing a database may run on different machines.
+    origin: u64,
 }
 
 impl Revocations {
@@ -34,6 +39,7 @@ impl Revocations {
         Arc::new(Revocations {
             db: NEXT.fetch_add(1, Ordering::Relaxed),
             n: AtomicU64::new(0),
+            origin: rand::random(),
         })
     }
 
@@ -46,7 +52,13 @@ impl Revocations {
         }
     }
 
-    /// A revocation was committed: called after the COMMIT and before its request is answered.
+    /// What this process's revocation notices carry.
+    pub fn origin(&self) -> u64 {
+        self.origin
+    }
+
+    /// A revocation was committed: called after the COMMIT and before its request is answered,
+    /// and when another process's notice of one is heard (or may have been missed).
     pub fn committed(&self) {
         self.n.fetch_add(1, Ordering::SeqCst);
     }

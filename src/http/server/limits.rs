@@ -16,8 +16,9 @@ pub struct Limits {
     pub max_connections: usize,
     /// Open connections at most from one address (IPv6: one /64).
     pub max_per_ip: usize,
-    /// A connection with no request in flight and no bytes moving for this long is closed; so is
-    /// one whose client has not taken any of the response for this long.
+    /// A connection with no request in flight and no bytes moving for this long is closed
+    /// (a new one that brings no request, or one whose client takes none of a response, after
+    /// at most 30 s).
     pub idle: Duration,
     /// A request body that brings no new bytes for this long is answered 408 and the
     /// connection closed.
@@ -29,7 +30,7 @@ impl Default for Limits {
         Limits {
             max_connections: 1024,
             max_per_ip: 64,
-            idle: Duration::from_secs(30),
+            idle: Duration::from_secs(120),
             body: Duration::from_secs(30),
         }
     }
