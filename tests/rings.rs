@@ -34,6 +34,7 @@ const INSIDE: &[(&str, &[&str])] = &[
         "core",
         &[
             "large_blocks",
+            "disk_space",
             "error",
             "crypto",
             "timefmt",

@@ -75,6 +75,7 @@ pub(crate) async fn insert(
     app: App,
     max: u32,
 ) -> Result<Webhook, AppError> {
+    ctx.admit_new_work()?;
     let sealed = secrets.seal(secret)?;
     let (url, owner) = (url.to_string(), visible(who));
     ctx.db

@@ -31,6 +31,7 @@ mod credential_cache;
 mod dashboard;
 mod dashboard_browser;
 mod direct_links;
+mod disk_space;
 mod documenso_compat;
 mod documenso_examples;
 mod document_page_browser;

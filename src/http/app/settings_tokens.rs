@@ -72,7 +72,7 @@ async fn create(state: AppState, who: SignedIn, form: Form) -> Response {
     let typed = Typed::of(&form);
     let made = match typed.expiry() {
         Ok(expiry) => match NewKey::check(&typed.name, expiry, t) {
-            Ok(new) => manage::create_own(&state.db, who.1.id, new, t).await,
+            Ok(new) => manage::create_own(&state.db, &state.disk, who.1.id, new, t).await,
             Err(e) => Err(e),
         },
         Err(e) => Err(e),

@@ -101,8 +101,16 @@ pub fn create(db: &Db, owner: Owner, new: NewKey, now: i64) -> Result<Created, A
     Ok(Created { key, stored })
 }
 
-/// Creates the key `new` of the signed-in `user` at `now` (the settings page).
-pub async fn create_own(db: &Db, user: UserId, new: NewKey, now: i64) -> Result<Created, AppError> {
+/// Creates the key `new` of the signed-in `user` at `now` (the settings page); new work, so
+/// refused (507) while the disk is low.
+pub async fn create_own(
+    db: &Db,
+    disk: &crate::core::disk_space::DiskSpace,
+    user: UserId,
+    new: NewKey,
+    now: i64,
+) -> Result<Created, AppError> {
+    disk.admit_new_work()?;
     let key = super::generate();
     let hashed = key.clone();
     let stored = db

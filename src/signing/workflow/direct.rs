@@ -72,6 +72,7 @@ pub async fn start(
     visitor: Visitor,
     origin: Origin,
 ) -> Result<String, AppError> {
+    ctx.admit_new_work()?;
     let (name, email) = visitor.check()?;
     let (tok, address) = (token.clone(), email.as_str().to_string());
     let (template, source) = ctx
