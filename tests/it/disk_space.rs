@@ -131,7 +131,10 @@ fn log_lines(mut server: BinServer) -> Vec<Value> {
 }
 
 fn message(line: &Value) -> &str {
-    line["fields"]["message"].as_str().unwrap_or_default()
+    line["message"]
+        .as_str()
+        .or(line["fields"]["message"].as_str())
+        .unwrap_or_default()
 }
 
 /// No error line, and at most `warnings` about the disk.
