@@ -312,6 +312,7 @@ fn app_state(
             rp: relying_party,
         },
         id_tokens,
+        disk: crate::core::disk_space::DiskSpace::watch(data.root(), config.min_free_bytes),
     })
 }
 
@@ -372,6 +373,7 @@ fn spawn_workers(
         tokio::spawn(expiry.run(stop.clone())),
         tokio::spawn(sealer.run(stop)),
     ];
+    tokio::spawn(state.disk.clone().watch_forever());
     // The large block the allocator keeps for reuse goes back to the system when idle.
     #[cfg(target_os = "linux")]
     tokio::spawn(async {

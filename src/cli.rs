@@ -185,6 +185,14 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(u64).range(1..=4096))]
     pub max_upload_mb: u64,
 
+    /// Free space (MiB) the data directory's file system must keep: below it new work
+    /// (uploads, documents, templates, keys) gets 507 while reads, downloads and documents
+    /// already out for signing go on; a quarter of it is held in a reserve file until then.
+    /// 0 turns both off
+    #[arg(long, env = "DOCKET_MIN_FREE_MB", default_value_t = 256, value_name = "N",
+          value_parser = clap::value_parser!(u64).range(0..=(1 << 40)))]
+    pub min_free_mb: u64,
+
     /// API requests a minute per credential (API key or access token); 0 turns the limit off
     #[arg(
         long,

@@ -70,6 +70,8 @@ pub struct Config {
     /// Where blobs live (`--blob-url`).
     pub blob_url: crate::core::blob::BlobUrl,
     pub max_upload_bytes: u64,
+    /// Below this many free bytes in the data directory new work is refused (0: never).
+    pub min_free_bytes: u64,
     pub lifetimes: crate::oauth::tokens::Lifetimes,
     pub rotate_refresh_tokens: bool,
     pub rate_limit: u64,
@@ -301,6 +303,7 @@ impl Config {
             blob_url: crate::core::blob::BlobUrl::parse(&args.blob_url)
                 .map_err(|e| StartupError::Config(format!("--blob-url {e}")))?,
             max_upload_bytes: args.max_upload_mb * 1024 * 1024,
+            min_free_bytes: args.min_free_mb << 20,
             lifetimes: crate::oauth::tokens::Lifetimes {
                 access: args.access_token_ttl,
                 refresh: args.refresh_token_ttl,

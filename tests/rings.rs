@@ -35,6 +35,7 @@ const INSIDE: &[(&str, &[&str])] = &[
         &[
             "large_blocks",
             "client_address",
+            "disk_space",
             "error",
             "crypto",
             "timefmt",

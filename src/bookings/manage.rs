@@ -33,6 +33,7 @@ pub async fn create(
     who: &Principal,
     req: &CreateRequest,
 ) -> Result<Booking, AppError> {
+    ctx.admit_new_work()?;
     let new = super::validate_new(req)?;
     let (user, uid) = (who.user_id, super::new_uid());
     let booking = ctx

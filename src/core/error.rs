@@ -66,6 +66,11 @@ pub enum AppError {
     /// A bounded resource (password checks) is busy: 503 with `Retry-After`.
     #[error("{message}")]
     Overloaded { retry_after: u64, message: String },
+    /// The disk is low (new work refused below `--min-free-mb`) or a write found it full: 507
+    /// with `Retry-After` (`disk_space`). Not logged per request: the disk watch warns once a
+    /// minute.
+    #[error("{0}")]
+    InsufficientStorage(String),
     /// A bug or an environment failure; the cause is logged, the client sees a generic message.
     #[error("internal error: {0}")]
     Internal(String),
@@ -145,6 +150,7 @@ impl AppError {
             AppError::Unavailable(_) | AppError::Overloaded { .. } => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
+            AppError::InsufficientStorage(_) => StatusCode::INSUFFICIENT_STORAGE,
             AppError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -167,6 +173,7 @@ impl AppError {
             AppError::TooManyRequests { .. } => "rate_limited",
             AppError::Unavailable(_) => "unavailable",
             AppError::Overloaded { .. } => "overloaded",
+            AppError::InsufficientStorage(_) => "insufficient_storage",
             AppError::Internal(_) => "internal_error",
         }
     }
@@ -194,8 +201,35 @@ impl AppError {
 #[error("the file storage is unavailable; try again later")]
 pub struct StorageUnavailable;
 
+impl From<crate::core::disk_space::Low> for AppError {
+    fn from(low: crate::core::disk_space::Low) -> Self {
+        AppError::InsufficientStorage(low.to_string())
+    }
+}
+
+impl AppError {
+    /// A write that found no room (ENOSPC, a quota, SQLITE_FULL): the disk watch is told, and
+    /// the request gets 507 like new work refused below the threshold.
+    pub fn disk_full() -> Self {
+        crate::core::disk_space::note_full();
+        AppError::InsufficientStorage(
+            "the server's disk is full; try again once space has been freed".into(),
+        )
+    }
+}
+
+/// Whether `e` says the file system had no room for a write.
+pub fn is_disk_full(e: &std::io::Error) -> bool {
+    e.kind() == std::io::ErrorKind::StorageFull
+        || e.kind() == std::io::ErrorKind::QuotaExceeded
+        || matches!(e.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT))
+}
+
 impl From<std::io::Error> for AppError {
     fn from(e: std::io::Error) -> Self {
+        if is_disk_full(&e) {
+            return AppError::disk_full();
+        }
         if let Some(u) = e
             .get_ref()
             .and_then(|inner| inner.downcast_ref::<StorageUnavailable>())
@@ -215,6 +249,21 @@ mod tests {
         let e = AppError::internal("disk /secret/path failed");
         assert_eq!(e.status(), StatusCode::INTERNAL_SERVER_ERROR);
         assert!(!e.public_message().contains("/secret/path"));
+    }
+
+    #[test]
+    fn a_full_disk_is_507_with_its_own_code_not_an_internal_error() {
+        for e in [
+            std::io::Error::from_raw_os_error(libc::ENOSPC),
+            std::io::Error::from_raw_os_error(libc::EDQUOT),
+            std::io::Error::from(std::io::ErrorKind::StorageFull),
+        ] {
+            let mapped = AppError::from(e);
+            assert_eq!(mapped.status(), StatusCode::INSUFFICIENT_STORAGE);
+            assert_eq!(mapped.code(), "insufficient_storage");
+        }
+        let other = AppError::from(std::io::Error::from_raw_os_error(libc::EIO));
+        assert_eq!(other.status(), StatusCode::INTERNAL_SERVER_ERROR);
     }
 
     #[test]

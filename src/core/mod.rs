@@ -1,7 +1,7 @@
 //! The lowest ring: storage (the database and blob stores), errors, cryptography, secrets and
 //! keys, time, retries and the embedded assets. Knows nothing of users, documents or HTTP.
 //! Inside it the modules have an order of their own, lowest first: large_blocks, client_address,
-//! error, crypto, timefmt, html, datadir, lenient, db, ids, retry, settings, version, assets,
+//! disk_space, error, crypto, timefmt, html, datadir, lenient, db, ids, retry, settings, version, assets,
 //! secrets, keyring, tls, outbound, ratelimit, blob, context (each uses only those before it;
 //! `tests/rings.rs`).
 
@@ -12,6 +12,7 @@ pub mod context;
 pub mod crypto;
 pub mod datadir;
 pub mod db;
+pub mod disk_space;
 pub mod error;
 pub mod html;
 pub mod ids;

@@ -20,7 +20,7 @@ pub enum Format {
 /// JSON for the APIs and machine endpoints, HTML for the pages people visit.
 pub fn format_for(path: &str) -> Format {
     let json_prefixes = ["/api/", "/.well-known/"];
-    let json_paths = ["/api", "/healthz", "/listBookings"];
+    let json_paths = ["/api", "/healthz", "/readyz", "/listBookings"];
     // A signing link's page is HTML; the calls it makes under `/sign/<token>/` are JSON.
     let signing_call = path
         .strip_prefix("/sign/")
@@ -93,6 +93,12 @@ pub fn error_response(err: &AppError, format: Format) -> Response {
         }
         AppError::Overloaded { retry_after, .. } => {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(*retry_after));
+        }
+        AppError::InsufficientStorage(_) => {
+            headers.insert(
+                header::RETRY_AFTER,
+                HeaderValue::from(crate::core::disk_space::RETRY_AFTER_SECS),
+            );
         }
         AppError::TooManyRequests { retry_after, limit } => {
             headers.insert(header::RETRY_AFTER, HeaderValue::from(*retry_after));
@@ -347,6 +353,10 @@ mod tests {
             let r = error_response(&busy, format);
             assert_eq!(r.status(), 503);
             assert_eq!(r.headers()[header::RETRY_AFTER], "2");
+            let full = AppError::InsufficientStorage("full".into());
+            let r = error_response(&full, format);
+            assert_eq!(r.status(), 507);
+            assert_eq!(r.headers()[header::RETRY_AFTER], "60");
         }
     }
 

@@ -78,6 +78,8 @@ pub struct Services {
     pub factors: crate::identity::factors::Verifier,
     /// Signs OpenID Connect ID tokens.
     pub id_tokens: Arc<crate::oauth::oidc::IdTokens>,
+    /// Free space in the data directory (`--min-free-mb`).
+    pub disk: crate::core::disk_space::DiskSpace,
 }
 
 impl Services {
@@ -102,6 +104,7 @@ impl Services {
             blobs: self.blobs.clone(),
             workers: self.workers.clone(),
             app: self.app_base(),
+            disk: self.disk.clone(),
         }
     }
 }

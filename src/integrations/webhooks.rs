@@ -75,6 +75,7 @@ pub(crate) async fn insert(
     app: App,
     (max, from): (u32, Source),
 ) -> Result<Webhook, AppError> {
+    ctx.admit_new_work()?;
     let sealed = secrets.seal(secret)?;
     let (url, owner, caller) = (url.to_string(), visible(who), who.clone());
     let undo = undo(ctx);

@@ -107,6 +107,7 @@ pub async fn receive(
     max: u64,
     origin: crate::signing::documents::audit::Origin,
 ) -> Result<Attached, AppError> {
+    ctx.admit_new_work()?;
     let (stored, sizes, pages) = store_checked(ctx, bytes, max).await?;
     let blob = stored.clone();
     let result = ctx
@@ -159,6 +160,7 @@ pub async fn create_with_file(
     max: u64,
     origin: crate::signing::documents::audit::Origin,
 ) -> Result<Attached, AppError> {
+    ctx.admit_new_work()?;
     let (stored, sizes, pages) = store_checked(ctx, bytes, max).await?;
     let (user, app) = (who.user_id, ctx.app.clone());
     let blob = stored.clone();

@@ -35,6 +35,7 @@ mod dashboard_browser;
 mod direct_link_storage;
 mod direct_links;
 mod disabled_owner;
+mod disk_space;
 mod documenso_compat;
 mod documenso_examples;
 mod document_page_browser;

@@ -1,5 +1,6 @@
 //! How database errors reach a request: a transient one (busy, a lost connection) is a 503, a
-//! unique-constraint violation can become a 409, anything else is a 500 whose cause is logged.
+//! unique-constraint violation can become a 409, a full disk is a 507 (like new work refused
+//! below `--min-free-mb`), anything else is a 500 whose cause is logged.
 
 use crate::core::error::AppError;
 
@@ -7,6 +8,9 @@ impl From<super::Error> for AppError {
     fn from(e: super::Error) -> Self {
         if e.is_transient() {
             return AppError::Unavailable("the database is busy; try again".into());
+        }
+        if e.is_disk_full() {
+            return AppError::disk_full();
         }
         AppError::Internal(format!("database: {e}"))
     }
@@ -46,5 +50,23 @@ mod tests {
         let err = c.execute("INSERT INTO t VALUES (1)", []).unwrap_err();
         let mapped = conflict_on_unique(err, "already there");
         assert_eq!(mapped.status(), StatusCode::CONFLICT);
+    }
+
+    /// SQLite out of room (a page limit stands in for the disk) is 507, not a 500.
+    #[test]
+    fn a_full_database_is_insufficient_storage() {
+        let c = crate::core::db::Conn::sqlite_memory();
+        c.execute_batch("CREATE TABLE t(x); PRAGMA max_page_count = 3;")
+            .unwrap();
+        let err = (0..100)
+            .find_map(|_| {
+                c.execute("INSERT INTO t VALUES (randomblob(2000))", [])
+                    .err()
+            })
+            .expect("the database fills up");
+        assert!(err.is_disk_full(), "{err}");
+        let mapped = AppError::from(err);
+        assert_eq!(mapped.status(), StatusCode::INSUFFICIENT_STORAGE);
+        assert_eq!(mapped.code(), "insufficient_storage");
     }
 }

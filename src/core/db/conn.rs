@@ -61,6 +61,18 @@ impl Error {
         }
     }
 
+    /// The database had no room for the write: SQLite's SQLITE_FULL (the disk, or the file
+    /// system, is full) or PostgreSQL's `disk_full` class (53100).
+    pub fn is_disk_full(&self) -> bool {
+        match self {
+            Error::Sqlite(rusqlite::Error::SqliteFailure(code, _)) => {
+                code.code == rusqlite::ErrorCode::DiskFull
+            }
+            Error::Postgres(e) => e.code() == Some(&postgres::error::SqlState::DISK_FULL),
+            _ => false,
+        }
+    }
+
     /// The database could not take the work now (locked, a serialization conflict, or its
     /// connection is gone): worth a 503 and a retry, not a 500.
     pub fn is_transient(&self) -> bool {

@@ -109,7 +109,8 @@ pub fn create(db: &Db, owner: Owner, new: NewKey, now: i64) -> Result<Created, A
 /// session `session`, which must have confirmed who it is within the last few minutes
 /// (`sessions::confirm`; 401 `confirmation_required` otherwise, and nothing is made): a key
 /// outlives the session and every password change. The account is mailed a notice, saying
-/// where the request came from (`from`), in the same transaction.
+/// where the request came from (`from`), in the same transaction. New work, so refused (507)
+/// while the disk is low.
 pub async fn create_own(
     ctx: &Context,
     (session, user): (String, UserId),
@@ -117,6 +118,7 @@ pub async fn create_own(
     from: Source,
     now: i64,
 ) -> Result<Created, AppError> {
+    ctx.admit_new_work()?;
     let key = super::generate();
     let hashed = key.clone();
     let undo = format!(

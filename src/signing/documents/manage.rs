@@ -39,6 +39,7 @@ pub async fn create(
     doc: CreateDocument,
     origin: Origin,
 ) -> Result<Created, AppError> {
+    ctx.admit_new_work()?;
     let (user, app) = (who.user_id, ctx.app.clone());
     let data_id = super::new_data_id();
     let d = data_id.clone();

@@ -183,6 +183,7 @@ pub async fn duplicate(
     who: &Principal,
     id: TemplateId,
 ) -> Result<TemplateView, AppError> {
+    ctx.admit_new_work()?;
     let user = who.user_id;
     let source = ctx
         .db

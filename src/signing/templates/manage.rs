@@ -37,6 +37,7 @@ pub async fn create(
     who: &Principal,
     t: super::CreateTemplate,
 ) -> Result<Created, AppError> {
+    ctx.admit_new_work()?;
     let (user, app) = (who.user_id, ctx.app.clone());
     let data_id = crate::signing::documents::new_data_id();
     let d = data_id.clone();
@@ -219,6 +220,7 @@ pub async fn generate(
     id: TemplateId,
     body: GenerateRequest,
 ) -> Result<Generated, AppError> {
+    ctx.admit_new_work()?;
     let user = who.user_id;
     // Check first, so a bad request or a template without a file starts no transaction.
     let b = body.clone();

@@ -81,6 +81,7 @@ pub async fn start(
     origin: Origin,
     max_open: u32,
 ) -> Result<String, AppError> {
+    ctx.admit_new_work()?;
     let (name, email) = visitor.check()?;
     let (tok, address) = (token.clone(), email.as_str().to_string());
     let (template, source) = ctx

@@ -60,6 +60,7 @@ pub(crate) async fn sent() -> Sent {
         blobs: crate::core::blob::BlobStore::open(&dir.path().join("blobs")).unwrap(),
         workers: Default::default(),
         app: "https://sign.example".into(),
+        disk: crate::core::disk_space::DiskSpace::unlimited(),
     };
     let secrets =
         crate::core::crypto::SecretBox::load_or_create_file(dir.path(), "account.key").unwrap();

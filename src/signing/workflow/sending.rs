@@ -53,6 +53,7 @@ pub async fn send(
         strict_form_values,
     } = opts;
     let (user, app) = (who.user_id, ctx.app.clone());
+    let disk = ctx.disk.clone();
     let form = fill_form(ctx, user, id, strict_form_values).await?;
     let sent_data = form.as_ref().map_or_else(|| json!({}), FormFill::audit);
     let filled = form.and_then(|f| f.file);
@@ -76,6 +77,9 @@ pub async fn send(
                 }
                 return Ok((DocumentView::of(&store::load(tx, id)?, &app), None));
             }
+            // Sending a draft starts new work (its signing ends in a sealed copy); a document
+            // already out for signing is mailed again above whatever the disk holds.
+            disk.admit_new_work()?;
             let owner = audit::owner_email(tx, user)?;
             let replaced = match &replacement {
                 Some((blob, sizes)) => store::set_file(tx, id, blob, sizes, now())?,
@@ -137,6 +141,7 @@ async fn fill_form(
     if found.status != Status::Draft || values.is_empty() {
         return Ok(None);
     }
+    ctx.admit_new_work()?;
     let blob = crate::core::blob::BlobId::parse(&blob)
         .ok_or_else(|| AppError::internal("a document's blob id is malformed"))?;
     let blobs = ctx.blobs.clone();
