@@ -17,7 +17,7 @@ async fn healthz_reports_version_and_database() {
     let body: serde_json::Value = resp.json().await.unwrap();
     assert_eq!(
         body,
-        serde_json::json!({"status": "ok", "version": env!("CARGO_PKG_VERSION"), "database": "ok", "blobs": "ok"})
+        serde_json::json!({"status": "ok", "version": env!("CARGO_PKG_VERSION"), "database": "ok", "blobs": "ok", "disk": "ok"})
     );
     app.stop().await;
 }

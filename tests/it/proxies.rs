@@ -19,7 +19,12 @@ async fn login_as(
     email: &str,
     password: &str,
 ) -> u16 {
-    form.request(app, email, password)
+    forwarded(form.request(app, email, password), forwarded_for).await
+}
+
+/// Sends `request` as a proxy forwarding it for `forwarded_for` would: the status.
+async fn forwarded(request: reqwest::RequestBuilder, forwarded_for: &str) -> u16 {
+    request
         .header("x-forwarded-for", forwarded_for)
         .send()
         .await
@@ -58,16 +63,12 @@ async fn failed_logins_of_forwarded_clients_lock_out_no_other_client() {
 async fn forgot_as(app: &TestApp, form: &LoginForm, email: &str, forwarded_for: &str) -> u16 {
     let mut fields = form.fields.clone();
     fields.push(("email".into(), email.into()));
-    app.client
+    let request = app
+        .client
         .post(app.url("/auth/forgot"))
         .header("cookie", &form.cookie)
-        .header("x-forwarded-for", forwarded_for)
-        .form(&fields)
-        .send()
-        .await
-        .unwrap()
-        .status()
-        .as_u16()
+        .form(&fields);
+    forwarded(request, forwarded_for).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
