@@ -29,6 +29,21 @@ pub struct Principal {
 }
 
 impl Principal {
+    /// Inside the transaction of a change that gives something a way to act for the account or
+    /// read its documents (a new API token, a webhook or its new address): a browser must have
+    /// confirmed its session within `confirm::WINDOW`, since a session cookie alone must not be
+    /// enough to keep access after the person changes their password. An API key or an access
+    /// token passes: it is itself the credential such a change would hand out, and it has no
+    /// session to confirm.
+    pub fn require_confirmed(&self, tx: &crate::core::db::Conn, now: i64) -> Result<(), AppError> {
+        use crate::identity::sessions::confirm;
+        match &self.via {
+            Via::Session(Some(token)) => confirm::require(tx, token.expose(), now),
+            Via::Session(None) => Err(confirm::required()),
+            Via::ApiKey | Via::AccessToken { .. } => Ok(()),
+        }
+    }
+
     /// The owner `user` in their own browser, signed in (`Via::Session`): every scope.
     pub fn browser(user: UserId) -> Principal {
         Principal {

@@ -11,7 +11,6 @@ use crate::core::error::{AppError, FieldError};
 use crate::identity::accounts::access::{Source, notify_added};
 use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
-use crate::identity::sessions::confirm;
 use crate::outbox::webhooks::store::Change;
 use crate::outbox::webhooks::{Event, log};
 use crate::{
@@ -64,9 +63,10 @@ pub async fn create(
 }
 
 /// Stores a new endpoint of `who` at `url` for `events` with `secret` (sealed), at most `max`
-/// per user. A browser must have confirmed its session recently (`confirm::require_of`): an
-/// endpoint outlives the session and every password change. One of the owner's (its payloads
-/// carry signing links) is told to the account by mail, with where it came from (`from`).
+/// per user. A browser must have confirmed its session recently
+/// (`Principal::require_confirmed`): an endpoint outlives the session and every password
+/// change. One of the owner's (its payloads carry signing links) is told to the account by
+/// mail, with where it came from (`from`).
 pub(crate) async fn insert(
     ctx: &Context,
     secrets: &SecretBox,
@@ -83,7 +83,7 @@ pub(crate) async fn insert(
         .db
         .write(move |tx| {
             let t = now();
-            confirm::require_of(tx, &caller, t)?;
+            caller.require_confirmed(tx, t)?;
             let new = NewEndpoint {
                 url: &url,
                 events: &events,
@@ -196,7 +196,7 @@ pub async fn update(
             let moved = change.url.as_ref().is_some_and(|u| *u != before.url);
             let resumed = change.enabled == Some(true) && !before.enabled;
             if moved || resumed {
-                confirm::require_of(tx, &caller, t)?;
+                caller.require_confirmed(tx, t)?;
             }
             let hook = store::update(tx, visible, id, &change)?;
             if (moved || resumed) && hook.grant.is_none() {

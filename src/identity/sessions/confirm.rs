@@ -1,6 +1,6 @@
 //! Confirming who one is before a change to how the account signs in (setting up or replacing
 //! an authenticator app, adding or removing a passkey) or to what may act for it (a new API
-//! token or webhook, `require_of`): a session cookie alone is not enough.
+//! token or webhook, `Principal::require_confirmed`): a session cookie alone is not enough.
 //! The owner proves a current second factor (a TOTP code, a recovery code or a passkey), or the
 //! password when the account has no second factor; the session then counts as confirmed for
 //! `WINDOW`. The proof is counted like any other answer (`factors::counted` for factors, the
@@ -11,7 +11,6 @@ use crate::core::ids::UserId;
 use std::net::IpAddr;
 
 use crate::core::error::AppError;
-use crate::identity::principal::{Principal, Via};
 use crate::identity::users::User;
 use crate::identity::users::checks::PasswordChecks;
 use crate::{core::db::Conn, core::db::now};
@@ -45,20 +44,6 @@ pub fn require(tx: &Conn, token: &str, now: i64) -> Result<(), AppError> {
     match super::store::confirmed_at(tx, token, now)? {
         Some(at) if at <= now && now - at < WINDOW => Ok(()),
         _ => Err(required()),
-    }
-}
-
-/// Inside the transaction of a change that gives something a way to act for the account or
-/// read its documents (a new API token, a webhook or its new address): a browser must have
-/// confirmed its session within `WINDOW` (`require`), since a session cookie alone must not
-/// be enough to keep access after the person changes their password. An API key or an access
-/// token passes: it is itself the credential such a change would hand out, and it has no
-/// session to confirm.
-pub fn require_of(tx: &Conn, who: &Principal, now: i64) -> Result<(), AppError> {
-    match &who.via {
-        Via::Session(Some(token)) => require(tx, token.expose(), now),
-        Via::Session(None) => Err(required()),
-        Via::ApiKey | Via::AccessToken { .. } => Ok(()),
     }
 }
 
