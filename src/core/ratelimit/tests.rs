@@ -167,6 +167,8 @@ fn on_postgres_a_database_of_the_version_before_gains_the_table() {
                  ALTER TABLE templates DROP COLUMN direct_link_recipient_id;
                  ALTER TABLE recipients DROP COLUMN direct_link;
                  ALTER TABLE bookings DROP COLUMN rendered;
+                 DROP INDEX mail_queue_links;
+                 ALTER TABLE mail_queue DROP COLUMN link_expires_at;
                  UPDATE docket_schema SET version = 14",
             )?)
         })
