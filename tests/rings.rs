@@ -1,8 +1,9 @@
 //! The source tree is a set of rings that import one way (docs/ARCHITECTURE.md, "Rings"): a
 //! module may name the rings below it and never those above. Inside a ring folder its modules
 //! have an order of their own, with the same rule. This test reads `src/` and fails with every
-//! import that goes the wrong way. Test code (`#[cfg(test)]` onwards, `tests.rs`, `*_tests.rs`)
-//! is left out: a test may set up whatever it needs.
+//! import that goes the wrong way. Test code (each item marked `#[cfg(test)]`, `tests.rs`,
+//! `*_tests.rs`) is left out: a test may set up whatever it needs. Whatever follows a test item
+//! in the same file is read.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -72,6 +73,25 @@ const INSIDE: &[(&str, &[&str])] = &[
         ],
     ),
     (
+        "oauth",
+        &[
+            "prompt",
+            "basic",
+            "clients",
+            "tokens",
+            "account",
+            "verified",
+            "answers",
+            "oidc",
+            "authorize",
+            "login_mark",
+            "bearer",
+            "identity",
+            "consent",
+            "token_endpoint",
+        ],
+    ),
+    (
         "signing",
         &["pdf", "documents", "templates", "uploads", "workflow"],
     ),
@@ -102,11 +122,82 @@ fn production_code(path: &Path) -> Option<String> {
     if name == "tests.rs" || name.ends_with("_tests.rs") {
         return None;
     }
-    let text = std::fs::read_to_string(path).ok()?;
-    Some(match text.find("#[cfg(test)]") {
-        Some(cut) => text[..cut].to_string(),
-        None => text,
-    })
+    Some(without_test_items(&std::fs::read_to_string(path).ok()?))
+}
+
+/// `code` with every item marked `#[cfg(test)]` cut out: the attribute, any attributes after it,
+/// and the item up to its closing `;` or its balanced block.
+fn without_test_items(code: &str) -> String {
+    const MARK: &str = "#[cfg(test)]";
+    let mut out = String::new();
+    let mut rest = code;
+    while let Some(at) = rest.find(MARK) {
+        out.push_str(&rest[..at]);
+        rest = &rest[at + MARK.len()..];
+        rest = &rest[item_end(rest)..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Where the item at the start of `code` ends: after the `;` that ends a plain item, or after the
+/// `}` that closes its first block. Strings, characters and comments are stepped over, so a brace
+/// inside them does not count.
+fn item_end(code: &str) -> usize {
+    let bytes = code.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                i = code[i..].find('\n').map_or(bytes.len(), |n| i + n);
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i = code[i + 2..]
+                    .find("*/")
+                    .map_or(bytes.len(), |n| i + 2 + n + 1);
+            }
+            b'r' if matches!(bytes.get(i + 1), Some(b'#') | Some(b'"'))
+                && (i == 0 || !(bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_')) =>
+            {
+                let hashes = code[i + 1..].bytes().take_while(|b| *b == b'#').count();
+                let open = i + 1 + hashes;
+                if bytes.get(open) == Some(&b'"') {
+                    let close = format!("\"{}", "#".repeat(hashes));
+                    i = code[open + 1..]
+                        .find(&close)
+                        .map_or(bytes.len(), |n| open + n + close.len());
+                }
+            }
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            // A character literal ('x', '\n', '{'); a lifetime ('a) has no closing quote after it.
+            b'\'' => {
+                if bytes.get(i + 1) == Some(&b'\\') {
+                    i = code[i + 2..].find('\'').map_or(bytes.len(), |n| i + 2 + n);
+                } else if let Some(c) = code[i + 1..].chars().next()
+                    && code[i + 1 + c.len_utf8()..].starts_with('\'')
+                {
+                    i += c.len_utf8() + 1;
+                }
+            }
+            b';' if depth == 0 => return i + 1,
+            b'{' => depth += 1,
+            b'}' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    return i + 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    bytes.len()
 }
 
 /// Every path named after `crate::`, with `crate::{a::b, c}` groups spread out (one level of
@@ -120,22 +211,69 @@ fn crate_paths(code: &str) -> BTreeSet<String> {
         if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
             continue;
         }
-        if let Some(group) = rest.strip_prefix('{') {
-            let end = group.find('}').unwrap_or(group.len());
-            for item in group[..end].split(',') {
-                let item = item.trim().trim_start_matches('{');
-                if !item.is_empty() && item != "self" {
-                    out.insert(item.to_string());
-                }
-            }
-        } else {
-            let len = rest
-                .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
-                .unwrap_or(rest.len());
-            out.insert(rest[..len].trim_end_matches(':').to_string());
+        out.extend(paths_at(rest));
+    }
+    out
+}
+
+/// The path (or the group of paths) `rest` starts with: `a::b::C` or `{a::b, c}`.
+fn paths_at(rest: &str) -> Vec<String> {
+    if let Some(group) = rest.strip_prefix('{') {
+        let end = group.find('}').unwrap_or(group.len());
+        return group[..end]
+            .split(',')
+            .map(|item| item.trim().trim_start_matches('{').to_string())
+            .filter(|item| !item.is_empty() && item != "self")
+            .collect();
+    }
+    let len = rest
+        .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':'))
+        .unwrap_or(rest.len());
+    vec![rest[..len].trim_end_matches(':').to_string()]
+}
+
+/// Every path named after `super::` (or `super::super::`…), written from the crate's root:
+/// `super::oidc::subject` in `oauth/answers.rs` is `oauth::oidc::subject`. `module` is the
+/// file's module path (`["oauth", "answers"]`).
+fn super_paths(code: &str, module: &[String]) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("super::") {
+        let before = rest[..at].chars().last();
+        rest = &rest[at..];
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            rest = &rest["super::".len()..];
+            continue;
+        }
+        let mut up = 0;
+        while let Some(r) = rest.strip_prefix("super::") {
+            up += 1;
+            rest = r;
+        }
+        let Some(base) = module.len().checked_sub(up) else {
+            continue;
+        };
+        for tail in paths_at(rest) {
+            out.insert(match base {
+                0 => tail,
+                _ => format!("{}::{tail}", module[..base].join("::")),
+            });
         }
     }
     out
+}
+
+/// The module path of the file at `path` (relative to `src/`): `oauth/tokens/mod.rs` is
+/// `["oauth", "tokens"]`.
+fn module_of(path: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = path
+        .iter()
+        .map(|p| p.to_string_lossy().trim_end_matches(".rs").to_string())
+        .collect();
+    if parts.last().is_some_and(|l| l == "mod") {
+        parts.pop();
+    }
+    parts
 }
 
 /// The ring and the module inside it that `path` (relative to `src/`) belongs to.
@@ -171,7 +309,9 @@ fn imports_run_one_way() {
         let Some(code) = production_code(file) else {
             continue;
         };
-        for used in crate_paths(&code) {
+        let mut used_paths = crate_paths(&code);
+        used_paths.extend(super_paths(&code, &module_of(rel)));
+        for used in used_paths {
             let mut segs = used.split("::");
             let top = segs.next().unwrap_or_default();
             // Macros exported at the crate root (`params!`, `sql_text_enum!`) belong to `core::db`.
@@ -241,5 +381,39 @@ fn the_reader_finds_grouped_and_plain_paths() {
     .into_iter()
     .map(String::from)
     .collect();
+    assert_eq!(found, want);
+}
+
+#[test]
+fn super_paths_are_read_from_the_crate_root() {
+    let module: Vec<String> = ["oauth", "tokens", "store"].map(String::from).to_vec();
+    let found = super_paths(
+        "use super::rows::Row;\nuse super::super::{clients::Client, oidc};\nfn f() { crate::a::super_b(); }",
+        &module,
+    );
+    let want: BTreeSet<String> = [
+        "oauth::tokens::rows::Row",
+        "oauth::clients::Client",
+        "oauth::oidc",
+    ]
+    .into_iter()
+    .map(String::from)
+    .collect();
+    assert_eq!(found, want);
+}
+
+#[test]
+fn test_items_are_cut_and_what_follows_them_is_read() {
+    let code = "use crate::core::a;\n#[cfg(test)]\nuse crate::http::b;\n\
+        #[cfg(test)]\n#[allow(dead_code)]\nfn helper() { let s = \"}\"; let c = '}'; \
+        let r = r#\"}\"#; /* } */ // }\n let x: &'static str = crate::app::c; }\n\
+        fn after() { crate::signing::d(); }\n\
+        #[cfg(test)]\nmod tests {\n use crate::admin::e;\n fn f() { if true { crate::cli::g() } }\n}\n\
+        pub fn last() { crate::oauth::h() }\n";
+    let found = crate_paths(&without_test_items(code));
+    let want: BTreeSet<String> = ["core::a", "signing::d", "oauth::h"]
+        .into_iter()
+        .map(String::from)
+        .collect();
     assert_eq!(found, want);
 }

@@ -197,15 +197,6 @@ pub fn write_result<T: Serialize>(
     json_result(value.map(|v| crate::signing::documents::receipt::shown_to(who, v)))
 }
 
-/// `base` (a JSON object) with the keys of `extra` set on it: docket's own keys beside the
-/// shape of the other signing service's answer.
-pub fn with_keys(mut base: serde_json::Value, extra: serde_json::Value) -> serde_json::Value {
-    if let (Some(b), serde_json::Value::Object(e)) = (base.as_object_mut(), extra) {
-        b.extend(e);
-    }
-    base
-}
-
 /// A page handler's result: 200 with the rendered page (the middleware adds the pages' security
 /// headers to every HTML answer), or the HTML error page; the page of `json_result`.
 pub fn page<T: askama::Template>(result: Result<T, AppError>) -> Response {

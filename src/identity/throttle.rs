@@ -118,18 +118,6 @@ pub fn release(conn: &Conn, key: &str) -> Result<(), AppError> {
     Ok(())
 }
 
-/// Seconds `key` stays locked at `now`, if it is.
-pub fn locked_for(conn: &Conn, key: &str, now: i64) -> Result<Option<i64>, AppError> {
-    let until: Option<Option<i64>> = conn
-        .query_row(
-            "SELECT locked_until FROM login_failures WHERE key = ?1",
-            [key],
-            |r| r.get(0),
-        )
-        .optional()?;
-    Ok(until.flatten().filter(|u| *u > now).map(|u| u - now))
-}
-
 /// Counts one request (not a password attempt: a mailed link, say) for each `(key, limit)`,
 /// in windows of `window` seconds, in the same table as the logins under keys of their own
 /// (`"reset:..."`). `Some(seconds to wait)`, with nothing counted, when any key has reached its

@@ -129,6 +129,11 @@ pub struct UserInfo {
     pub email_verified: Option<bool>,
 }
 
+/// The `sub` of a user: their id, as the string OpenID Connect asks for.
+pub fn subject(user: &User) -> String {
+    user.id.to_string()
+}
+
 impl UserInfo {
     /// The claims about `user` that `scopes` allow (an ID token carries them too): `profile`
     /// (or READ_PROFILE) gives the name and username, `email` (or READ_PROFILE) the address.
@@ -137,7 +142,7 @@ impl UserInfo {
         let profile = all || scopes.contains(&Scope::Profile);
         let email = all || scopes.contains(&Scope::Email);
         UserInfo {
-            sub: super::oidc::subject(user),
+            sub: subject(user),
             name: profile.then(|| user.name.clone()),
             preferred_username: profile.then(|| user.username.clone()),
             email: email.then(|| user.email.clone()),

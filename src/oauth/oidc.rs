@@ -140,7 +140,7 @@ impl IdToken<'_> {
     fn claims(&self) -> Value {
         let mut claims = json!({
             "iss": self.issuer,
-            "sub": subject(self.user),
+            "sub": super::answers::subject(self.user),
             "aud": self.client_id,
             "iat": self.now,
             "exp": self.now + self.lifetime,
@@ -159,11 +159,6 @@ impl IdToken<'_> {
         }
         claims
     }
-}
-
-/// The `sub` of a user: their id, as the string OpenID Connect asks for.
-pub fn subject(user: &User) -> String {
-    user.id.to_string()
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! Fairness: up to `--webhook-concurrency` attempts run at once, and each endpoint has at most
 //! one attempt in flight, its deliveries going out in the order they were queued
 //! (`store::claim`). An endpoint that never answers therefore holds one slot for one attempt
-//! (at most `ATTEMPT` long) and delays nobody else's deliveries.
+//! (at most `RESOLVE_TIMEOUT` and `TIMEOUT` long) and delays nobody else's deliveries.
 //!
 //! The target host is resolved here once, every address checked (`address`), and the request
 //! connects to those checked addresses only: a second lookup by the HTTP client could answer

@@ -109,7 +109,7 @@ pub struct Placement {
     pub height: f64,
 }
 
-/// Slack for sums of percentages (as in `parse_field`).
+/// Slack for sums of percentages (as in `field_request::box_fits`).
 const EDGE: f64 = 1e-9;
 
 fn pages_word(n: i64) -> String {
