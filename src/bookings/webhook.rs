@@ -11,7 +11,8 @@ use crate::core::db::Conn;
 use crate::core::error::AppError;
 use crate::core::timefmt::iso8601;
 use crate::outbox::webhooks::store::App;
-use crate::{outbox::webhooks, outbox::webhooks::Event, outbox::webhooks::payload::envelope};
+use crate::{outbox::webhooks, outbox::webhooks::Event};
+use crate::{outbox::webhooks::payload::Envelope, outbox::webhooks::payload::body};
 
 /// Queues one delivery of `event` per endpoint of `user` subscribed to it, in the caller's
 /// transaction. An endpoint made through the Zapier route gets the booking itself, in the flat
@@ -24,16 +25,9 @@ pub fn enqueue(
     booking: &Booking,
     now: i64,
 ) -> Result<(), AppError> {
-    webhooks::enqueue(conn, user_id, event, now, |hook| {
-        Ok(match hook.app {
-            App::Zapier => {
-                serde_json::to_value(ZapierBooking::of(booking)).map_err(AppError::internal)?
-            }
-            App::Api => {
-                let plain = serde_json::to_value(booking).map_err(AppError::internal)?;
-                envelope(event, &plain, now, &hook.url)
-            }
-        })
+    webhooks::enqueue(conn, user_id, event, now, |hook| match hook.app {
+        App::Zapier => body(&ZapierBooking::of(booking)),
+        App::Api => body(&Envelope::new(event, booking, now, &hook.url)),
     })
 }
 
@@ -127,5 +121,86 @@ impl ZapierBooking {
                 .collect(),
             created_at: iso8601(b.created_at),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bookings::details::Answers;
+    use crate::bookings::{Attendee, Organizer};
+
+    /// A booking with one attendee and one answer.
+    fn booking() -> Booking {
+        let mut responses = Map::new();
+        responses.insert(
+            "notes".into(),
+            serde_json::json!({"label": "Notes", "value": "Gate \"B\""}),
+        );
+        Booking {
+            id: 12,
+            uid: "bk_12".into(),
+            title: "Intro call".into(),
+            description: Some("First talk".into()),
+            start_time: 1_764_003_600,
+            end_time: 1_764_005_400,
+            status: Status::Accepted,
+            location: None,
+            attendees: vec![Attendee {
+                name: "Bob".into(),
+                email: "bob@example.com".into(),
+                time_zone: "Europe/Paris".into(),
+            }],
+            user: Organizer {
+                username: "ann".into(),
+                name: "Ann".into(),
+                email: "ann@example.com".into(),
+                time_zone: "America/New_York".into(),
+                locale: "en",
+            },
+            created_at: 1_764_000_000,
+            cancellation_reason: None,
+            event_type: EventType {
+                title: "Intro call".into(),
+                description: None,
+                length: 30,
+                requires_confirmation: false,
+                price: 0,
+                currency: "usd".into(),
+            },
+            answers: Answers {
+                user_fields_responses: responses.clone(),
+                responses,
+                custom_inputs: Map::new(),
+            },
+        }
+    }
+
+    #[test]
+    fn each_booking_event_posts_the_bytes_it_did() {
+        let stored = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/webhook_bodies.txt"
+        ))
+        .unwrap();
+        let want = |name: &str| {
+            stored
+                .lines()
+                .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
+                .unwrap_or_else(|| panic!("no stored body for {name}"))
+                .to_string()
+        };
+        let b = booking();
+        for event in [Event::BookingCreated, Event::BookingCancelled] {
+            let api = body(&Envelope::new(
+                event,
+                &b,
+                1_764_000_100,
+                "https://hooks.test/in",
+            ));
+            assert_eq!(api.unwrap(), want(event.as_str()), "{event:?}");
+        }
+        let zapier = body(&ZapierBooking::of(&b)).unwrap();
+        assert_eq!(zapier, want("BOOKING/zapier"));
     }
 }

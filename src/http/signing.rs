@@ -11,7 +11,6 @@
 //! account; finishing actions carry their proof in the body's `auth` member.
 
 use crate::core::ids::FieldId;
-use serde_json::Value;
 
 use crate::core::lenient::OrDefault;
 use crate::identity::factors::request::ChallengeRequest;
@@ -28,6 +27,7 @@ use crate::core::error::AppError;
 use crate::http::state::AppState;
 use crate::signing::workflow::auth::Proof;
 use crate::signing::workflow::flow::Origin;
+use crate::signing::workflow::link_answers::{Completion, Rejection};
 use crate::{
     signing::workflow::link, signing::workflow::link::Call, signing::workflow::link::Visit,
 };
@@ -117,7 +117,7 @@ async fn complete(
     visit: Visit,
     body: ActionRequest,
     origin: Origin,
-) -> Result<Value, AppError> {
+) -> Result<Completion, AppError> {
     let call = call(visit, origin, body.proof()?);
     let checks = (&state.factors, &state.passwords);
     link::complete(&state.ctx(), checks, call).await
@@ -128,7 +128,7 @@ async fn reject(
     visit: Visit,
     body: ActionRequest,
     origin: Origin,
-) -> Result<Value, AppError> {
+) -> Result<Rejection, AppError> {
     let reason = body.reason();
     let call = call(visit, origin, body.proof()?);
     let checks = (&state.factors, &state.passwords);

@@ -251,7 +251,7 @@ pub async fn send_test(
         .db
         .write(move |tx| {
             let t = now();
-            let body = crate::outbox::webhooks::test_body(event, t, &hook.url).to_string();
+            let body = crate::outbox::webhooks::test_body(event, t, &hook.url)?;
             let queued = store::insert_delivery(tx, id, event, &body, t)?;
             log::get(tx, id, queued)
         })

@@ -14,6 +14,7 @@ use crate::core::crypto::SecretBox;
 use crate::identity::accounts::access::Source;
 use crate::identity::principal::Principal;
 use crate::signing::documents::DocumentView;
+use crate::signing::documents::webhook::DocumentPayload;
 use crate::{core::error::AppError, core::error::FieldError};
 use crate::{
     outbox::webhooks::Event, outbox::webhooks::check_url, outbox::webhooks::generate_secret,
@@ -108,7 +109,9 @@ pub async fn documenso_sample(
         return Ok(Vec::new());
     };
     let events: Vec<&str> = hook.events.iter().map(|e| e.as_str()).collect();
-    let payload = crate::signing::documents::webhook::payload(&doc, who.sees_signing_links())?;
+    let shown = DocumentPayload::of(&doc, who.sees_signing_links());
+    // As a delivery's body has it: the keys of every object sorted (`webhooks::payload::body`).
+    let payload = serde_json::to_value(shown).map_err(AppError::internal)?;
     Ok(vec![SampleDelivery {
         event: events.join(","),
         created_at: hook.created_at,

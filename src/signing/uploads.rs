@@ -7,7 +7,6 @@
 use crate::core::ids::{DocumentId, TemplateId};
 use bytes::Bytes;
 use futures_util::{Stream, StreamExt};
-use serde_json::json;
 use sha2::{Digest, Sha256};
 use tokio::task::JoinHandle;
 
@@ -238,12 +237,16 @@ fn attach_to_document(
         i64::from(pages),
     )?;
     let old = store::set_file(tx, id, blob, sizes, now())?;
+    let uploaded = crate::signing::documents::audit_data::Uploaded {
+        pages,
+        sha256: blob.sha256.clone(),
+        size: blob.size,
+    };
     crate::signing::documents::audit::record(
         tx,
         id,
-        crate::signing::documents::audit::Event::Uploaded,
         actor,
-        &json!({"sha256": blob.sha256, "size": blob.size, "pages": pages}),
+        &crate::signing::documents::audit::Happened::Uploaded(uploaded),
         now(),
     )?;
     Ok(old)

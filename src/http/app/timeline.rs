@@ -3,11 +3,9 @@
 
 use std::collections::HashMap;
 
-use serde_json::Value;
-
 use crate::core::ids::RecipientId;
 use crate::signing::documents::RecipientView;
-use crate::signing::documents::audit::{AuditEvent, Event};
+use crate::signing::documents::audit::{AuditEvent, Happened};
 
 /// One line of the timeline.
 #[derive(Debug, Clone)]
@@ -104,61 +102,57 @@ pub fn of(events: &[AuditEvent], owner: &str, recipients: &[RecipientView]) -> V
         .collect()
 }
 
-fn text<'a>(data: &'a Value, key: &str) -> Option<&'a str> {
-    data.get(key)
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
+/// `s`, unless it is empty.
+fn text(s: &str) -> Option<&str> {
+    Some(s).filter(|s| !s.is_empty())
 }
 
 fn sentence(e: &AuditEvent, names: &Names<'_>) -> String {
     let who = names.actor(e);
-    let d = &e.data;
-    match e.kind {
-        Event::Created => format!("{who} created the document"),
-        Event::Uploaded => match d.get("pages").and_then(Value::as_u64) {
-            Some(1) => format!("{who} uploaded the PDF (1 page)"),
-            Some(n) => format!("{who} uploaded the PDF ({n} pages)"),
-            None => format!("{who} uploaded the PDF"),
+    match &e.data {
+        Happened::Created(_) => format!("{who} created the document"),
+        Happened::Uploaded(u) => match u.pages {
+            1 => format!("{who} uploaded the PDF (1 page)"),
+            n => format!("{who} uploaded the PDF ({n} pages)"),
         },
-        Event::Sent => format!("{who} sent the document for signing"),
-        Event::Emailed => {
+        Happened::Sent(_) => format!("{who} sent the document for signing"),
+        Happened::Emailed(m) => {
             let to = names
                 .recipient(e.recipient_id)
-                .or_else(|| text(d, "to").map(str::to_string))
+                .or_else(|| text(&m.to).map(str::to_string))
                 .unwrap_or_else(|| "a recipient".into());
             format!("The signing request was e-mailed to {to}")
         }
-        Event::Opened => format!("{who} opened the document"),
-        Event::FieldFilled => match d.get("fills").and_then(Value::as_i64) {
-            Some(n) if n > 1 => format!("{who} filled in a field ({n} times)"),
+        Happened::Opened => format!("{who} opened the document"),
+        Happened::FieldFilled(f) => match f.count() {
+            n if n > 1 => format!("{who} filled in a field ({n} times)"),
             _ => format!("{who} filled in a field"),
         },
-        Event::Signed => format!("{who} signed"),
-        Event::Approved => format!("{who} approved the document"),
-        Event::Viewed => format!("{who} viewed the document"),
-        Event::Assisted => format!("{who} prepared the document for the next recipients"),
-        Event::Rejected => match text(d, "reason") {
+        Happened::Signed(_) => format!("{who} signed"),
+        Happened::Approved(_) => format!("{who} approved the document"),
+        Happened::Viewed(_) => format!("{who} viewed the document"),
+        Happened::Assisted(_) => format!("{who} prepared the document for the next recipients"),
+        Happened::Rejected(r) => match text(&r.reason) {
             Some(reason) => format!("{who} rejected the document: \u{201c}{reason}\u{201d}"),
             None => format!("{who} rejected the document"),
         },
-        Event::Completed => "Everyone has finished: the document is completed and sealed".into(),
-        Event::Downloaded => {
-            let what = if d.get("original").and_then(Value::as_bool) == Some(true) {
+        Happened::Completed(_) => {
+            "Everyone has finished: the document is completed and sealed".into()
+        }
+        Happened::Downloaded(d) => {
+            let what = if d.original {
                 "the original PDF"
             } else {
                 "the signed PDF"
             };
             format!("{who} downloaded {what}")
         }
-        Event::Cancelled => format!("{who} cancelled the document"),
-        Event::RecipientChanged => {
-            let whose = d
-                .get("recipientId")
-                .and_then(Value::as_i64)
-                .map(RecipientId::new)
-                .and_then(|id| names.recipient(Some(id)))
+        Happened::Cancelled => format!("{who} cancelled the document"),
+        Happened::RecipientChanged(c) => {
+            let whose = names
+                .recipient(Some(c.recipient_id))
                 .map_or_else(|| "a recipient's".to_string(), |n| format!("{n}'s"));
-            match (text(d, "from"), text(d, "to")) {
+            match (text(&c.from), text(&c.to)) {
                 (Some(from), Some(to)) => format!(
                     "{who} changed {whose} e-mail address from {from} to {to} (a new signing link; the old one no longer works)"
                 ),
@@ -189,7 +183,7 @@ pub fn csv(events: &[AuditEvent]) -> String {
             e.recipient_id.map(|r| r.to_string()).unwrap_or_default(),
             e.ip_address.clone().unwrap_or_default(),
             e.user_agent.clone().unwrap_or_default(),
-            e.data.to_string(),
+            e.data.to_json(),
         ];
         let cells: Vec<String> = row.iter().map(|c| cell(c)).collect();
         out.push_str(&cells.join(","));
@@ -201,12 +195,12 @@ pub fn csv(events: &[AuditEvent]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use crate::signing::documents::audit_data as data;
 
-    fn event(kind: Event, actor: &str, recipient: Option<i64>, data: Value) -> AuditEvent {
+    fn event(actor: &str, recipient: Option<i64>, data: Happened) -> AuditEvent {
         AuditEvent {
             id: 1,
-            kind,
+            kind: data.kind(),
             created_at: "2026-11-21T09:30:00Z".into(),
             actor: actor.into(),
             recipient_id: recipient.map(RecipientId::new),
@@ -219,16 +213,36 @@ mod tests {
     #[test]
     fn events_read_as_sentences_newest_first() {
         let events = vec![
-            event(Event::Created, "ada@e.com", None, json!({})),
-            event(Event::Uploaded, "ada@e.com", None, json!({"pages": 3})),
-            event(Event::Opened, "bob@e.com", None, json!({})),
             event(
-                Event::Rejected,
+                "ada@e.com",
+                None,
+                Happened::Created(data::Created { title: "T".into() }),
+            ),
+            event(
+                "ada@e.com",
+                None,
+                Happened::Uploaded(data::Uploaded {
+                    pages: 3,
+                    sha256: "ab".into(),
+                    size: 9,
+                }),
+            ),
+            event("bob@e.com", None, Happened::Opened),
+            event(
                 "bob@e.com",
                 None,
-                json!({"reason": "wrong date"}),
+                Happened::Rejected(data::Rejected {
+                    auth: None,
+                    reason: "wrong date".into(),
+                }),
             ),
-            event(Event::Completed, "system", None, json!({})),
+            event(
+                "system",
+                None,
+                Happened::Completed(data::Completed {
+                    sha256: "cd".into(),
+                }),
+            ),
         ];
         let moments = of(&events, "ADA@e.com", &[]);
         let texts: Vec<&str> = moments.iter().map(|m| m.text.as_str()).collect();

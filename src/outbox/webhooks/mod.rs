@@ -13,7 +13,6 @@ pub mod store;
 use crate::core::db::Conn;
 use crate::core::ids::UserId;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::core::error::AppError;
 
@@ -121,28 +120,49 @@ pub fn check_url(raw: &str) -> Result<String, &'static str> {
 
 /// The body of a test delivery of `event` to endpoint `url`: the usual envelope, whose payload
 /// says it is a test and names no document or booking.
-pub fn test_body(event: Event, now: i64, url: &str) -> Value {
-    let payload = serde_json::json!({
-        "test": true,
-        "message": "A test event sent from Docket's settings; nothing changed.",
-    });
-    payload::envelope(event, &payload, now, url)
+pub fn test_body(event: Event, now: i64, url: &str) -> Result<String, AppError> {
+    let test = payload::TestPayload::SENT_FROM_SETTINGS;
+    payload::body(&payload::Envelope::new(event, &test, now, url))
 }
 
 /// Queues one delivery of `event` per endpoint of `user_id` subscribed to it, inside the
 /// caller's transaction (it only inserts); wake the worker (`Workers::notices`) after the commit.
-/// `body` gives what is posted to each endpoint: the ring that owns the event decides what an
-/// endpoint may see (`signing::documents::webhook`, `bookings::webhook`).
+/// `body` gives the text posted to each endpoint (`payload::body`): the ring that owns the
+/// event decides what an endpoint may see (`signing::documents::webhook`, `bookings::webhook`).
 pub fn enqueue(
     conn: &Conn,
     user_id: UserId,
     event: Event,
     now: i64,
-    mut body: impl FnMut(&store::Webhook) -> Result<Value, AppError>,
+    mut body: impl FnMut(&store::Webhook) -> Result<String, AppError>,
 ) -> Result<(), AppError> {
     for hook in store::subscribed(conn, user_id, event)? {
         let posted = body(&hook)?;
-        store::insert_delivery(conn, hook.id, event, &posted.to_string(), now)?;
+        store::insert_delivery(conn, hook.id, event, &posted, now)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_test_delivery_posts_the_bytes_it_did() {
+        let stored = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/fixtures/webhook_bodies.txt"
+        ))
+        .unwrap();
+        let want = stored
+            .lines()
+            .find_map(|l| l.strip_prefix("TEST "))
+            .expect("a stored test body");
+        let got = test_body(
+            Event::DocumentSigned,
+            1_764_000_100,
+            "https://hooks.test/in",
+        );
+        assert_eq!(got.unwrap(), want);
+    }
 }

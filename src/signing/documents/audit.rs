@@ -2,10 +2,11 @@
 //! row per event, written in the same transaction as the change it records, read oldest first.
 
 use crate::core::db::Conn;
-use crate::core::ids::{DocumentId, RecipientId, UserId};
+use crate::core::ids::{DocumentId, FieldId, RecipientId, UserId};
 use crate::params;
 use serde::Serialize;
-use serde_json::Value;
+
+pub use super::audit_data::{Filled, Happened, LastFill, ProofUsed};
 
 use crate::core::error::AppError;
 use crate::core::timefmt::iso8601;
@@ -126,13 +127,12 @@ pub fn owner_email(conn: &Conn, user: UserId) -> Result<String, AppError> {
         .ok_or_else(|| AppError::internal(format!("user {user} is gone")))
 }
 
-/// Records `event` on document `doc`; `data` holds event details (a JSON object).
+/// Records what happened on document `doc`, by `actor`.
 pub fn record(
     conn: &Conn,
     doc: DocumentId,
-    event: Event,
     actor: &Actor,
-    data: &Value,
+    happened: &Happened,
     now: i64,
 ) -> Result<(), AppError> {
     conn.prepare_cached(
@@ -142,26 +142,26 @@ pub fn record(
     .execute(params![
         doc,
         now,
-        event.as_str(),
+        happened.kind().as_str(),
         actor.label,
         actor.recipient_id,
         actor.ip,
         actor.user_agent,
-        data.to_string()
+        happened.to_json()
     ])?;
     Ok(())
 }
 
-/// Records a fill of one field (`data` holds its `fieldId`) by `actor`. A signing link may fill
-/// a field any number of times, so fills are coalesced: the first fill of a field by an actor
-/// is a row of its own (its time and address are the first fill's), and each later one updates
-/// that row's `fills` (the count), `lastFilledAt` and `lastIpAddress` instead of adding a row.
-/// A link's FIELD_FILLED rows are so bounded by the fields it may fill.
+/// Records a fill of one field by `actor`. A signing link may fill a field any number of
+/// times, so fills are coalesced: the first fill of a field by an actor is a row of its own
+/// (its time and address are the first fill's), and each later one updates that row's `fills`
+/// (the count), `lastFilledAt` and `lastIpAddress` instead of adding a row. A link's
+/// FIELD_FILLED rows are so bounded by the fields it may fill.
 pub fn record_fill(
     conn: &Conn,
     doc: DocumentId,
     actor: &Actor,
-    data: &Value,
+    fill: Filled,
     now: i64,
 ) -> Result<(), AppError> {
     let mut stmt = conn.prepare_cached(
@@ -171,23 +171,23 @@ pub fn record_fill(
     )?;
     let rows = stmt.query_map(params![doc, actor.recipient_id, actor.label], |r| {
         let (id, data): (i64, String) = (r.get(0)?, r.get(1)?);
-        Ok((id, crate::core::db::stored_json(1, &data)?))
+        Ok((id, crate::core::db::stored_json::<Filled>(1, &data)?))
     })?;
     let earlier = rows
-        .collect::<Result<Vec<(i64, Value)>, _>>()?
+        .collect::<Result<Vec<(i64, Filled)>, _>>()?
         .into_iter()
-        .find(|(_, d)| d.get("fieldId") == data.get("fieldId"));
+        .find(|(_, d)| d.field_id == fill.field_id);
     let Some((id, mut kept)) = earlier else {
-        let mut first = data.clone();
-        first["fills"] = 1.into();
-        return record(conn, doc, Event::FieldFilled, actor, &first, now);
+        return record(conn, doc, actor, &Happened::FieldFilled(fill), now);
     };
-    let fills = kept.get("fills").and_then(Value::as_i64).unwrap_or(1);
-    kept["fills"] = (fills.saturating_add(1)).into();
-    kept["lastFilledAt"] = iso8601(now).into();
-    kept["lastIpAddress"] = actor.ip.clone().into();
+    kept.fills = Some(kept.count().saturating_add(1));
+    kept.last = Some(LastFill {
+        last_filled_at: iso8601(now),
+        last_ip_address: actor.ip.clone(),
+    });
+    let data = Happened::FieldFilled(kept).to_json();
     conn.prepare_cached("UPDATE audit_events SET data = ?2 WHERE id = ?1")?
-        .execute(params![id, kept.to_string()])?;
+        .execute(params![id, data])?;
     Ok(())
 }
 
@@ -208,7 +208,7 @@ pub struct AuditEvent {
     #[schema(required = true)]
     pub user_agent: Option<String>,
     #[schema(value_type = Object)]
-    pub data: Value,
+    pub data: Happened,
 }
 
 /// The document's events, oldest first.
@@ -228,16 +228,19 @@ pub fn page(
          FROM audit_events WHERE document_id = ?1 ORDER BY id LIMIT ?2 OFFSET ?3",
     )?;
     let rows = stmt.query_map(params![doc, limit, offset], |r| {
-        let data: String = r.get(7)?;
+        let (kind, data): (Event, String) = (r.get(1)?, r.get(7)?);
         Ok(AuditEvent {
             id: r.get(0)?,
-            kind: r.get(1)?,
+            kind,
             created_at: iso8601(r.get(2)?),
             actor: r.get(3)?,
             recipient_id: r.get(4)?,
             ip_address: r.get(5)?,
             user_agent: r.get(6)?,
-            data: crate::core::db::stored_json(7, &data)?,
+            data: Happened::read(kind, &data).map_err(|e| crate::core::db::Error::Conversion {
+                col: 7,
+                message: e.to_string(),
+            })?,
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
@@ -257,36 +260,26 @@ pub fn count(conn: &Conn, doc: DocumentId) -> Result<i64, AppError> {
 /// stored before fills were coalesced are summarised the same way.
 pub fn coalesce_fills(events: Vec<AuditEvent>) -> Vec<AuditEvent> {
     let mut out: Vec<AuditEvent> = Vec::with_capacity(events.len());
-    let mut firsts: std::collections::HashMap<(Option<RecipientId>, String, String), usize> =
+    let mut firsts: std::collections::HashMap<(Option<RecipientId>, String, FieldId), usize> =
         std::collections::HashMap::new();
     for e in events {
-        if e.kind != Event::FieldFilled {
+        let Happened::FieldFilled(fill) = &e.data else {
             out.push(e);
             continue;
-        }
-        let key = (
-            e.recipient_id,
-            e.actor.clone(),
-            e.data["fieldId"].to_string(),
-        );
+        };
+        let key = (e.recipient_id, e.actor.clone(), fill.field_id);
         let Some(&at) = firsts.get(&key) else {
             firsts.insert(key, out.len());
             out.push(e);
             continue;
         };
-        let first = &mut out[at].data;
-        let fills = |d: &Value| d.get("fills").and_then(Value::as_i64).unwrap_or(1);
-        let total = fills(first).saturating_add(fills(&e.data));
-        first["fills"] = total.into();
-        first["lastFilledAt"] = e
-            .data
-            .get("lastFilledAt")
-            .cloned()
-            .unwrap_or_else(|| e.created_at.clone().into());
-        first["lastIpAddress"] = match e.data.get("lastIpAddress") {
-            Some(ip) => ip.clone(),
-            None => e.ip_address.clone().into(),
-        };
+        if let Happened::FieldFilled(first) = &mut out[at].data {
+            first.fills = Some(first.count().saturating_add(fill.count()));
+            first.last = Some(fill.last.clone().unwrap_or_else(|| LastFill {
+                last_filled_at: e.created_at.clone(),
+                last_ip_address: e.ip_address.clone(),
+            }));
+        }
     }
     out
 }
@@ -294,6 +287,14 @@ pub fn coalesce_fills(events: Vec<AuditEvent>) -> Vec<AuditEvent> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::signing::documents::fields::FieldType;
+
+    fn fill_of(e: &AuditEvent) -> &Filled {
+        match &e.data {
+            Happened::FieldFilled(f) => f,
+            other => panic!("not a fill: {other:?}"),
+        }
+    }
 
     #[test]
     fn events_come_back_oldest_first_with_their_actor() {
@@ -308,30 +309,22 @@ mod tests {
             ip: Some("127.0.0.1".into()),
             ..Actor::default()
         };
-        record(
-            &conn,
-            DocumentId::new(7),
-            Event::Created,
-            &owner,
-            &serde_json::json!({}),
-            10,
-        )
-        .unwrap();
-        record(
-            &conn,
-            DocumentId::new(7),
-            Event::Sent,
-            &Actor::system(),
-            &serde_json::json!({"n": 2}),
-            20,
-        )
-        .unwrap();
+        let created = Happened::Created(super::super::audit_data::Created { title: "T".into() });
+        record(&conn, DocumentId::new(7), &owner, &created, 10).unwrap();
+        let sent = Happened::Sent(super::super::audit_data::Sent {
+            direct_link: Some(super::super::audit_data::DirectLink {
+                template_id: crate::core::ids::TemplateId::new(2),
+            }),
+            form_values: None,
+        });
+        record(&conn, DocumentId::new(7), &Actor::system(), &sent, 20).unwrap();
         let events = list(&conn, DocumentId::new(7)).unwrap();
         assert_eq!(events.len(), 2);
         assert_eq!(events[0].kind.as_str(), "CREATED");
         assert_eq!(events[0].ip_address.as_deref(), Some("127.0.0.1"));
         assert_eq!(events[1].actor, "system");
-        assert_eq!(events[1].data["n"], 2);
+        assert_eq!(events[1].data, sent);
+        assert_eq!(events[0].data, created);
     }
 
     #[test]
@@ -348,30 +341,31 @@ mod tests {
             ip: Some(ip.into()),
             user_agent: None,
         };
-        let field = |id: i64| serde_json::json!({"fieldId": id, "type": "TEXT"});
+        let field = |id: i64| Filled::first(FieldId::new(id), FieldType::Text, None);
         for t in 0..50 {
             record_fill(
                 &conn,
                 DocumentId::new(7),
                 &ann("10.0.0.1"),
-                &field(1),
+                field(1),
                 100 + t,
             )
             .unwrap();
         }
-        record_fill(&conn, DocumentId::new(7), &ann("10.0.0.2"), &field(2), 200).unwrap();
-        record_fill(&conn, DocumentId::new(7), &ann("10.0.0.3"), &field(1), 300).unwrap();
+        record_fill(&conn, DocumentId::new(7), &ann("10.0.0.2"), field(2), 200).unwrap();
+        record_fill(&conn, DocumentId::new(7), &ann("10.0.0.3"), field(1), 300).unwrap();
         let events = list(&conn, DocumentId::new(7)).unwrap();
         assert_eq!(events.len(), 2, "{events:?}");
         assert_eq!(count(&conn, DocumentId::new(7)).unwrap(), 2);
-        let first = &events[0].data;
-        assert_eq!(first["fills"], 51);
+        let (first, second) = (fill_of(&events[0]), fill_of(&events[1]));
+        assert_eq!(first.fills, Some(51));
         assert_eq!(events[0].created_at, iso8601(100));
         assert_eq!(events[0].ip_address.as_deref(), Some("10.0.0.1"));
-        assert_eq!(first["lastFilledAt"], iso8601(300));
-        assert_eq!(first["lastIpAddress"], "10.0.0.3");
-        assert_eq!(events[1].data["fills"], 1);
-        assert!(events[1].data.get("lastFilledAt").is_none());
+        let last = first.last.as_ref().unwrap();
+        assert_eq!(last.last_filled_at, iso8601(300));
+        assert_eq!(last.last_ip_address.as_deref(), Some("10.0.0.3"));
+        assert_eq!(second.fills, Some(1));
+        assert!(second.last.is_none());
         assert_eq!(
             page(&conn, DocumentId::new(7), 1, 1).unwrap()[0].id,
             events[1].id
@@ -388,10 +382,14 @@ mod tests {
             recipient_id: Some(RecipientId::new(3)),
             ip_address: Some(format!("10.0.0.{id}")),
             user_agent: None,
-            data: serde_json::json!({"fieldId": field, "type": "TEXT"}),
+            data: Happened::FieldFilled(Filled {
+                fills: None,
+                ..Filled::first(FieldId::new(field), FieldType::Text, None)
+            }),
         };
         let mut signed = fill(9, 90, 0);
         signed.kind = Event::Signed;
+        signed.data = Happened::Signed(super::super::audit_data::Finished { auth: None });
         let events = vec![
             fill(1, 10, 5),
             fill(2, 20, 6),
@@ -402,9 +400,11 @@ mod tests {
         let folded = coalesce_fills(events);
         let ids: Vec<i64> = folded.iter().map(|e| e.id).collect();
         assert_eq!(ids, [1, 2, 9]);
-        assert_eq!(folded[0].data["fills"], 3);
-        assert_eq!(folded[0].data["lastFilledAt"], iso8601(40));
-        assert_eq!(folded[0].data["lastIpAddress"], "10.0.0.4");
-        assert!(folded[1].data.get("fills").is_none());
+        let first = fill_of(&folded[0]);
+        assert_eq!(first.fills, Some(3));
+        let last = first.last.as_ref().unwrap();
+        assert_eq!(last.last_filled_at, iso8601(40));
+        assert_eq!(last.last_ip_address.as_deref(), Some("10.0.0.4"));
+        assert!(fill_of(&folded[1]).fills.is_none());
     }
 }

@@ -4,14 +4,13 @@
 //! `who` and checked its scope.
 
 use crate::core::ids::{DocumentId, FieldId, RecipientId};
-use serde_json::json;
 
 use super::CreateDocument;
 use super::field_request::{FieldBatch, FieldPatch};
 use super::recipients::NewRecipient;
 use super::request::RecipientInput;
 
-use super::audit::{self, Event, Origin};
+use super::audit::{self, Origin};
 use super::model::Document;
 use super::parts;
 use super::store::{self, Deleted, Parent, listing};
@@ -164,7 +163,7 @@ pub async fn delete(
             if outcome == Deleted::Cancelled {
                 let owner = owner_email(tx, user)?;
                 let actor = origin.actor(&owner, None);
-                audit::record(tx, id, Event::Cancelled, &actor, &json!({}), now())?;
+                audit::record(tx, id, &actor, &audit::Happened::Cancelled, now())?;
                 crate::signing::documents::notify::cancelled(tx, id, &app, now())?;
                 view = DocumentView::of(&store::load(tx, id)?, &app);
             }

@@ -3,6 +3,7 @@
 
 pub mod answers;
 pub mod audit;
+pub mod audit_data;
 pub mod check;
 pub mod field_meta;
 pub mod field_request;

@@ -14,14 +14,15 @@ use crate::core::error::AppError;
 use crate::outbox::webhooks::Event;
 use crate::signing::documents::model::Document;
 use crate::signing::documents::recipients::SendStatus;
-use serde_json::json;
 
 use crate::outbox::mail::store::Mail;
+use crate::signing::documents::audit_data::Via;
 use crate::signing::documents::recipients::Role;
 use crate::{outbox::mail::Kind, outbox::mail::NewMail, outbox::mail::Status};
 use crate::{outbox::mail::compose, outbox::mail::compose::SigningRequest};
 use crate::{signing::documents::DocumentView, signing::documents::store};
 use crate::{signing::documents::audit, signing::documents::audit::Actor};
+use crate::{signing::documents::audit::Happened, signing::documents::audit_data};
 
 /// What the messages about a document need: the document, and its sender's name and e-mail.
 struct About {
@@ -63,15 +64,19 @@ pub fn mail_sent(tx: &Conn, m: &Mail, status: Status, now: i64) -> Result<(), Ap
     };
     store::recipients::mark_sent(tx, rid, now)?;
     let via = match status {
-        Status::Sent => "smtp",
-        _ => "outbox",
+        Status::Sent => Via::Smtp,
+        _ => Via::Outbox,
     };
     let actor = Actor {
         recipient_id: Some(rid),
         ..Actor::system()
     };
-    let detail = json!({"mailId": m.id, "to": m.to, "via": via});
-    audit::record(tx, doc, audit::Event::Emailed, &actor, &detail, now)
+    let emailed = audit_data::Emailed {
+        mail_id: m.id,
+        to: m.to.clone(),
+        via,
+    };
+    audit::record(tx, doc, &actor, &Happened::Emailed(emailed), now)
 }
 
 /// A message about document `doc`.
@@ -313,14 +318,9 @@ pub fn created(
     actor: &crate::signing::documents::audit::Actor,
     now: i64,
 ) -> Result<(), AppError> {
-    crate::signing::documents::audit::record(
-        tx,
-        view.id,
-        crate::signing::documents::audit::Event::Created,
-        actor,
-        &serde_json::json!({"title": view.title}),
-        now,
-    )?;
+    let title = view.title.clone();
+    let created = Happened::Created(audit_data::Created { title });
+    audit::record(tx, view.id, actor, &created, now)?;
     crate::signing::documents::webhook::enqueue(tx, Event::DocumentCreated, view, now)
 }
 
@@ -349,14 +349,12 @@ pub fn readdressed(
     actor: &Actor,
     now: i64,
 ) -> Result<bool, AppError> {
-    audit::record(
-        tx,
-        doc,
-        audit::Event::RecipientChanged,
-        actor,
-        &json!({"recipientId": recipient, "from": from, "to": to}),
-        now,
-    )?;
+    let changed = audit_data::Readdressed {
+        from: from.to_string(),
+        recipient_id: recipient,
+        to: to.to_string(),
+    };
+    audit::record(tx, doc, actor, &Happened::RecipientChanged(changed), now)?;
     let invited = crate::outbox::mail::store::was_invited(tx, recipient)?;
     crate::outbox::mail::store::withdraw_signing_requests(
         tx,

@@ -21,12 +21,13 @@
 
 use crate::core::db::Conn;
 use crate::core::ids::UserId;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use super::link::Link;
 use crate::core::error::AppError;
 use crate::{identity::factors::Attempt, identity::factors::Purpose, identity::factors::Verifier};
 
+use crate::signing::documents::audit_data::ProofUsed;
 pub use crate::signing::documents::meta::ActionAuth;
 use crate::signing::documents::meta::EXPLICIT_NONE;
 
@@ -169,19 +170,31 @@ impl Requirement {
         }
     }
 
-    /// For the signing page: `accessAuth`, `actionAuth` (the one method the page will ask
-    /// for, `preferred`), `actionAuthAllowed` (every method that will do) and `rejectAuth` (the
-    /// method the page asks for before rejecting: none, `proof_for`).
-    pub fn describe(self, enrolled: Option<crate::identity::factors::store::Enrolled>) -> Value {
-        let allowed: Vec<&str> = self.actions.iter().map(ActionAuth::as_str).collect();
-        let reject = self.proof_for(Finishing::Reject);
-        json!({
-            "accessAuth": self.access_account.then_some("ACCOUNT"),
-            "actionAuth": self.actions.preferred(enrolled).map(ActionAuth::as_str),
-            "actionAuthAllowed": allowed,
-            "rejectAuth": reject.preferred(enrolled).map(ActionAuth::as_str),
-        })
+    /// For the signing page (`link_answers::AuthState`).
+    pub fn describe(
+        self,
+        enrolled: Option<crate::identity::factors::store::Enrolled>,
+    ) -> Described {
+        Described {
+            access_auth: self.access_account.then_some("ACCOUNT"),
+            action_auth: self.actions.preferred(enrolled),
+            action_auth_allowed: self.actions.iter().collect(),
+            reject_auth: self.proof_for(Finishing::Reject).preferred(enrolled),
+        }
     }
+}
+
+/// A requirement as the signing page is told it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Described {
+    /// `ACCOUNT` when the recipient signs in before anything is shown.
+    pub access_auth: Option<&'static str>,
+    /// The one method the page will ask for at finishing (`Actions::preferred`).
+    pub action_auth: Option<ActionAuth>,
+    /// Every method that will do.
+    pub action_auth_allowed: Vec<ActionAuth>,
+    /// The method the page asks for before rejecting: none (`proof_for`).
+    pub reject_auth: Option<ActionAuth>,
 }
 
 /// The account the browser is signed in to (its session cookie), if any.
@@ -265,7 +278,7 @@ impl Acting<'_> {
     }
 
     /// The `auth` member of the audit event for what `proved` shows.
-    pub fn audit(&self, proved: &Proved) -> Value {
+    pub fn audit(&self, proved: &Proved) -> ProofUsed {
         proved.audit(self.signer.as_ref().map(|s| s.email.as_str()))
     }
 }
@@ -280,10 +293,13 @@ pub struct Proved {
 
 impl Proved {
     /// The `auth` member of an audit event's data.
-    pub fn audit(&self, account: Option<&str>) -> Value {
+    pub fn audit(&self, account: Option<&str>) -> ProofUsed {
         match self.method {
-            None => json!({"method": "LINK"}),
-            Some(m) => json!({"method": m.as_str(), "account": account}),
+            None => ProofUsed::Link,
+            Some(method) => ProofUsed::Account {
+                method,
+                account: account.map(str::to_string),
+            },
         }
     }
 }
@@ -480,8 +496,8 @@ mod tests {
         };
         assert!(account.proof_for(Finishing::Agree).is_empty());
         let described = two.describe(None);
-        assert_eq!(described["rejectAuth"], Value::Null);
-        assert_eq!(described["actionAuth"], "PASSKEY");
+        assert_eq!(described.reject_auth, None);
+        assert_eq!(described.action_auth, Some(ActionAuth::Passkey));
     }
 
     #[test]

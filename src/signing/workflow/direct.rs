@@ -16,6 +16,7 @@ use crate::core::db::now;
 use crate::core::error::AppError;
 use crate::identity::users::Email;
 use crate::outbox::webhooks::Event as Hook;
+use crate::signing::documents::audit_data;
 use crate::signing::documents::check::Check;
 use crate::signing::documents::{DocumentView, audit::Origin, notify, store as documents};
 use crate::signing::templates::direct::{field_error, open};
@@ -145,8 +146,11 @@ pub async fn start(
             let view = DocumentView::of(&documents::load(tx, doc)?, &app);
             let actor = origin.actor(email.as_str(), Some(rid));
             notify::created(tx, &view, &actor, at)?;
-            let sent = json!({"directLink": {"templateId": t.id}});
-            flow::send(tx, doc, email.as_str(), &origin, &sent, at).map_err(not_ready)?;
+            let sent = audit_data::Sent {
+                direct_link: Some(audit_data::DirectLink { template_id: t.id }),
+                form_values: None,
+            };
+            flow::send(tx, doc, email.as_str(), &origin, sent, at).map_err(not_ready)?;
             notify::event(tx, doc, Hook::DocumentSent, &app, at)?;
             Ok(signing_token)
         })

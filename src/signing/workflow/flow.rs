@@ -3,7 +3,6 @@
 //! who must now be told. Mail and webhooks are queued by the caller in the same transaction.
 
 use crate::core::ids::{DocumentId, FieldId, RecipientId};
-use serde_json::{Value, json};
 
 use super::auth::{Acting, Finishing};
 use super::link::Link;
@@ -12,9 +11,10 @@ use crate::core::db::Conn;
 use crate::core::error::AppError;
 use crate::signing::documents::Status;
 pub use crate::signing::documents::audit::Origin;
+use crate::signing::documents::audit_data::{self, Sent};
 use crate::signing::documents::fill_request::FillRequest;
 use crate::signing::documents::meta::format_date;
-use crate::{signing::documents::audit, signing::documents::audit::Event};
+use crate::{signing::documents::audit, signing::documents::audit::Happened};
 use crate::{signing::documents::recipients::Role, signing::documents::recipients::SigningStatus};
 use crate::{signing::documents::store as documents, signing::documents::store::Parent};
 use crate::{
@@ -29,8 +29,8 @@ fn conflict(msg: impl Into<String>) -> AppError {
     AppError::Conflict(msg.into())
 }
 
-/// DRAFT to PENDING, recording SENT with `details` (a JSON object: what filling the form
-/// did, or `{}`). Returns the recipients to e-mail now. What the document lacks is a 400
+/// DRAFT to PENDING, recording SENT with `details` (what filling the form did, the direct
+/// link the document came from, or nothing). Returns the recipients to e-mail now. What the document lacks is a 400
 /// (the signing service's API v1 answers so), as is a finished or cancelled document; a
 /// PENDING one is `send_again`'s.
 pub fn send(
@@ -38,7 +38,7 @@ pub fn send(
     doc: DocumentId,
     owner_email: &str,
     origin: &Origin,
-    details: &Value,
+    details: Sent,
     now: i64,
 ) -> Result<Vec<RecipientId>, AppError> {
     let d = documents::load(tx, doc)?;
@@ -110,14 +110,8 @@ pub fn send(
     if !documents::set_status(tx, doc, Status::Draft, Status::Pending, now)? {
         return Err(conflict("the document changed state; try again"));
     }
-    audit::record(
-        tx,
-        doc,
-        Event::Sent,
-        &origin.actor(owner_email, None),
-        details,
-        now,
-    )?;
+    let actor = origin.actor(owner_email, None);
+    audit::record(tx, doc, &actor, &Happened::Sent(details), now)?;
     Ok(current_turn(d.meta.signing_order, &parties(&d.recipients)))
 }
 
@@ -211,14 +205,8 @@ fn require_turn(link: &Link) -> Result<(), AppError> {
 pub fn open(tx: &Conn, link: &Link, origin: &Origin, now: i64) -> Result<bool, AppError> {
     let first = recipients::mark_opened(tx, link.me.id, now)?;
     if first {
-        audit::record(
-            tx,
-            link.document.id,
-            Event::Opened,
-            &origin.actor(&link.me.email, Some(link.me.id)),
-            &json!({}),
-            now,
-        )?;
+        let actor = origin.actor(&link.me.email, Some(link.me.id));
+        audit::record(tx, link.document.id, &actor, &Happened::Opened, now)?;
     }
     Ok(first)
 }
@@ -252,17 +240,10 @@ pub fn fill(
     if !fields::save_value(tx, field, f.recipient_id, entered, now)? {
         return Err(conflict("the document changed state; reload the page"));
     }
-    let mut data = json!({"fieldId": field, "type": f.kind});
-    if f.recipient_id != link.me.id {
-        data["forRecipientId"] = json!(f.recipient_id);
-    }
-    audit::record_fill(
-        tx,
-        link.document.id,
-        &acting.origin.actor(&link.me.email, Some(link.me.id)),
-        &data,
-        now,
-    )?;
+    let for_other = (f.recipient_id != link.me.id).then_some(f.recipient_id);
+    let fill = audit::Filled::first(field, f.kind, for_other);
+    let actor = acting.origin.actor(&link.me.email, Some(link.me.id));
+    audit::record_fill(tx, link.document.id, &actor, fill, now)?;
     Ok(())
 }
 
@@ -327,20 +308,9 @@ pub fn complete(
     recipients::record_auth(tx, link.me.id, proved.method, proved.user_id)?;
     // A recipient's signature changes the document: its last change (the dashboard's order).
     documents::touch(tx, doc, now)?;
-    let event = match link.me.role {
-        Role::Approver => Event::Approved,
-        Role::Viewer => Event::Viewed,
-        Role::Assistant => Event::Assisted,
-        Role::Signer | Role::Cc => Event::Signed,
-    };
-    audit::record(
-        tx,
-        doc,
-        event,
-        &origin.actor(&link.me.email, Some(link.me.id)),
-        &json!({"auth": acting.audit(&proved)}),
-        now,
-    )?;
+    let finished = Happened::finished(link.me.role, acting.audit(&proved));
+    let actor = origin.actor(&link.me.email, Some(link.me.id));
+    audit::record(tx, doc, &actor, &finished, now)?;
     let parties = parties(&recipients::of(tx, Parent::Document(doc))?);
     let after = current_turn(order, &parties);
     Ok(Finished {
@@ -383,13 +353,11 @@ pub fn reject(
         return Err(conflict("the document changed state; reload the page"));
     }
     recipients::record_auth(tx, link.me.id, proved.method, proved.user_id)?;
-    audit::record(
-        tx,
-        doc,
-        Event::Rejected,
-        &origin.actor(&link.me.email, Some(link.me.id)),
-        &json!({"reason": reason, "auth": acting.audit(&proved)}),
-        now,
-    )?;
+    let rejected = Happened::Rejected(audit_data::Rejected {
+        auth: Some(acting.audit(&proved)),
+        reason: reason.to_string(),
+    });
+    let actor = origin.actor(&link.me.email, Some(link.me.id));
+    audit::record(tx, doc, &actor, &rejected, now)?;
     Ok(())
 }

@@ -3,9 +3,10 @@
 //! sealed. The HTTP layer has its own black-box tests; these pin the rules at the domain level.
 
 use crate::core::ids::{DocumentId, FieldId, UserId};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::link::{self, Call, Visit};
+use super::link_answers::{Completion, FieldSaved};
 use crate::core::context::Context;
 use crate::core::db::Db;
 use crate::core::error::AppError;
@@ -129,13 +130,13 @@ fn call(token: &str) -> Call {
     }
 }
 
-async fn fill(s: &Sent, who: usize) -> Result<Value, AppError> {
+async fn fill(s: &Sent, who: usize) -> Result<FieldSaved, AppError> {
     let (token, field) = &s.signers[who];
     let typed = serde_json::from_value(json!({"typed": "A. Signer"})).unwrap();
     link::fill(&s.ctx, &s.verifier, call(token), *field, typed).await
 }
 
-async fn complete(s: &Sent, who: usize) -> Result<Value, AppError> {
+async fn complete(s: &Sent, who: usize) -> Result<Completion, AppError> {
     let checks = (&s.verifier, &PasswordChecks::new(1));
     link::complete(&s.ctx, checks, call(&s.signers[who].0)).await
 }
@@ -181,7 +182,7 @@ async fn signers_go_in_turn_each_once_and_the_last_one_completes() {
     assert_eq!(complete(&s, 0).await.unwrap_err().status(), 400);
     fill(&s, 0).await.unwrap();
     let ann = complete(&s, 0).await.unwrap();
-    assert_eq!(ann["documentCompleting"], false);
+    assert!(!ann.document_completing);
     assert!(!sealer_woken(&s).await, "nothing to seal yet");
     assert_eq!(
         complete(&s, 0).await.unwrap_err().status(),
@@ -190,8 +191,8 @@ async fn signers_go_in_turn_each_once_and_the_last_one_completes() {
     );
     fill(&s, 1).await.unwrap();
     let bob = complete(&s, 1).await.unwrap();
-    assert_eq!(
-        bob["documentCompleting"], true,
+    assert!(
+        bob.document_completing,
         "the last signer hands the document to the sealer"
     );
     assert!(sealer_woken(&s).await, "and wakes it");

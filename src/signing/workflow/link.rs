@@ -8,14 +8,14 @@
 //! queued (mail and webhooks; the sealer when the last recipient finished). The HTTP layer
 //! (`http::signing`, `http::signing_page`) parses, calls one of these, and replies.
 
-use crate::core::db::Conn;
-use crate::core::ids::FieldId;
-use serde_json::{Value, json};
-
 use super::auth::{self, Acting, Proof, Signer};
 use super::flow::{self, Origin};
+use super::link_answers::{AuthState, Completion, DocumentShown, FieldSaved, FieldShown};
+use super::link_answers::{LinkState, PasskeyChallenge, RecipientShown, Rejection};
 use crate::core::context::Context;
+use crate::core::db::Conn;
 use crate::core::error::AppError;
+use crate::core::ids::FieldId;
 use crate::identity::users::checks::PasswordChecks;
 use crate::outbox::webhooks::Event;
 use crate::signing::documents::Status;
@@ -190,27 +190,23 @@ fn auth_state(
     link: &Link,
     signer: Option<&Signer>,
     invite_csrf: &str,
-) -> Result<Value, AppError> {
+) -> Result<AuthState, AppError> {
     let req = link.requirement()?;
     let mine = signer.filter(|s| s.email.eq_ignore_ascii_case(&link.me.email));
     let enrolled = match mine {
         Some(s) => Some(crate::identity::factors::store::enrolled(conn, s.user_id)?),
         None => None,
     };
-    let mut out = req.describe(enrolled);
-    out["signedInAs"] = json!(signer.map(|s| &s.email));
-    out["accountReady"] = json!(req.is_none() || mine.is_some());
+    let mut out = AuthState::of(req.describe(enrolled), signer.map(|s| s.email.clone()));
+    out.account_ready = req.is_none() || mine.is_some();
     if !req.is_none() && mine.is_none() {
         let exists = crate::identity::users::store::find_by_email(conn, &link.me.email)?.is_some();
-        out["accountExists"] = json!(exists);
+        out.account_exists = Some(exists);
         if !exists {
-            // For the "create an account" form (`POST /sign/<token>/account`).
-            out["inviteCsrf"] = json!(invite_csrf);
+            out.invite_csrf = Some(invite_csrf.to_string());
         }
     }
-    if let Some(e) = enrolled {
-        out["enrolled"] = json!({"totp": e.totp, "passkeys": e.passkeys});
-    }
+    out.enrolled = enrolled.map(Into::into);
     Ok(out)
 }
 
@@ -221,51 +217,44 @@ fn describe(
     link: &Link,
     signer: Option<&Signer>,
     invite_csrf: &str,
-) -> Result<Value, AppError> {
+) -> Result<LinkState, AppError> {
     let parties = super::parties(&link.document.recipients);
     let your_turn = link.document.status == Status::Pending
         && super::current_turn(link.document.meta.signing_order, &parties).contains(&link.me.id);
-    let shown = |f: &crate::signing::documents::model::Field| {
-        json!({
-            "id": f.id, "type": f.kind, "page": f.page,
-            "positionX": f.x, "positionY": f.y, "width": f.width, "height": f.height,
-            "fieldMeta": f.meta, "value": f.custom_text, "drawn": f.drawn,
-            "inserted": f.inserted,
-        })
-    };
-    let mut fields: Vec<Value> = link
+    let mut fields: Vec<FieldShown> = link
         .document
         .fields_of(link.me.id)
         .into_iter()
-        .map(shown)
+        .map(|f| FieldShown::of(f, None))
         .collect();
     // An assistant's: what they may fill in for those after them, and for whom.
     for f in super::assistable(&link.document, &link.me) {
-        let mut v = shown(f);
-        if let Some(r) = link.document.recipient(f.recipient_id) {
-            v["forRecipient"] = json!({"id": r.id, "name": r.name, "email": r.email});
-        }
-        fields.push(v);
+        fields.push(FieldShown::of(f, link.document.recipient(f.recipient_id)));
     }
     let d = &link.document;
-    Ok(json!({
-        "document": {
-            "title": d.title, "status": d.status, "senderName": link.sender.name,
-            "senderEmail": link.sender.email, "pages": d.page_sizes.as_deref().unwrap_or_default(),
-            "signingOrder": d.meta.signing_order, "redirectUrl": d.meta.redirect_url,
+    Ok(LinkState {
+        auth: auth_state(conn, link, signer, invite_csrf)?,
+        document: DocumentShown {
+            pages: d.page_sizes.clone().unwrap_or_default(),
+            redirect_url: d.meta.redirect_url.clone(),
+            sender_email: link.sender.email.clone(),
+            sender_name: link.sender.name.clone(),
+            signing_order: d.meta.signing_order,
+            status: d.status,
+            title: d.title.clone(),
         },
-        "recipient": {
-            "name": link.me.name, "email": link.me.email, "role": link.me.role,
-            "signingStatus": link.me.signing_status, "readStatus": link.me.read_status,
-        },
-        "yourTurn": your_turn,
-        "fields": fields,
-        "auth": auth_state(conn, link, signer, invite_csrf)?,
-    }))
+        fields,
+        recipient: RecipientShown::of(&link.me),
+        your_turn,
+    })
 }
 
 /// `GET /sign/<token>/state`. `invite_csrf` is the token of the "create an account" form.
-pub async fn state(ctx: &Context, visit: Visit, invite_csrf: String) -> Result<Value, AppError> {
+pub async fn state(
+    ctx: &Context,
+    visit: Visit,
+    invite_csrf: String,
+) -> Result<LinkState, AppError> {
     ctx.db
         .read(move |c| {
             let l = shown_link(c, &visit)?;
@@ -352,10 +341,13 @@ pub async fn fill(
     call: Call,
     field: FieldId,
     value: FillRequest,
-) -> Result<Value, AppError> {
+) -> Result<FieldSaved, AppError> {
     acting(&ctx.db, verifier, call, move |tx, l, a| {
         flow::fill(tx, l, field, &value, a, now())?;
-        Ok(json!({"fieldId": field, "inserted": true}))
+        Ok(FieldSaved {
+            field_id: field,
+            inserted: true,
+        })
     })
     .await
 }
@@ -409,7 +401,7 @@ pub async fn complete(
     ctx: &Context,
     (verifier, passwords): (&Verifier, &PasswordChecks),
     mut call: Call,
-) -> Result<Value, AppError> {
+) -> Result<Completion, AppError> {
     check_password(&ctx.db, passwords, &mut call).await?;
     let app = ctx.app.clone();
     let (doc, done) = acting(&ctx.db, verifier, call, move |tx, l, a| {
@@ -430,9 +422,11 @@ pub async fn complete(
     if done.all_done {
         ctx.workers.seal();
     }
-    Ok(
-        json!({"documentId": doc, "signingStatus": SigningStatus::Signed, "documentCompleting": done.all_done}),
-    )
+    Ok(Completion {
+        document_completing: done.all_done,
+        document_id: doc,
+        signing_status: SigningStatus::Signed,
+    })
 }
 
 /// Rejects with `reason`; everyone concerned is told (mail and webhook, queued with it).
@@ -441,13 +435,16 @@ pub async fn reject(
     (verifier, passwords): (&Verifier, &PasswordChecks),
     mut call: Call,
     reason: String,
-) -> Result<Value, AppError> {
+) -> Result<Rejection, AppError> {
     check_password(&ctx.db, passwords, &mut call).await?;
     let app = ctx.app.clone();
     let answer = acting(&ctx.db, verifier, call, move |tx, l, a| {
         flow::reject(tx, l, &reason, a, now())?;
         notify::rejected(tx, l.document.id, l.me.id, reason.trim(), &app, now())?;
-        Ok(json!({"documentId": l.document.id, "signingStatus": SigningStatus::Rejected}))
+        Ok(Rejection {
+            document_id: l.document.id,
+            signing_status: SigningStatus::Rejected,
+        })
     })
     .await?;
     ctx.workers.notices();
@@ -461,7 +458,7 @@ pub async fn passkey_challenge(
     ctx: &Context,
     verifier: &Verifier,
     visit: Visit,
-) -> Result<Value, AppError> {
+) -> Result<PasskeyChallenge, AppError> {
     let verifier = verifier.clone();
     ctx.db
         .write(move |tx| {
@@ -477,7 +474,9 @@ pub async fn passkey_challenge(
             let user = auth::require_account(req, &l, signer.as_ref(), false)?
                 .ok_or_else(|| AppError::internal("a passkey requirement without an account"))?;
             let options = verifier.assertion_begin(tx, user, Purpose::Sign(l.me.id), now())?;
-            Ok(json!({"publicKey": options}))
+            Ok(PasskeyChallenge {
+                public_key: options,
+            })
         })
         .await
 }

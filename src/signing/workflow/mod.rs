@@ -10,6 +10,7 @@ pub mod direct_expiry;
 pub mod flow;
 pub mod invites;
 pub mod link;
+pub mod link_answers;
 pub mod link_request;
 pub mod login_hint;
 pub mod request;

@@ -9,7 +9,6 @@ use crate::core::ids::{DocumentId, RecipientId};
 use std::time::Duration;
 
 use crate::core::db::Conn;
-use serde_json::json;
 
 use crate::core::db::now;
 use crate::core::error::AppError;
@@ -19,7 +18,7 @@ use crate::signing::documents::model::Document;
 use crate::signing::documents::store as documents;
 use crate::{core::retry::Backoff, core::retry::Lease, core::retry::POLL, core::retry::Stop};
 use crate::{
-    signing::documents::audit, signing::documents::audit::Actor, signing::documents::audit::Event,
+    signing::documents::audit, signing::documents::audit::Actor, signing::documents::audit_data,
 };
 use crate::{
     signing::pdf::seal::AuditRecipient, signing::pdf::seal::AuditSummary,
@@ -200,23 +199,22 @@ fn audit_events(c: &Conn, doc: DocumentId) -> Result<Vec<(String, String)>, AppE
 /// when the field was filled more than once, how often and when last.
 fn certificate_line(e: &audit::AuditEvent) -> String {
     let mut what = e.kind.as_str().to_string();
-    if e.kind == Event::FieldFilled
-        && let Some(field) = e.data.get("fieldId").and_then(serde_json::Value::as_i64)
-    {
-        what = match e.data.get("type").and_then(|t| t.as_str()) {
-            Some(kind) => format!("{what} ({kind} field {field})"),
-            None => format!("{what} (field {field})"),
-        };
+    let fill = match &e.data {
+        audit::Happened::FieldFilled(f) => Some(f),
+        _ => None,
+    };
+    if let Some(f) = fill {
+        what = format!("{what} ({} field {})", f.kind.as_str(), f.field_id);
     }
     what = match &e.ip_address {
         Some(ip) => format!("{what} by {} from {ip}", e.actor),
         None => format!("{what} by {}", e.actor),
     };
-    let fills = e.data.get("fills").and_then(serde_json::Value::as_i64);
-    if let Some(n) = fills.filter(|n| *n > 1) {
-        let last = e.data.get("lastFilledAt").and_then(|t| t.as_str());
-        what = format!("{what}; filled {n} times, last at {}", last.unwrap_or("?"));
-        if let Some(ip) = e.data.get("lastIpAddress").and_then(|t| t.as_str()) {
+    if let Some(f) = fill.filter(|f| f.count() > 1) {
+        let last = f.last.as_ref();
+        let at = last.map_or("?", |l| l.last_filled_at.as_str());
+        what = format!("{what}; filled {} times, last at {at}", f.count());
+        if let Some(ip) = last.and_then(|l| l.last_ip_address.as_deref()) {
             what = format!("{what} from {ip}");
         }
     }
@@ -397,14 +395,10 @@ impl Sealer {
                     crate::core::blob::rows::delete(tx, sealed.id.as_str())?;
                     return Ok(false);
                 }
-                audit::record(
-                    tx,
-                    doc,
-                    Event::Completed,
-                    &Actor::system(),
-                    &json!({"sha256": sealed.sha256}),
-                    at,
-                )?;
+                let completed = audit::Happened::Completed(audit_data::Completed {
+                    sha256: sealed.sha256.clone(),
+                });
+                audit::record(tx, doc, &Actor::system(), &completed, at)?;
                 crate::signing::documents::notify::completed(
                     tx,
                     doc,
@@ -535,17 +529,24 @@ mod tests {
     fn repeated_fills_are_one_certificate_line_with_count_and_last_time() {
         let fill = |fills: Option<i64>| audit::AuditEvent {
             id: 1,
-            kind: Event::FieldFilled,
+            kind: audit::Event::FieldFilled,
             created_at: "2026-01-01T10:00:00Z".into(),
             actor: "ann@example.com".into(),
             recipient_id: Some(crate::core::ids::RecipientId::new(2)),
             ip_address: Some("10.0.0.1".into()),
             user_agent: None,
-            data: match fills {
-                None => serde_json::json!({"fieldId": 7, "type": "TEXT"}),
-                Some(n) => serde_json::json!({"fieldId": 7, "type": "TEXT", "fills": n,
-                    "lastFilledAt": "2026-01-01T11:00:00Z", "lastIpAddress": "10.0.0.9"}),
-            },
+            data: audit::Happened::FieldFilled(audit::Filled {
+                fills,
+                last: fills.map(|_| audit::LastFill {
+                    last_filled_at: "2026-01-01T11:00:00Z".into(),
+                    last_ip_address: Some("10.0.0.9".into()),
+                }),
+                ..audit::Filled::first(
+                    crate::core::ids::FieldId::new(7),
+                    crate::signing::documents::fields::FieldType::Text,
+                    None,
+                )
+            }),
         };
         assert_eq!(
             certificate_line(&fill(None)),

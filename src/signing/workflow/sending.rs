@@ -3,7 +3,6 @@
 //! owns its transaction and the notices it queues, and wakes the workers that send them.
 
 use crate::core::ids::{DocumentId, RecipientId, UserId};
-use serde_json::json;
 
 use super::flow::{self, Origin};
 use crate::core::blob::store::StoredBlob;
@@ -18,7 +17,7 @@ use crate::{
     signing::documents::store,
 };
 use crate::{
-    signing::documents::audit, signing::documents::audit::Actor, signing::documents::audit::Event,
+    signing::documents::audit, signing::documents::audit::Actor, signing::documents::audit_data,
 };
 
 /// What a send asks besides sending.
@@ -55,7 +54,7 @@ pub async fn send(
     let (user, app) = (who.user_id, ctx.app.clone());
     let disk = ctx.disk.clone();
     let form = fill_form(ctx, user, id, strict_form_values).await?;
-    let sent_data = form.as_ref().map_or_else(|| json!({}), FormFill::audit);
+    let sent_data = form.as_ref().map(FormFill::audit).unwrap_or_default();
     let filled = form.and_then(|f| f.file);
     let replacement = filled.clone();
     let result = ctx
@@ -85,7 +84,7 @@ pub async fn send(
                 Some((blob, sizes)) => store::set_file(tx, id, blob, sizes, now())?,
                 None => None,
             };
-            let first = flow::send(tx, id, &owner, &origin, &sent_data, now())?;
+            let first = flow::send(tx, id, &owner, &origin, sent_data, now())?;
             if send_email {
                 notify::signing_requests(tx, id, &first, &app, now())?;
             }
@@ -118,9 +117,15 @@ struct FormFill {
 }
 
 impl FormFill {
-    /// The SENT event's details: `{"formValues": {"filled": [...], "unmatched": [...]}}`.
-    fn audit(&self) -> serde_json::Value {
-        json!({"formValues": {"filled": self.matched, "unmatched": self.unmatched}})
+    /// The SENT event's details: the names set on the form and those left out.
+    fn audit(&self) -> audit_data::Sent {
+        audit_data::Sent {
+            form_values: Some(audit_data::FormValues {
+                filled: self.matched.clone(),
+                unmatched: self.unmatched.clone(),
+            }),
+            direct_link: None,
+        }
     }
 }
 
@@ -239,8 +244,8 @@ pub async fn download(
                 ip: origin.ip,
                 user_agent: origin.user_agent,
             };
-            let data = json!({"original": original});
-            audit::record(tx, id, Event::Downloaded, &actor, &data, now())?;
+            let data = audit::Happened::Downloaded(audit_data::Downloaded { original });
+            audit::record(tx, id, &actor, &data, now())?;
             Ok((blob, files.title))
         })
         .await?;
