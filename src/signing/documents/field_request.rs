@@ -11,7 +11,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use super::check::{Check, join};
-use super::field_meta::{self, FieldMetaInput};
+use super::field_meta_request::{self as field_meta, FieldMetaInput};
 use super::fields::{FieldType, NewField};
 use super::model::Field;
 use crate::core::error::AppError;
@@ -94,7 +94,7 @@ impl FieldInput {
     /// This PATCH laid over `current`: members left out keep its values.
     pub fn over(self, current: &Field) -> FieldInput {
         let meta = match &current.meta {
-            Some(m) => Given::deserialize(m.clone()).unwrap_or(Given::Null),
+            Some(m) => Given::Valid(Object(FieldMetaInput::from(m))),
             None => Given::Null,
         };
         let number = |v: f64| Given::Valid(Number(v));

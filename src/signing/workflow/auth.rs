@@ -27,8 +27,8 @@ use super::link::Link;
 use crate::core::error::AppError;
 use crate::{identity::factors::Attempt, identity::factors::Purpose, identity::factors::Verifier};
 
-pub use crate::signing::documents::meta::ActionAuth;
-use crate::signing::documents::meta::EXPLICIT_NONE;
+pub use crate::signing::documents::auth_options::ActionAuth;
+use crate::signing::documents::auth_options::EXPLICIT_NONE;
 
 /// A set of action methods, any one of which will do (empty: none asked for).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
