@@ -103,6 +103,8 @@ pub const RECIPIENT_ACTION_AUTH: &[&str] = &[
     "PASSWORD",
     EXPLICIT_NONE,
 ];
+
+/// Methods as sent at `path`: one of `allowed`, a list of them (repeats dropped), or null
 /// (none). `EXPLICIT_NONE` stands alone.
 fn methods(c: &mut Check, given: &Sent, path: &str, allowed: &[&str]) -> Vec<String> {
     let message = format!(

@@ -332,8 +332,6 @@ fn redirect_url(raw: &str) -> Result<String, &'static str> {
     Ok(url.to_string())
 }
 
-/// Methods as sent at `path`: one of `allowed`, a list of them (repeats dropped), or null
-
 /// `formValues`: names to text, number or boolean values.
 pub fn parse_form_values(
     c: &mut Check,
