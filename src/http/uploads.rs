@@ -19,6 +19,7 @@ use super::reply::{json_result, write_result};
 use crate::core::blob::SignedUrlError;
 use crate::core::db::now;
 use crate::core::error::AppError;
+use crate::core::lenient::Given;
 use crate::http::state::AppState;
 use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
@@ -157,19 +158,24 @@ where
     S: Stream<Item = Result<B, warp::Error>> + Send + 'static,
     B: Buf + Send + 'static,
 {
-    let title = query.get("title").cloned().unwrap_or_default();
-    let shape = serde_json::json!({"title": title, "recipients": []});
-    let invalid = |e: serde_json::Error| AppError::bad_request(e.to_string());
+    // The title as if sent in a JSON create with no recipients, checked the same way.
+    let title = Given::Valid(query.get("title").cloned().unwrap_or_default());
     let doc = match kind {
         Kind::Document => uploads::New::Document(
-            serde_json::from_value::<CreateDocumentRequest>(shape)
-                .map_err(invalid)?
-                .validate()?,
+            CreateDocumentRequest {
+                title,
+                recipients: Given::Valid(Vec::new()),
+                ..CreateDocumentRequest::default()
+            }
+            .validate()?,
         ),
         Kind::Template => uploads::New::Template(
-            serde_json::from_value::<CreateTemplateRequest>(shape)
-                .map_err(invalid)?
-                .validate()?,
+            CreateTemplateRequest {
+                title,
+                recipients: Given::Valid(Vec::new()),
+                ..CreateTemplateRequest::default()
+            }
+            .validate()?,
         ),
     };
     let max = state.config.max_upload_bytes;

@@ -121,7 +121,7 @@ pub async fn receive(
                     &placements(&store::fields::of(tx, Parent::Template(id))?),
                     i64::from(pages),
                 )?;
-                templates::set_file(tx, id, &blob, &sizes, now())
+                store::set_file(tx, Parent::Template(id), &blob, &sizes, now())
             }
         })
         .await;
@@ -180,7 +180,7 @@ pub async fn create_with_file(
                 let tier = crate::identity::users::store::tier(tx, user)?;
                 crate::signing::documents::check_tier(&t.auth_options, &t.recipients, tier)?;
                 let id = templates::insert(tx, user, &t, &data_id, now())?;
-                templates::set_file(tx, id, &blob, &sizes, now())?;
+                store::set_file(tx, Parent::Template(id), &blob, &sizes, now())?;
                 Ok(Target::Template(id))
             }
         })
@@ -236,7 +236,7 @@ fn attach_to_document(
         &placements(&store::fields::of(tx, Parent::Document(id))?),
         i64::from(pages),
     )?;
-    let old = store::set_file(tx, id, blob, sizes, now())?;
+    let old = store::set_file(tx, Parent::Document(id), blob, sizes, now())?;
     let uploaded = crate::signing::documents::audit_data::Uploaded {
         pages,
         sha256: blob.sha256.clone(),

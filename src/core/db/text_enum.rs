@@ -72,7 +72,7 @@ mod tests {
         check(&send, SendStatus::as_str, SendStatus::parse);
         use crate::signing::documents::fields::FieldType;
         check(&FieldType::ALL, FieldType::as_str, FieldType::parse);
-        use crate::signing::documents::meta::ActionAuth;
+        use crate::signing::documents::auth_options::ActionAuth;
         check(&ActionAuth::ALL, ActionAuth::as_str, ActionAuth::parse);
         use crate::signing::documents::audit::Event as Audit;
         check(&Audit::ALL, Audit::as_str, Audit::parse);

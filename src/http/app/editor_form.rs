@@ -1,10 +1,10 @@
 //! What the editor's steps show besides the document: the settings form's values and choices
 //! (from `meta`, as the API stores them), and the palette of field types.
 
+use crate::signing::documents::auth_options::{ACCESS_AUTH, ACTION_AUTH, AuthOptions};
+use crate::signing::documents::dates::{DATE_FORMATS, format_date};
 use crate::signing::documents::fields::FieldType;
-use crate::signing::documents::meta::{
-    self, ACCESS_AUTH, ACTION_AUTH, AuthOptions, DistributionMethod, Meta, SigningOrder,
-};
+use crate::signing::documents::meta::{DistributionMethod, Meta, SigningOrder};
 
 /// A choice of a select or a group of boxes: its value, what it reads, whether it is chosen.
 #[derive(Debug, Clone)]
@@ -62,10 +62,10 @@ impl SettingsForm {
             redirect_url: m.redirect_url.clone().unwrap_or_default(),
             sequential: m.signing_order == SigningOrder::Sequential,
             email: m.distribution_method == DistributionMethod::Email,
-            date_formats: meta::DATE_FORMATS
+            date_formats: DATE_FORMATS
                 .iter()
                 .map(|f| {
-                    let example = meta::format_date(EXAMPLE_DATE, "Etc/UTC", f);
+                    let example = format_date(EXAMPLE_DATE, "Etc/UTC", f);
                     Choice::new(f, format!("{example}  ({f})"), *f == m.date_format)
                 })
                 .collect(),

@@ -6,7 +6,7 @@
 //! refusal is shown next to what it names. Sent: the document's page; a draft: its editor.
 
 use askama::Template;
-use serde_json::{Value, json};
+use serde_json::Value;
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
@@ -15,13 +15,15 @@ use super::nav::{Nav, Section};
 use super::templates::Person;
 use crate::core::error::AppError;
 use crate::core::ids::{FieldId, TemplateId};
+use crate::core::lenient::{Given, Object};
 use crate::http::reply::{Format, error_response, page, page_as, redirect};
 use crate::http::session::{APP, Form, SignedIn, form_csrf, signed_in};
 use crate::http::state::AppState;
 use crate::identity::principal::Principal;
 use crate::signing::documents::audit::Origin;
 use crate::signing::documents::fields::FieldType;
-use crate::signing::templates::generate_request::GenerateRequest;
+use crate::signing::templates::generate_request::{GenerateRequest, NamedRecipientInput};
+use crate::signing::templates::prefill::PrefillInput;
 use crate::signing::templates::{manage, model};
 use crate::signing::workflow::request::SendRequest;
 use crate::signing::workflow::sending;
@@ -151,8 +153,7 @@ fn prefill_label(t: &model::Template, f: &crate::signing::documents::model::Fiel
     let label = f
         .meta
         .as_ref()
-        .and_then(|m| m.get("label"))
-        .and_then(Value::as_str)
+        .and_then(|m| m.basic().label.as_deref())
         .filter(|l| !l.trim().is_empty())
         .map(|l| format!(" “{}”", l.trim()))
         .unwrap_or_default();
@@ -188,7 +189,6 @@ async fn submit(
     let mut shown = filled(nav, &t, Typed(Some(&f)));
     let send = f.get("action").map(String::as_str) == Some("send");
     let body = request_of(&shown);
-    let body: GenerateRequest = serde_json::from_value(body).map_err(AppError::internal)?;
     let made = match manage::generate(&ctx, &who, id, body).await {
         Ok(m) => m,
         Err(e) if e.status().is_client_error() => {
@@ -218,32 +218,44 @@ async fn submit(
 
 /// The `generate-document` body of what was typed: the recipients in the page's order, then
 /// the prefilled values (empty ones left out), so that a refusal's paths name them back.
-fn request_of(p: &UsePage) -> Value {
-    let given = |s: &str| (!s.is_empty()).then(|| s.to_string());
-    let recipients: Vec<Value> = p
+fn request_of(p: &UsePage) -> GenerateRequest {
+    // What is left empty is left out.
+    let given = |s: &str| match s {
+        "" => Given::Absent,
+        s => Given::Valid(s.to_string()),
+    };
+    let recipients = p
         .people
         .iter()
         .map(|u| {
-            let mut r = json!({"id": u.person.id});
-            if let Some(n) = given(&u.name) {
-                r["name"] = json!(n);
-            }
-            if let Some(e) = given(&u.email) {
-                r["email"] = json!(e);
-            }
-            r
+            Given::Valid(Object(NamedRecipientInput {
+                id: Given::Valid(u.person.id),
+                name: given(&u.name),
+                email: given(&u.email),
+                ..NamedRecipientInput::default()
+            }))
         })
         .collect();
-    let prefill: Vec<Value> = p
+    let prefill = p
         .prefill
         .iter()
         .filter(|f| !f.value.is_empty())
         .map(|f| {
             let kind = if f.number { "number" } else { "text" };
-            json!({"id": f.id, "type": kind, "value": f.value})
+            Given::Valid(Object(PrefillInput {
+                id: Given::Valid(f.id),
+                kind: Given::Valid(kind.into()),
+                value: Given::Valid(Value::String(f.value.clone())),
+                ..PrefillInput::default()
+            }))
         })
         .collect();
-    json!({"title": p.title, "recipients": recipients, "prefillFields": prefill})
+    GenerateRequest {
+        title: Given::Valid(p.title.clone()),
+        recipients: Given::Valid(recipients),
+        prefill_fields: Given::Valid(prefill),
+        ..GenerateRequest::default()
+    }
 }
 
 impl UsePage {

@@ -13,7 +13,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::audit::Event;
 use super::fields::FieldType;
-use super::meta::ActionAuth;
+use super::auth_options::ActionAuth;
 use crate::core::ids::{FieldId, RecipientId, TemplateId};
 
 /// An audit event with its data.

@@ -1,491 +1,496 @@
-//! A field's `fieldMeta` as sent, and its check per field type: what each type keeps (labels,
-//! layout, a text's limit, a number's bounds, the values of a choice) in the normalised object
-//! that is stored and answered.
+//! A field's settings (`fieldMeta`) as the domain holds them: one variant per field type, each
+//! with the settings that type has. They are stored as the JSON object the API answers with
+//! (`fields.field_meta`, keys in order, `type` beside the settings) and read back into the
+//! variant of the field's type at the edge of the store; `field_meta_request` checks what a
+//! client sends and makes one.
 
-use serde::Deserialize;
-use serde::de::{Deserializer, Error as _};
-use serde_json::{Map, Value, json};
-use utoipa::ToSchema;
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::{Map, Value};
 
-use super::check::{Check, join};
-use super::fields::{CHECKBOX_RULES, FieldType, TEXT_ALIGN};
-use crate::core::lenient::{Given, Number, Object};
+use super::fields::FieldType;
 
-/// `fieldMeta`: each member optional; a member the field's type does not have is dropped.
-#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-#[schema(as = FieldMeta, example = json!({"type": "text", "label": "Company", "characterLimit": 40}))]
-pub struct FieldMetaInput {
-    #[serde(default, rename = "type")]
-    /// The field's type in lower case (`text` for TEXT); SELECT and DROPDOWN take `select` or
-    /// `dropdown`. Required for TEXT, NUMBER, RADIO, CHECKBOX, SELECT and DROPDOWN.
-    #[schema(value_type = Option<String>)]
-    pub kind: Given<String>,
-    #[serde(default)]
-    #[schema(value_type = Option<String>, max_length = 200)]
-    pub label: Given<String>,
-    #[serde(default)]
-    #[schema(value_type = Option<String>, max_length = 200)]
-    pub placeholder: Given<String>,
-    #[serde(default)]
-    #[schema(value_type = Option<bool>)]
-    pub required: Given<bool>,
-    #[serde(default)]
-    #[schema(value_type = Option<bool>)]
-    pub read_only: Given<bool>,
-    #[serde(default)]
-    #[schema(value_type = Option<f64>, minimum = 8, maximum = 96)]
-    pub font_size: Given<Number>,
-    #[serde(default)]
-    #[schema(schema_with = overflow_schema)]
-    pub overflow: Given<String>,
-    #[serde(default)]
-    #[schema(schema_with = text_align_schema)]
-    pub text_align: Given<String>,
-    #[serde(default)]
-    /// TEXT and NUMBER.
-    #[schema(value_type = Option<f64>, minimum = 1, maximum = 10)]
-    pub line_height: Given<Number>,
-    #[serde(default)]
-    /// TEXT and NUMBER.
-    #[schema(value_type = Option<f64>, minimum = 0, maximum = 100)]
-    pub letter_spacing: Given<Number>,
-    #[serde(default)]
-    #[schema(schema_with = vertical_align_schema)]
-    pub vertical_align: Given<String>,
-    #[serde(default)]
-    #[schema(schema_with = direction_schema)]
-    pub direction: Given<String>,
-    #[serde(default)]
-    /// TEXT: 0 is no limit.
-    #[schema(value_type = Option<i64>, minimum = 0, maximum = 10000)]
-    pub character_limit: Given<serde_json::Number>,
-    #[serde(default)]
-    /// TEXT: the text filled in beforehand.
-    #[schema(value_type = Option<String>, max_length = 10000)]
-    pub text: Given<String>,
-    #[serde(default)]
-    /// NUMBER: kept in the JSON type it was sent in.
-    #[schema(value_type = Option<f64>)]
-    pub value: Given<SentNumber>,
-    #[serde(default)]
-    #[schema(value_type = Option<f64>)]
-    pub min_value: Given<Number>,
-    #[serde(default)]
-    #[schema(value_type = Option<f64>)]
-    pub max_value: Given<Number>,
-    #[serde(default)]
-    #[schema(value_type = Option<String>, max_length = 32)]
-    pub number_format: Given<String>,
-    #[serde(default)]
-    /// RADIO, CHECKBOX (`{id, checked, value}`), SELECT and DROPDOWN (`{value}`).
-    #[schema(value_type = Option<Vec<ChoiceInput>>, max_items = 100)]
-    pub values: Given<Vec<Given<Object<ChoiceInput>>>>,
-    #[serde(default)]
-    /// CHECKBOX: "" (no rule) or one of the rules, with validationLength.
-    #[schema(schema_with = checkbox_rule_schema)]
-    pub validation_rule: Given<String>,
-    #[serde(default)]
-    #[schema(value_type = Option<i64>, minimum = 0, maximum = 100)]
-    pub validation_length: Given<serde_json::Number>,
-    #[serde(default)]
-    /// SELECT and DROPDOWN: one of the values.
-    #[schema(value_type = Option<String>, max_length = 500)]
-    pub default_value: Given<String>,
-}
-
-/// One value of a choice field.
-#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
-pub struct ChoiceInput {
-    #[serde(default)]
-    #[schema(value_type = Option<i64>, minimum = 0)]
-    pub id: Given<serde_json::Number>,
-    #[serde(default)]
-    #[schema(value_type = Option<bool>)]
-    pub checked: Given<bool>,
-    #[serde(default)]
-    #[schema(value_type = String, max_length = 500)]
-    pub value: Given<String>,
-}
-
-/// A number sent as a JSON number or as text holding one, with the text it was sent as.
+/// `fieldMeta` of a field, by the field's type.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SentNumber {
-    pub value: f64,
+pub enum FieldMeta {
+    Signature(Basic),
+    FreeSignature(Basic),
+    Initials(Lettered),
+    Name(Lettered),
+    Email(Lettered),
+    Date(Lettered),
+    Text(TextMeta),
+    Number(NumberMeta),
+    Radio(ChoiceMeta),
+    Checkbox(CheckboxMeta),
+    Select(SelectMeta),
+    /// SELECT under the other signing service's name; stored with `type: "dropdown"`.
+    Dropdown(SelectMeta),
+}
+
+/// A closed set of words, stored and answered as the word.
+macro_rules! words {
+    ($(#[$doc:meta])* $name:ident { $($variant:ident = $word:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+        pub enum $name {
+            $(#[serde(rename = $word)] $variant),+
+        }
+
+        impl $name {
+            pub const NAMES: &'static [&'static str] = &[$($word),+];
+
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $word),+
+                }
+            }
+
+            pub fn parse(s: &str) -> Option<Self> {
+                match s {
+                    $($word => Some($name::$variant),)+
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+words!(
+    /// `overflow`: how a value longer than its box is shown.
+    Overflow { Auto = "auto", Horizontal = "horizontal", Vertical = "vertical", Crop = "crop" }
+);
+words!(
+    /// `textAlign`, as the other signing service names it.
+    TextAlign { Left = "left", Center = "center", Right = "right" }
+);
+words!(
+    /// `verticalAlign` of TEXT and NUMBER.
+    VerticalAlign { Top = "top", Middle = "middle", Bottom = "bottom" }
+);
+words!(
+    /// `direction` in which RADIO and CHECKBOX lay out their values.
+    Direction { Vertical = "vertical", Horizontal = "horizontal" }
+);
+words!(
+    /// A CHECKBOX's `validationRule`; the empty rule (`""`, as the other signing service's
+    /// defaults send it) is no rule.
+    CheckboxRule { None = "", AtLeast = "Select at least", Exactly = "Select exactly", AtMost = "Select at most" }
+);
+
+impl CheckboxRule {
+    /// Whether `checked` boxes satisfy the rule with `length`.
+    pub fn allows(self, checked: u64, length: u64) -> bool {
+        match self {
+            CheckboxRule::None => true,
+            CheckboxRule::AtLeast => checked >= length,
+            CheckboxRule::Exactly => checked == length,
+            CheckboxRule::AtMost => checked <= length,
+        }
+    }
+}
+
+/// What every type has: labels, switches, the font size, the overflow.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Basic {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub placeholder: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub font_size: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overflow: Option<Overflow>,
+}
+
+/// A type whose value is text on one line (INITIALS, NAME, EMAIL, DATE): it can be aligned.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Lettered {
+    #[serde(flatten)]
+    pub basic: Basic,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_align: Option<TextAlign>,
+}
+
+/// How TEXT and NUMBER lay out their lines.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Lines {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line_height: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub letter_spacing: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vertical_align: Option<VerticalAlign>,
+}
+
+/// TEXT: a limit (0 is none) and the text filled in beforehand.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TextMeta {
+    #[serde(flatten)]
+    pub lettered: Lettered,
+    #[serde(flatten)]
+    pub lines: Lines,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub character_limit: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
 }
 
-impl<'de> Deserialize<'de> for SentNumber {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let raw = Value::deserialize(d)?;
-        let value = Number::deserialize(&raw).map_err(D::Error::custom)?.0;
-        let text = raw.as_str().map(str::to_string);
-        Ok(SentNumber { value, text })
+impl TextMeta {
+    /// The most characters a value may have, when the field sets a limit.
+    pub fn limit(&self) -> Option<usize> {
+        self.character_limit.filter(|l| *l > 0).map(|l| l as usize)
     }
 }
 
-/// `fieldMeta` at `path` for a field of `kind`: the normalised object, or `None` when it is
-/// absent and not required (or has a problem, recorded in `c`).
-pub fn check(
-    c: &mut Check,
-    given: &Given<Object<FieldMetaInput>>,
-    path: &str,
-    kind: FieldType,
-) -> Option<Value> {
-    let want = kind.meta_kind();
-    let required = || format!("required for {} fields: \"{want}\"", kind.as_str());
-    let m = match given {
-        Given::Valid(Object(m)) => m,
-        Given::Invalid(_) => {
-            c.fail(path, "must be an object");
-            return None;
-        }
-        _ if kind.is_advanced() => {
-            c.fail(join(path, "type"), required());
-            return None;
-        }
-        _ => return None,
-    };
-    let at = |key: &str| join(path, key);
-    match &m.kind {
-        // SELECT and DROPDOWN take either kind; the stored kind follows the field's type.
-        Given::Valid(t)
-            if *t == want || (kind.is_select() && (t == "select" || t == "dropdown")) => {}
-        Given::Valid(t) => c.fail(
-            at("type"),
-            format!(
-                "is {t:?} but the field is {}; use \"{want}\"",
-                kind.as_str()
-            ),
-        ),
-        Given::Invalid(_) => c.fail(at("type"), "must be a string"),
-        _ if kind.is_advanced() => c.fail(at("type"), required()),
-        _ => {}
-    }
-    let mut out = Map::new();
-    out.insert("type".into(), json!(want));
-    let mut meta = Meta {
-        c,
-        path,
-        m,
-        out: &mut out,
-    };
-    meta.common();
-    meta.layout(kind);
-    match kind {
-        FieldType::Text => meta.text(),
-        FieldType::Number => meta.number(),
-        FieldType::Radio | FieldType::Checkbox => meta.choices(kind),
-        FieldType::Select | FieldType::Dropdown => meta.select(),
-        _ => {}
-    }
-    Some(Value::Object(out))
+/// NUMBER: bounds, a format, and the value filled in beforehand.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NumberMeta {
+    #[serde(flatten)]
+    pub lettered: Lettered,
+    #[serde(flatten)]
+    pub lines: Lines,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<NumberValue>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_value: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_value: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub number_format: Option<String>,
 }
 
-const OVERFLOW: &[&str] = &["auto", "horizontal", "vertical", "crop"];
-const VERTICAL_ALIGN: &[&str] = &["top", "middle", "bottom"];
-const DIRECTION: &[&str] = &["vertical", "horizontal"];
-
-/// One `fieldMeta` being checked: the problems go to `c`, what is kept to `out`.
-struct Meta<'a> {
-    c: &'a mut Check,
-    path: &'a str,
-    m: &'a FieldMetaInput,
-    out: &'a mut Map<String, Value>,
+/// A NUMBER's value kept in the JSON type it was given in (the other signing service takes a
+/// string).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum NumberValue {
+    /// Kept as given: `7` stays `7`, `7.0` stays `7.0`.
+    Number(serde_json::Number),
+    Text(String),
 }
 
-impl<'a> Meta<'a> {
-    fn at(&self, key: &str) -> String {
-        join(self.path, key)
-    }
+/// One value of a RADIO or CHECKBOX.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Choice {
+    #[serde(default)]
+    pub id: i64,
+    #[serde(default)]
+    pub checked: bool,
+    #[serde(default)]
+    pub value: String,
+}
 
-    fn keep(&mut self, key: &str, v: Value) {
-        self.out.insert(key.into(), v);
-    }
+/// RADIO: the values to pick one of, laid out in a direction.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChoiceMeta {
+    #[serde(flatten)]
+    pub basic: Basic,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<Direction>,
+    /// Absent until given: such a field cannot go to a signer (`require_choices`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub values: Option<Vec<Choice>>,
+}
 
-    /// What every kind has: labels, switches, the font size.
-    fn common(&mut self) {
-        let m = self.m;
-        for (key, given) in [("label", &m.label), ("placeholder", &m.placeholder)] {
-            if let Some(v) = self.c.text(given, &self.at(key), 200) {
-                self.keep(key, json!(v));
-            }
-        }
-        for (key, given) in [("required", &m.required), ("readOnly", &m.read_only)] {
-            if let Some(v) = self.c.flag(given, &self.at(key)) {
-                self.keep(key, json!(v));
-            }
-        }
-        self.ranged("fontSize", &m.font_size, 8.0..=96.0, "from 8 to 96");
-    }
+/// CHECKBOX: a RADIO's settings and a rule on how many boxes are checked.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckboxMeta {
+    #[serde(flatten)]
+    pub choices: ChoiceMeta,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validation_rule: Option<CheckboxRule>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub validation_length: Option<i64>,
+}
 
-    /// The optional string `key`, one of `allowed`.
-    fn one_of(&mut self, key: &str, given: &Given<String>, allowed: &[&str]) {
-        let at = self.at(key);
-        if let Some(v) = self.c.text(given, &at, 32) {
-            if allowed.contains(&v.as_str()) {
-                self.keep(key, json!(v));
-            } else {
-                self.c
-                    .fail(at, format!("use one of: {}", allowed.join(", ")));
-            }
-        }
-    }
+/// One value of a SELECT or DROPDOWN.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SelectOption {
+    #[serde(default)]
+    pub value: String,
+}
 
-    /// The optional number `key` within `range` (`why` otherwise).
-    fn ranged(
-        &mut self,
-        key: &str,
-        given: &Given<Number>,
-        range: std::ops::RangeInclusive<f64>,
-        why: &str,
-    ) {
-        let at = self.at(key);
-        if let Some(v) = self.c.number(given, &at) {
-            if range.contains(&v) {
-                self.keep(key, json!(v));
-            } else {
-                self.c.fail(at, why);
-            }
-        }
-    }
+/// SELECT and DROPDOWN: the values and the one picked beforehand.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SelectMeta {
+    #[serde(flatten)]
+    pub basic: Basic,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub values: Option<Vec<SelectOption>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default_value: Option<String>,
+}
 
-    fn ranged_from_to(&mut self, key: &str, g: &Given<Number>, r: std::ops::RangeInclusive<f64>) {
-        let why = format!("from {} to {}", r.start(), r.end());
-        self.ranged(key, g, r, &why);
-    }
-
-    /// How the value is laid out, for the kinds that have each key (the other signing
-    /// service's field-meta schema): `overflow` for all; `textAlign` for text-like kinds;
-    /// `lineHeight`, `letterSpacing` and `verticalAlign` for TEXT and NUMBER; `direction` for
-    /// RADIO and CHECKBOX. A key the kind does not have is dropped, as that schema drops it.
-    fn layout(&mut self, kind: FieldType) {
-        use FieldType::*;
-        let m = self.m;
-        self.one_of("overflow", &m.overflow, OVERFLOW);
-        if matches!(kind, Initials | Name | Email | Date | Text | Number) {
-            self.one_of("textAlign", &m.text_align, TEXT_ALIGN);
-        }
-        if matches!(kind, Text | Number) {
-            self.ranged_from_to("lineHeight", &m.line_height, 1.0..=10.0);
-            self.ranged_from_to("letterSpacing", &m.letter_spacing, 0.0..=100.0);
-            self.one_of("verticalAlign", &m.vertical_align, VERTICAL_ALIGN);
-        }
-        if matches!(kind, Radio | Checkbox) {
-            self.one_of("direction", &m.direction, DIRECTION);
+impl FieldMeta {
+    /// The settings of a field of `kind` that has none given but its type.
+    pub fn empty(kind: FieldType) -> FieldMeta {
+        use FieldType as T;
+        match kind {
+            T::Signature => FieldMeta::Signature(Basic::default()),
+            T::FreeSignature => FieldMeta::FreeSignature(Basic::default()),
+            T::Initials => FieldMeta::Initials(Lettered::default()),
+            T::Name => FieldMeta::Name(Lettered::default()),
+            T::Email => FieldMeta::Email(Lettered::default()),
+            T::Date => FieldMeta::Date(Lettered::default()),
+            T::Text => FieldMeta::Text(TextMeta::default()),
+            T::Number => FieldMeta::Number(NumberMeta::default()),
+            T::Radio => FieldMeta::Radio(ChoiceMeta::default()),
+            T::Checkbox => FieldMeta::Checkbox(CheckboxMeta::default()),
+            T::Select => FieldMeta::Select(SelectMeta::default()),
+            T::Dropdown => FieldMeta::Dropdown(SelectMeta::default()),
         }
     }
 
-    /// `characterLimit`: 0 means no limit, as in the other signing service's schema.
-    fn text(&mut self) {
-        let at_limit = self.at("characterLimit");
-        let limit = self.c.int(&self.m.character_limit, &at_limit, 0..=10_000);
-        let text = self.c.text(&self.m.text, &self.at("text"), 10_000);
-        if let (Some(limit @ 1..), Some(text)) = (limit, &text)
-            && text.chars().count() as i64 > limit
-        {
-            let why = format!("longer than characterLimit ({limit})");
-            self.c.fail(self.at("text"), why);
-        }
-        if let Some(l) = limit {
-            self.keep("characterLimit", json!(l));
-        }
-        if let Some(t) = text {
-            self.keep("text", json!(t));
-        }
-    }
-
-    /// `value` keeps the JSON type it was sent in (the other signing service takes a string).
-    fn number(&mut self) {
-        let m = self.m;
-        let min = self.c.number(&m.min_value, &self.at("minValue"));
-        let max = self.c.number(&m.max_value, &self.at("maxValue"));
-        let value = self
-            .c
-            .given(&m.value, &self.at("value"), "must be a number");
-        if let (Some(a), Some(b)) = (min, max)
-            && a > b
-        {
-            let why = "must not be greater than maxValue";
-            self.c.fail(self.at("minValue"), why);
-        }
-        if let Some(v) = value {
-            if min.is_some_and(|m| v.value < m) || max.is_some_and(|m| v.value > m) {
-                let why = "must lie between minValue and maxValue";
-                self.c.fail(self.at("value"), why);
-            }
-            let sent = match &v.text {
-                Some(s) if s.chars().count() <= 64 => json!(s.trim()),
-                _ => json!(v.value),
-            };
-            self.keep("value", sent);
-        }
-        if let Some(m) = min {
-            self.keep("minValue", json!(m));
-        }
-        if let Some(m) = max {
-            self.keep("maxValue", json!(m));
-        }
-        if let Some(f) = self.c.text(&m.number_format, &self.at("numberFormat"), 32) {
-            self.keep("numberFormat", json!(f));
+    /// The type of field these settings are for.
+    pub fn kind(&self) -> FieldType {
+        use FieldType as T;
+        match self {
+            FieldMeta::Signature(_) => T::Signature,
+            FieldMeta::FreeSignature(_) => T::FreeSignature,
+            FieldMeta::Initials(_) => T::Initials,
+            FieldMeta::Name(_) => T::Name,
+            FieldMeta::Email(_) => T::Email,
+            FieldMeta::Date(_) => T::Date,
+            FieldMeta::Text(_) => T::Text,
+            FieldMeta::Number(_) => T::Number,
+            FieldMeta::Radio(_) => T::Radio,
+            FieldMeta::Checkbox(_) => T::Checkbox,
+            FieldMeta::Select(_) => T::Select,
+            FieldMeta::Dropdown(_) => T::Dropdown,
         }
     }
 
-    /// `values`: optional, as in the other signing service (a field without any cannot be
-    /// sent to a signer: `require_choices`); at most 100.
-    fn values(&mut self) -> Option<&'a [Given<Object<ChoiceInput>>]> {
-        let at = self.at("values");
-        let m: &'a FieldMetaInput = self.m;
-        match &m.values {
-            Given::Valid(a) if a.len() <= 100 => Some(a),
-            Given::Valid(_) => {
-                self.c.fail(at, "at most 100 values");
-                None
-            }
-            Given::Invalid(_) => {
-                self.c.fail(at, "must be an array");
-                None
-            }
+    /// Stored settings `json` of a field of `kind`. The stored `type` follows the field's type
+    /// (it is written so), and keys no type has are passed over.
+    pub fn read(kind: FieldType, json: &str) -> Result<FieldMeta, serde_json::Error> {
+        use FieldType as T;
+        use serde_json::from_str as r;
+        Ok(match kind {
+            T::Signature => FieldMeta::Signature(r(json)?),
+            T::FreeSignature => FieldMeta::FreeSignature(r(json)?),
+            T::Initials => FieldMeta::Initials(r(json)?),
+            T::Name => FieldMeta::Name(r(json)?),
+            T::Email => FieldMeta::Email(r(json)?),
+            T::Date => FieldMeta::Date(r(json)?),
+            T::Text => FieldMeta::Text(r(json)?),
+            T::Number => FieldMeta::Number(r(json)?),
+            T::Radio => FieldMeta::Radio(r(json)?),
+            T::Checkbox => FieldMeta::Checkbox(r(json)?),
+            T::Select => FieldMeta::Select(r(json)?),
+            T::Dropdown => FieldMeta::Dropdown(r(json)?),
+        })
+    }
+
+    /// The JSON object stored and answered: `type` and the settings given, keys sorted (as
+    /// the object was before these settings were typed).
+    fn object(&self) -> Map<String, Value> {
+        let settings = match self {
+            FieldMeta::Signature(m) | FieldMeta::FreeSignature(m) => serde_json::to_value(m),
+            FieldMeta::Initials(m)
+            | FieldMeta::Name(m)
+            | FieldMeta::Email(m)
+            | FieldMeta::Date(m) => serde_json::to_value(m),
+            FieldMeta::Text(m) => serde_json::to_value(m),
+            FieldMeta::Number(m) => serde_json::to_value(m),
+            FieldMeta::Radio(m) => serde_json::to_value(m),
+            FieldMeta::Checkbox(m) => serde_json::to_value(m),
+            FieldMeta::Select(m) | FieldMeta::Dropdown(m) => serde_json::to_value(m),
+        };
+        let mut out = match settings {
+            Ok(Value::Object(o)) => o,
+            // Plain structs of strings, numbers and lists always make an object.
+            _ => Map::new(),
+        };
+        out.insert("type".into(), Value::String(self.kind().meta_kind()));
+        out
+    }
+
+    /// The stored JSON text.
+    pub fn to_json_text(&self) -> String {
+        Value::Object(self.object()).to_string()
+    }
+
+    /// What every type has.
+    pub fn basic(&self) -> &Basic {
+        match self {
+            FieldMeta::Signature(m) | FieldMeta::FreeSignature(m) => m,
+            FieldMeta::Initials(m)
+            | FieldMeta::Name(m)
+            | FieldMeta::Email(m)
+            | FieldMeta::Date(m) => &m.basic,
+            FieldMeta::Text(m) => &m.lettered.basic,
+            FieldMeta::Number(m) => &m.lettered.basic,
+            FieldMeta::Radio(m) => &m.basic,
+            FieldMeta::Checkbox(m) => &m.choices.basic,
+            FieldMeta::Select(m) | FieldMeta::Dropdown(m) => &m.basic,
+        }
+    }
+
+    pub fn basic_mut(&mut self) -> &mut Basic {
+        match self {
+            FieldMeta::Signature(m) | FieldMeta::FreeSignature(m) => m,
+            FieldMeta::Initials(m)
+            | FieldMeta::Name(m)
+            | FieldMeta::Email(m)
+            | FieldMeta::Date(m) => &mut m.basic,
+            FieldMeta::Text(m) => &mut m.lettered.basic,
+            FieldMeta::Number(m) => &mut m.lettered.basic,
+            FieldMeta::Radio(m) => &mut m.basic,
+            FieldMeta::Checkbox(m) => &mut m.choices.basic,
+            FieldMeta::Select(m) | FieldMeta::Dropdown(m) => &mut m.basic,
+        }
+    }
+
+    /// `readOnly`: the recipient cannot change the value.
+    pub fn read_only(&self) -> bool {
+        self.basic().read_only == Some(true)
+    }
+
+    /// `required`: completing needs a value.
+    pub fn required(&self) -> bool {
+        self.basic().required == Some(true)
+    }
+
+    /// Where text sits across its box, for the types that say.
+    pub fn text_align(&self) -> Option<TextAlign> {
+        match self {
+            FieldMeta::Initials(m)
+            | FieldMeta::Name(m)
+            | FieldMeta::Email(m)
+            | FieldMeta::Date(m) => m.text_align,
+            FieldMeta::Text(m) => m.lettered.text_align,
+            FieldMeta::Number(m) => m.lettered.text_align,
             _ => None,
         }
     }
 
-    fn choices(&mut self, kind: FieldType) {
-        let values = self.values();
-        let count = values.map_or(0, <[_]>::len);
-        if let Some(values) = values {
-            let mut clean = Vec::new();
-            let mut checked = 0;
-            for (i, v) in values.iter().enumerate() {
-                let p = format!("{}.values[{i}]", self.path);
-                let Given::Valid(Object(v)) = v else {
-                    self.c
-                        .fail(&p, "must be an object {\"id\", \"checked\", \"value\"}");
-                    continue;
-                };
-                let range = 0..=i64::from(u32::MAX);
-                let id = self
-                    .c
-                    .int(&v.id, &join(&p, "id"), range)
-                    .unwrap_or(i as i64);
-                let is_checked = self
-                    .c
-                    .flag(&v.checked, &join(&p, "checked"))
-                    .unwrap_or(false);
-                let value = self
-                    .c
-                    .text(&v.value, &join(&p, "value"), 500)
-                    .unwrap_or_default();
-                checked += usize::from(is_checked);
-                clean.push(json!({"id": id, "checked": is_checked, "value": value}));
-            }
-            if kind == FieldType::Radio && checked > 1 {
-                let why = "a radio field can have at most one value checked";
-                self.c.fail(self.at("values"), why);
-            }
-            self.keep("values", Value::Array(clean));
-        }
-        if kind == FieldType::Checkbox {
-            self.checkbox_rule(count);
-        }
-    }
-
-    /// `validationRule` (one of `CHECKBOX_RULES`; `""` is no rule, as the other signing
-    /// service's defaults send it) and `validationLength` (from 1 to the number of values
-    /// with a rule).
-    fn checkbox_rule(&mut self, count: usize) {
-        let m = self.m;
-        let (at_rule, at_length) = (self.at("validationRule"), self.at("validationLength"));
-        let rule = self
-            .c
-            .text(&m.validation_rule, &at_rule, 32)
-            .filter(|r| !r.is_empty());
-        let Some(rule) = rule else {
-            // No rule: a length means nothing, but is kept as sent.
-            if let Some(n) = self.c.int(&m.validation_length, &at_length, 0..=100) {
-                self.keep("validationLength", json!(n));
-            }
-            if m.validation_rule.valid().is_some_and(String::is_empty) {
-                self.keep("validationRule", json!(""));
-            }
-            return;
-        };
-        let range = 1..=count.max(1) as i64;
-        let length = self.c.int(&m.validation_length, &at_length, range);
-        match length {
-            _ if !CHECKBOX_RULES.contains(&rule.as_str()) => {
-                let why = format!("use one of: {}", CHECKBOX_RULES.join(", "));
-                self.c.fail(at_rule, why);
-            }
-            None if m.validation_length.is_absent() => {
-                self.c.fail(at_length, "required with validationRule");
-            }
-            Some(n) => {
-                self.keep("validationRule", json!(rule));
-                self.keep("validationLength", json!(n));
-            }
-            None => {}
-        }
-    }
-
-    fn select(&mut self) {
-        let values = self.values();
-        let mut clean = Vec::new();
-        for (i, v) in values.into_iter().flatten().enumerate() {
-            match v.valid().and_then(|o| o.0.value.valid()) {
-                Some(s) if !s.is_empty() && s.chars().count() <= 500 => clean.push(s.clone()),
-                _ => self.c.fail(
-                    format!("{}.values[{i}].value", self.path),
-                    "a non-empty string of at most 500 characters",
-                ),
-            }
-        }
-        let had_values = values.is_some();
-        if let Some(d) = self
-            .c
-            .text(&self.m.default_value, &self.at("defaultValue"), 500)
-        {
-            if !d.is_empty() && !clean.contains(&d) {
-                self.c
-                    .fail(self.at("defaultValue"), "must be one of the values");
-            }
-            self.keep("defaultValue", json!(d));
-        }
-        if had_values {
-            let values = clean.into_iter().map(|v| json!({"value": v})).collect();
-            self.keep("values", Value::Array(values));
+    /// The values a choice field offers (RADIO, CHECKBOX, SELECT, DROPDOWN), in order; `None`
+    /// for other types and for a choice field given none.
+    pub fn options(&self) -> Option<Vec<&str>> {
+        match self {
+            FieldMeta::Radio(m) => m.values.as_ref().map(|v| choice_words(v)),
+            FieldMeta::Checkbox(m) => m.choices.values.as_ref().map(|v| choice_words(v)),
+            FieldMeta::Select(m) | FieldMeta::Dropdown(m) => m
+                .values
+                .as_ref()
+                .map(|v| v.iter().map(|o| o.value.as_str()).collect()),
+            _ => None,
         }
     }
 }
 
-fn enum_schema(values: &[&'static str]) -> utoipa::openapi::schema::Schema {
-    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
-    let mut all: Vec<Option<&str>> = values.iter().copied().map(Some).collect();
-    all.push(None);
-    ObjectBuilder::new()
-        .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
-        .enum_values(Some(all))
-        .into()
+fn choice_words(values: &[Choice]) -> Vec<&str> {
+    values.iter().map(|c| c.value.as_str()).collect()
 }
 
-fn overflow_schema() -> utoipa::openapi::schema::Schema {
-    enum_schema(OVERFLOW)
+impl Serialize for FieldMeta {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.object().serialize(s)
+    }
 }
 
-fn text_align_schema() -> utoipa::openapi::schema::Schema {
-    enum_schema(TEXT_ALIGN)
+/// Whether a choice field (RADIO, CHECKBOX, SELECT/DROPDOWN) of `kind` has no values to
+/// choose from.
+pub fn lacks_choices(kind: FieldType, meta: Option<&FieldMeta>) -> bool {
+    kind.is_choice()
+        && meta
+            .and_then(FieldMeta::options)
+            .is_none_or(|o| o.is_empty())
 }
 
-fn vertical_align_schema() -> utoipa::openapi::schema::Schema {
-    enum_schema(VERTICAL_ALIGN)
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-fn direction_schema() -> utoipa::openapi::schema::Schema {
-    enum_schema(DIRECTION)
-}
+    /// Stored objects as the checks wrote them, one per type: each reads into its variant and
+    /// writes back byte for byte.
+    #[test]
+    fn stored_settings_read_back_into_the_type_and_write_the_same_json() {
+        let stored = [
+            (
+                FieldType::Signature,
+                r#"{"label":"Sign","required":true,"type":"signature"}"#,
+            ),
+            (
+                FieldType::FreeSignature,
+                r#"{"fontSize":12.0,"overflow":"crop","type":"free_signature"}"#,
+            ),
+            (
+                FieldType::Initials,
+                r#"{"readOnly":false,"textAlign":"center","type":"initials"}"#,
+            ),
+            (
+                FieldType::Name,
+                r#"{"placeholder":"Your name","type":"name"}"#,
+            ),
+            (FieldType::Email, r#"{"textAlign":"right","type":"email"}"#),
+            (FieldType::Date, r#"{"readOnly":true,"type":"date"}"#),
+            (
+                FieldType::Text,
+                r#"{"characterLimit":40,"label":"Company","letterSpacing":1.5,"lineHeight":2.0,"text":"ACME","textAlign":"left","type":"text","verticalAlign":"middle"}"#,
+            ),
+            (
+                FieldType::Number,
+                r#"{"maxValue":10.0,"minValue":1.0,"numberFormat":"0.00","type":"number","value":"7"}"#,
+            ),
+            (FieldType::Number, r#"{"type":"number","value":7.5}"#),
+            (
+                FieldType::Radio,
+                r#"{"direction":"horizontal","type":"radio","values":[{"checked":false,"id":0,"value":"a"},{"checked":true,"id":1,"value":"b"}]}"#,
+            ),
+            (
+                FieldType::Checkbox,
+                r#"{"type":"checkbox","validationLength":1,"validationRule":"Select at least","values":[{"checked":true,"id":3,"value":"x"}]}"#,
+            ),
+            (
+                FieldType::Checkbox,
+                r#"{"type":"checkbox","validationLength":2,"validationRule":""}"#,
+            ),
+            (
+                FieldType::Select,
+                r#"{"defaultValue":"b","type":"select","values":[{"value":"a"},{"value":"b"}]}"#,
+            ),
+            (
+                FieldType::Dropdown,
+                r#"{"defaultValue":"","type":"dropdown"}"#,
+            ),
+        ];
+        for (kind, json) in stored {
+            let meta = FieldMeta::read(kind, json).unwrap();
+            assert_eq!(meta.kind(), kind);
+            assert_eq!(meta.to_json_text(), json);
+            assert_eq!(serde_json::to_string(&meta).unwrap(), json);
+        }
+    }
 
-fn checkbox_rule_schema() -> utoipa::openapi::schema::Schema {
-    let mut rules = vec![""];
-    rules.extend_from_slice(CHECKBOX_RULES);
-    enum_schema(&rules)
+    #[test]
+    fn settings_answer_what_the_domain_asks() {
+        let radio = FieldMeta::read(
+            FieldType::Radio,
+            r#"{"readOnly":true,"type":"radio","values":[{"checked":false,"id":0,"value":"a"}]}"#,
+        )
+        .unwrap();
+        assert!(radio.read_only() && !radio.required());
+        assert_eq!(radio.options(), Some(vec!["a"]));
+        assert!(!lacks_choices(FieldType::Radio, Some(&radio)));
+        let bare = FieldMeta::read(FieldType::Select, r#"{"type":"select"}"#).unwrap();
+        assert!(lacks_choices(FieldType::Select, Some(&bare)));
+        assert!(lacks_choices(FieldType::Checkbox, None));
+        assert!(!lacks_choices(FieldType::Text, None));
+        let text =
+            FieldMeta::read(FieldType::Text, r#"{"textAlign":"right","type":"text"}"#).unwrap();
+        assert_eq!(text.text_align(), Some(TextAlign::Right));
+    }
 }

@@ -11,7 +11,11 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use super::check::{Check, join};
-use super::field_meta::{self, FieldMetaInput};
+use super::field_meta::{
+    CheckboxRule, ChoiceMeta, Direction, FieldMeta, Lines, NumberValue, Overflow, TextAlign,
+    VerticalAlign,
+};
+use super::field_meta_request::{self as field_meta, ChoiceInput, FieldMetaInput, SentNumber};
 use super::fields::{FieldType, NewField};
 use super::model::Field;
 use crate::core::error::AppError;
@@ -94,7 +98,7 @@ impl FieldInput {
     /// This PATCH laid over `current`: members left out keep its values.
     pub fn over(self, current: &Field) -> FieldInput {
         let meta = match &current.meta {
-            Some(m) => Given::deserialize(m.clone()).unwrap_or(Given::Null),
+            Some(m) => Given::Valid(Object(FieldMetaInput::from(m))),
             None => Given::Null,
         };
         let number = |v: f64| Given::Valid(Number(v));
@@ -312,6 +316,101 @@ impl utoipa::PartialSchema for FieldPatch {
 }
 
 impl ToSchema for FieldPatch {}
+
+/// A field's settings as if sent again: what a change (`FieldInput::over`) keeps of the
+/// members it leaves out, to be checked with the members it sets.
+impl From<&FieldMeta> for FieldMetaInput {
+    fn from(meta: &FieldMeta) -> Self {
+        fn given<T>(v: Option<T>) -> Given<T> {
+            v.map_or(Given::Absent, Given::Valid)
+        }
+        fn word<T>(v: Option<T>, name: fn(T) -> &'static str) -> Given<String> {
+            given(v.map(|v| name(v).to_string()))
+        }
+        let number = |v: Option<f64>| given(v.map(Number));
+        let whole = |v: Option<i64>| given(v.map(serde_json::Number::from));
+        let b = meta.basic();
+        let mut out = FieldMetaInput {
+            kind: Given::Valid(meta.kind().meta_kind()),
+            label: given(b.label.clone()),
+            placeholder: given(b.placeholder.clone()),
+            required: given(b.required),
+            read_only: given(b.read_only),
+            font_size: number(b.font_size),
+            overflow: word(b.overflow, Overflow::as_str),
+            text_align: word(meta.text_align(), TextAlign::as_str),
+            ..FieldMetaInput::default()
+        };
+        let lines = |out: &mut FieldMetaInput, l: &Lines| {
+            out.line_height = number(l.line_height);
+            out.letter_spacing = number(l.letter_spacing);
+            out.vertical_align = word(l.vertical_align, VerticalAlign::as_str);
+        };
+        let choices = |out: &mut FieldMetaInput, c: &ChoiceMeta| {
+            out.direction = word(c.direction, Direction::as_str);
+            out.values = given(c.values.as_ref().map(|vs| {
+                vs.iter()
+                    .map(|v| {
+                        Given::Valid(Object(ChoiceInput {
+                            id: Given::Valid(v.id.into()),
+                            checked: Given::Valid(v.checked),
+                            value: Given::Valid(v.value.clone()),
+                        }))
+                    })
+                    .collect()
+            }));
+        };
+        match meta {
+            FieldMeta::Text(t) => {
+                lines(&mut out, &t.lines);
+                out.character_limit = whole(t.character_limit);
+                out.text = given(t.text.clone());
+            }
+            FieldMeta::Number(n) => {
+                lines(&mut out, &n.lines);
+                out.value = match &n.value {
+                    None => Given::Absent,
+                    Some(NumberValue::Number(x)) => Given::Valid(SentNumber {
+                        value: x.as_f64().unwrap_or_default(),
+                        text: None,
+                    }),
+                    // Text a prefill left that holds no number fails again, as sent.
+                    Some(NumberValue::Text(t)) => match t.trim().parse::<f64>() {
+                        Ok(value) if value.is_finite() => Given::Valid(SentNumber {
+                            value,
+                            text: Some(t.clone()),
+                        }),
+                        _ => Given::Invalid(format!("{t:?} is not a number")),
+                    },
+                };
+                out.min_value = number(n.min_value);
+                out.max_value = number(n.max_value);
+                out.number_format = given(n.number_format.clone());
+            }
+            FieldMeta::Radio(r) => choices(&mut out, r),
+            FieldMeta::Checkbox(c) => {
+                choices(&mut out, &c.choices);
+                out.validation_rule = word(c.validation_rule, CheckboxRule::as_str);
+                out.validation_length = whole(c.validation_length);
+            }
+            FieldMeta::Select(s) | FieldMeta::Dropdown(s) => {
+                out.values = given(s.values.as_ref().map(|vs| {
+                    vs.iter()
+                        .map(|v| {
+                            Given::Valid(Object(ChoiceInput {
+                                value: Given::Valid(v.value.clone()),
+                                ..ChoiceInput::default()
+                            }))
+                        })
+                        .collect()
+                }));
+                out.default_value = given(s.default_value.clone());
+            }
+            _ => {}
+        }
+        out
+    }
+}
 
 #[cfg(test)]
 #[path = "field_request_tests.rs"]

@@ -203,7 +203,7 @@ fn meta_of(raw: Value) -> Result<Value, Vec<String>> {
     let mut c = Check::new();
     let f = parse(&mut c, field(raw), "f", None, &|_| true);
     match c.finish(f) {
-        Ok(f) => Ok(f.unwrap().field_meta.unwrap()),
+        Ok(f) => Ok(serde_json::to_value(f.unwrap().field_meta.unwrap()).unwrap()),
         Err(e) => Err(e.details().iter().map(|d| d.path.clone()).collect()),
     }
 }
@@ -252,6 +252,13 @@ fn layout_keys_are_kept_where_the_kind_has_them_and_checked() {
     );
 }
 
+/// Whether a field of `kind` whose stored settings are `meta` lacks choices.
+fn lacks_choices(kind: FieldType, meta: Option<&Value>) -> bool {
+    let meta =
+        meta.map(|m| super::super::field_meta::FieldMeta::read(kind, &m.to_string()).unwrap());
+    super::super::field_meta::lacks_choices(kind, meta.as_ref())
+}
+
 #[test]
 fn dropdown_keeps_its_name_and_choice_fields_may_lack_values() {
     let sel = json!({"type": "DROPDOWN", "fieldMeta": {"type": "select"}});
@@ -259,19 +266,19 @@ fn dropdown_keeps_its_name_and_choice_fields_may_lack_values() {
     let sel = json!({"type": "SELECT", "fieldMeta": {"type": "dropdown"}});
     assert_eq!(meta_of(sel).unwrap(), json!({"type": "select"}));
     assert_eq!(FieldType::parse("DROPDOWN"), Some(FieldType::Dropdown));
-    assert!(super::super::fields::lacks_choices(
+    assert!(lacks_choices(
         FieldType::Dropdown,
         Some(&json!({"type": "dropdown"}))
     ));
-    assert!(super::super::fields::lacks_choices(
+    assert!(lacks_choices(
         FieldType::Radio,
         Some(&json!({"values": []}))
     ));
-    assert!(!super::super::fields::lacks_choices(
+    assert!(!lacks_choices(
         FieldType::Checkbox,
         Some(&json!({"values": [{"value": "a"}]}))
     ));
-    assert!(!super::super::fields::lacks_choices(FieldType::Text, None));
+    assert!(!lacks_choices(FieldType::Text, None));
 }
 
 #[test]
@@ -286,7 +293,7 @@ fn meta_is_normalised() {
     )
     .unwrap();
     assert_eq!(
-        f.field_meta.unwrap(),
+        serde_json::to_value(f.field_meta.unwrap()).unwrap(),
         json!({"type": "checkbox", "values": [{"id": 1, "checked": false, "value": "x"}]})
     );
 }

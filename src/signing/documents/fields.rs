@@ -1,9 +1,10 @@
-//! Fields placed on pages: types, geometry in percent of the page, and the full
-//! validation of `fieldMeta` per type.
+//! Fields placed on pages: types, and geometry in percent of the page checked against a
+//! file's pages.
 
 use crate::core::ids::{FieldId, RecipientId};
 use serde::Serialize;
-use serde_json::Value;
+
+use super::field_meta::FieldMeta;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
@@ -83,6 +84,11 @@ impl FieldType {
     pub fn is_select(self) -> bool {
         matches!(self, FieldType::Select | FieldType::Dropdown)
     }
+
+    /// A field whose value is picked from its values (RADIO, CHECKBOX, SELECT/DROPDOWN).
+    pub fn is_choice(self) -> bool {
+        matches!(self, FieldType::Radio | FieldType::Checkbox) || self.is_select()
+    }
 }
 
 /// A field that passed validation, ready to store.
@@ -95,7 +101,7 @@ pub struct NewField {
     pub page_y: f64,
     pub page_width: f64,
     pub page_height: f64,
-    pub field_meta: Option<Value>,
+    pub field_meta: Option<FieldMeta>,
 }
 
 /// Where a stored field sits: what the checks against the file (at upload, at send) read.
@@ -214,23 +220,7 @@ pub fn require_placed(
     )))
 }
 
-pub const CHECKBOX_RULES: &[&str] = &["Select at least", "Select exactly", "Select at most"];
-
 crate::sql_text_enum!(FieldType);
-
-/// `textAlign` values, as the other signing service names them.
-pub const TEXT_ALIGN: &[&str] = &["left", "center", "right"];
-
-/// Whether a choice field (RADIO, CHECKBOX, SELECT/DROPDOWN) has no values to choose from.
-pub fn lacks_choices(kind: FieldType, meta: Option<&Value>) -> bool {
-    matches!(
-        kind,
-        FieldType::Radio | FieldType::Checkbox | FieldType::Select | FieldType::Dropdown
-    ) && meta
-        .and_then(|m| m.get("values"))
-        .and_then(Value::as_array)
-        .is_none_or(Vec::is_empty)
-}
 
 #[cfg(test)]
 mod tests {

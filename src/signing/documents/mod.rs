@@ -4,8 +4,11 @@
 pub mod answers;
 pub mod audit;
 pub mod audit_data;
+pub mod auth_options;
 pub mod check;
+pub mod dates;
 pub mod field_meta;
+pub mod field_meta_request;
 pub mod field_request;
 pub mod fields;
 pub mod fill_request;
@@ -28,8 +31,9 @@ pub mod webhook;
 use serde::Serialize;
 use serde_json::Value;
 
+use auth_options::AuthOptions;
 use check::Check;
-use meta::{AuthOptions, Meta};
+use meta::Meta;
 use recipients::NewRecipient;
 
 use crate::core::error::AppError;
@@ -97,7 +101,7 @@ pub fn check_tier(
     tier: Tier,
 ) -> Result<(), AppError> {
     if !auth.global_action_auth.is_empty() {
-        meta::require_tier(tier, "authOptions.globalActionAuth")?;
+        auth_options::require_tier(tier, "authOptions.globalActionAuth")?;
     }
     // TWO_FACTOR_AUTH access is a proof at finishing, as action authentication is.
     if auth
@@ -105,10 +109,10 @@ pub fn check_tier(
         .iter()
         .any(|m| m == "TWO_FACTOR_AUTH")
     {
-        meta::require_tier(tier, "authOptions.globalAccessAuth TWO_FACTOR_AUTH")?;
+        auth_options::require_tier(tier, "authOptions.globalAccessAuth TWO_FACTOR_AUTH")?;
     }
     if recipients.iter().any(|r| !r.auth.is_empty()) {
-        meta::require_tier(tier, "recipient authOptions")?;
+        auth_options::require_tier(tier, "recipient authOptions")?;
     }
     Ok(())
 }

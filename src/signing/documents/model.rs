@@ -6,8 +6,10 @@
 use serde_json::{Map, Value};
 
 use super::Status;
+use super::auth_options::{ActionAuth, AuthOptions, RecipientAuth};
+use super::field_meta::FieldMeta;
 use super::fields::{FieldType, NewField, Placement};
-use super::meta::{ActionAuth, AuthOptions, Meta, RecipientAuth};
+use super::meta::Meta;
 use super::recipients::{NewRecipient, ReadStatus, Role, SendStatus, SigningStatus};
 use crate::core::error::AppError;
 use crate::core::ids::{DocumentId, FieldId, RecipientId, UserId};
@@ -83,7 +85,7 @@ pub struct Field {
     pub y: f64,
     pub width: f64,
     pub height: f64,
-    pub meta: Option<Value>,
+    pub meta: Option<FieldMeta>,
     pub inserted: bool,
     /// A typed value (text, a typed signature, a checkbox's JSON list).
     pub custom_text: Option<String>,
@@ -236,7 +238,7 @@ impl Document {
             .iter()
             .enumerate()
             .filter(|(_, f)| {
-                !f.read_only() && super::fields::lacks_choices(f.kind, f.meta.as_ref())
+                !f.read_only() && super::field_meta::lacks_choices(f.kind, f.meta.as_ref())
             })
             .filter(|(_, f)| {
                 self.recipient(f.recipient_id)
@@ -314,11 +316,7 @@ impl Field {
 
     /// Whether `fieldMeta.readOnly` is set: the recipient cannot change the field's value.
     pub fn read_only(&self) -> bool {
-        self.meta
-            .as_ref()
-            .and_then(|m| m.get("readOnly"))
-            .and_then(Value::as_bool)
-            == Some(true)
+        self.meta.as_ref().is_some_and(FieldMeta::read_only)
     }
 
     /// Whether completing needs a value here: every signature field, and fields marked
@@ -332,11 +330,6 @@ impl Field {
         }
         self.kind != FieldType::Date
             && (matches!(self.kind, FieldType::Signature | FieldType::FreeSignature)
-                || self
-                    .meta
-                    .as_ref()
-                    .and_then(|m| m.get("required"))
-                    .and_then(Value::as_bool)
-                    == Some(true))
+                || self.meta.as_ref().is_some_and(FieldMeta::required))
     }
 }

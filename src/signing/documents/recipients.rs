@@ -2,8 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::auth_options::{RecipientAuth, parse_recipient_auth};
 use super::check::{Check, join};
-use super::meta::{RecipientAuth, parse_recipient_auth};
 use super::request::{List, RecipientInput};
 use crate::identity::users::Email;
 use crate::{core::lenient::Given, core::lenient::Object};

@@ -7,6 +7,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
+use super::auth_options;
 use super::check::Check;
 use super::meta::{self, DistributionMethod, SigningOrder};
 use super::recipients::{self, NewRecipient, Role};
@@ -62,7 +63,7 @@ impl CreateDocumentRequest {
             recipients::parse_recipients(&mut c, &self.recipients, "recipients", MAX_RECIPIENTS);
         let mut meta = meta::parse_meta(&mut c, &self.meta, meta::Meta::default(), true);
         meta.attachments = meta::parse_attachments(&mut c, &self.attachments);
-        let auth_options = meta::parse_auth_options(&mut c, &self.auth_options);
+        let auth_options = auth_options::parse_auth_options(&mut c, &self.auth_options);
         let form_values = meta::parse_form_values(&mut c, &self.form_values);
         c.finish(CreateDocument {
             title,
@@ -293,20 +294,24 @@ fn methods_schema(allowed: Vec<&'static str>) -> utoipa::openapi::schema::Schema
 }
 
 pub fn access_methods_schema() -> utoipa::openapi::schema::Schema {
-    methods_schema(meta::ACCESS_AUTH.to_vec())
+    methods_schema(auth_options::ACCESS_AUTH.to_vec())
 }
 
 pub fn action_methods_schema() -> utoipa::openapi::schema::Schema {
-    methods_schema(meta::ACTION_AUTH.to_vec())
+    methods_schema(auth_options::ACTION_AUTH.to_vec())
 }
 
 fn recipient_action_methods_schema() -> utoipa::openapi::schema::Schema {
-    methods_schema(meta::RECIPIENT_ACTION_AUTH.to_vec())
+    methods_schema(auth_options::RECIPIENT_ACTION_AUTH.to_vec())
 }
 
 fn date_format_schema() -> utoipa::openapi::schema::Schema {
     use utoipa::openapi::schema::{ObjectBuilder, Type};
-    let mut formats: Vec<Option<&str>> = meta::DATE_FORMATS.iter().copied().map(Some).collect();
+    let mut formats: Vec<Option<&str>> = super::dates::DATE_FORMATS
+        .iter()
+        .copied()
+        .map(Some)
+        .collect();
     formats.push(None);
     ObjectBuilder::new()
         .schema_type(utoipa::openapi::schema::SchemaType::from_iter([

@@ -1,13 +1,14 @@
 //! `PATCH /api/v1/documents/{id}`: a draft's settings (title, externalId, meta, authOptions).
 //! Members left out keep their values; `null` clears what may be empty (externalId, and meta's
 //! subject, message and redirectUrl). Read with the same lenient shapes and checks as create
-//! (`MetaInput`, `meta::parse_meta`, `meta::parse_auth_options`, `check_tier`).
+//! (`MetaInput`, `meta::parse_meta`, `auth_options::parse_auth_options`, `check_tier`).
 
 use serde::Deserialize;
 use utoipa::ToSchema;
 
+use super::auth_options::{self, AuthOptions};
 use super::check::Check;
-use super::meta::{self, AuthOptions, Meta};
+use super::meta::{self, Meta};
 use super::request::{AuthOptionsInput, MetaInput, title};
 use super::store;
 use super::{DocumentView, SigningLinks};
@@ -86,9 +87,9 @@ impl UpdateDocumentRequest {
                     global_access_auth: kept(&raw.global_access_auth, &auth.global_access_auth),
                     global_action_auth: kept(&raw.global_action_auth, &auth.global_action_auth),
                 };
-                meta::parse_auth_options(&mut c, &Given::Valid(Object(over)))
+                auth_options::parse_auth_options(&mut c, &Given::Valid(Object(over)))
             }
-            given => meta::parse_auth_options(&mut c, given),
+            given => auth_options::parse_auth_options(&mut c, given),
         };
         c.finish(SettingsChange {
             title,

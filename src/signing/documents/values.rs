@@ -3,10 +3,10 @@
 //! and turned into what is stored (`custom_text`, or a PNG for a drawn signature).
 
 use base64::Engine;
-use serde_json::Value;
 
 use crate::core::error::AppError;
 use crate::core::lenient::Given;
+use crate::signing::documents::field_meta::{CheckboxMeta, FieldMeta};
 use crate::signing::documents::fields::FieldType;
 use crate::signing::documents::fill_request::{FillRequest, FilledValue};
 
@@ -34,13 +34,13 @@ fn bad(msg: impl Into<String>) -> AppError {
 /// Checks what the page sent (`FillRequest`) for a field of `kind` with `meta`.
 pub fn check(
     kind: FieldType,
-    meta: Option<&Value>,
+    meta: Option<&FieldMeta>,
     value: &FillRequest,
 ) -> Result<Stored, AppError> {
-    let meta = meta.cloned().unwrap_or(Value::Null);
-    if meta.get("readOnly").and_then(Value::as_bool) == Some(true) {
+    if meta.is_some_and(FieldMeta::read_only) {
         return Err(bad("this field is read-only"));
     }
+    let options = meta.and_then(FieldMeta::options).unwrap_or_default();
     match kind {
         FieldType::Signature | FieldType::FreeSignature | FieldType::Initials => signature(value),
         FieldType::Date => Err(bad(
@@ -53,25 +53,31 @@ pub fn check(
             Ok(Stored::Text(t))
         }
         FieldType::Text => {
-            let limit = meta
-                .get("characterLimit")
-                .and_then(Value::as_u64)
-                .filter(|l| *l > 0)
-                .map_or(MAX_TEXT, |l| l as usize);
-            text_value(value, limit).map(Stored::Text)
+            let limit = match meta {
+                Some(FieldMeta::Text(t)) => t.limit(),
+                _ => None,
+            };
+            text_value(value, limit.unwrap_or(MAX_TEXT)).map(Stored::Text)
         }
-        FieldType::Number => number(&meta, value).map(Stored::Text),
-        FieldType::Radio => {
+        FieldType::Number => {
+            let (min, max) = match meta {
+                Some(FieldMeta::Number(n)) => (n.min_value, n.max_value),
+                _ => (None, None),
+            };
+            number(min, max, value).map(Stored::Text)
+        }
+        FieldType::Radio | FieldType::Select | FieldType::Dropdown => {
             let choice = text_value(value, 500)?;
-            require_option(&meta, &choice)?;
+            require_option(&options, &choice)?;
             Ok(Stored::Text(choice))
         }
-        FieldType::Select | FieldType::Dropdown => {
-            let choice = text_value(value, 500)?;
-            require_option(&meta, &choice)?;
-            Ok(Stored::Text(choice))
+        FieldType::Checkbox => {
+            let rule = match meta {
+                Some(FieldMeta::Checkbox(c)) => Some(c),
+                _ => None,
+            };
+            checkboxes(&options, rule, value)
         }
-        FieldType::Checkbox => checkboxes(&meta, value),
     }
 }
 
@@ -137,19 +143,19 @@ fn text_value(value: &FillRequest, limit: usize) -> Result<String, AppError> {
     Ok(t)
 }
 
-fn number(meta: &Value, value: &FillRequest) -> Result<String, AppError> {
+fn number(min: Option<f64>, max: Option<f64>, value: &FillRequest) -> Result<String, AppError> {
     let raw = text_value(value, 64)?;
     let n: f64 = raw
         .parse()
         .ok()
         .filter(|n: &f64| n.is_finite())
         .ok_or_else(|| bad("enter a number"))?;
-    if let Some(min) = meta.get("minValue").and_then(Value::as_f64)
+    if let Some(min) = min
         && n < min
     {
         return Err(bad(format!("the smallest allowed value is {min}")));
     }
-    if let Some(max) = meta.get("maxValue").and_then(Value::as_f64)
+    if let Some(max) = max
         && n > max
     {
         return Err(bad(format!("the largest allowed value is {max}")));
@@ -157,27 +163,19 @@ fn number(meta: &Value, value: &FillRequest) -> Result<String, AppError> {
     Ok(raw)
 }
 
-fn options(meta: &Value) -> Vec<String> {
-    meta.get("values")
-        .and_then(Value::as_array)
-        .map(|vs| {
-            vs.iter()
-                .filter_map(|v| v.get("value").and_then(Value::as_str))
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-fn require_option(meta: &Value, choice: &str) -> Result<(), AppError> {
-    if options(meta).iter().any(|o| o == choice) {
+fn require_option(options: &[&str], choice: &str) -> Result<(), AppError> {
+    if options.contains(&choice) {
         Ok(())
     } else {
         Err(bad(format!("{choice:?} is not one of the field's options")))
     }
 }
 
-fn checkboxes(meta: &Value, value: &FillRequest) -> Result<Stored, AppError> {
+fn checkboxes(
+    options: &[&str],
+    rule: Option<&CheckboxMeta>,
+    value: &FillRequest,
+) -> Result<Stored, AppError> {
     let picked: Vec<String> = match value.value.valid() {
         Some(FilledValue::List(a)) => a
             .iter()
@@ -187,7 +185,7 @@ fn checkboxes(meta: &Value, value: &FillRequest) -> Result<Stored, AppError> {
         _ => return Err(bad("give the checked values as a list")),
     };
     for p in &picked {
-        require_option(meta, p)?;
+        require_option(options, p)?;
     }
     let mut unique = picked.clone();
     unique.sort();
@@ -195,19 +193,15 @@ fn checkboxes(meta: &Value, value: &FillRequest) -> Result<Stored, AppError> {
     if unique.len() != picked.len() {
         return Err(bad("a value is checked twice"));
     }
-    if let (Some(rule), Some(n)) = (
-        meta.get("validationRule").and_then(Value::as_str),
-        meta.get("validationLength").and_then(Value::as_u64),
-    ) {
-        let k = picked.len() as u64;
-        let ok = match rule {
-            "Select at least" => k >= n,
-            "Select exactly" => k == n,
-            "Select at most" => k <= n,
-            _ => true,
-        };
-        if !ok {
-            return Err(bad(format!("{} {n}", rule.to_lowercase())));
+    if let Some(CheckboxMeta {
+        validation_rule: Some(rule),
+        validation_length: Some(n @ 0..),
+        ..
+    }) = rule
+    {
+        let n = *n as u64;
+        if !rule.allows(picked.len() as u64, n) {
+            return Err(bad(format!("{} {n}", rule.as_str().to_lowercase())));
         }
     }
     Ok(Stored::Text(
@@ -218,11 +212,17 @@ fn checkboxes(meta: &Value, value: &FillRequest) -> Result<Stored, AppError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
-    /// The check of the body `body` as a page sends it.
+    /// The check of the body `body` as a page sends it, for a field whose stored settings are
+    /// `meta`.
     fn check(kind: FieldType, meta: Option<&Value>, body: &Value) -> Result<Stored, AppError> {
-        super::check(kind, meta, &serde_json::from_value(body.clone()).unwrap())
+        let meta = meta.map(|m| FieldMeta::read(kind, &m.to_string()).unwrap());
+        super::check(
+            kind,
+            meta.as_ref(),
+            &serde_json::from_value(body.clone()).unwrap(),
+        )
     }
 
     fn png(w: u32, h: u32) -> String {

@@ -1,11 +1,11 @@
 //! The shapes the API shows a document in, made from its read model (`model::Document`).
 
 use serde::Serialize;
-use serde_json::Value;
 
 use super::Status;
+use super::auth_options::{AuthOptions, RecipientAuth};
 use super::fields::FieldType;
-use super::meta::{AuthOptions, Meta, RecipientAuth};
+use super::meta::Meta;
 use super::model::{Document, Field, Recipient, SealRecord};
 use super::recipients::{ReadStatus, Role, SendStatus, SigningStatus};
 use crate::core::ids::{DocumentId, FieldId, RecipientId, UserId};
@@ -137,7 +137,7 @@ pub struct FieldView {
     pub page_height: f64,
     /// The field's settings as given (`FieldMeta`), or null.
     #[schema(required = true, value_type = Option<Object>)]
-    pub field_meta: Option<Value>,
+    pub field_meta: Option<crate::signing::documents::field_meta::FieldMeta>,
     pub inserted: bool,
     /// The typed value; `""` until there is one (as the other signing service shows it).
     pub custom_text: String,

@@ -3,7 +3,8 @@
 
 use serde::Serialize;
 
-use super::meta::{AuthOptions, Meta};
+use super::auth_options::AuthOptions;
+use super::meta::Meta;
 use super::{DocumentView, FieldView, RecipientView, SealingView, SigningLinks, Status};
 use crate::core::db::Conn;
 use crate::core::error::AppError;

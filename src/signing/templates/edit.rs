@@ -234,7 +234,7 @@ fn copy_of(
     let id = store::insert(tx, t.user_id, &new, &data_id, at)?;
     if let (Some(file), Some(sizes)) = (file, &t.page_sizes) {
         let sizes = serde_json::to_string(sizes).unwrap_or_else(|_| "[]".into());
-        store::set_file(tx, id, file, &sizes, at)?;
+        doc_store::set_file(tx, Parent::Template(id), file, &sizes, at)?;
     }
     let parent = Parent::Template(id);
     let mut ids = std::collections::HashMap::new();

@@ -17,7 +17,7 @@ use crate::core::lenient::{Given, Object};
 use crate::identity::users::{Email, Tier};
 use crate::signing::documents::recipients::Role;
 use crate::signing::documents::request::{AuthOptionsInput, List, MetaInput, form_values_schema};
-use crate::signing::documents::{CreateDocument, MAX_RECIPIENTS, check_tier, meta};
+use crate::signing::documents::{CreateDocument, MAX_RECIPIENTS, auth_options, meta};
 use crate::signing::documents::{check::Check, check::join, recipients::NewRecipient};
 
 /// `POST /api/v1/templates/{id}/generate-document`.
@@ -88,7 +88,7 @@ impl GenerateRequest {
         let meta = meta::parse_meta(&mut c, &self.meta, base.meta.clone(), false);
         let auth_options = match &self.auth_options {
             Given::Absent | Given::Null => base.auth_options.clone(),
-            raw => meta::parse_auth_options(&mut c, raw),
+            raw => auth_options::parse_auth_options(&mut c, raw),
         };
         let form_values = meta::parse_form_values(&mut c, &self.form_values);
         let prefill = prefill::parse(&mut c, &self.prefill_fields, &base.fields, &meta);
@@ -104,9 +104,7 @@ impl GenerateRequest {
             recipients,
             prefill,
         })?;
-        let all: Vec<NewRecipient> = g.recipients.iter().map(|(_, r)| r.clone()).collect();
-        check_tier(&g.document.auth_options, &all, tier)?;
-        Ok(g)
+        g.within_tier(tier)
     }
 
     /// The template's recipients (`current`) with the request's items laid over them;

@@ -243,7 +243,8 @@ pub async fn generate(
             let tier = crate::identity::users::store::tier(tx, user)?;
             let t = now();
             let source = source.as_str();
-            let doc = super::generate(tx, user, id, &body, tier, source, &data_id, t)?;
+            let body = super::GenerateDocument::Request(&body);
+            let doc = super::generate(tx, user, id, body, tier, source, &data_id, t)?;
             let view = DocumentView::of(&crate::signing::documents::store::load(tx, doc)?, &app);
             let owner = crate::signing::documents::audit::owner_email(tx, user)?;
             let actor = crate::signing::documents::audit::Actor {

@@ -20,18 +20,18 @@ use std::io::Read;
 
 use crate::core::db::Conn;
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::core::blob::store::StoredBlob;
 use crate::core::error::AppError;
 use crate::core::lenient::Given;
 use crate::identity::users::Tier;
+use crate::signing::documents::check::Check;
 use crate::signing::documents::fields::FieldType;
 use crate::signing::documents::request::RecipientInput;
 use crate::{core::blob::BlobId, core::blob::BlobStore};
 use crate::{signing::documents, signing::documents::CreateDocument};
 use crate::{
-    signing::documents::meta::AuthOptions, signing::documents::meta::Meta,
+    signing::documents::auth_options::AuthOptions, signing::documents::meta::Meta,
     signing::documents::meta::SigningOrder,
 };
 use crate::{signing::documents::recipients::NewRecipient, signing::documents::recipients::Role};
@@ -189,7 +189,7 @@ pub struct TemplateField {
     pub width: String,
     pub height: String,
     #[schema(required = true, value_type = Option<Object>)]
-    pub field_meta: Option<Value>,
+    pub field_meta: Option<crate::signing::documents::field_meta::FieldMeta>,
 }
 
 /// A template's recipient as the API shows it: `authOptions` is JSON text (`""` when none).
@@ -238,6 +238,93 @@ pub struct Generate {
     pub prefill: HashMap<FieldId, prefill::Prefilled>,
 }
 
+/// A document to generate from a template: what it changes of the template, checked against
+/// the template in the transaction that copies it.
+#[derive(Debug, Clone, Copy)]
+pub enum GenerateDocument<'a> {
+    /// `generate-document` (or `create-document`) as a client sent it.
+    Request(&'a GenerateRequest),
+    /// A direct link's visitor (name and address already checked), standing for the template
+    /// recipient `recipient`; the rest is the template's.
+    Visitor {
+        recipient: RecipientId,
+        name: &'a str,
+        email: &'a str,
+    },
+}
+
+impl GenerateDocument<'_> {
+    /// The document to make from the template `base`, for an account of `tier`.
+    pub fn against(self, base: &Base, tier: Tier) -> Result<Generate, AppError> {
+        match self {
+            GenerateDocument::Request(body) => body.validate(base, tier),
+            GenerateDocument::Visitor {
+                recipient,
+                name,
+                email,
+            } => Generate::for_visitor(base, tier, recipient, name, email),
+        }
+    }
+}
+
+impl Generate {
+    /// The template as it is, with recipient `recipient` named `name` at `email`. Refused as
+    /// the same change sent as a request would be: a recipient the template lacks, or an
+    /// address another recipient has.
+    fn for_visitor(
+        base: &Base,
+        tier: Tier,
+        recipient: RecipientId,
+        name: &str,
+        email: &str,
+    ) -> Result<Generate, AppError> {
+        let mut c = Check::new();
+        let mut recipients = base.recipients.clone();
+        match recipients.iter_mut().find(|(id, _)| *id == recipient) {
+            Some((_, r)) => {
+                r.name = name.to_string();
+                r.email = email.to_string();
+            }
+            None => c.fail(
+                "recipients[0].id",
+                format!(
+                    "no recipient {recipient} on this template; GET the template for its Recipient ids"
+                ),
+            ),
+        }
+        if recipients
+            .iter()
+            .any(|(id, r)| *id != recipient && r.email == email)
+        {
+            c.fail(
+                "recipients[0].email",
+                format!("{email} is already another recipient's address"),
+            );
+        }
+        let g = c.finish(Generate {
+            document: CreateDocument {
+                title: base.title.clone(),
+                external_id: None,
+                recipients: Vec::new(),
+                meta: base.meta.clone(),
+                auth_options: base.auth_options.clone(),
+                form_values: None,
+            },
+            recipients,
+            prefill: HashMap::new(),
+        })?;
+        g.within_tier(tier)
+    }
+
+    /// 403 unless an account of `tier` may ask for what the document's authentication options
+    /// and recipients ask.
+    pub fn within_tier(self, tier: Tier) -> Result<Generate, AppError> {
+        let all: Vec<NewRecipient> = self.recipients.iter().map(|(_, r)| r.clone()).collect();
+        crate::signing::documents::check_tier(&self.document.auth_options, &all, tier)?;
+        Ok(self)
+    }
+}
+
 /// A new blob with the bytes of `source`, for a duplicated template. (A document made from a
 /// template shares the template's file instead: `generate`.)
 pub fn copy_blob(blobs: &BlobStore, source: &BlobId) -> Result<StoredBlob, AppError> {
@@ -279,7 +366,7 @@ pub fn generate(
     tx: &Conn,
     user: UserId,
     template: TemplateId,
-    body: &GenerateRequest,
+    body: GenerateDocument<'_>,
     tier: Tier,
     expected_blob: &str,
     data_id: &str,
@@ -288,7 +375,7 @@ pub fn generate(
     // Taken before the template is read, so no release of the file can slip in between.
     crate::core::blob::rows::hold(tx, expected_blob)?;
     let t = store::owned(tx, user, template)?;
-    let g = body.validate(&t.base(), tier)?;
+    let g = body.against(&t.base(), tier)?;
     let (Some(blob), Some(sizes)) = (&t.blob_id, &t.page_sizes) else {
         return Err(no_file());
     };
@@ -338,6 +425,7 @@ mod tests {
     use crate::signing::documents::check_tier;
     use crate::signing::documents::meta::Meta;
     use crate::signing::documents::recipients::{NewRecipient, Role};
+    use serde_json::Value;
     use serde_json::json;
 
     fn parse_generate(body: &Value, base: &Base, tier: Tier) -> Result<Generate, AppError> {

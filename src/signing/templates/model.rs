@@ -9,7 +9,7 @@ use super::{
 use crate::core::ids::{RecipientId, TemplateId, UserId};
 use crate::core::timefmt::iso8601;
 use crate::signing::documents::view::decimal;
-use crate::{signing::documents::meta::AuthOptions, signing::documents::meta::Meta};
+use crate::{signing::documents::auth_options::AuthOptions, signing::documents::meta::Meta};
 use crate::{signing::documents::model::Field, signing::documents::model::Recipient};
 
 /// A template, its recipients (by id) and its fields (by id).

@@ -9,16 +9,17 @@ use crate::core::ids::FieldId;
 use std::collections::HashMap;
 
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use utoipa::ToSchema;
 
 use crate::core::lenient::{Given, Object};
 
+use crate::signing::documents::field_meta::{FieldMeta, NumberValue};
 use crate::signing::documents::fields::FieldType;
 use crate::signing::documents::fill_request::FillRequest;
 use crate::signing::documents::model::Field;
 use crate::{signing::documents::check::Check, signing::documents::check::join};
-use crate::{signing::documents::meta::Meta, signing::documents::meta::format_date};
+use crate::{signing::documents::dates::format_date, signing::documents::meta::Meta};
 use crate::{signing::documents::values, signing::documents::values::Stored};
 
 /// Most items one request may carry (a template's fields are bounded by the same).
@@ -65,7 +66,7 @@ fn value_schema() -> utoipa::openapi::schema::Schema {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prefilled {
     /// The copied field's `fieldMeta`.
-    pub meta: Option<Value>,
+    pub meta: Option<FieldMeta>,
     /// Its value, when it has one: the field is then filled and read-only.
     pub value: Option<String>,
 }
@@ -191,23 +192,22 @@ fn one(
         let mut m = field
             .meta
             .clone()
-            .unwrap_or_else(|| json!({"type": "date"}));
-        m["readOnly"] = json!(true);
+            .unwrap_or_else(|| FieldMeta::empty(field.kind));
+        m.basic_mut().read_only = Some(true);
         return Some(Prefilled {
             meta: Some(m),
             value: Some(value),
         });
     }
-    let mut m: Map<String, Value> = field
+    let mut m = field
         .meta
-        .as_ref()
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
-    for (key, given) in [("label", &item.label), ("placeholder", &item.placeholder)] {
-        if let Some(v) = c.text(given, &join(path, key), 200) {
-            m.insert(key.into(), json!(v));
-        }
+        .clone()
+        .unwrap_or_else(|| FieldMeta::empty(field.kind));
+    if let Some(v) = c.text(&item.label, &join(path, "label"), 200) {
+        m.basic_mut().label = Some(v);
+    }
+    if let Some(v) = c.text(&item.placeholder, &join(path, "placeholder"), 200) {
+        m.basic_mut().placeholder = Some(v);
     }
     let Some(value) = item.value.valid() else {
         c.fail(join(path, "value"), "required: the value to set");
@@ -224,8 +224,7 @@ fn one(
     } else {
         // The owner sets it: a read-only field may be prefilled.
         let mut current = m.clone();
-        current.remove("readOnly");
-        let current = Value::Object(current);
+        current.basic_mut().read_only = None;
         match values::check(field.kind, Some(&current), &FillRequest::of_value(value)) {
             Ok(Stored::Text(t)) => Some(t),
             Ok(Stored::Drawn(_)) => None,
@@ -238,44 +237,46 @@ fn one(
     if c.error_count() != before {
         return None;
     }
-    set_default(&mut m, field.kind, value);
+    set_default(&mut m, value);
     if stored.is_some() {
-        m.insert("readOnly".into(), json!(true));
+        m.basic_mut().read_only = Some(true);
     }
     Some(Prefilled {
-        meta: Some(Value::Object(m)),
+        meta: Some(m),
         value: stored,
     })
 }
 
 /// The field's `fieldMeta` default for `value`, as the other signing service sets it.
-fn set_default(m: &mut Map<String, Value>, kind: FieldType, value: &Value) {
+/// A value that reached here is a string or, for a checkbox, a list of strings (any other value
+/// failed its check); an empty list stands for no text.
+fn set_default(m: &mut FieldMeta, value: &Value) {
     let picked: Vec<&str> = match value {
         Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
         Value::String(s) => vec![s.as_str()],
         _ => Vec::new(),
     };
-    match kind {
-        FieldType::Text => {
-            m.insert("text".into(), value.clone());
+    let text = || match value {
+        Value::Number(n) => n.to_string(),
+        other => other.as_str().unwrap_or_default().to_string(),
+    };
+    let tick = |choices: &mut Option<Vec<_>>| {
+        for o in choices.iter_mut().flatten() {
+            let o: &mut crate::signing::documents::field_meta::Choice = o;
+            o.checked = picked.contains(&o.value.as_str());
         }
-        FieldType::Number => {
-            m.insert("value".into(), value.clone());
+    };
+    match m {
+        FieldMeta::Text(t) => t.text = Some(text()),
+        FieldMeta::Number(n) => {
+            n.value = Some(match value {
+                Value::Number(v) => NumberValue::Number(v.clone()),
+                _ => NumberValue::Text(text()),
+            })
         }
-        FieldType::Select | FieldType::Dropdown => {
-            m.insert("defaultValue".into(), value.clone());
-        }
-        FieldType::Radio | FieldType::Checkbox => {
-            if let Some(Value::Array(options)) = m.get_mut("values") {
-                for o in options {
-                    let on = o
-                        .get("value")
-                        .and_then(Value::as_str)
-                        .is_some_and(|v| picked.contains(&v));
-                    o["checked"] = json!(on);
-                }
-            }
-        }
+        FieldMeta::Select(s) | FieldMeta::Dropdown(s) => s.default_value = Some(text()),
+        FieldMeta::Radio(r) => tick(&mut r.values),
+        FieldMeta::Checkbox(b) => tick(&mut b.choices.values),
         _ => {}
     }
 }
@@ -319,6 +320,7 @@ fn date(c: &mut Check, item: &PrefillInput, path: &str, meta: &Meta) -> Option<S
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn field(id: i64, kind: FieldType, meta: Value) -> Field {
         Field {
@@ -330,7 +332,7 @@ mod tests {
             y: 0.0,
             width: 10.0,
             height: 5.0,
-            meta: Some(meta),
+            meta: Some(FieldMeta::read(kind, &meta.to_string()).unwrap()),
             inserted: false,
             custom_text: None,
             drawn: false,
@@ -388,21 +390,17 @@ mod tests {
         let text = &out[&FieldId::new(1)];
         assert_eq!(text.value.as_deref(), Some("Ada"));
         assert_eq!(
-            text.meta,
-            Some(
-                json!({"type": "text", "label": "Name", "placeholder": "you", "text": "Ada", "readOnly": true})
-            )
+            serde_json::to_value(&text.meta).unwrap(),
+            json!({"type": "text", "label": "Name", "placeholder": "you", "text": "Ada", "readOnly": true})
         );
-        let boxes = out[&FieldId::new(2)].meta.as_ref().unwrap();
+        let meta = |id| serde_json::to_value(&out[&FieldId::new(id)].meta).unwrap();
+        let boxes = &meta(2);
         assert_eq!(boxes["values"][0]["checked"], true);
         assert_eq!(boxes["values"][1]["checked"], false);
         assert_eq!(out[&FieldId::new(2)].value.as_deref(), Some("[\"a\"]"));
-        assert_eq!(
-            out[&FieldId::new(3)].meta.as_ref().unwrap()["defaultValue"],
-            "y"
-        );
+        assert_eq!(meta(3)["defaultValue"], "y");
         assert_eq!(out[&FieldId::new(4)].value.as_deref(), Some("2026-03-01"));
-        assert_eq!(out[&FieldId::new(6)].meta.as_ref().unwrap()["value"], "7");
+        assert_eq!(meta(6)["value"], "7");
     }
 
     #[test]
@@ -437,14 +435,8 @@ mod tests {
     fn an_empty_value_fills_nothing() {
         let out = run(json!([{"id": 1, "type": "text", "value": ""}])).unwrap();
         assert_eq!(out[&FieldId::new(1)].value, None);
-        assert_eq!(out[&FieldId::new(1)].meta.as_ref().unwrap()["text"], "");
-        assert!(
-            out[&FieldId::new(1)]
-                .meta
-                .as_ref()
-                .unwrap()
-                .get("readOnly")
-                .is_none()
-        );
+        let meta = serde_json::to_value(&out[&FieldId::new(1)].meta).unwrap();
+        assert_eq!(meta["text"], "");
+        assert!(meta.get("readOnly").is_none());
     }
 }

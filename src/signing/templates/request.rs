@@ -9,8 +9,8 @@ use crate::core::error::AppError;
 use crate::signing::documents::MAX_RECIPIENTS;
 use crate::signing::documents::check::Check;
 use crate::signing::documents::recipients;
+use crate::signing::documents::{auth_options, meta, meta::Meta};
 use crate::{core::lenient::Given, core::lenient::Object};
-use crate::{signing::documents::meta, signing::documents::meta::Meta};
 use crate::{
     signing::documents::request, signing::documents::request::AuthOptionsInput,
     signing::documents::request::List, signing::documents::request::MetaInput,
@@ -80,12 +80,12 @@ impl CreateTemplateRequest {
         };
         let meta = meta::parse_meta(&mut c, &self.meta, Meta::default(), true);
         // docket's `authOptions` object, or the signing service's newer top-level lists.
-        let mut auth_options = meta::parse_auth_options(&mut c, &self.auth_options);
+        let mut auth_options = auth_options::parse_auth_options(&mut c, &self.auth_options);
         let top_level = AuthOptionsInput {
             global_access_auth: self.global_access_auth,
             global_action_auth: self.global_action_auth,
         };
-        let top = meta::parse_global_auth(&mut c, &top_level, "");
+        let top = auth_options::parse_global_auth(&mut c, &top_level, "");
         if auth_options.global_access_auth.is_empty() {
             auth_options.global_access_auth = top.global_access_auth;
         }

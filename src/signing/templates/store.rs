@@ -198,36 +198,6 @@ pub fn delete(tx: &Conn, t: &Template) -> Result<Option<String>, AppError> {
     crate::core::blob::rows::released(tx, t.blob_id.as_deref())
 }
 
-/// Records an uploaded file on the template; returns the replaced blob's id when its file can
-/// go (documents made from the template still refer to it otherwise).
-pub fn set_file(
-    tx: &Conn,
-    template: TemplateId,
-    blob: &crate::core::blob::store::StoredBlob,
-    page_sizes: &str,
-    now: i64,
-) -> Result<Option<String>, AppError> {
-    let old: Option<Option<String>> = tx
-        .query_row(
-            "SELECT blob_id FROM templates WHERE id = ?1",
-            [template],
-            |r| r.get(0),
-        )
-        .optional()?;
-    let Some(old) = old else {
-        return Err(AppError::not_found("template"));
-    };
-    if let Some(o) = &old {
-        crate::core::blob::rows::hold(tx, o)?;
-    }
-    crate::core::blob::rows::insert_pdf(tx, blob, now)?;
-    tx.execute(
-        "UPDATE templates SET blob_id = ?2, page_sizes = ?3, updated_at = ?4 WHERE id = ?1",
-        params![template, blob.id.as_str(), page_sizes, now],
-    )?;
-    crate::core::blob::rows::released(tx, old.as_deref())
-}
-
 /// Writes a template's settings (`PATCH /api/v1/templates/{id}`), each kept when `None`.
 pub fn set_settings(
     tx: &Conn,

@@ -28,8 +28,8 @@ use crate::core::error::AppError;
 use crate::{identity::factors::Attempt, identity::factors::Purpose, identity::factors::Verifier};
 
 use crate::signing::documents::audit_data::ProofUsed;
-pub use crate::signing::documents::meta::ActionAuth;
-use crate::signing::documents::meta::EXPLICIT_NONE;
+pub use crate::signing::documents::auth_options::ActionAuth;
+use crate::signing::documents::auth_options::EXPLICIT_NONE;
 
 /// A set of action methods, any one of which will do (empty: none asked for).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

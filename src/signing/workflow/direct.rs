@@ -7,7 +7,6 @@
 //! are removed after `--direct-link-expiry-days` (`direct_expiry`). The document shares the
 //! template's stored PDF: a visit stores no file.
 
-use serde_json::json;
 
 use super::flow;
 use crate::core::blob::BlobId;
@@ -20,8 +19,7 @@ use crate::signing::documents::audit_data;
 use crate::signing::documents::check::Check;
 use crate::signing::documents::{DocumentView, audit::Origin, notify, store as documents};
 use crate::signing::templates::direct::{field_error, open};
-use crate::signing::templates::generate_request::GenerateRequest;
-use crate::signing::templates::{generate, no_file};
+use crate::signing::templates::{GenerateDocument, generate, no_file};
 
 /// Documents one client address may start through direct links in `WINDOW`.
 pub const PER_ADDRESS: i64 = 10;
@@ -135,13 +133,14 @@ pub async fn start(
             if documents::visitors::open_count(tx, t.id)? >= i64::from(max_open) {
                 return Err(busy());
             }
-            let body: GenerateRequest = serde_json::from_value(json!({
-                "recipients": [{"id": me, "name": name, "email": email.as_str()}]
-            }))
-            .map_err(|e| AppError::internal(format!("direct link request: {e}")))?;
+            let body = GenerateDocument::Visitor {
+                recipient: me,
+                name: &name,
+                email: email.as_str(),
+            };
             let tier = crate::identity::users::store::tier(tx, t.user_id)?;
             let (source, at) = (source.as_str(), now());
-            let doc = generate(tx, t.user_id, t.id, &body, tier, source, &data_id, at)?;
+            let doc = generate(tx, t.user_id, t.id, body, tier, source, &data_id, at)?;
             let (rid, signing_token) = documents::recipients::mark_direct(tx, doc, email.as_str())?;
             let view = DocumentView::of(&documents::load(tx, doc)?, &app);
             let actor = origin.actor(email.as_str(), Some(rid));

@@ -13,7 +13,7 @@ use crate::signing::documents::Status;
 pub use crate::signing::documents::audit::Origin;
 use crate::signing::documents::audit_data::{self, Sent};
 use crate::signing::documents::fill_request::FillRequest;
-use crate::signing::documents::meta::format_date;
+use crate::signing::documents::dates::format_date;
 use crate::{signing::documents::audit, signing::documents::audit::Happened};
 use crate::{signing::documents::recipients::Role, signing::documents::recipients::SigningStatus};
 use crate::{signing::documents::store as documents, signing::documents::store::Parent};

@@ -12,6 +12,7 @@ use super::auth::{ActionAuth, Described};
 use crate::core::ids::{DocumentId, FieldId, RecipientId};
 use crate::identity::factors::store::Enrolled;
 use crate::signing::documents::Status;
+use crate::signing::documents::field_meta::FieldMeta;
 use crate::signing::documents::fields::FieldType;
 use crate::signing::documents::meta::SigningOrder;
 use crate::signing::documents::model::{Field, Recipient};
@@ -73,7 +74,7 @@ impl RecipientShown {
 pub struct FieldShown {
     /// A signature or initials were drawn (the image is `GET .../signature/<field>`).
     pub drawn: bool,
-    pub field_meta: Option<Value>,
+    pub field_meta: Option<FieldMeta>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub for_recipient: Option<ForRecipient>,
     pub height: f64,
@@ -228,7 +229,7 @@ mod tests {
     fn state() -> LinkState {
         let field = FieldShown {
             drawn: false,
-            field_meta: Some(serde_json::json!({"required": true, "label": "Initials"})),
+            field_meta: FieldMeta::read(FieldType::Initials, r#"{"required":true,"label":"Initials"}"#).ok(),
             for_recipient: Some(ForRecipient {
                 email: "bob@example.com".into(),
                 id: RecipientId::new(4),

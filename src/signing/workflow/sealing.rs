@@ -144,8 +144,8 @@ fn filled_fields(c: &Conn, doc: &Document) -> Result<(Vec<FilledField>, Drawn), 
             align: TextAlign::parse(
                 f.meta
                     .as_ref()
-                    .and_then(|m| m.get("textAlign"))
-                    .and_then(|a| a.as_str()),
+                    .and_then(|m| m.text_align())
+                    .map(|a| a.as_str()),
             ),
         });
     }

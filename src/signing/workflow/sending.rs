@@ -81,7 +81,9 @@ pub async fn send(
             disk.admit_new_work()?;
             let owner = audit::owner_email(tx, user)?;
             let replaced = match &replacement {
-                Some((blob, sizes)) => store::set_file(tx, id, blob, sizes, now())?,
+                Some((blob, sizes)) => {
+                    store::set_file(tx, store::Parent::Document(id), blob, sizes, now())?
+                }
                 None => None,
             };
             let first = flow::send(tx, id, &owner, &origin, sent_data, now())?;

@@ -6,8 +6,8 @@ use crate::params;
 use crate::{core::db::Conn, core::db::Dialect, core::db::OptionalExtension, core::db::Row};
 
 use super::Parent;
-use crate::core::db::stored_json;
 use crate::core::error::AppError;
+use crate::signing::documents::field_meta::FieldMeta;
 use crate::signing::documents::fields::NewField;
 use crate::signing::documents::model::Field;
 
@@ -16,16 +16,24 @@ const COLUMNS: &str = "id, recipient_id, type, page_number, page_x, page_y, page
 
 fn from_row(r: &Row<'_>) -> crate::core::db::Result<Field> {
     let meta: Option<String> = r.get(8)?;
+    let kind = r.get(2)?;
+    let meta = meta
+        .map(|m| FieldMeta::read(kind, &m))
+        .transpose()
+        .map_err(|e| crate::core::db::Error::Conversion {
+            col: 8,
+            message: e.to_string(),
+        })?;
     Ok(Field {
         id: r.get(0)?,
         recipient_id: r.get(1)?,
-        kind: r.get(2)?,
+        kind,
         page: r.get(3)?,
         x: r.get(4)?,
         y: r.get(5)?,
         width: r.get(6)?,
         height: r.get(7)?,
-        meta: meta.map(|m| stored_json(8, &m)).transpose()?,
+        meta,
         inserted: r.get(9)?,
         custom_text: r.get(10)?,
         drawn: r.get(11)?,
@@ -78,7 +86,7 @@ pub fn insert(tx: &Conn, parent: Parent, f: &NewField, now: i64) -> Result<Field
             f.page_y,
             f.page_width,
             f.page_height,
-            f.field_meta.as_ref().map(serde_json::Value::to_string),
+            f.field_meta.as_ref().map(FieldMeta::to_json_text),
             now
         ],
     )?;
@@ -121,7 +129,7 @@ pub fn update(tx: &Conn, parent: Parent, id: FieldId, f: &NewField) -> Result<()
             f.page_y,
             f.page_width,
             f.page_height,
-            f.field_meta.as_ref().map(serde_json::Value::to_string)
+            f.field_meta.as_ref().map(FieldMeta::to_json_text)
         ],
     )?;
     if n == 0 {

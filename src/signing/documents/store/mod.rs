@@ -267,31 +267,46 @@ pub fn delete(tx: &Conn, doc: &Document, now: i64) -> Result<(Deleted, Option<St
     }
 }
 
-/// Records an uploaded file on a draft (checked in SQL); returns the replaced blob's id when
-/// its file can go (nothing else refers to it: a template's file stays).
+/// Records an uploaded file on `parent`: a document while it is a draft (checked in SQL; 409
+/// otherwise), or a template. Answers the replaced blob's id when its file can go (nothing else
+/// refers to it: a template's file stays while documents made from it share it).
 pub fn set_file(
     tx: &Conn,
-    doc: DocumentId,
+    parent: Parent,
     blob: &crate::core::blob::store::StoredBlob,
     page_sizes: &str,
     now: i64,
 ) -> Result<Option<String>, AppError> {
+    let (table, only) = match parent {
+        Parent::Document(_) => ("documents", " AND status = 'DRAFT'"),
+        Parent::Template(_) => ("templates", ""),
+    };
     let old: Option<Option<String>> = tx
         .query_row(
-            "SELECT blob_id FROM documents WHERE id = ?1 AND status = 'DRAFT'",
-            [doc],
+            &format!("SELECT blob_id FROM {table} WHERE id = ?1{only}"),
+            [parent.id()],
             |r| r.get(0),
         )
         .optional()?;
     let Some(old) = old else {
-        return Err(AppError::Conflict(
-            "the document is no longer a draft; its file cannot change".into(),
-        ));
+        return Err(match parent {
+            Parent::Document(_) => AppError::Conflict(
+                "the document is no longer a draft; its file cannot change".into(),
+            ),
+            Parent::Template(_) => AppError::not_found("template"),
+        });
     };
+    // A template's file may be shared by documents being made from it right now: held, it
+    // cannot be released under them.
+    if let (Parent::Template(_), Some(o)) = (parent, &old) {
+        crate::core::blob::rows::hold(tx, o)?;
+    }
     crate::core::blob::rows::insert_pdf(tx, blob, now)?;
     tx.execute(
-        "UPDATE documents SET blob_id = ?2, page_sizes = ?3, updated_at = ?4 WHERE id = ?1 AND status = 'DRAFT'",
-        params![doc, blob.id.as_str(), page_sizes, now],
+        &format!(
+            "UPDATE {table} SET blob_id = ?2, page_sizes = ?3, updated_at = ?4 WHERE id = ?1{only}"
+        ),
+        params![parent.id(), blob.id.as_str(), page_sizes, now],
     )?;
     crate::core::blob::rows::released(tx, old.as_deref())
 }

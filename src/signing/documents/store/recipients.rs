@@ -7,9 +7,9 @@ use crate::{core::db::Conn, core::db::OptionalExtension, core::db::Row};
 
 use super::Parent;
 use crate::core::db::stored_json;
+use crate::signing::documents::auth_options::{ActionAuth, RecipientAuth};
 use crate::signing::documents::model::Recipient;
 use crate::{core::db::conflict_on_unique, core::error::AppError};
-use crate::{signing::documents::meta::ActionAuth, signing::documents::meta::RecipientAuth};
 use crate::{
     signing::documents::recipients::NewRecipient, signing::documents::recipients::SigningStatus,
     signing::documents::recipients::new_token,
