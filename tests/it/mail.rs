@@ -94,7 +94,7 @@ async fn queue_a_signing_request_with_a_pdf(app: &TestApp, doc: i64, rid: i64) -
     let pdf = fixture("a4-1p.pdf");
     let blob = std::thread::scope(|s| s.spawn(|| store.put(&pdf)).join().unwrap()).unwrap();
     let db = crate::support::open_db(&app.data_dir());
-    let content = compose::signing_request(&compose::SigningRequest {
+    let content = compose::SigningRequest {
         title: "NDA <2026>",
         sender_name: "Owner",
         recipient_name: "Ann",
@@ -102,7 +102,8 @@ async fn queue_a_signing_request_with_a_pdf(app: &TestApp, doc: i64, rid: i64) -
         subject: None,
         message: Some("Please & thanks"),
         link: "https://d.example/sign/secret-token",
-    });
+    }
+    .compose();
     let id = db
         .write(move |tx| {
             docket::core::blob::rows::insert_pdf(tx, &blob, now())?;

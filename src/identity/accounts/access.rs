@@ -58,7 +58,15 @@ pub fn notify_added(
         return Ok(());
     };
     let when = crate::core::timefmt::human(now);
-    let content = compose::access_notice(&u.name, &u.email, what, &when, &from.describe(), undo);
+    let content = compose::AccessNotice {
+        name: &u.name,
+        email: &u.email,
+        what,
+        when: &when,
+        from: &from.describe(),
+        undo,
+    }
+    .compose();
     let mail = NewMail::new(Kind::SecurityNotice, &u.email, content);
     crate::outbox::mail::store::enqueue(tx, &mail, now).map(drop)
 }

@@ -19,7 +19,12 @@ fn notify(tx: &Conn, user: UserId, what: &str, now: i64) -> Result<(), AppError>
     let Some(u) = crate::identity::users::store::get(tx, user)? else {
         return Ok(());
     };
-    let content = crate::outbox::mail::compose::security_notice(&u.name, &u.email, what);
+    let content = crate::outbox::mail::compose::SecurityNotice {
+        name: &u.name,
+        email: &u.email,
+        what,
+    }
+    .compose();
     let m = crate::outbox::mail::NewMail::new(
         crate::outbox::mail::Kind::SecurityNotice,
         &u.email,

@@ -22,7 +22,12 @@ pub const EMAIL_CHANGES_PER_HOUR: i64 = 3;
 
 /// Queues the mail that tells the account `user` what changed (`what`).
 pub fn notify(tx: &Conn, user: &User, what: &str, now: i64) -> Result<(), AppError> {
-    let content = compose::security_notice(&user.name, &user.email, what);
+    let content = compose::SecurityNotice {
+        name: &user.name,
+        email: &user.email,
+        what,
+    }
+    .compose();
     let mail = NewMail::new(Kind::SecurityNotice, &user.email, content);
     crate::outbox::mail::store::enqueue(tx, &mail, now).map(drop)
 }
@@ -164,7 +169,13 @@ pub async fn request_email_change(
             }
             let token = links::create(tx, id, Purpose::EmailChange, to.as_str(), now())?;
             let link = format!("{app}/account/email/{}", token.expose());
-            let content = compose_account::email_change(&name, to.as_str(), &link, links::TTL / 60);
+            let content = compose_account::EmailChange {
+                name: &name,
+                new_email: to.as_str(),
+                link: &link,
+                minutes: links::TTL / 60,
+            }
+            .compose();
             let mail = NewMail::new(Kind::EmailChange, to.as_str(), content)
                 .with_one_time_link(now() + links::TTL);
             crate::outbox::mail::store::enqueue(tx, &mail, now()).map(drop)

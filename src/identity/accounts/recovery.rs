@@ -66,8 +66,13 @@ pub async fn request(
             };
             let token = links::create(tx, user.id, Purpose::PasswordReset, &user.email, now())?;
             let link = format!("{app}/auth/reset/{}{query}", token.expose());
-            let content =
-                compose_account::password_reset(&user.name, &user.email, &link, links::TTL / 60);
+            let content = compose_account::PasswordReset {
+                name: &user.name,
+                email: &user.email,
+                link: &link,
+                minutes: links::TTL / 60,
+            }
+            .compose();
             let mail = NewMail::new(Kind::PasswordReset, &user.email, content)
                 .with_one_time_link(now() + links::TTL);
             crate::outbox::mail::store::enqueue(tx, &mail, now()).map(drop)

@@ -1,5 +1,11 @@
-//! The messages Docket sends, as plain functions: subject, plain text and HTML. Everything a
-//! user typed (titles, names, messages, reasons) is escaped before it enters the HTML part.
+//! The messages Docket sends: a struct per message holding what it says, and two askama
+//! templates per message for its body, `pages/mail/<name>.html` and `<name>.txt`. The HTML part
+//! escapes every value (`.html` templates escape by default, with the pages' escaper); the plain
+//! text part (`.txt`) writes them as they are. The subject is a header, composed here.
+
+use askama::Template;
+
+use crate::core::ids::DocumentId;
 
 /// A composed message.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -9,14 +15,62 @@ pub struct Composed {
     pub html: String,
 }
 
-// `s` safe inside HTML text and attribute values (pages escape through their templates, with
-// the same escaper).
-use crate::core::html::escape as escape_html;
-use crate::core::ids::DocumentId;
+/// `$message`'s `compose`: its subject (`$message::subject`) on one line, and its two templates
+/// rendered with the message as `m` and the greeting of `$message::greeted` as `hello`.
+macro_rules! templates {
+    ($message:ident, $html:tt, $text:tt) => {
+        impl $message<'_> {
+            pub fn compose(&self) -> $crate::outbox::mail::compose::Composed {
+                #[derive(askama::Template)]
+                #[template(path = $html)]
+                struct Html<'a> {
+                    m: &'a $message<'a>,
+                    hello: &'a str,
+                }
+                #[derive(askama::Template)]
+                #[template(path = $text)]
+                struct Text<'a> {
+                    m: &'a $message<'a>,
+                    hello: &'a str,
+                }
+                use $crate::outbox::mail::compose::{greeting, one_line, part};
+                let hello = greeting(self.greeted());
+                $crate::outbox::mail::compose::Composed {
+                    subject: one_line(&self.subject()),
+                    text: part(&Text {
+                        m: self,
+                        hello: &hello,
+                    }),
+                    html: part(&Html {
+                        m: self,
+                        hello: &hello,
+                    }),
+                }
+            }
+        }
+    };
+}
+pub(super) use templates;
 
-/// Escaped text with its line breaks kept.
-fn paragraph(s: &str) -> String {
-    escape_html(s).replace("\r\n", "\n").replace('\n', "<br>\n")
+/// A rendered template as a part of the message: its last line ends (the template files'
+/// last line break is not part of them).
+pub(super) fn part(template: &impl Template) -> String {
+    let mut out = template
+        .render()
+        .expect("a mail template writes only text into a String");
+    out.push('\n');
+    out
+}
+
+/// The lines of text someone typed as the HTML part shows them, one `<br>` apart
+/// (`pages/mail/parts.html`, `paragraph`): a line break is `\n` or `\r\n`.
+pub(super) fn lines(text: &str) -> Vec<&str> {
+    let mut lines: Vec<&str> = text.split('\n').collect();
+    let last = lines.len() - 1;
+    for line in &mut lines[..last] {
+        *line = line.strip_suffix('\r').unwrap_or(line);
+    }
+    lines
 }
 
 /// Subjects are one line: line breaks from user input would otherwise be header injection
@@ -25,25 +79,19 @@ pub(super) fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The HTML frame around a message: `lead`, `body` and `after` are HTML already.
-pub(super) fn page(lead: &str, body: &str, button: Option<(&str, &str)>, after: &str) -> String {
-    let button = button
-        .map(|(label, href)| {
-            format!(
-                "<p style=\"margin:24px 0\"><a href=\"{}\" style=\"background:#1f4fd1;color:#fff;padding:12px 20px;border-radius:6px;text-decoration:none;display:inline-block\">{}</a></p>\n",
-                escape_html(href),
-                escape_html(label)
-            )
-        })
-        .unwrap_or_default();
-    format!(
-        "<!doctype html>\n<html><body style=\"font-family:system-ui,sans-serif;color:#1d1d1f;max-width:560px;margin:0 auto;padding:24px\">\n<p>{lead}</p>\n{body}{button}{after}<p style=\"color:#666;font-size:13px\">Sent by Docket.</p>\n</body></html>\n"
-    )
+/// The first line of every message, to `name` ("" greets nobody by name).
+pub(super) fn greeting(name: &str) -> String {
+    let name = name.trim();
+    if name.is_empty() {
+        "Hello,".into()
+    } else {
+        format!("Hello {name},")
+    }
 }
 
 /// `text` with the signing service's placeholders for one recipient: `{signer.name}`,
 /// `{signer.email}` and `{document.name}`. Other braces stay as they are. The result is plain
-/// text (the composers escape it for the HTML part).
+/// text (the HTML part escapes it).
 pub fn placeholders(text: &str, name: &str, email: &str, title: &str) -> String {
     let known = [
         ("{signer.name}", name),
@@ -71,6 +119,11 @@ pub fn placeholders(text: &str, name: &str, email: &str, title: &str) -> String 
     out
 }
 
+/// Text that says nothing once trimmed is left out.
+fn given(s: Option<&str>) -> Option<&str> {
+    s.map(str::trim).filter(|s| !s.is_empty())
+}
+
 /// A request to act on a document.
 #[derive(Debug, Clone)]
 pub struct SigningRequest<'a> {
@@ -87,105 +140,82 @@ pub struct SigningRequest<'a> {
     pub link: &'a str,
 }
 
-pub(super) fn greeting(name: &str) -> String {
-    let name = name.trim();
-    if name.is_empty() {
-        "Hello,".into()
-    } else {
-        format!("Hello {name},")
-    }
-}
+templates!(
+    SigningRequest,
+    "mail/signing_request.html",
+    "mail/signing_request.txt"
+);
 
-pub fn signing_request(r: &SigningRequest<'_>) -> Composed {
-    let (verb, button) = r.action;
-    let subject = match r.subject.map(str::trim).filter(|s| !s.is_empty()) {
-        Some(s) => one_line(s),
-        None => one_line(&format!(
-            "{} invited you to {verb} \"{}\"",
-            r.sender_name, r.title
-        )),
-    };
-    let invitation = format!(
-        "{} has invited you to {verb} the document \"{}\".",
-        r.sender_name, r.title
-    );
-    let message = r.message.map(str::trim).filter(|m| !m.is_empty());
-    let mut text = format!("{}\n\n{invitation}\n\n", greeting(r.recipient_name));
-    if let Some(m) = message {
-        text.push_str(&format!("Message from {}:\n{m}\n\n", r.sender_name));
+impl SigningRequest<'_> {
+    fn subject(&self) -> String {
+        match given(self.subject) {
+            Some(s) => s.to_string(),
+            None => format!(
+                "{} invited you to {} \"{}\"",
+                self.sender_name, self.action.0, self.title
+            ),
+        }
     }
-    text.push_str(&format!(
-        "{button}: {}\n\nThis link is personal: do not forward it.\n",
-        r.link
-    ));
-    let mut body = format!("<p>{}</p>\n", escape_html(&invitation));
-    if let Some(m) = message {
-        body.push_str(&format!(
-            "<blockquote style=\"border-left:3px solid #ccc;margin:0;padding-left:12px\">{}</blockquote>\n",
-            paragraph(m)
-        ));
+
+    fn greeted(&self) -> &str {
+        self.recipient_name
     }
-    let footer = format!(
-        "<p style=\"font-size:13px;color:#666\">Or open this link: <a href=\"{0}\">{0}</a><br>This link is personal: do not forward it.</p>\n",
-        escape_html(r.link)
-    );
-    let html = page(
-        &escape_html(&greeting(r.recipient_name)),
-        &body,
-        Some((button, r.link)),
-        &footer,
-    );
-    Composed {
-        subject,
-        text,
-        html,
+
+    /// The sender's message, when there is one.
+    fn message(&self) -> Option<&str> {
+        given(self.message)
     }
 }
 
 /// A link to create a Docket account for `to`, asked for from the signing page of `title`
-/// (whose document wants its recipient signed in).
-pub fn account_invite(
-    title: &str,
-    sender_name: &str,
-    to: &str,
-    link: &str,
-    minutes: i64,
-) -> Composed {
-    let line = format!(
-        "{sender_name} sent you \"{title}\" and asks you to sign in to a Docket account before you act on it. \
-         Follow this link to create your account for {to}: you choose a password there, then go on to the document."
-    );
-    let after = format!(
-        "The link works once, for {minutes} minutes. If you did not ask for it, ignore this message."
-    );
-    Composed {
-        subject: one_line(&format!("Create your Docket account to open \"{title}\"")),
-        text: format!("Hello,\n\n{line}\n\n{link}\n\n{after}\n"),
-        html: page(
-            "Hello,",
-            &format!("<p>{}</p>\n", escape_html(&line)),
-            Some(("Create your account", link)),
-            &format!("<p style=\"color:#666\">{}</p>\n", escape_html(&after)),
-        ),
+/// (whose document wants its recipient signed in); it works once, for `minutes`.
+#[derive(Debug, Clone)]
+pub struct AccountInvite<'a> {
+    pub title: &'a str,
+    pub sender_name: &'a str,
+    pub to: &'a str,
+    pub link: &'a str,
+    pub minutes: i64,
+}
+
+templates!(
+    AccountInvite,
+    "mail/account_invite.html",
+    "mail/account_invite.txt"
+);
+
+impl AccountInvite<'_> {
+    fn subject(&self) -> String {
+        format!("Create your Docket account to open \"{}\"", self.title)
+    }
+
+    fn greeted(&self) -> &str {
+        ""
     }
 }
 
 /// How `email`'s account signs in changed (`what`, e.g. "A passkey named \"Laptop\" was
 /// added"), so that its owner notices a change they did not make.
-pub fn security_notice(name: &str, email: &str, what: &str) -> Composed {
-    let line = format!("{what} on your Docket account {email}.");
-    let after = "If this was you, there is nothing to do. If it was not, someone may be signed in \
-                 to your account: sign in, check \"Sign-in security\" on your account page, and \
-                 ask your administrator to reset your second factors if you cannot.";
-    Composed {
-        subject: one_line("Your Docket sign-in security changed"),
-        text: format!("{}\n\n{line}\n\n{after}\n", greeting(name)),
-        html: page(
-            &escape_html(&greeting(name)),
-            &format!("<p>{}</p>\n", escape_html(&line)),
-            None,
-            &format!("<p style=\"color:#666\">{}</p>\n", escape_html(after)),
-        ),
+#[derive(Debug, Clone)]
+pub struct SecurityNotice<'a> {
+    pub name: &'a str,
+    pub email: &'a str,
+    pub what: &'a str,
+}
+
+templates!(
+    SecurityNotice,
+    "mail/security_notice.html",
+    "mail/security_notice.txt"
+);
+
+impl SecurityNotice<'_> {
+    fn subject(&self) -> String {
+        "Your Docket sign-in security changed".into()
+    }
+
+    fn greeted(&self) -> &str {
+        self.name
     }
 }
 
@@ -193,175 +223,164 @@ pub fn security_notice(name: &str, email: &str, what: &str) -> Composed {
 /// API token named \"CI\" that never expires was created"), at `when` from `from` (the
 /// client's address and browser): what to do if it was not them (`undo`, where to remove it),
 /// and the password change that revokes all of it at once.
-pub fn access_notice(
-    name: &str,
-    email: &str,
-    what: &str,
-    when: &str,
-    from: &str,
-    undo: &str,
-) -> Composed {
-    let line = format!("{what} on your Docket account {email}.");
-    let facts = format!("When: {when}\nFrom: {from}");
-    let after = format!(
-        "If this was you, there is nothing to do. If it was not, someone is signed in to your \
-         account: {undo}, then change your password and tick \"Also revoke every API token, \
-         webhook and connected app\" (or reset it with \"Forgot password?\", which offers \
-         the same)."
-    );
-    Composed {
-        subject: one_line("Your Docket account: new access was added"),
-        text: format!("{}\n\n{line}\n\n{facts}\n\n{after}\n", greeting(name)),
-        html: page(
-            &escape_html(&greeting(name)),
-            &format!(
-                "<p>{}</p>\n<p>{}</p>\n",
-                escape_html(&line),
-                paragraph(&facts)
-            ),
-            None,
-            &format!("<p style=\"color:#666\">{}</p>\n", escape_html(&after)),
-        ),
+#[derive(Debug, Clone)]
+pub struct AccessNotice<'a> {
+    pub name: &'a str,
+    pub email: &'a str,
+    pub what: &'a str,
+    pub when: &'a str,
+    pub from: &'a str,
+    pub undo: &'a str,
+}
+
+templates!(
+    AccessNotice,
+    "mail/access_notice.html",
+    "mail/access_notice.txt"
+);
+
+impl AccessNotice<'_> {
+    fn subject(&self) -> String {
+        "Your Docket account: new access was added".into()
+    }
+
+    fn greeted(&self) -> &str {
+        self.name
     }
 }
 
 /// The document is signed by everyone; the sealed PDF is attached by the caller.
-pub fn completed(title: &str, recipient_name: &str) -> Composed {
-    let line = format!("Everyone has signed \"{title}\". The signed PDF is attached.");
-    Composed {
-        subject: one_line(&format!("Completed: \"{title}\"")),
-        text: format!("{}\n\n{line}\n", greeting(recipient_name)),
-        html: page(
-            &escape_html(&greeting(recipient_name)),
-            &format!("<p>{}</p>\n", escape_html(&line)),
-            None,
-            "",
-        ),
+#[derive(Debug, Clone)]
+pub struct Completed<'a> {
+    pub title: &'a str,
+    pub recipient_name: &'a str,
+}
+
+templates!(Completed, "mail/completed.html", "mail/completed.txt");
+
+impl Completed<'_> {
+    fn subject(&self) -> String {
+        format!("Completed: \"{}\"", self.title)
+    }
+
+    fn greeted(&self) -> &str {
+        self.recipient_name
     }
 }
 
-/// Someone rejected the document; the others are told who and why.
-pub fn rejected(title: &str, recipient_name: &str, by: &str, reason: &str) -> Composed {
-    let line = format!("{by} has rejected the document \"{title}\". It will not be completed.");
-    let reason = reason.trim();
-    let mut text = format!("{}\n\n{line}\n", greeting(recipient_name));
-    let mut body = format!("<p>{}</p>\n", escape_html(&line));
-    if !reason.is_empty() {
-        text.push_str(&format!("\nReason:\n{reason}\n"));
-        body.push_str(&format!(
-            "<p>Reason:</p>\n<blockquote style=\"border-left:3px solid #ccc;margin:0;padding-left:12px\">{}</blockquote>\n",
-            paragraph(reason)
-        ));
+/// Someone (`by`) rejected the document; the others are told who and why (`reason`, which may
+/// be empty).
+#[derive(Debug, Clone)]
+pub struct Rejected<'a> {
+    pub title: &'a str,
+    pub recipient_name: &'a str,
+    pub by: &'a str,
+    pub reason: &'a str,
+}
+
+templates!(Rejected, "mail/rejected.html", "mail/rejected.txt");
+
+impl Rejected<'_> {
+    fn subject(&self) -> String {
+        format!("Rejected: \"{}\"", self.title)
     }
-    Composed {
-        subject: one_line(&format!("Rejected: \"{title}\"")),
-        text,
-        html: page(&escape_html(&greeting(recipient_name)), &body, None, ""),
+
+    fn greeted(&self) -> &str {
+        self.recipient_name
+    }
+
+    /// The reason, when one was given.
+    fn reason(&self) -> Option<&str> {
+        given(Some(self.reason))
     }
 }
 
 /// To the owner: `by` (a name and address) came through the direct link of a template and
 /// signed `title`, the document it made; `next` says who is asked now (empty: nobody, the
 /// document is being sealed). `link` is the document's page.
-pub fn direct_link_signed(
-    title: &str,
-    owner_name: &str,
-    by: &str,
-    next: &[String],
-    link: &str,
-) -> Composed {
-    let line =
-        format!("{by} filled in and signed \"{title}\" through your template's direct link.");
-    let after = if next.is_empty() {
-        "Nobody else needs to act: the signed PDF follows once it is sealed.".to_string()
-    } else {
-        format!("It now goes to {}.", next.join(", "))
-    };
-    Composed {
-        subject: one_line(&format!("Signed through your direct link: \"{title}\"")),
-        text: format!(
-            "{}\n\n{line}\n{after}\n\nOpen the document: {link}\n",
-            greeting(owner_name)
-        ),
-        html: page(
-            &escape_html(&greeting(owner_name)),
-            &format!(
-                "<p>{}<br>\n{}</p>\n",
-                escape_html(&line),
-                escape_html(&after)
-            ),
-            Some(("Open the document", link)),
-            "",
-        ),
+#[derive(Debug, Clone)]
+pub struct DirectLinkSigned<'a> {
+    pub title: &'a str,
+    pub owner_name: &'a str,
+    pub by: &'a str,
+    pub next: &'a [String],
+    pub link: &'a str,
+}
+
+templates!(
+    DirectLinkSigned,
+    "mail/direct_link_signed.html",
+    "mail/direct_link_signed.txt"
+);
+
+impl DirectLinkSigned<'_> {
+    fn subject(&self) -> String {
+        format!("Signed through your direct link: \"{}\"", self.title)
+    }
+
+    fn greeted(&self) -> &str {
+        self.owner_name
     }
 }
 
 /// The sender cancelled the document; signing links stop working.
-pub fn cancelled(title: &str, recipient_name: &str, sender_name: &str) -> Composed {
-    let line = format!(
-        "{sender_name} has cancelled the document \"{title}\". You no longer need to act on it, and its signing link no longer works."
-    );
-    Composed {
-        subject: one_line(&format!("Cancelled: \"{title}\"")),
-        text: format!("{}\n\n{line}\n", greeting(recipient_name)),
-        html: page(
-            &escape_html(&greeting(recipient_name)),
-            &format!("<p>{}</p>\n", escape_html(&line)),
-            None,
-            "",
-        ),
+#[derive(Debug, Clone)]
+pub struct Cancelled<'a> {
+    pub title: &'a str,
+    pub recipient_name: &'a str,
+    pub sender_name: &'a str,
+}
+
+templates!(Cancelled, "mail/cancelled.html", "mail/cancelled.txt");
+
+impl Cancelled<'_> {
+    fn subject(&self) -> String {
+        format!("Cancelled: \"{}\"", self.title)
+    }
+
+    fn greeted(&self) -> &str {
+        self.recipient_name
     }
 }
 
-/// Sealing the finished document failed; Docket retries on its own. Sent to the owner once.
-pub fn seal_failed(
-    title: &str,
-    owner_name: &str,
-    document_id: DocumentId,
-    error: &str,
-    next_attempt: &str,
-) -> Composed {
-    let line =
-        format!("Everyone has finished \"{title}\", but Docket could not seal the signed PDF.");
-    let retry = format!(
-        "Docket tries again on its own (next at {next_attempt}, then less and less often) and sends the signed PDF once sealing succeeds; you will not get this message again for this document. If it keeps failing, ask your Docket administrator to look at document {document_id} in the server log."
-    );
-    let error = error.trim();
-    Composed {
-        subject: one_line(&format!("Sealing failed: \"{title}\"")),
-        text: format!(
-            "{}\n\n{line}\n\nWhat went wrong:\n{error}\n\n{retry}\n",
-            greeting(owner_name)
-        ),
-        html: page(
-            &escape_html(&greeting(owner_name)),
-            &format!(
-                "<p>{}</p>\n<p>What went wrong:</p>\n<blockquote style=\"border-left:3px solid #ccc;margin:0;padding-left:12px\">{}</blockquote>\n<p>{}</p>\n",
-                escape_html(&line),
-                paragraph(error),
-                escape_html(&retry)
-            ),
-            None,
-            "",
-        ),
+/// Sealing the finished document failed (`error`); Docket retries on its own, next at
+/// `next_attempt`. Sent to the owner once.
+#[derive(Debug, Clone)]
+pub struct SealFailed<'a> {
+    pub title: &'a str,
+    pub owner_name: &'a str,
+    pub document_id: DocumentId,
+    pub error: &'a str,
+    pub next_attempt: &'a str,
+}
+
+templates!(SealFailed, "mail/seal_failed.html", "mail/seal_failed.txt");
+
+impl SealFailed<'_> {
+    fn subject(&self) -> String {
+        format!("Sealing failed: \"{}\"", self.title)
+    }
+
+    fn greeted(&self) -> &str {
+        self.owner_name
     }
 }
 
-/// `docket mail test`: proves the mail path works end to end.
-pub fn test(server: &str) -> Composed {
-    let line = format!("This is a test message from the Docket appliance at {server}.");
-    Composed {
-        subject: "Docket test message".into(),
-        text: format!("Hello,\n\n{line}\nIf you can read it, outgoing mail works.\n"),
-        html: page(
-            "Hello,",
-            &format!(
-                "<p>{}<br>If you can read it, outgoing mail works.</p>\n",
-                escape_html(&line)
-            ),
-            None,
-            "",
-        ),
+/// `docket mail test`: proves the mail path works end to end, from the appliance at `server`.
+#[derive(Debug, Clone)]
+pub struct TestMessage<'a> {
+    pub server: &'a str,
+}
+
+templates!(TestMessage, "mail/test.html", "mail/test.txt");
+
+impl TestMessage<'_> {
+    fn subject(&self) -> String {
+        "Docket test message".into()
+    }
+
+    fn greeted(&self) -> &str {
+        ""
     }
 }
 
@@ -404,16 +423,15 @@ mod tests {
     }
 
     #[test]
-    fn escapes_every_special_character() {
-        assert_eq!(
-            escape_html(r#"<a href="x">&'</a>"#),
-            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;"
-        );
+    fn typed_lines_split_at_either_line_break() {
+        assert_eq!(lines("a\r\nb\nc\r"), ["a", "b", "c\r"]);
+        assert_eq!(lines("a\r\r\n"), ["a\r", ""]);
+        assert_eq!(lines(""), [""]);
     }
 
     #[test]
     fn signing_request_defaults_escapes_and_links() {
-        let m = signing_request(&req(("sign", "Sign the document"), None, None));
+        let m = req(("sign", "Sign the document"), None, None).compose();
         assert_eq!(
             m.subject,
             "Ann \"A\" O'Neil invited you to sign \"Lease <b>& co</b>\""
@@ -432,11 +450,12 @@ mod tests {
 
     #[test]
     fn signing_request_uses_meta_and_the_action_wording() {
-        let m = signing_request(&req(
+        let m = req(
             ("approve", "Review and approve"),
             Some("  Please\r\nreview  "),
             Some("Line one\n<script>x</script>"),
-        ));
+        )
+        .compose();
         assert_eq!(m.subject, "Please review");
         assert!(m.text.contains("invited you to approve"));
         assert!(m.text.contains("Line one\n<script>x</script>"));
@@ -445,19 +464,20 @@ mod tests {
                 .contains("Line one<br>\n&lt;script&gt;x&lt;/script&gt;")
         );
         assert!(m.html.contains("Review and approve"));
-        let v = signing_request(&req(("view", "View the document"), Some(" "), None));
+        let v = req(("view", "View the document"), Some(" "), None).compose();
         assert!(v.subject.contains("invited you to view"));
     }
 
     #[test]
     fn seal_failed_says_what_went_wrong_and_escapes_it() {
-        let m = seal_failed(
-            "Lease <b>",
-            "Olga",
-            DocumentId::new(42),
-            "a field is on page 3 & more",
-            "1 Jan 2030, 10:00 UTC",
-        );
+        let m = SealFailed {
+            title: "Lease <b>",
+            owner_name: "Olga",
+            document_id: DocumentId::new(42),
+            error: "a field is on page 3 & more",
+            next_attempt: "1 Jan 2030, 10:00 UTC",
+        }
+        .compose();
         assert_eq!(m.subject, "Sealing failed: \"Lease <b>\"");
         assert!(m.text.contains("a field is on page 3 & more"), "{}", m.text);
         assert!(m.text.contains("1 Jan 2030, 10:00 UTC") && m.text.contains("document 42"));
@@ -467,12 +487,27 @@ mod tests {
 
     #[test]
     fn rejected_names_who_and_why() {
-        let m = rejected("T", "Ann", "bob@example.com", "Wrong <date>");
+        let m = Rejected {
+            title: "T",
+            recipient_name: "Ann",
+            by: "bob@example.com",
+            reason: "Wrong <date>",
+        }
+        .compose();
         assert!(m.text.contains("bob@example.com has rejected"));
         assert!(m.text.contains("Wrong <date>"));
         assert!(m.html.contains("Wrong &lt;date&gt;"));
-        let c = cancelled("T", "", "Ann");
+        let c = Cancelled {
+            title: "T",
+            recipient_name: "",
+            sender_name: "Ann",
+        }
+        .compose();
         assert!(c.text.starts_with("Hello,"));
-        assert!(completed("T", "Bob").subject.starts_with("Completed"));
+        let done = Completed {
+            title: "T",
+            recipient_name: "Bob",
+        };
+        assert!(done.compose().subject.starts_with("Completed"));
     }
 }

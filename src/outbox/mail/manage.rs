@@ -30,7 +30,11 @@ pub fn queue_test(db: &Db, to: &str) -> Result<i64, AppError> {
     db.write_blocking(move |tx| {
         let server = crate::core::settings::get(tx, crate::core::settings::PUBLIC_URL)?
             .unwrap_or_else(|| "(not started yet)".into());
-        let m = NewMail::new(Kind::Test, &to, compose::test(&server));
+        let m = NewMail::new(
+            Kind::Test,
+            &to,
+            compose::TestMessage { server: &server }.compose(),
+        );
         store::enqueue(tx, &m, now())
     })
 }

@@ -12,6 +12,9 @@ pub mod smtp;
 pub mod store;
 pub mod worker;
 
+#[cfg(test)]
+mod bodies_test;
+
 use crate::core::ids::{DocumentId, RecipientId};
 use serde::Serialize;
 

@@ -145,7 +145,7 @@ fn requests(
                 .map(|s| compose::placeholders(s, &r.name, &r.email, &a.doc.title))
         };
         let (subject, message) = (own(&a.doc.meta.subject), own(&a.doc.meta.message));
-        let mut content = compose::signing_request(&SigningRequest {
+        let mut content = SigningRequest {
             title: &a.doc.title,
             sender_name: &a.sender_name,
             recipient_name: &r.name,
@@ -153,7 +153,8 @@ fn requests(
             subject: subject.as_deref(),
             message: message.as_deref(),
             link: &link,
-        });
+        }
+        .compose();
         if reminder {
             content.subject = format!("Reminder: {}", content.subject);
         }
@@ -189,7 +190,11 @@ pub fn completed(
         if sent_to.contains(&r.email) {
             continue;
         }
-        let content = compose::completed(&a.doc.title, &r.name);
+        let content = compose::Completed {
+            title: &a.doc.title,
+            recipient_name: &r.name,
+        }
+        .compose();
         let attach = Some((sealed_blob.to_string(), file.clone()));
         let mut m = mail(doc, Kind::Completed, &r.email, content);
         m.attachment = attach;
@@ -197,7 +202,11 @@ pub fn completed(
         sent_to.push(r.email.clone());
     }
     if settings.owner_document_completed && !sent_to.contains(&a.sender_email) {
-        let content = compose::completed(&a.doc.title, &a.sender_name);
+        let content = compose::Completed {
+            title: &a.doc.title,
+            recipient_name: &a.sender_name,
+        }
+        .compose();
         let attach = Some((sealed_blob.to_string(), file));
         let mut m = mail(doc, Kind::Completed, &a.sender_email, content);
         m.attachment = attach;
@@ -217,13 +226,14 @@ pub fn seal_failed(
     now: i64,
 ) -> Result<(), AppError> {
     let a = about(tx, doc)?;
-    let content = compose::seal_failed(
-        &a.doc.title,
-        &a.sender_name,
-        doc,
+    let content = compose::SealFailed {
+        title: &a.doc.title,
+        owner_name: &a.sender_name,
+        document_id: doc,
         error,
-        &crate::core::timefmt::human(next_attempt),
-    );
+        next_attempt: &crate::core::timefmt::human(next_attempt),
+    }
+    .compose();
     queue(
         tx,
         mail(doc, Kind::SealFailed, &a.sender_email, content),
@@ -249,12 +259,28 @@ pub fn rejected(
         .find(|r| r.id == by)
         .map(|r| format!("{} <{}>", r.name, r.email))
         .unwrap_or_default();
+    let message = |recipient_name: &str| {
+        compose::Rejected {
+            title: &a.doc.title,
+            recipient_name,
+            by: &by_name,
+            reason,
+        }
+        .compose()
+    };
     for r in people.iter().filter(|r| r.id != by) {
-        let content = compose::rejected(&a.doc.title, &r.name, &by_name, reason);
-        queue(tx, mail(doc, Kind::Rejected, &r.email, content), now)?;
+        queue(
+            tx,
+            mail(doc, Kind::Rejected, &r.email, message(&r.name)),
+            now,
+        )?;
     }
-    let content = compose::rejected(&a.doc.title, &a.sender_name, &by_name, reason);
-    let m = mail(doc, Kind::Rejected, &a.sender_email, content);
+    let m = mail(
+        doc,
+        Kind::Rejected,
+        &a.sender_email,
+        message(&a.sender_name),
+    );
     queue(tx, m, now)?;
     event(tx, doc, Event::DocumentRejected, app_url, now)
 }
@@ -285,7 +311,14 @@ pub fn direct_link_signed(
         .map(named)
         .collect();
     let link = format!("{app_url}/documents/{doc}");
-    let content = compose::direct_link_signed(&a.doc.title, &a.sender_name, &by, &next, &link);
+    let content = compose::DirectLinkSigned {
+        title: &a.doc.title,
+        owner_name: &a.sender_name,
+        by: &by,
+        next: &next,
+        link: &link,
+    }
+    .compose();
     queue(
         tx,
         mail(doc, Kind::DirectLinkSigned, &a.sender_email, content),
@@ -304,7 +337,12 @@ pub fn cancelled(tx: &Conn, doc: DocumentId, app_url: &str, now: i64) -> Result<
         .iter()
         .filter(|r| tell && r.send_status == SendStatus::Sent);
     for r in emailed {
-        let content = compose::cancelled(&a.doc.title, &r.name, &a.sender_name);
+        let content = compose::Cancelled {
+            title: &a.doc.title,
+            recipient_name: &r.name,
+            sender_name: &a.sender_name,
+        }
+        .compose();
         queue(tx, mail(doc, Kind::Cancelled, &r.email, content), now)?;
     }
     event(tx, doc, Event::DocumentCancelled, app_url, now)

@@ -497,13 +497,14 @@ pub async fn request_account(ctx: &Context, token: String) -> Result<String, App
             }
             let code = crate::signing::workflow::invites::create(tx, &l.me.email, l.me.id, now())?;
             let url = format!("{app}/auth/signup/{}", code.expose());
-            let content = crate::outbox::mail::compose::account_invite(
-                &l.document.title,
-                &l.sender.name,
-                &l.me.email,
-                &url,
-                crate::signing::workflow::invites::TTL / 60,
-            );
+            let content = crate::outbox::mail::compose::AccountInvite {
+                title: &l.document.title,
+                sender_name: &l.sender.name,
+                to: &l.me.email,
+                link: &url,
+                minutes: crate::signing::workflow::invites::TTL / 60,
+            }
+            .compose();
             let mut mail = crate::outbox::mail::NewMail::new(
                 crate::outbox::mail::Kind::AccountInvite,
                 &l.me.email,

@@ -1,0 +1,257 @@
+//! Every message rendered with fixed, hostile inputs (markup, `&`, both quotes, line breaks in
+//! names, titles and messages): the HTML part escapes all of it, the plain-text part keeps it as
+//! typed, and the whole output is the kept copy `golden/bodies.txt` (with `DOCKET_WRITE_MAIL=1`
+//! the test writes it instead), so that a change to a template shows as a change to the mail.
+//! The kept copy was written by the bodies built with `format!` before the templates, and the
+//! templates give it byte for byte.
+
+use super::compose::{
+    AccessNotice, AccountInvite, Cancelled, Completed, Composed, DirectLinkSigned,
+};
+use super::compose::{Rejected, SealFailed, SecurityNotice, SigningRequest, TestMessage};
+use super::compose_account::{EmailChange, PasswordReset};
+use crate::core::ids::DocumentId;
+
+const NAME: &str = "Ann \"A\" <script>alert('x')</script> & O'Neil\nNext";
+const TITLE: &str = "Lease <b>& \"co\"</b>\r\n'x'";
+const MESSAGE: &str = "Line one\r\n<script>x</script> & \"q\"\n\nLast\rline";
+const LINK: &str = "https://d.example/sign/t?a=1&b=\"x\"<y>";
+
+/// Each message under a name, with hostile and with ordinary inputs.
+fn cases() -> Vec<(&'static str, Composed)> {
+    let next = vec!["Bo <bo@x.org>".to_string(), "C & D".to_string()];
+    vec![
+        (
+            "signing_request",
+            SigningRequest {
+                title: TITLE,
+                sender_name: NAME,
+                recipient_name: NAME,
+                action: ("sign", "Sign <now> & \"go\""),
+                subject: None,
+                message: Some(MESSAGE),
+                link: LINK,
+            }
+            .compose(),
+        ),
+        (
+            "signing_request_plain",
+            SigningRequest {
+                title: "NDA",
+                sender_name: "Ann",
+                recipient_name: "  ",
+                action: ("view", "View the document"),
+                subject: Some(" Please\r\n<look> "),
+                message: Some("  "),
+                link: "https://d.example/sign/t",
+            }
+            .compose(),
+        ),
+        (
+            "account_invite",
+            AccountInvite {
+                title: TITLE,
+                sender_name: NAME,
+                to: "a<b>@x.org",
+                link: LINK,
+                minutes: 60,
+            }
+            .compose(),
+        ),
+        (
+            "security_notice",
+            SecurityNotice {
+                name: NAME,
+                email: "a<b>@x.org",
+                what: "A passkey named \"<Laptop>\" was added",
+            }
+            .compose(),
+        ),
+        (
+            "access_notice",
+            AccessNotice {
+                name: NAME,
+                email: "a<b>@x.org",
+                what: "An API token named \"<CI>\" & more was created",
+                when: "1 Jan 2030 <b>",
+                from: "10.0.0.1 \"Firefox\"\n<i>",
+                undo: "remove it under <Account>",
+            }
+            .compose(),
+        ),
+        (
+            "completed",
+            Completed {
+                title: TITLE,
+                recipient_name: NAME,
+            }
+            .compose(),
+        ),
+        (
+            "completed_plain",
+            Completed {
+                title: "NDA",
+                recipient_name: "",
+            }
+            .compose(),
+        ),
+        (
+            "rejected",
+            Rejected {
+                title: TITLE,
+                recipient_name: NAME,
+                by: NAME,
+                reason: MESSAGE,
+            }
+            .compose(),
+        ),
+        (
+            "rejected_plain",
+            Rejected {
+                title: "NDA",
+                recipient_name: "Bo",
+                by: "Ann",
+                reason: " \n ",
+            }
+            .compose(),
+        ),
+        (
+            "direct_link_signed",
+            DirectLinkSigned {
+                title: TITLE,
+                owner_name: NAME,
+                by: NAME,
+                next: &next,
+                link: LINK,
+            }
+            .compose(),
+        ),
+        (
+            "direct_link_signed_last",
+            DirectLinkSigned {
+                title: "NDA",
+                owner_name: "Olga",
+                by: "Ann <a@x.org>",
+                next: &[],
+                link: LINK,
+            }
+            .compose(),
+        ),
+        (
+            "cancelled",
+            Cancelled {
+                title: TITLE,
+                recipient_name: NAME,
+                sender_name: NAME,
+            }
+            .compose(),
+        ),
+        (
+            "seal_failed",
+            SealFailed {
+                title: TITLE,
+                owner_name: NAME,
+                document_id: DocumentId::new(42),
+                error: MESSAGE,
+                next_attempt: "1 Jan <2030>",
+            }
+            .compose(),
+        ),
+        (
+            "test",
+            TestMessage {
+                server: "https://d.example/?a=<b>&c=\"d\"",
+            }
+            .compose(),
+        ),
+        (
+            "password_reset",
+            PasswordReset {
+                name: NAME,
+                email: "a<b>@x.org",
+                link: LINK,
+                minutes: 60,
+            }
+            .compose(),
+        ),
+        (
+            "email_change",
+            EmailChange {
+                name: NAME,
+                new_email: "a<b>@x.org",
+                link: LINK,
+                minutes: 30,
+            }
+            .compose(),
+        ),
+    ]
+}
+
+fn render(cases: &[(&str, Composed)]) -> String {
+    let mut out = String::new();
+    for (name, m) in cases {
+        out.push_str(&format!(
+            "=== {name}\n--- subject\n{}\n--- text\n{}--- html\n{}",
+            m.subject, m.text, m.html
+        ));
+    }
+    // A carriage return is kept visible: the inputs hold no backslash.
+    out.replace('\r', "\\r")
+}
+
+#[test]
+fn bodies_are_the_kept_ones() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/src/outbox/mail/golden/bodies.txt"
+    );
+    let now = render(&cases());
+    if std::env::var_os("DOCKET_WRITE_MAIL").is_some() {
+        std::fs::write(path, &now).unwrap();
+    }
+    let kept = std::fs::read_to_string(path).unwrap_or_default();
+    let (now, kept): (Vec<_>, Vec<_>) = (now.split("=== ").collect(), kept.split("=== ").collect());
+    for (n, k) in now.iter().zip(&kept) {
+        assert_eq!(n, k, "src/outbox/mail/golden/bodies.txt differs");
+    }
+    assert_eq!(now.len(), kept.len(), "the number of messages");
+}
+
+#[test]
+fn html_escapes_what_was_typed_and_text_keeps_it() {
+    for (name, m) in cases() {
+        for raw in [
+            "<script>",
+            "<b>",
+            "<y>",
+            "<i>",
+            "<look>",
+            "<Laptop>",
+            "<CI>",
+            "<Account>",
+        ] {
+            assert!(!m.html.contains(raw), "{name}: {raw} in the HTML part");
+            assert!(
+                !m.subject.contains('\n'),
+                "{name}: a line break in the subject"
+            );
+        }
+        let hostile = [NAME, TITLE, MESSAGE, LINK]
+            .iter()
+            .any(|v| m.text.contains(&v.replace("\r\n", "\n")) || m.text.contains(v));
+        if !name.ends_with("_plain") && !name.ends_with("_last") && name != "test" {
+            assert!(hostile, "{name}: the text part keeps the input as typed");
+            assert!(
+                m.html.contains("&lt;") && m.html.contains("&amp;") && m.html.contains("&quot;"),
+                "{name}: escaped markup"
+            );
+            // Both quotes, in a value (the escaper's own entities).
+            if m.text.contains("Ann \"A\"") {
+                assert!(
+                    m.html
+                        .contains("Ann &quot;A&quot; &lt;script&gt;alert(&#39;x&#39;)")
+                );
+            }
+        }
+    }
+}
