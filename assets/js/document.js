@@ -1,26 +1,28 @@
 // The document page: copy a signing link, remind a recipient, correct a pending recipient's
 // e-mail address, and cancel, delete or hide the document, each through /api/v1 with the
 // page's token; the server's reason for a refusal is shown next to the action.
-'use strict';
 
-(function () {
-  const root = document.querySelector('[data-document]');
-  if (!root) return;
-  const app = window.DocketApp;
-  const id = root.dataset.document;
-  const api = '/api/v1/documents/' + id;
+import { confirming, copy } from './app-ui.js';
+import { explain, flash, say, takeFlash } from './messages.js';
+import { call } from './request.js';
+
+const root = document.querySelector('[data-document]');
+if (root) start(root);
+
+function start(root) {
+  const api = '/api/v1/documents/' + root.dataset.document;
   const notice = document.getElementById('notice');
 
-  const flashed = app.takeFlash();
-  if (flashed) app.say(notice, flashed, 'success');
+  const flashed = takeFlash();
+  if (flashed) say(notice, flashed, 'success');
 
   // Copy a signing link (the box is read-only and selectable as a fallback).
   document.querySelectorAll('[data-copy]').forEach((button) => {
     button.addEventListener('click', async () => {
-      const ok = await app.copy(document.getElementById(button.dataset.copy));
+      const ok = await copy(document.getElementById(button.dataset.copy));
       const result = button.closest('.recipient').querySelector('.action-result');
       if (result) {
-        app.say(result, ok ? 'Link copied.' : 'Copy did not work here: the link is selected, press Ctrl+C (or Cmd+C).', ok ? 'success' : 'error');
+        say(result, ok ? 'Link copied.' : 'Copy did not work here: the link is selected, press Ctrl+C (or Cmd+C).', ok ? 'success' : 'error');
       }
       button.textContent = ok ? 'Copied' : 'Copy link';
     });
@@ -34,14 +36,14 @@
       const rid = Number(button.dataset.resend);
       button.disabled = true;
       try {
-        const r = await app.call('POST', api + '/resend', { recipients: [rid] });
+        const r = await call('POST', api + '/resend', { recipients: [rid] });
         if ((r.recipients || []).includes(rid)) {
-          app.say(result, 'Reminder sent to ' + item.dataset.name + '.');
+          say(result, 'Reminder sent to ' + item.dataset.name + '.');
         } else {
-          app.say(result, 'No reminder was sent: it is not ' + item.dataset.name + '\'s turn yet, or this document sends no e-mails.', 'info');
+          say(result, 'No reminder was sent: it is not ' + item.dataset.name + '\'s turn yet, or this document sends no e-mails.', 'info');
         }
       } catch (e) {
-        app.say(result, e.message, 'error');
+        say(result, explain(e), 'error');
       } finally {
         button.disabled = false;
       }
@@ -59,12 +61,12 @@
       input.removeAttribute('aria-invalid');
       submit.disabled = true;
       try {
-        const r = await app.call('PATCH', api + '/recipients/' + form.dataset.correct, { email: input.value.trim() });
-        app.flash(item.dataset.name + '\'s address is now ' + r.email + '. They have a new signing link; the old link no longer works.');
+        const r = await call('PATCH', api + '/recipients/' + form.dataset.correct, { email: input.value.trim() });
+        flash(item.dataset.name + '\'s address is now ' + r.email + '. They have a new signing link; the old link no longer works.');
         window.location.reload();
       } catch (err) {
         input.setAttribute('aria-invalid', 'true');
-        app.say(result, err.message, 'error');
+        say(result, explain(err), 'error');
         submit.disabled = false;
         input.focus();
       }
@@ -72,15 +74,15 @@
   });
 
   // Cancel, delete or hide, after a confirmation.
-  app.confirming(async (confirm) => {
-    await app.call('DELETE', api);
+  confirming(async (confirm) => {
+    await call('DELETE', api);
     const outcome = confirm.dataset.outcome;
     if (outcome === 'cancelled') {
-      app.flash('The document is cancelled. Its signing links no longer work.');
+      flash('The document is cancelled. Its signing links no longer work.');
       window.location.reload();
     } else {
-      app.flash(outcome === 'deleted' ? 'The draft was deleted.' : 'The document is hidden from your list.');
+      flash(outcome === 'deleted' ? 'The draft was deleted.' : 'The document is hidden from your list.');
       window.location.assign('/');
     }
   });
-})();
+}

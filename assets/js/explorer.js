@@ -1,8 +1,11 @@
 // Docket API explorer: renders /api/v1/openapi.json and sends requests from the page.
 // Written for Docket; no third-party code. Works offline (same-origin requests only).
-'use strict';
 
-(function () {
+import { send } from './request.js';
+
+start();
+
+function start() {
   const root = document.getElementById('endpoints');
   const keyInput = document.getElementById('api-key');
   const filter = document.getElementById('filter');
@@ -97,7 +100,7 @@
       if (textarea) headers['content-type'] = 'application/json';
       out.textContent = 'Sending…';
       try {
-        const resp = await fetch(url, { method: method.toUpperCase(), headers, body: textarea ? textarea.value : undefined });
+        const resp = await send(method.toUpperCase(), url, { headers, body: textarea ? textarea.value : undefined });
         const text = await resp.text();
         let shown = text;
         try { shown = JSON.stringify(JSON.parse(text), null, 2); } catch (_) { /* not JSON */ }
@@ -111,7 +114,7 @@
     return details;
   }
 
-  fetch('/api/v1/openapi.json').then((r) => r.json()).then((spec) => {
+  send('GET', '/api/v1/openapi.json').then((r) => r.json()).then((spec) => {
     root.replaceChildren();
     for (const [path, ops] of Object.entries(spec.paths)) {
       for (const [method, op] of Object.entries(ops)) root.append(operation(spec, path, method, op));
@@ -121,4 +124,4 @@
       for (const d of root.children) d.hidden = q && !d.dataset.search.includes(q);
     });
   }).catch((e) => { root.textContent = `Could not load the API description: ${e}`; });
-})();
+}

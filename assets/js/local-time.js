@@ -28,6 +28,3 @@ export function localise(root = document) {
 }
 
 localise();
-
-// For the classic scripts that add times to a page (js/webhook-log.js).
-window.DocketTime = { describe, localise };

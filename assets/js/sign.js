@@ -5,36 +5,25 @@
 // holds the finishing buttons. Recipient authentication (the banner, the way to set up a
 // missing factor, the proof a finishing action carries) is in `sign-auth.js`; the elements and
 // dialogs in `sign-ui.js`.
-'use strict';
 
-(function () {
+import { sentence } from './messages.js';
+import { call as request } from './request.js';
+import * as Auth from './sign-auth.js';
+import { dialog, el } from './sign-ui.js';
+
+start();
+
+function start() {
   const root = document.getElementById('signing');
   if (!root) return;
   const token = root.dataset.token;
   const base = '/sign/' + encodeURIComponent(token);
   let state = null;
 
-  const { el, sentence, dialog } = window.DocketSignUI;
-  const Auth = window.DocketSignAuth;
-
   let drawnVersion = Date.now();
 
-  async function call(path, body) {
-    const resp = await fetch(base + path, {
-      method: body === undefined ? 'GET' : 'POST',
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-      credentials: 'same-origin',
-    });
-    let data = null;
-    try { data = await resp.json(); } catch (_) { data = null; }
-    if (!resp.ok) {
-      const err = new Error(sentence((data && data.message) || ('The server answered ' + resp.status)));
-      err.status = resp.status;
-      throw err;
-    }
-    return data;
-  }
+  // The link's calls: a GET without `body`, a POST with it.
+  const call = (path, body) => request(body === undefined ? 'GET' : 'POST', base + path, body);
 
   function say(text, kind) {
     const line = document.getElementById('signing-status');
@@ -426,4 +415,4 @@
   }
 
   reload();
-})();
+}

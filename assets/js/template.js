@@ -3,33 +3,28 @@
 // a confirmation (DELETE), and the direct link (PUT .../direct-link: on with the chosen signer,
 // off, or a new token after a confirmation), all through /api/v1 with the page's token; the
 // server's reason for a refusal is shown next to the action.
-'use strict';
 
-(function () {
-  const app = window.DocketApp;
-  const notice = document.getElementById('notice');
+import { confirming, copy } from './app-ui.js';
+import { explain, flash, say, showAlert, takeFlash } from './messages.js';
+import { call } from './request.js';
 
-  const flashed = app.takeFlash();
-  if (flashed && notice) app.say(notice, flashed, 'success');
+const notice = document.getElementById('notice');
+const flashed = takeFlash();
+if (flashed && notice) say(notice, flashed, 'success');
 
-  const root = document.querySelector('[data-template]');
-  if (!root) return;
+const root = document.querySelector('[data-template]');
+if (root) start(root);
+
+function start(root) {
   const api = '/api/v1/templates/' + root.dataset.template;
 
   // Copy an id (the box is read-only and selectable as a fallback).
   document.querySelectorAll('[data-copy]').forEach((button) => {
     button.addEventListener('click', async () => {
       const box = document.getElementById(button.dataset.copy);
-      box.select();
-      let ok = false;
-      try {
-        await navigator.clipboard.writeText(box.value);
-        ok = true;
-      } catch (_) {
-        ok = false;
-      }
+      const ok = await copy(box);
       const result = button.closest('.recipient, .card').querySelector('.action-result');
-      app.say(result, ok ? 'Copied ' + box.value + '.' : 'Copy did not work here: the ID is selected, press Ctrl+C (or Cmd+C).', ok ? 'success' : 'error');
+      say(result, ok ? 'Copied ' + box.value + '.' : 'Copy did not work here: the ID is selected, press Ctrl+C (or Cmd+C).', ok ? 'success' : 'error');
     });
   });
 
@@ -38,11 +33,11 @@
   duplicate.addEventListener('click', async () => {
     duplicate.disabled = true;
     try {
-      const copy = await app.call('POST', api + '/duplicate');
-      app.flash('Template duplicated: this is the copy, “' + copy.title + '”.');
-      window.location.assign('/templates/' + copy.id);
+      const made = await call('POST', api + '/duplicate');
+      flash('Template duplicated: this is the copy, “' + made.title + '”.');
+      window.location.assign('/templates/' + made.id);
     } catch (e) {
-      app.say(notice, e.message, 'error');
+      say(notice, explain(e), 'error');
       duplicate.disabled = false;
     }
   });
@@ -52,11 +47,11 @@
   async function setDirect(body, done, button) {
     if (button) button.disabled = true;
     try {
-      await app.call('PUT', api + '/direct-link', body);
-      app.flash(done);
+      await call('PUT', api + '/direct-link', body);
+      flash(done);
       window.location.reload();
     } catch (e) {
-      app.say(directResult, e.message, 'error');
+      say(directResult, explain(e), 'error');
       if (button) button.disabled = false;
       throw e;
     }
@@ -83,16 +78,15 @@
     rotate.addEventListener('click', () => rotateDialog.showModal());
     const confirmRotate = document.getElementById('rotate-confirm');
     confirmRotate.addEventListener('click', () => {
-      const error = document.getElementById('rotate-error');
       setDirect({ newToken: true }, 'A new link was made; the old one no longer works.', confirmRotate)
-        .catch((e) => { error.textContent = e.message; error.hidden = false; });
+        .catch((e) => showAlert(document.getElementById('rotate-error'), explain(e)));
     });
   }
 
   // Delete, after a confirmation.
-  app.confirming(async () => {
-    const gone = await app.call('DELETE', api);
-    app.flash('The template “' + gone.title + '” was deleted.');
+  confirming(async () => {
+    const gone = await call('DELETE', api);
+    flash('The template “' + gone.title + '” was deleted.');
     window.location.assign('/templates');
   });
-})();
+}

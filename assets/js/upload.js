@@ -2,9 +2,13 @@
 // sent to POST /api/v1/documents/upload (or the form's data-endpoint, /api/v1/templates/upload)
 // with a progress bar; then the editor of what it made. A refused file
 // shows the server's own reason.
-'use strict';
 
-(function () {
+import { explain, showAlert } from './messages.js';
+import { upload } from './request.js';
+
+start();
+
+function start() {
   const form = document.getElementById('upload-form');
   if (!form) return;
   const input = document.getElementById('pdf-file');
@@ -21,23 +25,13 @@
 
   title.addEventListener('input', () => { titleEdited = true; });
 
-  function showError(message) {
-    error.textContent = message;
-    error.hidden = false;
-  }
-
-  function clearError() {
-    error.hidden = true;
-    error.textContent = '';
-  }
-
   function titleOf(name) {
     return name.replace(/\.pdf$/i, '').replace(/[_]+/g, ' ').trim() || name;
   }
 
   function choose(f) {
     file = f || null;
-    clearError();
+    showAlert(error, null);
     if (!file) {
       chosen.hidden = true;
       return;
@@ -68,44 +62,30 @@
 
   form.addEventListener('submit', (e) => {
     e.preventDefault();
-    clearError();
+    showAlert(error, null);
     if (!file) {
-      showError('Choose a PDF file first.');
+      showAlert(error, 'Choose a PDF file first.');
       input.focus();
       return;
     }
-    const xhr = new XMLHttpRequest();
-    xhr.open('POST', form.dataset.endpoint + '?title=' + encodeURIComponent(title.value));
-    xhr.setRequestHeader('Content-Type', 'application/pdf');
-    xhr.setRequestHeader('X-CSRF-Token', window.DocketApp.csrf());
     progress.value = 0;
     progressText.textContent = '0%';
     progressBox.hidden = false;
     button.disabled = true;
-    xhr.upload.onprogress = (p) => {
-      if (!p.lengthComputable) return;
-      const pct = Math.round((p.loaded / p.total) * 100);
+    const shown = (pct) => {
       progress.value = pct;
       progress.textContent = pct + '%';
       progressText.textContent = pct + '%';
     };
-    xhr.onload = () => {
-      if (xhr.status === 200) {
+    upload(form.dataset.endpoint + '?title=' + encodeURIComponent(title.value), file, 'application/pdf', shown)
+      .then((made) => {
         progress.value = 100;
         progressText.textContent = '100%, checked';
-        const id = JSON.parse(xhr.responseText)[form.dataset.idKey];
-        window.location.assign(form.dataset.editor + id + '/edit');
-        return;
-      }
-      progressBox.hidden = true;
-      button.disabled = false;
-      showError(window.DocketApp.reason(xhr.status, xhr.responseText));
-    };
-    xhr.onerror = () => {
-      progressBox.hidden = true;
-      button.disabled = false;
-      showError('The upload was interrupted. Check your connection and try again.');
-    };
-    xhr.send(file);
+        window.location.assign(form.dataset.editor + made[form.dataset.idKey] + '/edit');
+      }, (err) => {
+        progressBox.hidden = true;
+        button.disabled = false;
+        showAlert(error, explain(err));
+      });
   });
-})();
+}

@@ -5,12 +5,16 @@
 // /api/v1/webhooks/{id}/deliveries: each second at first, less and less often while it waits
 // (a retry may be hours away), never while the tab is hidden, and not at all once none is
 // pending. Without scripts the forms post and "Refresh" reloads the page.
-'use strict';
 
-(function () {
-  const app = window.DocketApp;
+import { describe, localise } from './local-time.js';
+import { explain, say } from './messages.js';
+import { call, csrfToken } from './request.js';
+
+start();
+
+function start() {
   const log = document.getElementById('hook-log');
-  if (!app || !log) return;
+  if (!log) return;
   const api = '/api/v1/webhooks/' + log.dataset.webhook;
   const body = log.querySelector('#deliveries tbody');
   const said = document.getElementById('hook-said');
@@ -84,11 +88,10 @@
       form.method = 'post';
       form.action = '/settings/webhooks/' + d.webhookId + '/deliveries/' + d.id + '/redeliver';
       const csrf = el('input');
-      Object.assign(csrf, { type: 'hidden', name: 'csrf_token', value: app.csrf() });
+      Object.assign(csrf, { type: 'hidden', name: 'csrf_token', value: csrfToken() });
       const button = el('button', 'button small', 'Redeliver');
       button.type = 'submit';
-      const of = window.DocketTime ? window.DocketTime.describe(new Date(d.createdAt)) : d.createdAt;
-      button.append(el('span', 'visually-hidden', ' ' + label(d.event) + ' of ' + of));
+      button.append(el('span', 'visually-hidden', ' ' + label(d.event) + ' of ' + describe(new Date(d.createdAt))));
       form.append(csrf, button);
       act.append(form);
     }
@@ -131,7 +134,7 @@
     const any = body.rows.length > 0;
     for (const e of log.querySelectorAll('[data-with-rows]')) e.hidden = !any;
     log.querySelector('#log-empty').hidden = any;
-    if (window.DocketTime) window.DocketTime.localise(body);
+    localise(body);
   }
 
   // Says how a delivery asked for here went, once it is known, after what was said of it.
@@ -143,7 +146,7 @@
     let result = 'It was delivered' + http + '.';
     if (d.status === 'FAILED') result = 'It failed' + http + ': see the log below.';
     if (d.status === 'PENDING') result = 'The first try failed' + http + '; it is tried again later.';
-    app.say(said, before + ' ' + result, d.status === 'DELIVERED' ? 'success' : 'error');
+    say(said, before + ' ' + result, d.status === 'DELIVERED' ? 'success' : 'error');
   }
 
   const pending = () => body.querySelector('tr[data-pending]') !== null;
@@ -164,7 +167,7 @@
   async function read() {
     stop();
     try {
-      show((await app.call('GET', api + '/deliveries')).deliveries);
+      show((await call('GET', api + '/deliveries')).deliveries);
     } catch (_) {
       // The log stays as it was; the next reading may do better.
     }
@@ -176,13 +179,13 @@
   async function queue(button, url, payload, done) {
     if (button) button.disabled = true;
     try {
-      const d = await app.call('POST', url, payload);
+      const d = await call('POST', url, payload);
       awaited.set(d.id, done);
-      app.say(said, done, 'success');
+      say(said, done, 'success');
       if (!document.getElementById('delivery-' + d.id)) body.insertBefore(row(d), body.firstElementChild);
       shown();
     } catch (e) {
-      app.say(said, e.message, 'error');
+      say(said, explain(e), 'error');
       return;
     } finally {
       if (button) button.disabled = false;
@@ -217,4 +220,4 @@
   });
 
   later();
-})();
+}

@@ -1,5 +1,6 @@
 //! `GET /assets/<path>`: the embedded files, with MIME type, ETag (304 on a match) and caching:
-//! a year for versioned URLs (`?v=<etag>`, see `assets::url`), revalidation otherwise. A client
+//! a year for versioned URLs (`?v=<version>`, or `/assets/v/<version>/<path>` for the script
+//! modules, whose relative imports keep it; see `assets::url`), revalidation otherwise. A client
 //! whose `Accept-Encoding` takes gzip gets the embedded gzip bytes (`Content-Encoding: gzip`),
 //! any other the file inflated; the two representations have their own ETags.
 
@@ -25,16 +26,23 @@ pub fn routes() -> BoxedFilter<(Response,)> {
              encodings: Option<String>,
              q: HashMap<String, String>| async move {
                 let gzip = encodings.as_deref().is_some_and(accepts_gzip);
-                serve(
-                    tail.as_str(),
-                    inm.as_deref(),
-                    gzip,
-                    q.get("v").map(String::as_str),
-                )
-                .ok_or_else(warp::reject::not_found)
+                let (path, version) = named(tail.as_str(), q.get("v").map(String::as_str));
+                serve(path, inm.as_deref(), gzip, version).ok_or_else(warp::reject::not_found)
             },
         )
         .boxed()
+}
+
+/// The file a request names and the version its URL carries: `v/<version>/<path>` (how
+/// `assets::url` writes a script module's) or `<path>` with `?v=<version>`.
+fn named<'a>(tail: &'a str, query: Option<&'a str>) -> (&'a str, Option<&'a str>) {
+    match tail
+        .strip_prefix("v/")
+        .and_then(|rest| rest.split_once('/'))
+    {
+        Some((version, path)) => (path, Some(version)),
+        None => (tail, query),
+    }
 }
 
 /// Whether an `Accept-Encoding` value takes gzip: `gzip` (or `x-gzip`) listed with a weight
@@ -67,7 +75,7 @@ fn serve(
 ) -> Option<Response> {
     let asset: &'static assets::Asset = assets::get(path)?;
     let etag = if gzip { &asset.etag_gzip } else { &asset.etag };
-    let cache = if version == Some(asset.etag.trim_matches('"')) {
+    let cache = if version.is_some() && version == assets::version(path) {
         "public, max-age=31536000, immutable"
     } else {
         "public, no-cache"
@@ -106,7 +114,21 @@ fn serve(
 
 #[cfg(test)]
 mod tests {
-    use super::accepts_gzip;
+    use super::{accepts_gzip, named};
+
+    #[test]
+    fn a_version_is_read_from_the_path_or_the_query() {
+        assert_eq!(
+            named("v/0123abcd/js/editor/main.js", None),
+            ("js/editor/main.js", Some("0123abcd"))
+        );
+        assert_eq!(
+            named("css/docket.css", Some("0123abcd")),
+            ("css/docket.css", Some("0123abcd"))
+        );
+        assert_eq!(named("js/sign.js", None), ("js/sign.js", None));
+        assert_eq!(named("v/only", None), ("v/only", None));
+    }
 
     #[test]
     fn gzip_is_taken_when_listed_with_a_weight_above_zero() {

@@ -226,6 +226,57 @@ async fn assets_have_types_etags_and_cache_headers() {
     app.stop().await;
 }
 
+/// A page's script module is addressed with the modules' version in its path, so that what it
+/// imports (a relative URL, which keeps the importer's path and drops its query) is versioned
+/// and cached for a year too: after an upgrade that changes any module, every module has a new
+/// URL and no cached import can be stale.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn script_modules_and_their_imports_are_versioned_in_the_path() {
+    let app = TestApp::spawn().await;
+    let html = app.get("/api/v1/openapi").await.text().await.unwrap();
+    let lead = r#"<script type="module" src=""#;
+    let at = html.find(lead).expect("the explorer's module") + lead.len();
+    let src = &html[at..at + html[at..].find('"').unwrap()];
+    let version = src
+        .strip_prefix("/assets/v/")
+        .and_then(|rest| rest.strip_suffix("/js/explorer.js"))
+        .unwrap_or_else(|| panic!("{src}"));
+    assert_eq!(version.len(), 16, "{src}");
+
+    let immutable = "public, max-age=31536000, immutable";
+    let module = app.get(src).await;
+    assert_eq!(module.status(), 200);
+    assert_eq!(module.headers()["cache-control"], immutable);
+    assert!(
+        module.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .contains("javascript")
+    );
+    let text = module.text().await.unwrap();
+    assert!(text.contains("from './request.js'"), "{text}");
+    // `./request.js` resolved against the module's URL, and a module of the editor.
+    for imported in [
+        format!("/assets/v/{version}/js/request.js"),
+        format!("/assets/v/{version}/js/editor/api.js"),
+    ] {
+        let resp = app.get(&imported).await;
+        assert_eq!(resp.status(), 200, "{imported}");
+        assert_eq!(resp.headers()["cache-control"], immutable, "{imported}");
+    }
+    // Another version (a page of another build) gets the file as it is now, to revalidate.
+    let other = app.get("/assets/v/0123456789abcdef/js/request.js").await;
+    assert_eq!(other.status(), 200);
+    assert_eq!(other.headers()["cache-control"], "public, no-cache");
+    assert_eq!(
+        app.get(&format!("/assets/v/{version}/js/nope.js"))
+            .await
+            .status(),
+        404
+    );
+    app.stop().await;
+}
+
 /// POSTs `body` to `path` with `api`'s key and `content_type` (none when `None`): the status
 /// and the JSON answer.
 async fn post_typed(

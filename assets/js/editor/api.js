@@ -1,36 +1,9 @@
-// The editor's calls to /api/v1 with the session: the page's X-CSRF-Token, JSON in and out.
-// A refused call throws an ApiError carrying the server's message and its details (paths).
+// The editor's calls to /api/v1 (request.js: the session, the page's X-CSRF-Token, JSON in and
+// out; a refusal is a RequestError carrying the server's message and its details, each with
+// its JSON path), as the document's API shapes them whether a document or a template is
+// edited.
 
-const csrf = () => document.querySelector('meta[name=csrf-token]').content;
-
-export class ApiError extends Error {
-  constructor(status, body) {
-    super((body && body.message) || `The server answered ${status}.`);
-    this.status = status;
-    this.details = (body && body.details) || [];
-  }
-}
-
-export async function call(method, path, body) {
-  const headers = { 'X-CSRF-Token': csrf(), Accept: 'application/json' };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  let resp;
-  try {
-    resp = await fetch(path, {
-      method,
-      credentials: 'same-origin',
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-  } catch (e) {
-    throw new ApiError(0, { message: 'The server could not be reached. Check your connection and try again.' });
-  }
-  const text = await resp.text();
-  let json = null;
-  try { json = text ? JSON.parse(text) : null; } catch (e) { json = null; }
-  if (!resp.ok) throw new ApiError(resp.status, json);
-  return json;
-}
+import { call } from '../request.js';
 
 // The document (or template) the editor works on, under `base` (`/api/v1/documents/7`).
 export function subject(base, kind) {
@@ -91,31 +64,4 @@ function templateSubject(base) {
     // Everything is saved as it is made: saving the template is reading it back.
     send: () => call('GET', base),
   };
-}
-
-// Status line and error box of the editor.
-export function status(text) {
-  const el = document.getElementById('editor-status');
-  if (el) el.textContent = text;
-}
-
-export function showError(err) {
-  const box = document.getElementById('editor-error');
-  if (!box) return;
-  if (!err) { box.hidden = true; box.textContent = ''; return; }
-  box.textContent = err.message || String(err);
-  box.hidden = false;
-}
-
-// Links wait for the changes still being saved (`idle()` resolves once they are), so that
-// leaving the step loses nothing.
-export function finishBeforeLeaving(idle) {
-  document.addEventListener('click', async (e) => {
-    const a = e.target.closest && e.target.closest('a[href]');
-    if (!a || e.defaultPrevented || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
-    e.preventDefault();
-    status('Saving…');
-    await idle();
-    window.location.href = a.href;
-  });
 }

@@ -3,7 +3,7 @@
 // (properties.js); every change is saved through the API's field routes as it is made, and
 // can be undone (undo.js), the undo saving the previous state again.
 
-import { finishBeforeLeaving, showError, status } from './api.js';
+import { finishBeforeLeaving, showError, status } from './status.js';
 import { createCanvas, geometry } from './canvas.js';
 import { colourOf, describe, nameOf, ordered, swatch } from './people.js';
 import { propertiesPanel, TYPE_LABELS } from './properties.js';

@@ -1,7 +1,8 @@
 // The editor's entry: reads what the page gives (#editor's data attributes) and starts the
 // current step's module.
 
-import { subject, showError } from './api.js';
+import { subject } from './api.js';
+import { showError } from './status.js';
 
 const root = document.getElementById('editor');
 const ctx = {

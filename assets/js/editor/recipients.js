@@ -2,7 +2,7 @@
 // changes), reordered by dragging its handle or with Move up / Move down (saved as every
 // recipient's signingOrder), added and removed through the API's recipient routes.
 
-import { finishBeforeLeaving, showError, status } from './api.js';
+import { finishBeforeLeaving, showError, status } from './status.js';
 import { ROLES, colourOf, emailOf, nameOf, ordered, swatch } from './people.js';
 import * as problems from './problems.js';
 import { dragToReorder } from './reorder.js';

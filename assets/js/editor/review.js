@@ -3,7 +3,7 @@
 // the document) is shown next to the recipient or setting it names, with a link to the step
 // that fixes it.
 
-import { showError, status } from './api.js';
+import { showError, status } from './status.js';
 import { ROLES, emailOf, nameOf, ordered, swatch } from './people.js';
 import { TYPE_LABELS } from './properties.js';
 

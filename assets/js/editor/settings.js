@@ -1,7 +1,7 @@
 // The settings step: the form is saved with PATCH on the document (what the server refuses is
 // shown next to its control).
 
-import { showError, status } from './api.js';
+import { showError, status } from './status.js';
 import * as problems from './problems.js';
 
 const checked = (form, name) => [...form.querySelectorAll(`input[name=${name}]:checked`)].map((i) => i.value);
