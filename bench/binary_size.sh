@@ -7,7 +7,7 @@
 #   bench/binary_size.sh BINARY     checks a binary built so already
 #
 # CI's packaging check builds the same code unoptimised (DOCKET_STATIC_BUILD=check), whose size
-# says nothing of this one's; record each figure in docs/PERFORMANCE.md, "Binary
+# says nothing of this one's; record each figure in docs/develop/performance-history.md, "Binary
 # size". Exits 1 when the binary is over the bound or not statically linked. packaging/check.sh
 # runs it on the musl build it makes, unless that build is CI's.
 set -euo pipefail
@@ -28,7 +28,7 @@ case $desc in
   *) echo "not a static binary" >&2; exit 1 ;;
 esac
 if [ "$size" -gt "$BOUND" ]; then
-  echo "over the bound by $((size - BOUND)) bytes: see docs/PERFORMANCE.md, \"Binary size\"" >&2
+  echo "over the bound by $((size - BOUND)) bytes: see docs/develop/performance-history.md, \"Binary size\"" >&2
   exit 1
 fi
 echo "under the bound by $((BOUND - size)) bytes"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The PostgreSQL driver measurement behind docs/ARCHITECTURE.md "Two databases": docket's
+# The PostgreSQL driver measurement behind docs/develop/decisions/0024-why-the-synchronous-postgres-client-in-an-r2d2-p.md: docket's
 # synchronous `postgres` client in r2d2 on tokio's blocking threads against tokio-postgres on
 # the async threads, same pool size, on a throwaway PostgreSQL (tests/pg/postgres.sh), plain
 # TCP on loopback. See examples/pg_driver.rs for the workloads.

@@ -1,5 +1,6 @@
 //! Times the blob store with one blob of the given size: commit (put), read, and the first
-//! `local_path` (with S3: fetch to this node's cache), then delete. For docs/ARCHITECTURE.md.
+//! `local_path` (with S3: fetch to this node's cache), then delete. For
+//! docs/develop/decisions/0037-cost-measured.md.
 //!
 //! `cargo run --release --example blob_timing -- <blob url> <MiB> [RUNS]`, e.g. after
 //! `eval "$(tests/s3/garage.sh start)"`: `... -- "$DOCKET_TEST_BLOB_URL" 20 5`, or `file`.

@@ -1,5 +1,5 @@
 //! Measures the two ways docket could talk to PostgreSQL, on the shape of its hot paths, for
-//! docs/ARCHITECTURE.md ("Two databases") and docs/PERFORMANCE.md:
+//! docs/develop/decisions/0024-why-the-synchronous-postgres-client-in-an-r2d2-p.md and docs/develop/performance-history.md:
 //! - `sync`: what docket does: the synchronous `postgres` client pooled by r2d2, each call on
 //!   tokio's blocking threads (`Db::read`, `Db::write`);
 //! - `async`: tokio-postgres on the async threads, with a pool of the same size (a semaphore over

@@ -52,7 +52,7 @@ static_env() {
   case ${DOCKET_STATIC_BUILD:-shipped} in
     # The shipped binary is optimised across all crates at once, in one codegen unit (fat LTO;
     # the release profile's thin LTO with 4 units builds faster for development): 34,503,624 ->
-    # 31,619,976 bytes and an idle server 18.0 -> 14.0 MB, at the same speed (docs/PERFORMANCE.md).
+    # 31,619,976 bytes and an idle server 18.0 -> 14.0 MB, at the same speed (docs/develop/performance-history.md).
     shipped) echo "export CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1" ;;
     # CI's packaging check builds, links, packages and runs the same code for the same target
     # with the same C compiler and link flags, unoptimised, in less CPU time (CI has 40 minutes

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks Docket's packaging end to end (run by .ci/run; needs root or sudo for apt):
 #   1. the static binary (packaging/build-static.sh): `file` says static, the musl build (the one
-#      the package ships) is at most 30,000,000 bytes (issue 27; docs/PERFORMANCE.md, "Binary
+#      the package ships) is at most 30,000,000 bytes (issue 27; docs/develop/performance-history.md, "Binary
 #      size"; the glibc fallback's size is only printed: it has no packed relocations, 1.2 MB
 #      more; so is a DOCKET_STATIC_BUILD=check build's, CI's), and it runs from an empty
 #      directory with an empty environment: --help, serve answering /healthz, the systemd

@@ -4,7 +4,7 @@
 //! those before it in this list and never those after (`tests/rings.rs` fails otherwise). The
 //! HTTP layer is thin: it authenticates, parses a typed request, calls one use case and
 //! replies; the rings below it know nothing of warp and keep their SQL in their own `store.rs`.
-//! See docs/ARCHITECTURE.md, "Rings".
+//! See docs/develop/architecture.md, "Layout".
 
 #![recursion_limit = "512"]
 

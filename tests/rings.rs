@@ -1,4 +1,4 @@
-//! The source tree is a set of rings that import one way (docs/ARCHITECTURE.md, "Rings"): a
+//! The source tree is a set of rings that import one way (docs/develop/architecture.md, "Layout"): a
 //! module may name the rings below it and never those above. Inside a ring folder its modules
 //! have an order of their own, with the same rule. This test reads `src/` and fails with every
 //! import that goes the wrong way. Test code (each item marked `#[cfg(test)]`, `tests.rs`,

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs every test of Docket. Installs what the tests need when it is missing (Debian's
-# chromium, poppler-utils and qpdf; playwright-core from npm into tests/browser, openid-client
-# into tests/clients; aiosmtpd, authlib, requests, requests-oauthlib and schemathesis from
-# PyPI; Debian's postgresql and an S3 server for the shared-storage run), then runs the
-# integration suites on SQLite, the unit tests and the integration suite again on PostgreSQL
-# and a bucket, and the schemathesis run over the OpenAPI document.
+# chromium, poppler-utils and qpdf; jq, curl and openssl for the guide's commands (tests/docs.rs);
+# playwright-core from npm into tests/browser, openid-client into tests/clients; aiosmtpd,
+# authlib, requests, requests-oauthlib and schemathesis from PyPI; Debian's postgresql and an
+# S3 server for the shared-storage run), then runs the integration suites on SQLite, the unit
+# tests and the integration suite again on PostgreSQL and a bucket, and the schemathesis run
+# over the OpenAPI document.
 #
 # The bucket is moto's S3 server from PyPI (tests/s3/moto.sh); DOCKET_S3_SERVER=garage runs
 # that part on Garage instead (tests/s3/garage.sh: a real object store, built from crates.io
@@ -46,6 +47,11 @@ install_tools() {
     echo "== [${SECONDS}s] installing poppler-utils and qpdf (checks of sealed PDFs), strace (SQLite's syncs)"
     as_root apt-get update -qq
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq poppler-utils qpdf strace >/dev/null
+  fi
+  if ! command -v jq >/dev/null || ! command -v curl >/dev/null || ! command -v openssl >/dev/null; then
+    echo "== [${SECONDS}s] installing jq, curl and openssl (the guide's commands, tests/docs.rs)"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq jq curl openssl >/dev/null
   fi
   if ! [ -d tests/browser/node_modules/playwright-core ] || ! [ -d tests/browser/node_modules/axe-core ]; then
     echo "== [${SECONDS}s] installing playwright-core (no browser download) and axe-core"

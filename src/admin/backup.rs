@@ -13,7 +13,7 @@ pub fn only_file_blobs(blob_url: &str) -> Result<(), CliError> {
         s3 => Err(usage(format!(
             "docket backup copies blobs from the data directory only; with --blob-url {s3} \
              back up the database (pg_dump with PostgreSQL) and the bucket instead \
-             (README, \"More than one machine\")"
+             (docs/operate/backups.md)"
         ))),
     }
 }

@@ -3,7 +3,7 @@
 //! node is *low*: new work is refused (`Low`, which requests answer as 507), while what is
 //! under way (reads, downloads, signing and sealing documents already sent) goes on in the room
 //! left, part of which a reserve file holds back until then. One warning a minute while low,
-//! one line when it is over (docs/SECURITY.md, "A full disk").
+//! one line when it is over (docs/reference/security.md, "A full disk").
 
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::OpenOptionsExt;

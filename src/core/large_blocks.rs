@@ -182,7 +182,7 @@ unsafe fn release(block: *mut u8, size: usize) {
 // The entry points are not inlined: Rust allocates at tens of thousands of places, and with
 // whole-program LTO each took a copy of the size check and of the wrapped allocator's fast path:
 // the static binary was 917,504 bytes larger. One call more an allocation did not show in the
-// bearer reads' rate (docs/PERFORMANCE.md).
+// bearer reads' rate (docs/develop/performance-history.md).
 //
 // SAFETY: large blocks are whole mappings of at least their size, aligned to 2 MiB (so to any
 // alignment they accept), never shared between blocks, and released only by the path that made

@@ -1,4 +1,4 @@
-//! How the request shapes read what clients really send (docs/COMPATIBILITY.md): the serde
+//! How the request shapes read what clients really send (docs/reference/compatibility.md): the serde
 //! helpers every typed request body shares.
 //!
 //! A request must get every problem at once, each with its JSON path. Serde stops at the first

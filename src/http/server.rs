@@ -89,7 +89,7 @@ pub async fn serve(
 /// mapping cost a hundred page faults. Within that, larger was faster in `bench/upload_probe.sh`:
 /// a 20 MiB upload about 2 ms quicker with 248 KiB than with 136 KiB in the static build
 /// (fewer reads, wake-ups and chunks), level in the glibc build and in the shared harness
-/// (docs/PERFORMANCE.md, "Upload: read buffers of 248 KiB").
+/// (docs/develop/performance-history.md, "Upload: read buffers of 248 KiB").
 const READ_BUFFER: usize = 248 * 1024;
 
 /// The HTTP/1 and HTTP/2 connection builder.

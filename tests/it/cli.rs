@@ -441,7 +441,7 @@ fn admin_commands_work_while_the_server_runs_and_use_its_public_url() {
     );
     let backup = tmp.path().join("bk");
     if crate::support::on_postgres() {
-        // A cluster is backed up with pg_dump and bucket versioning (README).
+        // A cluster is backed up with pg_dump and bucket versioning (docs/operate/backups.md).
         let out = docket(&data, &["backup", backup.to_str().unwrap()], None);
         assert!(!out.status.success());
         assert!(String::from_utf8_lossy(&out.stderr).contains("pg_dump"));

@@ -1,4 +1,4 @@
-//! Backup and restore of a cluster, as README's "More than one machine" gives it: `pg_dump` of
+//! Backup and restore of a cluster, as docs/operate/backups.md gives it: `pg_dump` of
 //! the shared database, and the bucket as it was at the dump (what bucket versioning rolls
 //! back to; Garage, the test's S3 server, keeps no versions, so the test copies the objects).
 //! Restored into an empty database and a new prefix, a node started with the same secret key

@@ -1,6 +1,6 @@
 //! SQLite makes its files durable with `fdatasync`, never `fsync`, which also writes a file's
 //! inode when only its timestamps changed: a sync on the writer's thread holds up every commit
-//! queued behind it (the refresh grant's p99, docs/PERFORMANCE.md). The amalgamation uses
+//! queued behind it (the refresh grant's p99, docs/develop/performance-history.md). The amalgamation uses
 //! `fsync` unless built with `HAVE_FDATASYNC` (`.cargo/config.toml`).
 
 use crate::support::{BIN, skip_on_postgres, tools};

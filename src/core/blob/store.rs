@@ -373,7 +373,7 @@ impl BlobWriter {
     /// Writeback started by `start_writeback` reaches the device, but a virtual disk's host may
     /// keep it in its own cache until the guest asks for a flush: the fsync before `commit` then
     /// pays for writing the whole file at once. Flushing behind the writes spreads that over the
-    /// upload (PERFORMANCE, "Upload: flushing as the body arrives").
+    /// upload (docs/develop/performance-history.md, "Upload: flushing as the body arrives").
     pub fn sync_due(&mut self) -> io::Result<Option<Flush>> {
         if self.store.remote.is_some() || !self.sync_behind || self.size - self.synced < SYNC_STEP {
             return Ok(None);

@@ -36,7 +36,7 @@
 //! reused as it is and only a log that outgrew its bound (a snapshot held past `HOLD_LIMIT`) is
 //! cut. Cutting it runs on the writer, and on a file system mounted with `discard` freeing the
 //! blocks waits for the disk: at 4 MiB, below the bound, every start over cut a few blocks, and
-//! each commit queued behind it waited (the refresh grant's p99, docs/PERFORMANCE.md).
+//! each commit queued behind it waited (the refresh grant's p99, docs/develop/performance-history.md).
 
 use std::cell::Cell;
 use std::ffi::c_int;
@@ -181,7 +181,7 @@ impl Checkpoints {
             // commit, not every few hundred pages: the log is then synced in the background in
             // small steps, and a forced checkpoint finds little left to copy and sync on the
             // writer (asking each 250 pages, the writer's syncs went from 0.8 to 4.6 ms and the
-            // refresh grant's p99 rose by more than a quarter: docs/PERFORMANCE.md).
+            // refresh grant's p99 rose by more than a quarter: docs/develop/performance-history.md).
             let _ = self.bell.try_send(());
         }
     }

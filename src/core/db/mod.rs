@@ -57,7 +57,7 @@ pub struct Db {
     /// back and asks again at once (a blocking thread taking the next queued read) takes it
     /// ahead of the threads already waiting, which then wait again at the back: with 16
     /// readers of 8 PostgreSQL connections some reads waited up to a second
-    /// (docs/PERFORMANCE.md, "A page's parties in two queries").
+    /// (docs/develop/performance-history.md, "A page's parties in two queries").
     turns: std::sync::Arc<tokio::sync::Semaphore>,
     /// Moves on after each committed write that revoked a credential (`revocations.rs`).
     revocations: std::sync::Arc<revocations::Revocations>,
@@ -380,7 +380,7 @@ mod tests {
     /// PostgreSQL's path, whose client's futures take kilobytes, is boxed. Every request's
     /// future holds one of these, and warp moves a request's future whole several times (into
     /// each boxed group of routes), so each kilobyte here was copied several times per request
-    /// (docs/PERFORMANCE.md, "Every request's future, moved whole").
+    /// (docs/develop/performance-history.md, "Every request's future, moved whole").
     #[test]
     fn point_reads_and_one_statement_writes_have_small_futures() {
         let tmp = tempfile::tempdir().unwrap();

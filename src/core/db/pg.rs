@@ -22,7 +22,7 @@ pub(super) const MAX_STATEMENTS: usize = 512;
 
 /// A connection that answered a statement this recently is handed out of the pool without a
 /// round trip to check it (a busy pool would otherwise pay one per checkout: see
-/// docs/PERFORMANCE.md, "PostgreSQL driver"). One that failed since, or has been idle longer,
+/// docs/develop/performance-history.md, "PostgreSQL driver"). One that failed since, or has been idle longer,
 /// is checked first.
 const TRUSTED_FOR: Duration = Duration::from_secs(1);
 

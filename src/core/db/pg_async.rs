@@ -20,7 +20,7 @@
 //! values, but PostgreSQL's default (`auto`) kept planning some of them at every execution: a
 //! page of bookings (`LIMIT $2 OFFSET $3`) costs more as a generic plan by its estimate, so it
 //! was planned again each time, 0.06 to 0.1 ms of PostgreSQL's CPU for a query that runs in
-//! 0.02 (docs/PERFORMANCE.md). The blocking pool keeps the default.
+//! 0.02 (docs/develop/performance-history.md). The blocking pool keeps the default.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -315,7 +315,7 @@ mod tests {
 
     /// A query's future and a write's stay small: making a connection (tokio-postgres's
     /// handshake, kilobytes of future) is boxed, and every point read on PostgreSQL carries one
-    /// of these (docs/PERFORMANCE.md, "Every request's future, moved whole"). Nothing is
+    /// of these (docs/develop/performance-history.md, "Every request's future, moved whole"). Nothing is
     /// polled, so nothing connects.
     #[test]
     fn a_query_future_does_not_carry_the_connecting() {

@@ -4,7 +4,7 @@
 //! it. In the static musl build that is musl's allocator, slow and with one lock for every
 //! thread (the reason that build's Rust code allocates with mimalloc, Cargo.toml): the refresh
 //! grant, whose writes allocate most in SQLite, ran at half the rate it does with mimalloc
-//! (docs/PERFORMANCE.md, "SQLite on mimalloc in the shipped binary"). [`install`] hands SQLite
+//! (docs/develop/performance-history.md, "SQLite on mimalloc in the shipped binary"). [`install`] hands SQLite
 //! mimalloc there, and lets it ask mimalloc for a block's size instead of keeping its own
 //! header. The glibc build keeps SQLite's default: glibc's `malloc` directly gave no gain there
 //! that its spread did not cover (`/me` was as likely slower), so nothing is changed without one.
