@@ -12,8 +12,8 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::audit::Event;
-use super::fields::FieldType;
 use super::auth_options::ActionAuth;
+use super::fields::FieldType;
 use crate::core::ids::{FieldId, RecipientId, TemplateId};
 
 /// An audit event with its data.

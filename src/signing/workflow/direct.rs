@@ -7,7 +7,6 @@
 //! are removed after `--direct-link-expiry-days` (`direct_expiry`). The document shares the
 //! template's stored PDF: a visit stores no file.
 
-
 use super::flow;
 use crate::core::blob::BlobId;
 use crate::core::context::Context;

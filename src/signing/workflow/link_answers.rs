@@ -229,7 +229,11 @@ mod tests {
     fn state() -> LinkState {
         let field = FieldShown {
             drawn: false,
-            field_meta: FieldMeta::read(FieldType::Initials, r#"{"required":true,"label":"Initials"}"#).ok(),
+            field_meta: FieldMeta::read(
+                FieldType::Initials,
+                r#"{"required":true,"label":"Initials"}"#,
+            )
+            .ok(),
             for_recipient: Some(ForRecipient {
                 email: "bob@example.com".into(),
                 id: RecipientId::new(4),
