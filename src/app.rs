@@ -313,6 +313,7 @@ fn app_state(
         },
         id_tokens,
         disk: crate::core::disk_space::DiskSpace::watch(data.root(), config.min_free_bytes),
+        verified: crate::oauth::verified::Caches::new(),
     })
 }
 

@@ -16,10 +16,11 @@ use crate::{identity::principal::Credentials, identity::principal::Principal};
 /// `GET /listBookings?limit=`: the caller's newest bookings; authenticates `creds` itself.
 pub async fn list_legacy(
     ctx: &Context,
+    caches: &crate::oauth::verified::Caches,
     creds: Credentials,
     limit: Option<String>,
 ) -> Result<Json, AppError> {
-    crate::oauth::bearer::read_as(&ctx.db, creds, move |c, who| {
+    crate::oauth::bearer::read_as(&ctx.db, caches, creds, move |c, who| {
         who.require(Scope::ReadBooking)?;
         let limit = super::parse_limit(limit.as_deref())?;
         store::list_json(c, who.user_id, None, limit, 0)

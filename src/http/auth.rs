@@ -131,7 +131,7 @@ where
                             .await
                             .map(|()| Principal::browser_session(user.id, &session)),
                         Ok(None) => match super::limits::spend(&state, &creds).await {
-                            Ok(()) => authenticate(&state.db, creds, &scopes).await,
+                            Ok(()) => authenticate(&state, creds, &scopes).await,
                             Err(e) => Err(e),
                         },
                         Err(e) => Err(e),
@@ -145,11 +145,11 @@ where
 /// The principal behind `creds` (checked off the async threads), holding every one of `scopes`
 /// (403 otherwise).
 async fn authenticate(
-    db: &crate::core::db::Db,
+    state: &AppState,
     creds: Credentials,
     scopes: &[Scope],
 ) -> Result<Principal, AppError> {
-    let who = crate::oauth::bearer::authenticate(db, creds).await?;
+    let who = crate::oauth::bearer::authenticate(&state.db, &state.verified, creds).await?;
     for s in scopes {
         who.require(*s)?;
     }

@@ -154,6 +154,56 @@ where
         )
 }
 
+/// A query string read into `T` the way the pages always read it (into a map): the last of a
+/// repeated parameter counts, parameters `T` does not name are ignored, none at all is an empty
+/// query. Each value reaches `T` as a string (`Option<String>` members for what may be left
+/// out); what it means is for the handler to say, as before.
+pub fn query<T: DeserializeOwned + Send + 'static>()
+-> impl Filter<Extract = (T,), Error = Rejection> + Clone {
+    warp::query::raw()
+        .or(warp::any().map(String::new))
+        .unify()
+        .and_then(|raw: String| async move {
+            let mut last = std::collections::BTreeMap::new();
+            for (k, v) in url::form_urlencoded::parse(raw.as_bytes()) {
+                last.insert(k.into_owned(), Part(v.into_owned()));
+            }
+            let de = serde::de::value::MapDeserializer::<_, serde::de::value::Error>::new(
+                last.into_iter(),
+            );
+            T::deserialize(de).map_err(|e| reject(AppError::bad_request(e.to_string())))
+        })
+}
+
+/// One value of a query string: a string, or `Some` string for an optional member.
+struct Part(String);
+
+impl<'de> serde::de::IntoDeserializer<'de, serde::de::value::Error> for Part {
+    type Deserializer = Part;
+
+    fn into_deserializer(self) -> Part {
+        self
+    }
+}
+
+impl<'de> serde::Deserializer<'de> for Part {
+    type Error = serde::de::value::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, v: V) -> Result<V::Value, Self::Error> {
+        v.visit_string(self.0)
+    }
+
+    fn deserialize_option<V: serde::de::Visitor<'de>>(self, v: V) -> Result<V::Value, Self::Error> {
+        v.visit_some(self)
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,6 +224,37 @@ mod tests {
 
     fn status(r: &Rejection) -> u16 {
         super::super::reply::rejection_error(r).status().as_u16()
+    }
+
+    #[derive(serde::Deserialize, Debug, PartialEq)]
+    struct Asked {
+        done: Option<String>,
+        step: Option<String>,
+    }
+
+    async fn asked(path: &str) -> Asked {
+        warp::test::request()
+            .path(path)
+            .filter(&query::<Asked>())
+            .await
+            .unwrap()
+    }
+
+    /// A typed query reads as the map the pages read before: the last of a repeated parameter
+    /// counts, unknown ones are ignored, none (or no query string at all) is `None`.
+    #[tokio::test]
+    async fn a_typed_query_reads_as_the_map_did() {
+        let none = Asked {
+            done: None,
+            step: None,
+        };
+        assert_eq!(asked("/x").await, none);
+        assert_eq!(asked("/x?").await, none);
+        assert_eq!(asked("/x?other=1&&=").await, none);
+        let read = asked("/x?done=a&step=fields&done=b%20c&step=").await;
+        assert_eq!(read.done.as_deref(), Some("b c"));
+        assert_eq!(read.step.as_deref(), Some(""));
+        assert_eq!(asked("/x?done=%FF").await.done.as_deref(), Some("\u{FFFD}"));
     }
 
     #[test]

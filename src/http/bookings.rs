@@ -97,7 +97,7 @@ async fn list_legacy(
     q: LimitQuery,
 ) -> Result<bookings::Json, AppError> {
     // The hot path of app integrations: credential check and read in one database trip.
-    manage::list_legacy(&state.ctx(), creds, q.limit).await
+    manage::list_legacy(&state.ctx(), &state.verified, creds, q.limit).await
 }
 
 /// `POST /api/v1/bookings`.

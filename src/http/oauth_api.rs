@@ -185,7 +185,7 @@ async fn endpoint(
         tokens: state.id_tokens.clone(),
         issuer: state.issuer(),
     };
-    match token_endpoint::answer(&state.ctx(), policy, &openid, request).await {
+    match token_endpoint::answer(&state.ctx(), &state.verified, policy, &openid, request).await {
         Ok(Ok(answer)) => no_store(reply(&state, answer)),
         Ok(Err(e)) => oauth_error(&e, basic_used),
         Err(e) => oauth_error(&server_error(e), basic_used),
@@ -240,7 +240,7 @@ async fn me(
     state: &AppState,
     creds: crate::identity::principal::Credentials,
 ) -> Result<Profile, AppError> {
-    let user = crate::oauth::identity::profile(&state.ctx(), creds).await?;
+    let user = crate::oauth::identity::profile(&state.ctx(), &state.verified, creds).await?;
     Ok(Profile::of(user))
 }
 
@@ -248,7 +248,7 @@ async fn userinfo(
     state: &AppState,
     creds: crate::identity::principal::Credentials,
 ) -> Result<UserInfo, AppError> {
-    crate::oauth::identity::userinfo(&state.ctx(), creds).await
+    crate::oauth::identity::userinfo(&state.ctx(), &state.verified, creds).await
 }
 
 /// The public key that signs ID tokens (made on the first call when there is none yet).

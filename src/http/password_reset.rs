@@ -7,8 +7,6 @@
 //! query and the link's page, checked at each step (`session::local_next`), to the login that
 //! follows: the person is one sign-in away from where they were going.
 
-use std::collections::HashMap;
-
 use askama::Template;
 use http::{HeaderValue, StatusCode, header};
 use warp::Filter;
@@ -32,15 +30,13 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::get())
         .and(s())
         .and(cookies())
-        .and(warp::query::<HashMap<String, String>>())
-        .map(
-            |st: AppState, c: Option<String>, q: HashMap<String, String>| {
-                let email = q.get("email").map(String::as_str).unwrap_or_default();
-                let next = local_next(q.get("next").map(String::as_str));
-                let asked = (email, next.as_deref());
-                forgot_page(&st, c.as_deref(), asked, None, StatusCode::OK)
-            },
-        );
+        .and(super::body::query::<Asked>())
+        .map(|st: AppState, c: Option<String>, q: Asked| {
+            let email = q.email.as_deref().unwrap_or_default();
+            let next = local_next(q.next.as_deref());
+            let asked = (email, next.as_deref());
+            forgot_page(&st, c.as_deref(), asked, None, StatusCode::OK)
+        });
     let send = warp::path!("auth" / "forgot")
         .and(warp::post())
         .and(s())
@@ -51,9 +47,9 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let show = warp::path!("auth" / "reset" / String)
         .and(warp::get())
         .and(s())
-        .and(warp::query::<HashMap<String, String>>())
-        .then(|t, st, q: HashMap<String, String>| async move {
-            let next = local_next(q.get("next").map(String::as_str));
+        .and(super::body::query::<Asked>())
+        .then(|t, st, q: Asked| async move {
+            let next = local_next(q.next.as_deref());
             reset_page(st, t, next, None).await
         });
     let reset = warp::path!("auth" / "reset" / String)
@@ -68,6 +64,13 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(reset)
         .unify()
         .boxed()
+}
+
+/// The query of the reset pages: the address to fill in, and where to go afterwards.
+#[derive(serde::Deserialize)]
+struct Asked {
+    email: Option<String>,
+    next: Option<String>,
 }
 
 /// The form that asks for the address.

@@ -80,6 +80,10 @@ pub struct Services {
     pub id_tokens: Arc<crate::oauth::oidc::IdTokens>,
     /// Free space in the data directory (`--min-free-mb`).
     pub disk: crate::core::disk_space::DiskSpace,
+    /// The credentials, clients and introspections this server verified a moment ago: its
+    /// own, so that servers sharing a process (the tests' nodes) remember nothing of each
+    /// other's.
+    pub verified: crate::oauth::verified::Caches,
 }
 
 impl Services {

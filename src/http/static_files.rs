@@ -4,8 +4,6 @@
 //! whose `Accept-Encoding` takes gzip gets the embedded gzip bytes (`Content-Encoding: gzip`),
 //! any other the file inflated; the two representations have their own ETags.
 
-use std::collections::HashMap;
-
 use http::{HeaderValue, StatusCode, header};
 use warp::Filter;
 use warp::filters::BoxedFilter;
@@ -13,20 +11,26 @@ use warp::reply::Response;
 
 use crate::core::assets;
 
+/// `?v=`: the version a page asked the asset for.
+#[derive(serde::Deserialize)]
+struct Version {
+    v: Option<String>,
+}
+
 pub fn routes() -> BoxedFilter<(Response,)> {
     warp::path("assets")
         .and(warp::path::tail())
         .and(warp::get().or(warp::head()).unify())
         .and(warp::header::optional::<String>("if-none-match"))
         .and(warp::header::optional::<String>("accept-encoding"))
-        .and(warp::query::<HashMap<String, String>>())
+        .and(super::body::query::<Version>())
         .and_then(
             |tail: warp::path::Tail,
              inm: Option<String>,
              encodings: Option<String>,
-             q: HashMap<String, String>| async move {
+             q: Version| async move {
                 let gzip = encodings.as_deref().is_some_and(accepts_gzip);
-                let (path, version) = named(tail.as_str(), q.get("v").map(String::as_str));
+                let (path, version) = named(tail.as_str(), q.v.as_deref());
                 serve(path, inm.as_deref(), gzip, version).ok_or_else(warp::reject::not_found)
             },
         )

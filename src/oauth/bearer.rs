@@ -1,7 +1,7 @@
 //! The one place that turns a request's credential into the principal it acts for: a live API
 //! key (every scope) or an OAuth access token (its scopes) of an enabled user.
 
-use super::verified;
+use super::verified::{self, Caches};
 use crate::core::error::AppError;
 use crate::core::ids::GrantId;
 use crate::identity::scope::Scope;
@@ -84,31 +84,40 @@ fn presented(creds: &Credentials) -> Result<&str, AppError> {
 
 /// The principal behind `creds` when this process verified it within the last second and no
 /// revocation was committed here since (`verified`), without touching the database.
-fn remembered(db: &Db, creds: &Credentials, now: i64) -> Option<Principal> {
+fn remembered(db: &Db, caches: &Caches, creds: &Credentials, now: i64) -> Option<Principal> {
     let key = verified::key(presented(creds).ok()?);
-    verified::CACHE.get(&key, db.revocation_epoch(), now)
+    caches.bearers.get(&key, db.revocation_epoch(), now)
 }
 
 /// The principal behind `creds`: remembered (`verified`), or resolved on the read side, its
 /// use recorded (at most once a minute) on the write side.
-pub async fn authenticate(db: &Db, creds: Credentials) -> Result<Principal, AppError> {
-    if let Some(who) = remembered(db, &creds, now()) {
+pub async fn authenticate(
+    db: &Db,
+    caches: &Caches,
+    creds: Credentials,
+) -> Result<Principal, AppError> {
+    if let Some(who) = remembered(db, caches, &creds, now()) {
         return Ok(who);
     }
-    read_as(db, creds, |_, who| Ok(who.clone())).await
+    read_as(db, caches, creds, |_, who| Ok(who.clone())).await
 }
 
 /// Resolves `creds` and runs `read` for that principal (the hot paths of app integrations):
 /// with a remembered credential, `read` alone; otherwise in the same trip to the database,
 /// after which the credential is remembered and its use recorded when due. Both are point
 /// reads (`Db::point_read`): on SQLite they run without leaving the async thread.
-pub async fn read_as<T, F>(db: &Db, creds: Credentials, read: F) -> Result<T, AppError>
+pub async fn read_as<T, F>(
+    db: &Db,
+    caches: &Caches,
+    creds: Credentials,
+    read: F,
+) -> Result<T, AppError>
 where
     F: Fn(&Conn, &Principal) -> Result<T, AppError> + Send + 'static,
     T: Send + 'static,
 {
     let t = now();
-    if let Some(who) = remembered(db, &creds, t) {
+    if let Some(who) = remembered(db, caches, &creds, t) {
         return db.point_read(move |c| read(c, &who)).await;
     }
     let key = presented(&creds).ok().map(verified::key);
@@ -132,7 +141,7 @@ where
             since,
             epoch,
         };
-        verified::CACHE.put(key, fresh, db.revocation_epoch());
+        caches.bearers.put(key, fresh, db.revocation_epoch());
     }
     if let Some(used) = used {
         db.write(move |c| used.record(c, t)).await?;
@@ -151,6 +160,7 @@ mod tests {
     async fn stale_uses_are_recorded_on_the_write_side() {
         let tmp = tempfile::tempdir().unwrap();
         let db = Db::open(&tmp.path().join("t.db"), tmp.path(), 2).unwrap();
+        let caches = Caches::new();
         let key = crate::identity::apikeys::generate();
         let key_text = key.expose().to_string();
         let access = crate::core::crypto::SecretToken::generate("", 43);
@@ -178,9 +188,11 @@ mod tests {
             authorization: Some(format!("Bearer {t}")),
             query_api_key: None,
         };
-        let by_key = authenticate(&db, bearer(&key_text)).await.unwrap();
+        let by_key = authenticate(&db, &caches, bearer(&key_text)).await.unwrap();
         assert_eq!((by_key.user_id, by_key.via), (UserId::new(1), Via::ApiKey));
-        let by_token = authenticate(&db, bearer(&access_text)).await.unwrap();
+        let by_token = authenticate(&db, &caches, bearer(&access_text))
+            .await
+            .unwrap();
         assert_eq!(by_token.grant(), Some(GrantId::new(1)));
         let (key_used, grant_used): (Option<i64>, Option<i64>) = db
             .read(|c| {

@@ -2,6 +2,7 @@
 //! carries READ_PROFILE) and OpenID Connect's userinfo (`/api/auth/oauth/userinfo`).
 
 use super::bearer;
+use super::verified::Caches;
 use crate::core::context::Context;
 use crate::core::ids::UserId;
 
@@ -13,8 +14,8 @@ use crate::identity::users::User;
 
 /// The user behind `creds`, checked and read in one trip to the database: 403 without
 /// READ_PROFILE, 401 when the user is gone.
-pub async fn profile(ctx: &Context, creds: Credentials) -> Result<User, AppError> {
-    bearer::read_as(&ctx.db, creds, |c, who| {
+pub async fn profile(ctx: &Context, caches: &Caches, creds: Credentials) -> Result<User, AppError> {
+    bearer::read_as(&ctx.db, caches, creds, |c, who| {
         who.require(Scope::ReadProfile)?;
         user(c, who.user_id)
     })
@@ -23,8 +24,12 @@ pub async fn profile(ctx: &Context, creds: Credentials) -> Result<User, AppError
 
 /// OpenID Connect's userinfo for `creds` (a credential with `openid` or READ_PROFILE): `sub`
 /// and the claims its scopes allow. 403 without either scope, 401 when the user is gone.
-pub async fn userinfo(ctx: &Context, creds: Credentials) -> Result<UserInfo, AppError> {
-    bearer::read_as(&ctx.db, creds, |c, who| {
+pub async fn userinfo(
+    ctx: &Context,
+    caches: &Caches,
+    creds: Credentials,
+) -> Result<UserInfo, AppError> {
+    bearer::read_as(&ctx.db, caches, creds, |c, who| {
         if !who.scopes.contains(&Scope::OpenId) {
             who.require(Scope::ReadProfile)?;
         }

@@ -13,6 +13,7 @@ use super::clients::Client;
 use super::oidc::{IdToken, IdTokens};
 use super::tokens::store::{self, Introspection};
 use super::tokens::{self, Issued, Lifetimes, OAuthError};
+use super::verified::{Caches, Verified};
 use crate::core::error::AppError;
 use crate::{core::db::Db, core::db::now};
 use crate::{identity::scope, identity::scope::Scope};
@@ -111,17 +112,24 @@ pub struct OpenId {
 
 /// Answers `req`: authenticates the client (a point read), then runs what it asks:
 /// introspection in the same read, the rest on the write side. A code redeemed for `openid`
-/// also gets its ID token.
-pub async fn answer(ctx: &Context, policy: Policy, openid: &OpenId, req: Request) -> Outcome {
+/// also gets its ID token. `caches` is the server's memory of clients and introspections.
+pub async fn answer(
+    ctx: &Context,
+    caches: &Caches,
+    policy: Policy,
+    openid: &OpenId,
+    req: Request,
+) -> Outcome {
     let (client_id, secret) = match client_credentials(req.basic.as_ref(), &req.fields) {
         Ok(c) => c,
         Err(e) => return Ok(Err(e)),
     };
     if req.endpoint == Endpoint::Introspect {
-        return introspect(&ctx.db, policy, client_id, secret, req).await;
+        return introspect(&ctx.db, caches, policy, client_id, secret, req).await;
     }
     let life = policy.lifetimes;
-    let (client, ask) = match admitted(&ctx.db, client_id, secret.as_deref(), &req, policy).await? {
+    let admitted = admitted(&ctx.db, caches, client_id, secret.as_deref(), &req, policy).await?;
+    let (client, ask) = match admitted {
         Ok(admitted) => admitted,
         Err(e) => return Ok(Err(e)),
     };
@@ -167,18 +175,18 @@ pub async fn answer(ctx: &Context, policy: Policy, openid: &OpenId, req: Request
 /// The client is a point read, off the write side, so that calls with wrong credentials never
 /// reach it (on SQLite, never queue on the one writer thread). No read at all when the client
 /// proved itself here within the last second and no revocation (a rotated secret, a removed
-/// client) was committed here since (`verified::CLIENTS`); its secret is checked at every
+/// client) was committed here since (`verified::Caches::clients`); its secret is checked at every
 /// request all the same, and nothing is remembered of a client that did not prove itself.
 async fn admitted(
     db: &Db,
+    caches: &Caches,
     client_id: String,
     secret: Option<&str>,
     req: &Request,
     policy: Policy,
 ) -> Result<Result<(Client, Ask), OAuthError>, AppError> {
-    use super::verified::{CLIENTS, Verified};
     let key = super::verified::key(&client_id);
-    if let Some(client) = CLIENTS.get(&key, db.revocation_epoch(), now()) {
+    if let Some(client) = caches.clients.get(&key, db.revocation_epoch(), now()) {
         return Ok(admit(Some(client), secret, req, policy));
     }
     let (since, epoch) = (std::time::Instant::now(), db.revocation_epoch());
@@ -193,29 +201,29 @@ async fn admitted(
             since,
             epoch,
         };
-        CLIENTS.put(key, fresh, db.revocation_epoch());
+        caches.clients.put(key, fresh, db.revocation_epoch());
     }
     Ok(admitted)
 }
 
 /// Introspection: only reads. The client and the token in one query, one trip to the
 /// database, or none when this process showed this client this live access token within the
-/// last second and no revocation was committed here since (`verified::INTROSPECTED`). Either
+/// last second and no revocation was committed here since (`verified::Caches::introspected`). Either
 /// way the client proves itself (`admit`) before anything about the token is answered, and a
 /// request without a token is refused there.
 async fn introspect(
     db: &Db,
+    caches: &Caches,
     policy: Policy,
     client_id: String,
     secret: Option<String>,
     req: Request,
 ) -> Outcome {
-    use super::verified::{INTROSPECTED, Verified};
     let token = req.fields.get("token").cloned();
     let key = token.as_deref().map(super::verified::key);
     let t = now();
     let remembered = key
-        .and_then(|k| INTROSPECTED.get(&k, db.revocation_epoch(), t))
+        .and_then(|k| caches.introspected.get(&k, db.revocation_epoch(), t))
         .filter(|(client, _)| client.client_id == client_id);
     if let Some((client, found)) = remembered {
         return Ok(admit(Some(client), secret.as_deref(), &req, policy)
@@ -243,7 +251,7 @@ async fn introspect(
             since,
             epoch,
         };
-        INTROSPECTED.put(key, fresh, db.revocation_epoch());
+        caches.introspected.put(key, fresh, db.revocation_epoch());
     }
     Ok(Ok(Answer::Introspected(found)))
 }
@@ -732,13 +740,14 @@ mod tests {
         assert!(look(client).is_none());
     }
 
-    /// Introspection of a live access token is remembered for a second (`verified::INTROSPECTED`):
+    /// Introspection of a live access token is remembered for a second (`verified::Caches::introspected`):
     /// a change this process did not note (another node's, simulated by deleting the row) shows
     /// only after that second, while a revocation, a rotated client secret or a wrong secret is
     /// refused at once, and another client is never answered from what was shown to this one.
     #[tokio::test]
     async fn introspection_is_remembered_for_a_second_and_forgotten_at_a_revocation() {
         let db = Db::memory();
+        let caches = Caches::new();
         let other =
             Registration::validate("Other", &[REDIRECT.to_string()], None, None, false, &[])
                 .unwrap();
@@ -770,6 +779,7 @@ mod tests {
             req.basic = Some((client.to_string(), secret.to_string()));
             introspect(
                 &db,
+                &caches,
                 policy,
                 client.to_string(),
                 Some(secret.to_string()),
@@ -847,12 +857,13 @@ mod tests {
     }
 
     /// A client that proved itself at the token endpoint is remembered for a second
-    /// (`verified::CLIENTS`): its removal by another node (simulated by deleting the row
+    /// (`verified::Caches::clients`): its removal by another node (simulated by deleting the row
     /// unnoted) shows only after that second, while a wrong secret is refused at every request
     /// and a secret rotated or a client removed here is seen at once.
     #[tokio::test]
     async fn a_client_is_remembered_for_a_second_and_forgotten_when_its_secret_changes() {
         let db = Db::memory();
+        let caches = Caches::new();
         let (client_id, secret) = db
             .write(move |c| {
                 allowed_at(c, now());
@@ -871,9 +882,13 @@ mod tests {
             &[("grant_type", "refresh_token"), ("refresh_token", "r")],
         );
         let admits = |secret: &str| {
-            let (db, id, secret, req) = (&db, client_id.clone(), secret.to_string(), &req);
+            let (db, caches, id, secret, req) =
+                (&db, &caches, client_id.clone(), secret.to_string(), &req);
             async move {
-                match admitted(db, id, Some(&secret), req, policy).await.unwrap() {
+                match admitted(db, caches, id, Some(&secret), req, policy)
+                    .await
+                    .unwrap()
+                {
                     Ok((client, _)) => Ok(client.client_id),
                     Err(e) => Err(e.error),
                 }
@@ -924,9 +939,10 @@ mod tests {
             .await
             .unwrap();
         let ask = |secret: &str| {
-            let (db, id, secret, req) = (&db, again.0.clone(), secret.to_string(), &req);
+            let (db, caches, id, secret, req) =
+                (&db, &caches, again.0.clone(), secret.to_string(), &req);
             async move {
-                admitted(db, id, Some(&secret), req, policy)
+                admitted(db, caches, id, Some(&secret), req, policy)
                     .await
                     .unwrap()
                     .is_ok()

@@ -1,9 +1,11 @@
 //! The verified-credential cache: an API key or access token that the database found live is
 //! remembered for a moment, so that the next request with it needs no trip to the database.
-//! Three of them: `CACHE`, the principal behind a bearer credential; `INTROSPECTED`, what
-//! introspection showed a client about a live access token (with the client, which must still
-//! authenticate at every request); and `CLIENTS`, the clients that proved themselves at the
-//! token endpoint (which authenticate at every request too).
+//! Three of them, held together in `Caches`, one per server (the application state holds it, so
+//! two servers in one process, as in the tests, remember nothing of each other's): `bearers`,
+//! the principal behind a bearer credential; `introspected`, what introspection showed a client
+//! about a live access token (with the client, which must still authenticate at every request);
+//! and `clients`, the clients that proved themselves at the token endpoint (which authenticate
+//! at every request too).
 //!
 //! - **Keyed by the credential's SHA-256**, never the credential itself; only credentials the
 //!   database found live are kept (nothing is remembered of an unknown or refused one, so a
@@ -21,7 +23,6 @@
 //! - **Expiry is checked on every use**, from the expiry time the database gave.
 
 use std::collections::HashMap;
-use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
@@ -35,25 +36,40 @@ use crate::oauth::tokens::store::Introspection;
 /// How long an entry is trusted after its database read began.
 pub const TRUST_FOR: Duration = crate::core::db::REVOCATION_SETTLES;
 const SHARDS: usize = 16;
-/// Entries the process keeps at most (a few hundred bytes each).
+/// Entries a server keeps at most (a few hundred bytes each).
 const CAPACITY: usize = 8192;
 
-/// The process's cache of bearer credentials. Entries name their `Db` through the epoch, so
-/// servers sharing a process (tests) never see each other's.
-pub static CACHE: LazyLock<Cache<Principal>> = LazyLock::new(|| Cache::new(CAPACITY, TRUST_FOR));
+/// A server's verified-credential caches: built once with its state, never process-wide.
+pub struct Caches {
+    /// The principal behind a bearer credential, by the credential's SHA-256.
+    pub bearers: Cache<Principal>,
+    /// Introspected access tokens, by the token's SHA-256: the client that asked (as stored,
+    /// with its secret's hash) and what it was shown. Only a client that proved itself and a
+    /// token that was live are remembered; a request naming another client, or a refresh
+    /// token, goes to the database.
+    pub introspected: Cache<(Client, Introspection)>,
+    /// Clients that proved themselves at the token endpoint, by the SHA-256 of their
+    /// `client_id`: the client as stored, with its secret's hash, which every request is
+    /// checked against again. A client's secret rotated or the client removed is a revocation
+    /// (`clients::store`); nothing else of a client changes.
+    pub clients: Cache<Client>,
+}
 
-/// The process's cache of introspected access tokens, by the token's SHA-256: the client that
-/// asked (as stored, with its secret's hash) and what it was shown. Only a client that proved
-/// itself and a token that was live are remembered; a request naming another client, or a
-/// refresh token, goes to the database.
-pub static INTROSPECTED: LazyLock<Cache<(Client, Introspection)>> =
-    LazyLock::new(|| Cache::new(CAPACITY / 2, TRUST_FOR));
+impl Caches {
+    pub fn new() -> Caches {
+        Caches {
+            bearers: Cache::new(CAPACITY, TRUST_FOR),
+            introspected: Cache::new(CAPACITY / 2, TRUST_FOR),
+            clients: Cache::new(CAPACITY / 8, TRUST_FOR),
+        }
+    }
+}
 
-/// The process's cache of clients that proved themselves at the token endpoint, by the
-/// SHA-256 of their `client_id`: the client as stored, with its secret's hash, which every
-/// request is checked against again. A client's secret rotated or the client removed is a
-/// revocation (`clients::store`); nothing else of a client changes.
-pub static CLIENTS: LazyLock<Cache<Client>> = LazyLock::new(|| Cache::new(CAPACITY / 8, TRUST_FOR));
+impl Default for Caches {
+    fn default() -> Caches {
+        Caches::new()
+    }
+}
 
 /// The SHA-256 of a presented credential.
 pub type Key = [u8; 32];
@@ -189,6 +205,18 @@ mod tests {
         }
         assert!(cache.len() >= 200, "{} entries", cache.len());
         assert!(cache.get(&key("dka_token-19999"), e, 0).is_some());
+    }
+
+    /// Two servers' caches (two states in one process) share nothing: what one verified, the
+    /// other has not seen.
+    #[test]
+    fn two_servers_caches_are_independent() {
+        let (_db, e) = epochs();
+        let (a, b) = (Caches::new(), Caches::new());
+        a.bearers.put(key("dka_one"), verified(e, None), e);
+        assert!(a.bearers.get(&key("dka_one"), e, 0).is_some());
+        assert!(b.bearers.get(&key("dka_one"), e, 0).is_none());
+        assert!(b.bearers.is_empty());
     }
 
     #[tokio::test]

@@ -5,8 +5,6 @@
 //! in `Subject`: `GET /templates/{id}/edit` is the same editor over a template (its recipients
 //! may be placeholders, and its last step saves instead of sending).
 
-use std::collections::HashMap;
-
 use askama::Template;
 use warp::Filter;
 use warp::filters::BoxedFilter;
@@ -16,7 +14,7 @@ use super::editor_form::{FieldKind, SettingsForm};
 use super::nav::{Nav, Section};
 use crate::core::error::AppError;
 use crate::core::ids::{DocumentId, TemplateId};
-use crate::http::reply::{Format, error_response, page, redirect};
+use crate::http::reply::{html_result, page, redirect};
 use crate::http::session::{SignedIn, optional, urlencode};
 use crate::http::state::AppState;
 use crate::identity::principal::Principal;
@@ -37,17 +35,20 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(templates)
         .unify()
         .and(warp::get())
-        .and(warp::query::<HashMap<String, String>>())
+        .and(crate::http::body::query::<StepQuery>())
         .and(optional(&state))
         .and(crate::http::with_state(state))
-        .then(|id, q: HashMap<String, String>, who, st| async move {
-            let step = Step::parse(q.get("step").map(String::as_str));
-            match editor(st, who, id, step).await {
-                Ok(r) => r,
-                Err(e) => error_response(&e, Format::Html),
-            }
+        .then(|id, q: StepQuery, who, st| async move {
+            let step = Step::parse(q.step.as_deref());
+            html_result(editor(st, who, id, step).await)
         })
         .boxed()
+}
+
+/// `?step=`: which step of the editor to show.
+#[derive(serde::Deserialize)]
+struct StepQuery {
+    step: Option<String>,
 }
 
 /// The editor's steps, in order.

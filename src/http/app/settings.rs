@@ -107,6 +107,12 @@ pub fn sentence(text: &str) -> String {
 
 /// The notice for `?done=...` after an action's redirect, from a fixed list (never the query's
 /// text itself).
+/// What a page's `?done=` says was just done.
+#[derive(serde::Deserialize)]
+pub struct Done {
+    pub done: Option<String>,
+}
+
 pub fn notice(done: Option<&String>) -> Option<&'static str> {
     Some(match done?.as_str() {
         "revoked" => "The token was revoked. Programs that use it are refused from now on.",

@@ -19,7 +19,7 @@ use super::settings::{Problems, Tab, notice, tabs};
 use crate::core::db::now;
 use crate::core::error::{AppError, FieldError};
 use crate::core::timefmt::{human, iso8601};
-use crate::http::reply::{Format, error_response, page_as, redirect};
+use crate::http::reply::{Format, error_response, html_result, page_as, redirect};
 use crate::http::session::{APP, Form, SignedIn, form_csrf, signed_in, with_query};
 use crate::http::state::AppState;
 use crate::identity::accounts::access::Source;
@@ -66,10 +66,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(form_csrf(&state, APP, BACK))
         .then(
             |id, st: AppState, (_, user): SignedIn, _f: Form| async move {
-                match manage::revoke_own(&st.db, user.id, id, now()).await {
-                    Ok(_) => redirect(&format!("{BACK}?done=revoked")),
-                    Err(e) => error_response(&e, Format::Html),
-                }
+                let revoked = manage::revoke_own(&st.db, user.id, id, now()).await;
+                html_result(revoked.map(|_| redirect(&format!("{BACK}?done=revoked"))))
             },
         );
     show.or(create).unify().or(revoke).unify().boxed()

@@ -13,7 +13,7 @@ use warp::reply::Response;
 
 use super::document::sign_in_first;
 use super::nav::{Nav, Section};
-use super::settings::{Tab, notice, tabs};
+use super::settings::{Done, Tab, notice, tabs};
 use super::settings_webhooks::{HookForm, Typed, label};
 use super::timeline::{Stamp, human, stamp};
 use crate::core::error::AppError;
@@ -39,17 +39,14 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::get())
         .and(s())
         .and(optional(&state))
-        .and(warp::query::<std::collections::HashMap<String, String>>())
+        .and(crate::http::body::query::<Done>())
         .then(
-            |id,
-             st: AppState,
-             who: Option<SignedIn>,
-             q: std::collections::HashMap<String, String>| async move {
+            |id, st: AppState, who: Option<SignedIn>, q: Done| async move {
                 let Some(who) = who else {
                     return sign_in_first(&format!("{BACK}/{id}"));
                 };
                 let view = View {
-                    notice: notice(q.get("done")),
+                    notice: notice(q.done.as_ref()),
                     ..View::default()
                 };
                 show(&st, who, id, view).await

@@ -12,11 +12,11 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::nav::{Nav, Section};
-use super::settings::{Problems, Tab, notice, tabs};
+use super::settings::{Done, Problems, Tab, notice, tabs};
 use super::settings_webhook;
 use super::timeline::{Stamp, stamp};
 use crate::core::lenient::Given;
-use crate::http::reply::{Format, error_response, page, page_as, redirect};
+use crate::http::reply::{Format, error_response, html_result, page, page_as, redirect};
 use crate::http::session::{APP, Form, SignedIn, form_csrf, signed_in, urlencode, with_query};
 use crate::http::state::AppState;
 use crate::identity::accounts::access::Source;
@@ -37,12 +37,10 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::get())
         .and(s())
         .and(signed_in(&state, BACK))
-        .and(warp::query::<std::collections::HashMap<String, String>>())
-        .then(
-            |st: AppState, who: SignedIn, q: std::collections::HashMap<String, String>| async move {
-                list(&st, who, notice(q.get("done"))).await
-            },
-        );
+        .and(crate::http::body::query::<Done>())
+        .then(|st: AppState, who: SignedIn, q: Done| async move {
+            list(&st, who, notice(q.done.as_ref())).await
+        });
     let new = warp::path!("settings" / "webhooks" / "new")
         .and(warp::get())
         .and(s())
@@ -71,10 +69,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .then(
             |id, st: AppState, (_, user): SignedIn, _f: Form| async move {
                 let who = Principal::browser(user.id);
-                match manage::delete(&st.ctx(), &who, id, None).await {
-                    Ok(_) => redirect(&format!("{BACK}?done=deleted")),
-                    Err(e) => error_response(&e, Format::Html),
-                }
+                let deleted = manage::delete(&st.ctx(), &who, id, None).await;
+                html_result(deleted.map(|_| redirect(&format!("{BACK}?done=deleted"))))
             },
         );
     list.or(new)

@@ -4,8 +4,6 @@
 //! as the user's browser; another user's template is the 404 page. Duplicate, Delete and the
 //! direct link's changes are the API's own calls, made by `assets/js/template.js`.
 
-use std::collections::HashMap;
-
 use askama::Template;
 use warp::Filter;
 use warp::filters::BoxedFilter;
@@ -15,7 +13,7 @@ use super::nav::{Nav, Section};
 use crate::core::error::AppError;
 use crate::core::ids::{RecipientId, TemplateId};
 use crate::core::timefmt::{human, iso8601};
-use crate::http::reply::{Format, error_response, page};
+use crate::http::reply::{html_result, page};
 use crate::http::session::{SignedIn, signed_in};
 use crate::http::state::AppState;
 use crate::identity::principal::Principal;
@@ -29,23 +27,25 @@ const PER_PAGE: i64 = 20;
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let list = warp::path!("templates")
         .and(warp::get())
-        .and(warp::query::<HashMap<String, String>>())
+        .and(crate::http::body::query::<PageQuery>())
         .and(signed_in(&state, "/templates"))
         .and(crate::http::with_state(state.clone()))
-        .then(|q: HashMap<String, String>, who, st| async move {
-            let n = q.get("page").and_then(|p| p.parse().ok()).unwrap_or(1);
-            answer(list(st, who, n).await)
+        .then(|q: PageQuery, who, st| async move {
+            let n = q.page.and_then(|p| p.parse().ok()).unwrap_or(1);
+            html_result(list(st, who, n).await)
         });
     let details = warp::path!("templates" / TemplateId)
         .and(warp::get())
         .and(signed_in(&state, "/templates"))
         .and(crate::http::with_state(state))
-        .then(|id, who, st| async move { answer(details(st, who, id).await) });
+        .then(|id, who, st| async move { html_result(details(st, who, id).await) });
     list.or(details).unify().boxed()
 }
 
-fn answer(r: Result<Response, AppError>) -> Response {
-    r.unwrap_or_else(|e| error_response(&e, Format::Html))
+/// `?page=`: which page of the list (the first when absent or not a number).
+#[derive(serde::Deserialize)]
+struct PageQuery {
+    page: Option<String>,
 }
 
 /// A template recipient as the pages show it: a placeholder is its name, or "Recipient 2",

@@ -134,7 +134,7 @@ pub fn list(conn: &Conn) -> Result<Vec<Client>, AppError> {
 
 /// Replaces a confidential client's secret; the old one stops working at once in this process
 /// and within a second in every other (a server remembers an introspecting client for that
-/// long, `oauth::verified::INTROSPECTED`; this moves its revocation epoch on).
+/// long, `oauth::verified::Caches::introspected`; this moves its revocation epoch on).
 pub fn rotate_secret(conn: &Conn, client_id: &str, now: i64) -> Result<SecretToken, AppError> {
     let client = require(conn, client_id)?;
     if client.public {
