@@ -28,6 +28,9 @@ fn run(cli: Cli) -> Result<(), CliError> {
         .secret_key()
         .map_err(|message| CliError { message, code: 2 })?;
     let open = |data_dir, json| Ctx::open(data_dir, &database, secret_key.clone(), json);
+    if !matches!(cli.command, Command::Serve(_)) {
+        end_quietly_on_closed_output();
+    }
     match cli.command {
         Command::Serve(args) => serve(&args, cli.data_dir, database, secret_key.clone()),
         Command::Migrate(f) => admin::backup::migrate(&open(cli.data_dir, f.json)?),
@@ -120,6 +123,17 @@ fn fixed_mmap_threshold() {
 
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn fixed_mmap_threshold() {}
+
+/// An admin command whose reader stops early (`docket mail list | head`) ends as any Unix tool
+/// does, by SIGPIPE, instead of panicking in `println!` (Rust ignores SIGPIPE for every
+/// program). The server keeps ignoring it: a client that hangs up is an error to handle there.
+fn end_quietly_on_closed_output() {
+    // SAFETY: restoring the default disposition installs no handler, and nothing else in this
+    // single-threaded start of an admin command has changed SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::support::{BinServer, docket, docket_json};
+use crate::support::{BIN, BinServer, docket, docket_json};
 
 fn keys(v: &Value) -> Vec<String> {
     let mut k: Vec<String> = v.as_object().expect("an object").keys().cloned().collect();
@@ -382,6 +382,34 @@ fn apikey_commands() {
     assert_eq!(
         docket(d, &["apikey", "revoke", "999"], None).status.code(),
         Some(1)
+    );
+}
+
+/// `docket user list | head -0`: a reader that stops early ends the command the way it ends any
+/// Unix tool (SIGPIPE), never with a panic on the closed pipe.
+#[test]
+fn output_into_a_closed_pipe_ends_quietly() {
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::{Command, Stdio};
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = Command::new(BIN)
+        .args(["user", "list"])
+        .env("DOCKET_DATA_DIR", tmp.path())
+        .env_remove("DOCKET_DATABASE_URL")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Closed before the command has opened its database, so its first write meets no reader.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(
+        out.status.signal(),
+        Some(13),
+        "ended by SIGPIPE: {:?}",
+        out.status
     );
 }
 
