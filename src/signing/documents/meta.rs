@@ -43,7 +43,8 @@ pub struct Meta {
     #[serde(default)]
     #[schema(required = true)]
     pub distribution_method: DistributionMethod,
-    /// Which e-mails the document sends (all by default); see `EmailSettings::effective`.
+    /// Which e-mails the document sends (all by default); with `distributionMethod` NONE, no
+    /// e-mail goes to recipients whatever these say.
     #[serde(default)]
     #[schema(required = true)]
     pub email_settings: EmailSettings,
