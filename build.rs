@@ -5,7 +5,7 @@
 //! anything under `assets/` changes; and compresses into `OUT_DIR` (zlib at its best level) what
 //! the binary embeds but seldom reads: the sealing font `fonts/DejaVuSans.ttf` (759,720 -> 381,836 bytes;
 //! `signing::pdf::seal::font` inflates it once) and the generated part of the OpenAPI document
-//! (`src/http/openapi/generated.json`, written by a unit test; `http::openapi`).
+//! (`src/http/api/openapi/generated.json`, written by a unit test; `http::api::openapi`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -14,11 +14,11 @@ fn main() {
     println!("cargo:rerun-if-changed=assets");
     println!("cargo:rerun-if-changed=schema.sql");
     println!("cargo:rerun-if-changed=fonts/DejaVuSans.ttf");
-    println!("cargo:rerun-if-changed=src/http/openapi/generated.json");
+    println!("cargo:rerun-if-changed=src/http/api/openapi/generated.json");
     gzip_tree(Path::new("assets"), &out_dir().join("assets"));
     compress("fonts/DejaVuSans.ttf", "DejaVuSans.ttf.zlib");
     compress(
-        "src/http/openapi/generated.json",
+        "src/http/api/openapi/generated.json",
         "openapi-generated.json.zlib",
     );
     println!("cargo:rerun-if-changed=.git/HEAD");

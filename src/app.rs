@@ -13,8 +13,8 @@ use url::Url;
 use crate::core::datadir::DataDir;
 use crate::core::db::Db;
 use crate::core::keyring::KeyRing;
-use crate::http::middleware::Options;
-use crate::http::state::AppState;
+use crate::http::server::middleware::Options;
+use crate::http::server::state::AppState;
 use crate::{config::Config, config::StartupError, config::Tls, config::base};
 use crate::{core::blob::BlobStore, core::blob::UrlSigner};
 use crate::{core::retry::Wake, core::retry::Workers};
@@ -284,8 +284,8 @@ fn app_state(
     let id_tokens = Arc::new(crate::oauth::oidc::IdTokens::lazy(stores.secrets.clone()));
     let relying_party = crate::identity::factors::passkey::RelyingParty::for_app(&app_url);
     let limiter = crate::core::ratelimit::RateLimiter::new(config.rate_limit, &stores.db);
-    AppState::new(crate::http::state::Services {
-        config: Arc::new(crate::http::state::Settings {
+    AppState::new(crate::http::server::state::Services {
+        config: Arc::new(crate::http::server::state::Settings {
             lifetimes: config.lifetimes,
             rotate_refresh_tokens: config.rotate_refresh_tokens,
             max_upload_bytes: config.max_upload_bytes,

@@ -104,7 +104,7 @@ pub struct Config {
     /// Connection caps and timeouts.
     pub limits: crate::http::server::limits::Limits,
     /// Reverse proxies whose forwarding headers name the client.
-    pub trusted_proxies: crate::http::proxy::TrustedProxies,
+    pub trusted_proxies: crate::http::server::proxy::TrustedProxies,
     /// Limits of page renders for the signing page.
     pub render: crate::signing::pdf::RenderLimits,
     /// `--queue-lease`: the lease of every queue; `None`: each queue's own default.
@@ -287,7 +287,7 @@ impl Config {
             .ok_or_else(|| StartupError::Config("no home directory: pass --data-dir DIR".into()))?;
         let smtp = smtp_from_args(args)?;
         let mail_from = mail_from_args(args)?;
-        let trusted_proxies = crate::http::proxy::TrustedProxies::parse(
+        let trusted_proxies = crate::http::server::proxy::TrustedProxies::parse(
             args.trusted_proxies.iter().map(String::as_str),
         )
         .map_err(|e| StartupError::Config(format!("--trusted-proxies: {e}")))?;

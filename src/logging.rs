@@ -10,7 +10,7 @@ pub enum LogFormat {
 
 /// Targets silenced at every level, since they print secrets as they are: warp's path matching
 /// traces every segment as sent (signing tokens and one-time links; the request line,
-/// `http::redact`, is where paths are logged), and tokio-postgres logs every query's
+/// `http::server::redact`, is where paths are logged), and tokio-postgres logs every query's
 /// parameters at debug level (tokens, hashes, sealed secrets).
 const QUIET: [&str; 2] = ["warp::filters::path=off", "tokio_postgres::query=off"];
 

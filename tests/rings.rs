@@ -95,6 +95,20 @@ const INSIDE: &[(&str, &[&str])] = &[
         "signing",
         &["pdf", "documents", "templates", "uploads", "workflow"],
     ),
+    (
+        "http",
+        &[
+            "reply",
+            "body",
+            "server",
+            "session",
+            "cross_site",
+            "auth",
+            "api",
+            "oauth",
+            "pages",
+        ],
+    ),
 ];
 
 fn rank(list: &[&str], name: &str) -> Option<usize> {

@@ -20,9 +20,9 @@ use std::collections::HashMap;
 
 use warp::Filter;
 
-use super::limits::per_credential;
 use crate::core::error::AppError;
-use crate::http::state::AppState;
+use crate::http::server::rate_limits::per_credential;
+use crate::http::server::state::AppState;
 use crate::identity::scope::Scope;
 use crate::signing::workflow::link::Visit;
 use crate::{identity::principal::Credentials, identity::principal::Principal};
@@ -82,7 +82,7 @@ pub fn caller(
     state: &AppState,
     scope: Scope,
 ) -> impl Filter<Extract = (Principal, AppState), Error = warp::Rejection> + Clone + use<> {
-    api(state, scope).and(super::with_state(state.clone()))
+    api(state, scope).and(crate::http::with_state(state.clone()))
 }
 
 /// The counted credential in `Authorization`, for a use case that checks it itself.
@@ -112,7 +112,7 @@ where
 {
     let state = state.clone();
     source
-        .and(super::session::cookies())
+        .and(crate::http::session::cookies())
         .and(warp::header::optional::<String>("x-csrf-token"))
         .and_then(
             move |creds: Credentials, cookies: Option<String>, csrf: Option<String>| {
@@ -121,22 +121,30 @@ where
                     let no_credential =
                         creds.authorization.is_none() && creds.query_api_key.is_none();
                     let browser = if no_credential {
-                        super::session::api_caller(&state, cookies.as_deref(), csrf.as_deref())
-                            .await
+                        crate::http::session::api_caller(
+                            &state,
+                            cookies.as_deref(),
+                            csrf.as_deref(),
+                        )
+                        .await
                     } else {
                         Ok(None)
                     };
                     let who = match browser {
-                        Ok(Some((session, user))) => super::limits::spend_session(&state, &session)
-                            .await
-                            .map(|()| Principal::browser_session(user.id, &session)),
-                        Ok(None) => match super::limits::spend(&state, &creds).await {
-                            Ok(()) => authenticate(&state, creds, &scopes).await,
-                            Err(e) => Err(e),
-                        },
+                        Ok(Some((session, user))) => {
+                            crate::http::server::rate_limits::spend_session(&state, &session)
+                                .await
+                                .map(|()| Principal::browser_session(user.id, &session))
+                        }
+                        Ok(None) => {
+                            match crate::http::server::rate_limits::spend(&state, &creds).await {
+                                Ok(()) => authenticate(&state, creds, &scopes).await,
+                                Err(e) => Err(e),
+                            }
+                        }
                         Err(e) => Err(e),
                     };
-                    who.map_err(super::reply::reject)
+                    who.map_err(crate::http::reply::reject)
                 }
             },
         )
@@ -163,8 +171,8 @@ pub fn link_session(
     state: &AppState,
 ) -> impl Filter<Extract = (Option<String>,), Error = warp::Rejection> + Clone + use<> {
     let state = state.clone();
-    super::session::cookies()
-        .map(move |c: Option<String>| super::session::session_token(&state, c.as_deref()))
+    crate::http::session::cookies()
+        .map(move |c: Option<String>| crate::http::session::session_token(&state, c.as_deref()))
 }
 
 /// A visit of link `token` by the browser whose session is `session`.

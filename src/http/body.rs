@@ -12,9 +12,9 @@ use futures_util::StreamExt;
 use serde::de::DeserializeOwned;
 use warp::{Filter, Rejection};
 
-use super::reply::reject;
 use crate::core::error::AppError;
 use crate::core::lenient::Object;
+use crate::http::reply::reject;
 
 /// Largest JSON body an API accepts (1 MiB).
 pub const JSON_LIMIT: u64 = 1024 * 1024;
@@ -223,7 +223,7 @@ mod tests {
     }
 
     fn status(r: &Rejection) -> u16 {
-        super::super::reply::rejection_error(r).status().as_u16()
+        crate::http::reply::rejection_error(r).status().as_u16()
     }
 
     #[derive(serde::Deserialize, Debug, PartialEq)]
@@ -354,13 +354,13 @@ mod tests {
             .filter(&json::<Thing>())
             .await
             .unwrap_err();
-        assert_eq!(super::super::reply::rejection_error(&r).status(), 400);
+        assert_eq!(crate::http::reply::rejection_error(&r).status(), 400);
         let big = vec![b' '; (JSON_LIMIT + 1) as usize];
         let r = typed("application/json")
             .body(big)
             .filter(&json::<Thing>())
             .await
             .unwrap_err();
-        assert_eq!(super::super::reply::rejection_error(&r).status(), 413);
+        assert_eq!(crate::http::reply::rejection_error(&r).status(), 413);
     }
 }

@@ -14,10 +14,10 @@
 
 use warp::Filter;
 
-use super::reply::{Format, Refused};
-use super::session::{cookies, session_token};
 use crate::core::error::AppError;
-use crate::http::state::AppState;
+use crate::http::reply::{Format, Refused};
+use crate::http::server::state::AppState;
+use crate::http::session::{cookies, session_token};
 
 const REFUSED: &str = "this request came from another site, so Docket did not act on it; \
 open the document in Docket and use its download buttons";

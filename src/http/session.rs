@@ -11,10 +11,10 @@ use std::collections::HashMap;
 use bytes::Bytes;
 use warp::Filter;
 
-use super::reply::{Format, Refused};
 use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
-use crate::http::state::AppState;
+use crate::http::reply::{Format, Refused};
+use crate::http::server::state::AppState;
 use crate::identity::sessions::{Session, csrf};
 use crate::identity::users::User;
 
@@ -32,7 +32,7 @@ pub const APP: &str = "app";
 
 /// A form-encoded body of at most 16 KiB.
 pub fn form() -> impl Filter<Extract = (Form,), Error = warp::Rejection> + Clone {
-    super::body::capped_bytes(16 * 1024)
+    crate::http::body::capped_bytes(16 * 1024)
         .map(|b: Bytes| -> Form { url::form_urlencoded::parse(&b).into_owned().collect() })
 }
 

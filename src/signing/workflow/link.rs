@@ -6,7 +6,7 @@
 //!
 //! Each takes the use-case `Context` and, after its commit, wakes the workers for what it
 //! queued (mail and webhooks; the sealer when the last recipient finished). The HTTP layer
-//! (`http::signing`, `http::signing_page`) parses, calls one of these, and replies.
+//! (`http::api::signing`, `http::pages::signing_page`) parses, calls one of these, and replies.
 
 use super::auth::{self, Acting, Proof, Signer};
 use super::flow::{self, Origin};

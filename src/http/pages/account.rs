@@ -1,0 +1,157 @@
+//! `GET /account`: who is logged in, their name, e-mail and password (`account_profile`), sign-in
+//! security, and the connected apps, each with Revoke (`POST /account/apps/{id}/revoke`). What
+//! it lists and the revocation are `users::account`.
+
+use crate::core::ids::GrantId;
+use std::collections::HashMap;
+
+use askama::Template;
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+use crate::core::crypto::SecretToken;
+use crate::core::error::AppError;
+use crate::http::pages::account_factors::Security;
+use crate::http::pages::account_profile::Profile;
+use crate::http::pages::app::nav::{Nav, Section};
+use crate::http::pages::app::timeline::Stamp;
+use crate::http::reply::redirect;
+use crate::http::reply::{Format, error_response, page_as};
+use crate::http::server::state::AppState;
+use crate::http::session::{Form, SignedIn, signed_in};
+use crate::identity::accounts::profile::awaiting_confirmation;
+use crate::identity::sessions::csrf;
+use crate::oauth::tokens::store::GrantView;
+use crate::{identity::users::User, oauth::account};
+
+pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let s = {
+        let state = state.clone();
+        move || crate::http::with_state(state.clone())
+    };
+    let show = warp::path!("account")
+        .and(warp::get())
+        .and(s())
+        .and(signed_in(&state, "/account"))
+        .and(warp::query::<HashMap<String, String>>())
+        .then(|st, u, q: HashMap<String, String>| async move {
+            let next = q
+                .get("next")
+                .map(|n| crate::http::session::safe_next(Some(n)));
+            let profile = Profile::from_query(&q);
+            show(st, u, next, profile).await
+        });
+    // The form is read before the session is checked; its token is bound to the app too.
+    let revoke = warp::path!("account" / "apps" / GrantId / "revoke")
+        .and(warp::post())
+        .and(s())
+        .and(crate::http::session::form())
+        .and(signed_in(&state, "/account"))
+        .then(|id, st, form, u| async move { revoke(st, u, id, form).await });
+    show.or(revoke).unify().boxed()
+}
+
+/// The account page, its profile forms as `profile` says (after a change, or a refused one).
+pub async fn show(
+    state: AppState,
+    (session, user): SignedIn,
+    next: Option<String>,
+    mut profile: Profile,
+) -> Response {
+    let overview = match account::overview(&state.ctx(), user.id).await {
+        Ok(o) => o,
+        Err(e) => return error_response(&e, Format::Html),
+    };
+    profile.awaiting = match awaiting_confirmation(&state.ctx(), user.id).await {
+        Ok(a) => a,
+        Err(e) => return error_response(&e, Format::Html),
+    };
+    let factors_csrf =
+        crate::http::session::csrf_token(&state, crate::http::session::FACTORS, &session);
+    let security = crate::http::pages::account_factors::Security::of(
+        &state,
+        factors_csrf,
+        &overview,
+        next.as_deref(),
+    );
+    let session_hash = SecretToken::presented(&session).hash();
+    let status = profile.status();
+    page_as(
+        status,
+        Ok(AccountPage {
+            nav: Nav::of(&state, &session, &user, Section::Account),
+            user: &user,
+            profile,
+            security,
+            apps: apps(&state, &session_hash, &overview.grants),
+        }),
+    )
+}
+
+/// The account page: who is signed in, sign-in security, the connected apps.
+#[derive(Template)]
+#[template(path = "account/overview.html")]
+struct AccountPage<'a> {
+    nav: Nav,
+    user: &'a User,
+    profile: Profile,
+    security: Security<'a>,
+    apps: Vec<AppItem>,
+}
+
+/// A connected app as listed, with its Revoke form's token.
+struct AppItem {
+    id: GrantId,
+    name: String,
+    scopes: String,
+    granted: Stamp,
+    /// `None`: never.
+    used: Option<Stamp>,
+    csrf: String,
+}
+
+/// The connected apps, each with its Revoke form's token.
+fn apps(state: &AppState, session_hash: &str, grants: &[GrantView]) -> Vec<AppItem> {
+    grants
+        .iter()
+        .map(|g| {
+            let scopes: Vec<&str> = g.scopes.iter().map(|s| s.describe()).collect();
+            AppItem {
+                id: g.id,
+                name: g.client_name.clone(),
+                scopes: scopes.join("; "),
+                granted: Stamp::at(g.created_at),
+                used: g.last_used_at.map(Stamp::at),
+                csrf: csrf::token(&state.keys, "revoke", &[session_hash, &g.id.to_string()]),
+            }
+        })
+        .collect()
+}
+
+async fn revoke(
+    state: AppState,
+    (session, user): SignedIn,
+    grant: GrantId,
+    form: Form,
+) -> Response {
+    let session_hash = SecretToken::presented(&session).hash();
+    let ok = form.get("csrf_token").is_some_and(|t| {
+        csrf::verify(
+            &state.keys,
+            "revoke",
+            &[&session_hash, &grant.to_string()],
+            t,
+        )
+    });
+    if !ok {
+        return error_response(
+            &AppError::Forbidden("the form expired; reload the page".into()),
+            Format::Html,
+        );
+    }
+    match account::revoke_app(&state.ctx(), user.id, grant).await {
+        Ok(()) => redirect("/account"),
+        Err(e) => error_response(&e, Format::Html),
+    }
+}

@@ -1,0 +1,334 @@
+//! The account page's profile forms: `POST /account/name`, `POST /account/password` (asks the
+//! current one; the other sessions end, this one stays; when ticked, every API token, webhook
+//! and connected app is revoked too) and `POST /account/email` (a confirmed
+//! session mails a link to the new address), and the link's page, `GET/POST
+//! /account/email/{token}`, whose button makes the change. A change goes back to the account
+//! page with `?done=...`, which says what happened; a refused form shows the account page again
+//! with the refusal next to the field. The use cases are `accounts::profile`.
+
+use std::collections::HashMap;
+
+use askama::Template;
+use http::StatusCode;
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+use crate::core::crypto::SecretToken;
+use crate::core::error::AppError;
+use crate::http::reply::{Format, error_response, page, page_as, redirect};
+use crate::http::server::state::AppState;
+use crate::http::session::{APP, Form, SignedIn, form_csrf, urlencode};
+use crate::identity::accounts::access::{RevokeAll, Revoked};
+use crate::identity::accounts::profile;
+use crate::identity::sessions::csrf;
+
+pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let s = {
+        let state = state.clone();
+        move || crate::http::with_state(state.clone())
+    };
+    let signed_form = || form_csrf(&state, APP, "/account");
+    let name = warp::path!("account" / "name")
+        .and(warp::post())
+        .and(s())
+        .and(signed_form())
+        .then(|st, u, f| async move { name(st, u, f).await });
+    let password = warp::path!("account" / "password")
+        .and(warp::post())
+        .and(s())
+        .and(crate::http::peer())
+        .and(signed_form())
+        .then(|st, p, u, f| async move { password(st, p, u, f).await });
+    let email = warp::path!("account" / "email")
+        .and(warp::post())
+        .and(s())
+        .and(signed_form())
+        .then(|st, u, f| async move { email(st, u, f).await });
+    let link = warp::path!("account" / "email" / String)
+        .and(warp::get())
+        .and(s())
+        .then(|t, st| async move { link_page(st, t).await });
+    let confirm = warp::path!("account" / "email" / String)
+        .and(warp::post())
+        .and(s())
+        .and(crate::http::session::form())
+        .then(|t, st, f| async move { confirm(st, t, f).await });
+    name.or(password)
+        .unify()
+        .or(email)
+        .unify()
+        .or(link)
+        .unify()
+        .or(confirm)
+        .unify()
+        .boxed()
+}
+
+/// What the account page's profile forms show: what just changed, or why a form was refused.
+#[derive(Debug, Default)]
+pub struct Profile {
+    /// A change that went through, as a sentence.
+    pub done: Option<String>,
+    /// A refusal that belongs to no one field (too many tries), as a sentence.
+    pub error: Option<String>,
+    /// The refusal of each field, as a sentence ("" when none).
+    pub name_error: String,
+    pub email_error: String,
+    pub current_error: String,
+    pub password_error: String,
+    pub password2_error: String,
+    /// What the person typed into the name and e-mail forms, to show again.
+    pub name: Option<String>,
+    pub new_email: String,
+    /// The address a link was sent to and not opened yet.
+    pub awaiting: Option<String>,
+    /// The part `done` and `error` concern: "name", "email" or "password".
+    pub at: &'static str,
+    status: Option<StatusCode>,
+}
+
+impl Profile {
+    /// The notice of `?done=...` after a change, and `?new_email=` (back from confirming who
+    /// one is, with what was typed).
+    pub fn from_query(q: &HashMap<String, String>) -> Profile {
+        let ended = q
+            .get("ended")
+            .and_then(|n| n.parse::<u32>().ok())
+            .unwrap_or(0);
+        let revoked = q
+            .get("revoked")
+            .and_then(|r| Revoked::from_query(r))
+            .map_or_else(String::new, |r| format!(" {}", r.sentence()));
+        let (at, done) = match q.get("done").map(String::as_str) {
+            Some("name") => ("name", Some("Your name was changed.".to_string())),
+            Some("password") => (
+                "password",
+                Some(match ended {
+                    0 => format!("Your password was changed. You stay signed in here.{revoked}"),
+                    1 => format!(
+                        "Your password was changed. One other session was signed out; you stay signed in here.{revoked}"
+                    ),
+                    n => format!(
+                        "Your password was changed. {n} other sessions were signed out; you stay signed in here.{revoked}"
+                    ),
+                }),
+            ),
+            Some("email") => (
+                "email",
+                Some("Link sent. Check the inbox of your new address.".to_string()),
+            ),
+            _ => ("", None),
+        };
+        Profile {
+            done,
+            at,
+            new_email: q.get("new_email").cloned().unwrap_or_default(),
+            ..Profile::default()
+        }
+    }
+
+    /// The page's status: 200, or the refusal's.
+    pub fn status(&self) -> StatusCode {
+        self.status.unwrap_or(StatusCode::OK)
+    }
+
+    /// The form `form` ("name", "email" or "password") refused with `e`; `None` when `e` is not a
+    /// refusal the form can show.
+    fn refused(form: &'static str, e: &AppError) -> Option<Profile> {
+        let mut p = Profile {
+            at: form,
+            ..Profile::default()
+        };
+        let (field, message, status) = match e {
+            AppError::BadRequest { details, .. } => {
+                let first = details.first();
+                let field = first.map_or(form, |d| d.path.as_str()).to_string();
+                let message = first.map_or_else(|| e.to_string(), |d| d.message.clone());
+                (field, message, StatusCode::UNPROCESSABLE_ENTITY)
+            }
+            AppError::Conflict(m) => (form.to_string(), m.clone(), StatusCode::CONFLICT),
+            AppError::TooManyRequests { .. } => {
+                p.error = Some(
+                    match form {
+                        "password" => "Too many wrong passwords. Wait a while, then try again.",
+                        _ => "Too many requests. Wait a while, then try again.",
+                    }
+                    .into(),
+                );
+                p.status = Some(StatusCode::TOO_MANY_REQUESTS);
+                return Some(p);
+            }
+            AppError::Overloaded { message, .. } => {
+                p.error = Some(sentence(message));
+                p.status = Some(StatusCode::SERVICE_UNAVAILABLE);
+                return Some(p);
+            }
+            _ => return None,
+        };
+        let slot = match (form, field.as_str()) {
+            ("name", _) => &mut p.name_error,
+            ("email", _) => &mut p.email_error,
+            (_, "current") => &mut p.current_error,
+            (_, "password2") => &mut p.password2_error,
+            _ => &mut p.password_error,
+        };
+        *slot = sentence(&message);
+        p.status = Some(status);
+        Some(p)
+    }
+}
+
+/// `s` as a sentence: a capital first letter and a full stop.
+fn sentence(s: &str) -> String {
+    let mut chars = s.trim().chars();
+    let mut out: String = chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default();
+    if !out.ends_with(['.', '!', '?']) {
+        out.push('.');
+    }
+    out
+}
+
+fn field<'a>(form: &'a Form, name: &str) -> &'a str {
+    form.get(name).map(String::as_str).unwrap_or_default()
+}
+
+/// The account page again, its form `which` refused with `e` (the error page when the form
+/// cannot show it).
+async fn refused(
+    state: AppState,
+    signed_in: SignedIn,
+    which: &'static str,
+    e: &AppError,
+    keep: impl FnOnce(&mut Profile),
+) -> Response {
+    match Profile::refused(which, e) {
+        Some(mut p) => {
+            keep(&mut p);
+            crate::http::pages::account::show(state, signed_in, None, p).await
+        }
+        None => error_response(e, Format::Html),
+    }
+}
+
+async fn name(state: AppState, signed_in: SignedIn, form: Form) -> Response {
+    let typed = field(&form, "name").to_string();
+    match profile::change_name(&state.ctx(), &signed_in.1, &typed).await {
+        Ok(_) => redirect("/account?done=name#profile"),
+        Err(e) => refused(state, signed_in, "name", &e, |p| p.name = Some(typed)).await,
+    }
+}
+
+async fn password(
+    state: AppState,
+    peer: Option<std::net::SocketAddr>,
+    signed_in: SignedIn,
+    form: Form,
+) -> Response {
+    let (session, user) = (signed_in.0.clone(), &signed_in.1);
+    let new = (field(&form, "password"), field(&form, "password2"));
+    let current = field(&form, "current");
+    let address = peer.map(|p| p.ip());
+    // Unticked by default here: the person knew the old password, so nothing says a stranger
+    // did too.
+    let revoke = form
+        .contains_key("revoke")
+        .then_some(crate::integrations::access::revoke_all as RevokeAll);
+    let changed = profile::change_password(
+        &state.ctx(),
+        &state.passwords,
+        (session, user),
+        current,
+        new,
+        (address, revoke),
+    )
+    .await;
+    match changed {
+        Ok((ended, revoked)) => {
+            let revoked =
+                revoked.map_or_else(String::new, |r| format!("&revoked={}", r.to_query()));
+            redirect(&format!(
+                "/account?done=password&ended={ended}{revoked}#password"
+            ))
+        }
+        Err(e) => refused(state, signed_in, "password", &e, |_| {}).await,
+    }
+}
+
+async fn email(state: AppState, signed_in: SignedIn, form: Form) -> Response {
+    let typed = field(&form, "email").trim().to_string();
+    let (session, user) = (signed_in.0.clone(), &signed_in.1);
+    match profile::request_email_change(&state.ctx(), session, user, &typed).await {
+        Ok(_) => redirect("/account?done=email#email"),
+        Err(e) if e.code() == "confirmation_required" => {
+            let back = format!("/account?new_email={}#email", urlencode(&typed));
+            redirect(&format!("/account/confirm?next={}", urlencode(&back)))
+        }
+        Err(e) => refused(state, signed_in, "email", &e, |p| p.new_email = typed).await,
+    }
+}
+
+/// The page of an e-mail change's link: the old and the new address, and the button that
+/// makes the change (a link alone changes nothing: mail scanners open links).
+#[derive(Template)]
+#[template(path = "account/email_link.html")]
+struct LinkPage<'a> {
+    old_email: &'a str,
+    new_email: &'a str,
+    /// "Use NEW".
+    button: String,
+    token: &'a str,
+    csrf: String,
+}
+
+/// The link was used, or its hour is over.
+#[derive(Template)]
+#[template(path = "account/email_expired.html")]
+struct Expired;
+
+/// The change is made.
+#[derive(Template)]
+#[template(path = "account/email_changed.html")]
+struct Changed<'a> {
+    email: &'a str,
+}
+
+fn link_csrf(state: &AppState, token: &str) -> String {
+    let hash = SecretToken::presented(token).hash();
+    csrf::token(&state.keys, "email-change", &[&hash])
+}
+
+async fn link_page(state: AppState, token: String) -> Response {
+    match profile::pending_email(&state.ctx(), token.clone()).await {
+        Ok(Some(p)) => page(Ok(LinkPage {
+            old_email: &p.old,
+            new_email: &p.new,
+            button: format!("Use {}", p.new),
+            csrf: link_csrf(&state, &token),
+            token: &token,
+        })),
+        Ok(None) => page_as(StatusCode::GONE, Ok(Expired)),
+        Err(e) => error_response(&e, Format::Html),
+    }
+}
+
+async fn confirm(state: AppState, token: String, form: Form) -> Response {
+    let hash = SecretToken::presented(&token).hash();
+    if !csrf::verify(
+        &state.keys,
+        "email-change",
+        &[&hash],
+        field(&form, "csrf_token"),
+    ) {
+        let e = AppError::Forbidden("the form expired; reload the page".into());
+        return error_response(&e, Format::Html);
+    }
+    match profile::confirm_email_change(&state.ctx(), token).await {
+        Ok(Some(user)) => page(Ok(Changed { email: &user.email })),
+        Ok(None) => page_as(StatusCode::GONE, Ok(Expired)),
+        Err(e) => error_response(&e, Format::Html),
+    }
+}

@@ -1,0 +1,44 @@
+//! The web application for document owners: the pages a signed-in user works in (dashboard,
+//! new document, editor, document page, templates: list, details, use; settings: API tokens and
+//! webhooks) and what they share (`nav`, the page chrome; `preview`,
+//! the document's rendered pages). Each page calls the same use cases as the API, with the
+//! user's browser as the principal (`Principal::browser`); the pages' scripts call `/api/v1`
+//! itself with the session and the `X-CSRF-Token` of `session::APP` (`http::auth`).
+
+pub mod dashboard;
+pub mod document;
+pub mod editor;
+mod editor_form;
+pub mod nav;
+pub mod preview;
+pub mod settings;
+mod settings_tokens;
+mod settings_webhook;
+mod settings_webhooks;
+pub mod template_use;
+pub mod templates;
+pub mod timeline;
+pub mod upload;
+
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+use crate::http::server::state::AppState;
+
+pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    preview::routes(state.clone())
+        .or(editor::routes(state.clone()))
+        .unify()
+        .or(upload::routes(state.clone()))
+        .unify()
+        .or(templates::routes(state.clone()))
+        .unify()
+        .or(template_use::routes(state.clone()))
+        .unify()
+        .or(document::routes(state.clone()))
+        .unify()
+        .or(settings::routes(state))
+        .unify()
+        .boxed()
+}

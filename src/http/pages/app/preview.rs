@@ -1,0 +1,65 @@
+//! `GET /documents/{id}/pages/{n}.png?w=<800|1200|1600>`: page `n` of the signed-in owner's
+//! document, for the editor and the document page (another user's document is a 404, as in
+//! the API); `GET /templates/{id}/pages/{n}.png` the same of a template.
+
+use std::collections::HashMap;
+
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+use crate::core::error::AppError;
+use crate::core::ids::{DocumentId, TemplateId};
+use crate::http::reply::{Format, error_response};
+use crate::http::server::state::AppState;
+use crate::http::session::optional;
+use crate::identity::principal::Principal;
+use crate::signing::documents::preview;
+use crate::signing::templates;
+
+/// Whose page is asked for.
+#[derive(Debug, Clone, Copy)]
+enum Owner {
+    Document(DocumentId),
+    Template(TemplateId),
+}
+
+pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let documents = warp::path!("documents" / DocumentId / "pages" / String)
+        .map(|id, file| (Owner::Document(id), file));
+    let templates = warp::path!("templates" / TemplateId / "pages" / String)
+        .map(|id, file| (Owner::Template(id), file));
+    documents
+        .or(templates)
+        .unify()
+        .and(warp::get())
+        .and(warp::query::<HashMap<String, String>>())
+        .and(optional(&state))
+        .and(crate::http::with_state(state))
+        .then(|(owner, file): (Owner, String), q, who, st| async move {
+            match image(st, who, owner, file, q).await {
+                Ok(r) => r,
+                Err(e) => error_response(&e, Format::Json),
+            }
+        })
+        .boxed()
+}
+
+async fn image(
+    state: AppState,
+    who: Option<crate::http::session::SignedIn>,
+    owner: Owner,
+    file: String,
+    query: HashMap<String, String>,
+) -> Result<Response, AppError> {
+    let (_, user) = who.ok_or_else(|| AppError::Unauthorized("sign in to see this page".into()))?;
+    let (n, width) = crate::http::pages::page_image::parse(&file, &query)?;
+    let (ctx, who) = (state.ctx(), Principal::browser(user.id));
+    let page = match owner {
+        Owner::Document(id) => preview::page_source(&ctx, &who, id, n).await?,
+        Owner::Template(id) => templates::manage::page_source(&ctx, &who, id, n).await?,
+    };
+    // A draft's file can be replaced: the browser asks again each time (the page cache on the
+    // server keeps the image).
+    crate::http::pages::page_image::reply(&state, &page, n, width, "private, no-cache").await
+}

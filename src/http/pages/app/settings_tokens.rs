@@ -1,0 +1,272 @@
+//! `/settings/tokens`: the signed-in owner's API tokens. The list (name, prefix, created, last
+//! used, expiry), a form that creates one (a name and an expiry: never, 7, 30 or 90 days, or a
+//! date) whose answer shows the new token once, and a revocation per token. Making one asks
+//! for a session that confirmed who it is within the last few minutes (`/account/confirm`,
+//! then back to the form as typed) and mails the account a notice. Both forms call
+//! `identity::apikeys::manage`, the use cases of the admin CLI's `docket apikey`: the same
+//! checks, hashing and prefix; a token acts as its owner with every scope, as the CLI's keys.
+
+use std::collections::HashMap;
+
+use askama::Template;
+use http::StatusCode;
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+use super::nav::{Nav, Section};
+use super::settings::{Problems, Tab, notice, tabs};
+use crate::core::db::now;
+use crate::core::error::{AppError, FieldError};
+use crate::core::timefmt::{human, iso8601};
+use crate::http::reply::{Format, error_response, html_result, page_as, redirect};
+use crate::http::server::state::AppState;
+use crate::http::session::{APP, Form, SignedIn, form_csrf, signed_in, with_query};
+use crate::identity::accounts::access::Source;
+use crate::identity::apikeys::ApiKey;
+use crate::identity::apikeys::manage::{self, Expiry, NewKey};
+
+const BACK: &str = "/settings/tokens";
+
+pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let s = {
+        let state = state.clone();
+        move || crate::http::with_state(state.clone())
+    };
+    let show = warp::path!("settings" / "tokens")
+        .and(warp::get())
+        .and(s())
+        .and(signed_in(&state, BACK))
+        .and(warp::query::<HashMap<String, String>>())
+        .then(
+            |st: AppState, who: SignedIn, q: HashMap<String, String>| async move {
+                let done = notice(q.get("done")).map(str::to_string);
+                // Back from confirming who one is: the form as it was typed.
+                let typed = match q.contains_key("name") {
+                    true => Typed::of(&q),
+                    false => Typed::default(),
+                };
+                let view = View {
+                    notice: done,
+                    typed,
+                    ..View::default()
+                };
+                render(&st, who, StatusCode::OK, view).await
+            },
+        );
+    let create = warp::path!("settings" / "tokens")
+        .and(warp::post())
+        .and(s())
+        .and(crate::http::source())
+        .and(form_csrf(&state, APP, BACK))
+        .then(|st, from, who, f| async move { create(st, from, who, f).await });
+    let revoke = warp::path!("settings" / "tokens" / i64 / "revoke")
+        .and(warp::post())
+        .and(s())
+        .and(form_csrf(&state, APP, BACK))
+        .then(
+            |id, st: AppState, (_, user): SignedIn, _f: Form| async move {
+                let revoked = manage::revoke_own(&st.db, user.id, id, now()).await;
+                html_result(revoked.map(|_| redirect(&format!("{BACK}?done=revoked"))))
+            },
+        );
+    show.or(create).unify().or(revoke).unify().boxed()
+}
+
+/// `POST /settings/tokens`: the page with the new token shown once, or the form with what to
+/// change; a session that has not confirmed who it is recently is sent to do so first, and
+/// back to the form as it was typed.
+async fn create(state: AppState, from: Source, who: SignedIn, form: Form) -> Response {
+    let t = now();
+    let typed = Typed::of(&form);
+    let made = match typed.expiry() {
+        Ok(expiry) => match NewKey::check(&typed.name, expiry, t) {
+            Ok(new) => {
+                let owner = (who.0.clone(), who.1.id);
+                manage::create_own(&state.ctx(), owner, new, from, t).await
+            }
+            Err(e) => Err(e),
+        },
+        Err(e) => Err(e),
+    };
+    match made {
+        Ok(created) => {
+            let view = View {
+                created: Some(Created {
+                    name: created.stored.name.clone(),
+                    value: created.key.expose().to_string(),
+                }),
+                ..View::default()
+            };
+            let mut resp = render(&state, who, StatusCode::OK, view).await;
+            // The token is in this answer only: no cache may keep it.
+            resp.headers_mut()
+                .insert("cache-control", http::HeaderValue::from_static("no-store"));
+            resp
+        }
+        Err(e) if e.code() == "confirmation_required" => {
+            let back = with_query(
+                BACK,
+                &[
+                    ("name", Some(&typed.name)),
+                    ("expiry", Some(&typed.expiry)),
+                    ("date", Some(typed.date.as_str()).filter(|d| !d.is_empty())),
+                ],
+            );
+            redirect(&with_query("/account/confirm", &[("next", Some(&back))]))
+        }
+        Err(e) if e.status() == StatusCode::BAD_REQUEST => {
+            let view = View {
+                problems: Problems::of(&e),
+                typed,
+                ..View::default()
+            };
+            render(&state, who, StatusCode::BAD_REQUEST, view).await
+        }
+        Err(e) => error_response(&e, Format::Html),
+    }
+}
+
+/// What the creation form holds, as typed.
+#[derive(Debug, Clone)]
+struct Typed {
+    name: String,
+    /// `never`, `7`, `30`, `90` or `date`.
+    expiry: String,
+    /// `YYYY-MM-DD` when `expiry` is `date`.
+    date: String,
+}
+
+impl Default for Typed {
+    fn default() -> Typed {
+        Typed {
+            name: String::new(),
+            expiry: "90".into(),
+            date: String::new(),
+        }
+    }
+}
+
+/// The expiry choices: value and words.
+const EXPIRIES: [(&str, &str); 5] = [
+    ("7", "In 7 days"),
+    ("30", "In 30 days"),
+    ("90", "In 90 days"),
+    ("date", "On a date I choose"),
+    ("never", "Never"),
+];
+
+impl Typed {
+    fn of(form: &Form) -> Typed {
+        let get = |k: &str| form.get(k).cloned().unwrap_or_default();
+        Typed {
+            name: get("name"),
+            expiry: get("expiry"),
+            date: get("date"),
+        }
+    }
+
+    /// The expiry chosen: a chosen date ends at the end of that day (UTC). 400 naming `expiry`
+    /// for a choice that is none of the form's.
+    fn expiry(&self) -> Result<Expiry, AppError> {
+        let refused = |m: &str| AppError::validation(vec![FieldError::new("expiry", m)]);
+        match self.expiry.as_str() {
+            "never" => Ok(Expiry::Never),
+            "date" => {
+                let format = time::macros::format_description!("[year]-[month]-[day]");
+                let day = time::Date::parse(self.date.trim(), &format)
+                    .map_err(|_| refused("choose the day the token stops working"))?;
+                let end = day.midnight().assume_utc().unix_timestamp() + 86_400;
+                // A day already over is refused by the use case, as any expiry in the past.
+                Ok(Expiry::At(end))
+            }
+            days => days
+                .parse()
+                .map(Expiry::Days)
+                .map_err(|_| refused("choose when the token stops working")),
+        }
+    }
+}
+
+/// A token as listed.
+struct Row {
+    id: i64,
+    name: String,
+    prefix: String,
+    created: String,
+    created_iso: String,
+    /// When it was last used and when it expires: the words, and the moment for `<time>`.
+    last_used: (String, Option<String>),
+    expires: (String, Option<String>),
+    expired: bool,
+}
+
+impl Row {
+    fn of(k: &ApiKey, now: i64) -> Row {
+        Row {
+            id: k.id,
+            name: k.name.clone(),
+            prefix: format!("{}…", k.prefix),
+            created: human(k.created_at),
+            created_iso: iso8601(k.created_at),
+            last_used: moment(k.last_used_at, "Never used"),
+            expires: moment(k.expires_at, "Never"),
+            expired: k.state(now) == "expired",
+        }
+    }
+}
+
+/// `at` in words and as ISO 8601, or `none` when there is no moment.
+fn moment(at: Option<i64>, none: &str) -> (String, Option<String>) {
+    match at {
+        Some(t) => (human(t), Some(iso8601(t))),
+        None => (none.to_string(), None),
+    }
+}
+
+/// A token just made, shown once.
+struct Created {
+    name: String,
+    value: String,
+}
+
+/// What a rendering of the page shows besides the list.
+#[derive(Default)]
+struct View {
+    created: Option<Created>,
+    problems: Problems,
+    typed: Typed,
+    notice: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "app/settings_tokens.html")]
+struct TokensPage {
+    nav: Nav,
+    tabs: Vec<Tab>,
+    rows: Vec<Row>,
+    view: View,
+    expiries: [(&'static str, &'static str); 5],
+    /// The earliest day the date box offers (tomorrow), `YYYY-MM-DD`.
+    tomorrow: String,
+}
+
+async fn render(
+    state: &AppState,
+    (session, user): SignedIn,
+    status: StatusCode,
+    view: View,
+) -> Response {
+    let t = now();
+    let keys = manage::list_own(&state.db, user.id).await;
+    let nav = Nav::of(state, &session, &user, Section::Settings);
+    let result = keys.map(|keys| TokensPage {
+        nav,
+        tabs: tabs("API tokens"),
+        rows: keys.iter().rev().map(|k| Row::of(k, t)).collect(),
+        view,
+        expiries: EXPIRIES,
+        tomorrow: iso8601(t + 86_400)[..10].to_string(),
+    });
+    page_as(status, result)
+}

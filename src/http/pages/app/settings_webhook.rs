@@ -1,0 +1,290 @@
+//! `/settings/webhooks/{id}`: one of the owner's webhooks. Its page (URL, events, state, the
+//! secret once after creation, the delivery log with "Redeliver" per delivery, "Send a test
+//! event"), its edit form (`/edit`, posted to the page's address), a test event and a
+//! redelivery. Each form calls the use case of the API's route (`integrations::webhooks`):
+//! `PATCH /api/v1/webhooks/{id}`, `.../test`, `.../deliveries/{d}/redeliver`. Another user's
+//! webhook or delivery is a 404.
+
+use askama::Template;
+use http::StatusCode;
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+use super::document::sign_in_first;
+use super::nav::{Nav, Section};
+use super::settings::{Done, Tab, notice, tabs};
+use super::settings_webhooks::{HookForm, Typed, label};
+use super::timeline::{Stamp, human, stamp};
+use crate::core::error::AppError;
+use crate::core::lenient::Given;
+use crate::http::reply::{Format, error_response, page, page_as, redirect};
+use crate::http::server::state::AppState;
+use crate::http::session::{APP, Form, SignedIn, form_csrf, optional, with_query};
+use crate::identity::accounts::access::Source;
+use crate::identity::principal::Principal;
+use crate::integrations::request::{TestWebhookRequest, UpdateWebhookRequest};
+use crate::integrations::webhooks as manage;
+use crate::outbox::webhooks::Event;
+use crate::outbox::webhooks::store::{Delivery, DeliveryStatus, Webhook};
+
+const BACK: &str = "/settings/webhooks";
+
+pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let s = {
+        let state = state.clone();
+        move || crate::http::with_state(state.clone())
+    };
+    let show = warp::path!("settings" / "webhooks" / i64)
+        .and(warp::get())
+        .and(s())
+        .and(optional(&state))
+        .and(crate::http::body::query::<Done>())
+        .then(
+            |id, st: AppState, who: Option<SignedIn>, q: Done| async move {
+                let Some(who) = who else {
+                    return sign_in_first(&format!("{BACK}/{id}"));
+                };
+                let view = View {
+                    notice: notice(q.done.as_ref()),
+                    ..View::default()
+                };
+                show(&st, who, id, view).await
+            },
+        );
+    let edit = warp::path!("settings" / "webhooks" / i64 / "edit")
+        .and(warp::get())
+        .and(s())
+        .and(optional(&state))
+        .and(warp::query::<std::collections::HashMap<String, String>>())
+        .then(
+            |id,
+             st: AppState,
+             who: Option<SignedIn>,
+             q: std::collections::HashMap<String, String>| async move {
+                let Some(who) = who else {
+                    return sign_in_first(&format!("{BACK}/{id}/edit"));
+                };
+                let principal = Principal::browser(who.1.id);
+                match manage::get(&st.ctx(), &principal, id).await {
+                    // Back from confirming who one is: the form as it was typed.
+                    Ok(hook) if q.contains_key("url") => {
+                        page(Ok(
+                            HookForm::new(&st, &who, Some(&hook)).filled(&Typed::of(&q))
+                        ))
+                    }
+                    Ok(hook) => page(Ok(HookForm::new(&st, &who, Some(&hook)))),
+                    Err(e) => error_response(&e, Format::Html),
+                }
+            },
+        );
+    let save = warp::path!("settings" / "webhooks" / i64)
+        .and(warp::post())
+        .and(s())
+        .and(crate::http::source())
+        .and(form_csrf(&state, APP, BACK))
+        .then(|id, st, from, who, f| async move { save(st, from, who, id, f).await });
+    let test = warp::path!("settings" / "webhooks" / i64 / "test")
+        .and(warp::post())
+        .and(s())
+        .and(form_csrf(&state, APP, BACK))
+        .then(|id, st: AppState, who: SignedIn, f: Form| async move {
+            let request = TestWebhookRequest {
+                event: f
+                    .get("event")
+                    .and_then(|e| Event::parse(e))
+                    .map_or(Given::Absent, Given::Valid),
+            };
+            let principal = Principal::browser(who.1.id);
+            let sent = match request.validate() {
+                Ok(event) => manage::send_test(&st.ctx(), &principal, id, event).await,
+                Err(e) => Err(e),
+            };
+            after(&st, who, id, sent, "test").await
+        });
+    let redeliver = warp::path!("settings" / "webhooks" / i64 / "deliveries" / i64 / "redeliver")
+        .and(warp::post())
+        .and(s())
+        .and(form_csrf(&state, APP, BACK))
+        .then(|id, d, st: AppState, who: SignedIn, _f: Form| async move {
+            let principal = Principal::browser(who.1.id);
+            let queued = manage::redeliver(&st.ctx(), &principal, id, d).await;
+            after(&st, who, id, queued, "redelivered").await
+        });
+    show.or(edit)
+        .unify()
+        .or(save)
+        .unify()
+        .or(test)
+        .unify()
+        .or(redeliver)
+        .unify()
+        .boxed()
+}
+
+/// After a test event or a redelivery: back to the page with its notice, or the page with the
+/// use case's refusal (a webhook switched off) over the log.
+async fn after(
+    state: &AppState,
+    who: SignedIn,
+    id: i64,
+    result: Result<Delivery, AppError>,
+    done: &str,
+) -> Response {
+    match result {
+        Ok(_) => redirect(&format!("{BACK}/{id}?done={done}")),
+        Err(e) if e.status() == StatusCode::BAD_REQUEST => {
+            let view = View {
+                refusal: Some(super::settings::sentence(&e.public_message())),
+                ..View::default()
+            };
+            let mut resp = show(state, who, id, view).await;
+            if resp.status() == StatusCode::OK {
+                *resp.status_mut() = StatusCode::BAD_REQUEST;
+            }
+            resp
+        }
+        Err(e) => error_response(&e, Format::Html),
+    }
+}
+
+/// `POST /settings/webhooks/{id}`: the change saved (back to the page), or the form again. A
+/// new address or switching it on asks for a session that confirmed who it is recently: to
+/// confirm first, then back to the form as it was typed.
+async fn save(state: AppState, from: Source, who: SignedIn, id: i64, form: Form) -> Response {
+    let typed = Typed::of(&form);
+    let request = UpdateWebhookRequest {
+        url: typed.url(),
+        events: typed.events(),
+        enabled: Given::Valid(typed.enabled),
+    };
+    let principal = Principal::browser_session(who.1.id, &who.0);
+    let saved = match request.validate() {
+        Ok(change) => manage::update(&state.ctx(), &principal, id, change, from).await,
+        Err(e) => Err(e),
+    };
+    match saved {
+        Ok(_) => redirect(&format!("{BACK}/{id}?done=saved")),
+        Err(e) if e.code() == "confirmation_required" => {
+            let back = typed.back_to(&format!("{BACK}/{id}/edit"));
+            redirect(&with_query("/account/confirm", &[("next", Some(&back))]))
+        }
+        Err(e) if e.status() == StatusCode::BAD_REQUEST => {
+            match manage::get(&state.ctx(), &principal, id).await {
+                Ok(hook) => HookForm::new(&state, &who, Some(&hook)).refused(&typed, &e),
+                Err(e) => error_response(&e, Format::Html),
+            }
+        }
+        Err(e) => error_response(&e, Format::Html),
+    }
+}
+
+/// A delivery as the log shows it.
+struct Row {
+    id: i64,
+    /// Its state (`PENDING:1`), for the page's script to see what changed.
+    key: String,
+    when: String,
+    when_iso: String,
+    event: String,
+    status: &'static str,
+    tone: &'static str,
+    http: Option<i64>,
+    attempts: i64,
+    /// The next try: in words, and as ISO 8601.
+    next: Option<(String, String)>,
+    /// The start of the receiver's answer.
+    excerpt: Option<String>,
+    /// Why the last attempt failed.
+    error: Option<String>,
+    /// Sent at least once, so worth sending again.
+    redeliverable: bool,
+}
+
+impl Row {
+    fn of(d: &Delivery) -> Row {
+        let (status, tone) = match d.status {
+            DeliveryStatus::Delivered => ("Delivered", "ok"),
+            DeliveryStatus::Pending if d.attempts == 0 => ("Queued", ""),
+            DeliveryStatus::Pending => ("Retrying", "warn"),
+            DeliveryStatus::Failed => ("Failed", "bad"),
+        };
+        Row {
+            id: d.id,
+            key: format!("{}:{}", d.status.as_str(), d.attempts),
+            when: human(&d.created_at),
+            when_iso: d.created_at.clone(),
+            event: label(d.event),
+            status,
+            tone,
+            http: d.last_status,
+            attempts: d.attempts,
+            next: d
+                .next_attempt_at
+                .as_deref()
+                .map(|n| (human(n), n.to_string())),
+            excerpt: d.response_excerpt.clone(),
+            error: d.last_error.clone(),
+            redeliverable: d.status != DeliveryStatus::Pending,
+        }
+    }
+}
+
+/// What a rendering of the page shows besides the webhook and its log.
+#[derive(Default)]
+struct View {
+    /// The secret, right after creation.
+    secret: Option<String>,
+    notice: Option<&'static str>,
+    /// A refused test or redelivery.
+    refusal: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "app/settings_webhook.html")]
+struct HookPage {
+    nav: Nav,
+    tabs: Vec<Tab>,
+    hook: Webhook,
+    events: Vec<(&'static str, String)>,
+    created: Stamp,
+    rows: Vec<Row>,
+    view: View,
+}
+
+/// The answer to a creation: the new webhook's page with its secret, kept by no cache.
+pub async fn created(state: &AppState, who: SignedIn, hook: Webhook, secret: String) -> Response {
+    let view = View {
+        secret: Some(secret),
+        notice: Some("The webhook was added."),
+        ..View::default()
+    };
+    let mut resp = show(state, who, hook.id, view).await;
+    resp.headers_mut()
+        .insert("cache-control", http::HeaderValue::from_static("no-store"));
+    resp
+}
+
+async fn show(state: &AppState, (session, user): SignedIn, id: i64, view: View) -> Response {
+    let (ctx, who) = (state.ctx(), Principal::browser(user.id));
+    let nav = Nav::of(state, &session, &user, Section::Settings);
+    let found = async {
+        let hook = manage::get(&ctx, &who, id).await?;
+        let log = manage::deliveries(&ctx, &who, id).await?;
+        Ok::<_, AppError>((hook, log))
+    };
+    let result = found.await.map(|(hook, log)| HookPage {
+        nav,
+        tabs: tabs("Webhooks"),
+        events: hook
+            .events
+            .iter()
+            .map(|e| (e.as_str(), label(*e)))
+            .collect(),
+        created: stamp(&hook.created_at),
+        hook,
+        rows: log.iter().map(Row::of).collect(),
+        view,
+    });
+    page_as(StatusCode::OK, result)
+}

@@ -1,0 +1,346 @@
+//! `GET /templates/{id}/use`: the form that makes a document from a template: each recipient's
+//! name and e-mail (pre-filled when the template has a real address), the title, and values
+//! for its text and number fields; `POST` the same with `action=send` or `action=draft`. The
+//! form becomes the body of `POST /api/v1/templates/{id}/generate-document` and goes to the same
+//! use case (`templates::manage::generate`), then, to send, to the documents' own send; a
+//! refusal is shown next to what it names. Sent: the document's page; a draft: its editor.
+
+use askama::Template;
+use serde_json::Value;
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+use super::nav::{Nav, Section};
+use super::templates::Person;
+use crate::core::error::AppError;
+use crate::core::ids::{FieldId, TemplateId};
+use crate::core::lenient::{Given, Object};
+use crate::http::reply::{Format, error_response, page, page_as, redirect};
+use crate::http::server::state::AppState;
+use crate::http::session::{APP, Form, SignedIn, form_csrf, signed_in};
+use crate::identity::principal::Principal;
+use crate::signing::documents::audit::Origin;
+use crate::signing::documents::fields::FieldType;
+use crate::signing::templates::generate_request::{GenerateRequest, NamedRecipientInput};
+use crate::signing::templates::prefill::PrefillInput;
+use crate::signing::templates::{manage, model};
+use crate::signing::workflow::request::SendRequest;
+use crate::signing::workflow::sending;
+
+pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let show = warp::path!("templates" / TemplateId / "use")
+        .and(warp::get())
+        .and(signed_in(&state, "/templates"))
+        .and(crate::http::with_state(state.clone()))
+        .then(|id, who, st| async move { answer(form(st, who, id).await) });
+    let submit = warp::path!("templates" / TemplateId / "use")
+        .and(warp::post())
+        .and(form_csrf(&state, APP, "/templates"))
+        .and(crate::http::origin())
+        .and(crate::http::with_state(state))
+        .then(|id, who, f, origin, st| async move { answer(submit(st, who, id, f, origin).await) });
+    show.or(submit).unify().boxed()
+}
+
+fn answer(r: Result<Response, AppError>) -> Response {
+    r.unwrap_or_else(|e| error_response(&e, Format::Html))
+}
+
+#[derive(Template)]
+#[template(path = "app/template_use.html")]
+struct UsePage {
+    nav: Nav,
+    id: TemplateId,
+    template_title: String,
+    title: String,
+    title_error: String,
+    people: Vec<UsePerson>,
+    prefill: Vec<Prefill>,
+    /// The refusal, as a sentence, and the draft it left (when it was made but not sent).
+    error: Option<String>,
+    draft: Option<String>,
+}
+
+/// A recipient to fill in.
+struct UsePerson {
+    person: Person,
+    /// The inputs' ids and names: `r<id>_name`, `r<id>_email`.
+    name_id: String,
+    email_id: String,
+    name: String,
+    email: String,
+    name_error: String,
+    email_error: String,
+}
+
+/// A text or number field whose value may be given now (filled, and read-only for its
+/// recipient).
+struct Prefill {
+    id: FieldId,
+    /// The input's id and name: `f<id>`.
+    input_id: String,
+    label: String,
+    number: bool,
+    value: String,
+    error: String,
+}
+
+/// What was typed, by the form's names.
+struct Typed<'a>(Option<&'a Form>);
+
+impl Typed<'_> {
+    fn get(&self, name: &str) -> Option<String> {
+        self.0
+            .and_then(|f| f.get(name))
+            .map(|v| v.trim().to_string())
+    }
+}
+
+/// The form over `t`, filled with `typed` (or the template's values).
+fn filled(nav: Nav, t: &model::Template, typed: Typed<'_>) -> UsePage {
+    let people = Person::all(t)
+        .into_iter()
+        .map(|p| {
+            let (name_id, email_id) = (format!("r{}_name", p.id), format!("r{}_email", p.id));
+            let real = !p.email.is_empty();
+            UsePerson {
+                name: typed
+                    .get(&name_id)
+                    .unwrap_or_else(|| if real { p.label.clone() } else { String::new() }),
+                email: typed.get(&email_id).unwrap_or_else(|| p.email.clone()),
+                name_id,
+                email_id,
+                person: p,
+                name_error: String::new(),
+                email_error: String::new(),
+            }
+        })
+        .collect();
+    let prefill = t
+        .fields
+        .iter()
+        .filter(|f| matches!(f.kind, FieldType::Text | FieldType::Number))
+        .map(|f| Prefill {
+            id: f.id,
+            input_id: format!("f{}", f.id),
+            label: prefill_label(t, f),
+            number: f.kind == FieldType::Number,
+            value: typed.get(&format!("f{}", f.id)).unwrap_or_default(),
+            error: String::new(),
+        })
+        .collect();
+    UsePage {
+        nav,
+        id: t.id,
+        template_title: t.title.clone(),
+        title: typed.get("title").unwrap_or_else(|| t.title.clone()),
+        title_error: String::new(),
+        people,
+        prefill,
+        error: None,
+        draft: None,
+    }
+}
+
+/// "Text “Flat” for Tenant, page 2".
+fn prefill_label(t: &model::Template, f: &crate::signing::documents::model::Field) -> String {
+    let kind = if f.kind == FieldType::Number {
+        "Number"
+    } else {
+        "Text"
+    };
+    let label = f
+        .meta
+        .as_ref()
+        .and_then(|m| m.basic().label.as_deref())
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| format!(" “{}”", l.trim()))
+        .unwrap_or_default();
+    let who = t
+        .recipients
+        .iter()
+        .find(|r| r.id == f.recipient_id)
+        .map(|r| Person::of(r, t).label)
+        .unwrap_or_default();
+    format!("{kind}{label} for {who}, page {}", f.page)
+}
+
+async fn form(
+    state: AppState,
+    (session, user): SignedIn,
+    id: TemplateId,
+) -> Result<Response, AppError> {
+    let t = manage::read(&state.ctx(), &Principal::browser(user.id), id).await?;
+    let nav = Nav::of(&state, &session, &user, Section::Templates);
+    Ok(page(Ok(filled(nav, &t, Typed(None)))))
+}
+
+async fn submit(
+    state: AppState,
+    (session, user): SignedIn,
+    id: TemplateId,
+    f: Form,
+    origin: Origin,
+) -> Result<Response, AppError> {
+    let (ctx, who) = (state.ctx(), Principal::browser(user.id));
+    let t = manage::read(&ctx, &who, id).await?;
+    let nav = Nav::of(&state, &session, &user, Section::Templates);
+    let mut shown = filled(nav, &t, Typed(Some(&f)));
+    let send = f.get("action").map(String::as_str) == Some("send");
+    let body = request_of(&shown);
+    let made = match manage::generate(&ctx, &who, id, body).await {
+        Ok(m) => m,
+        Err(e) if e.status().is_client_error() => {
+            shown.place(&e);
+            return Ok(page_as(e.status(), Ok(shown)));
+        }
+        Err(e) => return Err(e),
+    };
+    let doc = made.document_id;
+    if !send {
+        return Ok(redirect(&format!("/documents/{doc}/edit")));
+    }
+    let opts = SendRequest::default().validate(false)?;
+    match sending::send(&ctx, &who, doc, opts, origin).await {
+        Ok(_) => Ok(redirect(&format!("/documents/{doc}"))),
+        Err(e) if e.status().is_client_error() => {
+            shown.error = Some(format!(
+                "The document was made as a draft but not sent: {}",
+                sentence(&e.public_message())
+            ));
+            shown.draft = Some(format!("/documents/{doc}/edit?step=review"));
+            Ok(page_as(e.status(), Ok(shown)))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// The `generate-document` body of what was typed: the recipients in the page's order, then
+/// the prefilled values (empty ones left out), so that a refusal's paths name them back.
+fn request_of(p: &UsePage) -> GenerateRequest {
+    // What is left empty is left out.
+    let given = |s: &str| match s {
+        "" => Given::Absent,
+        s => Given::Valid(s.to_string()),
+    };
+    let recipients = p
+        .people
+        .iter()
+        .map(|u| {
+            Given::Valid(Object(NamedRecipientInput {
+                id: Given::Valid(u.person.id),
+                name: given(&u.name),
+                email: given(&u.email),
+                ..NamedRecipientInput::default()
+            }))
+        })
+        .collect();
+    let prefill = p
+        .prefill
+        .iter()
+        .filter(|f| !f.value.is_empty())
+        .map(|f| {
+            let kind = if f.number { "number" } else { "text" };
+            Given::Valid(Object(PrefillInput {
+                id: Given::Valid(f.id),
+                kind: Given::Valid(kind.into()),
+                value: Given::Valid(Value::String(f.value.clone())),
+                ..PrefillInput::default()
+            }))
+        })
+        .collect();
+    GenerateRequest {
+        title: Given::Valid(p.title.clone()),
+        recipients: Given::Valid(recipients),
+        prefill_fields: Given::Valid(prefill),
+        ..GenerateRequest::default()
+    }
+}
+
+impl UsePage {
+    /// Puts each of `e`'s problems next to what its path names; the rest in the message.
+    fn place(&mut self, e: &AppError) {
+        let mut left = Vec::new();
+        let filled: Vec<FieldId> = self
+            .prefill
+            .iter()
+            .filter(|f| !f.value.is_empty())
+            .map(|f| f.id)
+            .collect();
+        for d in e.details() {
+            let message = sentence(&d.message);
+            let person = indexed(&d.path, "recipients")
+                .and_then(|(i, rest)| Some((self.people.get_mut(i)?, rest)));
+            if let Some((u, rest)) = person {
+                match rest {
+                    ".name" => u.name_error = message,
+                    _ => u.email_error = message,
+                }
+                continue;
+            }
+            let value = indexed(&d.path, "prefillFields")
+                .and_then(|(i, _)| filled.get(i).copied())
+                .and_then(|id| self.prefill.iter_mut().find(|f| f.id == id));
+            if let Some(f) = value {
+                f.error = message;
+                continue;
+            }
+            if d.path == "title" {
+                self.title_error = message;
+                continue;
+            }
+            left.push(message);
+        }
+        self.error = Some(match (e.details().is_empty(), left.is_empty()) {
+            (true, _) => sentence(&e.public_message()),
+            (false, true) => "Nothing was made yet: some of what you typed needs a change (see the messages below).".into(),
+            (false, false) => format!("Nothing was made yet: {}", left.join(" ")),
+        });
+    }
+}
+
+/// `recipients[3].email` as `(3, ".email")` for `list` = "recipients".
+fn indexed<'a>(path: &'a str, list: &str) -> Option<(usize, &'a str)> {
+    let rest = path.strip_prefix(list)?.strip_prefix('[')?;
+    let (n, rest) = rest.split_once(']')?;
+    Some((n.parse().ok()?, rest))
+}
+
+/// A server message as a sentence: capitalised, with its full stop.
+fn sentence(text: &str) -> String {
+    let t = text.trim();
+    let mut c = t.chars();
+    let mut s = match c.next() {
+        Some(first) => first.to_uppercase().collect::<String>() + c.as_str(),
+        None => return String::new(),
+    };
+    if !s.ends_with(['.', '!', '?']) {
+        s.push('.');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_name_the_item_and_messages_become_sentences() {
+        assert_eq!(
+            indexed("recipients[3].email", "recipients"),
+            Some((3, ".email"))
+        );
+        assert_eq!(
+            indexed("prefillFields[0].value", "prefillFields"),
+            Some((0, ".value"))
+        );
+        assert_eq!(indexed("title", "recipients"), None);
+        assert_eq!(
+            sentence("must be an e-mail address"),
+            "Must be an e-mail address."
+        );
+        assert_eq!(sentence("Done."), "Done.");
+        assert_eq!(sentence(""), "");
+    }
+}

@@ -1,0 +1,221 @@
+//! `GET /templates`: the owner's templates, newest first, in pages; `GET /templates/{id}`: one
+//! template's details page (its id and its recipients' ids for API users, its pages, and
+//! Use, Edit, Duplicate and Delete, and its direct link). Both read through `templates::manage`
+//! as the user's browser; another user's template is the 404 page. Duplicate, Delete and the
+//! direct link's changes are the API's own calls, made by `assets/js/template.js`.
+
+use askama::Template;
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+use super::nav::{Nav, Section};
+use crate::core::error::AppError;
+use crate::core::ids::{RecipientId, TemplateId};
+use crate::core::timefmt::{human, iso8601};
+use crate::http::reply::{html_result, page};
+use crate::http::server::state::AppState;
+use crate::http::session::{SignedIn, signed_in};
+use crate::identity::principal::Principal;
+use crate::signing::documents::model::Recipient;
+use crate::signing::documents::recipients::Role;
+use crate::signing::templates::{direct, manage, model, placeholder_number};
+
+/// Templates on one page of the list.
+const PER_PAGE: i64 = 20;
+
+pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let list = warp::path!("templates")
+        .and(warp::get())
+        .and(crate::http::body::query::<PageQuery>())
+        .and(signed_in(&state, "/templates"))
+        .and(crate::http::with_state(state.clone()))
+        .then(|q: PageQuery, who, st| async move {
+            let n = q.page.and_then(|p| p.parse().ok()).unwrap_or(1);
+            html_result(list(st, who, n).await)
+        });
+    let details = warp::path!("templates" / TemplateId)
+        .and(warp::get())
+        .and(signed_in(&state, "/templates"))
+        .and(crate::http::with_state(state))
+        .then(|id, who, st| async move { html_result(details(st, who, id).await) });
+    list.or(details).unify().boxed()
+}
+
+/// `?page=`: which page of the list (the first when absent or not a number).
+#[derive(serde::Deserialize)]
+struct PageQuery {
+    page: Option<String>,
+}
+
+/// A template recipient as the pages show it: a placeholder is its name, or "Recipient 2",
+/// without an address.
+pub struct Person {
+    pub id: RecipientId,
+    pub label: String,
+    /// Empty for a placeholder.
+    pub email: String,
+    pub role: &'static str,
+    /// How many fields are theirs.
+    pub fields: usize,
+}
+
+impl Person {
+    pub fn of(r: &Recipient, t: &model::Template) -> Person {
+        let number = placeholder_number(&r.email);
+        let label = match (r.name.is_empty(), number) {
+            (false, _) => r.name.clone(),
+            (true, Some(n)) => format!("Recipient {n}"),
+            (true, None) => r.email.clone(),
+        };
+        Person {
+            id: r.id,
+            label,
+            email: if number.is_some() {
+                String::new()
+            } else {
+                r.email.clone()
+            },
+            role: super::document::role_name(r.role),
+            fields: t.fields.iter().filter(|f| f.recipient_id == r.id).count(),
+        }
+    }
+
+    /// The template's recipients in signing order (then as added).
+    pub fn all(t: &model::Template) -> Vec<Person> {
+        let mut rs: Vec<&Recipient> = t.recipients.iter().collect();
+        rs.sort_by_key(|r| (r.signing_order.unwrap_or(i64::MAX), r.id));
+        rs.into_iter().map(|r| Person::of(r, t)).collect()
+    }
+}
+
+#[derive(Template)]
+#[template(path = "app/templates.html")]
+struct TemplatesPage {
+    nav: Nav,
+    rows: Vec<Row>,
+    page: i64,
+    pages: i64,
+    previous: Option<String>,
+    next: Option<String>,
+}
+
+/// One template of the list.
+struct Row {
+    id: TemplateId,
+    title: String,
+    people: Vec<Person>,
+    changed: String,
+    changed_iso: String,
+}
+
+async fn list(state: AppState, (session, user): SignedIn, n: i64) -> Result<Response, AppError> {
+    let who = Principal::browser(user.id);
+    let n = n.clamp(1, 1_000_000);
+    let (items, pages) = manage::listed(&state.ctx(), &who, (n, PER_PAGE)).await?;
+    let link = |p: i64| {
+        if p == 1 {
+            "/templates".to_string()
+        } else {
+            format!("/templates?page={p}")
+        }
+    };
+    let rows = items
+        .iter()
+        .map(|t| Row {
+            id: t.id,
+            title: t.title.clone(),
+            people: Person::all(t),
+            changed: human(t.updated_at),
+            changed_iso: iso8601(t.updated_at),
+        })
+        .collect();
+    Ok(page(Ok(TemplatesPage {
+        nav: Nav::of(&state, &session, &user, Section::Templates),
+        rows,
+        page: n,
+        pages,
+        previous: (n > 1).then(|| link((n - 1).min(pages.max(1)))),
+        next: (n < pages).then(|| link(n + 1)),
+    })))
+}
+
+#[derive(Template)]
+#[template(path = "app/template.html")]
+struct TemplateDetails {
+    nav: Nav,
+    id: TemplateId,
+    title: String,
+    people: Vec<Person>,
+    fields: usize,
+    /// 1..=pages of its PDF (empty before an upload).
+    pages: Vec<usize>,
+    changed: String,
+    changed_iso: String,
+    direct: Direct,
+}
+
+/// The details page's direct-link section (`templates::direct`).
+struct Direct {
+    /// The link works: on, with its recipient.
+    on: bool,
+    url: String,
+    /// Who a visitor becomes, when on.
+    signs_as: String,
+    /// The signers a visitor may become (id, label), and the one chosen before.
+    signers: Vec<(RecipientId, String)>,
+    chosen: Option<RecipientId>,
+}
+
+impl Direct {
+    fn is_chosen(&self, id: &RecipientId) -> bool {
+        self.chosen == Some(*id)
+    }
+
+    fn of(t: &model::Template, app_url: &str) -> Direct {
+        let state = direct::DirectLinkState::of(t, app_url);
+        Direct {
+            on: state.enabled,
+            url: state.url,
+            signs_as: t.direct_recipient().map(direct::label).unwrap_or_default(),
+            signers: Person::all(t)
+                .into_iter()
+                .filter(|p| {
+                    t.recipients
+                        .iter()
+                        .any(|r| r.id == p.id && r.role == Role::Signer)
+                })
+                .map(|p| (p.id, p.label))
+                .collect(),
+            chosen: t.direct_link_recipient,
+        }
+    }
+}
+
+impl TemplateDetails {
+    /// Where its page images are: `/templates/{id}`.
+    fn pages_base(&self) -> String {
+        format!("/templates/{}", self.id)
+    }
+}
+
+async fn details(
+    state: AppState,
+    (session, user): SignedIn,
+    id: TemplateId,
+) -> Result<Response, AppError> {
+    let who = Principal::browser(user.id);
+    let t = manage::read(&state.ctx(), &who, id).await?;
+    let count = t.page_sizes.as_ref().map_or(0, Vec::len);
+    Ok(page(Ok(TemplateDetails {
+        nav: Nav::of(&state, &session, &user, Section::Templates),
+        id,
+        title: t.title.clone(),
+        people: Person::all(&t),
+        fields: t.fields.len(),
+        pages: (1..=count).collect(),
+        changed: human(t.updated_at),
+        changed_iso: iso8601(t.updated_at),
+        direct: Direct::of(&t, &state.ctx().app),
+    })))
+}

@@ -1,0 +1,265 @@
+//! "Forgot password?": `GET/POST /auth/forgot` asks for the address and mails a link (the same
+//! answer whether or not it has an account); `GET/POST /auth/reset/{token}` is the link's page,
+//! which sets the new password, ends every session of the account (and, unless the person
+//! unticks it, revokes every API token, webhook and connected app), and sends the person to
+//! sign in with it, the login page saying what was revoked. The use cases are `accounts::recovery`. A `next` (a path of this site, such as
+//! the signing page the login was reached from) is carried through the form, the mailed link's
+//! query and the link's page, checked at each step (`session::local_next`), to the login that
+//! follows: the person is one sign-in away from where they were going.
+
+use askama::Template;
+use http::{HeaderValue, StatusCode, header};
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+use crate::core::crypto::SecretToken;
+use crate::core::error::AppError;
+use crate::http::pages::login::{pre_session_ok, pre_session_token};
+use crate::http::reply::{Format, error_response, page, page_as, redirect};
+use crate::http::server::state::AppState;
+use crate::http::session::{Form, cookies, local_next, with_query};
+use crate::identity::accounts::access::{RevokeAll, Revoked};
+use crate::identity::accounts::{profile, recovery};
+use crate::identity::sessions::csrf;
+use crate::identity::users::{Email, password};
+
+pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let s = move || crate::http::with_state(state.clone());
+    let ask = warp::path!("auth" / "forgot")
+        .and(warp::get())
+        .and(s())
+        .and(cookies())
+        .and(crate::http::body::query::<Asked>())
+        .map(|st: AppState, c: Option<String>, q: Asked| {
+            let email = q.email.as_deref().unwrap_or_default();
+            let next = local_next(q.next.as_deref());
+            let asked = (email, next.as_deref());
+            forgot_page(&st, c.as_deref(), asked, None, StatusCode::OK)
+        });
+    let send = warp::path!("auth" / "forgot")
+        .and(warp::post())
+        .and(s())
+        .and(cookies())
+        .and(crate::http::peer())
+        .and(crate::http::session::form())
+        .then(|st, c, p, f| async move { send(st, c, p, f).await });
+    let show = warp::path!("auth" / "reset" / String)
+        .and(warp::get())
+        .and(s())
+        .and(crate::http::body::query::<Asked>())
+        .then(|t, st, q: Asked| async move {
+            let next = local_next(q.next.as_deref());
+            reset_page(st, t, next, None).await
+        });
+    let reset = warp::path!("auth" / "reset" / String)
+        .and(warp::post())
+        .and(s())
+        .and(crate::http::session::form())
+        .then(|t, st, f| async move { reset(st, t, f).await });
+    ask.or(send)
+        .unify()
+        .or(show)
+        .unify()
+        .or(reset)
+        .unify()
+        .boxed()
+}
+
+/// The query of the reset pages: the address to fill in, and where to go afterwards.
+#[derive(serde::Deserialize)]
+struct Asked {
+    email: Option<String>,
+    next: Option<String>,
+}
+
+/// The form that asks for the address.
+#[derive(Template)]
+#[template(path = "auth/forgot.html")]
+struct ForgotPage<'a> {
+    error: Option<&'a str>,
+    csrf: String,
+    email: &'a str,
+    next: Option<&'a str>,
+    /// "Back to sign in", with the `next`.
+    login: String,
+}
+
+/// "Check your e-mail": the same page whether or not the address has an account.
+#[derive(Template)]
+#[template(path = "auth/forgot_sent.html")]
+struct Sent<'a> {
+    email: &'a str,
+    minutes: i64,
+    login: String,
+}
+
+/// The link's page: the new password, twice.
+#[derive(Template)]
+#[template(path = "auth/reset.html")]
+struct ResetPage<'a> {
+    error: Option<&'a str>,
+    email: &'a str,
+    token: &'a str,
+    next: Option<String>,
+    csrf: String,
+    min_len: usize,
+    password_hint: String,
+}
+
+/// The link was used, or its hour is over: a new one (for the same `next`), or sign in.
+#[derive(Template)]
+#[template(path = "auth/reset_expired.html")]
+struct Expired {
+    forgot: String,
+    login: String,
+}
+
+impl Expired {
+    fn page(next: Option<&str>) -> Response {
+        let expired = Expired {
+            forgot: with_query("/auth/forgot", &[("next", next)]),
+            login: with_query("/auth/login", &[("next", next)]),
+        };
+        page_as(StatusCode::GONE, Ok(expired))
+    }
+}
+
+/// The form, filled with what was `asked` (the address typed, the checked `next`).
+fn forgot_page(
+    state: &AppState,
+    cookie_header: Option<&str>,
+    (email, next): (&str, Option<&str>),
+    error: Option<&str>,
+    status: StatusCode,
+) -> Response {
+    let (csrf, set_cookie) = pre_session_token(state, "forgot", cookie_header);
+    let login = with_query("/auth/login", &[("next", next)]);
+    let shown = ForgotPage {
+        error,
+        csrf,
+        email,
+        next,
+        login,
+    };
+    let mut resp = page_as(status, Ok(shown));
+    if let Some(v) = set_cookie {
+        resp.headers_mut().append(header::SET_COOKIE, v);
+    }
+    resp
+}
+
+async fn send(
+    state: AppState,
+    cookie_header: Option<String>,
+    peer: Option<std::net::SocketAddr>,
+    form: Form,
+) -> Response {
+    let get = |k: &str| form.get(k).map(String::as_str).unwrap_or_default();
+    let (typed, c) = (get("email").trim(), cookie_header.as_deref());
+    let next = local_next(form.get("next").map(String::as_str));
+    let asked = (typed, next.as_deref());
+    if !pre_session_ok(&state, "forgot", c, get("csrf_token")) {
+        let why = "The form expired. Please try again.";
+        return forgot_page(&state, c, asked, Some(why), StatusCode::FORBIDDEN);
+    }
+    let Ok(email) = Email::check(typed) else {
+        let why = "Enter your e-mail address, such as name@example.com.";
+        return forgot_page(
+            &state,
+            c,
+            asked,
+            Some(why),
+            StatusCode::UNPROCESSABLE_ENTITY,
+        );
+    };
+    let client = peer.map(|p| p.ip());
+    match recovery::request(&state.ctx(), &email, client, next.as_deref()).await {
+        Ok(()) => page(Ok(Sent {
+            email: email.as_str(),
+            minutes: crate::identity::accounts::links::TTL / 60,
+            login: with_query("/auth/login", &[("next", next.as_deref())]),
+        })),
+        Err(AppError::TooManyRequests { retry_after, .. }) => {
+            let why = "Too many links were asked for. Wait an hour, then try again; a link sent earlier still works.";
+            let mut resp = forgot_page(&state, c, asked, Some(why), StatusCode::TOO_MANY_REQUESTS);
+            resp.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
+            resp
+        }
+        Err(e) => error_response(&e, Format::Html),
+    }
+}
+
+fn reset_csrf(state: &AppState, token: &str) -> String {
+    let hash = SecretToken::presented(token).hash();
+    csrf::token(&state.keys, "reset", &[&hash])
+}
+
+async fn reset_page(
+    state: AppState,
+    token: String,
+    next: Option<String>,
+    error: Option<&str>,
+) -> Response {
+    let email = match recovery::target(&state.ctx(), token.clone()).await {
+        Ok(Some(e)) => e,
+        Ok(None) => return Expired::page(next.as_deref()),
+        Err(e) => return error_response(&e, Format::Html),
+    };
+    let shown = ResetPage {
+        error,
+        email: &email,
+        csrf: reset_csrf(&state, &token),
+        token: &token,
+        next,
+        min_len: password::MIN_LEN,
+        password_hint: format!("At least {} characters.", password::MIN_LEN),
+    };
+    let status = crate::http::reply::form_status(error, StatusCode::UNPROCESSABLE_ENTITY);
+    page_as(status, Ok(shown))
+}
+
+async fn reset(state: AppState, token: String, form: Form) -> Response {
+    let get = |k: &str| form.get(k).map(String::as_str).unwrap_or_default();
+    let next = local_next(form.get("next").map(String::as_str));
+    let hash = SecretToken::presented(&token).hash();
+    if !csrf::verify(&state.keys, "reset", &[&hash], get("csrf_token")) {
+        let e = AppError::Forbidden("the form expired; reload the page".into());
+        return error_response(&e, Format::Html);
+    }
+    let (new, again) = (get("password"), get("password2"));
+    if let Err(e) = profile::check_new_password(new, again) {
+        let why = match &e {
+            AppError::BadRequest { details, .. } if !details.is_empty() => {
+                let d = &details[0];
+                if d.path == "password2" {
+                    "The two passwords differ.".to_string()
+                } else {
+                    format!("The password {}.", d.message)
+                }
+            }
+            other => other.public_message(),
+        };
+        return reset_page(state, token, next, Some(&why)).await;
+    }
+    // Ticked by default on the page: after a reset the person may not know who else had the
+    // old password, and what it let them make lives on without it.
+    let revoke = form
+        .contains_key("revoke")
+        .then_some(crate::integrations::access::revoke_all as RevokeAll);
+    let ctx = state.ctx();
+    match recovery::reset(&ctx, &state.passwords, token, new.into(), revoke).await {
+        Ok(Some((email, revoked))) => redirect(&with_query(
+            "/auth/login",
+            &[
+                ("done", Some("reset")),
+                ("revoked", revoked.map(Revoked::to_query).as_deref()),
+                ("email", Some(&email)),
+                ("next", next.as_deref()),
+            ],
+        )),
+        Ok(None) => Expired::page(next.as_deref()),
+        Err(e) => error_response(&e, Format::Html),
+    }
+}

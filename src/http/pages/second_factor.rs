@@ -1,0 +1,230 @@
+//! The second step of a login for an account with TOTP or a passkey (`sessions::pending`):
+//! `GET/POST /auth/login/verify` take a TOTP code or a recovery code;
+//! `POST /auth/login/passkey/options` and `POST /auth/login/passkey` take a passkey (JSON, driven
+//! by `assets/js/passkey.js`). Success turns the pending login into a session and goes on to
+//! `next` (the OAuth consent page, a signing page, the account page). The checks are
+//! `sessions::second_step`; this module keeps the pages, the cookies and the redirects.
+
+use std::collections::HashMap;
+
+use askama::Template;
+use bytes::Bytes;
+use http::{HeaderValue, StatusCode, header};
+use serde_json::json;
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+use crate::core::crypto::SecretToken;
+use crate::core::error::AppError;
+use crate::core::lenient::OrDefault;
+use crate::http::reply::redirect;
+use crate::http::reply::{Format, error_response, form_status, json_response, page_as};
+use crate::http::server::state::AppState;
+use crate::http::session::{cookie, cookies, safe_next, urlencode};
+use crate::identity::factors::request::{ChallengeRequest, PasskeyProofRequest};
+use crate::{identity::sessions, identity::sessions::csrf, identity::sessions::pending};
+use crate::{
+    identity::sessions::second_step, identity::sessions::second_step::Proof,
+    identity::sessions::second_step::expired,
+};
+
+fn cookie_name(tls: bool) -> &'static str {
+    if tls {
+        "__Host-docket_pending"
+    } else {
+        "docket_pending"
+    }
+}
+
+/// The `Set-Cookie` value that holds a pending login.
+pub fn pending_cookie(token: &SecretToken, tls: bool) -> String {
+    format!(
+        "{}={}; Path=/; HttpOnly; SameSite=Lax; Max-Age={}{}",
+        cookie_name(tls),
+        token.expose(),
+        pending::TTL,
+        if tls { "; Secure" } else { "" }
+    )
+}
+
+fn clear_pending(tls: bool) -> String {
+    format!(
+        "{}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0{}",
+        cookie_name(tls),
+        if tls { "; Secure" } else { "" }
+    )
+}
+
+pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let s = move || crate::http::with_state(state.clone());
+    let form = || {
+        crate::http::body::capped_bytes(16 * 1024).map(|b: Bytes| -> HashMap<String, String> {
+            url::form_urlencoded::parse(&b).into_owned().collect()
+        })
+    };
+    let show = warp::path!("auth" / "login" / "verify")
+        .and(warp::get())
+        .and(s())
+        .and(warp::query::<HashMap<String, String>>())
+        .and(cookies())
+        .then(
+            |st: AppState, q: HashMap<String, String>, c: Option<String>| async move {
+                let next = q.get("next").cloned();
+                show(&st, c.as_deref(), next.as_deref(), None).await
+            },
+        );
+    let submit = warp::path!("auth" / "login" / "verify")
+        .and(warp::post())
+        .and(s())
+        .and(cookies())
+        .and(form())
+        .then(|st, c, f| async move { submit(st, c, f).await });
+    let options = warp::path!("auth" / "login" / "passkey" / "options")
+        .and(warp::post())
+        .and(s())
+        .and(cookies())
+        .and(crate::http::body::optional_json::<
+            OrDefault<ChallengeRequest>,
+        >())
+        .then(|st, c, _b: OrDefault<ChallengeRequest>| async move { passkey_options(st, c).await });
+    let passkey = warp::path!("auth" / "login" / "passkey")
+        .and(warp::post())
+        .and(s())
+        .and(cookies())
+        .and(crate::http::body::json::<OrDefault<PasskeyProofRequest>>())
+        .then(|st, c, b: OrDefault<_>| async move { passkey(st, c, b.0).await });
+    show.or(submit)
+        .unify()
+        .or(options)
+        .unify()
+        .or(passkey)
+        .unify()
+        .boxed()
+}
+
+fn pending_token(state: &AppState, cookies: Option<&str>) -> Option<String> {
+    cookie(cookies, cookie_name(state.tls())).map(str::to_string)
+}
+
+/// The second-step page: a code field when the account has TOTP, a passkey button when it has
+/// passkeys. Without a live pending login, back to the password.
+async fn show(
+    state: &AppState,
+    cookies: Option<&str>,
+    next: Option<&str>,
+    error: Option<&str>,
+) -> Response {
+    let next = safe_next(next);
+    let Some(token) = pending_token(state, cookies) else {
+        return redirect(&format!("/auth/login?next={}", urlencode(&next)));
+    };
+    let enrolled = match second_step::waiting(&state.ctx(), token.clone()).await {
+        Ok(Some(e)) => e,
+        Ok(None) => return redirect(&format!("/auth/login?next={}", urlencode(&next))),
+        Err(e) => return error_response(&e, Format::Html),
+    };
+    let csrf = csrf::token(
+        &state.keys,
+        "second-factor",
+        &[&SecretToken::presented(&token).hash()],
+    );
+    let page = SecondFactorPage {
+        error,
+        csrf,
+        next: &next,
+        passkey: enrolled.passkeys > 0 && state.factors.rp.is_some(),
+        totp: enrolled.totp,
+    };
+    page_as(form_status(error, StatusCode::UNAUTHORIZED), Ok(page))
+}
+
+/// The second step: a passkey button, the code forms, or both.
+#[derive(Template)]
+#[template(path = "second_factor.html")]
+struct SecondFactorPage<'a> {
+    error: Option<&'a str>,
+    csrf: String,
+    next: &'a str,
+    passkey: bool,
+    totp: bool,
+}
+
+/// Signed in: the session cookie set, the pending one cleared.
+fn signed_in(mut resp: Response, session: &SecretToken, tls: bool) -> Response {
+    for c in [sessions::set_cookie(session, tls), clear_pending(tls)] {
+        if let Ok(v) = HeaderValue::from_str(&c) {
+            resp.headers_mut().append(header::SET_COOKIE, v);
+        }
+    }
+    resp
+}
+
+async fn submit(
+    state: AppState,
+    cookies: Option<String>,
+    form: HashMap<String, String>,
+) -> Response {
+    let next = form.get("next").map(String::as_str);
+    let Some(token) = pending_token(&state, cookies.as_deref()) else {
+        return redirect(&format!("/auth/login?next={}", urlencode(&safe_next(next))));
+    };
+    let presented = form.get("csrf_token").map(String::as_str).unwrap_or("");
+    let hash = SecretToken::presented(&token).hash();
+    if !csrf::verify(&state.keys, "second-factor", &[&hash], presented) {
+        return show(
+            &state,
+            cookies.as_deref(),
+            next,
+            Some("The form expired; try again."),
+        )
+        .await;
+    }
+    let proof = match (form.get("code"), form.get("recovery_code")) {
+        (Some(c), _) => Some(Proof::Totp(c.clone())),
+        (None, Some(r)) => Some(Proof::RecoveryCode(r.clone())),
+        (None, None) => None,
+    };
+    match second_step::finish(&state.ctx(), &state.factors, token, proof).await {
+        Ok(session) => signed_in(redirect(&safe_next(next)), &session, state.tls()),
+        Err(e) if e.code() == "login_expired" => {
+            redirect(&format!("/auth/login?next={}", urlencode(&safe_next(next))))
+        }
+        Err(e @ (AppError::AuthRequired { .. } | AppError::BadRequest { .. })) => {
+            show(&state, cookies.as_deref(), next, Some(&e.public_message())).await
+        }
+        Err(e) => error_response(&e, Format::Html),
+    }
+}
+
+async fn passkey_options(state: AppState, cookies: Option<String>) -> Response {
+    let Some(token) = pending_token(&state, cookies.as_deref()) else {
+        return error_response(&expired(), Format::Json);
+    };
+    match second_step::passkey_options(&state.ctx(), &state.factors, token).await {
+        Ok(options) => json_response(StatusCode::OK, &json!({"publicKey": options})),
+        Err(e) => error_response(&e, Format::Json),
+    }
+}
+
+/// `{"credential": <AuthenticationResponseJSON>, "next": "/..."}` → `{"next": "/..."}` with the
+/// session cookie.
+async fn passkey(state: AppState, cookies: Option<String>, body: PasskeyProofRequest) -> Response {
+    let Some(token) = pending_token(&state, cookies.as_deref()) else {
+        return error_response(&expired(), Format::Json);
+    };
+    let next = safe_next(body.next());
+    let answer = match body.answer() {
+        Ok(a) => a,
+        Err(e) => return error_response(&e, Format::Json),
+    };
+    let proof = Proof::Passkey(answer);
+    match second_step::finish(&state.ctx(), &state.factors, token, Some(proof)).await {
+        Ok(session) => signed_in(
+            json_response(StatusCode::OK, &json!({"next": next})),
+            &session,
+            state.tls(),
+        ),
+        Err(e) => error_response(&e, Format::Json),
+    }
+}

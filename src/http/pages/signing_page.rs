@@ -1,0 +1,218 @@
+//! `GET {app_url}/sign/<token>`: the signing page, and the rendered pages of
+//! the PDF it shows. The page is a shell filled by `assets/js/sign.js` from `/sign/<token>/state`.
+//! Unknown links get 404, cancelled ones 410, finished ones 409, each as a page that says so.
+//! A document that asks for ACCOUNT access shows only its title and sender until the recipient
+//! is signed in to their account (`signing::auth`), with ways to sign in or create the account.
+
+use crate::core::ids::FieldId;
+use askama::Template;
+use http::StatusCode;
+use warp::Filter;
+use warp::filters::BoxedFilter;
+use warp::reply::Response;
+
+use crate::core::error::AppError;
+use crate::http::auth::{link_session, visit};
+use crate::http::reply::{html_result, page, page_as};
+use crate::http::server::state::AppState;
+use crate::http::session::urlencode;
+use crate::http::with_state;
+use crate::signing::documents::Status;
+use crate::signing::documents::meta::Attachment;
+use crate::signing::documents::recipients::Role;
+use crate::signing::workflow::auth::ActionAuth;
+use crate::signing::workflow::flow::Origin;
+use crate::{
+    signing::workflow::link, signing::workflow::link::Gate, signing::workflow::link::Visit,
+};
+
+pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let s = {
+        let state = state.clone();
+        move || with_state(state.clone())
+    };
+    let session = || link_session(&state);
+    let image = warp::path!("sign" / String / "pages" / String)
+        .and(warp::get())
+        .and(warp::query::<std::collections::HashMap<String, String>>())
+        .and(session())
+        .and(s())
+        .then(|t, file: String, q, c, st| async move {
+            match page_image(st, visit(t, c), file, q).await {
+                Ok(r) => r,
+                Err(e) => crate::http::reply::error_response(&e, crate::http::reply::Format::Json),
+            }
+        });
+    let shown = warp::path!("sign" / String)
+        .and(warp::get())
+        .and(crate::http::origin())
+        .and(session())
+        .and(s())
+        .then(|t, origin, c, st| async move { html_result(show(st, visit(t, c), origin).await) });
+    let signature = warp::path!("sign" / String / "fields" / FieldId / "signature.png")
+        .and(warp::get())
+        .and(session())
+        .and(s())
+        .then(|t, field: FieldId, c, st| async move {
+            match signature(st, visit(t, c), field).await {
+                Ok(r) => r,
+                Err(e) => crate::http::reply::error_response(&e, crate::http::reply::Format::Json),
+            }
+        });
+    image.or(signature).unify().or(shown).unify().boxed()
+}
+
+/// `GET /sign/<token>/pages/<n>.png?w=<800|1200|1600>`: page `n` of the link's document
+/// (`page_image::reply`). The link is a credential: no shared caches, but the browser may keep
+/// the image a while.
+async fn page_image(
+    state: AppState,
+    visit: Visit,
+    file: String,
+    query: std::collections::HashMap<String, String>,
+) -> Result<Response, AppError> {
+    let (n, width) = crate::http::pages::page_image::parse(&file, &query)?;
+    let page = link::page_source(&state.ctx(), visit, n).await?;
+    crate::http::pages::page_image::reply(&state, &page, n, width, "private, max-age=3600").await
+}
+
+/// `GET /sign/<token>/fields/<id>/signature.png`: the signature this recipient drew into one of
+/// their fields, for the page to show it in its box.
+async fn signature(state: AppState, visit: Visit, field: FieldId) -> Result<Response, AppError> {
+    let png = link::signature(&state.ctx(), visit, field).await?;
+    let mut resp = Response::new(png.into());
+    let h = resp.headers_mut();
+    h.insert("content-type", "image/png".parse().expect("static"));
+    h.insert(
+        "cache-control",
+        "private, no-cache".parse().expect("static"),
+    );
+    Ok(resp)
+}
+
+async fn show(state: AppState, visit: Visit, origin: Origin) -> Result<Response, AppError> {
+    let (token, session) = (visit.token.clone(), visit.session.clone());
+    let opened = link::open(&state.ctx(), visit, origin).await?;
+    let (title, status, role, gate) = (opened.title, opened.status, opened.role, opened.gate);
+    match status {
+        Status::Cancelled => {
+            return Ok(notice(
+                StatusCode::GONE,
+                &title,
+                "This document was cancelled by its sender. There is nothing left to do.",
+            ));
+        }
+        Status::Completed | Status::Rejected if role != Role::Cc => {
+            let what = if status == Status::Completed {
+                "Everyone has finished: this document is complete. The signed copy was sent by e-mail."
+            } else {
+                "This document was rejected and can no longer be signed."
+            };
+            return Ok(notice(StatusCode::CONFLICT, &title, what));
+        }
+        _ => {}
+    }
+    if let Some(gate) = gate {
+        return Ok(gate_page(&state, &token, &title, &gate, session));
+    }
+    Ok(page(Ok(DocumentPage {
+        title: &title,
+        token: &token,
+        attachments: &opened.attachments,
+    })))
+}
+
+/// The signing page's shell, with the sender's link attachments.
+#[derive(Template)]
+#[template(path = "sign/document.html")]
+struct DocumentPage<'a> {
+    title: &'a str,
+    token: &'a str,
+    attachments: &'a [Attachment],
+}
+
+/// The way in to a document that asks for ACCOUNT access.
+#[derive(Template)]
+#[template(path = "sign/gate.html")]
+struct GatePage<'a> {
+    title: &'a str,
+    token: &'a str,
+    sender_name: &'a str,
+    sender_email: &'a str,
+    /// The recipient's address.
+    email: &'a str,
+    /// The account this browser is signed in to, when it is another one.
+    signed_in_as: Option<&'a str>,
+    logout_csrf: String,
+    /// The signing page, to come back to after signing in.
+    here: String,
+    here_query: String,
+    email_query: String,
+    /// The token of the form that mails a link to create the account, when there is none.
+    invite_csrf: Option<String>,
+    /// What finishing will also ask for, in words ("a code from your authenticator app").
+    asked: Option<&'static str>,
+}
+
+/// The proof finishing asks for besides the sign-in, as the gate says it.
+fn asked(method: Option<ActionAuth>) -> Option<&'static str> {
+    match method? {
+        ActionAuth::TwoFactor => Some("a code from your authenticator app"),
+        ActionAuth::Passkey => Some("your passkey"),
+        ActionAuth::Password => Some("your Docket account password again"),
+        ActionAuth::Account => None,
+    }
+}
+
+/// A link with nothing left to do.
+#[derive(Template)]
+#[template(path = "sign/notice.html")]
+struct NoticePage<'a> {
+    title: &'a str,
+    text: &'a str,
+}
+
+/// The page of a document that asks for ACCOUNT access, for a visitor not signed in as its
+/// recipient: the title, the sender, and the way in.
+fn gate_page(
+    state: &AppState,
+    token: &str,
+    title: &str,
+    gate: &Gate,
+    session: Option<String>,
+) -> Response {
+    let here = format!("/sign/{token}");
+    let other = match (&gate.signer, gate.code) {
+        (Some(s), "wrong_account") => Some(s.email.as_str()),
+        _ => None,
+    };
+    let logout_csrf = match other {
+        Some(_) => {
+            let session = session.unwrap_or_default();
+            let hash = crate::core::crypto::SecretToken::presented(&session).hash();
+            crate::identity::sessions::csrf::token(&state.keys, "logout", &[&hash])
+        }
+        None => String::new(),
+    };
+    let invite_csrf = (other.is_none() && !gate.account_exists)
+        .then(|| crate::http::session::invite_csrf(state, token));
+    let shown = GatePage {
+        title,
+        token,
+        sender_name: &gate.sender.0,
+        sender_email: &gate.sender.1,
+        email: &gate.email,
+        signed_in_as: other,
+        logout_csrf,
+        here_query: urlencode(&here),
+        email_query: urlencode(&gate.email),
+        here,
+        invite_csrf,
+        asked: asked(gate.then),
+    };
+    page(Ok(shown))
+}
+
+fn notice(status: StatusCode, title: &str, text: &str) -> Response {
+    page_as(status, Ok(NoticePage { title, text }))
+}
