@@ -163,16 +163,19 @@ pub fn query<T: DeserializeOwned + Send + 'static>()
     warp::query::raw()
         .or(warp::any().map(String::new))
         .unify()
-        .and_then(|raw: String| async move {
-            let mut last = std::collections::BTreeMap::new();
-            for (k, v) in url::form_urlencoded::parse(raw.as_bytes()) {
-                last.insert(k.into_owned(), Part(v.into_owned()));
-            }
-            let de = serde::de::value::MapDeserializer::<_, serde::de::value::Error>::new(
-                last.into_iter(),
-            );
-            T::deserialize(de).map_err(|e| reject(AppError::bad_request(e.to_string())))
-        })
+        .and_then(|raw: String| async move { pairs::<T>(raw.as_bytes()).map_err(reject) })
+}
+
+/// Form-encoded pairs (a query string, or a form's body) read into `T`, by the rules of
+/// [`query`]: the last of a repeated name counts, names `T` does not know are ignored, and what
+/// `T` requires and misses is a 400 that names it.
+pub fn pairs<T: DeserializeOwned>(raw: &[u8]) -> Result<T, AppError> {
+    let mut last = std::collections::BTreeMap::new();
+    for (k, v) in url::form_urlencoded::parse(raw) {
+        last.insert(k.into_owned(), Part(v.into_owned()));
+    }
+    let de = serde::de::value::MapDeserializer::<_, serde::de::value::Error>::new(last.into_iter());
+    T::deserialize(de).map_err(|e| AppError::bad_request(e.to_string()))
 }
 
 /// One value of a query string: a string, or `Some` string for an optional member.

@@ -9,6 +9,7 @@
 use std::collections::HashMap;
 
 use bytes::Bytes;
+use serde::de::DeserializeOwned;
 use warp::Filter;
 
 use crate::core::crypto::SecretToken;
@@ -30,10 +31,25 @@ pub const FACTORS: &str = "factors";
 /// The CSRF purpose of the web application's calls to `/api/v1` and its forms.
 pub const APP: &str = "app";
 
-/// A form-encoded body of at most 16 KiB.
-pub fn form() -> impl Filter<Extract = (Form,), Error = warp::Rejection> + Clone {
-    crate::http::body::capped_bytes(16 * 1024)
-        .map(|b: Bytes| -> Form { url::form_urlencoded::parse(&b).into_owned().collect() })
+/// Largest form body a page accepts (16 KiB).
+const FORM_LIMIT: u64 = 16 * 1024;
+
+/// A form-encoded body of at most 16 KiB, read into `T` by the rules of `body::pairs` (the last
+/// of a repeated field counts, unknown fields are ignored, a missing required one is a 400).
+pub fn form<T: DeserializeOwned + Send + 'static>()
+-> impl Filter<Extract = (T,), Error = warp::Rejection> + Clone {
+    crate::http::body::capped_bytes(FORM_LIMIT).and_then(|b: Bytes| async move {
+        crate::http::body::pairs::<T>(&b)
+            .map_err(|e| warp::reject::custom(Refused::As(e, Format::Html)))
+    })
+}
+
+/// The last `csrf_token` of a form body, as a form reads it.
+fn presented_csrf(body: &[u8]) -> Option<String> {
+    url::form_urlencoded::parse(body)
+        .filter(|(k, _)| k == "csrf_token")
+        .last()
+        .map(|(_, v)| v.into_owned())
 }
 
 /// The signed-in browser of a page; without a session, the sign-in form (then `back`).
@@ -66,24 +82,27 @@ pub fn optional(
 
 /// A page form (body read first) from the signed-in browser whose `csrf_token` field is the
 /// token of `purpose`; without a session, the sign-in form (then `back`).
-pub fn form_csrf(
+/// The form is read into `T` (as [`form`]) only once the session and its token are checked.
+pub fn form_csrf<T: DeserializeOwned + Send + 'static>(
     state: &AppState,
     purpose: &'static str,
     back: &'static str,
-) -> impl Filter<Extract = (SignedIn, Form), Error = warp::Rejection> + Clone + use<> {
+) -> impl Filter<Extract = (SignedIn, T), Error = warp::Rejection> + Clone + use<T> {
     let state = state.clone();
     cookies()
-        .and(form())
-        .and_then(move |c: Option<String>, f: Form| {
+        .and(crate::http::body::capped_bytes(FORM_LIMIT))
+        .and_then(move |c: Option<String>, body: Bytes| {
             let state = state.clone();
             async move {
                 let s = session_or_sign_in(&state, c.as_deref(), back).await?;
-                let presented = f.get("csrf_token").map(String::as_str);
-                if !matches_session(&state, purpose, &s.0, presented) {
+                let presented = presented_csrf(&body);
+                if !matches_session(&state, purpose, &s.0, presented.as_deref()) {
                     let e = AppError::Forbidden("the form expired; reload the page".into());
                     return Err(warp::reject::custom(Refused::As(e, Format::Html)));
                 }
-                Ok((s, f))
+                let form = crate::http::body::pairs::<T>(&body)
+                    .map_err(|e| warp::reject::custom(Refused::As(e, Format::Html)))?;
+                Ok((s, form))
             }
         })
         .untuple_one()

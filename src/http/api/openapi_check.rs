@@ -87,14 +87,21 @@ fn routes_in(code: &str, out: &mut BTreeMap<String, Vec<String>>) {
     }
 }
 
-/// Every API route in `src/http`.
+/// Every API route in `src/http` and its folders.
 fn served() -> BTreeMap<String, Vec<String>> {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/http");
     let mut out = BTreeMap::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "rs") {
-            routes_in(&std::fs::read_to_string(&path).unwrap(), &mut out);
+    let mut dirs = vec![std::path::PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/src/http"
+    ))];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                routes_in(&std::fs::read_to_string(&path).unwrap(), &mut out);
+            }
         }
     }
     out

@@ -5,8 +5,7 @@ use super::errors::{ChangeErrors, CreateErrors, ReadErrors};
 use crate::bookings::{Booking, CreateRequest, Status};
 use crate::http::api::bookings::CancelRequest;
 
-/// `GET /api/v1/bookings`' answer: a page of bookings (`http::api::bookings::list` writes it from
-/// the bookings already serialised).
+/// `GET /api/v1/bookings`' answer: a page of bookings and how many pages there are.
 #[derive(serde::Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[schema(as = BookingList)]
