@@ -295,11 +295,26 @@ pub async fn recover(r: Rejection) -> Result<Response, Infallible> {
         Some(Refused::As(err, format)) => return Ok(error_response(err, *format)),
         None => {}
     }
-    let err = rejection_error(&r);
+    Ok(pending(rejection_error(&r)))
+}
+
+/// `err` as a response not yet written: the middleware writes it once it knows the request path
+/// (JSON for the APIs, the error page for pages; `format_for`).
+pub fn pending(err: AppError) -> Response {
     let mut resp = Response::new(Default::default());
     *resp.status_mut() = err.status();
     resp.extensions_mut().insert(PendingError(err));
-    Ok(resp)
+    resp
+}
+
+/// A handler's result as the response: what it built, or its error, written in one place (the
+/// middleware, through [`pending`]) in the format the request path asks. The shape every named
+/// handler ends in: `.then(handler).map(reply::answer)`.
+pub fn answer<R: Reply>(result: Result<R, AppError>) -> Response {
+    match result {
+        Ok(r) => r.into_response(),
+        Err(e) => pending(e),
+    }
 }
 
 #[cfg(test)]
@@ -320,6 +335,19 @@ mod tests {
         assert_eq!(format_for("/sign/abc"), Format::Html);
         assert_eq!(format_for("/sign/abc/"), Format::Html);
         assert_eq!(format_for("/sign/abc/complete"), Format::Json);
+    }
+
+    #[test]
+    fn an_answer_is_the_response_or_its_error_left_for_the_middleware() {
+        let done = answer(Ok(redirect("/app")));
+        assert_eq!(done.status(), 303);
+        assert!(done.extensions().get::<PendingError>().is_none());
+        let refused = answer::<Response>(Err(AppError::not_found("document")));
+        assert_eq!(refused.status(), 404);
+        let Some(PendingError(e)) = refused.extensions().get::<PendingError>() else {
+            panic!("the error is left for the middleware to write");
+        };
+        assert_eq!(e.status(), 404);
     }
 
     #[test]
