@@ -102,6 +102,11 @@ for f in "$pkg/usr/bin/docket" "$unit" "$pkg/etc/default/docket" \
   [ -f "$f" ] || die "missing in the package: ${f#"$pkg"}"
 done
 [ -x "$pkg/usr/bin/docket" ] || die "/usr/bin/docket is not executable"
+# The README's links into the guide resolve in the installed copy.
+doc=$pkg/usr/share/doc/docket
+for link in $(grep -oE '\]\((docs/[^)#]+)' README.md | sed 's/^](//' | sort -u); do
+  [ -f "$doc/$link" ] || die "the README links to $link, which the package does not ship"
+done
 "$pkg/usr/bin/docket" --version
 cmp -s "$unit" packaging/systemd/docket.service || die "the packaged unit differs from packaging/systemd/docket.service"
 grep -qx /etc/default/docket "$ctl/conffiles" || die "/etc/default/docket is not a conffile"
