@@ -1,6 +1,7 @@
 // Docket API explorer: renders /api/v1/openapi.json and sends requests from the page.
 // Written for Docket; no third-party code. Works offline (same-origin requests only).
 
+import { el } from './dom.js';
 import { send } from './request.js';
 
 start();
@@ -11,15 +12,6 @@ function start() {
   const filter = document.getElementById('filter');
   keyInput.value = sessionStorage.getItem('docket-api-key') || '';
   keyInput.addEventListener('input', () => sessionStorage.setItem('docket-api-key', keyInput.value));
-
-  function el(tag, attrs, ...children) {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (k === 'class') e.className = v; else if (k === 'text') e.textContent = v; else e.setAttribute(k, v);
-    }
-    for (const c of children) if (c) e.append(c);
-    return e;
-  }
 
   function resolve(spec, schema) {
     if (schema && schema.$ref) return resolve(spec, spec.components.schemas[schema.$ref.split('/').pop()]);
@@ -61,30 +53,30 @@ function start() {
     const id = `${method}-${path}`.replace(/[^a-z0-9]+/gi, '-');
     const details = el('details', { class: 'card', 'data-search': `${method} ${path} ${op.summary}`.toLowerCase() });
     details.append(el('summary', {},
-      el('span', { class: `badge ${method === 'get' ? 'ok' : method === 'delete' ? 'bad' : 'warn'}`, text: method.toUpperCase() }),
-      ' ', el('code', { text: path }), ' ', el('span', { class: 'muted', text: op.summary })));
+      el('span', { class: `badge ${method === 'get' ? 'ok' : method === 'delete' ? 'bad' : 'warn'}` }, method.toUpperCase()),
+      ' ', el('code', {}, path), ' ', el('span', { class: 'muted' }, op.summary)));
     const body = el('div', { class: 'stack' });
     const auth = (op.security || []).length === 0 || (op.security.length === 1 && Object.keys(op.security[0]).length === 0)
       ? 'No credentials (the signed URL authorises it).'
       : 'Credentials: ' + op.security.map((s) => Object.keys(s)[0] || 'none').join(' or ') + '.';
-    body.append(el('p', { class: 'small muted', text: auth }));
+    body.append(el('p', { class: 'small muted' }, auth));
     const form = el('form', { class: 'stack' });
     const inputs = [];
     for (const p of op.parameters || []) {
       const inputId = `${id}-${p.in}-${p.name}`;
       const input = el('input', { id: inputId, type: 'text', 'data-in': p.in, 'data-name': p.name });
       inputs.push(input);
-      form.append(el('div', { class: 'field' }, el('label', { for: inputId, text: `${p.name} (${p.in}${p.required ? ', required' : ''})` }), input));
+      form.append(el('div', { class: 'field' }, el('label', { for: inputId }, `${p.name} (${p.in}${p.required ? ', required' : ''})`), input));
     }
     let textarea = null;
     const json = op.requestBody && op.requestBody.content['application/json'];
     if (json) {
       textarea = el('textarea', { id: `${id}-body`, rows: '8', spellcheck: 'false' });
       textarea.value = JSON.stringify(example(spec, json.schema, 0), null, 2);
-      form.append(el('div', { class: 'field' }, el('label', { for: textarea.id, text: 'JSON body' }), textarea));
+      form.append(el('div', { class: 'field' }, el('label', { for: textarea.id }, 'JSON body'), textarea));
     }
     const out = el('pre', { class: 'small', 'aria-live': 'polite' });
-    form.append(el('div', { class: 'form-actions' }, el('button', { class: 'button primary', type: 'submit', text: 'Send request' })));
+    form.append(el('div', { class: 'form-actions' }, el('button', { class: 'button primary', type: 'submit' }, 'Send request')));
     form.addEventListener('submit', async (ev) => {
       ev.preventDefault();
       let url = path;

@@ -3,7 +3,8 @@
 // finishing action carries. What is asked comes from the server's state
 // (`state.auth`: `actionAuth` to finish, `rejectAuth` to reject); the page decides nothing.
 
-import { dialog, el } from './sign-ui.js';
+import { el } from './dom.js';
+import { dialog } from './sign-ui.js';
 import { get } from './webauthn.js';
 
 // What finishing will ask for, in words.

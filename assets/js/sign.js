@@ -9,7 +9,8 @@
 import { sentence } from './messages.js';
 import { call as request } from './request.js';
 import * as Auth from './sign-auth.js';
-import { dialog, el } from './sign-ui.js';
+import { el } from './dom.js';
+import { dialog } from './sign-ui.js';
 
 start();
 
