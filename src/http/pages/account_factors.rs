@@ -31,67 +31,75 @@ use crate::{
 };
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    let s = {
-        let state = state.clone();
-        move || crate::http::with_state(state.clone())
-    };
+    totp(state.clone()).or(passkeys(state)).unify().boxed()
+}
+
+/// The TOTP forms: start, confirm, turn off.
+fn totp(state: AppState) -> BoxedFilter<(Response,)> {
+    let s = || crate::http::with_state(state.clone());
     let form = || form_csrf::<TotpForm>(&state, FACTORS, "/account");
-    let post = warp::post;
     let start = warp::path!("account" / "totp" / "start")
-        .and(post())
+        .and(warp::post())
         .and(s())
-        .and(form());
+        .and(form())
+        .then(totp_start)
+        .map(reply::answer);
     let confirm = warp::path!("account" / "totp" / "confirm")
-        .and(post())
+        .and(warp::post())
         .and(s())
-        .and(form());
+        .and(form())
+        .then(totp_confirm)
+        .map(reply::answer);
     let disable = warp::path!("account" / "totp" / "disable")
-        .and(post())
+        .and(warp::post())
         .and(s())
-        .and(form());
+        .and(form())
+        .then(totp_disable)
+        .map(reply::answer);
+    start.or(confirm).unify().or(disable).unify().boxed()
+}
+
+/// The passkeys: the JSON calls that add one, and the forms that rename or remove one.
+fn passkeys(state: AppState) -> BoxedFilter<(Response,)> {
+    let s = || crate::http::with_state(state.clone());
     let options = warp::path!("account" / "passkeys" / "options")
-        .and(post())
+        .and(warp::post())
         .and(s())
         .and(call_csrf(
             &state,
             FACTORS,
             optional_json::<OrDefault<ChallengeRequest>>(),
-        ));
+        ))
+        .then(passkey_options)
+        .map(reply::answer_as(Format::Json));
     let add = warp::path!("account" / "passkeys")
-        .and(post())
+        .and(warp::post())
         .and(s())
         .and(call_csrf(
             &state,
             FACTORS,
             json::<OrDefault<NewPasskeyRequest>>(),
-        ));
+        ))
+        .then(passkey_add)
+        .map(reply::answer_as(Format::Json));
     let rename = warp::path!("account" / "passkeys" / i64 / "rename")
-        .and(post())
-        .and(s());
+        .and(warp::post())
+        .and(s())
+        .and(form_csrf(&state, FACTORS, "/account"))
+        .then(passkey_rename)
+        .map(reply::answer);
     let remove = warp::path!("account" / "passkeys" / i64 / "delete")
-        .and(post())
-        .and(s());
-    let json = || reply::answer_as(Format::Json);
-    start
-        .then(totp_start)
-        .map(reply::answer)
-        .or(confirm.then(totp_confirm).map(reply::answer))
+        .and(warp::post())
+        .and(s())
+        .and(form_csrf(&state, FACTORS, "/account"))
+        .then(passkey_remove)
+        .map(reply::answer);
+    options
+        .or(add)
         .unify()
-        .or(disable.then(totp_disable).map(reply::answer))
+        .or(rename)
         .unify()
-        .or(options.then(passkey_options).map(json()))
-        .unify()
-        .or(add.then(passkey_add).map(json()))
-        .unify()
-        .or(rename
-            .and(form_csrf(&state, FACTORS, "/account"))
-            .then(passkey_rename)
-            .map(reply::answer))
-        .unify()
-        .or(remove
-            .and(form_csrf(&state, FACTORS, "/account"))
-            .then(passkey_remove)
-            .map(reply::answer))
+        .or(remove)
         .unify()
         .boxed()
 }
