@@ -264,30 +264,17 @@ struct HookFields {
 
 impl<'de> serde::Deserialize<'de> for HookFields {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<HookFields, D::Error> {
-        struct Fields;
-        impl<'de> serde::de::Visitor<'de> for Fields {
-            type Value = HookFields;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a webhook form")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<HookFields, A::Error> {
-                let mut fields = HookFields::default();
-                while let Some((name, value)) = map.next_entry::<String, String>()? {
-                    match name.as_str() {
-                        "url" => fields.url = Some(value),
-                        "events" => fields.events = Some(value),
-                        "enabled" => fields.enabled = true,
-                        _ if name.starts_with("event.") => fields.checked.push(name),
-                        _ => {}
-                    }
-                }
-                Ok(fields)
+        let mut fields = HookFields::default();
+        for (name, value) in std::collections::BTreeMap::<String, String>::deserialize(d)? {
+            match name.as_str() {
+                "url" => fields.url = Some(value),
+                "events" => fields.events = Some(value),
+                "enabled" => fields.enabled = true,
+                _ if name.starts_with("event.") => fields.checked.push(name),
+                _ => {}
             }
         }
-        d.deserialize_map(Fields)
+        Ok(fields)
     }
 }
 
@@ -400,5 +387,29 @@ async fn create(
             Ok(HookForm::new(&state, &who, None).refused(&typed, &e))
         }
         Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_form_reads_its_boxes_and_comes_back_from_its_query() {
+        let body =
+            b"url=%20https%3A%2F%2Fa.example%20&event.DOCUMENT_SIGNED=on&event.NOPE=on&zzz=1";
+        let typed: Typed = crate::http::body::pairs(body).unwrap();
+        assert_eq!(typed.url, "https://a.example");
+        assert_eq!(typed.events, vec![Event::DocumentSigned]);
+        assert!(!typed.all && !typed.enabled);
+        let all: Typed = crate::http::body::pairs(b"events=x&events=all&enabled=").unwrap();
+        assert_eq!(all.events.len(), Event::ALL.len());
+        assert!(all.all && all.enabled && all.url.is_empty());
+        let back = typed.back_to("/settings/webhooks/new");
+        let query = back.split_once('?').unwrap().1;
+        let again: Retyped = crate::http::body::pairs(query.as_bytes()).unwrap();
+        assert_eq!(again.0.unwrap().events, typed.events);
+        let none: Retyped = crate::http::body::pairs(b"events=all").unwrap();
+        assert!(none.0.is_none());
     }
 }

@@ -123,28 +123,15 @@ struct UseForm {
 
 impl<'de> serde::Deserialize<'de> for UseForm {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<UseForm, D::Error> {
-        struct Fields;
-        impl<'de> serde::de::Visitor<'de> for Fields {
-            type Value = UseForm;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("the form of a template's use")
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<UseForm, A::Error> {
-                let mut form = UseForm::default();
-                while let Some((name, value)) = map.next_entry::<String, String>()? {
-                    match name.as_str() {
-                        "action" => form.action = Some(value),
-                        "title" => form.title = Some(value),
-                        other => form.boxes.extend(Input::of(other).map(|i| (i, value))),
-                    }
-                }
-                Ok(form)
+        let mut form = UseForm::default();
+        for (name, value) in std::collections::BTreeMap::<String, String>::deserialize(d)? {
+            match name.as_str() {
+                "action" => form.action = Some(value),
+                "title" => form.title = Some(value),
+                other => form.boxes.extend(Input::of(other).map(|i| (i, value))),
             }
         }
-        d.deserialize_map(Fields)
+        Ok(form)
     }
 }
 
@@ -411,5 +398,23 @@ mod tests {
         );
         assert_eq!(sentence("Done."), "Done.");
         assert_eq!(sentence(""), "");
+    }
+
+    #[test]
+    fn the_form_reads_its_boxes_by_the_names_the_page_writes() {
+        let form: UseForm =
+            crate::http::body::pairs(b"action=draft&action=send&r7_name=A&r7_name=Ada&r07_name=X&f3=%201%20&r7_phone=1&zzz=1")
+                .unwrap();
+        assert_eq!(form.action.as_deref(), Some("send"));
+        let typed = Typed(Some(&form));
+        let r7 = RecipientId::new(7);
+        assert_eq!(typed.get(Input::Name(r7)).as_deref(), Some("Ada"));
+        assert_eq!(typed.get(Input::Email(r7)), None);
+        assert_eq!(
+            typed.get(Input::Value(FieldId::new(3))).as_deref(),
+            Some("1")
+        );
+        assert_eq!(form.boxes.len(), 2, "{form:?}");
+        assert_eq!(Typed(None).title(), None);
     }
 }
