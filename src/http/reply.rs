@@ -317,6 +317,18 @@ pub fn answer<R: Reply>(result: Result<R, AppError>) -> Response {
     }
 }
 
+/// [`answer`] for the few routes whose refusal is written in a format their path does not tell
+/// (a page's JSON call, e.g. `/account/passkeys`; the HTML form under `/sign/<token>/`): the
+/// error is written here, at once, in `format`. `.then(handler).map(reply::answer_as(Format::Json))`.
+pub fn answer_as<R: Reply>(
+    format: Format,
+) -> impl Fn(Result<R, AppError>) -> Response + Clone + Send + Sync + 'static {
+    move |result| match result {
+        Ok(r) => r.into_response(),
+        Err(e) => error_response(&e, format),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

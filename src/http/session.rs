@@ -6,8 +6,6 @@
 //! A refused page goes to the sign-in form (`reply::Refused::Redirect`); a refused form gets
 //! the HTML 403 "the form expired", a refused call the JSON 403 "sign in again".
 
-use std::collections::HashMap;
-
 use bytes::Bytes;
 use serde::de::DeserializeOwned;
 use warp::Filter;
@@ -22,8 +20,18 @@ use crate::identity::users::User;
 /// The session cookie's value and its user.
 pub type SignedIn = (String, User);
 
-/// A form's fields.
-pub type Form = HashMap<String, String>;
+/// A page's query that says only where to go afterwards (`?next=`).
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct NextQuery {
+    pub next: Option<String>,
+}
+
+/// A form whose one field the page reads is its `csrf_token`, checked by the page itself (a
+/// form shown before any session, or one bound to more than the session).
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct TokenForm {
+    pub csrf_token: Option<String>,
+}
 
 /// The CSRF purpose of the account's second-factor forms and calls.
 pub const FACTORS: &str = "factors";

@@ -57,6 +57,7 @@ mod oauth_rules;
 mod oidc;
 mod openapi_answers;
 mod page_cache;
+mod page_params;
 mod page_render;
 mod pg_blip;
 mod pg_tls;

@@ -3,7 +3,6 @@
 //! it lists and the revocation are `users::account`.
 
 use crate::core::ids::GrantId;
-use std::collections::HashMap;
 
 use askama::Template;
 use warp::Filter;
@@ -13,13 +12,12 @@ use warp::reply::Response;
 use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
 use crate::http::pages::account_factors::Security;
-use crate::http::pages::account_profile::Profile;
+use crate::http::pages::account_profile::{AccountQuery, Profile};
 use crate::http::pages::app::nav::{Nav, Section};
 use crate::http::pages::app::timeline::Stamp;
-use crate::http::reply::redirect;
-use crate::http::reply::{Format, error_response, page_as};
+use crate::http::reply::{self, page_as, redirect};
 use crate::http::server::state::AppState;
-use crate::http::session::{Form, SignedIn, signed_in};
+use crate::http::session::{SignedIn, TokenForm, safe_next, signed_in};
 use crate::identity::accounts::profile::awaiting_confirmation;
 use crate::identity::sessions::csrf;
 use crate::oauth::tokens::store::GrantView;
@@ -34,22 +32,30 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::get())
         .and(s())
         .and(signed_in(&state, "/account"))
-        .and(warp::query::<HashMap<String, String>>())
-        .then(|st, u, q: HashMap<String, String>| async move {
-            let next = q
-                .get("next")
-                .map(|n| crate::http::session::safe_next(Some(n)));
-            let profile = Profile::from_query(&q);
-            show(st, u, next, profile).await
-        });
+        .and(crate::http::body::query::<AccountQuery>())
+        .then(shown)
+        .map(reply::answer);
     // The form is read before the session is checked; its token is bound to the app too.
     let revoke = warp::path!("account" / "apps" / GrantId / "revoke")
         .and(warp::post())
         .and(s())
-        .and(crate::http::session::form())
+        .and(crate::http::session::form::<TokenForm>())
         .and(signed_in(&state, "/account"))
-        .then(|id, st, form, u| async move { revoke(st, u, id, form).await });
+        .then(revoke)
+        .map(reply::answer);
     show.or(revoke).unify().boxed()
+}
+
+/// `GET /account`: `next` (where a factor set up here leads back to) and what the profile
+/// forms say.
+async fn shown(
+    state: AppState,
+    signed_in: SignedIn,
+    q: AccountQuery,
+) -> Result<Response, AppError> {
+    let next = q.next.as_deref().map(|n| safe_next(Some(n)));
+    let profile = Profile::from_query(&q);
+    show(state, signed_in, next, profile).await
 }
 
 /// The account page, its profile forms as `profile` says (after a change, or a refused one).
@@ -58,15 +64,9 @@ pub async fn show(
     (session, user): SignedIn,
     next: Option<String>,
     mut profile: Profile,
-) -> Response {
-    let overview = match account::overview(&state.ctx(), user.id).await {
-        Ok(o) => o,
-        Err(e) => return error_response(&e, Format::Html),
-    };
-    profile.awaiting = match awaiting_confirmation(&state.ctx(), user.id).await {
-        Ok(a) => a,
-        Err(e) => return error_response(&e, Format::Html),
-    };
+) -> Result<Response, AppError> {
+    let overview = account::overview(&state.ctx(), user.id).await?;
+    profile.awaiting = awaiting_confirmation(&state.ctx(), user.id).await?;
     let factors_csrf =
         crate::http::session::csrf_token(&state, crate::http::session::FACTORS, &session);
     let security = crate::http::pages::account_factors::Security::of(
@@ -77,7 +77,7 @@ pub async fn show(
     );
     let session_hash = SecretToken::presented(&session).hash();
     let status = profile.status();
-    page_as(
+    Ok(page_as(
         status,
         Ok(AccountPage {
             nav: Nav::of(&state, &session, &user, Section::Account),
@@ -86,7 +86,7 @@ pub async fn show(
             security,
             apps: apps(&state, &session_hash, &overview.grants),
         }),
-    )
+    ))
 }
 
 /// The account page: who is signed in, sign-in security, the connected apps.
@@ -129,29 +129,27 @@ fn apps(state: &AppState, session_hash: &str, grants: &[GrantView]) -> Vec<AppIt
         .collect()
 }
 
+/// `POST /account/apps/{id}/revoke`.
 async fn revoke(
-    state: AppState,
-    (session, user): SignedIn,
     grant: GrantId,
-    form: Form,
-) -> Response {
+    state: AppState,
+    form: TokenForm,
+    (session, user): SignedIn,
+) -> Result<Response, AppError> {
     let session_hash = SecretToken::presented(&session).hash();
-    let ok = form.get("csrf_token").is_some_and(|t| {
+    let ok = form.csrf_token.is_some_and(|t| {
         csrf::verify(
             &state.keys,
             "revoke",
             &[&session_hash, &grant.to_string()],
-            t,
+            &t,
         )
     });
     if !ok {
-        return error_response(
-            &AppError::Forbidden("the form expired; reload the page".into()),
-            Format::Html,
-        );
+        return Err(AppError::Forbidden(
+            "the form expired; reload the page".into(),
+        ));
     }
-    match account::revoke_app(&state.ctx(), user.id, grant).await {
-        Ok(()) => redirect("/account"),
-        Err(e) => error_response(&e, Format::Html),
-    }
+    account::revoke_app(&state.ctx(), user.id, grant).await?;
+    Ok(redirect("/account"))
 }

@@ -4,8 +4,6 @@
 //! recovery code), a passkey, or the password for an account without a second factor. The use
 //! case is `sessions::confirm`; back to `next` afterwards.
 
-use std::collections::HashMap;
-
 use askama::Template;
 use http::StatusCode;
 use serde_json::json;
@@ -15,10 +13,10 @@ use warp::reply::Response;
 
 use crate::core::error::AppError;
 use crate::core::lenient::OrDefault;
-use crate::http::reply::redirect;
-use crate::http::reply::{Format, error_response, form_status, json_response, page_as};
+use crate::http::body::{json, optional_json};
+use crate::http::reply::{self, Format, form_status, json_response, page_as, redirect};
 use crate::http::server::state::AppState;
-use crate::http::session::{FACTORS, Form, SignedIn, call_csrf, csrf_token, form_csrf};
+use crate::http::session::{FACTORS, NextQuery, SignedIn, call_csrf, csrf_token, form_csrf};
 use crate::http::session::{safe_next, urlencode};
 use crate::identity::factors::request::{ChallengeRequest, PasskeyProofRequest};
 use crate::{
@@ -35,36 +33,36 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::get())
         .and(s())
         .and(crate::http::session::optional(&state))
-        .and(warp::query::<HashMap<String, String>>())
-        .then(
-            |st: AppState, u: Option<SignedIn>, q: HashMap<String, String>| async move {
-                show(&st, u, q.get("next").map(String::as_str), None).await
-            },
-        );
+        .and(crate::http::body::query::<NextQuery>())
+        .then(shown)
+        .map(reply::answer);
     let submit = warp::path!("account" / "confirm")
         .and(warp::post())
         .and(s())
         .and(crate::http::peer())
         .and(form_csrf(&state, FACTORS, "/account"))
-        .then(|st, p, u, f| async move { submit(st, p, u, f).await });
+        .then(submit)
+        .map(reply::answer);
     let options = warp::path!("account" / "confirm" / "passkey" / "options")
         .and(warp::post())
         .and(s())
         .and(call_csrf(
             &state,
             FACTORS,
-            crate::http::body::optional_json::<OrDefault<ChallengeRequest>>(),
+            optional_json::<OrDefault<ChallengeRequest>>(),
         ))
-        .then(|st, u, _b: OrDefault<ChallengeRequest>| async move { passkey_options(st, u).await });
+        .then(passkey_options)
+        .map(reply::answer_as(Format::Json));
     let passkey = warp::path!("account" / "confirm" / "passkey")
         .and(warp::post())
         .and(s())
         .and(call_csrf(
             &state,
             FACTORS,
-            crate::http::body::json::<OrDefault<PasskeyProofRequest>>(),
+            json::<OrDefault<PasskeyProofRequest>>(),
         ))
-        .then(|st, u, b: OrDefault<PasskeyProofRequest>| async move { passkey(st, u, b.0).await });
+        .then(passkey)
+        .map(reply::answer_as(Format::Json));
     show.or(submit)
         .unify()
         .or(options)
@@ -74,22 +72,38 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .boxed()
 }
 
+/// The confirmation form: one of a TOTP code, a recovery code or the password (the first
+/// given, in that order), and where to go afterwards.
+#[derive(serde::Deserialize)]
+struct ProofForm {
+    next: Option<String>,
+    code: Option<String>,
+    recovery_code: Option<String>,
+    password: Option<String>,
+}
+
+/// `GET /account/confirm`.
+async fn shown(
+    state: AppState,
+    signed_in: Option<SignedIn>,
+    q: NextQuery,
+) -> Result<Response, AppError> {
+    show(&state, signed_in, q.next.as_deref(), None).await
+}
+
 /// The page: one form for each way the account can confirm.
 async fn show(
     state: &AppState,
     signed_in: Option<SignedIn>,
     next: Option<&str>,
     error: Option<&str>,
-) -> Response {
+) -> Result<Response, AppError> {
     let next = safe_next(next);
     let Some((session, user)) = signed_in else {
         let back = format!("/account/confirm?next={}", urlencode(&next));
-        return redirect(&format!("/auth/login?next={}", urlencode(&back)));
+        return Ok(redirect(&format!("/auth/login?next={}", urlencode(&back))));
     };
-    let enrolled = match confirm::asks(&state.ctx(), user.id).await {
-        Ok(e) => e,
-        Err(e) => return error_response(&e, Format::Html),
-    };
+    let enrolled = confirm::asks(&state.ctx(), user.id).await?;
     let page = ConfirmPage {
         error,
         minutes: confirm::WINDOW / 60,
@@ -100,7 +114,10 @@ async fn show(
         password: !enrolled.any(),
         email: &user.email,
     };
-    page_as(form_status(error, StatusCode::UNAUTHORIZED), Ok(page))
+    Ok(page_as(
+        form_status(error, StatusCode::UNAUTHORIZED),
+        Ok(page),
+    ))
 }
 
 /// One form for each way the account can confirm: a passkey, a code, or (without a second
@@ -119,18 +136,15 @@ struct ConfirmPage<'a> {
     email: &'a str,
 }
 
+/// `POST /account/confirm`: back to `next`, or the page again with what was wrong.
 async fn submit(
     state: AppState,
     peer: Option<std::net::SocketAddr>,
     signed_in: SignedIn,
-    form: Form,
-) -> Response {
-    let next = form.get("next").map(String::as_str);
-    let proof = match (
-        form.get("code"),
-        form.get("recovery_code"),
-        form.get("password"),
-    ) {
+    form: ProofForm,
+) -> Result<Response, AppError> {
+    let next = form.next.as_deref();
+    let proof = match (&form.code, &form.recovery_code, &form.password) {
         (Some(c), _, _) => Proof::Totp(c.clone()),
         (None, Some(r), _) => Proof::RecoveryCode(r.clone()),
         (None, None, Some(p)) => Proof::Password(p.clone()),
@@ -145,40 +159,41 @@ async fn submit(
     };
     let (session, user) = &signed_in;
     match confirm::confirm(&state.ctx(), checks, session.clone(), user, proof).await {
-        Ok(()) => redirect(&safe_next(next)),
+        Ok(()) => Ok(redirect(&safe_next(next))),
         Err(e @ (AppError::AuthRequired { .. } | AppError::BadRequest { .. })) => {
             show(&state, Some(signed_in), next, Some(&e.public_message())).await
         }
-        Err(e) => error_response(&e, Format::Html),
+        Err(e) => Err(e),
     }
 }
 
-async fn passkey_options(state: AppState, (_, user): SignedIn) -> Response {
-    match confirm::passkey_options(&state.ctx(), &state.factors, user.id).await {
-        Ok(options) => json_response(StatusCode::OK, &json!({"publicKey": options})),
-        Err(e) => error_response(&e, Format::Json),
-    }
+/// `POST /account/confirm/passkey/options`: the challenge.
+async fn passkey_options(
+    state: AppState,
+    (_, user): SignedIn,
+    _asked: OrDefault<ChallengeRequest>,
+) -> Result<Response, AppError> {
+    let options = confirm::passkey_options(&state.ctx(), &state.factors, user.id).await?;
+    Ok(json_response(
+        StatusCode::OK,
+        &json!({"publicKey": options}),
+    ))
 }
 
 /// `{"credential": <AuthenticationResponseJSON>, "next": "/..."}` → `{"next": "/..."}`.
 async fn passkey(
     state: AppState,
     (session, user): SignedIn,
-    body: PasskeyProofRequest,
-) -> Response {
+    body: OrDefault<PasskeyProofRequest>,
+) -> Result<Response, AppError> {
+    let body = body.0;
     let next = safe_next(body.next());
-    let answer = match body.answer() {
-        Ok(a) => a,
-        Err(e) => return error_response(&e, Format::Json),
-    };
-    let proof = Proof::Passkey(answer);
+    let proof = Proof::Passkey(body.answer()?);
     let checks = Checks {
         verifier: &state.factors,
         passwords: &state.passwords,
         address: None,
     };
-    match confirm::confirm(&state.ctx(), checks, session, &user, proof).await {
-        Ok(()) => json_response(StatusCode::OK, &json!({"next": next})),
-        Err(e) => error_response(&e, Format::Json),
-    }
+    confirm::confirm(&state.ctx(), checks, session, &user, proof).await?;
+    Ok(json_response(StatusCode::OK, &json!({"next": next})))
 }

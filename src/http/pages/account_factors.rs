@@ -10,9 +10,11 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use crate::http::reply::redirect;
-use crate::http::reply::{Format, error_response, form_status, json_response, page, page_as};
-use crate::http::session::{FACTORS, Form, SignedIn, call_csrf, form_csrf};
+use serde::de::IgnoredAny;
+
+use crate::http::body::{json, optional_json};
+use crate::http::reply::{self, Format, form_status, json_response, page, page_as, redirect};
+use crate::http::session::{FACTORS, SignedIn, call_csrf, form_csrf};
 use crate::http::session::{safe_next, urlencode};
 
 use crate::core::error::AppError;
@@ -29,67 +31,70 @@ use crate::{
 };
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    let s = {
-        let state = state.clone();
-        move || crate::http::with_state(state.clone())
-    };
-    let signed_form = || form_csrf(&state, FACTORS, "/account");
-    let post_form = |tail: &'static str| {
-        warp::path("account")
-            .and(warp::path("totp"))
-            .and(warp::path(tail))
-            .and(warp::path::end())
-            .and(warp::post())
-    };
-    let start = post_form("start")
+    totp(state.clone()).or(passkeys(state)).unify().boxed()
+}
+
+/// The TOTP forms: start, confirm, turn off.
+fn totp(state: AppState) -> BoxedFilter<(Response,)> {
+    let s = || crate::http::with_state(state.clone());
+    let form = || form_csrf::<TotpForm>(&state, FACTORS, "/account");
+    let start = warp::path!("account" / "totp" / "start")
+        .and(warp::post())
         .and(s())
-        .and(signed_form())
-        .then(|st, u, f| async move { totp_start(st, u, f).await });
-    let confirm = post_form("confirm")
+        .and(form())
+        .then(totp_start)
+        .map(reply::answer);
+    let confirm = warp::path!("account" / "totp" / "confirm")
+        .and(warp::post())
         .and(s())
-        .and(signed_form())
-        .then(|st, u, f| async move { totp_confirm(st, u, f).await });
-    let disable = post_form("disable")
+        .and(form())
+        .then(totp_confirm)
+        .map(reply::answer);
+    let disable = warp::path!("account" / "totp" / "disable")
+        .and(warp::post())
         .and(s())
-        .and(signed_form())
-        .then(|st, u, f| async move { totp_disable(st, u, f).await });
+        .and(form())
+        .then(totp_disable)
+        .map(reply::answer);
+    start.or(confirm).unify().or(disable).unify().boxed()
+}
+
+/// The passkeys: the JSON calls that add one, and the forms that rename or remove one.
+fn passkeys(state: AppState) -> BoxedFilter<(Response,)> {
+    let s = || crate::http::with_state(state.clone());
     let options = warp::path!("account" / "passkeys" / "options")
         .and(warp::post())
         .and(s())
         .and(call_csrf(
             &state,
             FACTORS,
-            crate::http::body::optional_json::<OrDefault<ChallengeRequest>>(),
+            optional_json::<OrDefault<ChallengeRequest>>(),
         ))
-        .then(|st, u, _b: OrDefault<ChallengeRequest>| async move { passkey_options(st, u).await });
+        .then(passkey_options)
+        .map(reply::answer_as(Format::Json));
     let add = warp::path!("account" / "passkeys")
         .and(warp::post())
         .and(s())
         .and(call_csrf(
             &state,
             FACTORS,
-            crate::http::body::json::<OrDefault<NewPasskeyRequest>>(),
+            json::<OrDefault<NewPasskeyRequest>>(),
         ))
-        .then(
-            |st, u, b: OrDefault<NewPasskeyRequest>| async move { passkey_add(st, u, b.0).await },
-        );
+        .then(passkey_add)
+        .map(reply::answer_as(Format::Json));
     let rename = warp::path!("account" / "passkeys" / i64 / "rename")
         .and(warp::post())
         .and(s())
-        .and(signed_form())
-        .then(|id, st, u, f| async move { passkey_change(st, u, id, f, true).await });
+        .and(form_csrf(&state, FACTORS, "/account"))
+        .then(passkey_rename)
+        .map(reply::answer);
     let remove = warp::path!("account" / "passkeys" / i64 / "delete")
         .and(warp::post())
         .and(s())
-        .and(signed_form())
-        .then(|id, st, u, f| async move { passkey_change(st, u, id, f, false).await });
-    start
-        .or(confirm)
-        .unify()
-        .or(disable)
-        .unify()
-        .or(options)
-        .unify()
+        .and(form_csrf(&state, FACTORS, "/account"))
+        .then(passkey_remove)
+        .map(reply::answer);
+    options
         .or(add)
         .unify()
         .or(rename)
@@ -99,18 +104,40 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .boxed()
 }
 
-/// The answer to a change refused with `e`: the confirmation page when it needs one (back to
-/// the account page afterwards), the error page otherwise.
-fn refused_page(e: &AppError, next: Option<&str>) -> Response {
-    if e.code() == "confirmation_required" {
-        let back = account_link(next);
-        return redirect(&format!("/account/confirm?next={}", urlencode(&back)));
-    }
-    error_response(e, Format::Html)
+/// The TOTP forms: the code (to confirm or to turn it off), the form's token (the enrolment
+/// page's own form carries it on) and where to go after setting up.
+#[derive(serde::Deserialize)]
+struct TotpForm {
+    #[serde(default)]
+    csrf_token: String,
+    next: Option<String>,
+    #[serde(default)]
+    code: String,
 }
 
-fn next_of(form: &Form) -> Option<String> {
-    form.get("next")
+/// A passkey's new name.
+#[derive(serde::Deserialize)]
+struct NameForm {
+    #[serde(default)]
+    name: String,
+}
+
+/// The answer to a change refused with `e`: the confirmation page when it needs one (back to
+/// the account page afterwards), the error page otherwise.
+fn refused_page(e: AppError, next: Option<&str>) -> Result<Response, AppError> {
+    if e.code() == "confirmation_required" {
+        let back = account_link(next);
+        return Ok(redirect(&format!(
+            "/account/confirm?next={}",
+            urlencode(&back)
+        )));
+    }
+    Err(e)
+}
+
+fn next_of(form: &TotpForm) -> Option<String> {
+    form.next
+        .as_deref()
         .filter(|n| !n.is_empty())
         .map(|n| safe_next(Some(n)))
 }
@@ -148,34 +175,39 @@ fn enrol_page(csrf: &str, e: &Enrolment, next: Option<&str>, error: Option<&str>
     page_as(form_status(error, StatusCode::BAD_REQUEST), Ok(page))
 }
 
-async fn totp_start(state: AppState, (session, user): SignedIn, form: Form) -> Response {
+/// `POST /account/totp/start`: the enrolment page.
+async fn totp_start(
+    state: AppState,
+    (session, user): SignedIn,
+    form: TotpForm,
+) -> Result<Response, AppError> {
     let next = next_of(&form);
     match account::start_totp(&state.ctx(), &state.factors, &user, session).await {
-        Ok(e) => enrol_page(
-            form.get("csrf_token").map(String::as_str).unwrap_or(""),
-            &e,
-            next.as_deref(),
-            None,
-        ),
-        Err(e) => refused_page(&e, next.as_deref()),
+        Ok(e) => Ok(enrol_page(&form.csrf_token, &e, next.as_deref(), None)),
+        Err(e) => refused_page(e, next.as_deref()),
     }
 }
 
-async fn totp_confirm(state: AppState, (_, user): SignedIn, form: Form) -> Response {
-    let csrf = form.get("csrf_token").cloned().unwrap_or_default();
+/// `POST /account/totp/confirm`: the recovery codes, or the enrolment page again.
+async fn totp_confirm(
+    state: AppState,
+    (_, user): SignedIn,
+    form: TotpForm,
+) -> Result<Response, AppError> {
     let next = next_of(&form);
-    let code = form.get("code").cloned().unwrap_or_default();
-    match account::confirm_totp(&state.ctx(), &state.factors, &user, code).await {
-        Ok(Confirmation::RecoveryCodes(codes)) => recovery_codes_page(&codes, next.as_deref()),
-        Ok(Confirmation::Refused {
-            why,
-            enrolment: Some(en),
-        }) => enrol_page(&csrf, &en, next.as_deref(), Some(&why)),
-        Ok(Confirmation::Refused {
-            enrolment: None, ..
-        }) => redirect(&account_link(next.as_deref())),
-        Err(e) => error_response(&e, Format::Html),
-    }
+    let (csrf, code) = (form.csrf_token, form.code);
+    Ok(
+        match account::confirm_totp(&state.ctx(), &state.factors, &user, code).await? {
+            Confirmation::RecoveryCodes(codes) => recovery_codes_page(&codes, next.as_deref()),
+            Confirmation::Refused {
+                why,
+                enrolment: Some(en),
+            } => enrol_page(&csrf, &en, next.as_deref(), Some(&why)),
+            Confirmation::Refused {
+                enrolment: None, ..
+            } => redirect(&account_link(next.as_deref())),
+        },
+    )
 }
 
 /// TOTP is on: the recovery codes, shown this once.
@@ -198,56 +230,73 @@ fn recovery_codes_page(codes: &[String], next: Option<&str>) -> Response {
     }))
 }
 
-async fn totp_disable(state: AppState, (_, user): SignedIn, form: Form) -> Response {
-    let code = form.get("code").cloned().unwrap_or_default();
-    match account::disable_totp(&state.ctx(), &state.factors, user.id, code).await {
-        Ok(()) => redirect("/account"),
-        Err(e) => error_response(&e, Format::Html),
-    }
+/// `POST /account/totp/disable`.
+async fn totp_disable(
+    state: AppState,
+    (_, user): SignedIn,
+    form: TotpForm,
+) -> Result<Response, AppError> {
+    account::disable_totp(&state.ctx(), &state.factors, user.id, form.code).await?;
+    Ok(redirect("/account"))
 }
 
-async fn passkey_options(state: AppState, (session, user): SignedIn) -> Response {
-    match account::passkey_options(&state.ctx(), &state.factors, user, session).await {
-        Ok(options) => json_response(StatusCode::OK, &json!({"publicKey": options})),
-        Err(e) => error_response(&e, Format::Json),
-    }
+/// `POST /account/passkeys/options`: the challenge.
+async fn passkey_options(
+    state: AppState,
+    (session, user): SignedIn,
+    _asked: OrDefault<ChallengeRequest>,
+) -> Result<Response, AppError> {
+    let options = account::passkey_options(&state.ctx(), &state.factors, user, session).await?;
+    Ok(json_response(
+        StatusCode::OK,
+        &json!({"publicKey": options}),
+    ))
 }
 
 /// `{"credential": <RegistrationResponseJSON>, "name": "Laptop"}` → `{"id": n}`.
 async fn passkey_add(
     state: AppState,
     (session, user): SignedIn,
-    body: NewPasskeyRequest,
-) -> Response {
-    let answer = match body.answer() {
-        Ok(a) => a,
-        Err(e) => return error_response(&e, Format::Json),
-    };
+    body: OrDefault<NewPasskeyRequest>,
+) -> Result<Response, AppError> {
+    let body = body.0;
     let new = NewPasskey {
-        answer,
+        answer: body.answer()?,
         name: body.name(),
     };
-    match account::add_passkey(&state.ctx(), &state.factors, user.id, session, new).await {
-        Ok(id) => json_response(StatusCode::CREATED, &json!({"id": id})),
-        Err(e) => error_response(&e, Format::Json),
-    }
+    let id = account::add_passkey(&state.ctx(), &state.factors, user.id, session, new).await?;
+    Ok(json_response(StatusCode::CREATED, &json!({"id": id})))
+}
+
+/// `POST /account/passkeys/{id}/rename`.
+async fn passkey_rename(
+    id: i64,
+    state: AppState,
+    who: SignedIn,
+    form: NameForm,
+) -> Result<Response, AppError> {
+    passkey_change(state, who, id, PasskeyChange::Rename(form.name)).await
+}
+
+/// `POST /account/passkeys/{id}/delete`.
+async fn passkey_remove(
+    id: i64,
+    state: AppState,
+    who: SignedIn,
+    _form: IgnoredAny,
+) -> Result<Response, AppError> {
+    passkey_change(state, who, id, PasskeyChange::Remove).await
 }
 
 async fn passkey_change(
     state: AppState,
     (session, user): SignedIn,
     id: i64,
-    form: Form,
-    rename: bool,
-) -> Response {
-    let change = if rename {
-        PasskeyChange::Rename(form.get("name").cloned().unwrap_or_default())
-    } else {
-        PasskeyChange::Remove
-    };
+    change: PasskeyChange,
+) -> Result<Response, AppError> {
     match account::change_passkey(&state.ctx(), user.id, session, id, change).await {
-        Ok(()) => redirect("/account"),
-        Err(e) => refused_page(&e, None),
+        Ok(()) => Ok(redirect("/account")),
+        Err(e) => refused_page(e, None),
     }
 }
 

@@ -6,8 +6,6 @@
 //! page with `?done=...`, which says what happened; a refused form shows the account page again
 //! with the refusal next to the field. The use cases are `accounts::profile`.
 
-use std::collections::HashMap;
-
 use askama::Template;
 use http::StatusCode;
 use warp::Filter;
@@ -16,9 +14,9 @@ use warp::reply::Response;
 
 use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
-use crate::http::reply::{Format, error_response, page, page_as, redirect};
+use crate::http::reply::{self, page, page_as, redirect};
 use crate::http::server::state::AppState;
-use crate::http::session::{APP, Form, SignedIn, form_csrf, urlencode};
+use crate::http::session::{APP, SignedIn, TokenForm, form_csrf, urlencode};
 use crate::identity::accounts::access::{RevokeAll, Revoked};
 use crate::identity::accounts::profile;
 use crate::identity::sessions::csrf;
@@ -28,32 +26,36 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         let state = state.clone();
         move || crate::http::with_state(state.clone())
     };
-    let signed_form = || form_csrf(&state, APP, "/account");
     let name = warp::path!("account" / "name")
         .and(warp::post())
         .and(s())
-        .and(signed_form())
-        .then(|st, u, f| async move { name(st, u, f).await });
+        .and(form_csrf(&state, APP, "/account"))
+        .then(name)
+        .map(reply::answer);
     let password = warp::path!("account" / "password")
         .and(warp::post())
         .and(s())
         .and(crate::http::peer())
-        .and(signed_form())
-        .then(|st, p, u, f| async move { password(st, p, u, f).await });
+        .and(form_csrf(&state, APP, "/account"))
+        .then(password)
+        .map(reply::answer);
     let email = warp::path!("account" / "email")
         .and(warp::post())
         .and(s())
-        .and(signed_form())
-        .then(|st, u, f| async move { email(st, u, f).await });
+        .and(form_csrf(&state, APP, "/account"))
+        .then(email)
+        .map(reply::answer);
     let link = warp::path!("account" / "email" / String)
         .and(warp::get())
         .and(s())
-        .then(|t, st| async move { link_page(st, t).await });
+        .then(link_page)
+        .map(reply::answer);
     let confirm = warp::path!("account" / "email" / String)
         .and(warp::post())
         .and(s())
-        .and(crate::http::session::form())
-        .then(|t, st, f| async move { confirm(st, t, f).await });
+        .and(crate::http::session::form::<TokenForm>())
+        .then(confirm)
+        .map(reply::answer);
     name.or(password)
         .unify()
         .or(email)
@@ -63,6 +65,45 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(confirm)
         .unify()
         .boxed()
+}
+
+/// The account page's query: `next`, and what its forms say after a change (`done`, with
+/// the sessions it `ended` and what it `revoked`) or back from confirming who one is
+/// (`new_email`, as typed).
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct AccountQuery {
+    pub next: Option<String>,
+    done: Option<String>,
+    ended: Option<String>,
+    revoked: Option<String>,
+    new_email: Option<String>,
+}
+
+/// The name form.
+#[derive(serde::Deserialize)]
+struct NameForm {
+    #[serde(default)]
+    name: String,
+}
+
+/// The password form: the current password, the new one twice, and whether to revoke every
+/// token, webhook and connected app too (`revoke` sent at all: ticked).
+#[derive(serde::Deserialize)]
+struct PasswordForm {
+    #[serde(default)]
+    current: String,
+    #[serde(default)]
+    password: String,
+    #[serde(default)]
+    password2: String,
+    revoke: Option<String>,
+}
+
+/// The e-mail form.
+#[derive(serde::Deserialize)]
+struct EmailForm {
+    #[serde(default)]
+    email: String,
 }
 
 /// What the account page's profile forms show: what just changed, or why a form was refused.
@@ -91,16 +132,18 @@ pub struct Profile {
 impl Profile {
     /// The notice of `?done=...` after a change, and `?new_email=` (back from confirming who
     /// one is, with what was typed).
-    pub fn from_query(q: &HashMap<String, String>) -> Profile {
+    pub fn from_query(q: &AccountQuery) -> Profile {
         let ended = q
-            .get("ended")
+            .ended
+            .as_deref()
             .and_then(|n| n.parse::<u32>().ok())
             .unwrap_or(0);
         let revoked = q
-            .get("revoked")
-            .and_then(|r| Revoked::from_query(r))
+            .revoked
+            .as_deref()
+            .and_then(Revoked::from_query)
             .map_or_else(String::new, |r| format!(" {}", r.sentence()));
-        let (at, done) = match q.get("done").map(String::as_str) {
+        let (at, done) = match q.done.as_deref() {
             Some("name") => ("name", Some("Your name was changed.".to_string())),
             Some("password") => (
                 "password",
@@ -123,7 +166,7 @@ impl Profile {
         Profile {
             done,
             at,
-            new_email: q.get("new_email").cloned().unwrap_or_default(),
+            new_email: q.new_email.clone().unwrap_or_default(),
             ..Profile::default()
         }
     }
@@ -192,56 +235,52 @@ fn sentence(s: &str) -> String {
     out
 }
 
-fn field<'a>(form: &'a Form, name: &str) -> &'a str {
-    form.get(name).map(String::as_str).unwrap_or_default()
-}
-
 /// The account page again, its form `which` refused with `e` (the error page when the form
 /// cannot show it).
 async fn refused(
     state: AppState,
     signed_in: SignedIn,
     which: &'static str,
-    e: &AppError,
+    e: AppError,
     keep: impl FnOnce(&mut Profile),
-) -> Response {
-    match Profile::refused(which, e) {
-        Some(mut p) => {
-            keep(&mut p);
-            crate::http::pages::account::show(state, signed_in, None, p).await
-        }
-        None => error_response(e, Format::Html),
-    }
+) -> Result<Response, AppError> {
+    let Some(mut p) = Profile::refused(which, &e) else {
+        return Err(e);
+    };
+    keep(&mut p);
+    crate::http::pages::account::show(state, signed_in, None, p).await
 }
 
-async fn name(state: AppState, signed_in: SignedIn, form: Form) -> Response {
-    let typed = field(&form, "name").to_string();
+/// `POST /account/name`.
+async fn name(state: AppState, signed_in: SignedIn, form: NameForm) -> Result<Response, AppError> {
+    let typed = form.name;
     match profile::change_name(&state.ctx(), &signed_in.1, &typed).await {
-        Ok(_) => redirect("/account?done=name#profile"),
-        Err(e) => refused(state, signed_in, "name", &e, |p| p.name = Some(typed)).await,
+        Ok(_) => Ok(redirect("/account?done=name#profile")),
+        Err(e) => refused(state, signed_in, "name", e, |p| p.name = Some(typed)).await,
     }
 }
 
+/// `POST /account/password`.
 async fn password(
     state: AppState,
     peer: Option<std::net::SocketAddr>,
     signed_in: SignedIn,
-    form: Form,
-) -> Response {
+    form: PasswordForm,
+) -> Result<Response, AppError> {
     let (session, user) = (signed_in.0.clone(), &signed_in.1);
-    let new = (field(&form, "password"), field(&form, "password2"));
-    let current = field(&form, "current");
+    let new = (form.password.as_str(), form.password2.as_str());
     let address = peer.map(|p| p.ip());
     // Unticked by default here: the person knew the old password, so nothing says a stranger
     // did too.
     let revoke = form
-        .contains_key("revoke")
+        .revoke
+        .is_some()
         .then_some(crate::integrations::access::revoke_all as RevokeAll);
     let changed = profile::change_password(
         &state.ctx(),
         &state.passwords,
         (session, user),
-        current,
+        &form.current,
         new,
         (address, revoke),
     )
@@ -250,24 +289,32 @@ async fn password(
         Ok((ended, revoked)) => {
             let revoked =
                 revoked.map_or_else(String::new, |r| format!("&revoked={}", r.to_query()));
-            redirect(&format!(
+            Ok(redirect(&format!(
                 "/account?done=password&ended={ended}{revoked}#password"
-            ))
+            )))
         }
-        Err(e) => refused(state, signed_in, "password", &e, |_| {}).await,
+        Err(e) => refused(state, signed_in, "password", e, |_| {}).await,
     }
 }
 
-async fn email(state: AppState, signed_in: SignedIn, form: Form) -> Response {
-    let typed = field(&form, "email").trim().to_string();
+/// `POST /account/email`.
+async fn email(
+    state: AppState,
+    signed_in: SignedIn,
+    form: EmailForm,
+) -> Result<Response, AppError> {
+    let typed = form.email.trim().to_string();
     let (session, user) = (signed_in.0.clone(), &signed_in.1);
     match profile::request_email_change(&state.ctx(), session, user, &typed).await {
-        Ok(_) => redirect("/account?done=email#email"),
+        Ok(_) => Ok(redirect("/account?done=email#email")),
         Err(e) if e.code() == "confirmation_required" => {
             let back = format!("/account?new_email={}#email", urlencode(&typed));
-            redirect(&format!("/account/confirm?next={}", urlencode(&back)))
+            Ok(redirect(&format!(
+                "/account/confirm?next={}",
+                urlencode(&back)
+            )))
         }
-        Err(e) => refused(state, signed_in, "email", &e, |p| p.new_email = typed).await,
+        Err(e) => refused(state, signed_in, "email", e, |p| p.new_email = typed).await,
     }
 }
 
@@ -301,34 +348,35 @@ fn link_csrf(state: &AppState, token: &str) -> String {
     csrf::token(&state.keys, "email-change", &[&hash])
 }
 
-async fn link_page(state: AppState, token: String) -> Response {
-    match profile::pending_email(&state.ctx(), token.clone()).await {
-        Ok(Some(p)) => page(Ok(LinkPage {
-            old_email: &p.old,
-            new_email: &p.new,
-            button: format!("Use {}", p.new),
-            csrf: link_csrf(&state, &token),
-            token: &token,
-        })),
-        Ok(None) => page_as(StatusCode::GONE, Ok(Expired)),
-        Err(e) => error_response(&e, Format::Html),
-    }
+/// `GET /account/email/{token}`.
+async fn link_page(token: String, state: AppState) -> Result<Response, AppError> {
+    Ok(
+        match profile::pending_email(&state.ctx(), token.clone()).await? {
+            Some(p) => page(Ok(LinkPage {
+                old_email: &p.old,
+                new_email: &p.new,
+                button: format!("Use {}", p.new),
+                csrf: link_csrf(&state, &token),
+                token: &token,
+            })),
+            None => page_as(StatusCode::GONE, Ok(Expired)),
+        },
+    )
 }
 
-async fn confirm(state: AppState, token: String, form: Form) -> Response {
+/// `POST /account/email/{token}`: the change made.
+async fn confirm(token: String, state: AppState, form: TokenForm) -> Result<Response, AppError> {
     let hash = SecretToken::presented(&token).hash();
-    if !csrf::verify(
-        &state.keys,
-        "email-change",
-        &[&hash],
-        field(&form, "csrf_token"),
-    ) {
-        let e = AppError::Forbidden("the form expired; reload the page".into());
-        return error_response(&e, Format::Html);
+    let presented = form.csrf_token.unwrap_or_default();
+    if !csrf::verify(&state.keys, "email-change", &[&hash], &presented) {
+        return Err(AppError::Forbidden(
+            "the form expired; reload the page".into(),
+        ));
     }
-    match profile::confirm_email_change(&state.ctx(), token).await {
-        Ok(Some(user)) => page(Ok(Changed { email: &user.email })),
-        Ok(None) => page_as(StatusCode::GONE, Ok(Expired)),
-        Err(e) => error_response(&e, Format::Html),
-    }
+    Ok(
+        match profile::confirm_email_change(&state.ctx(), token).await? {
+            Some(user) => page(Ok(Changed { email: &user.email })),
+            None => page_as(StatusCode::GONE, Ok(Expired)),
+        },
+    )
 }

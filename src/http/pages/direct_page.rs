@@ -12,9 +12,9 @@ use warp::reply::Response;
 
 use crate::core::error::AppError;
 use crate::http::pages::login::{pre_session_ok, pre_session_token};
-use crate::http::reply::{Format, error_response, form_status, page_as, redirect};
+use crate::http::reply::{self, form_status, page_as, redirect};
 use crate::http::server::state::AppState;
-use crate::http::session::{Form, cookies};
+use crate::http::session::cookies;
 use crate::signing::documents::audit::Origin;
 use crate::signing::templates::direct::{self, Invitation};
 use crate::signing::workflow::direct::{Visitor, start as start_document};
@@ -26,21 +26,43 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(s())
         .and(cookies())
         .and(crate::http::origin())
-        .then(|token, st, c: Option<String>, o| async move {
-            let typed = Visitor {
-                name: String::new(),
-                email: String::new(),
-            };
-            shown(&st, token, c.as_deref(), o, &typed, &Problems::default()).await
-        });
+        .then(show)
+        .map(reply::answer);
     let start = warp::path!("d" / String)
         .and(warp::post())
         .and(s())
         .and(cookies())
         .and(crate::http::origin())
-        .and(crate::http::session::form())
-        .then(|token, st, c, o, f| async move { start(st, token, c, o, f).await });
+        .and(crate::http::session::form::<VisitorForm>())
+        .then(start)
+        .map(reply::answer);
     show.or(start).unify().boxed()
+}
+
+/// The form as posted: who the visitor says they are, and the form's token.
+#[derive(serde::Deserialize)]
+struct VisitorForm {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    email: String,
+    #[serde(default)]
+    csrf_token: String,
+}
+
+/// `GET /d/{token}`: the empty form.
+async fn show(
+    token: String,
+    state: AppState,
+    cookie_header: Option<String>,
+    origin: Origin,
+) -> Result<Response, AppError> {
+    let typed = Visitor {
+        name: String::new(),
+        email: String::new(),
+    };
+    let c = cookie_header.as_deref();
+    shown(&state, token, c, origin, &typed, &Problems::default()).await
 }
 
 /// The page: what the document is, who sent it, what happens next, and the form.
@@ -105,14 +127,9 @@ async fn shown(
     origin: Origin,
     typed: &Visitor,
     problems: &Problems,
-) -> Response {
-    if let Err(e) = spend(state, &origin).await {
-        return error_response(&e, Format::Html);
-    }
-    let invitation = match direct::invitation(&state.ctx(), token.clone()).await {
-        Ok(i) => i,
-        Err(e) => return error_response(&e, Format::Html),
-    };
+) -> Result<Response, AppError> {
+    spend(state, &origin).await?;
+    let invitation = direct::invitation(&state.ctx(), token.clone()).await?;
     let (csrf, set_cookie) = pre_session_token(state, "direct", cookie_header);
     let shown = DirectPage {
         token: &token,
@@ -129,38 +146,37 @@ async fn shown(
     if let Some(v) = set_cookie {
         resp.headers_mut().append(header::SET_COOKIE, v);
     }
-    resp
+    Ok(resp)
 }
 
+/// `POST /d/{token}`: on to the signing page of the document made for the visitor, or the
+/// form again with what to change.
 async fn start(
-    state: AppState,
     token: String,
+    state: AppState,
     cookie_header: Option<String>,
     origin: Origin,
-    form: Form,
-) -> Response {
-    let get = |k: &str| form.get(k).cloned().unwrap_or_default();
+    form: VisitorForm,
+) -> Result<Response, AppError> {
     let typed = Visitor {
-        name: get("name"),
-        email: get("email"),
+        name: form.name,
+        email: form.email,
     };
     let c = cookie_header.as_deref();
-    if !pre_session_ok(&state, "direct", c, &get("csrf_token")) {
+    if !pre_session_ok(&state, "direct", c, &form.csrf_token) {
         let expired = Problems {
             form: Some("The form expired. Please press the button again.".into()),
             ..Default::default()
         };
         return shown(&state, token, c, origin, &typed, &expired).await;
     }
-    if let Err(e) = spend(&state, &origin).await {
-        return error_response(&e, Format::Html);
-    }
+    spend(&state, &origin).await?;
     let (ctx, max_open) = (state.ctx(), state.config.direct_link_max_open);
     match start_document(&ctx, token.clone(), typed.clone(), origin.clone(), max_open).await {
-        Ok(signing) => redirect(&format!("/sign/{signing}")),
+        Ok(signing) => Ok(redirect(&format!("/sign/{signing}"))),
         Err(e @ AppError::BadRequest { .. }) => {
             shown(&state, token, c, origin, &typed, &Problems::of(&e)).await
         }
-        Err(e) => error_response(&e, Format::Html),
+        Err(e) => Err(e),
     }
 }

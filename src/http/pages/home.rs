@@ -1,30 +1,38 @@
 //! `GET /`: signed out, the start page (what Docket is, and Sign in); signed in, the
 //! dashboard of the web application (`app::dashboard`).
 
-use std::collections::HashMap;
-
 use askama::Template;
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use crate::http::reply::page;
+use crate::core::error::AppError;
+use crate::http::pages::app::dashboard::{self, DashboardQuery};
+use crate::http::reply::{self, page};
 use crate::http::server::state::AppState;
 use crate::http::session::{SignedIn, optional};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     warp::path::end()
         .and(warp::get())
-        .and(warp::query::<HashMap<String, String>>())
+        .and(crate::http::body::query::<DashboardQuery>())
         .and(optional(&state))
         .and(crate::http::with_state(state))
-        .then(|q, who: Option<SignedIn>, st| async move {
-            match who {
-                Some(signed) => crate::http::pages::app::dashboard::show(st, signed, q).await,
-                None => page(Ok(Home)),
-            }
-        })
+        .then(home)
+        .map(reply::answer)
         .boxed()
+}
+
+/// `GET /`: the dashboard of a signed-in user, else the start page.
+async fn home(
+    q: DashboardQuery,
+    who: Option<SignedIn>,
+    state: AppState,
+) -> Result<Response, AppError> {
+    match who {
+        Some(signed) => dashboard::show(state, signed, q).await,
+        None => Ok(page(Ok(Home))),
+    }
 }
 
 /// The start page of a visitor who is not signed in.

@@ -2,11 +2,7 @@
 //! passkey) is not signed in by its password alone: the login waits (`sessions::pending`) for
 //! the second step in `second_factor.rs`. The attempt itself is `sessions::login`.
 
-use crate::http::reply::redirect;
-use std::collections::HashMap;
-
 use askama::Template;
-use bytes::Bytes;
 use http::{HeaderValue, StatusCode, header};
 use warp::Filter;
 use warp::filters::BoxedFilter;
@@ -14,7 +10,7 @@ use warp::reply::Response;
 
 use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
-use crate::http::reply::page_as;
+use crate::http::reply::{self, page_as, redirect};
 use crate::http::server::state::AppState;
 use crate::http::session::{
     cookie, cookies, current, local_next, safe_next, urlencode, with_query,
@@ -34,52 +30,83 @@ fn login_cookie_name(tls: bool) -> &'static str {
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let s = move || crate::http::with_state(state.clone());
-    let form = || {
-        crate::http::body::capped_bytes(16 * 1024).map(|b: Bytes| -> HashMap<String, String> {
-            url::form_urlencoded::parse(&b).into_owned().collect()
-        })
-    };
     let show = warp::path!("auth" / "login")
         .and(warp::get())
         .and(s())
-        .and(warp::query::<HashMap<String, String>>())
+        .and(crate::http::body::query::<LoginQuery>())
         .and(cookies())
-        .then(
-            |st: AppState, q: HashMap<String, String>, c: Option<String>| async move {
-                let form = Form {
-                    next: q.get("next").map(String::as_str),
-                    email: q.get("email").map(String::as_str),
-                };
-                let done = match q.get("done").map(String::as_str) {
-                    Some("reset") => Some("Your password was changed. Sign in with the new one."),
-                    _ => None,
-                };
-                // What the reset revoked with it, from the counts its redirect carries.
-                let revoked = q.get("revoked").and_then(|r| Revoked::from_query(r));
-                let done = done.map(|d| match revoked {
-                    Some(r) => format!("{d} {}", r.sentence()),
-                    None => d.to_string(),
-                });
-                match done {
-                    Some(notice) => login_page_with(&st, form, c.as_deref(), &notice).await,
-                    None => login_page(&st, form, c.as_deref(), None, StatusCode::OK).await,
-                }
-            },
-        );
+        .then(show)
+        .map(reply::answer);
     let submit = warp::path!("auth" / "login")
         .and(warp::post())
         .and(s())
         .and(cookies())
         .and(crate::http::peer())
-        .and(form())
-        .then(|st, c, p, f| async move { submit(st, c, p, f).await });
+        .and(crate::http::session::form::<Posted>())
+        .then(submit)
+        .map(reply::answer);
     let logout = warp::path!("auth" / "logout")
         .and(warp::post())
         .and(s())
         .and(cookies())
-        .and(form())
-        .then(|st, c, f| async move { logout(st, c, f).await });
+        .and(crate::http::session::form::<LogoutForm>())
+        .then(logout)
+        .map(reply::answer);
     show.or(submit).unify().or(logout).unify().boxed()
+}
+
+/// The login page's query: the form's `next` and `email`, and what sent the person here
+/// (`done=reset`, with what the reset `revoked`).
+#[derive(serde::Deserialize)]
+struct LoginQuery {
+    next: Option<String>,
+    email: Option<String>,
+    done: Option<String>,
+    revoked: Option<String>,
+}
+
+/// The login form as posted.
+#[derive(serde::Deserialize)]
+struct Posted {
+    next: Option<String>,
+    email: Option<String>,
+    password: Option<String>,
+    csrf_token: Option<String>,
+}
+
+/// The sign-out form: its token, and where to go after signing in again.
+#[derive(serde::Deserialize)]
+struct LogoutForm {
+    csrf_token: Option<String>,
+    next: Option<String>,
+}
+
+/// `GET /auth/login`: the form, with a notice of what just changed when a reset sent the
+/// person here.
+async fn show(
+    state: AppState,
+    q: LoginQuery,
+    cookie_header: Option<String>,
+) -> Result<Response, AppError> {
+    let form = Form {
+        next: q.next.as_deref(),
+        email: q.email.as_deref(),
+    };
+    let done = match q.done.as_deref() {
+        Some("reset") => Some("Your password was changed. Sign in with the new one."),
+        _ => None,
+    };
+    // What the reset revoked with it, from the counts its redirect carries.
+    let revoked = q.revoked.as_deref().and_then(Revoked::from_query);
+    let done = done.map(|d| match revoked {
+        Some(r) => format!("{d} {}", r.sentence()),
+        None => d.to_string(),
+    });
+    let c = cookie_header.as_deref();
+    Ok(match done {
+        Some(notice) => login_page_with(&state, form, c, &notice).await,
+        None => login_page(&state, form, c, None, StatusCode::OK).await,
+    })
 }
 
 /// What the login form is filled with.
@@ -233,66 +260,69 @@ async fn submit(
     state: AppState,
     cookie_header: Option<String>,
     peer: Option<std::net::SocketAddr>,
-    form: HashMap<String, String>,
-) -> Response {
-    let next = form.get("next").map(String::as_str);
-    let get = |k: &str| form.get(k).map(String::as_str).unwrap_or_default();
+    form: Posted,
+) -> Result<Response, AppError> {
+    let next = form.next.as_deref();
     let again = Form {
         next,
-        email: form.get("email").map(String::as_str),
+        email: form.email.as_deref(),
     };
-    if !pre_session_ok(&state, "login", cookie_header.as_deref(), get("csrf_token")) {
-        return login_page(
+    let token = form.csrf_token.as_deref().unwrap_or_default();
+    if !pre_session_ok(&state, "login", cookie_header.as_deref(), token) {
+        return Ok(login_page(
             &state,
             again,
             cookie_header.as_deref(),
             Some("The form expired. Please sign in again."),
             StatusCode::FORBIDDEN,
         )
-        .await;
+        .await);
     }
-    let (email, password) = (get("email"), get("password"));
+    let email = form.email.as_deref().unwrap_or_default();
+    let password = form.password.as_deref().unwrap_or_default();
     let address = peer.map(|p| p.ip());
-    match login::attempt(&state.ctx(), &state.passwords, email, password, address).await {
-        Ok(Some(passed)) => signed_in(&state, next, passed),
-        Ok(None) => {
-            login_page(
-                &state,
-                again,
-                cookie_header.as_deref(),
-                Some("Wrong e-mail or password."),
-                StatusCode::UNAUTHORIZED,
-            )
-            .await
-        }
-        Err(AppError::TooManyRequests { retry_after, .. }) => {
-            let mut resp = login_page(
-                &state,
-                again,
-                cookie_header.as_deref(),
-                Some("Too many failed sign-ins. Wait a while, then try again."),
-                StatusCode::TOO_MANY_REQUESTS,
-            )
-            .await;
-            resp.headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
-            resp
-        }
-        Err(AppError::Overloaded { retry_after, .. }) => {
-            let mut resp = login_page(
-                &state,
-                again,
-                cookie_header.as_deref(),
-                Some("Too many sign-ins at once. Try again in a moment."),
-                StatusCode::SERVICE_UNAVAILABLE,
-            )
-            .await;
-            resp.headers_mut()
-                .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
-            resp
-        }
-        Err(e) => crate::http::reply::error_response(&e, crate::http::reply::Format::Html),
-    }
+    Ok(
+        match login::attempt(&state.ctx(), &state.passwords, email, password, address).await {
+            Ok(Some(passed)) => signed_in(&state, next, passed),
+            Ok(None) => {
+                login_page(
+                    &state,
+                    again,
+                    cookie_header.as_deref(),
+                    Some("Wrong e-mail or password."),
+                    StatusCode::UNAUTHORIZED,
+                )
+                .await
+            }
+            Err(AppError::TooManyRequests { retry_after, .. }) => {
+                let mut resp = login_page(
+                    &state,
+                    again,
+                    cookie_header.as_deref(),
+                    Some("Too many failed sign-ins. Wait a while, then try again."),
+                    StatusCode::TOO_MANY_REQUESTS,
+                )
+                .await;
+                resp.headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
+                resp
+            }
+            Err(AppError::Overloaded { retry_after, .. }) => {
+                let mut resp = login_page(
+                    &state,
+                    again,
+                    cookie_header.as_deref(),
+                    Some("Too many sign-ins at once. Try again in a moment."),
+                    StatusCode::SERVICE_UNAVAILABLE,
+                )
+                .await;
+                resp.headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
+                resp
+            }
+            Err(e) => return Err(e),
+        },
+    )
 }
 
 /// Past the password: a session, or the second step with the pending login's cookie.
@@ -314,29 +344,28 @@ fn signed_in(state: &AppState, next: Option<&str>, passed: Passed) -> Response {
 async fn logout(
     state: AppState,
     cookie_header: Option<String>,
-    form: HashMap<String, String>,
-) -> Response {
+    form: LogoutForm,
+) -> Result<Response, AppError> {
     if let Ok(Some((token, _))) = current(&state, cookie_header.as_deref()).await {
         let hash = SecretToken::presented(&token).hash();
         let ok = form
-            .get("csrf_token")
-            .is_some_and(|t| csrf::verify(&state.keys, "logout", &[&hash], t));
+            .csrf_token
+            .is_some_and(|t| csrf::verify(&state.keys, "logout", &[&hash], &t));
         if !ok {
-            return crate::http::reply::error_response(
-                &AppError::Forbidden("the form expired; reload the page".into()),
-                crate::http::reply::Format::Html,
-            );
+            return Err(AppError::Forbidden(
+                "the form expired; reload the page".into(),
+            ));
         }
         let _ = login::logout(&state.ctx(), token).await;
     }
     // Back to the login, and from there to `next` (a signing page asking for another account).
-    let target = match form.get("next") {
-        Some(n) => format!("/auth/login?next={}", urlencode(&safe_next(Some(n)))),
+    let target = match form.next {
+        Some(n) => format!("/auth/login?next={}", urlencode(&safe_next(Some(&n)))),
         None => "/auth/login".to_string(),
     };
     let mut resp = redirect(&target);
     if let Ok(v) = HeaderValue::from_str(&sessions::clear_cookie(state.tls())) {
         resp.headers_mut().append(header::SET_COOKIE, v);
     }
-    resp
+    Ok(resp)
 }

@@ -2,8 +2,6 @@
 //! owner's editor and document page): the file name and width a request asks for, and the
 //! answer from the page cache.
 
-use std::collections::HashMap;
-
 use warp::reply::Response;
 
 use crate::core::error::AppError;
@@ -11,15 +9,21 @@ use crate::http::server::state::AppState;
 use crate::signing::documents::preview::PageSource;
 use crate::signing::pdf::{PageWidth, RETRY_AFTER_SECS, RenderError};
 
+/// The query of a page's image: its width in pixels, as typed (`?w=`).
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct WidthQuery {
+    w: Option<String>,
+}
+
 /// Page `n` (1-based) from `<n>.png`, and the width from `?w=` (800, 1200 or 1600; default
 /// 1200).
-pub fn parse(file: &str, query: &HashMap<String, String>) -> Result<(usize, PageWidth), AppError> {
+pub fn parse(file: &str, query: &WidthQuery) -> Result<(usize, PageWidth), AppError> {
     let n: usize = file
         .strip_suffix(".png")
         .and_then(|n| n.parse().ok())
         .filter(|n| *n >= 1)
         .ok_or_else(|| AppError::not_found("page"))?;
-    let width = match query.get("w") {
+    let width = match &query.w {
         None => PageWidth::parse(1200),
         Some(w) => w.parse().ok().and_then(PageWidth::parse),
     }

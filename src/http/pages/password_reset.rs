@@ -16,9 +16,9 @@ use warp::reply::Response;
 use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
 use crate::http::pages::login::{pre_session_ok, pre_session_token};
-use crate::http::reply::{Format, error_response, page, page_as, redirect};
+use crate::http::reply::{self, page, page_as, redirect};
 use crate::http::server::state::AppState;
-use crate::http::session::{Form, cookies, local_next, with_query};
+use crate::http::session::{cookies, local_next, with_query};
 use crate::identity::accounts::access::{RevokeAll, Revoked};
 use crate::identity::accounts::{profile, recovery};
 use crate::identity::sessions::csrf;
@@ -31,32 +31,27 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(s())
         .and(cookies())
         .and(crate::http::body::query::<Asked>())
-        .map(|st: AppState, c: Option<String>, q: Asked| {
-            let email = q.email.as_deref().unwrap_or_default();
-            let next = local_next(q.next.as_deref());
-            let asked = (email, next.as_deref());
-            forgot_page(&st, c.as_deref(), asked, None, StatusCode::OK)
-        });
+        .map(ask);
     let send = warp::path!("auth" / "forgot")
         .and(warp::post())
         .and(s())
         .and(cookies())
         .and(crate::http::peer())
-        .and(crate::http::session::form())
-        .then(|st, c, p, f| async move { send(st, c, p, f).await });
+        .and(crate::http::session::form::<Asked>())
+        .then(send)
+        .map(reply::answer);
     let show = warp::path!("auth" / "reset" / String)
         .and(warp::get())
         .and(s())
         .and(crate::http::body::query::<Asked>())
-        .then(|t, st, q: Asked| async move {
-            let next = local_next(q.next.as_deref());
-            reset_page(st, t, next, None).await
-        });
+        .then(show)
+        .map(reply::answer);
     let reset = warp::path!("auth" / "reset" / String)
         .and(warp::post())
         .and(s())
-        .and(crate::http::session::form())
-        .then(|t, st, f| async move { reset(st, t, f).await });
+        .and(crate::http::session::form::<NewPassword>())
+        .then(reset)
+        .map(reply::answer);
     ask.or(send)
         .unify()
         .or(show)
@@ -66,11 +61,46 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .boxed()
 }
 
-/// The query of the reset pages: the address to fill in, and where to go afterwards.
+/// The query of the reset pages and the form that asks for a link: the address to fill in,
+/// where to go afterwards, and (posted) the form's token.
 #[derive(serde::Deserialize)]
 struct Asked {
     email: Option<String>,
     next: Option<String>,
+    csrf_token: Option<String>,
+}
+
+/// The link's form: the new password twice, whether to revoke what the account made (`revoke`
+/// sent at all: ticked), where to go afterwards, and the form's token.
+#[derive(serde::Deserialize)]
+struct NewPassword {
+    #[serde(default)]
+    password: String,
+    #[serde(default)]
+    password2: String,
+    revoke: Option<String>,
+    next: Option<String>,
+    #[serde(default)]
+    csrf_token: String,
+}
+
+/// `GET /auth/forgot`: the form, filled with the address and `next` of the query.
+fn ask(state: AppState, cookie_header: Option<String>, q: Asked) -> Response {
+    let email = q.email.as_deref().unwrap_or_default();
+    let next = local_next(q.next.as_deref());
+    let asked = (email, next.as_deref());
+    forgot_page(
+        &state,
+        cookie_header.as_deref(),
+        asked,
+        None,
+        StatusCode::OK,
+    )
+}
+
+/// `GET /auth/reset/{token}`: the link's page.
+async fn show(token: String, state: AppState, q: Asked) -> Result<Response, AppError> {
+    reset_page(state, token, local_next(q.next.as_deref()), None).await
 }
 
 /// The form that asks for the address.
@@ -149,45 +179,53 @@ fn forgot_page(
     resp
 }
 
+/// `POST /auth/forgot`: "Check your e-mail", or the form again with what to change.
 async fn send(
     state: AppState,
     cookie_header: Option<String>,
     peer: Option<std::net::SocketAddr>,
-    form: Form,
-) -> Response {
-    let get = |k: &str| form.get(k).map(String::as_str).unwrap_or_default();
-    let (typed, c) = (get("email").trim(), cookie_header.as_deref());
-    let next = local_next(form.get("next").map(String::as_str));
+    form: Asked,
+) -> Result<Response, AppError> {
+    let typed = form.email.as_deref().unwrap_or_default().trim();
+    let c = cookie_header.as_deref();
+    let next = local_next(form.next.as_deref());
     let asked = (typed, next.as_deref());
-    if !pre_session_ok(&state, "forgot", c, get("csrf_token")) {
+    let token = form.csrf_token.as_deref().unwrap_or_default();
+    if !pre_session_ok(&state, "forgot", c, token) {
         let why = "The form expired. Please try again.";
-        return forgot_page(&state, c, asked, Some(why), StatusCode::FORBIDDEN);
+        return Ok(forgot_page(
+            &state,
+            c,
+            asked,
+            Some(why),
+            StatusCode::FORBIDDEN,
+        ));
     }
     let Ok(email) = Email::check(typed) else {
         let why = "Enter your e-mail address, such as name@example.com.";
-        return forgot_page(
+        return Ok(forgot_page(
             &state,
             c,
             asked,
             Some(why),
             StatusCode::UNPROCESSABLE_ENTITY,
-        );
+        ));
     };
     let client = peer.map(|p| p.ip());
     match recovery::request(&state.ctx(), &email, client, next.as_deref()).await {
-        Ok(()) => page(Ok(Sent {
+        Ok(()) => Ok(page(Ok(Sent {
             email: email.as_str(),
             minutes: crate::identity::accounts::links::TTL / 60,
             login: with_query("/auth/login", &[("next", next.as_deref())]),
-        })),
+        }))),
         Err(AppError::TooManyRequests { retry_after, .. }) => {
             let why = "Too many links were asked for. Wait an hour, then try again; a link sent earlier still works.";
             let mut resp = forgot_page(&state, c, asked, Some(why), StatusCode::TOO_MANY_REQUESTS);
             resp.headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(retry_after));
-            resp
+            Ok(resp)
         }
-        Err(e) => error_response(&e, Format::Html),
+        Err(e) => Err(e),
     }
 }
 
@@ -201,11 +239,9 @@ async fn reset_page(
     token: String,
     next: Option<String>,
     error: Option<&str>,
-) -> Response {
-    let email = match recovery::target(&state.ctx(), token.clone()).await {
-        Ok(Some(e)) => e,
-        Ok(None) => return Expired::page(next.as_deref()),
-        Err(e) => return error_response(&e, Format::Html),
+) -> Result<Response, AppError> {
+    let Some(email) = recovery::target(&state.ctx(), token.clone()).await? else {
+        return Ok(Expired::page(next.as_deref()));
     };
     let shown = ResetPage {
         error,
@@ -217,18 +253,19 @@ async fn reset_page(
         password_hint: format!("At least {} characters.", password::MIN_LEN),
     };
     let status = crate::http::reply::form_status(error, StatusCode::UNPROCESSABLE_ENTITY);
-    page_as(status, Ok(shown))
+    Ok(page_as(status, Ok(shown)))
 }
 
-async fn reset(state: AppState, token: String, form: Form) -> Response {
-    let get = |k: &str| form.get(k).map(String::as_str).unwrap_or_default();
-    let next = local_next(form.get("next").map(String::as_str));
+/// `POST /auth/reset/{token}`: the new password set, on to sign in with it.
+async fn reset(token: String, state: AppState, form: NewPassword) -> Result<Response, AppError> {
+    let next = local_next(form.next.as_deref());
     let hash = SecretToken::presented(&token).hash();
-    if !csrf::verify(&state.keys, "reset", &[&hash], get("csrf_token")) {
-        let e = AppError::Forbidden("the form expired; reload the page".into());
-        return error_response(&e, Format::Html);
+    if !csrf::verify(&state.keys, "reset", &[&hash], &form.csrf_token) {
+        return Err(AppError::Forbidden(
+            "the form expired; reload the page".into(),
+        ));
     }
-    let (new, again) = (get("password"), get("password2"));
+    let (new, again) = (form.password.as_str(), form.password2.as_str());
     if let Err(e) = profile::check_new_password(new, again) {
         let why = match &e {
             AppError::BadRequest { details, .. } if !details.is_empty() => {
@@ -246,20 +283,22 @@ async fn reset(state: AppState, token: String, form: Form) -> Response {
     // Ticked by default on the page: after a reset the person may not know who else had the
     // old password, and what it let them make lives on without it.
     let revoke = form
-        .contains_key("revoke")
+        .revoke
+        .is_some()
         .then_some(crate::integrations::access::revoke_all as RevokeAll);
     let ctx = state.ctx();
-    match recovery::reset(&ctx, &state.passwords, token, new.into(), revoke).await {
-        Ok(Some((email, revoked))) => redirect(&with_query(
-            "/auth/login",
-            &[
-                ("done", Some("reset")),
-                ("revoked", revoked.map(Revoked::to_query).as_deref()),
-                ("email", Some(&email)),
-                ("next", next.as_deref()),
-            ],
-        )),
-        Ok(None) => Expired::page(next.as_deref()),
-        Err(e) => error_response(&e, Format::Html),
-    }
+    Ok(
+        match recovery::reset(&ctx, &state.passwords, token, new.into(), revoke).await? {
+            Some((email, revoked)) => redirect(&with_query(
+                "/auth/login",
+                &[
+                    ("done", Some("reset")),
+                    ("revoked", revoked.map(Revoked::to_query).as_deref()),
+                    ("email", Some(&email)),
+                    ("next", next.as_deref()),
+                ],
+            )),
+            None => Expired::page(next.as_deref()),
+        },
+    )
 }

@@ -5,10 +5,7 @@
 //! `next` (the OAuth consent page, a signing page, the account page). The checks are
 //! `sessions::second_step`; this module keeps the pages, the cookies and the redirects.
 
-use std::collections::HashMap;
-
 use askama::Template;
-use bytes::Bytes;
 use http::{HeaderValue, StatusCode, header};
 use serde_json::json;
 use warp::Filter;
@@ -18,10 +15,9 @@ use warp::reply::Response;
 use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
 use crate::core::lenient::OrDefault;
-use crate::http::reply::redirect;
-use crate::http::reply::{Format, error_response, form_status, json_response, page_as};
+use crate::http::reply::{self, Format, form_status, json_response, page_as, redirect};
 use crate::http::server::state::AppState;
-use crate::http::session::{cookie, cookies, safe_next, urlencode};
+use crate::http::session::{NextQuery, cookie, cookies, safe_next, urlencode};
 use crate::identity::factors::request::{ChallengeRequest, PasskeyProofRequest};
 use crate::{identity::sessions, identity::sessions::csrf, identity::sessions::pending};
 use crate::{
@@ -58,28 +54,20 @@ fn clear_pending(tls: bool) -> String {
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let s = move || crate::http::with_state(state.clone());
-    let form = || {
-        crate::http::body::capped_bytes(16 * 1024).map(|b: Bytes| -> HashMap<String, String> {
-            url::form_urlencoded::parse(&b).into_owned().collect()
-        })
-    };
     let show = warp::path!("auth" / "login" / "verify")
         .and(warp::get())
         .and(s())
-        .and(warp::query::<HashMap<String, String>>())
+        .and(crate::http::body::query::<NextQuery>())
         .and(cookies())
-        .then(
-            |st: AppState, q: HashMap<String, String>, c: Option<String>| async move {
-                let next = q.get("next").cloned();
-                show(&st, c.as_deref(), next.as_deref(), None).await
-            },
-        );
+        .then(shown)
+        .map(reply::answer);
     let submit = warp::path!("auth" / "login" / "verify")
         .and(warp::post())
         .and(s())
         .and(cookies())
-        .and(form())
-        .then(|st, c, f| async move { submit(st, c, f).await });
+        .and(crate::http::session::form::<CodeForm>())
+        .then(submit)
+        .map(reply::answer);
     let options = warp::path!("auth" / "login" / "passkey" / "options")
         .and(warp::post())
         .and(s())
@@ -87,13 +75,15 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(crate::http::body::optional_json::<
             OrDefault<ChallengeRequest>,
         >())
-        .then(|st, c, _b: OrDefault<ChallengeRequest>| async move { passkey_options(st, c).await });
+        .then(passkey_options)
+        .map(reply::answer_as(Format::Json));
     let passkey = warp::path!("auth" / "login" / "passkey")
         .and(warp::post())
         .and(s())
         .and(cookies())
         .and(crate::http::body::json::<OrDefault<PasskeyProofRequest>>())
-        .then(|st, c, b: OrDefault<_>| async move { passkey(st, c, b.0).await });
+        .then(passkey)
+        .map(reply::answer_as(Format::Json));
     show.or(submit)
         .unify()
         .or(options)
@@ -101,6 +91,24 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(passkey)
         .unify()
         .boxed()
+}
+
+/// The second step's form: a TOTP code or a recovery code, and where to go afterwards.
+#[derive(serde::Deserialize)]
+struct CodeForm {
+    next: Option<String>,
+    csrf_token: Option<String>,
+    code: Option<String>,
+    recovery_code: Option<String>,
+}
+
+/// `GET /auth/login/verify`.
+async fn shown(
+    state: AppState,
+    q: NextQuery,
+    cookies: Option<String>,
+) -> Result<Response, AppError> {
+    show(&state, cookies.as_deref(), q.next.as_deref(), None).await
 }
 
 fn pending_token(state: &AppState, cookies: Option<&str>) -> Option<String> {
@@ -114,15 +122,13 @@ async fn show(
     cookies: Option<&str>,
     next: Option<&str>,
     error: Option<&str>,
-) -> Response {
+) -> Result<Response, AppError> {
     let next = safe_next(next);
     let Some(token) = pending_token(state, cookies) else {
-        return redirect(&format!("/auth/login?next={}", urlencode(&next)));
+        return Ok(redirect(&format!("/auth/login?next={}", urlencode(&next))));
     };
-    let enrolled = match second_step::waiting(&state.ctx(), token.clone()).await {
-        Ok(Some(e)) => e,
-        Ok(None) => return redirect(&format!("/auth/login?next={}", urlencode(&next))),
-        Err(e) => return error_response(&e, Format::Html),
+    let Some(enrolled) = second_step::waiting(&state.ctx(), token.clone()).await? else {
+        return Ok(redirect(&format!("/auth/login?next={}", urlencode(&next))));
     };
     let csrf = csrf::token(
         &state.keys,
@@ -136,7 +142,10 @@ async fn show(
         passkey: enrolled.passkeys > 0 && state.factors.rp.is_some(),
         totp: enrolled.totp,
     };
-    page_as(form_status(error, StatusCode::UNAUTHORIZED), Ok(page))
+    Ok(page_as(
+        form_status(error, StatusCode::UNAUTHORIZED),
+        Ok(page),
+    ))
 }
 
 /// The second step: a passkey button, the code forms, or both.
@@ -163,13 +172,16 @@ fn signed_in(mut resp: Response, session: &SecretToken, tls: bool) -> Response {
 async fn submit(
     state: AppState,
     cookies: Option<String>,
-    form: HashMap<String, String>,
-) -> Response {
-    let next = form.get("next").map(String::as_str);
+    form: CodeForm,
+) -> Result<Response, AppError> {
+    let next = form.next.as_deref();
     let Some(token) = pending_token(&state, cookies.as_deref()) else {
-        return redirect(&format!("/auth/login?next={}", urlencode(&safe_next(next))));
+        return Ok(redirect(&format!(
+            "/auth/login?next={}",
+            urlencode(&safe_next(next))
+        )));
     };
-    let presented = form.get("csrf_token").map(String::as_str).unwrap_or("");
+    let presented = form.csrf_token.as_deref().unwrap_or("");
     let hash = SecretToken::presented(&token).hash();
     if !csrf::verify(&state.keys, "second-factor", &[&hash], presented) {
         return show(
@@ -180,51 +192,52 @@ async fn submit(
         )
         .await;
     }
-    let proof = match (form.get("code"), form.get("recovery_code")) {
+    let proof = match (&form.code, &form.recovery_code) {
         (Some(c), _) => Some(Proof::Totp(c.clone())),
         (None, Some(r)) => Some(Proof::RecoveryCode(r.clone())),
         (None, None) => None,
     };
     match second_step::finish(&state.ctx(), &state.factors, token, proof).await {
-        Ok(session) => signed_in(redirect(&safe_next(next)), &session, state.tls()),
-        Err(e) if e.code() == "login_expired" => {
-            redirect(&format!("/auth/login?next={}", urlencode(&safe_next(next))))
-        }
+        Ok(session) => Ok(signed_in(redirect(&safe_next(next)), &session, state.tls())),
+        Err(e) if e.code() == "login_expired" => Ok(redirect(&format!(
+            "/auth/login?next={}",
+            urlencode(&safe_next(next))
+        ))),
         Err(e @ (AppError::AuthRequired { .. } | AppError::BadRequest { .. })) => {
             show(&state, cookies.as_deref(), next, Some(&e.public_message())).await
         }
-        Err(e) => error_response(&e, Format::Html),
+        Err(e) => Err(e),
     }
 }
 
-async fn passkey_options(state: AppState, cookies: Option<String>) -> Response {
-    let Some(token) = pending_token(&state, cookies.as_deref()) else {
-        return error_response(&expired(), Format::Json);
-    };
-    match second_step::passkey_options(&state.ctx(), &state.factors, token).await {
-        Ok(options) => json_response(StatusCode::OK, &json!({"publicKey": options})),
-        Err(e) => error_response(&e, Format::Json),
-    }
+async fn passkey_options(
+    state: AppState,
+    cookies: Option<String>,
+    _asked: OrDefault<ChallengeRequest>,
+) -> Result<Response, AppError> {
+    let token = pending_token(&state, cookies.as_deref()).ok_or_else(expired)?;
+    let options = second_step::passkey_options(&state.ctx(), &state.factors, token).await?;
+    Ok(json_response(
+        StatusCode::OK,
+        &json!({"publicKey": options}),
+    ))
 }
 
 /// `{"credential": <AuthenticationResponseJSON>, "next": "/..."}` → `{"next": "/..."}` with the
 /// session cookie.
-async fn passkey(state: AppState, cookies: Option<String>, body: PasskeyProofRequest) -> Response {
-    let Some(token) = pending_token(&state, cookies.as_deref()) else {
-        return error_response(&expired(), Format::Json);
-    };
+async fn passkey(
+    state: AppState,
+    cookies: Option<String>,
+    body: OrDefault<PasskeyProofRequest>,
+) -> Result<Response, AppError> {
+    let body = body.0;
+    let token = pending_token(&state, cookies.as_deref()).ok_or_else(expired)?;
     let next = safe_next(body.next());
-    let answer = match body.answer() {
-        Ok(a) => a,
-        Err(e) => return error_response(&e, Format::Json),
-    };
-    let proof = Proof::Passkey(answer);
-    match second_step::finish(&state.ctx(), &state.factors, token, Some(proof)).await {
-        Ok(session) => signed_in(
-            json_response(StatusCode::OK, &json!({"next": next})),
-            &session,
-            state.tls(),
-        ),
-        Err(e) => error_response(&e, Format::Json),
-    }
+    let proof = Proof::Passkey(body.answer()?);
+    let session = second_step::finish(&state.ctx(), &state.factors, token, Some(proof)).await?;
+    Ok(signed_in(
+        json_response(StatusCode::OK, &json!({"next": next})),
+        &session,
+        state.tls(),
+    ))
 }

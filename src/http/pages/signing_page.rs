@@ -13,7 +13,8 @@ use warp::reply::Response;
 
 use crate::core::error::AppError;
 use crate::http::auth::{link_session, visit};
-use crate::http::reply::{html_result, page, page_as};
+use crate::http::pages::page_image::WidthQuery;
+use crate::http::reply::{self, page, page_as};
 use crate::http::server::state::AppState;
 use crate::http::session::urlencode;
 use crate::http::with_state;
@@ -22,9 +23,7 @@ use crate::signing::documents::meta::Attachment;
 use crate::signing::documents::recipients::Role;
 use crate::signing::workflow::auth::ActionAuth;
 use crate::signing::workflow::flow::Origin;
-use crate::{
-    signing::workflow::link, signing::workflow::link::Gate, signing::workflow::link::Visit,
-};
+use crate::{signing::workflow::link, signing::workflow::link::Gate};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let s = {
@@ -34,31 +33,24 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let session = || link_session(&state);
     let image = warp::path!("sign" / String / "pages" / String)
         .and(warp::get())
-        .and(warp::query::<std::collections::HashMap<String, String>>())
+        .and(crate::http::body::query::<WidthQuery>())
         .and(session())
         .and(s())
-        .then(|t, file: String, q, c, st| async move {
-            match page_image(st, visit(t, c), file, q).await {
-                Ok(r) => r,
-                Err(e) => crate::http::reply::error_response(&e, crate::http::reply::Format::Json),
-            }
-        });
+        .then(page_image)
+        .map(reply::answer);
     let shown = warp::path!("sign" / String)
         .and(warp::get())
         .and(crate::http::origin())
         .and(session())
         .and(s())
-        .then(|t, origin, c, st| async move { html_result(show(st, visit(t, c), origin).await) });
+        .then(show)
+        .map(reply::answer);
     let signature = warp::path!("sign" / String / "fields" / FieldId / "signature.png")
         .and(warp::get())
         .and(session())
         .and(s())
-        .then(|t, field: FieldId, c, st| async move {
-            match signature(st, visit(t, c), field).await {
-                Ok(r) => r,
-                Err(e) => crate::http::reply::error_response(&e, crate::http::reply::Format::Json),
-            }
-        });
+        .then(signature)
+        .map(reply::answer);
     image.or(signature).unify().or(shown).unify().boxed()
 }
 
@@ -66,11 +58,13 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
 /// (`page_image::reply`). The link is a credential: no shared caches, but the browser may keep
 /// the image a while.
 async fn page_image(
-    state: AppState,
-    visit: Visit,
+    token: String,
     file: String,
-    query: std::collections::HashMap<String, String>,
+    query: WidthQuery,
+    session: Option<String>,
+    state: AppState,
 ) -> Result<Response, AppError> {
+    let visit = visit(token, session);
     let (n, width) = crate::http::pages::page_image::parse(&file, &query)?;
     let page = link::page_source(&state.ctx(), visit, n).await?;
     crate::http::pages::page_image::reply(&state, &page, n, width, "private, max-age=3600").await
@@ -78,7 +72,13 @@ async fn page_image(
 
 /// `GET /sign/<token>/fields/<id>/signature.png`: the signature this recipient drew into one of
 /// their fields, for the page to show it in its box.
-async fn signature(state: AppState, visit: Visit, field: FieldId) -> Result<Response, AppError> {
+async fn signature(
+    token: String,
+    field: FieldId,
+    session: Option<String>,
+    state: AppState,
+) -> Result<Response, AppError> {
+    let visit = visit(token, session);
     let png = link::signature(&state.ctx(), visit, field).await?;
     let mut resp = Response::new(png.into());
     let h = resp.headers_mut();
@@ -90,7 +90,14 @@ async fn signature(state: AppState, visit: Visit, field: FieldId) -> Result<Resp
     Ok(resp)
 }
 
-async fn show(state: AppState, visit: Visit, origin: Origin) -> Result<Response, AppError> {
+/// `GET /sign/<token>`: the page, or what is left to say about the document.
+async fn show(
+    token: String,
+    origin: Origin,
+    session: Option<String>,
+    state: AppState,
+) -> Result<Response, AppError> {
+    let visit = visit(token, session);
     let (token, session) = (visit.token.clone(), visit.session.clone());
     let opened = link::open(&state.ctx(), visit, origin).await?;
     let (title, status, role, gate) = (opened.title, opened.status, opened.role, opened.gate);

@@ -4,10 +4,7 @@
 //! password, signs them in and takes them back to the document. The use cases are
 //! `signing::link::request_account` and `users::invites`.
 
-use std::collections::HashMap;
-
 use askama::Template;
-use bytes::Bytes;
 use http::{HeaderValue, StatusCode, header};
 use warp::Filter;
 use warp::filters::BoxedFilter;
@@ -15,8 +12,9 @@ use warp::reply::Response;
 
 use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
-use crate::http::reply::{form_status, html_result, page, page_as};
+use crate::http::reply::{self, Format, form_status, page, page_as};
 use crate::http::server::state::AppState;
+use crate::http::session::TokenForm;
 use crate::identity::sessions::csrf;
 use crate::identity::users::password;
 use crate::{
@@ -24,29 +22,40 @@ use crate::{
     signing::workflow::invites::Signup,
 };
 
-fn form() -> impl Filter<Extract = (HashMap<String, String>,), Error = warp::Rejection> + Clone {
-    crate::http::body::capped_bytes(16 * 1024).map(|b: Bytes| -> HashMap<String, String> {
-        url::form_urlencoded::parse(&b).into_owned().collect()
-    })
-}
-
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let s = move || crate::http::with_state(state.clone());
+    // Under `/sign/<token>/` a refusal is JSON by its path; this form's is the HTML page.
     let invite = warp::path!("sign" / String / "account")
         .and(warp::post())
         .and(s())
-        .and(form())
-        .then(|t, st, f| async move { html_result(invite(st, t, f).await) });
+        .and(crate::http::session::form::<TokenForm>())
+        .then(invite)
+        .map(reply::answer_as(Format::Html));
     let show = warp::path!("auth" / "signup" / String)
         .and(warp::get())
         .and(s())
-        .then(|code, st| async move { html_result(show(st, code, None).await) });
+        .then(shown)
+        .map(reply::answer);
     let submit = warp::path!("auth" / "signup" / String)
         .and(warp::post())
         .and(s())
-        .and(form())
-        .then(|code, st, f| async move { html_result(submit(st, code, f).await) });
+        .and(crate::http::session::form::<SignupFields>())
+        .then(submit)
+        .map(reply::answer);
     invite.or(show).unify().or(submit).unify().boxed()
+}
+
+/// The form that creates the account, as posted.
+#[derive(serde::Deserialize)]
+struct SignupFields {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    password: String,
+    #[serde(default)]
+    password2: String,
+    #[serde(default)]
+    csrf_token: String,
 }
 
 /// "Check your e-mail": the link to create an account is on its way.
@@ -73,19 +82,21 @@ struct SignupForm<'a> {
 #[template(path = "signup/expired.html")]
 struct Expired;
 
-async fn invite(
-    state: AppState,
-    token: String,
-    form: HashMap<String, String>,
-) -> Result<Response, AppError> {
-    let presented = form.get("csrf_token").map(String::as_str).unwrap_or("");
-    if !csrf::verify(&state.keys, "invite", &[&token], presented) {
+/// `POST /sign/<token>/account`: a link to create the account, mailed.
+async fn invite(token: String, state: AppState, form: TokenForm) -> Result<Response, AppError> {
+    let presented = form.csrf_token.unwrap_or_default();
+    if !csrf::verify(&state.keys, "invite", &[&token], &presented) {
         return Err(AppError::Forbidden(
             "the form expired; reload the page".into(),
         ));
     }
     let email = crate::signing::workflow::link::request_account(&state.ctx(), token).await?;
     Ok(page(Ok(Sent { email })))
+}
+
+/// `GET /auth/signup/<code>`.
+async fn shown(code: String, state: AppState) -> Result<Response, AppError> {
+    show(state, code, None).await
 }
 
 async fn show(state: AppState, code: String, error: Option<&str>) -> Result<Response, AppError> {
@@ -112,19 +123,15 @@ fn gone() -> Response {
     page_as(StatusCode::GONE, Ok(Expired))
 }
 
-async fn submit(
-    state: AppState,
-    code: String,
-    form: HashMap<String, String>,
-) -> Result<Response, AppError> {
-    let get = |k: &str| form.get(k).map(String::as_str).unwrap_or_default();
+/// `POST /auth/signup/<code>`: signed in, back to the document.
+async fn submit(code: String, state: AppState, form: SignupFields) -> Result<Response, AppError> {
     let hash = SecretToken::presented(&code).hash();
-    if !csrf::verify(&state.keys, "signup", &[&hash], get("csrf_token")) {
+    if !csrf::verify(&state.keys, "signup", &[&hash], &form.csrf_token) {
         return Err(AppError::Forbidden(
             "the form expired; reload the page".into(),
         ));
     }
-    let signup = match Signup::check(get("name"), get("password"), get("password2")) {
+    let signup = match Signup::check(&form.name, &form.password, &form.password2) {
         Ok(f) => f,
         Err(why) => return show(state, code, Some(&why)).await,
     };

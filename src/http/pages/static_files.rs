@@ -24,17 +24,20 @@ pub fn routes() -> BoxedFilter<(Response,)> {
         .and(warp::header::optional::<String>("if-none-match"))
         .and(warp::header::optional::<String>("accept-encoding"))
         .and(crate::http::body::query::<Version>())
-        .and_then(
-            |tail: warp::path::Tail,
-             inm: Option<String>,
-             encodings: Option<String>,
-             q: Version| async move {
-                let gzip = encodings.as_deref().is_some_and(accepts_gzip);
-                let (path, version) = named(tail.as_str(), q.v.as_deref());
-                serve(path, inm.as_deref(), gzip, version).ok_or_else(warp::reject::not_found)
-            },
-        )
+        .and_then(asset)
         .boxed()
+}
+
+/// The asset at `tail`, or no route at all (the 404 of any other path).
+async fn asset(
+    tail: warp::path::Tail,
+    if_none_match: Option<String>,
+    encodings: Option<String>,
+    q: Version,
+) -> Result<Response, warp::Rejection> {
+    let gzip = encodings.as_deref().is_some_and(accepts_gzip);
+    let (path, version) = named(tail.as_str(), q.v.as_deref());
+    serve(path, if_none_match.as_deref(), gzip, version).ok_or_else(warp::reject::not_found)
 }
 
 /// The file a request names and the version its URL carries: `v/<version>/<path>` (how

@@ -2,14 +2,13 @@
 //! pages are plain links and a GET form (`?tab=&q=&page=`), so it all works without script;
 //! what it lists is `signing::documents::listing::dashboard`, called as the user's browser.
 
-use std::collections::HashMap;
-
 use askama::Template;
 use warp::reply::Response;
 
+use crate::core::error::AppError;
 use crate::core::timefmt::{human, iso8601};
 use crate::http::pages::app::nav::{Nav, Section};
-use crate::http::reply::{Format, error_response, page};
+use crate::http::reply::page;
 use crate::http::server::state::AppState;
 use crate::http::session::{SignedIn, urlencode};
 use crate::identity::principal::Principal;
@@ -19,17 +18,26 @@ use crate::signing::documents::model::Recipient;
 use crate::signing::documents::recipients::{ReadStatus, Role, SigningStatus};
 use crate::signing::workflow;
 
-/// The dashboard of the signed-in `user` for the query `q` (`tab`, `q`, `page`). A search the
-/// use case refuses is shown next to the search box, over the tab without it.
+/// The dashboard's query: the tab, the search and the page, as typed (what each means is
+/// read here: an unknown tab is the default one, a page that is no number the first).
+#[derive(serde::Deserialize)]
+pub struct DashboardQuery {
+    tab: Option<String>,
+    q: Option<String>,
+    page: Option<String>,
+}
+
+/// The dashboard of the signed-in `user` for the query `q`. A search the use case refuses is
+/// shown next to the search box, over the tab without it.
 pub async fn show(
     state: AppState,
     (session, user): SignedIn,
-    q: HashMap<String, String>,
-) -> Response {
+    q: DashboardQuery,
+) -> Result<Response, AppError> {
     let ask = Ask {
-        tab: q.get("tab").and_then(|t| Tab::parse(t)),
-        search: q.get("q").cloned(),
-        page: q.get("page").and_then(|p| p.parse().ok()).unwrap_or(1),
+        tab: q.tab.as_deref().and_then(Tab::parse),
+        search: q.q,
+        page: q.page.and_then(|p| p.parse().ok()).unwrap_or(1),
     };
     let (ctx, who) = (state.ctx(), Principal::browser(user.id));
     let nav = Nav::of(&state, &session, &user, Section::Documents);
@@ -46,10 +54,8 @@ pub async fn show(
         }
         other => other.map(|d| (d, None)),
     };
-    match answer {
-        Ok((d, search_error)) => page(Ok(DashboardPage::of(nav, d, typed, search_error))),
-        Err(e) => error_response(&e, Format::Html),
-    }
+    let (d, search_error) = answer?;
+    Ok(page(Ok(DashboardPage::of(nav, d, typed, search_error))))
 }
 
 /// The dashboard page.

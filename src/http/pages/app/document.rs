@@ -15,7 +15,7 @@ use super::nav::{Nav, Section};
 use super::timeline::{self, Moment};
 use crate::core::error::AppError;
 use crate::core::ids::{DocumentId, RecipientId};
-use crate::http::reply::{Format, error_response, page, redirect};
+use crate::http::reply::{self, page, redirect};
 use crate::http::server::state::AppState;
 use crate::http::session::{SignedIn, optional, urlencode};
 use crate::identity::principal::Principal;
@@ -28,14 +28,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::get())
         .and(optional(&state))
         .and(crate::http::with_state(state.clone()))
-        .then(
-            |id: DocumentId, who: Option<SignedIn>, st: AppState| async move {
-                match who {
-                    Some((session, user)) => page(document_page(&st, &session, &user, id).await),
-                    None => sign_in_first(&format!("/documents/{id}")),
-                }
-            },
-        );
+        .then(show)
+        .map(reply::answer);
     let download = warp::path!("documents" / DocumentId / "download" / String)
         .and(warp::get())
         // The download is audited (DOWNLOADED): never on another site's say-so.
@@ -43,18 +37,35 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(optional(&state))
         .and(crate::http::origin())
         .and(crate::http::with_state(state))
-        .then(
-            |id: DocumentId, file: String, who: Option<SignedIn>, o, st: AppState| async move {
-                let Some((_, user)) = who else {
-                    return sign_in_first(&format!("/documents/{id}"));
-                };
-                match download(&st, Principal::browser(user.id), id, &file, o).await {
-                    Ok(r) => r,
-                    Err(e) => error_response(&e, Format::Html),
-                }
-            },
-        );
+        .then(file)
+        .map(reply::answer);
     show.or(download).unify().boxed()
+}
+
+/// `GET /documents/{id}`: the page, for its signed-in owner.
+async fn show(
+    id: DocumentId,
+    who: Option<SignedIn>,
+    state: AppState,
+) -> Result<Response, AppError> {
+    let Some((session, user)) = who else {
+        return Ok(sign_in_first(&format!("/documents/{id}")));
+    };
+    Ok(page(document_page(&state, &session, &user, id).await))
+}
+
+/// `GET /documents/{id}/download/{file}`: the file, for its signed-in owner.
+async fn file(
+    id: DocumentId,
+    file: String,
+    who: Option<SignedIn>,
+    origin: Origin,
+    state: AppState,
+) -> Result<Response, AppError> {
+    let Some((_, user)) = who else {
+        return Ok(sign_in_first(&format!("/documents/{id}")));
+    };
+    download(&state, Principal::browser(user.id), id, &file, origin).await
 }
 
 /// The sign-in form, then `back`.

@@ -14,7 +14,7 @@ use super::editor_form::{FieldKind, SettingsForm};
 use super::nav::{Nav, Section};
 use crate::core::error::AppError;
 use crate::core::ids::{DocumentId, TemplateId};
-use crate::http::reply::{html_result, page, redirect};
+use crate::http::reply::{self, page, redirect};
 use crate::http::server::state::AppState;
 use crate::http::session::{SignedIn, optional, urlencode};
 use crate::identity::principal::Principal;
@@ -38,10 +38,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(crate::http::body::query::<StepQuery>())
         .and(optional(&state))
         .and(crate::http::with_state(state))
-        .then(|id, q: StepQuery, who, st| async move {
-            let step = Step::parse(q.step.as_deref());
-            html_result(editor(st, who, id, step).await)
-        })
+        .then(editor)
+        .map(reply::answer)
         .boxed()
 }
 
@@ -174,11 +172,12 @@ struct EditorPage {
 }
 
 async fn editor(
-    state: AppState,
-    who: Option<SignedIn>,
     edited: Edited,
-    step: Step,
+    q: StepQuery,
+    who: Option<SignedIn>,
+    state: AppState,
 ) -> Result<Response, AppError> {
+    let step = Step::parse(q.step.as_deref());
     let base = match edited {
         Edited::Document(id) => format!("/documents/{id}"),
         Edited::Template(id) => format!("/templates/{id}"),

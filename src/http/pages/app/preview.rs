@@ -2,15 +2,14 @@
 //! document, for the editor and the document page (another user's document is a 404, as in
 //! the API); `GET /templates/{id}/pages/{n}.png` the same of a template.
 
-use std::collections::HashMap;
-
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use crate::core::error::AppError;
 use crate::core::ids::{DocumentId, TemplateId};
-use crate::http::reply::{Format, error_response};
+use crate::http::pages::page_image::WidthQuery;
+use crate::http::reply::{self, Format};
 use crate::http::server::state::AppState;
 use crate::http::session::optional;
 use crate::identity::principal::Principal;
@@ -33,24 +32,21 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(templates)
         .unify()
         .and(warp::get())
-        .and(warp::query::<HashMap<String, String>>())
+        .and(crate::http::body::query::<WidthQuery>())
         .and(optional(&state))
         .and(crate::http::with_state(state))
-        .then(|(owner, file): (Owner, String), q, who, st| async move {
-            match image(st, who, owner, file, q).await {
-                Ok(r) => r,
-                Err(e) => error_response(&e, Format::Json),
-            }
-        })
+        .then(image)
+        // The page's scripts load these images; a refusal is JSON, as the API's.
+        .map(reply::answer_as(Format::Json))
         .boxed()
 }
 
+/// The page's image, for the signed-in owner only.
 async fn image(
-    state: AppState,
+    (owner, file): (Owner, String),
+    query: WidthQuery,
     who: Option<crate::http::session::SignedIn>,
-    owner: Owner,
-    file: String,
-    query: HashMap<String, String>,
+    state: AppState,
 ) -> Result<Response, AppError> {
     let (_, user) = who.ok_or_else(|| AppError::Unauthorized("sign in to see this page".into()))?;
     let (n, width) = crate::http::pages::page_image::parse(&file, &query)?;

@@ -6,7 +6,7 @@
 //! `identity::apikeys::manage`, the use cases of the admin CLI's `docket apikey`: the same
 //! checks, hashing and prefix; a token acts as its owner with every scope, as the CLI's keys.
 
-use std::collections::HashMap;
+use serde::de::IgnoredAny;
 
 use askama::Template;
 use http::StatusCode;
@@ -19,9 +19,9 @@ use super::settings::{Problems, Tab, notice, tabs};
 use crate::core::db::now;
 use crate::core::error::{AppError, FieldError};
 use crate::core::timefmt::{human, iso8601};
-use crate::http::reply::{Format, error_response, html_result, page_as, redirect};
+use crate::http::reply::{self, page_as, redirect};
 use crate::http::server::state::AppState;
-use crate::http::session::{APP, Form, SignedIn, form_csrf, signed_in, with_query};
+use crate::http::session::{APP, SignedIn, form_csrf, signed_in, with_query};
 use crate::identity::accounts::access::Source;
 use crate::identity::apikeys::ApiKey;
 use crate::identity::apikeys::manage::{self, Expiry, NewKey};
@@ -37,48 +37,78 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::get())
         .and(s())
         .and(signed_in(&state, BACK))
-        .and(warp::query::<HashMap<String, String>>())
-        .then(
-            |st: AppState, who: SignedIn, q: HashMap<String, String>| async move {
-                let done = notice(q.get("done")).map(str::to_string);
-                // Back from confirming who one is: the form as it was typed.
-                let typed = match q.contains_key("name") {
-                    true => Typed::of(&q),
-                    false => Typed::default(),
-                };
-                let view = View {
-                    notice: done,
-                    typed,
-                    ..View::default()
-                };
-                render(&st, who, StatusCode::OK, view).await
-            },
-        );
+        .and(crate::http::body::query::<TokensQuery>())
+        .then(show)
+        .map(reply::answer);
     let create = warp::path!("settings" / "tokens")
         .and(warp::post())
         .and(s())
         .and(crate::http::source())
         .and(form_csrf(&state, APP, BACK))
-        .then(|st, from, who, f| async move { create(st, from, who, f).await });
+        .then(create)
+        .map(reply::answer);
     let revoke = warp::path!("settings" / "tokens" / i64 / "revoke")
         .and(warp::post())
         .and(s())
         .and(form_csrf(&state, APP, BACK))
-        .then(
-            |id, st: AppState, (_, user): SignedIn, _f: Form| async move {
-                let revoked = manage::revoke_own(&st.db, user.id, id, now()).await;
-                html_result(revoked.map(|_| redirect(&format!("{BACK}?done=revoked"))))
-            },
-        );
+        .then(revoke)
+        .map(reply::answer);
     show.or(create).unify().or(revoke).unify().boxed()
+}
+
+/// The page's query: the notice of what was just done, and the form as it was typed (back
+/// from confirming who one is; `name` given at all means it was).
+#[derive(serde::Deserialize)]
+struct TokensQuery {
+    done: Option<String>,
+    name: Option<String>,
+    #[serde(default)]
+    expiry: String,
+    #[serde(default)]
+    date: String,
+}
+
+/// `GET /settings/tokens`.
+async fn show(state: AppState, who: SignedIn, q: TokensQuery) -> Result<Response, AppError> {
+    let done = notice(q.done.as_ref()).map(str::to_string);
+    // Back from confirming who one is: the form as it was typed.
+    let typed = match q.name {
+        Some(name) => Typed {
+            name,
+            expiry: q.expiry,
+            date: q.date,
+        },
+        None => Typed::default(),
+    };
+    let view = View {
+        notice: done,
+        typed,
+        ..View::default()
+    };
+    Ok(render(&state, who, StatusCode::OK, view).await)
+}
+
+/// `POST /settings/tokens/{id}/revoke`.
+async fn revoke(
+    id: i64,
+    state: AppState,
+    (_, user): SignedIn,
+    _form: IgnoredAny,
+) -> Result<Response, AppError> {
+    manage::revoke_own(&state.db, user.id, id, now()).await?;
+    Ok(redirect(&format!("{BACK}?done=revoked")))
 }
 
 /// `POST /settings/tokens`: the page with the new token shown once, or the form with what to
 /// change; a session that has not confirmed who it is recently is sent to do so first, and
 /// back to the form as it was typed.
-async fn create(state: AppState, from: Source, who: SignedIn, form: Form) -> Response {
+async fn create(
+    state: AppState,
+    from: Source,
+    who: SignedIn,
+    typed: Typed,
+) -> Result<Response, AppError> {
     let t = now();
-    let typed = Typed::of(&form);
     let made = match typed.expiry() {
         Ok(expiry) => match NewKey::check(&typed.name, expiry, t) {
             Ok(new) => {
@@ -102,7 +132,7 @@ async fn create(state: AppState, from: Source, who: SignedIn, form: Form) -> Res
             // The token is in this answer only: no cache may keep it.
             resp.headers_mut()
                 .insert("cache-control", http::HeaderValue::from_static("no-store"));
-            resp
+            Ok(resp)
         }
         Err(e) if e.code() == "confirmation_required" => {
             let back = with_query(
@@ -113,7 +143,10 @@ async fn create(state: AppState, from: Source, who: SignedIn, form: Form) -> Res
                     ("date", Some(typed.date.as_str()).filter(|d| !d.is_empty())),
                 ],
             );
-            redirect(&with_query("/account/confirm", &[("next", Some(&back))]))
+            Ok(redirect(&with_query(
+                "/account/confirm",
+                &[("next", Some(&back))],
+            )))
         }
         Err(e) if e.status() == StatusCode::BAD_REQUEST => {
             let view = View {
@@ -121,19 +154,22 @@ async fn create(state: AppState, from: Source, who: SignedIn, form: Form) -> Res
                 typed,
                 ..View::default()
             };
-            render(&state, who, StatusCode::BAD_REQUEST, view).await
+            Ok(render(&state, who, StatusCode::BAD_REQUEST, view).await)
         }
-        Err(e) => error_response(&e, Format::Html),
+        Err(e) => Err(e),
     }
 }
 
-/// What the creation form holds, as typed.
-#[derive(Debug, Clone)]
+/// What the creation form holds, as typed (a field left out is empty).
+#[derive(Debug, Clone, serde::Deserialize)]
 struct Typed {
+    #[serde(default)]
     name: String,
     /// `never`, `7`, `30`, `90` or `date`.
+    #[serde(default)]
     expiry: String,
     /// `YYYY-MM-DD` when `expiry` is `date`.
+    #[serde(default)]
     date: String,
 }
 
@@ -157,15 +193,6 @@ const EXPIRIES: [(&str, &str); 5] = [
 ];
 
 impl Typed {
-    fn of(form: &Form) -> Typed {
-        let get = |k: &str| form.get(k).cloned().unwrap_or_default();
-        Typed {
-            name: get("name"),
-            expiry: get("expiry"),
-            date: get("date"),
-        }
-    }
-
     /// The expiry chosen: a chosen date ends at the end of that day (UTC). 400 naming `expiry`
     /// for a choice that is none of the form's.
     fn expiry(&self) -> Result<Expiry, AppError> {

@@ -7,6 +7,7 @@
 
 use askama::Template;
 use http::StatusCode;
+use serde::de::IgnoredAny;
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
@@ -14,13 +15,13 @@ use warp::reply::Response;
 use super::document::sign_in_first;
 use super::nav::{Nav, Section};
 use super::settings::{Done, Tab, notice, tabs};
-use super::settings_webhooks::{HookForm, Typed, label};
+use super::settings_webhooks::{HookForm, Retyped, Typed, label};
 use super::timeline::{Stamp, human, stamp};
 use crate::core::error::AppError;
 use crate::core::lenient::Given;
-use crate::http::reply::{Format, error_response, page, page_as, redirect};
+use crate::http::reply::{self, page_as, redirect};
 use crate::http::server::state::AppState;
-use crate::http::session::{APP, Form, SignedIn, form_csrf, optional, with_query};
+use crate::http::session::{APP, SignedIn, form_csrf, optional, with_query};
 use crate::identity::accounts::access::Source;
 use crate::identity::principal::Principal;
 use crate::integrations::request::{TestWebhookRequest, UpdateWebhookRequest};
@@ -35,83 +36,41 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         let state = state.clone();
         move || crate::http::with_state(state.clone())
     };
-    let show = warp::path!("settings" / "webhooks" / i64)
+    let shown = warp::path!("settings" / "webhooks" / i64)
         .and(warp::get())
         .and(s())
         .and(optional(&state))
         .and(crate::http::body::query::<Done>())
-        .then(
-            |id, st: AppState, who: Option<SignedIn>, q: Done| async move {
-                let Some(who) = who else {
-                    return sign_in_first(&format!("{BACK}/{id}"));
-                };
-                let view = View {
-                    notice: notice(q.done.as_ref()),
-                    ..View::default()
-                };
-                show(&st, who, id, view).await
-            },
-        );
+        .then(page)
+        .map(reply::answer);
     let edit = warp::path!("settings" / "webhooks" / i64 / "edit")
         .and(warp::get())
         .and(s())
         .and(optional(&state))
-        .and(warp::query::<std::collections::HashMap<String, String>>())
-        .then(
-            |id,
-             st: AppState,
-             who: Option<SignedIn>,
-             q: std::collections::HashMap<String, String>| async move {
-                let Some(who) = who else {
-                    return sign_in_first(&format!("{BACK}/{id}/edit"));
-                };
-                let principal = Principal::browser(who.1.id);
-                match manage::get(&st.ctx(), &principal, id).await {
-                    // Back from confirming who one is: the form as it was typed.
-                    Ok(hook) if q.contains_key("url") => {
-                        page(Ok(
-                            HookForm::new(&st, &who, Some(&hook)).filled(&Typed::of(&q))
-                        ))
-                    }
-                    Ok(hook) => page(Ok(HookForm::new(&st, &who, Some(&hook)))),
-                    Err(e) => error_response(&e, Format::Html),
-                }
-            },
-        );
+        .and(crate::http::body::query::<Retyped>())
+        .then(edit)
+        .map(reply::answer);
     let save = warp::path!("settings" / "webhooks" / i64)
         .and(warp::post())
         .and(s())
         .and(crate::http::source())
         .and(form_csrf(&state, APP, BACK))
-        .then(|id, st, from, who, f| async move { save(st, from, who, id, f).await });
+        .then(save)
+        .map(reply::answer);
     let test = warp::path!("settings" / "webhooks" / i64 / "test")
         .and(warp::post())
         .and(s())
         .and(form_csrf(&state, APP, BACK))
-        .then(|id, st: AppState, who: SignedIn, f: Form| async move {
-            let request = TestWebhookRequest {
-                event: f
-                    .get("event")
-                    .and_then(|e| Event::parse(e))
-                    .map_or(Given::Absent, Given::Valid),
-            };
-            let principal = Principal::browser(who.1.id);
-            let sent = match request.validate() {
-                Ok(event) => manage::send_test(&st.ctx(), &principal, id, event).await,
-                Err(e) => Err(e),
-            };
-            after(&st, who, id, sent, "test").await
-        });
+        .then(test)
+        .map(reply::answer);
     let redeliver = warp::path!("settings" / "webhooks" / i64 / "deliveries" / i64 / "redeliver")
         .and(warp::post())
         .and(s())
         .and(form_csrf(&state, APP, BACK))
-        .then(|id, d, st: AppState, who: SignedIn, _f: Form| async move {
-            let principal = Principal::browser(who.1.id);
-            let queued = manage::redeliver(&st.ctx(), &principal, id, d).await;
-            after(&st, who, id, queued, "redelivered").await
-        });
-    show.or(edit)
+        .then(redeliver)
+        .map(reply::answer);
+    shown
+        .or(edit)
         .unify()
         .or(save)
         .unify()
@@ -122,6 +81,84 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .boxed()
 }
 
+/// The test form: the event to send (none, or one that is no event: the use case's default).
+#[derive(serde::Deserialize)]
+struct TestForm {
+    event: Option<String>,
+}
+
+/// `GET /settings/webhooks/{id}`.
+async fn page(
+    id: i64,
+    state: AppState,
+    who: Option<SignedIn>,
+    q: Done,
+) -> Result<Response, AppError> {
+    let Some(who) = who else {
+        return Ok(sign_in_first(&format!("{BACK}/{id}")));
+    };
+    let view = View {
+        notice: notice(q.done.as_ref()),
+        ..View::default()
+    };
+    Ok(show(&state, who, id, view).await)
+}
+
+/// `GET /settings/webhooks/{id}/edit`: the form, with the webhook's values or (back from
+/// confirming who one is) as it was typed.
+async fn edit(
+    id: i64,
+    state: AppState,
+    who: Option<SignedIn>,
+    q: Retyped,
+) -> Result<Response, AppError> {
+    let Some(who) = who else {
+        return Ok(sign_in_first(&format!("{BACK}/{id}/edit")));
+    };
+    let principal = Principal::browser(who.1.id);
+    let hook = manage::get(&state.ctx(), &principal, id).await?;
+    let form = HookForm::new(&state, &who, Some(&hook));
+    Ok(reply::page(Ok(match q.0 {
+        Some(typed) => form.filled(&typed),
+        None => form,
+    })))
+}
+
+/// `POST /settings/webhooks/{id}/test`.
+async fn test(
+    id: i64,
+    state: AppState,
+    who: SignedIn,
+    form: TestForm,
+) -> Result<Response, AppError> {
+    let request = TestWebhookRequest {
+        event: form
+            .event
+            .as_deref()
+            .and_then(Event::parse)
+            .map_or(Given::Absent, Given::Valid),
+    };
+    let principal = Principal::browser(who.1.id);
+    let sent = match request.validate() {
+        Ok(event) => manage::send_test(&state.ctx(), &principal, id, event).await,
+        Err(e) => Err(e),
+    };
+    after(&state, who, id, sent, "test").await
+}
+
+/// `POST /settings/webhooks/{id}/deliveries/{d}/redeliver`.
+async fn redeliver(
+    id: i64,
+    delivery: i64,
+    state: AppState,
+    who: SignedIn,
+    _form: IgnoredAny,
+) -> Result<Response, AppError> {
+    let principal = Principal::browser(who.1.id);
+    let queued = manage::redeliver(&state.ctx(), &principal, id, delivery).await;
+    after(&state, who, id, queued, "redelivered").await
+}
+
 /// After a test event or a redelivery: back to the page with its notice, or the page with the
 /// use case's refusal (a webhook switched off) over the log.
 async fn after(
@@ -130,9 +167,9 @@ async fn after(
     id: i64,
     result: Result<Delivery, AppError>,
     done: &str,
-) -> Response {
+) -> Result<Response, AppError> {
     match result {
-        Ok(_) => redirect(&format!("{BACK}/{id}?done={done}")),
+        Ok(_) => Ok(redirect(&format!("{BACK}/{id}?done={done}"))),
         Err(e) if e.status() == StatusCode::BAD_REQUEST => {
             let view = View {
                 refusal: Some(super::settings::sentence(&e.public_message())),
@@ -142,17 +179,22 @@ async fn after(
             if resp.status() == StatusCode::OK {
                 *resp.status_mut() = StatusCode::BAD_REQUEST;
             }
-            resp
+            Ok(resp)
         }
-        Err(e) => error_response(&e, Format::Html),
+        Err(e) => Err(e),
     }
 }
 
 /// `POST /settings/webhooks/{id}`: the change saved (back to the page), or the form again. A
 /// new address or switching it on asks for a session that confirmed who it is recently: to
 /// confirm first, then back to the form as it was typed.
-async fn save(state: AppState, from: Source, who: SignedIn, id: i64, form: Form) -> Response {
-    let typed = Typed::of(&form);
+async fn save(
+    id: i64,
+    state: AppState,
+    from: Source,
+    who: SignedIn,
+    typed: Typed,
+) -> Result<Response, AppError> {
     let request = UpdateWebhookRequest {
         url: typed.url(),
         events: typed.events(),
@@ -164,18 +206,19 @@ async fn save(state: AppState, from: Source, who: SignedIn, id: i64, form: Form)
         Err(e) => Err(e),
     };
     match saved {
-        Ok(_) => redirect(&format!("{BACK}/{id}?done=saved")),
+        Ok(_) => Ok(redirect(&format!("{BACK}/{id}?done=saved"))),
         Err(e) if e.code() == "confirmation_required" => {
             let back = typed.back_to(&format!("{BACK}/{id}/edit"));
-            redirect(&with_query("/account/confirm", &[("next", Some(&back))]))
+            Ok(redirect(&with_query(
+                "/account/confirm",
+                &[("next", Some(&back))],
+            )))
         }
         Err(e) if e.status() == StatusCode::BAD_REQUEST => {
-            match manage::get(&state.ctx(), &principal, id).await {
-                Ok(hook) => HookForm::new(&state, &who, Some(&hook)).refused(&typed, &e),
-                Err(e) => error_response(&e, Format::Html),
-            }
+            let hook = manage::get(&state.ctx(), &principal, id).await?;
+            Ok(HookForm::new(&state, &who, Some(&hook)).refused(&typed, &e))
         }
-        Err(e) => error_response(&e, Format::Html),
+        Err(e) => Err(e),
     }
 }
 

@@ -7,6 +7,7 @@
 
 use askama::Template;
 use http::StatusCode;
+use serde::de::IgnoredAny;
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
@@ -15,10 +16,11 @@ use super::nav::{Nav, Section};
 use super::settings::{Done, Problems, Tab, notice, tabs};
 use super::settings_webhook;
 use super::timeline::{Stamp, stamp};
+use crate::core::error::AppError;
 use crate::core::lenient::Given;
-use crate::http::reply::{Format, error_response, html_result, page, page_as, redirect};
+use crate::http::reply::{self, page, page_as, redirect};
 use crate::http::server::state::AppState;
-use crate::http::session::{APP, Form, SignedIn, form_csrf, signed_in, urlencode, with_query};
+use crate::http::session::{APP, SignedIn, form_csrf, signed_in, urlencode, with_query};
 use crate::identity::accounts::access::Source;
 use crate::identity::principal::Principal;
 use crate::integrations::request::CreateWebhookRequest;
@@ -38,41 +40,28 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(s())
         .and(signed_in(&state, BACK))
         .and(crate::http::body::query::<Done>())
-        .then(|st: AppState, who: SignedIn, q: Done| async move {
-            list(&st, who, notice(q.done.as_ref())).await
-        });
+        .then(list)
+        .map(reply::answer);
     let new = warp::path!("settings" / "webhooks" / "new")
         .and(warp::get())
         .and(s())
         .and(signed_in(&state, "/settings/webhooks/new"))
-        .and(warp::query::<std::collections::HashMap<String, String>>())
-        .then(
-            |st: AppState, who: SignedIn, q: std::collections::HashMap<String, String>| async move {
-                let form = HookForm::new(&st, &who, None);
-                // Back from confirming who one is: the form as it was typed.
-                match q.contains_key("url") {
-                    true => page(Ok(form.filled(&Typed::of(&q)))),
-                    false => page(Ok(form)),
-                }
-            },
-        );
+        .and(crate::http::body::query::<Retyped>())
+        .then(new)
+        .map(reply::page);
     let create = warp::path!("settings" / "webhooks")
         .and(warp::post())
         .and(s())
         .and(crate::http::source())
         .and(form_csrf(&state, APP, BACK))
-        .then(|st, from, who, f| async move { create(st, from, who, f).await });
+        .then(create)
+        .map(reply::answer);
     let delete = warp::path!("settings" / "webhooks" / i64 / "delete")
         .and(warp::post())
         .and(s())
         .and(form_csrf(&state, APP, BACK))
-        .then(
-            |id, st: AppState, (_, user): SignedIn, _f: Form| async move {
-                let who = Principal::browser(user.id);
-                let deleted = manage::delete(&st.ctx(), &who, id, None).await;
-                html_result(deleted.map(|_| redirect(&format!("{BACK}?done=deleted"))))
-            },
-        );
+        .then(delete)
+        .map(reply::answer);
     list.or(new)
         .unify()
         .or(create)
@@ -80,6 +69,28 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(delete)
         .unify()
         .boxed()
+}
+
+/// `GET /settings/webhooks/new`: the form, empty or (back from confirming who one is) as it was
+/// typed.
+async fn new(state: AppState, who: SignedIn, q: Retyped) -> Result<HookForm, AppError> {
+    let form = HookForm::new(&state, &who, None);
+    Ok(match q.0 {
+        Some(typed) => form.filled(&typed),
+        None => form,
+    })
+}
+
+/// `POST /settings/webhooks/{id}/delete`.
+async fn delete(
+    id: i64,
+    state: AppState,
+    (_, user): SignedIn,
+    _form: IgnoredAny,
+) -> Result<Response, AppError> {
+    let who = Principal::browser(user.id);
+    manage::delete(&state.ctx(), &who, id, None).await?;
+    Ok(redirect(&format!("{BACK}?done=deleted")))
 }
 
 /// A webhook as listed.
@@ -137,22 +148,17 @@ struct ListPage {
     notice: Option<&'static str>,
 }
 
-async fn list(
-    state: &AppState,
-    (session, user): SignedIn,
-    notice: Option<&'static str>,
-) -> Response {
+/// `GET /settings/webhooks`.
+async fn list(state: AppState, (session, user): SignedIn, q: Done) -> Result<Response, AppError> {
     let who = Principal::browser(user.id);
-    let nav = Nav::of(state, &session, &user, Section::Settings);
-    let result = manage::list(&state.ctx(), &who)
-        .await
-        .map(|hooks| ListPage {
-            nav,
-            tabs: tabs("Webhooks"),
-            rows: hooks.iter().map(Row::of).collect(),
-            notice,
-        });
-    page(result)
+    let nav = Nav::of(&state, &session, &user, Section::Settings);
+    let hooks = manage::list(&state.ctx(), &who).await?;
+    Ok(page(Ok(ListPage {
+        nav,
+        tabs: tabs("Webhooks"),
+        rows: hooks.iter().map(Row::of).collect(),
+        notice: notice(q.done.as_ref()),
+    })))
 }
 
 /// A box of the events' checkboxes.
@@ -242,23 +248,71 @@ pub struct Typed {
     pub enabled: bool,
 }
 
-impl Typed {
-    pub fn of(form: &Form) -> Typed {
-        let all = form.get("events").is_some_and(|e| e == "all");
+/// The webhook form as it was typed, in the query of the way back from confirming who one is
+/// (`Typed::back_to`); `None` when the query has no `url` (the form as it is).
+pub struct Retyped(pub Option<Typed>);
+
+/// A webhook form's fields: `url`, `events`, `enabled` and a box `event.NAME` per event.
+/// Whether a box is checked is whether it was sent at all (a browser sends only the checked).
+#[derive(Default)]
+struct HookFields {
+    url: Option<String>,
+    events: Option<String>,
+    enabled: bool,
+    checked: Vec<String>,
+}
+
+impl<'de> serde::Deserialize<'de> for HookFields {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<HookFields, D::Error> {
+        let mut fields = HookFields::default();
+        for (name, value) in std::collections::BTreeMap::<String, String>::deserialize(d)? {
+            match name.as_str() {
+                "url" => fields.url = Some(value),
+                "events" => fields.events = Some(value),
+                "enabled" => fields.enabled = true,
+                _ if name.starts_with("event.") => fields.checked.push(name),
+                _ => {}
+            }
+        }
+        Ok(fields)
+    }
+}
+
+impl From<HookFields> for Typed {
+    fn from(f: HookFields) -> Typed {
+        let all = f.events.as_deref() == Some("all");
+        let checked = |e: &Event| f.checked.contains(&format!("event.{}", e.as_str()));
         Typed {
             all,
-            url: form
-                .get("url")
-                .map(|u| u.trim().to_string())
-                .unwrap_or_default(),
+            url: f
+                .url
+                .as_deref()
+                .map(str::trim)
+                .unwrap_or_default()
+                .to_string(),
             events: Event::ALL
                 .into_iter()
-                .filter(|e| all || form.contains_key(&format!("event.{}", e.as_str())))
+                .filter(|e| all || checked(e))
                 .collect(),
-            enabled: form.contains_key("enabled"),
+            enabled: f.enabled,
         }
     }
+}
 
+impl<'de> serde::Deserialize<'de> for Typed {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Typed, D::Error> {
+        HookFields::deserialize(d).map(Typed::from)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Retyped {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Retyped, D::Error> {
+        let fields = HookFields::deserialize(d)?;
+        Ok(Retyped(fields.url.is_some().then(|| Typed::from(fields))))
+    }
+}
+
+impl Typed {
     /// The URL as a request shape's member (left out when empty: "required").
     pub fn url(&self) -> Given<String> {
         match self.url.is_empty() {
@@ -299,8 +353,12 @@ impl Typed {
 /// `POST /settings/webhooks`: the new webhook's page with its secret, or the form again; a
 /// session that has not confirmed who it is recently is sent to do so first, and back to the
 /// form as it was typed.
-async fn create(state: AppState, from: Source, who: SignedIn, form: Form) -> Response {
-    let mut typed = Typed::of(&form);
+async fn create(
+    state: AppState,
+    from: Source,
+    who: SignedIn,
+    mut typed: Typed,
+) -> Result<Response, AppError> {
     typed.enabled = true;
     let request = CreateWebhookRequest {
         url: typed.url(),
@@ -317,14 +375,41 @@ async fn create(state: AppState, from: Source, who: SignedIn, form: Form) -> Res
         Err(e) => Err(e),
     };
     match made {
-        Ok((hook, secret)) => settings_webhook::created(&state, who, hook, secret).await,
+        Ok((hook, secret)) => Ok(settings_webhook::created(&state, who, hook, secret).await),
         Err(e) if e.code() == "confirmation_required" => {
             let back = typed.back_to("/settings/webhooks/new");
-            redirect(&with_query("/account/confirm", &[("next", Some(&back))]))
+            Ok(redirect(&with_query(
+                "/account/confirm",
+                &[("next", Some(&back))],
+            )))
         }
         Err(e) if e.status().is_client_error() && e.status() != StatusCode::NOT_FOUND => {
-            HookForm::new(&state, &who, None).refused(&typed, &e)
+            Ok(HookForm::new(&state, &who, None).refused(&typed, &e))
         }
-        Err(e) => error_response(&e, Format::Html),
+        Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_form_reads_its_boxes_and_comes_back_from_its_query() {
+        let body =
+            b"url=%20https%3A%2F%2Fa.example%20&event.DOCUMENT_SIGNED=on&event.NOPE=on&zzz=1";
+        let typed: Typed = crate::http::body::pairs(body).unwrap();
+        assert_eq!(typed.url, "https://a.example");
+        assert_eq!(typed.events, vec![Event::DocumentSigned]);
+        assert!(!typed.all && !typed.enabled);
+        let all: Typed = crate::http::body::pairs(b"events=x&events=all&enabled=").unwrap();
+        assert_eq!(all.events.len(), Event::ALL.len());
+        assert!(all.all && all.enabled && all.url.is_empty());
+        let back = typed.back_to("/settings/webhooks/new");
+        let query = back.split_once('?').unwrap().1;
+        let again: Retyped = crate::http::body::pairs(query.as_bytes()).unwrap();
+        assert_eq!(again.0.unwrap().events, typed.events);
+        let none: Retyped = crate::http::body::pairs(b"events=all").unwrap();
+        assert!(none.0.is_none());
     }
 }

@@ -14,11 +14,11 @@ use warp::reply::Response;
 use super::nav::{Nav, Section};
 use super::templates::Person;
 use crate::core::error::AppError;
-use crate::core::ids::{FieldId, TemplateId};
+use crate::core::ids::{FieldId, RecipientId, TemplateId};
 use crate::core::lenient::{Given, Object};
-use crate::http::reply::{Format, error_response, page, page_as, redirect};
+use crate::http::reply::{self, page, page_as, redirect};
 use crate::http::server::state::AppState;
-use crate::http::session::{APP, Form, SignedIn, form_csrf, signed_in};
+use crate::http::session::{APP, SignedIn, form_csrf, signed_in};
 use crate::identity::principal::Principal;
 use crate::signing::documents::audit::Origin;
 use crate::signing::documents::fields::FieldType;
@@ -33,18 +33,16 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::get())
         .and(signed_in(&state, "/templates"))
         .and(crate::http::with_state(state.clone()))
-        .then(|id, who, st| async move { answer(form(st, who, id).await) });
+        .then(form)
+        .map(reply::answer);
     let submit = warp::path!("templates" / TemplateId / "use")
         .and(warp::post())
         .and(form_csrf(&state, APP, "/templates"))
         .and(crate::http::origin())
         .and(crate::http::with_state(state))
-        .then(|id, who, f, origin, st| async move { answer(submit(st, who, id, f, origin).await) });
+        .then(submit)
+        .map(reply::answer);
     show.or(submit).unify().boxed()
-}
-
-fn answer(r: Result<Response, AppError>) -> Response {
-    r.unwrap_or_else(|e| error_response(&e, Format::Html))
 }
 
 #[derive(Template)]
@@ -86,14 +84,68 @@ struct Prefill {
     error: String,
 }
 
-/// What was typed, by the form's names.
-struct Typed<'a>(Option<&'a Form>);
+/// A box of the form: a recipient's name (`r<id>_name`) or e-mail (`r<id>_email`), or a
+/// field's value (`f<id>`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Input {
+    Name(RecipientId),
+    Email(RecipientId),
+    Value(FieldId),
+}
+
+impl Input {
+    /// The box a form name is, written as the page writes it (`r7_name`, never `r07_name`).
+    fn of(name: &str) -> Option<Input> {
+        let canonical = |id: &str, n: String| (n == id).then_some(());
+        if let Some(id) = name.strip_prefix('f') {
+            let field: FieldId = id.parse().ok()?;
+            canonical(id, field.to_string())?;
+            return Some(Input::Value(field));
+        }
+        let (id, part) = name.strip_prefix('r')?.rsplit_once('_')?;
+        let recipient: RecipientId = id.parse().ok()?;
+        canonical(id, recipient.to_string())?;
+        match part {
+            "name" => Some(Input::Name(recipient)),
+            "email" => Some(Input::Email(recipient)),
+            _ => None,
+        }
+    }
+}
+
+/// The form as posted: `action` (`send` or `draft`), the title, and each box as typed.
+#[derive(Debug, Default)]
+struct UseForm {
+    action: Option<String>,
+    title: Option<String>,
+    boxes: Vec<(Input, String)>,
+}
+
+impl<'de> serde::Deserialize<'de> for UseForm {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<UseForm, D::Error> {
+        let mut form = UseForm::default();
+        for (name, value) in std::collections::BTreeMap::<String, String>::deserialize(d)? {
+            match name.as_str() {
+                "action" => form.action = Some(value),
+                "title" => form.title = Some(value),
+                other => form.boxes.extend(Input::of(other).map(|i| (i, value))),
+            }
+        }
+        Ok(form)
+    }
+}
+
+/// What was typed (nothing: the form as the template fills it).
+struct Typed<'a>(Option<&'a UseForm>);
 
 impl Typed<'_> {
-    fn get(&self, name: &str) -> Option<String> {
-        self.0
-            .and_then(|f| f.get(name))
-            .map(|v| v.trim().to_string())
+    fn get(&self, input: Input) -> Option<String> {
+        let (_, v) = self.0?.boxes.iter().find(|(i, _)| *i == input)?;
+        Some(v.trim().to_string())
+    }
+
+    fn title(&self) -> Option<String> {
+        self.0?.title.as_deref().map(|v| v.trim().to_string())
     }
 }
 
@@ -106,9 +158,11 @@ fn filled(nav: Nav, t: &model::Template, typed: Typed<'_>) -> UsePage {
             let real = !p.email.is_empty();
             UsePerson {
                 name: typed
-                    .get(&name_id)
+                    .get(Input::Name(p.id))
                     .unwrap_or_else(|| if real { p.label.clone() } else { String::new() }),
-                email: typed.get(&email_id).unwrap_or_else(|| p.email.clone()),
+                email: typed
+                    .get(Input::Email(p.id))
+                    .unwrap_or_else(|| p.email.clone()),
                 name_id,
                 email_id,
                 person: p,
@@ -126,7 +180,7 @@ fn filled(nav: Nav, t: &model::Template, typed: Typed<'_>) -> UsePage {
             input_id: format!("f{}", f.id),
             label: prefill_label(t, f),
             number: f.kind == FieldType::Number,
-            value: typed.get(&format!("f{}", f.id)).unwrap_or_default(),
+            value: typed.get(Input::Value(f.id)).unwrap_or_default(),
             error: String::new(),
         })
         .collect();
@@ -134,7 +188,7 @@ fn filled(nav: Nav, t: &model::Template, typed: Typed<'_>) -> UsePage {
         nav,
         id: t.id,
         template_title: t.title.clone(),
-        title: typed.get("title").unwrap_or_else(|| t.title.clone()),
+        title: typed.title().unwrap_or_else(|| t.title.clone()),
         title_error: String::new(),
         people,
         prefill,
@@ -166,28 +220,30 @@ fn prefill_label(t: &model::Template, f: &crate::signing::documents::model::Fiel
     format!("{kind}{label} for {who}, page {}", f.page)
 }
 
+/// `GET /templates/{id}/use`.
 async fn form(
-    state: AppState,
-    (session, user): SignedIn,
     id: TemplateId,
+    (session, user): SignedIn,
+    state: AppState,
 ) -> Result<Response, AppError> {
     let t = manage::read(&state.ctx(), &Principal::browser(user.id), id).await?;
     let nav = Nav::of(&state, &session, &user, Section::Templates);
     Ok(page(Ok(filled(nav, &t, Typed(None)))))
 }
 
+/// `POST /templates/{id}/use`: the document made, and sent or left as a draft.
 async fn submit(
-    state: AppState,
-    (session, user): SignedIn,
     id: TemplateId,
-    f: Form,
+    (session, user): SignedIn,
+    f: UseForm,
     origin: Origin,
+    state: AppState,
 ) -> Result<Response, AppError> {
     let (ctx, who) = (state.ctx(), Principal::browser(user.id));
     let t = manage::read(&ctx, &who, id).await?;
     let nav = Nav::of(&state, &session, &user, Section::Templates);
     let mut shown = filled(nav, &t, Typed(Some(&f)));
-    let send = f.get("action").map(String::as_str) == Some("send");
+    let send = f.action.as_deref() == Some("send");
     let body = request_of(&shown);
     let made = match manage::generate(&ctx, &who, id, body).await {
         Ok(m) => m,
@@ -342,5 +398,23 @@ mod tests {
         );
         assert_eq!(sentence("Done."), "Done.");
         assert_eq!(sentence(""), "");
+    }
+
+    #[test]
+    fn the_form_reads_its_boxes_by_the_names_the_page_writes() {
+        let form: UseForm =
+            crate::http::body::pairs(b"action=draft&action=send&r7_name=A&r7_name=Ada&r07_name=X&f3=%201%20&r7_phone=1&zzz=1")
+                .unwrap();
+        assert_eq!(form.action.as_deref(), Some("send"));
+        let typed = Typed(Some(&form));
+        let r7 = RecipientId::new(7);
+        assert_eq!(typed.get(Input::Name(r7)).as_deref(), Some("Ada"));
+        assert_eq!(typed.get(Input::Email(r7)), None);
+        assert_eq!(
+            typed.get(Input::Value(FieldId::new(3))).as_deref(),
+            Some("1")
+        );
+        assert_eq!(form.boxes.len(), 2, "{form:?}");
+        assert_eq!(Typed(None).title(), None);
     }
 }

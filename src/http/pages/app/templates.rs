@@ -13,7 +13,7 @@ use super::nav::{Nav, Section};
 use crate::core::error::AppError;
 use crate::core::ids::{RecipientId, TemplateId};
 use crate::core::timefmt::{human, iso8601};
-use crate::http::reply::{html_result, page};
+use crate::http::reply::{self, page};
 use crate::http::server::state::AppState;
 use crate::http::session::{SignedIn, signed_in};
 use crate::identity::principal::Principal;
@@ -30,15 +30,14 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(crate::http::body::query::<PageQuery>())
         .and(signed_in(&state, "/templates"))
         .and(crate::http::with_state(state.clone()))
-        .then(|q: PageQuery, who, st| async move {
-            let n = q.page.and_then(|p| p.parse().ok()).unwrap_or(1);
-            html_result(list(st, who, n).await)
-        });
+        .then(list)
+        .map(reply::answer);
     let details = warp::path!("templates" / TemplateId)
         .and(warp::get())
         .and(signed_in(&state, "/templates"))
         .and(crate::http::with_state(state))
-        .then(|id, who, st| async move { html_result(details(st, who, id).await) });
+        .then(details)
+        .map(reply::answer);
     list.or(details).unify().boxed()
 }
 
@@ -109,8 +108,14 @@ struct Row {
     changed_iso: String,
 }
 
-async fn list(state: AppState, (session, user): SignedIn, n: i64) -> Result<Response, AppError> {
+/// `GET /templates?page=`: a page that is no number is the first.
+async fn list(
+    q: PageQuery,
+    (session, user): SignedIn,
+    state: AppState,
+) -> Result<Response, AppError> {
     let who = Principal::browser(user.id);
+    let n: i64 = q.page.and_then(|p| p.parse().ok()).unwrap_or(1);
     let n = n.clamp(1, 1_000_000);
     let (items, pages) = manage::listed(&state.ctx(), &who, (n, PER_PAGE)).await?;
     let link = |p: i64| {
@@ -200,9 +205,9 @@ impl TemplateDetails {
 }
 
 async fn details(
-    state: AppState,
-    (session, user): SignedIn,
     id: TemplateId,
+    (session, user): SignedIn,
+    state: AppState,
 ) -> Result<Response, AppError> {
     let who = Principal::browser(user.id);
     let t = manage::read(&state.ctx(), &who, id).await?;

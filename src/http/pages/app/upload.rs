@@ -9,7 +9,8 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::nav::{Nav, Section};
-use crate::http::reply::page;
+use crate::core::error::AppError;
+use crate::http::reply;
 use crate::http::server::state::AppState;
 use crate::http::session::{SignedIn, signed_in};
 
@@ -59,24 +60,40 @@ struct NewDocumentPage {
 }
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    let show = |kind: &'static Kind| {
-        move |(session, user): SignedIn, st: AppState| {
-            page(Ok(NewDocumentPage {
-                nav: Nav::of(&st, &session, &user, kind.section),
-                kind,
-                max_mb: st.config.max_upload_bytes / (1024 * 1024),
-            }))
-        }
-    };
     let document = warp::path!("documents" / "new")
         .and(warp::get())
         .and(signed_in(&state, "/documents/new"))
         .and(crate::http::with_state(state.clone()))
-        .map(show(&DOCUMENT));
+        .map(new_document)
+        .map(reply::page);
     let template = warp::path!("templates" / "new")
         .and(warp::get())
         .and(signed_in(&state, "/templates/new"))
         .and(crate::http::with_state(state))
-        .map(show(&TEMPLATE));
+        .map(new_template)
+        .map(reply::page);
     document.or(template).unify().boxed()
+}
+
+/// `GET /documents/new`.
+fn new_document(who: SignedIn, state: AppState) -> Result<NewDocumentPage, AppError> {
+    new_page(&DOCUMENT, who, state)
+}
+
+/// `GET /templates/new`.
+fn new_template(who: SignedIn, state: AppState) -> Result<NewDocumentPage, AppError> {
+    new_page(&TEMPLATE, who, state)
+}
+
+/// The upload page of `kind`.
+fn new_page(
+    kind: &'static Kind,
+    (session, user): SignedIn,
+    state: AppState,
+) -> Result<NewDocumentPage, AppError> {
+    Ok(NewDocumentPage {
+        nav: Nav::of(&state, &session, &user, kind.section),
+        kind,
+        max_mb: state.config.max_upload_bytes / (1024 * 1024),
+    })
 }
