@@ -58,6 +58,7 @@ mod oidc;
 mod openapi_answers;
 mod page_cache;
 mod page_render;
+mod param_shapes;
 mod pg_blip;
 mod pg_tls;
 mod process;
