@@ -10,11 +10,10 @@ const LIFE: Lifetimes = Lifetimes {
 };
 const REDIRECT: &str = "https://app.example/cb";
 
-fn fields(pairs: &[(&str, &str)]) -> HashMap<String, String> {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
+fn fields(pairs: &[(&str, &str)]) -> Fields {
+    let pairs =
+        serde::de::value::MapDeserializer::<_, serde::de::value::Error>::new(pairs.iter().copied());
+    serde::Deserialize::deserialize(pairs).expect("every parameter is optional")
 }
 
 fn request(endpoint: Endpoint, pairs: &[(&str, &str)]) -> Request {
