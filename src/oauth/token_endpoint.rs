@@ -27,97 +27,21 @@ pub enum Endpoint {
     Introspect,
 }
 
-/// The parameters the four endpoints read from a body (form-encoded or JSON), each as the
-/// text sent: a JSON number or boolean as its text, any other JSON value as if left out. A
+/// The parameters the four endpoints read from a body (form-encoded or JSON), as sent. A
 /// parameter sent twice keeps its last value, as the token endpoint always read them (not
 /// RFC 6749 3.2's refusal: clients depend on it); names not listed are ignored.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
-#[serde(default)]
 pub struct Fields {
-    #[serde(deserialize_with = "text")]
     pub grant_type: Option<String>,
-    #[serde(deserialize_with = "text")]
     pub code: Option<String>,
-    #[serde(deserialize_with = "text")]
     pub redirect_uri: Option<String>,
-    #[serde(deserialize_with = "text")]
     pub code_verifier: Option<String>,
-    #[serde(deserialize_with = "text")]
     pub refresh_token: Option<String>,
-    #[serde(deserialize_with = "text")]
     pub scope: Option<String>,
     /// The token to revoke or introspect.
-    #[serde(deserialize_with = "text")]
     pub token: Option<String>,
-    #[serde(deserialize_with = "text")]
     pub client_id: Option<String>,
-    #[serde(deserialize_with = "text")]
     pub client_secret: Option<String>,
-}
-
-/// One parameter's text (see [`Fields`]).
-fn text<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    d.deserialize_any(Text)
-}
-
-struct Text;
-
-impl<'de> serde::de::Visitor<'de> for Text {
-    type Value = Option<String>;
-
-    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-        f.write_str("a parameter's value")
-    }
-
-    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Some(v.to_string()))
-    }
-
-    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
-        Ok(Some(v))
-    }
-
-    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
-        Ok(Some(v.to_string()))
-    }
-
-    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
-        Ok(Some(v.to_string()))
-    }
-
-    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
-        Ok(Some(v.to_string()))
-    }
-
-    /// Written as JSON writes it (`1500.0`, not `1500`).
-    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
-        Ok(serde_json::Number::from_f64(v).map(|n| n.to_string()))
-    }
-
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-
-    fn visit_none<E>(self) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-
-    fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(Text)
-    }
-
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
-        while a.next_element::<serde::de::IgnoredAny>()?.is_some() {}
-        Ok(None)
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
-        while a
-            .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
-            .is_some()
-        {}
-        Ok(None)
-    }
 }
 
 /// A call as the HTTP layer read it.

@@ -11,9 +11,11 @@ const LIFE: Lifetimes = Lifetimes {
 const REDIRECT: &str = "https://app.example/cb";
 
 fn fields(pairs: &[(&str, &str)]) -> Fields {
-    let pairs =
-        serde::de::value::MapDeserializer::<_, serde::de::value::Error>::new(pairs.iter().copied());
-    serde::Deserialize::deserialize(pairs).expect("every parameter is optional")
+    let obj: serde_json::Map<String, serde_json::Value> = pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), serde_json::Value::from(*v)))
+        .collect();
+    serde_json::from_value(serde_json::Value::Object(obj)).expect("every parameter is optional")
 }
 
 fn request(endpoint: Endpoint, pairs: &[(&str, &str)]) -> Request {

@@ -25,6 +25,14 @@ use crate::signing::templates::direct::{self, DirectLinkRequest};
 use crate::signing::templates::edit;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    template_routes(state.clone())
+        .or(part_routes(state))
+        .unify()
+        .boxed()
+}
+
+/// The template itself: its settings, a copy, its direct link.
+fn template_routes(state: AppState) -> BoxedFilter<(Response,)> {
     let write = Scope::WriteDocument;
     let update = warp::path!("api" / "v1" / "templates" / TemplateId)
         .and(warp::patch())
@@ -37,6 +45,31 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(caller(&state, write))
         .then(duplicate)
         .map(answer);
+    let direct_link = warp::path!("api" / "v1" / "templates" / TemplateId / "direct-link");
+    let get_direct = direct_link
+        .and(warp::get())
+        .and(caller(&state, Scope::ReadDocument))
+        .then(get_direct)
+        .map(answer);
+    let set_direct = direct_link
+        .and(warp::put())
+        .and(caller(&state, write))
+        .and(object::<DirectLinkRequest>())
+        .then(set_direct)
+        .map(answer);
+    update
+        .or(get_direct)
+        .unify()
+        .or(set_direct)
+        .unify()
+        .or(duplicate)
+        .unify()
+        .boxed()
+}
+
+/// Changing and removing its recipients and fields.
+fn part_routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let write = Scope::WriteDocument;
     let recipient =
         warp::path!("api" / "v1" / "templates" / TemplateId / "recipients" / RecipientId);
     let patch_recipient = recipient
@@ -62,27 +95,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(caller(&state, write))
         .then(delete_field)
         .map(answer);
-    let direct_link = warp::path!("api" / "v1" / "templates" / TemplateId / "direct-link");
-    let get_direct = direct_link
-        .and(warp::get())
-        .and(caller(&state, Scope::ReadDocument))
-        .then(get_direct)
-        .map(answer);
-    let set_direct = direct_link
-        .and(warp::put())
-        .and(caller(&state, write))
-        .and(object::<DirectLinkRequest>())
-        .then(set_direct)
-        .map(answer);
-    update
-        .or(get_direct)
-        .unify()
-        .or(set_direct)
-        .unify()
-        .or(duplicate)
-        .unify()
-        .or(patch_recipient)
-        .unify()
+    patch_recipient
         .or(delete_recipient)
         .unify()
         .or(patch_field)

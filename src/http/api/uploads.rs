@@ -47,14 +47,16 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(caller(&state, Scope::WriteDocument))
         .and(declared::<TitleQuery>())
         .and(warp::body::stream())
-        .then(create_document)
+        .and(making(Kind::Document))
+        .then(create_with_file)
         .map(answer);
     let template = warp::path!("api" / "v1" / "templates" / "upload")
         .and(warp::post())
         .and(caller(&state, Scope::WriteDocument))
         .and(declared::<TitleQuery>())
         .and(warp::body::stream())
-        .then(create_template)
+        .and(making(Kind::Template))
+        .then(create_with_file)
         .map(answer);
     let put = warp::path!("api" / "v1" / "uploads" / String)
         .and(warp::put())
@@ -148,46 +150,21 @@ enum Kind {
     Template,
 }
 
-/// `POST /api/v1/documents/upload?title=<title>`: see `create_with_file`.
-async fn create_document<S, B>(
-    who: Principal,
-    state: AppState,
-    declared: Declared<TitleQuery>,
-    body: S,
-) -> Result<Response, AppError>
-where
-    S: Stream<Item = Result<B, warp::Error>> + Send + 'static,
-    B: Buf + Send + 'static,
-{
-    let done = create_with_file(&state, &who, declared, body, Kind::Document).await?;
-    written(&who, done)
-}
-
-/// `POST /api/v1/templates/upload?title=<title>`: see `create_with_file`.
-async fn create_template<S, B>(
-    who: Principal,
-    state: AppState,
-    declared: Declared<TitleQuery>,
-    body: S,
-) -> Result<Response, AppError>
-where
-    S: Stream<Item = Result<B, warp::Error>> + Send + 'static,
-    B: Buf + Send + 'static,
-{
-    let done = create_with_file(&state, &who, declared, body, Kind::Template).await?;
-    written(&who, done)
+/// The route's `Kind`, for the handler.
+fn making(kind: Kind) -> impl Filter<Extract = (Kind,), Error = std::convert::Infallible> + Clone {
+    warp::any().map(move || kind)
 }
 
 /// `POST /api/v1/documents/upload?title=<title>` (or `/templates/upload`) with the PDF as the
 /// body (as to an upload URL): a new DRAFT (or template) with its file, made only once the
 /// file is stored and checked. The title is checked as the JSON create's is.
 async fn create_with_file<S, B>(
-    state: &AppState,
-    who: &Principal,
+    who: Principal,
+    state: AppState,
     (query, content_type, length, origin): Declared<TitleQuery>,
     body: S,
     kind: Kind,
-) -> Result<uploads::Uploaded, AppError>
+) -> Result<Response, AppError>
 where
     S: Stream<Item = Result<B, warp::Error>> + Send + 'static,
     B: Buf + Send + 'static,
@@ -215,8 +192,8 @@ where
     let max = state.config.max_upload_bytes;
     within(content_type.as_deref(), length, max)?;
     let bytes = body_of(content_type.as_deref(), body, max)?;
-    let done = uploads::create_with_file(&state.ctx(), who, doc, bytes, max, origin).await?;
-    Ok(uploads::Uploaded::of(done))
+    let done = uploads::create_with_file(&state.ctx(), &who, doc, bytes, max, origin).await?;
+    written(&who, uploads::Uploaded::of(done))
 }
 
 /// The file's bytes of a body of type `content_type`: the raw body (`application/pdf`,

@@ -24,6 +24,14 @@ use crate::integrations::webhooks as manage;
 use crate::outbox::webhooks::store::{Delivery, Webhook};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    webhook_routes(state.clone())
+        .or(delivery_routes(state))
+        .unify()
+        .boxed()
+}
+
+/// Create, list, read, change, delete.
+fn webhook_routes(state: AppState) -> BoxedFilter<(Response,)> {
     // A webhook is a way to read documents: every call needs READ_DOCUMENT.
     let who = || api(&state, Scope::ReadDocument).and(with_state(state.clone()));
     let create = warp::path!("api" / "v1" / "webhooks")
@@ -43,11 +51,6 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(who())
         .then(delete)
         .map(json_result);
-    let deliveries = warp::path!("api" / "v1" / "webhooks" / i64 / "deliveries")
-        .and(warp::get())
-        .and(who())
-        .then(deliveries)
-        .map(json_result);
     let get = warp::path!("api" / "v1" / "webhooks" / i64)
         .and(warp::get())
         .and(who())
@@ -60,6 +63,26 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(crate::http::source())
         .then(update)
         .map(json_result);
+    create
+        .or(list)
+        .unify()
+        .or(delete)
+        .unify()
+        .or(get)
+        .unify()
+        .or(patch)
+        .unify()
+        .boxed()
+}
+
+/// The delivery log, a test event, a redelivery.
+fn delivery_routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let who = || api(&state, Scope::ReadDocument).and(with_state(state.clone()));
+    let deliveries = warp::path!("api" / "v1" / "webhooks" / i64 / "deliveries")
+        .and(warp::get())
+        .and(who())
+        .then(deliveries)
+        .map(json_result);
     let test = warp::path!("api" / "v1" / "webhooks" / i64 / "test")
         .and(warp::post())
         .and(who())
@@ -71,22 +94,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(who())
         .then(redeliver)
         .map(json_result);
-    create
-        .or(list)
-        .unify()
-        .or(delete)
-        .unify()
-        .or(deliveries)
-        .unify()
-        .or(get)
-        .unify()
-        .or(patch)
-        .unify()
-        .or(test)
-        .unify()
-        .or(redeliver)
-        .unify()
-        .boxed()
+    deliveries.or(test).unify().or(redeliver).unify().boxed()
 }
 
 /// `GET /api/v1/webhooks/{id}`.

@@ -31,6 +31,14 @@ use crate::{
 const SAMPLE_BOOKINGS: u32 = 3;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    scheduling_routes(state.clone())
+        .or(signing_routes(state))
+        .unify()
+        .boxed()
+}
+
+/// The scheduling service's app: `?apiKey=` or `Authorization`, checked before any body.
+fn scheduling_routes(state: AppState) -> BoxedFilter<(Response,)> {
     let s = || with_state(state.clone());
     // The scheduling service's routes: `?apiKey=` or `Authorization`, checked before any body.
     let cal = |name: &'static str, scopes: &'static [Scope]| {
@@ -63,8 +71,19 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(s())
         .then(me)
         .map(json_created);
+    list_bookings
+        .or(add)
+        .unify()
+        .or(delete)
+        .unify()
+        .or(me)
+        .unify()
+        .boxed()
+}
 
-    // The signing service's routes: any method, the API key in `Authorization`.
+/// The signing service's app: any method, the API key in `Authorization`.
+fn signing_routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let s = || with_state(state.clone());
     let sign = |name: &'static str| {
         warp::path!("api" / "v1" / "zapier" / ..)
             .and(warp::path(name))
@@ -86,16 +105,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(body::json::<OrDefault<SignUnsubscribeRequest>>())
         .then(unsubscribe)
         .map(json_result);
-
-    list_bookings
-        .or(add)
-        .unify()
-        .or(delete)
-        .unify()
-        .or(me)
-        .unify()
-        .or(list_documents)
-        .unify()
+    list_documents
         .or(subscribe)
         .unify()
         .or(unsubscribe)

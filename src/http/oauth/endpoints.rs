@@ -29,6 +29,14 @@ use crate::{
 use crate::{oauth::tokens::OAuthError, oauth::tokens::OAuthErrorBody};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    client_routes(state.clone())
+        .or(identity_routes(state))
+        .unify()
+        .boxed()
+}
+
+/// The endpoints a client calls with its own credentials; refusals in RFC 6749's form.
+fn client_routes(state: AppState) -> BoxedFilter<(Response,)> {
     let token = warp::path!("api" / "auth" / "oauth" / "token")
         .and(warp::post())
         .and(with_state(state.clone()))
@@ -49,6 +57,18 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(with_state(state.clone()))
         .and(call())
         .then(introspect);
+    token
+        .or(refresh)
+        .unify()
+        .or(revoke)
+        .unify()
+        .or(introspect)
+        .unify()
+        .boxed()
+}
+
+/// The identity check, OpenID Connect's user info and the discovery documents.
+fn identity_routes(state: AppState) -> BoxedFilter<(Response,)> {
     // The identity check answers GET and POST, as the scheduling service's does.
     let me = warp::path!("api" / "auth" / "oauth" / "me")
         .and(warp::get().or(warp::post()).unify())
@@ -75,16 +95,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(with_state(state))
         .then(jwks)
         .map(json_result);
-    token
-        .or(refresh)
-        .unify()
-        .or(revoke)
-        .unify()
-        .or(introspect)
-        .unify()
-        .or(me)
-        .unify()
-        .or(userinfo)
+    me.or(userinfo)
         .unify()
         .or(metadata)
         .unify()
@@ -134,26 +145,36 @@ async fn introspect(state: AppState, call: Call) -> Response {
     endpoint(state, call, Endpoint::Introspect).await
 }
 
-/// The body's parameters: JSON (an object whose string, number and boolean values count) or
-/// form-encoded, read into `Fields` by the same rules (the last of a repeated name counts).
+/// The body's parameters: JSON (an object whose string, number and boolean values count, as
+/// their text) or form-encoded, read into `Fields` by the same rules (the last of a repeated
+/// name counts, other names are ignored).
 fn fields(content_type: Option<&str>, body: &[u8]) -> Result<Fields, OAuthError> {
     let is_json = content_type.is_some_and(|c| c.trim_start().starts_with("application/json"));
-    if is_json {
-        // Read as a JSON value first: an object with a repeated key keeps its last value, as
-        // a form does (a struct read straight from the text would refuse it).
-        let v: Value = serde_json::from_slice(body)
-            .map_err(|e| OAuthError::invalid_request(format!("invalid JSON body: {e}")))?;
-        if !v.is_object() {
-            return Err(OAuthError::invalid_request(
-                "the JSON body must be an object",
-            ));
-        }
-        Fields::deserialize(v)
-            .map_err(|e| OAuthError::invalid_request(format!("invalid JSON body: {e}")))
-    } else {
-        crate::http::body::pairs::<Fields>(body)
-            .map_err(|e| OAuthError::invalid_request(e.public_message()))
+    if !is_json {
+        return crate::http::body::pairs::<Fields>(body)
+            .map_err(|e| OAuthError::invalid_request(e.public_message()));
     }
+    // Read as a JSON value first: an object with a repeated key keeps its last value, as a form
+    // does (a struct read straight from the text would refuse it).
+    let v: Value = serde_json::from_slice(body)
+        .map_err(|e| OAuthError::invalid_request(format!("invalid JSON body: {e}")))?;
+    let obj = v
+        .as_object()
+        .ok_or_else(|| OAuthError::invalid_request("the JSON body must be an object"))?;
+    let texts = obj
+        .iter()
+        .filter_map(|(k, v)| {
+            let s = match v {
+                Value::String(s) => s.clone(),
+                Value::Number(n) => n.to_string(),
+                Value::Bool(b) => b.to_string(),
+                _ => return None,
+            };
+            Some((k.clone(), Value::String(s)))
+        })
+        .collect();
+    Fields::deserialize(Value::Object(texts))
+        .map_err(|e| OAuthError::invalid_request(format!("invalid JSON body: {e}")))
 }
 
 fn oauth_error(e: &OAuthError, basic_used: bool) -> Response {
