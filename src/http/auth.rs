@@ -16,8 +16,7 @@
 //! The pages' credential, the session cookie (with its CSRF token for forms and calls), is
 //! `session`'s.
 
-use std::collections::HashMap;
-
+use serde::Deserialize;
 use warp::Filter;
 
 use crate::core::error::AppError;
@@ -37,20 +36,22 @@ fn header() -> impl Filter<Extract = Creds, Error = warp::Rejection> + Clone {
     })
 }
 
+/// The `apiKey` query parameter (the last, if repeated); the route's other parameters are its
+/// own.
+#[derive(Deserialize)]
+struct KeyQuery {
+    #[serde(rename = "apiKey")]
+    api_key: Option<String>,
+}
+
 /// The `Authorization` header, or the `apiKey` query parameter.
 fn header_or_query() -> impl Filter<Extract = Creds, Error = warp::Rejection> + Clone {
     warp::header::optional::<String>("authorization")
-        .and(
-            warp::query::<HashMap<String, String>>()
-                .or(warp::any().map(HashMap::new))
-                .unify(),
-        )
-        .map(
-            |authorization, mut q: HashMap<String, String>| Credentials {
-                authorization,
-                query_api_key: q.remove("apiKey"),
-            },
-        )
+        .and(crate::http::body::query::<KeyQuery>())
+        .map(|authorization, q: KeyQuery| Credentials {
+            authorization,
+            query_api_key: q.api_key,
+        })
 }
 
 /// The caller behind `Authorization`, holding `scope`.

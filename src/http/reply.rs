@@ -197,6 +197,22 @@ pub fn write_result<T: Serialize>(
     json_result(value.map(|v| crate::signing::documents::receipt::shown_to(who, v)))
 }
 
+/// A document or template write's answer as `who` may see it (as [`write_result`]), for a
+/// handler that ends in [`answer`].
+pub fn written<T: Serialize>(
+    who: &crate::identity::principal::Principal,
+    value: T,
+) -> Result<Response, AppError> {
+    let value = serde_json::to_value(value).map_err(AppError::internal)?;
+    let shown = crate::signing::documents::receipt::shown_to(who, value);
+    Ok(json_response(StatusCode::OK, &shown))
+}
+
+/// A handler's JSON result that made something: 201 with the value, or the error's response.
+pub fn json_created<T: Serialize>(result: Result<T, AppError>) -> Response {
+    json_result_as(StatusCode::CREATED, result)
+}
+
 /// A page handler's result: 200 with the rendered page (the middleware adds the pages' security
 /// headers to every HTML answer), or the HTML error page; the page of `json_result`.
 pub fn page<T: askama::Template>(result: Result<T, AppError>) -> Response {

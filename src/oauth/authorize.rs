@@ -1,16 +1,15 @@
 //! The authorization request (`/auth/oauth2/authorize`): validating its parameters in the order
 //! RFC 6749 4.1.2.1 demands, and building the redirects back to the app (with `iss`, RFC 9207).
 
-use std::collections::HashMap;
-
 use url::Url;
 
 use super::clients::Client;
 use super::prompt::{self, Interaction, Prompt};
 use crate::{identity::scope, identity::scope::Scope};
 
-/// The parameters as sent (query string of the GET, form of the POST).
-#[derive(Debug, Clone, Default)]
+/// The parameters as sent (query string of the GET, form of the POST), each as the text sent;
+/// what they mean is `check`'s to say.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
 pub struct Params {
     pub client_id: Option<String>,
     pub redirect_uri: Option<String>,
@@ -36,24 +35,6 @@ pub struct Params {
 pub const LOGIN_SINCE: &str = "login_since";
 
 impl Params {
-    pub fn from_map(m: &HashMap<String, String>) -> Params {
-        let get = |k: &str| m.get(k).cloned();
-        Params {
-            client_id: get("client_id"),
-            redirect_uri: get("redirect_uri"),
-            response_type: get("response_type"),
-            state: get("state"),
-            scope: get("scope"),
-            code_challenge: get("code_challenge"),
-            code_challenge_method: get("code_challenge_method"),
-            nonce: get("nonce"),
-            prompt: get("prompt"),
-            max_age: get("max_age"),
-            login_hint: get("login_hint"),
-            login_since: get(LOGIN_SINCE),
-        }
-    }
-
     /// The parameters as query pairs, to carry through login and into the consent form.
     pub fn pairs(&self) -> Vec<(&'static str, &str)> {
         let mut out = Vec::new();

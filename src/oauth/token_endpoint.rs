@@ -5,7 +5,6 @@
 
 use crate::core::context::Context;
 use crate::core::ids::ClientId;
-use std::collections::HashMap;
 
 use crate::core::db::{Conn, Dialect};
 
@@ -28,12 +27,29 @@ pub enum Endpoint {
     Introspect,
 }
 
+/// The parameters the four endpoints read from a body (form-encoded or JSON), as sent. A
+/// parameter sent twice keeps its last value, as the token endpoint always read them (not
+/// RFC 6749 3.2's refusal: clients depend on it); names not listed are ignored.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+pub struct Fields {
+    pub grant_type: Option<String>,
+    pub code: Option<String>,
+    pub redirect_uri: Option<String>,
+    pub code_verifier: Option<String>,
+    pub refresh_token: Option<String>,
+    pub scope: Option<String>,
+    /// The token to revoke or introspect.
+    pub token: Option<String>,
+    pub client_id: Option<String>,
+    pub client_secret: Option<String>,
+}
+
 /// A call as the HTTP layer read it.
 #[derive(Debug, Clone)]
 pub struct Request {
     pub endpoint: Endpoint,
-    /// The body's fields (form-encoded or JSON).
-    pub fields: HashMap<String, String>,
+    /// The body's parameters.
+    pub fields: Fields,
     /// `(client_id, secret)` from `Authorization: Basic`.
     pub basic: Option<(String, String)>,
     /// The token of `Authorization: Bearer`: seed clients send their refresh token so on
@@ -219,7 +235,7 @@ async fn introspect(
     secret: Option<String>,
     req: Request,
 ) -> Outcome {
-    let token = req.fields.get("token").cloned();
+    let token = req.fields.token.clone();
     let key = token.as_deref().map(super::verified::key);
     let t = now();
     let remembered = key
@@ -340,9 +356,13 @@ fn admit(
 /// The client id and secret presented: by HTTP Basic or in the body, never both.
 pub fn client_credentials(
     basic: Option<&(String, String)>,
-    fields: &HashMap<String, String>,
+    fields: &Fields,
 ) -> Result<(String, Option<String>), OAuthError> {
-    match (basic, fields.get("client_id"), fields.get("client_secret")) {
+    match (
+        basic,
+        fields.client_id.as_ref(),
+        fields.client_secret.as_ref(),
+    ) {
         (Some(_), _, Some(_)) => Err(OAuthError::invalid_request(
             "use one client authentication method, not two",
         )),
@@ -381,22 +401,22 @@ pub fn authenticate_client(
 /// What `req` asks of the endpoint, for `client` under `policy`.
 pub fn ask(req: &Request, client: &Client, policy: Policy) -> Result<Ask, OAuthError> {
     let f = &req.fields;
-    let grant_type = f.get("grant_type").map(String::as_str);
+    let grant_type = f.grant_type.as_deref();
     let rotate = client.public || policy.rotate_refresh_tokens;
     match req.endpoint {
         Endpoint::Token => match grant_type {
             Some("authorization_code") => {
                 let code = f
-                    .get("code")
-                    .cloned()
+                    .code
+                    .clone()
                     .ok_or_else(|| OAuthError::invalid_request("code is required"))?;
                 Ok(Ask::Code {
                     code,
-                    redirect_uri: f.get("redirect_uri").cloned(),
-                    verifier: f.get("code_verifier").cloned(),
+                    redirect_uri: f.redirect_uri.clone(),
+                    verifier: f.code_verifier.clone(),
                 })
             }
-            Some("refresh_token") => refresh(f, f.get("refresh_token").cloned(), rotate),
+            Some("refresh_token") => refresh(f, f.refresh_token.clone(), rotate),
             Some(other) => Err(OAuthError::new(
                 "unsupported_grant_type",
                 format!("grant_type {other:?} is not supported"),
@@ -405,7 +425,7 @@ pub fn ask(req: &Request, client: &Client, policy: Policy) -> Result<Ask, OAuthE
         },
         Endpoint::Refresh => match grant_type {
             Some("refresh_token") | None => {
-                let presented = f.get("refresh_token").cloned().or(req.bearer.clone());
+                let presented = f.refresh_token.clone().or(req.bearer.clone());
                 refresh(f, presented, rotate)
             }
             Some(other) => Err(OAuthError::new(
@@ -418,22 +438,18 @@ pub fn ask(req: &Request, client: &Client, policy: Policy) -> Result<Ask, OAuthE
     }
 }
 
-fn token_field(f: &HashMap<String, String>) -> Result<String, OAuthError> {
-    f.get("token")
-        .cloned()
+fn token_field(f: &Fields) -> Result<String, OAuthError> {
+    f.token
+        .clone()
         .ok_or_else(|| OAuthError::invalid_request("token is required"))
 }
 
 /// The refresh grant's parameters: the token presented and the narrower scopes asked, if any.
-fn refresh(
-    f: &HashMap<String, String>,
-    presented: Option<String>,
-    rotate: bool,
-) -> Result<Ask, OAuthError> {
+fn refresh(f: &Fields, presented: Option<String>, rotate: bool) -> Result<Ask, OAuthError> {
     let token = presented
         .filter(|t| !t.is_empty())
         .ok_or_else(|| OAuthError::invalid_request("refresh_token is required"))?;
-    let scopes = match f.get("scope").map(|s| scope::parse_spelled(s)) {
+    let scopes = match f.scope.as_deref().map(scope::parse_spelled) {
         None => None,
         Some(Ok(s)) => Some(s),
         Some(Err(e)) => return Err(OAuthError::invalid_scope(e.public_message())),

@@ -10,11 +10,12 @@ const LIFE: Lifetimes = Lifetimes {
 };
 const REDIRECT: &str = "https://app.example/cb";
 
-fn fields(pairs: &[(&str, &str)]) -> HashMap<String, String> {
-    pairs
+fn fields(pairs: &[(&str, &str)]) -> Fields {
+    let obj: serde_json::Map<String, serde_json::Value> = pairs
         .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
+        .map(|(k, v)| (k.to_string(), serde_json::Value::from(*v)))
+        .collect();
+    serde_json::from_value(serde_json::Value::Object(obj)).expect("every parameter is optional")
 }
 
 fn request(endpoint: Endpoint, pairs: &[(&str, &str)]) -> Request {

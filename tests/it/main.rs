@@ -59,6 +59,7 @@ mod openapi_answers;
 mod page_cache;
 mod page_params;
 mod page_render;
+mod param_shapes;
 mod pg_blip;
 mod pg_tls;
 mod process;

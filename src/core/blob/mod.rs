@@ -9,7 +9,7 @@ pub mod store;
 pub mod sweep;
 pub mod url;
 
-pub use signed_url::{SignedUrlError, UrlSigner};
+pub use signed_url::{Signature, SignedUrlError, UrlSigner};
 pub use store::{BlobId, BlobStore, BlobWriter};
 pub use url::BlobUrl;
 

@@ -3,7 +3,6 @@
 //!
 //! Query form: `?exp=<unix seconds>&kid=<key id>&sig=<base64url HMAC>`.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use base64::Engine;
@@ -23,6 +22,15 @@ pub enum SignedUrlError {
     Expired,
     #[error("this link is not valid (missing, altered or signed with a retired key)")]
     Invalid,
+}
+
+/// A signed URL's query as sent: `exp`, `kid` and `sig`, each checked by [`UrlSigner::verify`]
+/// (one missing makes the URL invalid).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+pub struct Signature {
+    pub exp: Option<String>,
+    pub kid: Option<String>,
+    pub sig: Option<String>,
 }
 
 #[derive(Clone, Debug)]
@@ -68,16 +76,18 @@ impl UrlSigner {
         method: &str,
         path: &str,
         object: &str,
-        query: &HashMap<String, String>,
+        query: &Signature,
         now: i64,
     ) -> Result<(), SignedUrlError> {
         let expires: i64 = query
-            .get("exp")
+            .exp
+            .as_deref()
             .and_then(|v| v.parse().ok())
             .ok_or(SignedUrlError::Invalid)?;
-        let kid = query.get("kid").ok_or(SignedUrlError::Invalid)?;
+        let kid = query.kid.as_deref().ok_or(SignedUrlError::Invalid)?;
         let sig = query
-            .get("sig")
+            .sig
+            .as_deref()
             .and_then(|s| URL_SAFE_NO_PAD.decode(s).ok())
             .ok_or(SignedUrlError::Invalid)?;
         let key = self.ring.get(kid).ok_or(SignedUrlError::Invalid)?;
@@ -95,10 +105,18 @@ impl UrlSigner {
 mod tests {
     use super::*;
 
-    fn parse(q: &str) -> HashMap<String, String> {
-        url::form_urlencoded::parse(q.as_bytes())
-            .into_owned()
-            .collect()
+    /// The query as a request's is read: the last of a repeated parameter counts.
+    fn parse(q: &str) -> Signature {
+        let mut s = Signature::default();
+        for (k, v) in url::form_urlencoded::parse(q.as_bytes()).into_owned() {
+            match k.as_str() {
+                "exp" => s.exp = Some(v),
+                "kid" => s.kid = Some(v),
+                "sig" => s.sig = Some(v),
+                _ => {}
+            }
+        }
+        s
     }
 
     fn signer() -> UrlSigner {
@@ -128,13 +146,13 @@ mod tests {
         assert_eq!(s.verify("PUT", "/u/13", "doc:12", &q, 1), invalid);
         assert_eq!(s.verify("PUT", "/u/12", "doc:13", &q, 1), invalid);
         let mut later = q.clone();
-        later.insert("exp".into(), "999999".into());
+        later.exp = Some("999999".into());
         assert_eq!(s.verify("PUT", "/u/12", "doc:12", &later, 1), invalid);
         let mut other_key = q.clone();
-        other_key.insert("kid".into(), "k2".into());
+        other_key.kid = Some("k2".into());
         assert_eq!(s.verify("PUT", "/u/12", "doc:12", &other_key, 1), invalid);
         assert_eq!(
-            s.verify("PUT", "/u/12", "doc:12", &HashMap::new(), 1),
+            s.verify("PUT", "/u/12", "doc:12", &Signature::default(), 1),
             invalid
         );
         let other = UrlSigner::new(Arc::new(KeyRing::from_key(&[8u8; 32])));

@@ -2,7 +2,6 @@
 //! Thin handlers: authenticate with the scope (before the body), parse, one call to
 //! `bookings::manage`.
 
-use http::StatusCode;
 use serde::Deserialize;
 use warp::Filter;
 use warp::filters::BoxedFilter;
@@ -10,7 +9,7 @@ use warp::reply::Response;
 
 use crate::core::error::AppError;
 use crate::http::auth::{api, bearer_or_query_key};
-use crate::http::reply::{json_result, json_result_as, json_text_result};
+use crate::http::reply::{json_created, json_result, json_text_result};
 use crate::http::server::state::AppState;
 use crate::http::{body, with_state};
 use crate::identity::scope::Scope;
@@ -23,38 +22,39 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::query::<LimitQuery>())
         .and(bearer_or_query_key(&state))
         .and(with_state(state.clone()))
-        .then(|q, creds, state| async move {
-            json_text_result(list_legacy(state, creds, q).await.map(|list| list.0))
-        });
+        .then(list_legacy)
+        .map(json_text_result);
 
     let create = warp::path!("api" / "v1" / "bookings")
         .and(warp::post())
         .and(api(&state, Scope::WriteBooking))
         .and(body::json::<CreateRequest>())
         .and(with_state(state.clone()))
-        .then(|who, req, state| async move {
-            json_result_as(StatusCode::CREATED, create(state, who, req).await)
-        });
+        .then(create)
+        .map(json_created);
 
     let list = warp::path!("api" / "v1" / "bookings")
         .and(warp::get())
         .and(api(&state, Scope::ReadBooking))
         .and(warp::query::<PageQuery>())
         .and(with_state(state.clone()))
-        .then(|who, q, state| async move { json_text_result(list(state, who, q).await) });
+        .then(list)
+        .map(json_text_result);
 
     let get = warp::path!("api" / "v1" / "bookings" / i64)
         .and(warp::get())
         .and(api(&state, Scope::ReadBooking))
         .and(with_state(state.clone()))
-        .then(|id, who, state| async move { json_result(get(state, who, id).await) });
+        .then(get)
+        .map(json_result);
 
     let cancel = warp::path!("api" / "v1" / "bookings" / i64 / "cancel")
         .and(warp::post())
         .and(api(&state, Scope::WriteBooking))
         .and(body::optional_json::<CancelRequest>())
         .and(with_state(state))
-        .then(|id, who, req, state| async move { json_result(cancel(state, who, id, req).await) });
+        .then(cancel)
+        .map(json_result);
 
     list_legacy
         .or(create)
@@ -92,22 +92,23 @@ pub struct CancelRequest {
 
 /// `GET /listBookings?limit=`: the caller's newest bookings as a bare array.
 async fn list_legacy(
-    state: AppState,
-    creds: Credentials,
     q: LimitQuery,
-) -> Result<bookings::Json, AppError> {
+    creds: Credentials,
+    state: AppState,
+) -> Result<String, AppError> {
     // The hot path of app integrations: credential check and read in one database trip.
-    manage::list_legacy(&state.ctx(), &state.verified, creds, q.limit).await
+    let list = manage::list_legacy(&state.ctx(), &state.verified, creds, q.limit).await?;
+    Ok(list.0)
 }
 
 /// `POST /api/v1/bookings`.
-async fn create(state: AppState, who: Principal, req: CreateRequest) -> Result<Booking, AppError> {
+async fn create(who: Principal, req: CreateRequest, state: AppState) -> Result<Booking, AppError> {
     manage::create(&state.ctx(), &who, &req).await
 }
 
 /// `GET /api/v1/bookings?page&perPage&status`: `{bookings, totalPages}` (the OpenAPI's
 /// `BookingList`) as JSON text.
-async fn list(state: AppState, who: Principal, q: PageQuery) -> Result<String, AppError> {
+async fn list(who: Principal, q: PageQuery, state: AppState) -> Result<String, AppError> {
     let page = bookings::parse_page(
         q.page.as_deref(),
         q.per_page.as_deref(),
@@ -121,16 +122,16 @@ async fn list(state: AppState, who: Principal, q: PageQuery) -> Result<String, A
 }
 
 /// `GET /api/v1/bookings/{id}`.
-async fn get(state: AppState, who: Principal, id: i64) -> Result<Booking, AppError> {
+async fn get(id: i64, who: Principal, state: AppState) -> Result<Booking, AppError> {
     manage::get(&state.ctx(), &who, id).await
 }
 
 /// `POST /api/v1/bookings/{id}/cancel` with `{"reason"?}`.
 async fn cancel(
-    state: AppState,
-    who: Principal,
     id: i64,
+    who: Principal,
     req: CancelRequest,
+    state: AppState,
 ) -> Result<Booking, AppError> {
     manage::cancel(&state.ctx(), &who, id, req.reason.as_deref()).await
 }

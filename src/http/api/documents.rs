@@ -3,23 +3,27 @@
 //! before it reads the body.
 
 use crate::core::ids::{DocumentId, FieldId, RecipientId};
-use std::collections::HashMap;
 
+use serde::Deserialize;
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use crate::core::error::AppError;
 use crate::http::auth::caller;
-use crate::http::reply::{json_result, write_result};
+use crate::http::body::{object, shape};
+use crate::http::reply::{answer, json_result, written};
 use crate::http::server::state::AppState;
 use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
+use crate::oauth::identity::ApiAccount;
 use crate::signing::documents::answers::{
     DocumentCreated, DocumentDeleted, DocumentList, FieldRemoved, FieldsAdded, RecipientRemoved,
 };
+use crate::signing::documents::audit::Origin;
 use crate::signing::documents::field_request::{FieldBatch, FieldPatch};
 use crate::signing::documents::settings::{self, UpdateDocumentRequest};
+use crate::signing::documents::view::DocumentView;
 use crate::{
     signing::documents::RecipientBrief, signing::documents::Status,
     signing::documents::parse_paging,
@@ -44,44 +48,39 @@ fn document_routes(state: AppState) -> BoxedFilter<(Response,)> {
     let create = warp::path!("api" / "v1" / "documents")
         .and(warp::post())
         .and(caller(&state, write))
-        .and(crate::http::body::object::<CreateDocumentRequest>())
+        .and(object::<CreateDocumentRequest>())
         .and(crate::http::origin())
-        .then(|who: Principal, st, b, o| async move {
-            write_result(&who.clone(), create(st, who, b, o).await)
-        });
+        .then(create)
+        .map(answer);
     let list = warp::path!("api" / "v1" / "documents")
         .and(warp::get())
         .and(caller(&state, read))
-        .and(warp::query::<HashMap<String, String>>())
-        .then(|who, st, q| async move { json_result(list(st, who, q).await) });
+        .and(crate::http::body::query::<ListQuery>())
+        .then(list)
+        .map(json_result);
     let get = warp::path!("api" / "v1" / "documents" / DocumentId)
         .and(warp::get())
         .and(caller(&state, read))
-        .then(|id, who: Principal, st: AppState| async move {
-            json_result(manage::get(&st.ctx(), &who, id).await)
-        });
+        .then(get)
+        .map(json_result);
     let update = warp::path!("api" / "v1" / "documents" / DocumentId)
         .and(warp::patch())
         .and(caller(&state, write))
-        .and(crate::http::body::object::<UpdateDocumentRequest>())
-        .then(|id, who: Principal, st: AppState, b| async move {
-            write_result(&who, settings::update(&st.ctx(), &who, id, b).await)
-        });
+        .and(object::<UpdateDocumentRequest>())
+        .then(update)
+        .map(answer);
     let delete = warp::path!("api" / "v1" / "documents" / DocumentId)
         .and(warp::delete())
         .and(caller(&state, write))
         .and(crate::http::origin())
-        .then(|id, who: Principal, st: AppState, o| async move {
-            let r = manage::delete(&st.ctx(), &who, id, o).await;
-            write_result(&who, r.map(|r| DocumentDeleted::of(r.document, r.outcome)))
-        });
+        .then(delete)
+        .map(answer);
     // The account behind the key: the other signing service's clients test keys with it.
     let me = warp::path!("api" / "v1" / "me")
         .and(warp::get())
         .and(caller(&state, read))
-        .then(|who: Principal, st: AppState| async move {
-            json_result(crate::oauth::identity::api_account(&st.ctx(), &who).await)
-        });
+        .then(me)
+        .map(json_result);
     create
         .or(list)
         .unify()
@@ -102,41 +101,21 @@ fn recipient_routes(state: AppState) -> BoxedFilter<(Response,)> {
     let add = warp::path!("api" / "v1" / "documents" / DocumentId / "recipients")
         .and(warp::post())
         .and(caller(&state, write))
-        .and(crate::http::body::object::<RecipientInput>())
-        .then(
-            |id, who: Principal, st: AppState, b: RecipientInput| async move {
-                let r = match b.validate() {
-                    Ok(r) => manage::add_recipient(&st.ctx(), &who, id, r).await,
-                    Err(e) => Err(e),
-                };
-                write_result(&who, r)
-            },
-        );
+        .and(object::<RecipientInput>())
+        .then(add_recipient)
+        .map(answer);
     let patch = warp::path!("api" / "v1" / "documents" / DocumentId / "recipients" / RecipientId)
         .and(warp::patch())
         .and(caller(&state, write))
-        .and(crate::http::body::object::<RecipientInput>())
+        .and(object::<RecipientInput>())
         .and(crate::http::origin())
-        .then(
-            |id, rid, who: Principal, st: AppState, b: RecipientInput, o| async move {
-                let r = match b.validate_patch() {
-                    Ok(()) => manage::patch_recipient(&st.ctx(), &who, (id, rid), b, o).await,
-                    Err(e) => Err(e),
-                };
-                write_result(&who, r)
-            },
-        );
+        .then(patch_recipient)
+        .map(answer);
     let delete = warp::path!("api" / "v1" / "documents" / DocumentId / "recipients" / RecipientId)
         .and(warp::delete())
         .and(caller(&state, write))
-        .then(|id, rid, who: Principal, st: AppState| async move {
-            let r = manage::delete_recipient(&st.ctx(), &who, (id, rid)).await;
-            let removed = |recipient| RecipientRemoved {
-                recipient,
-                deleted: true,
-            };
-            write_result(&who, r.map(removed))
-        });
+        .then(delete_recipient)
+        .map(answer);
     add.or(patch).unify().or(delete).unify().boxed()
 }
 
@@ -146,69 +125,61 @@ fn field_routes(state: AppState) -> BoxedFilter<(Response,)> {
     let add = warp::path!("api" / "v1" / "documents" / DocumentId / "fields")
         .and(warp::post())
         .and(caller(&state, write))
-        .and(crate::http::body::shape::<FieldBatch>())
-        .then(
-            |id, who: Principal, st: AppState, b: FieldBatch| async move {
-                let single = b.is_single();
-                let r = manage::add_fields(&st.ctx(), &who, id, b).await;
-                write_result(&who, r.map(|f| FieldsAdded::of(id, single, f)))
-            },
-        );
+        .and(shape::<FieldBatch>())
+        .then(add_fields)
+        .map(answer);
     let patch = warp::path!("api" / "v1" / "documents" / DocumentId / "fields" / FieldId)
         .and(warp::patch())
         .and(caller(&state, write))
-        .and(crate::http::body::object::<FieldPatch>())
-        .then(|id, fid, who: Principal, st: AppState, b| async move {
-            let r = manage::patch_field(&st.ctx(), &who, (id, fid), b).await;
-            write_result(&who, r)
-        });
+        .and(object::<FieldPatch>())
+        .then(patch_field)
+        .map(answer);
     let delete = warp::path!("api" / "v1" / "documents" / DocumentId / "fields" / FieldId)
         .and(warp::delete())
         .and(caller(&state, write))
-        .then(|id, fid, who: Principal, st: AppState| async move {
-            let r = manage::delete_field(&st.ctx(), &who, (id, fid)).await;
-            let removed = |field| FieldRemoved {
-                field,
-                deleted: true,
-            };
-            write_result(&who, r.map(removed))
-        });
+        .then(delete_field)
+        .map(answer);
     add.or(patch).unify().or(delete).unify().boxed()
+}
+
+/// `GET /api/v1/documents`'s query, as sent.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ListQuery {
+    page: Option<String>,
+    per_page: Option<String>,
+    status: Option<String>,
+    query: Option<String>,
 }
 
 /// `POST /api/v1/documents`: the new draft, its recipients, and the signed URL its
 /// PDF is to be uploaded to.
 async fn create(
-    state: AppState,
     who: Principal,
+    state: AppState,
     body: CreateDocumentRequest,
-    origin: crate::signing::documents::audit::Origin,
-) -> Result<DocumentCreated, AppError> {
+    origin: Origin,
+) -> Result<Response, AppError> {
     let created = manage::create(&state.ctx(), &who, body.validate()?, origin).await?;
     let briefs: Vec<RecipientBrief> = created
         .recipients
         .iter()
         .map(RecipientBrief::from)
         .collect();
-    Ok(DocumentCreated {
-        upload_url: crate::http::api::uploads::upload_url(&state, &created.data_id),
+    let upload_url = crate::http::api::uploads::upload_url(&state, &created.data_id);
+    let made = DocumentCreated {
+        upload_url,
         document_id: created.id,
         external_id: created.external_id,
         recipients: briefs,
-    })
+    };
+    written(&who, made)
 }
 
 /// `GET /api/v1/documents?page&perPage&status&query`.
-async fn list(
-    state: AppState,
-    who: Principal,
-    q: HashMap<String, String>,
-) -> Result<DocumentList, AppError> {
-    let (page, per_page) = parse_paging(
-        q.get("page").map(String::as_str),
-        q.get("perPage").map(String::as_str),
-    )?;
-    let status = match q.get("status") {
+async fn list(who: Principal, state: AppState, q: ListQuery) -> Result<DocumentList, AppError> {
+    let (page, per_page) = parse_paging(q.page.as_deref(), q.per_page.as_deref())?;
+    let status = match q.status.as_deref() {
         None => None,
         Some(s) => Some(Status::parse(s).ok_or_else(|| {
             AppError::bad_request("status must be DRAFT, PENDING, COMPLETED, REJECTED or CANCELLED")
@@ -218,11 +189,126 @@ async fn list(
         page,
         per_page,
         status,
-        search: q.get("query").cloned(),
+        search: q.query,
     };
     let (documents, total_pages) = manage::list(&state.ctx(), &who, listing).await?;
     Ok(DocumentList {
         documents,
         total_pages,
     })
+}
+
+/// `GET /api/v1/documents/{id}`.
+async fn get(id: DocumentId, who: Principal, state: AppState) -> Result<DocumentView, AppError> {
+    manage::get(&state.ctx(), &who, id).await
+}
+
+/// `PATCH /api/v1/documents/{id}`: the title, the external id and the meta.
+async fn update(
+    id: DocumentId,
+    who: Principal,
+    state: AppState,
+    body: UpdateDocumentRequest,
+) -> Result<Response, AppError> {
+    written(&who, settings::update(&state.ctx(), &who, id, body).await?)
+}
+
+/// `DELETE /api/v1/documents/{id}`.
+async fn delete(
+    id: DocumentId,
+    who: Principal,
+    state: AppState,
+    origin: Origin,
+) -> Result<Response, AppError> {
+    let r = manage::delete(&state.ctx(), &who, id, origin).await?;
+    written(&who, DocumentDeleted::of(r.document, r.outcome))
+}
+
+/// `GET /api/v1/me`.
+async fn me(who: Principal, state: AppState) -> Result<ApiAccount, AppError> {
+    crate::oauth::identity::api_account(&state.ctx(), &who).await
+}
+
+/// `POST /api/v1/documents/{id}/recipients`.
+async fn add_recipient(
+    id: DocumentId,
+    who: Principal,
+    state: AppState,
+    b: RecipientInput,
+) -> Result<Response, AppError> {
+    let r = b.validate()?;
+    written(
+        &who,
+        manage::add_recipient(&state.ctx(), &who, id, r).await?,
+    )
+}
+
+/// `PATCH /api/v1/documents/{id}/recipients/{recipientId}`.
+async fn patch_recipient(
+    id: DocumentId,
+    rid: RecipientId,
+    who: Principal,
+    state: AppState,
+    b: RecipientInput,
+    o: Origin,
+) -> Result<Response, AppError> {
+    b.validate_patch()?;
+    let r = manage::patch_recipient(&state.ctx(), &who, (id, rid), b, o).await?;
+    written(&who, r)
+}
+
+/// `DELETE /api/v1/documents/{id}/recipients/{recipientId}`.
+async fn delete_recipient(
+    id: DocumentId,
+    rid: RecipientId,
+    who: Principal,
+    state: AppState,
+) -> Result<Response, AppError> {
+    let recipient = manage::delete_recipient(&state.ctx(), &who, (id, rid)).await?;
+    let removed = RecipientRemoved {
+        recipient,
+        deleted: true,
+    };
+    written(&who, removed)
+}
+
+/// `POST /api/v1/documents/{id}/fields`: one field or an array of them.
+async fn add_fields(
+    id: DocumentId,
+    who: Principal,
+    state: AppState,
+    b: FieldBatch,
+) -> Result<Response, AppError> {
+    let single = b.is_single();
+    let fields = manage::add_fields(&state.ctx(), &who, id, b).await?;
+    written(&who, FieldsAdded::of(id, single, fields))
+}
+
+/// `PATCH /api/v1/documents/{id}/fields/{fieldId}`.
+async fn patch_field(
+    id: DocumentId,
+    fid: FieldId,
+    who: Principal,
+    state: AppState,
+    b: FieldPatch,
+) -> Result<Response, AppError> {
+    written(
+        &who,
+        manage::patch_field(&state.ctx(), &who, (id, fid), b).await?,
+    )
+}
+
+/// `DELETE /api/v1/documents/{id}/fields/{fieldId}`.
+async fn delete_field(
+    id: DocumentId,
+    fid: FieldId,
+    who: Principal,
+    state: AppState,
+) -> Result<Response, AppError> {
+    let field = manage::delete_field(&state.ctx(), &who, (id, fid)).await?;
+    let removed = FieldRemoved {
+        field,
+        deleted: true,
+    };
+    written(&who, removed)
 }

@@ -49,18 +49,26 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let spec = warp::path!("api" / "v1" / "openapi.json")
         .and(warp::get())
         .and(crate::http::with_state(state))
-        .map(|st: AppState| {
-            let mut r = json_response(StatusCode::OK, &document(&st.issuer()));
-            r.headers_mut().insert(
-                http::header::CACHE_CONTROL,
-                http::HeaderValue::from_static("no-cache"),
-            );
-            r
-        });
+        .map(spec);
     let explorer = warp::path!("api" / "v1" / "openapi")
         .and(warp::get())
-        .map(|| page(Ok(Explorer)));
+        .map(explorer);
     spec.or(explorer).unify().boxed()
+}
+
+/// `GET /api/v1/openapi.json`: the document, with this server's address.
+fn spec(state: AppState) -> Response {
+    let mut r = json_response(StatusCode::OK, &document(&state.issuer()));
+    r.headers_mut().insert(
+        http::header::CACHE_CONTROL,
+        http::HeaderValue::from_static("no-cache"),
+    );
+    r
+}
+
+/// `GET /api/v1/openapi`: the explorer.
+fn explorer() -> Response {
+    page(Ok(Explorer))
 }
 
 /// The API explorer page (`explorer.js` fills it from the document).

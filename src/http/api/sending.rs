@@ -3,19 +3,20 @@
 //! URLs docket serves itself.
 
 use crate::core::ids::DocumentId;
-use std::collections::HashMap;
 
+use serde::Deserialize;
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
+use crate::core::blob::Signature;
 use crate::core::db::now;
 use crate::core::error::AppError;
 use crate::core::lenient::OrDefault;
-use crate::http::auth::api;
-use crate::http::reply::{json_result, write_result};
+use crate::http::auth::caller;
+use crate::http::body::query;
+use crate::http::reply::{answer, json_result, written};
 use crate::http::server::state::AppState;
-use crate::http::with_state;
 use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
 use crate::signing::workflow::answers::{AuditLog, DownloadUrl, Resent, Sent};
@@ -27,64 +28,40 @@ use crate::{signing::workflow::request::ResendRequest, signing::workflow::reques
 const DOWNLOAD_TTL: i64 = 3600;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    let s = {
-        let state = state.clone();
-        move || with_state(state.clone())
-    };
-    let read = {
-        let state = state.clone();
-        move || api(&state, Scope::ReadDocument)
-    };
-    let write = {
-        let state = state.clone();
-        move || api(&state, Scope::WriteDocument)
-    };
-    let origin = crate::http::origin;
+    let (read, write) = (Scope::ReadDocument, Scope::WriteDocument);
     let send = warp::path!("api" / "v1" / "documents" / DocumentId / "send")
         .and(warp::post())
-        .and(write())
-        .and(warp::query::<HashMap<String, String>>())
+        .and(caller(&state, write))
+        .and(query::<SendQuery>())
         .and(crate::http::body::optional_json::<OrDefault<SendRequest>>())
-        .and(origin())
-        .and(s())
-        .then(
-            |id, who: Principal, q, b: OrDefault<SendRequest>, o, st| async move {
-                write_result(&who.clone(), send(st, who, id, (q, b), o).await)
-            },
-        );
+        .and(crate::http::origin())
+        .then(send)
+        .map(answer);
     let resend = warp::path!("api" / "v1" / "documents" / DocumentId / "resend")
         .and(warp::post())
-        .and(write())
+        .and(caller(&state, write))
         .and(crate::http::body::object::<ResendRequest>())
-        .and(s())
-        .then(|id, who: Principal, b, st| async move {
-            write_result(&who.clone(), resend(st, who, id, b).await)
-        });
+        .then(resend)
+        .map(answer);
     let download = warp::path!("api" / "v1" / "documents" / DocumentId / "download")
         .and(warp::get())
-        .and(read())
-        .and(warp::query::<HashMap<String, String>>())
-        .and(origin())
-        .and(s())
-        .then(|id, who, q, o, st| async move { json_result(download(st, who, id, q, o).await) });
+        .and(caller(&state, read))
+        .and(query::<DownloadQuery>())
+        .and(crate::http::origin())
+        .then(download)
+        .map(json_result);
     let audit_log = warp::path!("api" / "v1" / "documents" / DocumentId / "audit-log")
         .and(warp::get())
-        .and(read())
-        .and(warp::query::<HashMap<String, String>>())
-        .and(s())
-        .then(|id, who: Principal, q, st: AppState| async move {
-            json_result(audit_log(st, who, id, q).await)
-        });
+        .and(caller(&state, read))
+        .and(query::<AuditQuery>())
+        .then(audit_log)
+        .map(json_result);
     let fetch = warp::path!("api" / "v1" / "downloads" / String / String)
         .and(warp::get())
-        .and(warp::query::<HashMap<String, String>>())
-        .and(s())
-        .then(|blob, name, q, st| async move {
-            match fetch(st, blob, name, q).await {
-                Ok(r) => r,
-                Err(e) => crate::http::reply::error_response(&e, crate::http::reply::Format::Json),
-            }
-        });
+        .and(query::<Signature>())
+        .and(crate::http::with_state(state))
+        .then(fetch)
+        .map(answer);
     send.or(resend)
         .unify()
         .or(download)
@@ -96,24 +73,48 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .boxed()
 }
 
+/// The query of `send`: `strictFormValues`, as sent.
+#[derive(Deserialize)]
+struct SendQuery {
+    #[serde(rename = "strictFormValues")]
+    strict_form_values: Option<String>,
+}
+
+/// The query of `download`: `original` and the other signing service's name for it, as sent.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct DownloadQuery {
+    original: Option<String>,
+    download_original_document: Option<String>,
+}
+
+/// The query of `audit_log`: the paging, as sent.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct AuditQuery {
+    page: Option<String>,
+    per_page: Option<String>,
+}
+
 /// `POST /api/v1/documents/{id}/send[?strictFormValues=true]` with `{"sendEmail"?,
 /// "sendCompletionEmails"?}`.
 async fn send(
-    state: AppState,
-    who: Principal,
     id: DocumentId,
-    (query, body): (HashMap<String, String>, OrDefault<SendRequest>),
+    who: Principal,
+    state: AppState,
+    query: SendQuery,
+    body: OrDefault<SendRequest>,
     origin: Origin,
-) -> Result<Sent, AppError> {
+) -> Result<Response, AppError> {
     let opts = body.0.validate(strict_form_values(&query)?)?;
     let view = sending::send(&state.ctx(), &who, id, opts, origin).await?;
-    Ok(Sent::of(view))
+    written(&who, Sent::of(view))
 }
 
 /// `strictFormValues` is docket's own switch, in the query so that it can never meet a key of
 /// the signing service's body: `true` refuses `formValues` names the PDF's form lacks.
-fn strict_form_values(query: &HashMap<String, String>) -> Result<bool, AppError> {
-    match query.get("strictFormValues").map(String::as_str) {
+fn strict_form_values(query: &SendQuery) -> Result<bool, AppError> {
+    match query.strict_form_values.as_deref() {
         None | Some("false") => Ok(false),
         Some("true") => Ok(true),
         Some(_) => Err(AppError::bad_request(
@@ -124,25 +125,25 @@ fn strict_form_values(query: &HashMap<String, String>) -> Result<bool, AppError>
 
 /// `POST /api/v1/documents/{id}/resend` with `{"recipients": [ids]}`.
 async fn resend(
-    state: AppState,
-    who: Principal,
     id: DocumentId,
+    who: Principal,
+    state: AppState,
     body: ResendRequest,
-) -> Result<Resent, AppError> {
+) -> Result<Response, AppError> {
     let reminded = sending::resend(&state.ctx(), &who, id, body.validate()?).await?;
-    Ok(Resent::of(id, reminded))
+    written(&who, Resent::of(id, reminded))
 }
 
 /// `GET /api/v1/documents/{id}/audit-log[?page&perPage]`: `{documentId, events, totalPages}`,
 /// at most `AUDIT_PAGE_MAX` events a page (a larger `perPage` is served as that, as document
 /// listings cap theirs), all of them by default up to that many.
 async fn audit_log(
-    state: AppState,
-    who: Principal,
     id: DocumentId,
-    q: HashMap<String, String>,
+    who: Principal,
+    state: AppState,
+    q: AuditQuery,
 ) -> Result<AuditLog, AppError> {
-    let number = |key: &str, default: i64| match q.get(key) {
+    let number = |key: &str, sent: Option<&str>, default: i64| match sent {
         None => Ok(default),
         Some(v) => v
             .parse::<i64>()
@@ -151,8 +152,8 @@ async fn audit_log(
             .ok_or_else(|| AppError::bad_request(format!("{key} must be a whole number from 1"))),
     };
     let paging = (
-        number("page", 1)?,
-        number("perPage", sending::AUDIT_PAGE_MAX)?,
+        number("page", q.page.as_deref(), 1)?,
+        number("perPage", q.per_page.as_deref(), sending::AUDIT_PAGE_MAX)?,
     );
     let (events, total_pages) = sending::audit_log(&state.ctx(), &who, id, paging).await?;
     Ok(AuditLog {
@@ -166,15 +167,15 @@ async fn audit_log(
 /// PDF (COMPLETED) or of the uploaded file. `downloadOriginalDocument` is the other signing
 /// service's name for `original` (`true` or `1`; anything else is false there, and here).
 async fn download(
-    state: AppState,
-    who: Principal,
     id: DocumentId,
-    query: HashMap<String, String>,
+    who: Principal,
+    state: AppState,
+    query: DownloadQuery,
     origin: Origin,
 ) -> Result<DownloadUrl, AppError> {
-    let original = match query.get("original").map(String::as_str) {
+    let original = match query.original.as_deref() {
         None | Some("false") => matches!(
-            query.get("downloadOriginalDocument").map(String::as_str),
+            query.download_original_document.as_deref(),
             Some("true" | "1")
         ),
         Some("true") => true,
@@ -199,11 +200,12 @@ pub fn download_url(state: &AppState, blob: &str, name: &str) -> String {
     format!("{}{path}?{query}", state.issuer())
 }
 
+/// `GET /api/v1/downloads/{blob}/{name}?exp&kid&sig`: the file, by its signed URL alone.
 async fn fetch(
-    state: AppState,
     blob: String,
     name: String,
-    query: HashMap<String, String>,
+    query: Signature,
+    state: AppState,
 ) -> Result<Response, AppError> {
     let path = format!("/api/v1/downloads/{blob}/{name}");
     state

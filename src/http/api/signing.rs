@@ -27,61 +27,46 @@ use crate::http::server::state::AppState;
 use crate::http::with_state;
 use crate::signing::workflow::auth::Proof;
 use crate::signing::workflow::flow::Origin;
-use crate::signing::workflow::link_answers::{Completion, Rejection};
+use crate::signing::workflow::link_answers::{
+    Completion, FieldSaved, LinkState, PasskeyChallenge, Rejection,
+};
 use crate::{
     signing::workflow::link, signing::workflow::link::Call, signing::workflow::link::Visit,
 };
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    let s = {
-        let state = state.clone();
-        move || with_state(state.clone())
-    };
-    let origin = crate::http::origin;
+    let s = || with_state(state.clone());
     let session = || link_session(&state);
     let state_call = warp::path!("sign" / String / "state")
         .and(warp::get())
         .and(session())
         .and(s())
-        .then(|t, c, st: AppState| async move {
-            let v = visit(t, c);
-            let csrf = crate::http::session::invite_csrf(&st, &v.token);
-            json_result(link::state(&st.ctx(), v, csrf).await)
-        });
+        .then(link_state)
+        .map(json_result);
     let fill = warp::path!("sign" / String / "fields" / FieldId)
         .and(warp::post())
         .and(crate::http::body::json::<OrDefault<FillRequest>>())
-        .and(origin())
+        .and(crate::http::origin())
         .and(session())
         .and(s())
-        .then(
-            |t, f, b: OrDefault<FillRequest>, o, c, st: AppState| async move {
-                let call = call(visit(t, c), o, None);
-                json_result(link::fill(&st.ctx(), &st.factors, call, f, b.0).await)
-            },
-        );
+        .then(fill)
+        .map(json_result);
     let complete = warp::path!("sign" / String / "complete")
         .and(warp::post())
         .and(crate::http::body::optional_json::<OrDefault<ActionRequest>>())
-        .and(origin())
+        .and(crate::http::origin())
         .and(session())
         .and(s())
-        .then(
-            |t, body: OrDefault<ActionRequest>, o, c, st: AppState| async move {
-                json_result(complete(&st, visit(t, c), body.0, o).await)
-            },
-        );
+        .then(complete)
+        .map(json_result);
     let reject = warp::path!("sign" / String / "reject")
         .and(warp::post())
         .and(crate::http::body::json::<OrDefault<ActionRequest>>())
-        .and(origin())
+        .and(crate::http::origin())
         .and(session())
         .and(s())
-        .then(
-            |t, body: OrDefault<ActionRequest>, o, c, st: AppState| async move {
-                json_result(reject(&st, visit(t, c), body.0, o).await)
-            },
-        );
+        .then(reject)
+        .map(json_result);
     let challenge = warp::path!("sign" / String / "passkey-challenge")
         .and(warp::post())
         .and(crate::http::body::optional_json::<
@@ -89,11 +74,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         >())
         .and(session())
         .and(s())
-        .then(
-            |t, _body: OrDefault<ChallengeRequest>, c, st: AppState| async move {
-                json_result(link::passkey_challenge(&st.ctx(), &st.factors, visit(t, c)).await)
-            },
-        );
+        .then(passkey_challenge)
+        .map(json_result);
     state_call
         .or(fill)
         .unify()
@@ -106,6 +88,41 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .boxed()
 }
 
+/// `GET /sign/<token>/state`: what the signing page shows, with its CSRF token.
+async fn link_state(
+    token: String,
+    session: Option<String>,
+    state: AppState,
+) -> Result<LinkState, AppError> {
+    let v = visit(token, session);
+    let csrf = crate::http::session::invite_csrf(&state, &v.token);
+    link::state(&state.ctx(), v, csrf).await
+}
+
+/// `POST /sign/<token>/fields/<fieldId>`: a field's value.
+async fn fill(
+    token: String,
+    field: FieldId,
+    body: OrDefault<FillRequest>,
+    origin: Origin,
+    session: Option<String>,
+    state: AppState,
+) -> Result<FieldSaved, AppError> {
+    let call = call(visit(token, session), origin, None);
+    link::fill(&state.ctx(), &state.factors, call, field, body.0).await
+}
+
+/// `POST /sign/<token>/passkey-challenge`: a challenge for the recipient's passkey (the body,
+/// if any, is read and ignored).
+async fn passkey_challenge(
+    token: String,
+    _body: OrDefault<ChallengeRequest>,
+    session: Option<String>,
+    state: AppState,
+) -> Result<PasskeyChallenge, AppError> {
+    link::passkey_challenge(&state.ctx(), &state.factors, visit(token, session)).await
+}
+
 fn call(visit: Visit, origin: Origin, proof: Option<Proof>) -> Call {
     Call {
         visit,
@@ -114,25 +131,31 @@ fn call(visit: Visit, origin: Origin, proof: Option<Proof>) -> Call {
     }
 }
 
+/// `POST /sign/<token>/complete`: signs (or approves, or views) with the proof asked for.
 async fn complete(
-    state: &AppState,
-    visit: Visit,
-    body: ActionRequest,
+    token: String,
+    body: OrDefault<ActionRequest>,
     origin: Origin,
+    session: Option<String>,
+    state: AppState,
 ) -> Result<Completion, AppError> {
-    let call = call(visit, origin, body.proof()?);
+    let body = body.0;
+    let call = call(visit(token, session), origin, body.proof()?);
     let checks = (&state.factors, &state.passwords);
     link::complete(&state.ctx(), checks, call).await
 }
 
+/// `POST /sign/<token>/reject` with the reason.
 async fn reject(
-    state: &AppState,
-    visit: Visit,
-    body: ActionRequest,
+    token: String,
+    body: OrDefault<ActionRequest>,
     origin: Origin,
+    session: Option<String>,
+    state: AppState,
 ) -> Result<Rejection, AppError> {
+    let body = body.0;
     let reason = body.reason();
-    let call = call(visit, origin, body.proof()?);
+    let call = call(visit(token, session), origin, body.proof()?);
     let checks = (&state.factors, &state.passwords);
     link::reject(&state.ctx(), checks, call, reason).await
 }

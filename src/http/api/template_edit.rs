@@ -9,9 +9,11 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
+use crate::core::error::AppError;
 use crate::core::ids::{FieldId, RecipientId, TemplateId};
 use crate::http::auth::caller;
-use crate::http::reply::write_result;
+use crate::http::body::object;
+use crate::http::reply::{answer, written};
 use crate::http::server::state::AppState;
 use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
@@ -23,73 +25,38 @@ use crate::signing::templates::direct::{self, DirectLinkRequest};
 use crate::signing::templates::edit;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    template_routes(state.clone())
+        .or(part_routes(state))
+        .unify()
+        .boxed()
+}
+
+/// The template itself: its settings, a copy, its direct link.
+fn template_routes(state: AppState) -> BoxedFilter<(Response,)> {
     let write = Scope::WriteDocument;
     let update = warp::path!("api" / "v1" / "templates" / TemplateId)
         .and(warp::patch())
         .and(caller(&state, write))
-        .and(crate::http::body::object::<UpdateDocumentRequest>())
-        .then(|id, who: Principal, st: AppState, b| async move {
-            write_result(&who, edit::update(&st.ctx(), &who, id, b).await)
-        });
+        .and(object::<UpdateDocumentRequest>())
+        .then(update)
+        .map(answer);
     let duplicate = warp::path!("api" / "v1" / "templates" / TemplateId / "duplicate")
         .and(warp::post())
         .and(caller(&state, write))
-        .then(|id, who: Principal, st: AppState| async move {
-            write_result(&who, edit::duplicate(&st.ctx(), &who, id).await)
-        });
-    let recipient =
-        warp::path!("api" / "v1" / "templates" / TemplateId / "recipients" / RecipientId);
-    let patch_recipient = recipient
-        .and(warp::patch())
-        .and(caller(&state, write))
-        .and(crate::http::body::object::<RecipientInput>())
-        .then(|id, rid, who: Principal, st: AppState, b| async move {
-            let r = edit::patch_recipient(&st.ctx(), &who, (id, rid), b).await;
-            write_result(&who, r)
-        });
-    let delete_recipient = recipient
-        .and(warp::delete())
-        .and(caller(&state, write))
-        .then(|id, rid, who: Principal, st: AppState| async move {
-            let r = edit::delete_recipient(&st.ctx(), &who, (id, rid)).await;
-            let removed = |recipient| TemplateRecipientRemoved {
-                recipient,
-                deleted: true,
-            };
-            write_result(&who, r.map(removed))
-        });
-    let field = warp::path!("api" / "v1" / "templates" / TemplateId / "fields" / FieldId);
-    let patch_field = field
-        .and(warp::patch())
-        .and(caller(&state, write))
-        .and(crate::http::body::object::<FieldPatch>())
-        .then(|id, fid, who: Principal, st: AppState, b| async move {
-            write_result(&who, edit::patch_field(&st.ctx(), &who, (id, fid), b).await)
-        });
-    let delete_field = field.and(warp::delete()).and(caller(&state, write)).then(
-        |id, fid, who: Principal, st: AppState| async move {
-            let r = edit::delete_field(&st.ctx(), &who, (id, fid)).await;
-            let removed = |field| TemplateFieldRemoved {
-                field,
-                deleted: true,
-            };
-            write_result(&who, r.map(removed))
-        },
-    );
+        .then(duplicate)
+        .map(answer);
     let direct_link = warp::path!("api" / "v1" / "templates" / TemplateId / "direct-link");
     let get_direct = direct_link
         .and(warp::get())
         .and(caller(&state, Scope::ReadDocument))
-        .then(|id, who: Principal, st: AppState| async move {
-            write_result(&who, direct::get(&st.ctx(), &who, id).await)
-        });
+        .then(get_direct)
+        .map(answer);
     let set_direct = direct_link
         .and(warp::put())
         .and(caller(&state, write))
-        .and(crate::http::body::object::<DirectLinkRequest>())
-        .then(|id, who: Principal, st: AppState, b| async move {
-            write_result(&who, direct::set(&st.ctx(), &who, id, b).await)
-        });
+        .and(object::<DirectLinkRequest>())
+        .then(set_direct)
+        .map(answer);
     update
         .or(get_direct)
         .unify()
@@ -97,8 +64,38 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .unify()
         .or(duplicate)
         .unify()
-        .or(patch_recipient)
-        .unify()
+        .boxed()
+}
+
+/// Changing and removing its recipients and fields.
+fn part_routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let write = Scope::WriteDocument;
+    let recipient =
+        warp::path!("api" / "v1" / "templates" / TemplateId / "recipients" / RecipientId);
+    let patch_recipient = recipient
+        .and(warp::patch())
+        .and(caller(&state, write))
+        .and(object::<RecipientInput>())
+        .then(patch_recipient)
+        .map(answer);
+    let delete_recipient = recipient
+        .and(warp::delete())
+        .and(caller(&state, write))
+        .then(delete_recipient)
+        .map(answer);
+    let field = warp::path!("api" / "v1" / "templates" / TemplateId / "fields" / FieldId);
+    let patch_field = field
+        .and(warp::patch())
+        .and(caller(&state, write))
+        .and(object::<FieldPatch>())
+        .then(patch_field)
+        .map(answer);
+    let delete_field = field
+        .and(warp::delete())
+        .and(caller(&state, write))
+        .then(delete_field)
+        .map(answer);
+    patch_recipient
         .or(delete_recipient)
         .unify()
         .or(patch_field)
@@ -106,4 +103,92 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(delete_field)
         .unify()
         .boxed()
+}
+
+/// `PATCH /api/v1/templates/{id}`.
+async fn update(
+    id: TemplateId,
+    who: Principal,
+    state: AppState,
+    b: UpdateDocumentRequest,
+) -> Result<Response, AppError> {
+    written(&who, edit::update(&state.ctx(), &who, id, b).await?)
+}
+
+/// `POST /api/v1/templates/{id}/duplicate`.
+async fn duplicate(id: TemplateId, who: Principal, state: AppState) -> Result<Response, AppError> {
+    written(&who, edit::duplicate(&state.ctx(), &who, id).await?)
+}
+
+/// `PATCH /api/v1/templates/{id}/recipients/{recipientId}`.
+async fn patch_recipient(
+    id: TemplateId,
+    rid: RecipientId,
+    who: Principal,
+    state: AppState,
+    b: RecipientInput,
+) -> Result<Response, AppError> {
+    written(
+        &who,
+        edit::patch_recipient(&state.ctx(), &who, (id, rid), b).await?,
+    )
+}
+
+/// `DELETE /api/v1/templates/{id}/recipients/{recipientId}`.
+async fn delete_recipient(
+    id: TemplateId,
+    rid: RecipientId,
+    who: Principal,
+    state: AppState,
+) -> Result<Response, AppError> {
+    let recipient = edit::delete_recipient(&state.ctx(), &who, (id, rid)).await?;
+    let removed = TemplateRecipientRemoved {
+        recipient,
+        deleted: true,
+    };
+    written(&who, removed)
+}
+
+/// `PATCH /api/v1/templates/{id}/fields/{fieldId}`.
+async fn patch_field(
+    id: TemplateId,
+    fid: FieldId,
+    who: Principal,
+    state: AppState,
+    b: FieldPatch,
+) -> Result<Response, AppError> {
+    written(
+        &who,
+        edit::patch_field(&state.ctx(), &who, (id, fid), b).await?,
+    )
+}
+
+/// `DELETE /api/v1/templates/{id}/fields/{fieldId}`.
+async fn delete_field(
+    id: TemplateId,
+    fid: FieldId,
+    who: Principal,
+    state: AppState,
+) -> Result<Response, AppError> {
+    let field = edit::delete_field(&state.ctx(), &who, (id, fid)).await?;
+    let removed = TemplateFieldRemoved {
+        field,
+        deleted: true,
+    };
+    written(&who, removed)
+}
+
+/// `GET /api/v1/templates/{id}/direct-link`.
+async fn get_direct(id: TemplateId, who: Principal, state: AppState) -> Result<Response, AppError> {
+    written(&who, direct::get(&state.ctx(), &who, id).await?)
+}
+
+/// `PUT /api/v1/templates/{id}/direct-link`.
+async fn set_direct(
+    id: TemplateId,
+    who: Principal,
+    state: AppState,
+    b: DirectLinkRequest,
+) -> Result<Response, AppError> {
+    written(&who, direct::set(&state.ctx(), &who, id, b).await?)
 }

@@ -3,8 +3,8 @@
 //! reads the body.
 
 use crate::core::ids::TemplateId;
-use std::collections::HashMap;
 
+use serde::Deserialize;
 use warp::Filter;
 
 use crate::signing::documents::field_request::FieldBatch;
@@ -14,12 +14,14 @@ use warp::reply::Response;
 
 use crate::core::error::AppError;
 use crate::http::auth::caller;
-use crate::http::reply::{json_result, write_result};
+use crate::http::body::{object, shape};
+use crate::http::reply::{answer, json_result, written};
 use crate::http::server::state::AppState;
 use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
 use crate::signing::documents::parse_paging;
 use crate::signing::documents::request::RecipientInput;
+use crate::signing::templates::TemplateView;
 use crate::signing::templates::answers::{
     RecipientAdded, TemplateCreated, TemplateFieldsAdded, TemplateList, TemplateRemoved,
 };
@@ -41,33 +43,25 @@ fn template_routes(state: AppState) -> BoxedFilter<(Response,)> {
     let create = warp::path!("api" / "v1" / "templates")
         .and(warp::post())
         .and(caller(&state, write))
-        .and(crate::http::body::object::<CreateTemplateRequest>())
-        .then(|who: Principal, st, b| async move {
-            write_result(&who.clone(), create(st, who, b).await)
-        });
+        .and(object::<CreateTemplateRequest>())
+        .then(create)
+        .map(answer);
     let list = warp::path!("api" / "v1" / "templates")
         .and(warp::get())
         .and(caller(&state, read))
-        .and(warp::query::<HashMap<String, String>>())
-        .then(|who, st, q| async move { json_result(list(st, who, q).await) });
+        .and(crate::http::body::query::<ListQuery>())
+        .then(list)
+        .map(json_result);
     let get = warp::path!("api" / "v1" / "templates" / TemplateId)
         .and(warp::get())
         .and(caller(&state, read))
-        .then(|id, who: Principal, st: AppState| async move {
-            json_result(manage::get(&st.ctx(), &who, id).await)
-        });
+        .then(get)
+        .map(json_result);
     let delete = warp::path!("api" / "v1" / "templates" / TemplateId)
         .and(warp::delete())
         .and(caller(&state, write))
-        .then(|id, who: Principal, st: AppState| async move {
-            let r = manage::delete(&st.ctx(), &who, id).await;
-            // The template as it was (the other signing service's answer), and docket's flag.
-            let removed = |template| TemplateRemoved {
-                template,
-                deleted: true,
-            };
-            write_result(&who, r.map(removed))
-        });
+        .then(delete)
+        .map(answer);
     create
         .or(list)
         .unify()
@@ -84,45 +78,28 @@ fn part_routes(state: AppState) -> BoxedFilter<(Response,)> {
     let add_recipient = warp::path!("api" / "v1" / "templates" / TemplateId / "recipients")
         .and(warp::post())
         .and(caller(&state, write))
-        .and(crate::http::body::object::<RecipientInput>())
-        .then(|id, who: Principal, st: AppState, b| async move {
-            let r = manage::add_recipient(&st.ctx(), &who, id, b).await;
-            // The recipient, with the template it belongs to.
-            let added = |recipient| RecipientAdded {
-                recipient,
-                template_id: id,
-            };
-            write_result(&who, r.map(added))
-        });
+        .and(object::<RecipientInput>())
+        .then(add_recipient)
+        .map(answer);
     let add_fields = warp::path!("api" / "v1" / "templates" / TemplateId / "fields")
         .and(warp::post())
         .and(caller(&state, write))
-        .and(crate::http::body::shape::<FieldBatch>())
-        .then(|id, who: Principal, st: AppState, b| async move {
-            let r = manage::add_fields(&st.ctx(), &who, id, b).await;
-            let added = |fields| TemplateFieldsAdded {
-                template_id: id,
-                fields,
-            };
-            write_result(&who, r.map(added))
-        });
+        .and(shape::<FieldBatch>())
+        .then(add_fields)
+        .map(answer);
     let generate = warp::path!("api" / "v1" / "templates" / TemplateId / "generate-document")
         .and(warp::post())
         .and(caller(&state, write))
-        .and(crate::http::body::object::<GenerateRequest>())
-        .then(|id, who: Principal, st: AppState, b| async move {
-            let r = manage::generate(&st.ctx(), &who, id, b).await;
-            write_result(&who, r)
-        });
+        .and(object::<GenerateRequest>())
+        .then(generate)
+        .map(answer);
     // The other signing service's older form: recipients by position, `title` required.
     let create_document = warp::path!("api" / "v1" / "templates" / TemplateId / "create-document")
         .and(warp::post())
         .and(caller(&state, write))
-        .and(crate::http::body::object::<CreateFromTemplateRequest>())
-        .then(|id, who: Principal, st: AppState, b| async move {
-            let r = manage::create_document(&st.ctx(), &who, id, b).await;
-            write_result(&who, r)
-        });
+        .and(object::<CreateFromTemplateRequest>())
+        .then(create_document)
+        .map(answer);
     add_recipient
         .or(add_fields)
         .unify()
@@ -133,35 +110,106 @@ fn part_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .boxed()
 }
 
+/// `GET /api/v1/templates`'s query, as sent.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ListQuery {
+    page: Option<String>,
+    per_page: Option<String>,
+}
+
 /// `POST /api/v1/templates`: the template with its recipients, and the signed upload URL of its
 /// PDF (the same `PUT` as for documents).
 async fn create(
-    state: AppState,
     who: Principal,
+    state: AppState,
     body: CreateTemplateRequest,
-) -> Result<TemplateCreated, AppError> {
+) -> Result<Response, AppError> {
     let created = manage::create(&state.ctx(), &who, body.validate()?).await?;
-    Ok(TemplateCreated {
+    let made = TemplateCreated {
         template_id: created.id,
         upload_url: crate::http::api::uploads::upload_url(&state, &created.data_id),
         recipients: created.recipients,
         template: created.template,
-    })
+    };
+    written(&who, made)
 }
 
 /// `GET /api/v1/templates?page&perPage`.
-async fn list(
-    state: AppState,
-    who: Principal,
-    q: HashMap<String, String>,
-) -> Result<TemplateList, AppError> {
-    let paging = parse_paging(
-        q.get("page").map(String::as_str),
-        q.get("perPage").map(String::as_str),
-    )?;
+async fn list(who: Principal, state: AppState, q: ListQuery) -> Result<TemplateList, AppError> {
+    let paging = parse_paging(q.page.as_deref(), q.per_page.as_deref())?;
     let (templates, total_pages) = manage::list(&state.ctx(), &who, paging).await?;
     Ok(TemplateList {
         templates,
         total_pages,
     })
+}
+
+/// `GET /api/v1/templates/{id}`.
+async fn get(id: TemplateId, who: Principal, state: AppState) -> Result<TemplateView, AppError> {
+    manage::get(&state.ctx(), &who, id).await
+}
+
+/// `DELETE /api/v1/templates/{id}`: the template as it was (the other signing service's
+/// answer), and docket's flag.
+async fn delete(id: TemplateId, who: Principal, state: AppState) -> Result<Response, AppError> {
+    let template = manage::delete(&state.ctx(), &who, id).await?;
+    let removed = TemplateRemoved {
+        template,
+        deleted: true,
+    };
+    written(&who, removed)
+}
+
+/// `POST /api/v1/templates/{id}/recipients`: the recipient, with the template it belongs to.
+async fn add_recipient(
+    id: TemplateId,
+    who: Principal,
+    state: AppState,
+    b: RecipientInput,
+) -> Result<Response, AppError> {
+    let recipient = manage::add_recipient(&state.ctx(), &who, id, b).await?;
+    let added = RecipientAdded {
+        recipient,
+        template_id: id,
+    };
+    written(&who, added)
+}
+
+/// `POST /api/v1/templates/{id}/fields`.
+async fn add_fields(
+    id: TemplateId,
+    who: Principal,
+    state: AppState,
+    b: FieldBatch,
+) -> Result<Response, AppError> {
+    let fields = manage::add_fields(&state.ctx(), &who, id, b).await?;
+    let added = TemplateFieldsAdded {
+        template_id: id,
+        fields,
+    };
+    written(&who, added)
+}
+
+/// `POST /api/v1/templates/{id}/generate-document`.
+async fn generate(
+    id: TemplateId,
+    who: Principal,
+    state: AppState,
+    b: GenerateRequest,
+) -> Result<Response, AppError> {
+    written(&who, manage::generate(&state.ctx(), &who, id, b).await?)
+}
+
+/// `POST /api/v1/templates/{id}/create-document`.
+async fn create_document(
+    id: TemplateId,
+    who: Principal,
+    state: AppState,
+    b: CreateFromTemplateRequest,
+) -> Result<Response, AppError> {
+    written(
+        &who,
+        manage::create_document(&state.ctx(), &who, id, b).await?,
+    )
 }

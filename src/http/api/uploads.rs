@@ -5,21 +5,21 @@
 //! refused. This checks the signature, the size and the content type, and
 //! hands the body as a stream to `documents::attach`, which stores, checks and attaches it.
 
-use std::collections::HashMap;
-
 use bytes::{Buf, Bytes};
 use futures_util::{Stream, StreamExt};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use crate::core::blob::SignedUrlError;
+use crate::core::blob::{Signature, SignedUrlError};
 use crate::core::db::now;
 use crate::core::error::AppError;
 use crate::core::lenient::Given;
 use crate::http::api::multipart_limits::{Breach, Limits, guarded};
 use crate::http::auth::caller;
-use crate::http::reply::{json_result, write_result};
+use crate::http::reply::{answer, json_result, written};
 use crate::http::server::state::AppState;
 use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
@@ -45,47 +45,51 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let create = warp::path!("api" / "v1" / "documents" / "upload")
         .and(warp::post())
         .and(caller(&state, Scope::WriteDocument))
-        .and(declared())
+        .and(declared::<TitleQuery>())
         .and(warp::body::stream())
-        .then(|who: Principal, st: AppState, d, body| async move {
-            let r = create_with_file(st, who.clone(), d, body, Kind::Document).await;
-            write_result(&who, r)
-        });
+        .and(making(Kind::Document))
+        .then(create_with_file)
+        .map(answer);
     let template = warp::path!("api" / "v1" / "templates" / "upload")
         .and(warp::post())
         .and(caller(&state, Scope::WriteDocument))
-        .and(declared())
+        .and(declared::<TitleQuery>())
         .and(warp::body::stream())
-        .then(|who: Principal, st: AppState, d, body| async move {
-            let r = create_with_file(st, who.clone(), d, body, Kind::Template).await;
-            write_result(&who, r)
-        });
+        .and(making(Kind::Template))
+        .then(create_with_file)
+        .map(answer);
     let put = warp::path!("api" / "v1" / "uploads" / String)
         .and(warp::put())
         .and(crate::http::with_state(state))
-        .and(declared())
+        .and(declared::<Signature>())
         .and(warp::body::stream())
-        .then(|data_id: String, st: AppState, d, body| async move {
-            json_result(upload(st, data_id, d, body).await)
-        });
+        .then(upload)
+        .map(json_result);
     create.or(template).unify().or(put).unify().boxed()
 }
 
-/// What an upload declares besides its body: the query, the content type and length, and
+/// What an upload declares besides its body: the query (`Q`), the content type and length, and
 /// where it came from.
-type Declared = (
-    HashMap<String, String>,
+type Declared<Q> = (
+    Q,
     Option<String>,
     Option<u64>,
     crate::signing::documents::audit::Origin,
 );
 
-fn declared() -> impl Filter<Extract = (Declared,), Error = warp::Rejection> + Clone {
-    warp::query::<HashMap<String, String>>()
+fn declared<Q: DeserializeOwned + Send + 'static>()
+-> impl Filter<Extract = (Declared<Q>,), Error = warp::Rejection> + Clone {
+    crate::http::body::query::<Q>()
         .and(warp::header::optional::<String>("content-type"))
         .and(warp::header::optional::<u64>("content-length"))
         .and(crate::http::origin())
         .map(|q, ct, len, origin| (q, ct, len, origin))
+}
+
+/// The query of a one-step upload: the new document's (or template's) title, as sent.
+#[derive(Deserialize)]
+struct TitleQuery {
+    title: Option<String>,
 }
 
 /// 413 when the declared length is over `max`, or for a multipart body over `max` and the
@@ -107,10 +111,12 @@ fn is_multipart(content_type: &str) -> bool {
     content_type.starts_with("multipart/form-data")
 }
 
+/// `PUT /api/v1/uploads/{dataId}?exp&kid&sig`: the PDF of a document or template, authorised
+/// by the URL's signature alone.
 async fn upload<S, B>(
-    state: AppState,
     data_id: String,
-    (query, content_type, length, origin): Declared,
+    state: AppState,
+    (query, content_type, length, origin): Declared<Signature>,
     body: S,
 ) -> Result<uploads::Uploaded, AppError>
 where
@@ -144,22 +150,27 @@ enum Kind {
     Template,
 }
 
+/// The route's `Kind`, for the handler.
+fn making(kind: Kind) -> impl Filter<Extract = (Kind,), Error = std::convert::Infallible> + Clone {
+    warp::any().map(move || kind)
+}
+
 /// `POST /api/v1/documents/upload?title=<title>` (or `/templates/upload`) with the PDF as the
 /// body (as to an upload URL): a new DRAFT (or template) with its file, made only once the
 /// file is stored and checked. The title is checked as the JSON create's is.
 async fn create_with_file<S, B>(
-    state: AppState,
     who: Principal,
-    (query, content_type, length, origin): Declared,
+    state: AppState,
+    (query, content_type, length, origin): Declared<TitleQuery>,
     body: S,
     kind: Kind,
-) -> Result<uploads::Uploaded, AppError>
+) -> Result<Response, AppError>
 where
     S: Stream<Item = Result<B, warp::Error>> + Send + 'static,
     B: Buf + Send + 'static,
 {
     // The title as if sent in a JSON create with no recipients, checked the same way.
-    let title = Given::Valid(query.get("title").cloned().unwrap_or_default());
+    let title = Given::Valid(query.title.unwrap_or_default());
     let doc = match kind {
         Kind::Document => uploads::New::Document(
             CreateDocumentRequest {
@@ -182,7 +193,7 @@ where
     within(content_type.as_deref(), length, max)?;
     let bytes = body_of(content_type.as_deref(), body, max)?;
     let done = uploads::create_with_file(&state.ctx(), &who, doc, bytes, max, origin).await?;
-    Ok(uploads::Uploaded::of(done))
+    written(&who, uploads::Uploaded::of(done))
 }
 
 /// The file's bytes of a body of type `content_type`: the raw body (`application/pdf`,

@@ -24,84 +24,99 @@ use crate::integrations::webhooks as manage;
 use crate::outbox::webhooks::store::{Delivery, Webhook};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    let s = {
-        let state = state.clone();
-        move || with_state(state.clone())
-    };
+    webhook_routes(state.clone())
+        .or(delivery_routes(state))
+        .unify()
+        .boxed()
+}
+
+/// Create, list, read, change, delete.
+fn webhook_routes(state: AppState) -> BoxedFilter<(Response,)> {
     // A webhook is a way to read documents: every call needs READ_DOCUMENT.
-    let who = move || api(&state, Scope::ReadDocument);
+    let who = || api(&state, Scope::ReadDocument).and(with_state(state.clone()));
     let create = warp::path!("api" / "v1" / "webhooks")
         .and(warp::post())
         .and(who())
         .and(crate::http::body::object::<CreateWebhookRequest>())
-        .and(s())
         .and(crate::http::source())
-        .then(|w, b, st, f| async move { json_result(create(st, w, b, f).await) });
+        .then(create)
+        .map(json_result);
     let list = warp::path!("api" / "v1" / "webhooks")
         .and(warp::get())
         .and(who())
-        .and(s())
-        .then(|w, st| async move { json_result(list(st, w).await) });
+        .then(list)
+        .map(json_result);
     let delete = warp::path!("api" / "v1" / "webhooks" / i64)
         .and(warp::delete())
         .and(who())
-        .and(s())
-        .then(|id, w, st| async move { json_result(delete(st, w, id).await) });
-    let deliveries = warp::path!("api" / "v1" / "webhooks" / i64 / "deliveries")
-        .and(warp::get())
-        .and(who())
-        .and(s())
-        .then(|id, w, st| async move { json_result(deliveries(st, w, id).await) });
+        .then(delete)
+        .map(json_result);
     let get = warp::path!("api" / "v1" / "webhooks" / i64)
         .and(warp::get())
         .and(who())
-        .and(s())
-        .then(
-            |id, w, st: AppState| async move { json_result(manage::get(&st.ctx(), &w, id).await) },
-        );
+        .then(get)
+        .map(json_result);
     let patch = warp::path!("api" / "v1" / "webhooks" / i64)
         .and(warp::patch())
         .and(who())
         .and(crate::http::body::object::<UpdateWebhookRequest>())
-        .and(s())
         .and(crate::http::source())
-        .then(|id, w, b, st, f| async move { json_result(update(st, w, id, b, f).await) });
-    let test = warp::path!("api" / "v1" / "webhooks" / i64 / "test")
-        .and(warp::post())
-        .and(who())
-        .and(crate::http::body::optional_json::<TestWebhookRequest>())
-        .and(s())
-        .then(|id, w, b, st| async move { json_result(send_test(st, w, id, b).await) });
-    let redeliver = warp::path!("api" / "v1" / "webhooks" / i64 / "deliveries" / i64 / "redeliver")
-        .and(warp::post())
-        .and(who())
-        .and(s())
-        .then(|id, d, w, st: AppState| async move {
-            json_result(manage::redeliver(&st.ctx(), &w, id, d).await)
-        });
+        .then(update)
+        .map(json_result);
     create
         .or(list)
         .unify()
         .or(delete)
         .unify()
-        .or(deliveries)
-        .unify()
         .or(get)
         .unify()
         .or(patch)
         .unify()
-        .or(test)
-        .unify()
-        .or(redeliver)
-        .unify()
         .boxed()
+}
+
+/// The delivery log, a test event, a redelivery.
+fn delivery_routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let who = || api(&state, Scope::ReadDocument).and(with_state(state.clone()));
+    let deliveries = warp::path!("api" / "v1" / "webhooks" / i64 / "deliveries")
+        .and(warp::get())
+        .and(who())
+        .then(deliveries)
+        .map(json_result);
+    let test = warp::path!("api" / "v1" / "webhooks" / i64 / "test")
+        .and(warp::post())
+        .and(who())
+        .and(crate::http::body::optional_json::<TestWebhookRequest>())
+        .then(send_test)
+        .map(json_result);
+    let redeliver = warp::path!("api" / "v1" / "webhooks" / i64 / "deliveries" / i64 / "redeliver")
+        .and(warp::post())
+        .and(who())
+        .then(redeliver)
+        .map(json_result);
+    deliveries.or(test).unify().or(redeliver).unify().boxed()
+}
+
+/// `GET /api/v1/webhooks/{id}`.
+async fn get(id: i64, who: Principal, state: AppState) -> Result<Webhook, AppError> {
+    manage::get(&state.ctx(), &who, id).await
+}
+
+/// `POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/redeliver`.
+async fn redeliver(
+    id: i64,
+    delivery: i64,
+    who: Principal,
+    state: AppState,
+) -> Result<Delivery, AppError> {
+    manage::redeliver(&state.ctx(), &who, id, delivery).await
 }
 
 /// `PATCH /api/v1/webhooks/{id}`.
 async fn update(
-    state: AppState,
-    who: Principal,
     id: i64,
+    who: Principal,
+    state: AppState,
     body: UpdateWebhookRequest,
     from: Source,
 ) -> Result<Webhook, AppError> {
@@ -111,9 +126,9 @@ async fn update(
 
 /// `POST /api/v1/webhooks/{id}/test`.
 async fn send_test(
-    state: AppState,
-    who: Principal,
     id: i64,
+    who: Principal,
+    state: AppState,
     body: TestWebhookRequest,
 ) -> Result<Delivery, AppError> {
     let event = body.validate()?;
@@ -122,8 +137,8 @@ async fn send_test(
 
 /// `POST /api/v1/webhooks`: the secret is in this response only.
 async fn create(
-    state: AppState,
     who: Principal,
+    state: AppState,
     body: CreateWebhookRequest,
     from: Source,
 ) -> Result<WebhookAdded, AppError> {
@@ -137,17 +152,20 @@ async fn create(
     })
 }
 
-async fn list(state: AppState, who: Principal) -> Result<WebhookList, AppError> {
+/// `GET /api/v1/webhooks`.
+async fn list(who: Principal, state: AppState) -> Result<WebhookList, AppError> {
     let webhooks = manage::list(&state.ctx(), &who).await?;
     Ok(WebhookList { webhooks })
 }
 
-async fn delete(state: AppState, who: Principal, id: i64) -> Result<WebhookRemoved, AppError> {
+/// `DELETE /api/v1/webhooks/{id}`.
+async fn delete(id: i64, who: Principal, state: AppState) -> Result<WebhookRemoved, AppError> {
     manage::delete(&state.ctx(), &who, id, None).await?;
     Ok(WebhookRemoved { id, deleted: true })
 }
 
-async fn deliveries(state: AppState, who: Principal, id: i64) -> Result<DeliveryList, AppError> {
+/// `GET /api/v1/webhooks/{id}/deliveries`.
+async fn deliveries(id: i64, who: Principal, state: AppState) -> Result<DeliveryList, AppError> {
     let deliveries = manage::deliveries(&state.ctx(), &who, id).await?;
     Ok(DeliveryList {
         webhook_id: id,

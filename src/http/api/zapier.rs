@@ -13,7 +13,7 @@ use warp::reply::Response;
 
 use crate::bookings::webhook::ZapierBooking;
 use crate::core::error::AppError;
-use crate::http::reply::{Format, error_response, json_result, json_result_as};
+use crate::http::reply::{answer, json_created, json_result};
 use crate::http::server::state::AppState;
 use crate::http::{body, with_state};
 use crate::identity::accounts::access::Source;
@@ -31,10 +31,15 @@ use crate::{
 const SAMPLE_BOOKINGS: u32 = 3;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    let s = {
-        let state = state.clone();
-        move || with_state(state.clone())
-    };
+    scheduling_routes(state.clone())
+        .or(signing_routes(state))
+        .unify()
+        .boxed()
+}
+
+/// The scheduling service's app: `?apiKey=` or `Authorization`, checked before any body.
+fn scheduling_routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let s = || with_state(state.clone());
     // The scheduling service's routes: `?apiKey=` or `Authorization`, checked before any body.
     let cal = |name: &'static str, scopes: &'static [Scope]| {
         warp::path!("api" / "integrations" / "zapier" / ..)
@@ -46,34 +51,39 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let list_bookings = cal("listBookings", &[Scope::ReadBooking])
         .and(warp::get())
         .and(s())
-        .then(
-            |w, st| async move { json_result_as(StatusCode::CREATED, list_bookings(st, w).await) },
-        );
+        .then(list_bookings)
+        .map(json_created);
     let add = cal("addSubscription", SUBSCRIBE)
         .and(warp::post())
         .and(s())
         .and(body::json::<OrDefault<CalSubscriptionRequest>>())
         .and(crate::http::source())
-        .then(|w, st, b, f| async move { json_result(add_subscription(st, w, b, f).await) });
+        .then(add_subscription)
+        .map(json_result);
     let delete = cal("deleteSubscription", SUBSCRIBE)
         .and(warp::delete())
         .and(warp::query::<IdQuery>())
         .and(s())
-        .then(|w, q, st| async move {
-            match delete_subscription(st, w, q).await {
-                Ok(()) => warp::http::Response::builder()
-                    .status(StatusCode::NO_CONTENT)
-                    .body(Default::default())
-                    .unwrap_or_default(),
-                Err(e) => error_response(&e, Format::Json),
-            }
-        });
+        .then(delete_subscription)
+        .map(answer);
     let me = cal("me", &[Scope::ReadProfile])
         .and(warp::get())
         .and(s())
-        .then(|w, st| async move { json_result_as(StatusCode::CREATED, me(st, w).await) });
+        .then(me)
+        .map(json_created);
+    list_bookings
+        .or(add)
+        .unify()
+        .or(delete)
+        .unify()
+        .or(me)
+        .unify()
+        .boxed()
+}
 
-    // The signing service's routes: any method, the API key in `Authorization`.
+/// The signing service's app: any method, the API key in `Authorization`.
+fn signing_routes(state: AppState) -> BoxedFilter<(Response,)> {
+    let s = || with_state(state.clone());
     let sign = |name: &'static str| {
         warp::path!("api" / "v1" / "zapier" / ..)
             .and(warp::path(name))
@@ -82,26 +92,20 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     };
     let list_documents = sign("list-documents")
         .and(s())
-        .then(|w, st| async move { json_result(list_documents(st, w).await) });
+        .then(list_documents)
+        .map(json_result);
     let subscribe = sign("subscribe")
         .and(s())
         .and(body::json::<OrDefault<SignSubscriptionRequest>>())
         .and(crate::http::source())
-        .then(|w, st, b, f| async move { json_result(subscribe(st, w, b, f).await) });
+        .then(subscribe)
+        .map(json_result);
     let unsubscribe = sign("unsubscribe")
         .and(s())
         .and(body::json::<OrDefault<SignUnsubscribeRequest>>())
-        .then(|w, st, b| async move { json_result(unsubscribe(st, w, b).await) });
-
-    list_bookings
-        .or(add)
-        .unify()
-        .or(delete)
-        .unify()
-        .or(me)
-        .unify()
-        .or(list_documents)
-        .unify()
+        .then(unsubscribe)
+        .map(json_result);
+    list_documents
         .or(subscribe)
         .unify()
         .or(unsubscribe)
@@ -121,15 +125,15 @@ fn hook_id(raw: Option<Int>, key: &str) -> Result<i64, AppError> {
 }
 
 /// `GET .../listBookings`: the newest bookings, as a subscription delivers them.
-async fn list_bookings(state: AppState, who: Principal) -> Result<Vec<ZapierBooking>, AppError> {
+async fn list_bookings(who: Principal, state: AppState) -> Result<Vec<ZapierBooking>, AppError> {
     let bookings = crate::bookings::manage::newest(&state.ctx(), &who, SAMPLE_BOOKINGS).await?;
     Ok(bookings.iter().map(ZapierBooking::of).collect())
 }
 
 /// `POST .../addSubscription` with `{subscriberUrl, triggerEvent}`.
 async fn add_subscription(
-    state: AppState,
     who: Principal,
+    state: AppState,
     OrDefault(b): OrDefault<CalSubscriptionRequest>,
     from: Source,
 ) -> Result<CalcomRow, AppError> {
@@ -150,32 +154,36 @@ async fn add_subscription(
 }
 
 /// `DELETE .../deleteSubscription?id=`: 204.
-async fn delete_subscription(state: AppState, who: Principal, q: IdQuery) -> Result<(), AppError> {
+async fn delete_subscription(
+    who: Principal,
+    q: IdQuery,
+    state: AppState,
+) -> Result<StatusCode, AppError> {
     let id = hook_id(q.id.and_then(|s| s.trim().parse().ok()).map(Int), "id")?;
     zapier::unsubscribe(&state.ctx(), &who, id, true).await?;
-    Ok(())
+    Ok(StatusCode::NO_CONTENT)
 }
 
 /// `GET .../me`: who the credential is (the peer's `{username}`, and docket's identity keys).
 async fn me(
-    state: AppState,
     who: Principal,
+    state: AppState,
 ) -> Result<crate::oauth::identity::ApiAccount, AppError> {
     crate::oauth::identity::api_account(&state.ctx(), &who).await
 }
 
 /// `/api/v1/zapier/list-documents`: the sample a Zap shows while it is set up.
 async fn list_documents(
-    state: AppState,
     who: Principal,
+    state: AppState,
 ) -> Result<Vec<crate::integrations::answers::SampleDelivery>, AppError> {
     zapier::documenso_sample(&state.ctx(), &who).await
 }
 
 /// `/api/v1/zapier/subscribe` with `{webhookUrl, eventTrigger}`.
 async fn subscribe(
-    state: AppState,
     who: Principal,
+    state: AppState,
     OrDefault(b): OrDefault<SignSubscriptionRequest>,
     from: Source,
 ) -> Result<DocumensoRow, AppError> {
@@ -194,8 +202,8 @@ async fn subscribe(
 
 /// `/api/v1/zapier/unsubscribe` with `{webhookId}`: the deleted subscription.
 async fn unsubscribe(
-    state: AppState,
     who: Principal,
+    state: AppState,
     OrDefault(b): OrDefault<SignUnsubscribeRequest>,
 ) -> Result<DocumensoRow, AppError> {
     let id = hook_id(b.webhook_id.into_valid(), "webhookId")?;

@@ -2,19 +2,16 @@
 //! Deny). The checks, OpenID Connect's `prompt` and `max_age` (`oauth::prompt`) and the Allow
 //! are in `oauth::consent`; this module keeps the page, the CSRF token and the redirects.
 
-use std::collections::HashMap;
-
 use askama::Template;
-use bytes::Bytes;
 use http::{HeaderValue, header};
+use serde::Deserialize;
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
-use crate::http::reply::redirect;
-use crate::http::reply::{Format, error_response};
+use crate::http::reply::{answer, redirect};
 use crate::http::server::state::AppState;
 use crate::http::session::current_session;
 use crate::identity::users::User;
@@ -30,41 +27,49 @@ use crate::{
 use crate::{oauth::consent, oauth::consent::Allower, oauth::consent::Next};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    let s = move || crate::http::with_state(state.clone());
     let show = warp::path!("auth" / "oauth2" / "authorize")
         .and(warp::get())
-        .and(s())
-        .and(warp::query::<HashMap<String, String>>())
+        .and(crate::http::with_state(state.clone()))
+        .and(crate::http::body::query::<Params>())
         .and(crate::http::session::cookies())
-        .then(|st, q, c| async move { show(st, q, c).await });
+        .then(show)
+        .map(answer);
     let decide = warp::path!("auth" / "oauth2" / "authorize")
         .and(warp::post())
-        .and(s())
+        .and(crate::http::with_state(state))
         .and(crate::http::session::cookies())
-        .and(crate::http::body::capped_bytes(16 * 1024))
-        .then(|st, c, b: Bytes| async move {
-            let form: HashMap<String, String> =
-                url::form_urlencoded::parse(&b).into_owned().collect();
-            decide(st, c, form).await
-        });
+        .and(crate::http::session::form::<ConsentForm>())
+        .then(decide)
+        .map(answer);
     show.or(decide).unify().boxed()
 }
 
-fn invalid(state: &AppState, e: Invalid) -> Response {
+/// The Allow/Deny form: the request's parameters as the page carried them, its CSRF token and
+/// the button pressed.
+#[derive(Deserialize)]
+struct ConsentForm {
+    #[serde(flatten)]
+    params: Params,
+    csrf_token: Option<String>,
+    decision: Option<String>,
+}
+
+/// How the user hears of an invalid request: the error page, or the redirect to the app.
+fn invalid(state: &AppState, e: Invalid) -> Result<Response, AppError> {
     match e {
-        Invalid::Page(msg) => error_response(&AppError::bad_request(msg), Format::Html),
+        Invalid::Page(msg) => Err(AppError::bad_request(msg)),
         Invalid::Redirect {
             redirect_uri,
             error,
             description,
             state: st,
-        } => redirect(&error_redirect(
+        } => Ok(redirect(&error_redirect(
             &redirect_uri,
             error,
             &description,
             st.as_deref(),
             &state.issuer(),
-        )),
+        ))),
     }
 }
 
@@ -115,43 +120,43 @@ struct Request {
     valid: Valid,
 }
 
+/// A request as sent, checked, with the browser's session if any (its cookie value and the
+/// session).
+type Admitted = (Request, Option<(String, Session)>);
+
 /// What both the page and the form submission need: a valid request, and the browser's
-/// session if any (its cookie value and the session). Otherwise the response to send: the
-/// error page or the error redirect.
+/// session if any; or why the request is invalid.
 async fn admit(
     state: &AppState,
-    fields: &HashMap<String, String>,
+    params: Params,
     cookies: Option<&str>,
-) -> Result<(Request, Option<(String, Session)>), Response> {
-    let params = Params::from_map(fields);
-    let valid = match consent::check(&state.ctx(), &state.keys, &params).await {
-        Ok(Ok(v)) => v,
-        Ok(Err(e)) => return Err(invalid(state, e)),
-        Err(e) => return Err(error_response(&e, Format::Html)),
+) -> Result<Result<Admitted, Invalid>, AppError> {
+    let valid = match consent::check(&state.ctx(), &state.keys, &params).await? {
+        Ok(v) => v,
+        Err(e) => return Ok(Err(e)),
     };
-    match current_session(state, cookies).await {
-        Ok(session) => Ok((Request { params, valid }, session)),
-        Err(e) => Err(error_response(&e, Format::Html)),
-    }
+    let session = current_session(state, cookies).await?;
+    Ok(Ok((Request { params, valid }, session)))
 }
 
+/// `GET /auth/oauth2/authorize` (RFC 6749 4.1.1): the consent page, the login on the way, or
+/// the answer `prompt` asks for.
 async fn show(
     state: AppState,
-    query: HashMap<String, String>,
+    params: Params,
     cookies: Option<String>,
-) -> Response {
-    let (req, session) = match admit(&state, &query, cookies.as_deref()).await {
-        Ok(v) => v,
-        Err(resp) => return resp,
+) -> Result<Response, AppError> {
+    let (req, session) = match admit(&state, params, cookies.as_deref()).await? {
+        Ok(admitted) => admitted,
+        Err(e) => return invalid(&state, e),
     };
-    let (cookie, session) = match consent::next_step(&state.ctx(), &req.valid, session).await {
-        Err(e) => return error_response(&e, Format::Html),
-        Ok(Next::Refuse(error)) => {
+    let (cookie, session) = match consent::next_step(&state.ctx(), &req.valid, session).await? {
+        Next::Refuse(error) => {
             return invalid(&state, req.valid.refuse(error, prompt::describe(error)));
         }
-        Ok(Next::Login { since }) => return login_redirect(&state, &req.params, &req.valid, since),
-        Ok(Next::Silent(_, s)) => return issue_silently(&state, Allower::of(&s), req.valid).await,
-        Ok(Next::Consent(cookie, s)) => (cookie, s),
+        Next::Login { since } => return Ok(login_redirect(&state, &req.params, &req.valid, since)),
+        Next::Silent(_, s) => return issue_silently(&state, Allower::of(&s), req.valid).await,
+        Next::Consent(cookie, s) => (cookie, s),
     };
     let valid = req.valid;
     let token = consent_token(&state, &cookie, &valid);
@@ -170,7 +175,7 @@ async fn show(
         resp.headers_mut()
             .insert(header::CONTENT_SECURITY_POLICY, v);
     }
-    resp
+    Ok(resp)
 }
 
 /// The consent page: who asks, for what, and the Allow/Deny form, which carries the request's
@@ -209,72 +214,65 @@ fn consent_csp(redirect_uri: &str) -> String {
     )
 }
 
+/// `POST /auth/oauth2/authorize`: Allow (the code, to the app) or Deny (`access_denied`).
 async fn decide(
     state: AppState,
     cookies: Option<String>,
-    form: HashMap<String, String>,
-) -> Response {
-    let (req, session) = match admit(&state, &form, cookies.as_deref()).await {
-        Ok(v) => v,
-        Err(resp) => return resp,
+    form: ConsentForm,
+) -> Result<Response, AppError> {
+    let (req, session) = match admit(&state, form.params, cookies.as_deref()).await? {
+        Ok(admitted) => admitted,
+        Err(e) => return invalid(&state, e),
     };
     let (session, user) = match consent::decider(&req.valid, session) {
         Ok(signed_in) => signed_in,
-        Err(since) => return login_redirect(&state, &req.params, &req.valid, since),
+        Err(since) => return Ok(login_redirect(&state, &req.params, &req.valid, since)),
     };
     let valid = req.valid;
-    let presented = form
-        .get("csrf_token")
-        .map(String::as_str)
-        .unwrap_or_default();
+    let presented = form.csrf_token.as_deref().unwrap_or_default();
     if !crate::core::crypto::ct_eq(
         consent_token(&state, &session, &valid).as_bytes(),
         presented.as_bytes(),
     ) {
-        return error_response(
-            &AppError::Forbidden("This form expired or was not sent from this site. Go back to the app and start again.".into()),
-            Format::Html,
-        );
+        return Err(AppError::Forbidden(
+            "This form expired or was not sent from this site. Go back to the app and start again."
+                .into(),
+        ));
     }
     let issuer = state.issuer();
-    if form.get("decision").map(String::as_str) != Some("allow") {
-        return redirect(&error_redirect(
+    if form.decision.as_deref() != Some("allow") {
+        return Ok(redirect(&error_redirect(
             &valid.redirect_uri,
             "access_denied",
             "the user denied the request",
             valid.state.as_deref(),
             &issuer,
-        ));
+        )));
     }
     issue(&state, Allower::of(&user), &valid).await
 }
 
 /// Issues the code `who` allowed and redirects to the app with it.
-async fn issue(state: &AppState, who: Allower, valid: &Valid) -> Response {
-    let stored = consent::allow(
-        &state.ctx(),
-        who,
-        valid.clone(),
-        state.config.lifetimes.code,
-    )
-    .await;
-    match stored {
-        Ok(code) => code_redirect(state, valid, &code),
-        Err(e) => error_response(&e, Format::Html),
-    }
+async fn issue(state: &AppState, who: Allower, valid: &Valid) -> Result<Response, AppError> {
+    let ttl = state.config.lifetimes.code;
+    let code = consent::allow(&state.ctx(), who, valid.clone(), ttl).await?;
+    Ok(code_redirect(state, valid, &code))
 }
 
 /// `prompt=none`: the code for what `who` already allowed, or `consent_required` when that
 /// changed in the meantime.
-async fn issue_silently(state: &AppState, who: Allower, valid: Valid) -> Response {
+async fn issue_silently(
+    state: &AppState,
+    who: Allower,
+    valid: Valid,
+) -> Result<Response, AppError> {
     let ttl = state.config.lifetimes.code;
-    match consent::allow_silently(&state.ctx(), who, valid.clone(), ttl).await {
-        Ok(Some(code)) => code_redirect(state, &valid, &code),
-        Ok(None) => {
+    match consent::allow_silently(&state.ctx(), who, valid.clone(), ttl).await? {
+        Some(code) => Ok(code_redirect(state, &valid, &code)),
+        None => {
             let error = "consent_required";
             invalid(state, valid.refuse(error, prompt::describe(error)))
         }
-        Err(e) => error_response(&e, Format::Html),
     }
 }
 
