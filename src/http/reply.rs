@@ -238,11 +238,6 @@ pub fn form_status(error: Option<&str>, refused: StatusCode) -> StatusCode {
     }
 }
 
-/// A page handler's finished response, or the HTML error page.
-pub fn html_result(result: Result<Response, AppError>) -> Response {
-    result.unwrap_or_else(|e| error_response(&e, Format::Html))
-}
-
 /// A filter-level failure carrying the `AppError` to show.
 #[derive(Debug)]
 pub struct Rejected(pub AppError);
