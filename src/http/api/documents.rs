@@ -18,6 +18,7 @@ use crate::identity::scope::Scope;
 use crate::signing::documents::answers::{
     DocumentCreated, DocumentDeleted, DocumentList, FieldRemoved, FieldsAdded, RecipientRemoved,
 };
+use crate::signing::documents::check::Against;
 use crate::signing::documents::field_request::{FieldBatch, FieldPatch};
 use crate::signing::documents::settings::{self, UpdateDocumentRequest};
 use crate::{
@@ -64,9 +65,14 @@ fn document_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::patch())
         .and(caller(&state, write))
         .and(crate::http::body::object::<UpdateDocumentRequest>())
-        .then(|id, who: Principal, st: AppState, b| async move {
-            write_result(&who, settings::update(&st.ctx(), &who, id, b).await)
-        });
+        .then(
+            |id, who: Principal, st: AppState, b: UpdateDocumentRequest| async move {
+                write_result(
+                    &who,
+                    settings::update(&st.ctx(), &who, id, b.command()).await,
+                )
+            },
+        );
     let delete = warp::path!("api" / "v1" / "documents" / DocumentId)
         .and(warp::delete())
         .and(caller(&state, write))
@@ -106,7 +112,7 @@ fn recipient_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .then(
             |id, who: Principal, st: AppState, b: RecipientInput| async move {
                 let r = match b.validate() {
-                    Ok(r) => manage::add_recipient(&st.ctx(), &who, id, r).await,
+                    Ok(r) => manage::add_recipient(&st.ctx(), &who, id, Against::checked(r)).await,
                     Err(e) => Err(e),
                 };
                 write_result(&who, r)
@@ -120,7 +126,9 @@ fn recipient_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .then(
             |id, rid, who: Principal, st: AppState, b: RecipientInput, o| async move {
                 let r = match b.validate_patch() {
-                    Ok(()) => manage::patch_recipient(&st.ctx(), &who, (id, rid), b, o).await,
+                    Ok(()) => {
+                        manage::patch_recipient(&st.ctx(), &who, (id, rid), b.patch(), o).await
+                    }
                     Err(e) => Err(e),
                 };
                 write_result(&who, r)
@@ -150,7 +158,7 @@ fn field_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .then(
             |id, who: Principal, st: AppState, b: FieldBatch| async move {
                 let single = b.is_single();
-                let r = manage::add_fields(&st.ctx(), &who, id, b).await;
+                let r = manage::add_fields(&st.ctx(), &who, id, b.command()).await;
                 write_result(&who, r.map(|f| FieldsAdded::of(id, single, f)))
             },
         );
@@ -158,10 +166,12 @@ fn field_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::patch())
         .and(caller(&state, write))
         .and(crate::http::body::object::<FieldPatch>())
-        .then(|id, fid, who: Principal, st: AppState, b| async move {
-            let r = manage::patch_field(&st.ctx(), &who, (id, fid), b).await;
-            write_result(&who, r)
-        });
+        .then(
+            |id, fid, who: Principal, st: AppState, b: FieldPatch| async move {
+                let r = manage::patch_field(&st.ctx(), &who, (id, fid), b.command()).await;
+                write_result(&who, r)
+            },
+        );
     let delete = warp::path!("api" / "v1" / "documents" / DocumentId / "fields" / FieldId)
         .and(warp::delete())
         .and(caller(&state, write))

@@ -28,9 +28,11 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::patch())
         .and(caller(&state, write))
         .and(crate::http::body::object::<UpdateDocumentRequest>())
-        .then(|id, who: Principal, st: AppState, b| async move {
-            write_result(&who, edit::update(&st.ctx(), &who, id, b).await)
-        });
+        .then(
+            |id, who: Principal, st: AppState, b: UpdateDocumentRequest| async move {
+                write_result(&who, edit::update(&st.ctx(), &who, id, b.command()).await)
+            },
+        );
     let duplicate = warp::path!("api" / "v1" / "templates" / TemplateId / "duplicate")
         .and(warp::post())
         .and(caller(&state, write))
@@ -43,10 +45,12 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::patch())
         .and(caller(&state, write))
         .and(crate::http::body::object::<RecipientInput>())
-        .then(|id, rid, who: Principal, st: AppState, b| async move {
-            let r = edit::patch_recipient(&st.ctx(), &who, (id, rid), b).await;
-            write_result(&who, r)
-        });
+        .then(
+            |id, rid, who: Principal, st: AppState, b: RecipientInput| async move {
+                let r = edit::patch_recipient(&st.ctx(), &who, (id, rid), b.patch()).await;
+                write_result(&who, r)
+            },
+        );
     let delete_recipient = recipient
         .and(warp::delete())
         .and(caller(&state, write))
@@ -63,9 +67,14 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::patch())
         .and(caller(&state, write))
         .and(crate::http::body::object::<FieldPatch>())
-        .then(|id, fid, who: Principal, st: AppState, b| async move {
-            write_result(&who, edit::patch_field(&st.ctx(), &who, (id, fid), b).await)
-        });
+        .then(
+            |id, fid, who: Principal, st: AppState, b: FieldPatch| async move {
+                write_result(
+                    &who,
+                    edit::patch_field(&st.ctx(), &who, (id, fid), b.command()).await,
+                )
+            },
+        );
     let delete_field = field.and(warp::delete()).and(caller(&state, write)).then(
         |id, fid, who: Principal, st: AppState| async move {
             let r = edit::delete_field(&st.ctx(), &who, (id, fid)).await;

@@ -85,27 +85,31 @@ fn part_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::post())
         .and(caller(&state, write))
         .and(crate::http::body::object::<RecipientInput>())
-        .then(|id, who: Principal, st: AppState, b| async move {
-            let r = manage::add_recipient(&st.ctx(), &who, id, b).await;
-            // The recipient, with the template it belongs to.
-            let added = |recipient| RecipientAdded {
-                recipient,
-                template_id: id,
-            };
-            write_result(&who, r.map(added))
-        });
+        .then(
+            |id, who: Principal, st: AppState, b: RecipientInput| async move {
+                let r = manage::add_recipient(&st.ctx(), &who, id, b.add()).await;
+                // The recipient, with the template it belongs to.
+                let added = |recipient| RecipientAdded {
+                    recipient,
+                    template_id: id,
+                };
+                write_result(&who, r.map(added))
+            },
+        );
     let add_fields = warp::path!("api" / "v1" / "templates" / TemplateId / "fields")
         .and(warp::post())
         .and(caller(&state, write))
         .and(crate::http::body::shape::<FieldBatch>())
-        .then(|id, who: Principal, st: AppState, b| async move {
-            let r = manage::add_fields(&st.ctx(), &who, id, b).await;
-            let added = |fields| TemplateFieldsAdded {
-                template_id: id,
-                fields,
-            };
-            write_result(&who, r.map(added))
-        });
+        .then(
+            |id, who: Principal, st: AppState, b: FieldBatch| async move {
+                let r = manage::add_fields(&st.ctx(), &who, id, b.command()).await;
+                let added = |fields| TemplateFieldsAdded {
+                    template_id: id,
+                    fields,
+                };
+                write_result(&who, r.map(added))
+            },
+        );
     let generate = warp::path!("api" / "v1" / "templates" / TemplateId / "generate-document")
         .and(warp::post())
         .and(caller(&state, write))

@@ -1,0 +1,215 @@
+//! The editing of a draft's settings, recipients and fields through the real server, for a
+//! document and for a template: which answer a request gets when it is both malformed and aimed
+//! at something missing (a document checks a recipient alone before it looks, a template after),
+//! the JSON paths of a bad change, and what a change keeps. Pinned before these use cases took
+//! commands and were shared by the two kinds, so the answers stay what they were.
+
+use serde_json::{Value, json};
+
+use crate::support::TestApp;
+use crate::support::api::{Api, detail_paths, fixture, two_recipients};
+
+/// Each call as (what, status, the error's JSON paths or the answer's `email`).
+async fn answers(api: &Api, calls: &[(&str, &str, Value)]) -> Vec<(String, u16, String)> {
+    let mut out = Vec::new();
+    for (method, path, body) in calls {
+        let (s, v) = match *method {
+            "POST" => api.post(path, body.clone()).await,
+            _ => api.patch(path, body.clone()).await,
+        };
+        let what = if s == 200 {
+            v["email"].as_str().unwrap_or("").to_string()
+        } else if detail_paths(&v).is_empty() {
+            v["message"].as_str().unwrap_or("").to_string()
+        } else {
+            detail_paths(&v).join(",")
+        };
+        out.push((format!("{method} {path} {body}"), s, what));
+    }
+    out
+}
+
+/// `want` (status, paths or e-mail), call by call, labelled as `got` is.
+fn expected(got: &[(String, u16, String)], want: &[(u16, &str)]) -> Vec<(String, u16, String)> {
+    assert_eq!(got.len(), want.len());
+    got.iter()
+        .zip(want)
+        .map(|((call, _, _), (s, what))| (call.clone(), *s, what.to_string()))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_documents_bad_edits_answer_as_before() {
+    let app = TestApp::spawn().await;
+    let api = app.user_with_key("owner@example.com", "standard");
+    let created = api.create_document(two_recipients()).await;
+    let id = created.document_id();
+    api.upload_ok(created.upload_url(), fixture("mixed-sizes-3p.pdf"))
+        .await;
+    let rid = created.recipient_id(0);
+    let fid = api
+        .add_fields(id, json!([{"recipientId": rid, "type": "SIGNATURE", "pageNumber": 1, "pageX": 10, "pageY": 10, "pageWidth": 20, "pageHeight": 5}]))
+        .await[0];
+    let doc = format!("/api/v1/documents/{id}");
+    let r = format!("{doc}/recipients/{rid}");
+    let f = format!("{doc}/fields/{fid}");
+    let calls = [
+        ("PATCH", "/api/v1/documents/999999", json!({"title": 5})),
+        (
+            "PATCH",
+            doc.as_str(),
+            json!({"title": 5, "meta": {"timezone": "Mars/Base"}}),
+        ),
+        (
+            "POST",
+            "/api/v1/documents/999999/recipients",
+            json!({"email": "bad"}),
+        ),
+        (
+            "POST",
+            &format!("{doc}/recipients"),
+            json!({"name": "No address"}),
+        ),
+        (
+            "PATCH",
+            &format!("{doc}/recipients/999999"),
+            json!({"role": "KING"}),
+        ),
+        (
+            "PATCH",
+            &format!("{doc}/recipients/999999"),
+            json!({"name": "Bea"}),
+        ),
+        ("PATCH", r.as_str(), json!({"email": null})),
+        (
+            "PATCH",
+            r.as_str(),
+            json!({"role": "KING", "signingOrder": -1}),
+        ),
+        ("PATCH", r.as_str(), json!({"name": "Bea"})),
+        ("POST", "/api/v1/documents/999999/fields", json!([])),
+        ("POST", &format!("{doc}/fields"), json!([])),
+        (
+            "POST",
+            &format!("{doc}/fields"),
+            json!({"recipientId": 999999, "pageX": "x"}),
+        ),
+        (
+            "PATCH",
+            &format!("{doc}/fields/999999"),
+            json!({"pageX": "x"}),
+        ),
+        ("PATCH", f.as_str(), json!({"pageX": "x", "pageNumber": 9})),
+        ("PATCH", f.as_str(), json!({"recipientId": 999999})),
+    ];
+    let got = answers(&api, &calls).await;
+    let want = [
+        (404, "document not found"),
+        (400, "title,meta.timezone"),
+        (400, "email"),
+        (400, "email"),
+        (400, "role"),
+        (404, "recipient not found"),
+        (400, "email"),
+        (400, "role,signingOrder"),
+        (200, "ann@example.com"),
+        (404, "document not found"),
+        (400, "give at least one field"),
+        (
+            400,
+            "recipientId,type,pageNumber,pageX,pageY,pageWidth,pageHeight",
+        ),
+        (404, "field not found"),
+        (400, "pageNumber,pageX"),
+        (400, "recipientId"),
+    ];
+    assert_eq!(got, expected(&got, &want));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_templates_bad_edits_answer_as_before() {
+    let app = TestApp::spawn().await;
+    let api = app.user_with_key("owner@example.com", "standard");
+    let created = api
+        .create_template(json!({"title": "T", "recipients": [{"name": "A", "email": "a@example.com", "role": "SIGNER"}]}))
+        .await;
+    let id = created.template_id();
+    api.upload_ok(created.upload_url(), fixture("mixed-sizes-3p.pdf"))
+        .await;
+    let rid = created.recipient_id(0);
+    let fid = api
+        .add_template_fields(id, json!([{"recipientId": rid, "type": "SIGNATURE", "pageNumber": 1, "pageX": 10, "pageY": 10, "pageWidth": 20, "pageHeight": 5}]))
+        .await[0];
+    let t = format!("/api/v1/templates/{id}");
+    let r = format!("{t}/recipients/{rid}");
+    let f = format!("{t}/fields/{fid}");
+    let calls = [
+        ("PATCH", "/api/v1/templates/999999", json!({"title": 5})),
+        (
+            "PATCH",
+            t.as_str(),
+            json!({"title": 5, "meta": {"timezone": "Mars/Base"}}),
+        ),
+        (
+            "POST",
+            "/api/v1/templates/999999/recipients",
+            json!({"email": "bad"}),
+        ),
+        ("POST", &format!("{t}/recipients"), json!({"email": "bad"})),
+        (
+            "POST",
+            &format!("{t}/recipients"),
+            json!({"name": "No address"}),
+        ),
+        ("POST", &format!("{t}/recipients"), json!({"email": null})),
+        (
+            "PATCH",
+            &format!("{t}/recipients/999999"),
+            json!({"role": "KING"}),
+        ),
+        (
+            "PATCH",
+            r.as_str(),
+            json!({"role": "KING", "signingOrder": -1}),
+        ),
+        ("PATCH", r.as_str(), json!({"name": "Bea"})),
+        ("PATCH", r.as_str(), json!({"email": null})),
+        ("POST", "/api/v1/templates/999999/fields", json!([])),
+        ("POST", &format!("{t}/fields"), json!([])),
+        (
+            "POST",
+            &format!("{t}/fields"),
+            json!({"recipientId": 999999, "pageX": "x"}),
+        ),
+        (
+            "PATCH",
+            &format!("{t}/fields/999999"),
+            json!({"pageX": "x"}),
+        ),
+        ("PATCH", f.as_str(), json!({"pageX": "x", "pageNumber": 9})),
+        ("PATCH", f.as_str(), json!({"recipientId": 999999})),
+    ];
+    let got = answers(&api, &calls).await;
+    let want = [
+        (404, "template not found"),
+        (400, "title,meta.timezone"),
+        (404, "template not found"),
+        (400, "email"),
+        (200, "recipient.2@placeholder.docket.invalid"),
+        (200, "recipient.3@placeholder.docket.invalid"),
+        (404, "recipient not found"),
+        (400, "role,signingOrder"),
+        (200, "a@example.com"),
+        (200, "recipient.1@placeholder.docket.invalid"),
+        (404, "template not found"),
+        (400, "give at least one field"),
+        (
+            400,
+            "recipientId,type,pageNumber,pageX,pageY,pageWidth,pageHeight",
+        ),
+        (404, "field not found"),
+        (400, "pageNumber,pageX"),
+        (400, "recipientId"),
+    ];
+    assert_eq!(got, expected(&got, &want));
+}
