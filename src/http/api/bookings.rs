@@ -102,7 +102,7 @@ async fn list_legacy(
 
 /// `POST /api/v1/bookings`.
 async fn create(state: AppState, who: Principal, req: CreateRequest) -> Result<Booking, AppError> {
-    manage::create(&state.ctx(), &who, &req).await
+    manage::create(&state.ctx(), &who, bookings::validate_new(&req)?).await
 }
 
 /// `GET /api/v1/bookings?page&perPage&status`: `{bookings, totalPages}` (the OpenAPI's

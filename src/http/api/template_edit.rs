@@ -96,9 +96,12 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::put())
         .and(caller(&state, write))
         .and(crate::http::body::object::<DirectLinkRequest>())
-        .then(|id, who: Principal, st: AppState, b| async move {
-            write_result(&who, direct::set(&st.ctx(), &who, id, b).await)
-        });
+        .then(
+            |id, who: Principal, st: AppState, b: DirectLinkRequest| async move {
+                let set = async { direct::set(&st.ctx(), &who, id, b.validate()?).await };
+                write_result(&who, set.await)
+            },
+        );
     update
         .or(get_direct)
         .unify()

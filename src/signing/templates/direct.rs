@@ -46,22 +46,22 @@ pub struct DirectLinkRequest {
     pub new_token: Given<bool>,
 }
 
-/// What a `DirectLinkRequest` asks, checked.
+/// What a `DirectLinkRequest` asks, checked: the command `set` takes.
 #[derive(Debug)]
-struct Change {
-    enabled: Option<bool>,
-    recipient: Option<RecipientId>,
-    new_token: bool,
+pub struct DirectLinkChange {
+    pub enabled: Option<bool>,
+    pub recipient: Option<RecipientId>,
+    pub new_token: bool,
 }
 
 impl DirectLinkRequest {
-    fn validate(&self) -> Result<Change, AppError> {
+    pub fn validate(&self) -> Result<DirectLinkChange, AppError> {
         let mut c = Check::new();
         let enabled = c.flag(&self.enabled, "enabled");
         let why = "must be the id of one of the template's recipients";
         let recipient = c.given(&self.recipient_id, "recipientId", why).copied();
         let new_token = c.flag(&self.new_token, "newToken").unwrap_or(false);
-        c.finish(Change {
+        c.finish(DirectLinkChange {
             enabled,
             recipient,
             new_token,
@@ -113,9 +113,8 @@ pub async fn set(
     ctx: &Context,
     who: &Principal,
     id: TemplateId,
-    body: DirectLinkRequest,
+    change: DirectLinkChange,
 ) -> Result<DirectLinkState, AppError> {
-    let change = body.validate()?;
     let (user, app) = (who.user_id, ctx.app.clone());
     ctx.db
         .write(move |tx| {
