@@ -38,21 +38,39 @@ fn expected(got: &[(String, u16, String)], want: &[(u16, &str)]) -> Vec<(String,
         .collect()
 }
 
+/// A draft of `kind` (`documents` or `templates`) with a PDF, recipients and a signature field
+/// for the first: its path, its first recipient's and its field's.
+async fn draft(api: &Api, kind: &str) -> (String, String, String) {
+    let created = if kind == "documents" {
+        api.create_document(two_recipients()).await
+    } else {
+        let one = json!({"name": "A", "email": "a@example.com", "role": "SIGNER"});
+        api.create_template(json!({"title": "T", "recipients": [one]}))
+            .await
+    };
+    let id = created["documentId"]
+        .as_i64()
+        .or(created["templateId"].as_i64())
+        .unwrap();
+    api.upload_ok(created.upload_url(), fixture("mixed-sizes-3p.pdf"))
+        .await;
+    let (base, rid) = (format!("/api/v1/{kind}/{id}"), created.recipient_id(0));
+    let field = json!([{"recipientId": rid, "type": "SIGNATURE", "pageNumber": 1, "pageX": 10, "pageY": 10, "pageWidth": 20, "pageHeight": 5}]);
+    let (s, v) = api.post(&format!("{base}/fields"), field).await;
+    assert_eq!(s, 200, "{v}");
+    let fid = v["fields"][0]["id"].as_i64().unwrap();
+    let (r, f) = (
+        format!("{base}/recipients/{rid}"),
+        format!("{base}/fields/{fid}"),
+    );
+    (base, r, f)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_documents_bad_edits_answer_as_before() {
     let app = TestApp::spawn().await;
     let api = app.user_with_key("owner@example.com", "standard");
-    let created = api.create_document(two_recipients()).await;
-    let id = created.document_id();
-    api.upload_ok(created.upload_url(), fixture("mixed-sizes-3p.pdf"))
-        .await;
-    let rid = created.recipient_id(0);
-    let fid = api
-        .add_fields(id, json!([{"recipientId": rid, "type": "SIGNATURE", "pageNumber": 1, "pageX": 10, "pageY": 10, "pageWidth": 20, "pageHeight": 5}]))
-        .await[0];
-    let doc = format!("/api/v1/documents/{id}");
-    let r = format!("{doc}/recipients/{rid}");
-    let f = format!("{doc}/fields/{fid}");
+    let (doc, r, f) = draft(&api, "documents").await;
     let calls = [
         ("PATCH", "/api/v1/documents/999999", json!({"title": 5})),
         (
@@ -130,19 +148,7 @@ async fn a_documents_bad_edits_answer_as_before() {
 async fn a_templates_bad_edits_answer_as_before() {
     let app = TestApp::spawn().await;
     let api = app.user_with_key("owner@example.com", "standard");
-    let created = api
-        .create_template(json!({"title": "T", "recipients": [{"name": "A", "email": "a@example.com", "role": "SIGNER"}]}))
-        .await;
-    let id = created.template_id();
-    api.upload_ok(created.upload_url(), fixture("mixed-sizes-3p.pdf"))
-        .await;
-    let rid = created.recipient_id(0);
-    let fid = api
-        .add_template_fields(id, json!([{"recipientId": rid, "type": "SIGNATURE", "pageNumber": 1, "pageX": 10, "pageY": 10, "pageWidth": 20, "pageHeight": 5}]))
-        .await[0];
-    let t = format!("/api/v1/templates/{id}");
-    let r = format!("{t}/recipients/{rid}");
-    let f = format!("{t}/fields/{fid}");
+    let (t, r, f) = draft(&api, "templates").await;
     let calls = [
         ("PATCH", "/api/v1/templates/999999", json!({"title": 5})),
         (
