@@ -10,6 +10,7 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use crate::core::ids::{FieldId, RecipientId, TemplateId};
+use crate::http::api::wire::templates::DirectLinkRequest;
 use crate::http::auth::caller;
 use crate::http::reply::write_result;
 use crate::http::server::state::AppState;
@@ -19,7 +20,7 @@ use crate::signing::documents::field_request::FieldPatch;
 use crate::signing::documents::request::RecipientInput;
 use crate::signing::documents::settings::UpdateDocumentRequest;
 use crate::signing::templates::answers::{TemplateFieldRemoved, TemplateRecipientRemoved};
-use crate::signing::templates::direct::{self, DirectLinkRequest};
+use crate::signing::templates::direct;
 use crate::signing::templates::edit;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {

@@ -2,4 +2,5 @@
 //! domain's command by a conversion that calls the domain's rules (one implementation of each
 //! rule, in the domain). One file per area.
 
+pub mod templates;
 pub mod webhooks;
