@@ -5,7 +5,7 @@
 //! transaction, and wake the worker after it.
 
 use super::webhook::enqueue as enqueue_booking;
-use super::{Booking, CreateRequest, Json, PageRequest, store};
+use super::{Booking, Json, NewBooking, PageRequest, store};
 use crate::core::context::Context;
 use crate::core::db::now;
 use crate::core::error::AppError;
@@ -29,13 +29,8 @@ pub async fn list_legacy(
 }
 
 /// A new booking for `who`.
-pub async fn create(
-    ctx: &Context,
-    who: &Principal,
-    req: &CreateRequest,
-) -> Result<Booking, AppError> {
+pub async fn create(ctx: &Context, who: &Principal, new: NewBooking) -> Result<Booking, AppError> {
     ctx.admit_new_work()?;
-    let new = super::validate_new(req)?;
     let (user, uid) = (who.user_id, super::new_uid());
     let booking = ctx
         .db

@@ -6,6 +6,6 @@
 
 pub mod access;
 pub mod answers;
-pub mod request;
+pub mod checks;
 pub mod webhooks;
 pub mod zapier;

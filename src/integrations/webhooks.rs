@@ -3,7 +3,7 @@
 //! deliveries, send a test event and deliver one again. One made with an OAuth access token belongs to that
 //! app's grant, and the app sees only its own (`store::Visible`).
 
-use super::request::NewWebhook;
+use super::checks::NewWebhook;
 use crate::core::context::Context;
 use crate::core::crypto::SecretBox;
 use crate::core::db::now;

@@ -41,6 +41,7 @@ mod documenso_examples;
 mod document_page_browser;
 mod document_settings;
 mod documents;
+mod draft_edits;
 mod editor_browser;
 mod editor_pages;
 mod factor_guard;

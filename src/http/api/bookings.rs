@@ -103,7 +103,7 @@ async fn list_legacy(
 
 /// `POST /api/v1/bookings`.
 async fn create(who: Principal, req: CreateRequest, state: AppState) -> Result<Booking, AppError> {
-    manage::create(&state.ctx(), &who, &req).await
+    manage::create(&state.ctx(), &who, bookings::validate_new(&req)?).await
 }
 
 /// `GET /api/v1/bookings?page&perPage&status`: `{bookings, totalPages}` (the OpenAPI's

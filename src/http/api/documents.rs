@@ -21,6 +21,7 @@ use crate::signing::documents::answers::{
     DocumentCreated, DocumentDeleted, DocumentList, FieldRemoved, FieldsAdded, RecipientRemoved,
 };
 use crate::signing::documents::audit::Origin;
+use crate::signing::documents::check::Against;
 use crate::signing::documents::field_request::{FieldBatch, FieldPatch};
 use crate::signing::documents::settings::{self, UpdateDocumentRequest};
 use crate::signing::documents::view::DocumentView;
@@ -210,7 +211,10 @@ async fn update(
     state: AppState,
     body: UpdateDocumentRequest,
 ) -> Result<Response, AppError> {
-    written(&who, settings::update(&state.ctx(), &who, id, body).await?)
+    written(
+        &who,
+        settings::update(&state.ctx(), &who, id, body.command()).await?,
+    )
 }
 
 /// `DELETE /api/v1/documents/{id}`.
@@ -239,7 +243,7 @@ async fn add_recipient(
     let r = b.validate()?;
     written(
         &who,
-        manage::add_recipient(&state.ctx(), &who, id, r).await?,
+        manage::add_recipient(&state.ctx(), &who, id, Against::checked(r)).await?,
     )
 }
 
@@ -253,7 +257,7 @@ async fn patch_recipient(
     o: Origin,
 ) -> Result<Response, AppError> {
     b.validate_patch()?;
-    let r = manage::patch_recipient(&state.ctx(), &who, (id, rid), b, o).await?;
+    let r = manage::patch_recipient(&state.ctx(), &who, (id, rid), b.patch(), o).await?;
     written(&who, r)
 }
 
@@ -280,7 +284,7 @@ async fn add_fields(
     b: FieldBatch,
 ) -> Result<Response, AppError> {
     let single = b.is_single();
-    let fields = manage::add_fields(&state.ctx(), &who, id, b).await?;
+    let fields = manage::add_fields(&state.ctx(), &who, id, b.command()).await?;
     written(&who, FieldsAdded::of(id, single, fields))
 }
 
@@ -294,7 +298,7 @@ async fn patch_field(
 ) -> Result<Response, AppError> {
     written(
         &who,
-        manage::patch_field(&state.ctx(), &who, (id, fid), b).await?,
+        manage::patch_field(&state.ctx(), &who, (id, fid), b.command()).await?,
     )
 }
 

@@ -14,6 +14,7 @@ pub mod template_edit;
 pub mod templates;
 pub mod uploads;
 pub mod webhooks;
+pub mod wire;
 pub mod zapier;
 
 use warp::Filter;

@@ -11,6 +11,7 @@ use warp::reply::Response;
 
 use crate::core::error::AppError;
 use crate::core::ids::{FieldId, RecipientId, TemplateId};
+use crate::http::api::wire::templates::DirectLinkRequest;
 use crate::http::auth::caller;
 use crate::http::body::object;
 use crate::http::reply::{answer, written};
@@ -21,7 +22,7 @@ use crate::signing::documents::field_request::FieldPatch;
 use crate::signing::documents::request::RecipientInput;
 use crate::signing::documents::settings::UpdateDocumentRequest;
 use crate::signing::templates::answers::{TemplateFieldRemoved, TemplateRecipientRemoved};
-use crate::signing::templates::direct::{self, DirectLinkRequest};
+use crate::signing::templates::direct;
 use crate::signing::templates::edit;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
@@ -112,7 +113,10 @@ async fn update(
     state: AppState,
     b: UpdateDocumentRequest,
 ) -> Result<Response, AppError> {
-    written(&who, edit::update(&state.ctx(), &who, id, b).await?)
+    written(
+        &who,
+        edit::update(&state.ctx(), &who, id, b.command()).await?,
+    )
 }
 
 /// `POST /api/v1/templates/{id}/duplicate`.
@@ -130,7 +134,7 @@ async fn patch_recipient(
 ) -> Result<Response, AppError> {
     written(
         &who,
-        edit::patch_recipient(&state.ctx(), &who, (id, rid), b).await?,
+        edit::patch_recipient(&state.ctx(), &who, (id, rid), b.patch()).await?,
     )
 }
 
@@ -159,7 +163,7 @@ async fn patch_field(
 ) -> Result<Response, AppError> {
     written(
         &who,
-        edit::patch_field(&state.ctx(), &who, (id, fid), b).await?,
+        edit::patch_field(&state.ctx(), &who, (id, fid), b.command()).await?,
     )
 }
 
@@ -190,5 +194,8 @@ async fn set_direct(
     state: AppState,
     b: DirectLinkRequest,
 ) -> Result<Response, AppError> {
-    written(&who, direct::set(&state.ctx(), &who, id, b).await?)
+    written(
+        &who,
+        direct::set(&state.ctx(), &who, id, b.validate()?).await?,
+    )
 }

@@ -168,7 +168,7 @@ async fn add_recipient(
     state: AppState,
     b: RecipientInput,
 ) -> Result<Response, AppError> {
-    let recipient = manage::add_recipient(&state.ctx(), &who, id, b).await?;
+    let recipient = manage::add_recipient(&state.ctx(), &who, id, b.add()).await?;
     let added = RecipientAdded {
         recipient,
         template_id: id,
@@ -183,7 +183,7 @@ async fn add_fields(
     state: AppState,
     b: FieldBatch,
 ) -> Result<Response, AppError> {
-    let fields = manage::add_fields(&state.ctx(), &who, id, b).await?;
+    let fields = manage::add_fields(&state.ctx(), &who, id, b.command()).await?;
     let added = TemplateFieldsAdded {
         template_id: id,
         fields,

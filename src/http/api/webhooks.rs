@@ -9,6 +9,9 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use crate::core::error::AppError;
+use crate::http::api::wire::webhooks::{
+    CreateWebhookRequest, TestWebhookRequest, UpdateWebhookRequest,
+};
 use crate::http::auth::api;
 use crate::http::reply::json_result;
 use crate::http::server::state::AppState;
@@ -17,9 +20,6 @@ use crate::identity::accounts::access::Source;
 use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
 use crate::integrations::answers::{DeliveryList, WebhookAdded, WebhookList, WebhookRemoved};
-use crate::integrations::request::{
-    CreateWebhookRequest, TestWebhookRequest, UpdateWebhookRequest,
-};
 use crate::integrations::webhooks as manage;
 use crate::outbox::webhooks::store::{Delivery, Webhook};
 

@@ -23,8 +23,9 @@ use crate::integrations::answers::{CalcomRow, DocumensoRow};
 use crate::integrations::zapier;
 use crate::{core::lenient::Int, core::lenient::OrDefault};
 use crate::{
-    integrations::request::CalSubscriptionRequest, integrations::request::SignSubscriptionRequest,
-    integrations::request::SignUnsubscribeRequest,
+    http::api::wire::webhooks::CalSubscriptionRequest,
+    http::api::wire::webhooks::SignSubscriptionRequest,
+    http::api::wire::webhooks::SignUnsubscribeRequest,
 };
 
 /// Bookings the scheduling service's app reads as sample data.

@@ -207,6 +207,37 @@ pub fn join(path: &str, key: &str) -> String {
     }
 }
 
+/// A command that can only be checked against what it changes. The use case reads that (`S`)
+/// inside its transaction, after its own 404s, and the conversion the HTTP layer built from the
+/// request says what the request makes of it: the command, or a 400 listing every problem with
+/// its JSON path. A request that was checked alone before is `Against::checked`.
+pub struct Against<S, T>(Box<Conversion<S, T>>);
+
+/// What makes the command of a request once the current state is read.
+type Conversion<S, T> = dyn FnOnce(&S) -> Result<T, AppError> + Send;
+
+impl<S, T: Send + 'static> Against<S, T> {
+    pub fn new(check: impl FnOnce(&S) -> Result<T, AppError> + Send + 'static) -> Self {
+        Against(Box::new(check))
+    }
+
+    /// A command already checked, whatever it is laid over.
+    pub fn checked(command: T) -> Self {
+        Against::new(move |_| Ok(command))
+    }
+
+    /// The command laid over `current`.
+    pub fn check(self, current: &S) -> Result<T, AppError> {
+        (self.0)(current)
+    }
+}
+
+impl<S, T> std::fmt::Debug for Against<S, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Against(..)")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

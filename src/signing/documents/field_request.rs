@@ -10,7 +10,8 @@ use serde::de::{Deserializer, Error as _};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use super::check::{Check, join};
+use super::check::{Against, Check, join};
+use super::drafts::{FieldCommand, FieldSlot, FieldsCommand, Placement};
 use super::field_meta::{
     CheckboxRule, ChoiceMeta, Direction, FieldMeta, Lines, NumberValue, Overflow, TextAlign,
     VerticalAlign,
@@ -300,6 +301,27 @@ impl ToSchema for FieldBatch {}
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(transparent)]
 pub struct FieldPatch(pub FieldInput);
+
+impl FieldBatch {
+    /// The command: these fields, checked against where they may go.
+    pub fn command(self) -> FieldsCommand {
+        Against::new(move |at: &Placement| self.check(at.pages, &at.recipients))
+    }
+}
+
+impl FieldPatch {
+    /// The command: this PATCH laid over the field (members left out keep its values),
+    /// checked as a new field is: 400 listing every problem.
+    pub fn command(self) -> FieldCommand {
+        Against::new(move |slot: &FieldSlot| {
+            let one = FieldBatch::One(Box::new(Given::Valid(Object(self.0.over(&slot.field)))));
+            let at = &slot.placement;
+            one.check(at.pages, &at.recipients)?
+                .pop()
+                .ok_or_else(|| AppError::bad_request("invalid field"))
+        })
+    }
+}
 
 impl utoipa::PartialSchema for FieldPatch {
     fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {

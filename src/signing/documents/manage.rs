@@ -6,14 +6,11 @@
 use crate::core::ids::{DocumentId, FieldId, RecipientId};
 
 use super::CreateDocument;
-use super::field_request::{FieldBatch, FieldPatch};
-use super::recipients::NewRecipient;
-use super::request::RecipientInput;
+use super::drafts::{self, FieldCommand, FieldsCommand, RecipientCommand};
 
 use super::audit::{self, Origin};
 use super::model::Document;
-use super::parts;
-use super::store::{self, Deleted, Parent, listing};
+use super::store::{self, Deleted, listing};
 use super::{DocumentView, FieldView, RecipientView, SigningLinks, Status};
 use crate::core::context::Context;
 use crate::core::db::now;
@@ -190,72 +187,25 @@ pub async fn add_recipient(
     ctx: &Context,
     who: &Principal,
     id: DocumentId,
-    r: NewRecipient,
+    r: RecipientCommand,
 ) -> Result<RecipientView, AppError> {
-    let (user, app) = (who.user_id, ctx.app.clone());
-    let view = ctx
-        .db
-        .write(move |tx| {
-            let doc = store::owned(tx, user, id)?;
-            parts::allowed(tx, user, &r)?;
-            doc.require_open("add recipients")?;
-            let added = parts::add_recipient(tx, Parent::Document(id), &r, now())?;
-            Ok(RecipientView::of(&added, id, &app))
-        })
-        .await?;
-    Ok(view.links_shown_if(who.sees_signing_links()))
+    let added = drafts::add_recipient::<Document>(ctx, who, id, r).await?;
+    Ok(RecipientView::of(&added, id, &ctx.app).links_shown_if(who.sees_signing_links()))
 }
 
-/// `PATCH /api/v1/documents/{id}/recipients/{rid}`: absent keys keep their values (the
-/// patch was checked as far as it goes alone, `RecipientInput::validate_patch`). A new
-/// e-mail address is a new signing link (see `store::recipients::update`); on a PENDING document
-/// whose recipient had been e-mailed, the new address is e-mailed its link.
+/// `PATCH /api/v1/documents/{id}/recipients/{rid}`: absent keys keep their values. A new
+/// e-mail address is a new signing link; on a PENDING document whose recipient had been
+/// e-mailed, the new address is e-mailed its link (`Draft::readdressed`).
 pub async fn patch_recipient(
     ctx: &Context,
     who: &Principal,
     (id, rid): (DocumentId, RecipientId),
-    patch: RecipientInput,
+    patch: RecipientCommand,
     origin: Origin,
 ) -> Result<RecipientView, AppError> {
-    let (user, app) = (who.user_id, ctx.app.clone());
-    let view = ctx
-        .db
-        .write(move |tx| {
-            let doc = store::owned(tx, user, id)?;
-            let current = doc
-                .recipient(rid)
-                .ok_or_else(|| AppError::not_found("recipient"))?;
-            let r = patch.over(&current.as_new()).validate()?;
-            parts::allowed(tx, user, &r)?;
-            doc.require_open("change recipients")?;
-            if let Some(old) = store::recipients::update(tx, Parent::Document(id), rid, &r)? {
-                let owner = owner_email(tx, user)?;
-                let actor = origin.actor(&owner, None);
-                let change = (old.as_str(), r.email.as_str());
-                if crate::signing::documents::notify::readdressed(
-                    tx,
-                    id,
-                    rid,
-                    change,
-                    &actor,
-                    now(),
-                )? {
-                    crate::signing::documents::notify::signing_requests(
-                        tx,
-                        id,
-                        &[rid],
-                        &app,
-                        now(),
-                    )?;
-                }
-            }
-            store::touch(tx, id, now())?;
-            let changed = store::recipients::one(tx, Parent::Document(id), rid)?;
-            Ok(RecipientView::of(&changed, id, &app))
-        })
-        .await?;
+    let changed = drafts::patch_recipient::<Document>(ctx, who, (id, rid), patch, origin).await?;
     ctx.workers.mail.wake();
-    Ok(view.links_shown_if(who.sees_signing_links()))
+    Ok(RecipientView::of(&changed, id, &ctx.app).links_shown_if(who.sees_signing_links()))
 }
 
 /// `DELETE /api/v1/documents/{id}/recipients/{rid}`, while the document is a draft or pending.
@@ -265,20 +215,9 @@ pub async fn delete_recipient(
     who: &Principal,
     (id, rid): (DocumentId, RecipientId),
 ) -> Result<RecipientView, AppError> {
-    let (user, app) = (who.user_id, ctx.app.clone());
-    let view = ctx
-        .db
-        .write(move |tx| {
-            let doc = store::owned(tx, user, id)?;
-            doc.require_open("remove recipients")?;
-            let gone = store::recipients::one(tx, Parent::Document(id), rid)?;
-            store::recipients::delete(tx, Parent::Document(id), rid)?;
-            store::touch(tx, id, now())?;
-            let mut view = RecipientView::of(&gone, id, &app);
-            view.signing_url = Some(String::new());
-            Ok(view)
-        })
-        .await?;
+    let gone = drafts::delete_recipient::<Document>(ctx, who, (id, rid)).await?;
+    let mut view = RecipientView::of(&gone, id, &ctx.app);
+    view.signing_url = Some(String::new());
     Ok(view.links_shown_if(who.sees_signing_links()))
 }
 
@@ -288,23 +227,10 @@ pub async fn add_fields(
     ctx: &Context,
     who: &Principal,
     id: DocumentId,
-    body: FieldBatch,
+    fields: FieldsCommand,
 ) -> Result<Vec<FieldView>, AppError> {
-    let user = who.user_id;
-    ctx.db
-        .write(move |tx| {
-            let doc = store::owned(tx, user, id)?;
-            let batch = parts::fields_for(&body, doc.pages(), &doc.recipients);
-            let targets: Vec<RecipientId> =
-                batch.iter().flatten().map(|f| f.recipient_id).collect();
-            doc.require_fields_editable("add fields", &targets)?;
-            let added = parts::add_fields(tx, Parent::Document(id), &batch?, now())?;
-            if doc.status == Status::Pending {
-                store::load(tx, id)?.require_choices()?;
-            }
-            Ok(added.iter().map(|f| FieldView::of(f, id)).collect())
-        })
-        .await
+    let added = drafts::add_fields::<Document>(ctx, who, id, fields).await?;
+    Ok(added.iter().map(|f| FieldView::of(f, id)).collect())
 }
 
 /// `PATCH /api/v1/documents/{id}/fields/{fid}`: absent keys keep their values.
@@ -312,28 +238,10 @@ pub async fn patch_field(
     ctx: &Context,
     who: &Principal,
     (id, fid): (DocumentId, FieldId),
-    body: FieldPatch,
+    patch: FieldCommand,
 ) -> Result<FieldView, AppError> {
-    let user = who.user_id;
-    ctx.db
-        .write(move |tx| {
-            let doc = store::owned(tx, user, id)?;
-            let field = field_of(&doc, fid)?;
-            doc.require_fields_editable("change fields", &[field.recipient_id])?;
-            let f = parts::patched_field(field, body, doc.pages(), &doc.recipients)?;
-            doc.require_fields_editable("change fields", &[f.recipient_id])?;
-            doc.require_field_change_keeps_it_signable(field, Some(&f))?;
-            store::fields::update(tx, Parent::Document(id), fid, &f)?;
-            if doc.status == Status::Pending {
-                store::load(tx, id)?.require_choices()?;
-            }
-            store::touch(tx, id, now())?;
-            Ok(FieldView::of(
-                &store::fields::one(tx, Parent::Document(id), fid)?,
-                id,
-            ))
-        })
-        .await
+    let f = drafts::patch_field::<Document>(ctx, who, (id, fid), patch).await?;
+    Ok(FieldView::of(&f, id))
 }
 
 /// `DELETE /api/v1/documents/{id}/fields/{fid}`, while the document is a draft, or PENDING for
@@ -344,24 +252,6 @@ pub async fn delete_field(
     who: &Principal,
     (id, fid): (DocumentId, FieldId),
 ) -> Result<FieldView, AppError> {
-    let user = who.user_id;
-    ctx.db
-        .write(move |tx| {
-            let doc = store::owned(tx, user, id)?;
-            let field = field_of(&doc, fid)?;
-            doc.require_fields_editable("delete fields", &[field.recipient_id])?;
-            doc.require_field_change_keeps_it_signable(field, None)?;
-            store::fields::delete(tx, Parent::Document(id), fid)?;
-            store::touch(tx, id, now())?;
-            Ok(FieldView::of(field, id))
-        })
-        .await
-}
-
-/// Field `fid` of `doc`, or a 404.
-fn field_of(doc: &Document, fid: FieldId) -> Result<&super::model::Field, AppError> {
-    doc.fields
-        .iter()
-        .find(|f| f.id == fid)
-        .ok_or_else(|| AppError::not_found("field"))
+    let f = drafts::delete_field::<Document>(ctx, who, (id, fid)).await?;
+    Ok(FieldView::of(&f, id))
 }

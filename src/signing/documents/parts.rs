@@ -1,18 +1,15 @@
 //! Recipients and fields, one implementation for their two parents, documents and templates:
-//! a request's recipient or batch of fields is checked against the user's tier, the parent's
-//! recipients and its pages, then written through `documents::store` (`Parent`). Each parent
-//! checks its own state (a document must still be a draft) before.
+//! a checked recipient is checked against the user's tier, and recipients and fields are
+//! written through `documents::store` (`Parent`). The use cases are `drafts`.
 
 use crate::core::db::Conn;
-use crate::core::ids::{RecipientId, UserId};
+use crate::core::ids::UserId;
 
-use super::field_request::{FieldBatch, FieldPatch};
 use super::fields::NewField;
 use super::model::{Field, Recipient};
 use super::recipients::NewRecipient;
 use super::store::{self, Parent};
 use crate::core::error::AppError;
-use crate::core::lenient::{Given, Object};
 
 /// Records that `parent` changed.
 pub fn touch(conn: &Conn, parent: Parent, now: i64) -> Result<(), AppError> {
@@ -43,31 +40,7 @@ pub fn add_recipient(
     store::recipients::one(conn, parent, id)
 }
 
-/// One field or an array of them (`batch`) for `recipients` and a file of `pages` pages.
-pub fn fields_for(
-    batch: &FieldBatch,
-    pages: Option<i64>,
-    recipients: &[Recipient],
-) -> Result<Vec<NewField>, AppError> {
-    let ids: Vec<RecipientId> = recipients.iter().map(|r| r.id).collect();
-    batch.check(pages, &ids)
-}
-
-/// `patch` laid over `field` (members left out keep its values), checked as a new field is
-/// against `recipients` and a file of `pages` pages: 400 listing every problem.
-pub fn patched_field(
-    field: &Field,
-    patch: FieldPatch,
-    pages: Option<i64>,
-    recipients: &[Recipient],
-) -> Result<NewField, AppError> {
-    let one = FieldBatch::One(Box::new(Given::Valid(Object(patch.0.over(field)))));
-    fields_for(&one, pages, recipients)?
-        .pop()
-        .ok_or_else(|| AppError::bad_request("invalid field"))
-}
-
-/// Adds `parsed` (from `fields_for`) to `parent`: all or nothing.
+/// Adds `parsed` to `parent`: all or nothing.
 pub fn add_fields(
     conn: &Conn,
     parent: Parent,

@@ -8,7 +8,8 @@ use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
 use super::auth_options;
-use super::check::Check;
+use super::check::{Against, Check};
+use super::drafts::{RecipientCommand, RecipientSlot};
 use super::meta::{self, DistributionMethod, SigningOrder};
 use super::recipients::{self, NewRecipient, Role};
 use super::{CreateDocument, MAX_RECIPIENTS};
@@ -132,6 +133,33 @@ impl RecipientInput {
             whole.email = Given::Valid("kept@example.com".into());
         }
         whole.validate().map(drop)
+    }
+
+    /// The command to add this recipient: checked alone, or, when it has no e-mail and the
+    /// draft gives such a recipient a placeholder address (a template), with that address.
+    pub fn add(self) -> RecipientCommand {
+        Against::new(move |slot: &RecipientSlot| match &slot.placeholder {
+            Some(p) if self.email.is_absent() => RecipientInput {
+                email: Given::Valid(p.clone()),
+                ..self
+            }
+            .validate(),
+            _ => self.validate(),
+        })
+    }
+
+    /// The command to change a recipient: this PATCH laid over it, an `email` of `null` its
+    /// placeholder address where the draft has one (a template), checked as a whole.
+    pub fn patch(mut self) -> RecipientCommand {
+        Against::new(move |slot: &RecipientSlot| {
+            if let (Given::Null, Some(p)) = (&self.email, &slot.placeholder) {
+                self.email = Given::Valid(p.clone());
+            }
+            match &slot.current {
+                Some(current) => self.over(current).validate(),
+                None => self.validate(),
+            }
+        })
     }
 
     /// This PATCH laid over `current`: members left out keep its values.

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use super::auth_options::{self, AuthOptions};
-use super::check::Check;
+use super::check::{Against, Check};
 use super::meta::{self, Meta};
 use super::request::{AuthOptionsInput, MetaInput, title};
 use super::store;
@@ -52,7 +52,31 @@ pub struct SettingsChange {
     pub auth_options: AuthOptions,
 }
 
+/// A draft's settings as they are, what a change is laid over.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub meta: Meta,
+    pub auth_options: AuthOptions,
+}
+
+impl Settings {
+    pub fn of(meta: &Meta, auth_options: &AuthOptions) -> Settings {
+        Settings {
+            meta: meta.clone(),
+            auth_options: auth_options.clone(),
+        }
+    }
+}
+
+/// A settings change, checked against the draft's current `Settings`.
+pub type UpdateSettings = Against<Settings, SettingsChange>;
+
 impl UpdateDocumentRequest {
+    /// The command: this change, checked against the settings it is laid over.
+    pub fn command(self) -> UpdateSettings {
+        Against::new(move |now: &Settings| self.validate(&now.meta, &now.auth_options))
+    }
+
     /// The change laid over the document's current `meta` and `authOptions`: 400 listing every
     /// problem with its JSON path.
     pub fn validate(&self, meta: &Meta, auth: &AuthOptions) -> Result<SettingsChange, AppError> {
@@ -106,7 +130,7 @@ pub async fn update(
     ctx: &Context,
     who: &Principal,
     id: DocumentId,
-    body: UpdateDocumentRequest,
+    change: UpdateSettings,
 ) -> Result<DocumentView, AppError> {
     let (user, app) = (who.user_id, ctx.app.clone());
     let view = ctx
@@ -114,7 +138,7 @@ pub async fn update(
         .write(move |tx| {
             let doc = store::owned(tx, user, id)?;
             doc.require_draft("change the document's settings")?;
-            let change = body.validate(&doc.meta, &doc.auth_options)?;
+            let change = change.check(&Settings::of(&doc.meta, &doc.auth_options))?;
             let tier = crate::identity::users::store::tier(tx, user)?;
             let recipients: Vec<_> = doc.recipients.iter().map(|r| r.as_new()).collect();
             super::check_tier(&change.auth_options, &recipients, tier)?;

@@ -12,7 +12,7 @@
 //! that is off, unknown, or whose recipient is gone is a 404. A visitor's document is started by
 //! `workflow::direct` (it sends, which is the workflow's).
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use utoipa::ToSchema;
 
 use super::model::Template;
@@ -21,52 +21,17 @@ use crate::core::context::Context;
 use crate::core::db::{Conn, now};
 use crate::core::error::{AppError, FieldError};
 use crate::core::ids::{RecipientId, TemplateId};
-use crate::core::lenient::Given;
 use crate::identity::principal::Principal;
-use crate::signing::documents::check::Check;
 use crate::signing::documents::model::{Recipient, is_signature};
 use crate::signing::documents::recipients::{Role, new_token};
 
-/// `PUT /api/v1/templates/{id}/direct-link`: members left out stay as they are.
-#[derive(Debug, Default, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-#[schema(as = SetDirectLink, example = json!({"enabled": true, "recipientId": 12}))]
-pub struct DirectLinkRequest {
-    /// Turns the link on or off.
-    #[serde(default)]
-    #[schema(value_type = Option<bool>)]
-    pub enabled: Given<bool>,
-    /// The template recipient (a SIGNER with a signature field) a visitor becomes.
-    #[serde(default)]
-    #[schema(value_type = Option<i64>)]
-    pub recipient_id: Given<RecipientId>,
-    /// true: a new token, so that the old address stops working.
-    #[serde(default)]
-    #[schema(value_type = Option<bool>)]
-    pub new_token: Given<bool>,
-}
-
-/// What a `DirectLinkRequest` asks, checked.
+/// A change of the direct link, checked (members left out: `None`, `false`): the command
+/// `set` takes.
 #[derive(Debug)]
-struct Change {
-    enabled: Option<bool>,
-    recipient: Option<RecipientId>,
-    new_token: bool,
-}
-
-impl DirectLinkRequest {
-    fn validate(&self) -> Result<Change, AppError> {
-        let mut c = Check::new();
-        let enabled = c.flag(&self.enabled, "enabled");
-        let why = "must be the id of one of the template's recipients";
-        let recipient = c.given(&self.recipient_id, "recipientId", why).copied();
-        let new_token = c.flag(&self.new_token, "newToken").unwrap_or(false);
-        c.finish(Change {
-            enabled,
-            recipient,
-            new_token,
-        })
-    }
+pub struct DirectLinkChange {
+    pub enabled: Option<bool>,
+    pub recipient: Option<RecipientId>,
+    pub new_token: bool,
 }
 
 /// A template's direct link as its owner sees it.
@@ -113,9 +78,8 @@ pub async fn set(
     ctx: &Context,
     who: &Principal,
     id: TemplateId,
-    body: DirectLinkRequest,
+    change: DirectLinkChange,
 ) -> Result<DirectLinkState, AppError> {
-    let change = body.validate()?;
     let (user, app) = (who.user_id, ctx.app.clone());
     ctx.db
         .write(move |tx| {
@@ -249,30 +213,4 @@ pub async fn invitation(ctx: &Context, token: String) -> Result<Invitation, AppE
             })
         })
         .await
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::core::lenient::from_slice;
-
-    #[test]
-    fn a_change_reads_each_member_or_says_what_is_wrong() {
-        let c = from_slice::<DirectLinkRequest>(br#"{"enabled": true, "recipientId": 7}"#)
-            .unwrap()
-            .validate()
-            .unwrap();
-        assert_eq!(
-            (c.enabled, c.recipient, c.new_token),
-            (Some(true), Some(RecipientId::new(7)), false)
-        );
-        let e = from_slice::<DirectLinkRequest>(
-            br#"{"enabled": "yes", "recipientId": "x", "newToken": 1}"#,
-        )
-        .unwrap()
-        .validate()
-        .unwrap_err();
-        let paths: Vec<&str> = e.details().iter().map(|d| d.path.as_str()).collect();
-        assert_eq!(paths, ["enabled", "recipientId", "newToken"]);
-    }
 }

@@ -1,22 +1,21 @@
 //! Changing a template after it is made, as the editor of the web application does: its
 //! settings, its recipients (changed, removed, reordered through `signingOrder`) and its
-//! fields (changed, removed), and duplicating it. Every request is read and checked by the
-//! documents' own shapes and rules (`UpdateDocumentRequest`, `RecipientInput`, `FieldPatch`,
-//! `documents::parts`); a template has no state that forbids a change. Each use case owns its
-//! transaction; another user's template is a 404.
+//! fields (changed, removed), and duplicating it. Every command is the documents' own
+//! (`UpdateSettings`, `RecipientCommand`, `FieldCommand`), and recipients and fields are edited
+//! by the documents' own use cases (`documents::drafts`, `Draft for Template`); a template has
+//! no state that forbids a change. Each use case owns its transaction; another user's template
+//! is a 404.
 
 use crate::core::blob::BlobId;
 use crate::core::context::Context;
 use crate::core::db::{Conn, now};
 use crate::core::error::AppError;
 use crate::core::ids::{FieldId, RecipientId, TemplateId, UserId};
-use crate::core::lenient::Given;
 use crate::identity::principal::Principal;
-use crate::signing::documents::field_request::FieldPatch;
+use crate::signing::documents::audit::Origin;
+use crate::signing::documents::drafts::{self, Draft, FieldCommand, RecipientCommand};
 use crate::signing::documents::model::{Field, Recipient};
-use crate::signing::documents::parts;
-use crate::signing::documents::request::RecipientInput;
-use crate::signing::documents::settings::UpdateDocumentRequest;
+use crate::signing::documents::settings::{Settings, UpdateSettings};
 use crate::signing::documents::store::{self as doc_store, Parent};
 
 use super::model::Template;
@@ -28,13 +27,13 @@ pub async fn update(
     ctx: &Context,
     who: &Principal,
     id: TemplateId,
-    body: UpdateDocumentRequest,
+    change: UpdateSettings,
 ) -> Result<TemplateView, AppError> {
     let user = who.user_id;
     ctx.db
         .write(move |tx| {
             let t = store::owned(tx, user, id)?;
-            let change = body.validate(&t.meta, &t.auth_options)?;
+            let change = change.check(&Settings::of(&t.meta, &t.auth_options))?;
             let tier = crate::identity::users::store::tier(tx, user)?;
             let recipients: Vec<_> = t.recipients.iter().map(Recipient::as_new).collect();
             crate::signing::documents::check_tier(&change.auth_options, &recipients, tier)?;
@@ -44,46 +43,77 @@ pub async fn update(
         .await
 }
 
-/// The user's template `id` and its recipient `rid` (404 for either).
-fn recipient_of(
-    tx: &Conn,
-    user: UserId,
-    (id, rid): (TemplateId, RecipientId),
-) -> Result<(Template, Recipient), AppError> {
-    let t = store::owned(tx, user, id)?;
-    let r = t
-        .recipients
-        .iter()
-        .find(|r| r.id == rid)
-        .cloned()
-        .ok_or_else(|| AppError::not_found("recipient"))?;
-    Ok((t, r))
-}
-
 /// `PATCH /api/v1/templates/{id}/recipients/{rid}`: absent members keep their values; an
 /// `email` of `null` makes the recipient a placeholder again (no address until the template
-/// is used).
+/// is used: `Draft::placeholder`).
 pub async fn patch_recipient(
     ctx: &Context,
     who: &Principal,
     ids: (TemplateId, RecipientId),
-    mut patch: RecipientInput,
+    patch: RecipientCommand,
 ) -> Result<TemplateRecipient, AppError> {
-    let user = who.user_id;
-    ctx.db
-        .write(move |tx| {
-            let (t, current) = recipient_of(tx, user, ids)?;
-            if matches!(patch.email, Given::Null) {
-                patch.email = Given::Valid(placeholder_for(&t, &current));
-            }
-            let r = patch.over(&current.as_new()).validate()?;
-            parts::allowed(tx, user, &r)?;
-            doc_store::recipients::update(tx, Parent::Template(ids.0), ids.1, &r)?;
-            parts::touch(tx, Parent::Template(ids.0), now())?;
-            let changed = doc_store::recipients::one(tx, Parent::Template(ids.0), ids.1)?;
-            Ok(TemplateRecipient::of(&changed))
+    let changed = drafts::patch_recipient::<Template>(ctx, who, ids, patch, Origin::default());
+    Ok(TemplateRecipient::of(&changed.await?))
+}
+
+/// `DELETE /api/v1/templates/{id}/recipients/{rid}`: the recipient and its fields. Answers the
+/// recipient as it was.
+pub async fn delete_recipient(
+    ctx: &Context,
+    who: &Principal,
+    ids: (TemplateId, RecipientId),
+) -> Result<TemplateRecipient, AppError> {
+    let gone = drafts::delete_recipient::<Template>(ctx, who, ids).await?;
+    Ok(TemplateRecipient::of(&gone))
+}
+
+/// `PATCH /api/v1/templates/{id}/fields/{fid}`: absent members keep their values; the field is
+/// checked against the template's recipients and pages as a new one is.
+pub async fn patch_field(
+    ctx: &Context,
+    who: &Principal,
+    ids: (TemplateId, FieldId),
+    patch: FieldCommand,
+) -> Result<TemplateField, AppError> {
+    let changed = drafts::patch_field::<Template>(ctx, who, ids, patch).await?;
+    Ok(TemplateField::of(&changed))
+}
+
+/// `DELETE /api/v1/templates/{id}/fields/{fid}`. Answers the field as it was.
+pub async fn delete_field(
+    ctx: &Context,
+    who: &Principal,
+    ids: (TemplateId, FieldId),
+) -> Result<TemplateField, AppError> {
+    let gone = drafts::delete_field::<Template>(ctx, who, ids).await?;
+    Ok(TemplateField::of(&gone))
+}
+
+/// A template refuses no change; a recipient sent without an address gets a placeholder.
+impl Draft for Template {
+    type Id = TemplateId;
+
+    fn owned(tx: &Conn, user: UserId, id: TemplateId) -> Result<Self, AppError> {
+        store::owned(tx, user, id)
+    }
+    fn parent(id: TemplateId) -> Parent {
+        Parent::Template(id)
+    }
+    fn recipients(&self) -> &[Recipient] {
+        &self.recipients
+    }
+    fn fields(&self) -> &[Field] {
+        &self.fields
+    }
+    fn pages(&self) -> Option<i64> {
+        Template::pages(self)
+    }
+    fn placeholder(&self, r: Option<&Recipient>) -> Option<String> {
+        Some(match r {
+            Some(r) => placeholder_for(self, r),
+            None => super::placeholder_email(self.next_placeholder()),
         })
-        .await
+    }
 }
 
 /// The placeholder address recipient `r` of `t` gets back: its own when it has one, else the
@@ -99,80 +129,6 @@ fn placeholder_for(t: &Template, r: &Recipient) -> String {
     } else {
         own
     }
-}
-
-/// `DELETE /api/v1/templates/{id}/recipients/{rid}`: the recipient and its fields. Answers the
-/// recipient as it was.
-pub async fn delete_recipient(
-    ctx: &Context,
-    who: &Principal,
-    ids: (TemplateId, RecipientId),
-) -> Result<TemplateRecipient, AppError> {
-    let user = who.user_id;
-    ctx.db
-        .write(move |tx| {
-            let (_, gone) = recipient_of(tx, user, ids)?;
-            doc_store::recipients::delete(tx, Parent::Template(ids.0), ids.1)?;
-            parts::touch(tx, Parent::Template(ids.0), now())?;
-            Ok(TemplateRecipient::of(&gone))
-        })
-        .await
-}
-
-/// The user's template `id` and its field `fid` (404 for either).
-fn field_of(
-    tx: &Conn,
-    user: UserId,
-    (id, fid): (TemplateId, FieldId),
-) -> Result<(Template, Field), AppError> {
-    let t = store::owned(tx, user, id)?;
-    let f = t
-        .fields
-        .iter()
-        .find(|f| f.id == fid)
-        .cloned()
-        .ok_or_else(|| AppError::not_found("field"))?;
-    Ok((t, f))
-}
-
-/// `PATCH /api/v1/templates/{id}/fields/{fid}`: absent members keep their values; the field is
-/// checked against the template's recipients and pages as a new one is.
-pub async fn patch_field(
-    ctx: &Context,
-    who: &Principal,
-    ids: (TemplateId, FieldId),
-    body: FieldPatch,
-) -> Result<TemplateField, AppError> {
-    let user = who.user_id;
-    ctx.db
-        .write(move |tx| {
-            let (t, field) = field_of(tx, user, ids)?;
-            let f = parts::patched_field(&field, body, t.pages(), &t.recipients)?;
-            let parent = Parent::Template(ids.0);
-            doc_store::fields::update(tx, parent, ids.1, &f)?;
-            parts::touch(tx, parent, now())?;
-            Ok(TemplateField::of(&doc_store::fields::one(
-                tx, parent, ids.1,
-            )?))
-        })
-        .await
-}
-
-/// `DELETE /api/v1/templates/{id}/fields/{fid}`. Answers the field as it was.
-pub async fn delete_field(
-    ctx: &Context,
-    who: &Principal,
-    ids: (TemplateId, FieldId),
-) -> Result<TemplateField, AppError> {
-    let user = who.user_id;
-    ctx.db
-        .write(move |tx| {
-            let (_, field) = field_of(tx, user, ids)?;
-            doc_store::fields::delete(tx, Parent::Template(ids.0), ids.1)?;
-            parts::touch(tx, Parent::Template(ids.0), now())?;
-            Ok(TemplateField::of(&field))
-        })
-        .await
 }
 
 /// `POST /api/v1/templates/{id}/duplicate`: a new template of the same user titled

@@ -1,10 +1,10 @@
 //! The template use cases of the API: create, list,
-//! read, delete, add recipients and fields (through `documents::parts`, as documents do), and
+//! read, delete, add recipients and fields (through `documents::drafts`, as documents do), and
 //! generate a document. Each owns its transaction; the caller has authenticated `who`.
 
 use super::generate_request::{CreateFromTemplateRequest, GenerateRequest};
 use crate::core::ids::{DocumentId, TemplateId};
-use crate::signing::documents::field_request::FieldBatch;
+use crate::signing::documents::drafts::{self, FieldsCommand, RecipientCommand};
 
 use super::model::Template;
 use super::{TemplateField, TemplateRecipient, TemplateView, store};
@@ -13,9 +13,6 @@ use crate::core::context::Context;
 use crate::core::db::now;
 use crate::core::error::AppError;
 use crate::identity::principal::Principal;
-use crate::signing::documents::parts;
-use crate::signing::documents::request::RecipientInput;
-use crate::signing::documents::store::Parent;
 use crate::{
     signing::documents::DocumentView, signing::documents::RecipientBrief,
     signing::documents::SigningLinks,
@@ -144,23 +141,15 @@ pub async fn delete(
 }
 
 /// `POST /api/v1/templates/{id}/recipients`: as for documents; without an e-mail the recipient
-/// gets the next placeholder address.
+/// gets the next placeholder address (`Draft::placeholder`).
 pub async fn add_recipient(
     ctx: &Context,
     who: &Principal,
     id: TemplateId,
-    input: RecipientInput,
+    r: RecipientCommand,
 ) -> Result<TemplateRecipient, AppError> {
-    let user = who.user_id;
-    ctx.db
-        .write(move |tx| {
-            let t = store::owned(tx, user, id)?;
-            let r = super::with_placeholder(input, t.next_placeholder()).validate()?;
-            parts::allowed(tx, user, &r)?;
-            let added = parts::add_recipient(tx, Parent::Template(id), &r, now())?;
-            Ok(TemplateRecipient::of(&added))
-        })
-        .await
+    let added = drafts::add_recipient::<Template>(ctx, who, id, r).await?;
+    Ok(TemplateRecipient::of(&added))
 }
 
 /// `POST /api/v1/templates/{id}/fields`: one field or an array, checked against the template's
@@ -169,18 +158,10 @@ pub async fn add_fields(
     ctx: &Context,
     who: &Principal,
     id: TemplateId,
-    body: FieldBatch,
+    fields: FieldsCommand,
 ) -> Result<Vec<TemplateField>, AppError> {
-    let user = who.user_id;
-    ctx.db
-        .write(move |tx| {
-            let t = store::owned(tx, user, id)?;
-            let parent = Parent::Template(id);
-            let parsed = parts::fields_for(&body, t.pages(), &t.recipients)?;
-            let added = parts::add_fields(tx, parent, &parsed, now())?;
-            Ok(added.iter().map(TemplateField::of).collect())
-        })
-        .await
+    let added = drafts::add_fields::<Template>(ctx, who, id, fields).await?;
+    Ok(added.iter().map(TemplateField::of).collect())
 }
 
 /// A document generated from a template, as the answer shows it: `documentId`, the

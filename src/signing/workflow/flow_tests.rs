@@ -3,6 +3,7 @@
 //! sealed. The HTTP layer has its own black-box tests; these pin the rules at the domain level.
 
 use crate::core::ids::{DocumentId, FieldId, UserId};
+use crate::signing::documents::field_request::FieldBatch;
 use serde_json::json;
 
 use super::link::{self, Call, Visit};
@@ -96,8 +97,8 @@ pub(crate) async fn sent() -> Sent {
     for r in &created.recipients {
         let field = json!({"recipientId": r.id, "type": "SIGNATURE", "pageNumber": 1,
             "pageX": 10, "pageY": 10, "pageWidth": 20, "pageHeight": 5});
-        let field = serde_json::from_value(field).unwrap();
-        let added = manage::add_fields(&ctx, &who, created.id, field)
+        let field: FieldBatch = serde_json::from_value(field).unwrap();
+        let added = manage::add_fields(&ctx, &who, created.id, field.command())
             .await
             .unwrap();
         signers.push((r.token.clone().unwrap(), added[0].id));

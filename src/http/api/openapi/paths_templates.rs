@@ -3,6 +3,7 @@
 use super::errors::{ChangeErrors, CreateErrors, DeleteErrors, ReadErrors, RemoveErrors};
 use super::paths_documents::ListPaging;
 use super::paths_sending::{FilePart, NewFromPdfQuery, Pdf};
+use crate::http::api::wire::templates::DirectLinkRequest;
 use crate::signing::documents::field_request::FieldBatch;
 use crate::signing::documents::field_request::FieldPatch;
 use crate::signing::documents::request::RecipientInput;
@@ -14,7 +15,7 @@ use crate::signing::templates::answers::{
     RecipientAdded, TemplateCreated, TemplateFieldsAdded, TemplateList, TemplateRemoved,
 };
 use crate::signing::templates::answers::{TemplateFieldRemoved, TemplateRecipientRemoved};
-use crate::signing::templates::direct::{DirectLinkRequest, DirectLinkState};
+use crate::signing::templates::direct::DirectLinkState;
 use crate::signing::templates::generate_request::{CreateFromTemplateRequest, GenerateRequest};
 use crate::signing::templates::manage::Generated;
 use crate::signing::templates::request::CreateTemplateRequest;

@@ -1,10 +1,10 @@
 //! The OpenAPI operations of `/api/v1/webhooks` (`http::api::webhooks`).
 
 use super::errors::{ChangeErrors, CreateErrors, DeleteErrors, ReadErrors};
-use crate::integrations::answers::{DeliveryList, WebhookAdded, WebhookList, WebhookRemoved};
-use crate::integrations::request::{
+use crate::http::api::wire::webhooks::{
     CreateWebhookRequest, TestWebhookRequest, UpdateWebhookRequest,
 };
+use crate::integrations::answers::{DeliveryList, WebhookAdded, WebhookList, WebhookRemoved};
 use crate::outbox::webhooks::store::{Delivery, Webhook};
 
 #[utoipa::path(post, path = "/api/v1/webhooks", tag = "webhooks",

@@ -5,10 +5,10 @@ use utoipa::IntoParams;
 
 use super::errors::{CredentialErrors, DeleteErrors, SubscribeErrors, UnsubscribeErrors};
 use crate::bookings::webhook::ZapierBooking;
-use crate::integrations::answers::{CalcomRow, DocumensoRow, SampleDelivery};
-use crate::integrations::request::{
+use crate::http::api::wire::webhooks::{
     CalSubscriptionRequest, SignSubscriptionRequest, SignUnsubscribeRequest,
 };
+use crate::integrations::answers::{CalcomRow, DocumensoRow, SampleDelivery};
 use crate::oauth::identity::ApiAccount;
 
 /// The API key in the query, for the scheduling service's Zapier app.

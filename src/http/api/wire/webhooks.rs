@@ -1,26 +1,16 @@
-//! `POST /api/v1/webhooks` as a type: read leniently (`crate::core::lenient`), checked by
-//! `validate()` with every problem named by its path.
+//! The webhook API's bodies and the Zapier apps' subscriptions as types: read leniently
+//! (`crate::core::lenient`), turned into commands by `validate()` with every problem named by
+//! its path, by the rules of `integrations::checks`.
 
 use serde::Deserialize;
 use utoipa::ToSchema;
 
 use crate::core::error::AppError;
+use crate::integrations::checks::{NewWebhook, event_list, secret, url};
+use crate::outbox::webhooks::Event;
 use crate::outbox::webhooks::store::Change;
 use crate::signing::documents::check::Check;
 use crate::{core::lenient::Given, core::lenient::Int};
-use crate::{
-    outbox::webhooks::Event, outbox::webhooks::check_url, outbox::webhooks::generate_secret,
-};
-
-/// A webhook to register.
-/// A webhook as a client describes it, validated.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NewWebhook {
-    pub url: String,
-    pub events: Vec<Event>,
-    /// Given by the client, or generated (and shown once).
-    pub secret: String,
-}
 
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[schema(as = WebhookInput, example = json!({"url": "https://hooks.example.com/docket",
@@ -45,18 +35,7 @@ impl CreateWebhookRequest {
         let mut c = Check::new();
         let url = url(&mut c, &self.url, true);
         let events = event_list(&mut c, &self.events, true).unwrap_or_default();
-        let secret = match c.given(&self.secret, "secret", "must be a string") {
-            Some(s) if (1..=256).contains(&s.chars().count()) && s.trim() == s => Some(s.clone()),
-            Some(_) => {
-                c.fail(
-                    "secret",
-                    "1 to 256 characters without leading or trailing spaces",
-                );
-                None
-            }
-            None if self.secret.is_absent() => Some(generate_secret()),
-            None => None,
-        };
+        let secret = secret(&mut c, &self.secret);
         match (url, secret) {
             (Some(url), Some(secret)) if c.is_ok() => Ok(NewWebhook {
                 url,
@@ -68,47 +47,6 @@ impl CreateWebhookRequest {
                 .and(Err(AppError::bad_request("invalid webhook"))),
         }
     }
-}
-
-/// The member `url`: an absolute http(s) URL (`check_url`); absent is `None`, and a problem
-/// when `required`.
-fn url(c: &mut Check, given: &Given<String>, required: bool) -> Option<String> {
-    match c.given(given, "url", "must be a string") {
-        Some(s) => check_url(s).map_err(|m| c.fail("url", m)).ok(),
-        None if given.is_absent() && required => {
-            c.fail("url", "required");
-            None
-        }
-        None => None,
-    }
-}
-
-/// The member `events`: at least one known event, each once; absent is `None`, and a problem
-/// when `required`.
-fn event_list(
-    c: &mut Check,
-    given: &Given<Vec<Given<Event>>>,
-    required: bool,
-) -> Option<Vec<Event>> {
-    let mut events: Vec<Event> = Vec::new();
-    match given {
-        Given::Valid(items) if !items.is_empty() => {
-            let message = format!("must be one of {}", Event::names().join(", "));
-            for (i, e) in items.iter().enumerate() {
-                match e.valid() {
-                    Some(event) if !events.contains(event) => events.push(*event),
-                    Some(_) => {}
-                    None => c.fail(format!("events[{i}]"), message.clone()),
-                }
-            }
-        }
-        Given::Valid(_) => c.fail("events", "give at least one event"),
-        Given::Absent if !required => return None,
-        Given::Absent => c.fail("events", "required"),
-        Given::Null if required => c.fail("events", "required"),
-        Given::Null | Given::Invalid(_) => c.fail("events", "must be an array of event names"),
-    }
-    Some(events)
 }
 
 /// `PATCH /api/v1/webhooks/{id}`: what changes; a member left out stays as it is.
