@@ -13,6 +13,7 @@ use crate::core::blob::Signature;
 use crate::core::db::now;
 use crate::core::error::AppError;
 use crate::core::lenient::OrDefault;
+use crate::http::api::wire::sending::{ResendRequest, SendRequest};
 use crate::http::auth::caller;
 use crate::http::body::query;
 use crate::http::reply::{answer, json_result, written};
@@ -22,7 +23,6 @@ use crate::identity::scope::Scope;
 use crate::signing::workflow::answers::{AuditLog, DownloadUrl, Resent, Sent};
 use crate::signing::workflow::flow::Origin;
 use crate::signing::workflow::sending;
-use crate::{signing::workflow::request::ResendRequest, signing::workflow::request::SendRequest};
 
 /// How long a download URL stays valid.
 const DOWNLOAD_TTL: i64 = 3600;

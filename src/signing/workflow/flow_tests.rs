@@ -103,10 +103,9 @@ pub(crate) async fn sent() -> Sent {
             .unwrap();
         signers.push((r.token.clone().unwrap(), added[0].id));
     }
-    let opts = super::sending::SendOptions {
+    let opts = super::sending::Send {
         send_email: false,
-        completion_emails: None,
-        strict_form_values: false,
+        ..Default::default()
     };
     super::sending::send(&ctx, &who, created.id, opts, Origin::default())
         .await

@@ -13,7 +13,6 @@ pub mod link;
 pub mod link_answers;
 pub mod link_request;
 pub mod login_hint;
-pub mod request;
 pub mod sealing;
 pub mod sending;
 

@@ -20,9 +20,9 @@ use crate::{
     signing::documents::audit, signing::documents::audit::Actor, signing::documents::audit_data,
 };
 
-/// What a send asks besides sending.
+/// The command to send a document: what a send asks besides sending.
 #[derive(Debug, Clone, Copy)]
-pub struct SendOptions {
+pub struct Send {
     /// False: nobody is e-mailed a signing request now (the owner hands out the links).
     pub send_email: bool,
     /// Some: turns the completion e-mails to recipients and to the owner on or off
@@ -34,6 +34,27 @@ pub struct SendOptions {
     pub strict_form_values: bool,
 }
 
+impl Default for Send {
+    /// A send with nothing asked: the recipients e-mailed, the completion e-mails as the
+    /// document says, names the form lacks left out.
+    fn default() -> Self {
+        Send {
+            send_email: true,
+            completion_emails: None,
+            strict_form_values: false,
+        }
+    }
+}
+
+/// Most recipients one resend may name.
+pub const MAX_RESEND: usize = 100;
+
+/// The command to remind recipients: at most `MAX_RESEND` of them.
+#[derive(Debug, Clone)]
+pub struct Resend {
+    pub recipients: Vec<RecipientId>,
+}
+
 /// `POST /api/v1/documents/{id}/send`: DRAFT to PENDING; the first recipients are e-mailed
 /// unless `send_email` is false or the document's e-mail settings say not to (then the owner
 /// hands out the signing links). A PENDING document stays as it is: those whose turn it is
@@ -43,14 +64,14 @@ pub async fn send(
     ctx: &Context,
     who: &Principal,
     id: DocumentId,
-    opts: SendOptions,
+    command: Send,
     origin: Origin,
 ) -> Result<DocumentView, AppError> {
-    let SendOptions {
+    let Send {
         send_email,
         completion_emails,
         strict_form_values,
-    } = opts;
+    } = command;
     let (user, app) = (who.user_id, ctx.app.clone());
     let disk = ctx.disk.clone();
     let form = fill_form(ctx, user, id, strict_form_values).await?;
@@ -189,7 +210,7 @@ pub async fn resend(
     ctx: &Context,
     who: &Principal,
     id: DocumentId,
-    recipients: Vec<RecipientId>,
+    Resend { recipients }: Resend,
 ) -> Result<Vec<RecipientId>, AppError> {
     let (user, app) = (who.user_id, ctx.app.clone());
     let reminded = ctx

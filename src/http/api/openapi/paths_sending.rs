@@ -6,9 +6,9 @@ use utoipa::IntoParams;
 use super::errors::{
     ChangeErrors, CreateErrors, DownloadErrors, ReadErrors, RemoveErrors, UploadErrors,
 };
+use crate::http::api::wire::sending::{ResendRequest, SendRequest};
 use crate::signing::uploads::Uploaded;
 use crate::signing::workflow::answers::{AuditLog, DownloadUrl, Resent, Sent};
-use crate::signing::workflow::request::{ResendRequest, SendRequest};
 
 /// `true` or `false`, as a query parameter's text.
 #[derive(utoipa::ToSchema)]

@@ -25,7 +25,6 @@ use crate::signing::documents::fields::FieldType;
 use crate::signing::templates::generate_request::{GenerateRequest, NamedRecipientInput};
 use crate::signing::templates::prefill::PrefillInput;
 use crate::signing::templates::{manage, model};
-use crate::signing::workflow::request::SendRequest;
 use crate::signing::workflow::sending;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
@@ -257,8 +256,7 @@ async fn submit(
     if !send {
         return Ok(redirect(&format!("/documents/{doc}/edit")));
     }
-    let opts = SendRequest::default().validate(false)?;
-    match sending::send(&ctx, &who, doc, opts, origin).await {
+    match sending::send(&ctx, &who, doc, sending::Send::default(), origin).await {
         Ok(_) => Ok(redirect(&format!("/documents/{doc}"))),
         Err(e) if e.status().is_client_error() => {
             shown.error = Some(format!(

@@ -1,13 +1,14 @@
-//! What the owner sends to send and resend a document, as types (read by `crate::core::lenient`).
+//! What the owner sends to send and resend a document, as types (read by `crate::core::lenient`),
+//! turned into the sending use cases' commands (`signing::workflow::sending`).
 
 use crate::core::ids::RecipientId;
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use super::sending::SendOptions;
 use crate::core::error::AppError;
 use crate::core::lenient::Given;
 use crate::signing::documents::check::Check;
+use crate::signing::workflow::sending::{MAX_RESEND, Resend, Send};
 
 /// The send body. Like the signing service, a body that is not an object (an array, a string,
 /// null) means the defaults (`lenient::OrDefault`): e-mail the recipients, completion e-mails
@@ -29,22 +30,19 @@ pub struct SendRequest {
 
 impl SendRequest {
     /// What the send asks; `strict_form_values` comes from the query.
-    pub fn validate(&self, strict_form_values: bool) -> Result<SendOptions, AppError> {
+    pub fn validate(&self, strict_form_values: bool) -> Result<Send, AppError> {
         let mut c = Check::new();
         let switch = "must be true or false";
         let send_email = c.given(&self.send_email, "sendEmail", switch).copied();
         let completion = &self.send_completion_emails;
         let completion_emails = c.given(completion, "sendCompletionEmails", switch).copied();
-        c.finish(SendOptions {
+        c.finish(Send {
             send_email: send_email.unwrap_or(true),
             completion_emails,
             strict_form_values,
         })
     }
 }
-
-/// Most recipients one resend may name.
-const MAX_RESEND: usize = 100;
 
 /// `POST /api/v1/documents/{id}/resend`.
 #[derive(Debug, Default, Deserialize, ToSchema)]
@@ -56,17 +54,23 @@ pub struct ResendRequest {
 }
 
 impl ResendRequest {
-    /// The recipients' ids.
-    pub fn validate(&self) -> Result<Vec<RecipientId>, AppError> {
+    /// The recipients to remind.
+    pub fn validate(&self) -> Result<Resend, AppError> {
         let mut c = Check::new();
         match self.recipients.valid() {
-            Some(ids) if ids.len() <= MAX_RESEND => return Ok(ids.clone()),
+            Some(ids) if ids.len() <= MAX_RESEND => {
+                return Ok(Resend {
+                    recipients: ids.clone(),
+                });
+            }
             _ => c.fail(
                 "recipients",
                 format!("a list of at most {MAX_RESEND} recipient ids is required"),
             ),
         }
-        c.finish(Vec::new())
+        c.finish(Resend {
+            recipients: Vec::new(),
+        })
     }
 }
 
@@ -75,7 +79,7 @@ mod tests {
     use super::*;
     use crate::{core::lenient::OrDefault, core::lenient::from_slice};
 
-    fn send(body: &str) -> Result<SendOptions, AppError> {
+    fn send(body: &str) -> Result<Send, AppError> {
         from_slice::<OrDefault<SendRequest>>(body.as_bytes())?
             .0
             .validate(false)
@@ -100,6 +104,7 @@ mod tests {
             from_slice::<ResendRequest>(body.as_bytes())
                 .unwrap()
                 .validate()
+                .map(|r| r.recipients)
         };
         assert_eq!(
             ids(r#"{"recipients": [1, 2]}"#).unwrap(),
