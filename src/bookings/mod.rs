@@ -1,5 +1,5 @@
 //! Bookings: a user's meetings with attendees, the rules for creating, listing and cancelling
-//! them (plain functions over request shapes), and their table (`store`).
+//! them (plain functions over the values a caller sent), and their table (`store`).
 
 pub mod details;
 pub mod manage;
@@ -18,10 +18,8 @@ use crate::{core::error::AppError, core::error::FieldError};
 pub use details::{Answers, EventType};
 
 mod paging;
-mod request;
 mod validate;
 pub use paging::*;
-pub use request::*;
 pub use validate::*;
 
 /// Longest accepted values, in characters.
@@ -139,98 +137,8 @@ pub fn new_uid() -> String {
 mod tests {
     use super::*;
 
-    fn request() -> CreateRequest {
-        CreateRequest {
-            title: Some(" Intro call ".into()),
-            start_time: Some("2026-11-21T09:30:00Z".into()),
-            end_time: Some("2026-11-21T10:00:00+00:00".into()),
-            attendees: Some(vec![AttendeeRequest {
-                name: Some("Grace".into()),
-                email: Some("Grace@Example.com".into()),
-                time_zone: None,
-            }]),
-            ..CreateRequest::default()
-        }
-    }
-
     fn paths(e: AppError) -> Vec<String> {
         e.details().iter().map(|d| d.path.clone()).collect()
-    }
-
-    #[test]
-    fn a_valid_request_is_normalised() {
-        let b = validate_new(&request()).unwrap();
-        assert_eq!(b.title, "Intro call");
-        assert_eq!(b.end_time - b.start_time, 1800);
-        assert_eq!(b.status, Status::Accepted);
-        assert_eq!(b.description, None);
-        assert_eq!(
-            b.attendees,
-            vec![Attendee {
-                name: "Grace".into(),
-                email: "grace@example.com".into(),
-                time_zone: "UTC".into()
-            }]
-        );
-    }
-
-    #[test]
-    fn offsets_are_converted_to_utc() {
-        let mut r = request();
-        r.start_time = Some("2026-11-21T10:30:00+01:00".into());
-        let b = validate_new(&r).unwrap();
-        assert_eq!(iso8601(b.start_time), "2026-11-21T09:30:00Z");
-    }
-
-    #[test]
-    fn every_bad_field_is_listed() {
-        let r = CreateRequest {
-            title: None,
-            start_time: Some("tomorrow".into()),
-            end_time: None,
-            status: Some("CANCELLED".into()),
-            location: Some("x".repeat(LOCATION_MAX + 1)),
-            attendees: Some(vec![AttendeeRequest {
-                name: Some(" ".into()),
-                email: Some("nope".into()),
-                time_zone: Some("Europe/Ber lin".into()),
-            }]),
-            ..CreateRequest::default()
-        };
-        assert_eq!(
-            paths(validate_new(&r).unwrap_err()),
-            [
-                "title",
-                "startTime",
-                "endTime",
-                "location",
-                "status",
-                "attendees[0].name",
-                "attendees[0].email",
-                "attendees[0].timeZone"
-            ]
-        );
-    }
-
-    #[test]
-    fn end_must_follow_start() {
-        let mut r = request();
-        r.end_time = r.start_time.clone();
-        assert_eq!(paths(validate_new(&r).unwrap_err()), ["endTime"]);
-    }
-
-    #[test]
-    fn limits_on_lengths_and_counts() {
-        let mut r = request();
-        r.title = Some("t".repeat(TITLE_MAX));
-        r.description = Some("line\nline".into());
-        r.status = Some("pending".into());
-        let b = validate_new(&r).unwrap();
-        assert_eq!(b.status, Status::Pending);
-        assert_eq!(b.description.as_deref(), Some("line\nline"));
-        r.title = Some("t".repeat(TITLE_MAX + 1));
-        r.attendees = Some(vec![AttendeeRequest::default(); ATTENDEES_MAX + 1]);
-        assert_eq!(paths(validate_new(&r).unwrap_err()), ["title", "attendees"]);
     }
 
     #[test]

@@ -54,11 +54,11 @@ pub fn parse_page(
 ) -> Result<PageRequest, AppError> {
     let mut p = Problems::default();
     let page = bounded("page", page, 1, 1, u32::MAX).unwrap_or_else(|e| {
-        p.0.push(e);
+        p.list().push(e);
         1
     });
     let per_page = bounded("perPage", per_page, 10, 1, 100).unwrap_or_else(|e| {
-        p.0.push(e);
+        p.list().push(e);
         10
     });
     let status = match status.map(str::trim).filter(|s| !s.is_empty()) {

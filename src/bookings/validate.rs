@@ -1,7 +1,7 @@
 //! The rules a new booking and a cancellation reason meet, each problem named with its path.
 use super::*;
 
-/// A create request that passed `validate_new`.
+/// The command to create a booking: what the caller sent, checked by the rules below.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewBooking {
     pub title: String,
@@ -17,17 +17,22 @@ pub struct NewBooking {
 
 /// Collects every invalid field before failing, so a client fixes them in one round.
 #[derive(Default)]
-pub(super) struct Problems(pub(super) Vec<FieldError>);
+pub struct Problems(Vec<FieldError>);
 
 impl Problems {
-    pub(super) fn add(&mut self, path: impl Into<String>, message: impl Into<String>) {
+    pub fn add(&mut self, path: impl Into<String>, message: impl Into<String>) {
         self.0.push(FieldError {
             path: path.into(),
             message: message.into(),
         });
     }
 
-    pub(super) fn into_result<T>(self, value: impl FnOnce() -> T) -> Result<T, AppError> {
+    /// The problems so far, for rules that add to a list (`details`).
+    pub fn list(&mut self) -> &mut Vec<FieldError> {
+        &mut self.0
+    }
+
+    pub fn into_result<T>(self, value: impl FnOnce() -> T) -> Result<T, AppError> {
         if self.0.is_empty() {
             Ok(value())
         } else {
@@ -85,8 +90,14 @@ pub(super) fn time_zone(raw: &str) -> Result<String, String> {
     }
 }
 
-pub(super) fn attendee(a: &AttendeeRequest, at: &str, p: &mut Problems) -> Option<Attendee> {
-    let name = match a.name.as_deref().map(|n| text(n, ATTENDEE_NAME_MAX, false)) {
+/// One attendee of a new booking, at `at`: name and e-mail required, the time zone UTC when
+/// left out.
+pub fn attendee(
+    (name, email, tz): (Option<&str>, Option<&str>, Option<&str>),
+    at: &str,
+    p: &mut Problems,
+) -> Option<Attendee> {
+    let name = match name.map(|n| text(n, ATTENDEE_NAME_MAX, false)) {
         Some(Ok(n)) => Some(n),
         Some(Err(m)) => {
             p.add(format!("{at}.name"), m);
@@ -97,7 +108,7 @@ pub(super) fn attendee(a: &AttendeeRequest, at: &str, p: &mut Problems) -> Optio
             None
         }
     };
-    let email = match a.email.as_deref().map(Email::parse) {
+    let email = match email.map(Email::parse) {
         Some(Ok(e)) => Some(e),
         Some(Err(e)) => {
             let why = e.details().first().map(|d| d.message.clone());
@@ -109,7 +120,7 @@ pub(super) fn attendee(a: &AttendeeRequest, at: &str, p: &mut Problems) -> Optio
             None
         }
     };
-    let tz = match a.time_zone.as_deref().map(time_zone) {
+    let tz = match tz.map(time_zone) {
         None => Some("UTC".to_string()),
         Some(Ok(tz)) => Some(tz),
         Some(Err(m)) => {
@@ -124,10 +135,9 @@ pub(super) fn attendee(a: &AttendeeRequest, at: &str, p: &mut Problems) -> Optio
     })
 }
 
-/// Checks a create request: title, times (end after start), attendees, optional text, status.
-pub fn validate_new(req: &CreateRequest) -> Result<NewBooking, AppError> {
-    let mut p = Problems::default();
-    let title = match req.title.as_deref().map(|t| text(t, TITLE_MAX, false)) {
+/// A new booking's title: required, 1 to `TITLE_MAX` characters.
+pub fn title(raw: Option<&str>, p: &mut Problems) -> String {
+    match raw.map(|t| text(t, TITLE_MAX, false)) {
         Some(Ok(t)) => t,
         Some(Err(m)) => {
             p.add("title", m);
@@ -137,7 +147,12 @@ pub fn validate_new(req: &CreateRequest) -> Result<NewBooking, AppError> {
             p.add("title", "is required");
             String::new()
         }
-    };
+    }
+}
+
+/// A new booking's start and end in Unix seconds (0 for one that is wrong): both required,
+/// the end after the start.
+pub fn times(start: Option<&str>, end: Option<&str>, p: &mut Problems) -> (i64, i64) {
     let mut time = |field: &str, raw: Option<&str>| match raw.map(timestamp) {
         Some(Ok(t)) => Some(t),
         Some(Err(m)) => {
@@ -149,67 +164,48 @@ pub fn validate_new(req: &CreateRequest) -> Result<NewBooking, AppError> {
             None
         }
     };
-    let start = time("startTime", req.start_time.as_deref());
-    let end = time("endTime", req.end_time.as_deref());
+    let start = time("startTime", start);
+    let end = time("endTime", end);
     if let (Some(s), Some(e)) = (start, end)
         && e <= s
     {
         p.add("endTime", "must be after startTime");
     }
-    let description = optional_text(req.description.as_deref(), DESCRIPTION_MAX, true)
-        .unwrap_or_else(|m| {
-            p.add("description", m);
-            None
-        });
-    let location =
-        optional_text(req.location.as_deref(), LOCATION_MAX, false).unwrap_or_else(|m| {
-            p.add("location", m);
-            None
-        });
-    let status = match req.status.as_deref().map(Status::parse) {
+    (start.unwrap_or_default(), end.unwrap_or_default())
+}
+
+/// A new booking's description (several lines) or location (one): optional, at most `max`
+/// characters, reported at `path`.
+pub fn optional(
+    raw: Option<&str>,
+    (path, max, multiline): (&str, usize, bool),
+    p: &mut Problems,
+) -> Option<String> {
+    optional_text(raw, max, multiline).unwrap_or_else(|m| {
+        p.add(path, m);
+        None
+    })
+}
+
+/// The status a booking is created in: ACCEPTED unless PENDING is asked.
+pub fn new_status(raw: Option<&str>, p: &mut Problems) -> Status {
+    match raw.map(Status::parse) {
         None => Status::Accepted,
         Some(Some(s @ (Status::Accepted | Status::Pending))) => s,
         Some(_) => {
             p.add("status", "a new booking is ACCEPTED or PENDING");
             Status::Accepted
         }
-    };
-    let raw_attendees = req.attendees.as_deref().unwrap_or_default();
-    let mut attendees = Vec::with_capacity(raw_attendees.len().min(ATTENDEES_MAX));
-    if raw_attendees.len() > ATTENDEES_MAX {
-        p.add("attendees", format!("at most {ATTENDEES_MAX} attendees"));
-    } else {
-        for (i, a) in raw_attendees.iter().enumerate() {
-            attendees.extend(attendee(a, &format!("attendees[{i}]"), &mut p));
-        }
     }
-    let (start_time, end_time) = (start.unwrap_or_default(), end.unwrap_or_default());
-    let derived = EventType::derived(
-        &title,
-        description.as_deref(),
-        start_time,
-        end_time,
-        status == Status::Pending,
-    );
-    let event_type = match &req.event_type {
-        None | Some(Value::Null) => derived,
-        Some(raw) => details::event_type(raw, derived, &mut p.0),
-    };
-    let responses = match &req.responses {
-        None | Some(Value::Null) => Map::new(),
-        Some(raw) => details::responses(raw, &mut p.0),
-    };
-    p.into_result(|| NewBooking {
-        title,
-        description,
-        start_time,
-        end_time,
-        status,
-        location,
-        attendees,
-        event_type,
-        responses,
-    })
+}
+
+/// Whether a booking may have `count` attendees (at most `ATTENDEES_MAX`).
+pub fn attendees_fit(count: usize, p: &mut Problems) -> bool {
+    let fit = count <= ATTENDEES_MAX;
+    if !fit {
+        p.add("attendees", format!("at most {ATTENDEES_MAX} attendees"));
+    }
+    fit
 }
 
 /// A cancellation reason: optional, at most `REASON_MAX` characters.

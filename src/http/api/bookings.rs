@@ -8,12 +8,13 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use crate::core::error::AppError;
+use crate::http::api::wire::bookings::CreateRequest;
 use crate::http::auth::{api, bearer_or_query_key};
 use crate::http::reply::{json_created, json_result, json_text_result};
 use crate::http::server::state::AppState;
 use crate::http::{body, with_state};
 use crate::identity::scope::Scope;
-use crate::{bookings, bookings::Booking, bookings::CreateRequest, bookings::manage};
+use crate::{bookings, bookings::Booking, bookings::manage};
 use crate::{identity::principal::Credentials, identity::principal::Principal};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
@@ -103,7 +104,7 @@ async fn list_legacy(
 
 /// `POST /api/v1/bookings`.
 async fn create(who: Principal, req: CreateRequest, state: AppState) -> Result<Booking, AppError> {
-    manage::create(&state.ctx(), &who, bookings::validate_new(&req)?).await
+    manage::create(&state.ctx(), &who, req.validate()?).await
 }
 
 /// `GET /api/v1/bookings?page&perPage&status`: `{bookings, totalPages}` (the OpenAPI's

@@ -2,8 +2,9 @@
 //! `/listBookings` (`http::api::bookings`).
 
 use super::errors::{ChangeErrors, CreateErrors, ReadErrors};
-use crate::bookings::{Booking, CreateRequest, Status};
+use crate::bookings::{Booking, Status};
 use crate::http::api::bookings::CancelRequest;
+use crate::http::api::wire::bookings::CreateRequest;
 
 /// `GET /api/v1/bookings`' answer: a page of bookings and how many pages there are.
 #[derive(serde::Serialize, utoipa::ToSchema)]

@@ -2,6 +2,7 @@
 //! domain's command by a conversion that calls the domain's rules (one implementation of each
 //! rule, in the domain). One file per area.
 
+pub mod bookings;
 pub mod sending;
 pub mod templates;
 pub mod webhooks;
