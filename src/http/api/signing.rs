@@ -13,9 +13,9 @@
 use crate::core::ids::FieldId;
 
 use crate::core::lenient::OrDefault;
+use crate::http::api::wire::link::ActionRequest;
 use crate::identity::factors::request::ChallengeRequest;
 use crate::signing::documents::fill_request::FillRequest;
-use crate::signing::workflow::link_request::ActionRequest;
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;

@@ -11,7 +11,6 @@ pub mod flow;
 pub mod invites;
 pub mod link;
 pub mod link_answers;
-pub mod link_request;
 pub mod login_hint;
 pub mod sealing;
 pub mod sending;

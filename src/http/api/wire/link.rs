@@ -1,14 +1,15 @@
 //! What a recipient's page sends on the signing link to finish (`complete`) or refuse
 //! (`reject`), as types: the optional reason, and the proof of the action's authentication in
-//! `auth`. A body that is not an object means none of them (`lenient::OrDefault`).
+//! `auth`. A body that is not an object means none of them (`lenient::OrDefault`). The proof
+//! becomes the domain's `Proof`, which the link's use cases check.
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
-use super::auth::Proof;
 use crate::core::error::AppError;
 use crate::core::lenient::{Given, Object};
+use crate::signing::workflow::auth::Proof;
 
 /// `POST /sign/{token}/complete` and `POST /sign/{token}/reject`.
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
