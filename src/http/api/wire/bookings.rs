@@ -9,7 +9,7 @@ use crate::bookings::{DESCRIPTION_MAX, LOCATION_MAX};
 use crate::core::error::AppError;
 
 /// A create request as sent. Every field is optional here so that a missing one is reported
-/// with the others, by `validate_new`, rather than as a parse error.
+/// with the others, rather than as a parse error.
 #[derive(Debug, Clone, Default, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 #[schema(as = BookingInput)]
