@@ -103,7 +103,7 @@ pub(crate) async fn sent() -> Sent {
             .unwrap();
         signers.push((r.token.clone().unwrap(), added[0].id));
     }
-    let opts = super::sending::Send {
+    let opts = super::sending::SendDocument {
         send_email: false,
         ..Default::default()
     };

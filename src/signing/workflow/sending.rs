@@ -22,7 +22,7 @@ use crate::{
 
 /// The command to send a document: what a send asks besides sending.
 #[derive(Debug, Clone, Copy)]
-pub struct Send {
+pub struct SendDocument {
     /// False: nobody is e-mailed a signing request now (the owner hands out the links).
     pub send_email: bool,
     /// Some: turns the completion e-mails to recipients and to the owner on or off
@@ -34,11 +34,11 @@ pub struct Send {
     pub strict_form_values: bool,
 }
 
-impl Default for Send {
+impl Default for SendDocument {
     /// A send with nothing asked: the recipients e-mailed, the completion e-mails as the
     /// document says, names the form lacks left out.
     fn default() -> Self {
-        Send {
+        SendDocument {
             send_email: true,
             completion_emails: None,
             strict_form_values: false,
@@ -64,10 +64,10 @@ pub async fn send(
     ctx: &Context,
     who: &Principal,
     id: DocumentId,
-    command: Send,
+    command: SendDocument,
     origin: Origin,
 ) -> Result<DocumentView, AppError> {
-    let Send {
+    let SendDocument {
         send_email,
         completion_emails,
         strict_form_values,

@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 use crate::core::error::AppError;
 use crate::core::lenient::Given;
 use crate::signing::documents::check::Check;
-use crate::signing::workflow::sending::{MAX_RESEND, Resend, Send};
+use crate::signing::workflow::sending::{MAX_RESEND, Resend, SendDocument};
 
 /// The send body. Like the signing service, a body that is not an object (an array, a string,
 /// null) means the defaults (`lenient::OrDefault`): e-mail the recipients, completion e-mails
@@ -30,13 +30,13 @@ pub struct SendRequest {
 
 impl SendRequest {
     /// What the send asks; `strict_form_values` comes from the query.
-    pub fn validate(&self, strict_form_values: bool) -> Result<Send, AppError> {
+    pub fn validate(&self, strict_form_values: bool) -> Result<SendDocument, AppError> {
         let mut c = Check::new();
         let switch = "must be true or false";
         let send_email = c.given(&self.send_email, "sendEmail", switch).copied();
         let completion = &self.send_completion_emails;
         let completion_emails = c.given(completion, "sendCompletionEmails", switch).copied();
-        c.finish(Send {
+        c.finish(SendDocument {
             send_email: send_email.unwrap_or(true),
             completion_emails,
             strict_form_values,
@@ -79,7 +79,7 @@ mod tests {
     use super::*;
     use crate::{core::lenient::OrDefault, core::lenient::from_slice};
 
-    fn send(body: &str) -> Result<Send, AppError> {
+    fn send(body: &str) -> Result<SendDocument, AppError> {
         from_slice::<OrDefault<SendRequest>>(body.as_bytes())?
             .0
             .validate(false)

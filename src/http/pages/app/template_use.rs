@@ -256,7 +256,7 @@ async fn submit(
     if !send {
         return Ok(redirect(&format!("/documents/{doc}/edit")));
     }
-    match sending::send(&ctx, &who, doc, sending::Send::default(), origin).await {
+    match sending::send(&ctx, &who, doc, sending::SendDocument::default(), origin).await {
         Ok(_) => Ok(redirect(&format!("/documents/{doc}"))),
         Err(e) if e.status().is_client_error() => {
             shown.error = Some(format!(
