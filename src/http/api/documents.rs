@@ -10,6 +10,10 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use crate::core::error::AppError;
+use crate::http::api::wire::documents::settings::UpdateDocumentRequest;
+use crate::http::api::wire::documents::{
+    create::CreateDocumentRequest, recipients::RecipientInput,
+};
 use crate::http::auth::caller;
 use crate::http::body::{object, shape};
 use crate::http::reply::{answer, json_result, written};
@@ -23,16 +27,13 @@ use crate::signing::documents::answers::{
 use crate::signing::documents::audit::Origin;
 use crate::signing::documents::check::Against;
 use crate::signing::documents::field_request::{FieldBatch, FieldPatch};
-use crate::signing::documents::settings::{self, UpdateDocumentRequest};
+use crate::signing::documents::settings;
 use crate::signing::documents::view::DocumentView;
 use crate::{
     signing::documents::RecipientBrief, signing::documents::Status,
     signing::documents::parse_paging,
 };
 use crate::{signing::documents::manage, signing::documents::manage::Listing};
-use crate::{
-    signing::documents::request::CreateDocumentRequest, signing::documents::request::RecipientInput,
-};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     document_routes(state.clone())

@@ -11,6 +11,8 @@ use warp::reply::Response;
 
 use crate::core::error::AppError;
 use crate::core::ids::{FieldId, RecipientId, TemplateId};
+use crate::http::api::wire::documents::recipients::RecipientInput;
+use crate::http::api::wire::documents::settings::UpdateDocumentRequest;
 use crate::http::api::wire::templates::DirectLinkRequest;
 use crate::http::auth::caller;
 use crate::http::body::object;
@@ -19,8 +21,6 @@ use crate::http::server::state::AppState;
 use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
 use crate::signing::documents::field_request::FieldPatch;
-use crate::signing::documents::request::RecipientInput;
-use crate::signing::documents::settings::UpdateDocumentRequest;
 use crate::signing::templates::answers::{TemplateFieldRemoved, TemplateRecipientRemoved};
 use crate::signing::templates::direct;
 use crate::signing::templates::edit;

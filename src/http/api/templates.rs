@@ -13,6 +13,8 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use crate::core::error::AppError;
+use crate::http::api::wire::documents::recipients::RecipientInput;
+use crate::http::api::wire::templates::CreateTemplateRequest;
 use crate::http::auth::caller;
 use crate::http::body::{object, shape};
 use crate::http::reply::{answer, json_result, written};
@@ -20,13 +22,11 @@ use crate::http::server::state::AppState;
 use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
 use crate::signing::documents::parse_paging;
-use crate::signing::documents::request::RecipientInput;
 use crate::signing::templates::TemplateView;
 use crate::signing::templates::answers::{
     RecipientAdded, TemplateCreated, TemplateFieldsAdded, TemplateList, TemplateRemoved,
 };
 use crate::signing::templates::manage;
-use crate::signing::templates::request::CreateTemplateRequest;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     template_routes(state.clone())

@@ -18,13 +18,13 @@ use crate::core::db::now;
 use crate::core::error::AppError;
 use crate::core::lenient::Given;
 use crate::http::api::multipart_limits::{Breach, Limits, guarded};
+use crate::http::api::wire::documents::create::CreateDocumentRequest;
+use crate::http::api::wire::templates::CreateTemplateRequest;
 use crate::http::auth::caller;
 use crate::http::reply::{answer, json_result, written};
 use crate::http::server::state::AppState;
 use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
-use crate::signing::documents::request::CreateDocumentRequest;
-use crate::signing::templates::request::CreateTemplateRequest;
 use crate::signing::uploads;
 
 const PREFIX: &str = "/api/v1/uploads/";

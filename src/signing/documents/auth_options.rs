@@ -3,11 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::check::{Check, join};
-use super::request::{AuthOptionsInput, Methods as Sent, RecipientAuthInput};
 use crate::core::error::AppError;
 use crate::identity::users::Tier;
-use crate::{core::lenient::Given, core::lenient::Object};
 
 /// The action authentication a recipient needs, and what they proved when they finished
 /// (`recipients.auth_method`).
@@ -104,65 +101,33 @@ pub const RECIPIENT_ACTION_AUTH: &[&str] = &[
     EXPLICIT_NONE,
 ];
 
-/// Methods as sent at `path`: one of `allowed`, a list of them (repeats dropped), or null
-/// (none). `EXPLICIT_NONE` stands alone.
-fn methods(c: &mut Check, given: &Sent, path: &str, allowed: &[&str]) -> Vec<String> {
-    let message = format!(
+/// What a list of methods that breaks the rules is told: one of `allowed`, a list of them, or
+/// null.
+pub fn methods_message(allowed: &[&str]) -> String {
+    format!(
         "must be one of {}, a list of them, or null",
         allowed.join(", ")
-    );
-    let Some(list) = c.given(given, path, &message) else {
-        return Vec::new();
-    };
+    )
+}
+
+/// The methods `sent`, each one of `allowed`, repeats dropped; `EXPLICIT_NONE` stands alone.
+/// Err: the message saying what is wrong.
+pub fn check_methods(sent: &[String], allowed: &[&str]) -> Result<Methods, String> {
     let mut out: Vec<String> = Vec::new();
-    for s in &list.0 {
+    for s in sent {
         if !allowed.contains(&s.as_str()) {
-            c.fail(path, message);
-            return Vec::new();
+            return Err(methods_message(allowed));
         }
         if !out.contains(s) {
             out.push(s.clone());
         }
     }
     if out.len() > 1 && out.iter().any(|m| m == EXPLICIT_NONE) {
-        c.fail(
-            path,
-            format!("{EXPLICIT_NONE} cannot be combined with other methods"),
-        );
-        return Vec::new();
+        return Err(format!(
+            "{EXPLICIT_NONE} cannot be combined with other methods"
+        ));
     }
-    out
-}
-
-/// A document's `authOptions`: `globalAccessAuth` and `globalActionAuth`, each one value, a
-/// list or null.
-pub fn parse_auth_options(c: &mut Check, raw: &Given<Object<AuthOptionsInput>>) -> AuthOptions {
-    if raw.is_absent() {
-        return AuthOptions::default();
-    }
-    match c.given(raw, "authOptions", "must be an object") {
-        Some(Object(raw)) => parse_global_auth(c, raw, "authOptions"),
-        None => AuthOptions::default(),
-    }
-}
-
-/// `globalAccessAuth` and `globalActionAuth` at `path` (an `authOptions` object, or a template
-/// body, where the signing service's newer schema puts them at the top level).
-pub fn parse_global_auth(c: &mut Check, raw: &AuthOptionsInput, path: &str) -> AuthOptions {
-    AuthOptions {
-        global_access_auth: methods(
-            c,
-            &raw.global_access_auth,
-            &join(path, "globalAccessAuth"),
-            ACCESS_AUTH,
-        ),
-        global_action_auth: methods(
-            c,
-            &raw.global_action_auth,
-            &join(path, "globalActionAuth"),
-            ACTION_AUTH,
-        ),
-    }
+    Ok(out)
 }
 
 /// A recipient's options: `accessAuth` (ACCOUNT) and `actionAuth`: how the recipient
@@ -183,28 +148,6 @@ impl RecipientAuth {
     }
 }
 
-pub fn parse_recipient_auth(
-    c: &mut Check,
-    raw: &Given<Object<RecipientAuthInput>>,
-    path: &str,
-) -> RecipientAuth {
-    if raw.is_absent() {
-        return RecipientAuth::default();
-    }
-    let Some(Object(raw)) = c.given(raw, path, "must be an object") else {
-        return RecipientAuth::default();
-    };
-    RecipientAuth {
-        access_auth: methods(c, &raw.access_auth, &join(path, "accessAuth"), ACCESS_AUTH),
-        action_auth: methods(
-            c,
-            &raw.action_auth,
-            &join(path, "actionAuth"),
-            RECIPIENT_ACTION_AUTH,
-        ),
-    }
-}
-
 /// 403 unless the account may use action authentication (enterprise tier).
 pub fn require_tier(tier: Tier, what: &str) -> Result<(), AppError> {
     if tier == Tier::Enterprise {
@@ -219,59 +162,30 @@ pub fn require_tier(tier: Tier, what: &str) -> Result<(), AppError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::{Value, json};
-
-    fn g<T: serde::de::DeserializeOwned>(v: Value) -> Given<T> {
-        crate::core::lenient::member(&json!({ "v": v }), "v")
-    }
 
     #[test]
-    fn auth_options_and_tiers() {
-        let mut c = Check::new();
-        let a = parse_auth_options(
-            &mut c,
-            &g(json!({"globalAccessAuth": null, "globalActionAuth": "PASSKEY"})),
-        );
-        assert!(c.is_ok());
-        assert_eq!(a.global_action_auth, vec!["PASSKEY"]);
-        assert!(a.global_access_auth.is_empty());
-        let mut c = Check::new();
-        parse_auth_options(&mut c, &g(json!({"globalActionAuth": "SMS"})));
-        assert!(!c.is_ok());
+    fn action_auth_needs_the_enterprise_tier() {
         assert!(require_tier(Tier::Standard, "x").is_err());
         assert!(require_tier(Tier::Enterprise, "x").is_ok());
     }
 
     #[test]
-    fn auth_methods_come_as_one_or_a_list_and_are_stored_as_lists() {
-        let mut c = Check::new();
-        let a = parse_auth_options(
-            &mut c,
-            &g(json!({"globalAccessAuth": ["ACCOUNT"],
-                         "globalActionAuth": ["PASSWORD", "PASSKEY", "PASSWORD"]})),
-        );
-        assert!(c.is_ok());
-        assert_eq!(a.global_action_auth, vec!["PASSWORD", "PASSKEY"]);
+    fn methods_are_allowed_ones_without_repeats_and_explicit_none_alone() {
+        let sent = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         assert_eq!(
-            serde_json::to_value(&a).unwrap(),
-            json!({"globalAccessAuth": ["ACCOUNT"], "globalActionAuth": ["PASSWORD", "PASSKEY"]})
+            check_methods(&sent(&["PASSWORD", "PASSKEY", "PASSWORD"]), ACTION_AUTH).unwrap(),
+            ["PASSWORD", "PASSKEY"]
         );
-        let r = parse_recipient_auth(
-            &mut c,
-            &g(json!({"actionAuth": ["EXPLICIT_NONE"]})),
-            "authOptions",
+        assert_eq!(
+            check_methods(&sent(&["SMS"]), ACTION_AUTH).unwrap_err(),
+            methods_message(ACTION_AUTH)
         );
-        assert!(c.is_ok());
-        assert_eq!(r.action_auth, vec![EXPLICIT_NONE]);
-        for bad in [
-            json!({"actionAuth": ["EXPLICIT_NONE", "ACCOUNT"]}),
-            json!({"actionAuth": [1]}),
-            json!({"accessAuth": ["PASSKEY"]}),
-        ] {
-            let mut c = Check::new();
-            parse_recipient_auth(&mut c, &g(bad.clone()), "authOptions");
-            assert!(!c.is_ok(), "{bad}");
-        }
+        assert!(check_methods(&sent(&[EXPLICIT_NONE, "ACCOUNT"]), RECIPIENT_ACTION_AUTH).is_err());
+        assert!(check_methods(&sent(&[EXPLICIT_NONE]), RECIPIENT_ACTION_AUTH).is_ok());
+    }
+
+    #[test]
+    fn stored_methods_read_as_lists() {
         // What older rows hold reads as lists too.
         let old: RecipientAuth =
             serde_json::from_str(r#"{"accessAuth":null,"actionAuth":"PASSKEY"}"#).unwrap();

@@ -1,14 +1,12 @@
 //! A document's `meta` (subject and message, dates, redirect, signing order, e-mails,
-//! attachments) and its `formValues`: their checks and stored JSON. Authentication options
-//! are `auth_options`', date formats `dates`'.
+//! attachments) and its `formValues`: their rules and stored JSON (read from the wire by
+//! `http::api::wire::documents`). Authentication options are `auth_options`', date formats
+//! `dates`'.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::check::{Check, join};
 use super::dates::DATE_FORMATS;
-use super::request::{AttachmentInput, EmailSettingsInput, List, MetaInput};
-use crate::{core::lenient::Given, core::lenient::Object};
 
 pub const DEFAULT_DATE_FORMAT: &str = "yyyy-MM-dd hh:mm a";
 pub const DEFAULT_TIMEZONE: &str = "Etc/UTC";
@@ -70,56 +68,20 @@ pub struct Attachment {
 /// At most this many attachments a document.
 pub const MAX_ATTACHMENTS: usize = 10;
 
-/// `attachments`: null, or a list of at most `MAX_ATTACHMENTS` `{label (1..255 characters),
-/// data (an absolute http(s) URL, as `meta.redirectUrl`), type? ("link")}`.
-pub fn parse_attachments(c: &mut Check, raw: &List<AttachmentInput>) -> Vec<Attachment> {
-    if raw.is_absent() {
-        return Vec::new();
-    }
-    let Some(list) = raw.valid().filter(|a| a.len() <= MAX_ATTACHMENTS) else {
-        c.fail(
-            "attachments",
-            format!("must be a list of at most {MAX_ATTACHMENTS} {{label, data}} links"),
-        );
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for (i, a) in list.iter().enumerate() {
-        let path = format!("attachments[{i}]");
-        let Some(Object(a)) = a.valid() else {
-            c.fail(path, "must be an object {label, data}");
-            continue;
-        };
-        let label = c
-            .text(&a.label, &join(&path, "label"), 255)
-            .map(|l| l.trim().to_string());
-        if label.as_deref().is_none_or(str::is_empty) {
-            c.fail(join(&path, "label"), "required: 1 to 255 characters");
-        }
-        let data = match c.text(&a.data, &join(&path, "data"), 2000) {
-            Some(u) => redirect_url(&u)
-                .map_err(|why| c.fail(join(&path, "data"), why))
-                .ok(),
-            None => {
-                c.fail(join(&path, "data"), "required: an http or https URL");
-                None
-            }
-        };
-        match &a.kind {
-            Given::Absent | Given::Null => {}
-            Given::Valid(t) if t == "link" => {}
-            _ => c.fail(join(&path, "type"), "only \"link\" attachments exist"),
-        }
-        if let (Some(label), Some(data)) = (label.filter(|l| !l.is_empty()), data) {
-            out.push(Attachment {
-                label,
-                data,
-                kind: "link".into(),
-            });
-        }
-    }
-    out
-}
+/// At most this many characters in an attachment's label.
+pub const MAX_LABEL: usize = 255;
+
+/// At most this many characters in `meta.subject`.
+pub const MAX_SUBJECT: usize = 255;
+
+/// At most this many characters in `meta.message`.
+pub const MAX_MESSAGE: usize = 5000;
+
+/// At most this many characters in `meta.timezone` and in `meta.dateFormat`.
+pub const MAX_ZONE_OR_FORMAT: usize = 64;
+
+/// At most this many characters in a URL (`meta.redirectUrl`, an attachment's `data`).
+pub const MAX_URL: usize = 2000;
 
 /// How recipients get their signing links (`meta.distributionMethod`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, utoipa::ToSchema)]
@@ -166,11 +128,11 @@ impl Default for EmailSettings {
 }
 
 /// A switch of `EmailSettings`, reached by its name.
-type Switch = fn(&mut EmailSettings) -> &mut bool;
+pub type Switch = fn(&mut EmailSettings) -> &mut bool;
 
 impl EmailSettings {
     /// The settings' keys as the API names them, with a setter each.
-    const KEYS: [(&'static str, Switch); 9] = [
+    pub const KEYS: [(&'static str, Switch); 9] = [
         ("recipientSigningRequest", |s| {
             &mut s.recipient_signing_request
         }),
@@ -229,93 +191,33 @@ pub fn is_time_zone(name: &str) -> bool {
     !name.is_empty() && jiff::tz::TimeZone::get(name).is_ok()
 }
 
-/// Applies the members present in `raw` (absent or null for none) over `base`.
-/// `strict_zone`: documents need IANA names; templates' generate-document takes free strings.
-pub fn parse_meta(
-    c: &mut Check,
-    raw: &Given<Object<MetaInput>>,
-    base: Meta,
-    strict_zone: bool,
-) -> Meta {
-    let mut meta = base;
-    if raw.is_absent() {
-        return meta;
+/// `tz` as a document's time zone: an IANA name, or the message saying it is none.
+pub fn time_zone(tz: &str) -> Result<(), String> {
+    if is_time_zone(tz) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{tz:?} is not an IANA time zone name such as Europe/Paris"
+        ))
     }
-    let Some(Object(raw)) = c.given(raw, "meta", "must be an object") else {
-        return meta;
-    };
-    if let Some(s) = c.text(&raw.subject, "meta.subject", 255) {
-        meta.subject = Some(s);
-    }
-    if let Some(s) = c.text(&raw.message, "meta.message", 5000) {
-        meta.message = Some(s);
-    }
-    if let Some(tz) = c.text(&raw.timezone, "meta.timezone", 64) {
-        if strict_zone && !is_time_zone(&tz) {
-            c.fail(
-                "meta.timezone",
-                format!("{tz:?} is not an IANA time zone name such as Europe/Paris"),
-            );
-        } else {
-            meta.timezone = tz;
-        }
-    }
-    if let Some(f) = c.text(&raw.date_format, "meta.dateFormat", 64) {
-        if strict_zone && !DATE_FORMATS.contains(&f.as_str()) {
-            c.fail(
-                "meta.dateFormat",
-                format!("unsupported; use one of: {}", DATE_FORMATS.join(" | ")),
-            );
-        } else {
-            meta.date_format = f;
-        }
-    }
-    if let Some(u) = c.text(&raw.redirect_url, "meta.redirectUrl", 2000) {
-        match redirect_url(&u) {
-            Ok(url) => meta.redirect_url = Some(url),
-            Err(why) => c.fail("meta.redirectUrl", why),
-        }
-    }
-    let order = "must be PARALLEL or SEQUENTIAL";
-    if let Some(o) = c.given(&raw.signing_order, "meta.signingOrder", order) {
-        meta.signing_order = *o;
-    }
-    let method = "must be EMAIL or NONE";
-    if let Some(m) = c.given(&raw.distribution_method, "meta.distributionMethod", method) {
-        meta.distribution_method = *m;
-    }
-    if let Some(s) = parse_email_settings(c, &raw.email_settings) {
-        meta.email_settings = s;
-    }
-    meta
 }
 
-/// `meta.emailSettings`: an object of the nine switches, each true or false; those left out
-/// are on (as the signing service reads it), keys it does not know are ignored. Null or
-/// absent: `None` (keep what there is).
-fn parse_email_settings(
-    c: &mut Check,
-    raw: &Given<Object<EmailSettingsInput>>,
-) -> Option<EmailSettings> {
-    if raw.is_absent() {
-        return None;
+/// `format` as a document's date format: one of `DATE_FORMATS`, or the message listing them.
+pub fn date_format(format: &str) -> Result<(), String> {
+    if DATE_FORMATS.contains(&format) {
+        Ok(())
+    } else {
+        Err(format!(
+            "unsupported; use one of: {}",
+            DATE_FORMATS.join(" | ")
+        ))
     }
-    let message = "must be an object of true/false switches";
-    let Object(given) = c.given(raw, "meta.emailSettings", message)?;
-    let mut out = EmailSettings::default();
-    for ((key, field), switch) in EmailSettings::KEYS.into_iter().zip(given.switches()) {
-        let path = format!("meta.emailSettings.{key}");
-        if let Some(b) = c.given(switch, &path, "must be true or false") {
-            *field(&mut out) = *b;
-        }
-    }
-    Some(out)
 }
 
 /// `meta.redirectUrl`: an absolute http(s) URL with a host, written out in full (`https://`,
 /// not `https:host`, which browsers read as a relative path), without spaces, control
 /// characters or credentials; stored as `url` writes it (normalised), never raw.
-fn redirect_url(raw: &str) -> Result<String, &'static str> {
+pub fn redirect_url(raw: &str) -> Result<String, &'static str> {
     if raw.chars().any(|c| c.is_control() || c.is_whitespace()) {
         return Err("no spaces or control characters allowed");
     }
@@ -333,161 +235,14 @@ fn redirect_url(raw: &str) -> Result<String, &'static str> {
     Ok(url.to_string())
 }
 
-/// `formValues`: names to text, number or boolean values.
-pub fn parse_form_values(
-    c: &mut Check,
-    raw: &Given<serde_json::Map<String, Value>>,
-) -> Option<serde_json::Map<String, Value>> {
-    if raw.is_absent() {
-        return None;
-    }
-    let message = "must be an object of names to text, numbers or booleans";
-    let obj = c.given(raw, "formValues", message)?;
-    for (k, v) in obj {
-        if !(v.is_string() || v.is_number() || v.is_boolean()) {
-            c.fail(
-                format!("formValues.{k}"),
-                "must be text, a number or a boolean",
-            );
-        }
-    }
-    Some(obj.clone())
+/// True for what a form value may be (`formValues`): text, a number or a boolean.
+pub fn is_form_value(v: &Value) -> bool {
+    v.is_string() || v.is_number() || v.is_boolean()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    fn g<T: serde::de::DeserializeOwned>(v: Value) -> Given<T> {
-        crate::core::lenient::member(&json!({ "v": v }), "v")
-    }
-
-    #[test]
-    fn meta_is_validated_field_by_field() {
-        let mut c = Check::new();
-        let m = parse_meta(
-            &mut c,
-            &g(
-                json!({"subject": "Sign", "timezone": "Europe/Paris", "dateFormat": "yyyy-MM-dd", "redirectUrl": "https://x.example/done", "signingOrder": "SEQUENTIAL"}),
-            ),
-            Meta::default(),
-            true,
-        );
-        assert!(c.is_ok());
-        assert_eq!(m.signing_order, SigningOrder::Sequential);
-        assert_eq!(m.timezone, "Europe/Paris");
-
-        let mut c = Check::new();
-        parse_meta(
-            &mut c,
-            &g(
-                json!({"timezone": "Mars/Base", "dateFormat": "whatever", "redirectUrl": "javascript:x", "signingOrder": "RANDOM"}),
-            ),
-            Meta::default(),
-            true,
-        );
-        let err = c.finish(()).unwrap_err();
-        let paths: Vec<&str> = err.details().iter().map(|d| d.path.as_str()).collect();
-        assert_eq!(
-            paths,
-            [
-                "meta.timezone",
-                "meta.dateFormat",
-                "meta.redirectUrl",
-                "meta.signingOrder"
-            ]
-        );
-    }
-
-    #[test]
-    fn distribution_and_email_settings_are_read_stored_and_derived() {
-        let mut c = Check::new();
-        let m = parse_meta(
-            &mut c,
-            &g(json!({"distributionMethod": "NONE",
-                         "emailSettings": {"documentCompleted": false, "unknownKey": 1}})),
-            Meta::default(),
-            true,
-        );
-        assert!(c.is_ok());
-        assert_eq!(m.distribution_method, DistributionMethod::None);
-        assert!(!m.email_settings.document_completed);
-        assert!(m.email_settings.recipient_signed, "left out: on");
-        let e = m.effective_email();
-        assert!(!e.recipient_signing_request && !e.document_deleted);
-        assert!(
-            e.owner_document_completed,
-            "the owner's own mail keeps its setting"
-        );
-        // Stored meta from before these keys reads with their defaults.
-        let old: Meta = serde_json::from_value(json!({"subject": null, "message": null,
-            "timezone": "Etc/UTC", "dateFormat": "yyyy-MM-dd", "redirectUrl": null,
-            "signingOrder": "PARALLEL"}))
-        .unwrap();
-        assert_eq!(old.distribution_method, DistributionMethod::Email);
-        assert_eq!(old.email_settings, EmailSettings::default());
-        let shown = serde_json::to_value(&m).unwrap();
-        assert_eq!(shown["distributionMethod"], "NONE");
-        assert_eq!(shown["emailSettings"].as_object().unwrap().len(), 9);
-
-        let mut c = Check::new();
-        parse_meta(
-            &mut c,
-            &g(json!({"distributionMethod": "FAX", "emailSettings": {"documentCompleted": "no"}})),
-            Meta::default(),
-            true,
-        );
-        let err = c.finish(()).unwrap_err();
-        let paths: Vec<&str> = err.details().iter().map(|d| d.path.as_str()).collect();
-        assert_eq!(
-            paths,
-            [
-                "meta.distributionMethod",
-                "meta.emailSettings.documentCompleted"
-            ]
-        );
-    }
-
-    #[test]
-    fn attachments_are_labelled_http_links_and_few() {
-        let mut c = Check::new();
-        let a = parse_attachments(
-            &mut c,
-            &g(
-                json!([{"label": " Terms ", "data": "https://x.example/terms", "type": "link"},
-                         {"label": "Price list", "data": "HTTP://X.example/p"}]),
-            ),
-        );
-        assert!(c.is_ok());
-        assert_eq!(a.len(), 2);
-        assert_eq!(
-            (a[0].label.as_str(), a[1].data.as_str()),
-            ("Terms", "http://x.example/p")
-        );
-        let mut c = Check::new();
-        parse_attachments(
-            &mut c,
-            &g(json!([{"label": "", "data": "javascript:alert(1)", "type": "file"}, 3])),
-        );
-        let err = c.finish(()).unwrap_err();
-        let paths: Vec<&str> = err.details().iter().map(|d| d.path.as_str()).collect();
-        assert_eq!(
-            paths,
-            [
-                "attachments[0].label",
-                "attachments[0].data",
-                "attachments[0].type",
-                "attachments[1]"
-            ]
-        );
-        let many: Vec<Value> = (0..=MAX_ATTACHMENTS)
-            .map(|i| json!({"label": i.to_string(), "data": "https://x.example/"}))
-            .collect();
-        let mut c = Check::new();
-        parse_attachments(&mut c, &g(Value::Array(many)));
-        assert!(!c.is_ok());
-    }
 
     #[test]
     fn redirect_urls_are_absolute_clean_and_normalised() {
@@ -526,24 +281,11 @@ mod tests {
     }
 
     #[test]
-    fn templates_take_free_time_zone_strings() {
-        let mut c = Check::new();
-        let m = parse_meta(
-            &mut c,
-            &g(json!({"timezone": "CET-ish"})),
-            Meta::default(),
-            false,
-        );
-        assert!(c.is_ok());
-        assert_eq!(m.timezone, "CET-ish");
-    }
-
-    #[test]
-    fn form_values_are_scalars() {
-        let mut c = Check::new();
-        parse_form_values(&mut c, &g(json!({"a": 1, "b": "x", "c": true})));
-        assert!(c.is_ok());
-        parse_form_values(&mut c, &g(json!({"a": [1]})));
-        assert!(!c.is_ok());
+    fn time_zones_and_date_formats_are_known_ones() {
+        assert!(time_zone("Europe/Paris").is_ok());
+        assert!(time_zone("Mars/Base").unwrap_err().contains("IANA"));
+        assert!(date_format("yyyy-MM-dd").is_ok());
+        assert!(date_format("whatever").is_err());
+        assert!(is_form_value(&Value::from(1)) && !is_form_value(&Value::Null));
     }
 }

@@ -1,5 +1,5 @@
-//! Documents to be signed: what clients send, the
-//! rules it must follow, and the shapes returned. SQL lives in `store.rs`.
+//! Documents to be signed: the commands and the rules what clients send must follow (the wire
+//! shapes are `http::api::wire::documents`'), and the shapes returned. SQL lives in `store.rs`.
 
 pub mod answers;
 pub mod audit;
@@ -22,7 +22,6 @@ pub mod parts;
 pub mod preview;
 pub mod receipt;
 pub mod recipients;
-pub mod request;
 pub mod settings;
 pub mod store;
 pub mod values;
@@ -89,6 +88,12 @@ pub struct CreateDocument {
 }
 
 pub const MAX_RECIPIENTS: usize = 100;
+
+/// At most this many characters in a title (of a document or a template).
+pub const MAX_TITLE: usize = 255;
+
+/// At most this many characters in an `externalId`.
+pub const MAX_EXTERNAL_ID: usize = 255;
 
 /// A new `documentDataId`: names a document's or template's file slot and its upload URL.
 pub fn new_data_id() -> String {
@@ -182,10 +187,12 @@ mod tests {
     use serde_json::json;
 
     fn create(body: Value) -> CreateDocument {
-        serde_json::from_value::<request::CreateDocumentRequest>(body)
-            .unwrap()
-            .validate()
-            .unwrap()
+        serde_json::from_value::<crate::http::api::wire::documents::create::CreateDocumentRequest>(
+            body,
+        )
+        .unwrap()
+        .validate()
+        .unwrap()
     }
 
     #[test]

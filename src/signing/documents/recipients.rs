@@ -1,12 +1,10 @@
-//! Recipients of documents and templates: roles, statuses, and validation of what clients send.
+//! Recipients of documents and templates: roles, statuses, and the rules a recipient follows
+//! (read from the wire by `http::api::wire::documents::recipients`).
 
 use serde::{Deserialize, Serialize};
 
-use super::auth_options::{RecipientAuth, parse_recipient_auth};
-use super::check::{Check, join};
-use super::request::{List, RecipientInput};
+use super::auth_options::RecipientAuth;
 use crate::identity::users::Email;
-use crate::{core::lenient::Given, core::lenient::Object};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "UPPERCASE")]
@@ -130,131 +128,28 @@ pub struct NewRecipient {
     pub auth: RecipientAuth,
 }
 
+/// At most this many characters in a recipient's name.
+pub const MAX_NAME: usize = 200;
+
+/// The signing orders a recipient may have.
+pub const SIGNING_ORDERS: std::ops::RangeInclusive<i64> = 0..=10_000;
+
 /// The message for a role that names none.
-fn role_message() -> String {
+pub fn role_message() -> String {
     let names: Vec<&str> = Role::ALL.iter().map(|r| r.as_str()).collect();
     let (last, rest) = names.split_last().expect("roles");
     format!("must be {} or {last}", rest.join(", "))
 }
 
-/// Checks one recipient at `path` (`None` when it has a problem, each recorded in `c`).
-pub fn parse_recipient(c: &mut Check, raw: &RecipientInput, path: &str) -> Option<NewRecipient> {
-    let before = c.error_count();
-    let email = match raw.email.valid() {
-        Some(e) => match Email::check(e) {
-            Ok(e) => Some(e.as_str().to_string()),
-            Err(why) => {
-                c.fail(
-                    join(path, "email"),
-                    format!("{e:?} is not a valid e-mail address ({why})"),
-                );
-                None
-            }
-        },
-        None => {
-            c.fail(join(path, "email"), "required: an e-mail address");
-            None
-        }
-    };
-    let name = c
-        .text(&raw.name, &join(path, "name"), 200)
-        .unwrap_or_default();
-    let role = match &raw.role {
-        Given::Absent | Given::Null => Some(Role::Signer),
-        Given::Valid(role) => Some(*role),
-        Given::Invalid(_) => {
-            c.fail(join(path, "role"), role_message());
-            None
-        }
-    };
-    let signing_order = c.whole(&raw.signing_order, &join(path, "signingOrder"), 0..=10_000);
-    let auth = parse_recipient_auth(c, &raw.auth_options, &join(path, "authOptions"));
-    if c.error_count() != before {
-        return None;
-    }
-    Some(NewRecipient {
-        email: email?,
-        name,
-        role: role?,
-        signing_order,
-        auth,
-    })
-}
-
-/// Checks a non-empty list of recipients; the same e-mail twice is an error.
-pub fn parse_recipients(
-    c: &mut Check,
-    raw: &List<RecipientInput>,
-    path: &str,
-    max: usize,
-) -> Vec<NewRecipient> {
-    let Some(list) = raw.valid() else {
-        c.fail(path, "required: an array of recipients");
-        return Vec::new();
-    };
-    if list.len() > max {
-        c.fail(path, format!("at most {max} recipients"));
-        return Vec::new();
-    }
-    let mut out: Vec<NewRecipient> = Vec::new();
-    for (i, r) in list.iter().enumerate() {
-        let p = format!("{path}[{i}]");
-        let Some(Object(r)) = c.given(r, &p, "must be an object") else {
-            if r.is_absent() {
-                c.fail(&p, "must be an object");
-            }
-            continue;
-        };
-        if let Some(rec) = parse_recipient(c, r, &p) {
-            if out.iter().any(|o| o.email == rec.email) {
-                c.fail(format!("{p}.email"), "the same e-mail appears twice");
-            } else {
-                out.push(rec);
-            }
-        }
-    }
-    out
+/// A recipient's address as stored (checked and lowercased), or the message saying why `raw`
+/// is none.
+pub fn email(raw: &str) -> Result<String, String> {
+    Email::check(raw)
+        .map(|e| e.as_str().to_string())
+        .map_err(|why| format!("{raw:?} is not a valid e-mail address ({why})"))
 }
 
 /// A new signing token: 32 base62 characters (about 190 bits), URL-safe.
 pub fn new_token() -> String {
     crate::core::crypto::random_base62(32)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::core::lenient::from_slice;
-
-    #[test]
-    fn recipients_default_to_signers_and_reject_duplicates() {
-        let mut c = Check::new();
-        let list = parse_recipients(
-            &mut c,
-            &from_slice(
-                br#"[{"email": "A@x.org", "name": "A"}, {"email": "a@x.org", "role": "CC"}, {"email": "b@x.org", "role": "CC", "signingOrder": 1}]"#,
-            )
-            .unwrap(),
-            "recipients",
-            100,
-        );
-        let err = c.finish(()).unwrap_err();
-        assert_eq!(err.details()[0].path, "recipients[1].email");
-        assert_eq!(list.len(), 2);
-        assert_eq!(list[0].role, Role::Signer);
-        assert_eq!(list[1].signing_order, Some(1));
-    }
-
-    #[test]
-    fn bad_fields_are_named() {
-        let mut c = Check::new();
-        parse_recipient(
-            &mut c,
-            &from_slice(br#"{"email": "nope", "role": "BOSS", "signingOrder": -1}"#).unwrap(),
-            "r",
-        );
-        let err = c.finish(()).unwrap_err();
-        let paths: Vec<&str> = err.details().iter().map(|d| d.path.as_str()).collect();
-        assert_eq!(paths, ["r.email", "r.role", "r.signingOrder"]);
-    }
 }

@@ -14,10 +14,11 @@ use utoipa::ToSchema;
 use super::{Base, Generate, model, prefill};
 use crate::core::error::AppError;
 use crate::core::lenient::{Given, Object};
+use crate::http::api::wire::documents::meta::{self, MetaInput, form_values_schema};
+use crate::http::api::wire::documents::{List, auth as auth_options, auth::AuthOptionsInput};
 use crate::identity::users::{Email, Tier};
 use crate::signing::documents::recipients::Role;
-use crate::signing::documents::request::{AuthOptionsInput, List, MetaInput, form_values_schema};
-use crate::signing::documents::{CreateDocument, MAX_RECIPIENTS, auth_options, meta};
+use crate::signing::documents::{CreateDocument, MAX_RECIPIENTS};
 use crate::signing::documents::{check::Check, check::join, recipients::NewRecipient};
 
 /// `POST /api/v1/templates/{id}/generate-document`.

@@ -1,5 +1,6 @@
-//! Reusable templates: what clients send to create one
-//! or to generate a document from one, the shapes returned, and the copy into a new document.
+//! Reusable templates: the commands to create one (the wire shape is
+//! `http::api::wire::templates`') or to generate a document from one, the shapes returned, and
+//! the copy into a new document.
 //! SQL lives in `store.rs`; the document side of a copy goes through `documents::store`.
 
 pub mod answers;
@@ -9,7 +10,6 @@ pub mod generate_request;
 pub mod manage;
 pub mod model;
 pub mod prefill;
-pub mod request;
 pub mod store;
 
 use crate::core::ids::{DocumentId, FieldId, RecipientId, TemplateId, UserId};
@@ -23,11 +23,9 @@ use serde::Serialize;
 
 use crate::core::blob::store::StoredBlob;
 use crate::core::error::AppError;
-use crate::core::lenient::Given;
 use crate::identity::users::Tier;
 use crate::signing::documents::check::Check;
 use crate::signing::documents::fields::FieldType;
-use crate::signing::documents::request::RecipientInput;
 use crate::{core::blob::BlobId, core::blob::BlobStore};
 use crate::{signing::documents, signing::documents::CreateDocument};
 use crate::{
@@ -203,17 +201,6 @@ pub struct TemplateRecipient {
     pub signing_order: Option<i64>,
     pub auth_options: String,
     pub role: Role,
-}
-
-/// `raw` with the placeholder address of recipient `n` when it has no e-mail (absent or null).
-pub fn with_placeholder(raw: RecipientInput, n: usize) -> RecipientInput {
-    if raw.email.is_absent() {
-        return RecipientInput {
-            email: Given::Valid(placeholder_email(n)),
-            ..raw
-        };
-    }
-    raw
 }
 
 /// What a template gives a generated document before the request's changes.
@@ -435,7 +422,7 @@ mod tests {
     }
 
     fn create(body: Value) -> Result<CreateTemplate, AppError> {
-        serde_json::from_value::<request::CreateTemplateRequest>(body)
+        serde_json::from_value::<crate::http::api::wire::templates::CreateTemplateRequest>(body)
             .unwrap()
             .validate()
     }

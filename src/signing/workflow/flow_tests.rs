@@ -79,7 +79,7 @@ pub(crate) async fn sent() -> Sent {
         ],
         "meta": {"signingOrder": "SEQUENTIAL"},
     });
-    let body: crate::signing::documents::request::CreateDocumentRequest =
+    let body: crate::http::api::wire::documents::create::CreateDocumentRequest =
         serde_json::from_value(body).unwrap();
     let created = manage::create(&ctx, &who, body.validate().unwrap(), Origin::default())
         .await

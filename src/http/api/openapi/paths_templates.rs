@@ -3,11 +3,12 @@
 use super::errors::{ChangeErrors, CreateErrors, DeleteErrors, ReadErrors, RemoveErrors};
 use super::paths_documents::ListPaging;
 use super::paths_sending::{FilePart, NewFromPdfQuery, Pdf};
+use crate::http::api::wire::documents::recipients::RecipientInput;
+use crate::http::api::wire::documents::settings::UpdateDocumentRequest;
+use crate::http::api::wire::templates::CreateTemplateRequest;
 use crate::http::api::wire::templates::DirectLinkRequest;
 use crate::signing::documents::field_request::FieldBatch;
 use crate::signing::documents::field_request::FieldPatch;
-use crate::signing::documents::request::RecipientInput;
-use crate::signing::documents::settings::UpdateDocumentRequest;
 use crate::signing::templates::TemplateField;
 use crate::signing::templates::TemplateRecipient;
 use crate::signing::templates::TemplateView;
@@ -18,7 +19,6 @@ use crate::signing::templates::answers::{TemplateFieldRemoved, TemplateRecipient
 use crate::signing::templates::direct::DirectLinkState;
 use crate::signing::templates::generate_request::{CreateFromTemplateRequest, GenerateRequest};
 use crate::signing::templates::manage::Generated;
-use crate::signing::templates::request::CreateTemplateRequest;
 use crate::signing::uploads::Uploaded;
 
 #[utoipa::path(post, path = "/api/v1/templates", tag = "templates",
