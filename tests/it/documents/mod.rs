@@ -6,6 +6,7 @@ use crate::support::api::{Api, fixture, keys, sorted, two_recipients};
 use crate::support::{TestApp, stored_blob, stored_blob_ids};
 
 mod uploads;
+mod wire_bodies;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn create_get_and_upload_have_the_seed_shapes() {
