@@ -4,6 +4,7 @@
 
 pub mod bookings;
 pub mod link;
+pub mod passkeys;
 pub mod sending;
 pub mod templates;
 pub mod webhooks;
