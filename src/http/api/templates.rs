@@ -7,8 +7,9 @@ use crate::core::ids::TemplateId;
 use serde::Deserialize;
 use warp::Filter;
 
+use crate::http::api::wire::templates::create_document::CreateFromTemplateRequest;
+use crate::http::api::wire::templates::generate::GenerateRequest;
 use crate::signing::documents::field_request::FieldBatch;
-use crate::signing::templates::generate_request::{CreateFromTemplateRequest, GenerateRequest};
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
@@ -198,7 +199,10 @@ async fn generate(
     state: AppState,
     b: GenerateRequest,
 ) -> Result<Response, AppError> {
-    written(&who, manage::generate(&state.ctx(), &who, id, b).await?)
+    written(
+        &who,
+        manage::generate(&state.ctx(), &who, id, b.command()).await?,
+    )
 }
 
 /// `POST /api/v1/templates/{id}/create-document`.
@@ -210,6 +214,6 @@ async fn create_document(
 ) -> Result<Response, AppError> {
     written(
         &who,
-        manage::create_document(&state.ctx(), &who, id, b).await?,
+        manage::generate(&state.ctx(), &who, id, b.command()).await?,
     )
 }

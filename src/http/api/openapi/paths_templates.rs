@@ -3,7 +3,9 @@
 use super::errors::{ChangeErrors, CreateErrors, DeleteErrors, ReadErrors, RemoveErrors};
 use super::paths_documents::ListPaging;
 use super::paths_sending::{FilePart, NewFromPdfQuery, Pdf};
-use crate::http::api::wire::templates::DirectLinkRequest;
+use crate::http::api::wire::templates::create_document::CreateFromTemplateRequest;
+use crate::http::api::wire::templates::direct_link::DirectLinkRequest;
+use crate::http::api::wire::templates::generate::GenerateRequest;
 use crate::signing::documents::field_request::FieldBatch;
 use crate::signing::documents::field_request::FieldPatch;
 use crate::signing::documents::request::RecipientInput;
@@ -16,7 +18,6 @@ use crate::signing::templates::answers::{
 };
 use crate::signing::templates::answers::{TemplateFieldRemoved, TemplateRecipientRemoved};
 use crate::signing::templates::direct::DirectLinkState;
-use crate::signing::templates::generate_request::{CreateFromTemplateRequest, GenerateRequest};
 use crate::signing::templates::manage::Generated;
 use crate::signing::templates::request::CreateTemplateRequest;
 use crate::signing::uploads::Uploaded;

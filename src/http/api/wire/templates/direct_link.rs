@@ -1,4 +1,4 @@
-//! The template API's bodies as types, turned into the templates' commands.
+//! `PUT /api/v1/templates/{id}/direct-link` as a type, turned into the direct link's change.
 
 use serde::Deserialize;
 use utoipa::ToSchema;
