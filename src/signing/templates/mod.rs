@@ -289,21 +289,13 @@ impl Generate {
                 r.name = name.to_string();
                 r.email = email.to_string();
             }
-            None => c.fail(
-                "recipients[0].id",
-                format!(
-                    "no recipient {recipient} on this template; GET the template for its Recipient ids"
-                ),
-            ),
+            None => c.fail("recipients[0].id", no_such_recipient(recipient)),
         }
         if recipients
             .iter()
             .any(|(id, r)| *id != recipient && r.email == email)
         {
-            c.fail(
-                "recipients[0].email",
-                format!("{email} is already another recipient's address"),
-            );
+            c.fail("recipients[0].email", address_taken(email));
         }
         let g = c.finish(Generate {
             document: CreateDocument {
@@ -415,6 +407,16 @@ pub fn generate(
         }
     }
     Ok(doc)
+}
+
+/// Why a generated document cannot name the template's recipient `id`: the template has none.
+pub fn no_such_recipient(id: RecipientId) -> String {
+    format!("no recipient {id} on this template; GET the template for its Recipient ids")
+}
+
+/// Why a generated document's recipient cannot have `email`: another recipient has it.
+pub fn address_taken(email: &str) -> String {
+    format!("{email} is already another recipient's address")
 }
 
 /// 409: generating needs the template's PDF.

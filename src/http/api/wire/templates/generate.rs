@@ -1,7 +1,7 @@
 //! `POST /api/v1/templates/{id}/generate-document` as types: recipients named by their template
-//! id. Members are read leniently (`crate::core::lenient`); the command (`templates::
-//! GenerateCommand`) lays the request over the template (`Base`), listing every problem with
-//! its JSON path; the use case checks it against the template it reads.
+//! id. Members are read leniently (`crate::core::lenient`); the command it becomes
+//! (`templates::GenerateCommand`) lays the request over the template (`Base`), listing every
+//! problem with its JSON path, each time the use case checks it against the template it reads.
 
 use crate::core::ids::RecipientId;
 use std::collections::HashMap;
@@ -14,12 +14,14 @@ use crate::core::error::AppError;
 use crate::core::lenient::{Given, Object};
 use crate::identity::users::Email;
 use crate::signing::documents::recipients::Role;
-use crate::signing::documents::request::{AuthOptionsInput, List, MetaInput, form_values_schema};
+use crate::signing::documents::request::form_values_schema;
+use crate::signing::documents::request::{self, AuthOptionsInput, List, MetaInput};
 use crate::signing::documents::{CreateDocument, MAX_RECIPIENTS, auth_options, meta};
 use crate::signing::documents::{
     check::Check, check::Recheck, check::join, recipients::NewRecipient,
 };
 use crate::signing::templates::{Base, Generate, GenerateCommand, prefill};
+use crate::signing::templates::{address_taken, no_such_recipient};
 
 /// `POST /api/v1/templates/{id}/generate-document`.
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
@@ -146,31 +148,18 @@ impl GenerateRequest {
         for (slot, (id, r)) in out.iter().enumerate() {
             let earlier = out[..slot].iter().find(|(_, o)| o.email == r.email);
             if let Some(i) = earlier.and_then(|(other, _)| named.get(id).or(named.get(other))) {
-                c.fail(
-                    format!("recipients[{i}].email"),
-                    format!("{} is already another recipient's address", r.email),
-                );
+                c.fail(format!("recipients[{i}].email"), address_taken(&r.email));
             }
         }
         out
     }
 }
 
-/// An optional `title` of 1 to 255 characters, trimmed.
+/// An optional `title`: when sent, a document's title (`request::title`), else none.
 fn title(c: &mut Check, given: &Given<String>) -> Option<String> {
     match given {
-        Given::Valid(t) if !t.trim().is_empty() && t.chars().count() <= 255 => {
-            Some(t.trim().to_string())
-        }
-        Given::Valid(_) => {
-            c.fail("title", "1 to 255 characters");
-            None
-        }
         Given::Absent | Given::Null => None,
-        Given::Invalid(_) => {
-            c.fail("title", "required: a string");
-            None
-        }
+        sent => Some(request::title(c, sent)),
     }
 }
 
@@ -243,10 +232,7 @@ fn slot(
     };
     let slot = current.iter().position(|(rid, _)| *rid == id);
     if slot.is_none() {
-        c.fail(
-            join(path, "id"),
-            format!("no recipient {id} on this template; GET the template for its Recipient ids"),
-        );
+        c.fail(join(path, "id"), no_such_recipient(id));
     }
     slot
 }
