@@ -14,7 +14,7 @@ use crate::core::ids::FieldId;
 
 use crate::core::lenient::OrDefault;
 use crate::http::api::wire::link::ActionRequest;
-use crate::identity::factors::request::ChallengeRequest;
+use crate::http::api::wire::passkeys::ChallengeRequest;
 use crate::signing::documents::fill_request::FillRequest;
 use warp::Filter;
 use warp::filters::BoxedFilter;

@@ -13,7 +13,7 @@ use crate::core::error::AppError;
 use crate::core::ids::{FieldId, RecipientId, TemplateId};
 use crate::http::api::wire::documents::recipients::RecipientInput;
 use crate::http::api::wire::documents::settings::UpdateDocumentRequest;
-use crate::http::api::wire::templates::DirectLinkRequest;
+use crate::http::api::wire::templates::direct_link::DirectLinkRequest;
 use crate::http::auth::caller;
 use crate::http::body::object;
 use crate::http::reply::{answer, written};

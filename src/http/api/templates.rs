@@ -7,14 +7,15 @@ use crate::core::ids::TemplateId;
 use serde::Deserialize;
 use warp::Filter;
 
+use crate::http::api::wire::templates::create_document::CreateFromTemplateRequest;
+use crate::http::api::wire::templates::generate::GenerateRequest;
 use crate::signing::documents::field_request::FieldBatch;
-use crate::signing::templates::generate_request::{CreateFromTemplateRequest, GenerateRequest};
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use crate::core::error::AppError;
 use crate::http::api::wire::documents::recipients::RecipientInput;
-use crate::http::api::wire::templates::CreateTemplateRequest;
+use crate::http::api::wire::templates::create::CreateTemplateRequest;
 use crate::http::auth::caller;
 use crate::http::body::{object, shape};
 use crate::http::reply::{answer, json_result, written};
@@ -198,7 +199,10 @@ async fn generate(
     state: AppState,
     b: GenerateRequest,
 ) -> Result<Response, AppError> {
-    written(&who, manage::generate(&state.ctx(), &who, id, b).await?)
+    written(
+        &who,
+        manage::generate(&state.ctx(), &who, id, b.command()).await?,
+    )
 }
 
 /// `POST /api/v1/templates/{id}/create-document`.
@@ -210,6 +214,6 @@ async fn create_document(
 ) -> Result<Response, AppError> {
     written(
         &who,
-        manage::create_document(&state.ctx(), &who, id, b).await?,
+        manage::generate(&state.ctx(), &who, id, b.command()).await?,
     )
 }

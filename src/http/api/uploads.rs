@@ -19,7 +19,7 @@ use crate::core::error::AppError;
 use crate::core::lenient::Given;
 use crate::http::api::multipart_limits::{Breach, Limits, guarded};
 use crate::http::api::wire::documents::create::CreateDocumentRequest;
-use crate::http::api::wire::templates::CreateTemplateRequest;
+use crate::http::api::wire::templates::create::CreateTemplateRequest;
 use crate::http::auth::caller;
 use crate::http::reply::{answer, json_result, written};
 use crate::http::server::state::AppState;

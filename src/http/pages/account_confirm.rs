@@ -13,12 +13,12 @@ use warp::reply::Response;
 
 use crate::core::error::AppError;
 use crate::core::lenient::OrDefault;
+use crate::http::api::wire::passkeys::{ChallengeRequest, PasskeyProofRequest};
 use crate::http::body::{json, optional_json};
 use crate::http::reply::{self, Format, form_status, json_response, page_as, redirect};
 use crate::http::server::state::AppState;
 use crate::http::session::{FACTORS, NextQuery, SignedIn, call_csrf, csrf_token, form_csrf};
 use crate::http::session::{safe_next, urlencode};
-use crate::identity::factors::request::{ChallengeRequest, PasskeyProofRequest};
 use crate::{
     identity::sessions::confirm, identity::sessions::confirm::Checks,
     identity::sessions::confirm::Proof,

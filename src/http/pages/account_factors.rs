@@ -19,11 +19,11 @@ use crate::http::session::{safe_next, urlencode};
 
 use crate::core::error::AppError;
 use crate::core::lenient::OrDefault;
+use crate::http::api::wire::passkeys::{ChallengeRequest, NewPasskeyRequest};
 use crate::http::pages::app::timeline::Stamp;
 use crate::http::server::state::AppState;
 use crate::identity::accounts::factors as account;
 use crate::identity::factors::Enrolment;
-use crate::identity::factors::request::{ChallengeRequest, NewPasskeyRequest};
 use crate::oauth::account::Overview;
 use crate::{
     identity::accounts::factors::Confirmation, identity::accounts::factors::NewPasskey,

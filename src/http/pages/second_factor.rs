@@ -15,10 +15,10 @@ use warp::reply::Response;
 use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
 use crate::core::lenient::OrDefault;
+use crate::http::api::wire::passkeys::{ChallengeRequest, PasskeyProofRequest};
 use crate::http::reply::{self, Format, form_status, json_response, page_as, redirect};
 use crate::http::server::state::AppState;
 use crate::http::session::{NextQuery, cookie, cookies, safe_next, urlencode};
-use crate::identity::factors::request::{ChallengeRequest, PasskeyProofRequest};
 use crate::{identity::sessions, identity::sessions::csrf, identity::sessions::pending};
 use crate::{
     identity::sessions::second_step, identity::sessions::second_step::Proof,

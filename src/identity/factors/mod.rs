@@ -9,7 +9,6 @@
 //! checked. Concurrent wrong answers therefore cannot all be checked before any is counted.
 
 pub mod passkey;
-pub mod request;
 pub mod store;
 pub mod totp;
 

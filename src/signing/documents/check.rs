@@ -1,6 +1,8 @@
 //! A small collector of validation errors, so a request gets every problem at once, each with
 //! its JSON path (`recipients[0].email`).
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use crate::core::lenient::{Given, Number};
@@ -235,6 +237,38 @@ impl<S, T: Send + 'static> Against<S, T> {
 impl<S, T> std::fmt::Debug for Against<S, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Against(..)")
+    }
+}
+
+/// A command checked against what it changes as often as its use case needs, where `Against`
+/// is checked once. A use case that checks a request in a read first (so that a bad request
+/// starts no write) and again in the write, against what the write read, takes this one; a
+/// clone shares the same conversion.
+pub struct Recheck<S, T>(Arc<Reconversion<S, T>>);
+
+/// What makes the command of a request from the current state, each time it is asked.
+type Reconversion<S, T> = dyn Fn(&S) -> Result<T, AppError> + Send + Sync;
+
+impl<S, T> Recheck<S, T> {
+    pub fn new(check: impl Fn(&S) -> Result<T, AppError> + Send + Sync + 'static) -> Self {
+        Recheck(Arc::new(check))
+    }
+
+    /// The command laid over `current`.
+    pub fn check(&self, current: &S) -> Result<T, AppError> {
+        (self.0)(current)
+    }
+}
+
+impl<S, T> Clone for Recheck<S, T> {
+    fn clone(&self) -> Self {
+        Recheck(Arc::clone(&self.0))
+    }
+}
+
+impl<S, T> std::fmt::Debug for Recheck<S, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Recheck(..)")
     }
 }
 

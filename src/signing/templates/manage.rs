@@ -2,12 +2,13 @@
 //! read, delete, add recipients and fields (through `documents::drafts`, as documents do), and
 //! generate a document. Each owns its transaction; the caller has authenticated `who`.
 
-use super::generate_request::{CreateFromTemplateRequest, GenerateRequest};
 use crate::core::ids::{DocumentId, TemplateId};
 use crate::signing::documents::drafts::{self, FieldsCommand, RecipientCommand};
 
 use super::model::Template;
-use super::{TemplateField, TemplateRecipient, TemplateView, store};
+use super::{
+    GenerateCommand, GenerateDocument, TemplateField, TemplateRecipient, TemplateView, store,
+};
 use crate::core::blob::BlobId;
 use crate::core::context::Context;
 use crate::core::db::now;
@@ -176,41 +177,26 @@ pub struct Generated {
     pub recipients: Vec<RecipientBrief>,
 }
 
-/// `POST /api/v1/templates/{id}/create-document`: `generate` with recipients named by their
-/// position in the template (`templates::by_position`).
-pub async fn create_document(
-    ctx: &Context,
-    who: &Principal,
-    id: TemplateId,
-    body: CreateFromTemplateRequest,
-) -> Result<Generated, AppError> {
-    let user = who.user_id;
-    let named = ctx
-        .db
-        .read(move |c| body.0.by_position(&store::owned(c, user, id)?))
-        .await?;
-    generate(ctx, who, id, named).await
-}
-
-/// `POST /api/v1/templates/{id}/generate-document`: a DRAFT copy of the template
-/// (recipients as the request names them, fields, meta, and the template's PDF, shared),
-/// created as documents are (DOCUMENT_CREATED queued). Answers its id and recipients.
+/// `POST /api/v1/templates/{id}/generate-document` (and `create-document`, whose command names
+/// the recipients by position): a DRAFT copy of the template (recipients as the request names
+/// them, fields, meta, and the template's PDF, shared), created as documents are
+/// (DOCUMENT_CREATED queued). Answers its id and recipients.
 pub async fn generate(
     ctx: &Context,
     who: &Principal,
     id: TemplateId,
-    body: GenerateRequest,
+    command: GenerateCommand,
 ) -> Result<Generated, AppError> {
     ctx.admit_new_work()?;
     let user = who.user_id;
     // Check first, so a bad request or a template without a file starts no transaction.
-    let b = body.clone();
+    let first = command.clone();
     let source = ctx
         .db
         .read(move |c| {
             let t = store::owned(c, user, id)?;
             let tier = crate::identity::users::store::tier(c, user)?;
-            b.validate(&t.base(), tier)?;
+            GenerateDocument::Request(&first).against(&t.base(), tier)?;
             t.blob_id
                 .and_then(|b| BlobId::parse(&b))
                 .ok_or_else(super::no_file)
@@ -224,7 +210,7 @@ pub async fn generate(
             let tier = crate::identity::users::store::tier(tx, user)?;
             let t = now();
             let source = source.as_str();
-            let body = super::GenerateDocument::Request(&body);
+            let body = GenerateDocument::Request(&command);
             let doc = super::generate(tx, user, id, body, tier, source, &data_id, t)?;
             let view = DocumentView::of(&crate::signing::documents::store::load(tx, doc)?, &app);
             let owner = crate::signing::documents::audit::owner_email(tx, user)?;

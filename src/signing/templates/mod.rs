@@ -1,19 +1,17 @@
-//! Reusable templates: the commands to create one (the wire shape is
-//! `http::api::wire::templates`') or to generate a document from one, the shapes returned, and
-//! the copy into a new document.
+//! Reusable templates: the commands to create one or to generate a document from one (their
+//! wire shapes are in `http::api::wire::templates`), the shapes returned, and the copy into a
+//! new document.
 //! SQL lives in `store.rs`; the document side of a copy goes through `documents::store`.
 
 pub mod answers;
 pub mod direct;
 pub mod edit;
-pub mod generate_request;
 pub mod manage;
 pub mod model;
 pub mod prefill;
 pub mod store;
 
 use crate::core::ids::{DocumentId, FieldId, RecipientId, TemplateId, UserId};
-use generate_request::GenerateRequest;
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -24,7 +22,7 @@ use serde::Serialize;
 use crate::core::blob::store::StoredBlob;
 use crate::core::error::AppError;
 use crate::identity::users::Tier;
-use crate::signing::documents::check::Check;
+use crate::signing::documents::check::{Check, Recheck};
 use crate::signing::documents::fields::FieldType;
 use crate::{core::blob::BlobId, core::blob::BlobStore};
 use crate::{signing::documents, signing::documents::CreateDocument};
@@ -225,12 +223,18 @@ pub struct Generate {
     pub prefill: HashMap<FieldId, prefill::Prefilled>,
 }
 
+/// A client's request to generate a document (`generate-document`, `create-document`, the web
+/// application's Use form) as the HTTP layer's conversion: what it makes of the template
+/// (`Base`), or a 400 listing every problem. `manage::generate` checks it in a read, so that a
+/// bad request starts no write, and again against the template the copying transaction reads.
+pub type GenerateCommand = Recheck<Base, Generate>;
+
 /// A document to generate from a template: what it changes of the template, checked against
 /// the template in the transaction that copies it.
 #[derive(Debug, Clone, Copy)]
 pub enum GenerateDocument<'a> {
-    /// `generate-document` (or `create-document`) as a client sent it.
-    Request(&'a GenerateRequest),
+    /// A client's request, as its command.
+    Request(&'a GenerateCommand),
     /// A direct link's visitor (name and address already checked), standing for the template
     /// recipient `recipient`; the rest is the template's.
     Visitor {
@@ -244,7 +248,7 @@ impl GenerateDocument<'_> {
     /// The document to make from the template `base`, for an account of `tier`.
     pub fn against(self, base: &Base, tier: Tier) -> Result<Generate, AppError> {
         match self {
-            GenerateDocument::Request(body) => body.validate(base, tier),
+            GenerateDocument::Request(command) => command.check(base)?.within_tier(tier),
             GenerateDocument::Visitor {
                 recipient,
                 name,
@@ -272,21 +276,13 @@ impl Generate {
                 r.name = name.to_string();
                 r.email = email.to_string();
             }
-            None => c.fail(
-                "recipients[0].id",
-                format!(
-                    "no recipient {recipient} on this template; GET the template for its Recipient ids"
-                ),
-            ),
+            None => c.fail("recipients[0].id", no_such_recipient(recipient)),
         }
         if recipients
             .iter()
             .any(|(id, r)| *id != recipient && r.email == email)
         {
-            c.fail(
-                "recipients[0].email",
-                format!("{email} is already another recipient's address"),
-            );
+            c.fail("recipients[0].email", address_taken(email));
         }
         let g = c.finish(Generate {
             document: CreateDocument {
@@ -400,6 +396,16 @@ pub fn generate(
     Ok(doc)
 }
 
+/// Why a generated document cannot name the template's recipient `id`: the template has none.
+pub fn no_such_recipient(id: RecipientId) -> String {
+    format!("no recipient {id} on this template; GET the template for its Recipient ids")
+}
+
+/// Why a generated document's recipient cannot have `email`: another recipient has it.
+pub fn address_taken(email: &str) -> String {
+    format!("{email} is already another recipient's address")
+}
+
 /// 409: generating needs the template's PDF.
 pub fn no_file() -> AppError {
     AppError::Conflict("the template has no file yet; PUT the PDF to its uploadUrl first".into())
@@ -410,21 +416,15 @@ mod tests {
     use super::*;
     use crate::identity::users::Tier;
     use crate::signing::documents::check_tier;
-    use crate::signing::documents::meta::Meta;
-    use crate::signing::documents::recipients::{NewRecipient, Role};
     use serde_json::Value;
     use serde_json::json;
 
-    fn parse_generate(body: &Value, base: &Base, tier: Tier) -> Result<Generate, AppError> {
-        serde_json::from_value::<GenerateRequest>(body.clone())
-            .unwrap()
-            .validate(base, tier)
-    }
-
     fn create(body: Value) -> Result<CreateTemplate, AppError> {
-        serde_json::from_value::<crate::http::api::wire::templates::CreateTemplateRequest>(body)
-            .unwrap()
-            .validate()
+        serde_json::from_value::<crate::http::api::wire::templates::create::CreateTemplateRequest>(
+            body,
+        )
+        .unwrap()
+        .validate()
     }
 
     #[test]
@@ -467,80 +467,5 @@ mod tests {
             Err(AppError::Forbidden(_))
         ));
         assert!(check_tier(&t.auth_options, &t.recipients, Tier::Enterprise).is_ok());
-    }
-
-    fn base() -> Base {
-        let r = |email: &str, order| NewRecipient {
-            email: email.into(),
-            name: "T".into(),
-            role: Role::Signer,
-            signing_order: order,
-            auth: Default::default(),
-        };
-        Base {
-            title: "Lease".into(),
-            meta: Meta {
-                subject: Some("from template".into()),
-                ..Meta::default()
-            },
-            auth_options: AuthOptions::default(),
-            recipients: vec![
-                (RecipientId::new(7), r(&placeholder_email(1), Some(0))),
-                (RecipientId::new(8), r(&placeholder_email(2), Some(1))),
-            ],
-            fields: Vec::new(),
-        }
-    }
-
-    #[test]
-    fn generate_merges_the_request_over_the_template() {
-        let g = parse_generate(
-            &json!({"recipients": [{"id": 8, "name": "Bo", "email": "BO@x.org", "signingOrder": null}], "meta": {"timezone": "somewhere", "dateFormat": "whatever"}}),
-            &base(),
-            Tier::Standard,
-        )
-        .unwrap();
-        assert_eq!(g.document.title, "Lease");
-        assert_eq!(g.document.meta.timezone, "somewhere");
-        assert_eq!(g.document.meta.subject.as_deref(), Some("from template"));
-        assert_eq!(g.recipients[0].1.email, placeholder_email(1));
-        assert_eq!(
-            (
-                g.recipients[1].1.email.as_str(),
-                g.recipients[1].1.name.as_str(),
-                g.recipients[1].1.signing_order
-            ),
-            ("bo@x.org", "Bo", None)
-        );
-    }
-
-    #[test]
-    fn generate_names_bad_items() {
-        let paths = |body: Value| -> Vec<String> {
-            match parse_generate(&body, &base(), Tier::Standard) {
-                Ok(_) => vec![],
-                Err(e) => e.details().iter().map(|d| d.path.clone()).collect(),
-            }
-        };
-        assert_eq!(paths(json!({})), ["recipients"]);
-        assert_eq!(
-            paths(json!({"recipients": [{"id": 7}, {"id": 99}]})),
-            ["recipients[1].id"]
-        );
-        assert_eq!(
-            paths(json!({"recipients": [{"id": 7}, {"id": 7}]})),
-            ["recipients[1].id"]
-        );
-        assert_eq!(
-            paths(json!({"recipients": [{"email": "a@x.org"}]})),
-            ["recipients[0].id"]
-        );
-        assert_eq!(
-            paths(
-                json!({"recipients": [{"id": 7, "email": "a@x.org"}, {"id": 8, "email": "A@x.org"}]})
-            ),
-            ["recipients[1].email"]
-        );
-        assert!(paths(json!({"recipients": []})).is_empty());
     }
 }

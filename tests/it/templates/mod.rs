@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 use crate::support::TestApp;
 use crate::support::api::{Api, fixture, keys, sorted};
 
+mod create_document;
 mod generate;
 
 /// A template with a placeholder signer and a fixed CC recipient.

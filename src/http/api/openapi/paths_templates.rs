@@ -5,8 +5,10 @@ use super::paths_documents::ListPaging;
 use super::paths_sending::{FilePart, NewFromPdfQuery, Pdf};
 use crate::http::api::wire::documents::recipients::RecipientInput;
 use crate::http::api::wire::documents::settings::UpdateDocumentRequest;
-use crate::http::api::wire::templates::CreateTemplateRequest;
-use crate::http::api::wire::templates::DirectLinkRequest;
+use crate::http::api::wire::templates::create::CreateTemplateRequest;
+use crate::http::api::wire::templates::create_document::CreateFromTemplateRequest;
+use crate::http::api::wire::templates::direct_link::DirectLinkRequest;
+use crate::http::api::wire::templates::generate::GenerateRequest;
 use crate::signing::documents::field_request::FieldBatch;
 use crate::signing::documents::field_request::FieldPatch;
 use crate::signing::templates::TemplateField;
@@ -17,7 +19,6 @@ use crate::signing::templates::answers::{
 };
 use crate::signing::templates::answers::{TemplateFieldRemoved, TemplateRecipientRemoved};
 use crate::signing::templates::direct::DirectLinkState;
-use crate::signing::templates::generate_request::{CreateFromTemplateRequest, GenerateRequest};
 use crate::signing::templates::manage::Generated;
 use crate::signing::uploads::Uploaded;
 

@@ -5,6 +5,7 @@
 pub mod bookings;
 pub mod documents;
 pub mod link;
+pub mod passkeys;
 pub mod sending;
 pub mod templates;
 pub mod webhooks;

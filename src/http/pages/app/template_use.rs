@@ -16,13 +16,13 @@ use super::templates::Person;
 use crate::core::error::AppError;
 use crate::core::ids::{FieldId, RecipientId, TemplateId};
 use crate::core::lenient::{Given, Object};
+use crate::http::api::wire::templates::generate::{GenerateRequest, NamedRecipientInput};
 use crate::http::reply::{self, page, page_as, redirect};
 use crate::http::server::state::AppState;
 use crate::http::session::{APP, SignedIn, form_csrf, signed_in};
 use crate::identity::principal::Principal;
 use crate::signing::documents::audit::Origin;
 use crate::signing::documents::fields::FieldType;
-use crate::signing::templates::generate_request::{GenerateRequest, NamedRecipientInput};
 use crate::signing::templates::prefill::PrefillInput;
 use crate::signing::templates::{manage, model};
 use crate::signing::workflow::sending;
@@ -244,7 +244,7 @@ async fn submit(
     let mut shown = filled(nav, &t, Typed(Some(&f)));
     let send = f.action.as_deref() == Some("send");
     let body = request_of(&shown);
-    let made = match manage::generate(&ctx, &who, id, body).await {
+    let made = match manage::generate(&ctx, &who, id, body.command()).await {
         Ok(m) => m,
         Err(e) if e.status().is_client_error() => {
             shown.place(&e);

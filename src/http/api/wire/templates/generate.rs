@@ -1,8 +1,7 @@
-//! What clients send to make a document from a template, as types: `generate-document`
-//! (recipients named by their template id) and the older `create-document` (recipients by
-//! position, `title` required). Members are read leniently (`crate::core::lenient`);
-//! `validate()` lays the request over the template (`Base`), listing every problem with its
-//! JSON path.
+//! `POST /api/v1/templates/{id}/generate-document` as types: recipients named by their template
+//! id. Members are read leniently (`crate::core::lenient`); the command it becomes
+//! (`templates::GenerateCommand`) lays the request over the template (`Base`), listing every
+//! problem with its JSON path, each time the use case checks it against the template it reads.
 
 use crate::core::ids::RecipientId;
 use std::collections::HashMap;
@@ -11,15 +10,19 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
-use super::{Base, Generate, model, prefill};
 use crate::core::error::AppError;
 use crate::core::lenient::{Given, Object};
+use crate::http::api::wire::documents::create::title as document_title;
 use crate::http::api::wire::documents::meta::{self, MetaInput, form_values_schema};
 use crate::http::api::wire::documents::{List, auth as auth_options, auth::AuthOptionsInput};
-use crate::identity::users::{Email, Tier};
+use crate::identity::users::Email;
 use crate::signing::documents::recipients::Role;
 use crate::signing::documents::{CreateDocument, MAX_RECIPIENTS};
-use crate::signing::documents::{check::Check, check::join, recipients::NewRecipient};
+use crate::signing::documents::{
+    check::Check, check::Recheck, check::join, recipients::NewRecipient,
+};
+use crate::signing::templates::{Base, Generate, GenerateCommand, prefill};
+use crate::signing::templates::{address_taken, no_such_recipient};
 
 /// `POST /api/v1/templates/{id}/generate-document`.
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
@@ -79,9 +82,15 @@ pub struct NamedRecipientInput {
 }
 
 impl GenerateRequest {
-    /// The document to make from the template `base`, for an account of `tier`: every
-    /// template recipient (as changed), meta over the template's, and the prefills.
-    pub fn validate(&self, base: &Base, tier: Tier) -> Result<Generate, AppError> {
+    /// The command: this request laid over the template each time the use case checks it.
+    pub fn command(self) -> GenerateCommand {
+        Recheck::new(move |base: &Base| self.validate(base))
+    }
+
+    /// The document to make from the template `base`: every template recipient (as changed),
+    /// meta over the template's, and the prefills. (Whether the account's tier allows it is
+    /// the use case's to say.)
+    pub fn validate(&self, base: &Base) -> Result<Generate, AppError> {
         let mut c = Check::new();
         let title = title(&mut c, &self.title).unwrap_or_else(|| base.title.clone());
         let external_id = c.text(&self.external_id, "externalId", 255);
@@ -93,7 +102,7 @@ impl GenerateRequest {
         };
         let form_values = meta::parse_form_values(&mut c, &self.form_values);
         let prefill = prefill::parse(&mut c, &self.prefill_fields, &base.fields, &meta);
-        let g = c.finish(Generate {
+        c.finish(Generate {
             document: CreateDocument {
                 title,
                 external_id,
@@ -104,8 +113,7 @@ impl GenerateRequest {
             },
             recipients,
             prefill,
-        })?;
-        g.within_tier(tier)
+        })
     }
 
     /// The template's recipients (`current`) with the request's items laid over them;
@@ -141,64 +149,18 @@ impl GenerateRequest {
         for (slot, (id, r)) in out.iter().enumerate() {
             let earlier = out[..slot].iter().find(|(_, o)| o.email == r.email);
             if let Some(i) = earlier.and_then(|(other, _)| named.get(id).or(named.get(other))) {
-                c.fail(
-                    format!("recipients[{i}].email"),
-                    format!("{} is already another recipient's address", r.email),
-                );
+                c.fail(format!("recipients[{i}].email"), address_taken(&r.email));
             }
         }
         out
     }
-
-    /// `create-document` (the other signing service's older way to generate): `title` is
-    /// required, and `recipients` name the template's recipients by position (the first item
-    /// is the template's first recipient) instead of by `id`. Answers the same request with
-    /// the ids filled in.
-    pub fn by_position(mut self, template: &model::Template) -> Result<Self, AppError> {
-        let mut c = Check::new();
-        if !matches!(self.title.valid(), Some(t) if !t.trim().is_empty()) {
-            c.fail("title", "required: 1 to 255 characters");
-        }
-        match &mut self.recipients {
-            Given::Valid(list) => {
-                for (i, item) in list.iter_mut().enumerate() {
-                    match (template.recipients.get(i), item) {
-                        (Some(r), Given::Valid(Object(item))) => item.id = Given::Valid(r.id),
-                        (None, _) => c.fail(
-                            format!("recipients[{i}]"),
-                            format!(
-                                "the template has {} recipients; this one has none to stand for",
-                                template.recipients.len()
-                            ),
-                        ),
-                        (_, _) => c.fail(format!("recipients[{i}]"), "must be an object"),
-                    }
-                }
-            }
-            _ => c.fail(
-                "recipients",
-                "required: an array of {name, email, role, signingOrder}, in the template's order",
-            ),
-        }
-        c.finish(self)
-    }
 }
 
-/// An optional `title` of 1 to 255 characters, trimmed.
+/// An optional `title`: when sent, a document's title (`documents::create::title`), else none.
 fn title(c: &mut Check, given: &Given<String>) -> Option<String> {
     match given {
-        Given::Valid(t) if !t.trim().is_empty() && t.chars().count() <= 255 => {
-            Some(t.trim().to_string())
-        }
-        Given::Valid(_) => {
-            c.fail("title", "1 to 255 characters");
-            None
-        }
         Given::Absent | Given::Null => None,
-        Given::Invalid(_) => {
-            c.fail("title", "required: a string");
-            None
-        }
+        sent => Some(document_title(c, sent)),
     }
 }
 
@@ -271,33 +233,99 @@ fn slot(
     };
     let slot = current.iter().position(|(rid, _)| *rid == id);
     if slot.is_none() {
-        c.fail(
-            join(path, "id"),
-            format!("no recipient {id} on this template; GET the template for its Recipient ids"),
-        );
+        c.fail(join(path, "id"), no_such_recipient(id));
     }
     slot
 }
 
-/// `POST /api/v1/templates/{id}/create-document`: a `GenerateRequest` whose recipients stand
-/// for the template's by position (no `id`) and whose `title` is required.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(transparent)]
-pub struct CreateFromTemplateRequest(pub GenerateRequest);
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::identity::users::Tier;
+    use crate::signing::documents::auth_options::AuthOptions;
+    use crate::signing::documents::meta::Meta;
+    use crate::signing::templates::{GenerateDocument, placeholder_email};
+    use serde_json::json;
 
-impl utoipa::PartialSchema for CreateFromTemplateRequest {
-    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
-        use utoipa::openapi::{RefOr, schema::Schema};
-        match GenerateRequest::schema() {
-            RefOr::T(Schema::Object(mut o)) => {
-                o.required = vec!["title".into(), "recipients".into()];
-                o.example = None;
-                o.description = Some("As GenerateDocument, recipients by their position in the template (no id) and title required".into());
-                RefOr::T(Schema::Object(o))
-            }
-            other => other,
+    fn parse_generate(body: &Value, base: &Base, tier: Tier) -> Result<Generate, AppError> {
+        let command = serde_json::from_value::<GenerateRequest>(body.clone())
+            .unwrap()
+            .command();
+        GenerateDocument::Request(&command).against(base, tier)
+    }
+
+    fn base() -> Base {
+        let r = |email: &str, order| NewRecipient {
+            email: email.into(),
+            name: "T".into(),
+            role: Role::Signer,
+            signing_order: order,
+            auth: Default::default(),
+        };
+        Base {
+            title: "Lease".into(),
+            meta: Meta {
+                subject: Some("from template".into()),
+                ..Meta::default()
+            },
+            auth_options: AuthOptions::default(),
+            recipients: vec![
+                (RecipientId::new(7), r(&placeholder_email(1), Some(0))),
+                (RecipientId::new(8), r(&placeholder_email(2), Some(1))),
+            ],
+            fields: Vec::new(),
         }
     }
-}
 
-impl ToSchema for CreateFromTemplateRequest {}
+    #[test]
+    fn generate_merges_the_request_over_the_template() {
+        let g = parse_generate(
+            &json!({"recipients": [{"id": 8, "name": "Bo", "email": "BO@x.org", "signingOrder": null}], "meta": {"timezone": "somewhere", "dateFormat": "whatever"}}),
+            &base(),
+            Tier::Standard,
+        )
+        .unwrap();
+        assert_eq!(g.document.title, "Lease");
+        assert_eq!(g.document.meta.timezone, "somewhere");
+        assert_eq!(g.document.meta.subject.as_deref(), Some("from template"));
+        assert_eq!(g.recipients[0].1.email, placeholder_email(1));
+        assert_eq!(
+            (
+                g.recipients[1].1.email.as_str(),
+                g.recipients[1].1.name.as_str(),
+                g.recipients[1].1.signing_order
+            ),
+            ("bo@x.org", "Bo", None)
+        );
+    }
+
+    #[test]
+    fn generate_names_bad_items() {
+        let paths = |body: Value| -> Vec<String> {
+            match parse_generate(&body, &base(), Tier::Standard) {
+                Ok(_) => vec![],
+                Err(e) => e.details().iter().map(|d| d.path.clone()).collect(),
+            }
+        };
+        assert_eq!(paths(json!({})), ["recipients"]);
+        assert_eq!(
+            paths(json!({"recipients": [{"id": 7}, {"id": 99}]})),
+            ["recipients[1].id"]
+        );
+        assert_eq!(
+            paths(json!({"recipients": [{"id": 7}, {"id": 7}]})),
+            ["recipients[1].id"]
+        );
+        assert_eq!(
+            paths(json!({"recipients": [{"email": "a@x.org"}]})),
+            ["recipients[0].id"]
+        );
+        assert_eq!(
+            paths(
+                json!({"recipients": [{"id": 7, "email": "a@x.org"}, {"id": 8, "email": "A@x.org"}]})
+            ),
+            ["recipients[1].email"]
+        );
+        assert!(paths(json!({"recipients": []})).is_empty());
+    }
+}

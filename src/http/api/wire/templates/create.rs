@@ -1,25 +1,22 @@
-//! The template API's bodies as types, turned into the templates' commands: a new template
-//! (the document's recipient, meta and auth shapes, recipients without an e-mail getting
-//! placeholders) and the direct link's settings.
+//! `POST /api/v1/templates` as a type, turned into the template to create: the document's
+//! recipient, meta and auth shapes, recipients without an e-mail getting placeholders.
 
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use super::documents::List;
-use super::documents::auth::{
+use super::super::documents::List;
+use super::super::documents::auth::{
     AuthOptionsInput, Methods, access_methods_schema, action_methods_schema, parse_auth_options,
     parse_global_auth,
 };
-use super::documents::create::title;
-use super::documents::meta::{MetaInput, parse_meta};
-use super::documents::recipients::{RecipientInput, parse_recipients};
+use super::super::documents::create::title;
+use super::super::documents::meta::{MetaInput, parse_meta};
+use super::super::documents::recipients::{RecipientInput, parse_recipients};
 use crate::core::error::AppError;
-use crate::core::ids::RecipientId;
 use crate::core::lenient::{Given, Object};
 use crate::signing::documents::check::Check;
 use crate::signing::documents::meta::Meta;
 use crate::signing::documents::{MAX_EXTERNAL_ID, MAX_RECIPIENTS};
-use crate::signing::templates::direct::DirectLinkChange;
 use crate::signing::templates::{CreateTemplate, TemplateType, placeholder_email};
 
 /// A new template; recipients may come later, and without an e-mail.
@@ -116,64 +113,4 @@ fn with_placeholder(raw: RecipientInput, n: usize) -> RecipientInput {
         };
     }
     raw
-}
-
-/// `PUT /api/v1/templates/{id}/direct-link`: members left out stay as they are.
-#[derive(Debug, Default, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-#[schema(as = SetDirectLink, example = json!({"enabled": true, "recipientId": 12}))]
-pub struct DirectLinkRequest {
-    /// Turns the link on or off.
-    #[serde(default)]
-    #[schema(value_type = Option<bool>)]
-    pub enabled: Given<bool>,
-    /// The template recipient (a SIGNER with a signature field) a visitor becomes.
-    #[serde(default)]
-    #[schema(value_type = Option<i64>)]
-    pub recipient_id: Given<RecipientId>,
-    /// true: a new token, so that the old address stops working.
-    #[serde(default)]
-    #[schema(value_type = Option<bool>)]
-    pub new_token: Given<bool>,
-}
-
-impl DirectLinkRequest {
-    pub fn validate(&self) -> Result<DirectLinkChange, AppError> {
-        let mut c = Check::new();
-        let enabled = c.flag(&self.enabled, "enabled");
-        let why = "must be the id of one of the template's recipients";
-        let recipient = c.given(&self.recipient_id, "recipientId", why).copied();
-        let new_token = c.flag(&self.new_token, "newToken").unwrap_or(false);
-        c.finish(DirectLinkChange {
-            enabled,
-            recipient,
-            new_token,
-        })
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::core::lenient::from_slice;
-
-    #[test]
-    fn a_change_reads_each_member_or_says_what_is_wrong() {
-        let c = from_slice::<DirectLinkRequest>(br#"{"enabled": true, "recipientId": 7}"#)
-            .unwrap()
-            .validate()
-            .unwrap();
-        assert_eq!(
-            (c.enabled, c.recipient, c.new_token),
-            (Some(true), Some(RecipientId::new(7)), false)
-        );
-        let e = from_slice::<DirectLinkRequest>(
-            br#"{"enabled": "yes", "recipientId": "x", "newToken": 1}"#,
-        )
-        .unwrap()
-        .validate()
-        .unwrap_err();
-        let paths: Vec<&str> = e.details().iter().map(|d| d.path.as_str()).collect();
-        assert_eq!(paths, ["enabled", "recipientId", "newToken"]);
-    }
 }

@@ -1,6 +1,6 @@
-//! What the account pages' scripts send for passkeys, as types: the challenge calls take no
-//! members; an answer carries the browser's `credential` (`PublicKeyCredential.toJSON()`), kept
-//! as the JSON object it is for `passkey` to read, with the page to go `next` after a login or
+//! What the pages' scripts send for passkeys, as types: the challenge calls take no members;
+//! an answer carries the browser's `credential` (`PublicKeyCredential.toJSON()`), kept as the
+//! JSON object it is for `identity::factors::passkey` to read, with the page to go `next` after a login or
 //! a confirmation, or the `name` of a passkey being added. A body that is not an object means
 //! none of them (`lenient::OrDefault`); a member of the wrong form is reported as missing.
 
@@ -34,7 +34,7 @@ pub struct NewPasskeyRequest {
 }
 
 impl PasskeyProofRequest {
-    /// The answer, as the JSON bytes `passkey` parses: 400 when there is none.
+    /// The answer, as the JSON bytes `factors::passkey` parses: 400 when there is none.
     pub fn answer(&self) -> Result<Vec<u8>, AppError> {
         answer(&self.credential)
     }
@@ -46,12 +46,12 @@ impl PasskeyProofRequest {
 }
 
 impl NewPasskeyRequest {
-    /// The answer, as the JSON bytes `passkey` parses: 400 when there is none.
+    /// The answer, as the JSON bytes `factors::passkey` parses: 400 when there is none.
     pub fn answer(&self) -> Result<Vec<u8>, AppError> {
         answer(&self.credential)
     }
 
-    /// The name given, "Passkey" when none is (checked later by `passkey_name`).
+    /// The name given, "Passkey" when none is (checked later by `factors::passkey_name`).
     pub fn name(&self) -> String {
         self.name
             .valid()
