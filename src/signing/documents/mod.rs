@@ -12,7 +12,6 @@ pub mod field_meta;
 pub mod field_meta_request;
 pub mod field_request;
 pub mod fields;
-pub mod fill_request;
 pub mod listing;
 pub mod manage;
 pub mod meta;
