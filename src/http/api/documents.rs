@@ -10,6 +10,7 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use crate::core::error::AppError;
+use crate::http::api::wire::fields::batch::{FieldBatch, FieldPatch};
 use crate::http::auth::caller;
 use crate::http::body::{object, shape};
 use crate::http::reply::{answer, json_result, written};
@@ -22,7 +23,6 @@ use crate::signing::documents::answers::{
 };
 use crate::signing::documents::audit::Origin;
 use crate::signing::documents::check::Against;
-use crate::signing::documents::field_request::{FieldBatch, FieldPatch};
 use crate::signing::documents::settings::{self, UpdateDocumentRequest};
 use crate::signing::documents::view::DocumentView;
 use crate::{

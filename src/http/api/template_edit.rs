@@ -11,6 +11,7 @@ use warp::reply::Response;
 
 use crate::core::error::AppError;
 use crate::core::ids::{FieldId, RecipientId, TemplateId};
+use crate::http::api::wire::fields::batch::FieldPatch;
 use crate::http::api::wire::templates::DirectLinkRequest;
 use crate::http::auth::caller;
 use crate::http::body::object;
@@ -18,7 +19,6 @@ use crate::http::reply::{answer, written};
 use crate::http::server::state::AppState;
 use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
-use crate::signing::documents::field_request::FieldPatch;
 use crate::signing::documents::request::RecipientInput;
 use crate::signing::documents::settings::UpdateDocumentRequest;
 use crate::signing::templates::answers::{TemplateFieldRemoved, TemplateRecipientRemoved};

@@ -7,7 +7,7 @@ use crate::core::ids::TemplateId;
 use serde::Deserialize;
 use warp::Filter;
 
-use crate::signing::documents::field_request::FieldBatch;
+use crate::http::api::wire::fields::batch::FieldBatch;
 use crate::signing::templates::generate_request::{CreateFromTemplateRequest, GenerateRequest};
 use warp::filters::BoxedFilter;
 use warp::reply::Response;

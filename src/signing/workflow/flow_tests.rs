@@ -3,7 +3,7 @@
 //! sealed. The HTTP layer has its own black-box tests; these pin the rules at the domain level.
 
 use crate::core::ids::{DocumentId, FieldId, UserId};
-use crate::signing::documents::field_request::FieldBatch;
+use crate::http::api::wire::fields::batch::FieldBatch;
 use serde_json::json;
 
 use super::link::{self, Call, Visit};

@@ -5,12 +5,12 @@
 use utoipa::IntoParams;
 
 use super::errors::{ChangeErrors, CreateErrors, ReadErrors, RemoveErrors};
+use crate::http::api::wire::fields::batch::{FieldBatch, FieldPatch};
 use crate::oauth::identity::ApiAccount;
 use crate::signing::documents::Status;
 use crate::signing::documents::answers::{
     DocumentCreated, DocumentDeleted, DocumentList, FieldRemoved, FieldsAdded, RecipientRemoved,
 };
-use crate::signing::documents::field_request::{FieldBatch, FieldPatch};
 use crate::signing::documents::request::{CreateDocumentRequest, RecipientInput};
 use crate::signing::documents::settings::UpdateDocumentRequest;
 use crate::signing::documents::view::{DocumentView, FieldView, RecipientView};

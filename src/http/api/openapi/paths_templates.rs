@@ -3,9 +3,8 @@
 use super::errors::{ChangeErrors, CreateErrors, DeleteErrors, ReadErrors, RemoveErrors};
 use super::paths_documents::ListPaging;
 use super::paths_sending::{FilePart, NewFromPdfQuery, Pdf};
+use crate::http::api::wire::fields::batch::{FieldBatch, FieldPatch};
 use crate::http::api::wire::templates::DirectLinkRequest;
-use crate::signing::documents::field_request::FieldBatch;
-use crate::signing::documents::field_request::FieldPatch;
 use crate::signing::documents::request::RecipientInput;
 use crate::signing::documents::settings::UpdateDocumentRequest;
 use crate::signing::templates::TemplateField;

@@ -3,6 +3,7 @@
 //! rule, in the domain). One file per area.
 
 pub mod bookings;
+pub mod fields;
 pub mod link;
 pub mod sending;
 pub mod templates;

@@ -1,132 +1,18 @@
-//! A field's `fieldMeta` as sent, and its check per field type: what each type keeps (labels,
-//! layout, a text's limit, a number's bounds, the values of a choice) in its `FieldMeta`.
+//! The check of a field's settings as sent (`FieldMetaInput`) for a field of a given type:
+//! what each type keeps (labels, layout, a text's limit, a number's bounds, the values of a
+//! choice) in the domain's `FieldMeta`, every problem named by its JSON path. The limits are
+//! the domain's (`documents::field_meta_rules`, the words of `documents::field_meta`).
 
-use serde::Deserialize;
-use serde::de::{Deserializer, Error as _};
-use serde_json::Value;
-use utoipa::ToSchema;
-
-use super::check::{Check, join};
-use super::field_meta::{
+use super::meta::{ChoiceInput, FieldMetaInput};
+use crate::core::lenient::{Given, Number, Object};
+use crate::signing::documents::check::{Check, join};
+use crate::signing::documents::field_meta::{
     Basic, CheckboxMeta, CheckboxRule, Choice, ChoiceMeta, Direction, FieldMeta, Lettered, Lines,
     NumberMeta, NumberValue, Overflow, SelectMeta, SelectOption, TextAlign, TextMeta,
     VerticalAlign,
 };
-use super::fields::FieldType;
-use crate::core::lenient::{Given, Number, Object};
-
-/// `fieldMeta`: each member optional; a member the field's type does not have is dropped.
-#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
-#[serde(rename_all = "camelCase")]
-#[schema(as = FieldMeta, example = json!({"type": "text", "label": "Company", "characterLimit": 40}))]
-pub struct FieldMetaInput {
-    #[serde(default, rename = "type")]
-    /// The field's type in lower case (`text` for TEXT); SELECT and DROPDOWN take `select` or
-    /// `dropdown`. Required for TEXT, NUMBER, RADIO, CHECKBOX, SELECT and DROPDOWN.
-    #[schema(value_type = Option<String>)]
-    pub kind: Given<String>,
-    #[serde(default)]
-    #[schema(value_type = Option<String>, max_length = 200)]
-    pub label: Given<String>,
-    #[serde(default)]
-    #[schema(value_type = Option<String>, max_length = 200)]
-    pub placeholder: Given<String>,
-    #[serde(default)]
-    #[schema(value_type = Option<bool>)]
-    pub required: Given<bool>,
-    #[serde(default)]
-    #[schema(value_type = Option<bool>)]
-    pub read_only: Given<bool>,
-    #[serde(default)]
-    #[schema(value_type = Option<f64>, minimum = 8, maximum = 96)]
-    pub font_size: Given<Number>,
-    #[serde(default)]
-    #[schema(schema_with = overflow_schema)]
-    pub overflow: Given<String>,
-    #[serde(default)]
-    #[schema(schema_with = text_align_schema)]
-    pub text_align: Given<String>,
-    #[serde(default)]
-    /// TEXT and NUMBER.
-    #[schema(value_type = Option<f64>, minimum = 1, maximum = 10)]
-    pub line_height: Given<Number>,
-    #[serde(default)]
-    /// TEXT and NUMBER.
-    #[schema(value_type = Option<f64>, minimum = 0, maximum = 100)]
-    pub letter_spacing: Given<Number>,
-    #[serde(default)]
-    #[schema(schema_with = vertical_align_schema)]
-    pub vertical_align: Given<String>,
-    #[serde(default)]
-    #[schema(schema_with = direction_schema)]
-    pub direction: Given<String>,
-    #[serde(default)]
-    /// TEXT: 0 is no limit.
-    #[schema(value_type = Option<i64>, minimum = 0, maximum = 10000)]
-    pub character_limit: Given<serde_json::Number>,
-    #[serde(default)]
-    /// TEXT: the text filled in beforehand.
-    #[schema(value_type = Option<String>, max_length = 10000)]
-    pub text: Given<String>,
-    #[serde(default)]
-    /// NUMBER: kept in the JSON type it was sent in.
-    #[schema(value_type = Option<f64>)]
-    pub value: Given<SentNumber>,
-    #[serde(default)]
-    #[schema(value_type = Option<f64>)]
-    pub min_value: Given<Number>,
-    #[serde(default)]
-    #[schema(value_type = Option<f64>)]
-    pub max_value: Given<Number>,
-    #[serde(default)]
-    #[schema(value_type = Option<String>, max_length = 32)]
-    pub number_format: Given<String>,
-    #[serde(default)]
-    /// RADIO, CHECKBOX (`{id, checked, value}`), SELECT and DROPDOWN (`{value}`).
-    #[schema(value_type = Option<Vec<ChoiceInput>>, max_items = 100)]
-    pub values: Given<Vec<Given<Object<ChoiceInput>>>>,
-    #[serde(default)]
-    /// CHECKBOX: "" (no rule) or one of the rules, with validationLength.
-    #[schema(schema_with = checkbox_rule_schema)]
-    pub validation_rule: Given<String>,
-    #[serde(default)]
-    #[schema(value_type = Option<i64>, minimum = 0, maximum = 100)]
-    pub validation_length: Given<serde_json::Number>,
-    #[serde(default)]
-    /// SELECT and DROPDOWN: one of the values.
-    #[schema(value_type = Option<String>, max_length = 500)]
-    pub default_value: Given<String>,
-}
-
-/// One value of a choice field.
-#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
-pub struct ChoiceInput {
-    #[serde(default)]
-    #[schema(value_type = Option<i64>, minimum = 0)]
-    pub id: Given<serde_json::Number>,
-    #[serde(default)]
-    #[schema(value_type = Option<bool>)]
-    pub checked: Given<bool>,
-    #[serde(default)]
-    #[schema(value_type = String, max_length = 500)]
-    pub value: Given<String>,
-}
-
-/// A number sent as a JSON number or as text holding one, with the text it was sent as.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SentNumber {
-    pub value: f64,
-    pub text: Option<String>,
-}
-
-impl<'de> Deserialize<'de> for SentNumber {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let raw = Value::deserialize(d)?;
-        let value = Number::deserialize(&raw).map_err(D::Error::custom)?.0;
-        let text = raw.as_str().map(str::to_string);
-        Ok(SentNumber { value, text })
-    }
-}
+use crate::signing::documents::field_meta_rules as rules;
+use crate::signing::documents::fields::FieldType;
 
 /// `fieldMeta` at `path` for a field of `kind`: the settings kept, or `None` when it is
 /// absent and not required (or has a problem, recorded in `c`).
@@ -222,11 +108,18 @@ impl<'a> Meta<'a> {
     fn basic(&mut self) -> Basic {
         let m = self.m;
         Basic {
-            label: self.c.text(&m.label, &self.at("label"), 200),
-            placeholder: self.c.text(&m.placeholder, &self.at("placeholder"), 200),
+            label: self.c.text(&m.label, &self.at("label"), rules::LABEL_MAX),
+            placeholder: self
+                .c
+                .text(&m.placeholder, &self.at("placeholder"), rules::LABEL_MAX),
             required: self.c.flag(&m.required, &self.at("required")),
             read_only: self.c.flag(&m.read_only, &self.at("readOnly")),
-            font_size: self.ranged("fontSize", &m.font_size, 8.0..=96.0, "from 8 to 96"),
+            font_size: self.ranged(
+                "fontSize",
+                &m.font_size,
+                rules::FONT_SIZE,
+                rules::FONT_SIZE_RULE,
+            ),
             overflow: self.one_of("overflow", &m.overflow, Overflow::NAMES, Overflow::parse),
         }
     }
@@ -240,7 +133,7 @@ impl<'a> Meta<'a> {
         parse: fn(&str) -> Option<T>,
     ) -> Option<T> {
         let at = self.at(key);
-        let v = self.c.text(given, &at, 32)?;
+        let v = self.c.text(given, &at, rules::WORD_MAX)?;
         let word = parse(&v);
         if word.is_none() {
             self.c.fail(at, format!("use one of: {}", names.join(", ")));
@@ -272,7 +165,7 @@ impl<'a> Meta<'a> {
         g: &Given<Number>,
         r: std::ops::RangeInclusive<f64>,
     ) -> Option<f64> {
-        let why = format!("from {} to {}", r.start(), r.end());
+        let why = rules::from_to(&r);
         self.ranged(key, g, r, &why)
     }
 
@@ -281,8 +174,12 @@ impl<'a> Meta<'a> {
     fn lines(&mut self) -> Lines {
         let m = self.m;
         Lines {
-            line_height: self.ranged_from_to("lineHeight", &m.line_height, 1.0..=10.0),
-            letter_spacing: self.ranged_from_to("letterSpacing", &m.letter_spacing, 0.0..=100.0),
+            line_height: self.ranged_from_to("lineHeight", &m.line_height, rules::LINE_HEIGHT),
+            letter_spacing: self.ranged_from_to(
+                "letterSpacing",
+                &m.letter_spacing,
+                rules::LETTER_SPACING,
+            ),
             vertical_align: self.one_of(
                 "verticalAlign",
                 &m.vertical_align,
@@ -295,12 +192,13 @@ impl<'a> Meta<'a> {
     /// `characterLimit`: 0 means no limit, as in the other signing service's schema.
     fn text(&mut self, lettered: Lettered, lines: Lines) -> FieldMeta {
         let at_limit = self.at("characterLimit");
-        let limit = self.c.int(&self.m.character_limit, &at_limit, 0..=10_000);
-        let text = self.c.text(&self.m.text, &self.at("text"), 10_000);
-        if let (Some(limit @ 1..), Some(text)) = (limit, &text)
-            && text.chars().count() as i64 > limit
+        let limit = self
+            .c
+            .int(&self.m.character_limit, &at_limit, rules::CHARACTER_LIMIT);
+        let text = self.c.text(&self.m.text, &self.at("text"), rules::TEXT_MAX);
+        if let (Some(limit), Some(text)) = (limit, &text)
+            && let Some(why) = rules::over_limit(text, limit)
         {
-            let why = format!("longer than characterLimit ({limit})");
             self.c.fail(self.at("text"), why);
         }
         FieldMeta::Text(TextMeta {
@@ -331,7 +229,9 @@ impl<'a> Meta<'a> {
                 self.c.fail(self.at("value"), why);
             }
             match &v.text {
-                Some(s) if s.chars().count() <= 64 => NumberValue::Text(s.trim().to_string()),
+                Some(s) if s.chars().count() <= rules::NUMBER_TEXT_MAX => {
+                    NumberValue::Text(s.trim().to_string())
+                }
                 // A finite number (`Number` reads no other); 0 in case.
                 _ => NumberValue::Number(
                     serde_json::Number::from_f64(v.value).unwrap_or_else(|| 0.into()),
@@ -344,7 +244,9 @@ impl<'a> Meta<'a> {
             value,
             min_value: min,
             max_value: max,
-            number_format: self.c.text(&m.number_format, &self.at("numberFormat"), 32),
+            number_format: self
+                .c
+                .text(&m.number_format, &self.at("numberFormat"), rules::WORD_MAX),
         })
     }
 
@@ -354,9 +256,10 @@ impl<'a> Meta<'a> {
         let at = self.at("values");
         let m: &'a FieldMetaInput = self.m;
         match &m.values {
-            Given::Valid(a) if a.len() <= 100 => Some(a),
+            Given::Valid(a) if a.len() <= rules::MAX_CHOICES => Some(a),
             Given::Valid(_) => {
-                self.c.fail(at, "at most 100 values");
+                self.c
+                    .fail(at, format!("at most {} values", rules::MAX_CHOICES));
                 None
             }
             Given::Invalid(_) => {
@@ -386,10 +289,9 @@ impl<'a> Meta<'a> {
                         .fail(&p, "must be an object {\"id\", \"checked\", \"value\"}");
                     continue;
                 };
-                let range = 0..=i64::from(u32::MAX);
                 let id = self
                     .c
-                    .int(&v.id, &join(&p, "id"), range)
+                    .int(&v.id, &join(&p, "id"), rules::CHOICE_ID)
                     .unwrap_or(i as i64);
                 let is_checked = self
                     .c
@@ -397,7 +299,7 @@ impl<'a> Meta<'a> {
                     .unwrap_or(false);
                 let value = self
                     .c
-                    .text(&v.value, &join(&p, "value"), 500)
+                    .text(&v.value, &join(&p, "value"), rules::CHOICE_MAX)
                     .unwrap_or_default();
                 checked += usize::from(is_checked);
                 clean.push(Choice {
@@ -406,9 +308,8 @@ impl<'a> Meta<'a> {
                     value,
                 });
             }
-            if kind == FieldType::Radio && checked > 1 {
-                let why = "a radio field can have at most one value checked";
-                self.c.fail(self.at("values"), why);
+            if kind == FieldType::Radio && !rules::radio_allows(checked) {
+                self.c.fail(self.at("values"), rules::ONE_RADIO_CHECKED);
             }
             clean
         });
@@ -432,17 +333,19 @@ impl<'a> Meta<'a> {
         };
         let rule = self
             .c
-            .text(&m.validation_rule, &at_rule, 32)
+            .text(&m.validation_rule, &at_rule, rules::WORD_MAX)
             .filter(|r| !r.is_empty());
         let Some(rule) = rule else {
             // No rule: a length means nothing, but is kept as sent.
-            out.validation_length = self.c.int(&m.validation_length, &at_length, 0..=100);
+            out.validation_length =
+                self.c
+                    .int(&m.validation_length, &at_length, rules::VALIDATION_LENGTH);
             if m.validation_rule.valid().is_some_and(String::is_empty) {
                 out.validation_rule = Some(CheckboxRule::None);
             }
             return out;
         };
-        let range = 1..=count.max(1) as i64;
+        let range = rules::validation_lengths(count);
         let length = self.c.int(&m.validation_length, &at_length, range);
         match (CheckboxRule::parse(&rule), length) {
             (None | Some(CheckboxRule::None), _) => {
@@ -466,7 +369,9 @@ impl<'a> Meta<'a> {
         let mut clean = Vec::new();
         for (i, v) in values.into_iter().flatten().enumerate() {
             match v.valid().and_then(|o| o.0.value.valid()) {
-                Some(s) if !s.is_empty() && s.chars().count() <= 500 => clean.push(s.clone()),
+                Some(s) if !s.is_empty() && s.chars().count() <= rules::CHOICE_MAX => {
+                    clean.push(s.clone())
+                }
                 _ => self.c.fail(
                     format!("{}.values[{i}].value", self.path),
                     "a non-empty string of at most 500 characters",
@@ -474,9 +379,11 @@ impl<'a> Meta<'a> {
             }
         }
         let had_values = values.is_some();
-        let default_value = self
-            .c
-            .text(&self.m.default_value, &self.at("defaultValue"), 500);
+        let default_value = self.c.text(
+            &self.m.default_value,
+            &self.at("defaultValue"),
+            rules::CHOICE_MAX,
+        );
         if let Some(d) = &default_value
             && !d.is_empty()
             && !clean.contains(d)
@@ -495,34 +402,4 @@ impl<'a> Meta<'a> {
             default_value,
         }
     }
-}
-
-fn enum_schema(values: &[&'static str]) -> utoipa::openapi::schema::Schema {
-    use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
-    let mut all: Vec<Option<&str>> = values.iter().copied().map(Some).collect();
-    all.push(None);
-    ObjectBuilder::new()
-        .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
-        .enum_values(Some(all))
-        .into()
-}
-
-fn overflow_schema() -> utoipa::openapi::schema::Schema {
-    enum_schema(Overflow::NAMES)
-}
-
-fn text_align_schema() -> utoipa::openapi::schema::Schema {
-    enum_schema(TextAlign::NAMES)
-}
-
-fn vertical_align_schema() -> utoipa::openapi::schema::Schema {
-    enum_schema(VerticalAlign::NAMES)
-}
-
-fn direction_schema() -> utoipa::openapi::schema::Schema {
-    enum_schema(Direction::NAMES)
-}
-
-fn checkbox_rule_schema() -> utoipa::openapi::schema::Schema {
-    enum_schema(CheckboxRule::NAMES)
 }
