@@ -45,6 +45,7 @@ mod draft_edits;
 mod editor_browser;
 mod editor_pages;
 mod factor_guard;
+mod fill_shapes;
 mod hostile_pdf;
 mod http;
 mod journey_browser;

@@ -14,6 +14,7 @@ use crate::http::api::wire::documents::settings::UpdateDocumentRequest;
 use crate::http::api::wire::documents::{
     create::CreateDocumentRequest, recipients::RecipientInput,
 };
+use crate::http::api::wire::fields::batch::{FieldBatch, FieldPatch};
 use crate::http::auth::caller;
 use crate::http::body::{object, shape};
 use crate::http::reply::{answer, json_result, written};
@@ -26,7 +27,6 @@ use crate::signing::documents::answers::{
 };
 use crate::signing::documents::audit::Origin;
 use crate::signing::documents::check::Against;
-use crate::signing::documents::field_request::{FieldBatch, FieldPatch};
 use crate::signing::documents::settings;
 use crate::signing::documents::view::DocumentView;
 use crate::{

@@ -13,9 +13,8 @@
 use crate::core::ids::FieldId;
 
 use crate::core::lenient::OrDefault;
-use crate::http::api::wire::link::ActionRequest;
+use crate::http::api::wire::link::{ActionRequest, FillRequest};
 use crate::http::api::wire::passkeys::ChallengeRequest;
-use crate::signing::documents::fill_request::FillRequest;
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
@@ -109,7 +108,7 @@ async fn fill(
     state: AppState,
 ) -> Result<FieldSaved, AppError> {
     let call = call(visit(token, session), origin, None);
-    link::fill(&state.ctx(), &state.factors, call, field, body.0).await
+    link::fill(&state.ctx(), &state.factors, call, field, body.0.filled()).await
 }
 
 /// `POST /sign/<token>/passkey-challenge`: a challenge for the recipient's passkey (the body,

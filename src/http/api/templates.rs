@@ -7,9 +7,9 @@ use crate::core::ids::TemplateId;
 use serde::Deserialize;
 use warp::Filter;
 
+use crate::http::api::wire::fields::batch::FieldBatch;
 use crate::http::api::wire::templates::create_document::CreateFromTemplateRequest;
 use crate::http::api::wire::templates::generate::GenerateRequest;
-use crate::signing::documents::field_request::FieldBatch;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 

@@ -1,8 +1,8 @@
 //! A field's settings (`fieldMeta`) as the domain holds them: one variant per field type, each
 //! with the settings that type has. They are stored as the JSON object the API answers with
 //! (`fields.field_meta`, keys in order, `type` beside the settings) and read back into the
-//! variant of the field's type at the edge of the store; `field_meta_request` checks what a
-//! client sends and makes one.
+//! variant of the field's type at the edge of the store. What a client sends is checked by the
+//! HTTP layer (`http::api::wire::fields::meta_check`) against `field_meta_rules`.
 
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};

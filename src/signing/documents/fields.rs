@@ -62,6 +62,12 @@ impl FieldType {
         Self::ALL.into_iter().find(|t| t.as_str() == s)
     }
 
+    /// Why `t` is no field type.
+    pub fn unknown(t: &str) -> String {
+        let all = FieldType::ALL.map(FieldType::as_str).join(", ");
+        format!("unknown type {t:?}; use one of {all}")
+    }
+
     /// The lowercase kind that `fieldMeta.type` must carry.
     pub fn meta_kind(self) -> String {
         self.as_str().to_ascii_lowercase()
@@ -115,8 +121,42 @@ pub struct Placement {
     pub height: f64,
 }
 
-/// Slack for sums of percentages (as in `field_request::box_fits`).
+/// Slack for sums of percentages (as in `box_problems`).
 const EDGE: f64 = 1e-9;
+
+/// Most fields one request may add.
+pub const MAX_BATCH: usize = 500;
+
+/// A field's box is given in percentages of its page: each of x, y, width and height.
+pub const PAGE_PERCENT: std::ops::RangeInclusive<f64> = 0.0..=100.0;
+/// Why a coordinate outside `PAGE_PERCENT` is refused.
+pub const PAGE_PERCENT_RULE: &str = "a percentage of the page, from 0 to 100";
+
+/// The pages a field may be placed on: from 1 to the file's last page when it is known.
+pub fn pages_allowed(pages: Option<i64>) -> std::ops::RangeInclusive<i64> {
+    1..=pages.unwrap_or(100_000)
+}
+
+/// Why a page number past the file's `last` page is refused.
+pub fn beyond_last_page(last: i64) -> String {
+    format!("must be from 1 to {last}, the PDF's last page")
+}
+
+/// What is wrong with the box `[x, y, width, height]` (each within `PAGE_PERCENT`): the member
+/// to blame and why, for a box without area or that passes its page's edge.
+pub fn box_problems([x, y, w, h]: [f64; 4]) -> Vec<(&'static str, &'static str)> {
+    let mut out = Vec::new();
+    if w <= 0.0 || h <= 0.0 {
+        out.push(("pageWidth", "width and height must be greater than 0"));
+    }
+    if x + w > 100.0 + EDGE {
+        out.push(("pageWidth", "pageX + pageWidth must not pass 100"));
+    }
+    if y + h > 100.0 + EDGE {
+        out.push(("pageHeight", "pageY + pageHeight must not pass 100"));
+    }
+    out
+}
 
 fn pages_word(n: i64) -> String {
     if n == 1 {

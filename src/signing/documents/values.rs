@@ -1,14 +1,12 @@
 //! What a recipient may put in a field, checked again on the server whatever the page did: the
-//! value a signing page submits, checked against the field's type and `fieldMeta`,
+//! value a signing page submits (`Filled`), checked against the field's type and `fieldMeta`,
 //! and turned into what is stored (`custom_text`, or a PNG for a drawn signature).
 
 use base64::Engine;
 
 use crate::core::error::AppError;
-use crate::core::lenient::Given;
 use crate::signing::documents::field_meta::{CheckboxMeta, FieldMeta};
 use crate::signing::documents::fields::FieldType;
-use crate::signing::documents::fill_request::{FillRequest, FilledValue};
 
 /// Largest drawn signature accepted (PNG bytes).
 pub const MAX_SIGNATURE_PNG: usize = 512 * 1024;
@@ -27,15 +25,58 @@ pub enum Stored {
     Drawn(Vec<u8>),
 }
 
+/// What a recipient gives for a field: a value (text, number, choice and checkbox fields) and
+/// a mark (signatures and initials). Both are kept, since which one counts depends on the
+/// field's type, known only once the field is read.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Filled {
+    pub value: Entry,
+    pub mark: Mark,
+}
+
+/// The value given for a text, number, choice or checkbox field.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum Entry {
+    /// None, or one of no usable form.
+    #[default]
+    Missing,
+    /// Text, or a number as written.
+    Text(String),
+    /// The checked boxes' values; `None` for an item that is no text.
+    Choices(Vec<Option<String>>),
+}
+
+/// A signature or initials.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum Mark {
+    /// Neither drawn nor typed.
+    #[default]
+    Missing,
+    /// Typed: this one counts whenever it is given, `None` when what was given is no text.
+    Typed(Option<String>),
+    /// Drawn: a PNG data URL.
+    Drawn(String),
+}
+
+impl Filled {
+    /// Only a value (a template's prefill sets no signatures).
+    pub fn value(value: Entry) -> Filled {
+        Filled {
+            value,
+            mark: Mark::Missing,
+        }
+    }
+}
+
 fn bad(msg: impl Into<String>) -> AppError {
     AppError::bad_request(msg.into())
 }
 
-/// Checks what the page sent (`FillRequest`) for a field of `kind` with `meta`.
+/// Checks what the page sent (`Filled`) for a field of `kind` with `meta`.
 pub fn check(
     kind: FieldType,
     meta: Option<&FieldMeta>,
-    value: &FillRequest,
+    value: &Filled,
 ) -> Result<Stored, AppError> {
     if meta.is_some_and(FieldMeta::read_only) {
         return Err(bad("this field is read-only"));
@@ -81,23 +122,22 @@ pub fn check(
     }
 }
 
-fn signature(value: &FillRequest) -> Result<Stored, AppError> {
-    if value.typed != Given::Absent {
-        let t = value
-            .typed
-            .valid()
-            .map(|t| t.trim())
-            .filter(|t| !t.is_empty())
-            .ok_or_else(|| bad("type your name to sign"))?;
-        if t.chars().count() > 100 {
-            return Err(bad("a typed signature is at most 100 characters"));
+fn signature(value: &Filled) -> Result<Stored, AppError> {
+    let data = match &value.mark {
+        Mark::Typed(typed) => {
+            let t = typed
+                .as_deref()
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .ok_or_else(|| bad("type your name to sign"))?;
+            if t.chars().count() > 100 {
+                return Err(bad("a typed signature is at most 100 characters"));
+            }
+            return Ok(Stored::Text(t.to_string()));
         }
-        return Ok(Stored::Text(t.to_string()));
-    }
-    let data = value
-        .signature
-        .valid()
-        .ok_or_else(|| bad("draw or type a signature"))?;
+        Mark::Drawn(data) => data,
+        Mark::Missing => return Err(bad("draw or type a signature")),
+    };
     let b64 = data
         .strip_prefix("data:image/png;base64,")
         .ok_or_else(|| bad("a drawn signature must be a PNG data URL"))?;
@@ -125,10 +165,9 @@ pub fn png_size(png: &[u8]) -> Option<(u32, u32)> {
     Some((w, h))
 }
 
-fn text_value(value: &FillRequest, limit: usize) -> Result<String, AppError> {
-    let t = match value.value.valid() {
-        Some(FilledValue::Text(s)) => s.trim().to_string(),
-        Some(FilledValue::Number(n)) => n.to_string(),
+fn text_value(value: &Filled, limit: usize) -> Result<String, AppError> {
+    let t = match &value.value {
+        Entry::Text(s) => s.trim().to_string(),
         _ => return Err(bad("give the field a value")),
     };
     if t.is_empty() {
@@ -143,7 +182,7 @@ fn text_value(value: &FillRequest, limit: usize) -> Result<String, AppError> {
     Ok(t)
 }
 
-fn number(min: Option<f64>, max: Option<f64>, value: &FillRequest) -> Result<String, AppError> {
+fn number(min: Option<f64>, max: Option<f64>, value: &Filled) -> Result<String, AppError> {
     let raw = text_value(value, 64)?;
     let n: f64 = raw
         .parse()
@@ -174,12 +213,12 @@ fn require_option(options: &[&str], choice: &str) -> Result<(), AppError> {
 fn checkboxes(
     options: &[&str],
     rule: Option<&CheckboxMeta>,
-    value: &FillRequest,
+    value: &Filled,
 ) -> Result<Stored, AppError> {
-    let picked: Vec<String> = match value.value.valid() {
-        Some(FilledValue::List(a)) => a
+    let picked: Vec<String> = match &value.value {
+        Entry::Choices(a) => a
             .iter()
-            .map(|v| v.valid().cloned())
+            .cloned()
             .collect::<Option<_>>()
             .ok_or_else(|| bad("checkbox values are strings"))?,
         _ => return Err(bad("give the checked values as a list")),
@@ -218,11 +257,9 @@ mod tests {
     /// `meta`.
     fn check(kind: FieldType, meta: Option<&Value>, body: &Value) -> Result<Stored, AppError> {
         let meta = meta.map(|m| FieldMeta::read(kind, &m.to_string()).unwrap());
-        super::check(
-            kind,
-            meta.as_ref(),
-            &serde_json::from_value(body.clone()).unwrap(),
-        )
+        let sent: crate::http::api::wire::link::FillRequest =
+            serde_json::from_value(body.clone()).unwrap();
+        super::check(kind, meta.as_ref(), &sent.filled())
     }
 
     fn png(w: u32, h: u32) -> String {

@@ -16,11 +16,10 @@ use crate::core::lenient::{Given, Object};
 
 use crate::signing::documents::field_meta::{FieldMeta, NumberValue};
 use crate::signing::documents::fields::FieldType;
-use crate::signing::documents::fill_request::FillRequest;
 use crate::signing::documents::model::Field;
+use crate::signing::documents::values::{self, Entry, Filled, Stored};
 use crate::{signing::documents::check::Check, signing::documents::check::join};
 use crate::{signing::documents::dates::format_date, signing::documents::meta::Meta};
-use crate::{signing::documents::values, signing::documents::values::Stored};
 
 /// Most items one request may carry (a template's fields are bounded by the same).
 const MAX_ITEMS: usize = 500;
@@ -225,7 +224,7 @@ fn one(
         // The owner sets it: a read-only field may be prefilled.
         let mut current = m.clone();
         current.basic_mut().read_only = None;
-        match values::check(field.kind, Some(&current), &FillRequest::of_value(value)) {
+        match values::check(field.kind, Some(&current), &Filled::value(entry(value))) {
             Ok(Stored::Text(t)) => Some(t),
             Ok(Stored::Drawn(_)) => None,
             Err(e) => {
@@ -245,6 +244,19 @@ fn one(
         meta: Some(m),
         value: stored,
     })
+}
+
+/// `value` as a field's value: text, a number as written, or the checked values (an item
+/// that is no text stays, as `None`, for the check to refuse).
+fn entry(value: &Value) -> Entry {
+    match value {
+        Value::String(s) => Entry::Text(s.clone()),
+        Value::Number(n) => Entry::Text(n.to_string()),
+        Value::Array(a) => {
+            Entry::Choices(a.iter().map(|i| i.as_str().map(str::to_string)).collect())
+        }
+        _ => Entry::Missing,
+    }
 }
 
 /// The field's `fieldMeta` default for `value`, as the other signing service sets it.

@@ -13,7 +13,7 @@ use crate::signing::documents::Status;
 pub use crate::signing::documents::audit::Origin;
 use crate::signing::documents::audit_data::{self, Sent};
 use crate::signing::documents::dates::format_date;
-use crate::signing::documents::fill_request::FillRequest;
+use crate::signing::documents::values::{self, Filled, Stored};
 use crate::{signing::documents::audit, signing::documents::audit::Happened};
 use crate::{signing::documents::recipients::Role, signing::documents::recipients::SigningStatus};
 use crate::{signing::documents::store as documents, signing::documents::store::Parent};
@@ -21,7 +21,6 @@ use crate::{
     signing::documents::store::fields, signing::documents::store::fields::Value as Entered,
 };
 use crate::{signing::documents::store::recipients, signing::documents::store::recipients::Finish};
-use crate::{signing::documents::values, signing::documents::values::Stored};
 
 use crate::core::error::FieldError;
 
@@ -217,7 +216,7 @@ pub fn fill(
     tx: &Conn,
     link: &Link,
     field: FieldId,
-    value: &FillRequest,
+    value: &Filled,
     acting: &Acting<'_>,
     now: i64,
 ) -> Result<(), AppError> {

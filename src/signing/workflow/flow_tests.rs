@@ -3,7 +3,7 @@
 //! sealed. The HTTP layer has its own black-box tests; these pin the rules at the domain level.
 
 use crate::core::ids::{DocumentId, FieldId, UserId};
-use crate::signing::documents::field_request::FieldBatch;
+use crate::http::api::wire::fields::batch::FieldBatch;
 use serde_json::json;
 
 use super::link::{self, Call, Visit};
@@ -15,6 +15,7 @@ use crate::identity::factors::Verifier;
 use crate::identity::scope::Scope;
 use crate::identity::users::checks::PasswordChecks;
 use crate::signing::documents::audit::Origin;
+use crate::signing::documents::values::{Entry, Filled, Mark};
 use crate::{identity::principal::Principal, identity::principal::Via};
 use crate::{signing::documents::manage, signing::uploads};
 
@@ -132,7 +133,10 @@ fn call(token: &str) -> Call {
 
 async fn fill(s: &Sent, who: usize) -> Result<FieldSaved, AppError> {
     let (token, field) = &s.signers[who];
-    let typed = serde_json::from_value(json!({"typed": "A. Signer"})).unwrap();
+    let typed = Filled {
+        value: Entry::Missing,
+        mark: Mark::Typed(Some("A. Signer".into())),
+    };
     link::fill(&s.ctx, &s.verifier, call(token), *field, typed).await
 }
 

@@ -19,9 +19,9 @@ use crate::core::ids::FieldId;
 use crate::identity::users::checks::PasswordChecks;
 use crate::outbox::webhooks::Event;
 use crate::signing::documents::Status;
-use crate::signing::documents::fill_request::FillRequest;
 use crate::signing::documents::notify;
 use crate::signing::documents::store as documents;
+use crate::signing::documents::values::Filled;
 use crate::{core::db::Db, core::db::now};
 use crate::{identity::factors::Purpose, identity::factors::Verifier};
 use crate::{signing::documents::model::Document, signing::documents::model::Recipient};
@@ -340,7 +340,7 @@ pub async fn fill(
     verifier: &Verifier,
     call: Call,
     field: FieldId,
-    value: FillRequest,
+    value: Filled,
 ) -> Result<FieldSaved, AppError> {
     acting(&ctx.db, verifier, call, move |tx, l, a| {
         flow::fill(tx, l, field, &value, a, now())?;

@@ -3,6 +3,7 @@ use crate::core::ids::UserId;
 use crate::identity::scope::Scope;
 use crate::identity::users::checks::PasswordChecks;
 use crate::signing::documents::audit::Origin;
+use crate::signing::documents::values::{Entry, Filled, Mark};
 use crate::{identity::principal::Principal, identity::principal::Via};
 use crate::{signing::workflow::flow_tests::Sent, signing::workflow::flow_tests::sent};
 use crate::{
@@ -29,7 +30,10 @@ async fn signed() -> Sent {
             origin: Origin::default(),
             proof: None,
         };
-        let typed = serde_json::from_value(serde_json::json!({"typed": "A. Signer"})).unwrap();
+        let typed = Filled {
+            value: Entry::Missing,
+            mark: Mark::Typed(Some("A. Signer".into())),
+        };
         link::fill(&s.ctx, &s.verifier, call(), *field, typed)
             .await
             .unwrap();

@@ -8,12 +8,12 @@ use super::errors::{ChangeErrors, CreateErrors, ReadErrors, RemoveErrors};
 use crate::http::api::wire::documents::create::CreateDocumentRequest;
 use crate::http::api::wire::documents::recipients::RecipientInput;
 use crate::http::api::wire::documents::settings::UpdateDocumentRequest;
+use crate::http::api::wire::fields::batch::{FieldBatch, FieldPatch};
 use crate::oauth::identity::ApiAccount;
 use crate::signing::documents::Status;
 use crate::signing::documents::answers::{
     DocumentCreated, DocumentDeleted, DocumentList, FieldRemoved, FieldsAdded, RecipientRemoved,
 };
-use crate::signing::documents::field_request::{FieldBatch, FieldPatch};
 use crate::signing::documents::view::{DocumentView, FieldView, RecipientView};
 
 /// The paging of document and template lists: `perPage` above 100 is served as 100 (the

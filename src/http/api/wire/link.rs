@@ -1,15 +1,65 @@
-//! What a recipient's page sends on the signing link to finish (`complete`) or refuse
-//! (`reject`), as types: the optional reason, and the proof of the action's authentication in
-//! `auth`. A body that is not an object means none of them (`lenient::OrDefault`). The proof
-//! becomes the domain's `Proof`, which the link's use cases check.
+//! What a recipient's page sends on the signing link, as types: the value of a field
+//! (`FillRequest`), which becomes the domain's `values::Filled`; and, to finish (`complete`)
+//! or refuse (`reject`), the optional reason and the proof of the action's authentication in
+//! `auth`, which becomes the domain's `Proof`. A body that is not an object means none of its
+//! members (`lenient::OrDefault`). The link's use cases check what they are given.
 
 use serde::Deserialize;
-use serde_json::{Map, Value};
+use serde_json::{Map, Number, Value};
 use utoipa::ToSchema;
 
 use crate::core::error::AppError;
 use crate::core::lenient::{Given, Object};
+use crate::signing::documents::values::{Entry, Filled, Mark};
 use crate::signing::workflow::auth::Proof;
+
+/// `POST /sign/{token}/fields/{id}`: `{"value": ...}` for text, numbers, choices and
+/// checkboxes, `{"signature": "data:image/png;base64,..."}` or `{"typed": "..."}` for a
+/// signature or initials. A member of the wrong form is kept (`Given::Invalid`) so that the
+/// check's message names what is missing.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct FillRequest {
+    /// The value of a text, number, choice or checkbox field.
+    #[serde(default)]
+    pub value: Given<FilledValue>,
+    /// A drawn signature or initials: a PNG data URL.
+    #[serde(default)]
+    pub signature: Given<String>,
+    /// A typed signature or initials (sent, even as `null`, it is the one read).
+    #[serde(default)]
+    pub typed: Given<String>,
+}
+
+/// `value`: text, a number, or the checked boxes' values.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum FilledValue {
+    Text(String),
+    Number(Number),
+    /// Checkboxes: each item should be one of the field's option values.
+    List(Vec<Given<String>>),
+}
+
+impl FillRequest {
+    /// What was sent, in the domain's terms: a number as written, and `typed`, once sent,
+    /// before `signature`.
+    pub fn filled(&self) -> Filled {
+        let value = match self.value.valid() {
+            Some(FilledValue::Text(s)) => Entry::Text(s.clone()),
+            Some(FilledValue::Number(n)) => Entry::Text(n.to_string()),
+            Some(FilledValue::List(items)) => {
+                Entry::Choices(items.iter().map(|i| i.valid().cloned()).collect())
+            }
+            None => Entry::Missing,
+        };
+        let mark = match (&self.typed, self.signature.valid()) {
+            (Given::Absent, Some(drawn)) => Mark::Drawn(drawn.clone()),
+            (Given::Absent, None) => Mark::Missing,
+            (typed, _) => Mark::Typed(typed.valid().cloned()),
+        };
+        Filled { value, mark }
+    }
+}
 
 /// `POST /sign/{token}/complete` and `POST /sign/{token}/reject`.
 #[derive(Debug, Clone, Default, Deserialize, ToSchema)]
@@ -112,6 +162,53 @@ mod tests {
         assert_eq!(
             format!("{:?}", Proof::Password("pw".into())),
             "Password(***)"
+        );
+    }
+
+    fn read(body: &str) -> FillRequest {
+        from_slice::<OrDefault<FillRequest>>(body.as_bytes())
+            .unwrap()
+            .0
+    }
+
+    #[test]
+    fn values_are_read_in_their_forms() {
+        assert_eq!(
+            read(r#"{"value": " x "}"#).value,
+            Given::Valid(FilledValue::Text(" x ".into()))
+        );
+        let n = read(r#"{"value": 7.5}"#).value;
+        assert!(matches!(n, Given::Valid(FilledValue::Number(n)) if n.to_string() == "7.5"));
+        let list = read(r#"{"value": ["a", 1]}"#).value;
+        let Given::Valid(FilledValue::List(items)) = list else {
+            panic!("{list:?}")
+        };
+        assert_eq!(items[0], Given::Valid("a".into()));
+        assert!(items[1].is_invalid());
+        assert!(read(r#"{"value": true}"#).value.is_invalid());
+        assert_eq!(read(r#"{"typed": null}"#).typed, Given::Null);
+        assert_eq!(read("[1]"), FillRequest::default());
+    }
+
+    #[test]
+    fn what_is_filled_keeps_the_value_and_the_mark() {
+        let filled = |body: &str| read(body).filled();
+        assert_eq!(filled(r#"{"value": 7.5}"#).value, Entry::Text("7.5".into()));
+        assert_eq!(
+            filled(r#"{"value": ["a", 1]}"#).value,
+            Entry::Choices(vec![Some("a".into()), None])
+        );
+        assert_eq!(filled(r#"{"value": true}"#), Filled::default());
+        assert_eq!(
+            filled(r#"{"typed": null, "signature": "s"}"#).mark,
+            Mark::Typed(None)
+        );
+        assert_eq!(
+            filled(r#"{"signature": "s", "value": "v"}"#),
+            Filled {
+                value: Entry::Text("v".into()),
+                mark: Mark::Drawn("s".into())
+            }
         );
     }
 

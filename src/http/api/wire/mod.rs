@@ -4,6 +4,7 @@
 
 pub mod bookings;
 pub mod documents;
+pub mod fields;
 pub mod link;
 pub mod passkeys;
 pub mod sending;

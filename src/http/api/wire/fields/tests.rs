@@ -1,9 +1,14 @@
-//! The field request's checks: every problem named by its path, and the normalised
+//! The checks of fields as sent: every problem named by its path, and the normalised
 //! `fieldMeta` each type keeps.
 
-use super::*;
+use super::batch::FieldBatch;
+use super::field::{FieldInput, RecipientOk};
+use crate::core::error::AppError;
+use crate::core::ids::RecipientId;
 use crate::core::lenient::from_slice;
-use serde_json::json;
+use crate::signing::documents::check::Check;
+use crate::signing::documents::fields::{FieldType, MAX_BATCH, NewField};
+use serde_json::{Value, json};
 
 /// `raw` read as a field and checked at `path`.
 fn parse(
@@ -254,9 +259,10 @@ fn layout_keys_are_kept_where_the_kind_has_them_and_checked() {
 
 /// Whether a field of `kind` whose stored settings are `meta` lacks choices.
 fn lacks_choices(kind: FieldType, meta: Option<&Value>) -> bool {
-    let meta =
-        meta.map(|m| super::super::field_meta::FieldMeta::read(kind, &m.to_string()).unwrap());
-    super::super::field_meta::lacks_choices(kind, meta.as_ref())
+    let meta = meta.map(|m| {
+        crate::signing::documents::field_meta::FieldMeta::read(kind, &m.to_string()).unwrap()
+    });
+    crate::signing::documents::field_meta::lacks_choices(kind, meta.as_ref())
 }
 
 #[test]
