@@ -167,7 +167,7 @@ struct Explorer;
         crate::http::api::wire::fields::batch::FieldBatch,
         crate::http::api::wire::fields::meta::FieldMetaInput,
         crate::http::api::wire::fields::meta::ChoiceInput,
-        crate::signing::templates::prefill::PrefillInput,
+        crate::http::api::wire::templates::prefill::PrefillInput,
         crate::signing::documents::Status,
         crate::signing::documents::recipients::SigningStatus,
         crate::signing::documents::recipients::ReadStatus,

@@ -1,18 +1,11 @@
 //! `prefillFields` of `generate-document`: values the request sets on the copied fields, by
-//! the template field's id. As the other signing service does, TEXT, NUMBER, RADIO, CHECKBOX and
+//! the template field's id (read by `http::api::wire::templates::prefill`). As the other signing service does, TEXT, NUMBER, RADIO, CHECKBOX and
 //! DROPDOWN get the value as their `fieldMeta` default (`text`, `value`, the `checked` flags,
 //! `defaultValue`; `label` and `placeholder` when given) and DATE gets the formatted date. A
 //! field given a value is filled at once (`inserted`, `customText`) and marked `readOnly`, so
 //! its recipient sees it filled and cannot change it.
 
-use crate::core::ids::FieldId;
-use std::collections::HashMap;
-
-use serde::Deserialize;
-use serde_json::Value;
-use utoipa::ToSchema;
-
-use crate::core::lenient::{Given, Object};
+use crate::core::lenient::Given;
 
 use crate::signing::documents::field_meta::{FieldMeta, NumberValue};
 use crate::signing::documents::fields::FieldType;
@@ -22,43 +15,19 @@ use crate::{signing::documents::check::Check, signing::documents::check::join};
 use crate::{signing::documents::dates::format_date, signing::documents::meta::Meta};
 
 /// Most items one request may carry (a template's fields are bounded by the same).
-const MAX_ITEMS: usize = 500;
+pub const MAX_ITEMS: usize = 500;
 
-/// `prefillFields` as sent.
-pub type Items = Given<Vec<Given<Object<PrefillInput>>>>;
-
-/// One value for a copied field, by the template field's id.
-#[derive(Debug, Clone, Default, Deserialize, ToSchema)]
-#[schema(example = json!({"id": 31, "type": "text", "value": "Flat 2"}))]
-pub struct PrefillInput {
-    #[serde(default)]
-    /// The template field's id.
-    #[schema(value_type = i64, required = true)]
-    pub id: Given<FieldId>,
-    #[serde(default, rename = "type")]
-    /// The field's kind: `select` stands for `dropdown` too.
-    #[schema(value_type = String, required = true, pattern = "^(text|number|radio|checkbox|dropdown|select|date)$")]
-    pub kind: Given<String>,
-    #[serde(default)]
-    #[schema(value_type = Option<String>, max_length = 200)]
-    pub label: Given<String>,
-    #[serde(default)]
-    #[schema(value_type = Option<String>, max_length = 200)]
-    pub placeholder: Given<String>,
-    #[serde(default)]
-    /// The value: checkbox takes the checked values; date 2026-03-01 or an RFC 3339 time.
-    #[schema(schema_with = value_schema)]
-    pub value: Given<Value>,
-}
-
-/// Text, or a list of texts (the checked values of a checkbox).
-fn value_schema() -> utoipa::openapi::schema::Schema {
-    use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, OneOfBuilder, Type};
-    let text = || ObjectBuilder::new().schema_type(Type::String);
-    OneOfBuilder::new()
-        .item(text())
-        .item(ArrayBuilder::new().items(text()))
-        .into()
+/// A value as the owner sent it for a field.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PrefillValue {
+    Text(String),
+    /// A number as written.
+    Number(serde_json::Number),
+    /// The checked values of a checkbox: an item that is no text is `None`, for the check to
+    /// refuse.
+    List(Vec<Option<String>>),
+    /// Anything else (true, an object), refused by the field's check.
+    Other,
 }
 
 /// What a prefill makes of one template field.
@@ -71,7 +40,7 @@ pub struct Prefilled {
 }
 
 /// The prefill kind (`type`) a field of `kind` takes, if any.
-fn prefill_kind(kind: FieldType) -> Option<&'static str> {
+pub fn prefill_kind(kind: FieldType) -> Option<&'static str> {
     Some(match kind {
         FieldType::Text => "text",
         FieldType::Number => "number",
@@ -83,111 +52,20 @@ fn prefill_kind(kind: FieldType) -> Option<&'static str> {
     })
 }
 
-/// Validates `prefillFields` (absent or null: none) against the template's `fields`, for a
-/// document whose dates read as `meta` says. Failures go to `c`, under `prefillFields[i]`.
-pub fn parse(
+/// One item at `path` for `field` (its type already matched): its `label` and `placeholder`,
+/// and its value (`None` when left out or null). Failures go to `c`.
+pub fn one(
     c: &mut Check,
-    raw: &Items,
-    fields: &[Field],
-    meta: &Meta,
-) -> HashMap<FieldId, Prefilled> {
-    let mut out = HashMap::new();
-    let list = match raw {
-        Given::Absent | Given::Null => return out,
-        Given::Valid(list) if list.len() <= MAX_ITEMS => list,
-        Given::Valid(_) => {
-            c.fail("prefillFields", format!("at most {MAX_ITEMS} items"));
-            return out;
-        }
-        Given::Invalid(_) => {
-            c.fail("prefillFields", "must be an array of {id, type, value}");
-            return out;
-        }
-    };
-    for (i, item) in list.iter().enumerate() {
-        let path = format!("prefillFields[{i}]");
-        let Some(field) = target(c, item, &path, fields) else {
-            continue;
-        };
-        if out.contains_key(&field.id) {
-            c.fail(join(&path, "id"), "names the same field twice");
-            continue;
-        }
-        let Given::Valid(Object(item)) = item else {
-            continue;
-        };
-        if let Some(p) = one(c, item, &path, field, meta) {
-            out.insert(field.id, p);
-        }
-    }
-    out
-}
-
-/// The template field `item` names, of the type it says.
-fn target<'a>(
-    c: &mut Check,
-    item: &Given<Object<PrefillInput>>,
-    path: &str,
-    fields: &'a [Field],
-) -> Option<&'a Field> {
-    let Given::Valid(Object(item)) = item else {
-        c.fail(path, "must be an object {id, type, value}");
-        return None;
-    };
-    let Some(id) = item.id.valid().copied() else {
-        c.fail(
-            join(path, "id"),
-            "required: the id of one of the template's fields",
-        );
-        return None;
-    };
-    let Some(field) = fields.iter().find(|f| f.id == id) else {
-        c.fail(
-            join(path, "id"),
-            format!("no field {id} on this template; GET the template for its Field ids"),
-        );
-        return None;
-    };
-    let Some(want) = prefill_kind(field.kind) else {
-        c.fail(
-            join(path, "id"),
-            format!(
-                "field {id} is a {} field; only text, number, radio, checkbox, dropdown and date fields can be prefilled",
-                field.kind.as_str()
-            ),
-        );
-        return None;
-    };
-    match item.kind.valid() {
-        Some(t) if t == want || (want == "dropdown" && t == "select") => Some(field),
-        Some(t) => {
-            c.fail(
-                join(path, "type"),
-                format!(
-                    "is {t:?} but field {id} is {}; use \"{want}\"",
-                    field.kind.as_str()
-                ),
-            );
-            None
-        }
-        None => {
-            c.fail(join(path, "type"), format!("required: \"{want}\""));
-            None
-        }
-    }
-}
-
-/// One item for `field` (its type already matched).
-fn one(
-    c: &mut Check,
-    item: &PrefillInput,
     path: &str,
     field: &Field,
+    label: &Given<String>,
+    placeholder: &Given<String>,
+    value: Option<PrefillValue>,
     meta: &Meta,
 ) -> Option<Prefilled> {
     let before = c.error_count();
     if field.kind == FieldType::Date {
-        let value = date(c, item, path, meta)?;
+        let value = date(c, value.as_ref(), path, meta)?;
         let mut m = field
             .meta
             .clone()
@@ -202,19 +80,19 @@ fn one(
         .meta
         .clone()
         .unwrap_or_else(|| FieldMeta::empty(field.kind));
-    if let Some(v) = c.text(&item.label, &join(path, "label"), 200) {
+    if let Some(v) = c.text(label, &join(path, "label"), 200) {
         m.basic_mut().label = Some(v);
     }
-    if let Some(v) = c.text(&item.placeholder, &join(path, "placeholder"), 200) {
+    if let Some(v) = c.text(placeholder, &join(path, "placeholder"), 200) {
         m.basic_mut().placeholder = Some(v);
     }
-    let Some(value) = item.value.valid() else {
+    let Some(value) = value else {
         c.fail(join(path, "value"), "required: the value to set");
         return None;
     };
-    let empty = match value {
-        Value::String(s) => s.trim().is_empty(),
-        Value::Array(a) => a.is_empty(),
+    let empty = match &value {
+        PrefillValue::Text(s) => s.trim().is_empty(),
+        PrefillValue::List(a) => a.is_empty(),
         _ => false,
     };
     // An empty value sets the default to nothing and fills nothing.
@@ -224,7 +102,7 @@ fn one(
         // The owner sets it: a read-only field may be prefilled.
         let mut current = m.clone();
         current.basic_mut().read_only = None;
-        match values::check(field.kind, Some(&current), &Filled::value(entry(value))) {
+        match values::check(field.kind, Some(&current), &Filled::value(entry(&value))) {
             Ok(Stored::Text(t)) => Some(t),
             Ok(Stored::Drawn(_)) => None,
             Err(e) => {
@@ -236,7 +114,7 @@ fn one(
     if c.error_count() != before {
         return None;
     }
-    set_default(&mut m, value);
+    set_default(&mut m, &value);
     if stored.is_some() {
         m.basic_mut().read_only = Some(true);
     }
@@ -246,31 +124,29 @@ fn one(
     })
 }
 
-/// `value` as a field's value: text, a number as written, or the checked values (an item
-/// that is no text stays, as `None`, for the check to refuse).
-fn entry(value: &Value) -> Entry {
+/// `value` as a field's value: text, a number as written, or the checked values.
+fn entry(value: &PrefillValue) -> Entry {
     match value {
-        Value::String(s) => Entry::Text(s.clone()),
-        Value::Number(n) => Entry::Text(n.to_string()),
-        Value::Array(a) => {
-            Entry::Choices(a.iter().map(|i| i.as_str().map(str::to_string)).collect())
-        }
-        _ => Entry::Missing,
+        PrefillValue::Text(s) => Entry::Text(s.clone()),
+        PrefillValue::Number(n) => Entry::Text(n.to_string()),
+        PrefillValue::List(a) => Entry::Choices(a.clone()),
+        PrefillValue::Other => Entry::Missing,
     }
 }
 
 /// The field's `fieldMeta` default for `value`, as the other signing service sets it.
 /// A value that reached here is a string or, for a checkbox, a list of strings (any other value
 /// failed its check); an empty list stands for no text.
-fn set_default(m: &mut FieldMeta, value: &Value) {
+fn set_default(m: &mut FieldMeta, value: &PrefillValue) {
     let picked: Vec<&str> = match value {
-        Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
-        Value::String(s) => vec![s.as_str()],
+        PrefillValue::List(a) => a.iter().flatten().map(String::as_str).collect(),
+        PrefillValue::Text(s) => vec![s.as_str()],
         _ => Vec::new(),
     };
     let text = || match value {
-        Value::Number(n) => n.to_string(),
-        other => other.as_str().unwrap_or_default().to_string(),
+        PrefillValue::Number(n) => n.to_string(),
+        PrefillValue::Text(s) => s.clone(),
+        _ => String::new(),
     };
     let tick = |choices: &mut Option<Vec<_>>| {
         for o in choices.iter_mut().flatten() {
@@ -282,7 +158,7 @@ fn set_default(m: &mut FieldMeta, value: &Value) {
         FieldMeta::Text(t) => t.text = Some(text()),
         FieldMeta::Number(n) => {
             n.value = Some(match value {
-                Value::Number(v) => NumberValue::Number(v.clone()),
+                PrefillValue::Number(v) => NumberValue::Number(v.clone()),
                 _ => NumberValue::Text(text()),
             })
         }
@@ -295,8 +171,8 @@ fn set_default(m: &mut FieldMeta, value: &Value) {
 
 /// A DATE item's value: an RFC 3339 time, or a calendar date (its midnight where the document
 /// is), formatted as the document's dates are.
-fn date(c: &mut Check, item: &PrefillInput, path: &str, meta: &Meta) -> Option<String> {
-    let Some(text) = item.value.valid().and_then(Value::as_str) else {
+fn date(c: &mut Check, value: Option<&PrefillValue>, path: &str, meta: &Meta) -> Option<String> {
+    let Some(PrefillValue::Text(text)) = value else {
         c.fail(
             join(path, "value"),
             "required: a date (2026-03-01) or a time (2026-03-01T09:30:00Z)",
@@ -326,129 +202,5 @@ fn date(c: &mut Check, item: &PrefillInput, path: &str, meta: &Meta) -> Option<S
             );
             None
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn field(id: i64, kind: FieldType, meta: Value) -> Field {
-        Field {
-            id: FieldId::new(id),
-            recipient_id: crate::core::ids::RecipientId::new(1),
-            kind,
-            page: 1,
-            x: 0.0,
-            y: 0.0,
-            width: 10.0,
-            height: 5.0,
-            meta: Some(FieldMeta::read(kind, &meta.to_string()).unwrap()),
-            inserted: false,
-            custom_text: None,
-            drawn: false,
-        }
-    }
-
-    fn fields() -> Vec<Field> {
-        vec![
-            field(1, FieldType::Text, json!({"type": "text", "label": "Name"})),
-            field(
-                2,
-                FieldType::Checkbox,
-                json!({"type": "checkbox", "values": [
-                    {"id": 1, "checked": false, "value": "a"},
-                    {"id": 2, "checked": true, "value": "b"}]}),
-            ),
-            field(
-                3,
-                FieldType::Dropdown,
-                json!({"type": "dropdown", "values": [{"value": "x"}, {"value": "y"}]}),
-            ),
-            field(4, FieldType::Date, json!({"type": "date"})),
-            field(5, FieldType::Signature, json!({"type": "signature"})),
-            field(
-                6,
-                FieldType::Number,
-                json!({"type": "number", "maxValue": 10}),
-            ),
-        ]
-    }
-
-    fn run(raw: Value) -> Result<HashMap<FieldId, Prefilled>, Vec<String>> {
-        let mut c = Check::new();
-        let meta = Meta {
-            date_format: "yyyy-MM-dd".into(),
-            timezone: "Europe/Paris".into(),
-            ..Meta::default()
-        };
-        let raw: Items = serde_json::from_value(raw).unwrap();
-        let out = parse(&mut c, &raw, &fields(), &meta);
-        c.finish(out)
-            .map_err(|e| e.details().iter().map(|d| d.path.clone()).collect())
-    }
-
-    #[test]
-    fn values_become_defaults_and_fill_the_field() {
-        let out = run(json!([
-            {"id": 1, "type": "text", "value": "Ada", "placeholder": "you"},
-            {"id": 2, "type": "checkbox", "value": ["a"]},
-            {"id": 3, "type": "dropdown", "value": "y"},
-            {"id": 4, "type": "date", "value": "2026-03-01"},
-            {"id": 6, "type": "number", "value": "7"},
-        ]))
-        .unwrap();
-        let text = &out[&FieldId::new(1)];
-        assert_eq!(text.value.as_deref(), Some("Ada"));
-        assert_eq!(
-            serde_json::to_value(&text.meta).unwrap(),
-            json!({"type": "text", "label": "Name", "placeholder": "you", "text": "Ada", "readOnly": true})
-        );
-        let meta = |id| serde_json::to_value(&out[&FieldId::new(id)].meta).unwrap();
-        let boxes = &meta(2);
-        assert_eq!(boxes["values"][0]["checked"], true);
-        assert_eq!(boxes["values"][1]["checked"], false);
-        assert_eq!(out[&FieldId::new(2)].value.as_deref(), Some("[\"a\"]"));
-        assert_eq!(meta(3)["defaultValue"], "y");
-        assert_eq!(out[&FieldId::new(4)].value.as_deref(), Some("2026-03-01"));
-        assert_eq!(meta(6)["value"], "7");
-    }
-
-    #[test]
-    fn unknown_ids_wrong_types_and_bad_values_are_named() {
-        let err = run(json!([
-            {"id": 99, "type": "text", "value": "x"},
-            {"id": 1, "type": "number", "value": "1"},
-            {"id": 5, "type": "text", "value": "x"},
-            {"id": 3, "type": "dropdown", "value": "z"},
-            {"id": 6, "type": "number", "value": "11"},
-            {"id": 4, "type": "date", "value": "soon"},
-            {"id": 2, "type": "checkbox", "value": ["a"]},
-            {"id": 2, "type": "checkbox", "value": ["b"]},
-        ]))
-        .unwrap_err();
-        assert_eq!(
-            err,
-            [
-                "prefillFields[0].id",
-                "prefillFields[1].type",
-                "prefillFields[2].id",
-                "prefillFields[3].value",
-                "prefillFields[4].value",
-                "prefillFields[5].value",
-                "prefillFields[7].id"
-            ]
-        );
-        assert!(run(json!({})).is_err());
-    }
-
-    #[test]
-    fn an_empty_value_fills_nothing() {
-        let out = run(json!([{"id": 1, "type": "text", "value": ""}])).unwrap();
-        assert_eq!(out[&FieldId::new(1)].value, None);
-        let meta = serde_json::to_value(&out[&FieldId::new(1)].meta).unwrap();
-        assert_eq!(meta["text"], "");
-        assert!(meta.get("readOnly").is_none());
     }
 }

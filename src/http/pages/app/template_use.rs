@@ -17,13 +17,13 @@ use crate::core::error::AppError;
 use crate::core::ids::{FieldId, RecipientId, TemplateId};
 use crate::core::lenient::{Given, Object};
 use crate::http::api::wire::templates::generate::{GenerateRequest, NamedRecipientInput};
+use crate::http::api::wire::templates::prefill::PrefillInput;
 use crate::http::reply::{self, page, page_as, redirect};
 use crate::http::server::state::AppState;
 use crate::http::session::{APP, SignedIn, form_csrf, signed_in};
 use crate::identity::principal::Principal;
 use crate::signing::documents::audit::Origin;
 use crate::signing::documents::fields::FieldType;
-use crate::signing::templates::prefill::PrefillInput;
 use crate::signing::templates::{manage, model};
 use crate::signing::workflow::sending;
 

@@ -21,7 +21,7 @@ use crate::signing::documents::{CreateDocument, MAX_RECIPIENTS};
 use crate::signing::documents::{
     check::Check, check::Recheck, check::join, recipients::NewRecipient,
 };
-use crate::signing::templates::{Base, Generate, GenerateCommand, prefill};
+use crate::signing::templates::{Base, Generate, GenerateCommand};
 use crate::signing::templates::{address_taken, no_such_recipient};
 
 /// `POST /api/v1/templates/{id}/generate-document`.
@@ -54,8 +54,8 @@ pub struct GenerateRequest {
     pub form_values: Given<Map<String, Value>>,
     #[serde(default)]
     /// Values for the copied fields, by template field id: filled at once and read-only.
-    #[schema(value_type = Option<Vec<prefill::PrefillInput>>, max_items = 500)]
-    pub prefill_fields: Given<Vec<Given<Object<prefill::PrefillInput>>>>,
+    #[schema(value_type = Option<Vec<super::prefill::PrefillInput>>, max_items = 500)]
+    pub prefill_fields: Given<Vec<Given<Object<super::prefill::PrefillInput>>>>,
 }
 
 /// A template recipient named by its `id`, and what changes: absent members keep the
@@ -101,7 +101,7 @@ impl GenerateRequest {
             raw => auth_options::parse_auth_options(&mut c, raw),
         };
         let form_values = meta::parse_form_values(&mut c, &self.form_values);
-        let prefill = prefill::parse(&mut c, &self.prefill_fields, &base.fields, &meta);
+        let prefill = super::prefill::parse(&mut c, &self.prefill_fields, &base.fields, &meta);
         c.finish(Generate {
             document: CreateDocument {
                 title,

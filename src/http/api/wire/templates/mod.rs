@@ -6,3 +6,4 @@ pub mod create;
 pub mod create_document;
 pub mod direct_link;
 pub mod generate;
+pub mod prefill;
