@@ -1,6 +1,6 @@
 -- Docket database schema: the schema of a new database (embedded in the binary).
 --
--- Version 18 (PRAGMA user_version). A database of an older version is upgraded at start by the
+-- Version 25 (PRAGMA user_version). A database of an older version is upgraded at start by the
 -- numbered migrations in src/db/migrations/, each in one transaction, after an automatic backup.
 -- When you change this file, add the matching migration and bump db::migrate::LATEST; a unit
 -- test checks that the oldest schema plus every migration equals this file.
@@ -37,6 +37,39 @@ CREATE TABLE users (
     passkey_handle  BLOB                         -- WebAuthn user handle, 64 random bytes
 );
 
+-- Teams (v25): a few people who share documents, templates, API tokens and webhooks. A row of
+-- those with `team_id` NULL is its owner's personal one; `user_id` stays its creator.
+CREATE TABLE teams (
+    id          INTEGER PRIMARY KEY,
+    name        TEXT NOT NULL,
+    slug        TEXT NOT NULL UNIQUE,            -- the team's URLs: /t/{slug}/...
+    sender_name TEXT,                            -- shown to recipients; NULL: the team's name
+    created_at  INTEGER NOT NULL,
+    updated_at  INTEGER NOT NULL
+);
+CREATE TABLE team_members (
+    team_id    INTEGER NOT NULL REFERENCES teams (id) ON DELETE CASCADE,
+    user_id    INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    role       TEXT NOT NULL CHECK (role IN ('ADMIN', 'MANAGER', 'MEMBER')),
+    created_at INTEGER NOT NULL,
+    PRIMARY KEY (team_id, user_id)
+);
+CREATE INDEX team_members_user ON team_members (user_id);
+-- Single-use, expiring invitations by e-mail (SHA-256 of the token).
+CREATE TABLE team_invitations (
+    id         INTEGER PRIMARY KEY,
+    team_id    INTEGER NOT NULL REFERENCES teams (id) ON DELETE CASCADE,
+    email      TEXT NOT NULL,
+    role       TEXT NOT NULL CHECK (role IN ('ADMIN', 'MANAGER', 'MEMBER')),
+    token_hash TEXT NOT NULL UNIQUE,
+    invited_by INTEGER REFERENCES users (id) ON DELETE SET NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    used_at    INTEGER
+);
+CREATE INDEX team_invitations_team ON team_invitations (team_id);
+CREATE INDEX team_invitations_invited_by ON team_invitations (invited_by);
+
 -- OAuth clients, registered only by an admin (`docket client add`).
 CREATE TABLE oauth_clients (
     id                INTEGER PRIMARY KEY,
@@ -69,9 +102,11 @@ CREATE TABLE api_keys (
     created_at   INTEGER NOT NULL,
     expires_at   INTEGER,
     revoked_at   INTEGER,
-    last_used_at INTEGER
+    last_used_at INTEGER,
+    team_id      INTEGER REFERENCES teams (id)      -- made in a team's settings: acts on it (v25)
 );
 CREATE INDEX api_keys_user ON api_keys (user_id);
+CREATE INDEX api_keys_team ON api_keys (team_id) WHERE team_id IS NOT NULL;
 
 -- Content files under <data>/blobs/, written atomically; rows are added after the file is durable.
 CREATE TABLE blobs (
@@ -193,11 +228,17 @@ CREATE TABLE templates (
     created_at          INTEGER NOT NULL,
     updated_at          INTEGER NOT NULL,
     -- The template recipient a visitor of the direct link becomes (cleared with the recipient).
-    direct_link_recipient_id INTEGER
+    direct_link_recipient_id INTEGER,
+    -- The team it belongs to (NULL: its creator's personal one) and who in it sees it (v25).
+    team_id             INTEGER REFERENCES teams (id),
+    visibility          TEXT NOT NULL DEFAULT 'EVERYONE'
+                        CHECK (visibility IN ('EVERYONE', 'MANAGER_AND_ABOVE', 'ADMIN'))
 );
 CREATE INDEX templates_user ON templates (user_id, created_at DESC, id DESC);
 CREATE INDEX templates_blob ON templates (blob_id);
 CREATE UNIQUE INDEX templates_direct_link ON templates (direct_link_token);
+CREATE INDEX templates_team ON templates (team_id, created_at DESC, id DESC)
+    WHERE team_id IS NOT NULL;
 
 CREATE TABLE documents (
     id               INTEGER PRIMARY KEY,
@@ -223,13 +264,19 @@ CREATE TABLE documents (
     -- attempt is due (unix seconds; NULL when none failed and once sealed).
     seal_failures    INTEGER NOT NULL DEFAULT 0,
     seal_error       TEXT,
-    seal_next_at     INTEGER
+    seal_next_at     INTEGER,
+    -- The team it belongs to (NULL: its creator's personal one) and who in it sees it (v25).
+    team_id          INTEGER REFERENCES teams (id),
+    visibility       TEXT NOT NULL DEFAULT 'EVERYONE'
+                     CHECK (visibility IN ('EVERYONE', 'MANAGER_AND_ABOVE', 'ADMIN'))
 );
 CREATE INDEX documents_user ON documents (user_id, created_at DESC, id DESC);
 CREATE INDEX documents_blob ON documents (blob_id);
 CREATE INDEX documents_template ON documents (template_id);
 CREATE INDEX documents_sealed_blob ON documents (sealed_blob_id);
 CREATE INDEX documents_pending ON documents (id) WHERE status = 'PENDING';  -- the sealers' look
+CREATE INDEX documents_team ON documents (team_id, created_at DESC, id DESC)
+    WHERE team_id IS NOT NULL;
 
 -- How many rows each user's paged lists hold (documents, templates, bookings), kept by triggers
 -- in the transaction that changes the rows, so that a page's `totalPages` reads a few rows here
@@ -426,9 +473,12 @@ CREATE TABLE webhooks (
     -- Zapier's apps map
     app         TEXT NOT NULL DEFAULT 'API' CHECK (app IN ('API', 'ZAPIER')),
     -- 0: switched off by its owner (v21): no deliveries are queued for it
-    enabled     INTEGER NOT NULL DEFAULT 1
+    enabled     INTEGER NOT NULL DEFAULT 1,
+    -- Made in a team's settings: gets the team's events (v25)
+    team_id     INTEGER REFERENCES teams (id)
 );
 CREATE INDEX webhooks_user ON webhooks (user_id);
+CREATE INDEX webhooks_team ON webhooks (team_id) WHERE team_id IS NOT NULL;
 CREATE INDEX webhooks_grant ON webhooks (grant_id);
 
 CREATE TABLE webhook_deliveries (

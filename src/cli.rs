@@ -77,6 +77,8 @@ pub enum Command {
     Client(ClientArgs),
     /// Manage API keys
     Apikey(ApikeyArgs),
+    /// Manage teams and their members
+    Team(TeamArgs),
     /// Write a consistent copy of the database, blobs and keys to DEST while the server runs
     Backup(BackupArgs),
     /// Outgoing mail: the queue and the outbox
@@ -528,6 +530,52 @@ pub enum ApikeyCommand {
     /// Revoke an API key
     Revoke { id: i64 },
 }
+
+#[derive(Debug, Args)]
+pub struct TeamArgs {
+    #[command(flatten)]
+    pub out: JsonFlag,
+    #[command(subcommand)]
+    pub command: TeamCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TeamCommand {
+    /// List teams
+    List,
+    /// List a team's members
+    Members { slug: String },
+    /// Create a team with its first admin
+    Create {
+        /// The team's name
+        name: String,
+        /// The team's URLs: /t/SLUG/... (3 to 48 of a-z, 0-9 and inner hyphens)
+        #[arg(long)]
+        slug: String,
+        /// The account that becomes the team's admin
+        #[arg(long, value_name = "EMAIL")]
+        admin: String,
+    },
+    /// Add a user to a team
+    Add {
+        slug: String,
+        email: String,
+        /// The member's role
+        #[arg(long, default_value = "MEMBER", value_parser = TEAM_ROLES, ignore_case = true)]
+        role: String,
+    },
+    /// Remove a user from a team (never its last admin)
+    Remove { slug: String, email: String },
+    /// Change a member's role (the last admin cannot be demoted)
+    Role {
+        slug: String,
+        email: String,
+        #[arg(value_parser = TEAM_ROLES, ignore_case = true)]
+        role: String,
+    },
+}
+
+const TEAM_ROLES: [&str; 3] = ["ADMIN", "MANAGER", "MEMBER"];
 
 #[derive(Debug, Args)]
 pub struct BackupArgs {

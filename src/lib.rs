@@ -23,6 +23,9 @@ pub mod oauth;
 /// The scheduling service's bookings that apps read.
 pub mod bookings;
 
+/// Teams: their members and roles, who sees and may do what in a team.
+pub mod teams;
+
 /// PDFs, documents, templates, and the signing workflow.
 pub mod signing;
 

@@ -15,6 +15,7 @@ const RINGS: &[&str] = &[
     "identity",
     "oauth",
     "bookings",
+    "teams",
     "signing",
     "integrations",
     "http",
@@ -91,6 +92,7 @@ const INSIDE: &[(&str, &[&str])] = &[
             "token_endpoint",
         ],
     ),
+    ("teams", &["model", "slug", "store", "manage", "admin"]),
     (
         "signing",
         &["pdf", "documents", "templates", "uploads", "workflow"],

@@ -1,4 +1,4 @@
-//! The admin commands (`user`, `client`, `apikey`, `mail`, `secrets`, `backup`, `version`): each opens the data
+//! The admin commands (`user`, `client`, `apikey`, `team`, `mail`, `secrets`, `backup`, `version`): each opens the data
 //! dir and database (safe while the server runs: WAL, busy timeout), does one thing, and prints
 //! either aligned text or exactly one JSON value.
 
@@ -7,6 +7,7 @@ pub mod backup;
 pub mod client;
 pub mod mail;
 pub mod secrets;
+pub mod team;
 pub mod user;
 
 use std::io::BufRead;

@@ -96,6 +96,8 @@ row_id! {
     ClientId;
     /// A row of `oauth_grants`: one user's consent to one client.
     GrantId;
+    /// A row of `teams`.
+    TeamId;
 }
 
 #[cfg(test)]

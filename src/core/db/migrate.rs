@@ -9,7 +9,7 @@ use rusqlite::{Connection, TransactionBehavior};
 pub const SCHEMA: &str = include_str!("../../../schema.sql");
 
 /// The version `SCHEMA` describes.
-pub const LATEST: i64 = 24;
+pub const LATEST: i64 = 25;
 
 /// `(version, sql)`: what turns version `n - 1` into version `n`.
 pub const MIGRATIONS: &[(i64, &str)] = &[
@@ -39,6 +39,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     (22, include_str!("migrations/0022_direct_links.sql")),
     (23, include_str!("migrations/0023_rendered_bookings.sql")),
     (24, include_str!("migrations/0024_mail_links.sql")),
+    (25, include_str!("migrations/0025_teams.sql")),
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -272,6 +273,63 @@ mod tests {
             old.query_row("PRAGMA integrity_check", [], |r| r.get::<_, String>(0))
                 .unwrap(),
             "ok"
+        );
+    }
+
+    /// Migration 25 (teams): a database of version 24 keeps every document, template, API
+    /// key and webhook its owner's personal one, seen by everyone it was seen by before.
+    #[test]
+    fn an_upgraded_database_keeps_every_row_personal() {
+        use rusqlite::OptionalExtension;
+        let tmp = tempfile::tempdir().unwrap();
+        let mut old = Connection::open(tmp.path().join("old.db")).unwrap();
+        old.execute_batch(include_str!("../../../tests/fixtures/schema_v1.sql"))
+            .unwrap();
+        for (target, sql) in MIGRATIONS.iter().filter(|(v, _)| *v <= 24) {
+            old.execute_batch(sql).unwrap();
+            old.pragma_update(None, "user_version", target).unwrap();
+        }
+        old.execute_batch(
+            "INSERT INTO users (id, email, username, name, password_hash, created_at, updated_at)
+             VALUES (1, 'a@x.org', 'a', 'A', 'x', 0, 0);
+             INSERT INTO templates (user_id, title, document_data_id, meta_id, direct_link_token,
+                                    created_at, updated_at)
+             VALUES (1, 'T', 'dd-t', 'm', 'dl', 0, 0);
+             INSERT INTO documents (user_id, title, document_data_id, created_at, updated_at)
+             VALUES (1, 'D', 'dd-d', 0, 0);
+             INSERT INTO api_keys (user_id, name, key_hash, key_prefix, created_at)
+             VALUES (1, 'k', 'h', 'p', 0);
+             INSERT INTO webhooks (user_id, url, events, secret, created_at)
+             VALUES (1, 'https://x.org', '[]', x'00', 0);",
+        )
+        .unwrap();
+        run(&mut old, tmp.path()).unwrap();
+        assert_eq!(version(&old).unwrap(), 25);
+        for table in ["documents", "templates", "api_keys", "webhooks"] {
+            let (rows, personal): (i64, i64) = old
+                .query_row(
+                    &format!(
+                        "SELECT count(*), count(*) FILTER (WHERE team_id IS NULL) FROM {table}"
+                    ),
+                    [],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )
+                .unwrap();
+            assert_eq!((rows, personal), (1, 1), "{table}");
+        }
+        for table in ["documents", "templates"] {
+            let seen: String = old
+                .query_row(&format!("SELECT visibility FROM {table}"), [], |r| r.get(0))
+                .unwrap();
+            assert_eq!(seen, "EVERYONE", "{table}");
+        }
+        let bad = old.execute("UPDATE documents SET visibility = 'NOBODY'", []);
+        assert!(bad.is_err(), "the CHECK holds on an upgraded database");
+        assert_eq!(
+            old.query_row("PRAGMA foreign_key_check", [], |r| r.get::<_, String>(0))
+                .optional()
+                .unwrap(),
+            None
         );
     }
 

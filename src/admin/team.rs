@@ -1,0 +1,199 @@
+//! `docket team ...`
+
+use serde::Serialize;
+
+use super::{CliError, Ctx, fields, table};
+use crate::cli::TeamCommand;
+use crate::core::ids::{TeamId, UserId};
+use crate::core::timefmt::iso8601;
+use crate::teams::{Member, Team, TeamRole, admin};
+
+#[derive(Serialize)]
+struct TeamOut<'a> {
+    id: TeamId,
+    name: &'a str,
+    slug: &'a str,
+    sender_name: Option<&'a str>,
+    members: i64,
+    created_at: String,
+}
+
+#[derive(Serialize)]
+struct MemberOut<'a> {
+    team: &'a str,
+    user_id: UserId,
+    email: &'a str,
+    name: &'a str,
+    role: TeamRole,
+    joined_at: String,
+}
+
+fn member_out<'a>(team: &'a Team, m: &'a Member) -> MemberOut<'a> {
+    MemberOut {
+        team: &team.slug,
+        user_id: m.user_id,
+        email: &m.email,
+        name: &m.name,
+        role: m.role,
+        joined_at: iso8601(m.created_at),
+    }
+}
+
+fn describe(team: &Team, m: &Member) -> String {
+    fields(&[
+        ("team", team.slug.clone()),
+        ("email", m.email.clone()),
+        ("name", m.name.clone()),
+        ("role", m.role.as_str().into()),
+        ("joined", iso8601(m.created_at)),
+    ])
+}
+
+/// A role clap already checked against `ADMIN`, `MANAGER`, `MEMBER` in any case.
+fn role(text: &str) -> Result<TeamRole, CliError> {
+    Ok(TeamRole::require(text)?)
+}
+
+pub fn run(ctx: &Ctx, cmd: TeamCommand) -> Result<(), CliError> {
+    match cmd {
+        TeamCommand::List => list(ctx),
+        TeamCommand::Members { slug } => members(ctx, &slug),
+        TeamCommand::Create { name, slug, admin } => create(ctx, &name, &slug, &admin),
+        TeamCommand::Add {
+            slug,
+            email,
+            role: r,
+        } => add(ctx, &slug, &email, role(&r)?),
+        TeamCommand::Remove { slug, email } => remove(ctx, &slug, &email),
+        TeamCommand::Role {
+            slug,
+            email,
+            role: r,
+        } => set_role(ctx, &slug, &email, role(&r)?),
+    }
+}
+
+fn list(ctx: &Ctx) -> Result<(), CliError> {
+    let teams = admin::list(&ctx.db)?;
+    let out: Vec<TeamOut> = teams
+        .iter()
+        .map(|(t, members)| TeamOut {
+            id: t.id,
+            name: &t.name,
+            slug: &t.slug,
+            sender_name: t.sender_name.as_deref(),
+            members: *members,
+            created_at: iso8601(t.created_at),
+        })
+        .collect();
+    ctx.print(&out, || {
+        let rows: Vec<Vec<String>> = teams
+            .iter()
+            .map(|(t, members)| {
+                vec![
+                    t.id.to_string(),
+                    t.slug.clone(),
+                    t.name.clone(),
+                    members.to_string(),
+                    iso8601(t.created_at),
+                ]
+            })
+            .collect();
+        table(&["ID", "SLUG", "NAME", "MEMBERS", "CREATED"], &rows)
+    });
+    Ok(())
+}
+
+fn members(ctx: &Ctx, slug: &str) -> Result<(), CliError> {
+    let (team, members) = admin::members(&ctx.db, slug)?;
+    let out: Vec<MemberOut> = members.iter().map(|m| member_out(&team, m)).collect();
+    ctx.print(&out, || {
+        let rows: Vec<Vec<String>> = members
+            .iter()
+            .map(|m| {
+                vec![
+                    m.email.clone(),
+                    m.name.clone(),
+                    m.role.as_str().into(),
+                    iso8601(m.created_at),
+                ]
+            })
+            .collect();
+        table(&["EMAIL", "NAME", "ROLE", "JOINED"], &rows)
+    });
+    Ok(())
+}
+
+fn create(ctx: &Ctx, name: &str, slug: &str, admin_email: &str) -> Result<(), CliError> {
+    let (team, admin) = admin::create(&ctx.db, name, slug, admin_email)?;
+    let out = TeamOut {
+        id: team.id,
+        name: &team.name,
+        slug: &team.slug,
+        sender_name: team.sender_name.as_deref(),
+        members: 1,
+        created_at: iso8601(team.created_at),
+    };
+    ctx.print(&out, || {
+        format!(
+            "Created team {} ({}); {} is its admin\n{}",
+            team.name,
+            team.slug,
+            admin.email,
+            fields(&[
+                ("id", team.id.to_string()),
+                ("name", team.name.clone()),
+                ("slug", team.slug.clone()),
+                ("admin", admin.email.clone()),
+                ("created", iso8601(team.created_at)),
+            ])
+        )
+    });
+    Ok(())
+}
+
+fn add(ctx: &Ctx, slug: &str, email: &str, role: TeamRole) -> Result<(), CliError> {
+    let (team, m) = admin::add(&ctx.db, slug, email, role)?;
+    ctx.print(&member_out(&team, &m), || {
+        format!(
+            "{} joined {} as {}\n{}",
+            m.email,
+            team.slug,
+            m.role.as_str(),
+            describe(&team, &m)
+        )
+    });
+    Ok(())
+}
+
+fn remove(ctx: &Ctx, slug: &str, email: &str) -> Result<(), CliError> {
+    let (team, m) = admin::remove(&ctx.db, slug, email)?;
+    #[derive(Serialize)]
+    struct Out<'a> {
+        team: &'a str,
+        user_id: UserId,
+        email: &'a str,
+        removed: bool,
+    }
+    let out = Out {
+        team: &team.slug,
+        user_id: m.user_id,
+        email: &m.email,
+        removed: true,
+    };
+    ctx.print(&out, || {
+        format!(
+            "Removed {} from {}; what they made with the team stays the team's",
+            m.email, team.slug
+        )
+    });
+    Ok(())
+}
+
+fn set_role(ctx: &Ctx, slug: &str, email: &str, role: TeamRole) -> Result<(), CliError> {
+    let (team, m) = admin::set_role(&ctx.db, slug, email, role)?;
+    ctx.print(&member_out(&team, &m), || {
+        format!("{} is now {} of {}", m.email, m.role.as_str(), team.slug)
+    });
+    Ok(())
+}
