@@ -22,6 +22,7 @@ mod bookings;
 mod browser;
 mod calcom_compat;
 mod cli;
+mod cli_teams;
 mod clients;
 mod cluster;
 mod cluster_kill;
