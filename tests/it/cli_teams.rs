@@ -155,132 +155,66 @@ fn team_errors_have_exit_codes_and_one_line() {
     };
     assert!(create("sales", "ada@example.com").status.success());
 
-    refused(
-        d,
-        &[
-            "team",
-            "create",
-            "Again",
-            "--slug",
-            "sales",
-            "--admin",
-            "bob@example.com",
-        ],
-        1,
-        "is taken",
-    );
-    refused(
-        d,
-        &[
-            "team",
-            "create",
-            "X",
-            "--slug",
-            "settings",
-            "--admin",
-            "ada@example.com",
-        ],
-        2,
-        "reserved",
-    );
-    refused(
-        d,
-        &[
-            "team",
-            "create",
-            "X",
-            "--slug",
-            "a_b",
-            "--admin",
-            "ada@example.com",
-        ],
-        2,
-        "a-z, 0-9",
-    );
-    refused(
-        d,
-        &[
-            "team",
-            "create",
-            "X",
-            "--slug",
-            "xyz",
-            "--admin",
-            "nobody@example.com",
-        ],
-        1,
-        "no user",
-    );
-
-    // The only admin can neither go nor step down.
-    refused(
-        d,
-        &["team", "remove", "sales", "ada@example.com"],
-        1,
-        "the last admin cannot leave or be demoted",
-    );
-    refused(
-        d,
-        &["team", "role", "sales", "ada@example.com", "MEMBER"],
-        1,
-        "the last admin cannot leave or be demoted",
-    );
+    // Each refusal: its arguments, exit code and what its one line says.
+    let last = "the last admin cannot leave or be demoted";
+    for (args, code, says) in [
+        (
+            "team create Again --slug sales --admin bob@example.com",
+            1,
+            "is taken",
+        ),
+        (
+            "team create X --slug settings --admin ada@example.com",
+            2,
+            "reserved",
+        ),
+        (
+            "team create X --slug a_b --admin ada@example.com",
+            2,
+            "a-z, 0-9",
+        ),
+        (
+            "team create X --slug xyz --admin nobody@example.com",
+            1,
+            "no user",
+        ),
+        // The only admin can neither go nor step down.
+        ("team remove sales ada@example.com", 1, last),
+        ("team role sales ada@example.com MEMBER", 1, last),
+        (
+            "team add sales ada@example.com",
+            1,
+            "already a member of sales",
+        ),
+        (
+            "team remove sales bob@example.com",
+            1,
+            "not a member of sales",
+        ),
+        (
+            "team role sales bob@example.com ADMIN",
+            1,
+            "not a member of sales",
+        ),
+        ("team members nowhere", 1, "no team with slug nowhere"),
+        (
+            "team add nowhere bob@example.com",
+            1,
+            "no team with slug nowhere",
+        ),
+    ] {
+        let args: Vec<&str> = args.split(' ').collect();
+        refused(d, &args, code, says);
+    }
     assert_eq!(roles(d, "sales"), pairs(&[("ada@example.com", "ADMIN")]));
 
-    refused(
-        d,
-        &["team", "add", "sales", "ada@example.com"],
-        1,
-        "already a member of sales",
-    );
-    refused(
-        d,
-        &["team", "remove", "sales", "bob@example.com"],
-        1,
-        "not a member of sales",
-    );
-    refused(
-        d,
-        &["team", "role", "sales", "bob@example.com", "ADMIN"],
-        1,
-        "not a member of sales",
-    );
-    refused(
-        d,
-        &["team", "members", "nowhere"],
-        1,
-        "no team with slug nowhere",
-    );
-    refused(
-        d,
-        &["team", "add", "nowhere", "bob@example.com"],
-        1,
-        "no team with slug nowhere",
-    );
-
     // Unknown roles and commands are usage errors.
-    assert_eq!(
-        docket(
-            d,
-            &["team", "role", "sales", "ada@example.com", "OWNER"],
-            None
-        )
-        .status
-        .code(),
-        Some(2)
-    );
-    assert_eq!(
-        docket(
-            d,
-            &["team", "add", "sales", "bob@example.com", "--role", "boss"],
-            None
-        )
-        .status
-        .code(),
-        Some(2)
-    );
-    assert_eq!(
-        docket(d, &["team", "frobnicate"], None).status.code(),
-        Some(2)
-    );
+    for args in [
+        "team role sales ada@example.com OWNER",
+        "team add sales bob@example.com --role boss",
+        "team frobnicate",
+    ] {
+        let args: Vec<&str> = args.split(' ').collect();
+        assert_eq!(docket(d, &args, None).status.code(), Some(2), "{args:?}");
+    }
 }
