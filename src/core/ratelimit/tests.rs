@@ -169,6 +169,11 @@ fn on_postgres_a_database_of_the_version_before_gains_the_table() {
                  ALTER TABLE bookings DROP COLUMN rendered;
                  DROP INDEX mail_queue_links;
                  ALTER TABLE mail_queue DROP COLUMN link_expires_at;
+                 ALTER TABLE documents DROP COLUMN team_id, DROP COLUMN visibility;
+                 ALTER TABLE templates DROP COLUMN team_id, DROP COLUMN visibility;
+                 ALTER TABLE api_keys DROP COLUMN team_id;
+                 ALTER TABLE webhooks DROP COLUMN team_id;
+                 DROP TABLE team_invitations, team_members, teams;
                  UPDATE docket_schema SET version = 14",
             )?)
         })
