@@ -7,7 +7,7 @@
 //
 // Usage: node editor.mjs <base> <document id> <email> <password> <out_dir>
 import assert from 'node:assert/strict';
-import { launch, watch, axe, shot, fitsWidth, signIn, DESKTOP, PHONE, until } from './lib.mjs';
+import { launch, watch, axe, shot, fitsWidth, signIn, DESKTOP, PHONE, until, selectsShowArrows } from './lib.mjs';
 
 const [base, id, email, password, outDir] = process.argv.slice(2);
 const edit = (step) => `${base}/documents/${id}/edit?step=${step}`;
@@ -42,6 +42,7 @@ try {
   await page.getByRole('link', { name: /Settings/ }).first().waitFor();
   assert.equal(await page.locator('.stepper [aria-current=step]').innerText().then((t) => t.includes('Settings')), true);
   await axe(page, 'editor settings');
+  await selectsShowArrows(page, 'editor settings');
   await page.getByLabel('Title').fill('Lease 2026');
   await page.getByLabel('Subject').fill('Please sign {document.name}');
   await page.getByLabel('One after the other, in the recipients\' order').check();
@@ -95,6 +96,7 @@ try {
   assert.equal(byMail('bob@example.com').signingOrder, 1);
   assert.equal(byMail('ann@example.com').signingOrder, 2);
   await axe(page, 'editor recipients');
+  await selectsShowArrows(page, 'editor recipients');
   await shot(page, outDir, 'editor-recipients-desktop');
 
   // ---------- Fields ----------
@@ -107,6 +109,7 @@ try {
   // Sharp at the device pixel ratio: the image is at least as wide as it is shown.
   assert.ok(await img.evaluate((el) => el.naturalWidth >= el.clientWidth * window.devicePixelRatio), 'page image is sharp');
   await page.getByLabel('For', { exact: true }).selectOption({ label: 'Ann Archer (ann@example.com)' });
+  await selectsShowArrows(page, 'editor fields');
 
   // Drags palette type `name` to (fx, fy), fractions of page 1; the new field's top-left corner
   // in percent, as the editor centres it on the drop point.

@@ -136,3 +136,14 @@ export async function until(page, label, fn, arg, { timeout = 30000 } = {}) {
     await page.waitForTimeout(100);
   }
 }
+
+// Every visible drop-down list on the page draws its arrow (the stylesheet's chevron), so that
+// it never reads as a text box.
+export async function selectsShowArrows(page, label) {
+  const bare = await page.locator('select').evaluateAll((all) => all
+    .filter((el) => el.offsetParent !== null && !el.multiple)
+    .filter((el) => getComputedStyle(el).backgroundImage === 'none')
+    .map((el) => el.id || el.name || el.outerHTML.slice(0, 60)));
+  assert.deepEqual(bare, [], `${label}: drop-down lists without an arrow`);
+}
+
