@@ -46,6 +46,7 @@ const INSIDE: &[(&str, &[&str])] = &[
             "lenient",
             "db",
             "ids",
+            "owner",
             "retry",
             "settings",
             "version",
@@ -92,7 +93,10 @@ const INSIDE: &[(&str, &[&str])] = &[
             "token_endpoint",
         ],
     ),
-    ("teams", &["model", "slug", "store", "manage", "admin"]),
+    (
+        "teams",
+        &["model", "slug", "store", "manage", "access", "admin"],
+    ),
     (
         "signing",
         &["pdf", "documents", "templates", "uploads", "workflow"],

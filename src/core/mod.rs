@@ -1,9 +1,9 @@
 //! The lowest ring: storage (the database and blob stores), errors, cryptography, secrets and
 //! keys, time, retries and the embedded assets. Knows nothing of users, documents or HTTP.
 //! Inside it the modules have an order of their own, lowest first: large_blocks, client_address,
-//! disk_space, error, crypto, timefmt, html, datadir, lenient, db, ids, retry, settings, version, assets,
-//! secrets, keyring, tls, outbound, ratelimit, blob, context (each uses only those before it;
-//! `tests/rings.rs`).
+//! disk_space, error, crypto, timefmt, html, datadir, lenient, db, ids, owner, retry, settings,
+//! version, assets, secrets, keyring, tls, outbound, ratelimit, blob, context (each uses only
+//! those before it; `tests/rings.rs`).
 
 pub mod assets;
 pub mod blob;
@@ -21,6 +21,7 @@ pub mod keyring;
 pub mod large_blocks;
 pub mod lenient;
 pub mod outbound;
+pub mod owner;
 pub mod ratelimit;
 pub mod retry;
 pub mod secrets;

@@ -4,7 +4,7 @@
 use super::scope::Scope;
 use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
-use crate::core::ids::{ClientId, GrantId, UserId};
+use crate::core::ids::{ClientId, GrantId, TeamId, UserId};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Via {
@@ -21,11 +21,25 @@ pub enum Via {
     },
 }
 
+/// The workspace a caller acts in: ids only, never a role. `teams::access` turns it into the
+/// rows the caller reaches, reading the membership and role inside the transaction that uses
+/// them, so a removal or a demotion holds at the next request on every node.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ActsFor {
+    /// The user's own documents, templates, tokens and webhooks.
+    Personal,
+    /// A team's, by id: an API key made in the team's settings.
+    Team(TeamId),
+    /// A team's, by the slug the page's URL names (`/t/{slug}/...`): the web application.
+    Slug(String),
+}
+
 #[derive(Debug, Clone)]
 pub struct Principal {
     pub user_id: UserId,
     pub scopes: Vec<Scope>,
     pub via: Via,
+    pub acts_for: ActsFor,
 }
 
 impl Principal {
@@ -50,6 +64,15 @@ impl Principal {
             user_id: user,
             scopes: Scope::ALL.to_vec(),
             via: Via::Session(None),
+            acts_for: ActsFor::Personal,
+        }
+    }
+
+    /// The same caller acting in `workspace`.
+    pub fn acting_for(self, workspace: ActsFor) -> Principal {
+        Principal {
+            acts_for: workspace,
+            ..self
         }
     }
 
@@ -150,6 +173,7 @@ mod tests {
                 client: ClientId::new(1),
                 grant: GrantId::new(7),
             },
+            acts_for: ActsFor::Personal,
         };
         assert!(p.require(Scope::ReadProfile).is_ok());
         assert_eq!(p.grant(), Some(GrantId::new(7)));
@@ -158,6 +182,7 @@ mod tests {
             user_id: UserId::new(1),
             scopes: Scope::ALL.to_vec(),
             via: Via::ApiKey,
+            acts_for: ActsFor::Personal,
         };
         assert_eq!(key.grant(), None);
         assert!(key.sees_signing_links());

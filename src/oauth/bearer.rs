@@ -7,7 +7,8 @@ use crate::core::ids::GrantId;
 use crate::identity::scope::Scope;
 use crate::{core::db::Conn, core::db::Db, core::db::now};
 use crate::{
-    identity::principal::Credentials, identity::principal::Principal, identity::principal::Via,
+    identity::principal::ActsFor, identity::principal::Credentials, identity::principal::Principal,
+    identity::principal::Via,
 };
 use std::time::Instant;
 
@@ -46,6 +47,7 @@ pub fn resolve(conn: &Conn, creds: &Credentials, now: i64) -> Result<Resolved, A
             user_id: key.user_id,
             scopes: Scope::ALL.to_vec(),
             via: Via::ApiKey,
+            acts_for: key.team_id.map_or(ActsFor::Personal, ActsFor::Team),
         };
         return Ok(Resolved {
             who,
@@ -63,6 +65,8 @@ pub fn resolve(conn: &Conn, creds: &Credentials, now: i64) -> Result<Resolved, A
             client: access.client,
             grant: access.grant,
         },
+        // An OAuth app acts for its user's own account: bookings and documents are theirs.
+        acts_for: ActsFor::Personal,
     };
     Ok(Resolved {
         who,

@@ -1,7 +1,9 @@
 //! Teams: a few people who share documents, templates, API tokens and webhooks, each with a
 //! role. The roles' rules (`model`), the slug rule (`slug`), the tables (`store`), the members'
-//! use cases (`manage`) and the administrator's (`admin`, for `docket team ...`).
+//! use cases (`manage`), the administrator's (`admin`, for `docket team ...`), and what a
+//! caller reaches in the workspace it acts in (`access`: the ownership rule).
 
+pub mod access;
 pub mod admin;
 pub mod manage;
 pub mod model;

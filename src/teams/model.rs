@@ -74,39 +74,7 @@ impl TeamRole {
 
 crate::sql_text_enum!(TeamRole);
 
-/// Who in a team sees one of its documents or templates (Documenso's `visibility` names).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
-#[schema(as = TeamVisibility)]
-pub enum Visibility {
-    Everyone,
-    ManagerAndAbove,
-    Admin,
-}
-
-impl Visibility {
-    pub const ALL: [Visibility; 3] = [
-        Visibility::Everyone,
-        Visibility::ManagerAndAbove,
-        Visibility::Admin,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Visibility::Everyone => "EVERYONE",
-            Visibility::ManagerAndAbove => "MANAGER_AND_ABOVE",
-            Visibility::Admin => "ADMIN",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Visibility> {
-        Visibility::ALL
-            .into_iter()
-            .find(|v| v.as_str().eq_ignore_ascii_case(s.trim()))
-    }
-}
-
-crate::sql_text_enum!(Visibility);
+pub use crate::core::owner::Visibility;
 
 /// Longest team name, in characters.
 pub const NAME_MAX: usize = 100;

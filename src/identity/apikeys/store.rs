@@ -1,6 +1,6 @@
 //! SQL for `api_keys`.
 
-use crate::core::ids::UserId;
+use crate::core::ids::{TeamId, UserId};
 use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension};
 
@@ -101,6 +101,8 @@ pub fn revoke_all(conn: &Conn, user: UserId, now: i64) -> Result<usize, AppError
 pub struct Presented {
     pub id: i64,
     pub user_id: UserId,
+    /// The team it was made in: it acts on the team's documents, templates and webhooks.
+    pub team_id: Option<TeamId>,
     /// When the key expires (unix seconds), if it does.
     pub expires_at: Option<i64>,
     /// Its last use is older than a minute: `record_use` is due.
@@ -111,22 +113,23 @@ pub struct Presented {
 pub fn find_live(conn: &Conn, presented: &str, now: i64) -> Result<Option<Presented>, AppError> {
     let hash = SecretToken::presented(presented).hash();
     let mut stmt = conn.prepare_cached(
-        "SELECT k.id, k.user_id, k.last_used_at, k.expires_at
+        "SELECT k.id, k.user_id, k.last_used_at, k.expires_at, k.team_id
            FROM api_keys k JOIN users u ON u.id = k.user_id
           WHERE k.key_hash = ?1 AND k.revoked_at IS NULL
             AND (k.expires_at IS NULL OR k.expires_at > ?2) AND u.disabled_at IS NULL",
     )?;
-    let found: Option<(i64, UserId, Option<i64>, Option<i64>)> = stmt
+    Ok(stmt
         .query_row(params![hash, now], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            let last_used: Option<i64> = r.get(2)?;
+            Ok(Presented {
+                id: r.get(0)?,
+                user_id: r.get(1)?,
+                team_id: r.get(4)?,
+                expires_at: r.get(3)?,
+                stale: crate::core::db::last_use_is_stale(last_used, now),
+            })
         })
-        .optional()?;
-    Ok(found.map(|(id, user_id, last_used, expires_at)| Presented {
-        id,
-        user_id,
-        expires_at,
-        stale: crate::core::db::last_use_is_stale(last_used, now),
-    }))
+        .optional()?)
 }
 
 /// Records that key `id` was used at `now`.

@@ -84,7 +84,7 @@ mod tests {
 
     use super::*;
     use crate::core::ids::{ClientId, GrantId, UserId};
-    use crate::identity::principal::Via;
+    use crate::identity::principal::{ActsFor, Via};
     use crate::identity::scope::Scope;
 
     fn caller(scopes: &[Scope]) -> Principal {
@@ -95,6 +95,7 @@ mod tests {
                 client: ClientId::new(1),
                 grant: GrantId::new(1),
             },
+            acts_for: ActsFor::Personal,
         }
     }
 

@@ -12,11 +12,11 @@ use crate::core::context::Context;
 use crate::core::db::Db;
 use crate::core::error::AppError;
 use crate::identity::factors::Verifier;
+use crate::identity::principal::{ActsFor, Principal, Via};
 use crate::identity::scope::Scope;
 use crate::identity::users::checks::PasswordChecks;
 use crate::signing::documents::audit::Origin;
 use crate::signing::documents::values::{Entry, Filled, Mark};
-use crate::{identity::principal::Principal, identity::principal::Via};
 use crate::{signing::documents::manage, signing::uploads};
 
 /// A document sent to two signers in turn, each with one signature field.
@@ -34,6 +34,7 @@ fn owner() -> Principal {
         user_id: UserId::new(1),
         scopes: Scope::ALL.to_vec(),
         via: Via::ApiKey,
+        acts_for: ActsFor::Personal,
     }
 }
 

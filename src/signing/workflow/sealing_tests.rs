@@ -1,10 +1,10 @@
 use super::*;
 use crate::core::ids::UserId;
+use crate::identity::principal::{ActsFor, Principal, Via};
 use crate::identity::scope::Scope;
 use crate::identity::users::checks::PasswordChecks;
 use crate::signing::documents::audit::Origin;
 use crate::signing::documents::values::{Entry, Filled, Mark};
-use crate::{identity::principal::Principal, identity::principal::Via};
 use crate::{signing::workflow::flow_tests::Sent, signing::workflow::flow_tests::sent};
 use crate::{
     signing::workflow::link, signing::workflow::link::Call, signing::workflow::link::Visit,
@@ -15,6 +15,7 @@ fn owner() -> Principal {
         user_id: UserId::new(1),
         scopes: Scope::ALL.to_vec(),
         via: Via::ApiKey,
+        acts_for: ActsFor::Personal,
     }
 }
 
