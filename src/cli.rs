@@ -520,6 +520,10 @@ pub enum ApikeyCommand {
         /// Expire after N days [default: never]
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=3650))]
         expires_in_days: Option<u32>,
+        /// Make it the team's: it acts on the team's documents, templates and webhooks with
+        /// the user's role there (the user must be a member)
+        #[arg(long, value_name = "SLUG")]
+        team: Option<String>,
     },
     /// List API keys
     List {

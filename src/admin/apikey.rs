@@ -9,14 +9,17 @@ use crate::identity::apikeys::ApiKey;
 use crate::{core::timefmt::iso8601, core::timefmt::iso8601_opt};
 use crate::{
     identity::apikeys::manage, identity::apikeys::manage::Created,
-    identity::apikeys::manage::Expiry, identity::apikeys::manage::NewKey,
-    identity::apikeys::manage::Owner,
+    identity::apikeys::manage::Expiry, identity::apikeys::manage::KeyOf,
+    identity::apikeys::manage::NewKey,
 };
 
 #[derive(Serialize)]
 struct KeyOut<'a> {
     id: i64,
     user: &'a str,
+    /// The team of a team key; absent for a personal one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    team: Option<&'a str>,
     name: &'a str,
     prefix: &'a str,
     state: &'static str,
@@ -30,6 +33,7 @@ fn key_out(k: &ApiKey, now: i64) -> KeyOut<'_> {
     KeyOut {
         id: k.id,
         user: &k.user,
+        team: k.team.as_deref(),
         name: &k.name,
         prefix: &k.prefix,
         state: k.state(now),
@@ -47,26 +51,33 @@ pub fn run(ctx: &Ctx, cmd: ApikeyCommand) -> Result<(), CliError> {
             user,
             name,
             expires_in_days,
+            team,
         } => {
             let expiry = expires_in_days.map_or(Expiry::Never, Expiry::Days);
             let new = NewKey::check(&name, expiry, t).map_err(|e| CliError {
                 message: format!("--{}", e.public_message()),
                 code: 2,
             })?;
-            create(ctx, Owner::Email(user), new, t)
+            let created = match team {
+                None => manage::create(&ctx.db, KeyOf::Email(user), new, t)?,
+                Some(slug) => crate::teams::tokens::create_for(&ctx.db, &slug, &user, new, t)?,
+            };
+            created_out(ctx, created)
         }
         ApikeyCommand::List { user } => list(ctx, user.as_deref(), t),
         ApikeyCommand::Revoke { id } => revoke(ctx, id, t),
     }
 }
 
-fn create(ctx: &Ctx, owner: Owner, new: NewKey, t: i64) -> Result<(), CliError> {
-    let Created { key, stored } = manage::create(&ctx.db, owner, new, t)?;
+fn created_out(ctx: &Ctx, Created { key, stored }: Created) -> Result<(), CliError> {
     #[derive(Serialize)]
     struct Out<'a> {
         id: i64,
         key: &'a str,
         user: &'a str,
+        /// The team of a team key; absent for a personal one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    team: Option<&'a str>,
         name: &'a str,
         expires_at: Option<String>,
     }
@@ -74,14 +85,20 @@ fn create(ctx: &Ctx, owner: Owner, new: NewKey, t: i64) -> Result<(), CliError> 
         id: stored.id,
         key: key.expose(),
         user: &stored.user,
+        team: stored.team.as_deref(),
         name: &stored.name,
         expires_at: iso8601_opt(stored.expires_at),
     };
     ctx.print(&out, || {
         format!(
-            "Created API key {} for {}\n\n{}\n\nThe key is shown only now. Send it as `Authorization: Bearer <key>`.",
+            "Created API key {} for {}{}\n\n{}\n\nThe key is shown only now. Send it as `Authorization: Bearer <key>`.",
             stored.id,
             stored.user,
+            stored
+                .team
+                .as_deref()
+                .map(|t| format!(" in the team {t}"))
+                .unwrap_or_default(),
             fields(&[
                 ("key", key.expose().to_string()),
                 ("name", stored.name.clone()),
@@ -102,6 +119,7 @@ fn list(ctx: &Ctx, owner: Option<&str>, t: i64) -> Result<(), CliError> {
                 vec![
                     k.id.to_string(),
                     k.user.clone(),
+                    k.team.clone().unwrap_or_else(|| "-".into()),
                     k.name.clone(),
                     format!("{}…", k.prefix),
                     k.state(t).into(),
@@ -115,6 +133,7 @@ fn list(ctx: &Ctx, owner: Option<&str>, t: i64) -> Result<(), CliError> {
             &[
                 "ID",
                 "USER",
+                "TEAM",
                 "NAME",
                 "KEY",
                 "STATE",

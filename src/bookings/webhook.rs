@@ -25,7 +25,9 @@ pub fn enqueue(
     booking: &Booking,
     now: i64,
 ) -> Result<(), AppError> {
-    webhooks::enqueue(conn, user_id, event, now, |hook| match hook.app {
+    // Bookings are personal: only the user's own endpoints hear of them.
+    let owner = crate::core::owner::Owner::Personal(user_id);
+    webhooks::enqueue(conn, &owner, event, now, |hook| match hook.app {
         App::Zapier => body(&ZapierBooking::of(booking)),
         App::Api => body(&Envelope::new(event, booking, now, &hook.url)),
     })

@@ -70,6 +70,20 @@ pub enum Rows {
 }
 
 impl Owner {
+    /// The owner of a row as it is stored, reaching exactly that row and its workspace's: the
+    /// owner a capability (a direct link, a signing token) or an event acts as, for a row
+    /// it already holds.
+    pub fn of_row(user: UserId, team: Option<TeamId>) -> Owner {
+        match team {
+            None => Owner::Personal(user),
+            Some(team) => Owner::Team {
+                team,
+                user,
+                seen: Visibility::ALL.to_vec(),
+            },
+        }
+    }
+
     /// The user acting: the creator of the rows they add.
     pub fn user(&self) -> UserId {
         match self {

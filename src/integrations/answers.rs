@@ -116,7 +116,8 @@ pub struct DocumensoRow {
     #[schema(format = DateTime)]
     pub updated_at: String,
     pub user_id: UserId,
-    #[schema(schema_with = always_null)]
+    /// The team whose endpoint it is; null for a personal one.
+    #[schema(required = true)]
     pub team_id: Option<i64>,
 }
 
@@ -131,7 +132,7 @@ impl DocumensoRow {
             created_at: hook.created_at.clone(),
             updated_at: hook.created_at.clone(),
             user_id,
-            team_id: None,
+            team_id: hook.team.map(|t| t.get()),
         }
     }
 }

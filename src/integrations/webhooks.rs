@@ -6,7 +6,7 @@
 use super::checks::NewWebhook;
 use crate::core::context::Context;
 use crate::core::crypto::SecretBox;
-use crate::core::db::now;
+use crate::core::db::{Conn, now};
 use crate::core::error::{AppError, FieldError};
 use crate::identity::accounts::access::{Source, notify_added};
 use crate::identity::principal::Principal;
@@ -31,12 +31,15 @@ pub fn scope_for(event: Event) -> Scope {
 /// Deliveries listed per endpoint, newest first.
 const DELIVERIES_SHOWN: i64 = 100;
 
-/// The webhooks `who` may see and manage.
-pub(crate) fn visible(who: &Principal) -> Visible {
-    Visible {
-        user: who.user_id,
+/// The webhooks `who` may see and manage, read in `c` (`teams::access`): the user's own, or
+/// the team's it acts for, which only the team's admins manage (403 for its other members).
+pub(crate) fn visible(c: &Conn, who: &Principal) -> Result<Visible, AppError> {
+    let access = crate::teams::access::resolve(c, who)?;
+    access.require_manage("webhooks")?;
+    Ok(Visible {
+        owner: access.owner(),
         grant: who.grant(),
-    }
+    })
 }
 
 /// A new endpoint and its signing secret (the only time the secret is shown).
@@ -77,12 +80,19 @@ pub(crate) async fn insert(
 ) -> Result<Webhook, AppError> {
     ctx.admit_new_work()?;
     let sealed = secrets.seal(secret)?;
-    let (url, owner, caller) = (url.to_string(), visible(who), who.clone());
+    let (url, caller) = (url.to_string(), who.clone());
     let undo = undo(ctx);
     let hook = ctx
         .db
         .write(move |tx| {
             let t = now();
+            let owner = visible(tx, &caller)?;
+            if owner.owner.team().is_some() && events.iter().any(|e| e.is_booking()) {
+                return Err(AppError::validation(vec![FieldError::new(
+                    "events",
+                    "bookings are personal: a team's webhook takes document events only",
+                )]));
+            }
             caller.require_confirmed(tx, t)?;
             let new = NewEndpoint {
                 url: &url,
@@ -90,14 +100,14 @@ pub(crate) async fn insert(
                 sealed_secret: &sealed,
                 app,
             };
-            let hook = store::insert(tx, owner, &new, max, t)?;
+            let hook = store::insert(tx, &owner, &new, max, t)?;
             if hook.grant.is_none() {
                 let what = format!(
                     "A webhook {} to {} was added",
                     posting(&hook.events),
                     hook.url
                 );
-                notify_added(tx, owner.user, (&what, &undo), &from, t)?;
+                notify_added(tx, owner.owner.user(), (&what, &undo), &from, t)?;
             }
             Ok(hook)
         })
@@ -132,8 +142,10 @@ fn posting(events: &[Event]) -> String {
 }
 
 pub async fn list(ctx: &Context, who: &Principal) -> Result<Vec<Webhook>, AppError> {
-    let who = visible(who);
-    ctx.db.read(move |c| store::list(c, who)).await
+    let caller = who.clone();
+    ctx.db
+        .read(move |c| store::list(c, &visible(c, &caller)?))
+        .await
 }
 
 /// Deletes the endpoint (when `only` is given, only one made through that route); its pending
@@ -144,9 +156,9 @@ pub async fn delete(
     id: i64,
     only: Option<App>,
 ) -> Result<Webhook, AppError> {
-    let who = visible(who);
+    let caller = who.clone();
     ctx.db
-        .write(move |tx| store::delete(tx, who, id, only))
+        .write(move |tx| store::delete(tx, &visible(tx, &caller)?, id, only))
         .await
 }
 
@@ -156,10 +168,10 @@ pub async fn deliveries(
     who: &Principal,
     id: i64,
 ) -> Result<Vec<Delivery>, AppError> {
-    let who = visible(who);
+    let caller = who.clone();
     ctx.db
         .read(move |c| {
-            store::owned(c, who, id)?;
+            store::owned(c, &visible(c, &caller)?, id)?;
             store::deliveries(c, id, DELIVERIES_SHOWN)
         })
         .await
@@ -167,8 +179,10 @@ pub async fn deliveries(
 
 /// Endpoint `id` as `who` sees it, or a 404.
 pub async fn get(ctx: &Context, who: &Principal, id: i64) -> Result<Webhook, AppError> {
-    let who = visible(who);
-    ctx.db.read(move |c| store::owned(c, who, id)).await
+    let caller = who.clone();
+    ctx.db
+        .read(move |c| store::owned(c, &visible(c, &caller)?, id))
+        .await
 }
 
 /// Changes the endpoint's URL, events or state (the events need the scopes a new endpoint's
@@ -187,18 +201,19 @@ pub async fn update(
     for event in change.events.iter().flatten() {
         who.require(scope_for(*event))?;
     }
-    let (visible, caller, undo) = (visible(who), who.clone(), undo(ctx));
+    let (caller, undo) = (who.clone(), undo(ctx));
     let hook = ctx
         .db
         .write(move |tx| {
             let t = now();
-            let before = store::owned(tx, visible, id)?;
+            let visible = visible(tx, &caller)?;
+            let before = store::owned(tx, &visible, id)?;
             let moved = change.url.as_ref().is_some_and(|u| *u != before.url);
             let resumed = change.enabled == Some(true) && !before.enabled;
             if moved || resumed {
                 caller.require_confirmed(tx, t)?;
             }
-            let hook = store::update(tx, visible, id, &change)?;
+            let hook = store::update(tx, &visible, id, &change)?;
             if (moved || resumed) && hook.grant.is_none() {
                 let what = match moved {
                     true => format!(
@@ -212,7 +227,7 @@ pub async fn update(
                         hook.url
                     ),
                 };
-                notify_added(tx, visible.user, (&what, &undo), &from, t)?;
+                notify_added(tx, visible.owner.user(), (&what, &undo), &from, t)?;
             }
             Ok(hook)
         })
@@ -230,8 +245,11 @@ pub async fn send_test(
     id: i64,
     event: Option<Event>,
 ) -> Result<Delivery, AppError> {
-    let visible = visible(who);
-    let hook = ctx.db.read(move |c| store::owned(c, visible, id)).await?;
+    let caller = who.clone();
+    let hook = ctx
+        .db
+        .read(move |c| store::owned(c, &visible(c, &caller)?, id))
+        .await?;
     let event = match event {
         Some(e) if hook.events.contains(&e) => e,
         Some(e) => {
@@ -268,11 +286,11 @@ pub async fn redeliver(
     id: i64,
     delivery: i64,
 ) -> Result<Delivery, AppError> {
-    let who = visible(who);
+    let caller = who.clone();
     let queued = ctx
         .db
         .write(move |tx| {
-            let hook = store::owned(tx, who, id)?;
+            let hook = store::owned(tx, &visible(tx, &caller)?, id)?;
             log::get(tx, id, delivery)?;
             require_enabled(&hook)?;
             let queued = log::redeliver(tx, id, delivery, now())?;

@@ -90,15 +90,16 @@ pub async fn documenso_sample(
     ctx: &Context,
     who: &Principal,
 ) -> Result<Vec<SampleDelivery>, AppError> {
-    let (visible, user, app) = (manage::visible(who), who.user_id, ctx.app.clone());
+    let (caller, app) = (who.clone(), ctx.app.clone());
     let found = ctx
         .db
         .read(move |c| {
-            let Some(hook) = store::first(c, visible)? else {
+            let Some(hook) = store::first(c, &manage::visible(c, &caller)?)? else {
                 return Ok(None);
             };
             use crate::signing::documents::store::listing::{Query, list};
-            let (docs, _) = list(c, &Query::owned(user, None, SAMPLE_SCAN, 0))?;
+            let owner = crate::teams::access::owner(c, &caller)?;
+            let (docs, _) = list(c, &Query::owned(owner, None, SAMPLE_SCAN, 0))?;
             Ok(docs
                 .iter()
                 .find(|d| !d.recipients.is_empty())

@@ -178,7 +178,7 @@ mod tests {
                  INSERT INTO oauth_grants (id, user_id, client_id, scopes, created_at, last_used_at)
                  VALUES (1, 1, 1, 'READ_PROFILE', 0, 0);",
             )?;
-            crate::identity::apikeys::store::insert(c, UserId::new(1), "k", &key, None, 0)?;
+            crate::identity::apikeys::store::insert(c, &crate::core::owner::Owner::Personal(UserId::new(1)), "k", &key, None, 0)?;
             c.execute(
                 "INSERT INTO oauth_tokens (grant_id, kind, token_hash, scopes, created_at, expires_at)
                  VALUES (1, 'access', ?1, 'READ_PROFILE', 0, 9999999999)",

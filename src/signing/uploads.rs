@@ -5,6 +5,7 @@
 //! leaves no file and no changed row behind.
 
 use crate::core::ids::{DocumentId, TemplateId};
+use crate::teams::access;
 use bytes::Bytes;
 use futures_util::{Stream, StreamExt};
 use sha2::{Digest, Sha256};
@@ -161,17 +162,18 @@ pub async fn create_with_file(
 ) -> Result<Attached, AppError> {
     ctx.admit_new_work()?;
     let (stored, sizes, pages) = store_checked(ctx, bytes, max).await?;
-    let (user, app) = (who.user_id, ctx.app.clone());
+    let (user, caller, app) = (who.user_id, who.clone(), ctx.app.clone());
     let blob = stored.clone();
     let data_id = crate::signing::documents::new_data_id();
     let result = ctx
         .db
         .write(move |tx| match new {
             New::Document(doc) => {
-                let owner = crate::signing::documents::audit::owner_email(tx, user)?;
-                let actor = origin.actor(&owner, None);
+                let owner = access::owner(tx, &caller)?;
+                let email = crate::signing::documents::audit::owner_email(tx, user)?;
+                let actor = origin.actor(&email, None);
                 let view = crate::signing::documents::manage::insert_draft(
-                    tx, user, &doc, &data_id, &actor, &app,
+                    tx, &owner, &doc, &data_id, &actor, &app,
                 )?;
                 attach_to_document(tx, view.id, (&blob, &sizes, pages), &actor)?;
                 Ok(Target::Document(view.id))
@@ -179,7 +181,8 @@ pub async fn create_with_file(
             New::Template(t) => {
                 let tier = crate::identity::users::store::tier(tx, user)?;
                 crate::signing::documents::check_tier(&t.auth_options, &t.recipients, tier)?;
-                let id = templates::insert(tx, user, &t, &data_id, now())?;
+                let owner = access::owner(tx, &caller)?;
+                let id = templates::insert(tx, &owner, &t, &data_id, now())?;
                 store::set_file(tx, Parent::Template(id), &blob, &sizes, now())?;
                 Ok(Target::Template(id))
             }

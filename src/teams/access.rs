@@ -50,6 +50,11 @@ pub fn resolve(c: &Conn, who: &Principal) -> Result<Access, AppError> {
     Ok(Access::Team { user, team, role })
 }
 
+/// The rows `who` reaches in the workspace it acts in (`resolve`, then `Access::owner`).
+pub fn owner(c: &Conn, who: &Principal) -> Result<Owner, AppError> {
+    Ok(resolve(c, who)?.owner())
+}
+
 impl Access {
     /// The rows this caller reaches, and whose its new rows are.
     pub fn owner(&self) -> Owner {
@@ -98,20 +103,6 @@ impl Access {
             ))),
             _ => Ok(()),
         }
-    }
-}
-
-/// The owner of a row as it is stored, reaching exactly that row: the owner a capability
-/// (a template's direct link, a signing token) acts as when it makes something for the row's
-/// owner, such as a document from a direct link.
-pub fn of_row(user: UserId, team: Option<crate::core::ids::TeamId>) -> Owner {
-    match team {
-        None => Owner::Personal(user),
-        Some(team) => Owner::Team {
-            team,
-            user,
-            seen: TeamRole::Admin.seen(),
-        },
     }
 }
 
@@ -195,7 +186,7 @@ mod tests {
         let admin = resolve(&c, &who(1, ActsFor::Team(t.id))).unwrap();
         assert!(admin.require_manage("webhooks").is_ok());
         assert_eq!(admin.team().map(|t| t.slug.as_str()), Some("sales"));
-        assert_eq!(of_row(u(2), Some(t.id)), {
+        assert_eq!(Owner::of_row(u(2), Some(t.id)), {
             let Owner::Team { seen, .. } = admin.owner() else {
                 unreachable!()
             };

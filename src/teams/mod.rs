@@ -9,5 +9,6 @@ pub mod manage;
 pub mod model;
 pub mod slug;
 pub mod store;
+pub mod tokens;
 
 pub use model::{Member, Membership, Team, TeamRole, Visibility};

@@ -189,7 +189,8 @@ pub fn set_role(tx: &Conn, team: TeamId, user: UserId, role: TeamRole) -> Result
 }
 
 /// Takes `user` out of `team`: 404 when not a member, 409 (`LAST_ADMIN`) when they are its
-/// only admin. What they made with the team stays the team's.
+/// only admin. What they made with the team stays the team's; the API tokens they made for
+/// it are revoked.
 pub fn remove_member(tx: &Conn, team: TeamId, user: UserId) -> Result<(), AppError> {
     tx.serialize_on(&format!("team-admins:{team}"))?;
     let removed = tx.execute(
@@ -201,6 +202,8 @@ pub fn remove_member(tx: &Conn, team: TeamId, user: UserId) -> Result<(), AppErr
     if removed == 0 {
         return Err(refusal(tx, team, user)?);
     }
+    // The team tokens they made act with their role in the team, which they no longer have.
+    crate::identity::apikeys::store::revoke_made_for(tx, team, user, crate::core::db::now())?;
     Ok(())
 }
 

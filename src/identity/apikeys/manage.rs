@@ -5,12 +5,14 @@
 //! checked here (`NewKey::check`), the key made, hashed and stored by the same code whichever
 //! asks. `now` is the caller's, so that a listing's states and a revocation agree on it.
 
-use super::{ApiKey, store};
+use super::ApiKey;
+use super::store::{self, Listed};
 use crate::core::context::Context;
 use crate::core::crypto::SecretToken;
 use crate::core::db::{Conn, Db};
 use crate::core::error::{AppError, FieldError};
 use crate::core::ids::UserId;
+use crate::core::owner::Owner;
 use crate::identity::accounts::access::{Source, notify_added};
 use crate::identity::sessions::confirm;
 
@@ -66,10 +68,10 @@ impl NewKey {
     }
 }
 
-/// Whose key it is: a user named by e-mail (the administrator's commands) or by id (the
-/// signed-in owner).
+/// Whose personal key it is: a user named by e-mail (the administrator's commands) or by id
+/// (the signed-in owner). A team's keys are made by `teams::tokens`.
 #[derive(Debug, Clone)]
-pub enum Owner {
+pub enum KeyOf {
     Email(String),
     User(UserId),
 }
@@ -85,20 +87,35 @@ pub struct Created {
 /// Stores a new key of `owner` (404 when there is no such user) inside `tx`.
 fn insert(
     tx: &Conn,
-    owner: &Owner,
+    owner: &KeyOf,
     new: &NewKey,
     key: &SecretToken,
     now: i64,
 ) -> Result<ApiKey, AppError> {
     let user = match owner {
-        Owner::Email(email) => crate::identity::users::store::require_by_email(tx, email)?.id,
-        Owner::User(id) => *id,
+        KeyOf::Email(email) => crate::identity::users::store::require_by_email(tx, email)?.id,
+        KeyOf::User(id) => *id,
     };
-    store::insert(tx, user, &new.name, key, new.expires_at, now)
+    store::insert(
+        tx,
+        &Owner::Personal(user),
+        &new.name,
+        key,
+        new.expires_at,
+        now,
+    )
+}
+
+/// Inside `tx`: a new key `new` of `owner` (a team's when `owner` is; the caller checked that
+/// its user may make one there), made at `now`.
+pub fn insert_key(tx: &Conn, owner: &Owner, new: &NewKey, now: i64) -> Result<Created, AppError> {
+    let key = super::generate();
+    let stored = store::insert(tx, owner, &new.name, &key, new.expires_at, now)?;
+    Ok(Created { key, stored })
 }
 
 /// Creates the key `new` of `owner` at `now` (the administrator's command).
-pub fn create(db: &Db, owner: Owner, new: NewKey, now: i64) -> Result<Created, AppError> {
+pub fn create(db: &Db, owner: KeyOf, new: NewKey, now: i64) -> Result<Created, AppError> {
     let key = super::generate();
     let hashed = key.clone();
     let stored = db.write_blocking(move |tx| insert(tx, &owner, &new, &hashed, now))?;
@@ -129,7 +146,7 @@ pub async fn create_own(
         .db
         .write(move |tx| {
             confirm::require(tx, &session, now)?;
-            let stored = insert(tx, &Owner::User(user), &new, &hashed, now)?;
+            let stored = insert(tx, &KeyOf::User(user), &new, &hashed, now)?;
             let lasts = match stored.expires_at {
                 Some(t) => format!("that works until {}", crate::core::timefmt::human(t)),
                 None => "that never expires".to_string(),
@@ -151,20 +168,23 @@ pub fn revoke_all(tx: &Conn, user: UserId, now: i64) -> Result<usize, AppError> 
     store::revoke_all(tx, user, now)
 }
 
-/// Every key, or those of the user with e-mail `owner` (404 when there is none), oldest first.
+/// Every key, or those the user with e-mail `owner` made (404 when there is none; their
+/// teams' too), oldest first.
 pub fn list(db: &Db, owner: Option<&str>) -> Result<Vec<ApiKey>, AppError> {
     db.read_blocking(|c| {
         let user_id = match owner {
             Some(email) => Some(crate::identity::users::store::require_by_email(c, email)?.id),
             None => None,
         };
-        store::list(c, user_id)
+        store::list(c, user_id.map_or(Listed::All, Listed::MadeBy))
     })
 }
 
-/// The keys of `user` that are not revoked, oldest first.
+/// The personal keys of `user` that are not revoked, oldest first.
 pub async fn list_own(db: &Db, user: UserId) -> Result<Vec<ApiKey>, AppError> {
-    let keys = db.read(move |c| store::list(c, Some(user))).await?;
+    let keys = db
+        .read(move |c| store::list(c, Listed::Of(&Owner::Personal(user))))
+        .await?;
     Ok(keys
         .into_iter()
         .filter(|k| k.revoked_at.is_none())
@@ -179,7 +199,7 @@ pub fn revoke(db: &Db, id: i64, now: i64) -> Result<ApiKey, AppError> {
 
 /// Revokes `user`'s own key `id` at `now`; another user's key is a 404, as an unknown one.
 pub async fn revoke_own(db: &Db, user: UserId, id: i64, now: i64) -> Result<ApiKey, AppError> {
-    db.write(move |tx| store::revoke(tx, id, Some(user), now))
+    db.write(move |tx| store::revoke(tx, id, Some(&Owner::Personal(user)), now))
         .await
 }
 
@@ -206,8 +226,8 @@ mod tests {
         NewKey::check("ci", expiry, 1_000).unwrap()
     }
 
-    fn ada() -> Owner {
-        Owner::Email("ada@example.com".into())
+    fn ada() -> KeyOf {
+        KeyOf::Email("ada@example.com".into())
     }
 
     fn owner_of(db: &Db, key: &SecretToken, now: i64) -> Option<UserId> {
@@ -244,7 +264,7 @@ mod tests {
         assert!(created.key.expose().starts_with(super::super::PREFIX));
         let missing = create(
             &db,
-            Owner::Email("nobody@example.com".into()),
+            KeyOf::Email("nobody@example.com".into()),
             new_key(Expiry::Never),
             1_000,
         )

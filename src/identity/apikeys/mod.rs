@@ -5,7 +5,7 @@
 pub mod manage;
 pub mod store;
 
-use crate::core::ids::UserId;
+use crate::core::ids::{TeamId, UserId};
 use serde::Serialize;
 
 use crate::core::crypto::SecretToken;
@@ -34,6 +34,9 @@ pub struct ApiKey {
     pub expires_at: Option<i64>,
     pub revoked_at: Option<i64>,
     pub last_used_at: Option<i64>,
+    /// The team it acts for, and that team's slug; `None` for a personal key.
+    pub team_id: Option<TeamId>,
+    pub team: Option<String>,
 }
 
 impl ApiKey {
@@ -73,6 +76,8 @@ mod tests {
             expires_at: Some(100),
             revoked_at: None,
             last_used_at: None,
+            team_id: None,
+            team: None,
         };
         assert_eq!(k.state(99), "active");
         assert_eq!(k.state(100), "expired");

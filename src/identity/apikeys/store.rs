@@ -1,6 +1,8 @@
 //! SQL for `api_keys`.
 
+use crate::core::db::{ToSql, params_from_iter};
 use crate::core::ids::{TeamId, UserId};
+use crate::core::owner::{Owner, Rows};
 use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension};
 
@@ -9,8 +11,8 @@ use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
 
 const SELECT: &str = "SELECT k.id, k.user_id, u.email, k.name, k.key_prefix, k.created_at,
-        k.expires_at, k.revoked_at, k.last_used_at
-   FROM api_keys k JOIN users u ON u.id = k.user_id";
+        k.expires_at, k.revoked_at, k.last_used_at, k.team_id, t.slug
+   FROM api_keys k JOIN users u ON u.id = k.user_id LEFT JOIN teams t ON t.id = k.team_id";
 
 fn from_row(r: &crate::core::db::Row<'_>) -> crate::core::db::Result<ApiKey> {
     Ok(ApiKey {
@@ -23,27 +25,31 @@ fn from_row(r: &crate::core::db::Row<'_>) -> crate::core::db::Result<ApiKey> {
         expires_at: r.get(6)?,
         revoked_at: r.get(7)?,
         last_used_at: r.get(8)?,
+        team_id: r.get(9)?,
+        team: r.get(10)?,
     })
 }
 
+/// A new key of `owner`: made by its user, acting for its team when it has one.
 pub fn insert(
     conn: &Conn,
-    user_id: UserId,
+    owner: &Owner,
     name: &str,
     key: &SecretToken,
     expires_at: Option<i64>,
     now: i64,
 ) -> Result<ApiKey, AppError> {
     let inserted_id = conn.insert(
-        "INSERT INTO api_keys (user_id, name, key_hash, key_prefix, created_at, expires_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO api_keys (user_id, name, key_hash, key_prefix, created_at, expires_at, team_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         params![
-            user_id,
+            owner.user(),
             name,
             key.hash(),
             super::display_prefix(key),
             now,
-            expires_at
+            expires_at,
+            owner.team()
         ],
     )?;
     get(conn, inserted_id)?.ok_or_else(|| AppError::internal("inserted key vanished"))
@@ -55,20 +61,48 @@ pub fn get(conn: &Conn, id: i64) -> Result<Option<ApiKey>, AppError> {
         .optional()?)
 }
 
-/// Every key, or those of one user, oldest first.
-pub fn list(conn: &Conn, user_id: Option<UserId>) -> Result<Vec<ApiKey>, AppError> {
-    let mut stmt = conn.prepare(&format!(
-        "{SELECT} WHERE k.user_id = ?1 OR ?1 IS NULL ORDER BY k.id"
-    ))?;
-    let rows = stmt.query_map([user_id], from_row)?;
+/// Which keys a list holds.
+#[derive(Debug, Clone, Copy)]
+pub enum Listed<'a> {
+    /// Every key (the administrator's list).
+    All,
+    /// Those one user made, personal and for teams (the administrator's list of a user).
+    MadeBy(UserId),
+    /// Those of a workspace: a user's personal keys, or a team's.
+    Of(&'a Owner),
+}
+
+/// The keys `which` names, oldest first.
+pub fn list(conn: &Conn, which: Listed<'_>) -> Result<Vec<ApiKey>, AppError> {
+    let mut args = Vec::new();
+    let filter = match which {
+        Listed::All => "1 = 1".to_string(),
+        Listed::MadeBy(user) => {
+            args.push(user.to_sql());
+            "k.user_id = ?1".to_string()
+        }
+        Listed::Of(owner) => owner.clause("k", Rows::WithoutVisibility, &mut args),
+    };
+    let mut stmt = conn.prepare(&format!("{SELECT} WHERE {filter} ORDER BY k.id"))?;
+    let rows = stmt.query_map(params_from_iter(args), from_row)?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-/// Revokes a key (when `owner` is given, only one of theirs: another user's is a 404);
-/// revoking twice is a 409.
-pub fn revoke(conn: &Conn, id: i64, owner: Option<UserId>, now: i64) -> Result<ApiKey, AppError> {
-    let key = get(conn, id)?
-        .filter(|k| owner.is_none_or(|o| o == k.user_id))
+/// Revokes a key (when `owner` is given, only one it reaches: another user's or another
+/// team's is a 404); revoking twice is a 409.
+pub fn revoke(conn: &Conn, id: i64, owner: Option<&Owner>, now: i64) -> Result<ApiKey, AppError> {
+    let mut args = vec![id.to_sql()];
+    let reached = match owner {
+        Some(owner) => owner.clause("k", Rows::WithoutVisibility, &mut args),
+        None => "1 = 1".to_string(),
+    };
+    let key = conn
+        .query_row(
+            &format!("{SELECT} WHERE k.id = ?1 AND {reached}"),
+            params_from_iter(args),
+            from_row,
+        )
+        .optional()?
         .ok_or_else(|| AppError::NotFound(format!("no API key with id {id}")))?;
     conn.note_revocation();
     let n = conn.execute(
@@ -87,7 +121,23 @@ pub fn revoke(conn: &Conn, id: i64, owner: Option<UserId>, now: i64) -> Result<A
     Ok(key)
 }
 
-/// Revokes every key of `user` not revoked yet at `now`; how many.
+/// Revokes the live keys `user` made for `team` at `now` (they left it); how many.
+pub fn revoke_made_for(
+    conn: &Conn,
+    team: TeamId,
+    user: UserId,
+    now: i64,
+) -> Result<usize, AppError> {
+    conn.note_revocation();
+    Ok(conn.execute(
+        "UPDATE api_keys SET revoked_at = ?3
+          WHERE team_id = ?1 AND user_id = ?2 AND revoked_at IS NULL",
+        params![team, user, now],
+    )?)
+}
+
+/// Revokes every key `user` made (personal and for teams: they act as `user`) not revoked
+/// yet at `now`; how many.
 pub fn revoke_all(conn: &Conn, user: UserId, now: i64) -> Result<usize, AppError> {
     conn.note_revocation();
     Ok(conn.execute(
@@ -165,7 +215,7 @@ mod tests {
     fn live_keys_authenticate_others_do_not() {
         let (c, user) = setup();
         let live = super::super::generate();
-        insert(&c, user, "live", &live, None, 100).unwrap();
+        insert(&c, &Owner::Personal(user), "live", &live, None, 100).unwrap();
         let found = find_live(&c, live.expose(), 200).unwrap().unwrap();
         assert_eq!((found.user_id, found.stale), (user, true));
         record_use(&c, found.id, 200).unwrap();
@@ -178,7 +228,7 @@ mod tests {
         assert_eq!(owner(&c, "api_wrong", 200), None);
 
         let expiring = super::super::generate();
-        insert(&c, user, "exp", &expiring, Some(150), 100).unwrap();
+        insert(&c, &Owner::Personal(user), "exp", &expiring, Some(150), 100).unwrap();
         assert_eq!(owner(&c, expiring.expose(), 149), Some(user));
         assert_eq!(owner(&c, expiring.expose(), 150), None);
 
@@ -190,7 +240,7 @@ mod tests {
     fn a_disabled_users_keys_stop_at_once() {
         let (c, user) = setup();
         let key = super::super::generate();
-        insert(&c, user, "k", &key, None, 100).unwrap();
+        insert(&c, &Owner::Personal(user), "k", &key, None, 100).unwrap();
         crate::identity::users::store::set_disabled(&c, user, true, 110).unwrap();
         assert_eq!(owner(&c, key.expose(), 120), None);
         crate::identity::users::store::set_disabled(&c, user, false, 130).unwrap();

@@ -11,7 +11,6 @@ pub mod payload;
 pub mod store;
 
 use crate::core::db::Conn;
-use crate::core::ids::UserId;
 use serde::{Deserialize, Serialize};
 
 use crate::core::error::AppError;
@@ -131,12 +130,12 @@ pub fn test_body(event: Event, now: i64, url: &str) -> Result<String, AppError> 
 /// event decides what an endpoint may see (`signing::documents::webhook`, `bookings::webhook`).
 pub fn enqueue(
     conn: &Conn,
-    user_id: UserId,
+    owner: &crate::core::owner::Owner,
     event: Event,
     now: i64,
     mut body: impl FnMut(&store::Webhook) -> Result<String, AppError>,
 ) -> Result<(), AppError> {
-    for hook in store::subscribed(conn, user_id, event)? {
+    for hook in store::subscribed(conn, owner, event)? {
         let posted = body(&hook)?;
         store::insert_delivery(conn, hook.id, event, &posted, now)?;
     }

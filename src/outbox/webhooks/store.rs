@@ -1,6 +1,8 @@
 //! SQL for `webhooks` and `webhook_deliveries`.
 
-use crate::core::ids::{GrantId, UserId};
+use crate::core::db::{ToSql, Value, params_from_iter};
+use crate::core::ids::{GrantId, TeamId, UserId};
+use crate::core::owner::{Owner, Rows};
 use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension};
 use serde::Serialize;
@@ -52,6 +54,9 @@ pub struct Webhook {
     pub grant: Option<GrantId>,
     #[serde(skip)]
     pub app: App,
+    /// The team it belongs to (`None`: personal): it gets the team's document events.
+    #[serde(skip)]
+    pub team: Option<TeamId>,
 }
 
 /// What a new endpoint is.
@@ -62,46 +67,65 @@ pub struct NewEndpoint<'a> {
     pub app: App,
 }
 
-/// Whose webhooks a caller sees: the owner's credential sees all of the user's, an OAuth app
-/// only those made under its own grant.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Whose webhooks a caller sees: the owner's credential sees all of the workspace's (the
+/// user's own, or a team's), an OAuth app only those made under its own grant.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Visible {
-    pub user: UserId,
+    pub owner: Owner,
     /// `Some(grant)`: only the webhooks of that grant.
     pub grant: Option<GrantId>,
+}
+
+impl Visible {
+    /// The condition on `webhooks w` that keeps what this caller sees, its parameters
+    /// appended to `args`.
+    fn clause(&self, args: &mut Vec<Value>) -> String {
+        let owner = self.owner.clause("w", Rows::WithoutVisibility, args);
+        args.push(self.grant.to_sql());
+        let n = args.len();
+        format!("{owner} AND (w.grant_id = ?{n} OR ?{n} IS NULL)")
+    }
 }
 
 /// Adds an endpoint, unless the user already has `max` (409).
 pub fn insert(
     tx: &Conn,
-    owner: Visible,
+    owner: &Visible,
     new: &NewEndpoint<'_>,
     max: u32,
     now: i64,
 ) -> Result<Webhook, AppError> {
-    // Counted, then inserted: one user's additions take turns so the cap holds across nodes.
-    tx.serialize_on(&format!("webhooks:{}", owner.user))?;
+    // Counted, then inserted: one workspace's additions take turns so the cap holds across
+    // nodes. The cap counts every endpoint of the workspace, an app's too.
+    let (lock, whose) = match owner.owner.team() {
+        None => (format!("webhooks:{}", owner.owner.user()), "an account"),
+        Some(team) => (format!("webhooks:team:{team}"), "a team"),
+    };
+    tx.serialize_on(&lock)?;
+    let mut args = Vec::new();
+    let all = owner.owner.clause("w", Rows::WithoutVisibility, &mut args);
     let count: i64 = tx.query_row(
-        "SELECT count(*) FROM webhooks WHERE user_id = ?1",
-        [owner.user],
+        &format!("SELECT count(*) FROM webhooks w WHERE {all}"),
+        params_from_iter(args),
         |r| r.get(0),
     )?;
     if count >= i64::from(max) {
         return Err(AppError::Conflict(format!(
-            "an account may have at most {max} webhook endpoints; delete one first"
+            "{whose} may have at most {max} webhook endpoints; delete one first"
         )));
     }
     let inserted_id = tx.insert(
-        "INSERT INTO webhooks (user_id, url, events, secret, created_at, grant_id, app)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        "INSERT INTO webhooks (user_id, url, events, secret, created_at, grant_id, app, team_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         params![
-            owner.user,
+            owner.owner.user(),
             new.url,
             serde_json::to_string(new.events).map_err(AppError::internal)?,
             new.sealed_secret,
             now,
             owner.grant,
             new.app,
+            owner.owner.team(),
         ],
     )?;
     Ok(Webhook {
@@ -112,10 +136,12 @@ pub fn insert(
         enabled: true,
         grant: owner.grant,
         app: new.app,
+        team: owner.owner.team(),
     })
 }
 
-const COLUMNS: &str = "w.id, w.url, w.events, w.created_at, w.grant_id, w.app, w.enabled";
+const COLUMNS: &str =
+    "w.id, w.url, w.events, w.created_at, w.grant_id, w.app, w.enabled, w.team_id";
 
 fn webhook(r: &crate::core::db::Row<'_>) -> crate::core::db::Result<Webhook> {
     let events: String = r.get(2)?;
@@ -129,27 +155,28 @@ fn webhook(r: &crate::core::db::Row<'_>) -> crate::core::db::Result<Webhook> {
         grant: r.get(4)?,
         app: r.get(5)?,
         enabled: r.get(6)?,
+        team: r.get(7)?,
     })
 }
 
 /// The endpoints `who` sees, oldest first.
-pub fn list(conn: &Conn, who: Visible) -> Result<Vec<Webhook>, AppError> {
+pub fn list(conn: &Conn, who: &Visible) -> Result<Vec<Webhook>, AppError> {
+    let mut args = Vec::new();
+    let seen = who.clause(&mut args);
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM webhooks w
-          WHERE w.user_id = ?1 AND (w.grant_id = ?2 OR ?2 IS NULL) ORDER BY w.id"
+        "SELECT {COLUMNS} FROM webhooks w WHERE {seen} ORDER BY w.id"
     ))?;
-    let rows = stmt.query_map(params![who.user, who.grant], webhook)?;
+    let rows = stmt.query_map(params_from_iter(args), webhook)?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
 /// Endpoint `id` if `who` sees it, or a 404 (also for another user's or another app's).
-pub fn owned(conn: &Conn, who: Visible, id: i64) -> Result<Webhook, AppError> {
+pub fn owned(conn: &Conn, who: &Visible, id: i64) -> Result<Webhook, AppError> {
+    let mut args = vec![id.to_sql()];
+    let seen = who.clause(&mut args);
     conn.query_row(
-        &format!(
-            "SELECT {COLUMNS} FROM webhooks w
-              WHERE w.id = ?1 AND w.user_id = ?2 AND (w.grant_id = ?3 OR ?3 IS NULL)"
-        ),
-        params![id, who.user, who.grant],
+        &format!("SELECT {COLUMNS} FROM webhooks w WHERE w.id = ?1 AND {seen}"),
+        params_from_iter(args),
         webhook,
     )
     .optional()?
@@ -158,7 +185,7 @@ pub fn owned(conn: &Conn, who: Visible, id: i64) -> Result<Webhook, AppError> {
 
 /// Deletes endpoint `id` that `who` sees (and, when `only` is given, made through that route),
 /// and its deliveries; the endpoint as it was, or a 404.
-pub fn delete(tx: &Conn, who: Visible, id: i64, only: Option<App>) -> Result<Webhook, AppError> {
+pub fn delete(tx: &Conn, who: &Visible, id: i64, only: Option<App>) -> Result<Webhook, AppError> {
     let hook = owned(tx, who, id)?;
     if only.is_some_and(|app| app != hook.app) {
         return Err(AppError::not_found("webhook"));
@@ -168,7 +195,7 @@ pub fn delete(tx: &Conn, who: Visible, id: i64, only: Option<App>) -> Result<Web
 }
 
 /// The oldest endpoint `who` sees, if any.
-pub fn first(conn: &Conn, who: Visible) -> Result<Option<Webhook>, AppError> {
+pub fn first(conn: &Conn, who: &Visible) -> Result<Option<Webhook>, AppError> {
     Ok(list(conn, who)?.into_iter().next())
 }
 
@@ -181,7 +208,7 @@ pub struct Change {
 }
 
 /// Applies `change` to endpoint `id` that `who` sees (404 otherwise); the endpoint as it is now.
-pub fn update(tx: &Conn, who: Visible, id: i64, change: &Change) -> Result<Webhook, AppError> {
+pub fn update(tx: &Conn, who: &Visible, id: i64, change: &Change) -> Result<Webhook, AppError> {
     let mut hook = owned(tx, who, id)?;
     if let Some(url) = &change.url {
         hook.url = url.clone();
@@ -200,36 +227,41 @@ pub fn update(tx: &Conn, who: Visible, id: i64, change: &Change) -> Result<Webho
     Ok(hook)
 }
 
-/// Switches off every endpoint of the owner `user` (not those of an app's grant, which go with
-/// the grant) that is on, and fails their queued deliveries with `why`, the note their log
+/// Switches off every personal endpoint of the owner `user` (not those of an app's grant,
+/// which go with the grant, nor those the user made for a team, which are the team's) that is on, and fails their queued deliveries with `why`, the note their log
 /// shows: nothing more is posted to them until the owner switches them on again. How many.
 pub fn switch_off_owned(tx: &Conn, user: UserId, why: &str) -> Result<usize, AppError> {
     tx.execute(
         "UPDATE webhook_deliveries SET status = 'FAILED', last_error = ?2
           WHERE status = 'PENDING'
-            AND webhook_id IN (SELECT id FROM webhooks WHERE user_id = ?1 AND grant_id IS NULL)",
+            AND webhook_id IN (SELECT id FROM webhooks
+                                WHERE user_id = ?1 AND grant_id IS NULL AND team_id IS NULL)",
         params![user, why],
     )?;
     Ok(tx.execute(
-        "UPDATE webhooks SET enabled = 0 WHERE user_id = ?1 AND grant_id IS NULL AND enabled = 1",
+        "UPDATE webhooks SET enabled = 0
+          WHERE user_id = ?1 AND grant_id IS NULL AND team_id IS NULL AND enabled = 1",
         [user],
     )?)
 }
 
-/// The user's live endpoints subscribed to `event` while the user is enabled: the owner's,
-/// and those of apps whose grant is live (a revoked grant's are already gone; this is the
-/// second lock on that door). A disabled user's endpoints get nothing new: nothing of a
-/// disabled account acts.
-pub fn subscribed(conn: &Conn, user: UserId, event: Event) -> Result<Vec<Webhook>, AppError> {
+/// The live endpoints of the workspace whose row changed (`owner`: a user's own, or a team's)
+/// subscribed to `event` while their maker is enabled: the owner's, and those of apps whose
+/// grant is live (a revoked grant's are already gone; this is the second lock on that door).
+/// A personal event never reaches a team's endpoint, nor a team's event a personal one. A
+/// disabled user's endpoints get nothing new: nothing of a disabled account acts.
+pub fn subscribed(conn: &Conn, owner: &Owner, event: Event) -> Result<Vec<Webhook>, AppError> {
+    let mut args = Vec::new();
+    let whose = owner.clause("w", Rows::WithoutVisibility, &mut args);
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM webhooks w
            JOIN users u ON u.id = w.user_id
            LEFT JOIN oauth_grants g ON g.id = w.grant_id
-          WHERE w.user_id = ?1 AND w.enabled = 1
+          WHERE {whose} AND w.enabled = 1
             AND u.disabled_at IS NULL AND (w.grant_id IS NULL OR g.revoked_at IS NULL)
           ORDER BY w.id"
     ))?;
-    let rows = stmt.query_map([user], webhook)?;
+    let rows = stmt.query_map(params_from_iter(args), webhook)?;
     Ok(rows
         .collect::<Result<Vec<_>, _>>()?
         .into_iter()

@@ -9,7 +9,9 @@ use crate::core::context::Context;
 use crate::core::db::{Conn, now};
 use crate::core::error::AppError;
 use crate::core::ids::{DocumentId, FieldId, RecipientId, UserId};
+use crate::core::owner::Owner;
 use crate::identity::principal::Principal;
+use crate::teams::access;
 
 use super::audit::{Origin, owner_email};
 use super::check::Against;
@@ -58,8 +60,8 @@ pub type FieldCommand = Against<FieldSlot, NewField>;
 pub trait Draft: Sized {
     type Id: Copy + Send + 'static;
 
-    /// The user's draft `id`: 404 for another user's.
-    fn owned(tx: &Conn, user: UserId, id: Self::Id) -> Result<Self, AppError>;
+    /// Draft `id` when `owner` reaches it: 404 for another user's or another team's.
+    fn owned(tx: &Conn, owner: &Owner, id: Self::Id) -> Result<Self, AppError>;
     fn parent(id: Self::Id) -> Parent;
     fn recipients(&self) -> &[Recipient];
     fn fields(&self) -> &[Field];
@@ -133,10 +135,10 @@ pub async fn add_recipient<D: Draft>(
     id: D::Id,
     command: RecipientCommand,
 ) -> Result<Recipient, AppError> {
-    let user = who.user_id;
+    let (user, caller) = (who.user_id, who.clone());
     ctx.db
         .write(move |tx| {
-            let d = D::owned(tx, user, id)?;
+            let d = D::owned(tx, &access::owner(tx, &caller)?, id)?;
             let slot = RecipientSlot {
                 current: None,
                 placeholder: d.placeholder(None),
@@ -158,10 +160,10 @@ pub async fn patch_recipient<D: Draft>(
     command: RecipientCommand,
     origin: Origin,
 ) -> Result<Recipient, AppError> {
-    let (user, app) = (who.user_id, ctx.app.clone());
+    let (user, caller, app) = (who.user_id, who.clone(), ctx.app.clone());
     ctx.db
         .write(move |tx| {
-            let d = D::owned(tx, user, id)?;
+            let d = D::owned(tx, &access::owner(tx, &caller)?, id)?;
             let current = d.recipient(rid)?;
             let slot = RecipientSlot {
                 current: Some(current.as_new()),
@@ -187,10 +189,10 @@ pub async fn delete_recipient<D: Draft>(
     who: &Principal,
     (id, rid): (D::Id, RecipientId),
 ) -> Result<Recipient, AppError> {
-    let user = who.user_id;
+    let caller = who.clone();
     ctx.db
         .write(move |tx| {
-            let d = D::owned(tx, user, id)?;
+            let d = D::owned(tx, &access::owner(tx, &caller)?, id)?;
             d.may_edit_recipients("remove recipients")?;
             let gone = d.recipient(rid)?.clone();
             store::recipients::delete(tx, D::parent(id), rid)?;
@@ -207,10 +209,10 @@ pub async fn add_fields<D: Draft>(
     id: D::Id,
     command: FieldsCommand,
 ) -> Result<Vec<Field>, AppError> {
-    let user = who.user_id;
+    let caller = who.clone();
     ctx.db
         .write(move |tx| {
-            let d = D::owned(tx, user, id)?;
+            let d = D::owned(tx, &access::owner(tx, &caller)?, id)?;
             let batch = command.check(&d.placement());
             let targets: Vec<RecipientId> =
                 batch.iter().flatten().map(|f| f.recipient_id).collect();
@@ -229,10 +231,10 @@ pub async fn patch_field<D: Draft>(
     (id, fid): (D::Id, FieldId),
     command: FieldCommand,
 ) -> Result<Field, AppError> {
-    let user = who.user_id;
+    let caller = who.clone();
     ctx.db
         .write(move |tx| {
-            let d = D::owned(tx, user, id)?;
+            let d = D::owned(tx, &access::owner(tx, &caller)?, id)?;
             let field = d.field(fid)?;
             d.may_edit_fields("change fields", &[field.recipient_id])?;
             let slot = FieldSlot {
@@ -257,10 +259,10 @@ pub async fn delete_field<D: Draft>(
     who: &Principal,
     (id, fid): (D::Id, FieldId),
 ) -> Result<Field, AppError> {
-    let user = who.user_id;
+    let caller = who.clone();
     ctx.db
         .write(move |tx| {
-            let d = D::owned(tx, user, id)?;
+            let d = D::owned(tx, &access::owner(tx, &caller)?, id)?;
             let field = d.field(fid)?.clone();
             d.may_edit_fields("delete fields", &[field.recipient_id])?;
             d.may_change_field(&field, None)?;
@@ -276,8 +278,8 @@ pub async fn delete_field<D: Draft>(
 impl Draft for Document {
     type Id = DocumentId;
 
-    fn owned(tx: &Conn, user: UserId, id: DocumentId) -> Result<Self, AppError> {
-        store::owned(tx, user, id)
+    fn owned(tx: &Conn, owner: &Owner, id: DocumentId) -> Result<Self, AppError> {
+        store::owned(tx, owner, id)
     }
     fn parent(id: DocumentId) -> Parent {
         Parent::Document(id)

@@ -164,14 +164,18 @@ pub fn search_terms(raw: Option<&str>) -> Result<Option<String>, AppError> {
 /// The dashboard of the browser's user `who`: the counts of every tab and page `ask.page` of
 /// the asked tab (past the last page, the last one).
 pub async fn dashboard(ctx: &Context, who: &Principal, ask: Ask) -> Result<Dashboard, AppError> {
-    let user = who.user_id;
+    let (user, caller) = (who.user_id, who.clone());
     let search = search_terms(ask.search.as_deref())?;
     ctx.db
         .read(move |c| {
             let email = users::get(c, user)?
                 .map(|u| u.email)
                 .ok_or_else(|| AppError::not_found("user"))?;
-            let owned = |status| Whose::Owned { user, status };
+            let owner = crate::teams::access::owner(c, &caller)?;
+            let owned = |status| Whose::Owned {
+                owner: owner.clone(),
+                status,
+            };
             let awaiting = Whose::Awaiting { email };
             let counts = Counts {
                 inbox: listing::count(c, &awaiting, None)?,

@@ -15,7 +15,9 @@ use super::{DocumentView, FieldView, RecipientView, SigningLinks, Status};
 use crate::core::context::Context;
 use crate::core::db::now;
 use crate::core::error::AppError;
+use crate::core::owner::Owner;
 use crate::identity::principal::Principal;
+use crate::teams::access;
 use audit::owner_email;
 
 /// A new draft: its id, the id its upload URL carries, and its recipients.
@@ -36,14 +38,15 @@ pub async fn create(
     origin: Origin,
 ) -> Result<Created, AppError> {
     ctx.admit_new_work()?;
-    let (user, app) = (who.user_id, ctx.app.clone());
+    let (caller, app) = (who.clone(), ctx.app.clone());
     let data_id = super::new_data_id();
     let d = data_id.clone();
     let view = ctx
         .db
         .write(move |tx| {
-            let owner = owner_email(tx, user)?;
-            insert_draft(tx, user, &doc, &d, &origin.actor(&owner, None), &app)
+            let owner = access::owner(tx, &caller)?;
+            let email = owner_email(tx, owner.user())?;
+            insert_draft(tx, &owner, &doc, &d, &origin.actor(&email, None), &app)
         })
         .await?;
     ctx.workers.webhooks.wake();
@@ -55,21 +58,21 @@ pub async fn create(
     })
 }
 
-/// Inside a transaction: the DRAFT `doc` of `user` with its recipients (the tier's rules
-/// checked), its CREATED audit row by `actor` and DOCUMENT_CREATED queued; answers it as the
-/// API shows it. The caller wakes the webhook worker once committed.
+/// Inside a transaction: the DRAFT `doc` of `owner` with its recipients (the creator's tier's
+/// rules checked), its CREATED audit row by `actor` and DOCUMENT_CREATED queued; answers it as
+/// the API shows it. The caller wakes the webhook worker once committed.
 pub fn insert_draft(
     tx: &crate::core::db::Conn,
-    user: crate::core::ids::UserId,
+    owner: &Owner,
     doc: &CreateDocument,
     data_id: &str,
     actor: &audit::Actor,
     app: &str,
 ) -> Result<DocumentView, AppError> {
-    let tier = crate::identity::users::store::tier(tx, user)?;
+    let tier = crate::identity::users::store::tier(tx, owner.user())?;
     super::check_tier(&doc.auth_options, &doc.recipients, tier)?;
     let t = now();
-    let id = store::insert(tx, user, doc, data_id, t)?;
+    let id = store::insert(tx, owner, doc, data_id, t)?;
     let view = DocumentView::of(&store::load(tx, id)?, app);
     crate::signing::documents::notify::created(tx, &view, actor, t)?;
     Ok(view)
@@ -91,20 +94,22 @@ pub async fn list(
     who: &Principal,
     q: Listing,
 ) -> Result<(Vec<DocumentView>, i64), AppError> {
-    let (user, app) = (who.user_id, ctx.app.clone());
-    let query = listing::Query {
-        whose: listing::Whose::Owned {
-            user,
-            status: q.status,
-        },
-        search: super::listing::search_terms(q.search.as_deref())?,
-        order: listing::Order::Created,
-        limit: q.per_page,
-        offset: (q.page - 1) * q.per_page,
-    };
+    let (caller, app) = (who.clone(), ctx.app.clone());
+    let search = super::listing::search_terms(q.search.as_deref())?;
+    let (status, page, per_page) = (q.status, q.page, q.per_page);
     let (docs, total) = ctx
         .db
         .read(move |c| {
+            let query = listing::Query {
+                whose: listing::Whose::Owned {
+                    owner: access::owner(c, &caller)?,
+                    status,
+                },
+                search,
+                order: listing::Order::Created,
+                limit: per_page,
+                offset: (page - 1) * per_page,
+            };
             let (docs, total) = listing::list(c, &query)?;
             let views: Vec<DocumentView> = docs.iter().map(|d| DocumentView::of(d, &app)).collect();
             Ok((views, total))
@@ -112,16 +117,19 @@ pub async fn list(
         .await?;
     Ok((
         docs.links_shown_if(who.sees_signing_links()),
-        super::total_pages(total, q.per_page),
+        super::total_pages(total, per_page),
     ))
 }
 
 /// The user's document `id` (another user's is a 404).
 pub async fn get(ctx: &Context, who: &Principal, id: DocumentId) -> Result<DocumentView, AppError> {
-    let (user, app) = (who.user_id, ctx.app.clone());
+    let (caller, app) = (who.clone(), ctx.app.clone());
     let doc = ctx
         .db
-        .read(move |c| Ok(DocumentView::of(&store::owned(c, user, id)?, &app)))
+        .read(move |c| {
+            let owner = access::owner(c, &caller)?;
+            Ok(DocumentView::of(&store::owned(c, &owner, id)?, &app))
+        })
         .await?;
     Ok(doc.links_shown_if(who.sees_signing_links()))
 }
@@ -144,12 +152,15 @@ pub async fn delete(
     id: DocumentId,
     origin: Origin,
 ) -> Result<Removal, AppError> {
-    let (user, app) = (who.user_id, ctx.app.clone());
+    let (caller, app) = (who.clone(), ctx.app.clone());
     let reader = who.reads_documents();
     let (view, outcome, blob) = ctx
         .db
         .write(move |tx| {
-            let doc = store::owned(tx, user, id)?;
+            let access = access::resolve(tx, &caller)?;
+            let doc = store::owned(tx, &access.owner(), id)?;
+            access.require_delete("documents")?;
+            let user = access.user();
             if !reader && !matches!(doc.status, Status::Draft | Status::Pending) {
                 return Err(AppError::InsufficientScope(
                     crate::identity::scope::Scope::ReadDocument.as_str(),

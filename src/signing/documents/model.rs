@@ -12,13 +12,19 @@ use super::fields::{FieldType, NewField, Placement};
 use super::meta::Meta;
 use super::recipients::{NewRecipient, ReadStatus, Role, SendStatus, SigningStatus};
 use crate::core::error::AppError;
-use crate::core::ids::{DocumentId, FieldId, RecipientId, UserId};
+use crate::core::ids::{DocumentId, FieldId, RecipientId, TeamId, UserId};
+use crate::core::owner::Visibility;
 
 /// A document, its recipients (by id) and its fields (by id).
 #[derive(Debug, Clone)]
 pub struct Document {
     pub id: DocumentId,
+    /// Its creator; the owner when `team_id` is `None`.
     pub user_id: UserId,
+    /// The team it belongs to; `None` for a personal document.
+    pub team_id: Option<TeamId>,
+    /// Who in its team sees it (meaningless for a personal document).
+    pub visibility: Visibility,
     pub external_id: Option<String>,
     pub title: String,
     pub status: Status,

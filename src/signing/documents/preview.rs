@@ -7,6 +7,7 @@ use crate::core::context::Context;
 use crate::core::error::AppError;
 use crate::core::ids::DocumentId;
 use crate::identity::principal::Principal;
+use crate::teams::access;
 
 use super::model::Document;
 use super::store;
@@ -21,19 +22,19 @@ pub async fn page_source(
     id: DocumentId,
     n: usize,
 ) -> Result<PageSource, AppError> {
-    let user = who.user_id;
+    let caller = who.clone();
     ctx.db
-        .read(move |c| page_of(&store::owned(c, user, id)?, n))
+        .read(move |c| page_of(&store::owned(c, &access::owner(c, &caller)?, id)?, n))
         .await
 }
 
 /// How many pages the caller's document `id` has (0 before its file is uploaded; another
 /// user's document is a 404).
 pub async fn page_count(ctx: &Context, who: &Principal, id: DocumentId) -> Result<usize, AppError> {
-    let user = who.user_id;
+    let caller = who.clone();
     ctx.db
         .read(move |c| {
-            let doc = store::owned(c, user, id)?;
+            let doc = store::owned(c, &access::owner(c, &caller)?, id)?;
             Ok(doc.page_sizes.as_deref().map_or(0, <[_]>::len))
         })
         .await
@@ -82,8 +83,12 @@ pub async fn page_sizes(
     who: &Principal,
     id: DocumentId,
 ) -> Result<Vec<[f64; 2]>, AppError> {
-    let user = who.user_id;
+    let caller = who.clone();
     ctx.db
-        .read(move |c| Ok(store::owned(c, user, id)?.page_sizes.unwrap_or_default()))
+        .read(move |c| {
+            Ok(store::owned(c, &access::owner(c, &caller)?, id)?
+                .page_sizes
+                .unwrap_or_default())
+        })
         .await
 }

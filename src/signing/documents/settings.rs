@@ -13,6 +13,7 @@ use crate::core::db::now;
 use crate::core::error::AppError;
 use crate::core::ids::DocumentId;
 use crate::identity::principal::Principal;
+use crate::teams::access;
 
 /// A checked settings change: `None` keeps the current value.
 #[derive(Debug, Clone)]
@@ -50,11 +51,11 @@ pub async fn update(
     id: DocumentId,
     change: UpdateSettings,
 ) -> Result<DocumentView, AppError> {
-    let (user, app) = (who.user_id, ctx.app.clone());
+    let (user, caller, app) = (who.user_id, who.clone(), ctx.app.clone());
     let view = ctx
         .db
         .write(move |tx| {
-            let doc = store::owned(tx, user, id)?;
+            let doc = store::owned(tx, &access::owner(tx, &caller)?, id)?;
             doc.require_draft("change the document's settings")?;
             let change = change.check(&Settings::of(&doc.meta, &doc.auth_options))?;
             let tier = crate::identity::users::store::tier(tx, user)?;

@@ -320,7 +320,7 @@ impl DocumentView {
             id: d.id,
             external_id: d.external_id.clone(),
             user_id: d.user_id,
-            team_id: None,
+            team_id: d.team_id.map(|t| t.get()),
             folder_id: None,
             title: d.title.clone(),
             status: d.status,

@@ -8,7 +8,7 @@ use super::meta::Meta;
 use super::{DocumentView, FieldView, RecipientView, SealingView, SigningLinks, Status};
 use crate::core::db::Conn;
 use crate::core::error::AppError;
-use crate::core::ids::{DocumentId, TemplateId, UserId};
+use crate::core::ids::{DocumentId, TeamId, TemplateId, UserId};
 use crate::{outbox::webhooks, outbox::webhooks::Event};
 use crate::{outbox::webhooks::payload::Envelope, outbox::webhooks::payload::body};
 
@@ -18,7 +18,8 @@ use crate::{outbox::webhooks::payload::Envelope, outbox::webhooks::payload::body
 /// to its OAuth grant) never get the recipients' signing links.
 pub fn enqueue(conn: &Conn, event: Event, view: &DocumentView, now: i64) -> Result<(), AppError> {
     let (mut full, mut without_links) = (None, None);
-    webhooks::enqueue(conn, view.user_id, event, now, |hook| {
+    let owner = crate::core::owner::Owner::of_row(view.user_id, view.team_id.map(TeamId::new));
+    webhooks::enqueue(conn, &owner, event, now, |hook| {
         let links = hook.grant.is_none();
         let shown = if links { &mut full } else { &mut without_links };
         let payload = shown.get_or_insert_with(|| DocumentPayload::of(view, links));
@@ -156,6 +157,8 @@ mod tests {
         Document {
             id: DocumentId::new(4),
             user_id: UserId::new(1),
+            team_id: None,
+            visibility: crate::core::owner::Visibility::Everyone,
             external_id: Some("crm-1".into()),
             title: "Lease \"B\" <1>".into(),
             status: Status::Pending,

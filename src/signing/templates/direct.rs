@@ -12,6 +12,7 @@
 //! that is off, unknown, or whose recipient is gone is a 404. A visitor's document is started by
 //! `workflow::direct` (it sends, which is the workflow's).
 
+use crate::teams::access;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -66,9 +67,14 @@ pub async fn get(
     who: &Principal,
     id: TemplateId,
 ) -> Result<DirectLinkState, AppError> {
-    let (user, app) = (who.user_id, ctx.app.clone());
+    let (caller, app) = (who.clone(), ctx.app.clone());
     ctx.db
-        .read(move |c| Ok(DirectLinkState::of(&store::owned(c, user, id)?, &app)))
+        .read(move |c| {
+            Ok(DirectLinkState::of(
+                &store::owned(c, &access::owner(c, &caller)?, id)?,
+                &app,
+            ))
+        })
         .await
 }
 
@@ -80,10 +86,10 @@ pub async fn set(
     id: TemplateId,
     change: DirectLinkChange,
 ) -> Result<DirectLinkState, AppError> {
-    let (user, app) = (who.user_id, ctx.app.clone());
+    let (caller, app) = (who.clone(), ctx.app.clone());
     ctx.db
         .write(move |tx| {
-            let t = store::owned(tx, user, id)?;
+            let t = store::owned(tx, &access::owner(tx, &caller)?, id)?;
             if let Some(r) = change.recipient
                 && !t.recipients.iter().any(|x| x.id == r)
             {
@@ -103,7 +109,10 @@ pub async fn set(
                 t.direct_link_token.clone()
             };
             store::set_direct_link(tx, id, (enabled, recipient, &token), now())?;
-            Ok(DirectLinkState::of(&store::owned(tx, user, id)?, &app))
+            Ok(DirectLinkState::of(
+                &store::owned(tx, &access::owner(tx, &caller)?, id)?,
+                &app,
+            ))
         })
         .await
 }

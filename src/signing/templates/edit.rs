@@ -10,13 +10,14 @@ use crate::core::blob::BlobId;
 use crate::core::context::Context;
 use crate::core::db::{Conn, now};
 use crate::core::error::AppError;
-use crate::core::ids::{FieldId, RecipientId, TemplateId, UserId};
+use crate::core::ids::{FieldId, RecipientId, TemplateId};
 use crate::identity::principal::Principal;
 use crate::signing::documents::audit::Origin;
 use crate::signing::documents::drafts::{self, Draft, FieldCommand, RecipientCommand};
 use crate::signing::documents::model::{Field, Recipient};
 use crate::signing::documents::settings::{Settings, UpdateSettings};
 use crate::signing::documents::store::{self as doc_store, Parent};
+use crate::teams::access;
 
 use super::model::Template;
 use super::{CreateTemplate, TemplateField, TemplateRecipient, TemplateView, store};
@@ -29,16 +30,20 @@ pub async fn update(
     id: TemplateId,
     change: UpdateSettings,
 ) -> Result<TemplateView, AppError> {
-    let user = who.user_id;
+    let (user, caller) = (who.user_id, who.clone());
     ctx.db
         .write(move |tx| {
-            let t = store::owned(tx, user, id)?;
+            let t = store::owned(tx, &access::owner(tx, &caller)?, id)?;
             let change = change.check(&Settings::of(&t.meta, &t.auth_options))?;
             let tier = crate::identity::users::store::tier(tx, user)?;
             let recipients: Vec<_> = t.recipients.iter().map(Recipient::as_new).collect();
             crate::signing::documents::check_tier(&change.auth_options, &recipients, tier)?;
             store::set_settings(tx, &t, &change, now())?;
-            Ok(TemplateView::of(&store::owned(tx, user, id)?))
+            Ok(TemplateView::of(&store::owned(
+                tx,
+                &access::owner(tx, &caller)?,
+                id,
+            )?))
         })
         .await
 }
@@ -93,8 +98,12 @@ pub async fn delete_field(
 impl Draft for Template {
     type Id = TemplateId;
 
-    fn owned(tx: &Conn, user: UserId, id: TemplateId) -> Result<Self, AppError> {
-        store::owned(tx, user, id)
+    fn owned(
+        tx: &Conn,
+        owner: &crate::core::owner::Owner,
+        id: TemplateId,
+    ) -> Result<Self, AppError> {
+        store::owned(tx, owner, id)
     }
     fn parent(id: TemplateId) -> Parent {
         Parent::Template(id)
@@ -140,10 +149,11 @@ pub async fn duplicate(
     id: TemplateId,
 ) -> Result<TemplateView, AppError> {
     ctx.admit_new_work()?;
-    let user = who.user_id;
+    let caller = who.clone();
+    let reader = who.clone();
     let source = ctx
         .db
-        .read(move |c| Ok(store::owned(c, user, id)?.blob_id))
+        .read(move |c| Ok(store::owned(c, &access::owner(c, &reader)?, id)?.blob_id))
         .await?;
     let copy = match source.as_deref().and_then(BlobId::parse) {
         Some(b) => Some(super::copy_blob_async(&ctx.blobs, &b).await?),
@@ -153,14 +163,15 @@ pub async fn duplicate(
     let result = ctx
         .db
         .write(move |tx| {
-            let t = store::owned(tx, user, id)?;
+            let owner = access::owner(tx, &caller)?;
+            let t = store::owned(tx, &owner, id)?;
             if t.blob_id != source {
                 return Err(AppError::Conflict(
                     "the template's file changed meanwhile; try again".into(),
                 ));
             }
-            let new = copy_of(tx, &t, file.as_ref())?;
-            Ok(TemplateView::of(&store::owned(tx, user, new)?))
+            let new = copy_of(tx, &owner, &t, file.as_ref())?;
+            Ok(TemplateView::of(&store::owned(tx, &owner, new)?))
         })
         .await;
     if let (Err(_), Some(c)) = (&result, copy) {
@@ -170,9 +181,10 @@ pub async fn duplicate(
 }
 
 /// Inside a transaction: the copy of `t` (with `file`, a copy of its PDF), its recipients and
-/// their fields.
+/// their fields, made by `owner` (a member's copy of a team template is the team's).
 fn copy_of(
     tx: &Conn,
+    owner: &crate::core::owner::Owner,
     t: &Template,
     file: Option<&crate::core::blob::store::StoredBlob>,
 ) -> Result<TemplateId, AppError> {
@@ -187,7 +199,7 @@ fn copy_of(
         auth_options: t.auth_options.clone(),
     };
     let data_id = crate::signing::documents::new_data_id();
-    let id = store::insert(tx, t.user_id, &new, &data_id, at)?;
+    let id = store::insert(tx, owner, &new, &data_id, at)?;
     if let (Some(file), Some(sizes)) = (file, &t.page_sizes) {
         let sizes = serde_json::to_string(sizes).unwrap_or_else(|_| "[]".into());
         doc_store::set_file(tx, Parent::Template(id), file, &sizes, at)?;

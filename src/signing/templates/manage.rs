@@ -4,6 +4,7 @@
 
 use crate::core::ids::{DocumentId, TemplateId};
 use crate::signing::documents::drafts::{self, FieldsCommand, RecipientCommand};
+use crate::teams::access;
 
 use super::model::Template;
 use super::{
@@ -36,16 +37,17 @@ pub async fn create(
     t: super::CreateTemplate,
 ) -> Result<Created, AppError> {
     ctx.admit_new_work()?;
-    let (user, app) = (who.user_id, ctx.app.clone());
+    let (caller, app) = (who.clone(), ctx.app.clone());
     let data_id = crate::signing::documents::new_data_id();
     let d = data_id.clone();
     let (id, recipients) = ctx
         .db
         .write(move |tx| {
-            let tier = crate::identity::users::store::tier(tx, user)?;
+            let owner = access::owner(tx, &caller)?;
+            let tier = crate::identity::users::store::tier(tx, owner.user())?;
             crate::signing::documents::check_tier(&t.auth_options, &t.recipients, tier)?;
-            let id = store::insert(tx, user, &t, &d, now())?;
-            let created = store::owned(tx, user, id)?;
+            let id = store::insert(tx, &owner, &t, &d, now())?;
+            let created = store::owned(tx, &owner, id)?;
             let briefs: Vec<RecipientBrief> = created
                 .recipients
                 .iter()
@@ -80,10 +82,13 @@ pub async fn listed(
     who: &Principal,
     (page, per_page): (i64, i64),
 ) -> Result<(Vec<Template>, i64), AppError> {
-    let user = who.user_id;
+    let caller = who.clone();
     let (items, total) = ctx
         .db
-        .read(move |c| store::list(c, user, per_page, (page - 1) * per_page))
+        .read(move |c| {
+            let owner = access::owner(c, &caller)?;
+            store::list(c, &owner, per_page, (page - 1) * per_page)
+        })
         .await?;
     Ok((
         items,
@@ -94,8 +99,10 @@ pub async fn listed(
 /// The user's template `id` as the read model (another user's is a 404): the web
 /// application's pages.
 pub async fn read(ctx: &Context, who: &Principal, id: TemplateId) -> Result<Template, AppError> {
-    let user = who.user_id;
-    ctx.db.read(move |c| store::owned(c, user, id)).await
+    let caller = who.clone();
+    ctx.db
+        .read(move |c| store::owned(c, &access::owner(c, &caller)?, id))
+        .await
 }
 
 /// The stored PDF behind page `n` (1-based) of the user's template `id` and that page's size in
@@ -112,9 +119,15 @@ pub async fn page_source(
 
 /// `GET /api/v1/templates/{id}`: the template with its recipients and fields.
 pub async fn get(ctx: &Context, who: &Principal, id: TemplateId) -> Result<TemplateView, AppError> {
-    let user = who.user_id;
+    let caller = who.clone();
     ctx.db
-        .read(move |c| Ok(TemplateView::of(&store::owned(c, user, id)?)))
+        .read(move |c| {
+            Ok(TemplateView::of(&store::owned(
+                c,
+                &access::owner(c, &caller)?,
+                id,
+            )?))
+        })
         .await
 }
 
@@ -125,11 +138,13 @@ pub async fn delete(
     who: &Principal,
     id: TemplateId,
 ) -> Result<TemplateView, AppError> {
-    let user = who.user_id;
+    let caller = who.clone();
     let (view, blob) = ctx
         .db
         .write(move |tx| {
-            let t = store::owned(tx, user, id)?;
+            let access = access::resolve(tx, &caller)?;
+            let t = store::owned(tx, &access.owner(), id)?;
+            access.require_delete("templates")?;
             let view = TemplateView::of(&t);
             let file = store::delete(tx, &t)?;
             Ok((view, file))
@@ -188,13 +203,14 @@ pub async fn generate(
     command: GenerateCommand,
 ) -> Result<Generated, AppError> {
     ctx.admit_new_work()?;
-    let user = who.user_id;
+    let (user, caller) = (who.user_id, who.clone());
+    let reader = who.clone();
     // Check first, so a bad request or a template without a file starts no transaction.
     let first = command.clone();
     let source = ctx
         .db
         .read(move |c| {
-            let t = store::owned(c, user, id)?;
+            let t = store::owned(c, &access::owner(c, &reader)?, id)?;
             let tier = crate::identity::users::store::tier(c, user)?;
             GenerateDocument::Request(&first).against(&t.base(), tier)?;
             t.blob_id
@@ -211,7 +227,8 @@ pub async fn generate(
             let t = now();
             let source = source.as_str();
             let body = GenerateDocument::Request(&command);
-            let doc = super::generate(tx, user, id, body, tier, source, &data_id, t)?;
+            let owner = access::owner(tx, &caller)?;
+            let doc = super::generate(tx, &owner, id, body, tier, source, &data_id, t)?;
             let view = DocumentView::of(&crate::signing::documents::store::load(tx, doc)?, &app);
             let owner = crate::signing::documents::audit::owner_email(tx, user)?;
             let actor = crate::signing::documents::audit::Actor {

@@ -338,7 +338,8 @@ pub async fn copy_blob_async(blobs: &BlobStore, source: &BlobId) -> Result<Store
         .map_err(|e| AppError::internal(format!("copy task failed: {e}")))?
 }
 
-/// `generate-document` in one transaction: a DRAFT of `user` with the template's recipients (as the
+/// `generate-document` in one transaction: a DRAFT of `owner` (from its template, which
+/// `owner` must reach) with the template's recipients (as the
 /// request changed them), fields (on the new recipients), meta and the template's file, which
 /// the document shares (the same stored file, not a copy: twenty documents of a 2 MB template
 /// store 2 MB, not 40; deleting the template or a document releases the file, which goes only
@@ -347,7 +348,7 @@ pub async fn copy_blob_async(blobs: &BlobStore, source: &BlobId) -> Result<Store
 #[allow(clippy::too_many_arguments)]
 pub fn generate(
     tx: &Conn,
-    user: UserId,
+    owner: &crate::core::owner::Owner,
     template: TemplateId,
     body: GenerateDocument<'_>,
     tier: Tier,
@@ -357,7 +358,7 @@ pub fn generate(
 ) -> Result<DocumentId, AppError> {
     // Taken before the template is read, so no release of the file can slip in between.
     crate::core::blob::rows::hold(tx, expected_blob)?;
-    let t = store::owned(tx, user, template)?;
+    let t = store::owned(tx, owner, template)?;
     let g = body.against(&t.base(), tier)?;
     let (Some(blob), Some(sizes)) = (&t.blob_id, &t.page_sizes) else {
         return Err(no_file());
@@ -368,7 +369,7 @@ pub fn generate(
             "the template's file changed meanwhile; try again".into(),
         ));
     }
-    let doc = documents::store::insert(tx, user, &g.document, data_id, now)?;
+    let doc = documents::store::insert(tx, owner, &g.document, data_id, now)?;
     documents::store::share_file(tx, doc, blob, &sizes, now)?;
     documents::store::set_template(tx, doc, t.id)?;
     let parent = documents::store::Parent::Document(doc);

@@ -6,7 +6,8 @@ use super::{
     Base, DOCUMENT_DATA_TYPE, DirectLink, TemplateDocumentData, TemplateField, TemplateMeta,
     TemplateRecipient, TemplateType, TemplateView,
 };
-use crate::core::ids::{RecipientId, TemplateId, UserId};
+use crate::core::ids::{RecipientId, TeamId, TemplateId, UserId};
+use crate::core::owner::Visibility;
 use crate::core::timefmt::iso8601;
 use crate::signing::documents::view::decimal;
 use crate::{signing::documents::auth_options::AuthOptions, signing::documents::meta::Meta};
@@ -16,7 +17,12 @@ use crate::{signing::documents::model::Field, signing::documents::model::Recipie
 #[derive(Debug, Clone)]
 pub struct Template {
     pub id: TemplateId,
+    /// Its creator; the owner when `team_id` is `None`.
     pub user_id: UserId,
+    /// The team it belongs to; `None` for a personal template.
+    pub team_id: Option<TeamId>,
+    /// Who in its team sees it (meaningless for a personal template).
+    pub visibility: Visibility,
     pub external_id: Option<String>,
     pub kind: TemplateType,
     pub title: String,
@@ -120,7 +126,7 @@ impl TemplateView {
             kind: t.kind,
             title: t.title.clone(),
             user_id: t.user_id,
-            team_id: None,
+            team_id: t.team_id.map(|t| t.get()),
             template_document_data_id: t.document_data_id.clone(),
             created_at: iso8601(t.created_at),
             updated_at: iso8601(t.updated_at),

@@ -1,7 +1,9 @@
 //! SQL for `templates`. Their recipients and fields are rows of `recipients` and `fields`,
 //! whose SQL `documents::store` holds for both parents (`Parent::Template`).
 
-use crate::core::ids::{RecipientId, TemplateId, UserId};
+use crate::core::db::{ToSql, params_from_iter};
+use crate::core::ids::{RecipientId, TemplateId};
+use crate::core::owner::{Owner, Rows};
 use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension, core::db::Row};
 
@@ -16,7 +18,8 @@ use crate::{
 
 const COLUMNS: &str = "t.id, t.user_id, t.external_id, t.type, t.title, t.document_data_id,
     t.blob_id, t.page_sizes, t.meta_id, t.meta, t.auth_options, t.direct_link_token,
-    t.direct_link_enabled, t.created_at, t.updated_at, t.direct_link_recipient_id";
+    t.direct_link_enabled, t.created_at, t.updated_at, t.direct_link_recipient_id, t.team_id,
+    t.visibility";
 
 /// A template's row, without its recipients and fields yet. Stored JSON the code cannot read
 /// is an error, never a default.
@@ -27,6 +30,8 @@ fn from_row(r: &Row<'_>) -> crate::core::db::Result<Template> {
     Ok(Template {
         id: r.get(0)?,
         user_id: r.get(1)?,
+        team_id: r.get(16)?,
+        visibility: r.get(17)?,
         external_id: r.get(2)?,
         kind: r.get(3)?,
         title: r.get(4)?,
@@ -81,13 +86,19 @@ fn complete_aggregates(conn: &Conn, items: Vec<Template>) -> Result<Vec<Template
         .collect())
 }
 
-/// The user's template `id` with its recipients and fields, or a 404 (also for another
-/// user's template).
-pub fn owned(conn: &Conn, user: UserId, id: TemplateId) -> Result<Template, AppError> {
+/// Template `id` with its recipients and fields when `owner` reaches it, or a 404 (also for
+/// another user's or another team's template, and for a team template of a visibility the
+/// caller's role does not see).
+pub fn owned(conn: &Conn, owner: &Owner, id: TemplateId) -> Result<Template, AppError> {
+    let mut args = vec![id.to_sql()];
+    let clause = owner.clause("t", Rows::WithVisibility, &mut args);
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM templates t WHERE t.id = ?1 AND t.user_id = ?2"
+        "SELECT {COLUMNS} FROM templates t WHERE t.id = ?1 AND {clause}"
     ))?;
-    match stmt.query_row(params![id, user], from_row).optional()? {
+    match stmt
+        .query_row(params_from_iter(args), from_row)
+        .optional()?
+    {
         Some(t) => complete_aggregate(conn, t),
         None => Err(AppError::not_found("template")),
     }
@@ -133,42 +144,57 @@ pub fn by_data_id(conn: &Conn, data_id: &str) -> Result<Option<TemplateId>, AppE
         .optional()?)
 }
 
-/// A page of the user's templates, newest first, and how many there are in all (counted by a
-/// trigger: `crate::core::db::counts`).
+/// A page of the templates `owner` reaches, newest first, and how many there are in all
+/// (counted by a trigger: `crate::core::db::counts`).
 pub fn list(
     conn: &Conn,
-    user: UserId,
+    owner: &Owner,
     limit: i64,
     offset: i64,
 ) -> Result<(Vec<Template>, i64), AppError> {
-    let total = crate::core::db::counts::listed(
-        conn,
-        user.get(),
-        crate::core::db::counts::List::Templates,
-        None,
-    )?;
+    let mut args = Vec::new();
+    let clause = owner.clause("t", Rows::WithVisibility, &mut args);
+    let total = match owner {
+        Owner::Personal(user) => crate::core::db::counts::listed(
+            conn,
+            user.get(),
+            crate::core::db::counts::List::Templates,
+            None,
+        )?,
+        Owner::Team { .. } => conn.query_row(
+            &format!("SELECT count(*) FROM templates t WHERE {clause}"),
+            params_from_iter(args.clone()),
+            |r| r.get(0),
+        )?,
+    };
+    let n = args.len();
+    args.push(limit.to_sql());
+    args.push(offset.to_sql());
     let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM templates t WHERE t.user_id = ?1
-          ORDER BY t.created_at DESC, t.id DESC LIMIT ?2 OFFSET ?3"
+        "SELECT {COLUMNS} FROM templates t WHERE {clause}
+          ORDER BY t.created_at DESC, t.id DESC LIMIT ?{} OFFSET ?{}",
+        n + 1,
+        n + 2
     ))?;
-    let rows = stmt.query_map(params![user, limit, offset], from_row)?;
+    let rows = stmt.query_map(params_from_iter(args), from_row)?;
     let items = rows.collect::<Result<Vec<_>, _>>()?;
     Ok((complete_aggregates(conn, items)?, total))
 }
 
+/// A new template of `owner`: its `user` is the creator, its team `owner`'s team.
 pub fn insert(
     tx: &Conn,
-    user: UserId,
+    owner: &Owner,
     t: &CreateTemplate,
     data_id: &str,
     now: i64,
 ) -> Result<TemplateId, AppError> {
     let inserted_id = tx.insert(
         "INSERT INTO templates (user_id, external_id, title, type, document_data_id, meta_id, meta, auth_options,
-                                direct_link_token, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
+                                direct_link_token, created_at, updated_at, team_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11)",
         params![
-            user,
+            owner.user(),
             t.external_id,
             t.title,
             t.kind,
@@ -177,7 +203,8 @@ pub fn insert(
             serde_json::to_string(&t.meta).unwrap_or_default(),
             serde_json::to_string(&t.auth_options).unwrap_or_default(),
             crate::core::crypto::random_base62(32),
-            now
+            now,
+            owner.team()
         ],
     )?;
     let id = TemplateId::new(inserted_id);
@@ -225,6 +252,7 @@ pub fn set_settings(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::core::ids::UserId;
 
     /// Three templates of user 1: the first with no recipient and no file, the second with
     /// one recipient and its field, the third with two, each with a field; the second and the
@@ -276,7 +304,7 @@ mod tests {
     fn each_template_of_a_page_carries_its_own_recipients_and_fields() {
         let conn = crate::core::db::memory();
         templates_with_parties(&conn);
-        let (items, total) = list(&conn, UserId::new(1), 10, 0).unwrap();
+        let (items, total) = list(&conn, &Owner::Personal(UserId::new(1)), 10, 0).unwrap();
         assert_eq!(total, 3);
         let seen = |t: &Template| {
             (
@@ -293,7 +321,7 @@ mod tests {
             )
         };
         for t in &items {
-            let alone = owned(&conn, UserId::new(1), t.id).unwrap();
+            let alone = owned(&conn, &Owner::Personal(UserId::new(1)), t.id).unwrap();
             assert_eq!(seen(t), seen(&alone));
             assert_eq!(t.recipients.len() as i64, t.id.get() - 1);
             assert_eq!(t.fields.len(), t.recipients.len());
@@ -310,9 +338,9 @@ mod tests {
         let conn = crate::core::db::memory();
         templates_with_parties(&conn);
         let run = |limit: i64| {
-            list(&conn, UserId::new(1), limit, 0).unwrap();
+            list(&conn, &Owner::Personal(UserId::new(1)), limit, 0).unwrap();
             let before = crate::core::db::statements_run(&conn);
-            let (items, _) = list(&conn, UserId::new(1), limit, 0).unwrap();
+            let (items, _) = list(&conn, &Owner::Personal(UserId::new(1)), limit, 0).unwrap();
             assert_eq!(items.len() as i64, limit);
             crate::core::db::statements_run(&conn) - before
         };

@@ -139,7 +139,9 @@ pub async fn start(
             };
             let tier = crate::identity::users::store::tier(tx, t.user_id)?;
             let (source, at) = (source.as_str(), now());
-            let doc = generate(tx, t.user_id, t.id, body, tier, source, &data_id, at)?;
+            // The document is the template's owner's: its creator's, or its team's.
+            let owner = crate::core::owner::Owner::of_row(t.user_id, t.team_id);
+            let doc = generate(tx, &owner, t.id, body, tier, source, &data_id, at)?;
             let (rid, signing_token) = documents::recipients::mark_direct(tx, doc, email.as_str())?;
             let view = DocumentView::of(&documents::load(tx, doc)?, &app);
             let actor = origin.actor(email.as_str(), Some(rid));

@@ -2,7 +2,8 @@
 //! document's `formValues` filled into its PDF first), resend, download and the audit log. Each
 //! owns its transaction and the notices it queues, and wakes the workers that send them.
 
-use crate::core::ids::{DocumentId, RecipientId, UserId};
+use crate::core::ids::{DocumentId, RecipientId};
+use crate::teams::access;
 
 use super::flow::{self, Origin};
 use crate::core::blob::store::StoredBlob;
@@ -72,16 +73,16 @@ pub async fn send(
         completion_emails,
         strict_form_values,
     } = command;
-    let (user, app) = (who.user_id, ctx.app.clone());
+    let (user, caller, app) = (who.user_id, who.clone(), ctx.app.clone());
     let disk = ctx.disk.clone();
-    let form = fill_form(ctx, user, id, strict_form_values).await?;
+    let form = fill_form(ctx, who.clone(), id, strict_form_values).await?;
     let sent_data = form.as_ref().map(FormFill::audit).unwrap_or_default();
     let filled = form.and_then(|f| f.file);
     let replacement = filled.clone();
     let result = ctx
         .db
         .write(move |tx| {
-            let doc = store::owned(tx, user, id)?;
+            let doc = store::owned(tx, &access::owner(tx, &caller)?, id)?;
             if let Some(on) = completion_emails
                 && matches!(doc.status, Status::Draft | Status::Pending)
             {
@@ -158,11 +159,14 @@ impl FormFill {
 /// 400 listing them and the form's own names.
 async fn fill_form(
     ctx: &Context,
-    user: UserId,
+    caller: Principal,
     id: DocumentId,
     strict: bool,
 ) -> Result<Option<FormFill>, AppError> {
-    let found = ctx.db.read(move |c| store::owned(c, user, id)).await?;
+    let found = ctx
+        .db
+        .read(move |c| store::owned(c, &access::owner(c, &caller)?, id))
+        .await?;
     let (Some(blob), Some(values)) = (found.blob_id, found.form_values) else {
         return Ok(None);
     };
@@ -212,11 +216,11 @@ pub async fn resend(
     id: DocumentId,
     Resend { recipients }: Resend,
 ) -> Result<Vec<RecipientId>, AppError> {
-    let (user, app) = (who.user_id, ctx.app.clone());
+    let (caller, app) = (who.clone(), ctx.app.clone());
     let reminded = ctx
         .db
         .write(move |tx| {
-            store::owned(tx, user, id)?;
+            store::owned(tx, &access::owner(tx, &caller)?, id)?;
             let due = flow::resendable(tx, id, &recipients)?;
             notify::reminders(tx, id, &due, &app, now())
         })
@@ -241,11 +245,11 @@ pub async fn download(
     original: bool,
     origin: Origin,
 ) -> Result<Download, AppError> {
-    let user = who.user_id;
+    let (user, caller) = (who.user_id, who.clone());
     let (blob, title) = ctx
         .db
         .write(move |tx| {
-            let files = store::owned(tx, user, id)?;
+            let files = store::owned(tx, &access::owner(tx, &caller)?, id)?;
             let blob = if original {
                 files
                     .blob_id
@@ -290,11 +294,11 @@ pub async fn audit_log(
     id: DocumentId,
     (page, per_page): (i64, i64),
 ) -> Result<(Vec<audit::AuditEvent>, i64), AppError> {
-    let user = who.user_id;
+    let caller = who.clone();
     let per_page = per_page.clamp(1, AUDIT_PAGE_MAX);
     ctx.db
         .read(move |c| {
-            store::owned(c, user, id)?;
+            store::owned(c, &access::owner(c, &caller)?, id)?;
             let offset = (page.max(1) - 1).saturating_mul(per_page);
             let events = audit::page(c, id, per_page, offset)?;
             let total = audit::count(c, id)?;

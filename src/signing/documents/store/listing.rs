@@ -7,7 +7,7 @@
 
 use crate::core::db::{Conn, ToSql, Value, params_from_iter};
 use crate::core::error::AppError;
-use crate::core::ids::UserId;
+use crate::core::owner::{Owner, Rows};
 
 use super::super::Status;
 use super::super::model::Document;
@@ -16,10 +16,10 @@ use super::{COLUMNS, complete_aggregates, from_row};
 /// Which documents a list holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Whose {
-    /// The user's own listed documents (those hidden after completion are not), of `status`
-    /// or of every status.
+    /// The listed documents `owner` reaches (those hidden after completion are not), of
+    /// `status` or of every status.
     Owned {
-        user: UserId,
+        owner: Owner,
         status: Option<Status>,
     },
     /// The documents of any owner of this instance waiting for the recipient with e-mail
@@ -49,10 +49,10 @@ pub struct Query {
 }
 
 impl Query {
-    /// A page of the user's documents of `status` (or all), newest created first.
-    pub fn owned(user: UserId, status: Option<Status>, limit: i64, offset: i64) -> Query {
+    /// A page of the documents `owner` reaches of `status` (or all), newest created first.
+    pub fn owned(owner: Owner, status: Option<Status>, limit: i64, offset: i64) -> Query {
         Query {
-            whose: Whose::Owned { user, status },
+            whose: Whose::Owned { owner, status },
             search: None,
             order: Order::Created,
             limit,
@@ -94,7 +94,14 @@ fn page_sql(q: &Query) -> (String, Vec<Value>) {
 /// How many documents the list of `whose` holds, or those of them `search` finds.
 pub fn count(conn: &Conn, whose: &Whose, search: Option<&str>) -> Result<i64, AppError> {
     use crate::core::db::counts;
-    if let (Whose::Owned { user, status }, None) = (whose, search) {
+    if let (
+        Whose::Owned {
+            owner: Owner::Personal(user),
+            status,
+        },
+        None,
+    ) = (whose, search)
+    {
         let status = status.map(Status::as_str);
         return counts::listed(conn, user.get(), counts::List::Documents, status);
     }
@@ -110,12 +117,12 @@ pub fn count(conn: &Conn, whose: &Whose, search: Option<&str>) -> Result<i64, Ap
 fn filter(whose: &Whose, search: Option<&str>) -> (String, Vec<Value>) {
     let mut args = Vec::new();
     let mut sql = match whose {
-        Whose::Owned { user, status } => {
-            args.push(user.to_sql());
-            let mut s = String::from("FROM documents d WHERE d.user_id = ?1 AND d.hidden = 0");
+        Whose::Owned { owner, status } => {
+            let clause = owner.clause("d", Rows::WithVisibility, &mut args);
+            let mut s = format!("FROM documents d WHERE d.hidden = 0 AND {clause}");
             if let Some(status) = status {
                 args.push(status.to_sql());
-                s.push_str(" AND d.status = ?2");
+                s.push_str(&format!(" AND d.status = ?{}", args.len()));
             }
             s
         }

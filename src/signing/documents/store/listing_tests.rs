@@ -44,7 +44,7 @@ fn recipient(conn: &Conn, doc: i64, email: &str, role: &str, signing: &str) {
 fn owned(user: i64, status: Option<Status>, search: Option<&str>, order: Order) -> Query {
     Query {
         whose: Whose::Owned {
-            user: UserId::new(user),
+            owner: Owner::Personal(crate::core::ids::UserId::new(user)),
             status,
         },
         search: search.map(str::to_string),
@@ -174,7 +174,7 @@ fn the_totals_are_the_kept_counts_without_a_search_and_counted_with_one() {
     doc(&conn, 5, 1, "E", "CANCELLED", 5);
     doc(&conn, 6, 2, "F", "PENDING", 6);
     let whose = |status| Whose::Owned {
-        user: UserId::new(1),
+        owner: Owner::Personal(crate::core::ids::UserId::new(1)),
         status,
     };
     let n = |status, search| count(&conn, &whose(status), search).unwrap();

@@ -7,7 +7,9 @@ pub mod listing;
 pub mod recipients;
 pub mod visitors;
 
-use crate::core::ids::{DocumentId, TemplateId, UserId};
+use crate::core::db::{ToSql, params_from_iter};
+use crate::core::ids::{DocumentId, TemplateId};
+use crate::core::owner::{Owner, Rows};
 use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension, core::db::Row};
 use serde_json::Value;
@@ -51,7 +53,7 @@ impl Parent {
 
 const COLUMNS: &str = "id, user_id, external_id, title, status, document_data_id, blob_id,
     page_sizes, meta, auth_options, form_values, sealed_blob_id, created_at, updated_at,
-    completed_at, seal_failures, seal_error, seal_next_at";
+    completed_at, seal_failures, seal_error, seal_next_at, team_id, visibility";
 
 /// A document's row, without its recipients and fields yet. Stored JSON the code cannot read
 /// is an error, never a default.
@@ -63,6 +65,8 @@ fn from_row(r: &Row<'_>) -> crate::core::db::Result<Document> {
     Ok(Document {
         id: r.get(0)?,
         user_id: r.get(1)?,
+        team_id: r.get(18)?,
+        visibility: r.get(19)?,
         external_id: r.get(2)?,
         title: r.get(3)?,
         status: r.get(4)?,
@@ -186,10 +190,17 @@ pub fn load(conn: &Conn, id: DocumentId) -> Result<Document, AppError> {
     load_where(conn, "id = ?1", [id])?.ok_or_else(|| AppError::not_found("document"))
 }
 
-/// The user's document `id`, or a 404 (also for another user's document).
-pub fn owned(conn: &Conn, user: UserId, id: DocumentId) -> Result<Document, AppError> {
-    load_where(conn, "id = ?1 AND user_id = ?2", params![id, user])?
-        .ok_or_else(|| AppError::not_found("document"))
+/// Document `id` when `owner` reaches it, or a 404 (also for another user's or another
+/// team's document, and for a team document of a visibility the caller's role does not see).
+pub fn owned(conn: &Conn, owner: &Owner, id: DocumentId) -> Result<Document, AppError> {
+    let mut args = vec![id.to_sql()];
+    let clause = owner.clause("", Rows::WithVisibility, &mut args);
+    load_where(
+        conn,
+        &format!("id = ?1 AND {clause}"),
+        params_from_iter(args),
+    )?
+    .ok_or_else(|| AppError::not_found("document"))
 }
 
 /// The document behind an upload URL's `documentDataId`.
@@ -197,25 +208,27 @@ pub fn by_data_id(conn: &Conn, data_id: &str) -> Result<Option<Document>, AppErr
     load_where(conn, "document_data_id = ?1", [data_id])
 }
 
+/// A new document of `owner`: its `user` is the creator, its team `owner`'s team.
 pub fn insert(
     tx: &Conn,
-    user: UserId,
+    owner: &Owner,
     doc: &CreateDocument,
     data_id: &str,
     now: i64,
 ) -> Result<DocumentId, AppError> {
     let inserted_id = tx.insert(
-        "INSERT INTO documents (user_id, external_id, title, document_data_id, meta, auth_options, form_values, created_at, updated_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8)",
+        "INSERT INTO documents (user_id, external_id, title, document_data_id, meta, auth_options, form_values, created_at, updated_at, team_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9)",
         params![
-            user,
+            owner.user(),
             doc.external_id,
             doc.title,
             data_id,
             serde_json::to_string(&doc.meta).unwrap_or_default(),
             serde_json::to_string(&doc.auth_options).unwrap_or_default(),
             doc.form_values.as_ref().map(|f| Value::Object(f.clone()).to_string()),
-            now
+            now,
+            owner.team()
         ],
     )?;
     let id = DocumentId::new(inserted_id);
