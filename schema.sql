@@ -435,15 +435,18 @@ BEGIN
 END;
 
 -- The lists' pages: the newest rows that are listed, with or without a status, found in order
--- in an index rather than filtered out of all the user's rows.
-CREATE INDEX documents_listed ON documents (user_id, created_at DESC, id DESC) WHERE hidden = 0;
+-- in an index rather than filtered out of all the user's rows; a user's documents pages hold
+-- their personal ones only (v26).
+CREATE INDEX documents_listed ON documents (user_id, created_at DESC, id DESC)
+    WHERE hidden = 0 AND team_id IS NULL;
 CREATE INDEX documents_listed_status ON documents (user_id, status, created_at DESC, id DESC)
-    WHERE hidden = 0;
+    WHERE hidden = 0 AND team_id IS NULL;
 CREATE INDEX bookings_user_status ON bookings (user_id, status, created_at DESC, id DESC);
 -- The dashboard's lists: newest first by last change.
-CREATE INDEX documents_changed ON documents (user_id, updated_at DESC, id DESC) WHERE hidden = 0;
+CREATE INDEX documents_changed ON documents (user_id, updated_at DESC, id DESC)
+    WHERE hidden = 0 AND team_id IS NULL;
 CREATE INDEX documents_changed_status ON documents (user_id, status, updated_at DESC, id DESC)
-    WHERE hidden = 0;
+    WHERE hidden = 0 AND team_id IS NULL;
 -- A team's pages, the same four ways; each entry carries the visibility, so that a role's page
 -- skips what it does not see inside the index (v26).
 CREATE INDEX documents_team_listed ON documents (team_id, created_at DESC, id DESC, visibility)

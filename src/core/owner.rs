@@ -433,8 +433,9 @@ pub(crate) mod tests {
 
     /// Every owner's page of documents (newest first by creation or by last change, with a
     /// status or without) and of templates, as the stores ask for it with `clause`, is read in
-    /// order from its index, without a sort; a team's role skips what it does not see inside
-    /// the index, which carries the visibility.
+    /// order from its index, without a sort: a user's documents from indexes of their personal
+    /// rows only, a team's from indexes of its rows that carry the visibility, so that a role
+    /// skips what it does not see inside the index.
     #[test]
     fn every_owners_page_is_read_in_order_from_its_index() {
         let conn = memory();

@@ -129,12 +129,25 @@ BEGIN
     ON CONFLICT (team_id, list, visibility, status) DO UPDATE SET n = team_list_counts.n + 1;
 END;
 
--- A team's pages come from indexes of its rows that also carry the visibility, so a role's
--- page skips what it does not see inside the index. `documents_team` becomes what only it is for: all of a team's rows, hidden ones too,
+-- The personal pages come from indexes of personal rows; a team's from indexes of its rows
+-- that also carry the visibility, so a role's page skips what it does not see inside the
+-- index. `documents_team` becomes what only it is for: all of a team's rows, hidden ones too,
 -- which the teams' foreign key and a team's deletion look for (as an ordered index of all of
 -- them, the planner took it for an administrator's page and read every row).
 DROP INDEX documents_team;
 CREATE INDEX documents_team ON documents (team_id) WHERE team_id IS NOT NULL;
+DROP INDEX documents_listed;
+DROP INDEX documents_listed_status;
+DROP INDEX documents_changed;
+DROP INDEX documents_changed_status;
+CREATE INDEX documents_listed ON documents (user_id, created_at DESC, id DESC)
+    WHERE hidden = 0 AND team_id IS NULL;
+CREATE INDEX documents_listed_status ON documents (user_id, status, created_at DESC, id DESC)
+    WHERE hidden = 0 AND team_id IS NULL;
+CREATE INDEX documents_changed ON documents (user_id, updated_at DESC, id DESC)
+    WHERE hidden = 0 AND team_id IS NULL;
+CREATE INDEX documents_changed_status ON documents (user_id, status, updated_at DESC, id DESC)
+    WHERE hidden = 0 AND team_id IS NULL;
 CREATE INDEX documents_team_listed ON documents (team_id, created_at DESC, id DESC, visibility)
     WHERE hidden = 0 AND team_id IS NOT NULL;
 CREATE INDEX documents_team_listed_status
