@@ -237,7 +237,7 @@ CREATE TABLE templates (
 CREATE INDEX templates_user ON templates (user_id, created_at DESC, id DESC);
 CREATE INDEX templates_blob ON templates (blob_id);
 CREATE UNIQUE INDEX templates_direct_link ON templates (direct_link_token);
-CREATE INDEX templates_team ON templates (team_id, created_at DESC, id DESC)
+CREATE INDEX templates_team ON templates (team_id, created_at DESC, id DESC, visibility)
     WHERE team_id IS NOT NULL;
 
 CREATE TABLE documents (
@@ -275,13 +275,15 @@ CREATE INDEX documents_blob ON documents (blob_id);
 CREATE INDEX documents_template ON documents (template_id);
 CREATE INDEX documents_sealed_blob ON documents (sealed_blob_id);
 CREATE INDEX documents_pending ON documents (id) WHERE status = 'PENDING';  -- the sealers' look
-CREATE INDEX documents_team ON documents (team_id, created_at DESC, id DESC)
-    WHERE team_id IS NOT NULL;
+-- All of a team's rows, hidden ones too: what the teams' foreign key and a team's deletion
+-- look for (its pages come from the indexes below, v26).
+CREATE INDEX documents_team ON documents (team_id) WHERE team_id IS NOT NULL;
 
 -- How many rows each user's paged lists hold (documents, templates, bookings), kept by triggers
 -- in the transaction that changes the rows, so that a page's `totalPages` reads a few rows here
 -- instead of counting the user's whole history. `status` is '' for templates, which have none;
--- documents hidden after completion are not listed, so not counted.
+-- documents hidden after completion are not listed, so not counted, and a team's rows are
+-- counted by team in `team_list_counts` (v26).
 CREATE TABLE list_counts (
     user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
     list    TEXT NOT NULL CHECK (list IN ('documents', 'templates', 'bookings')),
@@ -291,39 +293,55 @@ CREATE TABLE list_counts (
 );
 
 CREATE TRIGGER documents_counted AFTER INSERT ON documents
-WHEN NEW.hidden = 0
+WHEN NEW.hidden = 0 AND NEW.team_id IS NULL
 BEGIN
     INSERT INTO list_counts (user_id, list, status, n) VALUES (NEW.user_id, 'documents', NEW.status, 1)
     ON CONFLICT (user_id, list, status) DO UPDATE SET n = list_counts.n + 1;
 END;
 
 CREATE TRIGGER documents_uncounted AFTER DELETE ON documents
-WHEN OLD.hidden = 0
+WHEN OLD.hidden = 0 AND OLD.team_id IS NULL
 BEGIN
     UPDATE list_counts SET n = n - 1
      WHERE user_id = OLD.user_id AND list = 'documents' AND status = OLD.status;
 END;
 
-CREATE TRIGGER documents_recounted AFTER UPDATE OF status, hidden, user_id ON documents
-WHEN OLD.status <> NEW.status OR OLD.hidden <> NEW.hidden OR OLD.user_id <> NEW.user_id
+CREATE TRIGGER documents_recounted AFTER UPDATE OF status, hidden, user_id, team_id ON documents
+WHEN (OLD.team_id IS NULL OR NEW.team_id IS NULL)
+ AND (OLD.status <> NEW.status OR OLD.hidden <> NEW.hidden OR OLD.user_id <> NEW.user_id
+      OR (OLD.team_id IS NULL) <> (NEW.team_id IS NULL))
 BEGIN
     UPDATE list_counts SET n = n - 1
-     WHERE OLD.hidden = 0 AND user_id = OLD.user_id AND list = 'documents' AND status = OLD.status;
+     WHERE OLD.hidden = 0 AND OLD.team_id IS NULL
+       AND user_id = OLD.user_id AND list = 'documents' AND status = OLD.status;
     INSERT INTO list_counts (user_id, list, status, n)
-    SELECT NEW.user_id, 'documents', NEW.status, 1 WHERE NEW.hidden = 0
+    SELECT NEW.user_id, 'documents', NEW.status, 1 WHERE NEW.hidden = 0 AND NEW.team_id IS NULL
     ON CONFLICT (user_id, list, status) DO UPDATE SET n = list_counts.n + 1;
 END;
 
 CREATE TRIGGER templates_counted AFTER INSERT ON templates
+WHEN NEW.team_id IS NULL
 BEGIN
     INSERT INTO list_counts (user_id, list, status, n) VALUES (NEW.user_id, 'templates', '', 1)
     ON CONFLICT (user_id, list, status) DO UPDATE SET n = list_counts.n + 1;
 END;
 
 CREATE TRIGGER templates_uncounted AFTER DELETE ON templates
+WHEN OLD.team_id IS NULL
 BEGIN
     UPDATE list_counts SET n = n - 1
      WHERE user_id = OLD.user_id AND list = 'templates' AND status = '';
+END;
+
+CREATE TRIGGER templates_recounted AFTER UPDATE OF user_id, team_id ON templates
+WHEN (OLD.team_id IS NULL OR NEW.team_id IS NULL)
+ AND (OLD.user_id <> NEW.user_id OR (OLD.team_id IS NULL) <> (NEW.team_id IS NULL))
+BEGIN
+    UPDATE list_counts SET n = n - 1
+     WHERE OLD.team_id IS NULL AND user_id = OLD.user_id AND list = 'templates' AND status = '';
+    INSERT INTO list_counts (user_id, list, status, n)
+    SELECT NEW.user_id, 'templates', '', 1 WHERE NEW.team_id IS NULL
+    ON CONFLICT (user_id, list, status) DO UPDATE SET n = list_counts.n + 1;
 END;
 
 CREATE TRIGGER bookings_counted AFTER INSERT ON bookings
@@ -347,16 +365,100 @@ BEGIN
     ON CONFLICT (user_id, list, status) DO UPDATE SET n = list_counts.n + 1;
 END;
 
+-- How many rows each team's lists hold, by who in the team sees them; `status` is '' for
+-- templates. Kept like `list_counts`, by the triggers below.
+CREATE TABLE team_list_counts (
+    team_id    INTEGER NOT NULL REFERENCES teams (id) ON DELETE CASCADE,
+    list       TEXT NOT NULL CHECK (list IN ('documents', 'templates')),
+    visibility TEXT NOT NULL CHECK (visibility IN ('EVERYONE', 'MANAGER_AND_ABOVE', 'ADMIN')),
+    status     TEXT NOT NULL,
+    n          INTEGER NOT NULL,
+    PRIMARY KEY (team_id, list, visibility, status)
+);
+
+CREATE TRIGGER documents_team_counted AFTER INSERT ON documents
+WHEN NEW.hidden = 0 AND NEW.team_id IS NOT NULL
+BEGIN
+    INSERT INTO team_list_counts (team_id, list, visibility, status, n)
+    VALUES (NEW.team_id, 'documents', NEW.visibility, NEW.status, 1)
+    ON CONFLICT (team_id, list, visibility, status) DO UPDATE SET n = team_list_counts.n + 1;
+END;
+
+CREATE TRIGGER documents_team_uncounted AFTER DELETE ON documents
+WHEN OLD.hidden = 0 AND OLD.team_id IS NOT NULL
+BEGIN
+    UPDATE team_list_counts SET n = n - 1
+     WHERE team_id = OLD.team_id AND list = 'documents' AND visibility = OLD.visibility
+       AND status = OLD.status;
+END;
+
+CREATE TRIGGER documents_team_recounted AFTER UPDATE OF status, hidden, team_id, visibility ON documents
+WHEN (OLD.team_id IS NOT NULL OR NEW.team_id IS NOT NULL)
+ AND (OLD.status <> NEW.status OR OLD.hidden <> NEW.hidden OR OLD.visibility <> NEW.visibility
+      OR OLD.team_id IS DISTINCT FROM NEW.team_id)
+BEGIN
+    UPDATE team_list_counts SET n = n - 1
+     WHERE OLD.hidden = 0 AND team_id = OLD.team_id AND list = 'documents'
+       AND visibility = OLD.visibility AND status = OLD.status;
+    INSERT INTO team_list_counts (team_id, list, visibility, status, n)
+    SELECT NEW.team_id, 'documents', NEW.visibility, NEW.status, 1
+     WHERE NEW.hidden = 0 AND NEW.team_id IS NOT NULL
+    ON CONFLICT (team_id, list, visibility, status) DO UPDATE SET n = team_list_counts.n + 1;
+END;
+
+CREATE TRIGGER templates_team_counted AFTER INSERT ON templates
+WHEN NEW.team_id IS NOT NULL
+BEGIN
+    INSERT INTO team_list_counts (team_id, list, visibility, status, n)
+    VALUES (NEW.team_id, 'templates', NEW.visibility, '', 1)
+    ON CONFLICT (team_id, list, visibility, status) DO UPDATE SET n = team_list_counts.n + 1;
+END;
+
+CREATE TRIGGER templates_team_uncounted AFTER DELETE ON templates
+WHEN OLD.team_id IS NOT NULL
+BEGIN
+    UPDATE team_list_counts SET n = n - 1
+     WHERE team_id = OLD.team_id AND list = 'templates' AND visibility = OLD.visibility
+       AND status = '';
+END;
+
+CREATE TRIGGER templates_team_recounted AFTER UPDATE OF team_id, visibility ON templates
+WHEN (OLD.team_id IS NOT NULL OR NEW.team_id IS NOT NULL)
+ AND (OLD.visibility <> NEW.visibility OR OLD.team_id IS DISTINCT FROM NEW.team_id)
+BEGIN
+    UPDATE team_list_counts SET n = n - 1
+     WHERE team_id = OLD.team_id AND list = 'templates' AND visibility = OLD.visibility
+       AND status = '';
+    INSERT INTO team_list_counts (team_id, list, visibility, status, n)
+    SELECT NEW.team_id, 'templates', NEW.visibility, '', 1 WHERE NEW.team_id IS NOT NULL
+    ON CONFLICT (team_id, list, visibility, status) DO UPDATE SET n = team_list_counts.n + 1;
+END;
+
 -- The lists' pages: the newest rows that are listed, with or without a status, found in order
--- in an index rather than filtered out of all the user's rows.
-CREATE INDEX documents_listed ON documents (user_id, created_at DESC, id DESC) WHERE hidden = 0;
+-- in an index rather than filtered out of all the user's rows; a user's documents pages hold
+-- their personal ones only (v26).
+CREATE INDEX documents_listed ON documents (user_id, created_at DESC, id DESC)
+    WHERE hidden = 0 AND team_id IS NULL;
 CREATE INDEX documents_listed_status ON documents (user_id, status, created_at DESC, id DESC)
-    WHERE hidden = 0;
+    WHERE hidden = 0 AND team_id IS NULL;
 CREATE INDEX bookings_user_status ON bookings (user_id, status, created_at DESC, id DESC);
 -- The dashboard's lists: newest first by last change.
-CREATE INDEX documents_changed ON documents (user_id, updated_at DESC, id DESC) WHERE hidden = 0;
+CREATE INDEX documents_changed ON documents (user_id, updated_at DESC, id DESC)
+    WHERE hidden = 0 AND team_id IS NULL;
 CREATE INDEX documents_changed_status ON documents (user_id, status, updated_at DESC, id DESC)
-    WHERE hidden = 0;
+    WHERE hidden = 0 AND team_id IS NULL;
+-- A team's pages, the same four ways; each entry carries the visibility, so that a role's page
+-- skips what it does not see inside the index (v26).
+CREATE INDEX documents_team_listed ON documents (team_id, created_at DESC, id DESC, visibility)
+    WHERE hidden = 0 AND team_id IS NOT NULL;
+CREATE INDEX documents_team_listed_status
+    ON documents (team_id, status, created_at DESC, id DESC, visibility)
+    WHERE hidden = 0 AND team_id IS NOT NULL;
+CREATE INDEX documents_team_changed ON documents (team_id, updated_at DESC, id DESC, visibility)
+    WHERE hidden = 0 AND team_id IS NOT NULL;
+CREATE INDEX documents_team_changed_status
+    ON documents (team_id, status, updated_at DESC, id DESC, visibility)
+    WHERE hidden = 0 AND team_id IS NOT NULL;
 
 -- Recipients of a document or of a template (exactly one of the two).
 CREATE TABLE recipients (

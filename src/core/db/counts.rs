@@ -1,8 +1,10 @@
-//! How many rows each user's paged lists hold (`list_counts`): kept by triggers in the same
-//! transaction as the rows they count (schema.sql, migration 18), read here so that a page's
-//! `totalPages` costs a few rows instead of a count over the user's whole history.
+//! How many rows each user's paged lists hold (`list_counts`, personal rows only since
+//! migration 26) and each team's (`team_list_counts`, by visibility): kept by triggers in the
+//! same transaction as the rows they count (schema.sql, migrations 18 and 26), read here so
+//! that a page's `totalPages` costs a few rows instead of a count over the whole history.
+//! `Owner::counted` (core::owner) reads the one its owner names.
 
-use super::{Conn, params};
+use super::{Conn, ToSql, params, params_from_iter};
 use crate::core::error::AppError;
 
 /// A list whose rows are counted.
@@ -33,6 +35,36 @@ pub fn listed(conn: &Conn, user: i64, list: List, status: Option<&str>) -> Resul
         "SELECT CAST(coalesce(sum(n), 0) AS BIGINT) FROM list_counts
           WHERE user_id = ?1 AND list = ?2 AND (status = ?3 OR ?3 IS NULL)",
         params![user, list.as_str(), status],
+        |r| r.get(0),
+    )?)
+}
+
+/// How many rows of `list` `team` has of the visibilities `seen` (their SQL names), with
+/// `status` or in all.
+pub fn team_listed(
+    conn: &Conn,
+    team: i64,
+    list: List,
+    seen: &[&str],
+    status: Option<&str>,
+) -> Result<i64, AppError> {
+    if seen.is_empty() {
+        return Ok(0);
+    }
+    let mut args = vec![team.to_sql(), list.as_str().to_sql(), status.to_sql()];
+    let mut names = Vec::with_capacity(seen.len());
+    for name in seen {
+        args.push(name.to_sql());
+        names.push(format!("?{}", args.len()));
+    }
+    Ok(conn.query_row(
+        &format!(
+            "SELECT CAST(coalesce(sum(n), 0) AS BIGINT) FROM team_list_counts
+              WHERE team_id = ?1 AND list = ?2 AND visibility IN ({})
+                AND (status = ?3 OR ?3 IS NULL)",
+            names.join(", ")
+        ),
+        params_from_iter(args),
         |r| r.get(0),
     )?)
 }

@@ -49,8 +49,9 @@ pub fn to_postgres(sql: &str) -> String {
 
 /// The schema (or a migration) written for SQLite, as PostgreSQL DDL: comments dropped,
 /// `INTEGER PRIMARY KEY` an identity column, `INTEGER` `BIGINT`, `BLOB` `BYTEA`, `REAL`
-/// `DOUBLE PRECISION`, and each `CREATE TRIGGER ... WHEN ... BEGIN ... END;` a trigger function
-/// and a row trigger.
+/// `DOUBLE PRECISION`, each `CREATE TRIGGER ... WHEN ... BEGIN ... END;` a trigger function
+/// and a row trigger, and each `DROP TRIGGER name;` the drop of that function (with its
+/// trigger).
 pub fn schema_to_postgres(sqlite: &str) -> String {
     let without_comments: String = sqlite
         .lines()
@@ -64,13 +65,35 @@ pub fn schema_to_postgres(sqlite: &str) -> String {
     let mut out = String::new();
     let mut rest = without_comments.as_str();
     while let Some(start) = rest.find("CREATE TRIGGER") {
-        out.push_str(&types(&rest[..start]));
+        out.push_str(&types(&dropped_triggers(&rest[..start])));
         let after = &rest[start..];
         let end = after.find("END;").map_or(after.len(), |i| i + 4);
         out.push_str(&trigger(&after[..end]));
         rest = &after[end..];
     }
-    out.push_str(&types(rest));
+    out.push_str(&types(&dropped_triggers(rest)));
+    out
+}
+
+/// `DROP TRIGGER name;` as PostgreSQL's drop of the function `trigger` made for it: a
+/// PostgreSQL trigger is named by its table, which SQLite's statement does not say, and the
+/// function's `CASCADE` takes the trigger with it.
+fn dropped_triggers(ddl: &str) -> String {
+    let mut out = String::with_capacity(ddl.len());
+    let mut rest = ddl;
+    while let Some(start) = rest.find("DROP TRIGGER ") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + "DROP TRIGGER ".len()..];
+        let end = after.find(';').unwrap_or(after.len());
+        let name = after[..end].trim();
+        let (exists, name) = match name.strip_prefix("IF EXISTS ") {
+            Some(name) => ("IF EXISTS ", name.trim()),
+            None => ("", name),
+        };
+        out.push_str(&format!("DROP FUNCTION {exists}{name}_fn() CASCADE"));
+        rest = &after[end..];
+    }
+    out.push_str(rest);
     out
 }
 
@@ -182,5 +205,21 @@ mod tests {
             "{pg}"
         );
         assert!(pg.contains("CREATE INDEX t_b ON t (b);"), "{pg}");
+    }
+
+    #[test]
+    fn a_dropped_trigger_drops_its_function_on_postgres() {
+        let pg = schema_to_postgres(
+            "DROP TRIGGER t_gone;\nDROP TRIGGER IF EXISTS t_old;\n\
+             CREATE TRIGGER t_gone AFTER DELETE ON t\nBEGIN\n    DELETE FROM u;\nEND;\nDROP TRIGGER u_x;",
+        );
+        assert!(
+            pg.starts_with(
+                "DROP FUNCTION t_gone_fn() CASCADE;\nDROP FUNCTION IF EXISTS t_old_fn() CASCADE;\n"
+            ),
+            "{pg}"
+        );
+        assert!(pg.contains("CREATE FUNCTION t_gone_fn()"), "{pg}");
+        assert!(pg.ends_with("DROP FUNCTION u_x_fn() CASCADE;"), "{pg}");
     }
 }

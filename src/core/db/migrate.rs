@@ -9,7 +9,7 @@ use rusqlite::{Connection, TransactionBehavior};
 pub const SCHEMA: &str = include_str!("../../../schema.sql");
 
 /// The version `SCHEMA` describes.
-pub const LATEST: i64 = 25;
+pub const LATEST: i64 = 26;
 
 /// `(version, sql)`: what turns version `n - 1` into version `n`.
 pub const MIGRATIONS: &[(i64, &str)] = &[
@@ -40,6 +40,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     (23, include_str!("migrations/0023_rendered_bookings.sql")),
     (24, include_str!("migrations/0024_mail_links.sql")),
     (25, include_str!("migrations/0025_teams.sql")),
+    (26, include_str!("migrations/0026_team_counts.sql")),
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -117,19 +118,23 @@ fn backup_before_upgrade(conn: &Connection, dir: &Path, from: i64) -> Result<(),
 mod tests {
     use super::*;
 
-    /// Every table's columns and every index, in a comparable form.
+    /// Every table's columns, and every index and trigger with its definition (comments and
+    /// layout aside), in a comparable form.
     fn shape(conn: &Connection) -> Vec<String> {
         let mut out = Vec::new();
         let mut tables = conn
-            .prepare("SELECT type, name, tbl_name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name")
+            .prepare("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name")
             .unwrap();
-        let rows: Vec<(String, String, String)> = tables
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        let rows: Vec<(String, String, String, Option<String>)> = tables
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
             .unwrap()
             .map(Result::unwrap)
             .collect();
-        for (kind, name, table) in rows {
+        for (kind, name, table, sql) in rows {
             out.push(format!("{kind} {name} on {table}"));
+            if kind != "table" {
+                out.push(format!("  {}", definition(sql.as_deref().unwrap_or(""))));
+            }
             if kind == "table" {
                 let mut cols = conn
                     .prepare(&format!("PRAGMA table_xinfo(\"{name}\")"))
@@ -168,6 +173,17 @@ mod tests {
             }
         }
         out
+    }
+
+    /// `sql` without its comments, its words separated by single spaces and none inside
+    /// parentheses.
+    fn definition(sql: &str) -> String {
+        let words: Vec<&str> = sql
+            .lines()
+            .map(|l| l.split("--").next().unwrap_or(""))
+            .flat_map(str::split_whitespace)
+            .collect();
+        words.join(" ").replace("( ", "(").replace(" )", ")")
     }
 
     #[test]
@@ -276,19 +292,25 @@ mod tests {
         );
     }
 
+    /// A database file in `dir` of `version`: the oldest schema and the migrations up to it.
+    fn of_version(dir: &Path, version: i64) -> Connection {
+        let old = Connection::open(dir.join("old.db")).unwrap();
+        old.execute_batch(include_str!("../../../tests/fixtures/schema_v1.sql"))
+            .unwrap();
+        for (target, sql) in MIGRATIONS.iter().filter(|(v, _)| *v <= version) {
+            old.execute_batch(sql).unwrap();
+            old.pragma_update(None, "user_version", target).unwrap();
+        }
+        old
+    }
+
     /// Migration 25 (teams): a database of version 24 keeps every document, template, API
     /// key and webhook its owner's personal one, seen by everyone it was seen by before.
     #[test]
     fn an_upgraded_database_keeps_every_row_personal() {
         use rusqlite::OptionalExtension;
         let tmp = tempfile::tempdir().unwrap();
-        let mut old = Connection::open(tmp.path().join("old.db")).unwrap();
-        old.execute_batch(include_str!("../../../tests/fixtures/schema_v1.sql"))
-            .unwrap();
-        for (target, sql) in MIGRATIONS.iter().filter(|(v, _)| *v <= 24) {
-            old.execute_batch(sql).unwrap();
-            old.pragma_update(None, "user_version", target).unwrap();
-        }
+        let mut old = of_version(tmp.path(), 24);
         old.execute_batch(
             "INSERT INTO users (id, email, username, name, password_hash, created_at, updated_at)
              VALUES (1, 'a@x.org', 'a', 'A', 'x', 0, 0);
@@ -304,7 +326,7 @@ mod tests {
         )
         .unwrap();
         run(&mut old, tmp.path()).unwrap();
-        assert_eq!(version(&old).unwrap(), 25);
+        assert_eq!(version(&old).unwrap(), LATEST);
         for table in ["documents", "templates", "api_keys", "webhooks"] {
             let (rows, personal): (i64, i64) = old
                 .query_row(
@@ -330,6 +352,60 @@ mod tests {
                 .optional()
                 .unwrap(),
             None
+        );
+    }
+
+    /// Migration 26 (team counts) counts again from the rows: on a database of version 25 that
+    /// already holds team rows (counted as their creators' personal ones by then), every user's
+    /// and every team's counts equal the rows afterwards.
+    #[test]
+    fn an_upgraded_database_counts_team_rows_by_team() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut old = of_version(tmp.path(), 25);
+        old.execute_batch(
+            "INSERT INTO users (id, email, username, name, password_hash, created_at, updated_at)
+             VALUES (1, 'a@x.org', 'a', 'A', 'x', 0, 0);
+             INSERT INTO teams (id, name, slug, created_at, updated_at)
+             VALUES (7, 'Seven', 'seven', 0, 0);
+             INSERT INTO templates (user_id, team_id, visibility, title, document_data_id, meta_id,
+                                    direct_link_token, created_at, updated_at)
+             VALUES (1, NULL, 'EVERYONE', 'T', 'dd-t1', 'm', 'dl1', 0, 0),
+                    (1, 7, 'ADMIN', 'T', 'dd-t2', 'm', 'dl2', 0, 0);
+             INSERT INTO documents (user_id, team_id, visibility, status, hidden, title,
+                                    document_data_id, created_at, updated_at)
+             VALUES (1, NULL, 'EVERYONE', 'DRAFT', 0, 'D', 'dd-d1', 0, 0),
+                    (1, 7, 'EVERYONE', 'DRAFT', 0, 'D', 'dd-d2', 0, 0),
+                    (1, 7, 'ADMIN', 'PENDING', 0, 'D', 'dd-d3', 0, 0),
+                    (1, 7, 'ADMIN', 'COMPLETED', 1, 'D', 'dd-d4', 0, 0);",
+        )
+        .unwrap();
+        run(&mut old, tmp.path()).unwrap();
+        assert_eq!(version(&old).unwrap(), LATEST);
+        let rows = |sql: &str| -> Vec<String> {
+            old.prepare(sql)
+                .unwrap()
+                .query_map([], |r| r.get::<_, String>(0))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+        };
+        assert_eq!(
+            rows(
+                "SELECT user_id || ' ' || list || ' ' || status || ' ' || n FROM list_counts
+                   ORDER BY 1"
+            ),
+            ["1 documents DRAFT 1", "1 templates  1"]
+        );
+        assert_eq!(
+            rows(
+                "SELECT team_id || ' ' || list || ' ' || visibility || ' ' || status || ' ' || n
+                   FROM team_list_counts ORDER BY 1"
+            ),
+            [
+                "7 documents ADMIN PENDING 1",
+                "7 documents EVERYONE DRAFT 1",
+                "7 templates ADMIN  1"
+            ]
         );
     }
 
