@@ -76,8 +76,8 @@ fn created_out(ctx: &Ctx, Created { key, stored }: Created) -> Result<(), CliErr
         key: &'a str,
         user: &'a str,
         /// The team of a team key; absent for a personal one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    team: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        team: Option<&'a str>,
         name: &'a str,
         expires_at: Option<String>,
     }

@@ -154,19 +154,7 @@ pub fn list(
 ) -> Result<(Vec<Template>, i64), AppError> {
     let mut args = Vec::new();
     let clause = owner.clause("t", Rows::WithVisibility, &mut args);
-    let total = match owner {
-        Owner::Personal(user) => crate::core::db::counts::listed(
-            conn,
-            user.get(),
-            crate::core::db::counts::List::Templates,
-            None,
-        )?,
-        Owner::Team { .. } => conn.query_row(
-            &format!("SELECT count(*) FROM templates t WHERE {clause}"),
-            params_from_iter(args.clone()),
-            |r| r.get(0),
-        )?,
-    };
+    let total = owner.counted(conn, crate::core::db::counts::List::Templates, None)?;
     let n = args.len();
     args.push(limit.to_sql());
     args.push(offset.to_sql());

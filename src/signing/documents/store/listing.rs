@@ -94,16 +94,8 @@ fn page_sql(q: &Query) -> (String, Vec<Value>) {
 /// How many documents the list of `whose` holds, or those of them `search` finds.
 pub fn count(conn: &Conn, whose: &Whose, search: Option<&str>) -> Result<i64, AppError> {
     use crate::core::db::counts;
-    if let (
-        Whose::Owned {
-            owner: Owner::Personal(user),
-            status,
-        },
-        None,
-    ) = (whose, search)
-    {
-        let status = status.map(Status::as_str);
-        return counts::listed(conn, user.get(), counts::List::Documents, status);
+    if let (Whose::Owned { owner, status }, None) = (whose, search) {
+        return owner.counted(conn, counts::List::Documents, status.map(Status::as_str));
     }
     let (from, args) = filter(whose, search);
     Ok(conn.query_row(
