@@ -23,7 +23,7 @@ pub async fn list_legacy(
     crate::oauth::bearer::read_as(&ctx.db, caches, creds, move |c, who| {
         who.require(Scope::ReadBooking)?;
         let limit = super::parse_limit(limit.as_deref())?;
-        store::list_json(c, who.user_id, None, limit, 0)
+        store::list_json(c, who.personal("bookings")?, None, limit, 0)
     })
     .await
 }
@@ -31,7 +31,7 @@ pub async fn list_legacy(
 /// A new booking for `who`.
 pub async fn create(ctx: &Context, who: &Principal, new: NewBooking) -> Result<Booking, AppError> {
     ctx.admit_new_work()?;
-    let (user, uid) = (who.user_id, super::new_uid());
+    let (user, uid) = (who.personal("bookings")?, super::new_uid());
     let booking = ctx
         .db
         .write(move |tx| {
@@ -47,7 +47,7 @@ pub async fn create(ctx: &Context, who: &Principal, new: NewBooking) -> Result<B
 
 /// `who`'s newest `limit` bookings by id (integrations' sample data).
 pub async fn newest(ctx: &Context, who: &Principal, limit: u32) -> Result<Vec<Booking>, AppError> {
-    let user = who.user_id;
+    let user = who.personal("bookings")?;
     ctx.db.read(move |c| store::newest(c, user, limit)).await
 }
 
@@ -57,7 +57,7 @@ pub async fn list(
     who: &Principal,
     page: PageRequest,
 ) -> Result<(Json, i64), AppError> {
-    let user = who.user_id;
+    let user = who.personal("bookings")?;
     let (bookings, total) = ctx
         .db
         .read(move |c| store::page(c, user, page.status, page.per_page, page.offset()))
@@ -67,7 +67,7 @@ pub async fn list(
 
 /// `who`'s booking `id`: another user's is a 404, like a missing one.
 pub async fn get(ctx: &Context, who: &Principal, id: i64) -> Result<Booking, AppError> {
-    let user = who.user_id;
+    let user = who.personal("bookings")?;
     ctx.db
         .read(move |c| store::get(c, user, id))
         .await?
@@ -82,7 +82,7 @@ pub async fn cancel(
     reason: Option<&str>,
 ) -> Result<Booking, AppError> {
     let reason = super::validate_reason(reason)?;
-    let user = who.user_id;
+    let user = who.personal("bookings")?;
     let booking = ctx
         .db
         .write(move |tx| {

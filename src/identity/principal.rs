@@ -85,6 +85,17 @@ impl Principal {
         }
     }
 
+    /// The user, for what is a person's alone (`what`: their bookings): a 403 for a caller
+    /// acting for a team, whose token must not read its maker's own.
+    pub fn personal(&self, what: &str) -> Result<UserId, AppError> {
+        match self.acts_for {
+            ActsFor::Personal => Ok(self.user_id),
+            _ => Err(AppError::Forbidden(format!(
+                "{what} are personal: use a personal API token"
+            ))),
+        }
+    }
+
     /// Ok when the credential carries `scope`; else 403 `insufficient_scope`.
     pub fn require(&self, scope: Scope) -> Result<(), AppError> {
         if self.scopes.contains(&scope) {

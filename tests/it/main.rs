@@ -84,6 +84,7 @@ mod signing;
 mod signing_e2e;
 mod sqlite_syncs;
 mod storage;
+mod teams_api;
 mod template_editing;
 mod template_pages;
 mod templates;
