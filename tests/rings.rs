@@ -95,7 +95,9 @@ const INSIDE: &[(&str, &[&str])] = &[
     ),
     (
         "teams",
-        &["model", "slug", "store", "manage", "access", "admin"],
+        &[
+            "model", "slug", "store", "manage", "access", "tokens", "admin",
+        ],
     ),
     (
         "signing",

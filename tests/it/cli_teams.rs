@@ -202,6 +202,17 @@ fn team_errors_have_exit_codes_and_one_line() {
             1,
             "no team with slug nowhere",
         ),
+        // A team's API key is made only for one of its members.
+        (
+            "apikey create --user bob@example.com --team sales",
+            1,
+            "bob@example.com is not a member of the team sales",
+        ),
+        (
+            "apikey create --user ada@example.com --team nowhere",
+            1,
+            "no team with slug nowhere",
+        ),
     ] {
         let args: Vec<&str> = args.split(' ').collect();
         refused(d, &args, code, says);
