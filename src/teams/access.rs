@@ -6,9 +6,9 @@
 //! place.
 
 use crate::core::db::Conn;
-use crate::core::error::AppError;
+use crate::core::error::{AppError, FieldError};
 use crate::core::ids::UserId;
-use crate::core::owner::Owner;
+use crate::core::owner::{Owner, Visibility};
 use crate::identity::principal::{ActsFor, Principal};
 
 use super::{Team, TeamRole, store};
@@ -91,6 +91,26 @@ impl Access {
                 "only the team's managers and admins delete its {what}"
             ))),
             _ => Ok(()),
+        }
+    }
+
+    /// Ok when this caller may give one of its rows (`what`: "documents") `visibility`: only
+    /// a team's rows have one (400 for a personal row), and a role gives only a visibility it
+    /// sees itself (403), so that no one hides a row from themselves.
+    pub fn may_give(&self, visibility: Visibility, what: &str) -> Result<(), AppError> {
+        match self {
+            Access::Personal(_) => Err(AppError::validation(vec![FieldError::new(
+                "visibility",
+                format!("only a team's {what} have a visibility"),
+            )])),
+            Access::Team { role, .. } if !role.sees(visibility) => {
+                Err(AppError::Forbidden(format!(
+                    "a {} of the team cannot give {what} the visibility {}",
+                    role.as_str(),
+                    visibility.as_str()
+                )))
+            }
+            Access::Team { .. } => Ok(()),
         }
     }
 

@@ -7,7 +7,7 @@
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::support::api::{Api, add_user, two_recipients, webhook};
+use crate::support::api::{Api, add_user, fixture, two_recipients, webhook};
 use crate::support::webhook::Receiver;
 use crate::support::{TestApp, docket_json};
 
@@ -295,4 +295,95 @@ async fn bookings_stay_personal_and_a_team_token_reads_none() {
         let (status, body) = t.admin_personal.get(path).await;
         assert_eq!(status, 200, "{path}: {body}");
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_team_documents_visibility_decides_which_roles_see_it() {
+    let t = team().await;
+    let rx = Receiver::start(&[]).await;
+    t.admin
+        .add_webhook(webhook(&rx.url(), &["DOCUMENT_CREATED", "DOCUMENT_SENT"]))
+        .await;
+    let created = t.member.create_document(two_recipients()).await;
+    let doc = created.document_id();
+    t.member
+        .upload_ok(created.upload_url(), fixture("a4-1p.pdf"))
+        .await;
+    for i in 0..2 {
+        t.member
+            .add_fields(
+                doc,
+                json!([{"recipientId": created.recipient_id(i), "type": "SIGNATURE",
+                       "pageNumber": 1, "pageX": 10, "pageY": 20 + 20 * i, "pageWidth": 30, "pageHeight": 5}]),
+            )
+            .await;
+    }
+    let path = format!("/api/v1/documents/{doc}");
+    let set = |api: &Api, v: &str| {
+        let (api, path, v) = (api.clone(), path.clone(), v.to_string());
+        async move { api.patch(&path, json!({"visibility": v})).await }
+    };
+
+    // A role gives only a visibility it sees; a value out of the list is a 400.
+    let (status, body) = set(&t.member, "MANAGER_AND_ABOVE").await;
+    assert_eq!(status, 403, "{body}");
+    let (status, body) = set(&t.manager, "ADMIN").await;
+    assert_eq!(status, 403, "{body}");
+    let (status, body) = set(&t.admin, "OWNER").await;
+    assert_eq!(
+        (status, body["details"][0]["path"].as_str()),
+        (400, Some("visibility")),
+        "{body}"
+    );
+    let mine = t
+        .admin_personal
+        .create_document(two_recipients())
+        .await
+        .document_id();
+    let (status, body) = t
+        .admin_personal
+        .patch(
+            &format!("/api/v1/documents/{mine}"),
+            json!({"visibility": "ADMIN"}),
+        )
+        .await;
+    assert_eq!(status, 400, "a personal document has no visibility: {body}");
+
+    let (status, body) = set(&t.manager, "MANAGER_AND_ABOVE").await;
+    assert_eq!(status, 200, "{body}");
+    let (status, _) = t.member.get(&path).await;
+    assert_eq!(status, 404, "a member no longer sees it");
+    assert_eq!(ids(&t.member, "/api/v1/documents").await, Vec::<i64>::new());
+    assert_eq!(ids(&t.manager, "/api/v1/documents").await, [doc]);
+    let (status, body) = set(&t.admin, "ADMIN").await;
+    assert_eq!(status, 200, "{body}");
+    let (status, _) = t.manager.get(&path).await;
+    assert_eq!(status, 404, "nor a manager, once only admins see it");
+    assert_eq!(ids(&t.admin, "/api/v1/documents").await, [doc]);
+    let (_, page) = t.admin.get("/api/v1/documents").await;
+    assert_eq!(page["totalPages"], 1);
+    let (_, page) = t.manager.get("/api/v1/documents").await;
+    assert_eq!(page["totalPages"], 0, "the totals follow the visibility");
+
+    // The payload carries it.
+    let (status, body) = t.admin.send(doc).await;
+    assert_eq!(status, 200, "{body}");
+    let got = rx.wait_for(2).await;
+    let sent: Value = serde_json::from_str(&got[1].body).unwrap();
+    assert_eq!(sent["event"], "DOCUMENT_SENT");
+    assert_eq!(sent["payload"]["visibility"], "ADMIN");
+    assert_eq!(sent["payload"]["teamId"], t.id);
+
+    // Templates too.
+    let made = t
+        .admin
+        .create_template(json!({"title": "Board pack", "recipients": []}))
+        .await
+        .template_id();
+    let tpath = format!("/api/v1/templates/{made}");
+    let (status, body) = t.admin.patch(&tpath, json!({"visibility": "ADMIN"})).await;
+    assert_eq!(status, 200, "{body}");
+    let (status, _) = t.member.get(&tpath).await;
+    assert_eq!(status, 404);
+    assert_eq!(ids(&t.member, "/api/v1/templates").await, Vec::<i64>::new());
 }

@@ -22,6 +22,8 @@ pub struct SettingsChange {
     pub external_id: Option<Option<String>>,
     pub meta: Meta,
     pub auth_options: AuthOptions,
+    /// Who in the team sees it (a team's document or template only: `Access::may_give`).
+    pub visibility: Option<crate::core::owner::Visibility>,
 }
 
 /// A draft's settings as they are, what a change is laid over.
@@ -55,9 +57,13 @@ pub async fn update(
     let view = ctx
         .db
         .write(move |tx| {
-            let doc = store::owned(tx, &access::owner(tx, &caller)?, id)?;
+            let access = access::resolve(tx, &caller)?;
+            let doc = store::owned(tx, &access.owner(), id)?;
             doc.require_draft("change the document's settings")?;
             let change = change.check(&Settings::of(&doc.meta, &doc.auth_options))?;
+            if let Some(v) = change.visibility {
+                access.may_give(v, "documents")?;
+            }
             let tier = crate::identity::users::store::tier(tx, user)?;
             let recipients: Vec<_> = doc.recipients.iter().map(|r| r.as_new()).collect();
             super::check_tier(&change.auth_options, &recipients, tier)?;

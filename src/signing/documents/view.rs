@@ -176,6 +176,10 @@ pub struct DocumentView {
     pub user_id: UserId,
     #[schema(required = true)]
     pub team_id: Option<i64>,
+    /// Who in its team sees it: carried to the webhook payload, not part of the API's answer
+    /// (the signing service's v1 document has none).
+    #[serde(skip)]
+    pub visibility: crate::core::owner::Visibility,
     /// Always null: docket has no folders (the other signing service's key).
     #[schema(schema_with = super::answers::always_null)]
     pub folder_id: Option<String>,
@@ -321,6 +325,7 @@ impl DocumentView {
             external_id: d.external_id.clone(),
             user_id: d.user_id,
             team_id: d.team_id.map(|t| t.get()),
+            visibility: d.visibility,
             folder_id: None,
             title: d.title.clone(),
             status: d.status,

@@ -65,8 +65,8 @@ pub struct DocumentPayload {
     pub form_values: Option<()>,
     /// `DOCUMENT`.
     pub source: &'static str,
-    /// `EVERYONE`.
-    pub visibility: &'static str,
+    /// Who in its team sees it (`EVERYONE` for a personal document).
+    pub visibility: crate::core::owner::Visibility,
 }
 
 /// A recipient as the signing service's payload has one: the API's, and what docket does not
@@ -139,7 +139,7 @@ impl DocumentPayload {
             template_id: None,
             form_values: None,
             source: "DOCUMENT",
-            visibility: "EVERYONE",
+            visibility: v.visibility,
         }
     }
 }

@@ -33,8 +33,12 @@ pub async fn update(
     let (user, caller) = (who.user_id, who.clone());
     ctx.db
         .write(move |tx| {
-            let t = store::owned(tx, &access::owner(tx, &caller)?, id)?;
+            let access = access::resolve(tx, &caller)?;
+            let t = store::owned(tx, &access.owner(), id)?;
             let change = change.check(&Settings::of(&t.meta, &t.auth_options))?;
+            if let Some(v) = change.visibility {
+                access.may_give(v, "templates")?;
+            }
             let tier = crate::identity::users::store::tier(tx, user)?;
             let recipients: Vec<_> = t.recipients.iter().map(Recipient::as_new).collect();
             crate::signing::documents::check_tier(&change.auth_options, &recipients, tier)?;

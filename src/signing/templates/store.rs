@@ -224,14 +224,15 @@ pub fn set_settings(
     let external_id = change.external_id.as_ref().unwrap_or(&t.external_id);
     tx.execute(
         "UPDATE templates SET title = ?2, external_id = ?3, meta = ?4, auth_options = ?5,
-                updated_at = ?6 WHERE id = ?1",
+                updated_at = ?6, visibility = ?7 WHERE id = ?1",
         params![
             t.id,
             title,
             external_id,
             serde_json::to_string(&change.meta).unwrap_or_default(),
             serde_json::to_string(&change.auth_options).unwrap_or_default(),
-            now
+            now,
+            change.visibility.unwrap_or(t.visibility)
         ],
     )?;
     Ok(())

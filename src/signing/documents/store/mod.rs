@@ -381,9 +381,11 @@ pub fn set_settings(
     let title = change.title.as_ref().unwrap_or(&doc.title);
     let external_id = change.external_id.as_ref().unwrap_or(&doc.external_id);
     let auth = serde_json::to_string(&change.auth_options).unwrap_or_default();
+    let visibility = change.visibility.unwrap_or(doc.visibility);
     tx.execute(
-        "UPDATE documents SET title = ?2, external_id = ?3, auth_options = ?4 WHERE id = ?1",
-        params![doc.id, title, external_id, auth],
+        "UPDATE documents SET title = ?2, external_id = ?3, auth_options = ?4, visibility = ?5
+          WHERE id = ?1",
+        params![doc.id, title, external_id, auth, visibility],
     )?;
     set_meta(tx, doc.id, &change.meta, now)
 }

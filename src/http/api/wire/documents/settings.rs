@@ -11,6 +11,7 @@ use super::create::title;
 use super::meta::{MetaInput, parse_meta};
 use crate::core::error::AppError;
 use crate::core::lenient::{Given, Object, OneOrMany};
+use crate::core::owner::Visibility;
 use crate::signing::documents::MAX_EXTERNAL_ID;
 use crate::signing::documents::auth_options::AuthOptions;
 use crate::signing::documents::check::{Against, Check};
@@ -39,6 +40,11 @@ pub struct UpdateDocumentRequest {
     /// A method list left out keeps its value; `null` clears it.
     #[schema(value_type = Option<AuthOptionsInput>)]
     pub auth_options: Given<Object<AuthOptionsInput>>,
+    #[serde(default)]
+    /// Who in its team sees it: `EVERYONE`, `MANAGER_AND_ABOVE` or `ADMIN` (a team's document
+    /// or template only; a role gives only a visibility it sees).
+    #[schema(value_type = Option<Visibility>)]
+    pub visibility: Given<String>,
 }
 
 impl UpdateDocumentRequest {
@@ -85,11 +91,21 @@ impl UpdateDocumentRequest {
             }
             given => parse_auth_options(&mut c, given),
         };
+        let visibility = c
+            .given(&self.visibility, "visibility", "must be a string")
+            .and_then(|v| {
+                let parsed = Visibility::parse(v);
+                if parsed.is_none() {
+                    c.fail("visibility", "must be EVERYONE, MANAGER_AND_ABOVE or ADMIN");
+                }
+                parsed
+            });
         c.finish(SettingsChange {
             title,
             external_id,
             meta,
             auth_options,
+            visibility,
         })
     }
 }
