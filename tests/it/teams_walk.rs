@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use reqwest::Method;
 use serde_json::{Value, json};
 
-use crate::support::api::{Api, add_user, fixture, two_recipients, webhook};
+use crate::support::api::{Api, Created, add_user, fixture, two_recipients, webhook};
 use crate::support::documented::Documented;
 use crate::support::webhook::Receiver;
 use crate::support::{TestApp, docket_json};
@@ -54,6 +54,28 @@ struct Objects {
     upload: String,
 }
 
+impl Objects {
+    /// Ids no workspace has: what a caller gets for an object that does not exist.
+    fn missing() -> Objects {
+        let none = 999_999;
+        Objects {
+            document: none,
+            doc_recipient: none,
+            doc_field: none,
+            template: none,
+            tpl_recipient: none,
+            tpl_field: none,
+            webhook: none,
+            delivery: none,
+            zapier: none,
+            booking: Some(none),
+            cal_zapier: Some(none),
+            download: String::new(),
+            upload: String::new(),
+        }
+    }
+}
+
 struct Space {
     name: &'static str,
     objects: Objects,
@@ -91,6 +113,24 @@ fn link_id(link: &str) -> &str {
     id.split('?').next().unwrap()
 }
 
+/// Uploads the PDF of what `created` made (of `kind`, "documents" or "templates") and adds a
+/// field for its first recipient: its id, the recipient's and the field's.
+async fn with_field(owner: &Api, created: &Created, kind: &str) -> (i64, i64, i64) {
+    let id = if kind == "documents" {
+        created.document_id()
+    } else {
+        created.template_id()
+    };
+    let recipient = created.recipient_id(0);
+    owner
+        .upload_ok(created.upload_url(), fixture("mixed-sizes-3p.pdf"))
+        .await;
+    let path = format!("/api/v1/{kind}/{id}/fields");
+    let (status, added) = owner.post(&path, json!([field(recipient)])).await;
+    assert_eq!(status, 200, "{added}");
+    (id, recipient, added["fields"][0]["id"].as_i64().unwrap())
+}
+
 /// Makes one of each object as `owner` (a team's admin token, or a personal token).
 async fn objects(owner: &Api, rx: &Receiver, personal: bool) -> Objects {
     let (status, hook) = owner
@@ -106,14 +146,7 @@ async fn objects(owner: &Api, rx: &Receiver, personal: bool) -> Objects {
     assert_eq!(status, 200, "{zapier}");
 
     let created = owner.create_document(two_recipients()).await;
-    let document = created.document_id();
-    let doc_recipient = created.recipient_id(0);
-    owner
-        .upload_ok(created.upload_url(), fixture("mixed-sizes-3p.pdf"))
-        .await;
-    let doc_field = owner
-        .add_fields(document, json!([field(doc_recipient)]))
-        .await[0];
+    let (document, doc_recipient, doc_field) = with_field(owner, &created, "documents").await;
     let (status, download) = owner
         .get(&format!(
             "/api/v1/documents/{document}/download?original=true"
@@ -122,18 +155,10 @@ async fn objects(owner: &Api, rx: &Receiver, personal: bool) -> Objects {
     assert_eq!(status, 200, "{download}");
     // A second document's upload link, still unused.
     let upload = owner.create_document(two_recipients()).await;
-
     let tpl = owner
         .create_template(json!({"title": "Lease", "recipients": [signer()]}))
         .await;
-    let template = tpl.template_id();
-    let tpl_recipient = tpl.recipient_id(0);
-    owner
-        .upload_ok(tpl.upload_url(), fixture("mixed-sizes-3p.pdf"))
-        .await;
-    let tpl_field = owner
-        .add_template_fields(template, json!([field(tpl_recipient)]))
-        .await[0];
+    let (template, tpl_recipient, tpl_field) = with_field(owner, &tpl, "templates").await;
 
     let delivery = owner.wait_delivery(hook, |d| d["id"].is_i64()).await["id"]
         .as_i64()
@@ -197,16 +222,14 @@ async fn walk() -> Walk {
         let args = ["team", "create", name, "--slug", slug, "--admin", admin];
         docket_json(&d, &args, None);
     }
-    let add = [
-        "team",
-        "add",
-        "sales",
-        "cy@example.com",
-        "--role",
-        "manager",
-    ];
-    docket_json(&d, &add, None);
-    docket_json(&d, &["team", "add", "sales", "bob@example.com"], None);
+    for (email, role) in [
+        ("cy@example.com", Some("manager")),
+        ("bob@example.com", None),
+    ] {
+        let mut args = vec!["team", "add", "sales", email];
+        args.extend(role.map(|r| ["--role", r]).into_iter().flatten());
+        docket_json(&d, &args, None);
+    }
 
     let rx = Receiver::start(&[]).await;
     let caller = |name, email, team, role, home| Caller {
@@ -262,9 +285,9 @@ async fn walk() -> Walk {
 /// How an operation names its object, read from the served document.
 #[derive(Debug)]
 enum Names {
-    /// Parameters in its path, to fill from the object of `kind`.
+    /// Parameters in its path, to fill from the object its first segment names (`fill`).
     Path(Vec<String>),
-    /// A signed link: its signature, not a caller, decides; `param` is the object's id.
+    /// A signed link: its signature, not a caller's credential, decides.
     Signed,
     /// `?id=` or a `webhookId` in the body: a Zapier subscription.
     Subscription,
@@ -480,26 +503,13 @@ async fn every_object_of_another_workspace_is_a_404_on_every_route_the_openapi_d
             }
             match named {
                 Names::Path(params) => {
-                    let missing = Objects {
-                        document: 999_999,
-                        doc_recipient: 999_999,
-                        doc_field: 999_999,
-                        template: 999_999,
-                        tpl_recipient: 999_999,
-                        tpl_field: 999_999,
-                        webhook: 999_999,
-                        delivery: 999_999,
-                        zapier: 999_999,
-                        booking: Some(999_999),
-                        cal_zapier: None,
-                        download: String::new(),
-                        upload: String::new(),
+                    let missing = match fill(template, &params, &Objects::missing()) {
+                        Ok(path) => path.unwrap(),
+                        Err(e) => {
+                            unknown.push(format!("{at}: {e}"));
+                            continue;
+                        }
                     };
-                    if let Err(e) = fill(template, &params, &missing) {
-                        unknown.push(format!("{at}: {e}"));
-                        continue;
-                    }
-                    let missing = fill(template, &params, &missing).unwrap().unwrap();
                     for (i, space) in w.spaces.iter().enumerate() {
                         let Some(path) = fill(template, &params, &space.objects).unwrap() else {
                             continue;
