@@ -89,7 +89,8 @@ pub async fn set(
     let (caller, app) = (who.clone(), ctx.app.clone());
     ctx.db
         .write(move |tx| {
-            let t = store::owned(tx, &access::owner(tx, &caller)?, id)?;
+            let owner = access::owner(tx, &caller)?;
+            let t = store::owned(tx, &owner, id)?;
             if let Some(r) = change.recipient
                 && !t.recipients.iter().any(|x| x.id == r)
             {
@@ -109,10 +110,7 @@ pub async fn set(
                 t.direct_link_token.clone()
             };
             store::set_direct_link(tx, id, (enabled, recipient, &token), now())?;
-            Ok(DirectLinkState::of(
-                &store::owned(tx, &access::owner(tx, &caller)?, id)?,
-                &app,
-            ))
+            Ok(DirectLinkState::of(&store::owned(tx, &owner, id)?, &app))
         })
         .await
 }

@@ -43,11 +43,7 @@ pub async fn update(
             let recipients: Vec<_> = t.recipients.iter().map(Recipient::as_new).collect();
             crate::signing::documents::check_tier(&change.auth_options, &recipients, tier)?;
             store::set_settings(tx, &t, &change, now())?;
-            Ok(TemplateView::of(&store::owned(
-                tx,
-                &access::owner(tx, &caller)?,
-                id,
-            )?))
+            Ok(TemplateView::of(&store::owned(tx, &access.owner(), id)?))
         })
         .await
 }
