@@ -4,7 +4,7 @@
 
 import { confirming, copy } from './app-ui.js';
 import { explain, flash, say, takeFlash } from './messages.js';
-import { call } from './request.js';
+import { call, inWorkspace } from './request.js';
 
 const root = document.querySelector('[data-document]');
 if (root) start(root);
@@ -82,7 +82,7 @@ function start(root) {
       window.location.reload();
     } else {
       flash(outcome === 'deleted' ? 'The draft was deleted.' : 'The document is hidden from your list.');
-      window.location.assign('/');
+      window.location.assign(inWorkspace('/'));
     }
   });
 }

@@ -14,6 +14,30 @@ export function csrfToken() {
   return meta ? meta.content : undefined;
 }
 
+// The team whose workspace the page is in (its <meta name="workspace">), or '' on personal
+// pages: the pages' calls send it as X-Docket-Workspace, so the API acts in the same workspace
+// as the page (the server reads it only with the session's token, never with an API key).
+export function workspace() {
+  const meta = document.querySelector('meta[name=workspace]');
+  return meta ? meta.content : '';
+}
+
+// `path` (starting with a slash) in the page's workspace: '/t/{slug}' + path on a team's pages.
+export function inWorkspace(path) {
+  const team = workspace();
+  if (!team) return path;
+  return '/t/' + encodeURIComponent(team) + (path === '/' ? '' : path);
+}
+
+// The headers every call of the pages sends: the token and the workspace, when there are any.
+function pageHeaders(csrf) {
+  const headers = {};
+  if (csrf) headers['X-CSRF-Token'] = csrf;
+  const team = workspace();
+  if (team) headers['X-Docket-Workspace'] = team;
+  return headers;
+}
+
 // A request that failed: `status` is the HTTP status (0 when no answer came), `said` the error
 // body's message (null when it had none), `code` and `details` ([{ path, message }]) the
 // body's. `message` is the server's message as it wrote it, or words for the missing one.
@@ -47,8 +71,7 @@ export function send(method, url, { headers = {}, body } = {}) {
 // `method` `url` with the JSON `body` if there is one: the JSON answer (null when empty), or a
 // RequestError. `csrf` is the token to send, by default the page's (none when it has none).
 export async function call(method, url, body, { csrf = csrfToken() } = {}) {
-  const headers = { Accept: 'application/json' };
-  if (csrf) headers['X-CSRF-Token'] = csrf;
+  const headers = { Accept: 'application/json', ...pageHeaders(csrf) };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let resp;
   try {
@@ -69,8 +92,7 @@ export function upload(url, file, type, progress) {
     const xhr = new XMLHttpRequest();
     xhr.open('POST', url);
     xhr.setRequestHeader('Content-Type', type);
-    const csrf = csrfToken();
-    if (csrf) xhr.setRequestHeader('X-CSRF-Token', csrf);
+    for (const [name, value] of Object.entries(pageHeaders(csrfToken()))) xhr.setRequestHeader(name, value);
     xhr.upload.onprogress = (p) => {
       if (p.lengthComputable) progress(Math.round((p.loaded / p.total) * 100));
     };

@@ -6,7 +6,7 @@
 
 import { confirming, copy } from './app-ui.js';
 import { explain, flash, say, showAlert, takeFlash } from './messages.js';
-import { call } from './request.js';
+import { call, inWorkspace } from './request.js';
 
 const notice = document.getElementById('notice');
 const flashed = takeFlash();
@@ -35,7 +35,7 @@ function start(root) {
     try {
       const made = await call('POST', api + '/duplicate');
       flash('Template duplicated: this is the copy, “' + made.title + '”.');
-      window.location.assign('/templates/' + made.id);
+      window.location.assign(inWorkspace('/templates/' + made.id));
     } catch (e) {
       say(notice, explain(e), 'error');
       duplicate.disabled = false;
@@ -87,6 +87,6 @@ function start(root) {
   confirming(async () => {
     const gone = await call('DELETE', api);
     flash('The template “' + gone.title + '” was deleted.');
-    window.location.assign('/templates');
+    window.location.assign(inWorkspace('/templates'));
   });
 }

@@ -8,7 +8,7 @@
 
 import { describe, localise } from './local-time.js';
 import { explain, say } from './messages.js';
-import { call, csrfToken } from './request.js';
+import { call, csrfToken, inWorkspace } from './request.js';
 
 start();
 
@@ -86,7 +86,7 @@ function start() {
     if (d.status !== 'PENDING' && log.dataset.on === 'true') {
       const form = el('form');
       form.method = 'post';
-      form.action = '/settings/webhooks/' + d.webhookId + '/deliveries/' + d.id + '/redeliver';
+      form.action = inWorkspace('/settings/webhooks/') + d.webhookId + '/deliveries/' + d.id + '/redeliver';
       const csrf = el('input');
       Object.assign(csrf, { type: 'hidden', name: 'csrf_token', value: csrfToken() });
       const button = el('button', 'button small', 'Redeliver');

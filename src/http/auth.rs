@@ -14,7 +14,7 @@
 //!   (checked by the use case), with the browser's session for recipient authentication.
 //!
 //! The pages' credential, the session cookie (with its CSRF token for forms and calls), is
-//! `session`'s.
+//! `session`'s; with it, `X-Docket-Workspace` says which team's page is calling.
 
 use serde::Deserialize;
 use warp::Filter;
@@ -22,9 +22,9 @@ use warp::Filter;
 use crate::core::error::AppError;
 use crate::http::server::rate_limits::per_credential;
 use crate::http::server::state::AppState;
+use crate::identity::principal::{ActsFor, Credentials, Principal};
 use crate::identity::scope::Scope;
 use crate::signing::workflow::link::Visit;
-use crate::{identity::principal::Credentials, identity::principal::Principal};
 
 type Creds = (Credentials,);
 
@@ -115,8 +115,12 @@ where
     source
         .and(crate::http::session::cookies())
         .and(warp::header::optional::<String>("x-csrf-token"))
+        .and(warp::header::optional::<String>("x-docket-workspace"))
         .and_then(
-            move |creds: Credentials, cookies: Option<String>, csrf: Option<String>| {
+            move |creds: Credentials,
+                  cookies: Option<String>,
+                  csrf: Option<String>,
+                  workspace: Option<String>| {
                 let (state, scopes) = (state.clone(), scopes.clone());
                 async move {
                     let no_credential =
@@ -135,7 +139,10 @@ where
                         Ok(Some((session, user))) => {
                             crate::http::server::rate_limits::spend_session(&state, &session)
                                 .await
-                                .map(|()| Principal::browser_session(user.id, &session))
+                                .map(|()| {
+                                    Principal::browser_session(user.id, &session)
+                                        .acting_for(page_workspace(workspace))
+                                })
                         }
                         Ok(None) => {
                             match crate::http::server::rate_limits::spend(&state, &creds).await {
@@ -149,6 +156,17 @@ where
                 }
             },
         )
+}
+
+/// The workspace the owner's page acts in, as its scripts say (`X-Docket-Workspace`: a team's
+/// slug; absent or empty, the personal one). Read only with the session and its token: an API
+/// key or token acts for the workspace it was made in, never for one a header names. The team
+/// is resolved, and membership checked, by the use case (`teams::access`).
+fn page_workspace(header: Option<String>) -> ActsFor {
+    match header.map(|h| h.trim().to_string()) {
+        Some(slug) if !slug.is_empty() => ActsFor::Slug(slug),
+        _ => ActsFor::Personal,
+    }
 }
 
 /// The principal behind `creds` (checked off the async threads), holding every one of `scopes`

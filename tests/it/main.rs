@@ -85,6 +85,8 @@ mod signing_e2e;
 mod sqlite_syncs;
 mod storage;
 mod teams_api;
+mod teams_browser;
+mod teams_pages;
 mod teams_walk;
 mod template_editing;
 mod template_pages;

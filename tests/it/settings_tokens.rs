@@ -59,6 +59,18 @@ pub fn input_value(html: &str, id: &str) -> String {
 /// Makes a token named `name` in `who`'s browser, confirming who it is first (with the
 /// password: the tests' accounts have no second factor), as the page asks: its value and id.
 pub async fn make_token(app: &TestApp, who: &Browser, name: &str, expiry: &str) -> (String, i64) {
+    make_token_at(app, who, "", name, expiry).await
+}
+
+/// As `make_token`, on the tokens page of the workspace whose pages start with `base`
+/// (`/t/{slug}` for a team's).
+pub async fn make_token_at(
+    app: &TestApp,
+    who: &Browser,
+    base: &str,
+    name: &str,
+    expiry: &str,
+) -> (String, i64) {
     let proof = ("password", crate::support::login::PASSWORD);
     assert_eq!(
         crate::recipient_auth::confirm_with(app, &who.cookie, proof).await,
@@ -67,7 +79,7 @@ pub async fn make_token(app: &TestApp, who: &Browser, name: &str, expiry: &str) 
     let fields = [("name", name), ("expiry", expiry)];
     let (s, html) = post_form(
         app,
-        "/settings/tokens",
+        &format!("{base}/settings/tokens"),
         &who.cookie,
         Some(&who.csrf),
         &fields,

@@ -8,6 +8,7 @@ import { createCanvas, geometry } from './canvas.js';
 import { colourOf, describe, nameOf, ordered, swatch } from './people.js';
 import { propertiesPanel, TYPE_LABELS } from './properties.js';
 import { undoStack } from './undo.js';
+import { inWorkspace } from '../request.js';
 
 // A new field's size in points, by type.
 const SIZES = { SIGNATURE: [160, 48], FREE_SIGNATURE: [160, 48], INITIALS: [64, 36], CHECKBOX: [120, 48], RADIO: [120, 48] };
@@ -62,7 +63,7 @@ function missing(noFile) {
   if (noFile) {
     const template = ctx.kind === 'template';
     p.textContent = `This ${template ? 'template' : 'document'} has no PDF yet: upload it before placing fields. `;
-    a.href = template ? '/templates/new' : '/documents/new';
+    a.href = inWorkspace(template ? '/templates/new' : '/documents/new');
     a.textContent = template ? 'Start a template from a PDF' : 'Upload a PDF';
   } else {
     p.textContent = 'Fields belong to recipients: add one first. ';

@@ -77,10 +77,12 @@ pub async fn show(
     );
     let session_hash = SecretToken::presented(&session).hash();
     let status = profile.status();
+    let place = crate::http::pages::app::workspace::Place::Personal;
+    let nav = Nav::of(&state, &session, &user, Section::Account, &place).await?;
     Ok(page_as(
         status,
         Ok(AccountPage {
-            nav: Nav::of(&state, &session, &user, Section::Account),
+            nav,
             user: &user,
             profile,
             security,

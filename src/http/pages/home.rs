@@ -8,6 +8,7 @@ use warp::reply::Response;
 
 use crate::core::error::AppError;
 use crate::http::pages::app::dashboard::{self, DashboardQuery};
+use crate::http::pages::app::workspace::Place;
 use crate::http::reply::{self, page};
 use crate::http::server::state::AppState;
 use crate::http::session::{SignedIn, optional};
@@ -30,7 +31,7 @@ async fn home(
     state: AppState,
 ) -> Result<Response, AppError> {
     match who {
-        Some(signed) => dashboard::show(state, signed, q).await,
+        Some(signed) => dashboard::show(state, Place::Personal, signed, q).await,
         None => Ok(page(Ok(Home))),
     }
 }

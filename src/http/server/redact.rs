@@ -157,6 +157,8 @@ mod tests {
         // The owner's download (`original.pdf`, `signed.pdf`, `audit-log.csv`); the session
         // is the credential.
         ("/documents/{}/download/{public}", "file name"),
+        // A team's slug, the start of its pages' paths (`/t/{slug}`): its name in the URL.
+        ("/t/{public}", "team slug"),
     ];
 
     /// Whether text segment `n` of the route shaped `shape` is named as no secret.

@@ -122,15 +122,22 @@ pub fn create(db: &Db, owner: KeyOf, new: NewKey, now: i64) -> Result<Created, A
     Ok(Created { key, stored })
 }
 
-/// Creates the key `new` of the signed-in `user` at `now` (the settings page), in the browser
-/// session `session`, which must have confirmed who it is within the last few minutes
+/// Whose keys the settings page works on, read inside the use case's transaction: the keys'
+/// owner, what a key of theirs may do in words ("with every permission of the account"), and
+/// where its settings page is (`/settings/tokens`). The teams' rule gives it
+/// (`teams::tokens`), so a role change holds at the next request.
+pub type Workspace = dyn Fn(&Conn) -> Result<(Owner, String, String), AppError> + Send + Sync;
+
+/// Creates the key `new` of the workspace `of` resolves at `now` (the settings page), in the
+/// browser session `session`, which must have confirmed who it is within the last few minutes
 /// (`sessions::confirm`; 401 `confirmation_required` otherwise, and nothing is made): a key
-/// outlives the session and every password change. The account is mailed a notice, saying
-/// where the request came from (`from`), in the same transaction. New work, so refused (507)
-/// while the disk is low.
-pub async fn create_own(
+/// outlives the session and every password change. The account of the user making it is
+/// mailed a notice, saying where the request came from (`from`), in the same transaction. New
+/// work, so refused (507) while the disk is low.
+pub async fn create_in(
     ctx: &Context,
-    (session, user): (String, UserId),
+    session: String,
+    of: std::sync::Arc<Workspace>,
     new: NewKey,
     from: Source,
     now: i64,
@@ -138,24 +145,23 @@ pub async fn create_own(
     ctx.admit_new_work()?;
     let key = super::generate();
     let hashed = key.clone();
-    let undo = format!(
-        "revoke it in Settings, API tokens ({}/settings/tokens)",
-        ctx.app
-    );
+    let app = ctx.app.clone();
     let stored = ctx
         .db
         .write(move |tx| {
             confirm::require(tx, &session, now)?;
-            let stored = insert(tx, &KeyOf::User(user), &new, &hashed, now)?;
+            let (owner, power, page) = of(tx)?;
+            let stored = store::insert(tx, &owner, &new.name, &hashed, new.expires_at, now)?;
             let lasts = match stored.expires_at {
                 Some(t) => format!("that works until {}", crate::core::timefmt::human(t)),
                 None => "that never expires".to_string(),
             };
             let what = format!(
-                "An API token named \"{}\" {lasts}, with every permission of the account, was created",
+                "An API token named \"{}\" {lasts}, {power}, was created",
                 stored.name
             );
-            notify_added(tx, user, (&what, &undo), &from, now)?;
+            let undo = format!("revoke it in Settings, API tokens ({app}{page})");
+            notify_added(tx, owner.user(), (&what, &undo), &from, now)?;
             Ok(stored)
         })
         .await?;
@@ -180,10 +186,10 @@ pub fn list(db: &Db, owner: Option<&str>) -> Result<Vec<ApiKey>, AppError> {
     })
 }
 
-/// The personal keys of `user` that are not revoked, oldest first.
-pub async fn list_own(db: &Db, user: UserId) -> Result<Vec<ApiKey>, AppError> {
+/// The keys of the workspace `of` resolves that are not revoked, oldest first.
+pub async fn list_in(db: &Db, of: std::sync::Arc<Workspace>) -> Result<Vec<ApiKey>, AppError> {
     let keys = db
-        .read(move |c| store::list(c, Listed::Of(&Owner::Personal(user))))
+        .read(move |c| c.consistent_read(|c| store::list(c, Listed::Of(&of(c)?.0))))
         .await?;
     Ok(keys
         .into_iter()
@@ -197,9 +203,15 @@ pub fn revoke(db: &Db, id: i64, now: i64) -> Result<ApiKey, AppError> {
     db.write_blocking(move |tx| store::revoke(tx, id, None, now))
 }
 
-/// Revokes `user`'s own key `id` at `now`; another user's key is a 404, as an unknown one.
-pub async fn revoke_own(db: &Db, user: UserId, id: i64, now: i64) -> Result<ApiKey, AppError> {
-    db.write(move |tx| store::revoke(tx, id, Some(&Owner::Personal(user)), now))
+/// Revokes key `id` of the workspace `of` resolves at `now`; another workspace's key is a
+/// 404, as an unknown one.
+pub async fn revoke_in(
+    db: &Db,
+    of: std::sync::Arc<Workspace>,
+    id: i64,
+    now: i64,
+) -> Result<ApiKey, AppError> {
+    db.write(move |tx| store::revoke(tx, id, Some(&of(tx)?.0), now))
         .await
 }
 
@@ -300,14 +312,17 @@ mod tests {
         let rt = tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap();
+        let of = |u: UserId| -> std::sync::Arc<Workspace> {
+            std::sync::Arc::new(move |_| Ok((Owner::Personal(u), String::new(), String::new())))
+        };
         rt.block_on(async {
-            assert_eq!(list_own(&db, other).await.unwrap().len(), 0);
+            assert_eq!(list_in(&db, of(other)).await.unwrap().len(), 0);
             let id = created.stored.id;
-            let refused = revoke_own(&db, other, id, 2_000).await.unwrap_err();
+            let refused = revoke_in(&db, of(other), id, 2_000).await.unwrap_err();
             assert_eq!(refused.code(), "not_found");
-            revoke_own(&db, user, id, 2_000).await.unwrap();
+            revoke_in(&db, of(user), id, 2_000).await.unwrap();
             assert!(
-                list_own(&db, user).await.unwrap().is_empty(),
+                list_in(&db, of(user)).await.unwrap().is_empty(),
                 "revoked keys leave the list"
             );
         });

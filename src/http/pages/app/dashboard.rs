@@ -1,17 +1,19 @@
-//! `GET /` signed in: the dashboard (`pages/app/dashboard.html`). The tabs, the search and the
+//! `GET /` signed in, and `GET /t/{slug}` for a team: the dashboard (`pages/app/dashboard.html`). The tabs, the search and the
 //! pages are plain links and a GET form (`?tab=&q=&page=`), so it all works without script;
 //! what it lists is `signing::documents::listing::dashboard`, called as the user's browser.
 
 use askama::Template;
+use warp::Filter;
+use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use crate::core::error::AppError;
 use crate::core::timefmt::{human, iso8601};
 use crate::http::pages::app::nav::{Nav, Section};
-use crate::http::reply::page;
+use crate::http::pages::app::workspace::Place;
+use crate::http::reply::{self, page};
 use crate::http::server::state::AppState;
-use crate::http::session::{SignedIn, urlencode};
-use crate::identity::principal::Principal;
+use crate::http::session::{SignedIn, optional, urlencode};
 use crate::signing::documents::Status;
 use crate::signing::documents::listing::{self, Ask, Dashboard, Entry, Tab};
 use crate::signing::documents::model::Recipient;
@@ -27,10 +29,11 @@ pub struct DashboardQuery {
     page: Option<String>,
 }
 
-/// The dashboard of the signed-in `user` for the query `q`. A search the use case refuses is
-/// shown next to the search box, over the tab without it.
+/// The dashboard of the signed-in `user` in `at` for the query `q`. A search the use case
+/// refuses is shown next to the search box, over the tab without it.
 pub async fn show(
     state: AppState,
+    at: Place,
     (session, user): SignedIn,
     q: DashboardQuery,
 ) -> Result<Response, AppError> {
@@ -39,8 +42,8 @@ pub async fn show(
         search: q.q,
         page: q.page.and_then(|p| p.parse().ok()).unwrap_or(1),
     };
-    let (ctx, who) = (state.ctx(), Principal::browser(user.id));
-    let nav = Nav::of(&state, &session, &user, Section::Documents);
+    let (ctx, who) = (state.ctx(), at.principal(&user));
+    let nav = Nav::of(&state, &session, &user, Section::Documents, &at).await?;
     let typed = ask.search.clone().unwrap_or_default();
     let answer = match listing::dashboard(&ctx, &who, ask.clone()).await {
         Err(e) if e.status() == warp::http::StatusCode::BAD_REQUEST => {
@@ -56,6 +59,33 @@ pub async fn show(
     };
     let (d, search_error) = answer?;
     Ok(page(Ok(DashboardPage::of(nav, d, typed, search_error))))
+}
+
+/// `GET /t/{slug}`: a team's dashboard (the personal one is `GET /`, `pages::home`).
+pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
+    warp::path!("t" / String)
+        .and(warp::get())
+        .and(crate::http::body::query::<DashboardQuery>())
+        .and(optional(&state))
+        .and(crate::http::with_state(state))
+        .then(team)
+        .map(reply::answer)
+        .boxed()
+}
+
+async fn team(
+    slug: String,
+    q: DashboardQuery,
+    who: Option<SignedIn>,
+    state: AppState,
+) -> Result<Response, AppError> {
+    if crate::teams::slug::problem(&slug).is_some() {
+        return Err(AppError::not_found("team"));
+    }
+    let Some(signed) = who else {
+        return Ok(super::document::sign_in_first(&format!("/t/{slug}")));
+    };
+    show(state, Place::Team(slug), signed, q).await
 }
 
 /// The dashboard page.
@@ -124,8 +154,9 @@ struct Mark {
 
 impl DashboardPage {
     fn of(nav: Nav, d: Dashboard, typed: String, search_error: Option<String>) -> DashboardPage {
+        let (home, base) = (nav.link("/"), nav.base());
         let link = |tab: Tab, search: Option<&str>, page: i64| {
-            let mut href = format!("/?tab={}", tab.as_str());
+            let mut href = format!("{home}?tab={}", tab.as_str());
             if let Some(s) = search {
                 href.push_str(&format!("&q={}", urlencode(s)));
             }
@@ -154,7 +185,7 @@ impl DashboardPage {
                 1 => "1 document".into(),
                 n => format!("{n} documents"),
             },
-            rows: d.entries.iter().map(Row::of).collect(),
+            rows: d.entries.iter().map(|e| Row::of(e, &base)).collect(),
             page: d.page,
             pages: d.pages,
             previous: (d.page > 1).then(|| link(d.tab, search, d.page - 1)),
@@ -167,7 +198,8 @@ impl DashboardPage {
 }
 
 impl Row {
-    fn of(e: &Entry) -> Row {
+    /// The row of `e`, on a page whose links start with `base`.
+    fn of(e: &Entry, base: &str) -> Row {
         let doc = &e.document;
         let (status, tone) = match doc.status {
             Status::Draft => ("Draft", ""),
@@ -201,7 +233,7 @@ impl Row {
                 }
                 (sign, action, note)
             }
-            None => owned(doc.id, doc.status, &doc.recipients),
+            None => owned(base, doc.id, doc.status, &doc.recipients),
         };
         Row {
             title: doc.title.clone(),
@@ -223,14 +255,15 @@ impl Row {
 
 /// The link, the action and the note of the owner's own document.
 fn owned(
+    base: &str,
     id: crate::core::ids::DocumentId,
     status: Status,
     recipients: &[Recipient],
 ) -> (String, Action, Option<String>) {
-    let page = format!("/documents/{id}");
+    let page = format!("{base}/documents/{id}");
     match status {
         Status::Draft => {
-            let edit = format!("/documents/{id}/edit");
+            let edit = format!("{page}/edit");
             let action = Action {
                 label: "Edit",
                 href: edit.clone(),
@@ -241,7 +274,7 @@ fn owned(
         Status::Completed => {
             let action = Action {
                 label: "Download",
-                href: format!("/documents/{id}/download/signed.pdf"),
+                href: format!("{page}/download/signed.pdf"),
                 primary: false,
             };
             (page, action, None)

@@ -13,6 +13,7 @@ use warp::reply::Response;
 
 use super::nav::{Nav, Section};
 use super::timeline::{self, Moment};
+use super::workspace::{Place, place};
 use crate::core::error::AppError;
 use crate::core::ids::{DocumentId, RecipientId};
 use crate::http::reply::{self, page, redirect};
@@ -24,13 +25,15 @@ use crate::signing::documents::{RecipientView, Status, manage, preview};
 use crate::signing::workflow::{flow::Origin, sending};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    let show = warp::path!("documents" / DocumentId)
+    let show = place()
+        .and(warp::path!("documents" / DocumentId))
         .and(warp::get())
         .and(optional(&state))
         .and(crate::http::with_state(state.clone()))
         .then(show)
         .map(reply::answer);
-    let download = warp::path!("documents" / DocumentId / "download" / String)
+    let download = place()
+        .and(warp::path!("documents" / DocumentId / "download" / String))
         .and(warp::get())
         // The download is audited (DOWNLOADED): never on another site's say-so.
         .and(crate::http::cross_site::from_our_pages(&state))
@@ -44,18 +47,20 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
 
 /// `GET /documents/{id}`: the page, for its signed-in owner.
 async fn show(
+    at: Place,
     id: DocumentId,
     who: Option<SignedIn>,
     state: AppState,
 ) -> Result<Response, AppError> {
     let Some((session, user)) = who else {
-        return Ok(sign_in_first(&format!("/documents/{id}")));
+        return Ok(sign_in_first(&at.link(&format!("/documents/{id}"))));
     };
-    Ok(page(document_page(&state, &session, &user, id).await))
+    Ok(page(document_page(&state, &at, &session, &user, id).await))
 }
 
 /// `GET /documents/{id}/download/{file}`: the file, for its signed-in owner.
 async fn file(
+    at: Place,
     id: DocumentId,
     file: String,
     who: Option<SignedIn>,
@@ -63,9 +68,9 @@ async fn file(
     state: AppState,
 ) -> Result<Response, AppError> {
     let Some((_, user)) = who else {
-        return Ok(sign_in_first(&format!("/documents/{id}")));
+        return Ok(sign_in_first(&at.link(&format!("/documents/{id}"))));
     };
-    download(&state, Principal::browser(user.id), id, &file, origin).await
+    download(&state, at.principal(&user), id, &file, origin).await
 }
 
 /// The sign-in form, then `back`.
@@ -161,20 +166,21 @@ struct DocumentPage {
 }
 
 impl DocumentPage {
-    /// Where its page images are: `/documents/{id}`.
+    /// Where its page images are: `/documents/{id}` in the page's workspace.
     fn pages_base(&self) -> String {
-        format!("/documents/{}", self.id)
+        self.nav.link(&format!("/documents/{}", self.id))
     }
 }
 
 async fn document_page(
     state: &AppState,
+    at: &Place,
     session: &str,
     user: &crate::identity::users::User,
     id: DocumentId,
 ) -> Result<DocumentPage, AppError> {
     let ctx = state.ctx();
-    let who = Principal::browser(user.id);
+    let who = at.principal(user);
     let doc = manage::get(&ctx, &who, id).await?;
     let (mut events, pages) =
         sending::audit_log(&ctx, &who, id, (1, sending::AUDIT_PAGE_MAX)).await?;
@@ -196,7 +202,7 @@ async fn document_page(
         .collect();
     let (status, status_tone, status_text) = status_words(doc.status);
     Ok(DocumentPage {
-        nav: Nav::of(state, session, user, Section::Documents),
+        nav: Nav::of(state, session, user, Section::Documents, at).await?,
         id,
         title: doc.title,
         status,

@@ -12,12 +12,12 @@ use warp::reply::Response;
 
 use super::editor_form::{FieldKind, SettingsForm};
 use super::nav::{Nav, Section};
+use super::workspace::{Place, place};
 use crate::core::error::AppError;
 use crate::core::ids::{DocumentId, TemplateId};
 use crate::http::reply::{self, page, redirect};
 use crate::http::server::state::AppState;
 use crate::http::session::{SignedIn, optional, urlencode};
-use crate::identity::principal::Principal;
 use crate::signing::documents::{DocumentView, Status, manage, preview};
 use crate::signing::templates;
 
@@ -31,9 +31,8 @@ enum Edited {
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let documents = warp::path!("documents" / DocumentId / "edit").map(Edited::Document);
     let templates = warp::path!("templates" / TemplateId / "edit").map(Edited::Template);
-    documents
-        .or(templates)
-        .unify()
+    place()
+        .and(documents.or(templates).unify())
         .and(warp::get())
         .and(crate::http::body::query::<StepQuery>())
         .and(optional(&state))
@@ -172,26 +171,31 @@ struct EditorPage {
 }
 
 async fn editor(
+    at: Place,
     edited: Edited,
     q: StepQuery,
     who: Option<SignedIn>,
     state: AppState,
 ) -> Result<Response, AppError> {
     let step = Step::parse(q.step.as_deref());
-    let base = match edited {
+    let base = at.link(&match edited {
         Edited::Document(id) => format!("/documents/{id}"),
         Edited::Template(id) => format!("/templates/{id}"),
+    });
+    let api = match edited {
+        Edited::Document(id) => format!("/api/v1/documents/{id}"),
+        Edited::Template(id) => format!("/api/v1/templates/{id}"),
     };
     let here = format!("{base}/edit?step={}", step.slug());
     let Some((session, user)) = who else {
         return Ok(redirect(&format!("/auth/login?next={}", urlencode(&here))));
     };
     let ctx = state.ctx();
-    let principal = Principal::browser(user.id);
+    let principal = at.principal(&user);
     let subject = |title: &str, sizes: &[[f64; 2]], template: bool| Subject {
         title: title.to_string(),
         edit_path: format!("{base}/edit"),
-        api: format!("/api/v1{base}"),
+        api: api.clone(),
         pages: format!("{base}/pages"),
         page_sizes: sizes_attr(sizes),
         done_path: base.clone(),
@@ -217,7 +221,7 @@ async fn editor(
         }
     };
     Ok(page(Ok(EditorPage {
-        nav: Nav::of(&state, &session, &user, section),
+        nav: Nav::of(&state, &session, &user, section, &at).await?,
         subject,
         step,
         steps: Step::ALL,

@@ -12,13 +12,16 @@ mod editor_form;
 pub mod nav;
 pub mod preview;
 pub mod settings;
+mod settings_members;
 mod settings_tokens;
 mod settings_webhook;
 mod settings_webhooks;
+pub mod teams;
 pub mod template_use;
 pub mod templates;
 pub mod timeline;
 pub mod upload;
+pub mod workspace;
 
 use warp::Filter;
 use warp::filters::BoxedFilter;
@@ -27,7 +30,9 @@ use warp::reply::Response;
 use crate::http::server::state::AppState;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    preview::routes(state.clone())
+    dashboard::routes(state.clone())
+        .or(preview::routes(state.clone()))
+        .unify()
         .or(editor::routes(state.clone()))
         .unify()
         .or(upload::routes(state.clone()))
@@ -38,7 +43,9 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .unify()
         .or(document::routes(state.clone()))
         .unify()
-        .or(settings::routes(state))
+        .or(settings::routes(state.clone()))
+        .unify()
+        .or(teams::routes(state))
         .unify()
         .boxed()
 }

@@ -1,18 +1,19 @@
 //! `GET /documents/{id}/pages/{n}.png?w=<800|1200|1600>`: page `n` of the signed-in owner's
 //! document, for the editor and the document page (another user's document is a 404, as in
-//! the API); `GET /templates/{id}/pages/{n}.png` the same of a template.
+//! the API); `GET /templates/{id}/pages/{n}.png` the same of a template; under `/t/{slug}` a
+//! team's.
 
 use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
+use super::workspace::{Place, place};
 use crate::core::error::AppError;
 use crate::core::ids::{DocumentId, TemplateId};
 use crate::http::pages::page_image::WidthQuery;
 use crate::http::reply::{self, Format};
 use crate::http::server::state::AppState;
 use crate::http::session::optional;
-use crate::identity::principal::Principal;
 use crate::signing::documents::preview;
 use crate::signing::templates;
 
@@ -28,9 +29,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .map(|id, file| (Owner::Document(id), file));
     let templates = warp::path!("templates" / TemplateId / "pages" / String)
         .map(|id, file| (Owner::Template(id), file));
-    documents
-        .or(templates)
-        .unify()
+    place()
+        .and(documents.or(templates).unify())
         .and(warp::get())
         .and(crate::http::body::query::<WidthQuery>())
         .and(optional(&state))
@@ -43,6 +43,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
 
 /// The page's image, for the signed-in owner only.
 async fn image(
+    at: Place,
     (owner, file): (Owner, String),
     query: WidthQuery,
     who: Option<crate::http::session::SignedIn>,
@@ -50,7 +51,7 @@ async fn image(
 ) -> Result<Response, AppError> {
     let (_, user) = who.ok_or_else(|| AppError::Unauthorized("sign in to see this page".into()))?;
     let (n, width) = crate::http::pages::page_image::parse(&file, &query)?;
-    let (ctx, who) = (state.ctx(), Principal::browser(user.id));
+    let (ctx, who) = (state.ctx(), at.principal(&user));
     let page = match owner {
         Owner::Document(id) => preview::page_source(&ctx, &who, id, n).await?,
         Owner::Template(id) => templates::manage::page_source(&ctx, &who, id, n).await?,

@@ -15,14 +15,22 @@ use crate::http::reply::redirect;
 use crate::http::server::state::AppState;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    let home = warp::path!("settings")
+    // A team's settings open on its members (what every member may see), one's own on the
+    // API tokens.
+    let home = super::workspace::place()
+        .and(warp::path!("settings"))
         .and(warp::get())
-        .map(|| redirect("/settings/tokens"));
+        .map(|at: super::workspace::Place| match at {
+            super::workspace::Place::Personal => redirect("/settings/tokens"),
+            team => redirect(&team.link("/settings/members")),
+        });
     home.or(settings_tokens::routes(state.clone()))
         .unify()
         .or(settings_webhooks::routes(state.clone()))
         .unify()
-        .or(settings_webhook::routes(state))
+        .or(settings_webhook::routes(state.clone()))
+        .unify()
+        .or(super::settings_members::routes(state))
         .unify()
         .boxed()
 }
@@ -30,24 +38,31 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
 /// A link of the settings' sub-navigation.
 #[derive(Debug, Clone)]
 pub struct Tab {
-    pub href: &'static str,
+    pub href: String,
     pub label: &'static str,
     pub current: bool,
 }
 
-/// The settings' areas, `current` marked.
-pub fn tabs(current: &str) -> Vec<Tab> {
-    [
-        ("/settings/tokens", "API tokens"),
-        ("/settings/webhooks", "Webhooks"),
-    ]
-    .into_iter()
-    .map(|(href, label)| Tab {
-        href,
-        label,
-        current: label == current,
-    })
-    .collect()
+/// The settings' areas of the page's workspace, `current` marked: a team's members and
+/// general settings come first, then (for its admins) what connects other programs.
+pub fn tabs(nav: &super::nav::Nav, current: &str) -> Vec<Tab> {
+    let mut areas = Vec::new();
+    if nav.role.is_some() {
+        areas.push(("/settings/members", "Members"));
+        areas.push(("/settings/general", "General"));
+    }
+    if nav.role.is_none() || nav.team_admin() {
+        areas.push(("/settings/tokens", "API tokens"));
+        areas.push(("/settings/webhooks", "Webhooks"));
+    }
+    areas
+        .into_iter()
+        .map(|(path, label)| Tab {
+            href: nav.link(path),
+            label,
+            current: label == current,
+        })
+        .collect()
 }
 
 /// What a refused form shows: a line over the form, and each field's own message.

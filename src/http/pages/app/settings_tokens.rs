@@ -1,4 +1,5 @@
-//! `/settings/tokens`: the signed-in owner's API tokens. The list (name, prefix, created, last
+//! `/settings/tokens`: the signed-in owner's API tokens (`/t/{slug}/settings/tokens`: a team's,
+//! for its admins, made by one of them and acting for the team with their role). The list (name, prefix, created, last
 //! used, expiry), a form that creates one (a name and an expiry: never, 7, 30 or 90 days, or a
 //! date) whose answer shows the new token once, and a revocation per token. Making one asks
 //! for a session that confirmed who it is within the last few minutes (`/account/confirm`,
@@ -16,6 +17,7 @@ use warp::reply::Response;
 
 use super::nav::{Nav, Section};
 use super::settings::{Problems, Tab, notice, tabs};
+use super::workspace::{Place, place};
 use crate::core::db::now;
 use crate::core::error::{AppError, FieldError};
 use crate::core::timefmt::{human, iso8601};
@@ -24,7 +26,8 @@ use crate::http::server::state::AppState;
 use crate::http::session::{APP, SignedIn, form_csrf, signed_in, with_query};
 use crate::identity::accounts::access::Source;
 use crate::identity::apikeys::ApiKey;
-use crate::identity::apikeys::manage::{self, Expiry, NewKey};
+use crate::identity::apikeys::manage::{Expiry, NewKey};
+use crate::teams::tokens as manage;
 
 const BACK: &str = "/settings/tokens";
 
@@ -33,21 +36,24 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         let state = state.clone();
         move || crate::http::with_state(state.clone())
     };
-    let show = warp::path!("settings" / "tokens")
+    let show = place()
+        .and(warp::path!("settings" / "tokens"))
         .and(warp::get())
         .and(s())
         .and(signed_in(&state, BACK))
         .and(crate::http::body::query::<TokensQuery>())
         .then(show)
         .map(reply::answer);
-    let create = warp::path!("settings" / "tokens")
+    let create = place()
+        .and(warp::path!("settings" / "tokens"))
         .and(warp::post())
         .and(s())
         .and(crate::http::source())
         .and(form_csrf(&state, APP, BACK))
         .then(create)
         .map(reply::answer);
-    let revoke = warp::path!("settings" / "tokens" / i64 / "revoke")
+    let revoke = place()
+        .and(warp::path!("settings" / "tokens" / i64 / "revoke"))
         .and(warp::post())
         .and(s())
         .and(form_csrf(&state, APP, BACK))
@@ -69,7 +75,12 @@ struct TokensQuery {
 }
 
 /// `GET /settings/tokens`.
-async fn show(state: AppState, who: SignedIn, q: TokensQuery) -> Result<Response, AppError> {
+async fn show(
+    at: Place,
+    state: AppState,
+    who: SignedIn,
+    q: TokensQuery,
+) -> Result<Response, AppError> {
     let done = notice(q.done.as_ref()).map(str::to_string);
     // Back from confirming who one is: the form as it was typed.
     let typed = match q.name {
@@ -85,24 +96,26 @@ async fn show(state: AppState, who: SignedIn, q: TokensQuery) -> Result<Response
         typed,
         ..View::default()
     };
-    Ok(render(&state, who, StatusCode::OK, view).await)
+    Ok(render(&state, &at, who, StatusCode::OK, view).await)
 }
 
 /// `POST /settings/tokens/{id}/revoke`.
 async fn revoke(
+    at: Place,
     id: i64,
     state: AppState,
     (_, user): SignedIn,
     _form: IgnoredAny,
 ) -> Result<Response, AppError> {
-    manage::revoke_own(&state.db, user.id, id, now()).await?;
-    Ok(redirect(&format!("{BACK}?done=revoked")))
+    manage::revoke(&state.ctx(), &at.principal(&user), id, now()).await?;
+    Ok(redirect(&at.link(&format!("{BACK}?done=revoked"))))
 }
 
 /// `POST /settings/tokens`: the page with the new token shown once, or the form with what to
 /// change; a session that has not confirmed who it is recently is sent to do so first, and
 /// back to the form as it was typed.
 async fn create(
+    at: Place,
     state: AppState,
     from: Source,
     who: SignedIn,
@@ -112,8 +125,8 @@ async fn create(
     let made = match typed.expiry() {
         Ok(expiry) => match NewKey::check(&typed.name, expiry, t) {
             Ok(new) => {
-                let owner = (who.0.clone(), who.1.id);
-                manage::create_own(&state.ctx(), owner, new, from, t).await
+                let caller = at.principal(&who.1);
+                manage::create(&state.ctx(), who.0.clone(), &caller, new, from, t).await
             }
             Err(e) => Err(e),
         },
@@ -128,7 +141,7 @@ async fn create(
                 }),
                 ..View::default()
             };
-            let mut resp = render(&state, who, StatusCode::OK, view).await;
+            let mut resp = render(&state, &at, who, StatusCode::OK, view).await;
             // The token is in this answer only: no cache may keep it.
             resp.headers_mut()
                 .insert("cache-control", http::HeaderValue::from_static("no-store"));
@@ -136,7 +149,7 @@ async fn create(
         }
         Err(e) if e.code() == "confirmation_required" => {
             let back = with_query(
-                BACK,
+                &at.link(BACK),
                 &[
                     ("name", Some(&typed.name)),
                     ("expiry", Some(&typed.expiry)),
@@ -154,7 +167,7 @@ async fn create(
                 typed,
                 ..View::default()
             };
-            Ok(render(&state, who, StatusCode::BAD_REQUEST, view).await)
+            Ok(render(&state, &at, who, StatusCode::BAD_REQUEST, view).await)
         }
         Err(e) => Err(e),
     }
@@ -280,16 +293,20 @@ struct TokensPage {
 
 async fn render(
     state: &AppState,
+    at: &Place,
     (session, user): SignedIn,
     status: StatusCode,
     view: View,
 ) -> Response {
     let t = now();
-    let keys = manage::list_own(&state.db, user.id).await;
-    let nav = Nav::of(state, &session, &user, Section::Settings);
+    let nav = match Nav::of(state, &session, &user, Section::Settings, at).await {
+        Ok(nav) => nav,
+        Err(e) => return page_as::<TokensPage>(e.status(), Err(e)),
+    };
+    let keys = manage::list(&state.ctx(), &at.principal(&user)).await;
     let result = keys.map(|keys| TokensPage {
+        tabs: tabs(&nav, "API tokens"),
         nav,
-        tabs: tabs("API tokens"),
         rows: keys.iter().rev().map(|k| Row::of(k, t)).collect(),
         view,
         expiries: EXPIRIES,

@@ -17,6 +17,7 @@ use super::nav::{Nav, Section};
 use super::settings::{Done, Tab, notice, tabs};
 use super::settings_webhooks::{HookForm, Retyped, Typed, label};
 use super::timeline::{Stamp, human, stamp};
+use super::workspace::{Place, place};
 use crate::core::error::AppError;
 use crate::core::lenient::Given;
 use crate::http::api::wire::webhooks::{TestWebhookRequest, UpdateWebhookRequest};
@@ -24,7 +25,6 @@ use crate::http::reply::{self, page_as, redirect};
 use crate::http::server::state::AppState;
 use crate::http::session::{APP, SignedIn, form_csrf, optional, with_query};
 use crate::identity::accounts::access::Source;
-use crate::identity::principal::Principal;
 use crate::integrations::webhooks as manage;
 use crate::outbox::webhooks::Event;
 use crate::outbox::webhooks::store::{Delivery, DeliveryStatus, Webhook};
@@ -36,34 +36,41 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         let state = state.clone();
         move || crate::http::with_state(state.clone())
     };
-    let shown = warp::path!("settings" / "webhooks" / i64)
+    let shown = place()
+        .and(warp::path!("settings" / "webhooks" / i64))
         .and(warp::get())
         .and(s())
         .and(optional(&state))
         .and(crate::http::body::query::<Done>())
         .then(page)
         .map(reply::answer);
-    let edit = warp::path!("settings" / "webhooks" / i64 / "edit")
+    let edit = place()
+        .and(warp::path!("settings" / "webhooks" / i64 / "edit"))
         .and(warp::get())
         .and(s())
         .and(optional(&state))
         .and(crate::http::body::query::<Retyped>())
         .then(edit)
         .map(reply::answer);
-    let save = warp::path!("settings" / "webhooks" / i64)
+    let save = place()
+        .and(warp::path!("settings" / "webhooks" / i64))
         .and(warp::post())
         .and(s())
         .and(crate::http::source())
         .and(form_csrf(&state, APP, BACK))
         .then(save)
         .map(reply::answer);
-    let test = warp::path!("settings" / "webhooks" / i64 / "test")
+    let test = place()
+        .and(warp::path!("settings" / "webhooks" / i64 / "test"))
         .and(warp::post())
         .and(s())
         .and(form_csrf(&state, APP, BACK))
         .then(test)
         .map(reply::answer);
-    let redeliver = warp::path!("settings" / "webhooks" / i64 / "deliveries" / i64 / "redeliver")
+    let redeliver = place()
+        .and(warp::path!(
+            "settings" / "webhooks" / i64 / "deliveries" / i64 / "redeliver"
+        ))
         .and(warp::post())
         .and(s())
         .and(form_csrf(&state, APP, BACK))
@@ -89,35 +96,36 @@ struct TestForm {
 
 /// `GET /settings/webhooks/{id}`.
 async fn page(
+    at: Place,
     id: i64,
     state: AppState,
     who: Option<SignedIn>,
     q: Done,
 ) -> Result<Response, AppError> {
     let Some(who) = who else {
-        return Ok(sign_in_first(&format!("{BACK}/{id}")));
+        return Ok(sign_in_first(&at.link(&format!("{BACK}/{id}"))));
     };
     let view = View {
         notice: notice(q.done.as_ref()),
         ..View::default()
     };
-    Ok(show(&state, who, id, view).await)
+    Ok(show(&state, &at, who, id, view).await)
 }
 
 /// `GET /settings/webhooks/{id}/edit`: the form, with the webhook's values or (back from
 /// confirming who one is) as it was typed.
 async fn edit(
+    at: Place,
     id: i64,
     state: AppState,
     who: Option<SignedIn>,
     q: Retyped,
 ) -> Result<Response, AppError> {
     let Some(who) = who else {
-        return Ok(sign_in_first(&format!("{BACK}/{id}/edit")));
+        return Ok(sign_in_first(&at.link(&format!("{BACK}/{id}/edit"))));
     };
-    let principal = Principal::browser(who.1.id);
-    let hook = manage::get(&state.ctx(), &principal, id).await?;
-    let form = HookForm::new(&state, &who, Some(&hook));
+    let hook = manage::get(&state.ctx(), &at.principal(&who.1), id).await?;
+    let form = HookForm::new(&state, &at, &who, Some(&hook)).await?;
     Ok(reply::page(Ok(match q.0 {
         Some(typed) => form.filled(&typed),
         None => form,
@@ -126,6 +134,7 @@ async fn edit(
 
 /// `POST /settings/webhooks/{id}/test`.
 async fn test(
+    at: Place,
     id: i64,
     state: AppState,
     who: SignedIn,
@@ -138,44 +147,46 @@ async fn test(
             .and_then(Event::parse)
             .map_or(Given::Absent, Given::Valid),
     };
-    let principal = Principal::browser(who.1.id);
+    let principal = at.principal(&who.1);
     let sent = match request.validate() {
         Ok(event) => manage::send_test(&state.ctx(), &principal, id, event).await,
         Err(e) => Err(e),
     };
-    after(&state, who, id, sent, "test").await
+    after(&state, &at, who, id, sent, "test").await
 }
 
 /// `POST /settings/webhooks/{id}/deliveries/{d}/redeliver`.
 async fn redeliver(
+    at: Place,
     id: i64,
     delivery: i64,
     state: AppState,
     who: SignedIn,
     _form: IgnoredAny,
 ) -> Result<Response, AppError> {
-    let principal = Principal::browser(who.1.id);
+    let principal = at.principal(&who.1);
     let queued = manage::redeliver(&state.ctx(), &principal, id, delivery).await;
-    after(&state, who, id, queued, "redelivered").await
+    after(&state, &at, who, id, queued, "redelivered").await
 }
 
 /// After a test event or a redelivery: back to the page with its notice, or the page with the
 /// use case's refusal (a webhook switched off) over the log.
 async fn after(
     state: &AppState,
+    at: &Place,
     who: SignedIn,
     id: i64,
     result: Result<Delivery, AppError>,
     done: &str,
 ) -> Result<Response, AppError> {
     match result {
-        Ok(_) => Ok(redirect(&format!("{BACK}/{id}?done={done}"))),
+        Ok(_) => Ok(redirect(&at.link(&format!("{BACK}/{id}?done={done}")))),
         Err(e) if e.status() == StatusCode::BAD_REQUEST => {
             let view = View {
                 refusal: Some(super::settings::sentence(&e.public_message())),
                 ..View::default()
             };
-            let mut resp = show(state, who, id, view).await;
+            let mut resp = show(state, at, who, id, view).await;
             if resp.status() == StatusCode::OK {
                 *resp.status_mut() = StatusCode::BAD_REQUEST;
             }
@@ -189,26 +200,29 @@ async fn after(
 /// new address or switching it on asks for a session that confirmed who it is recently: to
 /// confirm first, then back to the form as it was typed.
 async fn save(
+    at: Place,
     id: i64,
     state: AppState,
     from: Source,
     who: SignedIn,
     typed: Typed,
 ) -> Result<Response, AppError> {
+    let typed = typed.in_place(&at);
     let request = UpdateWebhookRequest {
         url: typed.url(),
         events: typed.events(),
         enabled: Given::Valid(typed.enabled),
     };
-    let principal = Principal::browser_session(who.1.id, &who.0);
+    let principal = crate::identity::principal::Principal::browser_session(who.1.id, &who.0)
+        .acting_for(at.acts_for());
     let saved = match request.validate() {
         Ok(change) => manage::update(&state.ctx(), &principal, id, change, from).await,
         Err(e) => Err(e),
     };
     match saved {
-        Ok(_) => Ok(redirect(&format!("{BACK}/{id}?done=saved"))),
+        Ok(_) => Ok(redirect(&at.link(&format!("{BACK}/{id}?done=saved")))),
         Err(e) if e.code() == "confirmation_required" => {
-            let back = typed.back_to(&format!("{BACK}/{id}/edit"));
+            let back = typed.back_to(&at.link(&format!("{BACK}/{id}/edit")));
             Ok(redirect(&with_query(
                 "/account/confirm",
                 &[("next", Some(&back))],
@@ -216,7 +230,9 @@ async fn save(
         }
         Err(e) if e.status() == StatusCode::BAD_REQUEST => {
             let hook = manage::get(&state.ctx(), &principal, id).await?;
-            Ok(HookForm::new(&state, &who, Some(&hook)).refused(&typed, &e))
+            Ok(HookForm::new(&state, &at, &who, Some(&hook))
+                .await?
+                .refused(&typed, &e))
         }
         Err(e) => Err(e),
     }
@@ -296,29 +312,41 @@ struct HookPage {
 }
 
 /// The answer to a creation: the new webhook's page with its secret, kept by no cache.
-pub async fn created(state: &AppState, who: SignedIn, hook: Webhook, secret: String) -> Response {
+pub async fn created(
+    state: &AppState,
+    at: &Place,
+    who: SignedIn,
+    hook: Webhook,
+    secret: String,
+) -> Response {
     let view = View {
         secret: Some(secret),
         notice: Some("The webhook was added."),
         ..View::default()
     };
-    let mut resp = show(state, who, hook.id, view).await;
+    let mut resp = show(state, at, who, hook.id, view).await;
     resp.headers_mut()
         .insert("cache-control", http::HeaderValue::from_static("no-store"));
     resp
 }
 
-async fn show(state: &AppState, (session, user): SignedIn, id: i64, view: View) -> Response {
-    let (ctx, who) = (state.ctx(), Principal::browser(user.id));
-    let nav = Nav::of(state, &session, &user, Section::Settings);
+async fn show(
+    state: &AppState,
+    at: &Place,
+    (session, user): SignedIn,
+    id: i64,
+    view: View,
+) -> Response {
+    let (ctx, who) = (state.ctx(), at.principal(&user));
     let found = async {
+        let nav = Nav::of(state, &session, &user, Section::Settings, at).await?;
         let hook = manage::get(&ctx, &who, id).await?;
         let log = manage::deliveries(&ctx, &who, id).await?;
-        Ok::<_, AppError>((hook, log))
+        Ok::<_, AppError>((nav, hook, log))
     };
-    let result = found.await.map(|(hook, log)| HookPage {
+    let result = found.await.map(|(nav, hook, log)| HookPage {
+        tabs: tabs(&nav, "Webhooks"),
         nav,
-        tabs: tabs("Webhooks"),
         events: hook
             .events
             .iter()

@@ -1,4 +1,5 @@
-//! `/settings/webhooks`: the signed-in owner's webhooks. The list, the form of a new one
+//! `/settings/webhooks`: the signed-in owner's webhooks (`/t/{slug}/settings/webhooks`: a
+//! team's, for its admins; they take the documents' events only). The list, the form of a new one
 //! (URL and events by checkboxes; its answer is the webhook's page with the secret shown once),
 //! and deletion. Adding one asks for a session that confirmed who it is within the last few
 //! minutes (`/account/confirm`, then back to the form as typed). The forms call `integrations::webhooks`, the use cases of the API's
@@ -16,6 +17,7 @@ use super::nav::{Nav, Section};
 use super::settings::{Done, Problems, Tab, notice, tabs};
 use super::settings_webhook;
 use super::timeline::{Stamp, stamp};
+use super::workspace::{Place, place};
 use crate::core::error::AppError;
 use crate::core::lenient::Given;
 use crate::http::api::wire::webhooks::CreateWebhookRequest;
@@ -23,7 +25,6 @@ use crate::http::reply::{self, page, page_as, redirect};
 use crate::http::server::state::AppState;
 use crate::http::session::{APP, SignedIn, form_csrf, signed_in, urlencode, with_query};
 use crate::identity::accounts::access::Source;
-use crate::identity::principal::Principal;
 use crate::integrations::webhooks as manage;
 use crate::outbox::webhooks::Event;
 use crate::outbox::webhooks::store::{App, Webhook};
@@ -35,28 +36,32 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         let state = state.clone();
         move || crate::http::with_state(state.clone())
     };
-    let list = warp::path!("settings" / "webhooks")
+    let list = place()
+        .and(warp::path!("settings" / "webhooks"))
         .and(warp::get())
         .and(s())
         .and(signed_in(&state, BACK))
         .and(crate::http::body::query::<Done>())
         .then(list)
         .map(reply::answer);
-    let new = warp::path!("settings" / "webhooks" / "new")
+    let new = place()
+        .and(warp::path!("settings" / "webhooks" / "new"))
         .and(warp::get())
         .and(s())
         .and(signed_in(&state, "/settings/webhooks/new"))
         .and(crate::http::body::query::<Retyped>())
         .then(new)
-        .map(reply::page);
-    let create = warp::path!("settings" / "webhooks")
+        .map(reply::answer);
+    let create = place()
+        .and(warp::path!("settings" / "webhooks"))
         .and(warp::post())
         .and(s())
         .and(crate::http::source())
         .and(form_csrf(&state, APP, BACK))
         .then(create)
         .map(reply::answer);
-    let delete = warp::path!("settings" / "webhooks" / i64 / "delete")
+    let delete = place()
+        .and(warp::path!("settings" / "webhooks" / i64 / "delete"))
         .and(warp::post())
         .and(s())
         .and(form_csrf(&state, APP, BACK))
@@ -73,24 +78,27 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
 
 /// `GET /settings/webhooks/new`: the form, empty or (back from confirming who one is) as it was
 /// typed.
-async fn new(state: AppState, who: SignedIn, q: Retyped) -> Result<HookForm, AppError> {
-    let form = HookForm::new(&state, &who, None);
-    Ok(match q.0 {
+async fn new(at: Place, state: AppState, who: SignedIn, q: Retyped) -> Result<Response, AppError> {
+    // What it lists is the team's for its admins only: the others are refused as the API
+    // refuses them.
+    manage::list(&state.ctx(), &at.principal(&who.1)).await?;
+    let form = HookForm::new(&state, &at, &who, None).await?;
+    Ok(page(Ok(match q.0 {
         Some(typed) => form.filled(&typed),
         None => form,
-    })
+    })))
 }
 
 /// `POST /settings/webhooks/{id}/delete`.
 async fn delete(
+    at: Place,
     id: i64,
     state: AppState,
     (_, user): SignedIn,
     _form: IgnoredAny,
 ) -> Result<Response, AppError> {
-    let who = Principal::browser(user.id);
-    manage::delete(&state.ctx(), &who, id, None).await?;
-    Ok(redirect(&format!("{BACK}?done=deleted")))
+    manage::delete(&state.ctx(), &at.principal(&user), id, None).await?;
+    Ok(redirect(&at.link(&format!("{BACK}?done=deleted"))))
 }
 
 /// A webhook as listed.
@@ -149,13 +157,17 @@ struct ListPage {
 }
 
 /// `GET /settings/webhooks`.
-async fn list(state: AppState, (session, user): SignedIn, q: Done) -> Result<Response, AppError> {
-    let who = Principal::browser(user.id);
-    let nav = Nav::of(&state, &session, &user, Section::Settings);
-    let hooks = manage::list(&state.ctx(), &who).await?;
+async fn list(
+    at: Place,
+    state: AppState,
+    (session, user): SignedIn,
+    q: Done,
+) -> Result<Response, AppError> {
+    let nav = Nav::of(&state, &session, &user, Section::Settings, &at).await?;
+    let hooks = manage::list(&state.ctx(), &at.principal(&user)).await?;
     Ok(page(Ok(ListPage {
+        tabs: tabs(&nav, "Webhooks"),
         nav,
-        tabs: tabs("Webhooks"),
         rows: hooks.iter().map(Row::of).collect(),
         notice: notice(q.done.as_ref()),
     })))
@@ -185,12 +197,18 @@ pub struct HookForm {
 }
 
 impl HookForm {
-    /// The form, empty or filled with `hook`'s values.
-    pub fn new(state: &AppState, (session, user): &SignedIn, hook: Option<&Webhook>) -> HookForm {
+    /// The form in `at`, empty or filled with `hook`'s values.
+    pub async fn new(
+        state: &AppState,
+        at: &Place,
+        (session, user): &SignedIn,
+        hook: Option<&Webhook>,
+    ) -> Result<HookForm, AppError> {
         let events = hook.map(|h| h.events.clone()).unwrap_or_default();
+        let nav = Nav::of(state, session, user, Section::Settings, at).await?;
         let mut form = HookForm {
-            nav: Nav::of(state, session, user, Section::Settings),
-            tabs: tabs("Webhooks"),
+            tabs: tabs(&nav, "Webhooks"),
+            nav,
             editing: hook.map(|h| h.id),
             url: hook.map(|h| h.url.clone()).unwrap_or_default(),
             enabled: hook.is_none_or(|h| h.enabled),
@@ -200,7 +218,7 @@ impl HookForm {
             problems: Problems::default(),
         };
         form.choose(&events);
-        form
+        Ok(form)
     }
 
     /// Marks `events` as checked.
@@ -215,9 +233,11 @@ impl HookForm {
             .filter(|e| !e.is_booking())
             .map(choice)
             .collect();
+        // Bookings are a person's own: a team's webhooks are not offered them.
+        let personal = self.nav.role.is_none();
         self.bookings = Event::ALL
             .into_iter()
-            .filter(|e| e.is_booking())
+            .filter(|e| personal && e.is_booking())
             .map(choice)
             .collect();
     }
@@ -313,6 +333,14 @@ impl<'de> serde::Deserialize<'de> for Retyped {
 }
 
 impl Typed {
+    /// The form as a team's webhook takes it: "every event" is every document event.
+    pub fn in_place(mut self, at: &Place) -> Typed {
+        if at.slug().is_some() {
+            self.events.retain(|e| !e.is_booking());
+        }
+        self
+    }
+
     /// The URL as a request shape's member (left out when empty: "required").
     pub fn url(&self) -> Given<String> {
         match self.url.is_empty() {
@@ -354,18 +382,21 @@ impl Typed {
 /// session that has not confirmed who it is recently is sent to do so first, and back to the
 /// form as it was typed.
 async fn create(
+    at: Place,
     state: AppState,
     from: Source,
     who: SignedIn,
-    mut typed: Typed,
+    typed: Typed,
 ) -> Result<Response, AppError> {
+    let mut typed = typed.in_place(&at);
     typed.enabled = true;
     let request = CreateWebhookRequest {
         url: typed.url(),
         events: typed.events(),
         secret: Given::Absent,
     };
-    let principal = Principal::browser_session(who.1.id, &who.0);
+    let principal = crate::identity::principal::Principal::browser_session(who.1.id, &who.0)
+        .acting_for(at.acts_for());
     let limits = (state.config.max_webhooks_per_user, from);
     let made = match request.validate() {
         Ok(new) => {
@@ -375,16 +406,18 @@ async fn create(
         Err(e) => Err(e),
     };
     match made {
-        Ok((hook, secret)) => Ok(settings_webhook::created(&state, who, hook, secret).await),
+        Ok((hook, secret)) => Ok(settings_webhook::created(&state, &at, who, hook, secret).await),
         Err(e) if e.code() == "confirmation_required" => {
-            let back = typed.back_to("/settings/webhooks/new");
+            let back = typed.back_to(&at.link("/settings/webhooks/new"));
             Ok(redirect(&with_query(
                 "/account/confirm",
                 &[("next", Some(&back))],
             )))
         }
         Err(e) if e.status().is_client_error() && e.status() != StatusCode::NOT_FOUND => {
-            Ok(HookForm::new(&state, &who, None).refused(&typed, &e))
+            Ok(HookForm::new(&state, &at, &who, None)
+                .await?
+                .refused(&typed, &e))
         }
         Err(e) => Err(e),
     }

@@ -13,6 +13,7 @@ use warp::reply::Response;
 
 use super::nav::{Nav, Section};
 use super::templates::Person;
+use super::workspace::{Place, place};
 use crate::core::error::AppError;
 use crate::core::ids::{FieldId, RecipientId, TemplateId};
 use crate::core::lenient::{Given, Object};
@@ -21,20 +22,21 @@ use crate::http::api::wire::templates::prefill::PrefillInput;
 use crate::http::reply::{self, page, page_as, redirect};
 use crate::http::server::state::AppState;
 use crate::http::session::{APP, SignedIn, form_csrf, signed_in};
-use crate::identity::principal::Principal;
 use crate::signing::documents::audit::Origin;
 use crate::signing::documents::fields::FieldType;
 use crate::signing::templates::{manage, model};
 use crate::signing::workflow::sending;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    let show = warp::path!("templates" / TemplateId / "use")
+    let show = place()
+        .and(warp::path!("templates" / TemplateId / "use"))
         .and(warp::get())
         .and(signed_in(&state, "/templates"))
         .and(crate::http::with_state(state.clone()))
         .then(form)
         .map(reply::answer);
-    let submit = warp::path!("templates" / TemplateId / "use")
+    let submit = place()
+        .and(warp::path!("templates" / TemplateId / "use"))
         .and(warp::post())
         .and(form_csrf(&state, APP, "/templates"))
         .and(crate::http::origin())
@@ -221,26 +223,28 @@ fn prefill_label(t: &model::Template, f: &crate::signing::documents::model::Fiel
 
 /// `GET /templates/{id}/use`.
 async fn form(
+    at: Place,
     id: TemplateId,
     (session, user): SignedIn,
     state: AppState,
 ) -> Result<Response, AppError> {
-    let t = manage::read(&state.ctx(), &Principal::browser(user.id), id).await?;
-    let nav = Nav::of(&state, &session, &user, Section::Templates);
+    let t = manage::read(&state.ctx(), &at.principal(&user), id).await?;
+    let nav = Nav::of(&state, &session, &user, Section::Templates, &at).await?;
     Ok(page(Ok(filled(nav, &t, Typed(None)))))
 }
 
 /// `POST /templates/{id}/use`: the document made, and sent or left as a draft.
 async fn submit(
+    at: Place,
     id: TemplateId,
     (session, user): SignedIn,
     f: UseForm,
     origin: Origin,
     state: AppState,
 ) -> Result<Response, AppError> {
-    let (ctx, who) = (state.ctx(), Principal::browser(user.id));
+    let (ctx, who) = (state.ctx(), at.principal(&user));
     let t = manage::read(&ctx, &who, id).await?;
-    let nav = Nav::of(&state, &session, &user, Section::Templates);
+    let nav = Nav::of(&state, &session, &user, Section::Templates, &at).await?;
     let mut shown = filled(nav, &t, Typed(Some(&f)));
     let send = f.action.as_deref() == Some("send");
     let body = request_of(&shown);
@@ -254,16 +258,16 @@ async fn submit(
     };
     let doc = made.document_id;
     if !send {
-        return Ok(redirect(&format!("/documents/{doc}/edit")));
+        return Ok(redirect(&at.link(&format!("/documents/{doc}/edit"))));
     }
     match sending::send(&ctx, &who, doc, sending::SendDocument::default(), origin).await {
-        Ok(_) => Ok(redirect(&format!("/documents/{doc}"))),
+        Ok(_) => Ok(redirect(&at.link(&format!("/documents/{doc}")))),
         Err(e) if e.status().is_client_error() => {
             shown.error = Some(format!(
                 "The document was made as a draft but not sent: {}",
                 sentence(&e.public_message())
             ));
-            shown.draft = Some(format!("/documents/{doc}/edit?step=review"));
+            shown.draft = Some(at.link(&format!("/documents/{doc}/edit?step=review")));
             Ok(page_as(e.status(), Ok(shown)))
         }
         Err(e) => Err(e),

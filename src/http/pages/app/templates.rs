@@ -10,13 +10,13 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::nav::{Nav, Section};
+use super::workspace::{Place, place};
 use crate::core::error::AppError;
 use crate::core::ids::{RecipientId, TemplateId};
 use crate::core::timefmt::{human, iso8601};
 use crate::http::reply::{self, page};
 use crate::http::server::state::AppState;
 use crate::http::session::{SignedIn, signed_in};
-use crate::identity::principal::Principal;
 use crate::signing::documents::model::Recipient;
 use crate::signing::documents::recipients::Role;
 use crate::signing::templates::{direct, manage, model, placeholder_number};
@@ -25,14 +25,16 @@ use crate::signing::templates::{direct, manage, model, placeholder_number};
 const PER_PAGE: i64 = 20;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    let list = warp::path!("templates")
+    let list = place()
+        .and(warp::path!("templates"))
         .and(warp::get())
         .and(crate::http::body::query::<PageQuery>())
         .and(signed_in(&state, "/templates"))
         .and(crate::http::with_state(state.clone()))
         .then(list)
         .map(reply::answer);
-    let details = warp::path!("templates" / TemplateId)
+    let details = place()
+        .and(warp::path!("templates" / TemplateId))
         .and(warp::get())
         .and(signed_in(&state, "/templates"))
         .and(crate::http::with_state(state))
@@ -110,19 +112,21 @@ struct Row {
 
 /// `GET /templates?page=`: a page that is no number is the first.
 async fn list(
+    at: Place,
     q: PageQuery,
     (session, user): SignedIn,
     state: AppState,
 ) -> Result<Response, AppError> {
-    let who = Principal::browser(user.id);
+    let who = at.principal(&user);
+    let nav = Nav::of(&state, &session, &user, Section::Templates, &at).await?;
     let n: i64 = q.page.and_then(|p| p.parse().ok()).unwrap_or(1);
     let n = n.clamp(1, 1_000_000);
     let (items, pages) = manage::listed(&state.ctx(), &who, (n, PER_PAGE)).await?;
     let link = |p: i64| {
         if p == 1 {
-            "/templates".to_string()
+            at.link("/templates")
         } else {
-            format!("/templates?page={p}")
+            at.link(&format!("/templates?page={p}"))
         }
     };
     let rows = items
@@ -136,7 +140,7 @@ async fn list(
         })
         .collect();
     Ok(page(Ok(TemplatesPage {
-        nav: Nav::of(&state, &session, &user, Section::Templates),
+        nav,
         rows,
         page: n,
         pages,
@@ -198,22 +202,23 @@ impl Direct {
 }
 
 impl TemplateDetails {
-    /// Where its page images are: `/templates/{id}`.
+    /// Where its page images are: `/templates/{id}` in the page's workspace.
     fn pages_base(&self) -> String {
-        format!("/templates/{}", self.id)
+        self.nav.link(&format!("/templates/{}", self.id))
     }
 }
 
 async fn details(
+    at: Place,
     id: TemplateId,
     (session, user): SignedIn,
     state: AppState,
 ) -> Result<Response, AppError> {
-    let who = Principal::browser(user.id);
+    let who = at.principal(&user);
     let t = manage::read(&state.ctx(), &who, id).await?;
     let count = t.page_sizes.as_ref().map_or(0, Vec::len);
     Ok(page(Ok(TemplateDetails {
-        nav: Nav::of(&state, &session, &user, Section::Templates),
+        nav: Nav::of(&state, &session, &user, Section::Templates, &at).await?,
         id,
         title: t.title.clone(),
         people: Person::all(&t),

@@ -9,6 +9,7 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use super::nav::{Nav, Section};
+use super::workspace::{Place, place};
 use crate::core::error::AppError;
 use crate::http::reply;
 use crate::http::server::state::AppState;
@@ -60,39 +61,50 @@ struct NewDocumentPage {
 }
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    let document = warp::path!("documents" / "new")
+    let document = place()
+        .and(warp::path!("documents" / "new"))
         .and(warp::get())
         .and(signed_in(&state, "/documents/new"))
         .and(crate::http::with_state(state.clone()))
-        .map(new_document)
+        .then(new_document)
         .map(reply::page);
-    let template = warp::path!("templates" / "new")
+    let template = place()
+        .and(warp::path!("templates" / "new"))
         .and(warp::get())
         .and(signed_in(&state, "/templates/new"))
         .and(crate::http::with_state(state))
-        .map(new_template)
+        .then(new_template)
         .map(reply::page);
     document.or(template).unify().boxed()
 }
 
 /// `GET /documents/new`.
-fn new_document(who: SignedIn, state: AppState) -> Result<NewDocumentPage, AppError> {
-    new_page(&DOCUMENT, who, state)
+async fn new_document(
+    at: Place,
+    who: SignedIn,
+    state: AppState,
+) -> Result<NewDocumentPage, AppError> {
+    new_page(&DOCUMENT, at, who, state).await
 }
 
 /// `GET /templates/new`.
-fn new_template(who: SignedIn, state: AppState) -> Result<NewDocumentPage, AppError> {
-    new_page(&TEMPLATE, who, state)
+async fn new_template(
+    at: Place,
+    who: SignedIn,
+    state: AppState,
+) -> Result<NewDocumentPage, AppError> {
+    new_page(&TEMPLATE, at, who, state).await
 }
 
 /// The upload page of `kind`.
-fn new_page(
+async fn new_page(
     kind: &'static Kind,
+    at: Place,
     (session, user): SignedIn,
     state: AppState,
 ) -> Result<NewDocumentPage, AppError> {
     Ok(NewDocumentPage {
-        nav: Nav::of(&state, &session, &user, kind.section),
+        nav: Nav::of(&state, &session, &user, kind.section, &at).await?,
         kind,
         max_mb: state.config.max_upload_bytes / (1024 * 1024),
     })

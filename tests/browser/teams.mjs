@@ -1,0 +1,131 @@
+// A team's workspace in headless Chromium, at desktop and phone sizes: the switcher beside the
+// logo (by keyboard) from the personal dashboard to the team's; a PDF uploaded on the team's
+// "New document" page lands in the team's editor and on the team's dashboard, not on the
+// personal one (the page's calls carry its workspace); the members page, where the admin
+// changes a member's role; the teams page, where a new team is created and opens on its
+// members. axe-core on every page, no sideways scrolling, screenshots teams-*-desktop and
+// teams-*-phone. Prints one JSON line with the uploaded document's id.
+//
+// Usage: node teams.mjs <base> <email> <password> <fixtures dir> <out dir>
+import assert from 'node:assert/strict';
+import { launch, watch, axe, shot, fitsWidth, signIn, selectsShowArrows, DESKTOP, PHONE } from './lib.mjs';
+
+const [base, email, password, fixtures, outDir] = process.argv.slice(2);
+const summary = { ok: false };
+const browser = await launch();
+
+async function look(page, name, size) {
+  await axe(page, `${name} (${size})`);
+  await fitsWidth(page, `${name} (${size})`);
+  await shot(page, outDir, `teams-${name}-${size}`);
+}
+
+// Opens the switcher by keyboard and follows the workspace `name`.
+async function switchTo(page, name) {
+  const summaryEl = page.locator('#workspace-switcher > summary');
+  await summaryEl.focus();
+  await page.keyboard.press('Enter');
+  const link = page.getByRole('list', { name: 'Workspaces' }).getByRole('link', { name, exact: true });
+  await link.waitFor();
+  await link.focus();
+  await page.keyboard.press('Enter');
+}
+
+async function desktop() {
+  const context = await browser.newContext({ viewport: DESKTOP });
+  const page = await context.newPage();
+  const problems = watch(page, base);
+  await signIn(page, base, email, password, '/');
+  assert.match(await page.locator('#workspace-switcher > summary').innerText(), /Personal\s*$/, 'the personal workspace is shown');
+  await page.locator('#workspace-switcher > summary').click();
+  await look(page, 'switcher', 'desktop');
+  await page.keyboard.press('Escape');
+  await page.goto(base + '/');
+  await switchTo(page, 'Sales');
+  await page.waitForURL(base + '/t/sales');
+  assert.match(await page.locator('#workspace-switcher > summary').innerText(), /Sales\s*$/);
+  await look(page, 'dashboard', 'desktop');
+
+  // A document made on the team's pages is the team's.
+  await page.getByRole('link', { name: 'New document' }).first().click();
+  await page.waitForURL(base + '/t/sales/documents/new');
+  await page.getByLabel(/choose a file/i).setInputFiles(`${fixtures}/a4-1p.pdf`);
+  await page.getByLabel('Title').fill('Team lease');
+  await page.getByRole('button', { name: 'Upload and continue' }).click();
+  await page.waitForURL(/\/t\/sales\/documents\/\d+\/edit$/);
+  const id = Number(new URL(page.url()).pathname.split('/')[4]);
+  summary.document = id;
+  // The editor's calls work in the team: its settings step saves the title through the API.
+  await page.getByLabel('Title').fill('Team lease, v2');
+  await page.getByRole('link', { name: 'Next: Recipients' }).click();
+  await page.waitForURL(/\/t\/sales\/documents\/\d+\/edit\?step=recipients$/);
+  // Its page images are the team's: under the team's address, not under the personal one.
+  const status = (path) => page.evaluate(async (u) => (await fetch(u)).status, path);
+  assert.equal(await status(`/t/sales/documents/${id}/pages/1.png?w=800`), 200);
+  assert.equal(await status(`/documents/${id}/pages/1.png?w=800`), 404);
+  await page.goto(base + '/t/sales?tab=drafts');
+  await page.getByRole('link', { name: 'Team lease, v2', exact: true }).waitFor();
+  await page.goto(base + '/?tab=all');
+  assert.equal(await page.getByRole('link', { name: 'Team lease, v2', exact: true }).count(), 0, 'not on the personal dashboard');
+
+  // The members page: the admin changes Bob's role.
+  await page.goto(base + '/t/sales');
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+  await page.waitForURL(base + '/t/sales/settings/members');
+  await selectsShowArrows(page, 'members');
+  await look(page, 'members', 'desktop');
+  await page.getByLabel('Role of Bob').selectOption('MANAGER');
+  await page.getByRole('button', { name: 'Change the role of Bob' }).click();
+  await page.getByText('The role was changed').waitFor();
+  assert.equal(await page.getByLabel('Role of Bob').inputValue(), 'MANAGER');
+  // The last admin cannot step down: said over the list.
+  await page.getByLabel('Role of Ada').selectOption('MEMBER');
+  await page.getByRole('button', { name: 'Change the role of Ada' }).click();
+  await page.getByRole('alert').waitFor();
+  await look(page, 'last-admin', 'desktop');
+
+  // A new team from the teams page.
+  await page.goto(base + '/teams');
+  await look(page, 'list', 'desktop');
+  await page.getByLabel('Name').fill('Lettings');
+  await page.getByLabel('Address').fill('Not a slug!');
+  await page.getByRole('button', { name: 'Create team' }).click();
+  await page.locator('#team-slug-error').waitFor();
+  await look(page, 'create-refused', 'desktop');
+  await page.getByLabel('Address').fill('lettings');
+  await page.getByRole('button', { name: 'Create team' }).click();
+  await page.waitForURL(base + '/t/lettings/settings/members?done=created');
+  await page.getByText('The team was created').waitFor();
+  await look(page, 'created', 'desktop');
+  assert.deepEqual(problems.filter((p) => !/status of (400|404|409)/.test(p)), []);
+  await context.close();
+}
+
+async function phone() {
+  const context = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
+  const page = await context.newPage();
+  const problems = watch(page, base);
+  await signIn(page, base, email, password, '/t/sales');
+  await page.waitForURL(base + '/t/sales');
+  await look(page, 'dashboard', 'phone');
+  await page.locator('#workspace-switcher > summary').click();
+  await page.getByRole('list', { name: 'Workspaces' }).getByRole('link', { name: 'Personal' }).waitFor();
+  await look(page, 'switcher', 'phone');
+  await page.goto(base + '/t/sales/settings/members');
+  await look(page, 'members', 'phone');
+  await page.goto(base + '/t/sales/settings/tokens');
+  await look(page, 'tokens', 'phone');
+  await page.goto(base + '/teams');
+  await look(page, 'list', 'phone');
+  assert.deepEqual(problems, []);
+  await context.close();
+}
+
+try {
+  await desktop();
+  await phone();
+  summary.ok = true;
+} finally {
+  await browser.close();
+  console.log(JSON.stringify(summary));
+}

@@ -1,0 +1,73 @@
+//! A team's workspace in headless Chromium (`tests/browser/teams.mjs`): the switcher, a
+//! document uploaded on the team's pages (checked here to be the team's), the members page,
+//! the teams page; desktop and phone sizes, keyboard, axe-core, screenshots.
+
+use crate::support::login::{PASSWORD, add_account};
+use crate::support::{TestApp, docket_json, tools};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(not(feature = "outside-tools"), ignore = "needs chromium and node")]
+async fn a_teams_workspace_works_in_chromium_at_both_sizes() {
+    let app = TestApp::spawn().await;
+    let d = app.data_dir();
+    add_account(&d, "ada@example.com", "Ada");
+    add_account(&d, "bob@example.com", "Bob");
+    let team = docket_json(
+        &d,
+        &[
+            "team",
+            "create",
+            "Sales",
+            "--slug",
+            "sales",
+            "--admin",
+            "ada@example.com",
+        ],
+        None,
+    );
+    docket_json(&d, &["team", "add", "sales", "bob@example.com"], None);
+    let base = app.base.clone();
+    let fixtures = format!("{}/tests/fixtures/pdf", env!("CARGO_MANIFEST_DIR"));
+    let out = tokio::task::spawn_blocking(move || {
+        tools::summary(tools::browser_script(
+            "teams.mjs",
+            &[&base, "ada@example.com", PASSWORD, &fixtures],
+        ))
+    })
+    .await
+    .unwrap();
+    // What the page's upload made is the team's.
+    let id = out["document"].as_i64().unwrap();
+    let key = docket_json(
+        &d,
+        &[
+            "apikey",
+            "create",
+            "--user",
+            "bob@example.com",
+            "--team",
+            "sales",
+        ],
+        None,
+    );
+    let doc = app.api(key["key"].as_str().unwrap()).document(id).await;
+    assert_eq!(doc["teamId"], team["id"], "{doc}");
+    for shot in [
+        "switcher-desktop",
+        "dashboard-desktop",
+        "members-desktop",
+        "last-admin-desktop",
+        "list-desktop",
+        "create-refused-desktop",
+        "created-desktop",
+        "dashboard-phone",
+        "switcher-phone",
+        "members-phone",
+        "tokens-phone",
+        "list-phone",
+    ] {
+        let path = tools::screenshots().join(format!("teams-{shot}.png"));
+        assert!(path.exists(), "{} kept", path.display());
+    }
+    app.stop().await;
+}
