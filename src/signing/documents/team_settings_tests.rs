@@ -314,3 +314,61 @@ async fn a_teams_rows_take_its_defaults_and_name_it_as_their_sender() {
         .unwrap();
     assert_eq!(shown, "Cy on behalf of Sales Ltd");
 }
+
+/// The same reads and writes on PostgreSQL: typed values and NULLs round-trip, a cleared value
+/// is NULL again, and a team's defaults fill a new row's meta.
+#[test]
+fn on_postgres_a_teams_settings_are_written_read_and_applied() {
+    let Some(url) = crate::core::db::testing::postgres_database("team_settings") else {
+        return;
+    };
+    let db = Db::open_postgres(&url, 1, std::time::Duration::from_secs(10), true).unwrap();
+    let team = db
+        .write_blocking(|c| Ok(team_store::insert(c, "Sales", "sales", 0)?.id))
+        .unwrap();
+    let set = admin_update(
+        &db,
+        "sales",
+        Change {
+            sender_name: Some("Sales Ltd".into()),
+            signing_order: Some("SEQUENTIAL".into()),
+            date_format: Some("dd.MM.yyyy".into()),
+            time_zone: Some("Europe/Paris".into()),
+            redirect_url: Some("https://done.example/".into()),
+            ..Change::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(set.defaults.signing_order, Some(SigningOrder::Sequential));
+    assert_eq!(admin_read(&db, "sales").unwrap(), set);
+    let cleared = admin_update(
+        &db,
+        "sales",
+        Change {
+            redirect_url: Some(" ".into()),
+            ..Change::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(cleared.defaults.redirect_url, None);
+    assert_eq!(cleared.defaults.time_zone.as_deref(), Some("Europe/Paris"));
+    let (meta, shown) = db
+        .read_blocking(move |c| {
+            let owner = Owner::of_row(UserId::new(1), Some(team));
+            Ok((
+                with_defaults(c, &owner, &Meta::default(), Chosen::default())?,
+                sender_shown(c, "Ada", Some(team))?,
+            ))
+        })
+        .unwrap();
+    assert_eq!(
+        (
+            meta.signing_order,
+            meta.date_format.as_str(),
+            meta.timezone.as_str()
+        ),
+        (SigningOrder::Sequential, "dd.MM.yyyy", "Europe/Paris")
+    );
+    assert_eq!(meta.redirect_url, None);
+    assert_eq!(shown, "Ada on behalf of Sales Ltd");
+}
