@@ -59,8 +59,9 @@ pub async fn create(
 }
 
 /// Inside a transaction: the DRAFT `doc` of `owner` with its recipients (the creator's tier's
-/// rules checked; in a team, the team's defaults for the meta values `doc` did not choose), its CREATED audit row by `actor` and DOCUMENT_CREATED queued; answers it as
-/// the API shows it. The caller wakes the webhook worker once committed.
+/// rules checked; in a team, the team's defaults for the meta values `doc` did not choose),
+/// its CREATED audit row by `actor` and DOCUMENT_CREATED queued; answers it as the API shows
+/// it. The caller wakes the webhook worker once committed.
 pub fn insert_draft(
     tx: &crate::core::db::Conn,
     owner: &Owner,
