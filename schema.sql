@@ -1,6 +1,6 @@
 -- Docket database schema: the schema of a new database (embedded in the binary).
 --
--- Version 25 (PRAGMA user_version). A database of an older version is upgraded at start by the
+-- Version 27 (PRAGMA user_version). A database of an older version is upgraded at start by the
 -- numbered migrations in src/db/migrations/, each in one transaction, after an automatic backup.
 -- When you change this file, add the matching migration and bump db::migrate::LATEST; a unit
 -- test checks that the oldest schema plus every migration equals this file.
@@ -45,7 +45,12 @@ CREATE TABLE teams (
     slug        TEXT NOT NULL UNIQUE,            -- the team's URLs: /t/{slug}/...
     sender_name TEXT,                            -- shown to recipients; NULL: the team's name
     created_at  INTEGER NOT NULL,
-    updated_at  INTEGER NOT NULL
+    updated_at  INTEGER NOT NULL,
+    -- The defaults of the documents and templates made in the team (v27); NULL: the product's.
+    signing_order TEXT CHECK (signing_order IN ('PARALLEL', 'SEQUENTIAL')),
+    date_format   TEXT,                          -- one of the document date formats
+    time_zone     TEXT,                          -- an IANA name
+    redirect_url  TEXT                           -- an absolute http(s) URL, normalised
 );
 CREATE TABLE team_members (
     team_id    INTEGER NOT NULL REFERENCES teams (id) ON DELETE CASCADE,

@@ -577,9 +577,44 @@ pub enum TeamCommand {
         #[arg(value_parser = TEAM_ROLES, ignore_case = true)]
         role: String,
     },
+    /// Show a team's settings (its name, sender name and the defaults of its new documents and
+    /// templates), or change them with the options below
+    Settings {
+        slug: String,
+        /// Rename the team
+        #[arg(long)]
+        name: Option<String>,
+        /// What recipients see the team as (1 to 100 characters; unset: the team's name)
+        #[arg(long, value_name = "TEXT")]
+        sender_name: Option<String>,
+        /// The signing order of new documents
+        #[arg(long, value_name = "ORDER")]
+        signing_order: Option<String>,
+        /// The date format of new documents (one the API's meta.dateFormat takes)
+        #[arg(long, value_name = "FORMAT")]
+        date_format: Option<String>,
+        /// The time zone of new documents (an IANA name such as Europe/Paris)
+        #[arg(long, value_name = "ZONE")]
+        time_zone: Option<String>,
+        /// Where signers go once done (an absolute http or https URL)
+        #[arg(long, value_name = "URL")]
+        redirect_url: Option<String>,
+        /// Set a value back to the product's default (repeatable)
+        #[arg(long, value_name = "SETTING", value_parser = TEAM_SETTINGS)]
+        clear: Vec<String>,
+    },
 }
 
 const TEAM_ROLES: [&str; 3] = ["ADMIN", "MANAGER", "MEMBER"];
+
+/// What `docket team settings --clear` takes.
+pub const TEAM_SETTINGS: [&str; 5] = [
+    "sender-name",
+    "signing-order",
+    "date-format",
+    "time-zone",
+    "redirect-url",
+];
 
 #[derive(Debug, Args)]
 pub struct BackupArgs {

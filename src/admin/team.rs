@@ -4,8 +4,10 @@ use serde::Serialize;
 
 use super::{CliError, Ctx, fields, table};
 use crate::cli::TeamCommand;
+use crate::core::error::AppError;
 use crate::core::ids::{TeamId, UserId};
 use crate::core::timefmt::iso8601;
+use crate::signing::documents::team_settings;
 use crate::teams::{Member, Team, TeamRole, admin};
 
 #[derive(Serialize)]
@@ -70,6 +72,26 @@ pub fn run(ctx: &Ctx, cmd: TeamCommand) -> Result<(), CliError> {
             email,
             role: r,
         } => set_role(ctx, &slug, &email, role(&r)?),
+        TeamCommand::Settings {
+            slug,
+            name,
+            sender_name,
+            signing_order,
+            date_format,
+            time_zone,
+            redirect_url,
+            clear,
+        } => {
+            let change = team_settings::Change {
+                name,
+                sender_name,
+                signing_order,
+                date_format,
+                time_zone,
+                redirect_url,
+            };
+            settings(ctx, &slug, change, &clear)
+        }
     }
 }
 
@@ -188,6 +210,78 @@ fn remove(ctx: &Ctx, slug: &str, email: &str) -> Result<(), CliError> {
         )
     });
     Ok(())
+}
+
+/// `docket team settings SLUG [--NAME VALUE]... [--clear NAME]...`: shows the team's
+/// settings, or changes them through the same rules as its admins' page (as the system).
+fn settings(
+    ctx: &Ctx,
+    slug: &str,
+    mut change: team_settings::Change,
+    clear: &[String],
+) -> Result<(), CliError> {
+    let c = &mut change;
+    for (option, value) in [
+        ("sender-name", &mut c.sender_name),
+        ("signing-order", &mut c.signing_order),
+        ("date-format", &mut c.date_format),
+        ("time-zone", &mut c.time_zone),
+        ("redirect-url", &mut c.redirect_url),
+    ] {
+        if !clear.iter().any(|c| c == option) {
+            continue;
+        }
+        if value.is_some() {
+            return Err(CliError {
+                message: format!("--{option} and --clear {option} cannot go together"),
+                code: 2,
+            });
+        }
+        // Blank text, which the use case reads as "back to the default".
+        *value = Some(String::new());
+    }
+    let s = if change == team_settings::Change::default() {
+        team_settings::admin_read(&ctx.db, slug)?
+    } else {
+        team_settings::admin_update(&ctx.db, slug, change).map_err(every_problem)?
+    };
+    ctx.print(&s, || {
+        let d = &s.defaults;
+        let or_default = |v: &Option<String>| v.clone().unwrap_or_else(|| "(default)".into());
+        fields(&[
+            ("name", s.name.clone()),
+            ("slug", s.slug.clone()),
+            (
+                "sender name",
+                s.sender_name
+                    .clone()
+                    .unwrap_or_else(|| format!("(the team's name: {})", s.name)),
+            ),
+            (
+                "signing order",
+                d.signing_order
+                    .map_or_else(|| "(default)".into(), |o| o.as_str().into()),
+            ),
+            ("date format", or_default(&d.date_format)),
+            ("time zone", or_default(&d.time_zone)),
+            ("redirect url", or_default(&d.redirect_url)),
+        ])
+    });
+    Ok(())
+}
+
+/// A refused change names every problem on its one line, not just how many there are.
+fn every_problem(e: AppError) -> CliError {
+    let mut out = CliError::from(e.clone());
+    if e.details().len() > 1 {
+        let all: Vec<String> = e
+            .details()
+            .iter()
+            .map(|d| format!("{}: {}", d.path, d.message))
+            .collect();
+        out.message = all.join("; ");
+    }
+    out
 }
 
 fn set_role(ctx: &Ctx, slug: &str, email: &str, role: TeamRole) -> Result<(), CliError> {

@@ -179,10 +179,8 @@ pub async fn create_with_file(
                 Ok(Target::Document(view.id))
             }
             New::Template(t) => {
-                let tier = crate::identity::users::store::tier(tx, user)?;
-                crate::signing::documents::check_tier(&t.auth_options, &t.recipients, tier)?;
                 let owner = access::owner(tx, &caller)?;
-                let id = templates::insert(tx, &owner, &t, &data_id, now())?;
+                let id = crate::signing::templates::manage::insert_new(tx, &owner, &t, &data_id)?;
                 store::set_file(tx, Parent::Template(id), &blob, &sizes, now())?;
                 Ok(Target::Template(id))
             }

@@ -87,6 +87,7 @@ mod storage;
 mod teams_api;
 mod teams_browser;
 mod teams_pages;
+mod teams_settings;
 mod teams_walk;
 mod template_editing;
 mod template_pages;

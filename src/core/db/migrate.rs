@@ -9,7 +9,7 @@ use rusqlite::{Connection, TransactionBehavior};
 pub const SCHEMA: &str = include_str!("../../../schema.sql");
 
 /// The version `SCHEMA` describes.
-pub const LATEST: i64 = 26;
+pub const LATEST: i64 = 27;
 
 /// `(version, sql)`: what turns version `n - 1` into version `n`.
 pub const MIGRATIONS: &[(i64, &str)] = &[
@@ -41,6 +41,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     (24, include_str!("migrations/0024_mail_links.sql")),
     (25, include_str!("migrations/0025_teams.sql")),
     (26, include_str!("migrations/0026_team_counts.sql")),
+    (27, include_str!("migrations/0027_team_settings.sql")),
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -406,6 +407,45 @@ mod tests {
                 "7 documents EVERYONE DRAFT 1",
                 "7 templates ADMIN  1"
             ]
+        );
+    }
+
+    /// Migration 27 (team settings): a team of version 26 keeps the product's defaults (every
+    /// new column NULL), and the signing order takes only the two orders.
+    #[test]
+    fn an_upgraded_team_keeps_the_product_defaults() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut old = of_version(tmp.path(), 26);
+        old.execute_batch(
+            "INSERT INTO teams (id, name, slug, sender_name, created_at, updated_at)
+             VALUES (7, 'Seven', 'seven', 'Seven Ltd', 0, 0);",
+        )
+        .unwrap();
+        run(&mut old, tmp.path()).unwrap();
+        assert_eq!(version(&old).unwrap(), LATEST);
+        let row: (
+            String,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+        ) = old
+            .query_row(
+                "SELECT sender_name, signing_order, date_format, time_zone, redirect_url
+                   FROM teams WHERE id = 7",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+            )
+            .unwrap();
+        assert_eq!(row, ("Seven Ltd".into(), None, None, None, None));
+        assert!(
+            old.execute("UPDATE teams SET signing_order = 'SEQUENTIAL'", [])
+                .is_ok()
+        );
+        assert!(
+            old.execute("UPDATE teams SET signing_order = 'RANDOM'", [])
+                .is_err(),
+            "the CHECK holds on an upgraded database"
         );
     }
 

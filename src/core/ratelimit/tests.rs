@@ -150,7 +150,8 @@ fn on_postgres_a_database_of_the_version_before_gains_the_table() {
     let open = || Db::open_postgres(&url, 2, Duration::from_secs(10), true).unwrap();
     open()
         .write_blocking(|c| {
-            // Back to version 14: without what 0015 and the migrations after it made.
+            // Back to version 14: without what 0015 and the migrations after it made (the
+            // columns of 0027 go with the table `teams`).
             Ok(c.execute_batch(
                 "DROP TABLE rate_windows; DROP INDEX documents_pending;
                  ALTER TABLE sessions DROP COLUMN confirmed_at;
@@ -195,6 +196,31 @@ fn on_postgres_a_database_of_the_version_before_gains_the_table() {
         assert_eq!(refusal(&l, "k", 0).await, None);
         assert_eq!(refusal(&l, "k", 1).await, Some((59, 1)));
     });
+    // A team's default document settings (27) are there, NULL until set, and the signing
+    // order's CHECK holds.
+    db.write_blocking(|c| {
+        c.execute(
+            "INSERT INTO teams (name, slug, created_at, updated_at) VALUES ('T', 'upgraded', 0, 0)",
+            [],
+        )?;
+        let unset: Option<String> = c.query_row(
+            "SELECT coalesce(signing_order, date_format, time_zone, redirect_url) FROM teams
+              WHERE slug = 'upgraded'",
+            [],
+            |r| r.get(0),
+        )?;
+        assert_eq!(unset, None);
+        c.execute(
+            "UPDATE teams SET signing_order = 'SEQUENTIAL', time_zone = 'Europe/Paris'
+              WHERE slug = 'upgraded'",
+            [],
+        )?;
+        Ok(())
+    })
+    .unwrap();
+    let refused =
+        db.write_blocking(|c| Ok(c.execute("UPDATE teams SET signing_order = 'RANDOM'", [])?));
+    assert!(refused.is_err(), "the CHECK holds on an upgraded database");
     // The list counts' triggers as the migrations (18, 26) left them, not as schema.sql makes
     // them, keep every owner's counts.
     db.write_blocking(|c| {

@@ -20,6 +20,68 @@ const LINK: &str = "https://d.example/sign/t?a=1&b=\"x\"<y>";
 /// Each message under a name, with hostile and with ordinary inputs.
 fn cases() -> Vec<(&'static str, Composed)> {
     let next = vec!["Bo <bo@x.org>".to_string(), "C & D".to_string()];
+    let mut all = base_cases(&next);
+    all.extend(team_cases());
+    all
+}
+
+/// The messages recipients get of a team's document: the sender is the member on behalf of
+/// the team, as `signing::documents::team_settings::sender_shown` words it (its tests pin the
+/// wording), a hostile team name escaped like any other.
+fn team_cases() -> Vec<(&'static str, Composed)> {
+    let hostile = "Ann on behalf of Sales <b>& \"Co\"</b>";
+    let plain = "Ann on behalf of Acme Sales";
+    vec![
+        (
+            "signing_request_team",
+            SigningRequest {
+                title: TITLE,
+                sender_name: hostile,
+                recipient_name: NAME,
+                action: ("sign", "Sign the document"),
+                subject: None,
+                message: Some(MESSAGE),
+                link: LINK,
+            }
+            .compose(),
+        ),
+        (
+            "signing_request_team_plain",
+            SigningRequest {
+                title: "NDA",
+                sender_name: plain,
+                recipient_name: "Bo",
+                action: ("approve", "Review and approve"),
+                subject: None,
+                message: None,
+                link: "https://d.example/sign/t",
+            }
+            .compose(),
+        ),
+        (
+            "account_invite_team_plain",
+            AccountInvite {
+                title: "NDA",
+                sender_name: plain,
+                to: "bo@x.org",
+                link: "https://d.example/auth/signup/c",
+                minutes: 60,
+            }
+            .compose(),
+        ),
+        (
+            "cancelled_team",
+            Cancelled {
+                title: TITLE,
+                recipient_name: NAME,
+                sender_name: hostile,
+            }
+            .compose(),
+        ),
+    ]
+}
+
+fn base_cases(next: &[String]) -> Vec<(&'static str, Composed)> {
     vec![
         (
             "signing_request",
@@ -121,7 +183,7 @@ fn cases() -> Vec<(&'static str, Composed)> {
                 title: TITLE,
                 owner_name: NAME,
                 by: NAME,
-                next: &next,
+                next,
                 link: LINK,
             }
             .compose(),

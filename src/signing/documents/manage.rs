@@ -59,8 +59,9 @@ pub async fn create(
 }
 
 /// Inside a transaction: the DRAFT `doc` of `owner` with its recipients (the creator's tier's
-/// rules checked), its CREATED audit row by `actor` and DOCUMENT_CREATED queued; answers it as
-/// the API shows it. The caller wakes the webhook worker once committed.
+/// rules checked; in a team, the team's defaults for the meta values `doc` did not choose),
+/// its CREATED audit row by `actor` and DOCUMENT_CREATED queued; answers it as the API shows
+/// it. The caller wakes the webhook worker once committed.
 pub fn insert_draft(
     tx: &crate::core::db::Conn,
     owner: &Owner,
@@ -71,6 +72,10 @@ pub fn insert_draft(
 ) -> Result<DocumentView, AppError> {
     let tier = crate::identity::users::store::tier(tx, owner.user())?;
     super::check_tier(&doc.auth_options, &doc.recipients, tier)?;
+    let doc = &CreateDocument {
+        meta: super::team_settings::with_defaults(tx, owner, &doc.meta, doc.chosen)?,
+        ..doc.clone()
+    };
     let t = now();
     let id = store::insert(tx, owner, doc, data_id, t)?;
     let view = DocumentView::of(&store::load(tx, id)?, app);

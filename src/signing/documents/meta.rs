@@ -19,6 +19,46 @@ pub enum SigningOrder {
     Sequential,
 }
 
+impl SigningOrder {
+    pub const ALL: [SigningOrder; 2] = [SigningOrder::Parallel, SigningOrder::Sequential];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SigningOrder::Parallel => "PARALLEL",
+            SigningOrder::Sequential => "SEQUENTIAL",
+        }
+    }
+
+    /// Case-insensitive, as people type it on a command line.
+    pub fn parse(s: &str) -> Option<SigningOrder> {
+        SigningOrder::ALL
+            .into_iter()
+            .find(|o| o.as_str().eq_ignore_ascii_case(s.trim()))
+    }
+}
+
+crate::sql_text_enum!(SigningOrder);
+
+/// Which of the values a team gives defaults for (`signing::documents::team_settings`) a
+/// request chose itself; the others take the team's default. A document made from a
+/// template chose them all: it takes the template's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Chosen {
+    pub timezone: bool,
+    pub date_format: bool,
+    pub redirect_url: bool,
+    pub signing_order: bool,
+}
+
+impl Chosen {
+    pub const ALL: Chosen = Chosen {
+        timezone: true,
+        date_format: true,
+        redirect_url: true,
+        signing_order: true,
+    };
+}
+
 /// `meta`, as stored and returned.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]

@@ -22,6 +22,7 @@ pub mod receipt;
 pub mod recipients;
 pub mod settings;
 pub mod store;
+pub mod team_settings;
 pub mod values;
 pub mod view;
 pub mod webhook;
@@ -81,6 +82,9 @@ pub struct CreateDocument {
     pub external_id: Option<String>,
     pub recipients: Vec<NewRecipient>,
     pub meta: Meta,
+    /// Which of `meta`'s values the request chose; made in a team, the others are the team's
+    /// defaults (`team_settings::Defaults::fill`).
+    pub chosen: meta::Chosen,
     pub auth_options: AuthOptions,
     pub form_values: Option<serde_json::Map<String, Value>>,
 }

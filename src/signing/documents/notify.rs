@@ -24,21 +24,26 @@ use crate::{signing::documents::DocumentView, signing::documents::store};
 use crate::{signing::documents::audit, signing::documents::audit::Actor};
 use crate::{signing::documents::audit::Happened, signing::documents::audit_data};
 
-/// What the messages about a document need: the document, and its sender's name and e-mail.
+/// What the messages about a document need: the document, its sender's name and e-mail (the
+/// member who made it, for a team's), and the sender its recipients are shown
+/// (`team_settings::sender_shown`).
 struct About {
     doc: Document,
     sender_name: String,
     sender_email: String,
+    shown_as: String,
 }
 
 fn about(tx: &Conn, doc: DocumentId) -> Result<About, AppError> {
     let doc = store::load(tx, doc)?;
     let owner = crate::identity::users::store::get(tx, doc.user_id)?
         .ok_or_else(|| AppError::internal("a document without its owner"))?;
+    let shown_as = super::team_settings::sender_shown(tx, &owner.name, doc.team_id)?;
     Ok(About {
         doc,
         sender_name: owner.name,
         sender_email: owner.email,
+        shown_as,
     })
 }
 
@@ -147,7 +152,7 @@ fn requests(
         let (subject, message) = (own(&a.doc.meta.subject), own(&a.doc.meta.message));
         let mut content = SigningRequest {
             title: &a.doc.title,
-            sender_name: &a.sender_name,
+            sender_name: &a.shown_as,
             recipient_name: &r.name,
             action: action(r.role),
             subject: subject.as_deref(),
@@ -340,7 +345,7 @@ pub fn cancelled(tx: &Conn, doc: DocumentId, app_url: &str, now: i64) -> Result<
         let content = compose::Cancelled {
             title: &a.doc.title,
             recipient_name: &r.name,
-            sender_name: &a.sender_name,
+            sender_name: &a.shown_as,
         }
         .compose();
         queue(tx, mail(doc, Kind::Cancelled, &r.email, content), now)?;

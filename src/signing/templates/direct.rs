@@ -211,9 +211,11 @@ pub async fn invitation(ctx: &Context, token: String) -> Result<Invitation, AppE
                 .filter(|r| Some(r.id) != me && r.role != Role::Cc)
                 .collect();
             others.sort_by_key(|r| (r.signing_order.unwrap_or(i64::MAX), r.id));
+            let sender_name =
+                crate::signing::documents::team_settings::sender_shown(c, &owner.name, t.team_id)?;
             Ok(Invitation {
                 title: t.title.clone(),
-                sender_name: owner.name,
+                sender_name,
                 sender_email: owner.email,
                 pages: t.pages().unwrap_or(0),
                 then: others.into_iter().map(label).collect(),

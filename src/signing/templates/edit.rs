@@ -196,6 +196,7 @@ fn copy_of(
         kind: t.kind,
         recipients: Vec::new(),
         meta: t.meta.clone(),
+        chosen: crate::signing::documents::meta::Chosen::ALL,
         auth_options: t.auth_options.clone(),
     };
     let data_id = crate::signing::documents::new_data_id();

@@ -4,6 +4,7 @@
 
 use crate::core::ids::{DocumentId, TemplateId};
 use crate::signing::documents::drafts::{self, FieldsCommand, RecipientCommand};
+use crate::signing::documents::team_settings;
 use crate::teams::access;
 
 use super::model::Template;
@@ -44,9 +45,7 @@ pub async fn create(
         .db
         .write(move |tx| {
             let owner = access::owner(tx, &caller)?;
-            let tier = crate::identity::users::store::tier(tx, owner.user())?;
-            crate::signing::documents::check_tier(&t.auth_options, &t.recipients, tier)?;
-            let id = store::insert(tx, &owner, &t, &d, now())?;
+            let id = insert_new(tx, &owner, &t, &d)?;
             let created = store::owned(tx, &owner, id)?;
             let briefs: Vec<RecipientBrief> = created
                 .recipients
@@ -63,6 +62,21 @@ pub async fn create(
         recipients: recipients.links_shown_if(who.sees_signing_links()),
         template,
     })
+}
+
+/// Inside a transaction: the new template `t` of `owner` (the creator's tier's rules checked;
+/// in a team, the team's defaults for the meta values `t` did not choose).
+pub fn insert_new(
+    tx: &crate::core::db::Conn,
+    owner: &crate::core::owner::Owner,
+    t: &super::CreateTemplate,
+    data_id: &str,
+) -> Result<TemplateId, AppError> {
+    let tier = crate::identity::users::store::tier(tx, owner.user())?;
+    crate::signing::documents::check_tier(&t.auth_options, &t.recipients, tier)?;
+    let meta = team_settings::with_defaults(tx, owner, &t.meta, t.chosen)?;
+    let t = &super::CreateTemplate { meta, ..t.clone() };
+    store::insert(tx, owner, t, data_id, now())
 }
 
 /// Page `page` of `per_page` of the user's templates, and the number of pages.

@@ -93,6 +93,8 @@ pub struct CreateTemplate {
     pub kind: TemplateType,
     pub recipients: Vec<NewRecipient>,
     pub meta: Meta,
+    /// As `CreateDocument::chosen`: made in a team, the values not chosen are the team's.
+    pub chosen: crate::signing::documents::meta::Chosen,
     pub auth_options: AuthOptions,
 }
 
@@ -290,6 +292,7 @@ impl Generate {
                 external_id: None,
                 recipients: Vec::new(),
                 meta: base.meta.clone(),
+                chosen: crate::signing::documents::meta::Chosen::ALL,
                 auth_options: base.auth_options.clone(),
                 form_values: None,
             },

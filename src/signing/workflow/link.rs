@@ -50,7 +50,8 @@ pub struct Link {
     pub sender: Sender,
 }
 
-/// Who sent a document: its owner's name and e-mail.
+/// Who sent a document: its owner's name (for a team's, its creator's on behalf of the team:
+/// `team_settings::sender_shown`) and e-mail.
 #[derive(Debug, Clone)]
 pub struct Sender {
     pub name: String,
@@ -83,11 +84,16 @@ pub fn link(conn: &Conn, token: &str) -> Result<Link, AppError> {
         .ok_or_else(|| AppError::not_found("signing link"))?;
     let owner = crate::identity::users::store::get(conn, document.user_id)?
         .ok_or_else(|| AppError::internal("a document without its owner"))?;
+    let name = crate::signing::documents::team_settings::sender_shown(
+        conn,
+        &owner.name,
+        document.team_id,
+    )?;
     Ok(Link {
         document,
         me,
         sender: Sender {
-            name: owner.name,
+            name,
             email: owner.email,
         },
     })

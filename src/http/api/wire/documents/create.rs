@@ -8,7 +8,7 @@ use utoipa::ToSchema;
 use super::List;
 use super::attachments::{AttachmentInput, parse_attachments};
 use super::auth::{AuthOptionsInput, parse_auth_options};
-use super::meta::{MetaInput, form_values_schema, parse_form_values, parse_meta};
+use super::meta::{MetaInput, chosen, form_values_schema, parse_form_values, parse_meta};
 use super::recipients::{RecipientInput, parse_recipients};
 use crate::core::error::AppError;
 use crate::core::lenient::{Given, Object};
@@ -56,6 +56,7 @@ impl CreateDocumentRequest {
         let external_id = c.text(&self.external_id, "externalId", MAX_EXTERNAL_ID);
         let recipients = parse_recipients(&mut c, &self.recipients, "recipients", MAX_RECIPIENTS);
         let mut meta = parse_meta(&mut c, &self.meta, Meta::default(), true);
+        let chosen = chosen(&self.meta);
         meta.attachments = parse_attachments(&mut c, &self.attachments);
         let auth_options = parse_auth_options(&mut c, &self.auth_options);
         let form_values = parse_form_values(&mut c, &self.form_values);
@@ -64,6 +65,7 @@ impl CreateDocumentRequest {
             external_id,
             recipients,
             meta,
+            chosen,
             auth_options,
             form_values,
         })

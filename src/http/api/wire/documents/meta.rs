@@ -10,8 +10,8 @@ use crate::core::lenient::{Given, Object};
 use crate::signing::documents::check::Check;
 use crate::signing::documents::dates::DATE_FORMATS;
 use crate::signing::documents::meta::{
-    self, DistributionMethod, EmailSettings, MAX_MESSAGE, MAX_SUBJECT, MAX_URL, MAX_ZONE_OR_FORMAT,
-    Meta, SigningOrder, is_form_value,
+    self, Chosen, DistributionMethod, EmailSettings, MAX_MESSAGE, MAX_SUBJECT, MAX_URL,
+    MAX_ZONE_OR_FORMAT, Meta, SigningOrder, is_form_value,
 };
 
 /// `meta`: each member optional.
@@ -147,6 +147,20 @@ pub fn parse_meta(
         meta.email_settings = s;
     }
     meta
+}
+
+/// Which of the values a team gives defaults for `raw` sets (neither left out nor null): the
+/// others take the team's default when the document or template is made in a team.
+pub fn chosen(raw: &Given<Object<MetaInput>>) -> Chosen {
+    let Some(Object(raw)) = raw.valid() else {
+        return Chosen::default();
+    };
+    Chosen {
+        timezone: !raw.timezone.is_absent(),
+        date_format: !raw.date_format.is_absent(),
+        redirect_url: !raw.redirect_url.is_absent(),
+        signing_order: !raw.signing_order.is_absent(),
+    }
 }
 
 /// `meta.emailSettings`: an object of the nine switches, each true or false; those left out
@@ -311,6 +325,22 @@ mod tests {
                 "meta.distributionMethod",
                 "meta.emailSettings.documentCompleted"
             ]
+        );
+    }
+
+    #[test]
+    fn what_a_request_chose_is_what_it_sent_neither_absent_nor_null() {
+        assert_eq!(chosen(&Given::Absent), Chosen::default());
+        assert_eq!(chosen(&g(json!([1]))), Chosen::default());
+        let some = chosen(&g(json!({"timezone": "Europe/Paris", "dateFormat": null,
+                                      "signingOrder": "RANDOM"})));
+        assert_eq!(
+            some,
+            Chosen {
+                timezone: true,
+                signing_order: true,
+                ..Chosen::default()
+            }
         );
     }
 

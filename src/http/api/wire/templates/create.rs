@@ -10,7 +10,7 @@ use super::super::documents::auth::{
     parse_global_auth,
 };
 use super::super::documents::create::title;
-use super::super::documents::meta::{MetaInput, parse_meta};
+use super::super::documents::meta::{MetaInput, chosen, parse_meta};
 use super::super::documents::recipients::{RecipientInput, parse_recipients};
 use crate::core::error::AppError;
 use crate::core::lenient::{Given, Object};
@@ -79,6 +79,7 @@ impl CreateTemplateRequest {
             raw => parse_recipients(&mut c, &raw, "recipients", MAX_RECIPIENTS),
         };
         let meta = parse_meta(&mut c, &self.meta, Meta::default(), true);
+        let chosen = chosen(&self.meta);
         // docket's `authOptions` object, or the signing service's newer top-level lists.
         let mut auth_options = parse_auth_options(&mut c, &self.auth_options);
         let top_level = AuthOptionsInput {
@@ -98,6 +99,7 @@ impl CreateTemplateRequest {
             kind,
             recipients,
             meta,
+            chosen,
             auth_options,
         })
     }

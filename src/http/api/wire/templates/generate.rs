@@ -16,6 +16,7 @@ use crate::http::api::wire::documents::create::title as document_title;
 use crate::http::api::wire::documents::meta::{self, MetaInput, form_values_schema};
 use crate::http::api::wire::documents::{List, auth as auth_options, auth::AuthOptionsInput};
 use crate::identity::users::Email;
+use crate::signing::documents::meta::Chosen;
 use crate::signing::documents::recipients::Role;
 use crate::signing::documents::{CreateDocument, MAX_RECIPIENTS};
 use crate::signing::documents::{
@@ -108,6 +109,8 @@ impl GenerateRequest {
                 external_id,
                 recipients: Vec::new(),
                 meta,
+                // The template's meta stands for every value the request leaves out.
+                chosen: Chosen::ALL,
                 auth_options,
                 form_values,
             },
