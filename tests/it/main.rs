@@ -85,6 +85,7 @@ mod signing_e2e;
 mod sqlite_syncs;
 mod storage;
 mod teams_api;
+mod teams_invite;
 mod teams_walk;
 mod template_editing;
 mod template_pages;
