@@ -2,26 +2,13 @@
 
 use serde::Serialize;
 
+use super::client::public_url;
 use super::{CliError, Ctx, fields, table};
 use crate::cli::TeamCommand;
 use crate::core::ids::{TeamId, UserId};
 use crate::core::timefmt::iso8601;
 use crate::teams::invitations::{Invitation, Sent};
 use crate::teams::{Member, Team, TeamRole, admin};
-use crate::{config::base, config::parse_base_url};
-
-/// The validated `--public-url`, without a trailing slash; `None` when not given.
-fn public_url(flag: Option<&str>) -> Result<Option<String>, CliError> {
-    flag.map(|u| {
-        parse_base_url("--public-url", u)
-            .map(|url| base(&url))
-            .map_err(|e| CliError {
-                message: e.to_string(),
-                code: 2,
-            })
-    })
-    .transpose()
-}
 
 #[derive(Serialize)]
 struct InvitationOut<'a> {
@@ -278,7 +265,7 @@ fn invite(
             i.email,
             team.slug,
             i.role.as_str(),
-            fields(&[("link", link.clone()), ("expires", iso8601(i.expires_at)),])
+            fields(&[("link", link.clone()), ("expires", iso8601(i.expires_at))])
         )
     });
     Ok(())

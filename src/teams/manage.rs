@@ -140,12 +140,13 @@ pub async fn remove(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::core::db::Db;
     use crate::params;
 
-    async fn setup() -> (tempfile::TempDir, Context) {
+    /// A database with the accounts 1 to 3 (ada@, bob@ and cy@x.org, named so) and its context.
+    pub(in crate::teams) async fn setup() -> (tempfile::TempDir, Context) {
         let tmp = tempfile::tempdir().unwrap();
         let db = Db::open(&tmp.path().join("t.db"), tmp.path(), 2).unwrap();
         db.write(|c| {
@@ -164,7 +165,7 @@ mod tests {
         (tmp, ctx)
     }
 
-    fn user(id: i64) -> Principal {
+    pub(in crate::teams) fn user(id: i64) -> Principal {
         Principal::browser(UserId::new(id))
     }
 

@@ -10,7 +10,9 @@ use serde_json::Value;
 use crate::accounts::{get, link_in, nth_mail_to, post, with_mail};
 use crate::support::TestApp;
 use crate::support::cli::{docket, docket_json};
-use crate::support::login::{PASSWORD, add_account, hidden_inputs, set_cookie_pairs, sign_in};
+use crate::support::login::{
+    PASSWORD, add_account, answer_of, hidden_inputs, set_cookie_pairs, sign_in,
+};
 use crate::support::mailbox::MailBox;
 use crate::support::wait::wait_for;
 
@@ -329,14 +331,9 @@ async fn someone_without_an_account_makes_one_on_the_way_though_sign_up_is_close
                 .send()
                 .await
                 .unwrap();
-            let status = resp.status().as_u16();
-            let location = resp
-                .headers()
-                .get("location")
-                .map(|l| l.to_str().unwrap().to_string())
-                .unwrap_or_default();
             let cookies = set_cookie_pairs(&resp).join("; ");
-            (status, location, cookies, resp.text().await.unwrap())
+            let (status, location, body) = answer_of(resp).await;
+            (status, location, cookies, body)
         }
     };
 

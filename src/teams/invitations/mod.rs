@@ -331,32 +331,26 @@ pub async fn accept_new_account(
 
 #[cfg(test)]
 mod tests {
+    use super::manage::tests::user;
     use super::*;
-    use crate::core::db::Db;
     use crate::core::ids::UserId;
     use crate::params;
 
+    /// The accounts of `manage`'s tests and dee@x.org (4); Sales, whose admin is ada (1) and
+    /// manager bob (2), and Legal, whose admin is dee.
     async fn setup() -> (tempfile::TempDir, Context) {
-        let tmp = tempfile::tempdir().unwrap();
-        let db = Db::open(&tmp.path().join("t.db"), tmp.path(), 2).unwrap();
-        db.write(|c| {
-            for (id, email, name) in [
-                (1, "ada@x.org", "Ada"),
-                (2, "bob@x.org", "Bob"),
-                (3, "cy@x.org", "Cy"),
-                (4, "dee@x.org", "Dee"),
-            ] {
+        let (tmp, ctx) = manage::tests::setup().await;
+        ctx.db
+            .write(|c| {
                 c.execute(
                     "INSERT INTO users (id, email, username, name, password_hash, created_at, updated_at)
-                     VALUES (?1, ?2, ?2, ?3, 'x', 0, 0)",
-                    params![id, email, name],
+                     VALUES (4, 'dee@x.org', 'dee', 'dee@x.org', 'x', 0, 0)",
+                    [],
                 )?;
-            }
-            Ok(())
-        })
-        .await
-        .unwrap();
-        let ctx = Context::for_tests(db, tmp.path());
+                Ok(())
+            })
+            .await
+            .unwrap();
         manage::create(&ctx, &user(1), "Sales", "sales")
             .await
             .unwrap();
@@ -376,10 +370,6 @@ mod tests {
             .await
             .unwrap();
         (tmp, ctx)
-    }
-
-    fn user(id: i64) -> Principal {
-        Principal::browser(UserId::new(id))
     }
 
     fn token(sent: &Sent) -> String {
@@ -434,7 +424,7 @@ mod tests {
         let (to, text, until) = &mail[0];
         assert_eq!(to, "new@x.org");
         assert!(
-            text.contains(&sent.link) && text.contains("Ada invited you"),
+            text.contains(&sent.link) && text.contains("ada@x.org invited you"),
             "{text}"
         );
         assert!(text.contains("as a manager"), "{text}");
@@ -470,7 +460,7 @@ mod tests {
                 o.inviter.as_deref(),
                 o.account_exists
             ),
-            ("sales", TeamRole::Admin, Some("Ada"), false)
+            ("sales", TeamRole::Admin, Some("ada@x.org"), false)
         );
         invite(&ctx, &user(1), "sales", "cy@x.org", TeamRole::Member)
             .await
