@@ -1,9 +1,10 @@
 //! Invitations to a team through the real server and the real CLI: `docket team invite`
 //! prints the link and the mail brings it; the invited account joins on the link's page
 //! (once: the link is dead afterwards), another account is refused and told which address the
-//! invitation is for, an expired, revoked or replaced link is the same 410, someone without
-//! an account makes one on the way although Docket has no open sign-up, and a member an
-//! administrator adds or removes is told by mail.
+//! invitation is for, an expired, revoked or replaced link is the same 410, one address gets
+//! three invitations an hour at most, someone without an account makes one on the way
+//! although Docket has no open sign-up, and a member an administrator adds or removes is told
+//! by mail.
 
 use serde_json::Value;
 
@@ -259,6 +260,15 @@ async fn an_expired_revoked_or_replaced_invitation_is_no_longer_valid() {
         String::from_utf8_lossy(&again.stderr)
             .contains("sales has no pending invitation for bob@example.com")
     );
+
+    // Three invitations of one address an hour, revoked ones included: no flood of mail.
+    let flood = docket(
+        &app.data_dir(),
+        &["team", "invite", "sales", "bob@example.com"],
+        None,
+    );
+    assert_eq!(flood.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&flood.stderr).contains("too many requests"));
 
     // An unknown token answers the same as a dead one.
     let (status, _, page) = get(&app, "/invitations/nosuchtoken", &bob).await;

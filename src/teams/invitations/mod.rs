@@ -1,7 +1,9 @@
 //! Invitations to join a team: an admin invites an e-mail address with a role; the address
 //! gets a link holding a random token (only its SHA-256 is stored) that works once, for
 //! `TTL`. Inviting an address again replaces its pending invitation (the old link stops
-//! working); a team holds at most `MAX_PENDING` of them, so nobody floods mail through it.
+//! working). So that nobody floods mail through it, a team holds at most `MAX_PENDING`
+//! pending invitations (409), and one address gets at most `PER_ADDRESS` from a team an hour
+//! (429).
 //!
 //! Accepting is one short transaction whose guarded `UPDATE` checks the whole precondition
 //! (the token is live and for the caller's address) before the membership is added. An
@@ -29,6 +31,8 @@ pub use store::Invitation;
 pub const TTL: i64 = 7 * 24 * 3600;
 /// Pending invitations one team may hold at once.
 pub const MAX_PENDING: i64 = 100;
+/// Invitations one team may send one address in an hour, replaced or revoked ones included.
+pub const PER_ADDRESS: i64 = 3;
 /// What a link that was used, expired, revoked or never existed answers (410).
 pub const NO_LONGER_VALID: &str = "this invitation is no longer valid";
 /// How long used and expired invitations are kept before they are deleted.
@@ -74,8 +78,15 @@ pub(super) fn create(
         )));
     }
     store::delete_spent(tx, team.id, now - KEPT)?;
+    let (recent, oldest) = store::made_since(tx, team.id, email.as_str(), now - 3600)?;
+    if recent >= PER_ADDRESS {
+        return Err(AppError::TooManyRequests {
+            retry_after: (oldest.unwrap_or(now) + 3600 - now).max(1) as u64,
+            limit: 0,
+        });
+    }
     // A new invitation for the same address replaces the old one: its link stops working.
-    store::delete_pending(tx, team.id, email.as_str(), now)?;
+    store::retire_pending(tx, team.id, email.as_str(), now)?;
     if store::count_pending(tx, team.id, now)? >= MAX_PENDING {
         return Err(AppError::Conflict(format!(
             "{} has {MAX_PENDING} pending invitations, the most a team may have: revoke some, \
@@ -175,7 +186,7 @@ pub async fn pending(
 /// Takes back `team`'s pending invitation for `email`: its link stops working. 404 when
 /// there is none.
 pub(super) fn withdraw(tx: &Conn, team: &Team, email: &str) -> Result<(), AppError> {
-    if !store::delete_pending(tx, team.id, email.trim(), now())? {
+    if !store::retire_pending(tx, team.id, email.trim(), now())? {
         return Err(AppError::NotFound(format!(
             "{} has no pending invitation for {}",
             team.slug,
@@ -492,6 +503,25 @@ mod tests {
         );
         let (_, list) = pending(&ctx, &user(1), "sales").await.unwrap();
         assert_eq!(list.len(), 1);
+    }
+
+    #[tokio::test]
+    async fn one_address_gets_at_most_three_invitations_an_hour_from_a_team() {
+        let (_tmp, ctx) = setup().await;
+        for _ in 0..PER_ADDRESS {
+            invite(&ctx, &user(1), "sales", "new@x.org", TeamRole::Member)
+                .await
+                .unwrap();
+        }
+        revoke(&ctx, &user(1), "sales", "new@x.org").await.unwrap();
+        let e = invite(&ctx, &user(1), "sales", "NEW@x.org", TeamRole::Member)
+            .await
+            .unwrap_err();
+        assert_eq!(e.code(), "rate_limited", "revoked ones count too");
+        assert_eq!(queued(&ctx).len(), 3);
+        invite(&ctx, &user(4), "legal", "new@x.org", TeamRole::Member)
+            .await
+            .unwrap();
     }
 
     #[tokio::test]

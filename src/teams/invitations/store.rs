@@ -1,4 +1,5 @@
-//! SQL for `team_invitations`. A row is pending while `used_at IS NULL AND expires_at > now`;
+//! SQL for `team_invitations`. A row is pending while `used_at IS NULL AND expires_at > now`
+//! (`used_at` is when it was spent: accepted, replaced or revoked);
 //! a token is kept only as its SHA-256 (`SecretToken::hash`). Using one up is one guarded
 //! `UPDATE` whose WHERE is the whole precondition (live, and for the caller's address), so two
 //! tabs or two nodes accepting at once cannot both succeed.
@@ -99,13 +100,30 @@ pub fn count_pending(c: &Conn, team: TeamId, now: i64) -> Result<i64, AppError> 
     )?)
 }
 
-/// Deletes `team`'s pending invitation for `email` (any case); whether there was one.
-pub fn delete_pending(tx: &Conn, team: TeamId, email: &str, now: i64) -> Result<bool, AppError> {
+/// Spends `team`'s pending invitation for `email` (any case), replaced or revoked: its link
+/// stops working, and the row stays a while to count in `made_since`. Whether there was one.
+pub fn retire_pending(tx: &Conn, team: TeamId, email: &str, now: i64) -> Result<bool, AppError> {
     Ok(tx.execute(
-        "DELETE FROM team_invitations
+        "UPDATE team_invitations SET used_at = ?3
           WHERE team_id = ?1 AND lower(email) = lower(?2) AND used_at IS NULL AND expires_at > ?3",
         params![team, email, now],
     )? > 0)
+}
+
+/// Invitations of `team` made for `email` (any case) after `since`, whatever became of them:
+/// how many, and when the oldest of them was made.
+pub fn made_since(
+    c: &Conn,
+    team: TeamId,
+    email: &str,
+    since: i64,
+) -> Result<(i64, Option<i64>), AppError> {
+    Ok(c.query_row(
+        "SELECT count(*), min(created_at) FROM team_invitations
+          WHERE team_id = ?1 AND lower(email) = lower(?2) AND created_at > ?3",
+        params![team, email, since],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?)
 }
 
 /// Deletes `team`'s invitations that were used or expired before `before`: of no use to
@@ -191,9 +209,11 @@ mod tests {
         assert!(use_up(&c, "h1", "bo@x.org", 51).unwrap().is_none(), "used");
         assert!(live(&c, "h1", 51).unwrap().is_none());
         assert!(
-            !delete_pending(&c, team, "bo@x.org", 51).unwrap(),
+            !retire_pending(&c, team, "bo@x.org", 51).unwrap(),
             "used is not pending"
         );
+        assert_eq!(made_since(&c, team, "BO@x.org", 9).unwrap(), (1, Some(10)));
+        assert_eq!(made_since(&c, team, "bo@x.org", 10).unwrap(), (0, None));
         delete_spent(&c, team, 60).unwrap();
         let left: i64 = c
             .query_row("SELECT count(*) FROM team_invitations", [], |r| r.get(0))
