@@ -539,6 +539,9 @@ pub enum ApikeyCommand {
 pub struct TeamArgs {
     #[command(flatten)]
     pub out: JsonFlag,
+    /// Public URL used in the links the mail holds [default: the one `docket serve` last ran with]
+    #[arg(long, global = true, env = "DOCKET_PUBLIC_URL", value_name = "URL")]
+    pub public_url: Option<String>,
     #[command(subcommand)]
     pub command: TeamCommand,
 }
@@ -603,6 +606,18 @@ pub enum TeamCommand {
         #[arg(long, value_name = "SETTING", value_parser = TEAM_SETTINGS)]
         clear: Vec<String>,
     },
+    /// Invite an e-mail address to a team: mails a link that works once, for 7 days, and prints it
+    Invite {
+        slug: String,
+        email: String,
+        /// The role the invitation gives
+        #[arg(long, default_value = "MEMBER", value_parser = TEAM_ROLES, ignore_case = true)]
+        role: String,
+    },
+    /// List a team's pending invitations
+    Invitations { slug: String },
+    /// Revoke a team's pending invitation of an e-mail address: its link stops working
+    RevokeInvitation { slug: String, email: String },
 }
 
 const TEAM_ROLES: [&str; 3] = ["ADMIN", "MANAGER", "MEMBER"];

@@ -41,7 +41,11 @@ fn run(cli: Cli) -> Result<(), CliError> {
             a.command,
         ),
         Command::Apikey(a) => admin::apikey::run(&open(cli.data_dir, a.out.json)?, a.command),
-        Command::Team(a) => admin::team::run(&open(cli.data_dir, a.out.json)?, a.command),
+        Command::Team(a) => admin::team::run(
+            &open(cli.data_dir, a.out.json)?,
+            a.public_url.as_deref(),
+            a.command,
+        ),
         Command::Backup(a) => {
             admin::backup::only_file_blobs(&a.blob_url)?;
             admin::backup::backup(&open(cli.data_dir, a.out.json)?, &a.dest)

@@ -96,7 +96,15 @@ const INSIDE: &[(&str, &[&str])] = &[
     (
         "teams",
         &[
-            "model", "slug", "store", "manage", "access", "tokens", "admin",
+            "model",
+            "slug",
+            "store",
+            "notices",
+            "manage",
+            "access",
+            "invitations",
+            "tokens",
+            "admin",
         ],
     ),
     (

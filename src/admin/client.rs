@@ -12,8 +12,9 @@ use crate::{
     oauth::clients::manage, oauth::clients::manage::Endpoints, oauth::clients::manage::Registered,
 };
 
-/// The validated `--public-url`, without a trailing slash; `None` when not given.
-fn public_url(flag: Option<&str>) -> Result<Option<String>, CliError> {
+/// The validated `--public-url`, without a trailing slash; `None` when not given (also for
+/// the links `docket team` mails).
+pub(super) fn public_url(flag: Option<&str>) -> Result<Option<String>, CliError> {
     flag.map(|u| {
         parse_base_url("--public-url", u)
             .map(|url| base(&url))

@@ -2,13 +2,36 @@
 
 use serde::Serialize;
 
+use super::client::public_url;
 use super::{CliError, Ctx, fields, table};
 use crate::cli::TeamCommand;
 use crate::core::error::AppError;
 use crate::core::ids::{TeamId, UserId};
 use crate::core::timefmt::iso8601;
 use crate::signing::documents::team_settings;
+use crate::teams::invitations::{Invitation, Sent};
 use crate::teams::{Member, Team, TeamRole, admin};
+
+#[derive(Serialize)]
+struct InvitationOut<'a> {
+    team: &'a str,
+    email: &'a str,
+    role: TeamRole,
+    invited_by: Option<&'a str>,
+    created_at: String,
+    expires_at: String,
+}
+
+fn invitation_out<'a>(team: &'a Team, i: &'a Invitation) -> InvitationOut<'a> {
+    InvitationOut {
+        team: &team.slug,
+        email: &i.email,
+        role: i.role,
+        invited_by: i.inviter_name.as_deref(),
+        created_at: iso8601(i.created_at),
+        expires_at: iso8601(i.expires_at),
+    }
+}
 
 #[derive(Serialize)]
 struct TeamOut<'a> {
@@ -56,7 +79,9 @@ fn role(text: &str) -> Result<TeamRole, CliError> {
     Ok(TeamRole::require(text)?)
 }
 
-pub fn run(ctx: &Ctx, cmd: TeamCommand) -> Result<(), CliError> {
+pub fn run(ctx: &Ctx, public_url_flag: Option<&str>, cmd: TeamCommand) -> Result<(), CliError> {
+    let links = public_url(public_url_flag)?;
+    let links = links.as_deref();
     match cmd {
         TeamCommand::List => list(ctx),
         TeamCommand::Members { slug } => members(ctx, &slug),
@@ -65,7 +90,7 @@ pub fn run(ctx: &Ctx, cmd: TeamCommand) -> Result<(), CliError> {
             slug,
             email,
             role: r,
-        } => add(ctx, &slug, &email, role(&r)?),
+        } => add(ctx, &slug, &email, role(&r)?, links),
         TeamCommand::Remove { slug, email } => remove(ctx, &slug, &email),
         TeamCommand::Role {
             slug,
@@ -92,6 +117,13 @@ pub fn run(ctx: &Ctx, cmd: TeamCommand) -> Result<(), CliError> {
             };
             settings(ctx, &slug, change, &clear)
         }
+        TeamCommand::Invite {
+            slug,
+            email,
+            role: r,
+        } => invite(ctx, &slug, &email, role(&r)?, links),
+        TeamCommand::Invitations { slug } => invitations(ctx, &slug),
+        TeamCommand::RevokeInvitation { slug, email } => revoke_invitation(ctx, &slug, &email),
     }
 }
 
@@ -174,8 +206,14 @@ fn create(ctx: &Ctx, name: &str, slug: &str, admin_email: &str) -> Result<(), Cl
     Ok(())
 }
 
-fn add(ctx: &Ctx, slug: &str, email: &str, role: TeamRole) -> Result<(), CliError> {
-    let (team, m) = admin::add(&ctx.db, slug, email, role)?;
+fn add(
+    ctx: &Ctx,
+    slug: &str,
+    email: &str,
+    role: TeamRole,
+    links: Option<&str>,
+) -> Result<(), CliError> {
+    let (team, m) = admin::add(&ctx.db, slug, email, role, links)?;
     ctx.print(&member_out(&team, &m), || {
         format!(
             "{} joined {} as {}\n{}",
@@ -288,6 +326,84 @@ fn set_role(ctx: &Ctx, slug: &str, email: &str, role: TeamRole) -> Result<(), Cl
     let (team, m) = admin::set_role(&ctx.db, slug, email, role)?;
     ctx.print(&member_out(&team, &m), || {
         format!("{} is now {} of {}", m.email, m.role.as_str(), team.slug)
+    });
+    Ok(())
+}
+
+fn invite(
+    ctx: &Ctx,
+    slug: &str,
+    email: &str,
+    role: TeamRole,
+    links: Option<&str>,
+) -> Result<(), CliError> {
+    let Sent {
+        team,
+        invitation: i,
+        link,
+    } = admin::invite(&ctx.db, slug, email, role, links)?;
+    #[derive(Serialize)]
+    struct Out<'a> {
+        #[serde(flatten)]
+        invitation: InvitationOut<'a>,
+        /// The link, shown once: only its hash is stored.
+        link: &'a str,
+    }
+    let out = Out {
+        invitation: invitation_out(&team, &i),
+        link: &link,
+    };
+    ctx.print(&out, || {
+        format!(
+            "Invited {} to {} as {}; the running server mails the link within seconds\n{}",
+            i.email,
+            team.slug,
+            i.role.as_str(),
+            fields(&[("link", link.clone()), ("expires", iso8601(i.expires_at))])
+        )
+    });
+    Ok(())
+}
+
+fn invitations(ctx: &Ctx, slug: &str) -> Result<(), CliError> {
+    let (team, list) = admin::invitations(&ctx.db, slug)?;
+    let out: Vec<InvitationOut> = list.iter().map(|i| invitation_out(&team, i)).collect();
+    ctx.print(&out, || {
+        let rows: Vec<Vec<String>> = list
+            .iter()
+            .map(|i| {
+                vec![
+                    i.email.clone(),
+                    i.role.as_str().into(),
+                    i.inviter_name.clone().unwrap_or_else(|| "-".into()),
+                    iso8601(i.expires_at),
+                ]
+            })
+            .collect();
+        table(&["EMAIL", "ROLE", "INVITED BY", "EXPIRES"], &rows)
+    });
+    Ok(())
+}
+
+fn revoke_invitation(ctx: &Ctx, slug: &str, email: &str) -> Result<(), CliError> {
+    let team = admin::revoke_invitation(&ctx.db, slug, email)?;
+    #[derive(Serialize)]
+    struct Out<'a> {
+        team: &'a str,
+        email: &'a str,
+        revoked: bool,
+    }
+    let email = email.trim();
+    let out = Out {
+        team: &team.slug,
+        email,
+        revoked: true,
+    };
+    ctx.print(&out, || {
+        format!(
+            "Revoked the invitation of {email} to {}; its link no longer works",
+            team.slug
+        )
     });
     Ok(())
 }

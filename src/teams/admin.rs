@@ -1,13 +1,26 @@
 //! The administrator's use cases on teams (`docket team ...`): list teams and members, create
-//! a team with its first admin, add and remove a member, change a role. Each is one
-//! transaction on the calling thread, since the admin commands run without an async runtime.
-//! They keep the same rule as the members' use cases: a team never loses its last admin.
+//! a team with its first admin, add and remove a member (who is told by mail), change a role,
+//! invite an address and list or revoke the pending invitations. Each is one transaction on
+//! the calling thread, since the admin commands run without an async runtime. They keep the
+//! same rules as the members' use cases: a team never loses its last admin, and the
+//! invitations have the same bound.
 
 use crate::core::db::{Conn, Db, now};
 use crate::core::error::AppError;
 use crate::identity::users::{User, store as users};
 
-use super::{Member, Team, TeamRole, model, slug, store};
+use super::invitations::{self, Invitation, Sent};
+use super::{Member, Team, TeamRole, model, notices, slug, store};
+
+/// Where the application's pages are, for the links in the mail: `given` (`--public-url`),
+/// else the URL the server last ran with, else the default the OAuth clients' commands use.
+fn links_base(c: &Conn, given: Option<&str>) -> Result<String, AppError> {
+    Ok(match given {
+        Some(b) => b.trim_end_matches('/').to_string(),
+        None => crate::core::settings::get(c, crate::core::settings::PUBLIC_URL)?
+            .unwrap_or_else(|| crate::oauth::clients::manage::DEFAULT_BASE_URL.to_string()),
+    })
+}
 
 /// Every team with its number of members, oldest first.
 pub fn list(db: &Db) -> Result<Vec<(Team, i64)>, AppError> {
@@ -39,9 +52,17 @@ pub fn create(db: &Db, name: &str, slug: &str, admin: &str) -> Result<(Team, Mem
     })
 }
 
-/// Adds the account `email` to the team at `slug` with `role`; 409 when already a member.
-pub fn add(db: &Db, slug: &str, email: &str, role: TeamRole) -> Result<(Team, Member), AppError> {
+/// Adds the account `email` to the team at `slug` with `role` and tells them by mail (its
+/// link under `base`, as for `links_base`); 409 when already a member.
+pub fn add(
+    db: &Db,
+    slug: &str,
+    email: &str,
+    role: TeamRole,
+    base: Option<&str>,
+) -> Result<(Team, Member), AppError> {
     let (slug, email) = (slug.to_string(), email.to_string());
+    let base = base.map(str::to_string);
     db.write_blocking(move |tx| {
         let team = store::require_by_slug(tx, &slug)?;
         let user = users::require_by_email(tx, &email)?;
@@ -52,6 +73,8 @@ pub fn add(db: &Db, slug: &str, email: &str, role: TeamRole) -> Result<(Team, Me
             )),
             other => other,
         })?;
+        let base = links_base(tx, base.as_deref())?;
+        notices::added(tx, &team, &member, notices::AN_ADMINISTRATOR, &base, now())?;
         Ok((team, member))
     })
 }
@@ -69,8 +92,8 @@ fn team_and_member(tx: &Conn, slug: &str, email: &str) -> Result<(Team, User), A
     Ok((team, user))
 }
 
-/// Takes the account `email` out of the team at `slug`; 409 for its last admin. Returns the
-/// member as they were.
+/// Takes the account `email` out of the team at `slug` and tells them by mail; 409 for its
+/// last admin. Returns the member as they were.
 pub fn remove(db: &Db, slug: &str, email: &str) -> Result<(Team, Member), AppError> {
     let (slug, email) = (slug.to_string(), email.to_string());
     db.write_blocking(move |tx| {
@@ -78,6 +101,7 @@ pub fn remove(db: &Db, slug: &str, email: &str) -> Result<(Team, Member), AppErr
         let was = store::member_of(tx, team.id, user.id)?
             .ok_or_else(|| AppError::internal("member vanished"))?;
         store::remove_member(tx, team.id, user.id)?;
+        notices::removed(tx, &team, &was, notices::AN_ADMINISTRATOR, now())?;
         Ok((team, was))
     })
 }
@@ -95,5 +119,46 @@ pub fn set_role(
         let (team, user) = team_and_member(tx, &slug, &email)?;
         let member = store::set_role(tx, team.id, user.id, role)?;
         Ok((team, member))
+    })
+}
+
+/// Invites `email` to the team at `slug` as `role`, from an administrator: the mail is queued
+/// with the link (under `base`, as for `links_base`), which is returned too. 409 for a
+/// member's address or a team at `invitations::MAX_PENDING`.
+pub fn invite(
+    db: &Db,
+    slug: &str,
+    email: &str,
+    role: TeamRole,
+    base: Option<&str>,
+) -> Result<Sent, AppError> {
+    let email = crate::identity::users::Email::parse(email)?;
+    let (slug, base) = (slug.to_string(), base.map(str::to_string));
+    db.write_blocking(move |tx| {
+        let team = store::require_by_slug(tx, &slug)?;
+        let base = links_base(tx, base.as_deref())?;
+        invitations::create(tx, &team, None, &email, role, &base, now())
+    })
+}
+
+/// The team at `slug` and its pending invitations, newest first.
+pub fn invitations(db: &Db, slug: &str) -> Result<(Team, Vec<Invitation>), AppError> {
+    let slug = slug.to_string();
+    db.read_blocking(move |c| {
+        c.consistent_read(|c| {
+            let team = store::require_by_slug(c, &slug)?;
+            let list = invitations::store::pending(c, team.id, now())?;
+            Ok((team, list))
+        })
+    })
+}
+
+/// Revokes the pending invitation of `email` to the team at `slug`; 404 when there is none.
+pub fn revoke_invitation(db: &Db, slug: &str, email: &str) -> Result<Team, AppError> {
+    let (slug, email) = (slug.to_string(), email.to_string());
+    db.write_blocking(move |tx| {
+        let team = store::require_by_slug(tx, &slug)?;
+        invitations::withdraw(tx, &team, &email)?;
+        Ok(team)
     })
 }

@@ -1,5 +1,6 @@
 //! The members' use cases: create a team, list the caller's teams, read a team's members,
-//! change a role, remove a member or leave. The caller's membership and role are read in the
+//! change a role, remove a member (who is told by mail) or leave. Invitations are in
+//! `invitations`. The caller's membership and role are read in the
 //! transaction that acts on them, never cached, so a role change or a removal holds at once
 //! on every node. A team the caller does not belong to is a 404, like one that does not exist.
 
@@ -9,7 +10,7 @@ use crate::core::error::{AppError, FieldError};
 use crate::core::ids::UserId;
 use crate::identity::principal::Principal;
 
-use super::{Member, Membership, Team, TeamRole, model, slug, store};
+use super::{Member, Membership, Team, TeamRole, model, notices, slug, store};
 
 /// Creates the team `name` at `slug` (checked here) with `who` as its admin; 409 when the
 /// slug is taken.
@@ -57,7 +58,7 @@ pub fn membership(c: &Conn, user: UserId, slug: &str) -> Result<Membership, AppE
 
 /// The team at `slug` for one of its admins: a 404 for others outside it, a 403 for members
 /// who are not admins.
-fn managed_by(c: &Conn, user: UserId, slug: &str) -> Result<Team, AppError> {
+pub(super) fn managed_by(c: &Conn, user: UserId, slug: &str) -> Result<Team, AppError> {
     let Membership { team, role } = membership(c, user, slug)?;
     if !role.may_manage() {
         return Err(AppError::Forbidden(
@@ -103,8 +104,9 @@ pub async fn change_role(
         .await
 }
 
-/// Takes `member` out of the team at `slug`: an admin removes anyone, any member removes
-/// themselves (leaves); 409 when that would leave the team without an admin.
+/// Takes `member` out of the team at `slug`: an admin removes anyone, and the member removed
+/// is told by mail; any member removes themselves (leaves), quietly. 409 when that would leave
+/// the team without an admin.
 pub async fn remove(
     ctx: &Context,
     who: &Principal,
@@ -112,25 +114,39 @@ pub async fn remove(
     member: UserId,
 ) -> Result<(), AppError> {
     let (user, slug) = (who.user_id, slug.to_string());
-    ctx.db
+    let told = ctx
+        .db
         .write(move |tx| {
-            let team = if member == user {
-                membership(tx, user, &slug)?.team
-            } else {
-                managed_by(tx, user, &slug)?
+            if member == user {
+                let team = membership(tx, user, &slug)?.team;
+                return store::remove_member(tx, team.id, member).map(|()| false);
+            }
+            let team = managed_by(tx, user, &slug)?;
+            let was = store::member_of(tx, team.id, member)?;
+            store::remove_member(tx, team.id, member)?;
+            let Some(was) = was else {
+                return Ok(false);
             };
-            store::remove_member(tx, team.id, member)
+            let by = crate::identity::users::store::get(tx, user)?
+                .map_or_else(|| notices::AN_ADMINISTRATOR.to_string(), |u| u.name);
+            notices::removed(tx, &team, &was, &by, now())?;
+            Ok(true)
         })
-        .await
+        .await?;
+    if told {
+        ctx.workers.mail.wake();
+    }
+    Ok(())
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::core::db::Db;
     use crate::params;
 
-    async fn setup() -> (tempfile::TempDir, Context) {
+    /// A database with the accounts 1 to 3 (ada@, bob@ and cy@x.org, named so) and its context.
+    pub(in crate::teams) async fn setup() -> (tempfile::TempDir, Context) {
         let tmp = tempfile::tempdir().unwrap();
         let db = Db::open(&tmp.path().join("t.db"), tmp.path(), 2).unwrap();
         db.write(|c| {
@@ -149,7 +165,7 @@ mod tests {
         (tmp, ctx)
     }
 
-    fn user(id: i64) -> Principal {
+    pub(in crate::teams) fn user(id: i64) -> Principal {
         Principal::browser(UserId::new(id))
     }
 
@@ -223,6 +239,46 @@ mod tests {
             .await
             .unwrap_err();
         assert_eq!(e.code(), "forbidden");
+    }
+
+    fn mail_to(ctx: &Context, kind: &str) -> Vec<String> {
+        let kind = kind.to_string();
+        ctx.db
+            .read_blocking(move |c| {
+                let mut stmt =
+                    c.prepare("SELECT to_addr FROM mail_queue WHERE kind = ?1 ORDER BY id")?;
+                let rows = stmt.query_map([kind], |r| r.get(0))?;
+                Ok(rows.collect::<Result<Vec<String>, _>>()?)
+            })
+            .unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_member_removed_by_an_admin_is_told_and_one_who_leaves_is_not() {
+        let (_tmp, ctx) = setup().await;
+        create(&ctx, &user(1), "Sales", "sales").await.unwrap();
+        add(&ctx, "sales", 2, TeamRole::Member).await;
+        add(&ctx, "sales", 3, TeamRole::Member).await;
+        remove(&ctx, &user(3), "sales", UserId::new(3))
+            .await
+            .unwrap();
+        assert!(
+            mail_to(&ctx, "TEAM_REMOVED").is_empty(),
+            "leaving sends nothing"
+        );
+        remove(&ctx, &user(1), "sales", UserId::new(2))
+            .await
+            .unwrap();
+        assert_eq!(mail_to(&ctx, "TEAM_REMOVED"), ["bob@x.org"]);
+        let e = remove(&ctx, &user(1), "sales", UserId::new(2))
+            .await
+            .unwrap_err();
+        assert_eq!(e.code(), "not_found");
+        assert_eq!(
+            mail_to(&ctx, "TEAM_REMOVED").len(),
+            1,
+            "no mail for a refusal"
+        );
     }
 
     #[tokio::test]

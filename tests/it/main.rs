@@ -88,6 +88,7 @@ mod teams_api;
 mod teams_browser;
 mod teams_pages;
 mod teams_settings;
+mod teams_invite;
 mod teams_walk;
 mod template_editing;
 mod template_pages;

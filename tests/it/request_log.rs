@@ -23,6 +23,8 @@ const SECRET_PATHS: &[(&str, &str)] = &[
     ("POST", "/auth/signup/{}"),
     ("GET", "//auth//signup/{}/"),
     ("GET", "/AUTH/%73ignup/{}"),
+    ("GET", "/invitations/{}"),
+    ("POST", "/invitations/{}"),
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

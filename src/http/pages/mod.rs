@@ -17,6 +17,7 @@ pub mod second_factor;
 pub mod signing_page;
 pub mod signup;
 pub mod static_files;
+pub mod team_invitation;
 
 use warp::Filter;
 use warp::filters::BoxedFilter;
@@ -32,6 +33,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(second_factor::routes(state.clone()))
         .unify()
         .or(password_reset::routes(state.clone()))
+        .unify()
+        .or(team_invitation::routes(state.clone()))
         .unify()
         .or(direct_page::routes(state.clone()))
         .unify()

@@ -25,6 +25,8 @@ const SECRET_ROUTES: &[&[&str]] = &[
     &["account", "email", SECRET],
     // A template's direct link: whoever holds it may start documents of the template's owner.
     &["d", SECRET],
+    // An invitation to join a team (`teams::invitations`).
+    &["invitations", SECRET],
 ];
 
 /// `path` with every credential segment replaced by `[redacted]`.
@@ -70,6 +72,7 @@ mod tests {
     fn signing_tokens_are_redacted_and_other_paths_kept() {
         assert_eq!(path("/sign/AbC123"), "/sign/[redacted]");
         assert_eq!(path("/d/AbC123"), "/d/[redacted]");
+        assert_eq!(path("/invitations/AbC123"), "/invitations/[redacted]");
         assert_eq!(
             path("/sign/AbC123/pages/1-800.png"),
             "/sign/[redacted]/pages/1-800.png"

@@ -10,6 +10,7 @@ use super::compose::{
 };
 use super::compose::{Rejected, SealFailed, SecurityNotice, SigningRequest, TestMessage};
 use super::compose_account::{EmailChange, PasswordReset};
+use super::compose_team::{TeamAdded, TeamInvitation, TeamRemoved};
 use crate::core::ids::DocumentId;
 
 const NAME: &str = "Ann \"A\" <script>alert('x')</script> & O'Neil\nNext";
@@ -246,6 +247,47 @@ fn base_cases(next: &[String]) -> Vec<(&'static str, Composed)> {
             }
             .compose(),
         ),
+        (
+            "team_invitation",
+            TeamInvitation {
+                team: TITLE,
+                inviter: NAME,
+                role: "a <manager>",
+                to: "a<b>@x.org",
+                link: LINK,
+                expires: "13 Dec <2026>",
+            }
+            .compose(),
+        ),
+        (
+            "team_added",
+            TeamAdded {
+                name: NAME,
+                team: TITLE,
+                role: "a member",
+                by: NAME,
+                link: LINK,
+            }
+            .compose(),
+        ),
+        (
+            "team_removed",
+            TeamRemoved {
+                name: NAME,
+                team: TITLE,
+                by: NAME,
+            }
+            .compose(),
+        ),
+        (
+            "team_removed_plain",
+            TeamRemoved {
+                name: "",
+                team: "Sales",
+                by: "An administrator",
+            }
+            .compose(),
+        ),
     ]
 }
 
@@ -291,6 +333,8 @@ fn html_escapes_what_was_typed_and_text_keeps_it() {
             "<Laptop>",
             "<CI>",
             "<Account>",
+            "<manager>",
+            "<2026>",
         ] {
             assert!(!m.html.contains(raw), "{name}: {raw} in the HTML part");
             assert!(

@@ -6,6 +6,7 @@
 
 pub mod compose;
 pub mod compose_account;
+pub mod compose_team;
 pub mod manage;
 pub mod prune;
 pub mod smtp;
@@ -38,11 +39,17 @@ pub enum Kind {
     EmailChange,
     /// To the owner, when a visitor of a template's direct link has signed the document it made.
     DirectLinkSigned,
+    /// An invitation to join a team (a one-time link).
+    TeamInvitation,
+    /// To a person an administrator added to a team.
+    TeamAdded,
+    /// To a person an administrator removed from a team.
+    TeamRemoved,
     Test,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 11] = [
+    pub const ALL: [Kind; 14] = [
         Kind::SigningRequest,
         Kind::Completed,
         Kind::Rejected,
@@ -53,6 +60,9 @@ impl Kind {
         Kind::PasswordReset,
         Kind::EmailChange,
         Kind::DirectLinkSigned,
+        Kind::TeamInvitation,
+        Kind::TeamAdded,
+        Kind::TeamRemoved,
         Kind::Test,
     ];
 
@@ -68,6 +78,9 @@ impl Kind {
             Kind::PasswordReset => "PASSWORD_RESET",
             Kind::EmailChange => "EMAIL_CHANGE",
             Kind::DirectLinkSigned => "DIRECT_LINK_SIGNED",
+            Kind::TeamInvitation => "TEAM_INVITATION",
+            Kind::TeamAdded => "TEAM_ADDED",
+            Kind::TeamRemoved => "TEAM_REMOVED",
             Kind::Test => "TEST",
         }
     }
@@ -123,7 +136,7 @@ pub struct NewMail {
     /// A blob id and the file name it is attached under (e.g. the sealed PDF).
     pub attachment: Option<(String, String)>,
     /// When the body holds a one-time link (a password reset, an e-mail change, an account
-    /// invitation), the time it stops working. The database keeps such links only as hashes,
+    /// or team invitation), the time it stops working. The database keeps such links only as hashes,
     /// so the body is the one whole copy: it is removed once the message is sent or given up,
     /// and from a message filed in the outbox once the link has expired (`store::scrub`).
     pub link_until: Option<i64>,

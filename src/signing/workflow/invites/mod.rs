@@ -143,6 +143,12 @@ impl Signup {
             password: password.to_string(),
         })
     }
+
+    /// The name and the password, for another use case that makes an account by the same
+    /// rules (a team's invitation).
+    pub fn into_parts(self) -> (String, String) {
+        (self.name, self.password)
+    }
 }
 
 /// A new account, signed in.
