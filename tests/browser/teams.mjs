@@ -2,7 +2,7 @@
 // logo (by keyboard) from the personal dashboard to the team's; a PDF uploaded on the team's
 // "New document" page lands in the team's editor and on the team's dashboard, not on the
 // personal one (the page's calls carry its workspace); the members page, where the admin
-// changes a member's role; the teams page, where a new team is created and opens on its
+// changes a member's role and invites someone; the general settings; the teams page, where a new team is created and opens on its
 // members. axe-core on every page, no sideways scrolling, screenshots teams-*-desktop and
 // teams-*-phone. Prints one JSON line with the uploaded document's id.
 //
@@ -84,6 +84,24 @@ async function desktop() {
   await page.getByRole('alert').waitFor();
   await look(page, 'last-admin', 'desktop');
 
+  // An invitation by e-mail, then listed as waiting; the general settings saved.
+  await page.goto(base + '/t/sales/settings/members');
+  await page.getByLabel('E-mail address').fill('eve@example.com');
+  await page.getByLabel('Role', { exact: true }).selectOption('MANAGER');
+  await page.getByRole('button', { name: 'Send invitation' }).click();
+  await page.getByText('The invitation was sent').waitFor();
+  await page.locator('#invitations').getByText('eve@example.com', { exact: true }).waitFor();
+  await look(page, 'invited', 'desktop');
+  await page.getByRole('link', { name: 'General' }).click();
+  await page.waitForURL(base + '/t/sales/settings/general');
+  await selectsShowArrows(page, 'general');
+  await page.getByLabel('Sender name (optional)').fill('Acme Sales');
+  await page.getByLabel('One after the other, in the recipients\' order').check();
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByText('Your changes were saved').waitFor();
+  assert.equal(await page.getByLabel('Sender name (optional)').inputValue(), 'Acme Sales');
+  await look(page, 'general', 'desktop');
+
   // A new team from the teams page.
   await page.goto(base + '/teams');
   await look(page, 'list', 'desktop');
@@ -115,6 +133,8 @@ async function phone() {
   await look(page, 'members', 'phone');
   await page.goto(base + '/t/sales/settings/tokens');
   await look(page, 'tokens', 'phone');
+  await page.goto(base + '/t/sales/settings/general');
+  await look(page, 'general', 'phone');
   await page.goto(base + '/teams');
   await look(page, 'list', 'phone');
   assert.deepEqual(problems, []);

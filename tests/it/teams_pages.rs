@@ -444,3 +444,168 @@ async fn a_team_is_created_on_its_page_and_its_tokens_and_webhooks_are_its_admin
     let (_, html) = page(&app, &ada, "/settings/webhooks/new").await;
     assert!(html.contains("BOOKING_CREATED"), "{html}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn admins_invite_from_the_members_page_and_set_the_teams_defaults() {
+    let Setup { app, ada, bob, .. } = setup().await;
+    let invite = "/t/sales/settings/members/invite";
+
+    // Only admins invite; a refused address is said beside its box.
+    let (s, _) = post_form(
+        &app,
+        invite,
+        &bob.cookie,
+        Some(&bob.csrf),
+        &[("email", "eve@example.com"), ("role", "MEMBER")],
+    )
+    .await;
+    assert_eq!(s, 403);
+    let (_, html) = page(&app, &bob, "/t/sales/settings/members").await;
+    assert!(!html.contains("Invite someone"), "{html}");
+    for (email, status) in [("not an address", 400), ("bob@example.com", 409)] {
+        let (s, html) = post_form(
+            &app,
+            invite,
+            &ada.cookie,
+            Some(&ada.csrf),
+            &[("email", email), ("role", "MEMBER")],
+        )
+        .await;
+        assert_eq!(s, status, "{email}: {html}");
+        assert!(
+            html.contains("id=\"invite-email-error\""),
+            "{email}: {html}"
+        );
+        assert!(
+            html.contains(&format!("value=\"{}\"", email)),
+            "the form keeps what was typed: {html}"
+        );
+    }
+    let resp = app
+        .client
+        .post(app.url(invite))
+        .header("cookie", &ada.cookie)
+        .form(&[
+            ("csrf_token", ada.csrf.as_str()),
+            ("email", "Eve@Example.com"),
+            ("role", "MANAGER"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 303);
+    assert_eq!(
+        resp.headers()["location"],
+        "/t/sales/settings/members?done=invited"
+    );
+    let (_, html) = page(&app, &ada, "/t/sales/settings/members?done=invited").await;
+    assert!(
+        html.contains("The invitation was sent") && html.contains("id=\"invitations\""),
+        "{html}"
+    );
+    assert!(
+        html.contains("eve@example.com") && html.contains("by Ada"),
+        "{html}"
+    );
+    let pending = docket_json(&app.data_dir(), &["team", "invitations", "sales"], None);
+    assert_eq!(pending[0]["email"], "eve@example.com", "{pending}");
+    assert_eq!(pending[0]["role"], "MANAGER", "{pending}");
+    // Withdrawn from the page: nothing pending.
+    let revoke = "/t/sales/settings/members/invitations/revoke";
+    let (s, _) = post_form(
+        &app,
+        revoke,
+        &bob.cookie,
+        Some(&bob.csrf),
+        &[("email", "eve@example.com")],
+    )
+    .await;
+    assert_eq!(s, 403);
+    let (s, _) = post_form(
+        &app,
+        revoke,
+        &ada.cookie,
+        Some(&ada.csrf),
+        &[("email", "eve@example.com")],
+    )
+    .await;
+    assert_eq!(s, 303);
+    let pending = docket_json(&app.data_dir(), &["team", "invitations", "sales"], None);
+    assert_eq!(pending, json!([]));
+
+    // The team's general settings: every member reads them, its admins change them.
+    let general = "/t/sales/settings/general";
+    let (s, html) = page(&app, &bob, general).await;
+    assert_eq!(s, 200, "{html}");
+    assert!(
+        html.contains("<fieldset class=\"stack\" disabled>")
+            && !html.contains("id=\"save-general\""),
+        "{html}"
+    );
+    let values = [
+        ("name", "Sales EU"),
+        ("senderName", "Acme Sales"),
+        ("signingOrder", "SEQUENTIAL"),
+        ("dateFormat", "dd/MM/yyyy"),
+        ("timeZone", "Europe/Paris"),
+        ("redirectUrl", ""),
+    ];
+    let (s, _) = post_form(&app, general, &bob.cookie, Some(&bob.csrf), &values).await;
+    assert_eq!(s, 403);
+    let mut bad = values;
+    bad[4] = ("timeZone", "Mars/Olympus");
+    let (s, html) = post_form(&app, general, &ada.cookie, Some(&ada.csrf), &bad).await;
+    assert_eq!(s, 400, "{html}");
+    assert!(
+        html.contains("id=\"time-zone-error\"") && html.contains("value=\"Mars/Olympus\""),
+        "{html}"
+    );
+    let (s, _) = post_form(&app, general, &ada.cookie, Some(&ada.csrf), &values).await;
+    assert_eq!(s, 303);
+    let (_, html) = page(&app, &ada, "/t/sales/settings/general?done=saved").await;
+    assert!(
+        html.contains("Your changes were saved") && html.contains("value=\"Acme Sales\""),
+        "{html}"
+    );
+    assert!(
+        html.contains("<option value=\"dd/MM/yyyy\" selected>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<title>General · Settings · Sales EU · Docket</title>"),
+        "{html}"
+    );
+    // A document made on the team's pages starts with the team's defaults.
+    let body = json!({ "title": "Defaults", "recipients": [] });
+    let (_, made) = page_call(
+        &app,
+        &bob,
+        Some("sales"),
+        Method::POST,
+        "/api/v1/documents",
+        Some(body),
+    )
+    .await;
+    let path = format!("/api/v1/documents/{}", made["documentId"]);
+    let (_, doc) = page_call(&app, &bob, Some("sales"), Method::GET, &path, None).await;
+    assert_eq!(doc["meta"]["dateFormat"], "dd/MM/yyyy", "{doc}");
+    assert_eq!(doc["meta"]["timezone"], "Europe/Paris", "{doc}");
+    assert_eq!(doc["meta"]["signingOrder"], "SEQUENTIAL", "{doc}");
+    // Emptied, they go back to Docket's.
+    let cleared = [
+        ("name", "Sales EU"),
+        ("senderName", ""),
+        ("signingOrder", ""),
+        ("dateFormat", ""),
+        ("timeZone", ""),
+        ("redirectUrl", ""),
+    ];
+    let (s, _) = post_form(&app, general, &ada.cookie, Some(&ada.csrf), &cleared).await;
+    assert_eq!(s, 303);
+    let shown = docket_json(&app.data_dir(), &["team", "settings", "sales"], None);
+    assert_eq!(
+        (&shown["time_zone"], &shown["sender_name"]),
+        (&Value::Null, &Value::Null),
+        "{shown}"
+    );
+}

@@ -62,13 +62,7 @@ impl SettingsForm {
             redirect_url: m.redirect_url.clone().unwrap_or_default(),
             sequential: m.signing_order == SigningOrder::Sequential,
             email: m.distribution_method == DistributionMethod::Email,
-            date_formats: DATE_FORMATS
-                .iter()
-                .map(|f| {
-                    let example = format_date(EXAMPLE_DATE, "Etc/UTC", f);
-                    Choice::new(f, format!("{example}  ({f})"), *f == m.date_format)
-                })
-                .collect(),
+            date_formats: date_formats(&m.date_format),
             time_zones: time_zones(),
             access_auth: methods(ACCESS_AUTH, &auth.global_access_auth),
             action_auth: methods(ACTION_AUTH, &auth.global_action_auth),
@@ -100,8 +94,19 @@ pub fn method_label(method: &str) -> &'static str {
     }
 }
 
+/// The date formats, each with an example, `chosen` marked.
+pub fn date_formats(chosen: &str) -> Vec<Choice> {
+    DATE_FORMATS
+        .iter()
+        .map(|f| {
+            let example = format_date(EXAMPLE_DATE, "Etc/UTC", f);
+            Choice::new(f, format!("{example}  ({f})"), *f == chosen)
+        })
+        .collect()
+}
+
 /// The IANA time zone names the server knows, sorted.
-fn time_zones() -> Vec<String> {
+pub fn time_zones() -> Vec<String> {
     let mut zones: Vec<String> = jiff::tz::db()
         .available()
         .map(|z| z.as_str().to_string())

@@ -12,6 +12,7 @@ mod editor_form;
 pub mod nav;
 pub mod preview;
 pub mod settings;
+mod settings_general;
 mod settings_members;
 mod settings_tokens;
 mod settings_webhook;

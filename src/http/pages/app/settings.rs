@@ -30,7 +30,9 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .unify()
         .or(settings_webhook::routes(state.clone()))
         .unify()
-        .or(super::settings_members::routes(state))
+        .or(super::settings_members::routes(state.clone()))
+        .unify()
+        .or(super::settings_general::routes(state))
         .unify()
         .boxed()
 }
