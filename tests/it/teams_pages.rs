@@ -65,6 +65,23 @@ async fn draft(app: &TestApp, who: &Browser, workspace: Option<&str>, title: &st
     (id, doc["teamId"].clone())
 }
 
+/// Posts the form `fields` of `who`'s page (with its token) to `path`: it must be answered with
+/// a redirect, to the address answered here.
+async fn redirected(app: &TestApp, who: &Browser, path: &str, fields: &[(&str, &str)]) -> String {
+    let mut form = vec![("csrf_token", who.csrf.as_str())];
+    form.extend_from_slice(fields);
+    let resp = app
+        .client
+        .post(app.url(path))
+        .header("cookie", &who.cookie)
+        .form(&form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status().as_u16(), 303, "{path}");
+    resp.headers()["location"].to_str().unwrap().to_string()
+}
+
 struct Setup {
     app: TestApp,
     team_id: i64,
@@ -339,16 +356,8 @@ async fn members_are_managed_by_admins_and_anyone_leaves() {
 
     // Bob leaves: the team's pages are closed to him at once.
     let leave = format!("/t/sales/settings/members/{bob_id}/remove");
-    let resp = app
-        .client
-        .post(app.url(&leave))
-        .header("cookie", &bob.cookie)
-        .form(&[("csrf_token", bob.csrf.as_str())])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status().as_u16(), 303);
-    assert_eq!(resp.headers()["location"], "/teams?done=left");
+    let to = redirected(&app, &bob, &leave, &[]).await;
+    assert_eq!(to, "/teams?done=left");
     let (s, _) = page(&app, &bob, "/t/sales").await;
     assert_eq!(s, 404);
     let (_, html) = page(&app, &bob, "/teams?done=left").await;
@@ -386,23 +395,14 @@ async fn a_team_is_created_on_its_page_and_its_tokens_and_webhooks_are_its_admin
     .await;
     assert_eq!(s, 409, "{html}");
     assert!(html.contains("id=\"team-slug-error\""), "{html}");
-    let resp = app
-        .client
-        .post(app.url("/teams"))
-        .header("cookie", &dan.cookie)
-        .form(&[
-            ("csrf_token", dan.csrf.as_str()),
-            ("name", "Lettings"),
-            ("slug", "lettings"),
-        ])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status().as_u16(), 303);
-    assert_eq!(
-        resp.headers()["location"],
-        "/t/lettings/settings/members?done=created"
-    );
+    let to = redirected(
+        &app,
+        &dan,
+        "/teams",
+        &[("name", "Lettings"), ("slug", "lettings")],
+    )
+    .await;
+    assert_eq!(to, "/t/lettings/settings/members?done=created");
     let (s, html) = page(&app, &dan, "/t/lettings/settings/members?done=created").await;
     assert_eq!(s, 200);
     assert!(
@@ -481,23 +481,14 @@ async fn admins_invite_from_the_members_page_and_set_the_teams_defaults() {
             "the form keeps what was typed: {html}"
         );
     }
-    let resp = app
-        .client
-        .post(app.url(invite))
-        .header("cookie", &ada.cookie)
-        .form(&[
-            ("csrf_token", ada.csrf.as_str()),
-            ("email", "Eve@Example.com"),
-            ("role", "MANAGER"),
-        ])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status().as_u16(), 303);
-    assert_eq!(
-        resp.headers()["location"],
-        "/t/sales/settings/members?done=invited"
-    );
+    let to = redirected(
+        &app,
+        &ada,
+        invite,
+        &[("email", "Eve@Example.com"), ("role", "MANAGER")],
+    )
+    .await;
+    assert_eq!(to, "/t/sales/settings/members?done=invited");
     let (_, html) = page(&app, &ada, "/t/sales/settings/members?done=invited").await;
     assert!(
         html.contains("The invitation was sent") && html.contains("id=\"invitations\""),
