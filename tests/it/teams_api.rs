@@ -387,3 +387,46 @@ async fn a_team_documents_visibility_decides_which_roles_see_it() {
     assert_eq!(status, 404);
     assert_eq!(ids(&t.member, "/api/v1/templates").await, Vec::<i64>::new());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_visibility_given_at_creation_is_the_documents_within_what_the_role_sees() {
+    let t = team().await;
+    let body = |v: &str| json!({ "title": "Payroll", "recipients": [], "visibility": v });
+    // A role gives only what it sees; a personal document has none; a value must be one.
+    let (s, e) = t
+        .member
+        .post("/api/v1/documents", body("MANAGER_AND_ABOVE"))
+        .await;
+    assert_eq!((s, e["code"].as_str()), (403, Some("forbidden")), "{e}");
+    let (s, e) = t
+        .admin_personal
+        .post("/api/v1/documents", body("ADMIN"))
+        .await;
+    assert_eq!(s, 400, "{e}");
+    assert_eq!(e["details"][0]["path"], "visibility", "{e}");
+    let (s, e) = t.admin.post("/api/v1/documents", body("SECRET")).await;
+    assert_eq!(s, 400, "{e}");
+    // The admin's ADMIN document: the admin sees it, a manager and a member do not.
+    let made = t.admin.create_document(body("admin")).await;
+    let id = made.document_id();
+    assert_eq!(t.admin.document(id).await["teamId"], json!(t.id));
+    for who in [&t.manager, &t.member] {
+        let (s, _) = who.get(&format!("/api/v1/documents/{id}")).await;
+        assert_eq!(s, 404);
+        assert!(!ids(who, "/api/v1/documents").await.contains(&id));
+    }
+    // A manager's MANAGER_AND_ABOVE one is the manager's and the admin's; left out, everyone's.
+    let made = t.manager.create_document(body("MANAGER_AND_ABOVE")).await;
+    let id = made.document_id();
+    assert!(ids(&t.admin, "/api/v1/documents").await.contains(&id));
+    assert!(!ids(&t.member, "/api/v1/documents").await.contains(&id));
+    let made = t
+        .member
+        .create_document(json!({ "title": "Open", "recipients": [] }))
+        .await;
+    assert!(
+        ids(&t.manager, "/api/v1/documents")
+            .await
+            .contains(&made.document_id())
+    );
+}

@@ -44,7 +44,11 @@ pub async fn create(
     let view = ctx
         .db
         .write(move |tx| {
-            let owner = access::owner(tx, &caller)?;
+            let access = access::resolve(tx, &caller)?;
+            if let Some(v) = doc.visibility {
+                access.may_give(v, "documents")?;
+            }
+            let owner = access.owner();
             let email = owner_email(tx, owner.user())?;
             insert_draft(tx, &owner, &doc, &d, &origin.actor(&email, None), &app)
         })

@@ -87,6 +87,8 @@ pub struct CreateDocument {
     pub chosen: meta::Chosen,
     pub auth_options: AuthOptions,
     pub form_values: Option<serde_json::Map<String, Value>>,
+    /// Who in its team sees it (`None`: everyone; a team's document only).
+    pub visibility: Option<crate::core::owner::Visibility>,
 }
 
 pub const MAX_RECIPIENTS: usize = 100;

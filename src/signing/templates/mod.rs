@@ -295,6 +295,7 @@ impl Generate {
                 chosen: crate::signing::documents::meta::Chosen::ALL,
                 auth_options: base.auth_options.clone(),
                 form_values: None,
+                visibility: None,
             },
             recipients,
             prefill: HashMap::new(),

@@ -217,8 +217,8 @@ pub fn insert(
     now: i64,
 ) -> Result<DocumentId, AppError> {
     let inserted_id = tx.insert(
-        "INSERT INTO documents (user_id, external_id, title, document_data_id, meta, auth_options, form_values, created_at, updated_at, team_id)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9)",
+        "INSERT INTO documents (user_id, external_id, title, document_data_id, meta, auth_options, form_values, created_at, updated_at, team_id, visibility)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?8, ?9, ?10)",
         params![
             owner.user(),
             doc.external_id,
@@ -228,7 +228,8 @@ pub fn insert(
             serde_json::to_string(&doc.auth_options).unwrap_or_default(),
             doc.form_values.as_ref().map(|f| Value::Object(f.clone()).to_string()),
             now,
-            owner.team()
+            owner.team(),
+            doc.visibility.unwrap_or(crate::core::owner::Visibility::Everyone)
         ],
     )?;
     let id = DocumentId::new(inserted_id);

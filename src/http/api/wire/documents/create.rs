@@ -46,6 +46,11 @@ pub struct CreateDocumentRequest {
     /// Values for the PDF's form fields, by name, set when the document is sent.
     #[schema(schema_with = form_values_schema)]
     pub form_values: Given<Map<String, Value>>,
+    #[serde(default)]
+    /// Who in its team sees it: `EVERYONE` (when left out), `MANAGER_AND_ABOVE` or `ADMIN` (a
+    /// team's document only; a role gives only a visibility it sees).
+    #[schema(value_type = Option<crate::core::owner::Visibility>)]
+    pub visibility: Given<String>,
 }
 
 impl CreateDocumentRequest {
@@ -60,6 +65,7 @@ impl CreateDocumentRequest {
         meta.attachments = parse_attachments(&mut c, &self.attachments);
         let auth_options = parse_auth_options(&mut c, &self.auth_options);
         let form_values = parse_form_values(&mut c, &self.form_values);
+        let visibility = super::settings::parse_visibility(&mut c, &self.visibility);
         c.finish(CreateDocument {
             title,
             external_id,
@@ -68,6 +74,7 @@ impl CreateDocumentRequest {
             chosen,
             auth_options,
             form_values,
+            visibility,
         })
     }
 }

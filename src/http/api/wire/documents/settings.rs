@@ -47,6 +47,19 @@ pub struct UpdateDocumentRequest {
     pub visibility: Given<String>,
 }
 
+/// A `visibility` member: `EVERYONE`, `MANAGER_AND_ABOVE` or `ADMIN` (any case), or a problem
+/// at `visibility`. Who may give it is the use case's (`teams::access::Access::may_give`).
+pub fn parse_visibility(c: &mut Check, given: &Given<String>) -> Option<Visibility> {
+    c.given(given, "visibility", "must be a string")
+        .and_then(|v| {
+            let parsed = Visibility::parse(v);
+            if parsed.is_none() {
+                c.fail("visibility", "must be EVERYONE, MANAGER_AND_ABOVE or ADMIN");
+            }
+            parsed
+        })
+}
+
 impl UpdateDocumentRequest {
     /// The command: this change, checked against the settings it is laid over.
     pub fn command(self) -> UpdateSettings {
@@ -91,15 +104,7 @@ impl UpdateDocumentRequest {
             }
             given => parse_auth_options(&mut c, given),
         };
-        let visibility = c
-            .given(&self.visibility, "visibility", "must be a string")
-            .and_then(|v| {
-                let parsed = Visibility::parse(v);
-                if parsed.is_none() {
-                    c.fail("visibility", "must be EVERYONE, MANAGER_AND_ABOVE or ADMIN");
-                }
-                parsed
-            });
+        let visibility = parse_visibility(&mut c, &self.visibility);
         c.finish(SettingsChange {
             title,
             external_id,

@@ -113,6 +113,7 @@ impl GenerateRequest {
                 chosen: Chosen::ALL,
                 auth_options,
                 form_values,
+                visibility: None,
             },
             recipients,
             prefill,
