@@ -6,11 +6,14 @@
 // members. axe-core on every page, no sideways scrolling, screenshots teams-*-desktop and
 // teams-*-phone. Prints one JSON line with the uploaded document's id.
 //
-// Usage: node teams.mjs <base> <email> <password> <fixtures dir> <out dir>
+// Last, someone new follows an invitation's link on a phone, makes their account on the way and
+// lands on the team's dashboard.
+//
+// Usage: node teams.mjs <base> <email> <password> <fixtures dir> <invitation link> <out dir>
 import assert from 'node:assert/strict';
 import { launch, watch, axe, shot, fitsWidth, signIn, selectsShowArrows, DESKTOP, PHONE } from './lib.mjs';
 
-const [base, email, password, fixtures, outDir] = process.argv.slice(2);
+const [base, email, password, fixtures, invitation, outDir] = process.argv.slice(2);
 const summary = { ok: false };
 const browser = await launch();
 
@@ -141,9 +144,29 @@ async function phone() {
   await context.close();
 }
 
+// The invitation's page, not signed in: the account made on the way, then the team's dashboard.
+async function invited() {
+  const context = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
+  const page = await context.newPage();
+  const problems = watch(page, base);
+  await page.goto(invitation);
+  await page.getByText('Create your Docket account for carol@example.com to join.').waitFor();
+  await look(page, 'invitation', 'phone');
+  await page.getByLabel('Your name').fill('Carol');
+  await page.getByLabel('Password', { exact: true }).fill('a long passphrase for carol');
+  await page.getByLabel('Password again').fill('a long passphrase for carol');
+  await page.getByRole('button', { name: 'Create account and join' }).click();
+  await page.waitForURL(base + '/t/sales');
+  assert.match(await page.locator('#workspace-switcher > summary').innerText(), /Sales\s*$/);
+  await look(page, 'joined', 'phone');
+  assert.deepEqual(problems, []);
+  await context.close();
+}
+
 try {
   await desktop();
   await phone();
+  await invited();
   summary.ok = true;
 } finally {
   await browser.close();

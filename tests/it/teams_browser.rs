@@ -1,6 +1,7 @@
 //! A team's workspace in headless Chromium (`tests/browser/teams.mjs`): the switcher, a
 //! document uploaded on the team's pages (checked here to be the team's), the members page,
-//! the teams page; desktop and phone sizes, keyboard, axe-core, screenshots.
+//! the teams page, an invitation followed by someone new; desktop and phone sizes, keyboard,
+//! axe-core, screenshots.
 
 use crate::support::login::{PASSWORD, add_account};
 use crate::support::{TestApp, docket_json, tools};
@@ -26,12 +27,25 @@ async fn a_teams_workspace_works_in_chromium_at_both_sizes() {
         None,
     );
     docket_json(&d, &["team", "add", "sales", "bob@example.com"], None);
+    let invited = docket_json(
+        &d,
+        &[
+            "team",
+            "invite",
+            "sales",
+            "carol@example.com",
+            "--public-url",
+            &app.base,
+        ],
+        None,
+    );
+    let link = invited["link"].as_str().unwrap().to_string();
     let base = app.base.clone();
     let fixtures = format!("{}/tests/fixtures/pdf", env!("CARGO_MANIFEST_DIR"));
     let out = tokio::task::spawn_blocking(move || {
         tools::summary(tools::browser_script(
             "teams.mjs",
-            &[&base, "ada@example.com", PASSWORD, &fixtures],
+            &[&base, "ada@example.com", PASSWORD, &fixtures, &link],
         ))
     })
     .await
@@ -68,6 +82,8 @@ async fn a_teams_workspace_works_in_chromium_at_both_sizes() {
         "members-phone",
         "tokens-phone",
         "list-phone",
+        "invitation-phone",
+        "joined-phone",
     ] {
         let path = tools::screenshots().join(format!("teams-{shot}.png"));
         assert!(path.exists(), "{} kept", path.display());
