@@ -57,7 +57,6 @@ struct Row {
     home: String,
     settings: String,
     role: &'static str,
-    url: String,
 }
 
 #[derive(Template)]
@@ -159,7 +158,6 @@ impl Row {
             home: place.link("/"),
             settings: place.link("/settings"),
             role: role_words(m.role),
-            url: place.link("/"),
         }
     }
 }
