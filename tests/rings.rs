@@ -109,7 +109,14 @@ const INSIDE: &[(&str, &[&str])] = &[
     ),
     (
         "signing",
-        &["pdf", "documents", "templates", "uploads", "workflow"],
+        &[
+            "pdf",
+            "documents",
+            "templates",
+            "uploads",
+            "workflow",
+            "workspaces",
+        ],
     ),
     (
         "http",

@@ -7,3 +7,4 @@ pub mod pdf;
 pub mod templates;
 pub mod uploads;
 pub mod workflow;
+pub mod workspaces;

@@ -207,6 +207,13 @@ pub fn remove_member(tx: &Conn, team: TeamId, user: UserId) -> Result<(), AppErr
     Ok(())
 }
 
+/// Deletes `team` with its members, invitations and counts; the rows that name it otherwise
+/// (documents, templates, API keys, webhooks) must be gone or handed on first.
+pub fn delete(tx: &Conn, team: TeamId) -> Result<(), AppError> {
+    tx.execute("DELETE FROM teams WHERE id = ?1", [team])?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,6 +4,7 @@
 
 pub mod bookings;
 pub mod documents;
+pub mod moves;
 pub mod multipart_limits;
 pub mod openapi;
 #[cfg(test)]
@@ -27,6 +28,8 @@ use crate::http::server::state::AppState;
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     bookings::routes(state.clone())
         .or(documents::routes(state.clone()))
+        .unify()
+        .or(moves::routes(state.clone()))
         .unify()
         .or(uploads::routes(state.clone()))
         .unify()

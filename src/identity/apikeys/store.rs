@@ -136,6 +136,12 @@ pub fn revoke_made_for(
     )?)
 }
 
+/// Deletes every key made for `team` (it ends); how many.
+pub fn delete_of_team(conn: &Conn, team: TeamId) -> Result<usize, AppError> {
+    conn.note_revocation();
+    Ok(conn.execute("DELETE FROM api_keys WHERE team_id = ?1", [team])?)
+}
+
 /// Revokes every key `user` made (personal and for teams: they act as `user`) not revoked
 /// yet at `now`; how many.
 pub fn revoke_all(conn: &Conn, user: UserId, now: i64) -> Result<usize, AppError> {

@@ -194,6 +194,11 @@ pub fn delete(tx: &Conn, who: &Visible, id: i64, only: Option<App>) -> Result<We
     Ok(hook)
 }
 
+/// Deletes every endpoint made for `team` (it ends), with their deliveries; how many.
+pub fn delete_of_team(tx: &Conn, team: TeamId) -> Result<usize, AppError> {
+    Ok(tx.execute("DELETE FROM webhooks WHERE team_id = ?1", [team])?)
+}
+
 /// The oldest endpoint `who` sees, if any.
 pub fn first(conn: &Conn, who: &Visible) -> Result<Option<Webhook>, AppError> {
     Ok(list(conn, who)?.into_iter().next())

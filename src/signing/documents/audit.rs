@@ -2,11 +2,11 @@
 //! row per event, written in the same transaction as the change it records, read oldest first.
 
 use crate::core::db::Conn;
-use crate::core::ids::{DocumentId, FieldId, RecipientId, UserId};
+use crate::core::ids::{DocumentId, FieldId, RecipientId, TeamId, UserId};
 use crate::params;
 use serde::Serialize;
 
-pub use super::audit_data::{Filled, Happened, LastFill, ProofUsed};
+pub use super::audit_data::{Filled, Happened, LastFill, Moved, ProofUsed};
 
 use crate::core::error::AppError;
 use crate::core::timefmt::iso8601;
@@ -33,10 +33,12 @@ pub enum Event {
     RecipientChanged,
     /// An ASSISTANT finished (having filled in what they chose for those after them).
     Assisted,
+    /// The document changed workspace: moved into a team, or handed on when its team ended.
+    Moved,
 }
 
 impl Event {
-    pub const ALL: [Event; 15] = [
+    pub const ALL: [Event; 16] = [
         Event::Created,
         Event::Uploaded,
         Event::Sent,
@@ -52,6 +54,7 @@ impl Event {
         Event::Cancelled,
         Event::RecipientChanged,
         Event::Assisted,
+        Event::Moved,
     ];
 
     pub fn parse(s: &str) -> Option<Event> {
@@ -75,6 +78,7 @@ impl Event {
             Event::Cancelled => "CANCELLED",
             Event::RecipientChanged => "RECIPIENT_CHANGED",
             Event::Assisted => "ASSISTED",
+            Event::Moved => "MOVED",
         }
     }
 }
@@ -125,6 +129,30 @@ pub fn owner_email(conn: &Conn, user: UserId) -> Result<String, AppError> {
     crate::identity::users::store::get(conn, user)?
         .map(|u| u.email)
         .ok_or_else(|| AppError::internal(format!("user {user} is gone")))
+}
+
+/// Records what happened on every document of `team`, by `actor` (before they leave it).
+pub fn record_each_of_team(
+    conn: &Conn,
+    team: TeamId,
+    actor: &Actor,
+    happened: &Happened,
+    now: i64,
+) -> Result<usize, AppError> {
+    Ok(conn.execute(
+        "INSERT INTO audit_events (document_id, at, type, actor, recipient_id, ip, user_agent, data)
+         SELECT id, ?2, ?3, ?4, NULL, ?5, ?6, ?7 FROM documents
+          WHERE team_id = ?1 AND status <> 'PENDING'",
+        params![
+            team,
+            now,
+            happened.kind().as_str(),
+            actor.label,
+            actor.ip,
+            actor.user_agent,
+            happened.to_json()
+        ],
+    )?)
 }
 
 /// Records what happened on document `doc`, by `actor`.

@@ -14,7 +14,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use super::audit::Event;
 use super::auth_options::ActionAuth;
 use super::fields::FieldType;
-use crate::core::ids::{FieldId, RecipientId, TemplateId};
+use crate::core::ids::{FieldId, RecipientId, TeamId, TemplateId};
 
 /// An audit event with its data.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,6 +37,20 @@ pub enum Happened {
     Downloaded(Downloaded),
     Cancelled,
     RecipientChanged(Readdressed),
+    Moved(Moved),
+}
+
+/// The workspace a document went to: a team (its id and name then), or `null` for the
+/// personal documents of `user` (who holds it now).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Moved {
+    // Keys in the order a `Value` prints them (the stored text is what the API shows).
+    pub team: Option<String>,
+    pub team_id: Option<TeamId>,
+    /// The e-mail address of the user whose personal document it became.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub user: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -248,6 +262,7 @@ impl Happened {
             Happened::Downloaded(_) => Event::Downloaded,
             Happened::Cancelled => Event::Cancelled,
             Happened::RecipientChanged(_) => Event::RecipientChanged,
+            Happened::Moved(_) => Event::Moved,
         }
     }
 
@@ -275,6 +290,7 @@ impl Happened {
             Event::Downloaded => Happened::Downloaded(parse(data)?),
             Event::Cancelled => parse::<Nothing>(data).map(|_| Happened::Cancelled)?,
             Event::RecipientChanged => Happened::RecipientChanged(parse(data)?),
+            Event::Moved => Happened::Moved(parse(data)?),
         })
     }
 
@@ -309,6 +325,7 @@ impl Serialize for Happened {
             Happened::Completed(d) => d.serialize(s),
             Happened::Downloaded(d) => d.serialize(s),
             Happened::RecipientChanged(d) => d.serialize(s),
+            Happened::Moved(d) => d.serialize(s),
         }
     }
 }
@@ -471,6 +488,22 @@ mod tests {
                     to: "ann.b@example.com".into(),
                 }),
                 r#"{"from":"ann@example.com","recipientId":3,"to":"ann.b@example.com"}"#,
+            ),
+            (
+                Happened::Moved(Moved {
+                    team: Some("Sales".into()),
+                    team_id: Some(TeamId::new(4)),
+                    user: None,
+                }),
+                r#"{"team":"Sales","teamId":4}"#,
+            ),
+            (
+                Happened::Moved(Moved {
+                    team: None,
+                    team_id: None,
+                    user: Some("ada@example.com".into()),
+                }),
+                r#"{"team":null,"teamId":null,"user":"ada@example.com"}"#,
             ),
         ]
     }

@@ -2,9 +2,11 @@
 //! whose SQL `documents::store` holds for both parents (`Parent::Template`).
 
 use crate::core::db::{ToSql, params_from_iter};
-use crate::core::ids::{RecipientId, TemplateId};
+use crate::core::ids::{RecipientId, TeamId, TemplateId};
+use crate::core::owner::Visibility;
 use crate::core::owner::{Owner, Rows};
 use crate::params;
+use crate::signing::documents::store::workspace::Heir;
 use crate::{core::db::Conn, core::db::OptionalExtension, core::db::Row};
 
 use super::CreateTemplate;
@@ -236,6 +238,78 @@ pub fn set_settings(
         ],
     )?;
     Ok(())
+}
+
+/// Moves template `id` from `from` (`None`: its creator's personal templates) into `to` with
+/// `visibility`; false when it is no longer where it was.
+pub fn into_team(
+    tx: &Conn,
+    id: TemplateId,
+    from: Option<TeamId>,
+    to: TeamId,
+    visibility: Visibility,
+    now: i64,
+) -> Result<bool, AppError> {
+    let n = match from {
+        None => tx.execute(
+            "UPDATE templates SET team_id = ?2, visibility = ?3, updated_at = ?4
+              WHERE id = ?1 AND team_id IS NULL",
+            params![id, to, visibility, now],
+        )?,
+        Some(from) => tx.execute(
+            "UPDATE templates SET team_id = ?2, visibility = ?3, updated_at = ?4
+              WHERE id = ?1 AND team_id = ?5",
+            params![id, to, visibility, now, from],
+        )?,
+    };
+    Ok(n == 1)
+}
+
+/// How many templates `team` has.
+pub fn count_of_team(c: &Conn, team: TeamId) -> Result<i64, AppError> {
+    Ok(c.query_row(
+        "SELECT COUNT(*) FROM templates WHERE team_id = ?1",
+        [team],
+        |r| r.get(0),
+    )?)
+}
+
+/// Hands every template of `team` to `heir`; how many.
+pub fn hand_over(tx: &Conn, team: TeamId, heir: Heir, now: i64) -> Result<usize, AppError> {
+    Ok(match heir {
+        Heir::Personal(user) => tx.execute(
+            "UPDATE templates SET team_id = NULL, user_id = ?2, visibility = 'EVERYONE',
+                    updated_at = ?3
+              WHERE team_id = ?1",
+            params![team, user, now],
+        )?,
+        Heir::Team(to) => tx.execute(
+            "UPDATE templates SET team_id = ?2, updated_at = ?3 WHERE team_id = ?1",
+            params![team, to, now],
+        )?,
+    })
+}
+
+/// Deletes every template of `team` with its recipients and fields (documents made from them
+/// keep theirs); the files to remove after commit, those nothing else refers to any more.
+pub fn delete_of_team(tx: &Conn, team: TeamId) -> Result<Vec<String>, AppError> {
+    let mut stmt = tx.prepare_cached(
+        "SELECT DISTINCT blob_id FROM templates WHERE team_id = ?1 AND blob_id IS NOT NULL",
+    )?;
+    let files = stmt
+        .query_map([team], |r| r.get::<_, String>(0))?
+        .collect::<Result<Vec<_>, _>>()?;
+    for f in &files {
+        crate::core::blob::rows::hold(tx, f)?;
+    }
+    tx.execute("DELETE FROM templates WHERE team_id = ?1", [team])?;
+    let mut gone = Vec::new();
+    for f in files {
+        if crate::core::blob::rows::release(tx, &f)? {
+            gone.push(f);
+        }
+    }
+    Ok(gone)
 }
 
 #[cfg(test)]

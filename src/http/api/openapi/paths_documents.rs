@@ -9,6 +9,7 @@ use crate::http::api::wire::documents::create::CreateDocumentRequest;
 use crate::http::api::wire::documents::recipients::RecipientInput;
 use crate::http::api::wire::documents::settings::UpdateDocumentRequest;
 use crate::http::api::wire::fields::batch::{FieldBatch, FieldPatch};
+use crate::http::api::wire::moves::MoveRequest;
 use crate::oauth::identity::ApiAccount;
 use crate::signing::documents::Status;
 use crate::signing::documents::answers::{
@@ -57,6 +58,14 @@ pub fn get_document() {}
     responses((status = 200, description = "OK", body = DocumentView), ChangeErrors),
     security(("apiKey" = []), ("bearer" = [])))]
 pub fn update_document() {}
+
+#[utoipa::path(post, path = "/api/v1/documents/{id}/move", tag = "documents",
+    summary = "Docket's own: move a personal document into one of the caller's teams (teamId or teamUrl), with a visibility the caller's role there sees (default EVERYONE); recorded in its audit log as MOVED. A team's document stays in its team (409)",
+    params(("id" = i64, Path)),
+    request_body = MoveRequest,
+    responses((status = 200, description = "OK", body = DocumentView), ChangeErrors),
+    security(("apiKey" = []), ("bearer" = [])))]
+pub fn move_document() {}
 
 #[utoipa::path(delete, path = "/api/v1/documents/{id}", tag = "documents",
     summary = "Delete a draft, cancel a pending document, or hide a finished one; answers the document (a removed draft as it was)",

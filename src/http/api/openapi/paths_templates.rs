@@ -6,6 +6,7 @@ use super::paths_sending::{FilePart, NewFromPdfQuery, Pdf};
 use crate::http::api::wire::documents::recipients::RecipientInput;
 use crate::http::api::wire::documents::settings::UpdateDocumentRequest;
 use crate::http::api::wire::fields::batch::{FieldBatch, FieldPatch};
+use crate::http::api::wire::moves::MoveRequest;
 use crate::http::api::wire::templates::create::CreateTemplateRequest;
 use crate::http::api::wire::templates::create_document::CreateFromTemplateRequest;
 use crate::http::api::wire::templates::direct_link::DirectLinkRequest;
@@ -100,6 +101,14 @@ pub fn create_template_from_pdf() {}
     responses((status = 200, description = "OK", body = TemplateView), ChangeErrors),
     security(("apiKey" = []), ("bearer" = [])))]
 pub fn update_template() {}
+
+#[utoipa::path(post, path = "/api/v1/templates/{id}/move", tag = "templates",
+    summary = "Docket's own: move a personal template into one of the caller's teams, or a team's template into another team whose admin the caller is too (teamId or teamUrl), with a visibility the caller's role there sees (default EVERYONE)",
+    params(("id" = i64, Path)),
+    request_body = MoveRequest,
+    responses((status = 200, description = "OK", body = TemplateView), ChangeErrors),
+    security(("apiKey" = []), ("bearer" = [])))]
+pub fn move_template() {}
 
 #[utoipa::path(post, path = "/api/v1/templates/{id}/duplicate", tag = "templates",
     summary = "Docket's own: copy a template (settings, recipients, fields and its PDF) as a new one titled \"<title> (copy)\", without externalId",

@@ -6,6 +6,7 @@ pub mod bookings;
 pub mod documents;
 pub mod fields;
 pub mod link;
+pub mod moves;
 pub mod passkeys;
 pub mod sending;
 pub mod templates;

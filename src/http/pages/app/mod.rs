@@ -9,9 +9,11 @@ pub mod dashboard;
 pub mod document;
 pub mod editor;
 mod editor_form;
+mod moves;
 pub mod nav;
 pub mod preview;
 pub mod settings;
+mod settings_delete;
 mod settings_general;
 mod settings_members;
 mod settings_tokens;
@@ -43,6 +45,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(template_use::routes(state.clone()))
         .unify()
         .or(document::routes(state.clone()))
+        .unify()
+        .or(moves::routes(state.clone()))
         .unify()
         .or(settings::routes(state.clone()))
         .unify()

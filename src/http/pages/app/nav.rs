@@ -49,6 +49,8 @@ pub struct Nav {
     pub role: Option<TeamRole>,
     /// The switcher: the personal workspace, then each of the user's teams.
     pub workspaces: Vec<Workspace>,
+    /// The user's teams with their role in each, by name.
+    pub teams: Vec<Membership>,
 }
 
 impl Nav {
@@ -101,6 +103,7 @@ impl Nav {
             here: mine.map_or_else(|| "Personal".into(), |m| m.team.name.clone()),
             role: mine.map(|m| m.role),
             workspaces,
+            teams: teams.to_vec(),
         })
     }
 
@@ -129,6 +132,21 @@ impl Nav {
     /// The team's slug for the pages' scripts (`X-Docket-Workspace`), empty on personal pages.
     pub fn workspace(&self) -> &str {
         self.place.slug().unwrap_or_default()
+    }
+
+    /// The teams a row of this page's workspace can move into: from the personal workspace,
+    /// each of the user's teams; from a team (`admins_only`: a template), the other teams the
+    /// user administers, when they administer this one.
+    pub fn move_targets(&self, admins_only: bool) -> Vec<&Membership> {
+        match self.place.slug() {
+            None => self.teams.iter().collect(),
+            Some(_) if !admins_only || !self.team_admin() => Vec::new(),
+            Some(here) => self
+                .teams
+                .iter()
+                .filter(|m| m.team.slug != here && m.role.may_manage())
+                .collect(),
+        }
     }
 
     /// Whether the user administers the page's team (`false` on personal pages).

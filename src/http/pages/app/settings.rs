@@ -32,7 +32,9 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .unify()
         .or(super::settings_members::routes(state.clone()))
         .unify()
-        .or(super::settings_general::routes(state))
+        .or(super::settings_general::routes(state.clone()))
+        .unify()
+        .or(super::settings_delete::routes(state))
         .unify()
         .boxed()
 }

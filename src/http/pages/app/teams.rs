@@ -79,6 +79,13 @@ async fn show(
 ) -> Result<Response, AppError> {
     let notice = match q.done.as_deref() {
         Some("left") => Some("You left the team. Its documents stay with it."),
+        Some("deleted") => Some("The team was deleted, with its documents and templates."),
+        Some("deleted-mine") => {
+            Some("The team was deleted; its documents and templates are now your personal ones.")
+        }
+        Some("deleted-moved") => {
+            Some("The team was deleted; its documents and templates are in the team you chose.")
+        }
         _ => None,
     };
     Ok(render(

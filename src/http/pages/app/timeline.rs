@@ -159,6 +159,11 @@ fn sentence(e: &AuditEvent, names: &Names<'_>) -> String {
                 _ => format!("{who} changed {whose} e-mail address"),
             }
         }
+        Happened::Moved(m) => match (&m.team, &m.user) {
+            (Some(team), _) => format!("{who} moved the document into the team {team}"),
+            (None, Some(user)) => format!("{who} moved the document to {user}'s own documents"),
+            (None, None) => format!("{who} moved the document to personal documents"),
+        },
     }
 }
 

@@ -6,6 +6,7 @@ pub mod fields;
 pub mod listing;
 pub mod recipients;
 pub mod visitors;
+pub mod workspace;
 
 use crate::core::db::{ToSql, params_from_iter};
 use crate::core::ids::{DocumentId, TemplateId};
