@@ -8,7 +8,9 @@
 //! `/t/{slug}` is 404 for those not in it. A route the walk cannot fill fails the test, so a new
 //! page cannot slip past; the same GETs by whoever does reach the object are 200, so the walk
 //! cannot pass by refusing everything; the forms' posts (with a valid CSRF token) change
-//! nothing. A team's document its admins alone see is 404 for its managers and members.
+//! nothing. A team's document its admins alone see is 404 for its managers and members. The
+//! pages without an object (dashboards, lists, settings) show no link to another workspace's
+//! objects and no address of its people, and do show their own.
 
 use std::collections::BTreeSet;
 
@@ -191,8 +193,9 @@ struct Space {
     /// The API key its owner made the objects with, and the key's id (an API token).
     key: Api,
     token: i64,
-    /// A member who is not its admin (teams only), by user id.
+    /// A member who is not its admin (teams only), by user id and address.
     member: Option<i64>,
+    member_email: Option<&'static str>,
     /// An address with a pending invitation (teams only).
     invited: Option<&'static str>,
     /// A document only its admins see (team A only).
@@ -202,6 +205,7 @@ struct Space {
 /// A signed-in user.
 struct Caller {
     name: &'static str,
+    email: &'static str,
     browser: Browser,
     /// Its team's slug, if any.
     team: Option<&'static str>,
@@ -332,6 +336,11 @@ fn placed(place: Option<&str>, path: &str) -> String {
 
 /// A GET as `who`'s browser (from its own pages, as a download is): the status.
 async fn get(app: &TestApp, who: &Browser, path: &str) -> u16 {
+    shown(app, who, path).await.0
+}
+
+/// As [`get`]: the status and the body.
+async fn shown(app: &TestApp, who: &Browser, path: &str) -> (u16, String) {
     let resp = app
         .client
         .get(app.url(path))
@@ -340,7 +349,27 @@ async fn get(app: &TestApp, who: &Browser, path: &str) -> u16 {
         .send()
         .await
         .unwrap();
-    resp.status().as_u16()
+    let status = resp.status().as_u16();
+    (status, resp.text().await.unwrap_or_default())
+}
+
+/// What of workspace `s` a page may show: the links to its document, template, webhook and API
+/// token, and a team's member's and invited address.
+fn marks(s: &Space) -> Vec<String> {
+    let o = &s.objects;
+    let mut out = Vec::new();
+    for (kind, id) in [
+        ("documents", o.document),
+        ("templates", o.template),
+        ("webhooks", o.webhook),
+        ("tokens", s.token),
+    ] {
+        out.push(format!("/{kind}/{id}\""));
+        out.push(format!("/{kind}/{id}/"));
+    }
+    out.extend(s.member_email.map(String::from));
+    out.extend(s.invited.map(String::from));
+    out
 }
 
 /// A post of `fields` with the browser's CSRF token: the status.
@@ -470,6 +499,7 @@ async fn walk() -> Walk {
             key: api,
             token,
             member: member.map(|m| ids[m]),
+            member_email: member,
             invited,
             admins_only: None,
         });
@@ -501,6 +531,7 @@ async fn walk() -> Walk {
         );
         callers.push(Caller {
             name,
+            email,
             browser: b,
             team,
             home,
@@ -704,6 +735,82 @@ async fn every_object_of_another_workspace_is_a_404_on_every_owners_page_the_sou
                     }
                     reached += 1;
                 }
+            }
+        }
+    }
+
+    // The lists: a caller's pages, in each workspace it is in, show nothing of another's
+    // (nor a team's managers and members its admins' document); each workspace's own pages
+    // show its own.
+    let lists: Vec<String> = owners
+        .iter()
+        .filter(|r| r.method == Some(Method::GET) && r.placed && !r.shape().contains("{}"))
+        .map(|r| r.shape())
+        .chain(["/?tab=all".to_string()])
+        .collect();
+    let hidden_marks = [
+        format!("/documents/{hidden}\""),
+        format!("/documents/{hidden}/"),
+    ];
+    for who in &w.callers {
+        for place in [None, who.team] {
+            for list in &lists {
+                let at = match (place, list.as_str()) {
+                    (Some(slug), "/?tab=all") => format!("/t/{slug}?tab=all"),
+                    _ => placed(place, list),
+                };
+                let (status, html) = shown(app, &who.browser, &at).await;
+                if status != 200 {
+                    continue;
+                }
+                let mut not_theirs: Vec<String> = w
+                    .spaces
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, s)| who.home != Some(*i) || place != s.slug)
+                    .flat_map(|(_, s)| marks(s))
+                    .filter(|m| m != who.email)
+                    .collect();
+                if !who.admin {
+                    not_theirs.extend(hidden_marks.iter().cloned());
+                }
+                for mark in not_theirs.iter().filter(|m| html.contains(m.as_str())) {
+                    wrong.push(format!("{} GET {at}: shows {mark}", who.name));
+                }
+            }
+        }
+    }
+    for (i, s) in w.spaces.iter().enumerate() {
+        let owner = w
+            .callers
+            .iter()
+            .find(|c| c.home == Some(i) && c.admin)
+            .unwrap();
+        let o = &s.objects;
+        let mut own = vec![
+            ("/?tab=all", format!("/documents/{}/", o.document)),
+            ("/templates", format!("/templates/{}\"", o.template)),
+            ("/settings/webhooks", format!("/webhooks/{}\"", o.webhook)),
+            ("/settings/tokens", format!("/tokens/{}/", s.token)),
+        ];
+        if let (Some(member), Some(invited)) = (s.member_email, s.invited) {
+            own.push(("/settings/members", member.to_string()));
+            own.push(("/settings/members", invited.to_string()));
+        }
+        if i == 0 {
+            own.push(("/?tab=all", format!("/documents/{hidden}/")));
+        }
+        for (list, mark) in own {
+            let at = match (s.slug, list) {
+                (Some(slug), "/?tab=all") => format!("/t/{slug}?tab=all"),
+                _ => placed(s.slug, list),
+            };
+            let (status, html) = shown(app, &owner.browser, &at).await;
+            if status != 200 || !html.contains(&mark) {
+                wrong.push(format!(
+                    "{} GET {at} (its own): {status}, lacks {mark}",
+                    owner.name
+                ));
             }
         }
     }
