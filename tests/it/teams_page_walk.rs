@@ -25,8 +25,9 @@ use crate::teams_walk::{Objects, objects};
 
 /// Page routes that name no object of a workspace, with why: a signing link's or an e-mail's
 /// token is its own credential, the account pages act on the signed-in user's own account (a
-/// grant's revoke form carries a token bound to the grant, shown only on its user's page), and
-/// `/teams` lists and makes the user's own teams.
+/// grant's revoke form carries a token bound to the grant, shown only on its user's page;
+/// another account's passkey is a 404, `recipient_auth::passkey`), and `/teams` lists and
+/// makes the user's own teams.
 const NOT_OWNERS: &[(&str, &str)] = &[
     ("/auth/forgot", "asks for a reset mail"),
     ("/auth/reset/{}", "the mail's token is the credential"),
@@ -71,8 +72,14 @@ const NOT_OWNERS: &[(&str, &str)] = &[
     ("/account/totp/disable", "the user's own account"),
     ("/account/passkeys/options", "the user's own account"),
     ("/account/passkeys", "the user's own account"),
-    ("/account/passkeys/{}/rename", "the user's own passkeys"),
-    ("/account/passkeys/{}/delete", "the user's own passkeys"),
+    (
+        "/account/passkeys/{}/rename",
+        "the user's own passkeys (another's: 404)",
+    ),
+    (
+        "/account/passkeys/{}/delete",
+        "the user's own passkeys (another's: 404)",
+    ),
     ("/teams", "the user's own teams"),
 ];
 

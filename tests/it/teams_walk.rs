@@ -753,6 +753,21 @@ async fn every_object_of_another_workspace_is_a_404_on_every_route_the_openapi_d
         "{listed_ops} lists, {reached} reached"
     );
 
+    // The app cannot name its user's team by the pages' header either: that is read with the
+    // session only.
+    let app_caller = w.callers.iter().find(|c| c.app).unwrap();
+    for (i, want) in [(0, 404), (2, 200)] {
+        let path = format!("/api/v1/documents/{}", w.spaces[i].objects.document);
+        let resp = app_caller
+            .api
+            .request(Method::GET, &path)
+            .header("x-docket-workspace", "sales")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status().as_u16(), want, "{path} with the header");
+    }
+
     // Nothing was removed or changed by the walk: every object still answers its owner.
     for (i, space) in w.spaces.iter().enumerate() {
         let owner = w.callers.iter().find(|c| c.home == Some(i)).unwrap();
