@@ -1,5 +1,6 @@
 //! The OAuth side's common steps: Ada and the client "Cal" (`setup`), the consent page
-//! (`consent`), and the identity endpoint (`me`).
+//! (`consent`), the identity endpoint (`me`), and for any signed-in user the access token an
+//! app gets through them (`client`, `access_token`).
 
 use std::collections::HashMap;
 
