@@ -88,6 +88,7 @@ mod teams_api;
 mod teams_browser;
 mod teams_invite;
 mod teams_moves;
+mod teams_page_walk;
 mod teams_pages;
 mod teams_settings;
 mod teams_walk;

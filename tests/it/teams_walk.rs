@@ -1,8 +1,11 @@
 //! Every object of another team or another user is a 404 everywhere (`/api/v1`, webhooks,
 //! Zapier), walked with the OpenAPI document the server serves as the list of routes: two
-//! teams (the first with an admin's, a manager's and a member's token), a personal user and a
-//! second personal user who owns nothing each call every operation that names an object, with
-//! the object of each workspace they do not belong to, and must get 404 `not_found`. An
+//! teams (the first with an admin's, a manager's and a member's token), a personal user (also
+//! a member of the first team, calling with a personal token and with an OAuth app's access
+//! token) and a second personal user who owns nothing each call every operation that names an
+//! object, with the object of each workspace they do not belong to, and must get 404
+//! `not_found`. An OAuth app acts for its user's own account only (`oauth::bearer`): the
+//! first team's objects are another workspace's for it, although its user is a member. An
 //! operation whose id the walk cannot fill fails the test, so a new route cannot slip past;
 //! the same GETs by a caller who does reach the object are not 404, so the walk cannot pass
 //! by refusing everything; list operations hold no other workspace's ids.
@@ -14,10 +17,13 @@ use serde_json::{Value, json};
 
 use crate::support::api::{Api, Created, add_user, fixture, two_recipients, webhook};
 use crate::support::documented::Documented;
+use crate::support::login::{PASSWORD, add_account, sign_in};
+use crate::support::oauth;
 use crate::support::webhook::Receiver;
 use crate::support::{TestApp, docket_json};
 
-/// What a credential acts as: a team token with its maker's role, or a personal token.
+/// What a credential acts as: a team token with its maker's role, or a personal one (an API
+/// key, or an OAuth app's access token).
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Role {
     Admin,
@@ -32,26 +38,36 @@ struct Caller {
     role: Role,
     /// The workspace (index in `Walk::spaces`) whose objects it reaches, if any.
     home: Option<usize>,
+    /// An OAuth app's token: of its user's webhooks (Zapier subscriptions included) it reaches
+    /// only those made under its own grant (`webhooks::store`), none of those here.
+    app: bool,
+}
+
+/// Whether `who` reaches the object of workspace `i` at `path`.
+fn reaches(who: &Caller, i: usize, path: &str) -> bool {
+    // Webhooks, and Zapier's subscriptions (`subscribe`, `addSubscription`...), which are.
+    let hook = path.starts_with("/api/v1/webhooks") || path.contains("ubscri");
+    who.home == Some(i) && !(who.app && hook)
 }
 
 /// One of each object kind a path can name, owned by one workspace.
-struct Objects {
-    document: i64,
-    doc_recipient: i64,
-    doc_field: i64,
-    template: i64,
-    tpl_recipient: i64,
-    tpl_field: i64,
-    webhook: i64,
-    delivery: i64,
+pub(crate) struct Objects {
+    pub(crate) document: i64,
+    pub(crate) doc_recipient: i64,
+    pub(crate) doc_field: i64,
+    pub(crate) template: i64,
+    pub(crate) tpl_recipient: i64,
+    pub(crate) tpl_field: i64,
+    pub(crate) webhook: i64,
+    pub(crate) delivery: i64,
     /// An endpoint made through the signing service's Zapier route.
-    zapier: i64,
+    pub(crate) zapier: i64,
     /// A booking and a scheduling-service Zapier subscription: personal workspaces only.
-    booking: Option<i64>,
-    cal_zapier: Option<i64>,
+    pub(crate) booking: Option<i64>,
+    pub(crate) cal_zapier: Option<i64>,
     /// The signed links of its document's file: download (with the file) and upload.
-    download: String,
-    upload: String,
+    pub(crate) download: String,
+    pub(crate) upload: String,
 }
 
 impl Objects {
@@ -132,7 +148,7 @@ async fn with_field(owner: &Api, created: &Created, kind: &str) -> (i64, i64, i6
 }
 
 /// Makes one of each object as `owner` (a team's admin token, or a personal token).
-async fn objects(owner: &Api, rx: &Receiver, personal: bool) -> Objects {
+pub(crate) async fn objects(owner: &Api, rx: &Receiver, personal: bool) -> Objects {
     let (status, hook) = owner
         .post(
             "/api/v1/webhooks",
@@ -210,11 +226,12 @@ async fn walk() -> Walk {
         "cy@example.com",
         "bob@example.com",
         "dan@example.com",
-        "pat@example.com",
         "quinn@example.com",
     ] {
         add_user(&d, email, &["--name", "Someone"]);
     }
+    // Pat signs in (to consent to an OAuth app), and is a member of team A too.
+    add_account(&d, "pat@example.com", "Pat");
     for (name, slug, admin) in [
         ("Sales", "sales", "ada@example.com"),
         ("Other", "other", "dan@example.com"),
@@ -225,6 +242,7 @@ async fn walk() -> Walk {
     for (email, role) in [
         ("cy@example.com", Some("manager")),
         ("bob@example.com", None),
+        ("pat@example.com", None),
     ] {
         let mut args = vec!["team", "add", "sales", email];
         args.extend(role.map(|r| ["--role", r]).into_iter().flatten());
@@ -237,8 +255,9 @@ async fn walk() -> Walk {
         api: key(&app, email, team),
         role,
         home,
+        app: false,
     };
-    let callers = vec![
+    let mut callers = vec![
         caller(
             "A admin",
             "ada@example.com",
@@ -270,6 +289,18 @@ async fn walk() -> Walk {
         caller("P", "pat@example.com", None, Role::Personal, Some(2)),
         caller("Q", "quinn@example.com", None, Role::Personal, None),
     ];
+    // An OAuth app Pat allowed every scope it may ask for, which then acts for Pat.
+    let cookie = sign_in(&app, "pat@example.com", PASSWORD).await.unwrap();
+    let client = oauth::client(&app, "Cal");
+    let scopes = "READ_BOOKING,WRITE_BOOKING,READ_PROFILE,READ_DOCUMENT,WRITE_DOCUMENT";
+    let token = oauth::access_token(&app, &cookie, (&client.0, &client.1), scopes).await;
+    callers.push(Caller {
+        name: "P's OAuth app",
+        api: app.bearer(&token),
+        role: Role::Personal,
+        home: Some(2),
+        app: true,
+    });
     let mut spaces = Vec::new();
     for (name, owner, personal) in [("team A", 0, false), ("team B", 3, false), ("P", 4, true)] {
         let objects = objects(&callers[owner].api, &rx, personal).await;
@@ -485,6 +516,8 @@ async fn every_object_of_another_workspace_is_a_404_on_every_route_the_openapi_d
     // Every operation that names an object, to be walked at least once.
     let mut naming = Vec::new();
     let mut lists = Vec::new();
+    // The signed links walked: (operation, whose signature, whose object).
+    let mut tampered = Vec::new();
     for (template, ops) in doc["paths"].as_object().unwrap() {
         for (method, op) in ops.as_object().unwrap() {
             let Ok(m) = Method::from_bytes(method.to_uppercase().as_bytes()) else {
@@ -515,7 +548,7 @@ async fn every_object_of_another_workspace_is_a_404_on_every_route_the_openapi_d
                             continue;
                         };
                         let b = body(method, template, &space.objects);
-                        for who in w.callers.iter().filter(|c| c.home != Some(i)) {
+                        for who in w.callers.iter().filter(|c| !reaches(c, i, template)) {
                             *walked.entry(at.clone()).or_insert(0) += 1;
                             if let Some(e) = expect(who, &m, &path, b.clone(), &missing).await {
                                 wrong.push(format!("{e} ({}'s object)", space.name));
@@ -539,7 +572,7 @@ async fn every_object_of_another_workspace_is_a_404_on_every_route_the_openapi_d
                                 let path = |id| format!("{template}?id={id}");
                                 (path(id), path(999_999), None, None)
                             };
-                            for who in w.callers.iter().filter(|c| c.home != Some(i)) {
+                            for who in w.callers.iter().filter(|c| !reaches(c, i, template)) {
                                 *walked.entry(at.clone()).or_insert(0) += 1;
                                 let (status, got) = who.api.call(m.clone(), &path, b.clone()).await;
                                 let (want, code) = due(who, template);
@@ -592,6 +625,7 @@ async fn every_object_of_another_workspace_is_a_404_on_every_route_the_openapi_d
                                 }
                             };
                             *walked.entry(at.clone()).or_insert(0) += 1;
+                            tampered.push((at.clone(), space.name, other.1.name));
                             let got = send(&swapped).await;
                             let refused = send(&missing).await;
                             if got.0 < 400 || got != refused {
@@ -642,7 +676,7 @@ async fn every_object_of_another_workspace_is_a_404_on_every_route_the_openapi_d
             let ids = listed(&got);
             for (i, space) in w.spaces.iter().enumerate() {
                 let theirs = owned(kind, &space.objects);
-                if who.home == Some(i) {
+                if reaches(who, i, template) {
                     // The sample of documents shows one document, not the whole list.
                     if kind != "list-documents" && !theirs.iter().all(|id| ids.contains(id)) {
                         wrong.push(format!(
@@ -671,7 +705,7 @@ async fn every_object_of_another_workspace_is_a_404_on_every_route_the_openapi_d
             let Some(path) = fill(template, &params, &space.objects).unwrap() else {
                 continue;
             };
-            for who in w.callers.iter().filter(|c| c.home == Some(i)) {
+            for who in w.callers.iter().filter(|c| reaches(c, i, template)) {
                 let (status, got) = who.api.get(&path).await;
                 // Reached: 200, or 400 `invalid_state` where the object is in a state the
                 // operation does not serve (a DRAFT has no signed PDF to download yet).
@@ -706,12 +740,33 @@ async fn every_object_of_another_workspace_is_a_404_on_every_route_the_openapi_d
     for op in at_least {
         assert!(walked.contains_key(op), "{op} was not walked: {walked:?}");
     }
+    // The owner's download link of team A's document, made to name team B's file.
+    let download = "GET /api/v1/downloads/{blobId}/{fileName}".to_string();
+    assert!(
+        tampered.contains(&(download, "team A", "team B")),
+        "{tampered:?}"
+    );
     let missed: Vec<&String> = naming.iter().filter(|o| !walked.contains_key(*o)).collect();
     assert!(missed.is_empty(), "not walked: {missed:?}");
     assert!(
         listed_ops >= 7 && reached >= 30,
         "{listed_ops} lists, {reached} reached"
     );
+
+    // The app cannot name its user's team by the pages' header either: that is read with the
+    // session only.
+    let app_caller = w.callers.iter().find(|c| c.app).unwrap();
+    for (i, want) in [(0, 404), (2, 200)] {
+        let path = format!("/api/v1/documents/{}", w.spaces[i].objects.document);
+        let resp = app_caller
+            .api
+            .request(Method::GET, &path)
+            .header("x-docket-workspace", "sales")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status().as_u16(), want, "{path} with the header");
+    }
 
     // Nothing was removed or changed by the walk: every object still answers its owner.
     for (i, space) in w.spaces.iter().enumerate() {

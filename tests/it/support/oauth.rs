@@ -1,7 +1,10 @@
 //! The OAuth side's common steps: Ada and the client "Cal" (`setup`), the consent page
-//! (`consent`), and the identity endpoint (`me`).
+//! (`consent`), the identity endpoint (`me`), and for any signed-in user the access token an
+//! app gets through them (`client`, `access_token`).
 
 use std::collections::HashMap;
+
+use serde_json::{Value, json};
 
 use super::cli::docket_json;
 use super::login::{add_account, hidden_inputs};
@@ -96,4 +99,60 @@ pub async fn decide(app: &TestApp, cookie: &str, html: &str, decision: &str) -> 
         .send()
         .await
         .unwrap()
+}
+
+/// A confidential client named `name`, registered by the server's admin (`docket client add`)
+/// with [`REDIRECT`]; returns (client_id, secret).
+pub fn client(app: &TestApp, name: &str) -> (String, String) {
+    let args = ["client", "add", "--name", name, "--redirect-uri", REDIRECT];
+    let c = docket_json(&app.data_dir(), &args, None);
+    (
+        c["client_id"].as_str().unwrap().to_string(),
+        c["client_secret"].as_str().unwrap().to_string(),
+    )
+}
+
+/// The access token the client `(id, secret)` gets for the signed-in browser `cookie` with
+/// `scopes` (comma-separated), as an app does: the consent page allowed, its code exchanged.
+pub async fn access_token(
+    app: &TestApp,
+    cookie: &str,
+    (id, secret): (&str, &str),
+    scopes: &str,
+) -> String {
+    let auth = format!(
+        "{}?response_type=code&client_id={id}&state=s-1&redirect_uri={}&scope={scopes}",
+        app.url("/auth/oauth2/authorize"),
+        urlencode(REDIRECT)
+    );
+    let page = app
+        .client
+        .get(&auth)
+        .header("cookie", cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200, "consent page");
+    let html = page.text().await.unwrap();
+    let resp = decide(app, cookie, &html, "allow").await;
+    assert_eq!(resp.status(), 303, "consent");
+    let back = url::Url::parse(resp.headers()["location"].to_str().unwrap()).unwrap();
+    let code = back
+        .query_pairs()
+        .find(|(k, _)| k == "code")
+        .map(|(_, v)| v.into_owned())
+        .unwrap_or_else(|| panic!("no code in {back}"));
+    let resp = app
+        .client
+        .post(app.url("/api/auth/oauth/token"))
+        .json(
+            &json!({"code": code, "client_id": id, "client_secret": secret,
+            "grant_type": "authorization_code", "redirect_uri": REDIRECT}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200, "token exchange");
+    let tokens: Value = resp.json().await.unwrap();
+    tokens["access_token"].as_str().unwrap().to_string()
 }
