@@ -91,7 +91,7 @@ const READ_NOTHING: &[(&str, &str)] = &[(
 )];
 
 /// A team's pages that the personal workspace does not have (404 at `/...`).
-const TEAMS_ONLY: &[&str] = &["/settings/members", "/settings/general"];
+const TEAMS_ONLY: &[&str] = &["/settings/members", "/settings/general", "/settings/delete"];
 
 /// Forms that name their object in a field rather than in the path.
 const NAMED_BY_FORM: &[&str] = &["/settings/members/invitations/revoke"];
@@ -325,6 +325,14 @@ fn form(shape: &str, s: &Space, rx: &Receiver) -> Result<Vec<(&'static str, Stri
         }
         "/settings/members/{}/role" => vec![("role", "ADMIN".into())],
         "/templates/{}/use" => vec![("action", "draft".into()), ("title", "Taken".into())],
+        // Into team A, where most callers are: the object is checked first, whatever the team.
+        "/documents/{}/move" | "/templates/{}/move" => vec![("team", "sales".into())],
+        // The whole team, confirmed as its admin would: a leak would end it (the snapshots
+        // after the walk would show it).
+        "/settings/delete" => vec![
+            ("fate", "delete".into()),
+            ("confirm", s.slug.unwrap_or("none").into()),
+        ],
         "/settings/tokens/{}/revoke"
         | "/settings/webhooks/{}/delete"
         | "/settings/webhooks/{}/deliveries/{}/redeliver"

@@ -422,6 +422,8 @@ fn body(method: &str, template: &str, o: &Objects) -> Option<Value> {
         ("post", "create-document") => json!({"title": "Copy",
             "recipients": [{"name": "Ann", "email": "ann@example.com"}]}),
         ("put", "direct-link") => json!({"enabled": true, "recipientId": recipient}),
+        // Into a team most callers are in: the object is checked first, whatever the team.
+        ("post", "move") => json!({"teamUrl": "sales"}),
         ("patch", "{id}") if kind == "webhooks" => json!({"enabled": false}),
         ("patch", "{id}") => json!({"title": "Renamed"}),
         _ => json!({}),
