@@ -169,7 +169,11 @@ pub async fn create_with_file(
         .db
         .write(move |tx| match new {
             New::Document(doc) => {
-                let owner = access::owner(tx, &caller)?;
+                let owner = access::resolve(tx, &caller)?;
+                if let Some(v) = doc.visibility {
+                    owner.may_give(v, "documents")?;
+                }
+                let owner = owner.owner();
                 let email = crate::signing::documents::audit::owner_email(tx, user)?;
                 let actor = origin.actor(&email, None);
                 let view = crate::signing::documents::manage::insert_draft(
@@ -179,7 +183,7 @@ pub async fn create_with_file(
                 Ok(Target::Document(view.id))
             }
             New::Template(t) => {
-                let owner = access::owner(tx, &caller)?;
+                let owner = crate::signing::templates::manage::given(tx, &caller, t.visibility)?;
                 let id = crate::signing::templates::manage::insert_new(tx, &owner, &t, &data_id)?;
                 store::set_file(tx, Parent::Template(id), &blob, &sizes, now())?;
                 Ok(Target::Template(id))

@@ -430,3 +430,69 @@ async fn a_visibility_given_at_creation_is_the_documents_within_what_the_role_se
             .contains(&made.document_id())
     );
 }
+
+/// `POST path` with the PDF `pdf` as the body, as `who`: the status and the answer.
+async fn upload_as(who: &Api, path: &str, pdf: Vec<u8>) -> (u16, Value) {
+    let resp = who
+        .request(Method::POST, path)
+        .header("content-type", "application/pdf")
+        .body(pdf)
+        .send()
+        .await
+        .unwrap();
+    let status = resp.status().as_u16();
+    (status, resp.json().await.unwrap_or(Value::Null))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn templates_and_one_step_uploads_take_a_visibility_at_creation_as_documents_do() {
+    let t = team().await;
+    let body = |v: &str| json!({ "title": "Payroll form", "recipients": [], "visibility": v });
+    let (s, e) = t.member.post("/api/v1/templates", body("ADMIN")).await;
+    assert_eq!((s, e["code"].as_str()), (403, Some("forbidden")), "{e}");
+    let (s, e) = t
+        .admin_personal
+        .post("/api/v1/templates", body("ADMIN"))
+        .await;
+    assert_eq!(
+        (s, e["details"][0]["path"].as_str()),
+        (400, Some("visibility")),
+        "{e}"
+    );
+    let made = t.admin.create_template(body("ADMIN")).await.template_id();
+    assert_eq!(
+        t.admin.get(&format!("/api/v1/templates/{made}")).await.0,
+        200
+    );
+    for who in [&t.manager, &t.member] {
+        assert_eq!(who.get(&format!("/api/v1/templates/{made}")).await.0, 404);
+        assert!(!ids(who, "/api/v1/templates").await.contains(&made));
+    }
+    // Uploads in one step: the same rule, and a refused one makes nothing.
+    let pdf = || fixture("mixed-sizes-3p.pdf");
+    let before = ids(&t.admin, "/api/v1/documents").await.len();
+    let path = "/api/v1/documents/upload?title=Salaries&visibility=MANAGER_AND_ABOVE";
+    let (s, e) = upload_as(&t.member, path, pdf()).await;
+    assert_eq!((s, e["code"].as_str()), (403, Some("forbidden")), "{e}");
+    assert_eq!(ids(&t.admin, "/api/v1/documents").await.len(), before);
+    let (s, e) = upload_as(&t.admin_personal, path, pdf()).await;
+    assert_eq!(
+        (s, e["details"][0]["path"].as_str()),
+        (400, Some("visibility")),
+        "{e}"
+    );
+    let (s, made) = upload_as(&t.manager, path, pdf()).await;
+    assert_eq!(s, 200, "{made}");
+    let id = made["documentId"].as_i64().or(made["id"].as_i64()).unwrap();
+    assert!(ids(&t.admin, "/api/v1/documents").await.contains(&id));
+    assert!(!ids(&t.member, "/api/v1/documents").await.contains(&id));
+    let tpl = "/api/v1/templates/upload?title=Form&visibility=ADMIN";
+    let (s, made) = upload_as(&t.admin, tpl, pdf()).await;
+    assert_eq!(s, 200, "{made}");
+    let id = made["templateId"].as_i64().or(made["id"].as_i64()).unwrap();
+    assert_eq!(
+        t.member.get(&format!("/api/v1/templates/{id}")).await.0,
+        404
+    );
+    assert_eq!(t.admin.get(&format!("/api/v1/templates/{id}")).await.0, 200);
+}

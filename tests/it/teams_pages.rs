@@ -600,3 +600,35 @@ async fn admins_invite_from_the_members_page_and_set_the_teams_defaults() {
         "{shown}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_editors_settings_offer_a_team_rows_visibility_within_what_the_role_sees() {
+    let s = setup().await;
+    let (team_doc, _) = draft(&s.app, &s.ada, Some("sales"), "Team draft").await;
+    let (own_doc, _) = draft(&s.app, &s.ada, None, "Own draft").await;
+    let editor = |doc: i64, team: bool| {
+        let base = if team { "/t/sales" } else { "" };
+        format!("{base}/documents/{doc}/edit?step=settings")
+    };
+    let (status, html) = page(&s.app, &s.ada, &editor(team_doc, true)).await;
+    assert_eq!(status, 200);
+    for value in ["EVERYONE", "MANAGER_AND_ABOVE", "ADMIN"] {
+        assert!(
+            html.contains(&format!("<option value=\"{value}\"")),
+            "{value}: {html}"
+        );
+    }
+    assert!(
+        html.contains("<option value=\"EVERYONE\" selected>"),
+        "{html}"
+    );
+    // A member gives only what a member sees.
+    let (status, html) = page(&s.app, &s.bob, &editor(team_doc, true)).await;
+    assert_eq!(status, 200);
+    assert!(html.contains("id=\"visibility\""), "{html}");
+    assert!(!html.contains("<option value=\"ADMIN\""), "{html}");
+    // A personal row has none.
+    let (status, html) = page(&s.app, &s.ada, &editor(own_doc, false)).await;
+    assert_eq!(status, 200);
+    assert!(!html.contains("id=\"visibility\""), "{html}");
+}

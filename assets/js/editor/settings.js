@@ -10,7 +10,10 @@ const text = (form, name) => form.elements[name].value.trim();
 // The form as the API's PATCH body; empty optional texts clear their value.
 export function body(form) {
   const orNull = (v) => (v === '' ? null : v);
+  // Who in the team sees it: only a team's row offers the choice.
+  const visibility = form.elements.visibility ? { visibility: form.elements.visibility.value } : {};
   return {
+    ...visibility,
     title: text(form, 'title'),
     externalId: orNull(text(form, 'externalId')),
     meta: {

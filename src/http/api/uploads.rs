@@ -90,6 +90,8 @@ fn declared<Q: DeserializeOwned + Send + 'static>()
 #[derive(Deserialize)]
 struct TitleQuery {
     title: Option<String>,
+    /// Who in its team sees it (a team's row only), as the JSON create's `visibility`.
+    visibility: Option<String>,
 }
 
 /// 413 when the declared length is over `max`, or for a multipart body over `max` and the
@@ -171,11 +173,13 @@ where
 {
     // The title as if sent in a JSON create with no recipients, checked the same way.
     let title = Given::Valid(query.title.unwrap_or_default());
+    let visibility = query.visibility.map_or(Given::Absent, Given::Valid);
     let doc = match kind {
         Kind::Document => uploads::New::Document(
             CreateDocumentRequest {
                 title,
                 recipients: Given::Valid(Vec::new()),
+                visibility,
                 ..CreateDocumentRequest::default()
             }
             .validate()?,
@@ -184,6 +188,7 @@ where
             CreateTemplateRequest {
                 title,
                 recipients: Given::Valid(Vec::new()),
+                visibility,
                 ..CreateTemplateRequest::default()
             }
             .validate()?,

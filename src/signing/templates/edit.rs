@@ -198,6 +198,8 @@ fn copy_of(
         meta: t.meta.clone(),
         chosen: crate::signing::documents::meta::Chosen::ALL,
         auth_options: t.auth_options.clone(),
+        // The copy stays with who saw the original.
+        visibility: Some(t.visibility),
     };
     let data_id = crate::signing::documents::new_data_id();
     let id = store::insert(tx, owner, &new, &data_id, at)?;

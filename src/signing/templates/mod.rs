@@ -96,6 +96,8 @@ pub struct CreateTemplate {
     /// As `CreateDocument::chosen`: made in a team, the values not chosen are the team's.
     pub chosen: crate::signing::documents::meta::Chosen,
     pub auth_options: AuthOptions,
+    /// Who in its team sees it (a team's template only; `None`: EVERYONE).
+    pub visibility: Option<crate::core::owner::Visibility>,
 }
 
 /// A template as the API shows it, in the other signing service's shape exactly.

@@ -181,8 +181,8 @@ pub fn insert(
 ) -> Result<TemplateId, AppError> {
     let inserted_id = tx.insert(
         "INSERT INTO templates (user_id, external_id, title, type, document_data_id, meta_id, meta, auth_options,
-                                direct_link_token, created_at, updated_at, team_id)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11)",
+                                direct_link_token, created_at, updated_at, team_id, visibility)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10, ?11, ?12)",
         params![
             owner.user(),
             t.external_id,
@@ -194,7 +194,8 @@ pub fn insert(
             serde_json::to_string(&t.auth_options).unwrap_or_default(),
             crate::core::crypto::random_base62(32),
             now,
-            owner.team()
+            owner.team(),
+            t.visibility.unwrap_or(Visibility::Everyone)
         ],
     )?;
     let id = TemplateId::new(inserted_id);

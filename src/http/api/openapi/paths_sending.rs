@@ -104,6 +104,10 @@ pub struct NewFromPdfQuery {
     /// The new document's title, 1 to 255 characters.
     #[param(min_length = 1, max_length = 255)]
     title: String,
+    /// Who in its team sees it: EVERYONE (the default), MANAGER_AND_ABOVE or ADMIN (a team's
+    /// row only; a role gives only a visibility it sees).
+    #[param(value_type = Option<crate::core::owner::Visibility>)]
+    visibility: Option<String>,
 }
 
 #[utoipa::path(post, path = "/api/v1/documents/upload", tag = "documents",

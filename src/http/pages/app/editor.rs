@@ -201,6 +201,17 @@ async fn editor(
         done_path: base.clone(),
         template,
     };
+    let teams = {
+        let id = user.id;
+        state
+            .db
+            .read(move |c| crate::teams::store::memberships(c, id))
+            .await?
+    };
+    let role = at
+        .slug()
+        .and_then(|slug| teams.iter().find(|m| m.team.slug == slug))
+        .map(|m| m.role);
     let (subject, settings, section) = match edited {
         Edited::Document(id) => {
             let doc: DocumentView = manage::get(&ctx, &principal, id).await?;
@@ -209,19 +220,21 @@ async fn editor(
             }
             let sizes = preview::page_sizes(&ctx, &principal, id).await?;
             let ext = doc.external_id.as_deref();
-            let form = SettingsForm::of(&doc.title, ext, &doc.meta, &doc.auth_options);
+            let form = SettingsForm::of(&doc.title, ext, &doc.meta, &doc.auth_options)
+                .in_team(role, doc.visibility);
             (subject(&doc.title, &sizes, false), form, Section::Documents)
         }
         Edited::Template(id) => {
             let t = templates::manage::read(&ctx, &principal, id).await?;
             let sizes = t.page_sizes.clone().unwrap_or_default();
             let ext = t.external_id.as_deref();
-            let form = SettingsForm::of(&t.title, ext, &t.meta, &t.auth_options);
+            let form = SettingsForm::of(&t.title, ext, &t.meta, &t.auth_options)
+                .in_team(role, t.visibility);
             (subject(&t.title, &sizes, true), form, Section::Templates)
         }
     };
     Ok(page(Ok(EditorPage {
-        nav: Nav::of(&state, &session, &user, section, &at).await?,
+        nav: Nav::with(&state, &session, &user, section, &at, &teams)?,
         subject,
         step,
         steps: Step::ALL,

@@ -1,10 +1,12 @@
 //! What the editor's steps show besides the document: the settings form's values and choices
 //! (from `meta`, as the API stores them), and the palette of field types.
 
+use crate::core::owner::Visibility;
 use crate::signing::documents::auth_options::{ACCESS_AUTH, ACTION_AUTH, AuthOptions};
 use crate::signing::documents::dates::{DATE_FORMATS, format_date};
 use crate::signing::documents::fields::FieldType;
 use crate::signing::documents::meta::{DistributionMethod, Meta, SigningOrder};
+use crate::teams::TeamRole;
 
 /// A choice of a select or a group of boxes: its value, what it reads, whether it is chosen.
 #[derive(Debug, Clone)]
@@ -41,6 +43,8 @@ pub struct SettingsForm {
     pub action_auth: Vec<Choice>,
     /// What the e-mail's subject and message may hold, each with what it becomes.
     pub placeholders: [(&'static str, &'static str); 3],
+    /// Who in its team sees it, among what the user's role sees (empty: a personal row).
+    pub visibility: Vec<Choice>,
 }
 
 /// When a date is shown as an example of each format: 2026-03-14 15:09 UTC.
@@ -71,7 +75,30 @@ impl SettingsForm {
                 ("{signer.email}", "the recipient's e-mail address"),
                 ("{document.name}", "the document's title"),
             ],
+            visibility: Vec::new(),
         }
+    }
+
+    /// With the choice of who in the team sees it: `now`, among those `role` sees (a role
+    /// gives only a visibility it sees); none on personal pages (`role` is `None`).
+    pub fn in_team(mut self, role: Option<TeamRole>, now: Visibility) -> SettingsForm {
+        if let Some(role) = role {
+            self.visibility = role
+                .seen()
+                .into_iter()
+                .map(|v| Choice::new(v.as_str(), visibility_label(v), v == now))
+                .collect();
+        }
+        self
+    }
+}
+
+/// Who sees a team's row, in the sender's words.
+fn visibility_label(v: Visibility) -> &'static str {
+    match v {
+        Visibility::Everyone => "Everyone in the team",
+        Visibility::ManagerAndAbove => "The team's managers and admins",
+        Visibility::Admin => "The team's admins only",
     }
 }
 

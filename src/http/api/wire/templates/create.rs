@@ -52,6 +52,11 @@ pub struct CreateTemplateRequest {
     #[serde(default)]
     #[schema(schema_with = action_methods_schema)]
     pub global_action_auth: Methods,
+    /// Who in its team sees it: `EVERYONE` (the default), `MANAGER_AND_ABOVE` or `ADMIN` (a
+    /// team's template only; a role gives only a visibility it sees).
+    #[serde(default)]
+    #[schema(value_type = Option<crate::core::owner::Visibility>)]
+    pub visibility: Given<String>,
 }
 
 impl CreateTemplateRequest {
@@ -80,6 +85,8 @@ impl CreateTemplateRequest {
         };
         let meta = parse_meta(&mut c, &self.meta, Meta::default(), true);
         let chosen = chosen(&self.meta);
+        let visibility =
+            crate::http::api::wire::documents::settings::parse_visibility(&mut c, &self.visibility);
         // docket's `authOptions` object, or the signing service's newer top-level lists.
         let mut auth_options = parse_auth_options(&mut c, &self.auth_options);
         let top_level = AuthOptionsInput {
@@ -101,6 +108,7 @@ impl CreateTemplateRequest {
             meta,
             chosen,
             auth_options,
+            visibility,
         })
     }
 }
