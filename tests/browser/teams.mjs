@@ -9,11 +9,14 @@
 // Last, someone new follows an invitation's link on a phone, makes their account on the way and
 // lands on the team's dashboard.
 //
-// Usage: node teams.mjs <base> <email> <password> <fixtures dir> <invitation link> <out dir>
+// Then a personal document moves into the new team by its page's form, and the team is deleted
+// from its settings, its documents going to the admin's own (a wrong confirmation refused first).
+//
+// Usage: node teams.mjs <base> <email> <password> <fixtures dir> <invitation link> <personal document id> <out dir>
 import assert from 'node:assert/strict';
 import { launch, watch, axe, shot, fitsWidth, signIn, selectsShowArrows, DESKTOP, PHONE } from './lib.mjs';
 
-const [base, email, password, fixtures, invitation, outDir] = process.argv.slice(2);
+const [base, email, password, fixtures, invitation, ownDocument, outDir] = process.argv.slice(2);
 const summary = { ok: false };
 const browser = await launch();
 
@@ -118,6 +121,33 @@ async function desktop() {
   await page.waitForURL(base + '/t/lettings/settings/members?done=created');
   await page.getByText('The team was created').waitFor();
   await look(page, 'created', 'desktop');
+
+  // A personal document moves into the new team by its page's form.
+  await page.goto(`${base}/documents/${ownDocument}`);
+  await page.getByLabel('Team', { exact: true }).selectOption('lettings');
+  await look(page, 'move', 'desktop');
+  await page.getByRole('button', { name: 'Move document' }).click();
+  await page.waitForURL(`${base}/t/lettings/documents/${ownDocument}`);
+  await page.getByText('moved the document into the team Lettings').waitFor();
+
+  // The team ends from its settings: a wrong confirmation is said beside its box, then its
+  // documents become the admin's own.
+  await page.goto(base + '/t/lettings/settings/general');
+  await page.getByRole('link', { name: 'Delete this team…' }).click();
+  await page.waitForURL(base + '/t/lettings/settings/delete');
+  await page.getByText('The team has 1 document and 0 templates').waitFor();
+  await look(page, 'delete', 'desktop');
+  await page.getByLabel('Move them to my personal documents and templates').check();
+  await page.getByLabel('Type the team\'s address to confirm').fill('letings');
+  await page.getByRole('button', { name: 'Delete team' }).click();
+  await page.locator('#confirm-error').waitFor();
+  assert.equal(await page.getByLabel('Move them to my personal documents and templates').isChecked(), true, 'the choice is kept');
+  await look(page, 'delete-refused', 'desktop');
+  await page.getByLabel('Type the team\'s address to confirm').fill('lettings');
+  await page.getByRole('button', { name: 'Delete team' }).click();
+  await page.waitForURL(base + '/teams?done=deleted-mine');
+  await page.getByText('The team was deleted').waitFor();
+  assert.equal(await page.getByRole('link', { name: /lettings/i }).count(), 0, 'the team is gone from the list');
   assert.deepEqual(problems.filter((p) => !/status of (400|404|409)/.test(p)), []);
   await context.close();
 }
@@ -138,6 +168,8 @@ async function phone() {
   await look(page, 'tokens', 'phone');
   await page.goto(base + '/t/sales/settings/general');
   await look(page, 'general', 'phone');
+  await page.goto(base + '/t/sales/settings/delete');
+  await look(page, 'delete', 'phone');
   await page.goto(base + '/teams');
   await look(page, 'list', 'phone');
   assert.deepEqual(problems, []);

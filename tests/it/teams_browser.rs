@@ -40,12 +40,26 @@ async fn a_teams_workspace_works_in_chromium_at_both_sizes() {
         None,
     );
     let link = invited["link"].as_str().unwrap().to_string();
+    let personal = docket_json(&d, &["apikey", "create", "--user", "ada@example.com"], None);
+    let personal = app.api(personal["key"].as_str().unwrap());
+    let own = personal
+        .create_document(serde_json::json!({"title": "Own lease", "recipients": []}))
+        .await
+        .document_id();
+    let own_arg = own.to_string();
     let base = app.base.clone();
     let fixtures = format!("{}/tests/fixtures/pdf", env!("CARGO_MANIFEST_DIR"));
     let out = tokio::task::spawn_blocking(move || {
         tools::summary(tools::browser_script(
             "teams.mjs",
-            &[&base, "ada@example.com", PASSWORD, &fixtures, &link],
+            &[
+                &base,
+                "ada@example.com",
+                PASSWORD,
+                &fixtures,
+                &link,
+                &own_arg,
+            ],
         ))
     })
     .await
@@ -66,6 +80,14 @@ async fn a_teams_workspace_works_in_chromium_at_both_sizes() {
     );
     let doc = app.api(key["key"].as_str().unwrap()).document(id).await;
     assert_eq!(doc["teamId"], team["id"], "{doc}");
+    // Moved into the team and back to Ada's own when it ended, with both moves audited.
+    assert_eq!(
+        personal.document(own).await["teamId"],
+        serde_json::Value::Null
+    );
+    let moves = personal.audit(own).await;
+    let moved: Vec<_> = moves.iter().filter(|e| e["type"] == "MOVED").collect();
+    assert_eq!(moved.len(), 2, "{moves:?}");
     for shot in [
         "switcher-desktop",
         "dashboard-desktop",
@@ -77,6 +99,10 @@ async fn a_teams_workspace_works_in_chromium_at_both_sizes() {
         "list-desktop",
         "create-refused-desktop",
         "created-desktop",
+        "move-desktop",
+        "delete-desktop",
+        "delete-refused-desktop",
+        "delete-phone",
         "dashboard-phone",
         "switcher-phone",
         "members-phone",

@@ -166,6 +166,12 @@ impl DeletePage {
     fn chosen(&self, fate: &str) -> bool {
         self.view.typed.fate == fate
     }
+
+    /// What to type, and where the user has seen it.
+    fn confirm_hint(&self) -> String {
+        let slug = &self.team.slug;
+        format!("Its address is {slug}, as in its pages' /t/{slug}.")
+    }
 }
 
 async fn render(
