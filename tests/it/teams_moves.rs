@@ -264,20 +264,7 @@ async fn a_personal_documents_page_moves_it_into_a_team_by_its_form() {
 
 /// Posts the "Move to a team" form at `path` choosing `team`: the status and where it leads.
 async fn form(app: &TestApp, who: &Browser, path: &str, team: &str) -> (u16, String) {
-    let resp = app
-        .client
-        .post(app.url(path))
-        .header("cookie", &who.cookie)
-        .form(&[("csrf_token", who.csrf.as_str()), ("team", team)])
-        .send()
-        .await
-        .unwrap();
-    let status = resp.status().as_u16();
-    let to = resp
-        .headers()
-        .get("location")
-        .map(|l| l.to_str().unwrap().to_string())
-        .unwrap_or_default();
+    let (status, to, _) = posted(app, who, path, &[("team", team)]).await;
     (status, to)
 }
 
@@ -288,11 +275,22 @@ async fn end(
     slug: &str,
     fields: &[(&str, &str)],
 ) -> (u16, String, String) {
+    posted(app, who, &format!("/t/{slug}/settings/delete"), fields).await
+}
+
+/// Posts the form `fields` of `who`'s page (with its token) to `path`: the status, where it
+/// leads (if it redirects) and the page's text.
+async fn posted(
+    app: &TestApp,
+    who: &Browser,
+    path: &str,
+    fields: &[(&str, &str)],
+) -> (u16, String, String) {
     let mut form = vec![("csrf_token", who.csrf.as_str())];
     form.extend_from_slice(fields);
     let resp = app
         .client
-        .post(app.url(&format!("/t/{slug}/settings/delete")))
+        .post(app.url(path))
         .header("cookie", &who.cookie)
         .form(&form)
         .send()
