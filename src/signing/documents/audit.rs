@@ -141,7 +141,8 @@ pub fn record_each_of_team(
 ) -> Result<usize, AppError> {
     Ok(conn.execute(
         "INSERT INTO audit_events (document_id, at, type, actor, recipient_id, ip, user_agent, data)
-         SELECT id, ?2, ?3, ?4, NULL, ?5, ?6, ?7 FROM documents
+         SELECT id, CAST(?2 AS BIGINT), CAST(?3 AS TEXT), CAST(?4 AS TEXT), NULL,
+                CAST(?5 AS TEXT), CAST(?6 AS TEXT), CAST(?7 AS TEXT) FROM documents
           WHERE team_id = ?1 AND status <> 'PENDING'",
         params![
             team,

@@ -38,7 +38,8 @@ pub fn into_team(
 /// How many of `team`'s documents there are, and how many of them wait for signatures.
 pub fn count_of_team(c: &Conn, team: TeamId) -> Result<(i64, i64), AppError> {
     Ok(c.query_row(
-        "SELECT COUNT(*), COALESCE(SUM(CASE WHEN status = 'PENDING' THEN 1 ELSE 0 END), 0)
+        "SELECT COUNT(*), CAST(COALESCE(SUM(CASE WHEN status = 'PENDING' THEN 1 ELSE 0 END), 0)
+                                AS BIGINT)
            FROM documents WHERE team_id = ?1",
         [team],
         |r: &Row<'_>| Ok((r.get(0)?, r.get(1)?)),
