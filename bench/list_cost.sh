@@ -60,12 +60,19 @@ SELECT (SELECT id FROM users WHERE email = 'lists@example.com'), 'Seeded ' || i,
        'seed-' || i, (SELECT meta FROM documents WHERE team_id IS NULL ORDER BY id LIMIT 1),
        1700000000 + i, 1700000000 + i
   FROM s;
+SQL
+  recipients_sql seed-
+}
+
+# Two recipients for each seeded document whose document_data_id starts with $1.
+recipients_sql() {
+  cat <<SQL
 INSERT INTO recipients (document_id, email, name, role, signing_order, token, created_at)
-SELECT id, 'ann@example.com', 'Ann', 'SIGNER', 1, 'seed-a-' || id, created_at
-  FROM documents WHERE document_data_id LIKE 'seed-%';
+SELECT id, 'ann@example.com', 'Ann', 'SIGNER', 1, '${1}a-' || id, created_at
+  FROM documents WHERE document_data_id LIKE '$1%';
 INSERT INTO recipients (document_id, email, name, role, signing_order, token, created_at)
-SELECT id, 'cid@example.com', 'Cid', 'CC', 2, 'seed-c-' || id, created_at
-  FROM documents WHERE document_data_id LIKE 'seed-%';
+SELECT id, 'cid@example.com', 'Cid', 'CC', 2, '${1}c-' || id, created_at
+  FROM documents WHERE document_data_id LIKE '$1%';
 SQL
 }
 
@@ -90,13 +97,8 @@ SELECT m.user_id, (SELECT id FROM teams WHERE slug = 'bench'), $(team_visibility
        'team-seed-' || i, (SELECT meta FROM documents WHERE team_id IS NOT NULL ORDER BY id LIMIT 1),
        1700000000 + i, 1700000000 + i
   FROM s JOIN m ON m.k = s.i % (SELECT count(*) FROM m);
-INSERT INTO recipients (document_id, email, name, role, signing_order, token, created_at)
-SELECT id, 'ann@example.com', 'Ann', 'SIGNER', 1, 'team-seed-a-' || id, created_at
-  FROM documents WHERE document_data_id LIKE 'team-seed-%';
-INSERT INTO recipients (document_id, email, name, role, signing_order, token, created_at)
-SELECT id, 'cid@example.com', 'Cid', 'CC', 2, 'team-seed-c-' || id, created_at
-  FROM documents WHERE document_data_id LIKE 'team-seed-%';
 SQL
+  recipients_sql team-seed-
 }
 
 # The pages of `list` (perPage=1, so its totalPages is its number of documents) key $1 reads.
