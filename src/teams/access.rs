@@ -36,11 +36,9 @@ pub fn resolve(c: &Conn, who: &Principal) -> Result<Access, AppError> {
     let (team, role) = match &who.acts_for {
         ActsFor::Personal => return Ok(Access::Personal(user)),
         ActsFor::Team(id) => {
-            let found = match store::get(c, *id)? {
-                Some(team) => store::role_of(c, team.id, user)?.map(|role| (team, role)),
-                None => None,
-            };
-            found.ok_or_else(|| AppError::Unauthorized(MAKER_LEFT.into()))?
+            let m = store::membership_in(c, *id, user)?
+                .ok_or_else(|| AppError::Unauthorized(MAKER_LEFT.into()))?;
+            (m.team, m.role)
         }
         ActsFor::Slug(slug) => {
             let m = super::manage::membership(c, user, slug)?;
@@ -150,6 +148,24 @@ mod tests {
 
     fn who(user: i64, acts_for: ActsFor) -> Principal {
         Principal::browser(UserId::new(user)).acting_for(acts_for)
+    }
+
+    /// Every request of a team's API token or page resolves its team and role: one statement
+    /// (on PostgreSQL, one round trip), whether it finds them or not.
+    #[test]
+    fn a_team_and_its_role_are_resolved_in_one_statement() {
+        let c = memory();
+        let t = setup(&c);
+        let statements = |who: Principal| {
+            let before = crate::core::db::statements_run(&c);
+            let found = resolve(&c, &who).is_ok();
+            (found, crate::core::db::statements_run(&c) - before)
+        };
+        assert_eq!(statements(who(2, ActsFor::Team(t.id))), (true, 1));
+        assert_eq!(statements(who(2, ActsFor::Slug("sales".into()))), (true, 1));
+        assert_eq!(statements(who(3, ActsFor::Team(t.id))), (false, 1));
+        assert_eq!(statements(who(3, ActsFor::Slug("nope".into()))), (false, 1));
+        assert_eq!(statements(who(3, ActsFor::Personal)), (true, 0));
     }
 
     #[test]

@@ -49,11 +49,7 @@ pub async fn mine(ctx: &Context, who: &Principal) -> Result<Vec<Membership>, App
 
 /// The team at `slug` and `user`'s role in it; a 404 when there is none or they are not in it.
 pub fn membership(c: &Conn, user: UserId, slug: &str) -> Result<Membership, AppError> {
-    let found = match store::by_slug(c, slug)? {
-        Some(team) => store::role_of(c, team.id, user)?.map(|role| Membership { team, role }),
-        None => None,
-    };
-    found.ok_or_else(|| AppError::not_found("team"))
+    store::membership_at(c, slug, user)?.ok_or_else(|| AppError::not_found("team"))
 }
 
 /// The team at `slug` for one of its admins: a 404 for others outside it, a 403 for members

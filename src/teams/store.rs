@@ -3,7 +3,7 @@
 //! admins demoting each other at once on PostgreSQL cannot both succeed.
 
 use crate::core::db::conflict_on_unique;
-use crate::core::db::{Conn, OptionalExtension, Row};
+use crate::core::db::{Conn, OptionalExtension, Row, ToSql};
 use crate::core::error::AppError;
 use crate::core::ids::{TeamId, UserId};
 use crate::params;
@@ -88,6 +88,42 @@ pub fn memberships(c: &Conn, user: UserId) -> Result<Vec<Membership>, AppError> 
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The team `id` with `user`'s role in it, in one statement (every request of a team's API
+/// token resolves it, and on PostgreSQL each statement is a round trip); `None` when there is
+/// no such team or `user` is not in it.
+pub fn membership_in(c: &Conn, id: TeamId, user: UserId) -> Result<Option<Membership>, AppError> {
+    membership_where(c, "t.id = ?1", &id, user)
+}
+
+/// The team at `slug` with `user`'s role in it, in one statement (every team page resolves
+/// it); `None` when there is no such team or `user` is not in it.
+pub fn membership_at(c: &Conn, slug: &str, user: UserId) -> Result<Option<Membership>, AppError> {
+    membership_where(c, "t.slug = ?1", &slug.trim().to_lowercase(), user)
+}
+
+fn membership_where(
+    c: &Conn,
+    team_is: &str,
+    key: &dyn ToSql,
+    user: UserId,
+) -> Result<Option<Membership>, AppError> {
+    Ok(c.query_row(
+        &format!(
+            "SELECT {TEAM}, m.role FROM teams t
+               JOIN team_members m ON m.team_id = t.id AND m.user_id = ?2
+              WHERE {team_is}"
+        ),
+        &[key, &user as &dyn ToSql] as &[&dyn ToSql],
+        |r| {
+            Ok(Membership {
+                team: team(r)?,
+                role: r.get(6)?,
+            })
+        },
+    )
+    .optional()?)
 }
 
 /// `user`'s role in `team`, or `None` when they are not a member.
