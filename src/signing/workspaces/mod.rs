@@ -27,13 +27,7 @@ pub fn membership(c: &Conn, user: UserId, to: &TeamRef) -> Result<Membership, Ap
     match to {
         TeamRef::Slug(slug) => manage::membership(c, user, slug),
         TeamRef::Id(id) => {
-            let found = match store::get(c, *id)? {
-                Some(team) => {
-                    store::role_of(c, team.id, user)?.map(|role| Membership { team, role })
-                }
-                None => None,
-            };
-            found.ok_or_else(|| AppError::not_found("team"))
+            store::membership_in(c, *id, user)?.ok_or_else(|| AppError::not_found("team"))
         }
     }
 }
