@@ -305,19 +305,9 @@ async fn posted(
     (status, to, resp.text().await.unwrap())
 }
 
+/// How many files the blob store holds (a directory or a bucket).
 fn blob_files(app: &TestApp) -> usize {
-    fn walk(dir: &std::path::Path) -> usize {
-        std::fs::read_dir(dir).map_or(0, |entries| {
-            entries
-                .flatten()
-                .map(|e| {
-                    let p = e.path();
-                    if p.is_dir() { walk(&p) } else { 1 }
-                })
-                .sum()
-        })
-    }
-    walk(&app.data_dir().join("blobs"))
+    crate::support::stores::stored_blob_ids(&app.data_dir()).len()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
