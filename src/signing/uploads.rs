@@ -169,11 +169,7 @@ pub async fn create_with_file(
         .db
         .write(move |tx| match new {
             New::Document(doc) => {
-                let owner = access::resolve(tx, &caller)?;
-                if let Some(v) = doc.visibility {
-                    owner.may_give(v, "documents")?;
-                }
-                let owner = owner.owner();
+                let owner = access::owner_giving(tx, &caller, doc.visibility, "documents")?;
                 let email = crate::signing::documents::audit::owner_email(tx, user)?;
                 let actor = origin.actor(&email, None);
                 let view = crate::signing::documents::manage::insert_draft(
@@ -183,7 +179,7 @@ pub async fn create_with_file(
                 Ok(Target::Document(view.id))
             }
             New::Template(t) => {
-                let owner = crate::signing::templates::manage::given(tx, &caller, t.visibility)?;
+                let owner = access::owner_giving(tx, &caller, t.visibility, "templates")?;
                 let id = crate::signing::templates::manage::insert_new(tx, &owner, &t, &data_id)?;
                 store::set_file(tx, Parent::Template(id), &blob, &sizes, now())?;
                 Ok(Target::Template(id))

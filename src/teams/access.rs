@@ -53,6 +53,21 @@ pub fn owner(c: &Conn, who: &Principal) -> Result<Owner, AppError> {
     Ok(resolve(c, who)?.owner())
 }
 
+/// Whose a new row of `who` is (documents: "documents"; templates: "templates"), once `who`
+/// may give it `visibility`, if one is asked (`Access::may_give`).
+pub fn owner_giving(
+    c: &Conn,
+    who: &Principal,
+    visibility: Option<Visibility>,
+    what: &str,
+) -> Result<Owner, AppError> {
+    let access = resolve(c, who)?;
+    if let Some(v) = visibility {
+        access.may_give(v, what)?;
+    }
+    Ok(access.owner())
+}
+
 impl Access {
     /// The rows this caller reaches, and whose its new rows are.
     pub fn owner(&self) -> Owner {

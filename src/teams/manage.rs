@@ -55,11 +55,14 @@ pub fn membership(c: &Conn, user: UserId, slug: &str) -> Result<Membership, AppE
 /// The team at `slug` for one of its admins: a 404 for others outside it, a 403 for members
 /// who are not admins.
 pub(super) fn managed_by(c: &Conn, user: UserId, slug: &str) -> Result<Team, AppError> {
+    admin_of(c, user, slug, "manage its members")
+}
+
+/// As `managed_by`, for what else only its admins do (`act`: "delete it"), said in the 403.
+pub fn admin_of(c: &Conn, user: UserId, slug: &str, act: &str) -> Result<Team, AppError> {
     let Membership { team, role } = membership(c, user, slug)?;
     if !role.may_manage() {
-        return Err(AppError::Forbidden(
-            "only the team's admins manage its members".into(),
-        ));
+        return Err(AppError::Forbidden(format!("only the team's admins {act}")));
     }
     Ok(team)
 }

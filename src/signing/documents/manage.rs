@@ -44,11 +44,7 @@ pub async fn create(
     let view = ctx
         .db
         .write(move |tx| {
-            let access = access::resolve(tx, &caller)?;
-            if let Some(v) = doc.visibility {
-                access.may_give(v, "documents")?;
-            }
-            let owner = access.owner();
+            let owner = access::owner_giving(tx, &caller, doc.visibility, "documents")?;
             let email = owner_email(tx, owner.user())?;
             insert_draft(tx, &owner, &doc, &d, &origin.actor(&email, None), &app)
         })

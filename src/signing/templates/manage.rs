@@ -44,7 +44,7 @@ pub async fn create(
     let (id, recipients) = ctx
         .db
         .write(move |tx| {
-            let owner = given(tx, &caller, t.visibility)?;
+            let owner = access::owner_giving(tx, &caller, t.visibility, "templates")?;
             let id = insert_new(tx, &owner, &t, &d)?;
             let created = store::owned(tx, &owner, id)?;
             let briefs: Vec<RecipientBrief> = created
@@ -62,20 +62,6 @@ pub async fn create(
         recipients: recipients.links_shown_if(who.sees_signing_links()),
         template,
     })
-}
-
-/// Inside a transaction: whose a new row of `who` is, once `who` may give it `visibility`
-/// (`teams::access::Access::may_give`), if one is asked.
-pub fn given(
-    tx: &crate::core::db::Conn,
-    who: &Principal,
-    visibility: Option<crate::core::owner::Visibility>,
-) -> Result<crate::core::owner::Owner, AppError> {
-    let access = access::resolve(tx, who)?;
-    if let Some(v) = visibility {
-        access.may_give(v, "templates")?;
-    }
-    Ok(access.owner())
 }
 
 /// Inside a transaction: the new template `t` of `owner` (the creator's tier's rules checked;

@@ -63,7 +63,7 @@ pub async fn holdings(
     ctx.db
         .read(move |c| {
             c.consistent_read(|c| {
-                let team = admin_of(c, user, &slug)?;
+                let team = manage::admin_of(c, user, &slug, "delete it")?;
                 let held = held(c, &team)?;
                 Ok((team, held))
             })
@@ -78,17 +78,6 @@ fn held(c: &Conn, team: &Team) -> Result<Holdings, AppError> {
         pending,
         templates: templates::count_of_team(c, team.id)?,
     })
-}
-
-/// The team at `slug` when `user` is one of its admins.
-fn admin_of(c: &Conn, user: crate::core::ids::UserId, slug: &str) -> Result<Team, AppError> {
-    let m = manage::membership(c, user, slug)?;
-    if !m.role.may_manage() {
-        return Err(AppError::Forbidden(
-            "only the team's admins delete it".into(),
-        ));
-    }
-    Ok(m.team)
 }
 
 /// What a team with documents waiting for signatures is told.
@@ -116,7 +105,7 @@ pub async fn end(
     let (ended, files) = ctx
         .db
         .write(move |tx| {
-            let team = admin_of(tx, user, &slug)?;
+            let team = manage::admin_of(tx, user, &slug, "delete it")?;
             let before = held(tx, &team)?;
             if before.pending > 0 {
                 return Err(still_pending(before.pending));
