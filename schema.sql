@@ -1,6 +1,6 @@
 -- Docket database schema: the schema of a new database (embedded in the binary).
 --
--- Version 27 (PRAGMA user_version). A database of an older version is upgraded at start by the
+-- Version 28 (PRAGMA user_version). A database of an older version is upgraded at start by the
 -- numbered migrations in src/db/migrations/, each in one transaction, after an automatic backup.
 -- When you change this file, add the matching migration and bump db::migrate::LATEST; a unit
 -- test checks that the oldest schema plus every migration equals this file.
@@ -34,7 +34,9 @@ CREATE TABLE users (
     totp_pending    BLOB,
     totp_enabled_at INTEGER,
     totp_last_step  INTEGER NOT NULL DEFAULT 0,
-    passkey_handle  BLOB                         -- WebAuthn user handle, 64 random bytes
+    passkey_handle  BLOB,                        -- WebAuthn user handle, 64 random bytes
+    -- The language recipients read this account's new documents in (v28); NULL: English.
+    language        TEXT CHECK (language IN ('en', 'de', 'fr', 'es', 'it', 'nl', 'pl', 'pt'))
 );
 
 -- Teams (v25): a few people who share documents, templates, API tokens and webhooks. A row of
@@ -50,7 +52,8 @@ CREATE TABLE teams (
     signing_order TEXT CHECK (signing_order IN ('PARALLEL', 'SEQUENTIAL')),
     date_format   TEXT,                          -- one of the document date formats
     time_zone     TEXT,                          -- an IANA name
-    redirect_url  TEXT                           -- an absolute http(s) URL, normalised
+    redirect_url  TEXT,                          -- an absolute http(s) URL, normalised
+    language      TEXT CHECK (language IN ('en', 'de', 'fr', 'es', 'it', 'nl', 'pl', 'pt')) -- v28
 );
 CREATE TABLE team_members (
     team_id    INTEGER NOT NULL REFERENCES teams (id) ON DELETE CASCADE,

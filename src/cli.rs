@@ -602,6 +602,10 @@ pub enum TeamCommand {
         /// Where signers go once done (an absolute http or https URL)
         #[arg(long, value_name = "URL")]
         redirect_url: Option<String>,
+        /// The language recipients of new documents read their pages and e-mails in (en, de,
+        /// fr, es, it, nl, pl or pt; unset: each member's own)
+        #[arg(long, value_name = "CODE")]
+        language: Option<String>,
         /// Set a value back to the product's default (repeatable)
         #[arg(long, value_name = "SETTING", value_parser = TEAM_SETTINGS)]
         clear: Vec<String>,
@@ -623,12 +627,13 @@ pub enum TeamCommand {
 const TEAM_ROLES: [&str; 3] = ["ADMIN", "MANAGER", "MEMBER"];
 
 /// What `docket team settings --clear` takes.
-pub const TEAM_SETTINGS: [&str; 5] = [
+pub const TEAM_SETTINGS: [&str; 6] = [
     "sender-name",
     "signing-order",
     "date-format",
     "time-zone",
     "redirect-url",
+    "language",
 ];
 
 #[derive(Debug, Args)]

@@ -45,6 +45,7 @@ const INSIDE: &[(&str, &[&str])] = &[
             "datadir",
             "lenient",
             "db",
+            "i18n",
             "ids",
             "owner",
             "retry",

@@ -4,14 +4,15 @@
 // (`state.auth`: `actionAuth` to finish, `rejectAuth` to reject); the page decides nothing.
 
 import { el } from './dom.js';
+import { t } from './i18n.js';
 import { dialog } from './sign-ui.js';
 import { get } from './webauthn.js';
 
 // What finishing will ask for, in words.
 const ASKED = {
-  TWO_FACTOR_AUTH: 'a code from your authenticator app',
-  PASSKEY: 'your passkey',
-  PASSWORD: 'your Docket account password again',
+  TWO_FACTOR_AUTH: 'script-asked-totp',
+  PASSKEY: 'script-asked-passkey',
+  PASSWORD: 'script-asked-password',
 };
 
 // The factor the document asks for that the signed-in account lacks: what to set up, where.
@@ -21,10 +22,10 @@ export function setup(state, here) {
   const enrolled = a.enrolled || {};
   const href = '/account?next=' + encodeURIComponent(here);
   if (a.actionAuth === 'TWO_FACTOR_AUTH' && !enrolled.totp) {
-    return { href, what: 'an authenticator app', label: 'Set up an authenticator app' };
+    return { href, what: t('script-setup-totp-what'), label: t('script-setup-totp-label'), thing: t('script-setup-totp-thing') };
   }
   if (a.actionAuth === 'PASSKEY' && !enrolled.passkeys) {
-    return { href, what: 'a passkey', label: 'Add a passkey' };
+    return { href, what: t('script-setup-passkey-what'), label: t('script-setup-passkey-label'), thing: t('script-setup-passkey-thing') };
   }
   return null;
 }
@@ -35,35 +36,33 @@ export function banner(state, here) {
   const me = state.recipient;
   if (!a.actionAuth && !a.accessAuth) return null;
   const box = el('div', { class: 'alert info', id: 'auth-banner' });
-  const asked = ASKED[a.actionAuth];
+  const asked = ASKED[a.actionAuth] && t(ASKED[a.actionAuth]);
   if (!a.accountReady) {
     const login = '/auth/login?next=' + encodeURIComponent(here) + '&email=' + encodeURIComponent(me.email);
     box.append(el('p', {}, a.signedInAs
-      ? 'You are signed in as ' + a.signedInAs + ', but this document is for ' + me.email + '.'
-      : 'This document asks you to sign in to your Docket account for ' + me.email + ' before you fill it in.'));
-    if (asked) box.append(el('p', {}, 'When you finish, it will also ask for ' + asked + '.'));
+      ? t('script-auth-wrong-account', { other: a.signedInAs, email: me.email })
+      : t('script-auth-sign-in', { email: me.email })));
+    if (asked) box.append(el('p', {}, t('script-auth-also-asks', { asked })));
     const actions = el('div', { class: 'row' },
-      el('a', { class: 'button primary', id: 'sign-in', href: login }, 'Sign in as ' + me.email));
+      el('a', { class: 'button primary', id: 'sign-in', href: login }, t('script-auth-sign-in-as', { email: me.email })));
     box.append(actions);
     if (a.inviteCsrf) {
-      box.append(el('p', {}, 'No account yet? We e-mail you a link to create one.'));
+      box.append(el('p', {}, t('script-auth-no-account')));
       actions.append(el('form', { method: 'post', action: here + '/account' },
         el('input', { type: 'hidden', name: 'csrf_token', value: a.inviteCsrf }),
-        el('button', { type: 'submit', class: 'button', id: 'create-account' }, 'Create an account')));
+        el('button', { type: 'submit', class: 'button', id: 'create-account' }, t('script-auth-create-account'))));
     }
     return box;
   }
   const missing = setup(state, here);
   if (missing) {
-    box.append(el('p', {}, 'Signed in as ' + a.signedInAs + '. To sign, this document asks for ' + asked
-      + ', and your account has no ' + missing.what.replace(/^an? /, '') + ' yet.'));
-    box.append(el('p', {}, 'Set one up on your account page: it takes a few minutes, and brings you back here.'
-      + ' What you fill in meanwhile is kept. You can also reject the document without it.'));
+    box.append(el('p', {}, t('script-auth-missing', { account: a.signedInAs, asked, thing: missing.thing })));
+    box.append(el('p', {}, t('script-auth-missing-how')));
     box.append(el('div', { class: 'row' }, el('a', { class: 'button primary', id: 'enrol', href: missing.href }, missing.label)));
   } else if (asked) {
-    box.append(el('p', {}, 'Signed in as ' + a.signedInAs + '. When you finish, you will be asked for ' + asked + '.'));
+    box.append(el('p', {}, t('script-auth-will-ask', { account: a.signedInAs, asked })));
   } else {
-    box.append(el('p', {}, 'Signed in as ' + a.signedInAs + '.'));
+    box.append(el('p', {}, t('script-auth-signed-in', { account: a.signedInAs })));
   }
   return box;
 }
@@ -73,21 +72,21 @@ export function banner(state, here) {
 // passkey assertion (the browser asks). `call` makes the link's JSON calls.
 export async function withProof(kind, label, email, call, act) {
   if (kind === 'TWO_FACTOR_AUTH') {
-    dialog('Confirm with your authenticator app', (form) => {
+    dialog(t('script-totp-title'), (form) => {
       const input = el('input', { id: 'totp-code', name: 'code', type: 'text', inputmode: 'numeric',
         autocomplete: 'one-time-code', pattern: '[0-9 ]{6,7}', maxlength: 7, required: true,
         'aria-describedby': 'totp-hint' });
-      form.append(el('label', { for: 'totp-code' }, 'Code from your authenticator app'), input,
-        el('p', { class: 'hint', id: 'totp-hint' }, 'The six digits your app shows now for Docket.'));
+      form.append(el('label', { for: 'totp-code' }, t('script-totp-label')), input,
+        el('p', { class: 'hint', id: 'totp-hint' }, t('script-totp-hint')));
       return () => input.value;
     }, (code) => act({ method: 'TWO_FACTOR_AUTH', code }), label);
     return;
   }
   if (kind === 'PASSWORD') {
-    dialog('Confirm with your password', (form) => {
+    dialog(t('script-password-title'), (form) => {
       const input = el('input', { id: 'account-password', name: 'password', type: 'password',
         autocomplete: 'current-password', maxlength: 1024, required: true });
-      form.append(el('label', { for: 'account-password' }, 'Enter the password of ' + email + ' to confirm it is you.'), input);
+      form.append(el('label', { for: 'account-password' }, t('script-password-label', { email })), input);
       return () => input.value;
     }, (password) => act({ method: 'PASSWORD', password }), label);
     return;

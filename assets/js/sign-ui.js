@@ -3,6 +3,7 @@
 
 import { el } from './dom.js';
 import { sentence, showAlert } from './messages.js';
+import { t } from './i18n.js';
 
 // A modal dialog with a form; `build` adds the inputs and returns a function giving the
 // value; `onSubmit(value)` may throw, and the dialog then stays open with the message.
@@ -13,8 +14,8 @@ export function dialog(title, build, onSubmit, okLabel) {
   form.append(el('h2', { id: 'dialog-title' }, title));
   const value = build(form);
   form.append(error);
-  const ok = el('button', { type: 'submit', class: 'button primary' }, okLabel || 'Save');
-  const cancel = el('button', { type: 'button', class: 'button', onclick: () => d.close() }, 'Cancel');
+  const ok = el('button', { type: 'submit', class: 'button primary' }, okLabel || t('script-save'));
+  const cancel = el('button', { type: 'button', class: 'button', onclick: () => d.close() }, t('script-cancel'));
   form.append(el('div', { class: 'form-actions' }, ok, cancel));
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();

@@ -7,6 +7,7 @@
 // dialogs in `sign-ui.js`.
 
 import { sentence } from './messages.js';
+import { t } from './i18n.js';
 import { call as request } from './request.js';
 import * as Auth from './sign-auth.js';
 import { el } from './dom.js';
@@ -33,23 +34,29 @@ function start() {
     line.className = 'signing-status' + (kind === 'error' ? ' alert error' : '');
   }
 
-  const ACTION = { SIGNER: 'Finish and sign', APPROVER: 'Approve', VIEWER: 'Mark as viewed', ASSISTANT: 'Finish preparing' };
+  const ACTION = {
+    SIGNER: t('script-action-signer'), APPROVER: t('script-action-approver'),
+    VIEWER: t('script-action-viewer'), ASSISTANT: t('script-action-assistant'),
+  };
 
   // A field an assistant fills in for a later recipient names them.
   function fieldLabel(f) {
     const own = ownLabel(f);
     const other = f.forRecipient;
-    return other ? own + ' (for ' + (other.name || other.email) + ')' : own;
+    return other ? t('script-field-for', { label: own, name: other.name || other.email }) : own;
   }
 
   function ownLabel(f) {
     const meta = f.fieldMeta || {};
     if (meta.label) return meta.label;
-    return {
-      SIGNATURE: 'Sign here', FREE_SIGNATURE: 'Sign here', INITIALS: 'Initials', NAME: 'Name',
-      EMAIL: 'E-mail', DATE: 'Date (filled when you finish)', TEXT: 'Text', NUMBER: 'Number',
-      RADIO: 'Choose one', CHECKBOX: 'Tick', SELECT: 'Choose', DROPDOWN: 'Choose',
-    }[f.type] || f.type;
+    const id = {
+      SIGNATURE: 'script-field-signature', FREE_SIGNATURE: 'script-field-signature',
+      INITIALS: 'script-field-initials', NAME: 'script-field-name', EMAIL: 'script-field-email',
+      DATE: 'script-field-date', TEXT: 'script-field-text', NUMBER: 'script-field-number',
+      RADIO: 'script-field-radio', CHECKBOX: 'script-field-checkbox', SELECT: 'script-field-select',
+      DROPDOWN: 'script-field-select',
+    }[f.type];
+    return id ? t(id) : f.type;
   }
 
   function isRequired(f) {
@@ -61,7 +68,7 @@ function start() {
   // What a field's box shows: the drawn signature as its image, a typed one in script style.
   function fieldContent(f) {
     if (f.drawn) {
-      return el('img', { class: 'sign-image', alt: fieldLabel(f) + ': your signature',
+      return el('img', { class: 'sign-image', alt: t('script-your-signature', { label: fieldLabel(f) }),
         src: base + '/fields/' + f.id + '/signature.png?v=' + drawnVersion });
     }
     if (['SIGNATURE', 'FREE_SIGNATURE', 'INITIALS'].includes(f.type) && f.value) {
@@ -73,13 +80,13 @@ function start() {
   // A field button's accessible name: what it shows (a value, or its label), then its label
   // where the value does not say it, and whether it is filled or required.
   function fieldName(f) {
-    if (f.drawn) return fieldLabel(f) + ' (filled)';
+    if (f.drawn) return t('script-field-filled', { name: fieldLabel(f) });
     const typed = ['SIGNATURE', 'FREE_SIGNATURE', 'INITIALS'].includes(f.type) && f.value;
     const shown = typed ? f.value : fieldText(f);
     const label = fieldLabel(f);
     let name = shown.includes(label) ? shown : shown + ', ' + label;
-    if (f.inserted) name += ' (filled)';
-    else if (isRequired(f)) name += ' (required)';
+    if (f.inserted) return t('script-field-filled', { name });
+    if (isRequired(f)) return t('script-field-required', { name });
     return name;
   }
 
@@ -113,30 +120,28 @@ function start() {
       .sort((a, b) => a.page - b.page || a.positionY - b.positionY || a.positionX - b.positionX);
   }
 
-  const plural = (n, one) => n + ' ' + one + (n === 1 ? '' : 's');
-
   // The status line: what to do now.
   function statusLine(setup) {
     const me = state.recipient;
     const a = state.auth || {};
-    const verb = '“' + ACTION[me.role] + '”';
-    if (me.role === 'CC') return 'You receive a copy of this document once everyone has signed.';
-    if (me.signingStatus !== 'NOT_SIGNED') return 'You have finished. Thank you.';
-    if (!state.yourTurn) return 'It is not your turn yet: you will get an e-mail when it is.';
+    const action = ACTION[me.role];
+    if (state.document.status === 'COMPLETED') return t('script-done-complete');
+    if (me.role === 'CC') return t('script-status-cc');
+    if (me.signingStatus !== 'NOT_SIGNED') return t('script-status-finished');
+    if (!state.yourTurn) return t('script-status-not-your-turn');
     if (!canAct()) {
-      return a.signedInAs
-        ? 'Sign out, then sign in as ' + me.email + ' to fill in this document.'
-        : 'You can read the document now. To fill it in, sign in as ' + me.email + ' first.';
+      return t(a.signedInAs ? 'script-status-sign-out-first' : 'script-status-sign-in-first', { email: me.email });
     }
     const left = requiredFields().filter((f) => !f.inserted).length;
-    if (me.role === 'ASSISTANT') return 'Fill in what you can for the recipients after you, then press ' + verb + '.';
+    if (me.role === 'ASSISTANT') return t('script-status-assistant', { action });
     if (left > 0) {
-      const then = setup ? 'then set up ' + setup.what + ' to sign' : 'then press ' + verb;
-      return 'Fill in the ' + plural(left, 'required field') + ' still empty (“Next field” takes you to each), ' + then + '.';
+      return setup
+        ? t('script-status-fields-left-setup', { count: left, what: setup.what })
+        : t('script-status-fields-left', { count: left, action });
     }
-    if (setup) return 'Everything required is filled in. To sign, set up ' + setup.what + ' first (“' + setup.label + '”), or reject the document.';
-    if (!state.fields.length) return 'Read the document, then press ' + verb + '.';
-    return 'Everything required is filled in. Check the document, then press ' + verb + '.';
+    if (setup) return t('script-status-setup', { what: setup.what, label: setup.label });
+    if (!state.fields.length) return t('script-status-read', { action });
+    return t('script-status-ready', { action });
   }
 
   // The bar that stays at the bottom of the screen while the recipient acts: progress, "Next
@@ -145,15 +150,15 @@ function start() {
     const me = state.recipient;
     const required = requiredFields();
     const done = required.filter((f) => f.inserted).length;
-    const bar = el('div', { class: 'sign-bar', id: 'sign-bar', role: 'region', 'aria-label': 'Your progress and actions' });
+    const bar = el('div', { class: 'sign-bar', id: 'sign-bar', role: 'region', 'aria-label': t('script-progress-region') });
     if (required.length) {
       bar.append(el('div', { class: 'sign-progress' },
         el('progress', { id: 'sign-progress', max: required.length, value: done, 'aria-labelledby': 'sign-progress-text' }),
-        el('span', { id: 'sign-progress-text' }, done + ' of ' + plural(required.length, 'required field') + ' filled')));
+        el('span', { id: 'sign-progress-text' }, t('script-progress', { done, total: required.length }))));
     }
     const buttons = el('div', { class: 'sign-buttons' });
     if (done < required.length) {
-      buttons.append(el('button', { type: 'button', class: 'button', id: 'next-field', onclick: nextField }, 'Next field'));
+      buttons.append(el('button', { type: 'button', class: 'button', id: 'next-field', onclick: nextField }, t('script-next-field')));
     }
     if (setup) {
       buttons.append(el('a', { class: 'button primary', id: 'enrol-to-sign', href: setup.href }, setup.label));
@@ -162,7 +167,7 @@ function start() {
         type: 'button', class: 'button primary', id: 'complete', disabled: done < required.length, onclick: complete,
       }, ACTION[me.role]));
     }
-    buttons.append(el('button', { type: 'button', class: 'button danger-outline', id: 'reject', onclick: rejectDialog }, 'Reject…'));
+    buttons.append(el('button', { type: 'button', class: 'button danger-outline', id: 'reject', onclick: rejectDialog }, t('script-reject')));
     bar.append(buttons);
     return bar;
   }
@@ -195,20 +200,21 @@ function start() {
     const setup = active ? Auth.setup(state, here()) : null;
     root.replaceChildren();
     root.append(el('h1', {}, d.title));
-    root.append(el('p', { class: 'muted sender' }, 'Sent by ' + d.senderName + ' (' + d.senderEmail + ')'));
+    root.append(el('p', { class: 'muted sender' }, t('script-sent-by', { name: d.senderName, email: d.senderEmail })));
     const banner = Auth.banner(state, here());
     if (banner) root.append(banner);
     root.append(el('p', { id: 'signing-status', class: 'signing-status', role: 'status' }, statusLine(setup)));
+    if (d.status === 'COMPLETED') root.append(downloadLink());
 
     const pages = el('div', { class: 'sign-pages' });
     d.pages.forEach((size, i) => {
       const n = i + 1;
       const pageBox = el('div', {
         class: 'sign-page', style: { aspectRatio: size[0] + ' / ' + size[1] },
-        'aria-label': 'Page ' + n + ' of ' + d.pages.length, role: 'group',
+        'aria-label': t('script-page-of', { n, total: d.pages.length }), role: 'group',
       });
       pageBox.append(el('img', {
-        src: base + '/pages/' + n + '.png?w=1200', alt: 'Page ' + n, loading: i < 2 ? 'eager' : 'lazy', 'data-retry': true,
+        src: base + '/pages/' + n + '.png?w=1200', alt: t('script-page', { n }), loading: i < 2 ? 'eager' : 'lazy', 'data-retry': true,
         width: 1200, height: Math.round(1200 * size[1] / size[0]),
       }));
       for (const f of state.fields.filter((x) => x.page === n)) {
@@ -285,7 +291,7 @@ function start() {
       case 'DROPDOWN':
         return dialog(fieldLabel(f), (form) => {
           const select = el('select', { id: 'field-input', required: true },
-            el('option', { value: '' }, 'Choose…'),
+            el('option', { value: '' }, t('script-choose')),
             options(f).map((o) => el('option', { value: o, selected: (f.value || meta.defaultValue) === o }, o)));
           form.append(el('label', { for: 'field-input' }, fieldLabel(f)), select);
           return () => ({ value: select.value });
@@ -327,7 +333,7 @@ function start() {
   function signatureDialog(f) {
     dialog(fieldLabel(f), (form) => {
       const canvas = el('canvas', { class: 'sign-pad', width: 600, height: 200, tabindex: 0,
-        'aria-label': 'Signature pad: draw with the mouse or a finger, or use the typed signature below' });
+        'aria-label': t('script-pad') });
       const ctx = canvas.getContext('2d');
       ctx.lineWidth = 3; ctx.lineCap = 'round'; ctx.lineJoin = 'round'; ctx.strokeStyle = '#10131a';
       let drawing = false; let drawn = false;
@@ -348,31 +354,31 @@ function start() {
       canvas.addEventListener('pointercancel', stop);
       const clear = el('button', { type: 'button', class: 'button', onclick: () => {
         ctx.clearRect(0, 0, canvas.width, canvas.height); drawn = false;
-      } }, 'Clear');
+      } }, t('script-clear'));
       const typed = el('input', { id: 'typed-signature', class: 'sign-typed-input', type: 'text', maxlength: 100, autocomplete: 'name',
-        placeholder: f.type === 'INITIALS' ? 'Your initials' : state.recipient.name });
-      form.append(canvas, clear, el('label', { for: 'typed-signature' }, 'Or type it'), typed);
+        placeholder: f.type === 'INITIALS' ? t('script-your-initials') : state.recipient.name });
+      form.append(canvas, clear, el('label', { for: 'typed-signature' }, t('script-or-type')), typed);
       return () => {
         if (typed.value.trim()) return { typed: typed.value.trim() };
         if (drawn) return { signature: canvas.toDataURL('image/png') };
-        throw new Error('Draw or type your signature first.');
+        throw new Error(t('script-draw-or-type'));
       };
     }, (v) => save(f, v));
   }
 
   // Rejecting asks for the proof `state.auth.rejectAuth` names (none: the sign-in suffices).
   function rejectDialog() {
-    dialog('Reject this document', (form) => {
+    dialog(t('script-reject-title'), (form) => {
       const reason = el('textarea', { id: 'reject-reason', required: true, maxlength: 500, rows: 4 });
-      form.append(el('label', { for: 'reject-reason' }, 'Why are you rejecting it? The sender will see this.'), reason);
+      form.append(el('label', { for: 'reject-reason' }, t('script-reject-why')), reason);
       return () => ({ reason: reason.value });
     }, async (v) => {
       const kind = (state.auth || {}).rejectAuth;
-      await Auth.withProof(kind, 'Reject', state.recipient.email, call, async (auth) => {
+      await Auth.withProof(kind, t('script-reject-button'), state.recipient.email, call, async (auth) => {
         await call('/reject', auth ? { ...v, auth } : v);
-        finished('You rejected this document. The sender has been told.', 'info');
+        finished(t('script-rejected'), 'info');
       });
-    }, 'Reject');
+    }, t('script-reject-button'));
   }
 
   async function complete() {
@@ -381,29 +387,70 @@ function start() {
     try {
       const kind = (state.auth || {}).actionAuth;
       await Auth.withProof(kind, ACTION[state.recipient.role], state.recipient.email, call, async (auth) => {
-        await call('/complete', auth ? { auth } : {});
-        afterComplete();
+        const done = await call('/complete', auth ? { auth } : {});
+        afterComplete(done);
       });
       // A code dialog may still be open; the button works again if it is closed.
       if (document.getElementById('complete')) button.disabled = false;
     } catch (e) {
       button.disabled = false;
-      say(e.message, 'error');
+      say(problem(e), 'error');
     }
   }
 
-  function afterComplete() {
+  // After finishing: the sender's page when they gave one; otherwise, for the last recipient,
+  // "being prepared" until the sealed copy exists, then the copy to download (no reload).
+  function afterComplete(done) {
     const url = state.document.redirectUrl;
     if (url && /^https?:\/\//.test(url)) {
       window.location.assign(url);
       return;
     }
-    finished('Thank you: you have finished. You will receive the signed document by e-mail once everyone has signed.');
+    if (!done || !done.documentCompleting) {
+      finished(t('script-done-wait'));
+      return;
+    }
+    finished(t('script-done-sealing'));
+    waitForSignedCopy();
   }
 
-  function finished(text, kind) {
+  // Asks for the document's state, less often as time goes by, until it is COMPLETED (sealed),
+  // for about two minutes; then says the copy comes by e-mail.
+  async function waitForSignedCopy() {
+    let wait = 500;
+    for (let spent = 0; spent < 120000; spent += wait) {
+      await new Promise((r) => setTimeout(r, wait));
+      wait = Math.min(wait * 1.5, 5000);
+      try {
+        const now = await call('/state');
+        if (now.document.status === 'COMPLETED') {
+          finished(t('script-done-complete'), 'success', true);
+          return;
+        }
+      } catch (_) { /* the next try may work */ }
+    }
+    finished(t('script-done-sealing-slow'), 'info');
+  }
+
+  // The link's own download of the sealed PDF.
+  function downloadLink() {
+    return el('p', {}, el('a', { class: 'button primary', id: 'download-signed', href: base + '/download' }, t('script-download')));
+  }
+
+  function finished(text, kind, download) {
     root.replaceChildren(el('h1', {}, state.document.title),
       el('p', { id: 'done', class: 'alert ' + (kind || 'success'), role: 'status' }, text));
+    if (download) {
+      root.append(downloadLink());
+      document.getElementById('download-signed').focus();
+    }
+  }
+
+  // What a failed request says: the server's words, or that it failed.
+  function problem(e) {
+    if (e && e.said) return e.said;
+    if (e && e.status) return t('script-failed', { status: e.status });
+    return String((e && e.message) || e);
   }
 
   async function reload() {
@@ -411,7 +458,7 @@ function start() {
       state = await call('/state');
       render();
     } catch (e) {
-      say(e.message, 'error');
+      say(problem(e), 'error');
     }
   }
 

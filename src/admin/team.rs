@@ -105,6 +105,7 @@ pub fn run(ctx: &Ctx, public_url_flag: Option<&str>, cmd: TeamCommand) -> Result
             date_format,
             time_zone,
             redirect_url,
+            language,
             clear,
         } => {
             let change = team_settings::Change {
@@ -114,6 +115,7 @@ pub fn run(ctx: &Ctx, public_url_flag: Option<&str>, cmd: TeamCommand) -> Result
                 date_format,
                 time_zone,
                 redirect_url,
+                language,
             };
             settings(ctx, &slug, change, &clear)
         }
@@ -265,6 +267,7 @@ fn settings(
         ("date-format", &mut c.date_format),
         ("time-zone", &mut c.time_zone),
         ("redirect-url", &mut c.redirect_url),
+        ("language", &mut c.language),
     ] {
         if !clear.iter().any(|c| c == option) {
             continue;
@@ -303,6 +306,11 @@ fn settings(
             ("date format", or_default(&d.date_format)),
             ("time zone", or_default(&d.time_zone)),
             ("redirect url", or_default(&d.redirect_url)),
+            (
+                "language",
+                d.language
+                    .map_or_else(|| "(each member's own)".into(), |l| l.as_str().to_string()),
+            ),
         ])
     });
     Ok(())

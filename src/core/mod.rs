@@ -1,7 +1,7 @@
 //! The lowest ring: storage (the database and blob stores), errors, cryptography, secrets and
 //! keys, time, retries and the embedded assets. Knows nothing of users, documents or HTTP.
 //! Inside it the modules have an order of their own, lowest first: large_blocks, client_address,
-//! disk_space, error, crypto, timefmt, html, datadir, lenient, db, ids, owner, retry, settings,
+//! disk_space, error, crypto, timefmt, html, datadir, lenient, db, i18n, ids, owner, retry, settings,
 //! version, assets, secrets, keyring, tls, outbound, ratelimit, blob, context (each uses only
 //! those before it; `tests/rings.rs`).
 
@@ -15,6 +15,7 @@ pub mod db;
 pub mod disk_space;
 pub mod error;
 pub mod html;
+pub mod i18n;
 pub mod ids;
 pub mod keyring;
 #[cfg(target_os = "linux")]

@@ -179,7 +179,7 @@ async function twoFactor() {
   await page.locator('#enrol-to-sign').waitFor();
   assert.equal(await page.locator('#complete').count(), 0, 'no finish button that would lead nowhere');
   assert.match(await page.locator('#auth-banner').innerText(), /your account has no authenticator app yet/);
-  assert.match(await statusLine(page), /^Fill in the 1 required field still empty .*then set up an authenticator app to sign\.$/);
+  assert.match(await statusLine(page), /^Required fields still empty: 1\. .*then set up an authenticator app to sign\.$/);
   await bothSizes(page, 'auth-totp-setup', 'the signing page asking to set up an app');
   // Rejecting needs no code.
   await page.locator('#reject').click();

@@ -79,8 +79,8 @@ async function first() {
   assert.ok(await page.locator('#complete').isDisabled(), 'cannot finish with required fields empty');
   // The sender as on the gate; the status line says what to do now; progress counts.
   assert.match(await page.locator('.sender').innerText(), /^Sent by .+ \(.+@.+\)$/);
-  assert.match(await status(page), /^Fill in the 3 required fields still empty \(“Next field” takes you to each\), then press “Finish and sign”\.$/);
-  assert.equal(await page.locator('#sign-progress-text').innerText(), '0 of 3 required fields filled');
+  assert.equal(await status(page), 'Required fields still empty: 3. “Next field” takes you to each; then press “Finish and sign”.');
+  assert.equal(await page.locator('#sign-progress-text').innerText(), 'Required fields filled: 0 of 3');
   assert.equal(await page.locator('#sign-progress').getAttribute('max'), '3');
   // The banner-less page still leaves a gap between the sender line and the status line.
   const gap = await page.evaluate(() => {
@@ -122,7 +122,7 @@ async function first() {
   const drawn = field('SIGNATURE').locator('img.sign-image');
   await drawn.waitFor();
   await page.waitForFunction((el) => el.complete && el.naturalWidth > 0, await drawn.elementHandle());
-  assert.equal(await page.locator('#sign-progress-text').innerText(), '1 of 3 required fields filled');
+  assert.equal(await page.locator('#sign-progress-text').innerText(), 'Required fields filled: 1 of 3');
   assert.equal(await focusedType(page), 'SIGNATURE', 'focus back on the field just filled');
   await page.locator('#next-field').click();
   assert.equal(await focusedType(page), 'TEXT', 'the next still empty');
@@ -176,7 +176,7 @@ async function first() {
   assert.ok(await field('DATE').isDisabled(), 'the date is filled at completion');
   // Everything required is in: the line says to finish; no "Next field" is left.
   assert.equal(await status(page), 'Everything required is filled in. Check the document, then press “Finish and sign”.');
-  assert.equal(await page.locator('#sign-progress-text').innerText(), '3 of 3 required fields filled');
+  assert.equal(await page.locator('#sign-progress-text').innerText(), 'Required fields filled: 3 of 3');
   assert.equal(await page.locator('#next-field').count(), 0);
   assert.ok(await page.locator('#complete').isEnabled());
   await bothSizes(page, 'sign-filled', 'the filled signing page');
@@ -194,7 +194,7 @@ async function second() {
   const secondProblems = watch(second);
   await second.goto(secondLink);
   await second.locator('#sign-bar').waitFor();
-  assert.match(await status(second), /^Fill in the 1 required field still empty/);
+  assert.match(await status(second), /^Required fields still empty: 1\./);
   // The finishing buttons are on screen before any scrolling, at the bottom (a sticky bar).
   const bar = await second.locator('#sign-bar').boundingBox();
   assert.ok(bar.y + bar.height <= PHONE.height + 1 && bar.y > PHONE.height / 2, 'the bar sits at the bottom: ' + JSON.stringify(bar));

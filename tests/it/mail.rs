@@ -98,10 +98,11 @@ async fn queue_a_signing_request_with_a_pdf(app: &TestApp, doc: i64, rid: i64) -
         title: "NDA <2026>",
         sender_name: "Owner",
         recipient_name: "Ann",
-        action: ("sign", "Sign the document"),
+        action: compose::Action::Sign,
         subject: None,
         message: Some("Please & thanks"),
         link: "https://d.example/sign/secret-token",
+        lang: docket::core::i18n::Lang::En,
     }
     .compose();
     let id = db

@@ -24,6 +24,7 @@ export function body(form) {
       dateFormat: form.elements.dateFormat.value,
       timezone: text(form, 'timezone'),
       redirectUrl: orNull(text(form, 'redirectUrl')),
+      language: form.elements.language.value,
     },
     authOptions: {
       globalAccessAuth: checked(form, 'globalAccessAuth'),

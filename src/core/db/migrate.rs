@@ -9,7 +9,7 @@ use rusqlite::{Connection, TransactionBehavior};
 pub const SCHEMA: &str = include_str!("../../../schema.sql");
 
 /// The version `SCHEMA` describes.
-pub const LATEST: i64 = 27;
+pub const LATEST: i64 = 28;
 
 /// `(version, sql)`: what turns version `n - 1` into version `n`.
 pub const MIGRATIONS: &[(i64, &str)] = &[
@@ -42,6 +42,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     (25, include_str!("migrations/0025_teams.sql")),
     (26, include_str!("migrations/0026_team_counts.sql")),
     (27, include_str!("migrations/0027_team_settings.sql")),
+    (28, include_str!("migrations/0028_languages.sql")),
 ];
 
 #[derive(Debug, thiserror::Error)]

@@ -67,6 +67,10 @@ pub async fn show(
 ) -> Result<Response, AppError> {
     let overview = account::overview(&state.ctx(), user.id).await?;
     profile.awaiting = awaiting_confirmation(&state.ctx(), user.id).await?;
+    profile.language = crate::identity::accounts::profile::language(&state.ctx(), user.id)
+        .await?
+        .as_str()
+        .to_string();
     let factors_csrf =
         crate::http::session::csrf_token(&state, crate::http::session::FACTORS, &session);
     let security = crate::http::pages::account_factors::Security::of(
@@ -84,6 +88,7 @@ pub async fn show(
         Ok(AccountPage {
             nav,
             user: &user,
+            languages: crate::http::pages::app::editor_form::languages(&profile.language, None),
             profile,
             security,
             apps: apps(&state, &session_hash, &overview.grants),
@@ -98,6 +103,7 @@ struct AccountPage<'a> {
     nav: Nav,
     user: &'a User,
     profile: Profile,
+    languages: Vec<crate::http::pages::app::editor_form::Choice>,
     security: Security<'a>,
     apps: Vec<AppItem>,
 }

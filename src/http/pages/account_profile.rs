@@ -1,7 +1,8 @@
 //! The account page's profile forms: `POST /account/name`, `POST /account/password` (asks the
 //! current one; the other sessions end, this one stays; when ticked, every API token, webhook
 //! and connected app is revoked too) and `POST /account/email` (a confirmed
-//! session mails a link to the new address), and the link's page, `GET/POST
+//! session mails a link to the new address), `POST /account/language` (the language of the
+//! recipients of the account's new documents), and the link's page, `GET/POST
 //! /account/email/{token}`, whose button makes the change. A change goes back to the account
 //! page with `?done=...`, which says what happened; a refused form shows the account page again
 //! with the refusal next to the field. The use cases are `accounts::profile`.
@@ -56,7 +57,15 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(crate::http::session::form::<TokenForm>())
         .then(confirm)
         .map(reply::answer);
+    let language = warp::path!("account" / "language")
+        .and(warp::post())
+        .and(s())
+        .and(form_csrf(&state, APP, "/account"))
+        .then(language)
+        .map(reply::answer);
     name.or(password)
+        .unify()
+        .or(language)
         .unify()
         .or(email)
         .unify()
@@ -99,6 +108,13 @@ struct PasswordForm {
     revoke: Option<String>,
 }
 
+/// The recipients' language form.
+#[derive(serde::Deserialize)]
+struct LanguageForm {
+    #[serde(default)]
+    language: String,
+}
+
 /// The e-mail form.
 #[derive(serde::Deserialize)]
 struct EmailForm {
@@ -119,6 +135,9 @@ pub struct Profile {
     pub current_error: String,
     pub password_error: String,
     pub password2_error: String,
+    pub language_error: String,
+    /// The language recipients of the account's new documents read (a code), as chosen.
+    pub language: String,
     /// What the person typed into the name and e-mail forms, to show again.
     pub name: Option<String>,
     pub new_email: String,
@@ -160,6 +179,10 @@ impl Profile {
             Some("email") => (
                 "email",
                 Some("Link sent. Check the inbox of your new address.".to_string()),
+            ),
+            Some("language") => (
+                "language",
+                Some("Saved: your new documents and templates address their recipients in this language.".to_string()),
             ),
             _ => ("", None),
         };
@@ -211,6 +234,7 @@ impl Profile {
         };
         let slot = match (form, field.as_str()) {
             ("name", _) => &mut p.name_error,
+            ("language", _) => &mut p.language_error,
             ("email", _) => &mut p.email_error,
             (_, "current") => &mut p.current_error,
             (_, "password2") => &mut p.password2_error,
@@ -249,6 +273,18 @@ async fn refused(
     };
     keep(&mut p);
     crate::http::pages::account::show(state, signed_in, None, p).await
+}
+
+/// `POST /account/language`.
+async fn language(
+    state: AppState,
+    signed_in: SignedIn,
+    form: LanguageForm,
+) -> Result<Response, AppError> {
+    match profile::change_language(&state.ctx(), &signed_in.1, &form.language).await {
+        Ok(_) => Ok(redirect("/account?done=language#recipients-language")),
+        Err(e) => refused(state, signed_in, "language", e, |_| {}).await,
+    }
 }
 
 /// `POST /account/name`.

@@ -11,6 +11,7 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use crate::core::error::AppError;
+use crate::core::i18n::{Lang, Tr};
 use crate::http::pages::login::{pre_session_ok, pre_session_token};
 use crate::http::reply::{self, form_status, page_as, redirect};
 use crate::http::server::state::AppState;
@@ -69,8 +70,11 @@ async fn show(
 #[derive(Template)]
 #[template(path = "direct.html")]
 struct DirectPage<'a> {
+    tr: Tr,
     token: &'a str,
     invitation: Invitation,
+    /// Who the document goes to next, in a sentence of the page's language.
+    then: String,
     csrf: String,
     typed: &'a Visitor,
     problems: &'a Problems,
@@ -82,15 +86,27 @@ struct Problems {
     name: String,
     email: String,
     form: Option<String>,
+    /// The form's token expired (said in the page's language).
+    expired: bool,
 }
 
 impl Problems {
     fn any(&self) -> bool {
-        !self.name.is_empty() || !self.email.is_empty() || self.form.is_some()
+        !self.name.is_empty() || !self.email.is_empty() || self.form.is_some() || self.expired
     }
 
-    /// The use case's refusal as the form shows it: a sentence next to the box it is about.
-    fn of(e: &AppError) -> Problems {
+    /// What the form as a whole is told, in the page's language.
+    fn form_text(&self, tr: &Tr) -> String {
+        match (&self.form, self.expired) {
+            (_, true) => tr.t("direct-expired"),
+            (Some(f), _) => f.clone(),
+            (None, false) => String::new(),
+        }
+    }
+
+    /// The use case's refusal as the form shows it: a sentence next to the box it is about,
+    /// in the page's language (English keeps the use case's own words).
+    fn of(e: &AppError, tr: Tr) -> Problems {
         let sentence = |s: &str| {
             let mut c = s.chars();
             match c.next() {
@@ -99,8 +115,11 @@ impl Problems {
             }
         };
         let mut p = Problems::default();
+        let english = tr.lang() == Lang::En;
         for d in e.details() {
             match d.path.as_str() {
+                "name" if !english => p.name = tr.t("direct-bad-name"),
+                "email" if !english => p.email = tr.t("direct-bad-email"),
                 "name" => p.name = sentence(&d.message),
                 "email" => p.email = sentence(&d.message),
                 _ => p.form = Some(sentence(&d.message)),
@@ -110,6 +129,15 @@ impl Problems {
             p.form = Some(sentence(&e.public_message()));
         }
         p
+    }
+}
+
+/// "A, B and C" in `tr`'s words ("" for nobody).
+fn next_ones(tr: Tr, people: &[String]) -> String {
+    match people {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => tr.t2("direct-and", "first", rest.join(", "), "last", last),
     }
 }
 
@@ -131,7 +159,10 @@ async fn shown(
     spend(state, &origin).await?;
     let invitation = direct::invitation(&state.ctx(), token.clone()).await?;
     let (csrf, set_cookie) = pre_session_token(state, "direct", cookie_header);
+    let tr = invitation.language.tr();
     let shown = DirectPage {
+        tr,
+        then: next_ones(tr, &invitation.then),
         token: &token,
         invitation,
         csrf,
@@ -165,7 +196,7 @@ async fn start(
     let c = cookie_header.as_deref();
     if !pre_session_ok(&state, "direct", c, &form.csrf_token) {
         let expired = Problems {
-            form: Some("The form expired. Please press the button again.".into()),
+            expired: true,
             ..Default::default()
         };
         return shown(&state, token, c, origin, &typed, &expired).await;
@@ -175,7 +206,8 @@ async fn start(
     match start_document(&ctx, token.clone(), typed.clone(), origin.clone(), max_open).await {
         Ok(signing) => Ok(redirect(&format!("/sign/{signing}"))),
         Err(e @ AppError::BadRequest { .. }) => {
-            shown(&state, token, c, origin, &typed, &Problems::of(&e)).await
+            let tr = direct::invitation(&ctx, token.clone()).await?.language.tr();
+            shown(&state, token, c, origin, &typed, &Problems::of(&e, tr)).await
         }
         Err(e) => Err(e),
     }

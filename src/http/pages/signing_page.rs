@@ -1,6 +1,8 @@
 //! `GET {app_url}/sign/<token>`: the signing page, and the rendered pages of
 //! the PDF it shows. The page is a shell filled by `assets/js/sign.js` from `/sign/<token>/state`.
-//! Unknown links get 404, cancelled ones 410, finished ones 409, each as a page that says so.
+//! Unknown links get 404, cancelled ones 410, finished ones 409, each as a page that says so
+//! (a completed one with its signed copy, `/sign/<token>/download`). Every page is in the
+//! document's language (`meta.language`).
 //! A document that asks for ACCOUNT access shows only its title and sender until the recipient
 //! is signed in to their account (`signing::auth`), with ways to sign in or create the account.
 
@@ -12,9 +14,10 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use crate::core::error::AppError;
+use crate::core::i18n::Tr;
 use crate::http::auth::{link_session, visit};
 use crate::http::pages::page_image::WidthQuery;
-use crate::http::reply::{self, page, page_as};
+use crate::http::reply::{self, page, page_as, redirect};
 use crate::http::server::state::AppState;
 use crate::http::session::urlencode;
 use crate::http::with_state;
@@ -23,6 +26,7 @@ use crate::signing::documents::meta::Attachment;
 use crate::signing::documents::recipients::Role;
 use crate::signing::workflow::auth::ActionAuth;
 use crate::signing::workflow::flow::Origin;
+use crate::signing::workflow::signed_copy;
 use crate::{signing::workflow::link, signing::workflow::link::Gate};
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
@@ -45,13 +49,27 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(s())
         .then(show)
         .map(reply::answer);
+    let download = warp::path!("sign" / String / "download")
+        .and(warp::get())
+        .and(crate::http::origin())
+        .and(session())
+        .and(s())
+        .then(download)
+        .map(reply::answer);
     let signature = warp::path!("sign" / String / "fields" / FieldId / "signature.png")
         .and(warp::get())
         .and(session())
         .and(s())
         .then(signature)
         .map(reply::answer);
-    image.or(signature).unify().or(shown).unify().boxed()
+    image
+        .or(signature)
+        .unify()
+        .or(download)
+        .unify()
+        .or(shown)
+        .unify()
+        .boxed()
 }
 
 /// `GET /sign/<token>/pages/<n>.png?w=<800|1200|1600>`: page `n` of the link's document
@@ -90,6 +108,22 @@ async fn signature(
     Ok(resp)
 }
 
+/// `GET /sign/<token>/download`: the sealed PDF once everyone has signed, through a signed,
+/// expiring download address (as the API hands one out); the download is audited.
+async fn download(
+    token: String,
+    origin: Origin,
+    session: Option<String>,
+    state: AppState,
+) -> Result<Response, AppError> {
+    let d = signed_copy::download(&state.ctx(), visit(token, session), origin).await?;
+    let url = crate::http::api::sending::download_url(&state, &d.blob, &d.name);
+    let mut resp = redirect(&url);
+    resp.headers_mut()
+        .insert("cache-control", "no-store".parse().expect("static"));
+    Ok(resp)
+}
+
 /// `GET /sign/<token>`: the page, or what is left to say about the document.
 async fn show(
     token: String,
@@ -101,28 +135,33 @@ async fn show(
     let (token, session) = (visit.token.clone(), visit.session.clone());
     let opened = link::open(&state.ctx(), visit, origin).await?;
     let (title, status, role, gate) = (opened.title, opened.status, opened.role, opened.gate);
+    let tr = opened.language.tr();
     match status {
         Status::Cancelled => {
-            return Ok(notice(
-                StatusCode::GONE,
-                &title,
-                "This document was cancelled by its sender. There is nothing left to do.",
-            ));
+            let text = tr.t("sign-cancelled");
+            return Ok(notice(StatusCode::GONE, tr, &title, &text, None));
+        }
+        Status::Completed if role != Role::Cc && gate.is_none() => {
+            // The link still hands its recipient the signed copy.
+            let text = tr.t("sign-completed-download");
+            let link = format!("/sign/{token}/download");
+            return Ok(notice(StatusCode::CONFLICT, tr, &title, &text, Some(&link)));
         }
         Status::Completed | Status::Rejected if role != Role::Cc => {
-            let what = if status == Status::Completed {
-                "Everyone has finished: this document is complete. The signed copy was sent by e-mail."
+            let text = tr.t(if status == Status::Completed {
+                "sign-completed"
             } else {
-                "This document was rejected and can no longer be signed."
-            };
-            return Ok(notice(StatusCode::CONFLICT, &title, what));
+                "sign-rejected"
+            });
+            return Ok(notice(StatusCode::CONFLICT, tr, &title, &text, None));
         }
         _ => {}
     }
     if let Some(gate) = gate {
-        return Ok(gate_page(&state, &token, &title, &gate, session));
+        return Ok(gate_page(&state, tr, &token, &title, &gate, session));
     }
     Ok(page(Ok(DocumentPage {
+        tr,
         title: &title,
         token: &token,
         attachments: &opened.attachments,
@@ -133,6 +172,7 @@ async fn show(
 #[derive(Template)]
 #[template(path = "sign/document.html")]
 struct DocumentPage<'a> {
+    tr: Tr,
     title: &'a str,
     token: &'a str,
     attachments: &'a [Attachment],
@@ -142,6 +182,7 @@ struct DocumentPage<'a> {
 #[derive(Template)]
 #[template(path = "sign/gate.html")]
 struct GatePage<'a> {
+    tr: Tr,
     title: &'a str,
     token: &'a str,
     sender_name: &'a str,
@@ -158,31 +199,36 @@ struct GatePage<'a> {
     /// The token of the form that mails a link to create the account, when there is none.
     invite_csrf: Option<String>,
     /// What finishing will also ask for, in words ("a code from your authenticator app").
-    asked: Option<&'static str>,
+    asked: Option<String>,
 }
 
 /// The proof finishing asks for besides the sign-in, as the gate says it.
-fn asked(method: Option<ActionAuth>) -> Option<&'static str> {
-    match method? {
-        ActionAuth::TwoFactor => Some("a code from your authenticator app"),
-        ActionAuth::Passkey => Some("your passkey"),
-        ActionAuth::Password => Some("your Docket account password again"),
-        ActionAuth::Account => None,
-    }
+fn asked(tr: Tr, method: Option<ActionAuth>) -> Option<String> {
+    let id = match method? {
+        ActionAuth::TwoFactor => "gate-asked-totp",
+        ActionAuth::Passkey => "gate-asked-passkey",
+        ActionAuth::Password => "gate-asked-password",
+        ActionAuth::Account => return None,
+    };
+    Some(tr.t(id))
 }
 
 /// A link with nothing left to do.
 #[derive(Template)]
 #[template(path = "sign/notice.html")]
 struct NoticePage<'a> {
+    tr: Tr,
     title: &'a str,
     text: &'a str,
+    /// Where the signed copy downloads, when the link still offers it.
+    download: Option<&'a str>,
 }
 
 /// The page of a document that asks for ACCOUNT access, for a visitor not signed in as its
 /// recipient: the title, the sender, and the way in.
 fn gate_page(
     state: &AppState,
+    tr: Tr,
     token: &str,
     title: &str,
     gate: &Gate,
@@ -204,6 +250,7 @@ fn gate_page(
     let invite_csrf = (other.is_none() && !gate.account_exists)
         .then(|| crate::http::session::invite_csrf(state, token));
     let shown = GatePage {
+        tr,
         title,
         token,
         sender_name: &gate.sender.0,
@@ -215,11 +262,19 @@ fn gate_page(
         email_query: urlencode(&gate.email),
         here,
         invite_csrf,
-        asked: asked(gate.then),
+        asked: asked(tr, gate.then),
     };
     page(Ok(shown))
 }
 
-fn notice(status: StatusCode, title: &str, text: &str) -> Response {
-    page_as(status, Ok(NoticePage { title, text }))
+fn notice(status: StatusCode, tr: Tr, title: &str, text: &str, download: Option<&str>) -> Response {
+    page_as(
+        status,
+        Ok(NoticePage {
+            tr,
+            title,
+            text,
+            download,
+        }),
+    )
 }

@@ -1,5 +1,5 @@
 //! What a person changes on their own account page, and an admin from the CLI: the name, the
-//! password and the e-mail. The steps inside a transaction (`rename`, `replace_password`,
+//! password, the e-mail, and the language of the recipients of their new documents. The steps inside a transaction (`rename`, `replace_password`,
 //! `set_email`) are shared by both; the signed-in person's use cases add what proves it is
 //! them: the current password for a new password, a confirmed session and a link mailed to the
 //! new address for a new e-mail. Every change to how the account signs in mails it a notice.
@@ -10,6 +10,7 @@ use super::access::{RevokeAll, Revoked};
 use super::links::{self, Purpose};
 use crate::core::context::Context;
 use crate::core::error::{AppError, FieldError};
+use crate::core::i18n::Lang;
 use crate::core::ids::UserId;
 use crate::identity::users::checks::PasswordChecks;
 use crate::identity::users::{Email, User, parse_name, password, store};
@@ -81,6 +82,24 @@ pub fn set_email(tx: &Conn, id: UserId, email: &Email, now: i64) -> Result<User,
 pub async fn change_name(ctx: &Context, user: &User, raw: &str) -> Result<User, AppError> {
     let (id, name) = (user.id, parse_name(raw)?);
     ctx.db.write(move |tx| rename(tx, id, &name, now())).await
+}
+
+/// The language the account's new documents address their recipients in, from the account
+/// page: 422 when it is not one Docket speaks.
+pub async fn change_language(ctx: &Context, user: &User, raw: &str) -> Result<Lang, AppError> {
+    let lang = Lang::parse(raw.trim())
+        .ok_or_else(|| AppError::validation(vec![FieldError::new("language", Lang::expected())]))?;
+    let id = user.id;
+    ctx.db
+        .write(move |tx| store::set_language(tx, id, lang, now()))
+        .await?;
+    Ok(lang)
+}
+
+/// The language the account's new documents address their recipients in.
+pub async fn language(ctx: &Context, user: UserId) -> Result<Lang, AppError> {
+    let found = ctx.db.read(move |c| store::language(c, user)).await?;
+    Ok(found.unwrap_or_default())
 }
 
 /// A new password as typed twice on a form: 422 naming the field that must change.

@@ -1,5 +1,6 @@
 //! SQL for the `users` table.
 
+use crate::core::i18n::Lang;
 use crate::core::ids::UserId;
 use crate::params;
 use crate::{core::db::Conn, core::db::OptionalExtension, core::db::Row};
@@ -120,6 +121,25 @@ pub fn set_name(conn: &Conn, id: UserId, name: &str, now: i64) -> Result<(), App
     conn.execute(
         "UPDATE users SET name = ?2, updated_at = ?3 WHERE id = ?1",
         params![id, name, now],
+    )?;
+    Ok(())
+}
+
+/// The language user `id` chose for the recipients of their new documents (`None`: never
+/// chosen, English).
+pub fn language(conn: &Conn, id: UserId) -> Result<Option<Lang>, AppError> {
+    Ok(conn
+        .query_row("SELECT language FROM users WHERE id = ?1", [id], |r| {
+            r.get::<_, Option<Lang>>(0)
+        })
+        .optional()?
+        .flatten())
+}
+
+pub fn set_language(conn: &Conn, id: UserId, lang: Lang, now: i64) -> Result<(), AppError> {
+    conn.execute(
+        "UPDATE users SET language = ?2, updated_at = ?3 WHERE id = ?1",
+        params![id, lang, now],
     )?;
     Ok(())
 }

@@ -6,11 +6,12 @@
 //! templates give it byte for byte.
 
 use super::compose::{
-    AccessNotice, AccountInvite, Cancelled, Completed, Composed, DirectLinkSigned,
+    AccessNotice, AccountInvite, Action, Cancelled, Completed, Composed, DirectLinkSigned,
 };
 use super::compose::{Rejected, SealFailed, SecurityNotice, SigningRequest, TestMessage};
 use super::compose_account::{EmailChange, PasswordReset};
 use super::compose_team::{TeamAdded, TeamInvitation, TeamRemoved};
+use crate::core::i18n::Lang;
 use crate::core::ids::DocumentId;
 
 const NAME: &str = "Ann \"A\" <script>alert('x')</script> & O'Neil\nNext";
@@ -23,7 +24,100 @@ fn cases() -> Vec<(&'static str, Composed)> {
     let next = vec!["Bo <bo@x.org>".to_string(), "C & D".to_string()];
     let mut all = base_cases(&next);
     all.extend(team_cases());
+    all.extend(language_cases());
     all
+}
+
+/// The messages recipients get, in a document's language other than English: every word but
+/// the sender's own (title, subject, message, names) is the language's.
+fn language_cases() -> Vec<(&'static str, Composed)> {
+    let sender = "Ann im Auftrag von Acme <b>";
+    vec![
+        (
+            "signing_request_de",
+            SigningRequest {
+                title: TITLE,
+                sender_name: sender,
+                recipient_name: NAME,
+                action: Action::Sign,
+                subject: None,
+                message: Some(MESSAGE),
+                link: LINK,
+                lang: Lang::De,
+            }
+            .compose(),
+        ),
+        (
+            "signing_request_fr_approve_plain",
+            SigningRequest {
+                title: "NDA",
+                sender_name: "Ann",
+                recipient_name: "",
+                action: Action::Approve,
+                subject: None,
+                message: None,
+                link: "https://d.example/sign/t",
+                lang: Lang::Fr,
+            }
+            .compose(),
+        ),
+        (
+            "account_invite_es_plain",
+            AccountInvite {
+                title: "NDA",
+                sender_name: "Ann",
+                to: "bo@x.org",
+                link: "https://d.example/auth/signup/c",
+                minutes: 60,
+                lang: Lang::Es,
+            }
+            .compose(),
+        ),
+        (
+            "completed_it",
+            Completed {
+                title: TITLE,
+                recipient_name: NAME,
+                lang: Lang::It,
+            }
+            .compose(),
+        ),
+        (
+            "rejected_nl_plain",
+            Rejected {
+                title: "NDA",
+                recipient_name: "Bo",
+                by: "Cy <cy@x.org>",
+                reason: "Wrong <date>",
+                lang: Lang::Nl,
+            }
+            .compose(),
+        ),
+        (
+            "cancelled_pl_plain",
+            Cancelled {
+                title: "NDA",
+                recipient_name: "Bo",
+                sender_name: "Ann",
+                lang: Lang::Pl,
+            }
+            .compose(),
+        ),
+        (
+            "signing_request_pt_view_plain",
+            SigningRequest {
+                title: "NDA",
+                sender_name: "Ann",
+                recipient_name: "Bo",
+                action: Action::View,
+                subject: None,
+                message: None,
+                link: "https://d.example/sign/t",
+                lang: Lang::Pt,
+            }
+            .compose(),
+        ),
+    ]
 }
 
 /// The messages recipients get of a team's document: the sender is the member on behalf of
@@ -39,10 +133,11 @@ fn team_cases() -> Vec<(&'static str, Composed)> {
                 title: TITLE,
                 sender_name: hostile,
                 recipient_name: NAME,
-                action: ("sign", "Sign the document"),
+                action: Action::Sign,
                 subject: None,
                 message: Some(MESSAGE),
                 link: LINK,
+                lang: Lang::En,
             }
             .compose(),
         ),
@@ -52,10 +147,11 @@ fn team_cases() -> Vec<(&'static str, Composed)> {
                 title: "NDA",
                 sender_name: plain,
                 recipient_name: "Bo",
-                action: ("approve", "Review and approve"),
+                action: Action::Approve,
                 subject: None,
                 message: None,
                 link: "https://d.example/sign/t",
+                lang: Lang::En,
             }
             .compose(),
         ),
@@ -67,6 +163,7 @@ fn team_cases() -> Vec<(&'static str, Composed)> {
                 to: "bo@x.org",
                 link: "https://d.example/auth/signup/c",
                 minutes: 60,
+                lang: Lang::En,
             }
             .compose(),
         ),
@@ -76,6 +173,7 @@ fn team_cases() -> Vec<(&'static str, Composed)> {
                 title: TITLE,
                 recipient_name: NAME,
                 sender_name: hostile,
+                lang: Lang::En,
             }
             .compose(),
         ),
@@ -90,10 +188,11 @@ fn base_cases(next: &[String]) -> Vec<(&'static str, Composed)> {
                 title: TITLE,
                 sender_name: NAME,
                 recipient_name: NAME,
-                action: ("sign", "Sign <now> & \"go\""),
+                action: Action::Sign,
                 subject: None,
                 message: Some(MESSAGE),
                 link: LINK,
+                lang: Lang::En,
             }
             .compose(),
         ),
@@ -103,10 +202,11 @@ fn base_cases(next: &[String]) -> Vec<(&'static str, Composed)> {
                 title: "NDA",
                 sender_name: "Ann",
                 recipient_name: "  ",
-                action: ("view", "View the document"),
+                action: Action::View,
                 subject: Some(" Please\r\n<look> "),
                 message: Some("  "),
                 link: "https://d.example/sign/t",
+                lang: Lang::En,
             }
             .compose(),
         ),
@@ -118,6 +218,7 @@ fn base_cases(next: &[String]) -> Vec<(&'static str, Composed)> {
                 to: "a<b>@x.org",
                 link: LINK,
                 minutes: 60,
+                lang: Lang::En,
             }
             .compose(),
         ),
@@ -147,6 +248,7 @@ fn base_cases(next: &[String]) -> Vec<(&'static str, Composed)> {
             Completed {
                 title: TITLE,
                 recipient_name: NAME,
+                lang: Lang::En,
             }
             .compose(),
         ),
@@ -155,6 +257,7 @@ fn base_cases(next: &[String]) -> Vec<(&'static str, Composed)> {
             Completed {
                 title: "NDA",
                 recipient_name: "",
+                lang: Lang::En,
             }
             .compose(),
         ),
@@ -165,6 +268,7 @@ fn base_cases(next: &[String]) -> Vec<(&'static str, Composed)> {
                 recipient_name: NAME,
                 by: NAME,
                 reason: MESSAGE,
+                lang: Lang::En,
             }
             .compose(),
         ),
@@ -175,6 +279,7 @@ fn base_cases(next: &[String]) -> Vec<(&'static str, Composed)> {
                 recipient_name: "Bo",
                 by: "Ann",
                 reason: " \n ",
+                lang: Lang::En,
             }
             .compose(),
         ),
@@ -206,6 +311,7 @@ fn base_cases(next: &[String]) -> Vec<(&'static str, Composed)> {
                 title: TITLE,
                 recipient_name: NAME,
                 sender_name: NAME,
+                lang: Lang::En,
             }
             .compose(),
         ),

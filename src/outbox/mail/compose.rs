@@ -5,6 +5,7 @@
 
 use askama::Template;
 
+use crate::core::i18n::{Lang, Tr};
 use crate::core::ids::DocumentId;
 
 /// A composed message.
@@ -16,9 +17,19 @@ pub struct Composed {
 }
 
 /// `$message`'s `compose`: its subject (`$message::subject`) on one line, and its two templates
-/// rendered with the message as `m` and the greeting of `$message::greeted` as `hello`.
+/// rendered with the message as `m`, the greeting of `$message::greeted` as `hello`, and the
+/// words of its language as `tr`: the message's `lang` field with `lang` after the templates
+/// (mail to recipients, in the document's language), English without.
 macro_rules! templates {
     ($message:ident, $html:tt, $text:tt) => {
+        $crate::outbox::mail::compose::templates!(@ $message, $html, $text, |_m| {
+            $crate::core::i18n::Lang::En
+        });
+    };
+    ($message:ident, $html:tt, $text:tt, lang) => {
+        $crate::outbox::mail::compose::templates!(@ $message, $html, $text, |m| m.lang);
+    };
+    (@ $message:ident, $html:tt, $text:tt, $lang:expr) => {
         impl $message<'_> {
             pub fn compose(&self) -> $crate::outbox::mail::compose::Composed {
                 #[derive(askama::Template)]
@@ -26,24 +37,34 @@ macro_rules! templates {
                 struct Html<'a> {
                     m: &'a $message<'a>,
                     hello: &'a str,
+                    // English-only parts may not need it.
+                    #[allow(dead_code)]
+                    tr: $crate::core::i18n::Tr,
                 }
                 #[derive(askama::Template)]
                 #[template(path = $text)]
                 struct Text<'a> {
                     m: &'a $message<'a>,
                     hello: &'a str,
+                    // English-only parts may not need it.
+                    #[allow(dead_code)]
+                    tr: $crate::core::i18n::Tr,
                 }
                 use $crate::outbox::mail::compose::{greeting, one_line, part};
-                let hello = greeting(self.greeted());
+                let lang: fn(&$message<'_>) -> $crate::core::i18n::Lang = $lang;
+                let tr = lang(self).tr();
+                let hello = greeting(tr, self.greeted());
                 $crate::outbox::mail::compose::Composed {
                     subject: one_line(&self.subject()),
                     text: part(&Text {
                         m: self,
                         hello: &hello,
+                        tr,
                     }),
                     html: part(&Html {
                         m: self,
                         hello: &hello,
+                        tr,
                     }),
                 }
             }
@@ -79,13 +100,13 @@ pub(super) fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// The first line of every message, to `name` ("" greets nobody by name).
-pub(super) fn greeting(name: &str) -> String {
+/// The first line of every message, to `name` ("" greets nobody by name), in `tr`'s words.
+pub(super) fn greeting(tr: Tr, name: &str) -> String {
     let name = name.trim();
     if name.is_empty() {
-        "Hello,".into()
+        tr.t("mail-hello")
     } else {
-        format!("Hello {name},")
+        tr.t1("mail-hello-name", "name", name)
     }
 }
 
@@ -124,36 +145,52 @@ fn given(s: Option<&str>) -> Option<&str> {
     s.map(str::trim).filter(|s| !s.is_empty())
 }
 
-/// A request to act on a document.
+/// What a signing request asks of its recipient, by the recipient's role.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    Sign,
+    Approve,
+    View,
+    Prepare,
+}
+
+/// A request to act on a document, in the document's language.
 #[derive(Debug, Clone)]
 pub struct SigningRequest<'a> {
     pub title: &'a str,
     pub sender_name: &'a str,
     pub recipient_name: &'a str,
-    /// What the recipient is asked to do, in a sentence and on the button: `("sign", "Sign
-    /// the document")`.
-    pub action: (&'a str, &'a str),
+    /// What the recipient is asked to do, in a sentence and on the button.
+    pub action: Action,
     /// `meta.subject` and `meta.message`, when the sender gave them.
     pub subject: Option<&'a str>,
     pub message: Option<&'a str>,
     /// The recipient's signing link (a credential: never logged).
     pub link: &'a str,
+    pub lang: Lang,
 }
 
 templates!(
     SigningRequest,
     "mail/signing_request.html",
-    "mail/signing_request.txt"
+    "mail/signing_request.txt",
+    lang
 );
 
 impl SigningRequest<'_> {
     fn subject(&self) -> String {
+        let id = match self.action {
+            Action::Sign => "mail-request-subject-sign",
+            Action::Approve => "mail-request-subject-approve",
+            Action::View => "mail-request-subject-view",
+            Action::Prepare => "mail-request-subject-prepare",
+        };
         match given(self.subject) {
             Some(s) => s.to_string(),
-            None => format!(
-                "{} invited you to {} \"{}\"",
-                self.sender_name, self.action.0, self.title
-            ),
+            None => self
+                .lang
+                .tr()
+                .t2(id, "sender", self.sender_name, "title", self.title),
         }
     }
 
@@ -164,6 +201,28 @@ impl SigningRequest<'_> {
     /// The sender's message, when there is one.
     fn message(&self) -> Option<&str> {
         given(self.message)
+    }
+
+    /// The request's sentence ("Ann has invited you to sign the document …").
+    fn asks(&self) -> String {
+        let id = match self.action {
+            Action::Sign => "mail-request-sign",
+            Action::Approve => "mail-request-approve",
+            Action::View => "mail-request-view",
+            Action::Prepare => "mail-request-prepare",
+        };
+        let tr = self.lang.tr();
+        tr.t2(id, "sender", self.sender_name, "title", self.title)
+    }
+
+    /// The button's words.
+    fn button(&self) -> String {
+        self.lang.tr().t(match self.action {
+            Action::Sign => "mail-request-button-sign",
+            Action::Approve => "mail-request-button-approve",
+            Action::View => "mail-request-button-view",
+            Action::Prepare => "mail-request-button-prepare",
+        })
     }
 }
 
@@ -176,17 +235,22 @@ pub struct AccountInvite<'a> {
     pub to: &'a str,
     pub link: &'a str,
     pub minutes: i64,
+    /// The document's language.
+    pub lang: Lang,
 }
 
 templates!(
     AccountInvite,
     "mail/account_invite.html",
-    "mail/account_invite.txt"
+    "mail/account_invite.txt",
+    lang
 );
 
 impl AccountInvite<'_> {
     fn subject(&self) -> String {
-        format!("Create your Docket account to open \"{}\"", self.title)
+        self.lang
+            .tr()
+            .t1("mail-invite-subject", "title", self.title)
     }
 
     fn greeted(&self) -> &str {
@@ -254,13 +318,17 @@ impl AccessNotice<'_> {
 pub struct Completed<'a> {
     pub title: &'a str,
     pub recipient_name: &'a str,
+    /// The document's language for a recipient, English for its owner.
+    pub lang: Lang,
 }
 
-templates!(Completed, "mail/completed.html", "mail/completed.txt");
+templates!(Completed, "mail/completed.html", "mail/completed.txt", lang);
 
 impl Completed<'_> {
     fn subject(&self) -> String {
-        format!("Completed: \"{}\"", self.title)
+        self.lang
+            .tr()
+            .t1("mail-completed-subject", "title", self.title)
     }
 
     fn greeted(&self) -> &str {
@@ -276,13 +344,17 @@ pub struct Rejected<'a> {
     pub recipient_name: &'a str,
     pub by: &'a str,
     pub reason: &'a str,
+    /// The document's language for a recipient, English for its owner.
+    pub lang: Lang,
 }
 
-templates!(Rejected, "mail/rejected.html", "mail/rejected.txt");
+templates!(Rejected, "mail/rejected.html", "mail/rejected.txt", lang);
 
 impl Rejected<'_> {
     fn subject(&self) -> String {
-        format!("Rejected: \"{}\"", self.title)
+        self.lang
+            .tr()
+            .t1("mail-rejected-subject", "title", self.title)
     }
 
     fn greeted(&self) -> &str {
@@ -329,13 +401,17 @@ pub struct Cancelled<'a> {
     pub title: &'a str,
     pub recipient_name: &'a str,
     pub sender_name: &'a str,
+    /// The document's language.
+    pub lang: Lang,
 }
 
-templates!(Cancelled, "mail/cancelled.html", "mail/cancelled.txt");
+templates!(Cancelled, "mail/cancelled.html", "mail/cancelled.txt", lang);
 
 impl Cancelled<'_> {
     fn subject(&self) -> String {
-        format!("Cancelled: \"{}\"", self.title)
+        self.lang
+            .tr()
+            .t1("mail-cancelled-subject", "title", self.title)
     }
 
     fn greeted(&self) -> &str {
@@ -389,7 +465,7 @@ mod tests {
     use super::*;
 
     fn req<'a>(
-        action: (&'a str, &'a str),
+        action: Action,
         subject: Option<&'a str>,
         message: Option<&'a str>,
     ) -> SigningRequest<'a> {
@@ -401,6 +477,7 @@ mod tests {
             subject,
             message,
             link: "https://d.example/sign/tok?a=1&b=2",
+            lang: Lang::En,
         }
     }
 
@@ -431,7 +508,7 @@ mod tests {
 
     #[test]
     fn signing_request_defaults_escapes_and_links() {
-        let m = req(("sign", "Sign the document"), None, None).compose();
+        let m = req(Action::Sign, None, None).compose();
         assert_eq!(
             m.subject,
             "Ann \"A\" O'Neil invited you to sign \"Lease <b>& co</b>\""
@@ -451,7 +528,7 @@ mod tests {
     #[test]
     fn signing_request_uses_meta_and_the_action_wording() {
         let m = req(
-            ("approve", "Review and approve"),
+            Action::Approve,
             Some("  Please\r\nreview  "),
             Some("Line one\n<script>x</script>"),
         )
@@ -464,7 +541,7 @@ mod tests {
                 .contains("Line one<br>\n&lt;script&gt;x&lt;/script&gt;")
         );
         assert!(m.html.contains("Review and approve"));
-        let v = req(("view", "View the document"), Some(" "), None).compose();
+        let v = req(Action::View, Some(" "), None).compose();
         assert!(v.subject.contains("invited you to view"));
     }
 
@@ -492,6 +569,7 @@ mod tests {
             recipient_name: "Ann",
             by: "bob@example.com",
             reason: "Wrong <date>",
+            lang: Lang::En,
         }
         .compose();
         assert!(m.text.contains("bob@example.com has rejected"));
@@ -501,12 +579,14 @@ mod tests {
             title: "T",
             recipient_name: "",
             sender_name: "Ann",
+            lang: Lang::En,
         }
         .compose();
         assert!(c.text.starts_with("Hello,"));
         let done = Completed {
             title: "T",
             recipient_name: "Bob",
+            lang: Lang::En,
         };
         assert!(done.compose().subject.starts_with("Completed"));
     }

@@ -1,5 +1,7 @@
 //! The date formats a document may ask for and how a time is written in one of them.
 
+use crate::core::i18n::{Lang, localize_names};
+
 /// Date formats a document may ask for (`meta.dateFormat`), in the pattern language clients of
 /// the common open-source signing services use.
 pub const DATE_FORMATS: &[&str] = &[
@@ -59,16 +61,27 @@ const STRFTIME: &[&str] = &[
     "%A, %B %d, %Y %H:%M",
 ];
 
-/// `ts` (Unix seconds) in the time zone `zone` and one of `DATE_FORMATS` (a DATE field's value
-/// at completion). An unknown zone or pattern falls back to UTC and the default pattern.
+/// `ts` (Unix seconds) in the time zone `zone` and one of `DATE_FORMATS`, in English. An
+/// unknown zone or pattern falls back to UTC and the default pattern.
 pub fn format_date(ts: i64, zone: &str, pattern: &str) -> String {
+    format_date_in(ts, zone, pattern, Lang::En)
+}
+
+/// `format_date` with the month and weekday names of `lang` (a DATE field's value at
+/// completion, in the document's language).
+pub fn format_date_in(ts: i64, zone: &str, pattern: &str, lang: Lang) -> String {
     let tz = jiff::tz::TimeZone::get(zone).unwrap_or(jiff::tz::TimeZone::UTC);
     let fmt = DATE_FORMATS
         .iter()
         .position(|f| *f == pattern)
         .map_or(STRFTIME[0], |i| STRFTIME[i]);
     match jiff::Timestamp::from_second(ts) {
-        Ok(t) => t.to_zoned(tz).strftime(fmt).to_string(),
+        Ok(t) => {
+            let zoned = t.to_zoned(tz);
+            let weekday = zoned.weekday().to_monday_one_offset();
+            let fmt = localize_names(lang, fmt, zoned.month(), weekday);
+            zoned.strftime(&fmt).to_string()
+        }
         Err(_) => String::new(),
     }
 }
@@ -101,6 +114,25 @@ mod tests {
         assert_eq!(
             format_date(ts, "Asia/Tokyo", "yyyy-MM-dd'T'HH:mm:ss.SSSXXX"),
             "2026-11-22T00:04:05.000+09:00"
+        );
+    }
+
+    #[test]
+    fn month_and_weekday_names_are_the_documents_language() {
+        // 2026-11-21 15:04:05 UTC, a Saturday
+        let ts = 1_795_273_445;
+        let de = format_date_in(ts, "Europe/Berlin", "EEEE, MMMM dd, yyyy HH:mm", Lang::De);
+        assert_eq!(de, "Samstag, November 21, 2026 16:04");
+        let fr = format_date_in(ts, "Europe/Paris", "MMMM dd, yyyy", Lang::Fr);
+        assert_eq!(fr, "novembre 21, 2026");
+        let pl = format_date_in(ts, "Etc/UTC", "dd.MM.yyyy", Lang::Pl);
+        assert_eq!(
+            pl, "21.11.2026",
+            "numeric formats are the same in every language"
+        );
+        assert_eq!(
+            format_date_in(ts, "Etc/UTC", "MMMM dd, yyyy", Lang::En),
+            format_date(ts, "Etc/UTC", "MMMM dd, yyyy")
         );
     }
 

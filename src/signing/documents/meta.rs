@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::dates::DATE_FORMATS;
+use crate::core::i18n::Lang;
 
 pub const DEFAULT_DATE_FORMAT: &str = "yyyy-MM-dd hh:mm a";
 pub const DEFAULT_TIMEZONE: &str = "Etc/UTC";
@@ -48,6 +49,7 @@ pub struct Chosen {
     pub date_format: bool,
     pub redirect_url: bool,
     pub signing_order: bool,
+    pub language: bool,
 }
 
 impl Chosen {
@@ -56,6 +58,7 @@ impl Chosen {
         date_format: true,
         redirect_url: true,
         signing_order: true,
+        language: true,
     };
 }
 
@@ -91,6 +94,11 @@ pub struct Meta {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[schema(required = false)]
     pub attachments: Vec<Attachment>,
+    /// The language recipients read the signing pages and e-mails in (en when never chosen:
+    /// the documents made before languages existed read as they did).
+    #[serde(default)]
+    #[schema(required = true)]
+    pub language: Lang,
 }
 
 /// A link attachment: a label and an http(s) URL (the signing service's `{label, data, type:
@@ -222,6 +230,7 @@ impl Default for Meta {
             distribution_method: DistributionMethod::Email,
             email_settings: EmailSettings::default(),
             attachments: Vec::new(),
+            language: Lang::En,
         }
     }
 }

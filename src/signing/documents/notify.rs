@@ -15,6 +15,7 @@ use crate::outbox::webhooks::Event;
 use crate::signing::documents::model::Document;
 use crate::signing::documents::recipients::SendStatus;
 
+use crate::core::i18n::Lang;
 use crate::outbox::mail::store::Mail;
 use crate::signing::documents::audit_data::Via;
 use crate::signing::documents::recipients::Role;
@@ -38,7 +39,8 @@ fn about(tx: &Conn, doc: DocumentId) -> Result<About, AppError> {
     let doc = store::load(tx, doc)?;
     let owner = crate::identity::users::store::get(tx, doc.user_id)?
         .ok_or_else(|| AppError::internal("a document without its owner"))?;
-    let shown_as = super::team_settings::sender_shown(tx, &owner.name, doc.team_id)?;
+    let shown_as =
+        super::team_settings::sender_shown(tx, &owner.name, doc.team_id, doc.meta.language)?;
     Ok(About {
         doc,
         sender_name: owner.name,
@@ -48,12 +50,12 @@ fn about(tx: &Conn, doc: DocumentId) -> Result<About, AppError> {
 }
 
 /// What a recipient is asked to do, in a sentence and on the button of the signing request.
-fn action(role: Role) -> (&'static str, &'static str) {
+fn action(role: Role) -> compose::Action {
     match role {
-        Role::Signer => ("sign", "Sign the document"),
-        Role::Approver => ("approve", "Review and approve"),
-        Role::Viewer | Role::Cc => ("view", "View the document"),
-        Role::Assistant => ("prepare", "Prepare the document"),
+        Role::Signer => compose::Action::Sign,
+        Role::Approver => compose::Action::Approve,
+        Role::Viewer | Role::Cc => compose::Action::View,
+        Role::Assistant => compose::Action::Prepare,
     }
 }
 
@@ -158,10 +160,12 @@ fn requests(
             subject: subject.as_deref(),
             message: message.as_deref(),
             link: &link,
+            lang: a.doc.meta.language,
         }
         .compose();
         if reminder {
-            content.subject = format!("Reminder: {}", content.subject);
+            let tr = a.doc.meta.language.tr();
+            content.subject = tr.t1("mail-reminder-subject", "subject", &content.subject);
         }
         let mut m = mail(doc, Kind::SigningRequest, &r.email, content);
         m.recipient_id = Some(r.id);
@@ -198,6 +202,7 @@ pub fn completed(
         let content = compose::Completed {
             title: &a.doc.title,
             recipient_name: &r.name,
+            lang: a.doc.meta.language,
         }
         .compose();
         let attach = Some((sealed_blob.to_string(), file.clone()));
@@ -210,6 +215,7 @@ pub fn completed(
         let content = compose::Completed {
             title: &a.doc.title,
             recipient_name: &a.sender_name,
+            lang: Lang::En,
         }
         .compose();
         let attach = Some((sealed_blob.to_string(), file));
@@ -264,27 +270,25 @@ pub fn rejected(
         .find(|r| r.id == by)
         .map(|r| format!("{} <{}>", r.name, r.email))
         .unwrap_or_default();
-    let message = |recipient_name: &str| {
+    let message = |recipient_name: &str, lang: Lang| {
         compose::Rejected {
             title: &a.doc.title,
             recipient_name,
             by: &by_name,
             reason,
+            lang,
         }
         .compose()
     };
     for r in people.iter().filter(|r| r.id != by) {
-        queue(
-            tx,
-            mail(doc, Kind::Rejected, &r.email, message(&r.name)),
-            now,
-        )?;
+        let content = message(&r.name, a.doc.meta.language);
+        queue(tx, mail(doc, Kind::Rejected, &r.email, content), now)?;
     }
     let m = mail(
         doc,
         Kind::Rejected,
         &a.sender_email,
-        message(&a.sender_name),
+        message(&a.sender_name, Lang::En),
     );
     queue(tx, m, now)?;
     event(tx, doc, Event::DocumentRejected, app_url, now)
@@ -346,6 +350,7 @@ pub fn cancelled(tx: &Conn, doc: DocumentId, app_url: &str, now: i64) -> Result<
             title: &a.doc.title,
             recipient_name: &r.name,
             sender_name: &a.shown_as,
+            lang: a.doc.meta.language,
         }
         .compose();
         queue(tx, mail(doc, Kind::Cancelled, &r.email, content), now)?;
@@ -413,10 +418,10 @@ mod tests {
 
     #[test]
     fn every_role_is_asked_in_its_own_words() {
-        assert_eq!(action(Role::Signer), ("sign", "Sign the document"));
-        assert_eq!(action(Role::Approver), ("approve", "Review and approve"));
-        assert_eq!(action(Role::Viewer), ("view", "View the document"));
-        assert_eq!(action(Role::Cc), ("view", "View the document"));
-        assert_eq!(action(Role::Assistant), ("prepare", "Prepare the document"));
+        assert_eq!(action(Role::Signer), compose::Action::Sign);
+        assert_eq!(action(Role::Approver), compose::Action::Approve);
+        assert_eq!(action(Role::Viewer), compose::Action::View);
+        assert_eq!(action(Role::Cc), compose::Action::View);
+        assert_eq!(action(Role::Assistant), compose::Action::Prepare);
     }
 }

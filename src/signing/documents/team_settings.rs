@@ -1,6 +1,6 @@
 //! A team's settings (issue 54): its name, the sender name its recipients see, and the
 //! defaults of the documents and templates made in it (signing order, date format, time zone,
-//! redirect URL). Any member reads them; its admins change them, and `docket team settings`
+//! redirect URL, the recipients' language). Any member reads them; its admins change them, and `docket team settings`
 //! does as the system. Each default is checked by the rule a document's own `meta` is checked
 //! by (`meta`), so a default is always a value a request could have given: that is why this
 //! sits beside `meta` in the signing ring and not in `teams`, which is below it. Membership
@@ -18,6 +18,8 @@ use crate::params;
 use crate::teams::access::Access;
 use crate::teams::{manage, model, store as teams};
 
+use crate::core::i18n::Lang;
+
 use super::meta::{self, Chosen, MAX_URL, MAX_ZONE_OR_FORMAT, Meta, SigningOrder};
 
 /// Longest sender name, in characters.
@@ -30,6 +32,8 @@ pub struct Defaults {
     pub date_format: Option<String>,
     pub time_zone: Option<String>,
     pub redirect_url: Option<String>,
+    /// The language of the recipients' pages and e-mails; `None`: the member's own default.
+    pub language: Option<Lang>,
 }
 
 impl Defaults {
@@ -47,6 +51,9 @@ impl Defaults {
         }
         if let Some(url) = self.redirect_url.as_ref().filter(|_| !chosen.redirect_url) {
             meta.redirect_url = Some(url.clone());
+        }
+        if let Some(lang) = self.language.filter(|_| !chosen.language) {
+            meta.language = lang;
         }
     }
 }
@@ -73,6 +80,7 @@ pub struct Change {
     pub date_format: Option<String>,
     pub time_zone: Option<String>,
     pub redirect_url: Option<String>,
+    pub language: Option<String>,
 }
 
 /// A `Change` that passed its rules: `Some(None)` clears.
@@ -84,6 +92,7 @@ struct Checked {
     date_format: Option<Option<String>>,
     time_zone: Option<Option<String>>,
     redirect_url: Option<Option<String>>,
+    language: Option<Option<Lang>>,
 }
 
 /// `raw` (when given) trimmed: blank clears (`Some(None)`), anything else passes `rule` or
@@ -155,6 +164,9 @@ impl Change {
                 within(u, MAX_URL)?;
                 meta::redirect_url(u).map_err(String::from)
             }),
+            language: optional(p, self.language.as_deref(), "language", |l| {
+                Lang::lenient(l).ok_or_else(Lang::expected)
+            }),
         };
         if problems.is_empty() {
             Ok(checked)
@@ -165,7 +177,7 @@ impl Change {
 }
 
 const SETTINGS: &str =
-    "name, slug, sender_name, signing_order, date_format, time_zone, redirect_url";
+    "name, slug, sender_name, signing_order, date_format, time_zone, redirect_url, language";
 
 fn load(c: &Conn, team: TeamId) -> Result<TeamSettings, AppError> {
     c.query_row(
@@ -181,6 +193,7 @@ fn load(c: &Conn, team: TeamId) -> Result<TeamSettings, AppError> {
                     date_format: r.get(4)?,
                     time_zone: r.get(5)?,
                     redirect_url: r.get(6)?,
+                    language: r.get(7)?,
                 },
             })
         },
@@ -211,9 +224,12 @@ fn apply(tx: &Conn, team: TeamId, change: &Checked) -> Result<TeamSettings, AppE
     if let Some(order) = change.signing_order {
         d.signing_order = order;
     }
+    if let Some(lang) = change.language {
+        d.language = lang;
+    }
     tx.execute(
         "UPDATE teams SET name = ?2, sender_name = ?3, signing_order = ?4, date_format = ?5,
-                time_zone = ?6, redirect_url = ?7, updated_at = ?8
+                time_zone = ?6, redirect_url = ?7, updated_at = ?8, language = ?9
           WHERE id = ?1",
         params![
             team,
@@ -223,7 +239,8 @@ fn apply(tx: &Conn, team: TeamId, change: &Checked) -> Result<TeamSettings, AppE
             d.date_format,
             d.time_zone,
             d.redirect_url,
-            now()
+            now(),
+            d.language
         ],
     )?;
     load(tx, team)
@@ -287,7 +304,8 @@ pub fn admin_update(db: &Db, slug: &str, change: Change) -> Result<TeamSettings,
 
 /// Inside a transaction: `meta` as a new document or template of `owner` takes it, where
 /// `chosen` says which values its request chose: in a team, the others are the team's
-/// defaults; a personal one's are kept.
+/// defaults; a personal one's are kept. A language neither chosen nor given by the team is
+/// the creating member's own default (the account page), when they chose one.
 pub fn with_defaults(
     c: &Conn,
     owner: &Owner,
@@ -295,20 +313,36 @@ pub fn with_defaults(
     chosen: Chosen,
 ) -> Result<Meta, AppError> {
     let mut meta = meta.clone();
+    let mut language = None;
     if let Some(team) = owner.team() {
-        load(c, team)?.defaults.fill(&mut meta, chosen);
+        let defaults = load(c, team)?.defaults;
+        defaults.fill(&mut meta, chosen);
+        language = defaults.language;
+    }
+    // The language a team leaves open is the member's own default, as a personal one's.
+    if !chosen.language
+        && language.is_none()
+        && let Some(lang) = crate::identity::users::store::language(c, owner.user())?
+    {
+        meta.language = lang;
     }
     Ok(meta)
 }
 
 /// What recipients see as the sender of a document (or of a template's direct link) made by
-/// `member` (its creator's name) in `team`; a personal one's is its owner's name.
+/// `member` (its creator's name) in `team`, in the recipients' language `lang`; a personal
+/// one's is its owner's name.
 ///
 /// The other signing service words a team's signing request as "<member> on behalf of
 /// <team>" unless the team hides the member's details; Docket does the same, as recipients
 /// often know the colleague who sent it rather than the team, and names the team by its
 /// sender name when it has one, by its name otherwise.
-pub fn sender_shown(c: &Conn, member: &str, team: Option<TeamId>) -> Result<String, AppError> {
+pub fn sender_shown(
+    c: &Conn,
+    member: &str,
+    team: Option<TeamId>,
+    lang: Lang,
+) -> Result<String, AppError> {
     let Some(team) = team else {
         return Ok(member.to_string());
     };
@@ -316,12 +350,14 @@ pub fn sender_shown(c: &Conn, member: &str, team: Option<TeamId>) -> Result<Stri
     Ok(on_behalf_of(
         member,
         s.sender_name.as_deref().unwrap_or(&s.name),
+        lang,
     ))
 }
 
-/// "`member` on behalf of `team`".
-pub fn on_behalf_of(member: &str, team: &str) -> String {
-    format!("{member} on behalf of {team}")
+/// "`member` on behalf of `team`", in `lang`.
+pub fn on_behalf_of(member: &str, team: &str, lang: Lang) -> String {
+    lang.tr()
+        .t2("mail-on-behalf", "member", member, "team", team)
 }
 
 #[cfg(test)]

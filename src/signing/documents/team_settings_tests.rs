@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::core::db::Db;
+use crate::core::i18n::Lang;
 use crate::core::ids::UserId;
 use crate::teams::{TeamRole, store as team_store};
 
@@ -52,9 +53,15 @@ fn each_value_is_checked_by_the_rule_a_documents_meta_is() {
         date_format: Some("dd/MM/yyyy".into()),
         time_zone: Some("Europe/Paris".into()),
         redirect_url: Some("HTTPS://Done.Example".into()),
+        language: Some("pt-BR".into()),
     }
     .check()
     .unwrap();
+    assert_eq!(
+        ok.language,
+        Some(Some(Lang::Pt)),
+        "a region names its language"
+    );
     assert_eq!(ok.name.as_deref(), Some("Sales EU"));
     assert_eq!(ok.sender_name, Some(Some("Sales Ltd".into())));
     assert_eq!(ok.signing_order, Some(Some(SigningOrder::Sequential)));
@@ -86,6 +93,7 @@ fn each_value_is_checked_by_the_rule_a_documents_meta_is() {
         date_format: Some("whatever".into()),
         time_zone: Some("Mars/Base".into()),
         redirect_url: Some("javascript:alert(1)".into()),
+        language: Some("klingon".into()),
     }
     .check()
     .unwrap_err();
@@ -97,7 +105,8 @@ fn each_value_is_checked_by_the_rule_a_documents_meta_is() {
             "signingOrder",
             "dateFormat",
             "timeZone",
-            "redirectUrl"
+            "redirectUrl",
+            "language"
         ]
     );
     let messages: Vec<&str> = bad.details().iter().map(|d| d.message.as_str()).collect();
@@ -233,9 +242,11 @@ fn the_defaults_fill_only_what_a_request_left_out() {
         date_format: Some("dd/MM/yyyy".into()),
         time_zone: Some("Europe/Paris".into()),
         redirect_url: Some("https://done.example/".into()),
+        language: Some(Lang::De),
     };
     let mut meta = Meta::default();
     defaults.fill(&mut meta, Chosen::default());
+    assert_eq!(meta.language, Lang::De);
     assert_eq!(meta.signing_order, SigningOrder::Sequential);
     assert_eq!(meta.date_format, "dd/MM/yyyy");
     assert_eq!(meta.timezone, "Europe/Paris");
@@ -248,9 +259,11 @@ fn the_defaults_fill_only_what_a_request_left_out() {
         Chosen {
             timezone: true,
             signing_order: true,
+            language: true,
             ..Chosen::default()
         },
     );
+    assert_eq!(meta.language, Lang::En);
     assert_eq!(meta.timezone, Meta::default().timezone);
     assert_eq!(meta.signing_order, SigningOrder::Parallel);
     assert_eq!(meta.date_format, "dd/MM/yyyy");
@@ -280,8 +293,8 @@ async fn a_teams_rows_take_its_defaults_and_name_it_as_their_sender() {
             let personal = Owner::Personal(UserId::new(1));
             let m = Meta::default();
             let shown = (
-                sender_shown(c, "Cy", Some(team))?,
-                sender_shown(c, "Ada", None)?,
+                sender_shown(c, "Cy", Some(team), Lang::En)?,
+                sender_shown(c, "Ada", None, Lang::En)?,
             );
             Ok((
                 with_defaults(c, &in_team, &m, Chosen::default())?,
@@ -308,7 +321,7 @@ async fn a_teams_rows_take_its_defaults_and_name_it_as_their_sender() {
         .db
         .read(|c| {
             let team = team_store::require_by_slug(c, "sales")?.id;
-            sender_shown(c, "Cy", Some(team))
+            sender_shown(c, "Cy", Some(team), Lang::En)
         })
         .await
         .unwrap();
@@ -357,7 +370,7 @@ fn on_postgres_a_teams_settings_are_written_read_and_applied() {
             let owner = Owner::of_row(UserId::new(1), Some(team));
             Ok((
                 with_defaults(c, &owner, &Meta::default(), Chosen::default())?,
-                sender_shown(c, "Ada", Some(team))?,
+                sender_shown(c, "Ada", Some(team), Lang::En)?,
             ))
         })
         .unwrap();

@@ -195,6 +195,8 @@ pub struct Invitation {
     pub pages: i64,
     /// Who the document goes to after the visitor, in order (names, or "Recipient 2").
     pub then: Vec<String>,
+    /// The language the page speaks: the template's, which its documents take.
+    pub language: crate::core::i18n::Lang,
 }
 
 /// The page of direct link `token`: 404 unless it works.
@@ -211,14 +213,19 @@ pub async fn invitation(ctx: &Context, token: String) -> Result<Invitation, AppE
                 .filter(|r| Some(r.id) != me && r.role != Role::Cc)
                 .collect();
             others.sort_by_key(|r| (r.signing_order.unwrap_or(i64::MAX), r.id));
-            let sender_name =
-                crate::signing::documents::team_settings::sender_shown(c, &owner.name, t.team_id)?;
+            let sender_name = crate::signing::documents::team_settings::sender_shown(
+                c,
+                &owner.name,
+                t.team_id,
+                t.meta.language,
+            )?;
             Ok(Invitation {
                 title: t.title.clone(),
                 sender_name,
                 sender_email: owner.email,
                 pages: t.pages().unwrap_or(0),
                 then: others.into_iter().map(label).collect(),
+                language: t.meta.language,
             })
         })
         .await

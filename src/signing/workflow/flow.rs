@@ -12,7 +12,7 @@ use crate::core::error::AppError;
 use crate::signing::documents::Status;
 pub use crate::signing::documents::audit::Origin;
 use crate::signing::documents::audit_data::{self, Sent};
-use crate::signing::documents::dates::format_date;
+use crate::signing::documents::dates::format_date_in;
 use crate::signing::documents::values::{self, Filled, Stored};
 use crate::{signing::documents::audit, signing::documents::audit::Happened};
 use crate::{signing::documents::recipients::Role, signing::documents::recipients::SigningStatus};
@@ -290,7 +290,7 @@ pub fn complete(
         fields::fill_dates(
             tx,
             link.me.id,
-            &format_date(now, &meta.timezone, &meta.date_format),
+            &format_date_in(now, &meta.timezone, &meta.date_format, meta.language),
             now,
         )?;
     }

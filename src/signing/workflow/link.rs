@@ -88,6 +88,7 @@ pub fn link(conn: &Conn, token: &str) -> Result<Link, AppError> {
         conn,
         &owner.name,
         document.team_id,
+        document.meta.language,
     )?;
     Ok(Link {
         document,
@@ -100,7 +101,7 @@ pub fn link(conn: &Conn, token: &str) -> Result<Link, AppError> {
 }
 
 /// The link, 404 while its document is a draft.
-fn shown_link(conn: &Conn, visit: &Visit) -> Result<Link, AppError> {
+pub(super) fn shown_link(conn: &Conn, visit: &Visit) -> Result<Link, AppError> {
     let l = link(conn, &visit.token)?;
     if l.document.status == Status::Draft {
         return Err(AppError::not_found("signing link"));
@@ -110,7 +111,7 @@ fn shown_link(conn: &Conn, visit: &Visit) -> Result<Link, AppError> {
 
 /// The signer, for reading `l`: 401 when the document asks for the recipient's account before
 /// anything is shown.
-fn reader(conn: &Conn, l: &Link, visit: &Visit) -> Result<Option<Signer>, AppError> {
+pub(super) fn reader(conn: &Conn, l: &Link, visit: &Visit) -> Result<Option<Signer>, AppError> {
     let signer = auth::signer(conn, visit.session.as_deref(), now())?;
     auth::require_account(l.requirement()?, l, signer.as_ref(), true)?;
     Ok(signer)
@@ -139,6 +140,8 @@ pub struct Opened {
     pub gate: Option<Gate>,
     /// The sender's link attachments (none while the gate is up).
     pub attachments: Vec<crate::signing::documents::meta::Attachment>,
+    /// The language the recipient reads the document's pages in.
+    pub language: crate::core::i18n::Lang,
 }
 
 /// Opens the page: the first visit a recipient may see the document counts as OPENED (audit
@@ -170,11 +173,13 @@ pub async fn open(ctx: &Context, visit: Visit, origin: Origin) -> Result<Opened,
             if first {
                 notify::event(tx, l.document.id, Event::DocumentOpened, &app, now())?;
             }
+            let language = l.document.meta.language;
             let attachments = match gate {
                 None => l.document.meta.attachments,
                 Some(_) => Vec::new(),
             };
             let opened = Opened {
+                language,
                 title: l.document.title,
                 status: l.document.status,
                 role: l.me.role,
@@ -509,6 +514,7 @@ pub async fn request_account(ctx: &Context, token: String) -> Result<String, App
                 to: &l.me.email,
                 link: &url,
                 minutes: crate::signing::workflow::invites::TTL / 60,
+                lang: l.document.meta.language,
             }
             .compose();
             let mut mail = crate::outbox::mail::NewMail::new(

@@ -14,6 +14,7 @@ pub mod link_answers;
 pub mod login_hint;
 pub mod sealing;
 pub mod sending;
+pub mod signed_copy;
 
 #[cfg(test)]
 pub(crate) mod flow_tests;

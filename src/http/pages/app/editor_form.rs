@@ -39,6 +39,8 @@ pub struct SettingsForm {
     pub email: bool,
     pub date_formats: Vec<Choice>,
     pub time_zones: Vec<String>,
+    /// The language recipients read the signing pages and e-mails in.
+    pub languages: Vec<Choice>,
     pub access_auth: Vec<Choice>,
     pub action_auth: Vec<Choice>,
     /// What the e-mail's subject and message may hold, each with what it becomes.
@@ -68,6 +70,7 @@ impl SettingsForm {
             email: m.distribution_method == DistributionMethod::Email,
             date_formats: date_formats(&m.date_format),
             time_zones: time_zones(),
+            languages: languages(m.language.as_str(), None),
             access_auth: methods(ACCESS_AUTH, &auth.global_access_auth),
             action_auth: methods(ACTION_AUTH, &auth.global_action_auth),
             placeholders: [
@@ -129,6 +132,19 @@ pub fn date_formats(chosen: &str) -> Vec<Choice> {
             let example = format_date(EXAMPLE_DATE, "Etc/UTC", f);
             Choice::new(f, format!("{example}  ({f})"), *f == chosen)
         })
+        .collect()
+}
+
+/// The languages recipients may read in, by their own names, `chosen` (a code) marked; with
+/// `unset`, a first choice of none (the default it names).
+pub fn languages(chosen: &str, unset: Option<&str>) -> Vec<Choice> {
+    let none = unset.map(|label| Choice::new("", label, chosen.is_empty()));
+    none.into_iter()
+        .chain(
+            crate::core::i18n::Lang::choices()
+                .into_iter()
+                .map(|(code, name)| Choice::new(code, name, code == chosen)),
+        )
         .collect()
 }
 

@@ -8,7 +8,7 @@
 pub mod dashboard;
 pub mod document;
 pub mod editor;
-mod editor_form;
+pub(crate) mod editor_form;
 mod moves;
 pub mod nav;
 pub mod preview;

@@ -1,6 +1,6 @@
 //! `/t/{slug}/settings/general`: a team's name, the sender name its recipients see, and the
 //! defaults of the documents and templates made in it (signing order, date format, time zone,
-//! redirect URL). Every member reads them; its admins change them with the form, through
+//! redirect URL, recipients' language). Every member reads them; its admins change them with the form, through
 //! `signing::documents::team_settings`, the use cases `docket team settings` shares; a refused
 //! value is said next to its box. The personal workspace has no such page (404).
 
@@ -10,7 +10,7 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use super::editor_form::{Choice, date_formats, time_zones};
+use super::editor_form::{Choice, date_formats, languages, time_zones};
 use super::nav::{Nav, Section};
 use super::settings::{Done, Problems, Tab, notice, tabs};
 use super::workspace::{Place, place};
@@ -62,6 +62,8 @@ struct Typed {
     time_zone: String,
     #[serde(default)]
     redirect_url: String,
+    #[serde(default)]
+    language: String,
 }
 
 impl Typed {
@@ -81,6 +83,10 @@ impl Typed {
             date_format: d.date_format.clone().unwrap_or_default(),
             time_zone: d.time_zone.clone().unwrap_or_default(),
             redirect_url: d.redirect_url.clone().unwrap_or_default(),
+            language: d
+                .language
+                .map(|l| l.as_str().to_string())
+                .unwrap_or_default(),
         }
     }
 
@@ -93,6 +99,7 @@ impl Typed {
             date_format: Some(self.date_format.clone()),
             time_zone: Some(self.time_zone.clone()),
             redirect_url: Some(self.redirect_url.clone()),
+            language: Some(self.language.clone()),
         }
     }
 }
@@ -151,6 +158,7 @@ struct GeneralPage {
     orders: Vec<Choice>,
     date_formats: Vec<Choice>,
     time_zones: Vec<String>,
+    languages: Vec<Choice>,
     /// The time zone's hint, with the product's default.
     zone_hint: String,
 }
@@ -188,7 +196,12 @@ async fn render(
             chosen: view.typed.date_format.is_empty(),
         },
     );
+    let languages = languages(
+        &view.typed.language,
+        Some("Each member's own (their account's choice)"),
+    );
     let page = GeneralPage {
+        languages,
         tabs: tabs(&nav, "General"),
         nav,
         view,

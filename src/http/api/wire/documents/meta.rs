@@ -6,6 +6,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use utoipa::ToSchema;
 
+use crate::core::i18n::Lang;
 use crate::core::lenient::{Given, Object};
 use crate::signing::documents::check::Check;
 use crate::signing::documents::dates::DATE_FORMATS;
@@ -44,6 +45,11 @@ pub struct MetaInput {
     #[serde(default)]
     #[schema(value_type = Option<EmailSettingsInput>)]
     pub email_settings: Given<Object<EmailSettingsInput>>,
+    /// The language recipients read the signing pages and e-mails in; a region after the
+    /// language ("pt-BR") names the language. Left out: the team's or the account's default.
+    #[serde(default)]
+    #[schema(value_type = Option<Lang>)]
+    pub language: Given<String>,
 }
 
 /// `meta.emailSettings`: the switches, each on when left out.
@@ -146,6 +152,12 @@ pub fn parse_meta(
     if let Some(s) = parse_email_settings(c, &raw.email_settings) {
         meta.email_settings = s;
     }
+    if let Some(l) = c.text(&raw.language, "meta.language", MAX_ZONE_OR_FORMAT) {
+        match Lang::lenient(&l) {
+            Some(lang) => meta.language = lang,
+            None => c.fail("meta.language", Lang::expected()),
+        }
+    }
     meta
 }
 
@@ -160,6 +172,7 @@ pub fn chosen(raw: &Given<Object<MetaInput>>) -> Chosen {
         date_format: !raw.date_format.is_absent(),
         redirect_url: !raw.redirect_url.is_absent(),
         signing_order: !raw.signing_order.is_absent(),
+        language: !raw.language.is_absent(),
     }
 }
 

@@ -1,0 +1,20 @@
+# Monats- und Wochentagsnamen für Datumsformate, die sie ausschreiben.
+date-month-1 = Januar
+date-month-2 = Februar
+date-month-3 = März
+date-month-4 = April
+date-month-5 = Mai
+date-month-6 = Juni
+date-month-7 = Juli
+date-month-8 = August
+date-month-9 = September
+date-month-10 = Oktober
+date-month-11 = November
+date-month-12 = Dezember
+date-weekday-1 = Montag
+date-weekday-2 = Dienstag
+date-weekday-3 = Mittwoch
+date-weekday-4 = Donnerstag
+date-weekday-5 = Freitag
+date-weekday-6 = Samstag
+date-weekday-7 = Sonntag

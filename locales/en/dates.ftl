@@ -1,0 +1,20 @@
+# Month and weekday names, for the date formats that write them out ("MMMM dd, yyyy").
+date-month-1 = January
+date-month-2 = February
+date-month-3 = March
+date-month-4 = April
+date-month-5 = May
+date-month-6 = June
+date-month-7 = July
+date-month-8 = August
+date-month-9 = September
+date-month-10 = October
+date-month-11 = November
+date-month-12 = December
+date-weekday-1 = Monday
+date-weekday-2 = Tuesday
+date-weekday-3 = Wednesday
+date-weekday-4 = Thursday
+date-weekday-5 = Friday
+date-weekday-6 = Saturday
+date-weekday-7 = Sunday

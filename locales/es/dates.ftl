@@ -1,0 +1,20 @@
+# Nombres de meses y días, para los formatos de fecha que los escriben completos.
+date-month-1 = enero
+date-month-2 = febrero
+date-month-3 = marzo
+date-month-4 = abril
+date-month-5 = mayo
+date-month-6 = junio
+date-month-7 = julio
+date-month-8 = agosto
+date-month-9 = septiembre
+date-month-10 = octubre
+date-month-11 = noviembre
+date-month-12 = diciembre
+date-weekday-1 = lunes
+date-weekday-2 = martes
+date-weekday-3 = miércoles
+date-weekday-4 = jueves
+date-weekday-5 = viernes
+date-weekday-6 = sábado
+date-weekday-7 = domingo

@@ -1,0 +1,20 @@
+# Noms des mois et des jours, pour les formats de date qui les écrivent en toutes lettres.
+date-month-1 = janvier
+date-month-2 = février
+date-month-3 = mars
+date-month-4 = avril
+date-month-5 = mai
+date-month-6 = juin
+date-month-7 = juillet
+date-month-8 = août
+date-month-9 = septembre
+date-month-10 = octobre
+date-month-11 = novembre
+date-month-12 = décembre
+date-weekday-1 = lundi
+date-weekday-2 = mardi
+date-weekday-3 = mercredi
+date-weekday-4 = jeudi
+date-weekday-5 = vendredi
+date-weekday-6 = samedi
+date-weekday-7 = dimanche

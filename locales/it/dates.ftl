@@ -1,0 +1,20 @@
+# Nomi dei mesi e dei giorni, per i formati di data che li scrivono per esteso.
+date-month-1 = gennaio
+date-month-2 = febbraio
+date-month-3 = marzo
+date-month-4 = aprile
+date-month-5 = maggio
+date-month-6 = giugno
+date-month-7 = luglio
+date-month-8 = agosto
+date-month-9 = settembre
+date-month-10 = ottobre
+date-month-11 = novembre
+date-month-12 = dicembre
+date-weekday-1 = lunedì
+date-weekday-2 = martedì
+date-weekday-3 = mercoledì
+date-weekday-4 = giovedì
+date-weekday-5 = venerdì
+date-weekday-6 = sabato
+date-weekday-7 = domenica

@@ -1,0 +1,20 @@
+# Namen van maanden en dagen, voor datumnotaties die ze voluit schrijven.
+date-month-1 = januari
+date-month-2 = februari
+date-month-3 = maart
+date-month-4 = april
+date-month-5 = mei
+date-month-6 = juni
+date-month-7 = juli
+date-month-8 = augustus
+date-month-9 = september
+date-month-10 = oktober
+date-month-11 = november
+date-month-12 = december
+date-weekday-1 = maandag
+date-weekday-2 = dinsdag
+date-weekday-3 = woensdag
+date-weekday-4 = donderdag
+date-weekday-5 = vrijdag
+date-weekday-6 = zaterdag
+date-weekday-7 = zondag

@@ -1,0 +1,20 @@
+# Nazwy miesięcy i dni tygodnia, dla formatów dat, które je wypisują.
+date-month-1 = styczeń
+date-month-2 = luty
+date-month-3 = marzec
+date-month-4 = kwiecień
+date-month-5 = maj
+date-month-6 = czerwiec
+date-month-7 = lipiec
+date-month-8 = sierpień
+date-month-9 = wrzesień
+date-month-10 = październik
+date-month-11 = listopad
+date-month-12 = grudzień
+date-weekday-1 = poniedziałek
+date-weekday-2 = wtorek
+date-weekday-3 = środa
+date-weekday-4 = czwartek
+date-weekday-5 = piątek
+date-weekday-6 = sobota
+date-weekday-7 = niedziela

@@ -1,0 +1,20 @@
+# Nomes dos meses e dos dias, para os formatos de data que os escrevem por extenso.
+date-month-1 = janeiro
+date-month-2 = fevereiro
+date-month-3 = março
+date-month-4 = abril
+date-month-5 = maio
+date-month-6 = junho
+date-month-7 = julho
+date-month-8 = agosto
+date-month-9 = setembro
+date-month-10 = outubro
+date-month-11 = novembro
+date-month-12 = dezembro
+date-weekday-1 = segunda-feira
+date-weekday-2 = terça-feira
+date-weekday-3 = quarta-feira
+date-weekday-4 = quinta-feira
+date-weekday-5 = sexta-feira
+date-weekday-6 = sábado
+date-weekday-7 = domingo
