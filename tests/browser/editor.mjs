@@ -113,6 +113,15 @@ try {
   await page.getByLabel('After signing, go to (optional)').fill('https://example.com/thanks');
   await page.getByLabel('After signing, go to (optional)').press('Tab');
   await saved('Settings saved.');
+  // Closing the page with typing not saved yet asks first.
+  const other = await context.newPage();
+  await other.goto(edit('settings'));
+  await other.getByLabel('Subject').fill('Not kept');
+  let dialog = null;
+  other.on('dialog', async (d) => { dialog = d.type(); await d.accept(); });
+  await other.close({ runBeforeUnload: true });
+  for (let i = 0; i < 100 && dialog === null; i++) await page.waitForTimeout(100);
+  assert.equal(dialog, 'beforeunload', 'the page asked before closing');
 
   // ---------- Recipients ----------
   await page.getByRole('link', { name: 'Next: Recipients' }).click();
