@@ -31,18 +31,6 @@ pub async fn page_source(
         .await
 }
 
-/// How many pages the caller's document `id` has (0 before its file is uploaded; another
-/// user's document is a 404).
-pub async fn page_count(ctx: &Context, who: &Principal, id: DocumentId) -> Result<usize, AppError> {
-    let caller = who.clone();
-    ctx.db
-        .read(move |c| {
-            let doc = store::owned(c, &access::owner(c, &caller)?, id)?;
-            Ok(doc.page_sizes.as_deref().map_or(0, <[_]>::len))
-        })
-        .await
-}
-
 fn page_of(doc: &Document, n: usize) -> Result<PageSource, AppError> {
     page_in(doc.page_sizes.as_deref(), shown_blob(doc), n)
 }
