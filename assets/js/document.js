@@ -1,8 +1,13 @@
 // The document page: copy a signing link, remind a recipient, correct a pending recipient's
 // e-mail address, and cancel, delete or hide the document, each through /api/v1 with the
-// page's token; the server's reason for a refusal is shown next to the action.
+// page's token; the server's reason for a refusal is shown next to the action. Until the
+// document is completed its pages show the fields over them, as the editor draws them (read
+// only), each in its recipient's colour.
 
 import { confirming, copy } from './app-ui.js';
+import { createCanvas } from './editor/canvas.js';
+import { colourOf, nameOf, swatch } from './editor/people.js';
+import { TYPE_LABELS } from './editor/properties.js';
 import { explain, flash, say, takeFlash } from './messages.js';
 import { call, inWorkspace } from './request.js';
 
@@ -15,6 +20,9 @@ function start(root) {
 
   const flashed = takeFlash();
   if (flashed) say(notice, flashed, 'success');
+
+  const pages = document.querySelector('#doc-pages[data-fields]');
+  if (pages) showFields(pages, api);
 
   // Copy a signing link (the box is read-only and selectable as a fallback).
   document.querySelectorAll('[data-copy]').forEach((button) => {
@@ -85,4 +93,57 @@ function start(root) {
       window.location.assign(inWorkspace('/'));
     }
   });
+}
+
+const SIGNED = ['SIGNATURE', 'FREE_SIGNATURE', 'INITIALS'];
+
+// The pages in `box` again, with the document's fields drawn over them; the plain images stay
+// when the document cannot be read.
+async function showFields(box, api) {
+  const list = box.querySelector('.doc-pages');
+  if (!list) return;
+  let doc;
+  try {
+    doc = await call('GET', api);
+  } catch {
+    return;
+  }
+  const sizes = box.dataset.sizes.split(' ').filter(Boolean).map((s) => s.split('x').map(Number));
+  const holder = document.createElement('div');
+  holder.className = 'ed-pages';
+  list.replaceWith(holder);
+  const canvas = createCanvas(holder, {
+    sizes,
+    pageUrl: (n, w) => `${box.dataset.pages}/${n}.png?w=${w}`,
+    readOnly: true,
+    lazy: true,
+    describe: (f) => describeField(doc, f),
+  });
+  doc.fields.forEach(canvas.draw);
+  // The recipients' colours: beside each name and in the legend.
+  const legend = document.getElementById('doc-legend');
+  const shown = doc.recipients.filter((r) => doc.fields.some((f) => f.recipientId === r.id));
+  legend.replaceChildren(...shown.map((r) => {
+    const li = document.createElement('li');
+    li.append(swatch(doc.recipients, r), ` ${nameOf(r)}`);
+    return li;
+  }));
+  legend.hidden = shown.length === 0;
+  for (const r of doc.recipients) {
+    const name = document.querySelector(`#recipient-${r.id} .recipient-who strong`);
+    if (name) name.prepend(swatch(doc.recipients, r));
+  }
+}
+
+// What a field's box shows: its value once filled, else what it is and whose.
+function describeField(doc, f) {
+  const r = doc.recipients.find((x) => x.id === f.recipientId);
+  const type = TYPE_LABELS[f.type] || f.type;
+  const signature = SIGNED.includes(f.type);
+  let label = `${type} · ${nameOf(r)}`;
+  if (f.inserted) {
+    if (f.customText) label = f.customText;
+    else label = signature ? `Signed by ${nameOf(r)}` : `${type}: filled`;
+  }
+  return { label, colour: colourOf(doc.recipients, f.recipientId), filled: f.inserted, signature };
 }

@@ -102,7 +102,7 @@ async function desktop() {
   assert.equal(await imgs.count(), 3, 'three page previews');
   assert.equal(await imgs.first().getAttribute('loading'), 'lazy');
   await imgs.first().scrollIntoViewIfNeeded();
-  await page.waitForFunction(() => { const i = document.querySelector('.doc-pages img'); return i.complete && i.naturalWidth > 0; });
+  await page.waitForFunction(() => { const i = document.querySelector('#doc-pages img'); return i.complete && i.naturalWidth > 0; });
   assert.ok(busy >= 2, 'the refused page image was asked for again');
   assert.ok(problems.retried >= 1);
   await page.unroute(/\/pages\/1\.png/);

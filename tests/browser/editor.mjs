@@ -1,9 +1,11 @@
 // The editor of a draft in headless Chromium: settings (a refused value shown next to its
-// control, then saved), two recipients added and reordered by keyboard, fields placed by mouse
-// drag and by keyboard nudges, a property changed, undo, the review's refusal shown next to the
-// recipient it names with a link that fixes it, then Send. Prints one JSON line with where the
-// fields were placed, in points from the page's top-left corner, for the Rust side to find the
-// signed values there in the sealed PDF.
+// control, then saved; typing kept when leaving by the stepper or the top navigation), two
+// recipients added (by keyboard: Enter goes on), one compact line each, a pasted list of three
+// added and removed, reordered by mouse and keyboard, fields placed by mouse drag and by
+// keyboard nudges, a property changed, undo, the review's refusal shown next to the recipient it
+// names with a link that fixes it, the review's pages and what each recipient is asked, then
+// Send. Prints one JSON line with where the fields were placed, in points from the page's
+// top-left corner, for the Rust side to find the signed values there in the sealed PDF.
 //
 // Usage: node editor.mjs <base> <document id> <email> <password> <out_dir>
 import assert from 'node:assert/strict';
@@ -24,6 +26,33 @@ const load = () => page.evaluate(async (url) => {
   return r.json();
 }, `/api/v1/documents/${id}`);
 const saved = (text) => page.locator('#editor-status').filter({ hasText: text }).waitFor();
+
+// Where a pressed palette item puts a field on the first page (in the page, for evaluate): the
+// middle of the page's part on the screen, in percent of the page's height.
+function lookingAt() {
+  const r = document.querySelector('.ed-page').getBoundingClientRect();
+  const top = Math.max(r.top, 0);
+  const bottom = Math.min(r.bottom, window.innerHeight);
+  return (((top + bottom) / 2 - r.top) / r.height) * 100;
+}
+
+// The "For" list shows each recipient's name whole (its widest option fits inside the list, the
+// arrow's room aside), and the chosen one's name and address whole below it, not cut.
+async function forShowsWholeNames(label) {
+  const r = await page.evaluate(() => {
+    const s = document.getElementById('field-recipient');
+    const cs = getComputedStyle(s);
+    const pen = document.createElement('canvas').getContext('2d');
+    pen.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+    const room = s.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+    const widest = Math.max(...[...s.options].map((o) => pen.measureText(o.text).width));
+    const who = document.getElementById('field-recipient-who');
+    return { room, widest, who: who.innerText.trim(), over: who.scrollWidth - who.clientWidth };
+  });
+  assert.ok(r.widest <= r.room, `${label}: the widest name needs ${r.widest}px, the list has ${r.room}px`);
+  assert.ok(r.over <= 0, `${label}: the chosen recipient is cut by ${r.over}px`);
+  assert.match(r.who, /^(Ann Archer|Bob Baker) \((ann|bob)@example\.com\)$/, label);
+}
 
 async function phoneLook(step, name) {
   await page.setViewportSize(PHONE);
@@ -61,16 +90,87 @@ try {
   assert.equal(doc.meta.signingOrder, 'SEQUENTIAL');
   assert.equal(doc.meta.timezone, 'Europe/Paris');
   assert.equal(doc.meta.redirectUrl, 'https://example.com/thanks');
+  // Nothing typed is lost: leaving by the stepper saves it (back again, it is there), and so
+  // does the top navigation; a value the server refuses keeps the page, with the reason.
+  await page.getByLabel('Subject').fill('Your lease, {signer.name}');
+  await page.getByRole('navigation', { name: 'Steps' }).getByRole('link', { name: /Recipients/ }).click();
+  await page.waitForURL(/step=recipients/);
+  await page.getByRole('navigation', { name: 'Steps' }).getByRole('link', { name: /Settings/ }).click();
+  await page.waitForURL(/step=settings/);
+  assert.equal(await page.getByLabel('Subject').inputValue(), 'Your lease, {signer.name}');
+  await page.getByLabel('Your reference (optional)').fill('REF-9');
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Documents' }).click();
+  await page.waitForURL((u) => u.pathname === '/');
+  doc = await load();
+  assert.equal(doc.externalId, 'REF-9');
+  assert.equal(doc.meta.subject, 'Your lease, {signer.name}');
+  await page.goto(edit('settings'));
+  await page.getByLabel('After signing, go to (optional)').fill('not a link either');
+  await page.getByRole('navigation', { name: 'Steps' }).getByRole('link', { name: /Fields/ }).click();
+  await page.locator('#redirectUrl[aria-invalid=true]').waitFor();
+  assert.match(page.url(), /step=settings|\/edit$/, 'a refused value keeps the page');
+  assert.ok(await page.locator('#editor-error').isVisible(), 'the error is shown');
+  await page.getByLabel('After signing, go to (optional)').fill('https://example.com/thanks');
+  await page.getByLabel('After signing, go to (optional)').press('Tab');
+  await saved('Settings saved.');
+  // Closing the page with typing not saved yet asks first.
+  const other = await context.newPage();
+  await other.goto(edit('settings'));
+  await other.getByLabel('Subject').fill('Not kept');
+  let dialog = null;
+  other.on('dialog', async (d) => { dialog = d.type(); await d.accept(); });
+  await other.close({ runBeforeUnload: true });
+  for (let i = 0; i < 100 && dialog === null; i++) await page.waitForTimeout(100);
+  assert.equal(dialog, 'beforeunload', 'the page asked before closing');
 
   // ---------- Recipients ----------
   await page.getByRole('link', { name: 'Next: Recipients' }).click();
   await page.waitForURL(/step=recipients/);
   await page.locator('#no-recipients').waitFor();
-  for (const [name, mail] of [['Ann Archer', 'ann@example.com'], ['Bob Baker', 'bob@example.com']]) {
-    await page.locator('#new-name').fill(name);
-    await page.locator('#new-email').fill(mail);
-    await page.getByRole('button', { name: 'Add recipient' }).click();
-    await saved(`${name} added.`);
+  await page.locator('#new-name').fill('Ann Archer');
+  await page.locator('#new-email').fill('ann@example.com');
+  await page.getByRole('button', { name: 'Add recipient' }).click();
+  await saved('Ann Archer added.');
+  // Keyboard first: Enter in the name goes to the address, Enter there adds the line and
+  // starts the next one.
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'new-name');
+  await page.keyboard.type('Bob Baker');
+  await page.keyboard.press('Enter');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'new-email');
+  await page.keyboard.type('bob@example.com');
+  await page.keyboard.press('Enter');
+  await saved('Bob Baker added.');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'new-name', 'the next line is ready');
+  assert.deepEqual((await page.locator('#recipient-list > li strong').allInnerTexts()).map((t) => t.trim()), ['1. Ann Archer', '2. Bob Baker']);
+  // One compact line each: name, e-mail and role side by side; authentication folded away.
+  const line = await page.locator('#recipient-list > li').first().evaluate((li) => {
+    const tops = [...li.querySelectorAll('.recipient-row input, .recipient-row select')].map((el) => Math.round(el.getBoundingClientRect().top));
+    return { tops, height: li.getBoundingClientRect().height };
+  });
+  assert.equal(new Set(line.tops).size, 1, `one line: ${JSON.stringify(line)}`);
+  assert.ok(line.height < 110, `a compact line: ${line.height}px`);
+  const access = page.locator('#recipient-list > li').first().getByLabel('To open the document');
+  assert.equal(await access.isVisible(), false, 'authentication is folded away');
+  await page.getByText('Authentication', { exact: true }).first().click();
+  assert.equal(await access.isVisible(), true, 'and opens');
+  // Enter in a line goes to the next line's name.
+  await page.locator('#recipient-list > li').first().locator('input[type=email]').focus();
+  await page.keyboard.press('Enter');
+  assert.match(await page.evaluate(() => document.activeElement.id), /^r\d+-name$/);
+  // A pasted list of addresses: one line each, named where the list names them; then removed.
+  await page.locator('#new-email').evaluate((el) => {
+    const dt = new DataTransfer();
+    dt.setData('text/plain', '"Carter, Cid" <cid@example.com>; dee@example.com\nEve Evans <eve@example.com>,');
+    el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
+  });
+  await saved('3 recipients added.');
+  doc = await load();
+  assert.deepEqual(doc.recipients.map((r) => [r.name, r.email]).slice(2), [['Carter, Cid', 'cid@example.com'], ['', 'dee@example.com'], ['Eve Evans', 'eve@example.com']]);
+  await shot(page, outDir, 'editor-recipients-pasted-desktop');
+  page.on('dialog', (d) => d.accept());
+  for (const who of ['Carter, Cid', 'dee@example.com', 'Eve Evans']) {
+    await page.getByRole('button', { name: `Remove ${who}` }).click();
+    await saved(`${who} removed.`);
   }
   assert.deepEqual((await page.locator('#recipient-list > li strong').allInnerTexts()).map((t) => t.trim()), ['1. Ann Archer', '2. Bob Baker']);
   // Bob first by dragging his handle above Ann; Ann first again by keyboard.
@@ -108,8 +208,9 @@ try {
   const [W, H] = sizes;
   // Sharp at the device pixel ratio: the image is at least as wide as it is shown.
   assert.ok(await img.evaluate((el) => el.naturalWidth >= el.clientWidth * window.devicePixelRatio), 'page image is sharp');
-  await page.getByLabel('For', { exact: true }).selectOption({ label: 'Ann Archer (ann@example.com)' });
+  await page.getByLabel('For', { exact: true }).selectOption({ label: 'Ann Archer' });
   await selectsShowArrows(page, 'editor fields');
+  await forShowsWholeNames('fields, desktop');
 
   // Drags palette type `name` to (fx, fy), fractions of page 1; the new field's top-left corner
   // in percent, as the editor centres it on the drop point.
@@ -217,22 +318,99 @@ try {
   await shot(page, outDir, 'editor-review-desktop');
   await bobItem.getByRole('link', { name: 'Place fields for Bob Baker' }).click();
   await page.waitForURL(/step=fields/);
-  await page.getByLabel('For', { exact: true }).selectOption({ label: 'Bob Baker (bob@example.com)' });
-  // By keyboard: Enter on a palette type adds it near the top of the page in view (the only
-  // one), centred at (50%, 12%).
+  await page.getByLabel('For', { exact: true }).selectOption({ label: 'Bob Baker' });
+  // By keyboard: Enter on a palette type adds it where the person looks: centred across the
+  // page in view (the only one), and down at the middle of its part on the screen.
   await page.locator('.palette-item', { hasText: /^Signature$/ }).focus();
+  const lookY = await page.evaluate(lookingAt);
   await page.keyboard.press('Enter');
   await saved('Signature · Bob Baker saved.');
   doc = await load();
   const bobSig = doc.fields.find((f) => f.type === 'SIGNATURE' && f.recipientId === byMail('bob@example.com').id);
-  placed.BOB = { x: ((50 - bobSig.pageWidth / 2) * W) / 100, y: ((12 - bobSig.pageHeight / 2) * H) / 100, w: (bobSig.pageWidth * W) / 100, h: (bobSig.pageHeight * H) / 100 };
+  placed.BOB = { x: ((50 - bobSig.pageWidth / 2) * W) / 100, y: ((lookY - bobSig.pageHeight / 2) * H) / 100, w: (bobSig.pageWidth * W) / 100, h: (bobSig.pageHeight * H) / 100 };
   close((bobSig.pageX * W) / 100, placed.BOB.x, 'Bob signature x');
+  close((bobSig.pageY * H) / 100, placed.BOB.y, 'Bob signature y');
   await phoneLook('fields', 'editor-fields');
+  await page.setViewportSize(PHONE);
+  await page.goto(edit('fields'));
+  await page.locator('#field-recipient-who .swatch').waitFor();
+  await forShowsWholeNames('fields, phone');
+  // On a phone: no arrow-key hint without arrow keys (checked where the pointer is coarse, in
+  // the touch phone below), icons on the palette, and a tapped type lands where the page shows
+  // under the palette, not at its top.
+  assert.equal(await page.locator('.palette-item svg').count(), await page.locator('.palette-item').count());
+  // Scrolled down to the page's lower half, the palette is still at hand, and a tap puts the
+  // field there (in view, above the palette), not at the page's top.
+  await page.locator('.ed-page').first().evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    window.scrollBy(0, r.top + r.height * 0.4);
+  });
+  const initials = page.locator('.palette-item', { hasText: /^Initials$/ });
+  const tap = await initials.evaluate((el) => {
+    el.scrollIntoView({ inline: 'nearest', block: 'nearest' });
+    const r = el.getBoundingClientRect();
+    return { x: r.left + r.width / 2, y: r.top + r.height / 2, shown: r.top >= 0 && r.bottom <= window.innerHeight };
+  });
+  assert.ok(tap.shown, 'the palette is at hand down the page');
+  await page.mouse.click(tap.x, tap.y);
+  await saved('Initials · Bob Baker saved.');
+  const landed = await page.locator('.ed-field[data-type=INITIALS]').evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    const page = el.closest('.ed-page').getBoundingClientRect();
+    return { top: r.top, bottom: r.bottom, fold: document.getElementById('palette').getBoundingClientRect().top, down: (r.top - page.top) / page.height };
+  });
+  assert.ok(landed.top >= 0 && landed.bottom <= landed.fold && landed.down > 0.5, `the tapped field is in view: ${JSON.stringify(landed)}`);
+  await shot(page, outDir, 'editor-fields-tapped-phone');
+  // A touch screen (coarse pointer) is not told of arrow keys; a mouse is.
+  assert.equal(await page.locator('.keys-hint').isVisible(), true, 'the hint with a mouse');
+  const touch = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true, storageState: await context.storageState() });
+  const onTouch = await touch.newPage();
+  await onTouch.goto(edit('fields'));
+  await onTouch.locator('.ed-page img').first().waitFor();
+  assert.equal(await onTouch.locator('.keys-hint').isVisible(), false, 'no arrow-key hint on a touch screen');
+  await fitsWidth(onTouch, 'fields on a touch phone');
+  await shot(onTouch, outDir, 'editor-fields-touch-phone');
+  await touch.close();
+  await page.locator('.ed-field[data-type=INITIALS]').focus();
+  await page.keyboard.press('Delete');
+  await saved('Initials · Bob Baker deleted.');
+  await page.setViewportSize(DESKTOP);
   await phoneLook('settings', 'editor-settings');
   await phoneLook('recipients', 'editor-recipients');
+  // On a phone each line stacks: the boxes take the width, their labels shown.
+  await page.setViewportSize(PHONE);
+  await page.goto(edit('recipients'));
+  await page.locator('#recipient-list > li').first().waitFor();
+  const stacked = await page.locator('#recipient-list > li').first().evaluate((li) => {
+    const name = li.querySelector('input[type=text]').getBoundingClientRect();
+    const mail = li.querySelector('input[type=email]').getBoundingClientRect();
+    const label = li.querySelector('.row-label').getBoundingClientRect();
+    return { below: mail.top >= name.bottom, wide: name.width / li.getBoundingClientRect().width, label: label.width };
+  });
+  assert.ok(stacked.below && stacked.wide > 0.8 && stacked.label > 20, `stacked on a phone: ${JSON.stringify(stacked)}`);
+  await fitsWidth(page, 'recipients on a phone');
+  await page.setViewportSize(DESKTOP);
   await phoneLook('review', 'editor-review');
   await page.goto(edit('review'));
   await page.locator('.review-recipient').first().waitFor();
+  // What each will be asked, page by page, and where: every field over the pages in its
+  // recipient's colour, or one recipient's alone.
+  const asked = async (who) => (await page.getByRole('list', { name: `What ${who} is asked` }).innerText()).trim();
+  assert.equal(await asked('Ann Archer'), 'Page 1: Text “Company”, Signature');
+  assert.equal(await asked('Bob Baker'), 'Page 1: Signature');
+  await page.waitForFunction(() => [...document.querySelectorAll('#review-pages img')].every((i) => i.complete && i.naturalWidth > 0));
+  const boxes = () => page.locator('#review-pages .ed-field').evaluateAll((all) => all
+    .filter((b) => b.offsetParent !== null)
+    .map((b) => `${b.innerText.trim()} ${getComputedStyle(b).borderTopColor}`).sort());
+  const [ANN, BOB] = ['rgb(47, 111, 222)', 'rgb(194, 65, 12)'];
+  assert.deepEqual(await boxes(), [`Signature · Ann Archer ${ANN}`, `Signature · Bob Baker ${BOB}`, `Text “Company” · Ann Archer ${ANN}`]);
+  await page.getByLabel('Show the fields of').selectOption({ label: 'Bob Baker' });
+  assert.deepEqual(await boxes(), [`Signature · Bob Baker ${BOB}`]);
+  await page.getByLabel('Show the fields of').selectOption({ label: 'Everyone' });
+  assert.equal((await boxes()).length, 3);
+  await axe(page, 'editor review with the pages');
+  await selectsShowArrows(page, 'editor review');
+  await shot(page, outDir, 'editor-review-pages-desktop');
   await page.getByRole('button', { name: 'Send for signing' }).click();
   await page.waitForURL((u) => u.pathname === `/documents/${id}`);
   // Sent: the document page says so, and the sent document's editor leads to it.

@@ -294,3 +294,148 @@ async fn the_signed_pdf_downloads_with_the_session_once_completed() {
     }
     app.stop().await;
 }
+
+/// The bytes of page `n`'s image of document `id` at width `w`, as its owner's page loads it.
+async fn page_image(app: &TestApp, cookie: &str, id: i64, n: u32, w: u32) -> Vec<u8> {
+    let resp = get(
+        app,
+        &format!("/documents/{id}/pages/{n}.png?w={w}"),
+        Some(cookie),
+    )
+    .await;
+    assert_eq!(resp.status(), 200);
+    assert_eq!(resp.headers()["content-type"], "image/png");
+    resp.bytes().await.unwrap().to_vec()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_document_page_lists_each_recipients_fields_and_shows_the_sealed_pages_once_completed()
+{
+    let app = TestApp::spawn().await;
+    let d = app.data_dir();
+    add_account(&d, "ada@example.com", "Ada");
+    add_account(&d, "bob@example.com", "Bob");
+    let key = create_api_key(&d, "ada@example.com")["key"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let api = app.api(&key);
+    let ada = browser(&app, "ada@example.com").await;
+    let bob = browser(&app, "bob@example.com").await;
+    let created = api
+        .create_document(json!({"title": "NDA", "recipients": [
+            {"name": "Cy Crane", "email": "cy@example.com", "role": "SIGNER"},
+            {"name": "Di Dale", "email": "di@example.com", "role": "SIGNER"}
+        ]}))
+        .await;
+    let id = created.document_id();
+    api.upload_ok(created.upload_url(), fixture("a4-1p.pdf"))
+        .await;
+    let (cy, di) = (created.recipient_id(0), created.recipient_id(1));
+    let at = |r: i64, kind: &str, y: i64| {
+        json!({"recipientId": r, "type": kind, "pageNumber": 1,
+               "pageX": 10, "pageY": y, "pageWidth": 30, "pageHeight": 6,
+               "fieldMeta": {"type": kind.to_lowercase()}})
+    };
+    let fields = api
+        .add_fields(
+            id,
+            json!([
+                at(di, "SIGNATURE", 85),
+                at(cy, "TEXT", 60),
+                at(cy, "SIGNATURE", 70)
+            ]),
+        )
+        .await;
+    let original = page_image(&app, &ada.cookie, id, 1, 800).await;
+    assert_eq!(api.send(id).await.0, 200);
+
+    // Cy fills in and signs; Di has not yet.
+    let cy_link = app.signer(&created.token(0));
+    let (s, v) = cy_link.fill(fields[1], json!({"value": "Acme Ltd"})).await;
+    assert_eq!(s, 200, "{v}");
+    assert_eq!(cy_link.sign_typed(fields[2], "Cy Crane").await.0, 200);
+    assert_eq!(cy_link.complete(json!({})).await.0, 200);
+    let html = get(&app, &format!("/documents/{id}"), Some(&ada.cookie))
+        .await
+        .text()
+        .await
+        .unwrap();
+    // Each recipient's card lists their fields, in page order and from the top, filled or not.
+    let card = |html: &str, r: i64| {
+        let start = html.find(&format!("id=\"recipient-{r}\"")).unwrap();
+        let rest = &html[start..];
+        let end = rest.find("class=\"recipient card\"").unwrap_or(rest.len());
+        rest[..end].to_string()
+    };
+    let lines = |c: &str| -> Vec<String> {
+        c.split("<li>")
+            .skip(1)
+            .map(|l| {
+                let l = l.split("</li>").next().unwrap();
+                let words: String = l
+                    .split('<')
+                    .map(|p| p.rsplit('>').next().unwrap())
+                    .collect();
+                words.split_whitespace().collect::<Vec<_>>().join(" ")
+            })
+            .filter(|l| l.contains(" on page "))
+            .collect()
+    };
+    assert_eq!(
+        lines(&card(&html, cy)),
+        ["Text on page 1 Filled", "Signature on page 1 Filled"],
+        "{html}"
+    );
+    assert_eq!(
+        lines(&card(&html, di)),
+        ["Signature on page 1 Not filled yet"]
+    );
+    // The pages carry what the fields are drawn from: their sizes, and that they are drawn.
+    assert!(html.contains(r#"data-sizes="595x842""#), "{html}");
+    assert!(html.contains(" data-fields>"), "{html}");
+    // Until completed, the pages are the upload's.
+    let pending = page_image(&app, &ada.cookie, id, 1, 800).await;
+    assert!(
+        pending == original,
+        "a pending document shows the upload's pages"
+    );
+
+    let di_link = app.signer(&created.token(1));
+    assert_eq!(di_link.sign_typed(fields[0], "Di Dale").await.0, 200);
+    assert_eq!(di_link.complete(json!({})).await.0, 200);
+    api.wait_status(id, "COMPLETED").await;
+    let html = get(&app, &format!("/documents/{id}"), Some(&ada.cookie))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        !html.contains(" data-fields>"),
+        "no fields drawn over sealed pages"
+    );
+    assert!(html.contains("The signed pages"), "{html}");
+    assert_eq!(lines(&card(&html, di)), ["Signature on page 1 Filled"]);
+    // Once completed, the sealed pages: the values are burnt into them.
+    let sealed = page_image(&app, &ada.cookie, id, 1, 800).await;
+    assert!(
+        sealed != original,
+        "the completed page shows the sealed copy"
+    );
+    // The sealed copy's pages have the same access rule: another user's is a 404, and only the
+    // document's own pages are shown (the certificate's pages are in the download).
+    for path in [
+        format!("/documents/{id}/pages/1.png"),
+        format!("/documents/{id}"),
+    ] {
+        assert_eq!(get(&app, &path, Some(&bob.cookie)).await.status(), 404);
+    }
+    let past = get(
+        &app,
+        &format!("/documents/{id}/pages/2.png"),
+        Some(&ada.cookie),
+    )
+    .await;
+    assert_eq!(past.status(), 404);
+    app.stop().await;
+}

@@ -42,6 +42,15 @@ async fn a_draft_edited_in_the_browser_is_sealed_where_its_fields_were_placed() 
             assert!(shot.exists(), "{shot:?} kept");
         }
     }
+    for shot in [
+        "editor-recipients-pasted-desktop",
+        "editor-fields-tapped-phone",
+        "editor-fields-touch-phone",
+        "editor-review-pages-desktop",
+    ] {
+        let shot = tools::screenshots().join(format!("{shot}.png"));
+        assert!(shot.exists(), "{shot:?} kept");
+    }
 
     let doc = api.document(id).await;
     assert_eq!(doc["status"], "PENDING", "{doc}");

@@ -3,7 +3,8 @@
 // placed in percent of its page, exactly as the API stores it (pageX/pageY from the top-left
 // corner, pageWidth/pageHeight, all percentages of the page). Boxes are selected, moved and
 // resized with the pointer (mouse, pen, touch) and moved by the keyboard: an arrow key moves
-// the selected field by 1 point of the PDF, Shift+arrow by 10.
+// the selected field by 1 point of the PDF, Shift+arrow by 10. With `readOnly` (the document
+// page) the boxes only show: no selection, no moves, and each says what it holds.
 
 const WIDTHS = [800, 1200, 1600];
 const KEYS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
@@ -15,8 +16,11 @@ const clamp = (v, lo, hi) => Math.min(Math.max(v, lo), hi);
 const round = (v) => Math.round(v * 10000) / 10000;
 
 // `opts`: sizes ([[w, h] in points] per page), pageUrl(n, width), describe(field) -> {label,
-// colour}, onSelect(field|null), onChange(field, before, 'move'|'resize') after a move, resize or nudge,
-// onDelete(field) for the Delete key.
+// colour, filled, signature}, onSelect(field|null), onChange(field, before, 'move'|'resize')
+// after a move, resize or nudge, onDelete(field) for the Delete key; or `readOnly: true`
+// without the last three (a box then shows `label`, filled or still to fill); viewBottom() where
+// the screen's view of the pages ends (above a bar over them); `lazy` to load each page's image
+// as it comes into view.
 export function createCanvas(container, opts) {
   const boxes = new Map();
   let selected = null;
@@ -29,6 +33,7 @@ export function createCanvas(container, opts) {
     img.alt = `Page ${i + 1} of ${opts.sizes.length}`;
     img.draggable = false;
     img.dataset.retry = '';
+    if (opts.lazy) img.loading = 'lazy';
     const layer = document.createElement('div');
     layer.className = 'field-layer';
     page.append(img, layer);
@@ -71,6 +76,17 @@ export function createCanvas(container, opts) {
     return best;
   }
 
+  // Where the person looks: the page most in view and the middle of its part in view, in
+  // percent from its top-left corner.
+  function lookingAt() {
+    const n = visiblePage();
+    const r = pages[n - 1].page.getBoundingClientRect();
+    const top = Math.max(r.top, 0);
+    const bottom = Math.min(r.bottom, opts.viewBottom ? opts.viewBottom() : window.innerHeight);
+    const y = bottom > top ? (((top + bottom) / 2 - r.top) / r.height) * 100 : 50;
+    return { pageNumber: n, x: 50, y };
+  }
+
   function place(el, f) {
     el.style.left = `${f.pageX}%`;
     el.style.top = `${f.pageY}%`;
@@ -85,30 +101,43 @@ export function createCanvas(container, opts) {
     if (!el) {
       el = document.createElement('div');
       el.className = 'ed-field';
-      el.tabIndex = 0;
-      el.setAttribute('role', 'button');
       const text = document.createElement('span');
       text.className = 'field-text';
       el.append(text);
-      for (const h of HANDLES) {
-        const hd = document.createElement('span');
-        hd.className = `handle-resize ${h}`;
-        hd.dataset.handle = h;
-        el.append(hd);
-      }
-      el.addEventListener('pointerdown', (e) => pointer(e, f));
-      el.addEventListener('keydown', (e) => key(e, f));
-      el.addEventListener('focus', () => select(f));
+      if (!opts.readOnly) editable(el, f);
       boxes.set(f, el);
     }
     const d = opts.describe(f);
     el.style.setProperty('--who', d.colour);
-    el.querySelector('.field-text').textContent = d.label;
-    el.setAttribute('aria-label', `${d.label}, page ${f.pageNumber}`);
-    el.setAttribute('aria-pressed', String(f === selected));
+    const text = el.querySelector('.field-text');
+    text.textContent = d.label;
+    if (opts.readOnly) {
+      el.classList.toggle('filled', Boolean(d.filled));
+      el.classList.toggle('to-fill', !d.filled);
+      el.classList.toggle('signature', Boolean(d.signature));
+    } else {
+      el.setAttribute('aria-label', `${d.label}, page ${f.pageNumber}`);
+      el.setAttribute('aria-pressed', String(f === selected));
+    }
     el.dataset.id = f.id;
     el.dataset.type = f.type;
+    el.dataset.recipient = f.recipientId;
     place(el, f);
+  }
+
+  // A box the pointer and the keyboard move and resize.
+  function editable(el, f) {
+    el.tabIndex = 0;
+    el.setAttribute('role', 'button');
+    for (const h of HANDLES) {
+      const hd = document.createElement('span');
+      hd.className = `handle-resize ${h}`;
+      hd.dataset.handle = h;
+      el.append(hd);
+    }
+    el.addEventListener('pointerdown', (e) => pointer(e, f));
+    el.addEventListener('keydown', (e) => key(e, f));
+    el.addEventListener('focus', () => select(f));
   }
 
   function remove(f) {
@@ -192,7 +221,7 @@ export function createCanvas(container, opts) {
     if (JSON.stringify(geometry(f)) !== JSON.stringify(before)) opts.onChange(f, before, 'move');
   }
 
-  return { draw, remove, select, focus, pageAt, visiblePage, flush, selected: () => selected };
+  return { draw, remove, select, focus, pageAt, visiblePage, lookingAt, flush, selected: () => selected };
 }
 
 function moved(g, dx, dy) {

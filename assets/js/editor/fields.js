@@ -1,5 +1,5 @@
-// The fields step: the palette (drag a type onto a page, or press it to add it to the first
-// page), the pages with their fields (canvas.js), the properties of the selected field
+// The fields step: the palette (drag a type onto a page, or press it to add it in the middle of
+// what is seen of the page most in view), the pages with their fields (canvas.js), the properties of the selected field
 // (properties.js); every change is saved through the API's field routes as it is made, and
 // can be undone (undo.js), the undo saving the previous state again.
 
@@ -30,7 +30,14 @@ export async function init(subjectApi, context) {
   if (!ctx.sizes.length || !recipients.length) return missing(!ctx.sizes.length);
   undo = undoStack(document.getElementById('undo'), (err) => { status(''); showError(err); });
   const who = document.getElementById('field-recipient');
-  for (const r of recipients) who.add(new Option(describe(r), r.id));
+  for (const r of recipients) who.add(new Option(optionName(r), r.id));
+  // The chosen recipient whole (name and address, wrapped as long as they are) under the list.
+  const whole = () => {
+    const r = recipients.find((x) => String(x.id) === who.value);
+    document.getElementById('field-recipient-who').replaceChildren(swatch(recipients, r), ` ${describe(r)}`);
+  };
+  who.addEventListener('change', whole);
+  whole();
   legend();
   canvas = createCanvas(document.getElementById('pages'), {
     sizes: ctx.sizes,
@@ -39,6 +46,11 @@ export async function init(subjectApi, context) {
     onSelect: (f) => panel.show(f),
     onChange: (f, before, how) => change(f, geometry(f), before, how),
     onDelete: remove,
+    // The palette is a bar over the pages' bottom on a narrow screen.
+    viewBottom: () => {
+      const bar = document.getElementById('palette');
+      return getComputedStyle(bar).position === 'fixed' ? bar.getBoundingClientRect().top : window.innerHeight;
+    },
   });
   panel = propertiesPanel(document.getElementById('props'), {
     recipients,
@@ -53,6 +65,13 @@ export async function init(subjectApi, context) {
   // `&field=<id>`: the review's link to a field that must change.
   const wanted = fields.find((f) => String(f.id) === new URLSearchParams(window.location.search).get('field'));
   if (wanted) { canvas.select(wanted); canvas.focus(wanted); }
+}
+
+// A recipient in the "For" list: the name alone, with the address only where two share a
+// name (the whole of both is shown under the list).
+function optionName(r) {
+  const twin = recipients.some((x) => x !== r && nameOf(x) === nameOf(r));
+  return twin ? describe(r) : nameOf(r);
 }
 
 function missing(noFile) {
@@ -177,8 +196,15 @@ function remove(f) {
   });
 }
 
+// A field of `type` where the person looks: centred in the middle of the part in view of the
+// page most in view (on a phone, under the palette, where the page shows).
+function addInView(type) {
+  const at = canvas.lookingAt();
+  return create(newField(type, at.pageNumber, at.x, at.y), 'add');
+}
+
 // Dragging a type from the palette onto a page (pointer events: mouse, pen, touch); a press
-// without a drag, or Enter, adds the field near the top of the page most in view.
+// without a drag, or Enter, adds the field where the person looks (addInView).
 function palette() {
   document.getElementById('palette').addEventListener('pointerdown', (e) => {
     const item = e.target.closest('.palette-item');
@@ -204,7 +230,7 @@ function palette() {
       item.removeEventListener('pointermove', move);
       item.removeEventListener('pointerup', up);
       item.removeEventListener('pointercancel', up);
-      if (!ghost) return ev.type === 'pointerup' && create(newField(type, canvas.visiblePage(), 50, 12), 'add');
+      if (!ghost) return ev.type === 'pointerup' && addInView(type);
       ghost.remove();
       const at = ev.type === 'pointerup' && canvas.pageAt(ev.clientX, ev.clientY);
       if (at) create(newField(type, at.pageNumber, at.x, at.y), 'add');
@@ -219,7 +245,7 @@ function palette() {
     const item = e.target.closest('.palette-item');
     if (item && (e.key === 'Enter' || e.key === ' ')) {
       e.preventDefault();
-      create(newField(item.dataset.type, canvas.visiblePage(), 50, 12), 'add');
+      addInView(item.dataset.type);
     }
   });
 }

@@ -6,9 +6,9 @@
 import { nameOf } from './people.js';
 
 export const TYPE_LABELS = {
-  SIGNATURE: 'Signature', FREE_SIGNATURE: 'Free signature', INITIALS: 'Initials', NAME: 'Name',
+  SIGNATURE: 'Signature', FREE_SIGNATURE: 'Signature', INITIALS: 'Initials', NAME: 'Name',
   EMAIL: 'E-mail', DATE: 'Date signed', TEXT: 'Text', NUMBER: 'Number', RADIO: 'Radio buttons',
-  CHECKBOX: 'Checkboxes', SELECT: 'Select', DROPDOWN: 'Dropdown',
+  CHECKBOX: 'Checkboxes', SELECT: 'Drop-down list', DROPDOWN: 'Drop-down list',
 };
 const ALIGNED = ['INITIALS', 'NAME', 'EMAIL', 'DATE', 'TEXT', 'NUMBER'];
 const CHOICES = ['RADIO', 'CHECKBOX', 'SELECT', 'DROPDOWN'];

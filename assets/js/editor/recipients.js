@@ -1,6 +1,9 @@
-// The recipients step: the list in signing order, each editable in place (saved when a control
-// changes), reordered by dragging its handle or with Move up / Move down (saved as every
-// recipient's signingOrder), added and removed through the API's recipient routes.
+// The recipients step: the list in signing order, one compact line each (name, e-mail, role;
+// how they prove who they are under "Authentication"), each editable in place (saved when a
+// control changes), reordered by dragging its handle or with Move up / Move down (saved as every
+// recipient's signingOrder), added and removed through the API's recipient routes. Enter goes
+// to the next line (on the last, the new recipient's: adding it), and a list of addresses
+// pasted into an e-mail box adds one recipient each.
 
 import { finishBeforeLeaving, showError, status } from './status.js';
 import { ROLES, colourOf, emailOf, nameOf, ordered, swatch } from './people.js';
@@ -24,6 +27,11 @@ export async function init(subjectApi, ctx) {
   render();
   const form = document.getElementById('add-recipient');
   form.addEventListener('submit', (e) => { e.preventDefault(); add(form); });
+  // Enter in the new recipient's name goes on to its address; in its address, adds it.
+  form.elements.name.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') { e.preventDefault(); form.elements.email.focus(); }
+  });
+  for (const box of [form.elements.name, form.elements.email]) box.addEventListener('paste', (e) => pasted(e, form));
   dragToReorder(document.getElementById('recipient-list'), (from, to) => move(from, to));
   finishBeforeLeaving(() => saving);
 }
@@ -68,6 +76,59 @@ async function add(form) {
   }
 }
 
+// A list of addresses pasted into the new recipient's boxes: one recipient each (with the
+// role chosen), in the order pasted; one "Name <address>" fills both boxes. Anything else is
+// pasted as usual.
+async function pasted(e, form) {
+  const found = addresses(e.clipboardData ? e.clipboardData.getData('text/plain') : '');
+  if (!found || (found.length === 1 && !found[0].name)) return;
+  e.preventDefault();
+  if (found.length === 1) {
+    form.elements.name.value = found[0].name || form.elements.name.value;
+    form.elements.email.value = found[0].email;
+    form.elements.email.focus();
+    return;
+  }
+  problems.clear(form);
+  const role = form.elements.role.value;
+  let added = 0;
+  await guarded(async () => {
+    for (const a of found) {
+      list.push(await api.addRecipient({ name: a.name, email: a.email, role, signingOrder: list.length + 1 }));
+      added += 1;
+    }
+  }, `${found.length} recipients added.`);
+  if (added) {
+    form.reset();
+    render();
+    form.elements.name.focus();
+  }
+}
+
+// The addresses in `text` ("a@b.c", "Name <a@b.c>", "\"Last, First\" <a@b.c>"), separated by
+// commas, semicolons or lines; null unless every part is one.
+export function addresses(text) {
+  const parts = [];
+  let part = '';
+  let quoted = false;
+  let angled = false;
+  for (const c of text) {
+    if (c === '"') quoted = !quoted;
+    else if (c === '<') angled = true;
+    else if (c === '>') angled = false;
+    if (!quoted && !angled && /[,;\n\r]/.test(c)) { parts.push(part); part = ''; } else part += c;
+  }
+  parts.push(part);
+  const found = [];
+  for (const p of parts.map((x) => x.trim()).filter(Boolean)) {
+    const named = /^(.*?)\s*<\s*([^\s<>@]+@[^\s<>@]+)\s*>$/.exec(p);
+    if (named) found.push({ name: named[1].replace(/^"(.*)"$/, '$1').trim(), email: named[2] });
+    else if (/^[^\s<>@"]+@[^\s<>@"]+$/.test(p)) found.push({ name: '', email: p });
+    else return null;
+  }
+  return found.length ? found : null;
+}
+
 // Moves the recipient at `from` to `to` and saves everyone's order.
 async function move(from, to) {
   if (to < 0 || to >= list.length || from === to) return;
@@ -97,7 +158,9 @@ async function remove(r) {
   }
 }
 
-function control(tag, attrs, label, onChange) {
+// A labelled control saved when it changes; `short` is its label on a line (the columns'
+// heads name it on a wide screen, and the label stays for assistive technology).
+function control(tag, attrs, label, onChange, short = false) {
   const wrap = document.createElement('div');
   wrap.className = 'field';
   const el = document.createElement(tag);
@@ -105,6 +168,7 @@ function control(tag, attrs, label, onChange) {
   const l = document.createElement('label');
   l.htmlFor = el.id;
   l.textContent = label;
+  if (short) l.className = 'row-label';
   el.addEventListener('change', () => onChange(el));
   wrap.append(l, el);
   return [wrap, el];
@@ -114,13 +178,23 @@ function options(select, map, chosen) {
   for (const [value, text] of Object.entries(map)) select.add(new Option(text, value, false, value === chosen));
 }
 
+// Enter in a line's name or address: on to the next line's name (the new recipient's after
+// the last); the change is saved as the box is left.
+function onToNext(e) {
+  if (e.key !== 'Enter' || !(e.target instanceof HTMLInputElement)) return;
+  e.preventDefault();
+  const li = e.target.closest('li');
+  const next = li.nextElementSibling;
+  (next ? next.querySelector('input') : document.getElementById('new-name')).focus();
+}
+
 function item(r, i) {
   const li = document.createElement('li');
-  li.className = 'recipient card';
+  li.className = 'recipient';
   li.dataset.id = r.id;
   li.style.setProperty('--who', colourOf(list, r.id));
-  const head = document.createElement('div');
-  head.className = 'row recipient-head';
+  const row = document.createElement('div');
+  row.className = 'recipient-row';
   const handle = document.createElement('button');
   handle.type = 'button';
   handle.className = 'handle button ghost small';
@@ -131,43 +205,66 @@ function item(r, i) {
     if (e.key === 'ArrowDown') { e.preventDefault(); move(i, i + 1); }
   });
   const title = document.createElement('strong');
-  title.append(swatch(list, r), ` ${i + 1}. ${nameOf(r)}`);
+  title.className = 'recipient-number';
+  const name = document.createElement('span');
+  name.className = 'who-name';
+  name.textContent = nameOf(r);
+  title.append(swatch(list, r), ` ${i + 1}. `, name);
   const actions = document.createElement('div');
-  actions.className = 'row recipient-actions';
+  actions.className = 'row-actions';
   const mk = (text, cls, label, fn, disabled) => {
     const b = document.createElement('button');
     b.type = 'button';
     b.className = `button small ${cls}`;
     b.textContent = text;
     b.setAttribute('aria-label', label);
+    b.title = label;
     b.disabled = disabled;
     b.addEventListener('click', fn);
     return b;
   };
   const who = nameOf(r);
   actions.append(
-    mk('Move up', 'secondary move-up', `Move up ${who}`, () => move(i, i - 1), i === 0),
-    mk('Move down', 'secondary move-down', `Move down ${who}`, () => move(i, i + 1), i === list.length - 1),
-    mk('Remove', 'ghost danger-text', `Remove ${who}`, () => remove(r), false),
+    mk('↑', 'secondary move-up', `Move up ${who}`, () => move(i, i - 1), i === 0),
+    mk('↓', 'secondary move-down', `Move down ${who}`, () => move(i, i + 1), i === list.length - 1),
+    mk('✕', 'ghost danger-text', `Remove ${who}`, () => remove(r), false),
   );
-  head.append(handle, title, actions);
-  const grid = document.createElement('div');
-  grid.className = 'grid-3';
-  const [nameW] = control('input', { id: `r${r.id}-name`, type: 'text', value: r.name, maxLength: 200 }, 'Name', (el) => change(r, { name: el.value.trim() }));
-  const placeholder = template ? 'Given when the template is used' : '';
-  const [mailW] = control('input', { id: `r${r.id}-email`, type: 'email', value: emailOf(r), maxLength: 254, placeholder }, template ? 'E-mail (optional)' : 'E-mail', (el) => change(r, { email: el.value.trim() }));
-  const [roleW, role] = control('select', { id: `r${r.id}-role` }, 'Role', (el) => change(r, { role: el.value }));
+  const [nameW] = control('input', { id: `r${r.id}-name`, type: 'text', value: r.name, maxLength: 200, enterKeyHint: 'next' }, `Name of recipient ${i + 1}`, (el) => change(r, { name: el.value.trim() }), true);
+  const placeholder = template ? 'Given when used' : '';
+  const [mailW, mail] = control('input', { id: `r${r.id}-email`, type: 'email', value: emailOf(r), maxLength: 254, placeholder, enterKeyHint: 'next' }, `E-mail of recipient ${i + 1}${template ? ' (optional)' : ''}`, (el) => change(r, { email: el.value.trim() }), true);
+  mail.addEventListener('paste', (e) => {
+    // A list pasted here: the first address for this line, the others as new lines.
+    const found = addresses(e.clipboardData ? e.clipboardData.getData('text/plain') : '');
+    if (!found || found.length < 2) return;
+    e.preventDefault();
+    const [first, ...rest] = found;
+    mail.value = first.email;
+    change(r, first.name && !r.name ? { email: first.email, name: first.name } : { email: first.email });
+    const form = document.getElementById('add-recipient');
+    const dt = new DataTransfer();
+    dt.setData('text/plain', rest.map((a) => (a.name ? `"${a.name}" <${a.email}>` : a.email)).join('\n'));
+    pasted(new ClipboardEvent('paste', { clipboardData: dt }), form);
+  });
+  const [roleW, role] = control('select', { id: `r${r.id}-role` }, `Role of recipient ${i + 1}`, (el) => change(r, { role: el.value }), true);
   options(role, ROLES, r.role);
-  grid.append(nameW, mailW, roleW);
+  row.append(handle, title, nameW, mailW, roleW, actions);
+  row.addEventListener('keydown', onToNext);
   const auth = r.authOptions || {};
   const [accessW, access] = control('select', { id: `r${r.id}-access` }, 'To open the document', (el) => change(r, { authOptions: { accessAuth: el.value ? [el.value] : [], actionAuth: r.authOptions.actionAuth } }));
   options(access, { '': 'As the document says', ...ACCESS }, (auth.accessAuth || [])[0] || '');
   const [actionW, action] = control('select', { id: `r${r.id}-action` }, 'To sign, proves who they are with', (el) => change(r, { authOptions: { accessAuth: r.authOptions.accessAuth, actionAuth: el.value ? [el.value] : [] } }));
   options(action, ACTION, (auth.actionAuth || [])[0] || '');
-  const more = document.createElement('div');
-  more.className = 'grid-2';
-  more.append(accessW, actionW);
-  li.append(head, grid, more);
+  const more = document.createElement('details');
+  more.className = 'recipient-advanced';
+  const summary = document.createElement('summary');
+  const own = (auth.accessAuth || []).length || (auth.actionAuth || []).length;
+  summary.textContent = own ? 'Authentication (own rules)' : 'Authentication';
+  summary.setAttribute('aria-label', `Authentication of ${who}`);
+  const grid = document.createElement('div');
+  grid.className = 'grid-2';
+  grid.append(accessW, actionW);
+  more.append(summary, grid);
+  li.append(row, more);
   return li;
 }
 

@@ -1,10 +1,12 @@
 // The review step: what will be sent (the settings that matter, the recipients in order with
-// their fields), then Send. A refusal is the API's own: each of its details (a JSON path into
+// what each will be asked to fill in, page by page, and the pages with every field drawn in its
+// recipient's colour, which can show one recipient's alone), then Send. A refusal is the API's own: each of its details (a JSON path into
 // the document) is shown next to the recipient or setting it names, with a link to the step
 // that fixes it.
 
 import { showError, status } from './status.js';
-import { ROLES, emailOf, nameOf, ordered, swatch } from './people.js';
+import { createCanvas } from './canvas.js';
+import { ROLES, colourOf, emailOf, nameOf, ordered, swatch } from './people.js';
 import { TYPE_LABELS } from './properties.js';
 
 let api; let ctx; let doc;
@@ -52,17 +54,14 @@ function render() {
     li.dataset.path = `recipients[${doc.recipients.indexOf(r)}]`;
     const head = el('p', 'review-who');
     head.append(swatch(doc.recipients, r), ` ${nameOf(r)} `, el('span', 'muted small', `${emailOf(r) || 'E-mail given when used'} · ${ROLES[r.role] || r.role}`));
-    const mine = doc.fields.filter((f) => f.recipientId === r.id);
-    const counts = {};
-    for (const f of mine) counts[f.type] = (counts[f.type] || 0) + 1;
-    const list = Object.entries(counts).map(([t, n]) => `${n} × ${TYPE_LABELS[t] || t}`).join(', ');
-    li.append(head, el('p', 'small', mine.length ? list : 'No fields'));
+    li.append(head, asked(r));
     ol.append(li);
   }
   if (!doc.recipients.length) ol.append(el('li', 'muted', 'No recipients yet.'));
   const links = el('p', 'row');
   links.append(link('recipients', 'Change the recipients'), link('fields', 'Change the fields'));
   people.append(ol, links);
+  const where = pagesBox();
   const notes = warnings();
   if (notes.length) {
     const box = el('div', 'alert');
@@ -70,10 +69,88 @@ function render() {
     const ul = el('ul', 'review-notes');
     for (const n of notes) ul.append(el('li', '', n));
     box.append(el('p', '', template ? 'Before you save:' : 'Before you send:'), ul);
-    root.replaceChildren(box, settingsBox, people);
+    root.replaceChildren(box, settingsBox, people, where);
   } else {
-    root.replaceChildren(settingsBox, people);
+    root.replaceChildren(settingsBox, people, where);
   }
+  drawPages(where);
+}
+
+// What a field asks, as the sender named it: `Text "Company"`.
+const what = (f) => {
+  const label = f.fieldMeta && f.fieldMeta.label;
+  return `${TYPE_LABELS[f.type] || f.type}${label ? ` “${label}”` : ''}`;
+};
+
+// Recipient `r`'s fields, page by page, from the top: "Page 1: Signature, Text “Company”".
+function asked(r) {
+  const mine = doc.fields.filter((f) => f.recipientId === r.id)
+    .sort((a, b) => (a.pageNumber - b.pageNumber) || (a.pageY - b.pageY) || (a.pageX - b.pageX));
+  if (!mine.length) return el('p', 'small', 'No fields');
+  const ul = el('ul', 'review-fields small');
+  ul.setAttribute('aria-label', `What ${nameOf(r)} is asked`);
+  const pages = [...new Set(mine.map((f) => f.pageNumber))];
+  for (const n of pages) {
+    const li = el('li');
+    li.append(el('span', 'review-page', `Page ${n}: `), mine.filter((f) => f.pageNumber === n).map(what).join(', '));
+    ul.append(li);
+  }
+  return ul;
+}
+
+// The pages with the fields, and a choice of whose to show.
+function pagesBox() {
+  const box = el('section', 'stack tight review-pages');
+  box.setAttribute('aria-labelledby', 'review-pages-h');
+  const h = el('h3', '', 'Where the fields are');
+  h.id = 'review-pages-h';
+  box.append(h);
+  if (!ctx.sizes.length) {
+    box.append(el('p', 'muted', 'No PDF has been uploaded yet.'));
+    return box;
+  }
+  const who = ordered(doc.recipients).filter((r) => doc.fields.some((f) => f.recipientId === r.id));
+  if (who.length > 1) {
+    const field = el('div', 'field');
+    const label = el('label', '', 'Show the fields of');
+    label.htmlFor = 'review-filter';
+    const select = el('select');
+    select.id = 'review-filter';
+    select.add(new Option('Everyone', ''));
+    for (const r of who) select.add(new Option(nameOf(r), String(r.id)));
+    select.addEventListener('change', () => {
+      box.querySelectorAll('.ed-field').forEach((b) => { b.hidden = select.value !== '' && b.dataset.recipient !== select.value; });
+    });
+    field.append(label, select);
+    box.append(field);
+  }
+  const legend = el('ul', 'legend small');
+  legend.setAttribute('aria-label', 'Recipients\' colours');
+  legend.append(...who.map((r) => {
+    const li = el('li');
+    li.append(swatch(doc.recipients, r), ` ${nameOf(r)}`);
+    return li;
+  }));
+  const pages = el('div', 'ed-pages');
+  pages.id = 'review-pages';
+  box.append(legend, pages);
+  return box;
+}
+
+function drawPages(box) {
+  const pages = box.querySelector('#review-pages');
+  if (!pages) return;
+  const canvas = createCanvas(pages, {
+    sizes: ctx.sizes,
+    pageUrl: (n, w) => `${ctx.pages}/${n}.png?w=${w}`,
+    readOnly: true,
+    describe: (f) => ({
+      label: `${what(f)} · ${nameOf(doc.recipients.find((r) => r.id === f.recipientId))}`,
+      colour: colourOf(doc.recipients, f.recipientId),
+      filled: false,
+    }),
+  });
+  doc.fields.forEach(canvas.draw);
 }
 
 // What the sender may want to know; never a rule (the API says what refuses a send).

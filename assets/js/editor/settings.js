@@ -1,7 +1,8 @@
-// The settings step: the form is saved with PATCH on the document (what the server refuses is
-// shown next to its control).
+// The settings step: the form is saved with PATCH on the document as each change is made and
+// before leaving the step by any link (what the server refuses is shown next to its control,
+// and the page stays).
 
-import { showError, status } from './status.js';
+import { finishBeforeLeaving, showError, status } from './status.js';
 import * as problems from './problems.js';
 
 const checked = (form, name) => [...form.querySelectorAll(`input[name=${name}]:checked`)].map((i) => i.value);
@@ -35,31 +36,38 @@ export function body(form) {
 
 export function init(api) {
   const form = document.getElementById('settings-form');
-  const save = async () => {
-    problems.clear(form);
-    showError(null);
-    status('Saving…');
-    try {
-      const doc = await api.update(body(form));
-      document.getElementById('editor-title').textContent = doc.title;
-      status('Settings saved.');
-      return true;
-    } catch (err) {
-      status('');
-      const left = problems.place(form, err.details);
-      showError(left.length || !err.details.length ? err : { message: 'Some settings need a change: see the messages below each.' });
-      const first = form.querySelector('[aria-invalid=true]');
-      if (first) first.focus();
-      return false;
-    }
-  };
-  form.addEventListener('submit', (e) => { e.preventDefault(); save(); });
-  // Next saves first, so that nothing typed is lost.
-  const next = document.getElementById('next-step');
-  if (next) {
-    next.addEventListener('click', async (e) => {
-      e.preventDefault();
-      if (await save()) window.location.href = next.href;
+  // Edits not saved yet: counted, so that typing during a save is saved next.
+  let edits = 0;
+  let saving = Promise.resolve(true);
+  const save = () => {
+    const upTo = edits;
+    saving = saving.then(async () => {
+      problems.clear(form);
+      showError(null);
+      status('Saving…');
+      try {
+        const doc = await api.update(body(form));
+        document.getElementById('editor-title').textContent = doc.title;
+        if (edits === upTo) edits = 0;
+        status('Settings saved.');
+        return true;
+      } catch (err) {
+        status('');
+        const left = problems.place(form, err.details);
+        showError(left.length || !err.details.length ? err : { message: 'Some settings need a change: see the messages below each.' });
+        const first = form.querySelector('[aria-invalid=true]');
+        if (first) first.focus();
+        return false;
+      }
     });
-  }
+    return saving;
+  };
+  form.addEventListener('input', () => { edits += 1; });
+  // Saved as each change is made (a choice at once, a text when leaving it), as in the other
+  // steps; Save settings saves now.
+  form.addEventListener('change', () => { edits += 1; save(); });
+  form.addEventListener('submit', (e) => { e.preventDefault(); save(); });
+  // Leaving by any link (Next, the stepper, the top navigation) saves what is left first, and
+  // stays when it cannot be saved.
+  finishBeforeLeaving(async () => (edits ? save() : saving), () => edits > 0);
 }

@@ -15,14 +15,22 @@ export function showError(err) {
 }
 
 // Links wait for the changes still being saved (`idle()` resolves once they are), so that
-// leaving the step loses nothing.
-export function finishBeforeLeaving(idle) {
+// leaving the step loses nothing; an `idle()` that answers false could not save, and the page
+// stays where the step shows why. While `pending()` says something typed is not saved yet,
+// closing or reloading the page asks first.
+export function finishBeforeLeaving(idle, pending = () => false) {
   document.addEventListener('click', async (e) => {
     const a = e.target.closest && e.target.closest('a[href]');
     if (!a || e.defaultPrevented || e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
+    if (a.target || a.hasAttribute('download')) return;
     e.preventDefault();
     status('Saving…');
-    await idle();
+    if ((await idle()) === false) return;
     window.location.href = a.href;
+  });
+  window.addEventListener('beforeunload', (e) => {
+    if (!pending()) return;
+    e.preventDefault();
+    e.returnValue = '';
   });
 }

@@ -9,13 +9,16 @@ use crate::core::ids::DocumentId;
 use crate::identity::principal::Principal;
 use crate::teams::access;
 
+use super::Status;
 use super::model::Document;
 use super::store;
 
 /// The stored PDF behind page `n` (1-based) of the caller's document `id` and that page's size
-/// in points: the original upload, never the sealed copy (its pages are the same, and the
-/// fields drawn over the preview must not be drawn twice). Another user's document, a page
-/// past the last, or a document without a file is a 404.
+/// in points: the document as it stands. Until it is completed that is the original upload
+/// (the editor and the document page draw the fields over it); once completed, the sealed copy,
+/// whose first pages are the original's with the values burnt in, at the same sizes (the
+/// signing certificate's pages after them are not shown). Another user's document, a page past
+/// the last, or a document without a file is a 404.
 pub async fn page_source(
     ctx: &Context,
     who: &Principal,
@@ -28,20 +31,17 @@ pub async fn page_source(
         .await
 }
 
-/// How many pages the caller's document `id` has (0 before its file is uploaded; another
-/// user's document is a 404).
-pub async fn page_count(ctx: &Context, who: &Principal, id: DocumentId) -> Result<usize, AppError> {
-    let caller = who.clone();
-    ctx.db
-        .read(move |c| {
-            let doc = store::owned(c, &access::owner(c, &caller)?, id)?;
-            Ok(doc.page_sizes.as_deref().map_or(0, <[_]>::len))
-        })
-        .await
+fn page_of(doc: &Document, n: usize) -> Result<PageSource, AppError> {
+    page_in(doc.page_sizes.as_deref(), shown_blob(doc), n)
 }
 
-fn page_of(doc: &Document, n: usize) -> Result<PageSource, AppError> {
-    page_in(doc.page_sizes.as_deref(), doc.blob_id.as_deref(), n)
+/// The file whose pages the owner sees: the sealed copy once the document is completed, else
+/// the upload.
+fn shown_blob(doc: &Document) -> Option<&str> {
+    match doc.status {
+        Status::Completed => doc.sealed_blob_id.as_deref(),
+        _ => doc.blob_id.as_deref(),
+    }
 }
 
 /// Where a page to show comes from: the stored PDF, the page's size in points, and the next

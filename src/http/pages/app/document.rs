@@ -1,6 +1,8 @@
 //! `GET /documents/{id}`: one of the owner's documents: its status, recipients (with their
-//! signing links, reminders and e-mail corrections), the timeline from the audit log, the
-//! downloads and the pages. The page's actions call the API (`assets/js/document.js`).
+//! signing links, reminders and e-mail corrections) and the fields each fills in, the timeline
+//! from the audit log, the downloads and the pages: the sealed ones once completed, else the
+//! upload's with the fields drawn over them in each recipient's colour (the editor's drawing,
+//! `assets/js/editor/canvas.js`). The page's actions call the API (`assets/js/document.js`).
 //!
 //! `GET /documents/{id}/download/original.pdf` and `.../signed.pdf`: the files, with the session
 //! cookie alone (a link sends no header), through the API's download use case (audited); only
@@ -21,6 +23,7 @@ use crate::http::server::state::AppState;
 use crate::http::session::{SignedIn, optional, urlencode};
 use crate::identity::principal::Principal;
 use crate::signing::documents::recipients::{ReadStatus, Role, SigningStatus};
+use crate::signing::documents::view::FieldView;
 use crate::signing::documents::{RecipientView, Status, manage, preview};
 use crate::signing::workflow::{flow::Origin, sending};
 
@@ -141,6 +144,16 @@ struct RecipientRow {
     link: Option<String>,
     /// A reminder and an e-mail correction make sense (pending document, not finished).
     waiting: bool,
+    /// What they are asked to fill in, in page order.
+    fields: Vec<FieldLine>,
+}
+
+/// One of a recipient's fields as the document page lists it: "Signature on page 1", filled
+/// or not.
+struct FieldLine {
+    what: &'static str,
+    page: i64,
+    filled: bool,
 }
 
 #[derive(Template)]
@@ -163,6 +176,8 @@ struct DocumentPage {
     timeline: Vec<Moment>,
     timeline_cut: bool,
     pages: Vec<usize>,
+    /// Each page's `width x height` in points, space separated, for the fields drawn over them.
+    page_sizes: String,
 }
 
 impl DocumentPage {
@@ -192,13 +207,13 @@ async fn document_page(
             sending::audit_log(&ctx, &who, id, (pages, sending::AUDIT_PAGE_MAX)).await?;
         events = before.into_iter().chain(last).collect();
     }
-    let page_count = preview::page_count(&ctx, &who, id).await?;
+    let sizes = preview::page_sizes(&ctx, &who, id).await?;
     let timeline = timeline::of(&events, &user.email, &doc.recipients);
     let pending = doc.status == Status::Pending;
     let recipients = doc
         .recipients
         .iter()
-        .map(|r| recipient_row(r, &events, pending))
+        .map(|r| recipient_row(r, &events, pending, &doc.fields))
         .collect();
     let (status, status_tone, status_text) = status_words(doc.status);
     Ok(DocumentPage {
@@ -215,7 +230,8 @@ async fn document_page(
         recipients,
         timeline,
         timeline_cut: pages > 2,
-        pages: (1..=page_count).collect(),
+        pages: (1..=sizes.len()).collect(),
+        page_sizes: super::editor::sizes_attr(&sizes),
     })
 }
 
@@ -291,6 +307,7 @@ fn recipient_row(
     r: &RecipientView,
     events: &[crate::signing::documents::audit::AuditEvent],
     pending: bool,
+    fields: &[FieldView],
 ) -> RecipientRow {
     let (read, read_at) = match r.read_status {
         ReadStatus::Opened => ("Opened", opened_at(events, r.id).map(timeline::stamp)),
@@ -325,5 +342,23 @@ fn recipient_row(
         signing_tone,
         link: r.signing_url.clone().filter(|_| waiting),
         waiting,
+        fields: fields_of(fields, r.id),
     }
+}
+
+/// Recipient `id`'s fields, by page and then from the top.
+fn fields_of(fields: &[FieldView], id: RecipientId) -> Vec<FieldLine> {
+    let mut mine: Vec<&FieldView> = fields.iter().filter(|f| f.recipient_id == id).collect();
+    mine.sort_by(|a, b| {
+        (a.page_number, a.page_y, a.page_x)
+            .partial_cmp(&(b.page_number, b.page_y, b.page_x))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    mine.into_iter()
+        .map(|f| FieldLine {
+            what: super::editor_form::field_label(f.kind),
+            page: f.page_number,
+            filled: f.inserted,
+        })
+        .collect()
 }

@@ -151,7 +151,7 @@ impl<T: StepRef + ?Sized> StepRef for &T {
 }
 
 /// `[w, h]` page sizes as `#editor` carries them: `612x792 595x842`.
-fn sizes_attr(sizes: &[[f64; 2]]) -> String {
+pub(super) fn sizes_attr(sizes: &[[f64; 2]]) -> String {
     sizes
         .iter()
         .map(|[w, h]| format!("{w}x{h}"))

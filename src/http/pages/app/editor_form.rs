@@ -159,29 +159,69 @@ pub fn time_zones() -> Vec<String> {
     zones
 }
 
-/// One type of the fields palette: the API's name and what the sender reads.
+/// One type of the fields palette: the API's name, what the sender reads and its icon (the
+/// inside of a 20 x 20 SVG drawn with strokes of the text's colour; embedded, no request).
 #[derive(Debug, Clone)]
 pub struct FieldKind {
     pub value: &'static str,
     pub label: &'static str,
+    pub icon: &'static str,
 }
 
 impl FieldKind {
+    /// The palette: every type but the two that only repeat another under the other signing
+    /// service's name (FREE_SIGNATURE is a SIGNATURE, DROPDOWN a SELECT: the same field for the
+    /// signer and in the sealed PDF). Fields of those types made through the API still show,
+    /// under the name of the one they repeat.
     pub fn all() -> Vec<FieldKind> {
         FieldType::ALL
             .into_iter()
+            .filter(|t| !matches!(t, FieldType::FreeSignature | FieldType::Dropdown))
             .map(|t| FieldKind {
                 value: t.as_str(),
                 label: field_label(t),
+                icon: field_icon(t),
             })
             .collect()
     }
 }
 
-fn field_label(t: FieldType) -> &'static str {
+/// The palette's icon of type `t` (see [`FieldKind`]).
+fn field_icon(t: FieldType) -> &'static str {
+    match t {
+        FieldType::Signature | FieldType::FreeSignature => {
+            r#"<path d="M2.5 14.5c2-5 4-9 5.5-8s-2.5 7 0 6.5 2.5-4 4.5-4 1 3 2.5 3 1.5-1.5 2.5-2"/><path d="M2.5 17.5h15"/>"#
+        }
+        FieldType::Initials => {
+            r#"<path d="M2.5 15.5 6 4.5l3.5 11M3.7 12h4.6"/><path d="M12 4.5v11h3a2.75 2.75 0 0 0 0-5.5h-3h2.5a2.75 2.75 0 0 0 0-5.5z"/>"#
+        }
+        FieldType::Name => {
+            r#"<circle cx="10" cy="6.5" r="3.5"/><path d="M3 17.5c.8-3.7 3.6-5.5 7-5.5s6.2 1.8 7 5.5"/>"#
+        }
+        FieldType::Email => {
+            r#"<rect x="2.5" y="4.5" width="15" height="11" rx="1.5"/><path d="m3 5.5 7 5.5 7-5.5"/>"#
+        }
+        FieldType::Date => {
+            r#"<rect x="2.5" y="4" width="15" height="13.5" rx="1.5"/><path d="M2.5 8.5h15M6.5 2.5v3M13.5 2.5v3M6 12h2M12 12h2M6 15h2"/>"#
+        }
+        FieldType::Text => r#"<path d="M3.5 5V3.5h13V5M10 3.5v13M7.5 16.5h5"/>"#,
+        FieldType::Number => r#"<path d="M8 3 6 17M14 3l-2 14M3.5 7.5h14M2.5 12.5h14"/>"#,
+        FieldType::Radio => {
+            r#"<circle cx="10" cy="10" r="7.5"/><circle cx="10" cy="10" r="3" fill="currentColor"/>"#
+        }
+        FieldType::Checkbox => {
+            r#"<rect x="2.5" y="2.5" width="15" height="15" rx="2"/><path d="m6 10 3 3 5-6"/>"#
+        }
+        FieldType::Select | FieldType::Dropdown => {
+            r#"<rect x="2.5" y="5" width="15" height="10" rx="1.5"/><path d="m11.5 9 2 2 2-2"/>"#
+        }
+    }
+}
+
+pub(super) fn field_label(t: FieldType) -> &'static str {
     match t {
         FieldType::Signature => "Signature",
-        FieldType::FreeSignature => "Free signature",
+        FieldType::FreeSignature => "Signature",
         FieldType::Initials => "Initials",
         FieldType::Name => "Name",
         FieldType::Email => "E-mail",
@@ -190,7 +230,6 @@ fn field_label(t: FieldType) -> &'static str {
         FieldType::Number => "Number",
         FieldType::Radio => "Radio buttons",
         FieldType::Checkbox => "Checkboxes",
-        FieldType::Select => "Select",
-        FieldType::Dropdown => "Dropdown",
+        FieldType::Select | FieldType::Dropdown => "Drop-down list",
     }
 }
