@@ -13,6 +13,7 @@ pub mod pages;
 pub mod reply;
 pub mod server;
 pub mod session;
+pub mod shown_once;
 
 use std::convert::Infallible;
 
