@@ -126,6 +126,7 @@ const INSIDE: &[(&str, &[&str])] = &[
             "body",
             "server",
             "session",
+            "shown_once",
             "cross_site",
             "auth",
             "api",

@@ -13,6 +13,7 @@ pub mod pages;
 pub mod reply;
 pub mod server;
 pub mod session;
+pub mod shown_once;
 
 use std::convert::Infallible;
 
@@ -65,16 +66,28 @@ pub fn source()
 }
 
 /// Every route of the appliance, by audience. Rejections become pending errors that the
-/// middleware renders.
+/// middleware renders; a signed-in person's 404 page keeps the navigation.
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
-    server::routes(state.clone())
+    let all = server::routes(state.clone())
         .or(api::routes(state.clone()))
         .unify()
         .or(oauth::routes(state.clone()))
         .unify()
-        .or(pages::routes(state))
+        .or(pages::routes(state.clone()))
         .unify()
         .recover(reply::recover)
-        .unify()
+        .unify();
+    warp::path::full()
+        .and(session::cookies())
+        .and(all)
+        .then(
+            move |path: warp::path::FullPath, cookies: Option<String>, resp| {
+                let state = state.clone();
+                async move {
+                    let cookies = cookies.as_deref();
+                    pages::app::error_page::dressed(&state, path.as_str(), cookies, resp).await
+                }
+            },
+        )
         .boxed()
 }

@@ -67,7 +67,11 @@ pub fn error_response(err: &AppError, format: Format) -> Response {
                 details: err.details(),
             },
         ),
-        Format::Html => html_response(status, &error_page(status, &err.public_message())),
+        Format::Html => {
+            let mut resp = html_response(status, &error_page(status, &err.public_message()));
+            resp.extensions_mut().insert(HtmlError(err.clone()));
+            resp
+        }
     };
     let headers = resp.headers_mut();
     match err {
@@ -112,6 +116,11 @@ pub fn error_response(err: &AppError, format: Format) -> Response {
     }
     resp
 }
+
+/// Marks a response as the plain error page of `AppError` (for `pages::app::error_page`, which
+/// shows a signed-in person's 404 inside the navigation).
+#[derive(Debug, Clone)]
+pub struct HtmlError(pub AppError);
 
 /// The HTML error page.
 #[derive(askama::Template)]

@@ -264,9 +264,17 @@ pub fn urlencode(s: &str) -> String {
     url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }
 
-/// Only same-origin paths may be a login's `next`; anything else goes to `/account`.
+/// Only same-origin paths may be an account page's `next`; anything else goes to `/account`
+/// (confirming who one is, setting up a second factor: started from there).
 pub fn safe_next(next: Option<&str>) -> String {
     local_next(next).unwrap_or_else(|| "/account".to_string())
+}
+
+/// Where a sign-in lands: `next` when it is a path of this site (the OAuth consent, a signing
+/// link, the page that asked to sign in), else the documents list (`/`), where a sender's
+/// work starts (issue 55, item 5).
+pub fn landing(next: Option<&str>) -> String {
+    local_next(next).unwrap_or_else(|| "/".to_string())
 }
 
 /// `next` when it is a path of this site (never `//host`, `/\\host` or an absolute URL), else
@@ -326,6 +334,9 @@ mod tests {
             assert_eq!(safe_next(Some(bad)), "/account");
         }
         assert_eq!(safe_next(None), "/account");
+        assert_eq!(landing(None), "/");
+        assert_eq!(landing(Some("//evil.example")), "/");
+        assert_eq!(landing(Some("/sign/abc")), "/sign/abc");
     }
 
     #[test]

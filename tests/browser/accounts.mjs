@@ -21,7 +21,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launch, watch, axe, shot, fitsWidth, signIn, DESKTOP, PHONE } from './lib.mjs';
+import { launch, watch, axe, shot, fitsWidth, DESKTOP, PHONE } from './lib.mjs';
 
 const [base, email, password, signToken, maildir, recipient, recipientToken, outDir] = process.argv.slice(2);
 const origin = new URL(base).origin;
@@ -69,9 +69,17 @@ async function mailedLink(to, subject, path) {
 const focused = (page) => page.evaluate(() => document.activeElement && document.activeElement.id);
 
 try {
-  // An old session in another browser.
+  // An old session in another browser, signed in directly at the login page: it lands on the
+  // documents list, where a sender's work starts (issue 55, item 5).
   const old = await context();
-  await signIn(old, base, email, password);
+  await old.goto(`${base}/auth/login`);
+  await old.getByLabel('E-mail').fill(email);
+  await old.getByLabel('Password').fill(password);
+  await old.getByRole('button', { name: /sign in/i }).click();
+  await old.waitForURL((u) => !u.pathname.startsWith('/auth/login'));
+  assert.equal(new URL(old.url()).pathname, '/', 'a sign-in without a way back lands on the documents list');
+  await old.getByRole('heading', { name: 'Documents', level: 1 }).waitFor();
+  await look(old, 'login-landing');
 
   // 1. Forgot password.
   const page = await context();
@@ -105,6 +113,8 @@ try {
   await page.keyboard.type(newPassword);
   await page.keyboard.press('Enter');
   await page.waitForURL((u) => !u.pathname.startsWith('/auth/login'));
+  assert.equal(new URL(page.url()).pathname, '/', 'after a reset too, the documents list');
+  await page.getByRole('heading', { name: 'Documents', level: 1 }).waitFor();
   // The used link is dead; the old browser was signed out.
   await page.goto(reset);
   await page.getByRole('heading', { name: 'This link has expired' }).waitFor();

@@ -45,7 +45,12 @@ for (const size of [DESKTOP, PHONE]) {
   await shot(page, outDir, `home-${size === PHONE ? 'phone' : 'desktop'}`);
   await page.locator('#sign-in').click();
   await page.waitForURL((u) => u.pathname === '/auth/login' && u.searchParams.get('next') === '/');
-  assert.deepEqual(problems, []);
+  // An address that leads nowhere, signed out: the plain layout (issue 55, item 11).
+  await page.goto(`${base}/no/such/page`);
+  await page.getByRole('heading', { level: 1, name: 'Not Found' }).waitFor();
+  assert.equal(await page.getByRole('navigation', { name: 'Main' }).count(), 0);
+  await check(page, 'not-found-signed-out', size);
+  assert.deepEqual(problems.filter((p) => !/status of 404/.test(p)), []);
   await ctx.close();
 }
 
@@ -166,7 +171,16 @@ for (const size of [DESKTOP, PHONE]) {
   await page.getByRole('link', { name: 'Upload a PDF' }).waitFor();
   assert.equal(await page.locator('.dash-tabs').count(), 0);
   await check(page, 'dashboard-new', size);
-  assert.deepEqual(problems, []);
+  // An address that leads nowhere, signed in: the navigation stays (issue 55, item 11), and
+  // its first link leads back to the documents.
+  await page.goto(`${base}/no/such/page`);
+  await page.getByRole('heading', { level: 1, name: 'Not Found' }).waitFor();
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await nav.getByRole('button', { name: 'Sign out' }).waitFor();
+  await check(page, 'not-found-signed-in', size);
+  await nav.getByRole('link', { name: 'Documents' }).click();
+  await page.getByRole('link', { name: 'Upload a PDF' }).waitFor();
+  assert.deepEqual(problems.filter((p) => !/status of 404/.test(p)), []);
   await ctx.close();
 }
 

@@ -98,6 +98,12 @@ async function desktop() {
   assert.match(token, /^api_[A-Za-z0-9]{40}$/);
   await look(page, 'tokens-created', 'desktop');
   assert.equal(await documentsWith(token), 200, 'the token works on /api/v1');
+  // Post, redirect, get (issue 55, item 4): a reload shows the token no more and makes no other.
+  assert.equal(new URL(page.url()).pathname, '/settings/tokens');
+  await page.reload();
+  await page.getByRole('heading', { name: 'API tokens', exact: true }).waitFor();
+  assert.equal(await page.getByText('you will not see it again').count(), 0, 'the token is shown once');
+  assert.equal(await page.locator('#tokens tbody tr', { hasText: 'Deploy script' }).count(), 1, 'a reload makes no other token');
 
   // Revoked after the dialog: the call is refused.
   const row = page.locator('#tokens tbody tr', { hasText: 'Deploy script' });
@@ -142,6 +148,10 @@ async function desktop() {
   await page.getByText('Copied to the clipboard.').waitFor();
   assert.equal(await page.evaluate(() => navigator.clipboard.readText()), secret);
   await look(page, 'webhook-created', 'desktop');
+  // Post, redirect, get: a reload shows the secret no more and adds no other webhook.
+  await page.reload();
+  await page.getByRole('heading', { name: 'Delivery log' }).waitFor();
+  assert.equal(await page.getByLabel('Secret', { exact: true }).count(), 0, 'the secret is shown once');
   // When it was added, in the reader's own time (js/local-time.js).
   assert.match(await page.locator('.set-facts time').textContent(), /^(just now|\d+ minutes? ago)$/);
   const hookPath = new URL(page.url()).pathname === '/settings/webhooks'
@@ -153,7 +163,6 @@ async function desktop() {
   await stay(page);
   await page.getByRole('button', { name: 'Send a test event' }).click();
   await page.getByText('A test event was queued.').waitFor();
-  // (The secret stays on the page until it is left: it is shown once per creation.)
   await waitForLog(page, 'Delivered', 1);
   const first = page.locator('#deliveries tbody tr').first();
   await first.getByText('HTTP 200').waitFor();
@@ -189,6 +198,7 @@ async function desktop() {
 
   await page.getByRole('link', { name: '← Webhooks' }).click();
   await page.locator('.set-hook', { hasText: receiver }).getByText('Switched off').waitFor();
+  assert.equal(await page.locator('.set-hook').count(), 1, 'one webhook, whatever the reloads');
   await look(page, 'webhooks-list', 'desktop');
   summary.hook = hookPath;
   assert.deepEqual(problems.filter(unexpected), []);

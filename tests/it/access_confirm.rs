@@ -131,7 +131,7 @@ async fn a_token_or_webhook_needs_a_recently_confirmed_session_and_is_told_by_ma
     assert_eq!(confirm_with(&app, c, ("password", PASSWORD)).await, 303);
     let (token, _) = make_token(&app, &ada, "CI", "never").await;
     let (s, html) = post_form(&app, "/settings/webhooks", c, t, &hook[..2]).await;
-    assert_eq!(s, 200, "{html}");
+    assert_eq!(s, 303, "{html}");
     let (s, v) = hook_from_browser(&app, &ada).await;
     assert_eq!(s, 200, "{v}");
     let api = app.api(&token);

@@ -45,6 +45,7 @@ mod documents;
 mod draft_edits;
 mod editor_browser;
 mod editor_pages;
+mod error_pages;
 mod factor_guard;
 mod fill_shapes;
 mod hostile_pdf;

@@ -155,7 +155,7 @@ async fn the_login_pages_take_the_last_of_a_repeated_parameter_and_ignore_unknow
     .await;
     verify.is(303, "/auth/login?next=%2Fb", false, &[]);
     let verify = seen(post(&app, "/auth/login/verify", None, &[])).await;
-    verify.is(303, "/auth/login?next=%2Faccount", false, &[]);
+    verify.is(303, "/auth/login?next=%2F", false, &[]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

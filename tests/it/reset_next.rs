@@ -120,5 +120,39 @@ async fn a_reset_leads_back_to_a_local_next_and_drops_a_foreign_one() {
     let (s, location, _) = post(&app, &link, "", &fields).await;
     assert_eq!(s, 303);
     assert_eq!(location, "/auth/login?done=reset&email=bob%40example.com");
+    // Without a way back, the login after the reset lands on the documents list (issue 55,
+    // item 5), not on the account page.
+    let form = LoginForm::open(&app, &location).await;
+    let signed = form.post(&app, "bob@example.com", NEW_PASSWORD).await;
+    assert_eq!(signed.status(), 303);
+    assert_eq!(signed.headers()["location"], "/");
+    app.stop().await;
+}
+
+/// Issue 55, item 5: signing in directly at the login page lands on the documents list, where
+/// a sender's work starts; a `next` of the site is still followed.
+#[tokio::test]
+async fn signing_in_without_a_next_lands_on_the_documents_list() {
+    let app = crate::support::TestApp::spawn().await;
+    add_account(&app.data_dir(), "ada@example.com", "Ada");
+    let form = LoginForm::open(&app, "/auth/login").await;
+    assert_eq!(form.field("next"), Some("/"));
+    let signed = form
+        .post(&app, "ada@example.com", crate::support::login::PASSWORD)
+        .await;
+    assert_eq!(signed.status(), 303);
+    assert_eq!(signed.headers()["location"], "/");
+    let cookie = form.cookie_after(&signed);
+    let (s, _, page) = get(&app, "/", &cookie).await;
+    assert_eq!(s, 200);
+    assert!(
+        page.contains("<h1 id=\"dash-title\">Documents</h1>"),
+        "{page}"
+    );
+    let form = LoginForm::open(&app, "/auth/login?next=%2Fsettings%2Ftokens").await;
+    let signed = form
+        .post(&app, "ada@example.com", crate::support::login::PASSWORD)
+        .await;
+    assert_eq!(signed.headers()["location"], "/settings/tokens");
     app.stop().await;
 }

@@ -46,6 +46,96 @@ pub async fn page(app: &TestApp, who: &Browser, path: &str) -> (u16, String) {
     (status, resp.text().await.unwrap())
 }
 
+/// What a form that makes a secret answered: 303 to `to`, with the cookie (`name=value`) that
+/// carries the secret there, and the whole `Set-Cookie`.
+pub struct Made {
+    pub to: String,
+    pub cookie: String,
+    pub set_cookie: String,
+}
+
+/// Posts the form `fields` that makes a secret (an API token, a webhook) to `path` in `who`'s
+/// browser: it must answer 303 (post, redirect, get) with the secret in a cookie.
+pub async fn post_made(app: &TestApp, path: &str, who: &Browser, fields: &[(&str, &str)]) -> Made {
+    let mut form: Vec<(&str, &str)> = fields.to_vec();
+    form.push(("csrf_token", &who.csrf));
+    let resp = app
+        .client
+        .post(app.url(path))
+        .header("cookie", &who.cookie)
+        .form(&form)
+        .send()
+        .await
+        .unwrap();
+    let status = resp.status().as_u16();
+    let to = resp
+        .headers()
+        .get("location")
+        .map(|v| v.to_str().unwrap().to_string());
+    let set_cookie = resp
+        .headers()
+        .get("set-cookie")
+        .map(|v| v.to_str().unwrap().to_string());
+    let body = resp.text().await.unwrap();
+    assert_eq!(status, 303, "{path}: {body}");
+    let (to, set_cookie) = (to.unwrap(), set_cookie.expect("the secret's cookie"));
+    let cookie = set_cookie.split(';').next().unwrap().to_string();
+    Made {
+        to,
+        cookie,
+        set_cookie,
+    }
+}
+
+/// The page at `path` in `who`'s browser with the cookie `extra` too: status, headers, HTML.
+pub async fn page_with(
+    app: &TestApp,
+    who: &Browser,
+    path: &str,
+    extra: &str,
+) -> (u16, reqwest::header::HeaderMap, String) {
+    let resp = app
+        .client
+        .get(app.url(path))
+        .header("cookie", format!("{}; {extra}", who.cookie))
+        .send()
+        .await
+        .unwrap();
+    let (status, headers) = (resp.status().as_u16(), resp.headers().clone());
+    (status, headers, resp.text().await.unwrap())
+}
+
+/// Follows `made` to its page as a browser does (once with the cookie, which the page clears;
+/// then without): the page that shows the secret, after checking the cookie's rules and that
+/// a reload shows the page without it. `secret_of` finds the secret in the page.
+pub async fn shown_once(
+    app: &TestApp,
+    who: &Browser,
+    made: &Made,
+    secret_of: impl Fn(&str) -> String,
+) -> String {
+    let page_path = made.to.split('?').next().unwrap();
+    let rules = format!("Path={page_path}; HttpOnly; SameSite=Strict; Max-Age=300");
+    assert!(made.set_cookie.contains(&rules), "{}", made.set_cookie);
+    let (s, headers, html) = page_with(app, who, &made.to, &made.cookie).await;
+    assert_eq!(s, 200, "{html}");
+    assert!(html.contains("you will not see it again"), "{html}");
+    assert_eq!(headers["cache-control"], "no-store");
+    let cleared = headers["set-cookie"].to_str().unwrap();
+    assert!(
+        cleared.contains(&format!("=; Path={page_path};")) && cleared.contains("Max-Age=0"),
+        "{cleared}"
+    );
+    let secret = secret_of(&html);
+    assert!(!made.cookie.contains(&secret), "sealed, never in plain");
+    // The reload: the browser no longer has the cookie.
+    let (s, headers, again) = page_with(app, who, &made.to, "x=1").await;
+    assert_eq!(s, 200);
+    assert!(!again.contains(&secret), "shown once:\n{again}");
+    assert!(headers.get("set-cookie").is_none());
+    html
+}
+
 /// The value of the input `id` in `html`.
 pub fn input_value(html: &str, id: &str) -> String {
     let start = format!("id=\"{id}\" value=\"");
@@ -77,16 +167,10 @@ pub async fn make_token_at(
         303
     );
     let fields = [("name", name), ("expiry", expiry)];
-    let (s, html) = post_form(
-        app,
-        &format!("{base}/settings/tokens"),
-        &who.cookie,
-        Some(&who.csrf),
-        &fields,
-    )
-    .await;
-    assert_eq!(s, 200, "{html}");
-    assert!(html.contains("you will not see it again"), "{html}");
+    let list = format!("{base}/settings/tokens");
+    let made = post_made(app, &list, who, &fields).await;
+    assert_eq!(made.to, list);
+    let html = shown_once(app, who, &made, |h| input_value(h, "token-value")).await;
     let token = input_value(&html, "token-value");
     assert!(token.starts_with("api_") && token.len() == 44, "{token}");
     let id = html
@@ -170,8 +254,58 @@ async fn a_token_made_in_the_browser_works_on_the_api_until_revoked_or_expired()
     assert!(html.contains("Expired"), "{html}");
 
     // A date: the token works through that day.
-    let (_, dated) = make_token_on(&app, &ada, "2030-01-31").await;
+    let fields = [
+        ("name", "Dated"),
+        ("expiry", "date"),
+        ("date", "2030-01-31"),
+    ];
+    post_made(&app, "/settings/tokens", &ada, &fields).await;
+    let (_, dated) = page(&app, &ada, "/settings/tokens").await;
     assert!(dated.contains("1 Feb 2030, 00:00 UTC"), "{dated}");
+    app.stop().await;
+}
+
+/// Issue 55, item 4: the form that makes a token goes back to the list (post, redirect, get),
+/// which shows the token once; reloading the list makes no other token and shows it no more,
+/// and the sealed cookie opens for no other session or page.
+#[tokio::test]
+async fn a_reload_after_making_a_token_makes_no_other_and_shows_it_no_more() {
+    let app = TestApp::spawn().await;
+    let d = app.data_dir();
+    add_account(&d, "ada@example.com", "Ada");
+    add_account(&d, "bob@example.com", "Bob");
+    let ada = browser(&app, "ada@example.com").await;
+    let bob = browser(&app, "bob@example.com").await;
+    let proof = ("password", crate::support::login::PASSWORD);
+    assert_eq!(
+        crate::recipient_auth::confirm_with(&app, &ada.cookie, proof).await,
+        303
+    );
+    let fields = [("name", "Once"), ("expiry", "30")];
+    let made = post_made(&app, "/settings/tokens", &ada, &fields).await;
+    // Another session brings the cookie back: nothing shown, but the cookie is cleared.
+    let (s, headers, html) = page_with(&app, &bob, "/settings/tokens", &made.cookie).await;
+    assert_eq!(s, 200);
+    assert!(!html.contains("you will not see it again"), "{html}");
+    assert!(
+        headers["set-cookie"]
+            .to_str()
+            .unwrap()
+            .contains("Max-Age=0")
+    );
+    let html = shown_once(&app, &ada, &made, |h| input_value(h, "token-value")).await;
+    let token = input_value(&html, "token-value");
+    assert!(token.starts_with("api_"), "{token}");
+    // The reload, and a few more: still one token.
+    for _ in 0..3 {
+        let (s, _) = page(&app, &ada, "/settings/tokens").await;
+        assert_eq!(s, 200);
+    }
+    let count: i64 = app
+        .db()
+        .query_row("SELECT count(*) FROM api_keys", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(count, 1);
     app.stop().await;
 }
 

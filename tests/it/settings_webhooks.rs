@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::settings_tokens::{input_value, page, post_form};
+use crate::settings_tokens::{input_value, page, post_form, post_made, shown_once};
 use crate::support::TestApp;
 use crate::support::api::{create_api_key, two_recipients};
 use crate::support::login::{add_account, browser};
@@ -161,14 +161,22 @@ async fn the_pages_create_test_edit_and_delete_a_webhook_of_their_owner_only() {
     let (s, _) = post_form(&app, "/settings/webhooks", c, None, &fields).await;
     assert_eq!(s, 403, "no CSRF token");
 
-    let (s, html) = post_form(&app, "/settings/webhooks", c, t, &fields).await;
-    assert_eq!(s, 200, "{html}");
-    assert!(html.contains("you will not see it again"));
+    // Post, redirect, get (issue 55, item 4): the webhook's page shows the secret once, and a
+    // reload neither shows it again nor makes another webhook.
+    let made = post_made(&app, "/settings/webhooks", &ada, &fields).await;
+    let id = hook_id(&made.to.replace('?', "/"));
+    assert_eq!(made.to, format!("/settings/webhooks/{id}?done=added"));
+    let html = shown_once(&app, &ada, &made, |h| input_value(h, "secret-value")).await;
     assert!(input_value(&html, "secret-value").starts_with("whsec_"));
-    let id = hook_id(&html);
+    assert!(html.contains("The webhook was added."), "{html}");
     let (_, html) = page(&app, &ada, &format!("/settings/webhooks/{id}")).await;
     assert!(!html.contains("whsec_"), "the secret is shown once");
     assert!(html.contains("Nothing was posted yet"));
+    let hooks: i64 = app
+        .db()
+        .query_row("SELECT count(*) FROM webhooks", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(hooks, 1);
 
     // Bob: 404 on every page and form of it.
     let (s, _) = page(&app, &bob, &format!("/settings/webhooks/{id}")).await;

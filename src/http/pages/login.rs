@@ -12,9 +12,7 @@ use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
 use crate::http::reply::{self, page_as, redirect};
 use crate::http::server::state::AppState;
-use crate::http::session::{
-    cookie, cookies, current, local_next, safe_next, urlencode, with_query,
-};
+use crate::http::session::{cookie, cookies, current, landing, local_next, urlencode, with_query};
 use crate::identity::accounts::access::Revoked;
 use crate::signing::workflow::login_hint::{self, LoginHint};
 use crate::{identity::sessions, identity::sessions::csrf};
@@ -214,7 +212,7 @@ async fn render(
     status: StatusCode,
 ) -> Response {
     let (token, set_cookie) = pre_session_token(state, "login", cookie_header);
-    let next = safe_next(form.next);
+    let next = landing(form.next);
     let link = signing_token(&next).map(str::to_string);
     let hint = match &link {
         // A lookup that fails only loses the hint, never the form.
@@ -328,9 +326,9 @@ async fn submit(
 /// Past the password: a session, or the second step with the pending login's cookie.
 fn signed_in(state: &AppState, next: Option<&str>, passed: Passed) -> Response {
     let (target, cookie) = match passed {
-        Passed::Session(token) => (safe_next(next), sessions::set_cookie(&token, state.tls())),
+        Passed::Session(token) => (landing(next), sessions::set_cookie(&token, state.tls())),
         Passed::SecondFactor(token) => (
-            format!("/auth/login/verify?next={}", urlencode(&safe_next(next))),
+            format!("/auth/login/verify?next={}", urlencode(&landing(next))),
             crate::http::pages::second_factor::pending_cookie(&token, state.tls()),
         ),
     };
@@ -360,7 +358,7 @@ async fn logout(
     }
     // Back to the login, and from there to `next` (a signing page asking for another account).
     let target = match form.next {
-        Some(n) => format!("/auth/login?next={}", urlencode(&safe_next(Some(&n)))),
+        Some(n) => format!("/auth/login?next={}", urlencode(&landing(Some(&n)))),
         None => "/auth/login".to_string(),
     };
     let mut resp = redirect(&target);

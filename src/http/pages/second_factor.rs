@@ -18,7 +18,7 @@ use crate::core::lenient::OrDefault;
 use crate::http::api::wire::passkeys::{ChallengeRequest, PasskeyProofRequest};
 use crate::http::reply::{self, Format, form_status, json_response, page_as, redirect};
 use crate::http::server::state::AppState;
-use crate::http::session::{NextQuery, cookie, cookies, safe_next, urlencode};
+use crate::http::session::{NextQuery, cookie, cookies, landing, urlencode};
 use crate::{identity::sessions, identity::sessions::csrf, identity::sessions::pending};
 use crate::{
     identity::sessions::second_step, identity::sessions::second_step::Proof,
@@ -123,7 +123,7 @@ async fn show(
     next: Option<&str>,
     error: Option<&str>,
 ) -> Result<Response, AppError> {
-    let next = safe_next(next);
+    let next = landing(next);
     let Some(token) = pending_token(state, cookies) else {
         return Ok(redirect(&format!("/auth/login?next={}", urlencode(&next))));
     };
@@ -178,7 +178,7 @@ async fn submit(
     let Some(token) = pending_token(&state, cookies.as_deref()) else {
         return Ok(redirect(&format!(
             "/auth/login?next={}",
-            urlencode(&safe_next(next))
+            urlencode(&landing(next))
         )));
     };
     let presented = form.csrf_token.as_deref().unwrap_or("");
@@ -198,10 +198,10 @@ async fn submit(
         (None, None) => None,
     };
     match second_step::finish(&state.ctx(), &state.factors, token, proof).await {
-        Ok(session) => Ok(signed_in(redirect(&safe_next(next)), &session, state.tls())),
+        Ok(session) => Ok(signed_in(redirect(&landing(next)), &session, state.tls())),
         Err(e) if e.code() == "login_expired" => Ok(redirect(&format!(
             "/auth/login?next={}",
-            urlencode(&safe_next(next))
+            urlencode(&landing(next))
         ))),
         Err(e @ (AppError::AuthRequired { .. } | AppError::BadRequest { .. })) => {
             show(&state, cookies.as_deref(), next, Some(&e.public_message())).await
@@ -232,7 +232,7 @@ async fn passkey(
 ) -> Result<Response, AppError> {
     let body = body.0;
     let token = pending_token(&state, cookies.as_deref()).ok_or_else(expired)?;
-    let next = safe_next(body.next());
+    let next = landing(body.next());
     let proof = Proof::Passkey(body.answer()?);
     let session = second_step::finish(&state.ctx(), &state.factors, token, Some(proof)).await?;
     Ok(signed_in(

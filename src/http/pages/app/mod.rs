@@ -9,6 +9,7 @@ pub mod dashboard;
 pub mod document;
 pub mod editor;
 pub(crate) mod editor_form;
+pub mod error_page;
 mod moves;
 pub mod nav;
 pub mod preview;

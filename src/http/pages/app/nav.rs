@@ -21,6 +21,8 @@ pub enum Section {
     Account,
     /// The user's teams (`/teams`), reached from the workspace switcher.
     Teams,
+    /// None of them (an error page).
+    Elsewhere,
 }
 
 /// A workspace in the switcher: its name, its dashboard and whether the page is in it.
@@ -115,6 +117,7 @@ impl Nav {
             Section::Settings => "settings",
             Section::Account => "account",
             Section::Teams => "teams",
+            Section::Elsewhere => "",
         };
         if here == section { "page" } else { "false" }
     }

@@ -136,6 +136,7 @@ pub fn notice(done: Option<&String>) -> Option<&'static str> {
     Some(match done?.as_str() {
         "revoked" => "The token was revoked. Programs that use it are refused from now on.",
         "deleted" => "The webhook was deleted, with its delivery log.",
+        "added" => "The webhook was added.",
         "saved" => "Your changes were saved.",
         "test" => "A test event was queued. Refresh the log in a moment to see how it went.",
         "redelivered" => {

@@ -1,7 +1,8 @@
 //! `/settings/tokens`: the signed-in owner's API tokens (`/t/{slug}/settings/tokens`: a team's,
 //! for its admins, made by one of them and acting for the team with their role). The list (name, prefix, created, last
 //! used, expiry), a form that creates one (a name and an expiry: never, 7, 30 or 90 days, or a
-//! date) whose answer shows the new token once, and a revocation per token. Making one asks
+//! date) that goes back to the list, which shows the new token once (`http::shown_once`: a
+//! reload neither shows it again nor makes another), and a revocation per token. Making one asks
 //! for a session that confirmed who it is within the last few minutes (`/account/confirm`,
 //! then back to the form as typed) and mails the account a notice. Both forms call
 //! `identity::apikeys::manage`, the use cases of the admin CLI's `docket apikey`: the same
@@ -23,7 +24,8 @@ use crate::core::error::{AppError, FieldError};
 use crate::core::timefmt::{human, iso8601};
 use crate::http::reply::{self, page_as, redirect};
 use crate::http::server::state::AppState;
-use crate::http::session::{APP, SignedIn, form_csrf, signed_in, with_query};
+use crate::http::session::{APP, SignedIn, cookies, form_csrf, signed_in, with_query};
+use crate::http::shown_once;
 use crate::identity::accounts::access::Source;
 use crate::identity::apikeys::ApiKey;
 use crate::identity::apikeys::manage::{Expiry, NewKey};
@@ -42,6 +44,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(s())
         .and(signed_in(&state, BACK))
         .and(crate::http::body::query::<TokensQuery>())
+        .and(cookies())
         .then(show)
         .map(reply::answer);
     let create = place()
@@ -74,13 +77,17 @@ struct TokensQuery {
     date: String,
 }
 
-/// `GET /settings/tokens`.
+/// `GET /settings/tokens`: the list, and the token just made once (brought back by the
+/// browser from the creation's redirect, see `shown_once`).
 async fn show(
     at: Place,
     state: AppState,
     who: SignedIn,
     q: TokensQuery,
+    cookies: Option<String>,
 ) -> Result<Response, AppError> {
+    let taken = shown_once::take(&state, cookies.as_deref(), &who.0, &at.link(BACK));
+    let created = taken.secret.as_deref().and_then(Created::read);
     let done = notice(q.done.as_ref()).map(str::to_string);
     // Back from confirming who one is: the form as it was typed.
     let typed = match q.name {
@@ -94,9 +101,10 @@ async fn show(
     let view = View {
         notice: done,
         typed,
+        created,
         ..View::default()
     };
-    Ok(render(&state, &at, who, StatusCode::OK, view).await)
+    Ok(taken.finish(render(&state, &at, who, StatusCode::OK, view).await))
 }
 
 /// `POST /settings/tokens/{id}/revoke`.
@@ -111,8 +119,8 @@ async fn revoke(
     Ok(redirect(&at.link(&format!("{BACK}?done=revoked"))))
 }
 
-/// `POST /settings/tokens`: the page with the new token shown once, or the form with what to
-/// change; a session that has not confirmed who it is recently is sent to do so first, and
+/// `POST /settings/tokens`: back to the page, which shows the new token once (a reload makes
+/// no other), or the form with what to change; a session that has not confirmed who it is recently is sent to do so first, and
 /// back to the form as it was typed.
 async fn create(
     at: Place,
@@ -134,18 +142,16 @@ async fn create(
     };
     match made {
         Ok(created) => {
-            let view = View {
-                created: Some(Created {
-                    name: created.stored.name.clone(),
-                    value: created.key.expose().to_string(),
-                }),
-                ..View::default()
+            let shown = Created {
+                name: created.stored.name.clone(),
+                value: created.key.expose().to_string(),
             };
-            let mut resp = render(&state, &at, who, StatusCode::OK, view).await;
-            // The token is in this answer only: no cache may keep it.
-            resp.headers_mut()
-                .insert("cache-control", http::HeaderValue::from_static("no-store"));
-            Ok(resp)
+            Ok(shown_once::redirect(
+                &state,
+                &who.0,
+                &at.link(BACK),
+                &shown.write(),
+            ))
         }
         Err(e) if e.code() == "confirmation_required" => {
             let back = with_query(
@@ -268,6 +274,21 @@ fn moment(at: Option<i64>, none: &str) -> (String, Option<String>) {
 struct Created {
     name: String,
     value: String,
+}
+
+impl Created {
+    /// As it crosses the redirect: the value, a line break, the name.
+    fn write(&self) -> String {
+        format!("{}\n{}", self.value, self.name)
+    }
+
+    fn read(text: &str) -> Option<Created> {
+        let (value, name) = text.split_once('\n')?;
+        Some(Created {
+            name: name.to_string(),
+            value: value.to_string(),
+        })
+    }
 }
 
 /// What a rendering of the page shows besides the list.

@@ -23,7 +23,8 @@ use crate::core::lenient::Given;
 use crate::http::api::wire::webhooks::{TestWebhookRequest, UpdateWebhookRequest};
 use crate::http::reply::{self, page_as, redirect};
 use crate::http::server::state::AppState;
-use crate::http::session::{APP, SignedIn, form_csrf, optional, with_query};
+use crate::http::session::{APP, SignedIn, cookies, form_csrf, optional, with_query};
+use crate::http::shown_once;
 use crate::identity::accounts::access::Source;
 use crate::integrations::webhooks as manage;
 use crate::outbox::webhooks::Event;
@@ -42,6 +43,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(s())
         .and(optional(&state))
         .and(crate::http::body::query::<Done>())
+        .and(cookies())
         .then(page)
         .map(reply::answer);
     let edit = place()
@@ -94,22 +96,27 @@ struct TestForm {
     event: Option<String>,
 }
 
-/// `GET /settings/webhooks/{id}`.
+/// `GET /settings/webhooks/{id}`: the page, with the secret once after creation (brought back
+/// by the browser from the creation's redirect, see `shown_once`).
 async fn page(
     at: Place,
     id: i64,
     state: AppState,
     who: Option<SignedIn>,
     q: Done,
+    cookies: Option<String>,
 ) -> Result<Response, AppError> {
+    let path = at.link(&format!("{BACK}/{id}"));
     let Some(who) = who else {
-        return Ok(sign_in_first(&at.link(&format!("{BACK}/{id}"))));
+        return Ok(sign_in_first(&path));
     };
+    let taken = shown_once::take(&state, cookies.as_deref(), &who.0, &path);
     let view = View {
         notice: notice(q.done.as_ref()),
+        secret: taken.secret.clone(),
         ..View::default()
     };
-    Ok(show(&state, &at, who, id, view).await)
+    Ok(taken.finish(show(&state, &at, who, id, view).await))
 }
 
 /// `GET /settings/webhooks/{id}/edit`: the form, with the webhook's values or (back from
@@ -311,23 +318,16 @@ struct HookPage {
     view: View,
 }
 
-/// The answer to a creation: the new webhook's page with its secret, kept by no cache.
-pub async fn created(
+/// The answer to a creation: 303 to the new webhook's page, which shows its secret once.
+pub fn created(
     state: &AppState,
     at: &Place,
-    who: SignedIn,
-    hook: Webhook,
-    secret: String,
+    who: &SignedIn,
+    hook: &Webhook,
+    secret: &str,
 ) -> Response {
-    let view = View {
-        secret: Some(secret),
-        notice: Some("The webhook was added."),
-        ..View::default()
-    };
-    let mut resp = show(state, at, who, hook.id, view).await;
-    resp.headers_mut()
-        .insert("cache-control", http::HeaderValue::from_static("no-store"));
-    resp
+    let to = at.link(&format!("{BACK}/{}?done=added", hook.id));
+    shown_once::redirect(state, &who.0, &to, secret)
 }
 
 async fn show(

@@ -1,6 +1,6 @@
 //! `/settings/webhooks`: the signed-in owner's webhooks (`/t/{slug}/settings/webhooks`: a
 //! team's, for its admins; they take the documents' events only). The list, the form of a new one
-//! (URL and events by checkboxes; its answer is the webhook's page with the secret shown once),
+//! (URL and events by checkboxes; it goes on to the webhook's page, which shows the secret once),
 //! and deletion. Adding one asks for a session that confirmed who it is within the last few
 //! minutes (`/account/confirm`, then back to the form as typed). The forms call `integrations::webhooks`, the use cases of the API's
 //! `/api/v1/webhooks`, with the request shapes the API reads, so a URL or an event list is
@@ -378,7 +378,7 @@ impl Typed {
     }
 }
 
-/// `POST /settings/webhooks`: the new webhook's page with its secret, or the form again; a
+/// `POST /settings/webhooks`: on to the new webhook's page with its secret, or the form again; a
 /// session that has not confirmed who it is recently is sent to do so first, and back to the
 /// form as it was typed.
 async fn create(
@@ -406,7 +406,7 @@ async fn create(
         Err(e) => Err(e),
     };
     match made {
-        Ok((hook, secret)) => Ok(settings_webhook::created(&state, &at, who, hook, secret).await),
+        Ok((hook, secret)) => Ok(settings_webhook::created(&state, &at, &who, &hook, &secret)),
         Err(e) if e.code() == "confirmation_required" => {
             let back = typed.back_to(&at.link("/settings/webhooks/new"));
             Ok(redirect(&with_query(
