@@ -52,6 +52,7 @@ mod hostile_pdf;
 mod http;
 mod journey_browser;
 mod keep_alive;
+mod languages;
 mod login_limits;
 mod mail;
 mod mail_links;

@@ -46,6 +46,7 @@ const NOT_OWNERS: &[(&str, &str)] = &[
     ("/sign/{}/account", "the signing link is the credential"),
     ("/sign/{}/pages/{}", "the signing link is the credential"),
     ("/sign/{}", "the signing link is the credential"),
+    ("/sign/{}/download", "the signing link is the credential"),
     (
         "/sign/{}/fields/{}/signature.png",
         "the signing link is the credential",
@@ -66,6 +67,7 @@ const NOT_OWNERS: &[(&str, &str)] = &[
     ("/account/name", "the user's own account"),
     ("/account/password", "the user's own account"),
     ("/account/email", "the user's own account"),
+    ("/account/language", "the user's own account"),
     ("/account/email/{}", "the mail's token is the credential"),
     ("/account/totp/start", "the user's own account"),
     ("/account/totp/confirm", "the user's own account"),

@@ -142,6 +142,8 @@ pub struct TemplateMeta {
     #[schema(required = true)]
     pub redirect_url: Option<String>,
     pub signing_order: SigningOrder,
+    /// The language its documents' recipients read.
+    pub language: crate::core::i18n::Lang,
 }
 
 impl TemplateMeta {
@@ -155,6 +157,7 @@ impl TemplateMeta {
             template_id,
             redirect_url: m.redirect_url,
             signing_order: m.signing_order,
+            language: m.language,
         }
     }
 }

@@ -12,7 +12,7 @@ use crate::signing::documents::Status;
 use crate::signing::documents::audit::{self, Actor, Happened};
 use crate::signing::documents::audit_data::Downloaded;
 
-/// The sealed PDF of the link's document, for its recipient; 409 until everyone has signed and
+/// The sealed PDF of the link's document, for its recipient; 400 until everyone has signed and
 /// it is sealed, a 404 for an unknown link, 401 where the document asks for the recipient's
 /// account and this visit is not signed in to it.
 pub async fn download(
