@@ -153,10 +153,12 @@ fn assert_template_meta_and_file(t: &Value, id: i64, pdf: &[u8]) {
             "dateFormat",
             "templateId",
             "redirectUrl",
-            "signingOrder"
+            "signingOrder",
+            "language"
         ])
     );
     assert!(meta["id"].is_string());
+    assert_eq!(meta["language"], "en", "the signing service's default");
     assert_eq!(meta["templateId"], json!(id), "an integer");
     assert_eq!(meta["subject"], "Your lease");
     assert_eq!(meta["timezone"], "Europe/Paris");
