@@ -151,7 +151,7 @@ fn on_postgres_a_database_of_the_version_before_gains_the_table() {
     open()
         .write_blocking(|c| {
             // Back to version 14: without what 0015 and the migrations after it made (the
-            // columns of 0027 go with the table `teams`).
+            // columns of 0027 and 0028 go with the table `teams`, but for users' language).
             Ok(c.execute_batch(
                 "DROP TABLE rate_windows; DROP INDEX documents_pending;
                  ALTER TABLE sessions DROP COLUMN confirmed_at;
@@ -182,6 +182,7 @@ fn on_postgres_a_database_of_the_version_before_gains_the_table() {
                  ALTER TABLE api_keys DROP COLUMN team_id;
                  ALTER TABLE webhooks DROP COLUMN team_id;
                  DROP TABLE team_invitations, team_members, teams;
+                 ALTER TABLE users DROP COLUMN language;
                  UPDATE docket_schema SET version = 14",
             )?)
         })
