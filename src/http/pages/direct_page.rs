@@ -104,9 +104,9 @@ impl Problems {
         }
     }
 
-    /// The use case's refusal as the form shows it: a sentence next to the box it is about,
-    /// in the page's language (English keeps the use case's own words).
-    fn of(e: &AppError, tr: Tr) -> Problems {
+    /// The use case's refusal as the form shows it: a sentence next to the box it is about
+    /// (the use case's words; `in_language` words them for the page).
+    fn of(e: &AppError) -> Problems {
         let sentence = |s: &str| {
             let mut c = s.chars();
             match c.next() {
@@ -115,11 +115,8 @@ impl Problems {
             }
         };
         let mut p = Problems::default();
-        let english = tr.lang() == Lang::En;
         for d in e.details() {
             match d.path.as_str() {
-                "name" if !english => p.name = tr.t("direct-bad-name"),
-                "email" if !english => p.email = tr.t("direct-bad-email"),
                 "name" => p.name = sentence(&d.message),
                 "email" => p.email = sentence(&d.message),
                 _ => p.form = Some(sentence(&d.message)),
@@ -129,6 +126,23 @@ impl Problems {
             p.form = Some(sentence(&e.public_message()));
         }
         p
+    }
+
+    /// The refusals next to the boxes in the page's language: English keeps the use case's
+    /// own words, another language says what each box needs.
+    fn in_language(&self, tr: Tr) -> Problems {
+        let english = tr.lang() == Lang::En;
+        let said = |mine: &str, id: &str| match mine {
+            "" => String::new(),
+            _ if english => mine.to_string(),
+            _ => tr.t(id),
+        };
+        Problems {
+            name: said(&self.name, "direct-bad-name"),
+            email: said(&self.email, "direct-bad-email"),
+            form: self.form.clone(),
+            expired: self.expired,
+        }
     }
 }
 
@@ -160,6 +174,7 @@ async fn shown(
     let invitation = direct::invitation(&state.ctx(), token.clone()).await?;
     let (csrf, set_cookie) = pre_session_token(state, "direct", cookie_header);
     let tr = invitation.language.tr();
+    let problems = &problems.in_language(tr);
     let shown = DirectPage {
         tr,
         then: next_ones(tr, &invitation.then),
@@ -206,8 +221,7 @@ async fn start(
     match start_document(&ctx, token.clone(), typed.clone(), origin.clone(), max_open).await {
         Ok(signing) => Ok(redirect(&format!("/sign/{signing}"))),
         Err(e @ AppError::BadRequest { .. }) => {
-            let tr = direct::invitation(&ctx, token.clone()).await?.language.tr();
-            shown(&state, token, c, origin, &typed, &Problems::of(&e, tr)).await
+            shown(&state, token, c, origin, &typed, &Problems::of(&e)).await
         }
         Err(e) => Err(e),
     }
