@@ -1,11 +1,12 @@
 //! Build script: records the git commit for `docket version`; gzips every file under `assets/`
 //! (at its best level, with no name or time in the header, so the bytes depend only on the
 //! file) into `OUT_DIR/assets/`, which include_dir embeds and the server sends as it is to
-//! clients that accept gzip (`core::assets`; 253,584 -> about 105,000 bytes), rerunning when
-//! anything under `assets/` changes; and compresses into `OUT_DIR` (zlib at its best level) what
-//! the binary embeds but seldom reads: the sealing font `fonts/DejaVuSans.ttf` (759,720 -> 381,836 bytes;
-//! `signing::pdf::seal::font` inflates it once) and the generated part of the OpenAPI document
-//! (`src/http/api/openapi/generated.json`, written by a unit test; `http::api::openapi`).
+//! clients that accept gzip (`core::assets`; the sealing font `fonts/DejaVuSans.ttf` among them,
+//! 759,720 -> about 382,000 bytes, which `signing::pdf::seal::font` inflates once and the signing
+//! page shows filled values in), rerunning when anything under `assets/` changes; and
+//! compresses into `OUT_DIR` (zlib at its best level) what the binary embeds but seldom reads:
+//! the generated part of the OpenAPI document (`src/http/api/openapi/generated.json`, written by
+//! a unit test; `http::api::openapi`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -13,10 +14,8 @@ use std::process::Command;
 fn main() {
     println!("cargo:rerun-if-changed=assets");
     println!("cargo:rerun-if-changed=schema.sql");
-    println!("cargo:rerun-if-changed=fonts/DejaVuSans.ttf");
     println!("cargo:rerun-if-changed=src/http/api/openapi/generated.json");
     gzip_tree(Path::new("assets"), &out_dir().join("assets"));
-    compress("fonts/DejaVuSans.ttf", "DejaVuSans.ttf.zlib");
     compress(
         "src/http/api/openapi/generated.json",
         "openapi-generated.json.zlib",

@@ -12,6 +12,7 @@ import { call as request } from './request.js';
 import * as Auth from './sign-auth.js';
 import { el } from './dom.js';
 import { dialog } from './sign-ui.js';
+import { fitValue } from './fit-value.js';
 
 start();
 
@@ -74,7 +75,19 @@ function start() {
     if (['SIGNATURE', 'FREE_SIGNATURE', 'INITIALS'].includes(f.type) && f.value) {
       return el('span', { class: 'sign-typed' }, f.value);
     }
+    // A value as the seal writes it: a checkbox's choices after a check mark.
+    if (f.value) {
+      const shown = f.type === 'CHECKBOX' ? checked(f) : f.value;
+      if (shown) return el('span', { class: 'sign-text' }, shown);
+    }
     return fieldText(f);
+  }
+
+  function checked(f) {
+    try {
+      const labels = JSON.parse(f.value);
+      return labels.length ? '\u2713 ' + labels.join(', ') : '';
+    } catch (_) { return f.value; }
   }
 
   // A field button's accessible name: what it shows (a value, or its label), then its label
@@ -210,7 +223,7 @@ function start() {
     d.pages.forEach((size, i) => {
       const n = i + 1;
       const pageBox = el('div', {
-        class: 'sign-page', style: { aspectRatio: size[0] + ' / ' + size[1] },
+        class: 'sign-page', style: { aspectRatio: size[0] + ' / ' + size[1] }, 'data-pt-width': size[0],
         'aria-label': t('script-page-of', { n, total: d.pages.length }), role: 'group',
       });
       pageBox.append(el('img', {
@@ -232,23 +245,22 @@ function start() {
     });
     root.append(pages);
     if (active) root.append(actionBar(setup));
-    fitTyped();
+    fitValues();
   }
 
-  // Typed signatures as large as their box allows, as the sealed PDF stamps them: 70% of the
-  // box's height, smaller when the name is too wide for it.
-  function fitTyped() {
-    for (const span of root.querySelectorAll('.sign-field .sign-typed')) {
+  // Values and typed signatures laid out as the sealed PDF stamps them (fit-value.js).
+  function fitValues() {
+    for (const span of root.querySelectorAll('.sign-field .sign-typed, .sign-field .sign-text')) {
       const box = span.parentElement;
-      let size = box.clientHeight * 0.7;
-      span.style.fontSize = size + 'px';
-      const room = box.clientWidth - 8;
-      if (span.scrollWidth > room) span.style.fontSize = Math.max(6, size * room / span.scrollWidth) + 'px';
+      const page = box.parentElement;
+      const f = state.fields.find((x) => String(x.id) === box.dataset.fieldId);
+      const align = f && f.fieldMeta ? f.fieldMeta.textAlign : undefined;
+      fitValue(span, box, page.clientWidth / Number(page.dataset.ptWidth), align);
     }
   }
-  window.addEventListener('resize', () => { if (state) fitTyped(); });
+  window.addEventListener('resize', () => { if (state) fitValues(); });
   // The script face loads when first used: fit again once it has.
-  if (document.fonts) document.fonts.addEventListener('loadingdone', () => { if (state) fitTyped(); });
+  if (document.fonts) document.fonts.addEventListener('loadingdone', () => { if (state) fitValues(); });
 
   async function save(f, body) {
     await call('/fields/' + f.id, body);

@@ -38,6 +38,12 @@ try {
   const problems = watch(page, origin);
   await page.goto(link);
   await page.locator('#sign-bar').waitFor();
+  // The German count, longer than the English, wraps on the bar rather than running off it.
+  const count = await page.locator('#sign-progress-text').boundingBox();
+  const bar = await page.locator('#sign-progress').boundingBox();
+  assert.ok(count.x + count.width <= PHONE.width - 8, 'the count is on screen: ' + JSON.stringify(count));
+  assert.ok(bar.width >= 40, 'the bar keeps some width: ' + JSON.stringify(bar));
+  await page.screenshot({ path: `${outDir}/language-de-start-phone.png` });
   await page.locator('.sign-field').first().tap();
   const dialog = page.locator('dialog');
   await dialog.waitFor();

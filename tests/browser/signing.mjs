@@ -41,6 +41,42 @@ async function pagesRendered(page) {
 
 const bothSizes = (page, name, label) => bothSizesIn(page, outDir, name, label);
 
+// Every filled value and typed signature on the page as laid out, in points from its page's
+// top-left corner (the sealed PDF's terms, for signing_e2e to compare with `pdftotext -bbox`);
+// each must be one line inside its box, clear of the box's padding, in the seal's face, loaded.
+async function valuesAsLaidOut(page, label) {
+  await page.evaluate(async () => {
+    await document.fonts.ready;
+    await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  });
+  const values = await page.evaluate(() => [...document.querySelectorAll('.sign-field .sign-text, .sign-field .sign-typed')].map((span) => {
+    const box = span.parentElement;
+    const sheet = box.parentElement;
+    const perPt = sheet.clientWidth / Number(sheet.dataset.ptWidth);
+    const s = span.getBoundingClientRect();
+    const b = box.getBoundingClientRect();
+    const p = sheet.getBoundingClientRect();
+    const size = parseFloat(getComputedStyle(span).fontSize);
+    const family = getComputedStyle(span).fontFamily;
+    return {
+      type: box.dataset.type, text: span.textContent, family,
+      loaded: document.fonts.check(`16px ${family.split(',')[0]}`, span.textContent),
+      left: (s.left - p.left) / perPt, right: (s.right - p.left) / perPt, size: size / perPt,
+      oneLine: Math.abs(s.height - size) < 1,
+      inside: s.left >= b.left + Math.min(b.height * 0.1, 2 * perPt) - 0.5 && s.right <= b.right - Math.min(b.height * 0.1, 2 * perPt) + 0.5,
+      share: size / b.height,
+    };
+  }));
+  for (const v of values) {
+    const where = `${label}: ${JSON.stringify(v)}`;
+    assert.ok(v.oneLine && v.inside, 'one line inside its box, ' + where);
+    assert.ok(v.share <= 0.7 + 1e-3, 'at most 70% of the box high, ' + where);
+    assert.match(v.family, v.type === 'SIGNATURE' || v.type === 'INITIALS' || v.type === 'FREE_SIGNATURE' ? /^"Docket Signature"/ : /^"Docket Text"/, where);
+    assert.ok(v.loaded, 'the face loaded, ' + where);
+  }
+  return values;
+}
+
 // The status line's text.
 async function status(page) {
   return (await page.locator('#signing-status').innerText()).trim();
@@ -180,6 +216,12 @@ async function first() {
   assert.equal(await page.locator('#next-field').count(), 0);
   assert.ok(await page.locator('#complete').isEnabled());
   await bothSizes(page, 'sign-filled', 'the filled signing page');
+  // Every value as the seal will write it, at both sizes: the same points on the page.
+  summary.desktopValues = await valuesAsLaidOut(page, 'desktop');
+  const desktopSize = page.viewportSize();
+  await page.setViewportSize(PHONE);
+  summary.phoneValues = await valuesAsLaidOut(page, 'phone');
+  await page.setViewportSize(desktopSize);
   await page.locator('#complete').click();
   await page.locator('#done').waitFor();
   await page.screenshot({ path: `${outDir}/sign-done-desktop.png`, fullPage: true });

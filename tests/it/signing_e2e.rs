@@ -46,8 +46,8 @@ fn link_in(mail: &Value, base: &str) -> String {
     text[start..].split_whitespace().next().unwrap().to_string()
 }
 
-fn run_browser(args: &[&str]) {
-    tools::browser_step("signing.mjs", args);
+fn run_browser(args: &[&str]) -> Value {
+    tools::summary(tools::browser_script("signing.mjs", args))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -69,12 +69,15 @@ async fn two_signers_an_approver_and_a_cc_sign_through_mail_and_browser() {
     let (s, v) = api.send_with(id, json!({})).await;
     assert_eq!(s, 200, "{v}");
 
-    everyone_signs_from_their_mail(&app, md, att, &created).await;
+    let shown = everyone_signs_from_their_mail(&app, md, att, &created).await;
 
     // Sealed and completed; everyone, the CC and the owner included, gets the sealed PDF.
     wait_completed(&api, id).await;
     let pdf = everyone_receives_the_sealed_pdf(md, att).await;
     assert_sealed_pdf_passes_the_tools(&pdf);
+    for size in ["desktopValues", "phoneValues"] {
+        assert_values_stand_where_the_page_showed_them(&pdf, &shown[size]);
+    }
     app.stop().await;
 }
 
@@ -169,7 +172,7 @@ async fn everyone_signs_from_their_mail(
     md: &MailBox,
     att: &Path,
     created: &Created,
-) {
+) -> Value {
     let r = &created["recipients"];
     // Only the first signer is e-mailed; she follows her link.
     let first = wait_mail(md, att, "ann@example.com", "Your lease").await;
@@ -180,7 +183,7 @@ async fn everyone_signs_from_their_mail(
             .all(|m| !m["to"].as_str().unwrap().contains("bea@"))
     );
     let bea_link = r[1]["signingUrl"].as_str().unwrap().to_string();
-    run_browser(&["first", &ann_link, &bea_link]);
+    let shown = run_browser(&["first", &ann_link, &bea_link]);
     for shot in ["sign-start", "sign-filled"] {
         for size in ["desktop", "phone"] {
             let path = tools::screenshots().join(format!("{shot}-{size}.png"));
@@ -202,6 +205,45 @@ async fn everyone_signs_from_their_mail(
         .to_string();
     let (s, _) = app.signer(&abe_token).complete(json!({})).await;
     assert_eq!(s, 200);
+    shown
+}
+
+/// Each value the first signer's page showed (`valuesAsLaidOut` in signing.mjs: its first and
+/// last points from the page's left edge, at one viewport size) starts and ends in the sealed
+/// PDF where the page showed it, within half a point: the same face, size and place.
+fn assert_values_stand_where_the_page_showed_them(pdf: &str, shown: &Value) {
+    let (ok, html) = tools::run("pdftotext", &["-bbox", "-f", "1", "-l", "1", pdf, "-"]);
+    assert!(ok, "{html}");
+    let words: Vec<(String, f64, f64)> = html
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim();
+            let attr = |name: &str| -> Option<f64> {
+                let at = l.find(&format!("{name}=\""))? + name.len() + 2;
+                l[at..].split('"').next()?.parse().ok()
+            };
+            let text = l.strip_prefix("<word ")?.split_once('>')?.1;
+            let text = text.strip_suffix("</word>")?;
+            Some((text.replace("&amp;", "&"), attr("xMin")?, attr("xMax")?))
+        })
+        .collect();
+    let shown = shown.as_array().expect("values as laid out");
+    assert!(shown.len() >= 6, "the filled values: {shown:?}");
+    for v in shown {
+        let text = v["text"].as_str().unwrap();
+        let want: Vec<&str> = text.split_whitespace().collect();
+        let at = words
+            .windows(want.len())
+            .find(|w| w.iter().map(|x| x.0.as_str()).eq(want.iter().copied()))
+            .unwrap_or_else(|| panic!("{text:?} is not on the sealed page: {words:?}"));
+        let (left, right) = (at[0].1, at[want.len() - 1].2);
+        let (page_left, page_right) = (v["left"].as_f64().unwrap(), v["right"].as_f64().unwrap());
+        assert!(
+            (left - page_left).abs() < 0.5 && (right - page_right).abs() < 0.5,
+            "{text:?} ({}) spans {left:.2}..{right:.2} pt in the PDF, {page_left:.2}..{page_right:.2} on the page",
+            v["type"]
+        );
+    }
 }
 
 /// Waits (60 s at most) until document `id` is COMPLETED.

@@ -1,8 +1,8 @@
-//! The fonts of sealed PDFs: DejaVu Sans for text ([`Face::Text`], `fonts/`, kept in the binary
-//! zlib-compressed by `build.rs` and inflated once on first use: 760 KB of file for 382, and it
-//! is never served) and Dancing Script (`assets/fonts/`, served to the signing page too), a
-//! script face under the SIL OFL 1.1 that allows embedding, for typed signatures
-//! ([`Face::Signature`]; the signing page shows them in the same face). Each is
+//! The fonts of sealed PDFs, both embedded assets (`assets/fonts/`, gzipped by `build.rs`,
+//! inflated once on first use) that the signing page shows values in too, so that what a signer
+//! sees is what gets sealed: DejaVu Sans for text ([`Face::Text`]; 760 KB of file for 382) and
+//! Dancing Script, a script face under the SIL OFL 1.1 that allows embedding, for typed
+//! signatures ([`Face::Signature`]). Each is
 //! embedded as a subset in a Type0 font with Identity-H encoding and a ToUnicode map, so any
 //! text the font has glyphs for is drawn and can be copied or searched: a CIDFontType2 for
 //! TrueType outlines, a CIDFontType0 with an OpenType program (`FontFile3`) for CFF ones.
@@ -37,34 +37,16 @@ impl Face {
         }
     }
 
-    /// The font program: the text face from `fonts/`, the signature face from `assets/fonts/`.
+    /// The font program, from the embedded assets.
     fn data(self) -> Result<&'static [u8], PdfError> {
         let (file, _, _) = self.names();
-        match self {
-            Face::Text => text_font(),
-            Face::Signature => {
-                let asset: &'static crate::core::assets::Asset =
-                    crate::core::assets::get(&format!("fonts/{file}")).ok_or_else(|| {
-                        PdfError::Seal(format!("the font {file} is not embedded"))
-                    })?;
-                asset
-                    .plain()
-                    .map_err(|e| PdfError::Seal(format!("the font {file}: {e}")))
-            }
-        }
+        let asset: &'static crate::core::assets::Asset =
+            crate::core::assets::get(&format!("fonts/{file}"))
+                .ok_or_else(|| PdfError::Seal(format!("the font {file} is not embedded")))?;
+        asset
+            .plain()
+            .map_err(|e| PdfError::Seal(format!("the font {file}: {e}")))
     }
-}
-
-/// DejaVu Sans, inflated from the binary on first use and kept.
-fn text_font() -> Result<&'static [u8], PdfError> {
-    static DEFLATED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/DejaVuSans.ttf.zlib"));
-    static INFLATED: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
-    if let Some(data) = INFLATED.get() {
-        return Ok(data);
-    }
-    let data = crate::core::assets::inflate(DEFLATED)
-        .map_err(|e| PdfError::Seal(format!("the font DejaVuSans.ttf: {e}")))?;
-    Ok(INFLATED.get_or_init(|| data))
 }
 
 pub(super) struct Font {
@@ -293,18 +275,17 @@ pub(super) fn lopdf_error(e: lopdf::Error) -> PdfError {
 mod tests {
     use super::*;
 
-    /// The text face comes out of the binary as the file in `fonts/`, byte for byte, and is
-    /// inflated once; its licence is embedded (and served) as before.
+    /// The text face comes out of the binary as the file, byte for byte, and is inflated once;
+    /// it is served (the signing page writes values in it) with its licence.
     #[test]
-    fn the_compressed_text_font_inflates_to_the_file() {
-        let file = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/fonts/DejaVuSans.ttf"));
-        let first = text_font().unwrap();
+    fn the_embedded_text_font_inflates_to_the_file() {
+        let file = std::fs::read(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/assets/fonts/DejaVuSans.ttf"
+        ));
+        let first = Face::Text.data().unwrap();
         assert_eq!(first, file.unwrap().as_slice());
-        assert!(std::ptr::eq(first, text_font().unwrap()));
-        assert!(
-            crate::core::assets::get("fonts/DejaVuSans.ttf").is_none(),
-            "not served"
-        );
+        assert!(std::ptr::eq(first, Face::Text.data().unwrap()));
         let licence = crate::core::assets::get("fonts/DejaVuSans-LICENSE.txt");
         assert!(licence.is_some(), "its licence travels with the binary");
     }
