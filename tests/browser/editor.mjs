@@ -30,7 +30,7 @@ const saved = (text) => page.locator('#editor-status').filter({ hasText: text })
 // Where a pressed palette item puts a field on the first page (in the page, for evaluate): the
 // middle of the page's part on the screen, in percent of the page's height.
 function lookingAt() {
-  const r = document.querySelector('.ed-page').getBoundingClientRect();
+  const r = document.querySelector('.ed-page img').getBoundingClientRect();
   const top = Math.max(r.top, 0);
   const bottom = Math.min(r.bottom, window.innerHeight);
   return (((top + bottom) / 2 - r.top) / r.height) * 100;
@@ -212,10 +212,10 @@ try {
   await selectsShowArrows(page, 'editor fields');
   await forShowsWholeNames('fields, desktop');
 
-  // Drags palette type `name` to (fx, fy), fractions of page 1; the new field's top-left corner
-  // in percent, as the editor centres it on the drop point.
+  // Drags palette type `name` to (fx, fy), fractions of page 1 as it shows (its image, inside
+  // the sheet's border); the drop point in percent, where the editor centres the field.
   async function drag(name, fx, fy) {
-    const box = await page.locator('.ed-page').first().boundingBox();
+    const box = await page.locator('.ed-page img').first().boundingBox();
     const item = await page.locator('.palette-item', { hasText: new RegExp(`^${name}$`) }).boundingBox();
     await page.mouse.move(item.x + item.width / 2, item.y + item.height / 2);
     await page.mouse.down();
@@ -239,8 +239,9 @@ try {
   for (const [type, drop] of [['TEXT', textDrop], ['SIGNATURE', sigDrop]]) {
     const f = fieldOf(type);
     const c = corner(drop, f);
-    close((f.pageX * W) / 100, c.x, `${type} x`, 0.05);
-    close((f.pageY * H) / 100, c.y, `${type} y`, 0.05);
+    // Exact to a tenth of a point.
+    close((f.pageX * W) / 100, c.x, `${type} x`, 0.1);
+    close((f.pageY * H) / 100, c.y, `${type} y`, 0.1);
     placed[type] = { x: (f.pageX * W) / 100, y: (f.pageY * H) / 100, w: (f.pageWidth * W) / 100, h: (f.pageHeight * H) / 100 };
   }
   // Keyboard: the text field 3 points right (arrows) and 10 down (Shift+arrow).

@@ -53,12 +53,19 @@ export function createCanvas(container, opts) {
   new ResizeObserver(sharpen).observe(container);
   sharpen();
 
-  // Where (client) point x, y falls: the page and the percentages from its top-left corner.
+  // The page as shown: its image, inside the sheet's border, which fields are placed in
+  // percent of (the field layer covers exactly it).
+  const shown = (i) => pages[i].layer.getBoundingClientRect();
+
+  // Where (client) point x, y falls: the page and the percentages from its top-left corner (a
+  // point on the sheet's border counts as the page's edge).
   function pageAt(x, y) {
     for (const [i, p] of pages.entries()) {
-      const r = p.page.getBoundingClientRect();
-      if (x >= r.left && x <= r.right && y >= r.top && y <= r.bottom) {
-        return { pageNumber: i + 1, x: ((x - r.left) / r.width) * 100, y: ((y - r.top) / r.height) * 100 };
+      const b = p.page.getBoundingClientRect();
+      if (x >= b.left && x <= b.right && y >= b.top && y <= b.bottom) {
+        const r = shown(i);
+        const pct = (v, from, size) => Math.min(Math.max(((v - from) / size) * 100, 0), 100);
+        return { pageNumber: i + 1, x: pct(x, r.left, r.width), y: pct(y, r.top, r.height) };
       }
     }
     return null;
@@ -68,10 +75,10 @@ export function createCanvas(container, opts) {
   function visiblePage() {
     let best = 1;
     let most = 0;
-    for (const [i, p] of pages.entries()) {
-      const r = p.page.getBoundingClientRect();
-      const shown = Math.min(r.bottom, window.innerHeight) - Math.max(r.top, 0);
-      if (shown > most) { most = shown; best = i + 1; }
+    for (const i of pages.keys()) {
+      const r = shown(i);
+      const inView = Math.min(r.bottom, window.innerHeight) - Math.max(r.top, 0);
+      if (inView > most) { most = inView; best = i + 1; }
     }
     return best;
   }
@@ -80,7 +87,7 @@ export function createCanvas(container, opts) {
   // percent from its top-left corner.
   function lookingAt() {
     const n = visiblePage();
-    const r = pages[n - 1].page.getBoundingClientRect();
+    const r = shown(n - 1);
     const top = Math.max(r.top, 0);
     const bottom = Math.min(r.bottom, opts.viewBottom ? opts.viewBottom() : window.innerHeight);
     const y = bottom > top ? (((top + bottom) / 2 - r.top) / r.height) * 100 : 50;
@@ -170,7 +177,7 @@ export function createCanvas(container, opts) {
     el.focus({ preventScroll: true });
     const handle = e.target.dataset.handle;
     const before = geometry(f);
-    const rect = pages[f.pageNumber - 1].page.getBoundingClientRect();
+    const rect = shown(f.pageNumber - 1);
     const start = [e.clientX, e.clientY];
     el.setPointerCapture(e.pointerId);
     const move = (ev) => {
