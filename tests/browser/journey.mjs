@@ -105,7 +105,7 @@ try {
   const [W, H] = (await page.locator('#editor').getAttribute('data-sizes')).split(' ')[0].split('x').map(Number);
   const forWhom = (label) => page.getByLabel('For', { exact: true }).selectOption({ label });
   async function drag(name, fx, fy) {
-    const box = await page.locator('.ed-page').first().boundingBox();
+    const box = await page.locator('.ed-page img').first().boundingBox();
     const item = await page.locator('.palette-item', { hasText: new RegExp(`^${name}$`) }).boundingBox();
     const n = await page.locator('.ed-field').count();
     await page.mouse.move(item.x + item.width / 2, item.y + item.height / 2);
@@ -123,7 +123,7 @@ try {
   await page.locator('.palette-item', { hasText: /^Text$/ }).focus();
   // Where Enter puts it: centred across the page, down at the middle of the page's part in view.
   const lookY = await page.evaluate(() => {
-    const r = document.querySelector('.ed-page').getBoundingClientRect();
+    const r = document.querySelector('.ed-page img').getBoundingClientRect();
     return (((Math.max(r.top, 0) + Math.min(r.bottom, window.innerHeight)) / 2 - r.top) / r.height) * 100;
   });
   await page.keyboard.press('Enter');
