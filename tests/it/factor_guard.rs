@@ -367,7 +367,12 @@ async fn a_session_cookie_alone_changes_no_second_factor() {
     // A current code confirms; then the app can be replaced and the passkey removed.
     let code = settled_code(&secret, 1).await;
     assert_eq!(confirm_with(&app, &thief, ("code", &code)).await, 303);
-    assert_eq!(start_totp(&app, &thief).await.0, 200);
+    let (s, to) = start_totp(&app, &thief).await;
+    assert_eq!(
+        (s, to.as_str()),
+        (303, "/account/totp"),
+        "a new app's enrolment"
+    );
     assert_eq!(remove_first_passkey(&app, &thief).await, 303);
     let (_, html) = account_page(&app, &thief).await;
     assert!(html.contains("No passkeys yet"));

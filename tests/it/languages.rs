@@ -211,7 +211,7 @@ async fn the_team_default_comes_first_then_the_makers_account_and_the_direct_lin
     let app = TestApp::spawn().await;
     let d = app.data_dir();
     let ada = app.user_with_key("ada@example.com", "standard");
-    crate::support::api::add_user(&d, "bob@example.com", &["--name", "Bob"]);
+    crate::support::login::add_account(&d, "bob@example.com", "Bob");
     docket(
         &d,
         &[
@@ -228,13 +228,50 @@ async fn the_team_default_comes_first_then_the_makers_account_and_the_direct_lin
     let bob_team = key(&app, "bob@example.com", Some("sales"));
     let bob = key(&app, "bob@example.com", None);
 
-    // Bob's account default (as the account page sets it) for his personal documents.
-    let db = app.db_rw();
-    db.execute(
-        "UPDATE users SET language = 'it' WHERE email = 'bob@example.com'",
-        [],
-    )
-    .unwrap();
+    // Bob's account default, chosen on his account page, for his personal documents; a code
+    // the page does not offer is refused beside the box, and changes nothing.
+    let bob_web = crate::support::login::browser(&app, "bob@example.com").await;
+    let post = |language: &'static str| {
+        app.client
+            .post(app.url("/account/language"))
+            .header("cookie", &bob_web.cookie)
+            .form(&[
+                ("csrf_token", bob_web.csrf.as_str()),
+                ("language", language),
+            ])
+            .send()
+    };
+    let bad = post("xx").await.unwrap();
+    assert_eq!(
+        bad.status(),
+        422,
+        "a refused form, as the account page's others"
+    );
+    let html = bad.text().await.unwrap();
+    assert!(
+        html.contains("id=\"language-error\""),
+        "the refusal beside the box"
+    );
+    let saved = post("it").await.unwrap();
+    assert_eq!(saved.status(), 303);
+    assert_eq!(
+        saved.headers()["location"],
+        "/account?done=language#recipients-language"
+    );
+    let page = app
+        .client
+        .get(app.url("/account?done=language"))
+        .header("cookie", &bob_web.cookie)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        page.contains("<option value=\"it\" lang=\"it\" selected"),
+        "the page shows the choice"
+    );
     let mine = bob.create_document(one_signer(json!({}))).await;
     assert_eq!(
         bob.document(mine.document_id()).await["meta"]["language"],

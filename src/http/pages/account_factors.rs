@@ -1,5 +1,6 @@
 //! The account page's second factors (`factors`): TOTP enrolment with a QR code drawn here and
-//! recovery codes, turning TOTP off, and passkeys (add, rename, remove). Forms carry CSRF tokens
+//! recovery codes (post, redirect, get: the enrolment's own page, the codes shown once through
+//! `shown_once`), turning TOTP off, and passkeys (add, rename, remove). Forms carry CSRF tokens
 //! bound to the session; the passkey calls are JSON with the token in `X-CSRF-Token`. The use
 //! cases are `factors::account`.
 
@@ -14,8 +15,9 @@ use serde::de::IgnoredAny;
 
 use crate::http::body::{json, optional_json};
 use crate::http::reply::{self, Format, form_status, json_response, page, page_as, redirect};
-use crate::http::session::{FACTORS, SignedIn, call_csrf, form_csrf};
-use crate::http::session::{safe_next, urlencode};
+use crate::http::session::{FACTORS, NextQuery, SignedIn, call_csrf, form_csrf};
+use crate::http::session::{cookies, csrf_token, safe_next, signed_in, urlencode};
+use crate::http::shown_once;
 
 use crate::core::error::AppError;
 use crate::core::lenient::OrDefault;
@@ -34,10 +36,26 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     totp(state.clone()).or(passkeys(state)).unify().boxed()
 }
 
-/// The TOTP forms: start, confirm, turn off.
+/// The TOTP forms (start, confirm, turn off), each answered by a redirect to a page: the
+/// enrolment under way, and the recovery codes, which cross the redirect once (`shown_once`).
 fn totp(state: AppState) -> BoxedFilter<(Response,)> {
     let s = || crate::http::with_state(state.clone());
     let form = || form_csrf::<TotpForm>(&state, FACTORS, "/account");
+    let enrolment = warp::path!("account" / "totp")
+        .and(warp::get())
+        .and(s())
+        .and(signed_in(&state, "/account"))
+        .and(crate::http::body::query::<NextQuery>())
+        .then(totp_page)
+        .map(reply::answer);
+    let codes = warp::path!("account" / "totp" / "recovery-codes")
+        .and(warp::get())
+        .and(s())
+        .and(signed_in(&state, "/account"))
+        .and(crate::http::body::query::<NextQuery>())
+        .and(cookies())
+        .then(recovery_codes)
+        .map(reply::answer);
     let start = warp::path!("account" / "totp" / "start")
         .and(warp::post())
         .and(s())
@@ -56,7 +74,16 @@ fn totp(state: AppState) -> BoxedFilter<(Response,)> {
         .and(form())
         .then(totp_disable)
         .map(reply::answer);
-    start.or(confirm).unify().or(disable).unify().boxed()
+    enrolment
+        .or(codes)
+        .unify()
+        .or(start)
+        .unify()
+        .or(confirm)
+        .unify()
+        .or(disable)
+        .unify()
+        .boxed()
 }
 
 /// The passkeys: the JSON calls that add one, and the forms that rename or remove one.
@@ -175,7 +202,15 @@ fn enrol_page(csrf: &str, e: &Enrolment, next: Option<&str>, error: Option<&str>
     page_as(form_status(error, StatusCode::BAD_REQUEST), Ok(page))
 }
 
-/// `POST /account/totp/start`: the enrolment page.
+/// `page` (`/account/totp` or its recovery codes) with the `next` it was given.
+fn with_next(page: &str, next: Option<&str>) -> String {
+    match next {
+        Some(n) => format!("{page}?next={}", urlencode(n)),
+        None => page.into(),
+    }
+}
+
+/// `POST /account/totp/start`: an enrolment begins; 303 to its page.
 async fn totp_start(
     state: AppState,
     (session, user): SignedIn,
@@ -183,31 +218,91 @@ async fn totp_start(
 ) -> Result<Response, AppError> {
     let next = next_of(&form);
     match account::start_totp(&state.ctx(), &state.factors, &user, session).await {
-        Ok(e) => Ok(enrol_page(&form.csrf_token, &e, next.as_deref(), None)),
+        Ok(_) => Ok(redirect(&with_next("/account/totp", next.as_deref()))),
         Err(e) => refused_page(e, next.as_deref()),
     }
 }
 
-/// `POST /account/totp/confirm`: the recovery codes, or the enrolment page again.
+/// `GET /account/totp`: the enrolment under way (a reload shows the same key), or the account
+/// page when none is.
+async fn totp_page(
+    state: AppState,
+    (session, user): SignedIn,
+    q: NextQuery,
+) -> Result<Response, AppError> {
+    let next = q
+        .next
+        .filter(|n| !n.is_empty())
+        .map(|n| safe_next(Some(&n)));
+    let Some(e) = account::pending_totp(&state.ctx(), &state.factors, &user).await? else {
+        return Ok(redirect(&account_link(next.as_deref())));
+    };
+    let csrf = csrf_token(&state, FACTORS, &session);
+    Ok(no_store(enrol_page(&csrf, &e, next.as_deref(), None)))
+}
+
+/// `POST /account/totp/confirm`: TOTP on, 303 to the recovery codes, which cross the redirect
+/// sealed for this session and page (`shown_once`); a refused code, the enrolment page again
+/// with why.
 async fn totp_confirm(
     state: AppState,
-    (_, user): SignedIn,
+    (session, user): SignedIn,
     form: TotpForm,
 ) -> Result<Response, AppError> {
     let next = next_of(&form);
     let (csrf, code) = (form.csrf_token, form.code);
     Ok(
         match account::confirm_totp(&state.ctx(), &state.factors, &user, code).await? {
-            Confirmation::RecoveryCodes(codes) => recovery_codes_page(&codes, next.as_deref()),
+            Confirmation::RecoveryCodes(codes) => shown_once::redirect(
+                &state,
+                &session,
+                &with_next(CODES, next.as_deref()),
+                &codes.join("\n"),
+            ),
             Confirmation::Refused {
                 why,
                 enrolment: Some(en),
-            } => enrol_page(&csrf, &en, next.as_deref(), Some(&why)),
+            } => no_store(enrol_page(&csrf, &en, next.as_deref(), Some(&why))),
             Confirmation::Refused {
                 enrolment: None, ..
             } => redirect(&account_link(next.as_deref())),
         },
     )
+}
+
+/// The recovery codes' page.
+const CODES: &str = "/account/totp/recovery-codes";
+
+/// `GET /account/totp/recovery-codes`: the codes just made, once; afterwards (a reload, another
+/// tab) the account page, which counts the codes left.
+async fn recovery_codes(
+    state: AppState,
+    (session, _): SignedIn,
+    q: NextQuery,
+    cookies: Option<String>,
+) -> Result<Response, AppError> {
+    let next = q
+        .next
+        .filter(|n| !n.is_empty())
+        .map(|n| safe_next(Some(&n)));
+    let taken = shown_once::take(&state, cookies.as_deref(), &session, CODES);
+    let page = match taken.secret.as_deref() {
+        Some(codes) => {
+            let codes: Vec<String> = codes.lines().map(str::to_string).collect();
+            recovery_codes_page(&codes, next.as_deref())
+        }
+        None => redirect(&account_link(next.as_deref())),
+    };
+    Ok(taken.finish(page))
+}
+
+/// `resp` kept by no cache (it shows a secret).
+fn no_store(mut resp: Response) -> Response {
+    resp.headers_mut().insert(
+        http::header::CACHE_CONTROL,
+        http::HeaderValue::from_static("no-store"),
+    );
+    resp
 }
 
 /// TOTP is on: the recovery codes, shown this once.

@@ -51,6 +51,16 @@ pub async fn start_totp(
         .await
 }
 
+/// The enrolment under way (started, not yet confirmed nor expired), to show again.
+pub async fn pending_totp(
+    ctx: &Context,
+    verifier: &Verifier,
+    user: &User,
+) -> Result<Option<Enrolment>, AppError> {
+    let (v, id, email) = (verifier.clone(), user.id, user.email.clone());
+    ctx.db.read(move |c| v.totp_pending(c, id, &email)).await
+}
+
 /// How a confirmation code was taken.
 pub enum Confirmation {
     /// TOTP is on: the recovery codes, shown once.
@@ -91,14 +101,10 @@ pub async fn confirm_totp(
             ctx.workers.mail.wake();
             Ok(Confirmation::RecoveryCodes(codes))
         }
-        Err(e @ AppError::BadRequest { .. }) => {
-            let (v, email) = (verifier.clone(), user.email.clone());
-            let enrolment = ctx.db.read(move |c| v.totp_pending(c, id, &email)).await?;
-            Ok(Confirmation::Refused {
-                why: e.public_message(),
-                enrolment,
-            })
-        }
+        Err(e @ AppError::BadRequest { .. }) => Ok(Confirmation::Refused {
+            why: e.public_message(),
+            enrolment: pending_totp(ctx, verifier, user).await?,
+        }),
         Err(e) => Err(e),
     }
 }

@@ -158,7 +158,17 @@ pub async fn confirm_with(app: &TestApp, cookie: &str, proof: (&str, &str)) -> u
 pub async fn enrol_totp(app: &TestApp, cookie: &str) -> (Vec<u8>, Vec<String>) {
     assert_eq!(confirm_with(app, cookie, ("password", PASSWORD)).await, 303);
     let (csrf, _) = account_page(app, cookie).await;
-    let page = app
+    let get = |path: &'static str, cookie: String| async move {
+        app.client
+            .get(app.url(path))
+            .header("cookie", cookie)
+            .send()
+            .await
+            .unwrap()
+    };
+    // Post, redirect, get: the form starts the enrolment, its page shows it, and a reload
+    // shows the same key again (no second enrolment).
+    let started = app
         .client
         .post(app.url("/account/totp/start"))
         .header("cookie", cookie)
@@ -166,13 +176,19 @@ pub async fn enrol_totp(app: &TestApp, cookie: &str) -> (Vec<u8>, Vec<String>) {
         .send()
         .await
         .unwrap();
+    assert_eq!(started.status(), 303);
+    assert_eq!(started.headers()["location"], "/account/totp");
+    let page = get("/account/totp", cookie.to_string()).await;
     assert_eq!(page.status(), 200);
+    assert_eq!(page.headers()["cache-control"], "no-store");
     let html = page.text().await.unwrap();
     assert!(
         html.contains("data:image/svg+xml;base64,"),
         "a QR code is drawn"
     );
     let secret = secret_from(&html);
+    let again = get("/account/totp", cookie.to_string()).await;
+    assert_eq!(secret_from(&again.text().await.unwrap()), secret);
     // A wrong code keeps the enrolment open.
     let wrong = app
         .client
@@ -193,14 +209,45 @@ pub async fn enrol_totp(app: &TestApp, cookie: &str) -> (Vec<u8>, Vec<String>) {
         .send()
         .await
         .unwrap();
-    assert_eq!(done.status(), 200);
-    let html = done.text().await.unwrap();
+    assert_eq!(done.status(), 303);
+    assert_eq!(done.headers()["location"], "/account/totp/recovery-codes");
+    let once = crate::support::login::set_cookie_pairs(&done);
+    assert_eq!(
+        once.len(),
+        1,
+        "the codes cross the redirect in one cookie: {once:?}"
+    );
+    // The codes' page shows them once: a reload, or the page without the cookie, does not.
+    assert_eq!(
+        get("/account/totp/recovery-codes", cookie.to_string())
+            .await
+            .headers()["location"],
+        "/account"
+    );
+    let shown = get(
+        "/account/totp/recovery-codes",
+        format!("{cookie}; {}", once[0]),
+    )
+    .await;
+    assert_eq!(shown.status(), 200);
+    assert_eq!(shown.headers()["cache-control"], "no-store");
+    let cleared = crate::support::login::set_cookie_pairs(&shown);
+    assert_eq!(cleared.len(), 1, "the page clears its cookie");
+    assert!(cleared[0].ends_with('='), "{cleared:?}");
+    let html = shown.text().await.unwrap();
     let codes: Vec<String> = html
         .split("<li><code>")
         .skip(1)
         .map(|c| c.split('<').next().unwrap().to_string())
         .collect();
     assert_eq!(codes.len(), 10, "ten recovery codes");
+    assert!(
+        codes.iter().all(|c| !once[0].contains(c.as_str())),
+        "sealed in the cookie"
+    );
+    // TOTP is on, so the enrolment page has nothing to show: back to the account.
+    let over = get("/account/totp", cookie.to_string()).await;
+    assert_eq!(over.status(), 303);
     (secret, codes)
 }
 
