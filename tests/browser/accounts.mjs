@@ -92,7 +92,13 @@ try {
   await page.getByLabel('E-mail').fill(email);
   await page.getByRole('button', { name: 'Send the link' }).click();
   await page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
+  // Post, redirect, get: the page names the address once; a reload sends no second link.
+  assert.match(page.url(), /\/auth\/forgot\/sent$/);
+  assert.ok((await page.locator('#forgot-sent').innerText()).includes(email), 'the address named');
   await look(page, 'forgot-sent');
+  await page.reload();
+  await page.getByRole('heading', { name: 'Check your e-mail' }).waitFor();
+  assert.ok((await page.locator('#forgot-sent').innerText()).includes('the address you typed'), 'a reload names none');
   const reset = await mailedLink(email, /Choose a new Docket password/, '/auth/reset/');
   await page.goto(reset);
   await page.getByRole('heading', { name: 'Choose a new password' }).waitFor();

@@ -30,6 +30,7 @@ use crate::teams_walk::{Objects, objects};
 /// makes the user's own teams.
 const NOT_OWNERS: &[(&str, &str)] = &[
     ("/auth/forgot", "asks for a reset mail"),
+    ("/auth/forgot/sent", "says a reset mail went"),
     ("/auth/reset/{}", "the mail's token is the credential"),
     ("/auth/login", "signs in"),
     ("/auth/logout", "signs out"),

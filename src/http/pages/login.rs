@@ -165,8 +165,16 @@ pub(super) fn pre_session_ok(
     cookie_header: Option<&str>,
     presented: &str,
 ) -> bool {
-    let seed = cookie(cookie_header, login_cookie_name(state.tls())).unwrap_or_default();
+    let seed = pre_session_seed(state, cookie_header).unwrap_or_default();
     !seed.is_empty() && csrf::verify(&state.keys, purpose, &[seed], presented)
+}
+
+/// This browser's pre-session cookie, which binds its signed-out forms.
+pub(super) fn pre_session_seed<'a>(
+    state: &AppState,
+    cookie_header: Option<&'a str>,
+) -> Option<&'a str> {
+    cookie(cookie_header, login_cookie_name(state.tls())).filter(|s| !s.is_empty())
 }
 
 /// The signing link's token when `next` is a signing page.

@@ -1,5 +1,7 @@
 //! "Forgot password?": `GET/POST /auth/forgot` asks for the address and mails a link (the same
-//! answer whether or not it has an account); `GET/POST /auth/reset/{token}` is the link's page,
+//! answer whether or not it has an account: 303 to `/auth/forgot/sent`, which names the address
+//! once, brought across in the sealed cookie of `shown_once` bound to this browser's
+//! pre-session cookie, so a reload sends no second mail); `GET/POST /auth/reset/{token}` is the link's page,
 //! which sets the new password, ends every session of the account (and, unless the person
 //! unticks it, revokes every API token, webhook and connected app), and sends the person to
 //! sign in with it, the login page saying what was revoked. The use cases are `accounts::recovery`. A `next` (a path of this site, such as
@@ -15,10 +17,11 @@ use warp::reply::Response;
 
 use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
-use crate::http::pages::login::{pre_session_ok, pre_session_token};
+use crate::http::pages::login::{pre_session_ok, pre_session_seed, pre_session_token};
 use crate::http::reply::{self, page, page_as, redirect};
 use crate::http::server::state::AppState;
 use crate::http::session::{cookies, local_next, with_query};
+use crate::http::shown_once;
 use crate::identity::accounts::access::{RevokeAll, Revoked};
 use crate::identity::accounts::{profile, recovery};
 use crate::identity::sessions::csrf;
@@ -40,6 +43,12 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(crate::http::session::form::<Asked>())
         .then(send)
         .map(reply::answer);
+    let sent = warp::path!("auth" / "forgot" / "sent")
+        .and(warp::get())
+        .and(s())
+        .and(cookies())
+        .and(crate::http::body::query::<Asked>())
+        .map(sent);
     let show = warp::path!("auth" / "reset" / String)
         .and(warp::get())
         .and(s())
@@ -53,6 +62,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .then(reset)
         .map(reply::answer);
     ask.or(send)
+        .unify()
+        .or(sent)
         .unify()
         .or(show)
         .unify()
@@ -119,7 +130,8 @@ struct ForgotPage<'a> {
 #[derive(Template)]
 #[template(path = "auth/forgot_sent.html")]
 struct Sent<'a> {
-    email: &'a str,
+    /// The address typed, when the form's answer brought it (not after a reload).
+    email: Option<&'a str>,
     minutes: i64,
     login: String,
 }
@@ -213,11 +225,11 @@ async fn send(
     };
     let client = peer.map(|p| p.ip());
     match recovery::request(&state.ctx(), &email, client, next.as_deref()).await {
-        Ok(()) => Ok(page(Ok(Sent {
-            email: email.as_str(),
-            minutes: crate::identity::accounts::links::TTL / 60,
-            login: with_query("/auth/login", &[("next", next.as_deref())]),
-        }))),
+        Ok(()) => {
+            let to = with_query(SENT, &[("next", next.as_deref())]);
+            let seed = pre_session_seed(&state, c).unwrap_or_default();
+            Ok(shown_once::redirect(&state, seed, &to, email.as_str()))
+        }
         Err(AppError::TooManyRequests { retry_after, .. }) => {
             let why = "Too many links were asked for. Wait an hour, then try again; a link sent earlier still works.";
             let mut resp = forgot_page(&state, c, asked, Some(why), StatusCode::TOO_MANY_REQUESTS);
@@ -227,6 +239,23 @@ async fn send(
         }
         Err(e) => Err(e),
     }
+}
+
+/// "Check your e-mail".
+const SENT: &str = "/auth/forgot/sent";
+
+/// `GET /auth/forgot/sent`: "Check your e-mail", naming the address the form's answer brought
+/// (once); a reload says the same without it, and sends nothing.
+fn sent(state: AppState, cookie_header: Option<String>, q: Asked) -> Response {
+    let c = cookie_header.as_deref();
+    let seed = pre_session_seed(&state, c).unwrap_or_default();
+    let taken = shown_once::take(&state, c, seed, SENT);
+    let next = local_next(q.next.as_deref());
+    taken.finish(page(Ok(Sent {
+        email: taken.secret.as_deref(),
+        minutes: crate::identity::accounts::links::TTL / 60,
+        login: with_query("/auth/login", &[("next", next.as_deref())]),
+    })))
 }
 
 fn reset_csrf(state: &AppState, token: &str) -> String {

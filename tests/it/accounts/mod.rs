@@ -126,7 +126,9 @@ async fn signed_in(app: &TestApp, cookie: &str) -> bool {
     get(app, "/account", cookie).await.0 == 200
 }
 
-/// Asks "Forgot password?" for `email` with the form of `form`: status and page.
+/// Asks "Forgot password?" for `email` with the form of `form`, as a browser does: a refusal's
+/// status and page, or (post, redirect, get) the "Check your e-mail" page the answer's 303 leads
+/// to, which names the address once: a reload of it does not, and sends nothing.
 pub(crate) async fn forgot(app: &TestApp, form: &LoginForm, email: &str) -> (u16, String) {
     let mut fields = form.fields.clone();
     fields.push(("email".into(), email.into()));
@@ -138,7 +140,24 @@ pub(crate) async fn forgot(app: &TestApp, form: &LoginForm, email: &str) -> (u16
         .send()
         .await
         .unwrap();
-    (resp.status().as_u16(), resp.text().await.unwrap())
+    if resp.status() != 303 {
+        return (resp.status().as_u16(), resp.text().await.unwrap());
+    }
+    let to = resp.headers()["location"].to_str().unwrap().to_string();
+    assert!(to.starts_with("/auth/forgot/sent"), "{to}");
+    let once = crate::support::login::set_cookie_pairs(&resp);
+    assert_eq!(once.len(), 1, "{once:?}");
+    assert!(!once[0].contains(email), "the address is sealed: {once:?}");
+    let brought = format!("{}; {}", form.cookie, once[0]);
+    let (status, _, page) = get(app, &to, &brought).await;
+    let (again, _, reloaded) = get(app, &to, &form.cookie).await;
+    assert_eq!(again, 200);
+    assert!(reloaded.contains("the address you typed"), "{reloaded}");
+    if status == 200 {
+        let shown = email.trim().to_lowercase();
+        assert!(page.contains(&shown), "{shown} named once: {page}");
+    }
+    (status, page)
 }
 
 /// Sets `password` on the reset page at `link` (a path, with its query): status and `Location`.
