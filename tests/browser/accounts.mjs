@@ -157,6 +157,7 @@ try {
   await look(page, 'account-email-link');
   await page.getByRole('button', { name: `Use ${newEmail}` }).click();
   await page.getByRole('heading', { name: 'E-mail address changed' }).waitFor();
+  assert.match(page.url(), /\/account\/email-changed$/, 'post, redirect, get');
   await look(page, 'account-email-changed');
   await page.getByRole('link', { name: 'Go to your account' }).click();
   await page.waitForURL(/\/account$/);

@@ -70,6 +70,7 @@ const NOT_OWNERS: &[(&str, &str)] = &[
     ("/account/email", "the user's own account"),
     ("/account/language", "the user's own account"),
     ("/account/email/{}", "the mail's token is the credential"),
+    ("/account/email-changed", "says the address changed"),
     ("/account/totp", "the user's own account"),
     ("/account/totp/recovery-codes", "the user's own account"),
     ("/account/totp/start", "the user's own account"),

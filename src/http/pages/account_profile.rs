@@ -3,7 +3,8 @@
 //! and connected app is revoked too) and `POST /account/email` (a confirmed
 //! session mails a link to the new address), `POST /account/language` (the language of the
 //! recipients of the account's new documents), and the link's page, `GET/POST
-//! /account/email/{token}`, whose button makes the change. A change goes back to the account
+//! /account/email/{token}`, whose button makes the change and answers 303 to
+//! `/account/email-changed`, which names the new address once (`shown_once`). A change goes back to the account
 //! page with `?done=...`, which says what happened; a refused form shows the account page again
 //! with the refusal next to the field. The use cases are `accounts::profile`.
 
@@ -17,7 +18,8 @@ use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
 use crate::http::reply::{self, page, page_as, redirect};
 use crate::http::server::state::AppState;
-use crate::http::session::{APP, SignedIn, TokenForm, form_csrf, urlencode};
+use crate::http::session::{APP, SignedIn, TokenForm, cookies, form_csrf, urlencode};
+use crate::http::shown_once;
 use crate::identity::accounts::access::{RevokeAll, Revoked};
 use crate::identity::accounts::profile;
 use crate::identity::sessions::csrf;
@@ -63,7 +65,14 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(form_csrf(&state, APP, "/account"))
         .then(language)
         .map(reply::answer);
+    let changed = warp::path!("account" / "email-changed")
+        .and(warp::get())
+        .and(s())
+        .and(cookies())
+        .map(changed);
     name.or(password)
+        .unify()
+        .or(changed)
         .unify()
         .or(language)
         .unify()
@@ -411,8 +420,22 @@ async fn confirm(token: String, state: AppState, form: TokenForm) -> Result<Resp
     }
     Ok(
         match profile::confirm_email_change(&state.ctx(), token).await? {
-            Some(user) => page(Ok(Changed { email: &user.email })),
+            Some(user) => shown_once::redirect(&state, "", CHANGED, &user.email),
             None => page_as(StatusCode::GONE, Ok(Expired)),
         },
     )
+}
+
+/// The page that says the address changed.
+const CHANGED: &str = "/account/email-changed";
+
+/// `GET /account/email-changed`: the new address, once (brought across from the change by the
+/// sealed cookie of `shown_once`; it is no secret, so it binds no session, as the change may be
+/// made signed out); afterwards, the account page, which shows it.
+fn changed(state: AppState, cookie_header: Option<String>) -> Response {
+    let taken = shown_once::take(&state, cookie_header.as_deref(), "", CHANGED);
+    taken.finish(match taken.secret.as_deref() {
+        Some(email) => page(Ok(Changed { email })),
+        None => redirect("/account"),
+    })
 }

@@ -1,6 +1,7 @@
 //! Accounts for recipients (recipient authentication, `signing::auth`): from a signing link
 //! whose document asks for a Docket account, `POST /sign/<token>/account` mails a one-time link
-//! to the recipient's address; `GET/POST /auth/signup/<code>` lets them choose a name and a
+//! to the recipient's address and answers 303 to the same address, whose GET says so once (a
+//! reload goes back to the signing page, sending nothing); `GET/POST /auth/signup/<code>` lets them choose a name and a
 //! password, signs them in and takes them back to the document. The use cases are
 //! `signing::link::request_account` and `users::invites`.
 
@@ -12,9 +13,10 @@ use warp::reply::Response;
 
 use crate::core::crypto::SecretToken;
 use crate::core::error::AppError;
-use crate::http::reply::{self, Format, form_status, page, page_as};
+use crate::http::reply::{self, Format, form_status, page, page_as, redirect};
 use crate::http::server::state::AppState;
 use crate::http::session::TokenForm;
+use crate::http::shown_once;
 use crate::identity::sessions::csrf;
 use crate::identity::users::password;
 use crate::{
@@ -42,7 +44,20 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(crate::http::session::form::<SignupFields>())
         .then(submit)
         .map(reply::answer);
-    invite.or(show).unify().or(submit).unify().boxed()
+    let sent = warp::path!("sign" / String / "account")
+        .and(warp::get())
+        .and(s())
+        .and(crate::http::session::cookies())
+        .map(sent)
+        .map(reply::answer_as(Format::Html));
+    invite
+        .or(sent)
+        .unify()
+        .or(show)
+        .unify()
+        .or(submit)
+        .unify()
+        .boxed()
 }
 
 /// The form that creates the account, as posted.
@@ -90,8 +105,22 @@ async fn invite(token: String, state: AppState, form: TokenForm) -> Result<Respo
             "the form expired; reload the page".into(),
         ));
     }
-    let email = crate::signing::workflow::link::request_account(&state.ctx(), token).await?;
-    Ok(page(Ok(Sent { email })))
+    let email =
+        crate::signing::workflow::link::request_account(&state.ctx(), token.clone()).await?;
+    let here = format!("/sign/{token}/account");
+    Ok(shown_once::redirect(&state, &token, &here, &email))
+}
+
+/// `GET /sign/<token>/account`: "Check your e-mail", naming the address the form's answer
+/// brought across (once, `shown_once`); otherwise (a reload) back to the signing page, which
+/// offers the form again.
+fn sent(token: String, state: AppState, cookies: Option<String>) -> Result<Response, AppError> {
+    let here = format!("/sign/{token}/account");
+    let taken = shown_once::take(&state, cookies.as_deref(), &token, &here);
+    Ok(taken.finish(match taken.secret.clone() {
+        Some(email) => page(Ok(Sent { email })),
+        None => redirect(&format!("/sign/{token}")),
+    }))
 }
 
 /// `GET /auth/signup/<code>`.

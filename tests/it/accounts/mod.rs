@@ -331,12 +331,27 @@ async fn the_account_page_changes_name_password_and_email() {
         .1;
     let (s, _, _) = post(&app, &link, "", &[("csrf_token", "forged")]).await;
     assert_eq!(s, 403);
-    let (s, _, page) = post(&app, &link, "", &[("csrf_token", &csrf)]).await;
+    // Post, redirect, get: the change answers 303 to a page that names the new address once
+    // (a reload shows the account page instead, and posts nothing again).
+    let done = app
+        .client
+        .post(app.url(&link))
+        .form(&[("csrf_token", csrf.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(done.status(), 303);
+    assert_eq!(done.headers()["location"], "/account/email-changed");
+    let once = crate::support::login::set_cookie_pairs(&done);
+    assert_eq!(once.len(), 1, "{once:?}");
+    let (s, _, page) = get(&app, "/account/email-changed", &once[0]).await;
     assert_eq!(s, 200, "{page}");
     assert!(
         page.contains("now signs in as <strong>lovelace@example.com</strong>"),
         "{page}"
     );
+    let (s, to, _) = get(&app, "/account/email-changed", "").await;
+    assert_eq!((s, to.as_str()), (303, "/account"));
     let shown = docket_json(&d, &["user", "show", "lovelace@example.com"], None);
     assert_eq!(shown["name"], "Ada Lovelace");
     assert!(signed_in(&app, c).await, "the session stays");
@@ -470,7 +485,7 @@ async fn the_login_page_from_a_signing_link_names_the_document_and_the_ways_in()
         .send()
         .await
         .unwrap();
-    assert_eq!(resp.status(), 200);
+    assert_eq!(resp.status(), 303, "mailed; to the page that says so");
 
     // Once the recipient has an account, no "Create an account".
     add_account(&app.data_dir(), "ann@example.com", "Ann");

@@ -240,7 +240,33 @@ async fn a_recipient_without_an_account_creates_one_from_the_mailed_link() {
         .send()
         .await
         .unwrap();
-    assert_eq!(resp.status(), 200);
+    // Post, redirect, get: the page says where the link went, once; a reload goes back to the
+    // signing page and mails nothing more.
+    assert_eq!(resp.status(), 303);
+    let here = format!("{base}/account");
+    assert_eq!(resp.headers()["location"], here.as_str());
+    let once = set_cookie_pairs(&resp);
+    assert_eq!(once.len(), 1, "{once:?}");
+    assert!(!once[0].contains("new@example.com"), "sealed: {once:?}");
+    let shown = app
+        .client
+        .get(app.url(&here))
+        .header("cookie", &once[0])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(shown.status(), 200);
+    assert_eq!(shown.headers()["cache-control"], "no-store");
+    assert!(
+        shown
+            .text()
+            .await
+            .unwrap()
+            .contains("We sent a link to <strong>new@example.com</strong>")
+    );
+    let reload = app.client.get(app.url(&here)).send().await.unwrap();
+    assert_eq!(reload.status(), 303);
+    assert_eq!(reload.headers()["location"], base.as_str());
     let link = invite_link(&app, "new@example.com");
 
     let page = app.get(&link).await;
@@ -305,6 +331,6 @@ async fn account_links_are_mailed_at_most_three_times_an_hour() {
             .unwrap();
         statuses.push(resp.status().as_u16());
     }
-    assert_eq!(statuses, [200, 200, 200, 429]);
+    assert_eq!(statuses, [303, 303, 303, 429]);
     app.stop().await;
 }
