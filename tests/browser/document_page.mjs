@@ -2,7 +2,8 @@
 // refused upload shows the server's reason; an accepted one shows its progress finish and goes
 // to the editor. Recipients, fields and the send are seeded through the API (with the owner's
 // key); then, on the document page: copy a signing link, send a reminder, correct an e-mail
-// (the old link dead, the new one working), download the original, cancel. axe-core on every
+// (the old link dead, the new one working), download the original, cancel from the danger area
+// at the page's end. axe-core on every
 // page and state; no sideways scrolling; screenshots upload-* and document-* at both sizes.
 //
 // Usage: node document_page.mjs <base> <email> <password> <api key> <fixtures dir> <out dir>
@@ -149,8 +150,28 @@ async function desktop() {
   ]);
   assert.equal(download.suggestedFilename(), 'Lease-for-Flat-3.pdf');
 
-  // Cancel: a dialog that starts on the safe choice and gives focus back when closed.
+  // Cancel sits in the page's last section, a bordered danger area with a heading and what it
+  // does, not beside the downloads (issue 55, item 11); Tab reaches it.
+  const danger = page.getByRole('region', { name: 'Cancel this document' });
+  await danger.getByText('every signing link stops working').waitFor();
+  assert.equal(await page.locator('.doc-page > div.stack.tight #remove-open').count(), 0, 'not in the head row');
+  assert.equal(await page.evaluate(() => {
+    const sections = [...document.querySelectorAll('.doc-page > section')];
+    return sections[sections.length - 1].id;
+  }), 'danger-zone', 'the last section');
+  assert.notEqual(await danger.evaluate((el) => getComputedStyle(el).borderTopStyle), 'none', 'bordered');
   const opener = page.getByRole('button', { name: 'Cancel document' });
+  assert.equal(await opener.evaluate((el) => el.closest('#danger-zone') !== null), true);
+  let tabbed = false;
+  for (let i = 0; i < 150 && !tabbed; i++) {
+    await page.keyboard.press('Tab');
+    tabbed = await opener.evaluate((el) => el === document.activeElement);
+  }
+  assert.ok(tabbed, 'Tab reaches the cancel button');
+  await danger.scrollIntoViewIfNeeded();
+  await shot(page, outDir, 'document-danger-desktop');
+
+  // Cancel: a dialog that starts on the safe choice and gives focus back when closed.
   await opener.click();
   const dialog = page.getByRole('dialog', { name: 'Cancel this document?' });
   await dialog.waitFor();
@@ -197,6 +218,11 @@ async function phone() {
   await axe(page, 'document page, draft, phone');
   await fitsWidth(page, 'document page draft, phone');
   await shot(page, outDir, 'document-draft-phone');
+  // A draft's danger area deletes it.
+  const draftDanger = page.getByRole('region', { name: 'Delete this draft' });
+  await draftDanger.getByRole('button', { name: 'Delete draft' }).waitFor();
+  await draftDanger.scrollIntoViewIfNeeded();
+  await shot(page, outDir, 'document-danger-phone');
 
   const { ben } = await seed(id);
   await page.reload();
