@@ -1,7 +1,7 @@
 //! The upload page and the document page in headless Chromium (`tests/browser/document_page.mjs`):
-//! uploads through the page (one refused with its reason), then a sent document's page: copy a
-//! signing link, remind, correct an e-mail address, download, cancel from the danger area at
-//! the page's end; desktop and phone sizes,
+//! uploads through the page, started by choosing or dropping the file (one refused with its
+//! reason, then another chosen), then a sent document's page: copy a signing link, remind,
+//! correct an e-mail address, download, cancel from the danger area at the page's end; desktop and phone sizes,
 //! axe-core on each page and state, screenshots `upload-*` and `document-*`. Then
 //! (`tests/browser/document_fields.mjs`) a half-signed document's page draws its fields in their
 //! recipients' colours, and a completed one's shows the sealed pages.
