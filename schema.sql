@@ -603,7 +603,8 @@ CREATE TABLE webhook_deliveries (
     last_error      TEXT,
     created_at      INTEGER NOT NULL,
     delivered_at    INTEGER,
-    response_excerpt TEXT             -- the start of the last attempt's answer (v21)
+    response_excerpt TEXT,            -- the start of the last attempt's answer (v21)
+    test            INTEGER NOT NULL DEFAULT 0  -- 1: a test event or its redelivery (v29)
 );
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries (status, next_attempt_at);
 CREATE INDEX webhook_deliveries_webhook ON webhook_deliveries (webhook_id, id);

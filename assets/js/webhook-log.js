@@ -56,7 +56,9 @@ function start() {
     const created = when(d.createdAt);
     created.className = 'small muted';
     created.dateTime = d.createdAt;
-    main.append(el('span', 'set-name', label(d.event)), ' ', created);
+    main.append(el('span', 'set-name', label(d.event)), ' ');
+    if (d.test) main.append(el('span', 'badge set-test-mark', 'Test'), ' ');
+    main.append(created);
 
     const [words, tone] = state(d);
     const status = el('td');

@@ -270,7 +270,7 @@ pub async fn send_test(
         .write(move |tx| {
             let t = now();
             let body = crate::outbox::webhooks::test_body(event, t, &hook.url)?;
-            let queued = store::insert_delivery(tx, id, event, &body, t)?;
+            let queued = store::insert_delivery(tx, id, (event, store::Kind::Test), &body, t)?;
             log::get(tx, id, queued)
         })
         .await?;

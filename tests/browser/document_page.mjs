@@ -1,12 +1,13 @@
-// The upload page and the document page in headless Chromium, at desktop and phone sizes. A
-// refused upload shows the server's reason; an accepted one shows its progress finish and goes
-// to the editor. Recipients, fields and the send are seeded through the API (with the owner's
+// The upload page and the document page in headless Chromium, at desktop and phone sizes.
+// Choosing or dropping a file starts its upload. A refused upload shows the server's reason and
+// another file can be chosen; an accepted one shows its progress finish and goes to the editor. Recipients, fields and the send are seeded through the API (with the owner's
 // key); then, on the document page: copy a signing link, send a reminder, correct an e-mail
 // (the old link dead, the new one working), download the original, cancel. axe-core on every
 // page and state; no sideways scrolling; screenshots upload-* and document-* at both sizes.
 //
 // Usage: node document_page.mjs <base> <email> <password> <api key> <fixtures dir> <out dir>
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { launch, watch, axe, shot, fitsWidth, signIn, DESKTOP, PHONE } from './lib.mjs';
 
 const [base, email, password, key, fixtures, outDir] = process.argv.slice(2);
@@ -37,22 +38,39 @@ async function seed(id) {
   return { ann, ben };
 }
 
-// Uploads `file` through the page with the title `title`: the progress bar ends full and the
-// browser goes to the editor. Answers the new document's id.
-async function uploadThroughPage(page, file, title) {
+// Uploads `file` through the page, by choosing it (`how` 'pick') or dropping it on the zone
+// ('drop'): that alone starts the upload (there is no button to press), titled after the file
+// name; the progress bar ends full and the browser goes to the editor, where the title becomes
+// `title`. Answers the new document's id.
+async function uploadThroughPage(page, file, title, how) {
   await page.exposeFunction('reportProgress', (v) => { page.progress.push(Number(v)); });
   page.progress = [];
   await page.evaluate(() => {
     const bar = document.getElementById('upload-progress');
     new MutationObserver(() => window.reportProgress(bar.value)).observe(bar, { attributes: true });
   });
-  await page.getByLabel(/choose a file/i).setInputFiles(`${fixtures}/${file}`);
-  assert.equal(await page.getByLabel('Title').inputValue(), file.replace(/\.pdf$/, ''), 'title from the file name');
-  await page.getByLabel('Title').fill(title);
-  await page.getByRole('button', { name: 'Upload and continue' }).click();
+  assert.equal(await page.getByRole('button', { name: /Upload/ }).count(), 0, 'no upload button to press');
+  if (how === 'drop') {
+    const bytes = [...readFileSync(`${fixtures}/${file}`)];
+    const dropped = await page.evaluateHandle(([name, b]) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([new Uint8Array(b)], name, { type: 'application/pdf' }));
+      return dt;
+    }, [file, bytes]);
+    await page.dispatchEvent('#drop-zone', 'drop', { dataTransfer: dropped });
+  } else {
+    await page.getByLabel(/choose a file/i).setInputFiles(`${fixtures}/${file}`);
+  }
   await page.waitForURL(/\/documents\/\d+\/edit$/);
   assert.ok(page.progress.includes(100), `the progress bar filled: ${page.progress}`);
-  return Number(new URL(page.url()).pathname.split('/')[2]);
+  const id = Number(new URL(page.url()).pathname.split('/')[2]);
+  const titleBox = page.getByLabel('Title', { exact: true });
+  assert.equal(await titleBox.inputValue(), file.replace(/\.pdf$/, ''), 'titled after the file name');
+  await titleBox.fill(title);
+  await page.getByRole('link', { name: 'Next: Recipients' }).click();
+  await page.waitForURL(/step=recipients$/);
+  assert.equal((await api('GET', `/api/v1/documents/${id}`)).title, title, 'the title changed in the editor');
+  return id;
 }
 
 async function desktop() {
@@ -67,9 +85,9 @@ async function desktop() {
   await fitsWidth(page, 'upload page');
   await shot(page, outDir, 'upload-desktop');
 
-  // A file that is not a PDF: the server's reason, next to the form; nothing made.
+  // A file that is not a PDF, sent as soon as it is chosen: the server's reason, next to the
+  // form; nothing made.
   await page.getByLabel(/choose a file/i).setInputFiles(`${fixtures}/not-a-pdf-text.pdf`);
-  await page.getByRole('button', { name: 'Upload and continue' }).click();
   const refusal = page.getByRole('alert');
   await refusal.waitFor();
   assert.match(await refusal.textContent(), /not a PDF|upload a PDF/i);
@@ -85,7 +103,7 @@ async function desktop() {
   }
   assert.ok(reached, 'the file input is reachable by keyboard');
 
-  const id = await uploadThroughPage(page, 'mixed-sizes-3p.pdf', 'Lease for Flat 3');
+  const id = await uploadThroughPage(page, 'mixed-sizes-3p.pdf', 'Lease for Flat 3', 'drop');
   summary.uploaded = id;
   const { ann } = await seed(id);
 
@@ -149,8 +167,28 @@ async function desktop() {
   ]);
   assert.equal(download.suggestedFilename(), 'Lease-for-Flat-3.pdf');
 
-  // Cancel: a dialog that starts on the safe choice and gives focus back when closed.
+  // Cancel sits in the page's last section, a bordered danger area with a heading and what it
+  // does, not beside the downloads (issue 55, item 11); Tab reaches it.
+  const danger = page.getByRole('region', { name: 'Cancel this document' });
+  await danger.getByText('every signing link stops working').waitFor();
+  assert.equal(await page.locator('.doc-page > div.stack.tight #remove-open').count(), 0, 'not in the head row');
+  assert.equal(await page.evaluate(() => {
+    const sections = [...document.querySelectorAll('.doc-page > section')];
+    return sections[sections.length - 1].id;
+  }), 'danger-zone', 'the last section');
+  assert.notEqual(await danger.evaluate((el) => getComputedStyle(el).borderTopStyle), 'none', 'bordered');
   const opener = page.getByRole('button', { name: 'Cancel document' });
+  assert.equal(await opener.evaluate((el) => el.closest('#danger-zone') !== null), true);
+  let tabbed = false;
+  for (let i = 0; i < 150 && !tabbed; i++) {
+    await page.keyboard.press('Tab');
+    tabbed = await opener.evaluate((el) => el === document.activeElement);
+  }
+  assert.ok(tabbed, 'Tab reaches the cancel button');
+  await danger.scrollIntoViewIfNeeded();
+  await shot(page, outDir, 'document-danger-desktop');
+
+  // Cancel: a dialog that starts on the safe choice and gives focus back when closed.
   await opener.click();
   const dialog = page.getByRole('dialog', { name: 'Cancel this document?' });
   await dialog.waitFor();
@@ -183,13 +221,13 @@ async function phone() {
   await fitsWidth(page, 'upload page, phone');
   await shot(page, outDir, 'upload-phone');
   await page.getByLabel(/choose a file/i).setInputFiles(`${fixtures}/encrypted-aes256.pdf`);
-  await page.getByRole('button', { name: 'Upload and continue' }).click();
   await page.getByRole('alert').filter({ hasText: /password/ }).waitFor();
+  await axe(page, 'upload page refused, phone');
   await fitsWidth(page, 'upload page refused, phone');
   await shot(page, outDir, 'upload-refused-phone');
 
-  await page.goto(`${base}/documents/new`);
-  const id = await uploadThroughPage(page, 'a4-1p.pdf', 'Consent form for the school trip with a long title');
+  // Another file, chosen on the same page after the refusal.
+  const id = await uploadThroughPage(page, 'a4-1p.pdf', 'Consent form for the school trip with a long title', 'pick');
 
   // The draft's page first.
   await page.goto(`${base}/documents/${id}`);
@@ -197,6 +235,11 @@ async function phone() {
   await axe(page, 'document page, draft, phone');
   await fitsWidth(page, 'document page draft, phone');
   await shot(page, outDir, 'document-draft-phone');
+  // A draft's danger area deletes it.
+  const draftDanger = page.getByRole('region', { name: 'Delete this draft' });
+  await draftDanger.getByRole('button', { name: 'Delete draft' }).waitFor();
+  await draftDanger.scrollIntoViewIfNeeded();
+  await shot(page, outDir, 'document-danger-phone');
 
   const { ben } = await seed(id);
   await page.reload();

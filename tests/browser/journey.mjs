@@ -71,11 +71,13 @@ try {
   await page.waitForURL((u) => u.pathname === '/documents/new');
 
   // ---------- Upload through the page ----------
+  // Choosing the file starts the upload; the title is changed in the editor.
   await page.getByLabel(/choose a file/i).setInputFiles(`${fixtures}/a4-1p.pdf`);
-  await page.getByLabel('Title').fill('Service agreement');
-  await page.getByRole('button', { name: 'Upload and continue' }).click();
   await page.waitForURL(/\/documents\/\d+\/edit$/);
   const id = Number(new URL(page.url()).pathname.split('/')[2]);
+  await page.getByLabel('Title', { exact: true }).fill('Service agreement');
+  await page.getByRole('link', { name: 'Next: Recipients' }).click();
+  await page.waitForURL(/step=recipients$/);
   summary.id = id;
   await counts('uploaded', { inbox: 0, pending: 0, completed: 0, drafts: 1, all: 1 });
   assert.deepEqual(await page.locator('.doc-title').allTextContents(), ['Service agreement']);

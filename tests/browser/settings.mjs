@@ -2,8 +2,9 @@
 // confirming who it is, back to the form as typed; the token shown once, copied with the button), call /api/v1/documents with it from this script, revoke
 // it after the confirmation dialog, see the call refused. Webhooks: a refused form, then one to
 // the loopback receiver the Rust side started (its secret shown once and copied), a test event
-// that shows in the delivery log as delivered with the receiver's answer without a reload (the
-// page's script reads the log again while a delivery is pending), a redelivery, an
+// that shows in the delivery log as delivered with the receiver's answer and a "Test" badge
+// without a reload (the page's script reads the log again while a delivery is pending), a
+// redelivery (a test too), an
 // edit that switches it off, a deletion after the dialog. axe-core on every page and state; no
 // sideways scrolling; screenshots settings-*-desktop and settings-*-phone.
 //
@@ -168,6 +169,8 @@ async function desktop() {
   await first.getByText('HTTP 200').waitFor();
   await first.getByText('received: 200').waitFor();
   await first.locator('.set-name', { hasText: 'Document signed' }).waitFor();
+  // Marked as a test (issue 55, item 11), in the row the script drew.
+  assert.equal(await first.locator('.badge', { hasText: /^Test$/ }).count(), 1, 'the test event is badged');
   await look(page, 'webhook-log', 'desktop');
 
   // Said in the status line too.
@@ -177,6 +180,8 @@ async function desktop() {
   await first.getByRole('button', { name: /Redeliver/ }).click();
   await page.getByText('The delivery was queued again.').waitFor();
   await waitForLog(page, 'Delivered', 2);
+  // A test's redelivery is a test too.
+  assert.equal(await page.locator('#deliveries tbody tr .badge', { hasText: /^Test$/ }).count(), 2);
   await look(page, 'webhook-redelivered', 'desktop');
 
   // Edit: switched off, one event less.
@@ -234,6 +239,8 @@ async function phone(hookPath) {
   await look(page, 'webhook-form-some', 'phone');
   await page.goto(base + hookPath);
   await page.locator('#deliveries tbody tr').first().waitFor();
+  // The rows the server drew: both test deliveries badged.
+  assert.equal(await page.locator('#deliveries tbody tr .badge', { hasText: /^Test$/ }).count(), 2);
   await look(page, 'webhook-log', 'phone');
   await page.goto(base + hookPath + '/edit');
   await look(page, 'webhook-edit', 'phone');

@@ -69,14 +69,13 @@ try {
   await page.getByRole('heading', { name: 'New template' }).waitFor();
   await judge('new');
   await page.getByLabel(/choose a file/i).setInputFiles(`${fixtures}/mixed-sizes-3p.pdf`);
-  await page.getByLabel('Title').fill('Lease');
-  await page.getByRole('button', { name: 'Upload and continue' }).click();
   await page.waitForURL(/\/templates\/\d+\/edit$/);
   const id = Number(new URL(page.url()).pathname.split('/')[2]);
   summary.template = id;
   const edit = (step) => `${base}/templates/${id}/edit?step=${step}`;
 
   // ---------- The editor: settings, two placeholder recipients ----------
+  await page.getByLabel('Title', { exact: true }).fill('Lease');
   await page.getByLabel('Subject').fill('Your lease for {document.name}');
   await judge('editor-settings', { phone: false });
   await page.getByRole('link', { name: 'Next: Recipients' }).click();

@@ -115,6 +115,16 @@ async fn an_upload_from_the_page_is_a_draft_with_its_file_and_its_page_shows_it(
             "{expected} missing from the page:\n{html}"
         );
     }
+    // Deleting the draft is the page's last section, a danger area with its heading and what it
+    // does, after the pages; not beside the head row's links (issue 55, item 11).
+    let at = |needle: &str| {
+        html.find(needle)
+            .unwrap_or_else(|| panic!("{needle} missing from the page:\n{html}"))
+    };
+    assert!(at(r#"id="pages-h""#) < at(r#"id="danger-zone""#));
+    assert!(at(r#"id="danger-zone""#) < at(r#"<h2 id="remove-h">Delete this draft</h2>"#));
+    assert!(at("<h2 id=\"remove-h\">") < at("The draft and its PDF are deleted for good."));
+    assert!(at(r#"id="danger-zone""#) < at(r#"id="remove-open""#));
     assert_eq!(
         get(&app, &format!("/documents/{id}"), Some(&bob.cookie))
             .await

@@ -1,6 +1,7 @@
 //! The upload page and the document page in headless Chromium (`tests/browser/document_page.mjs`):
-//! uploads through the page (one refused with its reason), then a sent document's page: copy a
-//! signing link, remind, correct an e-mail address, download, cancel; desktop and phone sizes,
+//! uploads through the page, started by choosing or dropping the file (one refused with its
+//! reason, then another chosen), then a sent document's page: copy a signing link, remind,
+//! correct an e-mail address, download, cancel from the danger area at the page's end; desktop and phone sizes,
 //! axe-core on each page and state, screenshots `upload-*` and `document-*`. Then
 //! (`tests/browser/document_fields.mjs`) a half-signed document's page draws its fields in their
 //! recipients' colours, and a completed one's shows the sealed pages.
@@ -42,11 +43,13 @@ async fn the_upload_and_document_pages_work_in_chromium() {
         "upload-refused-desktop",
         "document-pending-desktop",
         "document-corrected-desktop",
+        "document-danger-desktop",
         "document-cancel-desktop",
         "document-cancelled-desktop",
         "upload-phone",
         "upload-refused-phone",
         "document-draft-phone",
+        "document-danger-phone",
         "document-pending-phone",
         "document-cancel-phone",
         "document-cancelled-phone",

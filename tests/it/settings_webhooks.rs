@@ -274,3 +274,82 @@ async fn wait_for_page(
     }
     panic!("the page never showed {text}");
 }
+
+/// Issue 55, item 11: a test event (and its redelivery) is marked as one in the delivery log,
+/// `test: true` in the API's delivery object and a "Test" badge on the page; a real event's
+/// delivery is `test: false` and has no badge.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_log_tells_a_test_event_from_a_real_one() {
+    let app = TestApp::spawn_with(&["--tls", "off", "--allow-private-webhooks"]).await;
+    let d = app.data_dir();
+    add_account(&d, "ada@example.com", "Ada");
+    let ada = app.api(
+        create_api_key(&d, "ada@example.com")["key"]
+            .as_str()
+            .unwrap(),
+    );
+    let rx = Receiver::start(&[]).await;
+    let hook = ada
+        .add_webhook(json!({"url": rx.url(), "events": ["DOCUMENT_CREATED"]}))
+        .await;
+    let id = hook["id"].as_i64().unwrap();
+    let at = |tail: &str| format!("/api/v1/webhooks/{id}{tail}");
+
+    // A real event, then a test of the same event, then the test again.
+    ada.create_document(two_recipients()).await;
+    let real = ada.wait_delivery(id, |d| d["status"] == "DELIVERED").await;
+    assert_eq!(real["test"], false, "{real}");
+    let (s, test) = ada.post(&at("/test"), json!({})).await;
+    assert_eq!((s, &test["test"]), (200, &json!(true)), "{test}");
+    let test_id = test["id"].as_i64().unwrap();
+    let (s, again) = ada
+        .post(&at(&format!("/deliveries/{test_id}/redeliver")), json!({}))
+        .await;
+    assert_eq!((s, &again["test"]), (200, &json!(true)), "{again}");
+    let real_id = real["id"].as_i64().unwrap();
+    let (s, real_again) = ada
+        .post(&at(&format!("/deliveries/{real_id}/redeliver")), json!({}))
+        .await;
+    assert_eq!(
+        (s, &real_again["test"]),
+        (200, &json!(false)),
+        "{real_again}"
+    );
+    rx.wait_for(4).await;
+    let (_, log) = ada.get(&at("/deliveries")).await;
+    let marked: Vec<(i64, bool)> = log["deliveries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["id"].as_i64().unwrap(), d["test"].as_bool().unwrap()))
+        .collect();
+    let again_id = again["id"].as_i64().unwrap();
+    let real_again_id = real_again["id"].as_i64().unwrap();
+    assert_eq!(
+        marked,
+        [
+            (real_again_id, false),
+            (again_id, true),
+            (test_id, true),
+            (real_id, false)
+        ]
+    );
+
+    // The page: the badge on the two test rows only.
+    let who = browser(&app, "ada@example.com").await;
+    let (s, html) = page(&app, &who, &format!("/settings/webhooks/{id}")).await;
+    assert_eq!(s, 200);
+    for (delivery, test) in marked {
+        let row = html
+            .split(&format!("<tr id=\"delivery-{delivery}\""))
+            .nth(1)
+            .and_then(|r| r.split("</tr>").next())
+            .unwrap_or_else(|| panic!("no row {delivery} in:\n{html}"));
+        assert_eq!(
+            row.contains("<span class=\"badge set-test-mark\">Test</span>"),
+            test,
+            "{delivery}: {row}"
+        );
+    }
+    app.stop().await;
+}

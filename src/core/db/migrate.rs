@@ -9,7 +9,7 @@ use rusqlite::{Connection, TransactionBehavior};
 pub const SCHEMA: &str = include_str!("../../../schema.sql");
 
 /// The version `SCHEMA` describes.
-pub const LATEST: i64 = 28;
+pub const LATEST: i64 = 29;
 
 /// `(version, sql)`: what turns version `n - 1` into version `n`.
 pub const MIGRATIONS: &[(i64, &str)] = &[
@@ -43,6 +43,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     (26, include_str!("migrations/0026_team_counts.sql")),
     (27, include_str!("migrations/0027_team_settings.sql")),
     (28, include_str!("migrations/0028_languages.sql")),
+    (29, include_str!("migrations/0029_test_deliveries.sql")),
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -448,6 +449,61 @@ mod tests {
                 .is_err(),
             "the CHECK holds on an upgraded database"
         );
+    }
+
+    /// Migration 29 (test deliveries): of the deliveries of version 28, the test events' (found
+    /// by their stored body) are marked as tests; a real event's, even one whose document is
+    /// titled like a test's payload, is not.
+    #[test]
+    fn an_upgraded_database_marks_its_test_deliveries() {
+        let tmp = tempfile::tempdir().unwrap();
+        let mut old = of_version(tmp.path(), 28);
+        let stored = include_str!("../../../tests/fixtures/webhook_bodies.txt");
+        let body = |prefix: &str| {
+            stored
+                .lines()
+                .find_map(|l| l.strip_prefix(prefix))
+                .unwrap()
+                .to_string()
+        };
+        let test = body("TEST ");
+        let signed = body("DOCUMENT_SIGNED ");
+        let payload = r#"{"message":"A test event sent from Docket's settings; nothing changed.","test":true}"#;
+        assert!(test.contains(&format!(r#""payload":{payload}"#)), "{test}");
+        let titled = signed.replacen(
+            r#""payload":{"#,
+            &format!(
+                r#""payload":{{"title":{},"#,
+                serde_json::json!(format!(r#""payload":{payload}"#))
+            ),
+            1,
+        );
+        old.execute_batch(
+            "INSERT INTO users (id, email, username, name, password_hash, created_at, updated_at)
+             VALUES (1, 'a@x.org', 'a', 'A', 'x', 0, 0);
+             INSERT INTO webhooks (id, user_id, url, events, secret, created_at)
+             VALUES (1, 1, 'https://x.org', '[]', x'00', 0);",
+        )
+        .unwrap();
+        for (id, body) in [(1, &test), (2, &signed), (3, &titled)] {
+            old.execute(
+                "INSERT INTO webhook_deliveries (id, webhook_id, event, body, next_attempt_at,
+                                                 created_at)
+                 VALUES (?1, 1, 'DOCUMENT_SIGNED', ?2, 0, 0)",
+                rusqlite::params![id, body],
+            )
+            .unwrap();
+        }
+        run(&mut old, tmp.path()).unwrap();
+        assert_eq!(version(&old).unwrap(), LATEST);
+        let marked: Vec<(i64, bool)> = old
+            .prepare("SELECT id, test FROM webhook_deliveries ORDER BY id")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(marked, [(1, true), (2, false), (3, false)]);
     }
 
     #[test]

@@ -151,7 +151,8 @@ fn on_postgres_a_database_of_the_version_before_gains_the_table() {
     open()
         .write_blocking(|c| {
             // Back to version 14: without what 0015 and the migrations after it made (the
-            // columns of 0027 and 0028 go with the table `teams`, but for users' language).
+            // columns of 0027 and 0028 go with the table `teams`, but for users' language; 0029
+            // marked test deliveries).
             Ok(c.execute_batch(
                 "DROP TABLE rate_windows; DROP INDEX documents_pending;
                  ALTER TABLE sessions DROP COLUMN confirmed_at;
@@ -163,6 +164,7 @@ fn on_postgres_a_database_of_the_version_before_gains_the_table() {
                  DROP INDEX documents_changed, documents_changed_status, recipients_awaiting;
                  ALTER TABLE webhooks DROP COLUMN enabled;
                  ALTER TABLE webhook_deliveries DROP COLUMN response_excerpt;
+                 ALTER TABLE webhook_deliveries DROP COLUMN test;
                  DROP TABLE account_links;
                  DROP INDEX templates_direct_link;
                  ALTER TABLE templates DROP COLUMN direct_link_recipient_id;

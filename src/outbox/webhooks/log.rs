@@ -39,6 +39,14 @@ impl DeliveryStatus {
 
 crate::sql_text_enum!(DeliveryStatus);
 
+/// What a delivery carries: a real event, or a test (`send_test`) whose payload names nothing
+/// real. Stored as `webhook_deliveries.test`; the log shows the second with a badge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Event,
+    Test,
+}
+
 /// A delivery as the API shows it (not its body).
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
@@ -61,10 +69,13 @@ pub struct Delivery {
     /// The start of the receiver's last answer (at most 512 bytes), when it said anything.
     #[schema(required = true)]
     pub response_excerpt: Option<String>,
+    /// `true`: a test event (`POST /api/v1/webhooks/{id}/test`) or a redelivery of one, whose
+    /// payload names nothing real; `false`: a real event's.
+    pub test: bool,
 }
 
 const SELECT: &str = "SELECT id, webhook_id, event, status, attempts, next_attempt_at,
-        last_status, last_error, created_at, delivered_at, response_excerpt
+        last_status, last_error, created_at, delivered_at, response_excerpt, test
    FROM webhook_deliveries";
 
 fn delivery(r: &crate::core::db::Row<'_>) -> crate::core::db::Result<Delivery> {
@@ -82,6 +93,7 @@ fn delivery(r: &crate::core::db::Row<'_>) -> crate::core::db::Result<Delivery> {
         created_at: iso8601(r.get(8)?),
         delivered_at: iso8601_opt(r.get(9)?),
         response_excerpt: r.get(10)?,
+        test: r.get(11)?,
     })
 }
 
@@ -106,15 +118,17 @@ pub fn get(conn: &Conn, webhook: i64, id: i64) -> Result<Delivery, AppError> {
 }
 
 /// Queues delivery `id` of endpoint `webhook` again, as a new delivery with the same event
-/// and the same body (signed anew when sent); the new delivery's id, or a 404.
+/// and the same body (signed anew when sent), a test again if it was one; the new delivery's
+/// id, or a 404.
 pub fn redeliver(tx: &Conn, webhook: i64, id: i64, now: i64) -> Result<i64, AppError> {
-    let (event, body): (Event, String) = tx
+    let (event, body, test): (Event, String, bool) = tx
         .query_row(
-            "SELECT event, body FROM webhook_deliveries WHERE id = ?1 AND webhook_id = ?2",
+            "SELECT event, body, test FROM webhook_deliveries WHERE id = ?1 AND webhook_id = ?2",
             params![id, webhook],
-            |r| Ok((r.get(0)?, r.get(1)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
         )
         .optional()?
         .ok_or_else(|| AppError::not_found("delivery"))?;
-    super::store::insert_delivery(tx, webhook, event, &body, now)
+    let kind = if test { Kind::Test } else { Kind::Event };
+    super::store::insert_delivery(tx, webhook, (event, kind), &body, now)
 }

@@ -137,7 +137,7 @@ pub fn enqueue(
 ) -> Result<(), AppError> {
     for hook in store::subscribed(conn, owner, event)? {
         let posted = body(&hook)?;
-        store::insert_delivery(conn, hook.id, event, &posted, now)?;
+        store::insert_delivery(conn, hook.id, (event, store::Kind::Event), &posted, now)?;
     }
     Ok(())
 }

@@ -8,7 +8,7 @@ use crate::{core::db::Conn, core::db::OptionalExtension};
 use serde::Serialize;
 
 use super::Event;
-pub use super::log::{Delivery, DeliveryStatus, deliveries};
+pub use super::log::{Delivery, DeliveryStatus, Kind, deliveries};
 use crate::core::error::AppError;
 use crate::core::timefmt::iso8601;
 
@@ -274,17 +274,19 @@ pub fn subscribed(conn: &Conn, owner: &Owner, event: Event) -> Result<Vec<Webhoo
         .collect())
 }
 
+/// Queues a delivery of `event` (a real one's or a test's, as `kind` says) to endpoint
+/// `webhook` with `body`, due at once; its id.
 pub fn insert_delivery(
     tx: &Conn,
     webhook: i64,
-    event: Event,
+    (event, kind): (Event, Kind),
     body: &str,
     now: i64,
 ) -> Result<i64, AppError> {
     let inserted_id = tx.insert(
-        "INSERT INTO webhook_deliveries (webhook_id, event, body, next_attempt_at, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?4)",
-        params![webhook, event, body, now],
+        "INSERT INTO webhook_deliveries (webhook_id, event, body, next_attempt_at, created_at, test)
+         VALUES (?1, ?2, ?3, ?4, ?4, ?5)",
+        params![webhook, event, body, now, kind == Kind::Test],
     )?;
     Ok(inserted_id)
 }

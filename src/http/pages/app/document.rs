@@ -169,9 +169,9 @@ struct DocumentPage {
     draft: bool,
     pending: bool,
     completed: bool,
-    /// The removal the document allows: ("Delete draft", ...), ("Cancel document", ...) or
-    /// ("Hide document", ...): the button, the question and what it does.
-    removal: (&'static str, &'static str, &'static str),
+    /// The removal the document allows: delete a draft, cancel a pending document or hide
+    /// one that ended.
+    removal: Removal,
     recipients: Vec<RecipientRow>,
     timeline: Vec<Moment>,
     timeline_cut: bool,
@@ -261,23 +261,39 @@ fn status_words(s: Status) -> (&'static str, &'static str, &'static str) {
     }
 }
 
-fn removal(s: Status) -> (&'static str, &'static str, &'static str) {
+/// The removal a document's state allows, as the page's last section (its "danger" area) and
+/// its confirmation word it.
+struct Removal {
+    /// The button, in the area and in the dialog.
+    button: &'static str,
+    /// The area's heading.
+    heading: &'static str,
+    /// The dialog's question.
+    question: &'static str,
+    /// What happens.
+    effect: &'static str,
+}
+
+fn removal(s: Status) -> Removal {
     match s {
-        Status::Draft => (
-            "Delete draft",
-            "Delete this draft?",
-            "The draft and its PDF are deleted for good.",
-        ),
-        Status::Pending => (
-            "Cancel document",
-            "Cancel this document?",
-            "Nobody can sign it any more: every signing link stops working. The document stays in your list as cancelled.",
-        ),
-        _ => (
-            "Hide document",
-            "Hide this document?",
-            "It disappears from your document list. Its audit log and files are kept.",
-        ),
+        Status::Draft => Removal {
+            button: "Delete draft",
+            heading: "Delete this draft",
+            question: "Delete this draft?",
+            effect: "The draft and its PDF are deleted for good.",
+        },
+        Status::Pending => Removal {
+            button: "Cancel document",
+            heading: "Cancel this document",
+            question: "Cancel this document?",
+            effect: "Nobody can sign it any more: every signing link stops working. The document stays in your list as cancelled.",
+        },
+        _ => Removal {
+            button: "Hide document",
+            heading: "Hide this document",
+            question: "Hide this document?",
+            effect: "It disappears from your document list. Its audit log and files are kept.",
+        },
     }
 }
 

@@ -265,6 +265,8 @@ struct Row {
     error: Option<String>,
     /// Sent at least once, so worth sending again.
     redeliverable: bool,
+    /// A test event (or its redelivery), not a real one: badged.
+    test: bool,
 }
 
 impl Row {
@@ -292,6 +294,7 @@ impl Row {
             excerpt: d.response_excerpt.clone(),
             error: d.last_error.clone(),
             redeliverable: d.status != DeliveryStatus::Pending,
+            test: d.test,
         }
     }
 }
