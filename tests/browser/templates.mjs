@@ -5,7 +5,8 @@
 // prefilled value) sent; Duplicate, then Delete of the copy after its confirmation dialog; the
 // direct link turned on (refused first: the second recipient has no address yet), copied, and
 // visited by a stranger on a phone who gives a name and an address (refused first) and signs;
-// then a new link made, the old one gone. Every page and state is checked by axe-core and shot
+// then a new link made, the old one gone; the sent document saved as a template from its page
+// (by keyboard), which opens the new template. Every page and state is checked by axe-core and shot
 // at desktop and phone sizes. Prints one JSON line with the template, the document made from it
 // and its recipients' names, for the Rust side to have them sign, and the stranger's address.
 //
@@ -20,6 +21,8 @@ await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: 
 const page = await context.newPage();
 const problems = watch(page, base);
 const summary = { ok: false };
+// The title of the document the Use page sends, and so of the template saved from it.
+const SAVED_TITLE = 'Lease';
 
 // `path` of /api/v1 through the page's session.
 const api = (path) => page.evaluate(async (url) => {
@@ -267,6 +270,29 @@ try {
   const gone = await visitor.goto(link);
   assert.equal(gone.status(), 404);
   await phone.close();
+
+  // ---------- The sent document saved as a template ----------
+  await page.goto(`${base}/documents/${summary.document}`);
+  const saveButton = page.getByRole('button', { name: 'Save as template' });
+  await saveButton.waitFor();
+  await page.setViewportSize(PHONE);
+  await fitsWidth(page, 'the document page with Save as template, on a phone');
+  await axe(page, 'the document page (phone)');
+  await shot(page, outDir, 'templates-document-phone');
+  await page.setViewportSize(DESKTOP);
+  await axe(page, 'the document page');
+  await shot(page, outDir, 'templates-document-desktop');
+  await saveButton.focus();
+  await page.keyboard.press('Enter');
+  await page.waitForURL((u) => /^\/templates\/\d+$/.test(u.pathname) && u.pathname !== `/templates/${id}` && u.search === '?saved=document');
+  const fromDocument = Number(new URL(page.url()).pathname.split('/')[2]);
+  await page.locator('#saved-from-document').waitFor();
+  assert.equal(await page.getByRole('heading', { level: 1 }).innerText(), SAVED_TITLE);
+  const made = await api(`/api/v1/templates/${fromDocument}`);
+  assert.deepEqual(made.Recipient.map((r) => r.name), ['Tom Tenant', 'Gail Guarantor']);
+  assert.equal(made.Field.length, 3);
+  await judge('saved', { ready: '#saved-from-document' });
+  summary.saved = fromDocument;
 
   // The refusal the test provokes (400) is the only failed load allowed, and a page image the
   // busy renderer could not draw yet (503, Retry-After: the page asks again).

@@ -5,6 +5,7 @@
 //! and delete are in the script; every page is checked by axe-core at desktop and phone sizes.
 //! The script also turns the template's direct link on and has a stranger sign through it on a
 //! phone; here the owner is told, and the document goes on to the other recipient, who signs.
+//! Last, the sent document is saved as a template from its page.
 
 use serde_json::json;
 
@@ -37,6 +38,8 @@ async fn a_template_made_in_the_browser_is_used_and_signed() {
         "details",
         "list",
         "direct",
+        "document",
+        "saved",
     ] {
         for size in ["desktop", "phone"] {
             let shot = tools::screenshots().join(format!("templates-{name}-{size}.png"));
@@ -134,5 +137,17 @@ async fn a_template_made_in_the_browser_is_used_and_signed() {
     let id = doc["id"].as_i64().unwrap();
     api.wait_document(id, "completed", |d| d["status"] == "COMPLETED")
         .await;
+    // The document saved as a template on its page: a template of its own, the same file.
+    let saved = summary["saved"].as_i64().unwrap();
+    let (s, t) = api.get(&format!("/api/v1/templates/{saved}")).await;
+    assert_eq!(s, 200, "{t}");
+    assert_eq!(t["title"], "Lease");
+    let (_, original) = api
+        .get(&format!("/api/v1/templates/{}", summary["template"]))
+        .await;
+    assert_eq!(
+        t["templateDocumentData"]["data"],
+        original["templateDocumentData"]["data"]
+    );
     app.stop().await;
 }
