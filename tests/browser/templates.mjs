@@ -1,11 +1,13 @@
 // Templates in headless Chromium: the empty list, a new template from a PDF through the upload
 // page, the same editor as documents with two placeholder recipients (no e-mail), their fields
 // placed, "Save template", the details page with the template's and recipients' ids, "Use
-// template" (a refusal shown next to the address it names, then real names and addresses and a
-// prefilled value) sent; Duplicate, then Delete of the copy after its confirmation dialog; the
+// template" (the title following the first name typed, until the title is edited by hand; a
+// refusal shown next to the address it names, then real names and addresses and a prefilled
+// value) sent; Duplicate, then Delete of the copy after its confirmation dialog; the
 // direct link turned on (refused first: the second recipient has no address yet), copied, and
 // visited by a stranger on a phone who gives a name and an address (refused first) and signs;
-// then a new link made, the old one gone. Every page and state is checked by axe-core and shot
+// then a new link made, the old one gone; the sent document saved as a template from its page
+// (by keyboard), which opens the new template. Every page and state is checked by axe-core and shot
 // at desktop and phone sizes. Prints one JSON line with the template, the document made from it
 // and its recipients' names, for the Rust side to have them sign, and the stranger's address.
 //
@@ -20,6 +22,8 @@ await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: 
 const page = await context.newPage();
 const problems = watch(page, base);
 const summary = { ok: false };
+// The title of the document the Use page sends, and so of the template saved from it.
+const SAVED_TITLE = 'Lease – Thomas Tenant, flat 3';
 
 // `path` of /api/v1 through the page's session.
 const api = (path) => page.evaluate(async (url) => {
@@ -147,7 +151,17 @@ try {
   await page.getByRole('link', { name: 'Use template' }).click();
   await page.waitForURL(/\/templates\/\d+\/use$/);
   const [tenant, second] = rids;
-  await page.locator(`#r${tenant}_name`).fill('Tom Tenant');
+  // The title follows the first recipient's name as it is typed (here on a phone).
+  const titleBox = page.getByLabel('Title', { exact: true });
+  assert.equal(await titleBox.inputValue(), 'Lease', 'no name yet: the template\'s title');
+  await page.setViewportSize(PHONE);
+  await page.locator(`#r${tenant}_name`).pressSequentially('Tom Tenant');
+  assert.equal(await titleBox.inputValue(), 'Lease – Tom Tenant');
+  await fitsWidth(page, 'use, the title following, on a phone');
+  await axe(page, 'use, the title following (phone)');
+  await shot(page, outDir, 'templates-use-title-phone');
+  await page.setViewportSize(DESKTOP);
+  await shot(page, outDir, 'templates-use-title-desktop');
   await page.locator(`#r${tenant}_email`).fill('tom@example');
   await page.locator(`#r${second}_name`).fill('Gail Guarantor');
   await page.locator(`#r${second}_email`).fill('gail@example.com');
@@ -165,6 +179,14 @@ try {
   await axe(page, 'use, refused (phone)');
   await shot(page, outDir, 'templates-use-refused-phone');
   await page.setViewportSize(DESKTOP);
+  // The refused page keeps the title, still following; edited by hand, it stays.
+  assert.equal(await titleBox.inputValue(), 'Lease – Tom Tenant');
+  await page.locator(`#r${tenant}_name`).fill('Thomas Tenant');
+  assert.equal(await titleBox.inputValue(), 'Lease – Thomas Tenant');
+  await titleBox.press('End');
+  await titleBox.pressSequentially(', flat 3');
+  await page.locator(`#r${tenant}_name`).fill('Tom Tenant');
+  assert.equal(await titleBox.inputValue(), SAVED_TITLE, 'a title edited by hand stays');
   await page.locator(`#r${tenant}_email`).fill('tom@example.com');
   await page.getByRole('button', { name: 'Send for signing' }).click();
   await page.waitForURL(/\/documents\/\d+$/);
@@ -266,6 +288,29 @@ try {
   const gone = await visitor.goto(link);
   assert.equal(gone.status(), 404);
   await phone.close();
+
+  // ---------- The sent document saved as a template ----------
+  await page.goto(`${base}/documents/${summary.document}`);
+  const saveButton = page.getByRole('button', { name: 'Save as template' });
+  await saveButton.waitFor();
+  await page.setViewportSize(PHONE);
+  await fitsWidth(page, 'the document page with Save as template, on a phone');
+  await axe(page, 'the document page (phone)');
+  await shot(page, outDir, 'templates-document-phone');
+  await page.setViewportSize(DESKTOP);
+  await axe(page, 'the document page');
+  await shot(page, outDir, 'templates-document-desktop');
+  await saveButton.focus();
+  await page.keyboard.press('Enter');
+  await page.waitForURL((u) => /^\/templates\/\d+$/.test(u.pathname) && u.pathname !== `/templates/${id}` && u.search === '?saved=document');
+  const fromDocument = Number(new URL(page.url()).pathname.split('/')[2]);
+  await page.locator('#saved-from-document').waitFor();
+  assert.equal(await page.getByRole('heading', { level: 1 }).innerText(), SAVED_TITLE);
+  const made = await api(`/api/v1/templates/${fromDocument}`);
+  assert.deepEqual(made.Recipient.map((r) => r.name), ['Tom Tenant', 'Gail Guarantor']);
+  assert.equal(made.Field.length, 3);
+  await judge('saved', { ready: '#saved-from-document' });
+  summary.saved = fromDocument;
 
   // The refusal the test provokes (400) is the only failed load allowed, and a page image the
   // busy renderer could not draw yet (503, Retry-After: the page asks again).

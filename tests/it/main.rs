@@ -75,6 +75,7 @@ mod reject_rule;
 mod request_log;
 mod reset_next;
 mod revocation_notices;
+mod save_as_template;
 mod scope_containment;
 mod sealing;
 mod secret_files;

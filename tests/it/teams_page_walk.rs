@@ -340,6 +340,7 @@ fn form(shape: &str, s: &Space, rx: &Receiver) -> Result<Vec<(&'static str, Stri
             ("confirm", s.slug.unwrap_or("none").into()),
         ],
         "/settings/tokens/{}/revoke"
+        | "/documents/{}/template"
         | "/settings/webhooks/{}/delete"
         | "/settings/webhooks/{}/deliveries/{}/redeliver"
         | "/settings/members/{}/remove" => Vec::new(),

@@ -405,7 +405,7 @@ fn body(method: &str, template: &str, o: &Objects) -> Option<Value> {
     };
     Some(match (method, tail) {
         ("get" | "delete", _) => return None,
-        ("post", "duplicate") => return None,
+        ("post", "duplicate" | "template") => return None,
         ("post", "redeliver") => return None,
         ("post", "recipients") => {
             json!({"name": "Eve", "email": "eve@example.com", "role": "SIGNER"})

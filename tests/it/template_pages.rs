@@ -223,3 +223,119 @@ async fn the_pages_list_show_and_use_a_template_and_hide_it_from_others() {
         "{location}"
     );
 }
+
+/// The Use page's title says whose document it is: "<template> – <first recipient's name>",
+/// filled in when the page opens with a name, and made by the server when the title is posted
+/// as the page offered it (the template's title, or with the name it offered); a title typed
+/// stays. The API's `generate-document` keeps the template's title unless given one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_use_pages_title_names_the_first_recipient() {
+    let app = TestApp::spawn().await;
+    let d = app.data_dir();
+    add_account(&d, "ada@example.com", "Ada");
+    let ada = browser(&app, "ada@example.com").await;
+    let api = app.api(
+        crate::support::api::create_api_key(&d, "ada@example.com")["key"]
+            .as_str()
+            .unwrap(),
+    );
+    let lease = api
+        .create_template(json!({"title": "Lease", "recipients": [
+            {"name": "Ann Agent", "email": "ann@example.com", "role": "SIGNER"},
+            {"name": "Tenant", "role": "SIGNER"}]}))
+        .await;
+    let id = lease.template_id();
+    api.upload_ok(lease.upload_url(), fixture("a4-1p.pdf"))
+        .await;
+    let (first, second) = (lease.recipient_id(0), lease.recipient_id(1));
+
+    // Opened: the known name is in the title; the box follows the first name box; the hint
+    // says what a title left as offered becomes.
+    let (s, html) = get(&app, &format!("/templates/{id}/use"), &ada.cookie).await;
+    assert_eq!(s, 200);
+    for expected in [
+        r#"id="title" name="title" value="Lease – Ann Agent""#.to_string(),
+        r#"data-base="Lease""#.into(),
+        format!(r#"data-follows="r{first}_name""#),
+        "Left as offered, it follows the name given for Ann Agent: “Lease – &lt;name&gt;”.".into(),
+        "/js/template-use.js".into(),
+    ] {
+        assert!(html.contains(&expected), "{expected} missing:\n{html}");
+    }
+
+    // Posted as offered, or as the template's title: the name typed is in the title; a title
+    // typed stays as it is.
+    let mut titles = Vec::new();
+    for (title, name) in [
+        ("Lease – Ann Agent", "Bea Buyer"),
+        ("Lease", "Cy Client"),
+        ("  Lease  ", "Dee Doe"),
+        ("Our lease", "Eve Evans"),
+        ("Lease – Someone", "Fay Fox"),
+    ] {
+        let form = [
+            ("title".to_string(), title.to_string()),
+            (format!("r{first}_name"), name.to_string()),
+            (format!("r{first}_email"), "buyer@example.com".to_string()),
+            (format!("r{second}_name"), "Tom".to_string()),
+            (format!("r{second}_email"), "tom@example.com".to_string()),
+            ("action".to_string(), "draft".to_string()),
+        ];
+        let (s, location, html) = use_form(&app, &ada, id, &form).await;
+        assert_eq!(s, 303, "{html}");
+        let doc = location
+            .strip_prefix("/documents/")
+            .and_then(|r| r.strip_suffix("/edit"))
+            .unwrap_or_else(|| panic!("{location}"));
+        titles.push(api.document(doc.parse().unwrap()).await["title"].clone());
+    }
+    assert_eq!(
+        titles,
+        [
+            "Lease – Bea Buyer",
+            "Lease – Cy Client",
+            "Lease – Dee Doe",
+            "Our lease",
+            "Lease – Someone"
+        ]
+    );
+
+    // A refused form keeps the title as it will be made.
+    let refused = [
+        ("title".to_string(), "Lease".to_string()),
+        (format!("r{first}_name"), "Gil".to_string()),
+        (format!("r{first}_email"), "not an address".to_string()),
+    ];
+    let (s, _, html) = use_form(&app, &ada, id, &refused).await;
+    assert_eq!(s, 400, "{html}");
+    assert!(html.contains(r#"value="Lease – Gil""#), "{html}");
+
+    // The first recipient a role without a name yet: the template's title until one is given.
+    let role = api
+        .create_template(
+            json!({"title": "NDA", "recipients": [{"name": "Party", "role": "SIGNER"}]}),
+        )
+        .await;
+    let (s, html) = get(
+        &app,
+        &format!("/templates/{}/use", role.template_id()),
+        &ada.cookie,
+    )
+    .await;
+    assert_eq!(s, 200);
+    assert!(
+        html.contains(r#"id="title" name="title" value="NDA""#),
+        "{html}"
+    );
+
+    // The API: the template's title unless the request gives one.
+    let (s, made) = api
+        .post(
+            &format!("/api/v1/templates/{id}/generate-document"),
+            json!({"recipients": [{"id": second, "name": "Hal", "email": "hal@example.com"}]}),
+        )
+        .await;
+    assert_eq!(s, 200, "{made}");
+    let doc = api.document(made["documentId"].as_i64().unwrap()).await;
+    assert_eq!(doc["title"], "Lease");
+}

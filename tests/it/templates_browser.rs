@@ -1,10 +1,12 @@
 //! Templates in headless Chromium (`tests/browser/templates.mjs`): a template made from a PDF
 //! in the browser with two placeholder recipients and their fields, its details page with the
-//! ids, "Use template" sending a document to real people; here both of them sign through their
+//! ids, "Use template" sending a document to real people (its title following the first name
+//! typed until edited by hand); here both of them sign through their
 //! links and the document completes, with the value given on the Use page in place. Duplicate
 //! and delete are in the script; every page is checked by axe-core at desktop and phone sizes.
 //! The script also turns the template's direct link on and has a stranger sign through it on a
 //! phone; here the owner is told, and the document goes on to the other recipient, who signs.
+//! Last, the sent document is saved as a template from its page.
 
 use serde_json::json;
 
@@ -37,6 +39,9 @@ async fn a_template_made_in_the_browser_is_used_and_signed() {
         "details",
         "list",
         "direct",
+        "document",
+        "saved",
+        "use-title",
     ] {
         for size in ["desktop", "phone"] {
             let shot = tools::screenshots().join(format!("templates-{name}-{size}.png"));
@@ -49,7 +54,8 @@ async fn a_template_made_in_the_browser_is_used_and_signed() {
     let id = summary["document"].as_i64().unwrap();
     let doc = api.document(id).await;
     assert_eq!(doc["status"], "PENDING", "{doc}");
-    assert_eq!(doc["title"], "Lease");
+    // The title followed the first name typed, then was edited by hand.
+    assert_eq!(doc["title"], "Lease – Thomas Tenant, flat 3");
     let recipients = doc["recipients"].as_array().unwrap();
     let names: Vec<&str> = recipients
         .iter()
@@ -134,5 +140,17 @@ async fn a_template_made_in_the_browser_is_used_and_signed() {
     let id = doc["id"].as_i64().unwrap();
     api.wait_document(id, "completed", |d| d["status"] == "COMPLETED")
         .await;
+    // The document saved as a template on its page: a template of its own, the same file.
+    let saved = summary["saved"].as_i64().unwrap();
+    let (s, t) = api.get(&format!("/api/v1/templates/{saved}")).await;
+    assert_eq!(s, 200, "{t}");
+    assert_eq!(t["title"], "Lease – Thomas Tenant, flat 3");
+    let (_, original) = api
+        .get(&format!("/api/v1/templates/{}", summary["template"]))
+        .await;
+    assert_eq!(
+        t["templateDocumentData"]["data"],
+        original["templateDocumentData"]["data"]
+    );
     app.stop().await;
 }

@@ -121,6 +121,7 @@ struct Explorer;
         templates::update_template,
         templates::move_template,
         templates::duplicate_template,
+        templates::save_document_as_template,
         templates::get_direct_link,
         templates::set_direct_link,
         templates::patch_template_recipient,

@@ -1,6 +1,8 @@
 //! The template API's editing routes (what the web application's editor calls for a template):
 //! `PATCH /api/v1/templates/{id}`, `PATCH` and `DELETE` of its recipients and fields, and
-//! `POST /api/v1/templates/{id}/duplicate`; replies over `templates::edit`. The bodies are the
+//! `POST /api/v1/templates/{id}/duplicate`; replies over `templates::edit`; and
+//! `POST /api/v1/documents/{id}/template`, a template made from a document
+//! (`templates::from_document`). The bodies are the
 //! documents' own shapes (`UpdateDocumentRequest`, `RecipientInput`, `FieldPatch`). And the
 //! template's direct link, `GET` and `PUT /api/v1/templates/{id}/direct-link`
 //! (`templates::direct`).
@@ -10,7 +12,7 @@ use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
 use crate::core::error::AppError;
-use crate::core::ids::{FieldId, RecipientId, TemplateId};
+use crate::core::ids::{DocumentId, FieldId, RecipientId, TemplateId};
 use crate::http::api::wire::documents::recipients::RecipientInput;
 use crate::http::api::wire::documents::settings::UpdateDocumentRequest;
 use crate::http::api::wire::fields::batch::FieldPatch;
@@ -24,6 +26,7 @@ use crate::identity::scope::Scope;
 use crate::signing::templates::answers::{TemplateFieldRemoved, TemplateRecipientRemoved};
 use crate::signing::templates::direct;
 use crate::signing::templates::edit;
+use crate::signing::templates::from_document;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     template_routes(state.clone())
@@ -32,7 +35,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .boxed()
 }
 
-/// The template itself: its settings, a copy, its direct link.
+/// The template itself: its settings, a copy, its direct link; a template from a document.
 fn template_routes(state: AppState) -> BoxedFilter<(Response,)> {
     let write = Scope::WriteDocument;
     let update = warp::path!("api" / "v1" / "templates" / TemplateId)
@@ -45,6 +48,11 @@ fn template_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(warp::post())
         .and(caller(&state, write))
         .then(duplicate)
+        .map(answer);
+    let from_document = warp::path!("api" / "v1" / "documents" / DocumentId / "template")
+        .and(warp::post())
+        .and(caller(&state, write))
+        .then(save_as_template)
         .map(answer);
     let direct_link = warp::path!("api" / "v1" / "templates" / TemplateId / "direct-link");
     let get_direct = direct_link
@@ -64,6 +72,8 @@ fn template_routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(set_direct)
         .unify()
         .or(duplicate)
+        .unify()
+        .or(from_document)
         .unify()
         .boxed()
 }
@@ -122,6 +132,15 @@ async fn update(
 /// `POST /api/v1/templates/{id}/duplicate`.
 async fn duplicate(id: TemplateId, who: Principal, state: AppState) -> Result<Response, AppError> {
     written(&who, edit::duplicate(&state.ctx(), &who, id).await?)
+}
+
+/// `POST /api/v1/documents/{id}/template`.
+async fn save_as_template(
+    id: DocumentId,
+    who: Principal,
+    state: AppState,
+) -> Result<Response, AppError> {
+    written(&who, from_document::save(&state.ctx(), &who, id).await?)
 }
 
 /// `PATCH /api/v1/templates/{id}/recipients/{recipientId}`.

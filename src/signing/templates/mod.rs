@@ -6,6 +6,7 @@
 pub mod answers;
 pub mod direct;
 pub mod edit;
+pub mod from_document;
 pub mod manage;
 pub mod model;
 pub mod prefill;

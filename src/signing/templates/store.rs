@@ -205,6 +205,23 @@ pub fn insert(
     Ok(id)
 }
 
+/// Gives template `id` a file another row already refers to (a document saved as a template
+/// shares the document's PDF): no new row of `blobs`. Call after `blob::rows::hold` of `blob`
+/// and a read that found it still referred to, in the same transaction.
+pub fn share_file(
+    tx: &Conn,
+    id: TemplateId,
+    blob: &str,
+    page_sizes: &str,
+    now: i64,
+) -> Result<(), AppError> {
+    tx.execute(
+        "UPDATE templates SET blob_id = ?2, page_sizes = ?3, updated_at = ?4 WHERE id = ?1",
+        params![id, blob, page_sizes, now],
+    )?;
+    Ok(())
+}
+
 /// Deletes the template with its recipients and fields, and releases its file: answers the
 /// blob to remove after commit, if nothing else refers to it. Documents made from it keep
 /// theirs, the same file (`template_id` becomes NULL).

@@ -117,6 +117,13 @@ pub fn move_template() {}
     security(("apiKey" = []), ("bearer" = [])))]
 pub fn duplicate_template() {}
 
+#[utoipa::path(post, path = "/api/v1/documents/{id}/template", tag = "templates",
+    summary = "Docket's own: save a document as a new template titled as the document, in the caller's workspace: its PDF (shared, not copied), its recipients, its fields (place, type and fieldMeta; never their values), its meta and authOptions; no externalId, the direct link off",
+    params(("id" = i64, Path)),
+    responses((status = 200, description = "The new template", body = TemplateView), RemoveErrors),
+    security(("apiKey" = []), ("bearer" = [])))]
+pub fn save_document_as_template() {}
+
 #[utoipa::path(get, path = "/api/v1/templates/{id}/direct-link", tag = "templates",
     summary = "Docket's own: the template's direct link (its public page's address, whether it works, and the recipient a visitor becomes)",
     params(("id" = i64, Path)),

@@ -5,6 +5,7 @@
 //! user's browser as the principal (`Principal::browser`); the pages' scripts call `/api/v1`
 //! itself with the session and the `X-CSRF-Token` of `session::APP` (`http::auth`).
 
+mod as_template;
 pub mod dashboard;
 pub mod document;
 pub mod editor;
@@ -48,6 +49,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(document::routes(state.clone()))
         .unify()
         .or(moves::routes(state.clone()))
+        .unify()
+        .or(as_template::routes(state.clone()))
         .unify()
         .or(settings::routes(state.clone()))
         .unify()

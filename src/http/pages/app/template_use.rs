@@ -1,6 +1,10 @@
 //! `GET /templates/{id}/use`: the form that makes a document from a template: each recipient's
 //! name and e-mail (pre-filled when the template has a real address), the title, and values
 //! for its text and number fields; `POST` the same with `action=send` or `action=draft`. The
+//! title says whose document it is: "<template title> – <first recipient's name>"
+//! (`default_title`), filled in when the page opens with a name, kept in step with the first
+//! name box by `assets/js/template-use.js` until the title is edited, and made by the server
+//! when the title is posted exactly as the template's (the page's hint says so). The
 //! form becomes the body of `POST /api/v1/templates/{id}/generate-document` and goes to the same
 //! use case (`templates::manage::generate`), then, to send, to the documents' own send; a
 //! refusal is shown next to what it names. Sent: the document's page; a draft: its editor.
@@ -54,6 +58,11 @@ struct UsePage {
     template_title: String,
     title: String,
     title_error: String,
+    /// The title's hint: what a title left as the template's becomes.
+    title_hint: String,
+    /// The first recipient's name box (`r<id>_name`), which the title follows; empty without
+    /// recipients.
+    title_follows: String,
     people: Vec<UsePerson>,
     prefill: Vec<Prefill>,
     /// The refusal, as a sentence, and the draft it left (when it was made but not sent).
@@ -68,6 +77,8 @@ struct UsePerson {
     name_id: String,
     email_id: String,
     name: String,
+    /// The name the page offers before anything is typed (the template's, for a real address).
+    offered: String,
     email: String,
     name_error: String,
     email_error: String,
@@ -152,15 +163,17 @@ impl Typed<'_> {
 
 /// The form over `t`, filled with `typed` (or the template's values).
 fn filled(nav: Nav, t: &model::Template, typed: Typed<'_>) -> UsePage {
-    let people = Person::all(t)
+    let people: Vec<UsePerson> = Person::all(t)
         .into_iter()
         .map(|p| {
             let (name_id, email_id) = (format!("r{}_name", p.id), format!("r{}_email", p.id));
             let real = !p.email.is_empty();
+            let offered = if real { p.label.clone() } else { String::new() };
             UsePerson {
                 name: typed
                     .get(Input::Name(p.id))
-                    .unwrap_or_else(|| if real { p.label.clone() } else { String::new() }),
+                    .unwrap_or_else(|| offered.clone()),
+                offered,
                 email: typed
                     .get(Input::Email(p.id))
                     .unwrap_or_else(|| p.email.clone()),
@@ -185,17 +198,48 @@ fn filled(nav: Nav, t: &model::Template, typed: Typed<'_>) -> UsePage {
             error: String::new(),
         })
         .collect();
+    let first: Option<&UsePerson> = people.first();
+    let (name, offered) = first.map_or(("", ""), |u| (u.name.as_str(), u.offered.as_str()));
+    // Opened, or posted as the page offered it (the template's title, or with the name the
+    // page offered): whose document it is, when a name is known. A title typed stays.
+    let title = match typed.title() {
+        Some(typed) if typed != t.title.trim() && typed != default_title(&t.title, offered) => {
+            typed
+        }
+        _ => default_title(&t.title, name),
+    };
+    let title_hint = match first {
+        Some(u) => format!(
+            "Shown to the recipients. Left as offered, it follows the name given for {}: “{}”.",
+            u.person.label,
+            default_title(&t.title, "<name>"),
+        ),
+        None => "Shown to the recipients.".into(),
+    };
     UsePage {
         nav,
         id: t.id,
         template_title: t.title.clone(),
-        title: typed.title().unwrap_or_else(|| t.title.clone()),
+        title,
         title_error: String::new(),
+        title_hint,
+        title_follows: first.map(|u| u.name_id.clone()).unwrap_or_default(),
         people,
         prefill,
         error: None,
         draft: None,
     }
+}
+
+/// The title a document made from the template `template` gets by default: "<template> –
+/// <name>" (an en dash between spaces), the template's title alone without a name, cut to a
+/// title's 255 characters. `assets/js/template-use.js` writes the same.
+pub fn default_title(template: &str, name: &str) -> String {
+    let (template, name) = (template.trim(), name.trim());
+    if name.is_empty() {
+        return template.to_string();
+    }
+    format!("{template} – {name}").chars().take(255).collect()
 }
 
 /// "Text “Flat” for Tenant, page 2".
@@ -400,6 +444,15 @@ mod tests {
         );
         assert_eq!(sentence("Done."), "Done.");
         assert_eq!(sentence(""), "");
+    }
+
+    #[test]
+    fn the_default_title_names_the_first_recipient() {
+        assert_eq!(default_title("Lease", "Ann Tenant"), "Lease – Ann Tenant");
+        assert_eq!(default_title(" Lease ", "  "), "Lease");
+        let long = default_title(&"L".repeat(250), "Ann Tenant");
+        assert_eq!(long.chars().count(), 255);
+        assert!(long.ends_with(" – An"), "{long}");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `GET /templates`: the owner's templates, newest first, in pages; `GET /templates/{id}`: one
 //! template's details page (its id and its recipients' ids for API users, its pages, and
-//! Use, Edit, Duplicate and Delete, and its direct link). Both read through `templates::manage`
+//! Use, Edit, Duplicate and Delete, and its direct link; `?saved=document` after "Save as
+//! template" on a document's page says where it came from). Both read through `templates::manage`
 //! as the user's browser; another user's template is the 404 page. Duplicate, Delete and the
 //! direct link's changes are the API's own calls, made by `assets/js/template.js`.
 
@@ -36,6 +37,7 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     let details = place()
         .and(warp::path!("templates" / TemplateId))
         .and(warp::get())
+        .and(crate::http::body::query::<DetailsQuery>())
         .and(signed_in(&state, "/templates"))
         .and(crate::http::with_state(state))
         .then(details)
@@ -47,6 +49,12 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
 #[derive(serde::Deserialize)]
 struct PageQuery {
     page: Option<String>,
+}
+
+/// `?saved=document`: the template was just made from a document (`as_template`).
+#[derive(serde::Deserialize)]
+struct DetailsQuery {
+    saved: Option<String>,
 }
 
 /// A template recipient as the pages show it: a placeholder is its name, or "Recipient 2",
@@ -162,6 +170,8 @@ struct TemplateDetails {
     changed: String,
     changed_iso: String,
     direct: Direct,
+    /// Just saved from a document: the page says so.
+    from_document: bool,
 }
 
 /// The details page's direct-link section (`templates::direct`).
@@ -211,6 +221,7 @@ impl TemplateDetails {
 async fn details(
     at: Place,
     id: TemplateId,
+    q: DetailsQuery,
     (session, user): SignedIn,
     state: AppState,
 ) -> Result<Response, AppError> {
@@ -227,5 +238,6 @@ async fn details(
         changed: human(t.updated_at),
         changed_iso: iso8601(t.updated_at),
         direct: Direct::of(&t, &state.ctx().app),
+        from_document: q.saved.as_deref() == Some("document"),
     })))
 }
