@@ -163,10 +163,12 @@ fn refused_page(e: AppError, next: Option<&str>) -> Result<Response, AppError> {
 }
 
 fn next_of(form: &TotpForm) -> Option<String> {
-    form.next
-        .as_deref()
-        .filter(|n| !n.is_empty())
-        .map(|n| safe_next(Some(n)))
+    checked_next(form.next.as_deref())
+}
+
+/// A given, non-empty `next`, made safe (`session::safe_next`).
+fn checked_next(next: Option<&str>) -> Option<String> {
+    next.filter(|n| !n.is_empty()).map(|n| safe_next(Some(n)))
 }
 
 fn account_link(next: Option<&str>) -> String {
@@ -230,10 +232,7 @@ async fn totp_page(
     (session, user): SignedIn,
     q: NextQuery,
 ) -> Result<Response, AppError> {
-    let next = q
-        .next
-        .filter(|n| !n.is_empty())
-        .map(|n| safe_next(Some(&n)));
+    let next = checked_next(q.next.as_deref());
     let Some(e) = account::pending_totp(&state.ctx(), &state.factors, &user).await? else {
         return Ok(redirect(&account_link(next.as_deref())));
     };
@@ -281,10 +280,7 @@ async fn recovery_codes(
     q: NextQuery,
     cookies: Option<String>,
 ) -> Result<Response, AppError> {
-    let next = q
-        .next
-        .filter(|n| !n.is_empty())
-        .map(|n| safe_next(Some(&n)));
+    let next = checked_next(q.next.as_deref());
     let taken = shown_once::take(&state, cookies.as_deref(), &session, CODES);
     let page = match taken.secret.as_deref() {
         Some(codes) => {
