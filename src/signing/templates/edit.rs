@@ -207,20 +207,6 @@ fn copy_of(
         let sizes = serde_json::to_string(sizes).unwrap_or_else(|_| "[]".into());
         doc_store::set_file(tx, Parent::Template(id), file, &sizes, at)?;
     }
-    let parent = Parent::Template(id);
-    let mut ids = std::collections::HashMap::new();
-    for r in &t.recipients {
-        ids.insert(
-            r.id,
-            doc_store::recipients::insert(tx, parent, &r.as_new(), at)?,
-        );
-    }
-    for source in &t.fields {
-        let mut f = source.as_new();
-        f.recipient_id = *ids
-            .get(&f.recipient_id)
-            .ok_or_else(|| AppError::internal("a template field without its recipient"))?;
-        doc_store::fields::insert(tx, parent, &f, at)?;
-    }
+    store::copy_parts(tx, id, &t.recipients, &t.fields, at)?;
     Ok(id)
 }

@@ -15,7 +15,7 @@ use crate::core::owner::Owner;
 use crate::identity::principal::Principal;
 use crate::signing::documents::meta::Chosen;
 use crate::signing::documents::model::{Document, Recipient};
-use crate::signing::documents::store::{self as doc_store, Parent};
+use crate::signing::documents::store as doc_store;
 use crate::teams::access;
 
 use super::{CreateTemplate, TemplateType, TemplateView, store};
@@ -88,17 +88,6 @@ fn template_of(tx: &Conn, owner: &Owner, doc: &Document, at: i64) -> Result<Temp
         let sizes = serde_json::to_string(sizes).unwrap_or_else(|_| "[]".into());
         store::share_file(tx, id, blob, &sizes, at)?;
     }
-    let parent = Parent::Template(id);
-    let mut ids = std::collections::HashMap::new();
-    for (r, new) in doc.recipients.iter().zip(&recipients) {
-        ids.insert(r.id, doc_store::recipients::insert(tx, parent, new, at)?);
-    }
-    for source in &doc.fields {
-        let mut f = source.as_new();
-        f.recipient_id = *ids
-            .get(&f.recipient_id)
-            .ok_or_else(|| AppError::internal("a document field without its recipient"))?;
-        doc_store::fields::insert(tx, parent, &f, at)?;
-    }
+    store::copy_parts(tx, id, &doc.recipients, &doc.fields, at)?;
     Ok(id)
 }

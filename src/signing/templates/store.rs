@@ -222,6 +222,34 @@ pub fn share_file(
     Ok(())
 }
 
+/// Gives template `id` copies of `recipients` and of their `fields` (place, type and
+/// settings; a value never travels): a template's duplicate, a document saved as a template.
+pub fn copy_parts(
+    tx: &Conn,
+    id: TemplateId,
+    recipients: &[crate::signing::documents::model::Recipient],
+    fields: &[crate::signing::documents::model::Field],
+    at: i64,
+) -> Result<(), AppError> {
+    use crate::signing::documents::store as doc_store;
+    let parent = doc_store::Parent::Template(id);
+    let mut ids = std::collections::HashMap::new();
+    for r in recipients {
+        ids.insert(
+            r.id,
+            doc_store::recipients::insert(tx, parent, &r.as_new(), at)?,
+        );
+    }
+    for source in fields {
+        let mut f = source.as_new();
+        f.recipient_id = *ids
+            .get(&f.recipient_id)
+            .ok_or_else(|| AppError::internal("a field without its recipient"))?;
+        doc_store::fields::insert(tx, parent, &f, at)?;
+    }
+    Ok(())
+}
+
 /// Deletes the template with its recipients and fields, and releases its file: answers the
 /// blob to remove after commit, if nothing else refers to it. Documents made from it keep
 /// theirs, the same file (`template_id` becomes NULL).
