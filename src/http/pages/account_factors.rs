@@ -237,7 +237,7 @@ async fn totp_page(
         return Ok(redirect(&account_link(next.as_deref())));
     };
     let csrf = csrf_token(&state, FACTORS, &session);
-    Ok(no_store(enrol_page(&csrf, &e, next.as_deref(), None)))
+    Ok(enrol_page(&csrf, &e, next.as_deref(), None))
 }
 
 /// `POST /account/totp/confirm`: TOTP on, 303 to the recovery codes, which cross the redirect
@@ -261,7 +261,7 @@ async fn totp_confirm(
             Confirmation::Refused {
                 why,
                 enrolment: Some(en),
-            } => no_store(enrol_page(&csrf, &en, next.as_deref(), Some(&why))),
+            } => enrol_page(&csrf, &en, next.as_deref(), Some(&why)),
             Confirmation::Refused {
                 enrolment: None, ..
             } => redirect(&account_link(next.as_deref())),
@@ -290,15 +290,6 @@ async fn recovery_codes(
         None => redirect(&account_link(next.as_deref())),
     };
     Ok(taken.finish(page))
-}
-
-/// `resp` kept by no cache (it shows a secret).
-fn no_store(mut resp: Response) -> Response {
-    resp.headers_mut().insert(
-        http::header::CACHE_CONTROL,
-        http::HeaderValue::from_static("no-store"),
-    );
-    resp
 }
 
 /// TOTP is on: the recovery codes, shown this once.
