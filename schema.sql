@@ -36,7 +36,10 @@ CREATE TABLE users (
     totp_last_step  INTEGER NOT NULL DEFAULT 0,
     passkey_handle  BLOB,                        -- WebAuthn user handle, 64 random bytes
     -- The language recipients read this account's new documents in (v28); NULL: English.
-    language        TEXT CHECK (language IN ('en', 'de', 'fr', 'es', 'it', 'nl', 'pl', 'pt'))
+    language        TEXT CHECK (language IN ('en', 'de', 'fr', 'es', 'it', 'nl', 'pl', 'pt')),
+    -- The deadline this account's new documents take (JSON, as
+    -- meta.envelopeExpirationPeriod; NULL: none) (v30).
+    expiration_period TEXT
 );
 
 -- Teams (v25): a few people who share documents, templates, API tokens and webhooks. A row of
@@ -53,7 +56,8 @@ CREATE TABLE teams (
     date_format   TEXT,                          -- one of the document date formats
     time_zone     TEXT,                          -- an IANA name
     redirect_url  TEXT,                          -- an absolute http(s) URL, normalised
-    language      TEXT CHECK (language IN ('en', 'de', 'fr', 'es', 'it', 'nl', 'pl', 'pt')) -- v28
+    language      TEXT CHECK (language IN ('en', 'de', 'fr', 'es', 'it', 'nl', 'pl', 'pt')), -- v28
+    expiration_period TEXT                       -- JSON, as meta.envelopeExpirationPeriod (v30)
 );
 CREATE TABLE team_members (
     team_id    INTEGER NOT NULL REFERENCES teams (id) ON DELETE CASCADE,
@@ -495,6 +499,11 @@ CREATE TABLE recipients (
     auth_user_id   INTEGER REFERENCES users (id) ON DELETE SET NULL,
     -- 1: came through a template's direct link; acts first, alone.
     direct_link    INTEGER NOT NULL DEFAULT 0,
+    -- When their time to act ends, fixed at sending (NULL: no deadline), when the owner was
+    -- told it passed, and the automatic reminders sent so far (v30).
+    expires_at     INTEGER,
+    expiration_notified_at INTEGER,
+    reminders_sent INTEGER NOT NULL DEFAULT 0,
     CHECK ((document_id IS NULL) <> (template_id IS NULL))
 );
 CREATE UNIQUE INDEX recipients_document_email ON recipients (document_id, email) WHERE document_id IS NOT NULL;
@@ -503,6 +512,16 @@ CREATE INDEX recipients_auth_user ON recipients (auth_user_id);
 -- The dashboard's Inbox: the documents waiting for an account's signature, by e-mail.
 CREATE INDEX recipients_awaiting ON recipients (email)
     WHERE document_id IS NOT NULL AND role <> 'CC' AND signing_status = 'NOT_SIGNED';
+-- What is due, and when (v30): a recipient's deadline to report (EXPIRE) and their next
+-- reminder (REMIND). The node that handles a row takes it off or moves it on in the
+-- transaction that handles it, so the scan reads only what is due and each is handled once.
+CREATE TABLE recipient_timers (
+    recipient_id INTEGER NOT NULL REFERENCES recipients (id) ON DELETE CASCADE,
+    kind         TEXT NOT NULL CHECK (kind IN ('EXPIRE', 'REMIND')),
+    due_at       INTEGER NOT NULL,
+    PRIMARY KEY (recipient_id, kind)
+);
+CREATE INDEX recipient_timers_due ON recipient_timers (due_at);
 
 CREATE TABLE fields (
     id           INTEGER PRIMARY KEY,

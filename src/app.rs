@@ -318,7 +318,7 @@ fn app_state(
 }
 
 /// Starts the mail and webhook workers, the mail queue's pruning, the blob sweep, the
-/// direct-link expiry and the sealer; the sender stops them.
+/// direct-link expiry, the deadline scan and the sealer; the sender stops them.
 fn spawn_workers(
     config: &Config,
     state: &AppState,
@@ -366,8 +366,15 @@ fn spawn_workers(
         app: state.app_base(),
         after: config.direct_link_expiry,
     };
+    let deadlines = crate::signing::workflow::deadlines::Deadlines {
+        db: state.db.clone(),
+        workers: state.workers.clone(),
+        app: state.app_base(),
+        every: config.deadline_scan,
+    };
     let workers = vec![
         tokio::spawn(mail_worker.run(stop.clone())),
+        tokio::spawn(deadlines.run(stop.clone())),
         tokio::spawn(prune),
         tokio::spawn(webhook_worker.run(stop.clone())),
         tokio::spawn(sweep),

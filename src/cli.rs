@@ -327,6 +327,11 @@ pub struct ServeArgs {
           value_parser = clap::value_parser!(u64).range(1..))]
     pub direct_link_expiry_secs: Option<u64>,
 
+    /// Seconds between looks for passed deadlines and due reminders (for tests)
+    #[arg(long, env = "DOCKET_DEADLINE_SCAN_SECS", hide = true, default_value_t = 60,
+          value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub deadline_scan_secs: u64,
+
     /// Documents started through one template's direct link that may wait unsigned at once;
     /// past it the link answers 503 (busy) and starts nothing
     #[arg(long, env = "DOCKET_DIRECT_LINK_MAX_OPEN", default_value_t = crate::signing::workflow::direct::MAX_OPEN,
@@ -606,6 +611,10 @@ pub enum TeamCommand {
         /// fr, es, it, nl, pl or pt; unset: each member's own)
         #[arg(long, value_name = "CODE")]
         language: Option<String>,
+        /// How long each recipient of new documents has once sent ("14 days", "2 weeks",
+        /// "1 month"; a year at most; unset: each member's own)
+        #[arg(long, value_name = "PERIOD")]
+        expiration_period: Option<String>,
         /// Set a value back to the product's default (repeatable)
         #[arg(long, value_name = "SETTING", value_parser = TEAM_SETTINGS)]
         clear: Vec<String>,
@@ -627,13 +636,14 @@ pub enum TeamCommand {
 const TEAM_ROLES: [&str; 3] = ["ADMIN", "MANAGER", "MEMBER"];
 
 /// What `docket team settings --clear` takes.
-pub const TEAM_SETTINGS: [&str; 6] = [
+pub const TEAM_SETTINGS: [&str; 7] = [
     "sender-name",
     "signing-order",
     "date-format",
     "time-zone",
     "redirect-url",
     "language",
+    "expiration-period",
 ];
 
 #[derive(Debug, Args)]

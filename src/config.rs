@@ -101,6 +101,8 @@ pub struct Config {
     pub direct_link_expiry: std::time::Duration,
     /// A template's visitor documents that may wait unsigned at once.
     pub direct_link_max_open: u32,
+    /// How often the scan for passed deadlines and due reminders looks.
+    pub deadline_scan: std::time::Duration,
     /// Connection caps and timeouts.
     pub limits: crate::http::server::limits::Limits,
     /// Reverse proxies whose forwarding headers name the client.
@@ -331,6 +333,7 @@ impl Config {
                     .unwrap_or(args.direct_link_expiry_days * 86_400),
             ),
             direct_link_max_open: args.direct_link_max_open,
+            deadline_scan: std::time::Duration::from_secs(args.deadline_scan_secs),
             limits: connection_limits(args),
             trusted_proxies,
             render: render_limits(args),
@@ -505,6 +508,7 @@ mod tests {
         assert_eq!(c.orphan_grace, crate::core::blob::sweep::GRACE);
         assert_eq!(c.direct_link_expiry.as_secs(), 7 * 86_400);
         assert_eq!(c.direct_link_max_open, 100);
+        assert_eq!(c.deadline_scan, crate::signing::workflow::deadlines::EVERY);
     }
 
     #[test]

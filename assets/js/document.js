@@ -1,4 +1,5 @@
-// The document page: copy a signing link, remind a recipient, correct a pending recipient's
+// The document page: copy a signing link, remind a recipient (or send again to one whose time
+// ran out), stop the automatic reminders, correct a pending recipient's
 // e-mail address, and cancel, delete or hide the document, each through /api/v1 with the
 // page's token; the server's reason for a refusal is shown next to the action. Until the
 // document is completed its pages show the fields over them, as the editor draws them (read
@@ -45,6 +46,12 @@ function start(root) {
       button.disabled = true;
       try {
         const r = await call('POST', api + '/resend', { recipients: [rid] });
+        if ('expired' in button.dataset) {
+          // A fresh period: the page shows the new deadline.
+          flash('Sent again to ' + item.dataset.name + ', with a fresh period.');
+          window.location.reload();
+          return;
+        }
         if ((r.recipients || []).includes(rid)) {
           say(result, 'Reminder sent to ' + item.dataset.name + '.');
         } else {
@@ -57,6 +64,23 @@ function start(root) {
       }
     });
   });
+
+  // Stop the automatic reminders.
+  const stop = document.getElementById('stop-reminders');
+  if (stop) {
+    stop.addEventListener('click', async () => {
+      const result = stop.parentElement.querySelector('.action-result');
+      stop.disabled = true;
+      try {
+        await call('DELETE', api + '/reminders');
+        flash('Automatic reminders stopped.');
+        window.location.reload();
+      } catch (e) {
+        say(result, explain(e), 'error');
+        stop.disabled = false;
+      }
+    });
+  }
 
   // Correct an e-mail address: a new link, the old one dead.
   document.querySelectorAll('form[data-correct]').forEach((form) => {

@@ -13,6 +13,7 @@ sign-cancelled = Dieses Dokument wurde vom Absender storniert. Es gibt nichts me
 sign-completed = Alle sind fertig: Dieses Dokument ist abgeschlossen. Die unterschriebene Fassung wurde per E-Mail versandt.
 sign-completed-download = Alle sind fertig: Dieses Dokument ist abgeschlossen.
 sign-rejected = Dieses Dokument wurde abgelehnt und kann nicht mehr unterschrieben werden.
+sign-expired = Ihre Frist für dieses Dokument ist am { $date } abgelaufen. Bitten Sie den Absender, es Ihnen erneut zu senden; der Link gilt dann für eine neue Frist.
 
 ## Ein Dokument, das ein Docket-Konto verlangt.
 gate-sent-by = Gesendet von { $name } ({ $email })

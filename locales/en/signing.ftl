@@ -14,6 +14,7 @@ sign-cancelled = This document was cancelled by its sender. There is nothing lef
 sign-completed = Everyone has finished: this document is complete. The signed copy was sent by e-mail.
 sign-completed-download = Everyone has finished: this document is complete.
 sign-rejected = This document was rejected and can no longer be signed.
+sign-expired = Your time to act on this document ended on { $date }. Ask the sender to send it to you again; the link then works for a new period.
 
 ## A document that asks for a Docket account, to a visitor not signed in as its recipient.
 gate-sent-by = Sent by { $name } ({ $email })

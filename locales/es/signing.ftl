@@ -13,6 +13,7 @@ sign-cancelled = El remitente canceló este documento. No queda nada por hacer.
 sign-completed = Todos han terminado: este documento está completo. La copia firmada se envió por correo electrónico.
 sign-completed-download = Todos han terminado: este documento está completo.
 sign-rejected = Este documento fue rechazado y ya no se puede firmar.
+sign-expired = Su plazo para actuar sobre este documento terminó el { $date }. Pida al remitente que se lo vuelva a enviar; el enlace funcionará entonces durante un nuevo plazo.
 
 ## Un documento que pide una cuenta de Docket.
 gate-sent-by = Enviado por { $name } ({ $email })

@@ -13,6 +13,7 @@ sign-cancelled = Ce document a été annulé par son expéditeur. Il ne reste ri
 sign-completed = Tout le monde a terminé : ce document est finalisé. La copie signée a été envoyée par e-mail.
 sign-completed-download = Tout le monde a terminé : ce document est finalisé.
 sign-rejected = Ce document a été refusé et ne peut plus être signé.
+sign-expired = Le délai pour agir sur ce document a pris fin le { $date }. Demandez à l’expéditeur de vous le renvoyer ; le lien fonctionnera alors pour un nouveau délai.
 
 ## Un document qui demande un compte Docket.
 gate-sent-by = Envoyé par { $name } ({ $email })

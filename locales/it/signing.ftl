@@ -13,6 +13,7 @@ sign-cancelled = Questo documento è stato annullato dal mittente. Non resta nul
 sign-completed = Tutti hanno terminato: il documento è completato. La copia firmata è stata inviata via e-mail.
 sign-completed-download = Tutti hanno terminato: il documento è completato.
 sign-rejected = Questo documento è stato rifiutato e non può più essere firmato.
+sign-expired = Il tempo a tua disposizione per questo documento è scaduto il { $date }. Chiedi al mittente di inviartelo di nuovo; il link funzionerà per un nuovo periodo.
 
 ## Un documento che richiede un account Docket.
 gate-sent-by = Inviato da { $name } ({ $email })

@@ -13,6 +13,7 @@ sign-cancelled = Dit document is door de afzender geannuleerd. Er is niets meer 
 sign-completed = Iedereen is klaar: dit document is voltooid. De ondertekende versie is per e-mail verstuurd.
 sign-completed-download = Iedereen is klaar: dit document is voltooid.
 sign-rejected = Dit document is afgewezen en kan niet meer worden ondertekend.
+sign-expired = Uw termijn voor dit document is verlopen op { $date }. Vraag de afzender het opnieuw te sturen; de link werkt dan voor een nieuwe termijn.
 
 ## Een document dat een Docket-account vraagt.
 gate-sent-by = Verstuurd door { $name } ({ $email })

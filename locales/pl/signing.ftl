@@ -13,6 +13,7 @@ sign-cancelled = Nadawca anulował ten dokument. Nie ma już nic do zrobienia.
 sign-completed = Wszyscy skończyli: dokument jest ukończony. Podpisana kopia została wysłana e-mailem.
 sign-completed-download = Wszyscy skończyli: dokument jest ukończony.
 sign-rejected = Ten dokument został odrzucony i nie można go już podpisać.
+sign-expired = Twój termin na działanie w tym dokumencie upłynął { $date }. Poproś nadawcę o ponowne wysłanie; link zadziała wtedy przez nowy okres.
 
 ## Dokument, który wymaga konta Docket.
 gate-sent-by = Wysłane przez { $name } ({ $email })

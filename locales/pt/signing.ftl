@@ -13,6 +13,7 @@ sign-cancelled = Este documento foi cancelado pelo remetente. Já não há nada 
 sign-completed = Todos terminaram: este documento está concluído. A cópia assinada foi enviada por e-mail.
 sign-completed-download = Todos terminaram: este documento está concluído.
 sign-rejected = Este documento foi recusado e já não pode ser assinado.
+sign-expired = O seu prazo para agir neste documento terminou em { $date }. Peça ao remetente que lho envie de novo; o link funcionará então durante um novo prazo.
 
 ## Um documento que pede uma conta Docket.
 gate-sent-by = Enviado por { $name } ({ $email })

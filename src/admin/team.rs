@@ -106,6 +106,7 @@ pub fn run(ctx: &Ctx, public_url_flag: Option<&str>, cmd: TeamCommand) -> Result
             time_zone,
             redirect_url,
             language,
+            expiration_period,
             clear,
         } => {
             let change = team_settings::Change {
@@ -116,6 +117,7 @@ pub fn run(ctx: &Ctx, public_url_flag: Option<&str>, cmd: TeamCommand) -> Result
                 time_zone,
                 redirect_url,
                 language,
+                expiration_period,
             };
             settings(ctx, &slug, change, &clear)
         }
@@ -268,6 +270,7 @@ fn settings(
         ("time-zone", &mut c.time_zone),
         ("redirect-url", &mut c.redirect_url),
         ("language", &mut c.language),
+        ("expiration-period", &mut c.expiration_period),
     ] {
         if !clear.iter().any(|c| c == option) {
             continue;
@@ -310,6 +313,12 @@ fn settings(
                 "language",
                 d.language
                     .map_or_else(|| "(each member's own)".into(), |l| l.as_str().to_string()),
+            ),
+            (
+                "expiration period",
+                d.expiration_period
+                    .as_ref()
+                    .map_or_else(|| "(each member's own)".into(), |p| p.describe()),
             ),
         ])
     });

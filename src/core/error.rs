@@ -51,6 +51,9 @@ pub enum AppError {
     /// The thing existed but is gone for good (a cancelled document's signing link).
     #[error("{0}")]
     Gone(String),
+    /// A recipient's time to act on a document has passed (410 `recipient_expired`).
+    #[error("{0}")]
+    RecipientExpired(String),
     #[error("{0}")]
     PayloadTooLarge(String),
     #[error("{0}")]
@@ -142,7 +145,7 @@ impl AppError {
             AppError::NotFound(_) => StatusCode::NOT_FOUND,
             AppError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             AppError::Conflict(_) => StatusCode::CONFLICT,
-            AppError::Gone(_) => StatusCode::GONE,
+            AppError::Gone(_) | AppError::RecipientExpired(_) => StatusCode::GONE,
             AppError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             AppError::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
@@ -167,6 +170,7 @@ impl AppError {
             AppError::MethodNotAllowed => "method_not_allowed",
             AppError::Conflict(_) => "conflict",
             AppError::Gone(_) => "gone",
+            AppError::RecipientExpired(_) => "recipient_expired",
             AppError::PayloadTooLarge(_) => "payload_too_large",
             AppError::UnsupportedMediaType(_) => "unsupported_media_type",
             AppError::RequestTimeout(_) => "request_timeout",

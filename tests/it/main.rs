@@ -33,6 +33,7 @@ mod credential_cache;
 mod cross_site;
 mod dashboard;
 mod dashboard_browser;
+mod deadlines;
 mod direct_link_storage;
 mod direct_links;
 mod disabled_owner;

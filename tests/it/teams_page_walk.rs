@@ -69,6 +69,7 @@ const NOT_OWNERS: &[(&str, &str)] = &[
     ("/account/password", "the user's own account"),
     ("/account/email", "the user's own account"),
     ("/account/language", "the user's own account"),
+    ("/account/deadline", "the user's own account"),
     ("/account/email/{}", "the mail's token is the credential"),
     ("/account/email-changed", "says the address changed"),
     ("/account/totp", "the user's own account"),

@@ -8,6 +8,36 @@ import * as problems from './problems.js';
 const checked = (form, name) => [...form.querySelectorAll(`input[name=${name}]:checked`)].map((i) => i.value);
 const text = (form, name) => form.elements[name].value.trim();
 
+// The deadline as `meta.envelopeExpirationPeriod`: a period after sending, a date (typed in the
+// browser's time), or none.
+function deadline(form) {
+  const kind = checked(form, 'deadline')[0];
+  if (kind === 'after') {
+    return { unit: form.elements.deadlineUnit.value, amount: Number(form.elements.deadlineAmount.value) };
+  }
+  if (kind === 'until') {
+    const typed = form.elements.deadlineUntil.value;
+    const at = new Date(typed);
+    // What cannot be read goes as typed, for the server to say what is wrong.
+    return { until: Number.isNaN(at.getTime()) ? typed : at.toISOString() };
+  }
+  return { disabled: true };
+}
+
+// The reminders as `meta.reminders`: every so many days, at most so many, or none.
+function reminders(form) {
+  if (!form.elements.reminders.checked) return null;
+  return { everyDays: Number(form.elements.remindEvery.value), max: Number(form.elements.remindMax.value) };
+}
+
+// A date-and-time box shows an RFC 3339 moment in the browser's own time.
+function showLocal(input) {
+  const at = new Date(input.dataset.until || '');
+  if (Number.isNaN(at.getTime())) return;
+  const pad = (n) => String(n).padStart(2, '0');
+  input.value = `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T${pad(at.getHours())}:${pad(at.getMinutes())}`;
+}
+
 // The form as the API's PATCH body; empty optional texts clear their value.
 export function body(form) {
   const orNull = (v) => (v === '' ? null : v);
@@ -26,6 +56,8 @@ export function body(form) {
       timezone: text(form, 'timezone'),
       redirectUrl: orNull(text(form, 'redirectUrl')),
       language: form.elements.language.value,
+      envelopeExpirationPeriod: deadline(form),
+      reminders: reminders(form),
     },
     authOptions: {
       globalAccessAuth: checked(form, 'globalAccessAuth'),
@@ -36,6 +68,15 @@ export function body(form) {
 
 export function init(api) {
   const form = document.getElementById('settings-form');
+  showLocal(form.elements.deadlineUntil);
+  // Typing a period or a date chooses it.
+  const choose = (value) => () => { form.querySelector(`input[name=deadline][value=${value}]`).checked = true; };
+  form.elements.deadlineAmount.addEventListener('input', choose('after'));
+  form.elements.deadlineUnit.addEventListener('input', choose('after'));
+  form.elements.deadlineUntil.addEventListener('input', choose('until'));
+  const remind = () => { form.elements.reminders.checked = true; };
+  form.elements.remindEvery.addEventListener('input', remind);
+  form.elements.remindMax.addEventListener('input', remind);
   // Edits not saved yet: counted, so that typing during a save is saved next.
   let edits = 0;
   let saving = Promise.resolve(true);

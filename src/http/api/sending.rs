@@ -20,7 +20,7 @@ use crate::http::reply::{answer, json_result, written};
 use crate::http::server::state::AppState;
 use crate::identity::principal::Principal;
 use crate::identity::scope::Scope;
-use crate::signing::workflow::answers::{AuditLog, DownloadUrl, Resent, Sent};
+use crate::signing::workflow::answers::{AuditLog, DownloadUrl, RemindersStopped, Resent, Sent};
 use crate::signing::workflow::flow::Origin;
 use crate::signing::workflow::sending;
 
@@ -43,6 +43,11 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(crate::http::body::object::<ResendRequest>())
         .then(resend)
         .map(answer);
+    let stop_reminders = warp::path!("api" / "v1" / "documents" / DocumentId / "reminders")
+        .and(warp::delete())
+        .and(caller(&state, write))
+        .then(stop_reminders)
+        .map(answer);
     let download = warp::path!("api" / "v1" / "documents" / DocumentId / "download")
         .and(warp::get())
         .and(caller(&state, read))
@@ -63,6 +68,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .then(fetch)
         .map(answer);
     send.or(resend)
+        .unify()
+        .or(stop_reminders)
         .unify()
         .or(download)
         .unify()
@@ -132,6 +139,22 @@ async fn resend(
 ) -> Result<Response, AppError> {
     let reminded = sending::resend(&state.ctx(), &who, id, body.validate()?).await?;
     written(&who, Resent::of(id, reminded))
+}
+
+/// `DELETE /api/v1/documents/{id}/reminders`: no more automatic reminders.
+async fn stop_reminders(
+    id: DocumentId,
+    who: Principal,
+    state: AppState,
+) -> Result<Response, AppError> {
+    let stopped = sending::stop_reminders(&state.ctx(), &who, id).await?;
+    written(
+        &who,
+        RemindersStopped {
+            document_id: id,
+            stopped,
+        },
+    )
 }
 
 /// `GET /api/v1/documents/{id}/audit-log[?page&perPage]`: `{documentId, events, totalPages}`,

@@ -71,6 +71,14 @@ pub async fn show(
         .await?
         .as_str()
         .to_string();
+    if profile.deadline.is_empty() && profile.deadline_error.is_empty() {
+        let who = crate::identity::principal::Principal::browser(user.id);
+        profile.deadline =
+            crate::signing::documents::team_settings::read_account_period(&state.ctx(), &who)
+                .await?
+                .map(|p| p.describe())
+                .unwrap_or_default();
+    }
     let factors_csrf =
         crate::http::session::csrf_token(&state, crate::http::session::FACTORS, &session);
     let security = crate::http::pages::account_factors::Security::of(

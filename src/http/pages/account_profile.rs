@@ -2,7 +2,8 @@
 //! current one; the other sessions end, this one stays; when ticked, every API token, webhook
 //! and connected app is revoked too) and `POST /account/email` (a confirmed
 //! session mails a link to the new address), `POST /account/language` (the language of the
-//! recipients of the account's new documents), and the link's page, `GET/POST
+//! recipients of the account's new documents), `POST /account/deadline` (how long each of
+//! their recipients has), and the link's page, `GET/POST
 //! /account/email/{token}`, whose button makes the change and answers 303 to
 //! `/account/email-changed`, which names the new address once (`shown_once`). A change goes back to the account
 //! page with `?done=...`, which says what happened; a refused form shows the account page again
@@ -65,6 +66,12 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(form_csrf(&state, APP, "/account"))
         .then(language)
         .map(reply::answer);
+    let deadline = warp::path!("account" / "deadline")
+        .and(warp::post())
+        .and(s())
+        .and(form_csrf(&state, APP, "/account"))
+        .then(deadline)
+        .map(reply::answer);
     let changed = warp::path!("account" / "email-changed")
         .and(warp::get())
         .and(s())
@@ -75,6 +82,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(changed)
         .unify()
         .or(language)
+        .unify()
+        .or(deadline)
         .unify()
         .or(email)
         .unify()
@@ -124,6 +133,14 @@ struct LanguageForm {
     language: String,
 }
 
+/// The default deadline form: "14 days", "1 month", or blank for none.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct DeadlineForm {
+    #[serde(default)]
+    expiration_period: String,
+}
+
 /// The e-mail form.
 #[derive(serde::Deserialize)]
 struct EmailForm {
@@ -145,6 +162,9 @@ pub struct Profile {
     pub password_error: String,
     pub password2_error: String,
     pub language_error: String,
+    pub deadline_error: String,
+    /// The default deadline of the account's new documents, as typed or stored ("14 days").
+    pub deadline: String,
     /// The language recipients of the account's new documents read (a code), as chosen.
     pub language: String,
     /// What the person typed into the name and e-mail forms, to show again.
@@ -192,6 +212,10 @@ impl Profile {
             Some("language") => (
                 "language",
                 Some("Saved: your new documents and templates address their recipients in this language.".to_string()),
+            ),
+            Some("deadline") => (
+                "deadline",
+                Some("Saved: your new documents and templates give each recipient this long.".to_string()),
             ),
             _ => ("", None),
         };
@@ -244,6 +268,7 @@ impl Profile {
         let slot = match (form, field.as_str()) {
             ("name", _) => &mut p.name_error,
             ("language", _) => &mut p.language_error,
+            ("deadline", _) => &mut p.deadline_error,
             ("email", _) => &mut p.email_error,
             (_, "current") => &mut p.current_error,
             (_, "password2") => &mut p.password2_error,
@@ -293,6 +318,23 @@ async fn language(
     match profile::change_language(&state.ctx(), &signed_in.1, &form.language).await {
         Ok(_) => Ok(redirect("/account?done=language#recipients-language")),
         Err(e) => refused(state, signed_in, "language", e, |_| {}).await,
+    }
+}
+
+/// `POST /account/deadline`.
+async fn deadline(
+    state: AppState,
+    signed_in: SignedIn,
+    form: DeadlineForm,
+) -> Result<Response, AppError> {
+    let who = crate::identity::principal::Principal::browser(signed_in.1.id);
+    let typed = form.expiration_period;
+    let set =
+        crate::signing::documents::team_settings::set_account_period(&state.ctx(), &who, &typed)
+            .await;
+    match set {
+        Ok(_) => Ok(redirect("/account?done=deadline#deadline")),
+        Err(e) => refused(state, signed_in, "deadline", e, |p| p.deadline = typed).await,
     }
 }
 

@@ -157,6 +157,10 @@ async fn show(
         }
         _ => {}
     }
+    if let Some(ended) = &opened.expired {
+        let text = tr.t1("sign-expired", "date", ended);
+        return Ok(notice(StatusCode::GONE, tr, &title, &text, None));
+    }
     if let Some(gate) = gate {
         return Ok(gate_page(&state, tr, &token, &title, &gate, session));
     }

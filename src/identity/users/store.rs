@@ -144,6 +144,32 @@ pub fn set_language(conn: &Conn, id: UserId, lang: Lang, now: i64) -> Result<(),
     Ok(())
 }
 
+/// The deadline user `id` gives their new documents, as stored (the JSON of
+/// `meta.envelopeExpirationPeriod`, which the signing ring reads); `None`: none.
+pub fn expiration_period(conn: &Conn, id: UserId) -> Result<Option<String>, AppError> {
+    Ok(conn
+        .query_row(
+            "SELECT expiration_period FROM users WHERE id = ?1",
+            [id],
+            |r| r.get::<_, Option<String>>(0),
+        )
+        .optional()?
+        .flatten())
+}
+
+pub fn set_expiration_period(
+    conn: &Conn,
+    id: UserId,
+    period: Option<&str>,
+    now: i64,
+) -> Result<(), AppError> {
+    conn.execute(
+        "UPDATE users SET expiration_period = ?2, updated_at = ?3 WHERE id = ?1",
+        params![id, period, now],
+    )?;
+    Ok(())
+}
+
 /// Gives user `id` the address `email`; 409 when another account has it.
 pub fn set_email(conn: &Conn, id: UserId, email: &Email, now: i64) -> Result<(), AppError> {
     let taken = format!("{email} belongs to another Docket account; use another address");

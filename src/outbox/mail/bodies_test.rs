@@ -8,7 +8,9 @@
 use super::compose::{
     AccessNotice, AccountInvite, Action, Cancelled, Completed, Composed, DirectLinkSigned,
 };
-use super::compose::{Rejected, SealFailed, SecurityNotice, SigningRequest, TestMessage};
+use super::compose::{
+    RecipientExpired, Rejected, SealFailed, SecurityNotice, SigningRequest, TestMessage,
+};
 use super::compose_account::{EmailChange, PasswordReset};
 use super::compose_team::{TeamAdded, TeamInvitation, TeamRemoved};
 use crate::core::i18n::Lang;
@@ -312,6 +314,17 @@ fn base_cases(next: &[String]) -> Vec<(&'static str, Composed)> {
                 recipient_name: NAME,
                 sender_name: NAME,
                 lang: Lang::En,
+            }
+            .compose(),
+        ),
+        (
+            "recipient_expired",
+            RecipientExpired {
+                title: TITLE,
+                owner_name: NAME,
+                who: "Ann <a@x.org>",
+                ended: "1 Jan <2030>",
+                link: LINK,
             }
             .compose(),
         ),

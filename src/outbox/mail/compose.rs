@@ -395,6 +395,35 @@ impl DirectLinkSigned<'_> {
     }
 }
 
+/// To the owner, once: a recipient's time to act passed before they finished.
+#[derive(Debug, Clone)]
+pub struct RecipientExpired<'a> {
+    pub title: &'a str,
+    pub owner_name: &'a str,
+    /// The recipient, as "Name <address>".
+    pub who: &'a str,
+    /// When their time ended, as people read it.
+    pub ended: &'a str,
+    /// The document's page, where the owner resends or cancels.
+    pub link: &'a str,
+}
+
+templates!(
+    RecipientExpired,
+    "mail/recipient_expired.html",
+    "mail/recipient_expired.txt"
+);
+
+impl RecipientExpired<'_> {
+    fn subject(&self) -> String {
+        format!("A recipient's time ran out: \"{}\"", self.title)
+    }
+
+    fn greeted(&self) -> &str {
+        self.owner_name
+    }
+}
+
 /// The sender cancelled the document; signing links stop working.
 #[derive(Debug, Clone)]
 pub struct Cancelled<'a> {

@@ -45,11 +45,13 @@ pub enum Kind {
     TeamAdded,
     /// To a person an administrator removed from a team.
     TeamRemoved,
+    /// To the owner, once, when a recipient's time to act passed before they finished.
+    RecipientExpired,
     Test,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 14] = [
+    pub const ALL: [Kind; 15] = [
         Kind::SigningRequest,
         Kind::Completed,
         Kind::Rejected,
@@ -63,6 +65,7 @@ impl Kind {
         Kind::TeamInvitation,
         Kind::TeamAdded,
         Kind::TeamRemoved,
+        Kind::RecipientExpired,
         Kind::Test,
     ];
 
@@ -81,6 +84,7 @@ impl Kind {
             Kind::TeamInvitation => "TEAM_INVITATION",
             Kind::TeamAdded => "TEAM_ADDED",
             Kind::TeamRemoved => "TEAM_REMOVED",
+            Kind::RecipientExpired => "RECIPIENT_EXPIRED",
             Kind::Test => "TEST",
         }
     }

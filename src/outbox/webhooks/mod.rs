@@ -29,12 +29,14 @@ pub enum Event {
     DocumentRejected,
     DocumentCancelled,
     DocumentSealFailed,
+    /// A recipient's time to act passed before they finished (the document stays PENDING).
+    RecipientExpired,
     BookingCreated,
     BookingCancelled,
 }
 
 impl Event {
-    pub const ALL: [Event; 11] = [
+    pub const ALL: [Event; 12] = [
         Event::DocumentCreated,
         Event::DocumentSent,
         Event::DocumentOpened,
@@ -44,6 +46,7 @@ impl Event {
         Event::DocumentRejected,
         Event::DocumentCancelled,
         Event::DocumentSealFailed,
+        Event::RecipientExpired,
         Event::BookingCreated,
         Event::BookingCancelled,
     ];
@@ -59,6 +62,7 @@ impl Event {
             Event::DocumentRejected => "DOCUMENT_REJECTED",
             Event::DocumentCancelled => "DOCUMENT_CANCELLED",
             Event::DocumentSealFailed => "DOCUMENT_SEAL_FAILED",
+            Event::RecipientExpired => "RECIPIENT_EXPIRED",
             Event::BookingCreated => "BOOKING_CREATED",
             Event::BookingCancelled => "BOOKING_CANCELLED",
         }

@@ -6,7 +6,7 @@ use crate::core::ids::{DocumentId, FieldId, RecipientId, TeamId, UserId};
 use crate::params;
 use serde::Serialize;
 
-pub use super::audit_data::{Filled, Happened, LastFill, Moved, ProofUsed};
+pub use super::audit_data::{Expired, Filled, Happened, LastFill, Moved, ProofUsed};
 
 use crate::core::error::AppError;
 use crate::core::timefmt::iso8601;
@@ -35,10 +35,13 @@ pub enum Event {
     Assisted,
     /// The document changed workspace: moved into a team, or handed on when its team ended.
     Moved,
+    /// A recipient's time to act passed before they finished (`meta.envelopeExpirationPeriod`).
+    #[serde(rename = "RECIPIENT_EXPIRED")]
+    Expired,
 }
 
 impl Event {
-    pub const ALL: [Event; 16] = [
+    pub const ALL: [Event; 17] = [
         Event::Created,
         Event::Uploaded,
         Event::Sent,
@@ -55,6 +58,7 @@ impl Event {
         Event::RecipientChanged,
         Event::Assisted,
         Event::Moved,
+        Event::Expired,
     ];
 
     pub fn parse(s: &str) -> Option<Event> {
@@ -79,6 +83,7 @@ impl Event {
             Event::RecipientChanged => "RECIPIENT_CHANGED",
             Event::Assisted => "ASSISTED",
             Event::Moved => "MOVED",
+            Event::Expired => "RECIPIENT_EXPIRED",
         }
     }
 }

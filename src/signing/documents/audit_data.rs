@@ -38,6 +38,17 @@ pub enum Happened {
     Cancelled,
     RecipientChanged(Readdressed),
     Moved(Moved),
+    /// A recipient's time to act passed before they finished (the actor names them).
+    Expired(Expired),
+}
+
+/// A recipient's deadline that passed: their address and when it ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Expired {
+    // Keys in the order a `Value` prints them (the stored text is what the API shows).
+    pub email: String,
+    pub expires_at: String,
 }
 
 /// The workspace a document went to: a team (its id and name then), or `null` for the
@@ -263,6 +274,7 @@ impl Happened {
             Happened::Cancelled => Event::Cancelled,
             Happened::RecipientChanged(_) => Event::RecipientChanged,
             Happened::Moved(_) => Event::Moved,
+            Happened::Expired(_) => Event::Expired,
         }
     }
 
@@ -291,6 +303,7 @@ impl Happened {
             Event::Cancelled => parse::<Nothing>(data).map(|_| Happened::Cancelled)?,
             Event::RecipientChanged => Happened::RecipientChanged(parse(data)?),
             Event::Moved => Happened::Moved(parse(data)?),
+            Event::Expired => Happened::Expired(parse(data)?),
         })
     }
 
@@ -326,6 +339,7 @@ impl Serialize for Happened {
             Happened::Downloaded(d) => d.serialize(s),
             Happened::RecipientChanged(d) => d.serialize(s),
             Happened::Moved(d) => d.serialize(s),
+            Happened::Expired(d) => d.serialize(s),
         }
     }
 }
@@ -504,6 +518,13 @@ mod tests {
                     user: Some("ada@example.com".into()),
                 }),
                 r#"{"team":null,"teamId":null,"user":"ada@example.com"}"#,
+            ),
+            (
+                Happened::Expired(Expired {
+                    email: "bob@example.com".into(),
+                    expires_at: "2026-12-20T17:00:00Z".into(),
+                }),
+                r#"{"email":"bob@example.com","expiresAt":"2026-12-20T17:00:00Z"}"#,
             ),
         ]
     }

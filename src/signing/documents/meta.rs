@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::dates::DATE_FORMATS;
+use super::deadline::{Period, Reminders};
 use crate::core::i18n::Lang;
 
 pub const DEFAULT_DATE_FORMAT: &str = "yyyy-MM-dd hh:mm a";
@@ -50,6 +51,7 @@ pub struct Chosen {
     pub redirect_url: bool,
     pub signing_order: bool,
     pub language: bool,
+    pub expiration: bool,
 }
 
 impl Chosen {
@@ -59,6 +61,7 @@ impl Chosen {
         redirect_url: true,
         signing_order: true,
         language: true,
+        expiration: true,
     };
 }
 
@@ -99,6 +102,18 @@ pub struct Meta {
     #[serde(default)]
     #[schema(required = true)]
     pub language: Lang,
+    /// How long each recipient has to act once the document is sent: `{"unit": "day" | "week"
+    /// | "month" | "year", "amount": n}` after sending, `{"until": "<RFC 3339 date>"}`, or
+    /// `{"disabled": true}`; null: none (or, in a request, the template's, team's or account's
+    /// default). Fixed into each recipient's `expiresAt` at sending, a year at most.
+    #[serde(default)]
+    #[schema(required = true)]
+    pub envelope_expiration_period: Option<Period>,
+    /// Automatic reminders to recipients who have not acted: `{"everyDays": n, "max": m}`
+    /// (within 30 days of sending); null: none.
+    #[serde(default)]
+    #[schema(required = true)]
+    pub reminders: Option<Reminders>,
 }
 
 /// A link attachment: a label and an http(s) URL (the signing service's `{label, data, type:
@@ -231,6 +246,8 @@ impl Default for Meta {
             email_settings: EmailSettings::default(),
             attachments: Vec::new(),
             language: Lang::En,
+            envelope_expiration_period: None,
+            reminders: None,
         }
     }
 }

@@ -7,6 +7,7 @@ pub mod audit_data;
 pub mod auth_options;
 pub mod check;
 pub mod dates;
+pub mod deadline;
 pub mod drafts;
 pub mod field_meta;
 pub mod field_meta_rules;

@@ -78,6 +78,20 @@ pub struct Recipient {
     pub auth_user_id: Option<UserId>,
     /// Came through a template's direct link (`templates::direct`): acts first, alone.
     pub direct_link: bool,
+    /// When their time to act ends (`deadline`), fixed at sending; `None`: no deadline.
+    pub expires_at: Option<i64>,
+    /// When the owner was told their time passed.
+    pub expiration_notified_at: Option<i64>,
+    /// Automatic reminders sent so far.
+    pub reminders_sent: i64,
+}
+
+impl Recipient {
+    /// Whether their time to act has passed at `now` (while they had not finished).
+    pub fn expired(&self, now: i64) -> bool {
+        self.signing_status == super::recipients::SigningStatus::NotSigned
+            && self.expires_at.is_some_and(|at| at <= now)
+    }
 }
 
 /// A field of a document or a template.

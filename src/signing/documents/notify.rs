@@ -412,6 +412,54 @@ pub fn readdressed(
     Ok(invited && store::load(tx, doc)?.status == super::Status::Pending)
 }
 
+/// Recipient `recipient`'s time to act passed before they finished: records RECIPIENT_EXPIRED,
+/// tells the owner (unless `emailSettings.ownerRecipientExpired` is off) and sends
+/// RECIPIENT_EXPIRED to the webhooks. Called once per deadline, by whoever claimed it.
+pub fn recipient_expired(
+    tx: &Conn,
+    doc: DocumentId,
+    recipient: RecipientId,
+    app_url: &str,
+    now: i64,
+) -> Result<(), AppError> {
+    let a = about(tx, doc)?;
+    let r = a
+        .doc
+        .recipients
+        .iter()
+        .find(|r| r.id == recipient)
+        .ok_or_else(|| AppError::internal("an expired recipient not on its document"))?;
+    let ended = r.expires_at.unwrap_or(now);
+    let actor = Actor {
+        recipient_id: Some(r.id),
+        ..Actor::system()
+    };
+    let expired = audit::Expired {
+        email: r.email.clone(),
+        expires_at: crate::core::timefmt::iso8601(ended),
+    };
+    audit::record(tx, doc, &actor, &Happened::Expired(expired), now)?;
+    if a.doc.meta.email_settings.owner_recipient_expired {
+        let who = if r.name.is_empty() {
+            r.email.clone()
+        } else {
+            format!("{} <{}>", r.name, r.email)
+        };
+        let link = format!("{app_url}/documents/{doc}");
+        let content = compose::RecipientExpired {
+            title: &a.doc.title,
+            owner_name: &a.sender_name,
+            who: &who,
+            ended: &crate::core::timefmt::human(ended),
+            link: &link,
+        }
+        .compose();
+        let m = mail(doc, Kind::RecipientExpired, &a.sender_email, content);
+        queue(tx, m, now)?;
+    }
+    event(tx, doc, Event::RecipientExpired, app_url, now)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,6 +20,7 @@ use crate::teams::{manage, model, store as teams};
 
 use crate::core::i18n::Lang;
 
+use super::deadline::Period;
 use super::meta::{self, Chosen, MAX_URL, MAX_ZONE_OR_FORMAT, Meta, SigningOrder};
 
 /// Longest sender name, in characters.
@@ -34,6 +35,8 @@ pub struct Defaults {
     pub redirect_url: Option<String>,
     /// The language of the recipients' pages and e-mails; `None`: the member's own default.
     pub language: Option<Lang>,
+    /// How long each recipient has once sent; `None`: the member's own default.
+    pub expiration_period: Option<Period>,
 }
 
 impl Defaults {
@@ -54,6 +57,13 @@ impl Defaults {
         }
         if let Some(lang) = self.language.filter(|_| !chosen.language) {
             meta.language = lang;
+        }
+        if let Some(p) = self
+            .expiration_period
+            .as_ref()
+            .filter(|_| !chosen.expiration)
+        {
+            meta.envelope_expiration_period = Some(p.clone());
         }
     }
 }
@@ -81,6 +91,8 @@ pub struct Change {
     pub time_zone: Option<String>,
     pub redirect_url: Option<String>,
     pub language: Option<String>,
+    /// "14 days", "1 month" (`Period::from_text`); blank: none.
+    pub expiration_period: Option<String>,
 }
 
 /// A `Change` that passed its rules: `Some(None)` clears.
@@ -93,6 +105,7 @@ struct Checked {
     time_zone: Option<Option<String>>,
     redirect_url: Option<Option<String>>,
     language: Option<Option<Lang>>,
+    expiration_period: Option<Option<Period>>,
 }
 
 /// `raw` (when given) trimmed: blank clears (`Some(None)`), anything else passes `rule` or
@@ -167,6 +180,14 @@ impl Change {
             language: optional(p, self.language.as_deref(), "language", |l| {
                 Lang::lenient(l).ok_or_else(Lang::expected)
             }),
+            expiration_period: match self.expiration_period.as_deref().map(Period::from_text) {
+                None => None,
+                Some(Ok(period)) => Some(period),
+                Some(Err(why)) => {
+                    p.push(FieldError::new("expirationPeriod", why));
+                    None
+                }
+            },
         };
         if problems.is_empty() {
             Ok(checked)
@@ -177,7 +198,8 @@ impl Change {
 }
 
 const SETTINGS: &str =
-    "name, slug, sender_name, signing_order, date_format, time_zone, redirect_url, language";
+    "name, slug, sender_name, signing_order, date_format, time_zone, redirect_url,
+    language, expiration_period";
 
 fn load(c: &Conn, team: TeamId) -> Result<TeamSettings, AppError> {
     c.query_row(
@@ -194,6 +216,7 @@ fn load(c: &Conn, team: TeamId) -> Result<TeamSettings, AppError> {
                     time_zone: r.get(5)?,
                     redirect_url: r.get(6)?,
                     language: r.get(7)?,
+                    expiration_period: Period::stored(r.get::<_, Option<String>>(8)?.as_deref()),
                 },
             })
         },
@@ -227,9 +250,17 @@ fn apply(tx: &Conn, team: TeamId, change: &Checked) -> Result<TeamSettings, AppE
     if let Some(lang) = change.language {
         d.language = lang;
     }
+    if let Some(period) = &change.expiration_period {
+        d.expiration_period = period.clone();
+    }
+    let period = d
+        .expiration_period
+        .as_ref()
+        .map(|p| serde_json::to_string(p).unwrap_or_default());
     tx.execute(
         "UPDATE teams SET name = ?2, sender_name = ?3, signing_order = ?4, date_format = ?5,
-                time_zone = ?6, redirect_url = ?7, updated_at = ?8, language = ?9
+                time_zone = ?6, redirect_url = ?7, updated_at = ?8, language = ?9,
+                expiration_period = ?10
           WHERE id = ?1",
         params![
             team,
@@ -240,7 +271,8 @@ fn apply(tx: &Conn, team: TeamId, change: &Checked) -> Result<TeamSettings, AppE
             d.time_zone,
             d.redirect_url,
             now(),
-            d.language
+            d.language,
+            period
         ],
     )?;
     load(tx, team)
@@ -314,10 +346,19 @@ pub fn with_defaults(
 ) -> Result<Meta, AppError> {
     let mut meta = meta.clone();
     let mut language = None;
+    let mut period = None;
     if let Some(team) = owner.team() {
         let defaults = load(c, team)?.defaults;
         defaults.fill(&mut meta, chosen);
         language = defaults.language;
+        period = defaults.expiration_period;
+    }
+    // The deadline a team leaves open is the member's own default, as a personal one's.
+    if !chosen.expiration
+        && period.is_none()
+        && let Some(p) = account_period(c, owner.user())?
+    {
+        meta.envelope_expiration_period = Some(p);
     }
     // The language a team leaves open is the member's own default, as a personal one's.
     if !chosen.language
@@ -327,6 +368,45 @@ pub fn with_defaults(
         meta.language = lang;
     }
     Ok(meta)
+}
+
+/// The deadline account `user` gives its new documents (`None`: none).
+pub fn account_period(
+    c: &Conn,
+    user: crate::core::ids::UserId,
+) -> Result<Option<Period>, AppError> {
+    let stored = crate::identity::users::store::expiration_period(c, user)?;
+    Ok(Period::stored(stored.as_deref()))
+}
+
+/// Sets (or, blank, clears) the deadline account `who` gives its new documents, typed as
+/// "14 days" (`Period::from_text`); 400 naming `expirationPeriod` otherwise.
+pub async fn set_account_period(
+    ctx: &Context,
+    who: &Principal,
+    typed: &str,
+) -> Result<Option<Period>, AppError> {
+    let period = Period::from_text(typed)
+        .map_err(|why| AppError::validation(vec![FieldError::new("expirationPeriod", why)]))?;
+    let stored = period
+        .as_ref()
+        .map(|p| serde_json::to_string(p).unwrap_or_default());
+    let user = who.user_id;
+    ctx.db
+        .write(move |tx| {
+            crate::identity::users::store::set_expiration_period(tx, user, stored.as_deref(), now())
+        })
+        .await?;
+    Ok(period)
+}
+
+/// The deadline account `who` gives its new documents.
+pub async fn read_account_period(
+    ctx: &Context,
+    who: &Principal,
+) -> Result<Option<Period>, AppError> {
+    let user = who.user_id;
+    ctx.db.read(move |c| account_period(c, user)).await
 }
 
 /// What recipients see as the sender of a document (or of a template's direct link) made by

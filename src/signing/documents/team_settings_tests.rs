@@ -54,9 +54,17 @@ fn each_value_is_checked_by_the_rule_a_documents_meta_is() {
         time_zone: Some("Europe/Paris".into()),
         redirect_url: Some("HTTPS://Done.Example".into()),
         language: Some("pt-BR".into()),
+        expiration_period: Some(" 2 weeks".into()),
     }
     .check()
     .unwrap();
+    assert_eq!(
+        ok.expiration_period,
+        Some(Some(crate::signing::documents::deadline::Period::After {
+            unit: crate::signing::documents::deadline::Unit::Week,
+            amount: 2
+        }))
+    );
     assert_eq!(
         ok.language,
         Some(Some(Lang::Pt)),
@@ -94,6 +102,7 @@ fn each_value_is_checked_by_the_rule_a_documents_meta_is() {
         time_zone: Some("Mars/Base".into()),
         redirect_url: Some("javascript:alert(1)".into()),
         language: Some("klingon".into()),
+        expiration_period: None,
     }
     .check()
     .unwrap_err();
@@ -243,10 +252,16 @@ fn the_defaults_fill_only_what_a_request_left_out() {
         time_zone: Some("Europe/Paris".into()),
         redirect_url: Some("https://done.example/".into()),
         language: Some(Lang::De),
+        expiration_period: crate::signing::documents::deadline::Period::from_text("3 days")
+            .unwrap(),
     };
     let mut meta = Meta::default();
     defaults.fill(&mut meta, Chosen::default());
     assert_eq!(meta.language, Lang::De);
+    assert_eq!(
+        meta.envelope_expiration_period, defaults.expiration_period,
+        "the team's deadline"
+    );
     assert_eq!(meta.signing_order, SigningOrder::Sequential);
     assert_eq!(meta.date_format, "dd/MM/yyyy");
     assert_eq!(meta.timezone, "Europe/Paris");
@@ -260,10 +275,12 @@ fn the_defaults_fill_only_what_a_request_left_out() {
             timezone: true,
             signing_order: true,
             language: true,
+            expiration: true,
             ..Chosen::default()
         },
     );
     assert_eq!(meta.language, Lang::En);
+    assert_eq!(meta.envelope_expiration_period, None, "the request's own");
     assert_eq!(meta.timezone, Meta::default().timezone);
     assert_eq!(meta.signing_order, SigningOrder::Parallel);
     assert_eq!(meta.date_format, "dd/MM/yyyy");

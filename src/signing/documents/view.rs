@@ -39,6 +39,15 @@ pub struct RecipientView {
     pub signing_url: Option<String>,
     /// How the recipient authenticates (`{accessAuth, actionAuth}`, lists).
     pub auth_options: RecipientAuth,
+    /// When their time to act ends (`meta.envelopeExpirationPeriod`, fixed at sending); null:
+    /// no deadline.
+    #[schema(required = true, format = DateTime)]
+    pub expires_at: Option<String>,
+    /// When the owner was told their time passed.
+    #[schema(required = true, format = DateTime)]
+    pub expiration_notified_at: Option<String>,
+    /// Whether their time passed before they finished: their link no longer acts.
+    pub expired: bool,
 }
 
 /// Recipients in create, generate and upload responses (links as in `RecipientView`).
@@ -274,6 +283,9 @@ impl RecipientView {
             send_status: r.send_status,
             signing_url: Some(signing_url(app_url, &r.token)),
             auth_options: r.auth.clone(),
+            expires_at: iso8601_opt(r.expires_at),
+            expiration_notified_at: iso8601_opt(r.expiration_notified_at),
+            expired: r.expired(crate::core::db::now()),
         }
     }
 }

@@ -145,6 +145,12 @@ pub struct TemplateMeta {
     pub signing_order: SigningOrder,
     /// The language its documents' recipients read.
     pub language: crate::core::i18n::Lang,
+    /// How long each recipient of its documents has once sent (`meta.envelopeExpirationPeriod`).
+    #[schema(required = true)]
+    pub envelope_expiration_period: Option<crate::signing::documents::deadline::Period>,
+    /// Its documents' automatic reminders (`meta.reminders`).
+    #[schema(required = true)]
+    pub reminders: Option<crate::signing::documents::deadline::Reminders>,
 }
 
 impl TemplateMeta {
@@ -159,6 +165,8 @@ impl TemplateMeta {
             redirect_url: m.redirect_url,
             signing_order: m.signing_order,
             language: m.language,
+            envelope_expiration_period: m.envelope_expiration_period,
+            reminders: m.reminders,
         }
     }
 }

@@ -49,6 +49,16 @@ impl Resent {
     }
 }
 
+/// `DELETE /api/v1/documents/{id}/reminders`: how many scheduled reminders were dropped.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+#[serde(rename_all = "camelCase")]
+#[schema(as = RemindersStopped)]
+pub struct RemindersStopped {
+    pub document_id: DocumentId,
+    /// Recipients whose next reminder was dropped.
+    pub stopped: usize,
+}
+
 /// `GET /api/v1/documents/{id}/audit-log`: a page of events, oldest first.
 #[derive(Debug, Clone, Serialize, ToSchema)]
 #[serde(rename_all = "camelCase")]

@@ -111,13 +111,16 @@ pub fn send(
     }
     let actor = origin.actor(owner_email, None);
     audit::record(tx, doc, &actor, &Happened::Sent(details), now)?;
+    let everyone: Vec<RecipientId> = d.recipients.iter().map(|r| r.id).collect();
+    super::deadlines::start(tx, &d, &everyone, now)?;
     Ok(current_turn(d.meta.signing_order, &parties(&d.recipients)))
 }
 
 /// Sending a document that is already PENDING changes nothing and records nothing (the
 /// signing service's API v1 answers it as a success): returns those whose turn it is and who
-/// were never asked by e-mail (sent with `sendEmail: false`, or added since), to e-mail now.
-pub fn send_again(tx: &Conn, doc: DocumentId) -> Result<Vec<RecipientId>, AppError> {
+/// were never asked by e-mail (sent with `sendEmail: false`, or added since), to e-mail now;
+/// those added since get their deadline from now.
+pub fn send_again(tx: &Conn, doc: DocumentId, now: i64) -> Result<Vec<RecipientId>, AppError> {
     let d = documents::load(tx, doc)?;
     if d.status != Status::Pending {
         return Err(conflict("the document changed state; try again"));
@@ -128,6 +131,7 @@ pub fn send_again(tx: &Conn, doc: DocumentId) -> Result<Vec<RecipientId>, AppErr
             due.push(id);
         }
     }
+    super::deadlines::start(tx, &d, &due, now)?;
     Ok(due)
 }
 
@@ -162,9 +166,15 @@ pub fn resendable(
 }
 
 /// 409 unless the document is PENDING (acting on a finished or cancelled document; the page
-/// itself shows a cancelled document's link as 410 Gone).
-pub fn require_usable(link: &Link) -> Result<(), AppError> {
+/// itself shows a cancelled document's link as 410 Gone); 410 `recipient_expired` once the
+/// recipient's time to act has passed at `now` (`link` is read in the action's own
+/// transaction, so an action racing the deadline cannot slip past it).
+pub fn require_usable(link: &Link, now: i64) -> Result<(), AppError> {
     match link.document.status {
+        Status::Pending if link.me.expired(now) => Err(AppError::RecipientExpired(format!(
+            "your time to act on this document ended {}; ask the sender to send it again",
+            crate::core::timefmt::human(link.me.expires_at.unwrap_or(now))
+        ))),
         Status::Pending => Ok(()),
         Status::Cancelled => Err(conflict("this document was cancelled by its sender")),
         Status::Draft => Err(AppError::not_found("signing link")),
@@ -175,9 +185,9 @@ pub fn require_usable(link: &Link) -> Result<(), AppError> {
     }
 }
 
-/// 409 unless `link`'s recipient may act now.
-fn require_turn(link: &Link) -> Result<(), AppError> {
-    require_usable(link)?;
+/// 409 unless `link`'s recipient may act now (410 once their time has passed).
+fn require_turn(link: &Link, now: i64) -> Result<(), AppError> {
+    require_usable(link, now)?;
     if link.me.role == Role::Cc {
         return Err(conflict("you receive a copy; there is nothing to sign"));
     }
@@ -221,7 +231,7 @@ pub fn fill(
     now: i64,
 ) -> Result<(), AppError> {
     acting.require_account(link)?;
-    require_turn(link)?;
+    require_turn(link, now)?;
     let f = link
         .document
         .fields_of(link.me.id)
@@ -263,7 +273,7 @@ pub fn complete(
     now: i64,
 ) -> Result<Finished, AppError> {
     acting.require_account(link)?;
-    require_turn(link)?;
+    require_turn(link, now)?;
     let doc = link.document.id;
     let order = link.document.meta.signing_order;
     let before = current_turn(order, &parties(&link.document.recipients));
@@ -336,7 +346,7 @@ pub fn reject(
             "give a reason for rejecting, at most 500 characters",
         ));
     }
-    require_turn(link)?;
+    require_turn(link, now)?;
     let proved = acting.prove(tx, link, Finishing::Reject, now)?;
     let origin = acting.origin;
     let doc = link.document.id;

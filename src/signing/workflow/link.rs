@@ -19,6 +19,7 @@ use crate::core::ids::FieldId;
 use crate::identity::users::checks::PasswordChecks;
 use crate::outbox::webhooks::Event;
 use crate::signing::documents::Status;
+use crate::signing::documents::dates::format_date_in;
 use crate::signing::documents::notify;
 use crate::signing::documents::store as documents;
 use crate::signing::documents::values::Filled;
@@ -142,6 +143,9 @@ pub struct Opened {
     pub attachments: Vec<crate::signing::documents::meta::Attachment>,
     /// The language the recipient reads the document's pages in.
     pub language: crate::core::i18n::Lang,
+    /// When the recipient's time to act ended, in the document's zone, date format and
+    /// language, once it has: the page says so instead of showing the fields.
+    pub expired: Option<String>,
 }
 
 /// Opens the page: the first visit a recipient may see the document counts as OPENED (audit
@@ -174,6 +178,12 @@ pub async fn open(ctx: &Context, visit: Visit, origin: Origin) -> Result<Opened,
                 notify::event(tx, l.document.id, Event::DocumentOpened, &app, now())?;
             }
             let language = l.document.meta.language;
+            let meta = &l.document.meta;
+            let expired = (pending && l.me.expired(now())).then(|| {
+                let at = l.me.expires_at.unwrap_or_default();
+                let date = format_date_in(at, &meta.timezone, &meta.date_format, language);
+                format!("{date} ({})", meta.timezone)
+            });
             let attachments = match gate {
                 None => l.document.meta.attachments,
                 Some(_) => Vec::new(),
@@ -185,6 +195,7 @@ pub async fn open(ctx: &Context, visit: Visit, origin: Origin) -> Result<Opened,
                 role: l.me.role,
                 gate,
                 attachments,
+                expired,
             };
             Ok((opened, first))
         })
@@ -381,7 +392,7 @@ async fn check_password(
     let email = db
         .read(move |c| {
             let l = link(c, &visit.token)?;
-            flow::require_usable(&l)?;
+            flow::require_usable(&l, now())?;
             let req = l.requirement()?;
             if !req.actions.contains(auth::ActionAuth::Password) {
                 return Err(AppError::bad_request(
@@ -474,7 +485,7 @@ pub async fn passkey_challenge(
     ctx.db
         .write(move |tx| {
             let l = link(tx, &visit.token)?;
-            flow::require_usable(&l)?;
+            flow::require_usable(&l, now())?;
             let req = l.requirement()?;
             if !req.actions.contains(auth::ActionAuth::Passkey) {
                 return Err(AppError::Conflict(
@@ -500,7 +511,7 @@ pub async fn request_account(ctx: &Context, token: String) -> Result<String, App
         .db
         .write(move |tx| {
             let l = link(tx, &token)?;
-            flow::require_usable(&l)?;
+            flow::require_usable(&l, now())?;
             if l.requirement()?.is_none() {
                 return Err(AppError::Conflict(
                     "this document does not ask for an account".into(),

@@ -5,6 +5,7 @@
 
 pub mod answers;
 pub mod auth;
+pub mod deadlines;
 pub mod direct;
 pub mod direct_expiry;
 pub mod flow;

@@ -92,7 +92,7 @@ pub async fn send(
                 store::set_meta(tx, id, &meta, now())?;
             }
             if doc.status == Status::Pending {
-                let due = flow::send_again(tx, id)?;
+                let due = flow::send_again(tx, id, now())?;
                 if send_email {
                     notify::signing_requests(tx, id, &due, &app, now())?;
                 }
@@ -220,13 +220,45 @@ pub async fn resend(
     let reminded = ctx
         .db
         .write(move |tx| {
-            store::owned(tx, &access::owner(tx, &caller)?, id)?;
+            let d = store::owned(tx, &access::owner(tx, &caller)?, id)?;
             let due = flow::resendable(tx, id, &recipients)?;
+            crate::signing::workflow::deadlines::refresh(tx, &d, &due, now())?;
             notify::reminders(tx, id, &due, &app, now())
         })
         .await?;
     ctx.workers.notices();
     Ok(reminded)
+}
+
+/// `DELETE /api/v1/documents/{id}/reminders` and the document page's "Stop reminders": no
+/// more automatic reminders for the caller's document; answers how many were scheduled.
+pub async fn stop_reminders(
+    ctx: &Context,
+    who: &Principal,
+    id: DocumentId,
+) -> Result<usize, AppError> {
+    let caller = who.clone();
+    ctx.db
+        .write(move |tx| {
+            let d = store::owned(tx, &access::owner(tx, &caller)?, id)?;
+            crate::signing::workflow::deadlines::stop_reminders(tx, &d, now())
+        })
+        .await
+}
+
+/// When each recipient of the caller's document `id` gets their next automatic reminder.
+pub async fn next_reminders(
+    ctx: &Context,
+    who: &Principal,
+    id: DocumentId,
+) -> Result<Vec<(RecipientId, i64)>, AppError> {
+    let caller = who.clone();
+    ctx.db
+        .read(move |c| {
+            store::owned(c, &access::owner(c, &caller)?, id)?;
+            store::timers::reminders_of(c, id)
+        })
+        .await
 }
 
 /// A file to hand out: its blob id and the name it is served under.

@@ -110,9 +110,18 @@ fn assert_document_shape(doc: &Value) {
             "signingStatus",
             "sendStatus",
             "signingUrl",
-            "authOptions"
+            "authOptions",
+            "expiresAt",
+            "expirationNotifiedAt",
+            "expired"
         ])
     );
+    assert_eq!(
+        rec["expiresAt"],
+        Value::Null,
+        "a draft's recipients have no deadline yet"
+    );
+    assert_eq!(rec["expired"], false);
     assert_eq!(
         rec["authOptions"],
         json!({"accessAuth": [], "actionAuth": []})

@@ -154,10 +154,13 @@ fn assert_template_meta_and_file(t: &Value, id: i64, pdf: &[u8]) {
             "templateId",
             "redirectUrl",
             "signingOrder",
-            "language"
+            "language",
+            "envelopeExpirationPeriod",
+            "reminders"
         ])
     );
     assert!(meta["id"].is_string());
+    assert_eq!(meta["envelopeExpirationPeriod"], Value::Null);
     assert_eq!(meta["language"], "en", "the signing service's default");
     assert_eq!(meta["templateId"], json!(id), "an integer");
     assert_eq!(meta["subject"], "Your lease");

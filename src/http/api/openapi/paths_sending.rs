@@ -8,7 +8,7 @@ use super::errors::{
 };
 use crate::http::api::wire::sending::{ResendRequest, SendRequest};
 use crate::signing::uploads::Uploaded;
-use crate::signing::workflow::answers::{AuditLog, DownloadUrl, Resent, Sent};
+use crate::signing::workflow::answers::{AuditLog, DownloadUrl, RemindersStopped, Resent, Sent};
 
 /// `true` or `false`, as a query parameter's text.
 #[derive(utoipa::ToSchema)]
@@ -75,6 +75,13 @@ pub fn send_document() {}
     responses((status = 200, description = "OK", body = Resent), ChangeErrors),
     security(("apiKey" = []), ("bearer" = [])))]
 pub fn resend_document() {}
+
+#[utoipa::path(delete, path = "/api/v1/documents/{id}/reminders", tag = "sending",
+    summary = "Stop the automatic reminders (meta.reminders) of a document: none is sent any more and its meta.reminders becomes null",
+    params(("id" = i64, Path)),
+    responses((status = 200, description = "OK", body = RemindersStopped), ChangeErrors),
+    security(("apiKey" = []), ("bearer" = [])))]
+pub fn stop_reminders() {}
 
 #[utoipa::path(get, path = "/api/v1/documents/{id}/download", tag = "sending",
     summary = "A signed, expiring URL of the sealed PDF (COMPLETED) or, with original=true, of the uploaded file",

@@ -286,7 +286,12 @@ fn owned(
                 .iter()
                 .filter(|r| r.signing_status == SigningStatus::Signed)
                 .count();
-            let note = Some(format!("{done} of {} signed", acting.len()));
+            let now = crate::core::db::now();
+            let late = acting.iter().filter(|r| r.expired(now)).count();
+            let note = Some(match late {
+                0 => format!("{done} of {} signed", acting.len()),
+                n => format!("{done} of {} signed, {n} ran out of time", acting.len()),
+            });
             let action = Action {
                 label: "View",
                 href: page.clone(),
@@ -321,6 +326,9 @@ impl Mark {
             (SigningStatus::Rejected, _) => ("rejected", "rejected"),
             (SigningStatus::Signed, _) => ("signed", done_words(r.role)),
             _ if status == Status::Draft => ("unsent", "not sent yet"),
+            _ if status == Status::Pending && r.expired(crate::core::db::now()) => {
+                ("expired", "time ran out")
+            }
             (_, ReadStatus::Opened) => ("opened", "opened"),
             (_, ReadStatus::NotOpened) => ("unopened", "not opened"),
         };

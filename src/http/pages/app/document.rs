@@ -146,6 +146,10 @@ struct RecipientRow {
     waiting: bool,
     /// What they are asked to fill in, in page order.
     fields: Vec<FieldLine>,
+    /// Their deadline, while they have not finished: when, and whether it has passed.
+    deadline: Option<(timeline::Stamp, bool)>,
+    /// When their next automatic reminder goes.
+    next_reminder: Option<timeline::Stamp>,
 }
 
 /// One of a recipient's fields as the document page lists it: "Signature on page 1", filled
@@ -173,6 +177,8 @@ struct DocumentPage {
     /// one that ended.
     removal: Removal,
     recipients: Vec<RecipientRow>,
+    /// Automatic reminders are scheduled: the page offers to stop them.
+    reminding: bool,
     timeline: Vec<Moment>,
     timeline_cut: bool,
     pages: Vec<usize>,
@@ -208,13 +214,23 @@ async fn document_page(
         events = before.into_iter().chain(last).collect();
     }
     let sizes = preview::page_sizes(&ctx, &who, id).await?;
+    let reminders = sending::next_reminders(&ctx, &who, id).await?;
     let timeline = timeline::of(&events, &user.email, &doc.recipients);
     let pending = doc.status == Status::Pending;
     let recipients = doc
         .recipients
         .iter()
-        .map(|r| recipient_row(r, &events, pending, &doc.fields))
-        .collect();
+        .map(|r| {
+            let mut row = recipient_row(r, &events, pending, &doc.fields);
+            row.next_reminder = reminders
+                .iter()
+                .find(|(id, _)| *id == r.id)
+                .filter(|_| row.waiting && !r.expired)
+                .map(|(_, at)| timeline::Stamp::at(*at));
+            row
+        })
+        .collect::<Vec<RecipientRow>>();
+    let reminding = recipients.iter().any(|r| r.next_reminder.is_some());
     let (status, status_tone, status_text) = status_words(doc.status);
     Ok(DocumentPage {
         nav: Nav::of(state, session, user, Section::Documents, at).await?,
@@ -228,6 +244,7 @@ async fn document_page(
         completed: doc.status == Status::Completed,
         removal: removal(doc.status),
         recipients,
+        reminding,
         timeline,
         timeline_cut: pages > 2,
         pages: (1..=sizes.len()).collect(),
@@ -359,6 +376,12 @@ fn recipient_row(
         link: r.signing_url.clone().filter(|_| waiting),
         waiting,
         fields: fields_of(fields, r.id),
+        deadline: r
+            .expires_at
+            .as_deref()
+            .filter(|_| r.signing_status == SigningStatus::NotSigned)
+            .map(|at| (timeline::stamp(at), r.expired)),
+        next_reminder: None,
     }
 }
 

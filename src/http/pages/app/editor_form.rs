@@ -4,6 +4,7 @@
 use crate::core::owner::Visibility;
 use crate::signing::documents::auth_options::{ACCESS_AUTH, ACTION_AUTH, AuthOptions};
 use crate::signing::documents::dates::{DATE_FORMATS, format_date};
+use crate::signing::documents::deadline::{Period, Unit};
 use crate::signing::documents::fields::FieldType;
 use crate::signing::documents::meta::{DistributionMethod, Meta, SigningOrder};
 use crate::teams::TeamRole;
@@ -47,6 +48,16 @@ pub struct SettingsForm {
     pub placeholders: [(&'static str, &'static str); 3],
     /// Who in its team sees it, among what the user's role sees (empty: a personal row).
     pub visibility: Vec<Choice>,
+    /// The deadline: `none`, `after` (`deadline_amount` of `deadline_units`) or `until`
+    /// (`deadline_until`, RFC 3339, which the page shows in the browser's time).
+    pub deadline: &'static str,
+    pub deadline_amount: u32,
+    pub deadline_units: Vec<Choice>,
+    pub deadline_until: String,
+    /// Automatic reminders: on, every so many days, at most so many.
+    pub reminders: bool,
+    pub remind_every: u32,
+    pub remind_max: u32,
 }
 
 /// When a date is shown as an example of each format: 2026-03-14 15:09 UTC.
@@ -79,6 +90,32 @@ impl SettingsForm {
                 ("{document.name}", "the document's title"),
             ],
             visibility: Vec::new(),
+            deadline: match &m.envelope_expiration_period {
+                None | Some(Period::Disabled { .. }) => "none",
+                Some(Period::After { .. }) => "after",
+                Some(Period::Until { .. }) => "until",
+            },
+            deadline_amount: match &m.envelope_expiration_period {
+                Some(Period::After { amount, .. }) => *amount,
+                _ => 14,
+            },
+            deadline_units: {
+                let unit = match &m.envelope_expiration_period {
+                    Some(Period::After { unit, .. }) => *unit,
+                    _ => Unit::Day,
+                };
+                Unit::ALL
+                    .into_iter()
+                    .map(|u| Choice::new(u.as_str(), unit_label(u), u == unit))
+                    .collect()
+            },
+            deadline_until: match &m.envelope_expiration_period {
+                Some(Period::Until { until }) => until.clone(),
+                _ => String::new(),
+            },
+            reminders: m.reminders.is_some(),
+            remind_every: m.reminders.map_or(3, |r| r.every_days),
+            remind_max: m.reminders.map_or(3, |r| r.max),
         }
     }
 
@@ -93,6 +130,16 @@ impl SettingsForm {
                 .collect();
         }
         self
+    }
+}
+
+/// A period's unit, as the settings read it.
+fn unit_label(u: Unit) -> &'static str {
+    match u {
+        Unit::Day => "days",
+        Unit::Week => "weeks",
+        Unit::Month => "months",
+        Unit::Year => "year",
     }
 }
 

@@ -64,6 +64,8 @@ struct Typed {
     redirect_url: String,
     #[serde(default)]
     language: String,
+    #[serde(default)]
+    expiration_period: String,
 }
 
 impl Typed {
@@ -87,6 +89,11 @@ impl Typed {
                 .language
                 .map(|l| l.as_str().to_string())
                 .unwrap_or_default(),
+            expiration_period: d
+                .expiration_period
+                .as_ref()
+                .map(|p| p.describe())
+                .unwrap_or_default(),
         }
     }
 
@@ -100,6 +107,7 @@ impl Typed {
             time_zone: Some(self.time_zone.clone()),
             redirect_url: Some(self.redirect_url.clone()),
             language: Some(self.language.clone()),
+            expiration_period: Some(self.expiration_period.clone()),
         }
     }
 }

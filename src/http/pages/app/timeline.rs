@@ -164,6 +164,12 @@ fn sentence(e: &AuditEvent, names: &Names<'_>) -> String {
             (None, Some(user)) => format!("{who} moved the document to {user}'s own documents"),
             (None, None) => format!("{who} moved the document to personal documents"),
         },
+        Happened::Expired(x) => format!(
+            "{}'s time to act ended before they finished; their link no longer acts",
+            names
+                .recipient(e.recipient_id)
+                .unwrap_or_else(|| x.email.clone())
+        ),
     }
 }
 

@@ -5,6 +5,7 @@
 pub mod fields;
 pub mod listing;
 pub mod recipients;
+pub mod timers;
 pub mod visitors;
 pub mod workspace;
 

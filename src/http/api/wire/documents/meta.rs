@@ -10,6 +10,7 @@ use crate::core::i18n::Lang;
 use crate::core::lenient::{Given, Object};
 use crate::signing::documents::check::Check;
 use crate::signing::documents::dates::DATE_FORMATS;
+use crate::signing::documents::deadline::{Period, Reminders};
 use crate::signing::documents::meta::{
     self, Chosen, DistributionMethod, EmailSettings, MAX_MESSAGE, MAX_SUBJECT, MAX_URL,
     MAX_ZONE_OR_FORMAT, Meta, SigningOrder, is_form_value,
@@ -50,6 +51,17 @@ pub struct MetaInput {
     #[serde(default)]
     #[schema(value_type = Option<Lang>)]
     pub language: Given<String>,
+    /// How long each recipient has once the document is sent: `{"unit": "day"|"week"|"month"|
+    /// "year", "amount": n}` (a year at most), `{"until": "<RFC 3339 date>"}` or
+    /// `{"disabled": true}`. Left out or null: the template's, team's or account's default.
+    #[serde(default)]
+    #[schema(value_type = Option<Period>)]
+    pub envelope_expiration_period: Given<Value>,
+    /// Automatic reminders: `{"everyDays": 1-30, "max": 1-10}`, within 30 days of sending;
+    /// null: none.
+    #[serde(default)]
+    #[schema(value_type = Option<Reminders>)]
+    pub reminders: Given<Value>,
 }
 
 /// `meta.emailSettings`: the switches, each on when left out.
@@ -158,6 +170,20 @@ pub fn parse_meta(
             None => c.fail("meta.language", Lang::expected()),
         }
     }
+    if let Some(v) = raw.envelope_expiration_period.valid() {
+        match Period::read(v, crate::core::db::now()) {
+            Ok(p) => meta.envelope_expiration_period = p,
+            Err(why) => c.fail("meta.envelopeExpirationPeriod", why),
+        }
+    }
+    match &raw.reminders {
+        Given::Valid(v) => match Reminders::read(v) {
+            Ok(r) => meta.reminders = r,
+            Err(why) => c.fail("meta.reminders", why),
+        },
+        Given::Null => meta.reminders = None,
+        Given::Absent | Given::Invalid(_) => {}
+    }
     meta
 }
 
@@ -173,6 +199,7 @@ pub fn chosen(raw: &Given<Object<MetaInput>>) -> Chosen {
         redirect_url: !raw.redirect_url.is_absent(),
         signing_order: !raw.signing_order.is_absent(),
         language: !raw.language.is_absent(),
+        expiration: !raw.envelope_expiration_period.is_absent(),
     }
 }
 
