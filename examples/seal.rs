@@ -92,6 +92,7 @@ fn main() {
             events: (0..20)
                 .map(|i| (format!("2026-11-21 15:{i:02}:00 UTC"), format!("event {i}")))
                 .collect(),
+            check_url: "https://docket.example/verify".into(),
         },
     };
     let mut sealed = Vec::new();

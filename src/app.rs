@@ -284,6 +284,12 @@ fn app_state(
     let id_tokens = Arc::new(crate::oauth::oidc::IdTokens::lazy(stores.secrets.clone()));
     let relying_party = crate::identity::factors::passkey::RelyingParty::for_app(&app_url);
     let limiter = crate::core::ratelimit::RateLimiter::new(config.rate_limit, &stores.db);
+    let seal_checks = crate::http::server::state::SealChecks {
+        per_client: crate::core::ratelimit::RateLimiter::new(config.check_rate_limit, &stores.db),
+        at_once: crate::signing::workflow::seal_check::Checks::new(
+            crate::signing::workflow::seal_check::default_max(),
+        ),
+    };
     AppState::new(crate::http::server::state::Services {
         config: Arc::new(crate::http::server::state::Settings {
             lifetimes: config.lifetimes,
@@ -304,6 +310,7 @@ fn app_state(
         keys,
         data: Arc::new(data.clone()),
         limiter: Arc::new(limiter),
+        seal_checks,
         passwords: crate::identity::users::checks::PasswordChecks::new(config.max_password_checks),
         workers: wakes.clone(),
         webhook_secrets: stores.webhook_secrets,

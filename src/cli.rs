@@ -204,6 +204,16 @@ pub struct ServeArgs {
     )]
     pub rate_limit: u64,
 
+    /// Checks of sealed PDFs (the public /verify page and POST /api/v1/verify) a minute per
+    /// client address; 0 turns the limit off
+    #[arg(
+        long,
+        env = "DOCKET_CHECK_RATE_LIMIT",
+        default_value_t = 10,
+        value_name = "N"
+    )]
+    pub check_rate_limit: u64,
+
     /// Password checks (argon2id, 19 MiB each) running at once; more wait up to 5 s, then get 503
     /// [default: two per CPU]
     #[arg(long, env = "DOCKET_MAX_PASSWORD_CHECKS", value_name = "N",

@@ -75,6 +75,8 @@ pub struct Config {
     pub lifetimes: crate::oauth::tokens::Lifetimes,
     pub rotate_refresh_tokens: bool,
     pub rate_limit: u64,
+    /// Checks of sealed PDFs a minute per client address (0: no limit).
+    pub check_rate_limit: u64,
     /// Password checks that may run at once.
     pub max_password_checks: usize,
     pub upload_url_ttl: i64,
@@ -313,6 +315,7 @@ impl Config {
             },
             rotate_refresh_tokens: args.rotate_refresh_tokens,
             rate_limit: args.rate_limit,
+            check_rate_limit: args.check_rate_limit,
             max_password_checks: args
                 .max_password_checks
                 .map_or_else(crate::identity::users::checks::default_max, usize::from),

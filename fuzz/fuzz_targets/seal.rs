@@ -61,6 +61,7 @@ fuzz_target!(init: quiet_panics(), |data: &[u8]| {
                 signature_png: None,
             }],
             events: vec![("2026-01-01 00:00:00 UTC".into(), "Completed".into())],
+            check_url: "https://docket.example/verify".into(),
         },
     };
     let _ = seal(&input, signer());

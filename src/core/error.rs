@@ -58,6 +58,10 @@ pub enum AppError {
     PayloadTooLarge(String),
     #[error("{0}")]
     UnsupportedMediaType(String),
+    /// The request was read, but what it carries cannot be worked on (a file to check that is
+    /// not a PDF): 422 with `code`.
+    #[error("{message}")]
+    Unprocessable { code: &'static str, message: String },
     /// The client stopped sending the request body.
     #[error("{0}")]
     RequestTimeout(String),
@@ -148,6 +152,7 @@ impl AppError {
             AppError::Gone(_) | AppError::RecipientExpired(_) => StatusCode::GONE,
             AppError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             AppError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            AppError::Unprocessable { .. } => StatusCode::UNPROCESSABLE_ENTITY,
             AppError::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
             AppError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             AppError::Unavailable(_) | AppError::Overloaded { .. } => {
@@ -173,6 +178,7 @@ impl AppError {
             AppError::RecipientExpired(_) => "recipient_expired",
             AppError::PayloadTooLarge(_) => "payload_too_large",
             AppError::UnsupportedMediaType(_) => "unsupported_media_type",
+            AppError::Unprocessable { code, .. } => code,
             AppError::RequestTimeout(_) => "request_timeout",
             AppError::TooManyRequests { .. } => "rate_limited",
             AppError::Unavailable(_) => "unavailable",

@@ -78,6 +78,7 @@ mod reset_next;
 mod revocation_notices;
 mod save_as_template;
 mod scope_containment;
+mod seal_check;
 mod sealing;
 mod secret_files;
 mod settings_browser;

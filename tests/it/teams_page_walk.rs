@@ -88,6 +88,10 @@ const NOT_OWNERS: &[(&str, &str)] = &[
         "the user's own passkeys (another's: 404)",
     ),
     ("/teams", "the user's own teams"),
+    (
+        "/verify",
+        "the public check of a sealed PDF names no object",
+    ),
 ];
 
 /// Pages that read nothing of the workspace their path names, with why: they answer any slug

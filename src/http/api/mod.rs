@@ -9,6 +9,7 @@ pub mod multipart_limits;
 pub mod openapi;
 #[cfg(test)]
 mod openapi_check;
+pub mod seal_check;
 pub mod sending;
 pub mod signing;
 pub mod template_edit;
@@ -32,6 +33,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(moves::routes(state.clone()))
         .unify()
         .or(uploads::routes(state.clone()))
+        .unify()
+        .or(seal_check::routes(state.clone()))
         .unify()
         .or(sending::routes(state.clone()))
         .unify()

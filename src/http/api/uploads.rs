@@ -96,7 +96,11 @@ struct TitleQuery {
 
 /// 413 when the declared length is over `max`, or for a multipart body over `max` and the
 /// allowance for the rest of the form (a body without one is counted as it comes).
-fn within(content_type: Option<&str>, length: Option<u64>, max: u64) -> Result<(), AppError> {
+pub(crate) fn within(
+    content_type: Option<&str>,
+    length: Option<u64>,
+    max: u64,
+) -> Result<(), AppError> {
     let Some(n) = length else { return Ok(()) };
     if is_multipart(content_type.unwrap_or("")) {
         let limit = Limits::for_upload(max).total;
@@ -205,7 +209,11 @@ where
 /// `application/octet-stream`, or none said) or the file part of `multipart/form-data`, whose
 /// whole body is bounded by [`Limits::for_upload`] of the file's `max` (the file's own bytes
 /// are counted against `max` where they are stored).
-fn body_of<S, B>(content_type: Option<&str>, body: S, max: u64) -> Result<uploads::Body, AppError>
+pub(crate) fn body_of<S, B>(
+    content_type: Option<&str>,
+    body: S,
+    max: u64,
+) -> Result<uploads::Body, AppError>
 where
     S: Stream<Item = Result<B, warp::Error>> + Send + 'static,
     B: Buf + Send + 'static,

@@ -18,6 +18,7 @@ pub mod signing_page;
 pub mod signup;
 pub mod static_files;
 pub mod team_invitation;
+pub mod verify_page;
 
 use warp::Filter;
 use warp::filters::BoxedFilter;
@@ -37,6 +38,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(team_invitation::routes(state.clone()))
         .unify()
         .or(direct_page::routes(state.clone()))
+        .unify()
+        .or(verify_page::routes(state.clone()))
         .unify()
         .or(login::routes(state.clone()))
         .unify()

@@ -26,6 +26,12 @@ pub struct Settings {
     pub tls: bool,
 }
 
+/// What bounds the public check of sealed PDFs.
+pub struct SealChecks {
+    pub per_client: crate::core::ratelimit::RateLimiter,
+    pub at_once: crate::signing::workflow::seal_check::Checks,
+}
+
 /// A URL without its trailing slash.
 fn base(url: &Url) -> String {
     url.as_str().trim_end_matches('/').to_string()
@@ -68,6 +74,9 @@ pub struct Services {
     pub keys: Arc<KeyRing>,
     pub data: Arc<DataDir>,
     pub limiter: Arc<crate::core::ratelimit::RateLimiter>,
+    /// The public check of sealed PDFs: its budget per client address (`--check-rate-limit`)
+    /// and its bound on checks at once.
+    pub seal_checks: SealChecks,
     /// The bound on concurrent password checks (`--max-password-checks`).
     pub passwords: crate::identity::users::checks::PasswordChecks,
     /// Wakes the mail and webhook workers and the sealer after a commit that queued their work.

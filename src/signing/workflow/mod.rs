@@ -13,6 +13,7 @@ pub mod invites;
 pub mod link;
 pub mod link_answers;
 pub mod login_hint;
+pub mod seal_check;
 pub mod sealing;
 pub mod sending;
 pub mod signed_copy;

@@ -69,13 +69,29 @@ impl SealKey {
     }
 }
 
-/// Everything `pdf::seal` needs, but the original's bytes: its blob id instead.
+impl SealKey {
+    /// Which certificates are this instance's seal, for the public check (blocking, as
+    /// `get`): the one in use, and with the local CA every one it issued.
+    pub fn trust(&self) -> Result<crate::signing::pdf::seal::SealTrust, AppError> {
+        let signer = self.get()?;
+        Ok(crate::signing::pdf::seal::SealTrust::of(
+            &signer,
+            self.source.is_some(),
+        ))
+    }
+}
+
+/// Everything `pdf::seal` needs, but the original's bytes: its blob id instead; and the
+/// completion time the certificate states, which the document then records.
 struct Gathered {
     blob: String,
     input: SealInput,
+    completed_at: i64,
 }
 
-fn gather(c: &Conn, id: DocumentId) -> Result<Gathered, AppError> {
+/// What document `id` is sealed with; `app` is the base of the application's URLs (the
+/// certificate names the public check there).
+fn gather(c: &Conn, id: DocumentId, app: &str) -> Result<Gathered, AppError> {
     let doc = documents::load(c, id)?;
     let blob = doc
         .blob_id
@@ -84,8 +100,10 @@ fn gather(c: &Conn, id: DocumentId) -> Result<Gathered, AppError> {
     let sha256 = crate::core::blob::rows::sha256(c, &blob)?
         .ok_or_else(|| AppError::internal(format!("document {id}: its file's row is gone")))?;
     let (fields, signatures) = filled_fields(c, &doc)?;
+    let completed_at = now();
     Ok(Gathered {
         blob,
+        completed_at,
         input: SealInput {
             original: Vec::new(),
             fields,
@@ -93,9 +111,10 @@ fn gather(c: &Conn, id: DocumentId) -> Result<Gathered, AppError> {
                 title: doc.title.clone(),
                 document_id: id,
                 original_sha256: sha256,
-                completed_at: human(now()),
+                completed_at: human(completed_at),
                 recipients: audit_recipients(c, &doc, &signatures)?,
                 events: audit_events(c, id)?,
+                check_url: format!("{app}/verify"),
             },
         },
     })
@@ -360,9 +379,14 @@ impl Sealer {
     /// written whole or not at all (`BlobStore::put` renames a synced temp file), and is removed
     /// again when the completing transaction fails or finds the document no longer PENDING.
     async fn seal(&self, doc: DocumentId) -> Result<(), Failure> {
-        let Gathered { blob, mut input } = self
+        let app = self.app_base.clone();
+        let Gathered {
+            blob,
+            mut input,
+            completed_at,
+        } = self
             .db
-            .read(move |c| gather(c, doc))
+            .read(move |c| gather(c, doc, &app))
             .await
             .map_err(|e| Failure::server("reading the document failed", e))?;
         let blobs = self.blobs.clone();
@@ -391,7 +415,7 @@ impl Sealer {
             .write(move |tx| {
                 let at = now();
                 crate::core::blob::rows::insert_pdf(tx, &sealed, at)?;
-                if !documents::complete(tx, doc, sealed.id.as_str(), at)? {
+                if !documents::complete(tx, doc, sealed.id.as_str(), completed_at, at)? {
                     crate::core::blob::rows::delete(tx, sealed.id.as_str())?;
                     return Ok(false);
                 }

@@ -21,7 +21,9 @@ pub fn meaning(code: u16) -> &'static str {
         409 => "Not allowed in the object's current state",
         413 => "Body too large",
         415 => "Unsupported media type",
+        422 => "The file is not a PDF",
         429 => "Rate limited; see Retry-After and X-RateLimit-*",
+        503 => "Busy; see Retry-After",
         _ => "Error",
     }
 }
@@ -94,6 +96,15 @@ pub struct UploadErrors;
 impl IntoResponses for UploadErrors {
     fn responses() -> Answers {
         answers(&[400, 403, 404, 409, 413, 415], "Error")
+    }
+}
+
+/// The public check of a sealed PDF.
+pub struct CheckErrors;
+
+impl IntoResponses for CheckErrors {
+    fn responses() -> Answers {
+        answers(&[400, 413, 415, 422, 429, 503], "Error")
     }
 }
 

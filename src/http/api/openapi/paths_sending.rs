@@ -4,11 +4,12 @@
 use utoipa::IntoParams;
 
 use super::errors::{
-    ChangeErrors, CreateErrors, DownloadErrors, ReadErrors, RemoveErrors, UploadErrors,
+    ChangeErrors, CheckErrors, CreateErrors, DownloadErrors, ReadErrors, RemoveErrors, UploadErrors,
 };
 use crate::http::api::wire::sending::{ResendRequest, SendRequest};
 use crate::signing::uploads::Uploaded;
 use crate::signing::workflow::answers::{AuditLog, DownloadUrl, RemindersStopped, Resent, Sent};
+use crate::signing::workflow::seal_check::Verified;
 
 /// `true` or `false`, as a query parameter's text.
 #[derive(utoipa::ToSchema)]
@@ -152,3 +153,14 @@ pub struct FilePart {
     responses((status = 200, description = "Stored", body = Uploaded), UploadErrors),
     security())]
 pub fn upload_file() {}
+
+#[utoipa::path(post, path = "/api/v1/verify", tag = "sending",
+    summary = "Docket's own: check a PDF against this instance's seal, without a credential: whether this Docket sealed it, whether it changed since, and the document's completion time and recipients as its audit certificate states them. The file (raw body or one multipart file part, within --max-upload-mb) is not kept; --check-rate-limit checks a minute per client address",
+    request_body(content(
+        (inline(Pdf) = "application/pdf"),
+        (inline(Pdf) = "application/octet-stream"),
+        (inline(FilePart) = "multipart/form-data"),
+    )),
+    responses((status = 200, description = "The verdict", body = Verified), CheckErrors),
+    security())]
+pub fn verify_pdf() {}

@@ -419,15 +419,36 @@ pub fn set_status(
     Ok(n == 1)
 }
 
-/// Records the sealed file and completes the document, if it is still PENDING with every
-/// acting recipient finished. False otherwise (e.g. cancelled while sealing).
-pub fn complete(tx: &Conn, doc: DocumentId, sealed: &str, now: i64) -> Result<bool, AppError> {
+/// The SHA-256 (hex) of document `id`'s sealed file, while the document is COMPLETED and not
+/// deleted by its owner (hidden).
+pub fn sealed_sha256(conn: &Conn, id: DocumentId) -> Result<Option<String>, AppError> {
+    use crate::core::db::OptionalExtension;
+    Ok(conn
+        .query_row(
+            "SELECT b.sha256 FROM documents d JOIN blobs b ON b.id = d.sealed_blob_id
+              WHERE d.id = ?1 AND d.status = 'COMPLETED' AND d.hidden = 0",
+            [id],
+            |r| r.get(0),
+        )
+        .optional()?)
+}
+
+/// Records the sealed file and completes the document at `completed_at` (the time its audit
+/// certificate states), if it is still PENDING with every acting recipient finished. False
+/// otherwise (e.g. cancelled while sealing).
+pub fn complete(
+    tx: &Conn,
+    doc: DocumentId,
+    sealed: &str,
+    completed_at: i64,
+    now: i64,
+) -> Result<bool, AppError> {
     let n = tx.execute(
-        "UPDATE documents SET status = 'COMPLETED', sealed_blob_id = ?2, completed_at = ?3, updated_at = ?3,
+        "UPDATE documents SET status = 'COMPLETED', sealed_blob_id = ?2, completed_at = ?3, updated_at = ?4,
                 seal_next_at = NULL
          WHERE id = ?1 AND status = 'PENDING'
            AND NOT EXISTS (SELECT 1 FROM recipients WHERE document_id = ?1 AND role <> 'CC' AND signing_status <> 'SIGNED')",
-        params![doc, sealed, now],
+        params![doc, sealed, completed_at, now],
     )?;
     Ok(n == 1)
 }

@@ -181,6 +181,13 @@ pub(super) fn append(
         "Sealed",
         "this file carries the digital signature of this service; any change after sealing invalidates it",
     );
+    w.field(
+        "Check",
+        &format!(
+            "anyone can check this file, without an account, at {}",
+            audit.check_url
+        ),
+    );
 
     let pages = std::mem::take(&mut w.pages);
     for canvas in pages {

@@ -10,6 +10,7 @@
 
 mod audit_page;
 mod canvas;
+mod check;
 mod font;
 mod image;
 mod sign;
@@ -21,6 +22,7 @@ mod tests;
 use crate::core::ids::DocumentId;
 use lopdf::{Document, Object};
 
+pub use check::{Checked, SealTrust, Verdict, check};
 pub use signer::{SEAL_DAYS, SEAL_RENEW_WITHIN_DAYS, SealSigner};
 
 use super::PdfError;
@@ -90,6 +92,8 @@ pub struct AuditSummary {
     pub recipients: Vec<AuditRecipient>,
     /// (time, what happened), in order.
     pub events: Vec<(String, String)>,
+    /// The public check of sealed PDFs (`<app URL>/verify`), named on the last line.
+    pub check_url: String,
 }
 
 #[derive(Debug, Clone)]
@@ -153,7 +157,7 @@ fn seal_unguarded(input: &SealInput, signer: &SealSigner) -> Result<Vec<u8>, Pdf
         now.minute(),
         now.second()
     );
-    sign::sign(rewritten, signer, &when)
+    sign::sign(rewritten, signer, &when, input.audit.document_id)
 }
 
 /// Drops signature fields and their widgets, /SigFlags and /Perms: stamping breaks earlier

@@ -6,8 +6,10 @@ use der::{Decode, Encode};
 use lopdf::{Document, IncrementalDocument, Object, ObjectId, StringFormat, dictionary};
 use sha2::{Digest, Sha256};
 
+use super::check::DOCUMENT_KEY;
 use super::font::lopdf_error;
 use super::signer::SealSigner;
+use crate::core::ids::DocumentId;
 use crate::signing::pdf::PdfError;
 
 /// Room for the CMS: about 1.9 KB with two RSA-2048 certificates; a timestamp token would fit.
@@ -15,7 +17,14 @@ const SIGNATURE_BYTES: usize = 16 * 1024;
 const BYTE_RANGE_PLACEHOLDER: &str = "[0 1000000000 1000000000 1000000000]";
 
 /// Appends the signature to `pdf` (a file lopdf wrote, with a regular cross-reference table).
-pub(super) fn sign(pdf: Vec<u8>, signer: &SealSigner, when: &str) -> Result<Vec<u8>, PdfError> {
+/// The signature dictionary names `document` just before `/ByteRange`, inside the signed
+/// bytes, where the public check (`check.rs`) finds it.
+pub(super) fn sign(
+    pdf: Vec<u8>,
+    signer: &SealSigner,
+    when: &str,
+    document: DocumentId,
+) -> Result<Vec<u8>, PdfError> {
     let prev_len = pdf.len();
     let mut inc: IncrementalDocument = pdf.as_slice().try_into().map_err(lopdf_error)?;
     let prev = inc.get_prev_documents();
@@ -44,6 +53,7 @@ pub(super) fn sign(pdf: Vec<u8>, signer: &SealSigner, when: &str) -> Result<Vec<
         "M" => Object::string_literal(when),
         "Name" => Object::string_literal("Docket document seal"),
         "Reason" => Object::string_literal("Sealed after all recipients signed"),
+        DOCUMENT_KEY => document.get(),
         "ByteRange" => vec![0.into(), 1_000_000_000.into(), 1_000_000_000.into(), 1_000_000_000.into()],
         "Contents" => Object::String(vec![0; SIGNATURE_BYTES], StringFormat::Hexadecimal),
     });

@@ -23,6 +23,9 @@ const SHARED_SEAL: &str = "seal";
 pub const SEAL_DAYS: i64 = 825;
 pub const SEAL_RENEW_WITHIN_DAYS: i64 = 60;
 
+/// The common name of every seal certificate the local CA issues.
+pub(super) const SEAL_COMMON_NAME: &str = "Docket document seal";
+
 /// Signs sealed PDFs: the certificate chain (seal certificate first, as DER) and its RSA key.
 pub struct SealSigner {
     pub(super) chain: Vec<x509_cert::Certificate>,
@@ -242,7 +245,7 @@ impl LocalCa {
         let mut params = CertificateParams::default();
         let mut dn = DistinguishedName::new();
         dn.push(DnType::OrganizationName, "Docket");
-        dn.push(DnType::CommonName, "Docket document seal");
+        dn.push(DnType::CommonName, SEAL_COMMON_NAME);
         params.distinguished_name = dn;
         params.is_ca = IsCa::ExplicitNoCa;
         params.key_usages = vec![

@@ -58,6 +58,7 @@ fn audit(recipients: usize, events: usize) -> AuditSummary {
                 )
             })
             .collect(),
+        check_url: "https://docket.example/verify".into(),
     }
 }
 
