@@ -9,7 +9,7 @@ use rusqlite::{Connection, TransactionBehavior};
 pub const SCHEMA: &str = include_str!("../../../schema.sql");
 
 /// The version `SCHEMA` describes.
-pub const LATEST: i64 = 29;
+pub const LATEST: i64 = 32;
 
 /// `(version, sql)`: what turns version `n - 1` into version `n`.
 pub const MIGRATIONS: &[(i64, &str)] = &[
@@ -44,6 +44,11 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     (27, include_str!("migrations/0027_team_settings.sql")),
     (28, include_str!("migrations/0028_languages.sql")),
     (29, include_str!("migrations/0029_test_deliveries.sql")),
+    // 30 and 31 are the numbers of the deadlines' and the sealed-PDF check's migrations (issue
+    // 56), made beside this one: until they are merged, these stand in for them.
+    (30, ""),
+    (31, ""),
+    (32, include_str!("migrations/0032_emailed_codes.sql")),
 ];
 
 #[derive(Debug, thiserror::Error)]

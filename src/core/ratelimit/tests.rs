@@ -152,7 +152,7 @@ fn on_postgres_a_database_of_the_version_before_gains_the_table() {
         .write_blocking(|c| {
             // Back to version 14: without what 0015 and the migrations after it made (the
             // columns of 0027 and 0028 go with the table `teams`, but for users' language; 0029
-            // marked test deliveries).
+            // marked test deliveries; 0032 kept e-mailed codes).
             Ok(c.execute_batch(
                 "DROP TABLE rate_windows; DROP INDEX documents_pending;
                  ALTER TABLE sessions DROP COLUMN confirmed_at;
@@ -185,6 +185,7 @@ fn on_postgres_a_database_of_the_version_before_gains_the_table() {
                  ALTER TABLE webhooks DROP COLUMN team_id;
                  DROP TABLE team_invitations, team_members, teams;
                  ALTER TABLE users DROP COLUMN language;
+                 DROP TABLE emailed_codes;
                  UPDATE docket_schema SET version = 14",
             )?)
         })

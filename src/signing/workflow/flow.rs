@@ -176,7 +176,7 @@ pub fn require_usable(link: &Link) -> Result<(), AppError> {
 }
 
 /// 409 unless `link`'s recipient may act now.
-fn require_turn(link: &Link) -> Result<(), AppError> {
+pub(super) fn require_turn(link: &Link) -> Result<(), AppError> {
     require_usable(link)?;
     if link.me.role == Role::Cc {
         return Err(conflict("you receive a copy; there is nothing to sign"));

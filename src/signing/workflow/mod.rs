@@ -7,6 +7,7 @@ pub mod answers;
 pub mod auth;
 pub mod direct;
 pub mod direct_expiry;
+pub mod emailed_code;
 pub mod flow;
 pub mod invites;
 pub mod link;
