@@ -62,6 +62,12 @@ export function banner(state, here) {
     box.append(el('div', { class: 'row' }, el('a', { class: 'button primary', id: 'enrol', href: missing.href }, missing.label)));
   } else if (asked) {
     box.append(el('p', {}, t('script-auth-will-ask', { account: a.signedInAs, asked })));
+    if (a.actionAuth === 'TWO_FACTOR_AUTH' && !(a.enrolled || {}).totp) {
+      // No app: a code by e-mail will do, and setting one up stays a choice.
+      box.append(el('p', {}, t('script-auth-no-app', { email: me.email })));
+      box.append(el('div', { class: 'row' }, el('a', { class: 'button', id: 'enrol',
+        href: '/account?next=' + encodeURIComponent(here) }, t('script-setup-totp-label'))));
+    }
   } else {
     box.append(el('p', {}, t('script-auth-signed-in', { account: a.signedInAs })));
   }

@@ -513,6 +513,33 @@ mod tests {
     }
 
     #[test]
+    fn the_certificate_says_whether_the_code_came_by_e_mail() {
+        let app = describe_proof(Some(ActionAuth::TwoFactor), Some("ann@x.org"), false);
+        assert_eq!(
+            app,
+            "Signing link, account sign-in (ann@x.org) and an authenticator app code"
+        );
+        let mailed = describe_proof(Some(ActionAuth::TwoFactor), Some("ann@x.org"), true);
+        assert_eq!(
+            mailed,
+            "Signing link, account sign-in (ann@x.org) and a one-time code sent by e-mail"
+        );
+        let proved = Proved {
+            method: Some(ActionAuth::TwoFactor),
+            user_id: None,
+            emailed: true,
+        };
+        assert_eq!(
+            proved.audit(Some("ann@x.org")),
+            ProofUsed::Account {
+                method: ActionAuth::TwoFactor,
+                account: Some("ann@x.org".into()),
+                emailed: true,
+            }
+        );
+    }
+
+    #[test]
     fn any_of_several_methods_and_the_page_asks_for_one_the_account_can_give() {
         use crate::identity::factors::store::Enrolled;
         let both = Actions::of(&[ActionAuth::Password, ActionAuth::Passkey]);
