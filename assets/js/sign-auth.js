@@ -1,9 +1,12 @@
 // Recipient authentication on the signing page: the banner that says what the document will
-// ask for, the way to set up a missing factor (the account page, and back), and the proof a
+// ask for, the way to set up a missing passkey (the account page, and back), and the proof a
 // finishing action carries. What is asked comes from the server's state
-// (`state.auth`: `actionAuth` to finish, `rejectAuth` to reject); the page decides nothing.
+// (`state.auth`: `actionAuth` to finish, `rejectAuth` to reject); the page decides nothing. A
+// six-digit code comes from an authenticator app or, on request, by e-mail, so an account
+// without an app is never stuck.
 
 import { el } from './dom.js';
+import { sentence } from './messages.js';
 import { t } from './i18n.js';
 import { dialog } from './sign-ui.js';
 import { get } from './webauthn.js';
@@ -16,14 +19,12 @@ const ASKED = {
 };
 
 // The factor the document asks for that the signed-in account lacks: what to set up, where.
+// (A code needs none: one can be e-mailed.)
 export function setup(state, here) {
   const a = state.auth || {};
   if (!a.accountReady) return null;
   const enrolled = a.enrolled || {};
   const href = '/account?next=' + encodeURIComponent(here);
-  if (a.actionAuth === 'TWO_FACTOR_AUTH' && !enrolled.totp) {
-    return { href, what: t('script-setup-totp-what'), label: t('script-setup-totp-label'), thing: t('script-setup-totp-thing') };
-  }
   if (a.actionAuth === 'PASSKEY' && !enrolled.passkeys) {
     return { href, what: t('script-setup-passkey-what'), label: t('script-setup-passkey-label'), thing: t('script-setup-passkey-thing') };
   }
@@ -61,23 +62,35 @@ export function banner(state, here) {
     box.append(el('div', { class: 'row' }, el('a', { class: 'button primary', id: 'enrol', href: missing.href }, missing.label)));
   } else if (asked) {
     box.append(el('p', {}, t('script-auth-will-ask', { account: a.signedInAs, asked })));
+    if (a.actionAuth === 'TWO_FACTOR_AUTH' && !(a.enrolled || {}).totp) {
+      // No app: a code by e-mail will do, and setting one up stays a choice.
+      box.append(el('p', {}, t('script-auth-no-app', { email: me.email })));
+      box.append(el('div', { class: 'row' }, el('a', { class: 'button', id: 'enrol',
+        href: '/account?next=' + encodeURIComponent(here) }, t('script-setup-totp-label'))));
+    }
   } else {
     box.append(el('p', {}, t('script-auth-signed-in', { account: a.signedInAs })));
   }
   return box;
 }
 
-// Runs `act(auth)` with the proof `kind` names: none, a TOTP code or the account password
+// Runs `act(auth)` with the proof `kind` names: none, a six-digit code or the account password
 // (asked for in a dialog that stays open with the server's answer when it is wrong), or a
-// passkey assertion (the browser asks). `call` makes the link's JSON calls.
-export async function withProof(kind, label, email, call, act) {
+// passkey assertion (the browser asks). `call` makes the link's JSON calls; `app` says
+// whether the account has an authenticator app (the code's hint then names it first).
+export async function withProof(kind, label, email, call, act, app) {
   if (kind === 'TWO_FACTOR_AUTH') {
     dialog(t('script-totp-title'), (form) => {
       const input = el('input', { id: 'totp-code', name: 'code', type: 'text', inputmode: 'numeric',
         autocomplete: 'one-time-code', pattern: '[0-9 ]{6,7}', maxlength: 7, required: true,
-        'aria-describedby': 'totp-hint' });
-      form.append(el('label', { for: 'totp-code' }, t('script-totp-label')), input,
-        el('p', { class: 'hint', id: 'totp-hint' }, t('script-totp-hint')));
+        'aria-describedby': 'totp-hint email-code-status' });
+      const hint = app ? t('script-totp-hint') : t('script-code-hint-email', { email });
+      const status = el('p', { class: 'hint', id: 'email-code-status', role: 'status' });
+      const mail = el('button', { type: 'button', class: 'button', id: 'email-code' }, t('script-code-email'));
+      mail.addEventListener('click', () => emailCode(call, email, mail, status, input));
+      form.append(el('label', { for: 'totp-code' }, t('script-totp-label')),
+        el('div', { class: 'code-row' }, input, mail),
+        el('p', { class: 'hint', id: 'totp-hint' }, hint), status);
       return () => input.value;
     }, (code) => act({ method: 'TWO_FACTOR_AUTH', code }), label);
     return;
@@ -98,5 +111,21 @@ export async function withProof(kind, label, email, call, act) {
     return;
   }
   await act(null);
+}
+
+// Asks the server to e-mail a code (`POST /sign/<token>/email-code`) and says what came of it
+// in `status`; the code box gets the focus, ready for the code from the mail.
+async function emailCode(call, email, button, status, input) {
+  button.disabled = true;
+  try {
+    const sent = await call('/email-code', {});
+    status.textContent = t('script-code-sent', { email: sent.sentTo || email });
+    input.focus();
+  } catch (e) {
+    status.textContent = e && e.status === 429 ? t('script-code-wait')
+      : sentence((e && e.said) || t('script-failed', { status: (e && e.status) || 0 }));
+  } finally {
+    button.disabled = false;
+  }
 }
 

@@ -378,6 +378,9 @@ function start() {
     }, (v) => save(f, v));
   }
 
+  // Whether the signed-in account has an authenticator app (else a code comes by e-mail).
+  const hasApp = () => !!((state.auth || {}).enrolled || {}).totp;
+
   // Rejecting asks for the proof `state.auth.rejectAuth` names (none: the sign-in suffices).
   function rejectDialog() {
     dialog(t('script-reject-title'), (form) => {
@@ -389,7 +392,7 @@ function start() {
       await Auth.withProof(kind, t('script-reject-button'), state.recipient.email, call, async (auth) => {
         await call('/reject', auth ? { ...v, auth } : v);
         finished(t('script-rejected'), 'info');
-      });
+      }, hasApp());
     }, t('script-reject-button'));
   }
 
@@ -401,7 +404,7 @@ function start() {
       await Auth.withProof(kind, ACTION[state.recipient.role], state.recipient.email, call, async (auth) => {
         const done = await call('/complete', auth ? { auth } : {});
         afterComplete(done);
-      });
+      }, hasApp());
       // A code dialog may still be open; the button works again if it is closed.
       if (document.getElementById('complete')) button.disabled = false;
     } catch (e) {

@@ -30,6 +30,11 @@ mail-invite-body = { $sender } hat Ihnen „{ $title }“ gesendet und bittet Si
 mail-invite-button = Konto anlegen
 mail-invite-expiry = Der Link funktioniert einmal und { $minutes } Minuten lang. Wenn Sie ihn nicht angefordert haben, ignorieren Sie diese Nachricht.
 
+## Ein Code zum Abschließen, auf der Signierseite per E-Mail angefordert.
+mail-code-subject = Ihr Code für „{ $title }“
+mail-code-body = Geben Sie diesen Code auf der Signierseite von „{ $title }“ ein, um abzuschließen:
+mail-code-expiry = Der Code funktioniert einmal und { $minutes } Minuten lang. Wenn Sie ihn nicht angefordert haben, handelt vielleicht jemand mit Zugang zu Ihrem Docket-Konto an diesem Dokument: Ändern Sie Ihr Passwort.
+
 ## Das Dokument ist abgeschlossen.
 mail-completed-subject = Abgeschlossen: „{ $title }“
 mail-completed-body = Alle haben „{ $title }“ unterschrieben. Das unterschriebene PDF ist angehängt.

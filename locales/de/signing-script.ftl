@@ -65,14 +65,12 @@ script-download = Unterschriebene Fassung herunterladen
 script-done-sealing-slow = Die unterschriebene Fassung braucht länger als üblich. Sie wird Ihnen per E-Mail gesendet; Sie können diese Seite auch später neu laden, um sie herunterzuladen.
 
 ## Authentifizierung des Empfängers.
-script-asked-totp = einen Code aus Ihrer Authenticator-App
+script-asked-totp = einen sechsstelligen Code aus Ihrer Authenticator-App oder per E-Mail
 script-asked-passkey = Ihren Passkey
 script-asked-password = erneut das Passwort Ihres Docket-Kontos
-script-setup-totp-what = eine Authenticator-App
-script-setup-totp-label = Authenticator-App einrichten
 script-setup-passkey-what = einen Passkey
 script-setup-passkey-label = Passkey hinzufügen
-script-setup-totp-thing = Authenticator-App
+script-setup-totp-label = Authenticator-App einrichten
 script-setup-passkey-thing = Passkey
 script-auth-wrong-account = Sie sind als { $other } angemeldet, aber dieses Dokument ist für { $email }.
 script-auth-sign-in = Dieses Dokument verlangt, dass Sie sich bei Ihrem Docket-Konto für { $email } anmelden, bevor Sie es ausfüllen.
@@ -83,10 +81,15 @@ script-auth-create-account = Konto anlegen
 script-auth-missing = Angemeldet als { $account }. Zum Unterschreiben verlangt dieses Dokument { $asked }, und Ihr Konto hat noch keine(n) { $thing }.
 script-auth-missing-how = Richten Sie es auf Ihrer Kontoseite ein: Das dauert wenige Minuten und bringt Sie hierher zurück. Was Sie inzwischen ausfüllen, bleibt erhalten. Sie können das Dokument auch ohne dies ablehnen.
 script-auth-will-ask = Angemeldet als { $account }. Wenn Sie fertig sind, werden Sie nach { $asked } gefragt.
+script-auth-no-app = Keine Authenticator-App? Drücken Sie beim Abschließen „Code per E-Mail senden“: Der Code kommt an { $email }. Oder richten Sie jetzt eine App ein.
 script-auth-signed-in = Angemeldet als { $account }.
-script-totp-title = Mit Ihrer Authenticator-App bestätigen
-script-totp-label = Code aus Ihrer Authenticator-App
-script-totp-hint = Die sechs Ziffern, die Ihre App gerade für Docket anzeigt.
+script-totp-title = Mit einem Code bestätigen
+script-totp-label = Sechsstelliger Code
+script-totp-hint = Der Code, den Ihre Authenticator-App jetzt für Docket zeigt, oder einer, den wir Ihnen per E-Mail senden.
+script-code-hint-email = Fordern Sie ihn per E-Mail an: Er geht an { $email } und gilt 10 Minuten.
+script-code-email = Code per E-Mail senden
+script-code-sent = Wir haben einen Code an { $email } gesendet. Er gilt einmal, 10 Minuten lang.
+script-code-wait = Gerade wurde ein Code gesendet: Sehen Sie in Ihre E-Mails oder fordern Sie in einer Minute einen neuen an.
 script-password-title = Mit Ihrem Passwort bestätigen
 script-password-label = Geben Sie das Passwort von { $email } ein, um zu bestätigen, dass Sie es sind.
 

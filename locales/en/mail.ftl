@@ -30,6 +30,11 @@ mail-invite-body = { $sender } sent you "{ $title }" and asks you to sign in to 
 mail-invite-button = Create your account
 mail-invite-expiry = The link works once, for { $minutes } minutes. If you did not ask for it, ignore this message.
 
+## A code to finish, e-mailed on request from a signing page.
+mail-code-subject = Your code for "{ $title }"
+mail-code-body = Enter this code on the signing page of "{ $title }" to finish:
+mail-code-expiry = The code works once, for { $minutes } minutes. If you did not ask for it, someone who can sign in to your Docket account may be acting on this document: change your password.
+
 ## The document is complete.
 mail-completed-subject = Completed: "{ $title }"
 mail-completed-body = Everyone has signed "{ $title }". The signed PDF is attached.

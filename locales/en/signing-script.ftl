@@ -66,14 +66,12 @@ script-download = Download the signed copy
 script-done-sealing-slow = The signed copy is taking longer than usual. It will be e-mailed to you; you can also reload this page later to download it.
 
 ## Recipient authentication (sign-auth.js).
-script-asked-totp = a code from your authenticator app
+script-asked-totp = a six-digit code, from your authenticator app or sent to you by e-mail
 script-asked-passkey = your passkey
 script-asked-password = your Docket account password again
-script-setup-totp-what = an authenticator app
-script-setup-totp-label = Set up an authenticator app
 script-setup-passkey-what = a passkey
 script-setup-passkey-label = Add a passkey
-script-setup-totp-thing = authenticator app
+script-setup-totp-label = Set up an authenticator app
 script-setup-passkey-thing = passkey
 script-auth-wrong-account = You are signed in as { $other }, but this document is for { $email }.
 script-auth-sign-in = This document asks you to sign in to your Docket account for { $email } before you fill it in.
@@ -84,10 +82,15 @@ script-auth-create-account = Create an account
 script-auth-missing = Signed in as { $account }. To sign, this document asks for { $asked }, and your account has no { $thing } yet.
 script-auth-missing-how = Set one up on your account page: it takes a few minutes, and brings you back here. What you fill in meanwhile is kept. You can also reject the document without it.
 script-auth-will-ask = Signed in as { $account }. When you finish, you will be asked for { $asked }.
+script-auth-no-app = No authenticator app? When you finish, press “E-mail me a code”: the code comes to { $email }. Or set up an app now.
 script-auth-signed-in = Signed in as { $account }.
-script-totp-title = Confirm with your authenticator app
-script-totp-label = Code from your authenticator app
-script-totp-hint = The six digits your app shows now for Docket.
+script-totp-title = Confirm with a code
+script-totp-label = Six-digit code
+script-totp-hint = The code your authenticator app shows now for Docket, or one we e-mail you.
+script-code-hint-email = Ask for it by e-mail: it goes to { $email } and works for 10 minutes.
+script-code-email = E-mail me a code
+script-code-sent = We sent a code to { $email }. It works once, for 10 minutes.
+script-code-wait = A code was sent a moment ago: check your mail, or ask again in a minute.
 script-password-title = Confirm with your password
 script-password-label = Enter the password of { $email } to confirm it is you.
 

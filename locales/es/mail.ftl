@@ -30,6 +30,11 @@ mail-invite-body = { $sender } le ha enviado «{ $title }» y le pide que inicie
 mail-invite-button = Crear su cuenta
 mail-invite-expiry = El enlace funciona una sola vez, durante { $minutes } minutos. Si no lo ha pedido, ignore este mensaje.
 
+## Un código para terminar, pedido por correo desde una página de firma.
+mail-code-subject = Su código para «{ $title }»
+mail-code-body = Introduzca este código en la página de firma de «{ $title }» para terminar:
+mail-code-expiry = El código funciona una sola vez, durante { $minutes } minutos. Si no lo ha pedido, puede que alguien con acceso a su cuenta de Docket esté actuando sobre este documento: cambie su contraseña.
+
 ## El documento está completo.
 mail-completed-subject = Completado: «{ $title }»
 mail-completed-body = Todos han firmado «{ $title }». El PDF firmado va adjunto.

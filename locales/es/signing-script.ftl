@@ -65,14 +65,12 @@ script-download = Descargar la copia firmada
 script-done-sealing-slow = La copia firmada tarda más de lo habitual. Se la enviaremos por correo electrónico; también puede recargar esta página más tarde para descargarla.
 
 ## Autenticación del destinatario.
-script-asked-totp = un código de su aplicación de autenticación
+script-asked-totp = un código de seis dígitos, de su aplicación de autenticación o enviado por correo
 script-asked-passkey = su llave de acceso
 script-asked-password = de nuevo la contraseña de su cuenta de Docket
-script-setup-totp-what = una aplicación de autenticación
-script-setup-totp-label = Configurar una aplicación de autenticación
 script-setup-passkey-what = una llave de acceso
 script-setup-passkey-label = Añadir una llave de acceso
-script-setup-totp-thing = aplicación de autenticación
+script-setup-totp-label = Configurar una aplicación de autenticación
 script-setup-passkey-thing = llave de acceso
 script-auth-wrong-account = Ha iniciado sesión como { $other }, pero este documento es para { $email }.
 script-auth-sign-in = Este documento le pide que inicie sesión en su cuenta de Docket para { $email } antes de rellenarlo.
@@ -83,10 +81,15 @@ script-auth-create-account = Crear una cuenta
 script-auth-missing = Sesión iniciada como { $account }. Para firmar, este documento pide { $asked }, y su cuenta aún no tiene { $thing }.
 script-auth-missing-how = Configúrelo en la página de su cuenta: tarda unos minutos y le trae de vuelta aquí. Lo que rellene mientras tanto se conserva. También puede rechazar el documento sin ello.
 script-auth-will-ask = Sesión iniciada como { $account }. Cuando termine, se le pedirá { $asked }.
+script-auth-no-app = ¿No tiene aplicación de autenticación? Al terminar, pulse «Enviarme un código por correo»: el código llega a { $email }. O configure una aplicación ahora.
 script-auth-signed-in = Sesión iniciada como { $account }.
-script-totp-title = Confirmar con su aplicación de autenticación
-script-totp-label = Código de su aplicación de autenticación
-script-totp-hint = Los seis dígitos que su aplicación muestra ahora para Docket.
+script-totp-title = Confirmar con un código
+script-totp-label = Código de seis dígitos
+script-totp-hint = El código que su aplicación de autenticación muestra ahora para Docket, o uno que le enviamos por correo.
+script-code-hint-email = Pídalo por correo: llega a { $email } y sirve durante 10 minutos.
+script-code-email = Enviarme un código por correo
+script-code-sent = Hemos enviado un código a { $email }. Sirve una vez, durante 10 minutos.
+script-code-wait = Se acaba de enviar un código: revise su correo o vuelva a pedirlo dentro de un minuto.
 script-password-title = Confirmar con su contraseña
 script-password-label = Escriba la contraseña de { $email } para confirmar que es usted.
 

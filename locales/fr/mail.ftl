@@ -30,6 +30,11 @@ mail-invite-body = { $sender } vous a envoyé « { $title } » et vous demande d
 mail-invite-button = Créer votre compte
 mail-invite-expiry = Le lien fonctionne une seule fois, pendant { $minutes } minutes. Si vous ne l'avez pas demandé, ignorez ce message.
 
+## Un code pour terminer, demandé par e-mail depuis une page de signature.
+mail-code-subject = Votre code pour « { $title } »
+mail-code-body = Saisissez ce code sur la page de signature de « { $title } » pour terminer :
+mail-code-expiry = Le code fonctionne une seule fois, pendant { $minutes } minutes. Si vous ne l'avez pas demandé, quelqu'un qui peut se connecter à votre compte Docket agit peut-être sur ce document : changez votre mot de passe.
+
 ## Le document est terminé.
 mail-completed-subject = Terminé : « { $title } »
 mail-completed-body = Tout le monde a signé « { $title } ». Le PDF signé est en pièce jointe.

@@ -65,14 +65,12 @@ script-download = Télécharger la copie signée
 script-done-sealing-slow = La copie signée prend plus de temps que d'habitude. Elle vous sera envoyée par e-mail ; vous pouvez aussi recharger cette page plus tard pour la télécharger.
 
 ## Authentification du destinataire.
-script-asked-totp = un code de votre application d'authentification
+script-asked-totp = un code à six chiffres, de votre application d'authentification ou reçu par e-mail
 script-asked-passkey = votre clé d'accès
 script-asked-password = de nouveau le mot de passe de votre compte Docket
-script-setup-totp-what = une application d'authentification
-script-setup-totp-label = Configurer une application d'authentification
 script-setup-passkey-what = une clé d'accès
 script-setup-passkey-label = Ajouter une clé d'accès
-script-setup-totp-thing = application d'authentification
+script-setup-totp-label = Configurer une application d'authentification
 script-setup-passkey-thing = clé d'accès
 script-auth-wrong-account = Vous êtes connecté en tant que { $other }, mais ce document est destiné à { $email }.
 script-auth-sign-in = Ce document vous demande de vous connecter à votre compte Docket pour { $email } avant de le remplir.
@@ -83,10 +81,15 @@ script-auth-create-account = Créer un compte
 script-auth-missing = Connecté en tant que { $account }. Pour signer, ce document demande { $asked }, et votre compte n'a pas encore de { $thing }.
 script-auth-missing-how = Configurez-le sur la page de votre compte : cela prend quelques minutes et vous ramène ici. Ce que vous remplissez entre-temps est conservé. Vous pouvez aussi refuser le document sans cela.
 script-auth-will-ask = Connecté en tant que { $account }. Lorsque vous terminerez, { $asked } vous sera demandé.
+script-auth-no-app = Pas d'application d'authentification ? En terminant, appuyez sur « M'envoyer un code par e-mail » : le code arrive à { $email }. Ou configurez une application maintenant.
 script-auth-signed-in = Connecté en tant que { $account }.
-script-totp-title = Confirmer avec votre application d'authentification
-script-totp-label = Code de votre application d'authentification
-script-totp-hint = Les six chiffres que votre application affiche en ce moment pour Docket.
+script-totp-title = Confirmer avec un code
+script-totp-label = Code à six chiffres
+script-totp-hint = Le code que votre application d'authentification affiche maintenant pour Docket, ou celui que nous vous envoyons par e-mail.
+script-code-hint-email = Demandez-le par e-mail : il arrive à { $email } et fonctionne 10 minutes.
+script-code-email = M'envoyer un code par e-mail
+script-code-sent = Nous avons envoyé un code à { $email }. Il fonctionne une fois, pendant 10 minutes.
+script-code-wait = Un code vient d'être envoyé : consultez vos e-mails, ou redemandez-en un dans une minute.
 script-password-title = Confirmer avec votre mot de passe
 script-password-label = Saisissez le mot de passe de { $email } pour confirmer que c'est bien vous.
 

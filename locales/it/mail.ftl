@@ -30,6 +30,11 @@ mail-invite-body = { $sender } le ha inviato "{ $title }" e le chiede di acceder
 mail-invite-button = Crea l'account
 mail-invite-expiry = Il link funziona una sola volta, per { $minutes } minuti. Se non l'ha richiesto, ignori questo messaggio.
 
+## Un codice per concludere, richiesto via e-mail da una pagina di firma.
+mail-code-subject = Il suo codice per "{ $title }"
+mail-code-body = Inserisca questo codice nella pagina di firma di "{ $title }" per concludere:
+mail-code-expiry = Il codice funziona una sola volta, per { $minutes } minuti. Se non l'ha richiesto, qualcuno che può accedere al suo account Docket potrebbe agire su questo documento: cambi la password.
+
 ## Il documento è completato.
 mail-completed-subject = Completato: "{ $title }"
 mail-completed-body = Tutti hanno firmato "{ $title }". Il PDF firmato è allegato.

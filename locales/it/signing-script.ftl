@@ -65,14 +65,12 @@ script-download = Scarica la copia firmata
 script-done-sealing-slow = La copia firmata richiede più tempo del solito. Le verrà inviata via e-mail; può anche ricaricare questa pagina più tardi per scaricarla.
 
 ## Autenticazione del destinatario.
-script-asked-totp = un codice dalla sua app di autenticazione
+script-asked-totp = un codice di sei cifre, dall'app di autenticazione o inviato via e-mail
 script-asked-passkey = la sua passkey
 script-asked-password = di nuovo la password del suo account Docket
-script-setup-totp-what = un'app di autenticazione
-script-setup-totp-label = Configura un'app di autenticazione
 script-setup-passkey-what = una passkey
 script-setup-passkey-label = Aggiungi una passkey
-script-setup-totp-thing = app di autenticazione
+script-setup-totp-label = Configura un'app di autenticazione
 script-setup-passkey-thing = passkey
 script-auth-wrong-account = Ha effettuato l'accesso come { $other }, ma questo documento è per { $email }.
 script-auth-sign-in = Questo documento le chiede di accedere al suo account Docket per { $email } prima di compilarlo.
@@ -83,10 +81,15 @@ script-auth-create-account = Crea un account
 script-auth-missing = Accesso effettuato come { $account }. Per firmare, questo documento chiede { $asked }, e il suo account non ha ancora: { $thing }.
 script-auth-missing-how = Lo configuri nella pagina del suo account: richiede pochi minuti e la riporta qui. Ciò che compila nel frattempo viene conservato. Può anche rifiutare il documento senza di esso.
 script-auth-will-ask = Accesso effettuato come { $account }. Al termine le verrà chiesto { $asked }.
+script-auth-no-app = Nessuna app di autenticazione? Alla fine prema «Inviami un codice via e-mail»: il codice arriva a { $email }. Oppure configuri ora un'app.
 script-auth-signed-in = Accesso effettuato come { $account }.
-script-totp-title = Conferma con l'app di autenticazione
-script-totp-label = Codice dalla sua app di autenticazione
-script-totp-hint = Le sei cifre che la sua app mostra ora per Docket.
+script-totp-title = Conferma con un codice
+script-totp-label = Codice di sei cifre
+script-totp-hint = Il codice che l'app di autenticazione mostra ora per Docket, o uno che le inviamo via e-mail.
+script-code-hint-email = Lo chieda via e-mail: arriva a { $email } e vale 10 minuti.
+script-code-email = Inviami un codice via e-mail
+script-code-sent = Abbiamo inviato un codice a { $email }. Funziona una volta, per 10 minuti.
+script-code-wait = Un codice è appena stato inviato: controlli la posta, o lo richieda tra un minuto.
 script-password-title = Conferma con la password
 script-password-label = Inserisca la password di { $email } per confermare che è lei.
 

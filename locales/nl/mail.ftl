@@ -30,6 +30,11 @@ mail-invite-body = { $sender } heeft u "{ $title }" gestuurd en vraagt u eerst i
 mail-invite-button = Account aanmaken
 mail-invite-expiry = De link werkt één keer, gedurende { $minutes } minuten. Als u hier niet om hebt gevraagd, negeer dan dit bericht.
 
+## Een code om af te ronden, per e-mail aangevraagd op een ondertekenpagina.
+mail-code-subject = Uw code voor "{ $title }"
+mail-code-body = Voer deze code in op de ondertekenpagina van "{ $title }" om af te ronden:
+mail-code-expiry = De code werkt één keer, gedurende { $minutes } minuten. Als u er niet om hebt gevraagd, handelt misschien iemand die bij uw Docket-account kan met dit document: wijzig uw wachtwoord.
+
 ## Het document is voltooid.
 mail-completed-subject = Voltooid: "{ $title }"
 mail-completed-body = Iedereen heeft "{ $title }" ondertekend. De ondertekende pdf is bijgevoegd.

@@ -65,14 +65,12 @@ script-download = Ondertekende versie downloaden
 script-done-sealing-slow = De ondertekende versie duurt langer dan gewoonlijk. U krijgt haar per e-mail; u kunt deze pagina ook later opnieuw laden om haar te downloaden.
 
 ## Authenticatie van de ontvanger.
-script-asked-totp = een code uit uw authenticator-app
+script-asked-totp = een zescijferige code, uit uw authenticator-app of per e-mail
 script-asked-passkey = uw passkey
 script-asked-password = opnieuw het wachtwoord van uw Docket-account
-script-setup-totp-what = een authenticator-app
-script-setup-totp-label = Authenticator-app instellen
 script-setup-passkey-what = een passkey
 script-setup-passkey-label = Passkey toevoegen
-script-setup-totp-thing = authenticator-app
+script-setup-totp-label = Authenticator-app instellen
 script-setup-passkey-thing = passkey
 script-auth-wrong-account = U bent ingelogd als { $other }, maar dit document is voor { $email }.
 script-auth-sign-in = Dit document vraagt u in te loggen bij uw Docket-account voor { $email } voordat u het invult.
@@ -83,10 +81,15 @@ script-auth-create-account = Account aanmaken
 script-auth-missing = Ingelogd als { $account }. Om te ondertekenen vraagt dit document om { $asked }, en uw account heeft nog geen { $thing }.
 script-auth-missing-how = Stel het in op uw accountpagina: dat duurt een paar minuten en brengt u hier terug. Wat u intussen invult, blijft bewaard. U kunt het document ook zonder afwijzen.
 script-auth-will-ask = Ingelogd als { $account }. Als u klaar bent, wordt gevraagd om { $asked }.
+script-auth-no-app = Geen authenticator-app? Druk bij het afronden op “E-mail mij een code”: de code komt naar { $email }. Of stel nu een app in.
 script-auth-signed-in = Ingelogd als { $account }.
-script-totp-title = Bevestigen met uw authenticator-app
-script-totp-label = Code uit uw authenticator-app
-script-totp-hint = De zes cijfers die uw app nu voor Docket toont.
+script-totp-title = Bevestigen met een code
+script-totp-label = Zescijferige code
+script-totp-hint = De code die uw authenticator-app nu voor Docket toont, of een code die we u e-mailen.
+script-code-hint-email = Vraag hem per e-mail aan: hij gaat naar { $email } en werkt 10 minuten.
+script-code-email = E-mail mij een code
+script-code-sent = We hebben een code naar { $email } gestuurd. Hij werkt één keer, gedurende 10 minuten.
+script-code-wait = Er is net een code verstuurd: kijk in uw e-mail, of vraag over een minuut opnieuw.
 script-password-title = Bevestigen met uw wachtwoord
 script-password-label = Voer het wachtwoord van { $email } in om te bevestigen dat u het bent.
 

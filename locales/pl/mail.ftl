@@ -30,6 +30,11 @@ mail-invite-body = { $sender } wysłał(a) Ci „{ $title }” i prosi o zalogow
 mail-invite-button = Załóż konto
 mail-invite-expiry = Link działa jeden raz, przez { $minutes } min. Jeśli o niego nie prosiłeś(-aś), zignoruj tę wiadomość.
 
+## Kod do zakończenia, wysłany e-mailem na prośbę ze strony podpisywania.
+mail-code-subject = Twój kod do „{ $title }”
+mail-code-body = Wpisz ten kod na stronie podpisywania „{ $title }”, aby zakończyć:
+mail-code-expiry = Kod działa jeden raz, przez { $minutes } min. Jeśli o niego nie prosiłeś(-aś), ktoś, kto może zalogować się na Twoje konto Docket, może działać na tym dokumencie: zmień hasło.
+
 ## Dokument jest ukończony.
 mail-completed-subject = Ukończono: „{ $title }”
 mail-completed-body = Wszyscy podpisali „{ $title }”. Podpisany plik PDF jest w załączniku.

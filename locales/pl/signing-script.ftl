@@ -65,14 +65,12 @@ script-download = Pobierz podpisaną kopię
 script-done-sealing-slow = Przygotowanie podpisanej kopii trwa dłużej niż zwykle. Otrzymasz ją e-mailem; możesz też później odświeżyć tę stronę, aby ją pobrać.
 
 ## Uwierzytelnianie odbiorcy.
-script-asked-totp = kod z aplikacji uwierzytelniającej
+script-asked-totp = sześciocyfrowy kod z aplikacji uwierzytelniającej lub wysłany e-mailem
 script-asked-passkey = klucz dostępu
 script-asked-password = ponowne podanie hasła do konta Docket
-script-setup-totp-what = aplikację uwierzytelniającą
-script-setup-totp-label = Skonfiguruj aplikację uwierzytelniającą
 script-setup-passkey-what = klucz dostępu
 script-setup-passkey-label = Dodaj klucz dostępu
-script-setup-totp-thing = aplikacji uwierzytelniającej
+script-setup-totp-label = Skonfiguruj aplikację uwierzytelniającą
 script-setup-passkey-thing = klucza dostępu
 script-auth-wrong-account = Jesteś zalogowany(-a) jako { $other }, ale ten dokument jest dla { $email }.
 script-auth-sign-in = Ten dokument wymaga zalogowania się do konta Docket dla { $email }, zanim go wypełnisz.
@@ -83,10 +81,15 @@ script-auth-create-account = Załóż konto
 script-auth-missing = Zalogowano jako { $account }. Aby podpisać, ten dokument wymaga: { $asked }, a Twoje konto nie ma jeszcze { $thing }.
 script-auth-missing-how = Skonfiguruj to na stronie konta: zajmie to kilka minut i wrócisz tutaj. To, co wypełnisz w międzyczasie, zostanie zachowane. Możesz też odrzucić dokument bez tego.
 script-auth-will-ask = Zalogowano jako { $account }. Na końcu pojawi się prośba o: { $asked }.
+script-auth-no-app = Nie masz aplikacji uwierzytelniającej? Na końcu naciśnij „Wyślij mi kod e-mailem”: kod przyjdzie na { $email }. Albo skonfiguruj aplikację teraz.
 script-auth-signed-in = Zalogowano jako { $account }.
-script-totp-title = Potwierdź w aplikacji uwierzytelniającej
-script-totp-label = Kod z aplikacji uwierzytelniającej
-script-totp-hint = Sześć cyfr, które aplikacja pokazuje teraz dla Docket.
+script-totp-title = Potwierdź kodem
+script-totp-label = Sześciocyfrowy kod
+script-totp-hint = Kod, który aplikacja uwierzytelniająca pokazuje teraz dla Docket, albo kod wysłany e-mailem.
+script-code-hint-email = Poproś o niego e-mailem: trafi na { $email } i działa przez 10 minut.
+script-code-email = Wyślij mi kod e-mailem
+script-code-sent = Wysłaliśmy kod na { $email }. Działa jeden raz, przez 10 minut.
+script-code-wait = Kod został właśnie wysłany: sprawdź pocztę albo poproś ponownie za minutę.
 script-password-title = Potwierdź hasłem
 script-password-label = Wpisz hasło do { $email }, aby potwierdzić, że to Ty.
 

@@ -30,6 +30,11 @@ mail-invite-body = { $sender } enviou-lhe "{ $title }" e pede que entre numa con
 mail-invite-button = Criar a sua conta
 mail-invite-expiry = O link funciona uma vez, durante { $minutes } minutos. Se não o pediu, ignore esta mensagem.
 
+## Um código para concluir, pedido por e-mail numa página de assinatura.
+mail-code-subject = O seu código para "{ $title }"
+mail-code-body = Introduza este código na página de assinatura de "{ $title }" para concluir:
+mail-code-expiry = O código funciona uma vez, durante { $minutes } minutos. Se não o pediu, alguém que consegue entrar na sua conta Docket pode estar a agir sobre este documento: altere a sua palavra-passe.
+
 ## O documento está concluído.
 mail-completed-subject = Concluído: "{ $title }"
 mail-completed-body = Todos assinaram "{ $title }". O PDF assinado segue em anexo.

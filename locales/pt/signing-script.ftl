@@ -65,14 +65,12 @@ script-download = Descarregar a cópia assinada
 script-done-sealing-slow = A cópia assinada está a demorar mais do que o habitual. Será enviada por e-mail; também pode recarregar esta página mais tarde para a descarregar.
 
 ## Autenticação do destinatário.
-script-asked-totp = um código da sua aplicação de autenticação
+script-asked-totp = um código de seis dígitos, da aplicação de autenticação ou enviado por e-mail
 script-asked-passkey = a sua chave de acesso
 script-asked-password = novamente a palavra-passe da sua conta Docket
-script-setup-totp-what = uma aplicação de autenticação
-script-setup-totp-label = Configurar uma aplicação de autenticação
 script-setup-passkey-what = uma chave de acesso
 script-setup-passkey-label = Adicionar uma chave de acesso
-script-setup-totp-thing = aplicação de autenticação
+script-setup-totp-label = Configurar uma aplicação de autenticação
 script-setup-passkey-thing = chave de acesso
 script-auth-wrong-account = Tem sessão iniciada como { $other }, mas este documento é para { $email }.
 script-auth-sign-in = Este documento pede que entre na sua conta Docket para { $email } antes de o preencher.
@@ -83,10 +81,15 @@ script-auth-create-account = Criar uma conta
 script-auth-missing = Sessão iniciada como { $account }. Para assinar, este documento pede { $asked }, e a sua conta ainda não tem { $thing }.
 script-auth-missing-how = Configure-a na página da sua conta: demora alguns minutos e traz-o de volta aqui. O que preencher entretanto fica guardado. Também pode recusar o documento sem isso.
 script-auth-will-ask = Sessão iniciada como { $account }. Quando terminar, será pedido { $asked }.
+script-auth-no-app = Não tem aplicação de autenticação? Ao concluir, prima “Enviar-me um código por e-mail”: o código vai para { $email }. Ou configure uma aplicação agora.
 script-auth-signed-in = Sessão iniciada como { $account }.
-script-totp-title = Confirmar com a aplicação de autenticação
-script-totp-label = Código da sua aplicação de autenticação
-script-totp-hint = Os seis dígitos que a sua aplicação mostra agora para o Docket.
+script-totp-title = Confirmar com um código
+script-totp-label = Código de seis dígitos
+script-totp-hint = O código que a aplicação de autenticação mostra agora para o Docket, ou um que lhe enviamos por e-mail.
+script-code-hint-email = Peça-o por e-mail: vai para { $email } e funciona durante 10 minutos.
+script-code-email = Enviar-me um código por e-mail
+script-code-sent = Enviámos um código para { $email }. Funciona uma vez, durante 10 minutos.
+script-code-wait = Acabou de ser enviado um código: veja o seu e-mail, ou peça de novo dentro de um minuto.
 script-password-title = Confirmar com a palavra-passe
 script-password-label = Introduza a palavra-passe de { $email } para confirmar que é você.
 

@@ -7,11 +7,15 @@
 //     password and signs.
 //   node recipient_auth.mjs totp <link> <email> <password> - <second link> <out_dir>
 //     TWO_FACTOR_AUTH, for a recipient without an authenticator app: before signing in, the
-//     banner says a code will be asked; signed in, the page offers setting one up instead of a
-//     finish button they could not use, and rejecting (the second document) needs no code. On
-//     the first, the recipient follows that way to the account page, enrols (the key read off
-//     the page, codes computed here), comes back by "Back to the document" and signs with a
-//     current code after a wrong one is refused with a sentence.
+//     banner says a code will be asked; signed in, the page keeps its finish button (a code can
+//     come by e-mail) and offers setting up an app beside it, and rejecting (the second
+//     document) needs no code. On the first, the recipient follows that way to the account
+//     page, enrols (the key read off the page, codes computed here), comes back by "Back to the
+//     document" and signs with a current code after a wrong one is refused with a sentence.
+//   node recipient_auth.mjs emailed <link> <email> <password> <maildir> <out_dir>
+//     TWO_FACTOR_AUTH by e-mail, for a recipient without an authenticator app: signed in, they
+//     fill in, press finish, "E-mail me a code", read the code from the mail (the real SMTP
+//     server's Maildir), are refused a wrong one with a sentence, and sign with it.
 //   node recipient_auth.mjs passkey <link> <email> <password> - <out_dir>
 //     PASSKEY: the recipient signs in, registers a passkey in Chromium's virtual authenticator
 //     on the account page and signs with it.
@@ -170,17 +174,19 @@ async function twoFactor() {
   await page.goto(secondLink);
   await page.locator('#auth-banner').waitFor();
   assert.ok(await page.locator('.sign-field').first().isDisabled(), 'no acting before signing in');
-  assert.match(await page.locator('#auth-banner').innerText(), /When you finish, it will also ask for a code from your authenticator app\./);
+  assert.match(await page.locator('#auth-banner').innerText(), /When you finish, it will also ask for a six-digit code, from your authenticator app or sent to you by e-mail\./);
   assert.equal(await statusLine(page), `You can read the document now. To fill it in, sign in as ${email} first.`);
   assert.equal(await page.locator('#complete, #sign-bar').count(), 0, 'nothing to press but sign in');
   await bothSizes(page, 'auth-totp-signin', 'the signing page before signing in');
   await signIn(page, secondLink);
-  // Signed in without an authenticator app: the way to set one up, no finish button.
-  await page.locator('#enrol-to-sign').waitFor();
-  assert.equal(await page.locator('#complete').count(), 0, 'no finish button that would lead nowhere');
-  assert.match(await page.locator('#auth-banner').innerText(), /your account has no authenticator app yet/);
-  assert.match(await statusLine(page), /^Required fields still empty: 1\. .*then set up an authenticator app to sign\.$/);
-  await bothSizes(page, 'auth-totp-setup', 'the signing page asking to set up an app');
+  // Signed in without an authenticator app: the finish button (a code can come by e-mail),
+  // and the way to set up an app beside it; no dead end.
+  await page.locator('#complete').waitFor();
+  await page.locator('#enrol').waitFor();
+  assert.equal(await page.locator('#enrol-to-sign').count(), 0, 'finishing is not replaced by enrolling');
+  assert.match(await page.locator('#auth-banner').innerText(), /No authenticator app\? When you finish, press “E-mail me a code”/);
+  assert.match(await statusLine(page), /^Required fields still empty: 1\. /);
+  await bothSizes(page, 'auth-totp-setup', 'the signing page offering a code by e-mail or an app');
   // Rejecting needs no code.
   await page.locator('#reject').click();
   await page.fill('#reject-reason', 'I have no authenticator app and do not agree.');
@@ -191,10 +197,10 @@ async function twoFactor() {
 
   // The first document: fill in, then the way to the account page and back.
   await page.goto(link);
-  await page.locator('#enrol-to-sign').waitFor();
+  await page.locator('#enrol').waitFor();
   await typeSignature(page);
-  assert.equal(await statusLine(page), 'Everything required is filled in. To sign, set up an authenticator app first (“Set up an authenticator app”), or reject the document.');
-  await page.locator('#enrol-to-sign').click();
+  assert.equal(await statusLine(page), 'Everything required is filled in. Check the document, then press “Finish and sign”.');
+  await page.locator('#enrol').click();
   await page.waitForURL(/\/account/);
   await page.locator('#totp-start').click();
   await confirmWithPassword(page);
@@ -219,7 +225,8 @@ async function twoFactor() {
   await page.getByRole('link', { name: 'Back to the document' }).click();
   await page.waitForURL(link);
   await page.locator('#complete').waitFor();
-  assert.match(await page.locator('#auth-banner').innerText(), /When you finish, you will be asked for a code from your authenticator app\./);
+  assert.match(await page.locator('#auth-banner').innerText(), /When you finish, you will be asked for a six-digit code, from your authenticator app or sent to you by e-mail\./);
+  assert.equal(await page.locator('#enrol').count(), 0, 'an app is set up: nothing more to offer');
   assert.equal(await statusLine(page), 'Everything required is filled in. Check the document, then press “Finish and sign”.');
   // Without a code the raw call is refused.
   const refused = await page.evaluate(async (l) => {
@@ -344,6 +351,57 @@ async function passkey() {
   await ctx.close();
 }
 
+// The code in the latest mail to the recipient whose subject is `subject`, as the real SMTP
+// server received it.
+async function mailedCode(subject) {
+  const out = mkdtempSync(join(tmpdir(), 'mail-'));
+  for (let i = 0; i < 300; i++) {
+    const mails = JSON.parse(execFileSync('python3', [join(here, '../support/maildir.py'), join(maildir, 'md'), out]));
+    const m = mails.filter((x) => x.to.includes(email) && subject.test(x.subject)).pop();
+    const code = m && m.text.match(/^\s*(\d{6})\s*$/m);
+    if (code) return code[1];
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error('no code arrived by mail');
+}
+
+async function emailed() {
+  const ctx = await browser.newContext();
+  const page = await ctx.newPage();
+  const problems = watch(page);
+  await page.goto(link);
+  await page.locator('#auth-banner').waitFor();
+  await signIn(page);
+  await page.locator('#complete').waitFor();
+  assert.match(await page.locator('#auth-banner').innerText(), new RegExp('the code comes to ' + email.replace('.', '\\.')));
+  await typeSignature(page);
+  await page.locator('#complete').click();
+  await page.locator('#totp-code').waitFor();
+  assert.match(await page.locator('#totp-hint').innerText(), /Ask for it by e-mail/);
+  await page.locator('#email-code').click();
+  await page.locator('#email-code-status').filter({ hasText: 'We sent a code to ' + email }).waitFor();
+  assertSentence(await page.locator('#email-code-status').innerText(), 'what the e-mail button says');
+  assert.equal(await page.evaluate(() => document.activeElement && document.activeElement.id), 'totp-code', 'the code box has the focus');
+  await bothSizes(page, 'auth-email-code', 'the code dialog after e-mailing a code');
+  // Asked again at once: told to wait, in a sentence.
+  await page.locator('#email-code').click();
+  await page.locator('#email-code-status').filter({ hasText: 'a moment ago' }).waitFor();
+  const code = await mailedCode(/^Your code for /);
+  await page.fill('#totp-code', code === '000000' ? '111111' : '000000');
+  await page.locator('dialog button[type=submit]').click();
+  await page.locator('dialog [role=alert]').waitFor({ state: 'visible' });
+  summary.wrongEmailedCode = await page.locator('dialog [role=alert]').textContent();
+  assertSentence(summary.wrongEmailedCode, 'the wrong code\'s message');
+  // By keyboard: the code typed into the focused box, Enter to sign.
+  await page.locator('#totp-code').focus();
+  await page.fill('#totp-code', code);
+  await page.keyboard.press('Enter');
+  await finished(page);
+  await bothSizes(page, 'auth-email-signed', 'the page after signing with an e-mailed code');
+  assert.deepEqual(problems, []);
+  await ctx.close();
+}
+
 async function passwordAgain() {
   const ctx = await browser.newContext();
   const page = await ctx.newPage();
@@ -371,6 +429,7 @@ try {
   if (mode === 'account') await account();
   else if (mode === 'password') await passwordAgain();
   else if (mode === 'totp') await twoFactor();
+  else if (mode === 'emailed') await emailed();
   else if (mode === 'passkey') await passkey();
   else throw new Error('unknown mode ' + mode);
   summary.ok = true;

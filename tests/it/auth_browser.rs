@@ -1,10 +1,12 @@
 //! Recipient authentication in headless Chromium (`tests/browser/recipient_auth.mjs`): a
 //! recipient of an ACCOUNT document creates an account through the mailed link (a real SMTP
-//! server) and signs; a TWO_FACTOR_AUTH signer without an authenticator app is shown the way to
-//! set one up before finishing, rejects a second document without a code, enrols TOTP on the
-//! account page, comes back and signs with a computed code; a PASSKEY signer registers a passkey in Chromium's virtual authenticator and
-//! signs with it; a PASSWORD signer types their account password again. The refusals without
-//! proof are in `recipient_auth.rs`, through the raw calls.
+//! server) and signs; a TWO_FACTOR_AUTH signer without an authenticator app is offered a code by
+//! e-mail and the way to set an app up, rejects a second document without a code, enrols TOTP
+//! on the account page, comes back and signs with a computed code; another asks for a code by
+//! e-mail, reads it from the mail and signs with it; a PASSKEY signer registers a passkey in
+//! Chromium's virtual authenticator and signs with it; a PASSWORD signer types their account
+//! password again. The refusals without proof are in `recipient_auth.rs`, through the raw
+//! calls.
 
 use serde_json::{Value, json};
 
@@ -58,6 +60,7 @@ fn shots(mode: &str) -> &'static [&'static str] {
             "auth-totp-recovery",
             "auth-totp-code",
         ],
+        "emailed" => &["auth-email-code", "auth-email-signed"],
         "passkey" => &["auth-passkey-add"],
         _ => &[],
     }
@@ -88,6 +91,21 @@ async fn a_two_factor_signer_enrols_totp_and_signs_with_a_code_in_chromium() {
         "totp",
         Value::Null,
         json!({"actionAuth": "TWO_FACTOR_AUTH"}),
+        true,
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(
+    not(feature = "outside-tools"),
+    ignore = "needs chromium, node and Python's aiosmtpd"
+)]
+async fn a_two_factor_signer_without_an_app_signs_with_an_emailed_code_in_chromium() {
+    flow(
+        "emailed",
+        json!({"globalActionAuth": "TWO_FACTOR_AUTH"}),
+        Value::Null,
         true,
     )
     .await;

@@ -18,6 +18,7 @@ const SECRET_PATHS: &[(&str, &str)] = &[
     ("POST", "/sign/{}/complete"),
     ("POST", "/sign/{}/reject"),
     ("POST", "/sign/{}/passkey-challenge"),
+    ("POST", "/sign/{}/email-code"),
     ("POST", "/sign/{}/account"),
     ("GET", "/auth/signup/{}"),
     ("POST", "/auth/signup/{}"),

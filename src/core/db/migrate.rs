@@ -9,7 +9,7 @@ use rusqlite::{Connection, TransactionBehavior};
 pub const SCHEMA: &str = include_str!("../../../schema.sql");
 
 /// The version `SCHEMA` describes.
-pub const LATEST: i64 = 30;
+pub const LATEST: i64 = 31;
 
 /// `(version, sql)`: what turns version `n - 1` into version `n`.
 pub const MIGRATIONS: &[(i64, &str)] = &[
@@ -45,6 +45,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     (28, include_str!("migrations/0028_languages.sql")),
     (29, include_str!("migrations/0029_test_deliveries.sql")),
     (30, include_str!("migrations/0030_deadlines.sql")),
+    (31, include_str!("migrations/0031_emailed_codes.sql")),
 ];
 
 #[derive(Debug, thiserror::Error)]

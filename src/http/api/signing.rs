@@ -25,9 +25,10 @@ use crate::http::reply::json_result;
 use crate::http::server::state::AppState;
 use crate::http::with_state;
 use crate::signing::workflow::auth::Proof;
+use crate::signing::workflow::emailed_code;
 use crate::signing::workflow::flow::Origin;
 use crate::signing::workflow::link_answers::{
-    Completion, FieldSaved, LinkState, PasskeyChallenge, Rejection,
+    CodeSent, Completion, FieldSaved, LinkState, PasskeyChallenge, Rejection,
 };
 use crate::{
     signing::workflow::link, signing::workflow::link::Call, signing::workflow::link::Visit,
@@ -75,6 +76,15 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(s())
         .then(passkey_challenge)
         .map(json_result);
+    let email_code = warp::path!("sign" / String / "email-code")
+        .and(warp::post())
+        .and(crate::http::body::optional_json::<
+            OrDefault<ChallengeRequest>,
+        >())
+        .and(session())
+        .and(s())
+        .then(email_code)
+        .map(json_result);
     state_call
         .or(fill)
         .unify()
@@ -83,6 +93,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(reject)
         .unify()
         .or(challenge)
+        .unify()
+        .or(email_code)
         .unify()
         .boxed()
 }
@@ -120,6 +132,17 @@ async fn passkey_challenge(
     state: AppState,
 ) -> Result<PasskeyChallenge, AppError> {
     link::passkey_challenge(&state.ctx(), &state.factors, visit(token, session)).await
+}
+
+/// `POST /sign/<token>/email-code`: a six-digit code to finish with, e-mailed to the recipient
+/// (the body, if any, is read and ignored); 429 with `Retry-After` when asked too often.
+async fn email_code(
+    token: String,
+    _body: OrDefault<ChallengeRequest>,
+    session: Option<String>,
+    state: AppState,
+) -> Result<CodeSent, AppError> {
+    emailed_code::request(&state.ctx(), visit(token, session)).await
 }
 
 fn call(visit: Visit, origin: Origin, proof: Option<Proof>) -> Call {

@@ -1,6 +1,7 @@
 //! Second factors of accounts: TOTP (with one-time recovery codes) and passkeys. They guard
 //! logins (`sessions::second_step`) and the actions of recipients whose documents ask for
-//! TWO_FACTOR_AUTH or PASSKEY (`signing::auth`). Every `Verifier` method runs inside the
+//! TWO_FACTOR_AUTH or PASSKEY (`signing::auth`); such a recipient may also give a code e-mailed
+//! to them (`mailed`). Every `Verifier` method runs inside the
 //! caller's write transaction, so a proof is checked and used up in the same transaction as the
 //! action it guards; the account page's use cases (`account`) own their transactions.
 //!
@@ -8,6 +9,7 @@
 //! ([`Verifier::reserve`], an [`Attempt`]) in a write of its own that commits, and only then
 //! checked. Concurrent wrong answers therefore cannot all be checked before any is counted.
 
+pub mod mailed;
 pub mod passkey;
 pub mod store;
 pub mod totp;
@@ -227,6 +229,33 @@ impl Verifier {
         }
     }
 
+    /// Checks a six-digit code a recipient gave to finish on their signing link and uses it up:
+    /// the code e-mailed to `recipient` for the account `attempt` is at (`mailed`), or else a
+    /// current TOTP code of that account. 401 `wrong_code` when it is neither (the attempt then
+    /// stands as a failure, counted with wrong TOTP codes and refused passkeys alike).
+    pub fn check_code(
+        &self,
+        tx: &Conn,
+        attempt: &Attempt,
+        recipient: crate::core::ids::RecipientId,
+        code: &str,
+        now: i64,
+    ) -> Result<CodeFrom, AppError> {
+        let user = attempt.user;
+        if mailed::take(tx, recipient, user, code, now)? {
+            throttle::clear(tx, &throttle_key(user))?;
+            return Ok(CodeFrom::Email);
+        }
+        if crate::identity::users::store::has_totp(tx, user)? {
+            self.check_totp(tx, attempt, code, now)?;
+            return Ok(CodeFrom::App);
+        }
+        Err(unauthorized(
+            "wrong_code",
+            "that code is wrong, has expired or was used already: ask for a new one by e-mail",
+        ))
+    }
+
     /// Uses one of the recovery codes of the account `attempt` is at.
     pub fn check_recovery_code(
         &self,
@@ -330,6 +359,15 @@ impl Verifier {
         throttle::clear(tx, &throttle_key(user))?;
         Ok(())
     }
+}
+
+/// Where a right six-digit code came from ([`Verifier::check_code`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CodeFrom {
+    /// The account's authenticator app (TOTP).
+    App,
+    /// An e-mail to the recipient (`mailed`).
+    Email,
 }
 
 /// Turns the authenticator app off: its secret and the recovery codes go.

@@ -7,6 +7,7 @@
 
 use super::compose::{
     AccessNotice, AccountInvite, Action, Cancelled, Completed, Composed, DirectLinkSigned,
+    EmailedCode,
 };
 use super::compose::{
     RecipientExpired, Rejected, SealFailed, SecurityNotice, SigningRequest, TestMessage,
@@ -72,6 +73,16 @@ fn language_cases() -> Vec<(&'static str, Composed)> {
                 link: "https://d.example/auth/signup/c",
                 minutes: 60,
                 lang: Lang::Es,
+            }
+            .compose(),
+        ),
+        (
+            "emailed_code_de_plain",
+            EmailedCode {
+                title: "NDA",
+                code: "042917",
+                minutes: 10,
+                lang: Lang::De,
             }
             .compose(),
         ),
@@ -220,6 +231,16 @@ fn base_cases(next: &[String]) -> Vec<(&'static str, Composed)> {
                 to: "a<b>@x.org",
                 link: LINK,
                 minutes: 60,
+                lang: Lang::En,
+            }
+            .compose(),
+        ),
+        (
+            "emailed_code",
+            EmailedCode {
+                title: TITLE,
+                code: "042917",
+                minutes: 10,
                 lang: Lang::En,
             }
             .compose(),

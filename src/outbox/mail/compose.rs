@@ -258,6 +258,34 @@ impl AccountInvite<'_> {
     }
 }
 
+/// A six-digit `code` to finish on the signing page of `title`, asked for there by its
+/// recipient (TWO_FACTOR_AUTH by e-mail); it works once, for `minutes`.
+#[derive(Debug, Clone)]
+pub struct EmailedCode<'a> {
+    pub title: &'a str,
+    pub code: &'a str,
+    pub minutes: i64,
+    /// The document's language.
+    pub lang: Lang,
+}
+
+templates!(
+    EmailedCode,
+    "mail/emailed_code.html",
+    "mail/emailed_code.txt",
+    lang
+);
+
+impl EmailedCode<'_> {
+    fn subject(&self) -> String {
+        self.lang.tr().t1("mail-code-subject", "title", self.title)
+    }
+
+    fn greeted(&self) -> &str {
+        ""
+    }
+}
+
 /// How `email`'s account signs in changed (`what`, e.g. "A passkey named \"Laptop\" was
 /// added"), so that its owner notices a change they did not make.
 #[derive(Debug, Clone)]

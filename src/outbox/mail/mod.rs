@@ -31,6 +31,8 @@ pub enum Kind {
     SealFailed,
     /// A link to create an account, for a recipient whose document asks for one.
     AccountInvite,
+    /// A six-digit code a recipient asked for to finish (TWO_FACTOR_AUTH by e-mail).
+    EmailedCode,
     /// To an account, when how it signs in changed (a second factor added, replaced or removed).
     SecurityNotice,
     /// A one-time link to choose a new password ("Forgot password?").
@@ -51,13 +53,14 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub const ALL: [Kind; 15] = [
+    pub const ALL: [Kind; 16] = [
         Kind::SigningRequest,
         Kind::Completed,
         Kind::Rejected,
         Kind::Cancelled,
         Kind::SealFailed,
         Kind::AccountInvite,
+        Kind::EmailedCode,
         Kind::SecurityNotice,
         Kind::PasswordReset,
         Kind::EmailChange,
@@ -77,6 +80,7 @@ impl Kind {
             Kind::Cancelled => "CANCELLED",
             Kind::SealFailed => "SEAL_FAILED",
             Kind::AccountInvite => "ACCOUNT_INVITE",
+            Kind::EmailedCode => "EMAILED_CODE",
             Kind::SecurityNotice => "SECURITY_NOTICE",
             Kind::PasswordReset => "PASSWORD_RESET",
             Kind::EmailChange => "EMAIL_CHANGE",

@@ -177,13 +177,16 @@ pub struct Rejected {
 }
 
 /// How a recipient showed who they were: `{"method": "LINK"}` for the link alone, else
-/// `{"account": ..., "method": ...}` with the account they were signed in to.
+/// `{"account": ..., "method": ...}` with the account they were signed in to, and
+/// `"codeFrom": "EMAIL"` when their TWO_FACTOR_AUTH code was e-mailed to them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ProofUsed {
     Link,
     Account {
         method: ActionAuth,
         account: Option<String>,
+        /// The code was e-mailed (not an authenticator app's).
+        emailed: bool,
     },
 }
 
@@ -194,14 +197,22 @@ impl Serialize for ProofUsed {
             method: &'static str,
         }
         #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
         struct Account<'a> {
             account: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            code_from: Option<&'static str>,
             method: ActionAuth,
         }
         match self {
             ProofUsed::Link => Link { method: "LINK" }.serialize(s),
-            ProofUsed::Account { method, account } => Account {
+            ProofUsed::Account {
+                method,
+                account,
+                emailed,
+            } => Account {
                 account: account.as_deref(),
+                code_from: emailed.then_some("EMAIL"),
                 method: *method,
             }
             .serialize(s),
@@ -212,9 +223,12 @@ impl Serialize for ProofUsed {
 impl<'de> Deserialize<'de> for ProofUsed {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
         struct Stored {
             #[serde(default)]
             account: Option<String>,
+            #[serde(default)]
+            code_from: Option<String>,
             method: String,
         }
         let stored = Stored::deserialize(d)?;
@@ -226,6 +240,7 @@ impl<'de> Deserialize<'de> for ProofUsed {
         Ok(ProofUsed::Account {
             method,
             account: stored.account,
+            emailed: stored.code_from.as_deref() == Some("EMAIL"),
         })
     }
 }
@@ -371,6 +386,7 @@ mod tests {
         let auth = |m| ProofUsed::Account {
             method: m,
             account: Some("ann@example.com".into()),
+            emailed: false,
         };
         let finished = |m| Finished {
             auth: Some(auth(m)),
@@ -473,9 +489,20 @@ mod tests {
                     auth: Some(ProofUsed::Account {
                         method: ActionAuth::Password,
                         account: None,
+                        emailed: false,
                     }),
                 }),
                 r#"{"auth":{"account":null,"method":"PASSWORD"}}"#,
+            ),
+            (
+                Happened::Signed(Finished {
+                    auth: Some(ProofUsed::Account {
+                        method: ActionAuth::TwoFactor,
+                        account: Some("ann@example.com".into()),
+                        emailed: true,
+                    }),
+                }),
+                r#"{"auth":{"account":"ann@example.com","codeFrom":"EMAIL","method":"TWO_FACTOR_AUTH"}}"#,
             ),
             (
                 Happened::Rejected(Rejected {

@@ -7,13 +7,14 @@
 //!   sign-in.
 //! - TWO_FACTOR_AUTH / PASSKEY / PASSWORD action: that sign-in for every action, and the
 //!   finishing actions (complete, approve, view, reject) carry a proof made for them: a current
-//!   TOTP code of that account (never accepted twice), a WebAuthn assertion by one of its
+//!   TOTP code of that account (never accepted twice) or the code e-mailed to the recipient for
+//!   it (`link::email_code`, once, ten minutes), a WebAuthn assertion by one of its
 //!   passkeys for a challenge issued to this recipient, or that account's password typed again
 //!   (checked before the action's transaction, under the login throttle: `link::complete`).
 //!
 //! Rejecting is not signing: it needs the sign-in the requirement asks for to act, but no code,
 //! passkey or password (`Finishing::Reject`); a proof given anyway is checked and recorded. A
-//! recipient who cannot give the proof (no authenticator app yet) can so still say no.
+//! recipient who cannot give the proof (no passkey yet) can so still say no.
 //!
 //! Several action methods (the signing service's lists) mean any one of them will do; ACCOUNT
 //! among them means the sign-in alone. A recipient's own option wins over the document's
@@ -25,6 +26,7 @@ use serde_json::Value;
 
 use super::link::Link;
 use crate::core::error::AppError;
+use crate::identity::factors::CodeFrom;
 use crate::{identity::factors::Attempt, identity::factors::Purpose, identity::factors::Verifier};
 
 use crate::signing::documents::audit_data::ProofUsed;
@@ -222,7 +224,8 @@ pub fn signer(conn: &Conn, token: Option<&str>, now: i64) -> Result<Option<Signe
 /// or `{"auth": {"method": "PASSWORD", "password": "..."}}`.
 #[derive(Clone)]
 pub enum Proof {
-    Totp(String),
+    /// A six-digit code: from the account's authenticator app, or e-mailed to the recipient.
+    Code(String),
     Passkey(Value),
     /// A password as typed, not yet checked (`link` checks it before the action).
     Password(String),
@@ -234,7 +237,7 @@ pub enum Proof {
 impl std::fmt::Debug for Proof {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Proof::Totp(_) => f.write_str("Totp(***)"),
+            Proof::Code(_) => f.write_str("Code(***)"),
             Proof::Passkey(_) => f.write_str("Passkey(..)"),
             Proof::Password(_) => f.write_str("Password(***)"),
             Proof::PasswordChecked(u) => write!(f, "PasswordChecked({u})"),
@@ -289,6 +292,8 @@ pub struct Proved {
     /// `None`: the link alone.
     pub method: Option<ActionAuth>,
     pub user_id: Option<UserId>,
+    /// TWO_FACTOR_AUTH by a code e-mailed to the recipient rather than an authenticator app's.
+    pub emailed: bool,
 }
 
 impl Proved {
@@ -299,18 +304,22 @@ impl Proved {
             Some(method) => ProofUsed::Account {
                 method,
                 account: account.map(str::to_string),
+                emailed: self.emailed,
             },
         }
     }
 }
 
-/// What a recipient proved, in words, for the audit certificate (from `recipients.auth_method`
-/// and the account's e-mail).
-pub fn describe_proof(method: Option<ActionAuth>, account: Option<&str>) -> String {
+/// What a recipient proved, in words, for the audit certificate (from `recipients.auth_method`,
+/// the account's e-mail, and whether the code was e-mailed: `mailed::proved_by_email`).
+pub fn describe_proof(method: Option<ActionAuth>, account: Option<&str>, emailed: bool) -> String {
     let who = account.map(|a| format!(" ({a})")).unwrap_or_default();
     match method {
         None => "Signing link only".to_string(),
         Some(ActionAuth::Account) => format!("Signing link and account sign-in{who}"),
+        Some(ActionAuth::TwoFactor) if emailed => {
+            format!("Signing link, account sign-in{who} and a one-time code sent by e-mail")
+        }
         Some(ActionAuth::TwoFactor) => {
             format!("Signing link, account sign-in{who} and an authenticator app code")
         }
@@ -377,13 +386,15 @@ pub fn prove(
     // A second factor is checked only under an attempt counted for this very account.
     let attempt = attempt.filter(|a| a.user() == user);
     let allowed = req.actions;
+    let mut emailed = false;
     let method = if allowed.is_empty() || allowed.contains(ActionAuth::Account) {
         ActionAuth::Account
     } else {
         match proof {
-            Some(Proof::Totp(code)) if allowed.contains(ActionAuth::TwoFactor) => {
+            Some(Proof::Code(code)) if allowed.contains(ActionAuth::TwoFactor) => {
                 let attempt = attempt.ok_or_else(uncounted)?;
-                verifier.check_totp(tx, attempt, code, now)?;
+                let from = verifier.check_code(tx, attempt, link.me.id, code, now)?;
+                emailed = from == CodeFrom::Email;
                 ActionAuth::TwoFactor
             }
             Some(Proof::Passkey(answer)) if allowed.contains(ActionAuth::Passkey) => {
@@ -404,6 +415,7 @@ pub fn prove(
     Ok(Proved {
         method: Some(method),
         user_id: Some(user),
+        emailed,
     })
 }
 
@@ -424,7 +436,7 @@ fn missing(tx: &Conn, user: UserId, allowed: Actions) -> Result<AppError, AppErr
         },
         Some(ActionAuth::TwoFactor) if !enrolled.totp => AppError::AuthRequired {
             code: "totp_not_enrolled",
-            message: "this document asks for a code from an authenticator app: set one up on your account page (/account), then come back".into(),
+            message: "this document asks for a six-digit code: ask for one by e-mail (\"E-mail me a code\"), or set up an authenticator app on your account page (/account)".into(),
         },
         Some(ActionAuth::Passkey) if enrolled.passkeys == 0 => AppError::AuthRequired {
             code: "passkey_not_enrolled",
@@ -432,7 +444,7 @@ fn missing(tx: &Conn, user: UserId, allowed: Actions) -> Result<AppError, AppErr
         },
         Some(ActionAuth::TwoFactor) => AppError::AuthRequired {
             code: "second_factor_required",
-            message: "enter the current code from your authenticator app to finish".into(),
+            message: "enter the current code from your authenticator app, or one e-mailed to you, to finish".into(),
         },
         _ => AppError::AuthRequired {
             code: "second_factor_required",
@@ -498,6 +510,33 @@ mod tests {
         let described = two.describe(None);
         assert_eq!(described.reject_auth, None);
         assert_eq!(described.action_auth, Some(ActionAuth::Passkey));
+    }
+
+    #[test]
+    fn the_certificate_says_whether_the_code_came_by_e_mail() {
+        let app = describe_proof(Some(ActionAuth::TwoFactor), Some("ann@x.org"), false);
+        assert_eq!(
+            app,
+            "Signing link, account sign-in (ann@x.org) and an authenticator app code"
+        );
+        let mailed = describe_proof(Some(ActionAuth::TwoFactor), Some("ann@x.org"), true);
+        assert_eq!(
+            mailed,
+            "Signing link, account sign-in (ann@x.org) and a one-time code sent by e-mail"
+        );
+        let proved = Proved {
+            method: Some(ActionAuth::TwoFactor),
+            user_id: None,
+            emailed: true,
+        };
+        assert_eq!(
+            proved.audit(Some("ann@x.org")),
+            ProofUsed::Account {
+                method: ActionAuth::TwoFactor,
+                account: Some("ann@x.org".into()),
+                emailed: true,
+            }
+        );
     }
 
     #[test]

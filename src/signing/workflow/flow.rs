@@ -186,7 +186,7 @@ pub fn require_usable(link: &Link, now: i64) -> Result<(), AppError> {
 }
 
 /// 409 unless `link`'s recipient may act now (410 once their time has passed).
-fn require_turn(link: &Link, now: i64) -> Result<(), AppError> {
+pub(super) fn require_turn(link: &Link, now: i64) -> Result<(), AppError> {
     require_usable(link, now)?;
     if link.me.role == Role::Cc {
         return Err(conflict("you receive a copy; there is nothing to sign"));

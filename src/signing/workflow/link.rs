@@ -333,7 +333,7 @@ async fn acting<T: Send + 'static>(
 ) -> Result<T, AppError> {
     let verifier = verifier.clone();
     let session = call.visit.session.clone();
-    let second_factor = matches!(call.proof, Some(Proof::Totp(_) | Proof::Passkey(_)));
+    let second_factor = matches!(call.proof, Some(Proof::Code(_) | Proof::Passkey(_)));
     crate::identity::factors::counted(
         db,
         move |tx| match auth::signer(tx, session.as_deref(), now())? {

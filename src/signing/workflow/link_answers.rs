@@ -213,6 +213,14 @@ pub struct PasskeyChallenge {
     pub public_key: Value,
 }
 
+/// `POST /sign/<token>/email-code`: where the code went and for how long it works.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CodeSent {
+    pub expires_in_seconds: i64,
+    pub sent_to: String,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

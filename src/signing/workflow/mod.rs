@@ -8,6 +8,7 @@ pub mod auth;
 pub mod deadlines;
 pub mod direct;
 pub mod direct_expiry;
+pub mod emailed_code;
 pub mod flow;
 pub mod invites;
 pub mod link;

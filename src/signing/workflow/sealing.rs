@@ -183,10 +183,12 @@ fn audit_recipients(
             Some(u) => crate::identity::users::store::get(c, u)?.map(|u| u.email),
             None => None,
         };
+        let emailed = crate::identity::factors::mailed::proved_by_email(c, r.id)?;
         out.push(AuditRecipient {
             authentication: crate::signing::workflow::auth::describe_proof(
                 r.auth_method,
                 account.as_deref(),
+                emailed,
             ),
             opened_at: r.opened_at.map(human),
             signed_at: r.signed_at.map(human),

@@ -1,7 +1,8 @@
 //! Recipient authentication through the real server's JSON calls (no browser): ACCOUNT access
 //! and action, accounts created from the mailed link, TWO_FACTOR_AUTH with TOTP codes computed
-//! here, PASSKEY with a software authenticator, and logins that then ask for the second factor.
-//! Each proof is refused when missing, replayed, or made for another account.
+//! here or codes e-mailed on request, PASSKEY with a software authenticator, and logins that
+//! then ask for the second factor. Each proof is refused when missing, replayed, or made for
+//! another account.
 
 use reqwest::Method as M;
 use serde_json::{Value, json};
@@ -15,6 +16,7 @@ use crate::support::tools;
 use crate::support::{TestApp, docket_json};
 
 mod account;
+mod emailed;
 mod passkey;
 mod password;
 mod totp;

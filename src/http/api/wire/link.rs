@@ -83,7 +83,8 @@ pub struct ProofInput {
     #[schema(value_type = String, required = true, pattern = "^(TWO_FACTOR_AUTH|PASSKEY|PASSWORD)$")]
     pub method: Given<String>,
     #[serde(default)]
-    /// TWO_FACTOR_AUTH: the six-digit code.
+    /// TWO_FACTOR_AUTH: the six-digit code, from the account's authenticator app or e-mailed
+    /// by `POST /sign/{token}/email-code`.
     #[schema(value_type = Option<String>, max_length = 32)]
     pub code: Given<String>,
     #[serde(default)]
@@ -111,7 +112,7 @@ impl ActionRequest {
         };
         match auth.method.valid().map(String::as_str) {
             Some("TWO_FACTOR_AUTH") => match auth.code.valid() {
-                Some(code) if code.len() <= 32 => Ok(Some(Proof::Totp(code.clone()))),
+                Some(code) if code.len() <= 32 => Ok(Some(Proof::Code(code.clone()))),
                 _ => Err(AppError::bad_request(
                     "auth.code must be the six-digit code",
                 )),
@@ -151,7 +152,7 @@ mod tests {
         assert!(proof("{}").unwrap().is_none());
         assert!(proof("[1]").unwrap().is_none());
         let totp = proof(r#"{"auth": {"method": "TWO_FACTOR_AUTH", "code": "123456"}}"#);
-        assert!(matches!(totp.unwrap(), Some(Proof::Totp(c)) if c == "123456"));
+        assert!(matches!(totp.unwrap(), Some(Proof::Code(c)) if c == "123456"));
         assert!(proof(r#"{"auth": {"method": "TWO_FACTOR_AUTH"}}"#).is_err());
         assert!(proof(r#"{"auth": {"method": "PASSKEY", "credential": "x"}}"#).is_err());
         assert!(proof(r#"{"auth": {"method": "SMS"}}"#).is_err());
