@@ -631,3 +631,107 @@ async fn the_request_then_the_team_then_the_account_gives_the_period_and_disable
     assert_eq!(period_of(&team, json!({})).await, ten_days);
     app.stop().await;
 }
+
+/// Three nodes on the first one's PostgreSQL database, each scanning every second.
+async fn three_nodes() -> Vec<TestApp> {
+    let first = tempfile::tempdir().unwrap();
+    let url = crate::support::postgres_for(&first.path().join("data")).expect("on PostgreSQL");
+    let args = [
+        "--tls",
+        "off",
+        "--database-url",
+        url.as_str(),
+        "--deadline-scan-secs",
+        "1",
+    ];
+    let mut nodes = vec![TestApp::spawn_in(first, &args).await];
+    for _ in 0..2 {
+        nodes.push(TestApp::spawn_with(&args).await);
+    }
+    nodes
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_several_nodes_each_deadline_is_reported_once_and_each_reminder_sent_once() {
+    if !crate::support::on_postgres() {
+        eprintln!("skipped: several nodes need PostgreSQL (DOCKET_TEST_POSTGRES)");
+        return;
+    }
+    let nodes = three_nodes().await;
+    let a = &nodes[0];
+    let owner = a.user_with_key("owner@example.com", "enterprise");
+    let meta = json!({"reminders": {"everyDays": 2, "max": 3},
+                      "envelopeExpirationPeriod": {"unit": "week", "amount": 1}});
+    let mut docs = Vec::new();
+    for _ in 0..12 {
+        docs.push(sent(&owner, meta.clone()).await);
+    }
+    // In each document Bob's time runs out and Ann's reminder falls due, all at once, while
+    // the three nodes scan.
+    let db = a.db_rw();
+    let past = now() - 5;
+    for d in &docs {
+        let [ann, bob] = d.recipients;
+        db.execute(
+            "UPDATE recipients SET expires_at = ?1 WHERE id = ?2",
+            docket::params![past, bob],
+        )
+        .unwrap();
+        db.execute(
+            "UPDATE recipient_timers SET due_at = ?1
+              WHERE (recipient_id = ?2 AND kind = 'EXPIRE') OR (recipient_id = ?3 AND kind = 'REMIND')",
+            docket::params![past, bob, ann],
+        )
+        .unwrap();
+    }
+    let count = |sql: &'static str| -> i64 { a.db().query_row(sql, [], |r| r.get(0)).unwrap() };
+    wait_for(Duration::from_secs(60), || {
+        let due: i64 = a
+            .db()
+            .query_row(
+                "SELECT count(*) FROM recipient_timers WHERE due_at <= ?1",
+                [now()],
+                |r| r.get(0),
+            )
+            .unwrap();
+        (due == 0).then_some(()).ok_or(format!("{due} still due"))
+    })
+    .await;
+    assert_eq!(
+        count("SELECT count(*) FROM mail_queue WHERE kind = 'RECIPIENT_EXPIRED'"),
+        12,
+        "one mail to the owner per passed deadline"
+    );
+    assert_eq!(
+        count("SELECT count(*) FROM audit_events WHERE type = 'RECIPIENT_EXPIRED'"),
+        12
+    );
+    assert_eq!(
+        count("SELECT count(*) FROM recipients WHERE expiration_notified_at IS NOT NULL"),
+        12
+    );
+    assert_eq!(
+        count("SELECT CAST(SUM(reminders_sent) AS BIGINT) FROM recipients"),
+        12,
+        "one reminder per due time"
+    );
+    let subjects: Vec<String> = a
+        .db()
+        .query_map(
+            "SELECT subject FROM mail_queue WHERE kind = 'SIGNING_REQUEST' AND to_addr = 'ann@example.com'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(
+        subjects
+            .iter()
+            .filter(|s| s.starts_with("Reminder"))
+            .count(),
+        12,
+        "each Ann: one reminder: {subjects:?}"
+    );
+    for n in nodes {
+        n.stop().await;
+    }
+}
