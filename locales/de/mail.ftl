@@ -22,6 +22,7 @@ mail-request-button-approve = Prüfen und genehmigen
 mail-request-button-view = Dokument ansehen
 mail-request-button-prepare = Dokument vorbereiten
 mail-request-message = Nachricht von { $sender }:
+mail-request-deadline = Bitte erledigen Sie es bis { $date }: danach funktioniert der Link nicht mehr.
 mail-reminder-subject = Erinnerung: { $subject }
 
 ## Ein Link, um ein Konto anzulegen.

@@ -22,6 +22,7 @@ mail-request-button-approve = Review and approve
 mail-request-button-view = View the document
 mail-request-button-prepare = Prepare the document
 mail-request-message = Message from { $sender }:
+mail-request-deadline = Please finish by { $date }: after that the link no longer works.
 mail-reminder-subject = Reminder: { $subject }
 
 ## A link to create an account, asked for on a signing page.

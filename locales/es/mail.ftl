@@ -22,6 +22,7 @@ mail-request-button-approve = Revisar y aprobar
 mail-request-button-view = Ver el documento
 mail-request-button-prepare = Preparar el documento
 mail-request-message = Mensaje de { $sender }:
+mail-request-deadline = Termine antes del { $date }: después, el enlace dejará de funcionar.
 mail-reminder-subject = Recordatorio: { $subject }
 
 ## Un enlace para crear una cuenta.

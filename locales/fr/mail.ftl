@@ -22,6 +22,7 @@ mail-request-button-approve = Relire et approuver
 mail-request-button-view = Voir le document
 mail-request-button-prepare = Préparer le document
 mail-request-message = Message de { $sender } :
+mail-request-deadline = Merci de terminer avant le { $date } : ensuite, le lien ne fonctionnera plus.
 mail-reminder-subject = Rappel : { $subject }
 
 ## Un lien pour créer un compte.

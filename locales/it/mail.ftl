@@ -22,6 +22,7 @@ mail-request-button-approve = Rivedi e approva
 mail-request-button-view = Visualizza il documento
 mail-request-button-prepare = Prepara il documento
 mail-request-message = Messaggio di { $sender }:
+mail-request-deadline = Completa entro il { $date }: dopo, il link non funzionerà più.
 mail-reminder-subject = Promemoria: { $subject }
 
 ## Un link per creare un account.

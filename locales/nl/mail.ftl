@@ -22,6 +22,7 @@ mail-request-button-approve = Bekijken en goedkeuren
 mail-request-button-view = Document bekijken
 mail-request-button-prepare = Document voorbereiden
 mail-request-message = Bericht van { $sender }:
+mail-request-deadline = Rond het af vóór { $date }: daarna werkt de link niet meer.
 mail-reminder-subject = Herinnering: { $subject }
 
 ## Een link om een account aan te maken.

@@ -22,6 +22,7 @@ mail-request-button-approve = Przejrzyj i zatwierdź
 mail-request-button-view = Zobacz dokument
 mail-request-button-prepare = Przygotuj dokument
 mail-request-message = Wiadomość od { $sender }:
+mail-request-deadline = Dokończ do { $date }: potem link przestanie działać.
 mail-reminder-subject = Przypomnienie: { $subject }
 
 ## Link do założenia konta.

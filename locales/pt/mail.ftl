@@ -22,6 +22,7 @@ mail-request-button-approve = Rever e aprovar
 mail-request-button-view = Ver o documento
 mail-request-button-prepare = Preparar o documento
 mail-request-message = Mensagem de { $sender }:
+mail-request-deadline = Conclua até { $date }: depois disso, o link deixará de funcionar.
 mail-reminder-subject = Lembrete: { $subject }
 
 ## Um link para criar uma conta.

@@ -55,7 +55,7 @@ pub async fn sent(owner: &Api, meta: Value) -> Sent {
             ]),
         )
         .await;
-    let (s, v) = owner.send(id).await;
+    let (s, v) = owner.send_with(id, json!({})).await;
     assert_eq!(s, 200, "{v}");
     Sent {
         id,
@@ -161,6 +161,26 @@ async fn a_passed_deadline_stops_that_link_tells_the_owner_once_and_a_resend_giv
         assert_eq!(r["expired"], false);
         assert_eq!(r["expirationNotifiedAt"], Value::Null);
     }
+
+    // The signing request says by when, in the document's zone.
+    let request = wait_for(Duration::from_secs(30), || {
+        mails(&app, "SIGNING_REQUEST", "bob@example.com")
+            .first()
+            .cloned()
+            .ok_or("no signing request yet".to_string())
+    })
+    .await;
+    let shown = docket_json(
+        &app.data_dir(),
+        &["mail", "show", &request["id"].to_string()],
+        None,
+    );
+    let text = shown["text"].as_str().unwrap();
+    assert!(text.contains("Please finish by "), "{text}");
+    assert!(
+        text.contains("(Etc/UTC)") || text.contains("(UTC)"),
+        "{text}"
+    );
 
     // Bob's time passes; Ann's does not.
     pass_deadline(&app, bob_id);
@@ -731,6 +751,7 @@ async fn on_several_nodes_each_deadline_is_reported_once_and_each_reminder_sent_
         12,
         "each Ann: one reminder: {subjects:?}"
     );
+    assert_eq!(subjects.len(), 24, "and the request itself");
     for n in nodes {
         n.stop().await;
     }

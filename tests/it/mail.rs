@@ -102,6 +102,7 @@ async fn queue_a_signing_request_with_a_pdf(app: &TestApp, doc: i64, rid: i64) -
         subject: None,
         message: Some("Please & thanks"),
         link: "https://d.example/sign/secret-token",
+        deadline: None,
         lang: docket::core::i18n::Lang::En,
     }
     .compose();

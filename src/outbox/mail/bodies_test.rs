@@ -46,6 +46,7 @@ fn language_cases() -> Vec<(&'static str, Composed)> {
                 subject: None,
                 message: Some(MESSAGE),
                 link: LINK,
+                deadline: Some("15. Januar 2027 <17:00> (Europe/Berlin)"),
                 lang: Lang::De,
             }
             .compose(),
@@ -60,6 +61,7 @@ fn language_cases() -> Vec<(&'static str, Composed)> {
                 subject: None,
                 message: None,
                 link: "https://d.example/sign/t",
+                deadline: None,
                 lang: Lang::Fr,
             }
             .compose(),
@@ -126,6 +128,7 @@ fn language_cases() -> Vec<(&'static str, Composed)> {
                 subject: None,
                 message: None,
                 link: "https://d.example/sign/t",
+                deadline: None,
                 lang: Lang::Pt,
             }
             .compose(),
@@ -150,6 +153,7 @@ fn team_cases() -> Vec<(&'static str, Composed)> {
                 subject: None,
                 message: Some(MESSAGE),
                 link: LINK,
+                deadline: None,
                 lang: Lang::En,
             }
             .compose(),
@@ -164,6 +168,7 @@ fn team_cases() -> Vec<(&'static str, Composed)> {
                 subject: None,
                 message: None,
                 link: "https://d.example/sign/t",
+                deadline: None,
                 lang: Lang::En,
             }
             .compose(),
@@ -205,6 +210,7 @@ fn base_cases(next: &[String]) -> Vec<(&'static str, Composed)> {
                 subject: None,
                 message: Some(MESSAGE),
                 link: LINK,
+                deadline: None,
                 lang: Lang::En,
             }
             .compose(),
@@ -219,6 +225,7 @@ fn base_cases(next: &[String]) -> Vec<(&'static str, Composed)> {
                 subject: Some(" Please\r\n<look> "),
                 message: Some("  "),
                 link: "https://d.example/sign/t",
+                deadline: None,
                 lang: Lang::En,
             }
             .compose(),

@@ -167,6 +167,9 @@ pub struct SigningRequest<'a> {
     pub message: Option<&'a str>,
     /// The recipient's signing link (a credential: never logged).
     pub link: &'a str,
+    /// When the recipient must have finished (`meta.envelopeExpirationPeriod`), as they read
+    /// dates; `None`: no deadline.
+    pub deadline: Option<&'a str>,
     pub lang: Lang,
 }
 
@@ -534,6 +537,7 @@ mod tests {
             subject,
             message,
             link: "https://d.example/sign/tok?a=1&b=2",
+            deadline: None,
             lang: Lang::En,
         }
     }

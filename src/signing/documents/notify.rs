@@ -152,6 +152,12 @@ fn requests(
                 .map(|s| compose::placeholders(s, &r.name, &r.email, &a.doc.title))
         };
         let (subject, message) = (own(&a.doc.meta.subject), own(&a.doc.meta.message));
+        let meta = &a.doc.meta;
+        let deadline = r.expires_at.map(|at| {
+            let date =
+                super::dates::format_date_in(at, &meta.timezone, &meta.date_format, meta.language);
+            format!("{date} ({})", meta.timezone)
+        });
         let mut content = SigningRequest {
             title: &a.doc.title,
             sender_name: &a.shown_as,
@@ -160,6 +166,7 @@ fn requests(
             subject: subject.as_deref(),
             message: message.as_deref(),
             link: &link,
+            deadline: deadline.as_deref(),
             lang: a.doc.meta.language,
         }
         .compose();
