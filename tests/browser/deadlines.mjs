@@ -7,10 +7,11 @@
 // stay on their lines on a phone. The template editor saves its own period (two weeks). The
 // document is sent from the review step.
 //
-// `after` (Ann has signed, Bob's time has passed): the dashboard's mark "time ran out" and its
-// note, the legend, the icon's contrast in light and forced colours; Bob's link answers 410 with
-// the German notice; the document page's badges, the link to the danger area, "Send again with
-// a fresh period" (the new time shown), "Stop reminders" (the badges and the button gone); the
+// `after` (Ann has signed, Bob's time has passed, Cy's goes on): the dashboard's mark "time ran
+// out" and its note, the legend, the icon's contrast in light and forced colours; Bob's link
+// answers 410 with the German notice; the document page's badges, the link to the danger area,
+// "Send again with a fresh period" (the new time shown), "Stop reminders" (Cy's badge and the
+// button gone); the
 // account's "Time to sign" and the team's "How long each recipient has" forms, a refused value
 // then a saved one. axe-core on every page and state, both sizes; screenshots `deadlines-*`.
 //
@@ -91,6 +92,7 @@ async function editor() {
   assert.match(await refusal.innerText(), /a year at most/);
   assert.ok(await deadline.getByLabel('A period after sending').isChecked());
   assert.equal(await refusal.evaluate((p) => p.closest('fieldset').id), 'deadline', 'said inside the fieldset');
+  assert.equal(await refusal.evaluate((p) => p.previousElementSibling.className), 'row deadline-after', 'right under the amount');
   // The amount is marked and described by the reason, and has the focus.
   await page.locator('#deadlineAmount[aria-invalid=true]').waitFor();
   const describedBy = await page.locator('#deadlineAmount').getAttribute('aria-describedby');
@@ -241,6 +243,7 @@ async function after() {
   const stop = page.getByRole('button', { name: 'Stop reminders' });
   await stop.waitFor();
   const again = item.getByRole('button', { name: 'Send again with a fresh period' });
+  await item.getByText('This link does not work while Bob Baker\'s time has run out').waitFor();
   await tabTo(null, `#recipient-${bobId} [data-expired]`, 'Send again', 60);
   const cancel = item.getByRole('link', { name: 'or cancel the document' });
   await cancel.click();
@@ -268,6 +271,7 @@ async function after() {
   assert.equal(await page.getByText(/^Next reminder /).count(), 0);
   assert.equal(await stop.count(), 0);
   await page.locator(`#recipient-${bobId}`).getByText(/^Sign by /).waitFor();
+  await page.locator(`#recipient-${bobId}`).getByText('Whoever has this link can sign as Bob Baker').waitFor();
   await axe(page, 'document page, reminders stopped');
   await shot(page, outDir, name('document-stopped-desktop'));
 
@@ -276,7 +280,7 @@ async function after() {
   const form = page.locator('#deadline-form');
   const box = form.getByLabel('How long each recipient has once you send');
   await box.fill('2 years');
-  await form.getByRole('button', { name: 'Save' }).click();
+  await form.getByRole('button', { name: 'Save time to sign' }).click();
   await page.locator('#expirationPeriod[aria-invalid=true]').waitFor();
   await axe(page, 'account page, period refused');
   await box.fill('3 weeks');

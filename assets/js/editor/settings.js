@@ -40,8 +40,8 @@ function showLocal(input) {
   input.value = `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T${pad(at.getHours())}:${pad(at.getMinutes())}`;
 }
 
-// A refused deadline or reminders is said beside its fieldset; the box it came from is marked
-// too, described by the reason, so that the focus goes there.
+// A refused deadline or reminders is said in its fieldset, right under the row of the box it
+// came from; that box is marked too, described by the reason, so that the focus goes there.
 function markRefused(form, details) {
   const boxes = {
     'meta.envelopeExpirationPeriod': () => (checked(form, 'deadline')[0] === 'until' ? 'deadlineUntil' : 'deadlineAmount'),
@@ -53,6 +53,7 @@ function markRefused(form, details) {
     if (!which || !said) continue;
     const box = form.elements[which()];
     if (box.dataset.describedby === undefined) box.dataset.describedby = box.getAttribute('aria-describedby') || '';
+    box.closest('.row, .deadline-until').after(said);
     box.setAttribute('aria-invalid', 'true');
     box.setAttribute('aria-describedby', `${box.dataset.describedby} ${said.id}`.trim());
   }
