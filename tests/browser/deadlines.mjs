@@ -218,6 +218,14 @@ async function after() {
   assert.notEqual(hands.content, 'none', 'the hands are drawn');
   assert.equal(hands.left, 'solid', `the hands are borders, kept in forced colours: ${JSON.stringify(hands)}`);
   assert.equal(hands.bottom, 'solid');
+  // So do the legend's other marks drawn inside their ring (the opened dot, the rejected cross).
+  const inner = await page.locator('.dash-legend').evaluate((legend) => ['.opened .mark-icon::after', '.rejected .mark-icon::before']
+    .map((q) => {
+      const [sel, pseudo] = q.split('::');
+      const icon = legend.querySelector(sel);
+      return [getComputedStyle(icon, '::' + pseudo).backgroundColor, getComputedStyle(icon).borderTopColor];
+    }));
+  for (const [fill, ring] of inner) assert.equal(fill, ring, `an inner mark drawn in the ring's colour in forced colours: ${inner}`);
   await page.locator('.dash-legend').scrollIntoViewIfNeeded();
   await shot(page, outDir, name('dashboard-forced-desktop'));
   await page.emulateMedia({ forcedColors: 'none' });
