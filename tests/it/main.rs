@@ -34,6 +34,7 @@ mod cross_site;
 mod dashboard;
 mod dashboard_browser;
 mod deadlines;
+mod deadlines_browser;
 mod direct_link_storage;
 mod direct_links;
 mod disabled_owner;

@@ -25,8 +25,10 @@ function deadline(form) {
 }
 
 // The reminders as `meta.reminders`: every so many days, at most so many, or none.
+// (The box by its name: `form.elements.reminders` is also the fieldset of that id.)
+const remindBox = (form) => form.querySelector('input[name=reminders]');
 function reminders(form) {
-  if (!form.elements.reminders.checked) return null;
+  if (!remindBox(form).checked) return null;
   return { everyDays: Number(form.elements.remindEvery.value), max: Number(form.elements.remindMax.value) };
 }
 
@@ -36,6 +38,33 @@ function showLocal(input) {
   if (Number.isNaN(at.getTime())) return;
   const pad = (n) => String(n).padStart(2, '0');
   input.value = `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}T${pad(at.getHours())}:${pad(at.getMinutes())}`;
+}
+
+// A refused deadline or reminders is said in its fieldset, right under the row of the box it
+// came from; that box is marked too, described by the reason, so that the focus goes there.
+function markRefused(form, details) {
+  const boxes = {
+    'meta.envelopeExpirationPeriod': () => (checked(form, 'deadline')[0] === 'until' ? 'deadlineUntil' : 'deadlineAmount'),
+    'meta.reminders': () => 'remindEvery',
+  };
+  for (const d of details || []) {
+    const which = boxes[d.path];
+    const said = form.querySelector(`.error-text[data-for-path="${d.path}"]`);
+    if (!which || !said) continue;
+    const box = form.elements[which()];
+    if (box.dataset.describedby === undefined) box.dataset.describedby = box.getAttribute('aria-describedby') || '';
+    box.closest('.row, .deadline-until').after(said);
+    box.setAttribute('aria-invalid', 'true');
+    box.setAttribute('aria-describedby', `${box.dataset.describedby} ${said.id}`.trim());
+  }
+}
+
+// The marked boxes described as before.
+function unmark(form) {
+  form.querySelectorAll('[data-describedby]').forEach((box) => {
+    if (box.dataset.describedby) box.setAttribute('aria-describedby', box.dataset.describedby);
+    else box.removeAttribute('aria-describedby');
+  });
 }
 
 // The form as the API's PATCH body; empty optional texts clear their value.
@@ -74,7 +103,7 @@ export function init(api) {
   form.elements.deadlineAmount.addEventListener('input', choose('after'));
   form.elements.deadlineUnit.addEventListener('input', choose('after'));
   form.elements.deadlineUntil.addEventListener('input', choose('until'));
-  const remind = () => { form.elements.reminders.checked = true; };
+  const remind = () => { remindBox(form).checked = true; };
   form.elements.remindEvery.addEventListener('input', remind);
   form.elements.remindMax.addEventListener('input', remind);
   // Edits not saved yet: counted, so that typing during a save is saved next.
@@ -84,6 +113,7 @@ export function init(api) {
     const upTo = edits;
     saving = saving.then(async () => {
       problems.clear(form);
+      unmark(form);
       showError(null);
       status('Saving…');
       try {
@@ -95,6 +125,7 @@ export function init(api) {
       } catch (err) {
         status('');
         const left = problems.place(form, err.details);
+        markRefused(form, err.details);
         showError(left.length || !err.details.length ? err : { message: 'Some settings need a change: see the messages below each.' });
         const first = form.querySelector('[aria-invalid=true]');
         if (first) first.focus();
