@@ -270,6 +270,8 @@ async function after() {
   assert.ok(days > 9.9 && days <= 10.01, `ten days on: ${freshUntil}`);
   summary.freshUntil = freshUntil;
   await cyItem.getByText(/^Next reminder /).waitFor();
+  // Sent again, Bob's reminders go on too.
+  await page.locator(`#recipient-${bobId}`).getByText(/^Next reminder /).waitFor();
   await tabTo(null, '#stop-reminders', 'Stop reminders', 80);
   await bothSizes(page, outDir, name('document-fresh'), 'document page, sent again');
 

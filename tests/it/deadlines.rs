@@ -203,6 +203,11 @@ async fn a_passed_deadline_stops_that_link_tells_the_owner_once_and_a_resend_giv
         !html.contains("sign.js"),
         "no fields on an expired link's page"
     );
+    assert_eq!(
+        recipient(&owner, doc.id, bob_id).await["readStatus"],
+        "NOT_OPENED",
+        "a link that only says its time ran out opened nothing"
+    );
 
     // The owner hears of it once: one webhook, one mail, one audit event; the mark is set.
     let got = hooks.wait_for(1).await;
@@ -294,7 +299,8 @@ async fn periods_are_checked_fixed_dates_capped_and_templates_pass_theirs_on() {
     let app = TestApp::spawn().await;
     let owner = app.user_with_key("owner@example.com", "enterprise");
     for (period, says) in [
-        (json!({"unit": "day", "amount": 0}), "from 1 to 365"),
+        (json!({"unit": "day", "amount": 0}), "1 or more"),
+        (json!({"unit": "week", "amount": 60}), "from 1 to 52 weeks"),
         (json!({"unit": "year", "amount": 2}), "a year at most"),
         (json!({"unit": "fortnight", "amount": 1}), "must be null"),
         (json!({"until": "2001-01-01T00:00:00Z"}), "in the future"),
@@ -422,6 +428,18 @@ async fn reminders_go_to_whose_turn_it_is_once_per_due_time_and_missed_ones_beco
         bob_before,
         "expired: no reminder"
     );
+    // Sent again, Bob's reminders start again, one interval on.
+    let resent_at = now();
+    let (s, v) = owner
+        .post(
+            &format!("/api/v1/documents/{}/resend", doc.id),
+            json!({"recipients": [bob_id]}),
+        )
+        .await;
+    assert_eq!(s, 200, "{v}");
+    let due = timers(&app, bob_id, "REMIND");
+    assert_eq!(due.len(), 1, "{due:?}");
+    assert!((resent_at + 2 * 86_400..=now() + 2 * 86_400).contains(&due[0]));
 
     // A fresh document: a service down for a week sends one reminder, not three, and the next
     // is due one interval after it; the count stops them.

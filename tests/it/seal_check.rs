@@ -267,7 +267,7 @@ async fn the_check_is_bounded_by_size_and_by_client() {
     );
     let chunks: Vec<Result<Vec<u8>, std::io::Error>> =
         big.chunks(64 * 1024).map(|c| Ok(c.to_vec())).collect();
-    let resp = app
+    let sent = app
         .client
         .post(app.url("/api/v1/verify"))
         .header(CONTENT_TYPE, "application/pdf")
@@ -275,9 +275,15 @@ async fn the_check_is_bounded_by_size_and_by_client() {
             chunks,
         )))
         .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 413);
+        .await;
+    // The server answers 413 as soon as the body passes the maximum and closes the
+    // connection without reading the rest: the client sees the answer, or, when it was still
+    // writing, the connection closed under it. Either way nothing past the maximum was taken,
+    // and the server goes on answering (below).
+    match sent {
+        Ok(resp) => assert_eq!(resp.status(), 413),
+        Err(e) => assert!(e.is_request() && !e.is_timeout(), "{e:?}"),
+    }
     // Within the size, the rest of the minute's budget; then 429, on the page as in the API.
     assert_eq!(verify(&app, b"%PDF-1.7\n").await.0, 200);
     assert_eq!(verify_page(&app, b"%PDF-1.7\n").await.0, 200);

@@ -162,12 +162,14 @@ impl Period {
 
     /// `amount` `unit`s after sending: from 1 to a year.
     pub fn after(unit: Unit, amount: u32) -> Result<Period, String> {
-        if amount == 0 || amount > unit.max() {
-            return Err(format!(
-                "amount must be from 1 to {} for {}s (a year at most)",
-                unit.max(),
-                unit.as_str()
-            ));
+        if amount == 0 {
+            return Err("amount must be 1 or more".into());
+        }
+        if amount > unit.max() {
+            return Err(match unit {
+                Unit::Year => "a year at most: 1 year".to_string(),
+                u => format!("a year at most: from 1 to {} {}s", u.max(), u.as_str()),
+            });
         }
         Ok(Period::After { unit, amount })
     }
@@ -284,8 +286,12 @@ mod tests {
     #[test]
     fn bad_periods_say_what_is_wrong() {
         for (v, says) in [
-            (json!({"unit": "day", "amount": 0}), "from 1 to 365"),
-            (json!({"unit": "month", "amount": 13}), "from 1 to 12"),
+            (json!({"unit": "day", "amount": 0}), "1 or more"),
+            (json!({"unit": "day", "amount": 400}), "from 1 to 365 days"),
+            (
+                json!({"unit": "month", "amount": 13}),
+                "from 1 to 12 months",
+            ),
             (json!({"unit": "year", "amount": 2}), "a year at most"),
             (json!({"unit": "fortnight", "amount": 1}), "must be null"),
             (json!({"unit": "day", "amount": 1.5}), "whole number"),
@@ -309,7 +315,14 @@ mod tests {
             "1 month"
         );
         assert_eq!(Period::from_text("").unwrap(), None);
-        for bad in ["14", "days", "2 fortnights", "0 days", "13 months"] {
+        for bad in [
+            "14",
+            "days",
+            "2 fortnights",
+            "0 days",
+            "13 months",
+            "2 years",
+        ] {
             assert!(Period::from_text(bad).is_err(), "{bad}");
         }
         let json = serde_json::to_string(&p).unwrap();

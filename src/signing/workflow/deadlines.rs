@@ -51,15 +51,22 @@ pub fn start(tx: &Conn, d: &Document, ids: &[RecipientId], now: i64) -> Result<(
     Ok(())
 }
 
-/// A resend to `ids`: each gets a fresh period from `now` (when the document has one) and the
-/// owner may be told again when it passes.
+/// A resend to `ids`: each gets a fresh period from `now` (when the document has one), and the
+/// owner may be told again when it passes; one whose reminders stopped when their time ran out
+/// gets them again, one interval on, while the document's reminders last (count and window).
 pub fn refresh(tx: &Conn, d: &Document, ids: &[RecipientId], now: i64) -> Result<(), AppError> {
-    let Some(period) = &d.meta.envelope_expiration_period else {
-        return Ok(());
-    };
+    let sent = timers::sent_at(tx, d.id)?.unwrap_or(now);
     for r in d.recipients.iter().filter(|r| ids.contains(&r.id)) {
-        if let Some(at) = period.expires_at(now, &d.meta.timezone) {
+        let period = d.meta.envelope_expiration_period.as_ref();
+        if let Some(at) = period.and_then(|p| p.expires_at(now, &d.meta.timezone)) {
             timers::set_deadline(tx, r.id, Some(at))?;
+        }
+        let so_far = u32::try_from(r.reminders_sent).unwrap_or(u32::MAX);
+        let next = d.meta.reminders.and_then(|rem| rem.next(sent, so_far, now));
+        if let Some(next) = next
+            && r.expired(now)
+        {
+            timers::set(tx, r.id, Kind::Remind, next)?;
         }
     }
     Ok(())

@@ -173,7 +173,11 @@ pub async fn open(ctx: &Context, visit: Visit, origin: Origin) -> Result<Opened,
             };
             // A finished recipient may come back to see what they did; the page says so.
             let pending = l.document.status == Status::Pending;
-            let first = gate.is_none() && pending && flow::open(tx, &l, &origin, now())?;
+            // A link whose time ran out shows only that: nothing was opened.
+            let first = gate.is_none()
+                && pending
+                && !l.me.expired(now())
+                && flow::open(tx, &l, &origin, now())?;
             if first {
                 notify::event(tx, l.document.id, Event::DocumentOpened, &app, now())?;
             }
