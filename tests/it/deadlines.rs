@@ -85,18 +85,18 @@ fn unix(iso: &Value) -> i64 {
         .as_second()
 }
 
-/// Makes recipient `rid`'s deadline pass now: the stored time, and the scan's timer.
-fn pass_deadline(app: &TestApp, rid: i64) {
+/// Makes recipient `rid`'s deadline pass: it ended at `at` (the stored time, and the scan's
+/// timer).
+pub fn pass_deadline(app: &TestApp, rid: i64, at: i64) {
     let db = app.db_rw();
-    let past = now() - 5;
     db.execute(
         "UPDATE recipients SET expires_at = ?1 WHERE id = ?2",
-        docket::params![past, rid],
+        docket::params![at, rid],
     )
     .unwrap();
     db.execute(
         "UPDATE recipient_timers SET due_at = ?1 WHERE recipient_id = ?2 AND kind = 'EXPIRE'",
-        docket::params![past, rid],
+        docket::params![at, rid],
     )
     .unwrap();
 }
@@ -183,7 +183,7 @@ async fn a_passed_deadline_stops_that_link_tells_the_owner_once_and_a_resend_giv
     );
 
     // Bob's time passes; Ann's does not.
-    pass_deadline(&app, bob_id);
+    pass_deadline(&app, bob_id, now() - 5);
     let bob = app.signer(&doc.tokens[1]);
     let refused = |(s, v): (u16, Value)| {
         assert_eq!(s, 410, "{v}");
@@ -389,7 +389,7 @@ async fn reminders_go_to_whose_turn_it_is_once_per_due_time_and_missed_ones_beco
     let ann = app.signer(&doc.tokens[0]);
     assert_eq!(ann.sign_typed(doc.fields[0], "Ann").await.0, 200);
     assert_eq!(ann.complete(json!({})).await.0, 200);
-    pass_deadline(&app, bob_id);
+    pass_deadline(&app, bob_id, now() - 5);
     let db = app.db_rw();
     db.execute(
         "UPDATE recipient_timers SET due_at = ?1 WHERE kind = 'REMIND'",
@@ -520,14 +520,6 @@ async fn reminders_go_to_whose_turn_it_is_once_per_due_time_and_missed_ones_beco
     app.stop().await;
 }
 
-/// An API key of `email`, for its personal documents or those of team `team`.
-fn key(app: &TestApp, email: &str, team: Option<&str>) -> Api {
-    let mut args = vec!["apikey", "create", "--user", email];
-    args.extend(team.map(|t| ["--team", t]).into_iter().flatten());
-    let made = docket_json(&app.data_dir(), &args, None);
-    app.api(made["key"].as_str().unwrap())
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_request_then_the_team_then_the_account_gives_the_period_and_disabled_says_none() {
     let app = TestApp::spawn().await;
@@ -547,8 +539,8 @@ async fn the_request_then_the_team_then_the_account_gives_the_period_and_disable
         None,
     );
     let (mine, team) = (
-        key(&app, "bob@example.com", None),
-        key(&app, "bob@example.com", Some("sales")),
+        app.key_for("bob@example.com", None),
+        app.key_for("bob@example.com", Some("sales")),
     );
     let period_of = |api: &Api, meta: Value| {
         let api = api.clone();

@@ -123,18 +123,8 @@ async fn deadlines_and_reminders_work_in_chromium() {
     let ann_link = app.signer(&created.token(0));
     assert_eq!(ann_link.sign_typed(fields[0], "Ann Archer").await.0, 200);
     assert_eq!(ann_link.complete(json!({})).await.0, 200);
+    crate::deadlines::pass_deadline(&app, bob, now() - 3600);
     let db = app.db_rw();
-    let past = now() - 3600;
-    db.execute(
-        "UPDATE recipients SET expires_at = ?1 WHERE id = ?2",
-        docket::params![past, bob],
-    )
-    .unwrap();
-    db.execute(
-        "UPDATE recipient_timers SET due_at = ?1 WHERE recipient_id = ?2 AND kind = 'EXPIRE'",
-        docket::params![past, bob],
-    )
-    .unwrap();
     let told = |db: &crate::support::TestDb| -> Option<i64> {
         db.query_row(
             "SELECT expiration_notified_at FROM recipients WHERE id = ?1",

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use crate::support::api::{Api, detail_paths, fixture};
+use crate::support::api::{detail_paths, fixture};
 use crate::support::wait::wait_for;
 use crate::support::{TestApp, docket, docket_json};
 
@@ -31,13 +31,6 @@ async fn mail_to(d: &Path, to: &str, kind: &str) -> Value {
     })
     .await;
     docket_json(d, &["mail", "show", &id], None)
-}
-
-fn key(app: &TestApp, email: &str, team: Option<&str>) -> Api {
-    let mut args = vec!["apikey", "create", "--user", email];
-    args.extend(team.map(|t| ["--team", t]).into_iter().flatten());
-    let made = docket_json(&app.data_dir(), &args, None);
-    app.api(made["key"].as_str().unwrap())
 }
 
 #[tokio::test]
@@ -225,8 +218,8 @@ async fn the_team_default_comes_first_then_the_makers_account_and_the_direct_lin
         ],
         None,
     );
-    let bob_team = key(&app, "bob@example.com", Some("sales"));
-    let bob = key(&app, "bob@example.com", None);
+    let bob_team = app.key_for("bob@example.com", Some("sales"));
+    let bob = app.key_for("bob@example.com", None);
 
     // Bob's account default, chosen on his account page, for his personal documents; a code
     // the page does not offer is refused beside the box, and changes nothing.

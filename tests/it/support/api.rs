@@ -89,6 +89,15 @@ impl TestApp {
         self.api(create_api_key(&d, email)["key"].as_str().unwrap())
     }
 
+    /// A new API key of the account `email` (`docket apikey create`), for its personal
+    /// documents or, with `team`, for those of the team of that slug.
+    pub fn key_for(&self, email: &str, team: Option<&str>) -> Api {
+        let mut args = vec!["apikey", "create", "--user", email];
+        args.extend(team.map(|t| ["--team", t]).into_iter().flatten());
+        let made = crate::support::docket_json(&self.data_dir(), &args, None);
+        self.api(made["key"].as_str().unwrap())
+    }
+
     /// A client sending `credential` as the whole `Authorization` value (an API key as it is,
     /// or `Bearer <token>`).
     pub fn api(&self, credential: &str) -> Api {
