@@ -2,8 +2,6 @@
 //! PostgreSQL database count one budget per credential, so `--rate-limit N` holds for the
 //! cluster as a whole, not N per node.
 
-use std::time::Duration;
-
 use crate::support::api::Api;
 use crate::support::{TestApp, on_postgres, postgres_for};
 
@@ -16,18 +14,6 @@ async fn two_nodes(extra: &[&str]) -> (TestApp, TestApp) {
     let a = TestApp::spawn_in(first, &args).await;
     let b = TestApp::spawn_with(&args).await;
     (a, b)
-}
-
-/// Waits out the end of the current minute when it is near, so that a burst of requests falls
-/// in one rate-limit window.
-async fn clear_of_a_window_boundary() {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap();
-    let into_minute = now.as_secs_f64() % 60.0;
-    if into_minute > 45.0 {
-        tokio::time::sleep(Duration::from_secs_f64(60.5 - into_minute)).await;
-    }
 }
 
 async fn status(api: &Api) -> u16 {
@@ -46,7 +32,7 @@ async fn the_rate_limit_holds_for_the_cluster_not_per_node() {
     let (a, b) = two_nodes(&["--rate-limit", "5"]).await;
     let at_a = a.user_with_key("owner@example.com", "standard");
     let at_b = b.api(at_a.key());
-    clear_of_a_window_boundary().await;
+    crate::support::wait::clear_of_a_window_boundary().await;
 
     for _ in 0..3 {
         assert_eq!(status(&at_a).await, 200);

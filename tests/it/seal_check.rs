@@ -258,6 +258,7 @@ async fn the_check_is_bounded_by_size_and_by_client() {
         b.resize((1 << 20) + 1, b' ');
         b
     };
+    crate::support::wait::clear_of_a_window_boundary().await;
     // Declared too long, and sent without a length (chunked) past the maximum.
     let (s, v) = verify(&app, &big).await;
     assert_eq!(

@@ -399,6 +399,7 @@ async fn listing_pages_and_deletion(standard: &Api) {
 async fn the_rate_limit_answers_429_with_its_headers() {
     let app = TestApp::spawn_with(&["--tls", "off", "--rate-limit", "5"]).await;
     let api = app.user_with_key("owner@example.com", "standard");
+    crate::support::wait::clear_of_a_window_boundary().await;
     for _ in 0..5 {
         let r = api.get_response("/api/v1/documents").await;
         assert_eq!(r.status(), 200);

@@ -43,3 +43,15 @@ where
         tokio::time::sleep(EVERY).await;
     }
 }
+
+/// Waits out the end of the current minute when it is near, so that a burst of requests falls
+/// in one rate-limit window (the limits count in fixed windows of a minute).
+pub async fn clear_of_a_window_boundary() {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap();
+    let into_minute = now.as_secs_f64() % 60.0;
+    if into_minute > 45.0 {
+        tokio::time::sleep(Duration::from_secs_f64(60.5 - into_minute)).await;
+    }
+}
