@@ -298,6 +298,7 @@ fn app_state(
             upload_url_ttl: config.upload_url_ttl,
             max_webhooks_per_user: config.max_webhooks_per_user,
             direct_link_max_open: config.direct_link_max_open,
+            bulk_send: config.bulk_send,
             tls: config.tls_on(),
         }),
         public_url: Arc::new(public_url.clone()),
@@ -325,7 +326,7 @@ fn app_state(
 }
 
 /// Starts the mail and webhook workers, the mail queue's pruning, the blob sweep, the
-/// direct-link expiry, the deadline scan and the sealer; the sender stops them.
+/// direct-link expiry, the deadline scan, bulk sends and the sealer; the sender stops them.
 fn spawn_workers(
     config: &Config,
     state: &AppState,
@@ -379,8 +380,14 @@ fn spawn_workers(
         app: state.app_base(),
         every: config.deadline_scan,
     };
+    let bulk = crate::signing::bulk::worker::Worker {
+        ctx: state.ctx(),
+        limits: config.bulk_send,
+        every: crate::signing::bulk::worker::EVERY,
+    };
     let workers = vec![
         tokio::spawn(mail_worker.run(stop.clone())),
+        tokio::spawn(bulk.run(stop.clone())),
         tokio::spawn(deadlines.run(stop.clone())),
         tokio::spawn(prune),
         tokio::spawn(webhook_worker.run(stop.clone())),

@@ -342,6 +342,17 @@ pub struct ServeArgs {
           value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub deadline_scan_secs: u64,
 
+    /// Most rows one bulk send's CSV file may have (one document each)
+    #[arg(long, env = "DOCKET_BULK_SEND_MAX_ROWS", default_value_t = 500,
+          value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub bulk_send_max_rows: u32,
+
+    /// Most documents the bulk sends of one workspace (an account's own, or a team's) send in
+    /// an hour; the rest wait for the next hour
+    #[arg(long, env = "DOCKET_BULK_SEND_PER_HOUR", default_value_t = 500,
+          value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub bulk_send_per_hour: u32,
+
     /// Documents started through one template's direct link that may wait unsigned at once;
     /// past it the link answers 503 (busy) and starts nothing
     #[arg(long, env = "DOCKET_DIRECT_LINK_MAX_OPEN", default_value_t = crate::signing::workflow::direct::MAX_OPEN,

@@ -105,6 +105,8 @@ pub struct Config {
     pub direct_link_max_open: u32,
     /// How often the scan for passed deadlines and due reminders looks.
     pub deadline_scan: std::time::Duration,
+    /// Bulk sends' rows per file and documents per hour.
+    pub bulk_send: crate::signing::bulk::Limits,
     /// Connection caps and timeouts.
     pub limits: crate::http::server::limits::Limits,
     /// Reverse proxies whose forwarding headers name the client.
@@ -337,6 +339,10 @@ impl Config {
             ),
             direct_link_max_open: args.direct_link_max_open,
             deadline_scan: std::time::Duration::from_secs(args.deadline_scan_secs),
+            bulk_send: crate::signing::bulk::Limits {
+                max_rows: args.bulk_send_max_rows as usize,
+                per_hour: args.bulk_send_per_hour as usize,
+            },
             limits: connection_limits(args),
             trusted_proxies,
             render: render_limits(args),

@@ -117,6 +117,7 @@ const INSIDE: &[(&str, &[&str])] = &[
             "uploads",
             "workflow",
             "workspaces",
+            "bulk",
         ],
     ),
     (

@@ -98,6 +98,8 @@ row_id! {
     GrantId;
     /// A row of `teams`.
     TeamId;
+    /// A row of `bulk_sends`: one CSV file sent from a template.
+    BulkSendId;
 }
 
 #[cfg(test)]

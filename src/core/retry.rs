@@ -30,6 +30,8 @@ pub struct Workers {
     pub mail: Wake,
     pub webhooks: Wake,
     pub sealing: Wake,
+    /// The bulk-send worker: a run started.
+    pub bulk: Wake,
 }
 
 impl Workers {

@@ -152,7 +152,7 @@ fn on_postgres_a_database_of_the_version_before_gains_the_table() {
         .write_blocking(|c| {
             // Back to version 14: without what 0015 and the migrations after it made (the
             // columns of 0027 and 0028 go with the table `teams`, but for users' language; 0029
-            // marked test deliveries; 0030 added deadlines; 0031 kept e-mailed codes).
+            // marked test deliveries; 0030 added deadlines; 0031 kept e-mailed codes; 0032 bulk sends).
             Ok(c.execute_batch(
                 "DROP TABLE rate_windows; DROP INDEX documents_pending;
                  ALTER TABLE sessions DROP COLUMN confirmed_at;
@@ -190,6 +190,7 @@ fn on_postgres_a_database_of_the_version_before_gains_the_table() {
                      DROP COLUMN expiration_notified_at, DROP COLUMN reminders_sent;
                  ALTER TABLE users DROP COLUMN expiration_period;
                  DROP TABLE emailed_codes;
+                 DROP TABLE bulk_send_rows, bulk_sends;
                  UPDATE docket_schema SET version = 14",
             )?)
         })

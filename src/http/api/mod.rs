@@ -3,6 +3,7 @@
 //! routes Zapier's apps and the scheduling integrations call.
 
 pub mod bookings;
+pub mod bulk_sends;
 pub mod documents;
 pub mod moves;
 pub mod multipart_limits;
@@ -28,6 +29,8 @@ use crate::http::server::state::AppState;
 /// This audience's routes, in the order they are tried.
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     bookings::routes(state.clone())
+        .or(bulk_sends::routes(state.clone()))
+        .unify()
         .or(documents::routes(state.clone()))
         .unify()
         .or(moves::routes(state.clone()))

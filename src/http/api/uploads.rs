@@ -218,19 +218,38 @@ where
     S: Stream<Item = Result<B, warp::Error>> + Send + 'static,
     B: Buf + Send + 'static,
 {
+    file_of(content_type, body, max, &["application/pdf"], "the PDF")
+}
+
+/// As [`body_of`], for a file whose raw body may also come as one of `raw` (besides
+/// `application/octet-stream`); `what` names it in the refusal of another type.
+pub(crate) fn file_of<S, B>(
+    content_type: Option<&str>,
+    body: S,
+    max: u64,
+    raw: &[&str],
+    what: &str,
+) -> Result<uploads::Body, AppError>
+where
+    S: Stream<Item = Result<B, warp::Error>> + Send + 'static,
+    B: Buf + Send + 'static,
+{
     let kind = content_type.unwrap_or("application/octet-stream");
     let bytes: uploads::Body = if is_multipart(kind) {
         let boundary = multer::parse_boundary(kind)
             .map_err(|e| AppError::bad_request(format!("invalid multipart/form-data: {e}")))?;
         Box::pin(file_part(body, boundary, Limits::for_upload(max)))
-    } else if kind.starts_with("application/pdf") || kind.starts_with("application/octet-stream") {
+    } else if raw.iter().any(|r| kind.starts_with(r))
+        || kind.starts_with("application/octet-stream")
+    {
         Box::pin(body.map(|r| {
             r.map(|mut b| b.copy_to_bytes(b.remaining()))
                 .map_err(|e| AppError::bad_request(format!("reading the upload failed: {e}")))
         }))
     } else {
         return Err(AppError::UnsupportedMediaType(format!(
-            "send the PDF as application/pdf, application/octet-stream or a multipart/form-data file part, not {kind}"
+            "send {what} as {}, application/octet-stream or a multipart/form-data file part, not {kind}",
+            raw.join(", ")
         )));
     };
     Ok(bytes)

@@ -22,6 +22,8 @@ pub struct Settings {
     pub max_webhooks_per_user: u32,
     /// A template's direct-link documents that may wait unsigned at once.
     pub direct_link_max_open: u32,
+    /// Bulk sends' rows per file and documents per hour.
+    pub bulk_send: crate::signing::bulk::Limits,
     /// The server speaks HTTPS itself (cookies are then `Secure`).
     pub tls: bool,
 }

@@ -10,6 +10,7 @@ pub mod from_document;
 pub mod manage;
 pub mod model;
 pub mod prefill;
+pub mod row;
 pub mod store;
 
 use crate::core::ids::{DocumentId, FieldId, RecipientId, TemplateId, UserId};
@@ -258,6 +259,8 @@ pub enum GenerateDocument<'a> {
         name: &'a str,
         email: &'a str,
     },
+    /// A row of values (a bulk send's CSV row), over the template's.
+    Row(&'a row::Row),
 }
 
 impl GenerateDocument<'_> {
@@ -270,6 +273,7 @@ impl GenerateDocument<'_> {
                 name,
                 email,
             } => Generate::for_visitor(base, tier, recipient, name, email),
+            GenerateDocument::Row(row) => Generate::for_row(base, tier, row),
         }
     }
 }
