@@ -68,6 +68,8 @@ pub(crate) struct Objects {
     /// The signed links of its document's file: download (with the file) and upload.
     pub(crate) download: String,
     pub(crate) upload: String,
+    /// A bulk send from its template.
+    pub(crate) bulk_send: i64,
 }
 
 impl Objects {
@@ -88,6 +90,7 @@ impl Objects {
             cal_zapier: Some(none),
             download: String::new(),
             upload: String::new(),
+            bulk_send: none,
         }
     }
 }
@@ -176,6 +179,11 @@ pub(crate) async fn objects(owner: &Api, rx: &Receiver, personal: bool) -> Objec
         .await;
     let (template, tpl_recipient, tpl_field) = with_field(owner, &tpl, "templates").await;
 
+    let csv = "recipient_1_email\nzed@example.com\n";
+    let path = format!("/api/v1/templates/{template}/bulk-send");
+    let (status, run) = crate::bulk_send::post_csv(owner, &path, csv).await;
+    assert_eq!(status, 201, "{run}");
+    let bulk_send = run["id"].as_i64().unwrap();
     let delivery = owner.wait_delivery(hook, |d| d["id"].is_i64()).await["id"]
         .as_i64()
         .unwrap();
@@ -208,6 +216,7 @@ pub(crate) async fn objects(owner: &Api, rx: &Receiver, personal: bool) -> Objec
         cal_zapier,
         download: path_of(download["downloadUrl"].as_str().unwrap()),
         upload: path_of(upload.upload_url()),
+        bulk_send,
     }
 }
 
@@ -384,6 +393,7 @@ fn fill(template: &str, params: &[String], o: &Objects) -> Result<Option<String>
             ("webhooks", "id") => Some(o.webhook),
             ("webhooks", "deliveryId") => Some(o.delivery),
             ("bookings", "id") => o.booking,
+            ("bulk-sends", "id") => Some(o.bulk_send),
             _ => return Err(format!("cannot fill {{{p}}} of {kind:?}")),
         };
         let Some(value) = value else {
@@ -421,6 +431,8 @@ fn body(method: &str, template: &str, o: &Objects) -> Option<Value> {
             "recipients": [{"id": recipient, "name": "Ann", "email": "ann@example.com"}]}),
         ("post", "create-document") => json!({"title": "Copy",
             "recipients": [{"name": "Ann", "email": "ann@example.com"}]}),
+        // A bulk send's CSV file (sent as text/csv by `call`).
+        ("post", "preview" | "bulk-send") => json!("recipient_1_email\nzed@example.com\n"),
         ("put", "direct-link") => json!({"enabled": true, "recipientId": recipient}),
         // Into a team most callers are in: the object is checked first, whatever the team.
         ("post", "move") => json!({"teamUrl": "sales"}),
@@ -458,6 +470,14 @@ fn due(who: &Caller, path: &str) -> (u16, &'static str) {
     }
 }
 
+/// `method path` with `body`: JSON, or a JSON string as a CSV file (`text/csv`).
+async fn call(api: &Api, method: &Method, path: &str, body: Option<Value>) -> (u16, Value) {
+    match body {
+        Some(Value::String(csv)) => crate::bulk_send::post_csv(api, path, &csv).await,
+        b => api.call(method.clone(), path, b).await,
+    }
+}
+
 /// The answer must be `due`; a 403 must be the one a missing id gets too (`missing`).
 async fn expect(
     who: &Caller,
@@ -466,14 +486,14 @@ async fn expect(
     b: Option<Value>,
     missing: &str,
 ) -> Option<String> {
-    let (status, got) = who.api.call(method.clone(), path, b.clone()).await;
+    let (status, got) = call(&who.api, method, path, b.clone()).await;
     let (want, code) = due(who, path);
     let at = format!("{} {method} {path}", who.name);
     if (status, got["code"].as_str()) != (want, Some(code)) {
         return Some(format!("{at}: {status} {got}, want {want} {code}"));
     }
     if want == 403 {
-        let (s, g) = who.api.call(method.clone(), missing, b).await;
+        let (s, g) = call(&who.api, method, missing, b).await;
         if (s, &g) != (status, &got) {
             return Some(format!("{at}: {status} {got}, but {s} {g} for {missing}"));
         }
@@ -504,6 +524,7 @@ fn owned(kind: &str, o: &Objects) -> Vec<i64> {
         "templates" => vec![o.template],
         "webhooks" => vec![o.webhook, o.zapier],
         "bookings" | "listBookings" => o.booking.into_iter().collect(),
+        "bulk-sends" => vec![o.bulk_send],
         _ => Vec::new(),
     }
 }

@@ -16,6 +16,8 @@ mod by_hand;
 mod errors;
 #[allow(dead_code)]
 mod paths_bookings;
+#[allow(dead_code)]
+mod paths_bulk_sends;
 // The operations' marker functions are read by `#[openapi(paths(...))]`, never called.
 #[allow(dead_code)]
 mod paths_documents;
@@ -40,9 +42,9 @@ use crate::http::reply::{json_response, page};
 use crate::http::server::state::AppState;
 #[cfg(test)]
 use {
-    paths_bookings as bookings, paths_documents as documents, paths_oauth as oauth,
-    paths_sending as sending, paths_templates as templates, paths_webhooks as webhooks,
-    paths_zapier as zapier,
+    paths_bookings as bookings, paths_bulk_sends as bulk_sends, paths_documents as documents,
+    paths_oauth as oauth, paths_sending as sending, paths_templates as templates,
+    paths_webhooks as webhooks, paths_zapier as zapier,
 };
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
@@ -129,6 +131,13 @@ struct Explorer;
         templates::delete_template_recipient,
         templates::patch_template_field,
         templates::delete_template_field,
+        bulk_sends::bulk_send_csv,
+        bulk_sends::preview_bulk_send,
+        bulk_sends::start_bulk_send,
+        bulk_sends::list_bulk_sends,
+        bulk_sends::get_bulk_send,
+        bulk_sends::bulk_send_report,
+        bulk_sends::cancel_bulk_send,
         sending::upload_file,
         sending::create_from_pdf,
         sending::verify_pdf,
@@ -210,6 +219,18 @@ struct Explorer;
         crate::integrations::answers::DeliveryList,
         crate::signing::uploads::Uploaded,
         crate::signing::workflow::seal_check::Verified,
+        crate::signing::bulk::manage::Preview,
+        crate::signing::bulk::manage::RowCheck,
+        crate::signing::bulk::manage::Problem,
+        crate::signing::bulk::manage::PreviewRecipient,
+        crate::signing::bulk::layout::ColumnView,
+        crate::signing::bulk::model::RunDetail,
+        crate::signing::bulk::model::RunView,
+        crate::signing::bulk::model::RowView,
+        crate::signing::bulk::model::Counts,
+        crate::signing::bulk::model::RunStatus,
+        crate::signing::bulk::model::RowStatus,
+        crate::http::api::bulk_sends::RunList,
         crate::signing::workflow::seal_check::VerifiedSigner,
         crate::signing::workflow::seal_check::VerdictCode,
         crate::http::reply::ErrorBody,
