@@ -383,7 +383,7 @@ fn spawn_workers(
     let bulk = crate::signing::bulk::worker::Worker {
         ctx: state.ctx(),
         limits: config.bulk_send,
-        every: crate::signing::bulk::worker::EVERY,
+        every: config.bulk_send_scan,
     };
     let workers = vec![
         tokio::spawn(mail_worker.run(stop.clone())),

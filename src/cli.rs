@@ -353,6 +353,11 @@ pub struct ServeArgs {
           value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub bulk_send_per_hour: u32,
 
+    /// Seconds between looks for bulk sends to go on with, besides being woken (for tests)
+    #[arg(long, env = "DOCKET_BULK_SEND_SCAN_SECS", hide = true, default_value_t = 5,
+          value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub bulk_send_scan_secs: u64,
+
     /// Documents started through one template's direct link that may wait unsigned at once;
     /// past it the link answers 503 (busy) and starts nothing
     #[arg(long, env = "DOCKET_DIRECT_LINK_MAX_OPEN", default_value_t = crate::signing::workflow::direct::MAX_OPEN,

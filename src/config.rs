@@ -107,6 +107,8 @@ pub struct Config {
     pub deadline_scan: std::time::Duration,
     /// Bulk sends' rows per file and documents per hour.
     pub bulk_send: crate::signing::bulk::Limits,
+    /// How often the bulk-send worker looks for runs besides being woken.
+    pub bulk_send_scan: std::time::Duration,
     /// Connection caps and timeouts.
     pub limits: crate::http::server::limits::Limits,
     /// Reverse proxies whose forwarding headers name the client.
@@ -343,6 +345,7 @@ impl Config {
                 max_rows: args.bulk_send_max_rows as usize,
                 per_hour: args.bulk_send_per_hour as usize,
             },
+            bulk_send_scan: std::time::Duration::from_secs(args.bulk_send_scan_secs),
             limits: connection_limits(args),
             trusted_proxies,
             render: render_limits(args),
@@ -518,6 +521,8 @@ mod tests {
         assert_eq!(c.direct_link_expiry.as_secs(), 7 * 86_400);
         assert_eq!(c.direct_link_max_open, 100);
         assert_eq!(c.deadline_scan, crate::signing::workflow::deadlines::EVERY);
+        assert_eq!(c.bulk_send_scan, crate::signing::bulk::worker::EVERY);
+        assert_eq!(c.bulk_send, crate::signing::bulk::Limits::default());
     }
 
     #[test]

@@ -595,3 +595,64 @@ async fn a_run_goes_on_after_a_crash_without_sending_a_row_twice() {
     );
     assert!(per_address.values().all(|n| *n == 1), "{per_address:?}");
 }
+
+/// Three nodes on one PostgreSQL database, each looking for runs every second, send one run
+/// together: each row once, each tenant asked once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_several_nodes_each_row_is_sent_once() {
+    if !crate::support::on_postgres() {
+        eprintln!("skipped: several nodes need PostgreSQL (DOCKET_TEST_POSTGRES)");
+        return;
+    }
+    let first = tempfile::tempdir().unwrap();
+    let url = crate::support::postgres_for(&first.path().join("data")).expect("on PostgreSQL");
+    let args = [
+        "--tls",
+        "off",
+        "--database-url",
+        url.as_str(),
+        "--bulk-send-scan-secs",
+        "1",
+    ];
+    let mut nodes = vec![TestApp::spawn_in(first, &args).await];
+    for _ in 0..2 {
+        nodes.push(TestApp::spawn_with(&args).await);
+    }
+    let api = nodes[0].user_with_key("owner@example.com", "standard");
+    let id = lease(&api).await;
+    const ROWS: usize = 90;
+    let (s, run) = post_csv(
+        &api,
+        &format!("/api/v1/templates/{id}/bulk-send"),
+        &tenants(ROWS),
+    )
+    .await;
+    assert_eq!(s, 201, "{run}");
+    let rid = run["id"].as_i64().unwrap();
+    let done = wait_run(&api, rid, "the run ends", |v| v["status"] == "DONE").await;
+    assert_eq!(done["counts"]["sent"].as_u64(), Some(ROWS as u64), "{done}");
+    let docs: std::collections::HashSet<i64> = done["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["documentId"].as_i64().unwrap())
+        .collect();
+    assert_eq!(docs.len(), ROWS);
+    let mails = crate::direct_links::mails(&nodes[0]);
+    let mut per_address: HashMap<&str, usize> = HashMap::new();
+    for (kind, to) in &mails {
+        if kind == "SIGNING_REQUEST" && to != "landlord@example.com" {
+            *per_address.entry(to.as_str()).or_default() += 1;
+        }
+    }
+    assert_eq!(per_address.len(), ROWS);
+    assert!(per_address.values().all(|n| *n == 1), "{per_address:?}");
+    let count: i64 = nodes[0]
+        .db()
+        .query_row("SELECT count(*) FROM documents", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(count, ROWS as i64);
+    for n in nodes {
+        n.stop().await;
+    }
+}

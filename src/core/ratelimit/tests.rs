@@ -154,7 +154,8 @@ fn on_postgres_a_database_of_the_version_before_gains_the_table() {
             // columns of 0027 and 0028 go with the table `teams`, but for users' language; 0029
             // marked test deliveries; 0030 added deadlines; 0031 kept e-mailed codes; 0032 bulk sends).
             Ok(c.execute_batch(
-                "DROP TABLE rate_windows; DROP INDEX documents_pending;
+                "DROP TABLE bulk_send_rows, bulk_sends;
+                 DROP TABLE rate_windows; DROP INDEX documents_pending;
                  ALTER TABLE sessions DROP COLUMN confirmed_at;
                  DROP TABLE list_counts;
                  DROP FUNCTION documents_counted_fn, documents_uncounted_fn,
@@ -190,7 +191,6 @@ fn on_postgres_a_database_of_the_version_before_gains_the_table() {
                      DROP COLUMN expiration_notified_at, DROP COLUMN reminders_sent;
                  ALTER TABLE users DROP COLUMN expiration_period;
                  DROP TABLE emailed_codes;
-                 DROP TABLE bulk_send_rows, bulk_sends;
                  UPDATE docket_schema SET version = 14",
             )?)
         })
