@@ -191,7 +191,7 @@ mod tests {
                     }
                     // Numbers, the typed row ids (`core::ids`) among them.
                     "i64" | "u64" | "i32" | "u32" | "DocumentId" | "RecipientId" | "FieldId"
-                    | "TemplateId" | "UserId" | "ClientId" | "GrantId" => {
+                    | "TemplateId" | "UserId" | "ClientId" | "GrantId" | "BulkSendId" => {
                         ("7".to_string(), "{}".to_string())
                     }
                     lit if lit.starts_with('"') => {
