@@ -3,6 +3,8 @@
 //! report as CSV, and cancelling it. Each resolves the caller's workspace first
 //! (`teams::access`): a run is seen by whoever sees its template's visibility in its workspace.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use crate::core::context::Context;
@@ -101,29 +103,62 @@ pub async fn preview(
     csv: Vec<u8>,
     limits: Limits,
 ) -> Result<Preview, AppError> {
-    let who = who.clone();
-    let app = ctx.app.clone();
-    let (preview, _) = ctx
-        .db
-        .write(move |tx| {
-            let owner = access::owner(tx, &who)?;
-            checked(tx, &owner, id, &csv, limits, &app)
-        })
-        .await?;
-    Ok(preview)
+    Ok(check_file(ctx, who, id, csv, limits).await?.preview)
 }
 
-/// The checks of `csv` against template `id` of `owner`, with each row's values.
-fn checked(
-    tx: &Conn,
-    owner: &Owner,
+/// What a file makes of a template: the preview, and the good rows with their values.
+struct Checked {
+    preview: Preview,
+    good: Vec<(u64, Row)>,
+}
+
+/// The checks of `csv` against template `id` as the caller sees it: the template read, the
+/// rows checked off the async threads and outside any transaction, then the first good row
+/// made and sent in a savepoint that is rolled back, for what would refuse every row.
+async fn check_file(
+    ctx: &Context,
+    who: &Principal,
     id: TemplateId,
-    csv: &[u8],
+    csv: Vec<u8>,
     limits: Limits,
-    app: &str,
-) -> Result<(Preview, Vec<(u64, Row)>), AppError> {
-    let t = templates::owned(tx, owner, id)?;
-    let tier = crate::identity::users::store::tier(tx, owner.user())?;
+) -> Result<Checked, AppError> {
+    let reader = who.clone();
+    let (t, tier) = ctx
+        .db
+        .read(move |c| {
+            let owner = access::owner(c, &reader)?;
+            let t = templates::owned(c, &owner, id)?;
+            Ok((t, crate::identity::users::store::tier(c, owner.user())?))
+        })
+        .await?;
+    let checked = tokio::task::spawn_blocking(move || check_rows(&t, tier, &csv, limits))
+        .await
+        .map_err(|e| AppError::internal(format!("the bulk-send check failed: {e}")))??;
+    if let Some((line, row)) = checked.good.first().cloned() {
+        let (who, app) = (who.clone(), ctx.app.clone());
+        let why = ctx
+            .db
+            .write(move |tx| {
+                let owner = access::owner(tx, &who)?;
+                let t = templates::owned(tx, &owner, id)?;
+                trial(tx, &owner, &t, tier, &row, &app)
+            })
+            .await?;
+        if let Some(why) = why {
+            return Err(AppError::BadRequest {
+                code: "invalid_template",
+                message: format!(
+                    "no row can be sent from this template (tried line {line}): {why}"
+                ),
+                details: vec![FieldError::new("template", why)],
+            });
+        }
+    }
+    Ok(checked)
+}
+
+/// Every row of `csv` checked against template `t` for an account of `tier`.
+fn check_rows(t: &Template, tier: Tier, csv: &[u8], limits: Limits) -> Result<Checked, AppError> {
     let base = t.base();
     if base.recipients.is_empty() {
         return Err(super::layout::no_recipients());
@@ -132,26 +167,18 @@ fn checked(
     let layout = Layout::of(&sheet.header, &base)?;
     let mut rows = Vec::new();
     let mut good: Vec<(u64, Row)> = Vec::new();
+    let mut seen: HashMap<Row, u64> = HashMap::new();
     for (line, read) in super::layout::rows(&sheet, &layout, base.recipients.len()) {
         let (problems, row) = match read {
             Err(why) => (vec![problem("row", why)], Row::default()),
-            Ok(row) => (row_problems(&base, tier, &row, &good), row),
+            Ok(row) => (row_problems(&base, tier, &row, &seen), row),
         };
         let check = row_check(&base, line, &row, problems);
         if check.ok {
+            seen.insert(row.clone(), line);
             good.push((line, row));
         }
         rows.push(check);
-    }
-    // What would refuse every row shows on the first good one, made and sent and undone.
-    if let Some((line, row)) = good.first().cloned()
-        && let Some(why) = trial(tx, owner, &t, tier, &row, app)?
-    {
-        return Err(AppError::BadRequest {
-            code: "invalid_template",
-            message: format!("no row can be sent from this template (tried line {line}): {why}"),
-            details: vec![FieldError::new("template", why)],
-        });
     }
     let valid = good.len() as u64;
     let preview = Preview {
@@ -164,7 +191,7 @@ fn checked(
         max_rows: limits.max_rows as u64,
         per_hour: limits.per_hour as u64,
     };
-    Ok((preview, good))
+    Ok(Checked { preview, good })
 }
 
 /// Why `row` cannot be sent: the checks of `Generate::for_row`, and a row that repeats one
@@ -173,7 +200,7 @@ fn row_problems(
     base: &crate::signing::templates::Base,
     tier: Tier,
     row: &Row,
-    earlier: &[(u64, Row)],
+    earlier: &HashMap<Row, u64>,
 ) -> Vec<Problem> {
     let mut out = match Generate::for_row(base, tier, row) {
         Ok(_) => Vec::new(),
@@ -185,7 +212,7 @@ fn row_problems(
             .collect(),
     };
     if out.is_empty()
-        && let Some((line, _)) = earlier.iter().find(|(_, r)| r == row)
+        && let Some(line) = earlier.get(row)
     {
         out.push(problem(
             "row",
@@ -285,16 +312,15 @@ pub async fn start(
     limits: Limits,
 ) -> Result<RunDetail, AppError> {
     ctx.admit_new_work()?;
+    let Checked { preview, good } = check_file(ctx, who, id, command.csv, limits).await?;
+    if good.is_empty() {
+        return Err(no_good_rows(&preview));
+    }
     let who = who.clone();
-    let app = ctx.app.clone();
     let run = ctx
         .db
         .write(move |tx| {
             let owner = access::owner(tx, &who)?;
-            let (preview, good) = checked(tx, &owner, id, &command.csv, limits, &app)?;
-            if good.is_empty() {
-                return Err(no_good_rows(&preview));
-            }
             let t = templates::owned(tx, &owner, id)?;
             let at = now();
             let name = file_name(&command.file_name);

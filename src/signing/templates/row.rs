@@ -22,7 +22,7 @@ use super::{Base, Generate, is_placeholder};
 pub const MAX_NAME: usize = 200;
 
 /// One row's values, as read from its cells (trimmed; empty cells are `None`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Row {
     /// The document's title; the template's when left out.
@@ -38,7 +38,7 @@ pub struct Row {
 }
 
 /// A template recipient's name and address as a row gives them.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Party {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
