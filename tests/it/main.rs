@@ -20,6 +20,7 @@ mod basic_credentials;
 mod blob_store;
 mod bookings;
 mod browser;
+mod bulk_send_browser;
 mod calcom_compat;
 mod cli;
 mod cli_teams;
