@@ -192,7 +192,9 @@ pub fn csrf_token(state: &AppState, purpose: &str, session: &str) -> String {
     )
 }
 
-fn matches_session(
+/// Whether `presented` is the CSRF token of `purpose` for session `session`: for a page whose
+/// form is not form-encoded (a file upload), checked by the page once it has read the form.
+pub fn matches_session(
     state: &AppState,
     purpose: &str,
     session: &str,

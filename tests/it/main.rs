@@ -21,6 +21,7 @@ mod blob_store;
 mod bookings;
 mod browser;
 mod bulk_send;
+mod bulk_send_browser;
 mod calcom_compat;
 mod cli;
 mod cli_teams;

@@ -218,6 +218,8 @@ struct Space {
     invited: Option<&'static str>,
     /// A document only its admins see (team A only).
     admins_only: Option<i64>,
+    /// A bulk send of its template, done.
+    bulk_send: i64,
 }
 
 /// A signed-in user.
@@ -239,6 +241,7 @@ struct Ids {
     webhook: i64,
     delivery: i64,
     token: i64,
+    bulk_send: i64,
     member: Option<i64>,
     slug: Option<&'static str>,
 }
@@ -252,6 +255,7 @@ impl Ids {
             webhook: o.webhook,
             delivery: o.delivery,
             token: s.token,
+            bulk_send: s.bulk_send,
             member: s.member,
             slug: s.slug,
         }
@@ -266,6 +270,7 @@ impl Ids {
             webhook: none,
             delivery: none,
             token: none,
+            bulk_send: none,
             member: Some(none),
             slug,
         }
@@ -289,6 +294,7 @@ fn fill(route: &Route, o: &Ids) -> Result<Vec<String>, String> {
                 ("webhooks", "i64") => one(o.webhook),
                 ("deliveries", "i64") => one(o.delivery),
                 ("tokens", "i64") => one(o.token),
+                ("bulk-sends", "BulkSendId") => one(o.bulk_send),
                 ("members", "UserId") => o.member.map(one).unwrap_or_default(),
                 ("download", "String") => vec!["original.pdf".into(), "audit-log.csv".into()],
                 ("pages", "String") => vec!["1.png".into()],
@@ -336,6 +342,10 @@ fn form(shape: &str, s: &Space, rx: &Receiver) -> Result<Vec<(&'static str, Stri
         }
         "/settings/members/{}/role" => vec![("role", "ADMIN".into())],
         "/templates/{}/use" => vec![("action", "draft".into()), ("title", "Taken".into())],
+        // A file the template would send (a leak would make documents: the snapshots show it).
+        "/templates/{}/bulk-send" => vec![("csv", bulk_csv()), ("file_name", "taken.csv".into())],
+        // Form-encoded, without a file: the template is looked up before the file is read.
+        "/templates/{}/bulk-send/preview" => vec![("send_email", "on".into())],
         // Into team A, where most callers are: the object is checked first, whatever the team.
         "/documents/{}/move" | "/templates/{}/move" => vec![("team", "sales".into())],
         // The whole team, confirmed as its admin would: a leak would end it (the snapshots
@@ -348,9 +358,45 @@ fn form(shape: &str, s: &Space, rx: &Receiver) -> Result<Vec<(&'static str, Stri
         | "/documents/{}/template"
         | "/settings/webhooks/{}/delete"
         | "/settings/webhooks/{}/deliveries/{}/redeliver"
-        | "/settings/members/{}/remove" => Vec::new(),
+        | "/settings/members/{}/remove"
+        | "/bulk-sends/{}/cancel" => Vec::new(),
         _ => return Err(format!("no form known for POST {shape}")),
     })
+}
+
+/// A bulk send's file for the walk's template (its one recipient has an address), as the
+/// preview page passes it on to the send form: base64 without padding.
+fn bulk_csv() -> String {
+    use base64::Engine;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .encode("recipient_1_email,recipient_1_name\ntaken@example.com,Taken\n")
+}
+
+/// A done bulk send of template `template` by `key` (one row, no e-mail).
+async fn bulk_send(key: &Api, template: i64) -> i64 {
+    let resp = key
+        .request(
+            Method::POST,
+            &format!("/api/v1/templates/{template}/bulk-send?fileName=walk.csv&sendEmail=false"),
+        )
+        .header("content-type", "text/csv")
+        .body("recipient_1_email\nwalk@example.com\n")
+        .send()
+        .await
+        .unwrap();
+    let status = resp.status().as_u16();
+    let run: Value = resp.json().await.unwrap();
+    assert_eq!(status, 201, "{run}");
+    let id = run["id"].as_i64().unwrap();
+    let path = format!("/api/v1/bulk-sends/{id}");
+    crate::support::wait::eventually(std::time::Duration::from_secs(30), || async {
+        let (_, run) = key.get(&path).await;
+        (run["status"] == "DONE")
+            .then_some(())
+            .ok_or(format!("{run}"))
+    })
+    .await;
+    id
 }
 
 /// The path of `path` in the workspace `place` (a team's slug, or `None`: personal).
@@ -519,6 +565,7 @@ async fn walk() -> Walk {
     ] {
         let (api, token) = key(&app, owner, slug);
         let objects = objects(&api, &rx, slug.is_none()).await;
+        let bulk_send = bulk_send(&api, objects.template).await;
         spaces.push(Space {
             name,
             slug,
@@ -529,6 +576,7 @@ async fn walk() -> Walk {
             member_email: member,
             invited,
             admins_only: None,
+            bulk_send,
         });
     }
     // Team A's document only its admins see, with its PDF.

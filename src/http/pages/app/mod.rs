@@ -1,11 +1,13 @@
 //! The web application for document owners: the pages a signed-in user works in (dashboard,
-//! new document, editor, document page, templates: list, details, use; settings: API tokens and
+//! new document, editor, document page, templates: list, details, use, bulk send and its runs; settings: API tokens and
 //! webhooks) and what they share (`nav`, the page chrome; `preview`,
 //! the document's rendered pages). Each page calls the same use cases as the API, with the
 //! user's browser as the principal (`Principal::browser`); the pages' scripts call `/api/v1`
 //! itself with the session and the `X-CSRF-Token` of `session::APP` (`http::auth`).
 
 mod as_template;
+mod bulk_send;
+mod bulk_sends;
 pub mod dashboard;
 pub mod document;
 pub mod editor;
@@ -45,6 +47,10 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(templates::routes(state.clone()))
         .unify()
         .or(template_use::routes(state.clone()))
+        .unify()
+        .or(bulk_send::routes(state.clone()))
+        .unify()
+        .or(bulk_sends::routes(state.clone()))
         .unify()
         .or(document::routes(state.clone()))
         .unify()
