@@ -527,6 +527,25 @@ async fn a_workspace_sends_at_most_its_hourly_bound_and_goes_on_the_next_hour() 
     app.stop().await;
 }
 
+/// Starts a bulk send of `csv` from template `id`: the run's id.
+async fn start(api: &Api, id: i64, csv: &str) -> i64 {
+    let (s, run) = post_csv(api, &format!("/api/v1/templates/{id}/bulk-send"), csv).await;
+    assert_eq!(s, 201, "{run}");
+    run["id"].as_i64().unwrap()
+}
+
+/// Every one of the `rows` of a finished run was sent, each with a document of its own.
+fn each_row_once(done: &Value, rows: usize) {
+    assert_eq!(done["counts"]["sent"].as_u64(), Some(rows as u64), "{done}");
+    let docs: std::collections::HashSet<i64> = done["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["documentId"].as_i64().unwrap())
+        .collect();
+    assert_eq!(docs.len(), rows);
+}
+
 /// The real binary, killed (SIGKILL) while a run is sending: the next process sends the rest,
 /// and every row has exactly one document and its tenant exactly one signing request.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -544,14 +563,7 @@ async fn a_run_goes_on_after_a_crash_without_sending_a_row_twice() {
     let api = Api::new(http.clone(), &format!("http://{}", server.addr), &key);
     let id = lease(&api).await;
     const ROWS: usize = 120;
-    let (s, run) = post_csv(
-        &api,
-        &format!("/api/v1/templates/{id}/bulk-send"),
-        &tenants(ROWS),
-    )
-    .await;
-    assert_eq!(s, 201, "{run}");
-    let rid = run["id"].as_i64().unwrap();
+    let rid = start(&api, id, &tenants(ROWS)).await;
     let v = wait_run(&api, rid, "some rows sent", |v| {
         v["counts"]["sent"].as_u64().unwrap() >= 3
     })
@@ -565,14 +577,7 @@ async fn a_run_goes_on_after_a_crash_without_sending_a_row_twice() {
         v["status"] == "DONE"
     })
     .await;
-    assert_eq!(done["counts"]["sent"].as_u64(), Some(ROWS as u64), "{done}");
-    let docs: std::collections::HashSet<i64> = done["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["documentId"].as_i64().unwrap())
-        .collect();
-    assert_eq!(docs.len(), ROWS);
+    each_row_once(&done, ROWS);
     let (s, list) = api.get("/api/v1/documents?perPage=100&page=1").await;
     assert_eq!(s, 200);
     assert_eq!(list["totalPages"], 2, "{ROWS} documents, no more");
@@ -621,23 +626,9 @@ async fn on_several_nodes_each_row_is_sent_once() {
     let api = nodes[0].user_with_key("owner@example.com", "standard");
     let id = lease(&api).await;
     const ROWS: usize = 90;
-    let (s, run) = post_csv(
-        &api,
-        &format!("/api/v1/templates/{id}/bulk-send"),
-        &tenants(ROWS),
-    )
-    .await;
-    assert_eq!(s, 201, "{run}");
-    let rid = run["id"].as_i64().unwrap();
+    let rid = start(&api, id, &tenants(ROWS)).await;
     let done = wait_run(&api, rid, "the run ends", |v| v["status"] == "DONE").await;
-    assert_eq!(done["counts"]["sent"].as_u64(), Some(ROWS as u64), "{done}");
-    let docs: std::collections::HashSet<i64> = done["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["documentId"].as_i64().unwrap())
-        .collect();
-    assert_eq!(docs.len(), ROWS);
+    each_row_once(&done, ROWS);
     let mails = crate::direct_links::mails(&nodes[0]);
     let mut per_address: HashMap<&str, usize> = HashMap::new();
     for (kind, to) in &mails {

@@ -154,8 +154,9 @@ pub struct RunList {
     pub total_pages: i64,
 }
 
-/// A CSV file as an attachment named `name`.
-fn csv_file(name: &str, text: String) -> Response {
+/// A CSV file as an attachment named `name` (kept to letters, digits, `-`, `_` and `.`): the
+/// answer of the API's and the pages' CSV downloads.
+pub(crate) fn csv_file(name: &str, text: String) -> Response {
     let mut resp = Response::new(text.into());
     let h = resp.headers_mut();
     h.insert(

@@ -17,9 +17,11 @@ use warp::http::StatusCode;
 use warp::reply::Response;
 
 use super::nav::{Nav, Section};
+use super::settings::sentence;
 use super::workspace::{Place, place};
 use crate::core::error::AppError;
 use crate::core::ids::TemplateId;
+use crate::http::api::bulk_sends::csv_file;
 use crate::http::reply::{self, page, page_as, redirect};
 use crate::http::server::state::AppState;
 use crate::http::session::{APP, SignedIn, matches_session, signed_in};
@@ -486,48 +488,6 @@ async fn start(
         }
         Err(e) => Err(e),
     }
-}
-
-/// A CSV file as an attachment named `name` (kept to letters, digits, `-`, `_` and `.`).
-pub(super) fn csv_file(name: &str, text: String) -> Response {
-    let mut resp = Response::new(text.into());
-    let h = resp.headers_mut();
-    h.insert(
-        "content-type",
-        "text/csv; charset=utf-8".parse().expect("static"),
-    );
-    let safe: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect();
-    if let Ok(v) = format!("attachment; filename=\"{safe}\"").parse() {
-        h.insert("content-disposition", v);
-    }
-    h.insert(
-        "cache-control",
-        "private, no-store".parse().expect("static"),
-    );
-    resp
-}
-
-/// A server message as a sentence: capitalised, with its full stop.
-pub(super) fn sentence(text: &str) -> String {
-    let t = text.trim();
-    let mut c = t.chars();
-    let mut s = match c.next() {
-        Some(first) => first.to_uppercase().collect::<String>() + c.as_str(),
-        None => return String::new(),
-    };
-    if !s.ends_with(['.', '!', '?']) {
-        s.push('.');
-    }
-    s
 }
 
 #[cfg(test)]

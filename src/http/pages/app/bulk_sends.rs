@@ -11,12 +11,14 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
-use super::bulk_send::{Posted, csv_file, posted, sentence};
+use super::bulk_send::{Posted, posted};
 use super::nav::{Nav, Section};
+use super::settings::sentence;
 use super::workspace::{Place, place};
 use crate::core::error::AppError;
 use crate::core::ids::{BulkSendId, DocumentId, TemplateId};
 use crate::core::timefmt::{human, iso8601};
+use crate::http::api::bulk_sends::csv_file;
 use crate::http::reply::{self, page, page_as, redirect};
 use crate::http::server::state::AppState;
 use crate::http::session::{APP, SignedIn, matches_session, signed_in};

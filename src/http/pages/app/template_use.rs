@@ -9,6 +9,7 @@
 //! use case (`templates::manage::generate`), then, to send, to the documents' own send; a
 //! refusal is shown next to what it names. Sent: the document's page; a draft: its editor.
 
+use super::settings::sentence;
 use askama::Template;
 use serde_json::Value;
 use warp::Filter;
@@ -407,20 +408,6 @@ fn indexed<'a>(path: &'a str, list: &str) -> Option<(usize, &'a str)> {
     let rest = path.strip_prefix(list)?.strip_prefix('[')?;
     let (n, rest) = rest.split_once(']')?;
     Some((n.parse().ok()?, rest))
-}
-
-/// A server message as a sentence: capitalised, with its full stop.
-fn sentence(text: &str) -> String {
-    let t = text.trim();
-    let mut c = t.chars();
-    let mut s = match c.next() {
-        Some(first) => first.to_uppercase().collect::<String>() + c.as_str(),
-        None => return String::new(),
-    };
-    if !s.ends_with(['.', '!', '?']) {
-        s.push('.');
-    }
-    s
 }
 
 #[cfg(test)]
