@@ -268,8 +268,13 @@ async fn the_check_is_bounded_by_size_and_by_client() {
     );
     let chunks: Vec<Result<Vec<u8>, std::io::Error>> =
         big.chunks(64 * 1024).map(|c| Ok(c.to_vec())).collect();
-    let sent = app
-        .client
+    // On a connection of its own: one the pool kept from the refusal above may be closed
+    // under the request before the server reads it, and then it is not counted.
+    let fresh = reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .build()
+        .unwrap();
+    let sent = fresh
         .post(app.url("/api/v1/verify"))
         .header(CONTENT_TYPE, "application/pdf")
         .body(reqwest::Body::wrap_stream(futures_util::stream::iter(
