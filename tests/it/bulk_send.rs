@@ -647,3 +647,77 @@ async fn on_several_nodes_each_row_is_sent_once() {
         n.stop().await;
     }
 }
+
+/// Rows that can no longer be sent when their turn comes fail with the reason, and nothing of
+/// their documents stays: a signer's signature field removed from the template meanwhile (the
+/// send's own check refuses), then the template deleted.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rows_the_template_no_longer_allows_fail_with_the_reason_and_leave_nothing() {
+    let app = TestApp::spawn_with(&["--tls", "off", "--bulk-send-per-hour", "1"]).await;
+    let api = app.user_with_key("owner@example.com", "standard");
+    let id = lease(&api).await;
+    let rid = start(&api, id, &tenants(3)).await;
+    wait_run(&api, rid, "one sent, then held", |v| {
+        v["counts"]["sent"] == 1 && v["waitingUntil"].is_i64()
+    })
+    .await;
+    // The landlord's signature field goes; an hour passes.
+    let (s, t) = api.get(&format!("/api/v1/templates/{id}")).await;
+    assert_eq!(s, 200, "{t}");
+    let landlord_signature = t["Field"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["type"] == "SIGNATURE")
+        .map(|f| f["id"].as_i64().unwrap())
+        .max()
+        .unwrap();
+    let (s, v) = api
+        .delete(&format!(
+            "/api/v1/templates/{id}/fields/{landlord_signature}"
+        ))
+        .await;
+    assert_eq!(s, 200, "{v}");
+    let an_hour_ago = "UPDATE bulk_send_rows SET done_at = done_at - 3600 WHERE status = 'SENT'";
+    app.db_rw().execute(an_hour_ago, docket::params![]).unwrap();
+    let done = wait_run(&api, rid, "the rest failed", |v| v["status"] == "DONE").await;
+    assert_eq!(
+        (
+            done["counts"]["sent"].as_u64(),
+            done["counts"]["failed"].as_u64()
+        ),
+        (Some(1), Some(2)),
+        "{done}"
+    );
+    for row in &done["rows"].as_array().unwrap()[1..] {
+        assert_eq!(row["status"], "FAILED");
+        assert!(row["documentId"].is_null());
+        assert!(
+            row["reason"].as_str().unwrap().contains("SIGNATURE"),
+            "{row}"
+        );
+    }
+    let docs = |app: &TestApp| -> i64 {
+        app.db()
+            .query_row("SELECT count(*) FROM documents", [], |r| r.get(0))
+            .unwrap()
+    };
+    assert_eq!(docs(&app), 1, "the refused rows left no document");
+
+    // A run whose template is deleted while it waits: its rows fail, saying so.
+    let other = lease(&api).await;
+    let second = start(&api, other, &tenants(2)).await;
+    wait_run(&api, second, "one sent, then held", |v| {
+        v["counts"]["sent"] == 1 && v["waitingUntil"].is_i64()
+    })
+    .await;
+    let (s, v) = api.delete(&format!("/api/v1/templates/{other}")).await;
+    assert_eq!(s, 200, "{v}");
+    app.db_rw().execute(an_hour_ago, docket::params![]).unwrap();
+    let done = wait_run(&api, second, "failed", |v| v["status"] == "DONE").await;
+    assert_eq!(done["rows"][1]["status"], "FAILED", "{done}");
+    assert_eq!(done["rows"][1]["reason"], "the template was deleted");
+    assert_eq!(done["templateId"], Value::Null);
+    assert_eq!(docs(&app), 2);
+    app.stop().await;
+}

@@ -21,7 +21,7 @@ use crate::teams::access;
 
 use super::layout::{ColumnView, Layout, header_for};
 use super::model::{RowStatus, RowView, Run, RunDetail, RunView};
-use super::send_row::{Source, make_and_send};
+use super::send_row::{Source, attempt};
 use super::{HOUR, Limits, sheet, store};
 
 /// A problem of one row, by the column it came from (`row` for the row as a whole).
@@ -281,13 +281,10 @@ fn trial(
         send_email: false,
         app,
     };
-    tx.execute_batch("SAVEPOINT bulk_trial")?;
-    let tried = make_and_send(tx, &source, row, now());
-    tx.execute_batch("ROLLBACK TO SAVEPOINT bulk_trial; RELEASE SAVEPOINT bulk_trial")?;
-    match tried {
+    match attempt(tx, &source, row, now(), false)? {
         Ok(_) => Ok(None),
-        Err(e @ (AppError::Internal(_) | AppError::Unavailable(_))) => Err(e),
-        Err(e) => Ok(Some(super::reason(&e))),
+        Err(e) if super::is_row_problem(&e) => Ok(Some(super::reason(&e))),
+        Err(e) => Err(e),
     }
 }
 

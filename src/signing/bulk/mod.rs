@@ -15,6 +15,8 @@ pub mod sheet;
 pub mod store;
 pub mod worker;
 
+use crate::core::error::AppError;
+
 /// The bounds of bulk sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -37,7 +39,7 @@ impl Default for Limits {
 pub const HOUR: i64 = 3_600;
 
 /// A refusal as a report's reason: the message, and the details that name the problem.
-pub fn reason(e: &crate::core::error::AppError) -> String {
+pub fn reason(e: &AppError) -> String {
     match e.details() {
         [] => e.to_string(),
         d => format!(
@@ -49,4 +51,17 @@ pub fn reason(e: &crate::core::error::AppError) -> String {
                 .join("; ")
         ),
     }
+}
+
+/// Whether `e` says the row cannot be sent (as against the service failing for now).
+pub fn is_row_problem(e: &AppError) -> bool {
+    matches!(
+        e,
+        AppError::BadRequest { .. }
+            | AppError::Forbidden(_)
+            | AppError::NotFound(_)
+            | AppError::Unauthorized(_)
+            | AppError::Gone(_)
+            | AppError::Unprocessable { .. }
+    )
 }

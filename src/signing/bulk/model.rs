@@ -131,11 +131,6 @@ impl Counts {
         }
     }
 
-    /// The rows handled so far, of those that were to be sent (for a progress bar).
-    pub fn handled(&self) -> u64 {
-        self.sent + self.failed + self.cancelled
-    }
-
     /// The rows that were to be sent when the run started.
     pub fn to_send(&self) -> u64 {
         self.total - self.skipped

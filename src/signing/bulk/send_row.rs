@@ -2,7 +2,7 @@
 //! template as `generate-document` makes one (DOCUMENT_CREATED), then sent as `send` sends a
 //! draft (its checks, the SENT audit event, the signing requests unless the run says not to,
 //! DOCUMENT_SENT). The worker commits it with the row's new status; the preview runs it for
-//! one row and rolls it back, so that what would refuse every row (a signer without a
+//! one row and rolls it back (`attempt`), so that what would refuse every row (a signer without a
 //! signature field, a template without a file) is known before anything is sent.
 
 use crate::core::db::Conn;
@@ -67,4 +67,25 @@ pub fn make_and_send(
     }
     notify::event(tx, doc, Hook::DocumentSent, source.app, now)?;
     Ok(doc)
+}
+
+/// `make_and_send` inside a savepoint, undone when it fails or when `keep` is false: the
+/// caller's transaction goes on either way, and the outer `Result` is the database's own
+/// failure. The worker keeps a sent row's document and records a refused row's reason in the
+/// same transaction; the preview's trial keeps nothing.
+pub fn attempt(
+    tx: &Conn,
+    source: &Source<'_>,
+    row: &Row,
+    now: i64,
+    keep: bool,
+) -> Result<Result<DocumentId, AppError>, AppError> {
+    tx.execute_batch("SAVEPOINT bulk_row")?;
+    let tried = make_and_send(tx, source, row, now);
+    if keep && tried.is_ok() {
+        tx.execute_batch("RELEASE SAVEPOINT bulk_row")?;
+    } else {
+        tx.execute_batch("ROLLBACK TO SAVEPOINT bulk_row; RELEASE SAVEPOINT bulk_row")?;
+    }
+    Ok(tried)
 }

@@ -2,8 +2,6 @@
 //! PENDING, by a statement that says so, so whoever changes it (the node that sends it, or a
 //! cancel) is the only one to.
 
-use std::collections::HashMap;
-
 use crate::core::db::{Conn, OptionalExtension, ToSql, params_from_iter};
 use crate::core::error::AppError;
 use crate::core::ids::{BulkSendId, DocumentId, TeamId, UserId};
@@ -256,13 +254,4 @@ pub fn sent_since(
     ))?;
     let rows = stmt.query_map(params_from_iter(args), |r| r.get(0))?;
     Ok(rows.collect::<Result<_, _>>()?)
-}
-
-/// The runs' counts, by run.
-pub fn counts_of(conn: &Conn, ids: &[BulkSendId]) -> Result<HashMap<BulkSendId, Counts>, AppError> {
-    let mut out = HashMap::new();
-    for id in ids {
-        out.insert(*id, counts(conn, *id)?);
-    }
-    Ok(out)
 }

@@ -2,9 +2,10 @@
 //! starts, and every few seconds for runs that an hourly bound or a low disk held back and for
 //! those a stop interrupted. Each row is one transaction: the row is taken (locked on
 //! PostgreSQL, passed over by the other nodes), its document made and sent, and the row marked
-//! SENT; if anything fails, nothing of it stays. A row that cannot be sent (the template
-//! changed or went, its starter left the team) is marked FAILED with the reason; a failure of
-//! the service (the disk, the database) leaves it PENDING for the next round.
+//! SENT. A row that cannot be sent (the template changed or went, its starter left the team) is
+//! marked FAILED with the reason in that same transaction, its half-made document undone (a
+//! savepoint, `send_row::attempt`); a failure of the service (the disk, the database) undoes
+//! the whole transaction and leaves the row PENDING for the next round.
 
 use std::time::Duration;
 
@@ -19,8 +20,8 @@ use crate::signing::templates::store as templates;
 use crate::teams::access;
 
 use super::model::{RowStatus, Run, RunStatus};
-use super::send_row::{Source, make_and_send};
-use super::{HOUR, Limits, reason, store};
+use super::send_row::{Source, attempt};
+use super::{HOUR, Limits, is_row_problem, reason, store};
 
 /// How often the worker looks for runs besides being woken.
 pub const EVERY: Duration = Duration::from_secs(5);
@@ -96,32 +97,11 @@ impl Worker {
     /// Sends the next row of run `id`, or marks it failed.
     async fn one(&self, id: BulkSendId) -> Result<Outcome, AppError> {
         let (app, limits) = (self.ctx.app.clone(), self.limits);
-        let tried = self
+        let outcome = self
             .ctx
             .db
             .write(move |tx| send_next(tx, id, limits, &app))
-            .await;
-        let outcome = match tried {
-            Ok(o) => o,
-            Err(e) if is_row_problem(&e) => {
-                // Undone: record why, on the row still PENDING (unless another node did).
-                let why = reason(&e);
-                let at = now();
-                let w = why.clone();
-                self.ctx
-                    .db
-                    .write(move |tx| {
-                        if let Some(row) = store::next_pending(tx, id)? {
-                            store::settle(tx, id, row.line, RowStatus::Failed, Some(&w), None, at)?;
-                        }
-                        store::finish_if_done(tx, id, at)?;
-                        Ok(())
-                    })
-                    .await?;
-                Outcome::Failed(why)
-            }
-            Err(e) => return Err(e),
-        };
+            .await?;
         if outcome == Outcome::Sent {
             self.ctx.workers.notices();
         }
@@ -179,7 +159,12 @@ fn send_next(tx: &Conn, id: BulkSendId, limits: Limits, app: &str) -> Result<Out
         send_email: run.send_email,
         app,
     };
-    let doc = make_and_send(tx, &source, &row.request, at)?;
+    // A refusal is undone and recorded on the row, in this same transaction and on this row.
+    let doc = match attempt(tx, &source, &row.request, at, true)? {
+        Ok(doc) => doc,
+        Err(e) if is_row_problem(&e) => return failed(reason(&e)),
+        Err(e) => return Err(e),
+    };
     if !store::settle(tx, id, row.line, RowStatus::Sent, None, Some(doc), at)? {
         return Err(AppError::Conflict("the row was taken meanwhile".into()));
     }
@@ -198,17 +183,4 @@ fn starter(run: &Run) -> Principal {
             None => ActsFor::Personal,
         },
     }
-}
-
-/// Whether `e` says the row cannot be sent (as against the service failing for now).
-fn is_row_problem(e: &AppError) -> bool {
-    matches!(
-        e,
-        AppError::BadRequest { .. }
-            | AppError::Forbidden(_)
-            | AppError::NotFound(_)
-            | AppError::Unauthorized(_)
-            | AppError::Gone(_)
-            | AppError::Unprocessable { .. }
-    )
 }
