@@ -116,6 +116,9 @@ async function desktop() {
   await page.getByRole('heading', { name: 'Lease for Flat 3' }).waitFor();
   await page.getByText('Waiting for signatures').waitFor();
   await page.getByText('You sent the document for signing').waitFor();
+  // A pending document's pages are drawn again with their fields once the document is read:
+  // the server's plain images are replaced, so take the images after that.
+  await page.locator('#doc-pages .ed-pages').waitFor();
   const imgs = page.getByRole('img', { name: /Page \d of 3/ });
   assert.equal(await imgs.count(), 3, 'three page previews');
   assert.equal(await imgs.first().getAttribute('loading'), 'lazy');
