@@ -1,6 +1,6 @@
 -- Docket database schema: the schema of a new database (embedded in the binary).
 --
--- Version 32 (PRAGMA user_version). A database of an older version is upgraded at start by the
+-- Version 33 (PRAGMA user_version). A database of an older version is upgraded at start by the
 -- numbered migrations in src/db/migrations/, each in one transaction, after an automatic backup.
 -- When you change this file, add the matching migration and bump db::migrate::LATEST; a unit
 -- test checks that the oldest schema plus every migration equals this file.
@@ -604,7 +604,11 @@ CREATE TABLE webhooks (
     -- 0: switched off by its owner (v21): no deliveries are queued for it
     enabled     INTEGER NOT NULL DEFAULT 1,
     -- Made in a team's settings: gets the team's events (v25)
-    team_id     INTEGER REFERENCES teams (id)
+    team_id     INTEGER REFERENCES teams (id),
+    -- 1: made through the scheduling service's API v1 routes (`/v1/hooks`, v33); `app` is then
+    -- 'API'. Its booking deliveries take that service's shape, or its `payload_template`
+    cal_v1      INTEGER NOT NULL DEFAULT 0,
+    payload_template TEXT
 );
 CREATE INDEX webhooks_user ON webhooks (user_id);
 CREATE INDEX webhooks_team ON webhooks (team_id) WHERE team_id IS NOT NULL;

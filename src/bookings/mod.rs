@@ -1,6 +1,7 @@
 //! Bookings: a user's meetings with attendees, the rules for creating, listing and cancelling
 //! them (plain functions over the values a caller sent), and their table (`store`).
 
+pub mod cal_hook;
 pub mod details;
 pub mod manage;
 pub mod store;

@@ -233,6 +233,20 @@ pub fn newest(conn: &Conn, user_id: UserId, limit: u32) -> Result<Vec<Booking>, 
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// `user_id`'s bookings by id, oldest first: `limit` of them after the first `offset`.
+pub fn slice(
+    conn: &Conn,
+    user_id: UserId,
+    limit: u32,
+    offset: i64,
+) -> Result<Vec<Booking>, AppError> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "{SELECT} WHERE b.user_id = ?1 ORDER BY b.id LIMIT ?2 OFFSET ?3"
+    ))?;
+    let rows = stmt.query_map(params![user_id, limit, offset], from_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
 /// How many bookings `list_json` would page through (counted by a trigger:
 /// `crate::core::db::counts`).
 pub fn count(conn: &Conn, user_id: UserId, status: Option<Status>) -> Result<i64, AppError> {

@@ -16,8 +16,9 @@ use crate::{outbox::webhooks::payload::Envelope, outbox::webhooks::payload::body
 
 /// Queues one delivery of `event` per endpoint of `user` subscribed to it, in the caller's
 /// transaction. An endpoint made through the Zapier route gets the booking itself, in the flat
-/// shape the scheduling service's Zapier app maps (`ZapierBooking`); any other the envelope
-/// around the booking as the API shows it.
+/// shape the scheduling service's Zapier app maps (`ZapierBooking`); one made through that
+/// service's API v1 routes its webhook shape (`cal_hook`); any other the envelope around the
+/// booking as the API shows it.
 pub fn enqueue(
     conn: &Conn,
     user_id: UserId,
@@ -30,6 +31,7 @@ pub fn enqueue(
     webhooks::enqueue(conn, &owner, event, now, |hook| match hook.app {
         App::Zapier => body(&ZapierBooking::of(booking)),
         App::Api => body(&Envelope::new(event, booking, now, &hook.url)),
+        App::Cal => super::cal_hook::body(event, booking, now, hook.payload_template.as_deref()),
     })
 }
 
@@ -127,13 +129,13 @@ impl ZapierBooking {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::bookings::details::Answers;
     use crate::bookings::{Attendee, Organizer};
 
     /// A booking with one attendee and one answer.
-    fn booking() -> Booking {
+    pub(in crate::bookings) fn booking() -> Booking {
         let mut responses = Map::new();
         responses.insert(
             "notes".into(),

@@ -19,8 +19,19 @@ pub enum Format {
 
 /// JSON for the APIs and machine endpoints, HTML for the pages people visit.
 pub fn format_for(path: &str) -> Format {
-    let json_prefixes = ["/api/", "/.well-known/"];
-    let json_paths = ["/api", "/healthz", "/readyz", "/listBookings"];
+    // The scheduling service's API v1 answers under `/v1/` and its bare names (`http::api::cal_v1`).
+    let json_prefixes = ["/api/", "/.well-known/", "/v1/", "/hooks/", "/webhooks/"];
+    let json_paths = [
+        "/api",
+        "/healthz",
+        "/readyz",
+        "/listBookings",
+        "/hooks",
+        "/webhooks",
+        "/memberships",
+        "/me",
+        "/bookings",
+    ];
     // A signing link's page is HTML; the calls it makes under `/sign/<token>/` are JSON.
     let signing_call = path
         .strip_prefix("/sign/")

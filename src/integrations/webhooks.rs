@@ -58,11 +58,31 @@ pub async fn create(
         secrets,
         who,
         (&new.url, new.events, &new.secret),
-        App::Api,
+        Made::by(App::Api),
         (max, from),
     )
     .await?;
     Ok((hook, new.secret))
+}
+
+/// Through which route an endpoint is made, and how it starts.
+pub(crate) struct Made {
+    pub app: App,
+    /// `false`: made switched off.
+    pub enabled: bool,
+    /// The scheduling service's payload template (`App::Cal` only).
+    pub payload_template: Option<String>,
+}
+
+impl Made {
+    /// Made through `app`'s route, switched on, without a template.
+    pub fn by(app: App) -> Made {
+        Made {
+            app,
+            enabled: true,
+            payload_template: None,
+        }
+    }
 }
 
 /// Stores a new endpoint of `who` at `url` for `events` with `secret` (sealed), at most `max`
@@ -75,7 +95,7 @@ pub(crate) async fn insert(
     secrets: &SecretBox,
     who: &Principal,
     (url, events, secret): (&str, Vec<Event>, &str),
-    app: App,
+    made: Made,
     (max, from): (u32, Source),
 ) -> Result<Webhook, AppError> {
     ctx.admit_new_work()?;
@@ -98,7 +118,9 @@ pub(crate) async fn insert(
                 url: &url,
                 events: &events,
                 sealed_secret: &sealed,
-                app,
+                app: made.app,
+                enabled: made.enabled,
+                payload_template: made.payload_template.as_deref(),
             };
             let hook = store::insert(tx, &owner, &new, max, t)?;
             if hook.grant.is_none() {

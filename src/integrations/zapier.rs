@@ -66,7 +66,15 @@ pub async fn subscribe(
     who.require(manage::scope_for(event))?;
     let secret = generate_secret();
     let what = (url.as_str(), vec![event], secret.as_str());
-    manage::insert(ctx, secrets, who, what, App::Zapier, (max, from)).await
+    manage::insert(
+        ctx,
+        secrets,
+        who,
+        what,
+        manage::Made::by(App::Zapier),
+        (max, from),
+    )
+    .await
 }
 
 /// Deletes `who`'s endpoint `id`; `only_zapier`: only one made through a Zapier route (404

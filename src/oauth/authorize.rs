@@ -136,13 +136,6 @@ pub fn validate(p: &Params, client: Option<Client>) -> Result<Valid, Invalid> {
     let state = p.state.clone().filter(|s| !s.is_empty());
     let asked = requested_scopes(p, &client).map_err(|d| fail("invalid_scope", &d))?;
     let code_challenge = code_challenge(p).map_err(|d| fail("invalid_request", d))?;
-    if state.is_none() && code_challenge.is_none() {
-        // Without either, nothing ties the redirect to the browser that started the flow.
-        return Err(fail(
-            "invalid_request",
-            "state is required (or use PKCE: code_challenge)",
-        ));
-    }
     if client.public && code_challenge.is_none() {
         return Err(fail(
             "invalid_request",
@@ -161,6 +154,15 @@ pub fn validate(p: &Params, client: Option<Client>) -> Result<Valid, Invalid> {
         // as sent, it is just text anyone can add to the URL.
         login_since: None,
     };
+    if state.is_none() && code_challenge.is_none() && interaction.prompt.none {
+        // Without state or PKCE nothing ties the redirect to the browser that started the
+        // flow, so the user's click on the consent page is what stands between a request
+        // forged by another site and a code: such a request always shows the page.
+        return Err(fail(
+            "invalid_request",
+            "prompt=none needs state or PKCE (code_challenge)",
+        ));
+    }
     // A hint is only ever a convenience: one no address could be is dropped, not refused.
     let login_hint = p
         .login_hint
@@ -348,6 +350,16 @@ mod tests {
         p.code_challenge = Some("E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM".into());
         p.code_challenge_method = Some("S256".into());
         assert_eq!(validate(&p, Some(client(true))).unwrap().state, None);
+        // Nor without it, as the scheduling service's own clients send it (the consent
+        // page's click then protects); `state=undefined` is a state like any other.
+        let mut p = params();
+        p.state = None;
+        assert_eq!(validate(&p, Some(client(false))).unwrap().state, None);
+        p.state = Some("undefined".into());
+        assert_eq!(
+            validate(&p, Some(client(false))).unwrap().state.as_deref(),
+            Some("undefined")
+        );
     }
 
     #[test]
@@ -369,6 +381,7 @@ mod tests {
         };
         let mut p = params();
         p.state = None;
+        p.prompt = Some("none".into());
         assert_eq!(code(&p, false), "invalid_request");
         let mut p = params();
         p.scope = Some("WRITE_DOCUMENT".into());

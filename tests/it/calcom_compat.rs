@@ -1,7 +1,7 @@
 //! Requests written for the scheduling service's OAuth interface, sent unchanged but for the
 //! base URL and the client's credentials: an authorization without `redirect_uri` (the app has
-//! one registered), without `scope`, or without `state` where PKCE protects the flow, and the
-//! identity check by POST.
+//! one registered), without `scope`, or without `state` (the consent page's click then
+//! protects), and the identity check by POST.
 
 use serde_json::Value;
 
@@ -91,16 +91,58 @@ async fn several_registered_uris_must_be_named_and_a_named_code_needs_its_uri() 
     app.stop().await;
 }
 
+/// The scheduling service's clients leave `state` out, or send `state=undefined`, and get a
+/// code there (issue 57): RFC 6749 recommends `state` to the client, the provider does not need
+/// it. Such a request always shows the consent page, whose click is then what stands between a
+/// request forged by another site and a code, so `prompt=none` without `state` or PKCE is
+/// refused. (Until issue 57 a request with neither was refused outright.)
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn without_state_pkce_is_needed_and_the_redirect_carries_no_state() {
+async fn without_state_the_consent_click_gives_a_code_and_the_redirect_carries_no_state() {
     let app = TestApp::spawn().await;
     let (id, secret) = setup(&app, &[]);
     let cookie = sign_in(&app, "ada@example.com", PASSWORD).await.unwrap();
-    // Neither state nor PKCE: refused at the app's redirect URI.
+    let redeem = |code: String, verifier: Option<String>| {
+        let (id, secret) = (id.clone(), secret.clone());
+        let app = &app;
+        async move {
+            let mut form = vec![
+                ("grant_type", "authorization_code".to_string()),
+                ("code", code),
+                ("client_id", id),
+                ("client_secret", secret),
+            ];
+            if let Some(v) = verifier {
+                form.push(("code_verifier", v));
+            }
+            let form: Vec<(&str, &str)> = form.iter().map(|(k, v)| (*k, v.as_str())).collect();
+            let (access, _) = pair(token(app, &form).await).await;
+            assert!(!access.is_empty());
+        }
+    };
+    // Neither state nor PKCE, as the other service's clients send it: the consent page, then a
+    // code at the app's redirect URI, which carries no state.
     let bare = authorize_url(&app, &[("client_id", &id), ("scope", "READ_PROFILE")]);
+    let q = consent(&app, &cookie, &bare, "allow").await;
+    assert!(!q.contains_key("state"), "{q:?}");
+    redeem(q["code"].clone(), None).await;
+    // `state=undefined` is a state like any other, and comes back as sent.
+    let undefined = authorize_url(&app, &[("client_id", &id), ("state", "undefined")]);
+    let q = consent(&app, &cookie, &undefined, "allow").await;
+    assert_eq!(q["state"], "undefined");
+    redeem(q["code"].clone(), None).await;
+    // A silent request (`prompt=none`, everything already allowed) with neither would give a
+    // code without any click: refused at the app's redirect URI.
+    let silent = authorize_url(
+        &app,
+        &[
+            ("client_id", &id),
+            ("scope", "READ_PROFILE"),
+            ("prompt", "none"),
+        ],
+    );
     let resp = app
         .client
-        .get(&bare)
+        .get(&silent)
         .header("cookie", &cookie)
         .send()
         .await
@@ -108,7 +150,8 @@ async fn without_state_pkce_is_needed_and_the_redirect_carries_no_state() {
     assert_eq!(resp.status(), 303);
     let location = resp.headers()["location"].to_str().unwrap();
     assert!(location.contains("error=invalid_request"), "{location}");
-    // With PKCE: the code comes back without a state.
+    assert!(!location.contains("code="), "{location}");
+    // With PKCE: the code comes back without a state, silently too.
     let verifier = "v".repeat(64);
     let challenge = {
         use base64::Engine;
@@ -126,15 +169,7 @@ async fn without_state_pkce_is_needed_and_the_redirect_carries_no_state() {
     );
     let q = consent(&app, &cookie, &url, "allow").await;
     assert!(!q.contains_key("state"), "{q:?}");
-    let form = [
-        ("grant_type", "authorization_code"),
-        ("code", q["code"].as_str()),
-        ("client_id", &id),
-        ("client_secret", &secret),
-        ("code_verifier", &verifier),
-    ];
-    let (access, _) = pair(token(&app, &form).await).await;
-    assert!(!access.is_empty());
+    redeem(q["code"].clone(), Some(verifier)).await;
     app.stop().await;
 }
 

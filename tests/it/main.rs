@@ -61,6 +61,7 @@ mod login_limits;
 mod mail;
 mod mail_links;
 mod multipart_limits;
+mod n8n_cal;
 mod oauth_flow;
 mod oauth_rules;
 mod oidc;

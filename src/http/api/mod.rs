@@ -1,9 +1,11 @@
 //! The JSON APIs: `/api/v1` (documents, templates, sending, webhooks, bookings, the OpenAPI
 //! document), the signing link's calls under `/sign/<token>/`, uploads to signed URLs, and the
-//! routes Zapier's apps and the scheduling integrations call.
+//! routes Zapier's apps and the scheduling integrations call (among them the scheduling
+//! service's API v1, under `/v1/` and its bare names).
 
 pub mod bookings;
 pub mod bulk_sends;
+pub mod cal_v1;
 pub mod documents;
 pub mod moves;
 pub mod multipart_limits;
@@ -48,6 +50,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(webhooks::routes(state.clone()))
         .unify()
         .or(zapier::routes(state.clone()))
+        .unify()
+        .or(cal_v1::routes(state.clone()))
         .unify()
         .or(openapi::routes(state.clone()))
         .unify()

@@ -12,22 +12,34 @@ pub use super::log::{Delivery, DeliveryStatus, Kind, deliveries};
 use crate::core::error::AppError;
 use crate::core::timefmt::iso8601;
 
-/// Through which route an endpoint was made: docket's webhook API, or a Zapier REST-hook
-/// route (whose deliveries take the shapes Zapier's apps map).
+/// Through which route an endpoint was made: docket's webhook API, a Zapier REST-hook route
+/// (whose deliveries take the shapes Zapier's apps map), or the scheduling service's API v1
+/// (`/v1/hooks`: its shape, or the endpoint's payload template). The last is stored as
+/// `app = 'API'` with `cal_v1 = 1` (`APP`, read back as `CAL`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum App {
     Api,
     Zapier,
+    Cal,
 }
 
 impl App {
-    pub const ALL: [App; 2] = [App::Api, App::Zapier];
+    pub const ALL: [App; 3] = [App::Api, App::Zapier, App::Cal];
 
     pub fn as_str(self) -> &'static str {
         match self {
             App::Api => "API",
             App::Zapier => "ZAPIER",
+            App::Cal => "CAL",
+        }
+    }
+
+    /// The value of the `app` column (whose check knows only the first two).
+    fn stored(self) -> App {
+        match self {
+            App::Cal => App::Api,
+            other => other,
         }
     }
 
@@ -57,6 +69,9 @@ pub struct Webhook {
     /// The team it belongs to (`None`: personal): it gets the team's document events.
     #[serde(skip)]
     pub team: Option<TeamId>,
+    /// The scheduling service's payload template (`App::Cal` only; `None`: its own shape).
+    #[serde(skip)]
+    pub payload_template: Option<String>,
 }
 
 /// What a new endpoint is.
@@ -65,6 +80,9 @@ pub struct NewEndpoint<'a> {
     pub events: &'a [Event],
     pub sealed_secret: &'a [u8],
     pub app: App,
+    /// `false`: made switched off.
+    pub enabled: bool,
+    pub payload_template: Option<&'a str>,
 }
 
 /// Whose webhooks a caller sees: the owner's credential sees all of the workspace's (the
@@ -115,8 +133,9 @@ pub fn insert(
         )));
     }
     let inserted_id = tx.insert(
-        "INSERT INTO webhooks (user_id, url, events, secret, created_at, grant_id, app, team_id)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        "INSERT INTO webhooks (user_id, url, events, secret, created_at, grant_id, app, team_id,
+                               cal_v1, payload_template, enabled)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         params![
             owner.owner.user(),
             new.url,
@@ -124,8 +143,11 @@ pub fn insert(
             new.sealed_secret,
             now,
             owner.grant,
-            new.app,
+            new.app.stored(),
             owner.owner.team(),
+            new.app == App::Cal,
+            new.payload_template,
+            new.enabled,
         ],
     )?;
     Ok(Webhook {
@@ -133,15 +155,18 @@ pub fn insert(
         url: new.url.to_string(),
         events: new.events.to_vec(),
         created_at: iso8601(now),
-        enabled: true,
+        enabled: new.enabled,
         grant: owner.grant,
         app: new.app,
         team: owner.owner.team(),
+        payload_template: new.payload_template.map(str::to_string),
     })
 }
 
-const COLUMNS: &str =
-    "w.id, w.url, w.events, w.created_at, w.grant_id, w.app, w.enabled, w.team_id";
+const COLUMNS: &str = concat!(
+    "w.id, w.url, w.events, w.created_at, w.grant_id, ",
+    "CASE WHEN w.cal_v1 = 1 THEN 'CAL' ELSE w.app END, w.enabled, w.team_id, w.payload_template"
+);
 
 fn webhook(r: &crate::core::db::Row<'_>) -> crate::core::db::Result<Webhook> {
     let events: String = r.get(2)?;
@@ -156,6 +181,7 @@ fn webhook(r: &crate::core::db::Row<'_>) -> crate::core::db::Result<Webhook> {
         app: r.get(5)?,
         enabled: r.get(6)?,
         team: r.get(7)?,
+        payload_template: r.get(8)?,
     })
 }
 
@@ -315,7 +341,8 @@ pub fn claim(tx: &Conn, now: i64, lease_until: i64, limit: i64) -> Result<Vec<Du
     // finds it, so grouping it per endpoint is cheap however long the history is.
     // Across nodes, the rows picked are locked until the lease is written (`claim_clause`).
     let mut stmt = tx.prepare_cached(&format!(
-        "SELECT d.id, d.event, w.url, w.secret, d.body, d.attempts, d.created_at, w.app
+        "SELECT d.id, d.event, w.url, w.secret, d.body, d.attempts, d.created_at,
+                CASE WHEN w.cal_v1 = 1 THEN 'CAL' ELSE w.app END
          FROM (SELECT MIN(id) AS id FROM webhook_deliveries
                WHERE status = 'PENDING' GROUP BY webhook_id) head
          JOIN webhook_deliveries d ON d.id = head.id

@@ -116,6 +116,7 @@ impl Row {
     fn of(w: &Webhook) -> Row {
         let origin = match (w.app, w.grant) {
             (App::Zapier, _) => Some("Made by Zapier"),
+            (App::Cal, _) => Some("Made through the Cal.com API (v1)"),
             (App::Api, Some(_)) => Some("Made by a connected app"),
             (App::Api, None) => None,
         };
