@@ -15,7 +15,7 @@ use crate::core::timefmt::iso8601;
 /// Through which route an endpoint was made: docket's webhook API, a Zapier REST-hook route
 /// (whose deliveries take the shapes Zapier's apps map), or the scheduling service's API v1
 /// (`/v1/hooks`: its shape, or the endpoint's payload template). The last is stored as
-/// `app = 'API'` with `cal_v1 = 1` (`APP`, read back as `CAL`).
+/// `app = 'API'` with `cal_v1 = 1`, and read back as `CAL`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum App {
