@@ -182,9 +182,35 @@ pub fn member<T: DeserializeOwned>(obj: &Value, key: &str) -> Given<T> {
 }
 
 /// A whole number sent as a JSON number or as text holding one (`"12"`), as clients hand
-/// back ids they were given as text.
+/// back ids they were given as text; a number with a fraction of zero (`12.0`, `"12.0"`) too,
+/// as generated clients that keep every number as a float send it. `12.5` is no whole number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Int(pub i64);
+
+impl Int {
+    /// `text` as a whole number: `12`, `12.0`, with spaces around.
+    pub fn parse(text: &str) -> Option<Int> {
+        let t = text.trim();
+        if let Ok(n) = t.parse::<i64>() {
+            return Some(Int(n));
+        }
+        // Only a plain decimal with a zero fraction: no exponent, no sign games, no infinity.
+        let (whole, fraction) = t.split_once('.')?;
+        let digits = whole.strip_prefix('-').unwrap_or(whole);
+        let plain = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
+        (plain && !fraction.is_empty() && fraction.bytes().all(|b| b == b'0'))
+            .then(|| whole.parse().ok().map(Int))
+            .flatten()
+    }
+}
+
+impl std::str::FromStr for Int {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Int::parse(s).ok_or_else(|| format!("{s:?} is not a whole number"))
+    }
+}
 
 impl<'de> Deserialize<'de> for Int {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -192,11 +218,18 @@ impl<'de> Deserialize<'de> for Int {
         #[serde(untagged)]
         enum Form {
             Number(i64),
+            Float(f64),
             Text(String),
         }
+        let whole = |f: f64| {
+            (f.fract() == 0.0 && f.abs() < 9_007_199_254_740_992.0).then_some(Int(f as i64))
+        };
         match Form::deserialize(d)? {
             Form::Number(n) => Ok(Int(n)),
-            Form::Text(s) => s.trim().parse().map(Int).map_err(|_| {
+            Form::Float(f) => whole(f).ok_or_else(|| {
+                serde::de::Error::invalid_value(serde::de::Unexpected::Float(f), &"a whole number")
+            }),
+            Form::Text(s) => Int::parse(&s).ok_or_else(|| {
                 serde::de::Error::invalid_value(serde::de::Unexpected::Str(&s), &"a whole number")
             }),
         }
@@ -264,10 +297,23 @@ mod tests {
             (r#"{"id": " 7 "}"#, Some(7)),
             (r#"{"id": "x"}"#, None),
             (r#"{"id": 1.5}"#, None),
+            // Clients that keep every number as a float.
+            (r#"{"id": 7.0}"#, Some(7)),
+            (r#"{"id": "7.0"}"#, Some(7)),
+            (r#"{"id": "-3.00"}"#, Some(-3)),
+            (r#"{"id": "7.5"}"#, None),
+            (r#"{"id": "7."}"#, None),
+            (r#"{"id": ".0"}"#, None),
+            (r#"{"id": "7e0"}"#, None),
+            (r#"{"id": "inf"}"#, None),
+            (r#"{"id": 1e300}"#, None),
         ] {
             let s: Shape = from_slice(body.as_bytes()).unwrap();
             assert_eq!(s.id.valid().map(|i| i.0), id, "{body}");
         }
+        // In a path or a query, as text.
+        assert_eq!("7.0".parse::<Int>(), Ok(Int(7)));
+        assert!("7.25".parse::<Int>().is_err());
     }
 
     #[test]

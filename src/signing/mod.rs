@@ -4,6 +4,7 @@
 
 pub mod bulk;
 pub mod documents;
+pub mod envelope_ids;
 pub mod pdf;
 pub mod templates;
 pub mod uploads;
