@@ -49,6 +49,7 @@ mod documents;
 mod draft_edits;
 mod editor_browser;
 mod editor_pages;
+mod embedding;
 mod error_pages;
 mod factor_guard;
 mod fill_shapes;
