@@ -147,6 +147,21 @@ async fn each_workspace_lists_the_sites_that_may_frame_its_signing_pages() {
         "{body}"
     );
     assert!(!body.contains("site-header"), "no chrome in a frame");
+    // The component's language, when Docket has it; the document's otherwise.
+    let de = app
+        .get(&format!("{personal}?lang=de"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(de.contains(r#"<html lang="de">"#), "{de}");
+    let xx = app
+        .get(&format!("{personal}?lang=xx"))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(xx.contains(r#"<html lang="en">"#), "{xx}");
 
     // The team's document keeps its own (empty) list, then takes the team's.
     assert_eq!(framing(&app, &teams).await.1, NONE);
@@ -358,4 +373,35 @@ async fn a_recipient_empties_a_field_before_finishing() {
     assert_eq!(s, 409);
     let (_, state) = ann.state().await;
     assert_eq!(inserted(&state, signature), json!(true));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_document_that_asks_for_an_account_offers_its_own_window_in_a_frame() {
+    let app = TestApp::spawn_with(&["--tls", "off"]).await;
+    let owner = app.user_with_key("owner@example.com", "standard");
+    let (_, token, _) = crate::recipient_auth::sent(
+        &owner,
+        "ann@example.com",
+        json!({"globalAccessAuth": "ACCOUNT"}),
+        Value::Null,
+    )
+    .await;
+    let path = format!("/embed/sign/{token}");
+    let (s, a, xfo) = framing(&app, &path).await;
+    assert_eq!((s, a.as_str(), xfo), (200, NONE, None));
+    let html = app.get(&path).await.text().await.unwrap();
+    assert!(
+        html.contains("asks you to sign in to your Docket account for ann@example.com"),
+        "{html}"
+    );
+    assert!(
+        html.contains(&format!(
+            r#"id="open-own-window" href="/sign/{token}" target="_blank""#
+        )),
+        "{html}"
+    );
+    assert!(
+        !html.contains(r#"id="signing""#),
+        "no fields before the sign-in"
+    );
 }
