@@ -1,6 +1,6 @@
 -- Docket database schema: the schema of a new database (embedded in the binary).
 --
--- Version 33 (PRAGMA user_version). A database of an older version is upgraded at start by the
+-- Version 34 (PRAGMA user_version). A database of an older version is upgraded at start by the
 -- numbered migrations in src/db/migrations/, each in one transaction, after an automatic backup.
 -- When you change this file, add the matching migration and bump db::migrate::LATEST; a unit
 -- test checks that the oldest schema plus every migration equals this file.
@@ -39,7 +39,10 @@ CREATE TABLE users (
     language        TEXT CHECK (language IN ('en', 'de', 'fr', 'es', 'it', 'nl', 'pl', 'pt')),
     -- The deadline this account's new documents take (JSON, as
     -- meta.envelopeExpirationPeriod; NULL: none) (v30).
-    expiration_period TEXT
+    expiration_period TEXT,
+    -- The origins that may frame the signing pages of this account's documents, one a line
+    -- (v34); NULL: none.
+    frame_origins   TEXT
 );
 
 -- Teams (v25): a few people who share documents, templates, API tokens and webhooks. A row of
@@ -57,7 +60,8 @@ CREATE TABLE teams (
     time_zone     TEXT,                          -- an IANA name
     redirect_url  TEXT,                          -- an absolute http(s) URL, normalised
     language      TEXT CHECK (language IN ('en', 'de', 'fr', 'es', 'it', 'nl', 'pl', 'pt')), -- v28
-    expiration_period TEXT                       -- JSON, as meta.envelopeExpirationPeriod (v30)
+    expiration_period TEXT,                      -- JSON, as meta.envelopeExpirationPeriod (v30)
+    frame_origins TEXT                           -- origins that may frame its signing pages, one a line (v34)
 );
 CREATE TABLE team_members (
     team_id    INTEGER NOT NULL REFERENCES teams (id) ON DELETE CASCADE,

@@ -111,6 +111,7 @@ const INSIDE: &[(&str, &[&str])] = &[
     (
         "signing",
         &[
+            "envelope_ids",
             "pdf",
             "documents",
             "templates",

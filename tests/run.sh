@@ -53,8 +53,9 @@ install_tools() {
     as_root apt-get update -qq
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq jq curl openssl >/dev/null
   fi
-  if ! [ -d tests/browser/node_modules/playwright-core ] || ! [ -d tests/browser/node_modules/axe-core ]; then
-    echo "== [${SECONDS}s] installing playwright-core (no browser download) and axe-core"
+  if ! [ -d tests/browser/node_modules/playwright-core ] || ! [ -d tests/browser/node_modules/axe-core ] \
+    || ! [ -d tests/browser/node_modules/@documenso/embed-react ] || ! [ -d tests/browser/node_modules/esbuild ]; then
+    echo "== [${SECONDS}s] installing playwright-core (no browser download), axe-core, and for the embedding test @documenso/embed-react, react and esbuild"
     (cd tests/browser && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
   fi
 

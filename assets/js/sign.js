@@ -5,6 +5,13 @@
 // holds the finishing buttons. Recipient authentication (the banner, the way to set up a
 // missing factor, the proof a finishing action carries) is in `sign-auth.js`; the elements and
 // dialogs in `sign-ui.js`.
+//
+// The page says what happens on its section as `signing:<name>` events (`ready`,
+// `field-signed`, `field-unsigned`, `completed`, `rejected`, `error`), which the embedded page
+// (`embed.js`) passes on to the framing site. There (`data-embed`) the section also carries
+// the embedding component's presets: `data-preset-name` and `data-preset-email` (with
+// `data-lock-name`, `data-lock-email`) for NAME and EMAIL fields, and `data-reject="no"` when
+// the site does not offer rejecting; the sender's redirect is the framing site's to make.
 
 import { sentence } from './messages.js';
 import { t } from './i18n.js';
@@ -21,7 +28,14 @@ function start() {
   if (!root) return;
   const token = root.dataset.token;
   const base = '/sign/' + encodeURIComponent(token);
+  const preset = root.dataset;
+  const embedded = 'embed' in preset;
   let state = null;
+  let ready = false;
+
+  const emit = (name, detail) => root.dispatchEvent(new CustomEvent('signing:' + name, { detail }));
+  // What `document-completed` and `document-rejected` carry.
+  const ids = () => ({ token, documentId: state.document.id, recipientId: state.recipient.id });
 
   let drawnVersion = Date.now();
 
@@ -180,7 +194,9 @@ function start() {
         type: 'button', class: 'button primary', id: 'complete', disabled: done < required.length, onclick: complete,
       }, ACTION[me.role]));
     }
-    buttons.append(el('button', { type: 'button', class: 'button danger-outline', id: 'reject', onclick: rejectDialog }, t('script-reject')));
+    if (preset.reject !== 'no') {
+      buttons.append(el('button', { type: 'button', class: 'button danger-outline', id: 'reject', onclick: rejectDialog }, t('script-reject')));
+    }
     bar.append(buttons);
     return bar;
   }
@@ -265,8 +281,17 @@ function start() {
   async function save(f, body) {
     await call('/fields/' + f.id, body);
     drawnVersion = Date.now();
+    emit('field-signed', { fieldId: f.id, value: body.value ?? body.typed ?? body.signature ?? null, isBase64: !!body.signature });
     await reload();
     // Back on the field just filled once the dialog has closed, ready for "Next field".
+    setTimeout(() => focusField(f.id, false), 0);
+  }
+
+  // Empties a filled field again (the dialog's "Clear").
+  async function unfill(f) {
+    await request('DELETE', base + '/fields/' + f.id, {});
+    emit('field-unsigned', { fieldId: f.id });
+    await reload();
     setTimeout(() => focusField(f.id, false), 0);
   }
 
@@ -277,20 +302,28 @@ function start() {
   function edit(f) {
     const meta = f.fieldMeta || {};
     const me = state.recipient;
+    // A filled field's dialog offers to empty it.
+    const extra = f.inserted ? { clear: () => unfill(f) } : undefined;
     switch (f.type) {
       case 'SIGNATURE': case 'FREE_SIGNATURE': case 'INITIALS':
-        return signatureDialog(f);
+        return signatureDialog(f, extra);
       case 'NAME': case 'EMAIL': case 'TEXT': {
         const who = f.forRecipient || me;
-        const initial = f.value || (f.type === 'NAME' ? who.name : f.type === 'EMAIL' ? who.email : (meta.text || ''));
+        // The embedding site's presets speak for this recipient, not for those after them.
+        const mine = !f.forRecipient;
+        const name = (mine && preset.presetName) || who.name;
+        const email = (mine && preset.presetEmail) || who.email;
+        const locked = mine && ((f.type === 'NAME' && 'lockName' in preset) || (f.type === 'EMAIL' && 'lockEmail' in preset));
+        const initial = locked ? (f.type === 'NAME' ? name : email)
+          : f.value || (f.type === 'NAME' ? name : f.type === 'EMAIL' ? email : (meta.text || ''));
         return dialog(fieldLabel(f), (form) => {
-          const attrs = { id: 'field-input', name: 'value', value: initial, required: true,
+          const attrs = { id: 'field-input', name: 'value', value: initial, required: true, readonly: locked,
             type: f.type === 'EMAIL' ? 'email' : 'text', autocomplete: f.type === 'NAME' ? 'name' : f.type === 'EMAIL' ? 'email' : 'off',
             maxlength: meta.characterLimit || null, placeholder: meta.placeholder || null };
           const input = el('input', attrs);
           form.append(el('label', { for: 'field-input' }, fieldLabel(f)), input);
           return () => ({ value: input.value });
-        }, (v) => save(f, v));
+        }, (v) => save(f, v), undefined, extra);
       }
       case 'NUMBER':
         return dialog(fieldLabel(f), (form) => {
@@ -298,7 +331,7 @@ function start() {
             min: meta.minValue ?? null, max: meta.maxValue ?? null, value: f.value || (meta.value ?? '') });
           form.append(el('label', { for: 'field-input' }, fieldLabel(f)), input);
           return () => ({ value: input.value });
-        }, (v) => save(f, v));
+        }, (v) => save(f, v), undefined, extra);
       case 'SELECT':
       case 'DROPDOWN':
         return dialog(fieldLabel(f), (form) => {
@@ -307,7 +340,7 @@ function start() {
             options(f).map((o) => el('option', { value: o, selected: (f.value || meta.defaultValue) === o }, o)));
           form.append(el('label', { for: 'field-input' }, fieldLabel(f)), select);
           return () => ({ value: select.value });
-        }, (v) => save(f, v));
+        }, (v) => save(f, v), undefined, extra);
       case 'RADIO':
         return dialog(fieldLabel(f), (form) => {
           const set = el('fieldset', {}, el('legend', {}, fieldLabel(f)));
@@ -321,7 +354,7 @@ function start() {
             const c = form.querySelector('input[name=choice]:checked');
             return { value: c ? c.value : '' };
           };
-        }, (v) => save(f, v));
+        }, (v) => save(f, v), undefined, extra);
       case 'CHECKBOX': {
         let current = [];
         try { current = f.value ? JSON.parse(f.value) : []; } catch (_) { current = []; }
@@ -334,7 +367,7 @@ function start() {
           });
           form.append(set);
           return () => ({ value: [...form.querySelectorAll('input[name=box]:checked')].map((c) => c.value) });
-        }, (v) => save(f, v));
+        }, (v) => save(f, v), undefined, extra);
       }
       default:
         return undefined;
@@ -342,7 +375,7 @@ function start() {
   }
 
   // Draw with a pointer (mouse, pen, finger) or type the name; the keyboard reaches both.
-  function signatureDialog(f) {
+  function signatureDialog(f, extra) {
     dialog(fieldLabel(f), (form) => {
       const canvas = el('canvas', { class: 'sign-pad', width: 600, height: 200, tabindex: 0,
         'aria-label': t('script-pad') });
@@ -368,14 +401,14 @@ function start() {
         ctx.clearRect(0, 0, canvas.width, canvas.height); drawn = false;
       } }, t('script-clear'));
       const typed = el('input', { id: 'typed-signature', class: 'sign-typed-input', type: 'text', maxlength: 100, autocomplete: 'name',
-        placeholder: f.type === 'INITIALS' ? t('script-your-initials') : state.recipient.name });
+        placeholder: f.type === 'INITIALS' ? t('script-your-initials') : (preset.presetName || state.recipient.name) });
       form.append(canvas, clear, el('label', { for: 'typed-signature' }, t('script-or-type')), typed);
       return () => {
         if (typed.value.trim()) return { typed: typed.value.trim() };
         if (drawn) return { signature: canvas.toDataURL('image/png') };
         throw new Error(t('script-draw-or-type'));
       };
-    }, (v) => save(f, v));
+    }, (v) => save(f, v), undefined, extra);
   }
 
   // Whether the signed-in account has an authenticator app (else a code comes by e-mail).
@@ -391,6 +424,7 @@ function start() {
       const kind = (state.auth || {}).rejectAuth;
       await Auth.withProof(kind, t('script-reject-button'), state.recipient.email, call, async (auth) => {
         await call('/reject', auth ? { ...v, auth } : v);
+        emit('rejected', { ...ids(), reason: v.reason });
         finished(t('script-rejected'), 'info');
       }, hasApp());
     }, t('script-reject-button'));
@@ -403,6 +437,7 @@ function start() {
       const kind = (state.auth || {}).actionAuth;
       await Auth.withProof(kind, ACTION[state.recipient.role], state.recipient.email, call, async (auth) => {
         const done = await call('/complete', auth ? { auth } : {});
+        emit('completed', ids());
         afterComplete(done);
       }, hasApp());
       // A code dialog may still be open; the button works again if it is closed.
@@ -410,6 +445,7 @@ function start() {
     } catch (e) {
       button.disabled = false;
       say(problem(e), 'error');
+      emit('error', problem(e));
     }
   }
 
@@ -417,7 +453,7 @@ function start() {
   // "being prepared" until the sealed copy exists, then the copy to download (no reload).
   function afterComplete(done) {
     const url = state.document.redirectUrl;
-    if (url && /^https?:\/\//.test(url)) {
+    if (url && /^https?:\/\//.test(url) && !embedded) {
       window.location.assign(url);
       return;
     }
@@ -472,8 +508,13 @@ function start() {
     try {
       state = await call('/state');
       render();
+      if (!ready) {
+        ready = true;
+        emit('ready', null);
+      }
     } catch (e) {
       say(problem(e), 'error');
+      emit('error', problem(e));
     }
   }
 

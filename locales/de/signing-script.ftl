@@ -51,6 +51,7 @@ script-cancel = Abbrechen
 script-choose = Auswählen…
 script-pad = Unterschriftenfeld: Zeichnen Sie mit der Maus oder dem Finger, oder tippen Sie Ihre Unterschrift unten ein
 script-clear = Löschen
+script-clear-field = Feld leeren
 script-or-type = Oder eintippen
 script-your-initials = Ihre Initialen
 script-draw-or-type = Zeichnen oder tippen Sie zuerst Ihre Unterschrift.

@@ -44,3 +44,6 @@ direct-recorded = Ihr Name, Ihre Adresse und von wo Sie unterschreiben, werden i
 direct-expired = Das Formular ist abgelaufen. Bitte drücken Sie die Schaltfläche erneut.
 direct-bad-name = Geben Sie Ihren vollständigen Namen an (höchstens 200 Zeichen).
 direct-bad-email = Geben Sie eine gültige E-Mail-Adresse an.
+
+## A signing page in another site's frame (embedded).
+embed-open-window = In einem neuen Fenster öffnen

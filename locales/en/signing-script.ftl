@@ -52,6 +52,7 @@ script-cancel = Cancel
 script-choose = Choose…
 script-pad = Signature pad: draw with the mouse or a finger, or use the typed signature below
 script-clear = Clear
+script-clear-field = Empty this field
 script-or-type = Or type it
 script-your-initials = Your initials
 script-draw-or-type = Draw or type your signature first.

@@ -45,3 +45,6 @@ direct-recorded = Your name, address and where you sign from are recorded in the
 direct-expired = The form expired. Please press the button again.
 direct-bad-name = Give your full name (at most 200 characters).
 direct-bad-email = Give a valid e-mail address.
+
+## A signing page in another site's frame (embedded).
+embed-open-window = Open it in a new window

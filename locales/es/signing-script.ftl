@@ -51,6 +51,7 @@ script-cancel = Cancelar
 script-choose = Elija…
 script-pad = Área de firma: dibuje con el ratón o con el dedo, o use la firma escrita de abajo
 script-clear = Borrar
+script-clear-field = Vaciar este campo
 script-or-type = O escríbala
 script-your-initials = Sus iniciales
 script-draw-or-type = Primero dibuje o escriba su firma.

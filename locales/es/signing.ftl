@@ -44,3 +44,6 @@ direct-recorded = Su nombre, su dirección y desde dónde firma quedan registrad
 direct-expired = El formulario ha caducado. Pulse el botón de nuevo.
 direct-bad-name = Indique su nombre completo (200 caracteres como máximo).
 direct-bad-email = Indique una dirección de correo electrónico válida.
+
+## A signing page in another site's frame (embedded).
+embed-open-window = Abrirlo en una ventana nueva

@@ -51,6 +51,7 @@ script-cancel = Annuler
 script-choose = Choisissez…
 script-pad = Zone de signature : dessinez avec la souris ou le doigt, ou utilisez la signature saisie ci-dessous
 script-clear = Effacer
+script-clear-field = Vider ce champ
 script-or-type = Ou saisissez-la
 script-your-initials = Vos initiales
 script-draw-or-type = Dessinez ou saisissez d'abord votre signature.

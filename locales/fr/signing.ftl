@@ -44,3 +44,6 @@ direct-recorded = Votre nom, votre adresse et le lieu d'où vous signez sont con
 direct-expired = Le formulaire a expiré. Veuillez appuyer de nouveau sur le bouton.
 direct-bad-name = Indiquez votre nom complet (200 caractères au plus).
 direct-bad-email = Indiquez une adresse e-mail valide.
+
+## A signing page in another site's frame (embedded).
+embed-open-window = L’ouvrir dans une nouvelle fenêtre

@@ -51,6 +51,7 @@ script-cancel = Annulla
 script-choose = Scelga…
 script-pad = Area della firma: disegni con il mouse o con il dito, oppure usi la firma digitata qui sotto
 script-clear = Cancella
+script-clear-field = Svuota questo campo
 script-or-type = Oppure la digiti
 script-your-initials = Le sue iniziali
 script-draw-or-type = Prima disegni o digiti la sua firma.

@@ -44,3 +44,6 @@ direct-recorded = Il suo nome, il suo indirizzo e il luogo da cui firma sono reg
 direct-expired = Il modulo è scaduto. Prema di nuovo il pulsante.
 direct-bad-name = Indichi il suo nome completo (al massimo 200 caratteri).
 direct-bad-email = Indichi un indirizzo e-mail valido.
+
+## A signing page in another site's frame (embedded).
+embed-open-window = Aprilo in una nuova finestra

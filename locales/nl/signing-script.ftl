@@ -51,6 +51,7 @@ script-cancel = Annuleren
 script-choose = Kies…
 script-pad = Handtekeningvak: teken met de muis of uw vinger, of gebruik de getypte handtekening hieronder
 script-clear = Wissen
+script-clear-field = Dit veld leegmaken
 script-or-type = Of typ hem
 script-your-initials = Uw initialen
 script-draw-or-type = Teken of typ eerst uw handtekening.

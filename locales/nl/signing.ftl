@@ -44,3 +44,6 @@ direct-recorded = Uw naam, adres en de plaats vanwaar u ondertekent worden vastg
 direct-expired = Het formulier is verlopen. Druk nogmaals op de knop.
 direct-bad-name = Vul uw volledige naam in (hoogstens 200 tekens).
 direct-bad-email = Vul een geldig e-mailadres in.
+
+## A signing page in another site's frame (embedded).
+embed-open-window = Open het in een nieuw venster

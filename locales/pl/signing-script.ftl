@@ -51,6 +51,7 @@ script-cancel = Anuluj
 script-choose = Wybierz…
 script-pad = Pole podpisu: narysuj podpis myszą lub palcem albo użyj wpisanego podpisu poniżej
 script-clear = Wyczyść
+script-clear-field = Wyczyść to pole
 script-or-type = Lub wpisz go
 script-your-initials = Twoje inicjały
 script-draw-or-type = Najpierw narysuj lub wpisz podpis.

@@ -44,3 +44,6 @@ direct-recorded = Twoje imię i nazwisko, adres i miejsce, z którego podpisujes
 direct-expired = Formularz wygasł. Naciśnij przycisk ponownie.
 direct-bad-name = Podaj imię i nazwisko (najwyżej 200 znaków).
 direct-bad-email = Podaj prawidłowy adres e-mail.
+
+## A signing page in another site's frame (embedded).
+embed-open-window = Otwórz w nowym oknie

@@ -51,6 +51,7 @@ script-cancel = Cancelar
 script-choose = Escolha…
 script-pad = Área de assinatura: desenhe com o rato ou com o dedo, ou use a assinatura escrita abaixo
 script-clear = Limpar
+script-clear-field = Limpar este campo
 script-or-type = Ou escreva-a
 script-your-initials = As suas iniciais
 script-draw-or-type = Primeiro desenhe ou escreva a sua assinatura.

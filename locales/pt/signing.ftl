@@ -44,3 +44,6 @@ direct-recorded = O seu nome, o seu endereço e o local de onde assina ficam reg
 direct-expired = O formulário expirou. Carregue novamente no botão.
 direct-bad-name = Indique o seu nome completo (no máximo 200 caracteres).
 direct-bad-email = Indique um endereço de e-mail válido.
+
+## A signing page in another site's frame (embedded).
+embed-open-window = Abrir numa nova janela

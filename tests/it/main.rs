@@ -49,6 +49,8 @@ mod documents;
 mod draft_edits;
 mod editor_browser;
 mod editor_pages;
+mod embedding;
+mod embedding_browser;
 mod error_pages;
 mod factor_guard;
 mod fill_shapes;

@@ -53,6 +53,8 @@ const NOT_OWNERS: &[(&str, &str)] = &[
         "the signing link is the credential",
     ),
     ("/d/{}", "a template's direct link is public"),
+    ("/embed/sign/{}", "the signing link is the credential"),
+    ("/embed/direct/{}", "a template's direct link is public"),
     (
         "/invitations/{}",
         "the invitation's token is the credential",
@@ -331,6 +333,7 @@ fn form(shape: &str, s: &Space, rx: &Receiver) -> Result<Vec<(&'static str, Stri
             ("redirect_url", String::new()),
         ],
         "/settings/tokens" => vec![("name", "Taken".into()), ("expiry", "never".into())],
+        "/settings/embedding" => vec![("origins", "https://taken.example".into())],
         "/settings/webhooks" | "/settings/webhooks/{}" => hook(),
         "/settings/webhooks/{}/test" => vec![("event", "DOCUMENT_CREATED".into())],
         "/settings/members/invite" => vec![

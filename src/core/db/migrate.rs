@@ -9,7 +9,7 @@ use rusqlite::{Connection, TransactionBehavior};
 pub const SCHEMA: &str = include_str!("../../../schema.sql");
 
 /// The version `SCHEMA` describes.
-pub const LATEST: i64 = 33;
+pub const LATEST: i64 = 34;
 
 /// `(version, sql)`: what turns version `n - 1` into version `n`.
 pub const MIGRATIONS: &[(i64, &str)] = &[
@@ -48,6 +48,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     (31, include_str!("migrations/0031_emailed_codes.sql")),
     (32, include_str!("migrations/0032_bulk_sends.sql")),
     (33, include_str!("migrations/0033_cal_hooks.sql")),
+    (34, include_str!("migrations/0034_frame_origins.sql")),
 ];
 
 #[derive(Debug, thiserror::Error)]

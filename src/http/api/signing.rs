@@ -51,6 +51,14 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .and(s())
         .then(fill)
         .map(json_result);
+    let clear = warp::path!("sign" / String / "fields" / FieldId)
+        .and(warp::delete())
+        .and(crate::http::body::optional_json::<OrDefault<ActionRequest>>())
+        .and(crate::http::origin())
+        .and(session())
+        .and(s())
+        .then(clear)
+        .map(json_result);
     let complete = warp::path!("sign" / String / "complete")
         .and(warp::post())
         .and(crate::http::body::optional_json::<OrDefault<ActionRequest>>())
@@ -88,6 +96,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     state_call
         .or(fill)
         .unify()
+        .or(clear)
+        .unify()
         .or(complete)
         .unify()
         .or(reject)
@@ -121,6 +131,20 @@ async fn fill(
 ) -> Result<FieldSaved, AppError> {
     let call = call(visit(token, session), origin, None);
     link::fill(&state.ctx(), &state.factors, call, field, body.0.filled()).await
+}
+
+/// `DELETE /sign/<token>/fields/<fieldId>`: the field emptied again (the body, if any, is read
+/// and ignored).
+async fn clear(
+    token: String,
+    field: FieldId,
+    _body: OrDefault<ActionRequest>,
+    origin: Origin,
+    session: Option<String>,
+    state: AppState,
+) -> Result<FieldSaved, AppError> {
+    let call = call(visit(token, session), origin, None);
+    link::clear(&state.ctx(), &state.factors, call, field).await
 }
 
 /// `POST /sign/<token>/passkey-challenge`: a challenge for the recipient's passkey (the body,

@@ -155,8 +155,9 @@ fn next_ones(tr: Tr, people: &[String]) -> String {
     }
 }
 
-/// Counts the request against its client address's per-minute budget.
-async fn spend(state: &AppState, origin: &Origin) -> Result<(), AppError> {
+/// Counts the request against its client address's per-minute budget (the embedded page's
+/// too, `embed`).
+pub(super) async fn spend(state: &AppState, origin: &Origin) -> Result<(), AppError> {
     let client = crate::core::client_address::client_key(origin.ip.as_deref());
     let key = crate::core::crypto::sha256_hex(format!("direct link {client}"));
     state.limiter.check(&key, crate::core::db::now()).await

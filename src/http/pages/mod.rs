@@ -1,6 +1,6 @@
 //! The pages people visit, rendered on the server from askama templates: sign-in and account,
-//! the owner's web application (`app`), the signing and direct-link pages, and the embedded
-//! assets they load.
+//! the owner's web application (`app`), the signing and direct-link pages (and `embed`, the
+//! same in a frame), and the embedded assets they load.
 
 pub mod account;
 pub mod account_confirm;
@@ -8,6 +8,7 @@ pub mod account_factors;
 pub mod account_profile;
 pub mod app;
 pub mod direct_page;
+pub mod embed;
 pub mod home;
 pub mod login;
 pub mod page;
@@ -38,6 +39,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(team_invitation::routes(state.clone()))
         .unify()
         .or(direct_page::routes(state.clone()))
+        .unify()
+        .or(embed::routes(state.clone()))
         .unify()
         .or(verify_page::routes(state.clone()))
         .unify()

@@ -37,6 +37,19 @@ pub const PAGE_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'se
 /// Policy for everything else (JSON, files): nothing may run.
 const OTHER_CSP: &str = "default-src 'none'; frame-ancestors 'none'; sandbox";
 
+/// A page made to be framed (`/embed/...`), as a response extension its handler adds: the
+/// `frame-ancestors` directive its workspace allows (`signing::workspaces::framing`). The page
+/// keeps `PAGE_CSP` with that directive in place of `frame-ancestors 'none'`, and gets no
+/// `X-Frame-Options` (which cannot name origins). Every other response stays unframeable.
+#[derive(Debug, Clone)]
+pub struct Framed(pub String);
+
+/// `PAGE_CSP` with `frame_ancestors` (a whole `frame-ancestors ...` directive) in place of its
+/// own.
+fn framed_csp(frame_ancestors: &str) -> String {
+    PAGE_CSP.replace("frame-ancestors 'none'", frame_ancestors)
+}
+
 /// Settings the middleware needs.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -125,7 +138,8 @@ where
                     .insert(header::CONNECTION, HeaderValue::from_static("close"));
             }
         }
-        secure_headers(resp.headers_mut(), &id, tls);
+        let framed = resp.extensions_mut().remove::<Framed>();
+        secure_headers(resp.headers_mut(), &id, tls, framed.as_ref());
         let via = via.map(|v| v.to_string());
         tracing::info!(
             %method,
@@ -142,7 +156,7 @@ where
     .await
 }
 
-fn secure_headers(h: &mut HeaderMap, request_id: &str, tls: bool) {
+fn secure_headers(h: &mut HeaderMap, request_id: &str, tls: bool, framed: Option<&Framed>) {
     if let Ok(v) = HeaderValue::from_str(request_id) {
         h.insert(REQUEST_ID, v);
     }
@@ -156,7 +170,13 @@ fn secure_headers(h: &mut HeaderMap, request_id: &str, tls: bool) {
         (header::X_FRAME_OPTIONS, "DENY"),
         (header::CACHE_CONTROL, "no-store"),
     ];
+    if let Some(csp) = framed.and_then(|f| HeaderValue::from_str(&framed_csp(&f.0)).ok()) {
+        h.insert(header::CONTENT_SECURITY_POLICY, csp);
+    }
     for (name, value) in defaults {
+        if name == header::X_FRAME_OPTIONS && framed.is_some() {
+            continue;
+        }
         if !h.contains_key(&name) {
             h.insert(name, HeaderValue::from_static(value));
         }
@@ -207,13 +227,31 @@ mod tests {
             header::CONTENT_TYPE,
             HeaderValue::from_static("text/html; charset=utf-8"),
         );
-        secure_headers(&mut h, "r1", false);
+        secure_headers(&mut h, "r1", false, None);
         assert_eq!(h[header::CONTENT_SECURITY_POLICY], PAGE_CSP);
         assert_eq!(h[header::X_FRAME_OPTIONS], "DENY");
         assert!(!h.contains_key(header::STRICT_TRANSPORT_SECURITY));
         let mut h = HeaderMap::new();
-        secure_headers(&mut h, "r1", true);
+        secure_headers(&mut h, "r1", true, None);
         assert_eq!(h[header::CONTENT_SECURITY_POLICY], OTHER_CSP);
         assert!(h.contains_key(header::STRICT_TRANSPORT_SECURITY));
+    }
+
+    #[test]
+    fn a_framed_page_names_its_ancestors_and_has_no_frame_options() {
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("text/html; charset=utf-8"),
+        );
+        let framed = Framed("frame-ancestors https://a.example".into());
+        secure_headers(&mut h, "r1", false, Some(&framed));
+        let csp = h[header::CONTENT_SECURITY_POLICY].to_str().unwrap();
+        assert!(
+            csp.contains("; frame-ancestors https://a.example;"),
+            "{csp}"
+        );
+        assert!(!csp.contains("'none'; base-uri") && csp.contains("script-src 'self'"));
+        assert!(!h.contains_key(header::X_FRAME_OPTIONS));
     }
 }

@@ -25,6 +25,9 @@ const SECRET_ROUTES: &[&[&str]] = &[
     &["account", "email", SECRET],
     // A template's direct link: whoever holds it may start documents of the template's owner.
     &["d", SECRET],
+    // The same two in another site's frame (`pages::embed`).
+    &["embed", "sign", SECRET],
+    &["embed", "direct", SECRET],
     // An invitation to join a team (`teams::invitations`).
     &["invitations", SECRET],
 ];
@@ -72,6 +75,8 @@ mod tests {
     fn signing_tokens_are_redacted_and_other_paths_kept() {
         assert_eq!(path("/sign/AbC123"), "/sign/[redacted]");
         assert_eq!(path("/d/AbC123"), "/d/[redacted]");
+        assert_eq!(path("/embed/sign/AbC123"), "/embed/sign/[redacted]");
+        assert_eq!(path("/embed/direct/AbC123"), "/embed/direct/[redacted]");
         assert_eq!(path("/invitations/AbC123"), "/invitations/[redacted]");
         assert_eq!(
             path("/sign/AbC123/pages/1-800.png"),

@@ -38,10 +38,13 @@ pub enum Event {
     /// A recipient's time to act passed before they finished (`meta.envelopeExpirationPeriod`).
     #[serde(rename = "RECIPIENT_EXPIRED")]
     Expired,
+    /// A recipient emptied a field they had filled, before finishing (the embedded signing
+    /// page's `field-unsigned`); repeated clears of a field are one row, as fills are.
+    FieldCleared,
 }
 
 impl Event {
-    pub const ALL: [Event; 17] = [
+    pub const ALL: [Event; 18] = [
         Event::Created,
         Event::Uploaded,
         Event::Sent,
@@ -59,6 +62,7 @@ impl Event {
         Event::Assisted,
         Event::Moved,
         Event::Expired,
+        Event::FieldCleared,
     ];
 
     pub fn parse(s: &str) -> Option<Event> {
@@ -84,6 +88,7 @@ impl Event {
             Event::Assisted => "ASSISTED",
             Event::Moved => "MOVED",
             Event::Expired => "RECIPIENT_EXPIRED",
+            Event::FieldCleared => "FIELD_CLEARED",
         }
     }
 }
@@ -198,28 +203,60 @@ pub fn record_fill(
     fill: Filled,
     now: i64,
 ) -> Result<(), AppError> {
+    record_counted(conn, doc, actor, Event::FieldFilled, fill, now)
+}
+
+/// Records that `actor` emptied a field (`fill` names it, as a fill would), coalesced as fills
+/// are: one FIELD_CLEARED row per field and actor, `fills` counting the clears.
+pub fn record_clear(
+    conn: &Conn,
+    doc: DocumentId,
+    actor: &Actor,
+    fill: Filled,
+    now: i64,
+) -> Result<(), AppError> {
+    record_counted(conn, doc, actor, Event::FieldCleared, fill, now)
+}
+
+/// A FIELD_FILLED or FIELD_CLEARED row: the first of its field and actor, or a count more on
+/// that one.
+fn record_counted(
+    conn: &Conn,
+    doc: DocumentId,
+    actor: &Actor,
+    kind: Event,
+    fill: Filled,
+    now: i64,
+) -> Result<(), AppError> {
+    let wrap = |f: Filled| match kind {
+        Event::FieldCleared => Happened::FieldCleared(f),
+        _ => Happened::FieldFilled(f),
+    };
     let mut stmt = conn.prepare_cached(
         "SELECT id, data FROM audit_events
-         WHERE document_id = ?1 AND type = 'FIELD_FILLED' AND recipient_id = ?2 AND actor = ?3
+         WHERE document_id = ?1 AND type = ?4 AND recipient_id = ?2 AND actor = ?3
          ORDER BY id",
     )?;
-    let rows = stmt.query_map(params![doc, actor.recipient_id, actor.label], |r| {
-        let (id, data): (i64, String) = (r.get(0)?, r.get(1)?);
-        Ok((id, crate::core::db::stored_json::<Filled>(1, &data)?))
-    })?;
+    let rows = stmt.query_map(
+        params![doc, actor.recipient_id, actor.label, kind.as_str()],
+        |r| {
+            let (id, data): (i64, String) = (r.get(0)?, r.get(1)?);
+            Ok((id, crate::core::db::stored_json::<Filled>(1, &data)?))
+        },
+    )?;
     let earlier = rows
         .collect::<Result<Vec<(i64, Filled)>, _>>()?
         .into_iter()
         .find(|(_, d)| d.field_id == fill.field_id);
     let Some((id, mut kept)) = earlier else {
-        return record(conn, doc, actor, &Happened::FieldFilled(fill), now);
+        return record(conn, doc, actor, &wrap(fill), now);
     };
     kept.fills = Some(kept.count().saturating_add(1));
     kept.last = Some(LastFill {
         last_filled_at: iso8601(now),
         last_ip_address: actor.ip.clone(),
     });
-    let data = Happened::FieldFilled(kept).to_json();
+    let data = wrap(kept).to_json();
     conn.prepare_cached("UPDATE audit_events SET data = ?2 WHERE id = ?1")?
         .execute(params![id, data])?;
     Ok(())

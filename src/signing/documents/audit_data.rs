@@ -40,6 +40,9 @@ pub enum Happened {
     Moved(Moved),
     /// A recipient's time to act passed before they finished (the actor names them).
     Expired(Expired),
+    /// A field emptied through a signing link: the data of a fill, `fills` counting the
+    /// clears.
+    FieldCleared(Filled),
 }
 
 /// A recipient's deadline that passed: their address and when it ended.
@@ -290,6 +293,7 @@ impl Happened {
             Happened::RecipientChanged(_) => Event::RecipientChanged,
             Happened::Moved(_) => Event::Moved,
             Happened::Expired(_) => Event::Expired,
+            Happened::FieldCleared(_) => Event::FieldCleared,
         }
     }
 
@@ -319,6 +323,7 @@ impl Happened {
             Event::RecipientChanged => Happened::RecipientChanged(parse(data)?),
             Event::Moved => Happened::Moved(parse(data)?),
             Event::Expired => Happened::Expired(parse(data)?),
+            Event::FieldCleared => Happened::FieldCleared(parse(data)?),
         })
     }
 
@@ -344,7 +349,7 @@ impl Serialize for Happened {
             Happened::Sent(d) => d.serialize(s),
             Happened::Emailed(d) => d.serialize(s),
             Happened::Opened | Happened::Cancelled => Nothing {}.serialize(s),
-            Happened::FieldFilled(d) => d.serialize(s),
+            Happened::FieldFilled(d) | Happened::FieldCleared(d) => d.serialize(s),
             Happened::Signed(d)
             | Happened::Approved(d)
             | Happened::Viewed(d)
@@ -552,6 +557,10 @@ mod tests {
                     expires_at: "2026-12-20T17:00:00Z".into(),
                 }),
                 r#"{"email":"bob@example.com","expiresAt":"2026-12-20T17:00:00Z"}"#,
+            ),
+            (
+                Happened::FieldCleared(Filled::first(FieldId::new(7), FieldType::Text, None)),
+                r#"{"fieldId":7,"fills":1,"type":"TEXT"}"#,
             ),
         ]
     }

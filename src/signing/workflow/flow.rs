@@ -13,6 +13,7 @@ use crate::signing::documents::Status;
 pub use crate::signing::documents::audit::Origin;
 use crate::signing::documents::audit_data::{self, Sent};
 use crate::signing::documents::dates::format_date_in;
+use crate::signing::documents::fields::FieldType;
 use crate::signing::documents::values::{self, Filled, Stored};
 use crate::{signing::documents::audit, signing::documents::audit::Happened};
 use crate::{signing::documents::recipients::Role, signing::documents::recipients::SigningStatus};
@@ -253,6 +254,39 @@ pub fn fill(
     let fill = audit::Filled::first(field, f.kind, for_other);
     let actor = acting.origin.actor(&link.me.email, Some(link.me.id));
     audit::record_fill(tx, link.document.id, &actor, fill, now)?;
+    Ok(())
+}
+
+/// Empties one of the fields `fill` may fill, before the recipient finishes; a field already
+/// empty stays so, and nothing is recorded. A DATE or read-only field is the document's to
+/// fill, never the recipient's to clear (409).
+pub fn clear(
+    tx: &Conn,
+    link: &Link,
+    field: FieldId,
+    acting: &Acting<'_>,
+    now: i64,
+) -> Result<(), AppError> {
+    acting.require_account(link)?;
+    require_turn(link, now)?;
+    let f = link
+        .document
+        .fields_of(link.me.id)
+        .into_iter()
+        .chain(super::assistable(&link.document, &link.me))
+        .find(|f| f.id == field)
+        .ok_or_else(|| AppError::not_found("field"))?;
+    let read_only = f.meta.as_ref().is_some_and(|m| m.read_only());
+    if f.kind == FieldType::Date || read_only {
+        return Err(conflict("this field is filled by the document, not by you"));
+    }
+    if !fields::clear_value(tx, field, f.recipient_id)? {
+        return Ok(());
+    }
+    let for_other = (f.recipient_id != link.me.id).then_some(f.recipient_id);
+    let cleared = audit::Filled::first(field, f.kind, for_other);
+    let actor = acting.origin.actor(&link.me.email, Some(link.me.id));
+    audit::record_clear(tx, link.document.id, &actor, cleared, now)?;
     Ok(())
 }
 

@@ -261,6 +261,7 @@ fn describe(
     Ok(LinkState {
         auth: auth_state(conn, link, signer, invite_csrf)?,
         document: DocumentShown {
+            id: d.id,
             pages: d.page_sizes.clone().unwrap_or_default(),
             redirect_url: d.meta.redirect_url.clone(),
             sender_email: link.sender.email.clone(),
@@ -373,6 +374,23 @@ pub async fn fill(
         Ok(FieldSaved {
             field_id: field,
             inserted: true,
+        })
+    })
+    .await
+}
+
+/// Empties one of the recipient's fields (`flow::clear`).
+pub async fn clear(
+    ctx: &Context,
+    verifier: &Verifier,
+    call: Call,
+    field: FieldId,
+) -> Result<FieldSaved, AppError> {
+    acting(&ctx.db, verifier, call, move |tx, l, a| {
+        flow::clear(tx, l, field, a, now())?;
+        Ok(FieldSaved {
+            field_id: field,
+            inserted: false,
         })
     })
     .await

@@ -34,6 +34,8 @@ pub struct LinkState {
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DocumentShown {
+    /// What the embedding components report with `document-completed`.
+    pub id: DocumentId,
     /// Each page's width and height in points.
     pub pages: Vec<[f64; 2]>,
     pub redirect_url: Option<String>,
@@ -49,6 +51,8 @@ pub struct DocumentShown {
 #[serde(rename_all = "camelCase")]
 pub struct RecipientShown {
     pub email: String,
+    /// What the embedding components report with `document-completed`.
+    pub id: RecipientId,
     pub name: String,
     pub read_status: ReadStatus,
     pub role: Role,
@@ -59,6 +63,7 @@ impl RecipientShown {
     pub fn of(r: &Recipient) -> RecipientShown {
         RecipientShown {
             email: r.email.clone(),
+            id: r.id,
             name: r.name.clone(),
             read_status: r.read_status,
             role: r.role,
@@ -273,6 +278,7 @@ mod tests {
                 signed_in_as: Some("ann@example.com".into()),
             },
             document: DocumentShown {
+                id: DocumentId::new(2),
                 pages: vec![[612.0, 792.0]],
                 redirect_url: None,
                 sender_email: "owner@example.com".into(),
@@ -291,6 +297,7 @@ mod tests {
             ],
             recipient: RecipientShown {
                 email: "ann@example.com".into(),
+                id: RecipientId::new(3),
                 name: "Ann".into(),
                 read_status: ReadStatus::Opened,
                 role: Role::Assistant,

@@ -220,9 +220,10 @@ fn audit_events(c: &Conn, doc: DocumentId) -> Result<Vec<(String, String)>, AppE
 /// when the field was filled more than once, how often and when last.
 fn certificate_line(e: &audit::AuditEvent) -> String {
     let mut what = e.kind.as_str().to_string();
-    let fill = match &e.data {
-        audit::Happened::FieldFilled(f) => Some(f),
-        _ => None,
+    let (fill, done) = match &e.data {
+        audit::Happened::FieldFilled(f) => (Some(f), "filled"),
+        audit::Happened::FieldCleared(f) => (Some(f), "cleared"),
+        _ => (None, ""),
     };
     if let Some(f) = fill {
         what = format!("{what} ({} field {})", f.kind.as_str(), f.field_id);
@@ -234,7 +235,7 @@ fn certificate_line(e: &audit::AuditEvent) -> String {
     if let Some(f) = fill.filter(|f| f.count() > 1) {
         let last = f.last.as_ref();
         let at = last.map_or("?", |l| l.last_filled_at.as_str());
-        what = format!("{what}; filled {} times, last at {at}", f.count());
+        what = format!("{what}; {done} {} times, last at {at}", f.count());
         if let Some(ip) = last.and_then(|l| l.last_ip_address.as_deref()) {
             what = format!("{what} from {ip}");
         }

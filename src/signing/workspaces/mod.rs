@@ -6,6 +6,7 @@
 //! workspaces (`teams::access`, read there and then) and whose statements say in SQL where the
 //! rows must still be.
 
+pub mod framing;
 pub mod moving;
 pub mod team_end;
 

@@ -82,7 +82,9 @@ async fn other_authorization_errors_redirect_with_error_description_state_and_is
     let challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
     #[rustfmt::skip]
     let cases: Vec<(&str, &str, Pairs, &str)> = vec![
-        (&id, REDIRECT, vec![("scope", "READ_PROFILE")], "invalid_request"),
+        // No state and no PKCE: a silent request would give a code without a click (issue 57:
+        // without prompt=none it shows the consent page, `calcom_compat`).
+        (&id, REDIRECT, vec![("scope", "READ_PROFILE"), ("prompt", "none")], "invalid_request"),
         (&id, REDIRECT, vec![("state", state), ("scope", "READ_PROFILE ADMIN")], "invalid_scope"),
         (&id, REDIRECT, vec![("state", state), ("scope", ",READ_PROFILE,,NOPE")], "invalid_scope"),
         (&id, REDIRECT, vec![("state", state), ("scope", "openid ADMIN")], "invalid_scope"),

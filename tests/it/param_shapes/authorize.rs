@@ -60,19 +60,20 @@ async fn authorize_reads_the_last_value_and_ignores_unknown_names() {
     );
     assert_eq!(param(&to, "state").as_deref(), Some("s1"), "{to}");
     // Missing scope and response_type: their defaults; a missing state with no PKCE: the
-    // error redirect.
+    // consent page (issue 57), but the error redirect for a silent request (`prompt=none`).
     let no_scope = authorize_url(&app, &[("client_id", id), ("state", "s")]);
     let page = get(&app, &no_scope, Some(&cookie)).await;
     assert_eq!(page.status(), 200);
-    let no_state = authorize_url(
-        &app,
-        &[
-            ("client_id", id),
-            ("redirect_uri", REDIRECT),
-            ("response_type", "code"),
-            ("scope", "READ_PROFILE"),
-        ],
-    );
+    let mut no_state = vec![
+        ("client_id", id),
+        ("redirect_uri", REDIRECT),
+        ("response_type", "code"),
+        ("scope", "READ_PROFILE"),
+    ];
+    let page = get(&app, &authorize_url(&app, &no_state), Some(&cookie)).await;
+    assert_eq!(page.status(), 200);
+    no_state.push(("prompt", "none"));
+    let no_state = authorize_url(&app, &no_state);
     let refused = get(&app, &no_state, Some(&cookie)).await;
     let (status, to) = (refused.status().as_u16(), location(&refused));
     assert_eq!(

@@ -1,6 +1,6 @@
 //! The web application for document owners: the pages a signed-in user works in (dashboard,
-//! new document, editor, document page, templates: list, details, use, bulk send and its runs; settings: API tokens and
-//! webhooks) and what they share (`nav`, the page chrome; `preview`,
+//! new document, editor, document page, templates: list, details, use, bulk send and its runs; settings: API tokens,
+//! webhooks, embedding) and what they share (`nav`, the page chrome; `preview`,
 //! the document's rendered pages). Each page calls the same use cases as the API, with the
 //! user's browser as the principal (`Principal::browser`); the pages' scripts call `/api/v1`
 //! itself with the session and the `X-CSRF-Token` of `session::APP` (`http::auth`).
@@ -18,6 +18,7 @@ pub mod nav;
 pub mod preview;
 pub mod settings;
 mod settings_delete;
+mod settings_embedding;
 mod settings_general;
 mod settings_members;
 mod settings_tokens;

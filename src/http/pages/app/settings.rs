@@ -1,5 +1,6 @@
-//! The signed-in owner's settings (`/settings/...`): API tokens (`settings_tokens`) and
-//! webhooks (`settings_webhooks`, `settings_webhook`). Server-rendered pages and plain forms
+//! The signed-in owner's settings (`/settings/...`): API tokens (`settings_tokens`),
+//! webhooks (`settings_webhooks`, `settings_webhook`) and the sites that may frame the signing
+//! pages (`settings_embedding`). Server-rendered pages and plain forms
 //! posted with the session's CSRF token (`session::form_csrf` of `session::APP`); each form
 //! calls the same use case as the admin CLI (tokens) or the API (webhooks), with the user's
 //! browser as the principal. What they share is here: the sub-navigation, a refused form's
@@ -34,6 +35,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .unify()
         .or(super::settings_general::routes(state.clone()))
         .unify()
+        .or(super::settings_embedding::routes(state.clone()))
+        .unify()
         .or(super::settings_delete::routes(state))
         .unify()
         .boxed()
@@ -58,6 +61,7 @@ pub fn tabs(nav: &super::nav::Nav, current: &str) -> Vec<Tab> {
     if nav.role.is_none() || nav.team_admin() {
         areas.push(("/settings/tokens", "API tokens"));
         areas.push(("/settings/webhooks", "Webhooks"));
+        areas.push(("/settings/embedding", "Embedding"));
     }
     areas
         .into_iter()

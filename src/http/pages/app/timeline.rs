@@ -128,6 +128,10 @@ fn sentence(e: &AuditEvent, names: &Names<'_>) -> String {
             n if n > 1 => format!("{who} filled in a field ({n} times)"),
             _ => format!("{who} filled in a field"),
         },
+        Happened::FieldCleared(f) => match f.count() {
+            n if n > 1 => format!("{who} cleared a field ({n} times)"),
+            _ => format!("{who} cleared a field"),
+        },
         Happened::Signed(_) => format!("{who} signed"),
         Happened::Approved(_) => format!("{who} approved the document"),
         Happened::Viewed(_) => format!("{who} viewed the document"),

@@ -199,6 +199,19 @@ pub fn save_value(
     Ok(n == 1)
 }
 
+/// Empties field `field` of `recipient` while they may still change it (as `save_value`);
+/// false when it was empty or they may not.
+pub fn clear_value(tx: &Conn, field: FieldId, recipient: RecipientId) -> Result<bool, AppError> {
+    let n = tx.execute(
+        "UPDATE fields SET custom_text = NULL, signature_png = NULL, inserted = 0, filled_at = NULL
+         WHERE id = ?1 AND recipient_id = ?2 AND inserted = 1
+           AND EXISTS (SELECT 1 FROM recipients r JOIN documents d ON d.id = r.document_id
+                       WHERE r.id = ?2 AND r.signing_status = 'NOT_SIGNED' AND d.status = 'PENDING')",
+        params![field, recipient],
+    )?;
+    Ok(n == 1)
+}
+
 /// Sets the value of every DATE field of `recipient` not already set (at completion; a
 /// template's `prefillFields` may have set one).
 pub fn fill_dates(tx: &Conn, recipient: RecipientId, text: &str, now: i64) -> Result<(), AppError> {
