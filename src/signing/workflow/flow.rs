@@ -231,15 +231,7 @@ pub fn fill(
     acting: &Acting<'_>,
     now: i64,
 ) -> Result<(), AppError> {
-    acting.require_account(link)?;
-    require_turn(link, now)?;
-    let f = link
-        .document
-        .fields_of(link.me.id)
-        .into_iter()
-        .chain(super::assistable(&link.document, &link.me))
-        .find(|f| f.id == field)
-        .ok_or_else(|| AppError::not_found("field"))?;
+    let f = fillable(link, field, acting, now)?;
     let stored = values::check(f.kind, f.meta.as_ref(), value)?;
     let entered = match &stored {
         Stored::Text(t) => Entered::Text(t),
@@ -257,6 +249,24 @@ pub fn fill(
     Ok(())
 }
 
+/// Field `field` if the recipient behind `link` may fill it now: their own, or one they fill
+/// for a recipient after them (`assistable`), in their turn, with the account asked for.
+fn fillable<'a>(
+    link: &'a Link,
+    field: FieldId,
+    acting: &Acting<'_>,
+    now: i64,
+) -> Result<&'a crate::signing::documents::model::Field, AppError> {
+    acting.require_account(link)?;
+    require_turn(link, now)?;
+    link.document
+        .fields_of(link.me.id)
+        .into_iter()
+        .chain(super::assistable(&link.document, &link.me))
+        .find(|f| f.id == field)
+        .ok_or_else(|| AppError::not_found("field"))
+}
+
 /// Empties one of the fields `fill` may fill, before the recipient finishes; a field already
 /// empty stays so, and nothing is recorded. A DATE or read-only field is the document's to
 /// fill, never the recipient's to clear (409).
@@ -267,15 +277,7 @@ pub fn clear(
     acting: &Acting<'_>,
     now: i64,
 ) -> Result<(), AppError> {
-    acting.require_account(link)?;
-    require_turn(link, now)?;
-    let f = link
-        .document
-        .fields_of(link.me.id)
-        .into_iter()
-        .chain(super::assistable(&link.document, &link.me))
-        .find(|f| f.id == field)
-        .ok_or_else(|| AppError::not_found("field"))?;
+    let f = fillable(link, field, acting, now)?;
     let read_only = f.meta.as_ref().is_some_and(|m| m.read_only());
     if f.kind == FieldType::Date || read_only {
         return Err(conflict("this field is filled by the document, not by you"));
