@@ -151,10 +151,7 @@ pub async fn me(ctx: &Context, who: &Principal) -> Result<User, AppError> {
     who.require(crate::identity::scope::Scope::ReadProfile)?;
     let id = who.user_id;
     ctx.db
-        .read(move |c| {
-            crate::identity::users::store::get(c, id)?
-                .ok_or_else(|| AppError::Unauthorized("the user no longer exists".into()))
-        })
+        .read(move |c| crate::oauth::identity::user(c, id))
         .await
 }
 

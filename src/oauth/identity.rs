@@ -76,7 +76,8 @@ pub struct ApiAccount {
     pub email: Option<String>,
 }
 
-fn user(c: &crate::core::db::Conn, id: UserId) -> Result<User, AppError> {
+/// User `id`, read in `c`; 401 when the user behind a credential no longer exists.
+pub(crate) fn user(c: &crate::core::db::Conn, id: UserId) -> Result<User, AppError> {
     crate::identity::users::store::get(c, id)?
         .ok_or_else(|| AppError::Unauthorized("the user no longer exists".into()))
 }
