@@ -94,6 +94,26 @@ fn every_serve_flag_and_variable_is_in_the_reference() {
     );
 }
 
+/// The Debian package's `/etc/default/docket` lists every variable of `docket serve --help`,
+/// commented out (packaging/check.sh checks the built package; this catches it before).
+#[test]
+fn the_debian_defaults_file_lists_every_variable() {
+    let text = std::fs::read_to_string(Path::new(ROOT).join("packaging/debian/default")).unwrap();
+    let cli = Cli::command();
+    let serve = cli.find_subcommand("serve").expect("docket serve");
+    let missing: Vec<String> = cli
+        .get_arguments()
+        .chain(serve.get_arguments())
+        .filter(|a| !a.is_hide_set())
+        .filter_map(|a| a.get_env().map(|e| e.to_string_lossy().into_owned()))
+        .filter(|env| !text.lines().any(|l| l.starts_with(&format!("#{env}="))))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "packaging/debian/default lacks {missing:?}"
+    );
+}
+
 /// "Settings explained" is written by hand: each flag it explains must exist, and every flag of
 /// `docket serve` must be explained there.
 #[test]
