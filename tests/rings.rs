@@ -119,6 +119,7 @@ const INSIDE: &[(&str, &[&str])] = &[
             "workflow",
             "workspaces",
             "bulk",
+            "envelopes",
         ],
     ),
     (

@@ -35,7 +35,8 @@ s3_server=tests/s3/${DOCKET_S3_SERVER:-moto}.sh
 
 # What the tests drive from outside, installed in the background while the tests build (into
 # a log, shown once it is done): Debian's chromium, poppler-utils, qpdf and strace; npm packages for
-# the browser and client tests; Python clients, the SMTP server and schemathesis from PyPI.
+# the browser and client tests; Python clients (the signing service's documenso-sdk among them),
+# the SMTP server and schemathesis from PyPI.
 install_tools() {
   if ! [ -x /usr/bin/chromium ]; then
     echo "== [${SECONDS}s] installing Debian chromium"
@@ -59,8 +60,8 @@ install_tools() {
     (cd tests/browser && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund)
   fi
 
-  if ! [ -d tests/clients/node_modules/openid-client ]; then
-    echo "== [${SECONDS}s] installing openid-client (the OpenID Connect client library the client tests drive)"
+  if ! [ -d tests/clients/node_modules/openid-client ] || ! [ -d tests/clients/node_modules/@documenso/sdk-typescript ]; then
+    echo "== [${SECONDS}s] installing openid-client and oauth4webapi (the OpenID Connect client libraries the client tests drive) and @documenso/sdk-typescript (the signing service's API v2 client)"
     (cd tests/clients && npm ci --no-audit --no-fund)
   fi
   if ! python3 -c 'import authlib, requests, requests_oauthlib' 2>/dev/null; then
@@ -68,6 +69,10 @@ install_tools() {
     pip install -q 'authlib>=1.6,<2' 'requests>=2.31,<3' 'requests-oauthlib>=2,<3'
   fi
 
+  if ! python3 -c 'import documenso_sdk' 2>/dev/null; then
+    echo "== [${SECONDS}s] installing documenso-sdk (the signing service's API v2 client the v2 tests drive)"
+    pip install -q 'documenso-sdk==0.6.0'
+  fi
   if ! python3 -c 'import aiosmtpd' 2>/dev/null; then
     echo "== [${SECONDS}s] installing aiosmtpd (the SMTP server the mail tests send to)"
     pip install -q 'aiosmtpd>=1.4,<2'

@@ -14,6 +14,9 @@ use crate::core::error::AppError;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     Json,
+    /// The signing service's API v2 (`/api/v2/`, `/api/v2-beta/`): its clients' error shape
+    /// and statuses (`V2Error`).
+    JsonV2,
     Html,
 }
 
@@ -36,6 +39,13 @@ pub fn format_for(path: &str) -> Format {
     let signing_call = path
         .strip_prefix("/sign/")
         .is_some_and(|rest| rest.trim_end_matches('/').contains('/'));
+    let v2 = ["/api/v2", "/api/v2-beta"];
+    if v2
+        .iter()
+        .any(|p| path == *p || path.strip_prefix(p).is_some_and(|r| r.starts_with('/')))
+    {
+        return Format::JsonV2;
+    }
     if signing_call
         || json_paths.contains(&path)
         || json_prefixes.iter().any(|p| path.starts_with(p))
@@ -59,6 +69,72 @@ pub struct ErrorBody<'a> {
     details: &'a [crate::core::error::FieldError],
 }
 
+/// An error answer of the API v2: `message` and `code` (its clients require both, or they
+/// report a malformed answer instead of the error), the code in the peer's upper case, and
+/// each problem of invalid input in `issues` with its path as a list.
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = V2Error)]
+pub struct V2Error {
+    message: String,
+    code: String,
+    /// The message again, as the peer's download routes name it.
+    error: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[schema(required = false)]
+    issues: Vec<V2Issue>,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct V2Issue {
+    message: String,
+    /// Keys (text) and list positions (numbers) from the body's root.
+    path: Vec<serde_json::Value>,
+}
+
+impl V2Error {
+    fn of(err: &AppError) -> V2Error {
+        let message = err.public_message();
+        V2Error {
+            code: err.code().to_ascii_uppercase(),
+            error: message.clone(),
+            message,
+            issues: err
+                .details()
+                .iter()
+                .map(|d| V2Issue {
+                    message: d.message.clone(),
+                    path: issue_path(&d.path),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// `a.b[2].c` as `["a", "b", 2, "c"]`.
+fn issue_path(path: &str) -> Vec<serde_json::Value> {
+    path.split(['.', '['])
+        .filter(|s| !s.is_empty())
+        .map(
+            |s| match s.strip_suffix(']').and_then(|n| n.parse::<u64>().ok()) {
+                Some(n) => serde_json::Value::from(n),
+                None => serde_json::Value::from(s.trim_end_matches(']')),
+            },
+        )
+        .collect()
+}
+
+/// The status of an API v2 error: the peer answers a conflict with the object's state
+/// (already sent, already completed, gone, not yet possible) as a bad request, the one
+/// status of these its clients type besides 401, 403, 404 and 500.
+fn v2_status(status: StatusCode) -> StatusCode {
+    match status {
+        StatusCode::CONFLICT | StatusCode::GONE | StatusCode::UNPROCESSABLE_ENTITY => {
+            StatusCode::BAD_REQUEST
+        }
+        other => other,
+    }
+}
+
 /// The response for `err`. Internal causes are logged here (inside the request's span, so with
 /// its request id) and replaced by a generic message.
 pub fn error_response(err: &AppError, format: Format) -> Response {
@@ -78,6 +154,7 @@ pub fn error_response(err: &AppError, format: Format) -> Response {
                 details: err.details(),
             },
         ),
+        Format::JsonV2 => json_response(v2_status(status), &V2Error::of(err)),
         Format::Html => {
             let mut resp = html_response(status, &error_page(status, &err.public_message()));
             resp.extensions_mut().insert(HtmlError(err.clone()));
@@ -363,6 +440,37 @@ pub fn answer_as<R: Reply>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn api_v2_errors_carry_message_code_and_issues() {
+        assert_eq!(format_for("/api/v2/envelope"), Format::JsonV2);
+        assert_eq!(format_for("/api/v2-beta/document/7.0"), Format::JsonV2);
+        assert_eq!(format_for("/api/v2x"), Format::Json);
+        let err = AppError::validation(vec![crate::core::error::FieldError::new(
+            "recipients[1].email",
+            "not an e-mail address",
+        )]);
+        let resp = error_response(&err, Format::JsonV2);
+        assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
+        let conflict = error_response(&AppError::Conflict("sent".into()), Format::JsonV2);
+        assert_eq!(conflict.status(), StatusCode::BAD_REQUEST);
+        let v = serde_json::to_value(V2Error::of(&err)).unwrap();
+        assert!(
+            v["message"].is_string()
+                && v["code"]
+                    .as_str()
+                    .unwrap()
+                    .chars()
+                    .all(|c| !c.is_lowercase())
+        );
+        assert_eq!(
+            v["issues"][0]["path"],
+            serde_json::json!(["recipients", 1, "email"])
+        );
+        let nf = serde_json::to_value(V2Error::of(&AppError::not_found("envelope"))).unwrap();
+        assert_eq!(nf["code"], "NOT_FOUND");
+        assert!(nf.get("issues").is_none());
+    }
 
     #[test]
     fn api_paths_get_json_pages_get_html() {

@@ -24,11 +24,21 @@ pub enum Envelope {
 impl Envelope {
     /// `envelope_` and 16 letters.
     pub fn id(self) -> String {
-        let n = match self {
+        format!("{ENVELOPE}{}", letters(self.number()))
+    }
+
+    /// The number the id writes: the document's doubled, the template's doubled plus one.
+    fn number(self) -> u64 {
+        match self {
             Envelope::Document(d) => (d.get() as u64) << 1,
             Envelope::Template(t) => ((t.get() as u64) << 1) | 1,
-        };
-        format!("{ENVELOPE}{}", letters(n))
+        }
+    }
+
+    /// The item number of the envelope's one file (the same number as the envelope's, so a
+    /// document's and a template's files never share an item id).
+    pub fn item_number(self) -> i64 {
+        self.number() as i64
     }
 
     /// What `text` names, if it is an envelope id docket could have given.
@@ -43,6 +53,15 @@ impl Envelope {
             0 => Envelope::Document(DocumentId::new(id)),
             _ => Envelope::Template(TemplateId::new(id)),
         })
+    }
+}
+
+impl std::str::FromStr for Envelope {
+    type Err = String;
+
+    /// For a path segment: an envelope id docket could have given.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Envelope::parse(s).ok_or_else(|| format!("{s:?} is no envelope id"))
     }
 }
 

@@ -43,6 +43,7 @@ mod disabled_owner;
 mod disk_space;
 mod documenso_compat;
 mod documenso_examples;
+mod documenso_v2;
 mod document_page_browser;
 mod document_settings;
 mod documents;

@@ -18,6 +18,7 @@ pub mod signing;
 pub mod template_edit;
 pub mod templates;
 pub mod uploads;
+pub mod v2;
 pub mod webhooks;
 pub mod wire;
 pub mod zapier;
@@ -52,6 +53,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(zapier::routes(state.clone()))
         .unify()
         .or(cal_v1::routes(state.clone()))
+        .unify()
+        .or(v2::routes(state.clone()))
         .unify()
         .or(openapi::routes(state.clone()))
         .unify()

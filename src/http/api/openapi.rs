@@ -28,6 +28,8 @@ mod paths_sending;
 #[allow(dead_code)]
 mod paths_templates;
 #[allow(dead_code)]
+mod paths_v2;
+#[allow(dead_code)]
 mod paths_webhooks;
 #[allow(dead_code)]
 mod paths_zapier;
@@ -43,7 +45,7 @@ use crate::http::server::state::AppState;
 #[cfg(test)]
 use {
     paths_bookings as bookings, paths_bulk_sends as bulk_sends, paths_documents as documents,
-    paths_oauth as oauth, paths_sending as sending, paths_templates as templates,
+    paths_oauth as oauth, paths_sending as sending, paths_templates as templates, paths_v2 as v2,
     paths_webhooks as webhooks, paths_zapier as zapier,
 };
 
@@ -161,6 +163,16 @@ struct Explorer;
         oauth::refresh_token,
         oauth::revoke,
         oauth::introspect,
+        v2::envelope_get,
+        v2::envelope_find,
+        v2::envelope_get_many,
+        v2::envelope_audit_log,
+        v2::document_get,
+        v2::document_find,
+        v2::document_get_many,
+        v2::template_get,
+        v2::template_find,
+        v2::template_get_many,
     ),
     components(schemas(
         crate::http::api::wire::documents::create::CreateDocumentRequest,
@@ -234,6 +246,7 @@ struct Explorer;
         crate::signing::workflow::seal_check::VerifiedSigner,
         crate::signing::workflow::seal_check::VerdictCode,
         crate::http::reply::ErrorBody,
+        crate::http::reply::V2Error,
         crate::oauth::tokens::OAuthErrorBody,
         crate::oauth::identity::ApiAccount,
     ))

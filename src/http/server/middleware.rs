@@ -74,6 +74,16 @@ fn request_id(headers: &HeaderMap) -> String {
         .unwrap_or_else(|| crate::core::crypto::random_base62(20))
 }
 
+/// `/api/v2-beta/...` as `/api/v2/...` (the signing service answers its API v2 under both).
+fn v2_alias(uri: &http::Uri) -> Option<http::Uri> {
+    let rest = uri.path().strip_prefix("/api/v2-beta")?;
+    if !(rest.is_empty() || rest.starts_with('/')) {
+        return None;
+    }
+    let query = uri.query().map(|q| format!("?{q}")).unwrap_or_default();
+    format!("/api/v2{rest}{query}").parse().ok()
+}
+
 fn declared_length(headers: &HeaderMap) -> Option<u64> {
     headers
         .get(header::CONTENT_LENGTH)
@@ -102,6 +112,10 @@ where
     let client = crate::http::server::proxy::client_addr(peer, req.headers(), &opts.trusted);
     // The proxy the request came through, when it named another client.
     let via = (client != peer).then(|| peer.ip());
+    // The signing service's clients may be pointed at its API v2 under either of its names.
+    if let Some(uri) = v2_alias(req.uri()) {
+        *req.uri_mut() = uri;
+    }
     let stalled = req.extensions().get::<Stalled>().cloned();
     req.extensions_mut().insert(PeerAddr(client));
     req.extensions_mut().insert(RequestId(id.clone()));
@@ -218,6 +232,18 @@ mod tests {
         h.insert(REQUEST_ID, HeaderValue::from_static("bad id with spaces"));
         assert_ne!(request_id(&h), "bad id with spaces");
         assert_eq!(request_id(&HeaderMap::new()).len(), 20);
+    }
+
+    #[test]
+    fn the_v2_beta_prefix_is_the_v2_one() {
+        let alias = |s: &str| v2_alias(&s.parse().unwrap()).map(|u| u.to_string());
+        assert_eq!(
+            alias("/api/v2-beta/envelope?page=1.0").as_deref(),
+            Some("/api/v2/envelope?page=1.0")
+        );
+        assert_eq!(alias("/api/v2-beta").as_deref(), Some("/api/v2"));
+        assert_eq!(alias("/api/v2-betas/x"), None);
+        assert_eq!(alias("/api/v2/envelope"), None);
     }
 
     #[test]

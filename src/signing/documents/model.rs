@@ -41,6 +41,8 @@ pub struct Document {
     pub updated_at: i64,
     pub completed_at: Option<i64>,
     pub seal: SealRecord,
+    /// The template it was made from (null: uploaded, or the template since deleted).
+    pub template_id: Option<crate::core::ids::TemplateId>,
     pub recipients: Vec<Recipient>,
     pub fields: Vec<Field>,
 }
@@ -84,6 +86,8 @@ pub struct Recipient {
     pub expiration_notified_at: Option<i64>,
     /// Automatic reminders sent so far.
     pub reminders_sent: i64,
+    /// Why they rejected, when they did.
+    pub rejection_reason: Option<String>,
 }
 
 impl Recipient {

@@ -174,6 +174,7 @@ mod tests {
                 error: Some("the seal certificate is not available".into()),
                 next_at: Some(1_764_000_090),
             },
+            template_id: None,
             recipients: vec![Recipient {
                 id: RecipientId::new(7),
                 email: "ann@example.com".into(),
@@ -195,6 +196,7 @@ mod tests {
                 expires_at: None,
                 expiration_notified_at: None,
                 reminders_sent: 0,
+                rejection_reason: None,
             }],
             fields: vec![Field {
                 id: FieldId::new(9),

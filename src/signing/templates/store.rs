@@ -106,6 +106,29 @@ pub fn owned(conn: &Conn, owner: &Owner, id: TemplateId) -> Result<Template, App
     }
 }
 
+/// The templates of `ids` that `owner` reaches, each with its recipients and fields, in the
+/// order of `ids`; those it does not reach are left out. `ids` is a page.
+pub fn owned_each(
+    conn: &Conn,
+    owner: &Owner,
+    ids: &[TemplateId],
+) -> Result<Vec<Template>, AppError> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut args: Vec<crate::core::db::Value> = ids.iter().map(|id| id.to_sql()).collect();
+    let marks: Vec<String> = (1..=ids.len()).map(|n| format!("?{n}")).collect();
+    let clause = owner.clause("t", Rows::WithVisibility, &mut args);
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {COLUMNS} FROM templates t WHERE t.id IN ({}) AND {clause}",
+        marks.join(", ")
+    ))?;
+    let rows = stmt.query_map(params_from_iter(args), from_row)?;
+    let mut items = complete_aggregates(conn, rows.collect::<Result<Vec<_>, _>>()?)?;
+    items.sort_by_key(|t| ids.iter().position(|id| *id == t.id));
+    Ok(items)
+}
+
 /// The template whose direct link has the token `token` (turned on or not), with its
 /// recipients and fields; `None` while its owner is disabled (nothing of a disabled account
 /// acts: the link answers as an unknown one and starts nothing).

@@ -159,3 +159,21 @@ impl IntoResponses for OAuthErrors {
         out
     }
 }
+
+/// A read of the API v2 (`/api/v2`): its error body.
+pub struct V2ReadErrors;
+
+impl IntoResponses for V2ReadErrors {
+    fn responses() -> Answers {
+        answers(&[400, 401, 403, 404, 429], "V2Error")
+    }
+}
+
+/// A call of the API v2 with a JSON body.
+pub struct V2ChangeErrors;
+
+impl IntoResponses for V2ChangeErrors {
+    fn responses() -> Answers {
+        answers(&[400, 401, 403, 404, 413, 415, 429], "V2Error")
+    }
+}

@@ -151,7 +151,8 @@ fn qualified() -> String {
 }
 
 /// `%term%` in lowercase, with `%`, `_` and `\` standing for themselves.
-fn like_pattern(term: &str) -> String {
+/// A `LIKE` pattern (with `ESCAPE '\\'`) finding `term` anywhere, case-folded.
+pub fn like_pattern(term: &str) -> String {
     let mut p = String::from("%");
     for c in term.to_lowercase().chars() {
         if matches!(c, '%' | '_' | '\\') {

@@ -17,7 +17,7 @@ use crate::{
 
 const COLUMNS: &str = "id, email, name, role, signing_order, token, auth_options, read_status,
     signing_status, send_status, opened_at, signed_at, acted_ip, acted_user_agent, auth_method,
-    auth_user_id, direct_link, expires_at, expiration_notified_at, reminders_sent";
+    auth_user_id, direct_link, expires_at, expiration_notified_at, reminders_sent, rejection_reason";
 
 fn from_row(r: &Row<'_>) -> crate::core::db::Result<Recipient> {
     let auth: Option<String> = r.get(6)?;
@@ -45,6 +45,7 @@ fn from_row(r: &Row<'_>) -> crate::core::db::Result<Recipient> {
         expires_at: r.get(17)?,
         expiration_notified_at: r.get(18)?,
         reminders_sent: r.get(19)?,
+        rejection_reason: r.get(20)?,
     })
 }
 
