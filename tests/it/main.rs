@@ -54,6 +54,7 @@ mod embedding_browser;
 mod error_pages;
 mod factor_guard;
 mod fill_shapes;
+mod folders;
 mod hostile_pdf;
 mod http;
 mod journey_browser;
