@@ -1,6 +1,6 @@
 -- Docket database schema: the schema of a new database (embedded in the binary).
 --
--- Version 34 (PRAGMA user_version). A database of an older version is upgraded at start by the
+-- Version 35 (PRAGMA user_version). A database of an older version is upgraded at start by the
 -- numbered migrations in src/db/migrations/, each in one transaction, after an automatic backup.
 -- When you change this file, add the matching migration and bump db::migrate::LATEST; a unit
 -- test checks that the oldest schema plus every migration equals this file.
@@ -227,6 +227,28 @@ CREATE TABLE bookings (
 );
 CREATE INDEX bookings_user_created ON bookings (user_id, created_at DESC, id DESC);
 
+-- Folders (v35): a workspace's documents or templates sorted into a tree. Personal (`team_id`
+-- NULL, its `user_id`'s) or a team's, with the visibility team documents have; of one `type`.
+-- The id is random text. Deleting a folder deletes the folders under it and puts what they
+-- held back at the root (`documents.folder_id`, `templates.folder_id`: ON DELETE SET NULL).
+-- Depth, count and no cycles are `signing::folders`' rules.
+CREATE TABLE folders (
+    id         TEXT PRIMARY KEY,
+    user_id    INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    team_id    INTEGER REFERENCES teams (id) ON DELETE CASCADE,
+    parent_id  TEXT REFERENCES folders (id) ON DELETE CASCADE,
+    type       TEXT NOT NULL CHECK (type IN ('DOCUMENT', 'TEMPLATE')),
+    name       TEXT NOT NULL,
+    visibility TEXT NOT NULL DEFAULT 'EVERYONE'
+               CHECK (visibility IN ('EVERYONE', 'MANAGER_AND_ABOVE', 'ADMIN')),
+    pinned     INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+);
+CREATE INDEX folders_user ON folders (user_id, type, parent_id);
+CREATE INDEX folders_team ON folders (team_id, type, parent_id) WHERE team_id IS NOT NULL;
+CREATE INDEX folders_parent ON folders (parent_id);
+
 CREATE TABLE templates (
     id                  INTEGER PRIMARY KEY,
     user_id             INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
@@ -248,13 +270,16 @@ CREATE TABLE templates (
     -- The team it belongs to (NULL: its creator's personal one) and who in it sees it (v25).
     team_id             INTEGER REFERENCES teams (id),
     visibility          TEXT NOT NULL DEFAULT 'EVERYONE'
-                        CHECK (visibility IN ('EVERYONE', 'MANAGER_AND_ABOVE', 'ADMIN'))
+                        CHECK (visibility IN ('EVERYONE', 'MANAGER_AND_ABOVE', 'ADMIN')),
+    -- The folder it is in (NULL: the root; v35).
+    folder_id           TEXT REFERENCES folders (id) ON DELETE SET NULL
 );
 CREATE INDEX templates_user ON templates (user_id, created_at DESC, id DESC);
 CREATE INDEX templates_blob ON templates (blob_id);
 CREATE UNIQUE INDEX templates_direct_link ON templates (direct_link_token);
 CREATE INDEX templates_team ON templates (team_id, created_at DESC, id DESC, visibility)
     WHERE team_id IS NOT NULL;
+CREATE INDEX templates_folder ON templates (folder_id) WHERE folder_id IS NOT NULL;
 
 CREATE TABLE documents (
     id               INTEGER PRIMARY KEY,
@@ -284,7 +309,9 @@ CREATE TABLE documents (
     -- The team it belongs to (NULL: its creator's personal one) and who in it sees it (v25).
     team_id          INTEGER REFERENCES teams (id),
     visibility       TEXT NOT NULL DEFAULT 'EVERYONE'
-                     CHECK (visibility IN ('EVERYONE', 'MANAGER_AND_ABOVE', 'ADMIN'))
+                     CHECK (visibility IN ('EVERYONE', 'MANAGER_AND_ABOVE', 'ADMIN')),
+    -- The folder it is in (NULL: the root; v35).
+    folder_id        TEXT REFERENCES folders (id) ON DELETE SET NULL
 );
 CREATE INDEX documents_user ON documents (user_id, created_at DESC, id DESC);
 CREATE INDEX documents_blob ON documents (blob_id);
@@ -294,6 +321,7 @@ CREATE INDEX documents_pending ON documents (id) WHERE status = 'PENDING';  -- t
 -- All of a team's rows, hidden ones too: what the teams' foreign key and a team's deletion
 -- look for (its pages come from the indexes below, v26).
 CREATE INDEX documents_team ON documents (team_id) WHERE team_id IS NOT NULL;
+CREATE INDEX documents_folder ON documents (folder_id) WHERE folder_id IS NOT NULL;
 
 -- How many rows each user's paged lists hold (documents, templates, bookings), kept by triggers
 -- in the transaction that changes the rows, so that a page's `totalPages` reads a few rows here

@@ -115,6 +115,7 @@ const INSIDE: &[(&str, &[&str])] = &[
             "pdf",
             "documents",
             "templates",
+            "folders",
             "uploads",
             "workflow",
             "workspaces",

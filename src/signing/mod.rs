@@ -6,6 +6,7 @@ pub mod bulk;
 pub mod documents;
 pub mod envelope_ids;
 pub mod envelopes;
+pub mod folders;
 pub mod pdf;
 pub mod templates;
 pub mod uploads;

@@ -55,6 +55,8 @@ mod embedding_browser;
 mod error_pages;
 mod factor_guard;
 mod fill_shapes;
+mod folders;
+mod folders_browser;
 mod hostile_pdf;
 mod http;
 mod journey_browser;

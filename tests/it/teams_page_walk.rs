@@ -222,6 +222,8 @@ struct Space {
     admins_only: Option<i64>,
     /// A bulk send of its template, done.
     bulk_send: i64,
+    /// A document folder of its (`signing::folders`), made on its dashboard by its owner.
+    folder: String,
 }
 
 /// A signed-in user.
@@ -244,6 +246,7 @@ struct Ids {
     delivery: i64,
     token: i64,
     bulk_send: i64,
+    folder: String,
     member: Option<i64>,
     slug: Option<&'static str>,
 }
@@ -258,6 +261,7 @@ impl Ids {
             delivery: o.delivery,
             token: s.token,
             bulk_send: s.bulk_send,
+            folder: s.folder.clone(),
             member: s.member,
             slug: s.slug,
         }
@@ -273,6 +277,7 @@ impl Ids {
             delivery: none,
             token: none,
             bulk_send: none,
+            folder: "0".repeat(24),
             member: Some(none),
             slug,
         }
@@ -297,6 +302,7 @@ fn fill(route: &Route, o: &Ids) -> Result<Vec<String>, String> {
                 ("deliveries", "i64") => one(o.delivery),
                 ("tokens", "i64") => one(o.token),
                 ("bulk-sends", "BulkSendId") => one(o.bulk_send),
+                ("folders", "String") => vec![o.folder.clone()],
                 ("members", "UserId") => o.member.map(one).unwrap_or_default(),
                 ("download", "String") => vec!["original.pdf".into(), "audit-log.csv".into()],
                 ("pages", "String") => vec!["1.png".into()],
@@ -351,6 +357,11 @@ fn form(shape: &str, s: &Space, rx: &Receiver) -> Result<Vec<(&'static str, Stri
         "/templates/{}/bulk-send/preview" => vec![("send_email", "on".into())],
         // Into team A, where most callers are: the object is checked first, whatever the team.
         "/documents/{}/move" | "/templates/{}/move" => vec![("team", "sales".into())],
+        // A new folder in the workspace; a folder renamed; an item into the space's folder.
+        "/folders" => vec![("name", "Taken".into())],
+        "/folders/{}" => vec![("what", "rename".into()), ("name", "Taken".into())],
+        "/documents/{}/folder" => vec![("folder", s.folder.clone())],
+        "/templates/{}/folder" => vec![("folder", String::new())],
         // The whole team, confirmed as its admin would: a leak would end it (the snapshots
         // after the walk would show it).
         "/settings/delete" => vec![
@@ -362,6 +373,7 @@ fn form(shape: &str, s: &Space, rx: &Receiver) -> Result<Vec<(&'static str, Stri
         | "/settings/webhooks/{}/delete"
         | "/settings/webhooks/{}/deliveries/{}/redeliver"
         | "/settings/members/{}/remove"
+        | "/folders/{}/delete"
         | "/bulk-sends/{}/cancel" => Vec::new(),
         _ => return Err(format!("no form known for POST {shape}")),
     })
@@ -580,6 +592,7 @@ async fn walk() -> Walk {
             invited,
             admins_only: None,
             bulk_send,
+            folder: String::new(),
         });
     }
     // Team A's document only its admins see, with its PDF.
@@ -615,6 +628,47 @@ async fn walk() -> Walk {
             home,
             admin,
         });
+    }
+    // Each workspace's folder, made on its dashboard by its owner; its id read back there.
+    for (i, s) in spaces.iter_mut().enumerate() {
+        let owner = callers
+            .iter()
+            .find(|c| c.home == Some(i) && c.admin)
+            .unwrap();
+        let base = s.slug.map(|t| format!("/t/{t}")).unwrap_or_default();
+        let form = [
+            ("name", "Walk"),
+            ("csrf_token", owner.browser.csrf.as_str()),
+        ];
+        let resp = app
+            .client
+            .post(app.url(&format!("{base}/folders")))
+            .header("cookie", &owner.browser.cookie)
+            .form(&form)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status().as_u16(), 303, "{}'s folder", s.name);
+        let list = if base.is_empty() {
+            "/".to_string()
+        } else {
+            base
+        };
+        let html = app
+            .client
+            .get(app.url(&list))
+            .header("cookie", &owner.browser.cookie)
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        let at = html
+            .find("<span class=\"folder-name\">Walk</span>")
+            .unwrap();
+        let start = html[..at].rfind("folder=").unwrap() + "folder=".len();
+        s.folder = html[start..start + 24].to_string();
     }
     Walk {
         app,

@@ -192,6 +192,7 @@ async fn list(who: Principal, state: AppState, q: ListQuery) -> Result<DocumentL
         per_page,
         status,
         search: q.query,
+        folder: Default::default(),
     };
     let (documents, total_pages) = manage::list(&state.ctx(), &who, listing).await?;
     Ok(DocumentList {

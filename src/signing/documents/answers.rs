@@ -68,7 +68,8 @@ impl DocumentDeleted {
     }
 }
 
-/// The schema of a member that is always null (`folderId`: docket has no folders).
+/// The schema of a member that is always null (a key of the other signing service that docket
+/// has nothing for).
 pub fn always_null() -> Schema {
     ObjectBuilder::new().schema_type(Type::Null).build().into()
 }

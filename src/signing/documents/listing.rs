@@ -108,6 +108,9 @@ pub struct Ask {
     pub tab: Option<Tab>,
     pub search: Option<String>,
     pub page: i64,
+    /// The folder shown (`InFolder::Root` for the root's documents); the owner's tabs and
+    /// their counts hold its documents, the Inbox is nobody's folder.
+    pub folder: listing::InFolder,
 }
 
 /// A document on the dashboard. In the Inbox, `mine` is the signed-in account's recipient
@@ -175,6 +178,7 @@ pub async fn dashboard(ctx: &Context, who: &Principal, ask: Ask) -> Result<Dashb
             let owned = |status| Whose::Owned {
                 owner: owner.clone(),
                 status,
+                folder: ask.folder.clone(),
             };
             let awaiting = Whose::Awaiting { email };
             let counts = Counts {

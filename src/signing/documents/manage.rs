@@ -91,6 +91,8 @@ pub struct Listing {
     pub per_page: i64,
     pub status: Option<Status>,
     pub search: Option<String>,
+    /// The folder listed (`InFolder::Any`: every document).
+    pub folder: listing::InFolder,
 }
 
 /// The page of the user's listed documents, newest created first, and the number of pages.
@@ -101,7 +103,7 @@ pub async fn list(
 ) -> Result<(Vec<DocumentView>, i64), AppError> {
     let (caller, app) = (who.clone(), ctx.app.clone());
     let search = super::listing::search_terms(q.search.as_deref())?;
-    let (status, page, per_page) = (q.status, q.page, q.per_page);
+    let (status, page, per_page, folder) = (q.status, q.page, q.per_page, q.folder);
     let (docs, total) = ctx
         .db
         .read(move |c| {
@@ -109,6 +111,7 @@ pub async fn list(
                 whose: listing::Whose::Owned {
                     owner: access::owner(c, &caller)?,
                     status,
+                    folder,
                 },
                 search,
                 order: listing::Order::Created,

@@ -74,6 +74,7 @@ impl Status {
 
 crate::sql_text_enum!(Status);
 
+pub use store::listing::InFolder;
 pub use view::{DocumentView, FieldView, RecipientBrief, RecipientView, SealingView, SigningLinks};
 
 /// `POST /api/v1/documents`, validated.

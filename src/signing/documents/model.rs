@@ -25,6 +25,8 @@ pub struct Document {
     pub team_id: Option<TeamId>,
     /// Who in its team sees it (meaningless for a personal document).
     pub visibility: Visibility,
+    /// The folder it is in (`signing::folders`); `None` at the root.
+    pub folder_id: Option<String>,
     pub external_id: Option<String>,
     pub title: String,
     pub status: Status,

@@ -189,8 +189,8 @@ pub struct DocumentView {
     /// (the signing service's v1 document has none).
     #[serde(skip)]
     pub visibility: crate::core::owner::Visibility,
-    /// Always null: docket has no folders (the other signing service's key).
-    #[schema(schema_with = super::answers::always_null)]
+    /// The folder it is in (`GET /folder` of the API v2 lists them); null at the root.
+    #[schema(required = true)]
     pub folder_id: Option<String>,
     pub title: String,
     pub status: Status,
@@ -338,7 +338,7 @@ impl DocumentView {
             user_id: d.user_id,
             team_id: d.team_id.map(|t| t.get()),
             visibility: d.visibility,
-            folder_id: None,
+            folder_id: d.folder_id.clone(),
             title: d.title.clone(),
             status: d.status,
             document_data_id: d.document_data_id.clone(),

@@ -153,6 +153,7 @@ mod tests {
             user_id: UserId::new(1),
             team_id: None,
             visibility: crate::core::owner::Visibility::Everyone,
+            folder_id: None,
             external_id: Some("crm-1".into()),
             title: "Lease \"B\" <1>".into(),
             status: Status::Pending,

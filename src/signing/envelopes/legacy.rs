@@ -15,6 +15,7 @@ use crate::core::owner::Visibility;
 use crate::signing::documents::auth_options::AuthOptions;
 use crate::signing::documents::model::Document;
 use crate::signing::envelope_ids::Envelope;
+use crate::signing::folders::model::FolderView;
 use crate::signing::templates::TemplateType;
 use crate::signing::templates::model::Template;
 
@@ -92,8 +93,8 @@ pub struct LegacyDocument {
     pub document_data: DocumentData,
     pub document_meta: DocumentMeta,
     pub envelope_items: Vec<ItemRef>,
-    #[schema(value_type = Option<Object>)]
-    pub folder: Option<Value>,
+    /// The folder it is in, when the caller sees that folder.
+    pub folder: Option<FolderView>,
     pub fields: Vec<V2Field>,
 }
 
@@ -140,7 +141,7 @@ fn document_head(d: &Document, whose: &Whose, shown: Shown) -> DocumentHead {
         completed_at: d.completed_at.map(time),
         deleted_at: None,
         team_id: whose.team_id(),
-        folder_id: None,
+        folder_id: d.folder_id.clone(),
         envelope_id: parent.envelope.id(),
         internal_version: 1,
         template_id: d.template_id.map(|t| t.get()),
@@ -154,7 +155,12 @@ fn document_head(d: &Document, whose: &Whose, shown: Shown) -> DocumentHead {
 }
 
 impl LegacyDocument {
-    pub fn of(d: &Document, whose: &Whose, shown: Shown) -> LegacyDocument {
+    pub fn of(
+        d: &Document,
+        whose: &Whose,
+        shown: Shown,
+        folder: Option<FolderView>,
+    ) -> LegacyDocument {
         let parent = legacy(Envelope::Document(d.id));
         let mut meta = Loaded::Document(Box::new(d.clone())).meta();
         meta.document_id = Some(d.id.get());
@@ -164,7 +170,7 @@ impl LegacyDocument {
             document_data: DocumentData::of(&d.document_data_id, parent),
             document_meta: meta,
             envelope_items: item_refs(parent),
-            folder: None,
+            folder,
             fields: d.fields.iter().map(|f| V2Field::of(f, parent)).collect(),
         }
     }
@@ -217,8 +223,8 @@ pub struct LegacyTemplate {
     pub head: TemplateHead,
     pub template_document_data: DocumentData,
     pub user: UserBrief,
-    #[schema(value_type = Option<Object>)]
-    pub folder: Option<Value>,
+    /// The folder it is in, when the caller sees that folder.
+    pub folder: Option<FolderView>,
     pub envelope_items: Vec<ItemRef>,
 }
 
@@ -250,7 +256,7 @@ fn template_head(t: &Template, whose: &Whose, shown: Shown) -> TemplateHead {
         updated_at: time(t.updated_at),
         public_title: String::new(),
         public_description: String::new(),
-        folder_id: None,
+        folder_id: t.folder_id.clone(),
         envelope_id: parent.envelope.id(),
         template_document_data_id: t.document_data_id.clone(),
         template_meta: meta,
@@ -265,13 +271,18 @@ fn template_head(t: &Template, whose: &Whose, shown: Shown) -> TemplateHead {
 }
 
 impl LegacyTemplate {
-    pub fn of(t: &Template, whose: &Whose, shown: Shown) -> LegacyTemplate {
+    pub fn of(
+        t: &Template,
+        whose: &Whose,
+        shown: Shown,
+        folder: Option<FolderView>,
+    ) -> LegacyTemplate {
         let parent = legacy(Envelope::Template(t.id));
         LegacyTemplate {
             head: template_head(t, whose, shown),
             template_document_data: DocumentData::of(&t.document_data_id, parent),
             user: whose.user.clone(),
-            folder: None,
+            folder,
             envelope_items: item_refs(parent),
         }
     }

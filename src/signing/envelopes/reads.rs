@@ -20,6 +20,8 @@ use crate::identity::principal::Principal;
 use crate::signing::documents::store::listing::like_pattern;
 use crate::signing::documents::{Status, audit, store as documents};
 use crate::signing::envelope_ids::Envelope;
+use crate::signing::folders::model::FolderView;
+use crate::signing::folders::store as folders;
 use crate::signing::templates::store as templates;
 use crate::teams::access;
 
@@ -35,6 +37,8 @@ pub struct Find {
     pub status: Option<Status>,
     /// Text in the title.
     pub query: Option<String>,
+    /// Only those directly in this folder (none: in any folder or none).
+    pub folder: Option<String>,
     /// Oldest first instead of newest first.
     pub ascending: bool,
     pub page: i64,
@@ -220,9 +224,11 @@ pub async fn legacy_document(
     let (caller, shown) = (who.clone(), shown(who, reader));
     ctx.db
         .read(move |c| {
-            let d = documents::owned(c, &access::owner(c, &caller)?, id)?;
+            let owner = access::owner(c, &caller)?;
+            let d = documents::owned(c, &owner, id)?;
             let whose = People::default().whose(c, d.user_id, d.team_id)?;
-            Ok(LegacyDocument::of(&d, &whose, shown))
+            let folder = folder_of(c, &owner, d.folder_id.as_deref());
+            Ok(LegacyDocument::of(&d, &whose, shown, folder))
         })
         .await
 }
@@ -237,11 +243,19 @@ pub async fn legacy_template(
     let (caller, shown) = (who.clone(), shown(who, reader));
     ctx.db
         .read(move |c| {
-            let t = templates::owned(c, &access::owner(c, &caller)?, id)?;
+            let owner = access::owner(c, &caller)?;
+            let t = templates::owned(c, &owner, id)?;
             let whose = People::default().whose(c, t.user_id, t.team_id)?;
-            Ok(LegacyTemplate::of(&t, &whose, shown))
+            let folder = folder_of(c, &owner, t.folder_id.as_deref());
+            Ok(LegacyTemplate::of(&t, &whose, shown, folder))
         })
         .await
+}
+
+/// The folder `id` as the caller sees it (none when the caller's role does not see it).
+fn folder_of(c: &Conn, owner: &Owner, id: Option<&str>) -> Option<FolderView> {
+    let folder = folders::owned(c, owner, id?, "folder").ok()?;
+    Some(FolderView::of(&folder))
 }
 
 /// The legacy summaries of a find or a get-many: documents and templates apart.
@@ -352,6 +366,10 @@ fn page_of(c: &Conn, owner: &Owner, q: &Find) -> Result<(Vec<Envelope>, i64), Ap
                 args.len()
             ));
         }
+        if let Some(f) = &q.folder {
+            args.push(f.to_sql());
+            s.push_str(&format!(" AND d.folder_id = ?{}", args.len()));
+        }
         parts.push(s);
     }
     if q.kind != Some(Kind::Document) && q.status.is_none() {
@@ -365,6 +383,10 @@ fn page_of(c: &Conn, owner: &Owner, q: &Find) -> Result<(Vec<Envelope>, i64), Ap
                 " AND lower(t.title) LIKE ?{} ESCAPE '\\'",
                 args.len()
             ));
+        }
+        if let Some(f) = &q.folder {
+            args.push(f.to_sql());
+            s.push_str(&format!(" AND t.folder_id = ?{}", args.len()));
         }
         parts.push(s);
     }

@@ -3,6 +3,7 @@
 //! generate a document. Each owns its transaction; the caller has authenticated `who`.
 
 use crate::core::ids::{DocumentId, TemplateId};
+use crate::signing::documents::InFolder;
 use crate::signing::documents::drafts::{self, FieldsCommand, RecipientCommand};
 use crate::signing::documents::team_settings;
 use crate::teams::access;
@@ -85,15 +86,16 @@ pub async fn list(
     who: &Principal,
     paging: (i64, i64),
 ) -> Result<(Vec<TemplateView>, i64), AppError> {
-    let (items, pages) = listed(ctx, who, paging).await?;
+    let (items, pages) = listed(ctx, who, InFolder::Any, paging).await?;
     Ok((items.iter().map(TemplateView::of).collect(), pages))
 }
 
-/// Page `page` of `per_page` of the user's templates as the read model (newest first), and the
-/// number of pages: the web application's list.
+/// Page `page` of `per_page` of the user's templates in `folder` as the read model (newest
+/// first), and the number of pages: the web application's list.
 pub async fn listed(
     ctx: &Context,
     who: &Principal,
+    folder: InFolder,
     (page, per_page): (i64, i64),
 ) -> Result<(Vec<Template>, i64), AppError> {
     let caller = who.clone();
@@ -101,7 +103,7 @@ pub async fn listed(
         .db
         .read(move |c| {
             let owner = access::owner(c, &caller)?;
-            store::list(c, &owner, per_page, (page - 1) * per_page)
+            store::list(c, &owner, &folder, per_page, (page - 1) * per_page)
         })
         .await?;
     Ok((

@@ -23,6 +23,8 @@ pub struct Template {
     pub team_id: Option<TeamId>,
     /// Who in its team sees it (meaningless for a personal template).
     pub visibility: Visibility,
+    /// The folder it is in (`signing::folders`); `None` at the root.
+    pub folder_id: Option<String>,
     pub external_id: Option<String>,
     pub kind: TemplateType,
     pub title: String,

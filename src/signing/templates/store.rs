@@ -6,6 +6,7 @@ use crate::core::ids::{RecipientId, TeamId, TemplateId};
 use crate::core::owner::Visibility;
 use crate::core::owner::{Owner, Rows};
 use crate::params;
+use crate::signing::documents::store::listing::InFolder;
 use crate::signing::documents::store::workspace::Heir;
 use crate::{core::db::Conn, core::db::OptionalExtension, core::db::Row};
 
@@ -21,7 +22,7 @@ use crate::{
 const COLUMNS: &str = "t.id, t.user_id, t.external_id, t.type, t.title, t.document_data_id,
     t.blob_id, t.page_sizes, t.meta_id, t.meta, t.auth_options, t.direct_link_token,
     t.direct_link_enabled, t.created_at, t.updated_at, t.direct_link_recipient_id, t.team_id,
-    t.visibility";
+    t.visibility, t.folder_id";
 
 /// A template's row, without its recipients and fields yet. Stored JSON the code cannot read
 /// is an error, never a default.
@@ -34,6 +35,7 @@ fn from_row(r: &Row<'_>) -> crate::core::db::Result<Template> {
         user_id: r.get(1)?,
         team_id: r.get(16)?,
         visibility: r.get(17)?,
+        folder_id: r.get(18)?,
         external_id: r.get(2)?,
         kind: r.get(3)?,
         title: r.get(4)?,
@@ -169,17 +171,27 @@ pub fn by_data_id(conn: &Conn, data_id: &str) -> Result<Option<TemplateId>, AppE
         .optional()?)
 }
 
-/// A page of the templates `owner` reaches, newest first, and how many there are in all
-/// (counted by a trigger: `crate::core::db::counts`).
+/// A page of the templates `owner` reaches in `folder`, newest first, and how many there are
+/// in all (counted by a trigger, `crate::core::db::counts`, when `folder` holds them all).
 pub fn list(
     conn: &Conn,
     owner: &Owner,
+    folder: &InFolder,
     limit: i64,
     offset: i64,
 ) -> Result<(Vec<Template>, i64), AppError> {
     let mut args = Vec::new();
-    let clause = owner.clause("t", Rows::WithVisibility, &mut args);
-    let total = owner.counted(conn, crate::core::db::counts::List::Templates, None)?;
+    let mut clause = owner.clause("t", Rows::WithVisibility, &mut args);
+    clause.push_str(&folder.clause("t", owner, &mut args));
+    let total = if folder.is_everything(conn, owner, "TEMPLATE")? {
+        owner.counted(conn, crate::core::db::counts::List::Templates, None)?
+    } else {
+        conn.query_row(
+            &format!("SELECT count(*) FROM templates t WHERE {clause}"),
+            params_from_iter(args.clone()),
+            |r| r.get(0),
+        )?
+    };
     let n = args.len();
     args.push(limit.to_sql());
     args.push(offset.to_sql());
@@ -321,12 +333,12 @@ pub fn into_team(
 ) -> Result<bool, AppError> {
     let n = match from {
         None => tx.execute(
-            "UPDATE templates SET team_id = ?2, visibility = ?3, updated_at = ?4
+            "UPDATE templates SET team_id = ?2, visibility = ?3, updated_at = ?4, folder_id = NULL
               WHERE id = ?1 AND team_id IS NULL",
             params![id, to, visibility, now],
         )?,
         Some(from) => tx.execute(
-            "UPDATE templates SET team_id = ?2, visibility = ?3, updated_at = ?4
+            "UPDATE templates SET team_id = ?2, visibility = ?3, updated_at = ?4, folder_id = NULL
               WHERE id = ?1 AND team_id = ?5",
             params![id, to, visibility, now, from],
         )?,
@@ -347,13 +359,13 @@ pub fn count_of_team(c: &Conn, team: TeamId) -> Result<i64, AppError> {
 pub fn hand_over(tx: &Conn, team: TeamId, heir: Heir, now: i64) -> Result<usize, AppError> {
     Ok(match heir {
         Heir::Personal(user) => tx.execute(
-            "UPDATE templates SET team_id = NULL, user_id = ?2, visibility = 'EVERYONE',
+            "UPDATE templates SET team_id = NULL, user_id = ?2, visibility = 'EVERYONE', folder_id = NULL,
                     updated_at = ?3
               WHERE team_id = ?1",
             params![team, user, now],
         )?,
         Heir::Team(to) => tx.execute(
-            "UPDATE templates SET team_id = ?2, updated_at = ?3 WHERE team_id = ?1",
+            "UPDATE templates SET team_id = ?2, updated_at = ?3, folder_id = NULL WHERE team_id = ?1",
             params![team, to, now],
         )?,
     })
@@ -436,7 +448,14 @@ mod tests {
     fn each_template_of_a_page_carries_its_own_recipients_and_fields() {
         let conn = crate::core::db::memory();
         templates_with_parties(&conn);
-        let (items, total) = list(&conn, &Owner::Personal(UserId::new(1)), 10, 0).unwrap();
+        let (items, total) = list(
+            &conn,
+            &Owner::Personal(UserId::new(1)),
+            &InFolder::Any,
+            10,
+            0,
+        )
+        .unwrap();
         assert_eq!(total, 3);
         let seen = |t: &Template| {
             (
@@ -470,9 +489,23 @@ mod tests {
         let conn = crate::core::db::memory();
         templates_with_parties(&conn);
         let run = |limit: i64| {
-            list(&conn, &Owner::Personal(UserId::new(1)), limit, 0).unwrap();
+            list(
+                &conn,
+                &Owner::Personal(UserId::new(1)),
+                &InFolder::Any,
+                limit,
+                0,
+            )
+            .unwrap();
             let before = crate::core::db::statements_run(&conn);
-            let (items, _) = list(&conn, &Owner::Personal(UserId::new(1)), limit, 0).unwrap();
+            let (items, _) = list(
+                &conn,
+                &Owner::Personal(UserId::new(1)),
+                &InFolder::Any,
+                limit,
+                0,
+            )
+            .unwrap();
             assert_eq!(items.len() as i64, limit);
             crate::core::db::statements_run(&conn) - before
         };

@@ -30,7 +30,7 @@ pub struct FindQuery {
     pub order_by_column: Option<String>,
     /// asc or desc (default desc).
     pub order_by_direction: Option<String>,
-    /// Accepted and not yet applied: docket lists every folder's envelopes.
+    /// Only those directly in this folder.
     pub folder_id: Option<String>,
     /// Accepted and not yet applied.
     pub source: Option<String>,
@@ -126,6 +126,7 @@ impl FindQuery {
             kind,
             status,
             query,
+            folder: self.folder_id.clone().filter(|f| !f.is_empty()),
             ascending,
             page,
             per_page,

@@ -9,15 +9,17 @@ use warp::reply::Response;
 
 use crate::core::error::AppError;
 use crate::core::timefmt::{human, iso8601};
+use crate::http::pages::app::folders::Bar;
 use crate::http::pages::app::nav::{Nav, Section};
 use crate::http::pages::app::workspace::Place;
 use crate::http::reply::{self, page};
 use crate::http::server::state::AppState;
 use crate::http::session::{SignedIn, optional, urlencode};
-use crate::signing::documents::Status;
 use crate::signing::documents::listing::{self, Ask, Dashboard, Entry, Tab};
 use crate::signing::documents::model::Recipient;
 use crate::signing::documents::recipients::{ReadStatus, Role, SigningStatus};
+use crate::signing::documents::{InFolder, Status};
+use crate::signing::folders::{self, Kind};
 use crate::signing::workflow;
 
 /// The dashboard's query: the tab, the search and the page, as typed (what each means is
@@ -27,6 +29,8 @@ pub struct DashboardQuery {
     tab: Option<String>,
     q: Option<String>,
     page: Option<String>,
+    /// The folder shown (`signing::folders`); absent: the root.
+    folder: Option<String>,
 }
 
 /// The dashboard of the signed-in `user` in `at` for the query `q`. A search the use case
@@ -37,13 +41,20 @@ pub async fn show(
     (session, user): SignedIn,
     q: DashboardQuery,
 ) -> Result<Response, AppError> {
+    let folder = q.folder.filter(|f| !f.is_empty());
     let ask = Ask {
         tab: q.tab.as_deref().and_then(Tab::parse),
         search: q.q,
         page: q.page.and_then(|p| p.parse().ok()).unwrap_or(1),
+        folder: match &folder {
+            Some(id) => InFolder::Folder(id.clone()),
+            None => InFolder::Root,
+        },
     };
     let (ctx, who) = (state.ctx(), at.principal(&user));
     let nav = Nav::of(&state, &session, &user, Section::Documents, &at).await?;
+    let (level, all) = folders::browse(&ctx, &who, Kind::Document, folder.clone()).await?;
+    let bar = Bar::of(&nav, Kind::Document, level, &all);
     let typed = ask.search.clone().unwrap_or_default();
     let answer = match listing::dashboard(&ctx, &who, ask.clone()).await {
         Err(e) if e.status() == warp::http::StatusCode::BAD_REQUEST => {
@@ -58,7 +69,13 @@ pub async fn show(
         other => other.map(|d| (d, None)),
     };
     let (d, search_error) = answer?;
-    Ok(page(Ok(DashboardPage::of(nav, d, typed, search_error))))
+    Ok(page(Ok(DashboardPage::of(
+        nav,
+        d,
+        typed,
+        search_error,
+        bar,
+    ))))
 }
 
 /// `GET /t/{slug}`: a team's dashboard (the personal one is `GET /`, `pages::home`).
@@ -110,6 +127,10 @@ struct DashboardPage {
     next: Option<String>,
     /// The tab's link without the search.
     clear: String,
+    /// The folders: the path to the one shown, its sub-folders, their forms.
+    folders: Bar,
+    /// The folder shown, for the search form (empty at the root).
+    folder: String,
 }
 
 /// A tab: its link, name, count and whether it is the one shown.
@@ -153,10 +174,24 @@ struct Mark {
 }
 
 impl DashboardPage {
-    fn of(nav: Nav, d: Dashboard, typed: String, search_error: Option<String>) -> DashboardPage {
+    fn of(
+        nav: Nav,
+        d: Dashboard,
+        typed: String,
+        search_error: Option<String>,
+        folders: Bar,
+    ) -> DashboardPage {
         let (home, base) = (nav.link("/"), nav.base());
+        let folder = folders
+            .current
+            .as_ref()
+            .map(|c| c.id.clone())
+            .unwrap_or_default();
         let link = |tab: Tab, search: Option<&str>, page: i64| {
             let mut href = format!("{home}?tab={}", tab.as_str());
+            if !folder.is_empty() {
+                href.push_str(&format!("&folder={}", urlencode(&folder)));
+            }
             if let Some(s) = search {
                 href.push_str(&format!("&q={}", urlencode(s)));
             }
@@ -180,7 +215,7 @@ impl DashboardPage {
             tab: d.tab,
             tabs,
             typed,
-            new: d.is_new(),
+            new: d.is_new() && folders.current.is_none() && folders.children.is_empty(),
             found: match d.total {
                 1 => "1 document".into(),
                 n => format!("{n} documents"),
@@ -193,6 +228,8 @@ impl DashboardPage {
             clear: link(d.tab, None, 1),
             search: d.search.clone(),
             search_error,
+            folders,
+            folder,
         }
     }
 }

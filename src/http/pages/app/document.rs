@@ -184,6 +184,8 @@ struct DocumentPage {
     pages: Vec<usize>,
     /// Each page's `width x height` in points, space separated, for the fields drawn over them.
     page_sizes: String,
+    /// The folder it is in, and where it may go.
+    folder: super::folders::Pick,
 }
 
 impl DocumentPage {
@@ -232,6 +234,16 @@ async fn document_page(
         .collect::<Vec<RecipientRow>>();
     let reminding = recipients.iter().any(|r| r.next_reminder.is_some());
     let (status, status_tone, status_text) = status_words(doc.status);
+    let folder = super::folders::Pick {
+        action: at.link(&format!("/documents/{id}/folder")),
+        current: doc.folder_id.clone(),
+        choices: crate::signing::folders::choices(
+            &ctx,
+            &who,
+            crate::signing::folders::Kind::Document,
+        )
+        .await?,
+    };
     Ok(DocumentPage {
         nav: Nav::of(state, session, user, Section::Documents, at).await?,
         id,
@@ -249,6 +261,7 @@ async fn document_page(
         timeline_cut: pages > 2,
         pages: (1..=sizes.len()).collect(),
         page_sizes: super::editor::sizes_attr(&sizes),
+        folder,
     })
 }
 

@@ -13,6 +13,7 @@ pub mod document;
 pub mod editor;
 pub(crate) mod editor_form;
 pub mod error_page;
+pub mod folders;
 mod moves;
 pub mod nav;
 pub mod preview;
@@ -56,6 +57,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(document::routes(state.clone()))
         .unify()
         .or(moves::routes(state.clone()))
+        .unify()
+        .or(folders::routes(state.clone()))
         .unify()
         .or(as_template::routes(state.clone()))
         .unify()

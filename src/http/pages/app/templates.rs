@@ -10,6 +10,7 @@ use warp::Filter;
 use warp::filters::BoxedFilter;
 use warp::reply::Response;
 
+use super::folders::{Bar, Pick};
 use super::nav::{Nav, Section};
 use super::workspace::{Place, place};
 use crate::core::error::AppError;
@@ -18,8 +19,10 @@ use crate::core::timefmt::{human, iso8601};
 use crate::http::reply::{self, page};
 use crate::http::server::state::AppState;
 use crate::http::session::{SignedIn, signed_in};
+use crate::signing::documents::InFolder;
 use crate::signing::documents::model::Recipient;
 use crate::signing::documents::recipients::Role;
+use crate::signing::folders::{self, Kind};
 use crate::signing::templates::{direct, manage, model, placeholder_number};
 
 /// Templates on one page of the list.
@@ -49,6 +52,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
 #[derive(serde::Deserialize)]
 struct PageQuery {
     page: Option<String>,
+    /// The folder shown (`signing::folders`); absent: the root.
+    folder: Option<String>,
 }
 
 /// `?saved=document`: the template was just made from a document (`as_template`).
@@ -107,6 +112,8 @@ struct TemplatesPage {
     pages: i64,
     previous: Option<String>,
     next: Option<String>,
+    /// The folders: the path to the one shown, its sub-folders, their forms.
+    folders: Bar,
 }
 
 /// One template of the list.
@@ -129,12 +136,22 @@ async fn list(
     let nav = Nav::of(&state, &session, &user, Section::Templates, &at).await?;
     let n: i64 = q.page.and_then(|p| p.parse().ok()).unwrap_or(1);
     let n = n.clamp(1, 1_000_000);
-    let (items, pages) = manage::listed(&state.ctx(), &who, (n, PER_PAGE)).await?;
+    let folder = q.folder.filter(|f| !f.is_empty());
+    let (level, all) = folders::browse(&state.ctx(), &who, Kind::Template, folder.clone()).await?;
+    let bar = Bar::of(&nav, Kind::Template, level, &all);
+    let place = match &folder {
+        Some(id) => InFolder::Folder(id.clone()),
+        None => InFolder::Root,
+    };
+    let (items, pages) = manage::listed(&state.ctx(), &who, place, (n, PER_PAGE)).await?;
+    let list = super::folders::list_link(&at, Kind::Template, folder.as_deref());
     let link = |p: i64| {
         if p == 1 {
-            at.link("/templates")
+            list.clone()
+        } else if folder.is_some() {
+            format!("{list}&page={p}")
         } else {
-            at.link(&format!("/templates?page={p}"))
+            format!("{list}?page={p}")
         }
     };
     let rows = items
@@ -154,6 +171,7 @@ async fn list(
         pages,
         previous: (n > 1).then(|| link((n - 1).min(pages.max(1)))),
         next: (n < pages).then(|| link(n + 1)),
+        folders: bar,
     })))
 }
 
@@ -172,6 +190,8 @@ struct TemplateDetails {
     direct: Direct,
     /// Just saved from a document: the page says so.
     from_document: bool,
+    /// The folder it is in, and where it may go.
+    folder: Pick,
 }
 
 /// The details page's direct-link section (`templates::direct`).
@@ -228,6 +248,11 @@ async fn details(
     let who = at.principal(&user);
     let t = manage::read(&state.ctx(), &who, id).await?;
     let count = t.page_sizes.as_ref().map_or(0, Vec::len);
+    let folder = Pick {
+        action: at.link(&format!("/templates/{id}/folder")),
+        current: t.folder_id.clone(),
+        choices: folders::choices(&state.ctx(), &who, Kind::Template).await?,
+    };
     Ok(page(Ok(TemplateDetails {
         nav: Nav::of(&state, &session, &user, Section::Templates, &at).await?,
         id,
@@ -239,5 +264,6 @@ async fn details(
         changed_iso: iso8601(t.updated_at),
         direct: Direct::of(&t, &state.ctx().app),
         from_document: q.saved.as_deref() == Some("document"),
+        folder,
     })))
 }

@@ -13,14 +13,83 @@ use super::super::Status;
 use super::super::model::Document;
 use super::{COLUMNS, complete_aggregates, from_row};
 
+/// Which folder's rows a list of documents or templates holds (`signing::folders`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum InFolder {
+    /// Every folder's and the root's (the API v1's lists).
+    #[default]
+    Any,
+    /// The root's: those in no folder, and those in a folder the caller's role does not see
+    /// (a team member reaches them there, as nowhere else).
+    Root,
+    /// Those in the folder of this id.
+    Folder(String),
+}
+
+impl InFolder {
+    /// The condition on the row `alias` (of `table`: "documents" or "templates") that keeps
+    /// the rows of this place for `owner`, starting with ` AND `; its parameters are appended
+    /// to `args`.
+    pub fn clause(&self, alias: &str, owner: &Owner, args: &mut Vec<Value>) -> String {
+        match self {
+            InFolder::Any => String::new(),
+            InFolder::Folder(id) => {
+                args.push(id.to_sql());
+                format!(" AND {alias}.folder_id = ?{}", args.len())
+            }
+            InFolder::Root => match owner {
+                Owner::Team { seen, .. }
+                    if seen.len() < crate::core::owner::Visibility::ALL.len() =>
+                {
+                    let names: Vec<String> =
+                        seen.iter().map(|v| format!("'{}'", v.as_str())).collect();
+                    let names = if names.is_empty() {
+                        "NULL".to_string()
+                    } else {
+                        names.join(", ")
+                    };
+                    format!(
+                        " AND ({alias}.folder_id IS NULL OR NOT EXISTS (SELECT 1 FROM folders f
+                              WHERE f.id = {alias}.folder_id AND f.visibility IN ({names})))"
+                    )
+                }
+                _ => format!(" AND {alias}.folder_id IS NULL"),
+            },
+        }
+    }
+
+    /// Whether this place holds every row `owner` reaches of `kind` ("DOCUMENT",
+    /// "TEMPLATE"): any folder, or the root of a workspace without folders of that kind, so
+    /// that the counts the triggers keep are its counts.
+    pub fn is_everything(&self, conn: &Conn, owner: &Owner, kind: &str) -> Result<bool, AppError> {
+        match self {
+            InFolder::Any => Ok(true),
+            InFolder::Folder(_) => Ok(false),
+            InFolder::Root => {
+                let mut args = vec![kind.to_sql()];
+                let clause = owner.clause("f", Rows::WithoutVisibility, &mut args);
+                let any: bool = conn.query_row(
+                    &format!(
+                        "SELECT EXISTS (SELECT 1 FROM folders f WHERE f.type = ?1 AND {clause})"
+                    ),
+                    params_from_iter(args),
+                    |r| r.get(0),
+                )?;
+                Ok(!any)
+            }
+        }
+    }
+}
+
 /// Which documents a list holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Whose {
     /// The listed documents `owner` reaches (those hidden after completion are not), of
-    /// `status` or of every status.
+    /// `status` or of every status, in `folder`.
     Owned {
         owner: Owner,
         status: Option<Status>,
+        folder: InFolder,
     },
     /// The documents of any owner of this instance waiting for the recipient with e-mail
     /// `email` (lowercase, as stored): PENDING, where that recipient acts (any role but CC)
@@ -52,7 +121,11 @@ impl Query {
     /// A page of the documents `owner` reaches of `status` (or all), newest created first.
     pub fn owned(owner: Owner, status: Option<Status>, limit: i64, offset: i64) -> Query {
         Query {
-            whose: Whose::Owned { owner, status },
+            whose: Whose::Owned {
+                owner,
+                status,
+                folder: InFolder::Any,
+            },
             search: None,
             order: Order::Created,
             limit,
@@ -94,7 +167,16 @@ fn page_sql(q: &Query) -> (String, Vec<Value>) {
 /// How many documents the list of `whose` holds, or those of them `search` finds.
 pub fn count(conn: &Conn, whose: &Whose, search: Option<&str>) -> Result<i64, AppError> {
     use crate::core::db::counts;
-    if let (Whose::Owned { owner, status }, None) = (whose, search) {
+    if let (
+        Whose::Owned {
+            owner,
+            status,
+            folder,
+        },
+        None,
+    ) = (whose, search)
+        && folder.is_everything(conn, owner, "DOCUMENT")?
+    {
         return owner.counted(conn, counts::List::Documents, status.map(Status::as_str));
     }
     let (from, args) = filter(whose, search);
@@ -109,13 +191,18 @@ pub fn count(conn: &Conn, whose: &Whose, search: Option<&str>) -> Result<i64, Ap
 fn filter(whose: &Whose, search: Option<&str>) -> (String, Vec<Value>) {
     let mut args = Vec::new();
     let mut sql = match whose {
-        Whose::Owned { owner, status } => {
+        Whose::Owned {
+            owner,
+            status,
+            folder,
+        } => {
             let clause = owner.clause("d", Rows::WithVisibility, &mut args);
             let mut s = format!("FROM documents d WHERE d.hidden = 0 AND {clause}");
             if let Some(status) = status {
                 args.push(status.to_sql());
                 s.push_str(&format!(" AND d.status = ?{}", args.len()));
             }
+            s.push_str(&folder.clause("d", owner, &mut args));
             s
         }
         // One recipient per document and e-mail (`recipients_document_email`): no duplicates.

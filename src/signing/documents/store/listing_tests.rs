@@ -44,6 +44,7 @@ fn recipient(conn: &Conn, doc: i64, email: &str, role: &str, signing: &str) {
 fn owned(user: i64, status: Option<Status>, search: Option<&str>, order: Order) -> Query {
     Query {
         whose: Whose::Owned {
+            folder: InFolder::Any,
             owner: Owner::Personal(crate::core::ids::UserId::new(user)),
             status,
         },
@@ -176,6 +177,7 @@ fn the_totals_are_the_kept_counts_without_a_search_and_counted_with_one() {
     let whose = |status| Whose::Owned {
         owner: Owner::Personal(crate::core::ids::UserId::new(1)),
         status,
+        folder: InFolder::Any,
     };
     let n = |status, search| count(&conn, &whose(status), search).unwrap();
     assert_eq!(n(None, None), 5, "All holds rejected and cancelled ones");

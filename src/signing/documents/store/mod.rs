@@ -55,7 +55,8 @@ impl Parent {
 
 const COLUMNS: &str = "id, user_id, external_id, title, status, document_data_id, blob_id,
     page_sizes, meta, auth_options, form_values, sealed_blob_id, created_at, updated_at,
-    completed_at, seal_failures, seal_error, seal_next_at, team_id, visibility, template_id";
+    completed_at, seal_failures, seal_error, seal_next_at, team_id, visibility, folder_id,
+    template_id";
 
 /// A document's row, without its recipients and fields yet. Stored JSON the code cannot read
 /// is an error, never a default.
@@ -69,6 +70,7 @@ fn from_row(r: &Row<'_>) -> crate::core::db::Result<Document> {
         user_id: r.get(1)?,
         team_id: r.get(18)?,
         visibility: r.get(19)?,
+        folder_id: r.get(20)?,
         external_id: r.get(2)?,
         title: r.get(3)?,
         status: r.get(4)?,
@@ -91,7 +93,7 @@ fn from_row(r: &Row<'_>) -> crate::core::db::Result<Document> {
             error: r.get(16)?,
             next_at: r.get(17)?,
         },
-        template_id: r.get(20)?,
+        template_id: r.get(21)?,
         recipients: Vec::new(),
         fields: Vec::new(),
     })

@@ -28,7 +28,7 @@ pub fn into_team(
     now: i64,
 ) -> Result<bool, AppError> {
     let n = tx.execute(
-        "UPDATE documents SET team_id = ?2, visibility = ?3, updated_at = ?4
+        "UPDATE documents SET team_id = ?2, visibility = ?3, updated_at = ?4, folder_id = NULL
           WHERE id = ?1 AND team_id IS NULL",
         params![id, team, visibility, now],
     )?;
@@ -51,12 +51,12 @@ pub fn hand_over(tx: &Conn, team: TeamId, heir: Heir, now: i64) -> Result<usize,
     Ok(match heir {
         Heir::Personal(user) => tx.execute(
             "UPDATE documents SET team_id = NULL, user_id = ?2, visibility = 'EVERYONE',
-                    updated_at = ?3
+                    updated_at = ?3, folder_id = NULL
               WHERE team_id = ?1 AND status <> 'PENDING'",
             params![team, user, now],
         )?,
         Heir::Team(to) => tx.execute(
-            "UPDATE documents SET team_id = ?2, updated_at = ?3
+            "UPDATE documents SET team_id = ?2, updated_at = ?3, folder_id = NULL
               WHERE team_id = ?1 AND status <> 'PENDING'",
             params![team, to, now],
         )?,
