@@ -9,7 +9,7 @@ use rusqlite::{Connection, TransactionBehavior};
 pub const SCHEMA: &str = include_str!("../../../schema.sql");
 
 /// The version `SCHEMA` describes.
-pub const LATEST: i64 = 34;
+pub const LATEST: i64 = 36;
 
 /// `(version, sql)`: what turns version `n - 1` into version `n`.
 pub const MIGRATIONS: &[(i64, &str)] = &[
@@ -49,6 +49,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     (32, include_str!("migrations/0032_bulk_sends.sql")),
     (33, include_str!("migrations/0033_cal_hooks.sql")),
     (34, include_str!("migrations/0034_frame_origins.sql")),
+    (36, include_str!("migrations/0036_attachments.sql")),
 ];
 
 #[derive(Debug, thiserror::Error)]

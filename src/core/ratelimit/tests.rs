@@ -153,9 +153,11 @@ fn on_postgres_a_database_of_the_version_before_gains_the_table() {
             // Back to version 14: without what 0015 and the migrations after it made (the
             // columns of 0027 and 0028 go with the table `teams`, but for users' language; 0029
             // marked test deliveries; 0030 added deadlines; 0031 kept e-mailed codes; 0032 bulk sends;
-            // 0033 marked the scheduling service's hooks; 0034 kept the framing origins).
+            // 0033 marked the scheduling service's hooks; 0034 kept the framing origins; 0036 the
+            // attachments).
             Ok(c.execute_batch(
-                "ALTER TABLE users DROP COLUMN frame_origins;
+                "DROP TABLE attachments;
+                 ALTER TABLE users DROP COLUMN frame_origins;
                  ALTER TABLE webhooks DROP COLUMN cal_v1, DROP COLUMN payload_template;
                  DROP TABLE bulk_send_rows, bulk_sends;
                  DROP TABLE rate_windows; DROP INDEX documents_pending;

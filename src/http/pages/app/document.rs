@@ -184,6 +184,8 @@ struct DocumentPage {
     pages: Vec<usize>,
     /// Each page's `width x height` in points, space separated, for the fields drawn over them.
     page_sizes: String,
+    /// The link attachments recipients see (changed here while the document is pending).
+    attachments: super::attachments::Section,
 }
 
 impl DocumentPage {
@@ -232,6 +234,15 @@ async fn document_page(
         .collect::<Vec<RecipientRow>>();
     let reminding = recipients.iter().any(|r| r.next_reminder.is_some());
     let (status, status_tone, status_text) = status_words(doc.status);
+    let attachments = super::attachments::Section::load(
+        &ctx,
+        &who,
+        at,
+        crate::signing::attachments::Parent::Document(id),
+        super::attachments::editable(doc.status),
+        super::attachments::Back::Page,
+    )
+    .await?;
     Ok(DocumentPage {
         nav: Nav::of(state, session, user, Section::Documents, at).await?,
         id,
@@ -249,6 +260,7 @@ async fn document_page(
         timeline_cut: pages > 2,
         pages: (1..=sizes.len()).collect(),
         page_sizes: super::editor::sizes_attr(&sizes),
+        attachments,
     })
 }
 
