@@ -1,6 +1,6 @@
 -- Docket database schema: the schema of a new database (embedded in the binary).
 --
--- Version 35 (PRAGMA user_version). A database of an older version is upgraded at start by the
+-- Version 36 (PRAGMA user_version). A database of an older version is upgraded at start by the
 -- numbered migrations in src/db/migrations/, each in one transaction, after an automatic backup.
 -- When you change this file, add the matching migration and bump db::migrate::LATEST; a unit
 -- test checks that the oldest schema plus every migration equals this file.
@@ -577,6 +577,24 @@ CREATE TABLE fields (
 CREATE INDEX fields_document ON fields (document_id);
 CREATE INDEX fields_template ON fields (template_id);
 CREATE INDEX fields_recipient ON fields (recipient_id);
+
+-- Link attachments of a document or a template (v36): a label and an http(s) URL, in the
+-- owner's order; copied with a template into its documents. A document's list is also in its
+-- meta JSON (`attachments`), written from these rows; the rows are the record.
+CREATE TABLE attachments (
+    id          TEXT PRIMARY KEY,            -- random text, never a number
+    document_id INTEGER REFERENCES documents (id) ON DELETE CASCADE,
+    template_id INTEGER REFERENCES templates (id) ON DELETE CASCADE,
+    type        TEXT NOT NULL DEFAULT 'link' CHECK (type IN ('link')),
+    label       TEXT NOT NULL,
+    url         TEXT NOT NULL,
+    position    INTEGER NOT NULL,
+    created_at  INTEGER NOT NULL,
+    updated_at  INTEGER NOT NULL,
+    CHECK ((document_id IS NULL) <> (template_id IS NULL))
+);
+CREATE INDEX attachments_document ON attachments (document_id, position) WHERE document_id IS NOT NULL;
+CREATE INDEX attachments_template ON attachments (template_id, position) WHERE template_id IS NOT NULL;
 
 -- What happened to a document, oldest first; kept as long as the document.
 CREATE TABLE audit_events (

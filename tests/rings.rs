@@ -114,6 +114,7 @@ const INSIDE: &[(&str, &[&str])] = &[
             "envelope_ids",
             "pdf",
             "documents",
+            "attachments",
             "templates",
             "folders",
             "uploads",

@@ -26,6 +26,9 @@ start();
 function start() {
   const root = document.getElementById('signing');
   if (!root) return;
+  // The sender's links, as the page came (sign/shell.html): kept under the title through every
+  // drawing of the section.
+  const links = [...root.querySelectorAll(':scope > ul.attachments, :scope > .attachments-note')];
   const token = root.dataset.token;
   const base = '/sign/' + encodeURIComponent(token);
   const preset = root.dataset;
@@ -230,6 +233,7 @@ function start() {
     root.replaceChildren();
     root.append(el('h1', {}, d.title));
     root.append(el('p', { class: 'muted sender' }, t('script-sent-by', { name: d.senderName, email: d.senderEmail })));
+    root.append(...links);
     const banner = Auth.banner(state, here());
     if (banner) root.append(banner);
     root.append(el('p', { id: 'signing-status', class: 'signing-status', role: 'status' }, statusLine(setup)));
@@ -490,7 +494,7 @@ function start() {
 
   function finished(text, kind, download) {
     root.replaceChildren(el('h1', {}, state.document.title),
-      el('p', { id: 'done', class: 'alert ' + (kind || 'success'), role: 'status' }, text));
+      el('p', { id: 'done', class: 'alert ' + (kind || 'success'), role: 'status' }, text), ...links);
     if (download) {
       root.append(downloadLink());
       document.getElementById('download-signed').focus();

@@ -5,6 +5,7 @@ page-skip = Zum Hauptinhalt springen
 
 ## Die Seite zum Unterschreiben.
 sign-attachments = Anhänge
+sign-attachment-new-tab = Jeder Link öffnet sich in einem neuen Tab; die Website, zu der er führt, steht daneben.
 sign-loading = Das Dokument wird geladen…
 sign-needs-script = Zum Unterschreiben wird JavaScript benötigt; bitte aktivieren Sie es für diese Seite.
 

@@ -6,6 +6,7 @@ page-skip = Skip to main content
 
 ## The signing page (before its script fills it in).
 sign-attachments = Attachments
+sign-attachment-new-tab = Each link opens in a new tab; the site it goes to is written beside it.
 sign-loading = Loading the document…
 sign-needs-script = Signing needs JavaScript; please turn it on for this page.
 

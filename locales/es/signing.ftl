@@ -5,6 +5,7 @@ page-skip = Ir al contenido principal
 
 ## La página de firma.
 sign-attachments = Adjuntos
+sign-attachment-new-tab = Cada enlace se abre en una pestaña nueva; al lado figura el sitio al que lleva.
 sign-loading = Cargando el documento…
 sign-needs-script = Para firmar se necesita JavaScript; actívelo para esta página.
 

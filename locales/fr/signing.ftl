@@ -5,6 +5,7 @@ page-skip = Aller au contenu principal
 
 ## La page de signature.
 sign-attachments = Pièces jointes
+sign-attachment-new-tab = Chaque lien s’ouvre dans un nouvel onglet ; le site vers lequel il mène est indiqué à côté.
 sign-loading = Chargement du document…
 sign-needs-script = La signature nécessite JavaScript ; veuillez l'activer pour cette page.
 

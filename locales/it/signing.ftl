@@ -5,6 +5,7 @@ page-skip = Vai al contenuto principale
 
 ## La pagina di firma.
 sign-attachments = Allegati
+sign-attachment-new-tab = Ogni link si apre in una nuova scheda; accanto è indicato il sito a cui porta.
 sign-loading = Caricamento del documento…
 sign-needs-script = Per firmare serve JavaScript; lo attivi per questa pagina.
 

@@ -5,6 +5,7 @@ page-skip = Naar de hoofdinhoud
 
 ## De ondertekenpagina.
 sign-attachments = Bijlagen
+sign-attachment-new-tab = Elke link opent in een nieuw tabblad; de site waar hij naartoe gaat staat ernaast.
 sign-loading = Het document wordt geladen…
 sign-needs-script = Voor ondertekenen is JavaScript nodig; zet het aan voor deze pagina.
 

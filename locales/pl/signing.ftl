@@ -5,6 +5,7 @@ page-skip = Przejdź do treści głównej
 
 ## Strona podpisywania.
 sign-attachments = Załączniki
+sign-attachment-new-tab = Każdy link otwiera się w nowej karcie; obok podano witrynę, do której prowadzi.
 sign-loading = Wczytywanie dokumentu…
 sign-needs-script = Do podpisania potrzebny jest JavaScript; włącz go dla tej strony.
 

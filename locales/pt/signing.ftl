@@ -5,6 +5,7 @@ page-skip = Ir para o conteúdo principal
 
 ## A página de assinatura.
 sign-attachments = Anexos
+sign-attachment-new-tab = Cada ligação abre num novo separador; ao lado está o site para onde leva.
 sign-loading = A carregar o documento…
 sign-needs-script = Para assinar é preciso JavaScript; ative-o para esta página.
 

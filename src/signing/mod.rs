@@ -2,6 +2,7 @@
 //! recipients and fields, templates, and the workflow that sends a document, lets recipients
 //! sign through their links and seals the result. Uses `core`, `outbox`, `identity` and `oauth`.
 
+pub mod attachments;
 pub mod bulk;
 pub mod documents;
 pub mod envelope_ids;

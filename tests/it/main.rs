@@ -12,6 +12,8 @@ mod accounts;
 mod accounts_browser;
 mod app_documents;
 mod app_session;
+mod attachments;
+mod attachments_browser;
 mod audit_bounds;
 mod auth_browser;
 mod auth_first;

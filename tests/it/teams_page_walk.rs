@@ -224,6 +224,8 @@ struct Space {
     bulk_send: i64,
     /// A document folder of its (`signing::folders`), made on its dashboard by its owner.
     folder: String,
+    /// A link attachment of its document, added by its owner's form.
+    attachment: String,
 }
 
 /// A signed-in user.
@@ -247,6 +249,7 @@ struct Ids {
     token: i64,
     bulk_send: i64,
     folder: String,
+    attachment: String,
     member: Option<i64>,
     slug: Option<&'static str>,
 }
@@ -262,6 +265,7 @@ impl Ids {
             token: s.token,
             bulk_send: s.bulk_send,
             folder: s.folder.clone(),
+            attachment: s.attachment.clone(),
             member: s.member,
             slug: s.slug,
         }
@@ -278,6 +282,7 @@ impl Ids {
             token: none,
             bulk_send: none,
             folder: "0".repeat(24),
+            attachment: format!("att_{}", "0".repeat(24)),
             member: Some(none),
             slug,
         }
@@ -303,6 +308,7 @@ fn fill(route: &Route, o: &Ids) -> Result<Vec<String>, String> {
                 ("tokens", "i64") => one(o.token),
                 ("bulk-sends", "BulkSendId") => one(o.bulk_send),
                 ("folders", "String") => vec![o.folder.clone()],
+                ("attachments", "AttachmentId") => vec![o.attachment.clone()],
                 ("members", "UserId") => o.member.map(one).unwrap_or_default(),
                 ("download", "String") => vec!["original.pdf".into(), "audit-log.csv".into()],
                 ("pages", "String") => vec!["1.png".into()],
@@ -351,6 +357,14 @@ fn form(shape: &str, s: &Space, rx: &Receiver) -> Result<Vec<(&'static str, Stri
         }
         "/settings/members/{}/role" => vec![("role", "ADMIN".into())],
         "/templates/{}/use" => vec![("action", "draft".into()), ("title", "Taken".into())],
+        // A link a leak would add to (or put in place of) the object's: the snapshots show it.
+        "/documents/{}/attachments"
+        | "/templates/{}/attachments"
+        | "/documents/{}/attachments/{}"
+        | "/templates/{}/attachments/{}" => vec![
+            ("label", "Taken".into()),
+            ("url", "https://taken.example/".into()),
+        ],
         // A file the template would send (a leak would make documents: the snapshots show it).
         "/templates/{}/bulk-send" => vec![("csv", bulk_csv()), ("file_name", "taken.csv".into())],
         // Form-encoded, without a file: the template is looked up before the file is read.
@@ -370,6 +384,8 @@ fn form(shape: &str, s: &Space, rx: &Receiver) -> Result<Vec<(&'static str, Stri
         ],
         "/settings/tokens/{}/revoke"
         | "/documents/{}/template"
+        | "/documents/{}/attachments/{}/delete"
+        | "/templates/{}/attachments/{}/delete"
         | "/settings/webhooks/{}/delete"
         | "/settings/webhooks/{}/deliveries/{}/redeliver"
         | "/settings/members/{}/remove"
@@ -593,6 +609,7 @@ async fn walk() -> Walk {
             admins_only: None,
             bulk_send,
             folder: String::new(),
+            attachment: String::new(),
         });
     }
     // Team A's document only its admins see, with its PDF.
@@ -669,6 +686,25 @@ async fn walk() -> Walk {
             .unwrap();
         let start = html[..at].rfind("folder=").unwrap() + "folder=".len();
         s.folder = html[start..start + 24].to_string();
+    }
+    // Each document's link attachment, added by its owner's form.
+    for (space, owner) in [(0, 0), (1, 3), (2, 4)] {
+        let s: &mut Space = &mut spaces[space];
+        let path = placed(
+            s.slug,
+            &format!("/documents/{}/attachments", s.objects.document),
+        );
+        let b = &callers[owner].browser;
+        let form = [
+            ("label", "Terms".to_string()),
+            ("url", "https://example.com/terms".to_string()),
+        ];
+        assert_eq!(post(&app, b, &path, &form).await, 303, "{path}");
+        let (status, html) = shown(&app, b, &path).await;
+        assert_eq!(status, 200, "{path}");
+        let mark = r#"<li class="attachment" id="attachment-"#;
+        let at = html.find(mark).expect("the attachment listed") + mark.len();
+        s.attachment = html[at..at + html[at..].find('"').unwrap()].to_string();
     }
     Walk {
         app,

@@ -9,7 +9,7 @@ use rusqlite::{Connection, TransactionBehavior};
 pub const SCHEMA: &str = include_str!("../../../schema.sql");
 
 /// The version `SCHEMA` describes.
-pub const LATEST: i64 = 35;
+pub const LATEST: i64 = 36;
 
 /// `(version, sql)`: what turns version `n - 1` into version `n`.
 pub const MIGRATIONS: &[(i64, &str)] = &[
@@ -50,6 +50,7 @@ pub const MIGRATIONS: &[(i64, &str)] = &[
     (33, include_str!("migrations/0033_cal_hooks.sql")),
     (34, include_str!("migrations/0034_frame_origins.sql")),
     (35, include_str!("migrations/0035_folders.sql")),
+    (36, include_str!("migrations/0036_attachments.sql")),
 ];
 
 #[derive(Debug, thiserror::Error)]

@@ -154,9 +154,10 @@ fn on_postgres_a_database_of_the_version_before_gains_the_table() {
             // columns of 0027 and 0028 go with the table `teams`, but for users' language; 0029
             // marked test deliveries; 0030 added deadlines; 0031 kept e-mailed codes; 0032 bulk sends;
             // 0033 marked the scheduling service's hooks; 0034 kept the framing origins; 0035
-            // made folders).
+            // made folders; 0036 the attachments).
             Ok(c.execute_batch(
-                "ALTER TABLE documents DROP COLUMN folder_id;
+                "DROP TABLE attachments;
+                 ALTER TABLE documents DROP COLUMN folder_id;
                  ALTER TABLE templates DROP COLUMN folder_id;
                  DROP TABLE folders;
                  ALTER TABLE users DROP COLUMN frame_origins;

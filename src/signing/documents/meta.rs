@@ -128,7 +128,22 @@ pub struct Attachment {
     pub kind: String,
 }
 
-/// At most this many attachments a document.
+impl Attachment {
+    /// The host the link goes to, as a recipient reads it before following it.
+    pub fn host(&self) -> String {
+        link_host(&self.data)
+    }
+}
+
+/// The host of `url` (a checked link always has one; `""` otherwise).
+pub fn link_host(url: &str) -> String {
+    url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// At most this many attachments a document (or template).
 pub const MAX_ATTACHMENTS: usize = 10;
 
 /// At most this many characters in an attachment's label.

@@ -141,7 +141,7 @@ fn placeholder_for(t: &Template, r: &Recipient) -> String {
 }
 
 /// `POST /api/v1/templates/{id}/duplicate`: a new template of the same user titled
-/// "<title> (copy)", with the same settings, recipients, fields and a copy of the PDF (each
+/// "<title> (copy)", with the same settings, recipients, fields, attachments and a copy of the PDF (each
 /// template owns its file); no external id and a new direct link, disabled.
 pub async fn duplicate(
     ctx: &Context,
@@ -208,5 +208,7 @@ fn copy_of(
         doc_store::set_file(tx, Parent::Template(id), file, &sizes, at)?;
     }
     store::copy_parts(tx, id, &t.recipients, &t.fields, at)?;
+    let attachments = crate::signing::attachments::store::copy;
+    attachments(tx, Parent::Template(t.id), Parent::Template(id), at)?;
     Ok(id)
 }

@@ -3,8 +3,8 @@
 //! as a generated document shares its template's: deleting either releases it, and it goes
 //! only when nothing refers to it), its recipients as they are (names, addresses, roles,
 //! signing order, authentication; a placeholder address stays one), every field on them with
-//! its place, type and settings but never its value, and the document's meta and
-//! authentication options. Titled as the document; no external id; its direct link off.
+//! its place, type and settings but never its value, its link attachments, and the document's
+//! meta and authentication options. Titled as the document; no external id; its direct link off.
 
 use crate::core::blob::rows;
 use crate::core::context::Context;
@@ -70,7 +70,11 @@ fn template_of(tx: &Conn, owner: &Owner, doc: &Document, at: i64) -> Result<Temp
         external_id: None,
         kind: TemplateType::Private,
         recipients: Vec::new(),
-        meta: doc.meta.clone(),
+        // The document's links are rows of the template's own (below), not in its meta.
+        meta: crate::signing::documents::meta::Meta {
+            attachments: Vec::new(),
+            ..doc.meta.clone()
+        },
         // The document's values, not the team's defaults.
         chosen: Chosen::ALL,
         auth_options: doc.auth_options.clone(),
@@ -89,5 +93,11 @@ fn template_of(tx: &Conn, owner: &Owner, doc: &Document, at: i64) -> Result<Temp
         store::share_file(tx, id, blob, &sizes, at)?;
     }
     store::copy_parts(tx, id, &doc.recipients, &doc.fields, at)?;
+    crate::signing::attachments::store::copy(
+        tx,
+        doc_store::Parent::Document(doc.id),
+        doc_store::Parent::Template(id),
+        at,
+    )?;
     Ok(id)
 }

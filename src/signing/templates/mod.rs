@@ -416,6 +416,8 @@ pub fn generate(
             documents::store::fields::preset(tx, id, value, now)?;
         }
     }
+    let attachments = crate::signing::attachments::store::copy;
+    attachments(tx, documents::store::Parent::Template(t.id), parent, now)?;
     Ok(doc)
 }
 

@@ -148,6 +148,55 @@ pub struct Opened {
     pub expired: Option<String>,
 }
 
+/// The link attachments of the document of link `token`, for its recipient (the signing
+/// service's `GET /envelope/attachment?token=`): 404 for an unknown link or a draft's, as the
+/// page; 401 `account_required` when the document asks for the recipient's account before
+/// anything is shown (the page shows its links only after the sign-in).
+pub async fn list_attachments(
+    ctx: &Context,
+    token: String,
+) -> Result<Vec<crate::signing::attachments::Attachment>, AppError> {
+    use crate::signing::attachments::{Parent, manage, store};
+    let of_link = |c: &Conn, token: &str| -> Result<(Parent, store::Reached), AppError> {
+        let l = link(c, token)?;
+        if l.document.status == Status::Draft {
+            return Err(AppError::not_found("signing link"));
+        }
+        if l.requirement()?.access_account {
+            return Err(AppError::AuthRequired {
+                code: "account_required",
+                message: "this document asks its recipients to sign in to their account first"
+                    .into(),
+            });
+        }
+        let reached = store::Reached::Document {
+            status: l.document.status,
+            listed: l.document.meta.attachments.clone(),
+        };
+        Ok((Parent::Document(l.document.id), reached))
+    };
+    let t = token.clone();
+    let (parent, rows, to_adopt) = ctx
+        .db
+        .read(move |c| {
+            let (parent, reached) = of_link(c, &t)?;
+            let rows = store::of(c, parent)?;
+            let to_adopt = rows.is_empty() && manage::lists_links(&reached);
+            Ok((parent, rows, to_adopt))
+        })
+        .await?;
+    if !to_adopt {
+        return Ok(rows);
+    }
+    ctx.db
+        .write(move |tx| {
+            let (_, reached) = of_link(tx, &token)?;
+            manage::adopt(tx, parent, &reached)?;
+            store::of(tx, parent)
+        })
+        .await
+}
+
 /// Opens the page: the first visit a recipient may see the document counts as OPENED (audit
 /// and DOCUMENT_OPENED webhook, queued with it).
 pub async fn open(ctx: &Context, visit: Visit, origin: Origin) -> Result<Opened, AppError> {

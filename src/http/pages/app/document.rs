@@ -186,6 +186,8 @@ struct DocumentPage {
     page_sizes: String,
     /// The folder it is in, and where it may go.
     folder: super::folders::Pick,
+    /// The link attachments recipients see (changed here while the document is pending).
+    attachments: super::attachments::Section,
 }
 
 impl DocumentPage {
@@ -244,6 +246,15 @@ async fn document_page(
         )
         .await?,
     };
+    let attachments = super::attachments::Section::load(
+        &ctx,
+        &who,
+        at,
+        crate::signing::attachments::Parent::Document(id),
+        super::attachments::editable(doc.status),
+        super::attachments::Back::Page,
+    )
+    .await?;
     Ok(DocumentPage {
         nav: Nav::of(state, session, user, Section::Documents, at).await?,
         id,
@@ -262,6 +273,7 @@ async fn document_page(
         pages: (1..=sizes.len()).collect(),
         page_sizes: super::editor::sizes_attr(&sizes),
         folder,
+        attachments,
     })
 }
 

@@ -18,6 +18,7 @@ use crate::core::ids::{DocumentId, TemplateId};
 use crate::http::reply::{self, page, redirect};
 use crate::http::server::state::AppState;
 use crate::http::session::{SignedIn, optional, urlencode};
+use crate::signing::attachments::Parent;
 use crate::signing::documents::{DocumentView, Status, manage, preview};
 use crate::signing::templates;
 
@@ -168,6 +169,8 @@ struct EditorPage {
     steps: [Step; 4],
     settings: SettingsForm,
     field_kinds: Vec<FieldKind>,
+    /// The Settings step's attachments section.
+    attachments: Option<super::attachments::Section>,
 }
 
 async fn editor(
@@ -233,6 +236,18 @@ async fn editor(
             (subject(&t.title, &sizes, true), form, Section::Templates)
         }
     };
+    let attachments = match step {
+        Step::Settings => {
+            let parent = match edited {
+                Edited::Document(id) => Parent::Document(id),
+                Edited::Template(id) => Parent::Template(id),
+            };
+            let back = super::attachments::Back::Editor;
+            let s = super::attachments::Section::load(&ctx, &principal, &at, parent, true, back);
+            Some(s.await?)
+        }
+        _ => None,
+    };
     Ok(page(Ok(EditorPage {
         nav: Nav::with(&state, &session, &user, section, &at, &teams)?,
         subject,
@@ -240,5 +255,6 @@ async fn editor(
         steps: Step::ALL,
         settings,
         field_kinds: FieldKind::all(),
+        attachments,
     })))
 }

@@ -6,6 +6,7 @@
 //! itself with the session and the `X-CSRF-Token` of `session::APP` (`http::auth`).
 
 mod as_template;
+pub mod attachments;
 mod bulk_send;
 mod bulk_sends;
 pub mod dashboard;
@@ -61,6 +62,8 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .or(folders::routes(state.clone()))
         .unify()
         .or(as_template::routes(state.clone()))
+        .unify()
+        .or(attachments::routes(state.clone()))
         .unify()
         .or(settings::routes(state.clone()))
         .unify()
