@@ -352,7 +352,7 @@ fn page_of(c: &Conn, owner: &Owner, q: &Find) -> Result<(Vec<Envelope>, i64), Ap
     if q.kind != Some(Kind::Template) {
         let clause = owner.clause("d", Rows::WithVisibility, &mut args);
         let mut s = format!(
-            "SELECT 0 AS kind, d.id AS id, d.created_at AS at FROM documents d
+            "SELECT 'D' AS kind, d.id AS id, d.created_at AS at FROM documents d
               WHERE d.hidden = 0 AND {clause}"
         );
         if let Some(status) = q.status {
@@ -375,7 +375,7 @@ fn page_of(c: &Conn, owner: &Owner, q: &Find) -> Result<(Vec<Envelope>, i64), Ap
     if q.kind != Some(Kind::Document) && q.status.is_none() {
         let clause = owner.clause("t", Rows::WithVisibility, &mut args);
         let mut s = format!(
-            "SELECT 1 AS kind, t.id AS id, t.created_at AS at FROM templates t WHERE {clause}"
+            "SELECT 'T' AS kind, t.id AS id, t.created_at AS at FROM templates t WHERE {clause}"
         );
         if let Some(p) = &pattern {
             args.push(p.to_sql());
@@ -410,9 +410,9 @@ fn page_of(c: &Conn, owner: &Owner, q: &Find) -> Result<(Vec<Envelope>, i64), Ap
         n + 2
     ))?;
     let rows = stmt.query_map(params_from_iter(args), |r| {
-        let (kind, id): (i64, i64) = (r.get(0)?, r.get(1)?);
-        Ok(match kind {
-            0 => Envelope::Document(DocumentId::new(id)),
+        let (kind, id): (String, i64) = (r.get(0)?, r.get(1)?);
+        Ok(match kind.as_str() {
+            "D" => Envelope::Document(DocumentId::new(id)),
             _ => Envelope::Template(TemplateId::new(id)),
         })
     })?;
