@@ -167,6 +167,10 @@ mod tests {
         ("/documents/{}/download/{public}", "file name"),
         // A team's slug, the start of its pages' paths (`/t/{slug}`): its name in the URL.
         ("/t/{public}", "team slug"),
+        // A folder's id (`signing::folders`): the name of a row, checked for its caller as
+        // every object is; the session is the credential.
+        ("/folders/{public}", "folder id"),
+        ("/folders/{public}/delete", "folder id"),
     ];
 
     /// Whether text segment `n` of the route shaped `shape` is named as no secret.
@@ -199,7 +203,9 @@ mod tests {
                     | "TemplateId" | "UserId" | "ClientId" | "GrantId" | "BulkSendId"
                     // The API v2's numbers (`7.0`) and envelope ids (names of rows, as the
                     // numbers are; every object is checked for its caller).
-                    | "Int" | "Envelope" => {
+                    | "Int" | "Envelope"
+                    // An attachment's id (`att_` and letters): a row's name, as the numbers.
+                    | "AttachmentId" => {
                         ("7".to_string(), "{}".to_string())
                     }
                     lit if lit.starts_with('"') => {
