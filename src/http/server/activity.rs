@@ -15,7 +15,9 @@
 //! socket is looked at (`unread`): bytes waiting there are a request on its way, and the
 //! connection stays for hyper to read and answer it. What remains is a request still on the
 //! wire as the connection closes, which the advertised `Keep-Alive: timeout=` (shorter than
-//! the idle timeout, `advertised`) keeps clients that read it from sending.
+//! the idle timeout, `advertised`) keeps clients that read it from sending; for the others the
+//! close is made in stages (RFC 9112 §9.6, `close_gently`), so that such a request meets an
+//! orderly end of stream, which clients retry on, rather than a reset.
 
 use std::future::Future;
 use std::io;
@@ -33,6 +35,12 @@ use tokio::time::Instant;
 
 /// `NOT_BLOCKED` in `write_blocked_since`: no write is waiting.
 const NOT_BLOCKED: u64 = u64::MAX;
+
+/// How long a closing connection, its sending side shut, waits for the client to close too.
+const LINGER: Duration = Duration::from_secs(1);
+/// How often it looks in that time, and the most it reads and drops.
+const LINGER_STEP: Duration = Duration::from_millis(20);
+const LINGER_BYTES: usize = 64 * 1024;
 
 #[derive(Debug)]
 pub struct Activity {
@@ -131,6 +139,41 @@ impl Activity {
         n > 0
     }
 
+    /// Closes the connection in stages (RFC 9112 §9.6): the sending side first, so that the
+    /// client reads an orderly end of stream; then whatever the client still sends (a request
+    /// that crossed the close) is read and dropped until the client closes too, `LINGER` has
+    /// passed or `LINGER_BYTES` came. Closing the socket at once with such bytes unread would
+    /// reset the connection instead, which a client cannot tell from a failure.
+    async fn close_gently(&self) {
+        let Some(fd) = self.socket else {
+            return;
+        };
+        // SAFETY: `fd` is the connection's socket, open while `watch` runs the connection;
+        // shutting its sending side leaves the descriptor to its owner.
+        unsafe { libc::shutdown(fd, libc::SHUT_WR) };
+        let until = Instant::now() + LINGER;
+        let (mut dropped, mut scratch) = (0, [0u8; 4096]);
+        while dropped < LINGER_BYTES && Instant::now() < until {
+            // SAFETY: as above; a read that does not wait into a buffer of this length.
+            let n = unsafe {
+                libc::recv(
+                    fd,
+                    scratch.as_mut_ptr().cast(),
+                    scratch.len(),
+                    libc::MSG_DONTWAIT,
+                )
+            };
+            match n {
+                0 => return,
+                1.. => dropped += n as usize,
+                _ if io::Error::last_os_error().kind() == io::ErrorKind::WouldBlock => {
+                    tokio::time::sleep(LINGER_STEP).await;
+                }
+                _ => return,
+            }
+        }
+    }
+
     fn at(&self, ms: u64) -> Instant {
         self.started + Duration::from_millis(ms)
     }
@@ -148,7 +191,10 @@ pub async fn watch<F: Future>(conn: F, activity: &Activity, limits: Timeouts) ->
                 activity.touch();
                 continue;
             }
-            None => return None,
+            None => {
+                activity.close_gently().await;
+                return None;
+            }
         };
         tokio::select! {
             // The connection first: what it has read by now counts before the time does.
@@ -357,6 +403,43 @@ mod tests {
         assert!(server.read(&mut buf).await.unwrap() > 0);
         let r = watch(std::future::pending::<()>(), &a, limits).await;
         assert!(r.is_none(), "idle once nothing waits");
+    }
+
+    /// A request that reaches a connection just closed for idleness meets an orderly end of
+    /// stream, and is read and dropped rather than answered by a reset: a second write after it
+    /// still goes through.
+    #[tokio::test]
+    async fn an_idle_close_ends_the_stream_in_order_for_a_request_that_crossed_it() {
+        use std::os::fd::AsRawFd;
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let mut client = tokio::net::TcpStream::connect(listener.local_addr().unwrap())
+            .await
+            .unwrap();
+        let (server, _) = listener.accept().await.unwrap();
+        let a = Activity::new(Some(server.as_raw_fd()));
+        drop(Busy::new(&a));
+        let idle = Duration::from_millis(100);
+        let limits = Timeouts { idle, first: idle };
+        let closing = async {
+            assert!(
+                watch(std::future::pending::<()>(), &a, limits)
+                    .await
+                    .is_none()
+            );
+            drop(server);
+        };
+        let crossing = async {
+            tokio::time::sleep(idle + Duration::from_millis(60)).await;
+            client.write_all(b"GET / HTTP/1.1\r\n").await.unwrap();
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            let again = client.write_all(b"Host: x\r\n\r\n").await;
+            let mut buf = [0u8; 64];
+            (again, client.read(&mut buf).await)
+        };
+        let ((), (again, read)) = tokio::join!(closing, crossing);
+        again.expect("no reset for the bytes that crossed the close");
+        assert_eq!(read.unwrap(), 0, "an orderly end of stream");
     }
 
     #[test]
