@@ -48,6 +48,7 @@ const INSIDE: &[(&str, &[&str])] = &[
             "i18n",
             "ids",
             "owner",
+            "page",
             "retry",
             "settings",
             "version",

@@ -23,6 +23,7 @@ pub mod large_blocks;
 pub mod lenient;
 pub mod outbound;
 pub mod owner;
+pub mod page;
 pub mod ratelimit;
 pub mod retry;
 pub mod secrets;

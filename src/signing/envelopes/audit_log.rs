@@ -7,13 +7,13 @@
 use serde_json::{Value, json};
 
 use super::Reader;
-use super::envelope::{Loaded, source};
+use super::envelope::source;
 use super::people::type_name;
 use crate::signing::documents::audit::AuditEvent;
 use crate::signing::documents::audit_data::Happened;
 use crate::signing::documents::model::{Document, Recipient};
 use crate::signing::documents::recipients::Role;
-use crate::signing::envelope_ids::Envelope;
+use crate::signing::envelope_ids::{self, Envelope};
 
 /// The entries `events` give for `doc`, oldest first.
 pub fn entries(doc: &Document, events: &[AuditEvent], reader: Reader) -> Vec<Value> {
@@ -81,10 +81,10 @@ fn shape(doc: &Document, e: &AuditEvent, reader: Reader) -> Option<(&'static str
             )
         }
         Happened::Uploaded(_) => {
-            let item = Loaded::Document(Box::new(doc.clone())).items().remove(0);
+            let item = envelope_ids::item_id(Envelope::Document(doc.id).item_number());
             (
                 "ENVELOPE_ITEM_CREATED",
-                json!({"envelopeItemId": item.id, "envelopeItemTitle": item.title}),
+                json!({"envelopeItemId": item, "envelopeItemTitle": doc.title}),
             )
         }
         Happened::Sent(_) => ("DOCUMENT_SENT", json!({})),

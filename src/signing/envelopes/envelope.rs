@@ -293,7 +293,7 @@ impl Loaded {
 
     pub fn meta(&self) -> DocumentMeta {
         match self {
-            Loaded::Document(d) => DocumentMeta::of(format!("meta_document_{}", d.id), &d.meta),
+            Loaded::Document(d) => DocumentMeta::of_document(d),
             Loaded::Template(t) => DocumentMeta::of(t.meta_id.clone(), &t.meta),
         }
     }

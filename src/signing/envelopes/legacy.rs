@@ -4,9 +4,7 @@
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::envelope::{
-    DirectLinkBrief, Loaded, Shown, TeamBrief, UserBrief, Whose, source, status,
-};
+use super::envelope::{DirectLinkBrief, Shown, TeamBrief, UserBrief, Whose, source, status};
 use super::meta::DocumentMeta;
 use super::people::{Parent, V2Field, V2Recipient};
 use super::time;
@@ -162,7 +160,7 @@ impl LegacyDocument {
         folder: Option<FolderView>,
     ) -> LegacyDocument {
         let parent = legacy(Envelope::Document(d.id));
-        let mut meta = Loaded::Document(Box::new(d.clone())).meta();
+        let mut meta = DocumentMeta::of_document(d);
         meta.document_id = Some(d.id.get());
         meta.password = Some(None);
         LegacyDocument {

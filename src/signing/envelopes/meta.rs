@@ -83,6 +83,13 @@ impl DocumentMeta {
     }
 }
 
+impl DocumentMeta {
+    /// A document's meta (its id written from the document's number).
+    pub fn of_document(d: &crate::signing::documents::model::Document) -> DocumentMeta {
+        DocumentMeta::of(format!("meta_document_{}", d.id), &d.meta)
+    }
+}
+
 /// A deadline as the peer's clients read it.
 fn period(p: &Period) -> Option<Value> {
     match p {

@@ -18,7 +18,7 @@ pub mod reads;
 
 use serde::Serialize;
 
-use crate::core::timefmt::iso8601;
+use crate::core::timefmt::iso8601_millis;
 
 /// Who reads an answer, as far as its enums go: the peer's generated clients validate every
 /// answer against closed enums, and the Python client (`documenso-sdk` 0.6) knows fewer
@@ -48,43 +48,12 @@ impl Reader {
     }
 }
 
-/// A time as the peer writes it: RFC 3339 in UTC.
+/// A time as the peer writes it: RFC 3339 in UTC with milliseconds (as folders are shown too).
 pub fn time(ts: i64) -> String {
-    iso8601(ts)
+    iso8601_millis(ts)
 }
 
-/// A page of a find: the peer's `{data, count, currentPage, perPage, totalPages}`.
-#[derive(Debug, Clone, Serialize, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Page<T> {
-    pub data: Vec<T>,
-    pub count: i64,
-    pub current_page: i64,
-    pub per_page: i64,
-    pub total_pages: i64,
-}
-
-impl<T> Page<T> {
-    pub fn of(data: Vec<T>, count: i64, (page, per_page): (i64, i64)) -> Page<T> {
-        Page {
-            data,
-            count,
-            current_page: page,
-            per_page,
-            total_pages: crate::signing::documents::total_pages(count, per_page),
-        }
-    }
-
-    pub fn map<U>(self, f: impl FnMut(T) -> U) -> Page<U> {
-        Page {
-            data: self.data.into_iter().map(f).collect(),
-            count: self.count,
-            current_page: self.current_page,
-            per_page: self.per_page,
-            total_pages: self.total_pages,
-        }
-    }
-}
+pub use crate::core::page::Page;
 
 /// `{data: [...]}`, the get-many answers.
 #[derive(Debug, Clone, Serialize, utoipa::ToSchema)]

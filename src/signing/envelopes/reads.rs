@@ -99,44 +99,31 @@ impl People {
     }
 }
 
-/// The envelopes of `ids` `owner` reaches, in that order, those it does not left out.
+/// The envelopes of `ids` `owner` reaches, in that order, those it does not left out (and an
+/// id given twice answered once).
 fn load_each(c: &Conn, owner: &Owner, ids: &[Envelope]) -> Result<Vec<Loaded>, AppError> {
-    let docs: Vec<DocumentId> = ids
-        .iter()
-        .filter_map(|e| match e {
-            Envelope::Document(d) => Some(*d),
-            Envelope::Template(_) => None,
-        })
-        .collect();
-    let tpls: Vec<TemplateId> = ids
-        .iter()
-        .filter_map(|e| match e {
-            Envelope::Template(t) => Some(*t),
-            Envelope::Document(_) => None,
-        })
-        .collect();
-    let mut docs = documents::owned_each(c, owner, &docs)?.into_iter();
-    let mut tpls = templates::owned_each(c, owner, &tpls)?.into_iter();
-    let (mut d, mut t) = (docs.next(), tpls.next());
-    let mut out = Vec::with_capacity(ids.len());
+    let (mut doc_ids, mut tpl_ids) = (Vec::new(), Vec::new());
     for id in ids {
         match id {
-            Envelope::Document(want) if d.as_ref().is_some_and(|x| x.id == *want) => {
-                out.push(Loaded::Document(Box::new(
-                    d.take().unwrap_or_else(|| unreachable!()),
-                )));
-                d = docs.next();
-            }
-            Envelope::Template(want) if t.as_ref().is_some_and(|x| x.id == *want) => {
-                out.push(Loaded::Template(Box::new(
-                    t.take().unwrap_or_else(|| unreachable!()),
-                )));
-                t = tpls.next();
-            }
-            _ => {}
+            Envelope::Document(d) => doc_ids.push(*d),
+            Envelope::Template(t) => tpl_ids.push(*t),
         }
     }
-    Ok(out)
+    let mut docs: HashMap<DocumentId, _> = documents::owned_each(c, owner, &doc_ids)?
+        .into_iter()
+        .map(|d| (d.id, d))
+        .collect();
+    let mut tpls: HashMap<TemplateId, _> = templates::owned_each(c, owner, &tpl_ids)?
+        .into_iter()
+        .map(|t| (t.id, t))
+        .collect();
+    Ok(ids
+        .iter()
+        .filter_map(|id| match id {
+            Envelope::Document(d) => docs.remove(d).map(|d| Loaded::Document(Box::new(d))),
+            Envelope::Template(t) => tpls.remove(t).map(|t| Loaded::Template(Box::new(t))),
+        })
+        .collect())
 }
 
 /// One envelope `owner` reaches, or a 404.

@@ -20,8 +20,6 @@
 pub mod model;
 pub mod store;
 
-use serde::Serialize;
-
 use crate::core::context::Context;
 use crate::core::db::{Conn, now};
 use crate::core::error::{AppError, FieldError};
@@ -58,16 +56,7 @@ impl Default for FolderQuery {
     }
 }
 
-/// One page of a list, as the other service's API v2 answers its searches.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Page<T> {
-    pub data: Vec<T>,
-    pub count: i64,
-    pub current_page: i64,
-    pub per_page: i64,
-    pub total_pages: i64,
-}
+pub use crate::core::page::Page;
 
 /// A new folder: its name, its parent (`None`: at the root), its kind (`None`: DOCUMENT).
 #[derive(Debug, Clone, Default)]
@@ -117,13 +106,11 @@ pub async fn find(
             store::find(c, &owner, &filter, per_page, (page - 1) * per_page)
         })
         .await?;
-    Ok(Page {
-        data: items.iter().map(FolderView::of).collect(),
+    Ok(Page::of(
+        items.iter().map(FolderView::of).collect(),
         count,
-        current_page: page,
-        per_page,
-        total_pages: (count + per_page - 1) / per_page,
-    })
+        (page, per_page),
+    ))
 }
 
 /// Folder `id` of the caller's workspace (a 404 for another's).

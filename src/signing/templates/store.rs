@@ -108,8 +108,8 @@ pub fn owned(conn: &Conn, owner: &Owner, id: TemplateId) -> Result<Template, App
     }
 }
 
-/// The templates of `ids` that `owner` reaches, each with its recipients and fields, in the
-/// order of `ids`; those it does not reach are left out. `ids` is a page.
+/// The templates of `ids` that `owner` reaches, each with its recipients and fields, in no
+/// particular order; those it does not reach are left out. `ids` is a page.
 pub fn owned_each(
     conn: &Conn,
     owner: &Owner,
@@ -126,9 +126,7 @@ pub fn owned_each(
         marks.join(", ")
     ))?;
     let rows = stmt.query_map(params_from_iter(args), from_row)?;
-    let mut items = complete_aggregates(conn, rows.collect::<Result<Vec<_>, _>>()?)?;
-    items.sort_by_key(|t| ids.iter().position(|id| *id == t.id));
-    Ok(items)
+    complete_aggregates(conn, rows.collect::<Result<Vec<_>, _>>()?)
 }
 
 /// The template whose direct link has the token `token` (turned on or not), with its

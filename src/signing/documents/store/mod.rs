@@ -191,7 +191,7 @@ fn load_where(
 }
 
 /// The documents of `ids` that `owner` reaches (listed or not), each with its recipients and
-/// fields, in the order of `ids`; those it does not reach are left out. Three queries for all
+/// fields, in no particular order; those it does not reach are left out. Three queries for all
 /// of them; `ids` is a page (at most a few hundred).
 pub fn owned_each(
     conn: &Conn,
@@ -209,9 +209,7 @@ pub fn owned_each(
         marks.join(", ")
     ))?;
     let rows = stmt.query_map(params_from_iter(args), from_row)?;
-    let mut docs = complete_aggregates(conn, rows.collect::<Result<Vec<_>, _>>()?)?;
-    docs.sort_by_key(|d| ids.iter().position(|id| *id == d.id));
-    Ok(docs)
+    complete_aggregates(conn, rows.collect::<Result<Vec<_>, _>>()?)
 }
 
 /// Document `id` with its recipients and fields.
