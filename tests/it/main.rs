@@ -46,6 +46,7 @@ mod disk_space;
 mod documenso_compat;
 mod documenso_examples;
 mod documenso_v2;
+mod documenso_v2_changes;
 mod document_page_browser;
 mod document_settings;
 mod documents;

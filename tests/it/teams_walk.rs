@@ -331,6 +331,9 @@ enum Names {
     Signed,
     /// `?id=` or a `webhookId` in the body: a Zapier subscription.
     Subscription,
+    /// A member of its JSON body (the API v2's writes: `envelopeId`, `documentId`,
+    /// `templateId`), to fill from the object the path's group names (`body_naming`).
+    Body(String),
     /// Nothing: a list, a creation or the caller's own account.
     Nothing,
 }
@@ -365,6 +368,15 @@ fn names(doc: &Value, path: &str, op: &Value) -> Result<Names, String> {
         .flat_map(|p| p.keys())
         .filter(|k| (*k == "id" || k.ends_with("Id")) && !NOT_OBJECTS.contains(&k.as_str()))
         .collect();
+    let group_key = match template_group(path) {
+        "envelope" => "envelopeId",
+        "document" => "documentId",
+        "template" => "templateId",
+        _ => "",
+    };
+    if !by_query && by_body.iter().any(|k| *k == group_key) {
+        return Ok(Names::Body(group_key.to_string()));
+    }
     match (by_query, by_body.as_slice()) {
         (false, []) => Ok(Names::Nothing),
         _ if path.contains("zapier") && (by_body.is_empty() || by_body == ["webhookId"]) => {
@@ -413,6 +425,33 @@ fn fill(template: &str, params: &[String], o: &Objects) -> Result<Option<String>
         path = path.replace(&format!("{{{p}}}"), &value);
     }
     Ok(Some(path))
+}
+
+/// The group of an API v2 path (`envelope`, `document`, `template`, ...), or "".
+fn template_group(path: &str) -> &str {
+    path.strip_prefix("/api/v2/")
+        .and_then(|r| r.split('/').next())
+        .unwrap_or_default()
+}
+
+/// The body of an API v2 write naming `o`'s object of the path's group by `key`, with what
+/// else the operation needs to reach its check.
+fn body_naming(template: &str, key: &str, o: &Objects) -> Value {
+    let id = match key {
+        "envelopeId" => json!(
+            docket::signing::envelope_ids::Envelope::Document(docket::core::ids::DocumentId::new(
+                o.document
+            ))
+            .id()
+        ),
+        "documentId" => json!(o.document),
+        _ => json!(o.template),
+    };
+    let mut b = json!({ key: id });
+    if template.ends_with("/redistribute") {
+        b["recipients"] = json!([o.doc_recipient]);
+    }
+    b
 }
 
 /// A minimal body that would be valid for the operation on an object the caller reaches.
@@ -495,7 +534,7 @@ async fn expect(
     method: &Method,
     path: &str,
     b: Option<Value>,
-    missing: &str,
+    (missing, missing_body): (&str, Option<Value>),
 ) -> Option<String> {
     let (status, got) = call(&who.api, method, path, b.clone()).await;
     let (want, code) = due(who, path);
@@ -510,7 +549,7 @@ async fn expect(
         return Some(format!("{at}: {status} {got}, want {want} {code}"));
     }
     if want == 403 {
-        let (s, g) = call(&who.api, method, missing, b).await;
+        let (s, g) = call(&who.api, method, missing, missing_body).await;
         if (s, &g) != (status, &got) {
             return Some(format!("{at}: {status} {got}, but {s} {g} for {missing}"));
         }
@@ -590,8 +629,24 @@ async fn every_object_of_another_workspace_is_a_404_on_every_route_the_openapi_d
                         let b = body(method, template, &space.objects);
                         for who in w.callers.iter().filter(|c| !reaches(c, i, template)) {
                             *walked.entry(at.clone()).or_insert(0) += 1;
-                            if let Some(e) = expect(who, &m, &path, b.clone(), &missing).await {
+                            let gone = (missing.as_str(), b.clone());
+                            if let Some(e) = expect(who, &m, &path, b.clone(), gone).await {
                                 wrong.push(format!("{e} ({}'s object)", space.name));
+                            }
+                        }
+                    }
+                }
+                Names::Body(key) => {
+                    let gone = body_naming(template, &key, &Objects::missing());
+                    for (i, space) in w.spaces.iter().enumerate() {
+                        let b = body_naming(template, &key, &space.objects);
+                        for who in w.callers.iter().filter(|c| !reaches(c, i, template)) {
+                            *walked.entry(at.clone()).or_insert(0) += 1;
+                            let missing = (template.as_str(), Some(gone.clone()));
+                            if let Some(e) =
+                                expect(who, &m, template, Some(b.clone()), missing).await
+                            {
+                                wrong.push(format!("{e} {b} ({}'s object)", space.name));
                             }
                         }
                     }

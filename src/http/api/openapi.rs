@@ -30,6 +30,8 @@ mod paths_templates;
 #[allow(dead_code)]
 mod paths_v2;
 #[allow(dead_code)]
+mod paths_v2_changes;
+#[allow(dead_code)]
 mod paths_webhooks;
 #[allow(dead_code)]
 mod paths_zapier;
@@ -46,7 +48,7 @@ use crate::http::server::state::AppState;
 use {
     paths_bookings as bookings, paths_bulk_sends as bulk_sends, paths_documents as documents,
     paths_oauth as oauth, paths_sending as sending, paths_templates as templates, paths_v2 as v2,
-    paths_webhooks as webhooks, paths_zapier as zapier,
+    paths_v2_changes as v2_changes, paths_webhooks as webhooks, paths_zapier as zapier,
 };
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
@@ -173,6 +175,16 @@ struct Explorer;
         v2::template_get,
         v2::template_find,
         v2::template_get_many,
+        v2_changes::envelope_update,
+        v2_changes::document_update,
+        v2_changes::template_update,
+        v2_changes::envelope_delete,
+        v2_changes::document_delete,
+        v2_changes::template_delete,
+        v2_changes::envelope_distribute,
+        v2_changes::document_distribute,
+        v2_changes::envelope_redistribute,
+        v2_changes::document_redistribute,
     ),
     components(schemas(
         crate::http::api::wire::documents::create::CreateDocumentRequest,

@@ -10,6 +10,7 @@
 //! - `audit_log`: docket's audit events as the peer's audit-log entries.
 
 pub mod audit_log;
+pub mod changes;
 pub mod envelope;
 pub mod legacy;
 pub mod meta;

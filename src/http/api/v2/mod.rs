@@ -6,9 +6,11 @@
 //! reads its input and calls a use case of `signing::envelopes` (or of the modules v1 and
 //! the web application call).
 
+pub mod changes;
 pub mod envelopes;
 pub mod legacy;
 pub mod wire;
+pub mod wire_changes;
 
 use warp::Filter;
 use warp::filters::BoxedFilter;
@@ -19,7 +21,9 @@ use crate::signing::envelopes::Reader;
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     envelopes::routes(state.clone())
-        .or(legacy::routes(state))
+        .or(legacy::routes(state.clone()))
+        .unify()
+        .or(changes::routes(state))
         .unify()
         .boxed()
 }
