@@ -243,3 +243,69 @@ async fn envelopes_are_updated_sent_reminded_and_deleted_by_the_v1_rules() {
     .await;
     assert_eq!(ada.get(&format!("/api/v2/envelope/{tenv}")).await.0, 404);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_template_is_used_as_v1_generates_and_sent_at_once_when_asked() {
+    let app = TestApp::spawn().await;
+    let ada = app.user_with_key("ada@example.com", "standard");
+    let bob = app.user_with_key("bob@example.com", "standard");
+    let mut d = Documented::served(&app).await;
+    let t = crate::bulk_send::lease(&ada).await;
+    let (_, tv) = ada.get(&format!("/api/v2/template/{t}")).await;
+    let tenant = tv["recipients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "Tenant")
+        .unwrap()["id"]
+        .as_i64()
+        .unwrap();
+    // Numbers as the Python client sends them; `override` sets the title and the meta.
+    let body = json!({"templateId": t as f64, "externalId": "lease-zoe",
+        "recipients": [{"id": tenant as f64, "email": "zoe@example.com", "name": "Zoe"}],
+        "override": {"title": "Lease: Zoe", "subject": "Your lease"},
+        "distributeDocument": true});
+    let v = d
+        .call(&ada, M::POST, "/api/v2/template/use", Some(body), 200)
+        .await;
+    assert_eq!(
+        (&v["title"], &v["status"]),
+        (&json!("Lease: Zoe"), &json!("PENDING")),
+        "{v}"
+    );
+    assert_eq!(
+        (&v["externalId"], &v["templateId"]),
+        (&json!("lease-zoe"), &json!(t)),
+        "{v}"
+    );
+    assert_eq!(v["documentMeta"]["subject"], "Your lease");
+    let emails: Vec<&str> = v["recipients"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["email"].as_str().unwrap())
+        .collect();
+    assert!(emails.contains(&"zoe@example.com"), "{emails:?}");
+    assert_eq!(v["fields"].as_array().unwrap().len(), 4, "{v}");
+    // Without distributeDocument it stays a draft; a tenant left without an address is
+    // refused as v1 refuses it, naming the recipient.
+    let body =
+        json!({"templateId": t, "recipients": [{"id": tenant, "email": "yves@example.com"}]});
+    let v = d
+        .call(&ada, M::POST, "/api/v2/template/use", Some(body), 200)
+        .await;
+    assert_eq!(v["status"], "DRAFT", "{v}");
+    let (s, e) = ada
+        .post(
+            "/api/v2/template/use",
+            json!({"templateId": t, "distributeDocument": true}),
+        )
+        .await;
+    assert_eq!(s, 400, "{e}");
+    // Another workspace's template is a 404; so is a recipient id the template lacks.
+    let body = json!({"templateId": t, "recipients": [{"id": tenant, "email": "x@example.com"}]});
+    let (s, e) = bob.post("/api/v2/template/use", body).await;
+    assert_eq!((s, e["code"].as_str()), (404, Some("NOT_FOUND")), "{e}");
+    let body = json!({"templateId": t, "recipients": [{"id": 999_999, "email": "x@example.com"}]});
+    assert_eq!(ada.post("/api/v2/template/use", body).await.0, 400);
+}

@@ -185,6 +185,7 @@ struct Explorer;
         v2_changes::document_distribute,
         v2_changes::envelope_redistribute,
         v2_changes::document_redistribute,
+        v2_changes::template_use,
     ),
     components(schemas(
         crate::http::api::wire::documents::create::CreateDocumentRequest,

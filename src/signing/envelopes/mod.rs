@@ -16,6 +16,7 @@ pub mod legacy;
 pub mod meta;
 pub mod people;
 pub mod reads;
+pub mod uses;
 
 use serde::Serialize;
 

@@ -78,3 +78,10 @@ pub fn envelope_redistribute() {}
     responses((status = 200, description = "OK", body = Success), V2ChangeErrors),
     security(("apiKey" = []), ("bearer" = [])))]
 pub fn document_redistribute() {}
+
+#[utoipa::path(post, path = "/api/v2/template/use", tag = "api-v2",
+    summary = "Make a document from a template (recipients by id, override, prefill), sent at once when asked",
+    request_body = crate::http::api::v2::wire_use::TemplateUseRequest,
+    responses((status = 200, description = "OK", body = LegacyDocument), V2ChangeErrors),
+    security(("apiKey" = []), ("bearer" = [])))]
+pub fn template_use() {}

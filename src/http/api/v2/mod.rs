@@ -9,8 +9,10 @@
 pub mod changes;
 pub mod envelopes;
 pub mod legacy;
+pub mod uses;
 pub mod wire;
 pub mod wire_changes;
+pub mod wire_use;
 
 use warp::Filter;
 use warp::filters::BoxedFilter;
@@ -23,7 +25,9 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     envelopes::routes(state.clone())
         .or(legacy::routes(state.clone()))
         .unify()
-        .or(changes::routes(state))
+        .or(changes::routes(state.clone()))
+        .unify()
+        .or(uses::routes(state))
         .unify()
         .boxed()
 }
