@@ -6,11 +6,15 @@
 //! reads its input and calls a use case of `signing::envelopes` (or of the modules v1 and
 //! the web application call).
 
+pub mod attachments;
 pub mod changes;
 pub mod envelopes;
+pub mod folders;
 pub mod legacy;
 pub mod wire;
+pub mod wire_attachments;
 pub mod wire_changes;
+pub mod wire_folders;
 
 use warp::Filter;
 use warp::filters::BoxedFilter;
@@ -23,7 +27,11 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
     envelopes::routes(state.clone())
         .or(legacy::routes(state.clone()))
         .unify()
-        .or(changes::routes(state))
+        .or(changes::routes(state.clone()))
+        .unify()
+        .or(folders::routes(state.clone()))
+        .unify()
+        .or(attachments::routes(state))
         .unify()
         .boxed()
 }
