@@ -1,6 +1,6 @@
 """The signing service's official Python client (documenso-sdk 0.6.0 from PyPI, unchanged)
-against Docket's API v2: every read operation, with the client's own answer validation
-(pydantic). Driven by tests/it/documenso_v2.rs, which made the objects and passes their
+against Docket's API v2: every read operation, folders and attachments, with the client's own
+answer validation (pydantic). Driven by tests/it/documenso_v2.rs, which made the objects and passes their
 numbers; prints one JSON line of what it found. Any failure raises (the exit status says so).
 """
 
@@ -85,6 +85,72 @@ with Documenso(api_key="api_wrongwrongwrong", server_url=BASE) as bad:
         bad.envelopes.get(envelope_id=ENVELOPE)
     except errors.EnvelopeGetUnauthorizedError as e:
         out["unauthorized"] = e.data.code
+
+# Folders and attachments: made, found, changed and removed through the client's own calls,
+# every answer validated by its models; another account's objects are 404.
+with Documenso(api_key=os.environ["KEY"], server_url=BASE) as d:
+    leases = d.folders.create(name="Leases")
+    assert leases.type == models.FolderCreateFolderTypeResponse.DOCUMENT, leases
+    assert leases.parent_id is None and not leases.pinned, leases
+    year = d.folders.create(name="2026", parent_id=leases.id)
+    offers = d.folders.create(name="Offers", type_=models.FolderCreateFolderTypeRequest.TEMPLATE)
+    under = d.folders.find(parent_id=leases.id, page=1, per_page=10)
+    of_templates = d.folders.find(type_=models.FolderFindFoldersQueryParamType.TEMPLATE)
+    moved = d.folders.update(folder_id=year.id, data={"name": "2027", "pinned": True, "parent_id": None})
+    folders = {
+        "made": [leases.name, year.name, offers.type.value],
+        "yearParent": year.parent_id == leases.id,
+        "under": [f.name for f in under.data],
+        "templates": [f.name for f in of_templates.data],
+        "moved": [moved.name, moved.pinned, moved.parent_id],
+    }
+    try:
+        d.folders.create(name="")
+    except errors.FolderCreateFolderBadRequestError as e:
+        folders["emptyName"] = [i.message for i in (e.data.issues or [])]
+    folders["deleted"] = [d.folders.delete(folder_id=f.id).success for f in (leases, year, offers)]
+    folders["left"] = int(d.folders.find().count)
+    try:
+        d.folders.delete(folder_id=leases.id)
+    except errors.APIError as e:
+        folders["deletedAgain"] = e.status_code
+    out["folders"] = folders
+
+    link = {"label": "Terms", "data": "https://example.com/terms"}
+    made = d.envelopes.attachments.create(envelope_id=ENVELOPE, data=link)
+    by_number = d.documents.attachments.create(
+        document_id=DOC, data={"label": "Map", "data": "https://example.com/map"})
+    found = d.envelopes.attachments.find(envelope_id=ENVELOPE)
+    changed = d.envelopes.attachments.update(
+        id=made.id, data={"label": "Terms 2", "data": "https://example.com/t2"})
+    changed_by_number = d.documents.attachments.update(
+        id=by_number.id, data={"label": "Map 2", "data": "https://example.com/m2"})
+    after = d.documents.attachments.find(document_id=DOC)
+    attachments = {
+        "found": [[a.type.value, a.label, a.data] for a in found.data],
+        "changed": [changed.success, changed_by_number.success],
+        "after": [a.label for a in after.data],
+    }
+    try:
+        d.envelopes.attachments.create(envelope_id=ENVELOPE, data={"label": "X", "data": "javascript:alert(1)"})
+    except errors.EnvelopeAttachmentCreateBadRequestError as e:
+        attachments["badUrl"] = [i.message for i in (e.data.issues or [])]
+    try:
+        d.envelopes.attachments.find(envelope_id=OTHER_ENVELOPE)
+    except errors.EnvelopeAttachmentFindNotFoundError as e:
+        attachments["otherEnvelope"] = e.data.code
+    try:
+        d.documents.attachments.find(document_id=OTHER_DOC)
+    except errors.DocumentAttachmentFindNotFoundError as e:
+        attachments["otherDocument"] = e.data.code
+    try:
+        d.documents.attachments.create(document_id=OTHER_DOC, data=link)
+    except errors.APIError as e:
+        attachments["createOnOther"] = e.status_code
+    attachments["deleted"] = [d.envelopes.attachments.delete(id=made.id).success,
+                              d.documents.attachments.delete(id=by_number.id).success]
+    attachments["left"] = len(d.envelopes.attachments.find(envelope_id=ENVELOPE).data)
+    out["attachments"] = attachments
 
 # The client reads every number as a float (`3.0`); the test compares whole numbers.
 print(json.dumps(out), flush=True)

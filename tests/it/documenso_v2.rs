@@ -333,6 +333,44 @@ fn check_reads(r: &Value) {
         "{r}"
     );
     assert_eq!(r["unauthorized"], "UNAUTHORIZED");
+    check_folders_and_attachments(r);
+}
+
+/// What both clients must have done with folders and attachments.
+fn check_folders_and_attachments(r: &Value) {
+    let f = &r["folders"];
+    assert_eq!(f["made"], json!(["Leases", "2026", "TEMPLATE"]), "{r}");
+    assert_eq!(f["yearParent"], true);
+    assert_eq!(f["under"], json!(["2026"]));
+    assert_eq!(f["templates"], json!(["Offers"]));
+    assert_eq!(f["moved"], json!(["2027", true, null]));
+    assert!(!f["emptyName"].as_array().unwrap().is_empty(), "{f}");
+    assert_eq!(f["deleted"], json!([true, true, true]));
+    assert_eq!((&f["left"], &f["deletedAgain"]), (&json!(0), &json!(404)));
+    let a = &r["attachments"];
+    assert_eq!(
+        a["found"],
+        json!([
+            ["link", "Terms", "https://example.com/terms"],
+            ["link", "Map", "https://example.com/map"]
+        ]),
+        "{r}"
+    );
+    assert_eq!(a["changed"], json!([true, true]));
+    assert_eq!(a["after"], json!(["Terms 2", "Map 2"]));
+    assert!(!a["badUrl"].as_array().unwrap().is_empty(), "{a}");
+    assert_eq!(
+        (
+            &a["otherEnvelope"],
+            &a["otherDocument"],
+            &a["createOnOther"]
+        ),
+        (&json!("NOT_FOUND"), &json!("NOT_FOUND"), &json!(404))
+    );
+    assert_eq!(
+        (&a["deleted"], &a["left"]),
+        (&json!([true, true]), &json!(0))
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

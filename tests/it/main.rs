@@ -47,6 +47,7 @@ mod documenso_compat;
 mod documenso_examples;
 mod documenso_v2;
 mod documenso_v2_changes;
+mod documenso_v2_folders;
 mod document_page_browser;
 mod document_settings;
 mod documents;

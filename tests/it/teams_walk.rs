@@ -6,7 +6,9 @@
 //! object, with the object of each workspace they do not belong to, and must get 404
 //! `not_found`. An OAuth app acts for its user's own account only (`oauth::bearer`): the
 //! first team's objects are another workspace's for it, although its user is a member. An
-//! operation whose id the walk cannot fill fails the test, so a new route cannot slip past;
+//! operation whose id the walk cannot fill fails the test, so a new route cannot slip past
+//! (the API v2 names objects in its bodies and queries too: `folderId`, `envelopeId`, an
+//! attachment's `id`, filled the same way);
 //! the same GETs by a caller who does reach the object are not 404, so the walk cannot pass
 //! by refusing everything; list operations hold no other workspace's ids.
 
@@ -70,6 +72,9 @@ pub(crate) struct Objects {
     pub(crate) upload: String,
     /// A bulk send from its template.
     pub(crate) bulk_send: i64,
+    /// A folder (API v2) and a link attachment of its document.
+    pub(crate) folder: String,
+    pub(crate) attachment: String,
 }
 
 impl Objects {
@@ -91,6 +96,8 @@ impl Objects {
             download: String::new(),
             upload: String::new(),
             bulk_send: none,
+            folder: "no-such-folder".into(),
+            attachment: "att_000000000000000000000000".into(),
         }
     }
 }
@@ -187,6 +194,13 @@ pub(crate) async fn objects(owner: &Api, rx: &Receiver, personal: bool) -> Objec
     let delivery = owner.wait_delivery(hook, |d| d["id"].is_i64()).await["id"]
         .as_i64()
         .unwrap();
+    let (status, folder) = owner
+        .post("/api/v2/folder/create", json!({"name": "Walked"}))
+        .await;
+    assert_eq!(status, 200, "{folder}");
+    let link = json!({"documentId": document, "data": {"label": "Terms", "data": "https://example.com/t"}});
+    let (status, attachment) = owner.post("/api/v2/document/attachment/create", link).await;
+    assert_eq!(status, 200, "{attachment}");
     let (booking, cal_zapier) = if personal {
         let booking = json!({"title": "Intro", "startTime": "2026-11-21T09:30:00Z",
             "endTime": "2026-11-21T10:00:00Z",
@@ -217,6 +231,8 @@ pub(crate) async fn objects(owner: &Api, rx: &Receiver, personal: bool) -> Objec
         download: path_of(download["downloadUrl"].as_str().unwrap()),
         upload: path_of(upload.upload_url()),
         bulk_send,
+        folder: folder["id"].as_str().unwrap().to_string(),
+        attachment: attachment["id"].as_str().unwrap().to_string(),
     }
 }
 
@@ -334,6 +350,10 @@ enum Names {
     /// A member of its JSON body (the API v2's writes: `envelopeId`, `documentId`,
     /// `templateId`), to fill from the object the path's group names (`body_naming`).
     Body(String),
+    /// The API v2's query parameters or body members that name objects (`envelopeId`,
+    /// `folderId`, an attachment's `id`), to fill from the object the path names
+    /// (`fill_fields`); `list` when the operation is a list without them too.
+    Fields { names: Vec<String>, list: bool },
     /// Nothing: a list, a creation or the caller's own account.
     Nothing,
 }
@@ -341,6 +361,10 @@ enum Names {
 /// Body properties that name something other than an object of another workspace: the
 /// caller's own label, or a child of the object already named in the path.
 const NOT_OBJECTS: &[&str] = &["externalId", "recipientId"];
+
+/// Optional query parameters of the API v2 that name an object the walk fills (the others
+/// filter a list: an envelope find's `folderId` finds nothing in another's folder).
+const OPTIONAL_NAMES: &[(&str, &str)] = &[("/api/v2/folder", "parentId")];
 
 fn names(doc: &Value, path: &str, op: &Value) -> Result<Names, String> {
     let params: Vec<&Value> = op["parameters"].as_array().into_iter().flatten().collect();
@@ -374,8 +398,33 @@ fn names(doc: &Value, path: &str, op: &Value) -> Result<Names, String> {
         "template" => "templateId",
         _ => "",
     };
-    if !by_query && by_body.iter().any(|k| *k == group_key) {
+    // A write of a whole envelope (`/api/v2/envelope/update`); a write of what an envelope
+    // holds (`/api/v2/envelope/attachment/create`) needs more in its body: `Fields`.
+    let whole = path
+        .strip_prefix("/api/v2/")
+        .is_some_and(|r| r.split('/').count() == 2);
+    if whole && !by_query && by_body.iter().any(|k| *k == group_key) {
         return Ok(Names::Body(group_key.to_string()));
+    }
+    if path.starts_with("/api/v2/") {
+        // Query parameters that name an object: the required ones, and `OPTIONAL_NAMES`.
+        let names_object = |p: &Value| {
+            let name = p["name"].as_str().unwrap_or_default();
+            p["in"] == "query"
+                && name.ends_with("Id")
+                && (p["required"] == true || OPTIONAL_NAMES.contains(&(path, name)))
+        };
+        let in_query: Vec<&Value> = params.iter().copied().filter(|p| names_object(p)).collect();
+        let list = in_query.iter().all(|p| p["required"] != true);
+        let names: Vec<String> = in_query
+            .iter()
+            .map(|p| p["name"].as_str().unwrap().to_string())
+            .chain(by_body.iter().map(|k| k.to_string()))
+            .collect();
+        return Ok(match names.is_empty() {
+            true => Names::Nothing,
+            false => Names::Fields { names, list },
+        });
     }
     match (by_query, by_body.as_slice()) {
         (false, []) => Ok(Names::Nothing),
@@ -557,8 +606,9 @@ async fn expect(
     None
 }
 
-/// The ids a list answer holds: its items' `id` (a sample delivery's `payload.id`).
-fn listed(answer: &Value) -> Vec<i64> {
+/// The ids a list answer holds, as text: its items' `id` (a sample delivery's `payload.id`),
+/// numbers and the API v2's text ids alike.
+fn listed(answer: &Value) -> Vec<String> {
     let items = match answer {
         Value::Array(a) => a.clone(),
         Value::Object(o) => o
@@ -569,20 +619,86 @@ fn listed(answer: &Value) -> Vec<i64> {
     };
     items
         .iter()
-        .filter_map(|i| i["id"].as_i64().or(i["payload"]["id"].as_i64()))
+        .filter_map(|i| {
+            let id = |v: &Value| {
+                v.as_i64()
+                    .map(|n| n.to_string())
+                    .or(v.as_str().map(str::to_string))
+            };
+            id(&i["id"]).or_else(|| id(&i["payload"]["id"]))
+        })
         .collect()
 }
 
-/// The ids of `kind` (the list's subject) a workspace owns.
-fn owned(kind: &str, o: &Objects) -> Vec<i64> {
+/// The ids of `kind` (the list's subject) a workspace owns, as text.
+fn owned(kind: &str, o: &Objects) -> Vec<String> {
+    let numbers = |n: &[i64]| n.iter().map(i64::to_string).collect();
     match kind {
-        "documents" | "list-documents" => vec![o.document],
-        "templates" => vec![o.template],
-        "webhooks" => vec![o.webhook, o.zapier],
-        "bookings" | "listBookings" => o.booking.into_iter().collect(),
-        "bulk-sends" => vec![o.bulk_send],
+        "documents" | "list-documents" | "document" => numbers(&[o.document]),
+        "templates" | "template" => numbers(&[o.template]),
+        "webhooks" => numbers(&[o.webhook, o.zapier]),
+        "bookings" | "listBookings" => numbers(&o.booking.into_iter().collect::<Vec<_>>()),
+        "bulk-sends" => numbers(&[o.bulk_send]),
+        // The API v2's envelopes (the document's and the template's) and folders.
+        "envelope" => vec![envelope_id(o), template_envelope_id(o)],
+        "folder" => vec![o.folder.clone()],
         _ => Vec::new(),
     }
+}
+
+/// The envelope id of the workspace's document, and of its template.
+fn envelope_id(o: &Objects) -> String {
+    use docket::core::ids::DocumentId;
+    docket::signing::envelope_ids::Envelope::Document(DocumentId::new(o.document)).id()
+}
+
+fn template_envelope_id(o: &Objects) -> String {
+    use docket::core::ids::TemplateId;
+    docket::signing::envelope_ids::Envelope::Template(TemplateId::new(o.template)).id()
+}
+
+/// The path (with its query) and the body of API v2 operation `method template` naming `o`'s
+/// objects by `names` (query parameters of a GET, body members otherwise), in a body that
+/// would be valid for a caller who reaches them.
+fn fill_fields(
+    method: &str,
+    template: &str,
+    names: &[String],
+    o: &Objects,
+) -> Result<(String, Option<Value>), String> {
+    let kind = template.split('/').nth(3).unwrap_or_default();
+    let attachment = template.contains("/attachment");
+    let link = json!({"label": "Walked", "data": "https://example.com/walked"});
+    let mut body = match (method, template.rsplit('/').next().unwrap_or_default()) {
+        ("get", _) => None,
+        ("post", "create") if kind == "folder" => Some(json!({"name": "Walked"})),
+        ("post", "update") if kind == "folder" => Some(json!({"data": {"name": "Walked"}})),
+        ("post", "create" | "update") if attachment => Some(json!({ "data": link })),
+        ("post", "delete") => Some(json!({})),
+        _ => return Err(format!("no body known for {method} {template}")),
+    };
+    let mut query = Vec::new();
+    for name in names {
+        let value = match (kind, name.as_str()) {
+            ("folder", "parentId" | "folderId") => json!(o.folder),
+            ("envelope", "envelopeId") => json!(envelope_id(o)),
+            ("document", "documentId") => json!(o.document),
+            ("envelope" | "document", "id") if attachment => json!(o.attachment),
+            _ => return Err(format!("cannot fill {name} of {kind:?}")),
+        };
+        match &mut body {
+            Some(b) => b[name.as_str()] = value,
+            None => query.push(format!(
+                "{name}={}",
+                value.as_str().map_or(value.to_string(), str::to_string)
+            )),
+        }
+    }
+    let path = match query.is_empty() {
+        true => template.to_string(),
+        false => format!("{template}?{}", query.join("&")),
+    };
+    Ok((path, body))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -729,6 +845,28 @@ async fn every_object_of_another_workspace_is_a_404_on_every_route_the_openapi_d
                         }
                     }
                 }
+                Names::Fields { names, list } => {
+                    if list && m == Method::GET {
+                        lists.push(template.clone());
+                    }
+                    for (i, space) in w.spaces.iter().enumerate() {
+                        let (path, b) = match fill_fields(method, template, &names, &space.objects)
+                        {
+                            Ok(filled) => filled,
+                            Err(e) => {
+                                unknown.push(format!("{at}: {e}"));
+                                break;
+                            }
+                        };
+                        for who in w.callers.iter().filter(|c| !reaches(c, i, template)) {
+                            *walked.entry(at.clone()).or_insert(0) += 1;
+                            let same = (path.as_str(), b.clone());
+                            if let Some(e) = expect(who, &m, &path, b.clone(), same).await {
+                                wrong.push(format!("{e} {b:?} ({}'s object)", space.name));
+                            }
+                        }
+                    }
+                }
                 Names::Nothing if m == Method::GET => lists.push(template.clone()),
                 Names::Nothing => {}
             }
@@ -793,11 +931,18 @@ async fn every_object_of_another_workspace_is_a_404_on_every_route_the_openapi_d
     let mut reached = 0;
     for (template, ops) in doc["paths"].as_object().unwrap() {
         let Some(op) = ops.get("get") else { continue };
-        let Ok(Names::Path(params)) = names(&doc, template, op) else {
-            continue;
-        };
+        let named = names(&doc, template, op);
         for (i, space) in w.spaces.iter().enumerate() {
-            let Some(path) = fill(template, &params, &space.objects).unwrap() else {
+            let path = match &named {
+                Ok(Names::Path(params)) => fill(template, params, &space.objects).unwrap(),
+                Ok(Names::Fields { names, .. }) => Some(
+                    fill_fields("get", template, names, &space.objects)
+                        .unwrap()
+                        .0,
+                ),
+                _ => None,
+            };
+            let Some(path) = path else {
                 continue;
             };
             for who in w.callers.iter().filter(|c| reaches(c, i, template)) {
@@ -830,6 +975,10 @@ async fn every_object_of_another_workspace_is_a_404_on_every_route_the_openapi_d
         "DELETE /api/integrations/zapier/deleteSubscription",
         "POST /api/v1/zapier/unsubscribe",
         "GET /api/v1/downloads/{blobId}/{fileName}",
+        "GET /api/v2/folder",
+        "POST /api/v2/folder/delete",
+        "GET /api/v2/envelope/attachment",
+        "POST /api/v2/document/attachment/update",
         "PUT /api/v1/uploads/{dataId}",
     ];
     for op in at_least {

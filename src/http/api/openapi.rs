@@ -32,6 +32,8 @@ mod paths_v2;
 #[allow(dead_code)]
 mod paths_v2_changes;
 #[allow(dead_code)]
+mod paths_v2_folders;
+#[allow(dead_code)]
 mod paths_webhooks;
 #[allow(dead_code)]
 mod paths_zapier;
@@ -48,7 +50,8 @@ use crate::http::server::state::AppState;
 use {
     paths_bookings as bookings, paths_bulk_sends as bulk_sends, paths_documents as documents,
     paths_oauth as oauth, paths_sending as sending, paths_templates as templates, paths_v2 as v2,
-    paths_v2_changes as v2_changes, paths_webhooks as webhooks, paths_zapier as zapier,
+    paths_v2_changes as v2_changes, paths_v2_folders as v2_folders, paths_webhooks as webhooks,
+    paths_zapier as zapier,
 };
 
 pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
@@ -186,6 +189,18 @@ struct Explorer;
         v2_changes::envelope_redistribute,
         v2_changes::document_redistribute,
         v2_changes::template_use,
+        v2_folders::folder_find,
+        v2_folders::folder_create,
+        v2_folders::folder_update,
+        v2_folders::folder_delete,
+        v2_folders::envelope_attachment_find,
+        v2_folders::envelope_attachment_create,
+        v2_folders::envelope_attachment_update,
+        v2_folders::envelope_attachment_delete,
+        v2_folders::document_attachment_find,
+        v2_folders::document_attachment_create,
+        v2_folders::document_attachment_update,
+        v2_folders::document_attachment_delete,
     ),
     components(schemas(
         crate::http::api::wire::documents::create::CreateDocumentRequest,

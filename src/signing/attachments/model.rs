@@ -166,13 +166,22 @@ pub fn host_of(url: &str) -> String {
     meta::link_host(url)
 }
 
+/// What an attachment is: a link, the one kind docket and the API v2 have.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+#[schema(as = V2AttachmentType)]
+pub enum AttachmentType {
+    Link,
+}
+
 /// An attachment as the signing service's API v2 answers it: `{id, type: "link", label,
 /// data}` (`data` the URL).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[schema(as = V2Attachment)]
 pub struct AttachmentView {
     pub id: String,
     #[serde(rename = "type")]
-    pub kind: &'static str,
+    pub kind: AttachmentType,
     pub label: String,
     pub data: String,
 }
@@ -181,7 +190,7 @@ impl AttachmentView {
     pub fn of(a: &Attachment) -> AttachmentView {
         AttachmentView {
             id: a.id.to_string(),
-            kind: "link",
+            kind: AttachmentType::Link,
             label: a.label.clone(),
             data: a.url.clone(),
         }

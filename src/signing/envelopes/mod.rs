@@ -8,10 +8,14 @@
 //! - `meta`, `people`: a document's meta, recipients and fields in v2 shape.
 //! - `envelope`, `legacy`: the envelope shapes and the legacy document/template shapes.
 //! - `audit_log`: docket's audit events as the peer's audit-log entries.
+//! - `folders`, `attachments`: the folder and attachment operations over the use cases of
+//!   `signing::folders` and `signing::attachments`.
 
+pub mod attachments;
 pub mod audit_log;
 pub mod changes;
 pub mod envelope;
+pub mod folders;
 pub mod legacy;
 pub mod meta;
 pub mod people;

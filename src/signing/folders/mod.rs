@@ -103,6 +103,10 @@ pub async fn find(
         .db
         .read(move |c| {
             let owner = access::owner(c, &caller)?;
+            // A parent the caller does not reach is a 404, as every folder of another's.
+            if let Some(p) = &filter.parent {
+                store::owned(c, &owner, p, "parent folder")?;
+            }
             store::find(c, &owner, &filter, per_page, (page - 1) * per_page)
         })
         .await?;

@@ -6,12 +6,16 @@
 //! reads its input and calls a use case of `signing::envelopes` (or of the modules v1 and
 //! the web application call).
 
+pub mod attachments;
 pub mod changes;
 pub mod envelopes;
+pub mod folders;
 pub mod legacy;
 pub mod uses;
 pub mod wire;
+pub mod wire_attachments;
 pub mod wire_changes;
+pub mod wire_folders;
 pub mod wire_use;
 
 use warp::Filter;
@@ -27,7 +31,11 @@ pub fn routes(state: AppState) -> BoxedFilter<(Response,)> {
         .unify()
         .or(changes::routes(state.clone()))
         .unify()
-        .or(uses::routes(state))
+        .or(uses::routes(state.clone()))
+        .unify()
+        .or(folders::routes(state.clone()))
+        .unify()
+        .or(attachments::routes(state))
         .unify()
         .boxed()
 }
