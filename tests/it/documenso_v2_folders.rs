@@ -1,8 +1,8 @@
 //! The API v2's folders and attachments (decision 0127, step 4) over HTTP against the real
 //! binary, as the signing service's official clients call them: folders made, found (by
-//! parent, kind, name and page), renamed, pinned, moved and deleted, a document put into one
-//! (by the web application's form) and found by it, back at the root once the folder is
-//! deleted; links added to an envelope and to a document (by number, `7.0` too), found,
+//! parent, kind, name and page), renamed, pinned, moved and deleted, a document and a
+//! template put into one (by the v2 update) and found by it, back at the root once the folder
+//! is deleted; links added to an envelope and to a document (by number, `7.0` too), found,
 //! changed and removed. Another account's folder, envelope, document and attachment are 404;
 //! bad input is 400 with `issues` naming each problem's path; every answer is valid against
 //! the served OpenAPI document.
@@ -11,9 +11,8 @@ use reqwest::Method as M;
 use serde_json::{Value, json};
 
 use crate::support::TestApp;
-use crate::support::api::{Api, create_api_key};
+use crate::support::api::Api;
 use crate::support::documented::Documented;
-use crate::support::login::{Browser, add_account, browser};
 
 /// The paths of a v2 error's issues.
 fn issue_paths(e: &Value) -> Vec<Value> {
@@ -38,18 +37,12 @@ fn refused((s, e): (u16, Value), paths: Value) {
     assert_eq!(Value::Array(issue_paths(&e)), paths, "{e}");
 }
 
-/// Ada (an account with a password, her API key and her browser) and Bob (an API key).
-async fn people(app: &TestApp) -> (Api, Browser, Api) {
-    let d = app.data_dir();
-    add_account(&d, "ada@example.com", "Ada");
-    let ada = app.api(
-        create_api_key(&d, "ada@example.com")["key"]
-            .as_str()
-            .unwrap(),
-    );
-    let browser = browser(app, "ada@example.com").await;
-    let bob = app.user_with_key("bob@example.com", "standard");
-    (ada, browser, bob)
+/// Ada and Bob, each with an API key.
+fn people(app: &TestApp) -> (Api, Api) {
+    (
+        app.user_with_key("ada@example.com", "standard"),
+        app.user_with_key("bob@example.com", "standard"),
+    )
 }
 
 /// A draft of `api`'s titled `title`: its number.
@@ -96,7 +89,7 @@ fn ids(page: &Value) -> Vec<&str> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn folders_are_made_found_changed_and_deleted() {
     let app = TestApp::spawn().await;
-    let (ada, browser, bob) = people(&app).await;
+    let (ada, bob) = people(&app);
 
     // Made: at the root (a DOCUMENT folder by default), under another (its kind), of templates.
     let leases = folder(&ada, json!({"name": "  Leases "})).await;
@@ -230,22 +223,26 @@ async fn folders_are_made_found_changed_and_deleted() {
         json!([["folderId"]]),
     );
 
-    // A document into the folder (the web application's form): found by it in the v2 find,
-    // its folder in v1 and v2.
+    // A document into the folder (the v2 update, the use case the pages' move calls): found
+    // by it in the v2 find, its folder in v1 and v2; a template into the template folder.
     let lease = draft(&ada, "Lease of the mill").await;
-    let resp = app
-        .client
-        .post(app.url(&format!("/documents/{lease}/folder")))
-        .header("cookie", &browser.cookie)
-        .form(&[("folder", yid.as_str()), ("csrf_token", &browser.csrf)])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 303);
+    let body = json!({"envelopeId": envelope_of(lease), "data": {"folderId": yid}});
+    let (s, moved) = ada.post("/api/v2/envelope/update", body).await;
+    assert_eq!((s, &moved["folderId"]), (200, &json!(yid)), "{moved}");
     let (_, inside) = ada.get(&format!("/api/v2/envelope?folderId={yid}")).await;
     assert_eq!(inside["count"], 1, "{inside}");
     assert_eq!(inside["data"][0]["folderId"], json!(yid), "{inside}");
     assert_eq!(ada.document(lease).await["folderId"], json!(yid));
+    let offer = template(&ada).await;
+    let body = json!({"templateId": offer as f64, "data": {"folderId": oid}});
+    let (s, moved) = ada.post("/api/v2/template/update", body).await;
+    assert_eq!(s, 200, "{moved}");
+    let (_, offers_in) = ada.get(&format!("/api/v2/template?folderId={oid}")).await;
+    assert_eq!(offers_in["count"], 1, "{offers_in}");
+    // Not into a folder of the other kind.
+    let body = json!({"envelopeId": envelope_of(lease), "data": {"folderId": oid}});
+    let (s, e) = ada.post("/api/v2/envelope/update", body).await;
+    assert_eq!(s, 400, "{e}");
 
     // Another account's folders: 404 on every operation, and in no find.
     let bobs = folder(&bob, json!({"name": "Bob's"})).await;
@@ -342,7 +339,7 @@ async fn folders_are_made_found_changed_and_deleted() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn links_are_added_found_changed_and_removed_on_envelopes_and_documents() {
     let app = TestApp::spawn().await;
-    let (ada, _, bob) = people(&app).await;
+    let (ada, bob) = people(&app);
     let doc = draft(&ada, "Lease").await;
     let tpl = template(&ada).await;
     let envelope = envelope_of(doc);
